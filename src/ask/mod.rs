@@ -1,0 +1,335 @@
+//! The port to the human: `ask_user` question cards and permission prompts (SPEC R-ASK-1..4).
+//!
+//! A card is numbered (sequential per run) and rendered by the host's [`AskPort`]. `ask_user`
+//! blocks until the human answers, skips, or the card times out. Skip is success (carry on
+//! under a stated assumption, do not ask again); a timeout is an error with the same
+//! instruction; with no human attached the call fails at once, never blocks (fail-closed).
+//! Permission prompts use the same card with the options allow once / allow for this run /
+//! deny; an unknown or cancelled answer is a denial.
+
+mod scripted;
+mod terminal;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::registry::{CallContext, CallOptions, CallOrigin, Registry, ToolDescriptor, ToolOutput};
+use crate::result::ToolResult;
+use crate::run::Run;
+use crate::tier::Tier;
+
+pub use scripted::{ScriptedAnswer, ScriptedAskPort};
+pub use terminal::TerminalAskPort;
+
+/// Time budgets of cards.
+#[derive(Debug, Clone)]
+pub struct AskConfig {
+    /// How long an `ask_user` question waits for a human (default 10 min).
+    pub question_timeout: Duration,
+    /// How long a permission prompt waits before it counts as denied (default 5 min).
+    pub permission_timeout: Duration,
+}
+
+impl Default for AskConfig {
+    fn default() -> Self {
+        AskConfig { question_timeout: Duration::from_secs(600), permission_timeout: Duration::from_secs(300) }
+    }
+}
+
+/// What a card asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CardKind {
+    /// An `ask_user` question.
+    Question,
+    /// A permission prompt ("may I run this?").
+    Permission,
+}
+
+/// One choice on a card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AskOption {
+    /// Short label, returned verbatim when chosen.
+    pub label: String,
+    /// Optional longer explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A numbered card shown to the human.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AskCard {
+    /// Sequential per run, from 1; questions and permissions share the counter.
+    pub number: u64,
+    /// Question or permission.
+    pub kind: CardKind,
+    /// Where the card renders (the run's target space).
+    pub target_space: String,
+    /// The question, one or two sentences.
+    pub question: String,
+    /// Why it is asked and what the answer decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// The choices, in display order (numbered from 1 when rendered).
+    pub options: Vec<AskOption>,
+    /// Whether a free-text answer is accepted.
+    pub allow_free_text: bool,
+    /// Whether several options may be chosen.
+    pub multi_select: bool,
+    /// Who asks (e.g. a worker's label); `None` for the main agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
+}
+
+/// How a card ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskOutcome {
+    /// The human answered.
+    Answered {
+        /// Labels of the chosen options (empty when only free text was given).
+        selected: Vec<String>,
+        /// Free text, when given.
+        free_text: Option<String>,
+    },
+    /// The human chose to skip.
+    Skipped,
+    /// Nobody answered within the budget.
+    TimedOut,
+    /// No human is attached; the port answered at once.
+    NoHuman {
+        /// Why, e.g. "stdin is not a terminal".
+        reason: String,
+    },
+    /// The card was withdrawn (host cancelled, connection closed).
+    Cancelled {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The host's channel to a human. Implementations must honor `timeout` and must return
+/// [`AskOutcome::NoHuman`] at once rather than block when nobody can answer.
+pub trait AskPort: Send + Sync {
+    /// Renders `card` and blocks until it is answered, skipped, timed out or cancelled.
+    fn ask(&self, card: &AskCard, timeout: Duration) -> AskOutcome;
+}
+
+/// An attached port plus the space its cards render in.
+#[derive(Clone)]
+pub struct AskBinding {
+    /// The port.
+    pub port: Arc<dyn AskPort>,
+    /// The target space (conversation channel) cards render in.
+    pub target_space: String,
+}
+
+/// The outcome of a permission prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionDecision {
+    /// Run this one call.
+    AllowOnce,
+    /// Run this call and every later call of the same tool in this run without asking.
+    AllowForRun,
+    /// Do not run; the reason says why (denied, timed out, no human, unknown answer).
+    Denied(String),
+}
+
+/// Option label: allow this call only.
+pub const PERMISSION_ALLOW_ONCE: &str = "allow once";
+/// Option label: allow this tool for the rest of the run.
+pub const PERMISSION_ALLOW_FOR_RUN: &str = "allow for this run";
+/// Option label: deny.
+pub const PERMISSION_DENY: &str = "deny";
+
+/// Shows a permission card for a call of `descriptor` with `arguments` and returns the
+/// decision. No port attached, a timeout, a cancellation or an unknown answer is a denial.
+pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Value, options: &CallOptions) -> PermissionDecision {
+    let Some(binding) = run.ask_binding() else {
+        return PermissionDecision::Denied(format!(
+            "{} tools need approval and no human is attached to this run (fail-closed)",
+            descriptor.tier
+        ));
+    };
+    let mut arguments_text = serde_json::to_string(arguments).unwrap_or_default();
+    if arguments_text.len() > 600 {
+        let mut cut = 600;
+        while !arguments_text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        arguments_text.truncate(cut);
+        arguments_text.push_str("… [cut]");
+    }
+    let asked_by = match &options.origin {
+        CallOrigin::Worker { label } => Some(label.clone()),
+        CallOrigin::Bridge { via } => Some(format!("{via} bridge")),
+        CallOrigin::Model => None,
+    };
+    let card = AskCard {
+        number: run.next_card_number(),
+        kind: CardKind::Permission,
+        target_space: binding.target_space.clone(),
+        question: format!("Allow {} ({} tier) to run?", descriptor.name, descriptor.tier),
+        context: Some(format!("arguments: {arguments_text}")),
+        options: [PERMISSION_ALLOW_ONCE, PERMISSION_ALLOW_FOR_RUN, PERMISSION_DENY]
+            .iter()
+            .map(|label| AskOption { label: (*label).to_owned(), description: None })
+            .collect(),
+        allow_free_text: false,
+        multi_select: false,
+        asked_by,
+    };
+    match binding.port.ask(&card, run.config().ask.permission_timeout) {
+        AskOutcome::Answered { selected, .. } => match selected.first().map(String::as_str) {
+            Some(PERMISSION_ALLOW_ONCE) if selected.len() == 1 => PermissionDecision::AllowOnce,
+            Some(PERMISSION_ALLOW_FOR_RUN) if selected.len() == 1 => PermissionDecision::AllowForRun,
+            Some(PERMISSION_DENY) => PermissionDecision::Denied("the user denied it".to_owned()),
+            _ => PermissionDecision::Denied(format!("unrecognized answer {selected:?} counts as a denial")),
+        },
+        AskOutcome::Skipped => PermissionDecision::Denied("the user skipped the prompt".to_owned()),
+        AskOutcome::TimedOut => PermissionDecision::Denied(format!(
+            "nobody answered within {} s",
+            run.config().ask.permission_timeout.as_secs()
+        )),
+        AskOutcome::NoHuman { reason } => PermissionDecision::Denied(format!("no human is attached ({reason})")),
+        AskOutcome::Cancelled { reason } => PermissionDecision::Denied(format!("the prompt was cancelled ({reason})")),
+    }
+}
+
+#[derive(Deserialize)]
+struct AskUserArguments {
+    question: String,
+    #[serde(default)]
+    context: Option<String>,
+    #[serde(default)]
+    options: Vec<AskOption>,
+    #[serde(default)]
+    allow_free_text: Option<bool>,
+    #[serde(default)]
+    multi_select: bool,
+}
+
+pub(crate) fn register_tools(registry: &mut Registry) {
+    registry.register(
+        ToolDescriptor {
+            name: "ask_user".to_owned(),
+            description: "Ask the human operator a question and wait for the answer. This is the only way to ask \
+                the operator anything: never write a question as a chat message (that ends your turn). \
+                Renders a numbered card; blocks until the human answers, skips, or it times out. \
+                Give `options` when the answer is a choice (each {label, description?}); set `allow_free_text` \
+                for open answers (default: true when there are no options). \
+                If the human skips, carry on under an explicitly stated assumption and do not ask again. \
+                Returns the chosen labels and/or the free text."
+                .to_owned(),
+            tier: Tier::Read,
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string", "minLength": 1, "description": "The question, one or two sentences."},
+                    "context": {"type": "string", "description": "Why you ask and what the answer decides."},
+                    "options": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "label": {"type": "string", "minLength": 1},
+                                "description": {"type": "string"}
+                            },
+                            "required": ["label"],
+                            "additionalProperties": false
+                        },
+                        "description": "Choices, shown numbered from 1."
+                    },
+                    "allow_free_text": {"type": "boolean", "description": "Accept a typed answer (default: true when no options are given)."},
+                    "multi_select": {"type": "boolean", "description": "Allow choosing several options (default false)."}
+                },
+                "required": ["question"],
+                "additionalProperties": false
+            }),
+            parallel_safe: true,
+            // The card's own timeout (RunConfig::ask.question_timeout) governs; this is a backstop.
+            default_timeout: Duration::from_secs(24 * 3600),
+        },
+        Arc::new(ask_user),
+    );
+}
+
+fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: AskUserArguments = ctx.parse_arguments(arguments)?;
+    let run = ctx.run();
+    let Some(binding) = run.ask_binding() else {
+        return Err(run.unwired("ask port"));
+    };
+    let allow_free_text = arguments.allow_free_text.unwrap_or(arguments.options.is_empty());
+    if arguments.options.is_empty() && !allow_free_text {
+        return Err(ToolError::invalid("ask_user has no options and allow_free_text is false, so no answer is possible")
+            .with_hint("give options, or set allow_free_text to true"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for option in &arguments.options {
+        if !seen.insert(option.label.as_str()) {
+            return Err(ToolError::invalid(format!("option label {:?} appears twice", option.label)).with_hint("make every label unique"));
+        }
+    }
+    let asked_by = match ctx.origin() {
+        CallOrigin::Worker { label } => Some(label.clone()),
+        _ => None,
+    };
+    let card = AskCard {
+        number: run.next_card_number(),
+        kind: CardKind::Question,
+        target_space: binding.target_space.clone(),
+        question: arguments.question,
+        context: arguments.context,
+        options: arguments.options,
+        allow_free_text,
+        multi_select: arguments.multi_select,
+        asked_by,
+    };
+    let timeout = run.config().ask.question_timeout.min(ctx.remaining());
+    let outcome = binding.port.ask(&card, timeout);
+    let number = card.number;
+    match outcome {
+        AskOutcome::Answered { selected, free_text } => {
+            let known: Vec<&str> = card.options.iter().map(|o| o.label.as_str()).collect();
+            if let Some(bad) = selected.iter().find(|label| !known.contains(&label.as_str())) {
+                return Err(ToolError::failed(format!("card {number}: the answer chose {bad:?}, which is not one of the options")));
+            }
+            let mut text = format!("card {number} answered.");
+            if !selected.is_empty() {
+                text.push_str(&format!("\nselected: {}", selected.join(", ")));
+            }
+            if let Some(free) = &free_text {
+                text.push_str(&format!("\nfree text: {free}"));
+            }
+            if selected.is_empty() && free_text.is_none() {
+                text.push_str("\nthe answer was empty: proceed under an explicitly stated assumption");
+            }
+            Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
+                "card": number, "outcome": "answered", "selected": selected, "free_text": free_text
+            }))))
+        }
+        AskOutcome::Skipped => Ok(ToolOutput::new(
+            ToolResult::text(format!(
+                "card {number} skipped by the user. Carry on under an explicitly stated assumption (say which one you make) \
+                 and do not ask this question again."
+            ))
+            .with_structured(json!({"card": number, "outcome": "skipped"})),
+        )),
+        AskOutcome::TimedOut => Err(ToolError::new(
+            ErrorKind::Timeout,
+            format!("card {number}: nobody answered within {} s", timeout.as_secs()),
+        )
+        .with_hint("carry on under an explicitly stated assumption (say which one you make) and do not ask this question again")),
+        AskOutcome::NoHuman { reason } => Err(ToolError::new(
+            ErrorKind::Unavailable,
+            format!("no human is attached to this run ({reason}); the question was not shown"),
+        )
+        .with_hint("decide yourself under an explicitly stated assumption; do not ask again in this run")),
+        AskOutcome::Cancelled { reason } => Err(ToolError::new(ErrorKind::Cancelled, format!("card {number} was withdrawn ({reason})"))
+            .with_hint("carry on under an explicitly stated assumption")),
+    }
+}

@@ -1,0 +1,516 @@
+//! The tool registry: descriptors, handlers, and the one dispatch pipeline every call passes.
+//!
+//! Pipeline of [`crate::Run::call`], in order:
+//! 1. lookup by name (unknown → error listing the tools this caller can see);
+//! 2. tier check (R-TIER-1/2): a tool whose tier is hidden from the caller is refused by name,
+//!    before anything about it (such as its schema) is revealed;
+//! 3. argument validation against the tool's JSON Schema (the error names the bad field and what
+//!    was expected);
+//! 4. host guardrails (predicates on tool + arguments → allow / deny with a reason);
+//! 5. approvals (policy per tier: allow / ask / deny; `ask` shows a permission card through the
+//!    ask port; no port attached → denied, fail-closed);
+//! 6. the tool function, under its deadline, panics caught (the run survives), serialized per
+//!    tool when the tool is not parallel-safe;
+//! 7. post-write layers (given the paths the tool wrote), then post-call layers.
+//!
+//! Architecture invariant: the tier check lives here and only here. Tools declare a tier and
+//! never check approval themselves.
+
+use std::collections::{BTreeMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::result::ToolResult;
+use crate::run::Run;
+use crate::tier::{Caller, Tier};
+
+/// What the model (and the host) sees of a tool: MCP's `Tool` shape plus `tier`.
+#[derive(Debug, Clone)]
+pub struct ToolDescriptor {
+    /// Unique tool name, e.g. `ast_grep`.
+    pub name: String,
+    /// Description written for an LLM: what it does, when to use it, what it returns.
+    pub description: String,
+    /// Approval tier; decides visibility (R-TIER-1).
+    pub tier: Tier,
+    /// JSON Schema (draft 2020-12) of the arguments object. Should set
+    /// `"additionalProperties": false` so a misspelled field is caught.
+    pub input_schema: Value,
+    /// `false` when calls must be serialized (debug, eval: state accumulates across calls).
+    pub parallel_safe: bool,
+    /// Default time budget of one call. Overridden by `RunConfig::tool_timeouts` and per call.
+    pub default_timeout: Duration,
+}
+
+impl ToolDescriptor {
+    /// The descriptor as MCP `Tool` JSON: `name`, `description`, `inputSchema`, `annotations`
+    /// (`readOnlyHint` for read tier, `destructiveHint` for write and exec), plus `tier`.
+    pub fn to_mcp_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": {
+                "readOnlyHint": self.tier == Tier::Read,
+                "destructiveHint": self.tier != Tier::Read,
+                "openWorldHint": false,
+            },
+            "tier": self.tier,
+        })
+    }
+}
+
+/// A tool's function: plain, blocking, bounded by `ctx.deadline()`.
+pub type ToolHandler = Arc<dyn Fn(&CallContext<'_>, Value) -> Result<ToolOutput, ToolError> + Send + Sync>;
+
+/// What a tool function returns on success: the result plus the paths it wrote.
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    /// The result shown to the model.
+    pub result: ToolResult,
+    /// Absolute paths this call wrote (created, modified, moved to) or deleted; fed to the
+    /// post-write layers (diagnostics on write).
+    pub written_paths: Vec<PathBuf>,
+}
+
+impl ToolOutput {
+    /// A result that wrote nothing.
+    pub fn new(result: ToolResult) -> ToolOutput {
+        ToolOutput { result, written_paths: Vec::new() }
+    }
+
+    /// A text-only result that wrote nothing.
+    pub fn text(text: impl Into<String>) -> ToolOutput {
+        ToolOutput::new(ToolResult::text(text))
+    }
+
+    /// Records the written paths.
+    #[must_use]
+    pub fn with_written_paths(mut self, paths: Vec<PathBuf>) -> ToolOutput {
+        self.written_paths = paths;
+        self
+    }
+}
+
+/// A cancellation flag shared between the host and a running call. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A fresh, not-cancelled token.
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+
+    /// Requests cancellation. Tools notice at their next wait slice (≤ 100 ms).
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether cancellation was requested.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Where a call comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallOrigin {
+    /// The model (or the host on its behalf).
+    Model,
+    /// The `tool()` bridge inside a running tool (e.g. an `eval` cell). `via` names that tool.
+    Bridge {
+        /// The tool whose bridge made the call, e.g. `eval`.
+        via: String,
+    },
+    /// A background worker (vibe), by label.
+    Worker {
+        /// The worker's label.
+        label: String,
+    },
+}
+
+/// Per-call options for [`crate::Run::call_with`].
+#[derive(Debug, Clone)]
+pub struct CallOptions {
+    /// Who is calling; decides visibility.
+    pub caller: Caller,
+    /// Overrides the tool's time budget for this call.
+    pub timeout: Option<Duration>,
+    /// Lets the host cancel the call (e.g. MCP `notifications/cancelled`).
+    pub cancel: CancelToken,
+    /// Where the call comes from.
+    pub origin: CallOrigin,
+}
+
+impl CallOptions {
+    /// Options for a call by `caller` from the model, default timeout, fresh cancel token.
+    pub fn new(caller: Caller) -> CallOptions {
+        CallOptions { caller, timeout: None, cancel: CancelToken::new(), origin: CallOrigin::Model }
+    }
+}
+
+/// What a tool function sees of its call: the run, the caller, the deadline, cancellation.
+pub struct CallContext<'run> {
+    run: &'run Run,
+    descriptor: &'run ToolDescriptor,
+    options: &'run CallOptions,
+    deadline: Instant,
+    budget: Duration,
+}
+
+impl<'run> CallContext<'run> {
+    /// The run this call belongs to (workspace root, config, resources).
+    pub fn run(&self) -> &'run Run {
+        self.run
+    }
+
+    /// The descriptor of the tool being called.
+    pub fn descriptor(&self) -> &'run ToolDescriptor {
+        self.descriptor
+    }
+
+    /// Who is calling.
+    pub fn caller(&self) -> Caller {
+        self.options.caller
+    }
+
+    /// Where the call comes from.
+    pub fn origin(&self) -> &'run CallOrigin {
+        &self.options.origin
+    }
+
+    /// The call's options (for re-entrant bridge calls that keep the caller).
+    pub fn options(&self) -> &'run CallOptions {
+        self.options
+    }
+
+    /// The instant by which the tool must return. Every blocking wait in a tool is bounded by it.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The whole time budget of this call.
+    pub fn budget(&self) -> Duration {
+        self.budget
+    }
+
+    /// Time left until the deadline (zero when past).
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// The call's cancellation token.
+    pub fn cancel_token(&self) -> &'run CancelToken {
+        &self.options.cancel
+    }
+
+    /// `Err` with a timeout or cancellation error when the call must stop now; `what` says
+    /// what the tool was doing (e.g. "walking src/").
+    pub fn check_continue(&self, what: &str) -> Result<(), ToolError> {
+        if self.options.cancel.is_cancelled() {
+            return Err(ToolError::new(ErrorKind::Cancelled, format!("{} cancelled by the host while {what}", self.descriptor.name)));
+        }
+        if Instant::now() >= self.deadline {
+            return Err(self.timeout_error(what));
+        }
+        Ok(())
+    }
+
+    /// A timeout error naming the tool, what it was doing and the budget.
+    pub fn timeout_error(&self, what: &str) -> ToolError {
+        ToolError::new(
+            ErrorKind::Timeout,
+            format!("{} timed out after {} ms while {what}", self.descriptor.name, self.budget.as_millis()),
+        )
+        .with_hint("narrow the request, or retry with a larger timeout if the host allows it")
+    }
+
+    /// Deserializes the (already schema-validated) arguments into `T`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidArguments`] naming the tool and serde's message.
+    pub fn parse_arguments<T: DeserializeOwned>(&self, arguments: Value) -> Result<T, ToolError> {
+        serde_json::from_value(arguments)
+            .map_err(|err| ToolError::invalid(format!("invalid arguments for {}: {err}", self.descriptor.name)))
+    }
+}
+
+/// A guardrail's decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardrailVerdict {
+    /// Let the call through (to approvals).
+    Allow,
+    /// Refuse the call; the reason is shown to the model.
+    Deny(String),
+}
+
+/// What a guardrail sees of a call.
+#[derive(Debug, Clone, Copy)]
+pub struct GuardrailInput<'a> {
+    /// Who is calling.
+    pub caller: Caller,
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The tool's tier.
+    pub tier: Tier,
+    /// The validated arguments.
+    pub arguments: &'a Value,
+    /// Where the call comes from.
+    pub origin: &'a CallOrigin,
+}
+
+/// A host guardrail: a predicate on tool + arguments, checked before approvals.
+pub trait Guardrail: Send + Sync {
+    /// Decides whether the call may proceed.
+    fn check(&self, input: &GuardrailInput<'_>) -> GuardrailVerdict;
+}
+
+impl<F> Guardrail for F
+where
+    F: Fn(&GuardrailInput<'_>) -> GuardrailVerdict + Send + Sync,
+{
+    fn check(&self, input: &GuardrailInput<'_>) -> GuardrailVerdict {
+        self(input)
+    }
+}
+
+/// A layer that runs after a successful call that wrote files (diagnostics on write plugs in
+/// here). It may append content to the result; it must not turn success into failure.
+pub trait PostWriteLayer: Send + Sync {
+    /// Called with the absolute paths the tool reported in [`ToolOutput::written_paths`].
+    fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult);
+}
+
+/// A layer that runs after every call, successful or not (after the post-write layers).
+pub trait PostCallLayer: Send + Sync {
+    /// Called with the final result of the call.
+    fn after_call(&self, ctx: &CallContext<'_>, result: &mut ToolResult);
+}
+
+struct RegisteredTool {
+    descriptor: ToolDescriptor,
+    handler: ToolHandler,
+    validator: jsonschema::Validator,
+    serial: Mutex<()>,
+}
+
+/// The tools of one run, with their guardrails and post-call layers. Built by
+/// [`crate::RunBuilder`]; dispatch goes through [`crate::Run::call`].
+pub struct Registry {
+    tools: BTreeMap<String, RegisteredTool>,
+    guardrails: Vec<Arc<dyn Guardrail>>,
+    post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
+    post_call_layers: Vec<Arc<dyn PostCallLayer>>,
+    allowed_for_run: Mutex<HashSet<String>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").field("tools", &self.tools.keys().collect::<Vec<_>>()).finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    pub(crate) fn new() -> Registry {
+        Registry {
+            tools: BTreeMap::new(),
+            guardrails: Vec::new(),
+            post_write_layers: Vec::new(),
+            post_call_layers: Vec::new(),
+            allowed_for_run: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Registers a tool.
+    ///
+    /// # Panics
+    /// When the name is taken or the input schema is not a valid JSON Schema: both are
+    /// programming errors in the crate or host, caught by any test that builds a run.
+    pub fn register(&mut self, descriptor: ToolDescriptor, handler: ToolHandler) {
+        let validator = match jsonschema::validator_for(&descriptor.input_schema) {
+            Ok(validator) => validator,
+            Err(err) => panic!("tool {} has an invalid input schema: {err}", descriptor.name),
+        };
+        let name = descriptor.name.clone();
+        let previous = self.tools.insert(name.clone(), RegisteredTool { descriptor, handler, validator, serial: Mutex::new(()) });
+        assert!(previous.is_none(), "tool {name} registered twice");
+    }
+
+    /// Adds a guardrail; guardrails run in the order added, the first deny wins.
+    pub fn add_guardrail(&mut self, guardrail: Arc<dyn Guardrail>) {
+        self.guardrails.push(guardrail);
+    }
+
+    /// Adds a post-write layer.
+    pub fn add_post_write_layer(&mut self, layer: Arc<dyn PostWriteLayer>) {
+        self.post_write_layers.push(layer);
+    }
+
+    /// Adds a post-call layer.
+    pub fn add_post_call_layer(&mut self, layer: Arc<dyn PostCallLayer>) {
+        self.post_call_layers.push(layer);
+    }
+
+    /// Descriptors visible to `caller`, sorted by name. Write and exec tools are absent for
+    /// read-only callers (R-TIER-2).
+    pub fn tools(&self, caller: Caller) -> Vec<&ToolDescriptor> {
+        self.tools.values().map(|tool| &tool.descriptor).filter(|d| caller.can_see(d.tier)).collect()
+    }
+
+    /// Every registered descriptor, whatever its tier.
+    pub fn all_tools(&self) -> Vec<&ToolDescriptor> {
+        self.tools.values().map(|tool| &tool.descriptor).collect()
+    }
+
+    /// The descriptor named `name`, whatever its tier.
+    pub fn descriptor(&self, name: &str) -> Option<&ToolDescriptor> {
+        self.tools.get(name).map(|tool| &tool.descriptor)
+    }
+
+    pub(crate) fn dispatch(&self, run: &Run, name: &str, arguments: Value, options: &CallOptions) -> ToolResult {
+        let Some(tool) = self.tools.get(name) else {
+            let visible: Vec<&str> = self.tools(options.caller).iter().map(|d| d.name.as_str()).collect();
+            return ToolError::new(ErrorKind::UnknownTool, format!("no tool named {name:?} in this run"))
+                .with_hint(format!("call one of: {}", visible.join(", ")))
+                .to_result();
+        };
+        let descriptor = &tool.descriptor;
+        if !options.caller.can_see(descriptor.tier) {
+            return ToolError::new(
+                ErrorKind::HiddenFromCaller,
+                format!(
+                    "tool {name} is {} tier and is not available to a {} caller (only read-tier tools are)",
+                    descriptor.tier, options.caller
+                ),
+            )
+            .with_hint("use read-tier tools, or hand the change to the main agent")
+            .to_result();
+        }
+        let arguments = if arguments.is_null() { json!({}) } else { arguments };
+        if let Err(err) = validate_arguments(tool, &arguments) {
+            return err.to_result();
+        }
+        let input = GuardrailInput { caller: options.caller, tool: name, tier: descriptor.tier, arguments: &arguments, origin: &options.origin };
+        for guardrail in &self.guardrails {
+            if let GuardrailVerdict::Deny(reason) = guardrail.check(&input) {
+                return ToolError::new(ErrorKind::GuardrailDenied, format!("a host guardrail refused {name}: {reason}"))
+                    .with_hint("do not retry the same call; change the approach or ask the user")
+                    .to_result();
+            }
+        }
+        if let Err(err) = self.approve(run, descriptor, &arguments, options) {
+            return err.to_result();
+        }
+        let budget = options
+            .timeout
+            .or_else(|| run.config().tool_timeouts.get(name).copied())
+            .unwrap_or(descriptor.default_timeout);
+        let _serial_guard = if descriptor.parallel_safe {
+            None
+        } else {
+            match tool.serial.try_lock_for(budget) {
+                Some(guard) => Some(guard),
+                None => {
+                    return ToolError::new(
+                        ErrorKind::Timeout,
+                        format!("{name} is busy with another call for longer than {} ms; its calls are serialized", budget.as_millis()),
+                    )
+                    .with_hint("wait for the running call to finish, then retry")
+                    .to_result()
+                }
+            }
+        };
+        let ctx = CallContext { run, descriptor, options, deadline: Instant::now() + budget, budget };
+        let outcome = catch_unwind(AssertUnwindSafe(|| (tool.handler)(&ctx, arguments)));
+        let mut result = match outcome {
+            Ok(Ok(output)) => {
+                let mut result = output.result;
+                if !output.written_paths.is_empty() {
+                    for layer in &self.post_write_layers {
+                        let layer_outcome = catch_unwind(AssertUnwindSafe(|| layer.after_write(&ctx, &output.written_paths, &mut result)));
+                        if layer_outcome.is_err() {
+                            result.push_text("post-write check unavailable: the layer panicked; the write itself succeeded");
+                        }
+                    }
+                }
+                result
+            }
+            Ok(Err(err)) => err.to_result(),
+            Err(panic) => ToolError::new(ErrorKind::Panicked, format!("{name} panicked: {}", panic_message(&*panic)))
+                .with_hint("this is a bug in the tool; the run is intact, try a different input or approach")
+                .to_result(),
+        };
+        for layer in &self.post_call_layers {
+            let _ = catch_unwind(AssertUnwindSafe(|| layer.after_call(&ctx, &mut result)));
+        }
+        result
+    }
+
+    fn approve(&self, run: &Run, descriptor: &ToolDescriptor, arguments: &Value, options: &CallOptions) -> Result<(), ToolError> {
+        use crate::tier::Approval;
+        match run.approval_policy().for_tier(descriptor.tier) {
+            Approval::Allow => Ok(()),
+            Approval::Deny => Err(ToolError::new(
+                ErrorKind::ApprovalDenied,
+                format!("{} tools are denied by this run's approval policy; {} was not run", descriptor.tier, descriptor.name),
+            )
+            .with_hint("do not retry; tell the user what you would have done and why")),
+            Approval::Ask => {
+                if self.allowed_for_run.lock().contains(&descriptor.name) {
+                    return Ok(());
+                }
+                match crate::ask::request_permission(run, descriptor, arguments, options) {
+                    crate::ask::PermissionDecision::AllowOnce => Ok(()),
+                    crate::ask::PermissionDecision::AllowForRun => {
+                        self.allowed_for_run.lock().insert(descriptor.name.clone());
+                        Ok(())
+                    }
+                    crate::ask::PermissionDecision::Denied(reason) => Err(ToolError::new(
+                        ErrorKind::ApprovalDenied,
+                        format!("permission to run {} was not granted: {reason}", descriptor.name),
+                    )
+                    .with_hint("do not retry the same call; continue without it or explain to the user what you need")),
+                }
+            }
+        }
+    }
+}
+
+fn validate_arguments(tool: &RegisteredTool, arguments: &Value) -> Result<(), ToolError> {
+    let problems: Vec<String> = tool
+        .validator
+        .iter_errors(arguments)
+        .take(5)
+        .map(|err| {
+            let path = err.instance_path().to_string();
+            let at = if path.is_empty() { "arguments".to_owned() } else { format!("field {path}") };
+            format!("{at}: {err}")
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let expected = tool.descriptor.input_schema.get("properties").map(|p| p.to_string()).unwrap_or_default();
+    let required = tool.descriptor.input_schema.get("required").map(|r| r.to_string()).unwrap_or_else(|| "[]".to_owned());
+    Err(ToolError::invalid(format!("invalid arguments for {}: {}", tool.descriptor.name, problems.join("; ")))
+        .with_hint(format!("required: {required}; fields: {expected}")))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = panic.downcast_ref::<&str>() {
+        return (*text).to_owned();
+    }
+    if let Some(text) = panic.downcast_ref::<String>() {
+        return text.clone();
+    }
+    "unknown panic payload".to_owned()
+}

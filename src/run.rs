@@ -1,0 +1,271 @@
+//! `Run`: everything bound to one run — workspace root, conversation id, configuration, the
+//! registry, and the wired resources. Dropping a `Run` stops all of it.
+//!
+//! Architecture invariant: nothing depends on the process's current directory. The workspace
+//! root is absolute and canonical, and every path a tool takes is resolved against it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::ask::{AskBinding, AskConfig, AskPort};
+use crate::error::{ErrorKind, ToolError};
+use crate::files::FilesConfig;
+use crate::registry::{CallOptions, Guardrail, PostCallLayer, PostWriteLayer, Registry, ToolDescriptor, ToolHandler};
+use crate::result::ToolResult;
+use crate::tier::{ApprovalPolicy, Caller};
+
+/// Every timeout and cap of a run, in one place. Each area has its own section.
+///
+/// Defaults are chosen for an interactive agent on a 2-core machine; a host overrides any field.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Per-tool overrides of the call time budget, by tool name (e.g. `"ast_grep" → 60 s`).
+    /// A tool without an entry uses its descriptor's `default_timeout`.
+    pub tool_timeouts: HashMap<String, Duration>,
+    /// `ask_user` and permission cards.
+    pub ask: AskConfig,
+    /// The runner's file tools (`read`, `write`, `edit`, `apply_patch`).
+    pub files: FilesConfig,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { tool_timeouts: HashMap::new(), ask: AskConfig::default(), files: FilesConfig::default() }
+    }
+}
+
+/// Why a run could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// What went wrong, naming the input.
+    pub message: String,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Builds a [`Run`]. Resources are optional; each tool registers only when its resource is
+/// wired (R-REG-1). The runner's file tools (`read`, `write`, `edit`, `apply_patch`) are always
+/// registered.
+#[must_use]
+pub struct RunBuilder {
+    workspace: PathBuf,
+    conversation_id: Option<String>,
+    config: RunConfig,
+    approval_policy: ApprovalPolicy,
+    ask: Option<(Arc<dyn AskPort>, String)>,
+    guardrails: Vec<Arc<dyn Guardrail>>,
+    post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
+    post_call_layers: Vec<Arc<dyn PostCallLayer>>,
+    extra_tools: Vec<(ToolDescriptor, ToolHandler)>,
+}
+
+impl RunBuilder {
+    /// Sets the conversation id (default: `conversation-<pid>-<n>`).
+    pub fn conversation_id(mut self, id: impl Into<String>) -> RunBuilder {
+        self.conversation_id = Some(id.into());
+        self
+    }
+
+    /// Replaces the whole configuration.
+    pub fn config(mut self, config: RunConfig) -> RunBuilder {
+        self.config = config;
+        self
+    }
+
+    /// Sets the approval policy (default: read allow, write ask, exec ask).
+    pub fn approval_policy(mut self, policy: ApprovalPolicy) -> RunBuilder {
+        self.approval_policy = policy;
+        self
+    }
+
+    /// Attaches a port to a human and the target space where its cards render (e.g. the
+    /// conversation's channel). Both are needed for `ask_user` to register (R-ASK-4); the port
+    /// also serves permission prompts.
+    pub fn ask_port(mut self, port: Arc<dyn AskPort>, target_space: impl Into<String>) -> RunBuilder {
+        self.ask = Some((port, target_space.into()));
+        self
+    }
+
+    /// Adds a host guardrail (checked after schema validation, before approvals).
+    pub fn guardrail(mut self, guardrail: Arc<dyn Guardrail>) -> RunBuilder {
+        self.guardrails.push(guardrail);
+        self
+    }
+
+    /// Adds a post-write layer (e.g. diagnostics on write).
+    pub fn post_write_layer(mut self, layer: Arc<dyn PostWriteLayer>) -> RunBuilder {
+        self.post_write_layers.push(layer);
+        self
+    }
+
+    /// Adds a post-call layer.
+    pub fn post_call_layer(mut self, layer: Arc<dyn PostCallLayer>) -> RunBuilder {
+        self.post_call_layers.push(layer);
+        self
+    }
+
+    /// Registers a host-defined tool alongside the built-in ones.
+    pub fn tool(mut self, descriptor: ToolDescriptor, handler: ToolHandler) -> RunBuilder {
+        self.extra_tools.push((descriptor, handler));
+        self
+    }
+
+    /// Builds the run.
+    ///
+    /// # Errors
+    /// When the workspace does not exist, is not a directory, or cannot be canonicalized.
+    pub fn build(self) -> Result<Run, RunError> {
+        let workspace_root = std::fs::canonicalize(&self.workspace).map_err(|err| RunError {
+            message: format!("workspace {} cannot be opened: {err}; pass an existing directory", self.workspace.display()),
+        })?;
+        if !workspace_root.is_dir() {
+            return Err(RunError { message: format!("workspace {} is not a directory", workspace_root.display()) });
+        }
+        static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
+        let conversation_id = self.conversation_id.unwrap_or_else(|| {
+            format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1)
+        });
+        let mut registry = Registry::new();
+        crate::files::register_tools(&mut registry);
+        let ask = self.ask.map(|(port, target_space)| AskBinding { port, target_space });
+        if ask.is_some() {
+            crate::ask::register_tools(&mut registry);
+        }
+        for (descriptor, handler) in self.extra_tools {
+            registry.register(descriptor, handler);
+        }
+        for guardrail in self.guardrails {
+            registry.add_guardrail(guardrail);
+        }
+        for layer in self.post_write_layers {
+            registry.add_post_write_layer(layer);
+        }
+        for layer in self.post_call_layers {
+            registry.add_post_call_layer(layer);
+        }
+        Ok(Run {
+            workspace_root,
+            conversation_id,
+            config: self.config,
+            approval_policy: self.approval_policy,
+            ask,
+            card_counter: AtomicU64::new(0),
+            registry,
+        })
+    }
+}
+
+/// One run: the workspace, its tools and the live resources behind them.
+///
+/// `Run` is `Send + Sync`: a host may call tools from several threads at once (tools that are
+/// not parallel-safe are serialized by the registry). Dropping it stops every resource: child
+/// processes are killed and reaped, threads joined.
+pub struct Run {
+    // Field order is drop order: resources first, the registry (plain closures) last.
+    ask: Option<AskBinding>,
+    workspace_root: PathBuf,
+    conversation_id: String,
+    config: RunConfig,
+    approval_policy: ApprovalPolicy,
+    card_counter: AtomicU64,
+    registry: Registry,
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("workspace_root", &self.workspace_root)
+            .field("conversation_id", &self.conversation_id)
+            .field("registry", &self.registry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Run {
+    /// Starts building a run over `workspace` (made absolute and canonical at `build`).
+    pub fn builder(workspace: impl AsRef<Path>) -> RunBuilder {
+        RunBuilder {
+            workspace: workspace.as_ref().to_path_buf(),
+            conversation_id: None,
+            config: RunConfig::default(),
+            approval_policy: ApprovalPolicy::default(),
+            ask: None,
+            guardrails: Vec::new(),
+            post_write_layers: Vec::new(),
+            post_call_layers: Vec::new(),
+            extra_tools: Vec::new(),
+        }
+    }
+
+    /// The absolute, canonical workspace root.
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
+    }
+
+    /// The conversation id this run belongs to.
+    pub fn conversation_id(&self) -> &str {
+        &self.conversation_id
+    }
+
+    /// The run's configuration.
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+
+    /// The run's approval policy.
+    pub fn approval_policy(&self) -> ApprovalPolicy {
+        self.approval_policy
+    }
+
+    /// The registry (descriptors; dispatch goes through [`Run::call`]).
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The attached ask port and target space, if any.
+    pub fn ask_binding(&self) -> Option<&AskBinding> {
+        self.ask.as_ref()
+    }
+
+    /// The next card number (1, 2, …; sequential per run, shared by questions and permissions).
+    pub fn next_card_number(&self) -> u64 {
+        self.card_counter.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Descriptors visible to `caller` (R-TIER-2), sorted by name.
+    pub fn tools(&self, caller: Caller) -> Vec<&ToolDescriptor> {
+        self.registry.tools(caller)
+    }
+
+    /// Descriptors visible to `caller` as an MCP `tools/list` array.
+    pub fn tools_json(&self, caller: Caller) -> Value {
+        Value::Array(self.tools(caller).iter().map(|d| d.to_mcp_json()).collect())
+    }
+
+    /// Calls `name` with `arguments` as `caller`, through the whole pipeline (see
+    /// [`crate::registry`]). Never panics; every failure is a result with `isError: true`.
+    pub fn call(&self, caller: Caller, name: &str, arguments: Value) -> ToolResult {
+        self.call_with(name, arguments, &CallOptions::new(caller))
+    }
+
+    /// Like [`Run::call`] with explicit options (timeout, cancel token, origin).
+    pub fn call_with(&self, name: &str, arguments: Value, options: &CallOptions) -> ToolResult {
+        self.registry.dispatch(self, name, arguments, options)
+    }
+
+    /// An error for a resource that this run does not have wired.
+    pub fn unwired(&self, what: &str) -> ToolError {
+        ToolError::new(ErrorKind::Unavailable, format!("this run has no {what} wired"))
+    }
+}
