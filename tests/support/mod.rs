@@ -1,0 +1,123 @@
+//! Shared helpers for integration tests: finding real tools (skip loudly locally, fail under
+//! CI), counting this process's threads and descendant processes, temp workspaces.
+//!
+//! Include with `mod support;` at the top of a test file (each test binary compiles its own copy;
+//! unused helpers are allowed).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// True when running under CI (`CI` set to anything but `0`/`false`/empty).
+pub fn in_ci() -> bool {
+    match std::env::var("CI") {
+        Ok(value) => !(value.is_empty() || value == "0" || value.eq_ignore_ascii_case("false")),
+        Err(_) => false,
+    }
+}
+
+/// Finds `name` on PATH. When missing: under CI, panics (the test fails); locally, prints a
+/// loud SKIP line naming the test and returns `None` so the test can return early.
+pub fn require_binary(test_name: &str, name: &str) -> Option<PathBuf> {
+    match which::which(name) {
+        Ok(path) => Some(path),
+        Err(_) => {
+            skip_or_fail(test_name, &format!("{name} not found on PATH (installed by .ci/install)"));
+            None
+        }
+    }
+}
+
+/// Under CI panics with `reason`; locally prints `SKIP <test>: <reason>` to stderr.
+pub fn skip_or_fail(test_name: &str, reason: &str) {
+    if in_ci() {
+        panic!("{test_name}: required tool missing under CI: {reason}");
+    }
+    eprintln!("\n*** SKIP {test_name}: {reason} ***\n");
+}
+
+/// Number of threads of this process (from /proc/self/task).
+pub fn thread_count() -> usize {
+    std::fs::read_dir("/proc/self/task").map(|dir| dir.count()).unwrap_or(0)
+}
+
+/// Pids of every live (non-zombie) descendant of this process, found by walking /proc.
+pub fn descendant_pids() -> Vec<u32> {
+    let me = std::process::id();
+    let mut parent_of = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            // Format: pid (comm) state ppid ...; comm may contain spaces and parentheses.
+            let Some(close) = stat.rfind(')') else { continue };
+            let mut fields = stat[close + 1..].split_whitespace();
+            let state = fields.next().unwrap_or("");
+            let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            parent_of.push((pid, ppid, state == "Z" || state == "X"));
+        }
+    }
+    let mut result = Vec::new();
+    let mut frontier = vec![me];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid, dead) in &parent_of {
+            if ppid == parent && !result.contains(&pid) {
+                if !dead {
+                    result.push(pid);
+                }
+                frontier.push(pid);
+            }
+        }
+    }
+    result
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if condition() {
+            return true;
+        }
+        if start.elapsed() >= timeout {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A temporary workspace directory with files written from `(relative path, content)` pairs.
+pub fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("create temp workspace");
+    for (relative, content) in files {
+        let path = dir.path().join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent dirs");
+        }
+        std::fs::write(&path, content).expect("write fixture file");
+    }
+    dir
+}
+
+/// Copies the committed fixture directory `tests/data/<name>` into a fresh temp dir (so tests
+/// can modify it) and returns the temp dir.
+pub fn copy_fixture(name: &str) -> tempfile::TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let dir = tempfile::tempdir().expect("create temp dir");
+    copy_dir(&source, dir.path());
+    dir
+}
+
+fn copy_dir(source: &Path, target: &Path) {
+    std::fs::create_dir_all(target).expect("create dir");
+    for entry in std::fs::read_dir(source).unwrap_or_else(|err| panic!("read fixture {}: {err}", source.display())) {
+        let entry = entry.expect("dir entry");
+        let path = entry.path();
+        let destination = target.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&path, &destination);
+        } else {
+            std::fs::copy(&path, &destination).expect("copy fixture file");
+        }
+    }
+}
