@@ -23,16 +23,27 @@
 #![deny(missing_docs)]
 
 pub mod ask;
+pub mod debug;
 pub mod error;
 pub mod files;
+pub mod kernel;
+pub mod lsp;
 pub mod registry;
 pub mod result;
 pub mod run;
+pub mod serve;
+pub mod structural;
 pub mod tier;
 pub mod transport;
+pub mod vibe;
 
 pub use error::{ErrorKind, ToolError};
 pub use registry::{CallContext, CallOptions, CallOrigin, CancelToken, Registry, ToolDescriptor, ToolHandler, ToolOutput};
 pub use result::{Content, ToolResult};
 pub use run::{Run, RunBuilder, RunConfig, RunError};
 pub use tier::{Approval, ApprovalPolicy, Caller, Tier};
+
+/// The README's code blocks, compiled and run as doctests so the embedding example stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

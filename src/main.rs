@@ -1,1 +1,362 @@
-fn main() {}
+//! The `runbound` command line: one run over a workspace, driven from a shell or an MCP host.
+//!
+//! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
+//! [--conversation-id ID] <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
+//!
+//! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
+//! error (unknown flag, bad JSON arguments, missing workspace). Results go to stdout as JSON;
+//! only this file prints.
+//!
+//! `call` and `tools` attach the terminal ask port when stdin and stderr are both terminals
+//! (target space `terminal`); otherwise no human is attached, `ask_user` is absent, and calls
+//! that need approval are denied (fail-closed).
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{json, Value};
+
+use runbound::ask::TerminalAskPort;
+use runbound::serve::{serve_stdio, ServeConfig};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunBuilder, Tier, ToolResult};
+
+/// Built-in agent tools bound to the live resources of one run.
+///
+/// Every tool path is resolved inside the workspace. Tiers decide visibility: plan and readonly
+/// callers see read-tier tools only.
+#[derive(Debug, Parser)]
+#[command(name = "runbound", version, about, long_about = None)]
+struct Cli {
+    /// Workspace root; every tool path is resolved inside it.
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    workspace: PathBuf,
+    /// Who is calling: main sees read, write and exec tools; plan and readonly see read tools only.
+    #[arg(long, global = true, value_enum, default_value_t = CallerArg::Main)]
+    caller: CallerArg,
+    /// Approval for write and exec tools: ask (a terminal prompt or MCP elicitation; denied when
+    /// no human is attached), allow, or deny. Read tools are always allowed.
+    #[arg(long, global = true, value_enum, default_value_t = ApproveArg::Ask)]
+    approve: ApproveArg,
+    /// Conversation id of this run (default: generated per process).
+    #[arg(long, global = true, value_name = "ID")]
+    conversation_id: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the MCP Tool descriptors visible to the caller, as a JSON array.
+    Tools,
+    /// Call one tool and print its result (MCP CallToolResult JSON). Exit 1 when isError.
+    Call {
+        /// Tool name, e.g. read.
+        tool: String,
+        /// Arguments as a JSON object, or - to read them from stdin (default: {}).
+        args: Option<String>,
+    },
+    /// Say what is wired for this workspace: run, ask port, tools per tier.
+    Status {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve this run as an MCP server over stdio (newline-delimited JSON-RPC 2.0).
+    Serve,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum CallerArg {
+    Main,
+    Plan,
+    Readonly,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ApproveArg {
+    Ask,
+    Allow,
+    Deny,
+}
+
+/// Exit code: the tool call failed, or serve broke.
+const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit code: the command line was wrong.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let caller = match cli.caller {
+        CallerArg::Main => Caller::Main,
+        CallerArg::Plan => Caller::Plan,
+        CallerArg::Readonly => Caller::Readonly,
+    };
+    let approval = match cli.approve {
+        ApproveArg::Ask => Approval::Ask,
+        ApproveArg::Allow => Approval::Allow,
+        ApproveArg::Deny => Approval::Deny,
+    };
+    if !cli.workspace.is_dir() {
+        eprintln!("runbound: --workspace {} is not a directory; pass an existing directory", cli.workspace.display());
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let mut builder = Run::builder(&cli.workspace).approval_policy(ApprovalPolicy::for_write_and_exec(approval)).with_structural();
+    if let Some(conversation_id) = &cli.conversation_id {
+        builder = builder.conversation_id(conversation_id.clone());
+    }
+    match cli.command {
+        Command::Serve => serve(builder, caller),
+        Command::Tools => {
+            let Some(run) = build_run(attach_terminal(builder).0) else { return ExitCode::from(EXIT_USAGE) };
+            print_json(&run.tools_json(caller));
+            ExitCode::SUCCESS
+        }
+        Command::Call { tool, args } => call(builder, caller, &tool, args.as_deref()),
+        Command::Status { json } => {
+            let (builder, terminal) = attach_terminal(builder);
+            let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
+            let sections = status_sections(&run, caller, terminal);
+            match json {
+                true => print_json(&status_json(&sections)),
+                false => print!("{}", status_text(&sections)),
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn call(builder: RunBuilder, caller: Caller, tool: &str, args: Option<&str>) -> ExitCode {
+    let arguments_text = match args {
+        None => "{}".to_owned(),
+        Some("-") => {
+            let mut text = String::new();
+            if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+                eprintln!("runbound: cannot read the arguments from stdin: {err}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+            text
+        }
+        Some(text) => text.to_owned(),
+    };
+    let arguments: Value = match serde_json::from_str(&arguments_text) {
+        Ok(Value::Object(object)) => Value::Object(object),
+        Ok(other) => {
+            eprintln!("runbound: the arguments of {tool} must be a JSON object, got {other}; e.g. '{{\"path\":\"Cargo.toml\"}}'");
+            return ExitCode::from(EXIT_USAGE);
+        }
+        Err(err) => {
+            eprintln!("runbound: the arguments of {tool} are not valid JSON ({err}); pass an object, e.g. '{{\"path\":\"Cargo.toml\"}}'");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let (builder, _) = attach_terminal(builder);
+    let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
+    let mut result = run.call(caller, tool, arguments);
+    if is_no_human_denial(&result) {
+        result.push_text(
+            "runbound CLI: stdin and stderr are not both terminals, so no approval prompt can be shown; \
+             pass --approve allow to run write and exec tools without asking, or run the command in a terminal",
+        );
+    }
+    print_json(&result.to_json());
+    drop(run);
+    if result.is_error {
+        return ExitCode::from(EXIT_TOOL_ERROR);
+    }
+    ExitCode::SUCCESS
+}
+
+fn serve(builder: RunBuilder, caller: Caller) -> ExitCode {
+    match serve_stdio(builder, &ServeConfig::new(caller)) {
+        Ok(summary) => {
+            if !summary.calls_still_running.is_empty() {
+                eprintln!(
+                    "runbound serve: input closed; calls still running after the shutdown grace: {}",
+                    summary.calls_still_running.join(", ")
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("runbound: {err}");
+            ExitCode::from(EXIT_TOOL_ERROR)
+        }
+    }
+}
+
+/// Where cards would render for `call` and `tools` in this process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TerminalState {
+    /// Stdin and stderr are terminals: the terminal port is attached.
+    Attached,
+    /// No terminal: no human is attached.
+    Absent,
+}
+
+fn attach_terminal(builder: RunBuilder) -> (RunBuilder, TerminalState) {
+    match TerminalAskPort::from_stdio() {
+        Some(port) => (builder.ask_port(Arc::new(port), "terminal"), TerminalState::Attached),
+        None => (builder, TerminalState::Absent),
+    }
+}
+
+fn build_run(builder: RunBuilder) -> Option<Run> {
+    match builder.build() {
+        Ok(run) => Some(run),
+        Err(err) => {
+            eprintln!("runbound: {err}");
+            None
+        }
+    }
+}
+
+fn print_json(value: &Value) {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => println!("{text}"),
+        Err(err) => eprintln!("runbound: cannot serialize the output: {err}"),
+    }
+}
+
+/// True when `result` is an approval denial because no human was attached to answer the prompt.
+fn is_no_human_denial(result: &ToolResult) -> bool {
+    let Some(error) = result.structured_content.as_ref().and_then(|structured| structured.get("error")) else { return false };
+    error.get("kind").and_then(Value::as_str) == Some("approval_denied")
+        && error.get("message").and_then(Value::as_str).is_some_and(|message| message.contains("no human is attached"))
+}
+
+/// One section of `runbound status`: a heading, indented text lines, and the same facts as
+/// JSON under `key`. Each area (language servers, debug adapters, kernels) adds one section
+/// function and one line in [`status_sections`]; nothing else changes.
+struct StatusSection {
+    key: &'static str,
+    title: String,
+    lines: Vec<String>,
+    json: Value,
+}
+
+fn status_sections(run: &Run, caller: Caller, terminal: TerminalState) -> Vec<StatusSection> {
+    vec![run_section(run, caller), ask_section(run, terminal), tools_section(run, caller)]
+}
+
+fn status_text(sections: &[StatusSection]) -> String {
+    let mut text = format!("runbound {}\n", env!("CARGO_PKG_VERSION"));
+    for section in sections {
+        text.push_str(&format!("\n{}\n", section.title));
+        for line in &section.lines {
+            text.push_str(&format!("  {line}\n"));
+        }
+    }
+    text
+}
+
+fn status_json(sections: &[StatusSection]) -> Value {
+    let mut object = serde_json::Map::new();
+    object.insert("version".to_owned(), json!(env!("CARGO_PKG_VERSION")));
+    for section in sections {
+        object.insert(section.key.to_owned(), section.json.clone());
+    }
+    Value::Object(object)
+}
+
+fn run_section(run: &Run, caller: Caller) -> StatusSection {
+    let policy = run.approval_policy();
+    let policy_json = json!({"read": policy.read, "write": policy.write, "exec": policy.exec});
+    let visible_tiers: Vec<&str> =
+        [Tier::Read, Tier::Write, Tier::Exec].into_iter().filter(|tier| caller.can_see(*tier)).map(Tier::as_str).collect();
+    StatusSection {
+        key: "run",
+        title: "run".to_owned(),
+        lines: vec![
+            format!("workspace     {}", run.workspace_root().display()),
+            format!("conversation  {}", run.conversation_id()),
+            format!("caller        {caller} (sees {} tools)", visible_tiers.join(", ")),
+            format!(
+                "approval      read {} · write {} · exec {}",
+                approval_name(policy.read),
+                approval_name(policy.write),
+                approval_name(policy.exec)
+            ),
+        ],
+        json: json!({
+            "workspace": run.workspace_root(),
+            "conversation_id": run.conversation_id(),
+            "caller": caller,
+            "visible_tiers": visible_tiers,
+            "approval_policy": policy_json,
+        }),
+    }
+}
+
+fn ask_section(run: &Run, terminal: TerminalState) -> StatusSection {
+    let ask_user_registered = run.registry().descriptor("ask_user").is_some();
+    let (lines, json) = match (run.ask_binding(), terminal) {
+        (Some(binding), _) => (
+            vec![
+                format!(
+                    "port          terminal (cards render on stderr, answers read from stdin; target space {:?})",
+                    binding.target_space
+                ),
+                format!("ask_user      {}", if ask_user_registered { "registered" } else { "not registered" }),
+                "prompts       write and exec calls under --approve ask show a permission card".to_owned(),
+            ],
+            json!({"port": "terminal", "target_space": binding.target_space, "ask_user_registered": ask_user_registered, "human_attached": true}),
+        ),
+        (None, _) => (
+            vec![
+                "port          none: stdin and stderr are not both terminals, so no human is attached".to_owned(),
+                "ask_user      not registered (needs an ask port and a target space)".to_owned(),
+                "prompts       write and exec calls under --approve ask are denied (fail-closed); pass --approve allow, \
+                 run in a terminal, or use `runbound serve` with a host that supports elicitation"
+                    .to_owned(),
+            ],
+            json!({"port": Value::Null, "reason": "stdin and stderr are not both terminals", "ask_user_registered": ask_user_registered, "human_attached": false}),
+        ),
+    };
+    StatusSection { key: "ask", title: "ask port".to_owned(), lines, json }
+}
+
+fn tools_section(run: &Run, caller: Caller) -> StatusSection {
+    let all_tools = run.registry().all_tools();
+    let n_visible = run.tools(caller).len();
+    let mut lines = Vec::new();
+    let mut by_tier = serde_json::Map::new();
+    for tier in [Tier::Read, Tier::Write, Tier::Exec] {
+        let names: Vec<&str> = all_tools.iter().filter(|tool| tool.tier == tier).map(|tool| tool.name.as_str()).collect();
+        let visibility = if caller.can_see(tier) { "visible" } else { "hidden from this caller" };
+        let listed = if names.is_empty() { "(none registered)".to_owned() } else { names.join(", ") };
+        lines.push(format!("{:<6} {listed} — {visibility}", tier.as_str()));
+        by_tier.insert(tier.as_str().to_owned(), json!({"tools": names, "visible": caller.can_see(tier)}));
+    }
+    StatusSection {
+        key: "tools",
+        title: format!("tools ({} registered, {n_visible} visible to {caller})", all_tools.len()),
+        lines,
+        json: json!({"registered": all_tools.len(), "visible": n_visible, "by_tier": by_tier}),
+    }
+}
+
+fn approval_name(approval: Approval) -> &'static str {
+    match approval {
+        Approval::Allow => "allow",
+        Approval::Ask => "ask",
+        Approval::Deny => "deny",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_parses_global_flags_anywhere() {
+        let cli = Cli::try_parse_from(["runbound", "call", "read", "{}", "--caller", "readonly", "--approve", "deny"]).unwrap();
+        assert!(matches!(cli.caller, CallerArg::Readonly));
+        assert!(matches!(cli.approve, ApproveArg::Deny));
+        assert!(matches!(cli.command, Command::Call { ref tool, args: Some(ref args) } if tool == "read" && args == "{}"));
+        let err = Cli::try_parse_from(["runbound", "--caller", "root", "tools"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+    }
+}

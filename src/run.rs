@@ -31,11 +31,21 @@ pub struct RunConfig {
     pub ask: AskConfig,
     /// The runner's file tools (`read`, `write`, `edit`, `apply_patch`).
     pub files: FilesConfig,
+    /// Language servers (`lsp`): server table overrides, start/indexing/diagnostics budgets, caps.
+    pub lsp: crate::lsp::LspConfig,
+    /// `debug`: session TTL (default 30 min), handshake and request timeouts, output ring.
+    pub debug: crate::debug::DebugConfig,
+    /// `eval` kernels: inactivity budget (default 5 min), output caps.
+    pub kernel: crate::kernel::KernelConfig,
+    /// Background workers (`vibe_*`): wait bounds, stop grace, caps.
+    pub vibe: crate::vibe::VibeConfig,
+    /// `ast_grep`, `ast_edit`, `resolve`.
+    pub structural: crate::structural::StructuralConfig,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { tool_timeouts: HashMap::new(), ask: AskConfig::default(), files: FilesConfig::default() }
+        RunConfig { tool_timeouts: HashMap::new(), ask: AskConfig::default(), files: FilesConfig::default(), lsp: crate::lsp::LspConfig::default(), debug: crate::debug::DebugConfig::default(), kernel: crate::kernel::KernelConfig::default(), vibe: crate::vibe::VibeConfig::default(), structural: crate::structural::StructuralConfig::default() }
     }
 }
 
@@ -68,6 +78,12 @@ pub struct RunBuilder {
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
     post_call_layers: Vec<Arc<dyn PostCallLayer>>,
     extra_tools: Vec<(ToolDescriptor, ToolHandler)>,
+    language_servers: bool,
+    debug: Option<crate::debug::DebugSupervisor>,
+    kernel_factory: Option<crate::kernel::KernelFactory>,
+    sandbox: Option<crate::kernel::Sandbox>,
+    vibe: Option<crate::vibe::VibeSetup>,
+    structural: bool,
 }
 
 impl RunBuilder {
@@ -115,6 +131,53 @@ impl RunBuilder {
         self
     }
 
+    /// Wires the tree-sitter parser set (every grammar bundled by ast-grep-language) and a
+    /// staged-edit store owned by the run: registers `ast_grep`, `ast_edit` and `resolve`
+    /// (R-REG-1). Staged edits die with the run.
+    pub fn with_structural(mut self) -> RunBuilder {
+        self.structural = true;
+        self
+    }
+
+    /// Turns vibe mode on: the run gets a roster of background workers run by `setup.backend`
+    /// and registers `vibe_spawn`, `vibe_send`, `vibe_wait`, `vibe_kill`, `vibe_list` (R-VIBE-1).
+    /// Dropping the run kills every worker. The CLI builds `setup` with
+    /// [`crate::vibe::VibeSetup::from_cli_worker_flags`].
+    pub fn vibe_roster(mut self, setup: crate::vibe::VibeSetup) -> RunBuilder {
+        self.vibe = Some(setup);
+        self
+    }
+
+    /// Wires the kernel factory: registers `eval` (R-REG-1). Kernels start on the first cell;
+    /// dropping the run kills every kernel and shell child.
+    pub fn kernel_factory(mut self, factory: crate::kernel::KernelFactory) -> RunBuilder {
+        self.kernel_factory = Some(factory);
+        self
+    }
+
+    /// Sets the conversation's sandbox (a host-supplied command prefix). Kernels start inside
+    /// it; without one they run on the host (R-EVAL-6). runbound never creates a sandbox.
+    pub fn sandbox(mut self, sandbox: crate::kernel::Sandbox) -> RunBuilder {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
+    /// Wires a debug-session supervisor: registers `debug` (R-DBG-1; the run always has a
+    /// workspace and a conversation id). One session per conversation; dropping the run
+    /// terminates it (adapter and debuggee killed).
+    pub fn debug_supervisor(mut self, supervisor: crate::debug::DebugSupervisor) -> RunBuilder {
+        self.debug = Some(supervisor);
+        self
+    }
+
+    /// Wires an LSP supervisor (configured by [`RunConfig::lsp`]): registers `lsp` (R-LSP-1).
+    /// Servers start lazily per (server id, root) on first use; dropping the run stops them all
+    /// (process groups killed and reaped, threads joined).
+    pub fn language_servers(mut self) -> RunBuilder {
+        self.language_servers = true;
+        self
+    }
+
     /// Registers a host-defined tool alongside the built-in ones.
     pub fn tool(mut self, descriptor: ToolDescriptor, handler: ToolHandler) -> RunBuilder {
         self.extra_tools.push((descriptor, handler));
@@ -142,6 +205,25 @@ impl RunBuilder {
         if ask.is_some() {
             crate::ask::register_tools(&mut registry);
         }
+        let lsp = self.language_servers.then(|| crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone()));
+        if lsp.is_some() {
+            crate::lsp::register_tools(&mut registry);
+        }
+        let structural = self.structural.then(crate::structural::StructuralResource::default);
+        if structural.is_some() {
+            crate::structural::register_tools(&mut registry);
+        }
+        let vibe = self.vibe.map(|setup| crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root));
+        if let Some(roster) = &vibe {
+            crate::vibe::register_tools(&mut registry, roster);
+        }
+        if self.debug.is_some() {
+            crate::debug::register_tools(&mut registry);
+        }
+        let kernels = self.kernel_factory.map(|factory| crate::kernel::Kernels::new(factory, self.sandbox.clone()));
+        if kernels.is_some() {
+            crate::kernel::register_tools(&mut registry);
+        }
         for (descriptor, handler) in self.extra_tools {
             registry.register(descriptor, handler);
         }
@@ -160,6 +242,11 @@ impl RunBuilder {
             config: self.config,
             approval_policy: self.approval_policy,
             ask,
+            lsp,
+            structural,
+            vibe,
+            kernels,
+            debug: self.debug,
             card_counter: AtomicU64::new(0),
             registry,
         })
@@ -173,7 +260,13 @@ impl RunBuilder {
 /// processes are killed and reaped, threads joined.
 pub struct Run {
     // Field order is drop order: resources first, the registry (plain closures) last.
+    // Workers go first: they may use every other resource through the run.
+    vibe: Option<crate::vibe::Roster>,
+    kernels: Option<crate::kernel::Kernels>,
+    debug: Option<crate::debug::DebugSupervisor>,
+    lsp: Option<crate::lsp::LspSupervisor>,
     ask: Option<AskBinding>,
+    structural: Option<crate::structural::StructuralResource>,
     workspace_root: PathBuf,
     conversation_id: String,
     config: RunConfig,
@@ -205,6 +298,12 @@ impl Run {
             post_write_layers: Vec::new(),
             post_call_layers: Vec::new(),
             extra_tools: Vec::new(),
+            language_servers: false,
+            debug: None,
+            kernel_factory: None,
+            sandbox: None,
+            vibe: None,
+            structural: false,
         }
     }
 
@@ -233,9 +332,34 @@ impl Run {
         &self.registry
     }
 
+    /// The `eval` kernels, when a kernel factory is wired.
+    pub fn kernels(&self) -> Option<&crate::kernel::Kernels> {
+        self.kernels.as_ref()
+    }
+
+    /// The debug-session supervisor, when wired (see [`RunBuilder::debug_supervisor`]).
+    pub fn debug_supervisor(&self) -> Option<&crate::debug::DebugSupervisor> {
+        self.debug.as_ref()
+    }
+
+    /// The LSP supervisor, when wired (see [`RunBuilder::language_servers`]).
+    pub fn lsp_supervisor(&self) -> Option<&crate::lsp::LspSupervisor> {
+        self.lsp.as_ref()
+    }
+
     /// The attached ask port and target space, if any.
     pub fn ask_binding(&self) -> Option<&AskBinding> {
         self.ask.as_ref()
+    }
+
+    /// The structural resource (staged edits), when the run was built `with_structural()`.
+    pub fn structural(&self) -> Option<&crate::structural::StructuralResource> {
+        self.structural.as_ref()
+    }
+
+    /// The roster of background workers, when vibe mode is on.
+    pub fn vibe_roster(&self) -> Option<&crate::vibe::Roster> {
+        self.vibe.as_ref()
     }
 
     /// The next card number (1, 2, …; sequential per run, shared by questions and permissions).

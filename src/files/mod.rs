@@ -1,5 +1,36 @@
 //! The runner's file tools — `read`, `write`, `edit`, `apply_patch` — with workspace
-//! confinement and atomic writes. (Being written.)
+//! confinement and atomic writes.
+//!
+//! - [`resolve_in_workspace`] confines every path argument to the workspace (`..`, outside
+//!   absolute paths and symlinks resolving outside are refused) and [`display_path`] shows paths
+//!   relative to it.
+//! - [`commit_file_changes`] is the one way files are written: expected states verified first,
+//!   temp file + rename per file, all-or-nothing across files.
+//! - [`parse_patch`] reads both patch formats `apply_patch` accepts; [`apply_hunks`] locates a
+//!   file's hunks in its text (exact, then whitespace-tolerant, like Codex's apply_patch).
+//!
+//! Other tools that write files (`ast_edit`/`resolve`, `lsp_rename`, the kernel bridge) use these
+//! two so that confinement and atomicity hold everywhere.
+
+mod apply;
+mod apply_patch;
+mod atomic;
+mod common;
+mod edit;
+mod patch;
+mod path;
+mod read;
+mod write;
+
+use std::sync::Arc;
+
+pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality};
+pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
+pub use patch::{
+    parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError,
+    MAX_PATCH_BYTES,
+};
+pub use path::{display_path, resolve_in_workspace, MAX_SYMLINK_HOPS};
 
 use crate::registry::Registry;
 
@@ -16,8 +47,19 @@ pub struct FilesConfig {
 
 impl Default for FilesConfig {
     fn default() -> Self {
-        FilesConfig { read_max_lines: 2000, read_max_bytes: 256 * 1024, read_max_line_chars: 2000 }
+        FilesConfig {
+            read_max_lines: 2000,
+            read_max_bytes: 256 * 1024,
+            read_max_line_chars: 2000,
+        }
     }
 }
 
-pub(crate) fn register_tools(_registry: &mut Registry) {}
+/// Registers `read`, `write`, `edit` and `apply_patch` (always wired: their resource is the
+/// workspace itself).
+pub(crate) fn register_tools(registry: &mut Registry) {
+    registry.register(read::descriptor(), Arc::new(read::run));
+    registry.register(write::descriptor(), Arc::new(write::run));
+    registry.register(edit::descriptor(), Arc::new(edit::run));
+    registry.register(apply_patch::descriptor(), Arc::new(apply_patch::run));
+}

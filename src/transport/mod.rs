@@ -1,2 +1,27 @@
 //! Child processes and message framing shared by language servers, debug adapters and kernels.
-//! (Being written.)
+//!
+//! - [`process`]: the only place in the crate that spawns a child process ([`ChildProcess`]:
+//!   own process group, absolute cwd, stderr drained into a bounded tail, group killed and
+//!   reaped on drop; [`run_to_completion`] for one-shot checker and shell commands).
+//! - [`framing`]: Content-Length frames (LSP, DAP) with header resync and size caps, the DAP
+//!   envelope ([`DapMessage`]), and newline-delimited JSON (kernel pipe, MCP stdio host).
+//! - [`rpc`]: [`RpcConnection`], one named reader thread and one named writer thread per peer,
+//!   request/response correlation with per-request timeouts, for JSON-RPC 2.0 (LSP, `id`) and
+//!   DAP (`seq` / `request_seq`).
+//!
+//! Invariants: every blocking wait has a timeout; every thread is named and joined (bounded);
+//! every child lives in its own process group and dies with its handle.
+
+pub mod framing;
+pub mod process;
+pub mod rpc;
+
+pub use framing::{
+    read_content_length_frame, read_json_line, write_content_length_frame, write_json_line, DapEvent, DapMessage,
+    DapRequest, DapResponse, FramingError, FramingErrorKind, FramingLimits,
+};
+pub use process::{run_to_completion, ChildProcess, CompletedProcess, ProcessSpec, StderrTail};
+pub use rpc::{
+    Incoming, PeerClosed, PeerNotification, PeerRequest, PendingResponse, RequestId, ResponseError, RpcConnection,
+    RpcError, RpcErrorKind, RpcOptions, WireProtocol,
+};

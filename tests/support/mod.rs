@@ -22,7 +22,10 @@ pub fn require_binary(test_name: &str, name: &str) -> Option<PathBuf> {
     match which::which(name) {
         Ok(path) => Some(path),
         Err(_) => {
-            skip_or_fail(test_name, &format!("{name} not found on PATH (installed by .ci/install)"));
+            skip_or_fail(
+                test_name,
+                &format!("{name} not found on PATH (installed by .ci/install)"),
+            );
             None
         }
     }
@@ -38,7 +41,9 @@ pub fn skip_or_fail(test_name: &str, reason: &str) {
 
 /// Number of threads of this process (from /proc/self/task).
 pub fn thread_count() -> usize {
-    std::fs::read_dir("/proc/self/task").map(|dir| dir.count()).unwrap_or(0)
+    std::fs::read_dir("/proc/self/task")
+        .map(|dir| dir.count())
+        .unwrap_or(0)
 }
 
 /// Pids of every live (non-zombie) descendant of this process, found by walking /proc.
@@ -47,10 +52,16 @@ pub fn descendant_pids() -> Vec<u32> {
     let mut parent_of = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
             // Format: pid (comm) state ppid ...; comm may contain spaces and parentheses.
-            let Some(close) = stat.rfind(')') else { continue };
+            let Some(close) = stat.rfind(')') else {
+                continue;
+            };
             let mut fields = stat[close + 1..].split_whitespace();
             let state = fields.next().unwrap_or("");
             let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
@@ -102,7 +113,9 @@ pub fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// Copies the committed fixture directory `tests/data/<name>` into a fresh temp dir (so tests
 /// can modify it) and returns the temp dir.
 pub fn copy_fixture(name: &str) -> tempfile::TempDir {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     let dir = tempfile::tempdir().expect("create temp dir");
     copy_dir(&source, dir.path());
     dir
@@ -110,7 +123,9 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
 
 fn copy_dir(source: &Path, target: &Path) {
     std::fs::create_dir_all(target).expect("create dir");
-    for entry in std::fs::read_dir(source).unwrap_or_else(|err| panic!("read fixture {}: {err}", source.display())) {
+    for entry in std::fs::read_dir(source)
+        .unwrap_or_else(|err| panic!("read fixture {}: {err}", source.display()))
+    {
         let entry = entry.expect("dir entry");
         let path = entry.path();
         let destination = target.join(entry.file_name());

@@ -1,0 +1,528 @@
+//! The adapter table (as data), root-marker search, binary resolution and the per-adapter
+//! launch-argument builders.
+//!
+//! Availability is decided per call as an intersection (R-DBG-1, R-DBG-2 of the spec's
+//! `lsp` twin): a root marker must exist **and** the adapter binary must resolve (for debugpy,
+//! the adapter's python must also import `debugpy`). [`AdapterAvailability`] says which half is
+//! missing, never a silent guess.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+/// The adapters runbound knows, in the order `adapters` lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AdapterId {
+    /// `python3 -m debugpy.adapter` (stdio).
+    Debugpy,
+    /// `lldb-dap` / `lldb-dap-NN` / `lldb-vscode-NN` (stdio).
+    Lldb,
+    /// `dlv dap --listen 127.0.0.1:0` (TCP; port read from dlv's first stdout line).
+    Delve,
+    /// `dart debug_adapter` (stdio).
+    Dart,
+}
+
+/// How the client reaches the adapter once it is spawned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdapterTransport {
+    /// DAP over the adapter's stdin/stdout.
+    Stdio,
+    /// DAP over TCP to the loopback port the adapter prints on its first stdout line
+    /// (`DAP server listening at: 127.0.0.1:PORT`); later stdout is debuggee output.
+    TcpPortFromStdout,
+}
+
+/// One row of the adapter table.
+#[derive(Debug, Clone, Copy)]
+pub struct AdapterSpec {
+    /// Which adapter.
+    pub id: AdapterId,
+    /// Stable name used in results and the `adapters` op: `debugpy`, `lldb`, `delve`, `dart`.
+    pub name: &'static str,
+    /// The command as the spec writes it, for messages (`python3 -m debugpy.adapter`).
+    pub command_display: &'static str,
+    /// Files whose presence in a directory makes it a project root for this adapter.
+    pub root_markers: &'static [&'static str],
+    /// Source file extensions this adapter debugs (`py`, `go`, …); an executable without one
+    /// of these goes to lldb.
+    pub source_extensions: &'static [&'static str],
+    /// How DAP reaches the adapter.
+    pub transport: AdapterTransport,
+    /// The `evaluate` context to send: `repl` for debugpy/delve/dart, `watch` for lldb (in `repl`
+    /// lldb-dap may run the input as an lldb command).
+    pub evaluate_context: &'static str,
+    /// The `attach(port)` form this adapter expects, for messages.
+    pub attach_form: &'static str,
+}
+
+/// The adapter table (spec §7 "Adapters").
+pub const ADAPTERS: [AdapterSpec; 4] = [
+    AdapterSpec {
+        id: AdapterId::Debugpy,
+        name: "debugpy",
+        command_display: "python3 -m debugpy.adapter",
+        root_markers: &["pyproject.toml", "setup.py", "requirements.txt"],
+        source_extensions: &["py"],
+        transport: AdapterTransport::Stdio,
+        evaluate_context: "repl",
+        attach_form: "a port opened by debugpy.listen(port) inside the running program",
+    },
+    AdapterSpec {
+        id: AdapterId::Lldb,
+        name: "lldb",
+        command_display: "lldb-dap",
+        root_markers: &["Cargo.toml", "CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"],
+        source_extensions: &[],
+        transport: AdapterTransport::Stdio,
+        evaluate_context: "watch",
+        attach_form: "a gdb-remote port (lldb-server / gdbserver), attached with `gdb-remote 127.0.0.1:PORT`",
+    },
+    AdapterSpec {
+        id: AdapterId::Delve,
+        name: "delve",
+        command_display: "dlv dap --listen 127.0.0.1:0",
+        root_markers: &["go.mod"],
+        source_extensions: &["go"],
+        transport: AdapterTransport::TcpPortFromStdout,
+        evaluate_context: "repl",
+        attach_form: "a headless delve server (`dlv --headless --listen 127.0.0.1:PORT exec|debug …`), attached in mode remote",
+    },
+    AdapterSpec {
+        id: AdapterId::Dart,
+        name: "dart",
+        command_display: "dart debug_adapter",
+        root_markers: &["pubspec.yaml"],
+        source_extensions: &["dart"],
+        transport: AdapterTransport::Stdio,
+        evaluate_context: "repl",
+        attach_form: "not supported: dart attaches by VM-service URI, not by a bare port",
+    },
+];
+
+impl AdapterId {
+    /// The table row of this adapter.
+    pub fn spec(self) -> &'static AdapterSpec {
+        ADAPTERS.iter().find(|spec| spec.id == self).expect("every AdapterId has a table row")
+    }
+
+    /// The stable name (`debugpy`, `lldb`, `delve`, `dart`).
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+}
+
+/// A resolved adapter command: program plus arguments, and the directory to start it in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterCommand {
+    /// The executable (absolute path).
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Working directory (the project root; delve builds there and ignores launch `cwd`).
+    pub cwd: PathBuf,
+}
+
+/// Where to look for adapter binaries: extra directories first (a host's or a test's), then
+/// `PATH`, then the LLVM install tree (`/usr/lib/llvm-NN/bin`).
+#[derive(Debug, Clone)]
+pub struct BinarySearch {
+    /// Directories searched before `PATH`, in order.
+    pub extra_dirs: Vec<PathBuf>,
+    /// The `PATH` directories.
+    pub path_dirs: Vec<PathBuf>,
+    /// Directory holding `llvm-NN/` install trees (`/usr/lib` on Debian).
+    pub llvm_parent_dir: PathBuf,
+}
+
+impl BinarySearch {
+    /// Extra dirs plus the process's `PATH`, LLVM trees under `/usr/lib`.
+    pub fn from_env(extra_dirs: &[PathBuf]) -> BinarySearch {
+        let path_dirs = std::env::var_os("PATH").map(|path| std::env::split_paths(&path).collect()).unwrap_or_default();
+        BinarySearch { extra_dirs: extra_dirs.to_vec(), path_dirs, llvm_parent_dir: PathBuf::from("/usr/lib") }
+    }
+
+    /// The directories searched by name, in order (extra dirs, then `PATH`).
+    pub fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        self.extra_dirs.iter().chain(self.path_dirs.iter())
+    }
+
+    /// The first executable file named `name` in [`BinarySearch::dirs`].
+    pub fn find(&self, name: &str) -> Option<PathBuf> {
+        self.dirs().map(|dir| dir.join(name)).find(|candidate| is_executable_file(candidate))
+    }
+
+    /// Resolves lldb's DAP adapter: `lldb-dap`, then `lldb-dap-NN` (highest NN first), then
+    /// `<llvm_parent_dir>/llvm-NN/bin/lldb-dap`, then the legacy `lldb-vscode`, `lldb-vscode-NN`,
+    /// `llvm-NN/bin/lldb-vscode`. Plain `lldb` (the CLI) is never taken for an adapter.
+    pub fn find_lldb_dap(&self) -> Option<PathBuf> {
+        for base in ["lldb-dap", "lldb-vscode"] {
+            if let Some(found) = self.find(base) {
+                return Some(found);
+            }
+            if let Some(found) = self.find_highest_versioned(base) {
+                return Some(found);
+            }
+            if let Some(found) = self.find_in_llvm_trees(base) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    fn find_highest_versioned(&self, base: &str) -> Option<PathBuf> {
+        let prefix = format!("{base}-");
+        let mut best: Option<(u32, PathBuf)> = None;
+        for dir in self.dirs() {
+            let Ok(entries) = std::fs::read_dir(dir) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let Some(version) = name.to_str().and_then(|n| n.strip_prefix(&prefix)).and_then(|v| v.parse::<u32>().ok()) else {
+                    continue;
+                };
+                let path = entry.path();
+                if !is_executable_file(&path) {
+                    continue;
+                }
+                if best.as_ref().map_or(true, |(best_version, _)| version > *best_version) {
+                    best = Some((version, path));
+                }
+            }
+        }
+        best.map(|(_, path)| path)
+    }
+
+    fn find_in_llvm_trees(&self, base: &str) -> Option<PathBuf> {
+        let entries = std::fs::read_dir(&self.llvm_parent_dir).ok()?;
+        let mut best: Option<(u32, PathBuf)> = None;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(version) = name.to_str().and_then(|n| n.strip_prefix("llvm-")).and_then(|v| v.parse::<u32>().ok()) else {
+                continue;
+            };
+            let candidate = entry.path().join("bin").join(base);
+            if !is_executable_file(&candidate) {
+                continue;
+            }
+            if best.as_ref().map_or(true, |(best_version, _)| version > *best_version) {
+                best = Some((version, candidate));
+            }
+        }
+        best.map(|(_, path)| path)
+    }
+}
+
+/// The project-local virtualenv python of `root`: `.venv/bin/python`, then `venv/bin/python`
+/// (R-DBG-4). `None` when neither exists.
+pub fn project_venv_python(root: &Path) -> Option<PathBuf> {
+    [".venv/bin/python", "venv/bin/python", ".venv/bin/python3", "venv/bin/python3"]
+        .iter()
+        .map(|relative| root.join(relative))
+        .find(|candidate| is_executable_file(candidate))
+}
+
+/// Pythons that may run `-m debugpy.adapter`, best first: the project venv's python (when it
+/// has debugpy it is the natural choice), then `python3` and `python` from the search path.
+pub fn adapter_python_candidates(root: &Path, search: &BinarySearch) -> Vec<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(venv) = project_venv_python(root) {
+        candidates.push(venv);
+    }
+    for name in ["python3", "python"] {
+        if let Some(found) = search.find(name) {
+            if !candidates.contains(&found) {
+                candidates.push(found);
+            }
+        }
+    }
+    candidates
+}
+
+/// Finds the project root for `adapter` starting at `start` (a file's directory or a
+/// directory) and walking up, never above `workspace_root`. Returns the directory and the
+/// marker file found there.
+pub fn find_root_marker(adapter: AdapterId, start: &Path, workspace_root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let markers = adapter.spec().root_markers;
+    let mut dir = Some(start);
+    while let Some(current) = dir {
+        for marker in markers {
+            let candidate = current.join(marker);
+            if candidate.is_file() {
+                return Some((current.to_path_buf(), candidate));
+            }
+        }
+        if current == workspace_root || !current.starts_with(workspace_root) {
+            break;
+        }
+        dir = current.parent();
+    }
+    None
+}
+
+/// Markers of `adapter` anywhere in the workspace down to `max_depth` directories (gitignore
+/// respected, hidden directories skipped), at most `limit`, shortest paths first.
+pub fn find_markers_in_workspace(adapter: AdapterId, workspace_root: &Path, max_depth: usize, limit: usize) -> Vec<PathBuf> {
+    let markers = adapter.spec().root_markers;
+    let mut found = Vec::new();
+    let walker = ignore::WalkBuilder::new(workspace_root).max_depth(Some(max_depth)).build();
+    for entry in walker.flatten() {
+        let is_file = entry.file_type().is_some_and(|kind| kind.is_file());
+        if !is_file {
+            continue;
+        }
+        let Some(name) = entry.file_name().to_str() else { continue };
+        if markers.contains(&name) {
+            found.push(entry.into_path());
+        }
+    }
+    found.sort_by_key(|path| (path.components().count(), path.clone()));
+    found.truncate(limit);
+    found
+}
+
+/// Which adapter debugs `program`: by source extension (`.py` → debugpy, `.go` → delve,
+/// `.dart` → dart), a directory holding `go.mod` → delve, anything else (an executable) →
+/// lldb.
+pub fn adapter_for_program(program: &Path) -> AdapterId {
+    if program.is_dir() {
+        if program.join("go.mod").is_file() || has_file_with_extension(program, "go") {
+            return AdapterId::Delve;
+        }
+        if program.join("pubspec.yaml").is_file() {
+            return AdapterId::Dart;
+        }
+        if program.join("__main__.py").is_file() {
+            return AdapterId::Debugpy;
+        }
+        return AdapterId::Lldb;
+    }
+    let extension = program.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+    for spec in &ADAPTERS {
+        if spec.source_extensions.contains(&extension) {
+            return spec.id;
+        }
+    }
+    AdapterId::Lldb
+}
+
+/// For a compiled program without a root marker: the binary's directory counts as its root
+/// when C, C++ or Rust source sits beside it (a lone `prog.c` built to `prog`).
+pub fn lone_source_root(program: &Path) -> Option<PathBuf> {
+    let dir = program.parent()?;
+    for extension in ["c", "cc", "cpp", "cxx", "rs"] {
+        if has_file_with_extension(dir, extension) {
+            return Some(dir.to_path_buf());
+        }
+    }
+    None
+}
+
+/// Inputs of a launch-argument builder.
+#[derive(Debug, Clone)]
+pub struct LaunchInputs<'a> {
+    /// Absolute path of the program (script, executable, Go package dir or file, Dart file).
+    pub program: &'a Path,
+    /// Program arguments.
+    pub args: &'a [String],
+    /// The debuggee's working directory (the project root).
+    pub cwd: &'a Path,
+    /// Extra environment for the debuggee.
+    pub env: &'a [(String, String)],
+    /// debugpy only: the interpreter that runs the debuggee (the venv python when there is one).
+    pub debuggee_python: Option<&'a Path>,
+}
+
+/// The adapter-specific `launch` arguments (research note §7 lesson 14). Never asks for a
+/// terminal (`console: internalConsole`), never `stopOnEntry`.
+pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value {
+    let program = inputs.program.to_string_lossy();
+    let cwd = inputs.cwd.to_string_lossy();
+    let env_object: Map<String, Value> = inputs.env.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    match adapter {
+        AdapterId::Debugpy => {
+            let mut arguments = json!({
+                "name": "runbound",
+                "type": "python",
+                "request": "launch",
+                "program": program,
+                "args": inputs.args,
+                "cwd": cwd,
+                "console": "internalConsole",
+                "redirectOutput": true,
+                "justMyCode": true,
+                "stopOnEntry": false,
+                "subProcess": false,
+                "env": env_object,
+            });
+            if let Some(python) = inputs.debuggee_python {
+                arguments["python"] = Value::String(python.to_string_lossy().into_owned());
+            }
+            arguments
+        }
+        AdapterId::Lldb => {
+            let env_array: Vec<String> = inputs.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            json!({
+                "name": "runbound",
+                "program": program,
+                "args": inputs.args,
+                "cwd": cwd,
+                "env": env_array,
+                "stopOnEntry": false,
+            })
+        }
+        AdapterId::Delve => {
+            let mode = if inputs.program.is_dir() || inputs.program.extension().is_some_and(|ext| ext == "go") { "debug" } else { "exec" };
+            json!({
+                "name": "runbound",
+                "request": "launch",
+                "mode": mode,
+                "program": program,
+                "args": inputs.args,
+                "cwd": cwd,
+                "env": env_object,
+                "stopOnEntry": false,
+                "outputMode": "remote",
+            })
+        }
+        AdapterId::Dart => json!({
+            "name": "runbound",
+            "request": "launch",
+            "program": program,
+            "args": inputs.args,
+            "cwd": cwd,
+            "env": env_object,
+            "console": "debugConsole",
+        }),
+    }
+}
+
+/// The `attach` arguments for `attach(port)` on 127.0.0.1, or `None` when the adapter cannot
+/// attach by port (dart). For debugpy the client connects to the port itself (no adapter
+/// process); for delve too (`mode: remote`); lldb attaches to a gdb-remote port.
+pub fn attach_arguments(adapter: AdapterId, port: u16, cwd: &Path) -> Option<Value> {
+    let cwd = cwd.to_string_lossy();
+    match adapter {
+        AdapterId::Debugpy => Some(json!({
+            "name": "runbound",
+            "type": "python",
+            "request": "attach",
+            "connect": {"host": "127.0.0.1", "port": port},
+            "justMyCode": true,
+            "subProcess": false,
+        })),
+        AdapterId::Delve => Some(json!({"name": "runbound", "request": "attach", "mode": "remote", "cwd": cwd})),
+        AdapterId::Lldb => Some(json!({
+            "name": "runbound",
+            "attachCommands": [format!("gdb-remote 127.0.0.1:{port}")],
+        })),
+        AdapterId::Dart => None,
+    }
+}
+
+/// Whether `path` is a regular file with an execute bit.
+pub fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(path) {
+        Ok(meta) => meta.is_file() && meta.permissions().mode() & 0o111 != 0,
+        Err(_) => false,
+    }
+}
+
+fn has_file_with_extension(dir: &Path, extension: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    entries.flatten().any(|entry| entry.path().extension().is_some_and(|ext| ext == extension) && entry.path().is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn executable(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn lldb_dap_resolution_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        let usr_lib = dir.path().join("lib");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&usr_lib).unwrap();
+        let search = BinarySearch { extra_dirs: vec![], path_dirs: vec![bin.clone()], llvm_parent_dir: usr_lib.clone() };
+        assert_eq!(search.find_lldb_dap(), None);
+
+        executable(&bin.join("lldb"));
+        assert_eq!(search.find_lldb_dap(), None, "the lldb CLI is not an adapter");
+
+        executable(&usr_lib.join("llvm-16/bin/lldb-vscode"));
+        assert_eq!(search.find_lldb_dap(), Some(usr_lib.join("llvm-16/bin/lldb-vscode")));
+
+        executable(&usr_lib.join("llvm-18/bin/lldb-dap"));
+        executable(&usr_lib.join("llvm-19/bin/lldb-dap"));
+        assert_eq!(search.find_lldb_dap(), Some(usr_lib.join("llvm-19/bin/lldb-dap")));
+
+        executable(&bin.join("lldb-dap-9"));
+        executable(&bin.join("lldb-dap-19"));
+        executable(&bin.join("lldb-dap-notaversion"));
+        assert_eq!(search.find_lldb_dap(), Some(bin.join("lldb-dap-19")), "highest numeric version, not lexical");
+
+        executable(&bin.join("lldb-dap"));
+        assert_eq!(search.find_lldb_dap(), Some(bin.join("lldb-dap")));
+    }
+
+    #[test]
+    fn venv_python_preferred_and_markers_found_upwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("pyproject.toml"), "").unwrap();
+        std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+        assert_eq!(project_venv_python(root), None);
+        executable(&root.join("venv/bin/python"));
+        assert_eq!(project_venv_python(root), Some(root.join("venv/bin/python")));
+        executable(&root.join(".venv/bin/python"));
+        assert_eq!(project_venv_python(root), Some(root.join(".venv/bin/python")));
+
+        let found = find_root_marker(AdapterId::Debugpy, &root.join("pkg/sub"), root).unwrap();
+        assert_eq!(found, (root.to_path_buf(), root.join("pyproject.toml")));
+        assert_eq!(find_root_marker(AdapterId::Delve, &root.join("pkg/sub"), root), None);
+        // Never above the workspace root.
+        assert_eq!(find_root_marker(AdapterId::Debugpy, &root.join("pkg/sub"), &root.join("pkg")), None);
+    }
+
+    #[test]
+    fn program_kind_picks_adapter_and_launch_arguments_follow_each_adapter() {
+        assert_eq!(adapter_for_program(Path::new("/x/main.py")), AdapterId::Debugpy);
+        assert_eq!(adapter_for_program(Path::new("/x/main.go")), AdapterId::Delve);
+        assert_eq!(adapter_for_program(Path::new("/x/bin/main.dart")), AdapterId::Dart);
+        assert_eq!(adapter_for_program(Path::new("/x/target/debug/app")), AdapterId::Lldb);
+
+        let env = vec![("A".to_owned(), "1".to_owned())];
+        let args = vec!["--flag".to_owned()];
+        let inputs = LaunchInputs {
+            program: Path::new("/p/app"),
+            args: &args,
+            cwd: Path::new("/p"),
+            env: &env,
+            debuggee_python: Some(Path::new("/p/.venv/bin/python")),
+        };
+        let lldb = launch_arguments(AdapterId::Lldb, &inputs);
+        assert_eq!(lldb["env"], json!(["A=1"]), "lldb takes env as a K=V array");
+        assert_eq!(lldb["args"], json!(["--flag"]));
+        let debugpy = launch_arguments(AdapterId::Debugpy, &inputs);
+        assert_eq!(debugpy["python"], "/p/.venv/bin/python");
+        assert_eq!(debugpy["console"], "internalConsole");
+        assert_eq!(debugpy["subProcess"], false);
+        assert_eq!(debugpy["env"], json!({"A": "1"}));
+        let delve = launch_arguments(AdapterId::Delve, &inputs);
+        assert_eq!(delve["mode"], "exec");
+        assert_eq!(delve["outputMode"], "remote");
+        let go_inputs = LaunchInputs { program: Path::new("/p/main.go"), ..inputs.clone() };
+        assert_eq!(launch_arguments(AdapterId::Delve, &go_inputs)["mode"], "debug");
+        assert!(attach_arguments(AdapterId::Dart, 1, Path::new("/p")).is_none());
+        assert_eq!(attach_arguments(AdapterId::Debugpy, 5678, Path::new("/p")).unwrap()["connect"]["port"], 5678);
+    }
+}

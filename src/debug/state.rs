@@ -1,0 +1,300 @@
+//! Session bookkeeping that needs no adapter: the stop generation and the generation-stamped
+//! handle table (R-DBG-2), the debuggee output ring, and the desired breakpoints.
+//!
+//! Architecture invariant: a frame id or variable reference handed to the model is a local
+//! handle that remembers the stop generation it was produced in. The generation moves on every
+//! resume (continue, step, pause-then-stop, `continued` event); a handle from an earlier
+//! generation is refused here, before anything is sent to the adapter.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+
+/// What a handle stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandleKind {
+    /// A stack frame id (`stack` → `scopes` / `evaluate`).
+    Frame,
+    /// A variables reference (`scopes` / `variables` / `evaluate` → `variables`).
+    Variables,
+}
+
+impl HandleKind {
+    fn noun(self) -> &'static str {
+        match self {
+            HandleKind::Frame => "frame_id",
+            HandleKind::Variables => "reference",
+        }
+    }
+}
+
+/// Why a handle cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandleError {
+    /// No such handle was ever produced in this session.
+    Unknown,
+    /// Produced as another kind (a frame id passed as a variables reference, or vice versa).
+    WrongKind {
+        /// What the handle really is.
+        actual: HandleKind,
+    },
+    /// Produced at an earlier stop; the program has moved since.
+    Stale {
+        /// Stop generation the handle belongs to.
+        produced_at: u64,
+        /// The current stop generation.
+        current: u64,
+    },
+}
+
+impl HandleError {
+    /// The refusal, for the model: what is wrong with `handle` and what to call instead.
+    pub fn describe(&self, handle: u64, expected: HandleKind) -> String {
+        let noun = expected.noun();
+        match self {
+            HandleError::Unknown => format!("{noun} {handle} was never produced in this debug session"),
+            HandleError::WrongKind { actual } => format!("{handle} is a {}, not a {noun}", actual.noun()),
+            HandleError::Stale { produced_at, current } => format!(
+                "{noun} {handle} is stale: it was produced at stop #{produced_at} and the program has resumed since (now at stop #{current}); references are only valid while the program stays stopped where they were produced"
+            ),
+        }
+    }
+}
+
+/// Local handles for adapter ids, each stamped with the stop generation it was produced in.
+/// Handles are small positive integers (1, 2, …), unique for the session.
+#[derive(Debug, Default)]
+pub struct HandleTable {
+    entries: Vec<(u64, HandleKind, i64)>,
+}
+
+impl HandleTable {
+    /// Registers `raw` (the adapter's id) produced at `generation`; returns the handle.
+    pub fn insert(&mut self, generation: u64, kind: HandleKind, raw: i64) -> u64 {
+        // Reuse the handle when the same id was already handed out at this generation, so
+        // repeated `stack` calls at one stop give the same frame ids.
+        if let Some(index) = self.entries.iter().rposition(|&(g, k, r)| g == generation && k == kind && r == raw) {
+            return index as u64 + 1;
+        }
+        self.entries.push((generation, kind, raw));
+        self.entries.len() as u64
+    }
+
+    /// The adapter id behind `handle`, when it is of `kind` and from `current` generation.
+    ///
+    /// # Errors
+    /// [`HandleError`] when unknown, of another kind, or stale.
+    pub fn resolve(&self, handle: u64, kind: HandleKind, current: u64) -> Result<i64, HandleError> {
+        let Some(&(generation, actual, raw)) = handle.checked_sub(1).and_then(|index| self.entries.get(index as usize)) else {
+            return Err(HandleError::Unknown);
+        };
+        if actual != kind {
+            return Err(HandleError::WrongKind { actual });
+        }
+        if generation != current {
+            return Err(HandleError::Stale { produced_at: generation, current });
+        }
+        Ok(raw)
+    }
+}
+
+/// Which stream an output chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputStream {
+    /// The debuggee's stdout.
+    Stdout,
+    /// The debuggee's stderr.
+    Stderr,
+    /// Messages of the adapter itself (`console`/`important` output events).
+    Adapter,
+}
+
+impl OutputStream {
+    fn label(self) -> &'static str {
+        match self {
+            OutputStream::Stdout => "stdout",
+            OutputStream::Stderr => "stderr",
+            OutputStream::Adapter => "adapter",
+        }
+    }
+}
+
+/// A byte-capped ring of the debuggee's output. When full, the oldest bytes are dropped and
+/// counted, so the rendering can say "N bytes dropped".
+#[derive(Debug)]
+pub struct OutputRing {
+    chunks: VecDeque<(OutputStream, String)>,
+    bytes: usize,
+    capacity_bytes: usize,
+    dropped_bytes: u64,
+    total_bytes: u64,
+}
+
+impl OutputRing {
+    /// An empty ring holding at most `capacity_bytes` bytes.
+    pub fn new(capacity_bytes: usize) -> OutputRing {
+        OutputRing { chunks: VecDeque::new(), bytes: 0, capacity_bytes: capacity_bytes.max(1), dropped_bytes: 0, total_bytes: 0 }
+    }
+
+    /// Appends `text` from `stream`; adjacent chunks of one stream are merged.
+    pub fn push(&mut self, stream: OutputStream, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.total_bytes += text.len() as u64;
+        match self.chunks.back_mut() {
+            Some((last_stream, last)) if *last_stream == stream => last.push_str(text),
+            _ => self.chunks.push_back((stream, text.to_owned())),
+        }
+        self.bytes += text.len();
+        while self.bytes > self.capacity_bytes {
+            let excess = self.bytes - self.capacity_bytes;
+            let Some((_, front)) = self.chunks.front_mut() else { break };
+            if front.len() <= excess {
+                let removed = front.len();
+                self.chunks.pop_front();
+                self.bytes -= removed;
+                self.dropped_bytes += removed as u64;
+                continue;
+            }
+            let mut cut = excess;
+            while !front.is_char_boundary(cut) {
+                cut += 1;
+            }
+            front.drain(..cut);
+            self.bytes -= cut;
+            self.dropped_bytes += cut as u64;
+        }
+    }
+
+    /// Bytes ever written (including dropped ones). A cursor for "output since".
+    pub fn total_bytes(&self) -> u64 {
+        self.total_bytes
+    }
+
+    /// Bytes dropped because the ring was full.
+    pub fn dropped_bytes(&self) -> u64 {
+        self.dropped_bytes
+    }
+
+    /// Whether nothing was ever written.
+    pub fn is_empty(&self) -> bool {
+        self.total_bytes == 0
+    }
+
+    /// The buffered output rendered for the model: a `[stdout]`/`[stderr]`/`[adapter]` label
+    /// at each change of stream, with a leading "N bytes dropped" line when the ring overflowed.
+    pub fn render(&self) -> String {
+        self.render_since(0)
+    }
+
+    /// Like [`OutputRing::render`] but only the bytes written after the cursor `since`
+    /// (a [`OutputRing::total_bytes`] value taken earlier).
+    pub fn render_since(&self, since: u64) -> String {
+        let mut out = String::new();
+        let first_buffered = self.total_bytes - self.bytes as u64;
+        if since < first_buffered && self.dropped_bytes > 0 {
+            out.push_str(&format!(
+                "[{} bytes dropped: the output ring keeps the last {} bytes]\n",
+                first_buffered - since,
+                self.capacity_bytes
+            ));
+        }
+        let mut offset = first_buffered;
+        for (stream, text) in &self.chunks {
+            let end = offset + text.len() as u64;
+            if end > since {
+                let mut skip = since.saturating_sub(offset) as usize;
+                while skip < text.len() && !text.is_char_boundary(skip) {
+                    skip += 1;
+                }
+                let piece = &text[skip..];
+                if !piece.is_empty() {
+                    if !out.is_empty() && !out.ends_with('\n') {
+                        out.push('\n');
+                    }
+                    out.push_str(&format!("[{}]\n", stream.label()));
+                    out.push_str(piece);
+                }
+            }
+            offset = end;
+        }
+        out
+    }
+}
+
+/// Desired breakpoints: canonical absolute file → 1-based lines. Kept across sessions of the
+/// conversation; sent at launch (after `initialized`) and whenever changed while running.
+#[derive(Debug, Default, Clone)]
+pub struct BreakpointStore {
+    files: BTreeMap<PathBuf, Vec<u64>>,
+}
+
+impl BreakpointStore {
+    /// Sets the lines of `file` (sorted, deduplicated). An empty list clears the file; the file
+    /// stays listed (with no lines) so the clear is also sent to a running adapter.
+    pub fn set(&mut self, file: PathBuf, mut lines: Vec<u64>) {
+        lines.sort_unstable();
+        lines.dedup();
+        self.files.insert(file, lines);
+    }
+
+    /// Every file with its lines (files cleared to zero lines included).
+    pub fn files(&self) -> impl Iterator<Item = (&PathBuf, &Vec<u64>)> {
+        self.files.iter()
+    }
+
+    /// Number of breakpoint lines over all files.
+    pub fn count(&self) -> usize {
+        self.files.values().map(Vec::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_stamped_with_their_stop_generation() {
+        let mut table = HandleTable::default();
+        let frame = table.insert(1, HandleKind::Frame, 1000);
+        let vars = table.insert(1, HandleKind::Variables, 7);
+        assert_eq!(table.insert(1, HandleKind::Frame, 1000), frame, "same id at same stop → same handle");
+        assert_eq!(table.resolve(frame, HandleKind::Frame, 1), Ok(1000));
+        assert_eq!(table.resolve(vars, HandleKind::Variables, 1), Ok(7));
+        assert_eq!(table.resolve(vars, HandleKind::Frame, 1), Err(HandleError::WrongKind { actual: HandleKind::Variables }));
+        assert_eq!(table.resolve(vars, HandleKind::Variables, 2), Err(HandleError::Stale { produced_at: 1, current: 2 }));
+        assert_eq!(table.resolve(99, HandleKind::Variables, 1), Err(HandleError::Unknown));
+        assert_eq!(table.resolve(0, HandleKind::Variables, 1), Err(HandleError::Unknown));
+        let again = table.insert(2, HandleKind::Variables, 7);
+        assert_ne!(again, vars, "a new stop gives a new handle even for the same adapter id");
+        assert!(HandleError::Stale { produced_at: 1, current: 2 }.describe(vars, HandleKind::Variables).contains("stale"));
+    }
+
+    #[test]
+    fn output_ring_drops_oldest_bytes_and_says_so() {
+        let mut ring = OutputRing::new(10);
+        ring.push(OutputStream::Stdout, "hello ");
+        ring.push(OutputStream::Stdout, "world");
+        assert_eq!(ring.dropped_bytes(), 1);
+        let text = ring.render();
+        assert!(text.starts_with("[1 bytes dropped"), "{text}");
+        assert!(text.ends_with("[stdout]\nello world"), "{text}");
+        ring.push(OutputStream::Stderr, "é!");
+        let text = ring.render();
+        assert!(text.contains("[stderr]\né!"), "{text}");
+        assert_eq!(ring.total_bytes(), 14);
+        let cursor = ring.total_bytes();
+        ring.push(OutputStream::Stdout, "x");
+        assert_eq!(ring.render_since(cursor), "[stdout]\nx");
+    }
+
+    #[test]
+    fn breakpoint_store_keeps_cleared_files() {
+        let mut store = BreakpointStore::default();
+        store.set(PathBuf::from("/a.py"), vec![5, 3, 5]);
+        store.set(PathBuf::from("/b.py"), vec![]);
+        let files: Vec<_> = store.files().map(|(f, l)| (f.clone(), l.clone())).collect();
+        assert_eq!(files, vec![(PathBuf::from("/a.py"), vec![3, 5]), (PathBuf::from("/b.py"), vec![])]);
+        assert_eq!(store.count(), 2);
+    }
+}

@@ -1,0 +1,121 @@
+//! The `debug` tool (tier exec, not parallel-safe): descriptor, input schema, op dispatch.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ToolError;
+use crate::registry::{CallContext, Registry, ToolDescriptor, ToolHandler, ToolOutput};
+use crate::tier::Tier;
+
+/// The tool's name.
+pub const TOOL_NAME: &str = "debug";
+
+/// Default time budget of one `debug` call: 120 s (a delve launch compiles the program first).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The ops, exactly as the spec's table (§7).
+pub const OPS: [&str; 16] = [
+    "adapters",
+    "status",
+    "breakpoints",
+    "launch",
+    "attach",
+    "continue",
+    "pause",
+    "step_over",
+    "step_in",
+    "step_out",
+    "threads",
+    "stack",
+    "scopes",
+    "variables",
+    "evaluate",
+    "output",
+];
+
+const DESCRIPTION: &str = "Drive a debugger (DAP) over one program of this workspace: set breakpoints, launch or attach, \
+step, and read the stack, variables and output. One session per conversation, hard TTL 30 min; calls are serialized. \
+Adapters: debugpy (.py; the project's .venv/venv python runs the program), lldb (compiled executables: C, C++, Rust; \
+evaluate uses lldb's expression evaluator), delve (Go: a .go file or package dir, or a binary), dart (.dart). \
+Typical flow: breakpoints(file, lines) → launch(program, args) → the result says where it stopped → stack → \
+scopes(frame_id) → variables(reference) → evaluate(expression, frame_id) → step_over / step_in / step_out / continue \
+(each blocks until the next stop or exit and says where) → terminate. frame_id and reference values are only valid \
+until the program resumes; call stack again after any step. Lines are 1-based. Ops: adapters (which adapters can \
+run here and why not), status, breakpoints, launch, attach (port), continue, pause, step_over, step_in, step_out, \
+threads, stack (≤30 frames), scopes, variables (≤50 children, values cut at 400 chars), evaluate, output (the \
+program's stdout/stderr), terminate.";
+
+/// Registers `debug` (R-DBG-1: the caller checks that a supervisor, a workspace and a
+/// conversation id exist).
+pub(crate) fn register_tools(registry: &mut Registry) {
+    let handler: ToolHandler = Arc::new(|ctx: &CallContext<'_>, arguments: Value| call(ctx, arguments));
+    registry.register(descriptor(), handler);
+}
+
+/// The `debug` descriptor: tier exec, `parallel_safe: false`.
+pub fn descriptor() -> ToolDescriptor {
+    let mut ops: Vec<&str> = OPS.to_vec();
+    ops.push("terminate");
+    ToolDescriptor {
+        name: TOOL_NAME.to_owned(),
+        description: DESCRIPTION.to_owned(),
+        tier: Tier::Exec,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "op": {"type": "string", "enum": ops, "description": "the operation"},
+                "file": {"type": "string", "description": "breakpoints: source file, relative to the workspace or absolute"},
+                "lines": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "breakpoints: 1-based lines; [] clears the file's breakpoints"},
+                "program": {"type": "string", "description": "launch: a .py/.go/.dart file, a Go package directory, or a compiled executable (built with debug info)"},
+                "args": {"type": "array", "items": {"type": "string"}, "description": "launch: program arguments"},
+                "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "attach: 127.0.0.1 port (debugpy: a debugpy.listen port)"},
+                "adapter": {"type": "string", "enum": ["debugpy", "lldb", "delve", "dart"], "description": "attach (required) / launch (optional override): which adapter"},
+                "thread_id": {"type": "integer", "description": "continue/pause/step_*/stack: thread; default the stopped thread"},
+                "frame_id": {"type": "integer", "minimum": 1, "description": "scopes/evaluate: a frame_id from stack (evaluate defaults to the top frame)"},
+                "reference": {"type": "integer", "minimum": 1, "description": "variables: a reference from scopes, variables or evaluate"},
+                "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
+                "start": {"type": "integer", "minimum": 0, "description": "variables: index of the first child (paging, default 0)"}
+            },
+            "required": ["op"],
+            "additionalProperties": false
+        }),
+        parallel_safe: false,
+        default_timeout: DEFAULT_TIMEOUT,
+    }
+}
+
+/// The arguments of one call.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct DebugArguments {
+    pub op: String,
+    pub file: Option<String>,
+    pub lines: Option<Vec<u64>>,
+    pub program: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub port: Option<u16>,
+    pub adapter: Option<String>,
+    pub thread_id: Option<i64>,
+    pub frame_id: Option<u64>,
+    pub reference: Option<u64>,
+    pub expression: Option<String>,
+    pub start: Option<u64>,
+}
+
+fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: DebugArguments = ctx.parse_arguments(arguments)?;
+    let Some(supervisor) = ctx.run().debug_supervisor() else {
+        return Err(ctx.run().unwired("debug supervisor"));
+    };
+    let result = supervisor.call(ctx, &arguments)?;
+    Ok(ToolOutput::new(result))
+}
+
+/// `Err` naming the missing parameter of `op`.
+pub(crate) fn required<T: Clone>(value: &Option<T>, name: &str, op: &str) -> Result<T, ToolError> {
+    value.clone().ok_or_else(|| {
+        ToolError::invalid(format!("debug op {op} needs `{name}`")).with_hint(format!("call debug with op {op:?} and {name}"))
+    })
+}

@@ -1,0 +1,491 @@
+//! The `apply_patch` tool: parses the patch ([`crate::files::parse_patch`]), applies every file
+//! section to an in-memory view of the workspace (so one patch may delete then re-add a file,
+//! or touch a file twice), and commits the net result all-or-nothing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::files::apply::{apply_hunks, MatchQuality, SplitText};
+use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::files::common::{binary_error, count_lines, is_binary};
+use crate::files::patch::{parse_patch, FileOperation, Patch};
+use crate::files::path::{display_path, resolve_in_workspace};
+use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+pub(crate) fn descriptor() -> ToolDescriptor {
+    ToolDescriptor {
+        name: "apply_patch".to_owned(),
+        description: "Apply a multi-file patch: add, delete, update and move files. Accepts the envelope format\n\
+                      *** Begin Patch\n*** Add File: path/new.rs\n+line\n*** Delete File: path/old.rs\n\
+                      *** Update File: path/a.rs\n*** Move to: path/b.rs   (optional)\n@@ fn anchor_line()   (optional: a line above the change)\n \
+                      context line\n-removed line\n+added line\n*** End of File   (optional: the hunk ends the file)\n*** End Patch\n\
+                      and git-style unified diffs (`diff --git`, `--- a/x`, `+++ b/x`, `@@ -a,b +c,d @@`, /dev/null for \
+                      add/delete, rename from/to). Give about 3 lines of context around each change. Hunks are located \
+                      exactly, then ignoring whitespace differences. All-or-nothing: if any hunk does not apply or any \
+                      write fails, no file changes. A failing hunk error names the file, the hunk, the lines it looked \
+                      for and the closest lines found."
+            .to_owned(),
+        tier: Tier::Write,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "patch": {"type": "string", "description": "The patch text (envelope or unified diff)."}
+            },
+            "required": ["patch"],
+            "additionalProperties": false
+        }),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(60),
+    }
+}
+
+#[derive(Deserialize)]
+struct ApplyPatchArguments {
+    patch: String,
+}
+
+pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: ApplyPatchArguments = ctx.parse_arguments(arguments)?;
+    let patch = parse_patch(&arguments.patch).map_err(|err| {
+        ToolError::invalid(format!("the patch cannot be parsed: {err}"))
+            .with_hint(
+                "send either `*** Begin Patch` … `*** End Patch` with `*** Add File:`/`*** Delete File:`/`*** Update File:` \
+                 sections, or a unified diff with `--- a/<path>`, `+++ b/<path>` and `@@` hunks",
+            )
+            .with_details(json!({"patch_line": err.line}))
+    })?;
+    let root = ctx.run().workspace_root();
+    let mut view = WorkspaceView {
+        root,
+        files: Vec::new(),
+    };
+    let mut summaries = Vec::new();
+    for operation in &patch.operations {
+        ctx.check_continue("applying the patch")?;
+        summaries.push(view.apply(operation)?);
+    }
+    let changes: Vec<FileChange> = view
+        .files
+        .iter()
+        .filter(|file| file.current != file.original)
+        .map(|file| FileChange {
+            path: file.path.clone(),
+            new_content: file.current.clone(),
+            expected: match &file.original {
+                Some(content) => ExpectedState::Content(content.clone()),
+                None => ExpectedState::Absent,
+            },
+        })
+        .collect();
+    let written = if changes.is_empty() {
+        Vec::new()
+    } else {
+        commit_file_changes_in(root, &changes)?
+    };
+    Ok(ToolOutput::new(render(&patch, &summaries, changes.is_empty())).with_written_paths(written))
+}
+
+/// The workspace as the patch sees it: files loaded on first touch, changed in memory.
+struct WorkspaceView<'a> {
+    root: &'a Path,
+    files: Vec<ViewFile>,
+}
+
+struct ViewFile {
+    path: PathBuf,
+    original: Option<Vec<u8>>,
+    current: Option<Vec<u8>>,
+}
+
+/// What one file section did, for the result.
+struct SectionSummary {
+    action: &'static str,
+    path: String,
+    moved_from: Option<String>,
+    hunk_lines: Vec<usize>,
+    lines_added: usize,
+    lines_removed: usize,
+    fuzzy: Vec<String>,
+}
+
+impl WorkspaceView<'_> {
+    fn apply(&mut self, operation: &FileOperation) -> Result<SectionSummary, ToolError> {
+        match operation {
+            FileOperation::Add {
+                path,
+                content,
+                patch_line,
+            } => {
+                let index = self.load(path, *patch_line)?;
+                let shown = display_path(self.root, &self.files[index].path);
+                if self.files[index].current.is_some() {
+                    return Err(section_error(
+                        ErrorKind::Conflict,
+                        &shown,
+                        *patch_line,
+                        "cannot add it: the file already exists",
+                    )
+                    .with_hint(format!(
+                        "use `*** Update File: {path}` to change it, or delete it first"
+                    )));
+                }
+                self.files[index].current = Some(content.clone().into_bytes());
+                Ok(summary(
+                    "added",
+                    shown,
+                    None,
+                    Vec::new(),
+                    count_lines(content),
+                    0,
+                ))
+            }
+            FileOperation::Delete {
+                path,
+                expected_content,
+                patch_line,
+            } => {
+                let index = self.load(path, *patch_line)?;
+                let shown = display_path(self.root, &self.files[index].path);
+                let Some(current) = self.files[index].current.take() else {
+                    return Err(missing_error(&shown, *patch_line, "delete"));
+                };
+                if let Some(expected) = expected_content {
+                    check_deleted_content(&shown, *patch_line, &current, expected)?;
+                }
+                let removed = count_lines(&String::from_utf8_lossy(&current));
+                Ok(summary("deleted", shown, None, Vec::new(), 0, removed))
+            }
+            FileOperation::Update {
+                path,
+                move_to,
+                hunks,
+                patch_line,
+            } => {
+                let index = self.load(path, *patch_line)?;
+                let shown = display_path(self.root, &self.files[index].path);
+                let Some(current) = self.files[index].current.clone() else {
+                    return Err(missing_error(&shown, *patch_line, "update"));
+                };
+                if is_binary(&current) {
+                    return Err(binary_error(
+                        &shown,
+                        current.len() as u64,
+                        &current,
+                        "apply_patch",
+                    ));
+                }
+                let text = String::from_utf8(current).map_err(|_| {
+                    section_error(
+                        ErrorKind::InvalidArguments,
+                        &shown,
+                        *patch_line,
+                        "it is not valid UTF-8 text",
+                    )
+                })?;
+                let applied = apply_hunks(&text, hunks).map_err(|failure| {
+                    let mut message = format!(
+                        "cannot apply the patch to {shown}: {failure}; nothing was changed\nlooked for:\n{}",
+                        quote_lines(&failure.looked_for)
+                    );
+                    if let Some(closest) = &failure.closest {
+                        message.push_str(&format!("\nclosest: {closest}"));
+                    }
+                    ToolError::new(ErrorKind::Conflict, message)
+                        .with_hint(format!(
+                            "read {shown} around the closest lines and redo hunk {} with the file's exact current text",
+                            failure.hunk_number
+                        ))
+                        .with_details(json!({
+                            "path": shown,
+                            "hunk_number": failure.hunk_number,
+                            "hunk_count": failure.hunk_count,
+                            "patch_line": failure.patch_line,
+                            "looked_for": failure.looked_for,
+                            "closest": failure.closest,
+                        }))
+                })?;
+                let fuzzy = applied
+                    .hunks
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, hunk)| hunk.quality != MatchQuality::Exact)
+                    .map(|(number, hunk)| {
+                        format!(
+                            "hunk {} matched {} at line {}",
+                            number + 1,
+                            describe_quality(hunk.quality),
+                            hunk.old_line
+                        )
+                    })
+                    .collect();
+                let hunk_lines = applied.hunks.iter().map(|hunk| hunk.old_line).collect();
+                let lines_added = hunks.iter().map(|hunk| hunk.added_count()).sum();
+                let lines_removed = hunks.iter().map(|hunk| hunk.removed_count()).sum();
+                let new_content = applied.content.into_bytes();
+                let mut section = summary(
+                    "updated",
+                    shown.clone(),
+                    None,
+                    hunk_lines,
+                    lines_added,
+                    lines_removed,
+                );
+                section.fuzzy = fuzzy;
+                let Some(destination) = move_to else {
+                    self.files[index].current = Some(new_content);
+                    return Ok(section);
+                };
+                let target = self.load(destination, *patch_line)?;
+                if target == index {
+                    self.files[index].current = Some(new_content);
+                    return Ok(section);
+                }
+                let target_shown = display_path(self.root, &self.files[target].path);
+                if self.files[target].current.is_some() {
+                    return Err(section_error(
+                        ErrorKind::Conflict,
+                        &shown,
+                        *patch_line,
+                        &format!("cannot move it to {target_shown}: that file already exists"),
+                    )
+                    .with_hint(
+                        "delete the destination first in the same patch, or choose another name",
+                    ));
+                }
+                self.files[index].current = None;
+                self.files[target].current = Some(new_content);
+                section.action = "moved";
+                section.moved_from = Some(shown);
+                section.path = target_shown;
+                Ok(section)
+            }
+        }
+    }
+
+    /// Index of `user_path`'s entry, loading it from disk on first touch.
+    fn load(&mut self, user_path: &str, patch_line: usize) -> Result<usize, ToolError> {
+        let path = resolve_in_workspace(self.root, user_path).map_err(|mut err| {
+            err.message = format!("patch section at line {patch_line}: {}", err.message);
+            err
+        })?;
+        if let Some(index) = self.files.iter().position(|file| file.path == path) {
+            return Ok(index);
+        }
+        let shown = display_path(self.root, &path);
+        let original = match fs::symlink_metadata(&path) {
+            Ok(metadata) if metadata.is_dir() => {
+                return Err(section_error(
+                    ErrorKind::InvalidArguments,
+                    &shown,
+                    patch_line,
+                    "it is a directory, not a file",
+                ))
+            }
+            Ok(_) => Some(
+                fs::read(&path).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?,
+            ),
+            Err(_) => None,
+        };
+        self.files.push(ViewFile {
+            path,
+            current: original.clone(),
+            original,
+        });
+        Ok(self.files.len() - 1)
+    }
+}
+
+fn summary(
+    action: &'static str,
+    path: String,
+    moved_from: Option<String>,
+    hunk_lines: Vec<usize>,
+    lines_added: usize,
+    lines_removed: usize,
+) -> SectionSummary {
+    SectionSummary {
+        action,
+        path,
+        moved_from,
+        hunk_lines,
+        lines_added,
+        lines_removed,
+        fuzzy: Vec::new(),
+    }
+}
+
+fn section_error(kind: ErrorKind, shown: &str, patch_line: usize, problem: &str) -> ToolError {
+    ToolError::new(kind, format!("cannot apply the patch to {shown} (section at patch line {patch_line}): {problem}; nothing was changed"))
+}
+
+fn missing_error(shown: &str, patch_line: usize, action: &str) -> ToolError {
+    section_error(
+        ErrorKind::NotFound,
+        shown,
+        patch_line,
+        &format!("cannot {action} it: no such file"),
+    )
+    .with_hint("check the path (read the directory); to create a file use `*** Add File:`")
+}
+
+/// A unified diff's deleted content must match the file (ignoring trailing whitespace).
+fn check_deleted_content(
+    shown: &str,
+    patch_line: usize,
+    current: &[u8],
+    expected: &str,
+) -> Result<(), ToolError> {
+    let current = String::from_utf8_lossy(current);
+    let file = SplitText::new(&current);
+    let wanted = SplitText::new(expected);
+    let same = file.lines.len() == wanted.lines.len()
+        && file
+            .lines
+            .iter()
+            .zip(&wanted.lines)
+            .all(|(a, b)| a.trim_end() == b.trim_end());
+    if same {
+        return Ok(());
+    }
+    Err(section_error(
+        ErrorKind::Conflict,
+        shown,
+        patch_line,
+        &format!(
+            "the diff deletes it, but its content ({} lines) differs from the deleted lines in the diff ({} lines)",
+            file.lines.len(),
+            wanted.lines.len()
+        ),
+    )
+    .with_hint(format!("use `*** Begin Patch` / `*** Delete File: {shown}` / `*** End Patch`, which needs no content")))
+}
+
+fn quote_lines(lines: &[String]) -> String {
+    const MAX_QUOTED: usize = 12;
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(MAX_QUOTED)
+        .map(|line| format!("  |{line}"))
+        .collect();
+    if let Some(notice) = crate::result::truncation_notice(out.len(), lines.len(), "lines") {
+        out.push(format!("  ({notice})"));
+    }
+    out.join("\n")
+}
+
+fn describe_quality(quality: MatchQuality) -> &'static str {
+    match quality {
+        MatchQuality::Exact => "exactly",
+        MatchQuality::IgnoringTrailingWhitespace => "ignoring trailing whitespace",
+        MatchQuality::IgnoringWhitespace => "ignoring indentation and whitespace",
+        MatchQuality::IgnoringPunctuation => "ignoring whitespace and typographic punctuation",
+    }
+}
+
+fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> ToolResult {
+    let count = |action: &str| {
+        sections
+            .iter()
+            .filter(|section| section.action == action)
+            .count()
+    };
+    let mut parts = Vec::new();
+    for (action, label) in [
+        ("added", "added"),
+        ("updated", "updated"),
+        ("deleted", "deleted"),
+    ] {
+        let n = count(action);
+        if n > 0 {
+            parts.push(format!("{n} {label}"));
+        }
+    }
+    let moves: Vec<String> = sections
+        .iter()
+        .filter(|section| section.action == "moved")
+        .map(|section| {
+            format!(
+                "{} → {}",
+                section.moved_from.as_deref().unwrap_or("?"),
+                section.path
+            )
+        })
+        .collect();
+    if !moves.is_empty() {
+        parts.push(format!("{} moved {}", moves.len(), moves.join(", ")));
+    }
+    let file_word = if sections.len() == 1 { "file" } else { "files" };
+    let mut lines = vec![if nothing_changed {
+        format!("applied patch: {} {file_word} ({}); no change on disk: the result equals the current content", sections.len(), parts.join(", "))
+    } else {
+        format!(
+            "applied patch: {} {file_word} ({})",
+            sections.len(),
+            parts.join(", ")
+        )
+    }];
+    for section in sections {
+        let letter = match section.action {
+            "added" => "A",
+            "deleted" => "D",
+            "moved" => "R",
+            _ => "M",
+        };
+        let name = match &section.moved_from {
+            Some(from) => format!("{from} → {}", section.path),
+            None => section.path.clone(),
+        };
+        let mut line = format!("{letter} {name}");
+        if !section.hunk_lines.is_empty() {
+            let at: Vec<String> = section.hunk_lines.iter().map(usize::to_string).collect();
+            let hunk_word = if at.len() == 1 {
+                "hunk at line"
+            } else {
+                "hunks at lines"
+            };
+            line.push_str(&format!(": {} {hunk_word} {}", at.len(), at.join(", ")));
+        }
+        line.push_str(&format!(
+            " (+{} -{})",
+            section.lines_added, section.lines_removed
+        ));
+        lines.push(line);
+        for fuzzy in &section.fuzzy {
+            lines.push(format!("  note: {fuzzy}"));
+        }
+    }
+    for note in &patch.notes {
+        lines.push(format!("note: {note}"));
+    }
+    let files: Vec<Value> = sections
+        .iter()
+        .map(|section| {
+            json!({
+                "path": section.path,
+                "action": section.action,
+                "moved_from": section.moved_from,
+                "hunk_lines": section.hunk_lines,
+                "lines_added": section.lines_added,
+                "lines_removed": section.lines_removed,
+                "fuzzy_matches": section.fuzzy,
+            })
+        })
+        .collect();
+    ToolResult::text(lines.join("\n")).with_structured(json!({
+        "format": patch.format.as_str(),
+        "files": files,
+        "added": count("added"),
+        "updated": count("updated"),
+        "deleted": count("deleted"),
+        "moved": count("moved"),
+        "changed_on_disk": !nothing_changed,
+        "notes": patch.notes,
+    }))
+}

@@ -1,0 +1,214 @@
+//! The `edit` tool: exact-string replacement in one file. A non-unique match is an error that
+//! says how many and at which lines (unless `replace_all`); no match is an error with a hint
+//! (a whitespace-insensitive match, or the closest lines).
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::files::apply::{closest_line, closest_window, SplitText};
+use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::files::common::{count_lines, line_of_offset, numbered_excerpt, read_text_file};
+use crate::files::path::{display_path, resolve_in_workspace};
+use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+/// Most match lines listed in a "not unique" error.
+const MAX_LISTED_MATCH_LINES: usize = 20;
+
+pub(crate) fn descriptor() -> ToolDescriptor {
+    ToolDescriptor {
+        name: "edit".to_owned(),
+        description: "Replace an exact string in a file. old_string must match the file's text exactly \
+                      (whitespace and indentation included; copy it from read output without the line-number \
+                      prefix) and must occur exactly once, unless replace_all is true. If it occurs several times \
+                      the error says how many and at which lines: add surrounding lines to make it unique. If it is \
+                      not found the error points at the closest text. The write is atomic and fails if the file \
+                      changed meanwhile. Returns the lines of the change."
+            .to_owned(),
+        tier: Tier::Write,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path relative to the workspace root (or absolute inside it)."},
+                "old_string": {"type": "string", "description": "Exact text to replace (non-empty)."},
+                "new_string": {"type": "string", "description": "Replacement text (may be empty to delete)."},
+                "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one (default false)."}
+            },
+            "required": ["path", "old_string", "new_string"],
+            "additionalProperties": false
+        }),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(30),
+    }
+}
+
+#[derive(Deserialize)]
+struct EditArguments {
+    path: String,
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: EditArguments = ctx.parse_arguments(arguments)?;
+    if arguments.old_string.is_empty() {
+        return Err(ToolError::invalid("old_string is empty").with_hint(
+            "pass the exact text to replace; to create a file or replace all of it use write",
+        ));
+    }
+    if arguments.old_string == arguments.new_string {
+        return Err(ToolError::invalid(
+            "old_string and new_string are identical; there is nothing to change",
+        ));
+    }
+    let root = ctx.run().workspace_root();
+    let path = resolve_in_workspace(root, &arguments.path)?;
+    let shown = display_path(root, &path);
+    let original = read_text_file(root, &path, "edit").map_err(|err| match err.kind {
+        ErrorKind::NotFound => {
+            err.with_hint(format!("check the path; to create {shown} use write"))
+        }
+        _ => err,
+    })?;
+    let (old, new) = match_line_endings(&original, &arguments.old_string, &arguments.new_string);
+    let offsets: Vec<usize> = original
+        .match_indices(old.as_str())
+        .map(|(offset, _)| offset)
+        .collect();
+    if offsets.is_empty() {
+        return Err(not_found(&shown, &original, &arguments.old_string));
+    }
+    let match_lines: Vec<usize> = offsets
+        .iter()
+        .map(|&offset| line_of_offset(&original, offset))
+        .collect();
+    if offsets.len() > 1 && !arguments.replace_all {
+        let listed: Vec<String> = match_lines
+            .iter()
+            .take(MAX_LISTED_MATCH_LINES)
+            .map(usize::to_string)
+            .collect();
+        let more = crate::result::truncation_notice(listed.len(), match_lines.len(), "lines")
+            .map(|notice| format!(" ({notice})"))
+            .unwrap_or_default();
+        return Err(ToolError::invalid(format!(
+            "old_string occurs {} times in {shown} (at lines {}{more}); it must be unique",
+            offsets.len(),
+            listed.join(", ")
+        ))
+        .with_hint("include more surrounding lines in old_string so it matches once, or pass replace_all: true to replace every occurrence")
+        .with_details(json!({"path": shown, "match_count": offsets.len(), "lines": match_lines})));
+    }
+    let updated = if arguments.replace_all {
+        original.replace(old.as_str(), &new)
+    } else {
+        original.replacen(old.as_str(), &new, 1)
+    };
+    // Where each replacement starts in the edited file.
+    let growth = new.len() as isize - old.len() as isize;
+    let new_lines: Vec<usize> = offsets
+        .iter()
+        .enumerate()
+        .map(|(index, &offset)| {
+            line_of_offset(
+                &updated,
+                (offset as isize + growth * index as isize) as usize,
+            )
+        })
+        .collect();
+    let change = FileChange {
+        path,
+        new_content: Some(updated.clone().into_bytes()),
+        expected: ExpectedState::Content(original.into_bytes()),
+    };
+    let written = commit_file_changes_in(root, &[change])?;
+    let count = new_lines.len();
+    let mut text = if count == 1 {
+        format!("edited {shown}: 1 replacement at line {}", new_lines[0])
+    } else {
+        let listed: Vec<String> = new_lines
+            .iter()
+            .take(MAX_LISTED_MATCH_LINES)
+            .map(usize::to_string)
+            .collect();
+        let more = crate::result::truncation_notice(listed.len(), count, "lines")
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default();
+        format!(
+            "edited {shown}: {count} replacements at lines {}{more}",
+            listed.join(", ")
+        )
+    };
+    if count == 1 {
+        let first = new_lines[0].saturating_sub(2).max(1);
+        let last = (new_lines[0] + count_lines(&new).max(1) + 1).min(first + 29);
+        text.push('\n');
+        text.push_str(&numbered_excerpt(&updated, first, last));
+    }
+    let result = ToolResult::text(text).with_structured(json!({
+        "path": shown,
+        "replacements": count,
+        "lines": new_lines,
+        "lines_before_edit": match_lines,
+    }));
+    Ok(ToolOutput::new(result).with_written_paths(written))
+}
+
+/// When the file uses CRLF and the strings use bare LF (as models write them), converts both to
+/// CRLF so the match and the replacement fit the file.
+fn match_line_endings(original: &str, old: &str, new: &str) -> (String, String) {
+    let file_uses_crlf = SplitText::new(original).line_ending == "\r\n";
+    if !file_uses_crlf || !old.contains('\n') || old.contains("\r\n") || original.contains(old) {
+        return (old.to_owned(), new.to_owned());
+    }
+    let to_crlf = |text: &str| text.replace("\r\n", "\n").replace('\n', "\r\n");
+    (to_crlf(old), to_crlf(new))
+}
+
+fn not_found(shown: &str, original: &str, old_string: &str) -> ToolError {
+    let file = SplitText::new(original);
+    let pattern_text = SplitText::new(old_string);
+    let pattern: Vec<&str> = pattern_text.lines.iter().map(String::as_str).collect();
+    let mut error = ToolError::invalid(format!("old_string was not found in {shown}"))
+        .with_details(json!({"path": shown, "match_count": 0}));
+    // A match that differs only in whitespace (indentation, tabs vs spaces, trailing spaces).
+    if !pattern.is_empty() && pattern.len() <= file.lines.len() {
+        let found = (0..=file.lines.len() - pattern.len()).find(|&start| {
+            pattern
+                .iter()
+                .enumerate()
+                .all(|(offset, wanted)| file.lines[start + offset].trim() == wanted.trim())
+        });
+        if let Some(start) = found {
+            let first = start + 1;
+            let last = start + pattern.len();
+            let excerpt = numbered_excerpt(original, first, last.min(first + 9));
+            error.message.push_str(&format!(
+                "; lines {first}-{last} match it when whitespace is ignored, so indentation, tabs/spaces or trailing spaces differ. The file has:\n{excerpt}"
+            ));
+            return error.with_hint("copy old_string exactly from the file's text above (without the line-number prefixes) and retry");
+        }
+    }
+    let closest = if pattern.len() > 1 {
+        closest_window(&file.lines, &pattern)
+    } else {
+        closest_line(&file.lines, old_string)
+    };
+    match closest {
+        Some(closest) => {
+            error.message.push_str(&format!("; closest: {closest}"));
+            error.with_hint(format!(
+                "read {shown} around that line and copy old_string exactly from it"
+            ))
+        }
+        None => error.with_hint(format!(
+            "no line of old_string occurs in {shown}; read the file (or check the path) first"
+        )),
+    }
+}

@@ -1,0 +1,100 @@
+//! The `write` tool: create or replace a whole file, atomically, creating parent directories.
+
+use std::fs;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ToolError;
+use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::files::common::{count_lines, directory_error, plural};
+use crate::files::path::{display_path, resolve_in_workspace};
+use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+pub(crate) fn descriptor() -> ToolDescriptor {
+    ToolDescriptor {
+        name: "write".to_owned(),
+        description: "Create a file, or replace a file's whole content, in the workspace. Parent directories \
+                      are created. The write is atomic (temp file + rename) and keeps the file's permissions. \
+                      Prefer edit or apply_patch to change part of an existing file. Returns what was written \
+                      (`wrote src/a.rs (12 lines, 345 bytes; created)`)."
+            .to_owned(),
+        tier: Tier::Write,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path relative to the workspace root (or absolute inside it)."},
+                "content": {"type": "string", "description": "The file's complete new content."}
+            },
+            "required": ["path", "content"],
+            "additionalProperties": false
+        }),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(30),
+    }
+}
+
+#[derive(Deserialize)]
+struct WriteArguments {
+    path: String,
+    content: String,
+}
+
+pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: WriteArguments = ctx.parse_arguments(arguments)?;
+    let root = ctx.run().workspace_root();
+    let path = resolve_in_workspace(root, &arguments.path)?;
+    let shown = display_path(root, &path);
+    let previous = match fs::metadata(&path) {
+        Ok(metadata) if metadata.is_dir() => return Err(directory_error(root, &path, "write")),
+        Ok(_) => fs::read(&path).ok(),
+        Err(_) => None,
+    };
+    let lines = count_lines(&arguments.content);
+    let bytes = arguments.content.len();
+    if previous.as_deref() == Some(arguments.content.as_bytes()) {
+        let result = ToolResult::text(format!(
+            "{shown} unchanged: it already has this content ({}, {bytes} bytes)",
+            plural(lines, "line")
+        ))
+        .with_structured(
+            json!({"path": shown, "action": "unchanged", "lines": lines, "bytes": bytes}),
+        );
+        return Ok(ToolOutput::new(result));
+    }
+    let expected = match &previous {
+        Some(content) => ExpectedState::Content(content.clone()),
+        None => ExpectedState::Absent,
+    };
+    let change = FileChange {
+        path,
+        new_content: Some(arguments.content.into_bytes()),
+        expected,
+    };
+    let written = commit_file_changes_in(root, &[change])?;
+    let (action, detail) = match &previous {
+        None => ("created", "created".to_owned()),
+        Some(old) => (
+            "overwritten",
+            format!(
+                "replaced {}",
+                plural(count_lines(&String::from_utf8_lossy(old)), "line")
+            ),
+        ),
+    };
+    let result = ToolResult::text(format!(
+        "wrote {shown} ({}, {bytes} bytes; {detail})",
+        plural(lines, "line")
+    ))
+    .with_structured(json!({
+        "path": shown,
+        "action": action,
+        "lines": lines,
+        "bytes": bytes,
+        "previous_lines": previous.as_ref().map(|old| count_lines(&String::from_utf8_lossy(old))),
+    }));
+    Ok(ToolOutput::new(result).with_written_paths(written))
+}

@@ -1,0 +1,252 @@
+// runbound kernel driver for Node. Embedded in the runbound binary and started as
+// `node --expose-internals -e <this source>`; it is not a file on disk.
+//
+// Protocol: JSON lines; host -> kernel on fd 0, kernel -> host on fd 1 (see driver.py for the
+// message types). process.stdout/process.stderr writes are turned into `stream` messages; a
+// non-protocol line on fd 1 (an inherited-stdio grandchild) is shown by the host as raw output.
+// One persistent `vm` context; top-level let/const become context globals so they persist and
+// may be re-declared; top-level await via Node's own REPL transform; the completion value of
+// the cell is echoed. tool(name, args) is synchronous (so `await tool(...)` works too).
+'use strict';
+const fs = require('fs');
+const util = require('util');
+const vm = require('vm');
+
+const PROTO_IN = 0;
+const PROTO_OUT = 1;
+const rawWrite = (text) => {
+  const data = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < data.length) {
+    try {
+      offset += fs.writeSync(PROTO_OUT, data, offset);
+    } catch (err) {
+      if (err.code !== 'EAGAIN') throw err;
+    }
+  }
+};
+const send = (message) => rawWrite(JSON.stringify(message) + '\n');
+
+let pending = Buffer.alloc(0);
+function readMessage() {
+  const chunk = Buffer.alloc(65536);
+  for (;;) {
+    const newline = pending.indexOf(10);
+    if (newline >= 0) {
+      const line = pending.subarray(0, newline).toString('utf8');
+      pending = pending.subarray(newline + 1);
+      if (line.trim() === '') continue;
+      return JSON.parse(line);
+    }
+    let count;
+    try {
+      count = fs.readSync(PROTO_IN, chunk, 0, chunk.length, null);
+    } catch (err) {
+      if (err.code === 'EAGAIN') continue;
+      if (err.code === 'EOF') return null;
+      throw err;
+    }
+    if (count === 0) return null;
+    pending = Buffer.concat([pending, chunk.subarray(0, count)]);
+  }
+}
+
+const limits = { max_output_bytes: 64 * 1024, max_item_bytes: 16 * 1024, max_images: 4, max_image_bytes: 1024 * 1024 };
+const cellOutput = { sent: 0, omitted: 0, tail: [], tailBytes: 0, lastBeat: 0 };
+function resetCell() {
+  cellOutput.sent = 0;
+  cellOutput.omitted = 0;
+  cellOutput.tail = [];
+  cellOutput.tailBytes = 0;
+}
+function emit(name, text) {
+  const size = Buffer.byteLength(text);
+  const head = Math.floor(limits.max_output_bytes / 2);
+  if (cellOutput.omitted === 0 && cellOutput.tail.length === 0 && cellOutput.sent + size <= head) {
+    cellOutput.sent += size;
+    send({ type: 'stream', name, text });
+    return;
+  }
+  cellOutput.tail.push([name, text]);
+  cellOutput.tailBytes += size;
+  while (cellOutput.tailBytes > limits.max_output_bytes - head && cellOutput.tail.length > 0) {
+    const [, first] = cellOutput.tail.shift();
+    const firstSize = Buffer.byteLength(first);
+    cellOutput.tailBytes -= firstSize;
+    cellOutput.omitted += firstSize;
+  }
+  const now = Date.now();
+  if (now - cellOutput.lastBeat > 500) {
+    cellOutput.lastBeat = now;
+    send({ type: 'activity', omitted_bytes: cellOutput.omitted });
+  }
+}
+
+function capText(text) {
+  const data = Buffer.from(text, 'utf8');
+  if (data.length <= limits.max_item_bytes) return text;
+  const half = Math.floor(limits.max_item_bytes / 2);
+  return `${data.subarray(0, half).toString('utf8')}\n[... truncated ${data.length - 2 * half} bytes of this item ...]\n${data.subarray(data.length - half).toString('utf8')}`;
+}
+
+function render(value) {
+  if (Buffer.isBuffer(value) && value.length > 24 && value.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+    if (value.length > limits.max_image_bytes) return { kind: 'text', text: `[image of ${value.length} bytes not shown: over the ${limits.max_image_bytes}-byte cap]` };
+    return { kind: 'png', data: value.toString('base64'), bytes: value.length, width: value.readUInt32BE(16), height: value.readUInt32BE(20) };
+  }
+  if (typeof value === 'string') return { kind: 'text', text: capText(value) };
+  return { kind: 'text', text: capText(util.inspect(value, { depth: 4, maxArrayLength: 100, maxStringLength: 10000, breakLength: 100 })) };
+}
+
+function display(...values) {
+  for (const value of values) send({ type: 'display', item: render(value) });
+}
+
+let toolCounter = 0;
+class ToolError extends Error {}
+function tool(name, args = {}) {
+  if (typeof name !== 'string') throw new TypeError('tool(name, args): name must be a string');
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new TypeError('tool(name, args): args must be an object');
+  toolCounter += 1;
+  const id = toolCounter;
+  send({ type: 'tool_call', id, name, args });
+  for (;;) {
+    const message = readMessage();
+    if (message === null) throw new Error('the host closed the kernel pipe during tool()');
+    if (message.type === 'tool_result' && message.id === id) {
+      if (!message.ok) throw new ToolError(message.error || `tool ${name} failed`);
+      return message.value;
+    }
+  }
+}
+
+const streamWrite = (name) => (chunk, encoding, callback) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+  emit(name, text);
+  if (typeof encoding === 'function') encoding();
+  else if (typeof callback === 'function') callback();
+  return true;
+};
+process.stdout.write = streamWrite('stdout');
+process.stderr.write = streamWrite('stderr');
+const cellConsole = new console.Console({ stdout: process.stdout, stderr: process.stderr, colorMode: false });
+
+const sandbox = {
+  console: cellConsole, display, tool, ToolError, require, process, Buffer, URL, URLSearchParams,
+  TextEncoder, TextDecoder, setTimeout, setInterval, setImmediate, clearTimeout, clearInterval,
+  clearImmediate, queueMicrotask, structuredClone, module: { exports: {} },
+};
+if (typeof fetch === 'function') sandbox.fetch = fetch;
+const context = vm.createContext(sandbox, { name: 'runbound-cell' });
+const initialNames = new Set(Object.keys(sandbox));
+
+let acorn = null;
+let processTopLevelAwait = null;
+try {
+  acorn = require('internal/deps/acorn/acorn/dist/acorn');
+  processTopLevelAwait = require('internal/repl/await').processTopLevelAwait;
+} catch (err) {
+  acorn = null;
+}
+
+// Top-level `let`/`const` become `var` and `class X` becomes `var X = class X`, so bindings are
+// context globals that persist and can be declared again in a later cell.
+function hoistDeclarations(code) {
+  if (!acorn) return code;
+  let program;
+  try {
+    program = acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowAwaitOutsideFunction: true });
+  } catch (err) {
+    return code;
+  }
+  const edits = [];
+  for (const node of program.body) {
+    if (node.type === 'VariableDeclaration' && (node.kind === 'let' || node.kind === 'const')) {
+      edits.push([node.start, node.start + node.kind.length, 'var']);
+    } else if (node.type === 'ClassDeclaration' && node.id) {
+      edits.push([node.start, node.start, `var ${node.id.name} = `]);
+      edits.push([node.end, node.end, ';']);
+    }
+  }
+  edits.sort((a, b) => b[0] - a[0]);
+  let out = code;
+  for (const [start, end, text] of edits) out = out.slice(0, start) + text + out.slice(end);
+  return out;
+}
+
+async function execute(cell, source) {
+  const filename = `cell-${cell}`;
+  let code = hoistDeclarations(source);
+  let wrapped = false;
+  if (processTopLevelAwait && /\bawait\b/.test(code)) {
+    const transformed = processTopLevelAwait(code);
+    if (transformed !== null) {
+      code = transformed;
+      wrapped = true;
+    }
+  }
+  const script = new vm.Script(code, { filename });
+  let value = script.runInContext(context, { breakOnSigint: true, displayErrors: false });
+  if (wrapped) {
+    const settled = await value;
+    value = settled && typeof settled === 'object' && 'value' in settled ? settled.value : undefined;
+  }
+  if (value !== undefined) {
+    context._ = value;
+    send({ type: 'result', item: typeof value === 'string' ? { kind: 'text', text: capText(util.inspect(value)) } : render(value) });
+  }
+}
+
+function inventory() {
+  const variables = Object.keys(context).filter((name) => !initialNames.has(name) && name !== '_').sort();
+  const modules = Object.keys(require.cache).map((p) => p.split('/node_modules/').pop().split('/')[0]).filter((v, i, a) => a.indexOf(v) === i);
+  return { type: 'inventory', variables, modules };
+}
+
+process.on('SIGINT', () => {});
+process.on('unhandledRejection', (reason) => {
+  emit('stderr', `Unhandled promise rejection: ${reason && reason.stack ? reason.stack : util.inspect(reason)}\n`);
+});
+process.on('uncaughtException', (err) => {
+  emit('stderr', `Uncaught exception: ${err && err.stack ? err.stack : util.inspect(err)}\n`);
+});
+
+function formatError(err) {
+  if (err && err.stack) {
+    const lines = String(err.stack).split('\n');
+    const kept = [];
+    for (const line of lines) {
+      if (/^\s+at /.test(line) && !/cell-\d+/.test(line)) continue;
+      kept.push(line);
+    }
+    return kept.join('\n');
+  }
+  return util.inspect(err);
+}
+
+send({ type: 'ready', backend: 'node', version: process.versions.node, executable: process.execPath, pid: process.pid, cwd: process.cwd() });
+
+async function main() {
+  for (;;) {
+    const message = readMessage();
+    if (message === null || message.type === 'shutdown') process.exit(0);
+    if (message.type === 'inventory') {
+      send(inventory());
+      continue;
+    }
+    if (message.type !== 'execute') continue;
+    Object.assign(limits, message.limits || {});
+    resetCell();
+    let status = 'ok';
+    try {
+      await execute(message.cell, message.code || '');
+    } catch (err) {
+      status = 'error';
+      send({ type: 'error', ename: (err && err.name) || 'Error', evalue: capText(String(err && err.message)), traceback: capText(formatError(err)) });
+    }
+    // Let callbacks that are already due run before the cell is reported done.
+    await new Promise((resolve) => setImmediate(resolve));
+    send({ type: 'done', cell: message.cell, status, omitted_bytes: cellOutput.omitted, tail: cellOutput.tail, figures_omitted: 0 });
+  }
+}
+main();

@@ -1,0 +1,358 @@
+//! One spawned kernel process (CPython or Node running an embedded driver script) and the
+//! named reader thread that pumps its JSON-lines messages into a crossbeam channel.
+//!
+//! Pipes: the kernel's stdin (fd 0) carries host → kernel messages and its stdout (fd 1)
+//! kernel → host messages. The CPython driver moves both to private, non-inheritable fds before
+//! any user code runs and points fd 0 at /dev/null and fd 1 at stderr, so user prints, C-level
+//! writes and subprocesses never touch the protocol. The Node driver cannot `dup2`; it replaces
+//! `process.stdout.write`/`process.stderr.write`, and any line on fd 1 that is not a protocol
+//! message (an inherited-stdio grandchild) is shown as raw output, never parsed as a command.
+//! No socket, no port, no key.
+
+use std::collections::BTreeSet;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::ChildStdin;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::transport::framing::{read_json_line, write_json_line};
+use crate::transport::process::{ChildProcess, ProcessSpec};
+
+use super::{Language, Sandbox};
+
+/// Longest protocol line accepted from a kernel (a PNG item is base64 inside one line): 32 MiB.
+const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+
+/// A message (or the end) of a kernel's protocol stream.
+#[derive(Debug)]
+pub(crate) enum KernelEvent {
+    /// One protocol message (`{"type": …}`).
+    Message(Value),
+    /// A line on the protocol stream that is not a protocol message (raw output).
+    Raw(String),
+    /// The protocol stream ended (the kernel exited or closed it).
+    Closed(String),
+}
+
+/// How a kernel was started, for results and `runbound status`.
+#[derive(Debug, Clone)]
+pub(crate) struct KernelIdentity {
+    /// `cpython` or `node`.
+    pub backend: &'static str,
+    /// Interpreter version reported by the driver.
+    pub version: String,
+    /// The interpreter executable.
+    pub executable: PathBuf,
+    /// The kernel's pid as seen by the host.
+    pub pid: u32,
+    /// Whether it runs inside the run's sandbox.
+    pub sandboxed: bool,
+}
+
+/// A live spawned kernel. Dropping it kills the kernel's process group and every process group
+/// of its shell children, reaps the kernel and joins the reader thread (bounded).
+pub(crate) struct SpawnedKernel {
+    child: Option<ChildProcess>,
+    to_kernel: Mutex<Option<ChildStdin>>,
+    pub(crate) events: Receiver<KernelEvent>,
+    reader: Option<JoinHandle<()>>,
+    pub(crate) identity: KernelIdentity,
+    /// Process groups of shell children the driver reported (only trusted outside a sandbox).
+    pub(crate) child_groups: Arc<Mutex<BTreeSet<i32>>>,
+    pub(crate) generation: u64,
+    pub(crate) started_at: Instant,
+    pub(crate) cells_run: u64,
+}
+
+/// What to spawn for a language.
+pub(crate) struct KernelLaunch<'a> {
+    pub language: Language,
+    pub interpreter: &'a Path,
+    pub driver_source: &'static str,
+    pub cwd: &'a Path,
+    pub sandbox: Option<&'a Sandbox>,
+    pub generation: u64,
+    pub startup_timeout: Duration,
+}
+
+impl SpawnedKernel {
+    /// Starts the interpreter with the driver and waits (bounded) for its `ready` message.
+    pub(crate) fn start(launch: &KernelLaunch<'_>) -> Result<SpawnedKernel, ToolError> {
+        let (backend, interpreter_args): (&'static str, Vec<&str>) = match launch.language {
+            Language::Python => (
+                "cpython",
+                vec!["-u", "-X", "utf8", "-c", launch.driver_source],
+            ),
+            Language::Javascript => (
+                "node",
+                vec!["--expose-internals", "-e", launch.driver_source],
+            ),
+        };
+        let display_name = format!(
+            "{backend} kernel g{} @ {}",
+            launch.generation,
+            launch.cwd.display()
+        );
+        let spec = match launch.sandbox {
+            Some(sandbox) => {
+                let Some((program, prefix_args)) = sandbox.command_prefix.split_first() else {
+                    return Err(ToolError::invalid("the run's sandbox has an empty command prefix")
+                        .with_hint("configure the sandbox with a program, e.g. [\"bwrap\", \"--ro-bind\", \"/\", \"/\", …]"));
+                };
+                ProcessSpec::new(PathBuf::from(program), launch.cwd)
+                    .with_args(prefix_args.iter().cloned())
+                    .with_arg(launch.interpreter.as_os_str().to_owned())
+                    .with_args(interpreter_args.iter().copied())
+            }
+            None => ProcessSpec::new(launch.interpreter.to_path_buf(), launch.cwd)
+                .with_args(interpreter_args.iter().copied()),
+        };
+        let spec = spec
+            .with_display_name(display_name.clone())
+            .with_env("PYTHONUNBUFFERED", "1")
+            .with_env("PYTHONIOENCODING", "utf-8")
+            .with_env("MPLBACKEND", "module://_runbound_mpl_backend")
+            .with_env("PAGER", "cat")
+            .with_env("GIT_PAGER", "cat")
+            .with_env("GIT_EDITOR", "true")
+            .with_env("TERM", "dumb")
+            .with_env("NO_COLOR", "1")
+            .with_env_remove("PYTHONSTARTUP")
+            .with_env_remove("NODE_OPTIONS")
+            .with_stdin_piped(true)
+            .with_stdout_piped(true);
+        let child = ChildProcess::spawn(spec)?;
+        let pid = child.pid();
+        let to_kernel = child.take_stdin();
+        let Some(stdout) = child.take_stdout() else {
+            return Err(ToolError::new(
+                ErrorKind::Unavailable,
+                format!("{display_name}: stdout pipe missing after spawn"),
+            ));
+        };
+        let (sender, events) = crossbeam_channel::unbounded();
+        let thread_name = format!(
+            "runbound-kernel-{}-g{}-reader",
+            launch.language.as_str(),
+            launch.generation
+        );
+        let reader = std::thread::Builder::new()
+            .name(thread_name)
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                loop {
+                    match read_json_line(&mut reader, MAX_LINE_BYTES) {
+                        Ok(Some(value)) if value.get("type").and_then(Value::as_str).is_some() => {
+                            if sender.send(KernelEvent::Message(value)).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(Some(value)) => {
+                            let _ = sender.send(KernelEvent::Raw(format!("{value}\n")));
+                        }
+                        Ok(None) => {
+                            let _ = sender.send(KernelEvent::Closed(
+                                "the kernel closed its output pipe".to_owned(),
+                            ));
+                            return;
+                        }
+                        Err(err) if err.is_recoverable() => {
+                            let _ = sender.send(KernelEvent::Raw(format!("{}\n", err.message())));
+                        }
+                        Err(err) => {
+                            let _ = sender.send(KernelEvent::Closed(format!(
+                                "reading the kernel's output failed: {}",
+                                err.message()
+                            )));
+                            return;
+                        }
+                    }
+                }
+            })
+            .map_err(|err| {
+                ToolError::new(
+                    ErrorKind::Unavailable,
+                    format!("cannot start the kernel reader thread: {err}"),
+                )
+            })?;
+        let mut kernel = SpawnedKernel {
+            child: Some(child),
+            to_kernel: Mutex::new(to_kernel),
+            events,
+            reader: Some(reader),
+            identity: KernelIdentity {
+                backend,
+                version: String::new(),
+                executable: launch.interpreter.to_path_buf(),
+                pid,
+                sandboxed: launch.sandbox.is_some(),
+            },
+            child_groups: Arc::new(Mutex::new(BTreeSet::new())),
+            generation: launch.generation,
+            started_at: Instant::now(),
+            cells_run: 0,
+        };
+        let deadline = Instant::now() + launch.startup_timeout;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            match kernel.events.recv_timeout(remaining) {
+                Ok(KernelEvent::Message(message)) if message["type"] == "ready" => {
+                    kernel.identity.version = message["version"].as_str().unwrap_or("?").to_owned();
+                    return Ok(kernel);
+                }
+                Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) => continue,
+                Ok(KernelEvent::Closed(reason)) => {
+                    let state = kernel.describe_exit();
+                    return Err(ToolError::new(
+                        ErrorKind::Unavailable,
+                        format!("{display_name} did not start: {reason}; {state}"),
+                    )
+                    .with_hint("check that the interpreter runs (and, with a sandbox, that the sandbox command works)"));
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                    let state = kernel.describe_exit();
+                    return Err(ToolError::new(
+                        ErrorKind::Timeout,
+                        format!(
+                            "{display_name} sent no ready message within {} ms; {state}",
+                            launch.startup_timeout.as_millis()
+                        ),
+                    )
+                    .with_hint("retry; if it persists, check the interpreter and the sandbox"));
+                }
+            }
+        }
+    }
+
+    /// Sends one message to the kernel.
+    pub(crate) fn send(&self, message: &Value) -> Result<(), String> {
+        let mut guard = self.to_kernel.lock();
+        let Some(stdin) = guard.as_mut() else {
+            return Err("the kernel's request pipe is closed".to_owned());
+        };
+        write_json_line(stdin, message)
+            .and_then(|()| stdin.flush())
+            .map_err(|err| format!("writing to the kernel failed: {err}"))
+    }
+
+    /// Sends SIGINT to the kernel's process group (Python raises KeyboardInterrupt; Node breaks
+    /// a running script).
+    pub(crate) fn interrupt(&self) {
+        if let Some(child) = &self.child {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(child.pid() as i32),
+                nix::sys::signal::Signal::SIGINT,
+            );
+        }
+    }
+
+    /// One line describing the kernel process state plus its stderr tail.
+    pub(crate) fn describe_exit(&self) -> String {
+        match &self.child {
+            Some(child) => {
+                let _ = child.wait_timeout(Duration::from_millis(500));
+                child.describe_state()
+            }
+            None => "the kernel was already stopped".to_owned(),
+        }
+    }
+
+    /// Total bytes the kernel wrote to its raw stderr so far.
+    pub(crate) fn stderr_total_bytes(&self) -> u64 {
+        self.child
+            .as_ref()
+            .map(|child| child.stderr_tail_handle().total_bytes())
+            .unwrap_or(0)
+    }
+
+    /// The kernel's stderr tail.
+    pub(crate) fn stderr_tail(&self) -> String {
+        self.child
+            .as_ref()
+            .map(|child| child.stderr_tail())
+            .unwrap_or_default()
+    }
+
+    /// Kills the kernel, every descendant and every reported shell-child group; reaps; joins.
+    pub(crate) fn kill(&mut self) {
+        let Some(child) = self.child.take() else {
+            return;
+        };
+        let _ = self.send(&json!({"type": "shutdown"}));
+        let descendants = descendant_pids(child.pid());
+        let signal = nix::sys::signal::Signal::SIGKILL;
+        for pid in &descendants {
+            let pid = nix::unistd::Pid::from_raw(*pid as i32);
+            if let Ok(group) = nix::unistd::getpgid(Some(pid)) {
+                if group.as_raw() != 0 && group.as_raw() != nix::unistd::getpgrp().as_raw() {
+                    let _ = nix::sys::signal::killpg(group, signal);
+                }
+            }
+            let _ = nix::sys::signal::kill(pid, signal);
+        }
+        if !self.identity.sandboxed {
+            for group in self.child_groups.lock().iter() {
+                let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*group), signal);
+            }
+        }
+        child.kill_group_with_grace(Duration::from_millis(50));
+        drop(child);
+        self.to_kernel.lock().take();
+        if let Some(reader) = self.reader.take() {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while !reader.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if reader.is_finished() {
+                let _ = reader.join();
+            }
+        }
+    }
+}
+
+impl Drop for SpawnedKernel {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Pids of every live descendant of `root`, found by walking /proc (children first listed
+/// after their parents).
+fn descendant_pids(root: u32) -> Vec<u32> {
+    let mut parent_of = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            let Some(close) = stat.rfind(')') else {
+                continue;
+            };
+            let mut fields = stat[close + 1..].split_whitespace();
+            let _state = fields.next();
+            let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut result = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid) in &parent_of {
+            if ppid == parent && !result.contains(&pid) {
+                result.push(pid);
+                frontier.push(pid);
+            }
+        }
+    }
+    result
+}

@@ -1,0 +1,1101 @@
+//! One language-server process: start + `initialize`, the owner thread that pumps its messages,
+//! readiness, documents, diagnostics store, and requests with bounded retries.
+//!
+//! Shape (design card): [`LanguageServer`] is the handle; a dedicated OS thread
+//! (`runbound-lsp-<id>-pump`) drains the connection's incoming channel, answers every
+//! server→client request, and folds notifications (`$/progress`, `experimental/serverStatus`,
+//! `$/analyzerStatus`, `textDocument/publishDiagnostics`, log messages) into a shared
+//! [`ServerState`] guarded by a mutex + condvar, so callers can wait on readiness or on a newer
+//! diagnostics generation with a deadline. Requests go straight from the caller's thread through
+//! [`crate::transport::RpcConnection`], which correlates responses with per-request timeouts.
+//!
+//! Dropping the handle: `shutdown` (≤ 1 s) → `exit` → wait ≤ 500 ms → the connection's drop kills
+//! the process group and joins the reader/writer threads; the pump thread is joined first.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use crossbeam_channel::{select, Receiver, Sender};
+use parking_lot::{Condvar, Mutex};
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::lsp::position::PositionEncoding;
+use crate::lsp::servers::{ReadinessSignal, ServerDefinition};
+use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::WorkspaceEditApplier;
+use crate::transport::{ChildProcess, Incoming, PeerRequest, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol};
+
+/// JSON-RPC `ContentModified`: the document changed while the server computed the answer.
+pub const CONTENT_MODIFIED: i64 = -32801;
+/// LSP `ServerCancelled`: the server cancelled the request (e.g. still loading).
+pub const SERVER_CANCELLED: i64 = -32802;
+/// JSON-RPC `MethodNotFound`.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// How many times a read-only request is retried after ContentModified / ServerCancelled.
+pub const READ_ONLY_RETRIES: u32 = 3;
+
+/// What a server is doing, as far as its notifications tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    /// Initialized, within its startup grace, nothing reported yet.
+    Starting,
+    /// Work in progress: the titles (and messages) of the running progress reports.
+    Indexing(Vec<String>),
+    /// Nothing running.
+    Ready,
+    /// The process is gone; the text says how.
+    Exited(String),
+}
+
+impl Readiness {
+    /// A short human text: `ready`, `starting`, `indexing (Roots Scanned, …)`, `exited: …`.
+    pub fn describe(&self) -> String {
+        match self {
+            Readiness::Starting => "starting".to_owned(),
+            Readiness::Indexing(titles) if titles.is_empty() => "indexing".to_owned(),
+            Readiness::Indexing(titles) => format!("indexing ({})", titles.join("; ")),
+            Readiness::Ready => "ready".to_owned(),
+            Readiness::Exited(how) => format!("exited: {how}"),
+        }
+    }
+}
+
+/// The outcome of waiting for readiness.
+#[derive(Debug, Clone)]
+pub struct ReadinessReport {
+    /// The state when the wait ended.
+    pub readiness: Readiness,
+    /// How long the wait took.
+    pub waited: Duration,
+}
+
+impl ReadinessReport {
+    /// A note for the answer when the server was not ready, e.g. "note: rust-analyzer was still
+    /// indexing after waiting 500 ms (running: Roots Scanned); the answer may be incomplete".
+    pub fn note(&self, server_id: &str) -> Option<String> {
+        match &self.readiness {
+            Readiness::Ready | Readiness::Exited(_) => None,
+            Readiness::Starting => Some(format!(
+                "note: {server_id} was still starting after waiting {} ms; the answer may be incomplete — call again in a few seconds for a complete one",
+                self.waited.as_millis()
+            )),
+            Readiness::Indexing(titles) => Some(format!(
+                "note: {server_id} was still indexing after waiting {} ms (running: {}); the answer may be incomplete — call again in a few seconds for a complete one",
+                self.waited.as_millis(),
+                if titles.is_empty() { "unnamed work".to_owned() } else { titles.join("; ") }
+            )),
+        }
+    }
+}
+
+/// Diagnostics a server published for one document.
+#[derive(Debug, Clone)]
+pub struct PublishedDiagnostics {
+    /// Value of the server's publish counter when this set arrived (see
+    /// [`LanguageServer::diagnostics_generation`]); strictly increasing per server.
+    pub generation: u64,
+    /// The document version the server says the set is for, if it sent one.
+    pub version: Option<i64>,
+    /// The raw LSP `Diagnostic` objects.
+    pub diagnostics: Vec<Value>,
+    /// When the set arrived.
+    pub received_at: Instant,
+}
+
+/// What [`LanguageServer::sync_document`] did.
+#[derive(Debug, Clone)]
+pub struct DocumentSync {
+    /// The absolute path.
+    pub path: PathBuf,
+    /// Its `file://` URI as sent to the server.
+    pub uri: String,
+    /// The document version after the sync (1 after `didOpen`, +1 per `didChange`).
+    pub version: i32,
+    /// `didOpen` was sent.
+    pub opened: bool,
+    /// `didChange` + `didSave` were sent.
+    pub changed: bool,
+    /// The server's publish counter just before the notifications went out: a publish with a
+    /// larger generation came after this sync.
+    pub generation_before: u64,
+}
+
+/// A snapshot for `status`.
+#[derive(Debug, Clone)]
+pub struct ServerSnapshot {
+    /// Process id.
+    pub pid: u32,
+    /// Time since the process started.
+    pub uptime: Duration,
+    /// Current readiness.
+    pub readiness: Readiness,
+    /// The negotiated position encoding.
+    pub position_encoding: PositionEncoding,
+    /// Open documents (absolute paths).
+    pub open_documents: Vec<PathBuf>,
+    /// The last lines of the server's stderr (at most 5).
+    pub stderr_tail: Vec<String>,
+    /// The last `window/logMessage` / `showMessage` lines (at most 5).
+    pub log_tail: Vec<String>,
+    /// `serverInfo` name + version, when the server sent it.
+    pub server_info: Option<String>,
+}
+
+/// A failed request, classified for the tool layer.
+#[derive(Debug, Clone)]
+pub enum RequestFailure {
+    /// The server answered with an error (code, message).
+    Server(ResponseError),
+    /// Transport failure (timeout, peer gone), already phrased as a tool error.
+    Transport(ToolError),
+}
+
+impl RequestFailure {
+    /// As a tool error naming `server_id` and `method`.
+    pub fn to_tool_error(&self, server_id: &str, method: &str) -> ToolError {
+        match self {
+            RequestFailure::Server(err) => {
+                ToolError::new(ErrorKind::Failed, format!("{server_id} answered {method} with error {}: {}", err.code, err.message))
+            }
+            RequestFailure::Transport(err) => err.clone(),
+        }
+    }
+}
+
+/// Mutable state shared between the pump thread and callers.
+#[derive(Debug, Default)]
+pub struct ServerState {
+    /// Tokens of running progress → display text (title, message, percentage).
+    progress: HashMap<String, (String, String)>,
+    /// pyright's non-standard progress (begin/end), display text when running.
+    pyright_progress: Option<String>,
+    /// Any progress was ever reported.
+    progress_seen: bool,
+    /// rust-analyzer `experimental/serverStatus`: (quiescent, message).
+    server_status: Option<(bool, Option<String>)>,
+    /// Dart `$/analyzerStatus.isAnalyzing`.
+    dart_analyzing: Option<bool>,
+    /// Dynamic registrations: id → (method, registerOptions).
+    registrations: HashMap<String, (String, Value)>,
+    /// Publish counter.
+    publish_generation: u64,
+    /// Latest published set per document.
+    diagnostics: HashMap<PathBuf, PublishedDiagnostics>,
+    /// `workspace/diagnostic/refresh` requests received.
+    diagnostic_refreshes: u64,
+    /// Last log / show messages.
+    log_tail: VecDeque<String>,
+    /// How the connection closed, when it has.
+    closed: Option<String>,
+}
+
+/// One running language server (one process per (server id, root)).
+pub struct LanguageServer {
+    definition: Arc<ServerDefinition>,
+    root: PathBuf,
+    workspace_root: PathBuf,
+    connection: Arc<RpcConnection>,
+    shared: Arc<(Mutex<ServerState>, Condvar)>,
+    documents: Mutex<HashMap<PathBuf, TrackedDocument>>,
+    watched_files: Mutex<Option<HashMap<PathBuf, (Option<SystemTime>, u64)>>>,
+    capabilities: Value,
+    server_info: Option<String>,
+    position_encoding: PositionEncoding,
+    pid: u32,
+    started_at: Instant,
+    initialized_at: Instant,
+    stop_pump: Option<Sender<()>>,
+    pump_thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug, Clone)]
+struct TrackedDocument {
+    version: i32,
+    mtime: Option<SystemTime>,
+    size: u64,
+    text: String,
+}
+
+/// How many served files the creation/deletion scan tracks per root before it gives up.
+const WATCHED_FILES_CAP: usize = 5000;
+
+impl LanguageServer {
+    /// Spawns `binary` for `root` and runs the `initialize` handshake within `timeout`.
+    ///
+    /// # Errors
+    /// `unavailable` when the process cannot start or exits during the handshake (with its exit
+    /// status and stderr tail); `timeout` when `initialize` gets no answer in time.
+    pub fn start(
+        definition: Arc<ServerDefinition>,
+        binary: &Path,
+        root: &Path,
+        workspace_root: &Path,
+        timeout: Duration,
+        edit_applier: Arc<Mutex<Option<Arc<dyn WorkspaceEditApplier>>>>,
+    ) -> Result<LanguageServer, ToolError> {
+        let display_name = format!("{} @ {}", definition.id, root.display());
+        let mut spec = ProcessSpec::new(binary, root).with_args(definition.args.iter().cloned()).with_display_name(display_name.clone());
+        for (key, value) in &definition.env {
+            spec = spec.with_env(key, value);
+        }
+        let started_at = Instant::now();
+        let child = ChildProcess::spawn(spec)?;
+        let pid = child.pid();
+        let options = RpcOptions::new(display_name.clone(), format!("lsp-{}", definition.id));
+        let connection = Arc::new(RpcConnection::over_child(child, WireProtocol::JsonRpcContentLength, options)?);
+        let shared: Arc<(Mutex<ServerState>, Condvar)> = Arc::default();
+        let (stop_pump, stop_rx) = crossbeam_channel::bounded::<()>(1);
+        let pump_thread = {
+            let connection = Arc::clone(&connection);
+            let shared = Arc::clone(&shared);
+            let definition = Arc::clone(&definition);
+            let root = root.to_path_buf();
+            std::thread::Builder::new()
+                .name(format!("runbound-lsp-{}-pump", definition.id))
+                .spawn(move || pump(&connection, &shared, &definition, &root, &stop_rx, &edit_applier))
+                .map_err(|err| ToolError::new(ErrorKind::Io, format!("cannot start the message thread for {display_name}: {err}")))?
+        };
+        let mut server = LanguageServer {
+            definition: Arc::clone(&definition),
+            root: root.to_path_buf(),
+            workspace_root: workspace_root.to_path_buf(),
+            connection,
+            shared,
+            documents: Mutex::new(HashMap::new()),
+            watched_files: Mutex::new(None),
+            capabilities: Value::Null,
+            server_info: None,
+            position_encoding: PositionEncoding::Utf16,
+            pid,
+            started_at,
+            initialized_at: Instant::now(),
+            stop_pump: Some(stop_pump),
+            pump_thread: Some(pump_thread),
+        };
+        let params = initialize_params(&definition, root);
+        let result = match server.connection.request("initialize", params, timeout) {
+            Ok(result) => result,
+            Err(err) => return Err(server.start_error("initialize", &err)),
+        };
+        server.capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        server.server_info = result.get("serverInfo").map(|info| {
+            let name = info.get("name").and_then(Value::as_str).unwrap_or("?");
+            match info.get("version").and_then(Value::as_str) {
+                Some(version) => format!("{name} {version}"),
+                None => name.to_owned(),
+            }
+        });
+        server.position_encoding = server
+            .capabilities
+            .get("positionEncoding")
+            .or_else(|| result.get("offsetEncoding"))
+            .and_then(Value::as_str)
+            .and_then(PositionEncoding::from_lsp_name)
+            .unwrap_or(PositionEncoding::Utf16);
+        if let Err(err) = server.connection.notify("initialized", json!({})) {
+            return Err(server.start_error("initialized", &err));
+        }
+        if !definition.settings.is_null() {
+            let _ = server.connection.notify("workspace/didChangeConfiguration", json!({"settings": definition.settings}));
+        }
+        server.initialized_at = Instant::now();
+        Ok(server)
+    }
+
+    /// The server's definition.
+    pub fn definition(&self) -> &ServerDefinition {
+        &self.definition
+    }
+
+    /// The server id, e.g. `pyright`.
+    pub fn id(&self) -> &str {
+        &self.definition.id
+    }
+
+    /// The root this process serves.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// When the process was started.
+    pub fn started_at(&self) -> Instant {
+        self.started_at
+    }
+
+    /// The position encoding negotiated at `initialize` (UTF-16 when the server named none).
+    pub fn position_encoding(&self) -> PositionEncoding {
+        self.position_encoding
+    }
+
+    /// The raw `ServerCapabilities` from `initialize`.
+    pub fn capabilities(&self) -> &Value {
+        &self.capabilities
+    }
+
+    /// Whether the server supports `method` (e.g. `textDocument/typeDefinition`), statically
+    /// (its `*Provider` capability is present and not `false`) or by dynamic registration.
+    pub fn supports(&self, method: &str) -> bool {
+        let key = match method {
+            "textDocument/definition" => "definitionProvider",
+            "textDocument/typeDefinition" => "typeDefinitionProvider",
+            "textDocument/implementation" => "implementationProvider",
+            "textDocument/references" => "referencesProvider",
+            "textDocument/hover" => "hoverProvider",
+            "textDocument/documentSymbol" => "documentSymbolProvider",
+            "workspace/symbol" => "workspaceSymbolProvider",
+            "textDocument/codeAction" => "codeActionProvider",
+            "textDocument/diagnostic" => "diagnosticProvider",
+            "textDocument/rename" => "renameProvider",
+            "textDocument/prepareRename" => return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true)),
+            _ => "",
+        };
+        let statically = match self.capabilities.get(key) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(_) => true,
+        };
+        statically || self.shared.0.lock().registrations.values().any(|(registered, _)| registered == method)
+    }
+
+    /// The process is gone (stream closed or exit observed); the text says how.
+    pub fn exit_description(&self) -> Option<String> {
+        if let Some(closed) = &self.shared.0.lock().closed {
+            return Some(closed.clone());
+        }
+        let child = self.connection.child()?;
+        child.try_wait().map(|status| format!("process exited with {status}; stderr tail: {}", last_lines(&child.stderr_tail(), 5).join(" | ")))
+    }
+
+    /// The current readiness (see [`Readiness`]).
+    pub fn readiness(&self) -> Readiness {
+        if let Some(how) = self.exit_description() {
+            return Readiness::Exited(how);
+        }
+        let state = self.shared.0.lock();
+        self.readiness_of(&state)
+    }
+
+    /// Waits until the server is ready or `deadline` passes (polling the condvar in ≤ 100 ms
+    /// slices).
+    pub fn wait_until_ready(&self, deadline: Instant) -> ReadinessReport {
+        let start = Instant::now();
+        loop {
+            let readiness = self.readiness();
+            if matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
+                return ReadinessReport { readiness, waited: start.elapsed() };
+            }
+            let (lock, condvar) = &*self.shared;
+            let mut state = lock.lock();
+            let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);
+            condvar.wait_until(&mut state, slice);
+        }
+    }
+
+    /// Sends a request and waits until `deadline`. When `read_only`, ContentModified (-32801)
+    /// and ServerCancelled (-32802) answers are retried up to [`READ_ONLY_RETRIES`] times with a
+    /// short backoff (never past the deadline).
+    ///
+    /// # Errors
+    /// [`RequestFailure::Server`] for an error answer; [`RequestFailure::Transport`] for a
+    /// timeout or a dead server.
+    pub fn request(&self, method: &str, params: Value, deadline: Instant, read_only: bool) -> Result<Value, RequestFailure> {
+        let mut attempt = 0;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(RequestFailure::Transport(
+                    ToolError::new(ErrorKind::Timeout, format!("no time left to send {method} to {}", self.definition.id))
+                        .with_hint("retry with a larger timeout"),
+                ));
+            }
+            match self.connection.request(method, params.clone(), remaining) {
+                Ok(value) => return Ok(value),
+                Err(err) => {
+                    let retryable = err.kind == RpcErrorKind::ErrorResponse
+                        && err.response_error.as_ref().is_some_and(|e| e.code == CONTENT_MODIFIED || e.code == SERVER_CANCELLED);
+                    if retryable && read_only && attempt < READ_ONLY_RETRIES {
+                        attempt += 1;
+                        let pause = Duration::from_millis(150 * u64::from(attempt));
+                        if Instant::now() + pause < deadline {
+                            std::thread::sleep(pause);
+                            continue;
+                        }
+                    }
+                    return Err(self.classify(&err));
+                }
+            }
+        }
+    }
+
+    /// Sends a notification.
+    ///
+    /// # Errors
+    /// The transport's error as a tool error.
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), ToolError> {
+        self.connection.notify(method, params).map_err(|err| err.to_tool_error())
+    }
+
+    /// Opens `path` on first use (`didOpen`, version 1) or, when its text on disk differs from
+    /// what the server has, sends a full-text `didChange` (version + 1) and `didSave`.
+    ///
+    /// # Errors
+    /// `not_found`/`io` when the file cannot be read; transport errors.
+    pub fn sync_document(&self, path: &Path) -> Result<DocumentSync, ToolError> {
+        let text = std::fs::read_to_string(path).map_err(|err| ToolError::io("read", path, &err))?;
+        let (mtime, size) = file_stamp(path);
+        self.sync_document_text(path, text, mtime, size)
+    }
+
+    /// Like [`LanguageServer::sync_document`] with text the caller already has (e.g. just
+    /// written). Always sends `didChange` + `didSave` when the text differs from the server's.
+    ///
+    /// # Errors
+    /// Transport errors.
+    pub fn sync_document_text(&self, path: &Path, text: String, mtime: Option<SystemTime>, size: u64) -> Result<DocumentSync, ToolError> {
+        let mut documents = self.documents.lock();
+        let generation_before = self.diagnostics_generation();
+        let uri = path_to_uri(path);
+        match documents.get_mut(path) {
+            None => {
+                let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
+                self.notify(
+                    "textDocument/didOpen",
+                    json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
+                )?;
+                documents.insert(path.to_path_buf(), TrackedDocument { version: 1, mtime, size, text });
+                Ok(DocumentSync { path: path.to_path_buf(), uri, version: 1, opened: true, changed: false, generation_before })
+            }
+            Some(document) => {
+                document.mtime = mtime;
+                document.size = size;
+                if document.text == text {
+                    return Ok(DocumentSync {
+                        path: path.to_path_buf(),
+                        uri,
+                        version: document.version,
+                        opened: false,
+                        changed: false,
+                        generation_before,
+                    });
+                }
+                document.version += 1;
+                self.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": uri, "version": document.version}, "contentChanges": [{"text": text}]}),
+                )?;
+                self.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}, "text": text}))?;
+                document.text = text;
+                Ok(DocumentSync { path: path.to_path_buf(), uri, version: document.version, opened: false, changed: true, generation_before })
+            }
+        }
+    }
+
+    /// Before an op: resyncs every tracked document whose file changed on disk (mtime + size),
+    /// closes documents whose file was deleted, and sends `workspace/didChangeWatchedFiles` for
+    /// served files created, changed or deleted under the root since the last scan (bounded to
+    /// 5000 files). Returns how many documents were resynced.
+    pub fn resync_from_disk(&self) -> usize {
+        let mut events: Vec<Value> = Vec::new();
+        let mut resynced = 0;
+        let tracked: Vec<(PathBuf, Option<SystemTime>, u64)> =
+            self.documents.lock().iter().map(|(path, doc)| (path.clone(), doc.mtime, doc.size)).collect();
+        for (path, mtime, size) in tracked {
+            if !path.exists() {
+                let uri = path_to_uri(&path);
+                self.documents.lock().remove(&path);
+                let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+                continue;
+            }
+            if file_stamp(&path) != (mtime, size) && self.sync_document(&path).is_ok_and(|sync| sync.changed) {
+                resynced += 1;
+            }
+        }
+        let current = scan_served_files(&self.definition, &self.root);
+        let mut watched = self.watched_files.lock();
+        if let (Some(previous), Some(current)) = (watched.as_ref(), current.as_ref()) {
+            for (path, stamp) in current {
+                match previous.get(path) {
+                    None => events.push(json!({"uri": path_to_uri(path), "type": 1})),
+                    Some(old) if old != stamp => events.push(json!({"uri": path_to_uri(path), "type": 2})),
+                    Some(_) => (),
+                }
+            }
+            for path in previous.keys().filter(|path| !current.contains_key(*path)) {
+                events.push(json!({"uri": path_to_uri(path), "type": 3}));
+            }
+        }
+        *watched = current;
+        drop(watched);
+        if !events.is_empty() {
+            let _ = self.notify("workspace/didChangeWatchedFiles", json!({"changes": events}));
+        }
+        resynced
+    }
+
+    /// Absolute paths of the documents this server has open.
+    pub fn open_documents(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.documents.lock().keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
+    /// The document version the server has for `path`, if open.
+    pub fn document_version(&self, path: &Path) -> Option<i32> {
+        self.documents.lock().get(path).map(|doc| doc.version)
+    }
+
+    /// The text the server has for `path`, if open.
+    pub fn document_text(&self, path: &Path) -> Option<String> {
+        self.documents.lock().get(path).map(|doc| doc.text.clone())
+    }
+
+    /// The server's publish counter (incremented on every `publishDiagnostics`).
+    pub fn diagnostics_generation(&self) -> u64 {
+        self.shared.0.lock().publish_generation
+    }
+
+    /// How many `workspace/diagnostic/refresh` requests the server sent.
+    pub fn diagnostic_refreshes(&self) -> u64 {
+        self.shared.0.lock().diagnostic_refreshes
+    }
+
+    /// The latest published diagnostics for `path`.
+    pub fn published_diagnostics(&self, path: &Path) -> Option<PublishedDiagnostics> {
+        self.shared.0.lock().diagnostics.get(path).cloned()
+    }
+
+    /// Waits for a publish for `path` with generation > `after_generation`, then until no newer
+    /// publish for it arrives for `settle` (servers publish stale sets first), all bounded by
+    /// `deadline`. `None` when no publish came in time.
+    pub fn wait_for_published_diagnostics(&self, path: &Path, after_generation: u64, settle: Duration, deadline: Instant) -> Option<PublishedDiagnostics> {
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        loop {
+            let latest = state.diagnostics.get(path).filter(|set| set.generation > after_generation).cloned();
+            let now = Instant::now();
+            match latest {
+                Some(set) if now >= set.received_at + settle || now >= deadline => return Some(set),
+                Some(set) => {
+                    condvar.wait_until(&mut state, (set.received_at + settle).min(deadline));
+                }
+                None if now >= deadline => return None,
+                None => {
+                    if state.closed.is_some() {
+                        return None;
+                    }
+                    condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(deadline));
+                }
+            }
+        }
+    }
+
+    /// Pulls diagnostics for `path` (`textDocument/diagnostic`) when the server supports it
+    /// (statically or by dynamic registration, with each registered `identifier`). `Ok(None)`
+    /// when it does not.
+    ///
+    /// # Errors
+    /// The request's failure.
+    pub fn pull_diagnostics(&self, path: &Path, deadline: Instant) -> Result<Option<Vec<Value>>, RequestFailure> {
+        if !self.supports("textDocument/diagnostic") {
+            return Ok(None);
+        }
+        let mut identifiers: Vec<Option<String>> = self
+            .shared
+            .0
+            .lock()
+            .registrations
+            .values()
+            .filter(|(method, _)| method == "textDocument/diagnostic")
+            .map(|(_, options)| options.get("identifier").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        if identifiers.is_empty() {
+            identifiers.push(self.capabilities.pointer("/diagnosticProvider/identifier").and_then(Value::as_str).map(str::to_owned));
+        }
+        let mut items = Vec::new();
+        for identifier in identifiers {
+            let mut params = json!({"textDocument": {"uri": path_to_uri(path)}});
+            if let Some(identifier) = identifier {
+                params["identifier"] = Value::String(identifier);
+            }
+            let report = self.request("textDocument/diagnostic", params, deadline, true)?;
+            if let Some(found) = report.get("items").and_then(Value::as_array) {
+                items.extend(found.iter().cloned());
+            }
+        }
+        Ok(Some(items))
+    }
+
+    /// A snapshot for `status`.
+    pub fn snapshot(&self) -> ServerSnapshot {
+        let stderr = self.connection.child().map(|child| child.stderr_tail()).unwrap_or_default();
+        ServerSnapshot {
+            pid: self.pid,
+            uptime: self.started_at.elapsed(),
+            readiness: self.readiness(),
+            position_encoding: self.position_encoding,
+            open_documents: self.open_documents(),
+            stderr_tail: last_lines(&stderr, 5),
+            log_tail: self.shared.0.lock().log_tail.iter().rev().take(5).rev().cloned().collect(),
+            server_info: self.server_info.clone(),
+        }
+    }
+
+    /// The workspace root of the run (paths under it are shown relative).
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
+    }
+
+    fn readiness_of(&self, state: &ServerState) -> Readiness {
+        let mut running: Vec<String> = state.progress.values().map(|(_, text)| text.clone()).collect();
+        running.sort();
+        if let Some(text) = &state.pyright_progress {
+            running.push(text.clone());
+        }
+        match self.definition.readiness {
+            ReadinessSignal::RustAnalyzerQuiescent => {
+                if let Some((false, message)) = &state.server_status {
+                    if running.is_empty() {
+                        running.push(message.clone().unwrap_or_else(|| "not quiescent".to_owned()));
+                    }
+                    return Readiness::Indexing(running);
+                }
+            }
+            ReadinessSignal::DartAnalyzerStatus => {
+                if state.dart_analyzing == Some(true) {
+                    running.push("analyzing".to_owned());
+                    return Readiness::Indexing(running);
+                }
+            }
+            ReadinessSignal::Progress => (),
+        }
+        if !running.is_empty() {
+            return Readiness::Indexing(running);
+        }
+        let heard_anything = state.progress_seen || state.server_status.is_some() || state.dart_analyzing.is_some();
+        if !heard_anything && self.initialized_at.elapsed() < self.definition.startup_grace {
+            return Readiness::Starting;
+        }
+        if self.definition.readiness == ReadinessSignal::RustAnalyzerQuiescent
+            && state.server_status.is_none()
+            && self.initialized_at.elapsed() < self.definition.startup_grace * 10
+        {
+            return Readiness::Starting;
+        }
+        Readiness::Ready
+    }
+
+    fn classify(&self, err: &RpcError) -> RequestFailure {
+        match (&err.kind, &err.response_error) {
+            (RpcErrorKind::ErrorResponse, Some(response_error)) => RequestFailure::Server(response_error.clone()),
+            _ => RequestFailure::Transport(err.to_tool_error()),
+        }
+    }
+
+    fn start_error(&self, step: &str, err: &RpcError) -> ToolError {
+        let stderr = self.connection.child().map(|child| child.stderr_tail()).unwrap_or_default();
+        let mut message = format!("{} (pid {}) failed during {step}: {}", self.definition.id, self.pid, err.message);
+        let tail = last_lines(&stderr, 8);
+        if !tail.is_empty() && !err.message.contains(tail.last().map(String::as_str).unwrap_or("")) {
+            message.push_str(&format!("; stderr tail: {}", tail.join(" | ")));
+        }
+        ToolError::new(if err.kind == RpcErrorKind::Timeout { ErrorKind::Timeout } else { ErrorKind::Unavailable }, message)
+            .with_hint("check the server's installation (lsp status shows the binary found); `lsp reload` retries")
+    }
+
+    /// Politely stops the server (`shutdown` ≤ 1 s, `exit`, wait ≤ 500 ms); the drop that
+    /// follows kills whatever is left of the process group.
+    fn shutdown_politely(&self) {
+        if self.exit_description().is_some() {
+            return;
+        }
+        if self.connection.request("shutdown", Value::Null, Duration::from_millis(1000)).is_ok() {
+            let _ = self.connection.notify("exit", Value::Null);
+            if let Some(child) = self.connection.child() {
+                let _ = child.wait_timeout(Duration::from_millis(500));
+            }
+        }
+    }
+}
+
+impl Drop for LanguageServer {
+    fn drop(&mut self) {
+        self.shutdown_politely();
+        if let Some(child) = self.connection.child() {
+            let _ = child.kill_group();
+        }
+        drop(self.stop_pump.take());
+        if let Some(thread) = self.pump_thread.take() {
+            let _ = thread.join();
+        }
+        // The last Arc of the connection drops with `self`: group killed, threads joined.
+    }
+}
+
+impl std::fmt::Debug for LanguageServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LanguageServer").field("id", &self.definition.id).field("root", &self.root).field("pid", &self.pid).finish_non_exhaustive()
+    }
+}
+
+/// The last `n` non-empty lines of `text`.
+pub fn last_lines(text: &str, n: usize) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].iter().map(|line| (*line).to_owned()).collect()
+}
+
+fn file_stamp(path: &Path) -> (Option<SystemTime>, u64) {
+    match std::fs::metadata(path) {
+        Ok(meta) => (meta.modified().ok(), meta.len()),
+        Err(_) => (None, 0),
+    }
+}
+
+/// Served files under `root` with their stamps; `None` when there are more than the cap.
+fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<HashMap<PathBuf, (Option<SystemTime>, u64)>> {
+    let mut files = HashMap::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__")))
+        .build();
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if entry.file_type().is_some_and(|t| t.is_file()) && definition.serves(path) {
+            if files.len() >= WATCHED_FILES_CAP {
+                return None;
+            }
+            files.insert(path.to_path_buf(), file_stamp(path));
+        }
+    }
+    Some(files)
+}
+
+/// The first served file under `root` (for servers that need one open file per project).
+pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option<PathBuf> {
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .max_depth(Some(4))
+        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | "dist" | "build")))
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    walker.flatten().map(|entry| entry.into_path()).find(|path| path.is_file() && definition.serves(path))
+}
+
+fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
+    let root_uri = path_to_uri(root);
+    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
+    let read_only_methods = [
+        "textDocument/hover",
+        "textDocument/definition",
+        "textDocument/typeDefinition",
+        "textDocument/implementation",
+        "textDocument/references",
+        "textDocument/documentSymbol",
+        "workspace/symbol",
+        "textDocument/diagnostic",
+    ];
+    let mut capabilities = json!({
+        "general": {
+            "positionEncodings": ["utf-8", "utf-16"],
+            "staleRequestSupport": {"cancel": true, "retryOnContentModified": read_only_methods},
+        },
+        "window": {"workDoneProgress": true, "showMessage": {}, "showDocument": {"support": false}},
+        "workspace": {
+            "applyEdit": true,
+            "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create", "rename", "delete"], "failureHandling": "abort"},
+            "configuration": true,
+            "workspaceFolders": true,
+            "didChangeConfiguration": {"dynamicRegistration": true},
+            "didChangeWatchedFiles": {"dynamicRegistration": true, "relativePatternSupport": true},
+            "diagnostics": {"refreshSupport": true},
+            "symbol": {"dynamicRegistration": false, "symbolKind": {"valueSet": (1..=26).collect::<Vec<u32>>()}},
+        },
+        "textDocument": {
+            "synchronization": {"dynamicRegistration": false, "didSave": true, "willSave": false, "willSaveWaitUntil": false},
+            "publishDiagnostics": {"relatedInformation": true, "versionSupport": true, "tagSupport": {"valueSet": [1, 2]}, "codeDescriptionSupport": true, "dataSupport": true},
+            "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false},
+            "definition": {"linkSupport": true},
+            "declaration": {"linkSupport": true},
+            "typeDefinition": {"linkSupport": true},
+            "implementation": {"linkSupport": true},
+            "references": {},
+            "hover": {"contentFormat": ["markdown", "plaintext"]},
+            "documentSymbol": {"hierarchicalDocumentSymbolSupport": true, "symbolKind": {"valueSet": (1..=26).collect::<Vec<u32>>()}},
+            "codeAction": {
+                "codeActionLiteralSupport": {"codeActionKind": {"valueSet": [
+                    "", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite",
+                    "source", "source.organizeImports", "source.fixAll"
+                ]}},
+                "isPreferredSupport": true,
+                "disabledSupport": true,
+                "dataSupport": true,
+            },
+            "rename": {"prepareSupport": true},
+        },
+        "experimental": {"serverStatusNotification": true},
+    });
+    if definition.clangd_offset_encoding {
+        capabilities["offsetEncoding"] = json!(["utf-8", "utf-16"]);
+    }
+    let mut params = json!({
+        "processId": std::process::id(),
+        "clientInfo": {"name": "runbound", "version": env!("CARGO_PKG_VERSION")},
+        "rootUri": root_uri,
+        "rootPath": root.to_string_lossy(),
+        "workspaceFolders": [{"uri": root_uri, "name": name}],
+        "capabilities": capabilities,
+    });
+    if !definition.initialization_options.is_null() {
+        params["initializationOptions"] = definition.initialization_options.clone();
+    }
+    params
+}
+
+/// The owner thread: answers server→client requests and folds notifications into the state.
+fn pump(
+    connection: &RpcConnection,
+    shared: &(Mutex<ServerState>, Condvar),
+    definition: &ServerDefinition,
+    root: &Path,
+    stop: &Receiver<()>,
+    edit_applier: &Mutex<Option<Arc<dyn WorkspaceEditApplier>>>,
+) {
+    let incoming = connection.incoming().clone();
+    loop {
+        let message = select! {
+            recv(incoming) -> message => match message {
+                Ok(message) => message,
+                Err(_) => return,
+            },
+            recv(stop) -> _ => return,
+        };
+        match message {
+            Incoming::Request(request) => {
+                let answer = answer_server_request(&request, shared, definition, root, edit_applier);
+                let _ = connection.respond(&request, answer);
+            }
+            Incoming::Notification(notification) => {
+                let (lock, condvar) = shared;
+                let mut state = lock.lock();
+                apply_notification(&mut state, &notification.method, &notification.params);
+                drop(state);
+                condvar.notify_all();
+            }
+            Incoming::UnmatchedResponse { .. } | Incoming::Diagnostic(_) => (),
+            Incoming::Closed(closed) => {
+                let (lock, condvar) = shared;
+                lock.lock().closed = Some(closed.to_string());
+                condvar.notify_all();
+                return;
+            }
+        }
+    }
+}
+
+fn answer_server_request(
+    request: &PeerRequest,
+    shared: &(Mutex<ServerState>, Condvar),
+    definition: &ServerDefinition,
+    root: &Path,
+    edit_applier: &Mutex<Option<Arc<dyn WorkspaceEditApplier>>>,
+) -> Result<Value, ResponseError> {
+    let params = &request.params;
+    match request.method.as_str() {
+        "window/workDoneProgress/create" => Ok(Value::Null),
+        "workspace/configuration" => {
+            let items = params.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+            let answers: Vec<Value> = items
+                .iter()
+                .map(|item| match item.get("section").and_then(Value::as_str) {
+                    Some(section) => section
+                        .split('.')
+                        .try_fold(&definition.settings, |value, key| value.get(key))
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                    None => definition.settings.clone(),
+                })
+                .collect();
+            Ok(Value::Array(answers))
+        }
+        "client/registerCapability" => {
+            let (lock, condvar) = shared;
+            let mut state = lock.lock();
+            for registration in params.get("registrations").and_then(Value::as_array).into_iter().flatten() {
+                let id = registration.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+                let method = registration.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+                let options = registration.get("registerOptions").cloned().unwrap_or(Value::Null);
+                state.registrations.insert(id, (method, options));
+            }
+            drop(state);
+            condvar.notify_all();
+            Ok(Value::Null)
+        }
+        "client/unregisterCapability" => {
+            let mut state = shared.0.lock();
+            let list = params.get("unregisterations").or_else(|| params.get("unregistrations"));
+            for registration in list.and_then(Value::as_array).into_iter().flatten() {
+                if let Some(id) = registration.get("id").and_then(Value::as_str) {
+                    state.registrations.remove(id);
+                }
+            }
+            Ok(Value::Null)
+        }
+        "workspace/diagnostic/refresh" => {
+            let (lock, condvar) = shared;
+            lock.lock().diagnostic_refreshes += 1;
+            condvar.notify_all();
+            Ok(Value::Null)
+        }
+        "workspace/workspaceFolders" => {
+            let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok(json!([{"uri": path_to_uri(root), "name": name}]))
+        }
+        "workspace/applyEdit" => {
+            let applier = edit_applier.lock().clone();
+            match applier {
+                Some(applier) => Ok(applier.apply_workspace_edit(params.get("edit").unwrap_or(&Value::Null))),
+                None => Ok(json!({"applied": false, "failureReason": "runbound applies workspace edits only through its own tools (lsp_rename)"})),
+            }
+        }
+        "window/showMessageRequest" => {
+            let mut state = shared.0.lock();
+            if let Some(message) = params.get("message").and_then(Value::as_str) {
+                push_log(&mut state, format!("[request] {message}"));
+            }
+            Ok(Value::Null)
+        }
+        "window/showDocument" => Ok(json!({"success": false})),
+        "workspace/codeLens/refresh" | "workspace/semanticTokens/refresh" | "workspace/inlayHint/refresh" | "workspace/inlineValue/refresh" => {
+            Ok(Value::Null)
+        }
+        method => Err(ResponseError { code: METHOD_NOT_FOUND, message: format!("runbound does not handle {method}"), data: None }),
+    }
+}
+
+fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
+    match method {
+        "$/progress" => {
+            let token = match params.get("token") {
+                Some(Value::String(token)) => token.clone(),
+                Some(other) => other.to_string(),
+                None => return,
+            };
+            let value = params.get("value").unwrap_or(&Value::Null);
+            match value.get("kind").and_then(Value::as_str) {
+                Some("begin") => {
+                    state.progress_seen = true;
+                    let title = value.get("title").and_then(Value::as_str).unwrap_or("work").to_owned();
+                    let text = progress_text(&title, value);
+                    state.progress.insert(token, (title, text));
+                }
+                Some("report") => {
+                    if let Some((title, text)) = state.progress.get_mut(&token) {
+                        *text = progress_text(title, value);
+                    }
+                }
+                Some("end") => {
+                    state.progress.remove(&token);
+                }
+                _ => (),
+            }
+        }
+        "experimental/serverStatus" => {
+            let quiescent = params.get("quiescent").and_then(Value::as_bool).unwrap_or(true);
+            let message = params.get("message").and_then(Value::as_str).map(str::to_owned);
+            state.server_status = Some((quiescent, message));
+        }
+        "$/analyzerStatus" => {
+            state.dart_analyzing = params.get("isAnalyzing").and_then(Value::as_bool);
+        }
+        "pyright/beginProgress" => {
+            state.progress_seen = true;
+            state.pyright_progress = Some("pyright analysis".to_owned());
+        }
+        "pyright/reportProgress" => {
+            let detail = params.as_str().map(str::to_owned).unwrap_or_default();
+            state.pyright_progress = Some(format!("pyright analysis: {detail}"));
+        }
+        "pyright/endProgress" => {
+            state.pyright_progress = None;
+        }
+        "textDocument/publishDiagnostics" => {
+            let Some(path) = params.get("uri").and_then(Value::as_str).and_then(uri_to_path) else { return };
+            state.publish_generation += 1;
+            let set = PublishedDiagnostics {
+                generation: state.publish_generation,
+                version: params.get("version").and_then(Value::as_i64),
+                diagnostics: params.get("diagnostics").and_then(Value::as_array).cloned().unwrap_or_default(),
+                received_at: Instant::now(),
+            };
+            let key = std::fs::canonicalize(&path).unwrap_or(path);
+            state.diagnostics.insert(key, set);
+        }
+        "window/logMessage" | "window/showMessage" => {
+            let level = match params.get("type").and_then(Value::as_u64) {
+                Some(1) => "error",
+                Some(2) => "warning",
+                Some(3) => "info",
+                _ => "log",
+            };
+            if let Some(message) = params.get("message").and_then(Value::as_str) {
+                let first_line = message.lines().next().unwrap_or("");
+                push_log(state, format!("[{level}] {first_line}"));
+            }
+        }
+        _ => (),
+    }
+}
+
+fn progress_text(title: &str, value: &Value) -> String {
+    let mut text = title.to_owned();
+    if let Some(message) = value.get("message").and_then(Value::as_str) {
+        text.push_str(": ");
+        text.push_str(message);
+    }
+    if let Some(percentage) = value.get("percentage").and_then(Value::as_u64) {
+        text.push_str(&format!(" ({percentage}%)"));
+    }
+    text
+}
+
+fn push_log(state: &mut ServerState, line: String) {
+    if state.log_tail.len() >= 20 {
+        state.log_tail.pop_front();
+    }
+    state.log_tail.push_back(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handle_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<LanguageServer>();
+    }
+
+    #[test]
+    fn progress_and_server_status_drive_readiness_state() {
+        let mut state = ServerState::default();
+        apply_notification(&mut state, "$/progress", &json!({"token": "t1", "value": {"kind": "begin", "title": "Indexing", "percentage": 10}}));
+        assert_eq!(state.progress.get("t1").map(|(_, text)| text.as_str()), Some("Indexing (10%)"));
+        apply_notification(&mut state, "$/progress", &json!({"token": "t1", "value": {"kind": "report", "message": "3/9"}}));
+        assert_eq!(state.progress.get("t1").map(|(_, text)| text.as_str()), Some("Indexing: 3/9"));
+        apply_notification(&mut state, "$/progress", &json!({"token": "t1", "value": {"kind": "end"}}));
+        assert!(state.progress.is_empty() && state.progress_seen);
+        apply_notification(&mut state, "experimental/serverStatus", &json!({"health": "ok", "quiescent": false}));
+        assert_eq!(state.server_status, Some((false, None)));
+        apply_notification(&mut state, "textDocument/publishDiagnostics", &json!({"uri": "file:///nonexistent/a.rs", "version": 3, "diagnostics": [{"message": "x"}]}));
+        let set = state.diagnostics.get(Path::new("/nonexistent/a.rs")).unwrap();
+        assert_eq!((set.generation, set.version, set.diagnostics.len()), (1, Some(3), 1));
+    }
+}

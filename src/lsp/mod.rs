@@ -1,0 +1,106 @@
+//! Language servers: the supervisor, the `lsp` tool (tier read), status and reload.
+//!
+//! - [`servers`]: the server table as data ([`ServerDefinition`], [`builtin_servers`]), root
+//!   detection ([`find_root`]) and binary resolution ([`resolve_binary`]) — the two halves of the
+//!   per-call intersection (R-LSP-2).
+//! - [`supervisor`]: [`LspSupervisor`], one process per (server id, root), started lazily,
+//!   restarted with backoff after a crash (documents reopened, the answer says so), stopped when
+//!   the run drops.
+//! - [`client`]: [`LanguageServer`], one process: `initialize`, the owner thread pumping its
+//!   messages, readiness, document sync, the diagnostics store (generation counters), requests
+//!   with bounded ContentModified retries.
+//! - [`position`]: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
+//! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
+//! - [`uri`]: `file://` URIs ↔ paths.
+//!
+//! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
+//! [`crate::RunConfig::lsp`] and registers `lsp` (R-LSP-1). A host renders status with
+//! [`LspSupervisor::status`] (`to_text()` / `to_json()`).
+//!
+//! Architecture invariant: `lsp_types` stays inside this module; tool outputs are our own text
+//! and JSON.
+
+pub mod client;
+pub mod position;
+pub mod servers;
+pub mod supervisor;
+pub mod tool;
+pub mod uri;
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport};
+pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
+pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition};
+pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
+
+/// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
+#[derive(Debug, Clone)]
+pub struct LspConfig {
+    /// Host entries merged into [`builtin_servers`]: same id replaces, a new id is appended.
+    pub servers: Vec<ServerDefinition>,
+    /// Server ids never started (e.g. `["pylsp"]`).
+    pub disabled_servers: Vec<String>,
+    /// The directory list used to resolve binaries (after the project-local bin dirs), in
+    /// `PATH` syntax. `None` (default): the process's `PATH` at call time.
+    pub search_path: Option<OsString>,
+    /// Budget of the `initialize` handshake. Default 30 s.
+    pub initialize_timeout: Duration,
+    /// How long a navigation op waits for a server that is still indexing before answering with
+    /// what it has (and saying so). Default 15 s; always bounded by the call's deadline.
+    pub indexing_wait: Duration,
+    /// How long `diagnostics` waits for a server's first publish after a sync. Default 5 s.
+    pub diagnostics_wait: Duration,
+    /// First delay before restarting a server that crashed soon after starting; doubles per
+    /// consecutive failure up to [`LspConfig::restart_backoff_max`]. Default 250 ms.
+    pub restart_backoff_initial: Duration,
+    /// Longest restart delay. Default 8 s.
+    pub restart_backoff_max: Duration,
+    /// `references`: locations shown. Default 50.
+    pub references_cap: usize,
+    /// `symbols` with `query` (workspace): symbols shown. Default 100.
+    pub workspace_symbols_cap: usize,
+    /// `symbols` with `file` (document): symbols shown. Default 200.
+    pub document_symbols_cap: usize,
+    /// `diagnostics` (file): diagnostics shown. Default 100.
+    pub diagnostics_cap: usize,
+    /// `definition`, `type_definition`, `implementation`: locations shown. Default 50.
+    pub locations_cap: usize,
+    /// `hover`: characters of hover text kept. Default 4000.
+    pub hover_chars_cap: usize,
+}
+
+impl Default for LspConfig {
+    fn default() -> Self {
+        LspConfig {
+            servers: Vec::new(),
+            disabled_servers: Vec::new(),
+            search_path: None,
+            initialize_timeout: Duration::from_secs(30),
+            indexing_wait: Duration::from_secs(15),
+            diagnostics_wait: Duration::from_secs(5),
+            restart_backoff_initial: Duration::from_millis(250),
+            restart_backoff_max: Duration::from_secs(8),
+            references_cap: 50,
+            workspace_symbols_cap: 100,
+            document_symbols_cap: 200,
+            diagnostics_cap: 100,
+            locations_cap: 50,
+            hover_chars_cap: 4000,
+        }
+    }
+}
+
+/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The rename issue plugs
+/// its atomic applier in here ([`LspSupervisor::set_workspace_edit_applier`]); without one, the
+/// request is answered `{applied: false, failureReason}`.
+pub trait WorkspaceEditApplier: Send + Sync {
+    /// Applies `edit` (the LSP `WorkspaceEdit` JSON) and returns the LSP
+    /// `ApplyWorkspaceEditResult` JSON (`{applied, failureReason?}`).
+    fn apply_workspace_edit(&self, edit: &Value) -> Value;
+}
+
+pub(crate) use tool::register_tools;

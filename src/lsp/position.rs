@@ -1,0 +1,451 @@
+//! Line + symbol addressing (R-LSP-3) and position-encoding conversion.
+//!
+//! A caller names a position by a 1-based `line` and a `symbol` substring of that line — never a
+//! column. [`resolve_symbol_on_line`] finds the substring (preferring whole-identifier
+//! occurrences), picks the identifier the cursor goes on, and [`PositionEncoding`] converts the
+//! byte column to the negotiated LSP units (UTF-16 by default) using the line's current text, and
+//! back for results (clamped to the line end, as the LSP spec requires).
+
+use std::fmt;
+
+/// The unit an LSP `Position.character` counts, as negotiated at `initialize`
+/// (`capabilities.positionEncoding`, or clangd's `offsetEncoding`; UTF-16 when absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PositionEncoding {
+    /// Bytes of UTF-8 (rust-analyzer and clangd pick this when offered).
+    Utf8,
+    /// UTF-16 code units: the LSP default.
+    Utf16,
+    /// Unicode scalar values (code points).
+    Utf32,
+}
+
+impl PositionEncoding {
+    /// Parses an LSP encoding name (`utf-8`, `utf-16`, `utf-32`, case-insensitive, also `utf8`…);
+    /// `None` for anything else.
+    pub fn from_lsp_name(name: &str) -> Option<PositionEncoding> {
+        match name.to_ascii_lowercase().replace('-', "").as_str() {
+            "utf8" => Some(PositionEncoding::Utf8),
+            "utf16" => Some(PositionEncoding::Utf16),
+            "utf32" => Some(PositionEncoding::Utf32),
+            _ => None,
+        }
+    }
+
+    /// The LSP wire name: `utf-8`, `utf-16` or `utf-32`.
+    pub fn lsp_name(self) -> &'static str {
+        match self {
+            PositionEncoding::Utf8 => "utf-8",
+            PositionEncoding::Utf16 => "utf-16",
+            PositionEncoding::Utf32 => "utf-32",
+        }
+    }
+
+    /// Converts a byte column of `line_text` (0-based; clamped to the line length and moved back
+    /// to a char boundary) into a column in this encoding.
+    pub fn column_from_byte(self, line_text: &str, byte_column: usize) -> u32 {
+        let mut byte_column = byte_column.min(line_text.len());
+        while !line_text.is_char_boundary(byte_column) {
+            byte_column -= 1;
+        }
+        let prefix = &line_text[..byte_column];
+        let units = match self {
+            PositionEncoding::Utf8 => prefix.len(),
+            PositionEncoding::Utf16 => prefix.chars().map(char::len_utf16).sum(),
+            PositionEncoding::Utf32 => prefix.chars().count(),
+        };
+        units as u32
+    }
+
+    /// Converts a column in this encoding into a byte column of `line_text` (0-based). A column
+    /// past the end clamps to the line end; a column inside a multi-unit character lands on that
+    /// character's start.
+    pub fn byte_from_column(self, line_text: &str, column: u32) -> usize {
+        let column = column as usize;
+        let mut units = 0usize;
+        for (byte_idx, ch) in line_text.char_indices() {
+            let width = match self {
+                PositionEncoding::Utf8 => ch.len_utf8(),
+                PositionEncoding::Utf16 => ch.len_utf16(),
+                PositionEncoding::Utf32 => 1,
+            };
+            if units + width > column {
+                return byte_idx;
+            }
+            units += width;
+        }
+        line_text.len()
+    }
+}
+
+impl fmt::Display for PositionEncoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.lsp_name())
+    }
+}
+
+/// A `line` + `symbol` address resolved against a file's current text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedSymbol {
+    /// 1-based line number, as given.
+    pub line: u32,
+    /// The line's text (without the line terminator).
+    pub line_text: String,
+    /// Byte offset (0-based, in the line) where the chosen `symbol` occurrence starts.
+    pub occurrence_byte_start: usize,
+    /// Byte offset (0-based, in the line) of the identifier the cursor goes on.
+    pub cursor_byte: usize,
+    /// The identifier the cursor goes on (for `self.foo` → `foo`; for `a::b::c` → `c`).
+    pub cursor_identifier: String,
+    /// Which occurrence was chosen (1-based, among [`ResolvedSymbol::occurrence_count`]).
+    pub occurrence: usize,
+    /// How many candidate occurrences the line has (whole-identifier ones when any exist).
+    pub occurrence_count: usize,
+}
+
+impl ResolvedSymbol {
+    /// The 0-based LSP position in `encoding`: `(line - 1, column)`.
+    pub fn lsp_position(&self, encoding: PositionEncoding) -> (u32, u32) {
+        (self.line - 1, encoding.column_from_byte(&self.line_text, self.cursor_byte))
+    }
+
+    /// 1-based character column of the cursor (counted in Unicode scalar values), for display.
+    pub fn display_column(&self) -> u32 {
+        PositionEncoding::Utf32.column_from_byte(&self.line_text, self.cursor_byte) + 1
+    }
+}
+
+/// Why a `line` + `symbol` address does not resolve. The `Display` text is written for an LLM:
+/// it says what was looked for, what the line holds, and the next step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddressError {
+    /// `line` is 0 or past the end of the file.
+    LineOutOfRange {
+        /// The line asked for (1-based).
+        line: u32,
+        /// How many lines the file has.
+        line_count: usize,
+    },
+    /// `symbol` is empty or only whitespace.
+    EmptySymbol,
+    /// The substring does not occur on the line.
+    SymbolNotOnLine {
+        /// The line asked for (1-based).
+        line: u32,
+        /// The substring.
+        symbol: String,
+        /// The line's text.
+        line_text: String,
+        /// Other 1-based lines of the file where the substring occurs (at most 5).
+        lines_with_symbol: Vec<u32>,
+    },
+    /// Several candidate occurrences and no `occurrence` given.
+    Ambiguous {
+        /// The line asked for (1-based).
+        line: u32,
+        /// The substring.
+        symbol: String,
+        /// The line's text.
+        line_text: String,
+        /// 1-based character columns of the candidates, in order.
+        columns: Vec<u32>,
+    },
+    /// `occurrence` is 0 or larger than the number of candidates.
+    OccurrenceOutOfRange {
+        /// The occurrence asked for.
+        occurrence: usize,
+        /// How many candidates the line has.
+        occurrence_count: usize,
+        /// The substring.
+        symbol: String,
+    },
+}
+
+impl fmt::Display for AddressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AddressError::LineOutOfRange { line, line_count } => {
+                write!(f, "line {line} does not exist: the file has {line_count} lines (lines are 1-based)")
+            }
+            AddressError::EmptySymbol => f.write_str("symbol is empty: pass a substring of the line that contains the identifier"),
+            AddressError::SymbolNotOnLine { line, symbol, line_text, lines_with_symbol } => {
+                write!(f, "symbol {symbol:?} does not occur on line {line}, which reads: {:?}", line_text.trim_end())?;
+                if lines_with_symbol.is_empty() {
+                    write!(f, "; it occurs nowhere in the file")
+                } else {
+                    let lines: Vec<String> = lines_with_symbol.iter().map(u32::to_string).collect();
+                    write!(f, "; it occurs on line(s) {}", lines.join(", "))
+                }
+            }
+            AddressError::Ambiguous { line, symbol, line_text, columns } => {
+                let listed: Vec<String> =
+                    columns.iter().enumerate().map(|(idx, column)| format!("occurrence {} at column {column}", idx + 1)).collect();
+                write!(
+                    f,
+                    "symbol {symbol:?} occurs {} times on line {line} ({:?}): {}; pass `occurrence` (1-based) to pick one, or a longer substring",
+                    columns.len(),
+                    line_text.trim_end(),
+                    listed.join(", ")
+                )
+            }
+            AddressError::OccurrenceOutOfRange { occurrence, occurrence_count, symbol } => {
+                write!(f, "occurrence {occurrence} is out of range: symbol {symbol:?} has {occurrence_count} candidate occurrence(s) on the line (1-based)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AddressError {}
+
+/// Resolves `line` (1-based) + `symbol` against `file_text`.
+///
+/// Rules (R-LSP-3): the substring must occur on the line; whole-identifier occurrences are
+/// preferred (when at least one exists, the others are not candidates); several candidates and no
+/// `occurrence` → [`AddressError::Ambiguous`] listing them; `occurrence` is 1-based among the
+/// candidates. The cursor goes on the last identifier of the substring's leading path
+/// (`self.foo` → `foo`, `a::b::c` → `c`, `foo(x)` → `foo`); a substring without an identifier
+/// puts the cursor on its first character.
+///
+/// # Errors
+/// See [`AddressError`].
+pub fn resolve_symbol_on_line(file_text: &str, line: u32, symbol: &str, occurrence: Option<usize>) -> Result<ResolvedSymbol, AddressError> {
+    if symbol.trim().is_empty() {
+        return Err(AddressError::EmptySymbol);
+    }
+    let lines: Vec<&str> = split_lines(file_text);
+    if line == 0 || line as usize > lines.len() {
+        return Err(AddressError::LineOutOfRange { line, line_count: lines.len() });
+    }
+    let line_text = lines[line as usize - 1];
+    let all: Vec<usize> = line_text.match_indices(symbol).map(|(idx, _)| idx).collect();
+    if all.is_empty() {
+        let lines_with_symbol = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, text)| text.contains(symbol))
+            .map(|(idx, _)| idx as u32 + 1)
+            .take(5)
+            .collect();
+        return Err(AddressError::SymbolNotOnLine {
+            line,
+            symbol: symbol.to_owned(),
+            line_text: line_text.to_owned(),
+            lines_with_symbol,
+        });
+    }
+    let whole: Vec<usize> = all.iter().copied().filter(|&start| is_whole_identifier_match(line_text, start, symbol)).collect();
+    let candidates = if whole.is_empty() { all } else { whole };
+    let chosen_idx = match occurrence {
+        Some(n) if n == 0 || n > candidates.len() => {
+            return Err(AddressError::OccurrenceOutOfRange { occurrence: n, occurrence_count: candidates.len(), symbol: symbol.to_owned() })
+        }
+        Some(n) => n - 1,
+        None if candidates.len() == 1 => 0,
+        None => {
+            let columns = candidates.iter().map(|&start| PositionEncoding::Utf32.column_from_byte(line_text, start) + 1).collect();
+            return Err(AddressError::Ambiguous { line, symbol: symbol.to_owned(), line_text: line_text.to_owned(), columns });
+        }
+    };
+    let start = candidates[chosen_idx];
+    let (cursor_offset, cursor_identifier) = cursor_in_substring(symbol);
+    Ok(ResolvedSymbol {
+        line,
+        line_text: line_text.to_owned(),
+        occurrence_byte_start: start,
+        cursor_byte: start + cursor_offset,
+        cursor_identifier,
+        occurrence: chosen_idx + 1,
+        occurrence_count: candidates.len(),
+    })
+}
+
+/// The lines of `text` without terminators (`\n` or `\r\n`); a trailing newline does not start
+/// an extra line, but an empty text has one empty line.
+pub fn split_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
+    if lines.len() > 1 && lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines
+}
+
+/// The text of 1-based `line` of `text`, if it exists.
+pub fn line_text(text: &str, line: u32) -> Option<&str> {
+    if line == 0 {
+        return None;
+    }
+    split_lines(text).get(line as usize - 1).copied()
+}
+
+/// Whether `ch` can be part of an identifier in the languages we serve (letters, digits, `_`,
+/// and `$` for JavaScript).
+pub fn is_identifier_char(ch: char) -> bool {
+    ch.is_alphanumeric() || ch == '_' || ch == '$'
+}
+
+/// A rough, language-agnostic check whether byte `column` of `line_text` sits inside a line
+/// comment (`//`, `#`, `--`) or a string literal started on the same line. Used only to explain an
+/// empty answer ("probably inside a comment or string"), never to refuse a request.
+pub fn looks_like_comment_or_string(line_text: &str, column: usize) -> bool {
+    let prefix = &line_text[..column.min(line_text.len())];
+    let mut in_string: Option<char> = None;
+    let mut previous: Option<char> = None;
+    let mut chars = prefix.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match in_string {
+            Some(quote) => {
+                if ch == quote && previous != Some('\\') {
+                    in_string = None;
+                }
+            }
+            None => {
+                if ch == '"' || ch == '\'' || ch == '`' {
+                    // A Rust lifetime or char like `'a` is rare in practice near a symbol; accept it.
+                    in_string = Some(ch);
+                } else if ch == '#' {
+                    return true;
+                } else if ch == '/' && chars.peek() == Some(&'/') {
+                    return true;
+                } else if ch == '/' && chars.peek() == Some(&'*') {
+                    return true;
+                } else if ch == '*' && previous.is_none() {
+                    // A `*` continuation line of a block comment.
+                    return true;
+                }
+            }
+        }
+        if !ch.is_whitespace() || previous.is_some() {
+            previous = Some(ch);
+        }
+    }
+    in_string.is_some()
+}
+
+fn is_whole_identifier_match(line_text: &str, start: usize, symbol: &str) -> bool {
+    let end = start + symbol.len();
+    let first_is_ident = symbol.chars().next().is_some_and(is_identifier_char);
+    let last_is_ident = symbol.chars().last().is_some_and(is_identifier_char);
+    let before_ok = !first_is_ident || !line_text[..start].chars().next_back().is_some_and(is_identifier_char);
+    let after_ok = !last_is_ident || !line_text[end..].chars().next().is_some_and(is_identifier_char);
+    before_ok && after_ok
+}
+
+/// Byte offset inside `symbol` of the identifier the cursor goes on, and that identifier: the last
+/// identifier of the leading path (`a.b`, `a::b`, `a->b`, `a\b`), skipping leading non-identifier
+/// characters.
+fn cursor_in_substring(symbol: &str) -> (usize, String) {
+    let bytes = symbol.as_bytes();
+    let Some(first_ident) = symbol.char_indices().find(|(_, ch)| is_identifier_char(*ch)).map(|(idx, _)| idx) else {
+        return (0, String::new());
+    };
+    let identifier_end = |from: usize| -> usize {
+        symbol[from..].char_indices().find(|(_, ch)| !is_identifier_char(*ch)).map_or(symbol.len(), |(idx, _)| from + idx)
+    };
+    let mut start = first_ident;
+    let mut end = identifier_end(start);
+    loop {
+        let rest = &symbol[end..];
+        let separator_len = ["::", "->", ".", "\\", "?."]
+            .iter()
+            .find(|sep| rest.starts_with(**sep))
+            .map(|sep| sep.len());
+        let Some(separator_len) = separator_len else { break };
+        let next = end + separator_len;
+        if next >= bytes.len() || !symbol[next..].chars().next().is_some_and(is_identifier_char) {
+            break;
+        }
+        start = next;
+        end = identifier_end(start);
+    }
+    (start, symbol[start..end].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_and_utf8_columns_after_non_ascii() {
+        let line = "let é = \"😀\"; foo()";
+        let byte = line.find("foo").unwrap();
+        assert_eq!(PositionEncoding::Utf8.column_from_byte(line, byte), byte as u32);
+        // é is 1 UTF-16 unit (2 bytes), 😀 is 2 units (4 bytes).
+        assert_eq!(PositionEncoding::Utf16.column_from_byte(line, byte), byte as u32 - 1 - 2);
+        assert_eq!(PositionEncoding::Utf32.column_from_byte(line, byte), byte as u32 - 1 - 3);
+        for encoding in [PositionEncoding::Utf8, PositionEncoding::Utf16, PositionEncoding::Utf32] {
+            let column = encoding.column_from_byte(line, byte);
+            assert_eq!(encoding.byte_from_column(line, column), byte, "{encoding}");
+        }
+        // Past the end clamps; inside the emoji lands on its start.
+        assert_eq!(PositionEncoding::Utf16.byte_from_column(line, 999), line.len());
+        let emoji = line.find('😀').unwrap();
+        let inside = PositionEncoding::Utf16.column_from_byte(line, emoji) + 1;
+        assert_eq!(PositionEncoding::Utf16.byte_from_column(line, inside), emoji);
+    }
+
+    #[test]
+    fn foo_of_foo_is_ambiguous_then_occurrence_picks() {
+        let text = "fn main() {\n    foo(foo);\n}\n";
+        let err = resolve_symbol_on_line(text, 2, "foo", None).unwrap_err();
+        assert!(matches!(&err, AddressError::Ambiguous { columns, .. } if columns == &vec![5, 9]), "{err:?}");
+        assert!(err.to_string().contains("occurrence 2 at column 9"), "{err}");
+        let second = resolve_symbol_on_line(text, 2, "foo", Some(2)).unwrap();
+        assert_eq!(second.cursor_byte, 8);
+        assert_eq!((second.occurrence, second.occurrence_count), (2, 2));
+        let first = resolve_symbol_on_line(text, 2, "foo(foo)", None).unwrap();
+        assert_eq!(first.cursor_byte, 4);
+        assert_eq!(first.cursor_identifier, "foo");
+    }
+
+    #[test]
+    fn whole_identifier_occurrences_are_preferred() {
+        let text = "food = foo + foobar\n";
+        let res = resolve_symbol_on_line(text, 1, "foo", None).unwrap();
+        assert_eq!(res.cursor_byte, 7);
+        assert_eq!(res.occurrence_count, 1);
+        // Without any whole occurrence, partial ones are candidates.
+        let res = resolve_symbol_on_line("foobar()\n", 1, "oba", None).unwrap();
+        assert_eq!(res.cursor_byte, 2);
+    }
+
+    #[test]
+    fn cursor_goes_on_last_path_segment() {
+        let text = "    self.items.push(x); a::b::c(); p->next\n";
+        assert_eq!(resolve_symbol_on_line(text, 1, "self.items", None).unwrap().cursor_identifier, "items");
+        let res = resolve_symbol_on_line(text, 1, "a::b::c", None).unwrap();
+        assert_eq!(res.cursor_identifier, "c");
+        assert_eq!(&text[res.cursor_byte..res.cursor_byte + 1], "c");
+        assert_eq!(resolve_symbol_on_line(text, 1, "p->next", None).unwrap().cursor_identifier, "next");
+        assert_eq!(resolve_symbol_on_line(text, 1, ".push(x)", None).unwrap().cursor_identifier, "push");
+    }
+
+    #[test]
+    fn errors_say_what_the_line_holds() {
+        let text = "a = 1\nb = foo\n";
+        let err = resolve_symbol_on_line(text, 1, "foo", None).unwrap_err();
+        assert_eq!(err.to_string(), "symbol \"foo\" does not occur on line 1, which reads: \"a = 1\"; it occurs on line(s) 2");
+        assert!(matches!(resolve_symbol_on_line(text, 3, "a", None), Err(AddressError::LineOutOfRange { line: 3, line_count: 2 })));
+        assert!(matches!(resolve_symbol_on_line(text, 0, "a", None), Err(AddressError::LineOutOfRange { .. })));
+        assert_eq!(resolve_symbol_on_line(text, 1, " ", None), Err(AddressError::EmptySymbol));
+        assert!(matches!(resolve_symbol_on_line(text, 2, "foo", Some(2)), Err(AddressError::OccurrenceOutOfRange { .. })));
+    }
+
+    #[test]
+    fn crlf_lines_and_non_ascii_before_symbol() {
+        let text = "x\r\nlet é😀 = bar();\r\n";
+        let res = resolve_symbol_on_line(text, 2, "bar", None).unwrap();
+        assert_eq!(res.line_text, "let é😀 = bar();");
+        assert_eq!(res.lsp_position(PositionEncoding::Utf16), (1, 10));
+        assert_eq!(res.lsp_position(PositionEncoding::Utf8), (1, 13));
+        assert_eq!(res.display_column(), 10);
+    }
+
+    #[test]
+    fn comment_and_string_heuristic() {
+        assert!(looks_like_comment_or_string("x = 1  # call foo here", 14));
+        assert!(looks_like_comment_or_string("    // uses foo", 12));
+        assert!(looks_like_comment_or_string("print(\"foo\")", 7));
+        assert!(!looks_like_comment_or_string("print(\"x\", foo)", 11));
+        assert!(!looks_like_comment_or_string("foo(bar)", 4));
+    }
+}

@@ -1,0 +1,438 @@
+//! The server table (as data), root detection and binary resolution.
+//!
+//! A server can serve a file only when both halves of the intersection hold (R-LSP-2): a root
+//! marker is found between the file and the workspace root (never above it), **and** the binary
+//! resolves (project-local `node_modules/.bin`, `.venv/bin`, `venv/bin` first, then `PATH`;
+//! versioned names like `clangd-19` when the plain name is absent). [`ServerDefinition`]s are plain
+//! data; a host adds or overrides entries through [`crate::lsp::LspConfig::servers`].
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// How the root of a file is found from the markers (all strategies stop at the workspace root).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootStrategy {
+    /// The nearest ancestor directory (from the file's directory up) containing any marker.
+    Nearest,
+    /// Rust: the nearest `Cargo.toml`, then the nearest ancestor `Cargo.toml` that declares
+    /// `[workspace]` (within the workspace), if any.
+    CargoWorkspace,
+    /// Go: the nearest `go.work` anywhere up to the workspace root, else the nearest `go.mod`.
+    GoWorkThenModule,
+}
+
+/// What tells us a server is done indexing, besides `$/progress` begin/end (always tracked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadinessSignal {
+    /// Only `$/progress` tokens (and pyright's `pyright/beginProgress`/`endProgress`).
+    Progress,
+    /// rust-analyzer's `experimental/serverStatus` with `quiescent: true` (plus progress).
+    RustAnalyzerQuiescent,
+    /// Dart's `$/analyzerStatus` with `isAnalyzing: false` (plus progress).
+    DartAnalyzerStatus,
+}
+
+/// One language server: how to launch it, which files it serves, how its root is found, how
+/// readiness is judged. Plain data; build your own with struct literal syntax.
+#[derive(Debug, Clone)]
+pub struct ServerDefinition {
+    /// Stable id, e.g. `rust-analyzer`, `pyright`. One process runs per (id, root).
+    pub id: String,
+    /// Binary names tried in order, e.g. `["clangd"]`. Each is looked up in the project-local
+    /// bin directories, then on `PATH`.
+    pub binary_names: Vec<String>,
+    /// Also accept `<name>-<N>` (e.g. `clangd-19`), highest `N` first, when the plain name is
+    /// absent.
+    pub accept_versioned_binary: bool,
+    /// Arguments, e.g. `["--stdio"]`.
+    pub args: Vec<String>,
+    /// Extra environment variables for the process.
+    pub env: Vec<(String, String)>,
+    /// File extensions served (without the dot) and their LSP `languageId`, e.g.
+    /// `("tsx", "typescriptreact")`.
+    pub extensions: Vec<(String, String)>,
+    /// Root marker file or directory names, e.g. `["pyproject.toml", "setup.py"]`.
+    pub root_markers: Vec<String>,
+    /// How the root is found from the markers.
+    pub root_strategy: RootStrategy,
+    /// `initializationOptions` sent in `initialize` (`null` for none).
+    pub initialization_options: Value,
+    /// Settings answered to `workspace/configuration`: each requested `section` is looked up as a
+    /// dotted path in this object; missing → `null`.
+    pub settings: Value,
+    /// The readiness signal besides progress.
+    pub readiness: ReadinessSignal,
+    /// After `initialized`, how long a server that has not (yet) reported progress is still
+    /// treated as starting (some servers begin reporting only after a delay).
+    pub startup_grace: Duration,
+    /// Quiet time after the last diagnostics publish before a set counts as settled (used by
+    /// diagnostics collection; servers publish stale sets first).
+    pub diagnostics_settle: Duration,
+    /// Send clangd's `offsetEncoding` capability extension (clangd ignores LSP 3.17's
+    /// `positionEncodings`).
+    pub clangd_offset_encoding: bool,
+    /// Open one file of the root right after start (tsserver answers "No Project" to
+    /// `workspace/symbol` until a file of the project is open).
+    pub open_representative_file: bool,
+}
+
+impl ServerDefinition {
+    /// The LSP `languageId` for `path`, when this server serves its extension.
+    pub fn language_id_for(&self, path: &Path) -> Option<&str> {
+        let extension = path.extension()?.to_str()?;
+        self.extensions.iter().find(|(ext, _)| ext == extension).map(|(_, language)| language.as_str())
+    }
+
+    /// Whether this server serves files with `path`'s extension.
+    pub fn serves(&self, path: &Path) -> bool {
+        self.language_id_for(path).is_some()
+    }
+}
+
+/// The built-in server table, in preference order (for a `.py` file pyright is tried before
+/// basedpyright and pylsp; a call may name a server explicitly).
+///
+/// | id | command | root markers |
+/// |---|---|---|
+/// | rust-analyzer | `rust-analyzer` | `Cargo.toml` (workspace-aware) |
+/// | pyright | `pyright-langserver --stdio` | pyproject.toml, setup.py, setup.cfg, requirements.txt, pyrightconfig.json |
+/// | basedpyright | `basedpyright-langserver --stdio` | same |
+/// | pylsp | `pylsp` | same |
+/// | typescript-language-server | `typescript-language-server --stdio` (needs `typescript@5`) | package.json, tsconfig.json, jsconfig.json |
+/// | gopls | `gopls` | go.work, then go.mod |
+/// | clangd | `clangd` or `clangd-NN` | compile_commands.json, compile_flags.txt, .clangd |
+/// | dart | `dart language-server --protocol=lsp` | pubspec.yaml |
+pub fn builtin_servers() -> Vec<ServerDefinition> {
+    let python_markers = strings(&["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"]);
+    let python_ext = pairs(&[("py", "python"), ("pyi", "python")]);
+    let base = |id: &str, binary: &str, args: &[&str]| ServerDefinition {
+        id: id.to_owned(),
+        binary_names: vec![binary.to_owned()],
+        accept_versioned_binary: false,
+        args: strings(args),
+        env: Vec::new(),
+        extensions: Vec::new(),
+        root_markers: Vec::new(),
+        root_strategy: RootStrategy::Nearest,
+        initialization_options: Value::Null,
+        settings: Value::Null,
+        readiness: ReadinessSignal::Progress,
+        startup_grace: Duration::from_millis(300),
+        diagnostics_settle: Duration::from_millis(300),
+        clangd_offset_encoding: false,
+        open_representative_file: false,
+    };
+    vec![
+        ServerDefinition {
+            extensions: pairs(&[("rs", "rust")]),
+            root_markers: strings(&["Cargo.toml"]),
+            root_strategy: RootStrategy::CargoWorkspace,
+            readiness: ReadinessSignal::RustAnalyzerQuiescent,
+            diagnostics_settle: Duration::from_millis(400),
+            settings: json!({"rust-analyzer": {"checkOnSave": true}}),
+            ..base("rust-analyzer", "rust-analyzer", &[])
+        },
+        ServerDefinition {
+            extensions: python_ext.clone(),
+            root_markers: python_markers.clone(),
+            settings: json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly"}}}),
+            ..base("pyright", "pyright-langserver", &["--stdio"])
+        },
+        ServerDefinition {
+            extensions: python_ext.clone(),
+            root_markers: python_markers.clone(),
+            settings: json!({"basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly"}}}),
+            ..base("basedpyright", "basedpyright-langserver", &["--stdio"])
+        },
+        ServerDefinition { extensions: python_ext, root_markers: python_markers, ..base("pylsp", "pylsp", &[]) },
+        ServerDefinition {
+            extensions: pairs(&[
+                ("ts", "typescript"),
+                ("tsx", "typescriptreact"),
+                ("mts", "typescript"),
+                ("cts", "typescript"),
+                ("js", "javascript"),
+                ("jsx", "javascriptreact"),
+                ("mjs", "javascript"),
+                ("cjs", "javascript"),
+            ]),
+            root_markers: strings(&["package.json", "tsconfig.json", "jsconfig.json"]),
+            startup_grace: Duration::from_millis(500),
+            open_representative_file: true,
+            ..base("typescript-language-server", "typescript-language-server", &["--stdio"])
+        },
+        ServerDefinition {
+            extensions: pairs(&[("go", "go")]),
+            root_markers: strings(&["go.work", "go.mod"]),
+            root_strategy: RootStrategy::GoWorkThenModule,
+            ..base("gopls", "gopls", &[])
+        },
+        ServerDefinition {
+            accept_versioned_binary: true,
+            extensions: pairs(&[
+                ("c", "c"),
+                ("h", "c"),
+                ("cc", "cpp"),
+                ("cpp", "cpp"),
+                ("cxx", "cpp"),
+                ("hpp", "cpp"),
+                ("hh", "cpp"),
+                ("hxx", "cpp"),
+            ]),
+            root_markers: strings(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
+            clangd_offset_encoding: true,
+            ..base("clangd", "clangd", &[])
+        },
+        ServerDefinition {
+            extensions: pairs(&[("dart", "dart")]),
+            root_markers: strings(&["pubspec.yaml"]),
+            readiness: ReadinessSignal::DartAnalyzerStatus,
+            initialization_options: json!({
+                "onlyAnalyzeProjectsWithOpenFiles": true,
+                "suggestFromUnimportedLibraries": true,
+                "closingLabels": false,
+                "outline": false,
+                "flutterOutline": false,
+            }),
+            ..base("dart", "dart", &["language-server", "--protocol=lsp"])
+        },
+    ]
+}
+
+/// Merges host entries into `table`: an entry with an existing id replaces it in place; a new id
+/// is appended (tried after the built-in ones).
+pub fn merge_servers(table: &mut Vec<ServerDefinition>, overrides: &[ServerDefinition]) {
+    for entry in overrides {
+        match table.iter_mut().find(|existing| existing.id == entry.id) {
+            Some(existing) => *existing = entry.clone(),
+            None => table.push(entry.clone()),
+        }
+    }
+}
+
+/// Where a root was found (or where we looked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootLookup {
+    /// The root directory, when a marker was found.
+    pub root: Option<PathBuf>,
+    /// The marker file that decided it, e.g. `/ws/crates/a/Cargo.toml`.
+    pub marker: Option<PathBuf>,
+    /// The directories searched, from the file's directory up to the workspace root.
+    pub searched_from: PathBuf,
+}
+
+/// Finds the root for `file` (absolute, under `workspace_root`) following `definition`'s strategy;
+/// never climbs above `workspace_root`.
+pub fn find_root(definition: &ServerDefinition, workspace_root: &Path, file: &Path) -> RootLookup {
+    let start = if file.is_dir() { file.to_path_buf() } else { file.parent().unwrap_or(workspace_root).to_path_buf() };
+    let ancestors: Vec<&Path> = start.ancestors().take_while(|dir| dir.starts_with(workspace_root)).collect();
+    let marker_in = |dir: &Path, names: &[String]| -> Option<PathBuf> {
+        names.iter().map(|name| dir.join(name)).find(|candidate| candidate.exists())
+    };
+    let found = |marker: PathBuf| RootLookup {
+        root: marker.parent().map(Path::to_path_buf),
+        marker: Some(marker),
+        searched_from: start.clone(),
+    };
+    match definition.root_strategy {
+        RootStrategy::Nearest => {
+            for dir in &ancestors {
+                if let Some(marker) = marker_in(dir, &definition.root_markers) {
+                    return found(marker);
+                }
+            }
+        }
+        RootStrategy::CargoWorkspace => {
+            let cargo = strings(&["Cargo.toml"]);
+            let Some(nearest_idx) = ancestors.iter().position(|dir| marker_in(dir, &cargo).is_some()) else {
+                return RootLookup { root: None, marker: None, searched_from: start };
+            };
+            for dir in &ancestors[nearest_idx..] {
+                let manifest = dir.join("Cargo.toml");
+                let declares_workspace = std::fs::read_to_string(&manifest)
+                    .map(|text| text.lines().any(|line| line.trim() == "[workspace]"))
+                    .unwrap_or(false);
+                if declares_workspace {
+                    return found(manifest);
+                }
+            }
+            return found(ancestors[nearest_idx].join("Cargo.toml"));
+        }
+        RootStrategy::GoWorkThenModule => {
+            for names in [strings(&["go.work"]), strings(&["go.mod"])] {
+                for dir in &ancestors {
+                    if let Some(marker) = marker_in(dir, &names) {
+                        return found(marker);
+                    }
+                }
+            }
+        }
+    }
+    RootLookup { root: None, marker: None, searched_from: start }
+}
+
+/// Where a binary was found (or every place we looked).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryLookup {
+    /// The resolved executable, when found.
+    pub path: Option<PathBuf>,
+    /// The names tried, e.g. `["clangd", "clangd-NN"]`.
+    pub names_tried: Vec<String>,
+    /// The directories searched, in order (project-local first, then `PATH`).
+    pub dirs_searched: Vec<PathBuf>,
+}
+
+/// Resolves `definition`'s binary for `root` (the project-local bin directories of `root` and of
+/// `workspace_root` first, then `path_env`, the value of `PATH`).
+pub fn resolve_binary(definition: &ServerDefinition, root: Option<&Path>, workspace_root: &Path, path_env: Option<&OsString>) -> BinaryLookup {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut local_bases: Vec<&Path> = Vec::new();
+    if let Some(root) = root {
+        local_bases.push(root);
+    }
+    if root != Some(workspace_root) {
+        local_bases.push(workspace_root);
+    }
+    for base in local_bases {
+        for local in ["node_modules/.bin", ".venv/bin", "venv/bin"] {
+            dirs.push(base.join(local));
+        }
+    }
+    if let Some(path_env) = path_env {
+        dirs.extend(std::env::split_paths(path_env).filter(|dir| dir.is_absolute()));
+    }
+    let mut names_tried = definition.binary_names.clone();
+    for name in &definition.binary_names {
+        for dir in &dirs {
+            let candidate = dir.join(name);
+            if is_executable_file(&candidate) {
+                return BinaryLookup { path: Some(candidate), names_tried, dirs_searched: dirs };
+            }
+        }
+    }
+    if definition.accept_versioned_binary {
+        for name in &definition.binary_names {
+            names_tried.push(format!("{name}-NN"));
+            let mut best: Option<(u32, PathBuf)> = None;
+            for dir in &dirs {
+                let Ok(entries) = std::fs::read_dir(dir) else { continue };
+                for entry in entries.flatten() {
+                    let file_name = entry.file_name();
+                    let Some(file_name) = file_name.to_str() else { continue };
+                    let Some(version) = file_name.strip_prefix(name.as_str()).and_then(|rest| rest.strip_prefix('-')) else { continue };
+                    let Ok(version) = version.parse::<u32>() else { continue };
+                    let candidate = entry.path();
+                    if is_executable_file(&candidate) && best.as_ref().is_none_or(|(best_version, _)| version > *best_version) {
+                        best = Some((version, candidate));
+                    }
+                }
+            }
+            if let Some((_, path)) = best {
+                return BinaryLookup { path: Some(path), names_tried, dirs_searched: dirs };
+            }
+        }
+    }
+    BinaryLookup { path: None, names_tried, dirs_searched: dirs }
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).map(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(id: &str) -> ServerDefinition {
+        builtin_servers().into_iter().find(|s| s.id == id).unwrap()
+    }
+
+    fn touch(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn cargo_root_climbs_to_the_workspace_manifest_but_not_above_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        touch(&dir.path().join("Cargo.toml"), "[workspace]\n");
+        touch(&ws.join("Cargo.toml"), "[workspace]\nmembers = [\"crates/a\"]\n");
+        touch(&ws.join("crates/a/Cargo.toml"), "[package]\nname = \"a\"\n");
+        touch(&ws.join("crates/a/src/lib.rs"), "");
+        let lookup = find_root(&server("rust-analyzer"), &ws, &ws.join("crates/a/src/lib.rs"));
+        assert_eq!(lookup.root.as_deref(), Some(ws.as_path()));
+        // Without [workspace] the nearest manifest wins.
+        touch(&ws.join("Cargo.toml"), "[package]\nname = \"top\"\n");
+        let lookup = find_root(&server("rust-analyzer"), &ws, &ws.join("crates/a/src/lib.rs"));
+        assert_eq!(lookup.root, Some(ws.join("crates/a")));
+        // Never above the workspace: a marker outside is not seen.
+        let inner = ws.join("crates/a/src");
+        let lookup = find_root(&server("rust-analyzer"), &inner, &inner.join("lib.rs"));
+        assert_eq!(lookup.root, None);
+    }
+
+    #[test]
+    fn go_work_wins_over_a_nearer_go_mod() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(&dir.path().join("go.work"), "go 1.19\n");
+        touch(&dir.path().join("mod/go.mod"), "module m\n");
+        let lookup = find_root(&server("gopls"), dir.path(), &dir.path().join("mod/main.go"));
+        assert_eq!(lookup.root.as_deref(), Some(dir.path()));
+        std::fs::remove_file(dir.path().join("go.work")).unwrap();
+        let lookup = find_root(&server("gopls"), dir.path(), &dir.path().join("mod/main.go"));
+        assert_eq!(lookup.root, Some(dir.path().join("mod")));
+    }
+
+    #[test]
+    fn binary_resolution_prefers_project_local_and_accepts_versioned_names() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = |path: &Path| {
+            touch(path, "#!/bin/sh\n");
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let bin = dir.path().join("bin");
+        exe(&bin.join("clangd-14"));
+        exe(&bin.join("clangd-19"));
+        touch(&bin.join("clangd-22"), "not executable");
+        let path_env = OsString::from(bin.as_os_str());
+        let lookup = resolve_binary(&server("clangd"), None, dir.path(), Some(&path_env));
+        assert_eq!(lookup.path, Some(bin.join("clangd-19")));
+        let root = dir.path().join("proj");
+        exe(&root.join("node_modules/.bin/typescript-language-server"));
+        exe(&bin.join("typescript-language-server"));
+        let lookup = resolve_binary(&server("typescript-language-server"), Some(&root), dir.path(), Some(&path_env));
+        assert_eq!(lookup.path, Some(root.join("node_modules/.bin/typescript-language-server")));
+        let lookup = resolve_binary(&server("pylsp"), Some(&root), dir.path(), Some(&path_env));
+        assert_eq!(lookup.path, None);
+        assert!(lookup.dirs_searched.contains(&root.join(".venv/bin")));
+        assert!(lookup.dirs_searched.contains(&bin));
+    }
+
+    #[test]
+    fn overrides_replace_by_id_and_append_new_ids() {
+        let mut table = builtin_servers();
+        let n = table.len();
+        let mut custom = server("pylsp");
+        custom.args = vec!["-v".to_owned()];
+        let mut extra = server("pylsp");
+        extra.id = "ruff".to_owned();
+        merge_servers(&mut table, &[custom, extra]);
+        assert_eq!(table.len(), n + 1);
+        assert_eq!(table.iter().find(|s| s.id == "pylsp").unwrap().args, vec!["-v".to_owned()]);
+        assert_eq!(table.last().unwrap().id, "ruff");
+    }
+}

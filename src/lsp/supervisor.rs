@@ -1,0 +1,669 @@
+//! [`LspSupervisor`]: one language-server process per (server id, root), started lazily,
+//! restarted with backoff, reported by `status`, stopped with the run.
+//!
+//! Per call, a server serves a file only when its root marker is found **and** its binary
+//! resolves (R-LSP-2); otherwise nothing is started and the error names the missing half and
+//! what was looked for. A server found dead on the next call is restarted (after a backoff when
+//! it keeps crashing soon after start), its documents are reopened, and the lease carries a note
+//! saying so — never "broken forever".
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::lsp::client::{representative_file, LanguageServer, Readiness};
+use crate::lsp::servers::{builtin_servers, find_root, merge_servers, resolve_binary, BinaryLookup, RootLookup, ServerDefinition};
+use crate::lsp::{LspConfig, WorkspaceEditApplier};
+
+/// A server ready for one call, plus notes the answer must carry (e.g. "restarted after a
+/// crash").
+#[derive(Debug, Clone)]
+pub struct ServerLease {
+    /// The running server.
+    pub server: Arc<LanguageServer>,
+    /// Notes for the answer, one line each.
+    pub notes: Vec<String>,
+}
+
+/// Supervises the language servers of one run. Dropping it stops every server (shutdown, then
+/// process group killed and reaped, threads joined), in parallel.
+pub struct LspSupervisor {
+    workspace_root: PathBuf,
+    config: LspConfig,
+    table: Vec<Arc<ServerDefinition>>,
+    instances: Mutex<BTreeMap<(String, PathBuf), Arc<Mutex<Instance>>>>,
+    edit_applier: Arc<Mutex<Option<Arc<dyn WorkspaceEditApplier>>>>,
+}
+
+#[derive(Default)]
+struct Instance {
+    server: Option<Arc<LanguageServer>>,
+    /// Restarts after a crash or by `reload`.
+    restarts: u32,
+    /// Crashes or start failures in a row (each soon after a start); drives the backoff.
+    consecutive_failures: u32,
+    last_start_attempt: Option<Instant>,
+    last_exit: Option<String>,
+    last_start_error: Option<String>,
+    /// Documents to reopen on the next start.
+    reopen: Vec<PathBuf>,
+}
+
+/// A server that lives at least this long before crashing does not count towards the backoff.
+const HEALTHY_UPTIME: Duration = Duration::from_secs(30);
+
+impl LspSupervisor {
+    /// A supervisor for `workspace_root` (absolute, canonical). Starts nothing.
+    pub fn new(workspace_root: &Path, config: LspConfig) -> LspSupervisor {
+        let mut table = builtin_servers();
+        merge_servers(&mut table, &config.servers);
+        table.retain(|definition| !config.disabled_servers.contains(&definition.id));
+        LspSupervisor {
+            workspace_root: workspace_root.to_path_buf(),
+            table: table.into_iter().map(Arc::new).collect(),
+            config,
+            instances: Mutex::new(BTreeMap::new()),
+            edit_applier: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &LspConfig {
+        &self.config
+    }
+
+    /// The workspace root.
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
+    }
+
+    /// The merged server table, in preference order.
+    pub fn servers(&self) -> impl Iterator<Item = &ServerDefinition> {
+        self.table.iter().map(|definition| &**definition)
+    }
+
+    /// Installs the applier used for servers' `workspace/applyEdit` requests (all servers, also
+    /// those already running).
+    pub fn set_workspace_edit_applier(&self, applier: Arc<dyn WorkspaceEditApplier>) {
+        *self.edit_applier.lock() = Some(applier);
+    }
+
+    /// The running servers (for post-write layers that sync written files).
+    pub fn running_servers(&self) -> Vec<Arc<LanguageServer>> {
+        let slots: Vec<Arc<Mutex<Instance>>> = self.instances.lock().values().cloned().collect();
+        slots.iter().filter_map(|slot| slot.lock().server.clone()).filter(|server| server.exit_description().is_none()).collect()
+    }
+
+    /// The server that serves `file` (absolute, canonical, under the workspace), started if
+    /// needed, restarted if it died. `server_id` forces one server of the table.
+    ///
+    /// # Errors
+    /// `invalid_arguments` for an unknown `server_id` or a file type no server serves;
+    /// `unavailable` when no server has both halves (root marker and binary), naming per server
+    /// which half is missing and what was looked for, or when the start fails; `timeout` when the
+    /// deadline passes while waiting for a start.
+    pub fn server_for_file(&self, file: &Path, server_id: Option<&str>, deadline: Instant) -> Result<ServerLease, ToolError> {
+        let (definition, root, binary) = self.choose(file, server_id)?;
+        self.lease(&definition, &root, &binary, deadline)
+    }
+
+    /// Which server would serve `file`, with its root and binary, without starting anything.
+    ///
+    /// # Errors
+    /// As [`LspSupervisor::server_for_file`], minus start failures.
+    pub fn choose(&self, file: &Path, server_id: Option<&str>) -> Result<(Arc<ServerDefinition>, PathBuf, PathBuf), ToolError> {
+        if let Some(id) = server_id {
+            if !self.table.iter().any(|definition| definition.id == id) {
+                let ids: Vec<&str> = self.table.iter().map(|definition| definition.id.as_str()).collect();
+                return Err(ToolError::invalid(format!("no language server with id {id:?} is configured")).with_hint(format!("use one of: {}", ids.join(", "))));
+            }
+        }
+        let candidates: Vec<&Arc<ServerDefinition>> = self
+            .table
+            .iter()
+            .filter(|definition| definition.serves(file) && server_id.is_none_or(|id| definition.id == id))
+            .collect();
+        let relative = self.display_path(file);
+        if candidates.is_empty() {
+            let extension = file.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+            let served: Vec<String> = self
+                .table
+                .iter()
+                .map(|definition| format!("{} ({})", definition.id, definition.extensions.iter().map(|(ext, _)| format!(".{ext}")).collect::<Vec<_>>().join(" ")))
+                .collect();
+            let what = match server_id {
+                Some(id) => format!("{id} does not serve {relative} (extension {extension:?})"),
+                None => format!("no language server is configured for {relative} (extension {extension:?})"),
+            };
+            return Err(ToolError::new(ErrorKind::Unavailable, what).with_hint(format!("configured servers: {}", served.join("; "))));
+        }
+        let path_env = self.path_env();
+        let mut reasons = Vec::new();
+        for definition in candidates {
+            let root_lookup = find_root(definition, &self.workspace_root, file);
+            let binary_lookup = resolve_binary(definition, root_lookup.root.as_deref(), &self.workspace_root, path_env.as_ref());
+            match (&root_lookup.root, &binary_lookup.path) {
+                (Some(root), Some(binary)) => return Ok((Arc::clone(definition), root.clone(), binary.clone())),
+                _ => reasons.push(self.describe_missing_half(definition, &root_lookup, &binary_lookup)),
+            }
+        }
+        Err(ToolError::new(ErrorKind::Unavailable, format!("no language server can serve {relative}: {}", reasons.join("; ")))
+            .with_hint("nothing was started; install the missing binary or add the missing root marker (`lsp` op status lists every server)")
+            .with_details(json!({"reasons": reasons})))
+    }
+
+    /// Restarts the servers for the root of `file` (every server serving it that is running or
+    /// can start), or every running server when `file` is `None`. Returns one line per server.
+    ///
+    /// # Errors
+    /// When `file` is given and no server can serve it.
+    pub fn reload(&self, file: Option<&Path>, deadline: Instant) -> Result<Vec<String>, ToolError> {
+        let keys: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = match file {
+            Some(file) => {
+                let (definition, root, binary) = self.choose(file, None)?;
+                vec![(definition, root, Some(binary))]
+            }
+            None => {
+                let slots: Vec<((String, PathBuf), Arc<Mutex<Instance>>)> =
+                    self.instances.lock().iter().map(|(key, slot)| (key.clone(), Arc::clone(slot))).collect();
+                slots
+                    .iter()
+                    .filter(|(_, slot)| slot.lock().server.is_some())
+                    .filter_map(|((id, root), _)| self.table.iter().find(|d| &d.id == id).map(|d| (Arc::clone(d), root.clone(), None)))
+                    .collect()
+            }
+        };
+        if keys.is_empty() {
+            return Ok(vec!["no language server is running; nothing to reload (servers start on first use)".to_owned()]);
+        }
+        let mut lines = Vec::new();
+        for (definition, root, binary) in keys {
+            let binary = match binary {
+                Some(binary) => binary,
+                None => match resolve_binary(&definition, Some(&root), &self.workspace_root, self.path_env().as_ref()).path {
+                    Some(binary) => binary,
+                    None => {
+                        lines.push(format!("{} @ {}: binary no longer found; stopped", definition.id, self.display_path(&root)));
+                        self.stop(&definition.id, &root);
+                        continue;
+                    }
+                },
+            };
+            let slot = self.slot(&definition.id, &root);
+            let mut instance = slot.lock();
+            let old_pid = instance.server.as_ref().map(|server| server.pid());
+            if let Some(old) = instance.server.take() {
+                instance.reopen = old.open_documents();
+                drop(old);
+            }
+            instance.consecutive_failures = 0;
+            instance.last_start_error = None;
+            let had_server = old_pid.is_some();
+            match self.start_into(&mut instance, &definition, &root, &binary, deadline) {
+                Ok(server) => {
+                    if had_server {
+                        instance.restarts += 1;
+                    }
+                    let before = old_pid.map(|pid| format!("pid {pid} → ")).unwrap_or_default();
+                    lines.push(format!("{} @ {}: reloaded ({before}pid {}); {} document(s) reopened", definition.id, self.display_path(&root), server.pid(), server.open_documents().len()));
+                }
+                Err(err) => lines.push(format!("{} @ {}: reload failed: {}", definition.id, self.display_path(&root), err.message)),
+            }
+        }
+        Ok(lines)
+    }
+
+    /// Status of every configured server for this workspace: which roots it applies to, whether
+    /// each half of the intersection holds (paths found), running or not, pid, uptime, readiness,
+    /// restarts, last stderr lines. Render with [`LspStatus::to_text`] or [`LspStatus::to_json`].
+    pub fn status(&self) -> LspStatus {
+        let marker_dirs = scan_marker_dirs(&self.workspace_root, &self.table);
+        let path_env = self.path_env();
+        let mut servers = Vec::new();
+        for definition in &self.table {
+            let mut roots: Vec<PathBuf> = Vec::new();
+            for marker in &definition.root_markers {
+                for dir in marker_dirs.get(marker.as_str()).into_iter().flatten() {
+                    if let Some(root) = find_root(definition, &self.workspace_root, &dir.join(".runbound-probe")).root {
+                        if !roots.contains(&root) {
+                            roots.push(root);
+                        }
+                    }
+                }
+            }
+            let instances = self.instances.lock();
+            for ((id, root), _) in instances.iter() {
+                if id == &definition.id && !roots.contains(root) {
+                    roots.push(root.clone());
+                }
+            }
+            drop(instances);
+            roots.sort();
+            let binary = resolve_binary(definition, None, &self.workspace_root, path_env.as_ref());
+            let mut root_statuses = Vec::new();
+            for root in &roots {
+                let root_binary = resolve_binary(definition, Some(root), &self.workspace_root, path_env.as_ref());
+                let marker = find_root(definition, &self.workspace_root, &root.join(".runbound-probe")).marker;
+                let slot = self.instances.lock().get(&(definition.id.clone(), root.clone())).cloned();
+                let (running, restarts, last_exit, last_start_error) = match slot {
+                    Some(slot) => {
+                        let instance = slot.lock();
+                        let running = instance.server.as_ref().map(|server| {
+                            let snapshot = server.snapshot();
+                            RunningStatus {
+                                pid: snapshot.pid,
+                                uptime_ms: snapshot.uptime.as_millis() as u64,
+                                readiness: snapshot.readiness.describe(),
+                                exited: matches!(snapshot.readiness, Readiness::Exited(_)),
+                                position_encoding: snapshot.position_encoding.lsp_name().to_owned(),
+                                open_documents: snapshot.open_documents.iter().map(|p| self.display_path(p)).collect(),
+                                stderr_tail: snapshot.stderr_tail,
+                                log_tail: snapshot.log_tail,
+                                server_info: snapshot.server_info,
+                            }
+                        });
+                        (running, instance.restarts, instance.last_exit.clone(), instance.last_start_error.clone())
+                    }
+                    None => (None, 0, None, None),
+                };
+                root_statuses.push(RootStatus {
+                    root: self.display_path(root),
+                    marker: marker.map(|m| self.display_path(&m)),
+                    binary: root_binary.path.map(|p| p.display().to_string()),
+                    running,
+                    restarts,
+                    last_exit,
+                    last_start_error,
+                });
+            }
+            servers.push(ServerStatus {
+                id: definition.id.clone(),
+                command: std::iter::once(definition.binary_names.join(" | ")).chain(definition.args.iter().cloned()).collect::<Vec<_>>().join(" "),
+                extensions: definition.extensions.iter().map(|(ext, _)| ext.clone()).collect(),
+                root_markers: definition.root_markers.clone(),
+                binary: binary.path.map(|p| p.display().to_string()),
+                binary_names_tried: binary.names_tried,
+                roots: root_statuses,
+            });
+        }
+        LspStatus { workspace_root: self.workspace_root.display().to_string(), servers, disabled: self.config.disabled_servers.clone() }
+    }
+
+    /// `path` relative to the workspace root (`.` for the root itself), or absolute with an
+    /// `(outside workspace)` mark.
+    pub fn display_path(&self, path: &Path) -> String {
+        display_path(&self.workspace_root, path)
+    }
+
+    fn lease(&self, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<ServerLease, ToolError> {
+        let slot = self.slot(&definition.id, root);
+        let Some(mut instance) = slot.try_lock_until(deadline) else {
+            return Err(ToolError::new(ErrorKind::Timeout, format!("{} @ {} is still starting (another call holds it)", definition.id, self.display_path(root)))
+                .with_hint("retry in a few seconds"));
+        };
+        let mut notes = Vec::new();
+        if let Some(server) = &instance.server {
+            match server.exit_description() {
+                None => return Ok(ServerLease { server: Arc::clone(server), notes }),
+                Some(how) => {
+                    let lived = server.started_at().elapsed();
+                    notes.push(format!("note: {} (pid {}) had exited after {} s: {how}", definition.id, server.pid(), lived.as_secs()));
+                    instance.reopen = server.open_documents();
+                    instance.last_exit = Some(how);
+                    instance.consecutive_failures = if lived >= HEALTHY_UPTIME { 0 } else { instance.consecutive_failures + 1 };
+                    let old = instance.server.take();
+                    drop(old);
+                }
+            }
+        }
+        let restarting = instance.last_exit.is_some() || instance.restarts > 0 || !notes.is_empty();
+        if instance.consecutive_failures > 0 {
+            let exponent = (instance.consecutive_failures - 1).min(16);
+            let delay = (self.config.restart_backoff_initial * 2u32.pow(exponent)).min(self.config.restart_backoff_max);
+            let earliest = instance.last_start_attempt.map_or_else(Instant::now, |at| at + delay);
+            let now = Instant::now();
+            if earliest > now {
+                if earliest + Duration::from_millis(500) > deadline {
+                    let mut err = ToolError::new(
+                        ErrorKind::Unavailable,
+                        format!(
+                            "{} @ {} failed {} time(s) in a row; the next restart is allowed in {} ms (backoff)",
+                            definition.id,
+                            self.display_path(root),
+                            instance.consecutive_failures,
+                            (earliest - now).as_millis()
+                        ),
+                    )
+                    .with_hint("call again after the backoff; `lsp` op status shows the last exit and stderr");
+                    if let Some(last) = instance.last_exit.as_ref().or(instance.last_start_error.as_ref()) {
+                        err.message.push_str(&format!("; last failure: {last}"));
+                    }
+                    return Err(err);
+                }
+                std::thread::sleep(earliest - now);
+            }
+        }
+        let server = self.start_into(&mut instance, definition, root, binary, deadline)?;
+        if restarting && !notes.is_empty() {
+            instance.restarts += 1;
+            notes.push(format!(
+                "note: restarted {} (new pid {}, restart #{}); reopened {} document(s)",
+                definition.id,
+                server.pid(),
+                instance.restarts,
+                server.open_documents().len()
+            ));
+        }
+        Ok(ServerLease { server, notes })
+    }
+
+    fn start_into(&self, instance: &mut Instance, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<Arc<LanguageServer>, ToolError> {
+        instance.last_start_attempt = Some(Instant::now());
+        let timeout = self.config.initialize_timeout.min(deadline.saturating_duration_since(Instant::now()));
+        let started = LanguageServer::start(Arc::clone(definition), binary, root, &self.workspace_root, timeout, Arc::clone(&self.edit_applier));
+        let server = match started {
+            Ok(server) => Arc::new(server),
+            Err(err) => {
+                instance.consecutive_failures += 1;
+                instance.last_start_error = Some(err.message.clone());
+                return Err(err);
+            }
+        };
+        instance.last_start_error = None;
+        for path in std::mem::take(&mut instance.reopen) {
+            if path.exists() {
+                let _ = server.sync_document(&path);
+            }
+        }
+        if definition.open_representative_file && server.open_documents().is_empty() {
+            if let Some(path) = representative_file(definition, root) {
+                let _ = server.sync_document(&path);
+            }
+        }
+        // Take the first snapshot of served files so later creations and deletions are noticed.
+        server.resync_from_disk();
+        instance.server = Some(Arc::clone(&server));
+        Ok(server)
+    }
+
+    fn stop(&self, id: &str, root: &Path) {
+        let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned();
+        if let Some(slot) = slot {
+            let old = slot.lock().server.take();
+            drop(old);
+        }
+    }
+
+    fn slot(&self, id: &str, root: &Path) -> Arc<Mutex<Instance>> {
+        Arc::clone(self.instances.lock().entry((id.to_owned(), root.to_path_buf())).or_default())
+    }
+
+    fn path_env(&self) -> Option<OsString> {
+        self.config.search_path.clone().or_else(|| std::env::var_os("PATH"))
+    }
+
+    fn describe_missing_half(&self, definition: &ServerDefinition, root: &RootLookup, binary: &BinaryLookup) -> String {
+        let binary_text = match &binary.path {
+            Some(path) => format!("binary found at {}", path.display()),
+            None => format!(
+                "binary missing: {} not found in {}",
+                binary.names_tried.join(" / "),
+                if binary.dirs_searched.len() > 8 {
+                    format!("project-local bin dirs and PATH ({} dirs)", binary.dirs_searched.len())
+                } else {
+                    binary.dirs_searched.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(":")
+                }
+            ),
+        };
+        let root_text = match &root.marker {
+            Some(marker) => format!("root marker found at {}", self.display_path(marker)),
+            None => format!(
+                "root marker missing: none of {} between {} and the workspace root",
+                definition.root_markers.join(", "),
+                self.display_path(&root.searched_from)
+            ),
+        };
+        format!("{}: {root_text}, {binary_text}", definition.id)
+    }
+}
+
+impl Drop for LspSupervisor {
+    fn drop(&mut self) {
+        let servers: Vec<Arc<LanguageServer>> =
+            self.instances.lock().values().filter_map(|slot| slot.lock().server.take()).collect();
+        self.instances.lock().clear();
+        // Stop them in parallel: each drop may wait for a polite shutdown (≤ 1.5 s).
+        std::thread::scope(|scope| {
+            for server in servers {
+                let name = format!("runbound-lsp-{}-stop", server.id());
+                let spawned = std::thread::Builder::new().name(name).spawn_scoped(scope, move || drop(server));
+                if let Err(err) = spawned {
+                    // Could not spawn a thread: the closure (and the server) was dropped already.
+                    let _ = err;
+                }
+            }
+        });
+    }
+}
+
+impl std::fmt::Debug for LspSupervisor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LspSupervisor").field("workspace_root", &self.workspace_root).finish_non_exhaustive()
+    }
+}
+
+/// What `lsp status` reports (see [`LspSupervisor::status`]).
+#[derive(Debug, Clone)]
+pub struct LspStatus {
+    /// The workspace root.
+    pub workspace_root: String,
+    /// Every configured server, in preference order.
+    pub servers: Vec<ServerStatus>,
+    /// Server ids disabled by configuration.
+    pub disabled: Vec<String>,
+}
+
+/// One configured server in [`LspStatus`].
+#[derive(Debug, Clone)]
+pub struct ServerStatus {
+    /// Server id.
+    pub id: String,
+    /// Command line (binary names tried, then arguments).
+    pub command: String,
+    /// Extensions served.
+    pub extensions: Vec<String>,
+    /// Root markers.
+    pub root_markers: Vec<String>,
+    /// The binary resolved for the workspace root (project-local dirs of a root may differ).
+    pub binary: Option<String>,
+    /// Names tried when resolving.
+    pub binary_names_tried: Vec<String>,
+    /// Roots found in the workspace (markers) or served before.
+    pub roots: Vec<RootStatus>,
+}
+
+/// One root of one server in [`LspStatus`].
+#[derive(Debug, Clone)]
+pub struct RootStatus {
+    /// The root, relative to the workspace (`.` for the workspace itself).
+    pub root: String,
+    /// The marker file that makes it a root.
+    pub marker: Option<String>,
+    /// The binary resolved for this root.
+    pub binary: Option<String>,
+    /// The running process, if any.
+    pub running: Option<RunningStatus>,
+    /// Restarts so far.
+    pub restarts: u32,
+    /// How the previous process ended, if it crashed.
+    pub last_exit: Option<String>,
+    /// Why the last start failed, if it did.
+    pub last_start_error: Option<String>,
+}
+
+/// A running process in [`RootStatus`].
+#[derive(Debug, Clone)]
+pub struct RunningStatus {
+    /// Process id.
+    pub pid: u32,
+    /// Uptime in ms.
+    pub uptime_ms: u64,
+    /// Readiness text (`ready`, `indexing (…)`, `exited: …`).
+    pub readiness: String,
+    /// The process has exited (it will restart on the next call).
+    pub exited: bool,
+    /// Negotiated position encoding.
+    pub position_encoding: String,
+    /// Open documents (relative paths).
+    pub open_documents: Vec<String>,
+    /// Last stderr lines.
+    pub stderr_tail: Vec<String>,
+    /// Last log messages.
+    pub log_tail: Vec<String>,
+    /// `serverInfo` name + version.
+    pub server_info: Option<String>,
+}
+
+impl LspStatus {
+    /// The status as text for the model or the CLI.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("language servers for {} ({} configured", self.workspace_root, self.servers.len());
+        if !self.disabled.is_empty() {
+            out.push_str(&format!("; disabled: {}", self.disabled.join(", ")));
+        }
+        out.push_str("):\n");
+        for server in &self.servers {
+            let binary = match &server.binary {
+                Some(path) => format!("binary {path}"),
+                None => format!("binary missing ({} not found in project-local bin dirs or PATH)", server.binary_names_tried.join(" / ")),
+            };
+            out.push_str(&format!("\n{} — `{}` — {binary}\n", server.id, server.command));
+            if server.roots.is_empty() {
+                out.push_str(&format!(
+                    "  no root in this workspace (root marker missing: none of {}); nothing started\n",
+                    server.root_markers.join(", ")
+                ));
+                continue;
+            }
+            for root in &server.roots {
+                let marker = root.marker.as_deref().unwrap_or("marker gone");
+                let verdict = match (&root.binary, &root.running) {
+                    (_, Some(running)) if !running.exited => format!(
+                        "running pid {}, up {} s, {}, {}, {} open document(s)",
+                        running.pid,
+                        running.uptime_ms / 1000,
+                        running.readiness,
+                        running.position_encoding,
+                        running.open_documents.len()
+                    ),
+                    (_, Some(running)) => format!("{} (restarts on the next call)", running.readiness),
+                    (Some(_), None) => "can serve; not running (starts on first use)".to_owned(),
+                    (None, None) => "cannot serve: binary missing".to_owned(),
+                };
+                out.push_str(&format!("  root {} (marker {marker}): {verdict}", root.root));
+                if root.restarts > 0 {
+                    out.push_str(&format!("; restarts {}", root.restarts));
+                }
+                out.push('\n');
+                if let Some(binary) = &root.binary {
+                    if Some(binary) != server.binary.as_ref() {
+                        out.push_str(&format!("    binary for this root: {binary}\n"));
+                    }
+                }
+                if let Some(running) = &root.running {
+                    if let Some(info) = &running.server_info {
+                        out.push_str(&format!("    server: {info}\n"));
+                    }
+                    for line in &running.stderr_tail {
+                        out.push_str(&format!("    stderr: {line}\n"));
+                    }
+                }
+                if let Some(exit) = &root.last_exit {
+                    out.push_str(&format!("    last exit: {}\n", exit.lines().next().unwrap_or("")));
+                }
+                if let Some(err) = &root.last_start_error {
+                    out.push_str(&format!("    last start failed: {}\n", err.lines().next().unwrap_or("")));
+                }
+            }
+        }
+        out
+    }
+
+    /// The status as JSON (`structuredContent` of `lsp status`).
+    pub fn to_json(&self) -> Value {
+        let servers: Vec<Value> = self
+            .servers
+            .iter()
+            .map(|server| {
+                json!({
+                    "id": server.id,
+                    "command": server.command,
+                    "extensions": server.extensions,
+                    "root_markers": server.root_markers,
+                    "binary": server.binary,
+                    "binary_names_tried": server.binary_names_tried,
+                    "roots": server.roots.iter().map(|root| json!({
+                        "root": root.root,
+                        "marker": root.marker,
+                        "binary": root.binary,
+                        "can_serve": root.marker.is_some() && root.binary.is_some(),
+                        "restarts": root.restarts,
+                        "last_exit": root.last_exit,
+                        "last_start_error": root.last_start_error,
+                        "running": root.running.as_ref().map(|running| json!({
+                            "pid": running.pid,
+                            "uptime_ms": running.uptime_ms,
+                            "readiness": running.readiness,
+                            "exited": running.exited,
+                            "position_encoding": running.position_encoding,
+                            "open_documents": running.open_documents,
+                            "stderr_tail": running.stderr_tail,
+                            "log_tail": running.log_tail,
+                            "server_info": running.server_info,
+                        })),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({"workspace_root": self.workspace_root, "servers": servers, "disabled": self.disabled})
+    }
+}
+
+/// `path` relative to `workspace_root` (`.` for the root), or `<abs> (outside workspace)`.
+pub fn display_path(workspace_root: &Path, path: &Path) -> String {
+    match path.strip_prefix(workspace_root) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => format!("{} (outside workspace)", path.display()),
+    }
+}
+
+/// Directories under `workspace_root` containing each marker name (bounded walk: depth ≤ 8,
+/// gitignore respected, vendor directories skipped).
+fn scan_marker_dirs(workspace_root: &Path, table: &[Arc<ServerDefinition>]) -> HashMap<String, Vec<PathBuf>> {
+    let markers: Vec<&str> = table.iter().flat_map(|definition| definition.root_markers.iter().map(String::as_str)).collect();
+    let mut found: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    let walker = ignore::WalkBuilder::new(workspace_root)
+        .hidden(false)
+        .max_depth(Some(8))
+        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__")))
+        .build();
+    for (seen, entry) in walker.flatten().enumerate() {
+        if seen > 50_000 {
+            break;
+        }
+        let Some(name) = entry.file_name().to_str() else { continue };
+        if markers.contains(&name) {
+            if let Some(parent) = entry.path().parent() {
+                found.entry(name.to_owned()).or_default().push(parent.to_path_buf());
+            }
+        }
+    }
+    found
+}

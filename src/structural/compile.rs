@@ -1,0 +1,564 @@
+//! The contextual pattern compiler (R-AST-1..4).
+//!
+//! A pattern is a code fragment with metavariables (`$NAME` one node, `$$$NAME` a run of
+//! siblings, `$_` binds nothing). It is parsed inside each wrapping context of its language's
+//! table ([`crate::structural::contexts`]), in order, first as written and then (C-like
+//! languages) with a trailing `;`. A context is accepted only when the whole parse has no
+//! ERROR node — except an ERROR whose text is a single metavariable — and no MISSING node, and
+//! when one node covers exactly the fragment's bytes. That node (descending single-child
+//! chains, as ast-grep does) is the compiled pattern. When no context accepts the fragment the
+//! error lists every context tried and where its parse failed: a pattern is never searched in a
+//! shape that silently matches nothing.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use ast_grep_core::matcher::PatternNode;
+use ast_grep_core::meta_var::MetaVariable;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::{AstGrep, Language, Node, Pattern};
+use ast_grep_language::SupportLang;
+use serde_json::json;
+
+use crate::error::ToolError;
+use crate::structural::contexts::{language_contexts, ContextKind, PatternContext};
+
+/// Longest pattern the compiler accepts, in bytes. Longer input is an error, which keeps the
+/// compile time of any input bounded (each context parse is linear in the input).
+pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
+
+/// A pattern compiled for one language, ready to match.
+#[derive(Clone)]
+pub struct CompiledPattern {
+    /// The language the pattern was compiled for.
+    pub language: SupportLang,
+    /// The pattern text as given (trimmed).
+    pub source: String,
+    /// The ast-grep matcher (Smart strictness: comments and trivial punctuation in the code are
+    /// skipped, everything else compared).
+    pub pattern: Pattern,
+    /// The context that accepted the fragment.
+    pub context: ContextKind,
+    /// Whether the accepted parse needed the trailing statement terminator (`;`).
+    pub with_terminator: bool,
+    /// The tree-sitter kind of the compiled root, e.g. `if_statement`; `metavariable` when the
+    /// whole pattern is one metavariable.
+    pub node_kind: String,
+    /// Texts that every match must contain verbatim: the named leaves of the pattern outside
+    /// any metavariable (identifiers, literals), longest first. Used to skip files before
+    /// parsing them; empty when the pattern has none (e.g. `$A == $A`).
+    pub literals: Vec<String>,
+    /// Metavariable names the pattern binds (without `$`), sorted.
+    pub metavariables: Vec<String>,
+    /// Lint warnings to show with the result (e.g. a lower-case `$x` in Dart).
+    pub warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for CompiledPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledPattern")
+            .field("language", &self.language)
+            .field("source", &self.source)
+            .field("context", &self.context)
+            .field("node_kind", &self.node_kind)
+            .field("literals", &self.literals)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompiledPattern {
+    /// One line saying how the pattern compiled, e.g. `statement context → if_statement`.
+    pub fn compiled_as(&self) -> String {
+        let terminator = if self.with_terminator { " (with a trailing `;`)" } else { "" };
+        format!("{} context{terminator} → {}", self.context.as_str(), self.node_kind)
+    }
+}
+
+/// One context the compiler tried and why it was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextAttempt {
+    /// The context.
+    pub context: ContextKind,
+    /// Whether this attempt appended the statement terminator (`;`).
+    pub with_terminator: bool,
+    /// Why the parse was rejected, with the position inside the fragment (1-based line and
+    /// column) when the failure is inside it.
+    pub failure: String,
+}
+
+/// Why a pattern did not compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternCompileError {
+    /// What is wrong with the pattern.
+    pub message: String,
+    /// Every context tried, in order (empty when the pattern was refused before parsing).
+    pub attempts: Vec<ContextAttempt>,
+    /// The next step.
+    pub hint: String,
+}
+
+impl std::fmt::Display for PatternCompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        for attempt in &self.attempts {
+            let terminator = if attempt.with_terminator { " + `;`" } else { "" };
+            write!(f, "\n  - {}{terminator}: {}", attempt.context.as_str(), attempt.failure)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PatternCompileError {}
+
+impl PatternCompileError {
+    /// The error as a [`ToolError`] (`invalid_arguments`) whose message lists every context
+    /// tried; `details.contexts_tried` carries the same list.
+    pub fn to_tool_error(&self) -> ToolError {
+        let attempts: Vec<_> = self
+            .attempts
+            .iter()
+            .map(|a| json!({"context": a.context, "with_terminator": a.with_terminator, "failure": a.failure}))
+            .collect();
+        ToolError::invalid(self.to_string()).with_hint(self.hint.clone()).with_details(json!({ "contexts_tried": attempts }))
+    }
+
+    fn refused(message: String, hint: &str) -> PatternCompileError {
+        PatternCompileError { message, attempts: Vec::new(), hint: hint.to_owned() }
+    }
+}
+
+/// Compiles `pattern` for `language` (see the module doc for the rules).
+///
+/// # Errors
+/// [`PatternCompileError`] when the pattern is empty, longer than [`MAX_PATTERN_BYTES`], is a
+/// bare `$$$`/`$$$NAME`, or no context of the language accepts it (the error lists each
+/// context and where its parse failed).
+pub fn compile_pattern(pattern: &str, language: SupportLang) -> Result<CompiledPattern, PatternCompileError> {
+    compile_pattern_in_context(pattern, language, None)
+}
+
+/// [`compile_pattern`] restricted to one context kind when `only` is given (for a fragment
+/// that an earlier context reads differently, e.g. TypeScript `private $F: $T;` which the
+/// statement context reads as a labeled statement).
+///
+/// # Errors
+/// As [`compile_pattern`]; also when the language's table has no context of kind `only`.
+pub fn compile_pattern_in_context(
+    pattern: &str,
+    language: SupportLang,
+    only: Option<ContextKind>,
+) -> Result<CompiledPattern, PatternCompileError> {
+    let fragment = pattern.trim();
+    if fragment.is_empty() {
+        return Err(PatternCompileError::refused(
+            "the pattern is empty".to_owned(),
+            "write a code fragment with metavariables, e.g. `$X.unwrap()` or `if ($X != null) $X.dispose()`",
+        ));
+    }
+    if fragment.len() > MAX_PATTERN_BYTES {
+        return Err(PatternCompileError::refused(
+            format!("the pattern is {} bytes; at most {MAX_PATTERN_BYTES} are accepted", fragment.len()),
+            "use a shorter fragment: a pattern describes one node, with `$$$` for the parts that vary",
+        ));
+    }
+    if is_bare_multi_metavariable(fragment) {
+        return Err(PatternCompileError::refused(
+            format!("`{fragment}` alone is not a pattern: a `$$$` metavariable matches a run of sibling nodes and needs surrounding code"),
+            "use `$X` for any single node, or put the `$$$` inside a larger fragment such as `foo($$$ARGS)` or `{ $$$BODY }`",
+        ));
+    }
+    let table = language_contexts(language);
+    let warnings = lint_metavariables(fragment, language, table.dollar_is_identifier_char);
+    let processed = language.pre_process_pattern(fragment).into_owned();
+    let mut attempts = Vec::new();
+    if let Some(kind) = only {
+        if !table.contexts.iter().any(|c| c.kind == kind) {
+            let available: Vec<&str> = table.contexts.iter().map(|c| c.kind.as_str()).collect();
+            return Err(PatternCompileError::refused(
+                format!("{} has no {} context", language_id(language), kind.as_str()),
+                &format!("use one of: {}, or omit context to try them in order", available.join(", ")),
+            ));
+        }
+    }
+    for context in table.contexts.iter().filter(|c| only.is_none_or(|kind| c.kind == kind)) {
+        let terminators: &[Option<&str>] = match table.statement_terminator {
+            Some(term) if context.kind != ContextKind::Expression && !processed.ends_with(term) => &[None, Some(term)][..],
+            _ => &[None][..],
+        };
+        for terminator in terminators.iter().copied() {
+            match try_context(&processed, language, context, terminator, table.statement_terminator) {
+                Ok((pattern, node_kind)) => {
+                    return Ok(finish(fragment, language, context.kind, terminator.is_some(), pattern, node_kind, warnings))
+                }
+                Err(failure) => attempts.push(ContextAttempt {
+                    context: context.kind,
+                    with_terminator: terminator.is_some(),
+                    failure: display_fragment_text(&failure, language),
+                }),
+            }
+        }
+    }
+    let mut hint = String::from(
+        "fix the fragment so it is valid code in one of these places; to match several statements put them in a block `{ … }` or use `$$$` for the varying part; metavariables are `$` + upper-case letters, digits or `_` (e.g. `$X`, `$$$ARGS`)",
+    );
+    for warning in &warnings {
+        hint.push_str("; ");
+        hint.push_str(warning);
+    }
+    Err(PatternCompileError {
+        message: format!("the pattern `{fragment}` is not valid {} code in any context this tool tries", language_id(language)),
+        attempts,
+        hint,
+    })
+}
+
+/// The canonical lower-case id of `language` (`dart`, `python`, `rust`, `typescript` …).
+pub fn language_id(language: SupportLang) -> &'static str {
+    use SupportLang as L;
+    match language {
+        L::Bash => "bash",
+        L::C => "c",
+        L::Cpp => "cpp",
+        L::CSharp => "csharp",
+        L::Css => "css",
+        L::Dart => "dart",
+        L::Elixir => "elixir",
+        L::Go => "go",
+        L::Haskell => "haskell",
+        L::Hcl => "hcl",
+        L::Html => "html",
+        L::Java => "java",
+        L::JavaScript => "javascript",
+        L::Json => "json",
+        L::Kotlin => "kotlin",
+        L::Lua => "lua",
+        L::Markdown => "markdown",
+        L::Nix => "nix",
+        L::Php => "php",
+        L::Python => "python",
+        L::Ruby => "ruby",
+        L::Rust => "rust",
+        L::Scala => "scala",
+        L::Solidity => "solidity",
+        L::Swift => "swift",
+        L::Tsx => "tsx",
+        L::TypeScript => "typescript",
+        L::Yaml => "yaml",
+        L::Zig => "zig",
+    }
+}
+
+fn finish(
+    fragment: &str,
+    language: SupportLang,
+    context: ContextKind,
+    with_terminator: bool,
+    pattern: Pattern,
+    node_kind: String,
+    mut warnings: Vec<String>,
+) -> CompiledPattern {
+    let ts_language = language.get_ts_language();
+    let mut literals = Vec::new();
+    collect_literals(&pattern.node, &ts_language, &mut literals);
+    literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    literals.dedup();
+    let mut metavariables: Vec<String> = pattern.defined_vars().into_iter().map(str::to_owned).collect();
+    metavariables.sort();
+    if matches!(pattern.node, PatternNode::MetaVar { .. }) {
+        warnings.push(format!(
+            "`{fragment}` is a lone metavariable: it matches every node of every file; add surrounding code to say what you look for"
+        ));
+    }
+    CompiledPattern { language, source: fragment.to_owned(), pattern, context, with_terminator, node_kind, literals, metavariables, warnings }
+}
+
+/// Parses `processed` in one context; the compiled pattern and its root kind, or why not.
+fn try_context(
+    processed: &str,
+    language: SupportLang,
+    context: &PatternContext,
+    terminator: Option<&str>,
+    language_terminator: Option<&str>,
+) -> Result<(Pattern, String), String> {
+    let terminator_text = terminator.unwrap_or("");
+    let source = format!("{}{processed}{terminator_text}{}", context.prefix, context.suffix);
+    let span = context.prefix.len()..context.prefix.len() + processed.len();
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language).map_err(|err| format!("the parser failed: {err}"))?;
+    let top = root.root();
+    if let Some(problem) = first_parse_problem(&top, language, &span, &source) {
+        return Err(problem);
+    }
+    let exact = top.dfs().find(|node| node.range() == span);
+    let (node, strip_terminator) = match exact {
+        Some(node) => (node, false),
+        None => {
+            let with_term = span.start..span.end + terminator_text.len();
+            // A fragment ending in its own `;` where the grammar keeps the `;` outside the node
+            // (a TypeScript class field): the node without it.
+            let without_own_term = language_terminator
+                .filter(|term| processed.ends_with(term) && processed.len() > term.len())
+                .map(|term| span.start..span.end - term.len());
+            let appended = terminator.and_then(|_| top.dfs().find(|node| node.range() == with_term));
+            let own = without_own_term.and_then(|range| top.dfs().find(|node| node.range() == range));
+            match (appended, own) {
+                (Some(node), _) => (node, true),
+                (None, Some(node)) => (node, false),
+                (None, None) => return Err(describe_no_spanning_node(&top, &span)),
+            }
+        }
+    };
+    let mut node = node;
+    while is_single_node(&node) {
+        let Some(child) = node.child(0) else { break };
+        node = child;
+    }
+    let mut pattern = Pattern::from(node.clone());
+    if strip_terminator {
+        if let Some(term) = terminator {
+            strip_last_terminal(&mut pattern.node, term);
+        }
+        loop {
+            let only_child = match &pattern.node {
+                PatternNode::Internal { children, .. } if children.len() == 1 => children[0].clone(),
+                _ => break,
+            };
+            pattern.node = only_child;
+        }
+    }
+    if let PatternNode::MetaVar { meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple } = &pattern.node {
+        return Err("the fragment compiles to a lone `$$$` metavariable, which needs surrounding code".to_owned());
+    }
+    if language == SupportLang::Dart {
+        dart_set_literal_to_block(&mut pattern.node, &language.get_ts_language());
+    }
+    let node_kind = match &pattern.node {
+        PatternNode::MetaVar { .. } => "metavariable".to_owned(),
+        PatternNode::Terminal { kind_id, .. } | PatternNode::Internal { kind_id, .. } => {
+            language.get_ts_language().node_kind_for_id(*kind_id).unwrap_or("unknown").to_owned()
+        }
+    };
+    Ok((pattern, node_kind))
+}
+
+/// The first ERROR (that is not a lone metavariable) or MISSING node of the parse, described
+/// with its position inside the fragment.
+fn first_parse_problem(top: &Node<'_, StrDoc<SupportLang>>, language: SupportLang, span: &Range<usize>, source: &str) -> Option<String> {
+    for node in top.dfs() {
+        if node.is_missing() {
+            // A statement made of a lone metavariable (`{ $$$B }` in C) gets a MISSING `;`:
+            // benign, the whole statement compiles to the metavariable.
+            let parent_is_metavariable = node.parent().is_some_and(|p| language.extract_meta_var(p.text().trim()).is_some());
+            if parent_is_metavariable {
+                continue;
+            }
+            let kind = node.kind();
+            let what = if node.is_named() { format!("a `{kind}` node") } else { format!("`{kind}`") };
+            return Some(format!("the parser had to insert a missing {what} {}", locate(node.range().start, span, source)));
+        }
+        if node.is_error() {
+            let text = node.text();
+            if language.extract_meta_var(text.trim()).is_some() {
+                continue;
+            }
+            let parent = node.parent().map(|p| p.kind().into_owned()).unwrap_or_else(|| "the file".to_owned());
+            return Some(format!(
+                "syntax error {} at `{}` (inside `{parent}`)",
+                locate(node.range().start, span, source),
+                snippet(&text, 60)
+            ));
+        }
+    }
+    None
+}
+
+fn locate(offset: usize, span: &Range<usize>, source: &str) -> String {
+    if offset < span.start || offset > span.end {
+        return "in the code around the fragment (the fragment breaks this context)".to_owned();
+    }
+    let before = &source[span.start..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map(|s| s.chars().count()).unwrap_or(0) + 1;
+    format!("at fragment line {line}, column {column}")
+}
+
+fn describe_no_spanning_node(top: &Node<'_, StrDoc<SupportLang>>, span: &Range<usize>) -> String {
+    // The smallest node containing the whole span; its children overlapping the span are the
+    // pieces the fragment parsed into.
+    let mut container = top.clone();
+    loop {
+        let inner = container.children().find(|child| child.range().start <= span.start && child.range().end >= span.end);
+        match inner {
+            Some(child) => container = child,
+            None => break,
+        }
+    }
+    let pieces: Vec<String> = container
+        .children()
+        .filter(|child| child.range().start < span.end && child.range().end > span.start && child.is_named())
+        .map(|child| format!("`{}`", child.kind()))
+        .collect();
+    if pieces.len() > 1 {
+        return format!(
+            "no single node covers the fragment: it parses as {} sibling nodes ({}); a pattern must be one node",
+            pieces.len(),
+            pieces.join(", ")
+        );
+    }
+    format!("no single node covers exactly the fragment (the nearest enclosing node is `{}`)", container.kind())
+}
+
+/// ast-grep's rule for descending: one child, or two where the second is MISSING or has an
+/// empty kind.
+fn is_single_node(node: &Node<'_, StrDoc<SupportLang>>) -> bool {
+    match node.children().len() {
+        1 => true,
+        2 => node.child(1).is_some_and(|second| second.is_missing() || second.kind().is_empty()),
+        _ => false,
+    }
+}
+
+/// Removes the synthetic terminator: the last unnamed terminal on the rightmost path.
+fn strip_last_terminal(node: &mut PatternNode, terminator: &str) -> bool {
+    let PatternNode::Internal { children, .. } = node else { return false };
+    match children.last_mut() {
+        Some(PatternNode::Terminal { text, is_named: false, .. }) if text == terminator => {
+            children.pop();
+            true
+        }
+        Some(last @ PatternNode::Internal { .. }) => strip_last_terminal(last, terminator),
+        _ => false,
+    }
+}
+
+/// Dart reads `{ $$$B }` after `if (…)` as an expression statement holding a set literal; in a
+/// statement position it is a block. Rewrites `expression_statement(set_or_map_literal{…})`
+/// into `block{…}` everywhere in the pattern.
+fn dart_set_literal_to_block(node: &mut PatternNode, ts_language: &tree_sitter::Language) {
+    let (Some(expression_statement), Some(set_literal), Some(block)) = (
+        kind_id(ts_language, "expression_statement"),
+        kind_id(ts_language, "set_or_map_literal"),
+        kind_id(ts_language, "block"),
+    ) else {
+        return;
+    };
+    rewrite(node, expression_statement, set_literal, block);
+
+    fn rewrite(node: &mut PatternNode, expression_statement: u16, set_literal: u16, block: u16) {
+        let PatternNode::Internal { kind_id, children } = node else { return };
+        if *kind_id == expression_statement {
+            let only_punctuation_after = children.iter().skip(1).all(|c| matches!(c, PatternNode::Terminal { is_named: false, .. }));
+            if let (Some(PatternNode::Internal { kind_id: first_kind, children: inner }), true) = (children.first(), only_punctuation_after) {
+                if *first_kind == set_literal {
+                    let inner = inner.clone();
+                    *node = PatternNode::Internal { kind_id: block, children: inner };
+                    if let PatternNode::Internal { children, .. } = node {
+                        for child in children {
+                            rewrite(child, expression_statement, set_literal, block);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        for child in children {
+            rewrite(child, expression_statement, set_literal, block);
+        }
+    }
+}
+
+fn kind_id(ts_language: &tree_sitter::Language, kind: &str) -> Option<u16> {
+    let id = ts_language.id_for_node_kind(kind, true);
+    (id != 0).then_some(id)
+}
+
+fn collect_literals(node: &PatternNode, ts_language: &tree_sitter::Language, out: &mut Vec<String>) {
+    match node {
+        PatternNode::MetaVar { .. } => {}
+        PatternNode::Terminal { text, is_named, kind_id } => {
+            let kind = ts_language.node_kind_for_id(*kind_id).unwrap_or("");
+            // Named leaves are compared by exact text (unnamed ones only by kind), so a named
+            // leaf's text is in every match. Comments may be skipped by the matcher: not used.
+            if *is_named && !text.trim().is_empty() && !kind.contains("comment") {
+                out.push(text.clone());
+            }
+        }
+        PatternNode::Internal { children, .. } => {
+            for child in children {
+                collect_literals(child, ts_language, out);
+            }
+        }
+    }
+}
+
+fn is_bare_multi_metavariable(fragment: &str) -> bool {
+    let Some(rest) = fragment.strip_prefix("$$$") else { return false };
+    rest.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Lint: `$` followed by a lower-case letter or a digit is not a metavariable.
+fn lint_metavariables(fragment: &str, language: SupportLang, dollar_is_identifier_char: bool) -> Vec<String> {
+    if matches!(language, SupportLang::Php | SupportLang::Bash) {
+        // `$x` is a variable in these languages: ordinary code, nothing to warn about.
+        return Vec::new();
+    }
+    let mut suspicious: Vec<String> = Vec::new();
+    let bytes = fragment.as_bytes();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] != b'$' {
+            index += 1;
+            continue;
+        }
+        let start = index;
+        while index < bytes.len() && bytes[index] == b'$' {
+            index += 1;
+        }
+        let name_start = index;
+        while index < bytes.len() && (bytes[index].is_ascii_alphanumeric() || bytes[index] == b'_') {
+            index += 1;
+        }
+        let name = &fragment[name_start..index];
+        let first = name.chars().next();
+        let is_metavariable = matches!(first, Some(c) if c.is_ascii_uppercase() || c == '_')
+            && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !name.is_empty() && !is_metavariable {
+            let word = &fragment[start..index];
+            if !suspicious.iter().any(|s| s == word) {
+                suspicious.push(word.to_owned());
+            }
+        }
+    }
+    suspicious
+        .into_iter()
+        .map(|word| {
+            let upper = word.to_ascii_uppercase();
+            if dollar_is_identifier_char {
+                format!(
+                    "`{word}` is not a metavariable (those are `$` + upper-case letters, digits, `_`): in {} it is an ordinary identifier and matches only the literal name `{word}`; write `{upper}` to match any node",
+                    language_id(language)
+                )
+            } else {
+                format!("`{word}` is not a metavariable (those are `$` + upper-case letters, digits, `_`); write `{upper}` to match any node")
+            }
+        })
+        .collect()
+}
+
+/// Replaces the expando character of `language` back with `$` in text shown to the model.
+fn display_fragment_text(text: &str, language: SupportLang) -> String {
+    let expando = language.expando_char();
+    if expando == '$' || expando.is_ascii() {
+        return text.to_owned();
+    }
+    text.replace(expando, "$")
+}
+
+fn snippet(text: &str, max_chars: usize) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max_chars {
+        return one_line;
+    }
+    let mut out: String = one_line.chars().take(max_chars).collect();
+    let _ = write!(out, "…");
+    out
+}

@@ -1,0 +1,95 @@
+//! Structural search and staged rewrite: `ast_grep` (tier read), `ast_edit` and `resolve`
+//! (tier write), bound to the run's tree-sitter parser set (R-REG-1, R-AST-1..4, R-EDIT-1,
+//! R-RES-1).
+//!
+//! - [`compile`]: the contextual pattern compiler (a fragment is parsed inside wrapping
+//!   contexts, [`contexts`] is the per-language table).
+//! - [`search`]: the parallel gitignore-aware walk with the literal pre-filter.
+//! - `tools`: the three tool functions and their result text.
+//! - [`StagedEdits`]: the run-owned store of proposed rewrites; it dies with the run.
+//!
+//! Wiring: `Run::builder(root).with_structural().build()` registers the three tools.
+
+pub mod compile;
+pub mod contexts;
+pub mod search;
+mod staged;
+mod tools;
+
+pub use ast_grep_language::SupportLang;
+pub use compile::{compile_pattern, compile_pattern_in_context, language_id, CompiledPattern, ContextAttempt, PatternCompileError};
+pub use contexts::ContextKind;
+pub use staged::StagedEdits;
+pub use tools::{match_source, StructuralMatch};
+
+use crate::error::ToolError;
+use crate::registry::Registry;
+
+/// Caps and limits of the structural tools. Part of [`crate::RunConfig`].
+#[derive(Debug, Clone)]
+pub struct StructuralConfig {
+    /// `max_results` of `ast_grep` when the call gives none (default 50).
+    pub default_max_results: usize,
+    /// Longest matched code shown per match, in lines (default 8); longer matches are cut with
+    /// a marker saying how many lines were left out.
+    pub max_match_lines: usize,
+    /// Longest matched code or binding shown, in characters (default 400).
+    pub max_match_chars: usize,
+    /// Most diff hunks shown in an `ast_edit` preview (default 40); the rest is counted
+    /// ("showing N of M hunks").
+    pub max_preview_hunks: usize,
+    /// Most staged edits kept pending per run (default 16); staging one more evicts the oldest
+    /// pending edit, and resolving the evicted id says so.
+    pub max_pending_edits: usize,
+    /// Walker threads; 0 = `min(available_parallelism, 12)`.
+    pub walk_threads: usize,
+    /// Files larger than this many bytes **and** longer than `max_file_lines` are skipped and
+    /// counted (default 3,000,000 bytes, as ast-grep).
+    pub max_file_bytes: u64,
+    /// See `max_file_bytes` (default 200,000 lines).
+    pub max_file_lines: usize,
+}
+
+impl Default for StructuralConfig {
+    fn default() -> Self {
+        StructuralConfig {
+            default_max_results: 50,
+            max_match_lines: 8,
+            max_match_chars: 400,
+            max_preview_hunks: 40,
+            max_pending_edits: 16,
+            walk_threads: 0,
+            max_file_bytes: 3_000_000,
+            max_file_lines: 200_000,
+        }
+    }
+}
+
+/// The run's structural resource: the staged-edit store. Exists only when the run was built
+/// `with_structural()`; dropped with the run (staged edits do not outlive it).
+#[derive(Debug, Default)]
+pub struct StructuralResource {
+    /// Proposed rewrites waiting for `resolve`.
+    pub staged_edits: StagedEdits,
+}
+
+/// Parses a language id or alias (`dart`, `py`, `rs`, `ts`, `c++` …; case-insensitive).
+///
+/// # Errors
+/// `invalid_arguments` listing every supported id.
+pub fn parse_language(id: &str) -> Result<SupportLang, ToolError> {
+    id.trim().parse::<SupportLang>().map_err(|_| {
+        ToolError::invalid(format!("unknown language {id:?}")).with_hint(format!("use one of: {}", supported_language_ids().join(", ")))
+    })
+}
+
+/// Every bundled grammar's canonical id, sorted.
+pub fn supported_language_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = SupportLang::all_langs().iter().map(|lang| language_id(*lang)).collect();
+    ids.sort_unstable();
+    ids
+}
+
+pub(crate) fn register_tools(registry: &mut Registry) {
+    tools::register(registry);
+}

@@ -1,0 +1,692 @@
+//! Child processes: the only module in the crate that calls `Command::new`.
+//!
+//! Every child runs in its own process group (`process_group(0)`), with an explicit absolute
+//! working directory, `PR_SET_PDEATHSIG(SIGKILL)` so it dies if runbound dies, and its stderr
+//! drained on a named thread into a bounded tail ring (the child never blocks on a full stderr
+//! pipe, however much it writes). Dropping a [`ChildProcess`] kills the whole group (SIGTERM, a
+//! short grace, SIGKILL), reaps the leader and joins the drain thread.
+//!
+//! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, not the process, so
+//! every spawn goes through one long-lived spawner thread (`runbound-spawner`) that lives exactly
+//! as long as at least one child handle does; a child started during a short-lived tool call
+//! therefore survives the call.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use parking_lot::Mutex;
+
+use crate::error::{ErrorKind, ToolError};
+
+/// Default size of the stderr tail ring: 64 KiB.
+pub const DEFAULT_STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// Grace between SIGTERM and SIGKILL in [`ChildProcess::kill_group`] and on drop: 300 ms.
+pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(300);
+
+/// What to spawn and how. Build with [`ProcessSpec::new`] and the `with_*` methods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessSpec {
+    /// The program: an absolute path (resolve with `which` first) or a bare name looked up on
+    /// PATH by the OS.
+    pub program: PathBuf,
+    /// Arguments, without the program name.
+    pub args: Vec<OsString>,
+    /// Working directory of the child. Must be absolute; a relative path is refused at spawn
+    /// (nothing in runbound depends on the process's own current directory).
+    pub cwd: PathBuf,
+    /// Environment variables to set on top of the inherited environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Inherited environment variables to remove.
+    pub env_remove: Vec<OsString>,
+    /// Human name used in every error and thread name, e.g. `"pyright @ /abs/root"`.
+    pub display_name: String,
+    /// Pipe stdin (true) or connect it to /dev/null (false). Default true.
+    pub stdin: bool,
+    /// Pipe stdout (true) or connect it to /dev/null (false). Default true.
+    pub stdout: bool,
+    /// Size in bytes of the stderr tail ring kept for errors and status. Default
+    /// [`DEFAULT_STDERR_TAIL_BYTES`]; 0 keeps nothing (stderr is still drained).
+    pub stderr_tail_bytes: usize,
+}
+
+impl ProcessSpec {
+    /// A spec for `program` run in `cwd`, stdin and stdout piped, a 64 KiB stderr tail, and a
+    /// display name made of the program's file name and the cwd (`"prog @ /cwd"`).
+    pub fn new(program: impl Into<PathBuf>, cwd: impl Into<PathBuf>) -> ProcessSpec {
+        let program = program.into();
+        let cwd = cwd.into();
+        let short = program.file_name().map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned());
+        ProcessSpec {
+            display_name: format!("{short} @ {}", cwd.display()),
+            program,
+            args: Vec::new(),
+            cwd,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            stdin: true,
+            stdout: true,
+            stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
+        }
+    }
+
+    /// Appends one argument.
+    #[must_use]
+    pub fn with_arg(mut self, arg: impl Into<OsString>) -> ProcessSpec {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Appends arguments.
+    #[must_use]
+    pub fn with_args<I, S>(mut self, args: I) -> ProcessSpec
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for the child.
+    #[must_use]
+    pub fn with_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> ProcessSpec {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Removes an inherited environment variable from the child's environment.
+    #[must_use]
+    pub fn with_env_remove(mut self, key: impl Into<OsString>) -> ProcessSpec {
+        self.env_remove.push(key.into());
+        self
+    }
+
+    /// Sets the display name used in errors and thread names.
+    #[must_use]
+    pub fn with_display_name(mut self, display_name: impl Into<String>) -> ProcessSpec {
+        self.display_name = display_name.into();
+        self
+    }
+
+    /// Pipes stdin (`true`) or connects it to /dev/null (`false`).
+    #[must_use]
+    pub fn with_stdin_piped(mut self, piped: bool) -> ProcessSpec {
+        self.stdin = piped;
+        self
+    }
+
+    /// Pipes stdout (`true`) or connects it to /dev/null (`false`).
+    #[must_use]
+    pub fn with_stdout_piped(mut self, piped: bool) -> ProcessSpec {
+        self.stdout = piped;
+        self
+    }
+
+    /// Sets the stderr tail ring size in bytes.
+    #[must_use]
+    pub fn with_stderr_tail_bytes(mut self, bytes: usize) -> ProcessSpec {
+        self.stderr_tail_bytes = bytes;
+        self
+    }
+}
+
+/// A cloneable handle on a child's stderr tail ring; stays readable after the child exits and
+/// after the [`ChildProcess`] is dropped (e.g. from a reader thread reporting a crash).
+#[derive(Debug, Clone)]
+pub struct StderrTail {
+    inner: Arc<Mutex<TailRing>>,
+}
+
+impl StderrTail {
+    /// The last bytes the child wrote to stderr, lossily decoded as UTF-8. When older output was
+    /// dropped, the text starts with `[stderr: showing last N of M bytes]` and a newline, so a
+    /// truncation is never silent. Empty when the child wrote nothing.
+    pub fn text(&self) -> String {
+        let ring = self.inner.lock();
+        let (front, back) = ring.bytes.as_slices();
+        let mut bytes = Vec::with_capacity(ring.bytes.len());
+        bytes.extend_from_slice(front);
+        bytes.extend_from_slice(back);
+        let kept = bytes.len() as u64;
+        if kept == ring.total {
+            return String::from_utf8_lossy(&bytes).into_owned();
+        }
+        // Older output was dropped: start at a line boundary when there is one.
+        let start = bytes.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let start = if start < bytes.len() { start } else { 0 };
+        let shown = &bytes[start..];
+        format!(
+            "[stderr: showing last {} of {} bytes]\n{}",
+            shown.len(),
+            ring.total,
+            String::from_utf8_lossy(shown)
+        )
+    }
+
+    /// Total bytes the child wrote to stderr so far (including dropped ones).
+    pub fn total_bytes(&self) -> u64 {
+        self.inner.lock().total
+    }
+}
+
+#[derive(Debug, Default)]
+struct TailRing {
+    capacity: usize,
+    bytes: std::collections::VecDeque<u8>,
+    total: u64,
+}
+
+/// A running child process in its own process group. Thread-safe: every method takes `&self`,
+/// so the handle can be shared (e.g. in an `Arc`) between an owner and a reader thread.
+///
+/// Drop kills the group (see [`ChildProcess::kill_group`]), reaps the leader and joins the
+/// stderr drain thread (bounded: the drain polls a stop flag every 50 ms).
+#[derive(Debug)]
+pub struct ChildProcess {
+    display_name: String,
+    pid: u32,
+    child: Mutex<Child>,
+    stdin: Mutex<Option<ChildStdin>>,
+    stdout: Mutex<Option<ChildStdout>>,
+    killed: AtomicBool,
+    tail: StderrTail,
+    drain_stop: Arc<AtomicBool>,
+    drain: Mutex<Option<JoinHandle<()>>>,
+    // Last field: released after the child is reaped, so the spawner thread outlives it.
+    _lease: SpawnerLease,
+}
+
+impl ChildProcess {
+    /// Spawns `spec`.
+    ///
+    /// Errors ([`ToolError`]): `invalid_arguments` if `spec.cwd` is relative; `not_found` if the
+    /// cwd or the program does not exist; `unavailable` for any other spawn failure (permission
+    /// denied, not executable). Messages name `display_name`, the program and the cwd.
+    pub fn spawn(spec: ProcessSpec) -> Result<ChildProcess, ToolError> {
+        let mut command = build_command(&spec)?;
+        command.stdin(if spec.stdin { Stdio::piped() } else { Stdio::null() });
+        command.stdout(if spec.stdout { Stdio::piped() } else { Stdio::null() });
+        command.stderr(Stdio::piped());
+        let lease = SpawnerLease::acquire();
+        let mut child = spawn_on_spawner_thread(command).map_err(|err| spawn_error(&spec, &err))?;
+        let pid = child.id();
+        let tail = StderrTail::with_capacity(spec.stderr_tail_bytes);
+        let stop = Arc::new(AtomicBool::new(false));
+        let drain = child.stderr.take().map(|stderr| {
+            let tail = tail.clone();
+            let stop = Arc::clone(&stop);
+            thread::Builder::new()
+                .name(format!("runbound-{}-stderr", thread_label(&spec)))
+                .spawn(move || pump_fd(stderr, &stop, &mut |chunk| tail.push(chunk)))
+        });
+        let drain = match drain.transpose() {
+            Ok(drain) => drain,
+            Err(err) => {
+                // No drain thread: the child could block on stderr. Do not keep it.
+                kill_and_reap(&mut child, pid);
+                return Err(ToolError::new(
+                    ErrorKind::Unavailable,
+                    format!("cannot start the stderr thread for {}: {err}", spec.display_name),
+                ));
+            }
+        };
+        Ok(ChildProcess {
+            display_name: spec.display_name,
+            pid,
+            stdin: Mutex::new(child.stdin.take()),
+            stdout: Mutex::new(child.stdout.take()),
+            child: Mutex::new(child),
+            killed: AtomicBool::new(false),
+            tail,
+            drain_stop: stop,
+            drain: Mutex::new(drain),
+            _lease: lease,
+        })
+    }
+
+    /// The OS process id of the leader, which is also the process group id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The spec's display name.
+    pub fn display_name(&self) -> &str {
+        &self.display_name
+    }
+
+    /// Takes the child's stdin pipe (once; `None` afterwards or if not piped). Dropping it
+    /// closes the child's stdin.
+    pub fn take_stdin(&self) -> Option<ChildStdin> {
+        self.stdin.lock().take()
+    }
+
+    /// Takes the child's stdout pipe (once; `None` afterwards or if not piped). The caller must
+    /// keep reading it (or drop it), or the child blocks on a full pipe.
+    pub fn take_stdout(&self) -> Option<ChildStdout> {
+        self.stdout.lock().take()
+    }
+
+    /// The stderr tail as text; see [`StderrTail::text`].
+    pub fn stderr_tail(&self) -> String {
+        self.tail.text()
+    }
+
+    /// A cloneable handle on the stderr tail that outlives this handle.
+    pub fn stderr_tail_handle(&self) -> StderrTail {
+        self.tail.clone()
+    }
+
+    /// The exit status if the leader has exited (reaping it), else `None`. Never blocks.
+    pub fn try_wait(&self) -> Option<ExitStatus> {
+        // std caches the status once reaped, so repeated calls keep returning it.
+        self.child.lock().try_wait().ok().flatten()
+    }
+
+    /// Waits up to `timeout` for the leader to exit; `None` if it is still running.
+    pub fn wait_timeout(&self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            if let Some(status) = self.try_wait() {
+                return Some(status);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops the whole process group: SIGTERM to the group, up to [`DEFAULT_KILL_GRACE`] for the
+    /// leader to exit, then SIGKILL to the group (grandchildren included), then reaps the leader
+    /// (bounded wait, 5 s). Returns the leader's exit status, `None` only if it could not be
+    /// reaped in time. Idempotent.
+    pub fn kill_group(&self) -> Option<ExitStatus> {
+        self.kill_group_with_grace(DEFAULT_KILL_GRACE)
+    }
+
+    /// Like [`ChildProcess::kill_group`] with an explicit SIGTERM→SIGKILL grace.
+    pub fn kill_group_with_grace(&self, grace: Duration) -> Option<ExitStatus> {
+        if self.killed.swap(true, Ordering::SeqCst) {
+            return self.wait_timeout(REAP_TIMEOUT);
+        }
+        let group = Pid::from_raw(self.pid as i32);
+        // ESRCH (group already empty) is fine; nothing else can fail for our own group.
+        let _ = killpg(group, Signal::SIGTERM);
+        self.wait_timeout(grace);
+        // Always SIGKILL the group: the leader may have exited on SIGTERM while descendants
+        // in its group ignore it. The unreaped or just-reaped leader keeps the pgid reserved.
+        let _ = killpg(group, Signal::SIGKILL);
+        self.wait_timeout(REAP_TIMEOUT)
+    }
+
+    /// One line for errors: `"<display_name> (pid N) exited with <status>"` or `"… is running"`,
+    /// followed by the stderr tail when non-empty.
+    pub fn describe_state(&self) -> String {
+        let state = match self.try_wait() {
+            Some(status) => format!("exited with {status}"),
+            None => "is running".to_owned(),
+        };
+        let mut text = format!("{} (pid {}) {state}", self.display_name, self.pid);
+        let tail = self.tail.text();
+        if !tail.trim().is_empty() {
+            text.push_str("; stderr tail:\n");
+            text.push_str(tail.trim_end());
+        }
+        text
+    }
+}
+
+/// The outcome of [`run_to_completion`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompletedProcess {
+    /// The leader's exit status (after a group kill on timeout, the status of the kill).
+    pub status: ExitStatus,
+    /// Captured stdout: the first `max_output_bytes` bytes.
+    pub stdout: Vec<u8>,
+    /// Captured stderr: the *last* `max_output_bytes` bytes (errors tend to come last).
+    pub stderr: Vec<u8>,
+    /// Total bytes written to stdout (may exceed `stdout.len()` when truncated).
+    pub stdout_total_bytes: u64,
+    /// Total bytes written to stderr (may exceed `stderr.len()` when truncated).
+    pub stderr_total_bytes: u64,
+    /// True when the timeout expired and the group was killed.
+    pub timed_out: bool,
+    /// True when stdout or stderr was cut at `max_output_bytes`.
+    pub truncated: bool,
+    /// Wall time from spawn to reap.
+    pub elapsed: Duration,
+}
+
+/// Runs `spec` to completion for a checker or shell command: writes `stdin_bytes` to its stdin
+/// (then closes it), captures stdout (its first `max_output_bytes`) and stderr (its last
+/// `max_output_bytes`; the rest of both is drained and counted), and waits up to `timeout`. On timeout the whole process group is
+/// killed and `timed_out` is set. After the leader exits, any background processes left in its
+/// group are killed too. `spec.stdin`, `spec.stdout` and `spec.stderr_tail_bytes` are ignored
+/// (all three streams are piped).
+///
+/// Errors: as [`ChildProcess::spawn`].
+pub fn run_to_completion(
+    spec: ProcessSpec,
+    stdin_bytes: &[u8],
+    timeout: Duration,
+    max_output_bytes: usize,
+) -> Result<CompletedProcess, ToolError> {
+    let start = Instant::now();
+    let label = thread_label(&spec);
+    let display_name = spec.display_name.clone();
+    let spec = spec.with_stdin_piped(true).with_stdout_piped(true).with_stderr_tail_bytes(max_output_bytes);
+    let child = ChildProcess::spawn(spec)?;
+    let stop = Arc::new(AtomicBool::new(false));
+
+    let stdin_thread = child.take_stdin().map(|mut stdin| {
+        let input = stdin_bytes.to_vec();
+        thread::Builder::new().name(format!("runbound-{label}-stdin")).spawn(move || {
+            // EPIPE when the child does not read its input is expected; nothing to report.
+            let _ = stdin.write_all(&input);
+        })
+    });
+    let stdout_capture = Arc::new(Mutex::new((Vec::new(), 0u64)));
+    let stdout_thread = child.take_stdout().map(|stdout| {
+        let capture = Arc::clone(&stdout_capture);
+        let stop = Arc::clone(&stop);
+        thread::Builder::new().name(format!("runbound-{label}-stdout")).spawn(move || {
+            pump_fd(stdout, &stop, &mut |chunk| {
+                let mut capture = capture.lock();
+                let room = max_output_bytes.saturating_sub(capture.0.len());
+                capture.0.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                capture.1 += chunk.len() as u64;
+            })
+        })
+    });
+    let thread_error = |err: std::io::Error| {
+        ToolError::new(ErrorKind::Unavailable, format!("cannot start an I/O thread for {display_name}: {err}"))
+    };
+    let stdin_thread = stdin_thread.transpose().map_err(thread_error)?;
+    let stdout_thread = stdout_thread.transpose().map_err(thread_error)?;
+
+    let exited = child.wait_timeout(timeout);
+    let timed_out = exited.is_none();
+    // Kill the group either way: on timeout the command, otherwise what it left running in
+    // the background (which would also hold our pipes open).
+    let status = child.kill_group_with_grace(if timed_out { DEFAULT_KILL_GRACE } else { Duration::ZERO });
+    let Some(status) = exited.or(status) else {
+        return Err(ToolError::new(
+            ErrorKind::Unavailable,
+            format!("{display_name} (pid {}) could not be reaped after SIGKILL", child.pid()),
+        ));
+    };
+    if let Some(handle) = stdout_thread {
+        // The pipe reaches EOF once the group is dead; the stop flag bounds the wait otherwise.
+        if !join_bounded(handle, Duration::from_millis(500)) {
+            stop.store(true, Ordering::SeqCst);
+        }
+    }
+    if let Some(handle) = stdin_thread {
+        join_bounded(handle, Duration::from_millis(500));
+    }
+    let stderr_total_bytes = child.tail.total_bytes();
+    child.stop_drain();
+    let stderr = child.tail.bytes();
+    let (stdout, stdout_total_bytes) = std::mem::take(&mut *stdout_capture.lock());
+    let truncated = stdout_total_bytes > stdout.len() as u64 || stderr_total_bytes > stderr.len() as u64;
+    Ok(CompletedProcess {
+        status,
+        stdout,
+        stderr,
+        stdout_total_bytes,
+        stderr_total_bytes,
+        timed_out,
+        truncated,
+        elapsed: start.elapsed(),
+    })
+}
+
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        self.kill_group();
+        self.stop_drain();
+    }
+}
+
+impl ChildProcess {
+    /// Waits up to `timeout` for the stderr drain to reach EOF (all writers gone), so a crash
+    /// report carries the last lines. Returns whether it did.
+    pub(crate) fn wait_stderr_drained(&self, timeout: Duration) -> bool {
+        match self.drain.lock().as_ref() {
+            Some(handle) => wait_finished(handle, timeout),
+            None => true,
+        }
+    }
+
+    /// Joins the stderr drain: it ends by itself at EOF once the group is dead; after 500 ms
+    /// the stop flag ends it (a process that escaped the group may hold the pipe open).
+    fn stop_drain(&self) {
+        let Some(handle) = self.drain.lock().take() else { return };
+        if !wait_finished(&handle, Duration::from_millis(500)) {
+            self.drain_stop.store(true, Ordering::SeqCst);
+        }
+        let _ = handle.join();
+    }
+}
+
+impl StderrTail {
+    fn with_capacity(capacity: usize) -> StderrTail {
+        StderrTail { inner: Arc::new(Mutex::new(TailRing { capacity, ..TailRing::default() })) }
+    }
+
+    fn push(&self, chunk: &[u8]) {
+        let mut ring = self.inner.lock();
+        ring.total += chunk.len() as u64;
+        let capacity = ring.capacity;
+        let chunk = &chunk[chunk.len().saturating_sub(capacity)..];
+        let overflow = (ring.bytes.len() + chunk.len()).saturating_sub(capacity);
+        ring.bytes.drain(..overflow);
+        ring.bytes.extend(chunk);
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        self.inner.lock().bytes.iter().copied().collect()
+    }
+}
+
+/// How long to wait for the leader to be reaped after SIGKILL.
+const REAP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a spawn may wait for the spawner thread.
+const SPAWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Poll interval of the pipe pumps; bounds how long a stop request takes.
+const PUMP_POLL_MS: i32 = 50;
+
+fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
+    if !spec.cwd.is_absolute() {
+        return Err(ToolError::invalid(format!(
+            "working directory {:?} of {} is relative; runbound never depends on its own current directory",
+            spec.cwd, spec.display_name
+        ))
+        .with_hint("pass an absolute working directory (e.g. the run's workspace root)"));
+    }
+    if !spec.cwd.is_dir() {
+        return Err(ToolError::new(
+            ErrorKind::NotFound,
+            format!("working directory {} of {} does not exist or is not a directory", spec.cwd.display(), spec.display_name),
+        ));
+    }
+    let mut command = Command::new(&spec.program);
+    command.args(&spec.args).current_dir(&spec.cwd).process_group(0);
+    for key in &spec.env_remove {
+        command.env_remove(key);
+    }
+    for (key, value) in &spec.env {
+        command.env(key, value);
+    }
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: only async-signal-safe calls (prctl, getppid) between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // We died between fork and prctl: do not run orphaned.
+            if libc::getppid() != parent {
+                return Err(io::Error::other("parent exited before the child started"));
+            }
+            Ok(())
+        });
+    }
+    Ok(command)
+}
+
+fn spawn_error(spec: &ProcessSpec, err: &io::Error) -> ToolError {
+    let program = spec.program.display();
+    if err.kind() == io::ErrorKind::NotFound {
+        return ToolError::new(ErrorKind::NotFound, format!("cannot start {}: program {program} not found", spec.display_name))
+            .with_hint("install it or put it on PATH, then retry")
+            .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd}));
+    }
+    ToolError::new(ErrorKind::Unavailable, format!("cannot start {}: {program}: {err}", spec.display_name))
+        .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd, "os_error": err.to_string()}))
+}
+
+fn thread_label(spec: &ProcessSpec) -> String {
+    spec.program.file_name().map_or_else(|| "child".to_owned(), |name| name.to_string_lossy().into_owned())
+}
+
+/// Reads `source` until EOF, an error, or `stop` (checked every 50 ms), handing each chunk
+/// to `sink`. Never blocks longer than one poll interval once `stop` is set.
+fn pump_fd(mut source: impl Read + AsRawFd, stop: &AtomicBool, sink: &mut dyn FnMut(&[u8])) {
+    let fd = source.as_raw_fd();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut poll_fd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd for an fd we own for the duration of the call.
+        let ready = unsafe { libc::poll(&mut poll_fd, 1, PUMP_POLL_MS) };
+        if ready < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        if ready == 0 {
+            continue;
+        }
+        match source.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => sink(&buf[..n]),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        }
+    }
+}
+
+/// Waits up to `timeout` for `handle`'s thread to finish.
+fn wait_finished<T>(handle: &JoinHandle<T>, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while !handle.is_finished() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(2));
+    }
+    true
+}
+
+/// Joins `handle` if it finishes within `timeout`, else detaches it; returns whether joined.
+pub(crate) fn join_bounded<T>(handle: JoinHandle<T>, timeout: Duration) -> bool {
+    if !wait_finished(&handle, timeout) {
+        return false;
+    }
+    let _ = handle.join();
+    true
+}
+
+fn kill_and_reap(child: &mut Child, pid: u32) {
+    let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+    let _ = child.wait();
+}
+
+// The spawner thread. PR_SET_PDEATHSIG fires when the forking *thread* exits, so children are
+// forked from one thread that lives while any child handle (lease) exists, then is joined.
+
+type SpawnJob = (Command, Sender<io::Result<Child>>);
+
+struct Spawner {
+    sender: Sender<SpawnJob>,
+    handle: JoinHandle<()>,
+    leases: usize,
+}
+
+static SPAWNER: Mutex<Option<Spawner>> = Mutex::new(None);
+
+/// Keeps the spawner thread alive; the last lease dropped joins it.
+#[derive(Debug)]
+struct SpawnerLease(());
+
+impl SpawnerLease {
+    fn acquire() -> SpawnerLease {
+        let mut spawner = SPAWNER.lock();
+        match spawner.as_mut() {
+            Some(spawner) => spawner.leases += 1,
+            None => {
+                let (sender, receiver) = crossbeam_channel::unbounded::<SpawnJob>();
+                let handle = thread::Builder::new()
+                    .name("runbound-spawner".to_owned())
+                    .spawn(move || spawner_loop(receiver))
+                    .expect("cannot start the runbound-spawner thread");
+                *spawner = Some(Spawner { sender, handle, leases: 1 });
+            }
+        }
+        SpawnerLease(())
+    }
+}
+
+impl Drop for SpawnerLease {
+    fn drop(&mut self) {
+        let mut guard = SPAWNER.lock();
+        let Some(spawner) = guard.as_mut() else { return };
+        spawner.leases -= 1;
+        if spawner.leases > 0 {
+            return;
+        }
+        let Some(Spawner { sender, handle, .. }) = guard.take() else { return };
+        drop(sender);
+        let _ = handle.join();
+    }
+}
+
+fn spawner_loop(receiver: Receiver<SpawnJob>) {
+    for (mut command, reply) in receiver {
+        let _ = reply.send(command.spawn());
+    }
+}
+
+/// Spawns `command` on the spawner thread; the caller must hold a [`SpawnerLease`].
+fn spawn_on_spawner_thread(command: Command) -> io::Result<Child> {
+    let sender = SPAWNER.lock().as_ref().map(|spawner| spawner.sender.clone());
+    let Some(sender) = sender else { return Err(io::Error::other("spawner thread is not running")) };
+    let (reply, result) = crossbeam_channel::bounded(1);
+    sender.send((command, reply)).map_err(|_| io::Error::other("spawner thread exited"))?;
+    drop(sender);
+    match result.recv_timeout(SPAWN_TIMEOUT) {
+        Ok(result) => result,
+        Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, "spawner thread did not answer within 30 s")),
+    }
+}

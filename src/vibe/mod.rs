@@ -1,0 +1,480 @@
+//! Background workers: `vibe_spawn`, `vibe_send`, `vibe_wait`, `vibe_kill`, `vibe_list`
+//! (SPEC R-VIBE-1..2).
+//!
+//! A run in vibe mode owns a [`Roster`]: one record per worker, kept until the run ends, and one
+//! named OS thread per active worker. A worker runs a brief to completion through a
+//! [`WorkerBackend`] the host supplies; attempts are numbered from 1 and `vibe_send` starts a new
+//! one. Two backends ship:
+//!
+//! - [`CommandBackend`]: per tier, a command line run by `/bin/sh -c` in the workspace, in its
+//!   own process group, with the brief on stdin; stdout is the result, a non-zero exit is an
+//!   error carrying the stderr tail. This is what the CLI wires for `--vibe` and
+//!   `--worker TIER=COMMAND` (see [`VibeSetup::from_cli_worker_flags`]).
+//! - [`ClosureBackend`]: a Rust closure, for hosts that run their own agent loop.
+//!
+//! Worker statuses: `pending` (waiting for a free slot, see [`VibeConfig::max_running_workers`]),
+//! `running`, `completed`, `failed`, `killed`, `lost` (the record says running but the worker's
+//! thread is gone; derived from the live thread handle, never from bookkeeping alone).
+//!
+//! Depth 1: workers get neither `ask_user` nor `vibe_*`. A host that lets a worker call this
+//! run's tools passes [`WorkerJob::call_options`] to [`crate::Run::call_with`]: the call then
+//! carries the spawning caller's mode (a plan-mode or read-only caller's worker sees read tools
+//! only), a guardrail refuses `ask_user` and `vibe_*`, and a permission prompt goes to the run's
+//! ask port labelled with the worker (`CallOrigin::Worker`), or is denied at once when no human
+//! is attached — a worker never blocks silently.
+//!
+//! Completion is pushed and pullable: the roster calls the host's [`WorkerEventCallback`] when
+//! an attempt completes or fails (the `serve` host turns it into a notification), and results
+//! stay readable through `vibe_wait` / `vibe_list` until the run ends. Dropping the run cancels
+//! every worker, kills its process group and joins its thread.
+
+mod command;
+mod roster;
+mod tools;
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::registry::{
+    CallOptions, CallOrigin, CancelToken, GuardrailInput, GuardrailVerdict, Registry,
+    ToolDescriptor,
+};
+use crate::run::Run;
+use crate::tier::Caller;
+
+pub use command::{
+    CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL,
+    ENV_WORKER_TIER, ENV_WORKSPACE,
+};
+pub use roster::{KillReport, Roster, SendReport, WaitReport, WorkerSnapshot};
+
+/// Timeouts and caps of the vibe roster (the `vibe` section of [`crate::RunConfig`]).
+#[derive(Debug, Clone)]
+pub struct VibeConfig {
+    /// `vibe_wait` without `timeout_seconds` waits this long (default 30 s).
+    pub wait_default: Duration,
+    /// Smallest `vibe_wait` timeout; smaller requests are raised to it so the model cannot poll
+    /// in a tight loop (default 10 s).
+    pub wait_min: Duration,
+    /// Largest `vibe_wait` timeout; larger requests are lowered to it (default 1 h).
+    pub wait_max: Duration,
+    /// How long `vibe_send`, `vibe_kill` and run teardown wait for a cancelled attempt to stop
+    /// (its process group killed and reaped) before reporting that it did not (default 5 s).
+    pub stop_grace: Duration,
+    /// Longest a single attempt may run; the command backend kills it after this and the
+    /// attempt fails with a timeout (default 1 h). Closure backends read it as
+    /// [`WorkerJob::deadline`].
+    pub attempt_timeout: Duration,
+    /// Most workers per run, finished ones included (records are kept until the run ends;
+    /// default 256).
+    pub max_workers: usize,
+    /// Most attempts running at once; further workers wait as `pending` (default 8).
+    pub max_running_workers: usize,
+    /// Most characters of a result kept and shown by `vibe_wait`; longer results keep their
+    /// head and tail with a `[… cut N characters …]` marker in between (default 20 000).
+    pub result_max_chars: usize,
+    /// Most characters of the last result shown per worker by `vibe_list` (default 300).
+    pub list_result_chars: usize,
+    /// Whether workers may call `ask_user` (default false: depth 1, only the main agent asks).
+    /// Permission prompts are not affected: they always reach the ask port with the worker's
+    /// label.
+    pub workers_may_ask_user: bool,
+}
+
+impl Default for VibeConfig {
+    fn default() -> Self {
+        VibeConfig {
+            wait_default: Duration::from_secs(30),
+            wait_min: Duration::from_secs(10),
+            wait_max: Duration::from_secs(3600),
+            stop_grace: Duration::from_secs(5),
+            attempt_timeout: Duration::from_secs(3600),
+            max_workers: 256,
+            max_running_workers: 8,
+            result_max_chars: 20_000,
+            list_result_chars: 300,
+            workers_may_ask_user: false,
+        }
+    }
+}
+
+/// What kind of work a worker is for (R-VIBE-2); the host maps each tier to a backend
+/// configuration (e.g. a model and a reasoning effort).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkerTier {
+    /// Well-specified mechanical work. The default.
+    Fast,
+    /// Design, judgment, or reviewing a fast worker's output.
+    Good,
+}
+
+impl WorkerTier {
+    /// Both tiers, `fast` first.
+    pub const ALL: [WorkerTier; 2] = [WorkerTier::Fast, WorkerTier::Good];
+
+    /// The wire name: `fast` or `good`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerTier::Fast => "fast",
+            WorkerTier::Good => "good",
+        }
+    }
+
+    /// Parses `fast` or `good` (case-insensitive); `None` for anything else.
+    pub fn parse(text: &str) -> Option<WorkerTier> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "fast" => Some(WorkerTier::Fast),
+            "good" => Some(WorkerTier::Good),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for WorkerTier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The status of a worker, as `vibe_list` and `vibe_wait` report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkerStatus {
+    /// Spawned (or sent a message) and waiting for a free slot
+    /// ([`VibeConfig::max_running_workers`]), or for the previous attempt to stop.
+    Pending,
+    /// An attempt is running.
+    Running,
+    /// The last attempt returned a result.
+    Completed,
+    /// The last attempt failed (non-zero exit, missing command, timeout, backend error, panic).
+    Failed,
+    /// Stopped by `vibe_kill` or because the run ended; the record is kept.
+    Killed,
+    /// The record says pending or running but the worker's thread no longer exists.
+    Lost,
+}
+
+impl WorkerStatus {
+    /// The wire name: `pending`, `running`, `completed`, `failed`, `killed` or `lost`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerStatus::Pending => "pending",
+            WorkerStatus::Running => "running",
+            WorkerStatus::Completed => "completed",
+            WorkerStatus::Failed => "failed",
+            WorkerStatus::Killed => "killed",
+            WorkerStatus::Lost => "lost",
+        }
+    }
+
+    /// Whether the worker is done for now (completed, failed, killed or lost); `vibe_send`
+    /// starts a new attempt on such a worker.
+    pub fn is_finished(self) -> bool {
+        !matches!(self, WorkerStatus::Pending | WorkerStatus::Running)
+    }
+}
+
+impl fmt::Display for WorkerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One attempt of a worker, as its [`WorkerBackend`] sees it.
+pub struct WorkerJob<'a> {
+    worker_id: &'a str,
+    label: &'a str,
+    tier: WorkerTier,
+    attempt: u32,
+    brief: &'a str,
+    caller: Caller,
+    workspace_root: &'a Path,
+    deadline: Instant,
+    cancel: &'a CancelToken,
+    progress: &'a (dyn Fn(&str) + Sync),
+}
+
+impl<'a> WorkerJob<'a> {
+    /// The worker's id, `worker_1`, `worker_2`, … (per run).
+    pub fn worker_id(&self) -> &'a str {
+        self.worker_id
+    }
+
+    /// The label the model gave the worker.
+    pub fn label(&self) -> &'a str {
+        self.label
+    }
+
+    /// The worker's tier.
+    pub fn tier(&self) -> WorkerTier {
+        self.tier
+    }
+
+    /// The attempt number, from 1; each `vibe_send` starts the next one.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The whole brief of this attempt: the original brief followed by every message sent so
+    /// far, each under a `--- message N from the main agent ---` line.
+    pub fn brief(&self) -> &'a str {
+        self.brief
+    }
+
+    /// The mode of the caller that spawned the worker. A worker spawned by a `plan` or
+    /// `readonly` caller must be held to read tools.
+    pub fn caller(&self) -> Caller {
+        self.caller
+    }
+
+    /// The run's absolute workspace root (the working directory of command workers).
+    pub fn workspace_root(&self) -> &'a Path {
+        self.workspace_root
+    }
+
+    /// When this attempt must have returned ([`VibeConfig::attempt_timeout`] after it started).
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Whether the attempt was cancelled (`vibe_send`, `vibe_kill`, run teardown, deadline).
+    /// A backend checks this at least every 100 ms and returns promptly once it is set, after
+    /// stopping everything it started.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The attempt's cancellation token.
+    pub fn cancel_token(&self) -> &'a CancelToken {
+        self.cancel
+    }
+
+    /// Reports progress; the latest line is shown by `vibe_list` (cut to 200 characters).
+    pub fn report_progress(&self, text: &str) {
+        (self.progress)(text)
+    }
+
+    /// Options for calling this run's tools on the worker's behalf with
+    /// [`crate::Run::call_with`]: the spawning caller's mode, origin
+    /// `CallOrigin::Worker { label: "<worker_id>: <label>" }` (permission cards show it), and
+    /// this attempt's cancellation token.
+    pub fn call_options(&self) -> CallOptions {
+        CallOptions {
+            caller: self.caller,
+            timeout: None,
+            cancel: self.cancel.clone(),
+            origin: CallOrigin::Worker {
+                label: format!("{}: {}", self.worker_id, self.label),
+            },
+        }
+    }
+}
+
+/// Runs one attempt of a worker to completion. Plain and blocking; called on the worker's own
+/// thread. Must return by [`WorkerJob::deadline`] and promptly after cancellation, having
+/// stopped every process it started (put them in a process group owned by the attempt).
+pub trait WorkerBackend: Send + Sync {
+    /// Runs `job`. `Ok` is the result text shown to the model; `Err` says what failed (exit
+    /// code, stderr tail) and is recorded as status `failed`.
+    fn run_attempt(&self, job: &WorkerJob<'_>) -> Result<String, String>;
+
+    /// One line per tier saying what runs it (e.g. the command line), for `vibe_list` and
+    /// errors. Default: nothing to say.
+    fn describe_tier(&self, tier: WorkerTier) -> Option<String> {
+        let _ = tier;
+        None
+    }
+
+    /// Whether `tier` can run at all (e.g. a command is configured for it); checked by
+    /// `vibe_spawn` so a misconfigured tier fails the call at once instead of producing a
+    /// failed worker. `Err` says what is missing and how the host fixes it. Default: every
+    /// tier can run.
+    fn check_tier(&self, tier: WorkerTier) -> Result<(), String> {
+        let _ = tier;
+        Ok(())
+    }
+}
+
+/// A [`WorkerBackend`] made of a Rust closure, for hosts that run their own agent loop.
+pub struct ClosureBackend {
+    run_attempt: Box<dyn Fn(&WorkerJob<'_>) -> Result<String, String> + Send + Sync>,
+}
+
+impl ClosureBackend {
+    /// A backend that calls `run_attempt` for every attempt.
+    pub fn new(
+        run_attempt: impl Fn(&WorkerJob<'_>) -> Result<String, String> + Send + Sync + 'static,
+    ) -> ClosureBackend {
+        ClosureBackend {
+            run_attempt: Box::new(run_attempt),
+        }
+    }
+}
+
+impl WorkerBackend for ClosureBackend {
+    fn run_attempt(&self, job: &WorkerJob<'_>) -> Result<String, String> {
+        (self.run_attempt)(job)
+    }
+}
+
+impl fmt::Debug for ClosureBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ClosureBackend")
+    }
+}
+
+/// Announced to the host when a worker's attempt ends on its own (completed or failed), so
+/// the host can tell the model without a poll. Attempts stopped by `vibe_send`, `vibe_kill` or
+/// run teardown are not announced (the model or host caused them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerEvent {
+    /// `worker_N`.
+    pub worker_id: String,
+    /// The worker's label.
+    pub label: String,
+    /// The worker's tier.
+    pub tier: WorkerTier,
+    /// The attempt that ended.
+    pub attempt: u32,
+    /// `completed` or `failed`.
+    pub status: WorkerStatus,
+    /// How long the attempt ran.
+    pub elapsed: Duration,
+    /// The result (or error) cut to [`VibeConfig::list_result_chars`] with a marker.
+    pub result_excerpt: String,
+}
+
+impl WorkerEvent {
+    /// One line for the model, e.g. `worker_2 ("tests") completed attempt 1 after 3.2 s: …;
+    /// call vibe_wait with worker_id "worker_2" for the full result`.
+    pub fn message(&self) -> String {
+        format!(
+            "{} ({:?}, tier {}) {} attempt {} after {:.1} s: {}\ncall vibe_wait with worker_id {:?} for the full result",
+            self.worker_id,
+            self.label,
+            self.tier,
+            self.status,
+            self.attempt,
+            self.elapsed.as_secs_f64(),
+            self.result_excerpt,
+            self.worker_id
+        )
+    }
+
+    /// JSON for a host notification: `{worker_id, label, tier, attempt, status, elapsed_ms,
+    /// result_excerpt, message}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "worker_id": self.worker_id,
+            "label": self.label,
+            "tier": self.tier,
+            "attempt": self.attempt,
+            "status": self.status,
+            "elapsed_ms": self.elapsed.as_millis() as u64,
+            "result_excerpt": self.result_excerpt,
+            "message": self.message(),
+        })
+    }
+}
+
+/// The host's completion hook. Called on the worker's thread with no roster lock held; a
+/// panic in it is caught. Keep it short (e.g. push to a channel).
+pub type WorkerEventCallback = Arc<dyn Fn(&WorkerEvent) + Send + Sync>;
+
+/// What a host hands to [`crate::RunBuilder::vibe_roster`] to turn vibe mode on: the backend
+/// and an optional completion hook. The roster itself is built with the run (it takes the
+/// run's [`VibeConfig`] and workspace root).
+#[derive(Clone)]
+pub struct VibeSetup {
+    /// Runs the workers' attempts.
+    pub backend: Arc<dyn WorkerBackend>,
+    /// Called when an attempt completes or fails.
+    pub on_worker_event: Option<WorkerEventCallback>,
+}
+
+impl VibeSetup {
+    /// Vibe mode with `backend` and no completion hook.
+    pub fn new(backend: Arc<dyn WorkerBackend>) -> VibeSetup {
+        VibeSetup {
+            backend,
+            on_worker_event: None,
+        }
+    }
+
+    /// Sets the completion hook.
+    #[must_use]
+    pub fn on_worker_event(mut self, callback: WorkerEventCallback) -> VibeSetup {
+        self.on_worker_event = Some(callback);
+        self
+    }
+
+    /// Vibe mode as the CLI configures it: `--vibe` plus zero or more `--worker TIER=COMMAND`
+    /// values, passed here verbatim (e.g. `"fast=claude -p --model haiku"`). Builds a
+    /// [`CommandBackend`]; a tier without a command fails at `vibe_spawn` with an error naming
+    /// the flag to add.
+    ///
+    /// # Errors
+    /// A value without `=`, an unknown tier (only `fast` and `good` exist), an empty command,
+    /// or the same tier given twice; the message quotes the value.
+    pub fn from_cli_worker_flags(worker_flags: &[String]) -> Result<VibeSetup, String> {
+        let backend = CommandBackend::from_cli_worker_flags(worker_flags)?;
+        Ok(VibeSetup::new(Arc::new(backend)))
+    }
+}
+
+impl fmt::Debug for VibeSetup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VibeSetup")
+            .field("on_worker_event", &self.on_worker_event.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tools a worker of this run may see when spawned by `caller`: the run's tools visible to
+/// `caller`, minus `vibe_*` and (unless [`VibeConfig::workers_may_ask_user`]) `ask_user`.
+pub fn tools_for_worker(run: &Run, caller: Caller) -> Vec<&ToolDescriptor> {
+    let workers_may_ask_user = run.config().vibe.workers_may_ask_user;
+    run.tools(caller)
+        .into_iter()
+        .filter(|descriptor| tool_available_to_worker(&descriptor.name, workers_may_ask_user))
+        .collect()
+}
+
+pub(crate) fn register_tools(registry: &mut Registry, roster: &Roster) {
+    tools::register(registry, roster);
+    let workers_may_ask_user = roster.config().workers_may_ask_user;
+    registry.add_guardrail(Arc::new(move |input: &GuardrailInput<'_>| {
+        worker_depth_guardrail(input, workers_may_ask_user)
+    }));
+}
+
+fn tool_available_to_worker(name: &str, workers_may_ask_user: bool) -> bool {
+    if name.starts_with("vibe_") {
+        return false;
+    }
+    name != "ask_user" || workers_may_ask_user
+}
+
+fn worker_depth_guardrail(
+    input: &GuardrailInput<'_>,
+    workers_may_ask_user: bool,
+) -> GuardrailVerdict {
+    let CallOrigin::Worker { label } = input.origin else {
+        return GuardrailVerdict::Allow;
+    };
+    if tool_available_to_worker(input.tool, workers_may_ask_user) {
+        return GuardrailVerdict::Allow;
+    }
+    GuardrailVerdict::Deny(format!(
+        "workers run at depth 1 and do not get {} (called by worker {label}); finish the brief with what you have and \
+         say in your result what you would have asked or delegated",
+        input.tool
+    ))
+}

@@ -1,0 +1,476 @@
+//! The five `vibe_*` tools (all tier read, R-VIBE-1): descriptors, argument shapes, and the
+//! text the model reads.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ToolError;
+use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+use super::roster::{Roster, WorkerSnapshot};
+use super::{WorkerStatus, WorkerTier};
+
+const TIER_DOC: &str = "`fast` = well-specified mechanical work (apply a known change, write tests to a clear spec, \
+     rename, port); `good` = design, judgment, or reviewing a fast worker's output. Default `fast`.";
+
+pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
+    let config = roster.config();
+    let told_when_done = finish_notice(roster);
+    let wait_default = seconds_text(config.wait_default);
+    let wait_min = seconds_text(config.wait_min);
+    let wait_max = seconds_text(config.wait_max);
+    let stop_budget = config.stop_grace + Duration::from_secs(10);
+    let worker_id_schema = json!({"type": "string", "pattern": "^worker_[0-9]+$", "description": "The id vibe_spawn returned, e.g. \"worker_1\"."});
+    registry.register(
+        ToolDescriptor {
+            name: "vibe_spawn".to_owned(),
+            description: format!(
+                "Start a background worker on a brief; returns at once with its worker_id (worker_1, worker_2, … per run) \
+                 while the worker keeps running. The brief must stand alone: the worker does not see this conversation. \
+                 Workers cannot ask the user or start workers of their own; they inherit your mode (a plan-mode or read-only \
+                 caller's worker is held to read tools). tier: {TIER_DOC} {told_when_done} Fetch its result with \
+                 vibe_wait; see all workers with vibe_list."
+            ),
+            tier: Tier::Read,
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "brief": {"type": "string", "minLength": 1, "description": "The whole task: goal, files, constraints, what to report back."},
+                    "label": {"type": "string", "minLength": 1, "maxLength": 80, "description": "A short name shown in lists and permission prompts, e.g. \"fix parser tests\"."},
+                    "tier": {"type": "string", "enum": ["fast", "good"], "description": TIER_DOC}
+                },
+                "required": ["brief", "label"],
+                "additionalProperties": false
+            }),
+            parallel_safe: true,
+            default_timeout: Duration::from_secs(10),
+        },
+        Arc::new(vibe_spawn),
+    );
+    registry.register(
+        ToolDescriptor {
+            name: "vibe_send".to_owned(),
+            description: "Append a message to a worker's brief and run it again. A running attempt is cancelled (its \
+                processes are killed) and the next attempt starts with the extended brief; a finished worker (completed, \
+                failed, killed) starts a new attempt; a worker still waiting to start just gets the longer brief. The \
+                attempt number goes up by one per restart and is shown everywhere."
+                .to_owned(),
+            tier: Tier::Read,
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "worker_id": worker_id_schema,
+                    "message": {"type": "string", "minLength": 1, "description": "What the worker should do differently or next."}
+                },
+                "required": ["worker_id", "message"],
+                "additionalProperties": false
+            }),
+            parallel_safe: true,
+            default_timeout: stop_budget,
+        },
+        Arc::new(vibe_send),
+    );
+    registry.register(
+        ToolDescriptor {
+            name: "vibe_wait".to_owned(),
+            description: format!(
+                "Block until a worker finishes, then return its status and whole result; or, when timeout_seconds pass \
+                 first, return timed_out with the time waited. timeout_seconds: default {wait_default}, minimum {wait_min}, \
+                 maximum {wait_max} (values outside are clamped). Do not poll in a tight loop: do other work meanwhile \
+                 and wait only when you need the result. {told_when_done}"
+            ),
+            tier: Tier::Read,
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "worker_id": worker_id_schema,
+                    "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "description": format!("How long to wait (default {wait_default}, min {wait_min}, max {wait_max}).")}
+                },
+                "required": ["worker_id"],
+                "additionalProperties": false
+            }),
+            parallel_safe: true,
+            default_timeout: config.wait_max + Duration::from_secs(30),
+        },
+        Arc::new(vibe_wait),
+    );
+    registry.register(
+        ToolDescriptor {
+            name: "vibe_kill".to_owned(),
+            description: "Stop a worker: its attempt is cancelled and its processes are killed. Its record and last \
+                result stay visible in vibe_list; vibe_send can start it again."
+                .to_owned(),
+            tier: Tier::Read,
+            input_schema: json!({
+                "type": "object",
+                "properties": {"worker_id": worker_id_schema},
+                "required": ["worker_id"],
+                "additionalProperties": false
+            }),
+            parallel_safe: true,
+            default_timeout: stop_budget,
+        },
+        Arc::new(vibe_kill),
+    );
+    registry.register(
+        ToolDescriptor {
+            name: "vibe_list".to_owned(),
+            description: "List every worker of this run: id, label, tier, status (pending, running, completed, failed, \
+                killed, lost), attempt, elapsed time of the latest attempt, and the start of its last result (vibe_wait \
+                returns the whole result). Results stay available until the run ends."
+                .to_owned(),
+            tier: Tier::Read,
+            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            parallel_safe: true,
+            default_timeout: Duration::from_secs(10),
+        },
+        Arc::new(vibe_list),
+    );
+}
+
+#[derive(Deserialize)]
+struct SpawnArguments {
+    brief: String,
+    label: String,
+    #[serde(default)]
+    tier: Option<WorkerTier>,
+}
+
+#[derive(Deserialize)]
+struct SendArguments {
+    worker_id: String,
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct WaitArguments {
+    worker_id: String,
+    #[serde(default)]
+    timeout_seconds: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct WorkerIdArguments {
+    worker_id: String,
+}
+
+fn roster<'run>(ctx: &CallContext<'run>) -> Result<&'run Roster, ToolError> {
+    ctx.run()
+        .vibe_roster()
+        .ok_or_else(|| ctx.run().unwired("vibe roster (vibe mode is off)"))
+}
+
+fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: SpawnArguments = ctx.parse_arguments(arguments)?;
+    let roster = roster(ctx)?;
+    let tier = arguments.tier.unwrap_or(WorkerTier::Fast);
+    let snapshot = roster.spawn(&arguments.brief, &arguments.label, tier, ctx.caller())?;
+    let text = format!(
+        "{} started: label {:?}, tier {}, attempt {}, status {}. It runs in the background. {} Call vibe_wait with \
+         worker_id {:?} when you need its result.",
+        snapshot.worker_id,
+        snapshot.label,
+        snapshot.tier,
+        snapshot.attempt,
+        snapshot.status,
+        finish_notice(roster),
+        snapshot.worker_id
+    );
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
+        json!({
+            "worker_id": snapshot.worker_id,
+            "label": snapshot.label,
+            "tier": snapshot.tier,
+            "attempt": snapshot.attempt,
+            "status": snapshot.status,
+        }),
+    )))
+}
+
+fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: SendArguments = ctx.parse_arguments(arguments)?;
+    let roster = roster(ctx)?;
+    let report = roster.send(&arguments.worker_id, &arguments.message)?;
+    let snapshot = &report.snapshot;
+    let what_happened = if report.merged_into_pending_attempt {
+        format!(
+            "had not started attempt {} yet; the message was added to its brief",
+            snapshot.attempt
+        )
+    } else if report.previous_status.is_finished() {
+        format!(
+            "had {} attempt {}; attempt {} started with the message appended to the brief",
+            report.previous_status, report.previous_attempt, snapshot.attempt
+        )
+    } else if report.previous_attempt_stopped {
+        format!(
+            "was running attempt {}; it was cancelled (its processes killed) and attempt {} starts with the message \
+             appended to the brief",
+            report.previous_attempt, snapshot.attempt
+        )
+    } else {
+        format!(
+            "was running attempt {}; it was cancelled but had not stopped after {} ms; attempt {} starts as soon as it \
+             does",
+            report.previous_attempt,
+            roster.config().stop_grace.as_millis(),
+            snapshot.attempt
+        )
+    };
+    let text = format!(
+        "{} ({:?}) {what_happened}. Status now: {}.",
+        snapshot.worker_id, snapshot.label, snapshot.status
+    );
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
+        json!({
+            "worker_id": snapshot.worker_id,
+            "previous_status": report.previous_status,
+            "previous_attempt": report.previous_attempt,
+            "previous_attempt_stopped": report.previous_attempt_stopped,
+            "attempt": snapshot.attempt,
+            "status": snapshot.status,
+        }),
+    )))
+}
+
+fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: WaitArguments = ctx.parse_arguments(arguments)?;
+    let roster = roster(ctx)?;
+    let config = roster.config();
+    let requested = match arguments.timeout_seconds {
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
+            Duration::from_secs_f64(seconds.min(1e9))
+        }
+        Some(seconds) => {
+            return Err(ToolError::invalid(format!(
+                "timeout_seconds {seconds} is not a positive number"
+            ))
+            .with_hint(format!(
+                "omit it for the default {} s",
+                config.wait_default.as_secs()
+            )))
+        }
+        None => config.wait_default,
+    };
+    // Leave a little of the call's own budget to answer in.
+    let not_after = ctx
+        .deadline()
+        .checked_sub(Duration::from_millis(500))
+        .unwrap_or_else(|| ctx.deadline());
+    let report = roster.wait(
+        &arguments.worker_id,
+        requested,
+        not_after,
+        ctx.cancel_token(),
+    )?;
+    let snapshot = &report.snapshot;
+    let mut lines = Vec::new();
+    if report.applied_timeout != requested && arguments.timeout_seconds.is_some() {
+        lines.push(format!(
+            "(timeout_seconds {} was clamped to {} s: the allowed range is {}..={} s)",
+            requested.as_secs_f64(),
+            seconds_text(report.applied_timeout),
+            seconds_text(config.wait_min),
+            seconds_text(config.wait_max)
+        ));
+    }
+    if report.cancelled {
+        return Err(ToolError::new(
+            crate::error::ErrorKind::Cancelled,
+            format!(
+                "vibe_wait on {} was cancelled by the host after {:.1} s; the worker is {}",
+                snapshot.worker_id,
+                report.waited.as_secs_f64(),
+                snapshot.status
+            ),
+        ));
+    }
+    if report.timed_out {
+        lines.push(format!(
+            "timed_out: {} ({:?}) is still {} in attempt {} after waiting {:.1} s (attempt elapsed {:.1} s).",
+            snapshot.worker_id,
+            snapshot.label,
+            snapshot.status,
+            snapshot.attempt,
+            report.waited.as_secs_f64(),
+            snapshot.elapsed.as_secs_f64()
+        ));
+        if let Some(progress) = &snapshot.progress {
+            lines.push(format!("latest progress: {progress}"));
+        }
+        lines.push(format!(
+            "Do not poll in a tight loop: do other work, or wait again with a longer timeout_seconds. {}",
+            finish_notice(roster)
+        ));
+    } else {
+        lines.push(format!(
+            "{} ({:?}, tier {}) {} attempt {} after {:.1} s.",
+            snapshot.worker_id,
+            snapshot.label,
+            snapshot.tier,
+            snapshot.status,
+            snapshot.attempt,
+            snapshot.elapsed.as_secs_f64()
+        ));
+        if let Some(note) = &snapshot.note {
+            lines.push(format!("note: {note}"));
+        }
+        match (&snapshot.last_result, snapshot.last_result_attempt) {
+            (Some(result), Some(attempt)) if attempt == snapshot.attempt => {
+                let heading = if snapshot.status == WorkerStatus::Failed {
+                    "error"
+                } else {
+                    "result"
+                };
+                lines.push(format!("{heading}:\n{result}"));
+            }
+            (Some(result), Some(attempt)) => {
+                lines.push(format!("last result (from attempt {attempt}):\n{result}"))
+            }
+            _ => lines.push("no result: no attempt of this worker ended on its own".to_owned()),
+        }
+    }
+    let mut structured = snapshot.to_json(config.result_max_chars);
+    structured["timed_out"] = json!(report.timed_out);
+    structured["waited_ms"] = json!(report.waited.as_millis() as u64);
+    structured["applied_timeout_seconds"] = json!(report.applied_timeout.as_secs_f64());
+    Ok(ToolOutput::new(
+        ToolResult::text(lines.join("\n")).with_structured(structured),
+    ))
+}
+
+fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let arguments: WorkerIdArguments = ctx.parse_arguments(arguments)?;
+    let roster = roster(ctx)?;
+    let report = roster.kill(&arguments.worker_id)?;
+    let snapshot = &report.snapshot;
+    let text = if report.previous_status.is_finished() {
+        format!(
+            "{} ({:?}) had already {} attempt {}; nothing to stop. Its record stays in vibe_list.",
+            snapshot.worker_id,
+            snapshot.label,
+            if report.previous_status == WorkerStatus::Killed {
+                "been killed in".to_owned()
+            } else {
+                report.previous_status.to_string()
+            },
+            snapshot.attempt
+        )
+    } else if report.stopped {
+        format!(
+            "{} ({:?}) killed in attempt {} after {:.1} s; its processes are gone. Its record and last result stay in \
+             vibe_list; vibe_send starts it again.",
+            snapshot.worker_id,
+            snapshot.label,
+            snapshot.attempt,
+            snapshot.elapsed.as_secs_f64()
+        )
+    } else {
+        format!(
+            "{} ({:?}) marked killed, but its attempt had not stopped after {} ms; its process group was signalled and it \
+             is being abandoned.",
+            snapshot.worker_id,
+            snapshot.label,
+            roster.config().stop_grace.as_millis()
+        )
+    };
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
+        json!({
+            "worker_id": snapshot.worker_id,
+            "previous_status": report.previous_status,
+            "status": snapshot.status,
+            "attempt": snapshot.attempt,
+            "stopped": report.stopped,
+        }),
+    )))
+}
+
+fn vibe_list(ctx: &CallContext<'_>, _arguments: Value) -> Result<ToolOutput, ToolError> {
+    let roster = roster(ctx)?;
+    let list_chars = roster.config().list_result_chars;
+    let workers = roster.list();
+    if workers.is_empty() {
+        return Ok(ToolOutput::new(
+            ToolResult::text("no workers in this run yet; start one with vibe_spawn")
+                .with_structured(json!({"workers": []})),
+        ));
+    }
+    let mut counts: Vec<(WorkerStatus, usize)> = Vec::new();
+    for snapshot in &workers {
+        match counts
+            .iter_mut()
+            .find(|(status, _)| *status == snapshot.status)
+        {
+            Some((_, count)) => *count += 1,
+            None => counts.push((snapshot.status, 1)),
+        }
+    }
+    let summary: Vec<String> = counts
+        .iter()
+        .map(|(status, count)| format!("{count} {status}"))
+        .collect();
+    let mut lines = vec![format!(
+        "{} workers ({}):",
+        workers.len(),
+        summary.join(", ")
+    )];
+    for snapshot in &workers {
+        lines.push(list_line(snapshot, list_chars));
+    }
+    let structured: Vec<Value> = workers
+        .iter()
+        .map(|snapshot| snapshot.to_json(list_chars))
+        .collect();
+    Ok(ToolOutput::new(
+        ToolResult::text(lines.join("\n")).with_structured(json!({"workers": structured})),
+    ))
+}
+
+/// Whether the model will hear of a finished worker without asking.
+fn finish_notice(roster: &Roster) -> &'static str {
+    match roster.announces_completion() {
+        true => "You are told when a worker finishes.",
+        false => "This host does not announce finished workers: check with vibe_list or vibe_wait when you need results.",
+    }
+}
+
+/// Whole seconds as an integer (`30`), anything else with one decimal (`0.1`).
+fn seconds_text(duration: Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if seconds.fract() == 0.0 {
+        return format!("{}", duration.as_secs());
+    }
+    format!("{seconds:.1}")
+}
+
+fn list_line(snapshot: &WorkerSnapshot, list_chars: usize) -> String {
+    let mut line = format!(
+        "{}  {:?}  tier {}  {}  attempt {}  {:.1} s",
+        snapshot.worker_id,
+        snapshot.label,
+        snapshot.tier,
+        snapshot.status,
+        snapshot.attempt,
+        snapshot.elapsed.as_secs_f64()
+    );
+    if let Some(note) = &snapshot.note {
+        line.push_str(&format!("\n    note: {note}"));
+    }
+    if let Some(progress) = &snapshot.progress {
+        line.push_str(&format!("\n    progress: {progress}"));
+    }
+    if let (Some(result), Some(attempt)) = (&snapshot.last_result, snapshot.last_result_attempt) {
+        let excerpt = super::roster::cut_head(
+            &result.replace('\n', " ⏎ "),
+            list_chars,
+            "vibe_wait shows the whole result",
+        );
+        line.push_str(&format!("\n    last result (attempt {attempt}): {excerpt}"));
+    }
+    line
+}

@@ -1,0 +1,604 @@
+//! The `runbound` binary, driven as a user and an MCP host would: `tools`, `call`, `status`,
+//! exit codes, approval flags, the terminal ask port through a real pseudo-terminal, and
+//! `serve` over pipes (initialize, tools/list, tools/call, elicitation, cancellation, errors).
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use serde_json::{json, Value};
+
+const RUNBOUND: &str = env!("CARGO_BIN_EXE_runbound");
+
+/// Runs `runbound <args>` with stdin closed (no terminal: no human attached).
+fn runbound(workspace: &Path, args: &[&str]) -> Output {
+    runbound_with_stdin(workspace, args, "")
+}
+
+fn runbound_with_stdin(workspace: &Path, args: &[&str], stdin_text: &str) -> Output {
+    let mut child = Command::new(RUNBOUND)
+        .arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn runbound");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(stdin_text.as_bytes()).expect("write stdin");
+    drop(stdin);
+    wait_with_timeout(child, Duration::from_secs(60))
+}
+
+fn wait_with_timeout(mut child: Child, timeout: Duration) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            return child.wait_with_output().expect("collect output");
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("collect output");
+            panic!("runbound did not exit within {timeout:?}; stderr: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn result_text(result: &Value) -> String {
+    result["content"].as_array().expect("content array").iter().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n")
+}
+
+fn tool_names(tools: &Value) -> Vec<String> {
+    tools.as_array().expect("tools array").iter().map(|tool| tool["name"].as_str().expect("name").to_owned()).collect()
+}
+
+#[test]
+fn tools_lists_mcp_descriptors_and_hides_write_tools_from_read_only_callers() {
+    let workspace = support::workspace_with(&[("hello.txt", "hello\n")]);
+    let output = runbound(workspace.path(), &["tools"]);
+    assert!(output.status.success(), "{output:?}");
+    let tools = stdout_json(&output);
+    let names = tool_names(&tools);
+    for expected in ["read", "write", "edit", "apply_patch"] {
+        assert!(names.contains(&expected.to_owned()), "main caller should see {expected}: {names:?}");
+    }
+    assert!(!names.contains(&"ask_user".to_owned()), "no terminal, so no ask port and no ask_user: {names:?}");
+    for tool in tools.as_array().unwrap() {
+        assert!(tool["description"].as_str().is_some_and(|text| text.len() > 20), "{tool}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        let read_only = tool["tier"] == "read";
+        assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{tool}");
+    }
+    for caller in ["readonly", "plan"] {
+        let output = runbound(workspace.path(), &["--caller", caller, "tools"]);
+        assert!(output.status.success(), "{output:?}");
+        let tools = stdout_json(&output);
+        let names = tool_names(&tools);
+        assert!(names.contains(&"read".to_owned()), "{caller}: {names:?}");
+        for tool in tools.as_array().unwrap() {
+            assert_eq!(tool["tier"], "read", "{caller} must see read-tier tools only, saw {tool}");
+        }
+    }
+}
+
+#[test]
+fn call_read_prints_the_result_and_exits_zero() {
+    let workspace = support::workspace_with(&[("notes/hello.txt", "alpha line\nbeta line\ngamma line\n")]);
+    let output = runbound(workspace.path(), &["call", "read", r#"{"path":"notes/hello.txt","start_line":2,"end_line":2}"#]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result = stdout_json(&output);
+    assert_eq!(result["isError"], false, "{result}");
+    let text = result_text(&result);
+    assert!(text.contains("beta line"), "{text}");
+    assert!(!text.contains("gamma line"), "end_line 2 must stop before line 3: {text}");
+
+    // The same call with the arguments on stdin.
+    let output = runbound_with_stdin(workspace.path(), &["call", "read", "-"], r#"{"path":"notes/hello.txt"}"#);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(result_text(&stdout_json(&output)).contains("gamma line"));
+}
+
+#[test]
+fn exit_codes_separate_tool_errors_from_usage_errors() {
+    let workspace = support::workspace_with(&[("hello.txt", "hello\n")]);
+
+    let missing = runbound(workspace.path(), &["call", "read", r#"{"path":"no/such/file.txt"}"#]);
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    let result = stdout_json(&missing);
+    assert_eq!(result["isError"], true);
+    assert!(result_text(&result).contains("no/such/file.txt"), "the error names the input: {result}");
+
+    let escape = runbound(workspace.path(), &["call", "read", r#"{"path":"../outside.txt"}"#]);
+    assert_eq!(escape.status.code(), Some(1), "{escape:?}");
+    assert_eq!(stdout_json(&escape)["isError"], true);
+
+    let bad_json = runbound(workspace.path(), &["call", "read", "{path:"]);
+    assert_eq!(bad_json.status.code(), Some(2), "{bad_json:?}");
+    assert!(bad_json.stdout.is_empty(), "a usage error prints no result");
+    assert!(String::from_utf8_lossy(&bad_json.stderr).contains("not valid JSON"), "{bad_json:?}");
+
+    let not_object = runbound(workspace.path(), &["call", "read", "[1,2]"]);
+    assert_eq!(not_object.status.code(), Some(2), "{not_object:?}");
+    assert!(String::from_utf8_lossy(&not_object.stderr).contains("must be a JSON object"));
+
+    let unknown_flag = runbound(workspace.path(), &["--frobnicate", "tools"]);
+    assert_eq!(unknown_flag.status.code(), Some(2), "{unknown_flag:?}");
+
+    let bad_caller = runbound(workspace.path(), &["--caller", "root", "tools"]);
+    assert_eq!(bad_caller.status.code(), Some(2), "{bad_caller:?}");
+
+    let no_workspace = runbound(&workspace.path().join("missing-dir"), &["tools"]);
+    assert_eq!(no_workspace.status.code(), Some(2), "{no_workspace:?}");
+    assert!(String::from_utf8_lossy(&no_workspace.stderr).contains("not a directory"));
+
+    let schema_error = runbound(workspace.path(), &["call", "read", r#"{"path":"hello.txt","start_line":"two"}"#]);
+    assert_eq!(schema_error.status.code(), Some(1), "{schema_error:?}");
+    let result = stdout_json(&schema_error);
+    assert_eq!(result["structuredContent"]["error"]["kind"], "invalid_arguments", "{result}");
+    assert!(result_text(&result).contains("start_line"), "the error names the bad field: {result}");
+}
+
+#[test]
+fn approval_flags_decide_whether_writes_run() {
+    let workspace = support::workspace_with(&[]);
+    let write_args = r#"{"path":"out.txt","content":"written by the test\n"}"#;
+    let target = workspace.path().join("out.txt");
+
+    let denied = runbound(workspace.path(), &["--approve", "deny", "call", "write", write_args]);
+    assert_eq!(denied.status.code(), Some(1), "{denied:?}");
+    let result = stdout_json(&denied);
+    assert_eq!(result["structuredContent"]["error"]["kind"], "approval_denied", "{result}");
+    assert!(!target.exists(), "--approve deny must not write");
+
+    // Default --approve ask with no terminal: no human attached, fail-closed, and the error
+    // tells the user what to do instead.
+    let headless = runbound(workspace.path(), &["call", "write", write_args]);
+    assert_eq!(headless.status.code(), Some(1), "{headless:?}");
+    let result = stdout_json(&headless);
+    assert_eq!(result["structuredContent"]["error"]["kind"], "approval_denied", "{result}");
+    let text = result_text(&result);
+    assert!(text.contains("no human is attached"), "{text}");
+    assert!(text.contains("--approve allow") && text.contains("terminal"), "{text}");
+    assert!(!target.exists(), "a headless --approve ask must not write");
+
+    let hidden = runbound(workspace.path(), &["--caller", "readonly", "--approve", "allow", "call", "write", write_args]);
+    assert_eq!(hidden.status.code(), Some(1), "{hidden:?}");
+    assert_eq!(stdout_json(&hidden)["structuredContent"]["error"]["kind"], "hidden_from_caller");
+    assert!(!target.exists(), "a read-only caller must not write");
+
+    let allowed = runbound(workspace.path(), &["--approve", "allow", "call", "write", write_args]);
+    assert_eq!(allowed.status.code(), Some(0), "{allowed:?}");
+    assert_eq!(stdout_json(&allowed)["isError"], false);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "written by the test\n");
+}
+
+#[test]
+fn status_reports_run_ask_port_and_tools_as_text_and_json() {
+    let workspace = support::workspace_with(&[]);
+    let canonical = std::fs::canonicalize(workspace.path()).unwrap();
+    let output = runbound(workspace.path(), &["--caller", "plan", "--conversation-id", "conv-42", "status"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains(&format!("workspace     {}", canonical.display())), "{text}");
+    assert!(text.contains("conversation  conv-42"), "{text}");
+    assert!(text.contains("caller        plan (sees read tools)"), "{text}");
+    assert!(text.contains("approval      read allow · write ask · exec ask"), "{text}");
+    assert!(text.contains("port          none"), "{text}");
+    assert!(text.contains("write  ") && text.contains("hidden from this caller"), "{text}");
+
+    let output = runbound(workspace.path(), &["--approve", "allow", "status", "--json"]);
+    assert!(output.status.success(), "{output:?}");
+    let status = stdout_json(&output);
+    assert_eq!(status["run"]["workspace"], canonical.to_str().unwrap());
+    assert_eq!(status["run"]["approval_policy"], json!({"read": "allow", "write": "allow", "exec": "allow"}));
+    assert_eq!(status["ask"]["human_attached"], false);
+    assert_eq!(status["ask"]["ask_user_registered"], false);
+    let read_tools = status["tools"]["by_tier"]["read"]["tools"].as_array().unwrap();
+    assert!(read_tools.contains(&json!("read")), "{status}");
+    let write_tools = status["tools"]["by_tier"]["write"]["tools"].as_array().unwrap();
+    assert!(write_tools.contains(&json!("write")) && write_tools.contains(&json!("apply_patch")), "{status}");
+    assert_eq!(status["tools"]["by_tier"]["write"]["visible"], true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The terminal ask port, through a real pseudo-terminal.
+
+/// A child whose stdin and stderr are the slave side of a fresh pseudo-terminal; everything it
+/// writes to the terminal is collected from the master side.
+struct PtyChild {
+    child: Child,
+    master: std::fs::File,
+    screen: Arc<Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl PtyChild {
+    fn spawn(workspace: &Path, args: &[&str]) -> PtyChild {
+        let (mut master_fd, mut slave_fd) = (0, 0);
+        // SAFETY: openpty writes two descriptors into the provided ints; name, termios and
+        // winsize may be null.
+        let rc = unsafe { libc::openpty(&mut master_fd, &mut slave_fd, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+        assert_eq!(rc, 0, "openpty failed: {}", std::io::Error::last_os_error());
+        // SAFETY: both descriptors were just created and are owned here only.
+        let (master, slave) = unsafe { (std::fs::File::from_raw_fd(master_fd), OwnedFd::from_raw_fd(slave_fd)) };
+        let child = Command::new(RUNBOUND)
+            .arg("--workspace")
+            .arg(workspace)
+            .args(args)
+            .stdin(Stdio::from(slave.try_clone().unwrap()))
+            .stderr(Stdio::from(slave))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn runbound on a pty");
+        let screen = Arc::new(Mutex::new(String::new()));
+        let mut master_reader = master.try_clone().unwrap();
+        let screen_writer = Arc::clone(&screen);
+        let reader = std::thread::Builder::new()
+            .name("pty-reader".to_owned())
+            .spawn(move || {
+                let mut buffer = [0u8; 4096];
+                // Ends with EIO once the child (the last holder of the slave side) exits.
+                while let Ok(n_read) = master_reader.read(&mut buffer) {
+                    if n_read == 0 {
+                        break;
+                    }
+                    screen_writer.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n_read]));
+                }
+            })
+            .unwrap();
+        PtyChild { child, master, screen, reader: Some(reader) }
+    }
+
+    fn wait_for_screen(&self, needle: &str) {
+        let found = support::wait_until(Duration::from_secs(30), || self.screen.lock().unwrap().contains(needle));
+        assert!(found, "the terminal never showed {needle:?}; screen so far:\n{}", self.screen.lock().unwrap());
+    }
+
+    fn type_line(&mut self, line: &str) {
+        self.master.write_all(format!("{line}\n").as_bytes()).unwrap();
+    }
+
+    fn finish(mut self) -> (Output, String) {
+        let output = wait_with_timeout(self.child, Duration::from_secs(30));
+        drop(self.master);
+        if let Some(reader) = self.reader.take() {
+            reader.join().unwrap();
+        }
+        let screen = self.screen.lock().unwrap().clone();
+        (output, screen)
+    }
+}
+
+#[test]
+fn terminal_port_asks_permission_on_the_tty_and_the_answer_decides() {
+    let workspace = support::workspace_with(&[]);
+    let mut pty = PtyChild::spawn(workspace.path(), &["call", "write", r#"{"path":"granted.txt","content":"yes\n"}"#]);
+    pty.wait_for_screen("answer (");
+    pty.type_line("7");
+    pty.wait_for_screen("there is no option 7");
+    pty.type_line("1");
+    let (output, screen) = pty.finish();
+    assert_eq!(output.status.code(), Some(0), "{output:?}\nscreen:\n{screen}");
+    assert!(screen.contains("card 1 · permission"), "{screen}");
+    assert!(screen.contains("Allow write (write tier) to run?"), "{screen}");
+    assert!(screen.contains("1. allow once") && screen.contains("3. deny"), "{screen}");
+    assert_eq!(std::fs::read_to_string(workspace.path().join("granted.txt")).unwrap(), "yes\n");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("card 1"), "cards never go to stdout");
+
+    let mut pty = PtyChild::spawn(workspace.path(), &["call", "write", r#"{"path":"refused.txt","content":"no\n"}"#]);
+    pty.wait_for_screen("answer (");
+    pty.type_line("deny");
+    let (output, screen) = pty.finish();
+    assert_eq!(output.status.code(), Some(1), "{output:?}\nscreen:\n{screen}");
+    assert_eq!(stdout_json(&output)["structuredContent"]["error"]["kind"], "approval_denied");
+    assert!(!workspace.path().join("refused.txt").exists());
+}
+
+#[test]
+fn terminal_port_serves_ask_user_answers_and_skips() {
+    let workspace = support::workspace_with(&[]);
+    let question =
+        r#"{"question":"Which store?","options":[{"label":"postgres"},{"label":"sqlite","description":"one file"}],"multi_select":true}"#;
+    let mut pty = PtyChild::spawn(workspace.path(), &["call", "ask_user", question]);
+    pty.wait_for_screen("numbers 1-2 separated by commas");
+    pty.type_line("2, 1");
+    let (output, screen) = pty.finish();
+    assert_eq!(output.status.code(), Some(0), "{output:?}\nscreen:\n{screen}");
+    assert!(screen.contains("2. sqlite — one file"), "{screen}");
+    let result = stdout_json(&output);
+    assert_eq!(result["structuredContent"]["selected"], json!(["sqlite", "postgres"]), "{result}");
+
+    let mut pty = PtyChild::spawn(workspace.path(), &["call", "ask_user", r#"{"question":"Any naming preference?"}"#]);
+    pty.wait_for_screen("your own answer, or s to skip");
+    pty.type_line("s");
+    let (output, screen) = pty.finish();
+    assert_eq!(output.status.code(), Some(0), "skip is success: {output:?}\nscreen:\n{screen}");
+    let result = stdout_json(&output);
+    assert_eq!(result["structuredContent"]["outcome"], "skipped");
+    assert!(result_text(&result).contains("explicitly stated assumption"), "{result}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// `runbound serve`, driven over pipes as an MCP host would.
+
+struct ServeProcess {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    messages: Receiver<Value>,
+    next_id: u64,
+}
+
+impl ServeProcess {
+    fn start(workspace: &Path, extra_args: &[&str]) -> ServeProcess {
+        let mut child = Command::new(RUNBOUND)
+            .arg("--workspace")
+            .arg(workspace)
+            .args(extra_args)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn runbound serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (message_tx, messages) = crossbeam_channel::unbounded();
+        std::thread::Builder::new()
+            .name("serve-stdout".to_owned())
+            .spawn(move || {
+                for line in BufReader::new(stdout).lines() {
+                    let Ok(line) = line else { break };
+                    let message: Value =
+                        serde_json::from_str(&line).unwrap_or_else(|err| panic!("stdout carries protocol only, got {line:?}: {err}"));
+                    if message_tx.send(message).is_err() {
+                        break;
+                    }
+                }
+            })
+            .unwrap();
+        let stdin = child.stdin.take();
+        ServeProcess { child, stdin, messages, next_id: 0 }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send_raw_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its id.
+    fn request(&mut self, method: &str, params: Value) -> u64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    fn next_message(&self, timeout: Duration) -> Option<Value> {
+        match self.messages.recv_timeout(timeout) {
+            Ok(message) => Some(message),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// The response to request `id`; panics on anything else arriving first.
+    fn response(&self, id: u64) -> Value {
+        let message = self.next_message(Duration::from_secs(30)).unwrap_or_else(|| panic!("no response to request {id}"));
+        assert_eq!(message["id"], json!(id), "expected the response to {id}, got {message}");
+        assert_eq!(message["jsonrpc"], "2.0");
+        message
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.request(method, params);
+        self.response(id)
+    }
+
+    fn initialize(&mut self, capabilities: Value) -> Value {
+        let response = self.call(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "cli-test", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response
+    }
+
+    /// Closes stdin and waits for a clean exit.
+    fn close(mut self) {
+        drop(self.stdin.take());
+        let status = {
+            let start = Instant::now();
+            loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    break status;
+                }
+                if start.elapsed() > Duration::from_secs(20) {
+                    let _ = self.child.kill();
+                    panic!("runbound serve did not exit after stdin closed");
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        assert!(status.success(), "serve exited with {status}");
+    }
+}
+
+#[test]
+fn serve_initializes_lists_and_calls_tools_and_answers_errors() {
+    let workspace = support::workspace_with(&[("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n")]);
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+
+    let early = serve.call("tools/list", json!({}));
+    assert_eq!(early["error"]["code"], -32600, "tools/list before initialize: {early}");
+
+    let init = serve.initialize(json!({}));
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "runbound");
+    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+    assert!(init["result"]["instructions"].as_str().unwrap().contains("no human is attached"), "{init}");
+
+    assert_eq!(serve.call("ping", json!({}))["result"], json!({}));
+
+    let listed = serve.call("tools/list", json!({}));
+    let names = tool_names(&listed["result"]["tools"]);
+    assert!(names.contains(&"read".to_owned()) && names.contains(&"write".to_owned()), "{names:?}");
+    assert!(!names.contains(&"ask_user".to_owned()), "no elicitation capability, so no ask_user: {names:?}");
+
+    let read = serve.call("tools/call", json!({"name": "read", "arguments": {"path": "src/lib.rs"}}));
+    assert_eq!(read["result"]["isError"], false, "{read}");
+    assert!(result_text(&read["result"]).contains("42"), "{read}");
+
+    let failed = serve.call("tools/call", json!({"name": "read", "arguments": {"path": "missing.rs"}}));
+    assert_eq!(failed["result"]["isError"], true, "a tool failure is a result, not a JSON-RPC error: {failed}");
+
+    let write = serve.call("tools/call", json!({"name": "write", "arguments": {"path": "x.txt", "content": "x"}}));
+    assert_eq!(write["result"]["structuredContent"]["error"]["kind"], "approval_denied", "{write}");
+    assert!(result_text(&write["result"]).contains("elicitation"), "the denial says how to get a prompt: {write}");
+    assert!(!workspace.path().join("x.txt").exists());
+
+    let unknown = serve.call("resources/list", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+
+    let no_name = serve.call("tools/call", json!({"arguments": {}}));
+    assert_eq!(no_name["error"]["code"], -32602, "{no_name}");
+
+    serve.send_raw_line("{this is not json");
+    let parse_error = serve.next_message(Duration::from_secs(10)).expect("parse error response");
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+    assert_eq!(parse_error["id"], Value::Null);
+    assert_eq!(serve.call("ping", json!({}))["result"], json!({}), "the session survives a malformed line");
+
+    let again = serve.call("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}}));
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    serve.close();
+}
+
+#[test]
+fn serve_negotiates_older_versions_and_respects_the_caller() {
+    let workspace = support::workspace_with(&[]);
+    let mut serve = ServeProcess::start(workspace.path(), &["--caller", "readonly"]);
+    let init = serve.call("initialize", json!({"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "old"}}));
+    assert_eq!(init["result"]["protocolVersion"], "2025-03-26", "{init}");
+    let listed = serve.call("tools/list", json!({}));
+    for tool in listed["result"]["tools"].as_array().unwrap() {
+        assert_eq!(tool["tier"], "read", "a readonly session lists read tools only: {tool}");
+    }
+    let write = serve.call("tools/call", json!({"name": "write", "arguments": {"path": "x.txt", "content": "x"}}));
+    assert_eq!(write["result"]["structuredContent"]["error"]["kind"], "hidden_from_caller", "{write}");
+    serve.close();
+
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    let init = serve.call("initialize", json!({"protocolVersion": "2099-01-01", "capabilities": {}}));
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "an unknown version gets ours: {init}");
+    serve.close();
+}
+
+#[test]
+fn serve_sends_permission_prompts_as_elicitation_and_honors_the_answer() {
+    let workspace = support::workspace_with(&[]);
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    serve.initialize(json!({"elicitation": {}}));
+    let names = tool_names(&serve.call("tools/list", json!({}))["result"]["tools"]);
+    assert!(names.contains(&"ask_user".to_owned()), "elicitation attaches the ask port: {names:?}");
+
+    // allow once: the write runs, and the next write asks again.
+    let call_id = serve.request("tools/call", json!({"name": "write", "arguments": {"path": "a.txt", "content": "first\n"}}));
+    let prompt = serve.next_message(Duration::from_secs(30)).expect("elicitation/create");
+    assert_eq!(prompt["method"], "elicitation/create", "{prompt}");
+    let message = prompt["params"]["message"].as_str().unwrap();
+    assert!(message.contains("Allow write (write tier) to run?") && message.contains("a.txt"), "{message}");
+    let decision = &prompt["params"]["requestedSchema"]["properties"]["decision"];
+    assert_eq!(decision["enum"], json!(["allow once", "allow for this run", "deny"]), "{prompt}");
+    serve.send(&json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"action": "accept", "content": {"decision": "allow once"}}}));
+    let written = serve.response(call_id);
+    assert_eq!(written["result"]["isError"], false, "{written}");
+    assert_eq!(std::fs::read_to_string(workspace.path().join("a.txt")).unwrap(), "first\n");
+
+    // decline: denied, nothing written.
+    let call_id = serve.request("tools/call", json!({"name": "write", "arguments": {"path": "a.txt", "content": "second\n"}}));
+    let prompt = serve.next_message(Duration::from_secs(30)).expect("second elicitation/create");
+    assert_eq!(prompt["method"], "elicitation/create");
+    serve.send(&json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"action": "decline"}}));
+    let denied = serve.response(call_id);
+    assert_eq!(denied["result"]["structuredContent"]["error"]["kind"], "approval_denied", "{denied}");
+    assert_eq!(std::fs::read_to_string(workspace.path().join("a.txt")).unwrap(), "first\n");
+
+    // allow for this run: this write runs and the next one does not ask.
+    let call_id = serve.request("tools/call", json!({"name": "write", "arguments": {"path": "b.txt", "content": "b\n"}}));
+    let prompt = serve.next_message(Duration::from_secs(30)).expect("third elicitation/create");
+    serve.send(
+        &json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"action": "accept", "content": {"decision": "allow for this run"}}}),
+    );
+    assert_eq!(serve.response(call_id)["result"]["isError"], false);
+    let unprompted = serve.call("tools/call", json!({"name": "write", "arguments": {"path": "c.txt", "content": "c\n"}}));
+    assert_eq!(unprompted["result"]["isError"], false, "allowed for the run, no prompt: {unprompted}");
+    assert!(workspace.path().join("c.txt").exists());
+
+    // ask_user through elicitation: a single choice with free text.
+    let call_id = serve.request(
+        "tools/call",
+        json!({"name": "ask_user", "arguments": {"question": "Pick a port", "options": [{"label": "8080"}, {"label": "9090"}], "allow_free_text": true}}),
+    );
+    let prompt = serve.next_message(Duration::from_secs(30)).expect("question elicitation/create");
+    assert_eq!(prompt["params"]["requestedSchema"]["properties"]["choice"]["enum"], json!(["8080", "9090"]), "{prompt}");
+    serve.send(&json!({"jsonrpc": "2.0", "id": prompt["id"], "result": {"action": "accept", "content": {"choice": "9090", "answer": "or any free port"}}}));
+    let answered = serve.response(call_id);
+    assert_eq!(answered["result"]["structuredContent"]["selected"], json!(["9090"]), "{answered}");
+    assert_eq!(answered["result"]["structuredContent"]["free_text"], "or any free port");
+    serve.close();
+}
+
+#[test]
+fn serve_keeps_reading_while_a_card_waits_and_cancels_calls() {
+    let workspace = support::workspace_with(&[("hello.txt", "hello\n")]);
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    serve.initialize(json!({"elicitation": {}}));
+
+    let ask_id = serve.request("tools/call", json!({"name": "ask_user", "arguments": {"question": "Proceed?"}}));
+    let prompt = serve.next_message(Duration::from_secs(30)).expect("elicitation/create");
+    assert_eq!(prompt["method"], "elicitation/create", "{prompt}");
+
+    // The reader is free while the card waits: other calls are answered meanwhile.
+    let read = serve.call("tools/call", json!({"name": "read", "arguments": {"path": "hello.txt"}}));
+    assert_eq!(read["result"]["isError"], false, "{read}");
+
+    // Cancelling the blocked call withdraws the card and sends no response for the call.
+    serve.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": ask_id, "reason": "user pressed stop"}}),
+    );
+    let withdrawn = serve.next_message(Duration::from_secs(10)).expect("the card is withdrawn");
+    assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
+    assert_eq!(withdrawn["params"]["requestId"], prompt["id"], "{withdrawn}");
+    let ping = serve.call("ping", json!({}));
+    assert_eq!(ping["result"], json!({}), "no response for the cancelled call arrives before the ping's: {ping}");
+    assert!(serve.next_message(Duration::from_millis(300)).is_none(), "nothing else is sent for a cancelled call");
+
+    // A card left pending when the host disconnects does not keep the server alive.
+    serve.request("tools/call", json!({"name": "ask_user", "arguments": {"question": "Still there?"}}));
+    assert_eq!(serve.next_message(Duration::from_secs(30)).expect("second card")["method"], "elicitation/create");
+    serve.close();
+}

@@ -1,0 +1,4 @@
+void main(List<String> args) {
+  final label = 'sum';
+  print('$label=${1 + 3}');
+}

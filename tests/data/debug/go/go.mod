@@ -1,0 +1,3 @@
+module example.com/debugfixture
+
+go 1.19

@@ -1,0 +1,5 @@
+def f() -> int:
+    return "not an int"
+
+
+y = undefined_name

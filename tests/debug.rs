@@ -1,0 +1,545 @@
+//! The `debug` tool against real adapters: debugpy, lldb-dap (lldb-19) and delve, each on a
+//! small committed program (tests/data/debug/), plus dart's launch path through a fake `dart`
+//! adapter (no Dart SDK is packaged for this machine). Missing tools skip loudly locally and
+//! fail under CI.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use runbound::debug::{DebugConfig, DebugSupervisor};
+use runbound::{Approval, ApprovalPolicy, Caller, ErrorKind, Run, RunConfig, ToolResult};
+use serde_json::{json, Value};
+
+fn build_run(workspace: &Path, config: DebugConfig) -> Run {
+    let mut run_config = RunConfig::default();
+    run_config.debug = config;
+    Run::builder(workspace)
+        .config(run_config)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .debug_supervisor(DebugSupervisor::new())
+        .build()
+        .expect("build run")
+}
+
+fn call(run: &Run, arguments: Value) -> ToolResult {
+    run.call(Caller::Main, "debug", arguments)
+}
+
+fn ok(run: &Run, arguments: Value) -> String {
+    let result = call(run, arguments.clone());
+    let text = result.joined_text();
+    assert!(!result.is_error, "debug {arguments} failed:\n{text}");
+    eprintln!("--- debug {arguments}\n{text}");
+    text
+}
+
+fn err(run: &Run, arguments: Value) -> (String, String) {
+    let result = call(run, arguments.clone());
+    let text = result.joined_text();
+    assert!(result.is_error, "debug {arguments} should fail but gave:\n{text}");
+    eprintln!("--- debug {arguments} (error)\n{text}");
+    let kind = result.structured_content.as_ref().and_then(|s| s["error"]["kind"].as_str()).unwrap_or("").to_owned();
+    (kind, text)
+}
+
+/// The number after `marker` in `text` on the first line containing `line_filter`.
+fn number_after(text: &str, line_filter: &str, marker: &str) -> u64 {
+    let line = text.lines().find(|l| l.contains(line_filter)).unwrap_or_else(|| panic!("no line with {line_filter:?} in:\n{text}"));
+    let rest = &line[line.find(marker).unwrap_or_else(|| panic!("no {marker:?} in {line:?}")) + marker.len()..];
+    rest.trim_start().chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+}
+
+fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rfind(')').map(|i| stat[i + 1..].trim_start().starts_with('Z')).unwrap_or(true),
+    }
+}
+
+fn assert_all_gone(pids: &[u32], what: &str) {
+    assert!(!pids.is_empty(), "{what}: no process ids were recorded");
+    let ok = support::wait_until(Duration::from_secs(5), || pids.iter().all(|&pid| process_gone(pid)));
+    let alive: Vec<u32> = pids.iter().copied().filter(|&pid| !process_gone(pid)).collect();
+    assert!(ok, "{what}: processes still alive: {alive:?}");
+}
+
+/// One program, the same walk for every adapter: the expected lines and texts.
+struct Scenario {
+    name: &'static str,
+    program: &'static str,
+    source: &'static str,
+    breakpoint_line: u64,
+    caller_function: &'static str,
+    callee_function: &'static str,
+    step_in_line: u64,
+    step_over_line: u64,
+    step_out_line: u64,
+    locals_scope: &'static str,
+    local_variables: &'static [&'static str],
+    evaluate: (&'static str, &'static str),
+    /// debugpy's default `uncaught` exception filter stops on `sys.exit(4)` (SystemExit):
+    /// where that stop is, before the exit.
+    exception_stop_before_exit: Option<&'static str>,
+    exit_code: i64,
+    stdout: &'static str,
+}
+
+fn walk(run: &Run, scenario: &Scenario) {
+    let supervisor = run.debug_supervisor().unwrap();
+    let source = scenario.source;
+    // Breakpoints before launch are stored, then sent at launch.
+    let stored = ok(run, json!({"op": "breakpoints", "file": source, "lines": [scenario.breakpoint_line]}));
+    assert!(stored.contains("sent when you launch"), "{stored}");
+
+    let launched = ok(run, json!({"op": "launch", "program": scenario.program}));
+    let at_breakpoint = format!("{source}:{}", scenario.breakpoint_line);
+    assert!(launched.contains("stopped: breakpoint"), "{}: {launched}", scenario.name);
+    assert!(launched.contains(&at_breakpoint), "{}: launch should stop at {at_breakpoint}: {launched}", scenario.name);
+    assert!(launched.contains("result = add(") || launched.contains("result := add("), "source line quoted: {launched}");
+    assert!(launched.contains(&format!("{source}:{} verified", scenario.breakpoint_line)), "{launched}");
+
+    // A second launch is refused and names the running session.
+    let (kind, refused) = err(run, json!({"op": "launch", "program": scenario.program}));
+    assert_eq!(kind, "conflict");
+    assert!(refused.contains("already running") && refused.contains(&format!("{} session", scenario.name)), "{refused}");
+
+    let status = ok(run, json!({"op": "status"}));
+    assert!(status.contains("state: stopped (breakpoint)"), "{status}");
+
+    let stack = ok(run, json!({"op": "stack"}));
+    let top = stack.lines().find(|l| l.starts_with("#0 ")).expect("frame #0");
+    assert!(top.contains(&at_breakpoint) && top.contains(scenario.caller_function), "{stack}");
+    let frame_id = number_after(&stack, "#0 ", "[frame_id");
+
+    let scopes = ok(run, json!({"op": "scopes", "frame_id": frame_id}));
+    let locals = number_after(&scopes, scenario.locals_scope, "(reference");
+    let variables = ok(run, json!({"op": "variables", "reference": locals}));
+    for expected in scenario.local_variables {
+        assert!(variables.contains(expected), "{}: variables should contain {expected:?}:\n{variables}", scenario.name);
+    }
+
+    let (expression, value) = scenario.evaluate;
+    let evaluated = ok(run, json!({"op": "evaluate", "expression": expression, "frame_id": frame_id}));
+    assert!(evaluated.contains(&format!("= {value}")), "{evaluated}");
+    let evaluated_top = ok(run, json!({"op": "evaluate", "expression": expression}));
+    assert!(evaluated_top.contains(&format!("= {value}")), "{evaluated_top}");
+
+    let stepped_in = ok(run, json!({"op": "step_in"}));
+    assert!(stepped_in.contains("stopped: step"), "{stepped_in}");
+    let expected = format!("{source}:{} in ", scenario.step_in_line);
+    assert!(stepped_in.contains(&expected) && stepped_in.contains(scenario.callee_function), "step_in should land on {expected}: {stepped_in}");
+
+    // The locals reference belongs to the earlier stop: refused locally.
+    let (kind, stale) = err(run, json!({"op": "variables", "reference": locals}));
+    assert_eq!(kind, "conflict");
+    assert!(stale.contains("stale"), "{stale}");
+    let (_, stale_frame) = err(run, json!({"op": "scopes", "frame_id": frame_id}));
+    assert!(stale_frame.contains("stale"), "{stale_frame}");
+
+    let stepped_over = ok(run, json!({"op": "step_over"}));
+    let expected = format!("{source}:{} in ", scenario.step_over_line);
+    assert!(stepped_over.contains(&expected), "step_over should land on {expected}: {stepped_over}");
+
+    let stepped_out = ok(run, json!({"op": "step_out"}));
+    let expected = format!("{source}:{} in ", scenario.step_out_line);
+    assert!(stepped_out.contains(&expected) && stepped_out.contains(scenario.caller_function), "step_out should land on {expected}: {stepped_out}");
+
+    let threads = ok(run, json!({"op": "threads"}));
+    assert!(threads.contains("(stopped here)"), "{threads}");
+
+    let pids = supervisor.process_ids();
+    if let Some(location) = scenario.exception_stop_before_exit {
+        let raised = ok(run, json!({"op": "continue"}));
+        assert!(raised.contains("stopped: exception") && raised.contains(location), "{raised}");
+    }
+    let finished = ok(run, json!({"op": "continue"}));
+    assert!(finished.contains(&format!("exited with code {}", scenario.exit_code)), "{finished}");
+    assert!(finished.contains("session ended"), "{finished}");
+    assert!(!supervisor.has_live_session());
+    assert_all_gone(&pids, scenario.name);
+
+    let output = ok(run, json!({"op": "output"}));
+    assert!(output.contains(scenario.stdout), "output should contain {:?}: {output}", scenario.stdout);
+}
+
+#[test]
+fn debugpy_full_walk() {
+    let Some(python) = debugpy_python("debugpy_full_walk") else { return };
+    let _ = python;
+    let workspace = support::copy_fixture("debug/python");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    walk(
+        &run,
+        &Scenario {
+            name: "debugpy",
+            program: "app.py",
+            source: "app.py",
+            breakpoint_line: 13,
+            caller_function: "main",
+            callee_function: "add",
+            step_in_line: 6,
+            step_over_line: 7,
+            step_out_line: 13,
+            locals_scope: "Locals",
+            local_variables: &["numbers: list = [1, 2, 3]", "label: str = 'sum'"],
+            evaluate: ("numbers[2] * 10", "30"),
+            exception_stop_before_exit: Some("app.py:21"),
+            exit_code: 4,
+            stdout: "sum=4",
+        },
+    );
+    let output = ok(&run, json!({"op": "output"}));
+    assert!(output.contains("[stderr]\nto stderr"), "stderr captured: {output}");
+}
+
+#[test]
+fn lldb_full_walk_on_c_program() {
+    let Some(_lldb) = lldb_dap("lldb_full_walk_on_c_program") else { return };
+    let Some(gcc) = support::require_binary("lldb_full_walk_on_c_program", "gcc") else { return };
+    let workspace = support::copy_fixture("debug/c");
+    let status = std::process::Command::new(gcc)
+        .args(["-g", "-O0", "-o", "prog", "prog.c"])
+        .current_dir(workspace.path())
+        .status()
+        .expect("run gcc");
+    assert!(status.success());
+    let run = build_run(workspace.path(), DebugConfig::default());
+    walk(
+        &run,
+        &Scenario {
+            name: "lldb",
+            program: "prog",
+            source: "prog.c",
+            breakpoint_line: 12,
+            caller_function: "main",
+            callee_function: "add",
+            step_in_line: 5,
+            step_over_line: 6,
+            step_out_line: 12,
+            locals_scope: "Locals",
+            local_variables: &["label: const char * = ", "\"sum\"", "numbers: int[3]", "(reference"],
+            evaluate: ("numbers[2] * 10", "30"),
+            exception_stop_before_exit: None,
+            exit_code: 4,
+            stdout: "sum=4",
+        },
+    );
+}
+
+#[test]
+fn delve_full_walk_on_go_module() {
+    let Some(_dlv) = support::require_binary("delve_full_walk_on_go_module", "dlv") else { return };
+    let Some(_go) = support::require_binary("delve_full_walk_on_go_module", "go") else { return };
+    let workspace = support::copy_fixture("debug/go");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    walk(
+        &run,
+        &Scenario {
+            name: "delve",
+            program: "main.go",
+            source: "main.go",
+            breakpoint_line: 17,
+            caller_function: "main.main",
+            callee_function: "main.add",
+            step_in_line: 9,
+            step_over_line: 10,
+            step_out_line: 17,
+            locals_scope: "Locals",
+            local_variables: &["numbers: []int = []int len: 3, cap: 3, [1,2,3]", "label: string = \"sum\""],
+            evaluate: ("numbers[2] * 10", "30"),
+            exception_stop_before_exit: None,
+            exit_code: 4,
+            stdout: "sum=4",
+        },
+    );
+    assert!(!workspace.path().join("__debug_bin").exists(), "delve's build output must not land in the module");
+}
+
+fn debugpy_python(test: &str) -> Option<PathBuf> {
+    let python = support::require_binary(test, "python3")?;
+    let ok = std::process::Command::new(&python).args(["-c", "import debugpy"]).status().map(|s| s.success()).unwrap_or(false);
+    if !ok {
+        support::skip_or_fail(test, "python3 cannot import debugpy (pip install debugpy, see .ci/install)");
+        return None;
+    }
+    Some(python)
+}
+
+fn lldb_dap(test: &str) -> Option<PathBuf> {
+    let search = runbound::debug::adapters::BinarySearch::from_env(&[]);
+    match search.find_lldb_dap() {
+        Some(path) => Some(path),
+        None => {
+            support::skip_or_fail(test, "no lldb-dap / lldb-dap-NN (apt lldb-19, see .ci/install)");
+            None
+        }
+    }
+}
+
+#[test]
+fn debug_tool_is_exec_tier_not_parallel_safe_and_needs_a_supervisor() {
+    let workspace = support::workspace_with(&[("a.py", "print(1)\n")]);
+    let run = build_run(workspace.path(), DebugConfig::default());
+    let descriptor = run.registry().descriptor("debug").expect("debug registered when a supervisor is wired");
+    assert_eq!(descriptor.tier, runbound::Tier::Exec);
+    assert!(!descriptor.parallel_safe);
+    for caller in [Caller::Plan, Caller::Readonly] {
+        assert!(!run.tools(caller).iter().any(|d| d.name == "debug"), "{caller:?} must not see debug");
+        let refused = run.call(caller, "debug", json!({"op": "status"}));
+        assert!(refused.is_error);
+    }
+    let without = Run::builder(workspace.path()).build().unwrap();
+    assert!(without.registry().descriptor("debug").is_none(), "no supervisor → no debug tool (R-REG-1)");
+
+    // Ops that need a session say so; breakpoints may be set before launch.
+    let (kind, text) = err(&run, json!({"op": "stack"}));
+    assert_eq!(kind, "unavailable");
+    assert!(text.contains("none is running") && text.contains("launch"), "{text}");
+    let (kind, _) = err(&run, json!({"op": "breakpoints", "file": "missing.py", "lines": [1]}));
+    assert_eq!(kind, "not_found");
+    let (kind, _) = err(&run, json!({"op": "breakpoints", "file": "../outside.py", "lines": [1]}));
+    assert_eq!(kind, "outside_workspace");
+    let stored = ok(&run, json!({"op": "breakpoints", "file": "a.py", "lines": [1, 1]}));
+    assert!(stored.contains("1 breakpoint(s) stored"), "{stored}");
+    let status = ok(&run, json!({"op": "status"}));
+    assert!(status.contains("no debug session is running") && status.contains("a.py: lines 1"), "{status}");
+    ok(&run, json!({"op": "breakpoints", "file": "a.py", "lines": []}));
+    assert!(ok(&run, json!({"op": "status"})).contains("no breakpoints set"));
+    // No marker: the launch is refused naming the missing half, nothing is started.
+    let (kind, text) = err(&run, json!({"op": "launch", "program": "a.py"}));
+    assert_eq!(kind, "unavailable");
+    assert!(text.contains("no root marker") && text.contains("pyproject.toml"), "{text}");
+}
+
+#[test]
+fn adapters_op_reports_each_adapter_and_the_missing_half() {
+    let workspace = support::copy_fixture("debug");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    let text = ok(&run, json!({"op": "adapters"}));
+    let line = |name: &str| text.lines().find(|l| l.starts_with(&format!("- {name}:"))).unwrap_or_else(|| panic!("no {name} line: {text}")).to_owned();
+    let dart = line("dart");
+    assert!(dart.contains("marker dart/pubspec.yaml"), "{dart}");
+    if which::which("dart").is_err() {
+        assert!(dart.contains("unavailable") && dart.contains("binary dart not found"), "{dart}");
+    }
+    let debugpy = line("debugpy");
+    assert!(debugpy.contains("marker python/pyproject.toml"), "{debugpy}");
+    if debugpy_python("adapters_op_reports_each_adapter_and_the_missing_half").is_some() {
+        assert!(debugpy.contains("available —") && debugpy.contains("debugpy.adapter (debugpy "), "{debugpy}");
+    }
+    let lldb = line("lldb");
+    assert!(lldb.contains("marker c/CMakeLists.txt"), "{lldb}");
+    if lldb_dap("adapters_op_reports_each_adapter_and_the_missing_half").is_some() {
+        assert!(lldb.contains("available —") && lldb.contains("lldb-dap"), "{lldb}");
+    }
+    let delve = line("delve");
+    assert!(delve.contains("marker go/go.mod"), "{delve}");
+
+    // An empty workspace: every adapter unavailable for want of a marker.
+    let empty = support::workspace_with(&[("README.md", "empty\n")]);
+    let report = runbound::debug::adapters_report(empty.path(), &DebugConfig::default());
+    for name in ["debugpy", "lldb", "delve", "dart"] {
+        let line = report.lines().find(|l| l.starts_with(&format!("- {name}:"))).unwrap();
+        assert!(line.contains("unavailable") && line.contains("no root marker"), "{line}");
+    }
+    let rows = runbound::debug::adapters_report_json(empty.path(), &DebugConfig::default());
+    assert_eq!(rows.as_array().unwrap().len(), 4);
+    assert!(rows.as_array().unwrap().iter().all(|row| row["available"] == false));
+}
+
+#[test]
+fn dart_launch_path_through_a_fake_dart_on_the_search_path() {
+    let Some(_python) = support::require_binary("dart_launch_path_through_a_fake_dart_on_the_search_path", "python3") else { return };
+    let workspace = support::copy_fixture("debug/dart");
+    let bin = support::copy_fixture("debug/fake-dart");
+    let record = workspace.path().join("fake-dart-record.json");
+    let config = DebugConfig { extra_binary_dirs: vec![bin.path().to_path_buf()], ..DebugConfig::default() };
+    let run = build_run(workspace.path(), config);
+    let adapters = ok(&run, json!({"op": "adapters"}));
+    assert!(adapters.lines().any(|l| l.starts_with("- dart: available") && l.contains("debug_adapter")), "{adapters}");
+    ok(&run, json!({"op": "breakpoints", "file": "bin/main.dart", "lines": [3]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "bin/main.dart", "args": ["--verbose"]}));
+    assert!(launched.contains("under dart"), "{launched}");
+    assert!(launched.contains("bin/main.dart:3 verified"), "{launched}");
+    assert!(launched.contains("exited with code 0"), "{launched}");
+    assert!(launched.contains("session ended"), "{launched}");
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&record).expect("fake dart wrote its record")).unwrap();
+    assert_eq!(recorded["argv"], json!(["debug_adapter"]));
+    assert_eq!(recorded["configured_before_launch_response"], true, "configurationDone must not wait for the launch response");
+    let root = std::fs::canonicalize(workspace.path()).unwrap();
+    assert_eq!(recorded["launch"]["program"], root.join("bin/main.dart").to_string_lossy().as_ref());
+    assert_eq!(recorded["launch"]["args"], json!(["--verbose"]));
+    assert_eq!(recorded["launch"]["cwd"], root.to_string_lossy().as_ref());
+    assert_eq!(recorded["initialize"]["supportsRunInTerminalRequest"], false);
+    assert_eq!(recorded["initialize"]["linesStartAt1"], true);
+    let output = ok(&run, json!({"op": "output"}));
+    assert!(output.contains("sum=4"), "{output}");
+}
+
+#[test]
+fn debugpy_runs_the_program_under_the_project_venv_python() {
+    let Some(python) = debugpy_python("debugpy_runs_the_program_under_the_project_venv_python") else { return };
+    let workspace = support::workspace_with(&[
+        ("requirements.txt", ""),
+        ("which.py", "import sys\nprint('executable=' + sys.executable)\nprint('prefix=' + sys.prefix)\n"),
+    ]);
+    // A real venv without debugpy: the adapter runs under a python that has it, the program
+    // under the venv's interpreter (R-DBG-4).
+    let status = std::process::Command::new(&python)
+        .args(["-m", "venv", "--without-pip", ".venv"])
+        .current_dir(workspace.path())
+        .status()
+        .expect("create venv");
+    assert!(status.success());
+    let root = std::fs::canonicalize(workspace.path()).unwrap();
+    let run = build_run(workspace.path(), DebugConfig::default());
+    let adapters = ok(&run, json!({"op": "adapters"}));
+    assert!(adapters.contains(".venv/bin/python (project venv)"), "{adapters}");
+    let launched = ok(&run, json!({"op": "launch", "program": "which.py"}));
+    assert!(launched.contains("program python .venv/bin/python"), "{launched}");
+    let output = ok(&run, json!({"op": "output"}));
+    let prefix = output.lines().find_map(|l| l.strip_prefix("prefix=")).unwrap_or_else(|| panic!("no prefix line: {output}"));
+    assert_eq!(Path::new(prefix), root.join(".venv"), "the program must run inside the project venv: {output}");
+}
+
+#[test]
+fn debugpy_attach_to_a_listening_program() {
+    let Some(python) = debugpy_python("debugpy_attach_to_a_listening_program") else { return };
+    let workspace = support::copy_fixture("debug/python");
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let stop_file = workspace.path().join("stop");
+    let spec = runbound::transport::ProcessSpec::new(&python, std::fs::canonicalize(workspace.path()).unwrap())
+        .with_args(["listen.py".into(), port.to_string(), stop_file.to_string_lossy().into_owned()])
+        .with_stdin_piped(false);
+    let program = runbound::transport::ChildProcess::spawn(spec).expect("start listen.py");
+    // Wait for the program's own "listening" line: a probe connection would be taken by
+    // debugpy for the client and end its server.
+    let mut stdout = std::io::BufReader::new(program.take_stdout().expect("stdout piped"));
+    let mut first_line = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first_line).expect("read listen.py stdout");
+    assert_eq!(first_line.trim(), "listening", "{}", program.describe_state());
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "listen.py", "lines": [14]}));
+    let attached = ok(&run, json!({"op": "attach", "port": port}));
+    assert!(attached.contains(&format!("attached to 127.0.0.1:{port}")), "{attached}");
+    let stop = if attached.contains("stopped: breakpoint") { attached } else { ok(&run, json!({"op": "continue"})) };
+    assert!(stop.contains("listen.py:14"), "{stop}");
+    let evaluated = ok(&run, json!({"op": "evaluate", "expression": "counter >= 0"}));
+    assert!(evaluated.contains("= True"), "{evaluated}");
+    ok(&run, json!({"op": "breakpoints", "file": "listen.py", "lines": []}));
+    let terminated = ok(&run, json!({"op": "terminate"}));
+    assert!(terminated.contains("attached program keeps running"), "{terminated}");
+    // The attached program was not ours: it runs on and finishes when told to.
+    std::fs::write(&stop_file, "").unwrap();
+    assert!(program.wait_timeout(Duration::from_secs(10)).is_some(), "listen.py should exit on its own: {}", program.describe_state());
+}
+
+#[test]
+fn session_ttl_expiry_terminates_and_the_next_call_says_so() {
+    let Some(_python) = debugpy_python("session_ttl_expiry_terminates_and_the_next_call_says_so") else { return };
+    let workspace = support::copy_fixture("debug/python");
+    let config = DebugConfig { session_ttl: Duration::from_secs(12), ..DebugConfig::default() };
+    let run = build_run(workspace.path(), config);
+    ok(&run, json!({"op": "breakpoints", "file": "app.py", "lines": [13]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "app.py"}));
+    assert!(launched.contains("TTL 12 s"), "{launched}");
+    let pids = run.debug_supervisor().unwrap().process_ids();
+    assert!(pids.iter().all(|&pid| !process_gone(pid)), "alive before the TTL");
+    let expired = support::wait_until(Duration::from_secs(20), || pids.iter().all(|&pid| process_gone(pid)));
+    assert!(expired, "the TTL watchdog must kill adapter and debuggee without any call");
+    let (kind, text) = err(&run, json!({"op": "stack"}));
+    assert_eq!(kind, "unavailable");
+    assert!(text.contains("TTL of 12 s"), "{text}");
+    // A fresh launch works after expiry.
+    let again = ok(&run, json!({"op": "launch", "program": "app.py"}));
+    assert!(again.contains("app.py:13"), "{again}");
+    ok(&run, json!({"op": "terminate"}));
+}
+
+#[test]
+fn adapter_killed_mid_session_gives_a_clear_error_and_a_new_launch_works() {
+    let Some(_python) = debugpy_python("adapter_killed_mid_session_gives_a_clear_error_and_a_new_launch_works") else { return };
+    let workspace = support::copy_fixture("debug/python");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    let supervisor = run.debug_supervisor().unwrap();
+    ok(&run, json!({"op": "breakpoints", "file": "app.py", "lines": [13]}));
+    ok(&run, json!({"op": "launch", "program": "app.py"}));
+    let pids = supervisor.process_ids();
+    let adapter = supervisor.adapter_pid().expect("adapter pid");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(adapter as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    assert!(support::wait_until(Duration::from_secs(5), || process_gone(adapter)));
+    let (kind, text) = err(&run, json!({"op": "stack"}));
+    assert_eq!(kind, "unavailable");
+    assert!(text.contains("went away") && text.contains("launch"), "{text}");
+    assert_all_gone(&pids, "after the adapter was killed");
+    let again = ok(&run, json!({"op": "launch", "program": "app.py"}));
+    assert!(again.contains("stopped: breakpoint") && again.contains("app.py:13"), "{again}");
+    let pids = supervisor.process_ids();
+    let terminated = ok(&run, json!({"op": "terminate"}));
+    assert!(terminated.contains("disconnected with terminateDebuggee"), "{terminated}");
+    assert_all_gone(&pids, "after terminate");
+    assert!(!supervisor.has_live_session());
+}
+
+#[test]
+fn run_drop_terminates_the_session() {
+    let Some(_python) = debugpy_python("run_drop_terminates_the_session") else { return };
+    let workspace = support::copy_fixture("debug/python");
+    let threads_before = support::thread_count();
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "app.py", "lines": [6]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "app.py"}));
+    assert!(launched.contains("app.py:6 in add"), "{launched}");
+    let pids = run.debug_supervisor().unwrap().process_ids();
+    assert!(pids.len() >= 2, "adapter and debuggee recorded: {pids:?}");
+    drop(run);
+    assert_all_gone(&pids, "after run drop");
+    assert!(support::wait_until(Duration::from_secs(3), || support::thread_count() <= threads_before), "threads joined");
+}
+
+#[test]
+fn variables_are_paged_at_fifty_and_values_cut_at_400_characters() {
+    let Some(_python) = debugpy_python("variables_are_paged_at_fifty_and_values_cut_at_400_characters") else { return };
+    let workspace = support::workspace_with(&[
+        ("setup.py", ""),
+        ("big.py", "items = list(range(120))\ntext = 'x' * 1000\nprint(len(items), len(text))\n"),
+    ]);
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "big.py", "lines": [3]}));
+    ok(&run, json!({"op": "launch", "program": "big.py"}));
+    let stack = ok(&run, json!({"op": "stack"}));
+    let frame = number_after(&stack, "#0 ", "[frame_id");
+    let scopes = ok(&run, json!({"op": "scopes", "frame_id": frame}));
+    let scope_line = if scopes.contains("Locals") { "Locals" } else { "Globals" };
+    let globals = number_after(&scopes, scope_line, "(reference");
+    let variables = ok(&run, json!({"op": "variables", "reference": globals}));
+    let text_line = variables.lines().find(|l| l.trim_start().starts_with("text")).expect("text variable");
+    assert!(text_line.contains("[cut: 400 of 1002 characters shown]"), "{text_line}");
+    let items = number_after(&variables, "items", "(reference");
+    let children = |page: &str| page.lines().filter(|l| l.starts_with("  ")).count();
+    let first_page = ok(&run, json!({"op": "variables", "reference": items}));
+    assert_eq!(children(&first_page), 50, "{first_page}");
+    assert!(first_page.contains("0: int = 0") && !first_page.contains("60: int = 60"), "{first_page}");
+    assert!(first_page.contains("start=50"), "{first_page}");
+    let second_page = ok(&run, json!({"op": "variables", "reference": items, "start": 50}));
+    assert_eq!(children(&second_page), 50, "{second_page}");
+    assert!(second_page.contains("60: int = 60") && !second_page.contains(" 0: int = 0"), "{second_page}");
+    ok(&run, json!({"op": "terminate"}));
+}
+
+#[test]
+fn invalid_arguments_are_named() {
+    let workspace = support::workspace_with(&[("a.py", "print(1)\n")]);
+    let run = build_run(workspace.path(), DebugConfig::default());
+    let result = call(&run, json!({"op": "launch"}));
+    assert!(result.is_error);
+    assert!(result.joined_text().contains("needs `program`"), "{}", result.joined_text());
+    let result = call(&run, json!({"op": "fly"}));
+    assert!(result.is_error, "unknown op rejected by the schema");
+    assert_eq!(result.structured_content.unwrap()["error"]["kind"], ErrorKind::InvalidArguments.as_str());
+}
