@@ -224,7 +224,7 @@ fn status_reports_run_ask_port_and_tools_as_text_and_json() {
 /// A child whose stdin and stderr are the slave side of a fresh pseudo-terminal; everything it
 /// writes to the terminal is collected from the master side.
 struct PtyChild {
-    child: Child,
+    child: Option<Child>,
     master: std::fs::File,
     screen: Arc<Mutex<String>>,
     reader: Option<std::thread::JoinHandle<()>>,
@@ -264,7 +264,7 @@ impl PtyChild {
                 }
             })
             .unwrap();
-        PtyChild { child, master, screen, reader: Some(reader) }
+        PtyChild { child: Some(child), master, screen, reader: Some(reader) }
     }
 
     fn wait_for_screen(&self, needle: &str) {
@@ -277,13 +277,22 @@ impl PtyChild {
     }
 
     fn finish(mut self) -> (Output, String) {
-        let output = wait_with_timeout(self.child, Duration::from_secs(30));
-        drop(self.master);
+        let output = wait_with_timeout(self.child.take().expect("child"), Duration::from_secs(30));
         if let Some(reader) = self.reader.take() {
             reader.join().unwrap();
         }
         let screen = self.screen.lock().unwrap().clone();
         (output, screen)
+    }
+}
+
+impl Drop for PtyChild {
+    /// A failed assertion must not leave a runbound child waiting on its terminal.
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -444,6 +453,17 @@ impl ServeProcess {
             }
         };
         assert!(status.success(), "serve exited with {status}");
+    }
+}
+
+impl Drop for ServeProcess {
+    /// A failed assertion must not leave a serve child behind (after `close` this is a no-op).
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
     }
 }
 

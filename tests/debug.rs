@@ -12,6 +12,14 @@ use runbound::debug::{DebugConfig, DebugSupervisor};
 use runbound::{Approval, ApprovalPolicy, Caller, ErrorKind, Run, RunConfig, ToolResult};
 use serde_json::{json, Value};
 
+/// Debug sessions are timing-sensitive on a 2-core machine and the run-drop test counts this
+/// process's threads: the tests of this file run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn build_run(workspace: &Path, config: DebugConfig) -> Run {
     let mut run_config = RunConfig::default();
     run_config.debug = config;
@@ -166,6 +174,7 @@ fn walk(run: &Run, scenario: &Scenario) {
 
 #[test]
 fn debugpy_full_walk() {
+    let _serial = serial();
     let Some(python) = debugpy_python("debugpy_full_walk") else { return };
     let _ = python;
     let workspace = support::copy_fixture("debug/python");
@@ -196,6 +205,7 @@ fn debugpy_full_walk() {
 
 #[test]
 fn lldb_full_walk_on_c_program() {
+    let _serial = serial();
     let Some(_lldb) = lldb_dap("lldb_full_walk_on_c_program") else { return };
     let Some(gcc) = support::require_binary("lldb_full_walk_on_c_program", "gcc") else { return };
     let workspace = support::copy_fixture("debug/c");
@@ -230,6 +240,7 @@ fn lldb_full_walk_on_c_program() {
 
 #[test]
 fn delve_full_walk_on_go_module() {
+    let _serial = serial();
     let Some(_dlv) = support::require_binary("delve_full_walk_on_go_module", "dlv") else { return };
     let Some(_go) = support::require_binary("delve_full_walk_on_go_module", "go") else { return };
     let workspace = support::copy_fixture("debug/go");
@@ -280,6 +291,7 @@ fn lldb_dap(test: &str) -> Option<PathBuf> {
 
 #[test]
 fn debug_tool_is_exec_tier_not_parallel_safe_and_needs_a_supervisor() {
+    let _serial = serial();
     let workspace = support::workspace_with(&[("a.py", "print(1)\n")]);
     let run = build_run(workspace.path(), DebugConfig::default());
     let descriptor = run.registry().descriptor("debug").expect("debug registered when a supervisor is wired");
@@ -315,6 +327,7 @@ fn debug_tool_is_exec_tier_not_parallel_safe_and_needs_a_supervisor() {
 
 #[test]
 fn adapters_op_reports_each_adapter_and_the_missing_half() {
+    let _serial = serial();
     let workspace = support::copy_fixture("debug");
     let run = build_run(workspace.path(), DebugConfig::default());
     let text = ok(&run, json!({"op": "adapters"}));
@@ -351,6 +364,7 @@ fn adapters_op_reports_each_adapter_and_the_missing_half() {
 
 #[test]
 fn dart_launch_path_through_a_fake_dart_on_the_search_path() {
+    let _serial = serial();
     let Some(_python) = support::require_binary("dart_launch_path_through_a_fake_dart_on_the_search_path", "python3") else { return };
     let workspace = support::copy_fixture("debug/dart");
     let bin = support::copy_fixture("debug/fake-dart");
@@ -380,6 +394,7 @@ fn dart_launch_path_through_a_fake_dart_on_the_search_path() {
 
 #[test]
 fn debugpy_runs_the_program_under_the_project_venv_python() {
+    let _serial = serial();
     let Some(python) = debugpy_python("debugpy_runs_the_program_under_the_project_venv_python") else { return };
     let workspace = support::workspace_with(&[
         ("requirements.txt", ""),
@@ -406,6 +421,7 @@ fn debugpy_runs_the_program_under_the_project_venv_python() {
 
 #[test]
 fn debugpy_attach_to_a_listening_program() {
+    let _serial = serial();
     let Some(python) = debugpy_python("debugpy_attach_to_a_listening_program") else { return };
     let workspace = support::copy_fixture("debug/python");
     let port = {
@@ -441,6 +457,7 @@ fn debugpy_attach_to_a_listening_program() {
 
 #[test]
 fn session_ttl_expiry_terminates_and_the_next_call_says_so() {
+    let _serial = serial();
     let Some(_python) = debugpy_python("session_ttl_expiry_terminates_and_the_next_call_says_so") else { return };
     let workspace = support::copy_fixture("debug/python");
     let config = DebugConfig { session_ttl: Duration::from_secs(12), ..DebugConfig::default() };
@@ -463,6 +480,7 @@ fn session_ttl_expiry_terminates_and_the_next_call_says_so() {
 
 #[test]
 fn adapter_killed_mid_session_gives_a_clear_error_and_a_new_launch_works() {
+    let _serial = serial();
     let Some(_python) = debugpy_python("adapter_killed_mid_session_gives_a_clear_error_and_a_new_launch_works") else { return };
     let workspace = support::copy_fixture("debug/python");
     let run = build_run(workspace.path(), DebugConfig::default());
@@ -488,6 +506,7 @@ fn adapter_killed_mid_session_gives_a_clear_error_and_a_new_launch_works() {
 
 #[test]
 fn run_drop_terminates_the_session() {
+    let _serial = serial();
     let Some(_python) = debugpy_python("run_drop_terminates_the_session") else { return };
     let workspace = support::copy_fixture("debug/python");
     let threads_before = support::thread_count();
@@ -504,6 +523,7 @@ fn run_drop_terminates_the_session() {
 
 #[test]
 fn variables_are_paged_at_fifty_and_values_cut_at_400_characters() {
+    let _serial = serial();
     let Some(_python) = debugpy_python("variables_are_paged_at_fifty_and_values_cut_at_400_characters") else { return };
     let workspace = support::workspace_with(&[
         ("setup.py", ""),
@@ -534,6 +554,7 @@ fn variables_are_paged_at_fifty_and_values_cut_at_400_characters() {
 
 #[test]
 fn invalid_arguments_are_named() {
+    let _serial = serial();
     let workspace = support::workspace_with(&[("a.py", "print(1)\n")]);
     let run = build_run(workspace.path(), DebugConfig::default());
     let result = call(&run, json!({"op": "launch"}));

@@ -1090,12 +1090,25 @@ fn status_reports_backend_choice_and_reason() {
         .approval_policy(allow_all())
         .build()
         .unwrap();
-    let refused = cell(&embedded, "1");
-    assert!(
-        refused.is_error && refused.joined_text().contains("embedded"),
-        "{}",
-        refused.joined_text()
-    );
+    let embedded_cell = cell(&embedded, "1");
+    if runbound::kernel::EMBEDDED_PYTHON_BUILT {
+        assert!(
+            !embedded_cell.is_error && structured(&embedded_cell)["backend"] == "rustpython",
+            "--kernel embedded runs the in-process RustPython kernel: {}",
+            embedded_cell.joined_text()
+        );
+        assert!(
+            kernel_status(&embedded).contains("--kernel embedded was selected"),
+            "{}",
+            kernel_status(&embedded)
+        );
+    } else {
+        assert!(
+            embedded_cell.is_error && embedded_cell.joined_text().contains("embedded"),
+            "{}",
+            embedded_cell.joined_text()
+        );
+    }
     let unwired = Run::builder(workspace.path()).build().unwrap();
     assert!(
         unwired.registry().descriptor("eval").is_none(),

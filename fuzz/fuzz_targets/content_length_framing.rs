@@ -6,7 +6,9 @@
 use std::io::{BufReader, Cursor, Read};
 
 use libfuzzer_sys::fuzz_target;
-use runbound::transport::framing::{read_content_length_frame_reporting_junk, write_content_length_frame, FramingLimits};
+use runbound::transport::framing::{
+    read_content_length_frame_reporting_junk, write_content_length_frame, FramingLimits,
+};
 
 /// Returns at most `chunk` bytes per read, to exercise split headers and bodies.
 struct Chunked<'a> {
@@ -22,14 +24,22 @@ impl Read for Chunked<'_> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&first, rest)) = data.split_first() else { return };
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
     let limits = FramingLimits {
         max_header_line_bytes: 256,
         max_header_block_bytes: 1024,
         max_body_bytes: 64 * 1024,
         max_junk_bytes: 4096,
     };
-    let mut reader = BufReader::with_capacity(64, Chunked { inner: Cursor::new(rest), chunk: usize::from(first % 17) + 1 });
+    let mut reader = BufReader::with_capacity(
+        64,
+        Chunked {
+            inner: Cursor::new(rest),
+            chunk: usize::from(first % 17) + 1,
+        },
+    );
     // Every call consumes at least one byte, so this many calls always reach the end.
     for _ in 0..rest.len() + 2 {
         let mut junk_seen = 0usize;
@@ -44,7 +54,10 @@ fuzz_target!(|data: &[u8]| {
                 let mut framed = Vec::new();
                 write_content_length_frame(&mut framed, &body).unwrap();
                 let mut again = Cursor::new(framed);
-                let reread = read_content_length_frame_reporting_junk(&mut again, &limits, &mut |_| panic!("junk in our own frame"));
+                let reread =
+                    read_content_length_frame_reporting_junk(&mut again, &limits, &mut |_| {
+                        panic!("junk in our own frame")
+                    });
                 assert_eq!(reread.unwrap().unwrap(), body);
             }
             Err(err) if err.is_recoverable() => {}

@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use runbound::transport::framing::DapMessage;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(message) = DapMessage::from_json_bytes(data) else { return };
+    let Ok(message) = DapMessage::from_json_bytes(data) else {
+        return;
+    };
     let encoded = message.to_value();
     let decoded = DapMessage::from_value(encoded.clone()).expect("our own encoding decodes");
     assert_eq!(decoded.seq(), message.seq());

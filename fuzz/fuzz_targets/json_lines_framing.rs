@@ -19,7 +19,9 @@ fuzz_target!(|data: &[u8]| {
                 write_json_line(&mut line, &value).unwrap();
                 assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
                 assert_eq!(line.last(), Some(&b'\n'));
-                let reread = read_json_line(&mut Cursor::new(&line), usize::MAX).unwrap().unwrap();
+                let reread = read_json_line(&mut Cursor::new(&line), usize::MAX)
+                    .unwrap()
+                    .unwrap();
                 assert_eq!(reread, value);
             }
             Err(err) if err.is_recoverable() => {}

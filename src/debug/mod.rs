@@ -178,7 +178,9 @@ impl DebugSupervisor {
             "status" => Ok(ToolResult::text(status_text(state, workspace_root))),
             "breakpoints" => {
                 let file = required(&arguments.file, "file", op)?;
-                let lines = required(&arguments.lines, "lines", op)?;
+                let mut lines = required(&arguments.lines, "lines", op)?;
+                lines.sort_unstable();
+                lines.dedup();
                 let path = resolve_workspace_path(workspace_root, &file)?;
                 if !path.is_file() {
                     return Err(ToolError::new(ErrorKind::NotFound, format!("breakpoints: no file {}", path.display()))

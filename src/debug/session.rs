@@ -925,7 +925,18 @@ impl SessionInner {
                     return StopOutcome::Stopped(stop.clone());
                 }
             }
-            if state.exit_code.is_some() || state.terminated {
+            if state.exit_code.is_some() {
+                return StopOutcome::Exited(state.exit_code);
+            }
+            if state.terminated {
+                // delve announces the exit status after `terminated` (as console text); give a
+                // late exit code a moment to arrive.
+                let grace = Instant::now() + Duration::from_millis(500);
+                while state.exit_code.is_none() && state.closed.is_none() {
+                    if self.changed.wait_until(&mut state, grace).timed_out() {
+                        break;
+                    }
+                }
                 return StopOutcome::Exited(state.exit_code);
             }
             if let Some(expired) = &state.expired {
@@ -968,7 +979,7 @@ impl SessionInner {
             }
             StopOutcome::Exited(code) => match code {
                 Some(code) => format!("the program exited with code {code}; the session is over"),
-                None => "the program terminated; the session is over".to_owned(),
+                None => "the program terminated; the session is over (the exit code was not reported yet: some adapters, e.g. delve, report it at disconnect)".to_owned(),
             },
             StopOutcome::Closed(reason) => format!("the session ended: {reason}"),
             StopOutcome::StillRunning(waited) => format!(
@@ -1273,6 +1284,8 @@ impl SessionInner {
         }
         self.record_debuggee_pids();
         let mut steps = Vec::new();
+        let mut exit_note = String::new();
+        let exit_code_known = self.state.lock().exit_code.is_some();
         let connection = self.connection.lock().take();
         if let Some(connection) = connection {
             let alive = connection.closed().is_none();
@@ -1295,12 +1308,26 @@ impl SessionInner {
             }
             drop(connection);
         }
+        {
+            // delve reports the exit status only while answering `disconnect` (as console
+            // output); let the event thread record it.
+            let mut state = self.state.lock();
+            let grace = Instant::now() + Duration::from_millis(300);
+            while state.terminated && state.exit_code.is_none() && state.closed.is_none() {
+                if self.changed.wait_until(&mut state, grace).timed_out() {
+                    break;
+                }
+            }
+            if let (false, Some(code)) = (exit_code_known, state.exit_code) {
+                exit_note = format!("; the program exited with code {code}");
+            }
+        }
         let leftovers = kill_leftovers(&self.state.lock().debuggee_pids);
         if leftovers > 0 {
             steps.push("leftover debuggee processes killed");
         }
         self.temp_dir.lock().take();
-        let report = format!("{} ({reason})", steps.join(", "));
+        let report = format!("{} ({reason}){exit_note}", steps.join(", "));
         *done = Some(report.clone());
         drop(done);
         self.changed.notify_all();

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::apply::{apply_hunks, MatchQuality, SplitText};
-use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::files::atomic::{commit_file_changes_with_modes, ExpectedState, FileChange};
 use crate::files::common::{binary_error, count_lines, is_binary};
 use crate::files::patch::{parse_patch, FileOperation, Patch};
 use crate::files::path::{display_path, resolve_in_workspace};
@@ -71,10 +71,14 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         ctx.check_continue("applying the patch")?;
         summaries.push(view.apply(operation)?);
     }
-    let changes: Vec<FileChange> = view
+    let changed: Vec<&ViewFile> = view
         .files
         .iter()
         .filter(|file| file.current != file.original)
+        .collect();
+    let new_file_modes: Vec<Option<u32>> = changed.iter().map(|file| file.new_file_mode).collect();
+    let changes: Vec<FileChange> = changed
+        .iter()
         .map(|file| FileChange {
             path: file.path.clone(),
             new_content: file.current.clone(),
@@ -87,7 +91,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let written = if changes.is_empty() {
         Vec::new()
     } else {
-        commit_file_changes_in(root, &changes)?
+        commit_file_changes_with_modes(root, &changes, &new_file_modes)?
     };
     Ok(ToolOutput::new(render(&patch, &summaries, changes.is_empty())).with_written_paths(written))
 }
@@ -102,6 +106,8 @@ struct ViewFile {
     path: PathBuf,
     original: Option<Vec<u8>>,
     current: Option<Vec<u8>>,
+    /// Mode for the file if the commit creates it (a move's destination takes the source's).
+    new_file_mode: Option<u32>,
 }
 
 /// What one file section did, for the result.
@@ -259,8 +265,12 @@ impl WorkspaceView<'_> {
                         "delete the destination first in the same patch, or choose another name",
                     ));
                 }
+                let source_mode = fs::metadata(&self.files[index].path).ok().map(|metadata| {
+                    std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o7777
+                });
                 self.files[index].current = None;
                 self.files[target].current = Some(new_content);
+                self.files[target].new_file_mode = source_mode.or(self.files[index].new_file_mode);
                 section.action = "moved";
                 section.moved_from = Some(shown);
                 section.path = target_shown;
@@ -297,6 +307,7 @@ impl WorkspaceView<'_> {
             path,
             current: original.clone(),
             original,
+            new_file_mode: None,
         });
         Ok(self.files.len() - 1)
     }

@@ -58,7 +58,7 @@ pub struct FileChange {
 /// - [`ErrorKind::Io`] / [`ErrorKind::Failed`]: a write failed; every file already written was
 ///   restored (the message says so, or names any file that could not be restored).
 pub fn commit_file_changes(changes: &[FileChange]) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, &|path: &Path| path.display().to_string())
+    commit(changes, &[], &|path: &Path| path.display().to_string())
 }
 
 /// [`commit_file_changes`] with paths in messages shown relative to `workspace_root`
@@ -70,7 +70,22 @@ pub fn commit_file_changes_in(
     workspace_root: &Path,
     changes: &[FileChange],
 ) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, &|path: &Path| display_path(workspace_root, path))
+    commit(changes, &[], &|path: &Path| {
+        display_path(workspace_root, path)
+    })
+}
+
+/// [`commit_file_changes_in`] where `new_file_modes[i]` (when given) is the permission mode of
+/// change `i` if it creates a file (a moved file keeps its source's mode). Existing files always
+/// keep their own.
+pub(crate) fn commit_file_changes_with_modes(
+    workspace_root: &Path,
+    changes: &[FileChange],
+    new_file_modes: &[Option<u32>],
+) -> Result<Vec<PathBuf>, ToolError> {
+    commit(changes, new_file_modes, &|path: &Path| {
+        display_path(workspace_root, path)
+    })
 }
 
 /// Serializes commits within this process.
@@ -89,6 +104,7 @@ enum Original {
 
 fn commit(
     changes: &[FileChange],
+    new_file_modes: &[Option<u32>],
     show: &dyn Fn(&Path) -> String,
 ) -> Result<Vec<PathBuf>, ToolError> {
     for (index, change) in changes.iter().enumerate() {
@@ -113,9 +129,16 @@ fn commit(
     let originals = verify_expected_states(changes, show)?;
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut touched: usize = 0;
-    for (change, original) in changes.iter().zip(&originals) {
+    for (index, (change, original)) in changes.iter().zip(&originals).enumerate() {
+        let new_file_mode = new_file_modes.get(index).copied().flatten();
         let outcome = match &change.new_content {
-            Some(content) => write_change(&change.path, content, original, &mut created_dirs),
+            Some(content) => write_change(
+                &change.path,
+                content,
+                original,
+                new_file_mode,
+                &mut created_dirs,
+            ),
             None => fs::remove_file(&change.path),
         };
         let Err(err) = outcome else {
@@ -266,6 +289,7 @@ fn write_change(
     path: &Path,
     content: &[u8],
     original: &Original,
+    new_file_mode: Option<u32>,
     created_dirs: &mut Vec<PathBuf>,
 ) -> io::Result<()> {
     let Some(parent) = path.parent() else {
@@ -291,9 +315,11 @@ fn write_change(
             // Keep the owner when we can (as root); an unprivileged writer owns what it writes.
             let _ = std::os::unix::fs::fchown(temp.as_file(), Some(*uid), Some(*gid));
         }
-        Original::Absent => temp
-            .as_file()
-            .set_permissions(Permissions::from_mode(0o666 & !process_umask()))?,
+        Original::Absent => {
+            let mode = new_file_mode.unwrap_or(0o666 & !process_umask());
+            temp.as_file()
+                .set_permissions(Permissions::from_mode(mode))?;
+        }
     }
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|err| err.error)?;
@@ -348,7 +374,7 @@ fn roll_back(
                 if current.as_deref() == Some(content.as_slice()) {
                     Ok(())
                 } else {
-                    write_change(&change.path, content, original, &mut Vec::new())
+                    write_change(&change.path, content, original, None, &mut Vec::new())
                 }
             }
         };

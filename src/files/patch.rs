@@ -312,7 +312,7 @@ impl EnvelopeParser<'_> {
         }
         self.position += 1;
         let Some(end_marker) =
-            (self.position..self.end).find(|&index| self.lines[index].trim() == END_PATCH)
+            (self.position..self.end).find(|&index| self.lines[index].trim_end() == END_PATCH)
         else {
             return Err(error_at(0, format!("the patch has no `{END_PATCH}` line; it may be cut off. End it with `{END_PATCH}`")));
         };
@@ -426,13 +426,14 @@ impl EnvelopeParser<'_> {
         let mut current: Option<Hunk> = None;
         while self.position < self.end {
             let line = self.lines[self.position];
-            let trimmed = line.trim();
-            if trimmed.starts_with("*** ") && trimmed != END_OF_FILE {
+            // Markers start the line; ` *** x` is a context line whose text starts with `***`.
+            let marker = line.trim_end();
+            if marker.starts_with("*** ") && marker != END_OF_FILE {
                 break;
             }
             let line_number = self.position + 1;
             self.position += 1;
-            if trimmed == END_OF_FILE {
+            if marker == END_OF_FILE {
                 let Some(hunk) = current.as_mut() else {
                     return Err(error_at(
                         line_number,
@@ -1328,6 +1329,14 @@ rename to new name.txt
             parse_patch("diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
         assert_eq!(patch.notes.len(), 1);
         assert!(patch.notes[0].contains("s.sh"), "{:?}", patch.notes);
+    }
+
+    #[test]
+    fn context_lines_starting_with_stars_are_not_markers() {
+        let patch =
+            parse_patch("*** Begin Patch\n*** Update File: a.md\n@@\n *** bold ***\n-x\n+y\n *** End Patch\n*** End Patch").unwrap();
+        let FileOperation::Update { hunks, .. } = &patch.operations[0] else { panic!() };
+        assert_eq!(hunks[0].lines, vec![context("*** bold ***"), remove("x"), add("y"), context("*** End Patch")]);
     }
 
     #[test]

@@ -25,9 +25,17 @@
 //! as a `bwrap …` invocation), the kernel is started through it; the kernel never starts a
 //! sandbox itself.
 //!
-//! Not built: the embedded RustPython backend (cargo feature `embedded-python`); see
-//! [`KernelSelection::Embedded`].
+//! Python can also run embedded: RustPython 0.5.0 inside the host process on its own owner
+//! thread (cargo feature `embedded-python`, on by default; `embedded.rs`). It needs nothing
+//! installed and starts fast, but has only RustPython's bundled standard library: no `%pip`, no C
+//! extensions (numpy, pandas, matplotlib), no shell commands, no `%cd`; cells that try get an
+//! `EmbeddedKernelUnsupported` error saying so and how to switch. Selection
+//! ([`KernelSelection`]): `auto` takes CPython when one resolves, else the embedded interpreter;
+//! [`kernel_status`] says which is active and why; every result names the backend and the
+//! kernel generation.
 
+#[cfg(feature = "embedded-python")]
+mod embedded;
 mod session;
 
 use std::ffi::OsString;
@@ -47,7 +55,7 @@ use crate::result::{Content, ToolResult};
 use crate::run::Run;
 use crate::tier::Tier;
 
-use session::{KernelEvent, KernelLaunch, SpawnedKernel};
+use session::{KernelEvent, KernelLaunch, LiveKernel};
 
 /// The CPython driver script, started as `python -u -X utf8 -c <source>`.
 const PYTHON_DRIVER: &str = include_str!("driver.py");
@@ -97,13 +105,14 @@ impl Default for KernelConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KernelSelection {
     /// CPython when one resolves (project `.venv`/`venv`, then `python3` on PATH), else the
-    /// embedded interpreter when this build has it.
+    /// embedded interpreter when this build has it (cargo feature `embedded-python`).
     #[default]
     Auto,
     /// Spawned CPython only; an error when none resolves.
     Cpython,
-    /// Embedded RustPython only (cargo feature `embedded-python`). Not built yet: selecting it
-    /// makes every Python cell fail with an error that says so.
+    /// Embedded RustPython only (cargo feature `embedded-python`, on by default; in a build
+    /// without it every Python cell fails with an error that says so). Refused when the run has
+    /// a sandbox: an in-process interpreter cannot run inside it (R-EVAL-6).
     Embedded,
 }
 
@@ -147,7 +156,30 @@ pub struct KernelFactory {
     selection: KernelSelection,
     python_executable: Option<PathBuf>,
     node_executable: Option<PathBuf>,
+    search_path: Option<OsString>,
 }
+
+/// The Python backend that serves a workspace (see [`KernelFactory::resolve_python`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PythonBackend {
+    /// A spawned CPython: this executable.
+    Cpython(PathBuf),
+    /// The embedded RustPython interpreter, in the host process.
+    Embedded,
+}
+
+impl PythonBackend {
+    /// `cpython` or `embedded`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PythonBackend::Cpython(_) => "cpython",
+            PythonBackend::Embedded => "embedded",
+        }
+    }
+}
+
+/// Whether this build contains the embedded RustPython backend (cargo feature `embedded-python`).
+pub const EMBEDDED_PYTHON_BUILT: bool = cfg!(feature = "embedded-python");
 
 impl KernelFactory {
     /// A factory with [`KernelSelection::Auto`] and interpreters found at call time.
@@ -176,26 +208,38 @@ impl KernelFactory {
         self
     }
 
+    /// Looks interpreters up on this PATH-style list instead of the process's `PATH`.
+    #[must_use]
+    pub fn search_path(mut self, path: impl Into<OsString>) -> KernelFactory {
+        self.search_path = Some(path.into());
+        self
+    }
+
     /// The configured selection.
     pub fn selected(&self) -> KernelSelection {
         self.selection
     }
 
-    /// Which Python backend serves `workspace` and why: `Ok((backend, interpreter, reason))`,
-    /// or `Err(reason)` when none can.
-    pub fn resolve_python(
-        &self,
-        workspace: &Path,
-    ) -> Result<(&'static str, PathBuf, String), String> {
+    /// Which Python backend serves `workspace` and why: `Ok((backend, reason))`, or
+    /// `Err(reason)` when none can. CPython candidates in order: the host-configured executable,
+    /// `<workspace>/.venv/bin/python`, `<workspace>/venv/bin/python`, `python3` then `python` on
+    /// PATH. `auto` falls back to [`PythonBackend::Embedded`] when none resolves (and this build
+    /// has it). Does not consider a sandbox; [`Kernels::resolve_python`] does.
+    pub fn resolve_python(&self, workspace: &Path) -> Result<(PythonBackend, String), String> {
         if self.selection == KernelSelection::Embedded {
-            return Err("--kernel embedded was selected, but this build has no embedded RustPython backend \
-                 (cargo feature embedded-python is not implemented yet); select cpython or auto"
-                .to_owned());
+            if !EMBEDDED_PYTHON_BUILT {
+                return Err("--kernel embedded was selected, but this build has no embedded RustPython backend \
+                     (it was compiled without the cargo feature embedded-python); select cpython or auto"
+                    .to_owned());
+            }
+            return Ok((
+                PythonBackend::Embedded,
+                "--kernel embedded was selected".to_owned(),
+            ));
         }
         if let Some(path) = &self.python_executable {
             return Ok((
-                "cpython",
-                path.clone(),
+                PythonBackend::Cpython(path.clone()),
                 format!("the host configured {}", path.display()),
             ));
         }
@@ -203,30 +247,41 @@ impl KernelFactory {
             let candidate = workspace.join(venv).join("bin").join("python");
             if candidate.is_file() {
                 return Ok((
-                    "cpython",
-                    candidate,
+                    PythonBackend::Cpython(candidate),
                     format!("the project's {venv}/bin/python"),
                 ));
             }
         }
         for name in ["python3", "python"] {
-            if let Ok(path) = which::which(name) {
+            if let Some(path) = self.find_on_path(name, workspace) {
                 return Ok((
-                    "cpython",
-                    path,
+                    PythonBackend::Cpython(path),
                     format!(
                         "{name} on PATH (no .venv/bin/python or venv/bin/python in the workspace)"
                     ),
                 ));
             }
         }
-        Err(format!(
-            "no CPython found (.venv/bin/python, venv/bin/python, python3 and python on PATH were tried) and {}",
-            match self.selection {
-                KernelSelection::Auto => "this build has no embedded RustPython backend",
-                _ => "--kernel cpython was selected",
-            }
-        ))
+        let tried = ".venv/bin/python, venv/bin/python, python3 and python on PATH were tried";
+        match self.selection {
+            KernelSelection::Auto if EMBEDDED_PYTHON_BUILT => Ok((
+                PythonBackend::Embedded,
+                format!("auto: no CPython found ({tried}), so the embedded RustPython interpreter"),
+            )),
+            KernelSelection::Auto => Err(format!(
+                "no CPython found ({tried}) and this build has no embedded RustPython backend"
+            )),
+            _ => Err(format!(
+                "no CPython found ({tried}) and --kernel cpython was selected"
+            )),
+        }
+    }
+
+    fn find_on_path(&self, name: &str, workspace: &Path) -> Option<PathBuf> {
+        match &self.search_path {
+            Some(path) => which::which_in(name, Some(path), workspace).ok(),
+            None => which::which(name).ok(),
+        }
     }
 
     /// The Node executable, or why there is none.
@@ -234,8 +289,11 @@ impl KernelFactory {
         if let Some(path) = &self.node_executable {
             return Ok(path.clone());
         }
-        which::which("node")
-            .map_err(|_| "node was not found on PATH; install Node.js (v18 or newer)".to_owned())
+        let found = match &self.search_path {
+            Some(path) => which::which_in("node", Some(path), "/"),
+            None => which::which("node"),
+        };
+        found.map_err(|_| "node was not found on PATH; install Node.js (v18 or newer)".to_owned())
     }
 }
 
@@ -280,7 +338,7 @@ pub struct Kernels {
 
 #[derive(Default)]
 struct KernelsState {
-    live: [Option<SpawnedKernel>; 2],
+    live: [Option<LiveKernel>; 2],
     generations: [u64; 2],
     cells: [u64; 2],
     last_loss: [Option<String>; 2],
@@ -315,6 +373,22 @@ impl Kernels {
         self.sandbox.as_ref()
     }
 
+    /// [`KernelFactory::resolve_python`] plus the sandbox rule: with a sandbox, the embedded
+    /// interpreter (which lives in the host process) is refused (R-EVAL-6).
+    pub fn resolve_python(&self, workspace: &Path) -> Result<(PythonBackend, String), String> {
+        let (backend, why) = self.factory.resolve_python(workspace)?;
+        if backend == PythonBackend::Embedded {
+            if let Some(sandbox) = &self.sandbox {
+                return Err(format!(
+                    "{why}; but this run has a sandbox ({}) and the embedded RustPython interpreter runs inside the host process, \
+                     not in the sandbox: make a CPython resolvable inside the sandbox (python3 on PATH or a project .venv) and select cpython or auto",
+                    sandbox.description
+                ));
+            }
+        }
+        Ok((backend, why))
+    }
+
     /// Kills every live kernel (and its shell children) now.
     pub fn shutdown(&self) {
         let mut state = self.state.lock();
@@ -325,13 +399,15 @@ impl Kernels {
         }
     }
 
-    /// Process ids of the live kernels (for tests and status).
+    /// Process ids of the live spawned kernels (for tests and status; the embedded kernel has
+    /// no process of its own and is not listed).
     pub fn live_pids(&self) -> Vec<u32> {
         match self.state.try_lock_for(Duration::from_millis(200)) {
             Some(state) => state
                 .live
                 .iter()
                 .flatten()
+                .filter(|kernel| !kernel.is_embedded())
                 .map(|kernel| kernel.identity.pid)
                 .collect(),
             None => Vec::new(),
@@ -358,10 +434,13 @@ pub fn kernel_status(run: &Run) -> String {
         "eval: kernel selection {}",
         kernels.factory.selection.as_str()
     ));
-    match kernels.factory.resolve_python(workspace) {
-        Ok((backend, path, why)) => lines.push(format!(
-            "  python: {backend} {} — chosen because: {why}",
+    match kernels.resolve_python(workspace) {
+        Ok((PythonBackend::Cpython(path), why)) => lines.push(format!(
+            "  python: cpython {} — chosen because: {why}",
             path.display()
+        )),
+        Ok((PythonBackend::Embedded, why)) => lines.push(format!(
+            "  python: embedded RustPython 0.5.0 (in the host process; standard library only: no %pip, C extensions or shell commands) — chosen because: {why}"
         )),
         Err(why) => lines.push(format!("  python: unavailable — {why}")),
     }
@@ -385,10 +464,14 @@ pub fn kernel_status(run: &Run) -> String {
             for language in [Language::Python, Language::Javascript] {
                 match &state.live[language.index()] {
                     Some(kernel) => lines.push(format!(
-                        "  {language} kernel: running — {} {} pid {}, generation {}, {} cells, up {} s",
+                        "  {language} kernel: running — {} {} {}, generation {}, {} cells, up {} s",
                         kernel.identity.backend,
                         kernel.identity.version,
-                        kernel.identity.pid,
+                        if kernel.is_embedded() {
+                            format!("in-process thread rb-rustpython-g{}", kernel.generation)
+                        } else {
+                            format!("pid {}", kernel.identity.pid)
+                        },
                         kernel.generation,
                         kernel.cells_run,
                         kernel.started_at.elapsed().as_secs()
@@ -492,13 +575,20 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             .with_hint("pass the cell's source in `code` (or reset=true to only reset)"));
     }
     if state.live[slot].is_none() {
+        let mut embedded_reason = String::new();
         let (interpreter, driver_source) = match language {
             Language::Python => {
-                let (_, path, _) = kernels.factory.resolve_python(run.workspace_root()).map_err(|why| {
+                let (backend, why) = kernels.resolve_python(run.workspace_root()).map_err(|why| {
                     ToolError::new(ErrorKind::Unavailable, format!("no Python kernel can start: {why}"))
                         .with_hint("install python3 or create .venv in the workspace, or use language=javascript")
                 })?;
-                (path, PYTHON_DRIVER)
+                match backend {
+                    PythonBackend::Cpython(path) => (path, PYTHON_DRIVER),
+                    PythonBackend::Embedded => {
+                        embedded_reason = why;
+                        (PathBuf::new(), "")
+                    }
+                }
             }
             Language::Javascript => {
                 let path = kernels.factory.resolve_node().map_err(|why| {
@@ -512,15 +602,22 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         };
         state.generations[slot] += 1;
         let generation = state.generations[slot];
-        let kernel = SpawnedKernel::start(&KernelLaunch {
-            language,
-            interpreter: &interpreter,
-            driver_source,
-            cwd: run.workspace_root(),
-            sandbox: kernels.sandbox.as_ref(),
-            generation,
-            startup_timeout: config.startup_timeout,
-        })?;
+        let kernel = if driver_source.is_empty() {
+            start_embedded(run.workspace_root(), generation, config.startup_timeout)?
+        } else {
+            LiveKernel::start(&KernelLaunch {
+                language,
+                interpreter: &interpreter,
+                driver_source,
+                cwd: run.workspace_root(),
+                sandbox: kernels.sandbox.as_ref(),
+                generation,
+                startup_timeout: config.startup_timeout,
+            })?
+        };
+        if kernel.is_embedded() {
+            notes.push(embedded_kernel_note(run.workspace_root(), &embedded_reason));
+        }
         if generation > 1 && !arguments.reset {
             if let Some(loss) = state.last_loss[slot].take() {
                 notes.push(format!("note: started a fresh {language} kernel (generation {generation}) after: {loss}"));
@@ -572,6 +669,49 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         "omitted_output_bytes": outcome.omitted_bytes,
     }));
     Ok(ToolOutput::new(result))
+}
+
+#[cfg(feature = "embedded-python")]
+fn start_embedded(
+    workspace: &Path,
+    generation: u64,
+    startup_timeout: Duration,
+) -> Result<LiveKernel, ToolError> {
+    LiveKernel::start_embedded(workspace, generation, startup_timeout)
+}
+
+#[cfg(not(feature = "embedded-python"))]
+fn start_embedded(
+    _workspace: &Path,
+    _generation: u64,
+    _startup_timeout: Duration,
+) -> Result<LiveKernel, ToolError> {
+    Err(ToolError::new(
+        ErrorKind::Unavailable,
+        "this build has no embedded RustPython backend (cargo feature embedded-python is off)",
+    )
+    .with_hint("select the cpython kernel, or rebuild runbound with default features"))
+}
+
+/// What the model should know when an embedded kernel starts: what it cannot do, where
+/// relative paths resolve.
+fn embedded_kernel_note(workspace: &Path, why: &str) -> String {
+    let cwd = std::env::current_dir()
+        .map(|dir| dir.display().to_string())
+        .unwrap_or_else(|_| "(unknown)".to_owned());
+    let paths = if Path::new(&cwd) == workspace {
+        format!("relative paths resolve against the workspace {cwd}")
+    } else {
+        format!(
+            "relative paths resolve against the host's working directory {cwd}, not the workspace: use WORKSPACE ({})",
+            workspace.display()
+        )
+    };
+    format!(
+        "note: this is the embedded RustPython kernel (inside the host process; chosen because: {why}): \
+         standard library only — %pip, C extensions (numpy, pandas, matplotlib), shell commands (!cmd, %%bash, subprocess) and %cd \
+         are refused with EmbeddedKernelUnsupported; {paths}; tool(name, args) and display() work."
+    )
 }
 
 fn eval_in_eval_error() -> ToolError {
@@ -690,7 +830,7 @@ struct CellOutcome {
 /// Runs one cell on `kernel`: the host's watchdog loop over the kernel's events.
 fn run_cell(
     ctx: &CallContext<'_>,
-    kernel: &mut SpawnedKernel,
+    kernel: &mut LiveKernel,
     config: &KernelConfig,
     cell_number: u64,
     code: &str,
@@ -949,7 +1089,7 @@ fn item_from(item: &Value, echo: bool) -> OutputItem {
 
 /// Interrupts the kernel, collects what it says within the grace, then kills it.
 fn stop_kernel(
-    kernel: &mut SpawnedKernel,
+    kernel: &mut LiveKernel,
     config: &KernelConfig,
     outcome: &mut CellOutcome,
     status: CellStatus,
@@ -979,8 +1119,16 @@ fn stop_kernel(
     }
     kernel.kill();
     outcome.status = status;
+    let how = if kernel.is_embedded() {
+        match kernel.abandoned() {
+            Some(why) => format!("The embedded interpreter was interrupted but did not stop: {why}."),
+            None => "The embedded interpreter was interrupted (KeyboardInterrupt) and discarded.".to_owned(),
+        }
+    } else {
+        "The kernel was interrupted, then its process group and shell children were killed.".to_owned()
+    };
     let mut text = format!(
-        "cell stopped: {reason}. The kernel was interrupted, then its process group and shell children were killed. \
+        "cell stopped: {reason}. {how} \
          Its state (variables, imports, loaded data) is lost; the next eval call starts a fresh kernel (generation {}).",
         kernel.generation + 1
     );

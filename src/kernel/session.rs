@@ -1,5 +1,7 @@
-//! One spawned kernel process (CPython or Node running an embedded driver script) and the
-//! named reader thread that pumps its JSON-lines messages into a crossbeam channel.
+//! One live kernel: a spawned process (CPython or Node running an embedded driver script) with
+//! the named reader thread that pumps its JSON-lines messages into a crossbeam channel, or the
+//! embedded RustPython interpreter on its owner thread ([`super::embedded`]) feeding the same
+//! channel with the same messages. The host's watchdog treats both alike.
 //!
 //! Pipes: the kernel's stdin (fd 0) carries host → kernel messages and its stdout (fd 1)
 //! kernel → host messages. The CPython driver moves both to private, non-inheritable fds before
@@ -44,31 +46,43 @@ pub(crate) enum KernelEvent {
 /// How a kernel was started, for results and `runbound status`.
 #[derive(Debug, Clone)]
 pub(crate) struct KernelIdentity {
-    /// `cpython` or `node`.
+    /// `cpython`, `node` or `rustpython` (embedded, in-process).
     pub backend: &'static str,
     /// Interpreter version reported by the driver.
     pub version: String,
     /// The interpreter executable.
     pub executable: PathBuf,
-    /// The kernel's pid as seen by the host.
+    /// The kernel's pid as seen by the host (the host's own pid for the embedded kernel).
     pub pid: u32,
     /// Whether it runs inside the run's sandbox.
     pub sandboxed: bool,
 }
 
-/// A live spawned kernel. Dropping it kills the kernel's process group and every process group
-/// of its shell children, reaps the kernel and joins the reader thread (bounded).
-pub(crate) struct SpawnedKernel {
-    child: Option<ChildProcess>,
-    to_kernel: Mutex<Option<ChildStdin>>,
+/// A live kernel. Dropping a spawned one kills the kernel's process group and every process
+/// group of its shell children, reaps the kernel and joins the reader thread (bounded);
+/// dropping an embedded one shuts its interpreter down and joins (or abandons) its owner thread.
+pub(crate) struct LiveKernel {
+    transport: KernelTransport,
     pub(crate) events: Receiver<KernelEvent>,
-    reader: Option<JoinHandle<()>>,
     pub(crate) identity: KernelIdentity,
     /// Process groups of shell children the driver reported (only trusted outside a sandbox).
     pub(crate) child_groups: Arc<Mutex<BTreeSet<i32>>>,
     pub(crate) generation: u64,
     pub(crate) started_at: Instant,
     pub(crate) cells_run: u64,
+}
+
+/// How the host reaches a kernel.
+enum KernelTransport {
+    /// A child process: requests on its stdin, messages read from its stdout by `reader`.
+    Spawned {
+        child: Option<ChildProcess>,
+        to_kernel: Mutex<Option<ChildStdin>>,
+        reader: Option<JoinHandle<()>>,
+    },
+    /// The in-process RustPython interpreter on its owner thread.
+    #[cfg(feature = "embedded-python")]
+    Embedded(super::embedded::EmbeddedKernel),
 }
 
 /// What to spawn for a language.
@@ -82,9 +96,9 @@ pub(crate) struct KernelLaunch<'a> {
     pub startup_timeout: Duration,
 }
 
-impl SpawnedKernel {
+impl LiveKernel {
     /// Starts the interpreter with the driver and waits (bounded) for its `ready` message.
-    pub(crate) fn start(launch: &KernelLaunch<'_>) -> Result<SpawnedKernel, ToolError> {
+    pub(crate) fn start(launch: &KernelLaunch<'_>) -> Result<LiveKernel, ToolError> {
         let (backend, interpreter_args): (&'static str, Vec<&str>) = match launch.language {
             Language::Python => (
                 "cpython",
@@ -182,11 +196,13 @@ impl SpawnedKernel {
                     format!("cannot start the kernel reader thread: {err}"),
                 )
             })?;
-        let mut kernel = SpawnedKernel {
-            child: Some(child),
-            to_kernel: Mutex::new(to_kernel),
+        let mut kernel = LiveKernel {
+            transport: KernelTransport::Spawned {
+                child: Some(child),
+                to_kernel: Mutex::new(to_kernel),
+                reader: Some(reader),
+            },
             events,
-            reader: Some(reader),
             identity: KernelIdentity {
                 backend,
                 version: String::new(),
@@ -231,9 +247,67 @@ impl SpawnedKernel {
         }
     }
 
+    /// Starts the embedded RustPython kernel on its owner thread and waits (bounded) for its
+    /// `ready` message.
+    #[cfg(feature = "embedded-python")]
+    pub(crate) fn start_embedded(
+        workspace: &Path,
+        generation: u64,
+        startup_timeout: Duration,
+    ) -> Result<LiveKernel, ToolError> {
+        let (embedded, events, version) =
+            super::embedded::EmbeddedKernel::start(workspace, generation, startup_timeout)?;
+        Ok(LiveKernel {
+            transport: KernelTransport::Embedded(embedded),
+            events,
+            identity: KernelIdentity {
+                backend: "rustpython",
+                version,
+                executable: PathBuf::from("(embedded in the host process)"),
+                pid: std::process::id(),
+                sandboxed: false,
+            },
+            child_groups: Arc::new(Mutex::new(BTreeSet::new())),
+            generation,
+            started_at: Instant::now(),
+            cells_run: 0,
+        })
+    }
+
+    /// Whether this is the in-process RustPython kernel (no process of its own).
+    pub(crate) fn is_embedded(&self) -> bool {
+        match &self.transport {
+            KernelTransport::Spawned { .. } => false,
+            #[cfg(feature = "embedded-python")]
+            KernelTransport::Embedded(_) => true,
+        }
+    }
+
+    /// Why the embedded kernel's thread was abandoned instead of joined, if it was.
+    pub(crate) fn abandoned(&self) -> Option<&str> {
+        match &self.transport {
+            KernelTransport::Spawned { .. } => None,
+            #[cfg(feature = "embedded-python")]
+            KernelTransport::Embedded(embedded) => embedded.abandoned.as_deref(),
+        }
+    }
+
+    fn child(&self) -> Option<&ChildProcess> {
+        match &self.transport {
+            KernelTransport::Spawned { child, .. } => child.as_ref(),
+            #[cfg(feature = "embedded-python")]
+            KernelTransport::Embedded(_) => None,
+        }
+    }
+
     /// Sends one message to the kernel.
     pub(crate) fn send(&self, message: &Value) -> Result<(), String> {
-        let mut guard = self.to_kernel.lock();
+        let to_kernel = match &self.transport {
+            KernelTransport::Spawned { to_kernel, .. } => to_kernel,
+            #[cfg(feature = "embedded-python")]
+            KernelTransport::Embedded(embedded) => return embedded.send(message),
+        };
+        let mut guard = to_kernel.lock();
         let Some(stdin) = guard.as_mut() else {
             return Err("the kernel's request pipe is closed".to_owned());
         };
@@ -243,9 +317,14 @@ impl SpawnedKernel {
     }
 
     /// Sends SIGINT to the kernel's process group (Python raises KeyboardInterrupt; Node breaks
-    /// a running script).
+    /// a running script); the embedded kernel gets a `KeyboardInterrupt` user signal instead.
     pub(crate) fn interrupt(&self) {
-        if let Some(child) = &self.child {
+        #[cfg(feature = "embedded-python")]
+        if let KernelTransport::Embedded(embedded) = &self.transport {
+            embedded.interrupt();
+            return;
+        }
+        if let Some(child) = self.child() {
             let _ = nix::sys::signal::killpg(
                 nix::unistd::Pid::from_raw(child.pid() as i32),
                 nix::sys::signal::Signal::SIGINT,
@@ -255,7 +334,11 @@ impl SpawnedKernel {
 
     /// One line describing the kernel process state plus its stderr tail.
     pub(crate) fn describe_exit(&self) -> String {
-        match &self.child {
+        #[cfg(feature = "embedded-python")]
+        if let KernelTransport::Embedded(embedded) = &self.transport {
+            return embedded.describe_state();
+        }
+        match self.child() {
             Some(child) => {
                 let _ = child.wait_timeout(Duration::from_millis(500));
                 child.describe_state()
@@ -266,23 +349,28 @@ impl SpawnedKernel {
 
     /// Total bytes the kernel wrote to its raw stderr so far.
     pub(crate) fn stderr_total_bytes(&self) -> u64 {
-        self.child
-            .as_ref()
+        self.child()
             .map(|child| child.stderr_tail_handle().total_bytes())
             .unwrap_or(0)
     }
 
     /// The kernel's stderr tail.
     pub(crate) fn stderr_tail(&self) -> String {
-        self.child
-            .as_ref()
+        self.child()
             .map(|child| child.stderr_tail())
             .unwrap_or_default()
     }
 
     /// Kills the kernel, every descendant and every reported shell-child group; reaps; joins.
     pub(crate) fn kill(&mut self) {
-        let Some(child) = self.child.take() else {
+        let KernelTransport::Spawned { child, .. } = &mut self.transport else {
+            #[cfg(feature = "embedded-python")]
+            if let KernelTransport::Embedded(embedded) = &mut self.transport {
+                embedded.kill();
+            }
+            return;
+        };
+        let Some(child) = child.take() else {
             return;
         };
         let _ = self.send(&json!({"type": "shutdown"}));
@@ -304,8 +392,14 @@ impl SpawnedKernel {
         }
         child.kill_group_with_grace(Duration::from_millis(50));
         drop(child);
-        self.to_kernel.lock().take();
-        if let Some(reader) = self.reader.take() {
+        let KernelTransport::Spawned {
+            to_kernel, reader, ..
+        } = &mut self.transport
+        else {
+            return;
+        };
+        to_kernel.lock().take();
+        if let Some(reader) = reader.take() {
             let deadline = Instant::now() + Duration::from_secs(2);
             while !reader.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
@@ -317,7 +411,7 @@ impl SpawnedKernel {
     }
 }
 
-impl Drop for SpawnedKernel {
+impl Drop for LiveKernel {
     fn drop(&mut self) {
         self.kill();
     }

@@ -237,7 +237,14 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     };
     let answer = match server.request(spec.method, params, request_deadline, true) {
         Ok(answer) => answer,
-        Err(failure) => return Err(request_error(&query, spec.method, &failure, &readiness)),
+        Err(failure) => {
+            let mut err = request_error(&query, spec.method, &failure, &readiness);
+            for note in &query.notes {
+                err.message.push_str("; ");
+                err.message.push_str(note);
+            }
+            return Err(err);
+        }
     };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);

@@ -114,7 +114,9 @@ pub fn walk_and_match<T: Send>(
         visit_file(target);
     } else {
         let mut builder = WalkBuilder::new(target);
-        builder.types(compiled.language.file_types()).threads(limits.threads);
+        builder
+            .types(compiled.language.file_types())
+            .threads(limits.threads);
         builder.build_parallel().run(|| {
             Box::new(|entry| match entry {
                 Ok(entry) => {
@@ -172,13 +174,18 @@ fn search_one_file<T>(
     if limits.use_literal_prefilter && !contains_all_literals(&bytes, &compiled.literals) {
         return FileOutcome::NoLiterals;
     }
-    if bytes.len() as u64 > limits.max_file_bytes && bytecount_lines(&bytes) > limits.max_file_lines {
+    if bytes.len() as u64 > limits.max_file_bytes && bytecount_lines(&bytes) > limits.max_file_lines
+    {
         return FileOutcome::TooLarge;
     }
-    let Ok(text) = String::from_utf8(bytes) else { return FileOutcome::NotUtf8 };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return FileOutcome::NotUtf8;
+    };
     let parsed = match AstGrep::<StrDoc<SupportLang>>::try_new(&text, compiled.language) {
         Ok(parsed) => parsed,
-        Err(err) => return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display())),
+        Err(err) => {
+            return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display()))
+        }
     };
     match per_file(path, &parsed) {
         Some(output) => FileOutcome::Output(output),
@@ -188,10 +195,11 @@ fn search_one_file<T>(
 
 /// Whether `haystack` contains every one of `literals` (true when there are none).
 pub fn contains_all_literals(haystack: &[u8], literals: &[String]) -> bool {
-    literals.iter().all(|literal| memchr::memmem::find(haystack, literal.as_bytes()).is_some())
+    literals
+        .iter()
+        .all(|literal| memchr::memmem::find(haystack, literal.as_bytes()).is_some())
 }
 
 fn bytecount_lines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count() + 1
 }
-

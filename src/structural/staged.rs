@@ -71,7 +71,9 @@ impl StagedEdits {
         inner.pending.insert(number, edit);
         let mut evicted = Vec::new();
         while inner.pending.len() > max_pending.max(1) {
-            let Some((&oldest, _)) = inner.pending.iter().next() else { break };
+            let Some((&oldest, _)) = inner.pending.iter().next() else {
+                break;
+            };
             inner.pending.remove(&oldest);
             let id = format!("edit_{oldest}");
             inner.closed.insert(id.clone(), ClosedEdit::Evicted);
@@ -83,13 +85,22 @@ impl StagedEdits {
     /// Takes the pending edit `id` out of the store (marking it as being resolved).
     pub(crate) fn take(&self, id: &str) -> Result<StagedEdit, ToolError> {
         let mut inner = self.inner.lock();
-        let number = id.trim().strip_prefix("edit_").and_then(|n| n.parse::<u64>().ok());
+        let number = id
+            .trim()
+            .strip_prefix("edit_")
+            .and_then(|n| n.parse::<u64>().ok());
         if let Some(edit) = number.and_then(|n| inner.pending.remove(&n)) {
-            inner.closed.insert(id.trim().to_owned(), ClosedEdit::Resolving);
+            inner
+                .closed
+                .insert(id.trim().to_owned(), ClosedEdit::Resolving);
             return Ok(edit);
         }
         let pending: Vec<String> = inner.pending.keys().map(|n| format!("edit_{n}")).collect();
-        let pending_text = if pending.is_empty() { "none".to_owned() } else { pending.join(", ") };
+        let pending_text = if pending.is_empty() {
+            "none".to_owned()
+        } else {
+            pending.join(", ")
+        };
         let (kind, message) = match inner.closed.get(id.trim()) {
             Some(ClosedEdit::Resolving) => (ErrorKind::Conflict, format!("edit_id {id:?} is being resolved by another call right now")),
             Some(ClosedEdit::Accepted) => (ErrorKind::Conflict, format!("edit_id {id:?} was already accepted and written; it cannot be resolved again")),
@@ -104,8 +115,9 @@ impl StagedEdits {
             ),
             None => (ErrorKind::NotFound, format!("no staged edit has edit_id {id:?} in this run")),
         };
-        Err(ToolError::new(kind, message)
-            .with_hint(format!("pending edit ids: {pending_text}; run ast_edit again to stage a fresh change")))
+        Err(ToolError::new(kind, message).with_hint(format!(
+            "pending edit ids: {pending_text}; run ast_edit again to stage a fresh change"
+        )))
     }
 
     /// Records how a taken edit ended.

@@ -14,7 +14,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
+use crate::files::{
+    commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange,
+};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
 use crate::run::Run;
@@ -22,7 +24,9 @@ use crate::structural::compile::{compile_pattern_in_context, language_id, Compil
 use crate::structural::contexts::ContextKind;
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
 use crate::structural::staged::{ClosedEdit, StagedEdit, StagedFile};
-use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
+use crate::structural::{
+    parse_language, supported_language_ids, StructuralConfig, StructuralResource,
+};
 use crate::tier::Tier;
 
 /// One structural match, owned (no borrow of the parse tree).
@@ -50,7 +54,10 @@ pub struct StructuralMatch {
 ///
 /// # Errors
 /// The parser's message when tree-sitter fails (e.g. its internal timeout).
-pub fn match_source(compiled: &CompiledPattern, source: &str) -> Result<Vec<StructuralMatch>, String> {
+pub fn match_source(
+    compiled: &CompiledPattern,
+    source: &str,
+) -> Result<Vec<StructuralMatch>, String> {
     let parsed = ParsedFile::try_new(source, compiled.language)?;
     Ok(collect_matches(Path::new(""), &parsed, compiled))
 }
@@ -192,11 +199,22 @@ struct SearchSetup {
     compiled: CompiledPattern,
 }
 
-fn structural_resource<'run>(ctx: &CallContext<'run>) -> Result<&'run StructuralResource, ToolError> {
-    ctx.run().structural().ok_or_else(|| ctx.run().unwired("tree-sitter parser set (build the run with .with_structural())"))
+fn structural_resource<'run>(
+    ctx: &CallContext<'run>,
+) -> Result<&'run StructuralResource, ToolError> {
+    ctx.run().structural().ok_or_else(|| {
+        ctx.run()
+            .unwired("tree-sitter parser set (build the run with .with_structural())")
+    })
 }
 
-fn setup(run: &Run, pattern: &str, path: Option<&str>, language: Option<&str>, context: Option<ContextKind>) -> Result<SearchSetup, ToolError> {
+fn setup(
+    run: &Run,
+    pattern: &str,
+    path: Option<&str>,
+    language: Option<&str>,
+    context: Option<ContextKind>,
+) -> Result<SearchSetup, ToolError> {
     let root = run.workspace_root();
     let user_path = path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
     let target = resolve_in_workspace(root, user_path)?;
@@ -208,16 +226,31 @@ fn setup(run: &Run, pattern: &str, path: Option<&str>, language: Option<&str>, c
     let language = match language {
         Some(id) => parse_language(id)?,
         None if metadata.is_file() => SupportLang::from_path(&target).ok_or_else(|| {
-            ToolError::invalid(format!("cannot infer the language of {target_display} from its extension"))
-                .with_hint(format!("pass language, one of: {}", supported_language_ids().join(", ")))
+            ToolError::invalid(format!(
+                "cannot infer the language of {target_display} from its extension"
+            ))
+            .with_hint(format!(
+                "pass language, one of: {}",
+                supported_language_ids().join(", ")
+            ))
         })?,
         None => {
-            return Err(ToolError::invalid(format!("{target_display} is a directory and no language was given"))
-                .with_hint(format!("pass language, one of: {}", supported_language_ids().join(", "))))
+            return Err(ToolError::invalid(format!(
+                "{target_display} is a directory and no language was given"
+            ))
+            .with_hint(format!(
+                "pass language, one of: {}",
+                supported_language_ids().join(", ")
+            )))
         }
     };
-    let compiled = compile_pattern_in_context(pattern, language, context).map_err(|err| err.to_tool_error())?;
-    Ok(SearchSetup { target, target_display, compiled })
+    let compiled = compile_pattern_in_context(pattern, language, context)
+        .map_err(|err| err.to_tool_error())?;
+    Ok(SearchSetup {
+        target,
+        target_display,
+        compiled,
+    })
 }
 
 fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig) -> WalkLimits {
@@ -231,10 +264,23 @@ fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig) -> WalkLimits {
     }
 }
 
-fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -> Result<(), ToolError> {
-    let progress = format!("after {} files ({found} matches so far)", stats.files_visited);
+fn check_walk_finished(
+    ctx: &CallContext<'_>,
+    stats: &WalkStats,
+    found: usize,
+) -> Result<(), ToolError> {
+    let progress = format!(
+        "after {} files ({found} matches so far)",
+        stats.files_visited
+    );
     if stats.cancelled {
-        return Err(ToolError::new(ErrorKind::Cancelled, format!("{} was cancelled by the host {progress}", ctx.descriptor().name)));
+        return Err(ToolError::new(
+            ErrorKind::Cancelled,
+            format!(
+                "{} was cancelled by the host {progress}",
+                ctx.descriptor().name
+            ),
+        ));
     }
     if stats.timed_out {
         return Err(ctx.timeout_error(&format!("walking the tree, {progress}"))
@@ -248,16 +294,35 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
     let run = ctx.run();
     let config = &run.config().structural;
-    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
-    let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
+    let setup = setup(
+        run,
+        &args.pattern,
+        args.path.as_deref(),
+        args.language.as_deref(),
+        args.context,
+    )?;
+    let max_results = args
+        .max_results
+        .unwrap_or(config.default_max_results)
+        .max(1);
     let compiled = &setup.compiled;
-    let (per_file, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
-        let matches = collect_matches(path, parsed, compiled);
-        (!matches.is_empty()).then_some(matches)
-    });
+    let (per_file, stats) = walk_and_match(
+        &setup.target,
+        compiled,
+        &walk_limits(ctx, config),
+        &|path, parsed| {
+            let matches = collect_matches(path, parsed, compiled);
+            (!matches.is_empty()).then_some(matches)
+        },
+    );
     let mut matches: Vec<StructuralMatch> = per_file.into_iter().flatten().collect();
     check_walk_finished(ctx, &stats, matches.len())?;
-    matches.sort_by(|a, b| a.path.cmp(&b.path).then(a.byte_range.start.cmp(&b.byte_range.start)).then(b.byte_range.end.cmp(&a.byte_range.end)));
+    matches.sort_by(|a, b| {
+        a.path
+            .cmp(&b.path)
+            .then(a.byte_range.start.cmp(&b.byte_range.start))
+            .then(b.byte_range.end.cmp(&a.byte_range.end))
+    });
     let total = matches.len();
     let files_with_matches = count_files(&matches);
     let root = run.workspace_root();
@@ -280,9 +345,18 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     for found in &shown {
         let display = display_path(root, &found.path);
         let code = cut_code(&found.text, config.max_match_lines, config.max_match_chars);
-        let _ = write!(text, "\n{display}:{}: {}", found.start_line, indent_continuation(&code, "    "));
+        let _ = write!(
+            text,
+            "\n{display}:{}: {}",
+            found.start_line,
+            indent_continuation(&code, "    ")
+        );
         for (name, value) in &found.bindings {
-            let _ = write!(text, "\n    ${name} = {}", indent_continuation(&cut_code(value, 3, 200), "      "));
+            let _ = write!(
+                text,
+                "\n    ${name} = {}",
+                indent_continuation(&cut_code(value, 3, 200), "      ")
+            );
         }
         structured_matches.push(json!({
             "path": display,
@@ -293,10 +367,21 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             "bindings": found.bindings.iter().map(|(k, v)| (k.clone(), Value::String(cut_code(v, 3, 200)))).collect::<serde_json::Map<_, _>>(),
         }));
     }
-    if let Some(notice) = crate::result::truncation_notice(shown.len(), total, &format!("matches in {files_with_matches} files")) {
-        let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
+    if let Some(notice) = crate::result::truncation_notice(
+        shown.len(),
+        total,
+        &format!("matches in {files_with_matches} files"),
+    ) {
+        let _ = write!(
+            text,
+            "\n{notice}; raise max_results or narrow path to see more"
+        );
     }
-    let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
+    let _ = write!(
+        text,
+        "\n{}",
+        describe_stats(&stats, lang, &setup.target_display, compiled)
+    );
     if total == 0 {
         let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, compiled));
     }
@@ -312,11 +397,17 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         "warnings": compiled.warnings,
         "stats": stats_json(&stats),
     });
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+    Ok(ToolOutput::new(
+        ToolResult::text(text).with_structured(structured),
+    ))
 }
 
 /// Every match of `compiled` in one parsed file, in source order (nested matches included).
-fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern) -> Vec<StructuralMatch> {
+fn collect_matches(
+    path: &Path,
+    parsed: &ParsedFile,
+    compiled: &CompiledPattern,
+) -> Vec<StructuralMatch> {
     let source = parsed.source();
     parsed
         .root()
@@ -336,7 +427,11 @@ fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern)
         .collect()
 }
 
-fn bindings(found: &NodeMatch<'_, StrDoc<SupportLang>>, compiled: &CompiledPattern, source: &str) -> Vec<(String, String)> {
+fn bindings(
+    found: &NodeMatch<'_, StrDoc<SupportLang>>,
+    compiled: &CompiledPattern,
+    source: &str,
+) -> Vec<(String, String)> {
     let env = found.get_env();
     compiled
         .metavariables
@@ -347,7 +442,9 @@ fn bindings(found: &NodeMatch<'_, StrDoc<SupportLang>>, compiled: &CompiledPatte
             }
             let nodes = env.get_multiple_matches(name);
             let value = match (nodes.first(), nodes.last()) {
-                (Some(first), Some(last)) => source[first.range().start..last.range().end].to_owned(),
+                (Some(first), Some(last)) => {
+                    source[first.range().start..last.range().end].to_owned()
+                }
                 _ => String::new(),
             };
             (name.clone(), value)
@@ -367,24 +464,51 @@ fn count_files(matches: &[StructuralMatch]) -> usize {
     count
 }
 
-fn describe_stats(stats: &WalkStats, lang: &str, target: &str, compiled: &CompiledPattern) -> String {
-    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, plural(stats.files_visited, "file", "files"));
+fn describe_stats(
+    stats: &WalkStats,
+    lang: &str,
+    target: &str,
+    compiled: &CompiledPattern,
+) -> String {
+    let mut text = format!(
+        "searched {} {lang} {} under {target}",
+        stats.files_visited,
+        plural(stats.files_visited, "file", "files")
+    );
     if !compiled.literals.is_empty() {
         let _ = write!(
             text,
             "; {} contained the pattern's literal text ({}) and were parsed",
             stats.files_with_literals,
-            compiled.literals.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
+            compiled
+                .literals
+                .iter()
+                .map(|l| format!("`{l}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     if stats.files_not_utf8 > 0 {
-        let _ = write!(text, "; skipped {} files that are not UTF-8", stats.files_not_utf8);
+        let _ = write!(
+            text,
+            "; skipped {} files that are not UTF-8",
+            stats.files_not_utf8
+        );
     }
     if stats.files_too_large > 0 {
-        let _ = write!(text, "; skipped {} files over 3 MB and 200,000 lines", stats.files_too_large);
+        let _ = write!(
+            text,
+            "; skipped {} files over 3 MB and 200,000 lines",
+            stats.files_too_large
+        );
     }
     if stats.unreadable_count > 0 {
-        let _ = write!(text, "; {} entries could not be read (e.g. {})", stats.unreadable_count, stats.unreadable.join("; "));
+        let _ = write!(
+            text,
+            "; {} entries could not be read (e.g. {})",
+            stats.unreadable_count,
+            stats.unreadable.join("; ")
+        );
     }
     text
 }
@@ -438,35 +562,52 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
     let run = ctx.run();
     let config = &run.config().structural;
-    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let setup = setup(
+        run,
+        &args.pattern,
+        args.path.as_deref(),
+        args.language.as_deref(),
+        args.context,
+    )?;
     let compiled = &setup.compiled;
     let template = validate_template(&args.rewrite, compiled)?;
-    let (mut rewrites, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
-        let total = parsed.root().find_all(&compiled.pattern).count();
-        if total == 0 {
-            return None;
-        }
-        let edits = parsed.root().replace_all(&compiled.pattern, &template);
-        let original = parsed.source().as_bytes();
-        let mut new_content = original.to_vec();
-        for edit in edits.iter().rev() {
-            new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted_text.iter().copied());
-        }
-        Some(FileRewrite {
-            path: path.to_path_buf(),
-            original: original.to_vec(),
-            new_content,
-            replacements: edits.len(),
-            nested_skipped: total.saturating_sub(edits.len()),
-        })
-    });
+    let (mut rewrites, stats) = walk_and_match(
+        &setup.target,
+        compiled,
+        &walk_limits(ctx, config),
+        &|path, parsed| {
+            let total = parsed.root().find_all(&compiled.pattern).count();
+            if total == 0 {
+                return None;
+            }
+            let edits = parsed.root().replace_all(&compiled.pattern, &template);
+            let original = parsed.source().as_bytes();
+            let mut new_content = original.to_vec();
+            for edit in edits.iter().rev() {
+                new_content.splice(
+                    edit.position..edit.position + edit.deleted_length,
+                    edit.inserted_text.iter().copied(),
+                );
+            }
+            Some(FileRewrite {
+                path: path.to_path_buf(),
+                original: original.to_vec(),
+                new_content,
+                replacements: edits.len(),
+                nested_skipped: total.saturating_sub(edits.len()),
+            })
+        },
+    );
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     let root = run.workspace_root();
     let lang = language_id(compiled.language);
     let replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
     let nested_skipped: usize = rewrites.iter().map(|r| r.nested_skipped).sum();
-    let unchanged_files = rewrites.iter().filter(|r| r.new_content == r.original).count();
+    let unchanged_files = rewrites
+        .iter()
+        .filter(|r| r.new_content == r.original)
+        .count();
     rewrites.retain(|r| r.new_content != r.original);
     let changed_replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
 
@@ -482,23 +623,45 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         for warning in &compiled.warnings {
             let _ = write!(text, "\nwarning: {warning}");
         }
-        let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
+        let _ = write!(
+            text,
+            "\n{}",
+            describe_stats(&stats, lang, &setup.target_display, compiled)
+        );
         if replacements == 0 {
             let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, compiled));
         }
         let structured = json!({"edit_id": Value::Null, "replacements": 0, "files": 0, "stats": stats_json(&stats)});
-        return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
+        return Ok(ToolOutput::new(
+            ToolResult::text(text).with_structured(structured),
+        ));
     }
 
     let preview = render_preview(root, &rewrites, config.max_preview_hunks);
     let files: Vec<StagedFile> = rewrites
         .into_iter()
-        .map(|r| StagedFile { display: display_path(root, &r.path), path: r.path, original: r.original, new_content: r.new_content, replacements: r.replacements })
+        .map(|r| StagedFile {
+            display: display_path(root, &r.path),
+            path: r.path,
+            original: r.original,
+            new_content: r.new_content,
+            replacements: r.replacements,
+        })
         .collect();
-    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.replacements})).collect();
+    let file_summaries: Vec<Value> = files
+        .iter()
+        .map(|f| json!({"path": f.display, "replacements": f.replacements}))
+        .collect();
     let file_count = files.len();
-    let staged = StagedEdit { pattern: compiled.source.clone(), rewrite: args.rewrite.clone(), language: lang, files };
-    let (edit_id, evicted) = resource.staged_edits.stage(staged, config.max_pending_edits);
+    let staged = StagedEdit {
+        pattern: compiled.source.clone(),
+        rewrite: args.rewrite.clone(),
+        language: lang,
+        files,
+    };
+    let (edit_id, evicted) = resource
+        .staged_edits
+        .stage(staged, config.max_pending_edits);
 
     let mut text = format!(
         "(proposed) {changed_replacements} {} in {file_count} {} for `{}` → `{}` ({lang}; pattern compiled as {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
@@ -520,7 +683,12 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let _ = write!(text, "\n{unchanged_files} files matched but the rewrite left them unchanged; they are not part of the edit");
     }
     if !evicted.is_empty() {
-        let _ = write!(text, "\nolder pending edits dropped to stay within {} pending: {}", config.max_pending_edits, evicted.join(", "));
+        let _ = write!(
+            text,
+            "\nolder pending edits dropped to stay within {} pending: {}",
+            config.max_pending_edits,
+            evicted.join(", ")
+        );
     }
     for warning in &compiled.warnings {
         let _ = write!(text, "\nwarning: {warning}");
@@ -536,7 +704,9 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         "preview_hunks_total": preview.total,
         "warnings": compiled.warnings,
     });
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+    Ok(ToolOutput::new(
+        ToolResult::text(text).with_structured(structured),
+    ))
 }
 
 fn validate_template(rewrite: &str, compiled: &CompiledPattern) -> Result<TemplateFix, ToolError> {
@@ -544,20 +714,35 @@ fn validate_template(rewrite: &str, compiled: &CompiledPattern) -> Result<Templa
         Ok(template) => template,
         Err(err) => match err {},
     };
-    let mut undefined: Vec<&str> = template.used_vars().into_iter().filter(|name| !compiled.metavariables.iter().any(|m| m == name)).collect();
+    let mut undefined: Vec<&str> = template
+        .used_vars()
+        .into_iter()
+        .filter(|name| !compiled.metavariables.iter().any(|m| m == name))
+        .collect();
     undefined.sort_unstable();
     if !undefined.is_empty() {
         let defined = if compiled.metavariables.is_empty() {
             "none".to_owned()
         } else {
-            compiled.metavariables.iter().map(|m| format!("${m}")).collect::<Vec<_>>().join(", ")
+            compiled
+                .metavariables
+                .iter()
+                .map(|m| format!("${m}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         return Err(ToolError::invalid(format!(
             "the rewrite uses {} that the pattern `{}` does not bind",
-            undefined.iter().map(|n| format!("${n}")).collect::<Vec<_>>().join(", "),
+            undefined
+                .iter()
+                .map(|n| format!("${n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             compiled.source
         ))
-        .with_hint(format!("use only metavariables the pattern defines ({defined}), or add them to the pattern")));
+        .with_hint(format!(
+            "use only metavariables the pattern defines ({defined}), or add them to the pattern"
+        )));
     }
     Ok(template)
 }
@@ -596,7 +781,11 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
     if let Some(notice) = crate::result::truncation_notice(shown, total, "hunks") {
         let _ = write!(text, "{notice} (the staged edit contains all of them)");
     }
-    Preview { text: text.trim_end().to_owned(), shown, total }
+    Preview {
+        text: text.trim_end().to_owned(),
+        shown,
+        total,
+    }
 }
 
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -616,7 +805,9 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     );
     if matches!(args.action, ResolveAction::Discard) {
         resource.staged_edits.close(&id, ClosedEdit::Discarded);
-        return Ok(ToolOutput::text(format!("discarded {id}: {summary} dropped; nothing was written")));
+        return Ok(ToolOutput::text(format!(
+            "discarded {id}: {summary} dropped; nothing was written"
+        )));
     }
     let mut changed: Vec<Value> = Vec::new();
     for file in &staged.files {
@@ -630,7 +821,16 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     }
     if !changed.is_empty() {
         resource.staged_edits.close(&id, ClosedEdit::Rejected);
-        let list: Vec<String> = changed.iter().map(|c| format!("{} ({})", c["path"].as_str().unwrap_or(""), c["state"].as_str().unwrap_or(""))).collect();
+        let list: Vec<String> = changed
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} ({})",
+                    c["path"].as_str().unwrap_or(""),
+                    c["state"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
         return Err(ToolError::new(
             ErrorKind::Conflict,
             format!("{id} rejected: {} of its {} files changed after it was staged: {}; nothing was written", changed.len(), staged.files.len(), list.join(", ")),
@@ -641,7 +841,11 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let changes: Vec<FileChange> = staged
         .files
         .iter()
-        .map(|f| FileChange { path: f.path.clone(), new_content: Some(f.new_content.clone()), expected: ExpectedState::Content(f.original.clone()) })
+        .map(|f| FileChange {
+            path: f.path.clone(),
+            new_content: Some(f.new_content.clone()),
+            expected: ExpectedState::Content(f.original.clone()),
+        })
         .collect();
     match commit_file_changes_in(ctx.run().workspace_root(), &changes) {
         Ok(written) => {
@@ -649,14 +853,18 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
             let text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
             let structured = json!({"edit_id": id, "written": names, "replacements": replacements});
-            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
+            Ok(
+                ToolOutput::new(ToolResult::text(text).with_structured(structured))
+                    .with_written_paths(written),
+            )
         }
         Err(err) => {
             resource.staged_edits.close(&id, ClosedEdit::Rejected);
             let mut err = err;
             err.message = format!("{id} was not applied: {}", err.message);
             if err.hint.is_none() {
-                err.hint = Some("run ast_edit again to stage a fresh change, then resolve it".to_owned());
+                err.hint =
+                    Some("run ast_edit again to stage a fresh change, then resolve it".to_owned());
             }
             Err(err)
         }
@@ -684,7 +892,12 @@ fn cut_code(code: &str, max_lines: usize, max_chars: usize) -> String {
     }
     if cut {
         let shown_lines = out.lines().count().max(1);
-        let _ = write!(out, " … [cut: {} of {total_lines} lines, {} chars shown]", shown_lines, out.chars().count());
+        let _ = write!(
+            out,
+            " … [cut: {} of {total_lines} lines, {} chars shown]",
+            shown_lines,
+            out.chars().count()
+        );
     }
     out
 }
@@ -700,4 +913,3 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
         many
     }
 }
-

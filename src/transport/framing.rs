@@ -84,7 +84,11 @@ pub struct FramingError {
 impl FramingError {
     /// A new error of `kind`. `message` says what was wrong with which input.
     pub fn new(kind: FramingErrorKind, message: impl Into<String>) -> FramingError {
-        FramingError { kind, message: message.into(), peer: None }
+        FramingError {
+            kind,
+            message: message.into(),
+            peer: None,
+        }
     }
 
     /// Names the peer (e.g. `"pyright @ /abs/root"`) in the rendered message.
@@ -112,7 +116,10 @@ impl FramingError {
     /// True when the offending bytes were consumed and the caller can read the next message
     /// from the same stream; false for I/O errors and EOF inside a message (the stream is over).
     pub fn is_recoverable(&self) -> bool {
-        !matches!(self.kind, FramingErrorKind::Io | FramingErrorKind::UnexpectedEof)
+        !matches!(
+            self.kind,
+            FramingErrorKind::Io | FramingErrorKind::UnexpectedEof
+        )
     }
 }
 
@@ -150,7 +157,8 @@ pub fn read_content_length_frame_reporting_junk(
     let mut junk_bytes: usize = 0;
     // Phase 1: skip junk up to the first header line.
     let first_header = loop {
-        let read = read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
+        let read =
+            read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
         let (total, terminated) = match read {
             LineRead::Eof => return Ok(None),
             LineRead::Line { terminated } => (line.len(), terminated),
@@ -195,7 +203,8 @@ pub fn read_content_length_frame_reporting_junk(
     let mut problem: Option<FramingError> = None;
     apply_header_line(&first_header, &mut content_length, &mut problem);
     loop {
-        let read = read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
+        let read =
+            read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
         match read {
             LineRead::Eof => return Err(eof_in_header(header_bytes)),
             LineRead::TooLong { total, terminated } => {
@@ -229,7 +238,10 @@ pub fn read_content_length_frame_reporting_junk(
         if header_bytes > limits.max_header_block_bytes && problem.is_none() {
             problem = Some(FramingError::new(
                 FramingErrorKind::HeaderTooLarge,
-                format!("header block exceeds the {} byte cap", limits.max_header_block_bytes),
+                format!(
+                    "header block exceeds the {} byte cap",
+                    limits.max_header_block_bytes
+                ),
             ));
         }
     }
@@ -259,7 +271,10 @@ pub fn read_content_length_frame_reporting_junk(
         }));
     }
     let mut body = Vec::new();
-    let read = reader.take(length).read_to_end(&mut body).map_err(io_error)?;
+    let read = reader
+        .take(length)
+        .read_to_end(&mut body)
+        .map_err(io_error)?;
     if (read as u64) < length {
         return Err(eof_in_body(read as u64, length));
     }
@@ -283,18 +298,26 @@ pub fn read_lsp_message(
     reader: &mut dyn BufRead,
     limits: &FramingLimits,
 ) -> Result<Option<lsp_server::Message>, FramingError> {
-    let Some(body) = read_content_length_frame(reader, limits)? else { return Ok(None) };
+    let Some(body) = read_content_length_frame(reader, limits)? else {
+        return Ok(None);
+    };
     match serde_json::from_slice::<lsp_server::Message>(&body) {
         Ok(message) => Ok(Some(message)),
         Err(err) => Err(FramingError::new(
             FramingErrorKind::MalformedMessage,
-            format!("body is not a JSON-RPC message ({err}); skipped: {}", quote_start(&body)),
+            format!(
+                "body is not a JSON-RPC message ({err}); skipped: {}",
+                quote_start(&body)
+            ),
         )),
     }
 }
 
 /// Writes one LSP message through `lsp_server::Message::write` (adds `"jsonrpc":"2.0"`).
-pub fn write_lsp_message(mut writer: &mut dyn Write, message: &lsp_server::Message) -> io::Result<()> {
+pub fn write_lsp_message(
+    mut writer: &mut dyn Write,
+    message: &lsp_server::Message,
+) -> io::Result<()> {
     message.write(&mut writer)?;
     writer.flush()
 }
@@ -306,7 +329,10 @@ pub fn write_lsp_message(mut writer: &mut dyn Write, message: &lsp_server::Messa
 /// `max_bytes` → [`FramingErrorKind::LineTooLong`] (the whole line was consumed without being
 /// stored); invalid JSON → [`FramingErrorKind::MalformedMessage`] quoting the start of the
 /// line; both recoverable. I/O failure → [`FramingErrorKind::Io`].
-pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Option<Value>, FramingError> {
+pub fn read_json_line(
+    reader: &mut dyn BufRead,
+    max_bytes: usize,
+) -> Result<Option<Value>, FramingError> {
     let mut line = Vec::new();
     loop {
         match read_line_bounded(reader, max_bytes, &mut line).map_err(io_error)? {
@@ -314,7 +340,10 @@ pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Opti
             LineRead::TooLong { total, .. } => {
                 return Err(FramingError::new(
                     FramingErrorKind::LineTooLong,
-                    format!("JSON line of {total} bytes exceeds the {max_bytes} byte cap; skipped: {}", quote_start(&line)),
+                    format!(
+                        "JSON line of {total} bytes exceeds the {max_bytes} byte cap; skipped: {}",
+                        quote_start(&line)
+                    ),
                 ));
             }
             LineRead::Line { .. } => {}
@@ -327,7 +356,10 @@ pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Opti
             Ok(value) => Ok(Some(value)),
             Err(err) => Err(FramingError::new(
                 FramingErrorKind::MalformedMessage,
-                format!("line is not valid JSON ({err}); skipped: {}", quote_start(trimmed)),
+                format!(
+                    "line is not valid JSON ({err}); skipped: {}",
+                    quote_start(trimmed)
+                ),
             )),
         };
     }
@@ -405,7 +437,10 @@ impl DapMessage {
             Ok(value) => DapMessage::from_value(value),
             Err(err) => Err(FramingError::new(
                 FramingErrorKind::MalformedMessage,
-                format!("DAP body is not valid JSON ({err}); skipped: {}", quote_start(body)),
+                format!(
+                    "DAP body is not valid JSON ({err}); skipped: {}",
+                    quote_start(body)
+                ),
             )),
         }
     }
@@ -415,7 +450,10 @@ impl DapMessage {
         let malformed = |what: &str, value: &Value| {
             FramingError::new(
                 FramingErrorKind::MalformedMessage,
-                format!("DAP message {what}; skipped: {}", quote_start(value.to_string().as_bytes())),
+                format!(
+                    "DAP message {what}; skipped: {}",
+                    quote_start(value.to_string().as_bytes())
+                ),
             )
         };
         let Value::Object(map) = &value else {
@@ -429,14 +467,23 @@ impl DapMessage {
             None if map.contains_key("event") => "event",
             None if map.contains_key("request_seq") => "response",
             None if map.contains_key("command") => "request",
-            None => return Err(malformed("has no `type` and no field to infer it from", &value)),
+            None => {
+                return Err(malformed(
+                    "has no `type` and no field to infer it from",
+                    &value,
+                ))
+            }
         };
         match kind {
             "request" => {
                 let Some(command) = text("command") else {
                     return Err(malformed("is a request without a string `command`", &value));
                 };
-                Ok(DapMessage::Request(DapRequest { seq, command, arguments: payload("arguments") }))
+                Ok(DapMessage::Request(DapRequest {
+                    seq,
+                    command,
+                    arguments: payload("arguments"),
+                }))
             }
             "response" => Ok(DapMessage::Response(DapResponse {
                 seq,
@@ -450,7 +497,11 @@ impl DapMessage {
                 let Some(event) = text("event") else {
                     return Err(malformed("is an event without a string `event`", &value));
                 };
-                Ok(DapMessage::Event(DapEvent { seq, event, body: payload("body") }))
+                Ok(DapMessage::Event(DapEvent {
+                    seq,
+                    event,
+                    body: payload("body"),
+                }))
             }
             _ => Err(malformed("has an unknown `type`", &value)),
         }
@@ -483,7 +534,8 @@ impl DapMessage {
                 value
             }
             DapMessage::Event(event) => {
-                let mut value = serde_json::json!({"seq": event.seq, "type": "event", "event": event.event});
+                let mut value =
+                    serde_json::json!({"seq": event.seq, "type": "event", "event": event.event});
                 if let Some(body) = &event.body {
                     value["body"] = strip_nulls(body);
                 }
@@ -503,7 +555,10 @@ impl DapMessage {
 }
 
 /// Reads one DAP message: a Content-Length frame decoded with [`DapMessage::from_json_bytes`].
-pub fn read_dap_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<DapMessage>, FramingError> {
+pub fn read_dap_message(
+    reader: &mut dyn BufRead,
+    limits: &FramingLimits,
+) -> Result<Option<DapMessage>, FramingError> {
     match read_content_length_frame(reader, limits)? {
         None => Ok(None),
         Some(body) => DapMessage::from_json_bytes(&body).map(Some),
@@ -533,7 +588,11 @@ enum LineRead {
 }
 
 /// Reads one `\n`-terminated line storing at most `max` bytes; never allocates more.
-fn read_line_bounded(reader: &mut dyn BufRead, max: usize, buf: &mut Vec<u8>) -> io::Result<LineRead> {
+fn read_line_bounded(
+    reader: &mut dyn BufRead,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<LineRead> {
     buf.clear();
     let mut total: usize = 0;
     loop {
@@ -547,7 +606,10 @@ fn read_line_bounded(reader: &mut dyn BufRead, max: usize, buf: &mut Vec<u8>) ->
                 return Ok(LineRead::Eof);
             }
             if total > max {
-                return Ok(LineRead::TooLong { total, terminated: false });
+                return Ok(LineRead::TooLong {
+                    total,
+                    terminated: false,
+                });
             }
             return Ok(LineRead::Line { terminated: false });
         }
@@ -560,7 +622,10 @@ fn read_line_bounded(reader: &mut dyn BufRead, max: usize, buf: &mut Vec<u8>) ->
         reader.consume(consumed);
         if newline.is_some() {
             if total > max {
-                return Ok(LineRead::TooLong { total, terminated: true });
+                return Ok(LineRead::TooLong {
+                    total,
+                    terminated: true,
+                });
             }
             return Ok(LineRead::Line { terminated: true });
         }
@@ -571,7 +636,9 @@ fn read_line_bounded(reader: &mut dyn BufRead, max: usize, buf: &mut Vec<u8>) ->
 /// offset of `Content-Length:` when junk was glued in front of it, `None` for a junk line.
 fn header_start(line: &[u8]) -> Option<usize> {
     if let Some((name, _)) = split_header(line) {
-        if name.eq_ignore_ascii_case(b"content-length") || name.eq_ignore_ascii_case(b"content-type") {
+        if name.eq_ignore_ascii_case(b"content-length")
+            || name.eq_ignore_ascii_case(b"content-type")
+        {
             return Some(0);
         }
     }
@@ -579,7 +646,10 @@ fn header_start(line: &[u8]) -> Option<usize> {
     let last = line.len().checked_sub(NEEDLE.len())?;
     (1..=last).find(|&start| {
         line[start..start + NEEDLE.len()].eq_ignore_ascii_case(NEEDLE)
-            && line[start + NEEDLE.len()..].iter().find(|b| !matches!(b, b' ' | b'\t')) == Some(&b':')
+            && line[start + NEEDLE.len()..]
+                .iter()
+                .find(|b| !matches!(b, b' ' | b'\t'))
+                == Some(&b':')
     })
 }
 
@@ -588,13 +658,21 @@ fn header_start(line: &[u8]) -> Option<usize> {
 fn split_header(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let colon = line.iter().position(|&b| b == b':')?;
     let name = line[..colon].trim_ascii();
-    if name.is_empty() || name.iter().any(|b| b.is_ascii_whitespace() || !b.is_ascii_graphic()) {
+    if name.is_empty()
+        || name
+            .iter()
+            .any(|b| b.is_ascii_whitespace() || !b.is_ascii_graphic())
+    {
         return None;
     }
     Some((name, line[colon + 1..].trim_ascii()))
 }
 
-fn apply_header_line(line: &[u8], content_length: &mut Option<u64>, problem: &mut Option<FramingError>) {
+fn apply_header_line(
+    line: &[u8],
+    content_length: &mut Option<u64>,
+    problem: &mut Option<FramingError>,
+) {
     let Some((name, value)) = split_header(line) else {
         problem.get_or_insert_with(|| {
             FramingError::new(
@@ -608,7 +686,9 @@ fn apply_header_line(line: &[u8], content_length: &mut Option<u64>, problem: &mu
         return; // Content-Type and unknown headers are ignored.
     }
     let parsed = if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-        std::str::from_utf8(value).ok().and_then(|digits| digits.parse::<u64>().ok())
+        std::str::from_utf8(value)
+            .ok()
+            .and_then(|digits| digits.parse::<u64>().ok())
     } else {
         None
     };
@@ -616,7 +696,10 @@ fn apply_header_line(line: &[u8], content_length: &mut Option<u64>, problem: &mu
         problem.get_or_insert_with(|| {
             FramingError::new(
                 FramingErrorKind::MalformedHeader,
-                format!("Content-Length value is not a decimal byte count: {}", quote_start(value)),
+                format!(
+                    "Content-Length value is not a decimal byte count: {}",
+                    quote_start(value)
+                ),
             )
         });
         return;
@@ -709,9 +792,12 @@ fn lenient_i64(value: Option<&Value>) -> i64 {
 /// `value` with every object member whose value is `null` removed, recursively.
 fn strip_nulls(value: &Value) -> Value {
     match value {
-        Value::Object(map) => {
-            Value::Object(map.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip_nulls(v))).collect())
-        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), strip_nulls(v)))
+                .collect(),
+        ),
         Value::Array(items) => Value::Array(items.iter().map(strip_nulls).collect()),
         other => other.clone(),
     }

@@ -67,7 +67,10 @@ impl ProcessSpec {
     pub fn new(program: impl Into<PathBuf>, cwd: impl Into<PathBuf>) -> ProcessSpec {
         let program = program.into();
         let cwd = cwd.into();
-        let short = program.file_name().map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let short = program.file_name().map_or_else(
+            || program.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         ProcessSpec {
             display_name: format!("{short} @ {}", cwd.display()),
             program,
@@ -216,8 +219,16 @@ impl ChildProcess {
     /// denied, not executable). Messages name `display_name`, the program and the cwd.
     pub fn spawn(spec: ProcessSpec) -> Result<ChildProcess, ToolError> {
         let mut command = build_command(&spec)?;
-        command.stdin(if spec.stdin { Stdio::piped() } else { Stdio::null() });
-        command.stdout(if spec.stdout { Stdio::piped() } else { Stdio::null() });
+        command.stdin(if spec.stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        command.stdout(if spec.stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
         command.stderr(Stdio::piped());
         let lease = SpawnerLease::acquire();
         let mut child = spawn_on_spawner_thread(command).map_err(|err| spawn_error(&spec, &err))?;
@@ -238,7 +249,10 @@ impl ChildProcess {
                 kill_and_reap(&mut child, pid);
                 return Err(ToolError::new(
                     ErrorKind::Unavailable,
-                    format!("cannot start the stderr thread for {}: {err}", spec.display_name),
+                    format!(
+                        "cannot start the stderr thread for {}: {err}",
+                        spec.display_name
+                    ),
                 ));
             }
         };
@@ -389,32 +403,42 @@ pub fn run_to_completion(
     let start = Instant::now();
     let label = thread_label(&spec);
     let display_name = spec.display_name.clone();
-    let spec = spec.with_stdin_piped(true).with_stdout_piped(true).with_stderr_tail_bytes(max_output_bytes);
+    let spec = spec
+        .with_stdin_piped(true)
+        .with_stdout_piped(true)
+        .with_stderr_tail_bytes(max_output_bytes);
     let child = ChildProcess::spawn(spec)?;
     let stop = Arc::new(AtomicBool::new(false));
 
     let stdin_thread = child.take_stdin().map(|mut stdin| {
         let input = stdin_bytes.to_vec();
-        thread::Builder::new().name(format!("runbound-{label}-stdin")).spawn(move || {
-            // EPIPE when the child does not read its input is expected; nothing to report.
-            let _ = stdin.write_all(&input);
-        })
+        thread::Builder::new()
+            .name(format!("runbound-{label}-stdin"))
+            .spawn(move || {
+                // EPIPE when the child does not read its input is expected; nothing to report.
+                let _ = stdin.write_all(&input);
+            })
     });
     let stdout_capture = Arc::new(Mutex::new((Vec::new(), 0u64)));
     let stdout_thread = child.take_stdout().map(|stdout| {
         let capture = Arc::clone(&stdout_capture);
         let stop = Arc::clone(&stop);
-        thread::Builder::new().name(format!("runbound-{label}-stdout")).spawn(move || {
-            pump_fd(stdout, &stop, &mut |chunk| {
-                let mut capture = capture.lock();
-                let room = max_output_bytes.saturating_sub(capture.0.len());
-                capture.0.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                capture.1 += chunk.len() as u64;
+        thread::Builder::new()
+            .name(format!("runbound-{label}-stdout"))
+            .spawn(move || {
+                pump_fd(stdout, &stop, &mut |chunk| {
+                    let mut capture = capture.lock();
+                    let room = max_output_bytes.saturating_sub(capture.0.len());
+                    capture.0.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    capture.1 += chunk.len() as u64;
+                })
             })
-        })
     });
     let thread_error = |err: std::io::Error| {
-        ToolError::new(ErrorKind::Unavailable, format!("cannot start an I/O thread for {display_name}: {err}"))
+        ToolError::new(
+            ErrorKind::Unavailable,
+            format!("cannot start an I/O thread for {display_name}: {err}"),
+        )
     };
     let stdin_thread = stdin_thread.transpose().map_err(thread_error)?;
     let stdout_thread = stdout_thread.transpose().map_err(thread_error)?;
@@ -423,11 +447,18 @@ pub fn run_to_completion(
     let timed_out = exited.is_none();
     // Kill the group either way: on timeout the command, otherwise what it left running in
     // the background (which would also hold our pipes open).
-    let status = child.kill_group_with_grace(if timed_out { DEFAULT_KILL_GRACE } else { Duration::ZERO });
+    let status = child.kill_group_with_grace(if timed_out {
+        DEFAULT_KILL_GRACE
+    } else {
+        Duration::ZERO
+    });
     let Some(status) = exited.or(status) else {
         return Err(ToolError::new(
             ErrorKind::Unavailable,
-            format!("{display_name} (pid {}) could not be reaped after SIGKILL", child.pid()),
+            format!(
+                "{display_name} (pid {}) could not be reaped after SIGKILL",
+                child.pid()
+            ),
         ));
     };
     if let Some(handle) = stdout_thread {
@@ -443,7 +474,8 @@ pub fn run_to_completion(
     child.stop_drain();
     let stderr = child.tail.bytes();
     let (stdout, stdout_total_bytes) = std::mem::take(&mut *stdout_capture.lock());
-    let truncated = stdout_total_bytes > stdout.len() as u64 || stderr_total_bytes > stderr.len() as u64;
+    let truncated =
+        stdout_total_bytes > stdout.len() as u64 || stderr_total_bytes > stderr.len() as u64;
     Ok(CompletedProcess {
         status,
         stdout,
@@ -476,7 +508,9 @@ impl ChildProcess {
     /// Joins the stderr drain: it ends by itself at EOF once the group is dead; after 500 ms
     /// the stop flag ends it (a process that escaped the group may hold the pipe open).
     fn stop_drain(&self) {
-        let Some(handle) = self.drain.lock().take() else { return };
+        let Some(handle) = self.drain.lock().take() else {
+            return;
+        };
         if !wait_finished(&handle, Duration::from_millis(500)) {
             self.drain_stop.store(true, Ordering::SeqCst);
         }
@@ -486,7 +520,12 @@ impl ChildProcess {
 
 impl StderrTail {
     fn with_capacity(capacity: usize) -> StderrTail {
-        StderrTail { inner: Arc::new(Mutex::new(TailRing { capacity, ..TailRing::default() })) }
+        StderrTail {
+            inner: Arc::new(Mutex::new(TailRing {
+                capacity,
+                ..TailRing::default()
+            })),
+        }
     }
 
     fn push(&self, chunk: &[u8]) {
@@ -524,11 +563,18 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
     if !spec.cwd.is_dir() {
         return Err(ToolError::new(
             ErrorKind::NotFound,
-            format!("working directory {} of {} does not exist or is not a directory", spec.cwd.display(), spec.display_name),
+            format!(
+                "working directory {} of {} does not exist or is not a directory",
+                spec.cwd.display(),
+                spec.display_name
+            ),
         ));
     }
     let mut command = Command::new(&spec.program);
-    command.args(&spec.args).current_dir(&spec.cwd).process_group(0);
+    command
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .process_group(0);
     for key in &spec.env_remove {
         command.env_remove(key);
     }
@@ -539,7 +585,14 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
     // SAFETY: only async-signal-safe calls (prctl, getppid) between fork and exec.
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
                 return Err(io::Error::last_os_error());
             }
             // We died between fork and prctl: do not run orphaned.
@@ -555,16 +608,30 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
 fn spawn_error(spec: &ProcessSpec, err: &io::Error) -> ToolError {
     let program = spec.program.display();
     if err.kind() == io::ErrorKind::NotFound {
-        return ToolError::new(ErrorKind::NotFound, format!("cannot start {}: program {program} not found", spec.display_name))
-            .with_hint("install it or put it on PATH, then retry")
-            .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd}));
+        return ToolError::new(
+            ErrorKind::NotFound,
+            format!(
+                "cannot start {}: program {program} not found",
+                spec.display_name
+            ),
+        )
+        .with_hint("install it or put it on PATH, then retry")
+        .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd}));
     }
-    ToolError::new(ErrorKind::Unavailable, format!("cannot start {}: {program}: {err}", spec.display_name))
-        .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd, "os_error": err.to_string()}))
+    ToolError::new(
+        ErrorKind::Unavailable,
+        format!("cannot start {}: {program}: {err}", spec.display_name),
+    )
+    .with_details(
+        serde_json::json!({"program": spec.program, "cwd": spec.cwd, "os_error": err.to_string()}),
+    )
 }
 
 fn thread_label(spec: &ProcessSpec) -> String {
-    spec.program.file_name().map_or_else(|| "child".to_owned(), |name| name.to_string_lossy().into_owned())
+    spec.program.file_name().map_or_else(
+        || "child".to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// Reads `source` until EOF, an error, or `stop` (checked every 50 ms), handing each chunk
@@ -576,7 +643,11 @@ fn pump_fd(mut source: impl Read + AsRawFd, stop: &AtomicBool, sink: &mut dyn Fn
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let mut poll_fd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let mut poll_fd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: one valid pollfd for an fd we own for the duration of the call.
         let ready = unsafe { libc::poll(&mut poll_fd, 1, PUMP_POLL_MS) };
         if ready < 0 {
@@ -651,7 +722,11 @@ impl SpawnerLease {
                     .name("runbound-spawner".to_owned())
                     .spawn(move || spawner_loop(receiver))
                     .expect("cannot start the runbound-spawner thread");
-                *spawner = Some(Spawner { sender, handle, leases: 1 });
+                *spawner = Some(Spawner {
+                    sender,
+                    handle,
+                    leases: 1,
+                });
             }
         }
         SpawnerLease(())
@@ -661,12 +736,16 @@ impl SpawnerLease {
 impl Drop for SpawnerLease {
     fn drop(&mut self) {
         let mut guard = SPAWNER.lock();
-        let Some(spawner) = guard.as_mut() else { return };
+        let Some(spawner) = guard.as_mut() else {
+            return;
+        };
         spawner.leases -= 1;
         if spawner.leases > 0 {
             return;
         }
-        let Some(Spawner { sender, handle, .. }) = guard.take() else { return };
+        let Some(Spawner { sender, handle, .. }) = guard.take() else {
+            return;
+        };
         drop(sender);
         let _ = handle.join();
     }
@@ -680,13 +759,23 @@ fn spawner_loop(receiver: Receiver<SpawnJob>) {
 
 /// Spawns `command` on the spawner thread; the caller must hold a [`SpawnerLease`].
 fn spawn_on_spawner_thread(command: Command) -> io::Result<Child> {
-    let sender = SPAWNER.lock().as_ref().map(|spawner| spawner.sender.clone());
-    let Some(sender) = sender else { return Err(io::Error::other("spawner thread is not running")) };
+    let sender = SPAWNER
+        .lock()
+        .as_ref()
+        .map(|spawner| spawner.sender.clone());
+    let Some(sender) = sender else {
+        return Err(io::Error::other("spawner thread is not running"));
+    };
     let (reply, result) = crossbeam_channel::bounded(1);
-    sender.send((command, reply)).map_err(|_| io::Error::other("spawner thread exited"))?;
+    sender
+        .send((command, reply))
+        .map_err(|_| io::Error::other("spawner thread exited"))?;
     drop(sender);
     match result.recv_timeout(SPAWN_TIMEOUT) {
         Ok(result) => result,
-        Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, "spawner thread did not answer within 30 s")),
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "spawner thread did not answer within 30 s",
+        )),
     }
 }

@@ -31,8 +31,8 @@ use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::transport::framing::{
-    read_content_length_frame_reporting_junk, read_json_line, write_content_length_frame, DapMessage, DapRequest,
-    DapResponse, FramingError, FramingErrorKind, FramingLimits,
+    read_content_length_frame_reporting_junk, read_json_line, write_content_length_frame,
+    DapMessage, DapRequest, DapResponse, FramingError, FramingErrorKind, FramingLimits,
 };
 use crate::transport::process::{join_bounded, ChildProcess};
 
@@ -142,7 +142,11 @@ pub struct PeerClosed {
 
 impl fmt::Display for PeerClosed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} closed its connection ({})", self.peer_name, self.reason)?;
+        write!(
+            f,
+            "{} closed its connection ({})",
+            self.peer_name, self.reason
+        )?;
         if let Some(status) = &self.exit_status {
             write!(f, "; process exited with {status}")?;
         }
@@ -332,7 +336,9 @@ pub struct RpcConnection {
 
 impl fmt::Debug for RpcConnection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RpcConnection").field("peer_name", &self.peer_name).finish_non_exhaustive()
+        f.debug_struct("RpcConnection")
+            .field("peer_name", &self.peer_name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -340,16 +346,33 @@ impl RpcConnection {
     /// Connects to a spawned child over its stdout (read) and stdin (write), which must both
     /// have been piped and not taken. The connection owns the child: dropping it kills the
     /// group. Errors: `unavailable` when a pipe is missing.
-    pub fn over_child(child: ChildProcess, protocol: WireProtocol, options: RpcOptions) -> Result<RpcConnection, ToolError> {
+    pub fn over_child(
+        child: ChildProcess,
+        protocol: WireProtocol,
+        options: RpcOptions,
+    ) -> Result<RpcConnection, ToolError> {
         let (Some(stdout), Some(stdin)) = (child.take_stdout(), child.take_stdin()) else {
             return Err(ToolError::new(
                 ErrorKind::Unavailable,
-                format!("{}: stdin and stdout must both be piped and not taken to connect to it", child.display_name()),
+                format!(
+                    "{}: stdin and stdout must both be piped and not taken to connect to it",
+                    child.display_name()
+                ),
             ));
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let reader = PollingReader { inner: stdout, stop: Arc::clone(&stop) };
-        RpcConnection::start(Box::new(reader), Box::new(stdin), Some(child), stop, protocol, options)
+        let reader = PollingReader {
+            inner: stdout,
+            stop: Arc::clone(&stop),
+        };
+        RpcConnection::start(
+            Box::new(reader),
+            Box::new(stdin),
+            Some(child),
+            stop,
+            protocol,
+            options,
+        )
     }
 
     /// Connects over arbitrary streams (e.g. a TCP socket to `dlv dap`), optionally owning the
@@ -362,7 +385,14 @@ impl RpcConnection {
         protocol: WireProtocol,
         options: RpcOptions,
     ) -> Result<RpcConnection, ToolError> {
-        RpcConnection::start(reader, writer, child, Arc::new(AtomicBool::new(false)), protocol, options)
+        RpcConnection::start(
+            reader,
+            writer,
+            child,
+            Arc::new(AtomicBool::new(false)),
+            protocol,
+            options,
+        )
     }
 
     /// The peer's human name.
@@ -399,14 +429,17 @@ impl RpcConnection {
 
     /// Sends a request and waits up to `timeout` (which also bounds queueing the write) for its
     /// result. DAP `success: false` and JSON-RPC `error` come back as `ErrorResponse`.
-    pub fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, RpcError> {
-        let deadline = Instant::now() + timeout;
-        let pending = self.send_request_within(method, params, timeout)?;
-        let sent_at = pending.sent_at;
-        let mut pending = pending;
-        // Report the whole budget, not what was left after queueing.
-        pending.sent_at = sent_at.min(deadline - timeout);
-        pending.wait_until(deadline)
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, RpcError> {
+        let started = Instant::now();
+        let mut pending = self.send_request_within(method, params, timeout)?;
+        // The budget reported on timeout is the whole one, queueing included.
+        pending.sent_at = started;
+        pending.wait_until(started + timeout)
     }
 
     /// Sends a JSON-RPC notification (queued within `options.send_timeout`). DAP has no client
@@ -416,7 +449,10 @@ impl RpcConnection {
         if self.protocol == WireProtocol::DapContentLength {
             return Err(RpcError::new(
                 RpcErrorKind::ErrorResponse,
-                format!("notification `{method}` not sent to {}: DAP has no client notifications", self.peer_name),
+                format!(
+                    "notification `{method}` not sent to {}: DAP has no client notifications",
+                    self.peer_name
+                ),
             ));
         }
         let mut message = serde_json::json!({"jsonrpc": "2.0", "method": method});
@@ -428,7 +464,11 @@ impl RpcConnection {
 
     /// Answers a peer request: JSON-RPC `result`/`error`, or a DAP response with
     /// `request_seq = request.id`, `command = request.method`, `success`, `message`, `body`.
-    pub fn respond(&self, request: &PeerRequest, result: Result<Value, ResponseError>) -> Result<(), RpcError> {
+    pub fn respond(
+        &self,
+        request: &PeerRequest,
+        result: Result<Value, ResponseError>,
+    ) -> Result<(), RpcError> {
         let message = match self.protocol {
             WireProtocol::DapContentLength => {
                 let request_seq = match &request.id {
@@ -456,9 +496,12 @@ impl RpcConnection {
                 DapMessage::Response(response).to_value()
             }
             WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => match result {
-                Ok(result) => serde_json::json!({"jsonrpc": "2.0", "id": request.id.to_value(), "result": result}),
+                Ok(result) => {
+                    serde_json::json!({"jsonrpc": "2.0", "id": request.id.to_value(), "result": result})
+                }
                 Err(error) => {
-                    let mut body = serde_json::json!({"code": error.code, "message": error.message});
+                    let mut body =
+                        serde_json::json!({"code": error.code, "message": error.message});
                     if let Some(data) = error.data {
                         body["data"] = data;
                     }
@@ -501,7 +544,10 @@ impl RpcConnection {
         let (incoming_sender, incoming) = crossbeam_channel::unbounded();
         let (outgoing, outgoing_receiver) = crossbeam_channel::bounded::<Vec<u8>>(WRITER_QUEUE);
         let thread_error = |err: std::io::Error| {
-            ToolError::new(ErrorKind::Unavailable, format!("cannot start I/O threads for {}: {err}", options.peer_name))
+            ToolError::new(
+                ErrorKind::Unavailable,
+                format!("cannot start I/O threads for {}: {err}", options.peer_name),
+            )
         };
         let writer = thread::Builder::new()
             .name(format!("runbound-{}-writer", options.thread_label))
@@ -539,7 +585,12 @@ impl RpcConnection {
         self.next_id.fetch_add(1, Ordering::SeqCst)
     }
 
-    fn send_request_within(&self, method: &str, params: Value, budget: Duration) -> Result<PendingResponse, RpcError> {
+    fn send_request_within(
+        &self,
+        method: &str,
+        params: Value,
+        budget: Duration,
+    ) -> Result<PendingResponse, RpcError> {
         let seq = self.next_id();
         let id = RequestId::Integer(seq);
         let message = match self.protocol {
@@ -550,7 +601,8 @@ impl RpcConnection {
             })
             .to_value(),
             WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => {
-                let mut message = serde_json::json!({"jsonrpc": "2.0", "id": seq, "method": method});
+                let mut message =
+                    serde_json::json!({"jsonrpc": "2.0", "id": seq, "method": method});
                 if !params.is_null() {
                     message["params"] = params;
                 }
@@ -564,7 +616,9 @@ impl RpcConnection {
                 drop(table);
                 return Err(self.shared.closed_error(method));
             }
-            table.waiting.insert(id.clone(), (method.to_owned(), sender));
+            table
+                .waiting
+                .insert(id.clone(), (method.to_owned(), sender));
         }
         let pending = PendingResponse {
             id,
@@ -579,8 +633,11 @@ impl RpcConnection {
     }
 
     fn send_frame(&self, message: &Value, method: &str, budget: Duration) -> Result<(), RpcError> {
-        let Some(outgoing) = &self.outgoing else { return Err(self.shared.closed_error(method)) };
-        let body = serde_json::to_vec(message).expect("serializing a serde_json::Value cannot fail");
+        let Some(outgoing) = &self.outgoing else {
+            return Err(self.shared.closed_error(method));
+        };
+        let body =
+            serde_json::to_vec(message).expect("serializing a serde_json::Value cannot fail");
         match outgoing.send_timeout(body, budget) {
             Ok(()) => Ok(()),
             Err(SendTimeoutError::Timeout(_)) => Err(RpcError::new(
@@ -614,7 +671,11 @@ impl Drop for RpcConnection {
             peer_name: self.peer_name.clone(),
             reason: "connection closed by runbound".to_owned(),
             exit_status: self.child.as_ref().and_then(|child| child.try_wait()),
-            stderr_tail: self.child.as_ref().map(|child| child.stderr_tail()).unwrap_or_default(),
+            stderr_tail: self
+                .child
+                .as_ref()
+                .map(|child| child.stderr_tail())
+                .unwrap_or_default(),
         });
     }
 }
@@ -627,7 +688,12 @@ impl Drop for PendingResponse {
 
 impl RpcError {
     fn new(kind: RpcErrorKind, message: String) -> RpcError {
-        RpcError { kind, message, response_error: None, closed: None }
+        RpcError {
+            kind,
+            message,
+            response_error: None,
+            closed: None,
+        }
     }
 }
 
@@ -655,7 +721,9 @@ struct Shared {
 
 impl fmt::Debug for Shared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shared").field("peer_name", &self.peer_name).finish_non_exhaustive()
+        f.debug_struct("Shared")
+            .field("peer_name", &self.peer_name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -675,12 +743,17 @@ impl Shared {
     }
 
     fn closed_error(&self, method: &str) -> RpcError {
-        let closed = self.pending.lock().closed.clone().unwrap_or_else(|| PeerClosed {
-            peer_name: self.peer_name.clone(),
-            reason: "connection is shutting down".to_owned(),
-            exit_status: None,
-            stderr_tail: String::new(),
-        });
+        let closed = self
+            .pending
+            .lock()
+            .closed
+            .clone()
+            .unwrap_or_else(|| PeerClosed {
+                peer_name: self.peer_name.clone(),
+                reason: "connection is shutting down".to_owned(),
+                exit_status: None,
+                stderr_tail: String::new(),
+            });
         RpcError {
             kind: RpcErrorKind::PeerClosed,
             message: format!("request `{method}` failed: {closed}"),
@@ -703,7 +776,11 @@ impl Read for PollingReader {
             if self.stop.load(Ordering::SeqCst) {
                 return Err(std::io::Error::other("connection closed by runbound"));
             }
-            let mut poll_fd = libc::pollfd { fd: self.inner.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let mut poll_fd = libc::pollfd {
+                fd: self.inner.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
             // SAFETY: one valid pollfd for an fd owned by `self.inner`.
             let ready = unsafe { libc::poll(&mut poll_fd, 1, 50) };
             if ready < 0 {
@@ -720,7 +797,11 @@ impl Read for PollingReader {
     }
 }
 
-fn writer_loop(mut writer: Box<dyn Write + Send>, outgoing: Receiver<Vec<u8>>, protocol: WireProtocol) {
+fn writer_loop(
+    mut writer: Box<dyn Write + Send>,
+    outgoing: Receiver<Vec<u8>>,
+    protocol: WireProtocol,
+) {
     for body in outgoing {
         let written = match protocol {
             WireProtocol::JsonRpcContentLength | WireProtocol::DapContentLength => {
@@ -756,9 +837,11 @@ impl ReaderState {
             let mut junk = Vec::new();
             let read = match self.protocol {
                 WireProtocol::JsonRpcContentLength | WireProtocol::DapContentLength => {
-                    read_content_length_frame_reporting_junk(&mut reader, &self.limits, &mut |bytes| {
-                        junk.push(String::from_utf8_lossy(bytes).into_owned())
-                    })
+                    read_content_length_frame_reporting_junk(
+                        &mut reader,
+                        &self.limits,
+                        &mut |bytes| junk.push(String::from_utf8_lossy(bytes).into_owned()),
+                    )
                     .and_then(|frame| frame.map(|body| parse_json(&body)).transpose())
                 }
                 WireProtocol::JsonRpcLines => read_json_line(&mut reader, self.max_line_bytes),
@@ -772,9 +855,9 @@ impl ReaderState {
             match read {
                 Ok(Some(message)) => self.route(message),
                 Ok(None) => break "end of stream".to_owned(),
-                Err(err) if err.is_recoverable() => {
-                    self.deliver(Incoming::Diagnostic(err.with_peer(self.shared.peer_name.clone()).to_string()))
-                }
+                Err(err) if err.is_recoverable() => self.deliver(Incoming::Diagnostic(
+                    err.with_peer(self.shared.peer_name.clone()).to_string(),
+                )),
                 Err(err) if self.stop.load(Ordering::SeqCst) => {
                     let _ = err;
                     break "connection closed by runbound".to_owned();
@@ -790,7 +873,12 @@ impl ReaderState {
             }
             None => (None, String::new()),
         };
-        let closed = PeerClosed { peer_name: self.shared.peer_name.clone(), reason, exit_status, stderr_tail };
+        let closed = PeerClosed {
+            peer_name: self.shared.peer_name.clone(),
+            reason,
+            exit_status,
+            stderr_tail,
+        };
         self.shared.close(closed.clone());
         self.deliver(Incoming::Closed(closed));
     }
@@ -803,7 +891,9 @@ impl ReaderState {
     fn route(&self, message: Value) {
         let routed = match self.protocol {
             WireProtocol::DapContentLength => route_dap(message),
-            WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => route_json_rpc(message),
+            WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => {
+                route_json_rpc(message)
+            }
         };
         match routed {
             Ok(Routed::Incoming(incoming)) => self.deliver(incoming),
@@ -825,7 +915,10 @@ impl ReaderState {
                     None => self.deliver(Incoming::UnmatchedResponse { id, result }),
                 }
             }
-            Err(problem) => self.deliver(Incoming::Diagnostic(format!("{}: {problem}", self.shared.peer_name))),
+            Err(problem) => self.deliver(Incoming::Diagnostic(format!(
+                "{}: {problem}",
+                self.shared.peer_name
+            ))),
         }
     }
 }
@@ -840,7 +933,10 @@ fn parse_json(body: &[u8]) -> Result<Value, FramingError> {
         let start = String::from_utf8_lossy(&body[..body.len().min(160)]).into_owned();
         FramingError::new(
             FramingErrorKind::MalformedMessage,
-            format!("message body is not valid JSON ({err}); skipped: {start:?} ({} bytes)", body.len()),
+            format!(
+                "message body is not valid JSON ({err}); skipped: {start:?} ({} bytes)",
+                body.len()
+            ),
         )
     })
 }
@@ -855,31 +951,55 @@ fn request_id(value: &Value) -> Option<RequestId> {
 
 fn route_json_rpc(mut message: Value) -> Result<Routed, String> {
     let Some(object) = message.as_object_mut() else {
-        return Err(format!("JSON-RPC message is not an object (skipped): {message}"));
+        return Err(format!(
+            "JSON-RPC message is not an object (skipped): {message}"
+        ));
     };
     let params = object.remove("params").unwrap_or(Value::Null);
     let id = object.get("id").filter(|id| !id.is_null()).cloned();
-    if let Some(method) = object.get("method").and_then(Value::as_str).map(str::to_owned) {
+    if let Some(method) = object
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    {
         let Some(id) = id else {
-            return Ok(Routed::Incoming(Incoming::Notification(PeerNotification { method, params })));
+            return Ok(Routed::Incoming(Incoming::Notification(PeerNotification {
+                method,
+                params,
+            })));
         };
         let Some(id) = request_id(&id) else {
-            return Err(format!("request `{method}` with an id that is neither integer nor string: {id}"));
+            return Err(format!(
+                "request `{method}` with an id that is neither integer nor string: {id}"
+            ));
         };
-        return Ok(Routed::Incoming(Incoming::Request(PeerRequest { id, method, params })));
+        return Ok(Routed::Incoming(Incoming::Request(PeerRequest {
+            id,
+            method,
+            params,
+        })));
     }
     let Some(id) = id.as_ref().and_then(request_id) else {
-        return Err(format!("JSON-RPC message without method and without a usable id (skipped): {message}"));
+        return Err(format!(
+            "JSON-RPC message without method and without a usable id (skipped): {message}"
+        ));
     };
     if let Some(error) = object.get("error").filter(|error| !error.is_null()) {
         let error = ResponseError {
             code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: error.get("message").and_then(Value::as_str).unwrap_or("(no message)").to_owned(),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)")
+                .to_owned(),
             data: error.get("data").filter(|data| !data.is_null()).cloned(),
         };
         return Ok(Routed::Response(id, Err(error)));
     }
-    Ok(Routed::Response(id, Ok(object.remove("result").unwrap_or(Value::Null))))
+    Ok(Routed::Response(
+        id,
+        Ok(object.remove("result").unwrap_or(Value::Null)),
+    ))
 }
 
 fn route_dap(message: Value) -> Result<Routed, String> {
@@ -889,21 +1009,39 @@ fn route_dap(message: Value) -> Result<Routed, String> {
             method: request.command,
             params: request.arguments.unwrap_or(Value::Null),
         }))),
-        DapMessage::Event(event) => Ok(Routed::Incoming(Incoming::Notification(PeerNotification {
-            method: event.event,
-            params: event.body.unwrap_or(Value::Null),
-        }))),
+        DapMessage::Event(event) => {
+            Ok(Routed::Incoming(Incoming::Notification(PeerNotification {
+                method: event.event,
+                params: event.body.unwrap_or(Value::Null),
+            })))
+        }
         DapMessage::Response(response) => {
             let id = RequestId::Integer(response.request_seq);
             if response.success {
-                return Ok(Routed::Response(id, Ok(response.body.unwrap_or(Value::Null))));
+                return Ok(Routed::Response(
+                    id,
+                    Ok(response.body.unwrap_or(Value::Null)),
+                ));
             }
-            let mut message = response.message.unwrap_or_else(|| "request failed".to_owned());
-            let format = response.body.as_ref().and_then(|body| body.pointer("/error/format")).and_then(Value::as_str);
+            let mut message = response
+                .message
+                .unwrap_or_else(|| "request failed".to_owned());
+            let format = response
+                .body
+                .as_ref()
+                .and_then(|body| body.pointer("/error/format"))
+                .and_then(Value::as_str);
             if let Some(format) = format {
                 message = format!("{message}: {format}");
             }
-            Ok(Routed::Response(id, Err(ResponseError { code: 0, message, data: response.body })))
+            Ok(Routed::Response(
+                id,
+                Err(ResponseError {
+                    code: 0,
+                    message,
+                    data: response.body,
+                }),
+            ))
         }
     }
 }

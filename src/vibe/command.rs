@@ -222,6 +222,8 @@ fn run_command_attempt(
         // SIGTERM, then SIGKILL to the whole group, even though its leader has exited.
         child.kill_group();
     }
+    // The drain thread may still hold the last lines the worker wrote before exiting.
+    child.wait_stderr_drained(PIPE_THREAD_JOIN_TIMEOUT);
     let stderr_tail = child.stderr_tail();
     // Join the pipe threads (bounded): the pipes close once the group is gone.
     let captured = stdout_done.recv_timeout(PIPE_THREAD_JOIN_TIMEOUT).unwrap_or_else(|_| CapturedStdout {

@@ -1,0 +1,208 @@
+//! Bench binary: the `debug` tool's overhead over raw DAP on the same adapter, and
+//! launch-to-first-stop per adapter.
+//!
+//! - step round trip (debugpy): `ITERATIONS` times `step_over` + `stack` through the whole tool
+//!   pipeline (registry, schema validation, serialization, stop wait, formatting, source line
+//!   reads) versus the raw DAP sequence `next` → wait `stopped` → `stackTrace {levels: 30}` sent
+//!   through `runbound::transport::RpcConnection` to a second debugpy adapter on the same
+//!   program. The tool's `step_over` also fetches the top frame to say where it stopped, so it
+//!   makes one more request than the raw sequence; that cost is part of the figure.
+//! - launch to first stop (debugpy, lldb-dap, delve): `LAUNCHES` fresh launches with one
+//!   breakpoint, from the `launch` call to its answer (adapter start, handshake, run to the
+//!   breakpoint, top frame), then `terminate`.
+//!
+//! Run: `cargo bench --bench debug` (an adapter that is not installed is skipped with a line
+//! saying so). `RUNBOUND_BENCH_ITERATIONS` overrides the step iterations (default 200).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::RecvTimeoutError;
+use runbound::debug::{DebugConfig, DebugSupervisor};
+use runbound::transport::{ChildProcess, Incoming, ProcessSpec, RpcConnection, RpcOptions, WireProtocol};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
+use serde_json::{json, Value};
+
+const LAUNCHES: usize = 5;
+const LOOP_PROGRAM: &str = "i = 0\nwhile True:\n    i += 1\n    j = i * 2\n";
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+fn main() {
+    let iterations: usize = std::env::var("RUNBOUND_BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    println!("debug bench; times in ms");
+    match debugpy_python() {
+        Some(python) => step_round_trip(&python, iterations),
+        None => println!("step round trip: skipped: no python3 that imports debugpy"),
+    }
+    println!("\nlaunch to first stop, {LAUNCHES} launches each:");
+    println!("{:<10} {:>8} {:>8} {:>8}", "adapter", "min", "p50", "max");
+    launch_to_first_stop();
+}
+
+fn step_round_trip(python: &Path, iterations: usize) {
+    let workspace = tempfile::tempdir().expect("temp dir");
+    std::fs::write(workspace.path().join("pyproject.toml"), "").unwrap();
+    std::fs::write(workspace.path().join("loop.py"), LOOP_PROGRAM).unwrap();
+    let root = std::fs::canonicalize(workspace.path()).unwrap();
+
+    // Through the tool.
+    let run = build_run(&root);
+    check(&run, json!({"op": "breakpoints", "file": "loop.py", "lines": [3]}));
+    check(&run, json!({"op": "launch", "program": "loop.py"}));
+    let mut ours = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let start = Instant::now();
+        check(&run, json!({"op": "step_over"}));
+        check(&run, json!({"op": "stack"}));
+        ours.push(start.elapsed());
+    }
+    check(&run, json!({"op": "terminate"}));
+    drop(run);
+
+    // Raw DAP on a second debugpy adapter.
+    let raw = raw_debugpy_steps(python, &root, iterations);
+    let ours_p50 = percentile(&mut ours, 50);
+    let ours_p90 = percentile(&mut ours, 90);
+    let mut raw = raw;
+    let raw_p50 = percentile(&mut raw, 50);
+    let raw_p90 = percentile(&mut raw, 90);
+    println!("step_over + stack round trip on debugpy, {iterations} iterations:");
+    println!("  tool: p50 {:.2}  p90 {:.2}", ms(ours_p50), ms(ours_p90));
+    println!("  raw DAP (next, stopped, stackTrace): p50 {:.2}  p90 {:.2}", ms(raw_p50), ms(raw_p90));
+    println!("  overhead p50: {:+.2} ms (target ≤ +2 ms)", ms(ours_p50) - ms(raw_p50));
+}
+
+fn raw_debugpy_steps(python: &Path, root: &Path, iterations: usize) -> Vec<Duration> {
+    let spec = ProcessSpec::new(python, root).with_args(["-m", "debugpy.adapter"]).with_display_name("debugpy (raw bench)");
+    let child = ChildProcess::spawn(spec).expect("spawn debugpy adapter");
+    let connection = RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("debugpy (raw bench)", "bench-raw")).expect("connect");
+    connection
+        .request("initialize", json!({"adapterID": "debugpy", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}), TIMEOUT)
+        .expect("initialize");
+    let program = root.join("loop.py");
+    let launch = connection
+        .send_request("launch", json!({"program": program, "console": "internalConsole", "cwd": root, "justMyCode": true}))
+        .expect("launch");
+    wait_event(&connection, "initialized");
+    connection
+        .request("setBreakpoints", json!({"source": {"path": program}, "breakpoints": [{"line": 3}]}), TIMEOUT)
+        .expect("setBreakpoints");
+    connection.request("configurationDone", json!({}), TIMEOUT).expect("configurationDone");
+    launch.wait(TIMEOUT).expect("launch response");
+    let stopped = wait_event(&connection, "stopped");
+    let thread = stopped["threadId"].as_i64().unwrap_or(1);
+    let mut times = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let start = Instant::now();
+        connection.request("next", json!({"threadId": thread}), TIMEOUT).expect("next");
+        wait_event(&connection, "stopped");
+        let frames = connection.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 30}), TIMEOUT).expect("stackTrace");
+        assert!(frames["stackFrames"].as_array().is_some_and(|f| !f.is_empty()));
+        times.push(start.elapsed());
+    }
+    let _ = connection.request("disconnect", json!({"terminateDebuggee": true}), Duration::from_secs(3));
+    connection.close(Duration::from_secs(1));
+    times
+}
+
+fn wait_event(connection: &RpcConnection, name: &str) -> Value {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match connection.incoming().recv_timeout(left) {
+            Ok(Incoming::Notification(event)) if event.method == name => return event.params,
+            Ok(Incoming::Closed(closed)) => panic!("adapter closed while waiting for {name}: {closed}"),
+            Ok(_) => {}
+            Err(RecvTimeoutError::Timeout) => panic!("no {name} event within {TIMEOUT:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("connection gone while waiting for {name}"),
+        }
+    }
+}
+
+fn launch_to_first_stop() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/debug");
+    let cases: [(&str, &str, &str, &str, u64, Option<&str>); 3] = [
+        ("debugpy", "python", "app.py", "app.py", 13, None),
+        ("lldb", "c", "prog", "prog.c", 12, Some("gcc")),
+        ("delve", "go", "main.go", "main.go", 17, None),
+    ];
+    for (adapter, fixture, program, source, line, build) in cases {
+        let available = match adapter {
+            "debugpy" => debugpy_python().is_some(),
+            "lldb" => runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().is_some() && which::which("gcc").is_ok(),
+            _ => which::which("dlv").is_ok() && which::which("go").is_ok(),
+        };
+        if !available {
+            println!("{adapter:<10} skipped: adapter (or its toolchain) not installed");
+            continue;
+        }
+        let workspace = tempfile::tempdir().unwrap();
+        copy_dir(&fixtures.join(fixture), workspace.path());
+        if build.is_some() {
+            let status = std::process::Command::new("gcc")
+                .args(["-g", "-O0", "-o", "prog", "prog.c"])
+                .current_dir(workspace.path())
+                .status()
+                .expect("gcc");
+            assert!(status.success());
+        }
+        let run = build_run(workspace.path());
+        check(&run, json!({"op": "breakpoints", "file": source, "lines": [line]}));
+        let mut times = Vec::new();
+        for _ in 0..LAUNCHES {
+            let start = Instant::now();
+            let text = check(&run, json!({"op": "launch", "program": program}));
+            times.push(start.elapsed());
+            assert!(text.contains("stopped: breakpoint"), "{text}");
+            check(&run, json!({"op": "terminate"}));
+        }
+        times.sort();
+        println!("{adapter:<10} {:>8.1} {:>8.1} {:>8.1}", ms(times[0]), ms(percentile(&mut times, 50)), ms(*times.last().unwrap()));
+    }
+}
+
+fn build_run(workspace: &Path) -> Run {
+    let mut config = RunConfig::default();
+    config.debug = DebugConfig::default();
+    Run::builder(workspace)
+        .config(config)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .debug_supervisor(DebugSupervisor::new())
+        .build()
+        .expect("run")
+}
+
+fn check(run: &Run, arguments: Value) -> String {
+    let result = run.call(Caller::Main, "debug", arguments.clone());
+    let text = result.joined_text();
+    assert!(!result.is_error, "debug {arguments}: {text}");
+    text
+}
+
+fn debugpy_python() -> Option<PathBuf> {
+    let python = which::which("python3").ok()?;
+    let ok = std::process::Command::new(&python).args(["-c", "import debugpy"]).status().ok()?.success();
+    ok.then_some(python)
+}
+
+fn percentile(times: &mut [Duration], percent: usize) -> Duration {
+    times.sort();
+    times[(times.len() - 1) * percent / 100]
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn copy_dir(source: &Path, target: &Path) {
+    std::fs::create_dir_all(target).unwrap();
+    for entry in std::fs::read_dir(source).unwrap() {
+        let entry = entry.unwrap();
+        let destination = target.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &destination);
+        } else {
+            std::fs::copy(entry.path(), &destination).unwrap();
+        }
+    }
+}
