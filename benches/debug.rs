@@ -75,9 +75,14 @@ fn step_round_trip(python: &Path, iterations: usize) {
 fn raw_debugpy_steps(python: &Path, root: &Path, iterations: usize) -> Vec<Duration> {
     let spec = ProcessSpec::new(python, root).with_args(["-m", "debugpy.adapter"]).with_display_name("debugpy (raw bench)");
     let child = ChildProcess::spawn(spec).expect("spawn debugpy adapter");
-    let connection = RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("debugpy (raw bench)", "bench-raw")).expect("connect");
+    let connection = RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("debugpy (raw bench)", "bench-raw"))
+        .expect("connect");
     connection
-        .request("initialize", json!({"adapterID": "debugpy", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}), TIMEOUT)
+        .request(
+            "initialize",
+            json!({"adapterID": "debugpy", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}),
+            TIMEOUT,
+        )
         .expect("initialize");
     let program = root.join("loop.py");
     let launch = connection
@@ -96,7 +101,8 @@ fn raw_debugpy_steps(python: &Path, root: &Path, iterations: usize) -> Vec<Durat
         let start = Instant::now();
         connection.request("next", json!({"threadId": thread}), TIMEOUT).expect("next");
         wait_event(&connection, "stopped");
-        let frames = connection.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 30}), TIMEOUT).expect("stackTrace");
+        let frames =
+            connection.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 30}), TIMEOUT).expect("stackTrace");
         assert!(frames["stackFrames"].as_array().is_some_and(|f| !f.is_empty()));
         times.push(start.elapsed());
     }

@@ -32,8 +32,24 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case { server: "pyright", binary: "pyright-langserver", fixture: "python", file: "main.py", line: 6, symbol: "double", occurrence: 2 },
-    Case { server: "rust-analyzer", binary: "rust-analyzer", fixture: "rust", file: "src/lib.rs", line: 10, symbol: "double", occurrence: 2 },
-    Case { server: "typescript-language-server", binary: "typescript-language-server", fixture: "typescript", file: "src/main.ts", line: 5, symbol: "double", occurrence: 2 },
+    Case {
+        server: "rust-analyzer",
+        binary: "rust-analyzer",
+        fixture: "rust",
+        file: "src/lib.rs",
+        line: 10,
+        symbol: "double",
+        occurrence: 2,
+    },
+    Case {
+        server: "typescript-language-server",
+        binary: "typescript-language-server",
+        fixture: "typescript",
+        file: "src/main.ts",
+        line: 5,
+        symbol: "double",
+        occurrence: 2,
+    },
     Case { server: "gopls", binary: "gopls", fixture: "go", file: "apply.go", line: 6, symbol: "Double", occurrence: 2 },
     Case { server: "clangd", binary: "clangd-19", fixture: "c", file: "main.c", line: 10, symbol: "twice_of", occurrence: 2 },
     Case { server: "pylsp", binary: "pylsp", fixture: "python", file: "main.py", line: 6, symbol: "double", occurrence: 2 },
@@ -42,7 +58,10 @@ const CASES: &[Case] = &[
 fn main() {
     let iterations: usize = std::env::var("RUNBOUND_BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
     println!("lsp bench: {iterations} warm iterations per op; times in ms");
-    println!("{:<28} {:>9} | {:<10} {:>8} {:>8} {:>8} {:>8} {:>9}", "server", "cold", "op", "ours p50", "ours p90", "raw p50", "raw p90", "overhead");
+    println!(
+        "{:<28} {:>9} | {:<10} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "server", "cold", "op", "ours p50", "ours p90", "raw p50", "raw p90", "overhead"
+    );
     for case in CASES {
         if which::which(case.binary).is_err() {
             println!("{:<28} skipped: {} not installed", case.server, case.binary);
@@ -86,7 +105,8 @@ fn bench_case(case: &Case, iterations: usize) {
             let ours_elapsed = start.elapsed();
             assert!(!result.is_error, "{}", result.joined_text());
             let start = Instant::now();
-            let answer: Value = server.request(method, params.clone(), Instant::now() + Duration::from_secs(30), true).expect("raw request");
+            let answer: Value =
+                server.request(method, params.clone(), Instant::now() + Duration::from_secs(30), true).expect("raw request");
             let raw_elapsed = start.elapsed();
             assert!(!answer.is_null());
             if round >= 5 {

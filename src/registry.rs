@@ -290,7 +290,9 @@ pub trait PostWriteLayer: Send + Sync {
     fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult);
 }
 
-/// A layer that runs after every call, successful or not (after the post-write layers).
+/// A layer that runs after every call that reached the tool function, successful or not (after
+/// the post-write layers). Calls refused earlier in the pipeline (unknown tool, hidden tier,
+/// invalid arguments, guardrail, approval) do not reach it.
 pub trait PostCallLayer: Send + Sync {
     /// Called with the final result of the call.
     fn after_call(&self, ctx: &CallContext<'_>, result: &mut ToolResult);

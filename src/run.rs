@@ -148,6 +148,23 @@ impl RunBuilder {
         self
     }
 
+    /// Sets (replaces) the hook called when a worker's attempt completes or fails, e.g. the
+    /// `serve` host's notification sender. No effect unless [`RunBuilder::vibe_roster`] was
+    /// called first. The hook must not own the run (hold a `Weak`, or a channel sender), or the
+    /// run is never dropped.
+    pub fn on_worker_event(mut self, callback: crate::vibe::WorkerEventCallback) -> RunBuilder {
+        if let Some(setup) = self.vibe.as_mut() {
+            setup.on_worker_event = Some(callback);
+        }
+        self
+    }
+
+    /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
+    /// worker events.
+    pub fn has_vibe_roster(&self) -> bool {
+        self.vibe.is_some()
+    }
+
     /// Wires the kernel factory: registers `eval` (R-REG-1). Kernels start on the first cell;
     /// dropping the run kills every kernel and shell child.
     pub fn kernel_factory(mut self, factory: crate::kernel::KernelFactory) -> RunBuilder {

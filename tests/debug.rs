@@ -137,7 +137,10 @@ fn walk(run: &Run, scenario: &Scenario) {
     let stepped_in = ok(run, json!({"op": "step_in"}));
     assert!(stepped_in.contains("stopped: step"), "{stepped_in}");
     let expected = format!("{source}:{} in ", scenario.step_in_line);
-    assert!(stepped_in.contains(&expected) && stepped_in.contains(scenario.callee_function), "step_in should land on {expected}: {stepped_in}");
+    assert!(
+        stepped_in.contains(&expected) && stepped_in.contains(scenario.callee_function),
+        "step_in should land on {expected}: {stepped_in}"
+    );
 
     // The locals reference belongs to the earlier stop: refused locally.
     let (kind, stale) = err(run, json!({"op": "variables", "reference": locals}));
@@ -152,7 +155,10 @@ fn walk(run: &Run, scenario: &Scenario) {
 
     let stepped_out = ok(run, json!({"op": "step_out"}));
     let expected = format!("{source}:{} in ", scenario.step_out_line);
-    assert!(stepped_out.contains(&expected) && stepped_out.contains(scenario.caller_function), "step_out should land on {expected}: {stepped_out}");
+    assert!(
+        stepped_out.contains(&expected) && stepped_out.contains(scenario.caller_function),
+        "step_out should land on {expected}: {stepped_out}"
+    );
 
     let threads = ok(run, json!({"op": "threads"}));
     assert!(threads.contains("(stopped here)"), "{threads}");
@@ -331,7 +337,9 @@ fn adapters_op_reports_each_adapter_and_the_missing_half() {
     let workspace = support::copy_fixture("debug");
     let run = build_run(workspace.path(), DebugConfig::default());
     let text = ok(&run, json!({"op": "adapters"}));
-    let line = |name: &str| text.lines().find(|l| l.starts_with(&format!("- {name}:"))).unwrap_or_else(|| panic!("no {name} line: {text}")).to_owned();
+    let line = |name: &str| {
+        text.lines().find(|l| l.starts_with(&format!("- {name}:"))).unwrap_or_else(|| panic!("no {name} line: {text}")).to_owned()
+    };
     let dart = line("dart");
     assert!(dart.contains("marker dart/pubspec.yaml"), "{dart}");
     if which::which("dart").is_err() {
@@ -563,4 +571,32 @@ fn invalid_arguments_are_named() {
     let result = call(&run, json!({"op": "fly"}));
     assert!(result.is_error, "unknown op rejected by the schema");
     assert_eq!(result.structured_content.unwrap()["error"]["kind"], ErrorKind::InvalidArguments.as_str());
+}
+
+#[test]
+fn launch_without_breakpoints_reports_running_and_pause_stops_it() {
+    let _serial = serial();
+    let Some(_python) = debugpy_python("launch_without_breakpoints_reports_running_and_pause_stops_it") else { return };
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", ""),
+        ("spin.py", "import time\ni = 0\nwhile True:\n    i += 1\n    time.sleep(0.001)\n"),
+    ]);
+    let config = DebugConfig { resume_timeout: Duration::from_secs(2), ..DebugConfig::default() };
+    let run = build_run(workspace.path(), config);
+    let launched = ok(&run, json!({"op": "launch", "program": "spin.py"}));
+    assert!(launched.contains("running: no stop within 2000 ms") && launched.contains("pause"), "{launched}");
+    let (kind, text) = err(&run, json!({"op": "stack"}));
+    assert_eq!(kind, "conflict");
+    assert!(text.contains("running, not stopped"), "{text}");
+    let paused = ok(&run, json!({"op": "pause"}));
+    assert!(paused.contains("stopped: pause") && paused.contains("spin.py:"), "{paused}");
+    let again = ok(&run, json!({"op": "pause"}));
+    assert!(again.contains("already stopped"), "{again}");
+    let evaluated = ok(&run, json!({"op": "evaluate", "expression": "i > 0"}));
+    assert!(evaluated.contains("= True"), "{evaluated}");
+    let still_running = ok(&run, json!({"op": "continue"}));
+    assert!(still_running.contains("running: no stop within 2000 ms"), "{still_running}");
+    let pids = run.debug_supervisor().unwrap().process_ids();
+    ok(&run, json!({"op": "terminate"}));
+    assert_all_gone(&pids, "after terminate");
 }

@@ -21,49 +21,35 @@ use runbound::ask::{ScriptedAnswer, ScriptedAskPort, PERMISSION_DENY};
 use runbound::kernel::{kernel_status, KernelFactory, KernelSelection, PythonBackend, Sandbox};
 use runbound::registry::{GuardrailInput, GuardrailVerdict};
 use runbound::{
-    Approval, ApprovalPolicy, CallOrigin, Caller, Run, RunBuilder, RunConfig, Tier, ToolDescriptor,
-    ToolError, ToolOutput, ToolResult,
+    Approval, ApprovalPolicy, CallOrigin, Caller, Run, RunBuilder, RunConfig, Tier, ToolDescriptor, ToolError, ToolOutput, ToolResult,
 };
 use serde_json::{json, Value};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn allow_all() -> ApprovalPolicy {
-    ApprovalPolicy {
-        read: Approval::Allow,
-        write: Approval::Allow,
-        exec: Approval::Allow,
-    }
+    ApprovalPolicy { read: Approval::Allow, write: Approval::Allow, exec: Approval::Allow }
 }
 
 fn builder(workspace: &Path) -> RunBuilder {
-    Run::builder(workspace)
-        .approval_policy(allow_all())
-        .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
+    Run::builder(workspace).approval_policy(allow_all()).kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
 }
 
 fn cell(run: &Run, code: &str) -> ToolResult {
-    run.call(
-        Caller::Main,
-        "eval",
-        json!({"code": code, "description": "run a small embedded test cell"}),
-    )
+    run.call(Caller::Main, "eval", json!({"code": code, "description": "run a small embedded test cell"}))
 }
 
 fn structured(result: &ToolResult) -> &Value {
-    result
-        .structured_content
-        .as_ref()
-        .expect("eval results carry structured content")
+    result.structured_content.as_ref().expect("eval results carry structured content")
 }
 
-/// Threads of this process whose name starts with `rb-rustpython` (the owner threads).
+/// Threads of this process whose name starts with `rb-rustpy-` (the owner threads).
 fn embedded_threads() -> Vec<String> {
     let mut names = Vec::new();
     if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
         for task in tasks.flatten() {
             if let Ok(name) = std::fs::read_to_string(task.path().join("comm")) {
-                if name.starts_with("rb-rustpython") {
+                if name.starts_with("rb-rustpy-") {
                     names.push(name.trim().to_owned());
                 }
             }
@@ -82,17 +68,11 @@ fn read_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         },
-        Arc::new(
-            |ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-                let path = ctx
-                    .run()
-                    .workspace_root()
-                    .join(arguments["path"].as_str().unwrap_or(""));
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|err| ToolError::io("read", &path, &err))?;
-                Ok(ToolOutput::text(text))
-            },
-        ),
+        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
+            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
+            let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+            Ok(ToolOutput::text(text))
+        }),
     )
 }
 
@@ -106,20 +86,11 @@ fn write_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         },
-        Arc::new(
-            |ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-                let path = ctx
-                    .run()
-                    .workspace_root()
-                    .join(arguments["path"].as_str().unwrap_or(""));
-                std::fs::write(&path, arguments["text"].as_str().unwrap_or(""))
-                    .map_err(|err| ToolError::io("write", &path, &err))?;
-                Ok(ToolOutput::new(
-                    ToolResult::text("written").with_structured(json!({"written": true})),
-                )
-                .with_written_paths(vec![path]))
-            },
-        ),
+        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
+            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
+            std::fs::write(&path, arguments["text"].as_str().unwrap_or("")).map_err(|err| ToolError::io("write", &path, &err))?;
+            Ok(ToolOutput::new(ToolResult::text("written").with_structured(json!({"written": true}))).with_written_paths(vec![path]))
+        }),
     )
 }
 
@@ -133,14 +104,10 @@ fn slow_tool(sleep: Duration) -> (ToolDescriptor, runbound::ToolHandler) {
             parallel_safe: true,
             default_timeout: Duration::from_secs(60),
         },
-        Arc::new(
-            move |_ctx: &runbound::CallContext<'_>,
-                  _arguments: Value|
-                  -> Result<ToolOutput, ToolError> {
-                std::thread::sleep(sleep);
-                Ok(ToolOutput::text("fan-out finished"))
-            },
-        ),
+        Arc::new(move |_ctx: &runbound::CallContext<'_>, _arguments: Value| -> Result<ToolOutput, ToolError> {
+            std::thread::sleep(sleep);
+            Ok(ToolOutput::text("fan-out finished"))
+        }),
     )
 }
 
@@ -157,28 +124,19 @@ fn embedded_state_persists_and_echo_follows_ipython_last_expr() {
     assert_eq!(structured(&first)["generation"], 1);
     assert!(text.contains("kernel generation 1"), "{text}");
     assert!(
-        text.contains("embedded RustPython kernel")
-            && text.contains("--kernel embedded was selected"),
+        text.contains("embedded RustPython kernel") && text.contains("--kernel embedded was selected"),
         "the first cell says which backend and why: {text}"
     );
 
     let second = cell(&run, "json.dumps({'x': x})");
-    assert!(
-        second.joined_text().contains(r#"Out: '{"x": 40}'"#),
-        "{}",
-        second.joined_text()
-    );
+    assert!(second.joined_text().contains(r#"Out: '{"x": 40}'"#), "{}", second.joined_text());
     assert!(
         !second.joined_text().contains("note: this is the embedded"),
         "the backend note comes once per generation: {}",
         second.joined_text()
     );
     let underscore = cell(&run, "_");
-    assert!(
-        underscore.joined_text().contains(r#"Out: '{"x": 40}'"#),
-        "`_` holds the last echo: {}",
-        underscore.joined_text()
-    );
+    assert!(underscore.joined_text().contains(r#"Out: '{"x": 40}'"#), "`_` holds the last echo: {}", underscore.joined_text());
     let suppressed = cell(&run, "x * 10;");
     assert!(
         !suppressed.joined_text().contains("400") && suppressed.joined_text().contains("no output"),
@@ -186,23 +144,11 @@ fn embedded_state_persists_and_echo_follows_ipython_last_expr() {
         suppressed.joined_text()
     );
     let none = cell(&run, "print('side effect')\nNone");
-    assert!(
-        none.joined_text().contains("side effect") && !none.joined_text().contains("Out:"),
-        "{}",
-        none.joined_text()
-    );
+    assert!(none.joined_text().contains("side effect") && !none.joined_text().contains("Out:"), "{}", none.joined_text());
     let definition = cell(&run, "def f(a):\n    return a * 3\nclass K:\n    pass");
-    assert!(
-        !definition.joined_text().contains("Out:"),
-        "def/class are not echoed: {}",
-        definition.joined_text()
-    );
+    assert!(!definition.joined_text().contains("Out:"), "def/class are not echoed: {}", definition.joined_text());
     let call = cell(&run, "f(x)");
-    assert!(
-        call.joined_text().contains("Out: 120"),
-        "{}",
-        call.joined_text()
-    );
+    assert!(call.joined_text().contains("Out: 120"), "{}", call.joined_text());
     let function_value = cell(&run, "f");
     assert!(
         function_value.joined_text().contains("Out: <function f"),
@@ -210,17 +156,9 @@ fn embedded_state_persists_and_echo_follows_ipython_last_expr() {
         function_value.joined_text()
     );
     let not_last = cell(&run, "x + 1\ny = 5");
-    assert!(
-        !not_last.joined_text().contains("Out:"),
-        "only a final bare expression echoes: {}",
-        not_last.joined_text()
-    );
+    assert!(!not_last.joined_text().contains("Out:"), "only a final bare expression echoes: {}", not_last.joined_text());
     let multiline = cell(&run, "total = (x +\n    y)\n[total,\n total * 2]");
-    assert!(
-        multiline.joined_text().contains("Out: [45, 90]"),
-        "{}",
-        multiline.joined_text()
-    );
+    assert!(multiline.joined_text().contains("Out: [45, 90]"), "{}", multiline.joined_text());
     let stdlib = cell(
         &run,
         "import re, collections, math, datetime, dataclasses, itertools, functools, random, statistics\n\
@@ -228,21 +166,12 @@ fn embedded_state_persists_and_echo_follows_ipython_last_expr() {
          (re.sub(r'\\d+', '#', 'a1b22'), collections.Counter('abca').most_common(1), math.isqrt(17), datetime.date(2024, 2, 29).isoformat(), P(3))",
     );
     assert!(
-        stdlib
-            .joined_text()
-            .contains("Out: ('a#b#', [('a', 2)], 4, '2024-02-29', P(a=3))"),
+        stdlib.joined_text().contains("Out: ('a#b#', [('a', 2)], 4, '2024-02-29', P(a=3))"),
         "the bundled standard library imports and works: {}",
         stdlib.joined_text()
     );
-    assert_eq!(
-        structured(&stdlib)["generation"],
-        1,
-        "still the same kernel"
-    );
-    assert!(
-        run.kernels().unwrap().live_pids().is_empty(),
-        "the embedded kernel has no process"
-    );
+    assert_eq!(structured(&stdlib)["generation"], 1, "still the same kernel");
+    assert!(run.kernels().unwrap().live_pids().is_empty(), "the embedded kernel has no process");
 }
 
 #[test]
@@ -257,43 +186,22 @@ fn embedded_prints_and_display_are_captured_in_order() {
     assert!(!result.is_error, "{}", result.joined_text());
     let text = result.joined_text();
     let first = text.find("first line").expect("stdout captured");
-    let stderr = text
-        .find("[stderr]\nto stderr")
-        .expect("stderr captured and labelled");
-    let displayed = text
-        .find("{'k': [1, 2]}")
-        .expect("display() shows the repr");
-    let shown = text
-        .find("'shown'")
-        .expect("display() takes several values");
-    let trailing = text
-        .find("no newline")
-        .expect("unterminated output is flushed");
+    let stderr = text.find("[stderr]\nto stderr").expect("stderr captured and labelled");
+    let displayed = text.find("{'k': [1, 2]}").expect("display() shows the repr");
+    let shown = text.find("'shown'").expect("display() takes several values");
+    let trailing = text.find("no newline").expect("unterminated output is flushed");
     let echo = text.find("Out: 7").expect("echo");
     assert!(
-        first < stderr
-            && stderr < displayed
-            && displayed < shown
-            && shown < trailing
-            && trailing < echo,
+        first < stderr && stderr < displayed && displayed < shown && shown < trailing && trailing < echo,
         "items keep their order: {text}"
     );
-    let big = cell(
-        &run,
-        "for i in range(20000):\n    print('line', i)\n'tail value'",
-    );
+    let big = cell(&run, "for i in range(20000):\n    print('line', i)\n'tail value'");
     let big_text = big.joined_text();
     assert!(
-        big_text.contains("line 0\n")
-            && big_text.contains("line 19999")
-            && big_text.contains("truncated"),
+        big_text.contains("line 0\n") && big_text.contains("line 19999") && big_text.contains("truncated"),
         "huge output keeps head and tail with a marker"
     );
-    assert!(
-        big_text.len() < 100 * 1024,
-        "capped: {} bytes",
-        big_text.len()
-    );
+    assert!(big_text.len() < 100 * 1024, "capped: {} bytes", big_text.len());
     assert!(big_text.contains("Out: 'tail value'"));
 }
 
@@ -307,31 +215,14 @@ fn embedded_errors_point_into_the_cell_and_keep_the_kernel() {
     assert!(failed.is_error);
     let text = failed.joined_text();
     assert!(text.contains("ZeroDivisionError"), "{text}");
-    assert!(
-        text.contains("<cell-2>\", line 4") && text.contains("<cell-2>\", line 2, in g"),
-        "{text}"
-    );
-    assert!(
-        text.contains("return 10 / v"),
-        "the traceback shows the cell's source line: {text}"
-    );
-    assert!(
-        !text.contains("runbound embedded driver"),
-        "driver frames are hidden: {text}"
-    );
+    assert!(text.contains("<cell-2>\", line 4") && text.contains("<cell-2>\", line 2, in g"), "{text}");
+    assert!(text.contains("return 10 / v"), "the traceback shows the cell's source line: {text}");
+    assert!(!text.contains("runbound embedded driver"), "driver frames are hidden: {text}");
     assert_eq!(structured(&failed)["status"], "error");
     let syntax = cell(&run, "x = (1,\nprint(x");
-    assert!(
-        syntax.is_error && syntax.joined_text().contains("SyntaxError"),
-        "{}",
-        syntax.joined_text()
-    );
+    assert!(syntax.is_error && syntax.joined_text().contains("SyntaxError"), "{}", syntax.joined_text());
     let after = cell(&run, "keep");
-    assert!(
-        after.joined_text().contains("'alive'"),
-        "an exception keeps the state: {}",
-        after.joined_text()
-    );
+    assert!(after.joined_text().contains("'alive'"), "an exception keeps the state: {}", after.joined_text());
     assert_eq!(structured(&after)["generation"], 1);
 }
 
@@ -339,29 +230,19 @@ fn embedded_errors_point_into_the_cell_and_keep_the_kernel() {
 fn embedded_bridge_goes_through_every_registry_layer() {
     let _serial = SERIAL.lock();
     let workspace = support::workspace_with(&[("notes/a.txt", "alpha from the workspace\n")]);
-    let port = Arc::new(ScriptedAskPort::new([ScriptedAnswer::choose(
-        PERMISSION_DENY,
-    )]));
+    let port = Arc::new(ScriptedAskPort::new([ScriptedAnswer::choose(PERMISSION_DENY)]));
     let seen: Arc<Mutex<Vec<(String, Caller, CallOrigin)>>> = Arc::default();
     let seen_by_guardrail = Arc::clone(&seen);
     let (read_descriptor, read_handler) = read_note_tool();
     let (write_descriptor, write_handler) = write_note_tool();
     let run = Run::builder(workspace.path())
-        .approval_policy(ApprovalPolicy {
-            read: Approval::Allow,
-            write: Approval::Ask,
-            exec: Approval::Allow,
-        })
+        .approval_policy(ApprovalPolicy { read: Approval::Allow, write: Approval::Ask, exec: Approval::Allow })
         .ask_port(port.clone(), "test-space")
         .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
         .tool(read_descriptor, read_handler)
         .tool(write_descriptor, write_handler)
         .guardrail(Arc::new(move |input: &GuardrailInput<'_>| {
-            seen_by_guardrail.lock().push((
-                input.tool.to_owned(),
-                input.caller,
-                input.origin.clone(),
-            ));
+            seen_by_guardrail.lock().push((input.tool.to_owned(), input.caller, input.origin.clone()));
             if input.arguments.get("path").and_then(Value::as_str) == Some("forbidden.txt") {
                 return GuardrailVerdict::Deny("forbidden.txt is off limits".to_owned());
             }
@@ -370,87 +251,39 @@ fn embedded_bridge_goes_through_every_registry_layer() {
         .build()
         .unwrap();
 
-    let read = cell(
-        &run,
-        "text = tool('read_note', {'path': 'notes/a.txt'})\ntext.strip()",
-    );
-    assert!(
-        read.joined_text()
-            .contains("Out: 'alpha from the workspace'"),
-        "{}",
-        read.joined_text()
-    );
+    let read = cell(&run, "text = tool('read_note', {'path': 'notes/a.txt'})\ntext.strip()");
+    assert!(read.joined_text().contains("Out: 'alpha from the workspace'"), "{}", read.joined_text());
     assert_eq!(structured(&read)["backend"], "rustpython");
     assert_eq!(structured(&read)["bridge_calls"], 1);
-    let bridged = seen
-        .lock()
-        .iter()
-        .find(|(tool, _, _)| tool == "read_note")
-        .cloned()
-        .expect("the guardrail saw the bridge call");
-    assert_eq!(
-        bridged.1,
-        Caller::Main,
-        "the bridge calls as the caller of the eval"
-    );
-    assert_eq!(
-        bridged.2,
-        CallOrigin::Bridge {
-            via: "eval".to_owned()
-        }
-    );
+    let bridged = seen.lock().iter().find(|(tool, _, _)| tool == "read_note").cloned().expect("the guardrail saw the bridge call");
+    assert_eq!(bridged.1, Caller::Main, "the bridge calls as the caller of the eval");
+    assert_eq!(bridged.2, CallOrigin::Bridge { via: "eval".to_owned() });
 
     let guarded = cell(&run, "tool('read_note', {'path': 'forbidden.txt'})");
     assert!(
-        guarded.is_error
-            && guarded.joined_text().contains("ToolError")
-            && guarded.joined_text().contains("off limits"),
+        guarded.is_error && guarded.joined_text().contains("ToolError") && guarded.joined_text().contains("off limits"),
         "{}",
         guarded.joined_text()
     );
 
-    let denied = cell(&run, "try:\n    tool('write_note', {'path': 'out.txt', 'text': 'x'})\nexcept ToolError as err:\n    print('refused:', err)");
+    let denied =
+        cell(&run, "try:\n    tool('write_note', {'path': 'out.txt', 'text': 'x'})\nexcept ToolError as err:\n    print('refused:', err)");
     assert!(
-        denied
-            .joined_text()
-            .contains("refused: error (approval_denied)"),
+        denied.joined_text().contains("refused: error (approval_denied)"),
         "a permission card answered deny raises ToolError: {}",
         denied.joined_text()
     );
-    assert!(
-        !workspace.path().join("out.txt").exists(),
-        "the denied write did not happen"
-    );
+    assert!(!workspace.path().join("out.txt").exists(), "the denied write did not happen");
     let cards = port.shown_cards();
     assert_eq!(cards.len(), 1, "a permission card appeared mid-cell");
     assert_eq!(cards[0].asked_by.as_deref(), Some("eval bridge"));
 
-    let nested = cell(
-        &run,
-        "tool('eval', {'code': '1', 'description': 'nested eval from inside a cell'})",
-    );
-    assert!(
-        nested.is_error
-            && nested
-                .joined_text()
-                .contains("eval cannot be called from inside an eval cell"),
-        "{}",
-        nested.joined_text()
-    );
+    let nested = cell(&run, "tool('eval', {'code': '1', 'description': 'nested eval from inside a cell'})");
+    assert!(nested.is_error && nested.joined_text().contains("eval cannot be called from inside an eval cell"), "{}", nested.joined_text());
     let bad_arguments = cell(&run, "tool('read_note', 'notes/a.txt')");
-    assert!(
-        bad_arguments.is_error && bad_arguments.joined_text().contains("args must be a dict"),
-        "{}",
-        bad_arguments.joined_text()
-    );
+    assert!(bad_arguments.is_error && bad_arguments.joined_text().contains("args must be a dict"), "{}", bad_arguments.joined_text());
     let still_alive = cell(&run, "text.upper().strip()");
-    assert!(
-        still_alive
-            .joined_text()
-            .contains("Out: 'ALPHA FROM THE WORKSPACE'"),
-        "{}",
-        still_alive.joined_text()
-    );
+    assert!(still_alive.joined_text().contains("Out: 'ALPHA FROM THE WORKSPACE'"), "{}", still_alive.joined_text());
     assert_eq!(structured(&still_alive)["generation"], 1);
 }
 
@@ -461,17 +294,10 @@ fn embedded_inactivity_budget_interrupts_silent_cells_and_restarts() {
     let (descriptor, handler) = slow_tool(Duration::from_millis(3500));
     let mut config = RunConfig::default();
     config.kernel.inactivity_budget = Duration::from_secs(2);
-    let run = builder(workspace.path())
-        .config(config)
-        .tool(descriptor, handler)
-        .build()
-        .unwrap();
+    let run = builder(workspace.path()).config(config).tool(descriptor, handler).build().unwrap();
     cell(&run, "state = 'kept'");
 
-    let chatty = cell(
-        &run,
-        "import time\nfor i in range(4):\n    print('tick', i)\n    time.sleep(0.9)\n'finished'",
-    );
+    let chatty = cell(&run, "import time\nfor i in range(4):\n    print('tick', i)\n    time.sleep(0.9)\n'finished'");
     assert!(
         !chatty.is_error && chatty.joined_text().contains("Out: 'finished'"),
         "a cell printing more often than the budget survives past it: {}",
@@ -487,52 +313,22 @@ fn embedded_inactivity_budget_interrupts_silent_cells_and_restarts() {
     let started = Instant::now();
     let spin = cell(&run, "while True:\n    pass");
     let took = started.elapsed();
-    assert!(
-        took < Duration::from_secs(8),
-        "stopped after ~2 s, took {took:?}"
-    );
+    assert!(took < Duration::from_secs(8), "stopped after ~2 s, took {took:?}");
     assert!(spin.is_error);
-    assert_eq!(
-        structured(&spin)["status"],
-        "timeout",
-        "{}",
-        spin.joined_text()
-    );
+    assert_eq!(structured(&spin)["status"], "timeout", "{}", spin.joined_text());
     assert_eq!(structured(&spin)["state_lost"], true);
     let text = spin.joined_text();
-    assert!(
-        text.contains("no output for 2 s")
-            && text.contains("interrupted")
-            && text.contains("is lost"),
-        "{text}"
-    );
-    assert!(
-        text.contains("KeyboardInterrupt") && text.contains("<cell-"),
-        "the traceback says where the loop was: {text}"
-    );
+    assert!(text.contains("no output for 2 s") && text.contains("interrupted") && text.contains("is lost"), "{text}");
+    assert!(text.contains("KeyboardInterrupt") && text.contains("<cell-"), "the traceback says where the loop was: {text}");
 
     let after = cell(&run, "state");
-    assert!(
-        after.is_error && after.joined_text().contains("NameError"),
-        "the restart lost the state: {}",
-        after.joined_text()
-    );
+    assert!(after.is_error && after.joined_text().contains("NameError"), "the restart lost the state: {}", after.joined_text());
     assert_eq!(structured(&after)["generation"], 2);
-    assert!(
-        after
-            .joined_text()
-            .contains("started a fresh python kernel (generation 2)"),
-        "{}",
-        after.joined_text()
-    );
+    assert!(after.joined_text().contains("started a fresh python kernel (generation 2)"), "{}", after.joined_text());
 
     let started = Instant::now();
     let sleeping = cell(&run, "import time\ntime.sleep(60)");
-    assert!(
-        started.elapsed() < Duration::from_secs(8),
-        "time.sleep is interruptible in the embedded kernel, took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(8), "time.sleep is interruptible in the embedded kernel, took {:?}", started.elapsed());
     assert_eq!(structured(&sleeping)["status"], "timeout");
     let recovered = cell(&run, "1 + 1");
     assert!(recovered.joined_text().contains("Out: 2"));
@@ -546,96 +342,46 @@ fn embedded_kernel_says_clearly_what_it_cannot_do() {
     let run = builder(workspace.path()).build().unwrap();
     cell(&run, "kept = 1");
     let cases: &[(&str, &str)] = &[
-        (
-            "%pip install requests",
-            "%pip is not available in the embedded RustPython kernel",
-        ),
-        (
-            "!ls -la",
-            "(a shell command) is not available in the embedded RustPython kernel",
-        ),
-        (
-            "files = !ls",
-            "is not available in the embedded RustPython kernel",
-        ),
-        (
-            "%%bash\necho hi",
-            "%%bash is not available in the embedded RustPython kernel",
-        ),
+        ("%pip install requests", "%pip is not available in the embedded RustPython kernel"),
+        ("!ls -la", "(a shell command) is not available in the embedded RustPython kernel"),
+        ("files = !ls", "is not available in the embedded RustPython kernel"),
+        ("%%bash\necho hi", "%%bash is not available in the embedded RustPython kernel"),
         ("%cd /tmp", "%cd is not available"),
         ("import os\nos.system('true')", "os.system is not available"),
-        (
-            "import subprocess\nsubprocess.run(['true'])",
-            "subprocess is not available",
-        ),
+        ("import subprocess\nsubprocess.run(['true'])", "subprocess is not available"),
         ("import os\nos._exit(3)", "os._exit is not available"),
         ("import os\nos.chdir('/')", "os.chdir is not available"),
-        (
-            "import os\nos.environ['RB_X'] = '1'",
-            "changing os.environ is not available",
-        ),
+        ("import os\nos.environ['RB_X'] = '1'", "changing os.environ is not available"),
     ];
     for (code, expected) in cases {
         let result = cell(&run, code);
         let text = result.joined_text();
         assert!(result.is_error, "{code}: {text}");
-        assert!(
-            text.contains("EmbeddedKernelUnsupported") && text.contains(expected),
-            "{code}: {text}"
-        );
-        assert!(
-            text.contains("--kernel cpython"),
-            "says how to switch: {text}"
-        );
+        assert!(text.contains("EmbeddedKernelUnsupported") && text.contains(expected), "{code}: {text}");
+        assert!(text.contains("--kernel cpython"), "says how to switch: {text}");
     }
     let numpy = cell(&run, "import numpy");
     assert!(
-        numpy.is_error
-            && numpy.joined_text().contains("ModuleNotFoundError")
-            && numpy.joined_text().contains("no C extensions"),
+        numpy.is_error && numpy.joined_text().contains("ModuleNotFoundError") && numpy.joined_text().contains("no C extensions"),
         "{}",
         numpy.joined_text()
     );
     let pwd = cell(&run, "where = %pwd\nwhere == __import__('os').getcwd()");
-    assert!(
-        pwd.joined_text().contains("Out: True"),
-        "{}",
-        pwd.joined_text()
-    );
+    assert!(pwd.joined_text().contains("Out: True"), "{}", pwd.joined_text());
     let writefile = cell(&run, "%%writefile made.py\nVALUE = 7\n");
-    assert!(
-        writefile.joined_text().contains("Writing made.py"),
-        "{}",
-        writefile.joined_text()
-    );
+    assert!(writefile.joined_text().contains("Writing made.py"), "{}", writefile.joined_text());
     assert_eq!(
         std::fs::read_to_string(workspace.path().join("made.py")).unwrap(),
         "VALUE = 7\n",
         "%%writefile writes relative to the workspace"
     );
     let imported = cell(&run, "import made\nmade.VALUE * 6");
-    assert!(
-        imported.joined_text().contains("Out: 42"),
-        "workspace modules import: {}",
-        imported.joined_text()
-    );
+    assert!(imported.joined_text().contains("Out: 42"), "workspace modules import: {}", imported.joined_text());
     let timeit = cell(&run, "%timeit -n 3 -r 2 sorted([3, 1, 2])");
-    assert!(
-        timeit.joined_text().contains("of 2 runs, 3 loops each"),
-        "{}",
-        timeit.joined_text()
-    );
+    assert!(timeit.joined_text().contains("of 2 runs, 3 loops each"), "{}", timeit.joined_text());
     let survived = cell(&run, "kept");
-    assert!(
-        survived.joined_text().contains("Out: 1"),
-        "{}",
-        survived.joined_text()
-    );
-    assert_eq!(
-        structured(&survived)["generation"],
-        1,
-        "refusals do not cost the kernel"
-    );
+    assert!(survived.joined_text().contains("Out: 1"), "{}", survived.joined_text());
+    assert_eq!(structured(&survived)["generation"], 1, "refusals do not cost the kernel");
 }
 
 #[test]
@@ -643,17 +389,11 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
     let _serial = SERIAL.lock();
     let workspace = support::workspace_with(&[]);
     let empty_path = tempfile::tempdir().unwrap();
-    let factory = KernelFactory::new()
-        .selection(KernelSelection::Auto)
-        .search_path(empty_path.path().as_os_str());
+    let factory = KernelFactory::new().selection(KernelSelection::Auto).search_path(empty_path.path().as_os_str());
     let (backend, why) = factory.resolve_python(workspace.path()).unwrap();
     assert_eq!(backend, PythonBackend::Embedded);
     assert!(why.contains("no CPython found"), "{why}");
-    let run = Run::builder(workspace.path())
-        .approval_policy(allow_all())
-        .kernel_factory(factory.clone())
-        .build()
-        .unwrap();
+    let run = Run::builder(workspace.path()).approval_policy(allow_all()).kernel_factory(factory.clone()).build().unwrap();
     let status = kernel_status(&run);
     assert!(
         status.contains("kernel selection auto")
@@ -662,17 +402,9 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
         "{status}"
     );
     let result = cell(&run, "import sys\nsys.implementation.name");
-    assert!(
-        result.joined_text().contains("Out: 'rustpython'"),
-        "{}",
-        result.joined_text()
-    );
+    assert!(result.joined_text().contains("Out: 'rustpython'"), "{}", result.joined_text());
     assert_eq!(structured(&result)["backend"], "rustpython");
-    assert!(
-        kernel_status(&run).contains("python kernel: running — rustpython"),
-        "{}",
-        kernel_status(&run)
-    );
+    assert!(kernel_status(&run).contains("python kernel: running — rustpython"), "{}", kernel_status(&run));
 
     let cpython_only = Run::builder(workspace.path())
         .approval_policy(allow_all())
@@ -680,41 +412,23 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
         .build()
         .unwrap();
     let refused = cell(&cpython_only, "1");
-    assert!(
-        refused.is_error
-            && refused
-                .joined_text()
-                .contains("--kernel cpython was selected"),
-        "{}",
-        refused.joined_text()
-    );
+    assert!(refused.is_error && refused.joined_text().contains("--kernel cpython was selected"), "{}", refused.joined_text());
 
     let sandboxed = Run::builder(workspace.path())
         .approval_policy(allow_all())
         .kernel_factory(factory)
-        .sandbox(Sandbox {
-            command_prefix: vec!["bwrap".into(), "--".into()],
-            description: "bubblewrap test sandbox".to_owned(),
-        })
+        .sandbox(Sandbox { command_prefix: vec!["bwrap".into(), "--".into()], description: "bubblewrap test sandbox".to_owned() })
         .build()
         .unwrap();
     let outside = cell(&sandboxed, "1");
     assert!(
-        outside.is_error
-            && outside
-                .joined_text()
-                .contains("runs inside the host process, not in the sandbox"),
+        outside.is_error && outside.joined_text().contains("runs inside the host process, not in the sandbox"),
         "the in-process interpreter never pretends to be sandboxed: {}",
         outside.joined_text()
     );
 
-    if let Some(python) = support::require_binary(
-        "auto_falls_back_to_embedded_when_no_cpython_resolves",
-        "python3",
-    ) {
-        let with_python = KernelFactory::new()
-            .selection(KernelSelection::Auto)
-            .search_path(python.parent().unwrap().as_os_str());
+    if let Some(python) = support::require_binary("auto_falls_back_to_embedded_when_no_cpython_resolves", "python3") {
+        let with_python = KernelFactory::new().selection(KernelSelection::Auto).search_path(python.parent().unwrap().as_os_str());
         let (backend, why) = with_python.resolve_python(workspace.path()).unwrap();
         assert!(matches!(backend, PythonBackend::Cpython(_)), "{why}");
         assert!(why.contains("python3 on PATH"), "{why}");
@@ -727,12 +441,13 @@ fn reset_discards_the_embedded_interpreter_and_says_what_was_lost() {
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
     cell(&run, "alpha = 1\nbeta = [2]\nimport fractions");
-    let reset = run.call(Caller::Main, "eval", json!({"code": "'alpha' in globals()", "description": "start over with a clean kernel", "reset": true}));
-    let text = reset.joined_text();
-    assert!(
-        text.contains("reset: discarded python kernel generation 1"),
-        "{text}"
+    let reset = run.call(
+        Caller::Main,
+        "eval",
+        json!({"code": "'alpha' in globals()", "description": "start over with a clean kernel", "reset": true}),
     );
+    let text = reset.joined_text();
+    assert!(text.contains("reset: discarded python kernel generation 1"), "{text}");
     assert!(text.contains("2 variables (alpha, beta)"), "{text}");
     assert!(text.contains("fractions"), "{text}");
     assert!(text.contains("Out: False"), "{text}");
@@ -743,41 +458,22 @@ fn reset_discards_the_embedded_interpreter_and_says_what_was_lost() {
 fn no_embedded_kernel_thread_survives_the_run() {
     let _serial = SERIAL.lock();
     let settled = support::wait_until(Duration::from_secs(5), || embedded_threads().is_empty());
-    assert!(
-        settled,
-        "threads left by an earlier test: {:?}",
-        embedded_threads()
-    );
+    assert!(settled, "threads left by an earlier test: {:?}", embedded_threads());
     let threads_before = support::thread_count();
     let workspace = support::workspace_with(&[]);
     let mut config = RunConfig::default();
     config.kernel.inactivity_budget = Duration::from_secs(2);
     let run = builder(workspace.path()).config(config).build().unwrap();
     cell(&run, "a = 1");
-    assert_eq!(embedded_threads(), vec!["rb-rustpython-g1".to_owned()]);
+    assert_eq!(embedded_threads(), vec!["rb-rustpy-g1".to_owned()]);
     let spin = cell(&run, "while True:\n    pass");
     assert_eq!(structured(&spin)["status"], "timeout");
-    assert!(
-        embedded_threads().is_empty(),
-        "the stopped generation's thread was joined: {:?}",
-        embedded_threads()
-    );
+    assert!(embedded_threads().is_empty(), "the stopped generation's thread was joined: {:?}", embedded_threads());
     cell(&run, "b = 2");
-    let reset = run.call(
-        Caller::Main,
-        "eval",
-        json!({"code": "c = 3", "description": "reset the kernel and set c", "reset": true}),
-    );
+    let reset = run.call(Caller::Main, "eval", json!({"code": "c = 3", "description": "reset the kernel and set c", "reset": true}));
     assert_eq!(structured(&reset)["generation"], 3);
-    assert_eq!(embedded_threads(), vec!["rb-rustpython-g3".to_owned()]);
+    assert_eq!(embedded_threads(), vec!["rb-rustpy-g3".to_owned()]);
     drop(run);
-    let gone = support::wait_until(Duration::from_secs(5), || {
-        embedded_threads().is_empty() && support::thread_count() <= threads_before
-    });
-    assert!(
-        gone,
-        "threads after drop: {} (before {threads_before}), kernel threads {:?}",
-        support::thread_count(),
-        embedded_threads()
-    );
+    let gone = support::wait_until(Duration::from_secs(5), || embedded_threads().is_empty() && support::thread_count() <= threads_before);
+    assert!(gone, "threads after drop: {} (before {threads_before}), kernel threads {:?}", support::thread_count(), embedded_threads());
 }

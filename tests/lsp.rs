@@ -140,7 +140,6 @@ fn check_addressing(run: &Run, file: &str, line: u32, comment_line: u32, symbol:
 fn check_sigkill_restart(run: &Run, id: &str, next_call: Value) -> u32 {
     let (pid, _) = running(run, id)[0].clone();
     sigkill(pid);
-    eprintln!("DEBUG after kill: {:?}", running(run, id));
     let result = call(run, next_call);
     let text = result.joined_text();
     assert!(text.contains(&format!("restarted {id}")) && text.contains("had exited"), "after SIGKILL:\n{text}");
@@ -216,6 +215,20 @@ fn pyright_and_pylsp_end_to_end() {
     let text = ok(&run, json!({"op": "code_actions", "file": "broken.py", "line": 5, "symbol": "undefined_name"}));
     assert!(text.contains("pyright code actions for `undefined_name`"), "{text}");
 
+    // Files changed, created and deleted behind the server's back are synced before the next op.
+    let shapes = workspace.path().join("shapes.py");
+    let original = std::fs::read_to_string(&shapes).unwrap();
+    std::fs::write(&shapes, format!("# moved down\n# by two lines\n{original}")).unwrap();
+    let text = ok(&run, json!({"op": "definition", "file": "main.py", "line": 6, "symbol": "double", "occurrence": 2}));
+    assert!(text.contains("shapes.py:16: def double(value: int) -> int:"), "after an external edit:\n{text}");
+    std::fs::write(workspace.path().join("extra.py"), "from shapes import double\n\nz = double(2)\n").unwrap();
+    let text = ok(&run, json!({"op": "references", "file": "shapes.py", "line": 16, "symbol": "double"}));
+    assert!(text.contains("extra.py (2):") && text.contains("in 3 files"), "after creating extra.py:\n{text}");
+    std::fs::remove_file(workspace.path().join("extra.py")).unwrap();
+    let text = ok(&run, json!({"op": "references", "file": "shapes.py", "line": 16, "symbol": "double"}));
+    assert!(!text.contains("extra.py") && text.contains("in 2 files"), "after deleting extra.py:\n{text}");
+    std::fs::write(&shapes, original).unwrap();
+
     // pylsp on the same root, by explicit choice.
     if support::require_binary("pyright_and_pylsp_end_to_end (pylsp)", "pylsp").is_some() {
         let pylsp = |mut arguments: Value| {
@@ -254,6 +267,8 @@ fn typescript_language_server_end_to_end() {
     let text = ok(&run, json!({"op": "references", "file": "src/shapes.ts", "line": 13, "symbol": "double"}));
     assert!(text.contains("4 references in 2 files") && text.contains("src/main.ts (3):"), "{text}");
     let text = ok(&run, json!({"op": "hover", "file": "src/main.ts", "line": 5, "symbol": "double", "occurrence": 1}));
+    assert!(text.contains("(alias) double(value: number): number"), "{text}");
+    let text = ok(&run, json!({"op": "hover", "file": "src/shapes.ts", "line": 13, "symbol": "double"}));
     assert!(text.contains("function double(value: number): number") && text.contains("Doubles a number"), "{text}");
     let text = ok(&run, json!({"op": "implementation", "file": "src/shapes.ts", "line": 1, "symbol": "Shape"}));
     assert!(text.contains("src/shapes.ts:5: export class Square implements Shape {"), "{text}");
@@ -263,7 +278,11 @@ fn typescript_language_server_end_to_end() {
     assert!(text.contains("interface Shape") && text.contains("class Square") && text.contains("function double"), "{text}");
     let text = ok(&run, json!({"op": "symbols", "query": "Square", "file": "src/main.ts"}));
     assert!(text.contains("class Square") && text.contains("src/shapes.ts:5"), "{text}");
-    let killed = check_sigkill_restart(&run, "typescript-language-server", json!({"op": "hover", "file": "src/shapes.ts", "line": 13, "symbol": "double"}));
+    let killed = check_sigkill_restart(
+        &run,
+        "typescript-language-server",
+        json!({"op": "hover", "file": "src/shapes.ts", "line": 13, "symbol": "double"}),
+    );
     let mut pids = all_server_pids(&run);
     pids.push(killed);
     drop(run);
@@ -307,7 +326,7 @@ fn clangd_end_to_end() {
     assert!(text.contains("main.c (3):"), "{text}");
     let text = ok(&run, json!({"op": "hover", "file": "main.c", "line": 4, "symbol": "twice_of"}));
     assert!(text.contains("int twice_of(int value)"), "{text}");
-    let text = ok(&run, json!({"op": "type_definition", "file": "main.c", "line": 16, "symbol": "sq"}));
+    let text = ok(&run, json!({"op": "type_definition", "file": "main.c", "line": 15, "symbol": "sq"}));
     assert!(text.contains("shapes.h:4: struct square {"), "{text}");
     let text = ok(&run, json!({"op": "symbols", "file": "main.c"}));
     assert!(text.contains("function twice_of") && text.contains("function apply"), "{text}");
@@ -346,7 +365,10 @@ fn binary_without_marker_starts_nothing_and_says_which_half_is_missing() {
         config.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
     });
     let text = err(&run, json!({"op": "hover", "file": "lone.py", "line": 1, "symbol": "x"}));
-    assert!(text.contains("pyright: root marker missing: none of pyproject.toml, setup.py, setup.cfg, requirements.txt, pyrightconfig.json"), "{text}");
+    assert!(
+        text.contains("pyright: root marker missing: none of pyproject.toml, setup.py, setup.cfg, requirements.txt, pyrightconfig.json"),
+        "{text}"
+    );
     assert!(text.contains(&format!("binary found at {}", fake.display())), "{text}");
     assert!(all_server_pids(&run).is_empty());
     let text = err(&run, json!({"op": "hover", "file": "notes.txt", "line": 1, "symbol": "hello"}));
@@ -358,7 +380,8 @@ fn binary_without_marker_starts_nothing_and_says_which_half_is_missing() {
 
 #[test]
 fn dart_status_is_honest_and_a_fake_dart_proves_the_launch() {
-    let workspace = support::workspace_with(&[("app/pubspec.yaml", "name: app\n"), ("app/lib/main.dart", "void main() {\n  print('hi');\n}\n")]);
+    let workspace =
+        support::workspace_with(&[("app/pubspec.yaml", "name: app\n"), ("app/lib/main.dart", "void main() {\n  print('hi');\n}\n")]);
     // No Dart SDK installs here: status says the binary is missing, and a call says so too.
     let no_dart = tempfile::tempdir().unwrap();
     let run = lsp_run(workspace.path(), |config| config.search_path = Some(no_dart.path().as_os_str().to_owned()));
@@ -391,6 +414,10 @@ fn dart_status_is_honest_and_a_fake_dart_proves_the_launch() {
     assert!(params["capabilities"]["general"]["staleRequestSupport"]["retryOnContentModified"].is_array());
     let status = ok(&run, json!({"op": "status"}));
     assert!(status.contains("server: fake-dart 0.0.1") && status.contains("ready"), "{status}");
+    let text = ok(&run, json!({"op": "references", "file": "app/lib/main.dart", "line": 2, "symbol": "print"}));
+    assert!(text.contains("60 references in 2 files") && text.contains("app/lib/main.dart (40):") && text.contains("app/pubspec.yaml (20):"), "{text}");
+    assert!(text.contains("showing 50 of 60 references in 2 files"), "{text}");
+    assert_eq!(text.lines().filter(|line| line.starts_with("  ") && !line.contains(" | ")).count(), 50, "{text}");
     let text = ok(&run, json!({"op": "reload", "file": "app/lib/main.dart"}));
     assert!(text.contains("dart @ app: reloaded (pid") && text.contains("1 document(s) reopened"), "{text}");
     let pids = all_server_pids(&run);

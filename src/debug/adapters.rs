@@ -1,9 +1,9 @@
 //! The adapter table (as data), root-marker search, binary resolution and the per-adapter
 //! launch-argument builders.
 //!
-//! Availability is decided per call as an intersection (R-DBG-1, R-DBG-2 of the spec's
-//! `lsp` twin): a root marker must exist **and** the adapter binary must resolve (for debugpy,
-//! the adapter's python must also import `debugpy`). [`AdapterAvailability`] says which half is
+//! Availability is decided per call as an intersection (R-DBG-1, the same rule as R-LSP-2): a
+//! root marker must exist **and** the adapter binary must resolve (for debugpy, the adapter's
+//! python must also import `debugpy`). [`crate::debug::adapters_report`] says which half is
 //! missing, never a silent guess.
 
 use std::ffi::OsString;

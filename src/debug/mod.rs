@@ -227,8 +227,7 @@ impl DebugSupervisor {
                     };
                     SessionTarget::Attach { adapter, port }
                 };
-                let (session, result) =
-                    Session::start(ctx, number, target, &state.breakpoints, &mut state.probe_cache)?;
+                let (session, result) = Session::start(ctx, number, target, &state.breakpoints, &mut state.probe_cache)?;
                 state.session = Some(session);
                 Ok(result)
             }
@@ -372,9 +371,11 @@ fn no_session(op: &str) -> ToolError {
 }
 
 fn parse_adapter(name: &str) -> Result<AdapterId, ToolError> {
-    ADAPTERS.iter().find(|spec| spec.name == name).map(|spec| spec.id).ok_or_else(|| {
-        ToolError::invalid(format!("unknown adapter {name:?}")).with_hint("use one of: debugpy, lldb, delve, dart")
-    })
+    ADAPTERS
+        .iter()
+        .find(|spec| spec.name == name)
+        .map(|spec| spec.id)
+        .ok_or_else(|| ToolError::invalid(format!("unknown adapter {name:?}")).with_hint("use one of: debugpy, lldb, delve, dart"))
 }
 
 /// Resolves `path` against the workspace (absolute paths must lie inside it), canonicalizing
@@ -413,7 +414,6 @@ fn join_numbers(numbers: &[u64]) -> String {
     }
     numbers.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
-
 
 /// Registers the `debug` tool; called by [`crate::RunBuilder::build`] when a supervisor is wired.
 pub(crate) fn register_tools(registry: &mut crate::registry::Registry) {

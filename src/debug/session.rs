@@ -32,7 +32,9 @@ use crate::debug::DebugConfig;
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::CallContext;
 use crate::result::ToolResult;
-use crate::transport::{ChildProcess, Incoming, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol};
+use crate::transport::{
+    ChildProcess, Incoming, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
+};
 
 /// What a session debugs.
 #[derive(Debug, Clone)]
@@ -76,11 +78,8 @@ pub fn resolve_adapter_binary(
     config: &DebugConfig,
     probe_cache: &mut HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>,
 ) -> Result<ResolvedAdapter, String> {
-    let command = |program: PathBuf, args: &[&str]| AdapterCommand {
-        program,
-        args: args.iter().map(Into::into).collect(),
-        cwd: root.to_path_buf(),
-    };
+    let command =
+        |program: PathBuf, args: &[&str]| AdapterCommand { program, args: args.iter().map(Into::into).collect(), cwd: root.to_path_buf() };
     match adapter {
         AdapterId::Debugpy => {
             let candidates = adapters::adapter_python_candidates(root, search);
@@ -309,12 +308,12 @@ impl Session {
                             return Err(ToolError::new(
                                 ErrorKind::Unavailable,
                                 format!(
-                                    "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
-                                    spec.name,
-                                    render::display_path(program, &workspace_root),
-                                    spec.root_markers.join(", "),
-                                    render::display_path(&start_dir, &workspace_root),
-                                ),
+                                "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
+                                spec.name,
+                                render::display_path(program, &workspace_root),
+                                spec.root_markers.join(", "),
+                                render::display_path(&start_dir, &workspace_root),
+                            ),
                             )
                             .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file"))
                         }
@@ -387,7 +386,10 @@ impl Session {
                                 drop(child);
                                 return Err(ToolError::new(
                                     ErrorKind::Unavailable,
-                                    format!("{peer_name} did not print its listening address within {} ms: {state}", config.initialize_timeout.as_millis()),
+                                    format!(
+                                        "{peer_name} did not print its listening address within {} ms: {state}",
+                                        config.initialize_timeout.as_millis()
+                                    ),
                                 ));
                             }
                         };
@@ -399,11 +401,18 @@ impl Session {
                                 format!("{peer_name} printed {first_line:?} instead of `DAP server listening at: HOST:PORT`: {state}"),
                             ));
                         };
-                        let stream = connect_loopback(port, config.initialize_timeout)
-                            .map_err(|err| ToolError::new(ErrorKind::Unavailable, format!("cannot connect to {peer_name} at 127.0.0.1:{port}: {err}")))?;
+                        let stream = connect_loopback(port, config.initialize_timeout).map_err(|err| {
+                            ToolError::new(ErrorKind::Unavailable, format!("cannot connect to {peer_name} at 127.0.0.1:{port}: {err}"))
+                        })?;
                         let reader = stream.try_clone().map_err(|err| ToolError::failed(format!("cannot clone the socket: {err}")))?;
                         tcp = stream.try_clone().ok();
-                        RpcConnection::over_streams(Box::new(reader), Box::new(stream), Some(child), WireProtocol::DapContentLength, options)?
+                        RpcConnection::over_streams(
+                            Box::new(reader),
+                            Box::new(stream),
+                            Some(child),
+                            WireProtocol::DapContentLength,
+                            options,
+                        )?
                     }
                 }
             }
@@ -471,12 +480,7 @@ impl Session {
                 }
             })
             .map_err(|err| ToolError::failed(format!("cannot start the TTL thread: {err}")))?;
-        let session = Session {
-            inner,
-            event_thread: Some(event_thread),
-            watchdog: Some((watchdog_tx, watchdog_thread)),
-            stdout_thread,
-        };
+        let session = Session { inner, event_thread: Some(event_thread), watchdog: Some((watchdog_tx, watchdog_thread)), stdout_thread };
         // From here on, dropping `session` on an error tears everything down.
         let result = session.handshake(ctx, &config, &target, &root, resolved.as_ref(), breakpoints)?;
         Ok((session, result))
@@ -520,7 +524,6 @@ impl Session {
         let mut debuggee_note = String::new();
         let (command, arguments, launch_budget) = match target {
             SessionTarget::Launch { program, args, .. } => {
-                let mut cwd = root.to_path_buf();
                 let mut launch_args = adapters::launch_arguments(
                     inner.adapter,
                     &LaunchInputs {
@@ -533,15 +536,16 @@ impl Session {
                 );
                 if inner.adapter == AdapterId::Delve {
                     // Build output goes to a temp dir, not into the user's module.
-                    let temp = tempfile::Builder::new().prefix("runbound-dlv-").tempdir().map_err(|err| ToolError::failed(format!("cannot create a temp dir: {err}")))?;
+                    let temp = tempfile::Builder::new()
+                        .prefix("runbound-dlv-")
+                        .tempdir()
+                        .map_err(|err| ToolError::failed(format!("cannot create a temp dir: {err}")))?;
                     launch_args["output"] = Value::String(temp.path().join("__debug_bin").to_string_lossy().into_owned());
                     *inner.temp_dir.lock() = Some(temp);
-                    cwd = root.to_path_buf();
                 }
                 if let Some(python) = resolved.and_then(|r| r.debuggee_python.as_ref()) {
                     debuggee_note = format!("; program python {}", render::display_path(python, &inner.workspace_root));
                 }
-                let _ = cwd;
                 let builds = inner.adapter == AdapterId::Delve && launch_args["mode"] == "debug";
                 let budget = if builds { config.build_launch_timeout } else { config.launch_timeout };
                 ("launch", launch_args, budget)
@@ -568,7 +572,10 @@ impl Session {
                 launch_result = Some(result);
             }
             if let Some(closed) = inner.state.lock().closed.clone() {
-                return Err(ToolError::new(ErrorKind::Unavailable, format!("{command} failed: the adapter went away during the handshake: {closed}")));
+                return Err(ToolError::new(
+                    ErrorKind::Unavailable,
+                    format!("{command} failed: the adapter went away during the handshake: {closed}"),
+                ));
             }
             if Instant::now() >= handshake_deadline {
                 return Err(ToolError::new(
@@ -591,12 +598,15 @@ impl Session {
             }
             match inner.set_breakpoints_raw(file, lines) {
                 Ok(lines) => breakpoint_report.extend(lines),
-                Err(err) => breakpoint_report.push(format!("{}: not set: {}", render::display_path(file, &inner.workspace_root), err.message)),
+                Err(err) => {
+                    breakpoint_report.push(format!("{}: not set: {}", render::display_path(file, &inner.workspace_root), err.message))
+                }
             }
         }
         if let Some(filters) = &capabilities.exception_breakpoint_filters {
             let defaults: Vec<String> = filters.iter().filter(|f| f.default == Some(true)).map(|f| f.filter.clone()).collect();
-            let arguments = dap_types::SetExceptionBreakpointsArguments { filters: defaults, filter_options: None, exception_options: None };
+            let arguments =
+                dap_types::SetExceptionBreakpointsArguments { filters: defaults, filter_options: None, exception_options: None };
             if let Err(err) = inner.request_typed::<dap_types::requests::SetExceptionBreakpoints>(arguments, inner.request_timeout) {
                 breakpoint_report.push(format!("exception breakpoints not set: {}", err.message));
             }
@@ -732,7 +742,13 @@ impl Session {
             RunState::Starting => text.push_str("state: starting\n"),
             RunState::Running => text.push_str("state: running\n"),
             RunState::Stopped(stop) => {
-                let _ = writeln!(text, "state: stopped ({}) on thread {} at stop #{}", stop.reason, stop.thread_id.map_or("?".to_owned(), |t| t.to_string()), state.generation);
+                let _ = writeln!(
+                    text,
+                    "state: stopped ({}) on thread {} at stop #{}",
+                    stop.reason,
+                    stop.thread_id.map_or("?".to_owned(), |t| t.to_string()),
+                    state.generation
+                );
             }
         }
         if let Some(code) = state.exit_code {
@@ -750,7 +766,11 @@ impl Session {
     pub fn set_breakpoints(&self, _ctx: &CallContext<'_>, file: &Path, lines: &[u64]) -> Result<ToolResult, ToolError> {
         self.inner.check_alive()?;
         let report = self.inner.set_breakpoints_raw(file, lines)?;
-        let mut text = format!("breakpoints of {} sent to the running {}:", render::display_path(file, &self.inner.workspace_root), self.inner.adapter.name());
+        let mut text = format!(
+            "breakpoints of {} sent to the running {}:",
+            render::display_path(file, &self.inner.workspace_root),
+            self.inner.adapter.name()
+        );
         if report.is_empty() {
             text.push_str(" cleared");
         }
@@ -880,7 +900,14 @@ impl SessionInner {
             breakpoints: Some(
                 lines
                     .iter()
-                    .map(|&line| dap_types::SourceBreakpoint { line, column: None, condition: None, hit_condition: None, log_message: None, mode: None })
+                    .map(|&line| dap_types::SourceBreakpoint {
+                        line,
+                        column: None,
+                        condition: None,
+                        hit_condition: None,
+                        log_message: None,
+                        mode: None,
+                    })
                     .collect(),
             ),
             lines: Some(lines.to_vec()),
@@ -899,9 +926,11 @@ impl SessionInner {
                 requested_line,
                 line: entry.and_then(|e| e.get("line")).and_then(Value::as_u64),
                 verified: entry.and_then(|e| e.get("verified")).and_then(Value::as_bool).unwrap_or(false),
-                message: entry.and_then(|e| e.get("message")).and_then(Value::as_str).map(str::to_owned).or_else(|| {
-                    entry.is_none().then(|| "the adapter returned no entry for this line".to_owned())
-                }),
+                message: entry
+                    .and_then(|e| e.get("message"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .or_else(|| entry.is_none().then(|| "the adapter returned no entry for this line".to_owned())),
             };
             report.push(describe_breakpoint(&status, &self.workspace_root));
             match entry.and_then(|e| e.get("id")).and_then(Value::as_i64) {
@@ -1050,14 +1079,25 @@ impl SessionInner {
         let state = self.state.lock();
         match &state.run {
             RunState::Stopped(_) => Ok(()),
-            _ => Err(ToolError::new(ErrorKind::Conflict, format!("{op}: the program is running, not stopped; frames and variables exist only while it is stopped"))
-                .with_hint("call debug op \"pause\" (or set a breakpoint and \"continue\") first")),
+            _ => Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!("{op}: the program is running, not stopped; frames and variables exist only while it is stopped"),
+            )
+            .with_hint("call debug op \"pause\" (or set a breakpoint and \"continue\") first")),
         }
     }
 
     fn resume(&self, ctx: &CallContext<'_>, op: &str, thread_id: Option<i64>, config: &DebugConfig) -> Result<String, ToolError> {
         let started = Instant::now();
-        if op != "pause" {
+        if op == "pause" {
+            if let RunState::Stopped(stop) = &self.state.lock().run {
+                return Ok(format!(
+                    "already stopped ({}) on thread {}; nothing to pause — call stack, or continue / step_over",
+                    stop.reason,
+                    stop.thread_id.map_or("?".to_owned(), |t| t.to_string())
+                ));
+            }
+        } else {
             self.require_stopped(op)?;
         }
         let thread = self.default_thread(thread_id)?;
@@ -1106,7 +1146,8 @@ impl SessionInner {
     fn stack_text(&self, thread_id: Option<i64>) -> Result<String, ToolError> {
         self.require_stopped("stack")?;
         let thread = self.default_thread(thread_id)?;
-        let body = self.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": MAX_STACK_FRAMES}), self.request_timeout)?;
+        let body =
+            self.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": MAX_STACK_FRAMES}), self.request_timeout)?;
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         if frames.is_empty() {
             return Ok(format!("thread {thread} has no frames"));
@@ -1178,11 +1219,8 @@ impl SessionInner {
 
     fn variables_text(&self, reference: u64, start: u64) -> Result<String, ToolError> {
         let raw = self.resolve_handle(reference, HandleKind::Variables)?;
-        let body = self.request(
-            "variables",
-            json!({"variablesReference": raw, "start": start, "count": MAX_VARIABLES}),
-            self.request_timeout,
-        )?;
+        let body =
+            self.request("variables", json!({"variablesReference": raw, "start": start, "count": MAX_VARIABLES}), self.request_timeout)?;
         let mut variables = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
         let known_total = self.state.lock().child_counts.get(&reference).copied();
         // debugpy pages only indexed children and then drops the rest of the window: when the
@@ -1200,7 +1238,10 @@ impl SessionInner {
             variables = variables.into_iter().skip(start as usize).take(MAX_VARIABLES as usize).collect();
         }
         if variables.is_empty() {
-            return Ok(format!("reference {reference} has no children{}", if start > 0 { format!(" from index {start}") } else { String::new() }));
+            return Ok(format!(
+                "reference {reference} has no children{}",
+                if start > 0 { format!(" from index {start}") } else { String::new() }
+            ));
         }
         let mut state = self.state.lock();
         let generation = state.generation;
@@ -1292,7 +1333,11 @@ impl SessionInner {
             if alive {
                 let arguments = json!({"restart": false, "terminateDebuggee": !self.is_attach});
                 match connection.request("disconnect", arguments, self.disconnect_timeout) {
-                    Ok(_) => steps.push(if self.is_attach { "disconnected (the attached program keeps running)" } else { "disconnected with terminateDebuggee" }),
+                    Ok(_) => steps.push(if self.is_attach {
+                        "disconnected (the attached program keeps running)"
+                    } else {
+                        "disconnected with terminateDebuggee"
+                    }),
                     Err(_) => steps.push("disconnect unanswered"),
                 }
             } else {
@@ -1374,7 +1419,8 @@ fn record_event(inner: &SessionInner, event: &str, body: &Value) {
     match event {
         "initialized" => state.initialized = true,
         "stopped" => {
-            let stopped: StoppedBody = decode_lenient(body).unwrap_or(StoppedBody { reason: None, thread_id: None, description: None, text: None });
+            let stopped: StoppedBody =
+                decode_lenient(body).unwrap_or(StoppedBody { reason: None, thread_id: None, description: None, text: None });
             state.generation += 1;
             state.stop_events += 1;
             state.run = RunState::Stopped(StopInfo {

@@ -89,37 +89,15 @@ impl EmbeddedKernel {
         let (request_sender, request_receiver) = crossbeam_channel::unbounded::<Value>();
         let (event_sender, events) = crossbeam_channel::unbounded::<KernelEvent>();
         let (interrupts, signal_receiver) = user_signal_channel();
-        let control = Arc::new(EmbeddedControl {
-            shutdown: AtomicBool::new(false),
-            running_cell: AtomicU64::new(0),
-        });
+        let control = Arc::new(EmbeddedControl { shutdown: AtomicBool::new(false), running_cell: AtomicU64::new(0) });
         let thread_control = control.clone();
         let workspace: PathBuf = workspace.to_path_buf();
         let owner = std::thread::Builder::new()
-            .name(format!("rb-rustpython-g{generation}"))
+            .name(format!("rb-rustpy-g{generation}"))
             .stack_size(OWNER_THREAD_STACK_BYTES)
-            .spawn(move || {
-                owner_thread(
-                    workspace,
-                    request_receiver,
-                    event_sender,
-                    signal_receiver,
-                    thread_control,
-                )
-            })
-            .map_err(|err| {
-                ToolError::new(
-                    ErrorKind::Unavailable,
-                    format!("cannot start the embedded Python kernel thread: {err}"),
-                )
-            })?;
-        let mut kernel = EmbeddedKernel {
-            requests: request_sender,
-            interrupts,
-            control,
-            owner: Some(owner),
-            abandoned: None,
-        };
+            .spawn(move || owner_thread(workspace, request_receiver, event_sender, signal_receiver, thread_control))
+            .map_err(|err| ToolError::new(ErrorKind::Unavailable, format!("cannot start the embedded Python kernel thread: {err}")))?;
+        let mut kernel = EmbeddedKernel { requests: request_sender, interrupts, control, owner: Some(owner), abandoned: None };
         let deadline = Instant::now() + startup_timeout;
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
@@ -131,20 +109,14 @@ impl EmbeddedKernel {
                 Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) => continue,
                 Ok(KernelEvent::Closed(reason)) => {
                     kernel.kill();
-                    return Err(ToolError::new(
-                        ErrorKind::Unavailable,
-                        format!("the embedded RustPython kernel did not start: {reason}"),
-                    )
-                    .with_hint("this is a bug in runbound's embedded backend; select the cpython kernel meanwhile"));
+                    return Err(ToolError::new(ErrorKind::Unavailable, format!("the embedded RustPython kernel did not start: {reason}"))
+                        .with_hint("this is a bug in runbound's embedded backend; select the cpython kernel meanwhile"));
                 }
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
                     kernel.kill();
                     return Err(ToolError::new(
                         ErrorKind::Timeout,
-                        format!(
-                            "the embedded RustPython kernel was not ready within {} ms",
-                            startup_timeout.as_millis()
-                        ),
+                        format!("the embedded RustPython kernel was not ready within {} ms", startup_timeout.as_millis()),
                     )
                     .with_hint("retry; a debug build starts the interpreter more slowly than a release build"));
                 }
@@ -157,9 +129,7 @@ impl EmbeddedKernel {
         if self.control.shutdown.load(Ordering::Acquire) {
             return Err("the embedded kernel was shut down".to_owned());
         }
-        self.requests
-            .send(message.clone())
-            .map_err(|_| "the embedded kernel's thread has stopped".to_owned())
+        self.requests.send(message.clone()).map_err(|_| "the embedded kernel's thread has stopped".to_owned())
     }
 
     /// Asks the running cell to raise `KeyboardInterrupt` at its next bytecode instruction
@@ -174,10 +144,7 @@ impl EmbeddedKernel {
             let running = control.running_cell.load(Ordering::Acquire);
             let target_still_running = cell != 0 && running == cell;
             if target_still_running || (control.shutdown.load(Ordering::Acquire) && running != 0) {
-                return Err(vm.new_exception_msg(
-                    vm.ctx.exceptions.keyboard_interrupt.to_owned(),
-                    "the host interrupted the cell".into(),
-                ));
+                return Err(vm.new_exception_msg(vm.ctx.exceptions.keyboard_interrupt.to_owned(), "the host interrupted the cell".into()));
             }
             Ok(())
         }));
@@ -189,9 +156,7 @@ impl EmbeddedKernel {
             return format!("the embedded interpreter thread was abandoned: {why}");
         }
         match &self.owner {
-            Some(owner) if !owner.is_finished() => {
-                "the embedded interpreter thread is running".to_owned()
-            }
+            Some(owner) if !owner.is_finished() => "the embedded interpreter thread is running".to_owned(),
             Some(_) => "the embedded interpreter thread has stopped".to_owned(),
             None => "the embedded interpreter was shut down".to_owned(),
         }
@@ -292,103 +257,76 @@ fn run_driver(
     let result = (|| -> PyResult<()> {
         let namespace = vm.ctx.new_dict();
         let module = vm.new_module("_runbound", namespace.clone(), None);
-        vm.sys_module
-            .get_attr("modules", vm)?
-            .set_item("_runbound", module.into(), vm)?;
+        vm.sys_module.get_attr("modules", vm)?.set_item("_runbound", module.into(), vm)?;
 
-        let send = vm.new_function(
-            "_native_send",
-            move |text: PyStrRef, vm: &VirtualMachine| -> PyResult<()> {
-                let text = text.to_string_lossy();
-                let event = match serde_json::from_str::<Value>(&text) {
-                    Ok(message) => KernelEvent::Message(message),
-                    Err(_) => KernelEvent::Raw(format!("{text}\n")),
-                };
-                if events.send(event).is_err() {
-                    return Err(vm.new_exception_msg(
-                        vm.ctx.exceptions.system_exit.to_owned(),
-                        "the host stopped listening to this kernel".into(),
-                    ));
-                }
-                Ok(())
-            },
-        );
+        let send = vm.new_function("_native_send", move |text: PyStrRef, vm: &VirtualMachine| -> PyResult<()> {
+            let text = text.to_string_lossy();
+            let event = match serde_json::from_str::<Value>(&text) {
+                Ok(message) => KernelEvent::Message(message),
+                Err(_) => KernelEvent::Raw(format!("{text}\n")),
+            };
+            if events.send(event).is_err() {
+                return Err(
+                    vm.new_exception_msg(vm.ctx.exceptions.system_exit.to_owned(), "the host stopped listening to this kernel".into())
+                );
+            }
+            Ok(())
+        });
         let receive_control = control.clone();
-        let receive = vm.new_function(
-            "_native_receive",
-            move |timeout_ms: u64, vm: &VirtualMachine| -> PyResult<Option<String>> {
-                let shut_down = |vm: &VirtualMachine| {
-                    vm.new_exception_msg(
-                        vm.ctx.exceptions.system_exit.to_owned(),
-                        "the host shut this kernel down".into(),
-                    )
-                };
-                if receive_control.shutdown.load(Ordering::Acquire) {
-                    return Err(shut_down(vm));
-                }
-                match requests.recv_timeout(Duration::from_millis(timeout_ms.min(1000))) {
-                    Ok(message) => {
-                        if message["type"] == "shutdown" {
-                            receive_control.shutdown.store(true, Ordering::Release);
-                        }
-                        Ok(Some(message.to_string()))
+        let receive = vm.new_function("_native_receive", move |timeout_ms: u64, vm: &VirtualMachine| -> PyResult<Option<String>> {
+            let shut_down = |vm: &VirtualMachine| {
+                vm.new_exception_msg(vm.ctx.exceptions.system_exit.to_owned(), "the host shut this kernel down".into())
+            };
+            if receive_control.shutdown.load(Ordering::Acquire) {
+                return Err(shut_down(vm));
+            }
+            match requests.recv_timeout(Duration::from_millis(timeout_ms.min(1000))) {
+                Ok(message) => {
+                    if message["type"] == "shutdown" {
+                        receive_control.shutdown.store(true, Ordering::Release);
                     }
-                    Err(RecvTimeoutError::Timeout) => {
-                        vm.check_signals()?;
-                        Ok(None)
-                    }
-                    Err(RecvTimeoutError::Disconnected) => Err(shut_down(vm)),
+                    Ok(Some(message.to_string()))
                 }
-            },
-        );
+                Err(RecvTimeoutError::Timeout) => {
+                    vm.check_signals()?;
+                    Ok(None)
+                }
+                Err(RecvTimeoutError::Disconnected) => Err(shut_down(vm)),
+            }
+        });
         let cell_control = control.clone();
         let mark_cell = vm.new_function("_native_cell", move |cell: u64| {
             cell_control.running_cell.store(cell, Ordering::Release);
         });
         let sleep_control = control.clone();
-        let sleep = vm.new_function(
-            "_native_sleep",
-            move |seconds: ArgIntoFloat, vm: &VirtualMachine| -> PyResult<()> {
-                let seconds = seconds.into_float();
-                if !seconds.is_finite() || seconds < 0.0 {
-                    return Err(
-                        vm.new_value_error("sleep length must be a non-negative finite number")
-                    );
+        let sleep = vm.new_function("_native_sleep", move |seconds: ArgIntoFloat, vm: &VirtualMachine| -> PyResult<()> {
+            let seconds = seconds.into_float();
+            if !seconds.is_finite() || seconds < 0.0 {
+                return Err(vm.new_value_error("sleep length must be a non-negative finite number"));
+            }
+            let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+            loop {
+                vm.check_signals()?;
+                if sleep_control.shutdown.load(Ordering::Acquire) {
+                    return Err(vm.new_exception_msg(
+                        vm.ctx.exceptions.keyboard_interrupt.to_owned(),
+                        "the host shut this kernel down during time.sleep".into(),
+                    ));
                 }
-                let deadline = Instant::now() + Duration::from_secs_f64(seconds);
-                loop {
-                    vm.check_signals()?;
-                    if sleep_control.shutdown.load(Ordering::Acquire) {
-                        return Err(vm.new_exception_msg(
-                            vm.ctx.exceptions.keyboard_interrupt.to_owned(),
-                            "the host shut this kernel down during time.sleep".into(),
-                        ));
-                    }
-                    let remaining = deadline.saturating_duration_since(Instant::now());
-                    if remaining.is_zero() {
-                        return Ok(());
-                    }
-                    std::thread::sleep(remaining.min(Duration::from_millis(50)));
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                if remaining.is_zero() {
+                    return Ok(());
                 }
-            },
-        );
+                std::thread::sleep(remaining.min(Duration::from_millis(50)));
+            }
+        });
         namespace.set_item("_native_send", send.into(), vm)?;
         namespace.set_item("_native_receive", receive.into(), vm)?;
         namespace.set_item("_native_cell", mark_cell.into(), vm)?;
         namespace.set_item("_native_sleep", sleep.into(), vm)?;
-        namespace.set_item(
-            "_RUSTPYTHON_VERSION",
-            vm.ctx.new_str(RUSTPYTHON_VERSION).into(),
-            vm,
-        )?;
+        namespace.set_item("_RUSTPYTHON_VERSION", vm.ctx.new_str(RUSTPYTHON_VERSION).into(), vm)?;
         namespace.set_item("__name__", vm.ctx.new_str("_runbound").into(), vm)?;
-        namespace.set_item(
-            "_WORKSPACE_ROOT",
-            vm.ctx
-                .new_str(workspace.to_string_lossy().into_owned())
-                .into(),
-            vm,
-        )?;
+        namespace.set_item("_WORKSPACE_ROOT", vm.ctx.new_str(workspace.to_string_lossy().into_owned()).into(), vm)?;
         let source = EMBEDDED_DRIVER;
         let code = vm
             .compile(source, Mode::Exec, "<runbound embedded driver>".to_owned())

@@ -513,16 +513,11 @@ def _echoed_expression(source, tree):
     return node
 
 
-def _compile_parts(source, tree, node, filename):
-    """(statements code or None, expression code or None), keeping the cell's line numbers."""
-    try:
-        body = tree.body[:-1] if node is not None else tree.body
-        head = compile(ast.Module(body=body, type_ignores=[]), filename, "exec") if body else None
-        tail = compile(ast.Expression(body=node.value), filename, "eval") if node is not None else None
-        return head, tail
-    except (TypeError, ValueError, NotImplementedError):
-        pass
-    # Fallback: split the source text at the expression (byte offsets), padding with newlines.
+def _compile_parts(source, node, filename):
+    """(statements code or None, expression code or None), keeping the cell's line numbers: the
+    source text is split at the echoed expression (AST offsets are UTF-8 bytes) and the expression
+    is compiled padded with the newlines before it. (RustPython 0.5 compiles AST objects with
+    every line number set to 1, so the AST is used only to find the split.)"""
     if node is None:
         return compile(source, filename, "exec"), None
     data = source.encode("utf-8")
@@ -544,7 +539,7 @@ def _execute(cell, source):
     linecache.cache[filename] = (len(rewritten), None, [line + "\n" for line in rewritten.split("\n")], filename)
     tree = ast.parse(rewritten, filename)
     node = _echoed_expression(rewritten, tree)
-    head, tail = _compile_parts(rewritten, tree, node, filename)
+    head, tail = _compile_parts(rewritten, node, filename)
     if head is not None:
         exec(head, _NAMESPACE)
     if tail is not None:

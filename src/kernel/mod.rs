@@ -232,48 +232,32 @@ impl KernelFactory {
                      (it was compiled without the cargo feature embedded-python); select cpython or auto"
                     .to_owned());
             }
-            return Ok((
-                PythonBackend::Embedded,
-                "--kernel embedded was selected".to_owned(),
-            ));
+            return Ok((PythonBackend::Embedded, "--kernel embedded was selected".to_owned()));
         }
         if let Some(path) = &self.python_executable {
-            return Ok((
-                PythonBackend::Cpython(path.clone()),
-                format!("the host configured {}", path.display()),
-            ));
+            return Ok((PythonBackend::Cpython(path.clone()), format!("the host configured {}", path.display())));
         }
         for venv in [".venv", "venv"] {
             let candidate = workspace.join(venv).join("bin").join("python");
             if candidate.is_file() {
-                return Ok((
-                    PythonBackend::Cpython(candidate),
-                    format!("the project's {venv}/bin/python"),
-                ));
+                return Ok((PythonBackend::Cpython(candidate), format!("the project's {venv}/bin/python")));
             }
         }
         for name in ["python3", "python"] {
             if let Some(path) = self.find_on_path(name, workspace) {
                 return Ok((
                     PythonBackend::Cpython(path),
-                    format!(
-                        "{name} on PATH (no .venv/bin/python or venv/bin/python in the workspace)"
-                    ),
+                    format!("{name} on PATH (no .venv/bin/python or venv/bin/python in the workspace)"),
                 ));
             }
         }
         let tried = ".venv/bin/python, venv/bin/python, python3 and python on PATH were tried";
         match self.selection {
-            KernelSelection::Auto if EMBEDDED_PYTHON_BUILT => Ok((
-                PythonBackend::Embedded,
-                format!("auto: no CPython found ({tried}), so the embedded RustPython interpreter"),
-            )),
-            KernelSelection::Auto => Err(format!(
-                "no CPython found ({tried}) and this build has no embedded RustPython backend"
-            )),
-            _ => Err(format!(
-                "no CPython found ({tried}) and --kernel cpython was selected"
-            )),
+            KernelSelection::Auto if EMBEDDED_PYTHON_BUILT => {
+                Ok((PythonBackend::Embedded, format!("auto: no CPython found ({tried}), so the embedded RustPython interpreter")))
+            }
+            KernelSelection::Auto => Err(format!("no CPython found ({tried}) and this build has no embedded RustPython backend")),
+            _ => Err(format!("no CPython found ({tried}) and --kernel cpython was selected")),
         }
     }
 
@@ -346,21 +330,14 @@ struct KernelsState {
 
 impl fmt::Debug for Kernels {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Kernels")
-            .field("factory", &self.factory)
-            .field("sandbox", &self.sandbox)
-            .finish_non_exhaustive()
+        f.debug_struct("Kernels").field("factory", &self.factory).field("sandbox", &self.sandbox).finish_non_exhaustive()
     }
 }
 
 impl Kernels {
     /// The kernels resource for a run (nothing starts until the first cell).
     pub fn new(factory: KernelFactory, sandbox: Option<Sandbox>) -> Kernels {
-        Kernels {
-            factory,
-            sandbox,
-            state: Mutex::new(KernelsState::default()),
-        }
+        Kernels { factory, sandbox, state: Mutex::new(KernelsState::default()) }
     }
 
     /// The factory.
@@ -403,13 +380,7 @@ impl Kernels {
     /// no process of its own and is not listed).
     pub fn live_pids(&self) -> Vec<u32> {
         match self.state.try_lock_for(Duration::from_millis(200)) {
-            Some(state) => state
-                .live
-                .iter()
-                .flatten()
-                .filter(|kernel| !kernel.is_embedded())
-                .map(|kernel| kernel.identity.pid)
-                .collect(),
+            Some(state) => state.live.iter().flatten().filter(|kernel| !kernel.is_embedded()).map(|kernel| kernel.identity.pid).collect(),
             None => Vec::new(),
         }
     }
@@ -430,10 +401,7 @@ pub fn kernel_status(run: &Run) -> String {
     };
     let mut lines = Vec::new();
     let workspace = run.workspace_root();
-    lines.push(format!(
-        "eval: kernel selection {}",
-        kernels.factory.selection.as_str()
-    ));
+    lines.push(format!("eval: kernel selection {}", kernels.factory.selection.as_str()));
     match kernels.resolve_python(workspace) {
         Ok((PythonBackend::Cpython(path), why)) => lines.push(format!(
             "  python: cpython {} — chosen because: {why}",
@@ -449,16 +417,10 @@ pub fn kernel_status(run: &Run) -> String {
         Err(why) => lines.push(format!("  javascript: unavailable — {why}")),
     }
     match &kernels.sandbox {
-        Some(sandbox) => lines.push(format!(
-            "  sandbox: {} (kernels start inside it)",
-            sandbox.description
-        )),
+        Some(sandbox) => lines.push(format!("  sandbox: {} (kernels start inside it)", sandbox.description)),
         None => lines.push("  sandbox: none (kernels run on the host)".to_owned()),
     }
-    lines.push(format!(
-        "  inactivity budget: {} s",
-        run.config().kernel.inactivity_budget.as_secs()
-    ));
+    lines.push(format!("  inactivity budget: {} s", run.config().kernel.inactivity_budget.as_secs()));
     match kernels.state.try_lock_for(Duration::from_millis(200)) {
         Some(state) => {
             for language in [Language::Python, Language::Javascript] {
@@ -468,7 +430,7 @@ pub fn kernel_status(run: &Run) -> String {
                         kernel.identity.backend,
                         kernel.identity.version,
                         if kernel.is_embedded() {
-                            format!("in-process thread rb-rustpython-g{}", kernel.generation)
+                            format!("in-process thread rb-rustpy-g{}", kernel.generation)
                         } else {
                             format!("pid {}", kernel.identity.pid)
                         },
@@ -541,18 +503,13 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let description = arguments.description.trim();
     let word_count = description.split_whitespace().count();
     if !(5..=10).contains(&word_count) {
-        return Err(ToolError::invalid(format!(
-            "description must be 5–10 words, got {word_count}: {description:?}"
-        ))
-        .with_hint("describe what the cell does in 5–10 words, e.g. \"load sales CSV and summarize columns\""));
+        return Err(ToolError::invalid(format!("description must be 5–10 words, got {word_count}: {description:?}"))
+            .with_hint("describe what the cell does in 5–10 words, e.g. \"load sales CSV and summarize columns\""));
     }
     let language = match arguments.language.as_deref() {
         None | Some("python") => Language::Python,
         Some("javascript") => Language::Javascript,
-        Some(other) => {
-            return Err(ToolError::invalid(format!("unknown language {other:?}"))
-                .with_hint("use python or javascript"))
-        }
+        Some(other) => return Err(ToolError::invalid(format!("unknown language {other:?}")).with_hint("use python or javascript")),
     };
     if matches!(ctx.origin(), CallOrigin::Bridge { via } if via == "eval") {
         return Err(eval_in_eval_error());
@@ -567,12 +524,10 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if arguments.code.trim().is_empty() {
         if arguments.reset {
             return Ok(ToolOutput::new(
-                ToolResult::text(notes.join("\n"))
-                    .with_structured(json!({"language": language.as_str(), "reset": true})),
+                ToolResult::text(notes.join("\n")).with_structured(json!({"language": language.as_str(), "reset": true})),
             ));
         }
-        return Err(ToolError::invalid("code is empty")
-            .with_hint("pass the cell's source in `code` (or reset=true to only reset)"));
+        return Err(ToolError::invalid("code is empty").with_hint("pass the cell's source in `code` (or reset=true to only reset)"));
     }
     if state.live[slot].is_none() {
         let mut embedded_reason = String::new();
@@ -591,12 +546,10 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
                 }
             }
             Language::Javascript => {
-                let path = kernels.factory.resolve_node().map_err(|why| {
-                    ToolError::new(
-                        ErrorKind::Unavailable,
-                        format!("no JavaScript kernel can start: {why}"),
-                    )
-                })?;
+                let path = kernels
+                    .factory
+                    .resolve_node()
+                    .map_err(|why| ToolError::new(ErrorKind::Unavailable, format!("no JavaScript kernel can start: {why}")))?;
                 (path, JAVASCRIPT_DRIVER)
             }
         };
@@ -637,11 +590,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         kernel.identity.backend,
         kernel.identity.version,
         kernel.generation,
-        if kernel.identity.sandboxed {
-            " · sandboxed"
-        } else {
-            ""
-        },
+        if kernel.identity.sandboxed { " · sandboxed" } else { "" },
     );
     let identity = kernel.identity.clone();
     let generation = kernel.generation;
@@ -672,33 +621,20 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
 }
 
 #[cfg(feature = "embedded-python")]
-fn start_embedded(
-    workspace: &Path,
-    generation: u64,
-    startup_timeout: Duration,
-) -> Result<LiveKernel, ToolError> {
+fn start_embedded(workspace: &Path, generation: u64, startup_timeout: Duration) -> Result<LiveKernel, ToolError> {
     LiveKernel::start_embedded(workspace, generation, startup_timeout)
 }
 
 #[cfg(not(feature = "embedded-python"))]
-fn start_embedded(
-    _workspace: &Path,
-    _generation: u64,
-    _startup_timeout: Duration,
-) -> Result<LiveKernel, ToolError> {
-    Err(ToolError::new(
-        ErrorKind::Unavailable,
-        "this build has no embedded RustPython backend (cargo feature embedded-python is off)",
-    )
-    .with_hint("select the cpython kernel, or rebuild runbound with default features"))
+fn start_embedded(_workspace: &Path, _generation: u64, _startup_timeout: Duration) -> Result<LiveKernel, ToolError> {
+    Err(ToolError::new(ErrorKind::Unavailable, "this build has no embedded RustPython backend (cargo feature embedded-python is off)")
+        .with_hint("select the cpython kernel, or rebuild runbound with default features"))
 }
 
 /// What the model should know when an embedded kernel starts: what it cannot do, where
 /// relative paths resolve.
 fn embedded_kernel_note(workspace: &Path, why: &str) -> String {
-    let cwd = std::env::current_dir()
-        .map(|dir| dir.display().to_string())
-        .unwrap_or_else(|_| "(unknown)".to_owned());
+    let cwd = std::env::current_dir().map(|dir| dir.display().to_string()).unwrap_or_else(|_| "(unknown)".to_owned());
     let paths = if Path::new(&cwd) == workspace {
         format!("relative paths resolve against the workspace {cwd}")
     } else {
@@ -715,11 +651,8 @@ fn embedded_kernel_note(workspace: &Path, why: &str) -> String {
 }
 
 fn eval_in_eval_error() -> ToolError {
-    ToolError::new(
-        ErrorKind::InvalidArguments,
-        "eval cannot be called from inside an eval cell (the kernel is busy running that cell)",
-    )
-    .with_hint("run the code directly in the current cell instead of calling tool(\"eval\", …)")
+    ToolError::new(ErrorKind::InvalidArguments, "eval cannot be called from inside an eval cell (the kernel is busy running that cell)")
+        .with_hint("run the code directly in the current cell instead of calling tool(\"eval\", …)")
 }
 
 fn reset_kernel(state: &mut KernelsState, language: Language) -> String {
@@ -731,10 +664,7 @@ fn reset_kernel(state: &mut KernelsState, language: Language) -> String {
     let mut inventory = None;
     if kernel.send(&json!({"type": "inventory"})).is_ok() {
         let deadline = Instant::now() + Duration::from_secs(1);
-        while let Ok(event) = kernel
-            .events
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
+        while let Ok(event) = kernel.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             if let KernelEvent::Message(message) = event {
                 if message["type"] == "inventory" {
                     inventory = Some(message);
@@ -751,12 +681,7 @@ fn reset_kernel(state: &mut KernelsState, language: Language) -> String {
             let names = |key: &str| -> Vec<String> {
                 message[key]
                     .as_array()
-                    .map(|items| {
-                        items
-                            .iter()
-                            .filter_map(|v| v.as_str().map(str::to_owned))
-                            .collect()
-                    })
+                    .map(|items| items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
                     .unwrap_or_default()
             };
             let (variables, modules) = (names("variables"), names("modules"));
@@ -770,9 +695,7 @@ fn reset_kernel(state: &mut KernelsState, language: Language) -> String {
         }
         None => "its state (the kernel did not answer the inventory request)".to_owned(),
     };
-    format!(
-        "reset: discarded {language} kernel generation {generation} and everything in it: {lost}"
-    )
+    format!("reset: discarded {language} kernel generation {generation} and everything in it: {lost}")
 }
 
 fn preview_list(items: &[String]) -> String {
@@ -828,13 +751,7 @@ struct CellOutcome {
 }
 
 /// Runs one cell on `kernel`: the host's watchdog loop over the kernel's events.
-fn run_cell(
-    ctx: &CallContext<'_>,
-    kernel: &mut LiveKernel,
-    config: &KernelConfig,
-    cell_number: u64,
-    code: &str,
-) -> CellOutcome {
+fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfig, cell_number: u64, code: &str) -> CellOutcome {
     let started = Instant::now();
     let mut outcome = CellOutcome {
         status: CellStatus::Ok,
@@ -861,9 +778,7 @@ fn run_cell(
         outcome.status = CellStatus::Crashed;
         let state = kernel.describe_exit();
         let loss = format!("the kernel could not take the cell ({err}); {state}");
-        outcome
-            .items
-            .push(OutputItem::Error(format!("kernel lost: {loss}")));
+        outcome.items.push(OutputItem::Error(format!("kernel lost: {loss}")));
         outcome.state_lost = Some(loss);
         outcome.elapsed = started.elapsed();
         return outcome;
@@ -873,44 +788,25 @@ fn run_cell(
     loop {
         let now = Instant::now();
         if ctx.cancel_token().is_cancelled() {
-            stop_kernel(
-                kernel,
-                config,
-                &mut outcome,
-                CellStatus::Cancelled,
-                "the host cancelled the call",
-            );
+            stop_kernel(kernel, config, &mut outcome, CellStatus::Cancelled, "the host cancelled the call");
             break;
         }
         let idle_deadline = last_activity + config.inactivity_budget;
         if now >= idle_deadline {
-            let reason = format!(
-                "the cell produced no output for {} s (the inactivity budget)",
-                config.inactivity_budget.as_secs_f64()
-            );
+            let reason = format!("the cell produced no output for {} s (the inactivity budget)", config.inactivity_budget.as_secs_f64());
             stop_kernel(kernel, config, &mut outcome, CellStatus::Timeout, &reason);
             break;
         }
         if now >= ctx.deadline() {
-            let reason = format!(
-                "the eval call reached its time budget of {} ms",
-                ctx.budget().as_millis()
-            );
+            let reason = format!("the eval call reached its time budget of {} ms", ctx.budget().as_millis());
             stop_kernel(kernel, config, &mut outcome, CellStatus::Timeout, &reason);
             break;
         }
-        let wake = idle_deadline
-            .min(ctx.deadline())
-            .min(now + Duration::from_millis(100));
-        let event = match kernel
-            .events
-            .recv_timeout(wake.saturating_duration_since(now))
-        {
+        let wake = idle_deadline.min(ctx.deadline()).min(now + Duration::from_millis(100));
+        let event = match kernel.events.recv_timeout(wake.saturating_duration_since(now)) {
             Ok(event) => event,
             Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => {
-                KernelEvent::Closed("the kernel reader stopped".to_owned())
-            }
+            Err(RecvTimeoutError::Disconnected) => KernelEvent::Closed("the kernel reader stopped".to_owned()),
         };
         match event {
             KernelEvent::Raw(text) => {
@@ -919,8 +815,7 @@ fn run_cell(
             }
             KernelEvent::Closed(reason) => {
                 let state = kernel.describe_exit();
-                let loss =
-                    format!("the kernel died while running cell {cell_number} ({reason}; {state})");
+                let loss = format!("the kernel died while running cell {cell_number} ({reason}; {state})");
                 outcome.status = CellStatus::Crashed;
                 outcome.items.push(OutputItem::Error(format!(
                     "kernel died: {state}\nIts state (variables, imports) is lost; the next eval call starts a fresh kernel (generation {}).",
@@ -939,17 +834,9 @@ fn run_cell(
                     "display" => outcome.items.push(item_from(&message["item"], false)),
                     "result" => outcome.items.push(item_from(&message["item"], true)),
                     "error" => outcome.items.push(OutputItem::Error(
-                        message["traceback"]
-                            .as_str()
-                            .filter(|t| !t.is_empty())
-                            .map(str::to_owned)
-                            .unwrap_or_else(|| {
-                                format!(
-                                    "{}: {}",
-                                    message["ename"].as_str().unwrap_or("Error"),
-                                    message["evalue"].as_str().unwrap_or("")
-                                )
-                            }),
+                        message["traceback"].as_str().filter(|t| !t.is_empty()).map(str::to_owned).unwrap_or_else(|| {
+                            format!("{}: {}", message["ename"].as_str().unwrap_or("Error"), message["evalue"].as_str().unwrap_or(""))
+                        }),
                     )),
                     "child" => {
                         if let Some(pid) = message["pid"].as_i64() {
@@ -964,9 +851,7 @@ fn run_cell(
                         outcome.bridge_calls += 1;
                         let reply = bridge_call(ctx, &message);
                         if let Err(err) = kernel.send(&reply) {
-                            outcome.items.push(OutputItem::Note(format!(
-                                "the tool() reply could not be delivered: {err}"
-                            )));
+                            outcome.items.push(OutputItem::Note(format!("the tool() reply could not be delivered: {err}")));
                         }
                         // The budget is paused while a bridge call (and any card in it) is outstanding.
                         last_activity = Instant::now();
@@ -1020,16 +905,10 @@ fn run_cell(
         }
         let mut text = String::new();
         if delta > config.max_item_bytes {
-            text.push_str(&format!(
-                "[raw fd output: showing last {} of {delta} bytes]\n",
-                config.max_item_bytes
-            ));
+            text.push_str(&format!("[raw fd output: showing last {} of {delta} bytes]\n", config.max_item_bytes));
         }
         text.push_str(&tail[start..]);
-        outcome.items.push(OutputItem::Stream {
-            name: "stderr".to_owned(),
-            text,
-        });
+        outcome.items.push(OutputItem::Stream { name: "stderr".to_owned(), text });
     }
     outcome.elapsed = started.elapsed();
     outcome
@@ -1038,9 +917,7 @@ fn run_cell(
 fn push_raw(outcome: &mut CellOutcome, raw_bytes: &mut usize, config: &KernelConfig, text: String) {
     if *raw_bytes + text.len() > config.max_cell_output_bytes {
         outcome.omitted_bytes += text.len() as u64;
-        if !outcome.items.iter().any(
-            |item| matches!(item, OutputItem::Note(note) if note.starts_with("[raw output cap")),
-        ) {
+        if !outcome.items.iter().any(|item| matches!(item, OutputItem::Note(note) if note.starts_with("[raw output cap"))) {
             outcome.items.push(OutputItem::Note(format!(
                 "[raw output cap of {} bytes reached; later raw output dropped]",
                 config.max_cell_output_bytes
@@ -1049,10 +926,7 @@ fn push_raw(outcome: &mut CellOutcome, raw_bytes: &mut usize, config: &KernelCon
         return;
     }
     *raw_bytes += text.len();
-    outcome.items.push(OutputItem::Stream {
-        name: "stdout".to_owned(),
-        text,
-    });
+    outcome.items.push(OutputItem::Stream { name: "stdout".to_owned(), text });
 }
 
 fn item_from(item: &Value, echo: bool) -> OutputItem {
@@ -1063,18 +937,12 @@ fn item_from(item: &Value, echo: bool) -> OutputItem {
                 item["width"].as_u64().unwrap_or(0),
                 item["height"].as_u64().unwrap_or(0),
                 item["bytes"].as_u64().unwrap_or(0),
-                item["note"]
-                    .as_str()
-                    .map(|note| format!(", {note}"))
-                    .unwrap_or_default()
+                item["note"].as_str().map(|note| format!(", {note}")).unwrap_or_default()
             );
             if echo {
                 caption = format!("Out: {caption}");
             }
-            OutputItem::Image {
-                png_base64: item["data"].as_str().unwrap_or("").to_owned(),
-                caption,
-            }
+            OutputItem::Image { png_base64: item["data"].as_str().unwrap_or("").to_owned(), caption }
         }
         _ => {
             let text = item["text"].as_str().unwrap_or("").to_owned();
@@ -1088,30 +956,19 @@ fn item_from(item: &Value, echo: bool) -> OutputItem {
 }
 
 /// Interrupts the kernel, collects what it says within the grace, then kills it.
-fn stop_kernel(
-    kernel: &mut LiveKernel,
-    config: &KernelConfig,
-    outcome: &mut CellOutcome,
-    status: CellStatus,
-    reason: &str,
-) {
+fn stop_kernel(kernel: &mut LiveKernel, config: &KernelConfig, outcome: &mut CellOutcome, status: CellStatus, reason: &str) {
     kernel.interrupt();
     let deadline = Instant::now() + config.interrupt_grace;
     let mut traceback = None;
-    while let Ok(event) = kernel
-        .events
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-    {
+    while let Ok(event) = kernel.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
         match event {
             KernelEvent::Message(message) if message["type"] == "error" => {
                 traceback = message["traceback"].as_str().map(str::to_owned);
             }
-            KernelEvent::Message(message) if message["type"] == "stream" => {
-                outcome.items.push(OutputItem::Stream {
-                    name: message["name"].as_str().unwrap_or("stdout").to_owned(),
-                    text: message["text"].as_str().unwrap_or("").to_owned(),
-                })
-            }
+            KernelEvent::Message(message) if message["type"] == "stream" => outcome.items.push(OutputItem::Stream {
+                name: message["name"].as_str().unwrap_or("stdout").to_owned(),
+                text: message["text"].as_str().unwrap_or("").to_owned(),
+            }),
             KernelEvent::Message(message) if message["type"] == "done" => break,
             KernelEvent::Closed(_) => break,
             _ => {}
@@ -1153,9 +1010,7 @@ fn bridge_call(ctx: &CallContext<'_>, message: &Value) -> Value {
         caller: ctx.caller(),
         timeout: None,
         cancel: ctx.cancel_token().clone(),
-        origin: CallOrigin::Bridge {
-            via: "eval".to_owned(),
-        },
+        origin: CallOrigin::Bridge { via: "eval".to_owned() },
     };
     let result = ctx.run().call_with(name, arguments, &options);
     if result.is_error {
@@ -1169,20 +1024,14 @@ fn bridge_call(ctx: &CallContext<'_>, message: &Value) -> Value {
 }
 
 fn render_result(header: &str, notes: &[String], outcome: &CellOutcome) -> ToolResult {
-    let mut content = vec![Content::Text {
-        text: header.to_owned(),
-    }];
+    let mut content = vec![Content::Text { text: header.to_owned() }];
     for note in notes {
         content.push(Content::Text { text: note.clone() });
     }
     let mut pending_stream: Option<(String, String)> = None;
     let flush = |pending: &mut Option<(String, String)>, content: &mut Vec<Content>| {
         if let Some((name, text)) = pending.take() {
-            let text = if name == "stderr" {
-                format!("[stderr]\n{text}")
-            } else {
-                text
-            };
+            let text = if name == "stderr" { format!("[stderr]\n{text}") } else { text };
             content.push(Content::Text { text });
         }
     };
@@ -1191,9 +1040,7 @@ fn render_result(header: &str, notes: &[String], outcome: &CellOutcome) -> ToolR
         if let OutputItem::Stream { name, text } = item {
             shown_anything = true;
             match &mut pending_stream {
-                Some((pending_name, pending_text)) if pending_name == name => {
-                    pending_text.push_str(text)
-                }
+                Some((pending_name, pending_text)) if pending_name == name => pending_text.push_str(text),
                 _ => {
                     flush(&mut pending_stream, &mut content);
                     pending_stream = Some((name.clone(), text.clone()));
@@ -1206,20 +1053,10 @@ fn render_result(header: &str, notes: &[String], outcome: &CellOutcome) -> ToolR
         match item {
             OutputItem::Stream { .. } => {}
             OutputItem::Text(text) => content.push(Content::Text { text: text.clone() }),
-            OutputItem::Echo(text) => content.push(Content::Text {
-                text: format!("Out: {text}"),
-            }),
-            OutputItem::Image {
-                png_base64,
-                caption,
-            } => {
-                content.push(Content::Text {
-                    text: caption.clone(),
-                });
-                content.push(Content::Image {
-                    data: png_base64.clone(),
-                    mime_type: "image/png".to_owned(),
-                });
+            OutputItem::Echo(text) => content.push(Content::Text { text: format!("Out: {text}") }),
+            OutputItem::Image { png_base64, caption } => {
+                content.push(Content::Text { text: caption.clone() });
+                content.push(Content::Image { data: png_base64.clone(), mime_type: "image/png".to_owned() });
             }
             OutputItem::Error(text) => content.push(Content::Text { text: text.clone() }),
             OutputItem::Note(text) => content.push(Content::Text { text: text.clone() }),
@@ -1234,9 +1071,5 @@ fn render_result(header: &str, notes: &[String], outcome: &CellOutcome) -> ToolR
             ),
         });
     }
-    ToolResult {
-        content,
-        structured_content: None,
-        is_error: outcome.status != CellStatus::Ok,
-    }
+    ToolResult { content, structured_content: None, is_error: outcome.status != CellStatus::Ok }
 }

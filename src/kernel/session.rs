@@ -75,11 +75,7 @@ pub(crate) struct LiveKernel {
 /// How the host reaches a kernel.
 enum KernelTransport {
     /// A child process: requests on its stdin, messages read from its stdout by `reader`.
-    Spawned {
-        child: Option<ChildProcess>,
-        to_kernel: Mutex<Option<ChildStdin>>,
-        reader: Option<JoinHandle<()>>,
-    },
+    Spawned { child: Option<ChildProcess>, to_kernel: Mutex<Option<ChildStdin>>, reader: Option<JoinHandle<()>> },
     /// The in-process RustPython interpreter on its owner thread.
     #[cfg(feature = "embedded-python")]
     Embedded(super::embedded::EmbeddedKernel),
@@ -100,20 +96,10 @@ impl LiveKernel {
     /// Starts the interpreter with the driver and waits (bounded) for its `ready` message.
     pub(crate) fn start(launch: &KernelLaunch<'_>) -> Result<LiveKernel, ToolError> {
         let (backend, interpreter_args): (&'static str, Vec<&str>) = match launch.language {
-            Language::Python => (
-                "cpython",
-                vec!["-u", "-X", "utf8", "-c", launch.driver_source],
-            ),
-            Language::Javascript => (
-                "node",
-                vec!["--expose-internals", "-e", launch.driver_source],
-            ),
+            Language::Python => ("cpython", vec!["-u", "-X", "utf8", "-c", launch.driver_source]),
+            Language::Javascript => ("node", vec!["--expose-internals", "-e", launch.driver_source]),
         };
-        let display_name = format!(
-            "{backend} kernel g{} @ {}",
-            launch.generation,
-            launch.cwd.display()
-        );
+        let display_name = format!("{backend} kernel g{} @ {}", launch.generation, launch.cwd.display());
         let spec = match launch.sandbox {
             Some(sandbox) => {
                 let Some((program, prefix_args)) = sandbox.command_prefix.split_first() else {
@@ -125,8 +111,7 @@ impl LiveKernel {
                     .with_arg(launch.interpreter.as_os_str().to_owned())
                     .with_args(interpreter_args.iter().copied())
             }
-            None => ProcessSpec::new(launch.interpreter.to_path_buf(), launch.cwd)
-                .with_args(interpreter_args.iter().copied()),
+            None => ProcessSpec::new(launch.interpreter.to_path_buf(), launch.cwd).with_args(interpreter_args.iter().copied()),
         };
         let spec = spec
             .with_display_name(display_name.clone())
@@ -146,17 +131,10 @@ impl LiveKernel {
         let pid = child.pid();
         let to_kernel = child.take_stdin();
         let Some(stdout) = child.take_stdout() else {
-            return Err(ToolError::new(
-                ErrorKind::Unavailable,
-                format!("{display_name}: stdout pipe missing after spawn"),
-            ));
+            return Err(ToolError::new(ErrorKind::Unavailable, format!("{display_name}: stdout pipe missing after spawn")));
         };
         let (sender, events) = crossbeam_channel::unbounded();
-        let thread_name = format!(
-            "runbound-kernel-{}-g{}-reader",
-            launch.language.as_str(),
-            launch.generation
-        );
+        let thread_name = format!("runbound-kernel-{}-g{}-reader", launch.language.as_str(), launch.generation);
         let reader = std::thread::Builder::new()
             .name(thread_name)
             .spawn(move || {
@@ -172,36 +150,22 @@ impl LiveKernel {
                             let _ = sender.send(KernelEvent::Raw(format!("{value}\n")));
                         }
                         Ok(None) => {
-                            let _ = sender.send(KernelEvent::Closed(
-                                "the kernel closed its output pipe".to_owned(),
-                            ));
+                            let _ = sender.send(KernelEvent::Closed("the kernel closed its output pipe".to_owned()));
                             return;
                         }
                         Err(err) if err.is_recoverable() => {
                             let _ = sender.send(KernelEvent::Raw(format!("{}\n", err.message())));
                         }
                         Err(err) => {
-                            let _ = sender.send(KernelEvent::Closed(format!(
-                                "reading the kernel's output failed: {}",
-                                err.message()
-                            )));
+                            let _ = sender.send(KernelEvent::Closed(format!("reading the kernel's output failed: {}", err.message())));
                             return;
                         }
                     }
                 }
             })
-            .map_err(|err| {
-                ToolError::new(
-                    ErrorKind::Unavailable,
-                    format!("cannot start the kernel reader thread: {err}"),
-                )
-            })?;
+            .map_err(|err| ToolError::new(ErrorKind::Unavailable, format!("cannot start the kernel reader thread: {err}")))?;
         let mut kernel = LiveKernel {
-            transport: KernelTransport::Spawned {
-                child: Some(child),
-                to_kernel: Mutex::new(to_kernel),
-                reader: Some(reader),
-            },
+            transport: KernelTransport::Spawned { child: Some(child), to_kernel: Mutex::new(to_kernel), reader: Some(reader) },
             events,
             identity: KernelIdentity {
                 backend,
@@ -226,20 +190,14 @@ impl LiveKernel {
                 Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) => continue,
                 Ok(KernelEvent::Closed(reason)) => {
                     let state = kernel.describe_exit();
-                    return Err(ToolError::new(
-                        ErrorKind::Unavailable,
-                        format!("{display_name} did not start: {reason}; {state}"),
-                    )
-                    .with_hint("check that the interpreter runs (and, with a sandbox, that the sandbox command works)"));
+                    return Err(ToolError::new(ErrorKind::Unavailable, format!("{display_name} did not start: {reason}; {state}"))
+                        .with_hint("check that the interpreter runs (and, with a sandbox, that the sandbox command works)"));
                 }
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
                     let state = kernel.describe_exit();
                     return Err(ToolError::new(
                         ErrorKind::Timeout,
-                        format!(
-                            "{display_name} sent no ready message within {} ms; {state}",
-                            launch.startup_timeout.as_millis()
-                        ),
+                        format!("{display_name} sent no ready message within {} ms; {state}", launch.startup_timeout.as_millis()),
                     )
                     .with_hint("retry; if it persists, check the interpreter and the sandbox"));
                 }
@@ -250,13 +208,8 @@ impl LiveKernel {
     /// Starts the embedded RustPython kernel on its owner thread and waits (bounded) for its
     /// `ready` message.
     #[cfg(feature = "embedded-python")]
-    pub(crate) fn start_embedded(
-        workspace: &Path,
-        generation: u64,
-        startup_timeout: Duration,
-    ) -> Result<LiveKernel, ToolError> {
-        let (embedded, events, version) =
-            super::embedded::EmbeddedKernel::start(workspace, generation, startup_timeout)?;
+    pub(crate) fn start_embedded(workspace: &Path, generation: u64, startup_timeout: Duration) -> Result<LiveKernel, ToolError> {
+        let (embedded, events, version) = super::embedded::EmbeddedKernel::start(workspace, generation, startup_timeout)?;
         Ok(LiveKernel {
             transport: KernelTransport::Embedded(embedded),
             events,
@@ -311,9 +264,7 @@ impl LiveKernel {
         let Some(stdin) = guard.as_mut() else {
             return Err("the kernel's request pipe is closed".to_owned());
         };
-        write_json_line(stdin, message)
-            .and_then(|()| stdin.flush())
-            .map_err(|err| format!("writing to the kernel failed: {err}"))
+        write_json_line(stdin, message).and_then(|()| stdin.flush()).map_err(|err| format!("writing to the kernel failed: {err}"))
     }
 
     /// Sends SIGINT to the kernel's process group (Python raises KeyboardInterrupt; Node breaks
@@ -325,10 +276,7 @@ impl LiveKernel {
             return;
         }
         if let Some(child) = self.child() {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(child.pid() as i32),
-                nix::sys::signal::Signal::SIGINT,
-            );
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(child.pid() as i32), nix::sys::signal::Signal::SIGINT);
         }
     }
 
@@ -349,28 +297,25 @@ impl LiveKernel {
 
     /// Total bytes the kernel wrote to its raw stderr so far.
     pub(crate) fn stderr_total_bytes(&self) -> u64 {
-        self.child()
-            .map(|child| child.stderr_tail_handle().total_bytes())
-            .unwrap_or(0)
+        self.child().map(|child| child.stderr_tail_handle().total_bytes()).unwrap_or(0)
     }
 
     /// The kernel's stderr tail.
     pub(crate) fn stderr_tail(&self) -> String {
-        self.child()
-            .map(|child| child.stderr_tail())
-            .unwrap_or_default()
+        self.child().map(|child| child.stderr_tail()).unwrap_or_default()
     }
 
     /// Kills the kernel, every descendant and every reported shell-child group; reaps; joins.
     pub(crate) fn kill(&mut self) {
-        let KernelTransport::Spawned { child, .. } = &mut self.transport else {
+        let child = match &mut self.transport {
+            KernelTransport::Spawned { child, .. } => child.take(),
             #[cfg(feature = "embedded-python")]
-            if let KernelTransport::Embedded(embedded) = &mut self.transport {
+            KernelTransport::Embedded(embedded) => {
                 embedded.kill();
+                return;
             }
-            return;
         };
-        let Some(child) = child.take() else {
+        let Some(child) = child else {
             return;
         };
         let _ = self.send(&json!({"type": "shutdown"}));
@@ -392,11 +337,10 @@ impl LiveKernel {
         }
         child.kill_group_with_grace(Duration::from_millis(50));
         drop(child);
-        let KernelTransport::Spawned {
-            to_kernel, reader, ..
-        } = &mut self.transport
-        else {
-            return;
+        let (to_kernel, reader) = match &mut self.transport {
+            KernelTransport::Spawned { to_kernel, reader, .. } => (to_kernel, reader),
+            #[cfg(feature = "embedded-python")]
+            KernelTransport::Embedded(_) => return,
         };
         to_kernel.lock().take();
         if let Some(reader) = reader.take() {

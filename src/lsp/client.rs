@@ -27,7 +27,9 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::servers::{ReadinessSignal, ServerDefinition};
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 use crate::lsp::WorkspaceEditApplier;
-use crate::transport::{ChildProcess, Incoming, PeerRequest, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol};
+use crate::transport::{
+    ChildProcess, Incoming, PeerRequest, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
+};
 
 /// JSON-RPC `ContentModified`: the document changed while the server computed the answer.
 pub const CONTENT_MODIFIED: i64 = -32801;
@@ -169,7 +171,7 @@ impl RequestFailure {
 
 /// Mutable state shared between the pump thread and callers.
 #[derive(Debug, Default)]
-pub struct ServerState {
+pub(crate) struct ServerState {
     /// Tokens of running progress → display text (title, message, percentage).
     progress: HashMap<String, (String, String)>,
     /// pyright's non-standard progress (begin/end), display text when running.
@@ -356,7 +358,9 @@ impl LanguageServer {
             "textDocument/codeAction" => "codeActionProvider",
             "textDocument/diagnostic" => "diagnosticProvider",
             "textDocument/rename" => "renameProvider",
-            "textDocument/prepareRename" => return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true)),
+            "textDocument/prepareRename" => {
+                return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true))
+            }
             _ => "",
         };
         let statically = match self.capabilities.get(key) {
@@ -371,8 +375,13 @@ impl LanguageServer {
         if let Some(closed) = &self.shared.0.lock().closed {
             return Some(closed.clone());
         }
+        if let Some(closed) = self.connection.closed() {
+            return Some(closed.to_string());
+        }
         let child = self.connection.child()?;
-        child.try_wait().map(|status| format!("process exited with {status}; stderr tail: {}", last_lines(&child.stderr_tail(), 5).join(" | ")))
+        child
+            .try_wait()
+            .map(|status| format!("process exited with {status}; stderr tail: {}", last_lines(&child.stderr_tail(), 5).join(" | ")))
     }
 
     /// The current readiness (see [`Readiness`]).
@@ -494,7 +503,14 @@ impl LanguageServer {
                 )?;
                 self.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}, "text": text}))?;
                 document.text = text;
-                Ok(DocumentSync { path: path.to_path_buf(), uri, version: document.version, opened: false, changed: true, generation_before })
+                Ok(DocumentSync {
+                    path: path.to_path_buf(),
+                    uri,
+                    version: document.version,
+                    opened: false,
+                    changed: true,
+                    generation_before,
+                })
             }
         }
     }
@@ -576,7 +592,13 @@ impl LanguageServer {
     /// Waits for a publish for `path` with generation > `after_generation`, then until no newer
     /// publish for it arrives for `settle` (servers publish stale sets first), all bounded by
     /// `deadline`. `None` when no publish came in time.
-    pub fn wait_for_published_diagnostics(&self, path: &Path, after_generation: u64, settle: Duration, deadline: Instant) -> Option<PublishedDiagnostics> {
+    pub fn wait_for_published_diagnostics(
+        &self,
+        path: &Path,
+        after_generation: u64,
+        settle: Duration,
+        deadline: Instant,
+    ) -> Option<PublishedDiagnostics> {
         let (lock, condvar) = &*self.shared;
         let mut state = lock.lock();
         loop {
@@ -742,7 +764,11 @@ impl Drop for LanguageServer {
 
 impl std::fmt::Debug for LanguageServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LanguageServer").field("id", &self.definition.id).field("root", &self.root).field("pid", &self.pid).finish_non_exhaustive()
+        f.debug_struct("LanguageServer")
+            .field("id", &self.definition.id)
+            .field("root", &self.root)
+            .field("pid", &self.pid)
+            .finish_non_exhaustive()
     }
 }
 
@@ -764,7 +790,9 @@ fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<HashM
     let mut files = HashMap::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
-        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__")))
+        .filter_entry(|entry| {
+            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
+        })
         .build();
     for entry in walker.flatten() {
         let path = entry.path();
@@ -915,11 +943,9 @@ fn answer_server_request(
             let answers: Vec<Value> = items
                 .iter()
                 .map(|item| match item.get("section").and_then(Value::as_str) {
-                    Some(section) => section
-                        .split('.')
-                        .try_fold(&definition.settings, |value, key| value.get(key))
-                        .cloned()
-                        .unwrap_or(Value::Null),
+                    Some(section) => {
+                        section.split('.').try_fold(&definition.settings, |value, key| value.get(key)).cloned().unwrap_or(Value::Null)
+                    }
                     None => definition.settings.clone(),
                 })
                 .collect();
@@ -962,7 +988,9 @@ fn answer_server_request(
             let applier = edit_applier.lock().clone();
             match applier {
                 Some(applier) => Ok(applier.apply_workspace_edit(params.get("edit").unwrap_or(&Value::Null))),
-                None => Ok(json!({"applied": false, "failureReason": "runbound applies workspace edits only through its own tools (lsp_rename)"})),
+                None => Ok(
+                    json!({"applied": false, "failureReason": "runbound applies workspace edits only through its own tools (lsp_rename)"}),
+                ),
             }
         }
         "window/showMessageRequest" => {
@@ -973,9 +1001,10 @@ fn answer_server_request(
             Ok(Value::Null)
         }
         "window/showDocument" => Ok(json!({"success": false})),
-        "workspace/codeLens/refresh" | "workspace/semanticTokens/refresh" | "workspace/inlayHint/refresh" | "workspace/inlineValue/refresh" => {
-            Ok(Value::Null)
-        }
+        "workspace/codeLens/refresh"
+        | "workspace/semanticTokens/refresh"
+        | "workspace/inlayHint/refresh"
+        | "workspace/inlineValue/refresh" => Ok(Value::Null),
         method => Err(ResponseError { code: METHOD_NOT_FOUND, message: format!("runbound does not handle {method}"), data: None }),
     }
 }
@@ -1086,7 +1115,11 @@ mod tests {
     #[test]
     fn progress_and_server_status_drive_readiness_state() {
         let mut state = ServerState::default();
-        apply_notification(&mut state, "$/progress", &json!({"token": "t1", "value": {"kind": "begin", "title": "Indexing", "percentage": 10}}));
+        apply_notification(
+            &mut state,
+            "$/progress",
+            &json!({"token": "t1", "value": {"kind": "begin", "title": "Indexing", "percentage": 10}}),
+        );
         assert_eq!(state.progress.get("t1").map(|(_, text)| text.as_str()), Some("Indexing (10%)"));
         apply_notification(&mut state, "$/progress", &json!({"token": "t1", "value": {"kind": "report", "message": "3/9"}}));
         assert_eq!(state.progress.get("t1").map(|(_, text)| text.as_str()), Some("Indexing: 3/9"));
@@ -1094,7 +1127,11 @@ mod tests {
         assert!(state.progress.is_empty() && state.progress_seen);
         apply_notification(&mut state, "experimental/serverStatus", &json!({"health": "ok", "quiescent": false}));
         assert_eq!(state.server_status, Some((false, None)));
-        apply_notification(&mut state, "textDocument/publishDiagnostics", &json!({"uri": "file:///nonexistent/a.rs", "version": 3, "diagnostics": [{"message": "x"}]}));
+        apply_notification(
+            &mut state,
+            "textDocument/publishDiagnostics",
+            &json!({"uri": "file:///nonexistent/a.rs", "version": 3, "diagnostics": [{"message": "x"}]}),
+        );
         let set = state.diagnostics.get(Path::new("/nonexistent/a.rs")).unwrap();
         assert_eq!((set.generation, set.version, set.diagnostics.len()), (1, Some(3), 1));
     }

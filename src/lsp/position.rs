@@ -219,19 +219,9 @@ pub fn resolve_symbol_on_line(file_text: &str, line: u32, symbol: &str, occurren
     let line_text = lines[line as usize - 1];
     let all: Vec<usize> = line_text.match_indices(symbol).map(|(idx, _)| idx).collect();
     if all.is_empty() {
-        let lines_with_symbol = lines
-            .iter()
-            .enumerate()
-            .filter(|(_, text)| text.contains(symbol))
-            .map(|(idx, _)| idx as u32 + 1)
-            .take(5)
-            .collect();
-        return Err(AddressError::SymbolNotOnLine {
-            line,
-            symbol: symbol.to_owned(),
-            line_text: line_text.to_owned(),
-            lines_with_symbol,
-        });
+        let lines_with_symbol =
+            lines.iter().enumerate().filter(|(_, text)| text.contains(symbol)).map(|(idx, _)| idx as u32 + 1).take(5).collect();
+        return Err(AddressError::SymbolNotOnLine { line, symbol: symbol.to_owned(), line_text: line_text.to_owned(), lines_with_symbol });
     }
     let whole: Vec<usize> = all.iter().copied().filter(|&start| is_whole_identifier_match(line_text, start, symbol)).collect();
     let candidates = if whole.is_empty() { all } else { whole };
@@ -345,10 +335,7 @@ fn cursor_in_substring(symbol: &str) -> (usize, String) {
     let mut end = identifier_end(start);
     loop {
         let rest = &symbol[end..];
-        let separator_len = ["::", "->", ".", "\\", "?."]
-            .iter()
-            .find(|sep| rest.starts_with(**sep))
-            .map(|sep| sep.len());
+        let separator_len = ["::", "->", ".", "\\", "?."].iter().find(|sep| rest.starts_with(**sep)).map(|sep| sep.len());
         let Some(separator_len) = separator_len else { break };
         let next = end + separator_len;
         if next >= bytes.len() || !symbol[next..].chars().next().is_some_and(is_identifier_char) {

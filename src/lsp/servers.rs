@@ -160,7 +160,9 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
                 ("cjs", "javascript"),
             ]),
             root_markers: strings(&["package.json", "tsconfig.json", "jsconfig.json"]),
-            startup_grace: Duration::from_millis(500),
+            // tsserver reports "Initializing JS/TS language features" only ~1 s after the first
+            // file opens; until progress is seen, the server counts as starting (up to 5 s).
+            startup_grace: Duration::from_secs(5),
             open_representative_file: true,
             ..base("typescript-language-server", "typescript-language-server", &["--stdio"])
         },
@@ -229,14 +231,10 @@ pub struct RootLookup {
 pub fn find_root(definition: &ServerDefinition, workspace_root: &Path, file: &Path) -> RootLookup {
     let start = if file.is_dir() { file.to_path_buf() } else { file.parent().unwrap_or(workspace_root).to_path_buf() };
     let ancestors: Vec<&Path> = start.ancestors().take_while(|dir| dir.starts_with(workspace_root)).collect();
-    let marker_in = |dir: &Path, names: &[String]| -> Option<PathBuf> {
-        names.iter().map(|name| dir.join(name)).find(|candidate| candidate.exists())
-    };
-    let found = |marker: PathBuf| RootLookup {
-        root: marker.parent().map(Path::to_path_buf),
-        marker: Some(marker),
-        searched_from: start.clone(),
-    };
+    let marker_in =
+        |dir: &Path, names: &[String]| -> Option<PathBuf> { names.iter().map(|name| dir.join(name)).find(|candidate| candidate.exists()) };
+    let found =
+        |marker: PathBuf| RootLookup { root: marker.parent().map(Path::to_path_buf), marker: Some(marker), searched_from: start.clone() };
     match definition.root_strategy {
         RootStrategy::Nearest => {
             for dir in &ancestors {
@@ -252,9 +250,8 @@ pub fn find_root(definition: &ServerDefinition, workspace_root: &Path, file: &Pa
             };
             for dir in &ancestors[nearest_idx..] {
                 let manifest = dir.join("Cargo.toml");
-                let declares_workspace = std::fs::read_to_string(&manifest)
-                    .map(|text| text.lines().any(|line| line.trim() == "[workspace]"))
-                    .unwrap_or(false);
+                let declares_workspace =
+                    std::fs::read_to_string(&manifest).map(|text| text.lines().any(|line| line.trim() == "[workspace]")).unwrap_or(false);
                 if declares_workspace {
                     return found(manifest);
                 }
@@ -287,7 +284,12 @@ pub struct BinaryLookup {
 
 /// Resolves `definition`'s binary for `root` (the project-local bin directories of `root` and of
 /// `workspace_root` first, then `path_env`, the value of `PATH`).
-pub fn resolve_binary(definition: &ServerDefinition, root: Option<&Path>, workspace_root: &Path, path_env: Option<&OsString>) -> BinaryLookup {
+pub fn resolve_binary(
+    definition: &ServerDefinition,
+    root: Option<&Path>,
+    workspace_root: &Path,
+    path_env: Option<&OsString>,
+) -> BinaryLookup {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut local_bases: Vec<&Path> = Vec::new();
     if let Some(root) = root {

@@ -121,21 +121,25 @@ impl LspSupervisor {
         if let Some(id) = server_id {
             if !self.table.iter().any(|definition| definition.id == id) {
                 let ids: Vec<&str> = self.table.iter().map(|definition| definition.id.as_str()).collect();
-                return Err(ToolError::invalid(format!("no language server with id {id:?} is configured")).with_hint(format!("use one of: {}", ids.join(", "))));
+                return Err(ToolError::invalid(format!("no language server with id {id:?} is configured"))
+                    .with_hint(format!("use one of: {}", ids.join(", "))));
             }
         }
-        let candidates: Vec<&Arc<ServerDefinition>> = self
-            .table
-            .iter()
-            .filter(|definition| definition.serves(file) && server_id.is_none_or(|id| definition.id == id))
-            .collect();
+        let candidates: Vec<&Arc<ServerDefinition>> =
+            self.table.iter().filter(|definition| definition.serves(file) && server_id.is_none_or(|id| definition.id == id)).collect();
         let relative = self.display_path(file);
         if candidates.is_empty() {
             let extension = file.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
             let served: Vec<String> = self
                 .table
                 .iter()
-                .map(|definition| format!("{} ({})", definition.id, definition.extensions.iter().map(|(ext, _)| format!(".{ext}")).collect::<Vec<_>>().join(" ")))
+                .map(|definition| {
+                    format!(
+                        "{} ({})",
+                        definition.id,
+                        definition.extensions.iter().map(|(ext, _)| format!(".{ext}")).collect::<Vec<_>>().join(" ")
+                    )
+                })
                 .collect();
             let what = match server_id {
                 Some(id) => format!("{id} does not serve {relative} (extension {extension:?})"),
@@ -154,7 +158,9 @@ impl LspSupervisor {
             }
         }
         Err(ToolError::new(ErrorKind::Unavailable, format!("no language server can serve {relative}: {}", reasons.join("; ")))
-            .with_hint("nothing was started; install the missing binary or add the missing root marker (`lsp` op status lists every server)")
+            .with_hint(
+                "nothing was started; install the missing binary or add the missing root marker (`lsp` op status lists every server)",
+            )
             .with_details(json!({"reasons": reasons})))
     }
 
@@ -211,7 +217,13 @@ impl LspSupervisor {
                         instance.restarts += 1;
                     }
                     let before = old_pid.map(|pid| format!("pid {pid} → ")).unwrap_or_default();
-                    lines.push(format!("{} @ {}: reloaded ({before}pid {}); {} document(s) reopened", definition.id, self.display_path(&root), server.pid(), server.open_documents().len()));
+                    lines.push(format!(
+                        "{} @ {}: reloaded ({before}pid {}); {} document(s) reopened",
+                        definition.id,
+                        self.display_path(&root),
+                        server.pid(),
+                        server.open_documents().len()
+                    ));
                 }
                 Err(err) => lines.push(format!("{} @ {}: reload failed: {}", definition.id, self.display_path(&root), err.message)),
             }
@@ -284,7 +296,10 @@ impl LspSupervisor {
             }
             servers.push(ServerStatus {
                 id: definition.id.clone(),
-                command: std::iter::once(definition.binary_names.join(" | ")).chain(definition.args.iter().cloned()).collect::<Vec<_>>().join(" "),
+                command: std::iter::once(definition.binary_names.join(" | "))
+                    .chain(definition.args.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 extensions: definition.extensions.iter().map(|(ext, _)| ext.clone()).collect(),
                 root_markers: definition.root_markers.clone(),
                 binary: binary.path.map(|p| p.display().to_string()),
@@ -304,8 +319,11 @@ impl LspSupervisor {
     fn lease(&self, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<ServerLease, ToolError> {
         let slot = self.slot(&definition.id, root);
         let Some(mut instance) = slot.try_lock_until(deadline) else {
-            return Err(ToolError::new(ErrorKind::Timeout, format!("{} @ {} is still starting (another call holds it)", definition.id, self.display_path(root)))
-                .with_hint("retry in a few seconds"));
+            return Err(ToolError::new(
+                ErrorKind::Timeout,
+                format!("{} @ {} is still starting (another call holds it)", definition.id, self.display_path(root)),
+            )
+            .with_hint("retry in a few seconds"));
         };
         let mut notes = Vec::new();
         if let Some(server) = &instance.server {
@@ -363,10 +381,18 @@ impl LspSupervisor {
         Ok(ServerLease { server, notes })
     }
 
-    fn start_into(&self, instance: &mut Instance, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<Arc<LanguageServer>, ToolError> {
+    fn start_into(
+        &self,
+        instance: &mut Instance,
+        definition: &Arc<ServerDefinition>,
+        root: &Path,
+        binary: &Path,
+        deadline: Instant,
+    ) -> Result<Arc<LanguageServer>, ToolError> {
         instance.last_start_attempt = Some(Instant::now());
         let timeout = self.config.initialize_timeout.min(deadline.saturating_duration_since(Instant::now()));
-        let started = LanguageServer::start(Arc::clone(definition), binary, root, &self.workspace_root, timeout, Arc::clone(&self.edit_applier));
+        let started =
+            LanguageServer::start(Arc::clone(definition), binary, root, &self.workspace_root, timeout, Arc::clone(&self.edit_applier));
         let server = match started {
             Ok(server) => Arc::new(server),
             Err(err) => {
@@ -435,8 +461,7 @@ impl LspSupervisor {
 
 impl Drop for LspSupervisor {
     fn drop(&mut self) {
-        let servers: Vec<Arc<LanguageServer>> =
-            self.instances.lock().values().filter_map(|slot| slot.lock().server.take()).collect();
+        let servers: Vec<Arc<LanguageServer>> = self.instances.lock().values().filter_map(|slot| slot.lock().server.take()).collect();
         self.instances.lock().clear();
         // Stop them in parallel: each drop may wait for a polite shutdown (≤ 1.5 s).
         std::thread::scope(|scope| {
@@ -652,7 +677,9 @@ fn scan_marker_dirs(workspace_root: &Path, table: &[Arc<ServerDefinition>]) -> H
     let walker = ignore::WalkBuilder::new(workspace_root)
         .hidden(false)
         .max_depth(Some(8))
-        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__")))
+        .filter_entry(|entry| {
+            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
+        })
         .build();
     for (seen, entry) in walker.flatten().enumerate() {
         if seen > 50_000 {

@@ -107,10 +107,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
 fn resolve_file(workspace_root: &Path, file: &str) -> Result<PathBuf, ToolError> {
     let joined = if Path::new(file).is_absolute() { PathBuf::from(file) } else { workspace_root.join(file) };
     let path = std::fs::canonicalize(&joined).map_err(|err| {
-        ToolError::new(ErrorKind::NotFound, format!("file {file} cannot be opened: {err}")).with_hint("pass a path relative to the workspace root of an existing file")
+        ToolError::new(ErrorKind::NotFound, format!("file {file} cannot be opened: {err}"))
+            .with_hint("pass a path relative to the workspace root of an existing file")
     })?;
     if !path.starts_with(workspace_root) {
-        return Err(ToolError::new(ErrorKind::OutsideWorkspace, format!("file {file} resolves to {} outside the workspace {}", path.display(), workspace_root.display())));
+        return Err(ToolError::new(
+            ErrorKind::OutsideWorkspace,
+            format!("file {file} resolves to {} outside the workspace {}", path.display(), workspace_root.display()),
+        ));
     }
     if !path.is_file() {
         return Err(ToolError::invalid(format!("{file} is not a file")).with_hint("pass a source file, not a directory"));
@@ -196,56 +200,80 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     let op = args.op.as_str();
     let spec = op_spec(op);
     let (Some(file), Some(line)) = (args.file.as_deref(), args.line) else {
-        return Err(ToolError::invalid(format!("{op} needs `file` and `line` (1-based) plus `symbol`")).with_hint("e.g. {\"op\": \"definition\", \"file\": \"src/main.rs\", \"line\": 12, \"symbol\": \"parse_config\"}"));
+        return Err(ToolError::invalid(format!("{op} needs `file` and `line` (1-based) plus `symbol`"))
+            .with_hint("e.g. {\"op\": \"definition\", \"file\": \"src/main.rs\", \"line\": 12, \"symbol\": \"parse_config\"}"));
     };
     let Some(symbol) = args.symbol.as_deref() else {
-        return Err(ToolError::invalid(format!("{op} needs `symbol`: a substring of line {line} containing the identifier (positions are never columns)"))
-            .with_hint("read the line and pass the identifier you mean as `symbol`"));
+        return Err(ToolError::invalid(format!(
+            "{op} needs `symbol`: a substring of line {line} containing the identifier (positions are never columns)"
+        ))
+        .with_hint("read the line and pass the identifier you mean as `symbol`"));
     };
     let path = resolve_file(supervisor.workspace_root(), file)?;
     let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
     let resolved = resolve_symbol_on_line(&text, line, symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
-    let lease = supervisor.server_for_file(&path, args.server.as_deref(), ctx.deadline())?;
-    let server = &*lease.server;
-    server.resync_from_disk();
-    server.sync_document(&path)?;
-    if !server.supports(spec.method) {
-        return Err(ToolError::new(ErrorKind::Unavailable, format!("{op} is unsupported by {} (it does not offer {})", server.id(), spec.method))
-            .with_hint("try another op (e.g. definition or references), or another server with `server`"));
-    }
     let request_deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
-    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(request_deadline));
-    let encoding = server.position_encoding();
-    let mut query = Query { supervisor, server, path, resolved, encoding, notes: lease.notes.clone() };
-    let (line0, character) = query.resolved.lsp_position(encoding);
-    let text_document = json!({"uri": path_to_uri(&query.path)});
-    let position = json!({"line": line0, "character": character});
-    let params = match op {
-        "references" => json!({"textDocument": text_document, "position": position, "context": {"includeDeclaration": true}}),
-        "code_actions" => {
-            let end = query.resolved.cursor_byte + query.resolved.cursor_identifier.len();
-            let end_character = encoding.column_from_byte(&query.resolved.line_text, end);
-            let diagnostics = diagnostics_on_line(server, &query.path, line0, request_deadline);
-            json!({
-                "textDocument": text_document,
-                "range": {"start": position, "end": {"line": line0, "character": end_character}},
-                "context": {"diagnostics": diagnostics, "triggerKind": 1},
-            })
+    let mut notes: Vec<String> = Vec::new();
+    // A server found dead while answering is restarted and asked once more (the crash may land
+    // between our liveness check and the request).
+    let mut attempt = 0;
+    let (lease, readiness, answer) = loop {
+        let lease = supervisor.server_for_file(&path, args.server.as_deref(), ctx.deadline())?;
+        notes.extend(lease.notes.iter().cloned());
+        let server = &*lease.server;
+        server.resync_from_disk();
+        server.sync_document(&path)?;
+        if !server.supports(spec.method) {
+            return Err(ToolError::new(
+                ErrorKind::Unavailable,
+                format!("{op} is unsupported by {} (it does not offer {})", server.id(), spec.method),
+            )
+            .with_hint("try another op (e.g. definition or references), or another server with `server`"));
         }
-        _ => json!({"textDocument": text_document, "position": position}),
-    };
-    let answer = match server.request(spec.method, params, request_deadline, true) {
-        Ok(answer) => answer,
-        Err(failure) => {
-            let mut err = request_error(&query, spec.method, &failure, &readiness);
-            for note in &query.notes {
-                err.message.push_str("; ");
-                err.message.push_str(note);
+        let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(request_deadline));
+        let encoding = server.position_encoding();
+        let (line0, character) = resolved.lsp_position(encoding);
+        let text_document = json!({"uri": path_to_uri(&path)});
+        let position = json!({"line": line0, "character": character});
+        let params = match op {
+            "references" => json!({"textDocument": text_document, "position": position, "context": {"includeDeclaration": true}}),
+            "code_actions" => {
+                let end = resolved.cursor_byte + resolved.cursor_identifier.len();
+                let end_character = encoding.column_from_byte(&resolved.line_text, end);
+                let diagnostics = diagnostics_on_line(server, &path, line0, request_deadline);
+                json!({
+                    "textDocument": text_document,
+                    "range": {"start": position, "end": {"line": line0, "character": end_character}},
+                    "context": {"diagnostics": diagnostics, "triggerKind": 1},
+                })
             }
-            return Err(err);
+            _ => json!({"textDocument": text_document, "position": position}),
+        };
+        match server.request(spec.method, params, request_deadline, true) {
+            Ok(answer) => break (lease, readiness, answer),
+            Err(RequestFailure::Transport(err))
+                if attempt == 0
+                    && err.kind == ErrorKind::Unavailable
+                    && server.exit_description().is_some()
+                    && Instant::now() < request_deadline =>
+            {
+                attempt += 1;
+            }
+            Err(failure) => {
+                let query = Query { supervisor, server, path: path.clone(), resolved: resolved.clone(), encoding, notes: notes.clone() };
+                let mut err = request_error(&query, spec.method, &failure, &readiness);
+                for note in &notes {
+                    err.message.push_str("; ");
+                    err.message.push_str(note);
+                }
+                return Err(err);
+            }
         }
     };
+    let server = &*lease.server;
+    let encoding = server.position_encoding();
+    let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);
     }
@@ -255,6 +283,14 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         "code_actions" => render_code_actions(&query, &answer)?,
         _ => render_locations(&query, spec.what, &answer)?,
     };
+    if !results.is_empty() && looks_like_comment_or_string(&query.resolved.line_text, query.resolved.cursor_byte) {
+        query.notes.push(format!(
+            "note: `{}` at column {} looks like it is inside a comment or string; {} answered anyway (probably by name) — check that this is the symbol you meant",
+            query.resolved.cursor_identifier,
+            query.resolved.display_column(),
+            server.id()
+        ));
+    }
     let mut text = query.header(spec.what);
     text.push('\n');
     text.push_str(&body);
@@ -275,13 +311,12 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
 }
 
 fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
-    // Say "still indexing" when the server was not ready when asked, and is still not ready now.
-    before.note(server.id())?;
-    let now = server.readiness();
-    if matches!(now, crate::lsp::Readiness::Ready) {
-        return None;
+    // Not ready when asked (after waiting the budget), or indexing again by the time the answer
+    // came: either way the answer may be partial, and the model is told so.
+    if let Some(note) = before.note(server.id()) {
+        return Some(note);
     }
-    ReadinessReport { readiness: now, waited: before.waited }.note(server.id())
+    ReadinessReport { readiness: server.readiness(), waited: before.waited }.note(server.id())
 }
 
 fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, readiness: &ReadinessReport) -> ToolError {
@@ -289,9 +324,18 @@ fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, read
     match failure {
         RequestFailure::Server(err) => {
             let lower = err.message.to_lowercase();
-            let no_identifier = ["no identifier", "no symbol", "not found at position", "no references found", "cannot find", "no node", "not an identifier", "no definition"]
-                .iter()
-                .any(|needle| lower.contains(needle));
+            let no_identifier = [
+                "no identifier",
+                "no symbol",
+                "not found at position",
+                "no references found",
+                "cannot find",
+                "no node",
+                "not an identifier",
+                "no definition",
+            ]
+            .iter()
+            .any(|needle| lower.contains(needle));
             if no_identifier {
                 return ToolError::new(
                     ErrorKind::NotFound,
@@ -375,10 +419,13 @@ fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(Strin
     if answer.is_null() {
         return Ok(Vec::new());
     }
-    let response: lsp_types::GotoDefinitionResponse = serde_json::from_value(answer.clone()).map_err(|err| unparseable(server_id, method, &err, answer))?;
+    let response: lsp_types::GotoDefinitionResponse =
+        serde_json::from_value(answer.clone()).map_err(|err| unparseable(server_id, method, &err, answer))?;
     Ok(match response {
         lsp_types::GotoDefinitionResponse::Scalar(location) => vec![(location.uri.as_str().to_owned(), location.range.start.line)],
-        lsp_types::GotoDefinitionResponse::Array(list) => list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line)).collect(),
+        lsp_types::GotoDefinitionResponse::Array(list) => {
+            list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line)).collect()
+        }
         lsp_types::GotoDefinitionResponse::Link(links) => {
             links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range.start.line)).collect()
         }
@@ -450,7 +497,11 @@ fn render_references(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<V
             out.push_str(&format!("{} ({count}):\n", place.display));
             current = Some(place.display.as_str());
         }
-        let marker = if place.path.as_deref() == Some(query.path.as_path()) && place.line == query.resolved.line { "   ← queried position" } else { "" };
+        let marker = if place.path.as_deref() == Some(query.path.as_path()) && place.line == query.resolved.line {
+            "   ← queried position"
+        } else {
+            ""
+        };
         out.push_str(&format!("  {}: {}{marker}\n", place.line, place.text));
         results.push(place_json(place));
     }
@@ -472,7 +523,8 @@ fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>
     if answer.is_null() {
         return Ok((query.empty_answer("hover information", "null"), Vec::new()));
     }
-    let hover: lsp_types::Hover = serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/hover", &err, answer))?;
+    let hover: lsp_types::Hover =
+        serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/hover", &err, answer))?;
     let marked = |marked: lsp_types::MarkedString| match marked {
         lsp_types::MarkedString::String(text) => text,
         lsp_types::MarkedString::LanguageString(code) => format!("```{}\n{}\n```", code.language, code.value),
@@ -553,7 +605,13 @@ fn symbols(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgument
     }
 }
 
-fn workspace_symbols(supervisor: &LspSupervisor, query: &str, file: Option<&str>, server_id: Option<&str>, deadline: Instant) -> Result<ToolOutput, ToolError> {
+fn workspace_symbols(
+    supervisor: &LspSupervisor,
+    query: &str,
+    file: Option<&str>,
+    server_id: Option<&str>,
+    deadline: Instant,
+) -> Result<ToolOutput, ToolError> {
     let mut notes = Vec::new();
     let servers: Vec<Arc<LanguageServer>> = match file {
         Some(file) => {
@@ -568,7 +626,9 @@ fn workspace_symbols(supervisor: &LspSupervisor, query: &str, file: Option<&str>
                 supervisor.running_servers().into_iter().filter(|server| server_id.is_none_or(|id| server.id() == id)).collect();
             if running.is_empty() {
                 return Err(ToolError::new(ErrorKind::Unavailable, format!("no language server is running to search for {query:?}"))
-                    .with_hint("pass `file` (any source file of the project) with `query`, so runbound knows which server to start and ask"));
+                    .with_hint(
+                        "pass `file` (any source file of the project) with `query`, so runbound knows which server to start and ask",
+                    ));
             }
             running
         }
@@ -593,8 +653,8 @@ fn workspace_symbols(supervisor: &LspSupervisor, query: &str, file: Option<&str>
         if answer.is_null() {
             continue;
         }
-        let response: lsp_types::WorkspaceSymbolResponse =
-            serde_json::from_value(answer.clone()).map_err(|err| unparseable(server.id(), WorkspaceSymbolRequest::METHOD, &err, &answer))?;
+        let response: lsp_types::WorkspaceSymbolResponse = serde_json::from_value(answer.clone())
+            .map_err(|err| unparseable(server.id(), WorkspaceSymbolRequest::METHOD, &err, &answer))?;
         let mut cache = SourceCache::new(supervisor.workspace_root());
         match response {
             lsp_types::WorkspaceSymbolResponse::Flat(list) => {
@@ -633,7 +693,10 @@ fn workspace_symbols(supervisor: &LspSupervisor, query: &str, file: Option<&str>
         text.push('\n');
     }
     let results: Vec<Value> = lines.into_iter().take(cap).map(|(_, value)| value).collect();
-    Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(json!({"op": "symbols", "query": query, "total": total, "results": results, "notes": notes}))))
+    Ok(ToolOutput::new(
+        ToolResult::text(text.trim_end())
+            .with_structured(json!({"op": "symbols", "query": query, "total": total, "results": results, "notes": notes})),
+    ))
 }
 
 fn symbol_line(name: &str, kind: &str, container: Option<&str>, place: &Place) -> (String, Value) {
@@ -668,10 +731,14 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, server_id: Option<&s
         match response {
             lsp_types::DocumentSymbolResponse::Flat(list) => {
                 for symbol in list {
-                    let container = symbol.container_name.as_deref().filter(|c| !c.is_empty()).map(|c| format!(" in {c}")).unwrap_or_default();
+                    let container =
+                        symbol.container_name.as_deref().filter(|c| !c.is_empty()).map(|c| format!(" in {c}")).unwrap_or_default();
                     let line = symbol.location.range.start.line + 1;
                     let kind = symbol_kind_name(&symbol.kind);
-                    entries.push((format!("{line}: {kind} {}{container}", symbol.name), json!({"name": symbol.name, "kind": kind, "line": line, "container": symbol.container_name})));
+                    entries.push((
+                        format!("{line}: {kind} {}{container}", symbol.name),
+                        json!({"name": symbol.name, "kind": kind, "line": line, "container": symbol.container_name}),
+                    ));
                 }
             }
             lsp_types::DocumentSymbolResponse::Nested(list) => {
@@ -679,7 +746,12 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, server_id: Option<&s
                     for symbol in symbols {
                         let line = symbol.selection_range.start.line + 1;
                         let kind = symbol_kind_name(&symbol.kind);
-                        let detail = symbol.detail.as_deref().filter(|d| !d.is_empty()).map(|d| format!(" — {}", shorten(d, 120))).unwrap_or_default();
+                        let detail = symbol
+                            .detail
+                            .as_deref()
+                            .filter(|d| !d.is_empty())
+                            .map(|d| format!(" — {}", shorten(d, 120)))
+                            .unwrap_or_default();
                         entries.push((
                             format!("{}{line}: {kind} {}{detail}", "  ".repeat(depth), symbol.name),
                             json!({"name": symbol.name, "kind": kind, "line": line, "container": container, "detail": symbol.detail}),
@@ -713,12 +785,15 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, server_id: Option<&s
         text.push_str(note);
     }
     let results: Vec<Value> = entries.into_iter().take(cap).map(|(_, value)| value).collect();
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({"op": "symbols", "file": relative, "server": server.id(), "total": total, "results": results, "notes": notes}))))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
+        json!({"op": "symbols", "file": relative, "server": server.id(), "total": total, "results": results, "notes": notes}),
+    )))
 }
 
 fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
     let Some(file) = args.file.as_deref() else {
-        return Err(ToolError::invalid("diagnostics needs `file`").with_hint("pass the file to check, e.g. {\"op\": \"diagnostics\", \"file\": \"src/app.py\"}"));
+        return Err(ToolError::invalid("diagnostics needs `file`")
+            .with_hint("pass the file to check, e.g. {\"op\": \"diagnostics\", \"file\": \"src/app.py\"}"));
     };
     if file == "*" {
         return Err(ToolError::new(
@@ -796,7 +871,13 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let mut text = if all.is_empty() {
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)
     } else {
-        format!("{} diagnostics for {relative}: {n_errors} error{}, {n_warnings} warning{}, {} other", server.id(), plural(n_errors), plural(n_warnings), all.len() - n_errors - n_warnings)
+        format!(
+            "{} diagnostics for {relative}: {n_errors} error{}, {n_warnings} warning{}, {} other",
+            server.id(),
+            plural(n_errors),
+            plural(n_warnings),
+            all.len() - n_errors - n_warnings
+        )
     };
     let cap = supervisor.config().diagnostics_cap;
     let mut results = Vec::new();
@@ -835,7 +916,9 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         text.push('\n');
         text.push_str(note);
     }
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({"op": "diagnostics", "file": relative, "server": server.id(), "version": sync.version, "results": results, "notes": notes}))))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
+        json!({"op": "diagnostics", "file": relative, "server": server.id(), "version": sync.version, "results": results, "notes": notes}),
+    )))
 }
 
 /// LSP `SymbolKind` (1–26) as a lowercase word.

@@ -59,10 +59,7 @@ pub struct CommandBackend {
 
 impl Default for CommandBackend {
     fn default() -> Self {
-        CommandBackend {
-            commands: BTreeMap::new(),
-            output_max_bytes: 1024 * 1024,
-        }
+        CommandBackend { commands: BTreeMap::new(), output_max_bytes: 1024 * 1024 }
     }
 }
 
@@ -76,11 +73,7 @@ impl CommandBackend {
     /// Sets the command line for `tier`, run as `/bin/sh -c <command_line>` (so quoting, pipes
     /// and `$VARS` work as in a shell).
     #[must_use]
-    pub fn with_command(
-        mut self,
-        tier: WorkerTier,
-        command_line: impl Into<String>,
-    ) -> CommandBackend {
+    pub fn with_command(mut self, tier: WorkerTier, command_line: impl Into<String>) -> CommandBackend {
         self.commands.insert(tier, command_line.into());
         self
     }
@@ -112,21 +105,14 @@ impl CommandBackend {
                 ));
             };
             let Some(tier) = WorkerTier::parse(tier_text) else {
-                return Err(format!(
-                    "--worker {flag:?} names tier {:?}; the tiers are fast and good",
-                    tier_text.trim()
-                ));
+                return Err(format!("--worker {flag:?} names tier {:?}; the tiers are fast and good", tier_text.trim()));
             };
             let command_line = command_line.trim();
             if command_line.is_empty() {
-                return Err(format!(
-                    "--worker {flag:?} gives tier {tier} an empty command"
-                ));
+                return Err(format!("--worker {flag:?} gives tier {tier} an empty command"));
             }
             if backend.commands.contains_key(&tier) {
-                return Err(format!(
-                    "--worker sets tier {tier} twice (second: {flag:?}); give each tier once"
-                ));
+                return Err(format!("--worker sets tier {tier} twice (second: {flag:?}); give each tier once"));
             }
             backend.commands.insert(tier, command_line.to_owned());
         }
@@ -163,11 +149,7 @@ fn missing_tier_message(tier: WorkerTier) -> String {
     format!("no worker command is configured for tier {tier}; the host must start runbound with --worker {tier}=COMMAND")
 }
 
-fn run_command_attempt(
-    job: &WorkerJob<'_>,
-    command_line: &str,
-    output_max_bytes: usize,
-) -> Result<String, String> {
+fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes: usize) -> Result<String, String> {
     let spec = ProcessSpec::new(SHELL, job.workspace_root())
         .with_arg("-c")
         .with_arg(command_line)
@@ -181,24 +163,14 @@ fn run_command_attempt(
         .with_env("GIT_PAGER", "cat")
         .with_env("PAGER", "cat")
         .with_env("GIT_TERMINAL_PROMPT", "0")
-        .with_display_name(format!(
-            "{} attempt {} ({})",
-            job.worker_id(),
-            job.attempt(),
-            job.tier()
-        ))
+        .with_display_name(format!("{} attempt {} ({})", job.worker_id(), job.attempt(), job.tier()))
         .with_stdin_piped(true)
         .with_stdout_piped(true);
-    let child = ChildProcess::spawn(spec)
-        .map_err(|err| format!("cannot start the worker command `{command_line}`: {err}"))?;
-    let stdin_done = child
-        .take_stdin()
-        .map(|stdin| write_brief_on_thread(job, stdin));
+    let child = ChildProcess::spawn(spec).map_err(|err| format!("cannot start the worker command `{command_line}`: {err}"))?;
+    let stdin_done = child.take_stdin().map(|stdin| write_brief_on_thread(job, stdin));
     let Some(stdout) = child.take_stdout() else {
         child.kill_group();
-        return Err(format!(
-            "the worker command `{command_line}` started without a stdout pipe (process layer bug)"
-        ));
+        return Err(format!("the worker command `{command_line}` started without a stdout pipe (process layer bug)"));
     };
     let stdout_done = read_stdout_on_thread(job, stdout, output_max_bytes);
     job.report_progress(&format!("running `{command_line}` (pid {})", child.pid()));
@@ -246,30 +218,19 @@ fn run_command_attempt(
         AttemptEnding::Exited(status) => status,
     };
     let stdout_text = captured.text(output_max_bytes);
-    let survivors_note = if survivors_killed {
-        "\n[note: the worker left processes running in its process group; they were killed]"
-    } else {
-        ""
-    };
+    let survivors_note =
+        if survivors_killed { "\n[note: the worker left processes running in its process group; they were killed]" } else { "" };
     if exit.success() {
         let mut result = stdout_text;
         if let Some(read_error) = captured.read_error {
-            result.push_str(&format!(
-                "\n[stdout could not be read to the end: {read_error}]"
-            ));
+            result.push_str(&format!("\n[stdout could not be read to the end: {read_error}]"));
         }
         result.push_str(survivors_note);
         return Ok(result);
     }
-    let mut message = format!(
-        "the worker command `{command_line}` {}",
-        describe_exit(exit)
-    );
+    let mut message = format!("the worker command `{command_line}` {}", describe_exit(exit));
     message.push_str(&labelled_block("stderr tail", &stderr_tail));
-    message.push_str(&labelled_block(
-        "stdout tail",
-        &tail_chars(&stdout_text, FAILURE_STDOUT_TAIL_CHARS),
-    ));
+    message.push_str(&labelled_block("stdout tail", &tail_chars(&stdout_text, FAILURE_STDOUT_TAIL_CHARS)));
     message.push_str(survivors_note);
     Err(message)
 }
@@ -303,15 +264,13 @@ impl CapturedStdout {
 fn write_brief_on_thread(job: &WorkerJob<'_>, mut stdin: std::process::ChildStdin) -> Receiver<()> {
     let (done_sender, done_receiver) = bounded(1);
     let brief = job.brief().to_owned();
-    let spawned = std::thread::Builder::new()
-        .name(format!("vibe-{}-stdin", job.worker_id()))
-        .spawn(move || {
-            // A worker that exits without reading its brief closes the pipe: the write error is
-            // expected and harmless.
-            let _ = stdin.write_all(brief.as_bytes());
-            drop(stdin);
-            let _ = done_sender.send(());
-        });
+    let spawned = std::thread::Builder::new().name(format!("vibe-{}-stdin", job.worker_id())).spawn(move || {
+        // A worker that exits without reading its brief closes the pipe: the write error is
+        // expected and harmless.
+        let _ = stdin.write_all(brief.as_bytes());
+        drop(stdin);
+        let _ = done_sender.send(());
+    });
     if spawned.is_err() {
         // No thread: nothing will be written; the worker reads end-of-file at once.
         let (_, closed) = bounded(0);
@@ -320,45 +279,32 @@ fn write_brief_on_thread(job: &WorkerJob<'_>, mut stdin: std::process::ChildStdi
     done_receiver
 }
 
-fn read_stdout_on_thread(
-    job: &WorkerJob<'_>,
-    mut stdout: std::process::ChildStdout,
-    output_max_bytes: usize,
-) -> Receiver<CapturedStdout> {
+fn read_stdout_on_thread(job: &WorkerJob<'_>, mut stdout: std::process::ChildStdout, output_max_bytes: usize) -> Receiver<CapturedStdout> {
     let (done_sender, done_receiver) = bounded(1);
-    let spawned = std::thread::Builder::new()
-        .name(format!("vibe-{}-stdout", job.worker_id()))
-        .spawn(move || {
-            let mut captured = CapturedStdout {
-                bytes: Vec::new(),
-                total_bytes: 0,
-                read_error: None,
-            };
-            let mut buffer = [0u8; 8192];
-            loop {
-                match stdout.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        captured.total_bytes += n as u64;
-                        let room = output_max_bytes.saturating_sub(captured.bytes.len());
-                        captured.bytes.extend_from_slice(&buffer[..n.min(room)]);
-                    }
-                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(err) => {
-                        captured.read_error = Some(err.to_string());
-                        break;
-                    }
+    let spawned = std::thread::Builder::new().name(format!("vibe-{}-stdout", job.worker_id())).spawn(move || {
+        let mut captured = CapturedStdout { bytes: Vec::new(), total_bytes: 0, read_error: None };
+        let mut buffer = [0u8; 8192];
+        loop {
+            match stdout.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => {
+                    captured.total_bytes += n as u64;
+                    let room = output_max_bytes.saturating_sub(captured.bytes.len());
+                    captured.bytes.extend_from_slice(&buffer[..n.min(room)]);
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    captured.read_error = Some(err.to_string());
+                    break;
                 }
             }
-            let _ = done_sender.send(captured);
-        });
+        }
+        let _ = done_sender.send(captured);
+    });
     if let Err(err) = spawned {
         let (sender, receiver) = bounded(1);
-        let _ = sender.send(CapturedStdout {
-            bytes: Vec::new(),
-            total_bytes: 0,
-            read_error: Some(format!("no thread to read stdout: {err}")),
-        });
+        let _ =
+            sender.send(CapturedStdout { bytes: Vec::new(), total_bytes: 0, read_error: Some(format!("no thread to read stdout: {err}")) });
         return receiver;
     }
     done_receiver
@@ -375,7 +321,9 @@ fn process_group_has_members(pgid: u32) -> bool {
 fn describe_exit(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
-        (Some(127), _) => "exited with code 127: the shell could not find the command (check the --worker command line and PATH)".to_owned(),
+        (Some(127), _) => {
+            "exited with code 127: the shell could not find the command (check the --worker command line and PATH)".to_owned()
+        }
         (Some(126), _) => "exited with code 126: the command is not executable".to_owned(),
         (Some(code), _) => format!("exited with code {code}"),
         (None, Some(signal)) => format!("was killed by signal {signal}"),
@@ -406,32 +354,20 @@ mod tests {
 
     #[test]
     fn parses_cli_worker_flags() {
-        let flags = vec![
-            "fast=sh worker.sh".to_owned(),
-            " GOOD = my-agent --deep ".to_owned(),
-        ];
+        let flags = vec!["fast=sh worker.sh".to_owned(), " GOOD = my-agent --deep ".to_owned()];
         let backend = CommandBackend::from_cli_worker_flags(&flags).unwrap();
         assert_eq!(backend.command_line(WorkerTier::Fast), Some("sh worker.sh"));
-        assert_eq!(
-            backend.command_line(WorkerTier::Good),
-            Some("my-agent --deep")
-        );
+        assert_eq!(backend.command_line(WorkerTier::Good), Some("my-agent --deep"));
     }
 
     #[test]
     fn rejects_bad_cli_worker_flags() {
-        let cases = [
-            ("my-agent", "is not TIER=COMMAND"),
-            ("slow=my-agent", "the tiers are fast and good"),
-            ("fast=  ", "empty command"),
-        ];
+        let cases = [("my-agent", "is not TIER=COMMAND"), ("slow=my-agent", "the tiers are fast and good"), ("fast=  ", "empty command")];
         for (flag, expected) in cases {
             let err = CommandBackend::from_cli_worker_flags(&[flag.to_owned()]).unwrap_err();
             assert!(err.contains(expected), "{flag}: {err}");
         }
-        let err =
-            CommandBackend::from_cli_worker_flags(&["fast=a".to_owned(), "fast=b".to_owned()])
-                .unwrap_err();
+        let err = CommandBackend::from_cli_worker_flags(&["fast=a".to_owned(), "fast=b".to_owned()]).unwrap_err();
         assert!(err.contains("twice"), "{err}");
     }
 

@@ -40,17 +40,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::registry::{
-    CallOptions, CallOrigin, CancelToken, GuardrailInput, GuardrailVerdict, Registry,
-    ToolDescriptor,
-};
+use crate::registry::{CallOptions, CallOrigin, CancelToken, GuardrailInput, GuardrailVerdict, Registry, ToolDescriptor};
 use crate::run::Run;
 use crate::tier::Caller;
 
-pub use command::{
-    CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL,
-    ENV_WORKER_TIER, ENV_WORKSPACE,
-};
+pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKSPACE};
 pub use roster::{KillReport, Roster, SendReport, WaitReport, WorkerSnapshot};
 
 /// Timeouts and caps of the vibe roster (the `vibe` section of [`crate::RunConfig`]).
@@ -73,7 +67,8 @@ pub struct VibeConfig {
     /// Most workers per run, finished ones included (records are kept until the run ends;
     /// default 256).
     pub max_workers: usize,
-    /// Most attempts running at once; further workers wait as `pending` (default 8).
+    /// Most attempts running at once; further workers wait as `pending` and start in the order
+    /// their attempts were requested (default 8).
     pub max_running_workers: usize,
     /// Most characters of a result kept and shown by `vibe_wait`; longer results keep their
     /// head and tail with a `[… cut N characters …]` marker in between (default 20 000).
@@ -270,9 +265,7 @@ impl<'a> WorkerJob<'a> {
             caller: self.caller,
             timeout: None,
             cancel: self.cancel.clone(),
-            origin: CallOrigin::Worker {
-                label: format!("{}: {}", self.worker_id, self.label),
-            },
+            origin: CallOrigin::Worker { label: format!("{}: {}", self.worker_id, self.label) },
         }
     }
 }
@@ -302,19 +295,17 @@ pub trait WorkerBackend: Send + Sync {
     }
 }
 
+type AttemptFn = dyn Fn(&WorkerJob<'_>) -> Result<String, String> + Send + Sync;
+
 /// A [`WorkerBackend`] made of a Rust closure, for hosts that run their own agent loop.
 pub struct ClosureBackend {
-    run_attempt: Box<dyn Fn(&WorkerJob<'_>) -> Result<String, String> + Send + Sync>,
+    run_attempt: Box<AttemptFn>,
 }
 
 impl ClosureBackend {
     /// A backend that calls `run_attempt` for every attempt.
-    pub fn new(
-        run_attempt: impl Fn(&WorkerJob<'_>) -> Result<String, String> + Send + Sync + 'static,
-    ) -> ClosureBackend {
-        ClosureBackend {
-            run_attempt: Box::new(run_attempt),
-        }
+    pub fn new(run_attempt: impl Fn(&WorkerJob<'_>) -> Result<String, String> + Send + Sync + 'static) -> ClosureBackend {
+        ClosureBackend { run_attempt: Box::new(run_attempt) }
     }
 }
 
@@ -402,10 +393,7 @@ pub struct VibeSetup {
 impl VibeSetup {
     /// Vibe mode with `backend` and no completion hook.
     pub fn new(backend: Arc<dyn WorkerBackend>) -> VibeSetup {
-        VibeSetup {
-            backend,
-            on_worker_event: None,
-        }
+        VibeSetup { backend, on_worker_event: None }
     }
 
     /// Sets the completion hook.
@@ -431,9 +419,7 @@ impl VibeSetup {
 
 impl fmt::Debug for VibeSetup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VibeSetup")
-            .field("on_worker_event", &self.on_worker_event.is_some())
-            .finish_non_exhaustive()
+        f.debug_struct("VibeSetup").field("on_worker_event", &self.on_worker_event.is_some()).finish_non_exhaustive()
     }
 }
 
@@ -441,18 +427,13 @@ impl fmt::Debug for VibeSetup {
 /// `caller`, minus `vibe_*` and (unless [`VibeConfig::workers_may_ask_user`]) `ask_user`.
 pub fn tools_for_worker(run: &Run, caller: Caller) -> Vec<&ToolDescriptor> {
     let workers_may_ask_user = run.config().vibe.workers_may_ask_user;
-    run.tools(caller)
-        .into_iter()
-        .filter(|descriptor| tool_available_to_worker(&descriptor.name, workers_may_ask_user))
-        .collect()
+    run.tools(caller).into_iter().filter(|descriptor| tool_available_to_worker(&descriptor.name, workers_may_ask_user)).collect()
 }
 
 pub(crate) fn register_tools(registry: &mut Registry, roster: &Roster) {
     tools::register(registry, roster);
     let workers_may_ask_user = roster.config().workers_may_ask_user;
-    registry.add_guardrail(Arc::new(move |input: &GuardrailInput<'_>| {
-        worker_depth_guardrail(input, workers_may_ask_user)
-    }));
+    registry.add_guardrail(Arc::new(move |input: &GuardrailInput<'_>| worker_depth_guardrail(input, workers_may_ask_user)));
 }
 
 fn tool_available_to_worker(name: &str, workers_may_ask_user: bool) -> bool {
@@ -462,10 +443,7 @@ fn tool_available_to_worker(name: &str, workers_may_ask_user: bool) -> bool {
     name != "ask_user" || workers_may_ask_user
 }
 
-fn worker_depth_guardrail(
-    input: &GuardrailInput<'_>,
-    workers_may_ask_user: bool,
-) -> GuardrailVerdict {
+fn worker_depth_guardrail(input: &GuardrailInput<'_>, workers_may_ask_user: bool) -> GuardrailVerdict {
     let CallOrigin::Worker { label } = input.origin else {
         return GuardrailVerdict::Allow;
     };

@@ -2,9 +2,9 @@
 //! worker, and the state machine behind the five `vibe_*` tools.
 //!
 //! State lives under one mutex with one condition variable that is notified on every change.
-//! A worker's thread runs attempts in a loop: it waits (as `pending`) for a free slot, runs the
-//! backend with the attempt's cancellation token, records the outcome, and exits when no
-//! further attempt is requested. `send` and `kill` cancel the running attempt and wait, bounded
+//! A worker's thread runs attempts in a loop: it waits (as `pending`) for a free slot (slots go
+//! to requested attempts first come, first served), runs the backend with the attempt's
+//! cancellation token, records the outcome, and exits when no further attempt is requested. `send` and `kill` cancel the running attempt and wait, bounded
 //! by [`VibeConfig::stop_grace`], for it to stop. Dropping the roster cancels every attempt,
 //! waits (bounded) for the threads to finish and joins them.
 
@@ -21,10 +21,7 @@ use crate::error::{ErrorKind, ToolError};
 use crate::registry::CancelToken;
 use crate::tier::Caller;
 
-use super::{
-    VibeConfig, VibeSetup, WorkerBackend, WorkerEvent, WorkerEventCallback, WorkerJob,
-    WorkerStatus, WorkerTier,
-};
+use super::{VibeConfig, VibeSetup, WorkerBackend, WorkerEvent, WorkerEventCallback, WorkerJob, WorkerStatus, WorkerTier};
 
 /// The background workers of one run. Built by [`crate::RunBuilder::build`] when vibe mode is
 /// on; reachable as [`crate::Run::vibe_roster`]. Dropping it stops every worker.
@@ -119,6 +116,9 @@ struct RosterState {
     workers: Vec<WorkerRecord>,
     running_count: usize,
     shutting_down: bool,
+    /// Hands out [`WorkerRecord::queue_ticket`]s: free slots go to requested attempts in the
+    /// order they were requested.
+    next_queue_ticket: u64,
 }
 
 struct WorkerRecord {
@@ -140,6 +140,8 @@ struct WorkerRecord {
     note: Option<String>,
     cancel: CancelToken,
     requested_attempt: Option<u32>,
+    /// Orders requested attempts for free slots (first requested, first started).
+    queue_ticket: u64,
     running_attempt: Option<u32>,
     thread_active: bool,
     thread: Option<JoinHandle<()>>,
@@ -157,11 +159,7 @@ impl Roster {
                 on_worker_event: setup.on_worker_event,
                 config: config.clone(),
                 workspace_root: workspace_root.to_path_buf(),
-                state: Mutex::new(RosterState {
-                    workers: Vec::new(),
-                    running_count: 0,
-                    shutting_down: false,
-                }),
+                state: Mutex::new(RosterState { workers: Vec::new(), running_count: 0, shutting_down: false, next_queue_ticket: 0 }),
                 changed: Condvar::new(),
             }),
         }
@@ -189,34 +187,20 @@ impl Roster {
     /// [`ErrorKind::InvalidArguments`] for an empty brief or label; [`ErrorKind::Unavailable`]
     /// when [`VibeConfig::max_workers`] records exist, when the run is ending, or when the OS
     /// refuses a thread.
-    pub fn spawn(
-        &self,
-        brief: &str,
-        label: &str,
-        tier: WorkerTier,
-        caller: Caller,
-    ) -> Result<WorkerSnapshot, ToolError> {
+    pub fn spawn(&self, brief: &str, label: &str, tier: WorkerTier, caller: Caller) -> Result<WorkerSnapshot, ToolError> {
         if brief.trim().is_empty() {
-            return Err(ToolError::invalid("vibe_spawn got an empty brief")
-                .with_hint("describe the task the worker should do"));
+            return Err(ToolError::invalid("vibe_spawn got an empty brief").with_hint("describe the task the worker should do"));
         }
         if label.trim().is_empty() {
-            return Err(ToolError::invalid("vibe_spawn got an empty label")
-                .with_hint("give the worker a short label, e.g. \"fix tests\""));
+            return Err(ToolError::invalid("vibe_spawn got an empty label").with_hint("give the worker a short label, e.g. \"fix tests\""));
         }
         if let Err(reason) = self.shared.backend.check_tier(tier) {
-            return Err(ToolError::new(
-                ErrorKind::Unavailable,
-                format!("cannot start a {tier} worker: {reason}"),
-            )
-            .with_hint("spawn with the other tier if it is configured, or do the work yourself"));
+            return Err(ToolError::new(ErrorKind::Unavailable, format!("cannot start a {tier} worker: {reason}"))
+                .with_hint("spawn with the other tier if it is configured, or do the work yourself"));
         }
         let mut state = self.shared.state.lock();
         if state.shutting_down {
-            return Err(ToolError::new(
-                ErrorKind::Unavailable,
-                "the run is ending; no worker can be started",
-            ));
+            return Err(ToolError::new(ErrorKind::Unavailable, "the run is ending; no worker can be started"));
         }
         let max_workers = self.shared.config.max_workers;
         if state.workers.len() >= max_workers {
@@ -228,6 +212,8 @@ impl Roster {
         }
         let index = state.workers.len();
         let now = Instant::now();
+        state.next_queue_ticket += 1;
+        let queue_ticket = state.next_queue_ticket;
         state.workers.push(WorkerRecord {
             worker_id: format!("worker_{}", index + 1),
             label: label.trim().to_owned(),
@@ -247,13 +233,12 @@ impl Roster {
             note: None,
             cancel: CancelToken::new(),
             requested_attempt: Some(1),
+            queue_ticket,
             running_attempt: None,
             thread_active: false,
             thread: None,
         });
-        if let Err(err) = start_worker_thread(&self.shared, &mut state, index) {
-            return Err(err);
-        }
+        start_worker_thread(&self.shared, &mut state, index)?;
         self.shared.changed.notify_all();
         Ok(snapshot_of(&state.workers[index], now))
     }
@@ -269,20 +254,18 @@ impl Roster {
     /// message; [`ErrorKind::Unavailable`] when the run is ending or the OS refuses a thread.
     pub fn send(&self, worker_id: &str, message: &str) -> Result<SendReport, ToolError> {
         if message.trim().is_empty() {
-            return Err(ToolError::invalid("vibe_send got an empty message")
-                .with_hint("say what the worker should do differently or next"));
+            return Err(ToolError::invalid("vibe_send got an empty message").with_hint("say what the worker should do differently or next"));
         }
         let mut state = self.shared.state.lock();
         let index = find_worker(&state, worker_id)?;
         if state.shutting_down {
-            return Err(ToolError::new(
-                ErrorKind::Unavailable,
-                "the run is ending; no worker can be restarted",
-            ));
+            return Err(ToolError::new(ErrorKind::Unavailable, "the run is ending; no worker can be restarted"));
         }
         let now = Instant::now();
         let previous_status = effective_status(&state.workers[index]);
         let previous_attempt = state.workers[index].attempt;
+        state.next_queue_ticket += 1;
+        let queue_ticket = state.next_queue_ticket;
         let record = &mut state.workers[index];
         record.messages.push(message.to_owned());
         if record.requested_attempt.is_some() && thread_alive(record) {
@@ -301,13 +284,13 @@ impl Roster {
         record.cancel = CancelToken::new();
         record.attempt += 1;
         record.requested_attempt = Some(record.attempt);
+        record.queue_ticket = queue_ticket;
         record.status = WorkerStatus::Pending;
         record.attempt_requested_at = now;
         record.attempt_finished_at = None;
         record.attempt_deadline = None;
         record.progress = None;
-        record.note = old_running_attempt
-            .map(|attempt| format!("attempt {attempt} was cancelled by vibe_send"));
+        record.note = old_running_attempt.map(|attempt| format!("attempt {attempt} was cancelled by vibe_send"));
         if !thread_alive(record) {
             start_worker_thread(&self.shared, &mut state, index)?;
         }
@@ -315,20 +298,12 @@ impl Roster {
         let previous_attempt_stopped = match old_running_attempt {
             Some(old_attempt) => {
                 let stop_deadline = Instant::now() + self.shared.config.stop_grace;
-                wait_while(&self.shared, &mut state, stop_deadline, |state| {
-                    state.workers[index].running_attempt == Some(old_attempt)
-                })
+                wait_while(&self.shared, &mut state, stop_deadline, |state| state.workers[index].running_attempt == Some(old_attempt))
             }
             None => true,
         };
         let snapshot = snapshot_of(&state.workers[index], Instant::now());
-        Ok(SendReport {
-            previous_status,
-            previous_attempt,
-            previous_attempt_stopped,
-            merged_into_pending_attempt: false,
-            snapshot,
-        })
+        Ok(SendReport { previous_status, previous_attempt, previous_attempt_stopped, merged_into_pending_attempt: false, snapshot })
     }
 
     /// Blocks until the worker is finished (completed, failed, killed, lost), `timeout` passes
@@ -337,13 +312,7 @@ impl Roster {
     ///
     /// # Errors
     /// [`ErrorKind::NotFound`] for an unknown id.
-    pub fn wait(
-        &self,
-        worker_id: &str,
-        timeout: Duration,
-        not_after: Instant,
-        cancel: &CancelToken,
-    ) -> Result<WaitReport, ToolError> {
+    pub fn wait(&self, worker_id: &str, timeout: Duration, not_after: Instant, cancel: &CancelToken) -> Result<WaitReport, ToolError> {
         let started = Instant::now();
         let applied_timeout = self.clamp_wait(timeout);
         let deadline = (started + applied_timeout).min(not_after);
@@ -354,13 +323,7 @@ impl Roster {
             if effective_status(&state.workers[index]).is_finished() {
                 let now = Instant::now();
                 let snapshot = snapshot_of(&state.workers[index], now);
-                return Ok(WaitReport {
-                    timed_out: false,
-                    cancelled: false,
-                    waited: now - started,
-                    applied_timeout,
-                    snapshot,
-                });
+                return Ok(WaitReport { timed_out: false, cancelled: false, waited: now - started, applied_timeout, snapshot });
             }
             let now = Instant::now();
             if cancel.is_cancelled() || now >= deadline {
@@ -390,11 +353,7 @@ impl Roster {
         let previous_status = effective_status(&state.workers[index]);
         if previous_status.is_finished() {
             let snapshot = snapshot_of(&state.workers[index], Instant::now());
-            return Ok(KillReport {
-                previous_status,
-                stopped: true,
-                snapshot,
-            });
+            return Ok(KillReport { previous_status, stopped: true, snapshot });
         }
         let now = Instant::now();
         let record = &mut state.workers[index];
@@ -406,18 +365,13 @@ impl Roster {
         record.progress = None;
         record.note = Some(match running_attempt {
             Some(attempt) => format!("killed by vibe_kill during attempt {attempt}"),
-            None => format!(
-                "killed by vibe_kill before attempt {} started",
-                record.attempt
-            ),
+            None => format!("killed by vibe_kill before attempt {} started", record.attempt),
         });
         self.shared.changed.notify_all();
         let stopped = match running_attempt {
             Some(attempt) => {
                 let stop_deadline = Instant::now() + self.shared.config.stop_grace;
-                wait_while(&self.shared, &mut state, stop_deadline, |state| {
-                    state.workers[index].running_attempt == Some(attempt)
-                })
+                wait_while(&self.shared, &mut state, stop_deadline, |state| state.workers[index].running_attempt == Some(attempt))
             }
             None => true,
         };
@@ -428,11 +382,7 @@ impl Roster {
             ));
         }
         let snapshot = snapshot_of(&state.workers[index], Instant::now());
-        Ok(KillReport {
-            previous_status,
-            stopped,
-            snapshot,
-        })
+        Ok(KillReport { previous_status, stopped, snapshot })
     }
 
     /// Every worker of the run, in spawn order.
@@ -440,11 +390,7 @@ impl Roster {
         let mut state = self.shared.state.lock();
         enforce_attempt_deadlines(&mut state);
         let now = Instant::now();
-        state
-            .workers
-            .iter()
-            .map(|record| snapshot_of(record, now))
-            .collect()
+        state.workers.iter().map(|record| snapshot_of(record, now)).collect()
     }
 
     /// One worker's record.
@@ -460,9 +406,7 @@ impl Roster {
     /// The timeout `vibe_wait` applies for a requested `timeout`.
     pub fn clamp_wait(&self, timeout: Duration) -> Duration {
         let config = &self.shared.config;
-        timeout
-            .max(config.wait_min)
-            .min(config.wait_max.max(config.wait_min))
+        timeout.max(config.wait_min).min(config.wait_max.max(config.wait_min))
     }
 }
 
@@ -484,18 +428,10 @@ impl Drop for Roster {
         // A host's worker may hold the last reference to the run; never wait for, or join, the
         // thread this drop runs on.
         let current = std::thread::current().id();
-        let is_current = |record: &WorkerRecord| {
-            record
-                .thread
-                .as_ref()
-                .is_some_and(|handle| handle.thread().id() == current)
-        };
+        let is_current = |record: &WorkerRecord| record.thread.as_ref().is_some_and(|handle| handle.thread().id() == current);
         let stop_deadline = Instant::now() + self.shared.config.stop_grace;
         wait_while(&self.shared, &mut state, stop_deadline, |state| {
-            state
-                .workers
-                .iter()
-                .any(|record| record.thread_active && !is_current(record))
+            state.workers.iter().any(|record| record.thread_active && !is_current(record))
         });
         let handles: Vec<JoinHandle<()>> = state
             .workers
@@ -515,10 +451,7 @@ impl Drop for Roster {
 impl std::fmt::Debug for Roster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = self.shared.state.lock();
-        f.debug_struct("Roster")
-            .field("workers", &state.workers.len())
-            .field("running", &state.running_count)
-            .finish()
+        f.debug_struct("Roster").field("workers", &state.workers.len()).field("running", &state.running_count).finish()
     }
 }
 
@@ -566,10 +499,7 @@ pub(crate) fn cut_middle(text: &str, max_chars: usize) -> String {
     let tail_chars = max_chars - head_chars;
     let head: String = text.chars().take(head_chars).collect();
     let tail: String = text.chars().skip(total - tail_chars).collect();
-    format!(
-        "{head}\n[… cut {} of {total} characters …]\n{tail}",
-        total - head_chars - tail_chars
-    )
+    format!("{head}\n[… cut {} of {total} characters …]\n{tail}", total - head_chars - tail_chars)
 }
 
 fn find_worker(state: &RosterState, worker_id: &str) -> Result<usize, ToolError> {
@@ -587,11 +517,7 @@ fn find_worker(state: &RosterState, worker_id: &str) -> Result<usize, ToolError>
         1 => "the only worker is worker_1".to_owned(),
         n => format!("workers are worker_1 … worker_{n}; vibe_list shows them"),
     };
-    Err(ToolError::new(
-        ErrorKind::NotFound,
-        format!("no worker {trimmed:?} in this run"),
-    )
-    .with_hint(known))
+    Err(ToolError::new(ErrorKind::NotFound, format!("no worker {trimmed:?} in this run")).with_hint(known))
 }
 
 /// The status, with `lost` derived from the live thread: a record that says pending or running
@@ -609,11 +535,7 @@ fn effective_status(record: &WorkerRecord) -> WorkerStatus {
 
 /// Whether the worker's thread exists and has not ended.
 fn thread_alive(record: &WorkerRecord) -> bool {
-    record.thread_active
-        && record
-            .thread
-            .as_ref()
-            .is_some_and(|handle| !handle.is_finished())
+    record.thread_active && record.thread.as_ref().is_some_and(|handle| !handle.is_finished())
 }
 
 fn snapshot_of(record: &WorkerRecord, now: Instant) -> WorkerSnapshot {
@@ -646,10 +568,7 @@ fn snapshot_of(record: &WorkerRecord, now: Instant) -> WorkerSnapshot {
 fn enforce_attempt_deadlines(state: &mut RosterState) {
     let now = Instant::now();
     for record in &mut state.workers {
-        let overdue = record.running_attempt.is_some()
-            && record
-                .attempt_deadline
-                .is_some_and(|deadline| now >= deadline);
+        let overdue = record.running_attempt.is_some() && record.attempt_deadline.is_some_and(|deadline| now >= deadline);
         if overdue && !record.cancel.is_cancelled() {
             record.cancel.cancel();
         }
@@ -672,17 +591,11 @@ fn wait_while(
         if now >= deadline {
             return false;
         }
-        shared
-            .changed
-            .wait_until(state, (now + WAIT_SLICE).min(deadline));
+        shared.changed.wait_until(state, (now + WAIT_SLICE).min(deadline));
     }
 }
 
-fn start_worker_thread(
-    shared: &Arc<Shared>,
-    state: &mut RosterState,
-    index: usize,
-) -> Result<(), ToolError> {
+fn start_worker_thread(shared: &Arc<Shared>, state: &mut RosterState, index: usize) -> Result<(), ToolError> {
     let record = &mut state.workers[index];
     // The previous thread (if any) set `thread_active = false` under this lock and touches the
     // state no more: joining it here is immediate.
@@ -690,9 +603,8 @@ fn start_worker_thread(
         let _ = previous.join();
     }
     let thread_shared = Arc::clone(shared);
-    let spawned = std::thread::Builder::new()
-        .name(format!("vibe-{}", record.worker_id))
-        .spawn(move || worker_thread_main(&thread_shared, index));
+    let spawned =
+        std::thread::Builder::new().name(format!("vibe-{}", record.worker_id)).spawn(move || worker_thread_main(&thread_shared, index));
     match spawned {
         Ok(handle) => {
             record.thread = Some(handle);
@@ -704,11 +616,8 @@ fn start_worker_thread(
             record.status = WorkerStatus::Failed;
             record.attempt_finished_at = Some(Instant::now());
             record.note = Some(format!("the OS refused a thread for this worker: {err}"));
-            Err(ToolError::new(
-                ErrorKind::Unavailable,
-                format!("cannot start a thread for {}: {err}", record.worker_id),
-            )
-            .with_hint("wait for other workers to finish (vibe_wait), then retry"))
+            Err(ToolError::new(ErrorKind::Unavailable, format!("cannot start a thread for {}: {err}", record.worker_id))
+                .with_hint("wait for other workers to finish (vibe_wait), then retry"))
         }
     }
 }
@@ -735,11 +644,7 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
             let mut state = progress_shared.state.lock();
             let record = &mut state.workers[index];
             if record.running_attempt == Some(progress_attempt) {
-                record.progress = Some(cut_head(
-                    text.trim(),
-                    PROGRESS_MAX_CHARS,
-                    "progress line cut",
-                ));
+                record.progress = Some(cut_head(text.trim(), PROGRESS_MAX_CHARS, "progress line cut"));
             }
         };
         let job = WorkerJob {
@@ -757,10 +662,7 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
         let attempt_started = Instant::now();
         let outcome = match catch_unwind(AssertUnwindSafe(|| shared.backend.run_attempt(&job))) {
             Ok(outcome) => outcome,
-            Err(panic) => Err(format!(
-                "the worker backend panicked: {}",
-                panic_text(&*panic)
-            )),
+            Err(panic) => Err(format!("the worker backend panicked: {}", panic_text(&*panic))),
         };
         let timed_out = Instant::now() >= start.deadline;
         let event = record_outcome(shared, index, &start, attempt_started, outcome, timed_out);
@@ -775,14 +677,21 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
 fn claim_next_attempt(shared: &Shared, index: usize) -> Option<AttemptStart> {
     let mut state = shared.state.lock();
     loop {
-        let nothing_to_run =
-            state.shutting_down || state.workers[index].requested_attempt.is_none();
+        let nothing_to_run = state.shutting_down || state.workers[index].requested_attempt.is_none();
         if nothing_to_run {
             state.workers[index].thread_active = false;
             shared.changed.notify_all();
             return None;
         }
-        if state.running_count < shared.config.max_running_workers.max(1) {
+        let my_ticket = state.workers[index].queue_ticket;
+        let first_in_line = state
+            .workers
+            .iter()
+            // Only threads actually waiting for a slot: one still stopping a cancelled attempt
+            // must not hold up the line.
+            .filter(|record| record.requested_attempt.is_some() && record.running_attempt.is_none() && thread_alive(record))
+            .all(|record| record.queue_ticket >= my_ticket);
+        if first_in_line && state.running_count < shared.config.max_running_workers.max(1) {
             break;
         }
         shared.changed.wait_for(&mut state, WAIT_SLICE);
@@ -833,21 +742,14 @@ fn record_outcome(
     let now = Instant::now();
     let max_chars = shared.config.result_max_chars;
     let (status, text) = match outcome {
-        Ok(text) if text.trim().is_empty() => (
-            WorkerStatus::Completed,
-            "(the worker finished without producing any result text)".to_owned(),
-        ),
-        Ok(text) => (
-            WorkerStatus::Completed,
-            cut_middle(text.trim_end(), max_chars),
-        ),
+        Ok(text) if text.trim().is_empty() => {
+            (WorkerStatus::Completed, "(the worker finished without producing any result text)".to_owned())
+        }
+        Ok(text) => (WorkerStatus::Completed, cut_middle(text.trim_end(), max_chars)),
         Err(message) if timed_out => (
             WorkerStatus::Failed,
             cut_middle(
-                &format!(
-                    "attempt timed out after {} s and was stopped: {message}",
-                    shared.config.attempt_timeout.as_secs()
-                ),
+                &format!("attempt timed out after {} s and was stopped: {message}", shared.config.attempt_timeout.as_secs()),
                 max_chars,
             ),
         ),
@@ -866,11 +768,7 @@ fn record_outcome(
         attempt: start.attempt,
         status,
         elapsed: now.saturating_duration_since(attempt_started),
-        result_excerpt: cut_head(
-            &text,
-            shared.config.list_result_chars,
-            "vibe_wait shows the whole result",
-        ),
+        result_excerpt: cut_head(&text, shared.config.list_result_chars, "vibe_wait shows the whole result"),
     })
 }
 
@@ -878,11 +776,7 @@ fn record_outcome(
 fn compose_brief(brief: &str, messages: &[String]) -> String {
     let mut composed = brief.trim_end().to_owned();
     for (message_idx, message) in messages.iter().enumerate() {
-        composed.push_str(&format!(
-            "\n\n--- message {} from the main agent ---\n{}",
-            message_idx + 1,
-            message.trim_end()
-        ));
+        composed.push_str(&format!("\n\n--- message {} from the main agent ---\n{}", message_idx + 1, message.trim_end()));
     }
     composed.push('\n');
     composed
@@ -905,19 +799,13 @@ mod tests {
     #[test]
     fn cut_head_marks_the_cut() {
         assert_eq!(cut_head("short", 10, "x"), "short");
-        assert_eq!(
-            cut_head("abcdefghij", 4, "see vibe_wait"),
-            "abcd… [cut: showing 4 of 10 characters; see vibe_wait]"
-        );
+        assert_eq!(cut_head("abcdefghij", 4, "see vibe_wait"), "abcd… [cut: showing 4 of 10 characters; see vibe_wait]");
     }
 
     #[test]
     fn cut_middle_keeps_head_and_tail() {
         assert_eq!(cut_middle("abc", 3), "abc");
-        assert_eq!(
-            cut_middle("abcdefghij", 4),
-            "ab\n[… cut 6 of 10 characters …]\nij"
-        );
+        assert_eq!(cut_middle("abcdefghij", 4), "ab\n[… cut 6 of 10 characters …]\nij");
     }
 
     #[test]

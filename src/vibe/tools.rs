@@ -25,7 +25,8 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     let wait_min = seconds_text(config.wait_min);
     let wait_max = seconds_text(config.wait_max);
     let stop_budget = config.stop_grace + Duration::from_secs(10);
-    let worker_id_schema = json!({"type": "string", "pattern": "^worker_[0-9]+$", "description": "The id vibe_spawn returned, e.g. \"worker_1\"."});
+    let worker_id_schema =
+        json!({"type": "string", "pattern": "^worker_[0-9]+$", "description": "The id vibe_spawn returned, e.g. \"worker_1\"."});
     registry.register(
         ToolDescriptor {
             name: "vibe_spawn".to_owned(),
@@ -160,9 +161,7 @@ struct WorkerIdArguments {
 }
 
 fn roster<'run>(ctx: &CallContext<'run>) -> Result<&'run Roster, ToolError> {
-    ctx.run()
-        .vibe_roster()
-        .ok_or_else(|| ctx.run().unwired("vibe roster (vibe mode is off)"))
+    ctx.run().vibe_roster().ok_or_else(|| ctx.run().unwired("vibe roster (vibe mode is off)"))
 }
 
 fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -181,15 +180,13 @@ fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Too
         finish_notice(roster),
         snapshot.worker_id
     );
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({
-            "worker_id": snapshot.worker_id,
-            "label": snapshot.label,
-            "tier": snapshot.tier,
-            "attempt": snapshot.attempt,
-            "status": snapshot.status,
-        }),
-    )))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
+        "worker_id": snapshot.worker_id,
+        "label": snapshot.label,
+        "tier": snapshot.tier,
+        "attempt": snapshot.attempt,
+        "status": snapshot.status,
+    }))))
 }
 
 fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -198,10 +195,7 @@ fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
     let report = roster.send(&arguments.worker_id, &arguments.message)?;
     let snapshot = &report.snapshot;
     let what_happened = if report.merged_into_pending_attempt {
-        format!(
-            "had not started attempt {} yet; the message was added to its brief",
-            snapshot.attempt
-        )
+        format!("had not started attempt {} yet; the message was added to its brief", snapshot.attempt)
     } else if report.previous_status.is_finished() {
         format!(
             "had {} attempt {}; attempt {} started with the message appended to the brief",
@@ -222,20 +216,15 @@ fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             snapshot.attempt
         )
     };
-    let text = format!(
-        "{} ({:?}) {what_happened}. Status now: {}.",
-        snapshot.worker_id, snapshot.label, snapshot.status
-    );
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({
-            "worker_id": snapshot.worker_id,
-            "previous_status": report.previous_status,
-            "previous_attempt": report.previous_attempt,
-            "previous_attempt_stopped": report.previous_attempt_stopped,
-            "attempt": snapshot.attempt,
-            "status": snapshot.status,
-        }),
-    )))
+    let text = format!("{} ({:?}) {what_happened}. Status now: {}.", snapshot.worker_id, snapshot.label, snapshot.status);
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
+        "worker_id": snapshot.worker_id,
+        "previous_status": report.previous_status,
+        "previous_attempt": report.previous_attempt,
+        "previous_attempt_stopped": report.previous_attempt_stopped,
+        "attempt": snapshot.attempt,
+        "status": snapshot.status,
+    }))))
 }
 
 fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -243,31 +232,16 @@ fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
     let roster = roster(ctx)?;
     let config = roster.config();
     let requested = match arguments.timeout_seconds {
-        Some(seconds) if seconds.is_finite() && seconds > 0.0 => {
-            Duration::from_secs_f64(seconds.min(1e9))
-        }
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 => Duration::from_secs_f64(seconds.min(1e9)),
         Some(seconds) => {
-            return Err(ToolError::invalid(format!(
-                "timeout_seconds {seconds} is not a positive number"
-            ))
-            .with_hint(format!(
-                "omit it for the default {} s",
-                config.wait_default.as_secs()
-            )))
+            return Err(ToolError::invalid(format!("timeout_seconds {seconds} is not a positive number"))
+                .with_hint(format!("omit it for the default {} s", config.wait_default.as_secs())))
         }
         None => config.wait_default,
     };
     // Leave a little of the call's own budget to answer in.
-    let not_after = ctx
-        .deadline()
-        .checked_sub(Duration::from_millis(500))
-        .unwrap_or_else(|| ctx.deadline());
-    let report = roster.wait(
-        &arguments.worker_id,
-        requested,
-        not_after,
-        ctx.cancel_token(),
-    )?;
+    let not_after = ctx.deadline().checked_sub(Duration::from_millis(500)).unwrap_or_else(|| ctx.deadline());
+    let report = roster.wait(&arguments.worker_id, requested, not_after, ctx.cancel_token())?;
     let snapshot = &report.snapshot;
     let mut lines = Vec::new();
     if report.applied_timeout != requested && arguments.timeout_seconds.is_some() {
@@ -322,16 +296,10 @@ fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
         }
         match (&snapshot.last_result, snapshot.last_result_attempt) {
             (Some(result), Some(attempt)) if attempt == snapshot.attempt => {
-                let heading = if snapshot.status == WorkerStatus::Failed {
-                    "error"
-                } else {
-                    "result"
-                };
+                let heading = if snapshot.status == WorkerStatus::Failed { "error" } else { "result" };
                 lines.push(format!("{heading}:\n{result}"));
             }
-            (Some(result), Some(attempt)) => {
-                lines.push(format!("last result (from attempt {attempt}):\n{result}"))
-            }
+            (Some(result), Some(attempt)) => lines.push(format!("last result (from attempt {attempt}):\n{result}")),
             _ => lines.push("no result: no attempt of this worker ended on its own".to_owned()),
         }
     }
@@ -339,9 +307,7 @@ fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
     structured["timed_out"] = json!(report.timed_out);
     structured["waited_ms"] = json!(report.waited.as_millis() as u64);
     structured["applied_timeout_seconds"] = json!(report.applied_timeout.as_secs_f64());
-    Ok(ToolOutput::new(
-        ToolResult::text(lines.join("\n")).with_structured(structured),
-    ))
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(structured)))
 }
 
 fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -354,11 +320,7 @@ fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             "{} ({:?}) had already {} attempt {}; nothing to stop. Its record stays in vibe_list.",
             snapshot.worker_id,
             snapshot.label,
-            if report.previous_status == WorkerStatus::Killed {
-                "been killed in".to_owned()
-            } else {
-                report.previous_status.to_string()
-            },
+            if report.previous_status == WorkerStatus::Killed { "been killed in".to_owned() } else { report.previous_status.to_string() },
             snapshot.attempt
         )
     } else if report.stopped {
@@ -379,15 +341,13 @@ fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             roster.config().stop_grace.as_millis()
         )
     };
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({
-            "worker_id": snapshot.worker_id,
-            "previous_status": report.previous_status,
-            "status": snapshot.status,
-            "attempt": snapshot.attempt,
-            "stopped": report.stopped,
-        }),
-    )))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
+        "worker_id": snapshot.worker_id,
+        "previous_status": report.previous_status,
+        "status": snapshot.status,
+        "attempt": snapshot.attempt,
+        "stopped": report.stopped,
+    }))))
 }
 
 fn vibe_list(ctx: &CallContext<'_>, _arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -396,39 +356,23 @@ fn vibe_list(ctx: &CallContext<'_>, _arguments: Value) -> Result<ToolOutput, Too
     let workers = roster.list();
     if workers.is_empty() {
         return Ok(ToolOutput::new(
-            ToolResult::text("no workers in this run yet; start one with vibe_spawn")
-                .with_structured(json!({"workers": []})),
+            ToolResult::text("no workers in this run yet; start one with vibe_spawn").with_structured(json!({"workers": []})),
         ));
     }
     let mut counts: Vec<(WorkerStatus, usize)> = Vec::new();
     for snapshot in &workers {
-        match counts
-            .iter_mut()
-            .find(|(status, _)| *status == snapshot.status)
-        {
+        match counts.iter_mut().find(|(status, _)| *status == snapshot.status) {
             Some((_, count)) => *count += 1,
             None => counts.push((snapshot.status, 1)),
         }
     }
-    let summary: Vec<String> = counts
-        .iter()
-        .map(|(status, count)| format!("{count} {status}"))
-        .collect();
-    let mut lines = vec![format!(
-        "{} workers ({}):",
-        workers.len(),
-        summary.join(", ")
-    )];
+    let summary: Vec<String> = counts.iter().map(|(status, count)| format!("{count} {status}")).collect();
+    let mut lines = vec![format!("{} workers ({}):", workers.len(), summary.join(", "))];
     for snapshot in &workers {
         lines.push(list_line(snapshot, list_chars));
     }
-    let structured: Vec<Value> = workers
-        .iter()
-        .map(|snapshot| snapshot.to_json(list_chars))
-        .collect();
-    Ok(ToolOutput::new(
-        ToolResult::text(lines.join("\n")).with_structured(json!({"workers": structured})),
-    ))
+    let structured: Vec<Value> = workers.iter().map(|snapshot| snapshot.to_json(list_chars)).collect();
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({"workers": structured}))))
 }
 
 /// Whether the model will hear of a finished worker without asking.
@@ -465,11 +409,7 @@ fn list_line(snapshot: &WorkerSnapshot, list_chars: usize) -> String {
         line.push_str(&format!("\n    progress: {progress}"));
     }
     if let (Some(result), Some(attempt)) = (&snapshot.last_result, snapshot.last_result_attempt) {
-        let excerpt = super::roster::cut_head(
-            &result.replace('\n', " ⏎ "),
-            list_chars,
-            "vibe_wait shows the whole result",
-        );
+        let excerpt = super::roster::cut_head(&result.replace('\n', " ⏎ "), list_chars, "vibe_wait shows the whole result");
         line.push_str(&format!("\n    last result (attempt {attempt}): {excerpt}"));
     }
     line

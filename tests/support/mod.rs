@@ -22,10 +22,7 @@ pub fn require_binary(test_name: &str, name: &str) -> Option<PathBuf> {
     match which::which(name) {
         Ok(path) => Some(path),
         Err(_) => {
-            skip_or_fail(
-                test_name,
-                &format!("{name} not found on PATH (installed by .ci/install)"),
-            );
+            skip_or_fail(test_name, &format!("{name} not found on PATH (installed by .ci/install)"));
             None
         }
     }
@@ -41,9 +38,7 @@ pub fn skip_or_fail(test_name: &str, reason: &str) {
 
 /// Number of threads of this process (from /proc/self/task).
 pub fn thread_count() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .map(|dir| dir.count())
-        .unwrap_or(0)
+    std::fs::read_dir("/proc/self/task").map(|dir| dir.count()).unwrap_or(0)
 }
 
 /// Pids of every live (non-zombie) descendant of this process, found by walking /proc.
@@ -113,9 +108,7 @@ pub fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// Copies the committed fixture directory `tests/data/<name>` into a fresh temp dir (so tests
 /// can modify it) and returns the temp dir.
 pub fn copy_fixture(name: &str) -> tempfile::TempDir {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
     let dir = tempfile::tempdir().expect("create temp dir");
     copy_dir(&source, dir.path());
     dir
@@ -123,9 +116,7 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
 
 fn copy_dir(source: &Path, target: &Path) {
     std::fs::create_dir_all(target).expect("create dir");
-    for entry in std::fs::read_dir(source)
-        .unwrap_or_else(|err| panic!("read fixture {}: {err}", source.display()))
-    {
+    for entry in std::fs::read_dir(source).unwrap_or_else(|err| panic!("read fixture {}: {err}", source.display())) {
         let entry = entry.expect("dir entry");
         let path = entry.path();
         let destination = target.join(entry.file_name());
