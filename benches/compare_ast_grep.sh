@@ -8,7 +8,8 @@
 #   RUST_TREE   default: the first index under ~/.cargo/registry/src
 #   PYTHON_TREE default: the installed CPython's stdlib (sysconfig "stdlib")
 # Needs: hyperfine (Debian package), /usr/bin/time, .tools/node_modules/.bin/ast-grep
-# (.ci/install), and a release build (`cargo build --release`).
+# (.ci/install), and a release build (`cargo build --release`). max_results is 100000 (the
+# tool's schema maximum), above the totals of these patterns; the match counts are printed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 ast_grep="$here/.tools/node_modules/.bin/ast-grep"
@@ -26,13 +27,15 @@ trap 'rm -rf "$out"' EXIT
 measure() {
     local lang="$1" tree="$2" pattern="$3"
     local args
-    args="$(python3 -c 'import json,sys;print(json.dumps({"pattern":sys.argv[1],"language":sys.argv[2],"max_results":10000000}))' "$pattern" "$lang")"
+    args="$(python3 -c 'import json,sys;print(json.dumps({"pattern":sys.argv[1],"language":sys.argv[2],"max_results":100000}))' "$pattern" "$lang")"
     local sg_cmd="$ast_grep run -p $(printf %q "$pattern") -l $lang $(printf %q "$tree")"
     local rb_cmd="$runbound --workspace $(printf %q "$tree") call ast_grep $(printf %q "$args")"
     # Same answer first: the match counts.
     local sg_count rb_count
     sg_count="$("$ast_grep" run -p "$pattern" -l "$lang" --json=stream "$tree" | wc -l || true)"
-    rb_count="$("$runbound" --workspace "$tree" call ast_grep "$args" | head -1 | awk '{print $1}' || true)"
+    rb_count="$("$runbound" --workspace "$tree" call ast_grep "$args" \
+        | python3 -c 'import json,sys;r=json.load(sys.stdin);sc=r.get("structuredContent") or {};print(sc.get("total_matches", "error: " + r["content"][0]["text"][:200]))')"
+    case "$rb_count" in error*) echo "runbound failed on $pattern: $rb_count" >&2; return 1 ;; esac
     hyperfine --style basic --warmup 1 --runs "$runs" -i --export-json "$out/h.json" \
         -n ast-grep "$sg_cmd" -n runbound "$rb_cmd" >&2
     local sg_rss rb_rss

@@ -415,7 +415,10 @@ fn dart_status_is_honest_and_a_fake_dart_proves_the_launch() {
     let status = ok(&run, json!({"op": "status"}));
     assert!(status.contains("server: fake-dart 0.0.1") && status.contains("ready"), "{status}");
     let text = ok(&run, json!({"op": "references", "file": "app/lib/main.dart", "line": 2, "symbol": "print"}));
-    assert!(text.contains("60 references in 2 files") && text.contains("app/lib/main.dart (40):") && text.contains("app/pubspec.yaml (20):"), "{text}");
+    assert!(
+        text.contains("60 references in 2 files") && text.contains("app/lib/main.dart (40):") && text.contains("app/pubspec.yaml (20):"),
+        "{text}"
+    );
     assert!(text.contains("showing 50 of 60 references in 2 files"), "{text}");
     assert_eq!(text.lines().filter(|line| line.starts_with("  ") && !line.contains(" | ")).count(), 50, "{text}");
     let text = ok(&run, json!({"op": "reload", "file": "app/lib/main.dart"}));

@@ -185,7 +185,7 @@ impl BinarySearch {
                 if !is_executable_file(&path) {
                     continue;
                 }
-                if best.as_ref().map_or(true, |(best_version, _)| version > *best_version) {
+                if best.as_ref().is_none_or(|(best_version, _)| version > *best_version) {
                     best = Some((version, path));
                 }
             }
@@ -205,7 +205,7 @@ impl BinarySearch {
             if !is_executable_file(&candidate) {
                 continue;
             }
-            if best.as_ref().map_or(true, |(best_version, _)| version > *best_version) {
+            if best.as_ref().is_none_or(|(best_version, _)| version > *best_version) {
                 best = Some((version, candidate));
             }
         }

@@ -27,7 +27,7 @@ pub(crate) mod tool;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use parking_lot::Mutex;
 use serde_json::{json, Value};
@@ -37,7 +37,7 @@ use crate::registry::CallContext;
 use crate::result::ToolResult;
 
 use adapters::{AdapterId, BinarySearch, ADAPTERS};
-use session::{Session, SessionTarget};
+use session::{ProbeCache, Session, SessionTarget};
 use state::BreakpointStore;
 use tool::{required, DebugArguments};
 
@@ -115,7 +115,7 @@ struct SupervisorState {
     /// The output of the last ended session (so `output` still works after the program exits).
     last_output: Option<String>,
     session_counter: u64,
-    probe_cache: HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>,
+    probe_cache: ProbeCache,
 }
 
 impl Default for DebugSupervisor {
@@ -128,6 +128,13 @@ impl DebugSupervisor {
     /// A supervisor with no session and no breakpoints.
     pub fn new() -> DebugSupervisor {
         DebugSupervisor { inner: Mutex::new(SupervisorState::default()) }
+    }
+
+    /// The `status` op's text: the session (where it is stopped, its TTL) and the stored
+    /// breakpoints; for `runbound status`. Like every accessor here it waits for a running
+    /// `debug` call to return (calls are serialized).
+    pub fn session_status(&self, workspace_root: &Path) -> String {
+        status_text(&self.inner.lock(), workspace_root)
     }
 
     /// Whether a session is live (not ended, not expired).
@@ -172,7 +179,8 @@ impl DebugSupervisor {
                 state.ended_notice = Some(format!("{reason}; {teardown}"));
             }
         }
-        let notice = state.ended_notice.take();
+        // Taken only once reported: an input error returned early keeps it for the next call.
+        let notice = state.ended_notice.clone();
         let outcome = match op {
             "adapters" => Ok(ToolResult::text(adapters_report_cached(workspace_root, config, &mut state.probe_cache).0)),
             "status" => Ok(ToolResult::text(status_text(state, workspace_root))),
@@ -252,6 +260,7 @@ impl DebugSupervisor {
         };
         // A session that ended during this op (program exited, adapter died, TTL) is retired
         // now, so no adapter lingers until the next call.
+        state.ended_notice = None;
         let mut ended = None;
         if let Some(reason) = state.session.as_ref().and_then(Session::finished_reason) {
             let session = state.session.take().expect("checked above");
@@ -300,8 +309,6 @@ pub fn adapters_report(workspace_root: &Path, config: &DebugConfig) -> String {
 pub fn adapters_report_json(workspace_root: &Path, config: &DebugConfig) -> Value {
     adapters_report_cached(workspace_root, config, &mut HashMap::new()).1
 }
-
-type ProbeCache = HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>;
 
 fn adapters_report_cached(workspace_root: &Path, config: &DebugConfig, cache: &mut ProbeCache) -> (String, Value) {
     let search = BinarySearch::from_env(&config.extra_binary_dirs);

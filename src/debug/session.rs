@@ -36,6 +36,10 @@ use crate::transport::{
     ChildProcess, Incoming, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
 };
 
+/// Outcomes of "does this python import debugpy" by interpreter path, with the file's mtime
+/// when probed (a changed interpreter is probed again).
+pub type ProbeCache = HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>;
+
 /// What a session debugs.
 #[derive(Debug, Clone)]
 pub enum SessionTarget {
@@ -76,7 +80,7 @@ pub fn resolve_adapter_binary(
     root: &Path,
     search: &BinarySearch,
     config: &DebugConfig,
-    probe_cache: &mut HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>,
+    probe_cache: &mut ProbeCache,
 ) -> Result<ResolvedAdapter, String> {
     let command =
         |program: PathBuf, args: &[&str]| AdapterCommand { program, args: args.iter().map(Into::into).collect(), cwd: root.to_path_buf() };
@@ -138,12 +142,7 @@ pub fn resolve_adapter_binary(
     }
 }
 
-fn probe_debugpy(
-    python: &Path,
-    cwd: &Path,
-    timeout: Duration,
-    cache: &mut HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>,
-) -> Result<String, String> {
+fn probe_debugpy(python: &Path, cwd: &Path, timeout: Duration, cache: &mut ProbeCache) -> Result<String, String> {
     let modified = std::fs::metadata(python).and_then(|m| m.modified()).ok();
     if let Some((cached_modified, outcome)) = cache.get(python) {
         if *cached_modified == modified {
@@ -235,6 +234,8 @@ struct SessionState {
     unbound_breakpoints: Vec<BreakpointStatus>,
     adapter_messages: OutputRing,
     debuggee_pids: Vec<(u32, u64)>,
+    /// The last `stackTrace` answer: (stop generation, thread, body).
+    stack_cache: Option<(u64, i64, Value)>,
 }
 
 /// What a continue / step / pause / launch waited for.
@@ -283,7 +284,7 @@ impl Session {
         number: u64,
         target: SessionTarget,
         breakpoints: &BreakpointStore,
-        probe_cache: &mut HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>,
+        probe_cache: &mut ProbeCache,
     ) -> Result<(Session, ToolResult), ToolError> {
         let run = ctx.run();
         let config = run.config().debug.clone();
@@ -453,6 +454,7 @@ impl Session {
                 unbound_breakpoints: Vec::new(),
                 adapter_messages: OutputRing::new(8 * 1024),
                 debuggee_pids: Vec::new(),
+                stack_cache: None,
             }),
             changed: Condvar::new(),
             output,
@@ -682,6 +684,7 @@ impl Session {
 
     /// Why the session is over (TTL, adapter gone, program ended), or `None` while live.
     pub fn finished_reason(&self) -> Option<String> {
+        self.inner.refresh_liveness();
         let state = self.inner.state.lock();
         if let Some(expired) = &state.expired {
             return Some(expired.clone());
@@ -872,7 +875,29 @@ impl SessionInner {
             .with_hint("call debug op \"launch\" to start a new session")
     }
 
+    /// Notices an adapter that died before its stream reported the end (its pipes can stay
+    /// open while a debuggee it started still holds them).
+    fn refresh_liveness(&self) {
+        if self.state.lock().closed.is_some() {
+            return;
+        }
+        let died = {
+            let connection = self.connection.lock();
+            let Some(child) = connection.as_ref().and_then(RpcConnection::child) else { return };
+            child.try_wait().map(|_| child.describe_state())
+        };
+        if let Some(description) = died {
+            let mut state = self.state.lock();
+            if state.closed.is_none() {
+                state.closed = Some(description);
+            }
+            drop(state);
+            self.changed.notify_all();
+        }
+    }
+
     fn check_alive(&self) -> Result<(), ToolError> {
+        self.refresh_liveness();
         let state = self.state.lock();
         if let Some(expired) = &state.expired {
             return Err(ToolError::new(ErrorKind::Unavailable, format!("{}: {expired}", self.description))
@@ -1025,8 +1050,27 @@ impl SessionInner {
         text
     }
 
+    /// `stackTrace {levels: 30}` of `thread`, cached for the current stop generation: frames
+    /// cannot change while the program stays stopped, so the `stack` that follows a step (or
+    /// an `evaluate` in the top frame) costs no second round trip.
+    fn stack_trace(&self, thread: i64) -> Result<Value, ToolError> {
+        let generation = {
+            let state = self.state.lock();
+            if let Some((cached_generation, cached_thread, body)) = &state.stack_cache {
+                if *cached_generation == state.generation && *cached_thread == thread {
+                    return Ok(body.clone());
+                }
+            }
+            state.generation
+        };
+        let body =
+            self.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": MAX_STACK_FRAMES}), self.request_timeout)?;
+        self.state.lock().stack_cache = Some((generation, thread, body.clone()));
+        Ok(body)
+    }
+
     fn top_frame(&self, thread_id: i64) -> Result<Option<String>, ToolError> {
-        let body = self.request("stackTrace", json!({"threadId": thread_id, "startFrame": 0, "levels": 1}), self.request_timeout)?;
+        let body = self.stack_trace(thread_id)?;
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         let Some(frame) = frames.first() else { return Ok(None) };
         let mut state = self.state.lock();
@@ -1146,8 +1190,7 @@ impl SessionInner {
     fn stack_text(&self, thread_id: Option<i64>) -> Result<String, ToolError> {
         self.require_stopped("stack")?;
         let thread = self.default_thread(thread_id)?;
-        let body =
-            self.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": MAX_STACK_FRAMES}), self.request_timeout)?;
+        let body = self.stack_trace(thread)?;
         let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
         if frames.is_empty() {
             return Ok(format!("thread {thread} has no frames"));
@@ -1278,7 +1321,7 @@ impl SessionInner {
             None => {
                 self.require_stopped("evaluate")?;
                 let thread = self.default_thread(None)?;
-                let body = self.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 1}), self.request_timeout)?;
+                let body = self.stack_trace(thread)?;
                 body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()).and_then(|f| f.get("id")).and_then(Value::as_i64)
             }
         };
@@ -1658,7 +1701,7 @@ fn kill_leftovers(pids: &[(u32, u64)]) -> usize {
 
 fn format_duration(duration: Duration) -> String {
     let seconds = duration.as_secs();
-    if seconds >= 60 && seconds % 60 == 0 {
+    if seconds >= 60 && seconds.is_multiple_of(60) {
         format!("{} min", seconds / 60)
     } else if seconds >= 60 {
         format!("{} min {} s", seconds / 60, seconds % 60)

@@ -204,7 +204,7 @@ pub struct LanguageServer {
     connection: Arc<RpcConnection>,
     shared: Arc<(Mutex<ServerState>, Condvar)>,
     documents: Mutex<HashMap<PathBuf, TrackedDocument>>,
-    watched_files: Mutex<Option<HashMap<PathBuf, (Option<SystemTime>, u64)>>>,
+    watched_files: Mutex<Option<FileStamps>>,
     capabilities: Value,
     server_info: Option<String>,
     position_encoding: PositionEncoding,
@@ -222,6 +222,9 @@ struct TrackedDocument {
     size: u64,
     text: String,
 }
+
+/// Path → (mtime, size) of the served files under a root.
+type FileStamps = HashMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// How many served files the creation/deletion scan tracks per root before it gives up.
 const WATCHED_FILES_CAP: usize = 5000;
@@ -518,7 +521,8 @@ impl LanguageServer {
     /// Before an op: resyncs every tracked document whose file changed on disk (mtime + size),
     /// closes documents whose file was deleted, and sends `workspace/didChangeWatchedFiles` for
     /// served files created, changed or deleted under the root since the last scan (bounded to
-    /// 5000 files). Returns how many documents were resynced.
+    /// 5000 files); a created file also gets a `didOpen`/`didClose` cycle (pyright ignores bare
+    /// creation events). Returns how many documents were resynced.
     pub fn resync_from_disk(&self) -> usize {
         let mut events: Vec<Value> = Vec::new();
         let mut resynced = 0;
@@ -553,6 +557,22 @@ impl LanguageServer {
         drop(watched);
         if !events.is_empty() {
             let _ = self.notify("workspace/didChangeWatchedFiles", json!({"changes": events}));
+        }
+        // Some servers (pyright) ignore a bare "created" event: an open/close cycle makes them
+        // read the new file.
+        for event in events.iter().filter(|event| event["type"] == 1) {
+            let Some(path) = event["uri"].as_str().and_then(uri_to_path) else { continue };
+            if self.documents.lock().contains_key(&path) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let language_id = self.definition.language_id_for(&path).unwrap_or("plaintext");
+            let uri = path_to_uri(&path);
+            let _ = self.notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
+            );
+            let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
         }
         resynced
     }
@@ -786,7 +806,7 @@ fn file_stamp(path: &Path) -> (Option<SystemTime>, u64) {
 }
 
 /// Served files under `root` with their stamps; `None` when there are more than the cap.
-fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<HashMap<PathBuf, (Option<SystemTime>, u64)>> {
+fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<FileStamps> {
     let mut files = HashMap::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)

@@ -292,14 +292,8 @@ pub fn looks_like_comment_or_string(line_text: &str, column: usize) -> bool {
                 if ch == '"' || ch == '\'' || ch == '`' {
                     // A Rust lifetime or char like `'a` is rare in practice near a symbol; accept it.
                     in_string = Some(ch);
-                } else if ch == '#' {
-                    return true;
-                } else if ch == '/' && chars.peek() == Some(&'/') {
-                    return true;
-                } else if ch == '/' && chars.peek() == Some(&'*') {
-                    return true;
-                } else if ch == '*' && previous.is_none() {
-                    // A `*` continuation line of a block comment.
+                } else if ch == '#' || (ch == '/' && matches!(chars.peek(), Some('/' | '*'))) || (ch == '*' && previous.is_none()) {
+                    // `#` and `//` line comments, a `/*` block comment, or a `*` continuation line.
                     return true;
                 }
             }

@@ -37,9 +37,20 @@ pub struct LspSupervisor {
     workspace_root: PathBuf,
     config: LspConfig,
     table: Vec<Arc<ServerDefinition>>,
-    instances: Mutex<BTreeMap<(String, PathBuf), Arc<Mutex<Instance>>>>,
+    instances: Mutex<BTreeMap<InstanceKey, Arc<Mutex<Instance>>>>,
     edit_applier: Arc<Mutex<Option<Arc<dyn WorkspaceEditApplier>>>>,
+    /// Binary lookups per (server id, root), reused for [`BINARY_CACHE_TTL`]; `reload` clears it.
+    binary_cache: Mutex<HashMap<(String, Option<PathBuf>), CachedBinary>>,
 }
+
+/// (server id, root): one process each.
+type InstanceKey = (String, PathBuf);
+
+/// A binary lookup and when it was made.
+type CachedBinary = (Instant, BinaryLookup);
+
+/// How long a binary lookup (found or not) is reused before `PATH` is searched again.
+const BINARY_CACHE_TTL: Duration = Duration::from_secs(30);
 
 #[derive(Default)]
 struct Instance {
@@ -70,6 +81,7 @@ impl LspSupervisor {
             config,
             instances: Mutex::new(BTreeMap::new()),
             edit_applier: Arc::new(Mutex::new(None)),
+            binary_cache: Mutex::new(HashMap::new()),
         }
     }
 
@@ -151,7 +163,7 @@ impl LspSupervisor {
         let mut reasons = Vec::new();
         for definition in candidates {
             let root_lookup = find_root(definition, &self.workspace_root, file);
-            let binary_lookup = resolve_binary(definition, root_lookup.root.as_deref(), &self.workspace_root, path_env.as_ref());
+            let binary_lookup = self.cached_binary(definition, root_lookup.root.as_deref(), path_env.as_ref());
             match (&root_lookup.root, &binary_lookup.path) {
                 (Some(root), Some(binary)) => return Ok((Arc::clone(definition), root.clone(), binary.clone())),
                 _ => reasons.push(self.describe_missing_half(definition, &root_lookup, &binary_lookup)),
@@ -170,13 +182,14 @@ impl LspSupervisor {
     /// # Errors
     /// When `file` is given and no server can serve it.
     pub fn reload(&self, file: Option<&Path>, deadline: Instant) -> Result<Vec<String>, ToolError> {
+        self.binary_cache.lock().clear();
         let keys: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = match file {
             Some(file) => {
                 let (definition, root, binary) = self.choose(file, None)?;
                 vec![(definition, root, Some(binary))]
             }
             None => {
-                let slots: Vec<((String, PathBuf), Arc<Mutex<Instance>>)> =
+                let slots: Vec<(InstanceKey, Arc<Mutex<Instance>>)> =
                     self.instances.lock().iter().map(|(key, slot)| (key.clone(), Arc::clone(slot))).collect();
                 slots
                     .iter()
@@ -430,6 +443,19 @@ impl LspSupervisor {
         Arc::clone(self.instances.lock().entry((id.to_owned(), root.to_path_buf())).or_default())
     }
 
+    fn cached_binary(&self, definition: &ServerDefinition, root: Option<&Path>, path_env: Option<&OsString>) -> BinaryLookup {
+        let key = (definition.id.clone(), root.map(Path::to_path_buf));
+        if let Some((at, lookup)) = self.binary_cache.lock().get(&key) {
+            let still_there = lookup.path.as_ref().is_none_or(|path| path.exists());
+            if at.elapsed() < BINARY_CACHE_TTL && still_there {
+                return lookup.clone();
+            }
+        }
+        let lookup = resolve_binary(definition, root, &self.workspace_root, path_env);
+        self.binary_cache.lock().insert(key, (Instant::now(), lookup.clone()));
+        lookup
+    }
+
     fn path_env(&self) -> Option<OsString> {
         self.config.search_path.clone().or_else(|| std::env::var_os("PATH"))
     }
@@ -467,11 +493,9 @@ impl Drop for LspSupervisor {
         std::thread::scope(|scope| {
             for server in servers {
                 let name = format!("runbound-lsp-{}-stop", server.id());
-                let spawned = std::thread::Builder::new().name(name).spawn_scoped(scope, move || drop(server));
-                if let Err(err) = spawned {
-                    // Could not spawn a thread: the closure (and the server) was dropped already.
-                    let _ = err;
-                }
+                // If no thread can be spawned, the closure — and with it the server — is dropped
+                // right here, on this thread: the stop still happens, only not in parallel.
+                let _ = std::thread::Builder::new().name(name).spawn_scoped(scope, move || drop(server));
             }
         });
     }

@@ -31,8 +31,8 @@ use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::transport::framing::{
-    read_content_length_frame_reporting_junk, read_json_line, write_content_length_frame,
-    DapMessage, DapRequest, DapResponse, FramingError, FramingErrorKind, FramingLimits,
+    read_content_length_frame_reporting_junk, read_json_line, write_content_length_frame, DapMessage, DapRequest, DapResponse,
+    FramingError, FramingErrorKind, FramingLimits,
 };
 use crate::transport::process::{join_bounded, ChildProcess};
 
@@ -58,9 +58,10 @@ pub struct RpcOptions {
     pub limits: FramingLimits,
     /// Longest accepted line for [`WireProtocol::JsonRpcLines`], bytes. Default 64 MiB.
     pub max_line_bytes: usize,
-    /// How long a write may wait for room in the writer queue (peer not reading), ms budget
-    /// taken from the request's own timeout for requests; this value for notifications and
-    /// replies. Default 10 s.
+    /// How long queueing one outgoing message may wait when the writer queue (256 messages) is
+    /// full because the peer stopped reading: for notifications, replies and
+    /// [`RpcConnection::send_request`]. [`RpcConnection::request`] uses its own timeout
+    /// instead. Default 10 s.
     pub send_timeout: Duration,
 }
 
@@ -142,11 +143,7 @@ pub struct PeerClosed {
 
 impl fmt::Display for PeerClosed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} closed its connection ({})",
-            self.peer_name, self.reason
-        )?;
+        write!(f, "{} closed its connection ({})", self.peer_name, self.reason)?;
         if let Some(status) = &self.exit_status {
             write!(f, "; process exited with {status}")?;
         }
@@ -224,8 +221,12 @@ impl RpcError {
                 (ErrorKind::Timeout, "the peer may still be starting or indexing; retry, or call again with a larger timeout")
             }
             RpcErrorKind::SendTimeout => (ErrorKind::Timeout, "the peer is not reading its input; it may be hung — restart it"),
-            RpcErrorKind::PeerClosed => (ErrorKind::Unavailable, "the process is gone; read the stderr tail above, fix the cause, and retry (it will be restarted)"),
-            RpcErrorKind::ErrorResponse => (ErrorKind::Failed, "read the peer's message; fix the arguments or the state it complains about"),
+            RpcErrorKind::PeerClosed => {
+                (ErrorKind::Unavailable, "the process is gone; read the stderr tail above, fix the cause, and retry (it will be restarted)")
+            }
+            RpcErrorKind::ErrorResponse => {
+                (ErrorKind::Failed, "read the peer's message; fix the arguments or the state it complains about")
+            }
         };
         let mut error = ToolError::new(kind, self.message.clone()).with_hint(hint);
         if let Some(response_error) = &self.response_error {
@@ -307,10 +308,7 @@ impl PendingResponse {
                 let budget = deadline.saturating_duration_since(self.sent_at).as_millis();
                 Err(RpcError::new(
                     RpcErrorKind::Timeout,
-                    format!(
-                        "request `{}` (id {}) to {} got no response within {budget} ms",
-                        self.method, self.id, self.shared.peer_name
-                    ),
+                    format!("request `{}` (id {}) to {} got no response within {budget} ms", self.method, self.id, self.shared.peer_name),
                 ))
             }
             Err(RecvTimeoutError::Disconnected) => Err(self.shared.closed_error(&self.method)),
@@ -336,9 +334,7 @@ pub struct RpcConnection {
 
 impl fmt::Debug for RpcConnection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RpcConnection")
-            .field("peer_name", &self.peer_name)
-            .finish_non_exhaustive()
+        f.debug_struct("RpcConnection").field("peer_name", &self.peer_name).finish_non_exhaustive()
     }
 }
 
@@ -346,33 +342,16 @@ impl RpcConnection {
     /// Connects to a spawned child over its stdout (read) and stdin (write), which must both
     /// have been piped and not taken. The connection owns the child: dropping it kills the
     /// group. Errors: `unavailable` when a pipe is missing.
-    pub fn over_child(
-        child: ChildProcess,
-        protocol: WireProtocol,
-        options: RpcOptions,
-    ) -> Result<RpcConnection, ToolError> {
+    pub fn over_child(child: ChildProcess, protocol: WireProtocol, options: RpcOptions) -> Result<RpcConnection, ToolError> {
         let (Some(stdout), Some(stdin)) = (child.take_stdout(), child.take_stdin()) else {
             return Err(ToolError::new(
                 ErrorKind::Unavailable,
-                format!(
-                    "{}: stdin and stdout must both be piped and not taken to connect to it",
-                    child.display_name()
-                ),
+                format!("{}: stdin and stdout must both be piped and not taken to connect to it", child.display_name()),
             ));
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let reader = PollingReader {
-            inner: stdout,
-            stop: Arc::clone(&stop),
-        };
-        RpcConnection::start(
-            Box::new(reader),
-            Box::new(stdin),
-            Some(child),
-            stop,
-            protocol,
-            options,
-        )
+        let reader = PollingReader { inner: stdout, stop: Arc::clone(&stop) };
+        RpcConnection::start(Box::new(reader), Box::new(stdin), Some(child), stop, protocol, options)
     }
 
     /// Connects over arbitrary streams (e.g. a TCP socket to `dlv dap`), optionally owning the
@@ -385,14 +364,7 @@ impl RpcConnection {
         protocol: WireProtocol,
         options: RpcOptions,
     ) -> Result<RpcConnection, ToolError> {
-        RpcConnection::start(
-            reader,
-            writer,
-            child,
-            Arc::new(AtomicBool::new(false)),
-            protocol,
-            options,
-        )
+        RpcConnection::start(reader, writer, child, Arc::new(AtomicBool::new(false)), protocol, options)
     }
 
     /// The peer's human name.
@@ -429,12 +401,7 @@ impl RpcConnection {
 
     /// Sends a request and waits up to `timeout` (which also bounds queueing the write) for its
     /// result. DAP `success: false` and JSON-RPC `error` come back as `ErrorResponse`.
-    pub fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-    ) -> Result<Value, RpcError> {
+    pub fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, RpcError> {
         let started = Instant::now();
         let mut pending = self.send_request_within(method, params, timeout)?;
         // The budget reported on timeout is the whole one, queueing included.
@@ -449,10 +416,7 @@ impl RpcConnection {
         if self.protocol == WireProtocol::DapContentLength {
             return Err(RpcError::new(
                 RpcErrorKind::ErrorResponse,
-                format!(
-                    "notification `{method}` not sent to {}: DAP has no client notifications",
-                    self.peer_name
-                ),
+                format!("notification `{method}` not sent to {}: DAP has no client notifications", self.peer_name),
             ));
         }
         let mut message = serde_json::json!({"jsonrpc": "2.0", "method": method});
@@ -464,11 +428,7 @@ impl RpcConnection {
 
     /// Answers a peer request: JSON-RPC `result`/`error`, or a DAP response with
     /// `request_seq = request.id`, `command = request.method`, `success`, `message`, `body`.
-    pub fn respond(
-        &self,
-        request: &PeerRequest,
-        result: Result<Value, ResponseError>,
-    ) -> Result<(), RpcError> {
+    pub fn respond(&self, request: &PeerRequest, result: Result<Value, ResponseError>) -> Result<(), RpcError> {
         let message = match self.protocol {
             WireProtocol::DapContentLength => {
                 let request_seq = match &request.id {
@@ -500,8 +460,7 @@ impl RpcConnection {
                     serde_json::json!({"jsonrpc": "2.0", "id": request.id.to_value(), "result": result})
                 }
                 Err(error) => {
-                    let mut body =
-                        serde_json::json!({"code": error.code, "message": error.message});
+                    let mut body = serde_json::json!({"code": error.code, "message": error.message});
                     if let Some(data) = error.data {
                         body["data"] = data;
                     }
@@ -537,17 +496,11 @@ impl RpcConnection {
         options: RpcOptions,
     ) -> Result<RpcConnection, ToolError> {
         let child = child.map(Arc::new);
-        let shared = Arc::new(Shared {
-            peer_name: options.peer_name.clone(),
-            pending: Mutex::new(PendingTable::default()),
-        });
+        let shared = Arc::new(Shared { peer_name: options.peer_name.clone(), pending: Mutex::new(PendingTable::default()) });
         let (incoming_sender, incoming) = crossbeam_channel::unbounded();
         let (outgoing, outgoing_receiver) = crossbeam_channel::bounded::<Vec<u8>>(WRITER_QUEUE);
         let thread_error = |err: std::io::Error| {
-            ToolError::new(
-                ErrorKind::Unavailable,
-                format!("cannot start I/O threads for {}: {err}", options.peer_name),
-            )
+            ToolError::new(ErrorKind::Unavailable, format!("cannot start I/O threads for {}: {err}", options.peer_name))
         };
         let writer = thread::Builder::new()
             .name(format!("runbound-{}-writer", options.thread_label))
@@ -585,12 +538,7 @@ impl RpcConnection {
         self.next_id.fetch_add(1, Ordering::SeqCst)
     }
 
-    fn send_request_within(
-        &self,
-        method: &str,
-        params: Value,
-        budget: Duration,
-    ) -> Result<PendingResponse, RpcError> {
+    fn send_request_within(&self, method: &str, params: Value, budget: Duration) -> Result<PendingResponse, RpcError> {
         let seq = self.next_id();
         let id = RequestId::Integer(seq);
         let message = match self.protocol {
@@ -601,8 +549,7 @@ impl RpcConnection {
             })
             .to_value(),
             WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => {
-                let mut message =
-                    serde_json::json!({"jsonrpc": "2.0", "id": seq, "method": method});
+                let mut message = serde_json::json!({"jsonrpc": "2.0", "id": seq, "method": method});
                 if !params.is_null() {
                     message["params"] = params;
                 }
@@ -616,17 +563,10 @@ impl RpcConnection {
                 drop(table);
                 return Err(self.shared.closed_error(method));
             }
-            table
-                .waiting
-                .insert(id.clone(), (method.to_owned(), sender));
+            table.waiting.insert(id.clone(), (method.to_owned(), sender));
         }
-        let pending = PendingResponse {
-            id,
-            method: method.to_owned(),
-            receiver,
-            sent_at: Instant::now(),
-            shared: Arc::clone(&self.shared),
-        };
+        let pending =
+            PendingResponse { id, method: method.to_owned(), receiver, sent_at: Instant::now(), shared: Arc::clone(&self.shared) };
         // On failure `pending` drops here and removes its entry.
         self.send_frame(&message, method, budget)?;
         Ok(pending)
@@ -636,17 +576,12 @@ impl RpcConnection {
         let Some(outgoing) = &self.outgoing else {
             return Err(self.shared.closed_error(method));
         };
-        let body =
-            serde_json::to_vec(message).expect("serializing a serde_json::Value cannot fail");
+        let body = serde_json::to_vec(message).expect("serializing a serde_json::Value cannot fail");
         match outgoing.send_timeout(body, budget) {
             Ok(()) => Ok(()),
             Err(SendTimeoutError::Timeout(_)) => Err(RpcError::new(
                 RpcErrorKind::SendTimeout,
-                format!(
-                    "`{method}` could not be sent to {} within {} ms: it is not reading its input",
-                    self.peer_name,
-                    budget.as_millis()
-                ),
+                format!("`{method}` could not be sent to {} within {} ms: it is not reading its input", self.peer_name, budget.as_millis()),
             )),
             Err(SendTimeoutError::Disconnected(_)) => Err(self.shared.closed_error(method)),
         }
@@ -671,11 +606,7 @@ impl Drop for RpcConnection {
             peer_name: self.peer_name.clone(),
             reason: "connection closed by runbound".to_owned(),
             exit_status: self.child.as_ref().and_then(|child| child.try_wait()),
-            stderr_tail: self
-                .child
-                .as_ref()
-                .map(|child| child.stderr_tail())
-                .unwrap_or_default(),
+            stderr_tail: self.child.as_ref().map(|child| child.stderr_tail()).unwrap_or_default(),
         });
     }
 }
@@ -688,12 +619,7 @@ impl Drop for PendingResponse {
 
 impl RpcError {
     fn new(kind: RpcErrorKind, message: String) -> RpcError {
-        RpcError {
-            kind,
-            message,
-            response_error: None,
-            closed: None,
-        }
+        RpcError { kind, message, response_error: None, closed: None }
     }
 }
 
@@ -721,9 +647,7 @@ struct Shared {
 
 impl fmt::Debug for Shared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shared")
-            .field("peer_name", &self.peer_name)
-            .finish_non_exhaustive()
+        f.debug_struct("Shared").field("peer_name", &self.peer_name).finish_non_exhaustive()
     }
 }
 
@@ -743,17 +667,12 @@ impl Shared {
     }
 
     fn closed_error(&self, method: &str) -> RpcError {
-        let closed = self
-            .pending
-            .lock()
-            .closed
-            .clone()
-            .unwrap_or_else(|| PeerClosed {
-                peer_name: self.peer_name.clone(),
-                reason: "connection is shutting down".to_owned(),
-                exit_status: None,
-                stderr_tail: String::new(),
-            });
+        let closed = self.pending.lock().closed.clone().unwrap_or_else(|| PeerClosed {
+            peer_name: self.peer_name.clone(),
+            reason: "connection is shutting down".to_owned(),
+            exit_status: None,
+            stderr_tail: String::new(),
+        });
         RpcError {
             kind: RpcErrorKind::PeerClosed,
             message: format!("request `{method}` failed: {closed}"),
@@ -776,11 +695,7 @@ impl Read for PollingReader {
             if self.stop.load(Ordering::SeqCst) {
                 return Err(std::io::Error::other("connection closed by runbound"));
             }
-            let mut poll_fd = libc::pollfd {
-                fd: self.inner.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
+            let mut poll_fd = libc::pollfd { fd: self.inner.as_raw_fd(), events: libc::POLLIN, revents: 0 };
             // SAFETY: one valid pollfd for an fd owned by `self.inner`.
             let ready = unsafe { libc::poll(&mut poll_fd, 1, 50) };
             if ready < 0 {
@@ -797,16 +712,10 @@ impl Read for PollingReader {
     }
 }
 
-fn writer_loop(
-    mut writer: Box<dyn Write + Send>,
-    outgoing: Receiver<Vec<u8>>,
-    protocol: WireProtocol,
-) {
+fn writer_loop(mut writer: Box<dyn Write + Send>, outgoing: Receiver<Vec<u8>>, protocol: WireProtocol) {
     for body in outgoing {
         let written = match protocol {
-            WireProtocol::JsonRpcContentLength | WireProtocol::DapContentLength => {
-                write_content_length_frame(&mut *writer, &body)
-            }
+            WireProtocol::JsonRpcContentLength | WireProtocol::DapContentLength => write_content_length_frame(&mut *writer, &body),
             WireProtocol::JsonRpcLines => {
                 let mut line = body;
                 line.push(b'\n');
@@ -837,11 +746,9 @@ impl ReaderState {
             let mut junk = Vec::new();
             let read = match self.protocol {
                 WireProtocol::JsonRpcContentLength | WireProtocol::DapContentLength => {
-                    read_content_length_frame_reporting_junk(
-                        &mut reader,
-                        &self.limits,
-                        &mut |bytes| junk.push(String::from_utf8_lossy(bytes).into_owned()),
-                    )
+                    read_content_length_frame_reporting_junk(&mut reader, &self.limits, &mut |bytes| {
+                        junk.push(String::from_utf8_lossy(bytes).into_owned())
+                    })
                     .and_then(|frame| frame.map(|body| parse_json(&body)).transpose())
                 }
                 WireProtocol::JsonRpcLines => read_json_line(&mut reader, self.max_line_bytes),
@@ -855,11 +762,10 @@ impl ReaderState {
             match read {
                 Ok(Some(message)) => self.route(message),
                 Ok(None) => break "end of stream".to_owned(),
-                Err(err) if err.is_recoverable() => self.deliver(Incoming::Diagnostic(
-                    err.with_peer(self.shared.peer_name.clone()).to_string(),
-                )),
-                Err(err) if self.stop.load(Ordering::SeqCst) => {
-                    let _ = err;
+                Err(err) if err.is_recoverable() => {
+                    self.deliver(Incoming::Diagnostic(err.with_peer(self.shared.peer_name.clone()).to_string()))
+                }
+                Err(_) if self.stop.load(Ordering::SeqCst) => {
                     break "connection closed by runbound".to_owned();
                 }
                 Err(err) => break err.message().to_owned(),
@@ -873,12 +779,7 @@ impl ReaderState {
             }
             None => (None, String::new()),
         };
-        let closed = PeerClosed {
-            peer_name: self.shared.peer_name.clone(),
-            reason,
-            exit_status,
-            stderr_tail,
-        };
+        let closed = PeerClosed { peer_name: self.shared.peer_name.clone(), reason, exit_status, stderr_tail };
         self.shared.close(closed.clone());
         self.deliver(Incoming::Closed(closed));
     }
@@ -891,9 +792,7 @@ impl ReaderState {
     fn route(&self, message: Value) {
         let routed = match self.protocol {
             WireProtocol::DapContentLength => route_dap(message),
-            WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => {
-                route_json_rpc(message)
-            }
+            WireProtocol::JsonRpcContentLength | WireProtocol::JsonRpcLines => route_json_rpc(message),
         };
         match routed {
             Ok(Routed::Incoming(incoming)) => self.deliver(incoming),
@@ -903,10 +802,7 @@ impl ReaderState {
                     Some((method, sender)) => {
                         let result = result.map_err(|error| RpcError {
                             kind: RpcErrorKind::ErrorResponse,
-                            message: format!(
-                                "{} answered `{method}` (id {id}) with an error: {}",
-                                self.shared.peer_name, error.message
-                            ),
+                            message: format!("{} answered `{method}` (id {id}) with an error: {}", self.shared.peer_name, error.message),
                             response_error: Some(error),
                             closed: None,
                         });
@@ -915,10 +811,7 @@ impl ReaderState {
                     None => self.deliver(Incoming::UnmatchedResponse { id, result }),
                 }
             }
-            Err(problem) => self.deliver(Incoming::Diagnostic(format!(
-                "{}: {problem}",
-                self.shared.peer_name
-            ))),
+            Err(problem) => self.deliver(Incoming::Diagnostic(format!("{}: {problem}", self.shared.peer_name))),
         }
     }
 }
@@ -933,10 +826,7 @@ fn parse_json(body: &[u8]) -> Result<Value, FramingError> {
         let start = String::from_utf8_lossy(&body[..body.len().min(160)]).into_owned();
         FramingError::new(
             FramingErrorKind::MalformedMessage,
-            format!(
-                "message body is not valid JSON ({err}); skipped: {start:?} ({} bytes)",
-                body.len()
-            ),
+            format!("message body is not valid JSON ({err}); skipped: {start:?} ({} bytes)", body.len()),
         )
     })
 }
@@ -951,55 +841,31 @@ fn request_id(value: &Value) -> Option<RequestId> {
 
 fn route_json_rpc(mut message: Value) -> Result<Routed, String> {
     let Some(object) = message.as_object_mut() else {
-        return Err(format!(
-            "JSON-RPC message is not an object (skipped): {message}"
-        ));
+        return Err(format!("JSON-RPC message is not an object (skipped): {message}"));
     };
     let params = object.remove("params").unwrap_or(Value::Null);
     let id = object.get("id").filter(|id| !id.is_null()).cloned();
-    if let Some(method) = object
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    {
+    if let Some(method) = object.get("method").and_then(Value::as_str).map(str::to_owned) {
         let Some(id) = id else {
-            return Ok(Routed::Incoming(Incoming::Notification(PeerNotification {
-                method,
-                params,
-            })));
+            return Ok(Routed::Incoming(Incoming::Notification(PeerNotification { method, params })));
         };
         let Some(id) = request_id(&id) else {
-            return Err(format!(
-                "request `{method}` with an id that is neither integer nor string: {id}"
-            ));
+            return Err(format!("request `{method}` with an id that is neither integer nor string: {id}"));
         };
-        return Ok(Routed::Incoming(Incoming::Request(PeerRequest {
-            id,
-            method,
-            params,
-        })));
+        return Ok(Routed::Incoming(Incoming::Request(PeerRequest { id, method, params })));
     }
     let Some(id) = id.as_ref().and_then(request_id) else {
-        return Err(format!(
-            "JSON-RPC message without method and without a usable id (skipped): {message}"
-        ));
+        return Err(format!("JSON-RPC message without method and without a usable id (skipped): {message}"));
     };
     if let Some(error) = object.get("error").filter(|error| !error.is_null()) {
         let error = ResponseError {
             code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("(no message)")
-                .to_owned(),
+            message: error.get("message").and_then(Value::as_str).unwrap_or("(no message)").to_owned(),
             data: error.get("data").filter(|data| !data.is_null()).cloned(),
         };
         return Ok(Routed::Response(id, Err(error)));
     }
-    Ok(Routed::Response(
-        id,
-        Ok(object.remove("result").unwrap_or(Value::Null)),
-    ))
+    Ok(Routed::Response(id, Ok(object.remove("result").unwrap_or(Value::Null))))
 }
 
 fn route_dap(message: Value) -> Result<Routed, String> {
@@ -1009,39 +875,21 @@ fn route_dap(message: Value) -> Result<Routed, String> {
             method: request.command,
             params: request.arguments.unwrap_or(Value::Null),
         }))),
-        DapMessage::Event(event) => {
-            Ok(Routed::Incoming(Incoming::Notification(PeerNotification {
-                method: event.event,
-                params: event.body.unwrap_or(Value::Null),
-            })))
-        }
+        DapMessage::Event(event) => Ok(Routed::Incoming(Incoming::Notification(PeerNotification {
+            method: event.event,
+            params: event.body.unwrap_or(Value::Null),
+        }))),
         DapMessage::Response(response) => {
             let id = RequestId::Integer(response.request_seq);
             if response.success {
-                return Ok(Routed::Response(
-                    id,
-                    Ok(response.body.unwrap_or(Value::Null)),
-                ));
+                return Ok(Routed::Response(id, Ok(response.body.unwrap_or(Value::Null))));
             }
-            let mut message = response
-                .message
-                .unwrap_or_else(|| "request failed".to_owned());
-            let format = response
-                .body
-                .as_ref()
-                .and_then(|body| body.pointer("/error/format"))
-                .and_then(Value::as_str);
+            let mut message = response.message.unwrap_or_else(|| "request failed".to_owned());
+            let format = response.body.as_ref().and_then(|body| body.pointer("/error/format")).and_then(Value::as_str);
             if let Some(format) = format {
                 message = format!("{message}: {format}");
             }
-            Ok(Routed::Response(
-                id,
-                Err(ResponseError {
-                    code: 0,
-                    message,
-                    data: response.body,
-                }),
-            ))
+            Ok(Routed::Response(id, Err(ResponseError { code: 0, message, data: response.body })))
         }
     }
 }
