@@ -127,10 +127,12 @@ fn wait_event(connection: &RpcConnection, name: &str) -> Value {
 
 fn launch_to_first_stop() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/debug");
-    let cases: [(&str, &str, &str, &str, u64, Option<&str>); 3] = [
-        ("debugpy", "python", "app.py", "app.py", 13, None),
-        ("lldb", "c", "prog", "prog.c", 12, Some("gcc")),
-        ("delve", "go", "main.go", "main.go", 17, None),
+    // (adapter, fixture dir, program, source, breakpoint line, build with gcc)
+    type Case = (&'static str, &'static str, &'static str, &'static str, u64, bool);
+    let cases: [Case; 3] = [
+        ("debugpy", "python", "app.py", "app.py", 13, false),
+        ("lldb", "c", "prog", "prog.c", 12, true),
+        ("delve", "go", "main.go", "main.go", 17, false),
     ];
     for (adapter, fixture, program, source, line, build) in cases {
         let available = match adapter {
@@ -144,7 +146,7 @@ fn launch_to_first_stop() {
         }
         let workspace = tempfile::tempdir().unwrap();
         copy_dir(&fixtures.join(fixture), workspace.path());
-        if build.is_some() {
+        if build {
             let status = std::process::Command::new("gcc")
                 .args(["-g", "-O0", "-o", "prog", "prog.c"])
                 .current_dir(workspace.path())
@@ -168,8 +170,7 @@ fn launch_to_first_stop() {
 }
 
 fn build_run(workspace: &Path) -> Run {
-    let mut config = RunConfig::default();
-    config.debug = DebugConfig::default();
+    let config = RunConfig { debug: DebugConfig::default(), ..RunConfig::default() };
     Run::builder(workspace)
         .config(config)
         .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))

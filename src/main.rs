@@ -20,6 +20,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 
 use runbound::ask::TerminalAskPort;
+use runbound::debug::DebugSupervisor;
+use runbound::kernel::{KernelFactory, KernelSelection};
+use runbound::vibe::VibeSetup;
 use runbound::serve::{serve_stdio, ServeConfig};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunBuilder, Tier, ToolResult};
 
@@ -43,6 +46,17 @@ struct Cli {
     /// Conversation id of this run (default: generated per process).
     #[arg(long, global = true, value_name = "ID")]
     conversation_id: Option<String>,
+    /// Python kernel for `eval`: auto (CPython when one resolves — project .venv, venv, then
+    /// python3 on PATH — else the embedded RustPython), cpython, or embedded.
+    #[arg(long, global = true, value_name = "KIND", default_value = "auto")]
+    kernel: String,
+    /// Turn vibe mode on: registers vibe_spawn, vibe_send, vibe_wait, vibe_kill, vibe_list.
+    #[arg(long, global = true)]
+    vibe: bool,
+    /// Command line of a worker tier, as TIER=COMMAND (tiers: fast, good); repeatable. The
+    /// brief arrives on stdin, stdout is the result. Needs --vibe.
+    #[arg(long, global = true, value_name = "TIER=COMMAND")]
+    worker: Vec<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -103,7 +117,29 @@ fn main() -> ExitCode {
         eprintln!("runbound: --workspace {} is not a directory; pass an existing directory", cli.workspace.display());
         return ExitCode::from(EXIT_USAGE);
     }
-    let mut builder = Run::builder(&cli.workspace).approval_policy(ApprovalPolicy::for_write_and_exec(approval)).with_structural();
+    let Some(kernel_selection) = KernelSelection::parse(&cli.kernel) else {
+        eprintln!("runbound: --kernel {:?} is not one of auto, cpython, embedded", cli.kernel);
+        return ExitCode::from(EXIT_USAGE);
+    };
+    if !cli.worker.is_empty() && !cli.vibe {
+        eprintln!("runbound: --worker needs --vibe (vibe mode registers the worker tools)");
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let mut builder = Run::builder(&cli.workspace)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
+        .with_structural()
+        .language_servers()
+        .debug_supervisor(DebugSupervisor::new())
+        .kernel_factory(KernelFactory::new().selection(kernel_selection));
+    if cli.vibe {
+        match VibeSetup::from_cli_worker_flags(&cli.worker) {
+            Ok(setup) => builder = builder.vibe_roster(setup),
+            Err(err) => {
+                eprintln!("runbound: {err}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        }
+    }
     if let Some(conversation_id) = &cli.conversation_id {
         builder = builder.conversation_id(conversation_id.clone());
     }
@@ -238,7 +274,78 @@ struct StatusSection {
 }
 
 fn status_sections(run: &Run, caller: Caller, terminal: TerminalState) -> Vec<StatusSection> {
-    vec![run_section(run, caller), ask_section(run, terminal), tools_section(run, caller)]
+    vec![
+        run_section(run, caller),
+        ask_section(run, terminal),
+        tools_section(run, caller),
+        language_servers_section(run),
+        debug_section(run),
+        kernel_section(run),
+        vibe_section(run),
+    ]
+}
+
+/// Splits a multi-line report into indented status lines.
+fn report_lines(report: &str) -> Vec<String> {
+    report.lines().map(str::to_owned).collect()
+}
+
+fn language_servers_section(run: &Run) -> StatusSection {
+    match run.lsp_supervisor() {
+        Some(supervisor) => {
+            let status = supervisor.status();
+            StatusSection { key: "language_servers", title: "language servers".to_owned(), lines: report_lines(&status.to_text()), json: status.to_json() }
+        }
+        None => StatusSection {
+            key: "language_servers",
+            title: "language servers".to_owned(),
+            lines: vec!["not wired".to_owned()],
+            json: Value::Null,
+        },
+    }
+}
+
+fn debug_section(run: &Run) -> StatusSection {
+    let adapters = runbound::debug::adapters_report(run.workspace_root(), &run.config().debug);
+    let mut lines = report_lines(&adapters);
+    let session = run.debug_supervisor().map(|supervisor| supervisor.session_status(run.workspace_root()));
+    if let Some(session) = &session {
+        lines.extend(report_lines(session));
+    }
+    StatusSection {
+        key: "debug",
+        title: "debug adapters".to_owned(),
+        lines,
+        json: json!({
+            "adapters": runbound::debug::adapters_report_json(run.workspace_root(), &run.config().debug),
+            "session": session,
+        }),
+    }
+}
+
+fn kernel_section(run: &Run) -> StatusSection {
+    let report = runbound::kernel::kernel_status(run);
+    StatusSection { key: "kernels", title: "kernels (eval)".to_owned(), lines: report_lines(&report), json: json!({"report": report}) }
+}
+
+fn vibe_section(run: &Run) -> StatusSection {
+    match run.vibe_roster() {
+        Some(_) => {
+            let listed = run.call(Caller::Main, "vibe_list", json!({}));
+            StatusSection {
+                key: "vibe",
+                title: "vibe workers".to_owned(),
+                lines: report_lines(&listed.joined_text()),
+                json: listed.structured_content.unwrap_or(Value::Null),
+            }
+        }
+        None => StatusSection {
+            key: "vibe",
+            title: "vibe workers".to_owned(),
+            lines: vec!["vibe mode off (pass --vibe and --worker TIER=COMMAND)".to_owned()],
+            json: Value::Null,
+        },
+    }
 }
 
 fn status_text(sections: &[StatusSection]) -> String {

@@ -9,7 +9,7 @@
 //! 4. host guardrails (predicates on tool + arguments → allow / deny with a reason);
 //! 5. approvals (policy per tier: allow / ask / deny; `ask` shows a permission card through the
 //!    ask port; no port attached → denied, fail-closed);
-//! 6. the tool function, under its deadline, panics caught (the run survives), serialized per
+//! 6. pre-call layers (diagnostics on write seeds its ledger), then the tool function, under its deadline, panics caught (the run survives), serialized per
 //!    tool when the tool is not parallel-safe;
 //! 7. post-write layers (given the paths the tool wrote), then post-call layers.
 //!
@@ -290,6 +290,15 @@ pub trait PostWriteLayer: Send + Sync {
     fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult);
 }
 
+/// A layer that runs just before the tool function of every call that passed the pipeline's
+/// checks (tier, arguments, guardrails, approvals), with the validated arguments, under the
+/// call's deadline. Diagnostics on write seeds its ledger here from the state of the files a
+/// write tool is about to change (R-DOW-2). It cannot fail or change the call.
+pub trait PreCallLayer: Send + Sync {
+    /// Called with the call's validated arguments.
+    fn before_call(&self, ctx: &CallContext<'_>, arguments: &Value);
+}
+
 /// A layer that runs after every call that reached the tool function, successful or not (after
 /// the post-write layers). Calls refused earlier in the pipeline (unknown tool, hidden tier,
 /// invalid arguments, guardrail, approval) do not reach it.
@@ -310,6 +319,7 @@ struct RegisteredTool {
 pub struct Registry {
     tools: BTreeMap<String, RegisteredTool>,
     guardrails: Vec<Arc<dyn Guardrail>>,
+    pre_call_layers: Vec<Arc<dyn PreCallLayer>>,
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
     post_call_layers: Vec<Arc<dyn PostCallLayer>>,
     allowed_for_run: Mutex<HashSet<String>>,
@@ -326,6 +336,7 @@ impl Registry {
         Registry {
             tools: BTreeMap::new(),
             guardrails: Vec::new(),
+            pre_call_layers: Vec::new(),
             post_write_layers: Vec::new(),
             post_call_layers: Vec::new(),
             allowed_for_run: Mutex::new(HashSet::new()),
@@ -350,6 +361,11 @@ impl Registry {
     /// Adds a guardrail; guardrails run in the order added, the first deny wins.
     pub fn add_guardrail(&mut self, guardrail: Arc<dyn Guardrail>) {
         self.guardrails.push(guardrail);
+    }
+
+    /// Adds a pre-call layer (run in the order added, before the tool function).
+    pub fn add_pre_call_layer(&mut self, layer: Arc<dyn PreCallLayer>) {
+        self.pre_call_layers.push(layer);
     }
 
     /// Adds a post-write layer.
@@ -432,6 +448,9 @@ impl Registry {
             }
         };
         let ctx = CallContext { run, descriptor, options, deadline: Instant::now() + budget, budget };
+        for layer in &self.pre_call_layers {
+            let _ = catch_unwind(AssertUnwindSafe(|| layer.before_call(&ctx, &arguments)));
+        }
         let outcome = catch_unwind(AssertUnwindSafe(|| (tool.handler)(&ctx, arguments)));
         let mut result = match outcome {
             Ok(Ok(output)) => {

@@ -67,6 +67,11 @@ pub const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC 2.0: internal error.
 pub const INTERNAL_ERROR: i64 = -32603;
 
+/// Method of the notification sent to the host when a background worker (vibe) finishes,
+/// fails or is lost: params are `WorkerEvent::to_json()` (`worker_id`, `label`, `tier`,
+/// `attempt`, `status`, `elapsed_ms`, `result_excerpt`, `message`).
+pub const WORKER_EVENT_NOTIFICATION: &str = "notifications/runbound/worker";
+
 /// Settings of one serve session.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
@@ -440,6 +445,18 @@ impl Session {
         if elicitation {
             let target_space = format!("mcp:{}", client_name.as_deref().unwrap_or("host"));
             builder = builder.ask_port(Arc::new(ElicitationAskPort { shared: Arc::clone(&self.shared) }), target_space);
+        }
+        if builder.has_vibe_roster() {
+            // Worker completion is announced without a poll. The callback holds only a sender
+            // (never the run), so dropping the run is not prevented.
+            let outgoing = self.shared.outgoing.clone();
+            builder = builder.on_worker_event(Arc::new(move |event: &crate::vibe::WorkerEvent| {
+                let _ = outgoing.send(Outgoing::Message(json!({
+                    "jsonrpc": "2.0",
+                    "method": WORKER_EVENT_NOTIFICATION,
+                    "params": event.to_json(),
+                })));
+            }));
         }
         let run = match builder.build() {
             Ok(run) => Arc::new(run),

@@ -21,8 +21,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn build_run(workspace: &Path, config: DebugConfig) -> Run {
-    let mut run_config = RunConfig::default();
-    run_config.debug = config;
+    let run_config = RunConfig { debug: config, ..RunConfig::default() };
     Run::builder(workspace)
         .config(run_config)
         .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))

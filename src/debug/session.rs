@@ -881,19 +881,36 @@ impl SessionInner {
         if self.state.lock().closed.is_some() {
             return;
         }
-        let died = {
-            let connection = self.connection.lock();
-            let Some(child) = connection.as_ref().and_then(RpcConnection::child) else { return };
-            child.try_wait().map(|_| child.describe_state())
-        };
-        if let Some(description) = died {
-            let mut state = self.state.lock();
-            if state.closed.is_none() {
-                state.closed = Some(description);
-            }
-            drop(state);
-            self.changed.notify_all();
+        let Some(pid) = self.adapter_pid else { return };
+        // /proc rather than waitpid alone: a zombie or a vanished pid is a dead adapter.
+        let dead = read_stat(pid).is_none_or(|(_, _, state)| state == 'Z');
+        if !dead {
+            return;
         }
+        let description = {
+            let connection = self.connection.lock();
+            match connection.as_ref().and_then(RpcConnection::child) {
+                Some(child) => {
+                    let status = child.wait_timeout(Duration::from_millis(100));
+                    let tail = child.stderr_tail();
+                    let mut text = match status {
+                        Some(status) => format!("the adapter process (pid {pid}) exited with {status}"),
+                        None => format!("the adapter process (pid {pid}) died"),
+                    };
+                    if !tail.trim().is_empty() {
+                        text.push_str(&format!("; stderr tail:\n{}", tail.trim_end()));
+                    }
+                    text
+                }
+                None => format!("the adapter process (pid {pid}) died"),
+            }
+        };
+        let mut state = self.state.lock();
+        if state.closed.is_none() {
+            state.closed = Some(description);
+        }
+        drop(state);
+        self.changed.notify_all();
     }
 
     fn check_alive(&self) -> Result<(), ToolError> {

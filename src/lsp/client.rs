@@ -194,6 +194,11 @@ pub(crate) struct ServerState {
     log_tail: VecDeque<String>,
     /// How the connection closed, when it has.
     closed: Option<String>,
+    /// The server's own check runs (rust-analyzer `rust-analyzer/flycheck/N` progress) that
+    /// began / ended.
+    check_runs_started: u64,
+    /// See `check_runs_started`.
+    check_runs_finished: u64,
 }
 
 /// One running language server (one process per (server id, root)).
@@ -597,6 +602,34 @@ impl LanguageServer {
     /// The server's publish counter (incremented on every `publishDiagnostics`).
     pub fn diagnostics_generation(&self) -> u64 {
         self.shared.0.lock().publish_generation
+    }
+
+    /// `(started, finished)` counts of the server's own check runs (rust-analyzer flycheck
+    /// progress `begin` / `end`), for diagnostics on write.
+    pub fn check_runs(&self) -> (u64, u64) {
+        let state = self.shared.0.lock();
+        (state.check_runs_started, state.check_runs_finished)
+    }
+
+    /// Waits until a check run that began after `started_before` has ended (or, when none began
+    /// within `begin_grace` after the call, returns `false` at once then), bounded by
+    /// `deadline`. `true` when a run finished.
+    pub fn wait_for_check_run(&self, started_before: u64, begin_grace: Duration, deadline: Instant) -> bool {
+        let begin_by = Instant::now() + begin_grace;
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        loop {
+            let now = Instant::now();
+            let began = state.check_runs_started > started_before;
+            if began && state.check_runs_finished >= state.check_runs_started && state.progress.keys().all(|t| !is_check_run_token(t)) {
+                return true;
+            }
+            if now >= deadline || (!began && now >= begin_by) || state.closed.is_some() {
+                return false;
+            }
+            let until = if began { deadline } else { begin_by.min(deadline) };
+            condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(until));
+        }
     }
 
     /// How many `workspace/diagnostic/refresh` requests the server sent.
@@ -1041,6 +1074,9 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
             match value.get("kind").and_then(Value::as_str) {
                 Some("begin") => {
                     state.progress_seen = true;
+                    if is_check_run_token(&token) {
+                        state.check_runs_started += 1;
+                    }
                     let title = value.get("title").and_then(Value::as_str).unwrap_or("work").to_owned();
                     let text = progress_text(&title, value);
                     state.progress.insert(token, (title, text));
@@ -1051,7 +1087,9 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                     }
                 }
                 Some("end") => {
-                    state.progress.remove(&token);
+                    if state.progress.remove(&token).is_some() && is_check_run_token(&token) {
+                        state.check_runs_finished += 1;
+                    }
                 }
                 _ => (),
             }
@@ -1101,6 +1139,12 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
         }
         _ => (),
     }
+}
+
+/// Whether a progress token belongs to the server's own project check (rust-analyzer's
+/// `rust-analyzer/flycheck/N`).
+fn is_check_run_token(token: &str) -> bool {
+    token.contains("flycheck")
 }
 
 fn progress_text(title: &str, value: &Value) -> String {
