@@ -39,8 +39,9 @@ measure() {
     hyperfine --style basic --warmup 1 --runs "$runs" -i --export-json "$out/h.json" \
         -n ast-grep "$sg_cmd" -n runbound "$rb_cmd" >&2
     local sg_rss rb_rss
-    sg_rss="$( { /usr/bin/time -v bash -c "$sg_cmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident/{print $2}')"
-    rb_rss="$( { /usr/bin/time -v bash -c "$rb_cmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident/{print $2}')"
+    # ast-grep exits 1 when nothing matched; the RSS line is printed either way.
+    sg_rss="$( { /usr/bin/time -v bash -c "$sg_cmd" >/dev/null || true; } 2>&1 | awk -F': ' '/Maximum resident/{print $2}')"
+    rb_rss="$( { /usr/bin/time -v bash -c "$rb_cmd" >/dev/null || true; } 2>&1 | awk -F': ' '/Maximum resident/{print $2}')"
     python3 - "$out/h.json" "$pattern" "$lang" "$sg_count" "$rb_count" "$sg_rss" "$rb_rss" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))["results"]
@@ -54,7 +55,8 @@ PY
 }
 
 echo "rust tree: $rust_tree ($(find "$rust_tree" -name '*.rs' | wc -l) .rs files)"
-for pattern in 'Box::leak($X)' '$X.unwrap()' '$A == $A'; do
+IFS=';' read -r -a rust_patterns <<<"${RUST_PATTERNS:-Box::leak(\$X);\$X.unwrap();\$A == \$A}"
+for pattern in "${rust_patterns[@]}"; do
     measure rust "$rust_tree" "$pattern"
 done
 if [ "${SKIP_PYTHON:-0}" != 1 ]; then

@@ -187,7 +187,9 @@ impl RunBuilder {
         self
     }
 
-    /// Wires an LSP supervisor (configured by [`RunConfig::lsp`]): registers `lsp` (R-LSP-1).
+    /// Wires an LSP supervisor (configured by [`RunConfig::lsp`]): registers `lsp` (R-LSP-1) and
+    /// `lsp_rename` (tier write), and adds diagnostics on write (R-DOW-1/2) for every tool that
+    /// writes files.
     /// Servers start lazily per (server id, root) on first use; dropping the run stops them all
     /// (process groups killed and reaped, threads joined).
     pub fn language_servers(mut self) -> RunBuilder {
@@ -223,7 +225,9 @@ impl RunBuilder {
             crate::ask::register_tools(&mut registry);
         }
         let lsp = self.language_servers.then(|| crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone()));
-        if lsp.is_some() {
+        if let Some(supervisor) = &lsp {
+            // Servers' workspace/applyEdit goes through the same atomic applier as lsp_rename.
+            supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
         }
         let structural = self.structural.then(crate::structural::StructuralResource::default);

@@ -98,9 +98,7 @@ impl FileOperation {
     /// The path the operation starts from.
     pub fn path(&self) -> &str {
         match self {
-            FileOperation::Add { path, .. }
-            | FileOperation::Delete { path, .. }
-            | FileOperation::Update { path, .. } => path,
+            FileOperation::Add { path, .. } | FileOperation::Delete { path, .. } | FileOperation::Update { path, .. } => path,
         }
     }
 }
@@ -142,18 +140,12 @@ impl Hunk {
 
     /// Number of added lines.
     pub fn added_count(&self) -> usize {
-        self.lines
-            .iter()
-            .filter(|line| matches!(line, HunkLine::Add(_)))
-            .count()
+        self.lines.iter().filter(|line| matches!(line, HunkLine::Add(_))).count()
     }
 
     /// Number of removed lines.
     pub fn removed_count(&self) -> usize {
-        self.lines
-            .iter()
-            .filter(|line| matches!(line, HunkLine::Remove(_)))
-            .count()
+        self.lines.iter().filter(|line| matches!(line, HunkLine::Remove(_))).count()
     }
 }
 
@@ -196,36 +188,16 @@ impl std::error::Error for PatchParseError {}
 /// neither format, a section is malformed, or the patch is larger than [`MAX_PATCH_BYTES`].
 pub fn parse_patch(text: &str) -> Result<Patch, PatchParseError> {
     if text.len() > MAX_PATCH_BYTES {
-        return Err(error_at(
-            0,
-            format!(
-                "patch is {} bytes, over the {MAX_PATCH_BYTES}-byte limit; split it",
-                text.len()
-            ),
-        ));
+        return Err(error_at(0, format!("patch is {} bytes, over the {MAX_PATCH_BYTES}-byte limit; split it", text.len())));
     }
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .collect();
+    let lines: Vec<&str> = text.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line)).collect();
     let (first, last) = strip_wrappers(&lines);
     let body = &lines[first..last];
     if body.iter().any(|line| line.trim() == BEGIN_PATCH) {
-        return EnvelopeParser {
-            lines: &lines,
-            position: first,
-            end: last,
-        }
-        .parse();
+        return EnvelopeParser { lines: &lines, position: first, end: last }.parse();
     }
     if looks_like_unified_diff(body) {
-        return UnifiedParser {
-            lines: &lines,
-            position: first,
-            end: last,
-            notes: Vec::new(),
-        }
-        .parse();
+        return UnifiedParser { lines: &lines, position: first, end: last, notes: Vec::new() }.parse();
     }
     Err(error_at(
         0,
@@ -243,10 +215,7 @@ const MOVE_TO: &str = "*** Move to:";
 const END_OF_FILE: &str = "*** End of File";
 
 fn error_at(line: usize, message: impl Into<String>) -> PatchParseError {
-    PatchParseError {
-        line,
-        message: message.into(),
-    }
+    PatchParseError { line, message: message.into() }
 }
 
 /// Returns the index range of `lines` left after dropping blank edges, a heredoc wrapper and a
@@ -267,11 +236,7 @@ fn strip_wrappers(lines: &[&str]) -> (usize, usize) {
         let opening = lines[first].trim();
         let closing = lines[last - 1].trim();
         let heredoc = opening.contains("<<") && {
-            let word = opening
-                .rsplit("<<")
-                .next()
-                .unwrap_or("")
-                .trim_matches(|c| c == '\'' || c == '"' || c == '-' || c == ' ');
+            let word = opening.rsplit("<<").next().unwrap_or("").trim_matches(|c| c == '\'' || c == '"' || c == '-' || c == ' ');
             !word.is_empty() && closing == word
         };
         let fence = opening.starts_with("```") && closing == "```";
@@ -285,9 +250,7 @@ fn strip_wrappers(lines: &[&str]) -> (usize, usize) {
 
 fn looks_like_unified_diff(lines: &[&str]) -> bool {
     lines.iter().any(|line| line.starts_with("diff --git "))
-        || lines
-            .windows(2)
-            .any(|pair| pair[0].starts_with("--- ") && pair[1].starts_with("+++ "))
+        || lines.windows(2).any(|pair| pair[0].starts_with("--- ") && pair[1].starts_with("+++ "))
 }
 
 struct EnvelopeParser<'a> {
@@ -302,30 +265,17 @@ impl EnvelopeParser<'_> {
             if !self.lines[self.position].trim().is_empty() {
                 return Err(error_at(
                     self.position + 1,
-                    format!(
-                        "unexpected text before `{BEGIN_PATCH}`: {:?}",
-                        self.lines[self.position]
-                    ),
+                    format!("unexpected text before `{BEGIN_PATCH}`: {:?}", self.lines[self.position]),
                 ));
             }
             self.position += 1;
         }
         self.position += 1;
-        let Some(end_marker) =
-            (self.position..self.end).find(|&index| self.lines[index].trim_end() == END_PATCH)
-        else {
+        let Some(end_marker) = (self.position..self.end).find(|&index| self.lines[index].trim_end() == END_PATCH) else {
             return Err(error_at(0, format!("the patch has no `{END_PATCH}` line; it may be cut off. End it with `{END_PATCH}`")));
         };
-        if let Some(extra) =
-            (end_marker + 1..self.end).find(|&index| !self.lines[index].trim().is_empty())
-        {
-            return Err(error_at(
-                extra + 1,
-                format!(
-                    "text after `{END_PATCH}`: {:?}; send one patch per call",
-                    self.lines[extra]
-                ),
-            ));
+        if let Some(extra) = (end_marker + 1..self.end).find(|&index| !self.lines[index].trim().is_empty()) {
+            return Err(error_at(extra + 1, format!("text after `{END_PATCH}`: {:?}; send one patch per call", self.lines[extra])));
         }
         self.end = end_marker;
         let mut operations = Vec::new();
@@ -339,24 +289,15 @@ impl EnvelopeParser<'_> {
             let patch_line = self.position + 1;
             if let Some(path) = marker_path(trimmed, ADD_FILE, patch_line)? {
                 self.position += 1;
-                operations.push(FileOperation::Add {
-                    path,
-                    content: self.parse_add_content(),
-                    patch_line,
-                });
+                operations.push(FileOperation::Add { path, content: self.parse_add_content(), patch_line });
             } else if let Some(path) = marker_path(trimmed, DELETE_FILE, patch_line)? {
                 self.position += 1;
-                operations.push(FileOperation::Delete {
-                    path,
-                    expected_content: None,
-                    patch_line,
-                });
+                operations.push(FileOperation::Delete { path, expected_content: None, patch_line });
             } else if let Some(path) = marker_path(trimmed, UPDATE_FILE, patch_line)? {
                 self.position += 1;
                 let mut move_to = None;
                 if self.position < self.end {
-                    move_to =
-                        marker_path(self.lines[self.position].trim(), MOVE_TO, self.position + 1)?;
+                    move_to = marker_path(self.lines[self.position].trim(), MOVE_TO, self.position + 1)?;
                     if move_to.is_some() {
                         self.position += 1;
                     }
@@ -368,12 +309,7 @@ impl EnvelopeParser<'_> {
                         format!("`{UPDATE_FILE} {path}` has no hunks; add `@@` hunks with ' ', '-' and '+' lines"),
                     ));
                 }
-                operations.push(FileOperation::Update {
-                    path,
-                    move_to,
-                    hunks,
-                    patch_line,
-                });
+                operations.push(FileOperation::Update { path, move_to, hunks, patch_line });
             } else {
                 return Err(error_at(
                     patch_line,
@@ -384,16 +320,9 @@ impl EnvelopeParser<'_> {
             }
         }
         if operations.is_empty() {
-            return Err(error_at(
-                0,
-                "the patch has no file sections between its begin and end lines",
-            ));
+            return Err(error_at(0, "the patch has no file sections between its begin and end lines"));
         }
-        Ok(Patch {
-            format: PatchFormat::Envelope,
-            operations,
-            notes: Vec::new(),
-        })
+        Ok(Patch { format: PatchFormat::Envelope, operations, notes: Vec::new() })
     }
 
     /// Content lines of an Add File section: `+` lines; an empty line between `+` lines is taken
@@ -435,10 +364,7 @@ impl EnvelopeParser<'_> {
             self.position += 1;
             if marker == END_OF_FILE {
                 let Some(hunk) = current.as_mut() else {
-                    return Err(error_at(
-                        line_number,
-                        format!("`{END_OF_FILE}` before any hunk line"),
-                    ));
+                    return Err(error_at(line_number, format!("`{END_OF_FILE}` before any hunk line")));
                 };
                 hunk.end_of_file = true;
                 hunks.extend(current.take());
@@ -449,10 +375,7 @@ impl EnvelopeParser<'_> {
                 if starts_new {
                     hunks.extend(current.take());
                 }
-                let hunk = current.get_or_insert_with(|| Hunk {
-                    patch_line: line_number,
-                    ..Hunk::default()
-                });
+                let hunk = current.get_or_insert_with(|| Hunk { patch_line: line_number, ..Hunk::default() });
                 let anchor = anchor.trim();
                 if let Some((old_start, old_count)) = parse_range_header(line) {
                     hunk.old_start = Some(old_start);
@@ -478,28 +401,17 @@ impl EnvelopeParser<'_> {
                 }
             };
             // Blank lines between hunks separate them; they are not context.
-            if matches!(&hunk_line, HunkLine::Context(text) if text.is_empty() && line.is_empty())
-                && current.is_none()
-            {
+            if matches!(&hunk_line, HunkLine::Context(text) if text.is_empty() && line.is_empty()) && current.is_none() {
                 continue;
             }
-            current
-                .get_or_insert_with(|| Hunk {
-                    patch_line: line_number,
-                    ..Hunk::default()
-                })
-                .lines
-                .push(hunk_line);
+            current.get_or_insert_with(|| Hunk { patch_line: line_number, ..Hunk::default() }).lines.push(hunk_line);
         }
         hunks.extend(current);
         for hunk in &mut hunks {
             trim_trailing_blank_context(hunk);
         }
         if let Some(empty) = hunks.iter().find(|hunk| hunk.lines.is_empty()) {
-            return Err(error_at(
-                empty.patch_line,
-                "`@@` hunk header with no lines after it",
-            ));
+            return Err(error_at(empty.patch_line, "`@@` hunk header with no lines after it"));
         }
         Ok(hunks)
     }
@@ -519,20 +431,13 @@ fn trim_trailing_blank_context(hunk: &mut Hunk) {
 }
 
 /// `*** Add File: path` → `Some("path")`; a marker with an empty path is an error.
-fn marker_path(
-    line: &str,
-    marker: &str,
-    line_number: usize,
-) -> Result<Option<String>, PatchParseError> {
+fn marker_path(line: &str, marker: &str, line_number: usize) -> Result<Option<String>, PatchParseError> {
     let Some(rest) = line.strip_prefix(marker) else {
         return Ok(None);
     };
     let path = rest.trim();
     if path.is_empty() {
-        return Err(error_at(
-            line_number,
-            format!("`{marker}` needs a path after it"),
-        ));
+        return Err(error_at(line_number, format!("`{marker}` needs a path after it")));
     }
     Ok(Some(path.to_owned()))
 }
@@ -556,11 +461,7 @@ fn parse_range_header(line: &str) -> Option<(usize, Option<usize>)> {
 
 /// `+c,d` part of a range header → `d` (default 1).
 fn parse_new_count(line: &str) -> Option<usize> {
-    let new = line
-        .strip_prefix("@@")?
-        .split_whitespace()
-        .nth(1)?
-        .strip_prefix('+')?;
+    let new = line.strip_prefix("@@")?.split_whitespace().nth(1)?.strip_prefix('+')?;
     match new.split_once(',') {
         Some((_, count)) => count.parse().ok(),
         None => new.parse::<usize>().ok().map(|_| 1),
@@ -595,9 +496,7 @@ impl UnifiedParser<'_> {
         while self.position < self.end {
             let line = self.lines[self.position];
             let starts_section = line.starts_with("diff --git ")
-                || (line.starts_with("--- ")
-                    && self.position + 1 < self.end
-                    && self.lines[self.position + 1].starts_with("+++ "));
+                || (line.starts_with("--- ") && self.position + 1 < self.end && self.lines[self.position + 1].starts_with("+++ "));
             if !starts_section {
                 if line.starts_with("@@") {
                     return Err(error_at(
@@ -616,11 +515,7 @@ impl UnifiedParser<'_> {
         if operations.is_empty() {
             return Err(error_at(0, "the diff has no file sections with changes"));
         }
-        Ok(Patch {
-            format: PatchFormat::UnifiedDiff,
-            operations,
-            notes: self.notes,
-        })
+        Ok(Patch { format: PatchFormat::UnifiedDiff, operations, notes: self.notes })
     }
 
     fn parse_section(&mut self) -> Result<Option<FileOperation>, PatchParseError> {
@@ -650,15 +545,10 @@ impl UnifiedParser<'_> {
         self.build_operation(headers, hunks, patch_line)
     }
 
-    fn parse_extended_headers(
-        &mut self,
-        headers: &mut SectionHeaders,
-        patch_line: usize,
-    ) -> Result<(), PatchParseError> {
+    fn parse_extended_headers(&mut self, headers: &mut SectionHeaders, patch_line: usize) -> Result<(), PatchParseError> {
         while self.position < self.end {
             let line = self.lines[self.position];
-            if line.starts_with("--- ") || line.starts_with("@@") || line.starts_with("diff --git ")
-            {
+            if line.starts_with("--- ") || line.starts_with("@@") || line.starts_with("diff --git ") {
                 return Ok(());
             }
             if line.starts_with("new file mode") {
@@ -676,9 +566,7 @@ impl UnifiedParser<'_> {
                     self.position + 1,
                     "git copy sections are not supported; add the copy as a new file (`new file mode` + `--- /dev/null`)",
                 ));
-            } else if line.starts_with("GIT binary patch")
-                || (line.starts_with("Binary files ") && line.ends_with(" differ"))
-            {
+            } else if line.starts_with("GIT binary patch") || (line.starts_with("Binary files ") && line.ends_with(" differ")) {
                 return Err(error_at(
                     patch_line,
                     format!(
@@ -703,12 +591,8 @@ impl UnifiedParser<'_> {
         let patch_line = self.position + 1;
         self.position += 1;
         let range = parse_range_header(header);
-        let mut hunk = Hunk {
-            patch_line,
-            old_start: range.map(|(start, _)| start),
-            old_count: range.and_then(|(_, count)| count),
-            ..Hunk::default()
-        };
+        let mut hunk =
+            Hunk { patch_line, old_start: range.map(|(start, _)| start), old_count: range.and_then(|(_, count)| count), ..Hunk::default() };
         let counts = range.and_then(|(_, old)| Some((old?, parse_new_count(header)?)));
         let start = self.position;
         if let Some((old_count, new_count)) = counts {
@@ -723,34 +607,21 @@ impl UnifiedParser<'_> {
         }
         self.read_lenient_lines(&mut hunk);
         if hunk.lines.is_empty() {
-            return Err(error_at(
-                patch_line,
-                "`@@` hunk header with no lines after it",
-            ));
+            return Err(error_at(patch_line, "`@@` hunk header with no lines after it"));
         }
         Ok(hunk)
     }
 
     /// Reads exactly `old_count` old-side and `new_count` new-side lines. `false` (position
     /// unspecified) when the lines do not fit the counts.
-    fn read_counted_lines(
-        &mut self,
-        hunk: &mut Hunk,
-        mut old_left: usize,
-        mut new_left: usize,
-    ) -> bool {
+    fn read_counted_lines(&mut self, hunk: &mut Hunk, mut old_left: usize, mut new_left: usize) -> bool {
         while old_left > 0 || new_left > 0 {
-            let Some(&line) = self
-                .lines
-                .get(self.position)
-                .filter(|_| self.position < self.end)
-            else {
+            let Some(&line) = self.lines.get(self.position).filter(|_| self.position < self.end) else {
                 return false;
             };
             match line.chars().next() {
                 None | Some(' ') if old_left > 0 && new_left > 0 => {
-                    hunk.lines
-                        .push(HunkLine::Context(line.get(1..).unwrap_or("").to_owned()));
+                    hunk.lines.push(HunkLine::Context(line.get(1..).unwrap_or("").to_owned()));
                     old_left -= 1;
                     new_left -= 1;
                 }
@@ -772,13 +643,8 @@ impl UnifiedParser<'_> {
             self.position += 1;
         }
         // Counts that stop short of more hunk lines were wrong (too small).
-        let next = self
-            .lines
-            .get(self.position)
-            .filter(|_| self.position < self.end);
-        !next.is_some_and(|line| {
-            self.is_hunk_body_line(self.position) && !line.is_empty() && *line != "-- "
-        })
+        let next = self.lines.get(self.position).filter(|_| self.position < self.end);
+        !next.is_some_and(|line| self.is_hunk_body_line(self.position) && !line.is_empty() && *line != "-- ")
     }
 
     /// Reads hunk lines by shape until a header, a non-hunk line or the end.
@@ -803,10 +669,7 @@ impl UnifiedParser<'_> {
         if line.starts_with("diff --git ") || line.starts_with("@@") || line == "-- " {
             return false;
         }
-        if line.starts_with("--- ")
-            && index + 1 < self.end
-            && self.lines[index + 1].starts_with("+++ ")
-        {
+        if line.starts_with("--- ") && index + 1 < self.end && self.lines[index + 1].starts_with("+++ ") {
             return false;
         }
         matches!(line.chars().next(), None | Some(' ' | '-' | '+' | '\\'))
@@ -829,11 +692,7 @@ impl UnifiedParser<'_> {
             if path == "/dev/null" {
                 return None;
             }
-            Some(if prefixed {
-                strip_ab_prefix(&path)
-            } else {
-                path
-            })
+            Some(if prefixed { strip_ab_prefix(&path) } else { path })
         };
         let old_is_null = headers.old_path.as_deref() == Some("/dev/null");
         let new_is_null = headers.new_path.as_deref() == Some("/dev/null");
@@ -841,27 +700,23 @@ impl UnifiedParser<'_> {
             .rename_from
             .clone()
             .or_else(|| clean(headers.old_path.clone()))
-            .or_else(|| headers.git_old.as_deref().map(strip_ab_prefix));
+            .or_else(|| headers.git_old.as_deref().map(strip_ab_prefix))
+            .filter(|path| !path.trim().is_empty());
         let new_path = headers
             .rename_to
             .clone()
             .or_else(|| clean(headers.new_path.clone()))
-            .or_else(|| headers.git_new.as_deref().map(strip_ab_prefix));
+            .or_else(|| headers.git_new.as_deref().map(strip_ab_prefix))
+            .filter(|path| !path.trim().is_empty());
         let is_add = headers.new_file || old_is_null;
         let is_delete = headers.deleted_file || new_is_null;
         if let Some(mode) = &headers.mode_change {
-            let path = new_path
-                .as_deref()
-                .or(old_path.as_deref())
-                .unwrap_or("a file");
+            let path = new_path.as_deref().or(old_path.as_deref()).unwrap_or("a file");
             self.notes.push(format!("ignored the mode change of {path} to {mode}: apply_patch keeps existing permissions"));
         }
         if is_add {
             let Some(path) = new_path else {
-                return Err(error_at(
-                    patch_line,
-                    "a new-file section without a target path (`+++ b/<path>`)",
-                ));
+                return Err(error_at(patch_line, "a new-file section without a target path (`+++ b/<path>`)"));
             };
             let mut content = String::new();
             let mut missing_newline = false;
@@ -873,10 +728,7 @@ impl UnifiedParser<'_> {
                             content.push('\n');
                         }
                         HunkLine::Remove(_) => {
-                            return Err(error_at(
-                                hunk.patch_line,
-                                format!("new file {path} has a removed ('-') line"),
-                            ));
+                            return Err(error_at(hunk.patch_line, format!("new file {path} has a removed ('-') line")));
                         }
                     }
                 }
@@ -885,18 +737,11 @@ impl UnifiedParser<'_> {
             if missing_newline {
                 content.pop();
             }
-            return Ok(Some(FileOperation::Add {
-                path,
-                content,
-                patch_line,
-            }));
+            return Ok(Some(FileOperation::Add { path, content, patch_line }));
         }
         if is_delete {
             let Some(path) = old_path else {
-                return Err(error_at(
-                    patch_line,
-                    "a deleted-file section without a source path (`--- a/<path>`)",
-                ));
+                return Err(error_at(patch_line, "a deleted-file section without a source path (`--- a/<path>`)"));
             };
             let expected_content = (!hunks.is_empty()).then(|| {
                 let mut content = String::new();
@@ -906,29 +751,17 @@ impl UnifiedParser<'_> {
                 }
                 content
             });
-            return Ok(Some(FileOperation::Delete {
-                path,
-                expected_content,
-                patch_line,
-            }));
+            return Ok(Some(FileOperation::Delete { path, expected_content, patch_line }));
         }
         let Some(path) = old_path.clone().or_else(|| new_path.clone()) else {
-            return Err(error_at(
-                patch_line,
-                "a file section without paths (`--- a/<path>` / `+++ b/<path>`)",
-            ));
+            return Err(error_at(patch_line, "a file section without paths (`--- a/<path>` / `+++ b/<path>`)"));
         };
         let move_to = new_path.filter(|new| *new != path);
         if hunks.is_empty() && move_to.is_none() {
             // A mode-only change or an empty section: nothing to do.
             return Ok(None);
         }
-        Ok(Some(FileOperation::Update {
-            path,
-            move_to,
-            hunks,
-            patch_line,
-        }))
+        Ok(Some(FileOperation::Update { path, move_to, hunks, patch_line }))
     }
 }
 
@@ -994,10 +827,7 @@ fn find_closing_quote(text: &str) -> Option<usize> {
 /// Git's C-style quoting: `"a/with space\t\303\251"` → `a/with space<TAB>é`. Unquoted text is
 /// returned as is.
 fn unquote(text: &str) -> String {
-    let Some(inner) = text
-        .strip_prefix('"')
-        .and_then(|rest| rest.strip_suffix('"'))
-    else {
+    let Some(inner) = text.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) else {
         return text.to_owned();
     };
     let mut bytes = Vec::with_capacity(inner.len());
@@ -1036,10 +866,7 @@ fn unquote(text: &str) -> String {
 }
 
 fn strip_ab_prefix(path: &str) -> String {
-    path.strip_prefix("a/")
-        .or_else(|| path.strip_prefix("b/"))
-        .unwrap_or(path)
-        .to_owned()
+    path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(path).to_owned()
 }
 
 #[cfg(test)]
@@ -1084,46 +911,14 @@ mod tests {
         assert_eq!(patch.operations.len(), 3);
         assert_eq!(
             patch.operations[0],
-            FileOperation::Add {
-                path: "src/new.rs".into(),
-                content: "fn new() {}\n\n// end\n".into(),
-                patch_line: 2
-            }
+            FileOperation::Add { path: "src/new.rs".into(), content: "fn new() {}\n\n// end\n".into(), patch_line: 2 }
         );
-        assert_eq!(
-            patch.operations[1],
-            FileOperation::Delete {
-                path: "src/old.rs".into(),
-                expected_content: None,
-                patch_line: 6
-            }
-        );
-        let FileOperation::Update {
-            path,
-            move_to,
-            hunks,
-            patch_line,
-        } = &patch.operations[2]
-        else {
-            panic!()
-        };
-        assert_eq!(
-            (path.as_str(), move_to.as_deref(), *patch_line),
-            ("src/lib.rs", Some("src/core.rs"), 7)
-        );
+        assert_eq!(patch.operations[1], FileOperation::Delete { path: "src/old.rs".into(), expected_content: None, patch_line: 6 });
+        let FileOperation::Update { path, move_to, hunks, patch_line } = &patch.operations[2] else { panic!() };
+        assert_eq!((path.as_str(), move_to.as_deref(), *patch_line), ("src/lib.rs", Some("src/core.rs"), 7));
         assert_eq!(hunks.len(), 2);
-        assert_eq!(
-            hunks[0].anchors,
-            vec!["impl Foo".to_owned(), "fn bar".to_owned()]
-        );
-        assert_eq!(
-            hunks[0].lines,
-            vec![
-                context("let a = 1;"),
-                remove("let b = 2;"),
-                add("let b = 3;")
-            ]
-        );
+        assert_eq!(hunks[0].anchors, vec!["impl Foo".to_owned(), "fn bar".to_owned()]);
+        assert_eq!(hunks[0].lines, vec![context("let a = 1;"), remove("let b = 2;"), add("let b = 3;")]);
         assert_eq!(hunks[0].patch_line, 9);
         assert!(!hunks[0].end_of_file);
         assert_eq!(hunks[1].lines, vec![context("tail"), add("more")]);
@@ -1133,18 +928,8 @@ mod tests {
     #[test]
     fn envelope_first_hunk_without_header_and_empty_context_lines() {
         let patch = parse_patch("*** Begin Patch\n*** Update File: a.py\n def f():\n\n-    pass\n+    return 1\n*** End Patch").unwrap();
-        let FileOperation::Update { hunks, .. } = &patch.operations[0] else {
-            panic!()
-        };
-        assert_eq!(
-            hunks[0].lines,
-            vec![
-                context("def f():"),
-                context(""),
-                remove("    pass"),
-                add("    return 1")
-            ]
-        );
+        let FileOperation::Update { hunks, .. } = &patch.operations[0] else { panic!() };
+        assert_eq!(hunks[0].lines, vec![context("def f():"), context(""), remove("    pass"), add("    return 1")]);
     }
 
     #[test]
@@ -1161,10 +946,7 @@ mod tests {
 
     #[test]
     fn envelope_errors_name_the_line() {
-        let err = parse_patch(
-            "*** Begin Patch\n*** Update File: a\n@@\n context\nbad line\n*** End Patch",
-        )
-        .unwrap_err();
+        let err = parse_patch("*** Begin Patch\n*** Update File: a\n@@\n context\nbad line\n*** End Patch").unwrap_err();
         assert_eq!(err.line, 5);
         assert!(err.message.contains("has no hunk prefix"), "{err}");
         let err = parse_patch("*** Begin Patch\n*** Update File: a\n+x\n").unwrap_err();
@@ -1215,45 +997,18 @@ rename to new name.txt
         .unwrap();
         assert_eq!(patch.format, PatchFormat::UnifiedDiff);
         assert_eq!(patch.operations.len(), 4);
-        let FileOperation::Update {
-            path,
-            move_to,
-            hunks,
-            ..
-        } = &patch.operations[0]
-        else {
-            panic!()
-        };
+        let FileOperation::Update { path, move_to, hunks, .. } = &patch.operations[0] else { panic!() };
         assert_eq!((path.as_str(), move_to), ("src/a.rs", &None));
         assert_eq!((hunks[0].old_start, hunks[0].old_count), (Some(1), Some(3)));
-        assert_eq!(
-            hunks[0].lines,
-            vec![context("one"), remove("two"), add("TWO"), context("three")]
-        );
-        assert_eq!(
-            patch.operations[1],
-            FileOperation::Add {
-                path: "new.txt".into(),
-                content: "hello\nworld".into(),
-                patch_line: 10
-            }
-        );
+        assert_eq!(hunks[0].lines, vec![context("one"), remove("two"), add("TWO"), context("three")]);
+        assert_eq!(patch.operations[1], FileOperation::Add { path: "new.txt".into(), content: "hello\nworld".into(), patch_line: 10 });
         assert_eq!(
             patch.operations[2],
-            FileOperation::Delete {
-                path: "gone.txt".into(),
-                expected_content: Some("bye\n".into()),
-                patch_line: 19
-            }
+            FileOperation::Delete { path: "gone.txt".into(), expected_content: Some("bye\n".into()), patch_line: 19 }
         );
         assert_eq!(
             patch.operations[3],
-            FileOperation::Update {
-                path: "old name.txt".into(),
-                move_to: Some("new name.txt".into()),
-                hunks: vec![],
-                patch_line: 25
-            }
+            FileOperation::Update { path: "old name.txt".into(), move_to: Some("new name.txt".into()), hunks: vec![], patch_line: 25 }
         );
     }
 
@@ -1271,29 +1026,17 @@ rename to new name.txt
 ",
         )
         .unwrap();
-        let FileOperation::Update { path, hunks, .. } = &patch.operations[0] else {
-            panic!()
-        };
+        let FileOperation::Update { path, hunks, .. } = &patch.operations[0] else { panic!() };
         assert_eq!(path, "src/x.c");
         // The counts (2/2) are wrong; the lenient scan reads the whole hunk.
-        assert_eq!(
-            hunks[0].lines,
-            vec![context("a"), remove("b"), add("c"), add("d"), context("e")]
-        );
+        assert_eq!(hunks[0].lines, vec![context("a"), remove("b"), add("c"), add("d"), context("e")]);
     }
 
     #[test]
     fn counted_hunk_keeps_a_removed_line_that_looks_like_a_header() {
-        let patch =
-            parse_patch("--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n--- old comment\n keep\n")
-                .unwrap();
-        let FileOperation::Update { hunks, .. } = &patch.operations[0] else {
-            panic!()
-        };
-        assert_eq!(
-            hunks[0].lines,
-            vec![remove("-- old comment"), context("keep")]
-        );
+        let patch = parse_patch("--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,1 @@\n--- old comment\n keep\n").unwrap();
+        let FileOperation::Update { hunks, .. } = &patch.operations[0] else { panic!() };
+        assert_eq!(hunks[0].lines, vec![remove("-- old comment"), context("keep")]);
     }
 
     #[test]
@@ -1302,22 +1045,14 @@ rename to new name.txt
             "From 123 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] fix\n\n---\n a.txt | 2 +-\n\ndiff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n-- \n2.40.0\n",
         )
         .unwrap();
-        let FileOperation::Update { hunks, .. } = &patch.operations[0] else {
-            panic!()
-        };
+        let FileOperation::Update { hunks, .. } = &patch.operations[0] else { panic!() };
         assert_eq!(hunks[0].lines, vec![remove("x"), add("y")]);
     }
 
     #[test]
     fn quoted_git_paths_and_binary_refusal() {
-        assert_eq!(
-            unquote("\"a/caf\\303\\251 \\\"q\\\".txt\""),
-            "a/café \"q\".txt"
-        );
-        let patch = parse_patch(
-            "diff --git \"a/x y\" \"b/x y\"\n--- \"a/x y\"\n+++ \"b/x y\"\n@@ -1 +1 @@\n-1\n+2\n",
-        )
-        .unwrap();
+        assert_eq!(unquote("\"a/caf\\303\\251 \\\"q\\\".txt\""), "a/café \"q\".txt");
+        let patch = parse_patch("diff --git \"a/x y\" \"b/x y\"\n--- \"a/x y\"\n+++ \"b/x y\"\n@@ -1 +1 @@\n-1\n+2\n").unwrap();
         assert_eq!(patch.operations[0].path(), "x y");
         let err = parse_patch("diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n").unwrap_err();
         assert!(err.message.contains("binary diff"), "{err}");
@@ -1326,7 +1061,8 @@ rename to new name.txt
     #[test]
     fn mode_change_is_noted_not_applied() {
         let patch =
-            parse_patch("diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
+            parse_patch("diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-a\n+b\n")
+                .unwrap();
         assert_eq!(patch.notes.len(), 1);
         assert!(patch.notes[0].contains("s.sh"), "{:?}", patch.notes);
     }
@@ -1340,11 +1076,17 @@ rename to new name.txt
     }
 
     #[test]
+    fn empty_paths_are_refused() {
+        // Found by the apply_patch_parse fuzz target.
+        let err = parse_patch("diff --git a/ /\nbyxrename from x\nrg\0\01 @@ren\n").unwrap_err();
+        assert!(err.message.contains("without"), "{err}");
+        let err = parse_patch("--- a/\n+++ b/\n@@ -1 +1 @@\n-x\n+y\n").unwrap_err();
+        assert!(err.message.contains("without"), "{err}");
+    }
+
+    #[test]
     fn range_header_forms() {
-        assert_eq!(
-            parse_range_header("@@ -12,5 +12,6 @@ fn x"),
-            Some((12, Some(5)))
-        );
+        assert_eq!(parse_range_header("@@ -12,5 +12,6 @@ fn x"), Some((12, Some(5))));
         assert_eq!(parse_range_header("@@ -3 +3 @@"), Some((3, Some(1))));
         assert_eq!(parse_range_header("@@ fn x"), None);
         assert_eq!(parse_new_count("@@ -0,0 +1,2 @@"), Some(2));

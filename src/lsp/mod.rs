@@ -20,8 +20,11 @@
 //! Architecture invariant: `lsp_types` stays inside this module; tool outputs are our own text
 //! and JSON.
 
+pub mod checker;
 pub mod client;
+pub mod diagnostics_on_write;
 pub mod position;
+pub mod rename;
 pub mod servers;
 pub mod supervisor;
 pub mod tool;
@@ -71,6 +74,22 @@ pub struct LspConfig {
     pub locations_cap: usize,
     /// `hover`: characters of hover text kept. Default 4000.
     pub hover_chars_cap: usize,
+    /// Diagnostics on write (R-DOW-1) on or off. Default on.
+    pub write_diagnostics: bool,
+    /// Diagnostics on write also reports new warnings (errors always). Default off.
+    pub write_diagnostics_warnings: bool,
+    /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
+    pub write_diagnostics_cap_per_file: usize,
+    /// Diagnostics on write: per-server budget from the sync to a trusted answer. Default 5 s.
+    pub write_diagnostics_budget: Duration,
+    /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
+    /// flycheck = `cargo check`). Default 30 s.
+    pub write_diagnostics_check_budget: Duration,
+    /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 120 s (also
+    /// bounded by the call's deadline).
+    pub checker_timeout: Duration,
+    /// `diagnostics` with `file: "*"`: diagnostics shown. Default 100.
+    pub checker_cap: usize,
 }
 
 impl Default for LspConfig {
@@ -90,6 +109,13 @@ impl Default for LspConfig {
             diagnostics_cap: 100,
             locations_cap: 50,
             hover_chars_cap: 4000,
+            write_diagnostics: true,
+            write_diagnostics_warnings: false,
+            write_diagnostics_cap_per_file: 20,
+            write_diagnostics_budget: Duration::from_secs(5),
+            write_diagnostics_check_budget: Duration::from_secs(30),
+            checker_timeout: Duration::from_secs(120),
+            checker_cap: 100,
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct LspSupervisor {
     edit_applier: Arc<Mutex<Option<Arc<dyn WorkspaceEditApplier>>>>,
     /// Binary lookups per (server id, root), reused for [`BINARY_CACHE_TTL`]; `reload` clears it.
     binary_cache: Mutex<HashMap<(String, Option<PathBuf>), CachedBinary>>,
+    /// The run's diagnostics-on-write ledger (R-DOW-2).
+    ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger,
 }
 
 /// (server id, root): one process each.
@@ -82,6 +84,7 @@ impl LspSupervisor {
             instances: Mutex::new(BTreeMap::new()),
             edit_applier: Arc::new(Mutex::new(None)),
             binary_cache: Mutex::new(HashMap::new()),
+            ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger::default(),
         }
     }
 
@@ -104,6 +107,11 @@ impl LspSupervisor {
     /// those already running).
     pub fn set_workspace_edit_applier(&self, applier: Arc<dyn WorkspaceEditApplier>) {
         *self.edit_applier.lock() = Some(applier);
+    }
+
+    /// The run's diagnostics-on-write ledger (R-DOW-2).
+    pub fn diagnostics_ledger(&self) -> &crate::lsp::diagnostics_on_write::DiagnosticsLedger {
+        &self.ledger
     }
 
     /// The running servers (for post-write layers that sync written files).

@@ -36,7 +36,7 @@ pub fn descriptor() -> ToolDescriptor {
 Address a position by `line` (1-based) plus `symbol`, a substring of that line containing the identifier — never a column. \
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
 Ops: definition, type_definition, implementation, references (at most 50, grouped per file), hover, code_actions (file, line, symbol); \
-symbols (`query` → workspace search, at most 100; or `file` → that file's outline, at most 200); diagnostics (file: errors and warnings of one file); \
+symbols (`query` → workspace search, at most 100; or `file` → that file's outline, at most 200); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, at most 100); \
 status (which servers can serve this workspace and why not; running processes); reload (restart the server for `file`'s root, or all). \
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
             .to_owned(),
@@ -63,6 +63,10 @@ A server that is still indexing answers with what it has and the answer says so;
 /// Registers `lsp` (called by `RunBuilder::build` when the run has an LSP supervisor, R-LSP-1).
 pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(descriptor(), Arc::new(call));
+    crate::lsp::rename::register_tools(registry);
+    let layer = Arc::new(crate::lsp::diagnostics_on_write::DiagnosticsOnWriteLayer);
+    registry.add_pre_call_layer(layer.clone());
+    registry.add_post_write_layer(layer);
 }
 
 #[derive(Debug, Deserialize)]
@@ -796,11 +800,8 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             .with_hint("pass the file to check, e.g. {\"op\": \"diagnostics\", \"file\": \"src/app.py\"}"));
     };
     if file == "*" {
-        return Err(ToolError::new(
-            ErrorKind::Unavailable,
-            "diagnostics for the whole project (`file: \"*\"`, which runs the project's own checker) is not available in this build yet",
-        )
-        .with_hint("ask for one file at a time: {\"op\": \"diagnostics\", \"file\": \"<path>\"}"));
+        let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+        return crate::lsp::checker::project_diagnostics(supervisor, deadline);
     }
     let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let path = resolve_file(supervisor.workspace_root(), file)?;

@@ -1,0 +1,466 @@
+//! `lsp` `diagnostics` with `file: "*"`: the project checker. Runs the language's own checker
+//! (not the language server: rust-analyzer has no workspace diagnostics, pyright checks open
+//! files only) for each project root found in the workspace and converts its output into
+//! [`DiagnosticRecord`]s (path, 1-based line, severity, code, message, source), sorted errors
+//! first, capped with "showing N of M".
+//!
+//! | marker | checker |
+//! |---|---|
+//! | `Cargo.toml` | `cargo check --message-format=json` |
+//! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
+//! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
+//! | `go.mod` | `go vet ./...` and `go build ./...` |
+//! | `pubspec.yaml` | `dart analyze --format=machine` |
+//! | `compile_commands.json`, `compile_flags.txt` | `clang-tidy -p <root>` per source file, else `clangd --check=<file>` |
+//!
+//! Each run honors the checker timeout (and the call's deadline); a missing checker says which
+//! binaries were looked for.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::lsp::diagnostics_on_write::{DiagnosticRecord, Severity};
+use crate::lsp::supervisor::LspSupervisor;
+use crate::registry::ToolOutput;
+use crate::result::ToolResult;
+use crate::transport::process::{run_to_completion, ProcessSpec};
+
+/// The checkers, as data: (name, root markers).
+const CHECKERS: &[(&str, &[&str])] = &[
+    ("cargo", &["Cargo.toml"]),
+    ("pyright", &["pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"]),
+    ("tsc", &["tsconfig.json"]),
+    ("go", &["go.mod"]),
+    ("dart", &["pubspec.yaml"]),
+    ("clang", &["compile_commands.json", "compile_flags.txt"]),
+];
+
+/// The outcome of one checker run on one root.
+#[derive(Debug, Clone)]
+pub struct CheckerRun {
+    /// The command line run, e.g. `cargo check --message-format=json`.
+    pub command: String,
+    /// The root it ran in.
+    pub root: PathBuf,
+    /// The diagnostics found.
+    pub records: Vec<DiagnosticRecord>,
+    /// Problems running it (timeout, missing binary, unparseable output).
+    pub problem: Option<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Runs every applicable checker for the workspace and renders the answer.
+///
+/// # Errors
+/// `unavailable` when no project root with a known checker marker exists in the workspace.
+pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Result<ToolOutput, ToolError> {
+    let root = supervisor.workspace_root();
+    let config = supervisor.config();
+    let mut roots: Vec<(&str, PathBuf)> = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .max_depth(Some(4))
+        .filter_entry(|entry| {
+            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "build" | "dist"))
+        })
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        for (checker, markers) in CHECKERS {
+            if markers.contains(&name.as_str()) {
+                let dir = entry.path().parent().unwrap_or(root).to_path_buf();
+                // The outermost root per checker wins (a Cargo workspace, a go.work-less module).
+                if !roots.iter().any(|(c, r)| c == checker && dir.starts_with(r)) {
+                    roots.push((checker, dir));
+                }
+            }
+        }
+    }
+    if roots.is_empty() {
+        let markers: Vec<&str> = CHECKERS.iter().flat_map(|(_, markers)| markers.iter().copied()).collect();
+        return Err(ToolError::new(ErrorKind::Unavailable, "no project checker applies: the workspace has no project root marker")
+            .with_hint(format!("looked for: {}", markers.join(", "))));
+    }
+    let end = (Instant::now() + config.checker_timeout).min(deadline);
+    let runs: Vec<CheckerRun> = roots.iter().map(|(checker, dir)| run_checker(checker, dir, supervisor, end)).collect();
+    let mut all: Vec<DiagnosticRecord> = runs.iter().flat_map(|run| run.records.iter().cloned()).collect();
+    all.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
+    all.dedup();
+    let errors = all.iter().filter(|r| r.severity == Severity::Error).count();
+    let warnings = all.iter().filter(|r| r.severity == Severity::Warning).count();
+    let mut text = format!(
+        "project check: {errors} error{}, {warnings} warning{}, {} other",
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+        all.len() - errors - warnings
+    );
+    for run in &runs {
+        let status = match &run.problem {
+            Some(problem) => format!("PROBLEM: {problem}"),
+            None => format!("{} diagnostics", run.records.len()),
+        };
+        text.push_str(&format!(
+            "\n  ran `{}` in {} ({} ms): {status}",
+            run.command,
+            supervisor.display_path(&run.root),
+            run.elapsed.as_millis()
+        ));
+    }
+    let cap = config.checker_cap;
+    for record in all.iter().take(cap) {
+        text.push('\n');
+        text.push_str(&record.render(&supervisor.display_path(&record.path)));
+    }
+    if all.len() > cap {
+        text.push_str(&format!("\n(showing {cap} of {} diagnostics; errors first)", all.len()));
+    }
+    let results: Vec<Value> = all
+        .iter()
+        .take(cap)
+        .map(|r| json!({"path": supervisor.display_path(&r.path), "line": r.line, "severity": r.severity, "code": r.code, "message": r.message, "source": r.source}))
+        .collect();
+    let runs_json: Vec<Value> = runs
+        .iter()
+        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64}))
+        .collect();
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
+        json!({"op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "results": results, "runs": runs_json}),
+    )))
+}
+
+fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
+    for name in names {
+        for local in ["node_modules/.bin", ".venv/bin", "venv/bin"] {
+            let candidate = root.join(local).join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        if let Ok(found) = which::which(name) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+fn run_checker(checker: &str, root: &Path, supervisor: &LspSupervisor, end: Instant) -> CheckerRun {
+    let start = Instant::now();
+    let mut run =
+        CheckerRun { command: String::new(), root: root.to_path_buf(), records: Vec::new(), problem: None, elapsed: Duration::ZERO };
+    let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
+        "cargo" => vec![(vec!["cargo"], vec!["check".into(), "--message-format=json".into(), "--quiet".into()])],
+        "pyright" => vec![(vec!["pyright", "basedpyright"], vec!["--outputjson".into()])],
+        "tsc" => vec![(vec!["tsc"], vec!["--noEmit".into(), "-p".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()])],
+        "go" => vec![
+            (vec!["go"], vec!["vet".into(), "./...".into()]),
+            (vec!["go"], vec!["build".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
+        ],
+        "dart" => vec![(vec!["dart"], vec!["analyze".into(), "--format=machine".into()])],
+        _ => clang_steps(root),
+    };
+    let mut commands = Vec::new();
+    for (names, args) in steps {
+        let Some(binary) = find_binary(&names, root) else {
+            run.problem =
+                Some(format!("missing checker: looked for {} on PATH and in node_modules/.bin, .venv/bin, venv/bin", names.join(" or ")));
+            commands.push(names.join("|"));
+            continue;
+        };
+        let name = binary.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        commands.push(format!("{name} {}", args.join(" ")));
+        let remaining = end.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            run.problem = Some("the checker budget ran out before this step".to_owned());
+            break;
+        }
+        let spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
+        let completed = match run_to_completion(spec, b"", remaining, 8 * 1024 * 1024) {
+            Ok(completed) => completed,
+            Err(err) => {
+                run.problem = Some(format!("{name} failed to run: {}", err.message));
+                continue;
+            }
+        };
+        if completed.timed_out {
+            run.problem = Some(format!("{name} timed out after {} ms and was killed; the list is incomplete", remaining.as_millis()));
+        }
+        let stdout = String::from_utf8_lossy(&completed.stdout);
+        let stderr = String::from_utf8_lossy(&completed.stderr);
+        let parsed = match checker {
+            "cargo" => parse_cargo(&stdout, root),
+            "pyright" => parse_pyright(&stdout, root),
+            "tsc" => parse_tsc(&stdout, root),
+            "go" => parse_go(&stderr, root, if args[0] == "vet" { "go vet" } else { "go build" }),
+            "dart" => parse_dart(&stdout, root),
+            _ => parse_clang(&format!("{stdout}\n{stderr}"), root, args.last().map(String::as_str).unwrap_or("")),
+        };
+        match parsed {
+            Ok(records) => {
+                if records.is_empty() && !completed.status.success() && !completed.timed_out && run.problem.is_none() {
+                    let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+                    run.problem = Some(format!(
+                        "{name} exited with {} without parseable diagnostics: {}",
+                        completed.status,
+                        tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                    ));
+                }
+                run.records.extend(records);
+            }
+            Err(why) => run.problem = Some(format!("{name} output could not be parsed: {why}")),
+        }
+    }
+    let _ = supervisor;
+    run.command = commands.join(" && ");
+    run.elapsed = start.elapsed();
+    run
+}
+
+fn clang_steps(root: &Path) -> Vec<(Vec<&'static str>, Vec<String>)> {
+    let mut files = Vec::new();
+    for entry in ignore::WalkBuilder::new(root).max_depth(Some(4)).build().flatten() {
+        let path = entry.path();
+        if matches!(path.extension().and_then(|e| e.to_str()), Some("c" | "cc" | "cpp" | "cxx")) {
+            files.push(path.to_path_buf());
+        }
+    }
+    files.truncate(50);
+    let tidy = which::which("clang-tidy").is_ok();
+    files
+        .into_iter()
+        .map(|file| {
+            let file = file.to_string_lossy().into_owned();
+            if tidy {
+                (vec!["clang-tidy"], vec!["-p".to_owned(), root.to_string_lossy().into_owned(), file])
+            } else {
+                (
+                    vec!["clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16", "clangd-15", "clangd-14"],
+                    vec!["--log=error".to_owned(), format!("--check={file}")],
+                )
+            }
+        })
+        .collect()
+}
+
+fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<String>, message: &str, source: &str) -> DiagnosticRecord {
+    let path = if Path::new(file).is_absolute() { PathBuf::from(file) } else { root.join(file.trim_start_matches("./")) };
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    DiagnosticRecord {
+        path,
+        line: line.max(1) as u32,
+        severity,
+        code,
+        message: message.split_whitespace().collect::<Vec<_>>().join(" "),
+        source: Some(source.to_owned()),
+    }
+}
+
+/// Parses `cargo check --message-format=json` stdout (compiler-message lines, primary spans).
+///
+/// # Errors
+/// Never for now: non-JSON lines are skipped.
+pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, String> {
+    let mut records = Vec::new();
+    for line in stdout.lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
+        if message.get("reason").and_then(Value::as_str) != Some("compiler-message") {
+            continue;
+        }
+        let inner = &message["message"];
+        let severity = match inner.get("level").and_then(Value::as_str) {
+            Some("error") => Severity::Error,
+            Some("warning") => Severity::Warning,
+            _ => continue,
+        };
+        let Some(span) = inner.get("spans").and_then(Value::as_array).and_then(|spans| spans.iter().find(|s| s["is_primary"] == true))
+        else {
+            continue;
+        };
+        let manifest_dir = message.get("manifest_path").and_then(Value::as_str).and_then(|p| Path::new(p).parent()).unwrap_or(root);
+        let code = inner.pointer("/code/code").and_then(Value::as_str).map(str::to_owned);
+        records.push(record(
+            manifest_dir,
+            span["file_name"].as_str().unwrap_or(""),
+            span["line_start"].as_u64().unwrap_or(1),
+            severity,
+            code,
+            inner["message"].as_str().unwrap_or(""),
+            "rustc",
+        ));
+    }
+    Ok(records)
+}
+
+/// Parses `pyright --outputjson` stdout.
+///
+/// # Errors
+/// When stdout is not pyright's JSON report.
+pub fn parse_pyright(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, String> {
+    let report: Value = serde_json::from_str(stdout).map_err(|err| format!("not JSON ({err})"))?;
+    let list = report.get("generalDiagnostics").and_then(Value::as_array).ok_or("no generalDiagnostics in the report")?;
+    Ok(list
+        .iter()
+        .filter_map(|d| {
+            let severity = match d.get("severity").and_then(Value::as_str) {
+                Some("error") => Severity::Error,
+                Some("warning") => Severity::Warning,
+                Some("information") => Severity::Information,
+                _ => return None,
+            };
+            let line = d.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0) + 1;
+            Some(record(
+                root,
+                d["file"].as_str().unwrap_or(""),
+                line,
+                severity,
+                d.get("rule").and_then(Value::as_str).map(str::to_owned),
+                d["message"].as_str().unwrap_or(""),
+                "pyright",
+            ))
+        })
+        .collect())
+}
+
+/// Parses `tsc --pretty false` stdout: `path(line,col): error TS1234: message`.
+///
+/// # Errors
+/// Never: other lines are skipped (continuation lines are appended to the message).
+pub fn parse_tsc(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, String> {
+    let mut records: Vec<DiagnosticRecord> = Vec::new();
+    for line in stdout.lines() {
+        let parsed = (|| {
+            let open = line.find('(')?;
+            let close = open + line[open..].find("): ")?;
+            let (line_no, _) = line[open + 1..close].split_once(',')?;
+            let rest = &line[close + 3..];
+            let (kind, rest) = rest.split_once(' ')?;
+            let severity = match kind {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                _ => return None,
+            };
+            let (code, message) = rest.split_once(": ")?;
+            Some(record(root, &line[..open], line_no.parse().ok()?, severity, Some(code.to_owned()), message, "typescript"))
+        })();
+        match parsed {
+            Some(r) => records.push(r),
+            None if line.starts_with(' ') => {
+                if let Some(last) = records.last_mut() {
+                    last.message.push(' ');
+                    last.message.push_str(line.trim());
+                }
+            }
+            None => (),
+        }
+    }
+    Ok(records)
+}
+
+/// Parses `go vet` / `go build` stderr: `path.go:line:col: message` (vet prefixes `vet: `).
+///
+/// # Errors
+/// Never: other lines are skipped.
+pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<DiagnosticRecord>, String> {
+    let mut records = Vec::new();
+    for line in stderr.lines() {
+        let line = line.trim_start_matches("vet: ");
+        let Some(go_at) = line.find(".go:") else { continue };
+        let file = &line[..go_at + 3];
+        let mut parts = line[go_at + 4..].splitn(3, ':');
+        let Some(Ok(line_no)) = parts.next().map(str::parse::<u64>) else { continue };
+        let rest: Vec<&str> = parts.collect();
+        let message = match rest.as_slice() {
+            [col, message] if col.trim().parse::<u64>().is_ok() => message.trim(),
+            [a, b] => &line[line.len() - a.len() - b.len() - 1..],
+            [message] => message.trim(),
+            _ => continue,
+        };
+        records.push(record(root, file, line_no, Severity::Error, None, message, source));
+    }
+    Ok(records)
+}
+
+/// Parses `dart analyze --format=machine` output: `SEVERITY|TYPE|CODE|FILE|LINE|COL|LEN|MESSAGE`.
+///
+/// # Errors
+/// Never: other lines are skipped.
+pub fn parse_dart(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, String> {
+    let mut records = Vec::new();
+    for line in stdout.lines() {
+        let fields: Vec<&str> = line.splitn(8, '|').collect();
+        if fields.len() != 8 {
+            continue;
+        }
+        let severity = match fields[0] {
+            "ERROR" => Severity::Error,
+            "WARNING" => Severity::Warning,
+            "INFO" => Severity::Information,
+            _ => continue,
+        };
+        let Ok(line_no) = fields[4].parse() else { continue };
+        records.push(record(root, fields[3], line_no, severity, Some(fields[2].to_lowercase()), fields[7], "dart analyze"));
+    }
+    Ok(records)
+}
+
+/// Parses clang-tidy (`file:line:col: error: message [check]`) or `clangd --check` output
+/// (`E[time] [code] Line N: message`).
+///
+/// # Errors
+/// Never: other lines are skipped.
+pub fn parse_clang(output: &str, root: &Path, file: &str) -> Result<Vec<DiagnosticRecord>, String> {
+    let mut records = Vec::new();
+    for line in output.lines() {
+        if let Some(at) = line.find("] Line ") {
+            // clangd --check: `E[12:00:00.000] [code] Line 5: message`
+            let head = &line[..at];
+            let code = head.rsplit_once('[').map(|(_, code)| code.to_owned());
+            let rest = &line[at + 7..];
+            let Some((line_no, message)) = rest.split_once(": ") else { continue };
+            let Ok(line_no) = line_no.parse() else { continue };
+            records.push(record(root, file, line_no, Severity::Error, code, message, "clangd"));
+            continue;
+        }
+        for (marker, severity) in [(": error: ", Severity::Error), (": warning: ", Severity::Warning)] {
+            let Some(at) = line.find(marker) else { continue };
+            let mut parts = line[..at].rsplitn(3, ':');
+            let (Some(_col), Some(Ok(line_no)), Some(path)) = (parts.next(), parts.next().map(str::parse::<u64>), parts.next()) else {
+                continue;
+            };
+            let message = &line[at + marker.len()..];
+            let (message, code) = match message.rfind(" [") {
+                Some(open) if message.ends_with(']') => (&message[..open], Some(message[open + 2..message.len() - 1].to_owned())),
+                _ => (message, None),
+            };
+            records.push(record(root, path, line_no, severity, code, message, "clang-tidy"));
+        }
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsc_go_dart_and_clang_lines_parse() {
+        let root = Path::new("/w");
+        let tsc = parse_tsc("src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n", root).unwrap();
+        assert_eq!((tsc[0].line, tsc[0].code.as_deref()), (3, Some("TS2322")));
+        let go = parse_go("# example.com/x\nvet: ./a.go:4:2: x declared and not used\n./b.go:7:9: cannot use \"s\" (untyped string constant) as int value\n", root, "go build").unwrap();
+        assert_eq!(go.iter().map(|r| r.line).collect::<Vec<_>>(), vec![4, 7]);
+        assert_eq!(go[0].message, "x declared and not used");
+        let dart = parse_dart(
+            "ERROR|COMPILE_TIME_ERROR|INVALID_ASSIGNMENT|/w/lib/a.dart|5|12|3|A value of type 'String' can't be assigned\n",
+            root,
+        )
+        .unwrap();
+        assert_eq!((dart[0].line, dart[0].severity), (5, Severity::Error));
+        let clang =
+            parse_clang("E[10:00:00.000] [typecheck_convert_incompatible] Line 6: incompatible pointer\n", root, "/w/main.c").unwrap();
+        assert_eq!((clang[0].line, clang[0].code.as_deref()), (6, Some("typecheck_convert_incompatible")));
+    }
+}

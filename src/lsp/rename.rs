@@ -1,0 +1,509 @@
+//! `lsp_rename` (tier write, R-REN-1) and the atomic `WorkspaceEdit` applier that also serves
+//! servers' `workspace/applyEdit` requests.
+//!
+//! A `WorkspaceEdit` is applied in two steps:
+//! 1. [`plan_workspace_edit`]: collects `changes` and `documentChanges` (text edits and
+//!    create/rename/delete file operations, in order), checks each versioned text edit against
+//!    the version the server has for that document, reads each file once, converts positions
+//!    with the negotiated encoding, applies its edits in memory in descending order and rejects
+//!    overlapping ones. Nothing is written.
+//! 2. [`commit_workspace_edit`]: hands every file to [`crate::files::commit_file_changes_in`]
+//!    with the exact bytes read as the expected state, so a file changed since the read rejects
+//!    the whole edit, and a failed write rolls every file back.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::lsp::client::LanguageServer;
+use crate::lsp::position::{resolve_symbol_on_line, split_lines, PositionEncoding};
+use crate::lsp::supervisor::LspSupervisor;
+use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::WorkspaceEditApplier;
+use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+/// The `lsp_rename` tool's descriptor.
+pub fn descriptor() -> ToolDescriptor {
+    ToolDescriptor {
+        name: "lsp_rename".to_owned(),
+        description: "Rename a symbol across the project with its language server (rust-analyzer, pyright, typescript-language-server, gopls, clangd). \
+Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
+The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
+Returns the files and edit counts, then the diagnostics the rename introduced."
+            .to_owned(),
+        tier: Tier::Write,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "file": {"type": "string", "description": "File path, relative to the workspace root."},
+                "line": {"type": "integer", "minimum": 1, "description": "1-based line number in `file`."},
+                "symbol": {"type": "string", "minLength": 1, "description": "A substring of that line containing the identifier to rename."},
+                "occurrence": {"type": "integer", "minimum": 1, "description": "Which occurrence of `symbol` on the line (1-based) when it occurs several times."},
+                "new_name": {"type": "string", "minLength": 1, "description": "The new identifier."},
+                "server": {"type": "string", "description": "Force a server id."}
+            },
+            "required": ["file", "line", "symbol", "new_name"],
+            "additionalProperties": false
+        }),
+        parallel_safe: false,
+        default_timeout: Duration::from_secs(90),
+    }
+}
+
+/// Registers `lsp_rename` (when the run has an LSP supervisor, R-REG-1).
+pub(crate) fn register_tools(registry: &mut Registry) {
+    registry.register(descriptor(), Arc::new(call));
+}
+
+#[derive(Debug, Deserialize)]
+struct RenameArguments {
+    file: String,
+    line: u32,
+    symbol: String,
+    occurrence: Option<usize>,
+    new_name: String,
+    server: Option<String>,
+}
+
+/// One file's part of a planned edit.
+#[derive(Debug, Clone)]
+pub struct PlannedFile {
+    /// Absolute path written (or deleted).
+    pub path: PathBuf,
+    /// Text edits applied to it.
+    pub edit_count: usize,
+    /// What it was: `modified`, `created`, `deleted`, `renamed from <path>`.
+    pub operation: String,
+}
+
+/// A `WorkspaceEdit` resolved into file changes, not yet written.
+#[derive(Debug, Clone)]
+pub struct WorkspaceEditPlan {
+    /// The changes for [`crate::files::commit_file_changes_in`], each expecting the bytes read.
+    pub changes: Vec<FileChange>,
+    /// One entry per touched file, in order.
+    pub files: Vec<PlannedFile>,
+}
+
+/// Resolves `edit` (LSP `WorkspaceEdit` JSON) into a plan; reads files, writes nothing.
+/// `server` (when given) supplies the position encoding and the document versions to check.
+///
+/// # Errors
+/// `invalid_arguments` for a malformed edit, an edit outside the workspace, overlapping edits or
+/// a range past the end of the file; `conflict` when a versioned edit names another version than
+/// the server's document, or the server's text of a document differs from the file on disk.
+pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer>, edit: &Value) -> Result<WorkspaceEditPlan, ToolError> {
+    let encoding = server.map_or(PositionEncoding::Utf16, LanguageServer::position_encoding);
+    // path → (current text, original bytes or None when absent, edits, operation)
+    let mut texts: BTreeMap<PathBuf, FileState> = BTreeMap::new();
+    let mut order: Vec<PathBuf> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
+        for change in changes {
+            match change.get("kind").and_then(Value::as_str) {
+                None => {
+                    let uri = change.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or("");
+                    let path = edit_path(workspace_root, uri)?;
+                    if let (Some(server), Some(version)) = (server, change.pointer("/textDocument/version").and_then(Value::as_i64)) {
+                        if let Some(ours) = server.document_version(&path) {
+                            if i64::from(ours) != version {
+                                return Err(ToolError::new(
+                                    ErrorKind::Conflict,
+                                    format!(
+                                        "the edit for {} was computed for version {version} but the document is at version {ours}; nothing was changed",
+                                        crate::files::display_path(workspace_root, &path)
+                                    ),
+                                )
+                                .with_hint("the file changed while the server computed the edit; run the rename again"));
+                            }
+                        }
+                    }
+                    let edits = change.get("edits").and_then(Value::as_array).cloned().unwrap_or_default();
+                    steps.push(Step::Edit(path, edits));
+                }
+                Some("create") => {
+                    let path = edit_path(workspace_root, change.get("uri").and_then(Value::as_str).unwrap_or(""))?;
+                    let overwrite = change.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                    let ignore = change.pointer("/options/ignoreIfExists").and_then(Value::as_bool).unwrap_or(false);
+                    steps.push(Step::Create(path, overwrite, ignore));
+                }
+                Some("rename") => {
+                    let from = edit_path(workspace_root, change.get("oldUri").and_then(Value::as_str).unwrap_or(""))?;
+                    let to = edit_path(workspace_root, change.get("newUri").and_then(Value::as_str).unwrap_or(""))?;
+                    let overwrite = change.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                    steps.push(Step::Rename(from, to, overwrite));
+                }
+                Some("delete") => {
+                    let path = edit_path(workspace_root, change.get("uri").and_then(Value::as_str).unwrap_or(""))?;
+                    steps.push(Step::Delete(path));
+                }
+                Some(other) => return Err(ToolError::invalid(format!("unknown documentChanges kind {other:?} in the workspace edit"))),
+            }
+        }
+    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+        for (uri, edits) in changes {
+            let path = edit_path(workspace_root, uri)?;
+            steps.push(Step::Edit(path, edits.as_array().cloned().unwrap_or_default()));
+        }
+    }
+    for step in steps {
+        match step {
+            Step::Edit(path, edits) => {
+                let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
+                let Some(text) = state.text.as_mut() else {
+                    return Err(ToolError::invalid(format!(
+                        "the workspace edit changes {} which does not exist",
+                        crate::files::display_path(workspace_root, &path)
+                    )));
+                };
+                *text = apply_text_edits(text, &edits, encoding).map_err(|why| {
+                    ToolError::invalid(format!("{}: {why}; nothing was changed", crate::files::display_path(workspace_root, &path)))
+                })?;
+                state.edit_count += edits.len();
+            }
+            Step::Create(path, overwrite, ignore) => {
+                let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
+                if state.text.is_some() && ignore {
+                    continue;
+                }
+                if state.text.is_some() && !overwrite {
+                    return Err(ToolError::new(
+                        ErrorKind::Conflict,
+                        format!("the workspace edit creates {} which already exists", crate::files::display_path(workspace_root, &path)),
+                    ));
+                }
+                state.text = Some(String::new());
+                state.operation = "created".to_owned();
+            }
+            Step::Rename(from, to, overwrite) => {
+                let source = load(&mut texts, &mut order, workspace_root, &from, server)?;
+                let Some(text) = source.text.take() else {
+                    return Err(ToolError::invalid(format!(
+                        "the workspace edit renames {} which does not exist",
+                        crate::files::display_path(workspace_root, &from)
+                    )));
+                };
+                let edits = source.edit_count;
+                source.operation = "deleted".to_owned();
+                let target = load(&mut texts, &mut order, workspace_root, &to, server)?;
+                if target.text.is_some() && !overwrite {
+                    return Err(ToolError::new(
+                        ErrorKind::Conflict,
+                        format!("the workspace edit renames onto {} which already exists", crate::files::display_path(workspace_root, &to)),
+                    ));
+                }
+                target.text = Some(text);
+                target.edit_count += edits;
+                target.operation = format!("renamed from {}", crate::files::display_path(workspace_root, &from));
+            }
+            Step::Delete(path) => {
+                let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
+                state.text = None;
+                state.operation = "deleted".to_owned();
+            }
+        }
+    }
+    let mut plan = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new() };
+    for path in order {
+        let state = &texts[&path];
+        let new_content = state.text.as_ref().map(|text| text.clone().into_bytes());
+        if new_content == state.original {
+            continue;
+        }
+        let expected = match &state.original {
+            Some(bytes) => ExpectedState::Content(bytes.clone()),
+            None => ExpectedState::Absent,
+        };
+        plan.changes.push(FileChange { path: path.clone(), new_content, expected });
+        plan.files.push(PlannedFile { path, edit_count: state.edit_count, operation: state.operation.clone() });
+    }
+    Ok(plan)
+}
+
+/// Writes `plan` all-or-nothing (verify every file unchanged, temp + rename, rollback on any
+/// failure). Returns the absolute paths written or deleted.
+///
+/// # Errors
+/// `conflict` when a file changed since the plan read it (nothing written); `io` when a write
+/// failed (every file restored).
+pub fn commit_workspace_edit(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Result<Vec<PathBuf>, ToolError> {
+    commit_file_changes_in(workspace_root, &plan.changes)
+}
+
+enum Step {
+    Edit(PathBuf, Vec<Value>),
+    Create(PathBuf, bool, bool),
+    Rename(PathBuf, PathBuf, bool),
+    Delete(PathBuf),
+}
+
+struct FileState {
+    original: Option<Vec<u8>>,
+    text: Option<String>,
+    edit_count: usize,
+    operation: String,
+}
+
+fn edit_path(workspace_root: &Path, uri: &str) -> Result<PathBuf, ToolError> {
+    let Some(path) = uri_to_path(uri) else {
+        return Err(ToolError::invalid(format!("the workspace edit names {uri:?}, which is not a file URI")));
+    };
+    let parent_canonical = path.parent().and_then(|parent| std::fs::canonicalize(parent).ok());
+    let path = match (parent_canonical, path.file_name()) {
+        (Some(parent), Some(name)) => parent.join(name),
+        _ => path,
+    };
+    if !path.starts_with(workspace_root) {
+        return Err(ToolError::new(
+            ErrorKind::OutsideWorkspace,
+            format!("the workspace edit touches {} outside the workspace; nothing was changed", path.display()),
+        ));
+    }
+    Ok(path)
+}
+
+fn load<'a>(
+    texts: &'a mut BTreeMap<PathBuf, FileState>,
+    order: &mut Vec<PathBuf>,
+    workspace_root: &Path,
+    path: &Path,
+    server: Option<&LanguageServer>,
+) -> Result<&'a mut FileState, ToolError> {
+    if !texts.contains_key(path) {
+        let original = match std::fs::read(path) {
+            Ok(bytes) => Some(bytes),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(ToolError::io("read", path, &err)),
+        };
+        let text = match &original {
+            Some(bytes) => Some(String::from_utf8(bytes.clone()).map_err(|_| {
+                ToolError::invalid(format!(
+                    "{} is not UTF-8 text; the edit was not applied",
+                    crate::files::display_path(workspace_root, path)
+                ))
+            })?),
+            None => None,
+        };
+        if let (Some(server), Some(disk)) = (server, text.as_ref()) {
+            if let Some(theirs) = server.document_text(path) {
+                if &theirs != disk {
+                    return Err(ToolError::new(
+                        ErrorKind::Conflict,
+                        format!(
+                            "{} changed on disk after the server last saw it; the edit was computed for other text and nothing was changed",
+                            crate::files::display_path(workspace_root, path)
+                        ),
+                    )
+                    .with_hint("run the rename again (the server will be resynced)"));
+                }
+            }
+        }
+        texts.insert(path.to_path_buf(), FileState { original, text, edit_count: 0, operation: "modified".to_owned() });
+        order.push(path.to_path_buf());
+    }
+    Ok(texts.get_mut(path).expect("inserted above"))
+}
+
+/// Applies LSP `TextEdit`s to `text`: positions converted with `encoding`, edits sorted and
+/// applied in descending order; overlapping edits are an error.
+///
+/// # Errors
+/// A sentence saying which edits overlap or which range is out of bounds.
+pub fn apply_text_edits(text: &str, edits: &[Value], encoding: PositionEncoding) -> Result<String, String> {
+    let lines = split_lines(text);
+    let mut line_starts = Vec::with_capacity(lines.len() + 1);
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        line_starts.push(offset);
+        offset += line.len();
+    }
+    if line_starts.is_empty() || text.ends_with('\n') {
+        line_starts.push(offset);
+    }
+    let to_byte = |position: &Value| -> Result<usize, String> {
+        let line = position.get("line").and_then(Value::as_u64).ok_or("an edit has no range line")? as usize;
+        let character = position.get("character").and_then(Value::as_u64).ok_or("an edit has no range character")? as u32;
+        if line >= line_starts.len() {
+            if line == line_starts.len() && character == 0 {
+                return Ok(text.len());
+            }
+            return Err(format!("an edit targets line {} past the end of the file ({} lines)", line + 1, lines.len()));
+        }
+        let line_text = lines.get(line).copied().unwrap_or("");
+        Ok(line_starts[line] + encoding.byte_from_column(line_text, character).min(line_text.len()))
+    };
+    let mut resolved: Vec<(usize, usize, String)> = Vec::new();
+    for edit in edits {
+        let start = to_byte(edit.pointer("/range/start").ok_or("an edit has no range")?)?;
+        let end = to_byte(edit.pointer("/range/end").ok_or("an edit has no range")?)?;
+        if end < start {
+            return Err(format!("an edit's range ends before it starts (bytes {start}..{end})"));
+        }
+        let new_text = edit.get("newText").and_then(Value::as_str).unwrap_or("").to_owned();
+        resolved.push((start, end, new_text));
+    }
+    // Stable sort ascending; equal-start inserts keep server order.
+    resolved.sort_by_key(|(start, end, _)| (*start, *end));
+    for pair in resolved.windows(2) {
+        if pair[1].0 < pair[0].1 {
+            return Err(format!("two edits overlap (bytes {}..{} and {}..{})", pair[0].0, pair[0].1, pair[1].0, pair[1].1));
+        }
+    }
+    let mut out = text.to_owned();
+    for (start, end, new_text) in resolved.iter().rev() {
+        out.replace_range(*start..*end, new_text);
+    }
+    Ok(out)
+}
+
+/// The applier for servers' `workspace/applyEdit` (installed on the supervisor at build time):
+/// the same plan + atomic commit, without a version source (no server handle).
+#[derive(Debug)]
+pub struct AtomicWorkspaceEditApplier {
+    workspace_root: PathBuf,
+}
+
+impl AtomicWorkspaceEditApplier {
+    /// An applier for edits under `workspace_root` (canonical).
+    pub fn new(workspace_root: &Path) -> AtomicWorkspaceEditApplier {
+        AtomicWorkspaceEditApplier { workspace_root: workspace_root.to_path_buf() }
+    }
+}
+
+impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
+    fn apply_workspace_edit(&self, edit: &Value) -> Value {
+        match plan_workspace_edit(&self.workspace_root, None, edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
+            Ok(_) => json!({"applied": true}),
+            Err(err) => json!({"applied": false, "failureReason": err.message}),
+        }
+    }
+}
+
+fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let args: RenameArguments = ctx.parse_arguments(arguments)?;
+    let Some(supervisor) = ctx.run().lsp_supervisor() else {
+        return Err(ctx.run().unwired("LSP supervisor"));
+    };
+    let supervisor: &LspSupervisor = supervisor;
+    let root = supervisor.workspace_root();
+    let path = crate::files::resolve_in_workspace(root, &args.file)?;
+    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
+        .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
+    let deadline = ctx.deadline().checked_sub(Duration::from_millis(250)).unwrap_or_else(Instant::now);
+    let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
+    let server = &*lease.server;
+    server.resync_from_disk();
+    server.sync_document(&path)?;
+    if !server.supports("textDocument/rename") {
+        return Err(ToolError::new(
+            ErrorKind::Unavailable,
+            format!("rename is unsupported by {} (it does not offer textDocument/rename)", server.id()),
+        ));
+    }
+    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    let (line0, character) = resolved.lsp_position(server.position_encoding());
+    let position = json!({"line": line0, "character": character});
+    let text_document = json!({"uri": path_to_uri(&path)});
+    let display = supervisor.display_path(&path);
+    if server.supports("textDocument/prepareRename") {
+        match server.request("textDocument/prepareRename", json!({"textDocument": text_document, "position": position}), deadline, true) {
+            Ok(Value::Null) => {
+                return Err(ToolError::invalid(format!(
+                    "{} cannot rename `{}` at {display}:{}: prepareRename says there is no renamable symbol here (a keyword, literal, comment or string?)",
+                    server.id(),
+                    resolved.cursor_identifier,
+                    resolved.line
+                ))
+                .with_hint("address the identifier itself with `symbol`"))
+            }
+            Ok(_) => (),
+            Err(failure) => return Err(failure.to_tool_error(server.id(), "textDocument/prepareRename")),
+        }
+    }
+    let edit = server
+        .request(
+            "textDocument/rename",
+            json!({"textDocument": text_document, "position": position, "newName": args.new_name}),
+            deadline,
+            false,
+        )
+        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/rename"))?;
+    if edit.is_null() {
+        let mut message =
+            format!("{} returned no edit for renaming `{}` at {display}:{}", server.id(), resolved.cursor_identifier, resolved.line);
+        if let Some(note) = readiness.note(server.id()) {
+            message.push_str(&format!("; {note}"));
+        }
+        return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
+    }
+    let plan = plan_workspace_edit(root, Some(server), &edit)?;
+    if plan.files.is_empty() {
+        return Err(ToolError::new(ErrorKind::Failed, format!("{}'s rename edit changes nothing; nothing was written", server.id())));
+    }
+    // Seed the ledger with the pre-write state of every file about to change.
+    let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
+    if supervisor.config().write_diagnostics {
+        crate::lsp::diagnostics_on_write::seed_files(supervisor, &touched, Instant::now() + ctx.remaining() / 3);
+    }
+    let written = commit_workspace_edit(root, &plan)?;
+    let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
+    let mut lines = vec![format!(
+        "Renamed `{}` to `{}` ({}): {total} edit{} in {} file{}:",
+        resolved.cursor_identifier,
+        args.new_name,
+        server.id(),
+        if total == 1 { "" } else { "s" },
+        plan.files.len(),
+        if plan.files.len() == 1 { "" } else { "s" }
+    )];
+    let mut files_json = Vec::new();
+    for file in &plan.files {
+        let shown = supervisor.display_path(&file.path);
+        lines.push(format!("  {shown}: {} edit{} ({})", file.edit_count, if file.edit_count == 1 { "" } else { "s" }, file.operation));
+        files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+    }
+    for note in &lease.notes {
+        lines.push(note.clone());
+    }
+    Ok(ToolOutput::new(
+        ToolResult::text(lines.join("\n")).with_structured(
+            json!({"renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json}),
+        ),
+    )
+    .with_written_paths(written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Value {
+        json!({"range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}, "newText": text})
+    }
+
+    #[test]
+    fn edits_apply_in_descending_order_and_overlaps_are_rejected() {
+        let text = "let foo = 1;\nfoo + foo\n";
+        let edits = [edit(0, 4, 0, 7, "bar"), edit(1, 0, 1, 3, "bar"), edit(1, 6, 1, 9, "bar")];
+        assert_eq!(apply_text_edits(text, &edits, PositionEncoding::Utf16).unwrap(), "let bar = 1;\nbar + bar\n");
+        let overlapping = [edit(0, 0, 0, 5, "x"), edit(0, 3, 0, 7, "y")];
+        assert!(apply_text_edits(text, &overlapping, PositionEncoding::Utf16).unwrap_err().contains("overlap"));
+    }
+
+    #[test]
+    fn utf16_columns_after_non_ascii_are_converted() {
+        let text = "s = \"é😀\"; foo\n";
+        // UTF-16: é = 1 unit, 😀 = 2 units → `foo` starts at column 11.
+        let edits = [edit(0, 11, 0, 14, "bar")];
+        assert_eq!(apply_text_edits(text, &edits, PositionEncoding::Utf16).unwrap(), "s = \"é😀\"; bar\n");
+    }
+}

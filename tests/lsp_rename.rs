@@ -1,0 +1,196 @@
+//! `lsp_rename` (R-REN-1) against real servers: renames across files with exact expected trees,
+//! a target whose directory cannot be written (immutable, so even root fails) → nothing changed
+//! anywhere, and a file changed between the edit and the apply → rejected.
+
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use runbound::lsp::rename::{commit_workspace_edit, plan_workspace_edit};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
+use serde_json::json;
+
+fn run_for(workspace: &Path) -> Run {
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    Run::builder(workspace)
+        .config(config)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run")
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap()
+}
+
+struct Case {
+    test: &'static str,
+    binary: &'static str,
+    files: Vec<(&'static str, &'static str)>,
+    file: &'static str,
+    line: u32,
+    symbol: &'static str,
+    new_name: &'static str,
+    expected: Vec<(&'static str, &'static str)>,
+    immutable_dir: &'static str,
+}
+
+fn rename_case(case: &Case) {
+    if support::require_binary(case.test, case.binary).is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&case.files);
+    let run = run_for(dir.path());
+    // Let the server see every source file of the project first (tsserver loads on open).
+    for (file, _) in &case.files {
+        if file.ends_with(".ts") {
+            let _ = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": file}));
+        }
+    }
+    let args = json!({"file": case.file, "line": case.line, "symbol": case.symbol, "new_name": case.new_name});
+    // An immutable directory holding one target: the commit fails, nothing changes anywhere.
+    let locked = dir.path().join(case.immutable_dir);
+    let status = std::process::Command::new("chattr").arg("+i").arg(&locked).status().expect("chattr");
+    assert!(status.success());
+    let result = run.call(Caller::Main, "lsp_rename", args.clone());
+    std::process::Command::new("chattr").arg("-i").arg(&locked).status().expect("chattr");
+    assert!(result.is_error, "rename into an immutable dir succeeded:\n{}", result.joined_text());
+    for (file, content) in &case.files {
+        assert_eq!(&read(dir.path(), file), content, "{file} changed after a failed rename:\n{}", result.joined_text());
+    }
+    let result = run.call(Caller::Main, "lsp_rename", args);
+    let text = result.joined_text();
+    assert!(!result.is_error, "rename failed:\n{text}");
+    assert!(text.contains("Diagnostics after the write:"), "{text}");
+    for (file, content) in &case.expected {
+        assert_eq!(&read(dir.path(), file), content, "{file} after rename:\n{text}");
+    }
+}
+
+#[test]
+fn python_rename_across_files() {
+    rename_case(&Case {
+        test: "python_rename_across_files",
+        binary: "pyright-langserver",
+        files: vec![
+            ("pyproject.toml", "[project]\nname = \"r\"\nversion = \"0.1.0\"\n"),
+            ("lib/shapes.py", "def area(side: float) -> float:\n    return side * side\n"),
+            ("app.py", "from lib.shapes import area\n\nprint(area(2.0) + area(3.0))\n"),
+            ("lib/__init__.py", ""),
+        ],
+        file: "app.py",
+        line: 3,
+        symbol: "area(2.0)",
+        new_name: "square_area",
+        expected: vec![
+            ("lib/shapes.py", "def square_area(side: float) -> float:\n    return side * side\n"),
+            ("app.py", "from lib.shapes import square_area\n\nprint(square_area(2.0) + square_area(3.0))\n"),
+        ],
+        immutable_dir: "lib",
+    });
+}
+
+#[test]
+fn typescript_rename_across_files() {
+    rename_case(&Case {
+        test: "typescript_rename_across_files",
+        binary: "typescript-language-server",
+        files: vec![
+            ("package.json", "{\"name\": \"r\", \"version\": \"1.0.0\"}\n"),
+            ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+            ("src/lib/shapes.ts", "export function area(side: number): number {\n  return side * side;\n}\n"),
+            ("src/app.ts", "import { area } from \"./lib/shapes\";\n\nconsole.log(area(2) + area(3));\n"),
+        ],
+        // At the declaration: from an import site tsserver renames only the local binding
+        // (`area as squareArea`).
+        file: "src/lib/shapes.ts",
+        line: 1,
+        symbol: "area",
+        new_name: "squareArea",
+        expected: vec![
+            ("src/lib/shapes.ts", "export function squareArea(side: number): number {\n  return side * side;\n}\n"),
+            ("src/app.ts", "import { squareArea } from \"./lib/shapes\";\n\nconsole.log(squareArea(2) + squareArea(3));\n"),
+        ],
+        immutable_dir: "src/lib",
+    });
+}
+
+#[test]
+fn go_rename_across_files() {
+    rename_case(&Case {
+        test: "go_rename_across_files",
+        binary: "gopls",
+        files: vec![
+            ("go.mod", "module example.com/r\n\ngo 1.19\n"),
+            ("shapes/shapes.go", "package shapes\n\nfunc Area(side int) int {\n\treturn side * side\n}\n"),
+            ("main.go", "package main\n\nimport \"example.com/r/shapes\"\n\nfunc main() {\n\tprintln(shapes.Area(2) + shapes.Area(3))\n}\n"),
+        ],
+        file: "main.go",
+        line: 6,
+        symbol: "Area(2)",
+        new_name: "SquareArea",
+        expected: vec![
+            ("shapes/shapes.go", "package shapes\n\nfunc SquareArea(side int) int {\n\treturn side * side\n}\n"),
+            ("main.go", "package main\n\nimport \"example.com/r/shapes\"\n\nfunc main() {\n\tprintln(shapes.SquareArea(2) + shapes.SquareArea(3))\n}\n"),
+        ],
+        immutable_dir: "shapes",
+    });
+}
+
+#[test]
+fn rust_rename_across_files() {
+    rename_case(&Case {
+        test: "rust_rename_across_files",
+        binary: "rust-analyzer",
+        files: vec![
+            ("Cargo.toml", "[package]\nname = \"r\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+            ("src/lib.rs", "pub mod shapes;\n\npub fn total() -> i32 {\n    shapes::area(2) + shapes::area(3)\n}\n"),
+            ("src/shapes.rs", "pub fn area(side: i32) -> i32 {\n    side * side\n}\n"),
+        ],
+        file: "src/lib.rs",
+        line: 4,
+        symbol: "shapes::area(2)",
+        new_name: "square_area",
+        expected: vec![
+            ("src/lib.rs", "pub mod shapes;\n\npub fn total() -> i32 {\n    shapes::square_area(2) + shapes::square_area(3)\n}\n"),
+            ("src/shapes.rs", "pub fn square_area(side: i32) -> i32 {\n    side * side\n}\n"),
+        ],
+        immutable_dir: "src",
+    });
+}
+
+#[test]
+fn a_file_changed_between_edit_and_apply_is_rejected() {
+    let dir = support::workspace_with(&[("a.py", "foo = 1\n"), ("b.py", "print(foo)\n")]);
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let uri = |name: &str| format!("file://{}", root.join(name).display());
+    let edit = json!({"changes": {
+        uri("a.py"): [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}, "newText": "bar"}],
+        uri("b.py"): [{"range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 9}}, "newText": "bar"}],
+    }});
+    let plan = plan_workspace_edit(&root, None, &edit).expect("plan");
+    std::fs::write(root.join("b.py"), "print(foo)  # edited meanwhile\n").unwrap();
+    let err = commit_workspace_edit(&root, &plan).expect_err("stale plan must be rejected");
+    assert_eq!(err.kind, runbound::ErrorKind::Conflict, "{}", err.message);
+    assert_eq!(read(&root, "a.py"), "foo = 1\n");
+    assert_eq!(read(&root, "b.py"), "print(foo)  # edited meanwhile\n");
+    // Overlapping edits are rejected before anything is read for writing.
+    let overlapping = json!({"changes": {uri("a.py"): [
+        {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}, "newText": "x"},
+        {"range": {"start": {"line": 0, "character": 2}, "end": {"line": 0, "character": 5}}, "newText": "y"}]}});
+    assert!(plan_workspace_edit(&root, None, &overlapping).unwrap_err().message.contains("overlap"));
+    // documentChanges with create + rename file operations, applied together.
+    let ops = json!({"documentChanges": [
+        {"kind": "create", "uri": uri("new.py")},
+        {"textDocument": {"uri": uri("new.py"), "version": null}, "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "newText": "x = 2\n"}]},
+        {"kind": "rename", "oldUri": uri("a.py"), "newUri": uri("c.py")},
+    ]});
+    let plan = plan_workspace_edit(&root, None, &ops).expect("plan ops");
+    commit_workspace_edit(&root, &plan).expect("commit ops");
+    assert_eq!(read(&root, "new.py"), "x = 2\n");
+    assert_eq!(read(&root, "c.py"), "foo = 1\n");
+    assert!(!root.join("a.py").exists());
+}
