@@ -223,3 +223,41 @@ fn rust_analyzer_stale_publish_gives_no_phantom_errors() {
         preexisting_content: "pub fn old() -> i32 { \"pre\" }\npub fn fine() -> i32 { 1 }",
     });
 }
+
+#[test]
+fn pyright_resolve_accept_seeds_the_ledger_before_writing() {
+    if support::require_binary("pyright_resolve_accept_seeds_the_ledger_before_writing", "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"dow\"\nversion = \"0.1.0\"\n"),
+        ("app.py", "old: int = \"pre-existing\"\n\n\ndef twice(x: int) -> int:\n    return 2 * x\n\n\nvalue = twice(1)\n"),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    let run = Run::builder(dir.path())
+        .config(config)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .language_servers()
+        .with_structural()
+        .build()
+        .expect("build run");
+    let staged = run.call(
+        Caller::Main,
+        "ast_edit",
+        json!({"pattern": "twice(1)", "rewrite": "twice(\"one\")", "path": "app.py", "language": "python"}),
+    );
+    let staged_text = staged.joined_text();
+    assert!(!staged.is_error && staged_text.contains("edit_1"), "{staged_text}");
+    // Nothing was written by staging, so nothing was checked yet.
+    assert!(!staged_text.contains("Diagnostics after the write"), "{staged_text}");
+    let result = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let block = dow(&text);
+    // The new error is reported; the pre-existing one is not, and the file had a baseline.
+    assert!(block.contains("app.py: new diagnostics introduced by this write (1, pyright)"), "{text}");
+    assert!(block.contains("app.py:8: error[reportArgumentType]"), "{text}");
+    assert!(!block.contains("pre-existing") && !block.contains("reportAssignmentType"), "pre-existing error reported as new:\n{text}");
+    assert!(!block.contains("no recorded pre-write state"), "resolve accept did not seed the ledger:\n{text}");
+}

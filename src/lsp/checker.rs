@@ -11,10 +11,15 @@
 //! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
 //! | `go.mod` | `go vet ./...` and `go build ./...` |
 //! | `pubspec.yaml` | `dart analyze --format=machine` |
-//! | `compile_commands.json`, `compile_flags.txt` | `clang-tidy -p <root>` per source file, else `clangd --check=<file>` |
+//! | `compile_commands.json`, `compile_flags.txt` | `clang-tidy -p <root>` per source file (at most 50), else `clangd --check=<file>` |
 //!
-//! Each run honors the checker timeout (and the call's deadline); a missing checker says which
-//! binaries were looked for.
+//! Severities: the checker's own, except `go vet` analyzer findings (warnings, as gopls reports
+//! them; type errors vet prints with a `vet: ` prefix stay errors) and `clangd --check`, which
+//! logs errors only (warnings are not visible through that fallback; clang-tidy reports both).
+//! The same finding from two steps (a type error from both `go vet` and `go build`) is listed
+//! once. Each run honors the checker timeout (and the call's deadline); a missing checker says
+//! which binaries were looked for; when no checker could run at all the call fails
+//! (`unavailable`) instead of answering "0 errors".
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -86,10 +91,19 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Res
             .with_hint(format!("looked for: {}", markers.join(", "))));
     }
     let end = (Instant::now() + config.checker_timeout).min(deadline);
-    let runs: Vec<CheckerRun> = roots.iter().map(|(checker, dir)| run_checker(checker, dir, supervisor, end)).collect();
-    let mut all: Vec<DiagnosticRecord> = runs.iter().flat_map(|run| run.records.iter().cloned()).collect();
-    all.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
-    all.dedup();
+    let runs: Vec<CheckerRun> = roots.iter().map(|(checker, dir)| run_checker(checker, dir, end)).collect();
+    let all = sorted_and_deduplicated(runs.iter().flat_map(|run| run.records.iter().cloned()).collect());
+    let problems: Vec<String> = runs
+        .iter()
+        .filter_map(|run| {
+            run.problem.as_ref().map(|problem| format!("{} ({}): {problem}", run.command, supervisor.display_path(&run.root)))
+        })
+        .collect();
+    if all.is_empty() && problems.len() == runs.len() {
+        return Err(ToolError::new(ErrorKind::Unavailable, format!("the project checker could not run: {}", problems.join("; ")))
+            .with_hint("install the checker named above (or fix its project setup), or raise the checker timeout; `diagnostics` on one file asks the language server instead")
+            .with_details(json!({"problems": problems})));
+    }
     let errors = all.iter().filter(|r| r.severity == Severity::Error).count();
     let warnings = all.iter().filter(|r| r.severity == Severity::Warning).count();
     let mut text = format!(
@@ -98,6 +112,13 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Res
         if warnings == 1 { "" } else { "s" },
         all.len() - errors - warnings
     );
+    if !problems.is_empty() {
+        text.push_str(&format!(
+            " (INCOMPLETE: {} of {} checker runs had problems, listed below; the counts cover only what ran)",
+            problems.len(),
+            runs.len()
+        ));
+    }
     for run in &runs {
         let status = match &run.problem {
             Some(problem) => format!("PROBLEM: {problem}"),
@@ -127,9 +148,20 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Res
         .iter()
         .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64}))
         .collect();
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({"op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "results": results, "runs": runs_json}),
-    )))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
+        "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(),
+        "complete": problems.is_empty(), "results": results, "runs": runs_json
+    }))))
+}
+
+/// Sorts records errors first (then warnings, information), then by path and 1-based line, and
+/// drops repeats of the same finding (same path, line, severity and message) reported by two
+/// steps or sources, keeping the first.
+pub fn sorted_and_deduplicated(mut records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
+    records.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
+    let mut seen = std::collections::HashSet::new();
+    records.retain(|r| seen.insert((r.path.clone(), r.line, r.severity, r.message.clone())));
+    records
 }
 
 fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
@@ -147,7 +179,7 @@ fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
     None
 }
 
-fn run_checker(checker: &str, root: &Path, supervisor: &LspSupervisor, end: Instant) -> CheckerRun {
+fn run_checker(checker: &str, root: &Path, end: Instant) -> CheckerRun {
     let start = Instant::now();
     let mut run =
         CheckerRun { command: String::new(), root: root.to_path_buf(), records: Vec::new(), problem: None, elapsed: Duration::ZERO };
@@ -162,6 +194,12 @@ fn run_checker(checker: &str, root: &Path, supervisor: &LspSupervisor, end: Inst
         "dart" => vec![(vec!["dart"], vec!["analyze".into(), "--format=machine".into()])],
         _ => clang_steps(root),
     };
+    if steps.is_empty() {
+        // Only the clang checker can have no step: say so rather than answer "0 diagnostics".
+        run.command = "clangd --check / clang-tidy".to_owned();
+        run.problem = Some("no C/C++ source file (.c, .cc, .cpp, .cxx) within 4 levels of this root".to_owned());
+        return run;
+    }
     let mut commands = Vec::new();
     for (names, args) in steps {
         let Some(binary) = find_binary(&names, root) else {
@@ -196,7 +234,7 @@ fn run_checker(checker: &str, root: &Path, supervisor: &LspSupervisor, end: Inst
             "tsc" => parse_tsc(&stdout, root),
             "go" => parse_go(&stderr, root, if args[0] == "vet" { "go vet" } else { "go build" }),
             "dart" => parse_dart(&stdout, root),
-            _ => parse_clang(&format!("{stdout}\n{stderr}"), root, args.last().map(String::as_str).unwrap_or("")),
+            _ => parse_clang(&format!("{stdout}\n{stderr}"), root, args.last().map(|arg| arg.trim_start_matches("--check=")).unwrap_or("")),
         };
         match parsed {
             Ok(records) => {
@@ -213,11 +251,16 @@ fn run_checker(checker: &str, root: &Path, supervisor: &LspSupervisor, end: Inst
             Err(why) => run.problem = Some(format!("{name} output could not be parsed: {why}")),
         }
     }
-    let _ = supervisor;
     run.command = commands.join(" && ");
     run.elapsed = start.elapsed();
     run
 }
+
+/// clang-tidy binaries, preferred first (Debian installs versioned names only).
+const CLANG_TIDY_NAMES: &[&str] = &["clang-tidy", "clang-tidy-19", "clang-tidy-18", "clang-tidy-17", "clang-tidy-16", "clang-tidy-15"];
+
+/// clangd binaries for the `--check` fallback, preferred first.
+const CLANGD_NAMES: &[&str] = &["clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16", "clangd-15", "clangd-14"];
 
 fn clang_steps(root: &Path) -> Vec<(Vec<&'static str>, Vec<String>)> {
     let mut files = Vec::new();
@@ -227,19 +270,16 @@ fn clang_steps(root: &Path) -> Vec<(Vec<&'static str>, Vec<String>)> {
             files.push(path.to_path_buf());
         }
     }
+    files.sort();
     files.truncate(50);
-    let tidy = which::which("clang-tidy").is_ok();
+    let tidy = CLANG_TIDY_NAMES.iter().find(|name| which::which(name).is_ok()).copied();
     files
         .into_iter()
         .map(|file| {
             let file = file.to_string_lossy().into_owned();
-            if tidy {
-                (vec!["clang-tidy"], vec!["-p".to_owned(), root.to_string_lossy().into_owned(), file])
-            } else {
-                (
-                    vec!["clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16", "clangd-15", "clangd-14"],
-                    vec!["--log=error".to_owned(), format!("--check={file}")],
-                )
+            match tidy {
+                Some(name) => (vec![name], vec!["-p".to_owned(), root.to_string_lossy().into_owned(), file]),
+                None => (CLANGD_NAMES.to_vec(), vec!["--log=error".to_owned(), format!("--check={file}")]),
             }
         })
         .collect()
@@ -279,11 +319,18 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
         else {
             continue;
         };
-        let manifest_dir = message.get("manifest_path").and_then(Value::as_str).and_then(|p| Path::new(p).parent()).unwrap_or(root);
+        let file_name = span["file_name"].as_str().unwrap_or("");
+        // rustc runs in the workspace root, so span paths are relative to it; the workspace root
+        // may lie above `root` (the checker ran in a member): try the manifest dir's ancestors.
+        let manifest_dir = message.get("manifest_path").and_then(Value::as_str).and_then(|p| Path::new(p).parent());
+        let base = std::iter::once(root)
+            .chain(manifest_dir.into_iter().flat_map(Path::ancestors))
+            .find(|base| base.join(file_name).is_file())
+            .unwrap_or(root);
         let code = inner.pointer("/code/code").and_then(Value::as_str).map(str::to_owned);
         records.push(record(
-            manifest_dir,
-            span["file_name"].as_str().unwrap_or(""),
+            base,
+            file_name,
             span["line_start"].as_u64().unwrap_or(1),
             severity,
             code,
@@ -359,13 +406,16 @@ pub fn parse_tsc(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, Str
     Ok(records)
 }
 
-/// Parses `go vet` / `go build` stderr: `path.go:line:col: message` (vet prefixes `vet: `).
+/// Parses `go vet` / `go build` stderr: `path.go:line:col: message`. `go build` lines and the
+/// type errors `go vet` prints with a `vet: ` prefix are errors; other `go vet` lines are
+/// analyzer findings, reported as warnings (as gopls does).
 ///
 /// # Errors
 /// Never: other lines are skipped.
 pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<DiagnosticRecord>, String> {
     let mut records = Vec::new();
     for line in stderr.lines() {
+        let type_error = line.starts_with("vet: ") || source != "go vet";
         let line = line.trim_start_matches("vet: ");
         let Some(go_at) = line.find(".go:") else { continue };
         let file = &line[..go_at + 3];
@@ -378,7 +428,8 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
             [message] => message.trim(),
             _ => continue,
         };
-        records.push(record(root, file, line_no, Severity::Error, None, message, source));
+        let severity = if type_error { Severity::Error } else { Severity::Warning };
+        records.push(record(root, file, line_no, severity, None, message, source));
     }
     Ok(records)
 }
@@ -462,5 +513,108 @@ mod tests {
         let clang =
             parse_clang("E[10:00:00.000] [typecheck_convert_incompatible] Line 6: incompatible pointer\n", root, "/w/main.c").unwrap();
         assert_eq!((clang[0].line, clang[0].code.as_deref()), (6, Some("typecheck_convert_incompatible")));
+    }
+
+    #[test]
+    fn cargo_spans_resolve_against_the_workspace_root_and_skip_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("member/src")).unwrap();
+        std::fs::write(root.join("member/src/lib.rs"), "").unwrap();
+        let manifest = root.join("member/Cargo.toml");
+        let line = |level: &str, code: Option<&str>, spans: Value| {
+            json!({"reason": "compiler-message", "manifest_path": manifest,
+                "message": {"level": level, "message": "mismatched   types", "code": code.map(|c| json!({"code": c})), "spans": spans}})
+            .to_string()
+        };
+        let span = json!([{"file_name": "member/src/lib.rs", "line_start": 4, "is_primary": true},
+            {"file_name": "member/src/lib.rs", "line_start": 1, "is_primary": false}]);
+        let stdout = [
+            line("error", Some("E0308"), span.clone()),
+            line("failure-note", None, json!([])),
+            line("warning", None, json!([])),
+            "Compiling noise".to_owned(),
+            json!({"reason": "build-finished", "success": false}).to_string(),
+        ]
+        .join("\n");
+        // Run from the member directory: the span is still found under the workspace root.
+        let records = parse_cargo(&stdout, &root.join("member")).unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].path, root.join("member/src/lib.rs"));
+        assert_eq!((records[0].line, records[0].severity, records[0].code.as_deref()), (4, Severity::Error, Some("E0308")));
+        assert_eq!(records[0].message, "mismatched types");
+    }
+
+    #[test]
+    fn pyright_severities_map_and_lines_become_one_based() {
+        let report = json!({"generalDiagnostics": [
+            {"file": "/w/a.py", "severity": "error", "message": "x\n\u{a0}\u{a0}y", "range": {"start": {"line": 0}}, "rule": "reportX"},
+            {"file": "/w/a.py", "severity": "warning", "message": "w", "range": {"start": {"line": 9}}},
+            {"file": "/w/a.py", "severity": "information", "message": "i", "range": {"start": {"line": 2}}},
+        ]});
+        let records = parse_pyright(&report.to_string(), Path::new("/w")).unwrap();
+        let got: Vec<(u32, Severity, Option<&str>, &str)> =
+            records.iter().map(|r| (r.line, r.severity, r.code.as_deref(), r.message.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![(1, Severity::Error, Some("reportX"), "x y"), (10, Severity::Warning, None, "w"), (3, Severity::Information, None, "i")]
+        );
+        assert!(parse_pyright("No configuration file found.", Path::new("/w")).unwrap_err().contains("not JSON"));
+    }
+
+    #[test]
+    fn go_vet_findings_are_warnings_and_type_errors_are_errors() {
+        let stderr = "# example.com/x\nvet: bad/bad.go:3:17: cannot use \"s\" as int value\n./main.go:7:2: fmt.Printf format %d has arg name of wrong type string\n";
+        let records = parse_go(stderr, Path::new("/w"), "go vet").unwrap();
+        let got: Vec<(&str, u32, Severity)> = records.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.severity)).collect();
+        assert_eq!(got, vec![("/w/bad/bad.go", 3, Severity::Error), ("/w/main.go", 7, Severity::Warning)]);
+        let build = parse_go("./main.go:7:2: undefined: y\n", Path::new("/w"), "go build").unwrap();
+        assert_eq!(build[0].severity, Severity::Error);
+    }
+
+    #[test]
+    fn tsc_continuation_lines_join_the_message_and_clang_tidy_lines_carry_their_check() {
+        let tsc = parse_tsc(
+            "src/a.ts(7,27): error TS2345: Argument of type 'string' is not assignable.\n  Type 'x' is not 'y'.\nFound 1 error.\n",
+            Path::new("/w"),
+        )
+        .unwrap();
+        assert_eq!(tsc.len(), 1);
+        assert_eq!(tsc[0].message, "Argument of type 'string' is not assignable. Type 'x' is not 'y'.");
+        let tidy = parse_clang(
+            "/w/main.c:4:13: error: use of undeclared identifier 'x' [clang-diagnostic-error]\n/w/main.c:9:3: warning: Value stored is never read [clang-analyzer-deadcode.DeadStores]\n",
+            Path::new("/w"),
+            "/w/main.c",
+        )
+        .unwrap();
+        let got: Vec<(u32, Severity, Option<&str>, &str)> =
+            tidy.iter().map(|r| (r.line, r.severity, r.code.as_deref(), r.source.as_deref().unwrap())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (4, Severity::Error, Some("clang-diagnostic-error"), "clang-tidy"),
+                (9, Severity::Warning, Some("clang-analyzer-deadcode.DeadStores"), "clang-tidy")
+            ]
+        );
+    }
+
+    #[test]
+    fn sorting_puts_errors_first_and_drops_the_same_finding_from_two_steps() {
+        let make = |path: &str, line: u32, severity: Severity, source: &str| DiagnosticRecord {
+            path: PathBuf::from(path),
+            line,
+            severity,
+            code: None,
+            message: "m".into(),
+            source: Some(source.into()),
+        };
+        let sorted = sorted_and_deduplicated(vec![
+            make("/w/a.go", 1, Severity::Warning, "go vet"),
+            make("/w/b.go", 3, Severity::Error, "go vet"),
+            make("/w/a.go", 9, Severity::Error, "go build"),
+            make("/w/b.go", 3, Severity::Error, "go build"),
+        ]);
+        let got: Vec<(&str, u32, &str)> = sorted.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.source.as_deref().unwrap())).collect();
+        assert_eq!(got, vec![("/w/a.go", 9, "go build"), ("/w/b.go", 3, "go vet"), ("/w/a.go", 1, "go vet")]);
     }
 }

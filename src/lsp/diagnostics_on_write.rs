@@ -23,8 +23,8 @@
 //! The ledger ([`DiagnosticsLedger`], one per run, kept by the supervisor) counts diagnostics per
 //! file by (severity, code, message) — no position, so an error that only moved is not new; a
 //! second instance of a known message is. A file is seeded from its state before the first write
-//! (the [`PreCallLayer`] half syncs the old content before `write`/`edit`/`apply_patch` run;
-//! `lsp_rename` seeds itself); keys that disappear are forgotten, so a fixed and reintroduced
+//! (the [`PreCallLayer`] half syncs the old content before `write`, `edit`, `apply_patch` and
+//! `resolve` accept run; `lsp_rename` seeds itself); keys that disappear are forgotten, so a fixed and reintroduced
 //! error is reported again.
 
 use std::collections::HashMap;
@@ -511,7 +511,8 @@ pub fn diagnostics_block(supervisor: &LspSupervisor, written: &[PathBuf], deadli
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers: seeds before
-/// `write`, `edit` and `apply_patch` (from their `path`/`patch` arguments), reports after every
+/// `write`, `edit` and `apply_patch` (from their `path`/`patch` arguments) and before `resolve`
+/// with `action: "accept"` (from the staged edit's files), reports after every
 /// tool that wrote files (`write`, `edit`, `apply_patch`, `resolve`, `lsp_rename`, host tools).
 #[derive(Debug, Default)]
 pub struct DiagnosticsOnWriteLayer;
@@ -539,6 +540,14 @@ impl PreCallLayer for DiagnosticsOnWriteLayer {
                         paths.extend(crate::files::resolve_in_workspace(root, to).ok());
                     }
                 }
+            }
+            "resolve" => {
+                if arguments.get("action").and_then(Value::as_str) != Some("accept") {
+                    return;
+                }
+                let Some(edit_id) = arguments.get("edit_id").and_then(Value::as_str) else { return };
+                let Some(structural) = ctx.run().structural() else { return };
+                paths.extend(structural.staged_edits.pending_paths(edit_id).unwrap_or_default());
             }
             _ => return,
         }

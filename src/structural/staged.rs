@@ -120,6 +120,16 @@ impl StagedEdits {
         )))
     }
 
+    /// The absolute paths of every file the pending edit `id` would write, without taking it;
+    /// `None` when `id` is not pending. Diagnostics on write seeds its ledger from these files
+    /// before `resolve` accepts (R-DOW-2).
+    pub(crate) fn pending_paths(&self, id: &str) -> Option<Vec<PathBuf>> {
+        let number = id.trim().strip_prefix("edit_")?.parse::<u64>().ok()?;
+        let inner = self.inner.lock();
+        let edit = inner.pending.get(&number)?;
+        Some(edit.files.iter().map(|file| file.path.clone()).collect())
+    }
+
     /// Records how a taken edit ended.
     pub(crate) fn close(&self, id: &str, how: ClosedEdit) {
         self.inner.lock().closed.insert(id.trim().to_owned(), how);

@@ -1,0 +1,2 @@
+/* Fixture: one error in a second file. */
+int util(void) { return undeclared_helper(); }

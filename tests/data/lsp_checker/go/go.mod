@@ -1,0 +1,3 @@
+module example.com/checker
+
+go 1.19

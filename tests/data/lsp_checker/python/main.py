@@ -1,0 +1,3 @@
+"""Fixture: one undefined name."""
+
+print(missing_name)

@@ -1,0 +1,6 @@
+//! Fixture for the project checker: compiles, with one warning (an unused variable).
+
+pub fn seven() -> i32 {
+    let unused = 7;
+    7
+}

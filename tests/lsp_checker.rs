@@ -1,0 +1,300 @@
+//! The project checker (`lsp` `diagnostics` with `file: "*"`) against the real checkers on the
+//! fixture projects under `tests/data/lsp_checker/`: `cargo check` (Rust), `pyright` (Python),
+//! `tsc` (TypeScript), `go vet` + `go build` (Go) and `clangd-19 --check` (C; clang-tidy is not
+//! installed by `.ci/install`). Each test compares the exact records (path, 1-based line,
+//! severity, code, message, source) in their order (errors first), and the cap ("showing N of
+//! M"), a tiny timeout (an honest timeout message, the checker killed) and a missing checker
+//! (`dart`: no SDK installs here → "looked for dart") are checked too.
+//!
+//! A missing checker skips loudly locally and fails under `CI` (see `support::require_binary`).
+
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use runbound::lsp::LspConfig;
+use runbound::{Caller, Run, RunConfig, ToolResult};
+use serde_json::{json, Value};
+
+fn checker_run(workspace: &Path, configure: impl FnOnce(&mut LspConfig)) -> Run {
+    let mut config = RunConfig::default();
+    configure(&mut config.lsp);
+    Run::builder(workspace).config(config).language_servers().build().expect("build run")
+}
+
+fn project_check(run: &Run) -> ToolResult {
+    run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "*"}))
+}
+
+/// Calls `*` and expects success; returns the text and the structured content.
+fn check_ok(run: &Run) -> (String, Value) {
+    let result = project_check(run);
+    let text = result.joined_text();
+    assert!(!result.is_error, "expected success, got:\n{text}");
+    (text, result.structured_content.expect("structured content"))
+}
+
+/// The records of a structured answer as (path, line, severity, code, message, source).
+fn records(structured: &Value) -> Vec<(String, u64, String, Option<String>, String, String)> {
+    structured["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["line"].as_u64().unwrap(),
+                r["severity"].as_str().unwrap().to_owned(),
+                r["code"].as_str().map(str::to_owned),
+                r["message"].as_str().unwrap().to_owned(),
+                r["source"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn expected(rows: &[(&str, u64, &str, Option<&str>, &str, &str)]) -> Vec<(String, u64, String, Option<String>, String, String)> {
+    rows.iter()
+        .map(|(path, line, severity, code, message, source)| {
+            ((*path).to_owned(), *line, (*severity).to_owned(), code.map(str::to_owned), (*message).to_owned(), (*source).to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn cargo_check_reports_workspace_errors_first_with_workspace_relative_paths() {
+    if support::require_binary("cargo_check_reports_workspace_errors_first_with_workspace_relative_paths", "cargo").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/rust");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert_eq!(
+        records(&structured),
+        expected(&[
+            ("broken/src/lib.rs", 4, "error", Some("E0308"), "mismatched types", "rustc"),
+            ("broken/src/lib.rs", 8, "error", Some("E0308"), "mismatched types", "rustc"),
+            ("helper/src/lib.rs", 4, "warning", Some("unused_variables"), "unused variable: `unused`", "rustc"),
+        ]),
+        "{text}"
+    );
+    assert!(text.starts_with("project check: 2 errors, 1 warning, 0 other\n"), "{text}");
+    assert!(text.contains("ran `cargo check --message-format=json --quiet` in . ("), "{text}");
+    assert!(text.contains("broken/src/lib.rs:4: error[E0308] mismatched types (rustc)"), "{text}");
+    assert_eq!(structured["complete"], true);
+}
+
+#[test]
+fn pyright_reports_exact_records_and_the_cap_says_showing_n_of_m() {
+    if support::require_binary("pyright_reports_exact_records_and_the_cap_says_showing_n_of_m", "pyright").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/python");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert_eq!(
+        records(&structured),
+        expected(&[
+            ("main.py", 3, "error", Some("reportUndefinedVariable"), "\"missing_name\" is not defined", "pyright"),
+            (
+                "shapes.py",
+                8,
+                "error",
+                Some("reportAssignmentType"),
+                "Type \"Literal['not a number']\" is not assignable to declared type \"int\" \"Literal['not a number']\" is not assignable to \"int\"",
+                "pyright"
+            ),
+            (
+                "shapes.py",
+                9,
+                "error",
+                Some("reportArgumentType"),
+                "Argument of type \"Literal['wide']\" cannot be assigned to parameter \"width\" of type \"int\" in function \"area\" \"Literal['wide']\" is not assignable to \"int\"",
+                "pyright"
+            ),
+            ("shapes.py", 10, "warning", Some("reportUnusedExpression"), "Expression value is unused", "pyright"),
+        ]),
+        "{text}"
+    );
+    assert!(text.starts_with("project check: 3 errors, 1 warning, 0 other\n"), "{text}");
+    assert!(!text.contains("showing"), "{text}");
+
+    // The cap keeps the errors (they sort first) and says what was left out.
+    let capped = checker_run(workspace.path(), |lsp| lsp.checker_cap = 2);
+    let (text, structured) = check_ok(&capped);
+    let shown = records(&structured);
+    assert_eq!(shown.iter().map(|r| (r.0.as_str(), r.1)).collect::<Vec<_>>(), vec![("main.py", 3), ("shapes.py", 8)], "{text}");
+    assert_eq!((structured["total"].as_u64(), structured["shown"].as_u64()), (Some(4), Some(2)));
+    assert!(text.contains("(showing 2 of 4 diagnostics; errors first)"), "{text}");
+    assert!(text.starts_with("project check: 3 errors, 1 warning"), "the counts cover all, not the shown: {text}");
+}
+
+#[test]
+fn tsc_reports_exact_records() {
+    if support::require_binary("tsc_reports_exact_records", "tsc").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/typescript");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert_eq!(
+        records(&structured),
+        expected(&[
+            ("src/app.ts", 6, "error", Some("TS2322"), "Type 'string' is not assignable to type 'number'.", "typescript"),
+            (
+                "src/app.ts",
+                7,
+                "error",
+                Some("TS2345"),
+                "Argument of type 'string' is not assignable to parameter of type 'number'.",
+                "typescript"
+            ),
+        ]),
+        "{text}"
+    );
+    assert!(text.contains("ran `tsc --noEmit -p tsconfig.json --pretty false` in ."), "{text}");
+}
+
+#[test]
+fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
+    if support::require_binary("go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings", "go").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/go");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    // The type error is printed by both `go vet` and `go build`: listed once.
+    assert_eq!(
+        records(&structured),
+        expected(&[
+            (
+                "bad/bad.go",
+                3,
+                "error",
+                None,
+                "cannot use \"seven\" (untyped string constant) as int value in variable declaration",
+                "go vet"
+            ),
+            ("main.go", 7, "warning", None, "fmt.Printf format %d has arg name of wrong type string", "go vet"),
+        ]),
+        "{text}"
+    );
+    assert!(text.contains("ran `go vet ./... && go build -o /dev/null ./...` in ."), "{text}");
+}
+
+#[test]
+fn clangd_check_fallback_reports_errors_of_every_source_file() {
+    if support::require_binary("clangd_check_fallback_reports_errors_of_every_source_file", "clangd-19").is_none() {
+        return;
+    }
+    if which::which("clang-tidy").is_ok() || which::which("clang-tidy-19").is_ok() {
+        support::skip_or_fail(
+            "clangd_check_fallback_reports_errors_of_every_source_file",
+            "clang-tidy is installed, so the checker uses it instead of the clangd --check fallback",
+        );
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/c");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert_eq!(
+        records(&structured),
+        expected(&[
+            ("main.c", 4, "error", Some("undeclared_var_use"), "use of undeclared identifier 'missing_value'", "clangd"),
+            (
+                "main.c",
+                5,
+                "error",
+                Some("typecheck_convert_incompatible"),
+                "initializing 'int *' with an expression of incompatible type 'double'",
+                "clangd"
+            ),
+            (
+                "util.c",
+                2,
+                "error",
+                Some("-Wimplicit-function-declaration"),
+                "call to undeclared function 'undeclared_helper'; ISO C99 and later do not support implicit function declarations",
+                "clangd"
+            ),
+        ]),
+        "{text}"
+    );
+    assert!(text.contains("clangd-19 --log=error --check="), "{text}");
+}
+
+#[test]
+fn a_tiny_timeout_kills_the_checker_and_says_so() {
+    if support::require_binary("a_tiny_timeout_kills_the_checker_and_says_so", "cargo").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/rust");
+    let run = checker_run(workspace.path(), |lsp| lsp.checker_timeout = Duration::from_millis(50));
+    let result = project_check(&run);
+    let text = result.joined_text();
+    // Nothing came back before the timeout: an error, not "0 errors".
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("the project checker could not run"), "{text}");
+    assert!(text.contains("cargo timed out after") && text.contains("was killed; the list is incomplete"), "{text}");
+    assert!(!text.contains("0 errors"), "{text}");
+    // Other tests of this binary run checkers in parallel: look only at processes working in
+    // this workspace.
+    let root = std::fs::canonicalize(workspace.path()).unwrap();
+    let in_workspace = || {
+        support::descendant_pids()
+            .into_iter()
+            .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(&root)))
+            .count()
+    };
+    assert!(support::wait_until(Duration::from_secs(5), || in_workspace() == 0), "the timed-out checker was left running");
+}
+
+#[test]
+fn a_missing_checker_names_the_binary_looked_for() {
+    if which::which("dart").is_ok() {
+        support::skip_or_fail("a_missing_checker_names_the_binary_looked_for", "dart is installed here; this test needs it absent");
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/dart");
+    let run = checker_run(workspace.path(), |_| ());
+    let result = project_check(&run);
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("missing checker: looked for dart on PATH and in node_modules/.bin, .venv/bin, venv/bin"), "{text}");
+    assert!(text.contains("unavailable"), "{text}");
+}
+
+#[test]
+fn one_missing_checker_beside_a_working_one_marks_the_answer_incomplete() {
+    if which::which("dart").is_ok() {
+        support::skip_or_fail(
+            "one_missing_checker_beside_a_working_one_marks_the_answer_incomplete",
+            "dart is installed here; this test needs it absent",
+        );
+        return;
+    }
+    if support::require_binary("one_missing_checker_beside_a_working_one_marks_the_answer_incomplete", "tsc").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker");
+    for other in ["rust", "python", "go", "c"] {
+        std::fs::remove_dir_all(workspace.path().join(other)).unwrap();
+    }
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert!(text.starts_with("project check: 2 errors, 0 warnings, 0 other (INCOMPLETE: 1 of 2 checker runs had problems"), "{text}");
+    assert!(text.contains("ran `dart` in dart (") && text.contains("PROBLEM: missing checker: looked for dart"), "{text}");
+    assert_eq!(structured["complete"], false);
+    assert_eq!(records(&structured).iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), vec!["typescript/src/app.ts"; 2]);
+}
+
+#[test]
+fn a_workspace_without_project_markers_is_unavailable_with_the_markers_looked_for() {
+    let workspace = support::workspace_with(&[("notes.txt", "x\n")]);
+    let run = checker_run(workspace.path(), |_| ());
+    let result = project_check(&run);
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("no project checker applies") && text.contains("Cargo.toml") && text.contains("go.mod"), "{text}");
+}
