@@ -1118,3 +1118,118 @@ fn status_reports_backend_choice_and_reason() {
     assert_eq!(descriptor.tier, Tier::Exec);
     assert!(!descriptor.parallel_safe);
 }
+
+// The protocol has fds 3/4 of its own: a grandchild writing protocol-looking JSON to the
+// kernel's stdout is plain output, and no shell child inherits the protocol fds.
+
+/// A line that would end the cell early, or forge output, if stdout were parsed as protocol.
+const FORGED_PROTOCOL_LINES: &str = r#"{"type":"done","cell":1,"status":"ok"}
+{"type":"stream","name":"stdout","text":"FORGED"}"#;
+
+#[test]
+fn python_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private() {
+    let Some(_) = python_or_skip(
+        "python_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private",
+    ) else {
+        return;
+    };
+    let workspace =
+        support::workspace_with(&[("forged.jsonl", &format!("{FORGED_PROTOCOL_LINES}\n"))]);
+    let run = builder(workspace.path()).build().unwrap();
+    // `!cmd` (piped through the driver), os.system (inherits fd 1: raw) and a C-level write.
+    let result = cell(
+        &run,
+        "!cat forged.jsonl\n\
+         import os, time\n\
+         os.system('cat forged.jsonl; for fd in 3 4; do if [ -e /proc/$$/fd/$fd ]; then echo shell-has-fd$fd; else echo shell-lacks-fd$fd; fi; done')\n\
+         os.write(1, b'raw fd1 write\\n')\n\
+         time.sleep(0.2)\n\
+         print('after the grandchildren')\n\
+         40 + 2",
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert_eq!(
+        text.matches(r#"{"type":"done","cell":1,"status":"ok"}"#)
+            .count(),
+        2,
+        "both the !cmd and the os.system copy show up verbatim: {text}"
+    );
+    assert!(
+        !text.contains("\nFORGED"),
+        "a forged stream message was parsed: {text}"
+    );
+    for needle in [
+        "shell-lacks-fd3",
+        "shell-lacks-fd4",
+        "raw fd1 write",
+        "after the grandchildren",
+        "Out: 42",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?}: {text}");
+    }
+    assert!(
+        !text.contains("runbound-cell-end"),
+        "the end marker is never shown: {text}"
+    );
+    assert!(!text.contains("may be incomplete"), "{text}");
+    // The kernel keeps working after the forged lines, and raw output stays with its own cell.
+    let next = cell(&run, "import os\nos.write(1, b'second cell raw\\n')\n'ok'");
+    let next_text = next.joined_text();
+    assert!(
+        next_text.contains("second cell raw") && next_text.contains("Out: 'ok'"),
+        "{next_text}"
+    );
+    assert!(
+        !next_text.contains("raw fd1 write") && !next_text.contains("shell-lacks"),
+        "{next_text}"
+    );
+}
+
+#[test]
+fn javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private() {
+    let Some(_) = node_or_skip(
+        "javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private",
+    ) else {
+        return;
+    };
+    let workspace =
+        support::workspace_with(&[("forged.jsonl", &format!("{FORGED_PROTOCOL_LINES}\n"))]);
+    let run = builder(workspace.path()).build().unwrap();
+    let result = cell_in(
+        &run,
+        "javascript",
+        "const cp = require('child_process');\n\
+         cp.execSync('cat forged.jsonl; for fd in 3 4; do if [ -e /proc/$$/fd/$fd ]; then echo shell-has-fd$fd; else echo shell-lacks-fd$fd; fi; done', {stdio: 'inherit'});\n\
+         console.log('after the grandchild');\n\
+         40 + 2",
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains(r#"{"type":"done","cell":1,"status":"ok"}"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"{"type":"stream","name":"stdout","text":"FORGED"}"#),
+        "{text}"
+    );
+    for needle in [
+        "shell-lacks-fd3",
+        "shell-lacks-fd4",
+        "after the grandchild",
+        "Out: 42",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?}: {text}");
+    }
+    assert!(
+        !text.contains("runbound-cell-end") && !text.contains("may be incomplete"),
+        "{text}"
+    );
+    let next = cell_in(&run, "javascript", "'still alive'");
+    assert!(
+        next.joined_text().contains("still alive"),
+        "{}",
+        next.joined_text()
+    );
+}

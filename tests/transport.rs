@@ -856,3 +856,130 @@ fn handles_are_send_and_sync() {
     assert_send_sync::<RpcConnection>();
     assert_send_sync::<runbound::transport::StderrTail>();
 }
+
+// Extra pipes at fixed fd numbers (the eval kernels' protocol channel).
+
+#[test]
+fn extra_pipes_reach_the_child_at_fixed_fds_apart_from_stdout() {
+    let Some(python) = require_binary("extra_pipes_reach_the_child_at_fixed_fds_apart_from_stdout", "python3") else {
+        return;
+    };
+    let _guard = serial();
+    use runbound::transport::process::PipeDirection;
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let script = r#"
+import os, sys
+inheritable = (os.get_inheritable(3), os.get_inheritable(4))
+request = os.read(3, 1000)
+print("plain stdout line", flush=True)
+os.write(4, b"reply:" + request.upper())
+os.write(4, b"inheritable:%d,%d\n" % inheritable)
+"#;
+    let spec = ProcessSpec::new(python, tmp_dir())
+        .with_args(["-c", script])
+        .with_extra_pipe(3, PipeDirection::ParentWrites)
+        .with_extra_pipe(4, PipeDirection::ParentReads);
+    let child = ChildProcess::spawn(spec).unwrap();
+    let mut to_child = child.take_extra_pipe(3).expect("parent end of fd 3");
+    let from_child = child.take_extra_pipe(4).expect("parent end of fd 4");
+    assert!(child.take_extra_pipe(4).is_none(), "an extra pipe is taken once");
+    assert!(child.take_extra_pipe(5).is_none(), "no pipe was asked for fd 5");
+    for file in [&to_child, &from_child] {
+        // SAFETY: F_GETFD on a descriptor we own.
+        let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFD) };
+        assert_eq!(flags & libc::FD_CLOEXEC, libc::FD_CLOEXEC, "the parent's end must be close-on-exec");
+    }
+    to_child.write_all(b"hello over fd 3\n").unwrap();
+    drop(to_child);
+    let mut stdout = String::new();
+    child.take_stdout().unwrap().read_to_string(&mut stdout).unwrap();
+    assert_eq!(stdout, "plain stdout line\n", "stdout carries only the child's own output");
+    // EOF on fd 4 after the child exits proves the parent kept no copy of the child's end.
+    let mut replies = String::new();
+    let reader = std::thread::spawn(move || {
+        let mut from_child = from_child;
+        from_child.read_to_string(&mut replies).map(|_| replies)
+    });
+    let status = child.wait_timeout(Duration::from_secs(10)).expect("child exits");
+    assert!(status.success(), "{}", child.describe_state());
+    let replies = reader.join().unwrap().unwrap();
+    assert_eq!(replies, "reply:HELLO OVER FD 3\ninheritable:1,1\n");
+}
+
+#[test]
+fn extra_pipes_survive_fd_number_collisions_and_bad_fds_are_refused() {
+    let _guard = serial();
+    use runbound::transport::process::PipeDirection;
+    // Several pipes: whatever numbers pipe2 hands out in the parent, every child end must land
+    // on its own target (a dup2 onto 5 must not clobber the end meant for 6, and so on).
+    let spec = sh("for fd in 5 6 7 8; do echo \"fd$fd\" >&$fd; done")
+        .with_extra_pipe(8, PipeDirection::ParentReads)
+        .with_extra_pipe(5, PipeDirection::ParentReads)
+        .with_extra_pipe(7, PipeDirection::ParentReads)
+        .with_extra_pipe(6, PipeDirection::ParentReads);
+    let child = ChildProcess::spawn(spec).unwrap();
+    let status = child.wait_timeout(Duration::from_secs(10)).expect("sh exits");
+    assert!(status.success(), "{}", child.describe_state());
+    for fd in [5, 6, 7, 8] {
+        let mut text = String::new();
+        child.take_extra_pipe(fd).unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, format!("fd{fd}\n"));
+    }
+    for (fds, needle) in [(vec![2], "fds 0-2"), (vec![3, 3], "given twice")] {
+        let mut spec = sh("true");
+        for fd in fds {
+            spec = spec.with_extra_pipe(fd, PipeDirection::ParentWrites);
+        }
+        let err = ChildProcess::spawn(spec).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidArguments, "{err:?}");
+        assert!(err.message.contains(needle), "{}", err.message);
+    }
+}
+
+// try_wait and a leader that /proc shows as a zombie.
+
+/// The state letter of `pid` in /proc/<pid>/stat.
+fn proc_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..].split_whitespace().next()?.chars().next()
+}
+
+#[test]
+fn a_zombie_looking_leader_with_live_threads_is_running_until_its_last_thread_ends() {
+    let Some(python) = require_binary("a_zombie_looking_leader_with_live_threads_is_running_until_its_last_thread_ends", "python3") else {
+        return;
+    };
+    let _guard = serial();
+    // The main thread ends (pthread_exit) while a worker thread lives 1.5 s more: /proc shows
+    // the leader as `Z`, yet the process runs; try_wait must say so, then report the real exit.
+    let script = "import threading, time, ctypes, sys\n\
+                  threading.Thread(target=lambda: (time.sleep(1.5), sys.stdout.flush())).start()\n\
+                  ctypes.CDLL(None).pthread_exit(None)";
+    let child = ChildProcess::spawn(ProcessSpec::new(python, tmp_dir()).with_args(["-c", script])).unwrap();
+    let pid = child.pid();
+    assert!(wait_until(Duration::from_secs(5), || proc_state(pid) == Some('Z')), "leader never showed as Z");
+    assert_eq!(child.try_wait(), None, "the worker thread is still running");
+    assert!(child.describe_state().contains("is running"), "{}", child.describe_state());
+    let status = child.wait_timeout(Duration::from_secs(10)).expect("exits once the worker thread ends");
+    assert!(status.success(), "{status}: {}", child.describe_state());
+    assert_eq!(child.try_wait(), Some(status), "the status is cached after the reap");
+    assert_eq!(proc_state(pid), None, "reaped: no /proc entry left");
+}
+
+#[test]
+fn a_leader_reaped_outside_the_handle_is_reported_gone_not_running() {
+    let _guard = serial();
+    let child = ChildProcess::spawn(sh("exit 3")).unwrap();
+    let pid = child.pid() as libc::pid_t;
+    let mut raw_status = 0;
+    // Someone else (a stray waitpid) reaps the leader before the handle does.
+    // SAFETY: waitpid on our own child pid with a valid status pointer.
+    let reaped = unsafe { libc::waitpid(pid, &mut raw_status, 0) };
+    assert_eq!(reaped, pid);
+    let started = Instant::now();
+    assert_eq!(child.wait_timeout(Duration::from_secs(5)), None, "no status can be made up");
+    assert!(started.elapsed() < Duration::from_secs(1), "wait_timeout must not spin once the pid is gone");
+    let state = child.describe_state();
+    assert!(state.contains("reaped outside") && !state.contains("is running"), "{state}");
+}

@@ -1,9 +1,13 @@
 // runbound kernel driver for Node. Embedded in the runbound binary and started as
 // `node --expose-internals -e <this source>`; it is not a file on disk.
 //
-// Protocol: JSON lines; host -> kernel on fd 0, kernel -> host on fd 1 (see driver.py for the
-// message types). process.stdout/process.stderr writes are turned into `stream` messages; a
-// non-protocol line on fd 1 (an inherited-stdio grandchild) is shown by the host as raw output.
+// Protocol: JSON lines on descriptors of its own: host -> kernel on fd 3, kernel -> host on
+// fd 4 (see driver.py for the message types). Node cannot fcntl, so both are reopened through
+// /proc/self/fd (Node opens everything close-on-exec) and the originals closed: child_process
+// grandchildren never inherit the protocol. fd 0 is /dev/null; fd 1 is a plain pipe the host
+// shows as raw output and never parses. process.stdout/process.stderr writes are turned into
+// `stream` messages (ordered with display items). After each cell an end marker
+// (NUL "runbound-cell-end N" NUL) is written to fd 1 so the host knows its raw output is complete.
 // One persistent `vm` context; top-level let/const become context globals so they persist and
 // may be re-declared; top-level await via Node's own REPL transform; the completion value of
 // the cell is echoed. tool(name, args) is synchronous (so `await tool(...)` works too).
@@ -12,8 +16,26 @@ const fs = require('fs');
 const util = require('util');
 const vm = require('vm');
 
-const PROTO_IN = 0;
-const PROTO_OUT = 1;
+// Reopens inherited `fd` close-on-exec and closes the original; keeps `fd` if /proc is missing.
+function privateFd(fd, flags) {
+  try {
+    const copy = fs.openSync(`/proc/self/fd/${fd}`, flags);
+    fs.closeSync(fd);
+    return copy;
+  } catch (err) {
+    return fd;
+  }
+}
+const PROTO_IN = privateFd(3, fs.constants.O_RDONLY);
+const PROTO_OUT = privateFd(4, fs.constants.O_WRONLY);
+function writeRawCellEnd(cell) {
+  try {
+    fs.writeSync(1, Buffer.from(`\0runbound-cell-end ${cell}\0`, 'latin1'));
+    return true;
+  } catch (err) {
+    return false;
+  }
+}
 const rawWrite = (text) => {
   const data = Buffer.from(text, 'utf8');
   let offset = 0;
@@ -246,7 +268,8 @@ async function main() {
     }
     // Let callbacks that are already due run before the cell is reported done.
     await new Promise((resolve) => setImmediate(resolve));
-    send({ type: 'done', cell: message.cell, status, omitted_bytes: cellOutput.omitted, tail: cellOutput.tail, figures_omitted: 0 });
+    const rawMarker = writeRawCellEnd(message.cell);
+    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, status, omitted_bytes: cellOutput.omitted, tail: cellOutput.tail, figures_omitted: 0 });
   }
 }
 main();

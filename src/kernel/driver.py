@@ -1,11 +1,13 @@
 # runbound kernel driver for CPython. Embedded in the runbound binary and started as
 # `python -u -c <this source>`; it is not a file on disk.
 #
-# Protocol: JSON lines. The host starts the kernel with host -> kernel messages on fd 0 and
-# kernel -> host messages on fd 1; before any user code runs, both are moved to private,
-# non-inheritable fds, fd 0 is pointed at /dev/null and fd 1 at stderr (so C-level writes and
-# subprocesses can never corrupt the protocol). sys.stdout/sys.stderr are replaced by writers
-# that send `stream` messages, so prints stay ordered with display items. No socket, no port.
+# Protocol: JSON lines on descriptors of its own: host -> kernel on fd 3, kernel -> host on fd 4
+# (made non-inheritable here, before any user code runs, so shell children never see them).
+# fd 0 is /dev/null; fd 1 and fd 2 are plain pipes the host shows as raw output (C-level
+# writes, os.system children). sys.stdout/sys.stderr are replaced by writers that send `stream`
+# messages, so prints stay ordered with display items. After each cell an end marker
+# (NUL "runbound-cell-end N" NUL) is written to fd 1 so the host knows the cell's raw output is
+# complete. No socket, no port.
 #
 # host -> kernel: {"type":"execute","cell":N,"code":...,"limits":{...}}
 #                 {"type":"tool_result","id":K,"ok":bool,"value":...,"error":...}
@@ -33,12 +35,10 @@ import time
 import traceback
 import types
 
-_PROTO_IN = os.fdopen(os.dup(0), "rb")
-_PROTO_OUT = os.fdopen(os.dup(1), "wb", buffering=0)
-_DEVNULL_FD = os.open(os.devnull, os.O_RDONLY)
-os.dup2(_DEVNULL_FD, 0)
-os.dup2(2, 1)
-os.close(_DEVNULL_FD)
+os.set_inheritable(3, False)
+os.set_inheritable(4, False)
+_PROTO_IN = os.fdopen(3, "rb")
+_PROTO_OUT = os.fdopen(4, "wb", buffering=0)
 _SEND_LOCK = threading.RLock()
 _REAL_STDOUT = sys.stdout
 _REAL_STDERR = sys.stderr
@@ -48,6 +48,27 @@ def _send(message):
     data = (json.dumps(message, default=repr) + "\n").encode("utf-8", "replace")
     with _SEND_LOCK:
         _PROTO_OUT.write(data)
+
+
+def _write_raw_cell_end(cell):
+    """Flushes C-level stdio, then writes the end-of-cell marker to fd 1; False if fd 1 is gone."""
+    global _LIBC
+    try:
+        if _LIBC is None:
+            import ctypes
+
+            _LIBC = ctypes.CDLL(None)
+        _LIBC.fflush(None)
+    except Exception:
+        _LIBC = False
+    try:
+        os.write(1, b"\0runbound-cell-end %d\0" % cell)
+        return True
+    except OSError:
+        return False
+
+
+_LIBC = None
 
 
 def _read_message():
@@ -895,7 +916,8 @@ def _main():
             except BaseException:
                 pass
         _flush_streams()
-        _send({"type": "done", "cell": cell, "status": status, "omitted_bytes": _CELL.omitted_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
+        raw_marker = _write_raw_cell_end(cell)
+        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
 
 
 try:

@@ -106,7 +106,7 @@ impl EmbeddedKernel {
                     let version = message["version"].as_str().unwrap_or("?").to_owned();
                     return Ok((kernel, events, version));
                 }
-                Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) => continue,
+                Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) | Ok(KernelEvent::RawCellEnd(_)) => continue,
                 Ok(KernelEvent::Closed(reason)) => {
                     kernel.kill();
                     return Err(ToolError::new(ErrorKind::Unavailable, format!("the embedded RustPython kernel did not start: {reason}"))

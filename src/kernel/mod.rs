@@ -784,6 +784,7 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
         return outcome;
     }
     let mut raw_bytes = 0usize;
+    let mut raw_cell_end_seen = false;
     let mut last_activity = Instant::now();
     loop {
         let now = Instant::now();
@@ -813,6 +814,9 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
                 last_activity = Instant::now();
                 push_raw(&mut outcome, &mut raw_bytes, config, text);
             }
+            // The marker may overtake `done` (two pipes, two reader threads); an earlier
+            // cell's marker may arrive late (that cell stopped waiting for it).
+            KernelEvent::RawCellEnd(cell) => raw_cell_end_seen |= cell == cell_number,
             KernelEvent::Closed(reason) => {
                 let state = kernel.describe_exit();
                 let loss = format!("the kernel died while running cell {cell_number} ({reason}; {state})");
@@ -884,8 +888,12 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
                                 config.max_images
                             )));
                         }
-                        while let Ok(KernelEvent::Raw(text)) = kernel.events.try_recv() {
-                            push_raw(&mut outcome, &mut raw_bytes, config, text);
+                        if message["raw_marker"] == true && !raw_cell_end_seen {
+                            collect_raw_until_cell_end(kernel, config, &mut outcome, &mut raw_bytes, cell_number);
+                        } else {
+                            while let Ok(KernelEvent::Raw(text)) = kernel.events.try_recv() {
+                                push_raw(&mut outcome, &mut raw_bytes, config, text);
+                            }
                         }
                         break;
                     }
@@ -913,6 +921,37 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
     outcome.elapsed = started.elapsed();
     outcome
 }
+
+/// After a spawned kernel's `done`: takes raw stdout (fd 1) until the driver's end-of-cell
+/// marker for `cell_number` arrives, so everything the cell wrote there is in its result.
+/// Bounded by [`RAW_CELL_END_WAIT`]; a marker that does not come (fd 1 closed or redirected by
+/// the cell) is said in a note.
+fn collect_raw_until_cell_end(
+    kernel: &LiveKernel,
+    config: &KernelConfig,
+    outcome: &mut CellOutcome,
+    raw_bytes: &mut usize,
+    cell_number: u64,
+) {
+    let deadline = Instant::now() + RAW_CELL_END_WAIT;
+    loop {
+        match kernel.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(KernelEvent::Raw(text)) => push_raw(outcome, raw_bytes, config, text),
+            Ok(KernelEvent::RawCellEnd(cell)) if cell == cell_number => return,
+            Ok(KernelEvent::RawCellEnd(_)) | Ok(KernelEvent::Message(_)) => {}
+            Ok(KernelEvent::Closed(_)) | Err(_) => {
+                outcome.items.push(OutputItem::Note(format!(
+                    "[raw stdout (fd 1) of this cell may be incomplete: its end marker did not arrive within {} ms]",
+                    RAW_CELL_END_WAIT.as_millis()
+                )));
+                return;
+            }
+        }
+    }
+}
+
+/// How long a finished cell waits for the rest of its raw fd-1 output: 2 s.
+const RAW_CELL_END_WAIT: Duration = Duration::from_secs(2);
 
 fn push_raw(outcome: &mut CellOutcome, raw_bytes: &mut usize, config: &KernelConfig, text: String) {
     if *raw_bytes + text.len() > config.max_cell_output_bytes {

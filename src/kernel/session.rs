@@ -3,18 +3,21 @@
 //! embedded RustPython interpreter on its owner thread ([`super::embedded`]) feeding the same
 //! channel with the same messages. The host's watchdog treats both alike.
 //!
-//! Pipes: the kernel's stdin (fd 0) carries host → kernel messages and its stdout (fd 1)
-//! kernel → host messages. The CPython driver moves both to private, non-inheritable fds before
-//! any user code runs and points fd 0 at /dev/null and fd 1 at stderr, so user prints, C-level
-//! writes and subprocesses never touch the protocol. The Node driver cannot `dup2`; it replaces
-//! `process.stdout.write`/`process.stderr.write`, and any line on fd 1 that is not a protocol
-//! message (an inherited-stdio grandchild) is shown as raw output, never parsed as a command.
+//! Pipes: the protocol has descriptors of its own, apart from the user's streams. The kernel
+//! reads host → kernel messages on fd 3 and writes kernel → host messages on fd 4 (both made
+//! close-on-exec by the driver at startup, so shell children never inherit them); its stdin is
+//! /dev/null; its stdout (fd 1) is a plain pipe whose bytes (C-level writes, `os.system`, a
+//! `child_process` grandchild) the host shows as raw output and never parses; its stderr is
+//! drained into the tail ring (shown after the cell, and in crash reports). `print`/`console`
+//! go through the protocol as `stream` messages, so they stay ordered with display items. At
+//! the end of each cell the driver writes an end marker to fd 1 (see [`RAW_CELL_END_MARKER`]),
+//! so the host attributes raw output to the right cell.
 //! No socket, no port, no key.
 
 use std::collections::BTreeSet;
-use std::io::{BufReader, Write};
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::ChildStdin;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -25,20 +28,33 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::transport::framing::{read_json_line, write_json_line};
-use crate::transport::process::{ChildProcess, ProcessSpec};
+use crate::transport::process::{ChildProcess, PipeDirection, ProcessSpec};
 
 use super::{Language, Sandbox};
 
 /// Longest protocol line accepted from a kernel (a PNG item is base64 inside one line): 32 MiB.
 const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 
+/// The kernel's fd for host → kernel protocol messages.
+const PROTOCOL_IN_FD: i32 = 3;
+/// The kernel's fd for kernel → host protocol messages.
+const PROTOCOL_OUT_FD: i32 = 4;
+
+/// Start of the end-of-cell marker the drivers write to fd 1 after each cell:
+/// `\0runbound-cell-end <cell>\0`. The raw stdout reader turns it into
+/// [`KernelEvent::RawCellEnd`] and never shows it.
+pub(crate) const RAW_CELL_END_MARKER: &[u8] = b"\0runbound-cell-end ";
+
 /// A message (or the end) of a kernel's protocol stream.
 #[derive(Debug)]
 pub(crate) enum KernelEvent {
     /// One protocol message (`{"type": …}`).
     Message(Value),
-    /// A line on the protocol stream that is not a protocol message (raw output).
+    /// Raw output: bytes on the kernel's fd 1, or a protocol-stream line that is not a message.
     Raw(String),
+    /// The driver's end-of-cell marker for cell N reached the raw stdout reader: every raw byte
+    /// the kernel wrote during that cell has been delivered.
+    RawCellEnd(u64),
     /// The protocol stream ended (the kernel exited or closed it).
     Closed(String),
 }
@@ -74,8 +90,14 @@ pub(crate) struct LiveKernel {
 
 /// How the host reaches a kernel.
 enum KernelTransport {
-    /// A child process: requests on its stdin, messages read from its stdout by `reader`.
-    Spawned { child: Option<ChildProcess>, to_kernel: Mutex<Option<ChildStdin>>, reader: Option<JoinHandle<()>> },
+    /// A child process: requests written to its fd 3, messages read from its fd 4 by
+    /// `reader`, its fd 1 read by `raw_reader`.
+    Spawned {
+        child: Option<ChildProcess>,
+        to_kernel: Mutex<Option<File>>,
+        reader: Option<JoinHandle<()>>,
+        raw_reader: Option<JoinHandle<()>>,
+    },
     /// The in-process RustPython interpreter on its owner thread.
     #[cfg(feature = "embedded-python")]
     Embedded(super::embedded::EmbeddedKernel),
@@ -125,20 +147,28 @@ impl LiveKernel {
             .with_env("NO_COLOR", "1")
             .with_env_remove("PYTHONSTARTUP")
             .with_env_remove("NODE_OPTIONS")
-            .with_stdin_piped(true)
-            .with_stdout_piped(true);
+            .with_stdin_piped(false)
+            .with_stdout_piped(true)
+            .with_extra_pipe(PROTOCOL_IN_FD, PipeDirection::ParentWrites)
+            .with_extra_pipe(PROTOCOL_OUT_FD, PipeDirection::ParentReads);
         let child = ChildProcess::spawn(spec)?;
         let pid = child.pid();
-        let to_kernel = child.take_stdin();
-        let Some(stdout) = child.take_stdout() else {
-            return Err(ToolError::new(ErrorKind::Unavailable, format!("{display_name}: stdout pipe missing after spawn")));
+        let to_kernel = child.take_extra_pipe(PROTOCOL_IN_FD);
+        let (Some(protocol_out), Some(stdout)) = (child.take_extra_pipe(PROTOCOL_OUT_FD), child.take_stdout()) else {
+            return Err(ToolError::new(ErrorKind::Unavailable, format!("{display_name}: protocol or stdout pipe missing after spawn")));
         };
         let (sender, events) = crossbeam_channel::unbounded();
+        let raw_sender = sender.clone();
+        let raw_thread_name = format!("runbound-kernel-{}-g{}-stdout", launch.language.as_str(), launch.generation);
+        let raw_reader = std::thread::Builder::new()
+            .name(raw_thread_name)
+            .spawn(move || read_raw_stdout(stdout, &raw_sender))
+            .map_err(|err| ToolError::new(ErrorKind::Unavailable, format!("cannot start the kernel stdout thread: {err}")))?;
         let thread_name = format!("runbound-kernel-{}-g{}-reader", launch.language.as_str(), launch.generation);
         let reader = std::thread::Builder::new()
             .name(thread_name)
             .spawn(move || {
-                let mut reader = BufReader::new(stdout);
+                let mut reader = BufReader::new(protocol_out);
                 loop {
                     match read_json_line(&mut reader, MAX_LINE_BYTES) {
                         Ok(Some(value)) if value.get("type").and_then(Value::as_str).is_some() => {
@@ -165,7 +195,12 @@ impl LiveKernel {
             })
             .map_err(|err| ToolError::new(ErrorKind::Unavailable, format!("cannot start the kernel reader thread: {err}")))?;
         let mut kernel = LiveKernel {
-            transport: KernelTransport::Spawned { child: Some(child), to_kernel: Mutex::new(to_kernel), reader: Some(reader) },
+            transport: KernelTransport::Spawned {
+                child: Some(child),
+                to_kernel: Mutex::new(to_kernel),
+                reader: Some(reader),
+                raw_reader: Some(raw_reader),
+            },
             events,
             identity: KernelIdentity {
                 backend,
@@ -187,7 +222,7 @@ impl LiveKernel {
                     kernel.identity.version = message["version"].as_str().unwrap_or("?").to_owned();
                     return Ok(kernel);
                 }
-                Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) => continue,
+                Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) | Ok(KernelEvent::RawCellEnd(_)) => continue,
                 Ok(KernelEvent::Closed(reason)) => {
                     let state = kernel.describe_exit();
                     return Err(ToolError::new(ErrorKind::Unavailable, format!("{display_name} did not start: {reason}; {state}"))
@@ -337,13 +372,13 @@ impl LiveKernel {
         }
         child.kill_group_with_grace(Duration::from_millis(50));
         drop(child);
-        let (to_kernel, reader) = match &mut self.transport {
-            KernelTransport::Spawned { to_kernel, reader, .. } => (to_kernel, reader),
+        let (to_kernel, readers) = match &mut self.transport {
+            KernelTransport::Spawned { to_kernel, reader, raw_reader, .. } => (to_kernel, [reader.take(), raw_reader.take()]),
             #[cfg(feature = "embedded-python")]
             KernelTransport::Embedded(_) => return,
         };
         to_kernel.lock().take();
-        if let Some(reader) = reader.take() {
+        for reader in readers.into_iter().flatten() {
             let deadline = Instant::now() + Duration::from_secs(2);
             while !reader.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
@@ -359,6 +394,103 @@ impl Drop for LiveKernel {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Pumps the kernel's fd 1 into `Raw` events (whole UTF-8 characters only) until EOF, turning
+/// each end-of-cell marker into a `RawCellEnd` event.
+fn read_raw_stdout(mut stdout: impl Read, sender: &crossbeam_channel::Sender<KernelEvent>) {
+    let mut pending = Vec::new();
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        let count = match stdout.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(count) => count,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        pending.extend_from_slice(&chunk[..count]);
+        for event in split_raw_stdout(&mut pending, false) {
+            if sender.send(event).is_err() {
+                return;
+            }
+        }
+    }
+    for event in split_raw_stdout(&mut pending, true) {
+        let _ = sender.send(event);
+    }
+}
+
+/// Splits buffered raw stdout into events, leaving in `pending` what may still become a
+/// marker or a UTF-8 character (everything, when `at_eof`, is flushed).
+pub(crate) fn split_raw_stdout(pending: &mut Vec<u8>, at_eof: bool) -> Vec<KernelEvent> {
+    let mut events = Vec::new();
+    let mut text = Vec::new();
+    let mut rest: &[u8] = pending;
+    loop {
+        let Some(start) = find(rest, RAW_CELL_END_MARKER) else {
+            // Hold back a tail that could be the start of a marker split across reads.
+            let keep = if at_eof {
+                0
+            } else {
+                (1..RAW_CELL_END_MARKER.len()).rev().find(|&n| rest.ends_with(&RAW_CELL_END_MARKER[..n])).unwrap_or(0)
+            };
+            text.extend_from_slice(&rest[..rest.len() - keep]);
+            rest = &rest[rest.len() - keep..];
+            break;
+        };
+        let digits = &rest[start + RAW_CELL_END_MARKER.len()..];
+        match digits.iter().position(|&b| b == 0) {
+            Some(end) => {
+                text.extend_from_slice(&rest[..start]);
+                match std::str::from_utf8(&digits[..end]).ok().and_then(|d| d.parse::<u64>().ok()) {
+                    Some(cell) => {
+                        push_text(&mut events, &mut text);
+                        events.push(KernelEvent::RawCellEnd(cell));
+                    }
+                    None => text.extend_from_slice(&rest[start..start + RAW_CELL_END_MARKER.len() + end + 1]),
+                }
+                rest = &digits[end + 1..];
+            }
+            None if !at_eof && digits.len() <= 20 => {
+                text.extend_from_slice(&rest[..start]);
+                rest = &rest[start..];
+                break;
+            }
+            None => {
+                // Not a marker after all: show it as output.
+                text.extend_from_slice(&rest[..start + RAW_CELL_END_MARKER.len()]);
+                rest = digits;
+            }
+        }
+    }
+    let rest = rest.to_vec();
+    // An incomplete UTF-8 character at the end waits for its last bytes.
+    if !at_eof {
+        if let Err(err) = std::str::from_utf8(&text) {
+            if err.error_len().is_none() {
+                let mut held = text.split_off(err.valid_up_to());
+                held.extend_from_slice(&rest);
+                push_text(&mut events, &mut text);
+                *pending = held;
+                return events;
+            }
+        }
+    }
+    push_text(&mut events, &mut text);
+    *pending = rest;
+    events
+}
+
+fn push_text(events: &mut Vec<KernelEvent>, text: &mut Vec<u8>) {
+    if text.is_empty() {
+        return;
+    }
+    events.push(KernelEvent::Raw(String::from_utf8_lossy(text).into_owned()));
+    text.clear();
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|window| window == needle)
 }
 
 /// Pids of every live descendant of `root`, found by walking /proc (children first listed

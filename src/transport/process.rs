@@ -12,8 +12,9 @@
 //! therefore survives the call.
 
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -59,6 +60,30 @@ pub struct ProcessSpec {
     /// Size in bytes of the stderr tail ring kept for errors and status. Default
     /// [`DEFAULT_STDERR_TAIL_BYTES`]; 0 keeps nothing (stderr is still drained).
     pub stderr_tail_bytes: usize,
+    /// Extra pipes handed to the child at fixed fd numbers (≥ 3, each at most once), e.g. a
+    /// protocol channel kept apart from the child's stdout. Default none. The child's end is
+    /// installed with `dup2` between fork and exec (so it is inheritable there); the parent's
+    /// end is close-on-exec and is taken with [`ChildProcess::take_extra_pipe`].
+    pub extra_pipes: Vec<ExtraPipe>,
+}
+
+/// One extra pipe for [`ProcessSpec::extra_pipes`]: the fd number the child sees and which
+/// way the bytes flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExtraPipe {
+    /// The descriptor number in the child, ≥ 3 (0–2 are stdin/stdout/stderr).
+    pub child_fd: RawFd,
+    /// Which end the parent keeps.
+    pub direction: PipeDirection,
+}
+
+/// Direction of an [`ExtraPipe`], seen from the parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PipeDirection {
+    /// The parent writes, the child reads its fd (host → child).
+    ParentWrites,
+    /// The child writes its fd, the parent reads (child → host).
+    ParentReads,
 }
 
 impl ProcessSpec {
@@ -81,6 +106,7 @@ impl ProcessSpec {
             stdin: true,
             stdout: true,
             stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
+            extra_pipes: Vec::new(),
         }
     }
 
@@ -143,6 +169,16 @@ impl ProcessSpec {
         self.stderr_tail_bytes = bytes;
         self
     }
+
+    /// Adds an extra pipe the child sees at fd `child_fd` (≥ 3); see [`ProcessSpec::extra_pipes`].
+    #[must_use]
+    pub fn with_extra_pipe(mut self, child_fd: RawFd, direction: PipeDirection) -> ProcessSpec {
+        self.extra_pipes.push(ExtraPipe {
+            child_fd,
+            direction,
+        });
+        self
+    }
 }
 
 /// A cloneable handle on a child's stderr tail ring; stays readable after the child exits and
@@ -203,7 +239,11 @@ pub struct ChildProcess {
     child: Mutex<Child>,
     stdin: Mutex<Option<ChildStdin>>,
     stdout: Mutex<Option<ChildStdout>>,
+    /// Parent ends of the extra pipes, by the child's fd number; `None` once taken.
+    extra_pipes: Mutex<Vec<(RawFd, Option<File>)>>,
     killed: AtomicBool,
+    /// Set when `waitpid` said ECHILD: someone else reaped the leader; its status is unknown.
+    reaped_elsewhere: AtomicBool,
     tail: StderrTail,
     drain_stop: Arc<AtomicBool>,
     drain: Mutex<Option<JoinHandle<()>>>,
@@ -214,11 +254,14 @@ pub struct ChildProcess {
 impl ChildProcess {
     /// Spawns `spec`.
     ///
-    /// Errors ([`ToolError`]): `invalid_arguments` if `spec.cwd` is relative; `not_found` if the
-    /// cwd or the program does not exist; `unavailable` for any other spawn failure (permission
-    /// denied, not executable). Messages name `display_name`, the program and the cwd.
+    /// Errors ([`ToolError`]): `invalid_arguments` if `spec.cwd` is relative or an extra pipe's
+    /// fd is below 3 or repeated; `not_found` if the cwd or the program does not exist;
+    /// `unavailable` for any other spawn failure (permission denied, not executable, no pipe).
+    /// Messages name `display_name`, the program and the cwd.
     pub fn spawn(spec: ProcessSpec) -> Result<ChildProcess, ToolError> {
         let mut command = build_command(&spec)?;
+        let (parent_ends, child_ends) = open_extra_pipes(&spec)?;
+        install_extra_pipes(&mut command, &spec.extra_pipes, &child_ends);
         command.stdin(if spec.stdin {
             Stdio::piped()
         } else {
@@ -231,7 +274,10 @@ impl ChildProcess {
         });
         command.stderr(Stdio::piped());
         let lease = SpawnerLease::acquire();
-        let mut child = spawn_on_spawner_thread(command).map_err(|err| spawn_error(&spec, &err))?;
+        let spawned = spawn_on_spawner_thread(command);
+        // The child has its copies (or never started): close ours so EOF propagates.
+        drop(child_ends);
+        let mut child = spawned.map_err(|err| spawn_error(&spec, &err))?;
         let pid = child.id();
         let tail = StderrTail::with_capacity(spec.stderr_tail_bytes);
         let stop = Arc::new(AtomicBool::new(false));
@@ -261,8 +307,10 @@ impl ChildProcess {
             pid,
             stdin: Mutex::new(child.stdin.take()),
             stdout: Mutex::new(child.stdout.take()),
+            extra_pipes: Mutex::new(parent_ends),
             child: Mutex::new(child),
             killed: AtomicBool::new(false),
+            reaped_elsewhere: AtomicBool::new(false),
             tail,
             drain_stop: stop,
             drain: Mutex::new(drain),
@@ -292,6 +340,18 @@ impl ChildProcess {
         self.stdout.lock().take()
     }
 
+    /// Takes the parent's end of the extra pipe the child sees at `child_fd` (once; `None`
+    /// afterwards or if the spec had no such pipe). It is a blocking, close-on-exec `File`:
+    /// write to it for [`PipeDirection::ParentWrites`] (dropping it gives the child EOF), read
+    /// it for [`PipeDirection::ParentReads`] (keep reading, or the child blocks on a full pipe).
+    pub fn take_extra_pipe(&self, child_fd: RawFd) -> Option<File> {
+        self.extra_pipes
+            .lock()
+            .iter_mut()
+            .find(|(fd, _)| *fd == child_fd)
+            .and_then(|(_, file)| file.take())
+    }
+
     /// The stderr tail as text; see [`StderrTail::text`].
     pub fn stderr_tail(&self) -> String {
         self.tail.text()
@@ -303,18 +363,38 @@ impl ChildProcess {
     }
 
     /// The exit status if the leader has exited (reaping it), else `None`. Never blocks.
+    ///
+    /// `None` while /proc shows the leader as a zombie (`Z`) is not a bug: Linux reports a
+    /// thread-group leader as `Z` as soon as its *main thread* ends, but `waitpid` reports the
+    /// process only once its last thread is gone (a main thread that called `pthread_exit`, or
+    /// the window while `exit_group` tears the other threads down). The process is still
+    /// running then; [`ChildProcess::wait_timeout`] returns the status once it really exits.
+    /// Also `None` (never a made-up status) if something outside this handle reaped the pid
+    /// (`waitpid(-1)`, `SIGCHLD` ignored); [`ChildProcess::describe_state`] says so.
     pub fn try_wait(&self) -> Option<ExitStatus> {
         // std caches the status once reaped, so repeated calls keep returning it.
-        self.child.lock().try_wait().ok().flatten()
+        match self.child.lock().try_wait() {
+            Ok(status) => status,
+            Err(err) => {
+                if err.raw_os_error() == Some(libc::ECHILD) {
+                    self.reaped_elsewhere.store(true, Ordering::SeqCst);
+                }
+                None
+            }
+        }
     }
 
-    /// Waits up to `timeout` for the leader to exit; `None` if it is still running.
+    /// Waits up to `timeout` for the leader to exit; `None` if it is still running (or was
+    /// reaped outside this handle: then it returns at once; see [`ChildProcess::try_wait`]).
     pub fn wait_timeout(&self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;
         let mut pause = Duration::from_millis(1);
         loop {
             if let Some(status) = self.try_wait() {
                 return Some(status);
+            }
+            if self.reaped_elsewhere.load(Ordering::SeqCst) {
+                return None;
             }
             let now = Instant::now();
             if now >= deadline {
@@ -353,6 +433,9 @@ impl ChildProcess {
     pub fn describe_state(&self) -> String {
         let state = match self.try_wait() {
             Some(status) => format!("exited with {status}"),
+            None if self.reaped_elsewhere.load(Ordering::SeqCst) => {
+                "has exited (reaped outside runbound's handle; exit status unknown)".to_owned()
+            }
             None => "is running".to_owned(),
         };
         let mut text = format!("{} (pid {}) {state}", self.display_name, self.pid);
@@ -391,7 +474,7 @@ pub struct CompletedProcess {
 /// `max_output_bytes`; the rest of both is drained and counted), and waits up to `timeout`. On timeout the whole process group is
 /// killed and `timed_out` is set. After the leader exits, any background processes left in its
 /// group are killed too. `spec.stdin`, `spec.stdout` and `spec.stderr_tail_bytes` are ignored
-/// (all three streams are piped).
+/// (all three streams are piped), and so is `spec.extra_pipes` (no extra pipe is opened).
 ///
 /// Errors: as [`ChildProcess::spawn`].
 pub fn run_to_completion(
@@ -403,6 +486,8 @@ pub fn run_to_completion(
     let start = Instant::now();
     let label = thread_label(&spec);
     let display_name = spec.display_name.clone();
+    let mut spec = spec;
+    spec.extra_pipes.clear();
     let spec = spec
         .with_stdin_piped(true)
         .with_stdout_piped(true)
@@ -603,6 +688,82 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
         });
     }
     Ok(command)
+}
+
+/// Opens one close-on-exec pipe per [`ExtraPipe`]: returns the parent ends (by child fd) and
+/// the child ends (in spec order), after checking the fd numbers.
+#[allow(clippy::type_complexity)]
+fn open_extra_pipes(spec: &ProcessSpec) -> Result<(Vec<(RawFd, Option<File>)>, Vec<OwnedFd>), ToolError> {
+    let mut parent_ends = Vec::with_capacity(spec.extra_pipes.len());
+    let mut child_ends = Vec::with_capacity(spec.extra_pipes.len());
+    for (index, pipe) in spec.extra_pipes.iter().enumerate() {
+        if pipe.child_fd < 3 {
+            return Err(ToolError::invalid(format!(
+                "extra pipe for {} asks for fd {}; fds 0-2 are stdin/stdout/stderr",
+                spec.display_name, pipe.child_fd
+            ))
+            .with_hint("use fd 3 or above for extra pipes"));
+        }
+        if spec.extra_pipes[..index].iter().any(|other| other.child_fd == pipe.child_fd) {
+            return Err(ToolError::invalid(format!(
+                "extra pipe fd {} is given twice for {}",
+                pipe.child_fd, spec.display_name
+            )));
+        }
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            let err = io::Error::last_os_error();
+            return Err(ToolError::new(
+                ErrorKind::Unavailable,
+                format!("cannot open extra pipe fd {} for {}: {err}", pipe.child_fd, spec.display_name),
+            ));
+        }
+        // SAFETY: pipe2 succeeded, so both descriptors are open and owned by nobody else.
+        let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (parent, child) = match pipe.direction {
+            PipeDirection::ParentWrites => (write_end, read_end),
+            PipeDirection::ParentReads => (read_end, write_end),
+        };
+        parent_ends.push((pipe.child_fd, Some(File::from(parent))));
+        child_ends.push(child);
+    }
+    Ok((parent_ends, child_ends))
+}
+
+/// Installs the child ends at their fixed fd numbers between fork and exec. Every child end is
+/// first duplicated above every target fd, so a `dup2` never overwrites an end not yet placed.
+fn install_extra_pipes(command: &mut Command, pipes: &[ExtraPipe], child_ends: &[OwnedFd]) {
+    if pipes.is_empty() {
+        return;
+    }
+    let sources: Vec<RawFd> = child_ends.iter().map(AsRawFd::as_raw_fd).collect();
+    let targets: Vec<RawFd> = pipes.iter().map(|pipe| pipe.child_fd).collect();
+    let above = targets.iter().copied().max().unwrap_or(2) + 1;
+    // SAFETY: only async-signal-safe calls (fcntl, dup2) between fork and exec; the vectors
+    // were allocated before the fork and are only read here.
+    unsafe {
+        command.pre_exec(move || {
+            let mut moved = [0 as RawFd; 64];
+            if sources.len() > moved.len() {
+                return Err(io::Error::other("more than 64 extra pipes"));
+            }
+            for (slot, &source) in moved.iter_mut().zip(&sources) {
+                let high = libc::fcntl(source, libc::F_DUPFD_CLOEXEC, above);
+                if high < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                *slot = high;
+            }
+            for (&high, &target) in moved.iter().zip(&targets) {
+                // dup2 leaves FD_CLOEXEC clear on the target: the program inherits it.
+                if libc::dup2(high, target) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
 }
 
 fn spawn_error(spec: &ProcessSpec, err: &io::Error) -> ToolError {
