@@ -28,12 +28,7 @@ struct Fixture {
 struct RecordWrites(Arc<Mutex<Vec<PathBuf>>>);
 
 impl PostWriteLayer for RecordWrites {
-    fn after_write(
-        &self,
-        _ctx: &CallContext<'_>,
-        written_paths: &[PathBuf],
-        _result: &mut ToolResult,
-    ) {
+    fn after_write(&self, _ctx: &CallContext<'_>, written_paths: &[PathBuf], _result: &mut ToolResult) {
         self.0.lock().extend_from_slice(written_paths);
     }
 }
@@ -62,13 +57,7 @@ fn fixture_with_config(files: &[(&str, &str)], config: RunConfig) -> Fixture {
         .post_write_layer(Arc::new(RecordWrites(written.clone())))
         .build()
         .unwrap();
-    Fixture {
-        _parent: parent,
-        root,
-        outside,
-        written,
-        run,
-    }
+    Fixture { _parent: parent, root, outside, written, run }
 }
 
 impl Fixture {
@@ -78,25 +67,14 @@ impl Fixture {
 
     fn ok(&self, tool: &str, arguments: Value) -> ToolResult {
         let result = self.call(tool, arguments.clone());
-        assert!(
-            !result.is_error,
-            "{tool} {arguments} failed: {}",
-            result.joined_text()
-        );
+        assert!(!result.is_error, "{tool} {arguments} failed: {}", result.joined_text());
         result
     }
 
     fn err(&self, tool: &str, arguments: Value) -> (String, String) {
         let result = self.call(tool, arguments.clone());
-        assert!(
-            result.is_error,
-            "{tool} {arguments} should fail, got: {}",
-            result.joined_text()
-        );
-        let kind = result.structured_content.as_ref().unwrap()["error"]["kind"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        assert!(result.is_error, "{tool} {arguments} should fail, got: {}", result.joined_text());
+        let kind = result.structured_content.as_ref().unwrap()["error"]["kind"].as_str().unwrap().to_owned();
         (kind, result.joined_text())
     }
 
@@ -121,10 +99,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (char, Vec<u8>, u32)> {
             let mode = metadata.permissions().mode();
             if metadata.file_type().is_symlink() {
                 let target = fs::read_link(&path).unwrap();
-                out.insert(
-                    relative,
-                    ('l', target.into_os_string().into_encoded_bytes(), mode),
-                );
+                out.insert(relative, ('l', target.into_os_string().into_encoded_bytes(), mode));
             } else if metadata.is_dir() {
                 out.insert(relative, ('d', Vec::new(), mode));
                 stack.push(path);
@@ -168,10 +143,7 @@ fn every_path_escape_form_is_refused_by_every_file_tool() {
         let mut attempts: Vec<(&str, Value)> = vec![
             ("read", json!({"path": escape})),
             ("write", json!({"path": escape, "content": "pwned\n"})),
-            (
-                "edit",
-                json!({"path": escape, "old_string": "secret", "new_string": "pwned"}),
-            ),
+            ("edit", json!({"path": escape, "old_string": "secret", "new_string": "pwned"})),
         ];
         let patches = [
             format!("*** Begin Patch\n*** Add File: {escape}\n+pwned\n*** End Patch"),
@@ -192,18 +164,11 @@ fn every_path_escape_form_is_refused_by_every_file_tool() {
         for (tool, arguments) in attempts {
             let (kind, text) = fx.err(tool, arguments.clone());
             assert_eq!(kind, "outside_workspace", "{tool} {arguments}: {text}");
-            assert!(
-                text.contains("outside the workspace"),
-                "{tool} {arguments}: {text}"
-            );
+            assert!(text.contains("outside the workspace"), "{tool} {arguments}: {text}");
         }
     }
     assert_eq!(snapshot(&fx.root), inside_before, "the workspace changed");
-    assert_eq!(
-        snapshot(&fx.outside),
-        outside_before,
-        "a file outside the workspace changed"
-    );
+    assert_eq!(snapshot(&fx.outside), outside_before, "a file outside the workspace changed");
     assert!(fx.take_written().is_empty());
     // The symlink is named in the error.
     let (_, text) = fx.err("read", json!({"path": "link_out/secret.txt"}));
@@ -214,21 +179,9 @@ fn every_path_escape_form_is_refused_by_every_file_tool() {
 fn symlinks_inside_the_workspace_work_and_results_use_relative_paths() {
     let fx = fixture(&[("src/real.txt", "one\n")]);
     symlink("src", fx.root.join("alias")).unwrap();
-    let text = text_of(&fx.ok(
-        "edit",
-        json!({"path": "alias/real.txt", "old_string": "one", "new_string": "two"}),
-    ));
-    assert!(
-        text.starts_with("edited src/real.txt: 1 replacement at line 1"),
-        "{text}"
-    );
-    assert!(
-        fs::symlink_metadata(fx.root.join("alias"))
-            .unwrap()
-            .file_type()
-            .is_symlink(),
-        "the symlink is kept"
-    );
+    let text = text_of(&fx.ok("edit", json!({"path": "alias/real.txt", "old_string": "one", "new_string": "two"})));
+    assert!(text.starts_with("edited src/real.txt: 1 replacement at line 1"), "{text}");
+    assert!(fs::symlink_metadata(fx.root.join("alias")).unwrap().file_type().is_symlink(), "the symlink is kept");
     let absolute = fx.root.join("src/real.txt").display().to_string();
     assert!(text_of(&fx.ok("read", json!({"path": absolute}))).contains("1\ttwo"));
 }
@@ -241,37 +194,16 @@ fn read_numbers_lines_and_reads_ranges() {
     let fx = fixture(&[("a.txt", "alpha\nbeta\ngamma\ndelta\n")]);
     let result = fx.ok("read", json!({"path": "a.txt"}));
     assert_eq!(text_of(&result), "1\talpha\n2\tbeta\n3\tgamma\n4\tdelta");
-    assert_eq!(
-        result.structured_content.as_ref().unwrap()["total_lines"],
-        4
-    );
-    let result = fx.ok(
-        "read",
-        json!({"path": "a.txt", "start_line": 2, "end_line": 3}),
-    );
-    assert_eq!(
-        text_of(&result),
-        "2\tbeta\n3\tgamma\n[showing lines 2-3 of 4 in a.txt]"
-    );
-    let text = text_of(&fx.ok(
-        "read",
-        json!({"path": "a.txt", "start_line": 3, "end_line": 99}),
-    ));
+    assert_eq!(result.structured_content.as_ref().unwrap()["total_lines"], 4);
+    let result = fx.ok("read", json!({"path": "a.txt", "start_line": 2, "end_line": 3}));
+    assert_eq!(text_of(&result), "2\tbeta\n3\tgamma\n[showing lines 2-3 of 4 in a.txt]");
+    let text = text_of(&fx.ok("read", json!({"path": "a.txt", "start_line": 3, "end_line": 99})));
     assert!(text.starts_with("3\tgamma\n4\tdelta\n["), "{text}");
-    assert!(
-        text.contains("end_line 99 is past the end of the file (4 lines)"),
-        "{text}"
-    );
+    assert!(text.contains("end_line 99 is past the end of the file (4 lines)"), "{text}");
     let (kind, text) = fx.err("read", json!({"path": "a.txt", "start_line": 9}));
     assert_eq!(kind, "invalid_arguments");
-    assert!(
-        text.contains("start_line 9 is past the end of a.txt (4 lines)"),
-        "{text}"
-    );
-    let (kind, _) = fx.err(
-        "read",
-        json!({"path": "a.txt", "start_line": 3, "end_line": 2}),
-    );
+    assert!(text.contains("start_line 9 is past the end of a.txt (4 lines)"), "{text}");
+    let (kind, _) = fx.err("read", json!({"path": "a.txt", "start_line": 3, "end_line": 2}));
     assert_eq!(kind, "invalid_arguments");
     let (kind, _) = fx.err("read", json!({"path": "a.txt", "start_line": 0}));
     assert_eq!(kind, "invalid_arguments");
@@ -283,99 +215,43 @@ fn read_caps_say_what_was_shown_and_how_to_continue() {
     config.files.read_max_lines = 3;
     config.files.read_max_line_chars = 10;
     let long_line = "x".repeat(25);
-    let body: String = (1..=10)
-        .map(|n| {
-            if n == 2 {
-                format!("{long_line}\n")
-            } else {
-                format!("line {n}\n")
-            }
-        })
-        .collect();
+    let body: String = (1..=10).map(|n| if n == 2 { format!("{long_line}\n") } else { format!("line {n}\n") }).collect();
     let fx = fixture_with_config(&[("big.txt", &body)], config);
     let result = fx.ok("read", json!({"path": "big.txt"}));
     let text = text_of(&result);
-    assert!(
-        text.starts_with("1\tline 1\n2\txxxxxxxxxx… [line cut: 25 chars, showing 10]\n3\tline 3\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("showing 3 of 10 lines (lines 1-3 of 10 in big.txt)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("read returns at most 3 lines per call; continue with start_line 4"),
-        "{text}"
-    );
-    assert!(
-        text.contains("1 line longer than 10 characters was cut"),
-        "{text}"
-    );
+    assert!(text.starts_with("1\tline 1\n2\txxxxxxxxxx… [line cut: 25 chars, showing 10]\n3\tline 3\n"), "{text}");
+    assert!(text.contains("showing 3 of 10 lines (lines 1-3 of 10 in big.txt)"), "{text}");
+    assert!(text.contains("read returns at most 3 lines per call; continue with start_line 4"), "{text}");
+    assert!(text.contains("1 line longer than 10 characters was cut"), "{text}");
     let structured = result.structured_content.unwrap();
-    assert_eq!(
-        (
-            structured["truncated"].clone(),
-            structured["next_start_line"].clone()
-        ),
-        (json!(true), json!(4))
-    );
+    assert_eq!((structured["truncated"].clone(), structured["next_start_line"].clone()), (json!(true), json!(4)));
     let text = text_of(&fx.ok("read", json!({"path": "big.txt", "start_line": 8})));
-    assert_eq!(
-        text,
-        "8\tline 8\n9\tline 9\n10\tline 10\n[showing lines 8-10 of 10 in big.txt]"
-    );
+    assert_eq!(text, "8\tline 8\n9\tline 9\n10\tline 10\n[showing lines 8-10 of 10 in big.txt]");
 
     let mut config = RunConfig::default();
     config.files.read_max_bytes = 30;
     let fx = fixture_with_config(&[("big.txt", &body)], config);
     let text = text_of(&fx.ok("read", json!({"path": "big.txt", "start_line": 3})));
-    assert!(
-        text.starts_with("3\tline 3\n4\tline 4\n5\tline 5\n["),
-        "{text}"
-    );
-    assert!(
-        text.contains("showing 3 of 8 requested lines 3-10"),
-        "{text}"
-    );
-    assert!(
-        text.contains("at most 30 bytes per call; continue with start_line 6"),
-        "{text}"
-    );
+    assert!(text.starts_with("3\tline 3\n4\tline 4\n5\tline 5\n["), "{text}");
+    assert!(text.contains("showing 3 of 8 requested lines 3-10"), "{text}");
+    assert!(text.contains("at most 30 bytes per call; continue with start_line 6"), "{text}");
 }
 
 #[test]
 fn read_explains_empty_binary_directory_missing_and_crlf() {
-    let fx = fixture(&[
-        ("empty.txt", ""),
-        ("dir/one.rs", "1\n"),
-        ("dir/two.rs", "2\n"),
-        ("crlf.txt", "a\r\nb\r\n"),
-    ]);
+    let fx = fixture(&[("empty.txt", ""), ("dir/one.rs", "1\n"), ("dir/two.rs", "2\n"), ("crlf.txt", "a\r\nb\r\n")]);
     fs::write(fx.root.join("image.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
-    assert_eq!(
-        text_of(&fx.ok("read", json!({"path": "empty.txt"}))),
-        "empty.txt is empty (0 bytes)"
-    );
+    assert_eq!(text_of(&fx.ok("read", json!({"path": "empty.txt"}))), "empty.txt is empty (0 bytes)");
     let (kind, text) = fx.err("read", json!({"path": "image.png"}));
     assert_eq!(kind, "invalid_arguments");
-    assert!(
-        text.contains("image.png is a binary file (16 bytes, PNG image)"),
-        "{text}"
-    );
+    assert!(text.contains("image.png is a binary file (16 bytes, PNG image)"), "{text}");
     let (kind, text) = fx.err("read", json!({"path": "dir"}));
     assert_eq!(kind, "invalid_arguments");
-    assert!(
-        text.contains("dir is a directory, not a file; it holds 2 entries: one.rs, two.rs"),
-        "{text}"
-    );
+    assert!(text.contains("dir is a directory, not a file; it holds 2 entries: one.rs, two.rs"), "{text}");
     assert!(text.contains("e.g. dir/one.rs"), "{text}");
     let (kind, text) = fx.err("read", json!({"path": "dir/ones.rs"}));
     assert_eq!(kind, "not_found");
-    assert!(
-        text.contains("no file dir/ones.rs")
-            && text.contains("did you mean one of these in dir: one.rs"),
-        "{text}"
-    );
+    assert!(text.contains("no file dir/ones.rs") && text.contains("did you mean one of these in dir: one.rs"), "{text}");
     let result = fx.ok("read", json!({"path": "crlf.txt"}));
     assert_eq!(text_of(&result), "1\ta\n2\tb");
     assert_eq!(result.structured_content.unwrap()["line_ending"], "crlf");
@@ -385,21 +261,11 @@ fn read_explains_empty_binary_directory_missing_and_crlf() {
 fn read_is_visible_to_read_only_callers_and_writers_are_not() {
     let fx = fixture(&[("a.txt", "a\n")]);
     for caller in [Caller::Plan, Caller::Readonly] {
-        let names: Vec<String> = fx
-            .run
-            .tools(caller)
-            .iter()
-            .map(|tool| tool.name.clone())
-            .collect();
+        let names: Vec<String> = fx.run.tools(caller).iter().map(|tool| tool.name.clone()).collect();
         assert!(names.contains(&"read".to_owned()), "{names:?}");
         for writer in ["write", "edit", "apply_patch"] {
-            assert!(
-                !names.contains(&writer.to_owned()),
-                "{writer} visible to {caller}"
-            );
-            let result = fx
-                .run
-                .call(caller, writer, json!({"path": "a.txt", "content": "x"}));
+            assert!(!names.contains(&writer.to_owned()), "{writer} visible to {caller}");
+            let result = fx.run.call(caller, writer, json!({"path": "a.txt", "content": "x"}));
             assert!(result.is_error);
         }
     }
@@ -412,14 +278,8 @@ fn read_is_visible_to_read_only_callers_and_writers_are_not() {
 #[test]
 fn write_creates_parents_reports_and_feeds_the_post_write_layer() {
     let fx = fixture(&[("old.txt", "1\n2\n")]);
-    let result = fx.ok(
-        "write",
-        json!({"path": "deep/er/new.rs", "content": "fn main() {}\n// end\n"}),
-    );
-    assert_eq!(
-        text_of(&result),
-        "wrote deep/er/new.rs (2 lines, 20 bytes; created)"
-    );
+    let result = fx.ok("write", json!({"path": "deep/er/new.rs", "content": "fn main() {}\n// end\n"}));
+    assert_eq!(text_of(&result), "wrote deep/er/new.rs (2 lines, 20 bytes; created)");
     assert_eq!(result.structured_content.unwrap()["action"], "created");
     assert_eq!(fx.read_file("deep/er/new.rs"), "fn main() {}\n// end\n");
     assert_eq!(fx.take_written(), vec![fx.root.join("deep/er/new.rs")]);
@@ -427,10 +287,7 @@ fn write_creates_parents_reports_and_feeds_the_post_write_layer() {
     assert_eq!(text, "wrote old.txt (1 line, 5 bytes; replaced 2 lines)");
     let text = text_of(&fx.ok("write", json!({"path": "old.txt", "content": "only\n"})));
     assert!(text.starts_with("old.txt unchanged"), "{text}");
-    assert!(
-        fx.take_written().len() == 1,
-        "an unchanged write reports no written path"
-    );
+    assert!(fx.take_written().len() == 1, "an unchanged write reports no written path");
     let (kind, text) = fx.err("write", json!({"path": "deep", "content": "x"}));
     assert_eq!(kind, "invalid_arguments");
     assert!(text.contains("deep is a directory"), "{text}");
@@ -441,38 +298,16 @@ fn write_edit_and_patch_keep_permissions() {
     let fx = fixture(&[("run.sh", "#!/bin/sh\necho one\n")]);
     let script = fx.root.join("run.sh");
     fs::set_permissions(&script, fs::Permissions::from_mode(0o751)).unwrap();
-    fx.ok(
-        "edit",
-        json!({"path": "run.sh", "old_string": "one", "new_string": "two"}),
-    );
-    assert_eq!(
-        fs::metadata(&script).unwrap().permissions().mode() & 0o7777,
-        0o751
-    );
-    fx.ok(
-        "write",
-        json!({"path": "run.sh", "content": "#!/bin/sh\necho three\n"}),
-    );
-    assert_eq!(
-        fs::metadata(&script).unwrap().permissions().mode() & 0o7777,
-        0o751
-    );
+    fx.ok("edit", json!({"path": "run.sh", "old_string": "one", "new_string": "two"}));
+    assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o7777, 0o751);
+    fx.ok("write", json!({"path": "run.sh", "content": "#!/bin/sh\necho three\n"}));
+    assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o7777, 0o751);
     fx.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: run.sh\n@@\n-echo three\n+echo four\n*** End Patch"}));
-    assert_eq!(
-        fs::metadata(&script).unwrap().permissions().mode() & 0o7777,
-        0o751
-    );
+    assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o7777, 0o751);
     assert_eq!(fx.read_file("run.sh"), "#!/bin/sh\necho four\n");
     // Moves keep the mode too.
     fx.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n*** End Patch"}));
-    assert_eq!(
-        fs::metadata(fx.root.join("bin/run.sh"))
-            .unwrap()
-            .permissions()
-            .mode()
-            & 0o7777,
-        0o751
-    );
+    assert_eq!(fs::metadata(fx.root.join("bin/run.sh")).unwrap().permissions().mode() & 0o7777, 0o751);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -480,105 +315,51 @@ fn write_edit_and_patch_keep_permissions() {
 
 #[test]
 fn edit_replaces_a_unique_match_and_shows_the_change() {
-    let fx = fixture(&[(
-        "src/a.rs",
-        "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 2;\n}\n",
-    )]);
+    let fx = fixture(&[("src/a.rs", "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 2;\n}\n")]);
     let result = fx.ok("edit", json!({"path": "src/a.rs", "old_string": "let y = 2;", "new_string": "let y = 3;\n    let z = 4;"}));
     let text = text_of(&result);
-    assert!(
-        text.starts_with("edited src/a.rs: 1 replacement at line 6\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("6\t    let y = 3;\n7\t    let z = 4;\n8\t}"),
-        "{text}"
-    );
-    assert_eq!(
-        fx.read_file("src/a.rs"),
-        "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 3;\n    let z = 4;\n}\n"
-    );
+    assert!(text.starts_with("edited src/a.rs: 1 replacement at line 6\n"), "{text}");
+    assert!(text.contains("6\t    let y = 3;\n7\t    let z = 4;\n8\t}"), "{text}");
+    assert_eq!(fx.read_file("src/a.rs"), "fn a() {\n    let x = 1;\n}\n\nfn b() {\n    let y = 3;\n    let z = 4;\n}\n");
     assert_eq!(fx.take_written(), vec![fx.root.join("src/a.rs")]);
 }
 
 #[test]
 fn edit_non_unique_match_says_how_many_and_where() {
     let fx = fixture(&[("a.py", "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n")]);
-    let (kind, text) = fx.err(
-        "edit",
-        json!({"path": "a.py", "old_string": "x = 1", "new_string": "x = 9"}),
-    );
+    let (kind, text) = fx.err("edit", json!({"path": "a.py", "old_string": "x = 1", "new_string": "x = 9"}));
     assert_eq!(kind, "invalid_arguments");
-    assert!(
-        text.contains("old_string occurs 3 times in a.py (at lines 1, 3, 5)"),
-        "{text}"
-    );
+    assert!(text.contains("old_string occurs 3 times in a.py (at lines 1, 3, 5)"), "{text}");
     assert!(text.contains("replace_all"), "{text}");
-    assert_eq!(
-        fx.read_file("a.py"),
-        "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n",
-        "nothing written"
-    );
+    assert_eq!(fx.read_file("a.py"), "x = 1\ny = 2\nx = 1\nz = 3\nx = 1\n", "nothing written");
     let text = text_of(&fx.ok("edit", json!({"path": "a.py", "old_string": "x = 1", "new_string": "x = 9\n#", "replace_all": true})));
-    assert!(
-        text.starts_with("edited a.py: 3 replacements at lines 1, 4, 7"),
-        "{text}"
-    );
-    assert_eq!(
-        fx.read_file("a.py"),
-        "x = 9\n#\ny = 2\nx = 9\n#\nz = 3\nx = 9\n#\n"
-    );
+    assert!(text.starts_with("edited a.py: 3 replacements at lines 1, 4, 7"), "{text}");
+    assert_eq!(fx.read_file("a.py"), "x = 9\n#\ny = 2\nx = 9\n#\nz = 3\nx = 9\n#\n");
 }
 
 #[test]
 fn edit_not_found_points_at_whitespace_mismatch_or_closest_line() {
-    let fx = fixture(&[(
-        "a.rs",
-        "fn main() {\n\tlet value = compute();\n\tprintln!(\"{value}\");\n}\n",
-    )]);
+    let fx = fixture(&[("a.rs", "fn main() {\n\tlet value = compute();\n\tprintln!(\"{value}\");\n}\n")]);
     let (kind, text) =
         fx.err("edit", json!({"path": "a.rs", "old_string": "    let value = compute();\n    println!(\"{value}\");", "new_string": "x"}));
     assert_eq!(kind, "invalid_arguments");
-    assert!(
-        text.contains(
-            "old_string was not found in a.rs; lines 2-3 match it when whitespace is ignored"
-        ),
-        "{text}"
-    );
+    assert!(text.contains("old_string was not found in a.rs; lines 2-3 match it when whitespace is ignored"), "{text}");
     assert!(text.contains("2\t\tlet value = compute();"), "{text}");
-    let (_, text) = fx.err(
-        "edit",
-        json!({"path": "a.rs", "old_string": "let value = compute_all();", "new_string": "x"}),
-    );
+    let (_, text) = fx.err("edit", json!({"path": "a.rs", "old_string": "let value = compute_all();", "new_string": "x"}));
     assert!(text.contains("closest: most similar: line 2"), "{text}");
-    let (_, text) = fx.err(
-        "edit",
-        json!({"path": "a.rs", "old_string": "zzz qqq", "new_string": "x"}),
-    );
-    assert!(
-        text.contains("no line of old_string occurs in a.rs"),
-        "{text}"
-    );
-    let (kind, text) = fx.err(
-        "edit",
-        json!({"path": "missing.rs", "old_string": "a", "new_string": "b"}),
-    );
+    let (_, text) = fx.err("edit", json!({"path": "a.rs", "old_string": "zzz qqq", "new_string": "x"}));
+    assert!(text.contains("no line of old_string occurs in a.rs"), "{text}");
+    let (kind, text) = fx.err("edit", json!({"path": "missing.rs", "old_string": "a", "new_string": "b"}));
     assert_eq!(kind, "not_found");
     assert!(text.contains("use write"), "{text}");
-    let (kind, _) = fx.err(
-        "edit",
-        json!({"path": "a.rs", "old_string": "", "new_string": "b"}),
-    );
+    let (kind, _) = fx.err("edit", json!({"path": "a.rs", "old_string": "", "new_string": "b"}));
     assert_eq!(kind, "invalid_arguments");
 }
 
 #[test]
 fn edit_matches_lf_strings_in_a_crlf_file() {
     let fx = fixture(&[("win.txt", "one\r\ntwo\r\nthree\r\n")]);
-    fx.ok(
-        "edit",
-        json!({"path": "win.txt", "old_string": "one\ntwo", "new_string": "1\n2"}),
-    );
+    fx.ok("edit", json!({"path": "win.txt", "old_string": "one\ntwo", "new_string": "1\n2"}));
     assert_eq!(fx.read_file("win.txt"), "1\r\n2\r\nthree\r\n");
 }
 
@@ -588,15 +369,9 @@ fn edit_matches_lf_strings_in_a_crlf_file() {
 #[test]
 fn apply_patch_envelope_adds_updates_deletes_and_moves() {
     let fx = fixture(&[
-        (
-            "src/lib.rs",
-            "mod a;\n\nfn helper() {\n    old();\n}\n\nfn main() {\n    helper();\n}\n",
-        ),
+        ("src/lib.rs", "mod a;\n\nfn helper() {\n    old();\n}\n\nfn main() {\n    helper();\n}\n"),
         ("src/old.rs", "// obsolete\n"),
-        (
-            "src/name.rs",
-            "pub fn name() -> &'static str {\n    \"old\"\n}\n",
-        ),
+        ("src/name.rs", "pub fn name() -> &'static str {\n    \"old\"\n}\n"),
     ]);
     let patch = "*** Begin Patch
 *** Add File: src/new.rs
@@ -617,54 +392,27 @@ fn apply_patch_envelope_adds_updates_deletes_and_moves() {
 *** End Patch";
     let result = fx.ok("apply_patch", json!({"patch": patch}));
     let text = text_of(&result);
-    assert!(
-        text.starts_with("applied patch: 4 files (1 added, 1 updated, 1 deleted, 1 moved src/name.rs → src/renamed.rs)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("M src/lib.rs: 1 hunk at line 4 (+1 -1)"),
-        "{text}"
-    );
+    assert!(text.starts_with("applied patch: 4 files (1 added, 1 updated, 1 deleted, 1 moved src/name.rs → src/renamed.rs)"), "{text}");
+    assert!(text.contains("M src/lib.rs: 1 hunk at line 4 (+1 -1)"), "{text}");
     assert_eq!(fx.read_file("src/new.rs"), "pub fn new() {}\n");
-    assert_eq!(
-        fx.read_file("src/lib.rs"),
-        "mod a;\n\nfn helper() {\n    new();\n}\n\nfn main() {\n    helper();\n}\n"
-    );
+    assert_eq!(fx.read_file("src/lib.rs"), "mod a;\n\nfn helper() {\n    new();\n}\n\nfn main() {\n    helper();\n}\n");
     assert!(!fx.root.join("src/old.rs").exists());
     assert!(!fx.root.join("src/name.rs").exists());
-    assert_eq!(
-        fx.read_file("src/renamed.rs"),
-        "pub fn name() -> &'static str {\n    \"new\"\n}\n"
-    );
+    assert_eq!(fx.read_file("src/renamed.rs"), "pub fn name() -> &'static str {\n    \"new\"\n}\n");
     let structured = result.structured_content.unwrap();
     assert_eq!(structured["format"], "envelope");
-    assert_eq!(
-        (structured["added"].clone(), structured["moved"].clone()),
-        (json!(1), json!(1))
-    );
+    assert_eq!((structured["added"].clone(), structured["moved"].clone()), (json!(1), json!(1)));
     let mut written = fx.take_written();
     written.sort();
-    let mut expected: Vec<PathBuf> = [
-        "src/lib.rs",
-        "src/name.rs",
-        "src/new.rs",
-        "src/old.rs",
-        "src/renamed.rs",
-    ]
-    .iter()
-    .map(|p| fx.root.join(p))
-    .collect();
+    let mut expected: Vec<PathBuf> =
+        ["src/lib.rs", "src/name.rs", "src/new.rs", "src/old.rs", "src/renamed.rs"].iter().map(|p| fx.root.join(p)).collect();
     expected.sort();
     assert_eq!(written, expected);
 }
 
 #[test]
 fn apply_patch_git_diff_adds_updates_deletes_and_renames() {
-    let fx = fixture(&[
-        ("src/a.c", "int a(void) {\n  return 1;\n}\n"),
-        ("gone.txt", "bye\n"),
-        ("docs/old name.md", "# title\n"),
-    ]);
+    let fx = fixture(&[("src/a.c", "int a(void) {\n  return 1;\n}\n"), ("gone.txt", "bye\n"), ("docs/old name.md", "# title\n")]);
     let patch = "diff --git a/src/a.c b/src/a.c
 index 1111111..2222222 100644
 --- a/src/a.c
@@ -694,12 +442,12 @@ rename to docs/new name.md
 ";
     let result = fx.ok("apply_patch", json!({"patch": patch}));
     let text = text_of(&result);
-    assert!(text.starts_with("applied patch: 4 files (1 added, 1 updated, 1 deleted, 1 moved docs/old name.md → docs/new name.md)"), "{text}");
-    assert_eq!(fx.read_file("src/a.c"), "int a(void) {\n  return 2;\n}\n");
-    assert_eq!(
-        fx.read_file("src/b.c"),
-        "int b(void);\nint b(void) { return 0; }\n"
+    assert!(
+        text.starts_with("applied patch: 4 files (1 added, 1 updated, 1 deleted, 1 moved docs/old name.md → docs/new name.md)"),
+        "{text}"
     );
+    assert_eq!(fx.read_file("src/a.c"), "int a(void) {\n  return 2;\n}\n");
+    assert_eq!(fx.read_file("src/b.c"), "int b(void);\nint b(void) { return 0; }\n");
     assert!(!fx.root.join("gone.txt").exists());
     assert_eq!(fx.read_file("docs/new name.md"), "# title\n");
     assert!(!fx.root.join("docs/old name.md").exists());
@@ -711,23 +459,13 @@ fn apply_patch_tolerates_whitespace_and_says_so() {
     let fx = fixture(&[("a.py", "def f():\n    if x:   \n        return 1\n")]);
     let patch = "*** Begin Patch\n*** Update File: a.py\n@@ def f():\n  if x:\n-     return 1\n+        return 2\n*** End Patch";
     let text = text_of(&fx.ok("apply_patch", json!({"patch": patch})));
-    assert!(
-        text.contains("note: hunk 1 matched ignoring indentation and whitespace at line 2"),
-        "{text}"
-    );
-    assert_eq!(
-        fx.read_file("a.py"),
-        "def f():\n    if x:   \n        return 2\n"
-    );
+    assert!(text.contains("note: hunk 1 matched ignoring indentation and whitespace at line 2"), "{text}");
+    assert_eq!(fx.read_file("a.py"), "def f():\n    if x:   \n        return 2\n");
 }
 
 #[test]
 fn multi_file_patch_whose_last_hunk_fails_changes_nothing() {
-    let fx = fixture(&[
-        ("one.txt", "1\n2\n3\n"),
-        ("two.txt", "a\nb\nc\nd\ne\n"),
-        ("three.txt", "x\ny\n"),
-    ]);
+    let fx = fixture(&[("one.txt", "1\n2\n3\n"), ("two.txt", "a\nb\nc\nd\ne\n"), ("three.txt", "x\ny\n")]);
     let before = snapshot(&fx.root);
     let patch = "*** Begin Patch
 *** Add File: added/new.txt
@@ -751,22 +489,16 @@ fn multi_file_patch_whose_last_hunk_fails_changes_nothing() {
 *** End Patch";
     let (kind, text) = fx.err("apply_patch", json!({"patch": patch}));
     assert_eq!(kind, "conflict");
-    assert!(
-        text.contains("cannot apply the patch to two.txt: hunk 2 of 2 (patch line 16)"),
-        "{text}"
-    );
+    assert!(text.contains("cannot apply the patch to two.txt: hunk 2 of 2 (patch line 16)"), "{text}");
     assert!(text.contains("looked for:\n  |d\n  |NOT THERE"), "{text}");
     assert!(text.contains("closest: lines 4-5 match 1 of the hunk's 2 lines; first difference at line 5: the file has \"e\""), "{text}");
     assert!(text.contains("nothing was changed"), "{text}");
-    assert_eq!(
-        snapshot(&fx.root),
-        before,
-        "the tree must be byte-identical"
-    );
+    assert_eq!(snapshot(&fx.root), before, "the tree must be byte-identical");
     assert!(fx.take_written().is_empty());
 
     // Same in unified format.
-    let patch = "--- a/one.txt\n+++ b/one.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n--- a/two.txt\n+++ b/two.txt\n@@ -3,2 +3,2 @@\n c\n-zzz\n+Z\n";
+    let patch =
+        "--- a/one.txt\n+++ b/one.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n--- a/two.txt\n+++ b/two.txt\n@@ -3,2 +3,2 @@\n c\n-zzz\n+Z\n";
     let (kind, text) = fx.err("apply_patch", json!({"patch": patch}));
     assert_eq!(kind, "conflict");
     assert!(text.contains("two.txt: hunk 1 of 1"), "{text}");
@@ -775,11 +507,7 @@ fn multi_file_patch_whose_last_hunk_fails_changes_nothing() {
 
 #[test]
 fn write_failure_mid_way_rolls_back_every_file() {
-    let fx = fixture(&[
-        ("a.txt", "a\n"),
-        ("b.txt", "b\n"),
-        ("blocker", "i am a regular file\n"),
-    ]);
+    let fx = fixture(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("blocker", "i am a regular file\n")]);
     let before = snapshot(&fx.root);
     // Sections apply in memory; the commit then fails on the last file because a component of
     // its path is a regular file (fails even for root).
@@ -797,19 +525,9 @@ fn write_failure_mid_way_rolls_back_every_file() {
     let (kind, text) = fx.err("apply_patch", json!({"patch": patch}));
     assert_eq!(kind, "io");
     assert!(text.contains("cannot write blocker/inner.txt"), "{text}");
-    assert!(
-        text.contains("is a regular file, not a directory"),
-        "{text}"
-    );
-    assert!(
-        text.contains("nothing was changed: the 3 files already written were restored"),
-        "{text}"
-    );
-    assert_eq!(
-        snapshot(&fx.root),
-        before,
-        "every file restored and created directories removed"
-    );
+    assert!(text.contains("is a regular file, not a directory"), "{text}");
+    assert!(text.contains("nothing was changed: the 3 files already written were restored"), "{text}");
+    assert_eq!(snapshot(&fx.root), before, "every file restored and created directories removed");
 
     // A destination that is an existing directory fails before anything is written.
     fs::create_dir_all(fx.root.join("adir/sub")).unwrap();
@@ -823,33 +541,18 @@ fn write_failure_mid_way_rolls_back_every_file() {
 #[test]
 fn apply_patch_refuses_adding_an_existing_file_and_updating_a_missing_one() {
     let fx = fixture(&[("here.txt", "x\n")]);
-    let (kind, text) = fx.err(
-        "apply_patch",
-        json!({"patch": "*** Begin Patch\n*** Add File: here.txt\n+y\n*** End Patch"}),
-    );
+    let (kind, text) = fx.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Add File: here.txt\n+y\n*** End Patch"}));
     assert_eq!(kind, "conflict");
-    assert!(
-        text.contains("the file already exists") && text.contains("*** Update File: here.txt"),
-        "{text}"
-    );
-    let (kind, text) = fx.err(
-        "apply_patch",
-        json!({"patch": "*** Begin Patch\n*** Update File: nope.txt\n@@\n-a\n+b\n*** End Patch"}),
-    );
+    assert!(text.contains("the file already exists") && text.contains("*** Update File: here.txt"), "{text}");
+    let (kind, text) = fx.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: nope.txt\n@@\n-a\n+b\n*** End Patch"}));
     assert_eq!(kind, "not_found");
-    assert!(
-        text.contains("nope.txt") && text.contains("no such file"),
-        "{text}"
-    );
+    assert!(text.contains("nope.txt") && text.contains("no such file"), "{text}");
     // Delete then add in one patch replaces the file.
     fx.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: here.txt\n*** Add File: here.txt\n+y\n*** End Patch"}));
     assert_eq!(fx.read_file("here.txt"), "y\n");
     let (kind, text) = fx.err("apply_patch", json!({"patch": "not a patch at all"}));
     assert_eq!(kind, "invalid_arguments");
-    assert!(
-        text.contains("the patch cannot be parsed: not a patch"),
-        "{text}"
-    );
+    assert!(text.contains("the patch cannot be parsed: not a patch"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -863,36 +566,17 @@ fn commit_file_changes_detects_conflicts_and_writes_nothing() {
     fs::write(root.join("b.txt"), "b\n").unwrap();
     let before = snapshot(&root);
     let changes = vec![
-        FileChange {
-            path: root.join("b.txt"),
-            new_content: Some(b"B\n".to_vec()),
-            expected: ExpectedState::Content(b"b\n".to_vec()),
-        },
-        FileChange {
-            path: root.join("a.txt"),
-            new_content: Some(b"A\n".to_vec()),
-            expected: ExpectedState::Content(b"a\n".to_vec()),
-        },
-        FileChange {
-            path: root.join("b2.txt"),
-            new_content: Some(b"new\n".to_vec()),
-            expected: ExpectedState::Absent,
-        },
+        FileChange { path: root.join("b.txt"), new_content: Some(b"B\n".to_vec()), expected: ExpectedState::Content(b"b\n".to_vec()) },
+        FileChange { path: root.join("a.txt"), new_content: Some(b"A\n".to_vec()), expected: ExpectedState::Content(b"a\n".to_vec()) },
+        FileChange { path: root.join("b2.txt"), new_content: Some(b"new\n".to_vec()), expected: ExpectedState::Absent },
     ];
     let err = commit_file_changes(&changes).unwrap_err();
     assert_eq!(err.kind, runbound::ErrorKind::Conflict);
-    assert!(
-        err.message.contains("1 of 3 files changed on disk") && err.message.contains("a.txt"),
-        "{}",
-        err.message
-    );
+    assert!(err.message.contains("1 of 3 files changed on disk") && err.message.contains("a.txt"), "{}", err.message);
     assert_eq!(snapshot(&root), before);
     let mut fixed = changes;
     fixed[1].expected = ExpectedState::Content(b"edited by someone else\n".to_vec());
     let written = commit_file_changes(&fixed).unwrap();
-    assert_eq!(
-        written,
-        vec![root.join("b.txt"), root.join("a.txt"), root.join("b2.txt")]
-    );
+    assert_eq!(written, vec![root.join("b.txt"), root.join("a.txt"), root.join("b2.txt")]);
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "A\n");
 }

@@ -13,8 +13,22 @@ use runbound::files::resolve_in_workspace;
 
 /// Path pieces the structured half of the input picks from.
 const TOKENS: [&str; 16] = [
-    "..", ".", "/", "src", "a.rs", "in_link", "out_link", "out_rel", "dangling_out", "dangling_in", "loop_a", "file_link",
-    "new", "workspace", "outside", "//",
+    "..",
+    ".",
+    "/",
+    "src",
+    "a.rs",
+    "in_link",
+    "out_link",
+    "out_rel",
+    "dangling_out",
+    "dangling_in",
+    "loop_a",
+    "file_link",
+    "new",
+    "workspace",
+    "outside",
+    "//",
 ];
 
 /// The fuzzing tree, built once per process under the temp dir (removed first if left over).

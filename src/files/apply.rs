@@ -42,9 +42,7 @@ impl MatchQuality {
     fn lines_equal(self, file_line: &str, patch_line: &str) -> bool {
         match self {
             MatchQuality::Exact => file_line == patch_line,
-            MatchQuality::IgnoringTrailingWhitespace => {
-                file_line.trim_end() == patch_line.trim_end()
-            }
+            MatchQuality::IgnoringTrailingWhitespace => file_line.trim_end() == patch_line.trim_end(),
             MatchQuality::IgnoringWhitespace => file_line.trim() == patch_line.trim(),
             MatchQuality::IgnoringPunctuation => {
                 let mut file_chars = file_line.trim().chars().map(ascii_punctuation);
@@ -100,11 +98,7 @@ pub struct HunkFailure {
 
 impl fmt::Display for HunkFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "hunk {} of {} (patch line {}): {}",
-            self.hunk_number, self.hunk_count, self.patch_line, self.reason
-        )
+        write!(f, "hunk {} of {} (patch line {}): {}", self.hunk_number, self.hunk_count, self.patch_line, self.reason)
     }
 }
 
@@ -124,23 +118,19 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk]) -> Result<AppliedText, HunkFa
     let mut cursor = 0;
     let mut final_newline = text.final_newline || lines.is_empty();
     for (index, hunk) in hunks.iter().enumerate() {
-        let failure =
-            |reason: String, looked_for: Vec<String>, closest: Option<String>| HunkFailure {
-                hunk_number: index + 1,
-                hunk_count: hunks.len(),
-                patch_line: hunk.patch_line,
-                reason,
-                looked_for,
-                closest,
-            };
+        let failure = |reason: String, looked_for: Vec<String>, closest: Option<String>| HunkFailure {
+            hunk_number: index + 1,
+            hunk_count: hunks.len(),
+            patch_line: hunk.patch_line,
+            reason,
+            looked_for,
+            closest,
+        };
         for anchor in &hunk.anchors {
             let Some(found) = find_anchor(lines, anchor, cursor) else {
                 let closest = closest_line(lines, anchor);
                 return Err(failure(
-                    format!(
-                        "its `@@ {anchor}` anchor line was not found{}",
-                        after_line(cursor)
-                    ),
+                    format!("its `@@ {anchor}` anchor line was not found{}", after_line(cursor)),
                     vec![anchor.clone()],
                     closest,
                 ));
@@ -149,26 +139,16 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk]) -> Result<AppliedText, HunkFa
         }
         let old: Vec<&str> = hunk.old_lines();
         let (start, quality) = if old.is_empty() {
-            (
-                insertion_point(hunk, lines.len(), cursor),
-                MatchQuality::Exact,
-            )
+            (insertion_point(hunk, lines.len(), cursor), MatchQuality::Exact)
         } else {
             match locate(lines, &old, hunk, cursor, &replacements) {
                 Some(found) => found,
                 None => {
-                    let looked_for: Vec<String> =
-                        old.iter().map(|line| (*line).to_owned()).collect();
+                    let looked_for: Vec<String> = old.iter().map(|line| (*line).to_owned()).collect();
                     if let Some((start, _)) = locate(lines, &old, hunk, cursor, &[]) {
-                        let other = replacements
-                            .iter()
-                            .find(|r| overlaps(r, start, old.len()))
-                            .map_or(0, |r| r.hunk_number);
+                        let other = replacements.iter().find(|r| overlaps(r, start, old.len())).map_or(0, |r| r.hunk_number);
                         return Err(failure(
-                            format!(
-                                "its lines are found only at line {}, which overlaps hunk {other}",
-                                start + 1
-                            ),
+                            format!("its lines are found only at line {}, which overlaps hunk {other}", start + 1),
                             looked_for,
                             None,
                         ));
@@ -179,11 +159,7 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk]) -> Result<AppliedText, HunkFa
                         if old.len() == 1 { "" } else { "s" },
                         if old.len() == 1 { "was" } else { "were" },
                         after_line(cursor),
-                        if hunk.end_of_file {
-                            " at the end of the file"
-                        } else {
-                            ""
-                        }
+                        if hunk.end_of_file { " at the end of the file" } else { "" }
                     );
                     return Err(failure(reason, looked_for, closest_window(lines, &old)));
                 }
@@ -192,11 +168,7 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk]) -> Result<AppliedText, HunkFa
         let old_len = old.len();
         if let Some(other) = replacements.iter().find(|r| overlaps(r, start, old_len)) {
             return Err(failure(
-                format!(
-                    "it overlaps hunk {} (both change line {})",
-                    other.hunk_number,
-                    start.max(other.start) + 1
-                ),
+                format!("it overlaps hunk {} (both change line {})", other.hunk_number, start.max(other.start) + 1),
                 old.iter().map(|line| (*line).to_owned()).collect(),
                 None,
             ));
@@ -209,30 +181,16 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk]) -> Result<AppliedText, HunkFa
                 final_newline = true;
             }
         }
-        replacements.push(Replacement {
-            start,
-            old_len,
-            new_lines,
-            hunk_number: index + 1,
-        });
-        applied.push(AppliedHunk {
-            old_line: start + 1,
-            quality,
-        });
+        replacements.push(Replacement { start, old_len, new_lines, hunk_number: index + 1 });
+        applied.push(AppliedHunk { old_line: start + 1, quality });
         cursor = start + old_len;
     }
     replacements.sort_by_key(|r| (r.start, r.hunk_number));
     let mut new_lines: Vec<String> = lines.clone();
     for replacement in replacements.into_iter().rev() {
-        new_lines.splice(
-            replacement.start..replacement.start + replacement.old_len,
-            replacement.new_lines,
-        );
+        new_lines.splice(replacement.start..replacement.start + replacement.old_len, replacement.new_lines);
     }
-    Ok(AppliedText {
-        content: text.join(&new_lines, final_newline),
-        hunks: applied,
-    })
+    Ok(AppliedText { content: text.join(&new_lines, final_newline), hunks: applied })
 }
 
 /// A text split into lines, remembering its line ending and whether it ended with one.
@@ -249,25 +207,15 @@ impl SplitText {
     pub(crate) fn new(text: &str) -> SplitText {
         let newline_count = text.matches('\n').count();
         let crlf_count = text.matches("\r\n").count();
-        let line_ending = if crlf_count > 0 && crlf_count * 2 >= newline_count {
-            "\r\n"
-        } else {
-            "\n"
-        };
+        let line_ending = if crlf_count > 0 && crlf_count * 2 >= newline_count { "\r\n" } else { "\n" };
         let final_newline = text.ends_with('\n');
         let body = text.strip_suffix('\n').unwrap_or(text);
         let lines = if text.is_empty() {
             Vec::new()
         } else {
-            body.split('\n')
-                .map(|line| line.strip_suffix('\r').unwrap_or(line).to_owned())
-                .collect()
+            body.split('\n').map(|line| line.strip_suffix('\r').unwrap_or(line).to_owned()).collect()
         };
-        SplitText {
-            lines,
-            line_ending,
-            final_newline,
-        }
+        SplitText { lines, line_ending, final_newline }
     }
 
     pub(crate) fn join(&self, lines: &[String], final_newline: bool) -> String {
@@ -292,23 +240,14 @@ pub(crate) fn closest_window(lines: &[String], pattern: &[&str]) -> Option<Strin
     let window = pattern.len().min(lines.len());
     let mut best: Option<(usize, usize)> = None;
     for start in 0..=lines.len() - window {
-        let score = (0..window)
-            .filter(|&offset| lines[start + offset].trim() == pattern[offset].trim())
-            .count();
+        let score = (0..window).filter(|&offset| lines[start + offset].trim() == pattern[offset].trim()).count();
         if score > 0 && best.is_none_or(|(_, best_score)| score > best_score) {
             best = Some((start, score));
         }
     }
     let (start, score) = best?;
-    let mut description = format!(
-        "lines {}-{} match {score} of the hunk's {} lines",
-        start + 1,
-        start + window,
-        pattern.len()
-    );
-    if let Some(offset) =
-        (0..window).find(|&offset| lines[start + offset].trim() != pattern[offset].trim())
-    {
+    let mut description = format!("lines {}-{} match {score} of the hunk's {} lines", start + 1, start + window, pattern.len());
+    if let Some(offset) = (0..window).find(|&offset| lines[start + offset].trim() != pattern[offset].trim()) {
         description.push_str(&format!(
             "; first difference at line {}: the file has {:?}, the patch expects {:?}",
             start + offset + 1,
@@ -330,10 +269,7 @@ pub(crate) fn closest_line(lines: &[String], wanted: &str) -> Option<String> {
     let mut best: Option<(usize, f32)> = None;
     for (index, line) in lines.iter().enumerate() {
         let line = line.trim();
-        if line.is_empty()
-            || line.len() > 4 * wanted.len() + 40
-            || wanted.len() > 4 * line.len() + 40
-        {
+        if line.is_empty() || line.len() > 4 * wanted.len() + 40 || wanted.len() > 4 * line.len() + 40 {
             continue;
         }
         let ratio = similar::TextDiff::from_chars(line, wanted).ratio();
@@ -342,12 +278,7 @@ pub(crate) fn closest_line(lines: &[String], wanted: &str) -> Option<String> {
         }
     }
     let (index, ratio) = best?;
-    Some(format!(
-        "most similar: line {} {:?} ({:.0}% similar)",
-        index + 1,
-        lines[index],
-        ratio * 100.0
-    ))
+    Some(format!("most similar: line {} {:?} ({:.0}% similar)", index + 1, lines[index], ratio * 100.0))
 }
 
 struct Replacement {
@@ -378,16 +309,12 @@ fn after_line(cursor: usize) -> String {
 
 fn find_anchor(lines: &[String], anchor: &str, cursor: usize) -> Option<usize> {
     for quality in MatchQuality::ALL {
-        if let Some(found) =
-            (cursor..lines.len()).find(|&index| quality.lines_equal(&lines[index], anchor))
-        {
+        if let Some(found) = (cursor..lines.len()).find(|&index| quality.lines_equal(&lines[index], anchor)) {
             return Some(found);
         }
     }
     for quality in MatchQuality::ALL {
-        if let Some(found) =
-            (0..cursor.min(lines.len())).find(|&index| quality.lines_equal(&lines[index], anchor))
-        {
+        if let Some(found) = (0..cursor.min(lines.len())).find(|&index| quality.lines_equal(&lines[index], anchor)) {
             return Some(found);
         }
     }
@@ -405,22 +332,14 @@ fn insertion_point(hunk: &Hunk, line_count: usize, cursor: usize) -> usize {
     }
 }
 
-fn locate(
-    lines: &[String],
-    old: &[&str],
-    hunk: &Hunk,
-    cursor: usize,
-    taken: &[Replacement],
-) -> Option<(usize, MatchQuality)> {
+fn locate(lines: &[String], old: &[&str], hunk: &Hunk, cursor: usize, taken: &[Replacement]) -> Option<(usize, MatchQuality)> {
     if old.len() > lines.len() {
         return None;
     }
     let last_start = lines.len() - old.len();
     for quality in MatchQuality::ALL {
         let matches_at = |start: usize| {
-            old.iter()
-                .enumerate()
-                .all(|(offset, wanted)| quality.lines_equal(&lines[start + offset], wanted))
+            old.iter().enumerate().all(|(offset, wanted)| quality.lines_equal(&lines[start + offset], wanted))
                 && !taken.iter().any(|r| overlaps(r, start, old.len()))
         };
         if hunk.end_of_file {
@@ -442,9 +361,7 @@ fn locate(
             }
             continue;
         }
-        if let Some(start) =
-            (cursor.min(last_start + 1)..=last_start).find(|&start| matches_at(start))
-        {
+        if let Some(start) = (cursor.min(last_start + 1)..=last_start).find(|&start| matches_at(start)) {
             return Some((start, quality));
         }
         if let Some(start) = (0..cursor.min(last_start + 1)).find(|&start| matches_at(start)) {
@@ -495,39 +412,19 @@ mod tests {
     }
 
     fn envelope(body: &str) -> Vec<Hunk> {
-        hunks_of(&format!(
-            "*** Begin Patch\n*** Update File: f\n{body}\n*** End Patch"
-        ))
+        hunks_of(&format!("*** Begin Patch\n*** Update File: f\n{body}\n*** End Patch"))
     }
 
     #[test]
     fn exact_then_whitespace_tolerant_matching() {
         let original = "fn a() {\n    one();   \n    two();\n}\n";
-        let applied = apply_hunks(
-            original,
-            &envelope("@@\n     one();\n-    two();\n+    three();"),
-        )
-        .unwrap();
-        assert_eq!(
-            applied.content,
-            "fn a() {\n    one();   \n    three();\n}\n"
-        );
-        assert_eq!(
-            applied.hunks[0].quality,
-            MatchQuality::IgnoringTrailingWhitespace
-        );
-        let applied =
-            apply_hunks(original, &envelope("@@\n one();\n-two();\n+    three();")).unwrap();
+        let applied = apply_hunks(original, &envelope("@@\n     one();\n-    two();\n+    three();")).unwrap();
+        assert_eq!(applied.content, "fn a() {\n    one();   \n    three();\n}\n");
+        assert_eq!(applied.hunks[0].quality, MatchQuality::IgnoringTrailingWhitespace);
+        let applied = apply_hunks(original, &envelope("@@\n one();\n-two();\n+    three();")).unwrap();
         assert_eq!(applied.hunks[0].quality, MatchQuality::IgnoringWhitespace);
-        assert_eq!(
-            applied.content, "fn a() {\n    one();   \n    three();\n}\n",
-            "context keeps the file's text"
-        );
-        let applied = apply_hunks(
-            "let s = \u{201C}hi\u{201D};\n",
-            &envelope("@@\n-let s = \"hi\";\n+let s = 1;"),
-        )
-        .unwrap();
+        assert_eq!(applied.content, "fn a() {\n    one();   \n    three();\n}\n", "context keeps the file's text");
+        let applied = apply_hunks("let s = \u{201C}hi\u{201D};\n", &envelope("@@\n-let s = \"hi\";\n+let s = 1;")).unwrap();
         assert_eq!(applied.hunks[0].quality, MatchQuality::IgnoringPunctuation);
         assert_eq!(applied.content, "let s = 1;\n");
     }
@@ -535,20 +432,15 @@ mod tests {
     #[test]
     fn anchors_pick_the_right_occurrence() {
         let original = "fn a() {\n    x = 1;\n}\nfn b() {\n    x = 1;\n}\n";
-        let applied =
-            apply_hunks(original, &envelope("@@ fn b() {\n-    x = 1;\n+    x = 2;")).unwrap();
-        assert_eq!(
-            applied.content,
-            "fn a() {\n    x = 1;\n}\nfn b() {\n    x = 2;\n}\n"
-        );
+        let applied = apply_hunks(original, &envelope("@@ fn b() {\n-    x = 1;\n+    x = 2;")).unwrap();
+        assert_eq!(applied.content, "fn a() {\n    x = 1;\n}\nfn b() {\n    x = 2;\n}\n");
         assert_eq!(applied.hunks[0].old_line, 5);
     }
 
     #[test]
     fn end_of_file_hunk_matches_at_the_end() {
         let original = "x\nend\nx\nend\n";
-        let applied =
-            apply_hunks(original, &envelope("@@\n x\n-end\n+END\n*** End of File")).unwrap();
+        let applied = apply_hunks(original, &envelope("@@\n x\n-end\n+END\n*** End of File")).unwrap();
         assert_eq!(applied.content, "x\nend\nx\nEND\n");
     }
 
@@ -556,19 +448,13 @@ mod tests {
     fn unified_start_hint_picks_the_nearest_match() {
         let original = "a\nb\na\nb\na\nb\n";
         let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -5,2 +5,2 @@\n a\n-b\n+B\n");
-        assert_eq!(
-            apply_hunks(original, &hunks).unwrap().content,
-            "a\nb\na\nb\na\nB\n"
-        );
+        assert_eq!(apply_hunks(original, &hunks).unwrap().content, "a\nb\na\nb\na\nB\n");
     }
 
     #[test]
     fn pure_insertions() {
         let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,0 +2,1 @@\n+inserted\n");
-        assert_eq!(
-            apply_hunks("one\ntwo\n", &hunks).unwrap().content,
-            "one\ninserted\ntwo\n"
-        );
+        assert_eq!(apply_hunks("one\ntwo\n", &hunks).unwrap().content, "one\ninserted\ntwo\n");
         let appended = apply_hunks("one\n", &envelope("@@\n+two")).unwrap();
         assert_eq!(appended.content, "one\ntwo\n");
     }
@@ -577,48 +463,26 @@ mod tests {
     fn crlf_and_missing_final_newline_are_kept() {
         let applied = apply_hunks("a\r\nb\r\nc", &envelope("@@\n a\n-b\n+B")).unwrap();
         assert_eq!(applied.content, "a\r\nB\r\nc");
-        let hunks = hunks_of(
-            "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n",
-        );
+        let hunks = hunks_of("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
         assert_eq!(apply_hunks("a\nb", &hunks).unwrap().content, "a\nb\n");
     }
 
     #[test]
     fn failure_names_the_hunk_and_the_closest_lines() {
         let original = "one\ntwo\nthree\nfour\n";
-        let err = apply_hunks(
-            original,
-            &envelope("@@\n one\n-two\n+2\n@@\n three\n-FIVE\n+5"),
-        )
-        .unwrap_err();
+        let err = apply_hunks(original, &envelope("@@\n one\n-two\n+2\n@@\n three\n-FIVE\n+5")).unwrap_err();
         assert_eq!((err.hunk_number, err.hunk_count, err.patch_line), (2, 2, 7));
         assert_eq!(err.looked_for, vec!["three".to_owned(), "FIVE".to_owned()]);
-        assert!(
-            err.reason.contains("were not found after line 2"),
-            "{}",
-            err.reason
-        );
+        assert!(err.reason.contains("were not found after line 2"), "{}", err.reason);
         let closest = err.closest.unwrap();
-        assert!(
-            closest.contains("line 4: the file has \"four\", the patch expects \"FIVE\""),
-            "{closest}"
-        );
+        assert!(closest.contains("line 4: the file has \"four\", the patch expects \"FIVE\""), "{closest}");
         let err = apply_hunks(original, &envelope("@@ fn missing()\n-one\n+1")).unwrap_err();
-        assert!(
-            err.reason.contains("`@@ fn missing()` anchor"),
-            "{}",
-            err.reason
-        );
+        assert!(err.reason.contains("`@@ fn missing()` anchor"), "{}", err.reason);
     }
 
     #[test]
     fn overlapping_hunks_are_refused() {
-        let err = apply_hunks(
-            "a\nb\nc\n",
-            &hunks_of(
-                "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -2,2 +2,2 @@\n-b\n+X\n c\n",
-            ),
-        );
+        let err = apply_hunks("a\nb\nc\n", &hunks_of("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -2,2 +2,2 @@\n-b\n+X\n c\n"));
         let err = err.unwrap_err();
         assert_eq!(err.hunk_number, 2);
         assert!(err.reason.contains("overlaps hunk 1"), "{}", err.reason);

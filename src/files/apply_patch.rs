@@ -62,20 +62,13 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             .with_details(json!({"patch_line": err.line}))
     })?;
     let root = ctx.run().workspace_root();
-    let mut view = WorkspaceView {
-        root,
-        files: Vec::new(),
-    };
+    let mut view = WorkspaceView { root, files: Vec::new() };
     let mut summaries = Vec::new();
     for operation in &patch.operations {
         ctx.check_continue("applying the patch")?;
         summaries.push(view.apply(operation)?);
     }
-    let changed: Vec<&ViewFile> = view
-        .files
-        .iter()
-        .filter(|file| file.current != file.original)
-        .collect();
+    let changed: Vec<&ViewFile> = view.files.iter().filter(|file| file.current != file.original).collect();
     let new_file_modes: Vec<Option<u32>> = changed.iter().map(|file| file.new_file_mode).collect();
     let changes: Vec<FileChange> = changed
         .iter()
@@ -88,11 +81,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             },
         })
         .collect();
-    let written = if changes.is_empty() {
-        Vec::new()
-    } else {
-        commit_file_changes_with_modes(root, &changes, &new_file_modes)?
-    };
+    let written = if changes.is_empty() { Vec::new() } else { commit_file_changes_with_modes(root, &changes, &new_file_modes)? };
     Ok(ToolOutput::new(render(&patch, &summaries, changes.is_empty())).with_written_paths(written))
 }
 
@@ -124,39 +113,17 @@ struct SectionSummary {
 impl WorkspaceView<'_> {
     fn apply(&mut self, operation: &FileOperation) -> Result<SectionSummary, ToolError> {
         match operation {
-            FileOperation::Add {
-                path,
-                content,
-                patch_line,
-            } => {
+            FileOperation::Add { path, content, patch_line } => {
                 let index = self.load(path, *patch_line)?;
                 let shown = display_path(self.root, &self.files[index].path);
                 if self.files[index].current.is_some() {
-                    return Err(section_error(
-                        ErrorKind::Conflict,
-                        &shown,
-                        *patch_line,
-                        "cannot add it: the file already exists",
-                    )
-                    .with_hint(format!(
-                        "use `*** Update File: {path}` to change it, or delete it first"
-                    )));
+                    return Err(section_error(ErrorKind::Conflict, &shown, *patch_line, "cannot add it: the file already exists")
+                        .with_hint(format!("use `*** Update File: {path}` to change it, or delete it first")));
                 }
                 self.files[index].current = Some(content.clone().into_bytes());
-                Ok(summary(
-                    "added",
-                    shown,
-                    None,
-                    Vec::new(),
-                    count_lines(content),
-                    0,
-                ))
+                Ok(summary("added", shown, None, Vec::new(), count_lines(content), 0))
             }
-            FileOperation::Delete {
-                path,
-                expected_content,
-                patch_line,
-            } => {
+            FileOperation::Delete { path, expected_content, patch_line } => {
                 let index = self.load(path, *patch_line)?;
                 let shown = display_path(self.root, &self.files[index].path);
                 let Some(current) = self.files[index].current.take() else {
@@ -168,33 +135,17 @@ impl WorkspaceView<'_> {
                 let removed = count_lines(&String::from_utf8_lossy(&current));
                 Ok(summary("deleted", shown, None, Vec::new(), 0, removed))
             }
-            FileOperation::Update {
-                path,
-                move_to,
-                hunks,
-                patch_line,
-            } => {
+            FileOperation::Update { path, move_to, hunks, patch_line } => {
                 let index = self.load(path, *patch_line)?;
                 let shown = display_path(self.root, &self.files[index].path);
                 let Some(current) = self.files[index].current.clone() else {
                     return Err(missing_error(&shown, *patch_line, "update"));
                 };
                 if is_binary(&current) {
-                    return Err(binary_error(
-                        &shown,
-                        current.len() as u64,
-                        &current,
-                        "apply_patch",
-                    ));
+                    return Err(binary_error(&shown, current.len() as u64, &current, "apply_patch"));
                 }
-                let text = String::from_utf8(current).map_err(|_| {
-                    section_error(
-                        ErrorKind::InvalidArguments,
-                        &shown,
-                        *patch_line,
-                        "it is not valid UTF-8 text",
-                    )
-                })?;
+                let text = String::from_utf8(current)
+                    .map_err(|_| section_error(ErrorKind::InvalidArguments, &shown, *patch_line, "it is not valid UTF-8 text"))?;
                 let applied = apply_hunks(&text, hunks).map_err(|failure| {
                     let mut message = format!(
                         "cannot apply the patch to {shown}: {failure}; nothing was changed\nlooked for:\n{}",
@@ -223,26 +174,14 @@ impl WorkspaceView<'_> {
                     .enumerate()
                     .filter(|(_, hunk)| hunk.quality != MatchQuality::Exact)
                     .map(|(number, hunk)| {
-                        format!(
-                            "hunk {} matched {} at line {}",
-                            number + 1,
-                            describe_quality(hunk.quality),
-                            hunk.old_line
-                        )
+                        format!("hunk {} matched {} at line {}", number + 1, describe_quality(hunk.quality), hunk.old_line)
                     })
                     .collect();
                 let hunk_lines = applied.hunks.iter().map(|hunk| hunk.old_line).collect();
                 let lines_added = hunks.iter().map(|hunk| hunk.added_count()).sum();
                 let lines_removed = hunks.iter().map(|hunk| hunk.removed_count()).sum();
                 let new_content = applied.content.into_bytes();
-                let mut section = summary(
-                    "updated",
-                    shown.clone(),
-                    None,
-                    hunk_lines,
-                    lines_added,
-                    lines_removed,
-                );
+                let mut section = summary("updated", shown.clone(), None, hunk_lines, lines_added, lines_removed);
                 section.fuzzy = fuzzy;
                 let Some(destination) = move_to else {
                     self.files[index].current = Some(new_content);
@@ -261,13 +200,11 @@ impl WorkspaceView<'_> {
                         *patch_line,
                         &format!("cannot move it to {target_shown}: that file already exists"),
                     )
-                    .with_hint(
-                        "delete the destination first in the same patch, or choose another name",
-                    ));
+                    .with_hint("delete the destination first in the same patch, or choose another name"));
                 }
-                let source_mode = fs::metadata(&self.files[index].path).ok().map(|metadata| {
-                    std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o7777
-                });
+                let source_mode = fs::metadata(&self.files[index].path)
+                    .ok()
+                    .map(|metadata| std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o7777);
                 self.files[index].current = None;
                 self.files[target].current = Some(new_content);
                 self.files[target].new_file_mode = source_mode.or(self.files[index].new_file_mode);
@@ -291,24 +228,12 @@ impl WorkspaceView<'_> {
         let shown = display_path(self.root, &path);
         let original = match fs::symlink_metadata(&path) {
             Ok(metadata) if metadata.is_dir() => {
-                return Err(section_error(
-                    ErrorKind::InvalidArguments,
-                    &shown,
-                    patch_line,
-                    "it is a directory, not a file",
-                ))
+                return Err(section_error(ErrorKind::InvalidArguments, &shown, patch_line, "it is a directory, not a file"))
             }
-            Ok(_) => Some(
-                fs::read(&path).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?,
-            ),
+            Ok(_) => Some(fs::read(&path).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?),
             Err(_) => None,
         };
-        self.files.push(ViewFile {
-            path,
-            current: original.clone(),
-            original,
-            new_file_mode: None,
-        });
+        self.files.push(ViewFile { path, current: original.clone(), original, new_file_mode: None });
         Ok(self.files.len() - 1)
     }
 }
@@ -321,15 +246,7 @@ fn summary(
     lines_added: usize,
     lines_removed: usize,
 ) -> SectionSummary {
-    SectionSummary {
-        action,
-        path,
-        moved_from,
-        hunk_lines,
-        lines_added,
-        lines_removed,
-        fuzzy: Vec::new(),
-    }
+    SectionSummary { action, path, moved_from, hunk_lines, lines_added, lines_removed, fuzzy: Vec::new() }
 }
 
 fn section_error(kind: ErrorKind, shown: &str, patch_line: usize, problem: &str) -> ToolError {
@@ -337,31 +254,16 @@ fn section_error(kind: ErrorKind, shown: &str, patch_line: usize, problem: &str)
 }
 
 fn missing_error(shown: &str, patch_line: usize, action: &str) -> ToolError {
-    section_error(
-        ErrorKind::NotFound,
-        shown,
-        patch_line,
-        &format!("cannot {action} it: no such file"),
-    )
-    .with_hint("check the path (read the directory); to create a file use `*** Add File:`")
+    section_error(ErrorKind::NotFound, shown, patch_line, &format!("cannot {action} it: no such file"))
+        .with_hint("check the path (read the directory); to create a file use `*** Add File:`")
 }
 
 /// A unified diff's deleted content must match the file (ignoring trailing whitespace).
-fn check_deleted_content(
-    shown: &str,
-    patch_line: usize,
-    current: &[u8],
-    expected: &str,
-) -> Result<(), ToolError> {
+fn check_deleted_content(shown: &str, patch_line: usize, current: &[u8], expected: &str) -> Result<(), ToolError> {
     let current = String::from_utf8_lossy(current);
     let file = SplitText::new(&current);
     let wanted = SplitText::new(expected);
-    let same = file.lines.len() == wanted.lines.len()
-        && file
-            .lines
-            .iter()
-            .zip(&wanted.lines)
-            .all(|(a, b)| a.trim_end() == b.trim_end());
+    let same = file.lines.len() == wanted.lines.len() && file.lines.iter().zip(&wanted.lines).all(|(a, b)| a.trim_end() == b.trim_end());
     if same {
         return Ok(());
     }
@@ -380,11 +282,7 @@ fn check_deleted_content(
 
 fn quote_lines(lines: &[String]) -> String {
     const MAX_QUOTED: usize = 12;
-    let mut out: Vec<String> = lines
-        .iter()
-        .take(MAX_QUOTED)
-        .map(|line| format!("  |{line}"))
-        .collect();
+    let mut out: Vec<String> = lines.iter().take(MAX_QUOTED).map(|line| format!("  |{line}")).collect();
     if let Some(notice) = crate::result::truncation_notice(out.len(), lines.len(), "lines") {
         out.push(format!("  ({notice})"));
     }
@@ -401,18 +299,9 @@ fn describe_quality(quality: MatchQuality) -> &'static str {
 }
 
 fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> ToolResult {
-    let count = |action: &str| {
-        sections
-            .iter()
-            .filter(|section| section.action == action)
-            .count()
-    };
+    let count = |action: &str| sections.iter().filter(|section| section.action == action).count();
     let mut parts = Vec::new();
-    for (action, label) in [
-        ("added", "added"),
-        ("updated", "updated"),
-        ("deleted", "deleted"),
-    ] {
+    for (action, label) in [("added", "added"), ("updated", "updated"), ("deleted", "deleted")] {
         let n = count(action);
         if n > 0 {
             parts.push(format!("{n} {label}"));
@@ -421,26 +310,20 @@ fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> 
     let moves: Vec<String> = sections
         .iter()
         .filter(|section| section.action == "moved")
-        .map(|section| {
-            format!(
-                "{} → {}",
-                section.moved_from.as_deref().unwrap_or("?"),
-                section.path
-            )
-        })
+        .map(|section| format!("{} → {}", section.moved_from.as_deref().unwrap_or("?"), section.path))
         .collect();
     if !moves.is_empty() {
         parts.push(format!("{} moved {}", moves.len(), moves.join(", ")));
     }
     let file_word = if sections.len() == 1 { "file" } else { "files" };
     let mut lines = vec![if nothing_changed {
-        format!("applied patch: {} {file_word} ({}); no change on disk: the result equals the current content", sections.len(), parts.join(", "))
-    } else {
         format!(
-            "applied patch: {} {file_word} ({})",
+            "applied patch: {} {file_word} ({}); no change on disk: the result equals the current content",
             sections.len(),
             parts.join(", ")
         )
+    } else {
+        format!("applied patch: {} {file_word} ({})", sections.len(), parts.join(", "))
     }];
     for section in sections {
         let letter = match section.action {
@@ -456,17 +339,10 @@ fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> 
         let mut line = format!("{letter} {name}");
         if !section.hunk_lines.is_empty() {
             let at: Vec<String> = section.hunk_lines.iter().map(usize::to_string).collect();
-            let hunk_word = if at.len() == 1 {
-                "hunk at line"
-            } else {
-                "hunks at lines"
-            };
+            let hunk_word = if at.len() == 1 { "hunk at line" } else { "hunks at lines" };
             line.push_str(&format!(": {} {hunk_word} {}", at.len(), at.join(", ")));
         }
-        line.push_str(&format!(
-            " (+{} -{})",
-            section.lines_added, section.lines_removed
-        ));
+        line.push_str(&format!(" (+{} -{})", section.lines_added, section.lines_removed));
         lines.push(line);
         for fuzzy in &section.fuzzy {
             lines.push(format!("  note: {fuzzy}"));

@@ -66,13 +66,8 @@ pub fn commit_file_changes(changes: &[FileChange]) -> Result<Vec<PathBuf>, ToolE
 ///
 /// # Errors
 /// As [`commit_file_changes`].
-pub fn commit_file_changes_in(
-    workspace_root: &Path,
-    changes: &[FileChange],
-) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, &[], &|path: &Path| {
-        display_path(workspace_root, path)
-    })
+pub fn commit_file_changes_in(workspace_root: &Path, changes: &[FileChange]) -> Result<Vec<PathBuf>, ToolError> {
+    commit(changes, &[], &|path: &Path| display_path(workspace_root, path))
 }
 
 /// [`commit_file_changes_in`] where `new_file_modes[i]` (when given) is the permission mode of
@@ -83,9 +78,7 @@ pub(crate) fn commit_file_changes_with_modes(
     changes: &[FileChange],
     new_file_modes: &[Option<u32>],
 ) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, new_file_modes, &|path: &Path| {
-        display_path(workspace_root, path)
-    })
+    commit(changes, new_file_modes, &|path: &Path| display_path(workspace_root, path))
 }
 
 /// Serializes commits within this process.
@@ -94,35 +87,17 @@ static COMMIT_LOCK: Mutex<()> = Mutex::new(());
 /// What was at a path before the commit touched it.
 enum Original {
     Absent,
-    File {
-        content: Vec<u8>,
-        permissions: Permissions,
-        uid: u32,
-        gid: u32,
-    },
+    File { content: Vec<u8>, permissions: Permissions, uid: u32, gid: u32 },
 }
 
-fn commit(
-    changes: &[FileChange],
-    new_file_modes: &[Option<u32>],
-    show: &dyn Fn(&Path) -> String,
-) -> Result<Vec<PathBuf>, ToolError> {
+fn commit(changes: &[FileChange], new_file_modes: &[Option<u32>], show: &dyn Fn(&Path) -> String) -> Result<Vec<PathBuf>, ToolError> {
     for (index, change) in changes.iter().enumerate() {
         if !change.path.is_absolute() {
-            return Err(ToolError::invalid(format!(
-                "file change path {} is relative; commits take absolute paths",
-                change.path.display()
-            )));
+            return Err(ToolError::invalid(format!("file change path {} is relative; commits take absolute paths", change.path.display())));
         }
-        if changes[..index]
-            .iter()
-            .any(|earlier| earlier.path == change.path)
-        {
-            return Err(ToolError::invalid(format!(
-                "{} is changed twice in one commit",
-                show(&change.path)
-            ))
-            .with_hint("merge the changes to one file into a single change"));
+        if changes[..index].iter().any(|earlier| earlier.path == change.path) {
+            return Err(ToolError::invalid(format!("{} is changed twice in one commit", show(&change.path)))
+                .with_hint("merge the changes to one file into a single change"));
         }
     }
     let _guard = COMMIT_LOCK.lock();
@@ -132,13 +107,7 @@ fn commit(
     for (index, (change, original)) in changes.iter().zip(&originals).enumerate() {
         let new_file_mode = new_file_modes.get(index).copied().flatten();
         let outcome = match &change.new_content {
-            Some(content) => write_change(
-                &change.path,
-                content,
-                original,
-                new_file_mode,
-                &mut created_dirs,
-            ),
+            Some(content) => write_change(&change.path, content, original, new_file_mode, &mut created_dirs),
             None => fs::remove_file(&change.path),
         };
         let Err(err) = outcome else {
@@ -146,68 +115,34 @@ fn commit(
             continue;
         };
         // The failed change may have been half-done (e.g. its parent dirs created): restore it too.
-        let restore_failures = roll_back(
-            &changes[..=touched],
-            &originals[..=touched],
-            &created_dirs,
-            show,
-        );
-        return Err(write_failure(
-            change,
-            &err,
-            touched,
-            &restore_failures,
-            show,
-        ));
+        let restore_failures = roll_back(&changes[..=touched], &originals[..=touched], &created_dirs, show);
+        return Err(write_failure(change, &err, touched, &restore_failures, show));
     }
     Ok(changes.iter().map(|change| change.path.clone()).collect())
 }
 
-fn verify_expected_states(
-    changes: &[FileChange],
-    show: &dyn Fn(&Path) -> String,
-) -> Result<Vec<Original>, ToolError> {
+fn verify_expected_states(changes: &[FileChange], show: &dyn Fn(&Path) -> String) -> Result<Vec<Original>, ToolError> {
     let mut originals = Vec::with_capacity(changes.len());
     let mut conflicts: Vec<(String, &'static str, String)> = Vec::new();
     let mut missing_deletes = Vec::new();
     for change in changes {
-        let original = read_original(&change.path).map_err(|err| {
-            ToolError::new(
-                ErrorKind::Io,
-                format!(
-                    "cannot read {} before changing it: {err}",
-                    show(&change.path)
-                ),
-            )
-        })?;
+        let original = read_original(&change.path)
+            .map_err(|err| ToolError::new(ErrorKind::Io, format!("cannot read {} before changing it: {err}", show(&change.path))))?;
         let found = match &original {
             Original::Absent => "absent".to_owned(),
             Original::File { content, .. } => format!("a file of {} bytes", content.len()),
         };
         match (&change.expected, &original) {
             (ExpectedState::Any, _) | (ExpectedState::Absent, Original::Absent) => {}
-            (ExpectedState::Content(expected), Original::File { content, .. })
-                if expected == content => {}
+            (ExpectedState::Content(expected), Original::File { content, .. }) if expected == content => {}
             (ExpectedState::Absent, Original::File { .. }) => {
-                conflicts.push((
-                    show(&change.path),
-                    "absent (a new file)",
-                    format!("{found} already exists"),
-                ));
+                conflicts.push((show(&change.path), "absent (a new file)", format!("{found} already exists")));
             }
             (ExpectedState::Content(_), Original::Absent) => {
-                conflicts.push((
-                    show(&change.path),
-                    "the content read earlier",
-                    "the file was deleted".to_owned(),
-                ));
+                conflicts.push((show(&change.path), "the content read earlier", "the file was deleted".to_owned()));
             }
             (ExpectedState::Content(_), Original::File { .. }) => {
-                conflicts.push((
-                    show(&change.path),
-                    "the content read earlier",
-                    format!("different content ({found})"),
-                ));
+                conflicts.push((show(&change.path), "the content read earlier", format!("different content ({found})")));
             }
         }
         if change.new_content.is_none() && matches!(original, Original::Absent) {
@@ -216,14 +151,9 @@ fn verify_expected_states(
         originals.push(original);
     }
     if !conflicts.is_empty() {
-        let listed: Vec<String> = conflicts
-            .iter()
-            .map(|(path, _, found)| format!("{path} ({found})"))
-            .collect();
-        let details: Vec<Value> = conflicts
-            .iter()
-            .map(|(path, expected, found)| json!({"path": path, "expected": expected, "found": found}))
-            .collect();
+        let listed: Vec<String> = conflicts.iter().map(|(path, _, found)| format!("{path} ({found})")).collect();
+        let details: Vec<Value> =
+            conflicts.iter().map(|(path, expected, found)| json!({"path": path, "expected": expected, "found": found})).collect();
         return Err(ToolError::new(
             ErrorKind::Conflict,
             format!(
@@ -239,10 +169,7 @@ fn verify_expected_states(
     if !missing_deletes.is_empty() {
         return Err(ToolError::new(
             ErrorKind::NotFound,
-            format!(
-                "cannot delete {}: no such file; nothing was written",
-                missing_deletes.join(", ")
-            ),
+            format!("cannot delete {}: no such file; nothing was written", missing_deletes.join(", ")),
         )
         .with_hint("check the path (list the directory), or drop the deletion"));
     }
@@ -252,36 +179,19 @@ fn verify_expected_states(
 fn read_original(path: &Path) -> io::Result<Original> {
     let metadata = match fs::symlink_metadata(path) {
         Ok(metadata) => metadata,
-        Err(err)
-            if matches!(
-                err.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Ok(Original::Absent)
-        }
+        Err(err) if matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(Original::Absent),
         Err(err) => return Err(err),
     };
     if metadata.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "it is a directory, not a file",
-        ));
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a directory, not a file"));
     }
     if metadata.file_type().is_symlink() {
         // A symlink is replaced by a regular file on write; restore it as the bytes it pointed to
         // is wrong, so refuse: callers resolve symlinks first.
-        return Err(io::Error::other(
-            "it is a symlink; resolve it to its target first",
-        ));
+        return Err(io::Error::other("it is a symlink; resolve it to its target first"));
     }
     let content = fs::read(path)?;
-    Ok(Original::File {
-        content,
-        permissions: metadata.permissions(),
-        uid: metadata.uid(),
-        gid: metadata.gid(),
-    })
+    Ok(Original::File { content, permissions: metadata.permissions(), uid: metadata.uid(), gid: metadata.gid() })
 }
 
 /// Writes `content` to `path` via a temp file in the same directory and a rename.
@@ -293,32 +203,20 @@ fn write_change(
     created_dirs: &mut Vec<PathBuf>,
 ) -> io::Result<()> {
     let Some(parent) = path.parent() else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "path has no parent directory",
-        ));
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "path has no parent directory"));
     };
     create_parent_dirs(parent, created_dirs)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".runbound-")
-        .suffix(".tmp")
-        .tempfile_in(parent)?;
+    let mut temp = tempfile::Builder::new().prefix(".runbound-").suffix(".tmp").tempfile_in(parent)?;
     temp.write_all(content)?;
     match original {
-        Original::File {
-            permissions,
-            uid,
-            gid,
-            ..
-        } => {
+        Original::File { permissions, uid, gid, .. } => {
             temp.as_file().set_permissions(permissions.clone())?;
             // Keep the owner when we can (as root); an unprivileged writer owns what it writes.
             let _ = std::os::unix::fs::fchown(temp.as_file(), Some(*uid), Some(*gid));
         }
         Original::Absent => {
             let mode = new_file_mode.unwrap_or(0o666 & !process_umask());
-            temp.as_file()
-                .set_permissions(Permissions::from_mode(mode))?;
+            temp.as_file().set_permissions(Permissions::from_mode(mode))?;
         }
     }
     temp.as_file().sync_all()?;
@@ -332,9 +230,7 @@ fn create_parent_dirs(dir: &Path, created_dirs: &mut Vec<PathBuf>) -> io::Result
     let mut cursor = Some(dir);
     while let Some(candidate) = cursor {
         match fs::symlink_metadata(candidate) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                missing.push(candidate.to_path_buf())
-            }
+            Err(err) if err.kind() == io::ErrorKind::NotFound => missing.push(candidate.to_path_buf()),
             // Exists, or cannot exist (a prefix is a file): the write itself reports that.
             _ => break,
         }
@@ -349,24 +245,12 @@ fn create_parent_dirs(dir: &Path, created_dirs: &mut Vec<PathBuf>) -> io::Result
 
 /// Restores every change in `changes` to its original and removes the directories the commit
 /// created. Returns the failures as display strings (empty when everything was restored).
-fn roll_back(
-    changes: &[FileChange],
-    originals: &[Original],
-    created_dirs: &[PathBuf],
-    show: &dyn Fn(&Path) -> String,
-) -> Vec<String> {
+fn roll_back(changes: &[FileChange], originals: &[Original], created_dirs: &[PathBuf], show: &dyn Fn(&Path) -> String) -> Vec<String> {
     let mut failures = Vec::new();
     for (change, original) in changes.iter().zip(originals).rev() {
         let outcome = match original {
             Original::Absent => match fs::remove_file(&change.path) {
-                Err(err)
-                    if matches!(
-                        err.kind(),
-                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                    ) =>
-                {
-                    Ok(())
-                }
+                Err(err) if matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(()),
                 other => other,
             },
             Original::File { content, .. } => {
@@ -396,11 +280,7 @@ fn write_failure(
     restore_failures: &[String],
     show: &dyn Fn(&Path) -> String,
 ) -> ToolError {
-    let action = if change.new_content.is_some() {
-        "write"
-    } else {
-        "delete"
-    };
+    let action = if change.new_content.is_some() { "write" } else { "delete" };
     let kind = match err.kind() {
         io::ErrorKind::NotFound => ErrorKind::NotFound,
         _ => ErrorKind::Io,
@@ -412,10 +292,7 @@ fn write_failure(
             n => format!("nothing was changed: the {n} files already written were restored"),
         }
     } else {
-        format!(
-            "rollback FAILED for {}: these files may be left changed, check them",
-            restore_failures.join(", ")
-        )
+        format!("rollback FAILED for {}: these files may be left changed, check them", restore_failures.join(", "))
     };
     let reason = explain_io_error(&change.path, err);
     ToolError::new(kind, format!("cannot {action} {}: {reason}; {restored}", show(&change.path)))
@@ -436,10 +313,7 @@ fn explain_io_error(path: &Path, err: &io::Error) -> String {
         let mut cursor = path.parent();
         while let Some(ancestor) = cursor {
             if fs::symlink_metadata(ancestor).is_ok_and(|metadata| metadata.is_file()) {
-                return format!(
-                    "{err} ({} is a regular file, not a directory)",
-                    ancestor.display()
-                );
+                return format!("{err} ({} is a regular file, not a directory)", ancestor.display());
             }
             cursor = ancestor.parent();
         }
@@ -456,11 +330,7 @@ fn process_umask() -> u32 {
     let Ok(status) = fs::read_to_string("/proc/self/status") else {
         return 0o022;
     };
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("Umask:"))
-        .and_then(|value| u32::from_str_radix(value.trim(), 8).ok())
-        .unwrap_or(0o022)
+    status.lines().find_map(|line| line.strip_prefix("Umask:")).and_then(|value| u32::from_str_radix(value.trim(), 8).ok()).unwrap_or(0o022)
 }
 
 #[cfg(test)]
@@ -468,11 +338,7 @@ mod tests {
     use super::*;
 
     fn change(path: &Path, content: Option<&str>, expected: ExpectedState) -> FileChange {
-        FileChange {
-            path: path.to_path_buf(),
-            new_content: content.map(|c| c.as_bytes().to_vec()),
-            expected,
-        }
+        FileChange { path: path.to_path_buf(), new_content: content.map(|c| c.as_bytes().to_vec()), expected }
     }
 
     #[test]
@@ -481,33 +347,15 @@ mod tests {
         let root = dir.path();
         fs::write(root.join("old.txt"), "old").unwrap();
         let written = commit_file_changes(&[
-            change(
-                &root.join("a/b/new.txt"),
-                Some("new"),
-                ExpectedState::Absent,
-            ),
-            change(
-                &root.join("old.txt"),
-                None,
-                ExpectedState::Content(b"old".to_vec()),
-            ),
+            change(&root.join("a/b/new.txt"), Some("new"), ExpectedState::Absent),
+            change(&root.join("old.txt"), None, ExpectedState::Content(b"old".to_vec())),
         ])
         .unwrap();
-        assert_eq!(
-            written,
-            vec![root.join("a/b/new.txt"), root.join("old.txt")]
-        );
+        assert_eq!(written, vec![root.join("a/b/new.txt"), root.join("old.txt")]);
         assert_eq!(fs::read_to_string(root.join("a/b/new.txt")).unwrap(), "new");
         assert!(!root.join("old.txt").exists());
-        let leftovers: Vec<_> = fs::read_dir(root.join("a/b"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(
-            leftovers,
-            vec![std::ffi::OsString::from("new.txt")],
-            "no temp files left behind"
-        );
+        let leftovers: Vec<_> = fs::read_dir(root.join("a/b")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("new.txt")], "no temp files left behind");
     }
 
     #[test]
@@ -516,22 +364,11 @@ mod tests {
         let script = dir.path().join("run.sh");
         fs::write(&script, "#!/bin/sh\n").unwrap();
         fs::set_permissions(&script, Permissions::from_mode(0o750)).unwrap();
-        commit_file_changes(&[change(
-            &script,
-            Some("#!/bin/sh\necho hi\n"),
-            ExpectedState::Any,
-        )])
-        .unwrap();
-        assert_eq!(
-            fs::metadata(&script).unwrap().permissions().mode() & 0o7777,
-            0o750
-        );
+        commit_file_changes(&[change(&script, Some("#!/bin/sh\necho hi\n"), ExpectedState::Any)]).unwrap();
+        assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o7777, 0o750);
         let fresh = dir.path().join("fresh.txt");
         commit_file_changes(&[change(&fresh, Some("x"), ExpectedState::Absent)]).unwrap();
-        assert_eq!(
-            fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
-            0o666 & !process_umask()
-        );
+        assert_eq!(fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o666 & !process_umask());
     }
 
     #[test]
@@ -542,36 +379,17 @@ mod tests {
         fs::write(root.join("b.txt"), "exists").unwrap();
         let err = commit_file_changes(&[
             change(&root.join("c.txt"), Some("c"), ExpectedState::Absent),
-            change(
-                &root.join("a.txt"),
-                Some("new a"),
-                ExpectedState::Content(b"original".to_vec()),
-            ),
+            change(&root.join("a.txt"), Some("new a"), ExpectedState::Content(b"original".to_vec())),
             change(&root.join("b.txt"), Some("new b"), ExpectedState::Absent),
-            change(
-                &root.join("gone.txt"),
-                Some("x"),
-                ExpectedState::Content(b"was here".to_vec()),
-            ),
+            change(&root.join("gone.txt"), Some("x"), ExpectedState::Content(b"was here".to_vec())),
         ])
         .unwrap_err();
         assert_eq!(err.kind, ErrorKind::Conflict);
-        assert!(
-            err.message.starts_with("3 of 4 files changed"),
-            "{}",
-            err.message
-        );
+        assert!(err.message.starts_with("3 of 4 files changed"), "{}", err.message);
         for name in ["a.txt", "b.txt", "gone.txt"] {
-            assert!(
-                err.message.contains(name),
-                "{name} missing from {}",
-                err.message
-            );
+            assert!(err.message.contains(name), "{name} missing from {}", err.message);
         }
-        assert_eq!(
-            err.details.unwrap()["conflicts"].as_array().unwrap().len(),
-            3
-        );
+        assert_eq!(err.details.unwrap()["conflicts"].as_array().unwrap().len(), 3);
         assert!(!root.join("c.txt").exists());
         assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "changed");
     }
@@ -584,45 +402,24 @@ mod tests {
         fs::write(root.join("blocker"), "i am a file").unwrap();
         let err = commit_file_changes(&[
             change(&root.join("a.txt"), Some("A"), ExpectedState::Any),
-            change(
-                &root.join("new/dir/b.txt"),
-                Some("B"),
-                ExpectedState::Absent,
-            ),
+            change(&root.join("new/dir/b.txt"), Some("B"), ExpectedState::Absent),
             change(&root.join("blocker/c.txt"), Some("C"), ExpectedState::Any),
         ])
         .unwrap_err();
-        assert!(
-            err.message.contains("blocker is a regular file"),
-            "{}",
-            err.message
-        );
-        assert!(
-            err.message
-                .contains("the 2 files already written were restored"),
-            "{}",
-            err.message
-        );
+        assert!(err.message.contains("blocker is a regular file"), "{}", err.message);
+        assert!(err.message.contains("the 2 files already written were restored"), "{}", err.message);
         assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "a");
-        assert!(
-            !root.join("new").exists(),
-            "created directories are removed again"
-        );
+        assert!(!root.join("new").exists(), "created directories are removed again");
     }
 
     #[test]
     fn duplicate_and_relative_paths_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x");
-        let err = commit_file_changes(&[
-            change(&path, Some("1"), ExpectedState::Any),
-            change(&path, None, ExpectedState::Any),
-        ])
-        .unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidArguments);
         let err =
-            commit_file_changes(&[change(Path::new("rel.txt"), Some("1"), ExpectedState::Any)])
-                .unwrap_err();
+            commit_file_changes(&[change(&path, Some("1"), ExpectedState::Any), change(&path, None, ExpectedState::Any)]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidArguments);
+        let err = commit_file_changes(&[change(Path::new("rel.txt"), Some("1"), ExpectedState::Any)]).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidArguments);
     }
 }

@@ -36,30 +36,17 @@ pub(crate) fn read_text_file(root: &Path, path: &Path, tool: &str) -> Result<Str
 
 /// Reads the bytes of the regular file at `path`, with the errors of [`read_text_file`] for a
 /// missing path, a directory or a special file.
-pub(crate) fn read_regular_file(
-    root: &Path,
-    path: &Path,
-    tool: &str,
-) -> Result<Vec<u8>, ToolError> {
+pub(crate) fn read_regular_file(root: &Path, path: &Path, tool: &str) -> Result<Vec<u8>, ToolError> {
     check_regular_file(root, path, tool)?;
     fs::read(path).map_err(|err| ToolError::io("read", Path::new(&display_path(root, path)), &err))
 }
 
 /// `Ok` when `path` is an existing regular file; otherwise the error a file tool gives.
-pub(crate) fn check_regular_file(
-    root: &Path,
-    path: &Path,
-    tool: &str,
-) -> Result<fs::Metadata, ToolError> {
+pub(crate) fn check_regular_file(root: &Path, path: &Path, tool: &str) -> Result<fs::Metadata, ToolError> {
     let shown = display_path(root, path);
     let metadata = match fs::metadata(path) {
         Ok(metadata) => metadata,
-        Err(err)
-            if matches!(
-                err.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
+        Err(err) if matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
             return Err(not_found_error(root, path, tool))
         }
         Err(err) => return Err(ToolError::io("open", Path::new(&shown), &err)),
@@ -91,10 +78,7 @@ pub(crate) fn not_found_error(root: &Path, path: &Path, tool: &str) -> ToolError
     };
     let (entries, total) = list_directory(dir);
     let dir_shown = display_path(root, dir);
-    let wanted = path
-        .file_name()
-        .map(|name| name.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
+    let wanted = path.file_name().map(|name| name.to_string_lossy().to_lowercase()).unwrap_or_default();
     let similar: Vec<&String> = entries
         .iter()
         .filter(|entry| {
@@ -102,18 +86,14 @@ pub(crate) fn not_found_error(root: &Path, path: &Path, tool: &str) -> ToolError
             !wanted.is_empty()
                 && (entry.contains(&wanted)
                     || wanted.contains(&entry)
-                    || similar::TextDiff::from_chars(entry.as_str(), wanted.as_str()).ratio()
-                        >= 0.75)
+                    || similar::TextDiff::from_chars(entry.as_str(), wanted.as_str()).ratio() >= 0.75)
         })
         .collect();
     let hint = if similar.is_empty() {
         format!("{dir_shown} holds {}", describe_entries(&entries, total))
     } else {
         let names: Vec<&str> = similar.iter().map(|entry| entry.as_str()).collect();
-        format!(
-            "did you mean one of these in {dir_shown}: {}?",
-            names.join(", ")
-        )
+        format!("did you mean one of these in {dir_shown}: {}?", names.join(", "))
     };
     error = error.with_hint(hint);
     error.with_details(json!({"path": shown, "nearest_directory": dir_shown, "entries": entries, "entry_count": total}))
@@ -129,12 +109,9 @@ pub(crate) fn directory_error(root: &Path, path: &Path, tool: &str) -> ToolError
         Some(file) => format!("call {tool} on one of its files, e.g. {shown}/{file}"),
         None => format!("call {tool} on a file, not a directory"),
     };
-    ToolError::invalid(format!(
-        "{shown} is a directory, not a file; it holds {}",
-        describe_entries(&entries, total)
-    ))
-    .with_hint(hint)
-    .with_details(json!({"path": shown, "entries": entries, "entry_count": total}))
+    ToolError::invalid(format!("{shown} is a directory, not a file; it holds {}", describe_entries(&entries, total)))
+        .with_hint(hint)
+        .with_details(json!({"path": shown, "entries": entries, "entry_count": total}))
 }
 
 /// Whether `bytes` look binary: a NUL in the first [`BINARY_SNIFF_BYTES`].
@@ -144,15 +121,9 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
 
 /// "X is a binary file (N bytes, PNG image)"; `head` is the file's first bytes.
 pub(crate) fn binary_error(shown: &str, size: u64, head: &[u8], tool: &str) -> ToolError {
-    let kind = binary_kind(head)
-        .map(|kind| format!(", {kind}"))
-        .unwrap_or_default();
-    ToolError::invalid(format!(
-        "{shown} is a binary file ({size} bytes{kind}); {tool} works on text files only"
-    ))
-    .with_hint(
-        "binary files cannot be shown or edited as text; use a tool that understands the format",
-    )
+    let kind = binary_kind(head).map(|kind| format!(", {kind}")).unwrap_or_default();
+    ToolError::invalid(format!("{shown} is a binary file ({size} bytes{kind}); {tool} works on text files only"))
+        .with_hint("binary files cannot be shown or edited as text; use a tool that understands the format")
 }
 
 /// A name for common binary formats by their magic bytes.
@@ -168,10 +139,7 @@ pub(crate) fn binary_kind(bytes: &[u8]) -> Option<&'static str> {
         (b"\0asm", "WebAssembly module"),
         (b"SQLite format 3", "SQLite database"),
     ];
-    MAGIC
-        .iter()
-        .find(|(magic, _)| bytes.starts_with(magic))
-        .map(|(_, name)| *name)
+    MAGIC.iter().find(|(magic, _)| bytes.starts_with(magic)).map(|(_, name)| *name)
 }
 
 /// Number of lines of `text`: a final line without a newline counts; a trailing newline does
@@ -185,11 +153,7 @@ pub(crate) fn count_lines(text: &str) -> usize {
 
 /// 1-based line number of byte `offset` in `text`.
 pub(crate) fn line_of_offset(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&byte| byte == b'\n')
-        .count()
-        + 1
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&byte| byte == b'\n').count() + 1
 }
 
 /// Lines `first..=last` (1-based, clamped) of `text` as `N\tline`, each cut at 400 characters.
@@ -216,11 +180,7 @@ pub(crate) fn numbered_excerpt(text: &str, first: usize, last: usize) -> String 
 pub(crate) fn cut_chars(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         None => text.to_owned(),
-        Some((byte, _)) => format!(
-            "{}… [line cut: {} chars, showing {max_chars}]",
-            &text[..byte],
-            text.chars().count()
-        ),
+        Some((byte, _)) => format!("{}… [line cut: {} chars, showing {max_chars}]", &text[..byte], text.chars().count()),
     }
 }
 
@@ -251,11 +211,7 @@ fn describe_entries(entries: &[String], total: usize) -> String {
     if total == 0 {
         return "no entries (it is empty)".to_owned();
     }
-    let mut text = format!(
-        "{total} entr{}: {}",
-        if total == 1 { "y" } else { "ies" },
-        entries.join(", ")
-    );
+    let mut text = format!("{total} entr{}: {}", if total == 1 { "y" } else { "ies" }, entries.join(", "));
     if let Some(notice) = crate::result::truncation_notice(entries.len(), total, "entries") {
         text.push_str(&format!(" ({notice})"));
     }

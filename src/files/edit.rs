@@ -58,42 +58,27 @@ struct EditArguments {
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: EditArguments = ctx.parse_arguments(arguments)?;
     if arguments.old_string.is_empty() {
-        return Err(ToolError::invalid("old_string is empty").with_hint(
-            "pass the exact text to replace; to create a file or replace all of it use write",
-        ));
+        return Err(ToolError::invalid("old_string is empty")
+            .with_hint("pass the exact text to replace; to create a file or replace all of it use write"));
     }
     if arguments.old_string == arguments.new_string {
-        return Err(ToolError::invalid(
-            "old_string and new_string are identical; there is nothing to change",
-        ));
+        return Err(ToolError::invalid("old_string and new_string are identical; there is nothing to change"));
     }
     let root = ctx.run().workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let original = read_text_file(root, &path, "edit").map_err(|err| match err.kind {
-        ErrorKind::NotFound => {
-            err.with_hint(format!("check the path; to create {shown} use write"))
-        }
+        ErrorKind::NotFound => err.with_hint(format!("check the path; to create {shown} use write")),
         _ => err,
     })?;
     let (old, new) = match_line_endings(&original, &arguments.old_string, &arguments.new_string);
-    let offsets: Vec<usize> = original
-        .match_indices(old.as_str())
-        .map(|(offset, _)| offset)
-        .collect();
+    let offsets: Vec<usize> = original.match_indices(old.as_str()).map(|(offset, _)| offset).collect();
     if offsets.is_empty() {
         return Err(not_found(&shown, &original, &arguments.old_string));
     }
-    let match_lines: Vec<usize> = offsets
-        .iter()
-        .map(|&offset| line_of_offset(&original, offset))
-        .collect();
+    let match_lines: Vec<usize> = offsets.iter().map(|&offset| line_of_offset(&original, offset)).collect();
     if offsets.len() > 1 && !arguments.replace_all {
-        let listed: Vec<String> = match_lines
-            .iter()
-            .take(MAX_LISTED_MATCH_LINES)
-            .map(usize::to_string)
-            .collect();
+        let listed: Vec<String> = match_lines.iter().take(MAX_LISTED_MATCH_LINES).map(usize::to_string).collect();
         let more = crate::result::truncation_notice(listed.len(), match_lines.len(), "lines")
             .map(|notice| format!(" ({notice})"))
             .unwrap_or_default();
@@ -105,45 +90,24 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         .with_hint("include more surrounding lines in old_string so it matches once, or pass replace_all: true to replace every occurrence")
         .with_details(json!({"path": shown, "match_count": offsets.len(), "lines": match_lines})));
     }
-    let updated = if arguments.replace_all {
-        original.replace(old.as_str(), &new)
-    } else {
-        original.replacen(old.as_str(), &new, 1)
-    };
+    let updated = if arguments.replace_all { original.replace(old.as_str(), &new) } else { original.replacen(old.as_str(), &new, 1) };
     // Where each replacement starts in the edited file.
     let growth = new.len() as isize - old.len() as isize;
     let new_lines: Vec<usize> = offsets
         .iter()
         .enumerate()
-        .map(|(index, &offset)| {
-            line_of_offset(
-                &updated,
-                (offset as isize + growth * index as isize) as usize,
-            )
-        })
+        .map(|(index, &offset)| line_of_offset(&updated, (offset as isize + growth * index as isize) as usize))
         .collect();
-    let change = FileChange {
-        path,
-        new_content: Some(updated.clone().into_bytes()),
-        expected: ExpectedState::Content(original.into_bytes()),
-    };
+    let change =
+        FileChange { path, new_content: Some(updated.clone().into_bytes()), expected: ExpectedState::Content(original.into_bytes()) };
     let written = commit_file_changes_in(root, &[change])?;
     let count = new_lines.len();
     let mut text = if count == 1 {
         format!("edited {shown}: 1 replacement at line {}", new_lines[0])
     } else {
-        let listed: Vec<String> = new_lines
-            .iter()
-            .take(MAX_LISTED_MATCH_LINES)
-            .map(usize::to_string)
-            .collect();
-        let more = crate::result::truncation_notice(listed.len(), count, "lines")
-            .map(|n| format!(" ({n})"))
-            .unwrap_or_default();
-        format!(
-            "edited {shown}: {count} replacements at lines {}{more}",
-            listed.join(", ")
-        )
+        let listed: Vec<String> = new_lines.iter().take(MAX_LISTED_MATCH_LINES).map(usize::to_string).collect();
+        let more = crate::result::truncation_notice(listed.len(), count, "lines").map(|n| format!(" ({n})")).unwrap_or_default();
+        format!("edited {shown}: {count} replacements at lines {}{more}", listed.join(", "))
     };
     if count == 1 {
         let first = new_lines[0].saturating_sub(2).max(1);
@@ -175,16 +139,12 @@ fn not_found(shown: &str, original: &str, old_string: &str) -> ToolError {
     let file = SplitText::new(original);
     let pattern_text = SplitText::new(old_string);
     let pattern: Vec<&str> = pattern_text.lines.iter().map(String::as_str).collect();
-    let mut error = ToolError::invalid(format!("old_string was not found in {shown}"))
-        .with_details(json!({"path": shown, "match_count": 0}));
+    let mut error =
+        ToolError::invalid(format!("old_string was not found in {shown}")).with_details(json!({"path": shown, "match_count": 0}));
     // A match that differs only in whitespace (indentation, tabs vs spaces, trailing spaces).
     if !pattern.is_empty() && pattern.len() <= file.lines.len() {
-        let found = (0..=file.lines.len() - pattern.len()).find(|&start| {
-            pattern
-                .iter()
-                .enumerate()
-                .all(|(offset, wanted)| file.lines[start + offset].trim() == wanted.trim())
-        });
+        let found = (0..=file.lines.len() - pattern.len())
+            .find(|&start| pattern.iter().enumerate().all(|(offset, wanted)| file.lines[start + offset].trim() == wanted.trim()));
         if let Some(start) = found {
             let first = start + 1;
             let last = start + pattern.len();
@@ -195,20 +155,12 @@ fn not_found(shown: &str, original: &str, old_string: &str) -> ToolError {
             return error.with_hint("copy old_string exactly from the file's text above (without the line-number prefixes) and retry");
         }
     }
-    let closest = if pattern.len() > 1 {
-        closest_window(&file.lines, &pattern)
-    } else {
-        closest_line(&file.lines, old_string)
-    };
+    let closest = if pattern.len() > 1 { closest_window(&file.lines, &pattern) } else { closest_line(&file.lines, old_string) };
     match closest {
         Some(closest) => {
             error.message.push_str(&format!("; closest: {closest}"));
-            error.with_hint(format!(
-                "read {shown} around that line and copy old_string exactly from it"
-            ))
+            error.with_hint(format!("read {shown} around that line and copy old_string exactly from it"))
         }
-        None => error.with_hint(format!(
-            "no line of old_string occurs in {shown}; read the file (or check the path) first"
-        )),
+        None => error.with_hint(format!("no line of old_string occurs in {shown}; read the file (or check the path) first")),
     }
 }

@@ -26,10 +26,7 @@ use std::sync::Arc;
 
 pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality};
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
-pub use patch::{
-    parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError,
-    MAX_PATCH_BYTES,
-};
+pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
 pub use path::{display_path, resolve_in_workspace, MAX_SYMLINK_HOPS};
 
 use crate::registry::Registry;
@@ -47,11 +44,7 @@ pub struct FilesConfig {
 
 impl Default for FilesConfig {
     fn default() -> Self {
-        FilesConfig {
-            read_max_lines: 2000,
-            read_max_bytes: 256 * 1024,
-            read_max_line_chars: 2000,
-        }
+        FilesConfig { read_max_lines: 2000, read_max_bytes: 256 * 1024, read_max_line_chars: 2000 }
     }
 }
 

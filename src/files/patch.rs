@@ -1078,7 +1078,7 @@ rename to new name.txt
     #[test]
     fn empty_paths_are_refused() {
         // Found by the apply_patch_parse fuzz target.
-        let err = parse_patch("diff --git a/ /\nbyxrename from x\nrg\0\01 @@ren\n").unwrap_err();
+        let err = parse_patch("diff --git a/ /\nbyxrename from x\nrg\0\x001 @@ren\n").unwrap_err();
         assert!(!err.message.is_empty());
         let err = parse_patch("--- a/\n+++ b/\n@@ -1 +1 @@\n-x\n+y\n").unwrap_err();
         assert!(err.message.contains("without"), "{err}");

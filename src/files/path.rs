@@ -40,9 +40,7 @@ pub fn resolve_in_workspace(workspace_root: &Path, user_path: &str) -> Result<Pa
             .with_hint("pass a path relative to the workspace root, e.g. src/main.rs, or \".\" for the root itself"));
     }
     if user_path.contains('\0') {
-        return Err(ToolError::invalid(format!(
-            "path {user_path:?} contains a NUL byte"
-        )));
+        return Err(ToolError::invalid(format!("path {user_path:?} contains a NUL byte")));
     }
     let root = canonical_root(workspace_root)?;
     let resolution = resolve_physically(&root, Path::new(user_path))?;
@@ -89,14 +87,8 @@ enum Exit {
 
 fn canonical_root(workspace_root: &Path) -> Result<PathBuf, ToolError> {
     std::fs::canonicalize(workspace_root).map_err(|err| {
-        ToolError::new(
-            ErrorKind::Io,
-            format!(
-                "workspace root {} cannot be resolved: {err}",
-                workspace_root.display()
-            ),
-        )
-        .with_hint("the workspace directory must exist; restart the run on an existing directory")
+        ToolError::new(ErrorKind::Io, format!("workspace root {} cannot be resolved: {err}", workspace_root.display()))
+            .with_hint("the workspace directory must exist; restart the run on an existing directory")
     })
 }
 
@@ -130,11 +122,7 @@ fn resolve_physically(root: &Path, user_path: &Path) -> Result<Resolution, ToolE
             Err(err) => {
                 return Err(ToolError::new(
                     ErrorKind::Io,
-                    format!(
-                        "cannot inspect {} while resolving {}: {err}",
-                        candidate.display(),
-                        user_path.display()
-                    ),
+                    format!("cannot inspect {} while resolving {}: {err}", candidate.display(), user_path.display()),
                 ))
             }
         };
@@ -145,18 +133,11 @@ fn resolve_physically(root: &Path, user_path: &Path) -> Result<Resolution, ToolE
         if symlinks.len() >= MAX_SYMLINK_HOPS {
             return Err(ToolError::new(
                 ErrorKind::Io,
-                format!(
-                    "more than {MAX_SYMLINK_HOPS} symlinks while resolving {} (a symlink loop?)",
-                    user_path.display()
-                ),
+                format!("more than {MAX_SYMLINK_HOPS} symlinks while resolving {} (a symlink loop?)", user_path.display()),
             ));
         }
-        let target = std::fs::read_link(&candidate).map_err(|err| {
-            ToolError::new(
-                ErrorKind::Io,
-                format!("cannot read symlink {}: {err}", candidate.display()),
-            )
-        })?;
+        let target = std::fs::read_link(&candidate)
+            .map_err(|err| ToolError::new(ErrorKind::Io, format!("cannot read symlink {}: {err}", candidate.display())))?;
         let index = symlinks.len();
         symlinks.push((candidate, target.clone()));
         if target.is_absolute() {
@@ -167,20 +148,12 @@ fn resolve_physically(root: &Path, user_path: &Path) -> Result<Resolution, ToolE
         }
         push_components_front(&mut pending, &target, Some(index));
     }
-    Ok(Resolution {
-        path: current,
-        symlinks,
-        last_exit,
-    })
+    Ok(Resolution { path: current, symlinks, last_exit })
 }
 
 /// Puts the components of `path` in front of `pending`, in order, tagged with `origin`. Root
 /// and `.` components are dropped (the caller handles an absolute path by resetting to `/`).
-fn push_components_front(
-    pending: &mut VecDeque<(OsString, Option<usize>)>,
-    path: &Path,
-    origin: Option<usize>,
-) {
+fn push_components_front(pending: &mut VecDeque<(OsString, Option<usize>)>, path: &Path, origin: Option<usize>) {
     let mut components = Vec::new();
     for component in path.components() {
         match component {
@@ -196,10 +169,7 @@ fn push_components_front(
 
 fn is_missing(err: &io::Error) -> bool {
     // ENOTDIR: a component of the prefix is a regular file; the path cannot exist.
-    matches!(
-        err.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-    )
+    matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory)
 }
 
 fn outside_error(root: &Path, user_path: &str, resolution: &Resolution) -> ToolError {
@@ -227,9 +197,7 @@ fn outside_error(root: &Path, user_path: &str, resolution: &Resolution) -> ToolE
         .map(|(link, target)| json!({"link": link.display().to_string(), "target": target.display().to_string()}))
         .collect();
     ToolError::new(ErrorKind::OutsideWorkspace, message)
-        .with_hint(
-            "use a path inside the workspace, relative to its root (e.g. src/main.rs); files outside it are not reachable",
-        )
+        .with_hint("use a path inside the workspace, relative to its root (e.g. src/main.rs); files outside it are not reachable")
         .with_details(json!({
             "path": user_path,
             "resolved": resolution.path.display().to_string(),
@@ -262,19 +230,10 @@ mod tests {
     #[test]
     fn relative_and_absolute_inside_resolve() {
         let (_dir, root) = workspace();
-        assert_eq!(
-            resolve_in_workspace(&root, "src/a.rs").unwrap(),
-            root.join("src/a.rs")
-        );
-        assert_eq!(
-            resolve_in_workspace(&root, "./src/../src/a.rs").unwrap(),
-            root.join("src/a.rs")
-        );
+        assert_eq!(resolve_in_workspace(&root, "src/a.rs").unwrap(), root.join("src/a.rs"));
+        assert_eq!(resolve_in_workspace(&root, "./src/../src/a.rs").unwrap(), root.join("src/a.rs"));
         let absolute = root.join("src/new/b.rs");
-        assert_eq!(
-            resolve_in_workspace(&root, absolute.to_str().unwrap()).unwrap(),
-            absolute
-        );
+        assert_eq!(resolve_in_workspace(&root, absolute.to_str().unwrap()).unwrap(), absolute);
         assert_eq!(resolve_in_workspace(&root, ".").unwrap(), root);
     }
 
@@ -310,19 +269,10 @@ mod tests {
         let (_dir, root) = workspace();
         symlink("src", root.join("source")).unwrap();
         symlink("src/missing.rs", root.join("dangling_inside")).unwrap();
-        assert_eq!(
-            resolve_in_workspace(&root, "source/a.rs").unwrap(),
-            root.join("src/a.rs")
-        );
-        assert_eq!(
-            resolve_in_workspace(&root, "dangling_inside").unwrap(),
-            root.join("src/missing.rs")
-        );
+        assert_eq!(resolve_in_workspace(&root, "source/a.rs").unwrap(), root.join("src/a.rs"));
+        assert_eq!(resolve_in_workspace(&root, "dangling_inside").unwrap(), root.join("src/missing.rs"));
         // `..` applies to the physical directory the symlink reached.
-        assert_eq!(
-            resolve_in_workspace(&root, "source/../src/a.rs").unwrap(),
-            root.join("src/a.rs")
-        );
+        assert_eq!(resolve_in_workspace(&root, "source/../src/a.rs").unwrap(), root.join("src/a.rs"));
     }
 
     #[test]
@@ -338,14 +288,8 @@ mod tests {
     #[test]
     fn empty_and_nul_paths_are_invalid() {
         let (_dir, root) = workspace();
-        assert_eq!(
-            resolve_in_workspace(&root, "").unwrap_err().kind,
-            ErrorKind::InvalidArguments
-        );
-        assert_eq!(
-            resolve_in_workspace(&root, "a\0b").unwrap_err().kind,
-            ErrorKind::InvalidArguments
-        );
+        assert_eq!(resolve_in_workspace(&root, "").unwrap_err().kind, ErrorKind::InvalidArguments);
+        assert_eq!(resolve_in_workspace(&root, "a\0b").unwrap_err().kind, ErrorKind::InvalidArguments);
     }
 
     #[test]
@@ -353,9 +297,6 @@ mod tests {
         let root = Path::new("/ws");
         assert_eq!(display_path(root, Path::new("/ws/src/a.rs")), "src/a.rs");
         assert_eq!(display_path(root, Path::new("/ws")), ".");
-        assert_eq!(
-            display_path(root, Path::new("/etc/passwd")),
-            "/etc/passwd (outside workspace)"
-        );
+        assert_eq!(display_path(root, Path::new("/etc/passwd")), "/etc/passwd (outside workspace)");
     }
 }

@@ -10,9 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::common::{
-    binary_error, check_regular_file, cut_chars, is_binary, BINARY_SNIFF_BYTES,
-};
+use crate::files::common::{binary_error, check_regular_file, cut_chars, is_binary, BINARY_SNIFF_BYTES};
 use crate::files::path::{display_path, resolve_in_workspace};
 use crate::files::FilesConfig;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
@@ -62,35 +60,25 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let start_line = arguments.start_line.unwrap_or(1).max(1);
     if let Some(end_line) = arguments.end_line {
         if end_line < start_line {
-            return Err(ToolError::invalid(format!(
-                "end_line {end_line} is before start_line {start_line}"
-            ))
-            .with_hint("pass end_line >= start_line, or omit end_line"));
+            return Err(ToolError::invalid(format!("end_line {end_line} is before start_line {start_line}"))
+                .with_hint("pass end_line >= start_line, or omit end_line"));
         }
     }
     let metadata = check_regular_file(root, &path, "read")?;
     let file = File::open(&path).map_err(|err| ToolError::io("open", Path::new(&shown), &err))?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let head = reader
-        .fill_buf()
-        .map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
+    let head = reader.fill_buf().map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
     if is_binary(&head[..head.len().min(BINARY_SNIFF_BYTES)]) {
         return Err(binary_error(&shown, metadata.len(), head, "read"));
     }
     if metadata.len() == 0 {
-        let result = ToolResult::text(format!("{shown} is empty (0 bytes)")).with_structured(
-            json!({"path": shown, "total_lines": 0, "bytes": 0, "truncated": false}),
-        );
+        let result = ToolResult::text(format!("{shown} is empty (0 bytes)"))
+            .with_structured(json!({"path": shown, "total_lines": 0, "bytes": 0, "truncated": false}));
         return Ok(ToolOutput::new(result));
     }
     let config = &ctx.run().config().files;
-    let window = Window {
-        start_line,
-        end_line: arguments.end_line,
-        config,
-    };
-    let scan = scan_lines(ctx, &mut reader, &window)
-        .map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
+    let window = Window { start_line, end_line: arguments.end_line, config };
+    let scan = scan_lines(ctx, &mut reader, &window).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
     render(&shown, &window, scan, metadata.len())
 }
 
@@ -121,11 +109,7 @@ enum Cap {
     Bytes,
 }
 
-fn scan_lines(
-    ctx: &CallContext<'_>,
-    reader: &mut dyn BufRead,
-    window: &Window<'_>,
-) -> std::io::Result<Scan> {
+fn scan_lines(ctx: &CallContext<'_>, reader: &mut dyn BufRead, window: &Window<'_>) -> std::io::Result<Scan> {
     let config = window.config;
     let max_lines = config.read_max_lines.max(1);
     let last_wanted = window.end_line.unwrap_or(usize::MAX);
@@ -143,10 +127,7 @@ fn scan_lines(
     let mut buffer = Vec::new();
     let mut line_number = 0;
     // Bytes kept of one line: enough for the character cap in any UTF-8 text.
-    let line_byte_limit = config
-        .read_max_line_chars
-        .saturating_mul(4)
-        .saturating_add(2);
+    let line_byte_limit = config.read_max_line_chars.saturating_mul(4).saturating_add(2);
     loop {
         buffer.clear();
         let line_bytes = read_line_bounded(reader, &mut buffer, line_byte_limit)?;
@@ -179,10 +160,7 @@ fn scan_lines(
         scan.lossy_utf8 |= !line_cut_by_bytes && matches!(text, std::borrow::Cow::Owned(_));
         let cut = if line_cut_by_bytes {
             let kept: String = text.chars().take(config.read_max_line_chars).collect();
-            format!(
-                "{kept}… [line cut: {line_bytes} bytes, showing {} chars]",
-                config.read_max_line_chars
-            )
+            format!("{kept}… [line cut: {line_bytes} bytes, showing {} chars]", config.read_max_line_chars)
         } else {
             cut_chars(&text, config.read_max_line_chars)
         };
@@ -204,11 +182,7 @@ fn scan_lines(
 
 /// Reads one line (through `\n`) keeping at most `limit` bytes of it in `buffer` and skipping
 /// the rest. Returns the line's full length in bytes (0 at end of file).
-fn read_line_bounded(
-    reader: &mut dyn BufRead,
-    buffer: &mut Vec<u8>,
-    limit: usize,
-) -> std::io::Result<usize> {
+fn read_line_bounded(reader: &mut dyn BufRead, buffer: &mut Vec<u8>, limit: usize) -> std::io::Result<usize> {
     let mut total = 0;
     loop {
         let available = reader.fill_buf()?;
@@ -230,19 +204,11 @@ fn read_line_bounded(
     }
 }
 
-fn render(
-    shown: &str,
-    window: &Window<'_>,
-    scan: Scan,
-    bytes: u64,
-) -> Result<ToolOutput, ToolError> {
+fn render(shown: &str, window: &Window<'_>, scan: Scan, bytes: u64) -> Result<ToolOutput, ToolError> {
     let config = window.config;
     let start_line = window.start_line;
     if scan.numbered.is_empty() {
-        let total = scan.total_lines.map_or_else(
-            || format!("more than {}", scan.counted_lines),
-            |n| n.to_string(),
-        );
+        let total = scan.total_lines.map_or_else(|| format!("more than {}", scan.counted_lines), |n| n.to_string());
         return Err(ToolError::new(
             ErrorKind::InvalidArguments,
             format!("start_line {start_line} is past the end of {shown} ({total} lines)"),
@@ -256,10 +222,7 @@ fn render(
         None if scan.total_lines.is_none() => Some(scan.last_shown + 1),
         None => None,
     };
-    let total_text = scan.total_lines.map_or_else(
-        || format!("more than {}", scan.counted_lines),
-        |n| n.to_string(),
-    );
+    let total_text = scan.total_lines.map_or_else(|| format!("more than {}", scan.counted_lines), |n| n.to_string());
     match scan.cut_by {
         Some(cap) => {
             let reason = match cap {
@@ -304,11 +267,7 @@ fn render(
             scan.long_lines_cut,
             if scan.long_lines_cut == 1 { "" } else { "s" },
             config.read_max_line_chars,
-            if scan.long_lines_cut == 1 {
-                "was"
-            } else {
-                "were"
-            }
+            if scan.long_lines_cut == 1 { "was" } else { "were" }
         ));
     }
     if scan.lossy_utf8 {

@@ -56,40 +56,21 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let lines = count_lines(&arguments.content);
     let bytes = arguments.content.len();
     if previous.as_deref() == Some(arguments.content.as_bytes()) {
-        let result = ToolResult::text(format!(
-            "{shown} unchanged: it already has this content ({}, {bytes} bytes)",
-            plural(lines, "line")
-        ))
-        .with_structured(
-            json!({"path": shown, "action": "unchanged", "lines": lines, "bytes": bytes}),
-        );
+        let result = ToolResult::text(format!("{shown} unchanged: it already has this content ({}, {bytes} bytes)", plural(lines, "line")))
+            .with_structured(json!({"path": shown, "action": "unchanged", "lines": lines, "bytes": bytes}));
         return Ok(ToolOutput::new(result));
     }
     let expected = match &previous {
         Some(content) => ExpectedState::Content(content.clone()),
         None => ExpectedState::Absent,
     };
-    let change = FileChange {
-        path,
-        new_content: Some(arguments.content.into_bytes()),
-        expected,
-    };
+    let change = FileChange { path, new_content: Some(arguments.content.into_bytes()), expected };
     let written = commit_file_changes_in(root, &[change])?;
     let (action, detail) = match &previous {
         None => ("created", "created".to_owned()),
-        Some(old) => (
-            "overwritten",
-            format!(
-                "replaced {}",
-                plural(count_lines(&String::from_utf8_lossy(old)), "line")
-            ),
-        ),
+        Some(old) => ("overwritten", format!("replaced {}", plural(count_lines(&String::from_utf8_lossy(old)), "line"))),
     };
-    let result = ToolResult::text(format!(
-        "wrote {shown} ({}, {bytes} bytes; {detail})",
-        plural(lines, "line")
-    ))
-    .with_structured(json!({
+    let result = ToolResult::text(format!("wrote {shown} ({}, {bytes} bytes; {detail})", plural(lines, "line"))).with_structured(json!({
         "path": shown,
         "action": action,
         "lines": lines,
