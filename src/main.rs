@@ -157,7 +157,10 @@ fn main() -> ExitCode {
             let sections = status_sections(&run, caller, terminal);
             match json {
                 true => print_json(&status_json(&sections)),
-                false => print!("{}", status_text(&sections)),
+                false => {
+                    use std::io::Write as _;
+                    let _ = write!(std::io::stdout().lock(), "{}", status_text(&sections));
+                }
             }
             ExitCode::SUCCESS
         }
@@ -250,8 +253,12 @@ fn build_run(builder: RunBuilder) -> Option<Run> {
 }
 
 fn print_json(value: &Value) {
+    use std::io::Write as _;
     match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
+        // A closed stdout (e.g. `runbound call … | head -1`) is not a crash: stop writing.
+        Ok(text) => {
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
+        }
         Err(err) => eprintln!("runbound: cannot serialize the output: {err}"),
     }
 }
