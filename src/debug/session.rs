@@ -32,6 +32,7 @@ use crate::debug::DebugConfig;
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::CallContext;
 use crate::result::ToolResult;
+use crate::transport::process::{self, ProcessState};
 use crate::transport::{
     ChildProcess, Incoming, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
 };
@@ -883,7 +884,7 @@ impl SessionInner {
         }
         let Some(pid) = self.adapter_pid else { return };
         // /proc rather than waitpid alone: a zombie or a vanished pid is a dead adapter.
-        let dead = read_stat(pid).is_none_or(|(_, _, state)| state == 'Z');
+        let dead = process::process_state(pid) != Some(ProcessState::Live);
         if !dead {
             return;
         }
@@ -1368,7 +1369,7 @@ impl SessionInner {
     /// even if the adapter dies first.
     fn record_debuggee_pids(&self) {
         let Some(adapter_pid) = self.adapter_pid else { return };
-        let found = descendants_of(adapter_pid);
+        let found = process::descendant_processes(adapter_pid).into_iter().map(|identity| (identity.pid, identity.start_time_ticks));
         let mut state = self.state.lock();
         for entry in found {
             if !state.debuggee_pids.contains(&entry) {
@@ -1529,7 +1530,7 @@ fn record_event(inner: &SessionInner, event: &str, body: &Value) {
         }
         "process" => {
             if let Some(pid) = body.get("systemProcessId").and_then(Value::as_u64).and_then(|p| u32::try_from(p).ok()) {
-                if let Some(start) = process_start_time(pid) {
+                if let Some(start) = process::process_start_time_ticks(pid) {
                     if !state.debuggee_pids.contains(&(pid, start)) {
                         state.debuggee_pids.push((pid, start));
                     }
@@ -1661,51 +1662,11 @@ fn connect_loopback(port: u16, timeout: Duration) -> std::io::Result<TcpStream> 
     }
 }
 
-/// `(pid, start time)` of every live descendant of `root` (from /proc).
-fn descendants_of(root: u32) -> Vec<(u32, u64)> {
-    let mut table = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Some((ppid, start, state)) = read_stat(pid) else { continue };
-        table.push((pid, ppid, start, state));
-    }
-    let mut found = Vec::new();
-    let mut frontier = vec![root];
-    while let Some(parent) = frontier.pop() {
-        for &(pid, ppid, start, state) in &table {
-            if ppid == parent && !found.iter().any(|&(p, _)| p == pid) {
-                if state != 'Z' {
-                    found.push((pid, start));
-                }
-                frontier.push(pid);
-            }
-        }
-    }
-    found
-}
-
-fn read_stat(pid: u32) -> Option<(u32, u64, char)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let close = stat.rfind(')')?;
-    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-    let state = fields.first()?.chars().next()?;
-    let ppid = fields.get(1)?.parse().ok()?;
-    // Field 22 (starttime) is index 19 after the state field.
-    let start = fields.get(19)?.parse().ok()?;
-    Some((ppid, start, state))
-}
-
-fn process_start_time(pid: u32) -> Option<u64> {
-    read_stat(pid).map(|(_, start, _)| start)
-}
-
 /// SIGKILLs each recorded process that is still the same process (same start time) and alive.
 fn kill_leftovers(pids: &[(u32, u64)]) -> usize {
     let mut killed = 0;
     for &(pid, start) in pids {
-        let Some((_, current_start, state)) = read_stat(pid) else { continue };
-        if current_start != start || state == 'Z' {
+        if process::process_start_time_ticks(pid) != Some(start) || process::process_state(pid) != Some(ProcessState::Live) {
             continue;
         }
         let Ok(raw) = i32::try_from(pid) else { continue };

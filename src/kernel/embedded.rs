@@ -44,8 +44,9 @@ use crate::error::{ErrorKind, ToolError};
 
 use super::session::KernelEvent;
 
-/// The driver script run in each embedded interpreter as the module `_runbound`.
-const EMBEDDED_DRIVER: &str = include_str!("embedded_driver.py");
+/// The driver script run in each embedded interpreter as the module `_runbound`: the helpers
+/// shared with the CPython driver (`driver_common.py`) followed by `embedded_driver.py`.
+const EMBEDDED_DRIVER: &str = concat!(include_str!("driver_common.py"), include_str!("embedded_driver.py"));
 
 /// The RustPython release this backend embeds (Cargo.toml pins `=0.5.0`).
 pub(crate) const RUSTPYTHON_VERSION: &str = "0.5.0";

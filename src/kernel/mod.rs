@@ -57,8 +57,9 @@ use crate::tier::Tier;
 
 use session::{KernelEvent, KernelLaunch, LiveKernel};
 
-/// The CPython driver script, started as `python -u -X utf8 -c <source>`.
-const PYTHON_DRIVER: &str = include_str!("driver.py");
+/// The CPython driver script, started as `python -u -X utf8 -c <source>`: the helpers shared
+/// with the embedded driver (`driver_common.py`) followed by `driver.py`.
+const PYTHON_DRIVER: &str = concat!(include_str!("driver_common.py"), include_str!("driver.py"));
 /// The Node driver script, started as `node --expose-internals -e <source>`.
 const JAVASCRIPT_DRIVER: &str = include_str!("driver.js");
 

@@ -354,7 +354,7 @@ impl LiveKernel {
             return;
         };
         let _ = self.send(&json!({"type": "shutdown"}));
-        let descendants = descendant_pids(child.pid());
+        let descendants = crate::transport::process::descendant_pids(child.pid());
         let signal = nix::sys::signal::Signal::SIGKILL;
         for pid in &descendants {
             let pid = nix::unistd::Pid::from_raw(*pid as i32);
@@ -491,38 +491,4 @@ fn push_text(events: &mut Vec<KernelEvent>, text: &mut Vec<u8>) {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|window| window == needle)
-}
-
-/// Pids of every live descendant of `root`, found by walking /proc (children first listed
-/// after their parents).
-fn descendant_pids(root: u32) -> Vec<u32> {
-    let mut parent_of = Vec::new();
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for entry in dir.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            let Some(close) = stat.rfind(')') else {
-                continue;
-            };
-            let mut fields = stat[close + 1..].split_whitespace();
-            let _state = fields.next();
-            let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-            parent_of.push((pid, ppid));
-        }
-    }
-    let mut result = Vec::new();
-    let mut frontier = vec![root];
-    while let Some(parent) = frontier.pop() {
-        for &(pid, ppid) in &parent_of {
-            if ppid == parent && !result.contains(&pid) {
-                result.push(pid);
-                frontier.push(pid);
-            }
-        }
-    }
-    result
 }

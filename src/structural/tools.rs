@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use ast_grep_core::meta_var::MetaVarEnv;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{Language, NodeMatch};
@@ -14,9 +15,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{
-    commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange,
-};
+use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
 use crate::run::Run;
@@ -24,9 +23,7 @@ use crate::structural::compile::{compile_pattern_in_context, language_id, Compil
 use crate::structural::contexts::ContextKind;
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
 use crate::structural::staged::{ClosedEdit, StagedEdit, StagedFile};
-use crate::structural::{
-    parse_language, supported_language_ids, StructuralConfig, StructuralResource,
-};
+use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
 
 /// One structural match, owned (no borrow of the parse tree).
@@ -54,10 +51,7 @@ pub struct StructuralMatch {
 ///
 /// # Errors
 /// The parser's message when tree-sitter fails (e.g. its internal timeout).
-pub fn match_source(
-    compiled: &CompiledPattern,
-    source: &str,
-) -> Result<Vec<StructuralMatch>, String> {
+pub fn match_source(compiled: &CompiledPattern, source: &str) -> Result<Vec<StructuralMatch>, String> {
     let parsed = ParsedFile::try_new(source, compiled.language)?;
     Ok(collect_matches(Path::new(""), &parsed, compiled))
 }
@@ -199,13 +193,8 @@ struct SearchSetup {
     compiled: CompiledPattern,
 }
 
-fn structural_resource<'run>(
-    ctx: &CallContext<'run>,
-) -> Result<&'run StructuralResource, ToolError> {
-    ctx.run().structural().ok_or_else(|| {
-        ctx.run()
-            .unwired("tree-sitter parser set (build the run with .with_structural())")
-    })
+fn structural_resource<'run>(ctx: &CallContext<'run>) -> Result<&'run StructuralResource, ToolError> {
+    ctx.run().structural().ok_or_else(|| ctx.run().unwired("tree-sitter parser set (build the run with .with_structural())"))
 }
 
 fn setup(
@@ -226,31 +215,16 @@ fn setup(
     let language = match language {
         Some(id) => parse_language(id)?,
         None if metadata.is_file() => SupportLang::from_path(&target).ok_or_else(|| {
-            ToolError::invalid(format!(
-                "cannot infer the language of {target_display} from its extension"
-            ))
-            .with_hint(format!(
-                "pass language, one of: {}",
-                supported_language_ids().join(", ")
-            ))
+            ToolError::invalid(format!("cannot infer the language of {target_display} from its extension"))
+                .with_hint(format!("pass language, one of: {}", supported_language_ids().join(", ")))
         })?,
         None => {
-            return Err(ToolError::invalid(format!(
-                "{target_display} is a directory and no language was given"
-            ))
-            .with_hint(format!(
-                "pass language, one of: {}",
-                supported_language_ids().join(", ")
-            )))
+            return Err(ToolError::invalid(format!("{target_display} is a directory and no language was given"))
+                .with_hint(format!("pass language, one of: {}", supported_language_ids().join(", "))))
         }
     };
-    let compiled = compile_pattern_in_context(pattern, language, context)
-        .map_err(|err| err.to_tool_error())?;
-    Ok(SearchSetup {
-        target,
-        target_display,
-        compiled,
-    })
+    let compiled = compile_pattern_in_context(pattern, language, context).map_err(|err| err.to_tool_error())?;
+    Ok(SearchSetup { target, target_display, compiled })
 }
 
 fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig) -> WalkLimits {
@@ -264,26 +238,14 @@ fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig) -> WalkLimits {
     }
 }
 
-fn check_walk_finished(
-    ctx: &CallContext<'_>,
-    stats: &WalkStats,
-    found: usize,
-) -> Result<(), ToolError> {
-    let progress = format!(
-        "after {} files ({found} matches so far)",
-        stats.files_visited
-    );
+fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -> Result<(), ToolError> {
+    let progress = format!("after {} files ({found} matches so far)", stats.files_visited);
     if stats.cancelled {
-        return Err(ToolError::new(
-            ErrorKind::Cancelled,
-            format!(
-                "{} was cancelled by the host {progress}",
-                ctx.descriptor().name
-            ),
-        ));
+        return Err(ToolError::new(ErrorKind::Cancelled, format!("{} was cancelled by the host {progress}", ctx.descriptor().name)));
     }
     if stats.timed_out {
-        return Err(ctx.timeout_error(&format!("walking the tree, {progress}"))
+        return Err(ctx
+            .timeout_error(&format!("walking the tree, {progress}"))
             .with_hint("narrow path to a subdirectory, or give the pattern a distinctive identifier so fewer files are parsed"));
     }
     Ok(())
@@ -294,37 +256,16 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
     let run = ctx.run();
     let config = &run.config().structural;
-    let setup = setup(
-        run,
-        &args.pattern,
-        args.path.as_deref(),
-        args.language.as_deref(),
-        args.context,
-    )?;
-    let max_results = args
-        .max_results
-        .unwrap_or(config.default_max_results)
-        .max(1);
+    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let compiled = &setup.compiled;
-    let (per_file, stats) = walk_and_match(
-        &setup.target,
-        compiled,
-        &walk_limits(ctx, config),
-        &|path, parsed| {
-            let matches = collect_matches(path, parsed, compiled);
-            (!matches.is_empty()).then_some(matches)
-        },
-    );
-    let mut matches: Vec<StructuralMatch> = per_file.into_iter().flatten().collect();
-    check_walk_finished(ctx, &stats, matches.len())?;
-    matches.sort_by(|a, b| {
-        a.path
-            .cmp(&b.path)
-            .then(a.byte_range.start.cmp(&b.byte_range.start))
-            .then(b.byte_range.end.cmp(&a.byte_range.end))
+    let (mut files, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
+        FileMatches::extract(path, parsed, compiled, config)
     });
-    let total = matches.len();
-    let files_with_matches = count_files(&matches);
+    let total: usize = files.iter().map(|file| file.matches.len()).sum();
+    check_walk_finished(ctx, &stats, total)?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let files_with_matches = files.len();
     let root = run.workspace_root();
     let lang = language_id(compiled.language);
 
@@ -340,48 +281,41 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     for warning in &compiled.warnings {
         let _ = write!(text, "\nwarning: {warning}");
     }
-    let shown: Vec<&StructuralMatch> = matches.iter().take(max_results).collect();
-    let mut structured_matches = Vec::with_capacity(shown.len());
-    for found in &shown {
-        let display = display_path(root, &found.path);
-        let code = cut_code(&found.text, config.max_match_lines, config.max_match_chars);
-        let _ = write!(
-            text,
-            "\n{display}:{}: {}",
-            found.start_line,
-            indent_continuation(&code, "    ")
-        );
-        for (name, value) in &found.bindings {
-            let _ = write!(
-                text,
-                "\n    ${name} = {}",
-                indent_continuation(&cut_code(value, 3, 200), "      ")
-            );
+    // One pass over the compact records builds the text and the structured list; each file's
+    // records are dropped as soon as they are written out.
+    let shown = total.min(max_results);
+    let mut structured_matches = Vec::with_capacity(shown);
+    for file in files.drain(..) {
+        if structured_matches.len() >= shown {
+            break;
         }
-        structured_matches.push(json!({
-            "path": display,
-            "line": found.start_line,
-            "column": found.start_column,
-            "end_line": found.end_line,
-            "text": code,
-            "bindings": found.bindings.iter().map(|(k, v)| (k.clone(), Value::String(cut_code(v, 3, 200)))).collect::<serde_json::Map<_, _>>(),
-        }));
+        let display = display_path(root, &file.path);
+        for found in &file.matches {
+            if structured_matches.len() >= shown {
+                break;
+            }
+            let code = file.code(found);
+            let _ = write!(text, "\n{display}:{}: {}", found.start_line, indent_continuation(code, "    "));
+            let mut bindings = serde_json::Map::new();
+            for (name, value) in compiled.metavariables.iter().zip(file.bindings(found)) {
+                let _ = write!(text, "\n    ${name} = {}", indent_continuation(value, "      "));
+                bindings.insert(name.clone(), Value::String(value.to_owned()));
+            }
+            structured_matches.push(json!({
+                "path": display,
+                "line": found.start_line,
+                "column": found.start_column,
+                "end_line": found.end_line,
+                "text": code,
+                "bindings": bindings,
+            }));
+        }
     }
-    if let Some(notice) = crate::result::truncation_notice(
-        shown.len(),
-        total,
-        &format!("matches in {files_with_matches} files"),
-    ) {
-        let _ = write!(
-            text,
-            "\n{notice}; raise max_results or narrow path to see more"
-        );
+    drop(files);
+    if let Some(notice) = crate::result::truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
+        let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
     }
-    let _ = write!(
-        text,
-        "\n{}",
-        describe_stats(&stats, lang, &setup.target_display, compiled)
-    );
+    let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
     if total == 0 {
         let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, compiled));
     }
@@ -391,23 +325,107 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         "compiled_as": {"context": compiled.context, "node_kind": compiled.node_kind, "with_terminator": compiled.with_terminator},
         "total_matches": total,
         "files_with_matches": files_with_matches,
-        "shown": shown.len(),
-        "truncated": shown.len() < total,
+        "shown": shown,
+        "truncated": shown < total,
         "matches": structured_matches,
         "warnings": compiled.warnings,
         "stats": stats_json(&stats),
     });
-    Ok(ToolOutput::new(
-        ToolResult::text(text).with_structured(structured),
-    ))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+}
+
+/// The matches of one file as `ast_grep` keeps them while the walk goes on: the parse tree and
+/// the source are dropped as soon as these are extracted, and only the shown form of each
+/// match (code cut to `max_match_lines`/`max_match_chars`, bindings cut to 3 lines and 200
+/// characters) is kept, back to back in one string, so that a search with tens of thousands
+/// of matches holds a few allocations per file rather than several per match.
+struct FileMatches {
+    path: PathBuf,
+    /// The cut code and cut bindings of every match, back to back.
+    snippets: String,
+    /// For each match, `1 + metavariable_count` byte ranges into `snippets`: the code, then
+    /// each binding in the order of `CompiledPattern::metavariables`.
+    pieces: Vec<std::ops::Range<u32>>,
+    /// `1 + metavariable_count`.
+    pieces_per_match: usize,
+    matches: Vec<CompactMatch>,
+}
+
+/// One match of a [`FileMatches`]; lines and columns are 1-based, as shown.
+struct CompactMatch {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    /// Index of this match's first entry in [`FileMatches::pieces`].
+    first_piece: usize,
+}
+
+impl FileMatches {
+    /// Every match in `parsed`, sorted by position (start ascending, the enclosing match
+    /// first), or `None` when there is none.
+    fn extract(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern, config: &StructuralConfig) -> Option<FileMatches> {
+        let source = parsed.source();
+        let mut found_all: Vec<_> = parsed.root().find_all(&compiled.pattern).collect();
+        if found_all.is_empty() {
+            return None;
+        }
+        found_all.sort_by(|a, b| {
+            let (a, b) = (a.range(), b.range());
+            a.start.cmp(&b.start).then(b.end.cmp(&a.end))
+        });
+        let pieces_per_match = 1 + compiled.metavariables.len();
+        let mut file = FileMatches {
+            path: path.to_path_buf(),
+            snippets: String::new(),
+            pieces: Vec::with_capacity(found_all.len() * pieces_per_match),
+            pieces_per_match,
+            matches: Vec::with_capacity(found_all.len()),
+        };
+        for found in &found_all {
+            let first_piece = file.pieces.len();
+            let code = cut_code(&source[found.range()], config.max_match_lines, config.max_match_chars);
+            file.push_piece(&code);
+            let env = found.get_env();
+            for name in &compiled.metavariables {
+                let value = binding_text(env, name, source);
+                file.push_piece(&cut_code(value, 3, 200));
+            }
+            file.matches.push(CompactMatch {
+                start_line: found.start_pos().line() + 1,
+                start_column: found.start_pos().column(found) + 1,
+                end_line: found.end_pos().line() + 1,
+                first_piece,
+            });
+        }
+        file.snippets.shrink_to_fit();
+        Some(file)
+    }
+
+    fn push_piece(&mut self, piece: &str) {
+        let start = self.snippets.len();
+        self.snippets.push_str(piece);
+        // A file's snippets are cut copies of a file of at most a few MB, far below 4 GiB.
+        self.pieces.push(start as u32..self.snippets.len() as u32);
+    }
+
+    fn piece(&self, index: usize) -> &str {
+        let range = &self.pieces[index];
+        &self.snippets[range.start as usize..range.end as usize]
+    }
+
+    fn code(&self, found: &CompactMatch) -> &str {
+        self.piece(found.first_piece)
+    }
+
+    fn bindings<'a>(&'a self, found: &CompactMatch) -> impl Iterator<Item = &'a str> + 'a {
+        let start = found.first_piece + 1;
+        let end = found.first_piece + self.pieces_per_match;
+        (start..end).map(move |index| self.piece(index))
+    }
 }
 
 /// Every match of `compiled` in one parsed file, in source order (nested matches included).
-fn collect_matches(
-    path: &Path,
-    parsed: &ParsedFile,
-    compiled: &CompiledPattern,
-) -> Vec<StructuralMatch> {
+fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern) -> Vec<StructuralMatch> {
     let source = parsed.source();
     parsed
         .root()
@@ -427,88 +445,42 @@ fn collect_matches(
         .collect()
 }
 
-fn bindings(
-    found: &NodeMatch<'_, StrDoc<SupportLang>>,
-    compiled: &CompiledPattern,
-    source: &str,
-) -> Vec<(String, String)> {
+fn bindings(found: &NodeMatch<'_, StrDoc<SupportLang>>, compiled: &CompiledPattern, source: &str) -> Vec<(String, String)> {
     let env = found.get_env();
-    compiled
-        .metavariables
-        .iter()
-        .map(|name| {
-            if let Some(node) = env.get_match(name) {
-                return (name.clone(), node.text().into_owned());
-            }
-            let nodes = env.get_multiple_matches(name);
-            let value = match (nodes.first(), nodes.last()) {
-                (Some(first), Some(last)) => {
-                    source[first.range().start..last.range().end].to_owned()
-                }
-                _ => String::new(),
-            };
-            (name.clone(), value)
-        })
-        .collect()
+    compiled.metavariables.iter().map(|name| (name.clone(), binding_text(env, name, source).to_owned())).collect()
 }
 
-fn count_files(matches: &[StructuralMatch]) -> usize {
-    let mut count = 0;
-    let mut last: Option<&Path> = None;
-    for found in matches {
-        if last != Some(found.path.as_path()) {
-            count += 1;
-            last = Some(found.path.as_path());
-        }
+/// The code bound to metavariable `name`: one node's text, or for a `$$$` binding the source
+/// from its first to its last node (empty when it matched no node).
+fn binding_text<'s>(env: &MetaVarEnv<'_, StrDoc<SupportLang>>, name: &str, source: &'s str) -> &'s str {
+    if let Some(node) = env.get_match(name) {
+        return &source[node.range()];
     }
-    count
+    let nodes = env.get_multiple_matches(name);
+    match (nodes.first(), nodes.last()) {
+        (Some(first), Some(last)) => &source[first.range().start..last.range().end],
+        _ => "",
+    }
 }
 
-fn describe_stats(
-    stats: &WalkStats,
-    lang: &str,
-    target: &str,
-    compiled: &CompiledPattern,
-) -> String {
-    let mut text = format!(
-        "searched {} {lang} {} under {target}",
-        stats.files_visited,
-        plural(stats.files_visited, "file", "files")
-    );
+fn describe_stats(stats: &WalkStats, lang: &str, target: &str, compiled: &CompiledPattern) -> String {
+    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, plural(stats.files_visited, "file", "files"));
     if !compiled.literals.is_empty() {
         let _ = write!(
             text,
             "; {} contained the pattern's literal text ({}) and were parsed",
             stats.files_with_literals,
-            compiled
-                .literals
-                .iter()
-                .map(|l| format!("`{l}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            compiled.literals.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
         );
     }
     if stats.files_not_utf8 > 0 {
-        let _ = write!(
-            text,
-            "; skipped {} files that are not UTF-8",
-            stats.files_not_utf8
-        );
+        let _ = write!(text, "; skipped {} files that are not UTF-8", stats.files_not_utf8);
     }
     if stats.files_too_large > 0 {
-        let _ = write!(
-            text,
-            "; skipped {} files over 3 MB and 200,000 lines",
-            stats.files_too_large
-        );
+        let _ = write!(text, "; skipped {} files over 3 MB and 200,000 lines", stats.files_too_large);
     }
     if stats.unreadable_count > 0 {
-        let _ = write!(
-            text,
-            "; {} entries could not be read (e.g. {})",
-            stats.unreadable_count,
-            stats.unreadable.join("; ")
-        );
+        let _ = write!(text, "; {} entries could not be read (e.g. {})", stats.unreadable_count, stats.unreadable.join("; "));
     }
     text
 }
@@ -562,58 +534,45 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
     let run = ctx.run();
     let config = &run.config().structural;
-    let setup = setup(
-        run,
-        &args.pattern,
-        args.path.as_deref(),
-        args.language.as_deref(),
-        args.context,
-    )?;
+    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let compiled = &setup.compiled;
     let template = validate_template(&args.rewrite, compiled)?;
-    let (mut rewrites, stats) = walk_and_match(
-        &setup.target,
-        compiled,
-        &walk_limits(ctx, config),
-        &|path, parsed| {
-            let total = parsed.root().find_all(&compiled.pattern).count();
-            if total == 0 {
-                return None;
-            }
-            let edits = parsed.root().replace_all(&compiled.pattern, &template);
-            let original = parsed.source().as_bytes();
-            let mut new_content = original.to_vec();
-            for edit in edits.iter().rev() {
-                new_content.splice(
-                    edit.position..edit.position + edit.deleted_length,
-                    edit.inserted_text.iter().copied(),
-                );
-            }
-            Some(FileRewrite {
-                path: path.to_path_buf(),
-                original: original.to_vec(),
-                new_content,
-                replacements: edits.len(),
-                nested_skipped: total.saturating_sub(edits.len()),
-            })
-        },
-    );
+    let (mut rewrites, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
+        let total = parsed.root().find_all(&compiled.pattern).count();
+        if total == 0 {
+            return None;
+        }
+        let edits = parsed.root().replace_all(&compiled.pattern, &template);
+        let original = parsed.source().as_bytes();
+        let mut new_content = original.to_vec();
+        for edit in edits.iter().rev() {
+            new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted_text.iter().copied());
+        }
+        Some(FileRewrite {
+            path: path.to_path_buf(),
+            original: original.to_vec(),
+            new_content,
+            replacements: edits.len(),
+            nested_skipped: total.saturating_sub(edits.len()),
+        })
+    });
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     let root = run.workspace_root();
     let lang = language_id(compiled.language);
     let replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
     let nested_skipped: usize = rewrites.iter().map(|r| r.nested_skipped).sum();
-    let unchanged_files = rewrites
-        .iter()
-        .filter(|r| r.new_content == r.original)
-        .count();
+    let unchanged_files = rewrites.iter().filter(|r| r.new_content == r.original).count();
     rewrites.retain(|r| r.new_content != r.original);
     let changed_replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
 
     if rewrites.is_empty() {
         let mut text = if replacements == 0 {
-            format!("0 replacements for `{}` ({lang}; pattern compiled as {}): nothing staged, no edit_id", compiled.source, compiled.compiled_as())
+            format!(
+                "0 replacements for `{}` ({lang}; pattern compiled as {}): nothing staged, no edit_id",
+                compiled.source,
+                compiled.compiled_as()
+            )
         } else {
             format!(
                 "{replacements} matches for `{}` but the rewrite leaves all {unchanged_files} files byte-identical: nothing staged, no edit_id",
@@ -623,18 +582,12 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         for warning in &compiled.warnings {
             let _ = write!(text, "\nwarning: {warning}");
         }
-        let _ = write!(
-            text,
-            "\n{}",
-            describe_stats(&stats, lang, &setup.target_display, compiled)
-        );
+        let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
         if replacements == 0 {
             let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, compiled));
         }
         let structured = json!({"edit_id": Value::Null, "replacements": 0, "files": 0, "stats": stats_json(&stats)});
-        return Ok(ToolOutput::new(
-            ToolResult::text(text).with_structured(structured),
-        ));
+        return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
     }
 
     let preview = render_preview(root, &rewrites, config.max_preview_hunks);
@@ -648,20 +601,10 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             replacements: r.replacements,
         })
         .collect();
-    let file_summaries: Vec<Value> = files
-        .iter()
-        .map(|f| json!({"path": f.display, "replacements": f.replacements}))
-        .collect();
+    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.replacements})).collect();
     let file_count = files.len();
-    let staged = StagedEdit {
-        pattern: compiled.source.clone(),
-        rewrite: args.rewrite.clone(),
-        language: lang,
-        files,
-    };
-    let (edit_id, evicted) = resource
-        .staged_edits
-        .stage(staged, config.max_pending_edits);
+    let staged = StagedEdit { pattern: compiled.source.clone(), rewrite: args.rewrite.clone(), language: lang, files };
+    let (edit_id, evicted) = resource.staged_edits.stage(staged, config.max_pending_edits);
 
     let mut text = format!(
         "(proposed) {changed_replacements} {} in {file_count} {} for `{}` → `{}` ({lang}; pattern compiled as {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
@@ -683,12 +626,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let _ = write!(text, "\n{unchanged_files} files matched but the rewrite left them unchanged; they are not part of the edit");
     }
     if !evicted.is_empty() {
-        let _ = write!(
-            text,
-            "\nolder pending edits dropped to stay within {} pending: {}",
-            config.max_pending_edits,
-            evicted.join(", ")
-        );
+        let _ = write!(text, "\nolder pending edits dropped to stay within {} pending: {}", config.max_pending_edits, evicted.join(", "));
     }
     for warning in &compiled.warnings {
         let _ = write!(text, "\nwarning: {warning}");
@@ -704,9 +642,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         "preview_hunks_total": preview.total,
         "warnings": compiled.warnings,
     });
-    Ok(ToolOutput::new(
-        ToolResult::text(text).with_structured(structured),
-    ))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }
 
 fn validate_template(rewrite: &str, compiled: &CompiledPattern) -> Result<TemplateFix, ToolError> {
@@ -714,35 +650,21 @@ fn validate_template(rewrite: &str, compiled: &CompiledPattern) -> Result<Templa
         Ok(template) => template,
         Err(err) => match err {},
     };
-    let mut undefined: Vec<&str> = template
-        .used_vars()
-        .into_iter()
-        .filter(|name| !compiled.metavariables.iter().any(|m| m == name))
-        .collect();
+    let mut undefined: Vec<&str> =
+        template.used_vars().into_iter().filter(|name| !compiled.metavariables.iter().any(|m| m == name)).collect();
     undefined.sort_unstable();
     if !undefined.is_empty() {
         let defined = if compiled.metavariables.is_empty() {
             "none".to_owned()
         } else {
-            compiled
-                .metavariables
-                .iter()
-                .map(|m| format!("${m}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            compiled.metavariables.iter().map(|m| format!("${m}")).collect::<Vec<_>>().join(", ")
         };
         return Err(ToolError::invalid(format!(
             "the rewrite uses {} that the pattern `{}` does not bind",
-            undefined
-                .iter()
-                .map(|n| format!("${n}"))
-                .collect::<Vec<_>>()
-                .join(", "),
+            undefined.iter().map(|n| format!("${n}")).collect::<Vec<_>>().join(", "),
             compiled.source
         ))
-        .with_hint(format!(
-            "use only metavariables the pattern defines ({defined}), or add them to the pattern"
-        )));
+        .with_hint(format!("use only metavariables the pattern defines ({defined}), or add them to the pattern")));
     }
     Ok(template)
 }
@@ -781,11 +703,7 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
     if let Some(notice) = crate::result::truncation_notice(shown, total, "hunks") {
         let _ = write!(text, "{notice} (the staged edit contains all of them)");
     }
-    Preview {
-        text: text.trim_end().to_owned(),
-        shown,
-        total,
-    }
+    Preview { text: text.trim_end().to_owned(), shown, total }
 }
 
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -805,9 +723,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     );
     if matches!(args.action, ResolveAction::Discard) {
         resource.staged_edits.close(&id, ClosedEdit::Discarded);
-        return Ok(ToolOutput::text(format!(
-            "discarded {id}: {summary} dropped; nothing was written"
-        )));
+        return Ok(ToolOutput::text(format!("discarded {id}: {summary} dropped; nothing was written")));
     }
     let mut changed: Vec<Value> = Vec::new();
     for file in &staged.files {
@@ -821,19 +737,16 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     }
     if !changed.is_empty() {
         resource.staged_edits.close(&id, ClosedEdit::Rejected);
-        let list: Vec<String> = changed
-            .iter()
-            .map(|c| {
-                format!(
-                    "{} ({})",
-                    c["path"].as_str().unwrap_or(""),
-                    c["state"].as_str().unwrap_or("")
-                )
-            })
-            .collect();
+        let list: Vec<String> =
+            changed.iter().map(|c| format!("{} ({})", c["path"].as_str().unwrap_or(""), c["state"].as_str().unwrap_or(""))).collect();
         return Err(ToolError::new(
             ErrorKind::Conflict,
-            format!("{id} rejected: {} of its {} files changed after it was staged: {}; nothing was written", changed.len(), staged.files.len(), list.join(", ")),
+            format!(
+                "{id} rejected: {} of its {} files changed after it was staged: {}; nothing was written",
+                changed.len(),
+                staged.files.len(),
+                list.join(", ")
+            ),
         )
         .with_hint("run ast_edit again to stage the change against the current files, then resolve the new edit_id")
         .with_details(json!({"changed_files": changed})));
@@ -853,18 +766,14 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
             let text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
             let structured = json!({"edit_id": id, "written": names, "replacements": replacements});
-            Ok(
-                ToolOutput::new(ToolResult::text(text).with_structured(structured))
-                    .with_written_paths(written),
-            )
+            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
         }
         Err(err) => {
             resource.staged_edits.close(&id, ClosedEdit::Rejected);
             let mut err = err;
             err.message = format!("{id} was not applied: {}", err.message);
             if err.hint.is_none() {
-                err.hint =
-                    Some("run ast_edit again to stage a fresh change, then resolve it".to_owned());
+                err.hint = Some("run ast_edit again to stage a fresh change, then resolve it".to_owned());
             }
             Err(err)
         }
@@ -892,12 +801,7 @@ fn cut_code(code: &str, max_lines: usize, max_chars: usize) -> String {
     }
     if cut {
         let shown_lines = out.lines().count().max(1);
-        let _ = write!(
-            out,
-            " … [cut: {} of {total_lines} lines, {} chars shown]",
-            shown_lines,
-            out.chars().count()
-        );
+        let _ = write!(out, " … [cut: {} of {total_lines} lines, {} chars shown]", shown_lines, out.chars().count());
     }
     out
 }

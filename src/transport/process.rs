@@ -10,6 +10,9 @@
 //! every spawn goes through one long-lived spawner thread (`runbound-spawner`) that lives exactly
 //! as long as at least one child handle does; a child started during a short-lived tool call
 //! therefore survives the call.
+//!
+//! Process lookup ([`descendant_pids`], [`process_state`], [`process_start_time_ticks`]) reads
+//! /proc through the `procfs` crate; kernels, debug sessions and tests all use it.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -625,6 +628,107 @@ impl StderrTail {
 
     fn bytes(&self) -> Vec<u8> {
         self.inner.lock().bytes.iter().copied().collect()
+    }
+}
+
+/// What /proc says about one process (see [`process_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcessState {
+    /// Running, sleeping, stopped, traced, ...: any state but `Z` and `X`.
+    Live,
+    /// /proc shows `Z`: exited and not yet reaped by its parent (signalling it does nothing).
+    /// Linux subtlety: a thread-group leader also shows `Z` as soon as its *main thread* ends
+    /// while other threads of the group still run (see [`ChildProcess::try_wait`]); /proc's
+    /// per-process state cannot tell the two apart, so callers that must know whether the
+    /// process really exited wait for its status instead.
+    Zombie,
+    /// /proc shows `X`: being torn down; the pid is about to vanish.
+    Dead,
+}
+
+impl ProcessState {
+    /// True for [`ProcessState::Live`].
+    pub fn is_live(self) -> bool {
+        self == ProcessState::Live
+    }
+}
+
+/// One process as seen in /proc: its pid and its start time, which together identify it even
+/// after the pid is reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProcessIdentity {
+    /// The process id.
+    pub pid: u32,
+    /// Start time in clock ticks after system boot (`/proc/<pid>/stat` field 22, `starttime`).
+    pub start_time_ticks: u64,
+}
+
+/// The state of process `pid` from `/proc/<pid>/stat` (field 3). `None` when there is no such process (never existed, or reaped) or
+/// /proc cannot be read. Linux only.
+pub fn process_state(pid: u32) -> Option<ProcessState> {
+    let process = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
+    let stat = process.stat().ok()?;
+    Some(classify(&stat))
+}
+
+/// The start time of process `pid` in clock ticks after boot (`/proc/<pid>/stat` field 22), to
+/// tell a process from a later one that reuses its pid; `None` when there is no such process.
+pub fn process_start_time_ticks(pid: u32) -> Option<u64> {
+    let process = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
+    process.stat().ok().map(|stat| stat.starttime)
+}
+
+/// Pids of every live descendant of `root_pid` (children, grandchildren, ...), found by one
+/// walk of /proc; a child is listed after its parent. Processes /proc shows as `Z` or `X` are
+/// left out, but the walk continues below them (a `Z` leader whose other threads still run
+/// can have children of its own; see [`ProcessState::Zombie`]). Empty when `root_pid` has no live descendants or /proc is
+/// unreadable. `root_pid` itself is never included. Same as [`descendant_processes`] without
+/// start times.
+pub fn descendant_pids(root_pid: u32) -> Vec<u32> {
+    descendant_processes(root_pid).into_iter().map(|identity| identity.pid).collect()
+}
+
+/// Like [`descendant_pids`], with each process's start time (to recognise it later even if
+/// its pid is reused; compare with [`process_start_time_ticks`]).
+pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
+    let Ok(all) = procfs::process::all_processes() else {
+        return Vec::new();
+    };
+    // (pid, parent pid, start time, live); processes that vanish mid-walk are skipped.
+    let mut table: Vec<(u32, u32, u64, bool)> = Vec::new();
+    for process in all.flatten() {
+        let Ok(stat) = process.stat() else {
+            continue;
+        };
+        let (Ok(pid), Ok(parent_pid)) = (u32::try_from(stat.pid), u32::try_from(stat.ppid)) else {
+            continue;
+        };
+        let live = classify(&stat).is_live();
+        table.push((pid, parent_pid, stat.starttime, live));
+    }
+    let mut found = Vec::new();
+    let mut visited = Vec::new();
+    let mut frontier = vec![root_pid];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, parent_pid, start_time_ticks, live) in &table {
+            if parent_pid != parent || visited.contains(&pid) {
+                continue;
+            }
+            visited.push(pid);
+            if live {
+                found.push(ProcessIdentity { pid, start_time_ticks });
+            }
+            frontier.push(pid);
+        }
+    }
+    found
+}
+
+fn classify(stat: &procfs::process::Stat) -> ProcessState {
+    match stat.state {
+        'Z' => ProcessState::Zombie,
+        'X' | 'x' => ProcessState::Dead,
+        _ => ProcessState::Live,
     }
 }
 

@@ -41,41 +41,10 @@ pub fn thread_count() -> usize {
     std::fs::read_dir("/proc/self/task").map(|dir| dir.count()).unwrap_or(0)
 }
 
-/// Pids of every live (non-zombie) descendant of this process, found by walking /proc.
+/// Pids of every live (non-zombie) descendant of this test process (parents before children),
+/// from the library's /proc lookup.
 pub fn descendant_pids() -> Vec<u32> {
-    let me = std::process::id();
-    let mut parent_of = Vec::new();
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for entry in dir.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                continue;
-            };
-            // Format: pid (comm) state ppid ...; comm may contain spaces and parentheses.
-            let Some(close) = stat.rfind(')') else {
-                continue;
-            };
-            let mut fields = stat[close + 1..].split_whitespace();
-            let state = fields.next().unwrap_or("");
-            let ppid: u32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-            parent_of.push((pid, ppid, state == "Z" || state == "X"));
-        }
-    }
-    let mut result = Vec::new();
-    let mut frontier = vec![me];
-    while let Some(parent) = frontier.pop() {
-        for &(pid, ppid, dead) in &parent_of {
-            if ppid == parent && !result.contains(&pid) {
-                if !dead {
-                    result.push(pid);
-                }
-                frontier.push(pid);
-            }
-        }
-    }
-    result
+    runbound::transport::process::descendant_pids(std::process::id())
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
