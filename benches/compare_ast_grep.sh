@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Compares `runbound call ast_grep` with the ast-grep CLI (`ast-grep run -p P`) on the same
-# large trees, both returning every match: wall time with hyperfine (one run per tool and
-# pattern after a warm-up) and peak RSS with /usr/bin/time -v. Prints the ratios
+# large trees, both returning every match: wall time with hyperfine (RUNS runs per tool and
+# pattern after a warm-up, default 3) and peak RSS with /usr/bin/time -v. Prints the ratios
 # runbound / ast-grep. No assertions: a measurement, not a test.
 #
 # Usage: benches/compare_ast_grep.sh [RUST_TREE] [PYTHON_TREE]
+#   (env: RUNS=3, SKIP_RUST=1 or SKIP_PYTHON=1 to run one half, RUST_PATTERNS='P1;P2')
 #   RUST_TREE   default: the first index under ~/.cargo/registry/src
-#   PYTHON_TREE default: the installed CPython's stdlib (sysconfig "stdlib")
+#   PYTHON_TREE default: a copy of the installed CPython's `Lib` (sysconfig "stdlib") without
+#               its site-packages (third-party code, not CPython's) and __pycache__
+# The cargo registry grows while other builds download crates; pass a frozen copy
+# (`cp -a ~/.cargo/registry/src/index.* /tmp/rust_tree`) to compare runs over time.
 # Needs: hyperfine (Debian package), /usr/bin/time, .tools/node_modules/.bin/ast-grep
 # (.ci/install), and a release build (`cargo build --release`). max_results is 100000 (the
 # tool's schema maximum), above the totals of these patterns; the match counts are printed.
@@ -15,13 +19,19 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 ast_grep="$here/.tools/node_modules/.bin/ast-grep"
 runbound="${RUNBOUND:-$here/target/release/runbound}"
 rust_tree="${1:-$(ls -d "$HOME"/.cargo/registry/src/*/ | head -1)}"
-python_tree="${2:-$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["stdlib"])')}"
+python_tree="${2:-}"
 runs="${RUNS:-3}"
 for tool in "$ast_grep" "$runbound" hyperfine /usr/bin/time; do
     [ -x "$tool" ] || command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
+if [ -z "$python_tree" ] && [ "${SKIP_PYTHON:-0}" != 1 ]; then
+    stdlib="$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["stdlib"])')"
+    python_tree="$out/python-Lib"
+    mkdir -p "$python_tree"
+    tar -C "$stdlib" --exclude=./site-packages --exclude=__pycache__ -cf - . | tar -C "$python_tree" -xf -
+fi
 
 # measure LANG TREE PATTERN
 measure() {
@@ -54,11 +64,13 @@ print(f"{lang:7} {pattern:18} matches ast-grep={sg_count:>7} runbound={rb_count:
 PY
 }
 
-echo "rust tree: $rust_tree ($(find "$rust_tree" -name '*.rs' | wc -l) .rs files)"
-IFS=';' read -r -a rust_patterns <<<"${RUST_PATTERNS:-Box::leak(\$X);\$X.unwrap();\$A == \$A}"
-for pattern in "${rust_patterns[@]}"; do
-    measure rust "$rust_tree" "$pattern"
-done
+if [ "${SKIP_RUST:-0}" != 1 ]; then
+    echo "rust tree: $rust_tree ($(find "$rust_tree" -name '*.rs' | wc -l) .rs files)"
+    IFS=';' read -r -a rust_patterns <<<"${RUST_PATTERNS:-Box::leak(\$X);\$X.unwrap();\$A == \$A}"
+    for pattern in "${rust_patterns[@]}"; do
+        measure rust "$rust_tree" "$pattern"
+    done
+fi
 if [ "${SKIP_PYTHON:-0}" != 1 ]; then
     echo "python tree: $python_tree ($(find "$python_tree" -name '*.py' | wc -l) .py files)"
     for pattern in 'isinstance($X, $T)' '$X.append($Y)' '$A == $A'; do

@@ -200,6 +200,9 @@ fn call(builder: RunBuilder, caller: Caller, tool: &str, args: Option<&str>) -> 
              pass --approve allow to run write and exec tools without asking, or run the command in a terminal",
         );
     }
+    if let Some(note) = one_shot_note(tool, &result) {
+        result.push_text(note);
+    }
     print_json(&result.to_json());
     drop(run);
     if result.is_error {
@@ -260,6 +263,29 @@ fn print_json(value: &Value) {
             let _ = writeln!(std::io::stdout().lock(), "{text}");
         }
         Err(err) => eprintln!("runbound: cannot serialize the output: {err}"),
+    }
+}
+
+/// A note for tools whose state outlives one call: `call` builds a run for one call and drops it
+/// on exit, so staged edits, debug sessions, kernels and workers end with this process.
+fn one_shot_note(tool: &str, result: &ToolResult) -> Option<&'static str> {
+    if result.is_error {
+        return None;
+    }
+    match tool {
+        "ast_edit" => Some(
+            "runbound CLI: `call` runs one call per process, so this staged edit is discarded when it exits and a later              `call resolve` will not find it; stage and resolve within one `runbound serve` session, or embed the library",
+        ),
+        "debug" => Some(
+            "runbound CLI: `call` runs one call per process: stored breakpoints and any debug session end when it exits;              drive a debug session through `runbound serve`, or embed the library",
+        ),
+        "eval" => Some(
+            "runbound CLI: `call` runs one call per process: this kernel and its variables end when it exits; use              `runbound serve` for state that persists across cells",
+        ),
+        "vibe_spawn" | "vibe_send" => Some(
+            "runbound CLI: `call` runs one call per process: the worker is stopped when it exits; run workers through              `runbound serve`, or embed the library",
+        ),
+        _ => None,
     }
 }
 

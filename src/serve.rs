@@ -469,10 +469,17 @@ impl Session {
         self.summary.elicitation = elicitation;
         let caller = self.config.caller;
         let n_visible = run.tools(caller).len();
-        let ask_note = if elicitation {
-            "ask_user and approval prompts reach the human through elicitation/create"
-        } else {
-            "no human is attached (the host did not declare elicitation): ask_user is absent and tools needing approval are denied"
+        let policy = run.approval_policy();
+        let any_tier_asks = [crate::Tier::Write, crate::Tier::Exec].into_iter().any(|tier| policy.for_tier(tier) == crate::Approval::Ask);
+        let ask_note = match (elicitation, any_tier_asks) {
+            (true, _) => "ask_user and approval prompts reach the human through elicitation/create".to_owned(),
+            (false, true) => "no human is attached (the host did not declare elicitation): ask_user is absent and                               tools whose tier needs approval are denied"
+                .to_owned(),
+            (false, false) => format!(
+                "no human is attached (the host did not declare elicitation): ask_user is absent; approval policy:                  write {:?}, exec {:?} (no prompts)",
+                policy.write, policy.exec
+            )
+            .to_lowercase(),
         };
         let instructions = format!(
             "runbound: {n_visible} tools bound to the workspace {} (conversation {}). Caller {caller}: {}; {ask_note}. \

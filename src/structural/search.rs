@@ -114,9 +114,7 @@ pub fn walk_and_match<T: Send>(
         visit_file(target);
     } else {
         let mut builder = WalkBuilder::new(target);
-        builder
-            .types(compiled.language.file_types())
-            .threads(limits.threads);
+        builder.types(compiled.language.file_types()).threads(limits.threads);
         builder.build_parallel().run(|| {
             Box::new(|entry| match entry {
                 Ok(entry) => {
@@ -135,6 +133,7 @@ pub fn walk_and_match<T: Send>(
     }
     let mut stats = stats.into_inner();
     stats.files_visited = visited.into_inner();
+    release_freed_parser_memory();
     (outputs.into_inner(), stats)
 }
 
@@ -174,8 +173,7 @@ fn search_one_file<T>(
     if limits.use_literal_prefilter && !contains_all_literals(&bytes, &compiled.literals) {
         return FileOutcome::NoLiterals;
     }
-    if bytes.len() as u64 > limits.max_file_bytes && bytecount_lines(&bytes) > limits.max_file_lines
-    {
+    if bytes.len() as u64 > limits.max_file_bytes && bytecount_lines(&bytes) > limits.max_file_lines {
         return FileOutcome::TooLarge;
     }
     let Ok(text) = String::from_utf8(bytes) else {
@@ -183,9 +181,7 @@ fn search_one_file<T>(
     };
     let parsed = match AstGrep::<StrDoc<SupportLang>>::try_new(&text, compiled.language) {
         Ok(parsed) => parsed,
-        Err(err) => {
-            return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display()))
-        }
+        Err(err) => return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display())),
     };
     match per_file(path, &parsed) {
         Some(output) => FileOutcome::Output(output),
@@ -195,9 +191,23 @@ fn search_one_file<T>(
 
 /// Whether `haystack` contains every one of `literals` (true when there are none).
 pub fn contains_all_literals(haystack: &[u8], literals: &[String]) -> bool {
-    literals
-        .iter()
-        .all(|literal| memchr::memmem::find(haystack, literal.as_bytes()).is_some())
+    literals.iter().all(|literal| memchr::memmem::find(haystack, literal.as_bytes()).is_some())
+}
+
+/// Gives the pages the walk freed back to the operating system.
+///
+/// The walker threads parse in their own glibc malloc arenas; when they finish, the freed parse
+/// trees stay resident in those arenas (glibc returns only the top of an arena by itself), and
+/// the caller, which builds its output in the main arena, cannot reuse them. Over the 18,000
+/// Rust files of a cargo registry that is tens of MB of peak RSS; `malloc_trim` releases them
+/// in a few milliseconds. A no-op on other C libraries.
+fn release_freed_parser_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only returns free memory to the kernel; it takes the arena locks
+    // itself and never invalidates a live allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 fn bytecount_lines(bytes: &[u8]) -> usize {
