@@ -102,6 +102,37 @@ const EXIT_TOOL_ERROR: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    // This process becomes the reaper of every orphan below it: a double-forked or setsid'd
+    // grandchild (e.g. from an eval cell or a worker) is re-parented here instead of to init,
+    // so the sweep below still finds and kills it after the run has stopped its own children.
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes plain integers and affects only this process.
+    let _ = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    let code = run_command_line();
+    kill_leftover_descendants();
+    code
+}
+
+/// Kills (SIGKILL) and reaps every process still below this one after the run was dropped:
+/// whatever escaped its process group. Nothing of a run may outlive the CLI.
+fn kill_leftover_descendants() {
+    for _ in 0..3 {
+        let leftovers = runbound::transport::process::descendant_pids(std::process::id());
+        if leftovers.is_empty() {
+            break;
+        }
+        for pid in leftovers {
+            // SAFETY: kill takes plain integers; a pid that has already gone yields ESRCH.
+            let _ = unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // Reap what was re-parented here (and anything else already exited), without blocking.
+        // SAFETY: waitpid with WNOHANG on any child; status is a valid out pointer.
+        let mut status = 0;
+        while unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) } > 0 {}
+    }
+}
+
+fn run_command_line() -> ExitCode {
     let cli = Cli::parse();
     let caller = match cli.caller {
         CallerArg::Main => Caller::Main,

@@ -622,3 +622,28 @@ fn serve_keeps_reading_while_a_card_waits_and_cancels_calls() {
     assert_eq!(serve.next_message(Duration::from_secs(30)).expect("second card")["method"], "elicitation/create");
     serve.close();
 }
+
+/// A grandchild that escaped its process group (double fork + setsid from an eval cell) does not
+/// outlive the CLI: the CLI is the subreaper of everything below it and sweeps on exit.
+#[test]
+fn escaped_grandchildren_do_not_outlive_the_cli() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("requirements.txt"), "").unwrap();
+    let marker = format!("{}", 100 + std::process::id() % 800);
+    let code = format!(
+        "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.execvp('sleep', ['sleep', '{marker}.5'])\n    os._exit(0)\nos.wait()\n'forked'"
+    );
+    let arguments = json!({"code": code, "description": "double fork an escaping sleeping grandchild"}).to_string();
+    let output = runbound(workspace.path(), &["--approve", "allow", "--kernel", "cpython", "call", "eval", &arguments]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+    assert!(result_text(&stdout_json(&output)).contains("forked"));
+    let pattern = format!("sleep {marker}.5");
+    let survivor = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == pattern)
+                .unwrap_or(false)
+        })
+    };
+    assert!(support::wait_until(Duration::from_secs(5), || !survivor()), "the escaped grandchild `{pattern}` survived the CLI");
+}

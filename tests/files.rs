@@ -580,3 +580,45 @@ fn commit_file_changes_detects_conflicts_and_writes_nothing() {
     assert_eq!(written, vec![root.join("b.txt"), root.join("a.txt"), root.join("b2.txt")]);
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "A\n");
 }
+
+/// A directory swapped for a symlink to outside the workspace between planning a change and
+/// committing it (the window between `ast_edit` and `resolve`) is caught at commit time.
+#[test]
+fn commit_re_confines_paths_after_a_symlink_swap() {
+    use runbound::files::{commit_file_changes_in, ExpectedState, FileChange};
+    let workspace = support::workspace_with(&[("src2/t.rs", "fn main() { x.unwrap(); }\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(workspace.path()).unwrap();
+    let planned = root.join("src2/t.rs");
+    let change = FileChange {
+        path: planned.clone(),
+        new_content: Some(b"fn main() { x.expect(\"swapped\"); }\n".to_vec()),
+        expected: ExpectedState::Content(b"fn main() { x.unwrap(); }\n".to_vec()),
+    };
+    // The swap: the directory moves outside and a symlink takes its place.
+    std::fs::rename(root.join("src2"), outside.path().join("src2")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("src2"), root.join("src2")).unwrap();
+    let err = commit_file_changes_in(&root, &[change]).unwrap_err();
+    assert_eq!(err.kind, runbound::ErrorKind::OutsideWorkspace, "{err}");
+    assert!(err.message.contains("no longer resolves inside the workspace"), "{err}");
+    let outside_text = std::fs::read_to_string(outside.path().join("src2/t.rs")).unwrap();
+    assert_eq!(outside_text, "fn main() { x.unwrap(); }\n", "nothing may be written outside");
+}
+
+/// A FIFO in the workspace is refused by write and apply_patch instead of blocking forever.
+#[test]
+fn write_and_apply_patch_refuse_fifos_instead_of_blocking() {
+    let workspace = support::workspace_with(&[]);
+    let fifo = workspace.path().join("fifo");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status().expect("run mkfifo");
+    assert!(status.success());
+    let run = Run::builder(workspace.path()).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow)).build().unwrap();
+    let started = std::time::Instant::now();
+    let written = run.call(Caller::Main, "write", json!({"path": "fifo", "content": "x"}));
+    assert!(written.is_error && written.joined_text().contains("not a regular file"), "{}", written.joined_text());
+    let patched = run.call(Caller::Main, "apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: fifo\n@@\n-a\n+b\n*** End Patch\n"}));
+    assert!(patched.is_error && patched.joined_text().contains("not a regular file"), "{}", patched.joined_text());
+    let deleted = run.call(Caller::Main, "apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: fifo\n*** End Patch\n"}));
+    assert!(deleted.is_error && deleted.joined_text().contains("not a regular file"), "{}", deleted.joined_text());
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "must not block on the FIFO");
+}

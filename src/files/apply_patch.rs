@@ -230,6 +230,11 @@ impl WorkspaceView<'_> {
             Ok(metadata) if metadata.is_dir() => {
                 return Err(section_error(ErrorKind::InvalidArguments, &shown, patch_line, "it is a directory, not a file"))
             }
+            Ok(metadata) if !metadata.is_file() => {
+                return Err(ToolError::invalid(format!(
+                    "cannot apply the patch to {shown}: it is not a regular file (a FIFO, socket or device); nothing was written"
+                )))
+            }
             Ok(_) => Some(fs::read(&path).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?),
             Err(_) => None,
         };

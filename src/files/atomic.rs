@@ -58,16 +58,20 @@ pub struct FileChange {
 /// - [`ErrorKind::Io`] / [`ErrorKind::Failed`]: a write failed; every file already written was
 ///   restored (the message says so, or names any file that could not be restored).
 pub fn commit_file_changes(changes: &[FileChange]) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, &[], &|path: &Path| path.display().to_string())
+    commit(None, changes, &[], &|path: &Path| path.display().to_string())
 }
 
-/// [`commit_file_changes`] with paths in messages shown relative to `workspace_root`
-/// (as [`crate::files::display_path`] does).
+/// [`commit_file_changes`] confined to `workspace_root`: under the commit lock, just before
+/// anything is written, every path is resolved again inside the workspace (as
+/// [`crate::files::resolve_in_workspace`] does) and must resolve to itself. A directory swapped
+/// for a symlink since the change was planned (e.g. between `ast_edit` and `resolve`) is caught
+/// here. Paths in messages are shown relative to `workspace_root`.
 ///
 /// # Errors
-/// As [`commit_file_changes`].
+/// As [`commit_file_changes`], plus [`ErrorKind::OutsideWorkspace`] / [`ErrorKind::Conflict`]
+/// when a path no longer resolves to itself inside the workspace (nothing written).
 pub fn commit_file_changes_in(workspace_root: &Path, changes: &[FileChange]) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, &[], &|path: &Path| display_path(workspace_root, path))
+    commit(Some(workspace_root), changes, &[], &|path: &Path| display_path(workspace_root, path))
 }
 
 /// [`commit_file_changes_in`] where `new_file_modes[i]` (when given) is the permission mode of
@@ -78,7 +82,7 @@ pub(crate) fn commit_file_changes_with_modes(
     changes: &[FileChange],
     new_file_modes: &[Option<u32>],
 ) -> Result<Vec<PathBuf>, ToolError> {
-    commit(changes, new_file_modes, &|path: &Path| display_path(workspace_root, path))
+    commit(Some(workspace_root), changes, new_file_modes, &|path: &Path| display_path(workspace_root, path))
 }
 
 /// Serializes commits within this process.
@@ -90,7 +94,12 @@ enum Original {
     File { content: Vec<u8>, permissions: Permissions, uid: u32, gid: u32 },
 }
 
-fn commit(changes: &[FileChange], new_file_modes: &[Option<u32>], show: &dyn Fn(&Path) -> String) -> Result<Vec<PathBuf>, ToolError> {
+fn commit(
+    workspace_root: Option<&Path>,
+    changes: &[FileChange],
+    new_file_modes: &[Option<u32>],
+    show: &dyn Fn(&Path) -> String,
+) -> Result<Vec<PathBuf>, ToolError> {
     for (index, change) in changes.iter().enumerate() {
         if !change.path.is_absolute() {
             return Err(ToolError::invalid(format!("file change path {} is relative; commits take absolute paths", change.path.display())));
@@ -101,6 +110,9 @@ fn commit(changes: &[FileChange], new_file_modes: &[Option<u32>], show: &dyn Fn(
         }
     }
     let _guard = COMMIT_LOCK.lock();
+    if let Some(root) = workspace_root {
+        confine_again(root, changes, show)?;
+    }
     let originals = verify_expected_states(changes, show)?;
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut touched: usize = 0;
@@ -119,6 +131,32 @@ fn commit(changes: &[FileChange], new_file_modes: &[Option<u32>], show: &dyn Fn(
         return Err(write_failure(change, &err, touched, &restore_failures, show));
     }
     Ok(changes.iter().map(|change| change.path.clone()).collect())
+}
+
+/// Re-resolves every path inside `root` right before the write: the path must still resolve,
+/// inside the workspace, to exactly itself (no symlink appeared on the way since planning).
+fn confine_again(root: &Path, changes: &[FileChange], show: &dyn Fn(&Path) -> String) -> Result<(), ToolError> {
+    for change in changes {
+        let Some(text) = change.path.to_str() else {
+            return Err(ToolError::invalid(format!("{} is not valid UTF-8", change.path.display())));
+        };
+        let resolved = crate::files::resolve_in_workspace(root, text).map_err(|err| {
+            ToolError::new(err.kind, format!("{} no longer resolves inside the workspace: {}; nothing was written", show(&change.path), err.message))
+                .with_hint("a directory on the way was replaced (e.g. by a symlink) since the change was planned; inspect it, then plan the change again")
+        })?;
+        if resolved != change.path {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "{} now resolves to {} (a symlink appeared on the way since the change was planned); nothing was written",
+                    show(&change.path),
+                    show(&resolved)
+                ),
+            )
+            .with_hint("inspect the path, then plan the change again"));
+        }
+    }
+    Ok(())
 }
 
 fn verify_expected_states(changes: &[FileChange], show: &dyn Fn(&Path) -> String) -> Result<Vec<Original>, ToolError> {
@@ -189,6 +227,10 @@ fn read_original(path: &Path) -> io::Result<Original> {
         // A symlink is replaced by a regular file on write; restore it as the bytes it pointed to
         // is wrong, so refuse: callers resolve symlinks first.
         return Err(io::Error::other("it is a symlink; resolve it to its target first"));
+    }
+    if !metadata.is_file() {
+        // A FIFO, socket or device: reading it could block forever or never end.
+        return Err(io::Error::other("it is not a regular file (a FIFO, socket or device)"));
     }
     let content = fs::read(path)?;
     Ok(Original::File { content, permissions: metadata.permissions(), uid: metadata.uid(), gid: metadata.gid() })

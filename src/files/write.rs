@@ -50,6 +50,13 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let shown = display_path(root, &path);
     let previous = match fs::metadata(&path) {
         Ok(metadata) if metadata.is_dir() => return Err(directory_error(root, &path, "write")),
+        Ok(metadata) if !metadata.is_file() => {
+            return Err(ToolError::invalid(format!(
+                "{} is not a regular file (a FIFO, socket or device); write replaces regular files only",
+                crate::files::display_path(root, &path)
+            ))
+            .with_hint("write to a regular file path"))
+        }
         Ok(_) => fs::read(&path).ok(),
         Err(_) => None,
     };

@@ -182,6 +182,9 @@ pub(crate) struct ServerState {
     server_status: Option<(bool, Option<String>)>,
     /// Dart `$/analyzerStatus.isAnalyzing`.
     dart_analyzing: Option<bool>,
+    /// pyright logged that it finished enumerating the project's source files (`Found N source
+    /// files` / `No source files found.`).
+    pyright_source_files_found: bool,
     /// Dynamic registrations: id → (method, registerOptions).
     registrations: HashMap<String, (String, Value)>,
     /// Publish counter.
@@ -750,6 +753,12 @@ impl LanguageServer {
                     return Readiness::Indexing(running);
                 }
             }
+            ReadinessSignal::PyrightSourceFilesFound => {
+                if !state.pyright_source_files_found && self.initialized_at.elapsed() < self.definition.startup_grace {
+                    running.push("loading the project: finding its source files (not logged `Found N source files` yet)".to_owned());
+                    return Readiness::Indexing(running);
+                }
+            }
             ReadinessSignal::Progress => (),
         }
         if !running.is_empty() {
@@ -1133,12 +1142,28 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                 _ => "log",
             };
             if let Some(message) = params.get("message").and_then(Value::as_str) {
+                if is_pyright_source_files_found(message) {
+                    state.pyright_source_files_found = true;
+                }
                 let first_line = message.lines().next().unwrap_or("");
                 push_log(state, format!("[{level}] {first_line}"));
             }
         }
         _ => (),
     }
+}
+
+/// Whether `message` is pyright's (and basedpyright's) log line that ends the enumeration of the
+/// project's source files: `Found 3 source files`, `Found 1 source file`, `No source files found.`
+/// (pyright 1.1.4xx, `FileSpecEnumerator._finish`).
+fn is_pyright_source_files_found(message: &str) -> bool {
+    let message = message.trim();
+    if message == "No source files found." {
+        return true;
+    }
+    let Some(rest) = message.strip_prefix("Found ") else { return false };
+    let Some((count, tail)) = rest.split_once(' ') else { return false };
+    !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) && matches!(tail, "source files" | "source file")
 }
 
 /// Whether a progress token belongs to the server's own project check (rust-analyzer's
@@ -1198,5 +1223,22 @@ mod tests {
         );
         let set = state.diagnostics.get(Path::new("/nonexistent/a.rs")).unwrap();
         assert_eq!((set.generation, set.version, set.diagnostics.len()), (1, Some(3), 1));
+    }
+
+    #[test]
+    fn pyright_source_files_log_line_marks_the_project_loaded() {
+        let mut state = ServerState::default();
+        let log = |state: &mut ServerState, message: &str| {
+            apply_notification(state, "window/logMessage", &json!({"type": 3, "message": message}));
+        };
+        log(&mut state, "Loading pyproject.toml file at /tmp/p/pyproject.toml");
+        log(&mut state, "Found 12 files to analyze");
+        log(&mut state, "Found source files in /tmp/p");
+        assert!(!state.pyright_source_files_found);
+        log(&mut state, "Found 3 source files");
+        assert!(state.pyright_source_files_found);
+        for line in ["Found 1 source file", "No source files found."] {
+            assert!(is_pyright_source_files_found(line), "{line}");
+        }
     }
 }

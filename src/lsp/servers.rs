@@ -33,6 +33,13 @@ pub enum ReadinessSignal {
     RustAnalyzerQuiescent,
     /// Dart's `$/analyzerStatus` with `isAnalyzing: false` (plus progress).
     DartAnalyzerStatus,
+    /// pyright / basedpyright: not ready until the server logs (info-level `window/logMessage`)
+    /// that it finished enumerating the project's source files — `Found N source files` or
+    /// `No source files found.` — plus progress. Before that its program holds only the open
+    /// files, so `textDocument/references` silently misses every other file (and pyright sends
+    /// no `$/progress` for this phase). A server that never logs it (e.g. `logLevel` set above
+    /// `Information`) counts as ready once `startup_grace` has passed.
+    PyrightSourceFilesFound,
 }
 
 /// One language server: how to launch it, which files it serves, how its root is found, how
@@ -135,16 +142,26 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             settings: json!({"rust-analyzer": {"checkOnSave": true}}),
             ..base("rust-analyzer", "rust-analyzer", &[])
         },
+        // `logLevel: Information` keeps the `Found N source files` log line that readiness
+        // waits for (see `ReadinessSignal::PyrightSourceFilesFound`); loading a project takes
+        // ~0.5-2 s cold (interpreter discovery, file enumeration), more on large trees.
         ServerDefinition {
             extensions: python_ext.clone(),
             root_markers: python_markers.clone(),
-            settings: json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly"}}}),
+            settings: json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly", "logLevel": "Information"}}}),
+            readiness: ReadinessSignal::PyrightSourceFilesFound,
+            startup_grace: Duration::from_secs(30),
             ..base("pyright", "pyright-langserver", &["--stdio"])
         },
         ServerDefinition {
             extensions: python_ext.clone(),
             root_markers: python_markers.clone(),
-            settings: json!({"basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly"}}}),
+            settings: json!({
+                "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "logLevel": "Information"}},
+                "python": {"analysis": {"logLevel": "Information"}},
+            }),
+            readiness: ReadinessSignal::PyrightSourceFilesFound,
+            startup_grace: Duration::from_secs(30),
             ..base("basedpyright", "basedpyright-langserver", &["--stdio"])
         },
         ServerDefinition { extensions: python_ext, root_markers: python_markers, ..base("pylsp", "pylsp", &[]) },
