@@ -764,7 +764,8 @@ impl LanguageServer {
         if !running.is_empty() {
             return Readiness::Indexing(running);
         }
-        let heard_anything = state.progress_seen || state.server_status.is_some() || state.dart_analyzing.is_some();
+        let heard_anything =
+            state.progress_seen || state.server_status.is_some() || state.dart_analyzing.is_some() || state.pyright_source_files_found;
         if !heard_anything && self.initialized_at.elapsed() < self.definition.startup_grace {
             return Readiness::Starting;
         }

@@ -320,8 +320,16 @@ fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<S
     if let Some(note) = before.note(server.id()) {
         return Some(note);
     }
-    ReadinessReport { readiness: server.readiness(), waited: before.waited }.note(server.id())
+    // The server ends the request's own work-done progress (pyright: "Finding references") just
+    // before answering, but the pump thread may apply that `end` after the answer reached us:
+    // give it a moment (returns as soon as the server is ready again).
+    let after = server.wait_until_ready(Instant::now() + OWN_PROGRESS_END_GRACE);
+    ReadinessReport { readiness: after.readiness, waited: before.waited }.note(server.id())
 }
+
+/// How long the readiness check after an answer waits for progress that ended before the answer
+/// to be applied by the message thread (only spent when the server looks busy).
+const OWN_PROGRESS_END_GRACE: Duration = Duration::from_millis(250);
 
 fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, readiness: &ReadinessReport) -> ToolError {
     let server_id = query.server.id();

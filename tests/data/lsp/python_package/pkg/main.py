@@ -1,0 +1,6 @@
+from pkg.core import Store
+
+
+def run() -> None:
+    store = Store()
+    print(store)
