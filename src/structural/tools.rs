@@ -381,6 +381,7 @@ impl FileMatches {
             pieces_per_match,
             matches: Vec::with_capacity(found_all.len()),
         };
+        let mut columns = CharColumnCursor::default();
         for found in &found_all {
             let first_piece = file.pieces.len();
             let code = cut_code(&source[found.range()], config.max_match_lines, config.max_match_chars);
@@ -392,7 +393,7 @@ impl FileMatches {
             }
             file.matches.push(CompactMatch {
                 start_line: found.start_pos().line() + 1,
-                start_column: found.start_pos().column(found) + 1,
+                start_column: columns.char_column(source, found.start_pos().byte_point(), found.range().start) + 1,
                 end_line: found.end_pos().line() + 1,
                 first_piece,
             });
@@ -427,6 +428,7 @@ impl FileMatches {
 /// Every match of `compiled` in one parsed file, in source order (nested matches included).
 fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern) -> Vec<StructuralMatch> {
     let source = parsed.source();
+    let mut columns = CharColumnCursor::default();
     parsed
         .root()
         .find_all(&compiled.pattern)
@@ -435,7 +437,7 @@ fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern)
             StructuralMatch {
                 path: path.to_path_buf(),
                 start_line: found.start_pos().line() + 1,
-                start_column: found.start_pos().column(&found) + 1,
+                start_column: columns.char_column(source, found.start_pos().byte_point(), range.start) + 1,
                 end_line: found.end_pos().line() + 1,
                 text: source[range.clone()].to_owned(),
                 bindings: bindings(&found, compiled, source),
@@ -815,5 +817,29 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
         one
     } else {
         many
+    }
+}
+
+/// Character columns (0-based) of positions visited in increasing byte order, in time linear in
+/// the bytes crossed. ast-grep's `Position::column` rescans the line from its start for every
+/// match, which is quadratic on a minified one-line file with thousands of matches.
+#[derive(Default)]
+struct CharColumnCursor {
+    /// `(line, byte offset, char column)` of the last position, if any.
+    last: Option<(usize, usize, usize)>,
+}
+
+impl CharColumnCursor {
+    /// The char column of the position on 0-based `line` at `byte_column` (bytes from the line
+    /// start) and absolute `byte_offset` in `source`.
+    fn char_column(&mut self, source: &str, (line, byte_column): (usize, usize), byte_offset: usize) -> usize {
+        let column = match self.last {
+            Some((last_line, last_offset, last_column)) if last_line == line && last_offset <= byte_offset => {
+                last_column + source.get(last_offset..byte_offset).map_or(0, |crossed| crossed.chars().count())
+            }
+            _ => source.get(byte_offset.saturating_sub(byte_column)..byte_offset).map_or(byte_column, |prefix| prefix.chars().count()),
+        };
+        self.last = Some((line, byte_offset, column));
+        column
     }
 }
