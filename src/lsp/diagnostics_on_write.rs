@@ -290,10 +290,15 @@ pub fn check_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Inst
         let sync = match server.sync_document_text(path, text, mtime, size) {
             Ok(sync) => sync,
             Err(err) => {
-                results.push((
-                    path.clone(),
-                    FileDiagnostics::Unavailable(format!("{} could not be sent the file: {}", server.id(), err.message)),
-                ));
+                // A connection that closed under us means the server died between the lease and
+                // the sync (e.g. killed right before the write): say it crashed.
+                let died = err.message.contains("closed its connection") || err.message.contains("exited");
+                let reason = if died {
+                    format!("{} crashed before the file could be sent (the next call restarts it): {}", server.id(), err.message)
+                } else {
+                    format!("{} could not be sent the file: {}", server.id(), err.message)
+                };
+                results.push((path.clone(), FileDiagnostics::Unavailable(reason)));
                 continue;
             }
         };
