@@ -10,25 +10,15 @@ use runbound::structural::{compile_pattern, match_source, SupportLang};
 fn compilation(c: &mut Criterion) {
     let mut group = c.benchmark_group("compile_pattern");
     let cases = [
-        (
-            "dart_seed_statement",
-            "if ($X != null) $X.dispose()",
-            SupportLang::Dart,
-        ),
+        ("dart_seed_statement", "if ($X != null) $X.dispose()", SupportLang::Dart),
         ("dart_call_expression", "dispose($X)", SupportLang::Dart),
         ("rust_method_call", "$X.unwrap()", SupportLang::Rust),
         ("python_function", "def $F($$$P): $$$B", SupportLang::Python),
-        (
-            "java_class_member",
-            "public void $M() { $$$B }",
-            SupportLang::Java,
-        ),
+        ("java_class_member", "public void $M() { $$$B }", SupportLang::Java),
         ("c_unparseable_all_contexts", "a(); b(", SupportLang::C),
     ];
     for (name, pattern, language) in cases {
-        group.bench_function(name, |b| {
-            b.iter(|| compile_pattern(std::hint::black_box(pattern), language))
-        });
+        group.bench_function(name, |b| b.iter(|| compile_pattern(std::hint::black_box(pattern), language)));
     }
     group.finish();
 }
@@ -39,13 +29,9 @@ fn single_file_matching(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(source.len() as u64));
     for pattern in ["$X.unwrap()", "format!($$$A)", "$A == $A", "let $A = $B;"] {
         let compiled = compile_pattern(pattern, SupportLang::Rust).expect("pattern compiles");
-        group.bench_with_input(
-            BenchmarkId::new("rust_tools_rs", pattern),
-            &compiled,
-            |b, compiled| {
-                b.iter(|| match_source(compiled, std::hint::black_box(source)).expect("parse"))
-            },
-        );
+        group.bench_with_input(BenchmarkId::new("rust_tools_rs", pattern), &compiled, |b, compiled| {
+            b.iter(|| match_source(compiled, std::hint::black_box(source)).expect("parse"))
+        });
     }
     group.finish();
 }

@@ -22,8 +22,8 @@ use serde_json::{json, Value};
 use runbound::ask::TerminalAskPort;
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
-use runbound::vibe::VibeSetup;
 use runbound::serve::{serve_stdio, ServeConfig};
+use runbound::vibe::VibeSetup;
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunBuilder, Tier, ToolResult};
 
 /// Built-in agent tools bound to the live resources of one run.
@@ -358,7 +358,12 @@ fn language_servers_section(run: &Run) -> StatusSection {
     match run.lsp_supervisor() {
         Some(supervisor) => {
             let status = supervisor.status();
-            StatusSection { key: "language_servers", title: "language servers".to_owned(), lines: report_lines(&status.to_text()), json: status.to_json() }
+            StatusSection {
+                key: "language_servers",
+                title: "language servers".to_owned(),
+                lines: report_lines(&status.to_text()),
+                json: status.to_json(),
+            }
         }
         None => StatusSection {
             key: "language_servers",

@@ -227,11 +227,8 @@ impl<'run> CallContext<'run> {
 
     /// A timeout error naming the tool, what it was doing and the budget.
     pub fn timeout_error(&self, what: &str) -> ToolError {
-        ToolError::new(
-            ErrorKind::Timeout,
-            format!("{} timed out after {} ms while {what}", self.descriptor.name, self.budget.as_millis()),
-        )
-        .with_hint("narrow the request, or retry with a larger timeout if the host allows it")
+        ToolError::new(ErrorKind::Timeout, format!("{} timed out after {} ms while {what}", self.descriptor.name, self.budget.as_millis()))
+            .with_hint("narrow the request, or retry with a larger timeout if the host allows it")
     }
 
     /// Deserializes the (already schema-validated) arguments into `T`.
@@ -417,7 +414,8 @@ impl Registry {
         if let Err(err) = validate_arguments(tool, &arguments) {
             return err.to_result();
         }
-        let input = GuardrailInput { caller: options.caller, tool: name, tier: descriptor.tier, arguments: &arguments, origin: &options.origin };
+        let input =
+            GuardrailInput { caller: options.caller, tool: name, tier: descriptor.tier, arguments: &arguments, origin: &options.origin };
         for guardrail in &self.guardrails {
             if let GuardrailVerdict::Deny(reason) = guardrail.check(&input) {
                 return ToolError::new(ErrorKind::GuardrailDenied, format!("a host guardrail refused {name}: {reason}"))
@@ -428,10 +426,7 @@ impl Registry {
         if let Err(err) = self.approve(run, descriptor, &arguments, options) {
             return err.to_result();
         }
-        let budget = options
-            .timeout
-            .or_else(|| run.config().tool_timeouts.get(name).copied())
-            .unwrap_or(descriptor.default_timeout);
+        let budget = options.timeout.or_else(|| run.config().tool_timeouts.get(name).copied()).unwrap_or(descriptor.default_timeout);
         let _serial_guard = if descriptor.parallel_safe {
             None
         } else {

@@ -86,9 +86,9 @@ impl ToolResult {
 
     /// Serializes to the MCP JSON shape.
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_else(|err| {
-            serde_json::json!({"content":[{"type":"text","text":format!("result could not be serialized: {err}")}],"isError":true})
-        })
+        serde_json::to_value(self).unwrap_or_else(
+            |err| serde_json::json!({"content":[{"type":"text","text":format!("result could not be serialized: {err}")}],"isError":true}),
+        )
     }
 }
 

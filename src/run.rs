@@ -45,7 +45,16 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { tool_timeouts: HashMap::new(), ask: AskConfig::default(), files: FilesConfig::default(), lsp: crate::lsp::LspConfig::default(), debug: crate::debug::DebugConfig::default(), kernel: crate::kernel::KernelConfig::default(), vibe: crate::vibe::VibeConfig::default(), structural: crate::structural::StructuralConfig::default() }
+        RunConfig {
+            tool_timeouts: HashMap::new(),
+            ask: AskConfig::default(),
+            files: FilesConfig::default(),
+            lsp: crate::lsp::LspConfig::default(),
+            debug: crate::debug::DebugConfig::default(),
+            kernel: crate::kernel::KernelConfig::default(),
+            vibe: crate::vibe::VibeConfig::default(),
+            structural: crate::structural::StructuralConfig::default(),
+        }
     }
 }
 
@@ -215,9 +224,9 @@ impl RunBuilder {
             return Err(RunError { message: format!("workspace {} is not a directory", workspace_root.display()) });
         }
         static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
-        let conversation_id = self.conversation_id.unwrap_or_else(|| {
-            format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1)
-        });
+        let conversation_id = self
+            .conversation_id
+            .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
         let mut registry = Registry::new();
         crate::files::register_tools(&mut registry);
         let ask = self.ask.map(|(port, target_space)| AskBinding { port, target_space });

@@ -13,8 +13,8 @@ use runbound::ask::{ScriptedAnswer, ScriptedAskPort, PERMISSION_DENY};
 use runbound::kernel::{kernel_status, KernelConfig, KernelFactory, KernelSelection, Sandbox};
 use runbound::registry::{GuardrailInput, GuardrailVerdict};
 use runbound::{
-    Approval, ApprovalPolicy, CallOrigin, Caller, Content, Run, RunBuilder, RunConfig, Tier,
-    ToolDescriptor, ToolError, ToolOutput, ToolResult,
+    Approval, ApprovalPolicy, CallOrigin, Caller, Content, Run, RunBuilder, RunConfig, Tier, ToolDescriptor, ToolError, ToolOutput,
+    ToolResult,
 };
 use serde_json::{json, Value};
 
@@ -27,25 +27,16 @@ fn node_or_skip(test: &str) -> Option<PathBuf> {
 }
 
 fn allow_all() -> ApprovalPolicy {
-    ApprovalPolicy {
-        read: Approval::Allow,
-        write: Approval::Allow,
-        exec: Approval::Allow,
-    }
+    ApprovalPolicy { read: Approval::Allow, write: Approval::Allow, exec: Approval::Allow }
 }
 
 fn builder(workspace: &Path) -> RunBuilder {
-    Run::builder(workspace)
-        .approval_policy(allow_all())
-        .kernel_factory(KernelFactory::new().selection(KernelSelection::Cpython))
+    Run::builder(workspace).approval_policy(allow_all()).kernel_factory(KernelFactory::new().selection(KernelSelection::Cpython))
 }
 
 fn run_with_budget(workspace: &Path, budget: Duration) -> Run {
     let mut config = RunConfig::default();
-    config.kernel = KernelConfig {
-        inactivity_budget: budget,
-        ..KernelConfig::default()
-    };
+    config.kernel = KernelConfig { inactivity_budget: budget, ..KernelConfig::default() };
     builder(workspace).config(config).build().unwrap()
 }
 
@@ -54,18 +45,11 @@ fn cell(run: &Run, code: &str) -> ToolResult {
 }
 
 fn cell_in(run: &Run, language: &str, code: &str) -> ToolResult {
-    run.call(
-        Caller::Main,
-        "eval",
-        json!({"code": code, "description": "run a small test cell here", "language": language}),
-    )
+    run.call(Caller::Main, "eval", json!({"code": code, "description": "run a small test cell here", "language": language}))
 }
 
 fn structured(result: &ToolResult) -> &Value {
-    result
-        .structured_content
-        .as_ref()
-        .expect("eval results carry structured content")
+    result.structured_content.as_ref().expect("eval results carry structured content")
 }
 
 fn images(result: &ToolResult) -> Vec<Vec<u8>> {
@@ -75,11 +59,7 @@ fn images(result: &ToolResult) -> Vec<Vec<u8>> {
         .filter_map(|block| match block {
             Content::Image { data, mime_type } => {
                 assert_eq!(mime_type, "image/png");
-                Some(
-                    base64::engine::general_purpose::STANDARD
-                        .decode(data)
-                        .expect("valid base64"),
-                )
+                Some(base64::engine::general_purpose::STANDARD.decode(data).expect("valid base64"))
             }
             Content::Text { .. } => None,
         })
@@ -95,74 +75,31 @@ fn python_state_persists_and_echo_follows_ipython_last_expr() {
     let run = builder(workspace.path()).build().unwrap();
     let first = cell(&run, "x = 40\nimport json\nx + 2");
     assert!(!first.is_error, "{}", first.joined_text());
-    assert!(
-        first.joined_text().contains("Out: 42"),
-        "{}",
-        first.joined_text()
-    );
+    assert!(first.joined_text().contains("Out: 42"), "{}", first.joined_text());
     assert_eq!(structured(&first)["backend"], "cpython");
     assert_eq!(structured(&first)["generation"], 1);
     assert!(first.joined_text().contains("kernel generation 1"));
-    assert!(
-        first.joined_text().contains("run a small test cell here"),
-        "the description labels the cell"
-    );
+    assert!(first.joined_text().contains("run a small test cell here"), "the description labels the cell");
 
     let second = cell(&run, "json.dumps({'x': x})");
-    assert!(
-        second.joined_text().contains(r#"Out: '{"x": 40}'"#),
-        "{}",
-        second.joined_text()
-    );
+    assert!(second.joined_text().contains(r#"Out: '{"x": 40}'"#), "{}", second.joined_text());
     let underscore = cell(&run, "_");
-    assert!(
-        underscore.joined_text().contains(r#"Out: '{"x": 40}'"#),
-        "`_` holds the last echo: {}",
-        underscore.joined_text()
-    );
+    assert!(underscore.joined_text().contains(r#"Out: '{"x": 40}'"#), "`_` holds the last echo: {}", underscore.joined_text());
 
     let suppressed = cell(&run, "x * 10;");
-    assert!(
-        !suppressed.joined_text().contains("400"),
-        "trailing ; suppresses: {}",
-        suppressed.joined_text()
-    );
-    assert!(
-        suppressed.joined_text().contains("no output"),
-        "an empty result says so: {}",
-        suppressed.joined_text()
-    );
+    assert!(!suppressed.joined_text().contains("400"), "trailing ; suppresses: {}", suppressed.joined_text());
+    assert!(suppressed.joined_text().contains("no output"), "an empty result says so: {}", suppressed.joined_text());
     let none = cell(&run, "print('side effect')\nNone");
-    assert!(
-        none.joined_text().contains("side effect") && !none.joined_text().contains("Out:"),
-        "{}",
-        none.joined_text()
-    );
+    assert!(none.joined_text().contains("side effect") && !none.joined_text().contains("Out:"), "{}", none.joined_text());
     let definition = cell(&run, "def f(a):\n    return a * 3\nclass K:\n    pass");
-    assert!(
-        !definition.joined_text().contains("Out:"),
-        "def/class are not echoed: {}",
-        definition.joined_text()
-    );
+    assert!(!definition.joined_text().contains("Out:"), "def/class are not echoed: {}", definition.joined_text());
     let call = cell(&run, "f(x)");
     assert!(call.joined_text().contains("Out: 120"));
     let not_last = cell(&run, "x + 1\ny = 5");
-    assert!(
-        !not_last.joined_text().contains("Out:"),
-        "only a final bare expression echoes: {}",
-        not_last.joined_text()
-    );
+    assert!(!not_last.joined_text().contains("Out:"), "only a final bare expression echoes: {}", not_last.joined_text());
     let awaited = cell(&run, "import asyncio\nawait asyncio.sleep(0.01)\nx + y");
-    assert!(
-        awaited.joined_text().contains("Out: 45"),
-        "top-level await: {}",
-        awaited.joined_text()
-    );
-    assert_eq!(
-        structured(&awaited)["generation"],
-        1,
-        "still the same kernel"
-    );
+    assert!(awaited.joined_text().contains("Out: 45"), "top-level await: {}", awaited.joined_text());
+    assert_eq!(structured(&awaited)["generation"], 1, "still the same kernel");
 }
 
 #[test]
@@ -177,21 +114,12 @@ fn python_errors_point_into_the_cell_and_keep_the_kernel() {
     assert!(failed.is_error);
     let text = failed.joined_text();
     assert!(text.contains("ZeroDivisionError"), "{text}");
-    assert!(
-        text.contains("<cell-2>\", line 4") && text.contains("<cell-2>\", line 2, in g"),
-        "{text}"
-    );
-    assert!(
-        text.contains("return 10 / v"),
-        "the traceback shows the cell's source line: {text}"
-    );
+    assert!(text.contains("<cell-2>\", line 4") && text.contains("<cell-2>\", line 2, in g"), "{text}");
+    assert!(text.contains("return 10 / v"), "the traceback shows the cell's source line: {text}");
     assert!(!text.contains("driver"), "driver frames are hidden: {text}");
     assert_eq!(structured(&failed)["status"], "error");
     let after = cell(&run, "keep");
-    assert!(
-        after.joined_text().contains("'alive'"),
-        "an exception keeps the state"
-    );
+    assert!(after.joined_text().contains("'alive'"), "an exception keeps the state");
 }
 
 #[test]
@@ -201,28 +129,13 @@ fn description_must_be_five_to_ten_words() {
     };
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
-    for description in [
-        "too short",
-        "one two three four five six seven eight nine ten eleven",
-    ] {
-        let result = run.call(
-            Caller::Main,
-            "eval",
-            json!({"code": "1", "description": description}),
-        );
+    for description in ["too short", "one two three four five six seven eight nine ten eleven"] {
+        let result = run.call(Caller::Main, "eval", json!({"code": "1", "description": description}));
         assert!(result.is_error);
-        assert!(
-            result.joined_text().contains("5–10 words"),
-            "{}",
-            result.joined_text()
-        );
+        assert!(result.joined_text().contains("5–10 words"), "{}", result.joined_text());
     }
     let missing = run.call(Caller::Main, "eval", json!({"code": "1"}));
-    assert!(
-        missing.is_error && missing.joined_text().contains("description"),
-        "{}",
-        missing.joined_text()
-    );
+    assert!(missing.is_error && missing.joined_text().contains("description"), "{}", missing.joined_text());
 }
 
 #[test]
@@ -239,10 +152,7 @@ fn python_display_dataframe_and_matplotlib_figure() {
     assert!(text.contains("DataFrame shape (100, 2)"), "{text}");
     assert!(text.contains("showing 30 of 100 rows"), "{text}");
     assert!(text.contains("| city"), "markdown via tabulate: {text}");
-    assert!(
-        !text.contains("|  99 |"),
-        "rows past the cap are not rendered: {text}"
-    );
+    assert!(!text.contains("|  99 |"), "rows past the cap are not rendered: {text}");
 
     let figure = cell(
         &run,
@@ -250,12 +160,7 @@ fn python_display_dataframe_and_matplotlib_figure() {
     );
     assert!(!figure.is_error, "{}", figure.joined_text());
     let pngs = images(&figure);
-    assert_eq!(
-        pngs.len(),
-        2,
-        "plt.show() flushes the first figure, the second is captured at cell end: {}",
-        figure.joined_text()
-    );
+    assert_eq!(pngs.len(), 2, "plt.show() flushes the first figure, the second is captured at cell end: {}", figure.joined_text());
     for png in &pngs {
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
         let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
@@ -263,24 +168,12 @@ fn python_display_dataframe_and_matplotlib_figure() {
         assert!(width > 100 && height > 100, "{width}x{height}");
     }
     let closed = cell(&run, "len(plt.get_fignums())");
-    assert!(
-        closed.joined_text().contains("Out: 0"),
-        "figures are closed after capture: {}",
-        closed.joined_text()
-    );
+    assert!(closed.joined_text().contains("Out: 0"), "figures are closed after capture: {}", closed.joined_text());
     assert_eq!(structured(&figure)["images"], 2);
 
-    let many = cell(
-        &run,
-        "for i in range(7):\n    plt.figure(); plt.plot([i, 1])",
-    );
+    let many = cell(&run, "for i in range(7):\n    plt.figure(); plt.plot([i, 1])");
     assert_eq!(images(&many).len(), 4, "image count is capped");
-    assert!(
-        many.joined_text()
-            .contains("3 more figures were closed without being shown"),
-        "{}",
-        many.joined_text()
-    );
+    assert!(many.joined_text().contains("3 more figures were closed without being shown"), "{}", many.joined_text());
 }
 
 #[test]
@@ -293,96 +186,30 @@ fn python_magics_are_rewritten_into_plain_code() {
     let root = workspace.path().canonicalize().unwrap();
 
     let cd = cell(&run, "%cd sub\nwhere = %pwd\nwhere");
-    assert!(
-        cd.joined_text()
-            .contains(&format!("{}/sub", root.display())),
-        "{}",
-        cd.joined_text()
-    );
-    let shell = cell(
-        &run,
-        "name = 'shell'\n!echo hello $name {1 + 2}\nfiles = !ls\nfiles",
-    );
+    assert!(cd.joined_text().contains(&format!("{}/sub", root.display())), "{}", cd.joined_text());
+    let shell = cell(&run, "name = 'shell'\n!echo hello $name {1 + 2}\nfiles = !ls\nfiles");
     let text = shell.joined_text();
     assert!(text.contains("hello shell 3"), "{text}");
-    assert!(
-        text.contains("Out: ['marker.txt']"),
-        "x = !cmd is a list of lines: {text}"
-    );
-    let env = cell(
-        &run,
-        "%env RB_TEST_VALUE=42\nimport os\nos.environ['RB_TEST_VALUE']",
-    );
-    assert!(
-        env.joined_text().contains("Out: '42'"),
-        "{}",
-        env.joined_text()
-    );
-    let child_env = cell(
-        &run,
-        "!echo pager=$PAGER editor=$GIT_EDITOR; cat </dev/stdin | wc -c",
-    );
-    assert!(
-        child_env.joined_text().contains("pager=cat editor=true"),
-        "{}",
-        child_env.joined_text()
-    );
-    let bash = cell(
-        &run,
-        "%%bash\nfor i in 1 2 3; do echo line$i; done\necho err >&2",
-    );
-    assert!(
-        bash.joined_text().contains("line1\nline2\nline3"),
-        "{}",
-        bash.joined_text()
-    );
+    assert!(text.contains("Out: ['marker.txt']"), "x = !cmd is a list of lines: {text}");
+    let env = cell(&run, "%env RB_TEST_VALUE=42\nimport os\nos.environ['RB_TEST_VALUE']");
+    assert!(env.joined_text().contains("Out: '42'"), "{}", env.joined_text());
+    let child_env = cell(&run, "!echo pager=$PAGER editor=$GIT_EDITOR; cat </dev/stdin | wc -c");
+    assert!(child_env.joined_text().contains("pager=cat editor=true"), "{}", child_env.joined_text());
+    let bash = cell(&run, "%%bash\nfor i in 1 2 3; do echo line$i; done\necho err >&2");
+    assert!(bash.joined_text().contains("line1\nline2\nline3"), "{}", bash.joined_text());
     let failing_bash = cell(&run, "%%bash\nexit 3");
-    assert!(
-        failing_bash.is_error && failing_bash.joined_text().contains("CalledProcessError"),
-        "{}",
-        failing_bash.joined_text()
-    );
+    assert!(failing_bash.is_error && failing_bash.joined_text().contains("CalledProcessError"), "{}", failing_bash.joined_text());
     let timeit_cell = cell(&run, "%%timeit -n 5 -r 3\nsum(range(1000))");
-    assert!(
-        timeit_cell
-            .joined_text()
-            .contains("per loop (mean ± std. dev. of 3 runs, 5 loops each)"),
-        "{}",
-        timeit_cell.joined_text()
-    );
+    assert!(timeit_cell.joined_text().contains("per loop (mean ± std. dev. of 3 runs, 5 loops each)"), "{}", timeit_cell.joined_text());
     let timeit_line = cell(&run, "%timeit -n 3 -r 2 sorted([3, 1, 2])");
-    assert!(
-        timeit_line
-            .joined_text()
-            .contains("of 2 runs, 3 loops each"),
-        "{}",
-        timeit_line.joined_text()
-    );
+    assert!(timeit_line.joined_text().contains("of 2 runs, 3 loops each"), "{}", timeit_line.joined_text());
     let writefile = cell(&run, "%%writefile made.py\nVALUE = 7\n");
-    assert!(
-        writefile.joined_text().contains("Writing made.py"),
-        "{}",
-        writefile.joined_text()
-    );
-    assert_eq!(
-        std::fs::read_to_string(root.join("sub/made.py")).unwrap(),
-        "VALUE = 7\n"
-    );
-    let untouched = cell(
-        &run,
-        "s = '''\n!not a command\n%cd nowhere\n'''\nt = \"%pwd and !ls\"\n(s.count('!'), t)",
-    );
-    assert!(
-        untouched.joined_text().contains("Out: (1, '%pwd and !ls')"),
-        "{}",
-        untouched.joined_text()
-    );
+    assert!(writefile.joined_text().contains("Writing made.py"), "{}", writefile.joined_text());
+    assert_eq!(std::fs::read_to_string(root.join("sub/made.py")).unwrap(), "VALUE = 7\n");
+    let untouched = cell(&run, "s = '''\n!not a command\n%cd nowhere\n'''\nt = \"%pwd and !ls\"\n(s.count('!'), t)");
+    assert!(untouched.joined_text().contains("Out: (1, '%pwd and !ls')"), "{}", untouched.joined_text());
     let unknown = cell(&run, "%nosuchmagic 1");
-    assert!(
-        unknown.is_error && unknown.joined_text().contains("supported line magics"),
-        "{}",
-        unknown.joined_text()
-    );
+    assert!(unknown.is_error && unknown.joined_text().contains("supported line magics"), "{}", unknown.joined_text());
 }
 
 /// Writes a minimal pure-Python wheel for `name` version `version` into `directory`.
@@ -411,9 +238,7 @@ def build_wheel(directory, name, version):
 
 #[test]
 fn python_pip_installs_a_local_wheel_and_the_next_import_sees_it() {
-    let Some(python) =
-        python_or_skip("python_pip_installs_a_local_wheel_and_the_next_import_sees_it")
-    else {
+    let Some(python) = python_or_skip("python_pip_installs_a_local_wheel_and_the_next_import_sees_it") else {
         return;
     };
     let workspace = support::workspace_with(&[]);
@@ -427,52 +252,29 @@ fn python_pip_installs_a_local_wheel_and_the_next_import_sees_it() {
     let wheels = tempfile::tempdir().unwrap();
     let mut config = RunConfig::default();
     config.kernel.inactivity_budget = Duration::from_secs(120);
-    let run = Run::builder(workspace.path())
-        .approval_policy(allow_all())
-        .config(config)
-        .kernel_factory(KernelFactory::new())
-        .build()
-        .unwrap();
+    let run =
+        Run::builder(workspace.path()).approval_policy(allow_all()).config(config).kernel_factory(KernelFactory::new()).build().unwrap();
     let executable = cell(&run, "import sys\nsys.executable");
-    assert!(
-        executable.joined_text().contains(".venv/bin/python"),
-        "the project's .venv comes first: {}",
-        executable.joined_text()
+    assert!(executable.joined_text().contains(".venv/bin/python"), "the project's .venv comes first: {}", executable.joined_text());
+    let setup = cell(
+        &run,
+        &format!(
+            "{WHEEL_BUILDER}\nw1 = build_wheel({:?}, 'rbtinywheel', '1.0')\nw2 = build_wheel({:?}, 'rbtinywheel', '2.0')",
+            wheels.path().display().to_string(),
+            wheels.path().display().to_string()
+        ),
     );
-    let setup = cell(&run, &format!("{WHEEL_BUILDER}\nw1 = build_wheel({:?}, 'rbtinywheel', '1.0')\nw2 = build_wheel({:?}, 'rbtinywheel', '2.0')", wheels.path().display().to_string(), wheels.path().display().to_string()));
     assert!(!setup.is_error, "{}", setup.joined_text());
     let install = cell(&run, "%pip install --no-index --no-deps {w1}");
     assert!(!install.is_error, "{}", install.joined_text());
-    assert!(
-        install.joined_text().contains("rbtinywheel (new) -> 1.0"),
-        "{}",
-        install.joined_text()
-    );
+    assert!(install.joined_text().contains("rbtinywheel (new) -> 1.0"), "{}", install.joined_text());
     let first = cell(&run, "import rbtinywheel\nrbtinywheel.VERSION");
-    assert!(
-        first.joined_text().contains("Out: '1.0'"),
-        "{}",
-        first.joined_text()
-    );
+    assert!(first.joined_text().contains("Out: '1.0'"), "{}", first.joined_text());
     let upgrade = cell(&run, "%pip install --no-index --no-deps --upgrade {w2}");
-    assert!(
-        upgrade.joined_text().contains("rbtinywheel 1.0 -> 2.0"),
-        "{}",
-        upgrade.joined_text()
-    );
-    assert!(
-        upgrade
-            .joined_text()
-            .contains("removed from sys.modules: rbtinywheel"),
-        "{}",
-        upgrade.joined_text()
-    );
+    assert!(upgrade.joined_text().contains("rbtinywheel 1.0 -> 2.0"), "{}", upgrade.joined_text());
+    assert!(upgrade.joined_text().contains("removed from sys.modules: rbtinywheel"), "{}", upgrade.joined_text());
     let second = cell(&run, "import rbtinywheel\nrbtinywheel.VERSION");
-    assert!(
-        second.joined_text().contains("Out: '2.0'"),
-        "the next import sees the new install: {}",
-        second.joined_text()
-    );
+    assert!(second.joined_text().contains("Out: '2.0'"), "the next import sees the new install: {}", second.joined_text());
 }
 
 fn read_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
@@ -485,17 +287,11 @@ fn read_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         },
-        Arc::new(
-            |ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-                let path = ctx
-                    .run()
-                    .workspace_root()
-                    .join(arguments["path"].as_str().unwrap_or(""));
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|err| ToolError::io("read", &path, &err))?;
-                Ok(ToolOutput::text(text))
-            },
-        ),
+        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
+            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
+            let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+            Ok(ToolOutput::text(text))
+        }),
     )
 }
 
@@ -509,20 +305,11 @@ fn write_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         },
-        Arc::new(
-            |ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-                let path = ctx
-                    .run()
-                    .workspace_root()
-                    .join(arguments["path"].as_str().unwrap_or(""));
-                std::fs::write(&path, arguments["text"].as_str().unwrap_or(""))
-                    .map_err(|err| ToolError::io("write", &path, &err))?;
-                Ok(ToolOutput::new(
-                    ToolResult::text("written").with_structured(json!({"written": true})),
-                )
-                .with_written_paths(vec![path]))
-            },
-        ),
+        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
+            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
+            std::fs::write(&path, arguments["text"].as_str().unwrap_or("")).map_err(|err| ToolError::io("write", &path, &err))?;
+            Ok(ToolOutput::new(ToolResult::text("written").with_structured(json!({"written": true}))).with_written_paths(vec![path]))
+        }),
     )
 }
 
@@ -536,14 +323,10 @@ fn slow_tool(sleep: Duration) -> (ToolDescriptor, runbound::ToolHandler) {
             parallel_safe: true,
             default_timeout: Duration::from_secs(60),
         },
-        Arc::new(
-            move |_ctx: &runbound::CallContext<'_>,
-                  _arguments: Value|
-                  -> Result<ToolOutput, ToolError> {
-                std::thread::sleep(sleep);
-                Ok(ToolOutput::text("fan-out finished"))
-            },
-        ),
+        Arc::new(move |_ctx: &runbound::CallContext<'_>, _arguments: Value| -> Result<ToolOutput, ToolError> {
+            std::thread::sleep(sleep);
+            Ok(ToolOutput::text("fan-out finished"))
+        }),
     )
 }
 
@@ -553,29 +336,19 @@ fn python_bridge_goes_through_every_registry_layer() {
         return;
     };
     let workspace = support::workspace_with(&[("notes/a.txt", "alpha from the workspace\n")]);
-    let port = Arc::new(ScriptedAskPort::new([ScriptedAnswer::choose(
-        PERMISSION_DENY,
-    )]));
+    let port = Arc::new(ScriptedAskPort::new([ScriptedAnswer::choose(PERMISSION_DENY)]));
     let seen: Arc<Mutex<Vec<(String, Caller, CallOrigin)>>> = Arc::default();
     let seen_by_guardrail = Arc::clone(&seen);
     let (read_descriptor, read_handler) = read_note_tool();
     let (write_descriptor, write_handler) = write_note_tool();
     let run = Run::builder(workspace.path())
-        .approval_policy(ApprovalPolicy {
-            read: Approval::Allow,
-            write: Approval::Ask,
-            exec: Approval::Allow,
-        })
+        .approval_policy(ApprovalPolicy { read: Approval::Allow, write: Approval::Ask, exec: Approval::Allow })
         .ask_port(port.clone(), "test-space")
         .kernel_factory(KernelFactory::new().selection(KernelSelection::Cpython))
         .tool(read_descriptor, read_handler)
         .tool(write_descriptor, write_handler)
         .guardrail(Arc::new(move |input: &GuardrailInput<'_>| {
-            seen_by_guardrail.lock().push((
-                input.tool.to_owned(),
-                input.caller,
-                input.origin.clone(),
-            ));
+            seen_by_guardrail.lock().push((input.tool.to_owned(), input.caller, input.origin.clone()));
             if input.arguments.get("path").and_then(Value::as_str) == Some("forbidden.txt") {
                 return GuardrailVerdict::Deny("forbidden.txt is off limits".to_owned());
             }
@@ -584,74 +357,36 @@ fn python_bridge_goes_through_every_registry_layer() {
         .build()
         .unwrap();
 
-    let read = cell(
-        &run,
-        "text = tool('read_note', {'path': 'notes/a.txt'})\ntext.strip()",
-    );
-    assert!(
-        read.joined_text()
-            .contains("Out: 'alpha from the workspace'"),
-        "{}",
-        read.joined_text()
-    );
+    let read = cell(&run, "text = tool('read_note', {'path': 'notes/a.txt'})\ntext.strip()");
+    assert!(read.joined_text().contains("Out: 'alpha from the workspace'"), "{}", read.joined_text());
     assert_eq!(structured(&read)["bridge_calls"], 1);
-    let bridged = seen
-        .lock()
-        .iter()
-        .find(|(tool, _, _)| tool == "read_note")
-        .cloned()
-        .expect("the guardrail saw the bridge call");
-    assert_eq!(
-        bridged.1,
-        Caller::Main,
-        "the bridge calls as the caller of the eval"
-    );
-    assert_eq!(
-        bridged.2,
-        CallOrigin::Bridge {
-            via: "eval".to_owned()
-        }
-    );
+    let bridged = seen.lock().iter().find(|(tool, _, _)| tool == "read_note").cloned().expect("the guardrail saw the bridge call");
+    assert_eq!(bridged.1, Caller::Main, "the bridge calls as the caller of the eval");
+    assert_eq!(bridged.2, CallOrigin::Bridge { via: "eval".to_owned() });
 
     let guarded = cell(&run, "tool('read_note', {'path': 'forbidden.txt'})");
     assert!(
-        guarded.is_error
-            && guarded.joined_text().contains("ToolError")
-            && guarded.joined_text().contains("off limits"),
+        guarded.is_error && guarded.joined_text().contains("ToolError") && guarded.joined_text().contains("off limits"),
         "{}",
         guarded.joined_text()
     );
 
-    let denied = cell(&run, "try:\n    tool('write_note', {'path': 'out.txt', 'text': 'x'})\nexcept ToolError as err:\n    print('refused:', err)");
-    assert!(
-        denied
-            .joined_text()
-            .contains("refused: error (approval_denied)"),
-        "{}",
-        denied.joined_text()
-    );
-    assert!(
-        !workspace.path().join("out.txt").exists(),
-        "the denied write did not happen"
-    );
+    let denied =
+        cell(&run, "try:\n    tool('write_note', {'path': 'out.txt', 'text': 'x'})\nexcept ToolError as err:\n    print('refused:', err)");
+    assert!(denied.joined_text().contains("refused: error (approval_denied)"), "{}", denied.joined_text());
+    assert!(!workspace.path().join("out.txt").exists(), "the denied write did not happen");
     let cards = port.shown_cards();
     assert_eq!(cards.len(), 1, "a permission card appeared mid-cell");
     assert_eq!(cards[0].asked_by.as_deref(), Some("eval bridge"));
 
-    let nested = cell(
-        &run,
-        "tool('eval', {'code': '1', 'description': 'nested eval from inside a cell'})",
-    );
-    assert!(
-        nested.is_error
-            && nested
-                .joined_text()
-                .contains("eval cannot be called from inside an eval cell"),
-        "{}",
-        nested.joined_text()
-    );
+    let nested = cell(&run, "tool('eval', {'code': '1', 'description': 'nested eval from inside a cell'})");
+    assert!(nested.is_error && nested.joined_text().contains("eval cannot be called from inside an eval cell"), "{}", nested.joined_text());
 
-    let readonly = run.call(Caller::Readonly, "eval", json!({"code": "tool('write_note', {'path': 'o.txt', 'text': 'x'})", "description": "try to write from read only"}));
+    let readonly = run.call(
+        Caller::Readonly,
+        "eval",
+        json!({"code": "tool('write_note', {'path': 'o.txt', 'text': 'x'})", "description": "try to write from read only"}),
+    );
     assert!(
         readonly.is_error && readonly.joined_text().contains("hidden_from_caller"),
         "a read-only caller cannot reach eval: {}",
@@ -669,63 +404,31 @@ fn inactivity_budget_kills_silent_cells_only() {
     let (descriptor, handler) = slow_tool(Duration::from_millis(3500));
     let mut config = RunConfig::default();
     config.kernel.inactivity_budget = Duration::from_secs(2);
-    let run = builder(workspace.path())
-        .config(config)
-        .tool(descriptor, handler)
-        .build()
-        .unwrap();
+    let run = builder(workspace.path()).config(config).tool(descriptor, handler).build().unwrap();
     cell(&run, "state = 'kept'");
 
     let chatty = cell(&run, "import time\nfor i in range(5):\n    print('tick', i, flush=True)\n    time.sleep(0.9)\n'finished'");
-    assert!(
-        !chatty.is_error,
-        "a cell printing more often than the budget survives past it: {}",
-        chatty.joined_text()
-    );
+    assert!(!chatty.is_error, "a cell printing more often than the budget survives past it: {}", chatty.joined_text());
     assert!(chatty.joined_text().contains("Out: 'finished'"));
 
     let bridge = cell(&run, "tool('slow_fanout', {})");
-    assert!(
-        !bridge.is_error,
-        "the budget is paused during a bridge call: {}",
-        bridge.joined_text()
-    );
+    assert!(!bridge.is_error, "the budget is paused during a bridge call: {}", bridge.joined_text());
     assert!(bridge.joined_text().contains("fan-out finished"));
 
     let started = Instant::now();
     let silent = cell(&run, "import time\ntime.sleep(60)");
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "killed after ~2 s, took {:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(10), "killed after ~2 s, took {:?}", started.elapsed());
     assert!(silent.is_error);
     assert_eq!(structured(&silent)["status"], "timeout");
     assert_eq!(structured(&silent)["state_lost"], true);
     let text = silent.joined_text();
-    assert!(
-        text.contains("no output for 2 s") && text.contains("state") && text.contains("is lost"),
-        "{text}"
-    );
-    assert!(
-        text.contains("KeyboardInterrupt") || text.contains("interrupted"),
-        "{text}"
-    );
+    assert!(text.contains("no output for 2 s") && text.contains("state") && text.contains("is lost"), "{text}");
+    assert!(text.contains("KeyboardInterrupt") || text.contains("interrupted"), "{text}");
 
     let after = cell(&run, "state");
-    assert!(
-        after.is_error && after.joined_text().contains("NameError"),
-        "the restart lost the state: {}",
-        after.joined_text()
-    );
+    assert!(after.is_error && after.joined_text().contains("NameError"), "the restart lost the state: {}", after.joined_text());
     assert_eq!(structured(&after)["generation"], 2);
-    assert!(
-        after
-            .joined_text()
-            .contains("started a fresh python kernel (generation 2)"),
-        "{}",
-        after.joined_text()
-    );
+    assert!(after.joined_text().contains("started a fresh python kernel (generation 2)"), "{}", after.joined_text());
 }
 
 #[test]
@@ -739,31 +442,14 @@ fn kernel_crash_is_reported_and_the_next_call_recovers() {
     let crashed = cell(&run, "import os\nos._exit(7)");
     assert!(crashed.is_error);
     assert_eq!(structured(&crashed)["status"], "crashed");
-    assert!(
-        crashed.joined_text().contains("kernel died") && crashed.joined_text().contains('7'),
-        "{}",
-        crashed.joined_text()
-    );
+    assert!(crashed.joined_text().contains("kernel died") && crashed.joined_text().contains('7'), "{}", crashed.joined_text());
     let fresh = cell(&run, "'v' in globals()");
-    assert!(
-        fresh.joined_text().contains("Out: False"),
-        "{}",
-        fresh.joined_text()
-    );
+    assert!(fresh.joined_text().contains("Out: False"), "{}", fresh.joined_text());
     assert_eq!(structured(&fresh)["generation"], 2);
 
     let segfault = cell(&run, "import ctypes\nctypes.string_at(0)");
-    assert_eq!(
-        structured(&segfault)["status"],
-        "crashed",
-        "{}",
-        segfault.joined_text()
-    );
-    assert!(
-        segfault.joined_text().to_lowercase().contains("sig"),
-        "the signal is named: {}",
-        segfault.joined_text()
-    );
+    assert_eq!(structured(&segfault)["status"], "crashed", "{}", segfault.joined_text());
+    assert!(segfault.joined_text().to_lowercase().contains("sig"), "the signal is named: {}", segfault.joined_text());
     let third = cell(&run, "1 + 1");
     assert!(third.joined_text().contains("Out: 2"));
     assert_eq!(structured(&third)["generation"], 3);
@@ -777,12 +463,13 @@ fn reset_says_what_was_lost() {
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
     cell(&run, "alpha = 1\nbeta = [2]\nimport tabulate");
-    let reset = run.call(Caller::Main, "eval", json!({"code": "'alpha' in globals()", "description": "start over with a clean kernel", "reset": true}));
-    let text = reset.joined_text();
-    assert!(
-        text.contains("reset: discarded python kernel generation 1"),
-        "{text}"
+    let reset = run.call(
+        Caller::Main,
+        "eval",
+        json!({"code": "'alpha' in globals()", "description": "start over with a clean kernel", "reset": true}),
     );
+    let text = reset.joined_text();
+    assert!(text.contains("reset: discarded python kernel generation 1"), "{text}");
     assert!(text.contains("2 variables (alpha, beta)"), "{text}");
     assert!(text.contains("tabulate"), "{text}");
     assert!(text.contains("Out: False"), "{text}");
@@ -796,23 +483,15 @@ fn huge_output_is_truncated_with_head_tail_and_marker() {
     };
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
-    let result = cell(
-        &run,
-        "for i in range(200000):\n    print('line', i)\n'tail value'",
-    );
+    let result = cell(&run, "for i in range(200000):\n    print('line', i)\n'tail value'");
     let text = result.joined_text();
     assert!(text.contains("line 0\n"), "head kept");
     assert!(text.contains("line 199999"), "tail kept");
-    assert!(
-        text.contains("truncated") && text.contains("bytes of output"),
-        "explicit marker"
-    );
+    assert!(text.contains("truncated") && text.contains("bytes of output"), "explicit marker");
     assert!(text.len() < 100 * 1024, "capped: {} bytes", text.len());
     assert!(text.contains("Out: 'tail value'"));
     let big_value = cell(&run, "'x' * 100000");
-    assert!(
-        big_value.joined_text().contains("truncated") && big_value.joined_text().len() < 30 * 1024
-    );
+    assert!(big_value.joined_text().contains("truncated") && big_value.joined_text().len() < 30 * 1024);
 }
 
 #[test]
@@ -822,97 +501,41 @@ fn javascript_kernel_persists_awaits_echoes_and_bridges() {
     };
     let workspace = support::workspace_with(&[("notes/a.txt", "alpha from the workspace\n")]);
     let (descriptor, handler) = read_note_tool();
-    let run = builder(workspace.path())
-        .tool(descriptor, handler)
-        .build()
-        .unwrap();
-    let first = cell_in(
-        &run,
-        "javascript",
-        "let a = 40; const b = 2; console.log('sum is', a + b); a + b",
-    );
+    let run = builder(workspace.path()).tool(descriptor, handler).build().unwrap();
+    let first = cell_in(&run, "javascript", "let a = 40; const b = 2; console.log('sum is', a + b); a + b");
     assert!(!first.is_error, "{}", first.joined_text());
-    assert!(
-        first.joined_text().contains("sum is 42") && first.joined_text().contains("Out: 42"),
-        "{}",
-        first.joined_text()
-    );
+    assert!(first.joined_text().contains("sum is 42") && first.joined_text().contains("Out: 42"), "{}", first.joined_text());
     assert_eq!(structured(&first)["backend"], "node");
     let again = cell_in(&run, "javascript", "let a = 1; a + b");
-    assert!(
-        again.joined_text().contains("Out: 3"),
-        "re-declaring let works and b persists: {}",
-        again.joined_text()
-    );
-    let awaited = cell_in(
-        &run,
-        "javascript",
-        "const v = await new Promise(r => setTimeout(() => r(7), 20)); v * 6",
-    );
-    assert!(
-        awaited.joined_text().contains("Out: 42"),
-        "top-level await: {}",
-        awaited.joined_text()
-    );
+    assert!(again.joined_text().contains("Out: 3"), "re-declaring let works and b persists: {}", again.joined_text());
+    let awaited = cell_in(&run, "javascript", "const v = await new Promise(r => setTimeout(() => r(7), 20)); v * 6");
+    assert!(awaited.joined_text().contains("Out: 42"), "top-level await: {}", awaited.joined_text());
     let persisted = cell_in(&run, "javascript", "v + 1");
-    assert!(
-        persisted.joined_text().contains("Out: 8"),
-        "{}",
-        persisted.joined_text()
-    );
+    assert!(persisted.joined_text().contains("Out: 8"), "{}", persisted.joined_text());
     let displayed = cell_in(&run, "javascript", "display({k: [1, 2]}); undefined");
     assert!(
-        displayed.joined_text().contains("{ k: [ 1, 2 ] }")
-            && !displayed.joined_text().contains("Out:"),
+        displayed.joined_text().contains("{ k: [ 1, 2 ] }") && !displayed.joined_text().contains("Out:"),
         "{}",
         displayed.joined_text()
     );
-    let sync_tool = cell_in(
+    let sync_tool = cell_in(&run, "javascript", "tool('read_note', {path: 'notes/a.txt'}).trim()");
+    assert!(sync_tool.joined_text().contains("alpha from the workspace"), "{}", sync_tool.joined_text());
+    let async_tool = cell_in(&run, "javascript", "const t = await tool('read_note', {path: 'notes/a.txt'}); t.length");
+    assert!(async_tool.joined_text().contains("Out: 25"), "{}", async_tool.joined_text());
+    let failing = cell_in(
         &run,
         "javascript",
-        "tool('read_note', {path: 'notes/a.txt'}).trim()",
+        "try { tool('read_note', {path: 'missing.txt'}) } catch (e) { e.constructor.name + ': ' + e.message.slice(0, 17) }",
     );
+    assert!(failing.joined_text().contains("ToolError: error (not_found)"), "{}", failing.joined_text());
+    let error = cell_in(&run, "javascript", "function boom() { throw new Error('bad thing') }\nboom()");
     assert!(
-        sync_tool.joined_text().contains("alpha from the workspace"),
-        "{}",
-        sync_tool.joined_text()
-    );
-    let async_tool = cell_in(
-        &run,
-        "javascript",
-        "const t = await tool('read_note', {path: 'notes/a.txt'}); t.length",
-    );
-    assert!(
-        async_tool.joined_text().contains("Out: 25"),
-        "{}",
-        async_tool.joined_text()
-    );
-    let failing = cell_in(&run, "javascript", "try { tool('read_note', {path: 'missing.txt'}) } catch (e) { e.constructor.name + ': ' + e.message.slice(0, 17) }");
-    assert!(
-        failing
-            .joined_text()
-            .contains("ToolError: error (not_found)"),
-        "{}",
-        failing.joined_text()
-    );
-    let error = cell_in(
-        &run,
-        "javascript",
-        "function boom() { throw new Error('bad thing') }\nboom()",
-    );
-    assert!(
-        error.is_error
-            && error.joined_text().contains("bad thing")
-            && error.joined_text().contains("cell-"),
+        error.is_error && error.joined_text().contains("bad thing") && error.joined_text().contains("cell-"),
         "{}",
         error.joined_text()
     );
     let python_too = cell(&run, "1 + 1");
-    assert_eq!(
-        structured(&python_too)["generation"],
-        1,
-        "languages have separate kernels"
-    );
+    assert_eq!(structured(&python_too)["generation"], 1, "languages have separate kernels");
 }
 
 #[test]
@@ -924,18 +547,9 @@ fn javascript_silent_cell_is_killed_by_the_budget() {
     let run = run_with_budget(workspace.path(), Duration::from_secs(2));
     cell_in(&run, "javascript", "var kept = 1");
     let spin = cell_in(&run, "javascript", "while (true) {}");
-    assert_eq!(
-        structured(&spin)["status"],
-        "timeout",
-        "{}",
-        spin.joined_text()
-    );
+    assert_eq!(structured(&spin)["status"], "timeout", "{}", spin.joined_text());
     let after = cell_in(&run, "javascript", "typeof kept");
-    assert!(
-        after.joined_text().contains("'undefined'"),
-        "{}",
-        after.joined_text()
-    );
+    assert!(after.joined_text().contains("'undefined'"), "{}", after.joined_text());
     assert_eq!(structured(&after)["generation"], 2);
 }
 
@@ -955,31 +569,13 @@ fn no_kernel_or_shell_child_survives_the_run() {
         "import subprocess\na = subprocess.Popen(['sleep', '300'])\nb = subprocess.Popen(['sleep', '301'], start_new_session=True)\n(a.pid, b.pid)",
     );
     assert!(!started.is_error, "{}", started.joined_text());
-    cell_in(
-        &run,
-        "javascript",
-        "require('child_process').spawn('sleep', ['302'], {detached: true}); 1",
-    );
-    let during: Vec<u32> = support::descendant_pids()
-        .into_iter()
-        .filter(|pid| !before.contains(pid))
-        .collect();
-    assert!(
-        during.len() >= 5,
-        "two kernels and three sleeps are running: {during:?}"
-    );
+    cell_in(&run, "javascript", "require('child_process').spawn('sleep', ['302'], {detached: true}); 1");
+    let during: Vec<u32> = support::descendant_pids().into_iter().filter(|pid| !before.contains(pid)).collect();
+    assert!(during.len() >= 5, "two kernels and three sleeps are running: {during:?}");
     assert_eq!(run.kernels().unwrap().live_pids().len(), 2);
     drop(run);
-    let gone = support::wait_until(Duration::from_secs(5), || {
-        support::descendant_pids()
-            .iter()
-            .all(|pid| before.contains(pid))
-    });
-    assert!(
-        gone,
-        "survivors after drop: {:?}",
-        support::descendant_pids()
-    );
+    let gone = support::wait_until(Duration::from_secs(5), || support::descendant_pids().iter().all(|pid| before.contains(pid)));
+    assert!(gone, "survivors after drop: {:?}", support::descendant_pids());
 }
 
 #[test]
@@ -987,9 +583,7 @@ fn kernel_runs_inside_the_host_supplied_sandbox() {
     let Some(_) = python_or_skip("kernel_runs_inside_the_host_supplied_sandbox") else {
         return;
     };
-    let Some(bwrap) =
-        support::require_binary("kernel_runs_inside_the_host_supplied_sandbox", "bwrap")
-    else {
+    let Some(bwrap) = support::require_binary("kernel_runs_inside_the_host_supplied_sandbox", "bwrap") else {
         return;
     };
     let workspace = support::workspace_with(&[]);
@@ -1012,56 +606,26 @@ fn kernel_runs_inside_the_host_supplied_sandbox() {
         "--die-with-parent".into(),
         "--".into(),
     ];
-    let probe = std::process::Command::new(&prefix[0])
-        .args(&prefix[1..])
-        .arg("true")
-        .status();
+    let probe = std::process::Command::new(&prefix[0]).args(&prefix[1..]).arg("true").status();
     if !matches!(probe, Ok(status) if status.success()) {
-        support::skip_or_fail(
-            "kernel_runs_inside_the_host_supplied_sandbox",
-            "bwrap cannot create namespaces on this machine",
-        );
+        support::skip_or_fail("kernel_runs_inside_the_host_supplied_sandbox", "bwrap cannot create namespaces on this machine");
         return;
     }
     let run = builder(workspace.path())
-        .sandbox(Sandbox {
-            command_prefix: prefix,
-            description: "bubblewrap, read-only root".to_owned(),
-        })
+        .sandbox(Sandbox { command_prefix: prefix, description: "bubblewrap, read-only root".to_owned() })
         .build()
         .unwrap();
     let inside = cell(&run, "import os\nopen('/tmp/rb-sandbox-marker', 'w').write('x')\n(os.getpid(), os.access('/usr', os.W_OK))");
     assert!(!inside.is_error, "{}", inside.joined_text());
-    assert!(
-        inside.joined_text().contains("sandboxed"),
-        "{}",
-        inside.joined_text()
-    );
+    assert!(inside.joined_text().contains("sandboxed"), "{}", inside.joined_text());
     assert_eq!(structured(&inside)["sandboxed"], true);
     let text = inside.joined_text();
-    let pid_text = text
-        .split("Out: (")
-        .nth(1)
-        .and_then(|rest| rest.split(',').next())
-        .unwrap();
+    let pid_text = text.split("Out: (").nth(1).and_then(|rest| rest.split(',').next()).unwrap();
     let pid: u32 = pid_text.trim().parse().unwrap();
-    assert!(
-        pid < 10,
-        "a fresh PID namespace: the kernel's pid inside is {pid}"
-    );
-    assert!(
-        text.contains(", False)"),
-        "the root is read-only inside: {text}"
-    );
-    assert!(
-        !Path::new("/tmp/rb-sandbox-marker").exists(),
-        "the sandbox's /tmp is private"
-    );
-    assert!(
-        kernel_status(&run).contains("bubblewrap"),
-        "{}",
-        kernel_status(&run)
-    );
+    assert!(pid < 10, "a fresh PID namespace: the kernel's pid inside is {pid}");
+    assert!(text.contains(", False)"), "the root is read-only inside: {text}");
+    assert!(!Path::new("/tmp/rb-sandbox-marker").exists(), "the sandbox's /tmp is private");
+    assert!(kernel_status(&run).contains("bubblewrap"), "{}", kernel_status(&run));
     let persists = cell(&run, "open('/tmp/rb-sandbox-marker').read()");
     assert!(persists.joined_text().contains("Out: 'x'"));
 }
@@ -1074,17 +638,11 @@ fn status_reports_backend_choice_and_reason() {
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
     let before = kernel_status(&run);
-    assert!(
-        before.contains("kernel selection cpython") && before.contains("python3 on PATH"),
-        "{before}"
-    );
+    assert!(before.contains("kernel selection cpython") && before.contains("python3 on PATH"), "{before}");
     assert!(before.contains("python kernel: not running"), "{before}");
     cell(&run, "1");
     let after = kernel_status(&run);
-    assert!(
-        after.contains("python kernel: running — cpython 3."),
-        "{after}"
-    );
+    assert!(after.contains("python kernel: running — cpython 3."), "{after}");
     let embedded = Run::builder(workspace.path())
         .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
         .approval_policy(allow_all())
@@ -1097,23 +655,12 @@ fn status_reports_backend_choice_and_reason() {
             "--kernel embedded runs the in-process RustPython kernel: {}",
             embedded_cell.joined_text()
         );
-        assert!(
-            kernel_status(&embedded).contains("--kernel embedded was selected"),
-            "{}",
-            kernel_status(&embedded)
-        );
+        assert!(kernel_status(&embedded).contains("--kernel embedded was selected"), "{}", kernel_status(&embedded));
     } else {
-        assert!(
-            embedded_cell.is_error && embedded_cell.joined_text().contains("embedded"),
-            "{}",
-            embedded_cell.joined_text()
-        );
+        assert!(embedded_cell.is_error && embedded_cell.joined_text().contains("embedded"), "{}", embedded_cell.joined_text());
     }
     let unwired = Run::builder(workspace.path()).build().unwrap();
-    assert!(
-        unwired.registry().descriptor("eval").is_none(),
-        "eval registers only with a kernel factory (R-REG-1)"
-    );
+    assert!(unwired.registry().descriptor("eval").is_none(), "eval registers only with a kernel factory (R-REG-1)");
     let descriptor = run.registry().descriptor("eval").unwrap();
     assert_eq!(descriptor.tier, Tier::Exec);
     assert!(!descriptor.parallel_safe);
@@ -1128,13 +675,10 @@ const FORGED_PROTOCOL_LINES: &str = r#"{"type":"done","cell":1,"status":"ok"}
 
 #[test]
 fn python_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private() {
-    let Some(_) = python_or_skip(
-        "python_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private",
-    ) else {
+    let Some(_) = python_or_skip("python_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private") else {
         return;
     };
-    let workspace =
-        support::workspace_with(&[("forged.jsonl", &format!("{FORGED_PROTOCOL_LINES}\n"))]);
+    let workspace = support::workspace_with(&[("forged.jsonl", &format!("{FORGED_PROTOCOL_LINES}\n"))]);
     let run = builder(workspace.path()).build().unwrap();
     // `!cmd` (piped through the driver), os.system (inherits fd 1: raw) and a C-level write.
     let result = cell(
@@ -1150,51 +694,29 @@ fn python_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     assert_eq!(
-        text.matches(r#"{"type":"done","cell":1,"status":"ok"}"#)
-            .count(),
+        text.matches(r#"{"type":"done","cell":1,"status":"ok"}"#).count(),
         2,
         "both the !cmd and the os.system copy show up verbatim: {text}"
     );
-    assert!(
-        !text.contains("\nFORGED"),
-        "a forged stream message was parsed: {text}"
-    );
-    for needle in [
-        "shell-lacks-fd3",
-        "shell-lacks-fd4",
-        "raw fd1 write",
-        "after the grandchildren",
-        "Out: 42",
-    ] {
+    assert!(!text.contains("\nFORGED"), "a forged stream message was parsed: {text}");
+    for needle in ["shell-lacks-fd3", "shell-lacks-fd4", "raw fd1 write", "after the grandchildren", "Out: 42"] {
         assert!(text.contains(needle), "missing {needle:?}: {text}");
     }
-    assert!(
-        !text.contains("runbound-cell-end"),
-        "the end marker is never shown: {text}"
-    );
+    assert!(!text.contains("runbound-cell-end"), "the end marker is never shown: {text}");
     assert!(!text.contains("may be incomplete"), "{text}");
     // The kernel keeps working after the forged lines, and raw output stays with its own cell.
     let next = cell(&run, "import os\nos.write(1, b'second cell raw\\n')\n'ok'");
     let next_text = next.joined_text();
-    assert!(
-        next_text.contains("second cell raw") && next_text.contains("Out: 'ok'"),
-        "{next_text}"
-    );
-    assert!(
-        !next_text.contains("raw fd1 write") && !next_text.contains("shell-lacks"),
-        "{next_text}"
-    );
+    assert!(next_text.contains("second cell raw") && next_text.contains("Out: 'ok'"), "{next_text}");
+    assert!(!next_text.contains("raw fd1 write") && !next_text.contains("shell-lacks"), "{next_text}");
 }
 
 #[test]
 fn javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private() {
-    let Some(_) = node_or_skip(
-        "javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private",
-    ) else {
+    let Some(_) = node_or_skip("javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_private") else {
         return;
     };
-    let workspace =
-        support::workspace_with(&[("forged.jsonl", &format!("{FORGED_PROTOCOL_LINES}\n"))]);
+    let workspace = support::workspace_with(&[("forged.jsonl", &format!("{FORGED_PROTOCOL_LINES}\n"))]);
     let run = builder(workspace.path()).build().unwrap();
     let result = cell_in(
         &run,
@@ -1206,30 +728,12 @@ fn javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_pri
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    assert!(
-        text.contains(r#"{"type":"done","cell":1,"status":"ok"}"#),
-        "{text}"
-    );
-    assert!(
-        text.contains(r#"{"type":"stream","name":"stdout","text":"FORGED"}"#),
-        "{text}"
-    );
-    for needle in [
-        "shell-lacks-fd3",
-        "shell-lacks-fd4",
-        "after the grandchild",
-        "Out: 42",
-    ] {
+    assert!(text.contains(r#"{"type":"done","cell":1,"status":"ok"}"#), "{text}");
+    assert!(text.contains(r#"{"type":"stream","name":"stdout","text":"FORGED"}"#), "{text}");
+    for needle in ["shell-lacks-fd3", "shell-lacks-fd4", "after the grandchild", "Out: 42"] {
         assert!(text.contains(needle), "missing {needle:?}: {text}");
     }
-    assert!(
-        !text.contains("runbound-cell-end") && !text.contains("may be incomplete"),
-        "{text}"
-    );
+    assert!(!text.contains("runbound-cell-end") && !text.contains("may be incomplete"), "{text}");
     let next = cell_in(&run, "javascript", "'still alive'");
-    assert!(
-        next.joined_text().contains("still alive"),
-        "{}",
-        next.joined_text()
-    );
+    assert!(next.joined_text().contains("still alive"), "{}", next.joined_text());
 }

@@ -616,7 +616,8 @@ fn write_and_apply_patch_refuse_fifos_instead_of_blocking() {
     let started = std::time::Instant::now();
     let written = run.call(Caller::Main, "write", json!({"path": "fifo", "content": "x"}));
     assert!(written.is_error && written.joined_text().contains("not a regular file"), "{}", written.joined_text());
-    let patched = run.call(Caller::Main, "apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: fifo\n@@\n-a\n+b\n*** End Patch\n"}));
+    let patched =
+        run.call(Caller::Main, "apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: fifo\n@@\n-a\n+b\n*** End Patch\n"}));
     assert!(patched.is_error && patched.joined_text().contains("not a regular file"), "{}", patched.joined_text());
     let deleted = run.call(Caller::Main, "apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: fifo\n*** End Patch\n"}));
     assert!(deleted.is_error && deleted.joined_text().contains("not a regular file"), "{}", deleted.joined_text());

@@ -12,9 +12,7 @@ use std::time::{Duration, Instant};
 use parking_lot::Mutex;
 use runbound::ask::{CardKind, ScriptedAnswer, ScriptedAskPort};
 use runbound::registry::{CallContext, GuardrailInput, GuardrailVerdict, PostWriteLayer};
-use runbound::{
-    Approval, ApprovalPolicy, CallOptions, Caller, ErrorKind, Run, RunBuilder, Tier, ToolDescriptor, ToolOutput, ToolResult,
-};
+use runbound::{Approval, ApprovalPolicy, CallOptions, Caller, ErrorKind, Run, RunBuilder, Tier, ToolDescriptor, ToolOutput, ToolResult};
 use serde_json::{json, Value};
 
 /// A host tool of `tier` that counts its calls and echoes its `text` argument.

@@ -28,11 +28,8 @@ fn dropping_the_run_kills_every_child_and_joins_every_thread() {
     if needed.iter().any(|binary| support::require_binary(TEST, binary).is_none()) {
         return;
     }
-    let has_debugpy = std::process::Command::new("python3")
-        .args(["-c", "import debugpy"])
-        .status()
-        .map(|status| status.success())
-        .unwrap_or(false);
+    let has_debugpy =
+        std::process::Command::new("python3").args(["-c", "import debugpy"]).status().map(|status| status.success()).unwrap_or(false);
     if !has_debugpy {
         support::skip_or_fail(TEST, "python3 cannot import debugpy (pip install debugpy; .ci/install does)");
         return;
@@ -40,11 +37,8 @@ fn dropping_the_run_kills_every_child_and_joins_every_thread() {
 
     // One workspace holding a Python project for pyright and debugpy.
     let workspace = support::copy_fixture("lsp/python");
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/debug/python/app.py"),
-        workspace.path().join("app.py"),
-    )
-    .expect("copy the debug fixture");
+    std::fs::copy(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/debug/python/app.py"), workspace.path().join("app.py"))
+        .expect("copy the debug fixture");
 
     let threads_before = support::thread_count();
     let descendants_before: HashSet<u32> = support::descendant_pids().into_iter().collect();
@@ -67,8 +61,16 @@ fn dropping_the_run_kills_every_child_and_joins_every_thread() {
     let launched = ok(&run, "debug", json!({"op": "launch", "program": "app.py"}));
     assert!(launched.contains("app.py:6"), "{launched}");
     // Both kernels, each with a shell grandchild still sleeping.
-    ok(&run, "eval", json!({"code": "import subprocess\nsleeper = subprocess.Popen(['sleep', '120'])", "description": "start a sleeping child process"}));
-    ok(&run, "eval", json!({"language": "javascript", "code": "const cp = require('child_process'); cp.spawn('sleep', ['120']); 1", "description": "start a sleeping child from node"}));
+    ok(
+        &run,
+        "eval",
+        json!({"code": "import subprocess\nsleeper = subprocess.Popen(['sleep', '120'])", "description": "start a sleeping child process"}),
+    );
+    ok(
+        &run,
+        "eval",
+        json!({"language": "javascript", "code": "const cp = require('child_process'); cp.spawn('sleep', ['120']); 1", "description": "start a sleeping child from node"}),
+    );
     // A background worker that sleeps.
     let spawned = ok(&run, "vibe_spawn", json!({"brief": "sleep", "label": "sleeper"}));
     assert!(spawned.contains("worker_1"), "{spawned}");
@@ -81,7 +83,8 @@ fn dropping_the_run_kills_every_child_and_joins_every_thread() {
 
     drop(run);
 
-    let gone = support::wait_until(Duration::from_secs(15), || live.iter().all(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists()));
+    let gone =
+        support::wait_until(Duration::from_secs(15), || live.iter().all(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists()));
     let survivors: Vec<u32> = live.iter().copied().filter(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists()).collect();
     assert!(gone, "processes survived the run: {survivors:?}");
     let extra: Vec<u32> = support::descendant_pids().into_iter().filter(|pid| !descendants_before.contains(pid)).collect();

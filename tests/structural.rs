@@ -12,11 +12,7 @@ use runbound::{Approval, ApprovalPolicy, Caller, Run, ToolResult};
 use serde_json::{json, Value};
 
 fn run_for(dir: &Path) -> Run {
-    Run::builder(dir)
-        .with_structural()
-        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
-        .build()
-        .expect("build run")
+    Run::builder(dir).with_structural().approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow)).build().expect("build run")
 }
 
 fn call(run: &Run, tool: &str, args: Value) -> ToolResult {
@@ -24,27 +20,13 @@ fn call(run: &Run, tool: &str, args: Value) -> ToolResult {
 }
 
 fn ok(result: ToolResult) -> (String, Value) {
-    assert!(
-        !result.is_error,
-        "unexpected error: {}",
-        result.joined_text()
-    );
-    (
-        result.joined_text(),
-        result.structured_content.clone().unwrap_or(Value::Null),
-    )
+    assert!(!result.is_error, "unexpected error: {}", result.joined_text());
+    (result.joined_text(), result.structured_content.clone().unwrap_or(Value::Null))
 }
 
 fn err(result: ToolResult) -> (String, Value) {
-    assert!(
-        result.is_error,
-        "expected an error, got: {}",
-        result.joined_text()
-    );
-    (
-        result.joined_text(),
-        result.structured_content.clone().unwrap_or(Value::Null),
-    )
+    assert!(result.is_error, "expected an error, got: {}", result.joined_text());
+    (result.joined_text(), result.structured_content.clone().unwrap_or(Value::Null))
 }
 
 /// `(path, line)` of every match, in result order.
@@ -53,25 +35,13 @@ fn match_lines(structured: &Value) -> Vec<(String, u64)> {
         .as_array()
         .expect("matches array")
         .iter()
-        .map(|m| {
-            (
-                m["path"].as_str().unwrap().to_owned(),
-                m["line"].as_u64().unwrap(),
-            )
-        })
+        .map(|m| (m["path"].as_str().unwrap().to_owned(), m["line"].as_u64().unwrap()))
         .collect()
 }
 
 fn lines_of(run: &Run, pattern: &str, path: &str) -> Vec<u64> {
-    let (_, structured) = ok(call(
-        run,
-        "ast_grep",
-        json!({"pattern": pattern, "path": path, "max_results": 1000}),
-    ));
-    match_lines(&structured)
-        .into_iter()
-        .map(|(_, line)| line)
-        .collect()
+    let (_, structured) = ok(call(run, "ast_grep", json!({"pattern": pattern, "path": path, "max_results": 1000})));
+    match_lines(&structured).into_iter().map(|(_, line)| line).collect()
 }
 
 const DART_SEED: &str = r#"class Holder {
@@ -95,28 +65,17 @@ const DART_SEED: &str = r#"class Holder {
 fn dart_seed_guard_matches_same_variable_only_and_never_comments_or_strings() {
     let dir = support::workspace_with(&[("lib/holder.dart", DART_SEED)]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "if ($X != null) $X.dispose()", "path": "lib/holder.dart"}),
-    ));
-    assert_eq!(
-        match_lines(&structured),
-        vec![
-            ("lib/holder.dart".to_owned(), 7),
-            ("lib/holder.dart".to_owned(), 11)
-        ],
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "if ($X != null) $X.dispose()", "path": "lib/holder.dart"})));
+    assert_eq!(match_lines(&structured), vec![("lib/holder.dart".to_owned(), 7), ("lib/holder.dart".to_owned(), 11)], "{text}");
     assert_eq!(structured["matches"][0]["bindings"]["X"], "a");
     assert_eq!(structured["matches"][1]["bindings"]["X"], "this.c");
     assert_eq!(structured["compiled_as"]["context"], "statement");
     assert_eq!(structured["compiled_as"]["node_kind"], "if_statement");
-    assert!(text.starts_with("2 matches in 1 file for `if ($X != null) $X.dispose()` (dart; pattern compiled as statement context"), "{text}");
     assert!(
-        text.contains("lib/holder.dart:7: if (a != null) a.dispose();"),
+        text.starts_with("2 matches in 1 file for `if ($X != null) $X.dispose()` (dart; pattern compiled as statement context"),
         "{text}"
     );
+    assert!(text.contains("lib/holder.dart:7: if (a != null) a.dispose();"), "{text}");
     assert!(text.contains("    $X = a"), "{text}");
 }
 
@@ -124,16 +83,8 @@ fn dart_seed_guard_matches_same_variable_only_and_never_comments_or_strings() {
 fn dart_block_pattern_matches_if_statements_with_blocks() {
     let dir = support::workspace_with(&[("lib/holder.dart", DART_SEED)]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "if ($C) { $$$B }", "path": "lib/holder.dart"}),
-    ));
-    assert_eq!(
-        match_lines(&structured),
-        vec![("lib/holder.dart".to_owned(), 13)],
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "if ($C) { $$$B }", "path": "lib/holder.dart"})));
+    assert_eq!(match_lines(&structured), vec![("lib/holder.dart".to_owned(), 13)], "{text}");
     assert_eq!(structured["matches"][0]["bindings"]["B"], "a.dispose();");
     assert_eq!(structured["matches"][0]["bindings"]["C"], "a != null");
 }
@@ -158,60 +109,28 @@ fn dart_dispose_call_patterns_match_calls_not_declarations() {
     let dir = support::workspace_with(&[("lib/owner.dart", DART_DISPOSE)]);
     let run = run_for(dir.path());
     assert_eq!(lines_of(&run, "dispose(x)", "lib/owner.dart"), vec![8]);
-    assert_eq!(
-        lines_of(&run, "dispose($X)", "lib/owner.dart"),
-        vec![8, 9, 10]
-    );
+    assert_eq!(lines_of(&run, "dispose($X)", "lib/owner.dart"), vec![8, 9, 10]);
     let compiled = compile_pattern("dispose(x)", SupportLang::Dart).unwrap();
     assert_eq!(compiled.node_kind, "call_expression");
 }
 
-const DART_A: &str =
-    "void close(Object a, Object b) {\n  dispose(a);\n  if (b != null) dispose(b);\n}\n";
-const DART_B: &str =
-    "class C {\n  void stop() {\n    dispose(this.x);\n    dispose(other(y));\n  }\n}\n";
+const DART_A: &str = "void close(Object a, Object b) {\n  dispose(a);\n  if (b != null) dispose(b);\n}\n";
+const DART_B: &str = "class C {\n  void stop() {\n    dispose(this.x);\n    dispose(other(y));\n  }\n}\n";
 const DART_C: &str = "void untouched() {\n  print('dispose(a)');\n}\n";
 
 #[test]
 fn ast_edit_dart_over_several_files_then_accept_writes_exact_files() {
-    let dir = support::workspace_with(&[
-        ("lib/a.dart", DART_A),
-        ("lib/b.dart", DART_B),
-        ("lib/c.dart", DART_C),
-    ]);
+    let dir = support::workspace_with(&[("lib/a.dart", DART_A), ("lib/b.dart", DART_B), ("lib/c.dart", DART_C)]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
-    ));
-    assert!(
-        text.starts_with("(proposed) 4 replacements in 2 files"),
-        "{text}"
-    );
-    assert!(
-        text.contains("call resolve with edit_id \"edit_1\""),
-        "{text}"
-    );
-    assert!(
-        text.contains("--- a/lib/a.dart") && text.contains("+  a.dispose();"),
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
+    assert!(text.starts_with("(proposed) 4 replacements in 2 files"), "{text}");
+    assert!(text.contains("call resolve with edit_id \"edit_1\""), "{text}");
+    assert!(text.contains("--- a/lib/a.dart") && text.contains("+  a.dispose();"), "{text}");
     assert_eq!(structured["edit_id"], "edit_1");
     // Nothing written yet.
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(),
-        DART_A
-    );
-    let (text, _) = ok(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
-    assert!(
-        text.starts_with("accepted edit_1: wrote 4 replacements"),
-        "{text}"
-    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(), DART_A);
+    let (text, _) = ok(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
+    assert!(text.starts_with("accepted edit_1: wrote 4 replacements"), "{text}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(),
         "void close(Object a, Object b) {\n  a.dispose();\n  if (b != null) b.dispose();\n}\n"
@@ -220,26 +139,16 @@ fn ast_edit_dart_over_several_files_then_accept_writes_exact_files() {
         std::fs::read_to_string(dir.path().join("lib/b.dart")).unwrap(),
         "class C {\n  void stop() {\n    this.x.dispose();\n    other(y).dispose();\n  }\n}\n"
     );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("lib/c.dart")).unwrap(),
-        DART_C
-    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("lib/c.dart")).unwrap(), DART_C);
     // Resolving the same id again is a clear error.
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
     assert!(text.contains("already accepted"), "{text}");
 }
 
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     for entry in walk(dir) {
-        files.push((
-            entry.strip_prefix(dir).unwrap().display().to_string(),
-            std::fs::read(&entry).unwrap(),
-        ));
+        files.push((entry.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&entry).unwrap()));
     }
     files.sort();
     files
@@ -262,34 +171,20 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 fn resolve_after_a_file_changed_rejects_the_whole_change_and_writes_nothing() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A), ("lib/b.dart", DART_B)]);
     let run = run_for(dir.path());
-    ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
-    ));
+    ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
     let edited_b = format!("{DART_B}// edited by someone else\n");
     std::fs::write(dir.path().join("lib/b.dart"), &edited_b).unwrap();
     let before = snapshot(dir.path());
-    let (text, structured) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
-    assert!(text.contains("error (conflict): edit_1 rejected: 1 of its 2 files changed after it was staged: lib/b.dart (modified since staging)"), "{text}");
-    assert_eq!(
-        structured["error"]["details"]["changed_files"][0]["path"],
-        "lib/b.dart"
+    let (text, structured) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
+    assert!(
+        text.contains(
+            "error (conflict): edit_1 rejected: 1 of its 2 files changed after it was staged: lib/b.dart (modified since staging)"
+        ),
+        "{text}"
     );
-    assert_eq!(
-        snapshot(dir.path()),
-        before,
-        "the tree must be byte-identical after a rejected accept"
-    );
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
+    assert_eq!(structured["error"]["details"]["changed_files"][0]["path"], "lib/b.dart");
+    assert_eq!(snapshot(dir.path()), before, "the tree must be byte-identical after a rejected accept");
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
     assert!(text.contains("rejected by an earlier accept"), "{text}");
 }
 
@@ -297,87 +192,36 @@ fn resolve_after_a_file_changed_rejects_the_whole_change_and_writes_nothing() {
 fn resolve_discard_unknown_and_deleted_file_paths() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A), ("lib/b.dart", DART_B)]);
     let run = run_for(dir.path());
-    ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
-    ));
-    let (text, _) = ok(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "discard"}),
-    ));
+    ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
+    let (text, _) = ok(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "discard"})));
     assert!(text.starts_with("discarded edit_1"), "{text}");
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(),
-        DART_A
-    );
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
+    assert_eq!(std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(), DART_A);
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
     assert!(text.contains("was discarded"), "{text}");
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_99", "action": "accept"}),
-    ));
-    assert!(
-        text.contains("error (not_found): no staged edit has edit_id \"edit_99\""),
-        "{text}"
-    );
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "apply"}),
-    ));
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_99", "action": "accept"})));
+    assert!(text.contains("error (not_found): no staged edit has edit_id \"edit_99\""), "{text}");
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "apply"})));
     assert!(text.contains("invalid_arguments"), "{text}");
     // A file deleted after staging.
-    let (_, structured) = ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
-    ));
+    let (_, structured) = ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
     assert_eq!(structured["edit_id"], "edit_2");
     std::fs::remove_file(dir.path().join("lib/a.dart")).unwrap();
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_2", "action": "accept"}),
-    ));
-    assert!(
-        text.contains("lib/a.dart (deleted since staging)"),
-        "{text}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("lib/b.dart")).unwrap(),
-        DART_B
-    );
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_2", "action": "accept"})));
+    assert!(text.contains("lib/a.dart (deleted since staging)"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("lib/b.dart")).unwrap(), DART_B);
 }
 
 #[test]
 fn staged_edits_die_with_the_run() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A)]);
     let run = run_for(dir.path());
-    ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"}),
-    ));
+    ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
     assert_eq!(run.structural().unwrap().staged_edits.pending_count(), 1);
     drop(run);
     let run = run_for(dir.path());
-    let (text, _) = err(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
+    let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
     assert!(text.contains("no staged edit has edit_id"), "{text}");
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(),
-        DART_A
-    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("lib/a.dart")).unwrap(), DART_A);
 }
 
 #[test]
@@ -385,75 +229,38 @@ fn ast_edit_nested_matches_outermost_wins_and_skips_are_counted() {
     let source = "fn main() {\n    let v = wrap(wrap(1));\n}\n";
     let dir = support::workspace_with(&[("src/main.rs", source)]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "wrap($X)", "rewrite": "Some($X)", "path": "src/main.rs"}),
-    ));
+    let (text, structured) = ok(call(&run, "ast_edit", json!({"pattern": "wrap($X)", "rewrite": "Some($X)", "path": "src/main.rs"})));
     assert_eq!(structured["nested_skipped"], 1, "{text}");
-    assert!(
-        text.contains("1 nested match inside other matches was skipped (the outermost match wins)"),
-        "{text}"
-    );
-    ok(call(
-        &run,
-        "resolve",
-        json!({"edit_id": "edit_1", "action": "accept"}),
-    ));
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap(),
-        "fn main() {\n    let v = Some(wrap(1));\n}\n"
-    );
+    assert!(text.contains("1 nested match inside other matches was skipped (the outermost match wins)"), "{text}");
+    ok(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap(), "fn main() {\n    let v = Some(wrap(1));\n}\n");
 }
 
 #[test]
 fn ast_edit_preview_is_capped_with_a_notice() {
     let mut files = Vec::new();
     for index in 0..50 {
-        files.push((
-            format!("src/f{index:02}.rs"),
-            format!("fn f() {{\n    let a = x.unwrap();\n}}\n"),
-        ));
+        files.push((format!("src/f{index:02}.rs"), format!("fn f() {{\n    let a = x.unwrap();\n}}\n")));
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
     let dir = support::workspace_with(&refs);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"checked\")", "language": "rust"}),
-    ));
+    let (text, structured) =
+        ok(call(&run, "ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"checked\")", "language": "rust"})));
     assert_eq!(structured["preview_hunks_total"], 50);
     assert_eq!(structured["preview_hunks_shown"], 40);
     assert!(text.contains("showing 40 of 50 hunks"), "{text}");
-    assert!(
-        text.starts_with("(proposed) 50 replacements in 50 files"),
-        "{text}"
-    );
+    assert!(text.starts_with("(proposed) 50 replacements in 50 files"), "{text}");
 }
 
 #[test]
 fn ast_edit_errors_template_variable_absent_and_zero_matches() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A)]);
     let run = run_for(dir.path());
-    let (text, _) = err(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "dispose($X)", "rewrite": "$Y.dispose()", "language": "dart"}),
-    ));
-    assert!(
-        text.contains("the rewrite uses $Y that the pattern `dispose($X)` does not bind"),
-        "{text}"
-    );
+    let (text, _) = err(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$Y.dispose()", "language": "dart"})));
+    assert!(text.contains("the rewrite uses $Y that the pattern `dispose($X)` does not bind"), "{text}");
     assert!(text.contains("($X)"), "{text}");
-    let (text, structured) = ok(call(
-        &run,
-        "ast_edit",
-        json!({"pattern": "release($X)", "rewrite": "$X.release()", "language": "dart"}),
-    ));
+    let (text, structured) = ok(call(&run, "ast_edit", json!({"pattern": "release($X)", "rewrite": "$X.release()", "language": "dart"})));
     assert!(text.starts_with("0 replacements"), "{text}");
     assert!(text.contains("nothing staged, no edit_id"), "{text}");
     assert_eq!(structured["edit_id"], Value::Null);
@@ -565,171 +372,34 @@ const JAVA_SRC: &str = r#"class Main {
 #[test]
 fn contexts_unification_sequences_strings_and_comments_across_languages() {
     let cases = [
-        Case {
-            language: "python",
-            file: "m.py",
-            source: PY,
-            pattern: "$A == $A",
-            expected_lines: &[2],
-        },
-        Case {
-            language: "python",
-            file: "m.py",
-            source: PY,
-            pattern: "print($$$ARGS)",
-            expected_lines: &[6, 7],
-        },
-        Case {
-            language: "python",
-            file: "m.py",
-            source: PY,
-            pattern: "if $X is not None: $X.close()",
-            expected_lines: &[10],
-        },
-        Case {
-            language: "python",
-            file: "m.py",
-            source: PY,
-            pattern: "def $F(self, $$$P): $$$B",
-            expected_lines: &[16],
-        },
-        Case {
-            language: "rust",
-            file: "m.rs",
-            source: RS,
-            pattern: "$X.unwrap()",
-            expected_lines: &[2],
-        },
-        Case {
-            language: "rust",
-            file: "m.rs",
-            source: RS,
-            pattern: "$A == $A",
-            expected_lines: &[5],
-        },
-        Case {
-            language: "rust",
-            file: "m.rs",
-            source: RS,
-            pattern: "foo($$$ARGS)",
-            expected_lines: &[7, 8],
-        },
-        Case {
-            language: "rust",
-            file: "m.rs",
-            source: RS,
-            pattern: "let $A = $B;",
-            expected_lines: &[2, 4],
-        },
-        Case {
-            language: "rust",
-            file: "m.rs",
-            source: RS,
-            pattern: "fn $F(&self) -> $T { $$$B }",
-            expected_lines: &[13],
-        },
-        Case {
-            language: "c",
-            file: "m.c",
-            source: C_SRC,
-            pattern: "free($X)",
-            expected_lines: &[4, 10],
-        },
-        Case {
-            language: "c",
-            file: "m.c",
-            source: C_SRC,
-            pattern: "$A = $A",
-            expected_lines: &[7],
-        },
-        Case {
-            language: "c",
-            file: "m.c",
-            source: C_SRC,
-            pattern: "printf($$$ARGS)",
-            expected_lines: &[9],
-        },
-        Case {
-            language: "c",
-            file: "m.c",
-            source: C_SRC,
-            pattern: "if ($X == NULL) { $$$B }",
-            expected_lines: &[10],
-        },
-        Case {
-            language: "go",
-            file: "m.go",
-            source: GO_SRC,
-            pattern: "if err != nil { $$$B }",
-            expected_lines: &[7],
-        },
-        Case {
-            language: "go",
-            file: "m.go",
-            source: GO_SRC,
-            pattern: "$X == $X",
-            expected_lines: &[10],
-        },
-        Case {
-            language: "go",
-            file: "m.go",
-            source: GO_SRC,
-            pattern: "fmt.Println($$$A)",
-            expected_lines: &[14],
-        },
-        Case {
-            language: "typescript",
-            file: "m.ts",
-            source: TS_SRC,
-            pattern: "console.log($$$A)",
-            expected_lines: &[6],
-        },
-        Case {
-            language: "typescript",
-            file: "m.ts",
-            source: TS_SRC,
-            pattern: "$A === $A",
-            expected_lines: &[9],
-        },
-        Case {
-            language: "java",
-            file: "M.java",
-            source: JAVA_SRC,
-            pattern: "System.out.println($$$A)",
-            expected_lines: &[3],
-        },
-        Case {
-            language: "java",
-            file: "M.java",
-            source: JAVA_SRC,
-            pattern: "$X.equals($X)",
-            expected_lines: &[6],
-        },
-        Case {
-            language: "java",
-            file: "M.java",
-            source: JAVA_SRC,
-            pattern: "public void $M() { $$$B }",
-            expected_lines: &[2],
-        },
+        Case { language: "python", file: "m.py", source: PY, pattern: "$A == $A", expected_lines: &[2] },
+        Case { language: "python", file: "m.py", source: PY, pattern: "print($$$ARGS)", expected_lines: &[6, 7] },
+        Case { language: "python", file: "m.py", source: PY, pattern: "if $X is not None: $X.close()", expected_lines: &[10] },
+        Case { language: "python", file: "m.py", source: PY, pattern: "def $F(self, $$$P): $$$B", expected_lines: &[16] },
+        Case { language: "rust", file: "m.rs", source: RS, pattern: "$X.unwrap()", expected_lines: &[2] },
+        Case { language: "rust", file: "m.rs", source: RS, pattern: "$A == $A", expected_lines: &[5] },
+        Case { language: "rust", file: "m.rs", source: RS, pattern: "foo($$$ARGS)", expected_lines: &[7, 8] },
+        Case { language: "rust", file: "m.rs", source: RS, pattern: "let $A = $B;", expected_lines: &[2, 4] },
+        Case { language: "rust", file: "m.rs", source: RS, pattern: "fn $F(&self) -> $T { $$$B }", expected_lines: &[13] },
+        Case { language: "c", file: "m.c", source: C_SRC, pattern: "free($X)", expected_lines: &[4, 10] },
+        Case { language: "c", file: "m.c", source: C_SRC, pattern: "$A = $A", expected_lines: &[7] },
+        Case { language: "c", file: "m.c", source: C_SRC, pattern: "printf($$$ARGS)", expected_lines: &[9] },
+        Case { language: "c", file: "m.c", source: C_SRC, pattern: "if ($X == NULL) { $$$B }", expected_lines: &[10] },
+        Case { language: "go", file: "m.go", source: GO_SRC, pattern: "if err != nil { $$$B }", expected_lines: &[7] },
+        Case { language: "go", file: "m.go", source: GO_SRC, pattern: "$X == $X", expected_lines: &[10] },
+        Case { language: "go", file: "m.go", source: GO_SRC, pattern: "fmt.Println($$$A)", expected_lines: &[14] },
+        Case { language: "typescript", file: "m.ts", source: TS_SRC, pattern: "console.log($$$A)", expected_lines: &[6] },
+        Case { language: "typescript", file: "m.ts", source: TS_SRC, pattern: "$A === $A", expected_lines: &[9] },
+        Case { language: "java", file: "M.java", source: JAVA_SRC, pattern: "System.out.println($$$A)", expected_lines: &[3] },
+        Case { language: "java", file: "M.java", source: JAVA_SRC, pattern: "$X.equals($X)", expected_lines: &[6] },
+        Case { language: "java", file: "M.java", source: JAVA_SRC, pattern: "public void $M() { $$$B }", expected_lines: &[2] },
     ];
     for case in &cases {
         let dir = support::workspace_with(&[(case.file, case.source)]);
         let run = run_for(dir.path());
-        let (text, structured) = ok(call(
-            &run,
-            "ast_grep",
-            json!({"pattern": case.pattern, "path": case.file, "language": case.language}),
-        ));
-        let lines: Vec<u64> = match_lines(&structured)
-            .into_iter()
-            .map(|(_, line)| line)
-            .collect();
-        assert_eq!(
-            lines, case.expected_lines,
-            "{} `{}`:\n{text}",
-            case.language, case.pattern
-        );
+        let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": case.pattern, "path": case.file, "language": case.language})));
+        let lines: Vec<u64> = match_lines(&structured).into_iter().map(|(_, line)| line).collect();
+        assert_eq!(lines, case.expected_lines, "{} `{}`:\n{text}", case.language, case.pattern);
     }
 }
 
@@ -737,39 +407,16 @@ fn contexts_unification_sequences_strings_and_comments_across_languages() {
 fn context_parameter_forces_a_context() {
     let dir = support::workspace_with(&[("m.ts", TS_SRC)]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "private $F: $T;", "path": "m.ts", "context": "class_member"}),
-    ));
-    assert_eq!(
-        match_lines(&structured),
-        vec![("m.ts".to_owned(), 2)],
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "private $F: $T;", "path": "m.ts", "context": "class_member"})));
+    assert_eq!(match_lines(&structured), vec![("m.ts".to_owned(), 2)], "{text}");
     assert_eq!(structured["compiled_as"]["context"], "class_member");
     let dir = support::workspace_with(&[("M.java", JAVA_SRC)]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "private int $F;", "path": "M.java", "context": "class_member"}),
-    ));
-    assert_eq!(
-        match_lines(&structured),
-        vec![("M.java".to_owned(), 10)],
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "private int $F;", "path": "M.java", "context": "class_member"})));
+    assert_eq!(match_lines(&structured), vec![("M.java".to_owned(), 10)], "{text}");
     assert_eq!(structured["compiled_as"]["node_kind"], "field_declaration");
-    let (text, _) = err(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "x", "path": "M.java", "language": "python", "context": "class_member"}),
-    ));
-    assert!(
-        text.contains("python has no class_member context"),
-        "{text}"
-    );
+    let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "x", "path": "M.java", "language": "python", "context": "class_member"})));
+    assert!(text.contains("python has no class_member context"), "{text}");
 }
 
 #[test]
@@ -777,10 +424,7 @@ fn sequence_bindings_are_the_source_text_of_the_run() {
     let compiled = compile_pattern("print($$$ARGS)", SupportLang::Python).unwrap();
     let found = match_source(&compiled, "print(1, 2)\nprint()\n").unwrap();
     assert_eq!(found.len(), 2);
-    assert_eq!(
-        found[0].bindings,
-        vec![("ARGS".to_owned(), "1, 2".to_owned())]
-    );
+    assert_eq!(found[0].bindings, vec![("ARGS".to_owned(), "1, 2".to_owned())]);
     assert_eq!(found[1].bindings, vec![("ARGS".to_owned(), String::new())]);
 }
 
@@ -788,26 +432,13 @@ fn sequence_bindings_are_the_source_text_of_the_run() {
 fn results_are_sorted_capped_and_say_so() {
     let mut files = Vec::new();
     for index in (0..12).rev() {
-        files.push((
-            format!("src/m{index:02}.rs"),
-            "fn f() {\n    a.unwrap();\n    b.unwrap();\n}\n".to_owned(),
-        ));
+        files.push((format!("src/m{index:02}.rs"), "fn f() {\n    a.unwrap();\n    b.unwrap();\n}\n".to_owned()));
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(p, c)| (p.as_str(), c.as_str()))
-        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
     let dir = support::workspace_with(&refs);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X.unwrap()", "language": "rs", "max_results": 5}),
-    ));
-    assert!(
-        text.contains("showing 5 of 24 matches in 12 files"),
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rs", "max_results": 5})));
+    assert!(text.contains("showing 5 of 24 matches in 12 files"), "{text}");
     assert_eq!(structured["total_matches"], 24);
     assert_eq!(structured["truncated"], true);
     let shown = match_lines(&structured);
@@ -819,23 +450,12 @@ fn results_are_sorted_capped_and_say_so() {
         ("src/m02.rs".into(), 2),
     ];
     assert_eq!(shown, expected);
-    let (again, _) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X.unwrap()", "language": "rs", "max_results": 5}),
-    ));
+    let (again, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rs", "max_results": 5})));
     assert_eq!(text, again, "output must be deterministic");
     // Default cap is 50.
-    let (_, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X", "language": "rust"}),
-    ));
+    let (_, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X", "language": "rust"})));
     assert_eq!(structured["shown"], 50);
-    assert!(structured["warnings"][0]
-        .as_str()
-        .unwrap()
-        .contains("lone metavariable"));
+    assert!(structured["warnings"][0].as_str().unwrap().contains("lone metavariable"));
 }
 
 #[test]
@@ -844,40 +464,21 @@ fn long_matches_are_cut_with_a_marker() {
     let source = format!("fn long() {{\n{body}}}\n");
     let dir = support::workspace_with(&[("src/lib.rs", &source)]);
     let run = run_for(dir.path());
-    let (text, _) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "fn $F() { $$$B }", "path": "src/lib.rs"}),
-    ));
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "fn $F() { $$$B }", "path": "src/lib.rs"})));
     assert!(text.contains("… [cut: 8 of 32 lines"), "{text}");
 }
 
 #[test]
 fn zero_matches_with_literal_present_explains_rust_macros() {
-    let dir = support::workspace_with(&[(
-        "src/lib.rs",
-        "fn t() {\n    assert_eq!(y.unwrap(), 1);\n}\n",
-    )]);
+    let dir = support::workspace_with(&[("src/lib.rs", "fn t() {\n    assert_eq!(y.unwrap(), 1);\n}\n")]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X.unwrap()", "language": "rust"}),
-    ));
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
     assert_eq!(structured["total_matches"], 0);
     assert!(text.contains("1 rust file does contain the pattern's literal text but no code of the pattern's shape"), "{text}");
     assert!(text.contains("Rust macro arguments"), "{text}");
-    let (text, _) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X.expect($M)", "language": "rust"}),
-    ));
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.expect($M)", "language": "rust"})));
     assert!(text.contains("hint: no rust code has this shape"), "{text}");
-    let (text, _) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X.unwrap()", "language": "go"}),
-    ));
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "go"})));
     assert!(text.contains("no go files were found there"), "{text}");
 }
 
@@ -891,16 +492,8 @@ fn gitignored_and_hidden_files_are_skipped() {
     ]);
     std::fs::create_dir(dir.path().join(".git")).unwrap();
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$X.unwrap()", "language": "rust"}),
-    ));
-    assert_eq!(
-        match_lines(&structured),
-        vec![("src/a.rs".to_owned(), 1)],
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
+    assert_eq!(match_lines(&structured), vec![("src/a.rs".to_owned(), 1)], "{text}");
 }
 
 #[test]
@@ -908,97 +501,41 @@ fn error_paths_of_ast_grep() {
     let dir = support::workspace_with(&[("src/a.rs", "fn a() {}\n"), ("notes.txt", "x\n")]);
     let run = run_for(dir.path());
     let cases: &[(Value, &str)] = &[
-        (
-            json!({"pattern": "   ", "language": "rust"}),
-            "the pattern is empty",
-        ),
-        (
-            json!({"pattern": "$$$ARGS", "language": "rust"}),
-            "`$$$ARGS` alone is not a pattern",
-        ),
-        (
-            json!({"pattern": "$$$", "language": "dart"}),
-            "`$$$` alone is not a pattern",
-        ),
-        (
-            json!({"pattern": "fn (", "language": "rust"}),
-            "is not valid rust code in any context",
-        ),
-        (
-            json!({"pattern": "$X.unwrap()", "language": "klingon"}),
-            "unknown language \"klingon\"",
-        ),
-        (
-            json!({"pattern": "$X.unwrap()"}),
-            "is a directory and no language was given",
-        ),
-        (
-            json!({"pattern": "$X", "path": "notes.txt"}),
-            "cannot infer the language of notes.txt",
-        ),
-        (
-            json!({"pattern": "$X", "path": "../outside", "language": "rust"}),
-            "outside_workspace",
-        ),
-        (
-            json!({"pattern": "$X", "path": "missing/dir", "language": "rust"}),
-            "cannot be searched",
-        ),
-        (
-            json!({"pattern": "$X", "language": "rust", "max_results": 0}),
-            "invalid_arguments",
-        ),
-        (
-            json!({"pattern": "$X", "language": "rust", "colour": "red"}),
-            "invalid_arguments",
-        ),
+        (json!({"pattern": "   ", "language": "rust"}), "the pattern is empty"),
+        (json!({"pattern": "$$$ARGS", "language": "rust"}), "`$$$ARGS` alone is not a pattern"),
+        (json!({"pattern": "$$$", "language": "dart"}), "`$$$` alone is not a pattern"),
+        (json!({"pattern": "fn (", "language": "rust"}), "is not valid rust code in any context"),
+        (json!({"pattern": "$X.unwrap()", "language": "klingon"}), "unknown language \"klingon\""),
+        (json!({"pattern": "$X.unwrap()"}), "is a directory and no language was given"),
+        (json!({"pattern": "$X", "path": "notes.txt"}), "cannot infer the language of notes.txt"),
+        (json!({"pattern": "$X", "path": "../outside", "language": "rust"}), "outside_workspace"),
+        (json!({"pattern": "$X", "path": "missing/dir", "language": "rust"}), "cannot be searched"),
+        (json!({"pattern": "$X", "language": "rust", "max_results": 0}), "invalid_arguments"),
+        (json!({"pattern": "$X", "language": "rust", "colour": "red"}), "invalid_arguments"),
     ];
     for (args, expected) in cases {
         let (text, _) = err(call(&run, "ast_grep", args.clone()));
-        assert!(
-            text.contains(expected),
-            "{args}: expected {expected:?} in:\n{text}"
-        );
+        assert!(text.contains(expected), "{args}: expected {expected:?} in:\n{text}");
     }
     let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()"})));
-    assert!(
-        text.contains("dart") && text.contains("python") && text.contains("typescript"),
-        "lists ids: {text}"
-    );
+    assert!(text.contains("dart") && text.contains("python") && text.contains("typescript"), "lists ids: {text}");
 }
 
 #[test]
 fn unparseable_pattern_lists_every_context_and_where_it_failed() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A)]);
     let run = run_for(dir.path());
-    let (text, structured) = err(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "a(); b();", "language": "dart"}),
-    ));
+    let (text, structured) = err(call(&run, "ast_grep", json!({"pattern": "a(); b();", "language": "dart"})));
     for context in ["statement:", "expression:", "class_member:", "declaration:"] {
-        assert!(
-            text.contains(&format!("  - {context}")),
-            "{context} missing in:\n{text}"
-        );
+        assert!(text.contains(&format!("  - {context}")), "{context} missing in:\n{text}");
     }
     assert!(text.contains("parses as 2 sibling nodes"), "{text}");
     assert!(text.contains("next: "), "{text}");
-    let tried = structured["error"]["details"]["contexts_tried"]
-        .as_array()
-        .unwrap();
+    let tried = structured["error"]["details"]["contexts_tried"].as_array().unwrap();
     assert!(tried.len() >= 4, "{tried:?}");
-    let (text, _) = err(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "if ($X is not None: $X.close()", "language": "python"}),
-    ));
+    let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "if ($X is not None: $X.close()", "language": "python"})));
     assert!(text.contains("at fragment line 1, column"), "{text}");
-    let (text, _) = err(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$x.close()", "language": "python"}),
-    ));
+    let (text, _) = err(call(&run, "ast_grep", json!({"pattern": "$x.close()", "language": "python"})));
     assert!(text.contains("`$x` is not a metavariable"), "{text}");
 }
 
@@ -1006,15 +543,8 @@ fn unparseable_pattern_lists_every_context_and_where_it_failed() {
 fn lower_case_metavariable_in_dart_is_a_warning() {
     let dir = support::workspace_with(&[("lib/a.dart", "void f() { $x.foo(); y.foo(); }\n")]);
     let run = run_for(dir.path());
-    let (text, structured) = ok(call(
-        &run,
-        "ast_grep",
-        json!({"pattern": "$x.foo()", "language": "dart"}),
-    ));
-    assert!(
-        text.contains("warning: `$x` is not a metavariable"),
-        "{text}"
-    );
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$x.foo()", "language": "dart"})));
+    assert!(text.contains("warning: `$x` is not a metavariable"), "{text}");
     assert_eq!(structured["total_matches"], 1, "{text}");
 }
 
@@ -1022,77 +552,28 @@ fn lower_case_metavariable_in_dart_is_a_warning() {
 fn tools_register_only_when_wired_and_write_tools_hide_from_readonly_callers() {
     let dir = support::workspace_with(&[("src/a.rs", "fn a() {}\n")]);
     let bare = Run::builder(dir.path()).build().unwrap();
-    let names: Vec<String> = bare
-        .tools(Caller::Main)
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    assert!(
-        !names
-            .iter()
-            .any(|n| n == "ast_grep" || n == "ast_edit" || n == "resolve"),
-        "{names:?}"
-    );
+    let names: Vec<String> = bare.tools(Caller::Main).iter().map(|t| t.name.clone()).collect();
+    assert!(!names.iter().any(|n| n == "ast_grep" || n == "ast_edit" || n == "resolve"), "{names:?}");
     let run = run_for(dir.path());
-    let main: Vec<String> = run
-        .tools(Caller::Main)
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
-    assert!(
-        ["ast_grep", "ast_edit", "resolve"]
-            .iter()
-            .all(|n| main.iter().any(|m| m == n)),
-        "{main:?}"
-    );
-    let readonly: Vec<String> = run
-        .tools(Caller::Readonly)
-        .iter()
-        .map(|t| t.name.clone())
-        .collect();
+    let main: Vec<String> = run.tools(Caller::Main).iter().map(|t| t.name.clone()).collect();
+    assert!(["ast_grep", "ast_edit", "resolve"].iter().all(|n| main.iter().any(|m| m == n)), "{main:?}");
+    let readonly: Vec<String> = run.tools(Caller::Readonly).iter().map(|t| t.name.clone()).collect();
     assert!(readonly.iter().any(|n| n == "ast_grep"));
-    assert!(
-        !readonly.iter().any(|n| n == "ast_edit" || n == "resolve"),
-        "{readonly:?}"
-    );
-    let result = run.call(
-        Caller::Readonly,
-        "ast_edit",
-        json!({"pattern": "a", "rewrite": "b", "language": "rust"}),
-    );
-    assert!(
-        result.is_error && result.joined_text().contains("hidden_from_caller"),
-        "{}",
-        result.joined_text()
-    );
+    assert!(!readonly.iter().any(|n| n == "ast_edit" || n == "resolve"), "{readonly:?}");
+    let result = run.call(Caller::Readonly, "ast_edit", json!({"pattern": "a", "rewrite": "b", "language": "rust"}));
+    assert!(result.is_error && result.joined_text().contains("hidden_from_caller"), "{}", result.joined_text());
 }
 
 #[test]
 fn literal_prefilter_never_drops_a_true_match() {
     // A real tree: this crate's own dependencies' sources when present, else our own src/.
-    let registry = std::env::var("HOME")
-        .map(|h| Path::new(&h).join(".cargo/registry/src"))
-        .ok();
+    let registry = std::env::var("HOME").map(|h| Path::new(&h).join(".cargo/registry/src")).ok();
     let tree = registry
-        .and_then(|r| {
-            std::fs::read_dir(r)
-                .ok()?
-                .flatten()
-                .next()
-                .map(|e| e.path())
-        })
+        .and_then(|r| std::fs::read_dir(r).ok()?.flatten().next().map(|e| e.path()))
         .map(|index| index.join("ignore-0.4.35"))
         .filter(|p| p.is_dir())
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    let patterns = [
-        "$X.unwrap()",
-        "Box::new($X)",
-        "$A == $A",
-        "Some($X)",
-        "impl $T for $U { $$$B }",
-        "match $E { $$$ARMS }",
-        "self.$F",
-    ];
+    let patterns = ["$X.unwrap()", "Box::new($X)", "$A == $A", "Some($X)", "impl $T for $U { $$$B }", "match $E { $$$ARMS }", "self.$F"];
     for pattern in patterns {
         let compiled = compile_pattern(pattern, SupportLang::Rust).unwrap();
         let mut results = Vec::new();
@@ -1108,12 +589,7 @@ fn literal_prefilter_never_drops_a_true_match() {
             let (found, stats) = walk_and_match(&tree, &compiled, &limits, &|path, parsed| {
                 let source = parsed.source().to_owned();
                 let found = match_source(&compiled, &source).unwrap();
-                Some(
-                    found
-                        .into_iter()
-                        .map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end))
-                        .collect::<Vec<_>>(),
-                )
+                Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
             });
             let mut all: Vec<_> = found.into_iter().flatten().collect();
             all.sort();
@@ -1121,19 +597,9 @@ fn literal_prefilter_never_drops_a_true_match() {
         }
         let (filtered, filtered_stats) = &results[0];
         let (unfiltered, unfiltered_stats) = &results[1];
-        assert_eq!(
-            filtered, unfiltered,
-            "pattern {pattern}: pre-filter changed the match set"
-        );
-        assert!(
-            !unfiltered.is_empty() || pattern == "$A == $A",
-            "pattern {pattern} found nothing in {}",
-            tree.display()
-        );
-        assert_eq!(
-            unfiltered_stats.files_parsed,
-            unfiltered_stats.files_visited
-        );
+        assert_eq!(filtered, unfiltered, "pattern {pattern}: pre-filter changed the match set");
+        assert!(!unfiltered.is_empty() || pattern == "$A == $A", "pattern {pattern} found nothing in {}", tree.display());
+        assert_eq!(unfiltered_stats.files_parsed, unfiltered_stats.files_visited);
         if !compiled.literals.is_empty() {
             assert!(filtered_stats.files_parsed <= unfiltered_stats.files_parsed);
         }

@@ -23,33 +23,19 @@ fn ast_grep_cli(test_name: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    support::skip_or_fail(
-        test_name,
-        &format!("{} missing (installed by .ci/install)", path.display()),
-    );
+    support::skip_or_fail(test_name, &format!("{} missing (installed by .ci/install)", path.display()));
     None
 }
 
 fn cli_matches(cli: &Path, pattern: &str, language: &str, dirs: &[PathBuf]) -> MatchSet {
     let output = Command::new(cli)
-        .args([
-            "run",
-            "--pattern",
-            pattern,
-            "--lang",
-            language,
-            "--json=stream",
-        ])
+        .args(["run", "--pattern", pattern, "--lang", language, "--json=stream"])
         .args(dirs)
         .output()
         .expect("run ast-grep");
     // Exit status 1 with nothing on stderr means "no match", as with grep.
     let no_match = output.status.code() == Some(1) && output.stderr.is_empty();
-    assert!(
-        output.status.success() || no_match,
-        "ast-grep failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success() || no_match, "ast-grep failed: {}", String::from_utf8_lossy(&output.stderr));
     let mut set = MatchSet::new();
     for line in String::from_utf8_lossy(&output.stdout).lines() {
         let value: Value = serde_json::from_str(line).expect("ast-grep JSON line");
@@ -62,8 +48,7 @@ fn cli_matches(cli: &Path, pattern: &str, language: &str, dirs: &[PathBuf]) -> M
 }
 
 fn our_matches(pattern: &str, language: SupportLang, dirs: &[PathBuf]) -> MatchSet {
-    let compiled =
-        compile_pattern(pattern, language).unwrap_or_else(|err| panic!("{pattern}: {err}"));
+    let compiled = compile_pattern(pattern, language).unwrap_or_else(|err| panic!("{pattern}: {err}"));
     let limits = WalkLimits {
         threads: 0,
         max_file_bytes: 3_000_000,
@@ -76,12 +61,7 @@ fn our_matches(pattern: &str, language: SupportLang, dirs: &[PathBuf]) -> MatchS
     for dir in dirs {
         let (found, stats) = walk_and_match(dir, &compiled, &limits, &|path, parsed| {
             let found = match_source(&compiled, parsed.source()).unwrap();
-            Some(
-                found
-                    .into_iter()
-                    .map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end))
-                    .collect::<Vec<_>>(),
-            )
+            Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
         });
         assert!(!stats.timed_out);
         set.extend(found.into_iter().flatten());
@@ -89,13 +69,7 @@ fn our_matches(pattern: &str, language: SupportLang, dirs: &[PathBuf]) -> MatchS
     set
 }
 
-fn compare(
-    test_name: &str,
-    language: SupportLang,
-    language_id: &str,
-    dirs: &[PathBuf],
-    patterns: &[&str],
-) {
+fn compare(test_name: &str, language: SupportLang, language_id: &str, dirs: &[PathBuf], patterns: &[&str]) {
     let Some(cli) = ast_grep_cli(test_name) else {
         return;
     };
@@ -115,67 +89,29 @@ fn compare(
             !ours.is_empty() || *pattern == "$A == $A",
             "{language_id} `{pattern}` matched nothing; pick a pattern that occurs in the tree"
         );
-        eprintln!(
-            "{language_id} `{pattern}`: {} matches, identical to ast-grep",
-            ours.len()
-        );
+        eprintln!("{language_id} `{pattern}`: {} matches, identical to ast-grep", ours.len());
     }
     // The tool reports the same total for the first pattern (one directory, via a run).
     let run = Run::builder(&dirs[0]).with_structural().build().unwrap();
-    let result = run.call(
-        Caller::Main,
-        "ast_grep",
-        json!({"pattern": patterns[0], "language": language_id, "max_results": 1}),
-    );
+    let result = run.call(Caller::Main, "ast_grep", json!({"pattern": patterns[0], "language": language_id, "max_results": 1}));
     assert!(!result.is_error, "{}", result.joined_text());
-    let total = result.structured_content.unwrap()["total_matches"]
-        .as_u64()
-        .unwrap() as usize;
-    assert_eq!(
-        total,
-        cli_matches(&cli, patterns[0], language_id, &dirs[..1]).len()
-    );
+    let total = result.structured_content.unwrap()["total_matches"].as_u64().unwrap() as usize;
+    assert_eq!(total, cli_matches(&cli, patterns[0], language_id, &dirs[..1]).len());
 }
 
 #[test]
 fn python_standard_library_matches_equal_ast_grep_cli() {
-    let output = Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig;print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output();
-    let Some(stdlib) = output
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
-    else {
-        support::skip_or_fail(
-            "python_standard_library_matches_equal_ast_grep_cli",
-            "python3 not found",
-        );
+    let output = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"]).output();
+    let Some(stdlib) = output.ok().filter(|o| o.status.success()).map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())) else {
+        support::skip_or_fail("python_standard_library_matches_equal_ast_grep_cli", "python3 not found");
         return;
     };
-    let dirs: Vec<PathBuf> = [
-        "json",
-        "email",
-        "asyncio",
-        "concurrent",
-        "logging",
-        "http",
-        "importlib",
-        "xml",
-        "unittest",
-    ]
-    .iter()
-    .map(|d| stdlib.join(d))
-    .filter(|d| d.is_dir())
-    .collect();
-    assert!(
-        dirs.len() >= 5,
-        "CPython stdlib at {} lacks the expected packages",
-        stdlib.display()
-    );
+    let dirs: Vec<PathBuf> = ["json", "email", "asyncio", "concurrent", "logging", "http", "importlib", "xml", "unittest"]
+        .iter()
+        .map(|d| stdlib.join(d))
+        .filter(|d| d.is_dir())
+        .collect();
+    assert!(dirs.len() >= 5, "CPython stdlib at {} lacks the expected packages", stdlib.display());
     let patterns = [
         "len($X)",
         "$X.append($Y)",
@@ -187,13 +123,7 @@ fn python_standard_library_matches_equal_ast_grep_cli() {
         "def $F(self, $$$P): $$$B",
         "print($$$A)",
     ];
-    compare(
-        "python_standard_library_matches_equal_ast_grep_cli",
-        SupportLang::Python,
-        "python",
-        &dirs,
-        &patterns,
-    );
+    compare("python_standard_library_matches_equal_ast_grep_cli", SupportLang::Python, "python", &dirs, &patterns);
 }
 
 #[test]
@@ -205,30 +135,15 @@ fn cargo_registry_crates_matches_equal_ast_grep_cli() {
         .and_then(|entry| entry.ok())
         .map(|entry| entry.path())
     else {
-        support::skip_or_fail(
-            "cargo_registry_crates_matches_equal_ast_grep_cli",
-            "no ~/.cargo/registry/src",
-        );
+        support::skip_or_fail("cargo_registry_crates_matches_equal_ast_grep_cli", "no ~/.cargo/registry/src");
         return;
     };
-    let wanted = [
-        "ignore-",
-        "regex-syntax-",
-        "serde_json-",
-        "similar-",
-        "crossbeam-channel-",
-        "ast-grep-core-",
-        "clap_builder-",
-    ];
+    let wanted = ["ignore-", "regex-syntax-", "serde_json-", "similar-", "crossbeam-channel-", "ast-grep-core-", "clap_builder-"];
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&index)
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| wanted.iter().any(|w| n.starts_with(w)))
-        })
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| wanted.iter().any(|w| n.starts_with(w))))
         .collect();
     dirs.sort();
     assert!(dirs.len() >= 5, "expected crates under {}", index.display());
@@ -242,11 +157,5 @@ fn cargo_registry_crates_matches_equal_ast_grep_cli() {
         "impl $T for $U { $$$B }",
         "match $E { $$$A }",
     ];
-    compare(
-        "cargo_registry_crates_matches_equal_ast_grep_cli",
-        SupportLang::Rust,
-        "rust",
-        &dirs,
-        &patterns,
-    );
+    compare("cargo_registry_crates_matches_equal_ast_grep_cli", SupportLang::Rust, "rust", &dirs, &patterns);
 }

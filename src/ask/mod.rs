@@ -190,10 +190,9 @@ pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Va
             _ => PermissionDecision::Denied(format!("unrecognized answer {selected:?} counts as a denial")),
         },
         AskOutcome::Skipped => PermissionDecision::Denied("the user skipped the prompt".to_owned()),
-        AskOutcome::TimedOut => PermissionDecision::Denied(format!(
-            "nobody answered within {} s",
-            run.config().ask.permission_timeout.as_secs()
-        )),
+        AskOutcome::TimedOut => {
+            PermissionDecision::Denied(format!("nobody answered within {} s", run.config().ask.permission_timeout.as_secs()))
+        }
         AskOutcome::NoHuman { reason } => PermissionDecision::Denied(format!("no human is attached ({reason})")),
         AskOutcome::Cancelled { reason } => PermissionDecision::Denied(format!("the prompt was cancelled ({reason})")),
     }
@@ -319,16 +318,14 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             ))
             .with_structured(json!({"card": number, "outcome": "skipped"})),
         )),
-        AskOutcome::TimedOut => Err(ToolError::new(
-            ErrorKind::Timeout,
-            format!("card {number}: nobody answered within {} s", timeout.as_secs()),
-        )
-        .with_hint("carry on under an explicitly stated assumption (say which one you make) and do not ask this question again")),
-        AskOutcome::NoHuman { reason } => Err(ToolError::new(
-            ErrorKind::Unavailable,
-            format!("no human is attached to this run ({reason}); the question was not shown"),
-        )
-        .with_hint("decide yourself under an explicitly stated assumption; do not ask again in this run")),
+        AskOutcome::TimedOut => {
+            Err(ToolError::new(ErrorKind::Timeout, format!("card {number}: nobody answered within {} s", timeout.as_secs()))
+                .with_hint("carry on under an explicitly stated assumption (say which one you make) and do not ask this question again"))
+        }
+        AskOutcome::NoHuman { reason } => {
+            Err(ToolError::new(ErrorKind::Unavailable, format!("no human is attached to this run ({reason}); the question was not shown"))
+                .with_hint("decide yourself under an explicitly stated assumption; do not ask again in this run"))
+        }
         AskOutcome::Cancelled { reason } => Err(ToolError::new(ErrorKind::Cancelled, format!("card {number} was withdrawn ({reason})"))
             .with_hint("carry on under an explicitly stated assumption")),
     }

@@ -69,16 +69,8 @@ impl std::fmt::Debug for CompiledPattern {
 impl CompiledPattern {
     /// One line saying how the pattern compiled, e.g. `statement context → if_statement`.
     pub fn compiled_as(&self) -> String {
-        let terminator = if self.with_terminator {
-            " (with a trailing `;`)"
-        } else {
-            ""
-        };
-        format!(
-            "{} context{terminator} → {}",
-            self.context.as_str(),
-            self.node_kind
-        )
+        let terminator = if self.with_terminator { " (with a trailing `;`)" } else { "" };
+        format!("{} context{terminator} → {}", self.context.as_str(), self.node_kind)
     }
 }
 
@@ -109,17 +101,8 @@ impl std::fmt::Display for PatternCompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)?;
         for attempt in &self.attempts {
-            let terminator = if attempt.with_terminator {
-                " + `;`"
-            } else {
-                ""
-            };
-            write!(
-                f,
-                "\n  - {}{terminator}: {}",
-                attempt.context.as_str(),
-                attempt.failure
-            )?;
+            let terminator = if attempt.with_terminator { " + `;`" } else { "" };
+            write!(f, "\n  - {}{terminator}: {}", attempt.context.as_str(), attempt.failure)?;
         }
         Ok(())
     }
@@ -136,17 +119,11 @@ impl PatternCompileError {
             .iter()
             .map(|a| json!({"context": a.context, "with_terminator": a.with_terminator, "failure": a.failure}))
             .collect();
-        ToolError::invalid(self.to_string())
-            .with_hint(self.hint.clone())
-            .with_details(json!({ "contexts_tried": attempts }))
+        ToolError::invalid(self.to_string()).with_hint(self.hint.clone()).with_details(json!({ "contexts_tried": attempts }))
     }
 
     fn refused(message: String, hint: &str) -> PatternCompileError {
-        PatternCompileError {
-            message,
-            attempts: Vec::new(),
-            hint: hint.to_owned(),
-        }
+        PatternCompileError { message, attempts: Vec::new(), hint: hint.to_owned() }
     }
 }
 
@@ -156,10 +133,7 @@ impl PatternCompileError {
 /// [`PatternCompileError`] when the pattern is empty, longer than [`MAX_PATTERN_BYTES`], is a
 /// bare `$$$`/`$$$NAME`, or no context of the language accepts it (the error lists each
 /// context and where its parse failed).
-pub fn compile_pattern(
-    pattern: &str,
-    language: SupportLang,
-) -> Result<CompiledPattern, PatternCompileError> {
+pub fn compile_pattern(pattern: &str, language: SupportLang) -> Result<CompiledPattern, PatternCompileError> {
     compile_pattern_in_context(pattern, language, None)
 }
 
@@ -202,42 +176,19 @@ pub fn compile_pattern_in_context(
             let available: Vec<&str> = table.contexts.iter().map(|c| c.kind.as_str()).collect();
             return Err(PatternCompileError::refused(
                 format!("{} has no {} context", language_id(language), kind.as_str()),
-                &format!(
-                    "use one of: {}, or omit context to try them in order",
-                    available.join(", ")
-                ),
+                &format!("use one of: {}, or omit context to try them in order", available.join(", ")),
             ));
         }
     }
-    for context in table
-        .contexts
-        .iter()
-        .filter(|c| only.is_none_or(|kind| c.kind == kind))
-    {
+    for context in table.contexts.iter().filter(|c| only.is_none_or(|kind| c.kind == kind)) {
         let terminators: &[Option<&str>] = match table.statement_terminator {
-            Some(term) if context.kind != ContextKind::Expression && !processed.ends_with(term) => {
-                &[None, Some(term)][..]
-            }
+            Some(term) if context.kind != ContextKind::Expression && !processed.ends_with(term) => &[None, Some(term)][..],
             _ => &[None][..],
         };
         for terminator in terminators.iter().copied() {
-            match try_context(
-                &processed,
-                language,
-                context,
-                terminator,
-                table.statement_terminator,
-            ) {
+            match try_context(&processed, language, context, terminator, table.statement_terminator) {
                 Ok((pattern, node_kind)) => {
-                    return Ok(finish(
-                        fragment,
-                        language,
-                        context.kind,
-                        terminator.is_some(),
-                        pattern,
-                        node_kind,
-                        warnings,
-                    ))
+                    return Ok(finish(fragment, language, context.kind, terminator.is_some(), pattern, node_kind, warnings))
                 }
                 Err(failure) => attempts.push(ContextAttempt {
                     context: context.kind,
@@ -255,10 +206,7 @@ pub fn compile_pattern_in_context(
         hint.push_str(warning);
     }
     Err(PatternCompileError {
-        message: format!(
-            "the pattern `{fragment}` is not valid {} code in any context this tool tries",
-            language_id(language)
-        ),
+        message: format!("the pattern `{fragment}` is not valid {} code in any context this tool tries", language_id(language)),
         attempts,
         hint,
     })
@@ -314,11 +262,7 @@ fn finish(
     collect_literals(&pattern.node, &ts_language, &mut literals);
     literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     literals.dedup();
-    let mut metavariables: Vec<String> = pattern
-        .defined_vars()
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    let mut metavariables: Vec<String> = pattern.defined_vars().into_iter().map(str::to_owned).collect();
     metavariables.sort();
     if matches!(pattern.node, PatternNode::MetaVar { .. }) {
         warnings.push(format!(
@@ -347,13 +291,9 @@ fn try_context(
     language_terminator: Option<&str>,
 ) -> Result<(Pattern, String), String> {
     let terminator_text = terminator.unwrap_or("");
-    let source = format!(
-        "{}{processed}{terminator_text}{}",
-        context.prefix, context.suffix
-    );
+    let source = format!("{}{processed}{terminator_text}{}", context.prefix, context.suffix);
     let span = context.prefix.len()..context.prefix.len() + processed.len();
-    let root = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language)
-        .map_err(|err| format!("the parser failed: {err}"))?;
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language).map_err(|err| format!("the parser failed: {err}"))?;
     let top = root.root();
     if let Some(problem) = first_parse_problem(&top, language, &span, &source) {
         return Err(problem);
@@ -368,10 +308,8 @@ fn try_context(
             let without_own_term = language_terminator
                 .filter(|term| processed.ends_with(term) && processed.len() > term.len())
                 .map(|term| span.start..span.end - term.len());
-            let appended =
-                terminator.and_then(|_| top.dfs().find(|node| node.range() == with_term));
-            let own =
-                without_own_term.and_then(|range| top.dfs().find(|node| node.range() == range));
+            let appended = terminator.and_then(|_| top.dfs().find(|node| node.range() == with_term));
+            let own = without_own_term.and_then(|range| top.dfs().find(|node| node.range() == range));
             match (appended, own) {
                 (Some(node), _) => (node, true),
                 (None, Some(node)) => (node, false),
@@ -391,75 +329,48 @@ fn try_context(
         }
         loop {
             let only_child = match &pattern.node {
-                PatternNode::Internal { children, .. } if children.len() == 1 => {
-                    children[0].clone()
-                }
+                PatternNode::Internal { children, .. } if children.len() == 1 => children[0].clone(),
                 _ => break,
             };
             pattern.node = only_child;
         }
     }
-    if let PatternNode::MetaVar {
-        meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple,
-    } = &pattern.node
-    {
-        return Err(
-            "the fragment compiles to a lone `$$$` metavariable, which needs surrounding code"
-                .to_owned(),
-        );
+    if let PatternNode::MetaVar { meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple } = &pattern.node {
+        return Err("the fragment compiles to a lone `$$$` metavariable, which needs surrounding code".to_owned());
     }
     if language == SupportLang::Dart {
         dart_set_literal_to_block(&mut pattern.node, &language.get_ts_language());
     }
     let node_kind = match &pattern.node {
         PatternNode::MetaVar { .. } => "metavariable".to_owned(),
-        PatternNode::Terminal { kind_id, .. } | PatternNode::Internal { kind_id, .. } => language
-            .get_ts_language()
-            .node_kind_for_id(*kind_id)
-            .unwrap_or("unknown")
-            .to_owned(),
+        PatternNode::Terminal { kind_id, .. } | PatternNode::Internal { kind_id, .. } => {
+            language.get_ts_language().node_kind_for_id(*kind_id).unwrap_or("unknown").to_owned()
+        }
     };
     Ok((pattern, node_kind))
 }
 
 /// The first ERROR (that is not a lone metavariable) or MISSING node of the parse, described
 /// with its position inside the fragment.
-fn first_parse_problem(
-    top: &Node<'_, StrDoc<SupportLang>>,
-    language: SupportLang,
-    span: &Range<usize>,
-    source: &str,
-) -> Option<String> {
+fn first_parse_problem(top: &Node<'_, StrDoc<SupportLang>>, language: SupportLang, span: &Range<usize>, source: &str) -> Option<String> {
     for node in top.dfs() {
         if node.is_missing() {
             // A statement made of a lone metavariable (`{ $$$B }` in C) gets a MISSING `;`:
             // benign, the whole statement compiles to the metavariable.
-            let parent_is_metavariable = node
-                .parent()
-                .is_some_and(|p| language.extract_meta_var(p.text().trim()).is_some());
+            let parent_is_metavariable = node.parent().is_some_and(|p| language.extract_meta_var(p.text().trim()).is_some());
             if parent_is_metavariable {
                 continue;
             }
             let kind = node.kind();
-            let what = if node.is_named() {
-                format!("a `{kind}` node")
-            } else {
-                format!("`{kind}`")
-            };
-            return Some(format!(
-                "the parser had to insert a missing {what} {}",
-                locate(node.range().start, span, source)
-            ));
+            let what = if node.is_named() { format!("a `{kind}` node") } else { format!("`{kind}`") };
+            return Some(format!("the parser had to insert a missing {what} {}", locate(node.range().start, span, source)));
         }
         if node.is_error() {
             let text = node.text();
             if language.extract_meta_var(text.trim()).is_some() {
                 continue;
             }
-            let parent = node
-                .parent()
-                .map(|p| p.kind().into_owned())
-                .unwrap_or_else(|| "the file".to_owned());
+            let parent = node.parent().map(|p| p.kind().into_owned()).unwrap_or_else(|| "the file".to_owned());
             return Some(format!(
                 "syntax error {} at `{}` (inside `{parent}`)",
                 locate(node.range().start, span, source),
@@ -476,12 +387,7 @@ fn locate(offset: usize, span: &Range<usize>, source: &str) -> String {
     }
     let before = &source[span.start..offset];
     let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit('\n')
-        .next()
-        .map(|s| s.chars().count())
-        .unwrap_or(0)
-        + 1;
+    let column = before.rsplit('\n').next().map(|s| s.chars().count()).unwrap_or(0) + 1;
     format!("at fragment line {line}, column {column}")
 }
 
@@ -490,9 +396,7 @@ fn describe_no_spanning_node(top: &Node<'_, StrDoc<SupportLang>>, span: &Range<u
     // pieces the fragment parsed into.
     let mut container = top.clone();
     loop {
-        let inner = container
-            .children()
-            .find(|child| child.range().start <= span.start && child.range().end >= span.end);
+        let inner = container.children().find(|child| child.range().start <= span.start && child.range().end >= span.end);
         match inner {
             Some(child) => container = child,
             None => break,
@@ -500,9 +404,7 @@ fn describe_no_spanning_node(top: &Node<'_, StrDoc<SupportLang>>, span: &Range<u
     }
     let pieces: Vec<String> = container
         .children()
-        .filter(|child| {
-            child.range().start < span.end && child.range().end > span.start && child.is_named()
-        })
+        .filter(|child| child.range().start < span.end && child.range().end > span.start && child.is_named())
         .map(|child| format!("`{}`", child.kind()))
         .collect();
     if pieces.len() > 1 {
@@ -512,10 +414,7 @@ fn describe_no_spanning_node(top: &Node<'_, StrDoc<SupportLang>>, span: &Range<u
             pieces.join(", ")
         );
     }
-    format!(
-        "no single node covers exactly the fragment (the nearest enclosing node is `{}`)",
-        container.kind()
-    )
+    format!("no single node covers exactly the fragment (the nearest enclosing node is `{}`)", container.kind())
 }
 
 /// ast-grep's rule for descending: one child, or two where the second is MISSING or has an
@@ -523,9 +422,7 @@ fn describe_no_spanning_node(top: &Node<'_, StrDoc<SupportLang>>, span: &Range<u
 fn is_single_node(node: &Node<'_, StrDoc<SupportLang>>) -> bool {
     match node.children().len() {
         1 => true,
-        2 => node
-            .child(1)
-            .is_some_and(|second| second.is_missing() || second.kind().is_empty()),
+        2 => node.child(1).is_some_and(|second| second.is_missing() || second.kind().is_empty()),
         _ => false,
     }
 }
@@ -536,11 +433,7 @@ fn strip_last_terminal(node: &mut PatternNode, terminator: &str) -> bool {
         return false;
     };
     match children.last_mut() {
-        Some(PatternNode::Terminal {
-            text,
-            is_named: false,
-            ..
-        }) if text == terminator => {
+        Some(PatternNode::Terminal { text, is_named: false, .. }) if text == terminator => {
             children.pop();
             true
         }
@@ -553,11 +446,9 @@ fn strip_last_terminal(node: &mut PatternNode, terminator: &str) -> bool {
 /// statement position it is a block. Rewrites `expression_statement(set_or_map_literal{…})`
 /// into `block{…}` everywhere in the pattern.
 fn dart_set_literal_to_block(node: &mut PatternNode, ts_language: &tree_sitter::Language) {
-    let (Some(expression_statement), Some(set_literal), Some(block)) = (
-        kind_id(ts_language, "expression_statement"),
-        kind_id(ts_language, "set_or_map_literal"),
-        kind_id(ts_language, "block"),
-    ) else {
+    let (Some(expression_statement), Some(set_literal), Some(block)) =
+        (kind_id(ts_language, "expression_statement"), kind_id(ts_language, "set_or_map_literal"), kind_id(ts_language, "block"))
+    else {
         return;
     };
     rewrite(node, expression_statement, set_literal, block);
@@ -567,29 +458,12 @@ fn dart_set_literal_to_block(node: &mut PatternNode, ts_language: &tree_sitter::
             return;
         };
         if *kind_id == expression_statement {
-            let only_punctuation_after = children.iter().skip(1).all(|c| {
-                matches!(
-                    c,
-                    PatternNode::Terminal {
-                        is_named: false,
-                        ..
-                    }
-                )
-            });
-            if let (
-                Some(PatternNode::Internal {
-                    kind_id: first_kind,
-                    children: inner,
-                }),
-                true,
-            ) = (children.first(), only_punctuation_after)
+            let only_punctuation_after = children.iter().skip(1).all(|c| matches!(c, PatternNode::Terminal { is_named: false, .. }));
+            if let (Some(PatternNode::Internal { kind_id: first_kind, children: inner }), true) = (children.first(), only_punctuation_after)
             {
                 if *first_kind == set_literal {
                     let inner = inner.clone();
-                    *node = PatternNode::Internal {
-                        kind_id: block,
-                        children: inner,
-                    };
+                    *node = PatternNode::Internal { kind_id: block, children: inner };
                     if let PatternNode::Internal { children, .. } = node {
                         for child in children {
                             rewrite(child, expression_statement, set_literal, block);
@@ -610,18 +484,10 @@ fn kind_id(ts_language: &tree_sitter::Language, kind: &str) -> Option<u16> {
     (id != 0).then_some(id)
 }
 
-fn collect_literals(
-    node: &PatternNode,
-    ts_language: &tree_sitter::Language,
-    out: &mut Vec<String>,
-) {
+fn collect_literals(node: &PatternNode, ts_language: &tree_sitter::Language, out: &mut Vec<String>) {
     match node {
         PatternNode::MetaVar { .. } => {}
-        PatternNode::Terminal {
-            text,
-            is_named,
-            kind_id,
-        } => {
+        PatternNode::Terminal { text, is_named, kind_id } => {
             let kind = ts_language.node_kind_for_id(*kind_id).unwrap_or("");
             // Named leaves are compared by exact text (unnamed ones only by kind), so a named
             // leaf's text is in every match. Comments may be skipped by the matcher: not used.
@@ -641,16 +507,11 @@ fn is_bare_multi_metavariable(fragment: &str) -> bool {
     let Some(rest) = fragment.strip_prefix("$$$") else {
         return false;
     };
-    rest.chars()
-        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    rest.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Lint: `$` followed by a lower-case letter or a digit is not a metavariable.
-fn lint_metavariables(
-    fragment: &str,
-    language: SupportLang,
-    dollar_is_identifier_char: bool,
-) -> Vec<String> {
+fn lint_metavariables(fragment: &str, language: SupportLang, dollar_is_identifier_char: bool) -> Vec<String> {
     if matches!(language, SupportLang::Php | SupportLang::Bash) {
         // `$x` is a variable in these languages: ordinary code, nothing to warn about.
         return Vec::new();
@@ -668,16 +529,13 @@ fn lint_metavariables(
             index += 1;
         }
         let name_start = index;
-        while index < bytes.len() && (bytes[index].is_ascii_alphanumeric() || bytes[index] == b'_')
-        {
+        while index < bytes.len() && (bytes[index].is_ascii_alphanumeric() || bytes[index] == b'_') {
             index += 1;
         }
         let name = &fragment[name_start..index];
         let first = name.chars().next();
         let is_metavariable = matches!(first, Some(c) if c.is_ascii_uppercase() || c == '_')
-            && name
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
         if !name.is_empty() && !is_metavariable {
             let word = &fragment[start..index];
             if !suspicious.iter().any(|s| s == word) {

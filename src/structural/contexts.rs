@@ -61,11 +61,7 @@ pub struct LanguageContexts {
 }
 
 const fn ctx(kind: ContextKind, prefix: &'static str, suffix: &'static str) -> PatternContext {
-    PatternContext {
-        kind,
-        prefix,
-        suffix,
-    }
+    PatternContext { kind, prefix, suffix }
 }
 
 use ContextKind::{ClassMember, Declaration, Expression, Statement};
@@ -115,11 +111,7 @@ const JAVASCRIPT: &[PatternContext] = &[
 const GO: &[PatternContext] = &[
     ctx(Statement, "package __sg\nfunc __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "package __sg\nvar __sg_ctx = ", "\n"),
-    ctx(
-        ClassMember,
-        "package __sg\ntype __SgCtx struct {\n",
-        "\n}\n",
-    ),
+    ctx(ClassMember, "package __sg\ntype __SgCtx struct {\n", "\n}\n"),
     ctx(Declaration, "package __sg\n", "\n"),
 ];
 const KOTLIN: &[PatternContext] = &[
@@ -147,38 +139,19 @@ const PHP: &[PatternContext] = &[
     ctx(Declaration, "", "\n"),
 ];
 const SOLIDITY: &[PatternContext] = &[
-    ctx(
-        Statement,
-        "contract __SgCtx { function __sg_ctx() public {\n",
-        "\n} }\n",
-    ),
+    ctx(Statement, "contract __SgCtx { function __sg_ctx() public {\n", "\n} }\n"),
     ctx(ClassMember, "contract __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
 ];
-const LUA: &[PatternContext] = &[
-    ctx(Statement, "", "\n"),
-    ctx(Expression, "local __sg_ctx = ", "\n"),
-    ctx(ClassMember, "local __SgCtx = {\n", "\n}\n"),
-];
+const LUA: &[PatternContext] =
+    &[ctx(Statement, "", "\n"), ctx(Expression, "local __sg_ctx = ", "\n"), ctx(ClassMember, "local __SgCtx = {\n", "\n}\n")];
 // Python and Ruby bodies are indentation- or `end`-delimited: their top level already accepts
 // statements, so the bare parse is the statement context; the expression context parenthesizes.
-const PYTHON: &[PatternContext] = &[
-    ctx(Statement, "", "\n"),
-    ctx(Expression, "__sg_ctx = (\n", "\n)\n"),
-];
-const RUBY: &[PatternContext] = &[
-    ctx(Statement, "", "\n"),
-    ctx(Expression, "__sg_ctx = (\n", "\n)\n"),
-    ctx(ClassMember, "class SgCtx\n", "\nend\n"),
-];
-const ELIXIR: &[PatternContext] = &[
-    ctx(Statement, "", "\n"),
-    ctx(ClassMember, "defmodule SgCtx do\n", "\nend\n"),
-];
-const HASKELL: &[PatternContext] = &[
-    ctx(Declaration, "", "\n"),
-    ctx(Expression, "sgCtx = ", "\n"),
-];
+const PYTHON: &[PatternContext] = &[ctx(Statement, "", "\n"), ctx(Expression, "__sg_ctx = (\n", "\n)\n")];
+const RUBY: &[PatternContext] =
+    &[ctx(Statement, "", "\n"), ctx(Expression, "__sg_ctx = (\n", "\n)\n"), ctx(ClassMember, "class SgCtx\n", "\nend\n")];
+const ELIXIR: &[PatternContext] = &[ctx(Statement, "", "\n"), ctx(ClassMember, "defmodule SgCtx do\n", "\nend\n")];
+const HASKELL: &[PatternContext] = &[ctx(Declaration, "", "\n"), ctx(Expression, "sgCtx = ", "\n")];
 const BARE: &[PatternContext] = &[ctx(Declaration, "", "\n")];
 
 /// The context table of `language`.
@@ -203,13 +176,7 @@ pub fn language_contexts(language: SupportLang) -> LanguageContexts {
         L::Ruby => (RUBY, None, false),
         L::Elixir => (ELIXIR, None, false),
         L::Haskell => (HASKELL, None, false),
-        L::Bash | L::Css | L::Hcl | L::Html | L::Json | L::Markdown | L::Nix | L::Yaml | L::Zig => {
-            (BARE, None, false)
-        }
+        L::Bash | L::Css | L::Hcl | L::Html | L::Json | L::Markdown | L::Nix | L::Yaml | L::Zig => (BARE, None, false),
     };
-    LanguageContexts {
-        contexts,
-        statement_terminator,
-        dollar_is_identifier_char,
-    }
+    LanguageContexts { contexts, statement_terminator, dollar_is_identifier_char }
 }

@@ -17,10 +17,7 @@ mod staged;
 mod tools;
 
 pub use ast_grep_language::SupportLang;
-pub use compile::{
-    compile_pattern, compile_pattern_in_context, language_id, CompiledPattern, ContextAttempt,
-    PatternCompileError,
-};
+pub use compile::{compile_pattern, compile_pattern_in_context, language_id, CompiledPattern, ContextAttempt, PatternCompileError};
 pub use contexts::ContextKind;
 pub use staged::StagedEdits;
 pub use tools::{match_source, StructuralMatch};
@@ -82,19 +79,13 @@ pub struct StructuralResource {
 /// `invalid_arguments` listing every supported id.
 pub fn parse_language(id: &str) -> Result<SupportLang, ToolError> {
     id.trim().parse::<SupportLang>().map_err(|_| {
-        ToolError::invalid(format!("unknown language {id:?}")).with_hint(format!(
-            "use one of: {}",
-            supported_language_ids().join(", ")
-        ))
+        ToolError::invalid(format!("unknown language {id:?}")).with_hint(format!("use one of: {}", supported_language_ids().join(", ")))
     })
 }
 
 /// Every bundled grammar's canonical id, sorted.
 pub fn supported_language_ids() -> Vec<&'static str> {
-    let mut ids: Vec<&'static str> = SupportLang::all_langs()
-        .iter()
-        .map(|lang| language_id(*lang))
-        .collect();
+    let mut ids: Vec<&'static str> = SupportLang::all_langs().iter().map(|lang| language_id(*lang)).collect();
     ids.sort_unstable();
     ids
 }

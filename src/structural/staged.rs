@@ -85,39 +85,30 @@ impl StagedEdits {
     /// Takes the pending edit `id` out of the store (marking it as being resolved).
     pub(crate) fn take(&self, id: &str) -> Result<StagedEdit, ToolError> {
         let mut inner = self.inner.lock();
-        let number = id
-            .trim()
-            .strip_prefix("edit_")
-            .and_then(|n| n.parse::<u64>().ok());
+        let number = id.trim().strip_prefix("edit_").and_then(|n| n.parse::<u64>().ok());
         if let Some(edit) = number.and_then(|n| inner.pending.remove(&n)) {
-            inner
-                .closed
-                .insert(id.trim().to_owned(), ClosedEdit::Resolving);
+            inner.closed.insert(id.trim().to_owned(), ClosedEdit::Resolving);
             return Ok(edit);
         }
         let pending: Vec<String> = inner.pending.keys().map(|n| format!("edit_{n}")).collect();
-        let pending_text = if pending.is_empty() {
-            "none".to_owned()
-        } else {
-            pending.join(", ")
-        };
+        let pending_text = if pending.is_empty() { "none".to_owned() } else { pending.join(", ") };
         let (kind, message) = match inner.closed.get(id.trim()) {
             Some(ClosedEdit::Resolving) => (ErrorKind::Conflict, format!("edit_id {id:?} is being resolved by another call right now")),
-            Some(ClosedEdit::Accepted) => (ErrorKind::Conflict, format!("edit_id {id:?} was already accepted and written; it cannot be resolved again")),
+            Some(ClosedEdit::Accepted) => {
+                (ErrorKind::Conflict, format!("edit_id {id:?} was already accepted and written; it cannot be resolved again"))
+            }
             Some(ClosedEdit::Discarded) => (ErrorKind::Conflict, format!("edit_id {id:?} was discarded; it cannot be resolved any more")),
             Some(ClosedEdit::Rejected) => (
                 ErrorKind::Conflict,
                 format!("edit_id {id:?} was rejected by an earlier accept because files changed after staging; it is closed"),
             ),
-            Some(ClosedEdit::Evicted) => (
-                ErrorKind::NotFound,
-                format!("edit_id {id:?} was dropped because too many newer edits were staged after it"),
-            ),
+            Some(ClosedEdit::Evicted) => {
+                (ErrorKind::NotFound, format!("edit_id {id:?} was dropped because too many newer edits were staged after it"))
+            }
             None => (ErrorKind::NotFound, format!("no staged edit has edit_id {id:?} in this run")),
         };
-        Err(ToolError::new(kind, message).with_hint(format!(
-            "pending edit ids: {pending_text}; run ast_edit again to stage a fresh change"
-        )))
+        Err(ToolError::new(kind, message)
+            .with_hint(format!("pending edit ids: {pending_text}; run ast_edit again to stage a fresh change")))
     }
 
     /// The absolute paths of every file the pending edit `id` would write, without taking it;

@@ -84,11 +84,7 @@ pub struct FramingError {
 impl FramingError {
     /// A new error of `kind`. `message` says what was wrong with which input.
     pub fn new(kind: FramingErrorKind, message: impl Into<String>) -> FramingError {
-        FramingError {
-            kind,
-            message: message.into(),
-            peer: None,
-        }
+        FramingError { kind, message: message.into(), peer: None }
     }
 
     /// Names the peer (e.g. `"pyright @ /abs/root"`) in the rendered message.
@@ -116,10 +112,7 @@ impl FramingError {
     /// True when the offending bytes were consumed and the caller can read the next message
     /// from the same stream; false for I/O errors and EOF inside a message (the stream is over).
     pub fn is_recoverable(&self) -> bool {
-        !matches!(
-            self.kind,
-            FramingErrorKind::Io | FramingErrorKind::UnexpectedEof
-        )
+        !matches!(self.kind, FramingErrorKind::Io | FramingErrorKind::UnexpectedEof)
     }
 }
 
@@ -139,10 +132,7 @@ impl std::error::Error for FramingError {}
 /// `Ok(None)`: clean EOF between messages (also after skipped junk). Junk before a header is
 /// skipped (see [`read_content_length_frame_reporting_junk`] to see it). Errors: see
 /// [`FramingErrorKind`]; recoverable ones leave the stream positioned after the bad input.
-pub fn read_content_length_frame(
-    reader: &mut dyn BufRead,
-    limits: &FramingLimits,
-) -> Result<Option<Vec<u8>>, FramingError> {
+pub fn read_content_length_frame(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<Vec<u8>>, FramingError> {
     read_content_length_frame_reporting_junk(reader, limits, &mut |_| {})
 }
 
@@ -157,8 +147,7 @@ pub fn read_content_length_frame_reporting_junk(
     let mut junk_bytes: usize = 0;
     // Phase 1: skip junk up to the first header line.
     let first_header = loop {
-        let read =
-            read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
+        let read = read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
         let (total, terminated) = match read {
             LineRead::Eof => return Ok(None),
             LineRead::Line { terminated } => (line.len(), terminated),
@@ -203,8 +192,7 @@ pub fn read_content_length_frame_reporting_junk(
     let mut problem: Option<FramingError> = None;
     apply_header_line(&first_header, &mut content_length, &mut problem);
     loop {
-        let read =
-            read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
+        let read = read_line_bounded(reader, limits.max_header_line_bytes, &mut line).map_err(io_error)?;
         match read {
             LineRead::Eof => return Err(eof_in_header(header_bytes)),
             LineRead::TooLong { total, terminated } => {
@@ -238,10 +226,7 @@ pub fn read_content_length_frame_reporting_junk(
         if header_bytes > limits.max_header_block_bytes && problem.is_none() {
             problem = Some(FramingError::new(
                 FramingErrorKind::HeaderTooLarge,
-                format!(
-                    "header block exceeds the {} byte cap",
-                    limits.max_header_block_bytes
-                ),
+                format!("header block exceeds the {} byte cap", limits.max_header_block_bytes),
             ));
         }
     }
@@ -263,18 +248,12 @@ pub fn read_content_length_frame_reporting_junk(
         return Err(problem.unwrap_or_else(|| {
             FramingError::new(
                 FramingErrorKind::BodyTooLarge,
-                format!(
-                    "message body of {length} bytes exceeds the {} byte cap; it was skipped",
-                    limits.max_body_bytes
-                ),
+                format!("message body of {length} bytes exceeds the {} byte cap; it was skipped", limits.max_body_bytes),
             )
         }));
     }
     let mut body = Vec::new();
-    let read = reader
-        .take(length)
-        .read_to_end(&mut body)
-        .map_err(io_error)?;
+    let read = reader.take(length).read_to_end(&mut body).map_err(io_error)?;
     if (read as u64) < length {
         return Err(eof_in_body(read as u64, length));
     }
@@ -294,10 +273,7 @@ pub fn write_content_length_frame(writer: &mut dyn Write, body: &[u8]) -> io::Re
 /// Reads one LSP message: a Content-Length frame decoded into `lsp_server::Message`.
 /// A body that is not a valid JSON-RPC message is a recoverable
 /// [`FramingErrorKind::MalformedMessage`] error quoting the start of the body.
-pub fn read_lsp_message(
-    reader: &mut dyn BufRead,
-    limits: &FramingLimits,
-) -> Result<Option<lsp_server::Message>, FramingError> {
+pub fn read_lsp_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<lsp_server::Message>, FramingError> {
     let Some(body) = read_content_length_frame(reader, limits)? else {
         return Ok(None);
     };
@@ -305,19 +281,13 @@ pub fn read_lsp_message(
         Ok(message) => Ok(Some(message)),
         Err(err) => Err(FramingError::new(
             FramingErrorKind::MalformedMessage,
-            format!(
-                "body is not a JSON-RPC message ({err}); skipped: {}",
-                quote_start(&body)
-            ),
+            format!("body is not a JSON-RPC message ({err}); skipped: {}", quote_start(&body)),
         )),
     }
 }
 
 /// Writes one LSP message through `lsp_server::Message::write` (adds `"jsonrpc":"2.0"`).
-pub fn write_lsp_message(
-    mut writer: &mut dyn Write,
-    message: &lsp_server::Message,
-) -> io::Result<()> {
+pub fn write_lsp_message(mut writer: &mut dyn Write, message: &lsp_server::Message) -> io::Result<()> {
     message.write(&mut writer)?;
     writer.flush()
 }
@@ -329,10 +299,7 @@ pub fn write_lsp_message(
 /// `max_bytes` → [`FramingErrorKind::LineTooLong`] (the whole line was consumed without being
 /// stored); invalid JSON → [`FramingErrorKind::MalformedMessage`] quoting the start of the
 /// line; both recoverable. I/O failure → [`FramingErrorKind::Io`].
-pub fn read_json_line(
-    reader: &mut dyn BufRead,
-    max_bytes: usize,
-) -> Result<Option<Value>, FramingError> {
+pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Option<Value>, FramingError> {
     let mut line = Vec::new();
     loop {
         match read_line_bounded(reader, max_bytes, &mut line).map_err(io_error)? {
@@ -340,10 +307,7 @@ pub fn read_json_line(
             LineRead::TooLong { total, .. } => {
                 return Err(FramingError::new(
                     FramingErrorKind::LineTooLong,
-                    format!(
-                        "JSON line of {total} bytes exceeds the {max_bytes} byte cap; skipped: {}",
-                        quote_start(&line)
-                    ),
+                    format!("JSON line of {total} bytes exceeds the {max_bytes} byte cap; skipped: {}", quote_start(&line)),
                 ));
             }
             LineRead::Line { .. } => {}
@@ -356,10 +320,7 @@ pub fn read_json_line(
             Ok(value) => Ok(Some(value)),
             Err(err) => Err(FramingError::new(
                 FramingErrorKind::MalformedMessage,
-                format!(
-                    "line is not valid JSON ({err}); skipped: {}",
-                    quote_start(trimmed)
-                ),
+                format!("line is not valid JSON ({err}); skipped: {}", quote_start(trimmed)),
             )),
         };
     }
@@ -437,10 +398,7 @@ impl DapMessage {
             Ok(value) => DapMessage::from_value(value),
             Err(err) => Err(FramingError::new(
                 FramingErrorKind::MalformedMessage,
-                format!(
-                    "DAP body is not valid JSON ({err}); skipped: {}",
-                    quote_start(body)
-                ),
+                format!("DAP body is not valid JSON ({err}); skipped: {}", quote_start(body)),
             )),
         }
     }
@@ -450,10 +408,7 @@ impl DapMessage {
         let malformed = |what: &str, value: &Value| {
             FramingError::new(
                 FramingErrorKind::MalformedMessage,
-                format!(
-                    "DAP message {what}; skipped: {}",
-                    quote_start(value.to_string().as_bytes())
-                ),
+                format!("DAP message {what}; skipped: {}", quote_start(value.to_string().as_bytes())),
             )
         };
         let Value::Object(map) = &value else {
@@ -467,23 +422,14 @@ impl DapMessage {
             None if map.contains_key("event") => "event",
             None if map.contains_key("request_seq") => "response",
             None if map.contains_key("command") => "request",
-            None => {
-                return Err(malformed(
-                    "has no `type` and no field to infer it from",
-                    &value,
-                ))
-            }
+            None => return Err(malformed("has no `type` and no field to infer it from", &value)),
         };
         match kind {
             "request" => {
                 let Some(command) = text("command") else {
                     return Err(malformed("is a request without a string `command`", &value));
                 };
-                Ok(DapMessage::Request(DapRequest {
-                    seq,
-                    command,
-                    arguments: payload("arguments"),
-                }))
+                Ok(DapMessage::Request(DapRequest { seq, command, arguments: payload("arguments") }))
             }
             "response" => Ok(DapMessage::Response(DapResponse {
                 seq,
@@ -497,11 +443,7 @@ impl DapMessage {
                 let Some(event) = text("event") else {
                     return Err(malformed("is an event without a string `event`", &value));
                 };
-                Ok(DapMessage::Event(DapEvent {
-                    seq,
-                    event,
-                    body: payload("body"),
-                }))
+                Ok(DapMessage::Event(DapEvent { seq, event, body: payload("body") }))
             }
             _ => Err(malformed("has an unknown `type`", &value)),
         }
@@ -534,8 +476,7 @@ impl DapMessage {
                 value
             }
             DapMessage::Event(event) => {
-                let mut value =
-                    serde_json::json!({"seq": event.seq, "type": "event", "event": event.event});
+                let mut value = serde_json::json!({"seq": event.seq, "type": "event", "event": event.event});
                 if let Some(body) = &event.body {
                     value["body"] = strip_nulls(body);
                 }
@@ -555,10 +496,7 @@ impl DapMessage {
 }
 
 /// Reads one DAP message: a Content-Length frame decoded with [`DapMessage::from_json_bytes`].
-pub fn read_dap_message(
-    reader: &mut dyn BufRead,
-    limits: &FramingLimits,
-) -> Result<Option<DapMessage>, FramingError> {
+pub fn read_dap_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<DapMessage>, FramingError> {
     match read_content_length_frame(reader, limits)? {
         None => Ok(None),
         Some(body) => DapMessage::from_json_bytes(&body).map(Some),
@@ -588,11 +526,7 @@ enum LineRead {
 }
 
 /// Reads one `\n`-terminated line storing at most `max` bytes; never allocates more.
-fn read_line_bounded(
-    reader: &mut dyn BufRead,
-    max: usize,
-    buf: &mut Vec<u8>,
-) -> io::Result<LineRead> {
+fn read_line_bounded(reader: &mut dyn BufRead, max: usize, buf: &mut Vec<u8>) -> io::Result<LineRead> {
     buf.clear();
     let mut total: usize = 0;
     loop {
@@ -606,10 +540,7 @@ fn read_line_bounded(
                 return Ok(LineRead::Eof);
             }
             if total > max {
-                return Ok(LineRead::TooLong {
-                    total,
-                    terminated: false,
-                });
+                return Ok(LineRead::TooLong { total, terminated: false });
             }
             return Ok(LineRead::Line { terminated: false });
         }
@@ -622,10 +553,7 @@ fn read_line_bounded(
         reader.consume(consumed);
         if newline.is_some() {
             if total > max {
-                return Ok(LineRead::TooLong {
-                    total,
-                    terminated: true,
-                });
+                return Ok(LineRead::TooLong { total, terminated: true });
             }
             return Ok(LineRead::Line { terminated: true });
         }
@@ -636,9 +564,7 @@ fn read_line_bounded(
 /// offset of `Content-Length:` when junk was glued in front of it, `None` for a junk line.
 fn header_start(line: &[u8]) -> Option<usize> {
     if let Some((name, _)) = split_header(line) {
-        if name.eq_ignore_ascii_case(b"content-length")
-            || name.eq_ignore_ascii_case(b"content-type")
-        {
+        if name.eq_ignore_ascii_case(b"content-length") || name.eq_ignore_ascii_case(b"content-type") {
             return Some(0);
         }
     }
@@ -646,10 +572,7 @@ fn header_start(line: &[u8]) -> Option<usize> {
     let last = line.len().checked_sub(NEEDLE.len())?;
     (1..=last).find(|&start| {
         line[start..start + NEEDLE.len()].eq_ignore_ascii_case(NEEDLE)
-            && line[start + NEEDLE.len()..]
-                .iter()
-                .find(|b| !matches!(b, b' ' | b'\t'))
-                == Some(&b':')
+            && line[start + NEEDLE.len()..].iter().find(|b| !matches!(b, b' ' | b'\t')) == Some(&b':')
     })
 }
 
@@ -658,27 +581,16 @@ fn header_start(line: &[u8]) -> Option<usize> {
 fn split_header(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let colon = line.iter().position(|&b| b == b':')?;
     let name = line[..colon].trim_ascii();
-    if name.is_empty()
-        || name
-            .iter()
-            .any(|b| b.is_ascii_whitespace() || !b.is_ascii_graphic())
-    {
+    if name.is_empty() || name.iter().any(|b| b.is_ascii_whitespace() || !b.is_ascii_graphic()) {
         return None;
     }
     Some((name, line[colon + 1..].trim_ascii()))
 }
 
-fn apply_header_line(
-    line: &[u8],
-    content_length: &mut Option<u64>,
-    problem: &mut Option<FramingError>,
-) {
+fn apply_header_line(line: &[u8], content_length: &mut Option<u64>, problem: &mut Option<FramingError>) {
     let Some((name, value)) = split_header(line) else {
         problem.get_or_insert_with(|| {
-            FramingError::new(
-                FramingErrorKind::MalformedHeader,
-                format!("header line is not `Name: value`: {}", quote_start(line)),
-            )
+            FramingError::new(FramingErrorKind::MalformedHeader, format!("header line is not `Name: value`: {}", quote_start(line)))
         });
         return;
     };
@@ -686,9 +598,7 @@ fn apply_header_line(
         return; // Content-Type and unknown headers are ignored.
     }
     let parsed = if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-        std::str::from_utf8(value)
-            .ok()
-            .and_then(|digits| digits.parse::<u64>().ok())
+        std::str::from_utf8(value).ok().and_then(|digits| digits.parse::<u64>().ok())
     } else {
         None
     };
@@ -696,10 +606,7 @@ fn apply_header_line(
         problem.get_or_insert_with(|| {
             FramingError::new(
                 FramingErrorKind::MalformedHeader,
-                format!(
-                    "Content-Length value is not a decimal byte count: {}",
-                    quote_start(value)
-                ),
+                format!("Content-Length value is not a decimal byte count: {}", quote_start(value)),
             )
         });
         return;
@@ -737,17 +644,11 @@ fn check_junk(junk_bytes: usize, limits: &FramingLimits) -> Result<(), FramingEr
 }
 
 fn eof_in_header(header_bytes: usize) -> FramingError {
-    FramingError::new(
-        FramingErrorKind::UnexpectedEof,
-        format!("stream ended inside a message header (after {header_bytes} header bytes)"),
-    )
+    FramingError::new(FramingErrorKind::UnexpectedEof, format!("stream ended inside a message header (after {header_bytes} header bytes)"))
 }
 
 fn eof_in_body(read: u64, length: u64) -> FramingError {
-    FramingError::new(
-        FramingErrorKind::UnexpectedEof,
-        format!("stream ended inside a message body: got {read} of {length} bytes"),
-    )
+    FramingError::new(FramingErrorKind::UnexpectedEof, format!("stream ended inside a message body: got {read} of {length} bytes"))
 }
 
 fn io_error(err: io::Error) -> FramingError {
@@ -779,11 +680,9 @@ fn quote_start(bytes: &[u8]) -> String {
 /// digits; anything else 0.
 fn lenient_i64(value: Option<&Value>) -> i64 {
     match value {
-        Some(Value::Number(number)) => number
-            .as_i64()
-            .or_else(|| number.as_u64().map(|_| i64::MAX))
-            .or_else(|| number.as_f64().map(|float| float as i64))
-            .unwrap_or(0),
+        Some(Value::Number(number)) => {
+            number.as_i64().or_else(|| number.as_u64().map(|_| i64::MAX)).or_else(|| number.as_f64().map(|float| float as i64)).unwrap_or(0)
+        }
         Some(Value::String(text)) => text.trim().parse::<i64>().unwrap_or(0),
         _ => 0,
     }
@@ -792,12 +691,7 @@ fn lenient_i64(value: Option<&Value>) -> i64 {
 /// `value` with every object member whose value is `null` removed, recursively.
 fn strip_nulls(value: &Value) -> Value {
     match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), strip_nulls(v)))
-                .collect(),
-        ),
+        Value::Object(map) => Value::Object(map.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip_nulls(v))).collect()),
         Value::Array(items) => Value::Array(items.iter().map(strip_nulls).collect()),
         other => other.clone(),
     }

@@ -17,11 +17,11 @@ pub mod process;
 pub mod rpc;
 
 pub use framing::{
-    read_content_length_frame, read_json_line, write_content_length_frame, write_json_line,
-    DapEvent, DapMessage, DapRequest, DapResponse, FramingError, FramingErrorKind, FramingLimits,
+    read_content_length_frame, read_json_line, write_content_length_frame, write_json_line, DapEvent, DapMessage, DapRequest, DapResponse,
+    FramingError, FramingErrorKind, FramingLimits,
 };
 pub use process::{run_to_completion, ChildProcess, CompletedProcess, ProcessSpec, StderrTail};
 pub use rpc::{
-    Incoming, PeerClosed, PeerNotification, PeerRequest, PendingResponse, RequestId, ResponseError,
-    RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
+    Incoming, PeerClosed, PeerNotification, PeerRequest, PendingResponse, RequestId, ResponseError, RpcConnection, RpcError, RpcErrorKind,
+    RpcOptions, WireProtocol,
 };

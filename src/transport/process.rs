@@ -95,10 +95,7 @@ impl ProcessSpec {
     pub fn new(program: impl Into<PathBuf>, cwd: impl Into<PathBuf>) -> ProcessSpec {
         let program = program.into();
         let cwd = cwd.into();
-        let short = program.file_name().map_or_else(
-            || program.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let short = program.file_name().map_or_else(|| program.display().to_string(), |n| n.to_string_lossy().into_owned());
         ProcessSpec {
             display_name: format!("{short} @ {}", cwd.display()),
             program,
@@ -176,10 +173,7 @@ impl ProcessSpec {
     /// Adds an extra pipe the child sees at fd `child_fd` (≥ 3); see [`ProcessSpec::extra_pipes`].
     #[must_use]
     pub fn with_extra_pipe(mut self, child_fd: RawFd, direction: PipeDirection) -> ProcessSpec {
-        self.extra_pipes.push(ExtraPipe {
-            child_fd,
-            direction,
-        });
+        self.extra_pipes.push(ExtraPipe { child_fd, direction });
         self
     }
 }
@@ -209,12 +203,7 @@ impl StderrTail {
         let start = bytes.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
         let start = if start < bytes.len() { start } else { 0 };
         let shown = &bytes[start..];
-        format!(
-            "[stderr: showing last {} of {} bytes]\n{}",
-            shown.len(),
-            ring.total,
-            String::from_utf8_lossy(shown)
-        )
+        format!("[stderr: showing last {} of {} bytes]\n{}", shown.len(), ring.total, String::from_utf8_lossy(shown))
     }
 
     /// Total bytes the child wrote to stderr so far (including dropped ones).
@@ -265,16 +254,8 @@ impl ChildProcess {
         let mut command = build_command(&spec)?;
         let (parent_ends, child_ends) = open_extra_pipes(&spec)?;
         install_extra_pipes(&mut command, &spec.extra_pipes, &child_ends);
-        command.stdin(if spec.stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-        command.stdout(if spec.stdout {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
+        command.stdin(if spec.stdin { Stdio::piped() } else { Stdio::null() });
+        command.stdout(if spec.stdout { Stdio::piped() } else { Stdio::null() });
         command.stderr(Stdio::piped());
         let lease = SpawnerLease::acquire();
         let spawned = spawn_on_spawner_thread(command);
@@ -298,10 +279,7 @@ impl ChildProcess {
                 kill_and_reap(&mut child, pid);
                 return Err(ToolError::new(
                     ErrorKind::Unavailable,
-                    format!(
-                        "cannot start the stderr thread for {}: {err}",
-                        spec.display_name
-                    ),
+                    format!("cannot start the stderr thread for {}: {err}", spec.display_name),
                 ));
             }
         };
@@ -348,11 +326,7 @@ impl ChildProcess {
     /// write to it for [`PipeDirection::ParentWrites`] (dropping it gives the child EOF), read
     /// it for [`PipeDirection::ParentReads`] (keep reading, or the child blocks on a full pipe).
     pub fn take_extra_pipe(&self, child_fd: RawFd) -> Option<File> {
-        self.extra_pipes
-            .lock()
-            .iter_mut()
-            .find(|(fd, _)| *fd == child_fd)
-            .and_then(|(_, file)| file.take())
+        self.extra_pipes.lock().iter_mut().find(|(fd, _)| *fd == child_fd).and_then(|(_, file)| file.take())
     }
 
     /// The stderr tail as text; see [`StderrTail::text`].
@@ -491,43 +465,32 @@ pub fn run_to_completion(
     let display_name = spec.display_name.clone();
     let mut spec = spec;
     spec.extra_pipes.clear();
-    let spec = spec
-        .with_stdin_piped(true)
-        .with_stdout_piped(true)
-        .with_stderr_tail_bytes(max_output_bytes);
+    let spec = spec.with_stdin_piped(true).with_stdout_piped(true).with_stderr_tail_bytes(max_output_bytes);
     let child = ChildProcess::spawn(spec)?;
     let stop = Arc::new(AtomicBool::new(false));
 
     let stdin_thread = child.take_stdin().map(|mut stdin| {
         let input = stdin_bytes.to_vec();
-        thread::Builder::new()
-            .name(format!("runbound-{label}-stdin"))
-            .spawn(move || {
-                // EPIPE when the child does not read its input is expected; nothing to report.
-                let _ = stdin.write_all(&input);
-            })
+        thread::Builder::new().name(format!("runbound-{label}-stdin")).spawn(move || {
+            // EPIPE when the child does not read its input is expected; nothing to report.
+            let _ = stdin.write_all(&input);
+        })
     });
     let stdout_capture = Arc::new(Mutex::new((Vec::new(), 0u64)));
     let stdout_thread = child.take_stdout().map(|stdout| {
         let capture = Arc::clone(&stdout_capture);
         let stop = Arc::clone(&stop);
-        thread::Builder::new()
-            .name(format!("runbound-{label}-stdout"))
-            .spawn(move || {
-                pump_fd(stdout, &stop, &mut |chunk| {
-                    let mut capture = capture.lock();
-                    let room = max_output_bytes.saturating_sub(capture.0.len());
-                    capture.0.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                    capture.1 += chunk.len() as u64;
-                })
+        thread::Builder::new().name(format!("runbound-{label}-stdout")).spawn(move || {
+            pump_fd(stdout, &stop, &mut |chunk| {
+                let mut capture = capture.lock();
+                let room = max_output_bytes.saturating_sub(capture.0.len());
+                capture.0.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                capture.1 += chunk.len() as u64;
             })
+        })
     });
-    let thread_error = |err: std::io::Error| {
-        ToolError::new(
-            ErrorKind::Unavailable,
-            format!("cannot start an I/O thread for {display_name}: {err}"),
-        )
-    };
+    let thread_error =
+        |err: std::io::Error| ToolError::new(ErrorKind::Unavailable, format!("cannot start an I/O thread for {display_name}: {err}"));
     let stdin_thread = stdin_thread.transpose().map_err(thread_error)?;
     let stdout_thread = stdout_thread.transpose().map_err(thread_error)?;
 
@@ -535,18 +498,11 @@ pub fn run_to_completion(
     let timed_out = exited.is_none();
     // Kill the group either way: on timeout the command, otherwise what it left running in
     // the background (which would also hold our pipes open).
-    let status = child.kill_group_with_grace(if timed_out {
-        DEFAULT_KILL_GRACE
-    } else {
-        Duration::ZERO
-    });
+    let status = child.kill_group_with_grace(if timed_out { DEFAULT_KILL_GRACE } else { Duration::ZERO });
     let Some(status) = exited.or(status) else {
         return Err(ToolError::new(
             ErrorKind::Unavailable,
-            format!(
-                "{display_name} (pid {}) could not be reaped after SIGKILL",
-                child.pid()
-            ),
+            format!("{display_name} (pid {}) could not be reaped after SIGKILL", child.pid()),
         ));
     };
     if let Some(handle) = stdout_thread {
@@ -562,18 +518,8 @@ pub fn run_to_completion(
     child.stop_drain();
     let stderr = child.tail.bytes();
     let (stdout, stdout_total_bytes) = std::mem::take(&mut *stdout_capture.lock());
-    let truncated =
-        stdout_total_bytes > stdout.len() as u64 || stderr_total_bytes > stderr.len() as u64;
-    Ok(CompletedProcess {
-        status,
-        stdout,
-        stderr,
-        stdout_total_bytes,
-        stderr_total_bytes,
-        timed_out,
-        truncated,
-        elapsed: start.elapsed(),
-    })
+    let truncated = stdout_total_bytes > stdout.len() as u64 || stderr_total_bytes > stderr.len() as u64;
+    Ok(CompletedProcess { status, stdout, stderr, stdout_total_bytes, stderr_total_bytes, timed_out, truncated, elapsed: start.elapsed() })
 }
 
 impl Drop for ChildProcess {
@@ -608,12 +554,7 @@ impl ChildProcess {
 
 impl StderrTail {
     fn with_capacity(capacity: usize) -> StderrTail {
-        StderrTail {
-            inner: Arc::new(Mutex::new(TailRing {
-                capacity,
-                ..TailRing::default()
-            })),
-        }
+        StderrTail { inner: Arc::new(Mutex::new(TailRing { capacity, ..TailRing::default() })) }
     }
 
     fn push(&self, chunk: &[u8]) {
@@ -752,18 +693,11 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
     if !spec.cwd.is_dir() {
         return Err(ToolError::new(
             ErrorKind::NotFound,
-            format!(
-                "working directory {} of {} does not exist or is not a directory",
-                spec.cwd.display(),
-                spec.display_name
-            ),
+            format!("working directory {} of {} does not exist or is not a directory", spec.cwd.display(), spec.display_name),
         ));
     }
     let mut command = Command::new(&spec.program);
-    command
-        .args(&spec.args)
-        .current_dir(&spec.cwd)
-        .process_group(0);
+    command.args(&spec.args).current_dir(&spec.cwd).process_group(0);
     for key in &spec.env_remove {
         command.env_remove(key);
     }
@@ -774,14 +708,7 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
     // SAFETY: only async-signal-safe calls (prctl, getppid) between fork and exec.
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
             // We died between fork and prctl: do not run orphaned.
@@ -809,10 +736,7 @@ fn open_extra_pipes(spec: &ProcessSpec) -> Result<(Vec<(RawFd, Option<File>)>, V
             .with_hint("use fd 3 or above for extra pipes"));
         }
         if spec.extra_pipes[..index].iter().any(|other| other.child_fd == pipe.child_fd) {
-            return Err(ToolError::invalid(format!(
-                "extra pipe fd {} is given twice for {}",
-                pipe.child_fd, spec.display_name
-            )));
+            return Err(ToolError::invalid(format!("extra pipe fd {} is given twice for {}", pipe.child_fd, spec.display_name)));
         }
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: `fds` has room for the two descriptors pipe2 writes.
@@ -873,30 +797,16 @@ fn install_extra_pipes(command: &mut Command, pipes: &[ExtraPipe], child_ends: &
 fn spawn_error(spec: &ProcessSpec, err: &io::Error) -> ToolError {
     let program = spec.program.display();
     if err.kind() == io::ErrorKind::NotFound {
-        return ToolError::new(
-            ErrorKind::NotFound,
-            format!(
-                "cannot start {}: program {program} not found",
-                spec.display_name
-            ),
-        )
-        .with_hint("install it or put it on PATH, then retry")
-        .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd}));
+        return ToolError::new(ErrorKind::NotFound, format!("cannot start {}: program {program} not found", spec.display_name))
+            .with_hint("install it or put it on PATH, then retry")
+            .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd}));
     }
-    ToolError::new(
-        ErrorKind::Unavailable,
-        format!("cannot start {}: {program}: {err}", spec.display_name),
-    )
-    .with_details(
-        serde_json::json!({"program": spec.program, "cwd": spec.cwd, "os_error": err.to_string()}),
-    )
+    ToolError::new(ErrorKind::Unavailable, format!("cannot start {}: {program}: {err}", spec.display_name))
+        .with_details(serde_json::json!({"program": spec.program, "cwd": spec.cwd, "os_error": err.to_string()}))
 }
 
 fn thread_label(spec: &ProcessSpec) -> String {
-    spec.program.file_name().map_or_else(
-        || "child".to_owned(),
-        |name| name.to_string_lossy().into_owned(),
-    )
+    spec.program.file_name().map_or_else(|| "child".to_owned(), |name| name.to_string_lossy().into_owned())
 }
 
 /// Reads `source` until EOF, an error, or `stop` (checked every 50 ms), handing each chunk
@@ -908,11 +818,7 @@ fn pump_fd(mut source: impl Read + AsRawFd, stop: &AtomicBool, sink: &mut dyn Fn
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let mut poll_fd = libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
+        let mut poll_fd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
         // SAFETY: one valid pollfd for an fd we own for the duration of the call.
         let ready = unsafe { libc::poll(&mut poll_fd, 1, PUMP_POLL_MS) };
         if ready < 0 {
@@ -987,11 +893,7 @@ impl SpawnerLease {
                     .name("runbound-spawner".to_owned())
                     .spawn(move || spawner_loop(receiver))
                     .expect("cannot start the runbound-spawner thread");
-                *spawner = Some(Spawner {
-                    sender,
-                    handle,
-                    leases: 1,
-                });
+                *spawner = Some(Spawner { sender, handle, leases: 1 });
             }
         }
         SpawnerLease(())
@@ -1024,23 +926,15 @@ fn spawner_loop(receiver: Receiver<SpawnJob>) {
 
 /// Spawns `command` on the spawner thread; the caller must hold a [`SpawnerLease`].
 fn spawn_on_spawner_thread(command: Command) -> io::Result<Child> {
-    let sender = SPAWNER
-        .lock()
-        .as_ref()
-        .map(|spawner| spawner.sender.clone());
+    let sender = SPAWNER.lock().as_ref().map(|spawner| spawner.sender.clone());
     let Some(sender) = sender else {
         return Err(io::Error::other("spawner thread is not running"));
     };
     let (reply, result) = crossbeam_channel::bounded(1);
-    sender
-        .send((command, reply))
-        .map_err(|_| io::Error::other("spawner thread exited"))?;
+    sender.send((command, reply)).map_err(|_| io::Error::other("spawner thread exited"))?;
     drop(sender);
     match result.recv_timeout(SPAWN_TIMEOUT) {
         Ok(result) => result,
-        Err(_) => Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            "spawner thread did not answer within 30 s",
-        )),
+        Err(_) => Err(io::Error::new(io::ErrorKind::TimedOut, "spawner thread did not answer within 30 s")),
     }
 }
