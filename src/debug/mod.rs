@@ -385,34 +385,17 @@ fn parse_adapter(name: &str) -> Result<AdapterId, ToolError> {
         .ok_or_else(|| ToolError::invalid(format!("unknown adapter {name:?}")).with_hint("use one of: debugpy, lldb, delve, dart"))
 }
 
-/// Resolves `path` against the workspace (absolute paths must lie inside it), canonicalizing
-/// when it exists.
+/// Resolves `path` inside the workspace with the crate's one confinement rule
+/// ([`crate::files::resolve_in_workspace`]: `..`, outside absolute paths, symlinks and dangling
+/// symlinks leading out, NUL bytes are all refused).
 fn resolve_workspace_path(workspace_root: &Path, path: &str) -> Result<PathBuf, ToolError> {
-    let joined = workspace_root.join(path);
-    let resolved = std::fs::canonicalize(&joined).unwrap_or_else(|_| normalize_lexically(&joined));
-    if !resolved.starts_with(workspace_root) {
-        return Err(ToolError::new(
-            ErrorKind::OutsideWorkspace,
-            format!("{path} resolves to {} which is outside the workspace {}", resolved.display(), workspace_root.display()),
-        )
-        .with_hint("debug programs and files inside the workspace"));
-    }
-    Ok(resolved)
-}
-
-/// `a/b/../c` → `a/c` without touching the file system (for paths that do not exist).
-fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut normalized = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::ParentDir => {
-                normalized.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => normalized.push(other.as_os_str()),
+    crate::files::resolve_in_workspace(workspace_root, path).map_err(|err| {
+        if err.hint.is_none() {
+            err.with_hint("debug programs and files inside the workspace")
+        } else {
+            err
         }
-    }
-    normalized
+    })
 }
 
 fn join_numbers(numbers: &[u64]) -> String {

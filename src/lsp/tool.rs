@@ -107,18 +107,13 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
 }
 
-/// Resolves `file` against the workspace: must exist, be a file, and lie inside the workspace.
+/// Resolves `file` inside the workspace with the crate's one confinement rule
+/// ([`crate::files::resolve_in_workspace`]); it must exist and be a file.
 fn resolve_file(workspace_root: &Path, file: &str) -> Result<PathBuf, ToolError> {
-    let joined = if Path::new(file).is_absolute() { PathBuf::from(file) } else { workspace_root.join(file) };
-    let path = std::fs::canonicalize(&joined).map_err(|err| {
-        ToolError::new(ErrorKind::NotFound, format!("file {file} cannot be opened: {err}"))
-            .with_hint("pass a path relative to the workspace root of an existing file")
-    })?;
-    if !path.starts_with(workspace_root) {
-        return Err(ToolError::new(
-            ErrorKind::OutsideWorkspace,
-            format!("file {file} resolves to {} outside the workspace {}", path.display(), workspace_root.display()),
-        ));
+    let path = crate::files::resolve_in_workspace(workspace_root, file)?;
+    if !path.exists() {
+        return Err(ToolError::new(ErrorKind::NotFound, format!("file {file} does not exist in the workspace"))
+            .with_hint("pass a path relative to the workspace root of an existing file"));
     }
     if !path.is_file() {
         return Err(ToolError::invalid(format!("{file} is not a file")).with_hint("pass a source file, not a directory"));
