@@ -292,7 +292,7 @@ pub fn check_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Inst
             Err(err) => {
                 // A connection that closed under us means the server died between the lease and
                 // the sync (e.g. killed right before the write): say it crashed.
-                let died = err.message.contains("closed its connection") || err.message.contains("exited");
+                let died = err.kind == crate::ErrorKind::Unavailable; // transport: RpcErrorKind::PeerClosed
                 let reason = if died {
                     format!("{} crashed before the file could be sent (the next call restarts it): {}", server.id(), err.message)
                 } else {
