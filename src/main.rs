@@ -225,7 +225,7 @@ fn call(builder: RunBuilder, caller: Caller, tool: &str, args: Option<&str>) -> 
     let (builder, _) = attach_terminal(builder);
     let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
     let mut result = run.call(caller, tool, arguments);
-    if is_no_human_denial(&result) {
+    if runbound::ask::is_no_human_denial(&result) {
         result.push_text(
             "runbound CLI: stdin and stderr are not both terminals, so no approval prompt can be shown; \
              pass --approve allow to run write and exec tools without asking, or run the command in a terminal",
@@ -305,26 +305,19 @@ fn one_shot_note(tool: &str, result: &ToolResult) -> Option<&'static str> {
     }
     match tool {
         "ast_edit" => Some(
-            "runbound CLI: `call` runs one call per process, so this staged edit is discarded when it exits and a later              `call resolve` will not find it; stage and resolve within one `runbound serve` session, or embed the library",
+            "runbound CLI: `call` runs one call per process, so this staged edit is discarded when it exits and a later `call resolve` will not find it; stage and resolve within one `runbound serve` session, or embed the library",
         ),
         "debug" => Some(
-            "runbound CLI: `call` runs one call per process: stored breakpoints and any debug session end when it exits;              drive a debug session through `runbound serve`, or embed the library",
+            "runbound CLI: `call` runs one call per process: stored breakpoints and any debug session end when it exits; drive a debug session through `runbound serve`, or embed the library",
         ),
         "eval" => Some(
-            "runbound CLI: `call` runs one call per process: this kernel and its variables end when it exits; use              `runbound serve` for state that persists across cells",
+            "runbound CLI: `call` runs one call per process: this kernel and its variables end when it exits; use `runbound serve` for state that persists across cells",
         ),
         "vibe_spawn" | "vibe_send" => Some(
-            "runbound CLI: `call` runs one call per process: the worker is stopped when it exits; run workers through              `runbound serve`, or embed the library",
+            "runbound CLI: `call` runs one call per process: the worker is stopped when it exits; run workers through `runbound serve`, or embed the library",
         ),
         _ => None,
     }
-}
-
-/// True when `result` is an approval denial because no human was attached to answer the prompt.
-fn is_no_human_denial(result: &ToolResult) -> bool {
-    let Some(error) = result.structured_content.as_ref().and_then(|structured| structured.get("error")) else { return false };
-    error.get("kind").and_then(Value::as_str) == Some("approval_denied")
-        && error.get("message").and_then(Value::as_str).is_some_and(|message| message.contains("no human is attached"))
 }
 
 /// One section of `runbound status`: a heading, indented text lines, and the same facts as

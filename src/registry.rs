@@ -490,6 +490,12 @@ impl Registry {
                         self.allowed_for_run.lock().insert(descriptor.name.clone());
                         Ok(())
                     }
+                    crate::ask::PermissionDecision::NoHuman(reason) => Err(ToolError::new(
+                        ErrorKind::ApprovalDenied,
+                        format!("permission to run {} was not granted: {reason}", descriptor.name),
+                    )
+                    .with_hint("do not retry the same call; continue without it or explain to the user what you need")
+                    .with_details(json!({"no_human_attached": true}))),
                     crate::ask::PermissionDecision::Denied(reason) => Err(ToolError::new(
                         ErrorKind::ApprovalDenied,
                         format!("permission to run {} was not granted: {reason}", descriptor.name),

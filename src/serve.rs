@@ -45,7 +45,6 @@ use serde_json::{json, Map, Value};
 
 use crate::ask::{AskCard, AskOutcome, AskPort, CardKind, PERMISSION_DENY};
 use crate::registry::{CallOptions, CancelToken};
-use crate::result::ToolResult;
 use crate::run::{Run, RunBuilder, RunError};
 use crate::tier::Caller;
 use crate::transport::framing::{read_json_line, write_json_line, FramingError};
@@ -473,10 +472,10 @@ impl Session {
         let any_tier_asks = [crate::Tier::Write, crate::Tier::Exec].into_iter().any(|tier| policy.for_tier(tier) == crate::Approval::Ask);
         let ask_note = match (elicitation, any_tier_asks) {
             (true, _) => "ask_user and approval prompts reach the human through elicitation/create".to_owned(),
-            (false, true) => "no human is attached (the host did not declare elicitation): ask_user is absent and                               tools whose tier needs approval are denied"
+            (false, true) => "no human is attached (the host did not declare elicitation): ask_user is absent and tools whose tier needs approval are denied"
                 .to_owned(),
             (false, false) => format!(
-                "no human is attached (the host did not declare elicitation): ask_user is absent; approval policy:                  write {:?}, exec {:?} (no prompts)",
+                "no human is attached (the host did not declare elicitation): ask_user is absent; approval policy: write {:?}, exec {:?} (no prompts)",
                 policy.write, policy.exec
             )
             .to_lowercase(),
@@ -521,7 +520,7 @@ impl Session {
         let spawned = std::thread::Builder::new().name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1)).spawn(move || {
             CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = Some(options.cancel.clone()));
             let mut result = run.call_with(&worker_name, arguments, &options);
-            if !elicitation && is_no_human_denial(&result) {
+            if !elicitation && crate::ask::is_no_human_denial(&result) {
                 result.push_text(
                     "runbound serve: approval prompts need an MCP host that declares the elicitation capability; \
                      otherwise restart the server with --approve allow (or --approve deny)",
@@ -587,13 +586,6 @@ impl Session {
     fn respond_error(&mut self, id: Value, code: i64, message: &str) {
         self.shared.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
     }
-}
-
-/// True when `result` is an approval denial because no human was attached to answer the prompt.
-fn is_no_human_denial(result: &ToolResult) -> bool {
-    let Some(error) = result.structured_content.as_ref().and_then(|structured| structured.get("error")) else { return false };
-    error.get("kind").and_then(Value::as_str) == Some("approval_denied")
-        && error.get("message").and_then(Value::as_str).is_some_and(|message| message.contains("no human is attached"))
 }
 
 fn write_loop(mut writer: Box<dyn Write + Send>, outgoing: &Receiver<Outgoing>, write_failure: &Mutex<Option<io::Error>>) {

@@ -134,8 +134,19 @@ pub enum PermissionDecision {
     AllowOnce,
     /// Run this call and every later call of the same tool in this run without asking.
     AllowForRun,
-    /// Do not run; the reason says why (denied, timed out, no human, unknown answer).
+    /// Do not run; the reason says why (denied, skipped, timed out, unknown answer).
     Denied(String),
+    /// Do not run: no human could be asked (no port attached, or the port has nobody).
+    NoHuman(String),
+}
+
+/// True when `result` is an approval denial because no human was attached to answer the
+/// permission prompt (the registry marks it with `structuredContent.error.details.no_human_attached`).
+/// Hosts use it to tell the user how to attach one or change the policy.
+pub fn is_no_human_denial(result: &ToolResult) -> bool {
+    let Some(error) = result.structured_content.as_ref().and_then(|structured| structured.get("error")) else { return false };
+    error.get("kind").and_then(Value::as_str) == Some("approval_denied")
+        && error.pointer("/details/no_human_attached").and_then(Value::as_bool) == Some(true)
 }
 
 /// Option label: allow this call only.
@@ -149,7 +160,7 @@ pub const PERMISSION_DENY: &str = "deny";
 /// decision. No port attached, a timeout, a cancellation or an unknown answer is a denial.
 pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Value, options: &CallOptions) -> PermissionDecision {
     let Some(binding) = run.ask_binding() else {
-        return PermissionDecision::Denied(format!(
+        return PermissionDecision::NoHuman(format!(
             "{} tools need approval and no human is attached to this run (fail-closed)",
             descriptor.tier
         ));
@@ -193,7 +204,7 @@ pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Va
         AskOutcome::TimedOut => {
             PermissionDecision::Denied(format!("nobody answered within {} s", run.config().ask.permission_timeout.as_secs()))
         }
-        AskOutcome::NoHuman { reason } => PermissionDecision::Denied(format!("no human is attached ({reason})")),
+        AskOutcome::NoHuman { reason } => PermissionDecision::NoHuman(format!("no human is attached ({reason})")),
         AskOutcome::Cancelled { reason } => PermissionDecision::Denied(format!("the prompt was cancelled ({reason})")),
     }
 }
