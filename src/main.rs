@@ -104,7 +104,9 @@ const EXIT_USAGE: u8 = 2;
 fn main() -> ExitCode {
     // This process becomes the reaper of every orphan below it: a double-forked or setsid'd
     // grandchild (e.g. from an eval cell or a worker) is re-parented here instead of to init,
-    // so the sweep below still finds and kills it after the run has stopped its own children.
+    // so the sweep below still finds and kills it after the run has stopped its own children
+    // (the process layer's environment tag already catches most; this catches a grandchild
+    // started with a cleared environment).
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes plain integers and affects only this process.
     let _ = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     let code = run_command_line();

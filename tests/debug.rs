@@ -599,3 +599,38 @@ fn launch_without_breakpoints_reports_running_and_pause_stops_it() {
     ok(&run, json!({"op": "terminate"}));
     assert_all_gone(&pids, "after terminate");
 }
+
+#[test]
+fn an_evaluate_that_outlives_its_timeout_is_tracked_until_it_answers() {
+    let _serial = serial();
+    let Some(_python) = debugpy_python("an_evaluate_that_outlives_its_timeout_is_tracked_until_it_answers") else { return };
+    let workspace = support::workspace_with(&[("pyproject.toml", ""), ("slow.py", "value = 21\nprint(value)\n")]);
+    let config = DebugConfig { request_timeout: Duration::from_secs(3), ..DebugConfig::default() };
+    let run = build_run(workspace.path(), config);
+    ok(&run, json!({"op": "breakpoints", "file": "slow.py", "lines": [2]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "slow.py"}));
+    assert!(launched.contains("stopped: breakpoint") && launched.contains("slow.py:2"), "{launched}");
+
+    // The expression runs for 8 s in the debuggee; the request budget is 3 s.
+    let (kind, text) = err(&run, json!({"op": "evaluate", "expression": "__import__('time').sleep(8) or value * 2"}));
+    assert_eq!(kind, "timeout", "{text}");
+    assert!(text.contains("still running that expression") && text.contains("status"), "{text}");
+    let status = ok(&run, json!({"op": "status"}));
+    assert!(status.contains("has not answered"), "status must not claim a plain stop while the evaluate runs:\n{status}");
+    let (kind, text) = err(&run, json!({"op": "evaluate", "expression": "value"}));
+    assert_eq!(kind, "conflict", "{text}");
+    assert!(text.contains("earlier evaluate of `__import__('time').sleep(8) or value * 2`"), "{text}");
+
+    let mut answered = String::new();
+    let finished = support::wait_until(Duration::from_secs(20), || {
+        answered = ok(&run, json!({"op": "status"}));
+        answered.contains("answered after")
+    });
+    assert!(finished, "the slow evaluate answers within 20 s; last status:\n{answered}");
+    assert!(answered.contains("= 42"), "the late value is reported:\n{answered}");
+    let status = ok(&run, json!({"op": "status"}));
+    assert!(!status.contains("answered") && status.contains("state: stopped"), "reported once, then forgotten:\n{status}");
+    let evaluated = ok(&run, json!({"op": "evaluate", "expression": "value + 1"}));
+    assert!(evaluated.contains("= 22"), "{evaluated}");
+    ok(&run, json!({"op": "terminate"}));
+}

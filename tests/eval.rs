@@ -737,3 +737,28 @@ fn javascript_grandchild_json_on_stdout_is_plain_output_and_protocol_fds_are_pri
     let next = cell_in(&run, "javascript", "'still alive'");
     assert!(next.joined_text().contains("still alive"), "{}", next.joined_text());
 }
+
+/// A library host has no subreaper: a grandchild that escaped the kernel's process group
+/// (setsid + double fork) is still killed when the run is dropped, found by the descendant tag
+/// in its environment.
+#[test]
+fn dropping_the_run_kills_a_grandchild_that_escaped_the_kernel_group() {
+    if python_or_skip("dropping_the_run_kills_a_grandchild_that_escaped_the_kernel_group").is_none() {
+        return;
+    }
+    let workspace = tempfile::tempdir().unwrap();
+    let run = builder(workspace.path()).build().unwrap();
+    let code = "import os\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    pid = os.fork()\n    if pid == 0:\n        os.execvp('sleep', ['sleep', '300'])\n    os.write(w, str(pid).encode())\n    os._exit(0)\nos.wait()\nint(os.read(r, 32))";
+    let result = cell(&run, code);
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let pid: u32 =
+        text.lines().find_map(|line| line.strip_prefix("Out: ")?.trim().parse().ok()).unwrap_or_else(|| panic!("a pid in:\n{text}"));
+    let alive = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        !stat.is_empty() && !stat.contains(") Z")
+    };
+    assert!(alive(pid), "the escaped sleep runs before the drop");
+    drop(run);
+    assert!(support::wait_until(Duration::from_secs(5), || !alive(pid)), "escaped grandchild {pid} survived the run's drop");
+}

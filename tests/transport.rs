@@ -96,6 +96,45 @@ fn drop_kills_the_whole_group_including_grandchildren() {
     assert!(!thread_names().iter().any(|name| name == "runbound-spawne"), "{:?}", thread_names());
 }
 
+/// Whether `pid` is gone or a zombie (an escaped process is reparented to init, which may
+/// reap it later).
+fn dead(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.is_empty() || stat.contains(") Z") || stat.contains(") X")
+}
+
+#[test]
+fn drop_kills_descendants_that_left_the_group() {
+    let _serial = serial();
+    // One grandchild leaves with setsid, one with a double fork into a new session; the shell
+    // prints both pids and waits.
+    let script = "setsid sleep 301 & echo $!; (setsid sh -c 'sleep 302 & echo $!' &) ; sleep 30";
+    let child = ChildProcess::spawn(sh(script)).unwrap();
+    let tag = child.descendant_tag().to_owned();
+    assert!(tag.to_string_lossy().starts_with(&format!("RUNBOUND_DESCENDANT_OF_{}_", std::process::id())), "{tag:?}");
+    let mut stdout = BufReader::new(child.take_stdout().unwrap());
+    let mut escaped = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        escaped.push(line.trim().parse::<u32>().unwrap_or_else(|_| panic!("a pid, got {line:?}")));
+    }
+    let pgid = child.pid();
+    assert!(wait_until(Duration::from_secs(5), || escaped.iter().all(|pid| !dead(*pid))), "both sleeps started: {escaped:?}");
+    for pid in &escaped {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        let needle = format!("{}=1", tag.to_string_lossy());
+        assert!(environ.split(|b| *b == 0).any(|entry| entry == needle.as_bytes()), "pid {pid} inherits the tag");
+        assert!(!group_members(pgid).contains(pid), "pid {pid} really left group {pgid}");
+    }
+
+    drop(child);
+    assert!(
+        wait_until(Duration::from_secs(3), || escaped.iter().all(|pid| dead(*pid))),
+        "escaped descendants survived the drop: {escaped:?}"
+    );
+}
+
 #[test]
 fn kill_group_escalates_to_sigkill_when_sigterm_is_ignored() {
     let _serial = serial();

@@ -237,6 +237,25 @@ struct SessionState {
     debuggee_pids: Vec<(u32, u64)>,
     /// The last `stackTrace` answer: (stop generation, thread, body).
     stack_cache: Option<(u64, i64, Value)>,
+    /// An `evaluate` that timed out and has not answered since: the debuggee is probably
+    /// still running that expression, so a "stopped" state may no longer describe it.
+    unanswered_evaluate: Option<UnansweredEvaluate>,
+}
+
+/// An `evaluate` request whose answer did not come within the request timeout. It stays in
+/// flight (the adapter answers it whenever the expression finishes) and is polled by `status`
+/// and the next `evaluate`.
+struct UnansweredEvaluate {
+    expression: String,
+    sent_at: Instant,
+    pending: crate::transport::PendingResponse,
+}
+
+/// What polling an [`UnansweredEvaluate`] found.
+enum EvaluatePoll {
+    Nothing,
+    StillRunning { expression: String, waited: Duration },
+    AnsweredLate { expression: String, waited: Duration, outcome: Result<Value, String> },
 }
 
 /// What a continue / step / pause / launch waited for.
@@ -456,6 +475,7 @@ impl Session {
                 adapter_messages: OutputRing::new(8 * 1024),
                 debuggee_pids: Vec::new(),
                 stack_cache: None,
+                unanswered_evaluate: None,
             }),
             changed: Condvar::new(),
             output,
@@ -740,6 +760,7 @@ impl Session {
     /// `status`: session, where it is stopped, breakpoints as the adapter reports them.
     pub fn status_text(&self) -> String {
         let inner = &self.inner;
+        let poll = inner.poll_unanswered_evaluate();
         let state = inner.state.lock();
         let mut text = format!("{}\n", self.describe());
         match &state.run {
@@ -757,6 +778,9 @@ impl Session {
         }
         if let Some(code) = state.exit_code {
             let _ = writeln!(text, "program exited with code {code}");
+        }
+        if let Some(line) = inner.describe_evaluate_poll(poll) {
+            let _ = writeln!(text, "{line}");
         }
         let mut statuses: Vec<&BreakpointStatus> = state.breakpoints.values().chain(state.unbound_breakpoints.iter()).collect();
         statuses.sort_by(|a, b| (&a.file, a.requested_line).cmp(&(&b.file, b.requested_line)));
@@ -1333,7 +1357,71 @@ impl SessionInner {
         Ok(text)
     }
 
+    /// Checks the `evaluate` left in flight by a timeout, if any: still running, or answered
+    /// since (then it is forgotten, and the answer is reported once).
+    fn poll_unanswered_evaluate(&self) -> EvaluatePoll {
+        let mut state = self.state.lock();
+        let Some(unanswered) = &state.unanswered_evaluate else { return EvaluatePoll::Nothing };
+        let waited = unanswered.sent_at.elapsed();
+        match unanswered.pending.receiver().try_recv() {
+            Err(crossbeam_channel::TryRecvError::Empty) => EvaluatePoll::StillRunning { expression: unanswered.expression.clone(), waited },
+            Ok(outcome) => {
+                let expression = unanswered.expression.clone();
+                state.unanswered_evaluate = None;
+                let outcome = outcome.map_err(|err| self.rpc_error("evaluate", &err).message);
+                EvaluatePoll::AnsweredLate { expression, waited, outcome }
+            }
+            Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                let expression = unanswered.expression.clone();
+                state.unanswered_evaluate = None;
+                let outcome = Err("the debug adapter closed its connection before answering".to_owned());
+                EvaluatePoll::AnsweredLate { expression, waited, outcome }
+            }
+        }
+    }
+
+    /// One line about an `evaluate` that timed out earlier, or `None` when there is none.
+    fn describe_evaluate_poll(&self, poll: EvaluatePoll) -> Option<String> {
+        match poll {
+            EvaluatePoll::Nothing => None,
+            EvaluatePoll::StillRunning { expression, waited } => Some(format!(
+                "an evaluate of `{expression}` sent {} ms ago has not answered: the program is probably still running it, so the \
+                 state above may not hold; call status again later, or terminate",
+                waited.as_millis()
+            )),
+            EvaluatePoll::AnsweredLate { expression, waited, outcome: Ok(body) } => {
+                let result = body.get("result").and_then(Value::as_str).unwrap_or("");
+                let type_name = body.get("type").and_then(Value::as_str);
+                Some(format!(
+                    "the evaluate of `{expression}` that timed out answered after about {} ms: {}",
+                    waited.as_millis(),
+                    render::variable_line(&expression, type_name, result, None, None)
+                ))
+            }
+            EvaluatePoll::AnsweredLate { expression, waited, outcome: Err(message) } => Some(format!(
+                "the evaluate of `{expression}` that timed out ended after about {} ms without a value: {message}",
+                waited.as_millis()
+            )),
+        }
+    }
+
     fn evaluate_text(&self, expression: &str, frame_handle: Option<u64>) -> Result<String, ToolError> {
+        // An earlier evaluate that is still running occupies the debuggee: a second one would
+        // only queue behind it and time out too.
+        let late_note = match self.poll_unanswered_evaluate() {
+            EvaluatePoll::StillRunning { expression: earlier, waited } => {
+                return Err(ToolError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "evaluate `{expression}`: an earlier evaluate of `{earlier}` sent {} ms ago has not answered yet; the program is \
+                         still busy with it",
+                        waited.as_millis()
+                    ),
+                )
+                .with_hint("call debug op \"status\" later to see whether it finished, or \"terminate\" to end the program"));
+            }
+            poll => self.describe_evaluate_poll(poll),
+        };
         let frame = match frame_handle {
             Some(handle) => Some(self.resolve_handle(handle, HandleKind::Frame)?),
             None => {
@@ -1347,7 +1435,27 @@ impl SessionInner {
         if let Some(frame) = frame {
             arguments["frameId"] = json!(frame);
         }
-        let body = self.request("evaluate", arguments, self.request_timeout)?;
+        let sent_at = Instant::now();
+        let pending = self.send("evaluate", arguments)?;
+        let body = match pending.receiver().recv_timeout(self.request_timeout) {
+            Ok(result) => result.map_err(|err| self.rpc_error("evaluate", &err))?,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Err(self.gone_error("evaluate")),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                self.state.lock().unanswered_evaluate = Some(UnansweredEvaluate { expression: expression.to_owned(), sent_at, pending });
+                return Err(ToolError::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "evaluate `{expression}` got no answer from {} within {} ms: the program is probably still running that \
+                         expression (a loop or a blocking call?), so it is no longer really stopped",
+                        self.adapter.name(),
+                        self.request_timeout.as_millis()
+                    ),
+                )
+                .with_hint(
+                    "call debug op \"status\" later to see whether it finished (and its value); \"terminate\" ends the program if it never does",
+                ));
+            }
+        };
         let result = body.get("result").and_then(Value::as_str).unwrap_or("");
         let type_name = body.get("type").and_then(Value::as_str);
         let child = body.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
@@ -1362,7 +1470,11 @@ impl SessionInner {
             Some(handle) => format!("in frame {handle}"),
             None => "in the top frame".to_owned(),
         };
-        Ok(format!("{} ({where_})", render::variable_line(expression, type_name, result, handle, count)))
+        let line = format!("{} ({where_})", render::variable_line(expression, type_name, result, handle, count));
+        Ok(match late_note {
+            Some(note) => format!("{line}\n{note}"),
+            None => line,
+        })
     }
 
     /// Records the adapter's descendants (the debuggee and its helpers) so they can be killed

@@ -6,6 +6,15 @@
 //! pipe, however much it writes). Dropping a [`ChildProcess`] kills the whole group (SIGTERM, a
 //! short grace, SIGKILL), reaps the leader and joins the drain thread.
 //!
+//! A child that leaves its group (`setsid`, `setpgid`) or double-forks out from under its parent
+//! escapes `killpg`. To find those too, every child gets an environment variable unique to it,
+//! `RUNBOUND_DESCENDANT_OF_<our pid>_<serial>=1` ([`ChildProcess::descendant_tag`]), which its
+//! descendants inherit; after the group is killed, [`kill_tagged_processes`] SIGKILLs every
+//! process whose initial environment (`/proc/<pid>/environ`) carries it. A descendant that
+//! starts with a cleared environment (`env -i`) still escapes; the CLI also catches those (it is
+//! a child subreaper). Nested runbounds add their own tags, so an outer sweep reaches inner
+//! descendants.
+//!
 //! `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, not the process, so
 //! every spawn goes through one long-lived spawner thread (`runbound-spawner`) that lives exactly
 //! as long as at least one child handle does; a child started during a short-lived tool call
@@ -21,7 +30,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -234,6 +243,8 @@ pub struct ChildProcess {
     /// Parent ends of the extra pipes, by the child's fd number; `None` once taken.
     extra_pipes: Mutex<Vec<(RawFd, Option<File>)>>,
     killed: AtomicBool,
+    /// The environment variable name only this child and its descendants carry.
+    descendant_tag: OsString,
     /// Set when `waitpid` said ECHILD: someone else reaped the leader; its status is unknown.
     reaped_elsewhere: AtomicBool,
     tail: StderrTail,
@@ -252,6 +263,8 @@ impl ChildProcess {
     /// Messages name `display_name`, the program and the cwd.
     pub fn spawn(spec: ProcessSpec) -> Result<ChildProcess, ToolError> {
         let mut command = build_command(&spec)?;
+        let descendant_tag = next_descendant_tag();
+        command.env(&descendant_tag, "1");
         let (parent_ends, child_ends) = open_extra_pipes(&spec)?;
         install_extra_pipes(&mut command, &spec.extra_pipes, &child_ends);
         command.stdin(if spec.stdin { Stdio::piped() } else { Stdio::null() });
@@ -291,6 +304,7 @@ impl ChildProcess {
             extra_pipes: Mutex::new(parent_ends),
             child: Mutex::new(child),
             killed: AtomicBool::new(false),
+            descendant_tag,
             reaped_elsewhere: AtomicBool::new(false),
             tail,
             drain_stop: stop,
@@ -383,9 +397,10 @@ impl ChildProcess {
     }
 
     /// Stops the whole process group: SIGTERM to the group, up to [`DEFAULT_KILL_GRACE`] for the
-    /// leader to exit, then SIGKILL to the group (grandchildren included), then reaps the leader
-    /// (bounded wait, 5 s). Returns the leader's exit status, `None` only if it could not be
-    /// reaped in time. Idempotent.
+    /// leader to exit, then SIGKILL to the group (grandchildren included), then SIGKILL to every
+    /// descendant that left the group but still carries [`ChildProcess::descendant_tag`], then
+    /// reaps the leader (bounded wait, 5 s). Returns the leader's exit status, `None` only if it
+    /// could not be reaped in time. Idempotent.
     pub fn kill_group(&self) -> Option<ExitStatus> {
         self.kill_group_with_grace(DEFAULT_KILL_GRACE)
     }
@@ -402,7 +417,19 @@ impl ChildProcess {
         // Always SIGKILL the group: the leader may have exited on SIGTERM while descendants
         // in its group ignore it. The unreaped or just-reaped leader keeps the pgid reserved.
         let _ = killpg(group, Signal::SIGKILL);
+        // Escaped descendants can still fork while we look: sweep until a pass finds none.
+        for _ in 0..5 {
+            if kill_tagged_processes(&self.descendant_tag) == 0 {
+                break;
+            }
+        }
         self.wait_timeout(REAP_TIMEOUT)
+    }
+
+    /// The name of the environment variable (value `1`) that this child and every descendant
+    /// that keeps its environment carry: `RUNBOUND_DESCENDANT_OF_<runbound pid>_<serial>`.
+    pub fn descendant_tag(&self) -> &std::ffi::OsStr {
+        &self.descendant_tag
     }
 
     /// One line for errors: `"<display_name> (pid N) exited with <status>"` or `"… is running"`,
@@ -663,6 +690,37 @@ pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
         }
     }
     found
+}
+
+/// Sends SIGKILL to every process whose initial environment (`/proc/<pid>/environ`, as it was
+/// at exec) has the variable `tag`, except runbound itself; returns how many were signalled.
+/// Processes whose environment cannot be read (another user's, or gone mid-walk) are skipped.
+/// One walk of /proc, about a millisecond for a hundred processes.
+pub fn kill_tagged_processes(tag: &std::ffi::OsStr) -> usize {
+    let Ok(all) = procfs::process::all_processes() else {
+        return 0;
+    };
+    let own_pid = std::process::id() as i32;
+    let mut signalled = 0;
+    for process in all.flatten() {
+        if process.pid == own_pid {
+            continue;
+        }
+        let Ok(environment) = process.environ() else {
+            continue;
+        };
+        if environment.contains_key(tag) && nix::sys::signal::kill(Pid::from_raw(process.pid), Signal::SIGKILL).is_ok() {
+            signalled += 1;
+        }
+    }
+    signalled
+}
+
+/// A fresh descendant tag: `RUNBOUND_DESCENDANT_OF_<our pid>_<serial>`.
+fn next_descendant_tag() -> OsString {
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    OsString::from(format!("RUNBOUND_DESCENDANT_OF_{}_{serial}", std::process::id()))
 }
 
 fn classify(stat: &procfs::process::Stat) -> ProcessState {
