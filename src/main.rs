@@ -37,8 +37,11 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR", default_value = ".")]
     workspace: PathBuf,
     /// Who is calling: main sees read, write and exec tools; plan and readonly see read tools only.
-    #[arg(long, global = true, value_enum, default_value_t = CallerArg::Main)]
-    caller: CallerArg,
+    /// Default main, except inside a vibe worker spawned by a plan or readonly caller
+    /// (RUNBOUND_WORKER_CALLER=plan|readonly): there the default is that caller, and --caller
+    /// main is refused (a worker never sees more than the caller that spawned it).
+    #[arg(long, global = true, value_enum)]
+    caller: Option<CallerArg>,
     /// Approval for write and exec tools: ask (a terminal prompt or MCP elicitation; denied when
     /// no human is attached), allow, or deny. Read tools are always allowed.
     #[arg(long, global = true, value_enum, default_value_t = ApproveArg::Ask)]
@@ -134,12 +137,46 @@ fn kill_leftover_descendants() {
     }
 }
 
+/// The caller this process acts as: `requested` (from --caller), capped by the caller that
+/// spawned us when we run inside a vibe worker (`RUNBOUND_WORKER_CALLER`). This is where R-VIBE-1
+/// puts the gate: on the worker's own tools. Errors (as text for stderr) when --caller asks for
+/// more than the spawning caller could see, or the variable holds no caller name.
+fn effective_caller(requested: Option<Caller>, spawned_by: Option<std::ffi::OsString>) -> Result<Caller, String> {
+    let Some(spawned_by) = spawned_by else {
+        return Ok(requested.unwrap_or(Caller::Main));
+    };
+    let text = spawned_by.to_string_lossy();
+    let Some(ceiling) = Caller::parse(&text) else {
+        return Err(format!(
+            "{}={text:?} is not a caller (main, plan or readonly); refusing to guess what this worker may see — unset it or fix the \
+             spawning host",
+            runbound::vibe::ENV_WORKER_CALLER
+        ));
+    };
+    match requested {
+        None => Ok(ceiling),
+        Some(caller) if ceiling.highest_tier() < caller.highest_tier() => Err(format!(
+            "--caller {caller} refused: this runbound runs inside a vibe worker spawned by a {ceiling} caller ({}={ceiling}), and a \
+             worker never sees more than the caller that spawned it; drop --caller or pass --caller {ceiling}",
+            runbound::vibe::ENV_WORKER_CALLER
+        )),
+        Some(caller) => Ok(caller),
+    }
+}
+
 fn run_command_line() -> ExitCode {
     let cli = Cli::parse();
-    let caller = match cli.caller {
+    let requested = cli.caller.map(|caller| match caller {
         CallerArg::Main => Caller::Main,
         CallerArg::Plan => Caller::Plan,
         CallerArg::Readonly => Caller::Readonly,
+    });
+    let caller = match effective_caller(requested, std::env::var_os(runbound::vibe::ENV_WORKER_CALLER)) {
+        Ok(caller) => caller,
+        Err(message) => {
+            eprintln!("runbound: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
     };
     let approval = match cli.approve {
         ApproveArg::Ask => Approval::Ask,
@@ -524,10 +561,25 @@ mod tests {
     #[test]
     fn command_line_parses_global_flags_anywhere() {
         let cli = Cli::try_parse_from(["runbound", "call", "read", "{}", "--caller", "readonly", "--approve", "deny"]).unwrap();
-        assert!(matches!(cli.caller, CallerArg::Readonly));
+        assert!(matches!(cli.caller, Some(CallerArg::Readonly)));
         assert!(matches!(cli.approve, ApproveArg::Deny));
         assert!(matches!(cli.command, Command::Call { ref tool, args: Some(ref args) } if tool == "read" && args == "{}"));
         let err = Cli::try_parse_from(["runbound", "--caller", "root", "tools"]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
+    }
+
+    #[test]
+    fn a_worker_never_sees_more_than_the_caller_that_spawned_it() {
+        let spawned_by = |text: &str| Some(std::ffi::OsString::from(text));
+        assert_eq!(effective_caller(None, None), Ok(Caller::Main));
+        assert_eq!(effective_caller(Some(Caller::Plan), None), Ok(Caller::Plan));
+        assert_eq!(effective_caller(None, spawned_by("main")), Ok(Caller::Main));
+        assert_eq!(effective_caller(None, spawned_by("readonly")), Ok(Caller::Readonly));
+        assert_eq!(effective_caller(None, spawned_by("plan")), Ok(Caller::Plan));
+        assert_eq!(effective_caller(Some(Caller::Readonly), spawned_by("plan")), Ok(Caller::Readonly));
+        let refused = effective_caller(Some(Caller::Main), spawned_by("readonly")).unwrap_err();
+        assert!(refused.contains("--caller main refused") && refused.contains("--caller readonly"), "{refused}");
+        let garbage = effective_caller(None, spawned_by("root")).unwrap_err();
+        assert!(garbage.contains("\"root\" is not a caller"), "{garbage}");
     }
 }

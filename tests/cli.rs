@@ -414,9 +414,15 @@ impl ServeProcess {
         }
     }
 
-    /// The response to request `id`; panics on anything else arriving first.
+    /// The response to request `id`, skipping notifications (a worker's completion can race
+    /// the response); panics on anything else arriving first.
     fn response(&self, id: u64) -> Value {
-        let message = self.next_message(Duration::from_secs(30)).unwrap_or_else(|| panic!("no response to request {id}"));
+        let message = loop {
+            let message = self.next_message(Duration::from_secs(30)).unwrap_or_else(|| panic!("no response to request {id}"));
+            if message.get("id").is_some() || message.get("method").is_none() {
+                break message;
+            }
+        };
         assert_eq!(message["id"], json!(id), "expected the response to {id}, got {message}");
         assert_eq!(message["jsonrpc"], "2.0");
         message
@@ -646,4 +652,38 @@ fn escaped_grandchildren_do_not_outlive_the_cli() {
         })
     };
     assert!(support::wait_until(Duration::from_secs(5), || !survivor()), "the escaped grandchild `{pattern}` survived the CLI");
+}
+
+/// R-VIBE-1 puts the gate on the workers' own tools: a worker spawned by a read-only caller
+/// that drives runbound's CLI gets that caller's view (write hidden, `--caller main` refused),
+/// while a worker spawned by main may write.
+#[test]
+fn a_worker_that_drives_runbound_inherits_the_spawning_callers_tier() {
+    let workspace = tempfile::tempdir().unwrap();
+    let inner = format!(
+        "{RUNBOUND} --workspace . --approve allow call write '{{\"path\": \"by-worker.txt\", \"content\": \"x\"}}' 2>&1; echo exit=$?; \
+         {RUNBOUND} --workspace . --caller main tools 2>&1; echo exit=$?"
+    );
+    let worker_flag = format!("fast={inner}");
+    let spawn_and_wait = |caller: &str| -> String {
+        let mut serve = ServeProcess::start(workspace.path(), &["--caller", caller, "--vibe", "--worker", &worker_flag]);
+        serve.initialize(json!({}));
+        let spawned = serve
+            .call("tools/call", json!({"name": "vibe_spawn", "arguments": {"brief": "write a file", "label": "writer", "tier": "fast"}}));
+        let worker_id = spawned["result"]["structuredContent"]["worker_id"].as_str().unwrap_or_else(|| panic!("{spawned}")).to_owned();
+        let waited = serve.call("tools/call", json!({"name": "vibe_wait", "arguments": {"worker_id": worker_id, "timeout_seconds": 60}}));
+        serve.close();
+        let text = result_text(&waited["result"]);
+        eprintln!("--- worker of a {caller} caller:\n{text}");
+        text
+    };
+
+    let readonly = spawn_and_wait("readonly");
+    assert!(!workspace.path().join("by-worker.txt").exists(), "a readonly caller's worker wrote a file:\n{readonly}");
+    assert!(readonly.contains("--caller main refused") && readonly.contains("RUNBOUND_WORKER_CALLER=readonly"), "{readonly}");
+    assert!(readonly.contains("exit=2"), "usage error for the escalation:\n{readonly}");
+    assert!(readonly.contains("hidden_from_caller") && readonly.contains("not available to a readonly caller"), "{readonly}");
+
+    let main = spawn_and_wait("main");
+    assert!(workspace.path().join("by-worker.txt").exists(), "a main caller's worker may write:\n{main}");
 }

@@ -11,7 +11,7 @@
 //! | `RUNBOUND_WORKER_LABEL` | the label the model gave |
 //! | `RUNBOUND_WORKER_TIER` | `fast` or `good` |
 //! | `RUNBOUND_WORKER_ATTEMPT` | the attempt number, from 1 |
-//! | `RUNBOUND_WORKER_CALLER` | the spawning caller's mode: `main`, `plan` or `readonly`; a worker spawned by `plan` or `readonly` must hold itself to read-only tools |
+//! | `RUNBOUND_WORKER_CALLER` | the spawning caller's mode: `main`, `plan` or `readonly`; the `runbound` CLI run inside the worker takes it as its caller and refuses a higher `--caller`; a command that edits by other means must hold itself to read-only work under `plan` or `readonly` |
 //! | `RUNBOUND_WORKSPACE` | the run's absolute workspace root (also the working directory) |
 //! | `GIT_EDITOR`, `GIT_PAGER`, `PAGER`, `GIT_TERMINAL_PROMPT` | `true`, `cat`, `cat`, `0`: nothing waits for a terminal |
 //!

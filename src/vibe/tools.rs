@@ -34,8 +34,9 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                 "Start a background worker on a brief; returns at once with its worker_id (worker_1, worker_2, … per run) \
                  while the worker keeps running. The brief must stand alone: the worker does not see this conversation. \
                  Workers cannot ask the user or start workers of their own; they inherit your mode (a plan-mode or read-only \
-                 caller's worker is told so: a host-supplied worker's own tools are held to read tier, a command worker gets \
-                 RUNBOUND_WORKER_CALLER and must honor it). tier: {TIER_DOC} {told_when_done} Fetch its result with \
+                 caller's worker is held to it: a host-supplied worker's own tools are read tier, a command worker gets \
+                 RUNBOUND_WORKER_CALLER, which caps the runbound CLI it drives; a command that edits files by other means \
+                 must honor it itself). tier: {TIER_DOC} {told_when_done} Fetch its result with \
                  vibe_wait; see all workers with vibe_list."
             ),
             tier: Tier::Read,
