@@ -266,9 +266,25 @@ fn pyright_cold_references_cover_files_not_yet_opened() {
     if support::require_binary("pyright_cold_references_cover_files_not_yet_opened", "pyright-langserver").is_none() {
         return;
     }
+    cold_references_cover_files_not_yet_opened("pyright", &[]);
+}
+
+/// The same race and readiness rule for basedpyright (pyright's fork, from PyPI), with pyright
+/// disabled so basedpyright serves the `.py` files.
+#[test]
+fn basedpyright_cold_references_cover_files_not_yet_opened() {
+    if support::require_binary("basedpyright_cold_references_cover_files_not_yet_opened", "basedpyright-langserver").is_none() {
+        return;
+    }
+    cold_references_cover_files_not_yet_opened("basedpyright", &["pyright", "pylsp"]);
+}
+
+fn cold_references_cover_files_not_yet_opened(expected_server: &str, disabled_servers: &[&str]) {
     for attempt in 1..=3 {
         let workspace = support::copy_fixture("lsp/python_package");
-        let run = lsp_run(workspace.path(), |_| ());
+        let run = lsp_run(workspace.path(), |config| {
+            config.disabled_servers = disabled_servers.iter().map(|id| (*id).to_owned()).collect();
+        });
         let result = call(&run, json!({"op": "references", "file": "pkg/core.py", "line": 1, "symbol": "Store"}));
         let text = result.joined_text();
         assert!(!result.is_error, "cold run {attempt}:\n{text}");
@@ -280,6 +296,7 @@ fn pyright_cold_references_cover_files_not_yet_opened() {
         assert!(!text.contains("note:"), "cold run {attempt}: a complete answer carries no readiness note:\n{text}");
         let structured = result.structured_content.expect("references has structured content");
         assert_eq!(structured["still_indexing"], json!(false), "cold run {attempt}: {structured}");
+        assert_eq!(structured["server"], json!(expected_server), "cold run {attempt}: {structured}");
     }
 }
 
