@@ -6,16 +6,14 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::bridge_tools::{read_note_tool, slow_tool, write_note_tool};
 
 use base64::Engine as _;
 use parking_lot::Mutex;
 use runbound::ask::{ScriptedAnswer, ScriptedAskPort, PERMISSION_DENY};
 use runbound::kernel::{kernel_status, KernelConfig, KernelFactory, KernelSelection, Sandbox};
 use runbound::registry::{GuardrailInput, GuardrailVerdict};
-use runbound::{
-    Approval, ApprovalPolicy, CallOrigin, Caller, Content, Run, RunBuilder, RunConfig, Tier, ToolDescriptor, ToolError, ToolOutput,
-    ToolResult,
-};
+use runbound::{Approval, ApprovalPolicy, CallOrigin, Caller, Content, Run, RunBuilder, RunConfig, Tier, ToolResult};
 use serde_json::{json, Value};
 
 fn python_or_skip(test: &str) -> Option<PathBuf> {
@@ -275,59 +273,6 @@ fn python_pip_installs_a_local_wheel_and_the_next_import_sees_it() {
     assert!(upgrade.joined_text().contains("removed from sys.modules: rbtinywheel"), "{}", upgrade.joined_text());
     let second = cell(&run, "import rbtinywheel\nrbtinywheel.VERSION");
     assert!(second.joined_text().contains("Out: '2.0'"), "the next import sees the new install: {}", second.joined_text());
-}
-
-fn read_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
-    (
-        ToolDescriptor {
-            name: "read_note".to_owned(),
-            description: "Reads a workspace file (test tool).".to_owned(),
-            tier: Tier::Read,
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
-            parallel_safe: true,
-            default_timeout: Duration::from_secs(30),
-        },
-        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
-            let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
-            Ok(ToolOutput::text(text))
-        }),
-    )
-}
-
-fn write_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
-    (
-        ToolDescriptor {
-            name: "write_note".to_owned(),
-            description: "Writes a workspace file (test tool).".to_owned(),
-            tier: Tier::Write,
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": "string"}}, "required": ["path", "text"], "additionalProperties": false}),
-            parallel_safe: true,
-            default_timeout: Duration::from_secs(30),
-        },
-        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
-            std::fs::write(&path, arguments["text"].as_str().unwrap_or("")).map_err(|err| ToolError::io("write", &path, &err))?;
-            Ok(ToolOutput::new(ToolResult::text("written").with_structured(json!({"written": true}))).with_written_paths(vec![path]))
-        }),
-    )
-}
-
-fn slow_tool(sleep: Duration) -> (ToolDescriptor, runbound::ToolHandler) {
-    (
-        ToolDescriptor {
-            name: "slow_fanout".to_owned(),
-            description: "Sleeps, then answers (test tool).".to_owned(),
-            tier: Tier::Read,
-            input_schema: json!({"type": "object", "additionalProperties": false}),
-            parallel_safe: true,
-            default_timeout: Duration::from_secs(60),
-        },
-        Arc::new(move |_ctx: &runbound::CallContext<'_>, _arguments: Value| -> Result<ToolOutput, ToolError> {
-            std::thread::sleep(sleep);
-            Ok(ToolOutput::text("fan-out finished"))
-        }),
-    )
 }
 
 #[test]

@@ -15,14 +15,13 @@ mod support;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::bridge_tools::{read_note_tool, slow_tool, write_note_tool};
 
 use parking_lot::Mutex;
 use runbound::ask::{ScriptedAnswer, ScriptedAskPort, PERMISSION_DENY};
 use runbound::kernel::{kernel_status, KernelFactory, KernelSelection, PythonBackend, Sandbox};
 use runbound::registry::{GuardrailInput, GuardrailVerdict};
-use runbound::{
-    Approval, ApprovalPolicy, CallOrigin, Caller, Run, RunBuilder, RunConfig, Tier, ToolDescriptor, ToolError, ToolOutput, ToolResult,
-};
+use runbound::{Approval, ApprovalPolicy, CallOrigin, Caller, Run, RunBuilder, RunConfig, ToolResult};
 use serde_json::{json, Value};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -56,59 +55,6 @@ fn embedded_threads() -> Vec<String> {
         }
     }
     names
-}
-
-fn read_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
-    (
-        ToolDescriptor {
-            name: "read_note".to_owned(),
-            description: "Reads a workspace file (test tool).".to_owned(),
-            tier: Tier::Read,
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
-            parallel_safe: true,
-            default_timeout: Duration::from_secs(30),
-        },
-        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
-            let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
-            Ok(ToolOutput::text(text))
-        }),
-    )
-}
-
-fn write_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
-    (
-        ToolDescriptor {
-            name: "write_note".to_owned(),
-            description: "Writes a workspace file (test tool).".to_owned(),
-            tier: Tier::Write,
-            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}, "text": {"type": "string"}}, "required": ["path", "text"], "additionalProperties": false}),
-            parallel_safe: true,
-            default_timeout: Duration::from_secs(30),
-        },
-        Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
-            std::fs::write(&path, arguments["text"].as_str().unwrap_or("")).map_err(|err| ToolError::io("write", &path, &err))?;
-            Ok(ToolOutput::new(ToolResult::text("written").with_structured(json!({"written": true}))).with_written_paths(vec![path]))
-        }),
-    )
-}
-
-fn slow_tool(sleep: Duration) -> (ToolDescriptor, runbound::ToolHandler) {
-    (
-        ToolDescriptor {
-            name: "slow_fanout".to_owned(),
-            description: "Sleeps, then answers (test tool).".to_owned(),
-            tier: Tier::Read,
-            input_schema: json!({"type": "object", "additionalProperties": false}),
-            parallel_safe: true,
-            default_timeout: Duration::from_secs(60),
-        },
-        Arc::new(move |_ctx: &runbound::CallContext<'_>, _arguments: Value| -> Result<ToolOutput, ToolError> {
-            std::thread::sleep(sleep);
-            Ok(ToolOutput::text("fan-out finished"))
-        }),
-    )
 }
 
 #[test]

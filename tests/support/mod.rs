@@ -5,6 +5,8 @@
 //! unused helpers are allowed).
 #![allow(dead_code)]
 
+pub mod bridge_tools;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
