@@ -245,6 +245,9 @@ pub struct ChildProcess {
     killed: AtomicBool,
     /// The environment variable name only this child and its descendants carry.
     descendant_tag: OsString,
+    /// The child's start time in clock ticks after boot (0 if /proc could not tell): its
+    /// descendants started no earlier, so older processes are never inspected by the sweep.
+    start_time_ticks: u64,
     /// Set when `waitpid` said ECHILD: someone else reaped the leader; its status is unknown.
     reaped_elsewhere: AtomicBool,
     tail: StderrTail,
@@ -276,6 +279,7 @@ impl ChildProcess {
         drop(child_ends);
         let mut child = spawned.map_err(|err| spawn_error(&spec, &err))?;
         let pid = child.id();
+        let start_time_ticks = process_start_time_ticks(pid).unwrap_or(0);
         let tail = StderrTail::with_capacity(spec.stderr_tail_bytes);
         let stop = Arc::new(AtomicBool::new(false));
         let drain = child.stderr.take().map(|stderr| {
@@ -305,6 +309,7 @@ impl ChildProcess {
             child: Mutex::new(child),
             killed: AtomicBool::new(false),
             descendant_tag,
+            start_time_ticks,
             reaped_elsewhere: AtomicBool::new(false),
             tail,
             drain_stop: stop,
@@ -419,7 +424,7 @@ impl ChildProcess {
         let _ = killpg(group, Signal::SIGKILL);
         // Escaped descendants can still fork while we look: sweep until a pass finds none.
         for _ in 0..5 {
-            if kill_tagged_processes(&self.descendant_tag) == 0 {
+            if kill_tagged_processes(&self.descendant_tag, self.start_time_ticks) == 0 {
                 break;
             }
         }
@@ -694,9 +699,13 @@ pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
 
 /// Sends SIGKILL to every process whose initial environment (`/proc/<pid>/environ`, as it was
 /// at exec) has the variable `tag`, except runbound itself; returns how many were signalled.
-/// Processes whose environment cannot be read (another user's, or gone mid-walk) are skipped.
-/// One walk of /proc, about a millisecond for a hundred processes.
-pub fn kill_tagged_processes(tag: &std::ffi::OsStr) -> usize {
+/// Only processes started at or after `started_after_ticks` (clock ticks after boot, as in
+/// [`process_start_time_ticks`]; 0 = all) are inspected: a descendant is never older than the
+/// child that carries the tag, and reading another process's environment can wait on that
+/// process's memory map, so the sweep stays away from everything older. Processes whose
+/// environment cannot be read (another user's, a zombie, gone mid-walk) are skipped. One walk of
+/// /proc, about a millisecond for a hundred processes.
+pub fn kill_tagged_processes(tag: &std::ffi::OsStr, started_after_ticks: u64) -> usize {
     let Ok(all) = procfs::process::all_processes() else {
         return 0;
     };
@@ -704,6 +713,12 @@ pub fn kill_tagged_processes(tag: &std::ffi::OsStr) -> usize {
     let mut signalled = 0;
     for process in all.flatten() {
         if process.pid == own_pid {
+            continue;
+        }
+        let Ok(stat) = process.stat() else {
+            continue;
+        };
+        if stat.starttime < started_after_ticks || !classify(&stat).is_live() {
             continue;
         }
         let Ok(environment) = process.environ() else {
