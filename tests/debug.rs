@@ -330,6 +330,7 @@ fn debug_tool_is_exec_tier_not_parallel_safe_and_needs_a_supervisor() {
     assert!(text.contains("no root marker") && text.contains("pyproject.toml"), "{text}");
 }
 
+/// R-REG-2: `debug` stays registered when no adapter can serve; `adapters` says why, per adapter.
 #[test]
 fn adapters_op_reports_each_adapter_and_the_missing_half() {
     let _serial = serial();

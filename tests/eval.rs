@@ -136,6 +136,7 @@ fn description_must_be_five_to_ten_words() {
     assert!(missing.is_error && missing.joined_text().contains("description"), "{}", missing.joined_text());
 }
 
+/// R-EVAL-2: `display()`, DataFrames as tables, matplotlib figures as PNG images.
 #[test]
 fn python_display_dataframe_and_matplotlib_figure() {
     let Some(_) = python_or_skip("python_display_dataframe_and_matplotlib_figure") else {
@@ -174,6 +175,8 @@ fn python_display_dataframe_and_matplotlib_figure() {
     assert!(many.joined_text().contains("3 more figures were closed without being shown"), "{}", many.joined_text());
 }
 
+/// R-EVAL-3: `%pip`, `%cd`, `!cmd`, `%%bash`, `%%timeit` become plain code; `%pip` clears
+/// `sys.modules` so the next import sees the install.
 #[test]
 fn python_magics_are_rewritten_into_plain_code() {
     let Some(_) = python_or_skip("python_magics_are_rewritten_into_plain_code") else {
@@ -275,6 +278,8 @@ fn python_pip_installs_a_local_wheel_and_the_next_import_sees_it() {
     assert!(second.joined_text().contains("Out: '2.0'"), "the next import sees the new install: {}", second.joined_text());
 }
 
+/// R-EVAL-4: `tool(...)` in a cell re-enters the registry over the kernel's own pipe; guardrails,
+/// approvals and every layer apply as for a model call.
 #[test]
 fn python_bridge_goes_through_every_registry_layer() {
     let Some(_) = python_or_skip("python_bridge_goes_through_every_registry_layer") else {

@@ -189,6 +189,7 @@ fn approval_ask_without_port_is_denied_fail_closed() {
     assert!(!fx.run.call(Caller::Main, "peek", json!({"text": "x"})).is_error);
 }
 
+/// R-ASK-3: permission prompts are cards through the same ask port, a gate separate from ask_user.
 #[test]
 fn approval_ask_shows_a_permission_card_and_honors_the_answer() {
     let port = Arc::new(ScriptedAskPort::new([
@@ -275,6 +276,7 @@ fn ask_user_answered_returns_labels_and_free_text() {
     assert!(cards[1].allow_free_text, "no options → free text on");
 }
 
+/// R-ASK-2: skip is success with an explicit assumption and "do not ask again".
 #[test]
 fn ask_user_skip_is_success_with_an_instruction() {
     let port = Arc::new(ScriptedAskPort::new([ScriptedAnswer::Skip]));

@@ -61,6 +61,8 @@ const DART_SEED: &str = r#"class Holder {
 }
 "#;
 
+/// R-AST-2 (a repeated metavariable captures the same code) and R-AST-3 (never inside strings or
+/// comments), on the spec's own Dart example.
 #[test]
 fn dart_seed_guard_matches_same_variable_only_and_never_comments_or_strings() {
     let dir = support::workspace_with(&[("lib/holder.dart", DART_SEED)]);
@@ -369,6 +371,8 @@ const JAVA_SRC: &str = r#"class Main {
 }
 "#;
 
+/// R-AST-2, R-AST-3 and R-AST-4 across languages: wrapping contexts, repeated metavariables,
+/// `$$$` sequences, and no matches inside strings or comments.
 #[test]
 fn contexts_unification_sequences_strings_and_comments_across_languages() {
     let cases = [
