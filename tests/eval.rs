@@ -175,8 +175,8 @@ fn python_display_dataframe_and_matplotlib_figure() {
     assert!(many.joined_text().contains("3 more figures were closed without being shown"), "{}", many.joined_text());
 }
 
-/// R-EVAL-3: `%pip`, `%cd`, `!cmd`, `%%bash`, `%%timeit` become plain code; `%pip` clears
-/// `sys.modules` so the next import sees the install.
+/// R-EVAL-3: `%cd`, `!cmd`, `%%bash`, `%%timeit` become plain code (`%pip` and its clearing of
+/// `sys.modules`: `python_pip_installs_a_local_wheel_and_the_next_import_sees_it`).
 #[test]
 fn python_magics_are_rewritten_into_plain_code() {
     let Some(_) = python_or_skip("python_magics_are_rewritten_into_plain_code") else {
