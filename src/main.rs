@@ -23,7 +23,7 @@ use runbound::ask::TerminalAskPort;
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
 use runbound::serve::{serve_stdio, ServeConfig};
-use runbound::vibe::VibeSetup;
+use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunBuilder, Tier, ToolResult};
 
 /// Built-in agent tools bound to the live resources of one run.
@@ -138,27 +138,22 @@ fn kill_leftover_descendants() {
 }
 
 /// The caller this process acts as: `requested` (from --caller), capped by the caller that
-/// spawned us when we run inside a vibe worker (`RUNBOUND_WORKER_CALLER`). This is where R-VIBE-1
-/// puts the gate: on the worker's own tools. Errors (as text for stderr) when --caller asks for
-/// more than the spawning caller could see, or the variable holds no caller name.
-fn effective_caller(requested: Option<Caller>, spawned_by: Option<std::ffi::OsString>) -> Result<Caller, String> {
-    let Some(spawned_by) = spawned_by else {
+/// spawned us when we run inside a vibe worker (`RUNBOUND_WORKER_CALLER` in our environment or an
+/// ancestor's, see [`runbound::vibe::inherited_worker_caller`]). This is where R-VIBE-1 puts the
+/// gate: on the worker's own tools. Errors (as text for stderr) when --caller asks for more than
+/// the spawning caller could see.
+fn effective_caller(requested: Option<Caller>, inherited: Option<&InheritedWorkerCaller>) -> Result<Caller, String> {
+    let Some(inherited) = inherited else {
         return Ok(requested.unwrap_or(Caller::Main));
     };
-    let text = spawned_by.to_string_lossy();
-    let Some(ceiling) = Caller::parse(&text) else {
-        return Err(format!(
-            "{}={text:?} is not a caller (main, plan or readonly); refusing to guess what this worker may see — unset it or fix the \
-             spawning host",
-            runbound::vibe::ENV_WORKER_CALLER
-        ));
-    };
+    let ceiling = inherited.caller;
     match requested {
         None => Ok(ceiling),
         Some(caller) if ceiling.highest_tier() < caller.highest_tier() => Err(format!(
-            "--caller {caller} refused: this runbound runs inside a vibe worker spawned by a {ceiling} caller ({}={ceiling}), and a \
-             worker never sees more than the caller that spawned it; drop --caller or pass --caller {ceiling}",
-            runbound::vibe::ENV_WORKER_CALLER
+            "--caller {caller} refused: this runbound runs inside a vibe worker spawned by a {ceiling} caller ({}={ceiling} in {}), \
+             and a worker never sees more than the caller that spawned it; drop --caller or pass --caller {ceiling}",
+            runbound::vibe::ENV_WORKER_CALLER,
+            inherited.found_in
         )),
         Some(caller) => Ok(caller),
     }
@@ -171,7 +166,14 @@ fn run_command_line() -> ExitCode {
         CallerArg::Plan => Caller::Plan,
         CallerArg::Readonly => Caller::Readonly,
     });
-    let caller = match effective_caller(requested, std::env::var_os(runbound::vibe::ENV_WORKER_CALLER)) {
+    let inherited = match runbound::vibe::inherited_worker_caller() {
+        Ok(inherited) => inherited,
+        Err(err) => {
+            eprintln!("runbound: {}", err.message);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let caller = match effective_caller(requested, inherited.as_ref()) {
         Ok(caller) => caller,
         Err(message) => {
             eprintln!("runbound: {message}");
@@ -224,7 +226,7 @@ fn run_command_line() -> ExitCode {
         Command::Status { json } => {
             let (builder, terminal) = attach_terminal(builder);
             let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
-            let sections = status_sections(&run, caller, terminal);
+            let sections = status_sections(&run, caller, inherited.as_ref(), terminal);
             match json {
                 true => print_json(&status_json(&sections)),
                 false => {
@@ -369,9 +371,9 @@ struct StatusSection {
     json: Value,
 }
 
-fn status_sections(run: &Run, caller: Caller, terminal: TerminalState) -> Vec<StatusSection> {
+fn status_sections(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>, terminal: TerminalState) -> Vec<StatusSection> {
     vec![
-        run_section(run, caller),
+        run_section(run, caller, inherited),
         ask_section(run, terminal),
         tools_section(run, caller),
         language_servers_section(run),
@@ -469,7 +471,7 @@ fn status_json(sections: &[StatusSection]) -> Value {
     Value::Object(object)
 }
 
-fn run_section(run: &Run, caller: Caller) -> StatusSection {
+fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>) -> StatusSection {
     let policy = run.approval_policy();
     let policy_json = json!({"read": policy.read, "write": policy.write, "exec": policy.exec});
     let visible_tiers: Vec<&str> =
@@ -480,7 +482,16 @@ fn run_section(run: &Run, caller: Caller) -> StatusSection {
         lines: vec![
             format!("workspace     {}", run.workspace_root().display()),
             format!("conversation  {}", run.conversation_id()),
-            format!("caller        {caller} (sees {} tools)", visible_tiers.join(", ")),
+            match inherited {
+                Some(inherited) => format!(
+                    "caller        {caller} (sees {} tools; capped at {} by {} in {})",
+                    visible_tiers.join(", "),
+                    inherited.caller,
+                    runbound::vibe::ENV_WORKER_CALLER,
+                    inherited.found_in
+                ),
+                None => format!("caller        {caller} (sees {} tools)", visible_tiers.join(", ")),
+            },
             format!(
                 "approval      read {} · write {} · exec {}",
                 approval_name(policy.read),
@@ -492,6 +503,7 @@ fn run_section(run: &Run, caller: Caller) -> StatusSection {
             "workspace": run.workspace_root(),
             "conversation_id": run.conversation_id(),
             "caller": caller,
+            "caller_ceiling": inherited.map(|inherited| json!({"caller": inherited.caller, "found_in": inherited.found_in})),
             "visible_tiers": visible_tiers,
             "approval_policy": policy_json,
         }),
@@ -570,16 +582,15 @@ mod tests {
 
     #[test]
     fn a_worker_never_sees_more_than_the_caller_that_spawned_it() {
-        let spawned_by = |text: &str| Some(std::ffi::OsString::from(text));
+        let inherited = |caller: Caller| InheritedWorkerCaller { caller, found_in: "ancestor pid 7 (sh)".to_owned() };
         assert_eq!(effective_caller(None, None), Ok(Caller::Main));
         assert_eq!(effective_caller(Some(Caller::Plan), None), Ok(Caller::Plan));
-        assert_eq!(effective_caller(None, spawned_by("main")), Ok(Caller::Main));
-        assert_eq!(effective_caller(None, spawned_by("readonly")), Ok(Caller::Readonly));
-        assert_eq!(effective_caller(None, spawned_by("plan")), Ok(Caller::Plan));
-        assert_eq!(effective_caller(Some(Caller::Readonly), spawned_by("plan")), Ok(Caller::Readonly));
-        let refused = effective_caller(Some(Caller::Main), spawned_by("readonly")).unwrap_err();
+        assert_eq!(effective_caller(None, Some(&inherited(Caller::Main))), Ok(Caller::Main));
+        assert_eq!(effective_caller(None, Some(&inherited(Caller::Readonly))), Ok(Caller::Readonly));
+        assert_eq!(effective_caller(None, Some(&inherited(Caller::Plan))), Ok(Caller::Plan));
+        assert_eq!(effective_caller(Some(Caller::Readonly), Some(&inherited(Caller::Plan))), Ok(Caller::Readonly));
+        let refused = effective_caller(Some(Caller::Main), Some(&inherited(Caller::Readonly))).unwrap_err();
         assert!(refused.contains("--caller main refused") && refused.contains("--caller readonly"), "{refused}");
-        let garbage = effective_caller(None, spawned_by("root")).unwrap_err();
-        assert!(garbage.contains("\"root\" is not a caller"), "{garbage}");
+        assert!(refused.contains("ancestor pid 7 (sh)"), "says where the ceiling came from: {refused}");
     }
 }

@@ -660,9 +660,13 @@ fn escaped_grandchildren_do_not_outlive_the_cli() {
 #[test]
 fn a_worker_that_drives_runbound_inherits_the_spawning_callers_tier() {
     let workspace = tempfile::tempdir().unwrap();
+    // The third command strips the environment the way MCP SDK stdio clients do; the ceiling is
+    // then found in an ancestor's initial environment.
     let inner = format!(
         "{RUNBOUND} --workspace . --approve allow call write '{{\"path\": \"by-worker.txt\", \"content\": \"x\"}}' 2>&1; echo exit=$?; \
-         {RUNBOUND} --workspace . --caller main tools 2>&1; echo exit=$?"
+         {RUNBOUND} --workspace . --caller main tools 2>&1; echo exit=$?; \
+         env -i PATH=\"$PATH\" HOME=\"$HOME\" {RUNBOUND} --workspace . --approve allow call write \
+         '{{\"path\": \"stripped-env.txt\", \"content\": \"x\"}}' 2>&1; echo exit=$?"
     );
     let worker_flag = format!("fast={inner}");
     let spawn_and_wait = |caller: &str| -> String {
@@ -680,10 +684,15 @@ fn a_worker_that_drives_runbound_inherits_the_spawning_callers_tier() {
 
     let readonly = spawn_and_wait("readonly");
     assert!(!workspace.path().join("by-worker.txt").exists(), "a readonly caller's worker wrote a file:\n{readonly}");
+    assert!(
+        !workspace.path().join("stripped-env.txt").exists(),
+        "a readonly caller's worker wrote through a runbound started with a stripped environment:\n{readonly}"
+    );
     assert!(readonly.contains("--caller main refused") && readonly.contains("RUNBOUND_WORKER_CALLER=readonly"), "{readonly}");
     assert!(readonly.contains("exit=2"), "usage error for the escalation:\n{readonly}");
     assert!(readonly.contains("hidden_from_caller") && readonly.contains("not available to a readonly caller"), "{readonly}");
 
     let main = spawn_and_wait("main");
     assert!(workspace.path().join("by-worker.txt").exists(), "a main caller's worker may write:\n{main}");
+    assert!(workspace.path().join("stripped-env.txt").exists(), "also with a stripped environment:\n{main}");
 }

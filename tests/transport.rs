@@ -135,6 +135,21 @@ fn drop_kills_descendants_that_left_the_group() {
     );
 }
 
+/// The sweep never touches a process older than the child whose tag it looks for, even one that
+/// carries the same variable (a leftover of an earlier host that had our pid, say).
+#[test]
+fn the_tag_sweep_spares_processes_older_than_the_child() {
+    let _serial = serial();
+    let tag = std::ffi::OsString::from(format!("RUNBOUND_TEST_TAG_{}", std::process::id()));
+    let mut older = std::process::Command::new("sleep").arg("60").env(&tag, "1").spawn().unwrap();
+    let pid = older.id();
+    let started = runbound::transport::process::process_start_time_ticks(pid).expect("start time of the sleep");
+    assert_eq!(runbound::transport::process::kill_tagged_processes(&tag, started + 1), 0, "a process older than the child is spared");
+    assert!(!dead(pid), "the older process still runs");
+    assert_eq!(runbound::transport::process::kill_tagged_processes(&tag, started), 1, "the same process counts once it is not older");
+    older.wait().unwrap();
+}
+
 #[test]
 fn kill_group_escalates_to_sigkill_when_sigterm_is_ignored() {
     let _serial = serial();

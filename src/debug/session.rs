@@ -251,6 +251,19 @@ struct UnansweredEvaluate {
     pending: crate::transport::PendingResponse,
 }
 
+/// Appends the one-time note about a late evaluate to an op's text or, when the op failed, to its
+/// error message: the note is consumed by the poll, so it must not be lost on either path.
+fn with_late_note(outcome: Result<String, ToolError>, note: Option<String>) -> Result<String, ToolError> {
+    let Some(note) = note else { return outcome };
+    match outcome {
+        Ok(text) => Ok(format!("{text}\n{note}")),
+        Err(mut err) => {
+            err.message = format!("{}\n{note}", err.message);
+            Err(err)
+        }
+    }
+}
+
 /// What polling an [`UnansweredEvaluate`] found.
 enum EvaluatePoll {
     Nothing,
@@ -1174,6 +1187,12 @@ impl SessionInner {
     }
 
     fn resume(&self, ctx: &CallContext<'_>, op: &str, thread_id: Option<i64>, config: &DebugConfig) -> Result<String, ToolError> {
+        // `pause` is harmless while an evaluate runs (it says "already stopped").
+        let late_note = if op == "pause" { None } else { self.refuse_while_evaluating(op)? };
+        with_late_note(self.resume_now(ctx, op, thread_id, config), late_note)
+    }
+
+    fn resume_now(&self, ctx: &CallContext<'_>, op: &str, thread_id: Option<i64>, config: &DebugConfig) -> Result<String, ToolError> {
         let started = Instant::now();
         if op == "pause" {
             if let RunState::Stopped(stop) = &self.state.lock().run {
@@ -1393,35 +1412,42 @@ impl SessionInner {
                 let result = body.get("result").and_then(Value::as_str).unwrap_or("");
                 let type_name = body.get("type").and_then(Value::as_str);
                 Some(format!(
-                    "the evaluate of `{expression}` that timed out answered after about {} ms: {}",
+                    "the evaluate of `{expression}` that timed out (sent {} ms ago) has answered since: {}",
                     waited.as_millis(),
                     render::variable_line(&expression, type_name, result, None, None)
                 ))
             }
             EvaluatePoll::AnsweredLate { expression, waited, outcome: Err(message) } => Some(format!(
-                "the evaluate of `{expression}` that timed out ended after about {} ms without a value: {message}",
+                "the evaluate of `{expression}` that timed out (sent {} ms ago) has ended without a value: {message}",
                 waited.as_millis()
             )),
         }
     }
 
+    /// Refuses `op` while an evaluate that timed out is still running (the adapter would only
+    /// queue `op` behind it, or answer it late); otherwise returns the one-time note about an
+    /// evaluate that answered since, if any.
+    fn refuse_while_evaluating(&self, op: &str) -> Result<Option<String>, ToolError> {
+        match self.poll_unanswered_evaluate() {
+            EvaluatePoll::StillRunning { expression: earlier, waited } => Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "{op}: an earlier evaluate of `{earlier}` sent {} ms ago has not answered yet; the program is still busy with \
+                     it and the adapter would only queue this behind it",
+                    waited.as_millis()
+                ),
+            )
+            .with_hint("call debug op \"status\" later to see whether it finished, or \"terminate\" to end the program")),
+            poll => Ok(self.describe_evaluate_poll(poll)),
+        }
+    }
+
     fn evaluate_text(&self, expression: &str, frame_handle: Option<u64>) -> Result<String, ToolError> {
-        // An earlier evaluate that is still running occupies the debuggee: a second one would
-        // only queue behind it and time out too.
-        let late_note = match self.poll_unanswered_evaluate() {
-            EvaluatePoll::StillRunning { expression: earlier, waited } => {
-                return Err(ToolError::new(
-                    ErrorKind::Conflict,
-                    format!(
-                        "evaluate `{expression}`: an earlier evaluate of `{earlier}` sent {} ms ago has not answered yet; the program is \
-                         still busy with it",
-                        waited.as_millis()
-                    ),
-                )
-                .with_hint("call debug op \"status\" later to see whether it finished, or \"terminate\" to end the program"));
-            }
-            poll => self.describe_evaluate_poll(poll),
-        };
+        let late_note = self.refuse_while_evaluating(&format!("evaluate `{expression}`"))?;
+        with_late_note(self.evaluate_now(expression, frame_handle), late_note)
+    }
+
+    fn evaluate_now(&self, expression: &str, frame_handle: Option<u64>) -> Result<String, ToolError> {
         let frame = match frame_handle {
             Some(handle) => Some(self.resolve_handle(handle, HandleKind::Frame)?),
             None => {
@@ -1470,11 +1496,7 @@ impl SessionInner {
             Some(handle) => format!("in frame {handle}"),
             None => "in the top frame".to_owned(),
         };
-        let line = format!("{} ({where_})", render::variable_line(expression, type_name, result, handle, count));
-        Ok(match late_note {
-            Some(note) => format!("{line}\n{note}"),
-            None => line,
-        })
+        Ok(format!("{} ({where_})", render::variable_line(expression, type_name, result, handle, count)))
     }
 
     /// Records the adapter's descendants (the debuggee and its helpers) so they can be killed

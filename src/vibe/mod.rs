@@ -29,6 +29,7 @@
 //! every worker, kills its process group and joins its thread.
 
 mod command;
+mod inherited;
 mod roster;
 mod tools;
 
@@ -45,6 +46,7 @@ use crate::run::Run;
 use crate::tier::Caller;
 
 pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKSPACE};
+pub use inherited::{inherited_worker_caller, InheritedWorkerCaller};
 pub use roster::{KillReport, Roster, SendReport, WaitReport, WorkerSnapshot};
 
 /// Timeouts and caps of the vibe roster (the `vibe` section of [`crate::RunConfig`]).

@@ -1,0 +1,101 @@
+//! The caller a worker inherits: `RUNBOUND_WORKER_CALLER` looked up in this process's
+//! environment and in the initial environment of every ancestor.
+//!
+//! R-VIBE-1 puts the gate on the workers' own tools. A command worker gets
+//! `RUNBOUND_WORKER_CALLER` from the roster, but the program it starts may not pass its
+//! environment on: MCP SDK stdio clients start servers with only `HOME`, `PATH`, `SHELL`, … So
+//! the variable is also read from each ancestor's `/proc/<pid>/environ` (the environment it was
+//! started with), and the most restrictive value wins.
+
+use std::ffi::{OsStr, OsString};
+
+use crate::error::ToolError;
+use crate::tier::Caller;
+use crate::vibe::ENV_WORKER_CALLER;
+
+/// Ancestors looked at, at most (a deeper chain is cut there).
+const MAX_ANCESTORS: usize = 64;
+
+/// A caller inherited from a vibe worker's environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InheritedWorkerCaller {
+    /// The most restrictive caller found.
+    pub caller: Caller,
+    /// Where it was found: `"this process's environment"` or `"the environment of ancestor pid
+    /// 1234 (sh)"`.
+    pub found_in: String,
+}
+
+/// Looks for [`ENV_WORKER_CALLER`] in this process's environment, then in the initial
+/// environment of each ancestor (parent, grandparent, … up to 64 or pid 1), and returns the most
+/// restrictive caller found (read-only callers before `main`; the nearest among equals), or
+/// `None` when no process on the chain has the variable. An ancestor whose environment cannot
+/// be read (another user's, non-dumpable) is skipped. Linux only (`/proc`).
+///
+/// # Errors
+/// `invalid_arguments` when a value found is not a caller name (`main`, `plan`, `readonly`,
+/// any case, no spaces); the message names the value and where it was found. Failing closed:
+/// a garbled value never means "no ceiling".
+pub fn inherited_worker_caller() -> Result<Option<InheritedWorkerCaller>, ToolError> {
+    let mut found: Vec<(OsString, String)> = Vec::new();
+    if let Some(value) = std::env::var_os(ENV_WORKER_CALLER) {
+        found.push((value, "this process's environment".to_owned()));
+    }
+    let mut pid = procfs::process::Process::myself().ok().and_then(|me| me.stat().ok()).map_or(0, |stat| stat.ppid);
+    for _ in 0..MAX_ANCESTORS {
+        if pid <= 0 {
+            break;
+        }
+        let Ok(process) = procfs::process::Process::new(pid) else { break };
+        let Ok(stat) = process.stat() else { break };
+        if let Some(value) = process.environ().ok().and_then(|environment| environment.get(OsStr::new(ENV_WORKER_CALLER)).cloned()) {
+            found.push((value, format!("the environment of ancestor pid {pid} ({})", stat.comm)));
+        }
+        if pid == 1 {
+            break;
+        }
+        pid = stat.ppid;
+    }
+    most_restrictive(found)
+}
+
+/// The most restrictive of `found` (value, where), or an error naming a value that is no caller.
+fn most_restrictive(found: Vec<(OsString, String)>) -> Result<Option<InheritedWorkerCaller>, ToolError> {
+    let mut best: Option<InheritedWorkerCaller> = None;
+    for (value, found_in) in found {
+        let text = value.to_string_lossy();
+        let Some(caller) = Caller::parse(&text) else {
+            return Err(ToolError::invalid(format!(
+                "{ENV_WORKER_CALLER}={text:?} in {found_in} is not a caller (main, plan or readonly); refusing to guess what this \
+                 worker may see"
+            ))
+            .with_hint("unset it, or fix the host that spawned this worker"));
+        };
+        if best.as_ref().is_none_or(|best| caller.highest_tier() < best.caller.highest_tier()) {
+            best = Some(InheritedWorkerCaller { caller, found_in });
+        }
+    }
+    Ok(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(entries: &[(&str, &str)]) -> Vec<(OsString, String)> {
+        entries.iter().map(|(value, place)| (OsString::from(value), (*place).to_owned())).collect()
+    }
+
+    #[test]
+    fn the_most_restrictive_value_wins_and_garbage_fails_closed() {
+        assert_eq!(most_restrictive(Vec::new()).unwrap(), None);
+        let best = most_restrictive(found(&[("main", "here"), ("readonly", "pid 7"), ("plan", "pid 3")])).unwrap().unwrap();
+        assert_eq!(best, InheritedWorkerCaller { caller: Caller::Readonly, found_in: "pid 7".to_owned() });
+        let best = most_restrictive(found(&[("MAIN", "here")])).unwrap().unwrap();
+        assert_eq!(best.caller, Caller::Main);
+        for garbage in ["", " readonly", "root"] {
+            let err = most_restrictive(found(&[("main", "here"), (garbage, "pid 9")])).unwrap_err();
+            assert!(err.message.contains("pid 9") && err.message.contains("is not a caller"), "{garbage:?}: {}", err.message);
+        }
+    }
+}
