@@ -143,6 +143,11 @@ fn the_tag_sweep_spares_processes_older_than_the_child() {
     let tag = std::ffi::OsString::from(format!("RUNBOUND_TEST_TAG_{}", std::process::id()));
     let mut older = std::process::Command::new("sleep").arg("60").env(&tag, "1").spawn().unwrap();
     let pid = older.id();
+    // Until it has exec'd, the fork shows this test's environment, without the tag.
+    let needle = format!("{}=1", tag.to_string_lossy());
+    let carries_tag =
+        || std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default().split(|b| *b == 0).any(|entry| entry == needle.as_bytes());
+    assert!(wait_until(Duration::from_secs(5), carries_tag), "the sleep runs with the tag");
     let started = runbound::transport::process::process_start_time_ticks(pid).expect("start time of the sleep");
     assert_eq!(runbound::transport::process::kill_tagged_processes(&tag, started + 1), 0, "a process older than the child is spared");
     assert!(!dead(pid), "the older process still runs");
