@@ -313,6 +313,10 @@ fn python_bridge_goes_through_every_registry_layer() {
     let bridged = seen.lock().iter().find(|(tool, _, _)| tool == "read_note").cloned().expect("the guardrail saw the bridge call");
     assert_eq!(bridged.1, Caller::Main, "the bridge calls as the caller of the eval");
     assert_eq!(bridged.2, CallOrigin::Bridge { via: "eval".to_owned() });
+    // A built-in tool whose payload is in its text (read's lines) gives both: the structured
+    // content as a dict, and the text under "text".
+    let builtin = cell(&run, "r = tool('read', {'path': 'notes/a.txt'})\n(r['total_lines'], '1\\talpha from the workspace' in r['text'])");
+    assert!(builtin.joined_text().contains("Out: (1, True)"), "{}", builtin.joined_text());
 
     let guarded = cell(&run, "tool('read_note', {'path': 'forbidden.txt'})");
     assert!(

@@ -189,7 +189,8 @@ _TOOL_COUNTER = [0]
 def tool(name, args=None, **kwargs):
     """Calls the run's tool `name` with `args` (a dict) through every layer of the registry
     (tier check, guardrails, approvals, post-write layers) as the caller of this eval. Returns
-    the structured content when the tool gives one, else its text. Raises ToolError on failure."""
+    the structured content when the tool gives one (a dict, with the result's text under "text",
+    e.g. the numbered lines of `read`), else its text. Raises ToolError on failure."""
     if args is None:
         args = {}
     if kwargs:

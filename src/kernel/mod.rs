@@ -460,7 +460,8 @@ pub(crate) fn register_tools(registry: &mut Registry) {
                 suppresses it; `_` holds it). `display(x)` shows values; pandas DataFrames render as tables; matplotlib \
                 figures come back as PNG images. Python magics: %pip install …, %cd, %pwd, %env, %timeit, %%timeit, %%bash, \
                 %%writefile, !cmd, x = !cmd. Inside a cell, `tool(name, args)` calls this run's other tools as you, with the \
-                same approvals (returns structured content or text; raises on error); in JavaScript `tool()` and \
+                same approvals (returns the structured content as a dict with the result's text under \"text\", or the \
+                text alone; raises on error); in JavaScript `tool()` and \
                 `await tool()` both work. A cell with no output for the inactivity budget (default 5 min; time inside \
                 tool() calls does not count) is interrupted and the kernel restarted, losing its state. `reset: true` \
                 discards the kernel first. Every result names the backend and the kernel generation."
@@ -1056,11 +1057,23 @@ fn bridge_call(ctx: &CallContext<'_>, message: &Value) -> Value {
     if result.is_error {
         return json!({"type": "tool_result", "id": id, "ok": false, "error": result.joined_text()});
     }
-    let value = match &result.structured_content {
+    let value = bridge_value(&result);
+    json!({"type": "tool_result", "id": id, "ok": true, "value": value})
+}
+
+/// What `tool()` returns in a cell: the structured content, with the result's text added under
+/// `"text"` when the structured content is an object without one (some tools, `read` among
+/// them, put the payload only in the text: the file's lines), else the text alone.
+fn bridge_value(result: &ToolResult) -> Value {
+    match &result.structured_content {
+        Some(Value::Object(object)) if !object.contains_key("text") => {
+            let mut object = object.clone();
+            object.insert("text".to_owned(), Value::String(result.joined_text()));
+            Value::Object(object)
+        }
         Some(structured) => structured.clone(),
         None => Value::String(result.joined_text()),
-    };
-    json!({"type": "tool_result", "id": id, "ok": true, "value": value})
+    }
 }
 
 fn render_result(header: &str, notes: &[String], outcome: &CellOutcome) -> ToolResult {
