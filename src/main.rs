@@ -112,9 +112,59 @@ fn main() -> ExitCode {
     // started with a cleared environment).
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes plain integers and affects only this process.
     let _ = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    // Before any other thread exists, so every thread inherits the blocked signals.
+    let watcher = StopSignalWatcher::start();
     let code = run_command_line();
+    watcher.stop();
     kill_leftover_descendants();
     code
+}
+
+/// Turns SIGINT, SIGTERM and SIGHUP (Ctrl-C; a host stopping a slow server; a closed terminal)
+/// into a clean stop: everything below this process is killed and reaped — language servers,
+/// adapters, kernels, workers, and grandchildren that escaped their groups (this process is
+/// their subreaper) — then the CLI exits with 128 + the signal number. Without it the signal
+/// would end the CLI at once and leave detached grandchildren running.
+///
+/// The signals are blocked in every thread and taken by one named thread with `sigwait`
+/// (children get a clean mask: std resets it before exec). [`StopSignalWatcher::stop`] wakes that
+/// thread with SIGUSR1 and joins it.
+struct StopSignalWatcher {
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StopSignalWatcher {
+    fn start() -> StopSignalWatcher {
+        use nix::sys::signal::{SigSet, Signal};
+        let mut signals = SigSet::empty();
+        for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGUSR1] {
+            signals.add(signal);
+        }
+        if signals.thread_block().is_err() {
+            return StopSignalWatcher { thread: None };
+        }
+        let thread = std::thread::Builder::new()
+            .name("runbound-signals".to_owned())
+            .spawn(move || loop {
+                match signals.wait() {
+                    Ok(Signal::SIGUSR1) | Err(_) => return,
+                    Ok(signal) => {
+                        eprintln!("runbound: {signal} received; stopping the run and every process it started");
+                        kill_leftover_descendants();
+                        std::process::exit(128 + signal as i32);
+                    }
+                }
+            })
+            .ok();
+        StopSignalWatcher { thread }
+    }
+
+    fn stop(mut self) {
+        let Some(thread) = self.thread.take() else { return };
+        if nix::sys::signal::kill(nix::unistd::Pid::this(), nix::sys::signal::Signal::SIGUSR1).is_ok() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Kills (SIGKILL) and reaps every process still below this one after the run was dropped:

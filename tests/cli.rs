@@ -696,3 +696,45 @@ fn a_worker_that_drives_runbound_inherits_the_spawning_callers_tier() {
     assert!(workspace.path().join("by-worker.txt").exists(), "a main caller's worker may write:\n{main}");
     assert!(workspace.path().join("stripped-env.txt").exists(), "also with a stripped environment:\n{main}");
 }
+
+/// Ctrl-C (SIGINT), a host stopping a slow server (SIGTERM) or a closed terminal (SIGHUP) stops
+/// the run cleanly: the CLI kills everything below it, detached grandchildren included, and
+/// exits with 128 + the signal number.
+#[test]
+fn a_stop_signal_kills_detached_grandchildren_and_exits_128_plus_the_signal() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("requirements.txt"), "").unwrap();
+    for (signal, number) in
+        [(nix::sys::signal::Signal::SIGINT, 2), (nix::sys::signal::Signal::SIGTERM, 15), (nix::sys::signal::Signal::SIGHUP, 1)]
+    {
+        let marker = format!("{}.{number}", 300 + std::process::id() % 500);
+        let code = format!(
+            "import subprocess, time\nsubprocess.Popen(['sleep', '{marker}'], start_new_session=True)\nprint('started', flush=True)\ntime.sleep(60)"
+        );
+        let arguments = json!({"code": code, "description": "start a detached sleeping grandchild process"}).to_string();
+        let child = Command::new(RUNBOUND)
+            .args(["--workspace"])
+            .arg(workspace.path())
+            .args(["--approve", "allow", "--kernel", "cpython", "call", "eval", &arguments])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn runbound");
+        let pattern = format!("sleep {marker}");
+        let sleeping = || {
+            std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+                std::fs::read(entry.path().join("cmdline"))
+                    .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == pattern)
+                    .unwrap_or(false)
+            })
+        };
+        assert!(support::wait_until(Duration::from_secs(30), sleeping), "`{pattern}` started from the cell");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        let output = wait_with_timeout(child, Duration::from_secs(20));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(128 + number), "{signal}: {stderr}");
+        assert!(stderr.contains(&format!("{signal} received; stopping the run")), "{stderr}");
+        assert!(support::wait_until(Duration::from_secs(5), || !sleeping()), "{signal}: the detached `{pattern}` survived the CLI");
+    }
+}
