@@ -404,6 +404,9 @@ fn one_shot_note(tool: &str, result: &ToolResult) -> Option<&'static str> {
         "eval" => Some(
             "runbound CLI: `call` runs one call per process: this kernel and its variables end when it exits; use `runbound serve` for state that persists across cells",
         ),
+        "lsp" | "lsp_rename" => Some(
+            "runbound CLI: `call` starts the language server cold and stops it when it exits, so every call pays the server's start and indexing (tens of seconds for rust-analyzer on a large crate; a \"still indexing\" note then comes back on every call); use `runbound serve` to keep servers warm across calls",
+        ),
         "vibe_spawn" | "vibe_send" => Some(
             "runbound CLI: `call` runs one call per process: the worker is stopped when it exits; run workers through `runbound serve`, or embed the library",
         ),

@@ -738,3 +738,16 @@ fn a_stop_signal_kills_detached_grandchildren_and_exits_128_plus_the_signal() {
         assert!(support::wait_until(Duration::from_secs(5), || !sleeping()), "{signal}: the detached `{pattern}` survived the CLI");
     }
 }
+
+/// `call` builds a run per process: tools whose value lives in the run (warm language servers,
+/// staged edits, debug sessions, kernels, workers) say so and point at `serve`.
+#[test]
+fn one_shot_calls_of_stateful_tools_point_at_serve() {
+    let workspace = tempfile::tempdir().unwrap();
+    let lsp = runbound(workspace.path(), &["call", "lsp", r#"{"op": "status"}"#]);
+    assert_eq!(lsp.status.code(), Some(0), "{}", String::from_utf8_lossy(&lsp.stderr));
+    let text = result_text(&stdout_json(&lsp));
+    assert!(text.contains("starts the language server cold") && text.contains("use `runbound serve` to keep servers warm"), "{text}");
+    let read = runbound(workspace.path(), &["call", "ast_grep", r#"{"pattern": "x", "path": ".", "language": "python"}"#]);
+    assert!(!result_text(&stdout_json(&read)).contains("runbound serve"), "stateless tools carry no such note");
+}
