@@ -716,3 +716,68 @@ fn dropping_the_run_kills_a_grandchild_that_escaped_the_kernel_group() {
     drop(run);
     assert!(support::wait_until(Duration::from_secs(5), || !alive(pid)), "escaped grandchild {pid} survived the run's drop");
 }
+
+/// Calls `eval` with `options`, cancelling it after `cancel_after` when given.
+fn cell_with(
+    run: &Run,
+    language: &str,
+    code: &str,
+    options: &runbound::registry::CallOptions,
+    cancel_after: Option<Duration>,
+) -> ToolResult {
+    let canceller = cancel_after.map(|delay| {
+        let token = options.cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            token.cancel();
+        })
+    });
+    let result = run.call_with("eval", json!({"code": code, "description": "run a small test cell here", "language": language}), options);
+    if let Some(canceller) = canceller {
+        canceller.join().unwrap();
+    }
+    result
+}
+
+/// A cancelled call, or one that reaches its own time budget, interrupts the cell like a
+/// notebook's interrupt: the kernel stays, with its state (the inactivity budget, by contrast,
+/// restarts it; see `python_inactivity_budget_*`).
+#[test]
+fn a_cancelled_or_overlong_cell_is_interrupted_and_the_kernel_keeps_its_state() {
+    if python_or_skip("a_cancelled_or_overlong_cell_is_interrupted_and_the_kernel_keeps_its_state").is_none()
+        || node_or_skip("a_cancelled_or_overlong_cell_is_interrupted_and_the_kernel_keeps_its_state").is_none()
+    {
+        return;
+    }
+    let workspace = tempfile::tempdir().unwrap();
+    let run = builder(workspace.path()).build().unwrap();
+    let options = || runbound::registry::CallOptions::new(Caller::Main);
+
+    assert!(!cell(&run, "y = 5").is_error);
+    let cancelled = cell_with(&run, "python", "import time\ny = 6\ntime.sleep(30)", &options(), Some(Duration::from_millis(1500)));
+    let text = cancelled.joined_text();
+    assert!(
+        text.contains("the host cancelled the call") && text.contains("interrupted (KeyboardInterrupt) and kept (generation 1)"),
+        "{text}"
+    );
+    assert!(text.contains("time.sleep(30)"), "says where the cell was: {text}");
+    let after = cell(&run, "y");
+    assert!(after.joined_text().contains("Out: 6") && after.joined_text().contains("kernel generation 1"), "{}", after.joined_text());
+
+    let budgeted = runbound::registry::CallOptions { timeout: Some(Duration::from_secs(2)), ..options() };
+    let overlong = cell_with(&run, "python", "z = 7\nimport time\ntime.sleep(30)", &budgeted, None);
+    let text = overlong.joined_text();
+    assert!(text.contains("reached its time budget of 2000 ms") && text.contains("and kept (generation 1)"), "{text}");
+    assert!(cell(&run, "y + z").joined_text().contains("Out: 13"));
+
+    assert!(!cell_in(&run, "javascript", "var w = 1").is_error);
+    let cancelled = cell_with(
+        &run,
+        "javascript",
+        "w = 2; const t0 = Date.now(); while (Date.now() - t0 < 30000) {}",
+        &options(),
+        Some(Duration::from_millis(1500)),
+    );
+    assert!(cancelled.joined_text().contains("and kept (generation 1)"), "{}", cancelled.joined_text());
+    assert!(cell_in(&run, "javascript", "w").joined_text().contains("Out: 2"));
+}

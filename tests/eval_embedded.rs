@@ -423,3 +423,26 @@ fn no_embedded_kernel_thread_survives_the_run() {
     let gone = support::wait_until(Duration::from_secs(5), || embedded_threads().is_empty() && support::thread_count() <= threads_before);
     assert!(gone, "threads after drop: {} (before {threads_before}), kernel threads {:?}", support::thread_count(), embedded_threads());
 }
+
+/// A cancelled call interrupts the embedded interpreter like a notebook's interrupt: it stays,
+/// with its state.
+#[test]
+fn embedded_cancelled_cell_is_interrupted_and_the_interpreter_keeps_its_state() {
+    let _serial = SERIAL.lock();
+    let workspace = support::workspace_with(&[]);
+    let run = builder(workspace.path()).build().unwrap();
+    assert!(!cell(&run, "y = 5").is_error);
+    let options = runbound::registry::CallOptions::new(Caller::Main);
+    let token = options.cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(2000));
+        token.cancel();
+    });
+    let cancelled =
+        run.call_with("eval", json!({"code": "y = 6\nwhile True:\n    pass", "description": "spin until the host cancels it"}), &options);
+    canceller.join().unwrap();
+    let text = cancelled.joined_text();
+    assert!(text.contains("the host cancelled the call") && text.contains("and kept (generation 1)"), "{text}");
+    let after = cell(&run, "y");
+    assert!(after.joined_text().contains("Out: 6") && after.joined_text().contains("generation 1"), "{}", after.joined_text());
+}

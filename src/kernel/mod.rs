@@ -19,7 +19,10 @@
 //! 5 min) reset by any output and paused while a bridge call (and any permission card inside
 //! it) is outstanding. When it runs out the kernel is interrupted (SIGINT), then its process
 //! group and every shell child are killed, and the result says the state was lost; the next call
-//! starts a new generation.
+//! starts a new generation. A call the host cancels, or one that reaches its own time budget, is
+//! interrupted the same way, but like a notebook's interrupt: when the cell ends within
+//! [`KernelConfig::interrupt_grace`] the kernel is kept with its state (only its shell children
+//! are killed); otherwise it is killed and restarted as above.
 //!
 //! Sandbox (R-EVAL-6): when the run carries a [`Sandbox`] (a host-supplied command prefix such
 //! as a `bwrap …` invocation), the kernel is started through it; the kernel never starts a
@@ -463,7 +466,8 @@ pub(crate) fn register_tools(registry: &mut Registry) {
                 same approvals (returns the structured content as a dict with the result's text under \"text\", or the \
                 text alone; raises on error); in JavaScript `tool()` and \
                 `await tool()` both work. A cell with no output for the inactivity budget (default 5 min; time inside \
-                tool() calls does not count) is interrupted and the kernel restarted, losing its state. `reset: true` \
+                tool() calls does not count) is interrupted and the kernel restarted, losing its state; a cancelled call, or one \
+                past its time budget, is interrupted like a notebook cell and the kernel keeps its state. `reset: true` \
                 discards the kernel first. Every result names the backend and the kernel generation."
                 .to_owned(),
             tier: Tier::Exec,
@@ -791,18 +795,18 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
     loop {
         let now = Instant::now();
         if ctx.cancel_token().is_cancelled() {
-            stop_kernel(kernel, config, &mut outcome, CellStatus::Cancelled, "the host cancelled the call");
+            stop_kernel(kernel, config, &mut outcome, CellStatus::Cancelled, "the host cancelled the call", KeepKernel::IfInterrupted);
             break;
         }
         let idle_deadline = last_activity + config.inactivity_budget;
         if now >= idle_deadline {
             let reason = format!("the cell produced no output for {} s (the inactivity budget)", config.inactivity_budget.as_secs_f64());
-            stop_kernel(kernel, config, &mut outcome, CellStatus::Timeout, &reason);
+            stop_kernel(kernel, config, &mut outcome, CellStatus::Timeout, &reason, KeepKernel::Never);
             break;
         }
         if now >= ctx.deadline() {
             let reason = format!("the eval call reached its time budget of {} ms", ctx.budget().as_millis());
-            stop_kernel(kernel, config, &mut outcome, CellStatus::Timeout, &reason);
+            stop_kernel(kernel, config, &mut outcome, CellStatus::Timeout, &reason, KeepKernel::IfInterrupted);
             break;
         }
         let wake = idle_deadline.min(ctx.deadline()).min(now + Duration::from_millis(100));
@@ -996,11 +1000,31 @@ fn item_from(item: &Value, echo: bool) -> OutputItem {
     }
 }
 
-/// Interrupts the kernel, collects what it says within the grace, then kills it.
-fn stop_kernel(kernel: &mut LiveKernel, config: &KernelConfig, outcome: &mut CellOutcome, status: CellStatus, reason: &str) {
+/// Whether [`stop_kernel`] may keep a kernel that its interrupt stopped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeepKernel {
+    /// Keep it (state intact, as a notebook's interrupt does) when the cell ended within the
+    /// interrupt grace: a cancelled call, the call's own time budget.
+    IfInterrupted,
+    /// Always kill and restart: the inactivity budget ran out (issue 7: "interrupt, then kill the
+    /// process group and restart").
+    Never,
+}
+
+/// Interrupts the kernel and collects what it says within the grace; then either keeps it (see
+/// [`KeepKernel`]) or kills it, and says which in the cell's output.
+fn stop_kernel(
+    kernel: &mut LiveKernel,
+    config: &KernelConfig,
+    outcome: &mut CellOutcome,
+    status: CellStatus,
+    reason: &str,
+    keep: KeepKernel,
+) {
     kernel.interrupt();
     let deadline = Instant::now() + config.interrupt_grace;
     let mut traceback = None;
+    let mut cell_ended = false;
     while let Ok(event) = kernel.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
         match event {
             KernelEvent::Message(message) if message["type"] == "error" => {
@@ -1010,10 +1034,27 @@ fn stop_kernel(kernel: &mut LiveKernel, config: &KernelConfig, outcome: &mut Cel
                 name: message["name"].as_str().unwrap_or("stdout").to_owned(),
                 text: message["text"].as_str().unwrap_or("").to_owned(),
             }),
-            KernelEvent::Message(message) if message["type"] == "done" => break,
+            KernelEvent::Message(message) if message["type"] == "done" => {
+                cell_ended = true;
+                break;
+            }
             KernelEvent::Closed(_) => break,
             _ => {}
         }
+    }
+    if keep == KeepKernel::IfInterrupted && cell_ended && kernel.abandoned().is_none() {
+        outcome.status = status;
+        let mut text = format!(
+            "cell stopped: {reason}. The kernel was interrupted (KeyboardInterrupt) and kept (generation {}): variables and imports \
+             from before the cell remain, and so does whatever the cell did before the interrupt; its shell children were killed.",
+            kernel.generation
+        );
+        if let Some(traceback) = &traceback {
+            text.push_str("\nWhere it was when interrupted:\n");
+            text.push_str(traceback);
+        }
+        outcome.items.push(OutputItem::Error(text));
+        return;
     }
     kernel.kill();
     outcome.status = status;
