@@ -6,7 +6,7 @@
 //! driver script (`driver.py`); JavaScript runs in a spawned Node with `driver.js` (one
 //! persistent `vm` context). Each kernel is one child process in its own process group with a
 //! named reader thread pumping its JSON-lines messages over a crossbeam channel
-//! ([`session`]); the handler thread is the host's watchdog (the kernel never times itself).
+//! (`session.rs`); the handler thread is the host's watchdog (the kernel never times itself).
 //!
 //! What a cell gets: streamed stdout/stderr, `display()`, IPython's `last_expr` echo (a
 //! trailing `;` suppresses it, `_` is set), tracebacks pointing into `<cell-N>`, pandas tables

@@ -5,7 +5,7 @@
 //! (`runbound-lsp-<id>-pump`) drains the connection's incoming channel, answers every
 //! server→client request, and folds notifications (`$/progress`, `experimental/serverStatus`,
 //! `$/analyzerStatus`, `textDocument/publishDiagnostics`, log messages) into a shared
-//! [`ServerState`] guarded by a mutex + condvar, so callers can wait on readiness or on a newer
+//! `ServerState` guarded by a mutex + condvar, so callers can wait on readiness or on a newer
 //! diagnostics generation with a deadline. Requests go straight from the caller's thread through
 //! [`crate::transport::RpcConnection`], which correlates responses with per-request timeouts.
 //!
