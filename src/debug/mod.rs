@@ -297,6 +297,10 @@ impl Drop for DebugSupervisor {
     }
 }
 
+/// How deep [`adapters_report`] looks for root markers below the workspace root (directory
+/// levels; gitignored and hidden directories skipped).
+const MARKER_SCAN_DEPTH: usize = 4;
+
 /// Which adapters can serve in `workspace_root`, for `runbound status` and the `adapters` op:
 /// one line per adapter, `available` with what was found, or `unavailable` with the missing
 /// half (root marker, binary, or debugpy import). Probes pythons (bounded by
@@ -315,11 +319,15 @@ fn adapters_report_cached(workspace_root: &Path, config: &DebugConfig, cache: &m
     let mut text = String::from("debug adapters (available = root marker found AND adapter binary resolves):\n");
     let mut rows = Vec::new();
     for spec in &ADAPTERS {
-        let markers = adapters::find_markers_in_workspace(spec.id, workspace_root, 4, 5);
+        let markers = adapters::find_markers_in_workspace(spec.id, workspace_root, MARKER_SCAN_DEPTH, 5);
         let marker_root = markers.first().and_then(|m| m.parent()).unwrap_or(workspace_root).to_path_buf();
         let binary = session::resolve_adapter_binary(spec.id, &marker_root, &search, config, cache);
         let marker_text = if markers.is_empty() {
-            format!("no root marker ({}) in the workspace", spec.root_markers.join(", "))
+            format!(
+                "no root marker ({}) within {MARKER_SCAN_DEPTH} directory levels of the workspace root (launch also looks upward \
+                 from the program's own directory, so a program inside a deeper project still works)",
+                spec.root_markers.join(", ")
+            )
         } else {
             let shown: Vec<String> = markers.iter().map(|m| render::display_path(m, workspace_root)).collect();
             format!("marker {}", shown.join(", "))
