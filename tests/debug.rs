@@ -638,3 +638,24 @@ fn an_evaluate_that_outlives_its_timeout_is_tracked_until_it_answers() {
     assert!(evaluated.contains("= 22"), "{evaluated}");
     ok(&run, json!({"op": "terminate"}));
 }
+
+/// An exception stop names the exception (DAP `exceptionInfo`), not only its message:
+/// `sys.exit(4)` is a SystemExit, not a bare "(4)".
+#[test]
+fn exception_stops_name_the_exception() {
+    let _serial = serial();
+    let Some(_python) = debugpy_python("exception_stops_name_the_exception") else { return };
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", ""),
+        ("exits.py", "import sys\nx = 1\nsys.exit(4)\n"),
+        ("raises.py", "def f(v):\n    raise ValueError('bad value %d' % v)\nf(3)\n"),
+    ]);
+    let run = build_run(workspace.path(), DebugConfig::default());
+    for (program, expected) in
+        [("exits.py", "stopped: exception SystemExit (4)"), ("raises.py", "stopped: exception ValueError (bad value 3)")]
+    {
+        let launched = ok(&run, json!({"op": "launch", "program": program}));
+        assert!(launched.contains(expected), "{launched}");
+        ok(&run, json!({"op": "terminate"}));
+    }
+}

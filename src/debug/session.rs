@@ -193,6 +193,8 @@ struct SessionInner {
     output: Arc<Mutex<OutputRing>>,
     teardown: Mutex<Option<String>>,
     temp_dir: Mutex<Option<tempfile::TempDir>>,
+    /// The adapter answers `exceptionInfo` (capability `supportsExceptionInfoRequest`).
+    supports_exception_info: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -494,6 +496,7 @@ impl Session {
             output,
             teardown: Mutex::new(None),
             temp_dir: Mutex::new(None),
+            supports_exception_info: std::sync::atomic::AtomicBool::new(false),
         });
         let event_inner = Arc::clone(&inner);
         let event_thread = std::thread::Builder::new()
@@ -556,6 +559,9 @@ impl Session {
             .request_typed::<dap_types::requests::Initialize>(initialize_arguments, config.initialize_timeout.min(ctx.remaining()))
             .map_err(|err| err.with_hint(format!("is {} a working DAP adapter? check `debug adapters`", spec.command_display)))?;
         let capabilities: dap_types::Capabilities = decode_lenient(&capabilities).unwrap_or_default();
+        inner
+            .supports_exception_info
+            .store(capabilities.supports_exception_info_request == Some(true), std::sync::atomic::Ordering::Relaxed);
 
         let mut debuggee_note = String::new();
         let (command, arguments, launch_budget) = match target {
@@ -1063,10 +1069,23 @@ impl SessionInner {
         }
     }
 
+    /// The exception's id (e.g. `SystemExit`, `ValueError`) from DAP `exceptionInfo`, when the
+    /// adapter supports it and answers within the request timeout; `None` otherwise.
+    fn exception_name(&self, thread: i64) -> Option<String> {
+        if !self.supports_exception_info.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let body = self.request("exceptionInfo", json!({"threadId": thread}), self.request_timeout).ok()?;
+        body.get("exceptionId").and_then(Value::as_str).filter(|id| !id.is_empty()).map(str::to_owned)
+    }
+
     fn describe_outcome(&self, outcome: &StopOutcome, output_cursor: u64) -> String {
         let mut text = match outcome {
             StopOutcome::Stopped(stop) => {
                 let mut text = format!("stopped: {}", stop.reason);
+                if let Some(exception) = stop.thread_id.filter(|_| stop.reason == "exception").and_then(|thread| self.exception_name(thread)) {
+                    let _ = write!(text, " {exception}");
+                }
                 if let Some(description) = stop.description.as_ref().or(stop.text.as_ref()) {
                     if !description.eq_ignore_ascii_case(&stop.reason) {
                         let _ = write!(text, " ({description})");
