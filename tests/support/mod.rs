@@ -30,12 +30,15 @@ pub fn require_binary(test_name: &str, name: &str) -> Option<PathBuf> {
     }
 }
 
-/// Under CI panics with `reason`; locally prints `SKIP <test>: <reason>` to stderr.
+/// Under CI panics with `reason`; locally writes `SKIP <test>: <reason>` straight to the stderr
+/// file descriptor, past the test harness's output capture (which hides `eprintln!` of passing
+/// tests), so a skip shows in a plain `cargo test`.
 pub fn skip_or_fail(test_name: &str, reason: &str) {
     if in_ci() {
         panic!("{test_name}: required tool missing under CI: {reason}");
     }
-    eprintln!("\n*** SKIP {test_name}: {reason} ***\n");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "\n*** SKIP {test_name}: {reason} ***\n");
 }
 
 /// Number of threads of this process (from /proc/self/task).
