@@ -521,10 +521,37 @@ fn validate_arguments(tool: &RegisteredTool, arguments: &Value) -> Result<(), To
     if problems.is_empty() {
         return Ok(());
     }
-    let expected = tool.descriptor.input_schema.get("properties").map(|p| p.to_string()).unwrap_or_default();
-    let required = tool.descriptor.input_schema.get("required").map(|r| r.to_string()).unwrap_or_else(|| "[]".to_owned());
     Err(ToolError::invalid(format!("invalid arguments for {}: {}", tool.descriptor.name, problems.join("; ")))
-        .with_hint(format!("required: {required}; fields: {expected}")))
+        .with_hint(describe_fields(&tool.descriptor.input_schema)))
+}
+
+/// The fields of an input schema for an LLM, one per line: `name (type, required): description`,
+/// with an enum's values; nested schemas are named by type only.
+fn describe_fields(schema: &Value) -> String {
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).map(|names| names.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return "this tool takes no arguments: pass {}".to_owned();
+    };
+    let mut lines = vec!["send a JSON object with these fields:".to_owned()];
+    for (name, property) in properties {
+        let type_name = match property.get("type") {
+            Some(Value::String(type_name)) => type_name.clone(),
+            Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+            _ => "any".to_owned(),
+        };
+        let mut line = format!("- {name} ({type_name}{})", if required.contains(&name.as_str()) { ", required" } else { "" });
+        if let Some(values) = property.get("enum").and_then(Value::as_array) {
+            let values: Vec<String> = values.iter().map(Value::to_string).collect();
+            let _ = std::fmt::Write::write_fmt(&mut line, format_args!(" one of {}", values.join(", ")));
+        }
+        if let Some(description) = property.get("description").and_then(Value::as_str) {
+            line.push_str(": ");
+            line.push_str(description);
+        }
+        lines.push(line);
+    }
+    lines.join("\n")
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -123,6 +123,10 @@ fn schema_errors_name_the_field_and_expectation() {
     let missing = fx.run.call(Caller::Main, "peek", json!({}));
     assert_eq!(error_kind(&missing), "invalid_arguments");
     assert!(missing.joined_text().contains("text"), "{}", missing.joined_text());
+    // The hint lists the fields as prose an LLM can act on, not the raw JSON Schema.
+    let hint = missing.structured_content.as_ref().unwrap()["error"]["hint"].as_str().unwrap_or("").to_owned();
+    assert!(hint.contains("- text (string, required)") && hint.contains("- count (integer)"), "{hint}");
+    assert!(!hint.contains("{\""), "no raw schema in the hint: {hint}");
 
     let wrong_type = fx.run.call(Caller::Main, "peek", json!({"text": 5}));
     assert_eq!(error_kind(&wrong_type), "invalid_arguments");
