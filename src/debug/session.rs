@@ -798,13 +798,13 @@ impl Session {
         if let Some(code) = state.exit_code {
             let _ = writeln!(text, "program exited with code {code}");
         }
-        if let Some(line) = inner.describe_evaluate_poll(poll) {
-            let _ = writeln!(text, "{line}");
-        }
         let mut statuses: Vec<&BreakpointStatus> = state.breakpoints.values().chain(state.unbound_breakpoints.iter()).collect();
         statuses.sort_by(|a, b| (&a.file, a.requested_line).cmp(&(&b.file, b.requested_line)));
         for status in statuses {
             let _ = writeln!(text, "  {}", describe_breakpoint(status, &inner.workspace_root));
+        }
+        if let Some(line) = inner.describe_evaluate_poll(poll) {
+            let _ = writeln!(text, "{line}");
         }
         text.trim_end().to_owned()
     }
