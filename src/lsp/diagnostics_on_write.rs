@@ -397,7 +397,8 @@ fn collect(check: &PendingCheck, supervisor: &LspSupervisor) -> FileDiagnostics 
             ));
         }
     }
-    let pulled = pulled.unwrap_or_default();
+    let pulled = without_exact_duplicates(pulled.unwrap_or_default());
+    let pushed = pushed.map(without_exact_duplicates);
     let mut records: Vec<DiagnosticRecord> = pulled.iter().filter_map(|d| DiagnosticRecord::from_lsp(path, d)).collect();
     let from_pull: Vec<(Option<String>, u32)> = records.iter().map(|r| (r.code.clone(), r.line)).collect();
     for diagnostic in pushed.unwrap_or_default() {
@@ -409,6 +410,19 @@ fn collect(check: &PendingCheck, supervisor: &LspSupervisor) -> FileDiagnostics 
     }
     records.sort_by_key(|record| (record.severity, record.line));
     FileDiagnostics::Fresh { server_id: server.id().to_owned(), records, notes }
+}
+
+/// Drops LSP diagnostics identical in every field (range, severity, code, source, message) to
+/// an earlier one: the same finding reported twice is one finding. (Seen once under load in a
+/// pyright answer; two findings that differ only in column stay two.)
+fn without_exact_duplicates(diagnostics: Vec<Value>) -> Vec<Value> {
+    let mut kept: Vec<Value> = Vec::with_capacity(diagnostics.len());
+    for diagnostic in diagnostics {
+        if !kept.contains(&diagnostic) {
+            kept.push(diagnostic);
+        }
+    }
+    kept
 }
 
 /// Seeds the ledger for every path of `paths` not seeded yet: syncs its current (pre-write)
@@ -629,5 +643,14 @@ mod tests {
             DiagnosticRecord::from_lsp(path, &json!({"severity": 1, "code": 2322, "message": "a\n  b", "range": {"start": {"line": 4}}}))
                 .unwrap();
         assert_eq!((kept.line, kept.code.as_deref(), kept.message.as_str()), (5, Some("2322"), "a b"));
+    }
+    #[test]
+    fn identical_diagnostics_collapse_and_different_columns_do_not() {
+        let at = |character: u64| {
+            json!({"range": {"start": {"line": 2, "character": character}, "end": {"line": 2, "character": character + 3}},
+                   "severity": 1, "code": "reportReturnType", "message": "Type \"str\" is not assignable"})
+        };
+        let kept = without_exact_duplicates(vec![at(4), at(4), at(9)]);
+        assert_eq!(kept, vec![at(4), at(9)]);
     }
 }
