@@ -736,7 +736,7 @@ impl Session {
         }
         if state.terminated || state.exit_code.is_some() {
             return Some(match state.exit_code {
-                Some(code) => format!("the program exited with code {code}"),
+                Some(code) => format!("the program exited with code {}", render::exit_code(code)),
                 None => "the program terminated".to_owned(),
             });
         }
@@ -796,7 +796,7 @@ impl Session {
             }
         }
         if let Some(code) = state.exit_code {
-            let _ = writeln!(text, "program exited with code {code}");
+            let _ = writeln!(text, "program exited with code {}", render::exit_code(code));
         }
         let mut statuses: Vec<&BreakpointStatus> = state.breakpoints.values().chain(state.unbound_breakpoints.iter()).collect();
         statuses.sort_by(|a, b| (&a.file, a.requested_line).cmp(&(&b.file, b.requested_line)));
@@ -1106,7 +1106,7 @@ impl SessionInner {
                 text
             }
             StopOutcome::Exited(code) => match code {
-                Some(code) => format!("the program exited with code {code}; the session is over"),
+                Some(code) => format!("the program exited with code {}; the session is over", render::exit_code(*code)),
                 None => "the program terminated; the session is over (the exit code was not reported yet: some adapters, e.g. delve, report it at disconnect)".to_owned(),
             },
             StopOutcome::Closed(reason) => format!("the session ended: {reason}"),
@@ -1578,7 +1578,7 @@ impl SessionInner {
                 }
             }
             if let (false, Some(code)) = (exit_code_known, state.exit_code) {
-                exit_note = format!("; the program exited with code {code}");
+                exit_note = format!("; the program exited with code {}", render::exit_code(code));
             }
         }
         let leftovers = kill_leftovers(&self.state.lock().debuggee_pids);
