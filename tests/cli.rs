@@ -751,3 +751,31 @@ fn one_shot_calls_of_stateful_tools_point_at_serve() {
     let read = runbound(workspace.path(), &["call", "ast_grep", r#"{"pattern": "x", "path": ".", "language": "python"}"#]);
     assert!(!result_text(&stdout_json(&read)).contains("runbound serve"), "stateless tools carry no such note");
 }
+
+/// Through `serve` (whose threads block the stop signals), children start with a clean signal
+/// mask: cancelling an eval call interrupts the cell and the kernel keeps its state; the kernel
+/// and its own subprocesses block nothing.
+#[test]
+fn serve_cancels_an_eval_cell_by_interrupt_and_children_block_no_signals() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("requirements.txt"), "").unwrap();
+    let mut serve = ServeProcess::start(workspace.path(), &["--approve", "allow", "--kernel", "cpython"]);
+    serve.initialize(json!({}));
+    let eval = |code: &str| json!({"name": "eval", "arguments": {"code": code, "description": "run a small test cell here"}});
+    let masks = serve.call(
+        "tools/call",
+        eval("import subprocess\ny = 5\nown = [l for l in open('/proc/self/status') if l.startswith('SigBlk')][0].split()[1]\nchild = subprocess.run(['grep', 'SigBlk', '/proc/self/status'], capture_output=True, text=True).stdout.split()[1]\n(own, child)"),
+    );
+    let text = result_text(&masks["result"]);
+    assert!(text.contains("Out: ('0000000000000000', '0000000000000000')"), "kernel and its child block no signal:\n{text}");
+
+    let slow = serve.request("tools/call", eval("import time\ny = 6\ntime.sleep(30)"));
+    std::thread::sleep(Duration::from_millis(2000));
+    serve.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": slow, "reason": "user pressed stop"}}),
+    );
+    let after = serve.call("tools/call", eval("y"));
+    let text = result_text(&after["result"]);
+    assert!(text.contains("Out: 6") && text.contains("kernel generation 1"), "the interrupted kernel kept its state:\n{text}");
+    serve.close();
+}

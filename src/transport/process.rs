@@ -789,9 +789,18 @@ fn build_command(spec: &ProcessSpec) -> Result<Command, ToolError> {
         command.env(key, value);
     }
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: only async-signal-safe calls (prctl, getppid) between fork and exec.
+    // SAFETY: only async-signal-safe calls (sigemptyset, pthread_sigmask, prctl, getppid) between
+    // fork and exec.
     unsafe {
         command.pre_exec(move || {
+            // A host may block signals in its threads (the CLI blocks SIGINT/SIGTERM/SIGHUP to
+            // take them on one thread); a child must not inherit that, or interrupting a kernel,
+            // a debuggee or a shell child would do nothing.
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            if libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) != 0 {
+                return Err(io::Error::other("cannot clear the signal mask"));
+            }
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
