@@ -129,6 +129,17 @@ fn main() -> ExitCode {
 /// The signals are blocked in every thread and taken by one named thread with `sigwait`
 /// (children get a clean mask: std resets it before exec). [`StopSignalWatcher::stop`] wakes that
 /// thread with SIGUSR1 and joins it.
+/// Set by [`StopSignalWatcher::stop`] before it wakes the thread with SIGUSR1.
+static WATCHER_STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Points stdout at /dev/null, so nothing written after a stop signal reaches the host.
+fn silence_stdout() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        // SAFETY: dup2 onto fd 1 with a valid open descriptor; `null` closes its own copy.
+        let _ = unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), 1) };
+    }
+}
+
 struct StopSignalWatcher {
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -147,8 +158,14 @@ impl StopSignalWatcher {
             .name("runbound-signals".to_owned())
             .spawn(move || loop {
                 match signals.wait() {
-                    Ok(Signal::SIGUSR1) | Err(_) => return,
+                    // Our own wake-up from `stop`; a SIGUSR1 from anyone else is ignored.
+                    Ok(Signal::SIGUSR1) if WATCHER_STOPPING.load(std::sync::atomic::Ordering::SeqCst) => return,
+                    Ok(Signal::SIGUSR1) => continue,
+                    Err(_) => return,
                     Ok(signal) => {
+                        // Nothing more reaches stdout: a call in flight would otherwise print
+                        // the "kernel died" result our own kill causes.
+                        silence_stdout();
                         eprintln!("runbound: {signal} received; stopping the run and every process it started");
                         kill_leftover_descendants();
                         std::process::exit(128 + signal as i32);
@@ -161,6 +178,7 @@ impl StopSignalWatcher {
 
     fn stop(mut self) {
         let Some(thread) = self.thread.take() else { return };
+        WATCHER_STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
         if nix::sys::signal::kill(nix::unistd::Pid::this(), nix::sys::signal::Signal::SIGUSR1).is_ok() {
             let _ = thread.join();
         }

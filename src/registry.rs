@@ -531,13 +531,20 @@ fn describe_fields(schema: &Value) -> String {
     let required: Vec<&str> =
         schema.get("required").and_then(Value::as_array).map(|names| names.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return "this tool takes no arguments: pass {}".to_owned();
+        let composed = ["oneOf", "anyOf", "allOf", "$ref", "if"].iter().any(|key| schema.get(*key).is_some());
+        return match composed {
+            true => format!("send a JSON object matching this schema: {schema}"),
+            false => "this tool takes no arguments: pass {}".to_owned(),
+        };
     };
     let mut lines = vec!["send a JSON object with these fields:".to_owned()];
     for (name, property) in properties {
         let type_name = match property.get("type") {
             Some(Value::String(type_name)) => type_name.clone(),
             Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
+            _ if property.get("oneOf").is_some() || property.get("anyOf").is_some() || property.get("$ref").is_some() => {
+                format!("as in {property}")
+            }
             _ => "any".to_owned(),
         };
         let mut line = format!("- {name} ({type_name}{})", if required.contains(&name.as_str()) { ", required" } else { "" });
@@ -562,4 +569,27 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         return text.clone();
     }
     "unknown panic payload".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_hints_cover_plain_composed_and_empty_schemas() {
+        let plain = json!({"type": "object", "properties": {
+            "op": {"type": "string", "enum": ["a", "b"], "description": "What to do."},
+            "target": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+        }, "required": ["op"]});
+        let hint = describe_fields(&plain);
+        assert!(hint.contains("- op (string, required) one of \"a\", \"b\": What to do."), "{hint}");
+        assert!(hint.contains("- target (as in {\"oneOf\""), "{hint}");
+
+        let composed = json!({"oneOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}]});
+        let hint = describe_fields(&composed);
+        assert!(hint.starts_with("send a JSON object matching this schema:") && hint.contains("\"required\":[\"a\"]"), "{hint}");
+        assert!(!hint.contains("takes no arguments"), "{hint}");
+
+        assert_eq!(describe_fields(&json!({"type": "object"})), "this tool takes no arguments: pass {}");
+    }
 }

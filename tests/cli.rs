@@ -735,6 +735,7 @@ fn a_stop_signal_kills_detached_grandchildren_and_exits_128_plus_the_signal() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(128 + number), "{signal}: {stderr}");
         assert!(stderr.contains(&format!("{signal} received; stopping the run")), "{stderr}");
+        assert!(output.stdout.is_empty(), "{signal}: nothing printed after the stop: {}", String::from_utf8_lossy(&output.stdout));
         assert!(support::wait_until(Duration::from_secs(5), || !sleeping()), "{signal}: the detached `{pattern}` survived the CLI");
     }
 }
@@ -778,4 +779,27 @@ fn serve_cancels_an_eval_cell_by_interrupt_and_children_block_no_signals() {
     let text = result_text(&after["result"]);
     assert!(text.contains("Out: 6") && text.contains("kernel generation 1"), "the interrupted kernel kept its state:\n{text}");
     serve.close();
+}
+
+/// A SIGUSR1 from outside does not switch off the stop-signal handling: SIGTERM afterwards still
+/// stops `serve` with 143.
+#[test]
+fn a_foreign_sigusr1_leaves_stop_signal_handling_on() {
+    let workspace = tempfile::tempdir().unwrap();
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    serve.initialize(json!({}));
+    let pid = nix::unistd::Pid::from_raw(serve.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGUSR1).unwrap();
+    let ping = serve.call("ping", json!({}));
+    assert_eq!(ping["result"], json!({}), "serve lives on after SIGUSR1: {ping}");
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = serve.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "serve ignored SIGTERM after a foreign SIGUSR1");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143), "{status}");
 }

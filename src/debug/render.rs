@@ -33,36 +33,35 @@ pub fn cut_value(value: &str, max_chars: usize) -> String {
     cut_chars(value, max_chars)
 }
 
-/// One variable as `name: type = value` (type omitted when unknown), value cut at
-/// An exit code as DAP's `exited` event gives it, with the signal spelled out when the code is
-/// the usual encoding of a death by signal: `-9` (a negative return code), `137` (128 + 9), or
-/// `247` (-9 as an unsigned byte, as debugpy reports a SIGKILLed debuggee) → `"247 (killed by
-/// SIGKILL)"`. Other codes are shown as they are.
+/// An exit code as DAP's `exited` event gives it, with the signal spelled out when the code
+/// encodes a death by signal: certainly for a negative code (`-9` → `"-9 (killed by SIGKILL)"`),
+/// as a likelihood for the shell's `128 + N` (`137`) and for `-N` as an unsigned byte (`247`, as
+/// debugpy reports a SIGKILLed debuggee) → `"247 (likely killed by SIGKILL)"`, since a program
+/// may also exit with those numbers. Other codes are shown as they are.
 pub fn exit_code(code: i64) -> String {
     use nix::sys::signal::Signal;
-    // Signals whose death is worth naming in any encoding; SIGINT and SIGHUP only as 128 + N
-    // (as bytes they would be 254 and 255, common plain exit codes).
-    let named_in_any_encoding = |signal: Signal| {
-        matches!(
-            signal,
-            Signal::SIGKILL | Signal::SIGTERM | Signal::SIGSEGV | Signal::SIGABRT | Signal::SIGBUS | Signal::SIGFPE | Signal::SIGILL
-        )
-    };
-    let (number, shell_style) = match code {
-        -64..=-1 => (-code, false),
-        129..=192 => (code - 128, true),
+    let (number, certain) = match code {
+        -64..=-1 => (-code, true),
+        129..=192 => (code - 128, false),
         193..=255 => (256 - code, false),
         _ => return code.to_string(),
     };
-    let signal = i32::try_from(number).ok().and_then(|number| Signal::try_from(number).ok());
-    match signal {
-        Some(signal) if named_in_any_encoding(signal) || (shell_style && matches!(signal, Signal::SIGINT | Signal::SIGHUP)) => {
-            format!("{code} (killed by {signal})")
-        }
-        _ => code.to_string(),
+    // Deaths worth naming; SIGINT and SIGHUP only when certain (as byte-encoded codes they
+    // would be 254 and 255, common plain exit codes).
+    let signal = i32::try_from(number).ok().and_then(|number| Signal::try_from(number).ok()).filter(|signal| {
+        matches!(
+            signal,
+            Signal::SIGKILL | Signal::SIGTERM | Signal::SIGSEGV | Signal::SIGABRT | Signal::SIGBUS | Signal::SIGFPE | Signal::SIGILL
+        ) || (certain && matches!(signal, Signal::SIGINT | Signal::SIGHUP))
+    });
+    match (signal, certain) {
+        (Some(signal), true) => format!("{code} (killed by {signal})"),
+        (Some(signal), false) => format!("{code} (likely killed by {signal})"),
+        (None, _) => code.to_string(),
     }
 }
 
+/// One variable as `name: type = value` (type omitted when unknown), value cut at
 /// [`MAX_VALUE_CHARS`], followed by `(ref N, K children)` when it can be expanded.
 pub fn variable_line(name: &str, type_name: Option<&str>, value: &str, handle: Option<u64>, children: Option<u64>) -> String {
     let mut line = String::from(name);
@@ -121,8 +120,8 @@ mod tests {
     fn exit_codes_name_the_usual_signal_encodings() {
         assert_eq!(exit_code(0), "0");
         assert_eq!(exit_code(4), "4");
-        assert_eq!(exit_code(247), "247 (killed by SIGKILL)");
-        assert_eq!(exit_code(137), "137 (killed by SIGKILL)");
+        assert_eq!(exit_code(247), "247 (likely killed by SIGKILL)");
+        assert_eq!(exit_code(137), "137 (likely killed by SIGKILL)");
         assert_eq!(exit_code(-11), "-11 (killed by SIGSEGV)");
         assert_eq!(exit_code(255), "255", "-1 is no signal worth naming");
     }

@@ -467,7 +467,8 @@ pub(crate) fn register_tools(registry: &mut Registry) {
                 text alone; raises on error); in JavaScript `tool()` and \
                 `await tool()` both work. A cell with no output for the inactivity budget (default 5 min; time inside \
                 tool() calls does not count) is interrupted and the kernel restarted, losing its state; a cancelled call, or one \
-                past its time budget, is interrupted like a notebook cell and the kernel keeps its state. `reset: true` \
+                past its time budget, is interrupted like a notebook cell: the kernel keeps its state when the interrupt \
+                stops the cell (else it is restarted; the result says which). `reset: true` \
                 discards the kernel first. Every result names the backend and the kernel generation."
                 .to_owned(),
             tier: Tier::Exec,

@@ -416,13 +416,10 @@ fn collect(check: &PendingCheck, supervisor: &LspSupervisor) -> FileDiagnostics 
 /// an earlier one: the same finding reported twice is one finding. (Seen once under load in a
 /// pyright answer; two findings that differ only in column stay two.)
 fn without_exact_duplicates(diagnostics: Vec<Value>) -> Vec<Value> {
-    let mut kept: Vec<Value> = Vec::with_capacity(diagnostics.len());
-    for diagnostic in diagnostics {
-        if !kept.contains(&diagnostic) {
-            kept.push(diagnostic);
-        }
-    }
-    kept
+    // Keyed by the serialized diagnostic (serde_json's maps are ordered, so equal values
+    // serialize equally): linear in the number of diagnostics.
+    let mut seen = std::collections::HashSet::with_capacity(diagnostics.len());
+    diagnostics.into_iter().filter(|diagnostic| seen.insert(diagnostic.to_string())).collect()
 }
 
 /// Seeds the ledger for every path of `paths` not seeded yet: syncs its current (pre-write)

@@ -6,6 +6,12 @@
 //! environment on: MCP SDK stdio clients start servers with only `HOME`, `PATH`, `SHELL`, … So
 //! the variable is also read from each ancestor's `/proc/<pid>/environ` (the environment it was
 //! started with), and the most restrictive value wins.
+//!
+//! This caps what a worker gets *through runbound*; it is not a sandbox. A worker command with
+//! other ways to write (a shell) is not confined by it, and a grandchild that clears its
+//! environment and double-forks away from the worker (re-parented to a subreaper or init) has
+//! no ancestor left that carries the variable. A host that cannot trust its worker command
+//! should not offer vibe mode to read-only callers.
 
 use std::ffi::{OsStr, OsString};
 
@@ -69,7 +75,13 @@ fn most_restrictive(found: Vec<(OsString, String)>) -> Result<Option<InheritedWo
                 "{ENV_WORKER_CALLER}={text:?} in {found_in} is not a caller (main, plan or readonly); refusing to guess what this \
                  worker may see"
             ))
-            .with_hint("unset it, or fix the host that spawned this worker"));
+            .with_hint(if found_in.starts_with("this process") {
+                "unset it, or fix the host that spawned this worker".to_owned()
+            } else {
+                format!(
+                    "it is in the environment {found_in} started with, which cannot be changed now: run runbound outside that process tree"
+                )
+            }));
         };
         if best.as_ref().is_none_or(|best| caller.highest_tier() < best.caller.highest_tier()) {
             best = Some(InheritedWorkerCaller { caller, found_in });
