@@ -1,7 +1,8 @@
 //! Child processes: the only module in the crate that calls `Command::new`.
 //!
 //! Every child runs in its own process group (`process_group(0)`), with an explicit absolute
-//! working directory, `PR_SET_PDEATHSIG(SIGKILL)` so it dies if runbound dies, and its stderr
+//! working directory, an empty signal mask (whatever the spawning thread blocks),
+//! `PR_SET_PDEATHSIG(SIGKILL)` so it dies if runbound dies, and its stderr
 //! drained on a named thread into a bounded tail ring (the child never blocks on a full stderr
 //! pipe, however much it writes). Dropping a [`ChildProcess`] kills the whole group (SIGTERM, a
 //! short grace, SIGKILL), reaps the leader and joins the drain thread.
