@@ -629,6 +629,15 @@ fn serve_keeps_reading_while_a_card_waits_and_cancels_calls() {
     serve.close();
 }
 
+/// Whether some process's command line (arguments joined by spaces) is exactly `command_line`.
+fn a_process_runs(command_line: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == command_line)
+            .unwrap_or(false)
+    })
+}
+
 /// A grandchild that escaped its process group (double fork + setsid from an eval cell) does not
 /// outlive the CLI: the CLI is the subreaper of everything below it and sweeps on exit.
 #[test]
@@ -644,13 +653,7 @@ fn escaped_grandchildren_do_not_outlive_the_cli() {
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
     assert!(result_text(&stdout_json(&output)).contains("forked"));
     let pattern = format!("sleep {marker}.5");
-    let survivor = || {
-        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
-            std::fs::read(entry.path().join("cmdline"))
-                .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == pattern)
-                .unwrap_or(false)
-        })
-    };
+    let survivor = || a_process_runs(&pattern);
     assert!(support::wait_until(Duration::from_secs(5), || !survivor()), "the escaped grandchild `{pattern}` survived the CLI");
 }
 
@@ -722,13 +725,7 @@ fn a_stop_signal_kills_detached_grandchildren_and_exits_128_plus_the_signal() {
             .spawn()
             .expect("spawn runbound");
         let pattern = format!("sleep {marker}");
-        let sleeping = || {
-            std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
-                std::fs::read(entry.path().join("cmdline"))
-                    .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == pattern)
-                    .unwrap_or(false)
-            })
-        };
+        let sleeping = || a_process_runs(&pattern);
         assert!(support::wait_until(Duration::from_secs(30), sleeping), "`{pattern}` started from the cell");
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
         let output = wait_with_timeout(child, Duration::from_secs(20));
