@@ -94,8 +94,8 @@ fn main() {
     let iterations: usize = std::env::var("RUNBOUND_BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
     println!("diagnostics-on-write bench: {iterations} rounds per server after {WARMUP} warm-up rounds; times in ms");
     println!(
-        "{:<28} | {:>8} {:>8} | {:>8} {:>8} | {:>9} {:>9} | {:>8} {:>9} | {}",
-        "server", "bare p50", "bare p90", "dow p50", "dow p90", "1st pub", "last pub", "added", "over last", "reported"
+        "{:<28} | {:>8} {:>8} | {:>8} {:>8} | {:>9} {:>9} | {:>8} {:>9} | reported",
+        "server", "bare p50", "bare p90", "dow p50", "dow p90", "1st pub", "last pub", "added", "over last"
     );
     for case in CASES {
         if which::which(case.binary).is_err() {

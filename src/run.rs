@@ -22,7 +22,7 @@ use crate::tier::{ApprovalPolicy, Caller};
 /// Every timeout and cap of a run, in one place. Each area has its own section.
 ///
 /// Defaults are chosen for an interactive agent on a 2-core machine; a host overrides any field.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunConfig {
     /// Per-tool overrides of the call time budget, by tool name (e.g. `"ast_grep" → 60 s`).
     /// A tool without an entry uses its descriptor's `default_timeout`.
@@ -41,21 +41,6 @@ pub struct RunConfig {
     pub vibe: crate::vibe::VibeConfig,
     /// `ast_grep`, `ast_edit`, `resolve`.
     pub structural: crate::structural::StructuralConfig,
-}
-
-impl Default for RunConfig {
-    fn default() -> Self {
-        RunConfig {
-            tool_timeouts: HashMap::new(),
-            ask: AskConfig::default(),
-            files: FilesConfig::default(),
-            lsp: crate::lsp::LspConfig::default(),
-            debug: crate::debug::DebugConfig::default(),
-            kernel: crate::kernel::KernelConfig::default(),
-            vibe: crate::vibe::VibeConfig::default(),
-            structural: crate::structural::StructuralConfig::default(),
-        }
-    }
 }
 
 /// Why a run could not be built.

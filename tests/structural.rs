@@ -242,7 +242,7 @@ fn ast_edit_nested_matches_outermost_wins_and_skips_are_counted() {
 fn ast_edit_preview_is_capped_with_a_notice() {
     let mut files = Vec::new();
     for index in 0..50 {
-        files.push((format!("src/f{index:02}.rs"), format!("fn f() {{\n    let a = x.unwrap();\n}}\n")));
+        files.push((format!("src/f{index:02}.rs"), "fn f() {\n    let a = x.unwrap();\n}\n".to_string()));
     }
     let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
     let dir = support::workspace_with(&refs);

@@ -415,7 +415,7 @@ fn missing_or_malformed_content_length_is_recoverable() {
     bytes.extend(frame("[]"));
     let frames = read_all_frames(&mut Cursor::new(bytes), &FramingLimits::default());
     let mut expected = vec![Err(FramingErrorKind::MissingContentLength), Ok("{}".into())];
-    expected.extend(std::iter::repeat(Err(FramingErrorKind::MalformedHeader)).take(6));
+    expected.extend(std::iter::repeat_n(Err(FramingErrorKind::MalformedHeader), 6));
     expected.extend([Err(FramingErrorKind::MalformedHeader), Ok("[]".into())]);
     assert_eq!(frames, expected);
 }
