@@ -8,22 +8,10 @@
 
 mod support;
 
-use std::path::Path;
 use std::time::Duration;
 
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
 use serde_json::{json, Value};
-
-fn run_for(workspace: &Path) -> Run {
-    let mut config = RunConfig::default();
-    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
-    Run::builder(workspace)
-        .config(config)
-        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run")
-}
 
 fn write(run: &Run, path: &str, content: &str) -> String {
     let result = run.call(Caller::Main, "write", json!({"path": path, "content": content}));
@@ -67,7 +55,7 @@ fn run_scenario(s: &Scenario) {
         return;
     }
     let dir = support::workspace_with(&s.files);
-    let run = run_for(dir.path());
+    let run = support::lsp_run_allowing_writes(dir.path());
     // Pre-existing errors are not new on the first write.
     let appended = format!("{}\n", s.preexisting_content);
     let text = write(&run, s.preexisting_file, &appended);
@@ -122,7 +110,7 @@ fn pyright_ledger_scenario_and_crash() {
     }
     // A server killed before the write → unavailable: crashed; the next write works again.
     let dir = support::workspace_with(&s.files);
-    let run = run_for(dir.path());
+    let run = support::lsp_run_allowing_writes(dir.path());
     let text = write(&run, "app.py", "x = 1\n");
     assert!(dow(&text).contains("no new errors"), "{text}");
     let status = run.call(Caller::Main, "lsp", json!({"op": "status"})).structured_content.unwrap();

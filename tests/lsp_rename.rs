@@ -5,22 +5,10 @@
 mod support;
 
 use std::path::Path;
-use std::time::Duration;
 
 use runbound::lsp::rename::{commit_workspace_edit, plan_workspace_edit};
-use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
+use runbound::Caller;
 use serde_json::json;
-
-fn run_for(workspace: &Path) -> Run {
-    let mut config = RunConfig::default();
-    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
-    Run::builder(workspace)
-        .config(config)
-        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run")
-}
 
 fn read(dir: &Path, file: &str) -> String {
     std::fs::read_to_string(dir.join(file)).unwrap()
@@ -43,7 +31,7 @@ fn rename_case(case: &Case) {
         return;
     }
     let dir = support::workspace_with(&case.files);
-    let run = run_for(dir.path());
+    let run = support::lsp_run_allowing_writes(dir.path());
     // Let the server see every source file of the project first (tsserver loads on open).
     for (file, _) in &case.files {
         if file.ends_with(".ts") {

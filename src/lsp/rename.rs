@@ -40,19 +40,11 @@ The server's edit is applied atomically: every file is checked unchanged since i
 Returns the files and edit counts, then the diagnostics the rename introduced."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "file": {"type": "string", "description": "File path, relative to the workspace root."},
-                "line": {"type": "integer", "minimum": 1, "description": "1-based line number in `file`."},
-                "symbol": {"type": "string", "minLength": 1, "description": "A substring of that line containing the identifier to rename."},
-                "occurrence": {"type": "integer", "minimum": 1, "description": "Which occurrence of `symbol` on the line (1-based) when it occurs several times."},
-                "new_name": {"type": "string", "minLength": 1, "description": "The new identifier."},
-                "server": {"type": "string", "description": "Force a server id."}
-            },
-            "required": ["file", "line", "symbol", "new_name"],
-            "additionalProperties": false
-        }),
+        input_schema: {
+            let mut properties = crate::lsp::tool::position_address_properties();
+            properties.insert("new_name".to_owned(), json!({"type": "string", "minLength": 1, "description": "The new identifier."}));
+            json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "new_name"], "additionalProperties": false})
+        },
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
     }

@@ -28,6 +28,22 @@ use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::{truncation_notice, ToolResult};
 use crate::tier::Tier;
 
+/// The JSON Schema properties of line + symbol addressing, shared by `lsp` and `lsp_rename`:
+/// `file`, `line` (1-based), `symbol` (a substring of the line), `occurrence` (1-based) and
+/// `server` (force a server id).
+pub(crate) fn position_address_properties() -> serde_json::Map<String, Value> {
+    [
+        ("file", json!({"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."})),
+        ("line", json!({"type": "integer", "minimum": 1, "description": "1-based line number in `file`."})),
+        ("symbol", json!({"type": "string", "minLength": 1, "description": "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment."})),
+        ("occurrence", json!({"type": "integer", "minimum": 1, "description": "Which occurrence of `symbol` on the line (1-based) when it occurs several times."})),
+        ("server", json!({"type": "string", "description": "Force a server id (e.g. `pylsp` instead of the default `pyright` for Python)."})),
+    ]
+    .into_iter()
+    .map(|(name, schema)| (name.to_owned(), schema))
+    .collect()
+}
+
 /// The `lsp` tool's descriptor.
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
@@ -41,20 +57,15 @@ status (which servers can serve this workspace and why not; running processes); 
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
             .to_owned(),
         tier: Tier::Read,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "op": {"type": "string", "enum": ["definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "diagnostics", "status", "reload"], "description": "The operation."},
-                "file": {"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."},
-                "line": {"type": "integer", "minimum": 1, "description": "1-based line number in `file`."},
-                "symbol": {"type": "string", "minLength": 1, "description": "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment."},
-                "occurrence": {"type": "integer", "minimum": 1, "description": "Which occurrence of `symbol` on the line (1-based) when it occurs several times."},
-                "query": {"type": "string", "minLength": 1, "description": "symbols: workspace symbol search text."},
-                "server": {"type": "string", "description": "Force a server id (e.g. `pylsp` instead of the default `pyright` for Python)."}
-            },
-            "required": ["op"],
-            "additionalProperties": false
-        }),
+        input_schema: {
+            let mut properties = position_address_properties();
+            properties.insert(
+                "op".to_owned(),
+                json!({"type": "string", "enum": ["definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "diagnostics", "status", "reload"], "description": "The operation."}),
+            );
+            properties.insert("query".to_owned(), json!({"type": "string", "minLength": 1, "description": "symbols: workspace symbol search text."}));
+            json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
+        },
         parallel_safe: true,
         default_timeout: Duration::from_secs(60),
     }

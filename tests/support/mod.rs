@@ -101,3 +101,16 @@ fn copy_dir(source: &Path, target: &Path) {
         }
     }
 }
+
+/// A run over `workspace` with language servers wired, write and exec tools allowed without
+/// asking, and 20 s for diagnostics on write (cold servers on a loaded 2-core machine).
+pub fn lsp_run_allowing_writes(workspace: &Path) -> runbound::Run {
+    let mut config = runbound::RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    runbound::Run::builder(workspace)
+        .config(config)
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run")
+}
