@@ -127,7 +127,7 @@ fn main() -> ExitCode {
 /// would end the CLI at once and leave detached grandchildren running.
 ///
 /// The signals are blocked in every thread and taken by one named thread with `sigwait`
-/// (children get a clean mask: std resets it before exec). [`StopSignalWatcher::stop`] wakes that
+/// (children do not inherit the block: the process layer clears the mask before exec). [`StopSignalWatcher::stop`] wakes that
 /// thread with SIGUSR1 and joins it.
 /// Set by [`StopSignalWatcher::stop`] before it wakes the thread with SIGUSR1.
 static WATCHER_STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

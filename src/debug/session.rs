@@ -1401,21 +1401,17 @@ impl SessionInner {
         let mut state = self.state.lock();
         let Some(unanswered) = &state.unanswered_evaluate else { return EvaluatePoll::Nothing };
         let waited = unanswered.sent_at.elapsed();
-        match unanswered.pending.receiver().try_recv() {
-            Err(crossbeam_channel::TryRecvError::Empty) => EvaluatePoll::StillRunning { expression: unanswered.expression.clone(), waited },
-            Ok(outcome) => {
-                let expression = unanswered.expression.clone();
-                state.unanswered_evaluate = None;
-                let outcome = outcome.map_err(|err| self.rpc_error("evaluate", &err).message);
-                EvaluatePoll::AnsweredLate { expression, waited, outcome }
+        let outcome = match unanswered.pending.receiver().try_recv() {
+            Err(crossbeam_channel::TryRecvError::Empty) => {
+                return EvaluatePoll::StillRunning { expression: unanswered.expression.clone(), waited };
             }
+            Ok(outcome) => outcome.map_err(|err| self.rpc_error("evaluate", &err).message),
             Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                let expression = unanswered.expression.clone();
-                state.unanswered_evaluate = None;
-                let outcome = Err("the debug adapter closed its connection before answering".to_owned());
-                EvaluatePoll::AnsweredLate { expression, waited, outcome }
+                Err("the debug adapter closed its connection before answering".to_owned())
             }
-        }
+        };
+        let expression = state.unanswered_evaluate.take().map(|answered| answered.expression).unwrap_or_default();
+        EvaluatePoll::AnsweredLate { expression, waited, outcome }
     }
 
     /// One line about an `evaluate` that timed out earlier, or `None` when there is none.
