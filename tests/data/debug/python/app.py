@@ -1,4 +1,4 @@
-"""Fixture for tests/debug.rs: breakpoints, steps and variables at known lines."""
+"""Fixture for tests/it/debug.rs: breakpoints, steps and variables at known lines."""
 import sys
 
 

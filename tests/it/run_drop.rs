@@ -1,9 +1,9 @@
 //! Dropping a `Run` stops everything bound to it: with a language server, a debug session, a
 //! CPython and a Node kernel, and a background worker all live, every child process is killed
-//! and reaped and every thread the run started is joined. This test is alone in its binary so
-//! that the thread count is not disturbed by other tests running in parallel.
+//! and reaped and every thread the run started is joined. The test runs alone in a child
+//! process (`support::alone`) so that the thread count is not disturbed by other tests.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -23,6 +23,9 @@ fn ok(run: &Run, tool: &str, arguments: Value) -> String {
 
 #[test]
 fn dropping_the_run_kills_every_child_and_joins_every_thread() {
+    if !support::alone("run_drop::dropping_the_run_kills_every_child_and_joins_every_thread") {
+        return;
+    }
     const TEST: &str = "dropping_the_run_kills_every_child_and_joins_every_thread";
     let needed = ["pyright-langserver", "python3", "node"];
     if needed.iter().any(|binary| support::require_binary(TEST, binary).is_none()) {

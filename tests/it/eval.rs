@@ -1,7 +1,7 @@
 //! `eval` against real interpreters: spawned CPython (with pandas, matplotlib, tabulate) and
 //! Node. Each test skips loudly when its interpreter is missing (fails under CI).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -509,6 +509,9 @@ fn javascript_silent_cell_is_killed_by_the_budget() {
 
 #[test]
 fn no_kernel_or_shell_child_survives_the_run() {
+    if !support::alone("eval::no_kernel_or_shell_child_survives_the_run") {
+        return;
+    }
     let Some(_) = python_or_skip("no_kernel_or_shell_child_survives_the_run") else {
         return;
     };

@@ -2,7 +2,7 @@
 //! validation, guardrails, approvals with permission cards, ask_user outcomes (R-ASK-1..4),
 //! panics, serialization of non-parallel-safe tools, deadlines, post-write layers.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

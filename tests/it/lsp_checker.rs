@@ -8,7 +8,7 @@
 //!
 //! A missing checker skips loudly locally and fails under `CI` (see `support::require_binary`).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

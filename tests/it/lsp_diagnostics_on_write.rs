@@ -6,7 +6,7 @@
 //! does not repeat it, a second instance of the same message is new, fix then reintroduce is
 //! reported again. A missing server skips loudly locally and fails under `CI`.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The process layer, framing and RPC correlation, driven against real child processes
 //! (`sh`, `python3` peers) and byte-level edge cases.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::PathBuf;
@@ -72,6 +72,10 @@ fn thread_names() -> Vec<String> {
 
 #[test]
 fn drop_kills_the_whole_group_including_grandchildren() {
+    // Thread names are process-wide: other modules' tests start threads with the same prefixes.
+    if !support::alone("transport::drop_kills_the_whole_group_including_grandchildren") {
+        return;
+    }
     let _serial = serial();
     let child = ChildProcess::spawn(sh("sleep 30 & sleep 30 & echo ready; wait")).unwrap();
     let pgid = child.pid();
@@ -258,7 +262,7 @@ fn children_die_when_runbound_dies_without_dropping_them() {
     }
     let _serial = serial();
     let helper = ProcessSpec::new(std::env::current_exe().unwrap(), tmp_dir())
-        .with_args(["--exact", "children_die_when_runbound_dies_without_dropping_them", "--nocapture"])
+        .with_args(["--exact", "transport::children_die_when_runbound_dies_without_dropping_them", "--nocapture"])
         .with_env("RUNBOUND_PDEATHSIG_HELPER", "1");
     let done = run_to_completion(helper, b"", Duration::from_secs(30), 64 * 1024).unwrap();
     let stdout = String::from_utf8_lossy(&done.stdout);
@@ -804,6 +808,10 @@ fn rpc_over_json_lines_skips_malformed_lines() {
 
 #[test]
 fn rpc_drop_kills_the_peer_and_joins_its_threads() {
+    // Thread names are process-wide: other modules' tests start threads with the same prefixes.
+    if !support::alone("transport::rpc_drop_kills_the_peer_and_joins_its_threads") {
+        return;
+    }
     let _serial = serial();
     let Some(connection) = json_rpc_peer("rpc_drop_kills_the_peer_and_joins_its_threads", WireProtocol::JsonRpcContentLength) else {
         return;

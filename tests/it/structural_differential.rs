@@ -5,7 +5,7 @@
 //! of our engine equals the CLI's, for patterns whose bare and contextual parses agree. The
 //! `ast_grep` tool's `total_matches` is checked against the same set.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! `apply_patch` (both formats), workspace confinement on every path argument, atomic and
 //! all-or-nothing writes, and `commit_file_changes` conflict detection.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -2,7 +2,7 @@
 //! unification and `$$$` in Python, Rust, C, Go, TypeScript and Java, strings and comments,
 //! caps, hints, staging and resolve, and every error path.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

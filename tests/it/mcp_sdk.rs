@@ -5,7 +5,7 @@
 //! Needs `python3` with the `mcp` package (`.ci/install`): missing locally → a loud SKIP; under
 //! CI → failure.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

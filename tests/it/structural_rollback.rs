@@ -3,16 +3,19 @@
 //!
 //! The failure is real, not simulated: the process's file-size limit (`RLIMIT_FSIZE`, which
 //! binds root too) is lowered between staging and accepting, so writing the second, larger file
-//! fails with `EFBIG` after the first file was already replaced. This test is alone in its
-//! binary because the limit is process-wide.
+//! fails with `EFBIG` after the first file was already replaced. The test runs alone in a
+//! child process (`support::alone`) because the limit is process-wide.
 
-mod support;
+use crate::support;
 
 use runbound::{Approval, ApprovalPolicy, Caller, Run};
 use serde_json::json;
 
 #[test]
 fn write_failure_in_the_middle_of_accept_rolls_back_every_file() {
+    if !support::alone("structural_rollback::write_failure_in_the_middle_of_accept_rolls_back_every_file") {
+        return;
+    }
     let small = "void a(Object x) {\n  dispose(x);\n}\n";
     // About 40 KB of calls; the rewrite grows each line by one byte.
     let big: String = std::iter::once("void b(Object x) {\n".to_owned())

@@ -3,7 +3,7 @@
 //! adapter (no Dart SDK is packaged for this machine). Missing tools skip loudly locally and
 //! fail under CI.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -514,6 +514,9 @@ fn adapter_killed_mid_session_gives_a_clear_error_and_a_new_launch_works() {
 
 #[test]
 fn run_drop_terminates_the_session() {
+    if !support::alone("debug::run_drop_terminates_the_session") {
+        return;
+    }
     let _serial = serial();
     let Some(_python) = debugpy_python("run_drop_terminates_the_session") else { return };
     let workspace = support::copy_fixture("debug/python");

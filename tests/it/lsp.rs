@@ -6,7 +6,7 @@
 //! A missing server skips loudly locally and fails under `CI` (see `support::require_binary`).
 //! One run (one server process per language) is shared across the checks of each language.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

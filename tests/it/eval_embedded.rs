@@ -10,7 +10,7 @@
 //! thread-count test needs a quiet process.
 #![cfg(feature = "embedded-python")]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -402,6 +402,9 @@ fn reset_discards_the_embedded_interpreter_and_says_what_was_lost() {
 
 #[test]
 fn no_embedded_kernel_thread_survives_the_run() {
+    if !support::alone("eval_embedded::no_embedded_kernel_thread_survives_the_run") {
+        return;
+    }
     let _serial = SERIAL.lock();
     let settled = support::wait_until(Duration::from_secs(5), || embedded_threads().is_empty());
     assert!(settled, "threads left by an earlier test: {:?}", embedded_threads());

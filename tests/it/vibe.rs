@@ -2,7 +2,7 @@
 //! backend runs `tests/data/vibe/worker.sh` through `/bin/sh` in its own process group; the
 //! closure backend covers depth 1, permission routing and completion events for Rust hosts.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, Weak};

@@ -2,7 +2,7 @@
 //! a target whose directory cannot be written (immutable, so even root fails) → nothing changed
 //! anywhere, and a file changed between the edit and the apply → rejected.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

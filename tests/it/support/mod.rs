@@ -1,8 +1,7 @@
 //! Shared helpers for integration tests: finding real tools (skip loudly locally, fail under
 //! CI), counting this process's threads and descendant processes, temp workspaces.
 //!
-//! Include with `mod support;` at the top of a test file (each test binary compiles its own copy;
-//! unused helpers are allowed).
+//! Every test module reaches these as `crate::support`; the suite is one binary (`tests/it/`).
 #![allow(dead_code)]
 
 pub mod bridge_tools;
@@ -39,6 +38,58 @@ pub fn skip_or_fail(test_name: &str, reason: &str) {
     }
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "\n*** SKIP {test_name}: {reason} ***\n");
+}
+
+/// Runs the calling test alone: in the parent test process, starts this test binary again with
+/// only `full_test_name` selected (`--exact`), waits for it (at most 15 minutes), fails when it
+/// failed, passes its SKIP lines on, and returns `false` (the caller returns at once); in that
+/// child, returns `true` (the caller runs its body).
+///
+/// For tests that read or change process-wide state: the thread count, every descendant
+/// process, resource limits. The suite is one binary, so other tests run in the same process
+/// in parallel. `full_test_name` is the path the harness prints, e.g. `run_drop::dropping_…`.
+pub fn alone(full_test_name: &str) -> bool {
+    const MARK: &str = "RUNBOUND_TEST_ALONE";
+    if std::env::var(MARK).is_ok_and(|name| name == full_test_name) {
+        return true;
+    }
+    let mut child = std::process::Command::new(std::env::current_exe().expect("the test binary's path"))
+        .args([full_test_name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(MARK, full_test_name)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the test binary again for a test that must run alone");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let read_all = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let (stdout, stderr) = (read_all(Box::new(stdout)), read_all(Box::new(stderr)));
+    let limit = Instant::now() + Duration::from_secs(15 * 60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the test child") {
+            break status;
+        }
+        if Instant::now() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{full_test_name}: running alone took over 15 minutes; killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    assert!(status.success(), "{full_test_name} (run alone) failed: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(stdout.contains("1 passed"), "{full_test_name} (run alone) did not run exactly that test:\n{stdout}");
+    for line in stderr.lines().filter(|line| line.contains("*** SKIP ")) {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "\n{line}\n");
+    }
+    false
 }
 
 /// Number of threads of this process (from /proc/self/task).

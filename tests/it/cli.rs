@@ -2,7 +2,7 @@
 //! exit codes, approval flags, the terminal ask port through a real pseudo-terminal, and
 //! `serve` over pipes (initialize, tools/list, tools/call, elicitation, cancellation, errors).
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};

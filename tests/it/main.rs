@@ -1,0 +1,24 @@
+//! The integration tests, as one binary (one link of the crate, its grammars and RustPython
+//! instead of one per file). A module per area; each module's doc says what it drives for real.
+//! Tests that read or change process-wide state (thread counts, every descendant process,
+//! resource limits) run alone in a child process of this binary: `support::alone`.
+
+mod support;
+
+mod cli;
+mod debug;
+mod eval;
+mod eval_embedded;
+mod files;
+mod lsp;
+mod lsp_checker;
+mod lsp_diagnostics_on_write;
+mod lsp_rename;
+mod mcp_sdk;
+mod registry;
+mod run_drop;
+mod structural;
+mod structural_differential;
+mod structural_rollback;
+mod transport;
+mod vibe;
