@@ -213,8 +213,8 @@ impl RunBuilder {
             .conversation_id
             .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
         let mut registry = Registry::new();
-        crate::files::register_tools(&mut registry);
-        let ask = self.ask.map(|(port, target_space)| AskBinding { port, target_space });
+        crate::files::register_tools(&mut registry, &self.config.files);
+        let ask = self.ask.map(|(port, target_space)| AskBinding::new(port, target_space, self.config.ask.clone()));
         if ask.is_some() {
             crate::ask::register_tools(&mut registry);
         }
@@ -224,7 +224,7 @@ impl RunBuilder {
             supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
         }
-        let structural = self.structural.then(crate::structural::StructuralResource::default);
+        let structural = self.structural.then(|| crate::structural::StructuralResource::new(self.config.structural.clone()));
         if structural.is_some() {
             crate::structural::register_tools(&mut registry);
         }
@@ -232,10 +232,13 @@ impl RunBuilder {
         if let Some(roster) = &vibe {
             crate::vibe::register_tools(&mut registry, roster);
         }
-        if self.debug.is_some() {
+        let debug = self.debug.map(|supervisor| supervisor.with_config(self.config.debug.clone()));
+        if debug.is_some() {
             crate::debug::register_tools(&mut registry);
         }
-        let kernels = self.kernel_factory.map(|factory| crate::kernel::Kernels::new(factory, self.sandbox.clone()));
+        let kernels = self
+            .kernel_factory
+            .map(|factory| crate::kernel::Kernels::new(factory, self.sandbox.clone(), self.config.kernel.clone(), &workspace_root));
         if kernels.is_some() {
             crate::kernel::register_tools(&mut registry);
         }
@@ -261,8 +264,7 @@ impl RunBuilder {
             structural,
             vibe,
             kernels,
-            debug: self.debug,
-            card_counter: AtomicU64::new(0),
+            debug,
             registry,
         })
     }
@@ -286,7 +288,6 @@ pub struct Run {
     conversation_id: String,
     config: RunConfig,
     approval_policy: ApprovalPolicy,
-    card_counter: AtomicU64,
     registry: Registry,
 }
 
@@ -375,11 +376,6 @@ impl Run {
     /// The roster of background workers, when vibe mode is on.
     pub fn vibe_roster(&self) -> Option<&crate::vibe::Roster> {
         self.vibe.as_ref()
-    }
-
-    /// The next card number (1, 2, …; sequential per run, shared by questions and permissions).
-    pub fn next_card_number(&self) -> u64 {
-        self.card_counter.fetch_add(1, Ordering::SeqCst) + 1
     }
 
     /// Descriptors visible to `caller` (R-TIER-2), sorted by name.

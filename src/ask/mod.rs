@@ -10,6 +10,7 @@
 mod scripted;
 mod terminal;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -118,13 +119,39 @@ pub trait AskPort: Send + Sync {
     fn ask(&self, card: &AskCard, timeout: Duration) -> AskOutcome;
 }
 
-/// An attached port plus the space its cards render in.
-#[derive(Clone)]
+/// An attached port plus the space its cards render in, the run's `ask` section and the run's
+/// card counter (questions and permission prompts share it).
 pub struct AskBinding {
     /// The port.
     pub port: Arc<dyn AskPort>,
     /// The target space (conversation channel) cards render in.
     pub target_space: String,
+    config: AskConfig,
+    card_counter: AtomicU64,
+}
+
+impl AskBinding {
+    /// Binds `port` for a run: cards render in `target_space`, wait as long as `config` says,
+    /// and are numbered from 1.
+    pub fn new(port: Arc<dyn AskPort>, target_space: impl Into<String>, config: AskConfig) -> AskBinding {
+        AskBinding { port, target_space: target_space.into(), config, card_counter: AtomicU64::new(0) }
+    }
+
+    /// The card time budgets this binding uses.
+    pub fn config(&self) -> &AskConfig {
+        &self.config
+    }
+
+    /// The next card number (1, 2, …; sequential per run, shared by questions and permissions).
+    pub fn next_card_number(&self) -> u64 {
+        self.card_counter.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+impl std::fmt::Debug for AskBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AskBinding").field("target_space", &self.target_space).field("config", &self.config).finish_non_exhaustive()
+    }
 }
 
 /// The outcome of a permission prompt.
@@ -180,7 +207,7 @@ pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Va
         CallOrigin::Model => None,
     };
     let card = AskCard {
-        number: run.next_card_number(),
+        number: binding.next_card_number(),
         kind: CardKind::Permission,
         target_space: binding.target_space.clone(),
         question: format!("Allow {} ({} tier) to run?", descriptor.name, descriptor.tier),
@@ -193,7 +220,7 @@ pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Va
         multi_select: false,
         asked_by,
     };
-    match binding.port.ask(&card, run.config().ask.permission_timeout) {
+    match binding.port.ask(&card, binding.config.permission_timeout) {
         AskOutcome::Answered { selected, .. } => match selected.first().map(String::as_str) {
             Some(PERMISSION_ALLOW_ONCE) if selected.len() == 1 => PermissionDecision::AllowOnce,
             Some(PERMISSION_ALLOW_FOR_RUN) if selected.len() == 1 => PermissionDecision::AllowForRun,
@@ -202,7 +229,7 @@ pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Va
         },
         AskOutcome::Skipped => PermissionDecision::Denied("the user skipped the prompt".to_owned()),
         AskOutcome::TimedOut => {
-            PermissionDecision::Denied(format!("nobody answered within {} s", run.config().ask.permission_timeout.as_secs()))
+            PermissionDecision::Denied(format!("nobody answered within {} s", binding.config.permission_timeout.as_secs()))
         }
         AskOutcome::NoHuman { reason } => PermissionDecision::NoHuman(format!("no human is attached ({reason})")),
         AskOutcome::Cancelled { reason } => PermissionDecision::Denied(format!("the prompt was cancelled ({reason})")),
@@ -289,7 +316,7 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         _ => None,
     };
     let card = AskCard {
-        number: run.next_card_number(),
+        number: binding.next_card_number(),
         kind: CardKind::Question,
         target_space: binding.target_space.clone(),
         question: arguments.question,
@@ -299,7 +326,7 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         multi_select: arguments.multi_select,
         asked_by,
     };
-    let timeout = run.config().ask.question_timeout.min(ctx.remaining());
+    let timeout = binding.config.question_timeout.min(ctx.remaining());
     let outcome = binding.port.ask(&card, timeout);
     let number = card.number;
     match outcome {

@@ -55,7 +55,6 @@ use serde_json::{json, Value};
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::{CallContext, CallOptions, CallOrigin, Registry, ToolDescriptor, ToolOutput};
 use crate::result::{Content, ToolResult};
-use crate::run::Run;
 use crate::tier::Tier;
 
 use session::{KernelEvent, KernelLaunch, LiveKernel};
@@ -321,6 +320,10 @@ impl fmt::Display for Language {
 pub struct Kernels {
     factory: KernelFactory,
     sandbox: Option<Sandbox>,
+    /// The run's `kernel` section, handed over when the run is built.
+    config: KernelConfig,
+    /// The run's workspace root (absolute, canonical): kernels start there.
+    workspace_root: PathBuf,
     state: Mutex<KernelsState>,
 }
 
@@ -339,9 +342,15 @@ impl fmt::Debug for Kernels {
 }
 
 impl Kernels {
-    /// The kernels resource for a run (nothing starts until the first cell).
-    pub fn new(factory: KernelFactory, sandbox: Option<Sandbox>) -> Kernels {
-        Kernels { factory, sandbox, state: Mutex::new(KernelsState::default()) }
+    /// The kernels resource for a run over `workspace_root` (absolute, canonical) with the
+    /// run's `kernel` section (nothing starts until the first cell).
+    pub fn new(factory: KernelFactory, sandbox: Option<Sandbox>, config: KernelConfig, workspace_root: &Path) -> Kernels {
+        Kernels { factory, sandbox, config, workspace_root: workspace_root.to_path_buf(), state: Mutex::new(KernelsState::default()) }
+    }
+
+    /// The timeouts and caps kernels run with.
+    pub fn config(&self) -> &KernelConfig {
+        &self.config
     }
 
     /// The factory.
@@ -399,12 +408,13 @@ impl Drop for Kernels {
 /// The kernel section of `runbound status`: which Python backend is active and why, which
 /// kernels run (backend, version, pid, generation, cells, uptime), the sandbox, the budget.
 /// Never blocks longer than 200 ms (a running cell holds the kernels lock: then it says so).
-pub fn kernel_status(run: &Run) -> String {
-    let Some(kernels) = run.kernels() else {
+/// `kernels` is the run's kernels resource (`Run::kernels`), `None` when no factory is wired.
+pub fn kernel_status(kernels: Option<&Kernels>) -> String {
+    let Some(kernels) = kernels else {
         return "eval: no kernel factory is wired in this run (eval is not registered)".to_owned();
     };
     let mut lines = Vec::new();
-    let workspace = run.workspace_root();
+    let workspace = kernels.workspace_root.as_path();
     lines.push(format!("eval: kernel selection {}", kernels.factory.selection.as_str()));
     match kernels.resolve_python(workspace) {
         Ok((PythonBackend::Cpython(path), why)) => lines.push(format!(
@@ -424,7 +434,7 @@ pub fn kernel_status(run: &Run) -> String {
         Some(sandbox) => lines.push(format!("  sandbox: {} (kernels start inside it)", sandbox.description)),
         None => lines.push("  sandbox: none (kernels run on the host)".to_owned()),
     }
-    lines.push(format!("  inactivity budget: {} s", run.config().kernel.inactivity_budget.as_secs()));
+    lines.push(format!("  inactivity budget: {} s", kernels.config.inactivity_budget.as_secs()));
     match kernels.state.try_lock_for(Duration::from_millis(200)) {
         Some(state) => {
             for language in [Language::Python, Language::Javascript] {
@@ -521,7 +531,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if matches!(ctx.origin(), CallOrigin::Bridge { via } if via == "eval") {
         return Err(eval_in_eval_error());
     }
-    let config = &run.config().kernel;
+    let config = &kernels.config;
     let mut state = kernels.state.lock();
     let slot = language.index();
     let mut notes = Vec::new();

@@ -252,10 +252,10 @@ fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -
 }
 
 fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    structural_resource(ctx)?;
+    let resource = structural_resource(ctx)?;
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
     let run = ctx.run();
-    let config = &run.config().structural;
+    let config = resource.config();
     let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let compiled = &setup.compiled;
@@ -535,7 +535,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let resource = structural_resource(ctx)?;
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
     let run = ctx.run();
-    let config = &run.config().structural;
+    let config = resource.config();
     let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let compiled = &setup.compiled;
     let template = validate_template(&args.rewrite, compiled)?;
