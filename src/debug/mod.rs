@@ -179,7 +179,7 @@ impl DebugSupervisor {
     /// Runs one op of the `debug` tool.
     pub(crate) fn call(&self, ctx: &CallContext<'_>, arguments: &DebugArguments) -> Result<ToolResult, ToolError> {
         let config = &self.config;
-        let workspace_root = ctx.run().workspace_root();
+        let workspace_root = ctx.workspace_root();
         let op = arguments.op.as_str();
         let mut guard = self.inner.lock();
         let state = &mut *guard;
@@ -303,6 +303,11 @@ impl DebugSupervisor {
         }
         Ok(result)
     }
+}
+
+impl crate::registry::Resource for DebugSupervisor {
+    const NAME: &'static str = "debug supervisor";
+    const WIRED_BY: &'static str = "RunBuilder::debug_supervisor(DebugSupervisor::new())";
 }
 
 impl Drop for DebugSupervisor {

@@ -323,7 +323,7 @@ impl Session {
         probe_cache: &mut ProbeCache,
     ) -> Result<(Session, ToolResult), ToolError> {
         let config = config.clone();
-        let workspace_root = ctx.run().workspace_root().to_path_buf();
+        let workspace_root = ctx.workspace_root().to_path_buf();
         let search = BinarySearch::from_env(&config.extra_binary_dirs);
         let (adapter, is_attach) = match &target {
             SessionTarget::Launch { adapter, .. } => (*adapter, false),

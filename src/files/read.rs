@@ -55,7 +55,7 @@ struct ReadArguments {
 /// `read` with `config`, the run's `files` section (captured when the tool is registered).
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value, config: &FilesConfig) -> Result<ToolOutput, ToolError> {
     let arguments: ReadArguments = ctx.parse_arguments(arguments)?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let start_line = arguments.start_line.unwrap_or(1).max(1);

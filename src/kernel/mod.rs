@@ -53,7 +53,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::registry::{CallContext, CallOptions, CallOrigin, Registry, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, CallOrigin, Registry, ToolDescriptor, ToolOutput};
 use crate::result::{Content, ToolResult};
 use crate::tier::Tier;
 
@@ -399,6 +399,11 @@ impl Kernels {
     }
 }
 
+impl crate::registry::Resource for Kernels {
+    const NAME: &'static str = "kernel factory";
+    const WIRED_BY: &'static str = "RunBuilder::kernel_factory(KernelFactory::new())";
+}
+
 impl Drop for Kernels {
     fn drop(&mut self) {
         self.shutdown();
@@ -513,10 +518,8 @@ struct EvalArguments {
 
 fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: EvalArguments = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let Some(kernels) = run.kernels() else {
-        return Err(run.unwired("kernel factory"));
-    };
+    let kernels = ctx.resource::<Kernels>()?;
+    let workspace_root = ctx.workspace_root();
     let description = arguments.description.trim();
     let word_count = description.split_whitespace().count();
     if !(5..=10).contains(&word_count) {
@@ -550,7 +553,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         let mut embedded_reason = String::new();
         let (interpreter, driver_source) = match language {
             Language::Python => {
-                let (backend, why) = kernels.resolve_python(run.workspace_root()).map_err(|why| {
+                let (backend, why) = kernels.resolve_python(workspace_root).map_err(|why| {
                     ToolError::new(ErrorKind::Unavailable, format!("no Python kernel can start: {why}"))
                         .with_hint("install python3 or create .venv in the workspace, or use language=javascript")
                 })?;
@@ -573,20 +576,20 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         state.generations[slot] += 1;
         let generation = state.generations[slot];
         let kernel = if driver_source.is_empty() {
-            start_embedded(run.workspace_root(), generation, config.startup_timeout)?
+            start_embedded(workspace_root, generation, config.startup_timeout)?
         } else {
             LiveKernel::start(&KernelLaunch {
                 language,
                 interpreter: &interpreter,
                 driver_source,
-                cwd: run.workspace_root(),
+                cwd: workspace_root,
                 sandbox: kernels.sandbox.as_ref(),
                 generation,
                 startup_timeout: config.startup_timeout,
             })?
         };
         if kernel.is_embedded() {
-            notes.push(embedded_kernel_note(run.workspace_root(), &embedded_reason));
+            notes.push(embedded_kernel_note(workspace_root, &embedded_reason));
         }
         if generation > 1 && !arguments.reset {
             if let Some(loss) = state.last_loss[slot].take() {
@@ -1099,13 +1102,7 @@ fn bridge_call(ctx: &CallContext<'_>, message: &Value) -> Value {
         return json!({"type": "tool_result", "id": id, "ok": false, "error": err.to_result().joined_text()});
     }
     let arguments = message.get("args").cloned().unwrap_or(Value::Null);
-    let options = CallOptions {
-        caller: ctx.caller(),
-        timeout: None,
-        cancel: ctx.cancel_token().clone(),
-        origin: CallOrigin::Bridge { via: "eval".to_owned() },
-    };
-    let result = ctx.run().call_with(name, arguments, &options);
+    let result = ctx.call_nested(name, arguments, CallOrigin::Bridge { via: "eval".to_owned() });
     if result.is_error {
         return json!({"type": "tool_result", "id": id, "ok": false, "error": result.joined_text()});
     }

@@ -88,6 +88,11 @@ impl StructuralResource {
     }
 }
 
+impl crate::registry::Resource for StructuralResource {
+    const NAME: &'static str = "tree-sitter parser set";
+    const WIRED_BY: &'static str = "RunBuilder::with_structural()";
+}
+
 /// Parses a language id or alias (`dart`, `py`, `rs`, `ts`, `c++` …; case-insensitive).
 ///
 /// # Errors
