@@ -15,6 +15,7 @@
 mod apply;
 mod apply_patch;
 mod atomic;
+mod beneath;
 mod common;
 mod edit;
 mod patch;
@@ -25,6 +26,7 @@ mod write;
 use std::sync::Arc;
 
 pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality};
+pub(crate) use atomic::staged_file_state;
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
 pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
 pub use path::{display_path, resolve_in_workspace, MAX_SYMLINK_HOPS};
