@@ -104,7 +104,7 @@ pub(crate) fn commit_file_changes_with_modes(
 
 /// How a staged file stands now compared with the bytes it was staged against, read beneath
 /// `workspace_root` with no symlink followed: `None` when unchanged and still writable, else
-/// `modified since staging`, `deleted since staging`, `read-only since staging (mode 0444)` or
+/// `modified since staging`, `deleted since staging`, `read-only now: mode 0444` or
 /// `unreadable now (…)`. Used by `resolve` before it commits.
 pub(crate) fn staged_file_state(workspace_root: &Path, path: &Path, staged_original: &[u8]) -> Option<String> {
     let read = Beneath::open(workspace_root).map_err(BeneathError::Io).and_then(|beneath| {
@@ -116,7 +116,7 @@ pub(crate) fn staged_file_state(workspace_root: &Path, path: &Path, staged_origi
     });
     match read {
         Ok(Some((content, metadata))) if metadata.is_file() && content == staged_original => {
-            (!writable_by_mode(&metadata)).then(|| format!("read-only since staging (mode {})", mode_text(&metadata)))
+            (!writable_by_mode(&metadata)).then(|| format!("read-only now: mode {}", mode_text(&metadata)))
         }
         Ok(Some(_)) => Some("modified since staging".to_owned()),
         Ok(None) => Some("deleted since staging".to_owned()),
