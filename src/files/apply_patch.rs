@@ -80,6 +80,8 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             },
         })
         .collect();
+    // A call cancelled (or out of time) before this point writes nothing.
+    ctx.check_continue("about to write")?;
     let written = if changes.is_empty() { Vec::new() } else { commit_file_changes_with_modes(root, &changes, &new_file_modes)? };
     Ok(ToolOutput::new(render(&patch, &summaries, changes.is_empty())).with_written_paths(written))
 }

@@ -103,6 +103,8 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         .collect();
     let change =
         FileChange { path, new_content: Some(updated.clone().into_bytes()), expected: ExpectedState::Content(original.into_bytes()) };
+    // A call cancelled (or out of time) before this point writes nothing.
+    ctx.check_continue("about to write")?;
     let written = commit_file_changes_in(root, &[change])?;
     let count = new_lines.len();
     let mut text = if count == 1 {

@@ -77,6 +77,8 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         None => ExpectedState::Absent,
     };
     let change = FileChange { path, new_content: Some(arguments.content.into_bytes()), expected };
+    // A call cancelled (or out of time) before this point writes nothing.
+    ctx.check_continue("about to write")?;
     let written = commit_file_changes_in(root, &[change])?;
     let (action, detail) = match &previous {
         None => ("created", "created".to_owned()),

@@ -710,3 +710,85 @@ fn write_and_apply_patch_refuse_fifos_instead_of_blocking() {
     assert!(deleted.is_error && deleted.joined_text().contains("not a regular file"), "{}", deleted.joined_text());
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "must not block on the FIFO");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Writes that land in a call the caller gave up on
+
+/// A host tool that commits `late.txt`, then lets `after` happen (sleep past the deadline, or the
+/// host's cancel arriving) before it returns.
+fn late_writer(after: fn(&CallContext<'_>)) -> (runbound::ToolDescriptor, runbound::ToolHandler) {
+    let descriptor = runbound::ToolDescriptor {
+        name: "late_writer".to_owned(),
+        description: "Writes late.txt, then finishes late.".to_owned(),
+        tier: runbound::Tier::Write,
+        input_schema: json!({"type": "object"}),
+        parallel_safe: true,
+        default_timeout: std::time::Duration::from_secs(30),
+    };
+    let handler: runbound::ToolHandler = Arc::new(move |ctx: &CallContext<'_>, _arguments: Value| {
+        let root = ctx.run().workspace_root();
+        let change = FileChange { path: root.join("late.txt"), new_content: Some(b"late\n".to_vec()), expected: ExpectedState::Any };
+        let written = runbound::files::commit_file_changes_in(root, &[change])?;
+        after(ctx);
+        Ok(runbound::ToolOutput::text("wrote late.txt").with_written_paths(written))
+    });
+    (descriptor, handler)
+}
+
+#[test]
+fn a_write_that_lands_past_the_deadline_or_after_a_cancel_says_it_landed() {
+    let fx = fixture(&[]);
+    for (after, expected) in [
+        (
+            (|_ctx: &CallContext<'_>| std::thread::sleep(std::time::Duration::from_millis(150))) as fn(&CallContext<'_>),
+            "note: this call ran past its 50 ms deadline, but its write had already landed: late.txt changed on disk",
+        ),
+        (
+            |ctx: &CallContext<'_>| ctx.cancel_token().cancel(),
+            "note: the host cancelled this call, but its write had already landed: late.txt",
+        ),
+    ] {
+        let (descriptor, handler) = late_writer(after);
+        let run = Run::builder(&fx.root)
+            .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+            .tool(descriptor, handler)
+            .build()
+            .unwrap();
+        let mut options = runbound::CallOptions::new(Caller::Main);
+        options.timeout = Some(std::time::Duration::from_millis(50));
+        let result = run.call_with("late_writer", json!({}), &options);
+        assert!(result.joined_text().contains(expected), "{}", result.joined_text());
+        assert_eq!(options.cancel.landed_writes(), vec![fx.root.join("late.txt")]);
+        fs::remove_file(fx.root.join("late.txt")).unwrap();
+    }
+    // A write tool cancelled before it commits writes nothing and says so.
+    let options = runbound::CallOptions::new(Caller::Main);
+    options.cancel.cancel();
+    let result = fx.run.call_with("write", json!({"path": "never.txt", "content": "x"}), &options);
+    assert!(result.is_error && result.joined_text().contains("cancelled"), "{}", result.joined_text());
+    assert!(!fx.root.join("never.txt").exists());
+}
+
+#[test]
+fn an_eval_that_times_out_after_a_bridged_write_says_the_write_landed() {
+    if support::require_binary("files::an_eval_that_times_out_after_a_bridged_write_says_the_write_landed", "python3").is_none() {
+        return;
+    }
+    let fx = fixture(&[]);
+    let run = Run::builder(&fx.root)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .kernel_factory(runbound::kernel::KernelFactory::new().selection(runbound::kernel::KernelSelection::Cpython))
+        .build()
+        .unwrap();
+    let mut options = runbound::CallOptions::new(Caller::Main);
+    options.timeout = Some(std::time::Duration::from_secs(6));
+    let code = "tool('write', {'path': 'bridged.txt', 'content': 'from the cell\\n'})\nimport time\ntime.sleep(60)";
+    let result = run.call_with("eval", json!({"code": code, "description": "write a file then wait for long"}), &options);
+    let text = result.joined_text();
+    assert!(result.is_error, "the cell ran out of time: {text}");
+    assert!(
+        text.contains("note: although eval did not complete, writes made through it had already landed and stay on disk: bridged.txt"),
+        "{text}"
+    );
+    assert_eq!(fx.read_file("bridged.txt"), "from the cell\n");
+}
