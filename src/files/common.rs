@@ -72,6 +72,30 @@ pub(crate) fn access_error(shown: &str, action: &str, err: BeneathError) -> Tool
     }
 }
 
+/// The bytes of the regular file at the absolute `path`, read beneath `root` with no symlink
+/// followed (`Ok(None)` when nothing is there). For other tools' planning reads (`lsp_rename`)
+/// so that a swapped directory cannot make them read outside the workspace.
+///
+/// # Errors
+/// The I/O error; a symlink on the path, a path outside `root`, or a directory or special file
+/// at it are errors too.
+pub(crate) fn read_file_beneath(root: &Path, path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    let beneath = Beneath::open(root)?;
+    let relative = beneath.relative(path).map_err(|err| std::io::Error::other(err.to_string()))?;
+    let (mut file, metadata) = match beneath.open_read(relative) {
+        Ok(opened) => opened,
+        Err(err) if err.is_missing() => return Ok(None),
+        Err(BeneathError::Io(err)) => return Err(err),
+        Err(err) => return Err(std::io::Error::other(err.to_string())),
+    };
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
 /// Metadata of what is at `path` beneath the root (`Ok(None)`: nothing there), no symlink
 /// followed.
 pub(crate) fn metadata_beneath(root: &Path, path: &Path) -> Result<Option<fs::Metadata>, ToolError> {
