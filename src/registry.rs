@@ -686,7 +686,7 @@ impl Registry {
                 let mut result = output.result;
                 if !output.written_paths.is_empty() {
                     options.cancel.record_landed_writes(&output.written_paths);
-                    if let Some(note) = late_write_note(run, &ctx, &output.written_paths) {
+                    if let Some(note) = late_write_note(&ctx, &output.written_paths) {
                         result.push_text(note);
                     }
                     for layer in &self.post_write_layers {
@@ -709,7 +709,7 @@ impl Registry {
             let landed = options.cancel.landed_writes();
             if landed.len() > landed_before {
                 let shown: Vec<String> =
-                    landed[landed_before..].iter().map(|path| crate::files::display_path(run.workspace_root(), path)).collect();
+                    landed[landed_before..].iter().map(|path| shown_in_workspace(self.workspace_root(), path)).collect();
                 result.push_text(format!(
                     "note: although {name} did not complete, writes made through it had already landed and stay on disk: {} (read them before redoing the change)",
                     shown.join(", ")
@@ -771,7 +771,7 @@ impl Registry {
 
 /// For a call that wrote after the host cancelled it or past its deadline: a line saying the
 /// write landed, so a caller that gave up on the call does not take it for undone.
-fn late_write_note(run: &Run, ctx: &CallContext<'_>, written_paths: &[PathBuf]) -> Option<String> {
+fn late_write_note(ctx: &CallContext<'_>, written_paths: &[PathBuf]) -> Option<String> {
     let why = if ctx.cancel_token().is_cancelled() {
         "the host cancelled this call".to_owned()
     } else if Instant::now() > ctx.deadline() {
@@ -779,8 +779,16 @@ fn late_write_note(run: &Run, ctx: &CallContext<'_>, written_paths: &[PathBuf]) 
     } else {
         return None;
     };
-    let shown: Vec<String> = written_paths.iter().map(|path| crate::files::display_path(run.workspace_root(), path)).collect();
+    let shown: Vec<String> = written_paths.iter().map(|path| shown_in_workspace(ctx.workspace_root(), path)).collect();
     Some(format!("note: {why}, but its write had already landed: {} changed on disk as shown above", shown.join(", ")))
+}
+
+/// `path` relative to the workspace root when it is inside it, else as is.
+fn shown_in_workspace(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => path.display().to_string(),
+    }
 }
 
 fn validate_arguments(tool: &RegisteredTool, arguments: &Value) -> Result<(), ToolError> {

@@ -885,7 +885,7 @@ mod tests {
             while !ctx.cancel_token().is_cancelled() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            let root = ctx.run().workspace_root();
+            let root = ctx.workspace_root();
             let change = crate::files::FileChange {
                 path: root.join("landed.txt"),
                 new_content: Some(b"landed\n".to_vec()),

@@ -723,7 +723,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     for file in &staged.files {
         // Read beneath the workspace with no symlink followed; a file made read-only since
         // staging is a conflict like a changed one.
-        if let Some(state) = crate::files::staged_file_state(ctx.run().workspace_root(), &file.path, &file.original) {
+        if let Some(state) = crate::files::staged_file_state(ctx.workspace_root(), &file.path, &file.original) {
             changed.push(json!({"path": file.display, "state": state}));
         }
     }

@@ -726,7 +726,7 @@ fn late_writer(after: fn(&CallContext<'_>)) -> (runbound::ToolDescriptor, runbou
         default_timeout: std::time::Duration::from_secs(30),
     };
     let handler: runbound::ToolHandler = Arc::new(move |ctx: &CallContext<'_>, _arguments: Value| {
-        let root = ctx.run().workspace_root();
+        let root = ctx.workspace_root();
         let change = FileChange { path: root.join("late.txt"), new_content: Some(b"late\n".to_vec()), expected: ExpectedState::Any };
         let written = runbound::files::commit_file_changes_in(root, &[change])?;
         after(ctx);
