@@ -539,7 +539,7 @@ mod tests {
             temp.write_all(b"written").unwrap();
             temp.set_mode(0o640).unwrap();
             temp.persist().unwrap();
-            let entries = beneath.list_dir(&relative.parent().unwrap().to_path_buf()).unwrap();
+            let entries = beneath.list_dir(relative.parent().unwrap()).unwrap();
             assert_eq!(entries, vec![("file.txt".to_owned(), false)], "only the file, no temp file");
             assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), "written");
             parent.remove_entry().unwrap();
