@@ -471,12 +471,11 @@ impl<'k> CellRun<'k> {
         let omitted = message["omitted_bytes"].as_u64().unwrap_or(0);
         if omitted > 0 {
             self.outcome.omitted_bytes += omitted;
+            // The driver says what it kept; older drivers did not, and kept half the cap each.
             let half = self.config.max_cell_output_bytes as u64 / 2;
-            self.outcome.items.push(OutputItem::OutputCut {
-                head_bytes: half,
-                tail_bytes: half,
-                total_bytes: omitted + self.config.max_cell_output_bytes as u64,
-            });
+            let head_bytes = message["head_bytes"].as_u64().unwrap_or(half);
+            let tail_bytes = message["tail_bytes"].as_u64().unwrap_or(half);
+            self.outcome.items.push(OutputItem::OutputCut { head_bytes, tail_bytes, total_bytes: head_bytes + tail_bytes + omitted });
         }
         if let Some(tail) = message["tail"].as_array() {
             for chunk in tail {

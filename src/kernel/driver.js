@@ -108,7 +108,8 @@ function capText(text) {
   const data = Buffer.from(text, 'utf8');
   if (data.length <= limits.max_item_bytes) return text;
   const half = Math.floor(limits.max_item_bytes / 2);
-  return `${data.subarray(0, half).toString('utf8')}\n[... truncated ${data.length - 2 * half} bytes of this item ...]\n${data.subarray(data.length - half).toString('utf8')}`;
+  // The same words as the host's cuts (runbound's render::middle_cut_notice).
+  return `${data.subarray(0, half).toString('utf8')}\n[\u2026 cut: showing the first ${half} and last ${half} of ${data.length} bytes of this item \u2026]\n${data.subarray(data.length - half).toString('utf8')}`;
 }
 
 function render(value) {
@@ -269,7 +270,7 @@ async function main() {
     // Let callbacks that are already due run before the cell is reported done.
     await new Promise((resolve) => setImmediate(resolve));
     const rawMarker = writeRawCellEnd(message.cell);
-    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, status, omitted_bytes: cellOutput.omitted, tail: cellOutput.tail, figures_omitted: 0 });
+    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, status, omitted_bytes: cellOutput.omitted, head_bytes: cellOutput.sent, tail_bytes: cellOutput.tailBytes, tail: cellOutput.tail, figures_omitted: 0 });
   }
 }
 main();

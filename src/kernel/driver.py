@@ -18,7 +18,7 @@
 #                 {"type":"display"|"result","item":{...}} {"type":"error","ename","evalue","traceback"}
 #                 {"type":"tool_call","id":K,"name":...,"args":...}
 #                 {"type":"child","pid":P,"state":"started"|"exited"}
-#                 {"type":"done","cell":N,"status":"ok"|"error","omitted_bytes":B,"tail":[[name,text],...]}
+#                 {"type":"done","cell":N,"status":"ok"|"error","omitted_bytes":B,"head_bytes":H,"tail_bytes":T,"tail":[[name,text],...]}
 import os
 import sys
 
@@ -772,7 +772,7 @@ def _main():
                 pass
         _flush_streams()
         raw_marker = _write_raw_cell_end(cell)
-        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
+        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "head_bytes": _CELL.sent_bytes, "tail_bytes": _CELL.tail_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
 
 
 try:

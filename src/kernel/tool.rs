@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::{CallContext, CallOrigin, Registry, ToolDescriptor, ToolOutput};
+use crate::render;
 use crate::result::{Content, ToolResult};
 use crate::tier::Tier;
 
@@ -336,17 +337,14 @@ fn render_outcome(header: &str, notes: &[String], outcome: &CellOutcome) -> Tool
                 continue;
             }
             OutputItem::Exception(text) => text.clone(),
-            OutputItem::OutputCut { head_bytes, total_bytes, .. } => format!(
-                "[... truncated {} bytes of output: showing the first and last {} KiB of {} KiB ...]",
-                total_bytes - 2 * head_bytes,
-                head_bytes / 1024,
-                total_bytes / 1024
-            ),
+            OutputItem::OutputCut { head_bytes, tail_bytes, total_bytes } => {
+                render::middle_cut_notice(*head_bytes, *tail_bytes, *total_bytes, "bytes of output")
+            }
             OutputItem::FiguresClosed { count, cap } => {
                 format!("{count} more figures were closed without being shown (cap: {cap} per cell)")
             }
-            OutputItem::RawOutputCut { kept_bytes, .. } => {
-                format!("[raw output cap of {kept_bytes} bytes reached; later raw output dropped]")
+            OutputItem::RawOutputCut { kept_bytes, total_bytes } => {
+                render::cut_marker(&render::showing(*kept_bytes as usize, *total_bytes as usize, "bytes of raw output (fd 1)"))
             }
             OutputItem::RawOutputIncomplete { waited } => format!(
                 "[raw stdout (fd 1) of this cell may be incomplete: its end marker did not arrive within {} ms]",
@@ -382,7 +380,8 @@ fn stream_text(item: &OutputItem) -> Option<(&str, String)> {
             let shown = text.len() as u64;
             let mut joined = String::new();
             if *total_bytes > shown {
-                joined.push_str(&format!("[raw fd output: showing last {shown} of {total_bytes} bytes]\n"));
+                joined.push_str(&render::tail_cut_notice(shown, *total_bytes, "bytes of raw stderr (fd 2)"));
+                joined.push('\n');
             }
             joined.push_str(text);
             Some(("stderr", joined))

@@ -441,11 +441,37 @@ fn huge_output_is_truncated_with_head_tail_and_marker() {
     let text = result.joined_text();
     assert!(text.contains("line 0\n"), "head kept");
     assert!(text.contains("line 199999"), "tail kept");
-    assert!(text.contains("truncated") && text.contains("bytes of output"), "explicit marker");
+    assert!(
+        text.contains("[… cut: showing the first 32768 and last 32768 of ") && text.contains(" bytes of output …]"),
+        "explicit marker: {text}"
+    );
     assert!(text.len() < 100 * 1024, "capped: {} bytes", text.len());
     assert!(text.contains("Out: 'tail value'"));
     let big_value = cell(&run, "'x' * 100000");
-    assert!(big_value.joined_text().contains("truncated") && big_value.joined_text().len() < 30 * 1024);
+    let big_text = big_value.joined_text();
+    assert!(big_text.contains("[… cut: showing the first 8192 and last 8192 of 100002 bytes of this item …]"), "{big_text}");
+    assert!(big_text.len() < 30 * 1024);
+}
+
+/// Output written to the kernel's raw descriptors (C-level writes, `os.write`) is capped too,
+/// and each cut says exactly what was kept of how much.
+#[test]
+fn raw_fd_output_cuts_say_what_was_kept_of_how_much() {
+    let Some(_) = python_or_skip("raw_fd_output_cuts_say_what_was_kept_of_how_much") else {
+        return;
+    };
+    let workspace = support::workspace_with(&[]);
+    let run = builder(workspace.path()).build().unwrap();
+    let result = cell(&run, "import os\nfor i in range(3000):\n    os.write(1, b'r' * 99 + b'\\n')\nos.write(2, b'e' * 40000)\n'done'");
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains(" of 300000 bytes of raw output (fd 1)]"), "{text}");
+    let shown: usize = text.split("… [cut: showing ").nth(1).and_then(|rest| rest.split(' ').next()).unwrap().parse().unwrap();
+    assert!(shown <= 64 * 1024 && shown > 0, "{shown}");
+    assert_eq!(text.matches(&"r".repeat(99)).count(), shown / 100, "exactly the shown lines are there");
+    assert!(text.contains("[cut: showing the last 16384 of 40000 bytes of raw stderr (fd 2)]"), "{text}");
+    assert!(text.contains("Out: 'done'"), "{text}");
+    assert_eq!(structured(&result)["omitted_output_bytes"], 300000 - shown as u64);
 }
 
 #[test]
