@@ -175,6 +175,23 @@ impl KernelFactory {
         }
     }
 
+    /// The CPython that runs the process guardian of a JavaScript kernel (a Python kernel's
+    /// guardian is its own interpreter): the host-configured Python executable, else `python3`
+    /// then `python` on PATH; or why there is none (the kernel then runs unguarded).
+    ///
+    /// # Errors
+    ///
+    /// One sentence saying what was looked for.
+    pub fn resolve_guardian_python(&self, workspace: &Path) -> Result<PathBuf, String> {
+        if let Some(path) = &self.python_executable {
+            return Ok(path.clone());
+        }
+        ["python3", "python"]
+            .into_iter()
+            .find_map(|name| self.find_on_path(name, workspace))
+            .ok_or_else(|| "no CPython to run the process guardian (python3 and python are not on PATH)".to_owned())
+    }
+
     /// The Node executable, or why there is none.
     pub fn resolve_node(&self) -> Result<PathBuf, String> {
         if let Some(path) = &self.node_executable {

@@ -1,5 +1,8 @@
-// runbound kernel driver for Node. Embedded in the runbound binary and started as
-// `node --expose-internals -e <this source>`; it is not a file on disk.
+// runbound kernel driver for Node. Embedded in the runbound binary; the kernel is started as
+// `node --expose-internals -e <boot>`, where the boot line reads this source from fd 5 (the host
+// writes it there right after the spawn) and runs it in the main context; it is not a file on
+// disk. Under runbound's process guardian, RUNBOUND_GUARDIAN_PID is in the environment (or
+// RUNBOUND_GUARDIAN_UNAVAILABLE with the reason): reported in `ready`, removed from what cells see.
 //
 // Protocol: JSON lines on descriptors of its own: host -> kernel on fd 3, kernel -> host on
 // fd 4 (see driver.py for the message types). Node cannot fcntl, so both are reopened through
@@ -26,6 +29,9 @@ function privateFd(fd, flags) {
     return fd;
   }
 }
+const guardian = { pid: process.env.RUNBOUND_GUARDIAN_PID || null, unavailable: process.env.RUNBOUND_GUARDIAN_UNAVAILABLE || null };
+delete process.env.RUNBOUND_GUARDIAN_PID;
+delete process.env.RUNBOUND_GUARDIAN_UNAVAILABLE;
 const PROTO_IN = privateFd(3, fs.constants.O_RDONLY);
 const PROTO_OUT = privateFd(4, fs.constants.O_WRONLY);
 function writeRawCellEnd(cell) {
@@ -247,7 +253,7 @@ function formatError(err) {
   return util.inspect(err);
 }
 
-send({ type: 'ready', backend: 'node', version: process.versions.node, executable: process.execPath, pid: process.pid, cwd: process.cwd() });
+send({ type: 'ready', backend: 'node', version: process.versions.node, executable: process.execPath, pid: process.pid, cwd: process.cwd(), guardian_pid: guardian.pid, guardian_unavailable: guardian.unavailable });
 
 async function main() {
   for (;;) {

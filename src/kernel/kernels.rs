@@ -16,7 +16,7 @@ use crate::error::{ErrorKind, ToolError};
 
 use super::backend::{KernelFactory, Language, PythonBackend, Sandbox};
 use super::cell::{run_cell, CellHost, CellOutcome, KernelLoss};
-use super::session::{KernelEvent, KernelIdentity, KernelLaunch, LiveKernel};
+use super::session::{Containment, KernelEvent, KernelIdentity, KernelLaunch, LiveKernel};
 use super::KernelConfig;
 
 /// The CPython driver script, started as `python -u -X utf8 -c <source>`: the helpers shared
@@ -91,6 +91,8 @@ pub(crate) struct KernelStart {
     pub(crate) embedded_reason: Option<String>,
     /// What ended the previous generation, when its state was lost (not by a reset).
     pub(crate) after_loss: Option<KernelLoss>,
+    /// Whether the new kernel's processes die with it when the host is killed.
+    pub(crate) containment: Containment,
 }
 
 /// One cell that ran.
@@ -283,6 +285,11 @@ impl Kernels {
                 (path, JAVASCRIPT_DRIVER)
             }
         };
+        // A Python kernel's guardian is its own interpreter; a JavaScript kernel's needs one.
+        let guardian_python = match language {
+            Language::Python => Ok(interpreter.clone()),
+            Language::Javascript => self.factory.resolve_guardian_python(workspace_root),
+        };
         state.generations[slot] += 1;
         let generation = state.generations[slot];
         let kernel = if embedded_reason.is_some() {
@@ -292,6 +299,7 @@ impl Kernels {
                 language,
                 interpreter: &interpreter,
                 driver_source,
+                guardian_python: guardian_python.as_deref().map_err(String::as_str),
                 cwd: workspace_root,
                 sandbox: self.sandbox.as_ref(),
                 generation,
@@ -299,8 +307,9 @@ impl Kernels {
             })?
         };
         let after_loss = if generation > 1 && !after_reset { state.last_loss[slot].take() } else { None };
+        let containment = kernel.identity.containment.clone();
         state.live[slot] = Some(kernel);
-        Ok(KernelStart { generation, embedded_reason, after_loss })
+        Ok(KernelStart { generation, embedded_reason, after_loss, containment })
     }
 }
 

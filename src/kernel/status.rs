@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::backend::PythonBackend;
 use super::kernels::Kernels;
+use super::session::Containment;
 use super::tool::describe_loss;
 
 /// The kernel section of `runbound status`: which Python backend is active and why, which
@@ -32,13 +33,21 @@ pub fn kernel_status(kernels: Option<&Kernels>) -> String {
         Some(sandbox) => lines.push(format!("  sandbox: {} (kernels start inside it)", sandbox.description)),
         None => lines.push("  sandbox: none (kernels run on the host)".to_owned()),
     }
+    let javascript_guardian = match kernels.factory().resolve_guardian_python(workspace) {
+        Ok(python) => format!("javascript kernels through {}", python.display()),
+        Err(why) => format!("javascript kernels run without it: {why}"),
+    };
+    lines.push(format!(
+        "  containment: spawned kernels run under the process guardian (a child subreaper that kills every process the cells \
+         started when the host dies, even by SIGKILL): python kernels through their own interpreter, {javascript_guardian}"
+    ));
     lines.push(format!("  inactivity budget: {} s", kernels.config().inactivity_budget.as_secs()));
     match kernels.slots(Duration::from_millis(200)) {
         Some(slots) => {
             for (language, slot) in slots {
                 match slot.live {
                     Some(live) => lines.push(format!(
-                        "  {language} kernel: running — {} {} {}, generation {}, {} cells, up {} s",
+                        "  {language} kernel: running — {} {} {}, generation {}, {} cells, up {} s{}",
                         live.identity.backend,
                         live.identity.version,
                         if live.embedded {
@@ -48,7 +57,12 @@ pub fn kernel_status(kernels: Option<&Kernels>) -> String {
                         },
                         live.generation,
                         live.cells_run,
-                        live.uptime.as_secs()
+                        live.uptime.as_secs(),
+                        match (&live.identity.containment, live.embedded) {
+                            (_, true) => String::new(),
+                            (Containment::Guarded { guardian_pid }, false) => format!(", guarded (guardian pid {guardian_pid})"),
+                            (Containment::GuardianFailed(why) | Containment::Unguarded(why), false) => format!(", not guarded: {why}"),
+                        }
                     )),
                     None => lines.push(format!(
                         "  {language} kernel: not running{}",

@@ -19,6 +19,7 @@ use crate::tier::Tier;
 use super::backend::Language;
 use super::cell::{CellHost, CellOutcome, CellStatus, CellStop, DisplayValue, KernelLoss, OutputItem, StopHow, StopReason};
 use super::kernels::{CellReport, CellRequest, Inventory, KernelStart, Kernels, ResetReport};
+use super::session::Containment;
 
 /// The tool's name.
 pub(crate) const TOOL_NAME: &str = "eval";
@@ -180,6 +181,7 @@ fn render_report(report: &CellReport, description: &str, workspace_root: &Path) 
         "version": identity.version,
         "generation": cell.generation,
         "sandboxed": identity.sandboxed,
+        "guarded": matches!(identity.containment, Containment::Guarded { .. }),
         "executable": identity.executable.display().to_string(),
         "status": outcome.status.as_str(),
         "stopped_by": outcome.stopped_by.map(StopReason::as_str),
@@ -223,8 +225,13 @@ fn preview_list(items: &[String]) -> String {
 
 fn describe_start(started: &KernelStart, language: Language, workspace_root: &Path) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(why) = &started.embedded_reason {
-        notes.push(embedded_kernel_note(workspace_root, why));
+    match (&started.embedded_reason, &started.containment) {
+        (Some(why), _) => notes.push(embedded_kernel_note(workspace_root, why)),
+        (None, Containment::Guarded { .. }) => {}
+        (None, Containment::GuardianFailed(why) | Containment::Unguarded(why)) => notes.push(format!(
+            "note: this {language} kernel runs without the process guardian ({why}): processes its cells start are still \
+             killed when the run stops, but would survive a host killed with SIGKILL."
+        )),
     }
     if let Some(loss) = &started.after_loss {
         notes.push(format!("note: started a fresh {language} kernel (generation {}) after: {}", started.generation, describe_loss(loss)));

@@ -598,15 +598,22 @@ fn kernel_runs_inside_the_host_supplied_sandbox() {
         .sandbox(Sandbox { command_prefix: prefix, description: "bubblewrap, read-only root".to_owned() })
         .build()
         .unwrap();
-    let inside = cell(&run, "import os\nopen('/tmp/rb-sandbox-marker', 'w').write('x')\n(os.getpid(), os.access('/usr', os.W_OK))");
+    let inside = cell(
+        &run,
+        "import os\nopen('/tmp/rb-sandbox-marker', 'w').write('x')\n(os.access('/usr', os.W_OK), os.readlink('/proc/self/ns/pid'))",
+    );
     assert!(!inside.is_error, "{}", inside.joined_text());
     assert!(inside.joined_text().contains("sandboxed"), "{}", inside.joined_text());
     assert_eq!(structured(&inside)["sandboxed"], true);
+    assert_eq!(structured(&inside)["guarded"], true, "the guardian runs inside the sandbox too");
     let text = inside.joined_text();
-    let pid_text = text.split("Out: (").nth(1).and_then(|rest| rest.split(',').next()).unwrap();
-    let pid: u32 = pid_text.trim().parse().unwrap();
-    assert!(pid < 10, "a fresh PID namespace: the kernel's pid inside is {pid}");
-    assert!(text.contains(", False)"), "the root is read-only inside: {text}");
+    // A fresh PID namespace: the kernel's pid namespace is not the host's. (Its pid inside is
+    // small but not tiny: the guardian and interpreter shims such as pyenv's fork before it.)
+    let host_namespace = std::fs::read_link("/proc/self/ns/pid").unwrap().display().to_string();
+    let kernel_namespace = text.split("'pid:[").nth(1).and_then(|rest| rest.split(']').next()).unwrap_or_else(|| panic!("{text}"));
+    assert!(host_namespace.starts_with("pid:["), "{host_namespace}");
+    assert_ne!(format!("pid:[{kernel_namespace}]"), host_namespace, "the kernel runs in a PID namespace of its own: {text}");
+    assert!(text.contains("Out: (False, "), "the root is read-only inside: {text}");
     assert!(!Path::new("/tmp/rb-sandbox-marker").exists(), "the sandbox's /tmp is private");
     assert!(kernel_status(run.kernels()).contains("bubblewrap"), "{}", kernel_status(run.kernels()));
     let persists = cell(&run, "open('/tmp/rb-sandbox-marker').read()");

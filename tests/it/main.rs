@@ -6,6 +6,7 @@
 mod support;
 
 mod cli;
+mod containment;
 mod debug;
 mod eval;
 mod eval_embedded;
