@@ -76,15 +76,21 @@ pub(crate) enum StopReason {
         /// [`KernelConfig::inactivity_budget`].
         budget: Duration,
     },
+    /// The cell ran for the wall-clock cap per cell.
+    WallClockCap {
+        /// [`KernelConfig::cell_wall_clock_cap`].
+        cap: Duration,
+    },
 }
 
 impl StopReason {
-    /// `cancelled`, `call_deadline` or `inactivity_budget`.
+    /// `cancelled`, `call_deadline`, `inactivity_budget` or `cell_wall_clock_cap`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             StopReason::Cancelled => "cancelled",
             StopReason::CallDeadline { .. } => "call_deadline",
             StopReason::Inactivity { .. } => "inactivity_budget",
+            StopReason::WallClockCap { .. } => "cell_wall_clock_cap",
         }
     }
 
@@ -96,8 +102,8 @@ impl StopReason {
     }
 
     /// Whether a kernel that its interrupt stopped may be kept: like a notebook's interrupt for a
-    /// cancelled call and the call's own budget; never for the inactivity budget ("interrupt,
-    /// then kill the process group and restart").
+    /// cancelled call, the call's own budget and the wall-clock cap; never for the inactivity
+    /// budget ("interrupt, then kill the process group and restart").
     fn may_keep_kernel(self) -> bool {
         !matches!(self, StopReason::Inactivity { .. })
     }
@@ -359,7 +365,8 @@ impl<'k> CellRun<'k> {
         false
     }
 
-    /// The watch loop: budgets first, then the next event (waking at least every 100 ms).
+    /// The watch loop: budgets first, then the next event (waking at least every 100 ms, and at
+    /// the nearest budget's end).
     fn watch(&mut self, host: &mut dyn CellHost) {
         loop {
             let now = Instant::now();
@@ -368,7 +375,8 @@ impl<'k> CellRun<'k> {
                 return;
             }
             let idle_deadline = self.last_activity + self.config.inactivity_budget;
-            let wake = idle_deadline.min(host.deadline()).min(now + Duration::from_millis(100));
+            let cap_deadline = self.started + self.config.cell_wall_clock_cap;
+            let wake = idle_deadline.min(cap_deadline).min(host.deadline()).min(now + Duration::from_millis(100));
             let event = match self.kernel.events.recv_timeout(wake.saturating_duration_since(now)) {
                 Ok(event) => event,
                 Err(RecvTimeoutError::Timeout) => continue,
@@ -402,13 +410,16 @@ impl<'k> CellRun<'k> {
     }
 
     /// The budget that has run out at `now`, if any: cancellation, then inactivity, then the
-    /// call's own budget.
+    /// wall-clock cap per cell, then the call's own budget.
     fn expired_budget(&self, host: &dyn CellHost, now: Instant) -> Option<StopReason> {
         if host.cancelled() {
             return Some(StopReason::Cancelled);
         }
         if now >= self.last_activity + self.config.inactivity_budget {
             return Some(StopReason::Inactivity { budget: self.config.inactivity_budget });
+        }
+        if now >= self.started + self.config.cell_wall_clock_cap {
+            return Some(StopReason::WallClockCap { cap: self.config.cell_wall_clock_cap });
         }
         if now >= host.deadline() {
             return Some(StopReason::CallDeadline { budget: host.budget() });

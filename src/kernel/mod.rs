@@ -19,8 +19,9 @@
 //! 5 min) reset by any output and paused while a bridge call (and any permission card inside
 //! it) is outstanding. When it runs out the kernel is interrupted (SIGINT), then its process
 //! group and every shell child are killed, and the result says the state was lost; the next call
-//! starts a new generation. A call the host cancels, or one that reaches its own time budget, is
-//! interrupted the same way, but like a notebook's interrupt: when the cell ends within
+//! starts a new generation. A cell that keeps printing is stopped by the wall-clock cap per cell
+//! ([`KernelConfig::cell_wall_clock_cap`], default 30 min). That cap, a call the host cancels,
+//! and one that reaches its own time budget interrupt the cell like a notebook's interrupt: when the cell ends within
 //! [`KernelConfig::interrupt_grace`] the kernel is kept with its state (only its shell children
 //! are killed); otherwise it is killed and restarted as above.
 //!
@@ -67,6 +68,12 @@ pub struct KernelConfig {
     /// Inactivity budget of a cell: reset by any output, paused during bridge calls; when it
     /// runs out the kernel is interrupted, killed and restarted (default 5 min, R-EVAL-5).
     pub inactivity_budget: Duration,
+    /// Wall-clock cap of one cell, whatever it prints (default 30 min): a cell that keeps
+    /// producing output never runs out of its inactivity budget, so this cap stops it. Like a
+    /// notebook's interrupt: the kernel is kept with its state when the interrupt ends the cell
+    /// within [`KernelConfig::interrupt_grace`], else killed and restarted. Time inside `tool()`
+    /// calls counts.
+    pub cell_wall_clock_cap: Duration,
     /// After an interrupt, how long to collect the traceback before the kill (default 1 s).
     pub interrupt_grace: Duration,
     /// How long a kernel may take to start and report ready (default 30 s).
@@ -89,6 +96,7 @@ impl Default for KernelConfig {
     fn default() -> Self {
         KernelConfig {
             inactivity_budget: Duration::from_secs(300),
+            cell_wall_clock_cap: Duration::from_secs(30 * 60),
             interrupt_grace: Duration::from_secs(1),
             startup_timeout: Duration::from_secs(30),
             max_cell_output_bytes: 64 * 1024,

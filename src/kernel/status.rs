@@ -41,7 +41,11 @@ pub fn kernel_status(kernels: Option<&Kernels>) -> String {
         "  containment: spawned kernels run under the process guardian (a child subreaper that kills every process the cells \
          started when the host dies, even by SIGKILL): python kernels through their own interpreter, {javascript_guardian}"
     ));
-    lines.push(format!("  inactivity budget: {} s", kernels.config().inactivity_budget.as_secs()));
+    lines.push(format!(
+        "  inactivity budget: {} s; wall-clock cap per cell: {} s",
+        kernels.config().inactivity_budget.as_secs(),
+        kernels.config().cell_wall_clock_cap.as_secs()
+    ));
     match kernels.slots(Duration::from_millis(200)) {
         Some(slots) => {
             for (language, slot) in slots {

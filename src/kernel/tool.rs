@@ -32,9 +32,10 @@ figures come back as PNG images. Python magics: %pip install …, %cd, %pwd, %en
 same approvals (returns the structured content as a dict with the result's text under \"text\", or the \
 text alone; raises on error); in JavaScript `tool()` and \
 `await tool()` both work. A cell with no output for the inactivity budget (default 5 min; time inside \
-tool() calls does not count) is interrupted and the kernel restarted, losing its state; a cancelled call, or one \
-past its time budget, is interrupted like a notebook cell: the kernel keeps its state when the interrupt \
-stops the cell (else it is restarted; the result says which). `reset: true` \
+tool() calls does not count) is interrupted and the kernel restarted, losing its state; a cell running past the \
+wall-clock cap per cell (default 30 min, output or not), a cancelled call, or one past its time budget is \
+interrupted like a notebook cell: the kernel keeps its state when the interrupt stops the cell (else it is \
+restarted). The result says which budget stopped a cell. `reset: true` \
 discards the kernel first. Every result names the backend and the kernel generation.";
 
 pub(crate) fn register_tools(registry: &mut Registry) {
@@ -266,6 +267,10 @@ pub(super) fn describe_stop_reason(reason: StopReason) -> String {
         StopReason::Inactivity { budget } => {
             format!("the cell produced no output for {} s (the inactivity budget)", budget.as_secs_f64())
         }
+        StopReason::WallClockCap { cap } => format!(
+            "the cell ran for {} s, the wall-clock cap per cell (it was still running; the inactivity budget had not run out)",
+            cap.as_secs_f64()
+        ),
     }
 }
 

@@ -374,6 +374,7 @@ fn inactivity_budget_kills_silent_cells_only() {
     assert!(started.elapsed() < Duration::from_secs(10), "killed after ~2 s, took {:?}", started.elapsed());
     assert!(silent.is_error);
     assert_eq!(structured(&silent)["status"], "timeout");
+    assert_eq!(structured(&silent)["stopped_by"], "inactivity_budget");
     assert_eq!(structured(&silent)["state_lost"], true);
     let text = silent.joined_text();
     assert!(text.contains("no output for 2 s") && text.contains("state") && text.contains("is lost"), "{text}");
@@ -383,6 +384,49 @@ fn inactivity_budget_kills_silent_cells_only() {
     assert!(after.is_error && after.joined_text().contains("NameError"), "the restart lost the state: {}", after.joined_text());
     assert_eq!(structured(&after)["generation"], 2);
     assert!(after.joined_text().contains("started a fresh python kernel (generation 2)"), "{}", after.joined_text());
+}
+
+/// A cell that prints forever never runs out of its inactivity budget: the wall-clock cap per
+/// cell stops it, the result says that budget did, and (the interrupt ending the cell) the
+/// kernel keeps its state — in CPython and in Node.
+#[test]
+fn a_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
+    if python_or_skip("a_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap").is_none()
+        || node_or_skip("a_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap").is_none()
+    {
+        return;
+    }
+    let workspace = support::workspace_with(&[]);
+    let mut config = RunConfig::default();
+    config.kernel.inactivity_budget = Duration::from_secs(2);
+    config.kernel.cell_wall_clock_cap = Duration::from_secs(4);
+    let run = builder(workspace.path()).config(config).build().unwrap();
+    for (language, setup, forever, check) in [
+        ("python", "kept = 'yes'", "import time\nwhile True:\n    print('tick', flush=True)\n    time.sleep(0.05)", "kept"),
+        ("javascript", "var kept = 'yes'", "for (;;) { console.log('tick'); }", "kept"),
+    ] {
+        assert!(!cell_in(&run, language, setup).is_error);
+        let started = Instant::now();
+        let stopped = cell_in(&run, language, forever);
+        let elapsed = started.elapsed();
+        let text = stopped.joined_text();
+        assert!(elapsed >= Duration::from_secs(4) && elapsed < Duration::from_secs(30), "{language}: stopped after {elapsed:?}: {text}");
+        assert!(stopped.is_error, "{language}: {text}");
+        assert_eq!(structured(&stopped)["status"], "timeout", "{language}: {text}");
+        assert_eq!(structured(&stopped)["stopped_by"], "cell_wall_clock_cap", "{language}: {text}");
+        assert!(text.contains("tick"), "{language}: the output so far is shown: {text}");
+        assert!(
+            text.contains("cell stopped: the cell ran for 4 s, the wall-clock cap per cell") && text.contains("and kept (generation 1)"),
+            "{language}: {text}"
+        );
+        assert_eq!(structured(&stopped)["state_lost"], false, "{language}");
+        let after = cell_in(&run, language, check);
+        assert!(after.joined_text().contains("Out: 'yes'"), "{language}: the state survived: {}", after.joined_text());
+        assert_eq!(structured(&after)["generation"], 1, "{language}");
+    }
+    let silent = cell(&run, "import time\ntime.sleep(60)");
+    assert_eq!(structured(&silent)["stopped_by"], "inactivity_budget", "a silent cell still meets the inactivity budget first");
+    assert!(kernel_status(run.kernels()).contains("wall-clock cap per cell: 4 s"), "{}", kernel_status(run.kernels()));
 }
 
 #[test]
