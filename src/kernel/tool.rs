@@ -2,6 +2,11 @@
 //! checks, the `tool()` bridge back into the registry (as the eval's caller, through every
 //! layer), and the rendering of a [`CellReport`] for the model — header, notes, streams, values,
 //! images, cuts, stops and losses — plus its structured content.
+//!
+//! Program output is shown without ANSI escape sequences (colors, cursor movement: a program
+//! that forces colors despite `NO_COLOR=1` and `TERM=dumb`), and a result that had any says so
+//! once. A description outside 5–10 words is accepted with a note (refusing it would cost the
+//! model a whole call).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -48,7 +53,7 @@ pub(crate) fn register_tools(registry: &mut Registry) {
                 "type": "object",
                 "properties": {
                     "code": {"type": "string", "description": "The cell's source. May be empty with reset=true."},
-                    "description": {"type": "string", "description": "What the cell does, 5–10 words; labels the cell in the transcript."},
+                    "description": {"type": "string", "description": "What the cell does, 5–10 words; labels the cell in the transcript (other lengths are accepted with a note)."},
                     "language": {"type": "string", "enum": ["python", "javascript"], "description": "Default python."},
                     "reset": {"type": "boolean", "description": "Discard this language's kernel (all its state) before running the cell."}
                 },
@@ -78,10 +83,14 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let kernels = ctx.resource::<Kernels>()?;
     let description = arguments.description.trim();
     let word_count = description.split_whitespace().count();
-    if !(5..=10).contains(&word_count) {
-        return Err(ToolError::invalid(format!("description must be 5–10 words, got {word_count}: {description:?}"))
-            .with_hint("describe what the cell does in 5–10 words, e.g. \"load sales CSV and summarize columns\""));
-    }
+    let description_note = (!(5..=10).contains(&word_count)).then(|| {
+        format!(
+            "note: the description has {}; describe what the cell does in 5–10 words next time \
+             (it labels the cell in the transcript), e.g. \"load sales CSV and summarize columns\"",
+            render::plural(word_count, "word")
+        )
+    });
+    let label = if description.is_empty() { "(no description)" } else { description };
     let language = match arguments.language.as_deref() {
         None | Some("python") => Language::Python,
         Some("javascript") => Language::Javascript,
@@ -95,7 +104,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     let mut host = BridgeHost { ctx };
     let report = kernels.run(CellRequest { language, code: &arguments.code, reset: arguments.reset }, &mut host)?;
-    Ok(ToolOutput::new(render_report(&report, description, kernels.workspace_root())))
+    Ok(ToolOutput::new(render_report(&report, label, description_note, kernels.workspace_root())))
 }
 
 /// The eval call as seen by a running cell: its cancel token, its deadline, and `tool()` calls
@@ -151,9 +160,9 @@ fn eval_in_eval_error() -> ToolError {
 
 /// The result of one eval call: a header naming the cell, backend, version and generation;
 /// notes (reset, kernel start); the cell's items in order; its structured content.
-fn render_report(report: &CellReport, description: &str, workspace_root: &Path) -> ToolResult {
+fn render_report(report: &CellReport, description: &str, description_note: Option<String>, workspace_root: &Path) -> ToolResult {
     let language = report.language;
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = description_note.into_iter().collect();
     if let Some(reset) = &report.reset {
         notes.push(describe_reset(reset, language));
     }
@@ -173,7 +182,13 @@ fn render_report(report: &CellReport, description: &str, workspace_root: &Path) 
         if identity.sandboxed { " · sandboxed" } else { "" },
     );
     let outcome = &cell.outcome;
-    let mut result = render_outcome(&header, &notes, outcome);
+    let mut ansi = AnsiStripper::default();
+    let mut result = render_outcome(&header, &notes, outcome, &mut ansi);
+    if ansi.stripped {
+        result.content.push(Content::Text {
+            text: "note: ANSI escape sequences (terminal colors, cursor movement) were removed from this output".to_owned(),
+        });
+    }
     result.structured_content = Some(json!({
         "cell": cell.number,
         "description": description,
@@ -191,6 +206,7 @@ fn render_report(report: &CellReport, description: &str, workspace_root: &Path) 
         "bridge_calls": outcome.bridge_calls,
         "images": outcome.items.iter().filter(|item| matches!(item, OutputItem::Value { value: DisplayValue::Png { .. }, .. })).count(),
         "omitted_output_bytes": outcome.omitted_bytes,
+        "ansi_stripped": ansi.stripped,
     }));
     result
 }
@@ -283,7 +299,7 @@ pub(super) fn describe_loss(loss: &KernelLoss) -> String {
     }
 }
 
-fn describe_stop(stop: &CellStop) -> String {
+fn describe_stop(stop: &CellStop, ansi: &mut AnsiStripper) -> String {
     let reason = describe_stop_reason(stop.reason);
     let mut text = if stop.kernel_kept {
         format!(
@@ -305,16 +321,34 @@ fn describe_stop(stop: &CellStop) -> String {
     };
     if let Some(traceback) = &stop.traceback {
         text.push_str("\nWhere it was when interrupted:\n");
-        text.push_str(traceback);
+        text.push_str(&ansi.strip(traceback));
     }
     text
 }
 
+/// Removes ANSI escape sequences from program output and remembers whether it removed any.
+#[derive(Default)]
+struct AnsiStripper {
+    stripped: bool,
+}
+
+impl AnsiStripper {
+    /// `text` without ANSI escape sequences (and the other non-whitespace control characters
+    /// that travel with them) when it has an ESC, else unchanged.
+    fn strip(&mut self, text: &str) -> String {
+        if !text.contains('\u{1b}') {
+            return text.to_owned();
+        }
+        self.stripped = true;
+        anstream::adapter::strip_str(text).to_string()
+    }
+}
+
 /// One displayed or echoed value: text, or an image with its caption.
-fn render_value(value: &DisplayValue, echo: bool, content: &mut Vec<Content>) {
+fn render_value(value: &DisplayValue, echo: bool, content: &mut Vec<Content>, ansi: &mut AnsiStripper) {
     match value {
-        DisplayValue::Text(text) if echo => content.push(Content::Text { text: format!("Out: {text}") }),
-        DisplayValue::Text(text) => content.push(Content::Text { text: text.clone() }),
+        DisplayValue::Text(text) if echo => content.push(Content::Text { text: format!("Out: {}", ansi.strip(text)) }),
+        DisplayValue::Text(text) => content.push(Content::Text { text: ansi.strip(text) }),
         DisplayValue::Png { data, width, height, bytes, note } => {
             let mut caption = format!(
                 "[image: PNG {width}×{height} px, {bytes} bytes{}]",
@@ -331,7 +365,7 @@ fn render_value(value: &DisplayValue, echo: bool, content: &mut Vec<Content>) {
 
 /// The content blocks of a cell: the header, the notes, then the items in order, with
 /// consecutive text of the same stream joined into one block (stderr marked `[stderr]`).
-fn render_outcome(header: &str, notes: &[String], outcome: &CellOutcome) -> ToolResult {
+fn render_outcome(header: &str, notes: &[String], outcome: &CellOutcome, ansi: &mut AnsiStripper) -> ToolResult {
     let mut content = vec![Content::Text { text: header.to_owned() }];
     for note in notes {
         content.push(Content::Text { text: note.clone() });
@@ -339,16 +373,16 @@ fn render_outcome(header: &str, notes: &[String], outcome: &CellOutcome) -> Tool
     let mut streams = StreamJoiner::default();
     for item in &outcome.items {
         if let Some((name, text)) = stream_text(item) {
-            streams.push(name, &text, &mut content);
+            streams.push(name, &text, &mut content, ansi);
             continue;
         }
-        streams.flush(&mut content);
+        streams.flush(&mut content, ansi);
         let text = match item {
             OutputItem::Value { value, echo } => {
-                render_value(value, *echo, &mut content);
+                render_value(value, *echo, &mut content, ansi);
                 continue;
             }
-            OutputItem::Exception(text) => text.clone(),
+            OutputItem::Exception(text) => ansi.strip(text),
             OutputItem::OutputCut { head_bytes, tail_bytes, total_bytes } => {
                 render::middle_cut_notice(*head_bytes, *tail_bytes, *total_bytes, "bytes of output")
             }
@@ -363,16 +397,17 @@ fn render_outcome(header: &str, notes: &[String], outcome: &CellOutcome) -> Tool
                 waited.as_millis()
             ),
             OutputItem::BridgeReplyLost(err) => format!("the tool() reply could not be delivered: {err}"),
-            OutputItem::Stopped(stop) => describe_stop(stop),
+            OutputItem::Stopped(stop) => describe_stop(stop, ansi),
             OutputItem::KernelDied { state, next_generation } => format!(
-                "kernel died: {state}\nIts state (variables, imports) is lost; the next eval call starts a fresh kernel (generation {next_generation})."
+                "kernel died: {}\nIts state (variables, imports) is lost; the next eval call starts a fresh kernel (generation {next_generation}).",
+                ansi.strip(state)
             ),
             OutputItem::KernelUnreachable(loss) => format!("kernel lost: {}", describe_loss(loss)),
             OutputItem::Stream { .. } | OutputItem::RawStderr { .. } => continue,
         };
         content.push(Content::Text { text });
     }
-    streams.flush(&mut content);
+    streams.flush(&mut content, ansi);
     if content.len() == 1 + notes.len() {
         content.push(Content::Text {
             text: format!(
@@ -402,25 +437,27 @@ fn stream_text(item: &OutputItem) -> Option<(&str, String)> {
     }
 }
 
-/// Joins consecutive text of the same stream into one content block.
+/// Joins consecutive text of the same stream into one content block (ANSI escape sequences
+/// stripped from the joined text, so a sequence split between two writes goes whole).
 #[derive(Default)]
 struct StreamJoiner {
     pending: Option<(String, String)>,
 }
 
 impl StreamJoiner {
-    fn push(&mut self, name: &str, text: &str, content: &mut Vec<Content>) {
+    fn push(&mut self, name: &str, text: &str, content: &mut Vec<Content>, ansi: &mut AnsiStripper) {
         match &mut self.pending {
             Some((pending_name, pending_text)) if pending_name == name => pending_text.push_str(text),
             _ => {
-                self.flush(content);
+                self.flush(content, ansi);
                 self.pending = Some((name.to_owned(), text.to_owned()));
             }
         }
     }
 
-    fn flush(&mut self, content: &mut Vec<Content>) {
+    fn flush(&mut self, content: &mut Vec<Content>, ansi: &mut AnsiStripper) {
         if let Some((name, text)) = self.pending.take() {
+            let text = ansi.strip(&text);
             let text = if name == "stderr" { format!("[stderr]\n{text}") } else { text };
             content.push(Content::Text { text });
         }
