@@ -25,6 +25,7 @@ pub mod client;
 pub mod diagnostics_on_write;
 pub mod position;
 pub mod rename;
+pub mod rename_coverage;
 pub mod servers;
 pub mod supervisor;
 pub mod tool;
