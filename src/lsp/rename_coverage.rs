@@ -30,7 +30,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::lsp::client::LanguageServer;
-use crate::lsp::position::{is_identifier_char, split_lines};
+use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
 use crate::lsp::servers::ServerDefinition;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 
@@ -161,10 +161,104 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
     targets
 }
 
-/// Text edits of a `WorkspaceEdit` by canonical path, in the form `[(start line, start char,
-/// end line, end char, newText)]`. `None` when the edit has resource operations (create,
-/// rename, delete), which the check leaves alone.
-fn text_edits_by_path(edit: &Value) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
+/// Text edits of a `WorkspaceEdit` by canonical path, each file's list normalised to the
+/// identifiers that change ([`minimal_edits`]: pylsp answers with whole-file replacements).
+/// `None` when the edit has resource operations (create, rename, delete), which the check
+/// leaves alone.
+fn text_edits_by_path(edit: &Value, encoding: PositionEncoding) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
+    let mut by_path = raw_text_edits_by_path(edit)?;
+    for (path, edits) in by_path.iter_mut() {
+        let Ok(original) = std::fs::read_to_string(path) else { continue };
+        let Ok(changed) = crate::lsp::rename::apply_text_edits(&original, edits, encoding) else { continue };
+        *edits = minimal_edits(&original, &changed, encoding);
+    }
+    by_path.retain(|_, edits| !edits.is_empty());
+    Some(by_path)
+}
+
+/// The edits that turn `old` into `new`, one per changed identifier where lines correspond
+/// (a line-level diff, then a character-level diff of each changed line widened to whole
+/// identifiers); a run of inserted or deleted lines becomes one whole-line edit.
+pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<Value> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let position = |line: usize, character: u32| json!({"line": line, "character": character});
+    let mut edits = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        let same_endings = old_range.len() == new_range.len()
+            && old_range.clone().zip(new_range.clone()).all(|(a, b)| old_lines[a].ends_with('\n') == new_lines[b].ends_with('\n'));
+        if tag == similar::DiffTag::Replace && same_endings {
+            for (old_index, new_index) in old_range.zip(new_range) {
+                let old_line = old_lines[old_index].trim_end_matches(['\n', '\r']);
+                let new_line = new_lines[new_index].trim_end_matches(['\n', '\r']);
+                for (old_bytes, new_bytes) in identifier_hunks(old_line, new_line) {
+                    edits.push(json!({
+                        "range": {
+                            "start": position(old_index, encoding.column_from_byte(old_line, old_bytes.start)),
+                            "end": position(old_index, encoding.column_from_byte(old_line, old_bytes.end)),
+                        },
+                        "newText": &new_line[new_bytes],
+                    }));
+                }
+            }
+        } else {
+            edits.push(json!({
+                "range": {"start": position(old_range.start, 0), "end": position(old_range.end, 0)},
+                "newText": new_lines[new_range].concat(),
+            }));
+        }
+    }
+    edits
+}
+
+/// The changed spans of one line, as (old byte range, new byte range), each widened to whole
+/// identifiers and merged when they touch.
+fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let old_chars: Vec<(usize, char)> = old.char_indices().collect();
+    let new_chars: Vec<(usize, char)> = new.char_indices().collect();
+    let old_only: Vec<char> = old_chars.iter().map(|(_, ch)| *ch).collect();
+    let new_only: Vec<char> = new_chars.iter().map(|(_, ch)| *ch).collect();
+    // Hunks in char indices: (old start, old end, new start, new end).
+    let mut hunks: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_only, &new_only) {
+        let (tag, a, b) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        let (mut a0, mut a1, mut b0, mut b1) = (a.start, a.end, b.start, b.end);
+        // Widen over identifier characters of the surrounding equal text (the same characters
+        // on both sides), never into the previous hunk.
+        let floor = hunks.last().map_or((0, 0), |last| (last.1, last.3));
+        while a0 > floor.0 && b0 > floor.1 && is_identifier_char(old_only[a0 - 1]) && old_only[a0 - 1] == new_only[b0 - 1] {
+            a0 -= 1;
+            b0 -= 1;
+        }
+        while a1 < old_only.len() && b1 < new_only.len() && is_identifier_char(old_only[a1]) && old_only[a1] == new_only[b1] {
+            a1 += 1;
+            b1 += 1;
+        }
+        match hunks.last_mut() {
+            Some(last) if a0 <= last.1 && b0 <= last.3 => {
+                last.1 = last.1.max(a1);
+                last.3 = last.3.max(b1);
+            }
+            _ => hunks.push((a0, a1, b0, b1)),
+        }
+    }
+    let byte = |chars: &[(usize, char)], text: &str, index: usize| chars.get(index).map_or(text.len(), |(at, _)| *at);
+    hunks
+        .into_iter()
+        .map(|(a0, a1, b0, b1)| {
+            (byte(&old_chars, old, a0)..byte(&old_chars, old, a1), byte(&new_chars, new, b0)..byte(&new_chars, new, b1))
+        })
+        .collect()
+}
+
+fn raw_text_edits_by_path(edit: &Value) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
     let mut by_path: BTreeMap<PathBuf, Vec<Value>> = BTreeMap::new();
     let mut add = |uri: &str, edits: &[Value]| {
         if let Some(path) = uri_to_path(uri) {
@@ -228,7 +322,7 @@ pub fn complete_rename(
     let shown = |path: &Path| crate::files::display_path(workspace_root, path);
     let root_shown = shown(server.root());
     let extensions: Vec<String> = server.definition().extensions.iter().map(|(ext, _)| format!(".{ext}")).collect();
-    let Some(mut edits) = text_edits_by_path(&edit) else {
+    let Some(mut edits) = text_edits_by_path(&edit, server.position_encoding()) else {
         return RenameCoverage {
             edit,
             report: vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()],
@@ -248,17 +342,29 @@ pub fn complete_rename(
         let (start, end) = columns(hit);
         edits.get(&hit.path).is_some_and(|list| list.iter().filter_map(range_of).any(|range| covers(range, hit.line, start, end)))
     };
-    let renames_declaration = |edits: &BTreeMap<PathBuf, Vec<Value>>| -> bool {
-        origin_targets.iter().any(|(path, target_line, target_char)| {
-            edits.get(path).is_some_and(|list| {
-                list.iter().filter_map(range_of).any(|range| covers(range, *target_line, *target_char, *target_char + 1))
-            })
-        })
+    // Whether the edit renames the identifier at a target (a binding the edit changes).
+    let renamed_by = |edits: &BTreeMap<PathBuf, Vec<Value>>, (path, target_line, target_char): &Target| -> bool {
+        edits
+            .get(path)
+            .is_some_and(|list| list.iter().filter_map(range_of).any(|range| covers(range, *target_line, *target_char, *target_char + 1)))
+    };
+    let renames_declaration = |edits: &BTreeMap<PathBuf, Vec<Value>>| -> bool { origin_targets.iter().any(|t| renamed_by(edits, t)) };
+    // Python `__all__` entries name a module's bindings in strings no definition request
+    // resolves; one whose file has its binding of the name renamed by the edit is a reference.
+    let mut dunder_all: BTreeMap<PathBuf, Vec<std::ops::Range<usize>>> = BTreeMap::new();
+    let mut in_dunder_all = |hit: &WordHit| -> bool {
+        if !hit.path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
+            return false;
+        }
+        let ranges = dunder_all.entry(hit.path.clone()).or_insert_with(|| python_dunder_all_strings(&hit.path));
+        let Some(offset) = byte_offset(&hit.path, hit.line, hit.byte_start) else { return false };
+        ranges.iter().any(|range| range.start <= offset && offset + old_name.len() <= range.end)
     };
     let mut extra_renames: Vec<String> = Vec::new();
     let mut added: Vec<WordHit> = Vec::new();
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
+    let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut unchecked: Vec<WordHit> = Vec::new();
     let mut conflicts = 0usize;
     let pending: Vec<WordHit> = grep.hits.iter().filter(|hit| !is_covered(&edits, hit)).cloned().collect();
@@ -274,9 +380,25 @@ pub fn complete_rename(
             unchecked.push(hit);
             continue;
         }
+        if in_dunder_all(&hit) {
+            let binding_renamed =
+                grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
+            if binding_renamed {
+                let (start, end) = columns(&hit);
+                let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
+                conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+                dunder_all_added.push(hit);
+            } else {
+                elsewhere.push((hit, None));
+            }
+            continue;
+        }
         let (start, _) = columns(&hit);
         let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
-        if targets.is_disjoint(&origin_targets) {
+        // A missed reference leads to the renamed symbol, or to a binding the edit renames (an
+        // import of it, a stub of it).
+        let leads_to_renamed = !targets.is_disjoint(&origin_targets) || targets.iter().any(|target| renamed_by(&edits, target));
+        if !leads_to_renamed {
             let first = targets.into_iter().min();
             elsewhere.push((hit, first));
             continue;
@@ -285,7 +407,7 @@ pub fn complete_rename(
         if extra_renames.len() < MAX_EXTRA_RENAMES {
             let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "newName": new_name});
             if let Ok(more) = server.request("textDocument/rename", params, deadline, false) {
-                if let Some(more) = text_edits_by_path(&more) {
+                if let Some(more) = text_edits_by_path(&more, encoding) {
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
                     if is_covered(&edits, &hit) {
@@ -339,6 +461,14 @@ pub fn complete_rename(
         if added.len() > LISTED {
             report.push(format!("    (showing {LISTED} of {})", added.len()));
         }
+    }
+    if !dunder_all_added.is_empty() {
+        report.push(format!(
+            "  runbound renamed {} `__all__` entr{} naming the renamed binding: {}",
+            dunder_all_added.len(),
+            if dunder_all_added.len() == 1 { "y" } else { "ies" },
+            dunder_all_added.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>().join(", ")
+        ));
     }
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
@@ -398,13 +528,48 @@ pub fn complete_rename(
         "scan_capped": grep.truncated,
         "renamed": covered_now,
         "extra_renames_from": extra_renames,
-        "added_by_runbound": added.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "added_by_runbound": added.iter().chain(dunder_all_added.iter()).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "left_unrenamed": elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "not_checked": unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "files_not_changed": untouched_files,
     });
     let merged = json!({"changes": edits.into_iter().map(|(path, list)| (path_to_uri(&path), Value::Array(list))).collect::<serde_json::Map<String, Value>>()});
     RenameCoverage { edit: merged, report, json }
+}
+
+/// Byte ranges of the string literals inside `__all__ = [...]` / `__all__ += [...]` (lists or
+/// tuples) of a Python file, parsed with tree-sitter. Empty when the file cannot be read.
+fn python_dunder_all_strings(path: &Path) -> Vec<std::ops::Range<usize>> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::AstGrep;
+    use ast_grep_language::SupportLang;
+    let Ok(source) = std::fs::read_to_string(path) else { return Vec::new() };
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, SupportLang::Python) else { return Vec::new() };
+    let mut ranges = Vec::new();
+    for node in root.root().dfs() {
+        if !matches!(node.kind().as_ref(), "assignment" | "augmented_assignment") {
+            continue;
+        }
+        if node.field("left").is_none_or(|left| left.text() != "__all__") {
+            continue;
+        }
+        let Some(right) = node.field("right") else { continue };
+        ranges.extend(right.dfs().filter(|inner| inner.kind() == "string").map(|string| string.range()));
+    }
+    ranges
+}
+
+/// The byte offset of (0-based `line`, `byte_column`) in `path`'s current text.
+fn byte_offset(path: &Path, line: u32, byte_column: usize) -> Option<usize> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut offset = 0;
+    for (index, line_text) in text.split_inclusive('\n').enumerate() {
+        if index == line as usize {
+            return Some(offset + byte_column);
+        }
+        offset += line_text.len();
+    }
+    None
 }
 
 /// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
@@ -457,6 +622,30 @@ mod tests {
     fn whole_words_only() {
         assert_eq!(word_positions("evolve(evolved, _evolve, x.evolve) # evolve", "evolve"), vec![0, 27, 37]);
         assert_eq!(word_positions("", "x"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn whole_file_replacements_become_identifier_edits() {
+        let old = "from shop.pricing import total_price\n__all__ = [\"total_price\"]\nx = total_price(1)  # é\n";
+        let new = "from shop.pricing import gross_price\n__all__ = [\"total_price\"]\nx = gross_price(1)  # é\n";
+        let edits = minimal_edits(old, new, PositionEncoding::Utf16);
+        let ranges: Vec<(u64, u64, u64, &str)> = edits
+            .iter()
+            .map(|e| {
+                (
+                    e.pointer("/range/start/line").unwrap().as_u64().unwrap(),
+                    e.pointer("/range/start/character").unwrap().as_u64().unwrap(),
+                    e.pointer("/range/end/character").unwrap().as_u64().unwrap(),
+                    e["newText"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(ranges, vec![(0, 25, 36, "gross_price"), (2, 4, 15, "gross_price")]);
+        assert_eq!(crate::lsp::rename::apply_text_edits(old, &edits, PositionEncoding::Utf16).unwrap(), new);
+        // Inserted lines become one whole-line edit.
+        let grown = "a\nb\nc\n";
+        let edits = minimal_edits("a\nc\n", grown, PositionEncoding::Utf8);
+        assert_eq!(crate::lsp::rename::apply_text_edits("a\nc\n", &edits, PositionEncoding::Utf8).unwrap(), grown);
     }
 
     #[test]
