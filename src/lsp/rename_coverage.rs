@@ -607,6 +607,157 @@ fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<Value>>, more: BTreeMap<PathBuf
     conflicts
 }
 
+/// Occurrences `complete_references` checks at most; a name with more is not cross-checked
+/// (the answer says so).
+pub const MAX_REFERENCE_CHECKS: usize = 400;
+
+/// The result of [`complete_references`].
+#[derive(Debug, Clone)]
+pub struct ReferencesCoverage {
+    /// The references to render: the server's, plus those found from missed uses (LSP
+    /// `Location[]` JSON).
+    pub answer: Value,
+    /// Notes for the answer (empty when the server's answer already covered every use grep
+    /// finds).
+    pub notes: Vec<String>,
+}
+
+/// Cross-checks a `textDocument/references` answer for `name` at (`line`, `character`) of
+/// `origin` against `grep -w` (the same ground truth as [`complete_rename`]): an occurrence
+/// outside the answer whose definition leads to the symbol (or to a reference in the answer)
+/// is a missed use; the server is asked again from there (at most [`MAX_EXTRA_RENAMES`] times)
+/// and the answers merged, and a missed use it still omits is added. Bounded by `deadline` and
+/// [`MAX_REFERENCE_CHECKS`]; what was not checked is said.
+#[allow(clippy::too_many_arguments)]
+pub fn complete_references(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    origin: &Path,
+    line: u32,
+    character: u32,
+    name: &str,
+    answer: Value,
+    deadline: Instant,
+) -> ReferencesCoverage {
+    let shown = |path: &Path| crate::files::display_path(workspace_root, path);
+    let mut references: Vec<Value> = answer.as_array().cloned().unwrap_or_default();
+    let grep = grep_word(server.definition(), server.root(), name);
+    let encoding = server.position_encoding();
+    let columns = |hit: &WordHit| -> (u32, u32) {
+        (encoding.column_from_byte(&hit.line_text, hit.byte_start), encoding.column_from_byte(&hit.line_text, hit.byte_start + name.len()))
+    };
+    let location_path = |location: &Value| -> Option<PathBuf> {
+        let path = location.get("uri").and_then(Value::as_str).and_then(uri_to_path)?;
+        Some(std::fs::canonicalize(&path).unwrap_or(path))
+    };
+    let contains = |references: &[Value], path: &Path, line: u32, start: u32, end: u32| -> bool {
+        references.iter().any(|location| {
+            location_path(location).is_some_and(|p| p == path) && range_of(location).is_some_and(|range| covers(range, line, start, end))
+        })
+    };
+    let uncovered: Vec<&WordHit> = grep
+        .hits
+        .iter()
+        .filter(|hit| {
+            let (start, end) = columns(hit);
+            !contains(&references, &hit.path, hit.line, start, end)
+        })
+        .collect();
+    if uncovered.is_empty() {
+        return ReferencesCoverage { answer: Value::Array(references), notes: Vec::new() };
+    }
+    if uncovered.len() > MAX_REFERENCE_CHECKS {
+        return ReferencesCoverage {
+            answer: Value::Array(references),
+            notes: vec![format!(
+                "note: {} whole-word occurrences of `{name}` under {} are not in this answer; too many to cross-check (more than {MAX_REFERENCE_CHECKS}) — most are probably other symbols with this name",
+                uncovered.len(),
+                shown(server.root())
+            )],
+        };
+    }
+    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    if origin_targets.is_empty() {
+        return ReferencesCoverage {
+            answer: Value::Array(references),
+            notes: vec![format!(
+                "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({} gave no definition here)",
+                uncovered.len(),
+                server.id()
+            )],
+        };
+    }
+    let mut asked_again: Vec<String> = Vec::new();
+    let mut added = 0usize;
+    let mut unchecked = 0usize;
+    let mut elsewhere = 0usize;
+    let before = references.len();
+    for hit in uncovered {
+        let (start, end) = columns(hit);
+        if contains(&references, &hit.path, hit.line, start, end) {
+            continue;
+        }
+        if Instant::now() >= deadline {
+            unchecked += 1;
+            continue;
+        }
+        let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
+        let leads_here = !targets.is_disjoint(&origin_targets)
+            || targets
+                .iter()
+                .any(|(path, target_line, target_char)| contains(&references, path, *target_line, *target_char, *target_char + 1));
+        if !leads_here {
+            elsewhere += 1;
+            continue;
+        }
+        if asked_again.len() < MAX_EXTRA_RENAMES {
+            let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "context": {"includeDeclaration": true}});
+            if let Ok(Value::Array(more)) = server.request("textDocument/references", params, deadline, true) {
+                asked_again.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                for location in more {
+                    let Some(path) = location_path(&location) else { continue };
+                    let Some(range) = range_of(&location) else { continue };
+                    if !contains(&references, &path, range.0, range.1, range.1) {
+                        references.push(location);
+                    }
+                }
+                if contains(&references, &hit.path, hit.line, start, end) {
+                    continue;
+                }
+            }
+        }
+        references.push(json!({"uri": path_to_uri(&hit.path), "range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}}));
+        added += 1;
+    }
+    let mut notes = Vec::new();
+    let found = references.len() - before;
+    if found > 0 {
+        let mut note = format!(
+            "note: {}'s answer from here missed {found} reference{} that grep -w finds and whose definition leads to this symbol",
+            server.id(),
+            if found == 1 { "" } else { "s" }
+        );
+        if !asked_again.is_empty() {
+            note.push_str(&format!("; asked again from {} and merged", asked_again.join(", ")));
+        }
+        if added > 0 {
+            note.push_str(&format!("; {added} added by runbound from the definition check"));
+        }
+        notes.push(note);
+    }
+    if unchecked > 0 {
+        notes.push(format!(
+            "note: {unchecked} whole-word occurrence(s) of `{name}` outside this answer were NOT checked (time budget); they may be references"
+        ));
+    }
+    if elsewhere > 0 && found > 0 {
+        notes.push(format!(
+            "note: {elsewhere} other whole-word occurrence(s) of `{name}` lead elsewhere or nowhere (other symbols, comments, strings)"
+        ));
+    }
+    ReferencesCoverage { answer: Value::Array(references), notes }
+}
+
 fn shorten(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         return text.to_owned();
