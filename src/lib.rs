@@ -30,6 +30,7 @@ pub mod kernel;
 pub mod lsp;
 pub mod python_env;
 pub mod registry;
+pub mod render;
 pub mod result;
 pub mod run;
 pub mod serve;
