@@ -328,6 +328,13 @@ fn project_venv_python_in(venv_dir: &Path) -> Option<PathBuf> {
     ["bin/python", "bin/python3"].iter().map(|relative| venv_dir.join(relative)).find(|candidate| is_executable_file(candidate))
 }
 
+/// `path` for status lines: relative to `workspace_root` when inside it (`.venv/bin/python`),
+/// else absolute without a mark (an interpreter outside the workspace is normal, unlike a
+/// source location: see [`crate::render::display_path`]).
+pub fn display_interpreter_path(workspace_root: &Path, path: &Path) -> String {
+    relative(workspace_root, path)
+}
+
 fn relative(workspace_root: &Path, path: &Path) -> String {
     match path.strip_prefix(workspace_root) {
         Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),

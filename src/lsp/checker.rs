@@ -209,10 +209,7 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
             let marker = PYRIGHT_MARKERS.iter().map(|name| root.join(name)).find(|path| path.is_file());
             match crate::python_env::resolve_project_interpreter(root, workspace_root, marker.as_deref(), path_env) {
                 Ok(interpreter) => {
-                    let shown = match interpreter.python.strip_prefix(workspace_root) {
-                        Ok(relative) => relative.display().to_string(),
-                        Err(_) => interpreter.python.display().to_string(),
-                    };
+                    let shown = crate::python_env::display_interpreter_path(workspace_root, &interpreter.python);
                     run.interpreter = Some(format!("{shown} ({})", interpreter.reason(workspace_root)));
                     args.push("--pythonpath".into());
                     args.push(interpreter.python.to_string_lossy().into_owned());

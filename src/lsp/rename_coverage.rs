@@ -319,7 +319,7 @@ pub fn complete_rename(
     edit: Value,
     deadline: Instant,
 ) -> RenameCoverage {
-    let shown = |path: &Path| crate::files::display_path(workspace_root, path);
+    let shown = |path: &Path| crate::render::display_path(workspace_root, path);
     let root_shown = shown(server.root());
     let extensions: Vec<String> = server.definition().extensions.iter().map(|(ext, _)| format!(".{ext}")).collect();
     let Some(mut edits) = text_edits_by_path(&edit, server.position_encoding()) else {
@@ -459,7 +459,7 @@ pub fn complete_rename(
             report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, hit.line_text.trim()));
         }
         if added.len() > LISTED {
-            report.push(format!("    (showing {LISTED} of {})", added.len()));
+            report.push(format!("    ({})", crate::render::showing(LISTED, added.len(), "")));
         }
     }
     if !dunder_all_added.is_empty() {
@@ -484,10 +484,15 @@ pub fn complete_rename(
                 Some((path, target_line, _)) => format!("definition: {}:{}", shown(path), target_line + 1),
                 None => "no definition".to_owned(),
             };
-            report.push(format!("    {}:{}: {}   ({leads})", shown(&hit.path), hit.line + 1, shorten(hit.line_text.trim(), 100)));
+            report.push(format!(
+                "    {}:{}: {}   ({leads})",
+                shown(&hit.path),
+                hit.line + 1,
+                crate::render::cut_chars(hit.line_text.trim(), 100)
+            ));
         }
         if elsewhere.len() > LISTED {
-            report.push(format!("    (showing {LISTED} of {})", elsewhere.len()));
+            report.push(format!("    ({})", crate::render::showing(LISTED, elsewhere.len(), "")));
         }
     }
     if !declaration_kept.is_empty() {
@@ -497,7 +502,7 @@ pub fn complete_rename(
             if declaration_kept.len() == 1 { "" } else { "s" }
         ));
         for hit in declaration_kept.iter().take(LISTED) {
-            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, shorten(hit.line_text.trim(), 100)));
+            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
         }
     }
     if !unchecked.is_empty() {
@@ -510,7 +515,7 @@ pub fn complete_rename(
             if files.len() == 1 { "" } else { "s" }
         ));
         for hit in unchecked.iter().take(LISTED) {
-            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, shorten(hit.line_text.trim(), 100)));
+            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
         }
     }
     let untouched_files: Vec<String> = {
@@ -639,7 +644,7 @@ pub fn complete_references(
     answer: Value,
     deadline: Instant,
 ) -> ReferencesCoverage {
-    let shown = |path: &Path| crate::files::display_path(workspace_root, path);
+    let shown = |path: &Path| crate::render::display_path(workspace_root, path);
     let mut references: Vec<Value> = answer.as_array().cloned().unwrap_or_default();
     let grep = grep_word(server.definition(), server.root(), name);
     let encoding = server.position_encoding();
@@ -756,13 +761,6 @@ pub fn complete_references(
         ));
     }
     ReferencesCoverage { answer: Value::Array(references), notes }
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_owned();
-    }
-    format!("{}…", text.chars().take(max_chars).collect::<String>())
 }
 
 #[cfg(test)]

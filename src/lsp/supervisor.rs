@@ -334,7 +334,7 @@ impl LspSupervisor {
                 root_statuses.push(RootStatus {
                     interpreter: interpreter.map(|resolved| match resolved {
                         Ok(found) => InterpreterStatus {
-                            python: Some(shown_path(&self.workspace_root, &found.python)),
+                            python: Some(crate::python_env::display_interpreter_path(&self.workspace_root, &found.python)),
                             reason: found.reason(&self.workspace_root),
                             notes: found.notes,
                         },
@@ -520,7 +520,11 @@ impl LspSupervisor {
         }
         let describe = |resolved: &Result<PythonInterpreter, String>| match resolved {
             Ok(interpreter) => {
-                format!("{} ({})", shown_path(&self.workspace_root, &interpreter.python), interpreter.reason(&self.workspace_root))
+                format!(
+                    "{} ({})",
+                    crate::python_env::display_interpreter_path(&self.workspace_root, &interpreter.python),
+                    interpreter.reason(&self.workspace_root)
+                )
             }
             Err(_) => "none".to_owned(),
         };
@@ -819,15 +823,6 @@ impl LspStatus {
             })
             .collect();
         json!({"workspace_root": self.workspace_root, "servers": servers, "disabled": self.disabled})
-    }
-}
-
-/// `path` relative to the workspace when inside it, else absolute (no "outside" mark: an
-/// interpreter outside the workspace is normal).
-fn shown_path(workspace_root: &Path, path: &Path) -> String {
-    match path.strip_prefix(workspace_root) {
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => path.display().to_string(),
     }
 }
 
