@@ -11,7 +11,9 @@
 //! 1. every whole-word occurrence of the old name in the files the server serves under its
 //!    root (`.venv`, `venv`, `node_modules`, `target`, `.git`, `__pycache__` skipped; at most
 //!    [`MAX_FILES`] files and [`MAX_HITS`] occurrences);
-//! 2. each occurrence the edit does not cover is asked `textDocument/definition`; when the
+//! 2. each occurrence the edit does not cover and that is code — not inside a comment or a
+//!    string by the file's tree-sitter syntax tree ([`classify_occurrences`]) — is asked
+//!    `textDocument/definition`; when the
 //!    answer leads to the renamed symbol (a location the definition of the renamed position
 //!    also gives), the occurrence is a missed reference;
 //! 3. for a missed reference the server is asked to rename again *from there* (at most
@@ -19,9 +21,9 @@
 //!    source declaration), and the edits are merged; a missed reference that is still not
 //!    covered after that gets an edit of its identifier from runbound itself — only when the
 //!    edit renames the declaration (else renaming a use would break it);
-//! 4. what stays unrenamed is listed: occurrences whose definition leads elsewhere (other
-//!    symbols with the same name), nowhere (comments, strings, unresolvable code), and those
-//!    not checked because the time budget ran out.
+//! 4. what stays unrenamed is listed: occurrences in comments and strings, occurrences whose
+//!    definition leads elsewhere (other symbols with the same name) or nowhere (code the server
+//!    cannot resolve), and those not checked because the time budget ran out.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -365,6 +367,8 @@ pub fn complete_rename(
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
+    let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
+    let mut classifier = Classifier::new(&grep, old_name.len());
     let mut unchecked: Vec<WordHit> = Vec::new();
     let mut conflicts = 0usize;
     let pending: Vec<WordHit> = grep.hits.iter().filter(|hit| !is_covered(&edits, hit)).cloned().collect();
@@ -391,6 +395,11 @@ pub fn complete_rename(
             } else {
                 elsewhere.push((hit, None));
             }
+            continue;
+        }
+        let kind = classifier.kind(&hit);
+        if kind != OccurrenceKind::Code {
+            in_text.push((hit, kind));
             continue;
         }
         let (start, _) = columns(&hit);
@@ -473,9 +482,28 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
+    if !in_text.is_empty() {
+        let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
+        report.push(format!(
+            "  left unrenamed: {comments} in comments and {} in strings (by the syntax tree) — edit them yourself if they name this symbol:",
+            in_text.len() - comments
+        ));
+        for (hit, kind) in in_text.iter().take(LISTED) {
+            let what = if *kind == OccurrenceKind::Comment { "comment" } else { "string" };
+            report.push(format!(
+                "    {}:{}: {}   ({what})",
+                shown(&hit.path),
+                hit.line + 1,
+                crate::render::cut_chars(hit.line_text.trim(), 100)
+            ));
+        }
+        if in_text.len() > LISTED {
+            report.push(format!("    ({})", crate::render::showing(LISTED, in_text.len(), "")));
+        }
+    }
     if !elsewhere.is_empty() {
         report.push(format!(
-            "  left unrenamed: {} occurrence{} whose definition leads elsewhere or nowhere (another symbol with this name, a comment, a string) — check them:",
+            "  left unrenamed: {} occurrence{} in code whose definition leads elsewhere or nowhere (another symbol with this name, code the server cannot resolve) — check them:",
             elsewhere.len(),
             if elsewhere.len() == 1 { "" } else { "s" }
         ));
@@ -534,12 +562,92 @@ pub fn complete_rename(
         "renamed": covered_now,
         "extra_renames_from": extra_renames,
         "added_by_runbound": added.iter().chain(dunder_all_added.iter()).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "left_in_comments_and_strings": in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "left_unrenamed": elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "not_checked": unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "files_not_changed": untouched_files,
     });
     let merged = json!({"changes": edits.into_iter().map(|(path, list)| (path_to_uri(&path), Value::Array(list))).collect::<serde_json::Map<String, Value>>()});
     RenameCoverage { edit: merged, report, json }
+}
+
+/// What an occurrence of a name is, by the file's syntax tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OccurrenceKind {
+    /// Code (an identifier, including one inside an f-string or template interpolation), or a
+    /// file no bundled grammar parses.
+    Code,
+    /// Inside a comment.
+    Comment,
+    /// Inside a string literal.
+    Text,
+}
+
+/// Classifies each of `hits` (all in `path`) with tree-sitter (the grammars ast-grep bundles):
+/// the smallest node spanning the occurrence and its ancestors decide — an interpolation first
+/// means code, a comment means comment, a string means text. Servers answer `definition` on
+/// words in comments too (clangd looks them up by name), so comments and strings are never
+/// asked and never edited.
+pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> Vec<OccurrenceKind> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::{AstGrep, Language};
+    use ast_grep_language::SupportLang;
+    let code = || vec![OccurrenceKind::Code; hits.len()];
+    let Some(language) = SupportLang::from_path(path) else { return code() };
+    let Ok(source) = std::fs::read_to_string(path) else { return code() };
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language) else { return code() };
+    let top = root.root().get_inner_node();
+    let mut line_starts = vec![0usize];
+    line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
+    hits.iter()
+        .map(|hit| {
+            let Some(line_start) = line_starts.get(hit.line as usize) else { return OccurrenceKind::Code };
+            let start = line_start + hit.byte_start;
+            let Some(mut node) = top.descendant_for_byte_range(start, start + word_len) else { return OccurrenceKind::Code };
+            loop {
+                let kind = node.kind();
+                if kind.contains("interpolation") || kind.contains("substitution") {
+                    return OccurrenceKind::Code;
+                }
+                if kind.contains("comment") {
+                    return OccurrenceKind::Comment;
+                }
+                if kind.contains("string") || kind.contains("char_literal") || kind.contains("heredoc") {
+                    return OccurrenceKind::Text;
+                }
+                match node.parent() {
+                    Some(parent) => node = parent,
+                    None => return OccurrenceKind::Code,
+                }
+            }
+        })
+        .collect()
+}
+
+/// Per-file cache of [`classify_occurrences`] for the occurrences of one [`GrepResult`].
+struct Classifier<'a> {
+    grep: &'a GrepResult,
+    word_len: usize,
+    cache: BTreeMap<PathBuf, Vec<(u32, usize, OccurrenceKind)>>,
+}
+
+impl<'a> Classifier<'a> {
+    fn new(grep: &'a GrepResult, word_len: usize) -> Classifier<'a> {
+        Classifier { grep, word_len, cache: BTreeMap::new() }
+    }
+
+    fn kind(&mut self, hit: &WordHit) -> OccurrenceKind {
+        let (grep, word_len) = (self.grep, self.word_len);
+        let entries = self.cache.entry(hit.path.clone()).or_insert_with(|| {
+            let in_file: Vec<&WordHit> = grep.hits.iter().filter(|other| other.path == hit.path).collect();
+            let kinds = classify_occurrences(&hit.path, &in_file, word_len);
+            in_file.iter().zip(kinds).map(|(other, kind)| (other.line, other.byte_start, kind)).collect()
+        });
+        entries
+            .iter()
+            .find(|(line, byte, _)| *line == hit.line && *byte == hit.byte_start)
+            .map_or(OccurrenceKind::Code, |(_, _, kind)| *kind)
+    }
 }
 
 /// Byte ranges of the string literals inside `__all__ = [...]` / `__all__ += [...]` (lists or
@@ -631,7 +739,9 @@ pub struct ReferencesCoverage {
 /// `origin` against `grep -w` (the same ground truth as [`complete_rename`]): an occurrence
 /// outside the answer whose definition leads to the symbol (or to a reference in the answer)
 /// is a missed use; the server is asked again from there (at most [`MAX_EXTRA_RENAMES`] times)
-/// and the answers merged, and a missed use it still omits is added. Bounded by `deadline` and
+/// and the answers merged; a missed use it still omits is named in a note, never added.
+/// Occurrences in comments and strings ([`classify_occurrences`]) are not asked. Bounded by
+/// `deadline` and
 /// [`MAX_REFERENCE_CHECKS`]; what was not checked is said.
 #[allow(clippy::too_many_arguments)]
 pub fn complete_references(
@@ -693,7 +803,9 @@ pub fn complete_references(
         };
     }
     let mut asked_again: Vec<String> = Vec::new();
-    let mut added = 0usize;
+    let mut not_listed: Vec<String> = Vec::new();
+    let mut in_text = 0usize;
+    let mut classifier = Classifier::new(&grep, name.len());
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
     let before = references.len();
@@ -704,6 +816,10 @@ pub fn complete_references(
         }
         if Instant::now() >= deadline {
             unchecked += 1;
+            continue;
+        }
+        if classifier.kind(hit) != OccurrenceKind::Code {
+            in_text += 1;
             continue;
         }
         let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
@@ -731,8 +847,8 @@ pub fn complete_references(
                 }
             }
         }
-        references.push(json!({"uri": path_to_uri(&hit.path), "range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}}));
-        added += 1;
+        // The server does not list it even when asked from there: said, not added.
+        not_listed.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
     }
     let mut notes = Vec::new();
     let found = references.len() - before;
@@ -745,19 +861,24 @@ pub fn complete_references(
         if !asked_again.is_empty() {
             note.push_str(&format!("; asked again from {} and merged", asked_again.join(", ")));
         }
-        if added > 0 {
-            note.push_str(&format!("; {added} added by runbound from the definition check"));
-        }
         notes.push(note);
+    }
+    if !not_listed.is_empty() {
+        notes.push(format!(
+            "note: {} whole-word occurrence(s) of `{name}` in code lead to this symbol by definition but {} does not list them as references: {}",
+            not_listed.len(),
+            server.id(),
+            not_listed.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ")
+        ));
     }
     if unchecked > 0 {
         notes.push(format!(
             "note: {unchecked} whole-word occurrence(s) of `{name}` outside this answer were NOT checked (time budget); they may be references"
         ));
     }
-    if elsewhere > 0 && found > 0 {
+    if found > 0 || !not_listed.is_empty() {
         notes.push(format!(
-            "note: {elsewhere} other whole-word occurrence(s) of `{name}` lead elsewhere or nowhere (other symbols, comments, strings)"
+            "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere or nowhere, {in_text} are in comments or strings"
         ));
     }
     ReferencesCoverage { answer: Value::Array(references), notes }
@@ -795,6 +916,40 @@ mod tests {
         let grown = "a\nb\nc\n";
         let edits = minimal_edits("a\nc\n", grown, PositionEncoding::Utf8);
         assert_eq!(crate::lsp::rename::apply_text_edits("a\nc\n", &edits, PositionEncoding::Utf8).unwrap(), grown);
+    }
+
+    #[test]
+    fn comments_and_strings_are_told_apart_from_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let py = dir.path().join("a.py");
+        std::fs::write(&py, "# total here\nx = total  # total\ns = \"total\"\nf = f\"{total} total\"\n").unwrap();
+        let grep = GrepResult {
+            hits: std::fs::read_to_string(&py)
+                .unwrap()
+                .lines()
+                .enumerate()
+                .flat_map(|(line, text)| {
+                    word_positions(text, "total").into_iter().map(move |byte_start| WordHit {
+                        path: PathBuf::new(),
+                        line: line as u32,
+                        byte_start,
+                        line_text: text.to_owned(),
+                    })
+                })
+                .collect(),
+            files_scanned: 1,
+            truncated: false,
+        };
+        let hits: Vec<&WordHit> = grep.hits.iter().collect();
+        use OccurrenceKind::{Code, Comment, Text};
+        assert_eq!(classify_occurrences(&py, &hits, 5), vec![Comment, Code, Comment, Text, Code, Text]);
+        let c = dir.path().join("m.c");
+        std::fs::write(&c, "int total(void);\n// total twice\n").unwrap();
+        let hits = [
+            WordHit { path: c.clone(), line: 0, byte_start: 4, line_text: String::new() },
+            WordHit { path: c.clone(), line: 1, byte_start: 3, line_text: String::new() },
+        ];
+        assert_eq!(classify_occurrences(&c, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, Comment]);
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! a rename started at the source definition miss tests/.
 //!
 //! Checked per server: definition of the venv-only import lands in `.venv`; diagnostics report
-//! no unresolved import; `lsp status` names the interpreter and why; a rename at the
+//! no unresolved import; `lsp status` names the interpreter and why; references from the source
+//! definition include the uses in tests/ and the stub; a rename at the
 //! definition changes src/ and tests/ and the project's own tests (`python -m unittest`, with
 //! the venv's python) still pass. And the `"*"` checker runs pyright with the same interpreter.
 
@@ -169,6 +170,13 @@ fn project_interpreter_case(test: &str, server: &str, binary: &str) {
     assert_eq!(interpreter["reason"], "from .venv beside pyproject.toml", "{server}: {interpreter}");
     let (status_text, _) = ok(&run, "lsp", json!({"op": "status"}));
     assert!(status_text.contains("interpreter: .venv/bin/python (from .venv beside pyproject.toml)"), "{status_text}");
+
+    // References from the source definition include the uses in tests/ (bound through the
+    // stub `shop/__init__.pyi`, which pyright's own answer from the source skips).
+    let (text, _) =
+        ok(&run, "lsp", json!({"op": "references", "file": "src/shop/pricing.py", "line": 4, "symbol": "total_price", "server": server}));
+    assert!(text.contains("tests/test_pricing.py (2):"), "{server}: references miss the uses in tests/:\n{text}");
+    assert!(text.contains("src/shop/__init__.pyi (1):"), "{server}: references miss the stub:\n{text}");
 
     // Rename at the definition: src/ and tests/ change together, and the tests still pass.
     let (text, structured) = ok(
