@@ -331,6 +331,7 @@ pub fn complete_rename(
             json: json!({"checked": false, "reason": "resource operations"}),
         };
     };
+    let started = Instant::now();
     let origin_targets = definition_targets(server, origin, line, character, deadline);
     let grep = grep_word(server.definition(), server.root(), old_name);
     let encoding = server.position_encoding();
@@ -367,6 +368,7 @@ pub fn complete_rename(
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
+    let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
     let mut classifier = Classifier::new(&grep, old_name.len());
     let mut unchecked: Vec<WordHit> = Vec::new();
@@ -385,16 +387,9 @@ pub fn complete_rename(
             continue;
         }
         if in_dunder_all(&hit) {
-            let binding_renamed =
-                grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
-            if binding_renamed {
-                let (start, end) = columns(&hit);
-                let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
-                conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
-                dunder_all_added.push(hit);
-            } else {
-                elsewhere.push((hit, None));
-            }
+            // Decided after every other occurrence: the binding it names may be renamed only by
+            // a later extra rename (a stub's `def` after its `__all__`).
+            dunder_all_pending.push(hit);
             continue;
         }
         let kind = classifier.kind(&hit);
@@ -434,9 +429,20 @@ pub fn complete_rename(
             declaration_kept.push(hit);
         }
     }
+    for hit in dunder_all_pending {
+        let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
+        if binding_renamed {
+            let (start, end) = columns(&hit);
+            let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
+            conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+            dunder_all_added.push(hit);
+        } else {
+            in_text.push((hit, OccurrenceKind::Text));
+        }
+    }
     let covered_now = grep.hits.iter().filter(|hit| is_covered(&edits, hit)).count();
     let mut report = vec![format!(
-        "grep -w check: {} whole-word occurrence{} of `{old_name}` in {} of the {} {} file{} under {root_shown}{}; {covered_now} renamed by this edit",
+        "grep -w check: {} whole-word occurrence{} of `{old_name}` in {} of the {} {} file{} under {root_shown}{}; {covered_now} renamed by this edit ({} ms)",
         grep.hits.len(),
         if grep.hits.len() == 1 { "" } else { "s" },
         grep.hits.iter().map(|hit| &hit.path).collect::<HashSet<_>>().len(),
@@ -444,6 +450,7 @@ pub fn complete_rename(
         extensions.join("/"),
         if grep.files_scanned == 1 { "" } else { "s" },
         if grep.truncated { " (scan capped: there may be more)" } else { "" },
+        started.elapsed().as_millis()
     )];
     if origin_targets.is_empty() && first_uncovered > 0 {
         report.push(format!(
@@ -556,6 +563,7 @@ pub fn complete_rename(
     }
     let json = json!({
         "checked": true,
+        "elapsed_ms": started.elapsed().as_millis() as u64,
         "occurrences": grep.hits.len(),
         "files_scanned": grep.files_scanned,
         "scan_capped": grep.truncated,
