@@ -137,6 +137,8 @@ type Target = (PathBuf, u32, u32);
 /// The targets of `textDocument/definition` at (`line`, `character`) of `path` (the file is
 /// synced first). Empty when the server answers null, an empty list, or fails.
 pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, character: u32, deadline: Instant) -> HashSet<Target> {
+    // Files stay open after the check: closing them made the next check re-open and re-analyse
+    // each (attrs: warm references 0.5 s -> 15 s with pyright).
     if server.sync_document(path).is_err() {
         return HashSet::new();
     }
