@@ -119,7 +119,7 @@ pub struct OutlineEntry {
     pub lsp_kind: Option<&'static str>,
     /// The server's `detail` (a signature or type), when non-empty.
     pub detail: Option<String>,
-    /// 1-based line of the name.
+    /// 1-based line of the name (of the `impl` keyword for an impl block).
     pub line: u32,
     /// 1-based last line of the whole declaration.
     pub end_line: u32,
@@ -287,7 +287,9 @@ fn flatten(
             kind,
             lsp_kind: (lsp_kind != kind).then_some(lsp_kind),
             detail: node.detail.clone(),
-            line: node.name_start.0 + 1,
+            // An impl block has no name to address; its line is where `impl` starts (its type may
+            // sit on a later line).
+            line: if kind == "impl" { node.start.0.min(node.name_start.0) + 1 } else { node.name_start.0 + 1 },
             end_line: node.end.0.max(node.name_start.0) + 1 - u32::from(node.end.1 == 0 && node.end.0 > node.name_start.0),
             depth,
             parent,

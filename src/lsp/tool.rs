@@ -1177,9 +1177,16 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     if let Some(notice) = page.notice("symbols") {
         text.push('\n');
         text.push_str(&notice);
-        let top_level = view.visible.iter().filter(|&&index| view.display_depth[index] == 1).count();
-        if args.depth.is_none() && top_level < total {
-            text.push_str(&format!(" (the top level alone is {top_level} symbol{}: pass \"depth\": 1)", plural(top_level)));
+        // On the first page of a deep outline: how many entries each `depth` would list.
+        if args.depth.is_none() && page.offset == 0 {
+            let levels: Vec<String> = (1..=3)
+                .map(|depth| (depth, view.visible.iter().filter(|&&index| view.display_depth[index] <= depth).count()))
+                .filter(|(_, count)| *count < total)
+                .map(|(depth, count)| format!("\"depth\": {depth} → {count}"))
+                .collect();
+            if !levels.is_empty() {
+                text.push_str(&format!(" (fewer levels: {})", levels.join(", ")));
+            }
         }
     }
     let mut not_listed = Vec::new();
@@ -1352,4 +1359,15 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(
         json!({"op": "diagnostics", "file": relative, "server": server.id(), "version": sync.version, "total": all.len(), "page": page.to_json(), "results": results, "notes": notes}),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hover_entities_are_decoded_outside_code_only() {
+        let hover = "Args:  \n&nbsp;&nbsp;a: x &lt;b&gt; &amp; `a &lt; b` &#39;q&#39;\n```html\n&lt;p&gt;\n```\nafter&nbsp;fence";
+        assert_eq!(decode_entities_outside_code(hover), "Args:\n  a: x <b> & `a &lt; b` 'q'\n```html\n&lt;p&gt;\n```\nafter fence");
+    }
 }
