@@ -463,8 +463,8 @@ fn workspace_symbols_on_a_cold_run_start_the_root_server_and_page() {
 }
 
 #[test]
-fn pyright_hover_decodes_html_entities_and_diagnostics_page() {
-    if support::require_binary("pyright_hover_decodes_html_entities_and_diagnostics_page", "pyright-langserver").is_none() {
+fn pyright_hover_entities_outside_definitions_and_diagnostics_pages() {
+    if support::require_binary("pyright_hover_entities_outside_definitions_and_diagnostics_pages", "pyright-langserver").is_none() {
         return;
     }
     let documented = "def documented(a, b):\n    \"\"\"Adds things.\n\n    Args:\n        a: the first\n            continued deeper\n        b: the second <b> & more\n\n    Example:\n        >>> documented(1, 2)\n        3\n    \"\"\"\n    return a + b\n\n\ndocumented(1, 2)\n";
@@ -472,8 +472,13 @@ fn pyright_hover_decodes_html_entities_and_diagnostics_page() {
     for index in 0..23 {
         broken.push_str(&format!("value_{index} = undefined_name_{index}\n"));
     }
-    let workspace =
-        support::workspace_with(&[("pyproject.toml", "[project]\nname = \"hover\"\n"), ("doc.py", documented), ("broken.py", &broken)]);
+    let imports = "import json\nfrom dateutil.parser import parse\n\njson.dumps(1)\nparse(\"2024-01-01\")\n";
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"hover\"\n"),
+        ("doc.py", documented),
+        ("broken.py", &broken),
+        ("imports.py", imports),
+    ]);
     let run = lsp_run(workspace.path(), |config| {
         config.diagnostics_cap = 10;
         config.checker_cap = 10;
@@ -484,6 +489,22 @@ fn pyright_hover_decodes_html_entities_and_diagnostics_page() {
     assert!(text.contains("\n    a: the first\n        continued deeper\n    b: the second <b> & more"), "{text}");
     assert!(text.contains(">>> documented(1, 2)"), "{text}");
 
+    // Definitions outside the workspace: the standard library and an installed package (pandas,
+    // which `.ci/install` installs, brings python-dateutil), shortened and marked.
+    let (text, structured) = ok(&run, json!({"op": "definition", "file": "imports.py", "line": 4, "symbol": "dumps"}));
+    let location = &structured["results"][0];
+    assert_eq!((location["class"].as_str(), location["path"].as_str()), (Some("outside"), Some("json/__init__.py")), "{text}");
+    assert!(text.contains("json/__init__.py:") && text.contains(" [python stdlib]: def dumps("), "{text}");
+    assert!(
+        text.contains("shortened paths: python stdlib = /") && location["absolute_path"].as_str().unwrap().ends_with("/json/__init__.py"),
+        "{text}"
+    );
+    let (text, structured) = ok(&run, json!({"op": "definition", "file": "imports.py", "line": 5, "symbol": "parse"}));
+    let location = &structured["results"][0];
+    assert_eq!(location["origin"], "site-packages", "{text}");
+    assert!(location["path"].as_str().unwrap().starts_with("dateutil/parser/"), "{text}");
+    assert!(text.contains("1 outside: site-packages 1 (1 file)"), "{text}");
+
     let expected: BTreeSet<u64> = grep(workspace.path(), &["-n", "undefined_name_", "broken.py"])
         .iter()
         .map(|line| line.split(':').next().unwrap().parse().unwrap())
@@ -493,7 +514,7 @@ fn pyright_hover_decodes_html_entities_and_diagnostics_page() {
     assert_eq!(lines, expected, "{texts:?}");
     assert_eq!((results.len(), texts.len()), (23, 3));
 
-    if support::require_binary("pyright_hover_decodes_html_entities_and_diagnostics_page (\"*\")", "pyright").is_some() {
+    if support::require_binary("pyright_hover_entities_outside_definitions_and_diagnostics_pages (\"*\")", "pyright").is_some() {
         let (results, texts) = all_pages(&run, json!({"op": "diagnostics", "file": "*"}));
         let lines: BTreeSet<u64> = results.iter().filter(|r| r["path"] == "broken.py").map(|r| r["line"].as_u64().unwrap()).collect();
         assert_eq!(lines, expected, "{texts:?}");
