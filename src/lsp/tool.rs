@@ -284,7 +284,9 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
             }
             _ => json!({"textDocument": text_document, "position": position}),
         };
-        let is_list = matches!(op, "references" | "implementation" | "definition" | "type_definition");
+        // Long answers (and slow ones) keep their answer for later pages; a definition's few
+        // locations are asked again.
+        let is_list = matches!(op, "references" | "implementation") || (args.offset > 0 && matches!(op, "definition" | "type_definition"));
         let asked = if is_list {
             list_request(supervisor, server, spec.method, params, args.offset, request_deadline)
         } else {

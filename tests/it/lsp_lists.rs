@@ -130,7 +130,7 @@ fn pyright_outline_is_a_source_order_tree_without_locals_and_pages_cover_it_exac
     assert_eq!((definitions.len(), top_level.len()), (120 + 40 * 3, 160));
     let name_of = |grep_line: &str| -> (u64, String) {
         let (line, text) = grep_line.split_once(':').unwrap();
-        let name = text.trim_start().split_whitespace().nth(1).unwrap().split(['(', ':']).next().unwrap().to_owned();
+        let name = text.split_whitespace().nth(1).unwrap().split(['(', ':']).next().unwrap().to_owned();
         (line.parse().unwrap(), name)
     };
 
