@@ -175,7 +175,7 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         text.push('\n');
         text.push_str(&record.render(&supervisor.display_path(&record.path)));
     }
-    if let Some(notice) = page.notice("diagnostics (errors first)") {
+    if let Some(notice) = page.notice() {
         text.push_str(&format!("\n{notice}"));
     }
     let results: Vec<Value> = all[page.range()]

@@ -1,9 +1,9 @@
 //! Long lists in `lsp` answers: pages and the paths of their entries.
 //!
 //! - [`Page`]: every capped list (outline, workspace symbols, references, implementations,
-//!   diagnostics, `"*"`) takes `offset` (entries to skip) and ends with
-//!   `showing A–B of N <what>; next: offset=B` while entries remain. An offset past the end is an
-//!   error, never an empty page.
+//!   diagnostics, `"*"`) takes `offset` (entries to skip) and ends with the run-wide notice
+//!   `showing A–B of N; next: offset=B` ([`crate::render::page_notice`]) while entries remain.
+//!   An offset past the end is an error, never an empty page.
 //! - [`ListedPath`]: a location's path for a list. Workspace files are workspace-relative;
 //!   dependency code is marked with where it comes from (`site-packages`, `node_modules`, the
 //!   Rust sysroot, the cargo registry, the Go module cache, …) and, outside the workspace,
@@ -17,8 +17,6 @@
 //!   file under the server's root changed ([`workspace_fingerprint`]); the first page always asks
 //!   again.
 //!
-//! The phrasing lives in [`Page::notice`] alone, so the run-wide list renderer can replace it in
-//! one place.
 
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
@@ -28,6 +26,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::ToolError;
+use crate::render::plural;
 
 /// One page of a list of `total` entries: entries `offset..end` (0-based, `end` exclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,18 +75,15 @@ impl Page {
         self.offset == 0 && self.end == self.total
     }
 
-    /// `showing A–B of N <what>; next: offset=B` (1-based `A`, inclusive `B`) while entries
-    /// remain, `showing A–B of N <what> (last page)` on a later page that reaches the end, and
-    /// `None` when the page is the whole list.
-    pub fn notice(&self, what: &str) -> Option<String> {
-        if self.is_whole() || self.total == 0 {
+    /// The run-wide page notice ([`crate::render::page_notice`]): `showing A–B of N; next:
+    /// offset=B` (1-based `A`, inclusive `B`) while entries remain, `showing A–B of N` on a later
+    /// page that reaches the end, `None` when the page is the whole list. The list's header says
+    /// what is counted.
+    pub fn notice(&self) -> Option<String> {
+        if self.total == 0 {
             return None;
         }
-        let shown = format!("showing {}–{} of {} {what}", self.offset + 1, self.end, self.total);
-        Some(match self.next_offset() {
-            Some(next) => format!("{shown}; next: offset={next}"),
-            None => format!("{shown} (last page)"),
-        })
+        crate::render::page_notice(self.offset + 1, self.end, self.total, "offset")
     }
 
     /// `{"offset", "shown", "total", "next_offset"}` for `structuredContent`.
@@ -314,19 +310,14 @@ impl PathTally {
         }
         let mut parts = Vec::new();
         if self.workspace_entries > 0 {
-            parts.push(format!(
-                "{} in the workspace ({} file{})",
-                self.workspace_entries,
-                self.workspace_files.len(),
-                plural(self.workspace_files.len())
-            ));
+            parts.push(format!("{} in the workspace ({})", self.workspace_entries, plural(self.workspace_files.len(), "file")));
         }
         for class in [PathClass::WorkspaceDependency, PathClass::Outside] {
             let groups: Vec<String> = self
                 .other
                 .iter()
                 .filter(|((c, _), _)| *c == class)
-                .map(|((_, origin), (count, files))| format!("{origin} {count} ({} file{})", files.len(), plural(files.len())))
+                .map(|((_, origin), (count, files))| format!("{origin} {count} ({})", plural(files.len(), "file")))
                 .collect();
             if groups.is_empty() {
                 continue;
@@ -345,14 +336,6 @@ impl PathTally {
             .iter()
             .map(|(origin, roots)| format!("{origin} = {}", roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")))
             .collect()
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 
@@ -440,11 +423,11 @@ mod tests {
     fn pages_say_where_they_are_and_where_the_next_starts() {
         let first = Page::new(137, 0, 50, "references").unwrap();
         assert_eq!(first.range(), 0..50);
-        assert_eq!(first.notice("references").as_deref(), Some("showing 1–50 of 137 references; next: offset=50"));
+        assert_eq!(first.notice().as_deref(), Some("showing 1–50 of 137; next: offset=50"));
         let last = Page::new(137, 100, 50, "references").unwrap();
         assert_eq!(last.range(), 100..137);
-        assert_eq!(last.notice("references").as_deref(), Some("showing 101–137 of 137 references (last page)"));
-        assert_eq!(Page::new(20, 0, 50, "references").unwrap().notice("references"), None);
+        assert_eq!(last.notice().as_deref(), Some("showing 101–137 of 137"));
+        assert_eq!(Page::new(20, 0, 50, "references").unwrap().notice(), None);
         assert_eq!(Page::new(0, 0, 50, "references").unwrap().shown(), 0);
         let past = Page::new(20, 20, 50, "references").unwrap_err();
         assert!(past.message.contains("offset 20 is past the end: there are 20 references (offsets 0–19)"), "{}", past.message);

@@ -30,6 +30,7 @@ use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line,
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -573,18 +574,10 @@ impl SourceCache {
             .entry(path.clone())
             .or_insert_with(|| std::fs::read_to_string(&path).ok())
             .as_deref()
-            .and_then(|text| split_lines(text).get(line0 as usize).map(|line| shorten(line.trim(), 200)))
+            .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
             .unwrap_or_default();
         Place { path: Some(ListedPath::new(&self.workspace_root, &path)), uri: uri.to_owned(), line: line0 + 1, text }
     }
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max_chars).collect();
-    format!("{cut}…")
 }
 
 /// `(uri, start line, start character)` (0-based, server encoding) of each location in a
@@ -611,13 +604,13 @@ fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(Strin
 }
 
 fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &Value) -> ToolError {
-    let raw = shorten(&answer.to_string(), 300);
+    let raw = cut_chars(&answer.to_string(), 300);
     ToolError::failed(format!("{server_id}'s answer to {method} could not be read: {err}; answer began: {raw}"))
 }
 
 /// Appends the page notice and the legend of shortened dependency roots to a list's text.
-fn push_page_footer(out: &mut String, page: &Page, what: &str, tally: &PathTally) {
-    if let Some(notice) = page.notice(what) {
+fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally) {
+    if let Some(notice) = page.notice() {
         out.push_str(&notice);
         out.push('\n');
     }
@@ -629,11 +622,10 @@ fn push_page_footer(out: &mut String, page: &Page, what: &str, tally: &PathTally
 
 /// The count line of a list: `N <what>` plus, when not all are workspace code, where the rest
 /// lie (`12 in the workspace (3 files); 5 outside: site-packages 5 (2 files)`).
-fn counted(total: usize, what_singular: &str, what_plural: &str, extra: &str, tally: &PathTally) -> String {
-    let what = if total == 1 { what_singular } else { what_plural };
+fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
     match tally.summary() {
-        Some(summary) => format!("{total} {what}{extra} — {summary}"),
-        None => format!("{total} {what}{extra}"),
+        Some(summary) => format!("{}{extra} — {summary}", plural(total, noun)),
+        None => format!("{}{extra}", plural(total, noun)),
     }
 }
 
@@ -652,13 +644,13 @@ fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize
     let mut tally = PathTally::default();
     places.iter().filter_map(|place| place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(places.len(), offset, query.supervisor.config().locations_cap, "locations")?;
-    let mut out = format!("{}:\n", counted(places.len(), "location", "locations", "", &tally));
+    let mut out = format!("{}:\n", counted(places.len(), "location", "", &tally));
     let mut results = Vec::new();
     for place in &places[page.range()] {
         out.push_str(&format!("{}: {}\n", place.located(), place.text));
         results.push(place.to_json());
     }
-    push_page_footer(&mut out, &page, "locations", &tally);
+    push_page_footer(&mut out, &page, &tally);
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
@@ -691,8 +683,8 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
     }
     let n_files = per_file.len();
     let page = Page::new(total, offset, query.supervisor.config().references_cap, "references")?;
-    let extra = format!(" in {n_files} file{}", plural(n_files));
-    let mut out = format!("{}:\n", counted(total, "reference", "references", &extra, &tally));
+    let extra = format!(" in {}", plural(n_files, "file"));
+    let mut out = format!("{}:\n", counted(total, "reference", &extra, &tally));
     let mut results = Vec::new();
     let mut current: Option<String> = None;
     let mut previous_line: Option<u32> = None;
@@ -716,16 +708,8 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
         value["column"] = json!(character + 1);
         results.push(value);
     }
-    push_page_footer(&mut out, &page, "references", &tally);
+    push_page_footer(&mut out, &page, &tally);
     Ok((out.trim_end().to_owned(), results, Some(page)))
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
@@ -748,11 +732,7 @@ fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>
         return Ok((query.empty_answer("hover information", "an empty hover"), Vec::new()));
     }
     let cap = query.supervisor.config().hover_chars_cap;
-    let total_chars = text.chars().count();
-    let mut shown = shorten(&text, cap);
-    if total_chars > cap {
-        shown.push_str(&format!("\n(hover cut: showing {cap} of {total_chars} characters)"));
-    }
+    let shown = cut_chars(&text, cap);
     Ok((shown, vec![json!({"hover": text})]))
 }
 
@@ -803,7 +783,7 @@ fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec
     }
     let actions: lsp_types::CodeActionResponse =
         serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/codeAction", &err, answer))?;
-    let mut out = format!("{} code action{} (listing only; applying one is not supported here):\n", actions.len(), plural(actions.len()));
+    let mut out = format!("{} (listing only; applying one is not supported here):\n", plural(actions.len(), "code action"));
     let mut results = Vec::new();
     for (idx, action) in actions.iter().enumerate() {
         match action {
@@ -967,7 +947,7 @@ fn workspace_symbols(
     let mut text = if total == 0 {
         format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "))
     } else {
-        format!("workspace symbols matching {query:?} ({}): {}\n", asked.join(", "), counted(total, "symbol", "symbols", "", &tally))
+        format!("workspace symbols matching {query:?} ({}): {}\n", asked.join(", "), counted(total, "symbol", "", &tally))
     };
     let mut results = Vec::new();
     for symbol in &found[page.range()] {
@@ -979,7 +959,7 @@ fn workspace_symbols(
         value["container"] = json!(symbol.container);
         results.push(value);
     }
-    push_page_footer(&mut text, &page, "symbols", &tally);
+    push_page_footer(&mut text, &page, &tally);
     for note in &notes {
         text.push_str(note);
         text.push('\n');
@@ -1076,7 +1056,7 @@ fn outline_line(entries: &[OutlineEntry], view: &OutlineView, index: usize, suff
         .as_deref()
         .map(str::trim)
         .filter(|detail| *detail != entry.kind && Some(*detail) != entry.lsp_kind)
-        .map(|detail| format!(" — {}", shorten(detail, 120)))
+        .map(|detail| format!(" — {}", cut_chars(detail, 120)))
         .unwrap_or_default();
     // `impl Shape for Square` already says what it is.
     let kind = if entry.name.starts_with(&format!("{} ", entry.kind)) || entry.name.starts_with(&format!("{}<", entry.kind)) {
@@ -1139,7 +1119,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     } else if total == 0 {
         format!("{} outline of {relative}: no symbols{filter_text} among its {} symbols", server.id(), entries.len())
     } else {
-        format!("{} outline of {relative}{filter_text}: {total} symbol{} in source order", server.id(), plural(total))
+        format!("{} outline of {relative}{filter_text}: {} in source order", server.id(), plural(total, "symbol"))
     };
     let mut results = Vec::new();
     let shown: Vec<usize> = view.visible[page.range()].to_vec();
@@ -1176,7 +1156,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             "hidden": entry.hidden.map(|hidden| if hidden == Hidden::Local { "local" } else { "import" }),
         }));
     }
-    if let Some(notice) = page.notice("symbols") {
+    if let Some(notice) = page.notice() {
         text.push('\n');
         text.push_str(&notice);
         // On the first page of a deep outline: how many entries each `depth` would list.
@@ -1314,10 +1294,10 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)
     } else {
         format!(
-            "{} diagnostics for {relative}: {n_errors} error{}, {n_warnings} warning{}, {} other",
+            "{} diagnostics for {relative}: {}, {}, {} other",
             server.id(),
-            plural(n_errors),
-            plural(n_warnings),
+            plural(n_errors, "error"),
+            plural(n_warnings, "warning"),
             all.len() - n_errors - n_warnings
         )
     };
@@ -1340,16 +1320,16 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         let source = diagnostic.get("source").and_then(Value::as_str).map(|s| format!(" ({s})")).unwrap_or_default();
         text.push_str(&format!("\n{relative}:{line}: {severity_name}{code} {message}{source}"));
         if let Some(source_line) = lines.get(line as usize - 1) {
-            text.push_str(&format!("\n{line:>6} | {}", shorten(source_line.trim_end(), 200)));
+            text.push_str(&format!("\n{line:>6} | {}", cut_chars(source_line.trim_end(), 200)));
         }
         results.push(json!({"path": relative, "line": line, "severity": severity_name, "code": diagnostic.get("code"), "message": message, "source": diagnostic.get("source")}));
     }
-    if let Some(notice) = page.notice("diagnostics") {
+    if let Some(notice) = page.notice() {
         text.push('\n');
         text.push_str(&notice);
     }
     if n_hints > 0 {
-        text.push_str(&format!("\n({n_hints} hint-level diagnostic{} omitted)", plural(n_hints)));
+        text.push_str(&format!("\n({} omitted)", plural(n_hints, "hint-level diagnostic")));
     }
     if let Some(note) = readiness_note(server, &readiness) {
         notes.push(note);

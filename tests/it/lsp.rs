@@ -463,7 +463,7 @@ fn dart_status_is_honest_and_a_fake_dart_proves_the_launch() {
         text.contains("60 references in 2 files") && text.contains("app/lib/main.dart (40):") && text.contains("app/pubspec.yaml (20):"),
         "{text}"
     );
-    assert!(text.contains("showing 1–50 of 60 references; next: offset=50"), "{text}");
+    assert!(text.contains("showing 1–50 of 60; next: offset=50"), "{text}");
     assert_eq!(text.lines().filter(|line| line.starts_with("  ") && !line.contains(" | ")).count(), 50, "{text}");
     let text = ok(&run, json!({"op": "reload", "file": "app/lib/main.dart"}));
     assert!(text.contains("dart @ app: reloaded (pid") && text.contains("1 document(s) reopened"), "{text}");
