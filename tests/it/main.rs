@@ -10,6 +10,7 @@ mod debug;
 mod eval;
 mod eval_embedded;
 mod files;
+mod files_race;
 mod lsp;
 mod lsp_checker;
 mod lsp_diagnostics_on_write;
