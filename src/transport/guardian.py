@@ -15,8 +15,11 @@
 # - the host stopping the guardian's process group with SIGTERM triggers the same clean-up;
 #   SIGINT, SIGHUP and SIGQUIT are taken and ignored (an interrupt of the group is meant for
 #   PROGRAM, which gets it too);
-# - when PROGRAM exits on its own, the guardian kills what PROGRAM left behind, then exits the way
-#   PROGRAM did (same exit code, or the same signal), so the host sees PROGRAM's status.
+# - when PROGRAM exits on its own, the host is alive and cleans up as it always does (it kills the
+#   process group, sweeps its descendant tag) and may report what it found in the group; so the
+#   guardian kills only what the host cannot find there — every descendant outside the guardian's
+#   process group (a `setsid` or `setpgid` child, a daemon) — then exits the way PROGRAM did (same
+#   exit code, or the same signal), so the host sees PROGRAM's status.
 #
 # PROGRAM gets PR_SET_PDEATHSIG(SIGKILL) towards the guardian, an empty signal mask, and the
 # guardian's environment plus RUNBOUND_GUARDIAN_PID=<guardian pid> (or, when the guardian could
@@ -86,6 +89,37 @@ def _children():
     return found
 
 
+def _process_table():
+    """{pid: (parent pid, process group)} of every process /proc shows (zombies included)."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            table[int(name)] = (int(fields[1]), int(fields[2]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return table
+
+
+def _descendants_outside_group():
+    """Pids of this process's descendants that are not in its process group."""
+    me, group = os.getpid(), os.getpgid(0)
+    table = _process_table()
+    children = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, frontier = [], [me]
+    while frontier:
+        for pid in children.get(frontier.pop(), []):
+            frontier.append(pid)
+            if table[pid][1] != group:
+                found.append(pid)
+    return found
+
+
 def _reap(program_pid, status):
     """Reaps every exited child; returns PROGRAM's wait status once it has exited, else `status`.
     Returns (status, any_children_left)."""
@@ -113,6 +147,22 @@ def _clean_up(program_pid, status):
                 pass
         status, left = _reap(program_pid, status)
         if not left or time.monotonic() > give_up:
+            return status
+        time.sleep(0.005)
+
+
+def _kill_outside_group(program_pid, status):
+    """SIGKILLs every descendant outside the process group, reaps, repeats until none (bounded)."""
+    give_up = time.monotonic() + CLEAN_UP_LIMIT_SECONDS
+    while True:
+        victims = _descendants_outside_group()
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        status, _ = _reap(program_pid, status)
+        if not victims or time.monotonic() > give_up:
             return status
         time.sleep(0.005)
 
@@ -186,7 +236,7 @@ def guard(program):
     while True:
         status, _ = _reap(program_pid, status)
         if status is not None:
-            _exit_like(_clean_up(program_pid, status))
+            _exit_like(_kill_outside_group(program_pid, status))
         try:
             info = signal.sigwaitinfo(WATCHED)
         except InterruptedError:

@@ -20,9 +20,11 @@
 //!   child it has, reaps, and repeats until none is left — a killed process's children are
 //!   re-parented to the guardian, so the loop reaches every level — bounded at 5 s, then exits;
 //! - PROGRAM gets `PR_SET_PDEATHSIG(SIGKILL)` towards the guardian; when PROGRAM exits on its
-//!   own, the guardian kills what it left behind and exits the way PROGRAM did (code or signal),
-//!   so the host sees PROGRAM's status; SIGINT, SIGHUP and SIGQUIT to the group are meant for
-//!   PROGRAM and ignored by the guardian;
+//!   own (the host is alive then, and kills the group as always, and may say what it found
+//!   there), the guardian kills only what the host cannot find — every descendant outside its
+//!   process group — and exits the way PROGRAM did (code or signal), so the host sees PROGRAM's
+//!   status; SIGINT, SIGHUP and SIGQUIT to the group are meant for PROGRAM and ignored by the
+//!   guardian;
 //! - PROGRAM's environment says whether it is guarded: [`GUARDIAN_PID_ENV`], or
 //!   [`GUARDIAN_UNAVAILABLE_ENV`] with the reason when the guardian could not take over
 //!   (no `ctypes`, `prctl` refused): PROGRAM then runs unguarded in the guardian's place.
@@ -55,7 +57,7 @@ use std::path::Path;
 
 use crate::error::{ErrorKind, ToolError};
 
-use super::process::ChildProcess;
+use super::process::{ChildProcess, PipeDirection, ProcessSpec};
 
 /// The guardian's Python source (`guardian.py`; CPython 3.6+, built-in modules and `ctypes`).
 pub const GUARDIAN_SOURCE: &str = include_str!("guardian.py");
@@ -78,6 +80,41 @@ pub fn command_prefix(python: &Path, source_fd: RawFd) -> Vec<OsString> {
     prefix.extend(["-I", "-S", "-B", "-c"].map(OsString::from));
     prefix.push(OsString::from(python_boot(source_fd, "<runbound-guardian>")));
     prefix
+}
+
+/// The CPython that runs guardians when the caller has none at hand: `python3`, then `python`,
+/// on the process's PATH; `None` when neither is there (the caller then spawns unguarded and
+/// says so).
+pub fn find_python() -> Option<std::path::PathBuf> {
+    ["python3", "python"].into_iter().find_map(|name| which::which(name).ok())
+}
+
+/// Spawns `spec` under the guardian run by `python` (see the module docs): the guardian's argv
+/// goes in front of the spec's program, its source on the first descriptor above 2 that the
+/// spec's own extra pipes leave free, written right after the spawn. With `python` `None`,
+/// spawns `spec` as it is. The returned child is the guardian: its pid is the process group
+/// the program runs in, its exit status the program's, and killing its group kills the program
+/// and, through the guardian, everything the program started.
+///
+/// # Errors
+///
+/// As [`ChildProcess::spawn`], and `unavailable` when the guardian's source cannot be written
+/// (the guardian exited at once: its state is in the message).
+pub fn spawn_guarded(spec: ProcessSpec, python: Option<&Path>) -> Result<ChildProcess, ToolError> {
+    let Some(python) = python else {
+        return ChildProcess::spawn(spec);
+    };
+    let source_fd = (3..).find(|fd| spec.extra_pipes.iter().all(|pipe| pipe.child_fd != *fd)).unwrap_or(3);
+    let mut guarded = spec;
+    let mut args = command_prefix(python, source_fd);
+    let program = std::mem::replace(&mut guarded.program, std::path::PathBuf::from(args.remove(0)));
+    args.push(program.into_os_string());
+    args.append(&mut guarded.args);
+    guarded.args = args;
+    let guarded = guarded.with_extra_pipe(source_fd, PipeDirection::ParentWrites);
+    let child = ChildProcess::spawn(guarded)?;
+    feed_source(&child, source_fd, GUARDIAN_SOURCE)?;
+    Ok(child)
 }
 
 /// A Python `-c` line that reads a source from descriptor `fd` to its end (closing it), then

@@ -1,9 +1,11 @@
 //! Nothing a run started survives a `kill -9` of its host: `runbound serve` (the real CLI
 //! binary) starts processes through `eval` cells in CPython and Node — a plain child, a child
 //! with a cleared environment in its own session (`env -i setsid`), a double-forked daemon —
-//! plus a debug adapter with its debuggee and a language server; the test then SIGKILLs serve
-//! (no cleanup of its own can run) and checks, within a bounded wait, that every process that
-//! was below serve is gone.
+//! plus a debug adapter (lldb-dap) with its debuggee and the debuggee's own child, a language
+//! server, and a background worker with children of its own; the test then SIGKILLs serve (no
+//! cleanup of its own can run) and checks, within a bounded wait, that every process that was
+//! below serve is gone. Kernels, debug adapters and workers run under the process guardian
+//! (`transport::guardian`); language servers do not need it (their children end with them).
 
 use crate::support;
 
@@ -145,8 +147,11 @@ const b = cp.spawn('env', ['-i', 'setsid', 'sleep', '1005'], {stdio: 'ignore'});
 console.log('pids:', a.pid, b.pid);
 "#;
 
-/// The debuggee: runs until killed.
-const DEBUGGEE: &str = "import time\nprint('debuggee up', flush=True)\ntime.sleep(1006)\n";
+/// The debuggee: forks a child, then both sleep until killed.
+const DEBUGGEE: &str = "#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n  if (fork() == 0) { execlp(\"sleep\", \"sleep\", \"1006\", (char *)0); }\n  puts(\"debuggee up\");\n  fflush(stdout);\n  sleep(1007);\n  return 0;\n}\n";
+
+/// The background worker's command: a child, a child that leaves it (subshell), a foreground one.
+const WORKER: &str = "fast=sleep 1008 & (sleep 1009 &) ; sleep 1010";
 
 #[test]
 fn nothing_started_through_serve_survives_a_kill_9_of_serve() {
@@ -157,18 +162,21 @@ fn nothing_started_through_serve_survives_a_kill_9_of_serve() {
     let (Some(_python), Some(_node)) = (support::require_binary(test, "python3"), support::require_binary(test, "node")) else {
         return;
     };
-    let debugpy = Command::new("python3").args(["-c", "import debugpy"]).status().is_ok_and(|status| status.success());
-    let pyright = which::which("pyright-langserver").is_ok();
-    if !debugpy || !pyright {
-        support::skip_or_fail(test, "debugpy (python3 -m pip install debugpy) and pyright-langserver are needed (see .ci/install)");
+    let (Some(gcc), Some(_), Some(_)) = (
+        support::require_binary(test, "gcc"),
+        support::require_binary(test, "lldb-dap-19").or_else(|| support::require_binary(test, "lldb-dap")),
+        support::require_binary(test, "pyright-langserver"),
+    ) else {
         return;
-    }
+    };
     let workspace = support::workspace_with(&[
         ("pyproject.toml", "[project]\nname = \"contained\"\nversion = \"0\"\n"),
-        ("debuggee.py", DEBUGGEE),
+        ("debuggee.c", DEBUGGEE),
         ("module.py", "def answer() -> int:\n    return 42\n"),
     ]);
-    let mut serve = Serve::start(workspace.path(), &["--approve", "allow", "--kernel", "cpython"]);
+    let compiled = Command::new(gcc).args(["-g", "-O0", "-o", "debuggee", "debuggee.c"]).current_dir(workspace.path()).status();
+    assert!(compiled.is_ok_and(|status| status.success()), "gcc builds the debuggee");
+    let mut serve = Serve::start(workspace.path(), &["--approve", "allow", "--kernel", "cpython", "--vibe", "--worker", WORKER]);
     let serve_pid = serve.child.id();
 
     let python = serve.tool("eval", json!({"code": PYTHON_CHILDREN, "description": "start three children that try to escape"}));
@@ -179,13 +187,13 @@ fn nothing_started_through_serve_survives_a_kill_9_of_serve() {
     let mut expected = printed_pids(&python);
     expected.extend(printed_pids(&javascript));
     assert_eq!(expected.len(), 5, "five pids printed:\n{python}\n{javascript}");
-    serve.tool("debug", json!({"op": "launch", "program": "debuggee.py"}));
+    serve.tool("debug", json!({"op": "launch", "program": "debuggee"}));
     serve.tool("lsp", json!({"op": "symbols", "file": "module.py"}));
+    serve.tool("vibe_spawn", json!({"brief": "sleep in the background", "label": "sleeper", "tier": "fast"}));
+    let running = |needle: &str| descendant_processes(serve_pid).iter().any(|p| command_line(p.pid).contains(needle));
     assert!(
-        support::wait_until(Duration::from_secs(20), || descendant_processes(serve_pid)
-            .iter()
-            .any(|p| command_line(p.pid).contains("debuggee.py"))),
-        "the debuggee runs: {:#?}",
+        support::wait_until(Duration::from_secs(20), || running("sleep 1006") && running("sleep 1010")),
+        "the debuggee's child and the worker run: {:#?}",
         descendant_processes(serve_pid).iter().map(|p| command_line(p.pid)).collect::<Vec<_>>()
     );
 
@@ -203,8 +211,14 @@ fn nothing_started_through_serve_survives_a_kill_9_of_serve() {
         assert!(below.get(pid).is_some_and(|(identity, _)| still_runs(identity)), "printed child {pid} runs before the kill");
     }
     let roles = |needle: &str| below.values().filter(|(_, command)| command.contains(needle)).count();
-    assert!(roles("debuggee.py") >= 1 && roles("debugpy") >= 1, "a debug adapter and its debuggee run: {below:#?}");
+    assert!(
+        roles("lldb") >= 1 && roles("debuggee") >= 1 && roles("sleep 1006") == 1,
+        "a debug adapter, its debuggee and its child run: {below:#?}"
+    );
     assert!(roles("pyright") >= 1, "a language server runs: {below:#?}");
+    for worker_child in ["sleep 1008", "sleep 1009", "sleep 1010"] {
+        assert_eq!(roles(worker_child), 1, "the worker's {worker_child} runs: {below:#?}");
+    }
 
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(serve_pid as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
     let _ = serve.child.wait();
@@ -313,4 +327,48 @@ fn the_guardian_reaps_the_orphans_it_adopts() {
     assert!(adopted > 0, "the orphaned sleeps were adopted by the guardian");
     let reaped = support::wait_until(Duration::from_secs(10), || children_of(guardian).iter().all(|(pid, _)| *pid == kernel));
     assert!(reaped, "orphans left under the guardian (pid, state): {:?}", children_of(guardian));
+}
+
+/// `spawn_guarded` as the process layer's callers see it: the handle's exit status is the
+/// program's (code and signal), a descendant that left the process group is killed by the
+/// guardian when the program exits, and one that stayed in the group is left for the handle's
+/// group kill (so the host can see and report it), which then finds it.
+#[test]
+fn a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group() {
+    let Some(python) = support::require_binary("a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group", "python3") else {
+        return;
+    };
+    use runbound::transport::guardian::spawn_guarded;
+    use runbound::transport::process::ProcessSpec;
+    use std::os::unix::process::ExitStatusExt;
+    let workspace = tempfile::tempdir().unwrap();
+    let marker = 500 + std::process::id() % 400;
+    let script = format!("sleep {marker}.1 & setsid sleep {marker}.2 & (setsid sleep {marker}.3 &); echo started; exit 5");
+    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", &script]).with_stdin_piped(false);
+    let child = spawn_guarded(spec, Some(&python)).unwrap();
+    let status = child.wait_timeout(Duration::from_secs(30)).expect("the guarded program exits");
+    assert_eq!(status.code(), Some(5), "the program's exit code: {status:?}");
+    let runs = |suffix: u32| {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == format!("sleep {marker}.{suffix}"))
+                .unwrap_or(false)
+        })
+    };
+    assert!(!runs(2) && !runs(3), "the guardian killed the children that left the group");
+    assert!(runs(1), "the child in the group is left for the handle's group kill");
+    drop(child);
+    assert!(support::wait_until(Duration::from_secs(5), || !runs(1)), "the group kill on drop finds it");
+
+    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", "kill -SEGV $$"]).with_stdin_piped(false);
+    let child = spawn_guarded(spec, Some(&python)).unwrap();
+    let status = child.wait_timeout(Duration::from_secs(30)).expect("exits");
+    assert_eq!(status.signal(), Some(11), "the program's signal: {status:?}");
+    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", "echo $RUNBOUND_GUARDIAN_PID $$ $PPID"]);
+    let child = spawn_guarded(spec, Some(&python)).unwrap();
+    let mut output = String::new();
+    std::io::Read::read_to_string(&mut child.take_stdout().unwrap(), &mut output).unwrap();
+    let numbers: Vec<u32> = output.split_whitespace().map(|word| word.parse().unwrap()).collect();
+    assert_eq!((numbers[0], numbers[2]), (child.pid(), child.pid()), "the program's parent is the guardian, the handle's pid: {output}");
+    assert_ne!(numbers[1], child.pid());
 }

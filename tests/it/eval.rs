@@ -33,8 +33,7 @@ fn builder(workspace: &Path) -> RunBuilder {
 }
 
 fn run_with_budget(workspace: &Path, budget: Duration) -> Run {
-    let mut config = RunConfig::default();
-    config.kernel = KernelConfig { inactivity_budget: budget, ..KernelConfig::default() };
+    let config = RunConfig { kernel: KernelConfig { inactivity_budget: budget, ..KernelConfig::default() }, ..RunConfig::default() };
     builder(workspace).config(config).build().unwrap()
 }
 
