@@ -300,6 +300,10 @@ impl Kernels {
                 interpreter: &interpreter,
                 driver_source,
                 guardian_python: guardian_python.as_deref().map_err(String::as_str),
+                env: match language {
+                    Language::Python => activated_venv_env(&interpreter),
+                    Language::Javascript => Vec::new(),
+                },
                 cwd: workspace_root,
                 sandbox: self.sandbox.as_ref(),
                 generation,
@@ -333,6 +337,26 @@ fn start_embedded(workspace: &Path, generation: u64, startup_timeout: Duration) 
 fn start_embedded(_workspace: &Path, _generation: u64, _startup_timeout: Duration) -> Result<LiveKernel, ToolError> {
     Err(ToolError::new(ErrorKind::Unavailable, "this build has no embedded RustPython backend (cargo feature embedded-python is off)")
         .with_hint("select the cpython kernel, or rebuild runbound with default features"))
+}
+
+/// The environment of an activated virtual environment when `python` is a venv's interpreter
+/// (`<venv>/bin/python` with `<venv>/pyvenv.cfg`): `VIRTUAL_ENV=<venv>` and `<venv>/bin` first
+/// on `PATH`, so a cell's `!python`, `!pytest` or `subprocess.run(["pip", …])` reach the same
+/// environment as the kernel (Jupyter's venv kernels leave `PATH` alone, and `!python` then runs
+/// another interpreter than the kernel). Empty for any other interpreter.
+fn activated_venv_env(python: &Path) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let Some(bin) = python.parent() else {
+        return Vec::new();
+    };
+    let Some(venv) = bin.parent().filter(|venv| venv.join("pyvenv.cfg").is_file()) else {
+        return Vec::new();
+    };
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let entries = std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&inherited).filter(|entry| entry != bin));
+    let Ok(path) = std::env::join_paths(entries) else {
+        return Vec::new();
+    };
+    vec![("VIRTUAL_ENV".into(), venv.as_os_str().to_owned()), ("PATH".into(), path)]
 }
 
 /// Discards `language`'s kernel: asks it for an inventory of what it holds (bounded, 1 s), then

@@ -144,6 +144,8 @@ pub(crate) struct KernelLaunch<'a> {
     /// The CPython that runs the guardian, or why there is none (the kernel then runs
     /// unguarded).
     pub guardian_python: Result<&'a Path, &'a str>,
+    /// Environment variables set for the kernel on top of the host's (e.g. an activated venv).
+    pub env: Vec<(OsString, OsString)>,
     pub cwd: &'a Path,
     pub sandbox: Option<&'a Sandbox>,
     pub generation: u64,
@@ -181,6 +183,9 @@ impl LiveKernel {
         let mut spec = ProcessSpec::new(PathBuf::from(&command[0]), launch.cwd).with_args(command[1..].iter().cloned());
         if launch.guardian_python.is_ok() {
             spec = spec.with_extra_pipe(GUARDIAN_SOURCE_FD, PipeDirection::ParentWrites);
+        }
+        for (key, value) in &launch.env {
+            spec = spec.with_env(key, value);
         }
         let spec = spec
             .with_display_name(display_name.clone())

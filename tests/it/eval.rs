@@ -306,6 +306,11 @@ fn python_pip_installs_a_local_wheel_and_the_next_import_sees_it() {
         Run::builder(workspace.path()).approval_policy(allow_all()).config(config).kernel_factory(KernelFactory::new()).build().unwrap();
     let executable = cell(&run, "import sys\nsys.executable");
     assert!(executable.joined_text().contains(".venv/bin/python"), "the project's .venv comes first: {}", executable.joined_text());
+    // Activated like a venv: shell children reach the kernel's environment, not another python.
+    let venv_text = venv.canonicalize().unwrap().display().to_string();
+    let shell = cell(&run, "import os\n!python -c 'import sys; print(\"prefix\", sys.prefix)'\nos.environ['VIRTUAL_ENV']");
+    let text = shell.joined_text();
+    assert!(text.contains(&format!("prefix {venv_text}")) && text.contains(&format!("Out: '{venv_text}'")), "{text}");
     let setup = cell(
         &run,
         &format!(
