@@ -6,6 +6,7 @@
 mod support;
 
 mod cli;
+mod corpus_python;
 mod debug;
 mod eval;
 mod eval_embedded;
