@@ -79,7 +79,12 @@ fn module_shape(file: &Path) -> ModuleShape {
     corpus::assert_success(&output, "python3 ast ground truth");
     let value: Value = serde_json::from_str(output.text.trim()).expect("ast script prints JSON");
     let pairs = |key: &str| -> Vec<(usize, String)> {
-        value[key].as_array().unwrap().iter().map(|pair| (pair[0].as_u64().unwrap() as usize, pair[1].as_str().unwrap().to_owned())).collect()
+        value[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|pair| (pair[0].as_u64().unwrap() as usize, pair[1].as_str().unwrap().to_owned()))
+            .collect()
     };
     let definitions = value["definitions"]
         .as_array()
@@ -166,13 +171,21 @@ fn outline_of_a_long_module_pages_in_source_order_without_locals() {
         .filter(|(line, name)| entries.iter().any(|(at, text)| at == line && corpus::contains_word(text, name)))
         .map(|(line, name)| format!("{line}: {name}"))
         .collect();
-    assert!(locals.is_empty(), "the outline lists {} parameters/locals (issue 11 §4: not by default): {:?}", locals.len(), &locals[..locals.len().min(20)]);
+    assert!(
+        locals.is_empty(),
+        "the outline lists {} parameters/locals (issue 11 §4: not by default): {:?}",
+        locals.len(),
+        &locals[..locals.len().min(20)]
+    );
 
     let classes = outline_pages(&run, json!({"op": "symbols", "file": file, "kind": ["class"]}));
     let listed: Vec<usize> = classes.iter().map(|(line, _)| *line).collect();
     let expected: Vec<usize> = shape.classes.iter().map(|(line, _)| *line).collect();
     assert_eq!(listed, expected, "kind [\"class\"] should list exactly the classes of {file}: {classes:?}");
-    corpus::report_timing(&format!("pyright outline of {file} ({} entries over all pages): first call (cold server) {cold:?}", entries.len()));
+    corpus::report_timing(&format!(
+        "pyright outline of {file} ({} entries over all pages): first call (cold server) {cold:?}",
+        entries.len()
+    ));
 }
 
 /// Orientation: on a cold run, `symbols` with a `query` and no `file` starts the server whose
@@ -185,7 +198,8 @@ fn workspace_symbols_on_a_cold_run_find_the_class_where_grep_does() {
     }
     let Some(dir) = corpus::project(PROJECT) else { return };
     let found = occurrences(dir.path(), "UnknownTimezoneWarning");
-    let definition = format!("src/dateutil/parser/_parser.py:{}", line_of(&found, "src/dateutil/parser/_parser.py", "class UnknownTimezoneWarning"));
+    let definition =
+        format!("src/dateutil/parser/_parser.py:{}", line_of(&found, "src/dateutil/parser/_parser.py", "class UnknownTimezoneWarning"));
     let run = corpus::tools_run(dir.path());
     let (text, elapsed) = timed_ok(&run, "lsp", json!({"op": "symbols", "query": "UnknownTimezoneWarning"}));
     let locations = corpus::listed_locations(&text);
@@ -208,20 +222,28 @@ fn navigation_matches_grep(server: &str, binary: &str) {
     let import_line = line_of(&found, "tests/test_parser.py", "from dateutil.parser import");
     let run = corpus::tools_run(dir.path());
 
-    let (text, cold) = timed_ok(&run, "lsp", json!({"op": "definition", "server": server, "file": "tests/test_parser.py", "line": import_line, "symbol": word}));
-    assert!(!text.contains("outside workspace"), "{server}: definition left the workspace (the project's .venv has dateutil as an editable install of src/):\n{text}");
+    let (text, cold) = timed_ok(
+        &run,
+        "lsp",
+        json!({"op": "definition", "server": server, "file": "tests/test_parser.py", "line": import_line, "symbol": word}),
+    );
+    assert!(
+        !text.contains("outside workspace"),
+        "{server}: definition left the workspace (the project's .venv has dateutil as an editable install of src/):\n{text}"
+    );
     let locations = corpus::listed_locations(&text);
     let expected = format!("src/dateutil/parser/_parser.py:{class_line}");
     assert!(locations.contains(&expected), "{server}: definition should be {expected}:\n{text}");
 
-    let (text, warm) = timed_ok(&run, "lsp", json!({"op": "references", "server": server, "file": "src/dateutil/parser/_parser.py", "line": class_line, "symbol": word}));
-    let listed = corpus::listed_locations(&text);
+    let (text, warm) = timed_ok(
+        &run,
+        "lsp",
+        json!({"op": "references", "server": server, "file": "src/dateutil/parser/_parser.py", "line": class_line, "symbol": word}),
+    );
     // An occurrence inside a string (the `__all__` entry) may be listed or not; code must be.
     let required: Vec<String> = found.iter().filter(|o| !o.text.contains(&format!("'{word}'"))).map(Occurrence::location).collect();
     let allowed: Vec<String> = found.iter().map(Occurrence::location).collect();
-    let missing: Vec<&String> = required.iter().filter(|location| !listed.contains(location)).collect();
-    let extra: Vec<&String> = listed.iter().filter(|location| !allowed.contains(location)).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "{server}: references differ from the word search: missing {missing:?}, extra {extra:?}\n{text}");
+    corpus::assert_references(server, &text, &required, &allowed);
 
     let text = ok(&run, "lsp", json!({"op": "diagnostics", "server": server, "file": "tests/test_parser.py"}));
     for unresolved in ["could not be resolved", "reportMissingImports", "import-error", "Unable to import"] {
@@ -259,7 +281,8 @@ fn rename_across_src_and_tests_then_the_project_tests_pass() {
     assert!(occurrences(dir.path(), new).is_empty());
     let class_line = line_of(&before, "src/dateutil/parser/_parser.py", "class UnknownTimezoneWarning");
     let run = corpus::tools_run(dir.path());
-    let (text, elapsed) = timed_ok(&run, "lsp_rename", json!({"file": "src/dateutil/parser/_parser.py", "line": class_line, "symbol": old, "new_name": new}));
+    let (text, elapsed) =
+        timed_ok(&run, "lsp_rename", json!({"file": "src/dateutil/parser/_parser.py", "line": class_line, "symbol": old, "new_name": new}));
 
     let after = occurrences(dir.path(), new);
     let moved: Vec<String> = after.iter().map(Occurrence::location).collect();
@@ -290,21 +313,30 @@ fn breaking_edit_reports_the_call_sites_in_other_files() {
     let Some(dir) = corpus::project(PROJECT) else { return };
     let calls: Vec<Occurrence> = occurrences(dir.path(), "within_delta")
         .into_iter()
-        .filter(|o| o.file.starts_with("tests/") && o.text.contains("within_delta(") && !o.text.contains("def ") && !o.text.contains("import"))
+        .filter(|o| {
+            o.file.starts_with("tests/") && o.text.contains("within_delta(") && !o.text.contains("def ") && !o.text.contains("import")
+        })
         .collect();
     assert!(calls.len() >= 3, "ground truth: call sites of within_delta in tests/: {calls:?}");
     let run = corpus::tools_run(dir.path());
     let (old, new) = ("def within_delta(dt1, dt2, delta):", "def within_delta(dt1, dt2, delta, strict):");
     let (text, breaking) = timed_ok(&run, "edit", json!({"path": "src/dateutil/utils.py", "old_string": old, "new_string": new}));
     let confirmed = project_tests(dir.path(), &["tests/test_utils.py"]);
-    assert!(!confirmed.success() && confirmed.text.contains("strict"), "ground truth: the edit should break tests/test_utils.py:\n{}", confirmed.text);
+    assert!(
+        !confirmed.success() && confirmed.text.contains("strict"),
+        "ground truth: the edit should break tests/test_utils.py:\n{}",
+        confirmed.text
+    );
     let block = corpus::diagnostics_block(&text);
     let unreported: Vec<String> = calls.iter().map(Occurrence::location).filter(|location| !block.contains(location.as_str())).collect();
     assert!(unreported.is_empty(), "the edit broke {} call sites in tests/; not reported: {unreported:?}\n{text}", calls.len());
 
     let (text, reverting) = timed_ok(&run, "edit", json!({"path": "src/dateutil/utils.py", "old_string": new, "new_string": old}));
     let block = corpus::diagnostics_block(&text);
-    assert!(block.contains("resolved") && block.contains("tests/test_utils.py"), "the revert should list the errors it resolved in tests/test_utils.py (issue 11 §2):\n{text}");
+    assert!(
+        block.contains("resolved") && block.contains("tests/test_utils.py"),
+        "the revert should list the errors it resolved in tests/test_utils.py (issue 11 §2):\n{text}"
+    );
     corpus::report_timing(&format!("pyright breaking edit {breaking:?}, revert {reverting:?}"));
 }
 
@@ -320,30 +352,24 @@ fn clean_edit_latency_next_to_an_error_edit() {
     let file = "src/dateutil/relativedelta.py";
     let run = corpus::tools_run(dir.path());
     corpus::warm_up(&run, file);
-    let anchor = "        self._fix()\n";
-    assert!(corpus::read(dir.path(), file).contains(anchor));
-    let mut timings = Vec::new();
-    for (label, new) in [
-        ("clean (comment)", "        # normalise the fields\n        self._fix()\n"),
-        ("adds an error", "        # normalise the fields\n        self._fix(undefined_name_here)\n"),
-        ("fixes it", "        # normalise the fields\n        self._fix()\n"),
-        ("clean (comment)", "        # normalise all the fields\n        self._fix()\n"),
-    ] {
-        let current = corpus::read(dir.path(), file);
-        let old = ["        # normalise all the fields\n        self._fix()\n", "        # normalise the fields\n        self._fix(undefined_name_here)\n", "        # normalise the fields\n        self._fix()\n", anchor]
-            .into_iter()
-            .find(|candidate| current.contains(candidate))
-            .expect("one of the states");
-        let (text, elapsed) = timed_ok(&run, "edit", json!({"path": file, "old_string": old, "new_string": new}));
-        let block = corpus::diagnostics_block(&text);
-        corpus::assert_no_clean_beside_failure(block);
-        if label == "adds an error" {
-            assert!(block.contains("undefined_name_here"), "the new error is not reported:\n{text}");
-        } else {
-            assert!(block.contains("no new errors") && !block.contains("unavailable"), "{label}: expected a clean result:\n{text}");
-        }
-        timings.push(format!("{label} {elapsed:?}"));
-    }
+    let (plain, comment, broken, comment2) = (
+        "        self._fix()\n",
+        "        # normalise the fields\n        self._fix()\n",
+        "        # normalise the fields\n        self._fix(undefined_name_here)\n",
+        "        # normalise all the fields\n        self._fix()\n",
+    );
+    assert_eq!(corpus::read(dir.path(), file).matches(plain).count(), 1);
+    let step = |label, old: &str, new: &str, error| corpus::EditStep { label, old: old.to_owned(), new: new.to_owned(), error };
+    let timings = corpus::timed_edit_sequence(
+        &run,
+        file,
+        &[
+            step("clean (comment)", plain, comment, None),
+            step("adds an error", comment, broken, Some("undefined_name_here")),
+            step("fixes it", broken, comment, None),
+            step("clean (comment)", comment, comment2, None),
+        ],
+    );
     corpus::report_timing(&format!("pyright edits of {file}: {}", timings.join(", ")));
 }
 
@@ -360,24 +386,14 @@ fn ast_edit_accept_matches_the_ast_grep_cli_and_the_project_tests_pass() {
     }
     let Some(dir) = corpus::project(PROJECT) else { return };
     let Some(reference) = corpus::project(PROJECT) else { return };
-    let (pattern, rewrite) = ("len($X) == 0", "not $X");
-    let (files, matches) = corpus::ast_grep_cli_rewrite(reference.path(), pattern, rewrite, "python", "src");
-    assert!(files.len() >= 2, "ground truth: {pattern} should match in several files: {files:?}");
-    let before: Vec<String> = files.iter().map(|file| corpus::read(dir.path(), file)).collect();
     let run = corpus::tools_run(dir.path());
-    let (text, staging) = timed_ok(&run, "ast_edit", json!({"pattern": pattern, "rewrite": rewrite, "path": "src", "language": "python"}));
-    assert!(text.contains(&format!("{matches} replacements in {} files", files.len())), "the preview should count what the CLI matched ({matches} in {files:?}):\n{text}");
-    let after_staging: Vec<String> = files.iter().map(|file| corpus::read(dir.path(), file)).collect();
-    assert_eq!(before, after_staging, "ast_edit wrote before accept");
-    let edit_id = text.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).expect("an edit_id in the preview").to_owned();
-    let (text, accepting) = timed_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    for file in &files {
-        assert_eq!(corpus::read(dir.path(), file), corpus::read(reference.path(), file), "{file} differs from the ast-grep CLI's rewrite");
-        assert!(text.contains(file.as_str()), "the accept result does not name {file}:\n{text}");
-    }
-    let block = corpus::diagnostics_block(&text);
-    corpus::assert_no_clean_beside_failure(block);
-    assert!(!block.contains("unavailable") && !block.contains("new diagnostics introduced"), "expected clean diagnostics after the accept:\n{text}");
+    let edit = corpus::ast_edit_then_accept(&run, dir.path(), reference.path(), "len($X) == 0", "not $X", "python", "src");
     corpus::assert_success(&project_tests(dir.path(), &[]), "the project's tests after the structural rewrite");
-    corpus::report_timing(&format!("ast_edit stage {staging:?}, accept {accepting:?} ({matches} replacements in {} files)", files.len()));
+    corpus::report_timing(&format!(
+        "ast_edit stage {:?}, accept {:?} ({} replacements in {} files)",
+        edit.staging,
+        edit.accepting,
+        edit.matches,
+        edit.files.len()
+    ));
 }

@@ -7,6 +7,7 @@ mod support;
 
 mod cli;
 mod corpus_python;
+mod corpus_rust;
 mod debug;
 mod eval;
 mod eval_embedded;

@@ -170,7 +170,14 @@ pub fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)], timeo
 
 /// Asserts that `output` succeeded, showing its last 60 lines otherwise.
 pub fn assert_success(output: &CommandOutput, what: &str) {
-    assert!(output.success(), "{what}: `{}` exited {:?} after {:?}:\n{}", output.command, output.code, output.elapsed, tail(&output.text, 60));
+    assert!(
+        output.success(),
+        "{what}: `{}` exited {:?} after {:?}:\n{}",
+        output.command,
+        output.code,
+        output.elapsed,
+        tail(&output.text, 60)
+    );
 }
 
 /// The last `lines` lines of `text`.
@@ -382,7 +389,8 @@ pub fn listed_locations(text: &str) -> Vec<String> {
         let indented = trimmed.len() != line.len();
         if !indented && line.ends_with("):") && line.contains(" (") {
             let file = &line[..line.rfind(" (").expect("checked")];
-            group = (!file.contains(' ') || file.contains("(outside workspace)")).then(|| file.trim_end_matches(" (outside workspace)").to_owned());
+            group = (!file.contains(' ') || file.contains("(outside workspace)"))
+                .then(|| file.trim_end_matches(" (outside workspace)").to_owned());
             continue;
         }
         if indented {
@@ -412,9 +420,15 @@ pub fn listed_locations(text: &str) -> Vec<String> {
 /// tools; write and exec allowed without asking. Answers wait up to 3 minutes for a server's
 /// indexing (a complete answer is what the checks compare against the ground truth).
 pub fn tools_run(workspace: &Path) -> runbound::Run {
+    tools_run_with(workspace, |_| ())
+}
+
+/// [`tools_run`] with a last change to the configuration (e.g. a server's environment).
+pub fn tools_run_with(workspace: &Path, configure: impl FnOnce(&mut runbound::RunConfig)) -> runbound::Run {
     let mut config = runbound::RunConfig::default();
     config.lsp.write_diagnostics_budget = Duration::from_secs(20);
     config.lsp.indexing_wait = Duration::from_secs(180);
+    configure(&mut config);
     runbound::Run::builder(workspace)
         .config(config)
         .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
@@ -463,7 +477,8 @@ pub fn ast_grep_cli_rewrite(dir: &Path, pattern: &str, rewrite: &str, language: 
     let mut files: Vec<String> = matches.iter().map(|m| m["file"].as_str().expect("file").trim_start_matches("./").to_owned()).collect();
     files.sort();
     files.dedup();
-    let rewritten = run(dir, cli, &["run", "-p", pattern, "-r", rewrite, "-l", language, "--update-all", path], &[], Duration::from_secs(120));
+    let rewritten =
+        run(dir, cli, &["run", "-p", pattern, "-r", rewrite, "-l", language, "--update-all", path], &[], Duration::from_secs(120));
     assert_success(&rewritten, "ast-grep CLI rewrite");
     (files, matches.len())
 }
@@ -482,4 +497,106 @@ pub fn warm_up(run: &runbound::Run, file: &str) {
         std::thread::sleep(Duration::from_secs(2));
     }
     panic!("{file}: no diagnostics after five tries; last answer:\n{last}");
+}
+
+/// One step of an edit sequence on one file: replace `old` by `new`; `error` is a fragment of the
+/// error the step introduces (`None`: the step leaves the file clean).
+pub struct EditStep {
+    /// Label for the timing line, e.g. `clean (comment)`.
+    pub label: &'static str,
+    /// Exact text replaced (unique in the file).
+    pub old: String,
+    /// Replacement.
+    pub new: String,
+    /// A fragment of the error the step introduces (`a|b`: either), or `None` for a clean step.
+    pub error: Option<&'static str>,
+}
+
+/// Applies `steps` to `file` with `edit`, one by one, and checks each diagnostics block: a clean
+/// step says `no new errors` for the file (no `unavailable`, no failure beside "clean"), an
+/// error step names its error. Returns `label wall-time` per step for the timing line.
+pub fn timed_edit_sequence(run: &runbound::Run, file: &str, steps: &[EditStep]) -> Vec<String> {
+    let mut timings = Vec::new();
+    for step in steps {
+        let (text, elapsed) = timed_ok(run, "edit", serde_json::json!({"path": file, "old_string": step.old, "new_string": step.new}));
+        let block = diagnostics_block(&text);
+        assert_no_clean_beside_failure(block);
+        match step.error {
+            Some(fragment) => assert!(
+                fragment.split('|').any(|alternative| block.contains(alternative)),
+                "{}: the new error ({fragment}) is not reported:\n{text}",
+                step.label
+            ),
+            None => assert!(
+                block.contains(&format!("{file}: no new errors")) && !block.contains("unavailable"),
+                "{}: expected `{file}: no new errors` (issue 11 §3: a clean write is reported clean, promptly):\n{text}",
+                step.label
+            ),
+        }
+        timings.push(format!("{} {elapsed:?}", step.label));
+    }
+    timings
+}
+
+/// What [`ast_edit_then_accept`] measured.
+pub struct StructuralEdit {
+    /// Files the rule matched (relative, sorted), per the ast-grep CLI.
+    pub files: Vec<String>,
+    /// Number of matches, per the ast-grep CLI.
+    pub matches: usize,
+    /// Wall time of `ast_edit` (staging).
+    pub staging: Duration,
+    /// Wall time of `resolve accept`.
+    pub accepting: Duration,
+}
+
+/// Stages `pattern` → `rewrite` over `path` with `ast_edit` in `dir` and checks the preview
+/// against the ast-grep CLI run on `reference` (another copy of the same project): same number
+/// of replacements and files, nothing written before accept. Then `resolve accept`: each file is
+/// byte-for-byte what the CLI wrote, the result names it, and its diagnostics block is clean.
+pub fn ast_edit_then_accept(
+    run: &runbound::Run,
+    dir: &Path,
+    reference: &Path,
+    pattern: &str,
+    rewrite: &str,
+    language: &str,
+    path: &str,
+) -> StructuralEdit {
+    let (files, matches) = ast_grep_cli_rewrite(reference, pattern, rewrite, language, path);
+    assert!(files.len() >= 2, "ground truth: {pattern} should match in several files: {files:?}");
+    let before: Vec<String> = files.iter().map(|file| read(dir, file)).collect();
+    let arguments = serde_json::json!({"pattern": pattern, "rewrite": rewrite, "path": path, "language": language});
+    let (text, staging) = timed_ok(run, "ast_edit", arguments);
+    assert!(
+        text.contains(&format!("{matches} replacements in {} files", files.len())),
+        "the preview should count what the ast-grep CLI matched ({matches} in {files:?}):\n{text}"
+    );
+    let after_staging: Vec<String> = files.iter().map(|file| read(dir, file)).collect();
+    assert!(before == after_staging, "ast_edit wrote before accept");
+    let edit_id = text.split("edit_id \"").nth(1).and_then(|rest| rest.split('"').next()).expect("an edit_id in the preview").to_owned();
+    let (text, accepting) = timed_ok(run, "resolve", serde_json::json!({"edit_id": edit_id, "action": "accept"}));
+    for file in &files {
+        assert!(read(dir, file) == read(reference, file), "{file} differs from the ast-grep CLI's rewrite");
+        assert!(text.contains(file.as_str()), "the accept result does not name {file}:\n{text}");
+    }
+    let block = diagnostics_block(&text);
+    assert_no_clean_beside_failure(block);
+    assert!(
+        !block.contains("unavailable") && !block.contains("new diagnostics introduced"),
+        "expected clean diagnostics after accepting a rewrite the compiler accepts:\n{text}"
+    );
+    StructuralEdit { files, matches, staging, accepting }
+}
+
+/// Checks a `references` answer against a word search: every `required` location is listed and
+/// nothing outside `allowed` is. `label` names the server in the message.
+pub fn assert_references(label: &str, text: &str, required: &[String], allowed: &[String]) {
+    let listed = listed_locations(text);
+    let missing: Vec<&String> = required.iter().filter(|location| !listed.contains(location)).collect();
+    let extra: Vec<&String> = listed.iter().filter(|location| !allowed.contains(location)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{label}: references differ from the word search: missing {missing:?}, extra {extra:?}\n{text}"
+    );
 }
