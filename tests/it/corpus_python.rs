@@ -95,37 +95,6 @@ fn module_shape(file: &Path) -> ModuleShape {
     ModuleShape { definitions, classes: pairs("classes"), locals: pairs("locals") }
 }
 
-/// Every entry of a file outline, following `next: offset=B` until the last page; checks each
-/// page's `showing A–B of N` notice against the page before.
-fn outline_pages(run: &runbound::Run, mut arguments: Value) -> Vec<(usize, String)> {
-    let mut entries = Vec::new();
-    let mut offset = 0;
-    for page in 0.. {
-        assert!(page < 50, "outline paging did not end after 50 pages");
-        arguments["offset"] = json!(offset);
-        let text = ok(run, "lsp", arguments.clone());
-        let page_entries = corpus::outline_entries(&text);
-        let ranges = corpus::showing_ranges(&text);
-        let old_style_cap = text.contains("showing ") && ranges.is_empty();
-        assert!(!old_style_cap, "a capped outline must say `showing A–B of N; next: offset=B` (issue 11 §4):\n{text}");
-        entries.extend(page_entries.iter().cloned());
-        let Some(&(first, last, total)) = ranges.first() else {
-            assert_eq!(offset, 0, "a later page without a `showing A–B of N` notice:\n{text}");
-            break;
-        };
-        assert_eq!(first, offset + 1, "page at offset {offset} starts at entry {first}:\n{text}");
-        assert_eq!(last - first + 1, page_entries.len(), "the notice's range does not match the entries shown:\n{text}");
-        if last >= total {
-            assert!(corpus::next_offset(&text).is_none(), "the last page offers a next offset:\n{text}");
-            break;
-        }
-        let next = corpus::next_offset(&text).unwrap_or_else(|| panic!("a page short of the total without `next: offset=B`:\n{text}"));
-        assert_eq!(next, last, "next offset is not the last entry shown:\n{text}");
-        offset = next;
-    }
-    entries
-}
-
 /// Orientation (issue 11 §4 on a real module): the outline of `tz/tz.py` (1,849 lines), paged
 /// through to its end, lists every class, method and function Python's parser finds, in source
 /// order, members after their class, and no parameters or local variables; `kind: ["class"]`
@@ -139,8 +108,8 @@ fn outline_of_a_long_module_pages_in_source_order_without_locals() {
     let file = "src/dateutil/tz/tz.py";
     let shape = module_shape(&dir.path().join(file));
     let run = corpus::tools_run(dir.path());
-    let (_, cold) = timed_ok(&run, "lsp", json!({"op": "symbols", "file": file}));
-    let entries = outline_pages(&run, json!({"op": "symbols", "file": file}));
+    let (_, cold) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "file": file}));
+    let entries = corpus::outline_pages(&run, json!({"op": "symbols", "file": file}));
 
     let position_of = |line: usize, name: &str| entries.iter().position(|(at, text)| *at == line && corpus::contains_word(text, name));
     let mut missing = Vec::new();
@@ -178,7 +147,7 @@ fn outline_of_a_long_module_pages_in_source_order_without_locals() {
         &locals[..locals.len().min(20)]
     );
 
-    let classes = outline_pages(&run, json!({"op": "symbols", "file": file, "kind": ["class"]}));
+    let classes = corpus::outline_pages(&run, json!({"op": "symbols", "file": file, "kind": ["class"]}));
     let listed: Vec<usize> = classes.iter().map(|(line, _)| *line).collect();
     let expected: Vec<usize> = shape.classes.iter().map(|(line, _)| *line).collect();
     assert_eq!(listed, expected, "kind [\"class\"] should list exactly the classes of {file}: {classes:?}");
@@ -201,9 +170,8 @@ fn workspace_symbols_on_a_cold_run_find_the_class_where_grep_does() {
     let definition =
         format!("src/dateutil/parser/_parser.py:{}", line_of(&found, "src/dateutil/parser/_parser.py", "class UnknownTimezoneWarning"));
     let run = corpus::tools_run(dir.path());
-    let (text, elapsed) = timed_ok(&run, "lsp", json!({"op": "symbols", "query": "UnknownTimezoneWarning"}));
-    let locations = corpus::listed_locations(&text);
-    assert_eq!(locations.first(), Some(&definition), "the workspace definition should come first:\n{text}");
+    let (text, elapsed) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "query": "UnknownTimezoneWarning"}));
+    corpus::assert_symbol_listed_before_outside(&text, &definition);
     corpus::report_timing(&format!("pyright workspace symbols, cold run: {elapsed:?}"));
 }
 

@@ -267,6 +267,16 @@ pub fn strip_slash_comment(line: &str) -> &str {
     }
 }
 
+/// Like [`strip_slash_comment`], and cuts an import's module specifier (`from './utils/kindOf'`),
+/// a string that names a file, not the symbol (TypeScript).
+pub fn strip_ts_comment_and_module_path(line: &str) -> &str {
+    let line = strip_slash_comment(line);
+    match line.find(" from '").or_else(|| line.find(" from \"")) {
+        Some(at) => &line[..at],
+        None => line,
+    }
+}
+
 /// Cuts a Python `#` comment when the line has no quote before it.
 pub fn strip_hash_comment(line: &str) -> &str {
     match line.find('#') {
@@ -446,6 +456,23 @@ pub fn ok(run: &runbound::Run, tool: &str, arguments: serde_json::Value) -> Stri
     text
 }
 
+/// Like [`timed_ok`] for a navigation query, and follows the tool's advice when the answer says
+/// the server was still starting or indexing ("the answer may be incomplete — call again in a few
+/// seconds"): calls again, every 5 s, up to 12 times, and returns the first complete answer and
+/// the wall time of the first call.
+pub fn complete_answer(run: &runbound::Run, tool: &str, arguments: serde_json::Value) -> (String, Duration) {
+    let (mut text, first) = timed_ok(run, tool, arguments.clone());
+    for _ in 0..12 {
+        if !text.contains("may be incomplete") {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(5));
+        text = ok(run, tool, arguments.clone());
+    }
+    assert!(!text.contains("may be incomplete"), "still incomplete after a minute of retries:\n{text}");
+    (text, first)
+}
+
 /// Like [`ok`], and the wall time of the call.
 pub fn timed_ok(run: &runbound::Run, tool: &str, arguments: serde_json::Value) -> (String, Duration) {
     let start = Instant::now();
@@ -599,4 +626,46 @@ pub fn assert_references(label: &str, text: &str, required: &[String], allowed: 
         missing.is_empty() && extra.is_empty(),
         "{label}: references differ from the word search: missing {missing:?}, extra {extra:?}\n{text}"
     );
+}
+
+/// Every entry of a file outline, following `next: offset=B` until the last page; checks each
+/// page's `showing A–B of N` notice against the page before.
+pub fn outline_pages(run: &runbound::Run, mut arguments: serde_json::Value) -> Vec<(usize, String)> {
+    let mut entries = Vec::new();
+    let mut offset = 0;
+    for page in 0.. {
+        assert!(page < 50, "outline paging did not end after 50 pages");
+        arguments["offset"] = serde_json::json!(offset);
+        let text = ok(run, "lsp", arguments.clone());
+        let page_entries = outline_entries(&text);
+        let ranges = showing_ranges(&text);
+        let old_style_cap = text.contains("showing ") && ranges.is_empty();
+        assert!(!old_style_cap, "a capped outline must say `showing A–B of N; next: offset=B` (issue 11 §4):\n{text}");
+        entries.extend(page_entries.iter().cloned());
+        let Some(&(first, last, total)) = ranges.first() else {
+            assert_eq!(offset, 0, "a later page without a `showing A–B of N` notice:\n{text}");
+            break;
+        };
+        assert_eq!(first, offset + 1, "page at offset {offset} starts at entry {first}:\n{text}");
+        assert_eq!(last - first + 1, page_entries.len(), "the notice's range does not match the entries shown:\n{text}");
+        if last >= total {
+            assert!(next_offset(&text).is_none(), "the last page offers a next offset:\n{text}");
+            break;
+        }
+        let next = next_offset(&text).unwrap_or_else(|| panic!("a page short of the total without `next: offset=B`:\n{text}"));
+        assert_eq!(next, last, "next offset is not the last entry shown:\n{text}");
+        offset = next;
+    }
+    entries
+}
+
+/// Asserts that a workspace `symbols` answer lists `location` (`file:line`), before any entry
+/// outside the workspace (issue 11 §4: workspace results come first).
+pub fn assert_symbol_listed_before_outside(text: &str, location: &str) {
+    let listed = listed_locations(text);
+    assert!(listed.iter().any(|found| found == location), "workspace symbols should list {location}:\n{text}");
+    let at = text.find(&format!("{location}:")).or_else(|| text.find(location)).expect("listed");
+    if let Some(outside) = text.find("outside workspace") {
+        assert!(at < outside, "{location} is listed after entries outside the workspace:\n{text}");
+    }
 }
