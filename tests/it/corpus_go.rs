@@ -29,9 +29,9 @@ fn go(dir: &Path, args: &[&str]) -> corpus::CommandOutput {
     )
 }
 
-/// Code occurrences of `word` in the module's `.go` files (`//` comments cut).
+/// Code occurrences of `word` in the module's `.go` files (`//` comments and string contents cut).
 fn occurrences(dir: &Path, word: &str) -> Vec<Occurrence> {
-    corpus::word_occurrences(dir, &["cmp"], &["go"], word, corpus::strip_slash_comment)
+    corpus::word_occurrences(dir, &["cmp"], &["go"], word, corpus::strip_go_comment_and_strings)
 }
 
 fn require_tools(test: &str) -> bool {

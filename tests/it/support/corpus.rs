@@ -6,6 +6,7 @@
 //! `project(name)` hands a test a fresh copy of one cached project, so every test may change it.
 //! A project that was not fetched prints a loud SKIP locally and fails under `CI`.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -209,7 +210,7 @@ impl Occurrence {
 /// `word` occurs as a whole identifier (not inside a longer identifier), after removing what
 /// `strip` says is not code on that line (e.g. a `//` comment). Sorted by file, then line.
 /// The independent ground truth for references and renames: a grep, not a language server.
-pub fn word_occurrences(dir: &Path, roots: &[&str], extensions: &[&str], word: &str, strip: fn(&str) -> &str) -> Vec<Occurrence> {
+pub fn word_occurrences(dir: &Path, roots: &[&str], extensions: &[&str], word: &str, strip: fn(&str) -> Cow<'_, str>) -> Vec<Occurrence> {
     let mut found = Vec::new();
     for root in roots {
         let mut pending = vec![dir.join(root)];
@@ -229,7 +230,7 @@ pub fn word_occurrences(dir: &Path, roots: &[&str], extensions: &[&str], word: &
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
             let relative = path.strip_prefix(dir).expect("under the project").to_string_lossy().replace('\\', "/");
             for (index, line) in text.lines().enumerate() {
-                if contains_word(strip(line), word) {
+                if contains_word(&strip(line), word) {
                     found.push(Occurrence { file: relative.clone(), line: index + 1, text: line.to_owned() });
                 }
             }
@@ -251,37 +252,61 @@ pub fn contains_word(text: &str, word: &str) -> bool {
 
 /// Keeps a line as it is (Python: a `#` inside a string would make stripping wrong; callers pick
 /// words that comments do not mention).
-pub fn keep_line(line: &str) -> &str {
-    line
+pub fn keep_line(line: &str) -> Cow<'_, str> {
+    Cow::Borrowed(line)
 }
 
 /// Cuts a `//` line comment (Rust, TypeScript, Go) and a line that continues a `/* */` or doc block
 /// (starts with `*` after indentation).
-pub fn strip_slash_comment(line: &str) -> &str {
+pub fn strip_slash_comment(line: &str) -> Cow<'_, str> {
     if line.trim_start().starts_with('*') || line.trim_start().starts_with("/*") {
-        return "";
+        return Cow::Borrowed("");
     }
-    match line.find("//") {
-        Some(at) => &line[..at],
-        None => line,
-    }
+    Cow::Borrowed(line.find("//").map_or(line, |at| &line[..at]))
 }
 
 /// Like [`strip_slash_comment`], and cuts an import's module specifier (`from './utils/kindOf'`),
 /// a string that names a file, not the symbol (TypeScript).
-pub fn strip_ts_comment_and_module_path(line: &str) -> &str {
-    let line = strip_slash_comment(line);
-    match line.find(" from '").or_else(|| line.find(" from \"")) {
-        Some(at) => &line[..at],
-        None => line,
+pub fn strip_ts_comment_and_module_path(line: &str) -> Cow<'_, str> {
+    let code = strip_slash_comment(line);
+    match code.find(" from '").or_else(|| code.find(" from \"")) {
+        Some(at) => Cow::Owned(code[..at].to_owned()),
+        None => code,
     }
 }
 
+/// Like [`strip_slash_comment`], with the contents of string literals on the line blanked
+/// (`"…"` with escapes, `` `…` ``), so a name inside a message is not counted as code (Go).
+pub fn strip_go_comment_and_strings(line: &str) -> Cow<'_, str> {
+    let mut code = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                code.push(c);
+            }
+            Some('"') if c == '\\' => {
+                chars.next();
+            }
+            Some(_) => {}
+            None if c == '"' || c == '`' => {
+                quote = Some(c);
+                code.push(c);
+            }
+            None if c == '/' && chars.peek() == Some(&'/') => break,
+            None => code.push(c),
+        }
+    }
+    Cow::Owned(code)
+}
+
 /// Cuts a Python `#` comment when the line has no quote before it.
-pub fn strip_hash_comment(line: &str) -> &str {
+pub fn strip_hash_comment(line: &str) -> Cow<'_, str> {
     match line.find('#') {
-        Some(at) if !line[..at].contains(['"', '\'']) => &line[..at],
-        _ => line,
+        Some(at) if !line[..at].contains(['"', '\'']) => Cow::Borrowed(&line[..at]),
+        _ => Cow::Borrowed(line),
     }
 }
 
