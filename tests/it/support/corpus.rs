@@ -394,15 +394,17 @@ pub fn next_offset(text: &str) -> Option<usize> {
     text[at + "next: offset=".len()..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
 }
 
-/// The entries of an outline (`symbols` of a file): `(1-based line, the entry's text)` for every
-/// line shaped `<indent><line>: <text>`, in the order printed.
+/// The entries of an outline (`symbols` of a file): `(1-based first line, the entry's text)` for
+/// every line shaped `<indent><line>: <text>` or `<indent><first>-<last>: <text>` (a range), in
+/// the order printed.
 pub fn outline_entries(text: &str) -> Vec<(usize, String)> {
     text.lines()
         .filter_map(|line| {
             let trimmed = line.trim_start();
-            let (number, rest) = trimmed.split_once(": ")?;
-            let number: usize = number.parse().ok()?;
-            Some((number, rest.to_owned()))
+            let (lines, rest) = trimmed.split_once(": ")?;
+            let first = lines.split_once(['-', '–']).map_or(lines, |(first, _)| first);
+            let number: usize = first.parse().ok()?;
+            lines.chars().all(|c| c.is_ascii_digit() || c == '-' || c == '–').then(|| (number, rest.to_owned()))
         })
         .collect()
 }
