@@ -7,6 +7,10 @@ mod support;
 
 mod cli;
 mod containment;
+mod corpus_go;
+mod corpus_python;
+mod corpus_rust;
+mod corpus_typescript;
 mod debug;
 mod eval;
 mod eval_embedded;
