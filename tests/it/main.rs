@@ -12,6 +12,7 @@ mod eval_embedded;
 mod files;
 mod lsp;
 mod lsp_checker;
+mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
 mod lsp_rename;
 mod mcp_sdk;
