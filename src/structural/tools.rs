@@ -18,7 +18,6 @@ use crate::error::{ErrorKind, ToolError};
 use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
-use crate::run::Run;
 use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
@@ -193,18 +192,13 @@ struct SearchSetup {
     compiled: CompiledPattern,
 }
 
-fn structural_resource<'run>(ctx: &CallContext<'run>) -> Result<&'run StructuralResource, ToolError> {
-    ctx.run().structural().ok_or_else(|| ctx.run().unwired("tree-sitter parser set (build the run with .with_structural())"))
-}
-
 fn setup(
-    run: &Run,
+    root: &Path,
     pattern: &str,
     path: Option<&str>,
     language: Option<&str>,
     context: Option<ContextKind>,
 ) -> Result<SearchSetup, ToolError> {
-    let root = run.workspace_root();
     let user_path = path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
     let target = resolve_in_workspace(root, user_path)?;
     let target_display = display_path(root, &target);
@@ -252,11 +246,11 @@ fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -
 }
 
 fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let config = &run.config().structural;
-    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let root = ctx.workspace_root();
+    let config = resource.config();
+    let setup = setup(root, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let compiled = &setup.compiled;
     let (mut files, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
@@ -266,7 +260,6 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     check_walk_finished(ctx, &stats, total)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let files_with_matches = files.len();
-    let root = run.workspace_root();
     let lang = language_id(compiled.language);
 
     let mut text = String::new();
@@ -532,11 +525,11 @@ struct FileRewrite {
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let config = &run.config().structural;
-    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let root = ctx.workspace_root();
+    let config = resource.config();
+    let setup = setup(root, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let compiled = &setup.compiled;
     let template = validate_template(&args.rewrite, compiled)?;
     let (mut rewrites, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
@@ -560,7 +553,6 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     });
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
-    let root = run.workspace_root();
     let lang = language_id(compiled.language);
     let replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
     let nested_skipped: usize = rewrites.iter().map(|r| r.nested_skipped).sum();
@@ -709,7 +701,7 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
 }
 
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: ResolveArgs = ctx.parse_arguments(arguments)?;
     let id = args.edit_id.trim().to_owned();
     let staged = resource.staged_edits.take(&id)?;
@@ -762,7 +754,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             expected: ExpectedState::Content(f.original.clone()),
         })
         .collect();
-    match commit_file_changes_in(ctx.run().workspace_root(), &changes) {
+    match commit_file_changes_in(ctx.workspace_root(), &changes) {
         Ok(written) => {
             resource.staged_edits.close(&id, ClosedEdit::Accepted);
             let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
