@@ -38,6 +38,10 @@ pub const SERVER_CANCELLED: i64 = -32802;
 /// JSON-RPC `MethodNotFound`.
 pub const METHOD_NOT_FOUND: i64 = -32601;
 
+/// After a server's check run ends, how long no other may begin before it counts as the last:
+/// rust-analyzer ends a cancelled flycheck like a finished one and begins its restart at once.
+pub const CHECK_RUN_RESTART_WINDOW: Duration = Duration::from_millis(300);
+
 /// How many times a read-only request is retried after ContentModified / ServerCancelled.
 pub const READ_ONLY_RETRIES: u32 = 3;
 
@@ -768,23 +772,40 @@ impl LanguageServer {
         (state.check_runs_started, state.check_runs_finished)
     }
 
-    /// Waits until a check run that began after `started_before` has ended (or, when none began
-    /// within `begin_grace` after the call, returns `false` at once then), bounded by
-    /// `deadline`. `true` when a run finished.
+    /// Waits until a check run that began after `started_before` has ended and no other began
+    /// within [`CHECK_RUN_RESTART_WINDOW`] after (rust-analyzer reports a cancelled run with the
+    /// same `end` as a finished one and begins the restarted run right after), or — when none
+    /// began within `begin_grace` after the call — returns `false` then; bounded by `deadline`.
+    /// `true` when a run finished.
     pub fn wait_for_check_run(&self, started_before: u64, begin_grace: Duration, deadline: Instant) -> bool {
         let begin_by = Instant::now() + begin_grace;
         let (lock, condvar) = &*self.shared;
         let mut state = lock.lock();
+        let mut idle_since: Option<(Instant, u64)> = None;
         loop {
             let now = Instant::now();
             let began = state.check_runs_started > started_before;
-            if began && state.check_runs_finished >= state.check_runs_started && state.progress.keys().all(|t| !is_check_run_token(t)) {
-                return true;
+            let idle = state.check_runs_finished >= state.check_runs_started && state.progress.keys().all(|t| !is_check_run_token(t));
+            if began && idle {
+                match idle_since {
+                    Some((since, runs)) if runs == state.check_runs_started => {
+                        if now >= since + CHECK_RUN_RESTART_WINDOW {
+                            return true;
+                        }
+                    }
+                    _ => idle_since = Some((now, state.check_runs_started)),
+                }
+            } else {
+                idle_since = None;
             }
             if now >= deadline || (!began && now >= begin_by) || state.closed.is_some() {
-                return false;
+                return began && idle;
             }
-            let until = if began { deadline } else { begin_by.min(deadline) };
+            let until = match idle_since {
+                Some((since, _)) => (since + CHECK_RUN_RESTART_WINDOW).min(deadline),
+                None if began => deadline,
+                None => begin_by.min(deadline),
+            };
             condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(until));
         }
     }

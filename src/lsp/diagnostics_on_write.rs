@@ -1,31 +1,41 @@
-//! Diagnostics on write (R-DOW-1) and the new-only ledger (R-DOW-2).
+//! Diagnostics on write (R-DOW-1, issue 11 §2–§3) and the new-only ledger (R-DOW-2).
 //!
 //! After `write`, `edit`, `apply_patch`, `resolve` (accept) or `lsp_rename` wrote files, the
-//! [`DiagnosticsOnWriteLayer`] syncs every written file to the language server that serves it
-//! (full-text `didChange` with a new version, then `didSave`), collects the diagnostics that are
-//! fresh for that sync, and appends to the tool's result only those the write **newly
-//! introduced**, after the tool's own first line that says the write succeeded.
+//! [`DiagnosticsOnWriteLayer`] checks the written files **and the files the write can break**,
+//! per server as its [`WriteCheck`] says, and appends to the tool's result — after the tool's
+//! own first line that says the write succeeded — what the write changed: the diagnostics it
+//! newly introduced and the errors it resolved, per file, under each file's name.
 //!
-//! Freshness, per server and file:
-//! - only publishes with a generation above the one taken just before the sync count, and a
-//!   publish that names a `version` other than ours is ignored (stale);
-//! - pull (`textDocument/diagnostic`, static or dynamically registered) where offered, pushes
-//!   collected too, merged, and de-duplicated across the two sources by (code, start line);
-//! - a settle window after the last fresh publish (rust-analyzer publishes the previous check's
-//!   errors under the new version first), and, for a server with its own check run
-//!   (rust-analyzer flycheck), a wait for that run's progress `end`;
-//! - every wait is bounded by a per-server budget ([`crate::lsp::LspConfig::write_diagnostics_budget`],
-//!   [`crate::lsp::LspConfig::write_diagnostics_check_budget`]); no fixed sleeps.
+//! Per server (one process per root), in order:
+//! 1. before the write (the [`PreCallLayer`] half, [`seed_files`]): changes made on disk outside
+//!    the tools are resynced, the files about to be written are opened with their old text, and
+//!    for [`WriteCheck::OpenImporters`] the importers are opened too (clangd reads headers from
+//!    disk, so they must be built before the new text lands);
+//! 2. after the write, before the sync: readiness (rust-analyzer: its workspace loaded; cache
+//!    priming is not awaited), then each checked file's state while the server still has the old
+//!    text — pulls, tsserver requests, or the store of publishes (all of it, for servers that
+//!    publish project-wide);
+//! 3. the sync (full-text `didChange` with a new version, then `didSave`);
+//! 4. the server's own end-of-check signal, never a fixed sleep: the end of rust-analyzer's
+//!    flycheck (`$/progress`) plus a short quiet time; gopls' publish for the synced version plus
+//!    the settle time; the answers of pulls and tsserver requests; clangd's publishes for the
+//!    written version and for each importer;
+//! 5. each checked file's state after, compared with the state before through the ledger.
 //!
-//! When the answer cannot be trusted the block says `diagnostics unavailable: <reason>` (server
-//! crashed, still indexing, budget ran out, no server) — never an empty "clean".
+//! Every wait is bounded by a per-server budget that starts once the server is loaded
+//! ([`crate::lsp::LspConfig::write_diagnostics_budget`],
+//! [`crate::lsp::LspConfig::write_diagnostics_check_budget`]) and by the call's deadline. When an
+//! answer cannot be trusted (server crashed, still indexing, a failed pull, a missing publish, a
+//! budget that ran out) that file's line says `diagnostics unavailable: <reason>` and no clean
+//! claim is made for it; the `checked:` line says which files were checked, which were not, and
+//! the next step (`lsp` diagnostics with file `"*"`).
 //!
 //! The ledger ([`DiagnosticsLedger`], one per run, kept by the supervisor) counts diagnostics per
 //! file by (severity, code, message) — no position, so an error that only moved is not new; a
-//! second instance of a known message is. A file is seeded from its state before the first write
-//! (the [`PreCallLayer`] half syncs the old content before `write`, `edit`, `apply_patch` and
-//! `resolve` accept run; `lsp_rename` seeds itself); keys that disappear are forgotten, so a fixed and reintroduced
-//! error is reported again.
+//! second instance of a known message is. Each checked file's counts are rebased on its fresh
+//! pre-write state (what was reported before stays marked while it persists, and is counted as
+//! "still unresolved"); keys that disappear are forgotten, so a fixed and reintroduced error is
+//! reported again.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -328,6 +338,9 @@ struct Pending {
     scope: Option<CheckScope>,
     /// Pre-sync diagnostics (raw LSP) per file, or why unknown.
     before: HashMap<PathBuf, Result<Vec<Value>, String>>,
+    /// rust-analyzer's own (pulled) diagnostics of the written files before the sync, when the
+    /// pull answered in time.
+    native_before: HashMap<PathBuf, Vec<Value>>,
     /// Written files the server did not have open before the write (their old text is gone).
     not_open_before: Vec<PathBuf>,
     /// The store before the sync (project-wide publishers).
@@ -343,8 +356,12 @@ struct Pending {
 /// rust-analyzer sends the last sets in the same main-loop turn as the end, or the next one
 /// (a few ms idle, more under load); any publish restarts the window.
 const PROJECT_CHECK_QUIET: Duration = Duration::from_millis(250);
+/// How long rust-analyzer's own (pulled) diagnostics may take before the check goes on with the
+/// compiler's alone (it holds pulls back while it primes caches).
+const NATIVE_PULL_BUDGET: Duration = Duration::from_secs(3);
 /// How long a `didSave` may take to start rust-analyzer's check run before we conclude none
-/// will (its flycheck starts ~100-400 ms after the save on an idle machine, later under load).
+/// will, and again after an explicit request (its flycheck starts ~100-400 ms after the save
+/// on an idle machine, later under load).
 const CHECK_RUN_BEGIN_GRACE: Duration = Duration::from_millis(1500);
 /// Documents opened only for checks that a server keeps open (LRU); pyright re-checks them
 /// cheaply on the next write. Servers that rebuild every open file on each save (clangd) keep
@@ -464,6 +481,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             dependents: Vec::new(),
             scope: None,
             before: HashMap::new(),
+            native_before: HashMap::new(),
             not_open_before: Vec::new(),
             snapshot: HashMap::new(),
             generation_before: 0,
@@ -527,10 +545,15 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                 return;
             }
             group.snapshot = server.published_snapshot();
+            // rust-analyzer's own diagnostics come by pull, which it holds back while it primes
+            // caches (15 s and more on a loaded machine); the compiler's come from the check.
+            let native_end = (Instant::now() + NATIVE_PULL_BUDGET).min(end);
             for path in &written_open {
-                let native = pull_raw(&server, path, end);
                 let flycheck = group.snapshot.get(path).map(|set| set.diagnostics.clone()).unwrap_or_default();
-                group.before.insert(path.clone(), native.map(|native| merge_raw(native, flycheck)));
+                if let Ok(native) = pull_raw(&server, path, native_end) {
+                    group.native_before.insert(path.clone(), native);
+                }
+                group.before.insert(path.clone(), Ok(flycheck));
             }
             if server.check_runs().1 == 0 {
                 group.notes.push(format!(
@@ -647,7 +670,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
 }
 
 /// After the sync: the end-of-check wait per server kind, then every checked file's state.
-fn collect_after(supervisor: &LspSupervisor, group: Pending) -> ServerCheck {
+fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck {
     let server = Arc::clone(&group.server);
     let end = group.end;
     let mut notes = group.notes.clone();
@@ -675,17 +698,25 @@ fn collect_after(supervisor: &LspSupervisor, group: Pending) -> ServerCheck {
     let mut after: HashMap<PathBuf, Result<Vec<Value>, String>> = HashMap::new();
     let mut scope = group.scope.clone();
     let mut republished: Vec<PathBuf> = Vec::new();
+    let mut native_note = false;
     match group.write_check {
         WriteCheck::ProjectCheckRun => {
+            let mut native_after: HashMap<PathBuf, Vec<Value>> = HashMap::new();
             for path in &group.written {
-                if matches!(group.syncs.get(path), Some(Ok(_))) {
-                    after.insert(path.clone(), pull_raw(&server, path, end));
+                if matches!(group.syncs.get(path), Some(Ok(_))) && group.native_before.contains_key(path) {
+                    if let Ok(native) = pull_raw(&server, path, (Instant::now() + NATIVE_PULL_BUDGET).min(end)) {
+                        native_after.insert(path.clone(), native);
+                    }
                 }
             }
             let check_ok: Result<Duration, String> = if !changed {
                 Ok(Duration::ZERO)
             } else if server.wait_for_check_run_after_save(group.check_runs_before, CHECK_RUN_BEGIN_GRACE, end) {
                 let took = group.synced_at.elapsed();
+                // rust-analyzer publishes the check's results from its main loop, which lags
+                // behind the check's end while it re-indexes after the change (1-2 s seen under
+                // load): wait for it to be quiescent, then for the publishes to stop.
+                server.wait_until_ready(end);
                 server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
                 Ok(took)
             } else if let Some(how) = server.exit_description() {
@@ -715,14 +746,28 @@ fn collect_after(supervisor: &LspSupervisor, group: Pending) -> ServerCheck {
                         after.insert(path.clone(), Ok(set.diagnostics.clone()));
                     }
                     for path in &group.written {
+                        if !matches!(group.syncs.get(path), Some(Ok(_))) {
+                            continue;
+                        }
                         let flycheck = published
                             .iter()
                             .find(|(published_path, _)| published_path == path)
                             .map(|(_, set)| set.diagnostics.clone())
                             .or_else(|| group.snapshot.get(path).map(|set| set.diagnostics.clone()))
                             .unwrap_or_default();
-                        if let Some(Ok(native)) = after.get(path).cloned() {
-                            after.insert(path.clone(), Ok(merge_raw(native, flycheck)));
+                        // rust-analyzer's own diagnostics count only when both pulls answered,
+                        // so both sides of the comparison hold the same sources.
+                        match (group.native_before.get(path), native_after.get(path)) {
+                            (Some(native_before), Some(native)) => {
+                                if let Some(Ok(flycheck_before)) = group.before.get(path).cloned() {
+                                    group.before.insert(path.clone(), Ok(merge_raw(flycheck_before, native_before.clone())));
+                                }
+                                after.insert(path.clone(), Ok(merge_raw(flycheck, native.clone())));
+                            }
+                            _ => {
+                                after.insert(path.clone(), Ok(flycheck));
+                                native_note = true;
+                            }
                         }
                     }
                     scope = Some(CheckScope::Project {
@@ -735,11 +780,8 @@ fn collect_after(supervisor: &LspSupervisor, group: Pending) -> ServerCheck {
                 }
                 Err(reason) => {
                     for path in &group.written {
-                        if let Some(Ok(_)) = after.get(path) {
-                            after.insert(
-                                path.clone(),
-                                Err(format!("{reason}; rust-analyzer's own diagnostics were collected but the compiler's were not")),
-                            );
+                        if matches!(group.syncs.get(path), Some(Ok(_))) {
+                            after.insert(path.clone(), Err(reason.clone()));
                         }
                     }
                     scope = Some(CheckScope::Unavailable(reason));
@@ -811,6 +853,12 @@ fn collect_after(supervisor: &LspSupervisor, group: Pending) -> ServerCheck {
             let kept = if pull { OPENED_FOR_CHECKS_KEPT } else { 0 };
             server.trim_opened_for_checks(kept, &keep);
         }
+    }
+    if native_note {
+        notes.push(format!(
+            "{}'s own diagnostics were not available in time (it holds pulls back while it indexes); the compiler's, from cargo check, are complete",
+            server.id()
+        ));
     }
     if server.exit_description().is_some() && !matches!(scope, Some(CheckScope::Unavailable(_))) {
         let how = server.exit_description().unwrap_or_default();
@@ -977,13 +1025,15 @@ fn wait_for_version_publish(
     ))
 }
 
-/// Native (pull) and compiler (push) diagnostics of one file, one per (code, start line): the
-/// pull's first (rust-analyzer reports E0308 natively and again from `cargo check`).
-fn merge_raw(pulled: Vec<Value>, pushed: Vec<Value>) -> Vec<Value> {
+/// The compiler's (pushed, from the check run) and the server's own (pulled) diagnostics of one
+/// file, one per (code, start line): the compiler's first (rust-analyzer reports E0308 natively as
+/// "expected i32, found &str" and again from `cargo check` as "mismatched types"; keeping the
+/// compiler's keeps the ledger key the same whether or not the pull answered in time).
+fn merge_raw(compiler: Vec<Value>, native: Vec<Value>) -> Vec<Value> {
     let key = |d: &Value| (d.get("code").map(Value::to_string), d.pointer("/range/start/line").and_then(Value::as_u64));
-    let from_pull: HashSet<(Option<String>, Option<u64>)> = pulled.iter().map(key).collect();
-    let mut merged = pulled;
-    merged.extend(pushed.into_iter().filter(|d| !from_pull.contains(&key(d))));
+    let from_compiler: HashSet<(Option<String>, Option<u64>)> = compiler.iter().map(key).collect();
+    let mut merged = compiler;
+    merged.extend(native.into_iter().filter(|d| !from_compiler.contains(&key(d))));
     merged
 }
 
@@ -1414,8 +1464,8 @@ mod tests {
     #[test]
     fn pulled_and_pushed_merge_one_per_code_and_line() {
         let at = |code: &str, line: u64, source: &str| json!({"code": code, "range": {"start": {"line": line}}, "source": source});
-        let merged = merge_raw(vec![at("E0308", 1, "rust-analyzer")], vec![at("E0308", 1, "rustc"), at("E0061", 4, "rustc")]);
-        assert_eq!(merged, vec![at("E0308", 1, "rust-analyzer"), at("E0061", 4, "rustc")]);
+        let merged = merge_raw(vec![at("E0308", 1, "rustc")], vec![at("E0308", 1, "rust-analyzer"), at("E0425", 4, "rust-analyzer")]);
+        assert_eq!(merged, vec![at("E0308", 1, "rustc"), at("E0425", 4, "rust-analyzer")]);
     }
 
     #[test]
