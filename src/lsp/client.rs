@@ -896,6 +896,18 @@ impl LanguageServer {
         }
     }
 
+    /// The last failure of the server's own check run, as the server reported it: rust-analyzer
+    /// puts `cargo check failed to start: …` (also when cargo exits without a single diagnostic,
+    /// e.g. on a broken manifest) into its `experimental/serverStatus` message until a later run
+    /// succeeds. `None` when the status names no such failure.
+    pub fn check_run_failure(&self) -> Option<String> {
+        let state = self.shared.0.lock();
+        let message = state.server_status.as_ref()?.1.as_ref()?;
+        let start = message.find("cargo check failed")?;
+        let failure: String = message[start..].split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(failure.chars().take(600).collect())
+    }
+
     /// When the latest publish (for any path) arrived.
     pub fn last_publish_at(&self) -> Option<Instant> {
         self.shared.0.lock().diagnostics.values().map(|set| set.received_at).max()

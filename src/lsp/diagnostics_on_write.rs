@@ -718,7 +718,12 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                 // load): wait for it to be quiescent, then for the publishes to stop.
                 server.wait_until_ready(end);
                 server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
-                Ok(took)
+                // A check that could not run (a broken manifest, a missing toolchain) ends like
+                // one that found nothing: its failure is in the server's status.
+                match server.check_run_failure() {
+                    Some(failure) => Err(format!("{}'s check did not run: {failure}", server.id())),
+                    None => Ok(took),
+                }
             } else if let Some(how) = server.exit_description() {
                 Err(format!("{} crashed during the check: {how}", server.id()))
             } else if server.check_runs().0 > group.check_runs_before {

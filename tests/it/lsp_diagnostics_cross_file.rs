@@ -275,3 +275,24 @@ fn rust_analyzer_flycheck_errors_from_before_an_outside_change_are_not_returned(
     let text = diagnostics();
     assert!(!text.contains("E0308"), "flycheck's error from before the change was returned:\n{text}");
 }
+
+#[test]
+fn rust_analyzer_check_that_cannot_run_says_unavailable() {
+    if support::require_binary("rust_analyzer_check_that_cannot_run_says_unavailable", "rust-analyzer").is_none() {
+        return;
+    }
+    // cargo check fails before compiling anything (a bench target whose file is missing): it
+    // ends without a diagnostic, like a clean check, and must not be reported as one.
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n\n[[bench]]\nname = \"gone\"\npath = \"benches/gone.rs\"\n",
+        ),
+        ("src/lib.rs", "pub fn one() -> i32 {\n    1\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/lib.rs", "pub fn one() -> i32 {\n    \"text\"\n}\n");
+    let dow = block(&text);
+    assert!(dow.contains("src/lib.rs: diagnostics unavailable: rust-analyzer's check did not run: cargo check failed"), "{text}");
+    assert!(!dow.contains("no new errors"), "a clean claim beside a check that did not run:\n{text}");
+}
