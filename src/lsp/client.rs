@@ -602,8 +602,8 @@ impl LanguageServer {
     /// creation events). Every path changed this way is marked stale: the diagnostics stored for
     /// it predate the change and are not returned as current until the server publishes for it
     /// again (or, for a server with its own check run, until a check run that began after the
-    /// change ends; rust-analyzer gets `rust-analyzer/runFlycheck` when a file changed that no
-    /// `didSave` covered, since its flycheck reruns only on save). Returns how many documents
+    /// change ends; rust-analyzer gets `rust-analyzer/runFlycheck`, since its flycheck reruns only on
+    /// save and drops the check of a save now and then). Returns how many documents
     /// were resynced.
     pub fn resync_from_disk(&self) -> usize {
         self.resync_from_disk_except(&[])
@@ -615,7 +615,6 @@ impl LanguageServer {
         let mut events: Vec<Value> = Vec::new();
         let mut resynced = 0;
         let mut changed_paths: Vec<PathBuf> = Vec::new();
-        let mut saved_any = false;
         let tracked: Vec<(PathBuf, Option<SystemTime>, u64)> = self
             .documents
             .lock()
@@ -633,7 +632,6 @@ impl LanguageServer {
             }
             if file_stamp(&path) != (mtime, size) && self.sync_document(&path).is_ok_and(|sync| sync.changed) {
                 resynced += 1;
-                saved_any = true;
                 changed_paths.push(path);
             }
         }
@@ -700,9 +698,9 @@ impl LanguageServer {
             }
             drop(state);
             // rust-analyzer reruns its flycheck (cargo check, which reads the disk) only on
-            // save: a change no didSave covered needs an explicit run, or its errors stay those
-            // of the old text (rust-analyzer #22359).
-            if self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun && !saved_any {
+            // save, and drops the check of a save now and then (while it primes caches): an
+            // explicit run, or the errors stay those of the old text (rust-analyzer #22359).
+            if self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun {
                 let _ = self.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
             }
         }
@@ -858,6 +856,29 @@ impl LanguageServer {
     /// [`LanguageServer::resync_from_disk`]).
     pub fn is_stale(&self, path: &Path) -> bool {
         self.shared.0.lock().stale.contains_key(path)
+    }
+
+    /// Whether any path is stale (changed on disk outside the tools, not re-checked yet).
+    pub fn has_stale(&self) -> bool {
+        !self.shared.0.lock().stale.is_empty()
+    }
+
+    /// Waits until no path is stale (see [`LanguageServer::has_stale`]), bounded by `deadline`;
+    /// `true` when none is. For a server with its own check run, the run that began after the
+    /// change clears them all when it ends.
+    pub fn wait_until_not_stale(&self, deadline: Instant) -> bool {
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        loop {
+            if state.stale.is_empty() {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline || state.closed.is_some() {
+                return false;
+            }
+            condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(deadline));
+        }
     }
 
     /// Every stored publish (path → latest set), e.g. the state of a whole project before a

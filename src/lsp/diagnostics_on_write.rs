@@ -540,6 +540,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     let cap = supervisor.config().write_diagnostics_dependents_cap;
     match group.write_check {
         WriteCheck::ProjectCheckRun => {
+            // Files changed outside the tools: the check started for them (resync) must end
+            // first, or their old errors would count as the pre-write state.
+            if server.has_stale() && !server.wait_until_not_stale(end) {
+                group.notes.push(format!(
+                    "{} had not re-checked the files changed outside the tools when the budget ran out; their errors may be attributed to this write",
+                    server.id()
+                ));
+            }
             if !server.wait_for_check_idle(end) {
                 group.failed = Some(format!("{}'s previous check (cargo check) was still running when the budget ran out", server.id()));
                 return;
@@ -566,9 +574,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             for path in &written_open {
                 group.before.insert(path.clone(), stored_or_wait(&server, path, end));
             }
-            // A publish burst still arriving (the previous change's reverse dependencies) ends
-            // before the snapshot.
-            if server.last_publish_at().is_some_and(|at| at.elapsed() < server.definition().diagnostics_settle) {
+            // A publish burst still arriving (the previous change's reverse dependencies, or the
+            // files changed outside the tools) ends before the snapshot.
+            if server.has_stale() || server.last_publish_at().is_some_and(|at| at.elapsed() < server.definition().diagnostics_settle) {
                 server.wait_for_publish_quiet(server.definition().diagnostics_settle, end);
             }
             group.snapshot = server.published_snapshot();
@@ -666,6 +674,13 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             }
         };
         group.syncs.insert(path, outcome);
+    }
+    // rust-analyzer drops the check of a save now and then (the save races with the change's
+    // re-indexing); asking for the check explicitly as well costs a restart of a cargo process
+    // that has barely started, where waiting to find the check missing cost seconds.
+    let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
+    if group.write_check == WriteCheck::ProjectCheckRun && changed {
+        let _ = server.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
     }
 }
 

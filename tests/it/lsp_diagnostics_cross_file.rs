@@ -296,3 +296,26 @@ fn rust_analyzer_check_that_cannot_run_says_unavailable() {
     assert!(dow.contains("src/lib.rs: diagnostics unavailable: rust-analyzer's check did not run: cargo check failed"), "{text}");
     assert!(!dow.contains("no new errors"), "a clean claim beside a check that did not run:\n{text}");
 }
+
+#[test]
+fn rust_analyzer_write_after_an_outside_change_is_not_blamed_for_it() {
+    if support::require_binary("rust_analyzer_write_after_an_outside_change_is_not_blamed_for_it", "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
+        ("src/lib.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
+        ("src/a.rs", "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n"),
+        ("src/b.rs", "pub fn one() -> i32 {\n    crate::a::scale(1)\n}\n"),
+        ("src/c.rs", "pub fn three() -> i32 {\n    3\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/c.rs", "// Three.\npub fn three() -> i32 {\n    3\n}\n");
+    assert!(block(&text).contains("no new errors in src/c.rs"), "{text}");
+    // Outside the tools (a `git checkout`): a.rs changes and breaks b.rs.
+    std::fs::write(dir.path().join("src/a.rs"), "pub fn scale(x: i32, factor: i32) -> i32 {\n    x * factor\n}\n").unwrap();
+    let text = write(&run, "src/c.rs", "// Three, again.\npub fn three() -> i32 {\n    3\n}\n");
+    let dow = block(&text);
+    assert!(!dow.contains("src/b.rs: new diagnostics"), "an error made outside the tools blamed on the write:\n{text}");
+    assert!(dow.contains("no new errors in src/c.rs"), "{text}");
+}
