@@ -15,8 +15,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
+use crate::files::{commit_file_changes_in, resolve_in_workspace, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
 use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
 use crate::structural::contexts::ContextKind;
@@ -266,8 +267,8 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let _ = write!(
         text,
         "{total} {} in {files_with_matches} {} for `{}` ({lang}; pattern compiled as {})",
-        plural(total, "match", "matches"),
-        plural(files_with_matches, "file", "files"),
+        one_or_many(total, "match", "matches"),
+        one_or_many(files_with_matches, "file", "files"),
         compiled.source,
         compiled.compiled_as()
     );
@@ -305,7 +306,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         }
     }
     drop(files);
-    if let Some(notice) = crate::result::truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
+    if let Some(notice) = truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
         let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
     }
     let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
@@ -459,7 +460,7 @@ fn binding_text<'s>(env: &MetaVarEnv<'_, StrDoc<SupportLang>>, name: &str, sourc
 }
 
 fn describe_stats(stats: &WalkStats, lang: &str, target: &str, compiled: &CompiledPattern) -> String {
-    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, plural(stats.files_visited, "file", "files"));
+    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, one_or_many(stats.files_visited, "file", "files"));
     if !compiled.literals.is_empty() {
         let _ = write!(
             text,
@@ -506,7 +507,7 @@ fn zero_match_hint(stats: &WalkStats, compiled: &CompiledPattern) -> String {
         return format!(
             "{} {lang} {} contain the pattern's literal text but no code of the pattern's shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`), or search the text with grep.",
             stats.files_with_literals,
-            plural(stats.files_with_literals, "file does", "files do"),
+            one_or_many(stats.files_with_literals, "file does", "files do"),
             compiled.compiled_as()
         );
     }
@@ -602,8 +603,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
 
     let mut text = format!(
         "(proposed) {changed_replacements} {} in {file_count} {} for `{}` → `{}` ({lang}; pattern compiled as {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
-        plural(changed_replacements, "replacement", "replacements"),
-        plural(file_count, "file", "files"),
+        one_or_many(changed_replacements, "replacement", "replacements"),
+        one_or_many(file_count, "file", "files"),
         compiled.source,
         args.rewrite,
         compiled.compiled_as()
@@ -612,8 +613,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let _ = write!(
             text,
             "\n{nested_skipped} nested {} inside other matches {} skipped (the outermost match wins); run ast_edit again after accepting to rewrite them",
-            plural(nested_skipped, "match", "matches"),
-            plural(nested_skipped, "was", "were")
+            one_or_many(nested_skipped, "match", "matches"),
+            one_or_many(nested_skipped, "was", "were")
         );
     }
     if unchanged_files > 0 {
@@ -694,7 +695,7 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
             shown += 1;
         }
     }
-    if let Some(notice) = crate::result::truncation_notice(shown, total, "hunks") {
+    if let Some(notice) = truncation_notice(shown, total, "hunks") {
         let _ = write!(text, "{notice} (the staged edit contains all of them)");
     }
     Preview { text: text.trim_end().to_owned(), shown, total }
@@ -708,12 +709,12 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let replacements: usize = staged.files.iter().map(|f| f.replacements).sum();
     let summary = format!(
         "{replacements} {} of `{}` → `{}` ({}) in {} {}",
-        plural(replacements, "replacement", "replacements"),
+        one_or_many(replacements, "replacement", "replacements"),
         staged.pattern,
         staged.rewrite,
         staged.language,
         staged.files.len(),
-        plural(staged.files.len(), "file", "files")
+        one_or_many(staged.files.len(), "file", "files")
     );
     if matches!(args.action, ResolveAction::Discard) {
         resource.staged_edits.close(&id, ClosedEdit::Discarded);
@@ -721,13 +722,11 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     }
     let mut changed: Vec<Value> = Vec::new();
     for file in &staged.files {
-        let state = match std::fs::read(&file.path) {
-            Ok(current) if current == file.original => continue,
-            Ok(_) => "modified since staging",
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => "deleted since staging",
-            Err(_) => "unreadable now",
-        };
-        changed.push(json!({"path": file.display, "state": state}));
+        // Read beneath the workspace with no symlink followed; a file made read-only since
+        // staging is a conflict like a changed one.
+        if let Some(state) = crate::files::staged_file_state(ctx.workspace_root(), &file.path, &file.original) {
+            changed.push(json!({"path": file.display, "state": state}));
+        }
     }
     if !changed.is_empty() {
         resource.staged_edits.close(&id, ClosedEdit::Rejected);
@@ -795,21 +794,15 @@ fn cut_code(code: &str, max_lines: usize, max_chars: usize) -> String {
     }
     if cut {
         let shown_lines = out.lines().count().max(1);
-        let _ = write!(out, " … [cut: {} of {total_lines} lines, {} chars shown]", shown_lines, out.chars().count());
+        let detail = format!("showing {shown_lines} of {total_lines} lines, {} characters", out.chars().count());
+        out.push(' ');
+        out.push_str(&cut_marker(&detail));
     }
     out
 }
 
 fn indent_continuation(text: &str, indent: &str) -> String {
     text.replace('\n', &format!("\n{indent}"))
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
 }
 
 /// Character columns (0-based) of positions visited in increasing byte order, in time linear in
