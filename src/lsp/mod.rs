@@ -95,7 +95,10 @@ pub struct LspConfig {
     pub write_diagnostics_warnings: bool,
     /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
     pub write_diagnostics_cap_per_file: usize,
-    /// Diagnostics on write: per-server budget from the sync to a trusted answer. Default 5 s.
+    /// Diagnostics on write: per-server cap on the check (the pre-write state, the sync, the
+    /// server's end-of-check signal, the state after), counted from the moment the server is
+    /// loaded; the wait ends at the server's own signal, this only bounds it (a first
+    /// `fileReferences` of a large TypeScript project, a loaded machine). Default 15 s.
     pub write_diagnostics_budget: Duration,
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
@@ -133,7 +136,7 @@ impl Default for LspConfig {
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,
-            write_diagnostics_budget: Duration::from_secs(5),
+            write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
             write_diagnostics_dependents_cap: 40,
             checker_timeout: Duration::from_secs(120),

@@ -213,6 +213,10 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             // tsserver reports "Initializing JS/TS language features" only ~1 s after the first
             // file opens; until progress is seen, the server counts as starting (up to 5 s).
             startup_grace: Duration::from_secs(5),
+            // No automatic type acquisition: tsserver's typings installer would `npm install`
+            // @types packages into a global cache at run time (network, and two servers starting
+            // together wait on each other's npm: "Initializing JS/TS language features" for 20 s+).
+            initialization_options: json!({"disableAutomaticTypingAcquisition": true}),
             open_representative_file: true,
             write_check: WriteCheck::TsserverRequests,
             ..base("typescript-language-server", "typescript-language-server", &["--stdio"])
