@@ -3,9 +3,11 @@
 //! adds an error, p50 and p95. Goal: the clean write's p95 within 1 s of the error write's p95 on
 //! every server (a clean file gets no publish from most servers, so a wait for one stalls).
 //!
-//! Projects (each copied into a temp dir first; `bash benches/dow_projects.sh` fetches the two
-//! that come from registries into `target/dow-bench-projects`; `RUNBOUND_DOW_PROJECTS` points
-//! elsewhere):
+//! Projects (each copied into a temp dir first): the run-wide corpus of `.ci/install-corpus`
+//! (`.corpus/`: semver, python-dateutil, redux, go-cmp) when it is there, else (or with
+//! `RUNBOUND_BENCH_OWN_PROJECTS` set) these, which `bash benches/dow_projects.sh` fetches into
+//! `target/dow-bench-projects` where they come from registries (`RUNBOUND_DOW_PROJECTS` points
+//! elsewhere); clangd always uses liblzma:
 //! - rust-analyzer: regex-syntax 0.8.12 (cargo registry cache; `benches/` removed, it needs
 //!   nightly), writing `src/hir/interval.rs`;
 //! - pyright: packaging 24.1 (PyPI sdist), writing `src/packaging/version.py`;
@@ -36,6 +38,10 @@ use serde_json::json;
 struct Case {
     server: &'static str,
     binary: &'static str,
+    /// The project of the run-wide corpus (`.ci/install-corpus`, `.corpus/`) preferred when it
+    /// is there: (name, directory under `.corpus`, file to write). The corpus prepares its
+    /// projects itself (no `prepare`).
+    corpus: Option<(&'static str, &'static str, &'static str)>,
     project: &'static str,
     /// Where the project is, when it is on this machine.
     locate: fn() -> Option<PathBuf>,
@@ -53,6 +59,7 @@ fn cases() -> Vec<Case> {
         Case {
             server: "rust-analyzer",
             binary: "rust-analyzer",
+            corpus: Some(("semver 1.0.26 (corpus)", "rust/semver-1.0.26", "src/parse.rs")),
             project: "regex-syntax 0.8.12",
             locate: || cargo_registry_crate("regex-syntax-0.8.12"),
             prepare: |dir| {
@@ -78,6 +85,7 @@ fn cases() -> Vec<Case> {
         Case {
             server: "pyright",
             binary: "pyright-langserver",
+            corpus: Some(("python-dateutil 2.9.0 (corpus)", "python/python-dateutil-2.9.0.post0", "src/dateutil/relativedelta.py")),
             project: "packaging 24.1 (PyPI sdist)",
             locate: || projects_dir().map(|dir| dir.join("packaging-24.1")).filter(|dir| dir.is_dir()),
             prepare: |_| (),
@@ -88,6 +96,7 @@ fn cases() -> Vec<Case> {
         Case {
             server: "typescript-language-server",
             binary: "typescript-language-server",
+            corpus: Some(("redux 5.0.1 (corpus)", "typescript/redux-5.0.1", "src/utils/isPlainObject.ts")),
             project: "mobx 6.13.5 (npm)",
             locate: || projects_dir().map(|dir| dir.join("mobx-6.13.5")).filter(|dir| dir.is_dir()),
             prepare: |dir| {
@@ -101,6 +110,7 @@ fn cases() -> Vec<Case> {
         Case {
             server: "gopls",
             binary: "gopls",
+            corpus: Some(("go-cmp 0.5.9 (corpus)", "go/go-cmp-0.5.9", "cmp/internal/value/name.go")),
             project: "go-cmp (Debian golang-github-google-go-cmp-dev)",
             locate: || Some(PathBuf::from("/usr/share/gocode/src/github.com/google/go-cmp")).filter(|dir| dir.join("go.mod").is_file()),
             prepare: |_| (),
@@ -111,6 +121,7 @@ fn cases() -> Vec<Case> {
         Case {
             server: "clangd",
             binary: "clangd-19",
+            corpus: None,
             project: "xz liblzma (liblzma-sys 0.4.9)",
             locate: || cargo_registry_crate("liblzma-sys-0.4.9"),
             prepare: |dir| {
@@ -144,11 +155,24 @@ fn main() {
             println!("{:<27} skipped: {} not installed", case.server, case.binary);
             continue;
         }
-        let Some(source) = (case.locate)() else {
-            println!("{:<27} skipped: project {} not found (run `bash benches/dow_projects.sh`)", case.server, case.project);
-            continue;
-        };
-        bench_case(&case, &source, iterations);
+        let prefer_own = std::env::var_os("RUNBOUND_BENCH_OWN_PROJECTS").is_some();
+        let corpus = case
+            .corpus
+            .map(|(name, dir, file)| (name, Path::new(env!("CARGO_MANIFEST_DIR")).join(".corpus").join(dir), file))
+            .filter(|(_, dir, file)| !prefer_own && dir.join(".runbound-corpus").is_file() && dir.join(file).is_file());
+        match corpus {
+            Some((name, dir, file)) => {
+                let case = Case { project: name, file, prepare: |_| (), ..case };
+                bench_case(&case, &dir, iterations);
+            }
+            None => {
+                let Some(source) = (case.locate)() else {
+                    println!("{:<27} skipped: project {} not found (run `bash benches/dow_projects.sh`)", case.server, case.project);
+                    continue;
+                };
+                bench_case(&case, &source, iterations);
+            }
+        }
     }
 }
 
