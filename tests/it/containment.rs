@@ -190,9 +190,12 @@ fn nothing_started_through_serve_survives_a_kill_9_of_serve() {
     serve.tool("debug", json!({"op": "launch", "program": "debuggee"}));
     serve.tool("lsp", json!({"op": "symbols", "file": "module.py"}));
     serve.tool("vibe_spawn", json!({"brief": "sleep in the background", "label": "sleeper", "tier": "fast"}));
-    let running = |needle: &str| descendant_processes(serve_pid).iter().any(|p| command_line(p.pid).contains(needle));
+    // Exact command lines: a shell forked for `&` still shows the whole script until it execs.
+    let running = |command: &str| descendant_processes(serve_pid).iter().any(|p| command_line(p.pid) == command);
     assert!(
-        support::wait_until(Duration::from_secs(20), || running("sleep 1006") && running("sleep 1010")),
+        support::wait_until(Duration::from_secs(20), || ["sleep 1006", "sleep 1008", "sleep 1009", "sleep 1010"]
+            .iter()
+            .all(|command| running(command))),
         "the debuggee's child and the worker run: {:#?}",
         descendant_processes(serve_pid).iter().map(|p| command_line(p.pid)).collect::<Vec<_>>()
     );
@@ -211,13 +214,14 @@ fn nothing_started_through_serve_survives_a_kill_9_of_serve() {
         assert!(below.get(pid).is_some_and(|(identity, _)| still_runs(identity)), "printed child {pid} runs before the kill");
     }
     let roles = |needle: &str| below.values().filter(|(_, command)| command.contains(needle)).count();
+    let exactly = |wanted: &str| below.values().filter(|(_, command)| command == wanted).count();
     assert!(
-        roles("lldb") >= 1 && roles("debuggee") >= 1 && roles("sleep 1006") == 1,
+        roles("lldb") >= 1 && roles("debuggee") >= 1 && exactly("sleep 1006") == 1,
         "a debug adapter, its debuggee and its child run: {below:#?}"
     );
     assert!(roles("pyright") >= 1, "a language server runs: {below:#?}");
     for worker_child in ["sleep 1008", "sleep 1009", "sleep 1010"] {
-        assert_eq!(roles(worker_child), 1, "the worker's {worker_child} runs: {below:#?}");
+        assert_eq!(exactly(worker_child), 1, "the worker's {worker_child} runs: {below:#?}");
     }
 
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(serve_pid as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
