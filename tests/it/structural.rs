@@ -7,7 +7,7 @@ use crate::support;
 use std::path::Path;
 
 use runbound::structural::search::{walk_and_match, WalkLimits};
-use runbound::structural::{compile_pattern, match_source, SupportLang};
+use runbound::structural::{compile_pattern, compile_rule, match_source, match_source_with, Query, RuleInput, SupportLang};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, ToolResult};
 use serde_json::{json, Value};
 
@@ -478,7 +478,7 @@ fn zero_matches_with_literal_present_explains_rust_macros() {
     let run = run_for(dir.path());
     let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
     assert_eq!(structured["total_matches"], 0);
-    assert!(text.contains("1 rust file does contain the pattern's literal text but no code of the pattern's shape"), "{text}");
+    assert!(text.contains("1 rust file does contain the literal text every match has but no code of this shape"), "{text}");
     assert!(text.contains("Rust macro arguments"), "{text}");
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.expect($M)", "language": "rust"})));
     assert!(text.contains("hint: no rust code has this shape"), "{text}");
@@ -577,36 +577,51 @@ fn literal_prefilter_never_drops_a_true_match() {
         .map(|index| index.join("ignore-0.4.35"))
         .filter(|p| p.is_dir())
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    let patterns = ["$X.unwrap()", "Box::new($X)", "$A == $A", "Some($X)", "impl $T for $U { $$$B }", "match $E { $$$ARMS }", "self.$F"];
+    let patterns =
+        ["$X.unwrap()", "Box::new($X)", "$A == $A", "$A != $B", "Some($X)", "impl $T for $U { $$$B }", "match $E { $$$ARMS }", "self.$F"];
     for pattern in patterns {
         let compiled = compile_pattern(pattern, SupportLang::Rust).unwrap();
-        let mut results = Vec::new();
-        for use_literal_prefilter in [true, false] {
-            let limits = WalkLimits {
-                threads: 2,
-                max_file_bytes: 3_000_000,
-                max_file_lines: 200_000,
-                deadline: std::time::Instant::now() + std::time::Duration::from_secs(300),
-                cancel: runbound::CancelToken::new(),
-                use_literal_prefilter,
-            };
-            let (found, stats) = walk_and_match(&tree, &compiled, &limits, &|path, parsed| {
-                let source = parsed.source().to_owned();
-                let found = match_source(&compiled, &source).unwrap();
-                Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
-            });
-            let mut all: Vec<_> = found.into_iter().flatten().collect();
-            all.sort();
-            results.push((all, stats));
+        if pattern.contains("==") || pattern.contains("!=") {
+            assert!(!compiled.requirement.is_empty(), "{pattern}: the operator token is a required literal");
         }
-        let (filtered, filtered_stats) = &results[0];
-        let (unfiltered, unfiltered_stats) = &results[1];
-        assert_eq!(filtered, unfiltered, "pattern {pattern}: pre-filter changed the match set");
-        assert!(!unfiltered.is_empty() || pattern == "$A == $A", "pattern {pattern} found nothing in {}", tree.display());
-        assert_eq!(unfiltered_stats.files_parsed, unfiltered_stats.files_visited);
-        if !compiled.literals.is_empty() {
-            assert!(filtered_stats.files_parsed <= unfiltered_stats.files_parsed);
-        }
+        let query = Query::Pattern(compiled);
+        assert_prefilter_exact(&tree, &query, pattern);
+    }
+    let rules = [
+        json!({"pattern": "$X.unwrap()", "inside": {"kind": "function_item", "stopBy": "end"}}),
+        json!({"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]}),
+        json!({"kind": "call_expression", "has": {"pattern": "Box::new($X)", "stopBy": "end"}, "not": {"inside": {"kind": "macro_invocation", "stopBy": "end"}}}),
+    ];
+    for rule in rules {
+        let compiled = compile_rule(RuleInput { rule: &rule, constraints: None, utils: None, transform: None }, SupportLang::Rust).unwrap();
+        assert!(!compiled.requirement.is_empty(), "{rule}: has literals");
+        assert_prefilter_exact(&tree, &Query::Rule(compiled), &rule.to_string());
+    }
+}
+
+/// The match set over `tree` is the same with the literal pre-filter on and off.
+fn assert_prefilter_exact(tree: &Path, query: &Query, what: &str) {
+    let mut results = Vec::new();
+    for use_literal_prefilter in [true, false] {
+        let mut limits = WalkLimits::new(std::time::Instant::now() + std::time::Duration::from_secs(300));
+        limits.threads = 2;
+        limits.use_literal_prefilter = use_literal_prefilter;
+        let (found, stats) = walk_and_match(tree, query.language(), query.requirement(), &limits, &|path, parsed| {
+            let source = parsed.source().to_owned();
+            let found = match_source_with(query, &source).unwrap();
+            Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
+        });
+        let mut all: Vec<_> = found.into_iter().flatten().collect();
+        all.sort();
+        results.push((all, stats));
+    }
+    let (filtered, filtered_stats) = &results[0];
+    let (unfiltered, unfiltered_stats) = &results[1];
+    assert_eq!(filtered, unfiltered, "{what}: pre-filter changed the match set");
+    assert!(!unfiltered.is_empty() || what.contains("$A == $A"), "{what} found nothing in {}", tree.display());
+    assert_eq!(unfiltered_stats.files_parsed, unfiltered_stats.files_visited);
+    if !query.requirement().is_empty() {
+        assert!(filtered_stats.files_parsed < unfiltered_stats.files_parsed, "{what}: the pre-filter skipped no file");
     }
 }
 

@@ -49,17 +49,10 @@ fn cli_matches(cli: &Path, pattern: &str, language: &str, dirs: &[PathBuf]) -> M
 
 fn our_matches(pattern: &str, language: SupportLang, dirs: &[PathBuf]) -> MatchSet {
     let compiled = compile_pattern(pattern, language).unwrap_or_else(|err| panic!("{pattern}: {err}"));
-    let limits = WalkLimits {
-        threads: 0,
-        max_file_bytes: 3_000_000,
-        max_file_lines: 200_000,
-        deadline: std::time::Instant::now() + std::time::Duration::from_secs(600),
-        cancel: runbound::CancelToken::new(),
-        use_literal_prefilter: true,
-    };
+    let limits = WalkLimits::new(std::time::Instant::now() + std::time::Duration::from_secs(600));
     let mut set = MatchSet::new();
     for dir in dirs {
-        let (found, stats) = walk_and_match(dir, &compiled, &limits, &|path, parsed| {
+        let (found, stats) = walk_and_match(dir, language, &compiled.requirement, &limits, &|path, parsed| {
             let found = match_source(&compiled, parsed.source()).unwrap();
             Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
         });
