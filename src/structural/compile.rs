@@ -319,7 +319,9 @@ pub fn language_id(language: SupportLang) -> &'static str {
 }
 
 /// The type context's reading of a fragment that an earlier context accepted, when it is a
-/// different node kind (and the earlier reading is not a lone metavariable).
+/// different tree (C++ `std::vector<$T>` is a `qualified_identifier` both ways, but its name is
+/// a `template_function` in an expression and a `template_type` in a type) and the earlier
+/// reading is not a lone metavariable.
 fn type_reading(processed: &str, language: SupportLang, table: &LanguageContexts, accepted: &Accepted) -> Vec<AlternativePattern> {
     if accepted.node_kind == "metavariable" {
         return Vec::new();
@@ -328,10 +330,24 @@ fn type_reading(processed: &str, language: SupportLang, table: &LanguageContexts
         return Vec::new();
     };
     match try_context(processed, language, type_context, None, table.statement_terminator) {
-        Ok(reading) if reading.node_kind != accepted.node_kind && reading.node_kind != "metavariable" => {
+        Ok(reading) if reading.node_kind != "metavariable" && !same_pattern_tree(&reading.pattern.node, &accepted.pattern.node) => {
             vec![AlternativePattern { context: ContextKind::Type, node_kind: reading.node_kind, pattern: reading.pattern }]
         }
         _ => Vec::new(),
+    }
+}
+
+/// Whether two compiled trees are the same (kinds, texts, metavariables).
+fn same_pattern_tree(a: &PatternNode, b: &PatternNode) -> bool {
+    match (a, b) {
+        (PatternNode::MetaVar { meta_var: x }, PatternNode::MetaVar { meta_var: y }) => x == y,
+        (PatternNode::Terminal { text: tx, is_named: nx, kind_id: kx }, PatternNode::Terminal { text: ty, is_named: ny, kind_id: ky }) => {
+            tx == ty && nx == ny && kx == ky
+        }
+        (PatternNode::Internal { kind_id: kx, children: cx }, PatternNode::Internal { kind_id: ky, children: cy }) => {
+            kx == ky && cx.len() == cy.len() && cx.iter().zip(cy).all(|(x, y)| same_pattern_tree(x, y))
+        }
+        _ => false,
     }
 }
 

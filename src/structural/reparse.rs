@@ -35,6 +35,7 @@ pub struct NewParseProblem {
 struct Problem {
     tag: String,
     start: usize,
+    end: usize,
     text: String,
 }
 
@@ -65,7 +66,7 @@ pub fn new_parse_problems(
             continue;
         }
         let line = new_content[..problem.start.min(new_content.len())].matches('\n').count() + 1;
-        let replacement = responsible_edit(problem.start, edits).map(|edit| {
+        let replacement = responsible_edit(problem.start..problem.end, edits).map(|edit| {
             let old_line = original_source[..edit.position.min(original_source.len())].matches('\n').count() + 1;
             let old_text = original_source.get(edit.position..edit.position + edit.deleted_length).unwrap_or("").to_owned();
             (old_line, old_text, edit.inserted.clone())
@@ -103,11 +104,11 @@ fn collect(node: &Node<'_, StrDoc<SupportLang>>, out: &mut Vec<Problem>) {
     if node.is_missing() {
         let kind = node.kind();
         let tag = if node.is_named() { format!("missing `{kind}` node") } else { format!("missing `{kind}`") };
-        out.push(Problem { tag, start: node.range().start, text: String::new() });
+        out.push(Problem { tag, start: node.range().start, end: node.range().end, text: String::new() });
         return;
     }
     if node.is_error() {
-        out.push(Problem { tag: "ERROR".to_owned(), start: node.range().start, text: node.text().into_owned() });
+        out.push(Problem { tag: "ERROR".to_owned(), start: node.range().start, end: node.range().end, text: node.text().into_owned() });
         return;
     }
     for child in node.children() {
@@ -130,20 +131,27 @@ fn map_offset(offset: usize, edits: &[AppliedEdit]) -> Option<usize> {
     usize::try_from(shifted).ok()
 }
 
-/// The edit at or before `new_offset` in the rewritten file, else the first edit.
-fn responsible_edit(new_offset: usize, edits: &[AppliedEdit]) -> Option<&AppliedEdit> {
+/// The edit closest to `problem` (a byte range of the rewritten file): one whose replacement
+/// overlaps or touches it, else the nearest one.
+fn responsible_edit(problem: std::ops::Range<usize>, edits: &[AppliedEdit]) -> Option<&AppliedEdit> {
     let mut delta: isize = 0;
-    let mut best = None;
+    let mut best: Option<(usize, &AppliedEdit)> = None;
     for edit in edits {
-        let new_position = (edit.position as isize + delta) as usize;
-        if new_position <= new_offset {
-            best = Some(edit);
+        let start = (edit.position as isize + delta).max(0) as usize;
+        let end = start + edit.inserted.len();
+        let distance = if end < problem.start {
+            problem.start - end
+        } else if start > problem.end {
+            start - problem.end
         } else {
-            break;
+            0
+        };
+        if best.is_none_or(|(best_distance, _)| distance < best_distance) {
+            best = Some((distance, edit));
         }
         delta += edit.inserted.len() as isize - edit.deleted_length as isize;
     }
-    best.or(edits.first())
+    best.map(|(_, edit)| edit)
 }
 
 #[cfg(test)]
@@ -166,6 +174,21 @@ mod tests {
         // The parser notices the dangling `msg =` where the next statement starts.
         assert!(matches!(problems[0].line, 2 | 3), "{problems:?}");
         assert_eq!(problems[0].replacement, Some((2, "build(a)".to_owned(), String::new())));
+    }
+
+    #[test]
+    fn each_problem_is_attributed_to_its_own_replacement() {
+        let original = "def f():\n    msg = build(a)\n    return msg\n\ndef g():\n    x = build(b)\n";
+        let parsed = parse(original, SupportLang::Python);
+        let edits: Vec<AppliedEdit> = original
+            .match_indices("build(")
+            .map(|(position, _)| AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() })
+            .collect();
+        let new_content = original.replace("build(a)", "").replace("build(b)", "");
+        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems[0].replacement.as_ref().map(|r| r.0), Some(2), "{problems:?}");
+        assert_eq!(problems[1].replacement.as_ref().map(|r| r.1.as_str()), Some("build(b)"), "{problems:?}");
     }
 
     #[test]

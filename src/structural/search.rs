@@ -4,9 +4,10 @@
 //! # Which files are searched (the same rule for `ast_grep` and `ast_edit`)
 //!
 //! The walk is `ignore::WalkBuilder::build_parallel` with its standard filters, as ripgrep and
-//! the ast-grep CLI: hidden files and directories (name starting with `.`) are skipped, and so
-//! are paths ignored by `.gitignore` (inside a git repository), `.ignore` and git's exclude
-//! files. On top of that, vendored and generated trees are skipped by a fixed rule: directories
+//! the ast-grep CLI: hidden directories (name starting with `.`) are skipped, and so are paths
+//! ignored by `.gitignore` (inside a git repository), `.ignore` and git's exclude files. (A
+//! hidden *file* with the language's extension is searched: the walker's file-type match takes
+//! precedence over hiddenness, as in the ast-grep CLI.) On top of that, vendored and generated trees are skipped by a fixed rule: directories
 //! named `node_modules`, Python virtual environments (a directory holding `pyvenv.cfg`) and
 //! cache directories (holding `CACHEDIR.TAG`, as cargo's `target/`). Everything skipped is
 //! counted in [`WalkStats`] and said in the result. `no_ignore: true` turns every filter off,
@@ -41,6 +42,9 @@ pub const VENDORED_DIRECTORY_NAMES: &[&str] = &["node_modules"];
 /// A directory holding one of these files is skipped as vendored or generated (unless
 /// `no_ignore`): a Python virtual environment, a cache directory (cargo's `target/`).
 pub const VENDORED_DIRECTORY_MARKERS: &[&str] = &["pyvenv.cfg", "CACHEDIR.TAG"];
+
+/// Version-control directories: hidden, never source, and not worth saying they were skipped.
+const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
 
 /// Examples of skipped paths kept per category.
 const SKIPPED_EXAMPLES: usize = 5;
@@ -264,6 +268,10 @@ fn list_relevant_children(dir: &Path, file_types: &ignore::types::Types) -> Vec<
             let file_type = child.file_type().ok()?;
             let path = child.path();
             if file_type.is_dir() {
+                let name = child.file_name();
+                if VCS_DIRECTORIES.iter().any(|vcs| name == std::ffi::OsStr::new(vcs)) {
+                    return None;
+                }
                 Some((path, true))
             } else if file_type.is_file() && file_types.matched(&path, false).is_whitelist() {
                 Some((path, false))

@@ -707,11 +707,16 @@ fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
         if stats.ignored_files > 0 {
             what.push(format!("{} {lang} {}", stats.ignored_files, plural(stats.ignored_files, "file", "files")));
         }
-        parts.push(format!("{} hidden or ignored by .gitignore/.ignore (e.g. {})", what.join(" and "), stats.ignored_examples.join(", ")));
+        parts.push(format!(
+            "{} hidden or ignored by .gitignore/.ignore ({}{})",
+            what.join(" and "),
+            if stats.ignored_dirs + stats.ignored_files > stats.ignored_examples.len() { "e.g. " } else { "" },
+            stats.ignored_examples.join(", ")
+        ));
     }
     if stats.vendored_dirs > 0 {
         parts.push(format!(
-            "{} vendored {} (node_modules, virtual environments, cache directories such as target/: {})",
+            "{} vendored {} ({}; node_modules, Python virtual environments and cache directories such as cargo's target/ are skipped)",
             stats.vendored_dirs,
             plural(stats.vendored_dirs, "directory", "directories"),
             stats.vendored_examples.join(", ")
