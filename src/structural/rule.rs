@@ -28,6 +28,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use ast_grep_config::{DeserializeEnv, RuleCore, RuleCoreError, SerializableRule, SerializableRuleCore};
+use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::{MetaVarEnv, MetaVariable};
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
@@ -81,6 +82,8 @@ pub struct CompiledRule {
     pub warnings: Vec<String>,
     /// The node kinds a match can have, sorted; empty when the rule does not restrict the kind.
     pub root_kinds: Vec<String>,
+    /// The variables `transform` defines (a rewrite template reads them as transformed text).
+    pub transform_variables: Vec<String>,
     /// The rule as compact JSON, for messages.
     pub source: String,
 }
@@ -280,8 +283,14 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
             Vec::new()
         }
     };
+    let mut transform_variables: Vec<String> = match input.transform {
+        Some(Value::Object(map)) => map.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    transform_variables.sort();
     Ok(CompiledRule {
         language,
+        transform_variables,
         core,
         requirement,
         metavariables,
@@ -562,31 +571,32 @@ impl<'a> Checker<'a> {
                     self.warnings.push(format!("{path}: {warning}"));
                 }
                 let pattern = Pattern::try_new(text, language).map_err(|err| self.pattern_error(path, text, err))?;
-                if let Some(problem) = bare_parse_problem(text, language) {
-                    let hint = match compile_pattern(text, language) {
-                        Ok(compiled) => format!(
-                            "write it as a pattern object that parses: {}",
-                            context_selector_suggestion(text, language, compiled.context, &compiled.node_kind)
-                        ),
-                        Err(_) => "fix the fragment; it does not parse in any context either".to_owned(),
-                    };
-                    return Err(RuleCompileError::new(
-                        path,
-                        format!(
-                            "`{text}` does not parse as {} code on its own ({problem}); ast-grep would search a broken tree",
-                            self.lang()
-                        ),
-                        hint,
-                    ));
-                }
-                let bare_kind = pattern_root_kind(&pattern, language);
-                if let (Some(bare_kind), Ok(compiled)) = (bare_kind.as_deref(), compile_pattern(text, language)) {
-                    if compiled.node_kind != bare_kind && compiled.node_kind != "metavariable" {
+                // ast-grep parses a rule pattern bare. Check that this reading finds the
+                // fragment as it sits in code (our contexts' reading): if it does, the pattern
+                // means what it says, even through an ERROR node ast-grep tolerates.
+                let contextual = compile_pattern(text, language).ok();
+                let agrees = contextual.as_ref().is_some_and(|compiled| bare_reading_finds_contextual(&pattern, text, compiled));
+                if !agrees {
+                    let suggestion = contextual
+                        .as_ref()
+                        .map(|compiled| context_selector_suggestion(text, language, compiled.context, &compiled.node_kind));
+                    if let Some(problem) = bare_parse_problem(text, language) {
+                        let hint = match &suggestion {
+                            Some(suggestion) => format!("write it as a pattern object that parses: {suggestion}"),
+                            None => "fix the fragment; it does not parse in any context either".to_owned(),
+                        };
+                        return Err(RuleCompileError::new(
+                            path,
+                            format!("`{text}` does not parse as {} code on its own ({problem}), and the broken reading would not match the fragment as it appears in code", self.lang()),
+                            hint,
+                        ));
+                    }
+                    if let (Some(compiled), Some(suggestion)) = (&contextual, &suggestion) {
+                        let bare_kind = pattern_root_kind(&pattern, language).unwrap_or_else(|| "a metavariable".to_owned());
                         self.warnings.push(format!(
-                            "{path}: `{text}` parses on its own as `{bare_kind}` (what ast-grep matches in a rule), but as a {} it is `{}`; if you meant that, write {}",
+                            "{path}: `{text}` parses on its own as `{bare_kind}` (what ast-grep matches in a rule), but as a {} it is `{}`; if you meant that, write {suggestion}",
                             compiled.context.as_str().replace('_', " "),
                             compiled.node_kind,
-                            context_selector_suggestion(text, language, compiled.context, &compiled.node_kind)
                         ));
                     }
                 }
@@ -831,6 +841,30 @@ impl<'a> Checker<'a> {
             RuleCompileError::new(path, format!("invalid value {value}: {}", error_chain(&err)), format!("expected {expected}"))
         })
     }
+}
+
+/// Whether ast-grep's bare reading of a rule pattern matches the fragment as our contextual
+/// compiler reads it: the fragment is parsed inside the accepted context and the bare pattern
+/// must match a node within the fragment's span.
+fn bare_reading_finds_contextual(bare: &Pattern, text: &str, compiled: &crate::structural::CompiledPattern) -> bool {
+    let language = compiled.language;
+    let table = language_contexts(language);
+    let Some(context) = table.contexts.iter().find(|c| c.kind == compiled.context) else {
+        return false;
+    };
+    let processed = language.pre_process_pattern(text.trim());
+    let terminator = if compiled.with_terminator { table.statement_terminator.unwrap_or("") } else { "" };
+    let source = format!("{}{processed}{terminator}{}", context.prefix, context.suffix);
+    let span = context.prefix.len()..context.prefix.len() + processed.len() + terminator.len();
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language) else {
+        return false;
+    };
+    let found = root
+        .root()
+        .dfs()
+        .filter(|node| node.range().start >= span.start && node.range().end <= span.end)
+        .any(|node| bare.match_node(node).is_some());
+    found
 }
 
 /// `{"context": "…", "selector": "kind"}` for `fragment` in its language's `context` wrapper.

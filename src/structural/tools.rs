@@ -1093,9 +1093,14 @@ fn describe_parse_problems(root: &Path, broken: &[&FileRewrite], max_lines: usiz
 
 /// The template, and the metavariables it uses, sorted.
 fn validate_template(rewrite: &str, query: &Query) -> Result<(TemplateFix, Vec<String>), ToolError> {
-    let template = match TemplateFix::try_new(rewrite, &query.language()) {
-        Ok(template) => template,
-        Err(err) => match err {},
+    let template = match query {
+        Query::Rule(rule) if !rule.transform_variables.is_empty() => {
+            TemplateFix::with_transform(rewrite, &query.language(), &rule.transform_variables)
+        }
+        _ => match TemplateFix::try_new(rewrite, &query.language()) {
+            Ok(template) => template,
+            Err(err) => match err {},
+        },
     };
     let mut used: Vec<String> = template.used_vars().into_iter().map(str::to_owned).collect();
     used.sort();
