@@ -98,6 +98,8 @@ impl Default for DebugConfig {
 /// terminates the session (adapter and debuggee killed, threads joined).
 pub struct DebugSupervisor {
     inner: Mutex<SupervisorState>,
+    /// The run's `debug` section, handed over when the run is built.
+    config: DebugConfig,
 }
 
 impl std::fmt::Debug for DebugSupervisor {
@@ -125,9 +127,22 @@ impl Default for DebugSupervisor {
 }
 
 impl DebugSupervisor {
-    /// A supervisor with no session and no breakpoints.
+    /// A supervisor with no session and no breakpoints, configured with
+    /// [`DebugConfig::default`] until the run that wires it hands over its own `debug` section
+    /// ([`crate::RunConfig::debug`]).
     pub fn new() -> DebugSupervisor {
-        DebugSupervisor { inner: Mutex::new(SupervisorState::default()) }
+        DebugSupervisor { inner: Mutex::new(SupervisorState::default()), config: DebugConfig::default() }
+    }
+
+    /// The supervisor with `config` (the run's `debug` section), as the run builder wires it.
+    pub(crate) fn with_config(mut self, config: DebugConfig) -> DebugSupervisor {
+        self.config = config;
+        self
+    }
+
+    /// The timeouts and caps this supervisor runs with.
+    pub fn config(&self) -> &DebugConfig {
+        &self.config
     }
 
     /// The `status` op's text: the session (where it is stopped, its TTL) and the stored
@@ -163,9 +178,8 @@ impl DebugSupervisor {
 
     /// Runs one op of the `debug` tool.
     pub(crate) fn call(&self, ctx: &CallContext<'_>, arguments: &DebugArguments) -> Result<ToolResult, ToolError> {
-        let run = ctx.run();
-        let config = &run.config().debug;
-        let workspace_root = run.workspace_root();
+        let config = &self.config;
+        let workspace_root = ctx.workspace_root();
         let op = arguments.op.as_str();
         let mut guard = self.inner.lock();
         let state = &mut *guard;
@@ -235,7 +249,7 @@ impl DebugSupervisor {
                     };
                     SessionTarget::Attach { adapter, port }
                 };
-                let (session, result) = Session::start(ctx, number, target, &state.breakpoints, &mut state.probe_cache)?;
+                let (session, result) = Session::start(ctx, config, number, target, &state.breakpoints, &mut state.probe_cache)?;
                 state.session = Some(session);
                 Ok(result)
             }
@@ -254,7 +268,7 @@ impl DebugSupervisor {
                 (None, None) => Err(no_session(op)),
             },
             _ => match &state.session {
-                Some(session) => session.call(ctx, op, arguments),
+                Some(session) => session.call(ctx, config, op, arguments),
                 None => Err(no_session(op)),
             },
         };
@@ -289,6 +303,11 @@ impl DebugSupervisor {
         }
         Ok(result)
     }
+}
+
+impl crate::registry::Resource for DebugSupervisor {
+    const NAME: &'static str = "debug supervisor";
+    const WIRED_BY: &'static str = "RunBuilder::debug_supervisor(DebugSupervisor::new())";
 }
 
 impl Drop for DebugSupervisor {

@@ -316,14 +316,14 @@ impl Session {
     /// message when launch/attach is refused; `timeout` naming the handshake step.
     pub fn start(
         ctx: &CallContext<'_>,
+        config: &DebugConfig,
         number: u64,
         target: SessionTarget,
         breakpoints: &BreakpointStore,
         probe_cache: &mut ProbeCache,
     ) -> Result<(Session, ToolResult), ToolError> {
-        let run = ctx.run();
-        let config = run.config().debug.clone();
-        let workspace_root = run.workspace_root().to_path_buf();
+        let config = config.clone();
+        let workspace_root = ctx.workspace_root().to_path_buf();
         let search = BinarySearch::from_env(&config.extra_binary_dirs);
         let (adapter, is_attach) = match &target {
             SessionTarget::Launch { adapter, .. } => (*adapter, false),
@@ -829,10 +829,15 @@ impl Session {
 
     /// Runs a session op (everything but adapters/status/breakpoints/launch/attach/output/
     /// terminate, which the supervisor handles).
-    pub(crate) fn call(&self, ctx: &CallContext<'_>, op: &str, arguments: &DebugArguments) -> Result<ToolResult, ToolError> {
+    pub(crate) fn call(
+        &self,
+        ctx: &CallContext<'_>,
+        config: &DebugConfig,
+        op: &str,
+        arguments: &DebugArguments,
+    ) -> Result<ToolResult, ToolError> {
         let inner = &self.inner;
         inner.check_alive()?;
-        let config = &ctx.run().config().debug;
         match op {
             "continue" | "step_over" | "step_in" | "step_out" | "pause" => inner.resume(ctx, op, arguments.thread_id, config),
             "threads" => inner.threads_text(),

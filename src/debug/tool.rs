@@ -106,9 +106,7 @@ pub(crate) struct DebugArguments {
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: DebugArguments = ctx.parse_arguments(arguments)?;
-    let Some(supervisor) = ctx.run().debug_supervisor() else {
-        return Err(ctx.run().unwired("debug supervisor"));
-    };
+    let supervisor = ctx.resource::<super::DebugSupervisor>()?;
     let result = supervisor.call(ctx, &arguments)?;
     Ok(ToolOutput::new(result))
 }

@@ -61,7 +61,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             )
             .with_details(json!({"patch_line": err.line}))
     })?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let mut view = WorkspaceView { root, files: Vec::new() };
     let mut summaries = Vec::new();
     for operation in &patch.operations {

@@ -64,7 +64,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     if arguments.old_string == arguments.new_string {
         return Err(ToolError::invalid("old_string and new_string are identical; there is nothing to change"));
     }
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let original = read_text_file(root, &path, "edit").map_err(|err| match err.kind {

@@ -49,9 +49,10 @@ impl Default for FilesConfig {
 }
 
 /// Registers `read`, `write`, `edit` and `apply_patch` (always wired: their resource is the
-/// workspace itself).
-pub(crate) fn register_tools(registry: &mut Registry) {
-    registry.register(read::descriptor(), Arc::new(read::run));
+/// workspace itself) with `config`, the run's `files` section.
+pub(crate) fn register_tools(registry: &mut Registry, config: &FilesConfig) {
+    let config = config.clone();
+    registry.register(read::descriptor(), Arc::new(move |ctx, arguments| read::run(ctx, arguments, &config)));
     registry.register(write::descriptor(), Arc::new(write::run));
     registry.register(edit::descriptor(), Arc::new(edit::run));
     registry.register(apply_patch::descriptor(), Arc::new(apply_patch::run));

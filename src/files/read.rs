@@ -52,9 +52,10 @@ struct ReadArguments {
     end_line: Option<usize>,
 }
 
-pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+/// `read` with `config`, the run's `files` section (captured when the tool is registered).
+pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value, config: &FilesConfig) -> Result<ToolOutput, ToolError> {
     let arguments: ReadArguments = ctx.parse_arguments(arguments)?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let start_line = arguments.start_line.unwrap_or(1).max(1);
@@ -76,7 +77,6 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             .with_structured(json!({"path": shown, "total_lines": 0, "bytes": 0, "truncated": false}));
         return Ok(ToolOutput::new(result));
     }
-    let config = &ctx.run().config().files;
     let window = Window { start_line, end_line: arguments.end_line, config };
     let scan = scan_lines(ctx, &mut reader, &window).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
     render(&shown, &window, scan, metadata.len())

@@ -45,7 +45,7 @@ struct WriteArguments {
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: WriteArguments = ctx.parse_arguments(arguments)?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let previous = match fs::metadata(&path) {

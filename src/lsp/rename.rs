@@ -381,10 +381,7 @@ impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: RenameArguments = ctx.parse_arguments(arguments)?;
-    let Some(supervisor) = ctx.run().lsp_supervisor() else {
-        return Err(ctx.run().unwired("LSP supervisor"));
-    };
-    let supervisor: &LspSupervisor = supervisor;
+    let supervisor = ctx.resource::<LspSupervisor>()?;
     let root = supervisor.workspace_root();
     let path = crate::files::resolve_in_workspace(root, &args.file)?;
     let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;

@@ -692,6 +692,11 @@ impl LspStatus {
     }
 }
 
+impl crate::registry::Resource for LspSupervisor {
+    const NAME: &'static str = "LSP supervisor";
+    const WIRED_BY: &'static str = "RunBuilder::language_servers()";
+}
+
 /// `path` relative to `workspace_root` (`.` for the root), or `<abs> (outside workspace)`.
 pub fn display_path(workspace_root: &Path, path: &Path) -> String {
     match path.strip_prefix(workspace_root) {

@@ -96,10 +96,7 @@ const ANSWER_MARGIN: Duration = Duration::from_millis(250);
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: LspArguments = ctx.parse_arguments(arguments)?;
-    let Some(supervisor) = ctx.run().lsp_supervisor() else {
-        return Err(ctx.run().unwired("LSP supervisor"));
-    };
-    let supervisor: &LspSupervisor = supervisor;
+    let supervisor = ctx.resource::<LspSupervisor>()?;
     match args.op.as_str() {
         "status" => {
             let status = supervisor.status();

@@ -17,7 +17,6 @@ use crate::error::{ErrorKind, ToolError};
 use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
-use crate::run::Run;
 use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::missed::MissedParts;
@@ -272,11 +271,7 @@ struct SearchSetup {
     query: Query,
 }
 
-fn structural_resource<'run>(ctx: &CallContext<'run>) -> Result<&'run StructuralResource, ToolError> {
-    ctx.run().structural().ok_or_else(|| ctx.run().unwired("tree-sitter parser set (build the run with .with_structural())"))
-}
-
-fn setup(run: &Run, args: &QueryArgs<'_>) -> Result<SearchSetup, ToolError> {
+fn setup(root: &Path, args: &QueryArgs<'_>) -> Result<SearchSetup, ToolError> {
     match (args.pattern, args.rule) {
         (Some(_), Some(_)) => {
             return Err(ToolError::invalid("give either `pattern` or `rule`, not both")
@@ -299,7 +294,6 @@ fn setup(run: &Run, args: &QueryArgs<'_>) -> Result<SearchSetup, ToolError> {
         return Err(ToolError::invalid("`context` works only with `pattern`; inside a rule use a pattern object")
             .with_hint("{\"rule\": {\"pattern\": {\"context\": \"…code around the fragment…\", \"selector\": \"node_kind\"}}}"));
     }
-    let root = run.workspace_root();
     let user_path = args.path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
     let target = resolve_in_workspace(root, user_path)?;
     let target_display = display_path(root, &target);
@@ -363,17 +357,17 @@ fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -
 }
 
 fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
     if let Some(format) = args.syntax_tree {
-        return syntax_tree(ctx, &args, format);
+        return syntax_tree(resource.config(), &args, format);
     }
     if args.code.is_some() {
         return Err(ToolError::invalid("`code` is the snippet of `syntax_tree`; to search files give `pattern` or `rule` with `path`")
             .with_hint("e.g. {\"syntax_tree\": \"ast\", \"code\": \"…\", \"language\": \"python\"}"));
     }
-    let run = ctx.run();
-    let config = &run.config().structural;
+    let root = ctx.workspace_root();
+    let config = resource.config();
     let query_args = QueryArgs {
         pattern: args.pattern.as_deref(),
         rule: args.rule.as_ref(),
@@ -384,7 +378,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         path: args.path.as_deref(),
         language: args.language.as_deref(),
     };
-    let setup = setup(run, &query_args)?;
+    let setup = setup(root, &query_args)?;
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let query = &setup.query;
     let probe = query.missed_parts_probe();
@@ -396,7 +390,6 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     check_walk_finished(ctx, &stats, total)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let files_with_matches = files.iter().filter(|f| !f.matches.is_empty()).count();
-    let root = run.workspace_root();
     let lang = query.language_id();
     let mut missed = MissedParts::default();
     for file in &mut files {
@@ -479,7 +472,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }
 
-fn syntax_tree(ctx: &CallContext<'_>, args: &AstGrepArgs, format: SyntaxTreeFormat) -> Result<ToolOutput, ToolError> {
+fn syntax_tree(config: &StructuralConfig, args: &AstGrepArgs, format: SyntaxTreeFormat) -> Result<ToolOutput, ToolError> {
     let conflicting: Vec<&str> = [
         ("pattern", args.pattern.is_some()),
         ("rule", args.rule.is_some()),
@@ -514,7 +507,6 @@ fn syntax_tree(ctx: &CallContext<'_>, args: &AstGrepArgs, format: SyntaxTreeForm
     if format != SyntaxTreeFormat::Pattern && args.context.is_some() {
         return Err(ToolError::invalid("`context` applies to syntax_tree \"pattern\" only"));
     }
-    let config = &ctx.run().config().structural;
     if code.len() > config.max_syntax_tree_code_bytes {
         return Err(ToolError::invalid(format!(
             "`code` is {} bytes; syntax_tree takes at most {}",
@@ -830,10 +822,10 @@ struct FileRewrite {
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let config = &run.config().structural;
+    let root = ctx.workspace_root();
+    let config = resource.config();
     let query_args = QueryArgs {
         pattern: args.pattern.as_deref(),
         rule: args.rule.as_ref(),
@@ -844,7 +836,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         path: args.path.as_deref(),
         language: args.language.as_deref(),
     };
-    let setup = setup(run, &query_args)?;
+    let setup = setup(root, &query_args)?;
     let query = &setup.query;
     let (template, used) = validate_template(&args.rewrite, query)?;
     let language = query.language();
@@ -854,7 +846,6 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         });
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
-    let root = run.workspace_root();
     let lang = query.language_id();
 
     // Refusals first: an unbound metavariable, then rewrites that break the parse.
@@ -1162,7 +1153,7 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
 }
 
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: ResolveArgs = ctx.parse_arguments(arguments)?;
     let id = args.edit_id.trim().to_owned();
     let staged = resource.staged_edits.take(&id)?;
@@ -1213,7 +1204,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             expected: ExpectedState::Content(f.original.clone()),
         })
         .collect();
-    match commit_file_changes_in(ctx.run().workspace_root(), &changes) {
+    match commit_file_changes_in(ctx.workspace_root(), &changes) {
         Ok(written) => {
             resource.staged_edits.close(&id, ClosedEdit::Accepted);
             let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();

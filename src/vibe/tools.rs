@@ -163,7 +163,7 @@ struct WorkerIdArguments {
 }
 
 fn roster<'run>(ctx: &CallContext<'run>) -> Result<&'run Roster, ToolError> {
-    ctx.run().vibe_roster().ok_or_else(|| ctx.run().unwired("vibe roster (vibe mode is off)"))
+    ctx.resource::<Roster>()
 }
 
 fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
