@@ -164,6 +164,54 @@ fn collect(node: &PatternNode, ts_language: &tree_sitter::Language, named: bool,
     }
 }
 
+/// Texts of two or more characters that every match of `regex` contains: the literal runs of
+/// its top-level concatenation (inside groups and repetitions of at least one), never inside an
+/// alternation, an optional part or a case-insensitive class. Empty when the regex does not
+/// parse or requires no such text.
+pub fn regex_required_texts(regex: &str) -> Vec<String> {
+    let Ok(hir) = regex_syntax::parse(regex) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut run = Vec::new();
+    collect_regex(&hir, &mut run, &mut out);
+    flush(&mut run, &mut out);
+    out.retain(|text| text.chars().count() >= 2);
+    out.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    out.dedup();
+    out
+}
+
+fn collect_regex(hir: &regex_syntax::hir::Hir, run: &mut Vec<u8>, out: &mut Vec<String>) {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Literal(literal) => run.extend_from_slice(&literal.0),
+        HirKind::Concat(parts) => {
+            for part in parts {
+                collect_regex(part, run, out);
+            }
+        }
+        HirKind::Capture(capture) => collect_regex(&capture.sub, run, out),
+        HirKind::Repetition(repetition) if repetition.min >= 1 => {
+            // The sub-expression occurs at least once, but what follows it is not adjacent.
+            flush(run, out);
+            collect_regex(&repetition.sub, run, out);
+            flush(run, out);
+        }
+        // Anchors and word boundaries match no text: a run continues across them.
+        HirKind::Look(_) | HirKind::Empty => {}
+        _ => flush(run, out),
+    }
+}
+
+fn flush(run: &mut Vec<u8>, out: &mut Vec<String>) {
+    if let Ok(text) = String::from_utf8(std::mem::take(run)) {
+        if !text.is_empty() {
+            out.push(text);
+        }
+    }
+}
+
 fn is_operator_token(text: &str) -> bool {
     text.len() >= 2 && text.bytes().all(|b| b.is_ascii_punctuation())
 }
@@ -198,6 +246,20 @@ mod tests {
     fn implied_clauses_are_dropped() {
         let r = req(&[&["a", "b"], &["a"], &["c", "a", "b"]]);
         assert_eq!(r.clauses(), &[vec!["a".to_owned()]]);
+    }
+
+    #[test]
+    fn regex_literals() {
+        assert_eq!(regex_required_texts("^Result<"), vec!["Result<"]);
+        assert_eq!(regex_required_texts("^test_[a-z]+$"), vec!["test_"]);
+        assert_eq!(regex_required_texts("foo|bar"), Vec::<String>::new());
+        assert_eq!(regex_required_texts("(?i)unwrap"), Vec::<String>::new());
+        assert_eq!(regex_required_texts("a(bc)?de"), vec!["de"]);
+        assert_eq!(regex_required_texts("(abc)+x"), vec!["abc"]);
+        // Anchors and boundaries consume no text: `x` and `y` are adjacent in every match.
+        assert_eq!(regex_required_texts("x\\by"), vec!["xy"]);
+        assert_eq!(regex_required_texts("self\\.items"), vec!["self.items"]);
+        assert_eq!(regex_required_texts("("), Vec::<String>::new());
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //!
 //! The walk also derives the rule's literal pre-filter ([`LiteralRequirement`]): texts of the
 //! patterns of `all` members and relational sub-rules are required (the related node is in the
-//! same file), `any` requires one text per branch, `not`/`kind`/`regex` require nothing.
+//! same file), and so are the literal runs a `regex` requires (`^Result<` → `Result<`); `any`
+//! requires one text per branch; `not`, `kind`, `nthChild` and `range` require nothing.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -40,7 +41,7 @@ use serde_json::{json, Map, Value};
 use crate::error::ToolError;
 use crate::structural::compile::{compile_pattern, language_id, lint_metavariables};
 use crate::structural::contexts::language_contexts;
-use crate::structural::literals::{pattern_required_texts, LiteralRequirement};
+use crate::structural::literals::{pattern_required_texts, regex_required_texts, LiteralRequirement};
 use crate::structural::suggest::{did_you_mean, field_names, node_kinds};
 
 /// Keys of a rule object.

@@ -577,6 +577,7 @@ fn literal_prefilter_never_drops_a_true_match() {
         json!({"pattern": "$X.unwrap()", "inside": {"kind": "function_item", "stopBy": "end"}}),
         json!({"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]}),
         json!({"kind": "call_expression", "has": {"pattern": "Box::new($X)", "stopBy": "end"}, "not": {"inside": {"kind": "macro_invocation", "stopBy": "end"}}}),
+        json!({"kind": "function_item", "has": {"field": "return_type", "regex": "^Result<"}}),
     ];
     for rule in rules {
         let compiled = compile_rule(RuleInput { rule: &rule, constraints: None, utils: None, transform: None }, SupportLang::Rust).unwrap();
