@@ -423,7 +423,8 @@ impl<'a> Checker<'a> {
                         &child,
                         "a Rust regular expression matched against the node's whole text, e.g. \"^test_\"",
                     )?;
-                    LiteralRequirement::none()
+                    // The node's text is in the file, so the literals the regex requires are.
+                    LiteralRequirement::all_of(value.as_str().map(regex_required_texts).unwrap_or_default())
                 }
                 "nthChild" => {
                     if let Some(of_rule) = value.get("ofRule") {
@@ -1011,6 +1012,13 @@ mod tests {
         assert_eq!(rule.requirement.describe(), "`expect` or `unwrap`");
         let rule = compile(json!({"any": [{"pattern": "$X.unwrap()"}, {"kind": "identifier"}]}), SupportLang::Rust).unwrap();
         assert!(rule.requirement.is_empty());
+    }
+
+    #[test]
+    fn regex_literals_join_the_requirement() {
+        let rule =
+            compile(json!({"kind": "function_item", "has": {"field": "return_type", "regex": "^Result<"}}), SupportLang::Rust).unwrap();
+        assert_eq!(rule.requirement.describe(), "`Result<`");
     }
 
     #[test]

@@ -819,6 +819,8 @@ struct FileRewrite {
     parse_problems: Vec<NewParseProblem>,
     /// The rewritten file could not be parsed at all (tree-sitter failed).
     reparse_failure: Option<String>,
+    /// Candidates the pattern missed only because of parts it lacks.
+    missed: MissedParts,
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -840,13 +842,22 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let query = &setup.query;
     let (template, used) = validate_template(&args.rewrite, query)?;
     let language = query.language();
+    let probe = query.missed_parts_probe();
     let (mut rewrites, stats) =
         walk_and_match(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
-            rewrite_file(path, parsed, query, &template, &used)
+            rewrite_file(path, parsed, query, probe.as_ref(), &template, &used)
         });
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     let lang = query.language_id();
+    let mut missed = MissedParts::default();
+    for rewrite in &mut rewrites {
+        let mut found = std::mem::take(&mut rewrite.missed);
+        if let Some(example) = &mut found.example {
+            example.0 = display_path(root, &rewrite.path);
+        }
+        missed.merge(found);
+    }
 
     // Refusals first: an unbound metavariable, then rewrites that break the parse.
     let unbound: Vec<(String, usize, Vec<String>)> = rewrites
@@ -913,8 +924,11 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             let _ = write!(text, "\nwarning: {warning}");
         }
         let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
+        if let Some(note) = missed_note(&missed, query) {
+            let _ = write!(text, "\nnote: {note}");
+        }
         if replacements == 0 {
-            let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &MissedParts::default()));
+            let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
         }
         let structured = json!({"edit_id": Value::Null, "replacements": 0, "files": 0, "stats": stats_json(&stats)});
         return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
@@ -940,6 +954,9 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     }
     if unchanged_files > 0 {
         warnings.push(format!("{unchanged_files} files matched but the rewrite left them unchanged; they are not part of the edit"));
+    }
+    if let Some(note) = missed_note(&missed, query) {
+        warnings.push(format!("note: {note} (not rewritten)"));
     }
     if let Some(skipped) = describe_skipped(&stats, lang) {
         warnings.push(skipped);
@@ -999,10 +1016,31 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
 
 /// Computes one file's rewrite: outermost matches win, each replacement must find every
 /// template variable bound, and the result is parsed again.
-fn rewrite_file(path: &Path, parsed: &ParsedFile, query: &Query, template: &TemplateFix, used: &[String]) -> Option<FileRewrite> {
-    let (found, _) = scan_file(parsed, query, None);
+fn rewrite_file(
+    path: &Path,
+    parsed: &ParsedFile,
+    query: &Query,
+    probe: Option<&crate::structural::missed::MissedPartsProbe>,
+    template: &TemplateFix,
+    used: &[String],
+) -> Option<FileRewrite> {
+    let (found, missed) = scan_file(parsed, query, probe);
     if found.is_empty() {
-        return None;
+        if missed.candidates == 0 {
+            return None;
+        }
+        let original = parsed.source().as_bytes().to_vec();
+        return Some(FileRewrite {
+            path: path.to_path_buf(),
+            new_content: original.clone(),
+            original,
+            replacements: 0,
+            nested_skipped: 0,
+            unbound: Vec::new(),
+            parse_problems: Vec::new(),
+            reparse_failure: None,
+            missed,
+        });
     }
     let total = found.len();
     let source = parsed.source();
@@ -1054,6 +1092,7 @@ fn rewrite_file(path: &Path, parsed: &ParsedFile, query: &Query, template: &Temp
         unbound,
         parse_problems,
         reparse_failure,
+        missed,
     })
 }
 
