@@ -109,6 +109,37 @@ impl LiteralRequirement {
     }
 }
 
+/// Where the texts of a requirement occur in one file, to ask of any byte range whether the
+/// requirement could hold inside it: a subtree whose range does not is skipped without visiting
+/// its nodes.
+#[derive(Debug, Clone)]
+pub struct LiteralIndex {
+    /// Per clause, per alternative: (text length, sorted start offsets).
+    clauses: Vec<Vec<(usize, Vec<usize>)>>,
+}
+
+impl LiteralIndex {
+    /// Indexes every occurrence of the requirement's texts in `haystack`.
+    pub fn new(requirement: &LiteralRequirement, haystack: &[u8]) -> LiteralIndex {
+        let clauses = requirement
+            .clauses
+            .iter()
+            .map(|clause| clause.iter().map(|text| (text.len(), memchr::memmem::find_iter(haystack, text.as_bytes()).collect())).collect())
+            .collect();
+        LiteralIndex { clauses }
+    }
+
+    /// Whether every clause has an occurrence lying wholly inside `range`.
+    pub fn admits_range(&self, range: std::ops::Range<usize>) -> bool {
+        self.clauses.iter().all(|clause| {
+            clause.iter().any(|(len, starts)| {
+                let first = starts.partition_point(|&start| start < range.start);
+                starts.get(first).is_some_and(|&start| start + len <= range.end)
+            })
+        })
+    }
+}
+
 /// The texts every match of a compiled pattern contains verbatim, longest first:
 ///
 /// - named leaves outside metavariables (identifiers, literals), which the matcher compares by
@@ -240,6 +271,18 @@ mod tests {
         let both = a.and(b);
         assert!(!both.admits(b"foo bar"));
         assert!(both.admits(b"foo bar baz"));
+    }
+
+    #[test]
+    fn index_answers_for_ranges() {
+        let requirement = LiteralRequirement::all_of(["==".to_owned()]).and(req(&[&["foo", "bar"]]));
+        let index = LiteralIndex::new(&requirement, b"a == b; foo(x); c != d; bar == q");
+        assert!(index.admits_range(0..14));
+        assert!(!index.admits_range(0..6), "no foo/bar in `a == b`");
+        assert!(!index.admits_range(8..23), "no == in `foo(x); c != d`");
+        assert!(index.admits_range(24..33));
+        assert!(!index.admits_range(25..33), "`ar == q` lacks bar");
+        assert!(LiteralIndex::new(&LiteralRequirement::none(), b"x").admits_range(0..0));
     }
 
     #[test]

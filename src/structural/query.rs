@@ -13,7 +13,7 @@ use bit_set::BitSet;
 use serde_json::{json, Value};
 
 use crate::structural::compile::{language_id, CompiledPattern};
-use crate::structural::literals::LiteralRequirement;
+use crate::structural::literals::{LiteralIndex, LiteralRequirement};
 use crate::structural::missed::{MissedParts, MissedPartsProbe};
 use crate::structural::rule::CompiledRule;
 use crate::structural::search::ParsedFile;
@@ -41,6 +41,15 @@ impl Query {
         match self {
             Query::Pattern(p) => &p.requirement,
             Query::Rule(r) => &r.requirement,
+        }
+    }
+
+    /// What a matched node's own text must contain: a pattern's literals are all inside the
+    /// node; a rule's exclude what `inside`, `precedes` and `follows` relate to.
+    pub fn node_requirement(&self) -> &LiteralRequirement {
+        match self {
+            Query::Pattern(p) => &p.requirement,
+            Query::Rule(r) => &r.node_requirement,
         }
     }
 
@@ -136,6 +145,12 @@ impl Matcher for Query {
 /// Every match of `query` in `parsed`, in pre-order (an enclosing match before the matches
 /// inside it), and what `probe` found among the nodes of the pattern's root kind that did not
 /// match.
+///
+/// The walk skips every subtree whose text cannot hold a match: when the query's node
+/// requirement is not empty (a pattern's identifiers and operators, a rule's pattern, regex and
+/// `has` literals), the occurrences of those texts are indexed once per file, and a subtree
+/// whose byte range contains no occurrence of some clause is not entered. A match's text
+/// contains them all, so nothing is lost; most of a file's tree is never visited.
 pub fn scan_file<'tree>(
     parsed: &'tree ParsedFile,
     query: &Query,
@@ -144,11 +159,11 @@ pub fn scan_file<'tree>(
     let kinds = query.potential_kinds();
     let mut found = Vec::new();
     let mut missed = MissedParts::default();
-    for node in parsed.root().dfs() {
+    let mut visit = |node: Node<'tree, StrDoc<SupportLang>>| {
         let kind = node.kind_id();
         let probe_here = probe.filter(|p| p.root_kind() == kind);
         if probe_here.is_none() && kinds.as_ref().is_some_and(|k| !k.contains(kind.into())) {
-            continue;
+            return;
         }
         match query.match_node(node.clone()) {
             Some(matched) => found.push(matched),
@@ -158,6 +173,27 @@ pub fn scan_file<'tree>(
                 }
             }
         }
+    };
+    let requirement = query.node_requirement();
+    if requirement.is_empty() {
+        for node in parsed.root().dfs() {
+            visit(node);
+        }
+        return (found, missed);
+    }
+    let index = LiteralIndex::new(requirement, parsed.source().as_bytes());
+    // Pre-order with an explicit stack (children pushed in reverse). Not ast-grep's `Prune`
+    // walk: it builds each node through `Root::adopt`, whose debug assertion walks the parent
+    // chain, quadratic over a minified file's thousands of siblings in debug builds.
+    let mut stack = vec![parsed.root()];
+    while let Some(node) = stack.pop() {
+        if !index.admits_range(node.range()) {
+            continue;
+        }
+        let first_child = stack.len();
+        stack.extend(node.children());
+        stack[first_child..].reverse();
+        visit(node);
     }
     (found, missed)
 }

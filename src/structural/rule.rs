@@ -76,6 +76,9 @@ pub struct CompiledRule {
     pub core: RuleCore,
     /// What a file must contain to be parsed at all.
     pub requirement: LiteralRequirement,
+    /// What a matched node's own text must contain (from its pattern, regex and `has`
+    /// descendants); subtrees whose text lacks it are not visited.
+    pub node_requirement: LiteralRequirement,
     /// Metavariables the rule can bind (single, multi and transformed), sorted; a given match
     /// may leave some unbound (a branch of `any` that did not match).
     pub metavariables: Vec<String>,
@@ -183,7 +186,7 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
             checker.check_util(id, util)?;
         }
     }
-    let requirement = checker.check_rule(input.rule, "rule", Role::Top)?;
+    let needs = checker.check_rule(input.rule, "rule", Role::Top)?;
     let constraints = match input.constraints {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
@@ -293,12 +296,40 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
         language,
         transform_variables,
         core,
-        requirement,
+        requirement: needs.file,
+        node_requirement: needs.node,
         metavariables,
         warnings: checker.warnings,
         root_kinds,
         source: serde_json::to_string(input.rule).unwrap_or_default(),
     })
+}
+
+/// What a (sub-)rule requires of the text: of the whole file, and of the matched node's own
+/// range (from its pattern, regex and `has` descendants; `inside`, `precedes` and `follows`
+/// relate to nodes outside it).
+#[derive(Clone, Default)]
+struct Needs {
+    file: LiteralRequirement,
+    node: LiteralRequirement,
+}
+
+impl Needs {
+    fn both(requirement: LiteralRequirement) -> Needs {
+        Needs { file: requirement.clone(), node: requirement }
+    }
+
+    fn file_only(requirement: LiteralRequirement) -> Needs {
+        Needs { file: requirement, node: LiteralRequirement::none() }
+    }
+
+    fn and(self, other: Needs) -> Needs {
+        Needs { file: self.file.and(other.file), node: self.node.and(other.node) }
+    }
+
+    fn or(self, other: Needs) -> Needs {
+        Needs { file: self.file.or(other.file), node: self.node.or(other.node) }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -318,7 +349,7 @@ enum Role {
 struct Checker<'a> {
     language: SupportLang,
     utils: Option<&'a Map<String, Value>>,
-    util_requirements: HashMap<String, LiteralRequirement>,
+    util_requirements: HashMap<String, Needs>,
     visiting: Vec<String>,
     kinds: Option<Vec<String>>,
     fields: Option<Vec<String>>,
@@ -354,13 +385,13 @@ impl<'a> Checker<'a> {
         self.fields.get_or_insert_with(|| field_names(language))
     }
 
-    fn check_util(&mut self, id: &str, util: &Value) -> Result<LiteralRequirement, RuleCompileError> {
+    fn check_util(&mut self, id: &str, util: &Value) -> Result<Needs, RuleCompileError> {
         if let Some(done) = self.util_requirements.get(id) {
             return Ok(done.clone());
         }
         if self.visiting.iter().any(|v| v == id) {
             // A cycle: ast-grep reports it when it compiles the utils.
-            return Ok(LiteralRequirement::none());
+            return Ok(Needs::default());
         }
         self.visiting.push(id.to_owned());
         let result = self.check_rule(util, &format!("utils.{id}"), Role::Nested);
@@ -370,7 +401,7 @@ impl<'a> Checker<'a> {
         Ok(requirement)
     }
 
-    fn check_rule(&mut self, value: &Value, path: &str, role: Role) -> Result<LiteralRequirement, RuleCompileError> {
+    fn check_rule(&mut self, value: &Value, path: &str, role: Role) -> Result<Needs, RuleCompileError> {
         let object = match value {
             Value::Object(object) => object,
             Value::String(text) if role == Role::Top => {
@@ -407,14 +438,14 @@ impl<'a> Checker<'a> {
                 "add e.g. \"kind\" or \"pattern\" to say which nodes it matches",
             ));
         }
-        let mut requirement = LiteralRequirement::none();
+        let mut requirement = Needs::default();
         for (key, value) in object {
             let child = format!("{path}.{key}");
             let part = match key.as_str() {
-                "pattern" => self.check_pattern(value, &child)?,
+                "pattern" => Needs::both(self.check_pattern(value, &child)?),
                 "kind" => {
                     self.check_kind(value, &child)?;
-                    LiteralRequirement::none()
+                    Needs::default()
                 }
                 "regex" => {
                     self.check_atomic_with_ast_grep(
@@ -424,7 +455,7 @@ impl<'a> Checker<'a> {
                         "a Rust regular expression matched against the node's whole text, e.g. \"^test_\"",
                     )?;
                     // The node's text is in the file, so the literals the regex requires are.
-                    LiteralRequirement::all_of(value.as_str().map(regex_required_texts).unwrap_or_default())
+                    Needs::both(LiteralRequirement::all_of(value.as_str().map(regex_required_texts).unwrap_or_default()))
                 }
                 "nthChild" => {
                     if let Some(of_rule) = value.get("ofRule") {
@@ -443,14 +474,20 @@ impl<'a> Checker<'a> {
                         &child,
                         "a 1-based position (1), a formula (\"2n+1\"), or {\"position\": …, \"reverse\": true, \"ofRule\": {…}}",
                     )?;
-                    LiteralRequirement::none()
+                    Needs::default()
                 }
                 "range" => {
                     self.check_atomic_with_ast_grep(key, value, &child, "{\"start\": {\"line\": 0, \"column\": 0}, \"end\": {\"line\": 2, \"column\": 1}} with 0-based lines and columns, as in ast-grep")?;
-                    LiteralRequirement::none()
+                    Needs::default()
                 }
-                "inside" | "has" => self.check_rule(value, &child, Role::RelationalWithField)?,
-                "precedes" | "follows" => self.check_rule(value, &child, Role::Relational)?,
+                // The related node is in the same file; only a `has` descendant is inside the
+                // matched node's range.
+                "has" => {
+                    let sub = self.check_rule(value, &child, Role::RelationalWithField)?;
+                    Needs { file: sub.file, node: sub.node }
+                }
+                "inside" => Needs::file_only(self.check_rule(value, &child, Role::RelationalWithField)?.file),
+                "precedes" | "follows" => Needs::file_only(self.check_rule(value, &child, Role::Relational)?.file),
                 "all" | "any" => {
                     let Value::Array(members) = value else {
                         return Err(RuleCompileError::new(
@@ -467,7 +504,7 @@ impl<'a> Checker<'a> {
                             "list at least one rule, or drop the key",
                         ));
                     }
-                    let mut combined: Option<LiteralRequirement> = None;
+                    let mut combined: Option<Needs> = None;
                     for (index, member) in members.iter().enumerate() {
                         let member_requirement = self.check_rule(member, &format!("{child}[{index}]"), Role::Nested)?;
                         combined = Some(match combined {
@@ -480,7 +517,7 @@ impl<'a> Checker<'a> {
                 }
                 "not" => {
                     self.check_rule(value, &child, Role::Nested)?;
-                    LiteralRequirement::none()
+                    Needs::default()
                 }
                 "matches" => self.check_matches(value, &child)?,
                 "stopBy" => {
@@ -497,23 +534,15 @@ impl<'a> Checker<'a> {
                             ))
                         }
                     }
-                    LiteralRequirement::none()
+                    Needs::default()
                 }
                 "field" => {
                     self.check_field(value, &child)?;
-                    LiteralRequirement::none()
+                    Needs::default()
                 }
-                _ => LiteralRequirement::none(),
+                _ => Needs::default(),
             };
             requirement = requirement.and(part);
-        }
-        if role == Role::Top
-            && !object.keys().any(|k| matches!(k.as_str(), "pattern" | "kind" | "regex" | "all" | "any" | "matches" | "nthChild" | "range"))
-        {
-            self.warnings.push(format!(
-                "{path} has only {} at its top level: it is tested against every node",
-                object.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-            ));
         }
         Ok(requirement)
     }
@@ -800,7 +829,7 @@ impl<'a> Checker<'a> {
         ))
     }
 
-    fn check_matches(&mut self, value: &Value, path: &str) -> Result<LiteralRequirement, RuleCompileError> {
+    fn check_matches(&mut self, value: &Value, path: &str) -> Result<Needs, RuleCompileError> {
         match value {
             Value::String(id) => {
                 let Some(utils) = self.utils else {
@@ -827,7 +856,7 @@ impl<'a> Checker<'a> {
                 }
             }
             // A parameterized utility call: ast-grep validates it.
-            Value::Object(_) => Ok(LiteralRequirement::none()),
+            Value::Object(_) => Ok(Needs::default()),
             other => Err(RuleCompileError::new(path, format!("must be a utility id string; got {}", json_type(other)), "")),
         }
     }

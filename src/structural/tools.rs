@@ -138,7 +138,9 @@ arguments (`assert!(…)`, `vec![…]`) are token trees, not code, to the parser
             "additionalProperties": false
         }),
         parallel_safe: true,
-        default_timeout: Duration::from_secs(120),
+        // A whole-tree walk parses every candidate file: a 150 MB tree takes well over a minute
+        // on a loaded 2-core machine. The host can cancel sooner.
+        default_timeout: Duration::from_secs(300),
     }
 }
 
@@ -178,7 +180,9 @@ Examples: {\"pattern\": \"dispose($X)\", \"rewrite\": \"$X.dispose()\", \"langua
             "additionalProperties": false
         }),
         parallel_safe: true,
-        default_timeout: Duration::from_secs(120),
+        // A whole-tree walk parses every candidate file: a 150 MB tree takes well over a minute
+        // on a loaded 2-core machine. The host can cancel sooner.
+        default_timeout: Duration::from_secs(300),
     }
 }
 
