@@ -183,15 +183,7 @@ impl PermissionPrompt for AskBinding {
     fn request_permission(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
         let binding = self;
         let descriptor = request.descriptor;
-        let mut arguments_text = serde_json::to_string(request.arguments).unwrap_or_default();
-        if arguments_text.len() > 600 {
-            let mut cut = 600;
-            while !arguments_text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            arguments_text.truncate(cut);
-            arguments_text.push_str("… [cut]");
-        }
+        let arguments_text = crate::render::cut_chars(&serde_json::to_string(request.arguments).unwrap_or_default(), 600);
         let asked_by = match request.origin {
             CallOrigin::Worker { label } => Some(label.clone()),
             CallOrigin::Bridge { via } => Some(format!("{via} bridge")),

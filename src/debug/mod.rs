@@ -214,7 +214,7 @@ impl DebugSupervisor {
                     None => Ok(ToolResult::text(format!(
                         "{} breakpoint(s) stored for {} (lines {}); they are sent when you launch",
                         lines.len(),
-                        render::display_path(&path, workspace_root),
+                        crate::render::display_path(workspace_root, &path),
                         join_numbers(&lines)
                     ))),
                 }
@@ -348,7 +348,7 @@ fn adapters_report_cached(workspace_root: &Path, config: &DebugConfig, cache: &m
                 spec.root_markers.join(", ")
             )
         } else {
-            let shown: Vec<String> = markers.iter().map(|m| render::display_path(m, workspace_root)).collect();
+            let shown: Vec<String> = markers.iter().map(|m| crate::render::display_path(workspace_root, m)).collect();
             format!("marker {}", shown.join(", "))
         };
         let (available, binary_text) = match &binary {
@@ -391,7 +391,7 @@ fn status_text(state: &SupervisorState, workspace_root: &Path) -> String {
             if lines.is_empty() {
                 continue;
             }
-            let _ = write!(text, "\n  {}: lines {}", render::display_path(file, workspace_root), join_numbers(lines));
+            let _ = write!(text, "\n  {}: lines {}", crate::render::display_path(workspace_root, file), join_numbers(lines));
         }
     } else {
         text.push_str("\nno breakpoints set");

@@ -1,7 +1,9 @@
-//! Text for the model: paths relative to the workspace, `file:line` with the source line,
-//! values cut with a marker, `name: type = value` variables.
+//! Text for the model: `file:line` with the source line, `name: type = value` variables, exit
+//! codes. Paths and cuts use the crate's one convention ([`crate::render`]).
 
 use std::path::Path;
+
+use crate::render::cut_chars;
 
 /// At most this many characters of a variable or evaluate value are shown (spec §7 op table).
 pub const MAX_VALUE_CHARS: usize = 400;
@@ -12,25 +14,12 @@ pub const MAX_VARIABLES: u64 = 50;
 /// At most this many characters of a source line are quoted.
 const MAX_SOURCE_LINE_CHARS: usize = 200;
 
-/// `path` relative to `workspace_root` when inside it, else absolute.
-pub fn display_path(path: &Path, workspace_root: &Path) -> String {
-    match path.strip_prefix(workspace_root) {
-        Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
-        _ => path.display().to_string(),
-    }
-}
-
 /// The text of 1-based `line` of `path`, trimmed and cut; `None` when unreadable or past EOF.
 pub fn source_line(path: &Path, line: u64) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let index = usize::try_from(line.checked_sub(1)?).ok()?;
     let raw = text.lines().nth(index)?;
     Some(cut_chars(raw.trim(), MAX_SOURCE_LINE_CHARS))
-}
-
-/// `value` cut to `max_chars` characters, with a marker giving the full length when cut.
-pub fn cut_value(value: &str, max_chars: usize) -> String {
-    cut_chars(value, max_chars)
 }
 
 /// An exit code as DAP's `exited` event gives it, with the signal spelled out when the code
@@ -70,7 +59,7 @@ pub fn variable_line(name: &str, type_name: Option<&str>, value: &str, handle: O
         line.push_str(type_name);
     }
     line.push_str(" = ");
-    line.push_str(&cut_value(value, MAX_VALUE_CHARS));
+    line.push_str(&cut_chars(value, MAX_VALUE_CHARS));
     if let Some(handle) = handle {
         match children {
             Some(count) => line.push_str(&format!("  (reference {handle}, {count} children)")),
@@ -80,15 +69,6 @@ pub fn variable_line(name: &str, type_name: Option<&str>, value: &str, handle: O
     line
 }
 
-fn cut_chars(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max_chars).collect();
-    format!("{kept}… [cut: {max_chars} of {total} characters shown]")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,10 +76,9 @@ mod tests {
     #[test]
     fn values_are_cut_with_a_marker() {
         let long = "x".repeat(1000);
-        let cut = cut_value(&long, MAX_VALUE_CHARS);
-        assert!(cut.starts_with(&"x".repeat(400)));
-        assert!(cut.ends_with("… [cut: 400 of 1000 characters shown]"));
-        assert_eq!(cut_value("short", 400), "short");
+        let cut = variable_line("long", None, &long, None, None);
+        assert!(cut.starts_with(&format!("long = {}", "x".repeat(400))));
+        assert!(cut.ends_with("… [cut: showing 400 of 1000 characters]"), "{cut}");
         assert_eq!(variable_line("n", Some("int"), "3", None, None), "n: int = 3");
         assert_eq!(variable_line("xs", Some(""), "[1]", Some(4), Some(1)), "xs = [1]  (reference 4, 1 children)");
     }
@@ -109,8 +88,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.py");
         std::fs::write(&file, "first\n    second  \n").unwrap();
-        assert_eq!(display_path(&file, dir.path()), "a.py");
-        assert_eq!(display_path(Path::new("/elsewhere/b.py"), dir.path()), "/elsewhere/b.py");
         assert_eq!(source_line(&file, 2).as_deref(), Some("second"));
         assert_eq!(source_line(&file, 3), None);
         assert_eq!(source_line(&file, 0), None);

@@ -346,9 +346,9 @@ impl Session {
                                 format!(
                                 "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
                                 spec.name,
-                                render::display_path(program, &workspace_root),
+                                crate::render::display_path(&workspace_root, program),
                                 spec.root_markers.join(", "),
-                                render::display_path(&start_dir, &workspace_root),
+                                crate::render::display_path(&workspace_root, &start_dir),
                             ),
                             )
                             .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file"))
@@ -458,7 +458,7 @@ impl Session {
         let incoming = connection.incoming().clone();
         let description = match &target {
             SessionTarget::Launch { program, .. } => {
-                format!("{} session {number} on {}", spec.name, render::display_path(program, &workspace_root))
+                format!("{} session {number} on {}", spec.name, crate::render::display_path(&workspace_root, program))
             }
             SessionTarget::Attach { port, .. } => format!("{} session {number} attached to 127.0.0.1:{port}", spec.name),
         };
@@ -586,7 +586,7 @@ impl Session {
                     *inner.temp_dir.lock() = Some(temp);
                 }
                 if let Some(python) = resolved.and_then(|r| r.debuggee_python.as_ref()) {
-                    debuggee_note = format!("; program python {}", render::display_path(python, &inner.workspace_root));
+                    debuggee_note = format!("; program python {}", crate::render::display_path(&inner.workspace_root, python));
                 }
                 let builds = inner.adapter == AdapterId::Delve && launch_args["mode"] == "debug";
                 let budget = if builds { config.build_launch_timeout } else { config.launch_timeout };
@@ -640,9 +640,11 @@ impl Session {
             }
             match inner.set_breakpoints_raw(file, lines) {
                 Ok(lines) => breakpoint_report.extend(lines),
-                Err(err) => {
-                    breakpoint_report.push(format!("{}: not set: {}", render::display_path(file, &inner.workspace_root), err.message))
-                }
+                Err(err) => breakpoint_report.push(format!(
+                    "{}: not set: {}",
+                    crate::render::display_path(&inner.workspace_root, file),
+                    err.message
+                )),
             }
         }
         if let Some(filters) = &capabilities.exception_breakpoint_filters {
@@ -680,7 +682,7 @@ impl Session {
         let mut text = String::new();
         let what = match target {
             SessionTarget::Launch { program, args, .. } => {
-                let mut what = format!("launched {}", render::display_path(program, &inner.workspace_root));
+                let mut what = format!("launched {}", crate::render::display_path(&inner.workspace_root, program));
                 if !args.is_empty() {
                     let _ = write!(what, " with args {args:?}");
                 }
@@ -815,7 +817,7 @@ impl Session {
         let report = self.inner.set_breakpoints_raw(file, lines)?;
         let mut text = format!(
             "breakpoints of {} sent to the running {}:",
-            render::display_path(file, &self.inner.workspace_root),
+            crate::render::display_path(&self.inner.workspace_root, file),
             self.inner.adapter.name()
         );
         if report.is_empty() {
@@ -1123,7 +1125,7 @@ impl SessionInner {
         let output = self.output.lock();
         let new_output = output.render_since(output_cursor);
         if !new_output.is_empty() {
-            let cut = render::cut_value(new_output.trim_end(), 2000);
+            let cut = crate::render::cut_chars(new_output.trim_end(), 2000);
             let _ = write!(text, "\nnew output:\n{cut}");
         }
         text
@@ -1164,7 +1166,7 @@ impl SessionInner {
         let line = frame.get("line").and_then(Value::as_u64).unwrap_or(0);
         let path = frame.get("source").and_then(|s| s.get("path")).and_then(Value::as_str).map(PathBuf::from);
         let location = match &path {
-            Some(path) => format!("{}:{line}", render::display_path(path, &self.workspace_root)),
+            Some(path) => format!("{}:{line}", crate::render::display_path(&self.workspace_root, path)),
             None => match frame.get("source").and_then(|s| s.get("name")).and_then(Value::as_str) {
                 Some(name) => format!("{name}:{line} (no source path)"),
                 None => "(no source)".to_owned(),
@@ -1698,7 +1700,7 @@ fn record_event(inner: &SessionInner, event: &str, body: &Value) {
 }
 
 fn describe_breakpoint(status: &BreakpointStatus, workspace_root: &Path) -> String {
-    let file = render::display_path(&status.file, workspace_root);
+    let file = crate::render::display_path(workspace_root, &status.file);
     let mut text = format!("{file}:{}", status.requested_line);
     match status.line {
         Some(line) if line != status.requested_line => {
@@ -1720,7 +1722,7 @@ fn launch_failure(inner: &SessionInner, command: &str, err: &RpcError) -> ToolEr
     let mut error = inner.rpc_error(command, err);
     let messages = inner.state.lock().adapter_messages.render();
     if !messages.trim().is_empty() {
-        error.message.push_str(&format!("\nadapter messages:\n{}", render::cut_value(messages.trim(), 2000)));
+        error.message.push_str(&format!("\nadapter messages:\n{}", crate::render::cut_chars(messages.trim(), 2000)));
     }
     error.with_hint("check the program path and that it was built with debug info; `debug adapters` shows what was found")
 }

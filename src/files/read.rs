@@ -1,7 +1,6 @@
 //! The `read` tool: a text file's lines as `N\tline` (cat -n style, 1-based), capped by
 //! [`FilesConfig`] with a notice saying what was shown and how to get the rest.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::time::Duration;
@@ -10,10 +9,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::common::{binary_error, check_regular_file, cut_chars, is_binary, BINARY_SNIFF_BYTES};
-use crate::files::path::{display_path, resolve_in_workspace};
+use crate::files::common::{binary_error, is_binary, open_regular_file, BINARY_SNIFF_BYTES};
+use crate::files::path::resolve_in_workspace;
 use crate::files::FilesConfig;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::render::{cut_chars, cut_marker, display_path, one_or_many, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -65,8 +65,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value, config: &FilesConfig)
                 .with_hint("pass end_line >= start_line, or omit end_line"));
         }
     }
-    let metadata = check_regular_file(root, &path, "read")?;
-    let file = File::open(&path).map_err(|err| ToolError::io("open", Path::new(&shown), &err))?;
+    let (file, metadata) = open_regular_file(root, &path, "read")?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader.fill_buf().map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
     if is_binary(&head[..head.len().min(BINARY_SNIFF_BYTES)]) {
@@ -160,7 +159,8 @@ fn scan_lines(ctx: &CallContext<'_>, reader: &mut dyn BufRead, window: &Window<'
         scan.lossy_utf8 |= !line_cut_by_bytes && matches!(text, std::borrow::Cow::Owned(_));
         let cut = if line_cut_by_bytes {
             let kept: String = text.chars().take(config.read_max_line_chars).collect();
-            format!("{kept}… [line cut: {line_bytes} bytes, showing {} chars]", config.read_max_line_chars)
+            let detail = format!("showing {} characters of {line_bytes} bytes", config.read_max_line_chars);
+            format!("{kept}{}", cut_marker(&detail))
         } else {
             cut_chars(&text, config.read_max_line_chars)
         };
@@ -263,11 +263,10 @@ fn render(shown: &str, window: &Window<'_>, scan: Scan, bytes: u64) -> Result<To
     }
     if scan.long_lines_cut > 0 {
         notices.push(format!(
-            "{} line{} longer than {} characters {} cut (marked `… [line cut: …]`)",
-            scan.long_lines_cut,
-            if scan.long_lines_cut == 1 { "" } else { "s" },
+            "{} longer than {} characters {} cut (marked `… [cut: …]`)",
+            plural(scan.long_lines_cut, "line"),
             config.read_max_line_chars,
-            if scan.long_lines_cut == 1 { "was" } else { "were" }
+            one_or_many(scan.long_lines_cut, "was", "were")
         ));
     }
     if scan.lossy_utf8 {

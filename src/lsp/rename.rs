@@ -111,7 +111,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                                     ErrorKind::Conflict,
                                     format!(
                                         "the edit for {} was computed for version {version} but the document is at version {ours}; nothing was changed",
-                                        crate::files::display_path(workspace_root, &path)
+                                        crate::render::display_path(workspace_root, &path)
                                     ),
                                 )
                                 .with_hint("the file changed while the server computed the edit; run the rename again"));
@@ -153,11 +153,11 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 let Some(text) = state.text.as_mut() else {
                     return Err(ToolError::invalid(format!(
                         "the workspace edit changes {} which does not exist",
-                        crate::files::display_path(workspace_root, &path)
+                        crate::render::display_path(workspace_root, &path)
                     )));
                 };
                 *text = apply_text_edits(text, &edits, encoding).map_err(|why| {
-                    ToolError::invalid(format!("{}: {why}; nothing was changed", crate::files::display_path(workspace_root, &path)))
+                    ToolError::invalid(format!("{}: {why}; nothing was changed", crate::render::display_path(workspace_root, &path)))
                 })?;
                 state.edit_count += edits.len();
             }
@@ -169,7 +169,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 if state.text.is_some() && !overwrite {
                     return Err(ToolError::new(
                         ErrorKind::Conflict,
-                        format!("the workspace edit creates {} which already exists", crate::files::display_path(workspace_root, &path)),
+                        format!("the workspace edit creates {} which already exists", crate::render::display_path(workspace_root, &path)),
                     ));
                 }
                 state.text = Some(String::new());
@@ -180,7 +180,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 let Some(text) = source.text.take() else {
                     return Err(ToolError::invalid(format!(
                         "the workspace edit renames {} which does not exist",
-                        crate::files::display_path(workspace_root, &from)
+                        crate::render::display_path(workspace_root, &from)
                     )));
                 };
                 let edits = source.edit_count;
@@ -189,12 +189,15 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 if target.text.is_some() && !overwrite {
                     return Err(ToolError::new(
                         ErrorKind::Conflict,
-                        format!("the workspace edit renames onto {} which already exists", crate::files::display_path(workspace_root, &to)),
+                        format!(
+                            "the workspace edit renames onto {} which already exists",
+                            crate::render::display_path(workspace_root, &to)
+                        ),
                     ));
                 }
                 target.text = Some(text);
                 target.edit_count += edits;
-                target.operation = format!("renamed from {}", crate::files::display_path(workspace_root, &from));
+                target.operation = format!("renamed from {}", crate::render::display_path(workspace_root, &from));
             }
             Step::Delete(path) => {
                 let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
@@ -270,16 +273,14 @@ fn load<'a>(
     server: Option<&LanguageServer>,
 ) -> Result<&'a mut FileState, ToolError> {
     if !texts.contains_key(path) {
-        let original = match std::fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(ToolError::io("read", path, &err)),
-        };
+        // Read beneath the workspace with no symlink followed (a swapped directory cannot make
+        // the plan read outside it).
+        let original = crate::files::read_file_beneath(workspace_root, path).map_err(|err| ToolError::io("read", path, &err))?;
         let text = match &original {
             Some(bytes) => Some(String::from_utf8(bytes.clone()).map_err(|_| {
                 ToolError::invalid(format!(
                     "{} is not UTF-8 text; the edit was not applied",
-                    crate::files::display_path(workspace_root, path)
+                    crate::render::display_path(workspace_root, path)
                 ))
             })?),
             None => None,
@@ -291,7 +292,7 @@ fn load<'a>(
                         ErrorKind::Conflict,
                         format!(
                             "{} changed on disk after the server last saw it; the edit was computed for other text and nothing was changed",
-                            crate::files::display_path(workspace_root, path)
+                            crate::render::display_path(workspace_root, path)
                         ),
                     )
                     .with_hint("run the rename again (the server will be resynced)"));
@@ -434,7 +435,22 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
     }
-    let plan = plan_workspace_edit(root, Some(server), &edit)?;
+    // Check the edit against every whole-word occurrence of the old name (a third of what is
+    // left of the call, at most 30 s) and complete it from missed references.
+    let check_deadline =
+        (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(30))).min(deadline);
+    let coverage = crate::lsp::rename_coverage::complete_rename(
+        server,
+        root,
+        &path,
+        line0,
+        character,
+        &resolved.cursor_identifier,
+        &args.new_name,
+        edit,
+        check_deadline,
+    );
+    let plan = plan_workspace_edit(root, Some(server), &coverage.edit)?;
     if plan.files.is_empty() {
         return Err(ToolError::new(ErrorKind::Failed, format!("{}'s rename edit changes nothing; nothing was written", server.id())));
     }
@@ -460,14 +476,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         lines.push(format!("  {shown}: {} edit{} ({})", file.edit_count, if file.edit_count == 1 { "" } else { "s" }, file.operation));
         files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
     }
+    lines.extend(coverage.report.iter().cloned());
     for note in &lease.notes {
         lines.push(note.clone());
     }
-    Ok(ToolOutput::new(
-        ToolResult::text(lines.join("\n")).with_structured(
-            json!({"renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json}),
-        ),
-    )
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
+        "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
+        "coverage": coverage.json,
+    })))
     .with_written_paths(written))
 }
 

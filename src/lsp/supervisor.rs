@@ -18,8 +18,12 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::client::{representative_file, LanguageServer, Readiness};
-use crate::lsp::servers::{builtin_servers, find_root, merge_servers, resolve_binary, BinaryLookup, RootLookup, ServerDefinition};
+use crate::lsp::servers::{
+    builtin_servers, configure_for_root, find_root, merge_servers, resolve_binary, BinaryLookup, ProjectSettings, RootLookup,
+    ServerDefinition,
+};
 use crate::lsp::{LspConfig, WorkspaceEditApplier};
+use crate::python_env::PythonInterpreter;
 
 /// A server ready for one call, plus notes the answer must carry (e.g. "restarted after a
 /// crash").
@@ -43,6 +47,11 @@ pub struct LspSupervisor {
     binary_cache: Mutex<HashMap<(String, Option<PathBuf>), CachedBinary>>,
     /// The run's diagnostics-on-write ledger (R-DOW-2).
     ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger,
+    /// The last `diagnostics "*"` run, for its later pages.
+    checker_cache: crate::lsp::checker::CheckerCache,
+    /// The last answers of list requests (references, implementations, symbols), for their
+    /// later pages.
+    answer_cache: crate::lsp::listing::AnswerCache,
 }
 
 /// (server id, root): one process each.
@@ -64,9 +73,28 @@ struct Instance {
     last_start_attempt: Option<Instant>,
     last_exit: Option<String>,
     last_start_error: Option<String>,
+    /// Failed starts in a row (spawn or `initialize` failures); drives the start backoff.
+    start_failures: u32,
+    /// No new start before this instant after a failed start (calls answer with the failure).
+    next_start_at: Option<Instant>,
     /// Documents to reopen on the next start.
     reopen: Vec<PathBuf>,
+    /// Servers with Python project settings: the interpreter the running process was given
+    /// (or why none resolved), its fingerprint, and when it was last compared with a fresh
+    /// resolution.
+    interpreter: Option<InterpreterInUse>,
 }
+
+/// The interpreter a running Python server was configured with.
+struct InterpreterInUse {
+    resolved: Result<PythonInterpreter, String>,
+    fingerprint: String,
+    checked_at: Instant,
+}
+
+/// How often a lease compares a running Python server's interpreter with a fresh resolution
+/// (a `.venv` created, a package installed or removed since the start).
+const INTERPRETER_RECHECK: Duration = Duration::from_secs(3);
 
 /// A server that lives at least this long before crashing does not count towards the backoff.
 const HEALTHY_UPTIME: Duration = Duration::from_secs(30);
@@ -85,6 +113,8 @@ impl LspSupervisor {
             edit_applier: Arc::new(Mutex::new(None)),
             binary_cache: Mutex::new(HashMap::new()),
             ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger::default(),
+            checker_cache: crate::lsp::checker::CheckerCache::default(),
+            answer_cache: crate::lsp::listing::AnswerCache::default(),
         }
     }
 
@@ -112,6 +142,16 @@ impl LspSupervisor {
     /// The run's diagnostics-on-write ledger (R-DOW-2).
     pub fn diagnostics_ledger(&self) -> &crate::lsp::diagnostics_on_write::DiagnosticsLedger {
         &self.ledger
+    }
+
+    /// The last `diagnostics "*"` run (reused by its later pages while no file changed).
+    pub fn checker_cache(&self) -> &crate::lsp::checker::CheckerCache {
+        &self.checker_cache
+    }
+
+    /// The last answers of list requests, reused by their later pages while no file changed.
+    pub fn answer_cache(&self) -> &crate::lsp::listing::AnswerCache {
+        &self.answer_cache
     }
 
     /// The running servers (for post-write layers that sync written files).
@@ -182,6 +222,157 @@ impl LspSupervisor {
                 "nothing was started; install the missing binary or add the missing root marker (`lsp` op status lists every server)",
             )
             .with_details(json!({"reasons": reasons})))
+    }
+
+    /// Every server of the table (in preference order) that serves `file` with both halves
+    /// present — its root marker found and its binary resolved — without starting anything.
+    pub fn installed_for_file(&self, file: &Path) -> Vec<(Arc<ServerDefinition>, PathBuf, PathBuf)> {
+        let path_env = self.path_env();
+        self.table
+            .iter()
+            .filter(|definition| definition.serves(file))
+            .filter_map(|definition| {
+                let root = find_root(definition, &self.workspace_root, file).root?;
+                let binary = self.cached_binary(definition, Some(&root), path_env.as_ref()).path?;
+                Some((Arc::clone(definition), root, binary))
+            })
+            .collect()
+    }
+
+    /// Whether `id` runs (alive) for `root`.
+    pub fn is_running(&self, id: &str, root: &Path) -> bool {
+        let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned();
+        slot.is_some_and(|slot| slot.lock().server.as_ref().is_some_and(|server| server.exit_description().is_none()))
+    }
+
+    /// The server `definition` for `root` with `binary`, started if needed (with the same
+    /// restart and backoff rules as [`LspSupervisor::server_for_file`]).
+    ///
+    /// # Errors
+    /// As [`LspSupervisor::server_for_file`] for start failures.
+    pub fn lease_server(
+        &self,
+        definition: &Arc<ServerDefinition>,
+        root: &Path,
+        binary: &Path,
+        deadline: Instant,
+    ) -> Result<ServerLease, ToolError> {
+        self.lease(definition, root, binary, deadline)
+    }
+
+    /// Stops the server `id` for `root`, if it runs (it starts again on its next use).
+    pub fn stop_server(&self, id: &str, root: &Path) {
+        self.stop(id, root);
+    }
+
+    /// The servers a workspace-wide query (`workspace/symbol` without a file) asks: every running
+    /// server, plus — started now if needed — the servers whose root marker sits at the
+    /// workspace root, or, when no marker sits there, those of the one project root the
+    /// workspace has. Per root and language only the first installed server of the table counts
+    /// (pyright, not also basedpyright and pylsp), unless `server_id` names one. Returns the
+    /// leases and notes (servers skipped, start failures).
+    ///
+    /// # Errors
+    /// `unavailable` when nothing runs and no server can start: the workspace has no root marker
+    /// at its top and several project roots below (they are listed), or none at all, or every
+    /// start failed.
+    pub fn workspace_query_servers(
+        &self,
+        server_id: Option<&str>,
+        deadline: Instant,
+    ) -> Result<(Vec<ServerLease>, Vec<String>), ToolError> {
+        let wanted = |id: &str| server_id.is_none_or(|wanted| wanted == id);
+        let mut leases: Vec<ServerLease> = self
+            .running_servers()
+            .into_iter()
+            .filter(|server| wanted(server.id()))
+            .map(|server| ServerLease { server, notes: Vec::new() })
+            .collect();
+        let mut notes = Vec::new();
+        // (definition, root) pairs with a marker at the workspace root, else of the one root.
+        let probe = self.workspace_root.join(".runbound-probe");
+        let table: Vec<&Arc<ServerDefinition>> = self.table.iter().filter(|definition| wanted(&definition.id)).collect();
+        let mut at_top: Vec<(&Arc<ServerDefinition>, PathBuf)> = table
+            .iter()
+            .filter_map(|definition| {
+                let root = find_root(definition, &self.workspace_root, &probe).root?;
+                (root == self.workspace_root).then_some((*definition, root))
+            })
+            .collect();
+        let mut roots_below: Vec<PathBuf> = Vec::new();
+        if at_top.is_empty() {
+            let marker_dirs = scan_marker_dirs(&self.workspace_root, &self.table);
+            let mut pairs: Vec<(&Arc<ServerDefinition>, PathBuf)> = Vec::new();
+            for definition in &table {
+                for marker in &definition.root_markers {
+                    for dir in marker_dirs.get(marker.as_str()).into_iter().flatten() {
+                        if let Some(root) = find_root(definition, &self.workspace_root, &dir.join(".runbound-probe")).root {
+                            if !pairs.iter().any(|(d, r)| d.id == definition.id && r == &root) {
+                                pairs.push((*definition, root));
+                            }
+                        }
+                    }
+                }
+            }
+            for (_, root) in &pairs {
+                if !roots_below.contains(root) {
+                    roots_below.push(root.clone());
+                }
+            }
+            roots_below.sort();
+            if roots_below.len() == 1 {
+                at_top = pairs;
+            }
+        }
+        let path_env = self.path_env();
+        let mut chosen: Vec<(Arc<ServerDefinition>, PathBuf)> = Vec::new();
+        for (definition, root) in at_top {
+            let overlaps =
+                |other: &ServerDefinition| other.extensions.iter().any(|(ext, _)| definition.extensions.iter().any(|(e, _)| e == ext));
+            // One server per root and language: a running one, or the first installed one.
+            let covered = chosen.iter().any(|(other, other_root)| other_root == &root && overlaps(other))
+                || leases.iter().any(|lease| lease.server.root() == root && overlaps(lease.server.definition()));
+            if covered {
+                continue;
+            }
+            if self.cached_binary(definition, Some(&root), path_env.as_ref()).path.is_none() {
+                continue;
+            }
+            chosen.push((Arc::clone(definition), root));
+        }
+        for (definition, root) in chosen {
+            let Some(binary) = self.cached_binary(&definition, Some(&root), path_env.as_ref()).path else { continue };
+            match self.lease(&definition, &root, &binary, deadline) {
+                Ok(lease) => {
+                    notes.push(format!(
+                        "note: started {} for {} to answer a workspace-wide query",
+                        definition.id,
+                        self.display_path(&root)
+                    ));
+                    leases.push(lease);
+                }
+                Err(err) => {
+                    notes.push(format!("note: {} @ {} could not be asked: {}", definition.id, self.display_path(&root), err.message))
+                }
+            }
+        }
+        if leases.is_empty() {
+            let what = if roots_below.len() > 1 {
+                format!(
+                    "no language server is running and the workspace has no project root at its top but {} below it ({})",
+                    roots_below.len(),
+                    roots_below.iter().map(|root| self.display_path(root)).collect::<Vec<_>>().join(", ")
+                )
+            } else if notes.is_empty() {
+                "no language server is running and none can start for the workspace root (no root marker with an installed server)"
+                    .to_owned()
+            } else {
+                format!("no language server could be started for a workspace-wide query: {}", notes.join("; "))
+            };
+            return Err(ToolError::new(ErrorKind::Unavailable, what)
+                .with_hint("pass `file` (a source file of the project to search) with `query`, so runbound knows which server to start; `lsp` op status lists the roots"));
+        }
+        Ok((leases, notes))
     }
 
     /// Restarts the servers for the root of `file` (every server serving it that is running or
@@ -284,9 +475,14 @@ impl LspSupervisor {
                 let root_binary = resolve_binary(definition, Some(root), &self.workspace_root, path_env.as_ref());
                 let marker = find_root(definition, &self.workspace_root, &root.join(".runbound-probe")).marker;
                 let slot = self.instances.lock().get(&(definition.id.clone(), root.clone())).cloned();
+                let mut interpreter: Option<Result<PythonInterpreter, String>> = None;
+                let mut start_backoff: (u32, Option<u64>) = (0, None);
                 let (running, restarts, last_exit, last_start_error) = match slot {
                     Some(slot) => {
                         let instance = slot.lock();
+                        if instance.server.is_some() {
+                            interpreter = instance.interpreter.as_ref().map(|in_use| in_use.resolved.clone());
+                        }
                         let running = instance.server.as_ref().map(|server| {
                             let snapshot = server.snapshot();
                             RunningStatus {
@@ -301,11 +497,32 @@ impl LspSupervisor {
                                 server_info: snapshot.server_info,
                             }
                         });
+                        let next_start_in_ms = instance
+                            .next_start_at
+                            .filter(|_| instance.server.is_none())
+                            .map(|at| at.saturating_duration_since(Instant::now()).as_millis() as u64)
+                            .filter(|ms| *ms > 0);
+                        start_backoff = (instance.start_failures, next_start_in_ms);
                         (running, instance.restarts, instance.last_exit.clone(), instance.last_start_error.clone())
                     }
                     None => (None, 0, None, None),
                 };
+                if interpreter.is_none() && definition.project_settings != ProjectSettings::None {
+                    interpreter = configure_for_root(definition, root, &self.workspace_root, path_env.as_ref()).interpreter;
+                }
                 root_statuses.push(RootStatus {
+                    interpreter: interpreter.map(|resolved| match resolved {
+                        Ok(found) => InterpreterStatus {
+                            python: Some(crate::python_env::display_interpreter_path(&self.workspace_root, &found.python)),
+                            reason: found.reason(&self.workspace_root),
+                            notes: found.notes,
+                        },
+                        Err(why) => InterpreterStatus {
+                            python: None,
+                            reason: format!("{why}; the server falls back to its own default (python3 on its PATH)"),
+                            notes: Vec::new(),
+                        },
+                    }),
                     root: self.display_path(root),
                     marker: marker.map(|m| self.display_path(&m)),
                     binary: root_binary.path.map(|p| p.display().to_string()),
@@ -313,6 +530,8 @@ impl LspSupervisor {
                     restarts,
                     last_exit,
                     last_start_error,
+                    start_failures: start_backoff.0,
+                    next_start_in_ms: start_backoff.1,
                 });
             }
             servers.push(ServerStatus {
@@ -334,7 +553,7 @@ impl LspSupervisor {
     /// `path` relative to the workspace root (`.` for the root itself), or absolute with an
     /// `(outside workspace)` mark.
     pub fn display_path(&self, path: &Path) -> String {
-        display_path(&self.workspace_root, path)
+        crate::render::display_path(&self.workspace_root, path)
     }
 
     fn lease(&self, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<ServerLease, ToolError> {
@@ -347,6 +566,17 @@ impl LspSupervisor {
             .with_hint("retry in a few seconds"));
         };
         let mut notes = Vec::new();
+        if let Some(changed) = self.interpreter_change(&mut instance, definition, root) {
+            if let Some(old) = instance.server.take() {
+                notes.push(format!(
+                    "note: {} (pid {}) is restarted because {changed}, so that imports resolve against it",
+                    definition.id,
+                    old.pid()
+                ));
+                instance.reopen = old.open_documents();
+                drop(old);
+            }
+        }
         if let Some(server) = &instance.server {
             match server.exit_description() {
                 None => return Ok(ServerLease { server: Arc::clone(server), notes }),
@@ -358,6 +588,14 @@ impl LspSupervisor {
                     instance.consecutive_failures = if lived >= HEALTHY_UPTIME { 0 } else { instance.consecutive_failures + 1 };
                     let old = instance.server.take();
                     drop(old);
+                }
+            }
+        }
+        if instance.server.is_none() {
+            if let (Some(last_error), Some(next_start_at)) = (&instance.last_start_error, instance.next_start_at) {
+                let now = Instant::now();
+                if next_start_at > now {
+                    return Err(self.start_backoff_error(definition, root, &instance, last_error, next_start_at - now));
                 }
             }
         }
@@ -402,6 +640,38 @@ impl LspSupervisor {
         Ok(ServerLease { server, notes })
     }
 
+    /// The answer to a call that comes within the start backoff: the earlier failure, how many
+    /// starts failed, and when the next attempt is allowed — at once, without a new start.
+    fn start_backoff_error(
+        &self,
+        definition: &ServerDefinition,
+        root: &Path,
+        instance: &Instance,
+        last_error: &str,
+        wait: Duration,
+    ) -> ToolError {
+        let ago = instance.last_start_attempt.map(|at| at.elapsed().as_secs()).unwrap_or(0);
+        ToolError::new(
+            ErrorKind::Unavailable,
+            format!(
+                "{} @ {} did not start ({} failed start{} in a row, the last {ago} s ago): {last_error}; the next start attempt is allowed in {} s (start backoff) — this call did not try again",
+                definition.id,
+                self.display_path(root),
+                instance.start_failures,
+                if instance.start_failures == 1 { "" } else { "s" },
+                wait.as_secs_f64().ceil() as u64,
+            ),
+        )
+        .with_hint("fix what the failure names (binary, its dependencies, the project setup), then `lsp` op reload with this file retries at once; `lsp` op status shows the binary and its stderr")
+        .with_details(json!({"server": definition.id, "start_failures": instance.start_failures, "retry_in_ms": wait.as_millis() as u64}))
+    }
+
+    /// The delay before the next start attempt after `failures` failed starts in a row.
+    fn start_backoff(&self, failures: u32) -> Duration {
+        let exponent = failures.saturating_sub(1).min(16);
+        (self.config.start_failure_backoff_initial.saturating_mul(2u32.pow(exponent))).min(self.config.start_failure_backoff_max)
+    }
+
     fn start_into(
         &self,
         instance: &mut Instance,
@@ -412,17 +682,46 @@ impl LspSupervisor {
     ) -> Result<Arc<LanguageServer>, ToolError> {
         instance.last_start_attempt = Some(Instant::now());
         let timeout = self.config.initialize_timeout.min(deadline.saturating_duration_since(Instant::now()));
-        let started =
-            LanguageServer::start(Arc::clone(definition), binary, root, &self.workspace_root, timeout, Arc::clone(&self.edit_applier));
+        let configured = configure_for_root(definition, root, &self.workspace_root, self.path_env().as_ref());
+        instance.interpreter = configured.interpreter.map(|resolved| InterpreterInUse {
+            fingerprint: interpreter_fingerprint(&resolved),
+            resolved,
+            checked_at: Instant::now(),
+        });
+        let started = LanguageServer::start(
+            Arc::new(configured.definition),
+            binary,
+            root,
+            &self.workspace_root,
+            timeout,
+            Arc::clone(&self.edit_applier),
+        );
         let server = match started {
             Ok(server) => Arc::new(server),
-            Err(err) => {
-                instance.consecutive_failures += 1;
+            Err(mut err) => {
+                // A start cut short by this call's own deadline says nothing about the server.
+                if err.kind == ErrorKind::Timeout && timeout < self.config.initialize_timeout {
+                    err.message.push_str(&format!(
+                        "; the call's deadline left only {} ms of the {} ms initialize budget — call again with more time",
+                        timeout.as_millis(),
+                        self.config.initialize_timeout.as_millis()
+                    ));
+                    return Err(err);
+                }
+                instance.start_failures += 1;
+                let wait = self.start_backoff(instance.start_failures);
+                instance.next_start_at = Some(Instant::now() + wait);
                 instance.last_start_error = Some(err.message.clone());
+                err.message.push_str(&format!(
+                    "; calls in the next {} s answer with this failure without a new start (start backoff; `lsp` op reload retries at once)",
+                    wait.as_secs_f64().ceil() as u64
+                ));
                 return Err(err);
             }
         };
         instance.last_start_error = None;
+        instance.start_failures = 0;
+        instance.next_start_at = None;
         for path in std::mem::take(&mut instance.reopen) {
             if path.exists() {
                 let _ = server.sync_document(&path);
@@ -437,6 +736,42 @@ impl LspSupervisor {
         server.resync_from_disk();
         instance.server = Some(Arc::clone(&server));
         Ok(server)
+    }
+
+    /// For a running server with Python project settings, at most every
+    /// [`INTERPRETER_RECHECK`]: resolves the project's interpreter again and, when it or the
+    /// packages installed into its environment changed since the start, says how (the caller
+    /// restarts the server: pyright and pylsp read the interpreter's search paths once).
+    fn interpreter_change(&self, instance: &mut Instance, definition: &ServerDefinition, root: &Path) -> Option<String> {
+        if definition.project_settings == ProjectSettings::None || instance.server.is_none() {
+            return None;
+        }
+        let in_use = instance.interpreter.as_mut()?;
+        if in_use.checked_at.elapsed() < INTERPRETER_RECHECK {
+            return None;
+        }
+        in_use.checked_at = Instant::now();
+        let fresh = configure_for_root(definition, root, &self.workspace_root, self.path_env().as_ref()).interpreter?;
+        let fingerprint = interpreter_fingerprint(&fresh);
+        if fingerprint == in_use.fingerprint {
+            return None;
+        }
+        let describe = |resolved: &Result<PythonInterpreter, String>| match resolved {
+            Ok(interpreter) => {
+                format!(
+                    "{} ({})",
+                    crate::python_env::display_interpreter_path(&self.workspace_root, &interpreter.python),
+                    interpreter.reason(&self.workspace_root)
+                )
+            }
+            Err(_) => "none".to_owned(),
+        };
+        let same_python = matches!((&in_use.resolved, &fresh), (Ok(a), Ok(b)) if a.python == b.python && a.source == b.source);
+        Some(if same_python {
+            format!("the packages installed in the environment of {} changed", describe(&fresh))
+        } else {
+            format!("the project's interpreter changed from {} to {}", describe(&in_use.resolved), describe(&fresh))
+        })
     }
 
     fn stop(&self, id: &str, root: &Path) {
@@ -562,6 +897,36 @@ pub struct RootStatus {
     pub last_exit: Option<String>,
     /// Why the last start failed, if it did.
     pub last_start_error: Option<String>,
+    /// Python servers: the interpreter the running process uses (or, when none runs, would
+    /// get) and why.
+    pub interpreter: Option<InterpreterStatus>,
+    /// Failed starts in a row (0 once a start succeeds).
+    pub start_failures: u32,
+    /// Within the start backoff: ms until the next start attempt is allowed.
+    pub next_start_in_ms: Option<u64>,
+}
+
+/// The Python interpreter of one root in [`RootStatus`].
+#[derive(Debug, Clone)]
+pub struct InterpreterStatus {
+    /// The interpreter's path (relative to the workspace when inside it); `None` when none
+    /// resolved.
+    pub python: Option<String>,
+    /// Why: `from .venv beside pyproject.toml`, `from pyrightconfig.json venv ".venv"`,
+    /// `python3 on PATH`, or what was tried when nothing resolved.
+    pub reason: String,
+    /// Configuration the server ignores or that points nowhere.
+    pub notes: Vec<String>,
+}
+
+impl InterpreterStatus {
+    /// One line: `.venv/bin/python (from .venv beside pyproject.toml)`, or `none: <why>`.
+    pub fn describe(&self) -> String {
+        match &self.python {
+            Some(python) => format!("{python} ({})", self.reason),
+            None => format!("none: {}", self.reason),
+        }
+    }
 }
 
 /// A running process in [`RootStatus`].
@@ -633,6 +998,12 @@ impl LspStatus {
                         out.push_str(&format!("    binary for this root: {binary}\n"));
                     }
                 }
+                if let Some(interpreter) = &root.interpreter {
+                    out.push_str(&format!("    interpreter: {}\n", interpreter.describe()));
+                    for note in &interpreter.notes {
+                        out.push_str(&format!("    interpreter note: {note}\n"));
+                    }
+                }
                 if let Some(running) = &root.running {
                     if let Some(info) = &running.server_info {
                         out.push_str(&format!("    server: {info}\n"));
@@ -646,6 +1017,13 @@ impl LspStatus {
                 }
                 if let Some(err) = &root.last_start_error {
                     out.push_str(&format!("    last start failed: {}\n", err.lines().next().unwrap_or("")));
+                }
+                if let Some(ms) = root.next_start_in_ms {
+                    out.push_str(&format!(
+                        "    start backoff: {} failed start(s) in a row; next attempt allowed in {} s (`lsp` op reload retries now)\n",
+                        root.start_failures,
+                        ms.div_ceil(1000)
+                    ));
                 }
             }
         }
@@ -673,6 +1051,13 @@ impl LspStatus {
                         "restarts": root.restarts,
                         "last_exit": root.last_exit,
                         "last_start_error": root.last_start_error,
+                        "interpreter": root.interpreter.as_ref().map(|interpreter| json!({
+                            "python": interpreter.python,
+                            "reason": interpreter.reason,
+                            "notes": interpreter.notes,
+                        })),
+                        "start_failures": root.start_failures,
+                        "next_start_in_ms": root.next_start_in_ms,
                         "running": root.running.as_ref().map(|running| json!({
                             "pid": running.pid,
                             "uptime_ms": running.uptime_ms,
@@ -692,18 +1077,16 @@ impl LspStatus {
     }
 }
 
+fn interpreter_fingerprint(resolved: &Result<PythonInterpreter, String>) -> String {
+    match resolved {
+        Ok(interpreter) => interpreter.fingerprint(),
+        Err(why) => format!("none: {why}"),
+    }
+}
+
 impl crate::registry::Resource for LspSupervisor {
     const NAME: &'static str = "LSP supervisor";
     const WIRED_BY: &'static str = "RunBuilder::language_servers()";
-}
-
-/// `path` relative to `workspace_root` (`.` for the root), or `<abs> (outside workspace)`.
-pub fn display_path(workspace_root: &Path, path: &Path) -> String {
-    match path.strip_prefix(workspace_root) {
-        Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => format!("{} (outside workspace)", path.display()),
-    }
 }
 
 /// Directories under `workspace_root` containing each marker name (bounded walk: depth ≤ 8,

@@ -91,7 +91,7 @@ fn dump_parse(code: &str, language: SupportLang, concrete: bool, max_nodes: usiz
     );
     text.push_str("; `field: kind L:C-L:C` with 1-based lines and columns\n");
     text.push_str(&out.text);
-    if let Some(notice) = crate::result::truncation_notice(out.shown, out.total, "nodes") {
+    if let Some(notice) = crate::render::truncation_notice(out.shown, out.total, "nodes") {
         let _ = write!(text, "\n{notice}; pass a smaller snippet to see the rest");
     }
     Ok(SyntaxTreeDump { text: text.trim_end().to_owned(), nodes_shown: out.shown, nodes_total: out.total, parse_problems: problems })
@@ -208,7 +208,7 @@ fn dump_pattern(code: &str, language: SupportLang, context: Option<ContextKind>,
         walk_pattern(&alternative.pattern.node, 1, &ts, language, &mut out);
     }
     text.push_str(&out.text);
-    if let Some(notice) = crate::result::truncation_notice(out.shown, out.total, "nodes") {
+    if let Some(notice) = crate::render::truncation_notice(out.shown, out.total, "nodes") {
         let _ = write!(text, "\n{notice}; pass a smaller pattern to see the rest");
     }
     Ok(SyntaxTreeDump { text: text.trim_end().to_owned(), nodes_shown: out.shown, nodes_total: out.total, parse_problems: 0 })

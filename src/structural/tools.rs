@@ -14,7 +14,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
+use crate::files::{commit_file_changes_in, resolve_in_workspace, ExpectedState, FileChange};
+use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
 use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
@@ -409,8 +410,8 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let _ = write!(
         text,
         "{total} {} in {files_with_matches} {} for {} ({lang}; {})",
-        plural(total, "match", "matches"),
-        plural(files_with_matches, "file", "files"),
+        one_or_many(total, "match", "matches"),
+        one_or_many(files_with_matches, "file", "files"),
         query.display(),
         query.compiled_as()
     );
@@ -449,7 +450,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         }
     }
     drop(files);
-    if let Some(notice) = crate::result::truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
+    if let Some(notice) = truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
         let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
     }
     let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
@@ -664,7 +665,7 @@ fn bindings(found: &NodeMatch<'_, StrDoc<SupportLang>>, metavariables: &[String]
 }
 
 fn describe_stats(stats: &WalkStats, lang: &str, target: &str, query: &Query) -> String {
-    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, plural(stats.files_visited, "file", "files"));
+    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, one_or_many(stats.files_visited, "file", "files"));
     let requirement = query.requirement();
     if !requirement.is_empty() {
         let _ = write!(
@@ -698,10 +699,10 @@ fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
     if stats.ignored_dirs + stats.ignored_files > 0 {
         let mut what = Vec::new();
         if stats.ignored_dirs > 0 {
-            what.push(format!("{} {}", stats.ignored_dirs, plural(stats.ignored_dirs, "directory", "directories")));
+            what.push(format!("{} {}", stats.ignored_dirs, one_or_many(stats.ignored_dirs, "directory", "directories")));
         }
         if stats.ignored_files > 0 {
-            what.push(format!("{} {lang} {}", stats.ignored_files, plural(stats.ignored_files, "file", "files")));
+            what.push(format!("{} {lang} {}", stats.ignored_files, one_or_many(stats.ignored_files, "file", "files")));
         }
         parts.push(format!(
             "{} hidden or ignored by .gitignore/.ignore ({}{})",
@@ -714,7 +715,7 @@ fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
         parts.push(format!(
             "{} vendored {} ({}; node_modules, Python virtual environments and cache directories such as cargo's target/ are skipped)",
             stats.vendored_dirs,
-            plural(stats.vendored_dirs, "directory", "directories"),
+            one_or_many(stats.vendored_dirs, "directory", "directories"),
             stats.vendored_examples.join(", ")
         ));
     }
@@ -760,8 +761,8 @@ fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
         "{} `{}` {} not matched only because {} parts the pattern lacks: {}",
         missed.candidates,
         pattern.node_kind,
-        plural(missed.candidates, "node was", "nodes were"),
-        plural(missed.candidates, "it has", "they have"),
+        one_or_many(missed.candidates, "node was", "nodes were"),
+        one_or_many(missed.candidates, "it has", "they have"),
         parts.join(", ")
     );
     if let Some((path, line, add)) = &missed.example {
@@ -800,7 +801,7 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
         return format!(
             "{skipped}{} {lang} {} contain the literal text every match has but no code of this shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`; a part the pattern leaves out never matches a part the code has), see the tree with syntax_tree, or search the text with grep.",
             stats.files_with_literals,
-            plural(stats.files_with_literals, "file does", "files do"),
+            one_or_many(stats.files_with_literals, "file does", "files do"),
             query.compiled_as()
         );
     }
@@ -877,7 +878,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         return Err(ToolError::invalid(format!(
             "the rewrite uses metavariables that {} {} left unbound (a branch of `any` that did not match, or a variable only inside `not`): {}{}; nothing was staged",
             unbound.len(),
-            plural(unbound.len(), "match", "matches"),
+            one_or_many(unbound.len(), "match", "matches"),
             listed.join(", "),
             if unbound.len() > 10 { format!(" and {} more", unbound.len() - 10) } else { String::new() }
         ))
@@ -894,8 +895,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let mut message = format!(
             "the rewrite would break the syntax of {} {} ({problems} new parse {}); nothing was staged:\n{broken_report}",
             broken.len() + reparse_failures.len(),
-            plural(broken.len() + reparse_failures.len(), "file", "files"),
-            plural(problems, "error", "errors")
+            one_or_many(broken.len() + reparse_failures.len(), "file", "files"),
+            one_or_many(problems, "error", "errors")
         );
         for failure in &reparse_failures {
             let _ = write!(message, "\n{failure} (the parser failed on the rewritten file)");
@@ -942,8 +943,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     if nested_skipped > 0 {
         warnings.push(format!(
             "{nested_skipped} nested {} inside other matches {} skipped (the outermost match wins); run ast_edit again after accepting to rewrite them",
-            plural(nested_skipped, "match", "matches"),
-            plural(nested_skipped, "was", "were")
+            one_or_many(nested_skipped, "match", "matches"),
+            one_or_many(nested_skipped, "was", "were")
         ));
     }
     if broken_files > 0 {
@@ -953,7 +954,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         }
         warnings.push(format!(
             "allow_parse_errors: the rewrite leaves {broken_files} {} with new parse errors:\n{report}",
-            plural(broken_files, "file", "files"),
+            one_or_many(broken_files, "file", "files"),
         ));
     }
     if unchanged_files > 0 {
@@ -985,8 +986,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
 
     let mut text = format!(
         "(proposed) {changed_replacements} {} in {file_count} {} for {} → `{}` ({lang}; {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
-        plural(changed_replacements, "replacement", "replacements"),
-        plural(file_count, "file", "files"),
+        one_or_many(changed_replacements, "replacement", "replacements"),
+        one_or_many(file_count, "file", "files"),
         query.display(),
         args.rewrite,
         query.compiled_as()
@@ -1189,7 +1190,7 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
             shown += 1;
         }
     }
-    if let Some(notice) = crate::result::truncation_notice(shown, total, "hunks") {
+    if let Some(notice) = truncation_notice(shown, total, "hunks") {
         let _ = write!(text, "{notice} (the staged edit contains all of them)");
     }
     Preview { text: text.trim_end().to_owned(), shown, total }
@@ -1203,10 +1204,10 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let replacements: usize = staged.files.iter().map(|f| f.replacements).sum();
     let summary = format!(
         "{replacements} {} of {} in {} {}",
-        plural(replacements, "replacement", "replacements"),
+        one_or_many(replacements, "replacement", "replacements"),
         staged.description,
         staged.files.len(),
-        plural(staged.files.len(), "file", "files")
+        one_or_many(staged.files.len(), "file", "files")
     );
     if matches!(args.action, ResolveAction::Discard) {
         resource.staged_edits.close(&id, ClosedEdit::Discarded);
@@ -1214,13 +1215,11 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     }
     let mut changed: Vec<Value> = Vec::new();
     for file in &staged.files {
-        let state = match std::fs::read(&file.path) {
-            Ok(current) if current == file.original => continue,
-            Ok(_) => "modified since staging",
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => "deleted since staging",
-            Err(_) => "unreadable now",
-        };
-        changed.push(json!({"path": file.display, "state": state}));
+        // Read beneath the workspace with no symlink followed; a file made read-only since
+        // staging is a conflict like a changed one.
+        if let Some(state) = crate::files::staged_file_state(ctx.workspace_root(), &file.path, &file.original) {
+            changed.push(json!({"path": file.display, "state": state}));
+        }
     }
     if !changed.is_empty() {
         resource.staged_edits.close(&id, ClosedEdit::Rejected);
@@ -1294,21 +1293,15 @@ fn cut_code(code: &str, max_lines: usize, max_chars: usize) -> String {
     }
     if cut {
         let shown_lines = out.lines().count().max(1);
-        let _ = write!(out, " … [cut: {} of {total_lines} lines, {} chars shown]", shown_lines, out.chars().count());
+        let detail = format!("showing {shown_lines} of {total_lines} lines, {} characters", out.chars().count());
+        out.push(' ');
+        out.push_str(&cut_marker(&detail));
     }
     out
 }
 
 fn indent_continuation(text: &str, indent: &str) -> String {
     text.replace('\n', &format!("\n{indent}"))
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
 }
 
 /// Character columns (0-based) of positions visited in increasing byte order, in time linear in
