@@ -18,6 +18,7 @@ mod lsp_rename;
 mod mcp_sdk;
 mod registry;
 mod run_drop;
+mod serve;
 mod structural;
 mod structural_differential;
 mod structural_rollback;
