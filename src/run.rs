@@ -81,6 +81,7 @@ pub struct RunBuilder {
     sandbox: Option<crate::kernel::Sandbox>,
     vibe: Option<crate::vibe::VibeSetup>,
     structural: bool,
+    events: crate::events::EventSink,
 }
 
 impl RunBuilder {
@@ -156,6 +157,16 @@ impl RunBuilder {
         self
     }
 
+    /// Sets (replaces) where the run's events go — a language server that crashed, restarted or
+    /// backs off, a kernel that died, a tool that panicked, a call denied for lack of a human —
+    /// for the host operator (see [`crate::events`]; `runbound serve` sends them as MCP log
+    /// messages). The callback runs on whichever thread the event happens, must not block, and
+    /// must not own the run (or the run is never dropped).
+    pub fn on_event(mut self, callback: crate::events::EventCallback) -> RunBuilder {
+        self.events = crate::events::EventSink::new(callback);
+        self
+    }
+
     /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
     /// worker events.
     pub fn has_vibe_roster(&self) -> bool {
@@ -225,6 +236,7 @@ impl RunBuilder {
             .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
         let mut registry = Registry::new(workspace_root.clone(), conversation_id);
         registry.set_approval_policy(self.approval_policy);
+        registry.set_event_sink(self.events.clone());
         registry.set_tool_timeouts(self.config.tool_timeouts.clone());
         crate::files::register_tools(&mut registry, &self.config.files);
         // Resources are wired in drop order: workers first (they may use every other resource
@@ -328,6 +340,7 @@ impl Run {
             sandbox: None,
             vibe: None,
             structural: false,
+            events: crate::events::EventSink::none(),
         }
     }
 

@@ -83,3 +83,63 @@ fn serve_reaps_the_orphans_of_an_eval_cell() {
     assert!(again["result"].to_string().contains("Out: 2"), "{again}");
     serve.close();
 }
+
+/// JSON-RPC input held to the spec (MCP: ids are strings or integers; `"jsonrpc": "2.0"`), with
+/// every request answered exactly once and ids echoed exactly — an integer beyond 2^53 too.
+#[test]
+fn serve_holds_json_rpc_input_to_the_spec_and_echoes_ids_exactly() {
+    let workspace = support::workspace_with(&[("hello.txt", "hello\n")]);
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    serve.initialize(json!({}));
+    // Each line and the exact response line expected (ids as text; `null` for a refused id).
+    let cases: Vec<(&str, &str, i64)> = vec![
+        (r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}"#, "1180591620717411303424", 0),
+        (r#"{"jsonrpc":"2.0","id":-1180591620717411303424,"method":"ping"}"#, "-1180591620717411303424", 0),
+        (r#"{"jsonrpc":"2.0","id":"\u0063all-7","method":"ping"}"#, r#""call-7""#, 0),
+        (r#"{"jsonrpc":"2.0","id":"","method":"ping"}"#, r#""""#, 0),
+        (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, "null", -32600),
+        (r#"{"jsonrpc":"2.0","id":1e3,"method":"ping"}"#, "null", -32600),
+        (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, "null", -32600),
+        (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, "null", -32600),
+        (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, "null", -32600),
+        (r#"{"jsonrpc":"1.0","id":41,"method":"ping"}"#, "41", -32600),
+        (r#"{"id":42,"method":"ping"}"#, "42", -32600),
+        (r#"{"jsonrpc":"2.0","id":43,"method":["ping"]}"#, "43", -32600),
+        (r#"{"jsonrpc":"2.0","id":44,"method":"ping","params":"x"}"#, "44", -32600),
+        (r#"{"jsonrpc":"2.0","method":7}"#, "null", -32600),
+        (r#"[{"jsonrpc":"2.0","id":45,"method":"ping"}]"#, "null", -32600),
+        (r#""just a string""#, "null", -32600),
+        (r#"{"jsonrpc":"2.0","id":46"#, "null", -32700),
+        (r#"{"jsonrpc":"2.0","id":47,"method":"logging/setLevel","params":{"level":"verbose"}}"#, "47", -32602),
+        (r#"{"jsonrpc":"2.0","id":48,"method":"resources/list"}"#, "48", -32601),
+    ];
+    for (line, id, code) in &cases {
+        serve.send_raw_line(line);
+        let (text, message) = serve.next_line(Duration::from_secs(10)).unwrap_or_else(|| panic!("no answer to {line}"));
+        assert!(text.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"#)), "{line}\n  answered {text}");
+        match code {
+            0 => assert_eq!(message["result"], json!({}), "{line}\n  answered {text}"),
+            code => assert_eq!(message["error"]["code"], json!(code), "{line}\n  answered {text}"),
+        }
+    }
+    // Notifications and responses to nothing of ours are never answered.
+    for line in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/unknown","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":99,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"host could not parse"}}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+    ] {
+        serve.send_raw_line(line);
+    }
+    let ping = serve.call("ping", json!({}));
+    assert_eq!(ping["result"], json!({}), "nothing was answered before the ping: {ping}");
+    // A call with an id beyond 2^53 is answered (and could be cancelled) by that exact id.
+    serve.send_raw_line(
+        r#"{"jsonrpc":"2.0","id":1180591620717411303425,"method":"tools/call","params":{"name":"read","arguments":{"path":"hello.txt"}}}"#,
+    );
+    let (text, message) = serve.next_line(Duration::from_secs(30)).expect("the read's response");
+    assert!(text.starts_with(r#"{"jsonrpc":"2.0","id":1180591620717411303425,"result":"#), "{text}");
+    assert_eq!(message["result"]["isError"], false, "{text}");
+    serve.close();
+}
