@@ -8,6 +8,12 @@
 //! (at or above the level the host set with `logging/setLevel`, default `warning`), the other
 //! CLI commands write warnings and worse to stderr. Levels are RFC 5424's, as MCP uses them.
 //! Emitting with no callback attached costs nothing.
+//!
+//! Resources notice most of these things on a call's thread (a crashed server is found by the
+//! next call that leases it, a dead kernel by the cell that was running), so the registry makes
+//! the run's sink the *current* sink of a call's thread ([`enter`]) and resource code raises
+//! events with [`emit`], without holding a sink of its own. Code on a resource's own threads
+//! uses an [`EventSink`] it was given.
 
 use std::sync::Arc;
 
@@ -142,6 +148,38 @@ impl EventSink {
     }
 }
 
+thread_local! {
+    static CURRENT: std::cell::RefCell<EventSink> = std::cell::RefCell::new(EventSink::none());
+}
+
+/// Raises `event` to the run whose call is running on this thread (a no-op outside a call, or
+/// when its host attached no callback).
+pub fn emit(event: RunEvent) {
+    let sink = CURRENT.with(|current| current.borrow().clone());
+    sink.emit(event);
+}
+
+/// Makes `sink` this thread's current sink until the guard drops (then the previous one is
+/// current again). The registry enters the run's sink around each call.
+pub fn enter(sink: EventSink) -> CurrentEventSinkGuard {
+    let previous = CURRENT.with(|current| std::mem::replace(&mut *current.borrow_mut(), sink));
+    CurrentEventSinkGuard { previous: Some(previous) }
+}
+
+/// Restores the previous current sink on drop (see [`enter`]).
+#[must_use = "the sink is current only while the guard lives"]
+pub struct CurrentEventSinkGuard {
+    previous: Option<EventSink>,
+}
+
+impl Drop for CurrentEventSinkGuard {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous.take() {
+            CURRENT.with(|current| *current.borrow_mut() = previous);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +202,12 @@ mod tests {
         EventSink::none().emit(RunEvent::new(EventLevel::Error, "test", "dropped"));
         let sink = EventSink::new(Arc::new(move |event: &RunEvent| sink_seen.lock().push(event.message.clone())));
         sink.emit(RunEvent::new(EventLevel::Warning, "test", "kept"));
-        assert_eq!(*seen.lock(), vec!["kept".to_owned()]);
+        emit(RunEvent::new(EventLevel::Warning, "test", "outside a call: dropped"));
+        {
+            let _current = enter(sink.clone());
+            emit(RunEvent::new(EventLevel::Warning, "test", "current"));
+        }
+        emit(RunEvent::new(EventLevel::Warning, "test", "after the call: dropped"));
+        assert_eq!(*seen.lock(), vec!["kept".to_owned(), "current".to_owned()]);
     }
 }

@@ -701,6 +701,7 @@ impl Registry {
     /// nested call), which is the thread's current sink while the call runs.
     fn dispatch_reporting(&self, name: &str, arguments: Value, options: &CallOptions, progress: Option<&ProgressSink>) -> ToolResult {
         let _current_sink = crate::progress::enter(progress.cloned());
+        let _current_events = crate::events::enter(self.events.clone());
         let Some(tool) = self.tools.get(name) else {
             let visible: Vec<&str> = self.tools(options.caller).iter().map(|d| d.name.as_str()).collect();
             return ToolError::new(ErrorKind::UnknownTool, format!("no tool named {name:?} in this run"))

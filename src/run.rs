@@ -242,7 +242,24 @@ impl RunBuilder {
         // Resources are wired in drop order: workers first (they may use every other resource
         // through the run), then kernels, debug sessions, language servers, the ask port, the
         // staged edits, and last the host's own resources.
-        if let Some(setup) = self.vibe {
+        if let Some(mut setup) = self.vibe {
+            if self.events.is_attached() {
+                // A worker that failed or was lost is an operator event too (the worker's own
+                // thread reports it, outside any call).
+                let events = self.events.clone();
+                let previous = setup.on_worker_event.take();
+                setup.on_worker_event = Some(Arc::new(move |event: &crate::vibe::WorkerEvent| {
+                    if matches!(event.status, crate::vibe::WorkerStatus::Failed | crate::vibe::WorkerStatus::Lost) {
+                        events.emit(
+                            crate::events::RunEvent::new(crate::events::EventLevel::Warning, "vibe", event.message())
+                                .with_data(event.to_json()),
+                        );
+                    }
+                    if let Some(previous) = &previous {
+                        previous(event);
+                    }
+                }));
+            }
             let roster = crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;

@@ -23,13 +23,14 @@ mod signals;
 mod status;
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
 use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
-use runbound::{Approval, ApprovalPolicy, Caller, Run};
+use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent};
 
 use args::{Cli, Command};
 use call::{attach_terminal, build_run, print_json};
@@ -100,6 +101,13 @@ pub fn run_command_line() -> ExitCode {
     }
     let mut builder = Run::builder(&cli.workspace)
         .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
+        // `call`, `tools` and `status` say warnings and worse on stderr; `serve` replaces this
+        // with MCP log messages at the host's level.
+        .on_event(Arc::new(|event: &RunEvent| {
+            if event.level >= EventLevel::Warning {
+                eprintln!("runbound: {} [{}] {}", event.level, event.source, event.message);
+            }
+        }))
         .with_structural()
         .language_servers()
         .debug_supervisor(DebugSupervisor::new())

@@ -593,7 +593,9 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         if generation > 1 && !arguments.reset {
             if let Some(loss) = state.last_loss[slot].take() {
-                notes.push(format!("note: started a fresh {language} kernel (generation {generation}) after: {loss}"));
+                let note = format!("started a fresh {language} kernel (generation {generation}) after: {loss}");
+                crate::events::emit(crate::events::RunEvent::new(crate::events::EventLevel::Warning, "kernel", note.clone()));
+                notes.push(format!("note: {note}"));
             }
         }
         state.live[slot] = Some(kernel);
@@ -771,6 +773,16 @@ struct CellOutcome {
 }
 
 /// Runs one cell on `kernel`: the host's watchdog loop over the kernel's events.
+/// Reports a running cell's latest output line to the host, when it listens (seconds elapsed
+/// as progress, the line as message).
+fn report_output_progress(ctx: &CallContext<'_>, cell_number: u64, started: Instant, text: &str) {
+    let Some(line) = text.lines().rev().map(str::trim).find(|line| !line.is_empty()) else { return };
+    ctx.progress(
+        crate::progress::ProgressUpdate::new(started.elapsed().as_secs_f64())
+            .with_message(format!("eval cell {cell_number}: {}", crate::render::cut_chars(line, 160))),
+    );
+}
+
 fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfig, cell_number: u64, code: &str) -> CellOutcome {
     let started = Instant::now();
     let mut outcome = CellOutcome {
@@ -832,6 +844,7 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
         match event {
             KernelEvent::Raw(text) => {
                 last_activity = Instant::now();
+                report_output_progress(ctx, cell_number, started, &text);
                 push_raw(&mut outcome, &mut raw_bytes, config, text);
             }
             // The marker may overtake `done` (two pipes, two reader threads); an earlier
@@ -850,6 +863,10 @@ fn run_cell(ctx: &CallContext<'_>, kernel: &mut LiveKernel, config: &KernelConfi
             }
             KernelEvent::Message(message) => {
                 last_activity = Instant::now();
+                if message["type"] == "stream" {
+                    // The cell's latest output line (a `%pip install`'s `Collecting …`) as progress.
+                    report_output_progress(ctx, cell_number, started, message["text"].as_str().unwrap_or(""));
+                }
                 match message["type"].as_str().unwrap_or("") {
                     "stream" => outcome.items.push(OutputItem::Stream {
                         name: message["name"].as_str().unwrap_or("stdout").to_owned(),

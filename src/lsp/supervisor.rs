@@ -17,6 +17,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
+use crate::events::{EventLevel, RunEvent};
 use crate::lsp::client::{representative_file, LanguageServer, Readiness};
 use crate::lsp::servers::{builtin_servers, find_root, merge_servers, resolve_binary, BinaryLookup, RootLookup, ServerDefinition};
 use crate::lsp::{LspConfig, WorkspaceEditApplier};
@@ -66,6 +67,11 @@ struct Instance {
     last_start_error: Option<String>,
     /// Documents to reopen on the next start.
     reopen: Vec<PathBuf>,
+}
+
+/// Raises an operator event about a language server (see [`crate::events`]).
+fn lsp_event(level: EventLevel, message: String) {
+    crate::events::emit(RunEvent::new(level, "lsp", message));
 }
 
 /// A server that lives at least this long before crashing does not count towards the backoff.
@@ -353,6 +359,16 @@ impl LspSupervisor {
                 Some(how) => {
                     let lived = server.started_at().elapsed();
                     notes.push(format!("note: {} (pid {}) had exited after {} s: {how}", definition.id, server.pid(), lived.as_secs()));
+                    lsp_event(
+                        EventLevel::Warning,
+                        format!(
+                            "{} @ {} (pid {}) had exited after {} s: {how}; restarting it",
+                            definition.id,
+                            self.display_path(root),
+                            server.pid(),
+                            lived.as_secs()
+                        ),
+                    );
                     instance.reopen = server.open_documents();
                     instance.last_exit = Some(how);
                     instance.consecutive_failures = if lived >= HEALTHY_UPTIME { 0 } else { instance.consecutive_failures + 1 };
@@ -383,6 +399,7 @@ impl LspSupervisor {
                     if let Some(last) = instance.last_exit.as_ref().or(instance.last_start_error.as_ref()) {
                         err.message.push_str(&format!("; last failure: {last}"));
                     }
+                    lsp_event(EventLevel::Warning, err.message.clone());
                     return Err(err);
                 }
                 std::thread::sleep(earliest - now);
@@ -398,6 +415,16 @@ impl LspSupervisor {
                 instance.restarts,
                 server.open_documents().len()
             ));
+            lsp_event(
+                EventLevel::Notice,
+                format!(
+                    "restarted {} @ {} (new pid {}, restart #{})",
+                    definition.id,
+                    self.display_path(root),
+                    server.pid(),
+                    instance.restarts
+                ),
+            );
         }
         Ok(ServerLease { server, notes })
     }
@@ -419,6 +446,7 @@ impl LspSupervisor {
             Err(err) => {
                 instance.consecutive_failures += 1;
                 instance.last_start_error = Some(err.message.clone());
+                lsp_event(EventLevel::Error, format!("{} @ {} failed to start: {}", definition.id, self.display_path(root), err.message));
                 return Err(err);
             }
         };

@@ -17,6 +17,7 @@ use ast_grep_language::SupportLang;
 use ignore::{WalkBuilder, WalkState};
 use parking_lot::Mutex;
 
+use crate::progress::ProgressUpdate;
 use crate::registry::CancelToken;
 use crate::structural::compile::CompiledPattern;
 
@@ -80,6 +81,9 @@ pub fn walk_and_match<T: Send>(
     let stats = Mutex::new(WalkStats::default());
     let stop = AtomicBool::new(false);
     let visited = AtomicUsize::new(0);
+    // The calling call's progress sink (a no-op when its host does not listen), shared with the
+    // walker threads: files searched so far; the total is unknown until the walk ends.
+    let progress = crate::progress::current();
     let visit_file = |path: &Path| -> WalkState {
         if stop.load(Ordering::Relaxed) {
             return WalkState::Quit;
@@ -91,7 +95,10 @@ pub fn walk_and_match<T: Send>(
             stop.store(true, Ordering::Relaxed);
             return WalkState::Quit;
         }
-        visited.fetch_add(1, Ordering::Relaxed);
+        let searched = visited.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = &progress {
+            progress.report_with(|| ProgressUpdate::new(searched as f64).with_message(format!("{searched} files searched")));
+        }
         match search_one_file(path, compiled, limits, per_file) {
             FileOutcome::Output(output) => {
                 stats.lock().count_parsed();

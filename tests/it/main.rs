@@ -11,6 +11,7 @@ mod eval;
 mod eval_embedded;
 mod files;
 mod files_race;
+mod host_callbacks;
 mod lsp;
 mod lsp_checker;
 mod lsp_diagnostics_on_write;

@@ -143,3 +143,89 @@ fn serve_holds_json_rpc_input_to_the_spec_and_echoes_ids_exactly() {
     assert_eq!(message["result"]["isError"], false, "{text}");
     serve.close();
 }
+
+/// Progress goes to calls that ask for it, under their exact token (an integer beyond 2^53
+/// too), before their response and never after; a call without a token gets none.
+#[test]
+fn serve_sends_progress_under_the_exact_token_and_only_before_the_response() {
+    let tree = tempfile::tempdir().unwrap();
+    for index in 0..1500 {
+        let dir = tree.path().join(format!("pkg_{:02}", index / 100));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("m_{index}.py")), format!("def f(x):\n    print(x, {index})\n")).unwrap();
+    }
+    let mut serve = ServeProcess::start(tree.path(), &[]);
+    serve.initialize(json!({}));
+    let token = "1180591620717411303424";
+    serve.send_raw_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":"with-token","method":"tools/call","params":{{"name":"ast_grep","arguments":{{"pattern":"print($$$A)","language":"python","max_results":1}},"_meta":{{"progressToken":{token}}}}}}}"#
+    ));
+    let mut progress = Vec::new();
+    let response = loop {
+        let (text, message) = serve.next_line(Duration::from_secs(120)).expect("progress or the response");
+        if message["method"] == "notifications/progress" {
+            assert!(text.contains(&format!(r#""progressToken":{token},"#)), "the token is echoed exactly: {text}");
+            progress.push(message);
+            continue;
+        }
+        break message;
+    };
+    assert_eq!(response["id"], "with-token", "{response}");
+    assert!(response["result"]["content"][0]["text"].as_str().unwrap().starts_with("1500 matches in 1500 files"), "{response}");
+    assert!(!progress.is_empty(), "progress before the response");
+    let values: Vec<f64> = progress.iter().map(|message| message["params"]["progress"].as_f64().unwrap()).collect();
+    assert!(values.windows(2).all(|pair| pair[0] < pair[1]), "{values:?}");
+    assert!(progress.iter().all(|message| message["params"]["message"].as_str().unwrap().ends_with("files searched")), "{progress:?}");
+
+    let quiet = serve.request(
+        "tools/call",
+        json!({"name": "ast_grep", "arguments": {"pattern": "print($$$A)", "language": "python", "max_results": 1}}),
+    );
+    let (response, before) = serve.response_with_notifications(quiet, Duration::from_secs(120));
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    assert!(before.is_empty(), "no progress without a token: {before:?}");
+    assert!(serve.next_message(Duration::from_millis(800)).is_none(), "nothing after the responses");
+    serve.close();
+}
+
+/// Operator events through serve: a language server killed under a session is announced as a
+/// `warning` when the next call finds it dead, its restart as a `notice` once the host lowered
+/// the level; nothing of it on stdout outside the protocol (ServeProcess fails on any
+/// non-JSON line).
+#[test]
+fn serve_logs_a_language_server_crash_and_restart_at_the_hosts_level() {
+    const TEST: &str = "serve_logs_a_language_server_crash_and_restart_at_the_hosts_level";
+    if support::require_binary(TEST, "pyright-langserver").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp/python");
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    serve.initialize(json!({}));
+    let hover = json!({"name": "lsp", "arguments": {"op": "symbols", "file": "shapes.py"}});
+    let first = serve.call("tools/call", hover.clone());
+    assert_eq!(first["result"]["isError"], false, "{first}");
+    let server = runbound::transport::process::descendant_pids(serve.child.id())
+        .into_iter()
+        .find(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("pyright-langserver"))
+        })
+        .expect("pyright-langserver runs under serve");
+    // The language server's process group: the leader is the node process itself.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(server as i32), nix::sys::signal::Signal::SIGKILL).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(serve.call("logging/setLevel", json!({"level": "notice"}))["result"], json!({}));
+    let id = serve.request("tools/call", hover);
+    let (response, before) = serve.response_with_notifications(id, Duration::from_secs(120));
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    let logs: Vec<&serde_json::Value> = before.iter().filter(|message| message["method"] == "notifications/message").collect();
+    let crash =
+        logs.iter().find(|log| log["params"]["level"] == "warning").unwrap_or_else(|| panic!("a warning for the crash: {before:?}"));
+    assert_eq!(crash["params"]["logger"], "runbound/lsp");
+    let text = crash["params"]["data"]["message"].as_str().unwrap();
+    assert!(text.contains("pyright") && text.contains("had exited") && text.contains("restarting it"), "{text}");
+    let restart =
+        logs.iter().find(|log| log["params"]["level"] == "notice").unwrap_or_else(|| panic!("a notice for the restart: {before:?}"));
+    assert!(restart["params"]["data"]["message"].as_str().unwrap().starts_with("restarted pyright"), "{restart}");
+    serve.close();
+}
