@@ -15,6 +15,7 @@ mod host_callbacks;
 mod lsp;
 mod lsp_checker;
 mod lsp_diagnostics_on_write;
+mod lsp_lists;
 mod lsp_rename;
 mod mcp_sdk;
 mod registry;
