@@ -183,3 +183,22 @@ fn operator_events_reach_the_hosts_callback() {
     assert_eq!(worker.level, EventLevel::Warning);
     assert!(worker.message.contains("failed") && worker.message.contains("exited with code 4"), "{worker:?}");
 }
+
+/// The project checker (`lsp diagnostics "*"`) reports while it runs: which checker, how long,
+/// out of its budget.
+#[test]
+fn the_project_checker_reports_while_it_runs() {
+    const TEST: &str = "the_project_checker_reports_while_it_runs";
+    if support::require_binary(TEST, "cargo").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_checker/rust");
+    let run = Run::builder(workspace.path()).language_servers().build().unwrap();
+    let (options, recorded) = recording_options(Caller::Main);
+    let result = run.call_with("lsp", json!({"op": "diagnostics", "file": "*"}), &options);
+    let returned_at = Instant::now();
+    assert!(!result.is_error, "{}", result.joined_text());
+    let updates = check_progress(&recorded, returned_at, "lsp diagnostics *");
+    assert!(updates[0].message.as_deref().is_some_and(|message| message.starts_with("checker `cargo check` running")), "{updates:?}");
+    assert!(updates.iter().all(|update| update.total.is_some_and(|total| total > 0.0)), "the checker's budget is the total: {updates:?}");
+}
