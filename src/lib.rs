@@ -30,6 +30,7 @@ pub mod files;
 pub mod kernel;
 pub mod lsp;
 pub mod progress;
+pub mod python_env;
 pub mod registry;
 pub mod render;
 pub mod result;

@@ -6,6 +6,10 @@
 mod support;
 
 mod cli;
+mod corpus_go;
+mod corpus_python;
+mod corpus_rust;
+mod corpus_typescript;
 mod debug;
 mod eval;
 mod eval_embedded;
@@ -16,6 +20,7 @@ mod lsp;
 mod lsp_checker;
 mod lsp_diagnostics_on_write;
 mod lsp_lists;
+mod lsp_python_env;
 mod lsp_rename;
 mod mcp_sdk;
 mod registry;

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod bridge_tools;
+pub mod corpus;
 pub mod serve_process;
 
 use std::path::{Path, PathBuf};
