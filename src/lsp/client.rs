@@ -350,6 +350,11 @@ impl LanguageServer {
         self.position_encoding
     }
 
+    /// The `serverInfo` the server sent at `initialize` (`name version`), if any.
+    pub fn server_info(&self) -> Option<&str> {
+        self.server_info.as_deref()
+    }
+
     /// The raw `ServerCapabilities` from `initialize`.
     pub fn capabilities(&self) -> &Value {
         &self.capabilities
@@ -369,6 +374,8 @@ impl LanguageServer {
             "textDocument/codeAction" => "codeActionProvider",
             "textDocument/diagnostic" => "diagnosticProvider",
             "textDocument/rename" => "renameProvider",
+            "textDocument/prepareCallHierarchy" | "callHierarchy/incomingCalls" | "callHierarchy/outgoingCalls" => "callHierarchyProvider",
+            "textDocument/prepareTypeHierarchy" | "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => "typeHierarchyProvider",
             "textDocument/prepareRename" => {
                 return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true))
             }
@@ -892,6 +899,12 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
         "textDocument/documentSymbol",
         "workspace/symbol",
         "textDocument/diagnostic",
+        "textDocument/prepareCallHierarchy",
+        "callHierarchy/incomingCalls",
+        "callHierarchy/outgoingCalls",
+        "textDocument/prepareTypeHierarchy",
+        "typeHierarchy/supertypes",
+        "typeHierarchy/subtypes",
     ];
     let mut capabilities = json!({
         "general": {
@@ -930,6 +943,8 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
                 "dataSupport": true,
             },
             "rename": {"prepareSupport": true},
+            "callHierarchy": {"dynamicRegistration": false},
+            "typeHierarchy": {"dynamicRegistration": false},
         },
         "experimental": {"serverStatusNotification": true},
     });

@@ -388,10 +388,14 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
             return Some(("go module cache", root_upto(index + 1), join_from(index + 1)));
         }
     }
-    // The Go standard library: `/usr/lib/go-1.19/src/fmt/print.go`, `/usr/local/go/src/…`.
+    // The Go standard library: `/usr/lib/go-1.19/src/fmt/print.go`, `/usr/local/go/src/…`, and
+    // Debian's canonical `/usr/share/go-1.19/src/…` (its GOROOT links `src` there; no VERSION).
     for index in (1..parts.len().saturating_sub(1)).rev() {
         let goroot = root_upto(index);
-        if parts[index] == "src" && (parts[index - 1] == "go" || parts[index - 1].starts_with("go-")) && goroot.join("VERSION").is_file() {
+        if parts[index] == "src"
+            && (parts[index - 1] == "go" || parts[index - 1].starts_with("go-"))
+            && (goroot.join("VERSION").is_file() || goroot.join("src/builtin/builtin.go").is_file())
+        {
             return Some(("go stdlib", root_upto(index + 1), join_from(index + 1)));
         }
     }

@@ -11,6 +11,8 @@
 //!   with bounded ContentModified retries.
 //! - [`position`]: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
 //! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
+//! - [`hierarchy`]: the `lsp` ops `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`
+//!   (call and type hierarchies, followed up to 3 levels, call sites per caller).
 //! - [`outline`]: a file's outline from `documentSymbol` (source order, tree, readable kinds,
 //!   parameters and locals marked).
 //! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
@@ -27,6 +29,7 @@
 pub mod checker;
 pub mod client;
 pub mod diagnostics_on_write;
+pub mod hierarchy;
 pub mod listing;
 pub mod outline;
 pub mod position;
@@ -88,6 +91,13 @@ pub struct LspConfig {
     pub locations_cap: usize,
     /// `hover`: characters of hover text kept. Default 4000.
     pub hover_chars_cap: usize,
+    /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`: entries shown per page.
+    /// Default 50.
+    pub hierarchy_cap: usize,
+    /// Hierarchy ops with `depth` > 1: most entries whose own callers / callees / types are asked
+    /// per call (one request each); the others are listed and counted as not followed.
+    /// Default 60.
+    pub hierarchy_follow_cap: usize,
     /// Diagnostics on write (R-DOW-1) on or off. Default on.
     pub write_diagnostics: bool,
     /// Diagnostics on write also reports new warnings (errors always). Default off.
@@ -125,6 +135,8 @@ impl Default for LspConfig {
             diagnostics_cap: 100,
             locations_cap: 50,
             hover_chars_cap: 4000,
+            hierarchy_cap: 50,
+            hierarchy_follow_cap: 60,
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,

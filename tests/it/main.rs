@@ -14,6 +14,7 @@ mod files_race;
 mod lsp;
 mod lsp_checker;
 mod lsp_diagnostics_on_write;
+mod lsp_hierarchy;
 mod lsp_lists;
 mod lsp_rename;
 mod mcp_sdk;
