@@ -240,11 +240,9 @@ impl KernelFactory {
         if let Some(path) = &self.python_executable {
             return Ok((PythonBackend::Cpython(path.clone()), format!("the host configured {}", path.display())));
         }
-        for venv in [".venv", "venv"] {
-            let candidate = workspace.join(venv).join("bin").join("python");
-            if candidate.is_file() {
-                return Ok((PythonBackend::Cpython(candidate), format!("the project's {venv}/bin/python")));
-            }
+        if let Some(candidate) = crate::python_env::project_venv_python(workspace) {
+            let shown = candidate.strip_prefix(workspace).unwrap_or(&candidate).display().to_string();
+            return Ok((PythonBackend::Cpython(candidate), format!("the project's {shown}")));
         }
         for name in ["python3", "python"] {
             if let Some(path) = self.find_on_path(name, workspace) {

@@ -34,6 +34,7 @@ pub mod listing;
 pub mod outline;
 pub mod position;
 pub mod rename;
+pub mod rename_coverage;
 pub mod servers;
 pub mod supervisor;
 pub mod tool;
@@ -64,7 +65,11 @@ pub struct LspConfig {
     /// How long a navigation op waits for a server that is still indexing before answering with
     /// what it has (and saying so). Default 15 s; always bounded by the call's deadline.
     pub indexing_wait: Duration,
-    /// How long `diagnostics` waits for a server's first publish after a sync. Default 5 s.
+    /// How long `diagnostics` waits for a server's answer (pull) or first publish after a sync;
+    /// it returns as soon as one arrives. Default 30 s (bounded by the call's deadline): pyright
+    /// analysing a test module of a real project against its installed dependencies (attrs'
+    /// `tests/test_funcs.py` with pytest and hypothesis in the venv) publishes after ~10-20 s
+    /// cold on 2 cores; a shorter wait answered "unavailable" on every retry until it had.
     pub diagnostics_wait: Duration,
     /// First delay before restarting a server that crashed soon after starting; doubles per
     /// consecutive failure up to [`LspConfig::restart_backoff_max`]. Default 250 ms.
@@ -124,7 +129,7 @@ impl Default for LspConfig {
             search_path: None,
             initialize_timeout: Duration::from_secs(30),
             indexing_wait: Duration::from_secs(15),
-            diagnostics_wait: Duration::from_secs(5),
+            diagnostics_wait: Duration::from_secs(30),
             restart_backoff_initial: Duration::from_millis(250),
             restart_backoff_max: Duration::from_secs(8),
             start_failure_backoff_initial: Duration::from_secs(30),

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::python_env::{resolve_project_interpreter, PythonInterpreter};
+
 /// How the root of a file is found from the markers (all strategies stop at the workspace root).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RootStrategy {
@@ -84,6 +86,28 @@ pub struct ServerDefinition {
     /// Open one file of the root right after start (tsserver answers "No Project" to
     /// `workspace/symbol` until a file of the project is open).
     pub open_representative_file: bool,
+    /// Settings computed per root from the project when the server starts, merged over
+    /// `settings` and `initialization_options` ([`configure_for_root`]).
+    pub project_settings: ProjectSettings,
+}
+
+/// Project-specific settings runbound computes per root and merges into a server's
+/// configuration when it starts (see [`configure_for_root`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectSettings {
+    /// Nothing beyond the definition's static settings.
+    None,
+    /// pyright and basedpyright: `python.pythonPath` = the project's interpreter
+    /// ([`crate::python_env::resolve_project_interpreter`]), answered through
+    /// `workspace/configuration` (both servers request the `python` section per workspace
+    /// folder and read `pythonPath` and `venvPath` there; `venv` exists only in their
+    /// configuration files, which they read themselves).
+    PyrightPythonPath,
+    /// pylsp: `pylsp.plugins.jedi.environment` = the project's interpreter, and
+    /// `pylsp.plugins.jedi.extra_paths` = `[<root>/src]` when that directory exists (what
+    /// pyright's `autoSearchPaths` adds), in both `initializationOptions` and
+    /// `workspace/didChangeConfiguration` (pylsp reads settings from those two only).
+    PylspJediEnvironment,
 }
 
 impl ServerDefinition {
@@ -131,6 +155,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
         diagnostics_settle: Duration::from_millis(300),
         clangd_offset_encoding: false,
         open_representative_file: false,
+        project_settings: ProjectSettings::None,
     };
     vec![
         ServerDefinition {
@@ -145,26 +170,50 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
         // `logLevel: Information` keeps the `Found N source files` log line that readiness
         // waits for (see `ReadinessSignal::PyrightSourceFilesFound`); loading a project takes
         // ~0.5-2 s cold (interpreter discovery, file enumeration), more on large trees.
+        // `autoSearchPaths` and `useLibraryCodeForTypes` are spelled out: once a client sends
+        // an `analysis` section, pyright reads a missing `autoSearchPaths` as false, and then a
+        // src-layout project's own imports (`import pkg` from tests/) resolve to whatever copy
+        // of `pkg` the interpreter has installed instead of `src/pkg`. The interpreter itself
+        // (`python.pythonPath`) is added per root (`ProjectSettings::PyrightPythonPath`).
         ServerDefinition {
             extensions: python_ext.clone(),
             root_markers: python_markers.clone(),
-            settings: json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly", "logLevel": "Information"}}}),
+            settings: json!({"python": {"analysis": {
+                "diagnosticMode": "openFilesOnly",
+                "logLevel": "Information",
+                "autoSearchPaths": true,
+                "useLibraryCodeForTypes": true,
+            }}}),
             readiness: ReadinessSignal::PyrightSourceFilesFound,
             startup_grace: Duration::from_secs(30),
+            project_settings: ProjectSettings::PyrightPythonPath,
             ..base("pyright", "pyright-langserver", &["--stdio"])
         },
+        // basedpyright reads `basedpyright.analysis` (falling back to `python.analysis`) and, like
+        // pyright, `python.pythonPath`.
         ServerDefinition {
             extensions: python_ext.clone(),
             root_markers: python_markers.clone(),
             settings: json!({
-                "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "logLevel": "Information"}},
-                "python": {"analysis": {"logLevel": "Information"}},
+                "basedpyright": {"analysis": {
+                    "diagnosticMode": "openFilesOnly",
+                    "logLevel": "Information",
+                    "autoSearchPaths": true,
+                    "useLibraryCodeForTypes": true,
+                }},
+                "python": {"analysis": {"logLevel": "Information", "autoSearchPaths": true}},
             }),
             readiness: ReadinessSignal::PyrightSourceFilesFound,
             startup_grace: Duration::from_secs(30),
+            project_settings: ProjectSettings::PyrightPythonPath,
             ..base("basedpyright", "basedpyright-langserver", &["--stdio"])
         },
-        ServerDefinition { extensions: python_ext, root_markers: python_markers, ..base("pylsp", "pylsp", &[]) },
+        ServerDefinition {
+            extensions: python_ext,
+            root_markers: python_markers,
+            project_settings: ProjectSettings::PylspJediEnvironment,
+            ..base("pylsp", "pylsp", &[])
+        },
         ServerDefinition {
             extensions: pairs(&[
                 ("ts", "typescript"),
@@ -219,6 +268,67 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             ..base("dart", "dart", &["language-server", "--protocol=lsp"])
         },
     ]
+}
+
+/// A server definition made for one root: the definition with the project's settings merged
+/// in, and the interpreter they name (see [`configure_for_root`]).
+#[derive(Debug, Clone)]
+pub struct RootConfiguration {
+    /// The definition to start the process with (`settings` and `initialization_options`
+    /// include the computed project settings).
+    pub definition: ServerDefinition,
+    /// For servers with Python project settings: the interpreter resolved for the root, or why
+    /// none resolved (the server then starts with its own default, `python3` on its `PATH`).
+    pub interpreter: Option<Result<PythonInterpreter, String>>,
+}
+
+/// Specialises `definition` for `root` (absolute, under `workspace_root`) according to its
+/// [`ProjectSettings`]: resolves the project's Python interpreter
+/// ([`crate::python_env::resolve_project_interpreter`], `PATH` from `path_env`) and merges the
+/// matching settings over the definition's own (objects merged key by key; the computed values
+/// win). Definitions without project settings are returned unchanged.
+pub fn configure_for_root(
+    definition: &ServerDefinition,
+    root: &Path,
+    workspace_root: &Path,
+    path_env: Option<&OsString>,
+) -> RootConfiguration {
+    let mut configured = definition.clone();
+    if definition.project_settings == ProjectSettings::None {
+        return RootConfiguration { definition: configured, interpreter: None };
+    }
+    let marker = find_root(definition, workspace_root, &root.join(".runbound-probe")).marker;
+    let interpreter = resolve_project_interpreter(root, workspace_root, marker.as_deref(), path_env.map(OsString::as_os_str));
+    if let Ok(found) = &interpreter {
+        let python = found.python.to_string_lossy().into_owned();
+        match definition.project_settings {
+            ProjectSettings::PyrightPythonPath => {
+                merge_json(&mut configured.settings, json!({"python": {"pythonPath": python}}));
+            }
+            ProjectSettings::PylspJediEnvironment => {
+                let src = root.join("src");
+                let extra_paths: Vec<String> = if src.is_dir() { vec![src.to_string_lossy().into_owned()] } else { Vec::new() };
+                let jedi = json!({"pylsp": {"plugins": {"jedi": {"environment": python, "extra_paths": extra_paths}}}});
+                merge_json(&mut configured.settings, jedi.clone());
+                merge_json(&mut configured.initialization_options, jedi);
+            }
+            ProjectSettings::None => (),
+        }
+    }
+    RootConfiguration { definition: configured, interpreter: Some(interpreter) }
+}
+
+/// Merges `overlay` into `base`: objects key by key (recursively), anything else replaced; a
+/// `null` base becomes the overlay.
+pub fn merge_json(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Object(base), Value::Object(overlay)) => {
+            for (key, value) in overlay {
+                merge_json(base.entry(key).or_insert(Value::Null), value);
+            }
+        }
+        (base, overlay) => *base = overlay,
+    }
 }
 
 /// Merges host entries into `table`: an entry with an existing id replaces it in place; a new id

@@ -338,6 +338,26 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     };
     let server = &*lease.server;
     let encoding = server.position_encoding();
+    // References are cross-checked against grep -w (uses a server skips, e.g. pyright's through
+    // a .pyi stub beside the source): see `rename_coverage::complete_references`.
+    let (answer, coverage_notes) = if op == "references" {
+        let (line0, character) = resolved.lsp_position(encoding);
+        let budget = (request_deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(10));
+        let checked = crate::lsp::rename_coverage::complete_references(
+            server,
+            supervisor.workspace_root(),
+            &path,
+            line0,
+            character,
+            &resolved.cursor_identifier,
+            answer,
+            Instant::now() + budget,
+        );
+        (checked.answer, checked.notes)
+    } else {
+        (answer, Vec::new())
+    };
+    notes.extend(coverage_notes);
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);

@@ -16,6 +16,7 @@ mod lsp_checker;
 mod lsp_diagnostics_on_write;
 mod lsp_hierarchy;
 mod lsp_lists;
+mod lsp_python_env;
 mod lsp_rename;
 mod mcp_sdk;
 mod registry;
