@@ -13,6 +13,8 @@
 //! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
 //! - [`hierarchy`]: the `lsp` ops `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`
 //!   (call and type hierarchies, followed up to 3 levels, call sites per caller).
+//! - [`code_action`]: what `lsp` code_actions lists and `lsp_code_action` (tier write), which
+//!   applies or stages one; a server's `workspace/applyEdit` is applied only while it runs.
 //! - [`outline`]: a file's outline from `documentSymbol` (source order, tree, readable kinds,
 //!   parameters and locals marked).
 //! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
@@ -28,6 +30,7 @@
 
 pub mod checker;
 pub mod client;
+pub mod code_action;
 pub mod diagnostics_on_write;
 pub mod hierarchy;
 pub mod listing;
@@ -45,7 +48,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport};
+pub use client::{
+    ApplyEditMode, ApplyEditWindow, DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, ReceivedEdit,
+};
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
 pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
@@ -153,13 +158,24 @@ impl Default for LspConfig {
     }
 }
 
-/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The rename issue plugs
-/// its atomic applier in here ([`LspSupervisor::set_workspace_edit_applier`]); without one, the
-/// request is answered `{applied: false, failureReason}`.
+/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The run plugs the
+/// atomic applier of `lsp_rename` in here ([`LspSupervisor::set_workspace_edit_applier`]); without
+/// one, the request is answered `{applied: false, failureReason}`.
+///
+/// A server's edit reaches the applier only inside an apply window (while `lsp_code_action`, a
+/// write-tier tool, runs one of its commands — [`LanguageServer::open_apply_edit_window`]);
+/// outside one it is refused, so no read-tier call can make a server write.
 pub trait WorkspaceEditApplier: Send + Sync {
     /// Applies `edit` (the LSP `WorkspaceEdit` JSON) and returns the LSP
     /// `ApplyWorkspaceEditResult` JSON (`{applied, failureReason?}`).
     fn apply_workspace_edit(&self, edit: &Value) -> Value;
+
+    /// [`WorkspaceEditApplier::apply_workspace_edit`] plus the absolute paths it wrote or deleted
+    /// (so the calling tool reports them and diagnostics on write checks them). The default
+    /// reports none.
+    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<std::path::PathBuf>) {
+        (self.apply_workspace_edit(edit), Vec::new())
+    }
 }
 
 pub(crate) use tool::register_tools;

@@ -120,6 +120,7 @@ A server that is still indexing answers with what it has and the answer says so;
 pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(descriptor(), Arc::new(call));
     crate::lsp::rename::register_tools(registry);
+    crate::lsp::code_action::register_tools(registry);
     let layer = Arc::new(crate::lsp::diagnostics_on_write::DiagnosticsOnWriteLayer);
     registry.add_pre_call_layer(layer.clone());
     registry.add_post_write_layer(layer);
@@ -292,16 +293,7 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         let position = json!({"line": line0, "character": character});
         let params = match op {
             "references" => json!({"textDocument": text_document, "position": position, "context": {"includeDeclaration": true}}),
-            "code_actions" => {
-                let end = resolved.cursor_byte + resolved.cursor_identifier.len();
-                let end_character = encoding.column_from_byte(&resolved.line_text, end);
-                let diagnostics = diagnostics_on_line(server, &path, line0, request_deadline);
-                json!({
-                    "textDocument": text_document,
-                    "range": {"start": position, "end": {"line": line0, "character": end_character}},
-                    "context": {"diagnostics": diagnostics, "triggerKind": 1},
-                })
-            }
+            "code_actions" => crate::lsp::code_action::code_action_params(server, &path, &resolved, request_deadline),
             _ => json!({"textDocument": text_document, "position": position}),
         };
         // Long answers (and slow ones) keep their answer for later pages; a definition's few
@@ -818,40 +810,50 @@ fn decode_entities_outside_code(text: &str) -> String {
 }
 
 fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
-    if answer.is_null() || answer.as_array().is_some_and(Vec::is_empty) {
+    let actions = crate::lsp::code_action::parse_actions(answer, query.server.id())?;
+    if actions.is_empty() {
         return Ok((format!("no code actions offered by {} at this position", query.server.id()), Vec::new()));
     }
-    let actions: lsp_types::CodeActionResponse =
-        serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/codeAction", &err, answer))?;
-    let mut out = format!("{} (listing only; applying one is not supported here):\n", plural(actions.len(), "code action"));
+    // Actions the server offers but disables here (typescript-language-server lists every
+    // refactoring with its reason) are counted on one line; numbers stay the server's.
+    let mut enabled = Vec::new();
+    let mut disabled = Vec::new();
     let mut results = Vec::new();
-    for (idx, action) in actions.iter().enumerate() {
-        match action {
-            lsp_types::CodeActionOrCommand::Command(command) => {
-                out.push_str(&format!("{}. {} [command {}]\n", idx + 1, command.title, command.command));
-                results.push(json!({"title": command.title, "kind": "command"}));
-            }
-            lsp_types::CodeActionOrCommand::CodeAction(action) => {
-                let kind = action.kind.as_ref().map(|kind| kind.as_str().to_owned()).unwrap_or_else(|| "unspecified".to_owned());
-                let mut line = format!("{}. {} [{kind}]", idx + 1, action.title);
-                if action.is_preferred == Some(true) {
-                    line.push_str(" (preferred)");
-                }
-                if let Some(disabled) = &action.disabled {
-                    line.push_str(&format!(" (disabled: {})", disabled.reason));
-                }
-                out.push_str(&line);
-                out.push('\n');
-                results.push(json!({"title": action.title, "kind": kind, "preferred": action.is_preferred == Some(true)}));
-            }
+    for (index, action) in actions.iter().enumerate() {
+        let (line, value) = crate::lsp::code_action::describe_action(index + 1, action, query.supervisor.workspace_root());
+        if value["disabled"].is_string() {
+            disabled.push(format!("{}. {}", index + 1, value["title"].as_str().unwrap_or("")));
+        } else {
+            enabled.push(line);
         }
+        results.push(value);
     }
-    Ok((out.trim_end().to_owned(), results))
+    let mut out = match (enabled.len(), disabled.len()) {
+        (_, 0) => format!("{}:\n", plural(actions.len(), "code action")),
+        (0, _) => format!("{} offered, all disabled here:\n", plural(actions.len(), "code action")),
+        (n, _) => format!("{} offered, {n} applicable here:\n", plural(actions.len(), "code action")),
+    };
+    for line in &enabled {
+        out.push_str(line);
+        out.push('\n');
+    }
+    if !disabled.is_empty() {
+        out.push_str(&format!(
+            "disabled here by {} ({}; reasons in structuredContent): {}\n",
+            query.server.id(),
+            disabled.len(),
+            cut_chars(&disabled.join("; "), 400)
+        ));
+    }
+    out.push_str(
+        "apply one with lsp_code_action (write tier): the same file, line and symbol plus \"apply\": N (and \"title\" to be sure it is the same action); \"preview\": true stages it for resolve instead of writing",
+    );
+    Ok((out, results))
 }
 
 /// Published (and, where supported, pulled) diagnostics overlapping 0-based `line0`, as raw LSP
 /// objects for a code-action context.
-fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<Value> {
+pub(crate) fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<Value> {
     let mut all: Vec<Value> = server.published_diagnostics(path).map(|set| set.diagnostics).unwrap_or_default();
     let pull_deadline = (Instant::now() + Duration::from_secs(3)).min(deadline);
     if let Ok(Some(pulled)) = server.pull_diagnostics(path, pull_deadline) {

@@ -347,9 +347,9 @@ fn call_hierarchy_on_rust_analyzer_matches_grep() {
     }
     let workspace = support::copy_fixture("lsp_hierarchy/rust");
     let run = lsp_run(workspace.path(), |_| ());
-    // Start it and wait for indexing: a call hierarchy asked mid-index is partial (and says so).
-    let (text, _) = ok(&run, json!({"op": "hover", "file": "src/basics.rs", "line": 1, "symbol": "helper"}));
-    assert!(text.contains("helper"), "{text}");
+    // Start it (the first answer may time out while it indexes the sysroot on a loaded machine)
+    // and wait for indexing: a call hierarchy asked mid-index is partial (and says so).
+    let _ = call(&run, json!({"op": "hover", "file": "src/basics.rs", "line": 1, "symbol": "helper"}));
     wait_ready(&run, "rust-analyzer", Duration::from_secs(240));
     check_call_graph(
         &run,

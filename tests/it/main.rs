@@ -13,6 +13,7 @@ mod files;
 mod files_race;
 mod lsp;
 mod lsp_checker;
+mod lsp_code_action;
 mod lsp_diagnostics_on_write;
 mod lsp_hierarchy;
 mod lsp_lists;
