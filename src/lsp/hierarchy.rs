@@ -111,6 +111,9 @@ struct CallSite {
     uri: String,
     line0: u32,
     character0: u32,
+    /// What is called there (incoming calls: the entry one depth up).
+    #[serde(default)]
+    callee: String,
 }
 
 /// Why an entry's own callers/callees/types were not asked.
@@ -451,7 +454,12 @@ fn walk(
                 let site_uri = if dir.op == "outgoing_calls" { parent_uri.clone() } else { node.uri.clone() };
                 let sites: Vec<CallSite> = ranges
                     .iter()
-                    .map(|range| CallSite { uri: site_uri.clone(), line0: range.start.line, character0: range.start.character })
+                    .map(|range| CallSite {
+                        uri: site_uri.clone(),
+                        line0: range.start.line,
+                        character0: range.start.character,
+                        callee: if dir.op == "outgoing_calls" { String::new() } else { parent_name.clone() },
+                    })
                     .collect();
                 let key = node.key();
                 match index_of.get(&key) {
@@ -679,23 +687,35 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         let source = if place.text.is_empty() { node.name.clone() } else { place.text.clone() };
         out.push_str(&format!("  {}: {source}   [{}]\n", place.line, annotations.join("; ")));
         // Call sites, one line each (several calls on one line counted).
-        let mut site_lines: Vec<(Place, usize)> = Vec::new();
+        let mut site_lines: Vec<(Place, usize, Vec<String>)> = Vec::new();
         for site in &node.call_sites {
             let site_place = cache.place(&site.uri, site.line0);
             match site_lines.last_mut() {
-                Some((last, count)) if last.uri == site_place.uri && last.line == site_place.line => *count += 1,
-                _ => site_lines.push((site_place, 1)),
+                Some((last, count, callees)) if last.uri == site_place.uri && last.line == site_place.line => {
+                    *count += 1;
+                    if !callees.contains(&site.callee) {
+                        callees.push(site.callee.clone());
+                    }
+                }
+                _ => site_lines.push((site_place, 1, vec![site.callee.clone()])),
             }
         }
         let mut sites_json = Vec::new();
-        for (shown, (site_place, count)) in site_lines.iter().enumerate() {
-            let times = if *count > 1 { format!("   ({count} calls on this line)") } else { String::new() };
+        for (shown, (site_place, count, callees)) in site_lines.iter().enumerate() {
+            let times = match (*count, callees.len()) {
+                (1, _) => String::new(),
+                (count, 2..) => format!("   ({count} calls on this line: {})", callees.join(", ")),
+                (count, _) => format!("   ({count} calls on this line)"),
+            };
             if shown < CALL_SITES_SHOWN {
                 let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
                 out.push_str(&format!("      {location}: {}{times}\n", site_place.text));
             }
             let mut value = site_place.to_json();
             value["calls"] = json!(count);
+            if dir.op == "incoming_calls" {
+                value["callees"] = json!(callees);
+            }
             sites_json.push(value);
         }
         if let Some(notice) = crate::render::truncation_notice(CALL_SITES_SHOWN.min(site_lines.len()), site_lines.len(), "call-site lines")
