@@ -587,7 +587,9 @@ impl Place {
 
 pub(crate) struct SourceCache {
     workspace_root: PathBuf,
-    files: HashMap<PathBuf, Option<String>>,
+    /// Per URI: the listed path and the file's lines (`None` when unreadable), computed once per
+    /// answer (a call hierarchy places hundreds of call sites in a few large files).
+    files: HashMap<String, (ListedPath, Option<Vec<String>>)>,
 }
 
 impl SourceCache {
@@ -597,18 +599,17 @@ impl SourceCache {
 
     /// Resolves an LSP `uri` + 0-based `line` into a [`Place`].
     pub(crate) fn place(&mut self, uri: &str, line0: u32) -> Place {
-        let Some(path) = uri_to_path(uri) else {
-            return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new() };
-        };
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        let text = self
-            .files
-            .entry(path.clone())
-            .or_insert_with(|| std::fs::read_to_string(&path).ok())
-            .as_deref()
-            .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
-            .unwrap_or_default();
-        Place { path: Some(ListedPath::new(&self.workspace_root, &path)), uri: uri.to_owned(), line: line0 + 1, text }
+        if !self.files.contains_key(uri) {
+            let Some(path) = uri_to_path(uri) else {
+                return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new() };
+            };
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            let lines = std::fs::read_to_string(&path).ok().map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
+            self.files.insert(uri.to_owned(), (ListedPath::new(&self.workspace_root, &path), lines));
+        }
+        let (listed, lines) = &self.files[uri];
+        let text = lines.as_ref().and_then(|lines| lines.get(line0 as usize)).map(|line| cut_chars(line.trim(), 200)).unwrap_or_default();
+        Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text }
     }
 }
 
