@@ -261,7 +261,7 @@ pub(crate) fn stage_plan(
             operation: planned.operation.clone(),
         })
         .collect();
-    let staged = store.stage(crate::staged::StagedChange { tool, description, files, warnings });
+    let staged = store.stage(crate::staged::StagedChange { tool, description, change_noun: "edit", files, warnings });
     Ok((staged, store.config().max_pending_edits))
 }
 
@@ -503,7 +503,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     if args.preview {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
-        let warnings: Vec<String> = coverage.report.iter().filter(|line| !line.trim().is_empty()).cloned().collect();
+        let warnings: Vec<String> = coverage.report.iter().map(|line| line.trim().to_owned()).filter(|line| !line.is_empty()).collect();
         let (staged, max_pending) = stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings)?;
         let mut lines = vec![format!(
             "(proposed) {description}: {} in {}:",

@@ -84,6 +84,9 @@ pub struct StagedChange {
     /// What the change does, for messages, e.g. `` `dispose($X)` → `$X.dispose()` (dart) `` or
     /// `` rename `helper` → `assist` (pyright) ``.
     pub description: String,
+    /// What one change in a file is called in messages: `replacement` (ast_edit), `edit` (a
+    /// language server's text edit).
+    pub change_noun: &'static str,
     /// The files, in the order they are written.
     pub files: Vec<StagedFile>,
     /// What staging warned about; `resolve` repeats them when it accepts.
@@ -172,7 +175,7 @@ impl StagedChanges {
             Some(Closed::Evicted) => {
                 (ErrorKind::NotFound, format!("edit_id {id:?} was dropped because too many newer changes were staged after it"))
             }
-            None => (ErrorKind::NotFound, format!("no staged change has edit_id {id:?} in this run")),
+            None => (ErrorKind::NotFound, format!("no staged edit has edit_id {id:?} in this run")),
         };
         Err(ToolError::new(kind, message)
             .with_hint(format!("pending edit ids: {pending_text}; stage a fresh change (ast_edit, or lsp_rename / lsp_code_action with preview) to get a new one")))
@@ -367,7 +370,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let id = args.edit_id.trim().to_owned();
     let staged = resource.changes.take(&id)?;
     let changes = staged.change_count();
-    let summary = format!("{} ({}) in {}", plural(changes, "change"), staged.description, plural(staged.files.len(), "file"));
+    let summary = format!("{} of {} in {}", plural(changes, staged.change_noun), staged.description, plural(staged.files.len(), "file"));
     if matches!(args.action, ResolveAction::Discard) {
         resource.changes.close(&id, Closed::Discarded);
         return Ok(ToolOutput::new(
@@ -426,11 +429,15 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                 )
                 .collect();
             let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
-            for warning in &staged.warnings {
-                let _ = write!(text, "\nwarning (from staging): {warning}");
+            if !staged.warnings.is_empty() {
+                let _ = write!(text, "\nstaging warned:");
+                for warning in &staged.warnings {
+                    let _ = write!(text, "\n{warning}");
+                }
             }
-            let structured =
-                json!({"edit_id": id, "staged_by": staged.tool, "written": names, "changes": changes, "warnings": staged.warnings});
+            let mut structured =
+                json!({"edit_id": id, "staged_by": staged.tool, "written": names, "changes": changes, "staging_warnings": staged.warnings});
+            structured[format!("{}s", staged.change_noun)] = json!(changes);
             Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
         }
         Err(mut err) => {
@@ -481,7 +488,8 @@ mod tests {
     #[test]
     fn one_id_space_evicts_the_oldest_and_says_why_an_id_is_closed() {
         let store = StagedChanges::default();
-        let change = |tool| StagedChange { tool, description: "d".to_owned(), files: Vec::new(), warnings: Vec::new() };
+        let change =
+            |tool| StagedChange { tool, description: "d".to_owned(), change_noun: "edit", files: Vec::new(), warnings: Vec::new() };
         let (first, _) = store.stage(change("ast_edit"), 2);
         let (second, _) = store.stage(change("lsp_rename"), 2);
         let (third, evicted) = store.stage(change("lsp_code_action"), 2);
@@ -494,6 +502,6 @@ mod tests {
         assert!(store.take("edit_2").unwrap_err().message.contains("being resolved by another call"));
         store.close("edit_2", Closed::Accepted);
         assert!(store.take("edit_2").unwrap_err().message.contains("already accepted"));
-        assert!(store.take("edit_9").unwrap_err().message.contains("no staged change has edit_id"));
+        assert!(store.take("edit_9").unwrap_err().message.contains("no staged edit has edit_id"));
     }
 }

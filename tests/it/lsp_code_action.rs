@@ -410,7 +410,7 @@ fn lsp_rename_preview_stages_and_resolve_checks_the_captured_files() {
 
     // Accept: every file written; grep finds no `helper` and five `assist`.
     let (text, structured) = ok(&run, Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    assert!(text.contains(&format!("accepted {edit_id}: wrote 5 changes (rename `helper` → `assist` (pyright)) in 2 files")), "{text}");
+    assert!(text.contains(&format!("accepted {edit_id}: wrote 5 edits of rename `helper` → `assist` (pyright) in 2 files")), "{text}");
     assert_eq!(structured["staged_by"], "lsp_rename");
     assert_eq!((word_count(workspace.path(), "helper"), word_count(workspace.path(), "assist")), (0, 5));
     let text = err(&run, Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
