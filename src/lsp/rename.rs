@@ -503,7 +503,15 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     if args.preview {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
-        let warnings: Vec<String> = coverage.report.iter().map(|line| line.trim().to_owned()).filter(|line| !line.is_empty()).collect();
+        // The check's findings (indented under its summary line) are repeated when the change is
+        // accepted: what runbound added, what stays unrenamed, what could not be verified.
+        let warnings: Vec<String> = coverage
+            .report
+            .iter()
+            .filter(|line| line.starts_with(' '))
+            .map(|line| line.trim().to_owned())
+            .filter(|line| !line.is_empty())
+            .collect();
         let (staged, max_pending) = stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings)?;
         let mut lines = vec![format!(
             "(proposed) {description}: {} in {}:",
