@@ -31,6 +31,7 @@
 pub mod checker;
 pub mod client;
 pub mod code_action;
+pub mod dependents;
 pub mod diagnostics_on_write;
 pub mod hierarchy;
 pub mod listing;
@@ -50,9 +51,10 @@ use serde_json::Value;
 
 pub use client::{
     ApplyEditMode, ApplyEditWindow, DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, ReceivedEdit,
+    StoredDiagnostics,
 };
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition};
+pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
@@ -114,11 +116,18 @@ pub struct LspConfig {
     pub write_diagnostics_warnings: bool,
     /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
     pub write_diagnostics_cap_per_file: usize,
-    /// Diagnostics on write: per-server budget from the sync to a trusted answer. Default 5 s.
+    /// Diagnostics on write: per-server cap on the check (the pre-write state, the sync, the
+    /// server's end-of-check signal, the state after), counted from the moment the server is
+    /// loaded; the wait ends at the server's own signal, this only bounds it (a first
+    /// `fileReferences` of a large TypeScript project, a loaded machine). Default 15 s.
     pub write_diagnostics_budget: Duration,
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
     pub write_diagnostics_check_budget: Duration,
+    /// Diagnostics on write: at most this many files that import a written file are checked
+    /// besides it (servers without a project-wide check: tsserver, pyright, clangd); the answer
+    /// says how many were found and which were not checked. Default 40.
+    pub write_diagnostics_dependents_cap: usize,
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 120 s (also
     /// bounded by the call's deadline).
     pub checker_timeout: Duration,
@@ -150,8 +159,9 @@ impl Default for LspConfig {
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,
-            write_diagnostics_budget: Duration::from_secs(5),
+            write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
+            write_diagnostics_dependents_cap: 40,
             checker_timeout: Duration::from_secs(120),
             checker_cap: 100,
         }

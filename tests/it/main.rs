@@ -6,6 +6,7 @@
 mod support;
 
 mod cli;
+mod containment;
 mod corpus_go;
 mod corpus_python;
 mod corpus_rust;
@@ -18,6 +19,7 @@ mod files_race;
 mod lsp;
 mod lsp_checker;
 mod lsp_code_action;
+mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
 mod lsp_hierarchy;
 mod lsp_lists;
