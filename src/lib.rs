@@ -36,6 +36,7 @@ pub mod render;
 pub mod result;
 pub mod run;
 pub mod serve;
+pub mod staged;
 pub mod structural;
 pub mod tier;
 pub mod transport;

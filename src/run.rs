@@ -40,6 +40,9 @@ pub struct RunConfig {
     pub vibe: crate::vibe::VibeConfig,
     /// `ast_grep`, `ast_edit`, `resolve`.
     pub structural: crate::structural::StructuralConfig,
+    /// Staged changes (`lsp_rename` / `lsp_code_action` with `preview`, `resolve`): preview
+    /// hunks shown, changes kept pending.
+    pub staged: crate::staged::StagedConfig,
 }
 
 /// Why a run could not be built.
@@ -289,6 +292,10 @@ impl RunBuilder {
         if self.structural {
             crate::structural::register_tools(&mut registry);
             wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
+        }
+        if self.language_servers || self.structural {
+            crate::staged::register_tools(&mut registry);
+            wire(&mut registry, Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())))?;
         }
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;
