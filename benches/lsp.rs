@@ -7,8 +7,9 @@
 //!   start, `initialize`, indexing wait, the request);
 //! - warm: `ITERATIONS` alternating calls of our `definition` / `references` (the whole tool
 //!   pipeline: registry, schema validation, symbol resolution, document resync, readiness check,
-//!   formatting) and of the same raw LSP request sent through the same server handle; p50 / p90
-//!   of each and the p50 overhead.
+//!   formatting) and of the same LSP request sent through the same server handle as a typed
+//!   `request::<GotoDefinition>` / `request::<References>` (lsp-types params and result); p50 /
+//!   p90 of each and the p50 overhead.
 //!
 //! Run: `cargo bench --bench lsp` (a server that is not installed is skipped with a line saying
 //! so). Environment `RUNBOUND_BENCH_ITERATIONS` overrides the iteration count (default 60).
@@ -16,9 +17,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use runbound::lsp::uri::path_to_uri;
+use runbound::lsp::uri::path_to_lsp_uri;
 use runbound::{Caller, Run, RunConfig};
-use serde_json::{json, Value};
+use serde_json::json;
 
 struct Case {
     server: &'static str,
@@ -91,12 +92,12 @@ fn bench_case(case: &Case, iterations: usize) {
     let text = std::fs::read_to_string(&path).unwrap();
     let resolved = runbound::lsp::resolve_symbol_on_line(&text, case.line, case.symbol, Some(case.occurrence)).unwrap();
     let (line0, character) = resolved.lsp_position(server.position_encoding());
-    for (op, method) in [("definition", "textDocument/definition"), ("references", "textDocument/references")] {
+    let position = lsp_types::TextDocumentPositionParams {
+        text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },
+        position: lsp_types::Position { line: line0, character },
+    };
+    for op in ["definition", "references"] {
         arguments["op"] = json!(op);
-        let mut params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}});
-        if op == "references" {
-            params["context"] = json!({"includeDeclaration": true});
-        }
         let mut ours = Vec::with_capacity(iterations);
         let mut raw = Vec::with_capacity(iterations);
         for round in 0..iterations + 5 {
@@ -105,10 +106,25 @@ fn bench_case(case: &Case, iterations: usize) {
             let ours_elapsed = start.elapsed();
             assert!(!result.is_error, "{}", result.joined_text());
             let start = Instant::now();
-            let answer: Value =
-                server.request(method, params.clone(), Instant::now() + Duration::from_secs(30), true).expect("raw request");
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let found = if op == "definition" {
+                let params = lsp_types::GotoDefinitionParams {
+                    text_document_position_params: position.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                server.request::<lsp_types::request::GotoDefinition>(params, deadline).expect("raw request").is_some()
+            } else {
+                let params = lsp_types::ReferenceParams {
+                    text_document_position: position.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                    context: lsp_types::ReferenceContext { include_declaration: true },
+                };
+                server.request::<lsp_types::request::References>(params, deadline).expect("raw request").is_some()
+            };
             let raw_elapsed = start.elapsed();
-            assert!(!answer.is_null());
+            assert!(found);
             if round >= 5 {
                 ours.push(ours_elapsed);
                 raw.push(raw_elapsed);

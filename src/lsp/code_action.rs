@@ -236,7 +236,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     let params = code_action_params(server, &path, &resolved, deadline);
     let answer = server
-        .request("textDocument/codeAction", params, deadline, true)
+        .request_untyped("textDocument/codeAction", params, deadline, true)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/codeAction"))?;
     let actions = parse_actions(&answer, server.id())?;
     let display = supervisor.display_path(&path);
@@ -284,7 +284,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if !is_bare_command(&action) && action.get("edit").is_none_or(Value::is_null) && action.get("data").is_some() {
         if server.supports("codeAction/resolve") {
             action = server
-                .request("codeAction/resolve", action.clone(), deadline, false)
+                .request_untyped("codeAction/resolve", action.clone(), deadline, false)
                 .map_err(|failure| failure.to_tool_error(server.id(), "codeAction/resolve"))?;
         } else if action_command(&action).is_none() {
             return Err(ToolError::failed(format!(
@@ -321,12 +321,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
 /// are the editor's own (rust-analyzer's `rust-analyzer.showReferences`, VS Code's
 /// `editor.action.triggerSuggest`).
 fn check_command(server: &LanguageServer, name: &str) -> Result<(), ToolError> {
-    let listed: Vec<&str> = server
-        .capabilities()
-        .pointer("/executeCommandProvider/commands")
-        .and_then(Value::as_array)
-        .map(|commands| commands.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let listed: Vec<&str> = server.execute_commands().iter().map(String::as_str).collect();
     if listed.contains(&name) {
         return Ok(());
     }
@@ -444,7 +439,7 @@ impl Applier<'_> {
                     .with_structured(json!({"edit_id": null, "action": self.number, "command": name, "edits_received": 0})),
             ));
         };
-        let mut plan = self.plan(&first.edit)?;
+        let mut plan = self.plan(&serde_json::to_value(&first.edit).expect("a WorkspaceEdit serializes"))?;
         let mut lines = vec![format!(
             "ran command {name} in preview mode: {} sent {}; runbound refused {} (answered applied: false) and staged the first",
             self.server.id(),
@@ -495,11 +490,17 @@ impl Applier<'_> {
         // "Move to a new file" before sending its edit).
         let before = file_stamps(self.server.root());
         let window = self.server.open_apply_edit_window(mode, &format!("lsp_code_action {}", self.description))?;
-        let mut params = json!({"command": name});
-        if !arguments.is_null() {
-            params["arguments"] = arguments.clone();
-        }
-        let result = self.server.request("workspace/executeCommand", params, self.deadline, false);
+        let params = lsp_types::ExecuteCommandParams {
+            command: name.to_owned(),
+            arguments: match arguments {
+                Value::Null => Vec::new(),
+                Value::Array(arguments) => arguments.clone(),
+                other => vec![other.clone()],
+            },
+            work_done_progress_params: Default::default(),
+        };
+        let result =
+            self.server.request::<lsp_types::request::ExecuteCommand>(params, self.deadline).map(|result| result.unwrap_or(Value::Null));
         let received = window.close();
         let after = file_stamps(self.server.root());
         let applied: std::collections::HashSet<&PathBuf> = received.iter().flat_map(|edit| edit.written.iter()).collect();
@@ -582,11 +583,11 @@ impl Applier<'_> {
                 }
                 Err(err) => return Err(err),
             };
-            let applied: Vec<&ReceivedEdit> = received.iter().filter(|edit| edit.answer["applied"] == true).collect();
+            let applied: Vec<&ReceivedEdit> = received.iter().filter(|edit| edit.answer.applied).collect();
             let refused: Vec<String> = received
                 .iter()
-                .filter(|edit| edit.answer["applied"] != true)
-                .map(|edit| edit.answer["failureReason"].as_str().unwrap_or("refused").to_owned())
+                .filter(|edit| !edit.answer.applied)
+                .map(|edit| edit.answer.failure_reason.clone().unwrap_or_else(|| "refused".to_owned()))
                 .collect();
             let command_written: Vec<String> =
                 applied.iter().flat_map(|edit| edit.written.iter()).map(|path| self.supervisor.display_path(path)).collect();

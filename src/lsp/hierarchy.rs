@@ -43,7 +43,7 @@ use crate::result::ToolResult;
 pub const MAX_HIERARCHY_DEPTH: usize = 3;
 
 /// JSON-RPC `MethodNotFound`.
-const METHOD_NOT_FOUND: i64 = -32601;
+const METHOD_NOT_FOUND: i32 = lsp_server::ErrorCode::MethodNotFound as i32;
 
 /// Call sites listed under one entry; the rest are counted.
 const CALL_SITES_SHOWN: usize = 8;
@@ -404,7 +404,8 @@ fn walk(
     deadline: Instant,
 ) -> Result<Walk, WalkFailure> {
     let started = Instant::now();
-    let prepared = server.request(dir.prepare, params, deadline, true).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
+    let prepared =
+        server.request_untyped(dir.prepare, params, deadline, true).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
     let mut walk = Walk { roots: Vec::new(), entries: Vec::new(), notes: Vec::new(), requests: 1, elapsed_ms: 0 };
     let items: Vec<Value> = match prepared {
         Value::Null => Vec::new(),
@@ -429,7 +430,7 @@ fn walk(
         let mut index_of: HashMap<(String, u32, u32, String), usize> = HashMap::new();
         for &(parent_index, is_root) in &parents {
             let parent = if is_root { &walk.roots[parent_index] } else { &walk.entries[parent_index] };
-            let answer = match server.request(dir.step, json!({"item": parent.item}), deadline, true) {
+            let answer = match server.request_untyped(dir.step, json!({"item": parent.item}), deadline, true) {
                 Ok(answer) => answer,
                 Err(failure) if level == 1 => return Err(WalkFailure::Request(dir.step, failure)),
                 Err(failure) => {

@@ -24,7 +24,7 @@ use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::lsp::client::LanguageServer;
 use crate::lsp::position::{resolve_symbol_on_line, split_lines, PositionEncoding};
 use crate::lsp::supervisor::LspSupervisor;
-use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::uri::uri_to_path;
 use crate::lsp::WorkspaceEditApplier;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
@@ -414,14 +414,18 @@ impl AtomicWorkspaceEditApplier {
 }
 
 impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
-    fn apply_workspace_edit(&self, edit: &Value) -> Value {
+    fn apply_workspace_edit(&self, edit: &lsp_types::WorkspaceEdit) -> lsp_types::ApplyWorkspaceEditResponse {
         self.apply_workspace_edit_reporting(edit).0
     }
 
-    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<PathBuf>) {
-        match plan_workspace_edit(&self.workspace_root, None, edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
-            Ok(written) => (json!({"applied": true}), written),
-            Err(err) => (json!({"applied": false, "failureReason": err.message}), Vec::new()),
+    fn apply_workspace_edit_reporting(&self, edit: &lsp_types::WorkspaceEdit) -> (lsp_types::ApplyWorkspaceEditResponse, Vec<PathBuf>) {
+        let edit = serde_json::to_value(edit).expect("a WorkspaceEdit serializes");
+        match plan_workspace_edit(&self.workspace_root, None, &edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
+            Ok(written) => (lsp_types::ApplyWorkspaceEditResponse { applied: true, failure_reason: None, failed_change: None }, written),
+            Err(err) => (
+                lsp_types::ApplyWorkspaceEditResponse { applied: false, failure_reason: Some(err.message), failed_change: None },
+                Vec::new(),
+            ),
         }
     }
 }
@@ -447,12 +451,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let (line0, character) = resolved.lsp_position(server.position_encoding());
-    let position = json!({"line": line0, "character": character});
-    let text_document = json!({"uri": path_to_uri(&path)});
+    let position = lsp_types::TextDocumentPositionParams {
+        text_document: crate::lsp::client::text_document(&path),
+        position: lsp_types::Position { line: line0, character },
+    };
     let display = supervisor.display_path(&path);
     if server.supports("textDocument/prepareRename") {
-        match server.request("textDocument/prepareRename", json!({"textDocument": text_document, "position": position}), deadline, true) {
-            Ok(Value::Null) => {
+        match server.request::<lsp_types::request::PrepareRenameRequest>(position.clone(), deadline) {
+            Ok(None) => {
                 return Err(ToolError::invalid(format!(
                     "{} cannot rename `{}` at {display}:{}: prepareRename says there is no renamable symbol here (a keyword, literal, comment or string?)",
                     server.id(),
@@ -461,26 +467,28 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
                 ))
                 .with_hint("address the identifier itself with `symbol`"))
             }
-            Ok(_) => (),
+            Ok(Some(_)) => (),
             Err(failure) => return Err(failure.to_tool_error(server.id(), "textDocument/prepareRename")),
         }
     }
+    let params = lsp_types::RenameParams {
+        text_document_position: position,
+        new_name: args.new_name.clone(),
+        work_done_progress_params: Default::default(),
+    };
     let edit = server
-        .request(
-            "textDocument/rename",
-            json!({"textDocument": text_document, "position": position, "newName": args.new_name}),
-            deadline,
-            false,
-        )
+        .request::<lsp_types::request::Rename>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/rename"))?;
-    if edit.is_null() {
+    let Some(edit) = edit else {
         let mut message =
             format!("{} returned no edit for renaming `{}` at {display}:{}", server.id(), resolved.cursor_identifier, resolved.line);
         if let Some(note) = readiness.note(server.id()) {
             message.push_str(&format!("; {note}"));
         }
         return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
-    }
+    };
+    // The coverage check completes the edit from missed references as JSON.
+    let edit = serde_json::to_value(edit).expect("a WorkspaceEdit serializes");
     // Check the edit against every whole-word occurrence of the old name (a third of what is
     // left of the call, at most 30 s) and complete it from missed references.
     let check_deadline =

@@ -143,7 +143,7 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
         return HashSet::new();
     }
     let params = json!({"textDocument": {"uri": path_to_uri(path)}, "position": {"line": line, "character": character}});
-    let Ok(answer) = server.request("textDocument/definition", params, deadline, true) else { return HashSet::new() };
+    let Ok(answer) = server.request_untyped("textDocument/definition", params, deadline, true) else { return HashSet::new() };
     let mut targets = HashSet::new();
     let items: Vec<Value> = match answer {
         Value::Array(items) => items,
@@ -412,7 +412,7 @@ pub fn complete_rename(
         // A missed reference: ask the server again from here, else edit it ourselves.
         if extra_renames.len() < MAX_EXTRA_RENAMES {
             let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "newName": new_name});
-            if let Ok(more) = server.request("textDocument/rename", params, deadline, false) {
+            if let Ok(more) = server.request_untyped("textDocument/rename", params, deadline, false) {
                 if let Some(more) = text_edits_by_path(&more, encoding) {
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
@@ -843,7 +843,7 @@ pub fn complete_references(
         }
         if asked_again.len() < MAX_EXTRA_RENAMES {
             let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "context": {"includeDeclaration": true}});
-            if let Ok(Value::Array(more)) = server.request("textDocument/references", params, deadline, true) {
+            if let Ok(Value::Array(more)) = server.request_untyped("textDocument/references", params, deadline, true) {
                 asked_again.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                 for location in more {
                     let Some(path) = location_path(&location) else { continue };

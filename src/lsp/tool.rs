@@ -302,7 +302,7 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         let asked = if is_list {
             list_request(supervisor, server, spec.method, params, args.offset, request_deadline)
         } else {
-            server.request(spec.method, params, request_deadline, true).map(|answer| (answer, None))
+            server.request_untyped(spec.method, params, request_deadline, true).map(|answer| (answer, None))
         };
         match asked {
             Ok((answer, reused)) => {
@@ -413,7 +413,7 @@ fn list_request(
             return Ok((answer, Some(note)));
         }
     }
-    let answer = server.request(method, params, deadline, true)?;
+    let answer = server.request_untyped(method, params, deadline, true)?;
     supervisor.answer_cache().put(key, fingerprint, answer.clone());
     Ok((answer, None))
 }
@@ -1135,7 +1135,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     }
     let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let answer = server
-        .request(DocumentSymbolRequest::METHOD, json!({"textDocument": {"uri": path_to_uri(&path)}}), deadline, true)
+        .request_untyped(DocumentSymbolRequest::METHOD, json!({"textDocument": {"uri": path_to_uri(&path)}}), deadline, true)
         .map_err(|failure| failure.to_tool_error(server.id(), DocumentSymbolRequest::METHOD))?;
     if let Some(note) = readiness_note(server, &readiness) {
         notes.push(note);
