@@ -34,6 +34,7 @@ pub mod rename;
 pub mod rename_coverage;
 pub mod servers;
 pub mod supervisor;
+pub mod syntax;
 pub mod tool;
 pub mod uri;
 

@@ -634,6 +634,15 @@ pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> 
         .collect()
 }
 
+/// Classifies one position of `path` (0-based `line`, byte column `byte_start`, identifier of
+/// `len` bytes) like [`classify_occurrences`]; `None` when no bundled grammar handles the file
+/// (the caller falls back to a scan of the line).
+pub fn classify_position(path: &Path, line: u32, byte_start: usize, len: usize) -> Option<OccurrenceKind> {
+    <ast_grep_language::SupportLang as ast_grep_core::Language>::from_path(path)?;
+    let hit = WordHit { path: path.to_path_buf(), line, byte_start, line_text: String::new() };
+    classify_occurrences(path, &[&hit], len).into_iter().next()
+}
+
 /// Per-file cache of [`classify_occurrences`] for the occurrences of one [`GrepResult`].
 struct Classifier<'a> {
     grep: &'a GrepResult,

@@ -88,7 +88,7 @@ A server that is still indexing answers with what it has and the answer says so;
             );
             properties.insert(
                 "locals".to_owned(),
-                json!({"type": "boolean", "description": "symbols with `file`: also list parameters, local variables and imports (default false)."}),
+                json!({"type": "boolean", "description": "symbols: also list what is hidden by default — with `file`, parameters, local variables, anonymous callbacks inside functions and imports; with `query`, symbols declared inside functions (default false)."}),
             );
             json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
         },
@@ -224,7 +224,7 @@ impl Query<'_> {
 
     fn empty_answer(&self, what: &str, raw: &str) -> String {
         let mut text = format!("no {what} found: {} returned {raw}", self.server.id());
-        if looks_like_comment_or_string(&self.resolved.line_text, self.resolved.cursor_byte) {
+        if cursor_in_comment_or_string(&self.path, &self.resolved) {
             text.push_str(&format!(
                 "; `{}` at column {} is probably inside a comment or string — address an identifier in code",
                 self.resolved.cursor_identifier,
@@ -232,6 +232,16 @@ impl Query<'_> {
             ));
         }
         text
+    }
+}
+
+/// Whether the cursor of `resolved` sits inside a comment or a string literal of `path`: by the
+/// file's tree-sitter syntax tree where a bundled grammar parses it (a template substitution
+/// `${kindOf(x)}` or an f-string interpolation is code), else by a scan of the line.
+fn cursor_in_comment_or_string(path: &Path, resolved: &ResolvedSymbol) -> bool {
+    match crate::lsp::rename_coverage::classify_position(path, resolved.line - 1, resolved.cursor_byte, resolved.cursor_identifier.len()) {
+        Some(kind) => kind != crate::lsp::rename_coverage::OccurrenceKind::Code,
+        None => looks_like_comment_or_string(&resolved.line_text, resolved.cursor_byte),
     }
 }
 
@@ -349,7 +359,7 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         "code_actions" => with_no_page(render_code_actions(&query, &answer)?),
         _ => render_locations(&query, spec.what, &answer, args.offset)?,
     };
-    if !results.is_empty() && looks_like_comment_or_string(&query.resolved.line_text, query.resolved.cursor_byte) {
+    if !results.is_empty() && cursor_in_comment_or_string(&query.path, &query.resolved) {
         query.notes.push(format!(
             "note: `{}` at column {} looks like it is inside a comment or string; {} answered anyway (probably by name) — check that this is the symbol you meant",
             query.resolved.cursor_identifier,
@@ -597,6 +607,11 @@ impl SourceCache {
             .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
             .unwrap_or_default();
         Place { path: Some(ListedPath::new(&self.workspace_root, &path)), uri: uri.to_owned(), line: line0 + 1, text }
+    }
+
+    /// The text of a file [`SourceCache::place`] resolved (canonical path), if readable.
+    fn text(&mut self, path: &Path) -> Option<&str> {
+        self.files.entry(path.to_path_buf()).or_insert_with(|| std::fs::read_to_string(path).ok()).as_deref()
     }
 }
 
@@ -863,6 +878,8 @@ struct FoundSymbol {
     place: Place,
     /// 0 exact name, 1 exact ignoring case, 2 prefix, 3 substring, 4 other (fuzzy) match.
     match_quality: u8,
+    /// The function it is declared in (a local), by the file's syntax tree.
+    local_of: Option<String>,
 }
 
 fn match_quality(name: &str, query: &str) -> u8 {
@@ -911,6 +928,7 @@ fn workspace_symbols(
     let mut found: Vec<FoundSymbol> = Vec::new();
     let mut asked = Vec::new();
     let mut cache = SourceCache::new(supervisor.workspace_root());
+    let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     for server in &servers {
         server.resync_from_disk();
         if !server.supports(WorkspaceSymbolRequest::METHOD) {
@@ -931,35 +949,67 @@ fn workspace_symbols(
         }
         let response: lsp_types::WorkspaceSymbolResponse = serde_json::from_value(answer.clone())
             .map_err(|err| unparseable(server.id(), WorkspaceSymbolRequest::METHOD, &err, &answer))?;
-        let flat: Vec<(String, u64, Option<String>, String, u32)> = match response {
+        let flat: Vec<(String, u64, Option<String>, String, u32, u32)> = match response {
             lsp_types::WorkspaceSymbolResponse::Flat(list) => list
                 .into_iter()
                 .map(|symbol| {
                     let kind = crate::lsp::outline::kind_number(&symbol.kind);
-                    (symbol.name, kind, symbol.container_name, symbol.location.uri.as_str().to_owned(), symbol.location.range.start.line)
+                    let start = symbol.location.range.start;
+                    (symbol.name, kind, symbol.container_name, symbol.location.uri.as_str().to_owned(), start.line, start.character)
                 })
                 .collect(),
             lsp_types::WorkspaceSymbolResponse::Nested(list) => list
                 .into_iter()
                 .map(|symbol| {
-                    let (uri, line0) = match &symbol.location {
-                        lsp_types::OneOf::Left(location) => (location.uri.as_str().to_owned(), location.range.start.line),
-                        lsp_types::OneOf::Right(location) => (location.uri.as_str().to_owned(), 0),
+                    let (uri, line0, character) = match &symbol.location {
+                        lsp_types::OneOf::Left(location) => {
+                            (location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character)
+                        }
+                        lsp_types::OneOf::Right(location) => (location.uri.as_str().to_owned(), 0, 0),
                     };
-                    (symbol.name, crate::lsp::outline::kind_number(&symbol.kind), symbol.container_name, uri, line0)
+                    (symbol.name, crate::lsp::outline::kind_number(&symbol.kind), symbol.container_name, uri, line0, character)
                 })
                 .collect(),
         };
-        for (name, kind_number, container, uri, line0) in flat {
+        for (name, kind_number, container, uri, line0, character) in flat {
             let place = cache.place(&uri, line0);
             let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
-            let kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            let mut kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            // Workspace code is asked its syntax tree: what the declaration is where the server
+            // says `variable` (a type alias, a re-export), and whether it is a function's local.
+            let mut local_of = None;
+            if place.rank() == PathClass::Workspace {
+                if let Some(facts) = place.absolute().map(Path::to_path_buf).and_then(|path| {
+                    let parsed = parsed_files
+                        .entry(path.clone())
+                        .or_insert_with(|| cache.text(&path).and_then(|text| crate::lsp::syntax::ParsedSource::parse(&path, text)));
+                    parsed.as_ref()?.declaration_facts(line0, character, &name)
+                }) {
+                    if let Some(better) = facts.kind.filter(|_| matches!(kind, "variable" | "constant" | "field" | "property")) {
+                        kind = better;
+                    }
+                    local_of = facts.enclosing_function;
+                }
+            }
             let match_quality = match_quality(&name, query);
-            found.push(FoundSymbol { name, kind, container: container.filter(|c| !c.is_empty()), place, match_quality });
+            found.push(FoundSymbol { name, kind, container: container.filter(|c| !c.is_empty()), place, match_quality, local_of });
         }
     }
-    // Workspace code first; within it the closest name matches first; the servers' order within.
-    found.sort_by_key(|symbol| (symbol.place.rank(), symbol.match_quality));
+    // Symbols declared inside functions are locals: left out unless asked for, and counted.
+    let mut locals_hidden: Vec<String> = Vec::new();
+    if !args.locals {
+        found.retain(|symbol| match &symbol.local_of {
+            Some(function) => {
+                let function = if function == "<anonymous>" { "an anonymous function".to_owned() } else { function.clone() };
+                locals_hidden.push(format!("`{}` in {function} ({})", symbol.name, symbol.place.located()));
+                false
+            }
+            None => true,
+        });
+    }
+    // Workspace code first; within it the closest name matches first, declarations before
+    // re-exports and imports of them; the servers' order within.
+    found.sort_by_key(|symbol| (symbol.place.rank(), symbol.match_quality, matches!(symbol.kind, "re-export" | "import")));
     let total = found.len();
     let mut tally = PathTally::default();
     found.iter().filter_map(|symbol| symbol.place.path.as_ref()).for_each(|path| tally.add(path));
@@ -971,21 +1021,36 @@ fn workspace_symbols(
     };
     let mut results = Vec::new();
     for symbol in &found[page.range()] {
-        let container_text = symbol.container.as_deref().map(|c| format!(" in {c}")).unwrap_or_default();
+        let container_text = match (&symbol.container, &symbol.local_of) {
+            (Some(container), _) => format!(" in {container}"),
+            (None, Some(function)) => format!(" (local of {function})"),
+            (None, None) => String::new(),
+        };
         text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.text));
         let mut value = symbol.place.to_json();
         value["name"] = json!(symbol.name);
         value["kind"] = json!(symbol.kind);
         value["container"] = json!(symbol.container);
+        value["local_of"] = json!(symbol.local_of);
         results.push(value);
     }
     push_page_footer(&mut text, &page, &tally);
+    if !locals_hidden.is_empty() {
+        const NAMED: usize = 5;
+        let more = if locals_hidden.len() > NAMED { format!(", … {} more", locals_hidden.len() - NAMED) } else { String::new() };
+        text.push_str(&format!(
+            "not listed: {} declared inside functions (locals: {}{more}); pass \"locals\": true to list them\n",
+            plural(locals_hidden.len(), "symbol"),
+            locals_hidden.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
     for note in &notes {
         text.push_str(note);
         text.push('\n');
     }
     Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(json!({
-        "op": "symbols", "query": query, "total": total, "page": page.to_json(), "results": results, "servers": asked, "notes": notes
+        "op": "symbols", "query": query, "total": total, "page": page.to_json(), "results": results, "servers": asked, "notes": notes,
+        "locals_not_listed": locals_hidden.len()
     }))))
 }
 
@@ -1015,6 +1080,7 @@ struct OutlineView {
     visible: Vec<usize>,
     locals_hidden: usize,
     imports_hidden: usize,
+    callbacks_hidden: usize,
     deeper: usize,
     other_kinds: usize,
     /// Visible-entry depth: 1 + visible ancestors.
@@ -1026,6 +1092,7 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
         visible: Vec::new(),
         locals_hidden: 0,
         imports_hidden: 0,
+        callbacks_hidden: 0,
         deeper: 0,
         other_kinds: 0,
         display_depth: vec![0; entries.len()],
@@ -1035,6 +1102,7 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
         match entry.hidden {
             Some(Hidden::Local) if !locals => view.locals_hidden += 1,
             Some(Hidden::Import) if !locals => view.imports_hidden += 1,
+            Some(Hidden::Callback) if !locals => view.callbacks_hidden += 1,
             _ if max_depth.is_some_and(|max| entry.depth > max) => view.deeper += 1,
             _ if kinds.is_some_and(|kinds| !kinds.contains(&entry.kind)) => view.other_kinds += 1,
             _ => {
@@ -1084,11 +1152,7 @@ fn outline_line(entries: &[OutlineEntry], view: &OutlineView, index: usize, suff
     } else {
         format!("{} ", entry.kind)
     };
-    let mark = match entry.hidden {
-        Some(Hidden::Local) => " (local)",
-        Some(Hidden::Import) => " (import)",
-        None => "",
-    };
+    let mark = entry.hidden.map(|hidden| format!(" ({})", hidden.as_str())).unwrap_or_default();
     // A member whose enclosing symbol is not listed (kind filter) names it.
     let enclosing = match entry.parent {
         Some(parent) if view.display_depth[index] == 1 => {
@@ -1173,7 +1237,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             "end_line": entry.end_line,
             "depth": entry.depth,
             "container": qualified_container(&entries, index),
-            "hidden": entry.hidden.map(|hidden| if hidden == Hidden::Local { "local" } else { "import" }),
+            "hidden": entry.hidden.map(Hidden::as_str),
         }));
     }
     if let Some(notice) = page.notice() {
@@ -1192,10 +1256,13 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         }
     }
     let mut not_listed = Vec::new();
-    if view.locals_hidden + view.imports_hidden > 0 {
+    if view.locals_hidden + view.imports_hidden + view.callbacks_hidden > 0 {
         let mut parts = Vec::new();
         if view.locals_hidden > 0 {
             parts.push(format!("{} parameters and locals", view.locals_hidden));
+        }
+        if view.callbacks_hidden > 0 {
+            parts.push(format!("{} inside functions", plural(view.callbacks_hidden, "anonymous callback")));
         }
         if view.imports_hidden > 0 {
             parts.push(format!("{} imports", view.imports_hidden));
@@ -1230,7 +1297,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         "total": total,
         "page": page.to_json(),
         "results": results,
-        "not_listed": {"locals": view.locals_hidden, "imports": view.imports_hidden, "deeper": view.deeper, "other_kinds": view.other_kinds},
+        "not_listed": {"locals": view.locals_hidden, "callbacks": view.callbacks_hidden, "imports": view.imports_hidden, "deeper": view.deeper, "other_kinds": view.other_kinds},
         "notes": notes,
     }))))
 }

@@ -53,8 +53,9 @@ fn require_rust_analyzer(test: &str) -> bool {
 
 /// Orientation (issue 11 §4): the outline of `src/lib.rs` lists every top-level item a line scan
 /// finds, in source order; impl blocks have a readable kind (not the server's raw `object`);
-/// `kind: ["struct"]` lists exactly the structs. The outline of `src/identifier.rs` lists no
-/// local variables (`let` bindings).
+/// `kind: ["struct"]` lists exactly the structs. An impl after a doc comment and `#[cfg]` is shown
+/// at its `impl` line. The outline of `src/identifier.rs` lists no local variables (`let`
+/// bindings).
 #[test]
 fn outline_in_source_order_with_readable_kinds() {
     if !require_rust_analyzer("corpus_rust::outline") {
@@ -69,6 +70,13 @@ fn outline_in_source_order_with_readable_kinds() {
         .map(|(index, line)| (index + 1, line))
         .collect();
     assert!(items.len() >= 10, "ground truth: top-level items of src/lib.rs: {items:?}");
+    // `impl Default for VersionReq` follows a doc comment and `#[cfg(…)]`: its entry must sit on
+    // the `impl` line, not on the doc comment where rust-analyzer's range starts (issue 11 item 1).
+    let lines: Vec<&str> = source.lines().collect();
+    let attributed_impl = items
+        .iter()
+        .find(|(line, item)| item.starts_with("impl") && lines[line - 2].starts_with("#[") && lines[line - 3].starts_with("///"))
+        .expect("ground truth: an impl after a doc comment and an attribute");
     let run = rust_run(dir.path());
     let (text, cold) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "file": "src/lib.rs"}));
     let entries = corpus::outline_entries(&text);
@@ -83,6 +91,8 @@ fn outline_in_source_order_with_readable_kinds() {
         }
     }
     assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "top-level items not in source order:\n{text}");
+    let shown = text.lines().find(|line| line.ends_with(attributed_impl.1.trim_end_matches(" {"))).expect("listed");
+    assert!(shown.starts_with(&format!("{}-", attributed_impl.0)), "the impl's shown line must be its `impl` line: `{shown}`");
 
     let text = ok(&run, "lsp", json!({"op": "symbols", "file": "src/lib.rs", "kind": ["struct"]}));
     let listed: Vec<usize> = corpus::outline_entries(&text).into_iter().map(|(line, _)| line).collect();
