@@ -105,9 +105,16 @@ pub struct LspConfig {
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
     pub write_diagnostics_check_budget: Duration,
-    /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 120 s (also
-    /// bounded by the call's deadline).
+    /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 180 s (pyright
+    /// checking python-dateutil took 132 s on a loaded 2-core machine). Capped by the `lsp`
+    /// call's deadline (the tool's default timeout, 210 s, leaves 30 s beyond it for the root
+    /// walk and the answer); a run killed by either says which budget ran out.
     pub checker_timeout: Duration,
+    /// Every `lsp` op except `diagnostics "*"`: its waits (server start, indexing, the request)
+    /// end this long after the call starts, or at the call's deadline if that comes first.
+    /// Default 60 s. (The `lsp` tool's timeout is sized for the project checker; this keeps a
+    /// server that never answers a navigation request from holding the call for as long.)
+    pub request_budget: Duration,
     /// `diagnostics` with `file: "*"`: diagnostics shown per page. Default 100.
     pub checker_cap: usize,
 }
@@ -136,7 +143,8 @@ impl Default for LspConfig {
             write_diagnostics_cap_per_file: 20,
             write_diagnostics_budget: Duration::from_secs(5),
             write_diagnostics_check_budget: Duration::from_secs(30),
-            checker_timeout: Duration::from_secs(120),
+            checker_timeout: Duration::from_secs(180),
+            request_budget: Duration::from_secs(60),
             checker_cap: 100,
         }
     }

@@ -93,7 +93,25 @@ A server that is still indexing answers with what it has and the answer says so;
             json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
         },
         parallel_safe: true,
-        default_timeout: Duration::from_secs(60),
+        // Sized for `diagnostics "*"`: the project checker's own timeout (180 s by default) plus
+        // 30 s for the root walk and the answer. Every other op ends its waits after
+        // `LspConfig::request_budget` (60 s) — see `op_deadline`.
+        default_timeout: LSP_TOOL_TIMEOUT,
+    }
+}
+
+/// The `lsp` tool's default time budget (see the descriptor).
+pub const LSP_TOOL_TIMEOUT: Duration = Duration::from_secs(210);
+
+/// The deadline of one `lsp` op: the call's, except that every op but `diagnostics "*"` (the
+/// project checker, which has its own timeout) ends its waits after
+/// [`crate::lsp::LspConfig::request_budget`].
+fn op_deadline(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Instant {
+    let project_check = args.op == "diagnostics" && args.file.as_deref() == Some("*");
+    if project_check {
+        ctx.deadline()
+    } else {
+        ctx.deadline().min(Instant::now() + supervisor.config().request_budget)
     }
 }
 
@@ -129,6 +147,7 @@ const ANSWER_MARGIN: Duration = Duration::from_millis(250);
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: LspArguments = ctx.parse_arguments(arguments)?;
     let supervisor = ctx.resource::<LspSupervisor>()?;
+    let deadline = op_deadline(ctx, supervisor, &args);
     match args.op.as_str() {
         "status" => {
             let status = supervisor.status();
@@ -136,12 +155,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         "reload" => {
             let file = args.file.as_deref().map(|file| resolve_file(supervisor.workspace_root(), file)).transpose()?;
-            let lines = supervisor.reload(file.as_deref(), ctx.deadline())?;
+            let lines = supervisor.reload(file.as_deref(), deadline)?;
             Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({"reloaded": lines}))))
         }
-        "diagnostics" => diagnostics(ctx, supervisor, &args),
-        "symbols" => symbols(ctx, supervisor, &args),
-        "definition" | "type_definition" | "implementation" | "references" | "hover" | "code_actions" => navigate(ctx, supervisor, &args),
+        "diagnostics" => diagnostics(ctx, supervisor, &args, deadline),
+        "symbols" => symbols(supervisor, &args, deadline),
+        "definition" | "type_definition" | "implementation" | "references" | "hover" | "code_actions" => {
+            navigate(supervisor, &args, deadline)
+        }
         other => Err(ToolError::invalid(format!("unknown lsp op {other:?}"))
             .with_hint("use one of: definition, type_definition, implementation, references, hover, symbols, code_actions, diagnostics, status, reload")),
     }
@@ -245,7 +266,7 @@ fn cursor_in_comment_or_string(path: &Path, resolved: &ResolvedSymbol) -> bool {
     }
 }
 
-fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
+fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let op = args.op.as_str();
     let spec = op_spec(op);
     let (Some(file), Some(line)) = (args.file.as_deref(), args.line) else {
@@ -262,13 +283,13 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
     let resolved = resolve_symbol_on_line(&text, line, symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
-    let request_deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+    let request_deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let mut notes: Vec<String> = Vec::new();
     // A server found dead while answering is restarted and asked once more (the crash may land
     // between our liveness check and the request).
     let mut attempt = 0;
     let (lease, readiness, answer) = loop {
-        let lease = supervisor.server_for_file(&path, args.server.as_deref(), ctx.deadline())?;
+        let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
         notes.extend(lease.notes.iter().cloned());
         let server = &*lease.server;
         server.resync_from_disk();
@@ -619,23 +640,56 @@ impl SourceCache {
 /// definition-like answer: `Location`, `Location[]`, `LocationLink[]` (target selection range),
 /// or null.
 fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, u32, u32)>, ToolError> {
+    Ok(location_ranges(answer, server_id, method)?.into_iter().map(|(uri, range)| (uri, range.start.line, range.start.character)).collect())
+}
+
+/// `(uri, range)` (0-based, server encoding) of each location in a definition-like answer (a
+/// link's target selection range).
+fn location_ranges(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, lsp_types::Range)>, ToolError> {
     if answer.is_null() {
         return Ok(Vec::new());
     }
     let response: lsp_types::GotoDefinitionResponse =
         serde_json::from_value(answer.clone()).map_err(|err| unparseable(server_id, method, &err, answer))?;
     Ok(match response {
-        lsp_types::GotoDefinitionResponse::Scalar(location) => {
-            vec![(location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character)]
+        lsp_types::GotoDefinitionResponse::Scalar(location) => vec![(location.uri.as_str().to_owned(), location.range)],
+        lsp_types::GotoDefinitionResponse::Array(list) => list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range)).collect(),
+        lsp_types::GotoDefinitionResponse::Link(links) => {
+            links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range)).collect()
         }
-        lsp_types::GotoDefinitionResponse::Array(list) => {
-            list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line, l.range.start.character)).collect()
-        }
-        lsp_types::GotoDefinitionResponse::Link(links) => links
-            .into_iter()
-            .map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range.start.line, l.target_selection_range.start.character))
-            .collect(),
     })
+}
+
+/// What a location's single-line range covers, when that says more than its line: the entry of
+/// a derive list (`derive(Clone)` — rust-analyzer puts every derived impl of a type on its
+/// `#[derive(…)]` line), or the text at the range when several locations share one line.
+/// `None` when the range spans lines, is empty, or covers the whole trimmed line.
+fn range_label(
+    path: &Path,
+    range: &lsp_types::Range,
+    encoding: PositionEncoding,
+    line_shared: bool,
+    sources: &mut SourceCache,
+) -> Option<String> {
+    if range.start.line != range.end.line || range.start.character >= range.end.character {
+        return None;
+    }
+    let text = sources.text(path)?;
+    let line_text = split_lines(text).get(range.start.line as usize).copied()?;
+    let start = encoding.byte_from_column(line_text, range.start.character);
+    let end = encoding.byte_from_column(line_text, range.end.character);
+    let covered = line_text.get(start..end)?.trim();
+    if covered.is_empty() || covered == line_text.trim() {
+        return None;
+    }
+    let derive_list = line_text.trim_start().starts_with("#[") && line_text[..start].contains("derive(");
+    if derive_list {
+        Some(format!("derive({covered})"))
+    } else if line_shared {
+        Some(format!("at `{}`", cut_chars(covered, 60)))
+    } else {
+        None
+    }
 }
 
 fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &Value) -> ToolError {
@@ -665,25 +719,48 @@ fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
 }
 
 fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize) -> Result<(String, Vec<Value>, Option<Page>), ToolError> {
-    let mut found = locations(answer, query.server.id(), what)?;
+    let mut found = location_ranges(answer, query.server.id(), what)?;
     let mut seen = HashSet::new();
-    found.retain(|location| seen.insert(location.clone()));
+    found.retain(|(uri, range)| seen.insert((uri.clone(), range.start.line, range.start.character)));
     if found.is_empty() {
         let raw = if answer.is_null() { "null" } else { "an empty list" };
         return Ok((query.empty_answer(what, raw), Vec::new(), None));
     }
     let mut cache = SourceCache::new(query.supervisor.workspace_root());
-    let mut places: Vec<Place> = found.iter().map(|(uri, line0, _)| cache.place(uri, *line0)).collect();
-    // Workspace code first; the server's order within each class.
-    places.sort_by_key(Place::rank);
+    let mut lines_seen: HashMap<(String, u32), usize> = HashMap::new();
+    for (uri, range) in &found {
+        *lines_seen.entry((uri.clone(), range.start.line)).or_default() += 1;
+    }
+    let mut places: Vec<(Place, Option<String>, u32)> = found
+        .iter()
+        .map(|(uri, range)| {
+            let place = cache.place(uri, range.start.line);
+            let shared = lines_seen.get(&(uri.clone(), range.start.line)).copied().unwrap_or(0) > 1;
+            let label =
+                place.absolute().map(Path::to_path_buf).and_then(|path| range_label(&path, range, query.encoding, shared, &mut cache));
+            (place, label, range.start.character)
+        })
+        .collect();
+    // Workspace code first; the server's order within each class (implementations: by file and
+    // line, so several impls on one `#[derive(…)]` line sit together).
+    if what == "implementations" {
+        places.sort_by_key(|(place, _, character)| (place.rank(), place.labeled(), place.line, *character));
+    } else {
+        places.sort_by_key(|(place, _, _)| place.rank());
+    }
     let mut tally = PathTally::default();
-    places.iter().filter_map(|place| place.path.as_ref()).for_each(|path| tally.add(path));
+    places.iter().filter_map(|(place, _, _)| place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(places.len(), offset, query.supervisor.config().locations_cap, "locations")?;
     let mut out = format!("{}:\n", counted(places.len(), "location", "", &tally));
     let mut results = Vec::new();
-    for place in &places[page.range()] {
-        out.push_str(&format!("{}: {}\n", place.located(), place.text));
-        results.push(place.to_json());
+    for (place, label, _) in &places[page.range()] {
+        let label_text = label.as_deref().map(|label| format!("   ← {label}")).unwrap_or_default();
+        out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.text));
+        let mut value = place.to_json();
+        if let Some(label) = label {
+            value["target"] = json!(label);
+        }
+        results.push(value);
     }
     push_page_footer(&mut out, &page, &tally);
     Ok((out.trim_end().to_owned(), results, Some(page)))
@@ -860,8 +937,8 @@ fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadlin
     all
 }
 
-fn symbols(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
-    let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+fn symbols(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
+    let deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     match (&args.query, &args.file) {
         (Some(query), file) => workspace_symbols(supervisor, query, file.as_deref(), args, deadline),
         (None, Some(file)) => document_symbols(supervisor, file, args, deadline),
@@ -1302,16 +1379,15 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     }))))
 }
 
-fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
+fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let Some(file) = args.file.as_deref() else {
         return Err(ToolError::invalid("diagnostics needs `file`")
             .with_hint("pass the file to check, e.g. {\"op\": \"diagnostics\", \"file\": \"src/app.py\"}"));
     };
+    let deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     if file == "*" {
-        let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
-        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, deadline);
+        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, deadline, ctx.budget());
     }
-    let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let path = resolve_file(supervisor.workspace_root(), file)?;
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;

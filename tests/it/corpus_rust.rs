@@ -51,6 +51,72 @@ fn require_rust_analyzer(test: &str) -> bool {
     support::require_binary(test, "rust-analyzer").is_some() && support::require_binary(test, "cargo").is_some()
 }
 
+/// `implementation` of `Version` lists each impl a line scan finds, and names each trait of its
+/// `#[derive(…)]` line (rust-analyzer puts every derived impl on that line; issue 11 item 6).
+#[test]
+fn implementations_name_the_derived_traits() {
+    if !require_rust_analyzer("corpus_rust::implementations") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let source = corpus::read(dir.path(), "src/lib.rs");
+    let lines: Vec<&str> = source.lines().collect();
+    let declaration = lines.iter().position(|line| *line == "pub struct Version {").expect("ground truth") + 1;
+    let derive_line = lines[declaration - 2];
+    let derived: Vec<&str> = derive_line.trim_start_matches("#[derive(").trim_end_matches(")]").split(',').map(str::trim).collect();
+    assert!(derive_line.starts_with("#[derive(") && derived.len() >= 3, "ground truth: {derive_line}");
+    let impls: Vec<String> = ["src/lib.rs", "src/display.rs", "src/parse.rs", "src/impls.rs"]
+        .iter()
+        .flat_map(|file| {
+            corpus::read(dir.path(), file)
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| line.starts_with("impl") && (line.ends_with(" for Version {") || *line == "impl Version {"))
+                .map(|(index, _)| format!("{file}:{}", index + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(impls.len() >= 3, "ground truth: {impls:?}");
+    let run = rust_run(dir.path());
+    let (text, _) = corpus::complete_answer(
+        &run,
+        "lsp",
+        json!({"op": "implementation", "file": "src/lib.rs", "line": declaration, "symbol": "Version"}),
+    );
+    let listed = corpus::listed_locations(&text);
+    for location in &impls {
+        assert!(listed.contains(location), "{location} is an impl of Version:\n{text}");
+    }
+    for name in &derived {
+        let entry = format!("src/lib.rs:{}: {derive_line}   ← derive({name})", declaration - 1);
+        assert!(text.lines().any(|line| line == entry), "the derived {name} is not named (`{entry}`):\n{text}");
+    }
+}
+
+/// `diagnostics "*"` checks every target, as `cargo check --all-targets` does: semver's bench
+/// (`#![feature(test)]`, E0554 on stable) is an error of the project, not "0 errors" (issue 11
+/// item 8). Every error location cargo prints is listed, and the count agrees.
+#[test]
+fn project_check_covers_tests_and_benches() {
+    if support::require_binary("corpus_rust::project_check", "cargo").is_none() {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let check = cargo(dir.path(), &["check", "--offline", "--all-targets", "--keep-going", "--message-format=short"]);
+    assert!(!check.success(), "ground truth: the bench target does not build on stable:\n{}", check.text);
+    let errors = corpus::compiler_error_locations(&check.text, dir.path());
+    assert!(errors.iter().any(|location| location.starts_with("benches/")), "ground truth: an error in benches/: {errors:?}");
+    let run = rust_run(dir.path());
+    let (text, elapsed) = timed_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("cargo check --all-targets"), "the command run names its targets:\n{text}");
+    for location in &errors {
+        assert!(text.contains(&format!("{location}: error")), "cargo --all-targets reports an error at {location}:\n{text}");
+    }
+    let header = text.lines().next().unwrap_or("");
+    assert!(header.starts_with(&format!("project check: {} error", errors.len())), "the count agrees with cargo: {header}\n{text}");
+    corpus::report_timing(&format!("diagnostics \"*\" (cargo check --all-targets): {elapsed:?}"));
+}
+
 /// Orientation (issue 11 §4): the outline of `src/lib.rs` lists every top-level item a line scan
 /// finds, in source order; impl blocks have a readable kind (not the server's raw `object`);
 /// `kind: ["struct"]` lists exactly the structs. An impl after a doc comment and `#[cfg]` is shown
