@@ -26,6 +26,7 @@
 
 pub mod checker;
 pub mod client;
+pub mod dependents;
 pub mod diagnostics_on_write;
 pub mod listing;
 pub mod outline;
@@ -43,9 +44,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport};
+pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, StoredDiagnostics};
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition};
+pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
@@ -100,11 +101,18 @@ pub struct LspConfig {
     pub write_diagnostics_warnings: bool,
     /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
     pub write_diagnostics_cap_per_file: usize,
-    /// Diagnostics on write: per-server budget from the sync to a trusted answer. Default 5 s.
+    /// Diagnostics on write: per-server cap on the check (the pre-write state, the sync, the
+    /// server's end-of-check signal, the state after), counted from the moment the server is
+    /// loaded; the wait ends at the server's own signal, this only bounds it (a first
+    /// `fileReferences` of a large TypeScript project, a loaded machine). Default 15 s.
     pub write_diagnostics_budget: Duration,
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
     pub write_diagnostics_check_budget: Duration,
+    /// Diagnostics on write: at most this many files that import a written file are checked
+    /// besides it (servers without a project-wide check: tsserver, pyright, clangd); the answer
+    /// says how many were found and which were not checked. Default 40.
+    pub write_diagnostics_dependents_cap: usize,
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 180 s (pyright
     /// checking python-dateutil took 132 s on a loaded 2-core machine). Capped by the `lsp`
     /// call's deadline (the tool's default timeout, 210 s, leaves 30 s beyond it for the root
@@ -141,8 +149,9 @@ impl Default for LspConfig {
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,
-            write_diagnostics_budget: Duration::from_secs(5),
+            write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
+            write_diagnostics_dependents_cap: 40,
             checker_timeout: Duration::from_secs(180),
             request_budget: Duration::from_secs(60),
             checker_cap: 100,

@@ -17,6 +17,7 @@ mod files;
 mod files_race;
 mod lsp;
 mod lsp_checker;
+mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
 mod lsp_lists;
 mod lsp_python_env;
