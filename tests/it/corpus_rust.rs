@@ -267,6 +267,76 @@ fn rename_across_files_then_cargo_test_passes() {
     corpus::report_timing(&format!("rust-analyzer rename over {} files: {elapsed:?}", files.len()));
 }
 
+/// Renaming `VersionReq::matches`: rust-analyzer does not rename inside doc-test code, so the crate
+/// docs' example (`//! assert!(req.matches(&version));`) keeps the old name and `cargo test --doc`
+/// fails. The result must say so up front and list exactly those lines — found here by a scan of
+/// the `//!`/`///` code fences — plus README.md's mentions (issue 11 item 11).
+#[test]
+fn rename_lists_doc_test_code_it_left_unrenamed() {
+    if !require_rust_analyzer("corpus_rust::rename_doc_tests") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let source = corpus::read(dir.path(), "src/lib.rs");
+    let lines: Vec<&str> = source.lines().collect();
+    let declaration =
+        lines.iter().position(|line| line.trim_start() == "pub fn matches(&self, version: &Version) -> bool {").expect("ground truth");
+    assert!(lines[..declaration].iter().rev().find(|line| line.starts_with("impl ")).is_some_and(|line| line.contains("VersionReq")));
+    // Ground truth: lines of doc-comment code fences that call `.matches(`.
+    let mut in_fence = false;
+    let mut doc_test_lines = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(content) = trimmed.strip_prefix("//!").or_else(|| trimmed.strip_prefix("///")) else {
+            in_fence = false;
+            continue;
+        };
+        if content.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        } else if in_fence && content.contains(".matches(") {
+            doc_test_lines.push(format!("src/lib.rs:{}", index + 1));
+        }
+    }
+    assert!(doc_test_lines.len() >= 2, "ground truth: doc-tests call .matches(: {doc_test_lines:?}");
+    let readme: Vec<String> = corpus::read(dir.path(), "README.md")
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| corpus::contains_word(line, "matches"))
+        .map(|(index, _)| format!("README.md:{}", index + 1))
+        .collect();
+    let run = rust_run(dir.path());
+    corpus::warm_up(&run, "src/lib.rs");
+    let (text, elapsed) = timed_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": declaration + 1, "symbol": "matches", "new_name": "matches_version"}),
+    );
+    let warning = text.lines().nth(1).unwrap_or("");
+    assert!(warning.starts_with("WARNING: ") && warning.contains("doc comments (doc-tests may fail)"), "said up front:\n{text}");
+    let block_start = text
+        .lines()
+        .position(|line| line.starts_with("  left unrenamed: ") && line.contains("in doc comments (doc-tests may fail)"))
+        .expect("the doc-test list");
+    let listed: Vec<String> = text
+        .lines()
+        .skip(block_start + 1)
+        .take_while(|line| line.starts_with("    "))
+        .filter_map(|line| line.trim_start().split(": ").next().map(str::to_owned))
+        .collect();
+    assert_eq!(listed, doc_test_lines, "the doc-test lines left unrenamed:\n{text}");
+    for location in &readme {
+        assert!(text.contains(location.as_str()), "README.md mentions are listed ({location}):\n{text}");
+    }
+    // The project's own doc-tests prove the warning right.
+    let doc = cargo(dir.path(), &["test", "--offline", "--doc", "-q"]);
+    assert!(
+        !doc.success() && doc.text.contains("src/lib.rs"),
+        "ground truth: the doc-tests fail after the rename:\n{}",
+        corpus::tail(&doc.text, 30)
+    );
+    corpus::report_timing(&format!("rust-analyzer rename of VersionReq::matches: {elapsed:?}"));
+}
+
 /// A breaking edit (a new parameter of a crate-private constructor) reports the errors it causes
 /// in the other module that calls it (issue 11 §2): every location `cargo check` reports is named.
 /// Reverting the edit lists them as resolved.
