@@ -350,9 +350,10 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     };
     let server = &*lease.server;
     let encoding = server.position_encoding();
-    // References are cross-checked against grep -w (uses a server skips, e.g. pyright's through
-    // a .pyi stub beside the source): see `rename_coverage::complete_references`.
-    let (answer, coverage_notes) = if op == "references" {
+    // References are cross-checked against grep -w where the server is known to skip uses
+    // (pyright's through a .pyi stub beside the source): see
+    // `rename_coverage::complete_references` and `ServerDefinition::cross_check_references`.
+    let (answer, coverage_notes) = if op == "references" && server.definition().cross_check_references {
         let (line0, character) = resolved.lsp_position(encoding);
         let budget = (request_deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(10));
         let checked = crate::lsp::rename_coverage::complete_references(
