@@ -764,7 +764,7 @@ fn in_rust_doc_test(lines: &[&str], line: usize, byte_start: usize) -> bool {
             }
         }
     }
-    if fences % 2 == 0 {
+    if fences.is_multiple_of(2) {
         return false;
     }
     // The nearest fence above opens the block this line is in; its info string decides.
