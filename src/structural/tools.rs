@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::{commit_file_changes_in, resolve_in_workspace, ExpectedState, FileChange};
-use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
 use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
 use crate::structural::contexts::ContextKind;
