@@ -404,13 +404,16 @@ fn run_checker(
             break;
         }
         let spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
-        let completed = match run_to_completion(spec, b"", remaining, 8 * 1024 * 1024) {
-            Ok(completed) => completed,
-            Err(err) => {
-                run.add_problem(format!("{name} failed to run: {}", err.message));
-                continue;
-            }
-        };
+        let shown = format!("{name} {}", args.first().map_or("", String::as_str));
+        let describe = |elapsed: Duration| format!("checker `{shown}` running, {} s", elapsed.as_secs());
+        let completed =
+            match crate::progress::while_waiting(Some(remaining), describe, || run_to_completion(spec, b"", remaining, 8 * 1024 * 1024)) {
+                Ok(completed) => completed,
+                Err(err) => {
+                    run.add_problem(format!("{name} failed to run: {}", err.message));
+                    continue;
+                }
+            };
         let stdout = String::from_utf8_lossy(&completed.stdout);
         let stderr = String::from_utf8_lossy(&completed.stderr);
         if completed.timed_out {

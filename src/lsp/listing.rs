@@ -101,23 +101,32 @@ pub type Fingerprint = (u64, u64, u128);
 
 /// The [`Fingerprint`] of the files under `root`.
 pub fn workspace_fingerprint(root: &Path) -> Fingerprint {
+    let stamps = file_stamps(root);
+    let bytes = stamps.values().map(|(size, _)| size).sum();
+    let newest = stamps.values().map(|(_, modified)| *modified).max().unwrap_or(0);
+    (stamps.len() as u64, bytes, newest)
+}
+
+/// (size in bytes, modification time in ns since the epoch) of every file under `root`, as a
+/// gitignore-aware walk sees them (`node_modules`, `target`, `.git`, `.venv`, `venv`,
+/// `__pycache__` skipped; at most 200,000 files). Two snapshots taken around an action show
+/// which files it created, changed or deleted.
+pub fn file_stamps(root: &Path) -> std::collections::BTreeMap<PathBuf, (u64, u128)> {
     let walker = ignore::WalkBuilder::new(root)
         .filter_entry(|entry| {
             !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
         })
         .build();
-    let (mut files, mut bytes, mut newest) = (0u64, 0u64, 0u128);
+    let mut stamps = std::collections::BTreeMap::new();
     for entry in walker.flatten().take(200_000) {
         let Ok(metadata) = entry.metadata() else { continue };
         if !metadata.is_file() {
             continue;
         }
-        files += 1;
-        bytes += metadata.len();
         let modified = metadata.modified().ok().and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        newest = newest.max(modified);
+        stamps.insert(entry.into_path(), (metadata.len(), modified));
     }
-    (files, bytes, newest)
+    stamps
 }
 
 /// The last few answers of list requests, for their later pages. Keys name the request (server
@@ -394,14 +403,18 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
     if path.extension().is_some_and(|ext| ext == "go" || ext == "s") {
         if let Some(sources) = goroot_sources().iter().find(|sources| path.starts_with(sources)) {
             let inside = path.strip_prefix(sources).map(|rest| rest.display().to_string()).unwrap_or_default();
-            return Some(("goroot", sources.clone(), inside));
+            return Some(("go stdlib", sources.clone(), inside));
         }
     }
-    // … else a `go`/`go-N` directory with a VERSION file beside its `src` (no `go` on PATH).
+    // … else (no `go` on PATH) a `go`/`go-N` directory with a VERSION file beside its `src`, or
+    // Debian's canonical `/usr/share/go-1.19/src/…` (its GOROOT links `src` there; no VERSION).
     for index in (1..parts.len().saturating_sub(1)).rev() {
         let goroot = root_upto(index);
-        if parts[index] == "src" && (parts[index - 1] == "go" || parts[index - 1].starts_with("go-")) && goroot.join("VERSION").is_file() {
-            return Some(("goroot", root_upto(index + 1), join_from(index + 1)));
+        if parts[index] == "src"
+            && (parts[index - 1] == "go" || parts[index - 1].starts_with("go-"))
+            && (goroot.join("VERSION").is_file() || goroot.join("src/builtin/builtin.go").is_file())
+        {
+            return Some(("go stdlib", root_upto(index + 1), join_from(index + 1)));
         }
     }
     // The Python standard library: `/usr/lib/python3.11/json/__init__.py`.
@@ -509,7 +522,7 @@ mod tests {
         std::fs::create_dir_all(goroot.path().join("go-1.19/src")).unwrap();
         std::fs::write(goroot.path().join("go-1.19/VERSION"), "go1.19\n").unwrap();
         let print = listed(&goroot.path().join("go-1.19/src/fmt/print.go").display().to_string());
-        assert_eq!((print.text.as_str(), print.origin), ("fmt/print.go", Some("goroot")));
+        assert_eq!((print.text.as_str(), print.origin), ("fmt/print.go", Some("go stdlib")));
         // Debian's GOROOT keeps its sources behind a symlink: both spellings are GOROOT sources.
         let share = goroot.path().join("share/go-1.19/src");
         std::fs::create_dir_all(&share).unwrap();

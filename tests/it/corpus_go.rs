@@ -96,7 +96,7 @@ fn outline_in_source_order_without_locals() {
 /// Orientation: a cold `symbols` query with no file starts gopls for the module at the workspace
 /// root (issue 11 §5) and finds the function where a word search finds it, before anything from
 /// the standard library; outside paths are shortened, not GOROOT's absolute paths (issue 11 §4),
-/// and a standard-library definition reads `reflect/value.go:N [goroot]` (issue 11 item 3).
+/// and a standard-library definition reads `reflect/value.go:N [go stdlib]` (issue 11 item 3).
 #[test]
 fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
     if !require_tools("corpus_go::workspace_symbols") {
@@ -116,7 +116,7 @@ fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
         !text.contains(&format!("{goroot}/")) && !text.contains(&format!("{real_sources}/")),
         "outside paths should be shortened (package + path inside it), not {real_sources}/… (issue 11 §4):\n{text}"
     );
-    // A definition in the standard library reads `reflect/value.go:N [goroot]` (issue 11 item 3),
+    // A definition in the standard library reads `reflect/value.go:N [go stdlib]` (issue 11 item 3),
     // N where a line scan of GOROOT's own file finds the declaration.
     let value_go = Path::new(&real_sources).join("reflect/value.go");
     let declared = std::fs::read_to_string(&value_go)
@@ -129,7 +129,10 @@ fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
         occurrences(dir.path(), "NameOf").into_iter().find(|o| o.text.starts_with("func NameOf(v reflect.Value)")).expect("ground truth");
     let (answer, _) =
         corpus::complete_answer(&run, "lsp", json!({"op": "definition", "file": call.file, "line": call.line, "symbol": "reflect.Value"}));
-    assert!(answer.contains(&format!("reflect/value.go:{declared} [goroot]")), "a GOROOT path shortened and marked [goroot]:\n{answer}");
+    assert!(
+        answer.contains(&format!("reflect/value.go:{declared} [go stdlib]")),
+        "a GOROOT path shortened and marked [go stdlib]:\n{answer}"
+    );
     assert!(
         answer.contains(&format!("goroot = {real_sources}")) || answer.contains(&format!("goroot = {goroot}/src")),
         "the legend names GOROOT's sources:\n{answer}"

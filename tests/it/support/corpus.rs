@@ -734,7 +734,7 @@ pub fn assert_symbol_listed_before_outside(text: &str, location: &str) {
         "[rust sysroot]",
         "[cargo registry]",
         "[go module cache]",
-        "[goroot]",
+        "[go stdlib]",
     ];
     if let Some(first_outside) = lines.iter().position(|line| outside.iter().any(|mark| line.contains(mark))) {
         assert!(at < first_outside, "{location} is listed after entries outside the workspace:\n{text}");
