@@ -134,7 +134,7 @@ fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
         "a GOROOT path shortened and marked [go stdlib]:\n{answer}"
     );
     assert!(
-        answer.contains(&format!("goroot = {real_sources}")) || answer.contains(&format!("goroot = {goroot}/src")),
+        answer.contains(&format!("go stdlib = {real_sources}")) || answer.contains(&format!("go stdlib = {goroot}/src")),
         "the legend names GOROOT's sources:\n{answer}"
     );
     corpus::report_timing(&format!("gopls workspace symbols, cold run: {elapsed:?}"));
