@@ -35,7 +35,10 @@
 //! second instance of a known message is. Each checked file's counts are rebased on its fresh
 //! pre-write state (what was reported before stays marked while it persists, and is counted as
 //! "still unresolved"); keys that disappear are forgotten, so a fixed and reintroduced error is
-//! reported again.
+//! reported again — except in files the write did not touch when the write introduced errors:
+//! those can stop the check before it reaches them (cargo skips every target that depends on a
+//! crate that no longer builds), so what vanished there is said to be no longer reported, not
+//! resolved, and stays known; when it shows again it is not new.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -148,17 +151,112 @@ impl DiagnosticRecord {
 /// The ledger key of a diagnostic within one file.
 pub type LedgerKey = (Severity, Option<String>, String);
 
+/// How far a file's state after a write shows what the file no longer has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Observation {
+    /// The state is the file's own: a key that is gone was resolved and is forgotten (a written
+    /// file; any file when the write introduced no new error in its server's check).
+    Complete,
+    /// The write introduced errors that can stop the check before it reaches this file (cargo
+    /// skips every target that depends on a crate that no longer builds; a syntax error stops
+    /// type checking): a key that is gone may only be hidden, so the ledger keeps it, and it is
+    /// not new when it shows again.
+    MaybeMasked,
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct LedgerEntry {
-    /// Instances currently known (seeded or reported).
-    count: usize,
-    /// Of those, how many were reported to the agent as new.
+    /// Instances the run knows of in the file: seen in a pre-write state, reported, or hidden
+    /// since by a write that introduced errors. A later state is compared with this count.
+    known: usize,
+    /// Of those, the instances present in the last state seen.
+    visible: usize,
+    /// Of the known instances, how many were reported to the agent as new.
     reported: usize,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct FileLedger {
     entries: HashMap<LedgerKey, LedgerEntry>,
+}
+
+fn count_by_key(records: &[DiagnosticRecord]) -> HashMap<LedgerKey, usize> {
+    let mut counts: HashMap<LedgerKey, usize> = HashMap::new();
+    for record in records {
+        *counts.entry(record.ledger_key()).or_default() += 1;
+    }
+    counts
+}
+
+impl FileLedger {
+    fn from_state(state: &[DiagnosticRecord]) -> FileLedger {
+        let entries = count_by_key(state).into_iter().map(|(key, n)| (key, LedgerEntry { known: n, visible: n, reported: 0 })).collect();
+        FileLedger { entries }
+    }
+
+    /// Takes a fresh pre-write state: it replaces what was seen (something outside the tools may
+    /// have fixed or broken things), except instances a masking write hid, which stay known.
+    fn rebase(&mut self, before: &[DiagnosticRecord]) {
+        let counts = count_by_key(before);
+        let mut next: HashMap<LedgerKey, LedgerEntry> = HashMap::new();
+        for (key, entry) in &self.entries {
+            if entry.known > entry.visible {
+                let present = counts.get(key).copied().unwrap_or(0);
+                let known = entry.known.max(present);
+                next.insert(key.clone(), LedgerEntry { known, visible: present, reported: entry.reported.min(known) });
+            }
+        }
+        for (key, present) in counts {
+            next.entry(key.clone()).or_insert_with(|| LedgerEntry {
+                known: present,
+                visible: present,
+                reported: self.entries.get(&key).map_or(0, |entry| entry.reported.min(present)),
+            });
+        }
+        self.entries = next;
+    }
+
+    fn record(&mut self, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
+        let mut by_key: Vec<(LedgerKey, Vec<&DiagnosticRecord>)> = Vec::new();
+        for record in current {
+            let key = record.ledger_key();
+            match by_key.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(record),
+                None => by_key.push((key, vec![record])),
+            }
+        }
+        let mut diff = LedgerDiff::default();
+        let mut next: HashMap<LedgerKey, LedgerEntry> = HashMap::new();
+        for (key, mut records) in by_key {
+            records.sort_by_key(|record| record.line);
+            let entry = self.entries.get(&key).copied().unwrap_or_default();
+            let present = records.len();
+            if key.0 == Severity::Error {
+                diff.still_unresolved_errors += entry.reported.min(present);
+            }
+            let new_count = present.saturating_sub(entry.known);
+            // The later instances are the new ones (an added copy usually comes after the old).
+            diff.new.extend(records[present - new_count..].iter().map(|record| (*record).clone()));
+            let (known, reported) = match observation {
+                Observation::Complete => (present, entry.reported.min(present - new_count) + new_count),
+                Observation::MaybeMasked => {
+                    let known = entry.known.max(present);
+                    (known, (entry.reported + new_count).min(known))
+                }
+            };
+            next.insert(key, LedgerEntry { known, visible: present, reported });
+        }
+        if observation == Observation::MaybeMasked {
+            for (key, entry) in &self.entries {
+                if !next.contains_key(key) {
+                    next.insert(key.clone(), LedgerEntry { known: entry.known, visible: 0, reported: entry.reported });
+                }
+            }
+        }
+        self.entries = next;
+        diff.new.sort_by_key(|record| (record.severity, record.line));
+        diff
+    }
 }
 
 /// What [`DiagnosticsLedger::record`] found.
@@ -171,7 +269,11 @@ pub struct LedgerDiff {
 }
 
 /// The per-run new-only ledger (R-DOW-2), keyed by file, then (severity, code, message), with
-/// counts.
+/// counts. It remembers every instance seen in the run — in a file's pre-write state, reported
+/// as new, or hidden since by a write that introduced errors — so an error that existed before
+/// the first write, or that a masking write hid and a later write let show again, is never
+/// reported as new; an instance is forgotten only when a state that can be trusted
+/// ([`Observation::Complete`]) no longer has it (fixed, then reintroduced: new again).
 #[derive(Debug, Default)]
 pub struct DiagnosticsLedger {
     files: Mutex<HashMap<PathBuf, FileLedger>>,
@@ -183,62 +285,35 @@ impl DiagnosticsLedger {
         self.files.lock().contains_key(path)
     }
 
-    /// Sets the baseline of `path` from its state before a write: these are not new.
+    /// Sets the baseline of `path` from its state before a write (or `[]` for a file about to be
+    /// created): these are not new.
     pub fn seed(&self, path: &Path, current: &[DiagnosticRecord]) {
-        let mut file = FileLedger::default();
-        for record in current {
-            file.entries.entry(record.ledger_key()).or_default().count += 1;
-        }
-        self.files.lock().insert(path.to_path_buf(), file);
+        self.files.lock().insert(path.to_path_buf(), FileLedger::from_state(current));
     }
 
     /// Replaces the counts of `path` with a fresh pre-write state (`before`), keeping how many
-    /// instances of each key were reported (at most the new count), so a write is compared with
-    /// what the files really held just before it.
+    /// instances of each key were reported (at most the new count) and the instances a masking
+    /// write hid, so a write is compared with what the file really held just before it.
     pub fn rebase(&self, path: &Path, before: &[DiagnosticRecord]) {
-        let mut files = self.files.lock();
-        let file = files.entry(path.to_path_buf()).or_default();
-        let mut next = FileLedger::default();
-        for record in before {
-            next.entries.entry(record.ledger_key()).or_default().count += 1;
-        }
-        for (key, entry) in next.entries.iter_mut() {
-            entry.reported = file.entries.get(key).map_or(0, |known| known.reported.min(entry.count));
-        }
-        *file = next;
+        self.files.lock().entry(path.to_path_buf()).or_default().rebase(before);
     }
 
-    /// Records the current set of `path` after a write: returns the new instances and the
-    /// count of earlier-reported errors still present; keys absent from `current` are forgotten.
-    pub fn record(&self, path: &Path, current: &[DiagnosticRecord]) -> LedgerDiff {
-        let mut files = self.files.lock();
-        let file = files.entry(path.to_path_buf()).or_default();
-        let mut by_key: Vec<(LedgerKey, Vec<&DiagnosticRecord>)> = Vec::new();
-        for record in current {
-            let key = record.ledger_key();
-            match by_key.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push(record),
-                None => by_key.push((key, vec![record])),
-            }
+    /// Records the current set of `path` after a write: returns the instances beyond what the
+    /// run knew of (new) and the count of earlier-reported errors still present. Keys absent
+    /// from `current` are forgotten when `observation` is [`Observation::Complete`], kept as
+    /// hidden when it is [`Observation::MaybeMasked`].
+    pub fn record(&self, path: &Path, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
+        self.files.lock().entry(path.to_path_buf()).or_default().record(current, observation)
+    }
+
+    /// What [`DiagnosticsLedger::rebase`] (with `before`, when known) then
+    /// [`DiagnosticsLedger::record`] would report as new for `path`, without changing the ledger.
+    pub fn preview_new(&self, path: &Path, before: Option<&[DiagnosticRecord]>, current: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
+        let mut file = self.files.lock().get(path).cloned().unwrap_or_default();
+        if let Some(before) = before {
+            file.rebase(before);
         }
-        let mut diff = LedgerDiff::default();
-        let mut next = FileLedger::default();
-        for (key, mut records) in by_key {
-            records.sort_by_key(|record| record.line);
-            let known = file.entries.get(&key).copied().unwrap_or_default();
-            let present = records.len();
-            let kept_reported = known.reported.min(present);
-            if key.0 == Severity::Error {
-                diff.still_unresolved_errors += kept_reported;
-            }
-            let new_count = present.saturating_sub(known.count);
-            // The later instances are the new ones (an added copy usually comes after the old).
-            diff.new.extend(records[present - new_count..].iter().map(|record| (*record).clone()));
-            next.entries.insert(key, LedgerEntry { count: present, reported: kept_reported + new_count });
-        }
-        *file = next;
-        diff.new.sort_by_key(|record| (record.severity, record.line));
-        diff
+        file.record(current, Observation::Complete).new
     }
 
     /// Forgets `path` (deleted).
@@ -1208,8 +1283,22 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
         let mut files_json = Vec::new();
+        // Errors the write introduced anywhere in this server's check can stop the check before
+        // it reaches other files (cargo skips the targets that depend on a crate that no longer
+        // builds): what vanished from a file the write did not touch is then only hidden.
+        let introduced_errors = check.files.iter().any(|file| match &file.diagnostics {
+            FileDiagnostics::Checked { before, after, .. } => {
+                let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
+                let before: Option<Vec<DiagnosticRecord>> =
+                    before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
+                ledger.preview_new(&file.path, before.as_deref(), &current).iter().any(|record| record.severity == Severity::Error)
+            }
+            FileDiagnostics::Unavailable(_) => false,
+        });
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
+            let observation =
+                if file.role == CheckedRole::Written || !introduced_errors { Observation::Complete } else { Observation::MaybeMasked };
             let role = match file.role {
                 CheckedRole::Written => "written",
                 CheckedRole::Dependent => "dependent",
@@ -1229,8 +1318,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     if let Some(before) = &before_wanted {
                         ledger.rebase(&file.path, before);
                     }
-                    let diff = ledger.record(&file.path, &current);
-                    let resolved = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    let diff = ledger.record(&file.path, &current, observation);
+                    let gone = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    let (resolved, hidden) = match observation {
+                        Observation::Complete => (gone, Vec::new()),
+                        Observation::MaybeMasked => (Vec::new(), gone),
+                    };
                     unresolved += diff.still_unresolved_errors;
                     total_new += diff.new.len();
                     total_resolved += resolved.len();
@@ -1246,6 +1339,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         let shown = resolved.len().min(cap);
                         lines.push(format!("{display}: resolved by this write ({}, {server_id}):", count_text(shown, resolved.len())));
                         lines.extend(shown_list(&resolved, &display));
+                    }
+                    if !hidden.is_empty() {
+                        let (noun, verb) = if hidden.len() == 1 { ("diagnostic", "is") } else { ("diagnostics", "are") };
+                        lines.push(format!(
+                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: this write's new errors may stop the check before it reaches them ({server_id})",
+                            hidden.len()
+                        ));
                     }
                     if diff.new.is_empty() {
                         match file.role {
@@ -1268,7 +1368,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         lines.push(format!("  note: {display}: {note}"));
                     }
                     files_json.push(json!({
-                        "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved,
+                        "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
                         "still_unresolved_errors": diff.still_unresolved_errors,
                     }));
                 }
@@ -1429,19 +1529,19 @@ mod tests {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
         ledger.seed(path, &[record(3, "old")]);
-        let diff = ledger.record(path, &[record(3, "old"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(3, "old"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
         assert_eq!(diff.still_unresolved_errors, 0);
         // Moved down four lines: not new; reported earlier and still there.
-        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom")]);
+        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors, 1);
         // Same message twice: the second instance is new.
-        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom"), record(20, "boom")]);
+        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom"), record(20, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(20, "boom")]);
         // Fixed, then reintroduced: reported again.
-        assert!(ledger.record(path, &[record(3, "old")]).new.is_empty());
-        assert_eq!(ledger.record(path, &[record(3, "old"), record(5, "boom")]).new, vec![record(5, "boom")]);
+        assert!(ledger.record(path, &[record(3, "old")], Observation::Complete).new.is_empty());
+        assert_eq!(ledger.record(path, &[record(3, "old"), record(5, "boom")], Observation::Complete).new, vec![record(5, "boom")]);
     }
 
     #[test]
@@ -1449,16 +1549,60 @@ mod tests {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
         ledger.seed(path, &[]);
-        assert_eq!(ledger.record(path, &[record(3, "boom")]).new.len(), 1);
+        assert_eq!(ledger.record(path, &[record(3, "boom")], Observation::Complete).new.len(), 1);
         // Something outside the write fixed it and broke another thing: the fresh state wins.
         ledger.rebase(path, &[record(4, "other")]);
-        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
         // Still there on the next write: not new, counted as unresolved.
         ledger.rebase(path, &[record(4, "other"), record(9, "boom")]);
-        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors, 1);
+    }
+
+    #[test]
+    fn an_error_hidden_by_a_masking_write_is_not_new_when_it_shows_again() {
+        // benches/parse.rs on semver: E0554 before the first write; a write that breaks the lib
+        // stops cargo before the bench target, so E0554 vanishes; the fix lets it show again.
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/benches/parse.rs");
+        ledger.rebase(path, &[record(1, "feature")]);
+        assert!(ledger.record(path, &[record(1, "feature")], Observation::Complete).new.is_empty());
+        ledger.rebase(path, &[record(1, "feature")]);
+        assert!(ledger.record(path, &[], Observation::MaybeMasked).new.is_empty());
+        // The next pre-write state is the masked one: the hidden instance stays known.
+        ledger.rebase(path, &[]);
+        assert!(ledger.preview_new(path, Some(&[]), &[record(1, "feature")]).is_empty());
+        assert!(ledger.record(path, &[record(1, "feature")], Observation::Complete).new.is_empty());
+        // A second instance is still new.
+        assert_eq!(ledger.record(path, &[record(1, "feature"), record(8, "feature")], Observation::Complete).new.len(), 1);
+    }
+
+    #[test]
+    fn a_reported_error_hidden_then_shown_again_is_not_new_and_stays_unresolved() {
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/src/parse.rs");
+        ledger.seed(path, &[]);
+        assert_eq!(ledger.record(path, &[record(7, "args")], Observation::Complete).new.len(), 1);
+        assert!(ledger.record(path, &[], Observation::MaybeMasked).new.is_empty());
+        ledger.rebase(path, &[]);
+        let diff = ledger.record(path, &[record(9, "args")], Observation::Complete);
+        assert!(diff.new.is_empty());
+        assert_eq!(diff.still_unresolved_errors, 1);
+        // Gone in a state that can be trusted: forgotten, so a reintroduction is new again.
+        assert!(ledger.record(path, &[], Observation::Complete).new.is_empty());
+        assert_eq!(ledger.record(path, &[record(9, "args")], Observation::Complete).new.len(), 1);
+    }
+
+    #[test]
+    fn preview_changes_nothing() {
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/a.py");
+        ledger.seed(path, &[record(3, "old")]);
+        assert_eq!(ledger.preview_new(path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
+        assert_eq!(ledger.preview_new(path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
+        assert_eq!(ledger.record(path, &[record(3, "old"), record(4, "boom")], Observation::Complete).new.len(), 1);
     }
 
     #[test]
