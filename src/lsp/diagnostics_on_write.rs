@@ -378,6 +378,9 @@ pub enum CheckScope {
         checked: usize,
         /// Why the others were not (cap, budget), when some were not.
         not_checked_because: Option<String>,
+        /// Found and meant to be checked, but not reached before the server's budget ran out
+        /// (not counted in `checked`).
+        out_of_time: Vec<PathBuf>,
     },
     /// Only the written files: why.
     WrittenOnly(String),
@@ -406,7 +409,14 @@ struct Pending {
     write_check: WriteCheck,
     written: Vec<PathBuf>,
     notes: Vec<String>,
+    /// The end of the server's budget (files beyond the written ones are checked until then).
     end: Instant,
+    /// The end for the written files' own states: the call's deadline (their diagnostics are
+    /// the check's first purpose; the files that import them never take their time).
+    written_end: Instant,
+    /// Files that import the written ones whose state could not be taken before the budget ran
+    /// out: not checked, and said so.
+    dependents_out_of_time: Vec<PathBuf>,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
     dependents: Vec<PathBuf>,
@@ -473,18 +483,18 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         // The files that import the written ones are opened now, before the write reaches the
         // disk: a server that reads other files from disk (clangd reads headers from disk) must
         // build them from the old text to give their pre-write state.
-        if server.definition().write_check == WriteCheck::OpenImporters {
+        // A server that answers pulls (pyright) reads unopened files from disk, which the write
+        // does not change for them: it opens them after the written file's state is taken, so
+        // their checks do not delay that one.
+        if server.definition().write_check == WriteCheck::OpenImporters && !server.supports("textDocument/diagnostic") {
             let (dependents, _) = scanned_importers(supervisor, &server, &files, supervisor.config().write_diagnostics_dependents_cap);
-            let pull = server.supports("textDocument/diagnostic");
             for path in &dependents {
                 if server.sync_document(path).is_ok() {
                     server.note_opened_for_check(path);
                 }
             }
-            if !pull {
-                for path in &dependents {
-                    let _ = stored_or_wait(&server, path, deadline);
-                }
+            for path in &dependents {
+                let _ = stored_or_wait(&server, path, deadline);
             }
         }
     }
@@ -552,6 +562,8 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             notes,
             // Set after the readiness wait: the budget is for the check, not for indexing.
             end: deadline,
+            written_end: deadline,
+            dependents_out_of_time: Vec::new(),
             failed: None,
             dependents: Vec::new(),
             scope: None,
@@ -601,6 +613,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     } else {
         config.write_diagnostics_budget
     };
+    group.written_end = group.end;
     group.end = (Instant::now() + budget).min(group.end);
     let end = group.end;
     group.not_open_before = group.written.iter().filter(|path| server.document_text(path).is_none()).cloned().collect();
@@ -665,6 +678,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                             found,
                             checked: files.len(),
                             not_checked_because: (found > files.len()).then(|| format!("the cap of {cap} files")),
+                            out_of_time: Vec::new(),
                         });
                         group.dependents = files;
                     }
@@ -688,7 +702,18 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
                 group.dependents.clear();
             }
-            for path in group.dependents.clone() {
+            // The written files first, within half of the call's remaining time (the other half
+            // is for their state after the write).
+            let written_before_end = halfway_to(group.written_end);
+            if pull {
+                for path in &written_open {
+                    group.before.insert(path.clone(), pull_raw(&server, path, written_before_end));
+                }
+            }
+            // A server that answers pulls opens each importer only when its turn comes (below):
+            // an open file is re-checked in the background, and one never reached would only
+            // slow the checks that matter.
+            for path in group.dependents.clone().into_iter().filter(|_| !pull) {
                 let was_open = server.document_text(&path).is_some();
                 match server.sync_document(&path) {
                     Ok(_) => {
@@ -704,21 +729,50 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                     }
                 }
             }
-            for path in written_open.iter().chain(group.dependents.iter()) {
-                if group.before.contains_key(path) {
+            for path in &written_open {
+                if !group.before.contains_key(path) {
+                    group.before.insert(path.clone(), stored_or_wait(&server, path, written_before_end));
+                }
+            }
+            // The importers' states before the write share the budget with their states after
+            // it: at most half of what is left. Nearest importers first; those not reached are
+            // not checked, and the answer names them.
+            let dependents_end = halfway_to(end);
+            for path in group.dependents.clone() {
+                if group.before.contains_key(&path) {
                     continue;
                 }
-                let state = if pull { pull_raw(&server, path, end) } else { stored_or_wait(&server, path, end) };
-                group.before.insert(path.clone(), state);
+                if Instant::now() >= dependents_end {
+                    group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                if pull {
+                    match server.sync_document(&path) {
+                        Ok(_) => server.note_opened_for_check(&path),
+                        Err(err) => {
+                            group.before.insert(path.clone(), Err(format!("could not be opened: {}", err.message)));
+                            continue;
+                        }
+                    }
+                }
+                let state = if pull { pull_raw(&server, &path, dependents_end) } else { stored_or_wait(&server, &path, dependents_end) };
+                if state.is_err() && Instant::now() >= dependents_end {
+                    group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                group.before.insert(path, state);
             }
+            let out_of_time = group.dependents_out_of_time.clone();
+            group.dependents.retain(|path| !out_of_time.contains(path));
         }
         WriteCheck::WrittenFilesOnly => {
             group.scope = Some(CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id())));
+            let written_before_end = halfway_to(group.written_end);
             for path in &written_open {
                 let state = if server.supports("textDocument/diagnostic") {
-                    pull_raw(&server, path, end)
+                    pull_raw(&server, path, written_before_end)
                 } else {
-                    stored_or_wait(&server, path, end)
+                    stored_or_wait(&server, path, written_before_end)
                 };
                 group.before.insert(path.clone(), state);
             }
@@ -923,14 +977,23 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
         WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly => {
             let pull = server.supports("textDocument/diagnostic");
+            // The written files first, within the call's deadline; then the importers, nearest
+            // first, until the budget runs out (those not reached are named, not called clean).
+            let mut out_of_time: Vec<PathBuf> = Vec::new();
             for path in group.written.iter().chain(group.dependents.iter()) {
+                let written = group.written.contains(path);
+                let file_end = if written { group.written_end } else { end };
+                if !written && Instant::now() >= end {
+                    out_of_time.push(path.clone());
+                    continue;
+                }
                 let state = match group.syncs.get(path) {
                     Some(Err(_)) => continue,
-                    _ if pull => pull_raw(&server, path, end),
+                    _ if pull => pull_raw(&server, path, file_end),
                     Some(Ok(sync)) if sync.changed || sync.opened => {
-                        wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, end)
+                        wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, file_end)
                     }
-                    Some(Ok(_)) => stored_or_wait(&server, path, end),
+                    Some(Ok(_)) => stored_or_wait(&server, path, file_end),
                     // A dependent: the server re-checks open importers of a changed header and
                     // publishes for them.
                     None => match server.wait_for_published_diagnostics(path, group.generation_before, settle, end) {
@@ -942,8 +1005,14 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         )),
                     },
                 };
+                if pull && !written && state.is_err() && Instant::now() >= end {
+                    out_of_time.push(path.clone());
+                    continue;
+                }
                 after.insert(path.clone(), state);
             }
+            group.dependents.retain(|path| !out_of_time.contains(path));
+            group.dependents_out_of_time.extend(out_of_time);
             let keep: Vec<PathBuf> = group.written.clone();
             let kept = if pull { OPENED_FOR_CHECKS_KEPT } else { 0 };
             server.trim_opened_for_checks(kept, &keep);
@@ -958,6 +1027,10 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     if server.exit_description().is_some() && !matches!(scope, Some(CheckScope::Unavailable(_))) {
         let how = server.exit_description().unwrap_or_default();
         return unavailable_all(format!("{} crashed during the check: {how}", server.id()), notes);
+    }
+    if let Some(CheckScope::Dependents { checked, out_of_time, .. }) = &mut scope {
+        *checked = checked.saturating_sub(group.dependents_out_of_time.len());
+        *out_of_time = group.dependents_out_of_time.clone();
     }
     let mut files: Vec<CheckedFile> = Vec::new();
     let ordered: Vec<PathBuf> = group.written.iter().chain(group.dependents.iter()).chain(republished.iter()).cloned().collect();
@@ -1015,7 +1088,8 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
 /// with the scope line; no scan for other files.
 fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, written: &[PathBuf], cap: usize) -> (Vec<PathBuf>, CheckScope) {
     let mut dependents: Vec<PathBuf> = Vec::new();
-    let mut found_total = 0;
+    let mut all_found: Vec<PathBuf> = Vec::new();
+    let mut beyond_cap = 0;
     let mut how = "";
     let mut incomplete = false;
     for path in written {
@@ -1028,14 +1102,17 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         } else {
             continue;
         };
-        found_total += found.total_found;
+        // Beyond the cap of one scan, files are only counted (they may repeat across scans).
+        beyond_cap += found.total_found - found.files.len();
         incomplete |= found.scan_incomplete;
         for file in found.files {
-            if !written.contains(&file) && !dependents.contains(&file) && dependents.len() < cap {
-                dependents.push(file);
+            if !written.contains(&file) && !all_found.contains(&file) {
+                all_found.push(file);
             }
         }
     }
+    let found_total = all_found.len() + beyond_cap;
+    dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
         let reason = format!("a change to {} reaches no other file {} checks", names.join(", "), server.id());
@@ -1054,15 +1131,31 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         found: found_total,
         checked,
         not_checked_because,
+        out_of_time: Vec::new(),
     };
     (dependents, scope)
 }
 
+/// The instant halfway between now and `end` (now when `end` has passed): the pre-write half of a
+/// budget whose other half is for the state after the write.
+fn halfway_to(end: Instant) -> Instant {
+    let now = Instant::now();
+    now + end.saturating_duration_since(now) / 2
+}
+
 /// Pulls `path`'s diagnostics (`textDocument/diagnostic`).
+/// A pull that the time left for it could not cover says so plainly (how long it was given), not
+/// as a failure of the server.
 fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+    let given = end.saturating_duration_since(Instant::now());
     match server.pull_diagnostics(path, end) {
         Ok(Some(items)) => Ok(items),
         Ok(None) => Err(format!("{} does not offer pull diagnostics", server.id())),
+        Err(_) if Instant::now() >= end && server.exit_description().is_none() => Err(format!(
+            "{} did not answer textDocument/diagnostic in the {} ms left for it (the check's budget ran out; a busy machine slows the server)",
+            server.id(),
+            given.as_millis()
+        )),
         Err(failure) => Err(format!("pull failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message)),
     }
 }
@@ -1329,10 +1422,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     total_resolved += resolved.len();
                     if !diff.new.is_empty() {
                         let shown = diff.new.len().min(cap);
-                        lines.push(format!(
-                            "{display}: new diagnostics introduced by this write ({}, {server_id}):",
-                            count_text(shown, diff.new.len())
-                        ));
+                        // Without a pre-write state nothing says which of them the write caused.
+                        let heading = if had_state {
+                            "new diagnostics introduced by this write"
+                        } else {
+                            "diagnostics after this write, not known to be new (no pre-write state was taken)"
+                        };
+                        lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
                     }
                     if !resolved.is_empty() {
@@ -1361,7 +1457,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     }
                     if !had_state && !diff.new.is_empty() {
                         lines.push(format!(
-                            "  note: {display} had no recorded pre-write state; any error listed may have existed before this write"
+                            "  note: {display} had no recorded pre-write state; any error listed may have existed before this write (they are recorded now: a later write reports only what it adds)"
                         ));
                     }
                     for note in notes {
@@ -1383,14 +1479,28 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         }
         let (checked_line, project_wide) = match &check.scope {
             CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
-            CheckScope::Dependents { found_by, found, checked, not_checked_because } => {
+            CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time } => {
                 let mut line = format!(
                     "checked: {written_text} and {checked} file{} that import{} it ({found_by})",
                     plural(*checked),
                     if *checked == 1 { "s" } else { "" }
                 );
+                if !out_of_time.is_empty() {
+                    let mut names: Vec<String> = out_of_time.iter().take(8).map(|path| supervisor.display_path(path)).collect();
+                    if out_of_time.len() > 8 {
+                        names.push(format!("and {} more", out_of_time.len() - 8));
+                    }
+                    line.push_str(&format!(
+                        "; {} that import it {} not checked because {server_id}'s budget of {} s for this write ran out: {}",
+                        out_of_time.len(),
+                        if out_of_time.len() == 1 { "was" } else { "were" },
+                        config.write_diagnostics_budget.as_secs(),
+                        names.join(", ")
+                    ));
+                }
                 if let Some(because) = not_checked_because {
-                    line.push_str(&format!("; {} more that import it were not checked ({because})", found.saturating_sub(*checked)));
+                    let more = found.saturating_sub(*checked + out_of_time.len());
+                    line.push_str(&format!("; {more} more that import it were not checked ({because})"));
                 }
                 line.push_str(&format!("; other files were not checked: {}", next_step()));
                 (line, false)
