@@ -401,6 +401,10 @@ pub struct ServerCheck {
     pub scope: CheckScope,
     /// Notes (restarts, pre-write state unknown, …).
     pub notes: Vec<String>,
+    /// Whether errors the write introduces can stop the server's check before it reaches other
+    /// files (rust-analyzer's cargo check skips every target that depends on a crate that no
+    /// longer builds): what vanishes from the other files is then hidden, not resolved.
+    pub check_can_mask: bool,
 }
 
 /// A server's share of a write while it is being checked.
@@ -539,6 +543,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     }],
                     scope: CheckScope::Unavailable("the server could not be reached".to_owned()),
                     notes: Vec::new(),
+                    check_can_mask: false,
                 });
                 continue;
             }
@@ -834,6 +839,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             .collect(),
         scope: CheckScope::Unavailable(reason.clone()),
         notes,
+        check_can_mask: false,
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -1080,6 +1086,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         files,
         scope: scope.unwrap_or_else(|| CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id()))),
         notes,
+        check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
     }
 }
 
@@ -1379,15 +1386,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
         // builds): what vanished from a file the write did not touch is then only hidden.
-        let introduced_errors = check.files.iter().any(|file| match &file.diagnostics {
-            FileDiagnostics::Checked { before, after, .. } => {
-                let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
-                let before: Option<Vec<DiagnosticRecord>> =
-                    before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
-                ledger.preview_new(&file.path, before.as_deref(), &current).iter().any(|record| record.severity == Severity::Error)
-            }
-            FileDiagnostics::Unavailable(_) => false,
-        });
+        let introduced_errors = check.check_can_mask
+            && check.files.iter().any(|file| match &file.diagnostics {
+                FileDiagnostics::Checked { before, after, .. } => {
+                    let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
+                    let before: Option<Vec<DiagnosticRecord>> =
+                        before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
+                    ledger.preview_new(&file.path, before.as_deref(), &current).iter().any(|record| record.severity == Severity::Error)
+                }
+                FileDiagnostics::Unavailable(_) => false,
+            });
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
             let observation =
