@@ -25,9 +25,11 @@
 pub mod ask;
 pub mod debug;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod kernel;
 pub mod lsp;
+pub mod progress;
 pub mod python_env;
 pub mod registry;
 pub mod render;
@@ -40,6 +42,8 @@ pub mod transport;
 pub mod vibe;
 
 pub use error::{ErrorKind, ToolError};
+pub use events::{EventLevel, RunEvent};
+pub use progress::ProgressUpdate;
 pub use registry::{CallContext, CallOptions, CallOrigin, CancelToken, Registry, ToolDescriptor, ToolHandler, ToolOutput};
 pub use result::{Content, ToolResult};
 pub use run::{Run, RunBuilder, RunConfig, RunError};

@@ -442,6 +442,12 @@ impl LanguageServer {
             if matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
                 return ReadinessReport { readiness, waited: start.elapsed() };
             }
+            // The server's own progress titles and percentages, for a host that listens.
+            crate::progress::report_with(|| {
+                crate::progress::ProgressUpdate::new(start.elapsed().as_secs_f64())
+                    .with_total(deadline.saturating_duration_since(start).as_secs_f64())
+                    .with_message(format!("{}: {}", self.definition.id, readiness.describe()))
+            });
             let (lock, condvar) = &*self.shared;
             let mut state = lock.lock();
             let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);

@@ -1,6 +1,11 @@
-//! The run-owned store of staged edits: what `ast_edit` proposed, with the exact bytes of every
-//! file it read, waiting for `resolve` (R-EDIT-1, R-RES-1). Ids are `edit_1`, `edit_2`, … per
-//! run. The store lives in the run's structural resource and is dropped with the run.
+//! The run-owned store of staged edits: what a writing tool proposed (today `ast_edit`), with
+//! the exact bytes of every file it read and the bytes it would write, waiting for `resolve`
+//! (R-EDIT-1, R-RES-1). Ids are `edit_1`, `edit_2`, … per run. The store lives in the run's
+//! structural resource and is dropped with the run.
+//!
+//! Nothing here knows how an edit was computed: an edit is a description, a set of files
+//! (original bytes, new bytes, a change count) and the warnings staging gave, so any tool that
+//! produces whole-file contents can stage through it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -22,13 +27,16 @@ struct Inner {
     closed: HashMap<String, ClosedEdit>,
 }
 
-/// One staged rewrite: every file it changes, with the content read at staging time.
+/// One staged change: every file it changes, with the content read at staging time.
 #[derive(Debug, Clone)]
 pub(crate) struct StagedEdit {
-    pub(crate) pattern: String,
-    pub(crate) rewrite: String,
-    pub(crate) language: &'static str,
+    /// What the change does, for messages, e.g. `` `dispose($X)` → `$X.dispose()` (dart) ``.
+    pub(crate) description: String,
+    /// The files, each with its original and new bytes.
     pub(crate) files: Vec<StagedFile>,
+    /// What staging warned about (nested matches skipped, parse errors allowed …); `resolve`
+    /// repeats them when it accepts.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// One file of a staged rewrite.
@@ -42,7 +50,7 @@ pub(crate) struct StagedFile {
     pub(crate) original: Vec<u8>,
     /// The bytes `resolve accept` writes.
     pub(crate) new_content: Vec<u8>,
-    /// Replacements in this file.
+    /// Changes (replacements) in this file.
     pub(crate) replacements: usize,
 }
 
