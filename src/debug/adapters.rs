@@ -6,13 +6,20 @@
 //! python must also import `debugpy`). [`crate::debug::adapters_report`] says which half is
 //! missing, never a silent guess.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Map, Value};
 
-/// The adapters runbound knows, in the order `adapters` lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+use crate::debug::DebugConfig;
+use crate::transport::ProcessSpec;
+
+/// The adapters runbound knows, in the order `adapters` lists them. Deserializes from the
+/// stable names (`debugpy`, `lldb`, `delve`, `dart`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum AdapterId {
     /// `python3 -m debugpy.adapter` (stdio).
     Debugpy,
@@ -418,6 +425,155 @@ pub fn attach_arguments(adapter: AdapterId, port: u16, cwd: &Path) -> Option<Val
         })),
         AdapterId::Dart => None,
     }
+}
+
+/// Outcomes of "does this python import debugpy" by interpreter path, with the file's mtime
+/// when probed (a changed interpreter is probed again).
+pub type ProbeCache = HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>;
+
+/// A resolved adapter: how to start it and what was found, for `adapters` and launch results.
+#[derive(Debug, Clone)]
+pub struct ResolvedAdapter {
+    /// The command to spawn.
+    pub command: AdapterCommand,
+    /// One line: what was found (binary path, python and debugpy version, …).
+    pub summary: String,
+    /// debugpy: the interpreter that runs the program (the project venv's when present).
+    pub debuggee_python: Option<PathBuf>,
+}
+
+/// Resolves the adapter binary for a project rooted at `root`. `Err` says which binary is
+/// missing and how to get it. debugpy: the first python (venv first) that imports debugpy
+/// runs the adapter; the venv python, when present, runs the program (R-DBG-4). Each python
+/// probe is bounded by `config.probe_timeout` and cached by interpreter path and mtime.
+pub fn resolve_adapter_binary(
+    adapter: AdapterId,
+    root: &Path,
+    search: &BinarySearch,
+    config: &DebugConfig,
+    probe_cache: &mut ProbeCache,
+) -> Result<ResolvedAdapter, String> {
+    let command =
+        |program: PathBuf, args: &[&str]| AdapterCommand { program, args: args.iter().map(Into::into).collect(), cwd: root.to_path_buf() };
+    match adapter {
+        AdapterId::Debugpy => {
+            let candidates = adapter_python_candidates(root, search);
+            if candidates.is_empty() {
+                return Err("no python found (looked for .venv/bin/python, venv/bin/python, python3, python); install python3 and `pip install debugpy`".to_owned());
+            }
+            let venv_python = project_venv_python(root);
+            let mut tried = Vec::new();
+            for python in candidates {
+                match probe_debugpy(&python, root, config.probe_timeout, probe_cache) {
+                    Ok(version) => {
+                        let debuggee = venv_python.clone().unwrap_or_else(|| python.clone());
+                        let summary = format!(
+                            "adapter: {} -m debugpy.adapter (debugpy {version}); the program runs under {}{}",
+                            python.display(),
+                            debuggee.display(),
+                            if venv_python.is_some() { " (project venv)" } else { "" }
+                        );
+                        return Ok(ResolvedAdapter {
+                            command: command(python, &["-m", "debugpy.adapter"]),
+                            summary,
+                            debuggee_python: Some(debuggee),
+                        });
+                    }
+                    Err(why) => tried.push(format!("{} ({why})", python.display())),
+                }
+            }
+            Err(format!("no python that imports debugpy: tried {}; install it with `pip install debugpy`", tried.join("; ")))
+        }
+        AdapterId::Lldb => match search.find_lldb_dap() {
+            Some(path) => Ok(ResolvedAdapter { summary: format!("adapter: {}", path.display()), command: command(path, &[]), debuggee_python: None }),
+            None => Err("binary lldb-dap not found (looked for lldb-dap, lldb-dap-NN, /usr/lib/llvm-NN/bin/lldb-dap, lldb-vscode(-NN)); install it with `apt install lldb-19`".to_owned()),
+        },
+        AdapterId::Delve => match search.find("dlv") {
+            Some(path) => {
+                let go_note = match search.find("go") {
+                    Some(go) => format!("; go toolchain {}", go.display()),
+                    None => "; no `go` on PATH: only prebuilt binaries (mode exec) can be debugged".to_owned(),
+                };
+                Ok(ResolvedAdapter {
+                    summary: format!("adapter: {} dap{go_note}", path.display()),
+                    command: command(path, &["dap", "--listen", "127.0.0.1:0", "--check-go-version=false"]),
+                    debuggee_python: None,
+                })
+            }
+            None => Err("binary dlv not found; install it with `apt install delve golang-go`".to_owned()),
+        },
+        AdapterId::Dart => match search.find("dart") {
+            Some(path) => Ok(ResolvedAdapter {
+                summary: format!("adapter: {} debug_adapter", path.display()),
+                command: command(path, &["debug_adapter"]),
+                debuggee_python: None,
+            }),
+            None => Err("binary dart not found (the Dart SDK is not packaged for Debian, PyPI or npm; install it from dart.dev)".to_owned()),
+        },
+    }
+}
+
+/// `Ok(version)` when `python` imports debugpy within `timeout`, else `Err` with the last line
+/// of its stderr (or the timeout). Cached by path and mtime.
+fn probe_debugpy(python: &Path, cwd: &Path, timeout: Duration, cache: &mut ProbeCache) -> Result<String, String> {
+    let modified = std::fs::metadata(python).and_then(|m| m.modified()).ok();
+    if let Some((cached_modified, outcome)) = cache.get(python) {
+        if *cached_modified == modified {
+            return outcome.clone();
+        }
+    }
+    let spec = ProcessSpec::new(python, cwd)
+        .with_args(["-c", "import debugpy; print(debugpy.__version__)"])
+        .with_display_name(format!("debugpy probe {}", python.display()));
+    let outcome = match crate::transport::run_to_completion(spec, b"", timeout, 16 * 1024) {
+        Ok(done) if done.timed_out => Err(format!("`import debugpy` did not finish in {} ms", timeout.as_millis())),
+        Ok(done) if done.status.success() => Ok(String::from_utf8_lossy(&done.stdout).trim().to_owned()),
+        Ok(done) => {
+            let stderr = String::from_utf8_lossy(&done.stderr);
+            let last = stderr.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("exit status without message");
+            Err(last.trim().to_owned())
+        }
+        Err(err) => Err(err.message),
+    };
+    cache.insert(python.to_path_buf(), (modified, outcome.clone()));
+    outcome
+}
+
+/// How deep [`adapter_availability`] looks for root markers below the workspace root
+/// (directory levels; gitignored and hidden directories skipped).
+pub const MARKER_SCAN_DEPTH: usize = 4;
+
+/// One adapter's availability in a workspace (the `adapters` op, `runbound status`).
+#[derive(Debug, Clone)]
+pub struct AdapterAvailability {
+    /// Which adapter.
+    pub adapter: AdapterId,
+    /// Root markers found within [`MARKER_SCAN_DEPTH`] levels (at most 5, shortest first).
+    pub markers: Vec<PathBuf>,
+    /// The resolved binary, or why it does not resolve.
+    pub binary: Result<ResolvedAdapter, String>,
+}
+
+impl AdapterAvailability {
+    /// Both halves hold: a marker was found and the binary resolves.
+    pub fn available(&self) -> bool {
+        !self.markers.is_empty() && self.binary.is_ok()
+    }
+}
+
+/// Every adapter of the table, checked in `workspace_root`: markers found by a bounded scan and
+/// the binary resolved (pythons probed, bounded by `config.probe_timeout` each, cached).
+pub fn adapter_availability(workspace_root: &Path, config: &DebugConfig, cache: &mut ProbeCache) -> Vec<AdapterAvailability> {
+    let search = BinarySearch::from_env(&config.extra_binary_dirs);
+    ADAPTERS
+        .iter()
+        .map(|spec| {
+            let markers = find_markers_in_workspace(spec.id, workspace_root, MARKER_SCAN_DEPTH, 5);
+            let marker_root = markers.first().and_then(|m| m.parent()).unwrap_or(workspace_root).to_path_buf();
+            let binary = resolve_adapter_binary(spec.id, &marker_root, &search, config, cache);
+            AdapterAvailability { adapter: spec.id, markers, binary }
+        })
+        .collect()
 }
 
 /// Whether `path` is a regular file with an execute bit.

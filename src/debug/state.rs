@@ -64,12 +64,12 @@ impl HandleError {
 /// Handles are small positive integers (1, 2, …), unique for the session.
 #[derive(Debug, Default)]
 pub struct HandleTable {
-    entries: Vec<(u64, HandleKind, i64)>,
+    entries: Vec<(u64, HandleKind, u64)>,
 }
 
 impl HandleTable {
     /// Registers `raw` (the adapter's id) produced at `generation`; returns the handle.
-    pub fn insert(&mut self, generation: u64, kind: HandleKind, raw: i64) -> u64 {
+    pub fn insert(&mut self, generation: u64, kind: HandleKind, raw: u64) -> u64 {
         // Reuse the handle when the same id was already handed out at this generation, so
         // repeated `stack` calls at one stop give the same frame ids.
         if let Some(index) = self.entries.iter().rposition(|&(g, k, r)| g == generation && k == kind && r == raw) {
@@ -83,7 +83,7 @@ impl HandleTable {
     ///
     /// # Errors
     /// [`HandleError`] when unknown, of another kind, or stale.
-    pub fn resolve(&self, handle: u64, kind: HandleKind, current: u64) -> Result<i64, HandleError> {
+    pub fn resolve(&self, handle: u64, kind: HandleKind, current: u64) -> Result<u64, HandleError> {
         let Some(&(generation, actual, raw)) = handle.checked_sub(1).and_then(|index| self.entries.get(index as usize)) else {
             return Err(HandleError::Unknown);
         };
