@@ -29,6 +29,7 @@ pub mod files;
 pub mod kernel;
 pub mod lsp;
 pub mod registry;
+pub mod render;
 pub mod result;
 pub mod run;
 pub mod serve;

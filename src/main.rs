@@ -498,7 +498,7 @@ fn debug_section(run: &Run) -> StatusSection {
 }
 
 fn kernel_section(run: &Run) -> StatusSection {
-    let report = runbound::kernel::kernel_status(run);
+    let report = runbound::kernel::kernel_status(run.kernels());
     StatusSection { key: "kernels", title: "kernels (eval)".to_owned(), lines: report_lines(&report), json: json!({"report": report}) }
 }
 

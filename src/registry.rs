@@ -7,18 +7,22 @@
 //! 3. argument validation against the tool's JSON Schema (the error names the bad field and what
 //!    was expected);
 //! 4. host guardrails (predicates on tool + arguments → allow / deny with a reason);
-//! 5. approvals (policy per tier: allow / ask / deny; `ask` shows a permission card through the
-//!    ask port; no port attached → denied, fail-closed);
+//! 5. approvals (policy per tier: allow / ask / deny; `ask` asks the run's [`PermissionPrompt`]
+//!    — the ask port's binding — and with no prompt attached the call is denied, fail-closed);
 //! 6. pre-call layers (diagnostics on write seeds its ledger), then the tool function, under its deadline, panics caught (the run survives), serialized per
 //!    tool when the tool is not parallel-safe;
 //! 7. post-write layers (given the paths the tool wrote), then post-call layers.
 //!
-//! Architecture invariant: the tier check lives here and only here. Tools declare a tier and
-//! never check approval themselves.
+//! Architecture invariants: the tier check lives here and only here (tools declare a tier and
+//! never check approval themselves). This layer knows nothing of `Run`: a tool sees its call
+//! through [`CallContext`] — the workspace root, the conversation id, caller and origin, the
+//! deadline and cancel token, its own resource by type ([`CallContext::resource`]) and a nested
+//! call bounded by its remaining time ([`CallContext::call_nested`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,8 +33,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::result::ToolResult;
-use crate::run::Run;
-use crate::tier::{Caller, Tier};
+use crate::tier::{Approval, ApprovalPolicy, Caller, Tier};
 
 /// What the model (and the host) sees of a tool: MCP's `Tool` shape plus `tier`.
 #[derive(Debug, Clone)]
@@ -158,9 +161,116 @@ impl CallOptions {
     }
 }
 
-/// What a tool function sees of its call: the run, the caller, the deadline, cancellation.
+/// A resource a run can wire (language servers, debug supervisor, kernels, …), found by the
+/// tools that use it through [`CallContext::resource`] and stored by type in the run's
+/// [`Resources`]. Adding a resource type needs only this impl, next to the type.
+pub trait Resource: Any + Send + Sync {
+    /// What the resource is, for the "not wired" error, e.g. `"LSP supervisor"`.
+    const NAME: &'static str;
+    /// How a host wires it, for the same error's hint, e.g. `"RunBuilder::language_servers()"`.
+    const WIRED_BY: &'static str;
+}
+
+/// The resources wired into one run, at most one per type, kept in wiring order.
+///
+/// Dropping it drops them in wiring order (the run wires background workers first, so they stop
+/// before the resources they may use).
+#[derive(Default)]
+pub struct Resources {
+    entries: Vec<ResourceEntry>,
+}
+
+struct ResourceEntry {
+    type_id: TypeId,
+    name: &'static str,
+    value: Arc<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Resources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.entries.iter().map(|entry| entry.name)).finish()
+    }
+}
+
+impl Resources {
+    /// Adds `resource`, shared (a host keeps a clone of the `Arc` when it wants to reach the
+    /// resource itself).
+    ///
+    /// # Errors
+    /// The resource's name when one of the same type is already wired.
+    pub fn insert<T: Resource>(&mut self, resource: Arc<T>) -> Result<(), &'static str> {
+        if self.get::<T>().is_some() {
+            return Err(T::NAME);
+        }
+        self.entries.push(ResourceEntry { type_id: TypeId::of::<T>(), name: T::NAME, value: resource });
+        Ok(())
+    }
+
+    /// The wired resource of type `T`, if any.
+    pub fn get<T: Resource>(&self) -> Option<&T> {
+        self.entries.iter().find(|entry| entry.type_id == TypeId::of::<T>()).and_then(|entry| entry.value.downcast_ref::<T>())
+    }
+
+    /// Names of the wired resources, in wiring order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.entries.iter().map(|entry| entry.name).collect()
+    }
+}
+
+impl Drop for Resources {
+    fn drop(&mut self) {
+        // In wiring order, one at a time (Vec's own drop order is not a documented guarantee).
+        for entry in self.entries.drain(..) {
+            drop(entry);
+        }
+    }
+}
+
+/// The "not wired" error for resource `T`: made here, once, for every tool.
+fn unwired<T: Resource>() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, format!("this run has no {} wired", T::NAME))
+        .with_hint(format!("the host wires it with {}; without it this tool cannot run", T::WIRED_BY))
+}
+
+/// The outcome of a permission prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionDecision {
+    /// Run this one call.
+    AllowOnce,
+    /// Run this call and every later call of the same tool in this run without asking.
+    AllowForRun,
+    /// Do not run; the reason says why (denied, skipped, timed out, unknown answer).
+    Denied(String),
+    /// Do not run: no human could be asked (no port attached, or the port has nobody).
+    NoHuman(String),
+}
+
+/// A call waiting for permission, as a [`PermissionPrompt`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionRequest<'a> {
+    /// The tool to be run.
+    pub descriptor: &'a ToolDescriptor,
+    /// Its validated arguments.
+    pub arguments: &'a Value,
+    /// Who is calling.
+    pub caller: Caller,
+    /// Where the call comes from (a worker's or a bridge's call is labelled as such).
+    pub origin: &'a CallOrigin,
+}
+
+/// Someone who can grant a call the approval policy puts on `ask`. The ask port's binding
+/// ([`crate::ask::AskBinding`]) implements it with a permission card; a run without one denies
+/// such calls (fail-closed). Implementations bound their own wait and never panic.
+pub trait PermissionPrompt: Send + Sync {
+    /// Asks whether the call may run.
+    fn request_permission(&self, request: &PermissionRequest<'_>) -> PermissionDecision;
+}
+
+/// What a tool function sees of its call: the workspace root, the conversation id, the caller
+/// and origin, the deadline and cancel token, its resource (by type) and a nested call.
+/// Nothing else of the run is reachable from a tool.
 pub struct CallContext<'run> {
-    run: &'run Run,
+    registry: &'run Registry,
     descriptor: &'run ToolDescriptor,
     options: &'run CallOptions,
     deadline: Instant,
@@ -168,9 +278,40 @@ pub struct CallContext<'run> {
 }
 
 impl<'run> CallContext<'run> {
-    /// The run this call belongs to (workspace root, config, resources).
-    pub fn run(&self) -> &'run Run {
-        self.run
+    /// The run's workspace root: absolute and canonical. Every path argument is resolved
+    /// against it (see [`crate::files::resolve_in_workspace`]).
+    pub fn workspace_root(&self) -> &'run Path {
+        &self.registry.workspace_root
+    }
+
+    /// The conversation this run belongs to.
+    pub fn conversation_id(&self) -> &'run str {
+        &self.registry.conversation_id
+    }
+
+    /// The run's resource of type `T` (e.g. `ctx.resource::<LspSupervisor>()`).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unavailable`] "this run has no <T::NAME> wired", with how a host wires it.
+    pub fn resource<T: Resource>(&self) -> Result<&'run T, ToolError> {
+        self.registry.resources.get::<T>().ok_or_else(unwired::<T>)
+    }
+
+    /// The run's resource of type `T`, or `None` when it is not wired (for layers and tools
+    /// that do without it).
+    pub fn find_resource<T: Resource>(&self) -> Option<&'run T> {
+        self.registry.resources.get::<T>()
+    }
+
+    /// Calls another tool of this run on behalf of this call (the `eval` bridge, anything
+    /// re-entrant): the same caller (so the same visibility), the same cancel token, `origin`
+    /// (e.g. [`CallOrigin::Bridge`]), and the whole pipeline (tier, schema, guardrails,
+    /// approvals). Its budget is the nested tool's own, capped by this call's remaining time.
+    pub fn call_nested(&self, name: &str, arguments: Value, origin: CallOrigin) -> ToolResult {
+        let remaining = self.remaining();
+        let budget = self.registry.tools.get(name).map_or(remaining, |tool| self.registry.default_budget(&tool.descriptor).min(remaining));
+        let options = CallOptions { caller: self.options.caller, timeout: Some(budget), cancel: self.options.cancel.clone(), origin };
+        self.registry.dispatch(name, arguments, &options)
     }
 
     /// The descriptor of the tool being called.
@@ -186,11 +327,6 @@ impl<'run> CallContext<'run> {
     /// Where the call comes from.
     pub fn origin(&self) -> &'run CallOrigin {
         &self.options.origin
-    }
-
-    /// The call's options (for re-entrant bridge calls that keep the caller).
-    pub fn options(&self) -> &'run CallOptions {
-        self.options
     }
 
     /// The instant by which the tool must return. Every blocking wait in a tool is bounded by it.
@@ -311,9 +447,17 @@ struct RegisteredTool {
     serial: Mutex<()>,
 }
 
-/// The tools of one run, with their guardrails and post-call layers. Built by
-/// [`crate::RunBuilder`]; dispatch goes through [`crate::Run::call`].
+/// The tools of one run and what they are bound to — the workspace root, the conversation id,
+/// the wired [`Resources`] — with the pipeline's guardrails, layers, approval policy and
+/// permission prompt. Built by [`crate::RunBuilder`]; dispatch goes through
+/// [`crate::Run::call`]. Dropping it drops the resources first, in wiring order.
 pub struct Registry {
+    resources: Resources,
+    workspace_root: PathBuf,
+    conversation_id: String,
+    approval_policy: ApprovalPolicy,
+    tool_timeouts: HashMap<String, Duration>,
+    permission_prompt: Option<Arc<dyn PermissionPrompt>>,
     tools: BTreeMap<String, RegisteredTool>,
     guardrails: Vec<Arc<dyn Guardrail>>,
     pre_call_layers: Vec<Arc<dyn PreCallLayer>>,
@@ -329,8 +473,16 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
-    pub(crate) fn new() -> Registry {
+    /// An empty registry for a run over `workspace_root` (absolute, canonical): no tools, no
+    /// resources, the default approval policy, no permission prompt.
+    pub(crate) fn new(workspace_root: PathBuf, conversation_id: String) -> Registry {
         Registry {
+            resources: Resources::default(),
+            workspace_root,
+            conversation_id,
+            approval_policy: ApprovalPolicy::default(),
+            tool_timeouts: HashMap::new(),
+            permission_prompt: None,
             tools: BTreeMap::new(),
             guardrails: Vec::new(),
             pre_call_layers: Vec::new(),
@@ -353,6 +505,57 @@ impl Registry {
         let name = descriptor.name.clone();
         let previous = self.tools.insert(name.clone(), RegisteredTool { descriptor, handler, validator, serial: Mutex::new(()) });
         assert!(previous.is_none(), "tool {name} registered twice");
+    }
+
+    /// The resources, for wiring them.
+    pub(crate) fn resources_mut(&mut self) -> &mut Resources {
+        &mut self.resources
+    }
+
+    /// Sets the approval policy.
+    pub(crate) fn set_approval_policy(&mut self, policy: ApprovalPolicy) {
+        self.approval_policy = policy;
+    }
+
+    /// Sets the per-tool budget overrides (by tool name).
+    pub(crate) fn set_tool_timeouts(&mut self, tool_timeouts: HashMap<String, Duration>) {
+        self.tool_timeouts = tool_timeouts;
+    }
+
+    /// Sets who answers permission prompts (the ask port's binding).
+    pub(crate) fn set_permission_prompt(&mut self, prompt: Arc<dyn PermissionPrompt>) {
+        self.permission_prompt = Some(prompt);
+    }
+
+    /// The workspace root (absolute, canonical).
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
+    }
+
+    /// The conversation id.
+    pub fn conversation_id(&self) -> &str {
+        &self.conversation_id
+    }
+
+    /// The approval policy.
+    pub fn approval_policy(&self) -> ApprovalPolicy {
+        self.approval_policy
+    }
+
+    /// The wired resource of type `T`, if any.
+    pub fn resource<T: Resource>(&self) -> Option<&T> {
+        self.resources.get::<T>()
+    }
+
+    /// The wired resources.
+    pub fn resources(&self) -> &Resources {
+        &self.resources
+    }
+
+    /// A tool's budget when the call gives none: the run's override for it, else its
+    /// descriptor's `default_timeout`.
+    fn default_budget(&self, descriptor: &ToolDescriptor) -> Duration {
+        self.tool_timeouts.get(&descriptor.name).copied().unwrap_or(descriptor.default_timeout)
     }
 
     /// Adds a guardrail; guardrails run in the order added, the first deny wins.
@@ -391,7 +594,9 @@ impl Registry {
         self.tools.get(name).map(|tool| &tool.descriptor)
     }
 
-    pub(crate) fn dispatch(&self, run: &Run, name: &str, arguments: Value, options: &CallOptions) -> ToolResult {
+    /// Runs the whole pipeline for one call (see the module docs). Never panics; every failure
+    /// is a result with `isError: true`.
+    pub(crate) fn dispatch(&self, name: &str, arguments: Value, options: &CallOptions) -> ToolResult {
         let Some(tool) = self.tools.get(name) else {
             let visible: Vec<&str> = self.tools(options.caller).iter().map(|d| d.name.as_str()).collect();
             return ToolError::new(ErrorKind::UnknownTool, format!("no tool named {name:?} in this run"))
@@ -423,10 +628,10 @@ impl Registry {
                     .to_result();
             }
         }
-        if let Err(err) = self.approve(run, descriptor, &arguments, options) {
+        if let Err(err) = self.approve(descriptor, &arguments, options) {
             return err.to_result();
         }
-        let budget = options.timeout.or_else(|| run.config().tool_timeouts.get(name).copied()).unwrap_or(descriptor.default_timeout);
+        let budget = options.timeout.unwrap_or_else(|| self.default_budget(descriptor));
         let _serial_guard = if descriptor.parallel_safe {
             None
         } else {
@@ -442,7 +647,7 @@ impl Registry {
                 }
             }
         };
-        let ctx = CallContext { run, descriptor, options, deadline: Instant::now() + budget, budget };
+        let ctx = CallContext { registry: self, descriptor, options, deadline: Instant::now() + budget, budget };
         for layer in &self.pre_call_layers {
             let _ = catch_unwind(AssertUnwindSafe(|| layer.before_call(&ctx, &arguments)));
         }
@@ -471,9 +676,8 @@ impl Registry {
         result
     }
 
-    fn approve(&self, run: &Run, descriptor: &ToolDescriptor, arguments: &Value, options: &CallOptions) -> Result<(), ToolError> {
-        use crate::tier::Approval;
-        match run.approval_policy().for_tier(descriptor.tier) {
+    fn approve(&self, descriptor: &ToolDescriptor, arguments: &Value, options: &CallOptions) -> Result<(), ToolError> {
+        match self.approval_policy.for_tier(descriptor.tier) {
             Approval::Allow => Ok(()),
             Approval::Deny => Err(ToolError::new(
                 ErrorKind::ApprovalDenied,
@@ -484,19 +688,31 @@ impl Registry {
                 if self.allowed_for_run.lock().contains(&descriptor.name) {
                     return Ok(());
                 }
-                match crate::ask::request_permission(run, descriptor, arguments, options) {
-                    crate::ask::PermissionDecision::AllowOnce => Ok(()),
-                    crate::ask::PermissionDecision::AllowForRun => {
+                let decision = match &self.permission_prompt {
+                    Some(prompt) => prompt.request_permission(&PermissionRequest {
+                        descriptor,
+                        arguments,
+                        caller: options.caller,
+                        origin: &options.origin,
+                    }),
+                    None => PermissionDecision::NoHuman(format!(
+                        "{} tools need approval and no human is attached to this run (fail-closed)",
+                        descriptor.tier
+                    )),
+                };
+                match decision {
+                    PermissionDecision::AllowOnce => Ok(()),
+                    PermissionDecision::AllowForRun => {
                         self.allowed_for_run.lock().insert(descriptor.name.clone());
                         Ok(())
                     }
-                    crate::ask::PermissionDecision::NoHuman(reason) => Err(ToolError::new(
+                    PermissionDecision::NoHuman(reason) => Err(ToolError::new(
                         ErrorKind::ApprovalDenied,
                         format!("permission to run {} was not granted: {reason}", descriptor.name),
                     )
                     .with_hint("do not retry the same call; continue without it or explain to the user what you need")
                     .with_details(json!({"no_human_attached": true}))),
-                    crate::ask::PermissionDecision::Denied(reason) => Err(ToolError::new(
+                    PermissionDecision::Denied(reason) => Err(ToolError::new(
                         ErrorKind::ApprovalDenied,
                         format!("permission to run {} was not granted: {reason}", descriptor.name),
                     )

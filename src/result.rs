@@ -92,13 +92,6 @@ impl ToolResult {
     }
 }
 
-/// Appends a truncation line `showing N of M <what>` when `shown < total`.
-///
-/// Used by every tool that caps its output so that a cut is always said.
-pub fn truncation_notice(shown: usize, total: usize, what: &str) -> Option<String> {
-    (shown < total).then(|| format!("showing {shown} of {total} {what}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,11 +109,5 @@ mod tests {
         assert_eq!(json["isError"], false);
         let back: ToolResult = serde_json::from_value(json).unwrap();
         assert_eq!(back, res);
-    }
-
-    #[test]
-    fn truncation_notice_only_when_cut() {
-        assert_eq!(truncation_notice(50, 50, "matches"), None);
-        assert_eq!(truncation_notice(50, 75, "matches").as_deref(), Some("showing 50 of 75 matches"));
     }
 }

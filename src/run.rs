@@ -13,9 +13,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::ask::{AskBinding, AskConfig, AskPort};
-use crate::error::{ErrorKind, ToolError};
 use crate::files::FilesConfig;
-use crate::registry::{CallOptions, Guardrail, PostCallLayer, PostWriteLayer, Registry, ToolDescriptor, ToolHandler};
+use crate::registry::{CallOptions, Guardrail, PostCallLayer, PostWriteLayer, Registry, Resource, Resources, ToolDescriptor, ToolHandler};
 use crate::result::ToolResult;
 use crate::tier::{ApprovalPolicy, Caller};
 
@@ -58,6 +57,9 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// Adds one host resource to the run's resources (see [`RunBuilder::resource`]).
+type WireResource = Box<dyn FnOnce(&mut Resources) -> Result<(), &'static str> + Send>;
+
 /// Builds a [`Run`]. Resources are optional; each tool registers only when its resource is
 /// wired (R-REG-1). The runner's file tools (`read`, `write`, `edit`, `apply_patch`) are always
 /// registered.
@@ -72,6 +74,7 @@ pub struct RunBuilder {
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
     post_call_layers: Vec<Arc<dyn PostCallLayer>>,
     extra_tools: Vec<(ToolDescriptor, ToolHandler)>,
+    extra_resources: Vec<WireResource>,
     language_servers: bool,
     debug: Option<crate::debug::DebugSupervisor>,
     kernel_factory: Option<crate::kernel::KernelFactory>,
@@ -191,6 +194,14 @@ impl RunBuilder {
         self
     }
 
+    /// Wires a host-defined resource, which the host's tools reach with
+    /// [`crate::CallContext::resource`]; it lives as long as the run and drops after the
+    /// built-in ones. `build` fails when a resource of the same type is already wired.
+    pub fn resource<T: Resource>(mut self, resource: Arc<T>) -> RunBuilder {
+        self.extra_resources.push(Box::new(move |resources: &mut Resources| resources.insert(resource)));
+        self
+    }
+
     /// Registers a host-defined tool alongside the built-in ones.
     pub fn tool(mut self, descriptor: ToolDescriptor, handler: ToolHandler) -> RunBuilder {
         self.extra_tools.push((descriptor, handler));
@@ -212,32 +223,46 @@ impl RunBuilder {
         let conversation_id = self
             .conversation_id
             .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
-        let mut registry = Registry::new();
-        crate::files::register_tools(&mut registry);
-        let ask = self.ask.map(|(port, target_space)| AskBinding { port, target_space });
-        if ask.is_some() {
-            crate::ask::register_tools(&mut registry);
+        let mut registry = Registry::new(workspace_root.clone(), conversation_id);
+        registry.set_approval_policy(self.approval_policy);
+        registry.set_tool_timeouts(self.config.tool_timeouts.clone());
+        crate::files::register_tools(&mut registry, &self.config.files);
+        // Resources are wired in drop order: workers first (they may use every other resource
+        // through the run), then kernels, debug sessions, language servers, the ask port, the
+        // staged edits, and last the host's own resources.
+        if let Some(setup) = self.vibe {
+            let roster = crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root);
+            crate::vibe::register_tools(&mut registry, &roster);
+            wire(&mut registry, Arc::new(roster))?;
         }
-        let lsp = self.language_servers.then(|| crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone()));
-        if let Some(supervisor) = &lsp {
+        if let Some(factory) = self.kernel_factory {
+            let kernels = crate::kernel::Kernels::new(factory, self.sandbox.clone(), self.config.kernel.clone(), &workspace_root);
+            crate::kernel::register_tools(&mut registry);
+            wire(&mut registry, Arc::new(kernels))?;
+        }
+        if let Some(supervisor) = self.debug {
+            crate::debug::register_tools(&mut registry);
+            wire(&mut registry, Arc::new(supervisor.with_config(self.config.debug.clone())))?;
+        }
+        if self.language_servers {
+            let supervisor = crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone());
             // Servers' workspace/applyEdit goes through the same atomic applier as lsp_rename.
             supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
+            wire(&mut registry, Arc::new(supervisor))?;
         }
-        let structural = self.structural.then(crate::structural::StructuralResource::default);
-        if structural.is_some() {
+        if let Some((port, target_space)) = self.ask {
+            let binding = Arc::new(AskBinding::new(port, target_space, self.config.ask.clone()));
+            crate::ask::register_tools(&mut registry);
+            registry.set_permission_prompt(binding.clone());
+            wire(&mut registry, binding)?;
+        }
+        if self.structural {
             crate::structural::register_tools(&mut registry);
+            wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
         }
-        let vibe = self.vibe.map(|setup| crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root));
-        if let Some(roster) = &vibe {
-            crate::vibe::register_tools(&mut registry, roster);
-        }
-        if self.debug.is_some() {
-            crate::debug::register_tools(&mut registry);
-        }
-        let kernels = self.kernel_factory.map(|factory| crate::kernel::Kernels::new(factory, self.sandbox.clone()));
-        if kernels.is_some() {
-            crate::kernel::register_tools(&mut registry);
+        for add in self.extra_resources {
+            add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;
         }
         for (descriptor, handler) in self.extra_tools {
             registry.register(descriptor, handler);
@@ -251,21 +276,14 @@ impl RunBuilder {
         for layer in self.post_call_layers {
             registry.add_post_call_layer(layer);
         }
-        Ok(Run {
-            workspace_root,
-            conversation_id,
-            config: self.config,
-            approval_policy: self.approval_policy,
-            ask,
-            lsp,
-            structural,
-            vibe,
-            kernels,
-            debug: self.debug,
-            card_counter: AtomicU64::new(0),
-            registry,
-        })
+        Ok(Run { registry, config: self.config })
     }
+}
+
+/// Adds one of the run's own resources; a second of the same type is a programming error
+/// reported as a build error.
+fn wire<T: Resource>(registry: &mut Registry, resource: Arc<T>) -> Result<(), RunError> {
+    registry.resources_mut().insert(resource).map_err(|name| RunError { message: format!("resource {name} is wired twice") })
 }
 
 /// One run: the workspace, its tools and the live resources behind them.
@@ -274,27 +292,17 @@ impl RunBuilder {
 /// not parallel-safe are serialized by the registry). Dropping it stops every resource: child
 /// processes are killed and reaped, threads joined.
 pub struct Run {
-    // Field order is drop order: resources first, the registry (plain closures) last.
-    // Workers go first: they may use every other resource through the run.
-    vibe: Option<crate::vibe::Roster>,
-    kernels: Option<crate::kernel::Kernels>,
-    debug: Option<crate::debug::DebugSupervisor>,
-    lsp: Option<crate::lsp::LspSupervisor>,
-    ask: Option<AskBinding>,
-    structural: Option<crate::structural::StructuralResource>,
-    workspace_root: PathBuf,
-    conversation_id: String,
-    config: RunConfig,
-    approval_policy: ApprovalPolicy,
-    card_counter: AtomicU64,
+    // The registry owns the resources and drops them first, in wiring order (see build).
     registry: Registry,
+    config: RunConfig,
 }
 
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Run")
-            .field("workspace_root", &self.workspace_root)
-            .field("conversation_id", &self.conversation_id)
+            .field("workspace_root", &self.registry.workspace_root())
+            .field("conversation_id", &self.registry.conversation_id())
+            .field("resources", self.registry.resources())
             .field("registry", &self.registry)
             .finish_non_exhaustive()
     }
@@ -313,6 +321,7 @@ impl Run {
             post_write_layers: Vec::new(),
             post_call_layers: Vec::new(),
             extra_tools: Vec::new(),
+            extra_resources: Vec::new(),
             language_servers: false,
             debug: None,
             kernel_factory: None,
@@ -324,12 +333,12 @@ impl Run {
 
     /// The absolute, canonical workspace root.
     pub fn workspace_root(&self) -> &Path {
-        &self.workspace_root
+        self.registry.workspace_root()
     }
 
     /// The conversation id this run belongs to.
     pub fn conversation_id(&self) -> &str {
-        &self.conversation_id
+        self.registry.conversation_id()
     }
 
     /// The run's configuration.
@@ -339,7 +348,7 @@ impl Run {
 
     /// The run's approval policy.
     pub fn approval_policy(&self) -> ApprovalPolicy {
-        self.approval_policy
+        self.registry.approval_policy()
     }
 
     /// The registry (descriptors; dispatch goes through [`Run::call`]).
@@ -349,37 +358,32 @@ impl Run {
 
     /// The `eval` kernels, when a kernel factory is wired.
     pub fn kernels(&self) -> Option<&crate::kernel::Kernels> {
-        self.kernels.as_ref()
+        self.registry.resource::<crate::kernel::Kernels>()
     }
 
     /// The debug-session supervisor, when wired (see [`RunBuilder::debug_supervisor`]).
     pub fn debug_supervisor(&self) -> Option<&crate::debug::DebugSupervisor> {
-        self.debug.as_ref()
+        self.registry.resource::<crate::debug::DebugSupervisor>()
     }
 
     /// The LSP supervisor, when wired (see [`RunBuilder::language_servers`]).
     pub fn lsp_supervisor(&self) -> Option<&crate::lsp::LspSupervisor> {
-        self.lsp.as_ref()
+        self.registry.resource::<crate::lsp::LspSupervisor>()
     }
 
     /// The attached ask port and target space, if any.
     pub fn ask_binding(&self) -> Option<&AskBinding> {
-        self.ask.as_ref()
+        self.registry.resource::<AskBinding>()
     }
 
     /// The structural resource (staged edits), when the run was built `with_structural()`.
     pub fn structural(&self) -> Option<&crate::structural::StructuralResource> {
-        self.structural.as_ref()
+        self.registry.resource::<crate::structural::StructuralResource>()
     }
 
     /// The roster of background workers, when vibe mode is on.
     pub fn vibe_roster(&self) -> Option<&crate::vibe::Roster> {
-        self.vibe.as_ref()
-    }
-
-    /// The next card number (1, 2, …; sequential per run, shared by questions and permissions).
-    pub fn next_card_number(&self) -> u64 {
-        self.card_counter.fetch_add(1, Ordering::SeqCst) + 1
+        self.registry.resource::<crate::vibe::Roster>()
     }
 
     /// Descriptors visible to `caller` (R-TIER-2), sorted by name.
@@ -400,11 +404,12 @@ impl Run {
 
     /// Like [`Run::call`] with explicit options (timeout, cancel token, origin).
     pub fn call_with(&self, name: &str, arguments: Value, options: &CallOptions) -> ToolResult {
-        self.registry.dispatch(self, name, arguments, options)
+        self.registry.dispatch(name, arguments, options)
     }
 
-    /// An error for a resource that this run does not have wired.
-    pub fn unwired(&self, what: &str) -> ToolError {
-        ToolError::new(ErrorKind::Unavailable, format!("this run has no {what} wired"))
+    /// The run's resource of type `T` (built in, or added with [`RunBuilder::resource`]), if
+    /// wired.
+    pub fn resource<T: Resource>(&self) -> Option<&T> {
+        self.registry.resource::<T>()
     }
 }

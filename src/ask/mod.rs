@@ -10,6 +10,7 @@
 mod scripted;
 mod terminal;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,10 +18,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::registry::{CallContext, CallOptions, CallOrigin, Registry, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, CallOrigin, PermissionPrompt, PermissionRequest, Registry, Resource, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
-use crate::run::Run;
 use crate::tier::Tier;
+
+pub use crate::registry::PermissionDecision;
 
 pub use scripted::{ScriptedAnswer, ScriptedAskPort};
 pub use terminal::TerminalAskPort;
@@ -118,26 +120,39 @@ pub trait AskPort: Send + Sync {
     fn ask(&self, card: &AskCard, timeout: Duration) -> AskOutcome;
 }
 
-/// An attached port plus the space its cards render in.
-#[derive(Clone)]
+/// An attached port plus the space its cards render in, the run's `ask` section and the run's
+/// card counter (questions and permission prompts share it).
 pub struct AskBinding {
     /// The port.
     pub port: Arc<dyn AskPort>,
     /// The target space (conversation channel) cards render in.
     pub target_space: String,
+    config: AskConfig,
+    card_counter: AtomicU64,
 }
 
-/// The outcome of a permission prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PermissionDecision {
-    /// Run this one call.
-    AllowOnce,
-    /// Run this call and every later call of the same tool in this run without asking.
-    AllowForRun,
-    /// Do not run; the reason says why (denied, skipped, timed out, unknown answer).
-    Denied(String),
-    /// Do not run: no human could be asked (no port attached, or the port has nobody).
-    NoHuman(String),
+impl AskBinding {
+    /// Binds `port` for a run: cards render in `target_space`, wait as long as `config` says,
+    /// and are numbered from 1.
+    pub fn new(port: Arc<dyn AskPort>, target_space: impl Into<String>, config: AskConfig) -> AskBinding {
+        AskBinding { port, target_space: target_space.into(), config, card_counter: AtomicU64::new(0) }
+    }
+
+    /// The card time budgets this binding uses.
+    pub fn config(&self) -> &AskConfig {
+        &self.config
+    }
+
+    /// The next card number (1, 2, …; sequential per run, shared by questions and permissions).
+    pub fn next_card_number(&self) -> u64 {
+        self.card_counter.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+impl std::fmt::Debug for AskBinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AskBinding").field("target_space", &self.target_space).field("config", &self.config).finish_non_exhaustive()
+    }
 }
 
 /// True when `result` is an approval denial because no human was attached to answer the
@@ -156,56 +171,52 @@ pub const PERMISSION_ALLOW_FOR_RUN: &str = "allow for this run";
 /// Option label: deny.
 pub const PERMISSION_DENY: &str = "deny";
 
-/// Shows a permission card for a call of `descriptor` with `arguments` and returns the
-/// decision. No port attached, a timeout, a cancellation or an unknown answer is a denial.
-pub fn request_permission(run: &Run, descriptor: &ToolDescriptor, arguments: &Value, options: &CallOptions) -> PermissionDecision {
-    let Some(binding) = run.ask_binding() else {
-        return PermissionDecision::NoHuman(format!(
-            "{} tools need approval and no human is attached to this run (fail-closed)",
-            descriptor.tier
-        ));
-    };
-    let mut arguments_text = serde_json::to_string(arguments).unwrap_or_default();
-    if arguments_text.len() > 600 {
-        let mut cut = 600;
-        while !arguments_text.is_char_boundary(cut) {
-            cut -= 1;
+impl Resource for AskBinding {
+    const NAME: &'static str = "ask port";
+    const WIRED_BY: &'static str = "RunBuilder::ask_port(port, target_space)";
+}
+
+/// The registry's permission prompts go to the human as numbered permission cards (options
+/// allow once / allow for this run / deny). A timeout, a cancellation or an unknown answer is a
+/// denial; a port with nobody behind it is [`PermissionDecision::NoHuman`].
+impl PermissionPrompt for AskBinding {
+    fn request_permission(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        let binding = self;
+        let descriptor = request.descriptor;
+        let arguments_text = crate::render::cut_chars(&serde_json::to_string(request.arguments).unwrap_or_default(), 600);
+        let asked_by = match request.origin {
+            CallOrigin::Worker { label } => Some(label.clone()),
+            CallOrigin::Bridge { via } => Some(format!("{via} bridge")),
+            CallOrigin::Model => None,
+        };
+        let card = AskCard {
+            number: binding.next_card_number(),
+            kind: CardKind::Permission,
+            target_space: binding.target_space.clone(),
+            question: format!("Allow {} ({} tier) to run?", descriptor.name, descriptor.tier),
+            context: Some(format!("arguments: {arguments_text}")),
+            options: [PERMISSION_ALLOW_ONCE, PERMISSION_ALLOW_FOR_RUN, PERMISSION_DENY]
+                .iter()
+                .map(|label| AskOption { label: (*label).to_owned(), description: None })
+                .collect(),
+            allow_free_text: false,
+            multi_select: false,
+            asked_by,
+        };
+        match binding.port.ask(&card, binding.config.permission_timeout) {
+            AskOutcome::Answered { selected, .. } => match selected.first().map(String::as_str) {
+                Some(PERMISSION_ALLOW_ONCE) if selected.len() == 1 => PermissionDecision::AllowOnce,
+                Some(PERMISSION_ALLOW_FOR_RUN) if selected.len() == 1 => PermissionDecision::AllowForRun,
+                Some(PERMISSION_DENY) => PermissionDecision::Denied("the user denied it".to_owned()),
+                _ => PermissionDecision::Denied(format!("unrecognized answer {selected:?} counts as a denial")),
+            },
+            AskOutcome::Skipped => PermissionDecision::Denied("the user skipped the prompt".to_owned()),
+            AskOutcome::TimedOut => {
+                PermissionDecision::Denied(format!("nobody answered within {} s", binding.config.permission_timeout.as_secs()))
+            }
+            AskOutcome::NoHuman { reason } => PermissionDecision::NoHuman(format!("no human is attached ({reason})")),
+            AskOutcome::Cancelled { reason } => PermissionDecision::Denied(format!("the prompt was cancelled ({reason})")),
         }
-        arguments_text.truncate(cut);
-        arguments_text.push_str("… [cut]");
-    }
-    let asked_by = match &options.origin {
-        CallOrigin::Worker { label } => Some(label.clone()),
-        CallOrigin::Bridge { via } => Some(format!("{via} bridge")),
-        CallOrigin::Model => None,
-    };
-    let card = AskCard {
-        number: run.next_card_number(),
-        kind: CardKind::Permission,
-        target_space: binding.target_space.clone(),
-        question: format!("Allow {} ({} tier) to run?", descriptor.name, descriptor.tier),
-        context: Some(format!("arguments: {arguments_text}")),
-        options: [PERMISSION_ALLOW_ONCE, PERMISSION_ALLOW_FOR_RUN, PERMISSION_DENY]
-            .iter()
-            .map(|label| AskOption { label: (*label).to_owned(), description: None })
-            .collect(),
-        allow_free_text: false,
-        multi_select: false,
-        asked_by,
-    };
-    match binding.port.ask(&card, run.config().ask.permission_timeout) {
-        AskOutcome::Answered { selected, .. } => match selected.first().map(String::as_str) {
-            Some(PERMISSION_ALLOW_ONCE) if selected.len() == 1 => PermissionDecision::AllowOnce,
-            Some(PERMISSION_ALLOW_FOR_RUN) if selected.len() == 1 => PermissionDecision::AllowForRun,
-            Some(PERMISSION_DENY) => PermissionDecision::Denied("the user denied it".to_owned()),
-            _ => PermissionDecision::Denied(format!("unrecognized answer {selected:?} counts as a denial")),
-        },
-        AskOutcome::Skipped => PermissionDecision::Denied("the user skipped the prompt".to_owned()),
-        AskOutcome::TimedOut => {
-            PermissionDecision::Denied(format!("nobody answered within {} s", run.config().ask.permission_timeout.as_secs()))
-        }
-        AskOutcome::NoHuman { reason } => PermissionDecision::NoHuman(format!("no human is attached ({reason})")),
-        AskOutcome::Cancelled { reason } => PermissionDecision::Denied(format!("the prompt was cancelled ({reason})")),
     }
 }
 
@@ -269,10 +280,7 @@ pub(crate) fn register_tools(registry: &mut Registry) {
 
 fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: AskUserArguments = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let Some(binding) = run.ask_binding() else {
-        return Err(run.unwired("ask port"));
-    };
+    let binding = ctx.resource::<AskBinding>()?;
     let allow_free_text = arguments.allow_free_text.unwrap_or(arguments.options.is_empty());
     if arguments.options.is_empty() && !allow_free_text {
         return Err(ToolError::invalid("ask_user has no options and allow_free_text is false, so no answer is possible")
@@ -289,7 +297,7 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         _ => None,
     };
     let card = AskCard {
-        number: run.next_card_number(),
+        number: binding.next_card_number(),
         kind: CardKind::Question,
         target_space: binding.target_space.clone(),
         question: arguments.question,
@@ -299,7 +307,7 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         multi_select: arguments.multi_select,
         asked_by,
     };
-    let timeout = run.config().ask.question_timeout.min(ctx.remaining());
+    let timeout = binding.config.question_timeout.min(ctx.remaining());
     let outcome = binding.port.ask(&card, timeout);
     let number = card.number;
     match outcome {

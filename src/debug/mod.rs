@@ -106,6 +106,8 @@ impl Default for DebugConfig {
 /// terminates the session (adapter and debuggee killed, threads joined).
 pub struct DebugSupervisor {
     inner: Mutex<SupervisorState>,
+    /// The run's `debug` section, handed over when the run is built.
+    config: DebugConfig,
 }
 
 impl std::fmt::Debug for DebugSupervisor {
@@ -156,9 +158,15 @@ pub struct RetiredSession {
 pub struct SupervisorCall<'a> {
     state: MutexGuard<'a, SupervisorState>,
     previous: Option<RetiredSession>,
+    config: &'a DebugConfig,
 }
 
 impl SupervisorCall<'_> {
+    /// The supervisor's configuration.
+    pub fn config(&self) -> &DebugConfig {
+        self.config
+    }
+
     /// The session that ended before this call, if one did (to be told once).
     pub fn previous(&self) -> Option<&RetiredSession> {
         self.previous.as_ref()
@@ -180,8 +188,8 @@ impl SupervisorCall<'_> {
     }
 
     /// Which adapters can serve in `workspace_root` (pythons probed once per interpreter).
-    pub fn availability(&mut self, workspace_root: &Path, config: &DebugConfig) -> Vec<AdapterAvailability> {
-        adapters::adapter_availability(workspace_root, config, &mut self.state.probe_cache)
+    pub fn availability(&mut self, workspace_root: &Path) -> Vec<AdapterAvailability> {
+        adapters::adapter_availability(workspace_root, self.config, &mut self.state.probe_cache)
     }
 
     /// Starts a session on `target` with the stored breakpoints, bounded by `deadline`.
@@ -189,13 +197,8 @@ impl SupervisorCall<'_> {
     /// # Errors
     /// `conflict` while a session is live (one per conversation); the start's own errors
     /// ([`Session::start`]).
-    pub fn launch(
-        &mut self,
-        target: SessionTarget,
-        workspace_root: &Path,
-        config: &DebugConfig,
-        deadline: Instant,
-    ) -> Result<LaunchReport, ToolError> {
+    pub fn launch(&mut self, target: SessionTarget, workspace_root: &Path, deadline: Instant) -> Result<LaunchReport, ToolError> {
+        let config = self.config;
         let op = if matches!(target, SessionTarget::Launch { .. }) { "launch" } else { "attach" };
         if let Some(session) = &self.state.session {
             return Err(ToolError::new(
@@ -237,9 +240,22 @@ impl SupervisorCall<'_> {
 }
 
 impl DebugSupervisor {
-    /// A supervisor with no session and no breakpoints.
+    /// A supervisor with no session and no breakpoints, configured with
+    /// [`DebugConfig::default`] until the run that wires it hands over its own `debug` section
+    /// ([`crate::RunConfig::debug`]).
     pub fn new() -> DebugSupervisor {
-        DebugSupervisor { inner: Mutex::new(SupervisorState::default()) }
+        DebugSupervisor { inner: Mutex::new(SupervisorState::default()), config: DebugConfig::default() }
+    }
+
+    /// The supervisor with `config` (the run's `debug` section), as the run builder wires it.
+    pub(crate) fn with_config(mut self, config: DebugConfig) -> DebugSupervisor {
+        self.config = config;
+        self
+    }
+
+    /// The timeouts and caps this supervisor runs with.
+    pub fn config(&self) -> &DebugConfig {
+        &self.config
     }
 
     /// Begins one call: waits for a running call to return (calls are serialized) and retires
@@ -247,7 +263,7 @@ impl DebugSupervisor {
     pub fn begin_call(&self) -> SupervisorCall<'_> {
         let mut state = self.inner.lock();
         let previous = state.retire_finished().map(|(end, teardown)| RetiredSession { end, teardown });
-        SupervisorCall { state, previous }
+        SupervisorCall { state, previous, config: &self.config }
     }
 
     /// The `status` op's text: the session (where it is stopped, its TTL) and the stored
@@ -281,6 +297,11 @@ impl DebugSupervisor {
         let session = self.inner.lock().session.take()?;
         Some(render::teardown(&session.terminate("the run ended")))
     }
+}
+
+impl crate::registry::Resource for DebugSupervisor {
+    const NAME: &'static str = "debug supervisor";
+    const WIRED_BY: &'static str = "RunBuilder::debug_supervisor(DebugSupervisor::new())";
 }
 
 impl Drop for DebugSupervisor {

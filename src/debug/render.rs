@@ -1,6 +1,7 @@
 //! Text for the model: every typed result of the session and the supervisor becomes text
-//! here. Paths relative to the workspace, `file:line` with the source line, values cut with a
-//! marker, `name: type = value` variables, stop outcomes, breakpoint statuses, durations.
+//! here: `file:line` with the source line, `name: type = value` variables, stop outcomes,
+//! breakpoint statuses, durations, exit codes. Paths and cuts use the crate's one convention
+//! ([`crate::render`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -12,6 +13,7 @@ use crate::debug::session::{
     SessionStatus, SessionSummary, SessionTarget, StackReport, StopOutcome, TeardownReport, ThreadInfo, VariablesPage, WaitReport,
 };
 use crate::debug::state::BreakpointStore;
+pub use crate::render::{cut_chars, display_path};
 
 /// At most this many characters of a variable or evaluate value are shown (spec §7 op table).
 pub const MAX_VALUE_CHARS: usize = 400;
@@ -22,25 +24,12 @@ pub const MAX_VARIABLES: u64 = 50;
 /// At most this many characters of a source line are quoted.
 const MAX_SOURCE_LINE_CHARS: usize = 200;
 
-/// `path` relative to `workspace_root` when inside it, else absolute.
-pub fn display_path(path: &Path, workspace_root: &Path) -> String {
-    match path.strip_prefix(workspace_root) {
-        Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
-        _ => path.display().to_string(),
-    }
-}
-
 /// The text of 1-based `line` of `path`, trimmed and cut; `None` when unreadable or past EOF.
 pub fn source_line(path: &Path, line: u64) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let index = usize::try_from(line.checked_sub(1)?).ok()?;
     let raw = text.lines().nth(index)?;
     Some(cut_chars(raw.trim(), MAX_SOURCE_LINE_CHARS))
-}
-
-/// `value` cut to `max_chars` characters, with a marker giving the full length when cut.
-pub fn cut_value(value: &str, max_chars: usize) -> String {
-    cut_chars(value, max_chars)
 }
 
 /// An exit code as DAP's `exited` event gives it, with the signal spelled out when the code
@@ -80,7 +69,7 @@ pub fn variable_line(name: &str, type_name: Option<&str>, value: &str, handle: O
         line.push_str(type_name);
     }
     line.push_str(" = ");
-    line.push_str(&cut_value(value, MAX_VALUE_CHARS));
+    line.push_str(&cut_chars(value, MAX_VALUE_CHARS));
     if let Some(handle) = handle {
         match children {
             Some(count) => line.push_str(&format!("  (reference {handle}, {count} children)")),
@@ -145,7 +134,7 @@ pub fn teardown(report: &TeardownReport) -> String {
 pub fn frame_line(frame: &FrameInfo, index: usize, workspace_root: &Path) -> String {
     let line = frame.line;
     let location = match (&frame.path, &frame.source_name) {
-        (Some(path), _) => format!("{}:{line}", display_path(path, workspace_root)),
+        (Some(path), _) => format!("{}:{line}", display_path(workspace_root, path)),
         (None, Some(name)) => format!("{name}:{line} (no source path)"),
         (None, None) => "(no source)".to_owned(),
     };
@@ -158,7 +147,7 @@ pub fn frame_line(frame: &FrameInfo, index: usize, workspace_root: &Path) -> Str
 
 /// A breakpoint as bound: `app.py:13 verified`, `… → moved to line 14`, `… unverified (why)`.
 pub fn breakpoint_status(status: &BreakpointStatus, workspace_root: &Path) -> String {
-    let file = display_path(&status.file, workspace_root);
+    let file = display_path(workspace_root, &status.file);
     let mut text = format!("{file}:{}", status.requested_line);
     match status.line {
         Some(line) if line != status.requested_line => {
@@ -216,7 +205,7 @@ pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
         ),
     };
     if !wait.new_output.is_empty() {
-        let cut = cut_value(wait.new_output.trim_end(), 2000);
+        let cut = cut_chars(wait.new_output.trim_end(), 2000);
         let _ = write!(text, "\nnew output:\n{cut}");
     }
     text
@@ -227,7 +216,7 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
     let mut text = String::new();
     let what = match &report.target {
         SessionTarget::Launch { program, args, .. } => {
-            let mut what = format!("launched {}", display_path(program, workspace_root));
+            let mut what = format!("launched {}", display_path(workspace_root, program));
             if !args.is_empty() {
                 let _ = write!(what, " with args {args:?}");
             }
@@ -236,7 +225,7 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
         SessionTarget::Attach { port, .. } => format!("attached to 127.0.0.1:{port}"),
     };
     let debuggee_note = match &report.debuggee_python {
-        Some(python) => format!("; program python {}", display_path(python, workspace_root)),
+        Some(python) => format!("; program python {}", display_path(workspace_root, python)),
         None => String::new(),
     };
     let _ = writeln!(
@@ -257,7 +246,7 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
         for note in &report.configuration {
             let line = match note {
                 ConfigurationNote::Breakpoint(status) => breakpoint_status(status, workspace_root),
-                ConfigurationNote::FileNotSet { file, message } => format!("{}: not set: {message}", display_path(file, workspace_root)),
+                ConfigurationNote::FileNotSet { file, message } => format!("{}: not set: {message}", display_path(workspace_root, file)),
                 ConfigurationNote::ExceptionFiltersNotSet(message) => format!("exception breakpoints not set: {message}"),
             };
             let _ = writeln!(text, "  {line}");
@@ -269,7 +258,7 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
 
 /// Breakpoints sent to a running adapter.
 pub fn breakpoints_sent(file: &Path, adapter: &str, statuses: &[BreakpointStatus], workspace_root: &Path) -> String {
-    let mut text = format!("breakpoints of {} sent to the running {adapter}:", display_path(file, workspace_root));
+    let mut text = format!("breakpoints of {} sent to the running {adapter}:", display_path(workspace_root, file));
     if statuses.is_empty() {
         text.push_str(" cleared");
     }
@@ -451,7 +440,7 @@ pub fn supervisor_status(session: Option<&SessionStatus>, stored: &BreakpointSto
             if lines.is_empty() {
                 continue;
             }
-            let _ = write!(text, "\n  {}: lines {}", display_path(file, workspace_root), join_numbers(lines));
+            let _ = write!(text, "\n  {}: lines {}", display_path(workspace_root, file), join_numbers(lines));
         }
     } else {
         text.push_str("\nno breakpoints set");
@@ -511,18 +500,9 @@ pub fn adapter_markers(row: &AdapterAvailability, workspace_root: &Path) -> Stri
             crate::debug::adapters::MARKER_SCAN_DEPTH
         )
     } else {
-        let shown: Vec<String> = row.markers.iter().map(|m| display_path(m, workspace_root)).collect();
+        let shown: Vec<String> = row.markers.iter().map(|m| display_path(workspace_root, m)).collect();
         format!("marker {}", shown.join(", "))
     }
-}
-
-fn cut_chars(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max_chars).collect();
-    format!("{kept}… [cut: {max_chars} of {total} characters shown]")
 }
 
 #[cfg(test)]
@@ -532,10 +512,9 @@ mod tests {
     #[test]
     fn values_are_cut_with_a_marker() {
         let long = "x".repeat(1000);
-        let cut = cut_value(&long, MAX_VALUE_CHARS);
-        assert!(cut.starts_with(&"x".repeat(400)));
-        assert!(cut.ends_with("… [cut: 400 of 1000 characters shown]"));
-        assert_eq!(cut_value("short", 400), "short");
+        let cut = variable_line("long", None, &long, None, None);
+        assert!(cut.starts_with(&format!("long = {}", "x".repeat(400))));
+        assert!(cut.ends_with("… [cut: showing 400 of 1000 characters]"), "{cut}");
         assert_eq!(variable_line("n", Some("int"), "3", None, None), "n: int = 3");
         assert_eq!(variable_line("xs", Some(""), "[1]", Some(4), Some(1)), "xs = [1]  (reference 4, 1 children)");
     }
@@ -545,8 +524,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.py");
         std::fs::write(&file, "first\n    second  \n").unwrap();
-        assert_eq!(display_path(&file, dir.path()), "a.py");
-        assert_eq!(display_path(Path::new("/elsewhere/b.py"), dir.path()), "/elsewhere/b.py");
         assert_eq!(source_line(&file, 2).as_deref(), Some("second"));
         assert_eq!(source_line(&file, 3), None);
         assert_eq!(source_line(&file, 0), None);

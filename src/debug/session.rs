@@ -434,17 +434,19 @@ impl Session {
                     Some((root, _marker)) => root,
                     None => match (adapter, adapters::lone_source_root(program)) {
                         (AdapterId::Lldb, Some(root)) => root,
-                        _ => return Err(ToolError::new(
-                            ErrorKind::Unavailable,
-                            format!(
+                        _ => {
+                            return Err(ToolError::new(
+                                ErrorKind::Unavailable,
+                                format!(
                                 "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
                                 spec.name,
-                                render::display_path(program, workspace_root),
+                                render::display_path(workspace_root, program),
                                 spec.root_markers.join(", "),
-                                render::display_path(&start_dir, workspace_root),
+                                render::display_path(workspace_root, &start_dir),
                             ),
-                        )
-                        .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file")),
+                            )
+                            .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file"))
+                        }
                     },
                 }
             }
@@ -476,7 +478,7 @@ impl Session {
         let incoming = link.connection.incoming().clone();
         let description = match &target {
             SessionTarget::Launch { program, .. } => {
-                format!("{} session {number} on {}", spec.name, render::display_path(program, workspace_root))
+                format!("{} session {number} on {}", spec.name, render::display_path(workspace_root, program))
             }
             SessionTarget::Attach { port, .. } => format!("{} session {number} attached to 127.0.0.1:{port}", spec.name),
         };
@@ -1007,7 +1009,7 @@ impl SessionInner {
                 "{} answered {} with a body runbound cannot read: {}",
                 self.adapter.name(),
                 R::COMMAND,
-                render::cut_value(&body.to_string(), 400)
+                render::cut_chars(&body.to_string(), 400)
             ))
         })
     }
@@ -1043,7 +1045,7 @@ impl SessionInner {
         let mut error = self.rpc_error(command, err);
         let messages = self.state.lock().adapter_messages.render();
         if !messages.trim().is_empty() {
-            error.message.push_str(&format!("\nadapter messages:\n{}", render::cut_value(messages.trim(), 2000)));
+            error.message.push_str(&format!("\nadapter messages:\n{}", render::cut_chars(messages.trim(), 2000)));
         }
         error.with_hint("check the program path and that it was built with debug info; `debug adapters` shows what was found")
     }
@@ -1359,7 +1361,7 @@ impl SessionInner {
                     handle: None,
                     count: None,
                 })
-                .ok_or_else(|| format!("unreadable evaluate body {}", render::cut_value(&body.to_string(), 400))),
+                .ok_or_else(|| format!("unreadable evaluate body {}", render::cut_chars(&body.to_string(), 400))),
             Ok(Err(err)) => Err(self.rpc_error("evaluate", &err).message),
             Err(crossbeam_channel::TryRecvError::Disconnected) => {
                 Err("the debug adapter closed its connection before answering".to_owned())
@@ -1428,7 +1430,7 @@ impl SessionInner {
             ToolError::failed(format!(
                 "{} answered evaluate with an unreadable body: {}",
                 self.adapter.name(),
-                render::cut_value(&body.to_string(), 400)
+                render::cut_chars(&body.to_string(), 400)
             ))
         })?;
         let mut state = self.state.lock();

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::debug::adapters::{self, AdapterId};
 use crate::debug::render;
 use crate::debug::session::{ResumeKind, SessionTarget, WithLateEvaluate};
-use crate::debug::{DebugConfig, DebugSupervisor};
+use crate::debug::DebugSupervisor;
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolHandler, ToolOutput};
 use crate::result::{Content, ToolResult};
@@ -221,17 +221,14 @@ fn missing(field: &str, op: &str) -> ToolError {
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let op = parse_op(arguments)?;
-    let Some(supervisor) = ctx.run().debug_supervisor() else {
-        return Err(ctx.run().unwired("debug supervisor"));
-    };
-    let env = CallEnv { workspace_root: ctx.run().workspace_root(), config: &ctx.run().config().debug, deadline: ctx.deadline() };
+    let supervisor = ctx.resource::<DebugSupervisor>()?;
+    let env = CallEnv { workspace_root: ctx.workspace_root(), deadline: ctx.deadline() };
     Ok(ToolOutput::new(run_op(supervisor, &env, op)?))
 }
 
 /// What an op needs of its call besides its arguments.
 struct CallEnv<'a> {
     workspace_root: &'a Path,
-    config: &'a DebugConfig,
     deadline: Instant,
 }
 
@@ -303,7 +300,7 @@ fn op_text(
         return with_late_note(session.resume(kind, thread, env.deadline), |report| render::resume_report(report, root));
     }
     match op {
-        DebugOp::Adapters {} => Ok(render::adapters(&call.availability(root, env.config), root)),
+        DebugOp::Adapters {} => Ok(render::adapters(&call.availability(root), root)),
         DebugOp::Status {} => Ok(render::supervisor_status(call.session().map(|s| s.status()).as_ref(), call.breakpoints(), root)),
         DebugOp::Breakpoints { mut lines, .. } => {
             let path = path.expect("resolved above");
@@ -318,7 +315,7 @@ fn op_text(
                 None => Ok(format!(
                     "{} breakpoint(s) stored for {} (lines {}); they are sent when you launch",
                     lines.len(),
-                    render::display_path(&path, root),
+                    render::display_path(root, &path),
                     render::join_numbers(&lines)
                 )),
             }
@@ -326,12 +323,12 @@ fn op_text(
         DebugOp::Launch { args, adapter, .. } => {
             let program = path.expect("resolved above");
             let adapter = adapter.unwrap_or_else(|| adapters::adapter_for_program(&program));
-            let report = call.launch(SessionTarget::Launch { adapter, program, args }, root, env.config, env.deadline)?;
+            let report = call.launch(SessionTarget::Launch { adapter, program, args }, root, env.deadline)?;
             Ok(render::launch_report(&report, root))
         }
         DebugOp::Attach { port, adapter } => {
             let target = SessionTarget::Attach { adapter: adapter.unwrap_or(AdapterId::Debugpy), port };
-            let report = call.launch(target, root, env.config, env.deadline)?;
+            let report = call.launch(target, root, env.deadline)?;
             Ok(render::launch_report(&report, root))
         }
         DebugOp::Terminate {} => Ok(match call.terminate() {

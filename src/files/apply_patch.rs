@@ -14,8 +14,9 @@ use crate::files::apply::{apply_hunks, MatchQuality, SplitText};
 use crate::files::atomic::{commit_file_changes_with_modes, ExpectedState, FileChange};
 use crate::files::common::{binary_error, count_lines, is_binary};
 use crate::files::patch::{parse_patch, FileOperation, Patch};
-use crate::files::path::{display_path, resolve_in_workspace};
+use crate::files::path::resolve_in_workspace;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::render::display_path;
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -61,7 +62,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             )
             .with_details(json!({"patch_line": err.line}))
     })?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let mut view = WorkspaceView { root, files: Vec::new() };
     let mut summaries = Vec::new();
     for operation in &patch.operations {
@@ -288,7 +289,7 @@ fn check_deleted_content(shown: &str, patch_line: usize, current: &[u8], expecte
 fn quote_lines(lines: &[String]) -> String {
     const MAX_QUOTED: usize = 12;
     let mut out: Vec<String> = lines.iter().take(MAX_QUOTED).map(|line| format!("  |{line}")).collect();
-    if let Some(notice) = crate::result::truncation_notice(out.len(), lines.len(), "lines") {
+    if let Some(notice) = crate::render::truncation_notice(out.len(), lines.len(), "lines") {
         out.push(format!("  ({notice})"));
     }
     out.join("\n")

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::path::display_path;
+use crate::render::display_path;
 
 /// What a path must hold before a change is committed.
 #[derive(Debug, Clone, PartialEq, Eq)]

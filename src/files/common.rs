@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::path::display_path;
+use crate::render::{cut_chars, display_path, plural, truncation_notice};
 
 /// How many bytes at the start of a file are checked for NUL to call it binary (git's rule).
 pub(crate) const BINARY_SNIFF_BYTES: usize = 8000;
@@ -176,14 +176,6 @@ pub(crate) fn numbered_excerpt(text: &str, first: usize, last: usize) -> String 
     out
 }
 
-/// `text` cut to `max_chars` characters with a marker saying how long it was.
-pub(crate) fn cut_chars(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        None => text.to_owned(),
-        Some((byte, _)) => format!("{}… [line cut: {} chars, showing {max_chars}]", &text[..byte], text.chars().count()),
-    }
-}
-
 /// Sorted entry names of `dir` (directories end with `/`), at most [`MAX_LISTED_ENTRIES`],
 /// and the total count.
 fn list_directory(dir: &Path) -> (Vec<String>, usize) {
@@ -211,17 +203,9 @@ fn describe_entries(entries: &[String], total: usize) -> String {
     if total == 0 {
         return "no entries (it is empty)".to_owned();
     }
-    let mut text = format!("{total} entr{}: {}", if total == 1 { "y" } else { "ies" }, entries.join(", "));
-    if let Some(notice) = crate::result::truncation_notice(entries.len(), total, "entries") {
+    let mut text = format!("{}: {}", plural(total, "entry"), entries.join(", "));
+    if let Some(notice) = truncation_notice(entries.len(), total, "entries") {
         text.push_str(&format!(" ({notice})"));
     }
     text
-}
-
-/// `1 line`, `2 lines`.
-pub(crate) fn plural(count: usize, word: &str) -> String {
-    if count == 1 {
-        return format!("1 {word}");
-    }
-    format!("{count} {word}s")
 }

@@ -11,8 +11,9 @@ use crate::error::{ErrorKind, ToolError};
 use crate::files::apply::{closest_line, closest_window, SplitText};
 use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::files::common::{count_lines, line_of_offset, numbered_excerpt, read_text_file};
-use crate::files::path::{display_path, resolve_in_workspace};
+use crate::files::path::resolve_in_workspace;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::render::display_path;
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -64,7 +65,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     if arguments.old_string == arguments.new_string {
         return Err(ToolError::invalid("old_string and new_string are identical; there is nothing to change"));
     }
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let original = read_text_file(root, &path, "edit").map_err(|err| match err.kind {
@@ -79,7 +80,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let match_lines: Vec<usize> = offsets.iter().map(|&offset| line_of_offset(&original, offset)).collect();
     if offsets.len() > 1 && !arguments.replace_all {
         let listed: Vec<String> = match_lines.iter().take(MAX_LISTED_MATCH_LINES).map(usize::to_string).collect();
-        let more = crate::result::truncation_notice(listed.len(), match_lines.len(), "lines")
+        let more = crate::render::truncation_notice(listed.len(), match_lines.len(), "lines")
             .map(|notice| format!(" ({notice})"))
             .unwrap_or_default();
         return Err(ToolError::invalid(format!(
@@ -106,7 +107,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         format!("edited {shown}: 1 replacement at line {}", new_lines[0])
     } else {
         let listed: Vec<String> = new_lines.iter().take(MAX_LISTED_MATCH_LINES).map(usize::to_string).collect();
-        let more = crate::result::truncation_notice(listed.len(), count, "lines").map(|n| format!(" ({n})")).unwrap_or_default();
+        let more = crate::render::truncation_notice(listed.len(), count, "lines").map(|n| format!(" ({n})")).unwrap_or_default();
         format!("edited {shown}: {count} replacements at lines {}{more}", listed.join(", "))
     };
     if count == 1 {

@@ -2,8 +2,8 @@
 //! confinement and atomic writes.
 //!
 //! - [`resolve_in_workspace`] confines every path argument to the workspace (`..`, outside
-//!   absolute paths and symlinks resolving outside are refused) and [`display_path`] shows paths
-//!   relative to it.
+//!   absolute paths and symlinks resolving outside are refused); [`crate::render::display_path`]
+//!   shows paths relative to it.
 //! - [`commit_file_changes`] is the one way files are written: expected states verified first,
 //!   temp file + rename per file, all-or-nothing across files.
 //! - [`parse_patch`] reads both patch formats `apply_patch` accepts; [`apply_hunks`] locates a
@@ -27,7 +27,7 @@ use std::sync::Arc;
 pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality};
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
 pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
-pub use path::{display_path, resolve_in_workspace, MAX_SYMLINK_HOPS};
+pub use path::{resolve_in_workspace, MAX_SYMLINK_HOPS};
 
 use crate::registry::Registry;
 
@@ -49,9 +49,10 @@ impl Default for FilesConfig {
 }
 
 /// Registers `read`, `write`, `edit` and `apply_patch` (always wired: their resource is the
-/// workspace itself).
-pub(crate) fn register_tools(registry: &mut Registry) {
-    registry.register(read::descriptor(), Arc::new(read::run));
+/// workspace itself) with `config`, the run's `files` section.
+pub(crate) fn register_tools(registry: &mut Registry, config: &FilesConfig) {
+    let config = config.clone();
+    registry.register(read::descriptor(), Arc::new(move |ctx, arguments| read::run(ctx, arguments, &config)));
     registry.register(write::descriptor(), Arc::new(write::run));
     registry.register(edit::descriptor(), Arc::new(edit::run));
     registry.register(apply_patch::descriptor(), Arc::new(apply_patch::run));

@@ -50,23 +50,6 @@ pub fn resolve_in_workspace(workspace_root: &Path, user_path: &str) -> Result<Pa
     Err(outside_error(&root, user_path, &resolution))
 }
 
-/// `path` relative to the workspace root for display (`src/a.rs`); outside paths shown absolute,
-/// marked `(outside workspace)`.
-///
-/// The root itself is shown as `.`. No file-system access except when `path` is not under
-/// `workspace_root` as spelled, in which case the root is canonicalized once to compare again.
-pub fn display_path(workspace_root: &Path, path: &Path) -> String {
-    if let Some(relative) = relative_display(workspace_root, path) {
-        return relative;
-    }
-    if let Ok(canonical) = std::fs::canonicalize(workspace_root) {
-        if let Some(relative) = relative_display(&canonical, path) {
-            return relative;
-        }
-    }
-    format!("{} (outside workspace)", path.display())
-}
-
 struct Resolution {
     path: PathBuf,
     /// Symlinks followed, as (link path, link target as stored), in order.
@@ -180,7 +163,7 @@ fn outside_error(root: &Path, user_path: &str, resolution: &Resolution) -> ToolE
             let (link, target) = &resolution.symlinks[index];
             format!(
                 "path {user_path:?} resolves to {resolved}, outside the workspace {root_shown}, through the symlink {} -> {}",
-                display_path(root, link),
+                crate::render::display_path(root, link),
                 target.display()
             )
         }
@@ -204,14 +187,6 @@ fn outside_error(root: &Path, user_path: &str, resolution: &Resolution) -> ToolE
             "workspace_root": root.display().to_string(),
             "symlinks_followed": symlinks,
         }))
-}
-
-fn relative_display(root: &Path, path: &Path) -> Option<String> {
-    let relative = path.strip_prefix(root).ok()?;
-    if relative.as_os_str().is_empty() {
-        return Some(".".to_owned());
-    }
-    Some(relative.display().to_string())
 }
 
 #[cfg(test)]
@@ -290,13 +265,5 @@ mod tests {
         let (_dir, root) = workspace();
         assert_eq!(resolve_in_workspace(&root, "").unwrap_err().kind, ErrorKind::InvalidArguments);
         assert_eq!(resolve_in_workspace(&root, "a\0b").unwrap_err().kind, ErrorKind::InvalidArguments);
-    }
-
-    #[test]
-    fn display_is_relative_inside_and_marked_outside() {
-        let root = Path::new("/ws");
-        assert_eq!(display_path(root, Path::new("/ws/src/a.rs")), "src/a.rs");
-        assert_eq!(display_path(root, Path::new("/ws")), ".");
-        assert_eq!(display_path(root, Path::new("/etc/passwd")), "/etc/passwd (outside workspace)");
     }
 }

@@ -10,10 +10,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::common::{binary_error, check_regular_file, cut_chars, is_binary, BINARY_SNIFF_BYTES};
-use crate::files::path::{display_path, resolve_in_workspace};
+use crate::files::common::{binary_error, check_regular_file, is_binary, BINARY_SNIFF_BYTES};
+use crate::files::path::resolve_in_workspace;
 use crate::files::FilesConfig;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::render::{cut_chars, cut_marker, display_path, one_or_many, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -52,9 +53,10 @@ struct ReadArguments {
     end_line: Option<usize>,
 }
 
-pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+/// `read` with `config`, the run's `files` section (captured when the tool is registered).
+pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value, config: &FilesConfig) -> Result<ToolOutput, ToolError> {
     let arguments: ReadArguments = ctx.parse_arguments(arguments)?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let start_line = arguments.start_line.unwrap_or(1).max(1);
@@ -76,7 +78,6 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             .with_structured(json!({"path": shown, "total_lines": 0, "bytes": 0, "truncated": false}));
         return Ok(ToolOutput::new(result));
     }
-    let config = &ctx.run().config().files;
     let window = Window { start_line, end_line: arguments.end_line, config };
     let scan = scan_lines(ctx, &mut reader, &window).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
     render(&shown, &window, scan, metadata.len())
@@ -160,7 +161,8 @@ fn scan_lines(ctx: &CallContext<'_>, reader: &mut dyn BufRead, window: &Window<'
         scan.lossy_utf8 |= !line_cut_by_bytes && matches!(text, std::borrow::Cow::Owned(_));
         let cut = if line_cut_by_bytes {
             let kept: String = text.chars().take(config.read_max_line_chars).collect();
-            format!("{kept}… [line cut: {line_bytes} bytes, showing {} chars]", config.read_max_line_chars)
+            let detail = format!("showing {} characters of {line_bytes} bytes", config.read_max_line_chars);
+            format!("{kept}{}", cut_marker(&detail))
         } else {
             cut_chars(&text, config.read_max_line_chars)
         };
@@ -263,11 +265,10 @@ fn render(shown: &str, window: &Window<'_>, scan: Scan, bytes: u64) -> Result<To
     }
     if scan.long_lines_cut > 0 {
         notices.push(format!(
-            "{} line{} longer than {} characters {} cut (marked `… [line cut: …]`)",
-            scan.long_lines_cut,
-            if scan.long_lines_cut == 1 { "" } else { "s" },
+            "{} longer than {} characters {} cut (marked `… [cut: …]`)",
+            plural(scan.long_lines_cut, "line"),
             config.read_max_line_chars,
-            if scan.long_lines_cut == 1 { "was" } else { "were" }
+            one_or_many(scan.long_lines_cut, "was", "were")
         ));
     }
     if scan.lossy_utf8 {

@@ -8,9 +8,10 @@ use serde_json::{json, Value};
 
 use crate::error::ToolError;
 use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
-use crate::files::common::{count_lines, directory_error, plural};
-use crate::files::path::{display_path, resolve_in_workspace};
+use crate::files::common::{count_lines, directory_error};
+use crate::files::path::resolve_in_workspace;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::render::{display_path, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -45,7 +46,7 @@ struct WriteArguments {
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: WriteArguments = ctx.parse_arguments(arguments)?;
-    let root = ctx.run().workspace_root();
+    let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
     let previous = match fs::metadata(&path) {
@@ -53,7 +54,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         Ok(metadata) if !metadata.is_file() => {
             return Err(ToolError::invalid(format!(
                 "{} is not a regular file (a FIFO, socket or device); write replaces regular files only",
-                crate::files::display_path(root, &path)
+                display_path(root, &path)
             ))
             .with_hint("write to a regular file path"))
         }

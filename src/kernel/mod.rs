@@ -53,9 +53,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::registry::{CallContext, CallOptions, CallOrigin, Registry, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, CallOrigin, Registry, ToolDescriptor, ToolOutput};
 use crate::result::{Content, ToolResult};
-use crate::run::Run;
 use crate::tier::Tier;
 
 use session::{KernelEvent, KernelLaunch, LiveKernel};
@@ -321,6 +320,10 @@ impl fmt::Display for Language {
 pub struct Kernels {
     factory: KernelFactory,
     sandbox: Option<Sandbox>,
+    /// The run's `kernel` section, handed over when the run is built.
+    config: KernelConfig,
+    /// The run's workspace root (absolute, canonical): kernels start there.
+    workspace_root: PathBuf,
     state: Mutex<KernelsState>,
 }
 
@@ -339,9 +342,15 @@ impl fmt::Debug for Kernels {
 }
 
 impl Kernels {
-    /// The kernels resource for a run (nothing starts until the first cell).
-    pub fn new(factory: KernelFactory, sandbox: Option<Sandbox>) -> Kernels {
-        Kernels { factory, sandbox, state: Mutex::new(KernelsState::default()) }
+    /// The kernels resource for a run over `workspace_root` (absolute, canonical) with the
+    /// run's `kernel` section (nothing starts until the first cell).
+    pub fn new(factory: KernelFactory, sandbox: Option<Sandbox>, config: KernelConfig, workspace_root: &Path) -> Kernels {
+        Kernels { factory, sandbox, config, workspace_root: workspace_root.to_path_buf(), state: Mutex::new(KernelsState::default()) }
+    }
+
+    /// The timeouts and caps kernels run with.
+    pub fn config(&self) -> &KernelConfig {
+        &self.config
     }
 
     /// The factory.
@@ -390,6 +399,11 @@ impl Kernels {
     }
 }
 
+impl crate::registry::Resource for Kernels {
+    const NAME: &'static str = "kernel factory";
+    const WIRED_BY: &'static str = "RunBuilder::kernel_factory(KernelFactory::new())";
+}
+
 impl Drop for Kernels {
     fn drop(&mut self) {
         self.shutdown();
@@ -399,12 +413,13 @@ impl Drop for Kernels {
 /// The kernel section of `runbound status`: which Python backend is active and why, which
 /// kernels run (backend, version, pid, generation, cells, uptime), the sandbox, the budget.
 /// Never blocks longer than 200 ms (a running cell holds the kernels lock: then it says so).
-pub fn kernel_status(run: &Run) -> String {
-    let Some(kernels) = run.kernels() else {
+/// `kernels` is the run's kernels resource (`Run::kernels`), `None` when no factory is wired.
+pub fn kernel_status(kernels: Option<&Kernels>) -> String {
+    let Some(kernels) = kernels else {
         return "eval: no kernel factory is wired in this run (eval is not registered)".to_owned();
     };
     let mut lines = Vec::new();
-    let workspace = run.workspace_root();
+    let workspace = kernels.workspace_root.as_path();
     lines.push(format!("eval: kernel selection {}", kernels.factory.selection.as_str()));
     match kernels.resolve_python(workspace) {
         Ok((PythonBackend::Cpython(path), why)) => lines.push(format!(
@@ -424,7 +439,7 @@ pub fn kernel_status(run: &Run) -> String {
         Some(sandbox) => lines.push(format!("  sandbox: {} (kernels start inside it)", sandbox.description)),
         None => lines.push("  sandbox: none (kernels run on the host)".to_owned()),
     }
-    lines.push(format!("  inactivity budget: {} s", run.config().kernel.inactivity_budget.as_secs()));
+    lines.push(format!("  inactivity budget: {} s", kernels.config.inactivity_budget.as_secs()));
     match kernels.state.try_lock_for(Duration::from_millis(200)) {
         Some(state) => {
             for language in [Language::Python, Language::Javascript] {
@@ -503,10 +518,8 @@ struct EvalArguments {
 
 fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: EvalArguments = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let Some(kernels) = run.kernels() else {
-        return Err(run.unwired("kernel factory"));
-    };
+    let kernels = ctx.resource::<Kernels>()?;
+    let workspace_root = ctx.workspace_root();
     let description = arguments.description.trim();
     let word_count = description.split_whitespace().count();
     if !(5..=10).contains(&word_count) {
@@ -521,7 +534,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if matches!(ctx.origin(), CallOrigin::Bridge { via } if via == "eval") {
         return Err(eval_in_eval_error());
     }
-    let config = &run.config().kernel;
+    let config = &kernels.config;
     let mut state = kernels.state.lock();
     let slot = language.index();
     let mut notes = Vec::new();
@@ -540,7 +553,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         let mut embedded_reason = String::new();
         let (interpreter, driver_source) = match language {
             Language::Python => {
-                let (backend, why) = kernels.resolve_python(run.workspace_root()).map_err(|why| {
+                let (backend, why) = kernels.resolve_python(workspace_root).map_err(|why| {
                     ToolError::new(ErrorKind::Unavailable, format!("no Python kernel can start: {why}"))
                         .with_hint("install python3 or create .venv in the workspace, or use language=javascript")
                 })?;
@@ -563,20 +576,20 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         state.generations[slot] += 1;
         let generation = state.generations[slot];
         let kernel = if driver_source.is_empty() {
-            start_embedded(run.workspace_root(), generation, config.startup_timeout)?
+            start_embedded(workspace_root, generation, config.startup_timeout)?
         } else {
             LiveKernel::start(&KernelLaunch {
                 language,
                 interpreter: &interpreter,
                 driver_source,
-                cwd: run.workspace_root(),
+                cwd: workspace_root,
                 sandbox: kernels.sandbox.as_ref(),
                 generation,
                 startup_timeout: config.startup_timeout,
             })?
         };
         if kernel.is_embedded() {
-            notes.push(embedded_kernel_note(run.workspace_root(), &embedded_reason));
+            notes.push(embedded_kernel_note(workspace_root, &embedded_reason));
         }
         if generation > 1 && !arguments.reset {
             if let Some(loss) = state.last_loss[slot].take() {
@@ -1089,13 +1102,7 @@ fn bridge_call(ctx: &CallContext<'_>, message: &Value) -> Value {
         return json!({"type": "tool_result", "id": id, "ok": false, "error": err.to_result().joined_text()});
     }
     let arguments = message.get("args").cloned().unwrap_or(Value::Null);
-    let options = CallOptions {
-        caller: ctx.caller(),
-        timeout: None,
-        cancel: ctx.cancel_token().clone(),
-        origin: CallOrigin::Bridge { via: "eval".to_owned() },
-    };
-    let result = ctx.run().call_with(name, arguments, &options);
+    let result = ctx.call_nested(name, arguments, CallOrigin::Bridge { via: "eval".to_owned() });
     if result.is_error {
         return json!({"type": "tool_result", "id": id, "ok": false, "error": result.joined_text()});
     }

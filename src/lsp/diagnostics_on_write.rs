@@ -535,7 +535,7 @@ pub struct DiagnosticsOnWriteLayer;
 
 impl PreCallLayer for DiagnosticsOnWriteLayer {
     fn before_call(&self, ctx: &CallContext<'_>, arguments: &Value) {
-        let Some(supervisor) = ctx.run().lsp_supervisor() else { return };
+        let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
         if !supervisor.config().write_diagnostics {
             return;
         }
@@ -562,7 +562,7 @@ impl PreCallLayer for DiagnosticsOnWriteLayer {
                     return;
                 }
                 let Some(edit_id) = arguments.get("edit_id").and_then(Value::as_str) else { return };
-                let Some(structural) = ctx.run().structural() else { return };
+                let Some(structural) = ctx.find_resource::<crate::structural::StructuralResource>() else { return };
                 paths.extend(structural.staged_edits.pending_paths(edit_id).unwrap_or_default());
             }
             _ => return,
@@ -579,7 +579,7 @@ impl PreCallLayer for DiagnosticsOnWriteLayer {
 
 impl PostWriteLayer for DiagnosticsOnWriteLayer {
     fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult) {
-        let Some(supervisor) = ctx.run().lsp_supervisor() else { return };
+        let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }

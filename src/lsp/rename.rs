@@ -111,7 +111,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                                     ErrorKind::Conflict,
                                     format!(
                                         "the edit for {} was computed for version {version} but the document is at version {ours}; nothing was changed",
-                                        crate::files::display_path(workspace_root, &path)
+                                        crate::render::display_path(workspace_root, &path)
                                     ),
                                 )
                                 .with_hint("the file changed while the server computed the edit; run the rename again"));
@@ -153,11 +153,11 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 let Some(text) = state.text.as_mut() else {
                     return Err(ToolError::invalid(format!(
                         "the workspace edit changes {} which does not exist",
-                        crate::files::display_path(workspace_root, &path)
+                        crate::render::display_path(workspace_root, &path)
                     )));
                 };
                 *text = apply_text_edits(text, &edits, encoding).map_err(|why| {
-                    ToolError::invalid(format!("{}: {why}; nothing was changed", crate::files::display_path(workspace_root, &path)))
+                    ToolError::invalid(format!("{}: {why}; nothing was changed", crate::render::display_path(workspace_root, &path)))
                 })?;
                 state.edit_count += edits.len();
             }
@@ -169,7 +169,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 if state.text.is_some() && !overwrite {
                     return Err(ToolError::new(
                         ErrorKind::Conflict,
-                        format!("the workspace edit creates {} which already exists", crate::files::display_path(workspace_root, &path)),
+                        format!("the workspace edit creates {} which already exists", crate::render::display_path(workspace_root, &path)),
                     ));
                 }
                 state.text = Some(String::new());
@@ -180,7 +180,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 let Some(text) = source.text.take() else {
                     return Err(ToolError::invalid(format!(
                         "the workspace edit renames {} which does not exist",
-                        crate::files::display_path(workspace_root, &from)
+                        crate::render::display_path(workspace_root, &from)
                     )));
                 };
                 let edits = source.edit_count;
@@ -189,12 +189,15 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                 if target.text.is_some() && !overwrite {
                     return Err(ToolError::new(
                         ErrorKind::Conflict,
-                        format!("the workspace edit renames onto {} which already exists", crate::files::display_path(workspace_root, &to)),
+                        format!(
+                            "the workspace edit renames onto {} which already exists",
+                            crate::render::display_path(workspace_root, &to)
+                        ),
                     ));
                 }
                 target.text = Some(text);
                 target.edit_count += edits;
-                target.operation = format!("renamed from {}", crate::files::display_path(workspace_root, &from));
+                target.operation = format!("renamed from {}", crate::render::display_path(workspace_root, &from));
             }
             Step::Delete(path) => {
                 let state = load(&mut texts, &mut order, workspace_root, &path, server)?;
@@ -279,7 +282,7 @@ fn load<'a>(
             Some(bytes) => Some(String::from_utf8(bytes.clone()).map_err(|_| {
                 ToolError::invalid(format!(
                     "{} is not UTF-8 text; the edit was not applied",
-                    crate::files::display_path(workspace_root, path)
+                    crate::render::display_path(workspace_root, path)
                 ))
             })?),
             None => None,
@@ -291,7 +294,7 @@ fn load<'a>(
                         ErrorKind::Conflict,
                         format!(
                             "{} changed on disk after the server last saw it; the edit was computed for other text and nothing was changed",
-                            crate::files::display_path(workspace_root, path)
+                            crate::render::display_path(workspace_root, path)
                         ),
                     )
                     .with_hint("run the rename again (the server will be resynced)"));
@@ -381,10 +384,7 @@ impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: RenameArguments = ctx.parse_arguments(arguments)?;
-    let Some(supervisor) = ctx.run().lsp_supervisor() else {
-        return Err(ctx.run().unwired("LSP supervisor"));
-    };
-    let supervisor: &LspSupervisor = supervisor;
+    let supervisor = ctx.resource::<LspSupervisor>()?;
     let root = supervisor.workspace_root();
     let path = crate::files::resolve_in_workspace(root, &args.file)?;
     let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;

@@ -334,7 +334,7 @@ impl LspSupervisor {
     /// `path` relative to the workspace root (`.` for the root itself), or absolute with an
     /// `(outside workspace)` mark.
     pub fn display_path(&self, path: &Path) -> String {
-        display_path(&self.workspace_root, path)
+        crate::render::display_path(&self.workspace_root, path)
     }
 
     fn lease(&self, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<ServerLease, ToolError> {
@@ -692,13 +692,9 @@ impl LspStatus {
     }
 }
 
-/// `path` relative to `workspace_root` (`.` for the root), or `<abs> (outside workspace)`.
-pub fn display_path(workspace_root: &Path, path: &Path) -> String {
-    match path.strip_prefix(workspace_root) {
-        Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => format!("{} (outside workspace)", path.display()),
-    }
+impl crate::registry::Resource for LspSupervisor {
+    const NAME: &'static str = "LSP supervisor";
+    const WIRED_BY: &'static str = "RunBuilder::language_servers()";
 }
 
 /// Directories under `workspace_root` containing each marker name (bounded walk: depth ≤ 8,

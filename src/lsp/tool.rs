@@ -22,10 +22,11 @@ use serde_json::{json, Value};
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::client::{LanguageServer, ReadinessReport, RequestFailure};
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line, split_lines, PositionEncoding, ResolvedSymbol};
-use crate::lsp::supervisor::{display_path, LspSupervisor};
+use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
-use crate::result::{truncation_notice, ToolResult};
+use crate::render::{cut_chars, display_path, plural, truncation_notice};
+use crate::result::ToolResult;
 use crate::tier::Tier;
 
 /// The JSON Schema properties of line + symbol addressing, shared by `lsp` and `lsp_rename`:
@@ -96,10 +97,7 @@ const ANSWER_MARGIN: Duration = Duration::from_millis(250);
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: LspArguments = ctx.parse_arguments(arguments)?;
-    let Some(supervisor) = ctx.run().lsp_supervisor() else {
-        return Err(ctx.run().unwired("LSP supervisor"));
-    };
-    let supervisor: &LspSupervisor = supervisor;
+    let supervisor = ctx.resource::<LspSupervisor>()?;
     match args.op.as_str() {
         "status" => {
             let status = supervisor.status();
@@ -416,19 +414,11 @@ impl SourceCache {
             .entry(path.clone())
             .or_insert_with(|| std::fs::read_to_string(&path).ok())
             .as_deref()
-            .and_then(|text| split_lines(text).get(line0 as usize).map(|line| shorten(line.trim(), 200)))
+            .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
             .unwrap_or_default();
         let outside = !path.starts_with(&self.workspace_root);
         Place { display: display_path(&self.workspace_root, &path), path: Some(path), line: line0 + 1, text, outside }
     }
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max_chars).collect();
-    format!("{cut}…")
 }
 
 /// `(uri, start line)` of each location in a definition-like answer: `Location`, `Location[]`,
@@ -451,7 +441,7 @@ fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(Strin
 }
 
 fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &Value) -> ToolError {
-    let raw = shorten(&answer.to_string(), 300);
+    let raw = cut_chars(&answer.to_string(), 300);
     ToolError::failed(format!("{server_id}'s answer to {method} could not be read: {err}; answer began: {raw}"))
 }
 
@@ -481,7 +471,7 @@ fn render_locations(query: &Query<'_>, what: &str, answer: &Value) -> Result<(St
 
 fn place_json(place: &Place) -> Value {
     json!({
-        "path": place.display.trim_end_matches(" (outside workspace)"),
+        "path": place.display.trim_end_matches(crate::render::OUTSIDE_WORKSPACE),
         "line": place.line,
         "text": place.text,
         "outside_workspace": place.outside,
@@ -506,7 +496,7 @@ fn render_references(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<V
     }
     let n_files = per_file.len();
     let cap = query.supervisor.config().references_cap;
-    let mut out = format!("{total} reference{} in {n_files} file{}:\n", plural(total), plural(n_files));
+    let mut out = format!("{} in {}:\n", plural(total, "reference"), plural(n_files, "file"));
     let mut results = Vec::new();
     let mut current: Option<&str> = None;
     for place in places.iter().take(cap) {
@@ -529,14 +519,6 @@ fn render_references(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<V
     Ok((out.trim_end().to_owned(), results))
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
     if answer.is_null() {
         return Ok((query.empty_answer("hover information", "null"), Vec::new()));
@@ -557,11 +539,7 @@ fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>
         return Ok((query.empty_answer("hover information", "an empty hover"), Vec::new()));
     }
     let cap = query.supervisor.config().hover_chars_cap;
-    let total_chars = text.chars().count();
-    let mut shown = shorten(&text, cap);
-    if total_chars > cap {
-        shown.push_str(&format!("\n(hover cut: showing {cap} of {total_chars} characters)"));
-    }
+    let shown = cut_chars(&text, cap);
     Ok((shown, vec![json!({"hover": text})]))
 }
 
@@ -571,7 +549,7 @@ fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec
     }
     let actions: lsp_types::CodeActionResponse =
         serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/codeAction", &err, answer))?;
-    let mut out = format!("{} code action{} (listing only; applying one is not supported here):\n", actions.len(), plural(actions.len()));
+    let mut out = format!("{} (listing only; applying one is not supported here):\n", plural(actions.len(), "code action"));
     let mut results = Vec::new();
     for (idx, action) in actions.iter().enumerate() {
         match action {
@@ -768,7 +746,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, server_id: Option<&s
                             .detail
                             .as_deref()
                             .filter(|d| !d.is_empty())
-                            .map(|d| format!(" — {}", shorten(d, 120)))
+                            .map(|d| format!(" — {}", cut_chars(d, 120)))
                             .unwrap_or_default();
                         entries.push((
                             format!("{}{line}: {kind} {}{detail}", "  ".repeat(depth), symbol.name),
@@ -887,10 +865,10 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)
     } else {
         format!(
-            "{} diagnostics for {relative}: {n_errors} error{}, {n_warnings} warning{}, {} other",
+            "{} diagnostics for {relative}: {}, {}, {} other",
             server.id(),
-            plural(n_errors),
-            plural(n_warnings),
+            plural(n_errors, "error"),
+            plural(n_warnings, "warning"),
             all.len() - n_errors - n_warnings
         )
     };
@@ -913,7 +891,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         let source = diagnostic.get("source").and_then(Value::as_str).map(|s| format!(" ({s})")).unwrap_or_default();
         text.push_str(&format!("\n{relative}:{line}: {severity_name}{code} {message}{source}"));
         if let Some(source_line) = lines.get(line as usize - 1) {
-            text.push_str(&format!("\n{line:>6} | {}", shorten(source_line.trim_end(), 200)));
+            text.push_str(&format!("\n{line:>6} | {}", cut_chars(source_line.trim_end(), 200)));
         }
         results.push(json!({"path": relative, "line": line, "severity": severity_name, "code": diagnostic.get("code"), "message": message, "source": diagnostic.get("source")}));
     }
@@ -922,7 +900,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         text.push_str(&notice);
     }
     if n_hints > 0 {
-        text.push_str(&format!("\n({n_hints} hint-level diagnostic{} omitted)", plural(n_hints)));
+        text.push_str(&format!("\n({} omitted)", plural(n_hints, "hint-level diagnostic")));
     }
     if let Some(note) = readiness_note(server, &readiness) {
         notes.push(note);

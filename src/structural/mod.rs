@@ -65,12 +65,32 @@ impl Default for StructuralConfig {
     }
 }
 
-/// The run's structural resource: the staged-edit store. Exists only when the run was built
-/// `with_structural()`; dropped with the run (staged edits do not outlive it).
+/// The run's structural resource: the staged-edit store and the run's `structural` section.
+/// Exists only when the run was built `with_structural()`; dropped with the run (staged edits
+/// do not outlive it).
 #[derive(Debug, Default)]
 pub struct StructuralResource {
     /// Proposed rewrites waiting for `resolve`.
     pub staged_edits: StagedEdits,
+    config: StructuralConfig,
+}
+
+impl StructuralResource {
+    /// An empty staged-edit store for tools that run with `config` (the run's `structural`
+    /// section).
+    pub fn new(config: StructuralConfig) -> StructuralResource {
+        StructuralResource { staged_edits: StagedEdits::default(), config }
+    }
+
+    /// The caps and limits the structural tools run with.
+    pub fn config(&self) -> &StructuralConfig {
+        &self.config
+    }
+}
+
+impl crate::registry::Resource for StructuralResource {
+    const NAME: &'static str = "tree-sitter parser set";
+    const WIRED_BY: &'static str = "RunBuilder::with_structural()";
 }
 
 /// Parses a language id or alias (`dart`, `py`, `rs`, `ts`, `c++` …; case-insensitive).

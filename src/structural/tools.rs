@@ -15,10 +15,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, display_path, resolve_in_workspace, ExpectedState, FileChange};
+use crate::files::{commit_file_changes_in, resolve_in_workspace, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
-use crate::run::Run;
 use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
@@ -193,18 +193,13 @@ struct SearchSetup {
     compiled: CompiledPattern,
 }
 
-fn structural_resource<'run>(ctx: &CallContext<'run>) -> Result<&'run StructuralResource, ToolError> {
-    ctx.run().structural().ok_or_else(|| ctx.run().unwired("tree-sitter parser set (build the run with .with_structural())"))
-}
-
 fn setup(
-    run: &Run,
+    root: &Path,
     pattern: &str,
     path: Option<&str>,
     language: Option<&str>,
     context: Option<ContextKind>,
 ) -> Result<SearchSetup, ToolError> {
-    let root = run.workspace_root();
     let user_path = path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
     let target = resolve_in_workspace(root, user_path)?;
     let target_display = display_path(root, &target);
@@ -252,11 +247,11 @@ fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -
 }
 
 fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let config = &run.config().structural;
-    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let root = ctx.workspace_root();
+    let config = resource.config();
+    let setup = setup(root, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let compiled = &setup.compiled;
     let (mut files, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
@@ -266,15 +261,14 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     check_walk_finished(ctx, &stats, total)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let files_with_matches = files.len();
-    let root = run.workspace_root();
     let lang = language_id(compiled.language);
 
     let mut text = String::new();
     let _ = write!(
         text,
         "{total} {} in {files_with_matches} {} for `{}` ({lang}; pattern compiled as {})",
-        plural(total, "match", "matches"),
-        plural(files_with_matches, "file", "files"),
+        one_or_many(total, "match", "matches"),
+        one_or_many(files_with_matches, "file", "files"),
         compiled.source,
         compiled.compiled_as()
     );
@@ -312,7 +306,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         }
     }
     drop(files);
-    if let Some(notice) = crate::result::truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
+    if let Some(notice) = truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
         let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
     }
     let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
@@ -466,7 +460,7 @@ fn binding_text<'s>(env: &MetaVarEnv<'_, StrDoc<SupportLang>>, name: &str, sourc
 }
 
 fn describe_stats(stats: &WalkStats, lang: &str, target: &str, compiled: &CompiledPattern) -> String {
-    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, plural(stats.files_visited, "file", "files"));
+    let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, one_or_many(stats.files_visited, "file", "files"));
     if !compiled.literals.is_empty() {
         let _ = write!(
             text,
@@ -513,7 +507,7 @@ fn zero_match_hint(stats: &WalkStats, compiled: &CompiledPattern) -> String {
         return format!(
             "{} {lang} {} contain the pattern's literal text but no code of the pattern's shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`), or search the text with grep.",
             stats.files_with_literals,
-            plural(stats.files_with_literals, "file does", "files do"),
+            one_or_many(stats.files_with_literals, "file does", "files do"),
             compiled.compiled_as()
         );
     }
@@ -532,11 +526,11 @@ struct FileRewrite {
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
-    let run = ctx.run();
-    let config = &run.config().structural;
-    let setup = setup(run, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let root = ctx.workspace_root();
+    let config = resource.config();
+    let setup = setup(root, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
     let compiled = &setup.compiled;
     let template = validate_template(&args.rewrite, compiled)?;
     let (mut rewrites, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
@@ -560,7 +554,6 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     });
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
-    let root = run.workspace_root();
     let lang = language_id(compiled.language);
     let replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
     let nested_skipped: usize = rewrites.iter().map(|r| r.nested_skipped).sum();
@@ -610,8 +603,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
 
     let mut text = format!(
         "(proposed) {changed_replacements} {} in {file_count} {} for `{}` → `{}` ({lang}; pattern compiled as {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
-        plural(changed_replacements, "replacement", "replacements"),
-        plural(file_count, "file", "files"),
+        one_or_many(changed_replacements, "replacement", "replacements"),
+        one_or_many(file_count, "file", "files"),
         compiled.source,
         args.rewrite,
         compiled.compiled_as()
@@ -620,8 +613,8 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let _ = write!(
             text,
             "\n{nested_skipped} nested {} inside other matches {} skipped (the outermost match wins); run ast_edit again after accepting to rewrite them",
-            plural(nested_skipped, "match", "matches"),
-            plural(nested_skipped, "was", "were")
+            one_or_many(nested_skipped, "match", "matches"),
+            one_or_many(nested_skipped, "was", "were")
         );
     }
     if unchanged_files > 0 {
@@ -702,26 +695,26 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
             shown += 1;
         }
     }
-    if let Some(notice) = crate::result::truncation_notice(shown, total, "hunks") {
+    if let Some(notice) = truncation_notice(shown, total, "hunks") {
         let _ = write!(text, "{notice} (the staged edit contains all of them)");
     }
     Preview { text: text.trim_end().to_owned(), shown, total }
 }
 
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = structural_resource(ctx)?;
+    let resource = ctx.resource::<StructuralResource>()?;
     let args: ResolveArgs = ctx.parse_arguments(arguments)?;
     let id = args.edit_id.trim().to_owned();
     let staged = resource.staged_edits.take(&id)?;
     let replacements: usize = staged.files.iter().map(|f| f.replacements).sum();
     let summary = format!(
         "{replacements} {} of `{}` → `{}` ({}) in {} {}",
-        plural(replacements, "replacement", "replacements"),
+        one_or_many(replacements, "replacement", "replacements"),
         staged.pattern,
         staged.rewrite,
         staged.language,
         staged.files.len(),
-        plural(staged.files.len(), "file", "files")
+        one_or_many(staged.files.len(), "file", "files")
     );
     if matches!(args.action, ResolveAction::Discard) {
         resource.staged_edits.close(&id, ClosedEdit::Discarded);
@@ -762,7 +755,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             expected: ExpectedState::Content(f.original.clone()),
         })
         .collect();
-    match commit_file_changes_in(ctx.run().workspace_root(), &changes) {
+    match commit_file_changes_in(ctx.workspace_root(), &changes) {
         Ok(written) => {
             resource.staged_edits.close(&id, ClosedEdit::Accepted);
             let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
@@ -803,21 +796,15 @@ fn cut_code(code: &str, max_lines: usize, max_chars: usize) -> String {
     }
     if cut {
         let shown_lines = out.lines().count().max(1);
-        let _ = write!(out, " … [cut: {} of {total_lines} lines, {} chars shown]", shown_lines, out.chars().count());
+        let detail = format!("showing {shown_lines} of {total_lines} lines, {} characters", out.chars().count());
+        out.push(' ');
+        out.push_str(&cut_marker(&detail));
     }
     out
 }
 
 fn indent_continuation(text: &str, indent: &str) -> String {
     text.replace('\n', &format!("\n{indent}"))
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
 }
 
 /// Character columns (0-based) of positions visited in increasing byte order, in time linear in

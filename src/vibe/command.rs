@@ -230,7 +230,7 @@ fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes
     }
     let mut message = format!("the worker command `{command_line}` {}", describe_exit(exit));
     message.push_str(&labelled_block("stderr tail", &stderr_tail));
-    message.push_str(&labelled_block("stdout tail", &tail_chars(&stdout_text, FAILURE_STDOUT_TAIL_CHARS)));
+    message.push_str(&labelled_block("stdout tail", &crate::render::cut_tail(&stdout_text, FAILURE_STDOUT_TAIL_CHARS)));
     message.push_str(survivors_note);
     Err(message)
 }
@@ -337,15 +337,6 @@ fn labelled_block(label: &str, text: &str) -> String {
         return format!("\n{label}: (empty)");
     }
     format!("\n{label}:\n{text}")
-}
-
-fn tail_chars(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_owned();
-    }
-    let tail: String = text.chars().skip(total - max_chars).collect();
-    format!("[showing the last {max_chars} of {total} characters]\n{tail}")
 }
 
 #[cfg(test)]

@@ -42,7 +42,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::registry::{CallOptions, CallOrigin, CancelToken, GuardrailInput, GuardrailVerdict, Registry, ToolDescriptor};
-use crate::run::Run;
 use crate::tier::Caller;
 
 pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKSPACE};
@@ -426,10 +425,16 @@ impl fmt::Debug for VibeSetup {
 }
 
 /// The tools a worker of this run may see when spawned by `caller`: the run's tools visible to
-/// `caller`, minus `vibe_*` and (unless [`VibeConfig::workers_may_ask_user`]) `ask_user`.
-pub fn tools_for_worker(run: &Run, caller: Caller) -> Vec<&ToolDescriptor> {
-    let workers_may_ask_user = run.config().vibe.workers_may_ask_user;
-    run.tools(caller).into_iter().filter(|descriptor| tool_available_to_worker(&descriptor.name, workers_may_ask_user)).collect()
+/// `caller` (`registry` is [`crate::Run::registry`]), minus `vibe_*` and (unless the roster's
+/// [`VibeConfig::workers_may_ask_user`]) `ask_user`.
+pub fn tools_for_worker(registry: &Registry, caller: Caller) -> Vec<&ToolDescriptor> {
+    let workers_may_ask_user = registry.resource::<Roster>().is_some_and(|roster| roster.config().workers_may_ask_user);
+    registry.tools(caller).into_iter().filter(|descriptor| tool_available_to_worker(&descriptor.name, workers_may_ask_user)).collect()
+}
+
+impl crate::registry::Resource for Roster {
+    const NAME: &'static str = "vibe roster (vibe mode is off)";
+    const WIRED_BY: &'static str = "RunBuilder::vibe_roster(VibeSetup::new(backend)) (the CLI: --vibe)";
 }
 
 pub(crate) fn register_tools(registry: &mut Registry, roster: &Roster) {

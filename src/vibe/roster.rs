@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::CancelToken;
+use crate::render::{cut_chars_with, cut_middle};
 use crate::tier::Caller;
 
 use super::{VibeConfig, VibeSetup, WorkerBackend, WorkerEvent, WorkerEventCallback, WorkerJob, WorkerStatus, WorkerTier};
@@ -469,37 +470,12 @@ impl WorkerSnapshot {
             "attempt": self.attempt,
             "elapsed_ms": self.elapsed.as_millis() as u64,
             "since_spawn_ms": self.since_spawn.as_millis() as u64,
-            "last_result": self.last_result.as_deref().map(|text| cut_head(text, result_chars, "vibe_wait shows the whole result")),
+            "last_result": self.last_result.as_deref().map(|text| cut_chars_with(text, result_chars, "vibe_wait shows the whole result")),
             "last_result_attempt": self.last_result_attempt,
             "progress": self.progress,
             "note": self.note,
         })
     }
-}
-
-/// Cuts `text` to its first `max_chars` characters plus a `… [cut: showing N of M characters;
-/// <where_to_see_all>]` marker; unchanged when short enough.
-pub(crate) fn cut_head(text: &str, max_chars: usize, where_to_see_all: &str) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_owned();
-    }
-    let head: String = text.chars().take(max_chars).collect();
-    format!("{head}… [cut: showing {max_chars} of {total} characters; {where_to_see_all}]")
-}
-
-/// Keeps the head and tail of `text` within `max_chars` characters with a
-/// `[… cut N characters …]` marker between them; unchanged when short enough.
-pub(crate) fn cut_middle(text: &str, max_chars: usize) -> String {
-    let total = text.chars().count();
-    if total <= max_chars {
-        return text.to_owned();
-    }
-    let head_chars = max_chars / 2;
-    let tail_chars = max_chars - head_chars;
-    let head: String = text.chars().take(head_chars).collect();
-    let tail: String = text.chars().skip(total - tail_chars).collect();
-    format!("{head}\n[… cut {} of {total} characters …]\n{tail}", total - head_chars - tail_chars)
 }
 
 fn find_worker(state: &RosterState, worker_id: &str) -> Result<usize, ToolError> {
@@ -644,7 +620,7 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
             let mut state = progress_shared.state.lock();
             let record = &mut state.workers[index];
             if record.running_attempt == Some(progress_attempt) {
-                record.progress = Some(cut_head(text.trim(), PROGRESS_MAX_CHARS, "progress line cut"));
+                record.progress = Some(cut_chars_with(text.trim(), PROGRESS_MAX_CHARS, "progress line cut"));
             }
         };
         let job = WorkerJob {
@@ -768,7 +744,7 @@ fn record_outcome(
         attempt: start.attempt,
         status,
         elapsed: now.saturating_duration_since(attempt_started),
-        result_excerpt: cut_head(&text, shared.config.list_result_chars, "vibe_wait shows the whole result"),
+        result_excerpt: cut_chars_with(&text, shared.config.list_result_chars, "vibe_wait shows the whole result"),
     })
 }
 
@@ -795,18 +771,6 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cut_head_marks_the_cut() {
-        assert_eq!(cut_head("short", 10, "x"), "short");
-        assert_eq!(cut_head("abcdefghij", 4, "see vibe_wait"), "abcd… [cut: showing 4 of 10 characters; see vibe_wait]");
-    }
-
-    #[test]
-    fn cut_middle_keeps_head_and_tail() {
-        assert_eq!(cut_middle("abc", 3), "abc");
-        assert_eq!(cut_middle("abcdefghij", 4), "ab\n[… cut 6 of 10 characters …]\nij");
-    }
 
     #[test]
     fn compose_brief_numbers_messages() {

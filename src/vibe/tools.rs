@@ -163,7 +163,7 @@ struct WorkerIdArguments {
 }
 
 fn roster<'run>(ctx: &CallContext<'run>) -> Result<&'run Roster, ToolError> {
-    ctx.run().vibe_roster().ok_or_else(|| ctx.run().unwired("vibe roster (vibe mode is off)"))
+    ctx.resource::<Roster>()
 }
 
 fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -411,7 +411,7 @@ fn list_line(snapshot: &WorkerSnapshot, list_chars: usize) -> String {
         line.push_str(&format!("\n    progress: {progress}"));
     }
     if let (Some(result), Some(attempt)) = (&snapshot.last_result, snapshot.last_result_attempt) {
-        let excerpt = super::roster::cut_head(&result.replace('\n', " ⏎ "), list_chars, "vibe_wait shows the whole result");
+        let excerpt = crate::render::cut_chars_with(&result.replace('\n', " ⏎ "), list_chars, "vibe_wait shows the whole result");
         line.push_str(&format!("\n    last result (attempt {attempt}): {excerpt}"));
     }
     line

@@ -550,7 +550,7 @@ fn variables_are_paged_at_fifty_and_values_cut_at_400_characters() {
     let globals = number_after(&scopes, scope_line, "(reference");
     let variables = ok(&run, json!({"op": "variables", "reference": globals}));
     let text_line = variables.lines().find(|l| l.trim_start().starts_with("text")).expect("text variable");
-    assert!(text_line.contains("[cut: 400 of 1002 characters shown]"), "{text_line}");
+    assert!(text_line.contains("… [cut: showing 400 of 1002 characters]"), "{text_line}");
     let items = number_after(&variables, "items", "(reference");
     let children = |page: &str| page.lines().filter(|l| l.starts_with("  ")).count();
     let first_page = ok(&run, json!({"op": "variables", "reference": items}));

@@ -582,7 +582,7 @@ fn kernel_runs_inside_the_host_supplied_sandbox() {
     assert!(pid < 10, "a fresh PID namespace: the kernel's pid inside is {pid}");
     assert!(text.contains(", False)"), "the root is read-only inside: {text}");
     assert!(!Path::new("/tmp/rb-sandbox-marker").exists(), "the sandbox's /tmp is private");
-    assert!(kernel_status(&run).contains("bubblewrap"), "{}", kernel_status(&run));
+    assert!(kernel_status(run.kernels()).contains("bubblewrap"), "{}", kernel_status(run.kernels()));
     let persists = cell(&run, "open('/tmp/rb-sandbox-marker').read()");
     assert!(persists.joined_text().contains("Out: 'x'"));
 }
@@ -594,11 +594,11 @@ fn status_reports_backend_choice_and_reason() {
     };
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
-    let before = kernel_status(&run);
+    let before = kernel_status(run.kernels());
     assert!(before.contains("kernel selection cpython") && before.contains("python3 on PATH"), "{before}");
     assert!(before.contains("python kernel: not running"), "{before}");
     cell(&run, "1");
-    let after = kernel_status(&run);
+    let after = kernel_status(run.kernels());
     assert!(after.contains("python kernel: running — cpython 3."), "{after}");
     let embedded = Run::builder(workspace.path())
         .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
@@ -612,7 +612,7 @@ fn status_reports_backend_choice_and_reason() {
             "--kernel embedded runs the in-process RustPython kernel: {}",
             embedded_cell.joined_text()
         );
-        assert!(kernel_status(&embedded).contains("--kernel embedded was selected"), "{}", kernel_status(&embedded));
+        assert!(kernel_status(embedded.kernels()).contains("--kernel embedded was selected"), "{}", kernel_status(embedded.kernels()));
     } else {
         assert!(embedded_cell.is_error && embedded_cell.joined_text().contains("embedded"), "{}", embedded_cell.joined_text());
     }

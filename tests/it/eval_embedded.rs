@@ -340,7 +340,7 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
     assert_eq!(backend, PythonBackend::Embedded);
     assert!(why.contains("no CPython found"), "{why}");
     let run = Run::builder(workspace.path()).approval_policy(allow_all()).kernel_factory(factory.clone()).build().unwrap();
-    let status = kernel_status(&run);
+    let status = kernel_status(run.kernels());
     assert!(
         status.contains("kernel selection auto")
             && status.contains("python: embedded RustPython")
@@ -350,7 +350,7 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
     let result = cell(&run, "import sys\nsys.implementation.name");
     assert!(result.joined_text().contains("Out: 'rustpython'"), "{}", result.joined_text());
     assert_eq!(structured(&result)["backend"], "rustpython");
-    assert!(kernel_status(&run).contains("python kernel: running — rustpython"), "{}", kernel_status(&run));
+    assert!(kernel_status(run.kernels()).contains("python kernel: running — rustpython"), "{}", kernel_status(run.kernels()));
 
     let cpython_only = Run::builder(workspace.path())
         .approval_policy(allow_all())

@@ -219,7 +219,7 @@ fn read_caps_say_what_was_shown_and_how_to_continue() {
     let fx = fixture_with_config(&[("big.txt", &body)], config);
     let result = fx.ok("read", json!({"path": "big.txt"}));
     let text = text_of(&result);
-    assert!(text.starts_with("1\tline 1\n2\txxxxxxxxxx… [line cut: 25 chars, showing 10]\n3\tline 3\n"), "{text}");
+    assert!(text.starts_with("1\tline 1\n2\txxxxxxxxxx… [cut: showing 10 of 25 characters]\n3\tline 3\n"), "{text}");
     assert!(text.contains("showing 3 of 10 lines (lines 1-3 of 10 in big.txt)"), "{text}");
     assert!(text.contains("read returns at most 3 lines per call; continue with start_line 4"), "{text}");
     assert!(text.contains("1 line longer than 10 characters was cut"), "{text}");

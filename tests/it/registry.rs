@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use runbound::ask::{CardKind, ScriptedAnswer, ScriptedAskPort};
-use runbound::registry::{CallContext, GuardrailInput, GuardrailVerdict, PostWriteLayer};
+use runbound::registry::{CallContext, CallOrigin, GuardrailInput, GuardrailVerdict, PostWriteLayer, Resource};
 use runbound::{Approval, ApprovalPolicy, CallOptions, Caller, ErrorKind, Run, RunBuilder, Tier, ToolDescriptor, ToolOutput, ToolResult};
 use serde_json::{json, Value};
 
@@ -446,7 +446,7 @@ fn post_write_layers_receive_the_written_paths() {
         default_timeout: Duration::from_secs(1),
     };
     let handler: runbound::ToolHandler = Arc::new(|ctx: &CallContext<'_>, _args: Value| {
-        let path = ctx.run().workspace_root().join("a.txt");
+        let path = ctx.workspace_root().join("a.txt");
         Ok(ToolOutput::text("touched a.txt").with_written_paths(vec![path]))
     });
     let layer_for_run = layer.clone();
@@ -478,4 +478,122 @@ fn workspace_root_is_canonical_and_independent_of_cwd() {
 fn error_kinds_are_stable_wire_names() {
     assert_eq!(ErrorKind::HiddenFromCaller.as_str(), "hidden_from_caller");
     assert_eq!(serde_json::to_value(ErrorKind::ApprovalDenied).unwrap(), json!("approval_denied"));
+}
+
+/// A host resource: tools reach it with `ctx.resource::<Counter>()`.
+struct Counter(AtomicUsize);
+
+impl Resource for Counter {
+    const NAME: &'static str = "test counter";
+    const WIRED_BY: &'static str = "RunBuilder::resource(Arc::new(Counter(..)))";
+}
+
+fn counter_tool() -> (ToolDescriptor, runbound::ToolHandler) {
+    let descriptor = ToolDescriptor {
+        name: "bump".to_owned(),
+        description: "bumps the host's counter resource".to_owned(),
+        tier: Tier::Read,
+        input_schema: json!({"type": "object"}),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(1),
+    };
+    let handler: runbound::ToolHandler = Arc::new(|ctx: &CallContext<'_>, _args: Value| {
+        let counter = ctx.resource::<Counter>()?;
+        let now = counter.0.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(ToolOutput::text(format!("count {now} in {}", ctx.conversation_id())))
+    });
+    (descriptor, handler)
+}
+
+#[test]
+fn host_resources_are_found_by_type_and_an_unwired_one_is_one_error() {
+    let workspace = support::workspace_with(&[]);
+    let counter = Arc::new(Counter(AtomicUsize::new(0)));
+    let (descriptor, handler) = counter_tool();
+    let run = Run::builder(workspace.path())
+        .conversation_id("conversation-resources")
+        .resource(counter.clone())
+        .tool(descriptor, handler)
+        .build()
+        .unwrap();
+    assert_eq!(run.call(Caller::Main, "bump", json!({})).joined_text(), "count 1 in conversation-resources");
+    assert_eq!(run.call(Caller::Main, "bump", json!({})).joined_text(), "count 2 in conversation-resources");
+    assert_eq!(counter.0.load(Ordering::SeqCst), 2, "the run's resource is the host's Arc");
+    assert!(std::ptr::eq(run.resource::<Counter>().unwrap(), &*counter));
+    assert!(run.registry().resources().names().contains(&"test counter"), "{:?}", run.registry().resources());
+
+    let (descriptor, handler) = counter_tool();
+    let unwired = Run::builder(workspace.path()).tool(descriptor, handler).build().unwrap();
+    let result = unwired.call(Caller::Main, "bump", json!({}));
+    assert_eq!(error_kind(&result), "unavailable");
+    let text = result.joined_text();
+    assert!(text.contains("this run has no test counter wired") && text.contains("RunBuilder::resource(Arc::new(Counter(..)))"), "{text}");
+
+    let twice = Run::builder(workspace.path()).resource(counter.clone()).resource(counter).build().unwrap_err();
+    assert!(twice.message.contains("test counter is wired twice"), "{}", twice.message);
+}
+
+/// A host tool that calls `target` through `ctx.call_nested` and reports what came back and how
+/// long it took.
+fn nesting_tool(target: &'static str, default_timeout: Duration) -> (ToolDescriptor, runbound::ToolHandler) {
+    let descriptor = ToolDescriptor {
+        name: format!("nest_{target}"),
+        description: format!("calls {target} as a nested call"),
+        tier: Tier::Read,
+        input_schema: json!({"type": "object"}),
+        parallel_safe: true,
+        default_timeout,
+    };
+    let handler: runbound::ToolHandler = Arc::new(move |ctx: &CallContext<'_>, _args: Value| {
+        let started = Instant::now();
+        let nested = ctx.call_nested(target, json!({"text": "from inside"}), CallOrigin::Bridge { via: "nest".to_owned() });
+        let kind = nested.structured_content.as_ref().and_then(|s| s["error"]["kind"].as_str()).unwrap_or("ok").to_owned();
+        Ok(ToolOutput::text(format!("{kind} after {} ms: {}", started.elapsed().as_millis(), nested.joined_text())))
+    });
+    (descriptor, handler)
+}
+
+#[test]
+fn nested_calls_keep_the_caller_and_are_bounded_by_the_parents_remaining_time() {
+    // `slow` waits for its deadline; its own budget is 30 s, the parent's is 400 ms.
+    let slow = ToolDescriptor {
+        name: "slow".to_owned(),
+        description: "waits until its deadline".to_owned(),
+        tier: Tier::Read,
+        input_schema: json!({"type": "object"}),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(30),
+    };
+    let seen_budget = Arc::new(Mutex::new(None));
+    let seen_origin = Arc::new(Mutex::new(None));
+    let (budget_slot, origin_slot) = (seen_budget.clone(), seen_origin.clone());
+    let slow_handler: runbound::ToolHandler = Arc::new(move |ctx: &CallContext<'_>, _args: Value| {
+        *budget_slot.lock() = Some(ctx.budget());
+        *origin_slot.lock() = Some(ctx.origin().clone());
+        while ctx.check_continue("waiting for its deadline").is_ok() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Err(ctx.timeout_error("waiting for its deadline"))
+    });
+    let (nest_slow, nest_slow_handler) = nesting_tool("slow", Duration::from_millis(400));
+    let (nest_poke, nest_poke_handler) = nesting_tool("poke", Duration::from_secs(5));
+    let fx = fixture(move |b| allow_all(b).tool(slow, slow_handler).tool(nest_slow, nest_slow_handler).tool(nest_poke, nest_poke_handler));
+
+    let started = Instant::now();
+    let result = fx.run.call(Caller::Main, "nest_slow", json!({}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.starts_with("timeout after "), "the nested call ran out of the parent's time: {text}");
+    assert!(started.elapsed() < Duration::from_secs(5), "bounded by the parent's 400 ms, took {:?}", started.elapsed());
+    let budget = seen_budget.lock().expect("slow ran");
+    assert!(budget <= Duration::from_millis(400) && budget > Duration::ZERO, "nested budget {budget:?}");
+    assert_eq!(*seen_origin.lock(), Some(CallOrigin::Bridge { via: "nest".to_owned() }));
+
+    // The caller is kept: a read-only caller's nested call to a write tool is refused as hidden.
+    let refused = fx.run.call(Caller::Readonly, "nest_poke", json!({}));
+    assert!(refused.joined_text().starts_with("hidden_from_caller after "), "{}", refused.joined_text());
+    assert_eq!(fx.calls[1].load(Ordering::SeqCst), 0);
+    let allowed = fx.run.call(Caller::Main, "nest_poke", json!({}));
+    assert!(allowed.joined_text().contains("echo from inside"), "{}", allowed.joined_text());
+    assert_eq!(fx.calls[1].load(Ordering::SeqCst), 1);
 }

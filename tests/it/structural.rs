@@ -469,7 +469,7 @@ fn long_matches_are_cut_with_a_marker() {
     let dir = support::workspace_with(&[("src/lib.rs", &source)]);
     let run = run_for(dir.path());
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "fn $F() { $$$B }", "path": "src/lib.rs"})));
-    assert!(text.contains("… [cut: 8 of 32 lines"), "{text}");
+    assert!(text.contains("… [cut: showing 8 of 32 lines"), "{text}");
 }
 
 #[test]

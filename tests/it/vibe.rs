@@ -468,7 +468,8 @@ fn closure_worker_is_depth_one_and_its_permission_prompt_carries_its_label() {
     assert_eq!(cards[0].asked_by.as_deref(), Some("worker_1: toucher"));
     assert!(cards[0].question.contains("touch"), "{:?}", cards[0]);
 
-    let worker_tools: Vec<&str> = runbound::vibe::tools_for_worker(&run, Caller::Main).iter().map(|tool| tool.name.as_str()).collect();
+    let worker_tools: Vec<&str> =
+        runbound::vibe::tools_for_worker(run.registry(), Caller::Main).iter().map(|tool| tool.name.as_str()).collect();
     assert!(worker_tools.contains(&"touch"), "{worker_tools:?}");
     assert!(worker_tools.iter().all(|name| !name.starts_with("vibe_") && *name != "ask_user"), "{worker_tools:?}");
 }

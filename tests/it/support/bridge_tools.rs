@@ -19,7 +19,7 @@ pub fn read_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
             default_timeout: Duration::from_secs(30),
         },
         Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
+            let path = ctx.workspace_root().join(arguments["path"].as_str().unwrap_or(""));
             let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
             Ok(ToolOutput::text(text))
         }),
@@ -38,7 +38,7 @@ pub fn write_note_tool() -> (ToolDescriptor, runbound::ToolHandler) {
             default_timeout: Duration::from_secs(30),
         },
         Arc::new(|ctx: &runbound::CallContext<'_>, arguments: Value| -> Result<ToolOutput, ToolError> {
-            let path = ctx.run().workspace_root().join(arguments["path"].as_str().unwrap_or(""));
+            let path = ctx.workspace_root().join(arguments["path"].as_str().unwrap_or(""));
             std::fs::write(&path, arguments["text"].as_str().unwrap_or("")).map_err(|err| ToolError::io("write", &path, &err))?;
             Ok(ToolOutput::new(ToolResult::text("written").with_structured(json!({"written": true}))).with_written_paths(vec![path]))
         }),
