@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::debug::session::SessionInner;
-use crate::debug::state::{HandleTable, OutputRing, OutputStream};
+use crate::debug::state::{BreakpointSpec, HandleTable, OutputRing, OutputStream};
 use crate::transport::process::{self, ProcessIdentity};
 use crate::transport::{Incoming, PendingResponse, ResponseError};
 
@@ -61,8 +61,12 @@ pub struct BreakpointStatus {
     pub line: Option<u64>,
     /// Whether the adapter verified it.
     pub verified: bool,
-    /// The adapter's message (why unverified, …).
+    /// The adapter's message (why unverified, …), or why it was not sent.
     pub message: Option<String>,
+    /// What was asked for (anchor, condition, hit condition, log message).
+    pub spec: BreakpointSpec,
+    /// Sent to the adapter (false: an extra it does not support; `message` says which).
+    pub sent: bool,
 }
 
 /// An `evaluate` request whose answer did not come within the request timeout. It stays in

@@ -31,6 +31,7 @@
 pub mod adapters;
 mod connect;
 pub mod events;
+pub mod program;
 pub mod render;
 pub mod session;
 pub mod state;
@@ -46,8 +47,9 @@ use serde_json::{json, Value};
 use crate::error::{ErrorKind, ToolError};
 
 use adapters::{AdapterAvailability, ProbeCache};
+use program::LaunchRequest;
 use session::{LaunchReport, OutputSnapshot, Session, SessionEnd, SessionStart, SessionSummary, SessionTarget, TeardownReport};
-use state::BreakpointStore;
+use state::{BreakpointSpec, BreakpointStore, FunctionBreakpointSpec};
 
 pub use tool::{descriptor, TOOL_NAME};
 
@@ -68,10 +70,14 @@ pub struct DebugConfig {
     /// Wait for an ordinary request (stack, scopes, variables, evaluate, setBreakpoints, …).
     /// Default 15 s.
     pub request_timeout: Duration,
-    /// How long continue/step (and launch, for the first stop) wait for the next `stopped`,
-    /// `exited` or `terminated` event before answering "still running". Default 30 s; also
-    /// bounded by the call's own deadline.
+    /// The longest continue / step_* / pause wait for the next `stopped`, `exited` or
+    /// `terminated` event before answering "still running". Default 10 min: the call's own
+    /// budget (the tool's default 120 s, less 2 s to answer) normally ends the wait first, so
+    /// an agent never polls.
     pub resume_timeout: Duration,
+    /// How long `launch` / `attach` wait for the first stop after the handshake before
+    /// answering "running" (also capped by `resume_timeout` and the call's budget). Default 30 s.
+    pub first_stop_timeout: Duration,
     /// Wait for the `disconnect` response and for the adapter to exit before its process group
     /// is killed. Default 3 s.
     pub disconnect_timeout: Duration,
@@ -92,7 +98,8 @@ impl Default for DebugConfig {
             launch_timeout: Duration::from_secs(30),
             build_launch_timeout: Duration::from_secs(120),
             request_timeout: Duration::from_secs(15),
-            resume_timeout: Duration::from_secs(30),
+            resume_timeout: Duration::from_secs(10 * 60),
+            first_stop_timeout: Duration::from_secs(30),
             disconnect_timeout: Duration::from_secs(3),
             output_ring_bytes: 64 * 1024,
             probe_timeout: Duration::from_secs(10),
@@ -128,13 +135,28 @@ struct SupervisorState {
 
 impl SupervisorState {
     /// Takes a finished session out (its output kept) and tears it down.
-    fn retire_finished(&mut self) -> Option<(SessionEnd, TeardownReport)> {
+    fn retire_finished(&mut self) -> Option<RetiredSession> {
         let end = self.session.as_ref().and_then(Session::finished)?;
         let session = self.session.take()?;
+        let unreported_output = session.take_new_output();
         self.last_output = Some(session.output());
         let teardown = session.terminate(&render::session_end(&end));
-        Some((end, teardown))
+        Some(RetiredSession { end, teardown, unreported_output })
     }
+}
+
+/// What a `launch` / `attach` starts.
+#[derive(Debug, Clone)]
+pub enum LaunchTarget {
+    /// A program, module or test, planned by [`program::plan_launch`].
+    Request(Box<LaunchRequest>),
+    /// A program listening on a loopback port.
+    Attach {
+        /// The adapter.
+        adapter: adapters::AdapterId,
+        /// The port on 127.0.0.1.
+        port: u16,
+    },
 }
 
 impl Default for DebugSupervisor {
@@ -150,6 +172,8 @@ pub struct RetiredSession {
     pub end: SessionEnd,
     /// What teardown did.
     pub teardown: TeardownReport,
+    /// The program's output that had not been reported yet (rendered with stream labels).
+    pub unreported_output: String,
 }
 
 /// One serialized call on the supervisor (calls are serialized by its lock). A session that
@@ -182,9 +206,19 @@ impl SupervisorCall<'_> {
         &self.state.breakpoints
     }
 
-    /// Stores the breakpoint lines of `file` (an absolute, canonical path); `[]` clears it.
-    pub fn store_breakpoints(&mut self, file: PathBuf, lines: Vec<u64>) {
-        self.state.breakpoints.set(file, lines);
+    /// Stores the breakpoints of `file` (an absolute, canonical path); `[]` clears it.
+    pub fn store_breakpoints(&mut self, file: PathBuf, specs: Vec<BreakpointSpec>) {
+        self.state.breakpoints.set(file, specs);
+    }
+
+    /// Stores the function breakpoints (`[]` clears).
+    pub fn store_function_breakpoints(&mut self, functions: Vec<FunctionBreakpointSpec>) {
+        self.state.breakpoints.set_functions(functions);
+    }
+
+    /// Stores the exception filters to enable (`[]`: none).
+    pub fn store_exception_filters(&mut self, filters: Vec<String>) {
+        self.state.breakpoints.set_exception_filters(filters);
     }
 
     /// Which adapters can serve in `workspace_root` (pythons probed once per interpreter).
@@ -197,9 +231,9 @@ impl SupervisorCall<'_> {
     /// # Errors
     /// `conflict` while a session is live (one per conversation); the start's own errors
     /// ([`Session::start`]).
-    pub fn launch(&mut self, target: SessionTarget, workspace_root: &Path, deadline: Instant) -> Result<LaunchReport, ToolError> {
+    pub fn launch(&mut self, target: LaunchTarget, workspace_root: &Path, deadline: Instant) -> Result<LaunchReport, ToolError> {
         let config = self.config;
-        let op = if matches!(target, SessionTarget::Launch { .. }) { "launch" } else { "attach" };
+        let op = if matches!(target, LaunchTarget::Request(_)) { "launch" } else { "attach" };
         if let Some(session) = &self.state.session {
             return Err(ToolError::new(
                 ErrorKind::Conflict,
@@ -210,6 +244,11 @@ impl SupervisorCall<'_> {
             )
             .with_hint("call debug op \"terminate\" first, then launch again"));
         }
+        // Planning may build (cargo): only once no session is in the way.
+        let target = match target {
+            LaunchTarget::Request(request) => SessionTarget::Launch(Box::new(program::plan_launch(&request, workspace_root, deadline)?)),
+            LaunchTarget::Attach { adapter, port } => SessionTarget::Attach { adapter, port },
+        };
         self.state.session_counter += 1;
         let state = &mut *self.state;
         let start =
@@ -235,7 +274,7 @@ impl SupervisorCall<'_> {
     /// Ends the call: a session that ended during it (program exited, adapter died, TTL) is
     /// retired now, so no adapter lingers until the next call.
     pub fn finish(mut self) -> Option<RetiredSession> {
-        self.state.retire_finished().map(|(end, teardown)| RetiredSession { end, teardown })
+        self.state.retire_finished()
     }
 }
 
@@ -262,7 +301,7 @@ impl DebugSupervisor {
     /// a session that ended on its own since.
     pub fn begin_call(&self) -> SupervisorCall<'_> {
         let mut state = self.inner.lock();
-        let previous = state.retire_finished().map(|(end, teardown)| RetiredSession { end, teardown });
+        let previous = state.retire_finished();
         SupervisorCall { state, previous, config: &self.config }
     }
 

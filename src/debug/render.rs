@@ -9,11 +9,12 @@ use std::path::Path;
 use crate::debug::adapters::AdapterAvailability;
 use crate::debug::events::{BreakpointStatus, RunState, StopInfo};
 use crate::debug::session::{
-    ConfigurationNote, EvaluatePoll, EvaluateReport, FrameInfo, LaunchReport, OutputSnapshot, ResumeReport, ScopeInfo, SessionEnd,
-    SessionStatus, SessionSummary, SessionTarget, StackReport, StopOutcome, TeardownReport, ThreadInfo, VariablesPage, WaitReport,
+    ConfigurationNote, EvaluatePoll, EvaluateReport, ExceptionFiltersReport, FrameInfo, FunctionBreakpointStatus, InlineChildren,
+    LaunchReport, OutputSnapshot, ResumeReport, ScopeInfo, SessionEnd, SessionStatus, SessionSummary, SessionTarget, StackReport,
+    StopOutcome, TeardownReport, ThreadInfo, VariableInfo, VariablesPage, WaitReport,
 };
-use crate::debug::state::BreakpointStore;
-pub use crate::render::{cut_chars, display_path};
+use crate::debug::state::{resolve_breakpoints, BreakpointAnchor, BreakpointSpec, BreakpointStore};
+pub use crate::render::{cut_chars, cut_middle, display_path};
 
 /// At most this many characters of a variable or evaluate value are shown (spec §7 op table).
 pub const MAX_VALUE_CHARS: usize = 400;
@@ -130,25 +131,171 @@ pub fn teardown(report: &TeardownReport) -> String {
     text
 }
 
-/// One frame: `#0 app.py:13 in main  [frame_id 3]` and the quoted source line.
-pub fn frame_line(frame: &FrameInfo, index: usize, workspace_root: &Path) -> String {
+/// One frame: `#0 app.py:13 in main  [frame_id 3]` and, with `quote`, the source line.
+pub fn frame_line(frame: &FrameInfo, index: usize, workspace_root: &Path, quote: bool) -> String {
     let line = frame.line;
     let location = match (&frame.path, &frame.source_name) {
         (Some(path), _) => format!("{}:{line}", display_path(workspace_root, path)),
         (None, Some(name)) => format!("{name}:{line} (no source path)"),
         (None, None) => "(no source)".to_owned(),
     };
-    let mut text = format!("#{index} {location} in {}  [frame_id {}]", frame.name, frame.handle);
-    if let Some(source) = frame.path.as_deref().and_then(|p| source_line(p, line)) {
-        let _ = write!(text, "\n    {line} | {source}");
+    let mut text = format!("#{index} {location} in {}  [frame_id {}]", tidy_frame_name(&frame.name), frame.handle);
+    if quote {
+        if let Some(source) = frame.path.as_deref().and_then(|p| source_line(p, line)) {
+            let _ = write!(text, "\n    {line} | {source}");
+        }
     }
     text
 }
 
-/// A breakpoint as bound: `app.py:13 verified`, `… → moved to line 14`, `… unverified (why)`.
+/// A frame name as people write it: Rust's legacy-mangling leftovers lldb shows
+/// (`rs1::area::h3807401666103368`, `_$u7b$$u7b$closure$u7d$$u7d$`, `Either$LT$L$C$R$GT$`) are
+/// decoded and the hash suffix dropped (`rs1::area`, `{{closure}}`, `Either<L,R>`); other names
+/// are unchanged.
+pub fn tidy_frame_name(name: &str) -> String {
+    let mut text = name.to_owned();
+    if text.contains('$') {
+        text = text.replace("::_$", "::$");
+        if let Some(rest) = text.strip_prefix("_$") {
+            text = format!("${rest}");
+        }
+        for (escape, plain) in [
+            ("$LT$", "<"),
+            ("$GT$", ">"),
+            ("$C$", ","),
+            ("$RF$", "&"),
+            ("$BP$", "*"),
+            ("$LP$", "("),
+            ("$RP$", ")"),
+            ("$SP$", "@"),
+            ("$u20$", " "),
+            ("$u22$", "\""),
+            ("$u27$", "'"),
+            ("$u2b$", "+"),
+            ("$u3b$", ";"),
+            ("$u5b$", "["),
+            ("$u5d$", "]"),
+            ("$u7b$", "{"),
+            ("$u7d$", "}"),
+            ("$u7e$", "~"),
+        ] {
+            text = text.replace(escape, plain);
+        }
+        text = text.replace("..", "::");
+    }
+    // The legacy hash: `::h` and 16 hex digits at the end.
+    if let Some(index) = text.rfind("::h") {
+        let hash = &text[index + 3..];
+        if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) {
+            text.truncate(index);
+        }
+    }
+    text
+}
+
+/// Whether a frame belongs to the project: its source is under the workspace root and not in
+/// a dependency or build directory (`.venv`, `site-packages`, `node_modules`, `target`,
+/// `vendor`).
+pub fn is_workspace_frame(frame: &FrameInfo, workspace_root: &Path) -> bool {
+    let Some(path) = &frame.path else { return false };
+    let Ok(relative) = path.strip_prefix(workspace_root) else { return false };
+    !relative.components().any(|component| {
+        matches!(
+            component.as_os_str().to_str(),
+            Some(".venv" | "venv" | "site-packages" | "dist-packages" | "node_modules" | "target" | "vendor" | ".tox")
+        )
+    })
+}
+
+/// Where a frame outside the workspace comes from, in a word: the Python package
+/// (`_pytest`, `pluggy`), `python` (the standard library), the Rust crate of the toolchain
+/// (`std`, `core`, `test`), the Go package (`testing`, `runtime`), `libc`, or the first segment
+/// of the frame's name.
+pub fn frame_origin(frame: &FrameInfo) -> String {
+    if let Some(path) = frame.path.as_deref().and_then(Path::to_str) {
+        for marker in ["/site-packages/", "/dist-packages/", "/node_modules/"] {
+            if let Some((_, rest)) = path.split_once(marker) {
+                let package = rest.split('/').next().unwrap_or(rest);
+                return package.trim_end_matches(".py").to_owned();
+            }
+        }
+        if let Some((_, rest)) = path.split_once("/library/") {
+            if path.contains("/rustc/") || path.contains("/rustlib/") {
+                return rest.split('/').next().unwrap_or("std").to_owned();
+            }
+        }
+        if path.contains("/.cargo/registry/src/") || path.contains("/.cargo/git/checkouts/") {
+            let after = path.split("/src/").nth(1).or_else(|| path.split("/checkouts/").nth(1)).unwrap_or("");
+            let crate_dir = after.split('/').nth(1).unwrap_or("dependency");
+            return crate_dir.to_owned();
+        }
+        if let Some(index) = path.find("/lib/python3") {
+            let _ = index;
+            return "python".to_owned();
+        }
+        if let Some((root, rest)) = path.split_once("/src/") {
+            if root.contains("/go") {
+                let parts: Vec<&str> = rest.split('/').collect();
+                return parts[..parts.len().saturating_sub(1)].join("/");
+            }
+        }
+        if path.starts_with("nptl/") || path.starts_with("sysdeps/") || path.contains("/glibc") {
+            return "libc".to_owned();
+        }
+    }
+    let name = tidy_frame_name(&frame.name);
+    let name = name.trim_start_matches('<');
+    let first = name.split("::").next().unwrap_or(name);
+    let first = first.split('.').next().unwrap_or(first);
+    if first.is_empty() {
+        "no source".to_owned()
+    } else {
+        first.to_owned()
+    }
+}
+
+/// Frames with the runs outside the workspace folded into one line each
+/// (`… 14 frames in std, test, core (outside the workspace) …`); frame #0 is always shown in
+/// full (the stop location), workspace frames with their source line.
+pub fn folded_frames(frames: &[FrameInfo], workspace_root: &Path) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut index = 0;
+    while index < frames.len() {
+        let frame = &frames[index];
+        if index == 0 || is_workspace_frame(frame, workspace_root) {
+            lines.push(frame_line(frame, index, workspace_root, is_workspace_frame(frame, workspace_root) || index == 0));
+            index += 1;
+            continue;
+        }
+        let start = index;
+        let mut origins: Vec<String> = Vec::new();
+        while index < frames.len() && !is_workspace_frame(&frames[index], workspace_root) {
+            let origin = frame_origin(&frames[index]);
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+            index += 1;
+        }
+        if index - start == 1 {
+            lines.push(frame_line(&frames[start], start, workspace_root, false));
+            continue;
+        }
+        let shown: Vec<&str> = origins.iter().take(4).map(String::as_str).collect();
+        let more = if origins.len() > 4 { format!(" and {} more", origins.len() - 4) } else { String::new() };
+        lines.push(format!("… #{start}–#{} {} frames in {}{more} (outside the workspace) …", index - 1, index - start, shown.join(", ")));
+    }
+    lines
+}
+
+/// A breakpoint as bound: `app.py:13 verified`, `… → moved to line 14`, `… unverified (why)`,
+/// with its anchor text, condition, hit condition or log message.
 pub fn breakpoint_status(status: &BreakpointStatus, workspace_root: &Path) -> String {
     let file = display_path(workspace_root, &status.file);
-    let mut text = format!("{file}:{}", status.requested_line);
+    let mut text = format!("{file}:{}{}", status.requested_line, spec_extras(&status.spec));
+    if !status.sent {
+        let _ = write!(text, " {}", status.message.as_deref().unwrap_or("not sent"));
+        return text;
+    }
     match status.line {
         Some(line) if line != status.requested_line => {
             let _ = write!(text, " → moved to line {line}");
@@ -165,10 +312,64 @@ pub fn breakpoint_status(status: &BreakpointStatus, workspace_root: &Path) -> St
     text
 }
 
-/// A stop wait: where it stopped (reason, exception, thread, top frame) or that it ended or
-/// still runs, then the output that arrived meanwhile (cut at 2,000 characters).
+/// ` (text `total += x`) if i > 3, hit 5, logpoint `i={i}`` — what a spec adds to its line.
+pub fn spec_extras(spec: &BreakpointSpec) -> String {
+    let mut text = String::new();
+    if let BreakpointAnchor::Text { text: anchor, occurrence } = &spec.anchor {
+        let _ = write!(text, " (text `{anchor}`");
+        if let Some(occurrence) = occurrence {
+            let _ = write!(text, ", occurrence {occurrence}");
+        }
+        text.push(')');
+    }
+    if let Some(condition) = &spec.condition {
+        let _ = write!(text, " if {condition}");
+    }
+    if let Some(hit) = &spec.hit_condition {
+        let _ = write!(text, " hit {hit}");
+    }
+    if let Some(message) = &spec.log_message {
+        let _ = write!(text, " logpoint `{message}`");
+    }
+    text
+}
+
+/// A function breakpoint as bound: `function area → src/lib.rs:17 verified`.
+pub fn function_breakpoint_status(status: &FunctionBreakpointStatus, workspace_root: &Path) -> String {
+    let mut text = format!("function {}", status.name);
+    if let Some((path, line)) = &status.location {
+        let _ = write!(text, " → {}:{line}", display_path(workspace_root, path));
+    }
+    text.push_str(if status.verified { " verified" } else { " unverified" });
+    if let Some(message) = &status.message {
+        let _ = write!(text, " ({message})");
+    }
+    text
+}
+
+/// The exception filters: every one offered with `[on]` for the enabled ones, then the unknown
+/// ones asked for.
+pub fn exception_filters(report: &ExceptionFiltersReport, adapter: &str) -> String {
+    if report.available.is_empty() {
+        let mut text = format!("exception filters: {adapter} offers none (it stops on panics/crashes as exceptions by itself)");
+        if !report.unknown.is_empty() {
+            let _ = write!(text, "; not set: {}", report.unknown.join(", "));
+        }
+        return text;
+    }
+    let listed: Vec<String> =
+        report.available.iter().map(|(id, label, _, on)| format!("{id} ({label}){}", if *on { " [on]" } else { "" })).collect();
+    let mut text = format!("exception filters of {adapter}{}: {}", if report.defaults { " (its defaults)" } else { "" }, listed.join(", "));
+    if !report.unknown.is_empty() {
+        let _ = write!(text, "; not offered by {adapter}, not set: {}", report.unknown.join(", "));
+    }
+    text
+}
+
+/// A stop wait: where it stopped (reason, exception, thread, top frames) or that it ended or
+/// still runs.
 pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
-    let mut text = match &wait.outcome {
+    match &wait.outcome {
         StopOutcome::Stopped(stopped) => {
             let stop = &stopped.info;
             let mut text = format!("stopped: {}", stop.reason);
@@ -183,14 +384,19 @@ pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
             if let Some(thread) = stop.thread_id {
                 let _ = write!(text, " on thread {thread}");
             }
-            match &stopped.top_frame {
-                Ok(Some(frame)) => {
-                    let _ = write!(text, "\n{}", frame_line(frame, 0, workspace_root));
+            match &stopped.top_frames {
+                Ok(frames) => {
+                    for (index, frame) in frames.iter().enumerate() {
+                        let quote = index == 0 || is_workspace_frame(frame, workspace_root);
+                        let _ = write!(text, "\n{}", frame_line(frame, index, workspace_root, quote));
+                    }
+                    if stopped.depth > frames.len() as u64 && !frames.is_empty() {
+                        let _ = write!(text, "\n… {} frames in all: call stack for the rest", stopped.depth);
+                    }
                 }
                 Err(message) => {
                     let _ = write!(text, "\n(location unavailable: {message})");
                 }
-                Ok(None) => {}
             }
             text
         }
@@ -203,22 +409,38 @@ pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
             "running: no stop within {} ms (no breakpoint hit yet); call debug op \"pause\" to stop it, \"status\" to check, or \"continue\" to keep waiting",
             waited.as_millis()
         ),
-    };
-    if !wait.new_output.is_empty() {
-        let cut = cut_chars(wait.new_output.trim_end(), 2000);
-        let _ = write!(text, "\nnew output:\n{cut}");
     }
-    text
+}
+
+/// Output that arrived since the last call, for the end of any result: ANSI escapes
+/// stripped, at most [`MAX_NEW_OUTPUT_CHARS`] characters (head and tail kept); `None` when
+/// there is none.
+pub fn new_output(text: &str) -> Option<String> {
+    let plain = strip_ansi(text);
+    let plain = plain.trim_end();
+    if plain.is_empty() {
+        return None;
+    }
+    Some(format!("output since the last call:\n{}", cut_middle(plain, MAX_NEW_OUTPUT_CHARS)))
+}
+
+/// At most this many characters of new output ride on a result.
+pub const MAX_NEW_OUTPUT_CHARS: usize = 2000;
+
+/// `text` without ANSI escape sequences (colours, cursor moves).
+pub fn strip_ansi(text: &str) -> String {
+    anstream::adapter::strip_str(text).to_string()
 }
 
 /// The `launch` / `attach` result.
 pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
     let mut text = String::new();
+    let adapter = report.target.adapter().name();
     let what = match &report.target {
-        SessionTarget::Launch { program, args, .. } => {
-            let mut what = format!("launched {}", display_path(workspace_root, program));
-            if !args.is_empty() {
-                let _ = write!(what, " with args {args:?}");
+        SessionTarget::Launch(plan) => {
+            let mut what = format!("launched {}", plan.description);
+            if !plan.is_test && !plan.args.is_empty() {
+                let _ = write!(what, " with args {:?}", plan.args);
             }
             what
         }
@@ -230,12 +452,36 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
     };
     let _ = writeln!(
         text,
-        "{what} under {} — {} (TTL {}, handshake {} ms{debuggee_note})",
-        report.target.adapter().name(),
+        "{what} under {adapter} — {} (TTL {}, handshake {} ms{debuggee_note})",
         report.description,
         format_duration(report.ttl),
         report.handshake.as_millis()
     );
+    if let SessionTarget::Launch(plan) = &report.target {
+        let _ = writeln!(text, "why {adapter}: {}", plan.reason);
+        if let Some(build) = &plan.build {
+            let _ = writeln!(
+                text,
+                "built: `{}` ({:.1} s) → {}",
+                build.command,
+                build.took.as_secs_f64(),
+                display_path(workspace_root, &build.produced)
+            );
+        }
+        if plan.is_test {
+            let shown: Vec<&str> = plan.args.iter().map(String::as_str).collect();
+            let _ = writeln!(text, "runs: {} in {}", shown.join(" "), display_path(workspace_root, &report.cwd));
+        }
+    }
+    match &report.rust_formatters {
+        Some(Ok(sysroot)) => {
+            let _ = writeln!(text, "Rust formatters: loaded from {}/lib/rustlib/etc", sysroot.display());
+        }
+        Some(Err(why)) => {
+            let _ = writeln!(text, "Rust formatters: not loaded ({why}); values show lldb's raw layout");
+        }
+        None => {}
+    }
     if let Some(summary) = &report.adapter_summary {
         let _ = writeln!(text, "{summary}");
     }
@@ -246,8 +492,13 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
         for note in &report.configuration {
             let line = match note {
                 ConfigurationNote::Breakpoint(status) => breakpoint_status(status, workspace_root),
+                ConfigurationNote::FunctionBreakpoint(status) => function_breakpoint_status(status, workspace_root),
                 ConfigurationNote::FileNotSet { file, message } => format!("{}: not set: {message}", display_path(workspace_root, file)),
                 ConfigurationNote::ExceptionFiltersNotSet(message) => format!("exception breakpoints not set: {message}"),
+                ConfigurationNote::ExceptionFilters(report) => exception_filters(report, adapter),
+                ConfigurationNote::FunctionBreakpointsUnsupported(count) => {
+                    format!("{count} function breakpoint(s) not set: {adapter} does not support function breakpoints")
+                }
             };
             let _ = writeln!(text, "  {line}");
         }
@@ -278,7 +529,7 @@ pub fn resume_report(report: &ResumeReport, workspace_root: &Path) -> String {
         ResumeReport::AlreadyStopped(stop) => {
             format!("already stopped ({}; nothing to pause — call stack, or continue / step_over", stop_clause(stop))
         }
-        ResumeReport::Waited { kind, thread, took, wait } => {
+        ResumeReport::Waited { kind, thread, took, wait, .. } => {
             format!("{} (thread {thread}) took {} ms\n{}", kind.op_name(), took.as_millis(), wait_report(wait, workspace_root))
         }
     }
@@ -303,15 +554,22 @@ pub fn threads(threads: &[ThreadInfo], stopped: Option<u64>, description: &str) 
     text
 }
 
-/// The `stack` result.
-pub fn stack(report: &StackReport, workspace_root: &Path) -> String {
+/// The `stack` result: workspace frames in full, runs of frames outside the workspace folded
+/// into one line each unless `all_frames`.
+pub fn stack(report: &StackReport, workspace_root: &Path, all_frames: bool) -> String {
     if report.frames.is_empty() {
         return format!("thread {} has no frames", report.thread);
     }
     let shown = report.frames.len();
     let mut text = format!("stack of thread {} (stop #{}):", report.thread, report.generation);
-    for (index, frame) in report.frames.iter().enumerate() {
-        let _ = write!(text, "\n{}", frame_line(frame, index, workspace_root));
+    let lines = if all_frames {
+        report.frames.iter().enumerate().map(|(index, frame)| frame_line(frame, index, workspace_root, true)).collect()
+    } else {
+        folded_frames(&report.frames, workspace_root)
+    };
+    let folded = lines.iter().any(|line| line.starts_with("… #"));
+    for line in lines {
+        let _ = write!(text, "\n{line}");
     }
     match report.total_frames {
         Some(total) if total > shown as u64 => {
@@ -321,6 +579,9 @@ pub fn stack(report: &StackReport, workspace_root: &Path) -> String {
             let _ = write!(text, "\nshowing the first {shown} frames; deeper frames may exist");
         }
         _ => {}
+    }
+    if folded {
+        text.push_str("\n(frames outside the workspace are folded; stack with all_frames=true lists each with its frame_id)");
     }
     text
 }
@@ -348,7 +609,8 @@ pub fn scopes(frame: u64, scopes: &[ScopeInfo]) -> String {
     text
 }
 
-/// The `variables` result, with the paging line when more children exist.
+/// The `variables` result, with the paging line when more children exist. Small aggregates
+/// show their children inline (`p = Point {x: 1, y: 2}`, `xs = [1, 2, 3] (len 3)`).
 pub fn variables(page: &VariablesPage) -> String {
     let (reference, start) = (page.reference, page.start);
     if page.variables.is_empty() {
@@ -356,11 +618,7 @@ pub fn variables(page: &VariablesPage) -> String {
     }
     let mut text = format!("children of reference {reference}:");
     for variable in &page.variables {
-        let _ = write!(
-            text,
-            "\n  {}",
-            variable_line(&variable.name, variable.type_name.as_deref(), &variable.value, variable.handle, variable.count)
-        );
+        let _ = write!(text, "\n  {}", variable_info_line(variable));
     }
     let shown_end = start + page.variables.len() as u64;
     match page.total {
@@ -375,14 +633,47 @@ pub fn variables(page: &VariablesPage) -> String {
     text
 }
 
+/// One variable with its inline children when they were fetched.
+pub fn variable_info_line(variable: &VariableInfo) -> String {
+    let value = match &variable.inline {
+        Some(inline) => inline_value(&variable.value, inline),
+        None => variable.value.clone(),
+    };
+    variable_line(&variable.name, variable.type_name.as_deref(), &value, variable.handle, variable.count)
+}
+
+/// How long one inline child's value may be.
+const MAX_INLINE_CHILD_CHARS: usize = 80;
+
+fn inline_value(value: &str, inline: &InlineChildren) -> String {
+    let cut = |text: &str| cut_chars(text, MAX_INLINE_CHILD_CHARS);
+    let body = if inline.deref {
+        format!("→ {}", inline.items.first().map(|(_, value)| cut(value)).unwrap_or_default())
+    } else if inline.indexed {
+        let items: Vec<String> = inline.items.iter().map(|(_, value)| cut(value)).collect();
+        format!("[{}] (len {})", items.join(", "), inline.total)
+    } else {
+        let items: Vec<String> = inline.items.iter().map(|(name, value)| format!("{name}: {}", cut(value))).collect();
+        let more = if inline.total > inline.items.len() as u64 { ", …" } else { "" };
+        format!("{{{}{more}}}", items.join(", "))
+    };
+    // lldb's `T @ 0x…` and `size=3`, Python's `<T object at 0x…>`: the children say more.
+    let prefix = value.split(" @ 0x").next().unwrap_or(value);
+    if value.contains(" @ 0x") && !prefix.is_empty() {
+        let short = prefix.rsplit("::").next().unwrap_or(prefix);
+        format!("{short} {body}")
+    } else {
+        body
+    }
+}
+
 /// The `evaluate` result.
 pub fn evaluate(report: &EvaluateReport) -> String {
-    let value = &report.value;
     let where_ = match report.frame {
         Some(handle) => format!("in frame {handle}"),
         None => "in the top frame".to_owned(),
     };
-    format!("{} ({where_})", variable_line(&value.name, value.type_name.as_deref(), &value.value, value.handle, value.count))
+    format!("{} ({where_})", variable_info_line(&report.value))
 }
 
 /// One line about an `evaluate` that timed out earlier, or `None` when there is none.
@@ -406,7 +697,8 @@ pub fn evaluate_poll(poll: &EvaluatePoll) -> Option<String> {
     }
 }
 
-/// A session's `status`: identity, state, exit code, breakpoints as bound, a pending evaluate.
+/// A session's `status`: identity, state, exit code, breakpoints as bound, function
+/// breakpoints, exception filters, a pending evaluate.
 pub fn session_status(status: &SessionStatus, workspace_root: &Path) -> String {
     let mut text = format!("{}\n", session_summary(&status.summary));
     match &status.run {
@@ -422,6 +714,11 @@ pub fn session_status(status: &SessionStatus, workspace_root: &Path) -> String {
     for breakpoint in &status.breakpoints {
         let _ = writeln!(text, "  {}", breakpoint_status(breakpoint, workspace_root));
     }
+    for function in &status.function_breakpoints {
+        let _ = writeln!(text, "  {}", function_breakpoint_status(function, workspace_root));
+    }
+    let adapter = status.summary.description.split_whitespace().next().unwrap_or("the adapter");
+    let _ = writeln!(text, "{}", exception_filters(&status.exception_filters, adapter));
     if let Some(line) = evaluate_poll(&status.evaluate) {
         let _ = writeln!(text, "{line}");
     }
@@ -434,21 +731,44 @@ pub fn supervisor_status(session: Option<&SessionStatus>, stored: &BreakpointSto
         Some(status) => session_status(status, workspace_root),
         None => "no debug session is running".to_owned(),
     };
-    if stored.count() > 0 {
+    if stored.count() > 0 || !stored.functions().is_empty() {
         let _ = write!(text, "\nbreakpoints:");
-        for (file, lines) in stored.files() {
-            if lines.is_empty() {
+        for (file, specs) in stored.files() {
+            if specs.is_empty() {
                 continue;
             }
-            let _ = write!(text, "\n  {}: lines {}", display_path(workspace_root, file), join_numbers(lines));
+            let listed: Vec<String> = match resolve_breakpoints(file, specs) {
+                Ok(resolved) => resolved.iter().map(|r| format!("{}{}", r.line, spec_extras(&r.spec))).collect(),
+                Err(why) => vec![format!("(cannot resolve: {why})")],
+            };
+            let _ = write!(text, "\n  {}: lines {}", display_path(workspace_root, file), listed.join(", "));
+        }
+        for function in stored.functions() {
+            let _ = write!(text, "\n  function {}", function.name);
+            if let Some(condition) = &function.condition {
+                let _ = write!(text, " if {condition}");
+            }
         }
     } else {
         text.push_str("\nno breakpoints set");
     }
+    match stored.exception_filters() {
+        Some(filters) if session.is_none() => {
+            let _ = write!(
+                text,
+                "\nexception filters asked for: {} (checked against the adapter's list at launch; status lists them while a session runs)",
+                if filters.is_empty() { "none".to_owned() } else { filters.join(", ") }
+            );
+        }
+        None if session.is_none() => {
+            text.push_str("\nexception filters: the adapter's defaults (listed by status while a session runs)");
+        }
+        _ => {}
+    }
     text
 }
 
-/// The `output` result of a live session.
+/// The `output` result of a live session (ANSI escapes stripped).
 pub fn output(snapshot: &OutputSnapshot) -> String {
     if snapshot.total_bytes == 0 {
         return format!("no output from the program yet ({})", snapshot.description);
@@ -458,7 +778,7 @@ pub fn output(snapshot: &OutputSnapshot) -> String {
         let _ = write!(text, ", {} bytes dropped", snapshot.dropped_bytes);
     }
     text.push_str("):\n");
-    text.push_str(&snapshot.text);
+    text.push_str(&strip_ansi(&snapshot.text));
     text
 }
 
@@ -487,6 +807,7 @@ pub fn adapters(rows: &[AdapterAvailability], workspace_root: &Path) -> String {
             extra
         );
     }
+    let _ = writeln!(text, "- {}", crate::debug::program::NODE_ADAPTER_NOTE);
     text.trim_end().to_owned()
 }
 

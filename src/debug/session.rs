@@ -13,8 +13,8 @@
 
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -26,8 +26,9 @@ use serde_json::Value;
 use crate::debug::adapters::{self, AdapterId, BinarySearch, LaunchInputs, ProbeCache, ResolvedAdapter};
 use crate::debug::connect::{self, Reach};
 use crate::debug::events::{self, decode_body, BreakpointStatus, RunState, SessionState, StopInfo, UnansweredEvaluate};
+use crate::debug::program::LaunchPlan;
 use crate::debug::render::{self, MAX_STACK_FRAMES, MAX_VARIABLES};
-use crate::debug::state::{BreakpointStore, HandleKind, OutputRing};
+use crate::debug::state::{resolve_breakpoints, BreakpointStore, FunctionBreakpointSpec, HandleKind, OutputRing, ResolvedBreakpoint};
 use crate::debug::DebugConfig;
 use crate::error::{ErrorKind, ToolError};
 use crate::transport::process::{self, ProcessState};
@@ -36,15 +37,8 @@ use crate::transport::{PendingResponse, RpcConnection, RpcError, RpcErrorKind};
 /// What a session debugs.
 #[derive(Debug, Clone)]
 pub enum SessionTarget {
-    /// Start `program` with `args` under `adapter`.
-    Launch {
-        /// The adapter.
-        adapter: AdapterId,
-        /// Absolute program path (script, package dir, executable).
-        program: PathBuf,
-        /// Program arguments.
-        args: Vec<String>,
-    },
+    /// Start what the plan says (program, module or test) under its adapter.
+    Launch(Box<LaunchPlan>),
     /// Attach to a debuggee already running, via a loopback `port`.
     Attach {
         /// The adapter.
@@ -58,7 +52,8 @@ impl SessionTarget {
     /// The adapter the target runs under.
     pub fn adapter(&self) -> AdapterId {
         match self {
-            SessionTarget::Launch { adapter, .. } | SessionTarget::Attach { adapter, .. } => *adapter,
+            SessionTarget::Launch(plan) => plan.adapter,
+            SessionTarget::Attach { adapter, .. } => *adapter,
         }
     }
 }
@@ -102,9 +97,19 @@ pub struct StoppedAt {
     pub info: StopInfo,
     /// For an exception stop: the exception's id from `exceptionInfo` (when supported).
     pub exception: Option<String>,
-    /// The top frame of the stopped thread, or why it could not be fetched.
-    pub top_frame: Result<Option<FrameInfo>, String>,
+    /// The top frames of the stopped thread (at most [`TOP_FRAMES`]), or why they could not
+    /// be fetched.
+    pub top_frames: Result<Vec<FrameInfo>, String>,
+    /// The stack's depth as far as it was fetched (`totalFrames`, else the frames received).
+    pub depth: u64,
 }
+
+/// How many frames a stop result shows.
+pub const TOP_FRAMES: usize = 3;
+
+/// Time kept back from a call's deadline for answering after a wait (the top frames, the
+/// rendering): a wait for a stop ends this long before the deadline.
+pub const ANSWER_RESERVE: Duration = Duration::from_secs(2);
 
 /// What a continue / step / pause / launch waited for.
 #[derive(Debug, Clone)]
@@ -119,13 +124,11 @@ pub enum StopOutcome {
     StillRunning(Duration),
 }
 
-/// A stop wait and the output that arrived meanwhile.
+/// A stop wait.
 #[derive(Debug, Clone)]
 pub struct WaitReport {
     /// What happened.
     pub outcome: StopOutcome,
-    /// The debuggee's output since the wait began (rendered ring text, may be empty).
-    pub new_output: String,
 }
 
 /// One note of the configuration step of the handshake.
@@ -133,6 +136,8 @@ pub struct WaitReport {
 pub enum ConfigurationNote {
     /// A breakpoint as the adapter bound it.
     Breakpoint(BreakpointStatus),
+    /// A function breakpoint as the adapter bound it.
+    FunctionBreakpoint(FunctionBreakpointStatus),
     /// A file's breakpoints could not be sent.
     FileNotSet {
         /// The file.
@@ -142,11 +147,43 @@ pub enum ConfigurationNote {
     },
     /// `setExceptionBreakpoints` failed.
     ExceptionFiltersNotSet(String),
+    /// The exception filters set (with the unknown ones asked for).
+    ExceptionFilters(ExceptionFiltersReport),
+    /// Function breakpoints were asked for but the adapter does not support them.
+    FunctionBreakpointsUnsupported(usize),
+}
+
+/// A function breakpoint as the adapter reports it.
+#[derive(Debug, Clone)]
+pub struct FunctionBreakpointStatus {
+    /// The name asked for.
+    pub name: String,
+    /// Whether the adapter verified it.
+    pub verified: bool,
+    /// Where it bound, when reported.
+    pub location: Option<(PathBuf, u64)>,
+    /// The adapter's message.
+    pub message: Option<String>,
+}
+
+/// The exception filters a session offers and which are on.
+#[derive(Debug, Clone, Default)]
+pub struct ExceptionFiltersReport {
+    /// Every filter the adapter offers: (id, label, description, enabled now).
+    pub available: Vec<(String, String, Option<String>, bool)>,
+    /// Filters asked for that the adapter does not offer.
+    pub unknown: Vec<String>,
+    /// The filters are the adapter's defaults (none were asked for).
+    pub defaults: bool,
 }
 
 /// What `launch` / `attach` did.
 #[derive(Debug, Clone)]
 pub struct LaunchReport {
+    /// lldb with Rust: whether the toolchain's formatters were loaded (or why not).
+    pub rust_formatters: Option<Result<PathBuf, String>>,
+    /// The working directory of the program.
+    pub cwd: PathBuf,
     /// The target.
     pub target: SessionTarget,
     /// The session's description (`debugpy session 1 on app.py`).
@@ -235,6 +272,10 @@ pub struct SessionStatus {
     pub breakpoints: Vec<BreakpointStatus>,
     /// An evaluate in flight or answered late.
     pub evaluate: EvaluatePoll,
+    /// Function breakpoints as bound.
+    pub function_breakpoints: Vec<FunctionBreakpointStatus>,
+    /// The exception filters offered and on.
+    pub exception_filters: ExceptionFiltersReport,
 }
 
 /// The resume ops.
@@ -272,6 +313,8 @@ pub enum ResumeReport {
     AlreadyStopped(StopInfo),
     /// The request was sent and the next stop (or exit, or the budget) awaited.
     Waited {
+        /// Whether the workspace-first folding applies (a test launch).
+        is_test: bool,
         /// Which op.
         kind: ResumeKind,
         /// The thread it was sent for.
@@ -331,7 +374,29 @@ pub struct VariableInfo {
     pub handle: Option<u64>,
     /// Announced number of children.
     pub count: Option<u64>,
+    /// The children of a small aggregate whose own value says little (`T @ 0x…`, `size=3`,
+    /// `<T object at 0x…>`, a pointer), fetched one level deep.
+    pub inline: Option<InlineChildren>,
 }
+
+/// One level of children shown inline with their parent.
+#[derive(Debug, Clone)]
+pub struct InlineChildren {
+    /// (name, value) of the children fetched (at most [`MAX_INLINE_CHILDREN`]).
+    pub items: Vec<(String, String)>,
+    /// How many children the parent has (as far as known).
+    pub total: u64,
+    /// The children are indexed (`[0]`, `[1]`, …): a list.
+    pub indexed: bool,
+    /// The parent is a pointer and the one child its target.
+    pub deref: bool,
+}
+
+/// At most this many children are shown inline with their parent; larger aggregates keep
+/// their reference only.
+pub const MAX_INLINE_CHILDREN: u64 = 8;
+/// At most this many parents of one `variables` page get their children fetched inline.
+pub const MAX_INLINE_EXPANSIONS: usize = 20;
 
 /// A page of children.
 #[derive(Debug, Clone)]
@@ -408,6 +473,16 @@ pub(crate) struct SessionInner {
     temp_dir: Mutex<Option<tempfile::TempDir>>,
     /// The adapter answers `exceptionInfo` (capability `supportsExceptionInfoRequest`).
     supports_exception_info: AtomicBool,
+    /// What the adapter answered to `initialize`.
+    capabilities: OnceLock<dap_types::Capabilities>,
+    /// The output ring position up to which output was reported to the model.
+    reported_output: AtomicU64,
+    /// Function breakpoints as bound.
+    function_breakpoints: Mutex<Vec<FunctionBreakpointStatus>>,
+    /// The exception filters on now.
+    exception_filters: Mutex<ExceptionFiltersReport>,
+    /// A test launch (frames of the harness are folded first).
+    is_test: bool,
 }
 
 impl Session {
@@ -428,11 +503,12 @@ impl Session {
         // Root: marker in the program's directory or above (lldb: also a lone source beside
         // the executable). Attach: the workspace root.
         let root = match &target {
-            SessionTarget::Launch { program, .. } => {
-                let start_dir = if program.is_dir() { program.clone() } else { program.parent().unwrap_or(workspace_root).to_path_buf() };
+            SessionTarget::Launch(plan) => {
+                let start_dir = plan.root_hint.clone();
+                let shown = &plan.description;
                 match adapters::find_root_marker(adapter, &start_dir, workspace_root) {
                     Some((root, _marker)) => root,
-                    None => match (adapter, adapters::lone_source_root(program)) {
+                    None => match (adapter, plan.program.as_deref().and_then(adapters::lone_source_root)) {
                         (AdapterId::Lldb, Some(root)) => root,
                         _ => {
                             return Err(ToolError::new(
@@ -440,7 +516,7 @@ impl Session {
                                 format!(
                                 "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
                                 spec.name,
-                                render::display_path(workspace_root, program),
+                                shown,
                                 spec.root_markers.join(", "),
                                 render::display_path(workspace_root, &start_dir),
                             ),
@@ -467,6 +543,22 @@ impl Session {
             })?)
         };
 
+        // A module run under the debuggee's python must be importable there (pytest for tests).
+        if let (SessionTarget::Launch(plan), Some(resolved)) = (&target, &resolved) {
+            if let Some(module) = plan.module.as_deref() {
+                let python = plan.debuggee_python.clone().or_else(|| resolved.debuggee_python.clone());
+                if let Some(python) = python {
+                    adapters::probe_module(&python, module, &root, config.probe_timeout).map_err(|why| {
+                        ToolError::new(
+                            ErrorKind::Unavailable,
+                            format!("{module} cannot be imported by {} (the python that runs the program): {why}", python.display()),
+                        )
+                        .with_hint(format!("install it for that interpreter: `{} -m pip install {module}`", python.display()))
+                    })?;
+                }
+            }
+        }
+
         let output = Arc::new(Mutex::new(OutputRing::new(config.output_ring_bytes)));
         let label = format!("debug-{}", spec.name);
         let (peer_name, reach) = match (&resolved, &target) {
@@ -477,9 +569,7 @@ impl Session {
         let link = connect::connect(spec, reach, &peer_name, &label, &output, config.initialize_timeout)?;
         let incoming = link.connection.incoming().clone();
         let description = match &target {
-            SessionTarget::Launch { program, .. } => {
-                format!("{} session {number} on {}", spec.name, render::display_path(workspace_root, program))
-            }
+            SessionTarget::Launch(plan) => format!("{} session {number} on {}", spec.name, plan.description),
             SessionTarget::Attach { port, .. } => format!("{} session {number} attached to 127.0.0.1:{port}", spec.name),
         };
         let inner = Arc::new(SessionInner {
@@ -500,6 +590,11 @@ impl Session {
             teardown: Mutex::new(None),
             temp_dir: Mutex::new(None),
             supports_exception_info: AtomicBool::new(false),
+            capabilities: OnceLock::new(),
+            reported_output: AtomicU64::new(0),
+            function_breakpoints: Mutex::new(Vec::new()),
+            exception_filters: Mutex::new(ExceptionFiltersReport::default()),
+            is_test: matches!(&target, SessionTarget::Launch(plan) if plan.is_test),
         });
         let event_inner = Arc::clone(&inner);
         let event_thread = std::thread::Builder::new()
@@ -568,13 +663,43 @@ impl Session {
             .request_typed::<req::Initialize>(initialize_arguments, config.initialize_timeout.min(remaining()))
             .map_err(|err| err.with_hint(format!("is {} a working DAP adapter? check `debug adapters`", spec.command_display)))?;
         inner.supports_exception_info.store(capabilities.supports_exception_info_request == Some(true), Ordering::Relaxed);
+        let _ = inner.capabilities.set(capabilities.clone());
 
-        let debuggee_python = resolved.and_then(|r| r.debuggee_python.clone());
+        let mut debuggee_python = resolved.and_then(|r| r.debuggee_python.clone());
+        let mut rust_formatters = None;
+        let mut cwd = root.to_path_buf();
         let (command, arguments, launch_budget) = match &target {
-            SessionTarget::Launch { program, args, .. } => {
+            SessionTarget::Launch(plan) => {
+                if plan.debuggee_python.is_some() {
+                    debuggee_python = plan.debuggee_python.clone();
+                }
+                if let Some(plan_cwd) = &plan.cwd {
+                    cwd = plan_cwd.clone();
+                }
+                let mut init_commands = Vec::new();
+                if plan.rust_formatters && inner.adapter == AdapterId::Lldb {
+                    let loaded = adapters::rust_sysroot(root, config.probe_timeout)
+                        .and_then(|sysroot| adapters::rust_formatter_commands(&sysroot).map(|commands| (sysroot, commands)));
+                    rust_formatters = Some(match loaded {
+                        Ok((sysroot, commands)) => {
+                            init_commands = commands;
+                            Ok(sysroot)
+                        }
+                        Err(why) => Err(why),
+                    });
+                }
                 let mut launch_args = adapters::launch_arguments(
                     inner.adapter,
-                    &LaunchInputs { program, args, cwd: root, env: &[], debuggee_python: debuggee_python.as_deref() },
+                    &LaunchInputs {
+                        program: plan.program.as_deref(),
+                        module: plan.module.as_deref(),
+                        delve_mode: plan.delve_mode.map(|mode| mode.as_str()),
+                        args: &plan.args,
+                        cwd: &cwd,
+                        env: &plan.env,
+                        debuggee_python: debuggee_python.as_deref(),
+                        init_commands: &init_commands,
+                    },
                 );
                 if inner.adapter == AdapterId::Delve {
                     // Build output goes to a temp dir, not into the user's module.
@@ -585,7 +710,7 @@ impl Session {
                     launch_args["output"] = Value::String(temp.path().join("__debug_bin").to_string_lossy().into_owned());
                     *inner.temp_dir.lock() = Some(temp);
                 }
-                let builds = inner.adapter == AdapterId::Delve && launch_args["mode"] == "debug";
+                let builds = inner.adapter == AdapterId::Delve && (launch_args["mode"] == "debug" || launch_args["mode"] == "test");
                 let budget = if builds { config.build_launch_timeout } else { config.launch_timeout };
                 (req::Launch::COMMAND, launch_args, budget)
             }
@@ -631,21 +756,36 @@ impl Session {
 
         // Configuration: breakpoints per file, exception breakpoints, configurationDone.
         let mut configuration = Vec::new();
-        for (file, lines) in breakpoints.files() {
-            if lines.is_empty() {
+        for (file, specs) in breakpoints.files() {
+            if specs.is_empty() {
                 continue;
             }
-            match inner.set_breakpoints(file, lines) {
+            let sent =
+                resolve_breakpoints(file, specs).map_err(ToolError::invalid).and_then(|resolved| inner.set_breakpoints(file, &resolved));
+            match sent {
                 Ok(statuses) => configuration.extend(statuses.into_iter().map(ConfigurationNote::Breakpoint)),
                 Err(err) => configuration.push(ConfigurationNote::FileNotSet { file: file.clone(), message: err.message }),
             }
         }
-        if let Some(filters) = &capabilities.exception_breakpoint_filters {
-            let defaults: Vec<String> = filters.iter().filter(|f| f.default == Some(true)).map(|f| f.filter.clone()).collect();
-            let arguments =
-                dap_types::SetExceptionBreakpointsArguments { filters: defaults, filter_options: None, exception_options: None };
-            if let Err(err) = inner.request_typed::<req::SetExceptionBreakpoints>(arguments, inner.request_timeout) {
-                configuration.push(ConfigurationNote::ExceptionFiltersNotSet(err.message));
+        if !breakpoints.functions().is_empty() {
+            match inner.set_function_breakpoints(breakpoints.functions()) {
+                Ok(Some(statuses)) => configuration.extend(statuses.into_iter().map(ConfigurationNote::FunctionBreakpoint)),
+                Ok(None) => configuration.push(ConfigurationNote::FunctionBreakpointsUnsupported(breakpoints.functions().len())),
+                Err(err) => {
+                    configuration.push(ConfigurationNote::ExceptionFiltersNotSet(format!("function breakpoints not set: {}", err.message)))
+                }
+            }
+        }
+        if capabilities.exception_breakpoint_filters.as_ref().is_some_and(|filters| !filters.is_empty())
+            || breakpoints.exception_filters().is_some()
+        {
+            match inner.set_exception_filters(breakpoints.exception_filters()) {
+                Ok(report) => {
+                    if breakpoints.exception_filters().is_some() || !report.unknown.is_empty() {
+                        configuration.push(ConfigurationNote::ExceptionFilters(report));
+                    }
+                }
+                Err(err) => configuration.push(ConfigurationNote::ExceptionFiltersNotSet(err.message)),
             }
         }
         if capabilities.supports_configuration_done_request != Some(false) {
@@ -669,10 +809,13 @@ impl Session {
                 state.run = RunState::Running;
             }
         }
-        let outcome = inner.wait_for_stop(0, config.resume_timeout.min(remaining()));
+        let first_stop = config.first_stop_timeout.min(config.resume_timeout).min(remaining().saturating_sub(ANSWER_RESERVE));
+        let outcome = inner.wait_for_stop(0, first_stop);
         inner.record_debuggee_processes();
-        let wait = inner.wait_report(outcome, 0);
+        let wait = WaitReport { outcome };
         Ok(LaunchReport {
+            rust_formatters,
+            cwd,
             target,
             description: inner.description.clone(),
             ttl: inner.ttl,
@@ -729,9 +872,23 @@ impl Session {
         pids
     }
 
-    /// The debuggee's captured output.
+    /// The output that arrived since it was last reported (by this or by [`Session::output`]),
+    /// rendered with stream labels, and marks it reported; empty when none arrived.
+    pub fn take_new_output(&self) -> String {
+        let output = self.inner.output.lock();
+        let since = self.inner.reported_output.swap(output.total_bytes(), Ordering::Relaxed);
+        output.render_since(since)
+    }
+
+    /// Whether this session was launched for a test (its harness frames are folded first).
+    pub fn is_test(&self) -> bool {
+        self.inner.is_test
+    }
+
+    /// The debuggee's captured output (all of the ring); marks it reported.
     pub fn output(&self) -> OutputSnapshot {
         let output = self.inner.output.lock();
+        self.inner.reported_output.store(output.total_bytes(), Ordering::Relaxed);
         OutputSnapshot {
             description: self.inner.description.clone(),
             total_bytes: output.total_bytes(),
@@ -754,16 +911,41 @@ impl Session {
             exit_code: state.exit_code,
             breakpoints,
             evaluate,
+            function_breakpoints: inner.function_breakpoints.lock().clone(),
+            exception_filters: inner.exception_filters.lock().clone(),
         }
     }
 
-    /// Sends the breakpoints of `file` to the running adapter; each line as bound.
+    /// Sends the breakpoints of `file` to the running adapter; each as bound (or why it was
+    /// not sent: an extra the adapter does not support).
     ///
     /// # Errors
     /// The session is over, or the adapter refused or did not answer `setBreakpoints`.
-    pub fn set_breakpoints(&self, file: &Path, lines: &[u64]) -> Result<Vec<BreakpointStatus>, ToolError> {
+    pub fn set_breakpoints(&self, file: &Path, breakpoints: &[ResolvedBreakpoint]) -> Result<Vec<BreakpointStatus>, ToolError> {
         self.inner.check_alive()?;
-        self.inner.set_breakpoints(file, lines)
+        self.inner.set_breakpoints(file, breakpoints)
+    }
+
+    /// Replaces the function breakpoints; `None` when the adapter does not support them.
+    ///
+    /// # Errors
+    /// The session is over, or `setFunctionBreakpoints` failed.
+    pub fn set_function_breakpoints(
+        &self,
+        functions: &[FunctionBreakpointSpec],
+    ) -> Result<Option<Vec<FunctionBreakpointStatus>>, ToolError> {
+        self.inner.check_alive()?;
+        self.inner.set_function_breakpoints(functions)
+    }
+
+    /// Sets the exception filters (`None`: the adapter's defaults); the report lists every
+    /// filter the adapter offers and the unknown ones asked for.
+    ///
+    /// # Errors
+    /// The session is over, or `setExceptionBreakpoints` failed.
+    pub fn set_exception_filters(&self, filters: Option<&[String]>) -> Result<ExceptionFiltersReport, ToolError> {
+        self.inner.check_alive()?;
+        self.inner.set_exception_filters(filters)
     }
 
     /// continue / step_over / step_in / step_out / pause on `thread` (default: the stopped
@@ -872,7 +1054,7 @@ impl Session {
         }
         let mut state = inner.state.lock();
         let generation = state.generation;
-        let variables = variables
+        let variables: Vec<VariableInfo> = variables
             .iter()
             .map(|variable| {
                 variable_info(
@@ -887,6 +1069,18 @@ impl Session {
             })
             .collect();
         let total = if windowed_here { Some(returned as u64) } else { known_total };
+        let mut variables: Vec<VariableInfo> = variables;
+        drop(state);
+        let mut expansions = 0;
+        for variable in &mut variables {
+            if expansions >= MAX_INLINE_EXPANSIONS {
+                break;
+            }
+            if let Some(inline) = inner.inline_children(variable) {
+                variable.inline = Some(inline);
+                expansions += 1;
+            }
+        }
         Ok(VariablesPage { reference, start, variables, total })
     }
 
@@ -960,7 +1154,21 @@ fn variable_info(
     if let (Some(handle), Some(count)) = (handle, count) {
         state.child_counts.insert(handle, count);
     }
-    VariableInfo { name: name.to_owned(), type_name: type_name.map(str::to_owned), value: value.to_owned(), handle, count }
+    VariableInfo { name: name.to_owned(), type_name: type_name.map(str::to_owned), value: value.to_owned(), handle, count, inline: None }
+}
+
+/// Whether a value says little about its contents, so its children are worth showing inline:
+/// lldb's `T @ 0x…` and `size=N`, Python's default `<T object at 0x…>`, an empty or `{...}`
+/// value, a bare pointer.
+fn value_hides_contents(value: &str) -> bool {
+    let value = value.trim();
+    value.is_empty()
+        || value == "{...}"
+        || value == "{…}"
+        || value.contains(" @ 0x")
+        || value.starts_with("size=")
+        || (value.starts_with('<') && value.contains(" object at 0x") && value.ends_with('>'))
+        || (value.starts_with("0x") && value[2..].chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 fn child_count(named: Option<u64>, indexed: Option<u64>) -> Option<u64> {
@@ -1042,6 +1250,31 @@ impl SessionInner {
     }
 
     fn launch_failure(&self, command: &str, err: &RpcError) -> ToolError {
+        // delve builds the program itself and reports a failed build only as "Build error:
+        // Check the debug console" in the response; the compiler's messages and the command
+        // arrive as debuggee stderr output (`Build Error: go build …`).
+        let says_build = err.response_error.as_ref().is_some_and(|e| e.message.to_ascii_lowercase().contains("build error"));
+        let mut output = self.output.lock().render();
+        // The output event travels through the event thread; give it a moment to land.
+        let waited_until = Instant::now() + Duration::from_secs(1);
+        while says_build && !output.contains("Build Error: ") && Instant::now() < waited_until {
+            std::thread::sleep(Duration::from_millis(20));
+            output = self.output.lock().render();
+        }
+        if let Some(position) = output.find("Build Error: ") {
+            let build = output[position + "Build Error: ".len()..].trim();
+            let (command_line, messages) = build.split_once('\n').unwrap_or((build, ""));
+            let messages: Vec<&str> = messages.lines().filter(|line| !line.starts_with('[')).collect();
+            let messages = messages.join("\n");
+            let messages = messages.trim().trim_end_matches("(exit status 2)").trim_end_matches("(exit status 1)").trim();
+            return ToolError::failed(format!(
+                "{} could not build the program: `{}` failed:\n{}",
+                self.adapter.name(),
+                command_line.trim(),
+                render::cut_middle(messages, 6000)
+            ))
+            .with_hint("fix the errors above (file:line, relative to the package directory), then launch again");
+        }
         let mut error = self.rpc_error(command, err);
         let messages = self.state.lock().adapter_messages.render();
         if !messages.trim().is_empty() {
@@ -1101,7 +1334,26 @@ impl SessionInner {
         Ok(())
     }
 
-    fn set_breakpoints(&self, file: &Path, lines: &[u64]) -> Result<Vec<BreakpointStatus>, ToolError> {
+    fn set_breakpoints(&self, file: &Path, breakpoints: &[ResolvedBreakpoint]) -> Result<Vec<BreakpointStatus>, ToolError> {
+        let capabilities = self.capabilities.get().cloned().unwrap_or_default();
+        let adapter = self.adapter.name();
+        // Each extra is sent only when the adapter says it supports it; a breakpoint whose extra
+        // is unsupported is not sent at all (a plain stop would be wrong).
+        let unsupported = |breakpoint: &ResolvedBreakpoint| -> Option<String> {
+            let spec = &breakpoint.spec;
+            if spec.condition.is_some() && capabilities.supports_conditional_breakpoints != Some(true) {
+                return Some(format!("not sent: {adapter} does not support conditions (supportsConditionalBreakpoints)"));
+            }
+            if spec.hit_condition.is_some() && capabilities.supports_hit_conditional_breakpoints != Some(true) {
+                return Some(format!("not sent: {adapter} does not support hit conditions (supportsHitConditionalBreakpoints)"));
+            }
+            if spec.log_message.is_some() && capabilities.supports_log_points != Some(true) {
+                return Some(format!("not sent: {adapter} does not support logpoints (supportsLogPoints)"));
+            }
+            None
+        };
+        let (sendable, refused): (Vec<&ResolvedBreakpoint>, Vec<&ResolvedBreakpoint>) =
+            breakpoints.iter().partition(|breakpoint| unsupported(breakpoint).is_none());
         let arguments = dap_types::SetBreakpointsArguments {
             source: dap_types::Source {
                 name: file.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -1114,19 +1366,19 @@ impl SessionInner {
                 checksums: None,
             },
             breakpoints: Some(
-                lines
+                sendable
                     .iter()
-                    .map(|&line| dap_types::SourceBreakpoint {
-                        line,
+                    .map(|breakpoint| dap_types::SourceBreakpoint {
+                        line: breakpoint.line,
                         column: None,
-                        condition: None,
-                        hit_condition: None,
-                        log_message: None,
+                        condition: breakpoint.spec.condition.clone(),
+                        hit_condition: breakpoint.spec.hit_condition.clone(),
+                        log_message: breakpoint.spec.log_message.clone(),
                         mode: None,
                     })
                     .collect(),
             ),
-            lines: Some(lines.to_vec()),
+            lines: Some(sendable.iter().map(|breakpoint| breakpoint.line).collect()),
             source_modified: Some(false),
         };
         let body = self.request_typed::<req::SetBreakpoints>(arguments, self.request_timeout)?;
@@ -1134,16 +1386,18 @@ impl SessionInner {
         state.breakpoints.retain(|_, status| status.file != file);
         state.unbound_breakpoints.retain(|status| status.file != file);
         let mut statuses = Vec::new();
-        for (index, &requested_line) in lines.iter().enumerate() {
+        for (index, breakpoint) in sendable.iter().enumerate() {
             let entry = body.breakpoints.get(index);
             let status = BreakpointStatus {
                 file: file.to_path_buf(),
-                requested_line,
+                requested_line: breakpoint.line,
                 line: entry.and_then(|e| e.line),
                 verified: entry.is_some_and(|e| e.verified),
                 message: entry
                     .and_then(|e| e.message.clone())
                     .or_else(|| entry.is_none().then(|| "the adapter returned no entry for this line".to_owned())),
+                spec: breakpoint.spec.clone(),
+                sent: true,
             };
             statuses.push(status.clone());
             match entry.and_then(|e| e.id) {
@@ -1153,7 +1407,87 @@ impl SessionInner {
                 None => state.unbound_breakpoints.push(status),
             }
         }
+        for breakpoint in refused {
+            let status = BreakpointStatus {
+                file: file.to_path_buf(),
+                requested_line: breakpoint.line,
+                line: None,
+                verified: false,
+                message: unsupported(breakpoint),
+                spec: breakpoint.spec.clone(),
+                sent: false,
+            };
+            statuses.push(status.clone());
+            state.unbound_breakpoints.push(status);
+        }
         Ok(statuses)
+    }
+
+    fn set_function_breakpoints(&self, functions: &[FunctionBreakpointSpec]) -> Result<Option<Vec<FunctionBreakpointStatus>>, ToolError> {
+        let capabilities = self.capabilities.get().cloned().unwrap_or_default();
+        if capabilities.supports_function_breakpoints != Some(true) {
+            return Ok(None);
+        }
+        let arguments = dap_types::SetFunctionBreakpointsArguments {
+            breakpoints: functions
+                .iter()
+                .map(|function| dap_types::FunctionBreakpoint {
+                    name: function.name.clone(),
+                    condition: function.condition.clone().filter(|_| capabilities.supports_conditional_breakpoints == Some(true)),
+                    hit_condition: function
+                        .hit_condition
+                        .clone()
+                        .filter(|_| capabilities.supports_hit_conditional_breakpoints == Some(true)),
+                })
+                .collect(),
+        };
+        let body = self.request_typed::<req::SetFunctionBreakpoints>(arguments, self.request_timeout)?;
+        let statuses: Vec<FunctionBreakpointStatus> = functions
+            .iter()
+            .enumerate()
+            .map(|(index, function)| {
+                let entry = body.breakpoints.get(index);
+                let location = entry.and_then(|e| {
+                    let path = e.source.as_ref().and_then(|source| source.path.clone())?;
+                    Some((PathBuf::from(path), e.line?))
+                });
+                let mut message = entry.and_then(|e| e.message.clone());
+                if function.condition.is_some() && capabilities.supports_conditional_breakpoints != Some(true) {
+                    message = Some(format!("{} does not support conditions: sent without it", self.adapter.name()));
+                }
+                FunctionBreakpointStatus { name: function.name.clone(), verified: entry.is_some_and(|e| e.verified), location, message }
+            })
+            .collect();
+        *self.function_breakpoints.lock() = statuses.clone();
+        Ok(Some(statuses))
+    }
+
+    fn set_exception_filters(&self, asked: Option<&[String]>) -> Result<ExceptionFiltersReport, ToolError> {
+        let capabilities = self.capabilities.get().cloned().unwrap_or_default();
+        let offered = capabilities.exception_breakpoint_filters.clone().unwrap_or_default();
+        let (enabled, unknown): (Vec<String>, Vec<String>) = match asked {
+            Some(asked) => {
+                let (known, unknown): (Vec<&String>, Vec<&String>) =
+                    asked.iter().partition(|id| offered.iter().any(|filter| &filter.filter == *id));
+                (known.into_iter().cloned().collect(), unknown.into_iter().cloned().collect())
+            }
+            None => (offered.iter().filter(|f| f.default == Some(true)).map(|f| f.filter.clone()).collect(), Vec::new()),
+        };
+        if !offered.is_empty() {
+            let arguments =
+                dap_types::SetExceptionBreakpointsArguments { filters: enabled.clone(), filter_options: None, exception_options: None };
+            self.request_typed::<req::SetExceptionBreakpoints>(arguments, self.request_timeout)?;
+        }
+        let report = ExceptionFiltersReport {
+            available: offered
+                .iter()
+                .map(|filter| (filter.filter.clone(), filter.label.clone(), filter.description.clone(), enabled.contains(&filter.filter)))
+                .collect(),
+            unknown,
+            defaults: asked.is_none(),
+        };
+        *self.exception_filters.lock() = report.clone();
+        Ok(report)
     }
 
     /// Waits until a `stopped` event newer than `stops_seen`, the program's exit, the adapter's
@@ -1201,16 +1535,19 @@ impl SessionInner {
     /// A stop with what the model needs to know first: the exception's name and the top frame.
     fn stopped_at(&self, info: StopInfo) -> StoppedAt {
         let exception = info.thread_id.filter(|_| info.reason == "exception").and_then(|thread| self.exception_name(thread));
-        let top_frame = match info.thread_id {
-            Some(thread) => self.top_frame(thread).map_err(|err| err.message),
-            None => Ok(None),
+        let (top_frames, depth) = match info.thread_id {
+            Some(thread) => match self.stack_trace(thread) {
+                Ok(body) => {
+                    let depth = body.total_frames.unwrap_or(body.stack_frames.len() as u64);
+                    let mut state = self.state.lock();
+                    let frames = body.stack_frames.iter().take(TOP_FRAMES).map(|frame| frame_info(&mut state, frame)).collect();
+                    (Ok(frames), depth)
+                }
+                Err(err) => (Err(err.message), 0),
+            },
+            None => (Ok(Vec::new()), 0),
         };
-        StoppedAt { info, exception, top_frame }
-    }
-
-    fn wait_report(&self, outcome: StopOutcome, output_cursor: u64) -> WaitReport {
-        let new_output = self.output.lock().render_since(output_cursor);
-        WaitReport { outcome, new_output }
+        StoppedAt { info, exception, top_frames, depth }
     }
 
     /// The exception's id (e.g. `SystemExit`, `ValueError`) from DAP `exceptionInfo`, when the
@@ -1242,13 +1579,6 @@ impl SessionInner {
         let body = self.request_typed::<req::StackTrace>(arguments, self.request_timeout)?;
         self.state.lock().stack_cache = Some((generation, thread, body.clone()));
         Ok(body)
-    }
-
-    fn top_frame(&self, thread: u64) -> Result<Option<FrameInfo>, ToolError> {
-        let body = self.stack_trace(thread)?;
-        let Some(frame) = body.stack_frames.first() else { return Ok(None) };
-        let mut state = self.state.lock();
-        Ok(Some(frame_info(&mut state, frame)))
     }
 
     fn stopped_thread(&self) -> Option<u64> {
@@ -1298,13 +1628,13 @@ impl SessionInner {
             self.require_stopped(op)?;
         }
         let thread = self.default_thread(thread)?;
-        let (stops_seen, output_cursor) = {
+        let stops_seen = {
             let mut state = self.state.lock();
             if kind != ResumeKind::Pause {
                 state.generation += 1;
                 state.run = RunState::Running;
             }
-            (state.stop_events, self.output.lock().total_bytes())
+            state.stop_events
         };
         let remaining = || deadline.saturating_duration_since(Instant::now());
         let timeout = self.request_timeout.min(remaining());
@@ -1327,9 +1657,47 @@ impl SessionInner {
             )?,
             ResumeKind::Pause => self.request_unit::<req::Pause>(dap_types::PauseArguments { thread_id: thread }, timeout)?,
         }
-        let outcome = self.wait_for_stop(stops_seen, self.resume_timeout.min(remaining()));
-        let wait = self.wait_report(outcome, output_cursor);
-        Ok(ResumeReport::Waited { kind, thread, took: started.elapsed(), wait })
+        // Run until something happens, within the call's budget (the resume timeout caps it).
+        let outcome = self.wait_for_stop(stops_seen, self.resume_timeout.min(remaining().saturating_sub(ANSWER_RESERVE)));
+        Ok(ResumeReport::Waited { is_test: self.is_test, kind, thread, took: started.elapsed(), wait: WaitReport { outcome } })
+    }
+
+    /// One level of children of a small aggregate whose value hides its contents; `None` when
+    /// it has none, is large, already shows its contents, or the fetch fails.
+    fn inline_children(&self, variable: &VariableInfo) -> Option<InlineChildren> {
+        let handle = variable.handle?;
+        if variable.count.is_some_and(|count| count > MAX_INLINE_CHILDREN) || !value_hides_contents(&variable.value) {
+            return None;
+        }
+        let raw = {
+            let state = self.state.lock();
+            state.handles.resolve(handle, HandleKind::Variables, state.generation).ok()?
+        };
+        let arguments = dap_types::VariablesArguments {
+            variables_reference: raw,
+            filter: None,
+            start: Some(0),
+            count: Some(MAX_INLINE_CHILDREN + 1),
+            format: None,
+        };
+        let children = self.request_typed::<req::Variables>(arguments, self.request_timeout).ok()?.variables;
+        // debugpy groups an object's members under "special variables", "function variables", …
+        let children: Vec<&dap_types::Variable> = children.iter().filter(|child| !child.name.ends_with(" variables")).collect();
+        if children.is_empty() || children.len() as u64 > MAX_INLINE_CHILDREN {
+            return None;
+        }
+        let is_pointer = variable.value.trim().starts_with("0x");
+        let indexed = children.iter().all(|child| {
+            let name = child.name.trim_start_matches('[').trim_end_matches(']');
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_digit())
+        });
+        let items = children.iter().map(|child| (child.name.clone(), child.value.clone())).collect();
+        Some(InlineChildren {
+            items,
+            total: variable.count.unwrap_or(children.len() as u64).max(children.len() as u64),
+            indexed: indexed && !is_pointer,
+            deref: is_pointer && children.len() == 1,
+        })
     }
 
     fn resolve_handle(&self, handle: u64, kind: HandleKind) -> Result<u64, ToolError> {
@@ -1360,6 +1728,7 @@ impl SessionInner {
                     value: body.result,
                     handle: None,
                     count: None,
+                    inline: None,
                 })
                 .ok_or_else(|| format!("unreadable evaluate body {}", render::cut_chars(&body.to_string(), 400))),
             Ok(Err(err)) => Err(self.rpc_error("evaluate", &err).message),
@@ -1444,6 +1813,9 @@ impl SessionInner {
             body.variables_reference,
             child_count(body.named_variables, body.indexed_variables),
         );
+        drop(state);
+        let mut value = value;
+        value.inline = self.inline_children(&value);
         Ok(EvaluateReport { frame: frame_handle, value })
     }
 
