@@ -103,9 +103,21 @@ impl ToolOutput {
     }
 }
 
-/// A cancellation flag shared between the host and a running call. Cheap to clone.
+/// A cancellation flag shared between the host and a running call, plus the log of the writes
+/// that landed during that call (its own and those of `tool()` bridge calls made on its behalf,
+/// which share its token). Cheap to clone.
+///
+/// The log lets a host learn what a call changed on disk even when it will not use the call's
+/// result: a call the host cancelled still commits a write that was already under way, and
+/// `serve` sends no response for a cancelled call, so it announces the landed writes instead.
 #[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+pub struct CancelToken(Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: AtomicBool,
+    landed_writes: Mutex<Vec<PathBuf>>,
+}
 
 impl CancelToken {
     /// A fresh, not-cancelled token.
@@ -115,12 +127,28 @@ impl CancelToken {
 
     /// Requests cancellation. Tools notice at their next wait slice (≤ 100 ms).
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.cancelled.store(true, Ordering::SeqCst);
     }
 
     /// Whether cancellation was requested.
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.0.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Absolute paths written or deleted by every call that used this token so far (the
+    /// registry records each successful call's [`ToolOutput::written_paths`]), in order, without
+    /// repeats.
+    pub fn landed_writes(&self) -> Vec<PathBuf> {
+        self.0.landed_writes.lock().clone()
+    }
+
+    fn record_landed_writes(&self, paths: &[PathBuf]) {
+        let mut landed = self.0.landed_writes.lock();
+        for path in paths {
+            if !landed.contains(path) {
+                landed.push(path.clone());
+            }
+        }
     }
 }
 
@@ -651,11 +679,16 @@ impl Registry {
         for layer in &self.pre_call_layers {
             let _ = catch_unwind(AssertUnwindSafe(|| layer.before_call(&ctx, &arguments)));
         }
+        let landed_before = options.cancel.landed_writes().len();
         let outcome = catch_unwind(AssertUnwindSafe(|| (tool.handler)(&ctx, arguments)));
         let mut result = match outcome {
             Ok(Ok(output)) => {
                 let mut result = output.result;
                 if !output.written_paths.is_empty() {
+                    options.cancel.record_landed_writes(&output.written_paths);
+                    if let Some(note) = late_write_note(&ctx, &output.written_paths) {
+                        result.push_text(note);
+                    }
                     for layer in &self.post_write_layers {
                         let layer_outcome = catch_unwind(AssertUnwindSafe(|| layer.after_write(&ctx, &output.written_paths, &mut result)));
                         if layer_outcome.is_err() {
@@ -670,6 +703,19 @@ impl Registry {
                 .with_hint("this is a bug in the tool; the run is intact, try a different input or approach")
                 .to_result(),
         };
+        if result.is_error && !matches!(options.origin, CallOrigin::Bridge { .. }) {
+            // Writes made on this call's behalf (tool() bridge calls of an eval cell) landed even
+            // though the call itself failed, timed out or was cancelled: say so.
+            let landed = options.cancel.landed_writes();
+            if landed.len() > landed_before {
+                let shown: Vec<String> =
+                    landed[landed_before..].iter().map(|path| shown_in_workspace(self.workspace_root(), path)).collect();
+                result.push_text(format!(
+                    "note: although {name} did not complete, writes made through it had already landed and stay on disk: {} (read them before redoing the change)",
+                    shown.join(", ")
+                ));
+            }
+        }
         for layer in &self.post_call_layers {
             let _ = catch_unwind(AssertUnwindSafe(|| layer.after_call(&ctx, &mut result)));
         }
@@ -720,6 +766,28 @@ impl Registry {
                 }
             }
         }
+    }
+}
+
+/// For a call that wrote after the host cancelled it or past its deadline: a line saying the
+/// write landed, so a caller that gave up on the call does not take it for undone.
+fn late_write_note(ctx: &CallContext<'_>, written_paths: &[PathBuf]) -> Option<String> {
+    let why = if ctx.cancel_token().is_cancelled() {
+        "the host cancelled this call".to_owned()
+    } else if Instant::now() > ctx.deadline() {
+        format!("this call ran past its {} ms deadline", ctx.budget().as_millis())
+    } else {
+        return None;
+    };
+    let shown: Vec<String> = written_paths.iter().map(|path| shown_in_workspace(ctx.workspace_root(), path)).collect();
+    Some(format!("note: {why}, but its write had already landed: {} changed on disk as shown above", shown.join(", ")))
+}
+
+/// `path` relative to the workspace root when it is inside it, else as is.
+fn shown_in_workspace(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => path.display().to_string(),
     }
 }
 

@@ -13,7 +13,11 @@
 //! - `notifications/initialized`, `ping`, `tools/list` (the tools visible to the session's
 //!   caller, R-TIER-2), `tools/call` (the result is the run's [`crate::ToolResult`] JSON: MCP
 //!   `CallToolResult`), `notifications/cancelled` (cancels the in-flight call through its
-//!   [`CancelToken`]; per MCP no response is sent for a cancelled request).
+//!   [`CancelToken`]; per MCP no response is sent for a cancelled request, but when the call had
+//!   already written files — its commit was under way — the host gets a `notifications/message`
+//!   at level `warning` naming the request, the tool and the paths written, so the change does
+//!   not go unsaid), `logging/setLevel` (the `logging` capability is declared for that warning;
+//!   a level above `warning` mutes it).
 //! - Anything else: `-32601` for requests, ignored for notifications. Requests other than
 //!   `initialize` and `ping` before `initialize` get `-32600`.
 //!
@@ -168,6 +172,7 @@ pub fn serve(
         pending_elicitations: Mutex::new(HashMap::new()),
         next_server_request_id: AtomicU64::new(1),
         closed: AtomicBool::new(false),
+        logging_muted: AtomicBool::new(false),
     });
     let mut session = Session {
         config: config.clone(),
@@ -306,6 +311,8 @@ struct Shared {
     next_server_request_id: AtomicU64,
     /// Set when the input ended: no new cards are sent.
     closed: AtomicBool,
+    /// Set by `logging/setLevel` to a level above `warning`: no log messages are sent.
+    logging_muted: AtomicBool,
 }
 
 impl Shared {
@@ -392,6 +399,13 @@ impl Session {
         match method {
             "initialize" => self.initialize(id, &params),
             "ping" => self.respond(id, json!({})),
+            "logging/setLevel" => {
+                // The only log messages sent are warnings (writes that landed in cancelled calls).
+                let level = params.get("level").and_then(Value::as_str).unwrap_or("");
+                let muted = matches!(level, "error" | "critical" | "alert" | "emergency");
+                self.shared.logging_muted.store(muted, Ordering::SeqCst);
+                self.respond(id, json!({}));
+            }
             "tools/list" | "tools/call" => {
                 let run = match &self.state {
                     SessionState::Ready(run) => Arc::clone(run),
@@ -412,7 +426,7 @@ impl Session {
             _ => self.respond_error(
                 id,
                 METHOD_NOT_FOUND,
-                &format!("method not found: {method} (this host serves initialize, ping, tools/list, tools/call)"),
+                &format!("method not found: {method} (this host serves initialize, ping, logging/setLevel, tools/list, tools/call)"),
             ),
         }
     }
@@ -492,7 +506,7 @@ impl Session {
             id,
             json!({
                 "protocolVersion": protocol_version,
-                "capabilities": {"tools": {"listChanged": false}},
+                "capabilities": {"tools": {"listChanged": false}, "logging": {}},
                 "serverInfo": {"name": "runbound", "title": "runbound", "version": env!("CARGO_PKG_VERSION")},
                 "instructions": instructions,
             }),
@@ -517,6 +531,7 @@ impl Session {
         let worker_id = id.clone();
         let worker_name = name.clone();
         let elicitation = self.summary.elicitation;
+        let workspace_root = run.workspace_root().to_path_buf();
         let spawned = std::thread::Builder::new().name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1)).spawn(move || {
             CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = Some(options.cancel.clone()));
             let mut result = run.call_with(&worker_name, arguments, &options);
@@ -530,6 +545,13 @@ impl Session {
             drop(run);
             if !options.cancel.is_cancelled() {
                 shared.send(json!({"jsonrpc": "2.0", "id": worker_id, "result": result.to_json()}));
+            } else if let Some(notification) = landed_after_cancel_notification(&worker_id, &worker_name, &options.cancel, &workspace_root)
+            {
+                // No response for a cancelled call (MCP), but what it changed on disk must not
+                // go unsaid: the host learns it as a warning log message.
+                if !shared.logging_muted.load(Ordering::SeqCst) {
+                    shared.send(notification);
+                }
             }
         });
         match spawned {
@@ -586,6 +608,39 @@ impl Session {
     fn respond_error(&mut self, id: Value, code: i64, message: &str) {
         self.shared.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
     }
+}
+
+/// The `notifications/message` (level `warning`) for a cancelled call whose writes landed, or
+/// `None` when it wrote nothing. `data` names the request, the tool and the paths (relative to
+/// the workspace).
+fn landed_after_cancel_notification(
+    request_id: &Value,
+    tool: &str,
+    cancel: &CancelToken,
+    workspace_root: &std::path::Path,
+) -> Option<Value> {
+    let landed = cancel.landed_writes();
+    if landed.is_empty() {
+        return None;
+    }
+    let paths: Vec<String> = landed.iter().map(|path| crate::render::display_path(workspace_root, path)).collect();
+    Some(json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {
+            "level": "warning",
+            "logger": "runbound",
+            "data": {
+                "requestId": request_id,
+                "tool": tool,
+                "message": format!(
+                    "the cancelled {tool} call (request {request_id}) had already written {}; the change is on disk",
+                    paths.join(", ")
+                ),
+                "written": paths,
+            },
+        },
+    }))
 }
 
 fn write_loop(mut writer: Box<dyn Write + Send>, outgoing: &Receiver<Outgoing>, write_failure: &Mutex<Option<io::Error>>) {
@@ -810,6 +865,53 @@ mod tests {
         assert_eq!(summary.tool_calls, 1);
         assert_eq!(summary.requests_received, 3);
         assert!(summary.calls_still_running.is_empty(), "{summary:?}");
+    }
+
+    #[test]
+    fn cancelled_call_whose_write_landed_is_announced_as_a_warning() {
+        let workspace = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(workspace.path()).unwrap();
+        // A write already under way when the cancel arrives: it commits, then returns.
+        let descriptor = crate::ToolDescriptor {
+            name: "slow_writer".to_owned(),
+            description: "Writes landed.txt once the host has cancelled the call.".to_owned(),
+            tier: crate::Tier::Read,
+            input_schema: json!({"type": "object"}),
+            parallel_safe: true,
+            default_timeout: Duration::from_secs(30),
+        };
+        let handler: crate::ToolHandler = Arc::new(|ctx, _arguments| {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while !ctx.cancel_token().is_cancelled() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let root = ctx.workspace_root();
+            let change = crate::files::FileChange {
+                path: root.join("landed.txt"),
+                new_content: Some(b"landed\n".to_vec()),
+                expected: crate::files::ExpectedState::Absent,
+            };
+            let written = crate::files::commit_file_changes_in(root, &[change])?;
+            Ok(crate::ToolOutput::text("wrote landed.txt").with_written_paths(written))
+        });
+        let mut host = InProcessHost::start(crate::Run::builder(&root).tool(descriptor, handler), ServeConfig::new(Caller::Main));
+        host.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
+        );
+        let initialized = host.receive().unwrap();
+        assert_eq!(initialized["result"]["capabilities"]["logging"], json!({}));
+        host.send(json!({"jsonrpc": "2.0", "id": "w-1", "method": "tools/call", "params": {"name": "slow_writer"}}));
+        host.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w-1"}}));
+        let notification = host.receive().unwrap();
+        assert_eq!(notification["method"], "notifications/message", "{notification}");
+        assert_eq!(notification["params"]["level"], "warning");
+        assert_eq!(notification["params"]["data"]["requestId"], "w-1");
+        assert_eq!(notification["params"]["data"]["written"], json!(["landed.txt"]));
+        let message = notification["params"]["data"]["message"].as_str().unwrap();
+        assert!(message.contains("the cancelled slow_writer call (request \"w-1\") had already written landed.txt"), "{message}");
+        assert_eq!(std::fs::read_to_string(root.join("landed.txt")).unwrap(), "landed\n");
+        let (_summary, rest) = host.finish();
+        assert!(rest.is_empty(), "still no response for the cancelled call: {rest:?}");
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! section to an in-memory view of the workspace (so one patch may delete then re-add a file,
 //! or touch a file twice), and commits the net result all-or-nothing.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,7 +11,7 @@ use serde_json::{json, Value};
 use crate::error::{ErrorKind, ToolError};
 use crate::files::apply::{apply_hunks, MatchQuality, SplitText};
 use crate::files::atomic::{commit_file_changes_with_modes, ExpectedState, FileChange};
-use crate::files::common::{binary_error, count_lines, is_binary};
+use crate::files::common::{binary_error, count_lines, is_binary, metadata_beneath, read_regular_file};
 use crate::files::patch::{parse_patch, FileOperation, Patch};
 use crate::files::path::resolve_in_workspace;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
@@ -82,6 +81,8 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
             },
         })
         .collect();
+    // A call cancelled (or out of time) before this point writes nothing.
+    ctx.check_continue("about to write")?;
     let written = if changes.is_empty() { Vec::new() } else { commit_file_changes_with_modes(root, &changes, &new_file_modes)? };
     Ok(ToolOutput::new(render(&patch, &summaries, changes.is_empty())).with_written_paths(written))
 }
@@ -98,6 +99,8 @@ struct ViewFile {
     current: Option<Vec<u8>>,
     /// Mode for the file if the commit creates it (a move's destination takes the source's).
     new_file_mode: Option<u32>,
+    /// Permission bits of the file as loaded (None when it did not exist).
+    mode: Option<u32>,
 }
 
 /// What one file section did, for the result.
@@ -203,9 +206,7 @@ impl WorkspaceView<'_> {
                     )
                     .with_hint("delete the destination first in the same patch, or choose another name"));
                 }
-                let source_mode = fs::metadata(&self.files[index].path)
-                    .ok()
-                    .map(|metadata| std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o7777);
+                let source_mode = self.files[index].mode;
                 self.files[index].current = None;
                 self.files[target].current = Some(new_content);
                 self.files[target].new_file_mode = source_mode.or(self.files[index].new_file_mode);
@@ -227,19 +228,21 @@ impl WorkspaceView<'_> {
             return Ok(index);
         }
         let shown = display_path(self.root, &path);
-        let original = match fs::symlink_metadata(&path) {
-            Ok(metadata) if metadata.is_dir() => {
+        let metadata = metadata_beneath(self.root, &path)?;
+        let original = match &metadata {
+            Some(metadata) if metadata.is_dir() => {
                 return Err(section_error(ErrorKind::InvalidArguments, &shown, patch_line, "it is a directory, not a file"))
             }
-            Ok(metadata) if !metadata.is_file() => {
+            Some(metadata) if !metadata.is_file() => {
                 return Err(ToolError::invalid(format!(
-                    "cannot apply the patch to {shown}: it is not a regular file (a FIFO, socket or device); nothing was written"
+                    "cannot apply the patch to {shown}: it is not a regular file (a FIFO, socket, device or a symlink that appeared after the path was resolved); nothing was written"
                 )))
             }
-            Ok(_) => Some(fs::read(&path).map_err(|err| ToolError::io("read", Path::new(&shown), &err))?),
-            Err(_) => None,
+            Some(_) => Some(read_regular_file(self.root, &path, "apply_patch")?),
+            None => None,
         };
-        self.files.push(ViewFile { path, current: original.clone(), original, new_file_mode: None });
+        let mode = metadata.map(|metadata| std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o7777);
+        self.files.push(ViewFile { path, current: original.clone(), original, new_file_mode: None, mode });
         Ok(self.files.len() - 1)
     }
 }

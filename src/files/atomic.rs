@@ -2,12 +2,20 @@
 //! temp file in its own directory and renamed into place (permissions and ownership kept), and
 //! every file already touched restored when a later one fails.
 //!
+//! Every access goes through directory handles beneath the root ([`crate::files::beneath`]):
+//! each change's parent directory is opened once with no symlink followed on the way, its
+//! current content is read through that handle, and the temp file, the rename and the delete
+//! happen by name inside it. A directory swapped for a symlink after the change was planned
+//! makes the commit fail with nothing written; it never redirects a write. Files that the
+//! process may not write by their mode bits are refused (also as root).
+//!
 //! Commits in one process are serialized by a global lock, so the verify-then-write of one
-//! commit cannot interleave with another's. Another process may still write between the check
-//! and the rename; the expected-state check narrows that window, it does not close it.
+//! commit cannot interleave with another's. Another process may still change a file's content
+//! between the check and the rename; the expected-state check narrows that window, it does not
+//! close it.
 
 use std::fs::{self, Permissions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +23,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
+use crate::files::beneath::{mode_text, writable_by_mode, Beneath, BeneathError, ParentDir};
 use crate::render::display_path;
 
 /// What a path must hold before a change is committed.
@@ -31,7 +40,8 @@ pub enum ExpectedState {
 /// One file's change: `new_content: None` deletes the file.
 ///
 /// `path` must be absolute; take it from [`crate::files::resolve_in_workspace`], which has
-/// already resolved symlinks (a symlink at `path` itself would be replaced by a regular file).
+/// already resolved symlinks: a commit follows no symlink at all, so a path with one on it is
+/// refused (a symlink at `path` itself is not replaced either).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
     /// Absolute path of the file to write or delete.
@@ -43,17 +53,22 @@ pub struct FileChange {
 }
 
 /// Commits all changes or none: verifies every `expected` first (any mismatch →
-/// [`ErrorKind::Conflict`] listing every changed file, nothing written), then writes each via
-/// temp + rename keeping permissions, creating parent dirs; on any failure restores every file
-/// already touched. Returns the absolute paths written or deleted.
+/// [`ErrorKind::Conflict`] listing every changed file, nothing written), refuses files without
+/// write permission by their mode bits, then writes each via temp + rename keeping permissions,
+/// creating parent dirs; on any failure restores every file already touched. Returns the
+/// absolute paths written or deleted.
 ///
-/// Paths in error messages are absolute; [`commit_file_changes_in`] shows them relative to a
-/// workspace root instead.
+/// Symlinks in the existing prefix of each path's parent directory are resolved first (this
+/// variant has no workspace to confine to); from then on nothing is followed. Paths in error
+/// messages are absolute; [`commit_file_changes_in`] shows them relative to a workspace root
+/// and confines them to it.
 ///
 /// # Errors
 /// - [`ErrorKind::InvalidArguments`]: a path is relative, or two changes name the same path.
-/// - [`ErrorKind::Conflict`]: an expected state does not hold (`details.conflicts` lists each
-///   file with what was expected and what was found); nothing was written.
+/// - [`ErrorKind::Conflict`]: an expected state does not hold, or a file is read-only by its
+///   mode bits (`details.conflicts` lists each file with what was expected and what was found,
+///   `details.read_only` each read-only file and its mode); nothing was written. Also when a
+///   symlink appeared on a path since it was planned.
 /// - [`ErrorKind::NotFound`]: a file to delete does not exist; nothing was written.
 /// - [`ErrorKind::Io`] / [`ErrorKind::Failed`]: a write failed; every file already written was
 ///   restored (the message says so, or names any file that could not be restored).
@@ -61,11 +76,13 @@ pub fn commit_file_changes(changes: &[FileChange]) -> Result<Vec<PathBuf>, ToolE
     commit(None, changes, &[], &|path: &Path| path.display().to_string())
 }
 
-/// [`commit_file_changes`] confined to `workspace_root`: under the commit lock, just before
-/// anything is written, every path is resolved again inside the workspace (as
-/// [`crate::files::resolve_in_workspace`] does) and must resolve to itself. A directory swapped
-/// for a symlink since the change was planned (e.g. between `ast_edit` and `resolve`) is caught
-/// here. Paths in messages are shown relative to `workspace_root`.
+/// [`commit_file_changes`] confined to `workspace_root`: under the commit lock, every path is
+/// resolved again inside the workspace (as [`crate::files::resolve_in_workspace`] does) and must
+/// resolve to itself, then every access goes through a handle of the root with no symlink
+/// followed (`openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`), so a directory swapped for a
+/// symlink at any moment (e.g. between `ast_edit` and `resolve`, or during the commit) makes the
+/// commit fail instead of writing elsewhere. Paths in messages are shown relative to
+/// `workspace_root`.
 ///
 /// # Errors
 /// As [`commit_file_changes`], plus [`ErrorKind::OutsideWorkspace`] / [`ErrorKind::Conflict`]
@@ -85,13 +102,42 @@ pub(crate) fn commit_file_changes_with_modes(
     commit(Some(workspace_root), changes, new_file_modes, &|path: &Path| display_path(workspace_root, path))
 }
 
+/// How a staged file stands now compared with the bytes it was staged against, read beneath
+/// `workspace_root` with no symlink followed: `None` when unchanged and still writable, else
+/// `modified since staging`, `deleted since staging`, `read-only now: mode 0444` or
+/// `unreadable now (…)`. Used by `resolve` before it commits.
+pub(crate) fn staged_file_state(workspace_root: &Path, path: &Path, staged_original: &[u8]) -> Option<String> {
+    let read = Beneath::open(workspace_root).map_err(BeneathError::Io).and_then(|beneath| {
+        let relative = beneath.relative(path)?.to_path_buf();
+        match beneath.open_parent(&relative)? {
+            Some(parent) => parent.read_entry(),
+            None => Ok(None),
+        }
+    });
+    match read {
+        Ok(Some((content, metadata))) if metadata.is_file() && content == staged_original => {
+            (!writable_by_mode(&metadata)).then(|| format!("read-only now: mode {}", mode_text(&metadata)))
+        }
+        Ok(Some(_)) => Some("modified since staging".to_owned()),
+        Ok(None) => Some("deleted since staging".to_owned()),
+        Err(err) if err.is_missing() => Some("deleted since staging".to_owned()),
+        Err(err) => Some(format!("unreadable now ({err})")),
+    }
+}
+
 /// Serializes commits within this process.
 static COMMIT_LOCK: Mutex<()> = Mutex::new(());
 
 /// What was at a path before the commit touched it.
 enum Original {
     Absent,
-    File { content: Vec<u8>, permissions: Permissions, uid: u32, gid: u32 },
+    File { content: Vec<u8>, permissions: Permissions, uid: u32, gid: u32, read_only: Option<String> },
+}
+
+/// Where one change happens: its root-relative path and, once opened, its parent directory.
+struct Slot {
+    relative: PathBuf,
+    parent: Option<ParentDir>,
 }
 
 fn commit(
@@ -113,28 +159,95 @@ fn commit(
     if let Some(root) = workspace_root {
         confine_again(root, changes, show)?;
     }
-    let originals = verify_expected_states(changes, show)?;
+    let root = workspace_root.unwrap_or(Path::new("/"));
+    let beneath = Beneath::open(root).map_err(|err| {
+        ToolError::new(ErrorKind::Io, format!("cannot open the workspace root {}: {err}; nothing was written", root.display()))
+            .with_hint("the workspace directory must exist; restart the run on an existing directory")
+    })?;
+    let mut slots = Vec::with_capacity(changes.len());
+    for change in changes {
+        let relative = match workspace_root {
+            Some(_) => beneath.relative(&change.path).map(Path::to_path_buf).map_err(|err| access_error(change, &err, show))?,
+            None => physical_parent(&change.path)?,
+        };
+        let parent = beneath.open_parent(&relative).map_err(|err| access_error(change, &err, show))?;
+        slots.push(Slot { relative, parent });
+    }
+    let originals = verify_expected_states(changes, &slots, show)?;
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut touched: usize = 0;
     for (index, (change, original)) in changes.iter().zip(&originals).enumerate() {
         let new_file_mode = new_file_modes.get(index).copied().flatten();
-        let outcome = match &change.new_content {
-            Some(content) => write_change(&change.path, content, original, new_file_mode, &mut created_dirs),
-            None => fs::remove_file(&change.path),
-        };
+        let outcome = apply_change(&beneath, &mut slots[index], change, original, new_file_mode, &mut created_dirs);
         let Err(err) = outcome else {
             touched += 1;
             continue;
         };
         // The failed change may have been half-done (e.g. its parent dirs created): restore it too.
-        let restore_failures = roll_back(&changes[..=touched], &originals[..=touched], &created_dirs, show);
-        return Err(write_failure(change, &err, touched, &restore_failures, show));
+        let restore_failures = roll_back(&beneath, changes, &slots[..=touched], &originals[..=touched], &created_dirs, show);
+        return Err(write_failure(&beneath, change, &slots[index].relative, &err, touched, &restore_failures, show));
     }
     Ok(changes.iter().map(|change| change.path.clone()).collect())
 }
 
+/// Writes or deletes one change through its parent directory's handle (created when missing).
+fn apply_change(
+    beneath: &Beneath,
+    slot: &mut Slot,
+    change: &FileChange,
+    original: &Original,
+    new_file_mode: Option<u32>,
+    created_dirs: &mut Vec<PathBuf>,
+) -> Result<(), BeneathError> {
+    if slot.parent.is_none() {
+        if change.new_content.is_none() {
+            return Err(BeneathError::Io(io::Error::from(io::ErrorKind::NotFound)));
+        }
+        slot.parent = Some(beneath.create_parent(&slot.relative, created_dirs)?);
+    }
+    let Some(parent) = slot.parent.as_ref() else { unreachable!("the parent was opened or created above") };
+    match &change.new_content {
+        Some(content) => write_in(parent, content, original, new_file_mode).map_err(BeneathError::Io),
+        None => parent.remove_entry().map_err(BeneathError::Io),
+    }
+}
+
+/// For [`commit_file_changes`] without a workspace: `path` with the symlinks in its parent's
+/// existing prefix resolved, relative to `/`.
+fn physical_parent(path: &Path) -> Result<PathBuf, ToolError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(ToolError::invalid(format!("{} names no file", path.display())));
+    };
+    let Some(parent_text) = parent.to_str() else {
+        return Err(ToolError::invalid(format!("{} is not valid UTF-8", path.display())));
+    };
+    let resolved = crate::files::resolve_in_workspace(Path::new("/"), parent_text)?;
+    Ok(resolved.join(name).strip_prefix("/").map(Path::to_path_buf).unwrap_or_default())
+}
+
+/// The error for a path that cannot be opened beneath the root at commit time.
+fn access_error(change: &FileChange, err: &BeneathError, show: &dyn Fn(&Path) -> String) -> ToolError {
+    match err {
+        BeneathError::NotBeneath(_) => ToolError::new(
+            ErrorKind::OutsideWorkspace,
+            format!("{} is not inside the workspace; nothing was written", change.path.display()),
+        )
+        .with_hint("pass paths resolved inside the workspace (resolve_in_workspace)"),
+        BeneathError::SymlinkOnPath { .. } => {
+            ToolError::new(ErrorKind::Conflict, format!("cannot write {}: {err}; nothing was written", show(&change.path))).with_hint(
+                "a directory on the way was replaced by a symlink since the change was planned; inspect it, then plan the change again",
+            )
+        }
+        BeneathError::Io(io) => {
+            ToolError::new(ErrorKind::Io, format!("cannot open the directory of {}: {io}; nothing was written", show(&change.path)))
+        }
+    }
+}
+
 /// Re-resolves every path inside `root` right before the write: the path must still resolve,
-/// inside the workspace, to exactly itself (no symlink appeared on the way since planning).
+/// inside the workspace, to exactly itself (no symlink appeared on the way since planning). The
+/// handle-based accesses after it are what make the commit race-free; this check gives the
+/// clearer message in the common, non-racing case.
 fn confine_again(root: &Path, changes: &[FileChange], show: &dyn Fn(&Path) -> String) -> Result<(), ToolError> {
     for change in changes {
         let Some(text) = change.path.to_str() else {
@@ -159,13 +272,16 @@ fn confine_again(root: &Path, changes: &[FileChange], show: &dyn Fn(&Path) -> St
     Ok(())
 }
 
-fn verify_expected_states(changes: &[FileChange], show: &dyn Fn(&Path) -> String) -> Result<Vec<Original>, ToolError> {
+fn verify_expected_states(changes: &[FileChange], slots: &[Slot], show: &dyn Fn(&Path) -> String) -> Result<Vec<Original>, ToolError> {
     let mut originals = Vec::with_capacity(changes.len());
     let mut conflicts: Vec<(String, &'static str, String)> = Vec::new();
+    let mut read_only: Vec<(String, String)> = Vec::new();
     let mut missing_deletes = Vec::new();
-    for change in changes {
-        let original = read_original(&change.path)
-            .map_err(|err| ToolError::new(ErrorKind::Io, format!("cannot read {} before changing it: {err}", show(&change.path))))?;
+    for (change, slot) in changes.iter().zip(slots) {
+        let original = read_original(slot).map_err(|err| match err {
+            BeneathError::SymlinkOnPath { .. } => access_error(change, &err, show),
+            other => ToolError::new(ErrorKind::Io, format!("cannot read {} before changing it: {other}", show(&change.path))),
+        })?;
         let found = match &original {
             Original::Absent => "absent".to_owned(),
             Original::File { content, .. } => format!("a file of {} bytes", content.len()),
@@ -183,26 +299,38 @@ fn verify_expected_states(changes: &[FileChange], show: &dyn Fn(&Path) -> String
                 conflicts.push((show(&change.path), "the content read earlier", format!("different content ({found})")));
             }
         }
+        if let Original::File { read_only: Some(mode), .. } = &original {
+            read_only.push((show(&change.path), mode.clone()));
+        }
         if change.new_content.is_none() && matches!(original, Original::Absent) {
             missing_deletes.push(show(&change.path));
         }
         originals.push(original);
     }
     if !conflicts.is_empty() {
-        let listed: Vec<String> = conflicts.iter().map(|(path, _, found)| format!("{path} ({found})")).collect();
-        let details: Vec<Value> =
+        let mut listed: Vec<String> = conflicts.iter().map(|(path, _, found)| format!("{path} ({found})")).collect();
+        let mut details: Vec<Value> =
             conflicts.iter().map(|(path, expected, found)| json!({"path": path, "expected": expected, "found": found})).collect();
+        for (path, mode) in &read_only {
+            if !conflicts.iter().any(|(conflicting, _, _)| conflicting == path) {
+                listed.push(format!("{path} (read-only: mode {mode})"));
+                details.push(json!({"path": path, "expected": "a writable file", "found": format!("read-only (mode {mode})")}));
+            }
+        }
         return Err(ToolError::new(
             ErrorKind::Conflict,
             format!(
                 "{} of {} files changed on disk since the change was prepared: {}; nothing was written",
-                conflicts.len(),
+                listed.len(),
                 changes.len(),
                 listed.join(", ")
             ),
         )
         .with_hint("read the files again and redo the change against their current content")
         .with_details(json!({ "conflicts": details })));
+    }
+    if !read_only.is_empty() {
+        return Err(read_only_error(&read_only, changes.len()));
     }
     if !missing_deletes.is_empty() {
         return Err(ToolError::new(
@@ -214,93 +342,95 @@ fn verify_expected_states(changes: &[FileChange], show: &dyn Fn(&Path) -> String
     Ok(originals)
 }
 
-fn read_original(path: &Path) -> io::Result<Original> {
-    let metadata = match fs::symlink_metadata(path) {
-        Ok(metadata) => metadata,
-        Err(err) if matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(Original::Absent),
-        Err(err) => return Err(err),
+/// Files without write permission by their mode bits: the whole change is refused.
+fn read_only_error(read_only: &[(String, String)], total: usize) -> ToolError {
+    let listed: Vec<String> = read_only.iter().map(|(path, mode)| format!("{path} (mode {mode})")).collect();
+    let subject = if total == 1 {
+        format!("{} is read-only", listed.join(", "))
+    } else {
+        format!("{} of {total} files are read-only: {}", read_only.len(), listed.join(", "))
+    };
+    let example = read_only.first().map(|(path, _)| path.as_str()).unwrap_or("FILE");
+    let details: Vec<Value> = read_only.iter().map(|(path, mode)| json!({"path": path, "mode": mode})).collect();
+    ToolError::new(
+        ErrorKind::Conflict,
+        format!("{subject} (no write permission for this process by the mode bits); nothing was written"),
+    )
+    .with_hint(format!(
+        "someone made it read-only on purpose: ask the user before changing it; to change it anyway, make it writable first (chmod u+w {example}) and retry"
+    ))
+    .with_details(json!({ "read_only": details }))
+}
+
+fn read_original(slot: &Slot) -> Result<Original, BeneathError> {
+    let Some(parent) = &slot.parent else {
+        return Ok(Original::Absent);
+    };
+    let Some(metadata) = parent.entry_metadata()? else {
+        return Ok(Original::Absent);
     };
     if metadata.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a directory, not a file"));
+        return Err(BeneathError::Io(io::Error::new(io::ErrorKind::IsADirectory, "it is a directory, not a file")));
     }
     if metadata.file_type().is_symlink() {
-        // A symlink is replaced by a regular file on write; restore it as the bytes it pointed to
-        // is wrong, so refuse: callers resolve symlinks first.
-        return Err(io::Error::other("it is a symlink; resolve it to its target first"));
+        // A symlink is replaced by a regular file on write; restoring it as the bytes it pointed
+        // to is wrong, so refuse: callers resolve symlinks first.
+        return Err(BeneathError::Io(io::Error::other("it is a symlink; resolve it to its target first")));
     }
     if !metadata.is_file() {
         // A FIFO, socket or device: reading it could block forever or never end.
-        return Err(io::Error::other("it is not a regular file (a FIFO, socket or device)"));
+        return Err(BeneathError::Io(io::Error::other("it is not a regular file (a FIFO, socket or device)")));
     }
-    let content = fs::read(path)?;
-    Ok(Original::File { content, permissions: metadata.permissions(), uid: metadata.uid(), gid: metadata.gid() })
+    let Some((content, metadata)) = parent.read_entry()? else {
+        return Ok(Original::Absent);
+    };
+    if !metadata.is_file() {
+        return Err(BeneathError::Io(io::Error::other("it is no longer a regular file")));
+    }
+    let read_only = (!writable_by_mode(&metadata)).then(|| mode_text(&metadata));
+    Ok(Original::File { content, permissions: metadata.permissions(), uid: metadata.uid(), gid: metadata.gid(), read_only })
 }
 
-/// Writes `content` to `path` via a temp file in the same directory and a rename.
-fn write_change(
-    path: &Path,
-    content: &[u8],
-    original: &Original,
-    new_file_mode: Option<u32>,
-    created_dirs: &mut Vec<PathBuf>,
-) -> io::Result<()> {
-    let Some(parent) = path.parent() else {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "path has no parent directory"));
-    };
-    create_parent_dirs(parent, created_dirs)?;
-    let mut temp = tempfile::Builder::new().prefix(".runbound-").suffix(".tmp").tempfile_in(parent)?;
+/// Writes `content` as the entry of `parent` via a temp file beside it and a rename.
+fn write_in(parent: &ParentDir, content: &[u8], original: &Original, new_file_mode: Option<u32>) -> io::Result<()> {
+    let mut temp = parent.create_temp()?;
     temp.write_all(content)?;
     match original {
         Original::File { permissions, uid, gid, .. } => {
-            temp.as_file().set_permissions(permissions.clone())?;
+            temp.set_mode(permissions.mode() & 0o7777)?;
             // Keep the owner when we can (as root); an unprivileged writer owns what it writes.
-            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(*uid), Some(*gid));
+            let _ = temp.set_owner(*uid, *gid);
         }
-        Original::Absent => {
-            let mode = new_file_mode.unwrap_or(0o666 & !process_umask());
-            temp.as_file().set_permissions(Permissions::from_mode(mode))?;
-        }
+        Original::Absent => temp.set_mode(new_file_mode.unwrap_or(0o666 & !process_umask()))?,
     }
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|err| err.error)?;
-    Ok(())
-}
-
-/// Creates the missing ancestors of `dir`, recording each one created (outermost first).
-fn create_parent_dirs(dir: &Path, created_dirs: &mut Vec<PathBuf>) -> io::Result<()> {
-    let mut missing = Vec::new();
-    let mut cursor = Some(dir);
-    while let Some(candidate) = cursor {
-        match fs::symlink_metadata(candidate) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => missing.push(candidate.to_path_buf()),
-            // Exists, or cannot exist (a prefix is a file): the write itself reports that.
-            _ => break,
-        }
-        cursor = candidate.parent();
-    }
-    for missing_dir in missing.into_iter().rev() {
-        fs::create_dir(&missing_dir)?;
-        created_dirs.push(missing_dir);
-    }
-    Ok(())
+    temp.sync()?;
+    temp.persist()
 }
 
 /// Restores every change in `changes` to its original and removes the directories the commit
 /// created. Returns the failures as display strings (empty when everything was restored).
-fn roll_back(changes: &[FileChange], originals: &[Original], created_dirs: &[PathBuf], show: &dyn Fn(&Path) -> String) -> Vec<String> {
+fn roll_back(
+    beneath: &Beneath,
+    changes: &[FileChange],
+    slots: &[Slot],
+    originals: &[Original],
+    created_dirs: &[PathBuf],
+    show: &dyn Fn(&Path) -> String,
+) -> Vec<String> {
     let mut failures = Vec::new();
-    for (change, original) in changes.iter().zip(originals).rev() {
+    for ((change, slot), original) in changes.iter().zip(slots).zip(originals).rev() {
+        let Some(parent) = &slot.parent else { continue };
         let outcome = match original {
-            Original::Absent => match fs::remove_file(&change.path) {
+            Original::Absent => match parent.remove_entry() {
                 Err(err) if matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(()),
                 other => other,
             },
             Original::File { content, .. } => {
-                let current = fs::read(&change.path).ok();
+                let current = parent.read_entry().ok().flatten().map(|(bytes, _)| bytes);
                 if current.as_deref() == Some(content.as_slice()) {
                     Ok(())
                 } else {
-                    write_change(&change.path, content, original, None, &mut Vec::new())
+                    write_in(parent, content, original, None)
                 }
             }
         };
@@ -310,22 +440,26 @@ fn roll_back(changes: &[FileChange], originals: &[Original], created_dirs: &[Pat
     }
     for dir in created_dirs.iter().rev() {
         // Only empty directories go; anything else in them was not ours to remove.
-        let _ = fs::remove_dir(dir);
+        let _ = beneath.remove_empty_dir(dir);
     }
     failures
 }
 
 fn write_failure(
+    beneath: &Beneath,
     change: &FileChange,
-    err: &io::Error,
+    relative: &Path,
+    err: &BeneathError,
     already_written: usize,
     restore_failures: &[String],
     show: &dyn Fn(&Path) -> String,
 ) -> ToolError {
     let action = if change.new_content.is_some() { "write" } else { "delete" };
-    let kind = match err.kind() {
-        io::ErrorKind::NotFound => ErrorKind::NotFound,
-        _ => ErrorKind::Io,
+    let kind = match err {
+        BeneathError::SymlinkOnPath { .. } => ErrorKind::Conflict,
+        BeneathError::NotBeneath(_) => ErrorKind::OutsideWorkspace,
+        BeneathError::Io(io) if io.kind() == io::ErrorKind::NotFound => ErrorKind::NotFound,
+        BeneathError::Io(_) => ErrorKind::Io,
     };
     let restored = if restore_failures.is_empty() {
         match already_written {
@@ -336,31 +470,38 @@ fn write_failure(
     } else {
         format!("rollback FAILED for {}: these files may be left changed, check them", restore_failures.join(", "))
     };
-    let reason = explain_io_error(&change.path, err);
-    ToolError::new(kind, format!("cannot {action} {}: {reason}; {restored}", show(&change.path)))
-        .with_hint("fix the path (a parent that is a file, or a target that is a directory, cannot be written) and retry")
-        .with_details(json!({
-            "failed_path": show(&change.path),
-            "restored_count": already_written,
-            "restore_failures": restore_failures,
-        }))
+    let reason = explain_error(beneath, relative, err);
+    let hint = match err {
+        BeneathError::SymlinkOnPath { .. } => {
+            "a directory on the way was replaced by a symlink during the write; inspect it, then plan the change again"
+        }
+        _ => "fix the path (a parent that is a file, or a target that is a directory, cannot be written) and retry",
+    };
+    ToolError::new(kind, format!("cannot {action} {}: {reason}; {restored}", show(&change.path))).with_hint(hint).with_details(json!({
+        "failed_path": show(&change.path),
+        "restored_count": already_written,
+        "restore_failures": restore_failures,
+    }))
 }
 
-/// The OS error plus, where it helps, what on disk caused it.
-fn explain_io_error(path: &Path, err: &io::Error) -> String {
-    // The OS error alone: wrappers (such as the temp file's) add their own temp path.
+/// The OS error plus, where it helps, what on disk caused it (looked up beneath the root).
+fn explain_error(beneath: &Beneath, relative: &Path, err: &BeneathError) -> String {
+    let BeneathError::Io(err) = err else {
+        return err.to_string();
+    };
+    // The OS error alone: wrappers add their own temp path.
     let os_error = err.raw_os_error().map(io::Error::from_raw_os_error);
     let err = os_error.as_ref().unwrap_or(err);
     if err.kind() == io::ErrorKind::NotADirectory {
-        let mut cursor = path.parent();
-        while let Some(ancestor) = cursor {
-            if fs::symlink_metadata(ancestor).is_ok_and(|metadata| metadata.is_file()) {
-                return format!("{err} ({} is a regular file, not a directory)", ancestor.display());
+        let mut cursor = relative.parent();
+        while let Some(ancestor) = cursor.filter(|ancestor| !ancestor.as_os_str().is_empty()) {
+            if beneath.metadata(ancestor).ok().flatten().is_some_and(|metadata| metadata.is_file()) {
+                return format!("{err} ({} is a regular file, not a directory)", beneath.root().join(ancestor).display());
             }
             cursor = ancestor.parent();
         }
     }
-    if fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir()) {
+    if beneath.metadata(relative).ok().flatten().is_some_and(|metadata| metadata.is_dir()) {
         return format!("{err} (the target is an existing directory)");
     }
     err.to_string()

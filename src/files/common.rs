@@ -1,13 +1,15 @@
 //! Helpers shared by the file tools: loading a text file for a tool with LLM-ready errors
 //! (missing, directory, binary, not UTF-8), line counting and numbered excerpts.
 
-use std::fs;
-use std::io;
+use std::fs::{self, File};
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use serde_json::json;
 
 use crate::error::{ErrorKind, ToolError};
+use crate::files::beneath::{Beneath, BeneathError};
 use crate::render::{cut_chars, display_path, plural, truncation_notice};
 
 /// How many bytes at the start of a file are checked for NUL to call it binary (git's rule).
@@ -18,7 +20,8 @@ const MAX_LISTED_ENTRIES: usize = 50;
 
 /// Reads the regular file at `path` (already resolved) as UTF-8 text for `tool`, or explains
 /// why not: missing (listing what is near), a directory (listing it), not a regular file,
-/// binary, not UTF-8.
+/// binary, not UTF-8. Read beneath the root with no symlink followed (see
+/// [`crate::files::beneath`]).
 pub(crate) fn read_text_file(root: &Path, path: &Path, tool: &str) -> Result<String, ToolError> {
     let bytes = read_regular_file(root, path, tool)?;
     let shown = display_path(root, path);
@@ -37,19 +40,81 @@ pub(crate) fn read_text_file(root: &Path, path: &Path, tool: &str) -> Result<Str
 /// Reads the bytes of the regular file at `path`, with the errors of [`read_text_file`] for a
 /// missing path, a directory or a special file.
 pub(crate) fn read_regular_file(root: &Path, path: &Path, tool: &str) -> Result<Vec<u8>, ToolError> {
-    check_regular_file(root, path, tool)?;
-    fs::read(path).map_err(|err| ToolError::io("read", Path::new(&display_path(root, path)), &err))
+    let (mut file, metadata) = open_regular_file(root, path, tool)?;
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.read_to_end(&mut bytes).map_err(|err| ToolError::io("read", Path::new(&display_path(root, path)), &err))?;
+    Ok(bytes)
 }
 
-/// `Ok` when `path` is an existing regular file; otherwise the error a file tool gives.
-pub(crate) fn check_regular_file(root: &Path, path: &Path, tool: &str) -> Result<fs::Metadata, ToolError> {
+/// A handle of the workspace root for the file tools.
+pub(crate) fn open_root(root: &Path) -> Result<Beneath, ToolError> {
+    Beneath::open(root).map_err(|err| {
+        ToolError::new(ErrorKind::Io, format!("cannot open the workspace root {}: {err}", root.display()))
+            .with_hint("the workspace directory must exist; restart the run on an existing directory")
+    })
+}
+
+/// `path` (absolute, from `resolve_in_workspace`) relative to the root of `beneath`.
+pub(crate) fn relative_to<'p>(beneath: &Beneath, path: &'p Path) -> Result<&'p Path, ToolError> {
+    beneath.relative(path).map_err(|_| {
+        ToolError::new(ErrorKind::OutsideWorkspace, format!("{} is not inside the workspace {}", path.display(), beneath.root().display()))
+            .with_hint("use a path inside the workspace, relative to its root (e.g. src/main.rs)")
+    })
+}
+
+/// The error for an access that met a symlink that was not there when the path was resolved.
+pub(crate) fn access_error(shown: &str, action: &str, err: BeneathError) -> ToolError {
+    match err {
+        BeneathError::SymlinkOnPath { .. } => ToolError::new(ErrorKind::Conflict, format!("cannot {action} {shown}: {err}"))
+            .with_hint("a directory on the way was replaced by a symlink after the path was resolved (is another process changing the workspace?); check the path and retry"),
+        BeneathError::NotBeneath(_) => ToolError::new(ErrorKind::OutsideWorkspace, format!("cannot {action} {shown}: {err}")),
+        BeneathError::Io(io) => ToolError::io(action, Path::new(shown), &io),
+    }
+}
+
+/// The bytes of the regular file at the absolute `path`, read beneath `root` with no symlink
+/// followed (`Ok(None)` when nothing is there). For other tools' planning reads (`lsp_rename`)
+/// so that a swapped directory cannot make them read outside the workspace.
+///
+/// # Errors
+/// The I/O error; a symlink on the path, a path outside `root`, or a directory or special file
+/// at it are errors too.
+pub(crate) fn read_file_beneath(root: &Path, path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    let beneath = Beneath::open(root)?;
+    let relative = beneath.relative(path).map_err(|err| std::io::Error::other(err.to_string()))?;
+    let (mut file, metadata) = match beneath.open_read(relative) {
+        Ok(opened) => opened,
+        Err(err) if err.is_missing() => return Ok(None),
+        Err(BeneathError::Io(err)) => return Err(err),
+        Err(err) => return Err(std::io::Error::other(err.to_string())),
+    };
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
+/// Metadata of what is at `path` beneath the root (`Ok(None)`: nothing there), no symlink
+/// followed.
+pub(crate) fn metadata_beneath(root: &Path, path: &Path) -> Result<Option<fs::Metadata>, ToolError> {
+    let beneath = open_root(root)?;
+    let relative = relative_to(&beneath, path)?;
+    beneath.metadata(relative).map_err(|err| access_error(&display_path(root, path), "inspect", err))
+}
+
+/// Opens the existing regular file at `path` for reading, beneath the root with no symlink
+/// followed; otherwise the error a file tool gives (missing, directory, special file).
+pub(crate) fn open_regular_file(root: &Path, path: &Path, tool: &str) -> Result<(File, fs::Metadata), ToolError> {
     let shown = display_path(root, path);
-    let metadata = match fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(err) if matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
-            return Err(not_found_error(root, path, tool))
-        }
-        Err(err) => return Err(ToolError::io("open", Path::new(&shown), &err)),
+    let beneath = open_root(root)?;
+    let relative = relative_to(&beneath, path)?;
+    // Look before opening: opening a device can have effects of its own.
+    let metadata = match beneath.metadata(relative) {
+        Ok(Some(metadata)) => metadata,
+        Ok(None) => return Err(not_found_error(root, path, tool)),
+        Err(err) => return Err(access_error(&shown, "open", err)),
     };
     if metadata.is_dir() {
         return Err(directory_error(root, path, tool));
@@ -59,25 +124,40 @@ pub(crate) fn check_regular_file(root: &Path, path: &Path, tool: &str) -> Result
             "{shown} is not a regular file (a device, socket or FIFO); {tool} works on regular files only"
         )));
     }
-    Ok(metadata)
+    let (file, opened) = match beneath.open_read(relative) {
+        Ok(opened) => opened,
+        Err(err) if err.is_missing() => return Err(not_found_error(root, path, tool)),
+        Err(err) => return Err(access_error(&shown, "open", err)),
+    };
+    if (opened.dev(), opened.ino()) != (metadata.dev(), metadata.ino()) || !opened.is_file() {
+        return Err(ToolError::new(ErrorKind::Conflict, format!("{shown} was replaced while {tool} opened it"))
+            .with_hint("another process is changing the file; retry"));
+    }
+    Ok((file, opened))
 }
 
 /// "no file X" with the nearest existing directory's entries as a hint.
 pub(crate) fn not_found_error(root: &Path, path: &Path, tool: &str) -> ToolError {
     let shown = display_path(root, path);
-    let mut ancestor = path.parent();
+    let mut error = ToolError::new(ErrorKind::NotFound, format!("{tool}: no file {shown}"));
+    let Ok(beneath) = Beneath::open(root) else {
+        return error;
+    };
+    let Ok(relative) = beneath.relative(path) else {
+        return error;
+    };
+    let mut ancestor = relative.parent();
     while let Some(dir) = ancestor {
-        if dir.is_dir() || !dir.starts_with(root) {
+        if dir.as_os_str().is_empty() || beneath.metadata(dir).ok().flatten().is_some_and(|metadata| metadata.is_dir()) {
             break;
         }
         ancestor = dir.parent();
     }
-    let mut error = ToolError::new(ErrorKind::NotFound, format!("{tool}: no file {shown}"));
-    let Some(dir) = ancestor.filter(|dir| dir.starts_with(root)) else {
+    let Some(dir) = ancestor else {
         return error;
     };
-    let (entries, total) = list_directory(dir);
-    let dir_shown = display_path(root, dir);
+    let (entries, total) = list_directory(&beneath, dir);
+    let dir_shown = display_path(root, &root.join(dir));
     let wanted = path.file_name().map(|name| name.to_string_lossy().to_lowercase()).unwrap_or_default();
     let similar: Vec<&String> = entries
         .iter()
@@ -102,7 +182,13 @@ pub(crate) fn not_found_error(root: &Path, path: &Path, tool: &str) -> ToolError
 /// "X is a directory" listing its entries.
 pub(crate) fn directory_error(root: &Path, path: &Path, tool: &str) -> ToolError {
     let shown = display_path(root, path);
-    let (entries, total) = list_directory(path);
+    let (entries, total) = match Beneath::open(root) {
+        Ok(beneath) => match beneath.relative(path) {
+            Ok(relative) => list_directory(&beneath, relative),
+            Err(_) => (Vec::new(), 0),
+        },
+        Err(_) => (Vec::new(), 0),
+    };
     let example = entries.iter().find(|entry| !entry.ends_with('/'));
     let hint = match example {
         Some(file) if shown == "." => format!("call {tool} on one of its files, e.g. {file}"),
@@ -176,23 +262,14 @@ pub(crate) fn numbered_excerpt(text: &str, first: usize, last: usize) -> String 
     out
 }
 
-/// Sorted entry names of `dir` (directories end with `/`), at most [`MAX_LISTED_ENTRIES`],
-/// and the total count.
-fn list_directory(dir: &Path) -> (Vec<String>, usize) {
-    let Ok(read_dir) = fs::read_dir(dir) else {
+/// Sorted entry names of the directory `relative` beneath the root (directories end with
+/// `/`), at most [`MAX_LISTED_ENTRIES`], and the total count. Symlinks are listed by name, not
+/// followed.
+fn list_directory(beneath: &Beneath, relative: &Path) -> (Vec<String>, usize) {
+    let Ok(listed) = beneath.list_dir(relative) else {
         return (Vec::new(), 0);
     };
-    let mut entries: Vec<String> = read_dir
-        .flatten()
-        .map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path().is_dir() {
-                format!("{name}/")
-            } else {
-                name
-            }
-        })
-        .collect();
+    let mut entries: Vec<String> = listed.into_iter().map(|(name, is_dir)| if is_dir { format!("{name}/") } else { name }).collect();
     entries.sort();
     let total = entries.len();
     entries.truncate(MAX_LISTED_ENTRIES);

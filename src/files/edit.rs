@@ -75,6 +75,9 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let (old, new) = match_line_endings(&original, &arguments.old_string, &arguments.new_string);
     let offsets: Vec<usize> = original.match_indices(old.as_str()).map(|(offset, _)| offset).collect();
     if offsets.is_empty() {
+        if let Some(applied) = already_applied(&shown, &original, &old, &new) {
+            return Err(applied);
+        }
         return Err(not_found(&shown, &original, &arguments.old_string));
     }
     let match_lines: Vec<usize> = offsets.iter().map(|&offset| line_of_offset(&original, offset)).collect();
@@ -101,6 +104,8 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         .collect();
     let change =
         FileChange { path, new_content: Some(updated.clone().into_bytes()), expected: ExpectedState::Content(original.into_bytes()) };
+    // A call cancelled (or out of time) before this point writes nothing.
+    ctx.check_continue("about to write")?;
     let written = commit_file_changes_in(root, &[change])?;
     let count = new_lines.len();
     let mut text = if count == 1 {
@@ -134,6 +139,44 @@ fn match_line_endings(original: &str, old: &str, new: &str) -> (String, String) 
     }
     let to_crlf = |text: &str| text.replace("\r\n", "\n").replace('\n', "\r\n");
     (to_crlf(old), to_crlf(new))
+}
+
+/// When `old` is gone but `new` is in the file (and is not simply a piece of `old`), the edit
+/// was most likely made already (a retried call, or one whose result was lost): say so, with
+/// the lines, instead of "not found".
+fn already_applied(shown: &str, original: &str, old: &str, new: &str) -> Option<ToolError> {
+    if new.trim().is_empty() || old.contains(new) {
+        return None;
+    }
+    // A short replacement with nothing of old_string around it ("x" for "y") proves nothing by
+    // occurring somewhere; text that old_string and new_string share (the context kept by the
+    // edit) or a long new_string does.
+    let prefix = old.chars().zip(new.chars()).take_while(|(a, b)| a == b).count();
+    let suffix = old.chars().rev().zip(new.chars().rev()).take_while(|(a, b)| a == b).count();
+    let shared = prefix + suffix.min(new.chars().count().saturating_sub(prefix));
+    if shared < 4 && new.trim().chars().count() < 16 {
+        return None;
+    }
+    let offsets: Vec<usize> = original.match_indices(new).map(|(offset, _)| offset).collect();
+    let first = *offsets.first()?;
+    let lines: Vec<usize> = offsets.iter().map(|&offset| line_of_offset(original, offset)).collect();
+    let start = lines[0];
+    let end = line_of_offset(original, first + new.len().saturating_sub(1)).min(start + 9);
+    let listed: Vec<String> = lines.iter().take(MAX_LISTED_MATCH_LINES).map(usize::to_string).collect();
+    let at = if lines.len() == 1 {
+        format!("at line {start}")
+    } else {
+        let more = crate::render::truncation_notice(listed.len(), lines.len(), "lines").map(|n| format!(" ({n})")).unwrap_or_default();
+        format!("{} times, at lines {}{more}", lines.len(), listed.join(", "))
+    };
+    Some(
+        ToolError::invalid(format!(
+            "this change looks already applied: old_string is not in {shown}, but new_string is, {at}; nothing was written. The file has:\n{}",
+            numbered_excerpt(original, start, end)
+        ))
+        .with_hint(format!("if that is the change you wanted, there is nothing left to do; otherwise read {shown} and edit its current text"))
+        .with_details(json!({"path": shown, "match_count": 0, "already_applied": true, "new_string_lines": lines})),
+    )
 }
 
 fn not_found(shown: &str, original: &str, old_string: &str) -> ToolError {

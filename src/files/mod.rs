@@ -4,8 +4,13 @@
 //! - [`resolve_in_workspace`] confines every path argument to the workspace (`..`, outside
 //!   absolute paths and symlinks resolving outside are refused); [`crate::render::display_path`]
 //!   shows paths relative to it.
+//! - Every access after that goes through a handle of the root with no symlink followed
+//!   (`beneath`: `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, or an `O_NOFOLLOW` walk), so
+//!   a directory swapped for a symlink between planning and use fails the call instead of
+//!   redirecting it.
 //! - [`commit_file_changes`] is the one way files are written: expected states verified first,
-//!   temp file + rename per file, all-or-nothing across files.
+//!   read-only files (by mode bits, also as root) refused, temp file + rename per file inside
+//!   the pinned parent directory, all-or-nothing across files.
 //! - [`parse_patch`] reads both patch formats `apply_patch` accepts; [`apply_hunks`] locates a
 //!   file's hunks in its text (exact, then whitespace-tolerant, like Codex's apply_patch).
 //!
@@ -15,6 +20,7 @@
 mod apply;
 mod apply_patch;
 mod atomic;
+mod beneath;
 mod common;
 mod edit;
 mod patch;
@@ -25,7 +31,9 @@ mod write;
 use std::sync::Arc;
 
 pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality};
+pub(crate) use atomic::staged_file_state;
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
+pub(crate) use common::read_file_beneath;
 pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
 pub use path::{resolve_in_workspace, MAX_SYMLINK_HOPS};
 

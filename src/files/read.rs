@@ -1,7 +1,6 @@
 //! The `read` tool: a text file's lines as `N\tline` (cat -n style, 1-based), capped by
 //! [`FilesConfig`] with a notice saying what was shown and how to get the rest.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::common::{binary_error, check_regular_file, is_binary, BINARY_SNIFF_BYTES};
+use crate::files::common::{binary_error, is_binary, open_regular_file, BINARY_SNIFF_BYTES};
 use crate::files::path::resolve_in_workspace;
 use crate::files::FilesConfig;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
@@ -66,8 +65,7 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value, config: &FilesConfig)
                 .with_hint("pass end_line >= start_line, or omit end_line"));
         }
     }
-    let metadata = check_regular_file(root, &path, "read")?;
-    let file = File::open(&path).map_err(|err| ToolError::io("open", Path::new(&shown), &err))?;
+    let (file, metadata) = open_regular_file(root, &path, "read")?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader.fill_buf().map_err(|err| ToolError::io("read", Path::new(&shown), &err))?;
     if is_binary(&head[..head.len().min(BINARY_SNIFF_BYTES)]) {

@@ -1,14 +1,13 @@
 //! The `write` tool: create or replace a whole file, atomically, creating parent directories.
 
-use std::fs;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
-use crate::files::common::{count_lines, directory_error};
+use crate::files::common::{count_lines, directory_error, metadata_beneath, read_regular_file};
 use crate::files::path::resolve_in_workspace;
 use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
 use crate::render::{display_path, plural};
@@ -49,17 +48,23 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let root = ctx.workspace_root();
     let path = resolve_in_workspace(root, &arguments.path)?;
     let shown = display_path(root, &path);
-    let previous = match fs::metadata(&path) {
-        Ok(metadata) if metadata.is_dir() => return Err(directory_error(root, &path, "write")),
-        Ok(metadata) if !metadata.is_file() => {
+    let previous = match metadata_beneath(root, &path)? {
+        Some(metadata) if metadata.is_dir() => return Err(directory_error(root, &path, "write")),
+        Some(metadata) if metadata.file_type().is_symlink() => {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!("{shown} became a symlink after its path was resolved; nothing was written"),
+            )
+            .with_hint("another process is changing the workspace; check the path and retry"))
+        }
+        Some(metadata) if !metadata.is_file() => {
             return Err(ToolError::invalid(format!(
-                "{} is not a regular file (a FIFO, socket or device); write replaces regular files only",
-                display_path(root, &path)
+                "{shown} is not a regular file (a FIFO, socket or device); write replaces regular files only"
             ))
             .with_hint("write to a regular file path"))
         }
-        Ok(_) => fs::read(&path).ok(),
-        Err(_) => None,
+        Some(_) => Some(read_regular_file(root, &path, "write")?),
+        None => None,
     };
     let lines = count_lines(&arguments.content);
     let bytes = arguments.content.len();
@@ -73,6 +78,8 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         None => ExpectedState::Absent,
     };
     let change = FileChange { path, new_content: Some(arguments.content.into_bytes()), expected };
+    // A call cancelled (or out of time) before this point writes nothing.
+    ctx.check_continue("about to write")?;
     let written = commit_file_changes_in(root, &[change])?;
     let (action, detail) = match &previous {
         None => ("created", "created".to_owned()),

@@ -2,7 +2,9 @@
 //! (not the language server: rust-analyzer has no workspace diagnostics, pyright checks open
 //! files only) for each project root found in the workspace and converts its output into
 //! [`DiagnosticRecord`]s (path, 1-based line, severity, code, message, source), sorted errors
-//! first, capped with "showing N of M".
+//! first, in pages (`offset`; "showing A–B of N; next: offset=B"). A later page (`offset` > 0)
+//! reuses the previous run while no file of the workspace changed (see [`CheckerCache`]); the
+//! first page always runs the checkers again.
 //!
 //! | marker | checker |
 //! |---|---|
@@ -28,6 +30,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::diagnostics_on_write::{DiagnosticRecord, Severity};
+use crate::lsp::listing::{workspace_fingerprint, Fingerprint};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::ToolOutput;
 use crate::result::ToolResult;
@@ -58,11 +61,33 @@ pub struct CheckerRun {
     pub elapsed: Duration,
 }
 
-/// Runs every applicable checker for the workspace and renders the answer.
+/// The last `"*"` run of a supervisor, kept so that later pages do not run the checkers again.
+/// It is reused only while the workspace fingerprint
+/// ([`crate::lsp::listing::workspace_fingerprint`]) is the same.
+#[derive(Debug, Default)]
+pub struct CheckerCache {
+    last: parking_lot::Mutex<Option<(Fingerprint, Instant, Vec<CheckerRun>)>>,
+}
+
+impl CheckerCache {
+    fn reuse(&self, fingerprint: &Fingerprint) -> Option<(Instant, Vec<CheckerRun>)> {
+        let last = self.last.lock();
+        let (stored, at, runs) = last.as_ref()?;
+        (stored == fingerprint).then(|| (*at, runs.clone()))
+    }
+
+    fn store(&self, fingerprint: Fingerprint, runs: &[CheckerRun]) {
+        *self.last.lock() = Some((fingerprint, Instant::now(), runs.to_vec()));
+    }
+}
+
+/// Runs every applicable checker for the workspace and renders the page of its diagnostics that
+/// starts at `offset` (a later page reuses the previous run while no file changed).
 ///
 /// # Errors
-/// `unavailable` when no project root with a known checker marker exists in the workspace.
-pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Result<ToolOutput, ToolError> {
+/// `unavailable` when no project root with a known checker marker exists in the workspace;
+/// `invalid_arguments` for an `offset` past the end.
+pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let root = supervisor.workspace_root();
     let config = supervisor.config();
     let mut roots: Vec<(&str, PathBuf)> = Vec::new();
@@ -91,7 +116,15 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Res
             .with_hint(format!("looked for: {}", markers.join(", "))));
     }
     let end = (Instant::now() + config.checker_timeout).min(deadline);
-    let runs: Vec<CheckerRun> = roots.iter().map(|(checker, dir)| run_checker(checker, dir, end)).collect();
+    let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root)) } else { None };
+    let (runs, reused_at) = match reused {
+        Some((at, runs)) => (runs, Some(at)),
+        None => {
+            let runs: Vec<CheckerRun> = roots.iter().map(|(checker, dir)| run_checker(checker, dir, end)).collect();
+            supervisor.checker_cache().store(workspace_fingerprint(root), &runs);
+            (runs, None)
+        }
+    };
     let all = sorted_and_deduplicated(runs.iter().flat_map(|run| run.records.iter().cloned()).collect());
     let problems: Vec<String> = runs
         .iter()
@@ -131,17 +164,22 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Res
             run.elapsed.as_millis()
         ));
     }
-    let cap = config.checker_cap;
-    for record in all.iter().take(cap) {
+    if let Some(at) = reused_at {
+        text.push_str(&format!(
+            "\n  (this page comes from the check run {} s ago: no file of the workspace changed since; offset 0 runs the checkers again)",
+            at.elapsed().as_secs()
+        ));
+    }
+    let page = crate::lsp::listing::Page::new(all.len(), offset, config.checker_cap, "diagnostics")?;
+    for record in &all[page.range()] {
         text.push('\n');
         text.push_str(&record.render(&supervisor.display_path(&record.path)));
     }
-    if all.len() > cap {
-        text.push_str(&format!("\n(showing {cap} of {} diagnostics; errors first)", all.len()));
+    if let Some(notice) = page.notice() {
+        text.push_str(&format!("\n{notice}"));
     }
-    let results: Vec<Value> = all
+    let results: Vec<Value> = all[page.range()]
         .iter()
-        .take(cap)
         .map(|r| json!({"path": supervisor.display_path(&r.path), "line": r.line, "severity": r.severity, "code": r.code, "message": r.message, "source": r.source}))
         .collect();
     let runs_json: Vec<Value> = runs
@@ -149,7 +187,7 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, deadline: Instant) -> Res
         .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64}))
         .collect();
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-        "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(),
+        "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(), "page": page.to_json(), "reused_previous_run": reused_at.is_some(),
         "complete": problems.is_empty(), "results": results, "runs": runs_json
     }))))
 }

@@ -11,6 +11,10 @@
 //!   with bounded ContentModified retries.
 //! - [`position`]: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
 //! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
+//! - [`outline`]: a file's outline from `documentSymbol` (source order, tree, readable kinds,
+//!   parameters and locals marked).
+//! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
+//!   dependency code shortened to package + path inside it.
 //! - [`uri`]: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -23,6 +27,8 @@
 pub mod checker;
 pub mod client;
 pub mod diagnostics_on_write;
+pub mod listing;
+pub mod outline;
 pub mod position;
 pub mod rename;
 pub mod servers;
@@ -62,15 +68,23 @@ pub struct LspConfig {
     pub restart_backoff_initial: Duration,
     /// Longest restart delay. Default 8 s.
     pub restart_backoff_max: Duration,
-    /// `references`: locations shown. Default 50.
+    /// After a server fails to *start* (spawn error, `initialize` error or timeout), calls within
+    /// this delay answer at once with that failure and when the next attempt is allowed, instead
+    /// of waiting for another start; doubles per consecutive start failure up to
+    /// [`LspConfig::start_failure_backoff_max`]. `lsp` op `reload` retries at once. Default 30 s.
+    pub start_failure_backoff_initial: Duration,
+    /// Longest delay between start attempts of a server that keeps failing to start. Default
+    /// 5 min.
+    pub start_failure_backoff_max: Duration,
+    /// `references`: locations shown per page (`offset` pages on). Default 50.
     pub references_cap: usize,
-    /// `symbols` with `query` (workspace): symbols shown. Default 100.
+    /// `symbols` with `query` (workspace): symbols shown per page. Default 100.
     pub workspace_symbols_cap: usize,
-    /// `symbols` with `file` (document): symbols shown. Default 200.
+    /// `symbols` with `file` (the file's outline): entries shown per page. Default 200.
     pub document_symbols_cap: usize,
-    /// `diagnostics` (file): diagnostics shown. Default 100.
+    /// `diagnostics` (file): diagnostics shown per page. Default 100.
     pub diagnostics_cap: usize,
-    /// `definition`, `type_definition`, `implementation`: locations shown. Default 50.
+    /// `definition`, `type_definition`, `implementation`: locations shown per page. Default 50.
     pub locations_cap: usize,
     /// `hover`: characters of hover text kept. Default 4000.
     pub hover_chars_cap: usize,
@@ -88,7 +102,7 @@ pub struct LspConfig {
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 120 s (also
     /// bounded by the call's deadline).
     pub checker_timeout: Duration,
-    /// `diagnostics` with `file: "*"`: diagnostics shown. Default 100.
+    /// `diagnostics` with `file: "*"`: diagnostics shown per page. Default 100.
     pub checker_cap: usize,
 }
 
@@ -103,6 +117,8 @@ impl Default for LspConfig {
             diagnostics_wait: Duration::from_secs(5),
             restart_backoff_initial: Duration::from_millis(250),
             restart_backoff_max: Duration::from_secs(8),
+            start_failure_backoff_initial: Duration::from_secs(30),
+            start_failure_backoff_max: Duration::from_secs(300),
             references_cap: 50,
             workspace_symbols_cap: 100,
             document_symbols_cap: 200,

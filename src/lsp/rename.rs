@@ -273,11 +273,9 @@ fn load<'a>(
     server: Option<&LanguageServer>,
 ) -> Result<&'a mut FileState, ToolError> {
     if !texts.contains_key(path) {
-        let original = match std::fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(ToolError::io("read", path, &err)),
-        };
+        // Read beneath the workspace with no symlink followed (a swapped directory cannot make
+        // the plan read outside it).
+        let original = crate::files::read_file_beneath(workspace_root, path).map_err(|err| ToolError::io("read", path, &err))?;
         let text = match &original {
             Some(bytes) => Some(String::from_utf8(bytes.clone()).map_err(|_| {
                 ToolError::invalid(format!(

@@ -43,6 +43,11 @@ pub struct LspSupervisor {
     binary_cache: Mutex<HashMap<(String, Option<PathBuf>), CachedBinary>>,
     /// The run's diagnostics-on-write ledger (R-DOW-2).
     ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger,
+    /// The last `diagnostics "*"` run, for its later pages.
+    checker_cache: crate::lsp::checker::CheckerCache,
+    /// The last answers of list requests (references, implementations, symbols), for their
+    /// later pages.
+    answer_cache: crate::lsp::listing::AnswerCache,
 }
 
 /// (server id, root): one process each.
@@ -64,6 +69,10 @@ struct Instance {
     last_start_attempt: Option<Instant>,
     last_exit: Option<String>,
     last_start_error: Option<String>,
+    /// Failed starts in a row (spawn or `initialize` failures); drives the start backoff.
+    start_failures: u32,
+    /// No new start before this instant after a failed start (calls answer with the failure).
+    next_start_at: Option<Instant>,
     /// Documents to reopen on the next start.
     reopen: Vec<PathBuf>,
 }
@@ -85,6 +94,8 @@ impl LspSupervisor {
             edit_applier: Arc::new(Mutex::new(None)),
             binary_cache: Mutex::new(HashMap::new()),
             ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger::default(),
+            checker_cache: crate::lsp::checker::CheckerCache::default(),
+            answer_cache: crate::lsp::listing::AnswerCache::default(),
         }
     }
 
@@ -112,6 +123,16 @@ impl LspSupervisor {
     /// The run's diagnostics-on-write ledger (R-DOW-2).
     pub fn diagnostics_ledger(&self) -> &crate::lsp::diagnostics_on_write::DiagnosticsLedger {
         &self.ledger
+    }
+
+    /// The last `diagnostics "*"` run (reused by its later pages while no file changed).
+    pub fn checker_cache(&self) -> &crate::lsp::checker::CheckerCache {
+        &self.checker_cache
+    }
+
+    /// The last answers of list requests, reused by their later pages while no file changed.
+    pub fn answer_cache(&self) -> &crate::lsp::listing::AnswerCache {
+        &self.answer_cache
     }
 
     /// The running servers (for post-write layers that sync written files).
@@ -182,6 +203,157 @@ impl LspSupervisor {
                 "nothing was started; install the missing binary or add the missing root marker (`lsp` op status lists every server)",
             )
             .with_details(json!({"reasons": reasons})))
+    }
+
+    /// Every server of the table (in preference order) that serves `file` with both halves
+    /// present — its root marker found and its binary resolved — without starting anything.
+    pub fn installed_for_file(&self, file: &Path) -> Vec<(Arc<ServerDefinition>, PathBuf, PathBuf)> {
+        let path_env = self.path_env();
+        self.table
+            .iter()
+            .filter(|definition| definition.serves(file))
+            .filter_map(|definition| {
+                let root = find_root(definition, &self.workspace_root, file).root?;
+                let binary = self.cached_binary(definition, Some(&root), path_env.as_ref()).path?;
+                Some((Arc::clone(definition), root, binary))
+            })
+            .collect()
+    }
+
+    /// Whether `id` runs (alive) for `root`.
+    pub fn is_running(&self, id: &str, root: &Path) -> bool {
+        let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned();
+        slot.is_some_and(|slot| slot.lock().server.as_ref().is_some_and(|server| server.exit_description().is_none()))
+    }
+
+    /// The server `definition` for `root` with `binary`, started if needed (with the same
+    /// restart and backoff rules as [`LspSupervisor::server_for_file`]).
+    ///
+    /// # Errors
+    /// As [`LspSupervisor::server_for_file`] for start failures.
+    pub fn lease_server(
+        &self,
+        definition: &Arc<ServerDefinition>,
+        root: &Path,
+        binary: &Path,
+        deadline: Instant,
+    ) -> Result<ServerLease, ToolError> {
+        self.lease(definition, root, binary, deadline)
+    }
+
+    /// Stops the server `id` for `root`, if it runs (it starts again on its next use).
+    pub fn stop_server(&self, id: &str, root: &Path) {
+        self.stop(id, root);
+    }
+
+    /// The servers a workspace-wide query (`workspace/symbol` without a file) asks: every running
+    /// server, plus — started now if needed — the servers whose root marker sits at the
+    /// workspace root, or, when no marker sits there, those of the one project root the
+    /// workspace has. Per root and language only the first installed server of the table counts
+    /// (pyright, not also basedpyright and pylsp), unless `server_id` names one. Returns the
+    /// leases and notes (servers skipped, start failures).
+    ///
+    /// # Errors
+    /// `unavailable` when nothing runs and no server can start: the workspace has no root marker
+    /// at its top and several project roots below (they are listed), or none at all, or every
+    /// start failed.
+    pub fn workspace_query_servers(
+        &self,
+        server_id: Option<&str>,
+        deadline: Instant,
+    ) -> Result<(Vec<ServerLease>, Vec<String>), ToolError> {
+        let wanted = |id: &str| server_id.is_none_or(|wanted| wanted == id);
+        let mut leases: Vec<ServerLease> = self
+            .running_servers()
+            .into_iter()
+            .filter(|server| wanted(server.id()))
+            .map(|server| ServerLease { server, notes: Vec::new() })
+            .collect();
+        let mut notes = Vec::new();
+        // (definition, root) pairs with a marker at the workspace root, else of the one root.
+        let probe = self.workspace_root.join(".runbound-probe");
+        let table: Vec<&Arc<ServerDefinition>> = self.table.iter().filter(|definition| wanted(&definition.id)).collect();
+        let mut at_top: Vec<(&Arc<ServerDefinition>, PathBuf)> = table
+            .iter()
+            .filter_map(|definition| {
+                let root = find_root(definition, &self.workspace_root, &probe).root?;
+                (root == self.workspace_root).then_some((*definition, root))
+            })
+            .collect();
+        let mut roots_below: Vec<PathBuf> = Vec::new();
+        if at_top.is_empty() {
+            let marker_dirs = scan_marker_dirs(&self.workspace_root, &self.table);
+            let mut pairs: Vec<(&Arc<ServerDefinition>, PathBuf)> = Vec::new();
+            for definition in &table {
+                for marker in &definition.root_markers {
+                    for dir in marker_dirs.get(marker.as_str()).into_iter().flatten() {
+                        if let Some(root) = find_root(definition, &self.workspace_root, &dir.join(".runbound-probe")).root {
+                            if !pairs.iter().any(|(d, r)| d.id == definition.id && r == &root) {
+                                pairs.push((*definition, root));
+                            }
+                        }
+                    }
+                }
+            }
+            for (_, root) in &pairs {
+                if !roots_below.contains(root) {
+                    roots_below.push(root.clone());
+                }
+            }
+            roots_below.sort();
+            if roots_below.len() == 1 {
+                at_top = pairs;
+            }
+        }
+        let path_env = self.path_env();
+        let mut chosen: Vec<(Arc<ServerDefinition>, PathBuf)> = Vec::new();
+        for (definition, root) in at_top {
+            let overlaps =
+                |other: &ServerDefinition| other.extensions.iter().any(|(ext, _)| definition.extensions.iter().any(|(e, _)| e == ext));
+            // One server per root and language: a running one, or the first installed one.
+            let covered = chosen.iter().any(|(other, other_root)| other_root == &root && overlaps(other))
+                || leases.iter().any(|lease| lease.server.root() == root && overlaps(lease.server.definition()));
+            if covered {
+                continue;
+            }
+            if self.cached_binary(definition, Some(&root), path_env.as_ref()).path.is_none() {
+                continue;
+            }
+            chosen.push((Arc::clone(definition), root));
+        }
+        for (definition, root) in chosen {
+            let Some(binary) = self.cached_binary(&definition, Some(&root), path_env.as_ref()).path else { continue };
+            match self.lease(&definition, &root, &binary, deadline) {
+                Ok(lease) => {
+                    notes.push(format!(
+                        "note: started {} for {} to answer a workspace-wide query",
+                        definition.id,
+                        self.display_path(&root)
+                    ));
+                    leases.push(lease);
+                }
+                Err(err) => {
+                    notes.push(format!("note: {} @ {} could not be asked: {}", definition.id, self.display_path(&root), err.message))
+                }
+            }
+        }
+        if leases.is_empty() {
+            let what = if roots_below.len() > 1 {
+                format!(
+                    "no language server is running and the workspace has no project root at its top but {} below it ({})",
+                    roots_below.len(),
+                    roots_below.iter().map(|root| self.display_path(root)).collect::<Vec<_>>().join(", ")
+                )
+            } else if notes.is_empty() {
+                "no language server is running and none can start for the workspace root (no root marker with an installed server)"
+                    .to_owned()
+            } else {
+                format!("no language server could be started for a workspace-wide query: {}", notes.join("; "))
+            };
+            return Err(ToolError::new(ErrorKind::Unavailable, what)
+                .with_hint("pass `file` (a source file of the project to search) with `query`, so runbound knows which server to start; `lsp` op status lists the roots"));
+        }
+        Ok((leases, notes))
     }
 
     /// Restarts the servers for the root of `file` (every server serving it that is running or
@@ -284,6 +456,7 @@ impl LspSupervisor {
                 let root_binary = resolve_binary(definition, Some(root), &self.workspace_root, path_env.as_ref());
                 let marker = find_root(definition, &self.workspace_root, &root.join(".runbound-probe")).marker;
                 let slot = self.instances.lock().get(&(definition.id.clone(), root.clone())).cloned();
+                let mut start_backoff: (u32, Option<u64>) = (0, None);
                 let (running, restarts, last_exit, last_start_error) = match slot {
                     Some(slot) => {
                         let instance = slot.lock();
@@ -301,6 +474,12 @@ impl LspSupervisor {
                                 server_info: snapshot.server_info,
                             }
                         });
+                        let next_start_in_ms = instance
+                            .next_start_at
+                            .filter(|_| instance.server.is_none())
+                            .map(|at| at.saturating_duration_since(Instant::now()).as_millis() as u64)
+                            .filter(|ms| *ms > 0);
+                        start_backoff = (instance.start_failures, next_start_in_ms);
                         (running, instance.restarts, instance.last_exit.clone(), instance.last_start_error.clone())
                     }
                     None => (None, 0, None, None),
@@ -313,6 +492,8 @@ impl LspSupervisor {
                     restarts,
                     last_exit,
                     last_start_error,
+                    start_failures: start_backoff.0,
+                    next_start_in_ms: start_backoff.1,
                 });
             }
             servers.push(ServerStatus {
@@ -361,6 +542,14 @@ impl LspSupervisor {
                 }
             }
         }
+        if instance.server.is_none() {
+            if let (Some(last_error), Some(next_start_at)) = (&instance.last_start_error, instance.next_start_at) {
+                let now = Instant::now();
+                if next_start_at > now {
+                    return Err(self.start_backoff_error(definition, root, &instance, last_error, next_start_at - now));
+                }
+            }
+        }
         let restarting = instance.last_exit.is_some() || instance.restarts > 0 || !notes.is_empty();
         if instance.consecutive_failures > 0 {
             let exponent = (instance.consecutive_failures - 1).min(16);
@@ -402,6 +591,38 @@ impl LspSupervisor {
         Ok(ServerLease { server, notes })
     }
 
+    /// The answer to a call that comes within the start backoff: the earlier failure, how many
+    /// starts failed, and when the next attempt is allowed — at once, without a new start.
+    fn start_backoff_error(
+        &self,
+        definition: &ServerDefinition,
+        root: &Path,
+        instance: &Instance,
+        last_error: &str,
+        wait: Duration,
+    ) -> ToolError {
+        let ago = instance.last_start_attempt.map(|at| at.elapsed().as_secs()).unwrap_or(0);
+        ToolError::new(
+            ErrorKind::Unavailable,
+            format!(
+                "{} @ {} did not start ({} failed start{} in a row, the last {ago} s ago): {last_error}; the next start attempt is allowed in {} s (start backoff) — this call did not try again",
+                definition.id,
+                self.display_path(root),
+                instance.start_failures,
+                if instance.start_failures == 1 { "" } else { "s" },
+                wait.as_secs_f64().ceil() as u64,
+            ),
+        )
+        .with_hint("fix what the failure names (binary, its dependencies, the project setup), then `lsp` op reload with this file retries at once; `lsp` op status shows the binary and its stderr")
+        .with_details(json!({"server": definition.id, "start_failures": instance.start_failures, "retry_in_ms": wait.as_millis() as u64}))
+    }
+
+    /// The delay before the next start attempt after `failures` failed starts in a row.
+    fn start_backoff(&self, failures: u32) -> Duration {
+        let exponent = failures.saturating_sub(1).min(16);
+        (self.config.start_failure_backoff_initial.saturating_mul(2u32.pow(exponent))).min(self.config.start_failure_backoff_max)
+    }
+
     fn start_into(
         &self,
         instance: &mut Instance,
@@ -416,13 +637,30 @@ impl LspSupervisor {
             LanguageServer::start(Arc::clone(definition), binary, root, &self.workspace_root, timeout, Arc::clone(&self.edit_applier));
         let server = match started {
             Ok(server) => Arc::new(server),
-            Err(err) => {
-                instance.consecutive_failures += 1;
+            Err(mut err) => {
+                // A start cut short by this call's own deadline says nothing about the server.
+                if err.kind == ErrorKind::Timeout && timeout < self.config.initialize_timeout {
+                    err.message.push_str(&format!(
+                        "; the call's deadline left only {} ms of the {} ms initialize budget — call again with more time",
+                        timeout.as_millis(),
+                        self.config.initialize_timeout.as_millis()
+                    ));
+                    return Err(err);
+                }
+                instance.start_failures += 1;
+                let wait = self.start_backoff(instance.start_failures);
+                instance.next_start_at = Some(Instant::now() + wait);
                 instance.last_start_error = Some(err.message.clone());
+                err.message.push_str(&format!(
+                    "; calls in the next {} s answer with this failure without a new start (start backoff; `lsp` op reload retries at once)",
+                    wait.as_secs_f64().ceil() as u64
+                ));
                 return Err(err);
             }
         };
         instance.last_start_error = None;
+        instance.start_failures = 0;
+        instance.next_start_at = None;
         for path in std::mem::take(&mut instance.reopen) {
             if path.exists() {
                 let _ = server.sync_document(&path);
@@ -562,6 +800,10 @@ pub struct RootStatus {
     pub last_exit: Option<String>,
     /// Why the last start failed, if it did.
     pub last_start_error: Option<String>,
+    /// Failed starts in a row (0 once a start succeeds).
+    pub start_failures: u32,
+    /// Within the start backoff: ms until the next start attempt is allowed.
+    pub next_start_in_ms: Option<u64>,
 }
 
 /// A running process in [`RootStatus`].
@@ -647,6 +889,13 @@ impl LspStatus {
                 if let Some(err) = &root.last_start_error {
                     out.push_str(&format!("    last start failed: {}\n", err.lines().next().unwrap_or("")));
                 }
+                if let Some(ms) = root.next_start_in_ms {
+                    out.push_str(&format!(
+                        "    start backoff: {} failed start(s) in a row; next attempt allowed in {} s (`lsp` op reload retries now)\n",
+                        root.start_failures,
+                        ms.div_ceil(1000)
+                    ));
+                }
             }
         }
         out
@@ -673,6 +922,8 @@ impl LspStatus {
                         "restarts": root.restarts,
                         "last_exit": root.last_exit,
                         "last_start_error": root.last_start_error,
+                        "start_failures": root.start_failures,
+                        "next_start_in_ms": root.next_start_in_ms,
                         "running": root.running.as_ref().map(|running| json!({
                             "pid": running.pid,
                             "uptime_ms": running.uptime_ms,

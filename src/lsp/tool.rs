@@ -2,12 +2,15 @@
 //! status and reload, with answers written for an LLM.
 //!
 //! Every navigation answer starts with the resolved position (`path:line`, column, which
-//! occurrence) and the line's text, then `path:line: source line` results with paths relative to
-//! the workspace (others marked `(outside workspace)`). Caps are said ("showing 50 of N in M
-//! files"); a server still indexing is said (with the running progress titles); an empty answer
-//! on a substring that sits in a comment or string says so.
+//! occurrence) and the line's text, then `path:line: source line` results. Lists put workspace
+//! code first, then dependency code, with dependency paths shortened to package + path inside
+//! it and counted ([`crate::lsp::listing`]). Every capped list takes `offset` and says
+//! `showing A–B of N; next: offset=B`; a file's outline is a tree in source order with readable
+//! kinds, parameters and locals hidden unless asked ([`crate::lsp::outline`]). A server still
+//! indexing is said (with the running progress titles); an empty answer on a substring that sits
+//! in a comment or string says so.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,11 +24,13 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::client::{LanguageServer, ReadinessReport, RequestFailure};
+use crate::lsp::listing::{workspace_fingerprint, ListedPath, Page, PathClass, PathTally};
+use crate::lsp::outline::{build_outline, normalize_kind, Hidden, OutlineEntry, KINDS};
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line, split_lines, PositionEncoding, ResolvedSymbol};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
-use crate::render::{cut_chars, display_path, plural, truncation_notice};
+use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -52,9 +57,10 @@ pub fn descriptor() -> ToolDescriptor {
         description: "Ask the project's language server (rust-analyzer, pyright, pylsp, typescript-language-server, gopls, clangd, dart). \
 Address a position by `line` (1-based) plus `symbol`, a substring of that line containing the identifier — never a column. \
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
-Ops: definition, type_definition, implementation, references (at most 50, grouped per file), hover, code_actions (file, line, symbol); \
-symbols (`query` → workspace search, at most 100; or `file` → that file's outline, at most 200); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, at most 100); \
+Ops: definition, type_definition, implementation, references (50 per page, grouped per file, workspace first), hover, code_actions (file, line, symbol); \
+symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page); \
 status (which servers can serve this workspace and why not; running processes); reload (restart the server for `file`'s root, or all). \
+Every list says `showing A–B of N; next: offset=B` when it continues: pass `offset` for the next page. Paths of dependency code are shortened to package + path inside it and marked (e.g. `numpy/core/fromnumeric.py [site-packages]`). \
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
             .to_owned(),
         tier: Tier::Read,
@@ -64,7 +70,26 @@ A server that is still indexing answers with what it has and the answer says so;
                 "op".to_owned(),
                 json!({"type": "string", "enum": ["definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "diagnostics", "status", "reload"], "description": "The operation."}),
             );
-            properties.insert("query".to_owned(), json!({"type": "string", "minLength": 1, "description": "symbols: workspace symbol search text."}));
+            properties.insert(
+                "query".to_owned(),
+                json!({"type": "string", "minLength": 1, "description": "symbols: workspace symbol search text (without `file`, the servers of the workspace root are asked)."}),
+            );
+            properties.insert(
+                "offset".to_owned(),
+                json!({"type": "integer", "minimum": 0, "description": "Lists (references, implementation, definition, type_definition, symbols, diagnostics): entries to skip; a list that continues ends with `next: offset=B`."}),
+            );
+            properties.insert(
+                "kind".to_owned(),
+                json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "description": format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]. Kinds: {}.", KINDS.join(", "))}),
+            );
+            properties.insert(
+                "depth".to_owned(),
+                json!({"type": "integer", "minimum": 1, "description": "symbols with `file`: 1 = top level only, 2 = also their members, …; default: all levels."}),
+            );
+            properties.insert(
+                "locals".to_owned(),
+                json!({"type": "boolean", "description": "symbols with `file`: also list parameters, local variables and imports (default false)."}),
+            );
             json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
         },
         parallel_safe: true,
@@ -90,6 +115,12 @@ struct LspArguments {
     occurrence: Option<usize>,
     query: Option<String>,
     server: Option<String>,
+    #[serde(default)]
+    offset: usize,
+    kind: Option<Vec<String>>,
+    depth: Option<usize>,
+    #[serde(default)]
+    locals: bool,
 }
 
 /// Time kept back from the call's deadline for formatting the answer.
@@ -233,11 +264,7 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         server.resync_from_disk();
         server.sync_document(&path)?;
         if !server.supports(spec.method) {
-            return Err(ToolError::new(
-                ErrorKind::Unavailable,
-                format!("{op} is unsupported by {} (it does not offer {})", server.id(), spec.method),
-            )
-            .with_hint("try another op (e.g. definition or references), or another server with `server`"));
+            return Err(unsupported_error(supervisor, &path, server, op, spec.method, request_deadline));
         }
         let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(request_deadline));
         let encoding = server.position_encoding();
@@ -258,8 +285,19 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
             }
             _ => json!({"textDocument": text_document, "position": position}),
         };
-        match server.request(spec.method, params, request_deadline, true) {
-            Ok(answer) => break (lease, readiness, answer),
+        // Long answers (and slow ones) keep their answer for later pages; a definition's few
+        // locations are asked again.
+        let is_list = matches!(op, "references" | "implementation") || (args.offset > 0 && matches!(op, "definition" | "type_definition"));
+        let asked = if is_list {
+            list_request(supervisor, server, spec.method, params, args.offset, request_deadline)
+        } else {
+            server.request(spec.method, params, request_deadline, true).map(|answer| (answer, None))
+        };
+        match asked {
+            Ok((answer, reused)) => {
+                notes.extend(reused);
+                break (lease, readiness, answer);
+            }
             Err(RequestFailure::Transport(err))
                 if attempt == 0
                     && err.kind == ErrorKind::Unavailable
@@ -285,11 +323,11 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);
     }
-    let (body, results) = match op {
-        "references" => render_references(&query, &answer)?,
-        "hover" => render_hover(&query, &answer)?,
-        "code_actions" => render_code_actions(&query, &answer)?,
-        _ => render_locations(&query, spec.what, &answer)?,
+    let (body, results, page) = match op {
+        "references" => render_references(&query, &answer, args.offset)?,
+        "hover" => with_no_page(render_hover(&query, &answer)?),
+        "code_actions" => with_no_page(render_code_actions(&query, &answer)?),
+        _ => render_locations(&query, spec.what, &answer, args.offset)?,
     };
     if !results.is_empty() && looks_like_comment_or_string(&query.resolved.line_text, query.resolved.cursor_byte) {
         query.notes.push(format!(
@@ -312,10 +350,100 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         "root": supervisor.display_path(server.root()),
         "position": query.position_json(),
         "results": results,
+        "page": page.map(|page| page.to_json()),
         "still_indexing": !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
         "notes": query.notes,
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+}
+
+/// Asks `server` for a list answer or — for a later page (`offset` > 0) — reuses the answer the
+/// same request (same process, method and parameters) got before, while no file under the
+/// server's root changed since (fingerprint taken before that request). Returns the answer and,
+/// when reused, a note saying so.
+fn list_request(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    method: &str,
+    params: Value,
+    offset: usize,
+    deadline: Instant,
+) -> Result<(Value, Option<String>), RequestFailure> {
+    let key = format!("{}|{method}|{params}", server.pid());
+    let fingerprint = workspace_fingerprint(server.root());
+    if offset > 0 {
+        if let Some((at, answer)) = supervisor.answer_cache().get(&key, &fingerprint) {
+            let note = format!(
+                "note: this page comes from {}'s answer {} s ago (no file under {} changed since); offset 0 asks the server again",
+                server.id(),
+                at.elapsed().as_secs(),
+                supervisor.display_path(server.root())
+            );
+            return Ok((answer, Some(note)));
+        }
+    }
+    let answer = server.request(method, params, deadline, true)?;
+    supervisor.answer_cache().put(key, fingerprint, answer.clone());
+    Ok((answer, None))
+}
+
+fn with_no_page((body, results): (String, Vec<Value>)) -> (String, Vec<Value>, Option<Page>) {
+    (body, results, None)
+}
+
+/// The error for an op the chosen server does not offer. It names the other installed server
+/// for the file that does offer it (starting one that is not running to learn its capabilities,
+/// and stopping it again when it does not), or says that none does.
+fn unsupported_error(
+    supervisor: &LspSupervisor,
+    path: &Path,
+    server: &LanguageServer,
+    op: &str,
+    method: &str,
+    deadline: Instant,
+) -> ToolError {
+    let mut offering: Option<String> = None;
+    let mut lacking: Vec<String> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
+    for (definition, root, binary) in supervisor.installed_for_file(path) {
+        if definition.id == server.id() {
+            continue;
+        }
+        let was_running = supervisor.is_running(&definition.id, &root);
+        match supervisor.lease_server(&definition, &root, &binary, deadline) {
+            Ok(lease) if lease.server.supports(method) => {
+                offering = Some(definition.id.clone());
+                break;
+            }
+            Ok(_) => {
+                lacking.push(definition.id.clone());
+                if !was_running {
+                    supervisor.stop_server(&definition.id, &root);
+                }
+            }
+            Err(err) => failed.push(format!("{} could not start to be asked ({})", definition.id, err.message)),
+        }
+    }
+    let mut message = format!("{op} is unsupported by {} (it does not offer {method})", server.id());
+    let relative = supervisor.display_path(path);
+    let hint = match &offering {
+        Some(id) => {
+            message.push_str(&format!("; {id}, also installed for {relative}, offers it"));
+            format!("call again with \"server\": \"{id}\"")
+        }
+        None => {
+            if lacking.is_empty() && failed.is_empty() {
+                message.push_str(&format!("; no other installed server serves {relative}"));
+            } else if !lacking.is_empty() {
+                message.push_str(&format!("; the other installed server(s) for {relative} do not offer it either: {}", lacking.join(", ")));
+            }
+            for failure in &failed {
+                message.push_str(&format!("; {failure}"));
+            }
+            "try another op (definition, references, hover or symbols answer on every server)".to_owned()
+        }
+    };
+    ToolError::new(ErrorKind::Unavailable, message).with_hint(hint).with_details(json!({"offered_by": offering, "not_offered_by": lacking}))
 }
 
 fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
@@ -384,13 +512,45 @@ fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, read
     }
 }
 
-/// A location resolved to a path and a line text.
+/// A location resolved to a listed path and the text of its line.
 struct Place {
-    display: String,
-    path: Option<PathBuf>,
+    /// The path, classified and shortened; `None` for a URI that is not a file.
+    path: Option<ListedPath>,
+    /// The URI when it is not a file path.
+    uri: String,
+    /// 1-based.
     line: u32,
     text: String,
-    outside: bool,
+}
+
+impl Place {
+    /// The path as a list line shows it (with its origin mark).
+    fn labeled(&self) -> String {
+        self.path.as_ref().map(ListedPath::labeled).unwrap_or_else(|| self.uri.clone())
+    }
+
+    /// `path:line [origin]`.
+    fn located(&self) -> String {
+        self.path.as_ref().map(|path| path.with_line(self.line)).unwrap_or_else(|| format!("{}:{}", self.uri, self.line))
+    }
+
+    fn rank(&self) -> PathClass {
+        self.path.as_ref().map(ListedPath::rank).unwrap_or(PathClass::Outside)
+    }
+
+    fn absolute(&self) -> Option<&Path> {
+        self.path.as_ref().map(|path| path.absolute.as_path())
+    }
+
+    fn to_json(&self) -> Value {
+        let mut value = match &self.path {
+            Some(path) => path.to_json(),
+            None => json!({"path": self.uri, "class": "outside", "outside_workspace": true}),
+        };
+        value["line"] = json!(self.line);
+        value["text"] = json!(self.text);
+        value
+    }
 }
 
 struct SourceCache {
@@ -406,7 +566,7 @@ impl SourceCache {
     /// Resolves an LSP `uri` + 0-based `line` into a [`Place`].
     fn place(&mut self, uri: &str, line0: u32) -> Place {
         let Some(path) = uri_to_path(uri) else {
-            return Place { display: uri.to_owned(), path: None, line: line0 + 1, text: String::new(), outside: true };
+            return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new() };
         };
         let path = std::fs::canonicalize(&path).unwrap_or(path);
         let text = self
@@ -416,27 +576,30 @@ impl SourceCache {
             .as_deref()
             .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
             .unwrap_or_default();
-        let outside = !path.starts_with(&self.workspace_root);
-        Place { display: display_path(&self.workspace_root, &path), path: Some(path), line: line0 + 1, text, outside }
+        Place { path: Some(ListedPath::new(&self.workspace_root, &path)), uri: uri.to_owned(), line: line0 + 1, text }
     }
 }
 
-/// `(uri, start line)` of each location in a definition-like answer: `Location`, `Location[]`,
-/// `LocationLink[]` (target selection range), or null.
-fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, u32)>, ToolError> {
+/// `(uri, start line, start character)` (0-based, server encoding) of each location in a
+/// definition-like answer: `Location`, `Location[]`, `LocationLink[]` (target selection range),
+/// or null.
+fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, u32, u32)>, ToolError> {
     if answer.is_null() {
         return Ok(Vec::new());
     }
     let response: lsp_types::GotoDefinitionResponse =
         serde_json::from_value(answer.clone()).map_err(|err| unparseable(server_id, method, &err, answer))?;
     Ok(match response {
-        lsp_types::GotoDefinitionResponse::Scalar(location) => vec![(location.uri.as_str().to_owned(), location.range.start.line)],
+        lsp_types::GotoDefinitionResponse::Scalar(location) => {
+            vec![(location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character)]
+        }
         lsp_types::GotoDefinitionResponse::Array(list) => {
-            list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line)).collect()
+            list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line, l.range.start.character)).collect()
         }
-        lsp_types::GotoDefinitionResponse::Link(links) => {
-            links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range.start.line)).collect()
-        }
+        lsp_types::GotoDefinitionResponse::Link(links) => links
+            .into_iter()
+            .map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range.start.line, l.target_selection_range.start.character))
+            .collect(),
     })
 }
 
@@ -445,78 +608,108 @@ fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &
     ToolError::failed(format!("{server_id}'s answer to {method} could not be read: {err}; answer began: {raw}"))
 }
 
-fn render_locations(query: &Query<'_>, what: &str, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
-    let mut found = locations(answer, query.server.id(), what)?;
-    found.dedup();
-    if found.is_empty() {
-        let raw = if answer.is_null() { "null" } else { "an empty list" };
-        return Ok((query.empty_answer(what, raw), Vec::new()));
-    }
-    let mut cache = SourceCache::new(query.supervisor.workspace_root());
-    let total = found.len();
-    let cap = query.supervisor.config().locations_cap;
-    let mut out = format!("{total} location{}:\n", if total == 1 { "" } else { "s" });
-    let mut results = Vec::new();
-    for (uri, line0) in found.iter().take(cap) {
-        let place = cache.place(uri, *line0);
-        out.push_str(&format!("{}:{}: {}\n", place.display, place.line, place.text));
-        results.push(place_json(&place));
-    }
-    if let Some(notice) = truncation_notice(total.min(cap), total, "locations") {
+/// Appends the page notice and the legend of shortened dependency roots to a list's text.
+fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally) {
+    if let Some(notice) = page.notice() {
         out.push_str(&notice);
         out.push('\n');
     }
-    Ok((out.trim_end().to_owned(), results))
+    let legend = tally.legend();
+    if !legend.is_empty() {
+        out.push_str(&format!("shortened paths: {}\n", legend.join("; ")));
+    }
 }
 
-fn place_json(place: &Place) -> Value {
-    json!({
-        "path": place.display.trim_end_matches(crate::render::OUTSIDE_WORKSPACE),
-        "line": place.line,
-        "text": place.text,
-        "outside_workspace": place.outside,
-    })
+/// The count line of a list: `N <what>` plus, when not all are workspace code, where the rest
+/// lie (`12 in the workspace (3 files); 5 outside: site-packages 5 (2 files)`).
+fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
+    match tally.summary() {
+        Some(summary) => format!("{}{extra} — {summary}", plural(total, noun)),
+        None => format!("{}{extra}", plural(total, noun)),
+    }
 }
 
-fn render_references(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
+fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize) -> Result<(String, Vec<Value>, Option<Page>), ToolError> {
+    let mut found = locations(answer, query.server.id(), what)?;
+    let mut seen = HashSet::new();
+    found.retain(|location| seen.insert(location.clone()));
+    if found.is_empty() {
+        let raw = if answer.is_null() { "null" } else { "an empty list" };
+        return Ok((query.empty_answer(what, raw), Vec::new(), None));
+    }
+    let mut cache = SourceCache::new(query.supervisor.workspace_root());
+    let mut places: Vec<Place> = found.iter().map(|(uri, line0, _)| cache.place(uri, *line0)).collect();
+    // Workspace code first; the server's order within each class.
+    places.sort_by_key(Place::rank);
+    let mut tally = PathTally::default();
+    places.iter().filter_map(|place| place.path.as_ref()).for_each(|path| tally.add(path));
+    let page = Page::new(places.len(), offset, query.supervisor.config().locations_cap, "locations")?;
+    let mut out = format!("{}:\n", counted(places.len(), "location", "", &tally));
+    let mut results = Vec::new();
+    for place in &places[page.range()] {
+        out.push_str(&format!("{}: {}\n", place.located(), place.text));
+        results.push(place.to_json());
+    }
+    push_page_footer(&mut out, &page, &tally);
+    Ok((out.trim_end().to_owned(), results, Some(page)))
+}
+
+fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result<(String, Vec<Value>, Option<Page>), ToolError> {
     let found = locations(answer, query.server.id(), "textDocument/references")?;
     if found.is_empty() {
         let raw = if answer.is_null() { "null" } else { "an empty list" };
-        return Ok((query.empty_answer("references", raw), Vec::new()));
+        return Ok((query.empty_answer("references", raw), Vec::new(), None));
     }
     let mut cache = SourceCache::new(query.supervisor.workspace_root());
-    let mut places: Vec<Place> = found.iter().map(|(uri, line0)| cache.place(uri, *line0)).collect();
-    // The queried file first, then by path; within a file by line.
-    let queried = query.supervisor.display_path(&query.path);
-    places.sort_by(|a, b| (a.display != queried, &a.display, a.line).cmp(&(b.display != queried, &b.display, b.line)));
+    // Each location once (servers repeat some); several on one line stay several references.
+    let mut seen = HashSet::new();
+    let mut places: Vec<(Place, u32)> = found
+        .iter()
+        .filter(|location| seen.insert((*location).clone()))
+        .map(|(uri, line0, character)| (cache.place(uri, *line0), *character))
+        .collect();
+    // Workspace code first (the queried file first of all), then dependencies inside the
+    // workspace, then outside; by path, then line and column.
+    let queried = query.path.as_path();
+    places.sort_by_key(|(place, character)| (place.rank(), place.absolute() != Some(queried), place.labeled(), place.line, *character));
     let total = places.len();
-    let mut per_file: BTreeMap<(bool, String), usize> = BTreeMap::new();
-    for place in &places {
-        *per_file.entry((place.display != queried, place.display.clone())).or_default() += 1;
+    let mut tally = PathTally::default();
+    let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
+    for (place, _) in &places {
+        if let Some(path) = &place.path {
+            tally.add(path);
+        }
+        *per_file.entry(place.labeled()).or_default() += 1;
     }
     let n_files = per_file.len();
-    let cap = query.supervisor.config().references_cap;
-    let mut out = format!("{} in {}:\n", plural(total, "reference"), plural(n_files, "file"));
+    let page = Page::new(total, offset, query.supervisor.config().references_cap, "references")?;
+    let extra = format!(" in {}", plural(n_files, "file"));
+    let mut out = format!("{}:\n", counted(total, "reference", &extra, &tally));
     let mut results = Vec::new();
-    let mut current: Option<&str> = None;
-    for place in places.iter().take(cap) {
-        if current != Some(place.display.as_str()) {
-            let count = per_file.get(&(place.display != queried, place.display.clone())).copied().unwrap_or(0);
-            out.push_str(&format!("{} ({count}):\n", place.display));
-            current = Some(place.display.as_str());
+    let mut current: Option<String> = None;
+    let mut previous_line: Option<u32> = None;
+    for (place, character) in &places[page.range()] {
+        let labeled = place.labeled();
+        if current.as_deref() != Some(labeled.as_str()) {
+            let count = per_file.get(&labeled).copied().unwrap_or(0);
+            out.push_str(&format!("{labeled} ({count}):\n"));
+            current = Some(labeled);
+            previous_line = None;
         }
-        let marker = if place.path.as_deref() == Some(query.path.as_path()) && place.line == query.resolved.line {
-            "   ← queried position"
+        let queried_here = place.absolute() == Some(queried) && place.line == query.resolved.line;
+        let marker = if queried_here { "   ← queried position" } else { "" };
+        if previous_line == Some(place.line) {
+            out.push_str(&format!("  {}: (again on this line, column {}){marker}\n", place.line, character + 1));
         } else {
-            ""
-        };
-        out.push_str(&format!("  {}: {}{marker}\n", place.line, place.text));
-        results.push(place_json(place));
+            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.text));
+        }
+        previous_line = Some(place.line);
+        let mut value = place.to_json();
+        value["column"] = json!(character + 1);
+        results.push(value);
     }
-    if total > cap {
-        out.push_str(&format!("showing {cap} of {total} references in {n_files} files\n"));
-    }
-    Ok((out.trim_end().to_owned(), results))
+    push_page_footer(&mut out, &page, &tally);
+    Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
 fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
@@ -534,13 +727,54 @@ fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>
         lsp_types::HoverContents::Array(items) => items.into_iter().map(marked).collect::<Vec<_>>().join("\n\n"),
         lsp_types::HoverContents::Markup(markup) => markup.value,
     };
-    let text = text.trim().to_owned();
+    let text = decode_entities_outside_code(text.trim());
     if text.is_empty() {
         return Ok((query.empty_answer("hover information", "an empty hover"), Vec::new()));
     }
     let cap = query.supervisor.config().hover_chars_cap;
     let shown = cut_chars(&text, cap);
     Ok((shown, vec![json!({"hover": text})]))
+}
+
+/// Decodes HTML character references (`&nbsp;`, `&lt;`, `&#39;`, …) that servers put into hover
+/// markdown (pyright indents docstrings with `&nbsp;` and escapes `<`), outside fenced code
+/// blocks and inline code spans (where they are literal text); a no-break space becomes a plain
+/// space, and trailing spaces (markdown hard breaks) are dropped.
+fn decode_entities_outside_code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<String> = None;
+    for (index, line) in text.lines().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        let trimmed = line.trim_start();
+        let marker: String = trimmed.chars().take_while(|c| *c == '`' || *c == '~').collect();
+        if marker.len() >= 3 && marker.chars().all(|c| c == marker.chars().next().unwrap_or('`')) {
+            match &fence {
+                Some(open) if marker.starts_with(open.as_str()) => fence = None,
+                None => fence = Some(marker),
+                Some(_) => {}
+            }
+            out.push_str(line.trim_end());
+            continue;
+        }
+        if fence.is_some() {
+            out.push_str(line);
+            continue;
+        }
+        // Outside code blocks: decode between inline code spans only.
+        for (part_index, part) in line.trim_end().split('`').enumerate() {
+            if part_index > 0 {
+                out.push('`');
+            }
+            if part_index % 2 == 1 || !part.contains('&') {
+                out.push_str(part);
+            } else {
+                out.push_str(&html_escape::decode_html_entities(part).replace('\u{a0}', " "));
+            }
+        }
+    }
+    out
 }
 
 fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
@@ -594,10 +828,35 @@ fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadlin
 fn symbols(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
     let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     match (&args.query, &args.file) {
-        (Some(query), file) => workspace_symbols(supervisor, query, file.as_deref(), args.server.as_deref(), deadline),
-        (None, Some(file)) => document_symbols(supervisor, file, args.server.as_deref(), deadline),
+        (Some(query), file) => workspace_symbols(supervisor, query, file.as_deref(), args, deadline),
+        (None, Some(file)) => document_symbols(supervisor, file, args, deadline),
         (None, None) => Err(ToolError::invalid("symbols needs `query` (workspace search) or `file` (that file's outline)")
             .with_hint("e.g. {\"op\": \"symbols\", \"query\": \"Config\"} or {\"op\": \"symbols\", \"file\": \"src/lib.rs\"}")),
+    }
+}
+
+/// One workspace symbol result.
+struct FoundSymbol {
+    name: String,
+    kind: &'static str,
+    container: Option<String>,
+    place: Place,
+    /// 0 exact name, 1 exact ignoring case, 2 prefix, 3 substring, 4 other (fuzzy) match.
+    match_quality: u8,
+}
+
+fn match_quality(name: &str, query: &str) -> u8 {
+    let (lower_name, lower_query) = (name.to_lowercase(), query.to_lowercase());
+    if name == query {
+        0
+    } else if lower_name == lower_query {
+        1
+    } else if lower_name.starts_with(&lower_query) {
+        2
+    } else if lower_name.contains(&lower_query) {
+        3
+    } else {
+        4
     }
 }
 
@@ -605,33 +864,33 @@ fn workspace_symbols(
     supervisor: &LspSupervisor,
     query: &str,
     file: Option<&str>,
-    server_id: Option<&str>,
+    args: &LspArguments,
     deadline: Instant,
 ) -> Result<ToolOutput, ToolError> {
     let mut notes = Vec::new();
     let servers: Vec<Arc<LanguageServer>> = match file {
         Some(file) => {
             let path = resolve_file(supervisor.workspace_root(), file)?;
-            let lease = supervisor.server_for_file(&path, server_id, deadline)?;
+            let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
             notes.extend(lease.notes);
             lease.server.sync_document(&path)?;
             vec![lease.server]
         }
         None => {
-            let running: Vec<Arc<LanguageServer>> =
-                supervisor.running_servers().into_iter().filter(|server| server_id.is_none_or(|id| server.id() == id)).collect();
-            if running.is_empty() {
-                return Err(ToolError::new(ErrorKind::Unavailable, format!("no language server is running to search for {query:?}"))
-                    .with_hint(
-                        "pass `file` (any source file of the project) with `query`, so runbound knows which server to start and ask",
-                    ));
-            }
-            running
+            let (leases, started_notes) = supervisor.workspace_query_servers(args.server.as_deref(), deadline)?;
+            notes.extend(started_notes);
+            leases
+                .into_iter()
+                .map(|lease| {
+                    notes.extend(lease.notes);
+                    lease.server
+                })
+                .collect()
         }
     };
-    let cap = supervisor.config().workspace_symbols_cap;
-    let mut lines: Vec<(String, Value)> = Vec::new();
+    let mut found: Vec<FoundSymbol> = Vec::new();
     let mut asked = Vec::new();
+    let mut cache = SourceCache::new(supervisor.workspace_root());
     for server in &servers {
         server.resync_from_disk();
         if !server.supports(WorkspaceSymbolRequest::METHOD) {
@@ -639,9 +898,10 @@ fn workspace_symbols(
             continue;
         }
         let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
-        let answer = server
-            .request(WorkspaceSymbolRequest::METHOD, json!({"query": query}), deadline, true)
-            .map_err(|failure| failure.to_tool_error(server.id(), WorkspaceSymbolRequest::METHOD))?;
+        let (answer, reused) =
+            list_request(supervisor, server, WorkspaceSymbolRequest::METHOD, json!({"query": query}), args.offset, deadline)
+                .map_err(|failure| failure.to_tool_error(server.id(), WorkspaceSymbolRequest::METHOD))?;
+        notes.extend(reused);
         if let Some(note) = readiness_note(server, &readiness) {
             notes.push(note);
         }
@@ -651,66 +911,184 @@ fn workspace_symbols(
         }
         let response: lsp_types::WorkspaceSymbolResponse = serde_json::from_value(answer.clone())
             .map_err(|err| unparseable(server.id(), WorkspaceSymbolRequest::METHOD, &err, &answer))?;
-        let mut cache = SourceCache::new(supervisor.workspace_root());
-        match response {
-            lsp_types::WorkspaceSymbolResponse::Flat(list) => {
-                for symbol in list {
-                    let place = cache.place(symbol.location.uri.as_str(), symbol.location.range.start.line);
-                    lines.push(symbol_line(&symbol.name, symbol_kind_name(&symbol.kind), symbol.container_name.as_deref(), &place));
-                }
-            }
-            lsp_types::WorkspaceSymbolResponse::Nested(list) => {
-                for symbol in list {
+        let flat: Vec<(String, u64, Option<String>, String, u32)> = match response {
+            lsp_types::WorkspaceSymbolResponse::Flat(list) => list
+                .into_iter()
+                .map(|symbol| {
+                    let kind = crate::lsp::outline::kind_number(&symbol.kind);
+                    (symbol.name, kind, symbol.container_name, symbol.location.uri.as_str().to_owned(), symbol.location.range.start.line)
+                })
+                .collect(),
+            lsp_types::WorkspaceSymbolResponse::Nested(list) => list
+                .into_iter()
+                .map(|symbol| {
                     let (uri, line0) = match &symbol.location {
                         lsp_types::OneOf::Left(location) => (location.uri.as_str().to_owned(), location.range.start.line),
                         lsp_types::OneOf::Right(location) => (location.uri.as_str().to_owned(), 0),
                     };
-                    let place = cache.place(&uri, line0);
-                    lines.push(symbol_line(&symbol.name, symbol_kind_name(&symbol.kind), symbol.container_name.as_deref(), &place));
-                }
-            }
+                    (symbol.name, crate::lsp::outline::kind_number(&symbol.kind), symbol.container_name, uri, line0)
+                })
+                .collect(),
+        };
+        for (name, kind_number, container, uri, line0) in flat {
+            let place = cache.place(&uri, line0);
+            let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
+            let kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            let match_quality = match_quality(&name, query);
+            found.push(FoundSymbol { name, kind, container: container.filter(|c| !c.is_empty()), place, match_quality });
         }
     }
-    let total = lines.len();
-    let mut text = format!("workspace symbols matching {query:?} ({}): {total} found\n", asked.join(", "));
-    if total == 0 {
-        text = format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "));
+    // Workspace code first; within it the closest name matches first; the servers' order within.
+    found.sort_by_key(|symbol| (symbol.place.rank(), symbol.match_quality));
+    let total = found.len();
+    let mut tally = PathTally::default();
+    found.iter().filter_map(|symbol| symbol.place.path.as_ref()).for_each(|path| tally.add(path));
+    let page = Page::new(total, args.offset, supervisor.config().workspace_symbols_cap, "symbols")?;
+    let mut text = if total == 0 {
+        format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "))
+    } else {
+        format!("workspace symbols matching {query:?} ({}): {}\n", asked.join(", "), counted(total, "symbol", "", &tally))
+    };
+    let mut results = Vec::new();
+    for symbol in &found[page.range()] {
+        let container_text = symbol.container.as_deref().map(|c| format!(" in {c}")).unwrap_or_default();
+        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.text));
+        let mut value = symbol.place.to_json();
+        value["name"] = json!(symbol.name);
+        value["kind"] = json!(symbol.kind);
+        value["container"] = json!(symbol.container);
+        results.push(value);
     }
-    for (line, _) in lines.iter().take(cap) {
-        text.push_str(line);
-        text.push('\n');
-    }
-    if let Some(notice) = truncation_notice(total.min(cap), total, "symbols") {
-        text.push_str(&notice);
-        text.push('\n');
-    }
+    push_page_footer(&mut text, &page, &tally);
     for note in &notes {
         text.push_str(note);
         text.push('\n');
     }
-    let results: Vec<Value> = lines.into_iter().take(cap).map(|(_, value)| value).collect();
-    Ok(ToolOutput::new(
-        ToolResult::text(text.trim_end())
-            .with_structured(json!({"op": "symbols", "query": query, "total": total, "results": results, "notes": notes})),
-    ))
+    Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(json!({
+        "op": "symbols", "query": query, "total": total, "page": page.to_json(), "results": results, "servers": asked, "notes": notes
+    }))))
 }
 
-fn symbol_line(name: &str, kind: &str, container: Option<&str>, place: &Place) -> (String, Value) {
-    let container_text = container.filter(|c| !c.is_empty()).map(|c| format!(" in {c}")).unwrap_or_default();
-    let line = format!("{kind} {name}{container_text} — {}:{}: {}", place.display, place.line, place.text);
-    let value = json!({"name": name, "kind": kind, "container": container, "path": place.display, "line": place.line, "outside_workspace": place.outside});
-    (line, value)
+/// The `kind` filter, normalized.
+///
+/// # Errors
+/// `invalid_arguments` naming the unknown kinds and listing the known ones.
+fn kind_filter(kinds: Option<&[String]>) -> Result<Option<Vec<&'static str>>, ToolError> {
+    let Some(kinds) = kinds else { return Ok(None) };
+    let mut known = Vec::new();
+    let mut unknown = Vec::new();
+    for kind in kinds {
+        match normalize_kind(kind) {
+            Some(kind) => known.push(kind),
+            None => unknown.push(kind.as_str()),
+        }
+    }
+    if !unknown.is_empty() {
+        return Err(ToolError::invalid(format!("unknown symbol kind(s) in `kind`: {}", unknown.join(", ")))
+            .with_hint(format!("use outline kinds: {}", KINDS.join(", "))));
+    }
+    Ok(Some(known))
 }
 
-fn document_symbols(supervisor: &LspSupervisor, file: &str, server_id: Option<&str>, deadline: Instant) -> Result<ToolOutput, ToolError> {
+/// Which outline entries a call lists, and why the others are not.
+struct OutlineView {
+    visible: Vec<usize>,
+    locals_hidden: usize,
+    imports_hidden: usize,
+    deeper: usize,
+    other_kinds: usize,
+    /// Visible-entry depth: 1 + visible ancestors.
+    display_depth: Vec<usize>,
+}
+
+fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>, kinds: Option<&[&'static str]>) -> OutlineView {
+    let mut view = OutlineView {
+        visible: Vec::new(),
+        locals_hidden: 0,
+        imports_hidden: 0,
+        deeper: 0,
+        other_kinds: 0,
+        display_depth: vec![0; entries.len()],
+    };
+    let mut is_visible = vec![false; entries.len()];
+    for (index, entry) in entries.iter().enumerate() {
+        match entry.hidden {
+            Some(Hidden::Local) if !locals => view.locals_hidden += 1,
+            Some(Hidden::Import) if !locals => view.imports_hidden += 1,
+            _ if max_depth.is_some_and(|max| entry.depth > max) => view.deeper += 1,
+            _ if kinds.is_some_and(|kinds| !kinds.contains(&entry.kind)) => view.other_kinds += 1,
+            _ => {
+                is_visible[index] = true;
+                view.visible.push(index);
+            }
+        }
+        let mut ancestors = 0;
+        let mut parent = entry.parent;
+        while let Some(p) = parent {
+            if is_visible[p] {
+                ancestors += 1;
+            }
+            parent = entries[p].parent;
+        }
+        view.display_depth[index] = ancestors + 1;
+    }
+    view
+}
+
+/// `Outer.Inner` — the names of an entry's ancestors.
+fn qualified_container(entries: &[OutlineEntry], index: usize) -> Option<String> {
+    let mut names = Vec::new();
+    let mut parent = entries[index].parent;
+    while let Some(p) = parent {
+        names.push(entries[p].name.as_str());
+        parent = entries[p].parent;
+    }
+    names.reverse();
+    (!names.is_empty()).then(|| names.join("."))
+}
+
+fn outline_line(entries: &[OutlineEntry], view: &OutlineView, index: usize, suffix: &str) -> String {
+    let entry = &entries[index];
+    let lines = if entry.end_line > entry.line { format!("{}-{}", entry.line, entry.end_line) } else { entry.line.to_string() };
+    // clangd's `detail` often only repeats the kind (`struct`, `type alias`).
+    let detail = entry
+        .detail
+        .as_deref()
+        .map(str::trim)
+        .filter(|detail| *detail != entry.kind && Some(*detail) != entry.lsp_kind)
+        .map(|detail| format!(" — {}", cut_chars(detail, 120)))
+        .unwrap_or_default();
+    // `impl Shape for Square` already says what it is.
+    let kind = if entry.name.starts_with(&format!("{} ", entry.kind)) || entry.name.starts_with(&format!("{}<", entry.kind)) {
+        String::new()
+    } else {
+        format!("{} ", entry.kind)
+    };
+    let mark = match entry.hidden {
+        Some(Hidden::Local) => " (local)",
+        Some(Hidden::Import) => " (import)",
+        None => "",
+    };
+    // A member whose enclosing symbol is not listed (kind filter) names it.
+    let enclosing = match entry.parent {
+        Some(parent) if view.display_depth[index] == 1 => {
+            format!(" (in {})", qualified_container(entries, index).unwrap_or_else(|| entries[parent].name.clone()))
+        }
+        _ => String::new(),
+    };
+    format!("{}{lines}: {kind}{}{detail}{enclosing}{mark}{suffix}", "  ".repeat(view.display_depth[index] - 1), entry.name)
+}
+
+fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
+    let kinds = kind_filter(args.kind.as_deref())?;
     let path = resolve_file(supervisor.workspace_root(), file)?;
-    let lease = supervisor.server_for_file(&path, server_id, deadline)?;
+    let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
     server.resync_from_disk();
     server.sync_document(&path)?;
     if !server.supports(DocumentSymbolRequest::METHOD) {
-        return Err(ToolError::new(ErrorKind::Unavailable, format!("document symbols are unsupported by {}", server.id())));
+        return Err(unsupported_error(supervisor, &path, server, "symbols (outline)", DocumentSymbolRequest::METHOD, deadline));
     }
     let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let answer = server
@@ -720,70 +1098,121 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, server_id: Option<&s
         notes.push(note);
     }
     let relative = supervisor.display_path(&path);
-    let mut entries: Vec<(String, Value)> = Vec::new();
-    if !answer.is_null() {
-        let response: lsp_types::DocumentSymbolResponse =
-            serde_json::from_value(answer.clone()).map_err(|err| unparseable(server.id(), DocumentSymbolRequest::METHOD, &err, &answer))?;
-        match response {
-            lsp_types::DocumentSymbolResponse::Flat(list) => {
-                for symbol in list {
-                    let container =
-                        symbol.container_name.as_deref().filter(|c| !c.is_empty()).map(|c| format!(" in {c}")).unwrap_or_default();
-                    let line = symbol.location.range.start.line + 1;
-                    let kind = symbol_kind_name(&symbol.kind);
-                    entries.push((
-                        format!("{line}: {kind} {}{container}", symbol.name),
-                        json!({"name": symbol.name, "kind": kind, "line": line, "container": symbol.container_name}),
-                    ));
+    let file_text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let entries = build_outline(&answer, &file_text, extension).map_err(|err| {
+        ToolError::failed(format!("{}'s answer to {} could not be read: {err}", server.id(), DocumentSymbolRequest::METHOD))
+    })?;
+    let view = outline_view(&entries, args.locals, args.depth, kinds.as_deref());
+    let total = view.visible.len();
+    let page = Page::new(total, args.offset, supervisor.config().document_symbols_cap, "symbols")?;
+    let mut filters = Vec::new();
+    if let Some(kinds) = &kinds {
+        filters.push(format!("kind {}", kinds.join(" | ")));
+    }
+    if let Some(depth) = args.depth {
+        filters.push(format!("depth ≤ {depth}"));
+    }
+    let filter_text = if filters.is_empty() { String::new() } else { format!(" ({})", filters.join(", ")) };
+    let mut text = if entries.is_empty() {
+        format!("{} found no symbols in {relative}", server.id())
+    } else if total == 0 {
+        format!("{} outline of {relative}: no symbols{filter_text} among its {} symbols", server.id(), entries.len())
+    } else {
+        format!("{} outline of {relative}{filter_text}: {} in source order", server.id(), plural(total, "symbol"))
+    };
+    let mut results = Vec::new();
+    let shown: Vec<usize> = view.visible[page.range()].to_vec();
+    // A page that starts inside a symbol first names its listed ancestors.
+    if let Some(&first) = shown.first() {
+        if page.offset > 0 {
+            let mut ancestors = Vec::new();
+            let mut parent = entries[first].parent;
+            while let Some(p) = parent {
+                if view.visible.binary_search(&p).is_ok() {
+                    ancestors.push(p);
                 }
+                parent = entries[p].parent;
             }
-            lsp_types::DocumentSymbolResponse::Nested(list) => {
-                fn walk(symbols: &[lsp_types::DocumentSymbol], depth: usize, container: Option<&str>, entries: &mut Vec<(String, Value)>) {
-                    for symbol in symbols {
-                        let line = symbol.selection_range.start.line + 1;
-                        let kind = symbol_kind_name(&symbol.kind);
-                        let detail = symbol
-                            .detail
-                            .as_deref()
-                            .filter(|d| !d.is_empty())
-                            .map(|d| format!(" — {}", cut_chars(d, 120)))
-                            .unwrap_or_default();
-                        entries.push((
-                            format!("{}{line}: {kind} {}{detail}", "  ".repeat(depth), symbol.name),
-                            json!({"name": symbol.name, "kind": kind, "line": line, "container": container, "detail": symbol.detail}),
-                        ));
-                        if let Some(children) = &symbol.children {
-                            walk(children, depth + 1, Some(&symbol.name), entries);
-                        }
-                    }
-                }
-                walk(&list, 0, None, &mut entries);
+            for &ancestor in ancestors.iter().rev() {
+                text.push('\n');
+                text.push_str(&outline_line(&entries, &view, ancestor, " (continued)"));
             }
         }
     }
-    let total = entries.len();
-    let cap = supervisor.config().document_symbols_cap;
-    let mut text = if total == 0 {
-        format!("{} found no symbols in {relative}", server.id())
-    } else {
-        format!("{} symbols of {relative} ({total}):", server.id())
-    };
-    for (line, _) in entries.iter().take(cap) {
+    for &index in &shown {
         text.push('\n');
-        text.push_str(line);
+        text.push_str(&outline_line(&entries, &view, index, ""));
+        let entry = &entries[index];
+        results.push(json!({
+            "name": entry.name,
+            "kind": entry.kind,
+            "lsp_kind": entry.lsp_kind,
+            "detail": entry.detail,
+            "line": entry.line,
+            "end_line": entry.end_line,
+            "depth": entry.depth,
+            "container": qualified_container(&entries, index),
+            "hidden": entry.hidden.map(|hidden| if hidden == Hidden::Local { "local" } else { "import" }),
+        }));
     }
-    if let Some(notice) = truncation_notice(total.min(cap), total, "symbols") {
+    if let Some(notice) = page.notice() {
         text.push('\n');
         text.push_str(&notice);
+        // On the first page of a deep outline: how many entries each `depth` would list.
+        if args.depth.is_none() && page.offset == 0 {
+            let levels: Vec<String> = (1..=3)
+                .map(|depth| (depth, view.visible.iter().filter(|&&index| view.display_depth[index] <= depth).count()))
+                .filter(|(_, count)| *count < total)
+                .map(|(depth, count)| format!("\"depth\": {depth} → {count}"))
+                .collect();
+            if !levels.is_empty() {
+                text.push_str(&format!(" (fewer levels: {})", levels.join(", ")));
+            }
+        }
+    }
+    let mut not_listed = Vec::new();
+    if view.locals_hidden + view.imports_hidden > 0 {
+        let mut parts = Vec::new();
+        if view.locals_hidden > 0 {
+            parts.push(format!("{} parameters and locals", view.locals_hidden));
+        }
+        if view.imports_hidden > 0 {
+            parts.push(format!("{} imports", view.imports_hidden));
+        }
+        not_listed.push(format!("{} (pass \"locals\": true)", parts.join(" and ")));
+    }
+    if view.deeper > 0 {
+        not_listed.push(format!("{} deeper than depth {}", view.deeper, args.depth.unwrap_or(0)));
+    }
+    if view.other_kinds > 0 {
+        not_listed.push(format!("{} of other kinds", view.other_kinds));
+    }
+    if !not_listed.is_empty() {
+        text.push_str(&format!("\nnot listed: {}", not_listed.join("; ")));
+    }
+    if (page.next_offset().is_some() || (total == 0 && !entries.is_empty())) && !entries.is_empty() {
+        let mut per_kind: BTreeMap<&str, usize> = BTreeMap::new();
+        for entry in entries.iter().filter(|entry| args.locals || entry.hidden.is_none()) {
+            *per_kind.entry(entry.kind).or_default() += 1;
+        }
+        let kinds_text: Vec<String> = per_kind.iter().map(|(kind, count)| format!("{kind} {count}")).collect();
+        text.push_str(&format!("\nkinds in this file: {} (narrow with \"kind\")", kinds_text.join(", ")));
     }
     for note in &notes {
         text.push('\n');
         text.push_str(note);
     }
-    let results: Vec<Value> = entries.into_iter().take(cap).map(|(_, value)| value).collect();
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({"op": "symbols", "file": relative, "server": server.id(), "total": total, "results": results, "notes": notes}),
-    )))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
+        "op": "symbols",
+        "file": relative,
+        "server": server.id(),
+        "total": total,
+        "page": page.to_json(),
+        "results": results,
+        "not_listed": {"locals": view.locals_hidden, "imports": view.imports_hidden, "deeper": view.deeper, "other_kinds": view.other_kinds},
+        "notes": notes,
+    }))))
 }
 
 fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
@@ -793,7 +1222,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     };
     if file == "*" {
         let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
-        return crate::lsp::checker::project_diagnostics(supervisor, deadline);
+        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, deadline);
     }
     let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let path = resolve_file(supervisor.workspace_root(), file)?;
@@ -872,9 +1301,9 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             all.len() - n_errors - n_warnings
         )
     };
-    let cap = supervisor.config().diagnostics_cap;
+    let page = Page::new(all.len(), args.offset, supervisor.config().diagnostics_cap, "diagnostics")?;
     let mut results = Vec::new();
-    for diagnostic in all.iter().take(cap) {
+    for diagnostic in &all[page.range()] {
         let line = diagnostic.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0) as u32 + 1;
         let severity_name = match severity(diagnostic) {
             1 => "error",
@@ -895,7 +1324,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         }
         results.push(json!({"path": relative, "line": line, "severity": severity_name, "code": diagnostic.get("code"), "message": message, "source": diagnostic.get("source")}));
     }
-    if let Some(notice) = truncation_notice(all.len().min(cap), all.len(), "diagnostics") {
+    if let Some(notice) = page.notice() {
         text.push('\n');
         text.push_str(&notice);
     }
@@ -910,40 +1339,17 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         text.push_str(note);
     }
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({"op": "diagnostics", "file": relative, "server": server.id(), "version": sync.version, "results": results, "notes": notes}),
+        json!({"op": "diagnostics", "file": relative, "server": server.id(), "version": sync.version, "total": all.len(), "page": page.to_json(), "results": results, "notes": notes}),
     )))
 }
 
-/// LSP `SymbolKind` (1–26) as a lowercase word.
-fn symbol_kind_name(kind: &lsp_types::SymbolKind) -> &'static str {
-    let number = serde_json::to_value(kind).ok().and_then(|v| v.as_u64()).unwrap_or(0);
-    match number {
-        1 => "file",
-        2 => "module",
-        3 => "namespace",
-        4 => "package",
-        5 => "class",
-        6 => "method",
-        7 => "property",
-        8 => "field",
-        9 => "constructor",
-        10 => "enum",
-        11 => "interface",
-        12 => "function",
-        13 => "variable",
-        14 => "constant",
-        15 => "string",
-        16 => "number",
-        17 => "boolean",
-        18 => "array",
-        19 => "object",
-        20 => "key",
-        21 => "null",
-        22 => "enum member",
-        23 => "struct",
-        24 => "event",
-        25 => "operator",
-        26 => "type parameter",
-        _ => "symbol",
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hover_entities_are_decoded_outside_code_only() {
+        let hover = "Args:  \n&nbsp;&nbsp;a: x &lt;b&gt; &amp; `a &lt; b` &#39;q&#39;\n```html\n&lt;p&gt;\n```\nafter&nbsp;fence";
+        assert_eq!(decode_entities_outside_code(hover), "Args:\n  a: x <b> & `a &lt; b` 'q'\n```html\n&lt;p&gt;\n```\nafter fence");
     }
 }

@@ -722,13 +722,11 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     }
     let mut changed: Vec<Value> = Vec::new();
     for file in &staged.files {
-        let state = match std::fs::read(&file.path) {
-            Ok(current) if current == file.original => continue,
-            Ok(_) => "modified since staging",
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => "deleted since staging",
-            Err(_) => "unreadable now",
-        };
-        changed.push(json!({"path": file.display, "state": state}));
+        // Read beneath the workspace with no symlink followed; a file made read-only since
+        // staging is a conflict like a changed one.
+        if let Some(state) = crate::files::staged_file_state(ctx.workspace_root(), &file.path, &file.original) {
+            changed.push(json!({"path": file.display, "state": state}));
+        }
     }
     if !changed.is_empty() {
         resource.staged_edits.close(&id, ClosedEdit::Rejected);

@@ -311,6 +311,77 @@ fn write_edit_and_patch_keep_permissions() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Read-only files (decided by the mode bits, also as root, which these tests usually run as)
+
+fn make_read_only(path: &Path) {
+    fs::set_permissions(path, fs::Permissions::from_mode(0o444)).unwrap();
+}
+
+#[test]
+fn write_edit_and_patch_refuse_a_read_only_file_and_change_nothing() {
+    let fx = fixture(&[("locked.txt", "value = 1\n"), ("free.txt", "value = 1\n")]);
+    make_read_only(&fx.root.join("locked.txt"));
+    let before = snapshot(&fx.root);
+    let (kind, text) = fx.err("write", json!({"path": "locked.txt", "content": "replaced\n"}));
+    assert_eq!(kind, "conflict", "{text}");
+    assert!(text.contains("locked.txt (mode 0444) is read-only"), "{text}");
+    assert!(text.contains("nothing was written") && text.contains("chmod u+w locked.txt"), "{text}");
+    let (kind, text) = fx.err("edit", json!({"path": "locked.txt", "old_string": "value = 1", "new_string": "value = 2"}));
+    assert_eq!(kind, "conflict", "{text}");
+    assert!(text.contains("locked.txt (mode 0444) is read-only"), "{text}");
+    // A multi-file patch with one read-only file is refused whole: the writable file stays too.
+    let patch = "*** Begin Patch\n*** Update File: free.txt\n@@\n-value = 1\n+value = 2\n*** Update File: locked.txt\n@@\n-value = 1\n+value = 2\n*** Add File: new.txt\n+new\n*** End Patch";
+    let (kind, text) = fx.err("apply_patch", json!({"patch": patch}));
+    assert_eq!(kind, "conflict", "{text}");
+    assert!(text.contains("1 of 3 files are read-only: locked.txt (mode 0444)"), "{text}");
+    // Deleting a read-only file is refused too (rm would ask).
+    let (kind, text) = fx.err("apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: locked.txt\n*** End Patch"}));
+    assert_eq!(kind, "conflict", "{text}");
+    assert_eq!(snapshot(&fx.root), before, "nothing changed on disk, modes included");
+    assert!(fx.take_written().is_empty());
+    // Made writable again, the same write goes through.
+    fs::set_permissions(fx.root.join("locked.txt"), fs::Permissions::from_mode(0o644)).unwrap();
+    fx.ok("write", json!({"path": "locked.txt", "content": "replaced\n"}));
+    assert_eq!(fx.read_file("locked.txt"), "replaced\n");
+}
+
+#[test]
+fn resolve_accept_of_a_file_made_read_only_after_staging_is_a_conflict() {
+    let fx = fixture(&[("a.py", "compute(1)\n"), ("b.py", "compute(2)\n")]);
+    let run =
+        Run::builder(&fx.root).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow)).with_structural().build().unwrap();
+    let staged = run.call(Caller::Main, "ast_edit", json!({"pattern": "compute($X)", "rewrite": "calculate($X)", "language": "python"}));
+    assert!(!staged.is_error, "{}", staged.joined_text());
+    let edit_id = staged.structured_content.as_ref().unwrap()["edit_id"].as_str().unwrap().to_owned();
+    make_read_only(&fx.root.join("b.py"));
+    let before = snapshot(&fx.root);
+    let result = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let text = result.joined_text();
+    assert!(result.is_error, "{text}");
+    assert!(text.contains("error (conflict)"), "{text}");
+    assert!(text.contains("b.py (read-only now: mode 0444)"), "{text}");
+    assert!(text.contains("nothing was written"), "{text}");
+    assert_eq!(snapshot(&fx.root), before, "a.py was not written either; b.py keeps content and mode");
+}
+
+#[test]
+fn commit_refuses_read_only_files_whole_for_every_committer() {
+    // lsp_rename and the kernel bridge commit through commit_file_changes_in like this.
+    let fx = fixture(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    make_read_only(&fx.root.join("b.txt"));
+    let changes = vec![
+        FileChange { path: fx.root.join("a.txt"), new_content: Some(b"A\n".to_vec()), expected: ExpectedState::Content(b"a\n".to_vec()) },
+        FileChange { path: fx.root.join("b.txt"), new_content: Some(b"B\n".to_vec()), expected: ExpectedState::Any },
+    ];
+    let err = runbound::files::commit_file_changes_in(&fx.root, &changes).unwrap_err();
+    assert_eq!(err.kind, runbound::ErrorKind::Conflict);
+    assert!(err.message.contains("1 of 2 files are read-only: b.txt (mode 0444)"), "{}", err.message);
+    assert_eq!(err.details.unwrap()["read_only"][0]["mode"], "0444");
+    assert_eq!(fx.read_file("a.txt"), "a\n");
+    assert_eq!(fx.read_file("b.txt"), "b\n");
+}
+
+// ---------------------------------------------------------------------------------------------
 // edit
 
 #[test]
@@ -354,6 +425,22 @@ fn edit_not_found_points_at_whitespace_mismatch_or_closest_line() {
     assert!(text.contains("use write"), "{text}");
     let (kind, _) = fx.err("edit", json!({"path": "a.rs", "old_string": "", "new_string": "b"}));
     assert_eq!(kind, "invalid_arguments");
+}
+
+#[test]
+fn edit_whose_change_is_already_in_the_file_says_it_looks_applied() {
+    let fx = fixture(&[("a.py", "def total(items):\n    return sum(items, start=0)\n\nprint(total([1]))\n")]);
+    // The same edit sent twice (e.g. the first result was lost): the second one is recognised.
+    let (kind, text) =
+        fx.err("edit", json!({"path": "a.py", "old_string": "    return sum(items)\n", "new_string": "    return sum(items, start=0)\n"}));
+    assert_eq!(kind, "invalid_arguments");
+    assert!(text.contains("this change looks already applied: old_string is not in a.py, but new_string is, at line 2"), "{text}");
+    assert!(text.contains("2\t    return sum(items, start=0)"), "{text}");
+    assert!(!text.contains("was not found"), "{text}");
+    // A short replacement that merely occurs somewhere is not taken for an applied change.
+    let (_, text) = fx.err("edit", json!({"path": "a.py", "old_string": "qqq", "new_string": "sum"}));
+    assert!(text.contains("old_string was not found in a.py"), "{text}");
+    assert!(!text.contains("already applied"), "{text}");
 }
 
 #[test]
@@ -622,4 +709,86 @@ fn write_and_apply_patch_refuse_fifos_instead_of_blocking() {
     let deleted = run.call(Caller::Main, "apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: fifo\n*** End Patch\n"}));
     assert!(deleted.is_error && deleted.joined_text().contains("not a regular file"), "{}", deleted.joined_text());
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "must not block on the FIFO");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes that land in a call the caller gave up on
+
+/// A host tool that commits `late.txt`, then lets `after` happen (sleep past the deadline, or the
+/// host's cancel arriving) before it returns.
+fn late_writer(after: fn(&CallContext<'_>)) -> (runbound::ToolDescriptor, runbound::ToolHandler) {
+    let descriptor = runbound::ToolDescriptor {
+        name: "late_writer".to_owned(),
+        description: "Writes late.txt, then finishes late.".to_owned(),
+        tier: runbound::Tier::Write,
+        input_schema: json!({"type": "object"}),
+        parallel_safe: true,
+        default_timeout: std::time::Duration::from_secs(30),
+    };
+    let handler: runbound::ToolHandler = Arc::new(move |ctx: &CallContext<'_>, _arguments: Value| {
+        let root = ctx.workspace_root();
+        let change = FileChange { path: root.join("late.txt"), new_content: Some(b"late\n".to_vec()), expected: ExpectedState::Any };
+        let written = runbound::files::commit_file_changes_in(root, &[change])?;
+        after(ctx);
+        Ok(runbound::ToolOutput::text("wrote late.txt").with_written_paths(written))
+    });
+    (descriptor, handler)
+}
+
+#[test]
+fn a_write_that_lands_past_the_deadline_or_after_a_cancel_says_it_landed() {
+    let fx = fixture(&[]);
+    for (after, expected) in [
+        (
+            (|_ctx: &CallContext<'_>| std::thread::sleep(std::time::Duration::from_millis(150))) as fn(&CallContext<'_>),
+            "note: this call ran past its 50 ms deadline, but its write had already landed: late.txt changed on disk",
+        ),
+        (
+            |ctx: &CallContext<'_>| ctx.cancel_token().cancel(),
+            "note: the host cancelled this call, but its write had already landed: late.txt",
+        ),
+    ] {
+        let (descriptor, handler) = late_writer(after);
+        let run = Run::builder(&fx.root)
+            .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+            .tool(descriptor, handler)
+            .build()
+            .unwrap();
+        let mut options = runbound::CallOptions::new(Caller::Main);
+        options.timeout = Some(std::time::Duration::from_millis(50));
+        let result = run.call_with("late_writer", json!({}), &options);
+        assert!(result.joined_text().contains(expected), "{}", result.joined_text());
+        assert_eq!(options.cancel.landed_writes(), vec![fx.root.join("late.txt")]);
+        fs::remove_file(fx.root.join("late.txt")).unwrap();
+    }
+    // A write tool cancelled before it commits writes nothing and says so.
+    let options = runbound::CallOptions::new(Caller::Main);
+    options.cancel.cancel();
+    let result = fx.run.call_with("write", json!({"path": "never.txt", "content": "x"}), &options);
+    assert!(result.is_error && result.joined_text().contains("cancelled"), "{}", result.joined_text());
+    assert!(!fx.root.join("never.txt").exists());
+}
+
+#[test]
+fn an_eval_that_times_out_after_a_bridged_write_says_the_write_landed() {
+    if support::require_binary("files::an_eval_that_times_out_after_a_bridged_write_says_the_write_landed", "python3").is_none() {
+        return;
+    }
+    let fx = fixture(&[]);
+    let run = Run::builder(&fx.root)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .kernel_factory(runbound::kernel::KernelFactory::new().selection(runbound::kernel::KernelSelection::Cpython))
+        .build()
+        .unwrap();
+    let mut options = runbound::CallOptions::new(Caller::Main);
+    options.timeout = Some(std::time::Duration::from_secs(6));
+    let code = "tool('write', {'path': 'bridged.txt', 'content': 'from the cell\\n'})\nimport time\ntime.sleep(60)";
+    let result = run.call_with("eval", json!({"code": code, "description": "write a file then wait for long"}), &options);
+    let text = result.joined_text();
+    assert!(result.is_error, "the cell ran out of time: {text}");
+    assert!(
+        text.contains("note: although eval did not complete, writes made through it had already landed and stay on disk: bridged.txt"),
+        "{text}"
+    );
+    assert_eq!(fx.read_file("bridged.txt"), "from the cell\n");
 }

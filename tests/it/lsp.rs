@@ -173,7 +173,7 @@ fn rust_analyzer_end_to_end() {
     let text = ok(&run, json!({"op": "type_definition", "file": "src/shapes.rs", "line": 17, "symbol": "square"}));
     assert!(text.contains("src/shapes.rs:5: pub struct Square {"), "{text}");
     let text = ok(&run, json!({"op": "symbols", "file": "src/shapes.rs"}));
-    assert!(text.contains("interface Shape") && text.contains("struct Square") && text.contains("function unit_square"), "{text}");
+    assert!(text.contains("trait Shape") && text.contains("struct Square") && text.contains("function unit_square"), "{text}");
     let text = ok(&run, json!({"op": "symbols", "query": "unit_square"}));
     assert!(text.contains("function unit_square") && text.contains("src/shapes.rs:15"), "{text}");
     let text = ok(&run, json!({"op": "diagnostics", "file": "src/lib.rs"}));
@@ -463,7 +463,7 @@ fn dart_status_is_honest_and_a_fake_dart_proves_the_launch() {
         text.contains("60 references in 2 files") && text.contains("app/lib/main.dart (40):") && text.contains("app/pubspec.yaml (20):"),
         "{text}"
     );
-    assert!(text.contains("showing 50 of 60 references in 2 files"), "{text}");
+    assert!(text.contains("showing 1–50 of 60; next: offset=50"), "{text}");
     assert_eq!(text.lines().filter(|line| line.starts_with("  ") && !line.contains(" | ")).count(), 50, "{text}");
     let text = ok(&run, json!({"op": "reload", "file": "app/lib/main.dart"}));
     assert!(text.contains("dart @ app: reloaded (pid") && text.contains("1 document(s) reopened"), "{text}");

@@ -2,8 +2,8 @@
 //! fixture projects under `tests/data/lsp_checker/`: `cargo check` (Rust), `pyright` (Python),
 //! `tsc` (TypeScript), `go vet` + `go build` (Go) and `clangd-19 --check` (C; clang-tidy is not
 //! installed by `.ci/install`). Each test compares the exact records (path, 1-based line,
-//! severity, code, message, source) in their order (errors first), and the cap ("showing N of
-//! M"), a tiny timeout (an honest timeout message, the checker killed) and a missing checker
+//! severity, code, message, source) in their order (errors first), and the page ("showing A–B of
+//! N"), a tiny timeout (an honest timeout message, the checker killed) and a missing checker
 //! (`dart`: no SDK installs here → "looked for dart") are checked too.
 //!
 //! A missing checker skips loudly locally and fails under `CI` (see `support::require_binary`).
@@ -126,7 +126,7 @@ fn pyright_reports_exact_records_and_the_cap_says_showing_n_of_m() {
     let shown = records(&structured);
     assert_eq!(shown.iter().map(|r| (r.0.as_str(), r.1)).collect::<Vec<_>>(), vec![("main.py", 3), ("shapes.py", 8)], "{text}");
     assert_eq!((structured["total"].as_u64(), structured["shown"].as_u64()), (Some(4), Some(2)));
-    assert!(text.contains("(showing 2 of 4 diagnostics; errors first)"), "{text}");
+    assert!(text.contains("showing 1–2 of 4; next: offset=2"), "{text}");
     assert!(text.starts_with("project check: 3 errors, 1 warning"), "the counts cover all, not the shown: {text}");
 }
 

@@ -1,0 +1,508 @@
+//! A file's outline from a `textDocument/documentSymbol` answer: a tree in source order with
+//! readable kinds, flattened for paging.
+//!
+//! - Both answer shapes are accepted: nested `DocumentSymbol[]` (children kept, then sorted by
+//!   position at every level — tsserver answers alphabetically, pyright puts `self.x` attributes
+//!   last) and flat `SymbolInformation[]` (pylsp; the tree is rebuilt from range containment and
+//!   `containerName`).
+//! - Kinds are named for what they are, from the server's kind, its `detail` and the declaration's
+//!   own line: rust-analyzer's `TypeParameter` at item level is a `type alias` and its `Object`
+//!   named `impl …` an `impl`; `macro_rules!` is a `macro`; a TypeScript `type X =` (reported as a
+//!   variable) and a Python `X: TypeAlias = …` are `type alias`; gopls' `Class` is a Go `type`
+//!   (`type alias` with `=`); clangd's `detail` (`type alias`, `struct`, `union`) wins over its
+//!   kind; enum members reported as constants are `enum member`; variables of a class are
+//!   `field`s; a Rust `interface` is a `trait`. See [`KINDS`].
+//! - Hidden by default, and counted: parameters and locals (data symbols inside functions,
+//!   methods, constructors, or inside other data symbols such as a `const f = () => {…}`) and
+//!   Python imports that pylsp lists.
+
+use serde_json::Value;
+
+use crate::lsp::position::split_lines;
+
+/// Every kind name an outline entry can carry (also the values `kind` filters accept).
+pub const KINDS: &[&str] = &[
+    "file",
+    "module",
+    "namespace",
+    "package",
+    "class",
+    "method",
+    "property",
+    "field",
+    "constructor",
+    "enum",
+    "interface",
+    "function",
+    "variable",
+    "constant",
+    "string",
+    "number",
+    "boolean",
+    "array",
+    "object",
+    "key",
+    "null",
+    "enum member",
+    "struct",
+    "event",
+    "operator",
+    "type parameter",
+    "type alias",
+    "type",
+    "associated type",
+    "impl",
+    "trait",
+    "macro",
+    "static",
+    "union",
+    "symbol",
+];
+
+/// The LSP `SymbolKind` number (1–26) as a lowercase word (`symbol` for unknown numbers).
+pub fn lsp_kind_name(number: u64) -> &'static str {
+    match number {
+        1 => "file",
+        2 => "module",
+        3 => "namespace",
+        4 => "package",
+        5 => "class",
+        6 => "method",
+        7 => "property",
+        8 => "field",
+        9 => "constructor",
+        10 => "enum",
+        11 => "interface",
+        12 => "function",
+        13 => "variable",
+        14 => "constant",
+        15 => "string",
+        16 => "number",
+        17 => "boolean",
+        18 => "array",
+        19 => "object",
+        20 => "key",
+        21 => "null",
+        22 => "enum member",
+        23 => "struct",
+        24 => "event",
+        25 => "operator",
+        26 => "type parameter",
+        _ => "symbol",
+    }
+}
+
+/// A kind filter value normalized (`enum_member` → `enum member`, case-insensitive), or `None`
+/// when no outline kind has that name.
+pub fn normalize_kind(kind: &str) -> Option<&'static str> {
+    let wanted = kind.trim().to_lowercase().replace(['_', '-'], " ");
+    KINDS.iter().copied().find(|known| *known == wanted)
+}
+
+/// Why an entry is left out of the default outline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hidden {
+    /// A parameter or local (a data symbol inside a function or inside another data symbol).
+    Local,
+    /// An imported name (pylsp lists `import` lines).
+    Import,
+}
+
+/// One outline entry, in source order (pre-order of the tree).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineEntry {
+    /// The symbol's name as the server gave it.
+    pub name: String,
+    /// Readable kind, one of [`KINDS`].
+    pub kind: &'static str,
+    /// The server's raw `SymbolKind` name, when it differs from `kind`.
+    pub lsp_kind: Option<&'static str>,
+    /// The server's `detail` (a signature or type), when non-empty.
+    pub detail: Option<String>,
+    /// 1-based line of the name (of the `impl` keyword for an impl block).
+    pub line: u32,
+    /// 1-based last line of the whole declaration.
+    pub end_line: u32,
+    /// 1 for top level, 2 for members of a top-level symbol, …
+    pub depth: usize,
+    /// Index (in the entry list) of the enclosing entry.
+    pub parent: Option<usize>,
+    /// Why it is hidden by default, if it is.
+    pub hidden: Option<Hidden>,
+}
+
+/// Builds the outline of a file from the server's raw `documentSymbol` answer (`null`, nested or
+/// flat) and the file's text. `extension` (without the dot) selects language rules for kinds.
+///
+/// # Errors
+/// The answer is neither shape (the message quotes the parse error).
+pub fn build_outline(answer: &Value, file_text: &str, extension: &str) -> Result<Vec<OutlineEntry>, String> {
+    if answer.is_null() {
+        return Ok(Vec::new());
+    }
+    let response: lsp_types::DocumentSymbolResponse = serde_json::from_value(answer.clone()).map_err(|err| err.to_string())?;
+    let roots = match response {
+        lsp_types::DocumentSymbolResponse::Nested(list) => list.into_iter().map(Node::from_nested).collect(),
+        lsp_types::DocumentSymbolResponse::Flat(list) => tree_from_flat(list),
+    };
+    let lines = split_lines(file_text);
+    let mut entries = Vec::new();
+    flatten(&roots, &lines, extension, 1, None, None, false, &mut entries);
+    Ok(entries)
+}
+
+#[derive(Debug)]
+struct Node {
+    name: String,
+    kind: u64,
+    detail: Option<String>,
+    /// (line, character) of the declaration's start, its end, and the name's start.
+    start: (u32, u32),
+    end: (u32, u32),
+    name_start: (u32, u32),
+    children: Vec<Node>,
+}
+
+pub(crate) fn kind_number(kind: &lsp_types::SymbolKind) -> u64 {
+    serde_json::to_value(kind).ok().and_then(|value| value.as_u64()).unwrap_or(0)
+}
+
+impl Node {
+    fn from_nested(symbol: lsp_types::DocumentSymbol) -> Node {
+        Node {
+            name: symbol.name,
+            kind: kind_number(&symbol.kind),
+            detail: symbol.detail.filter(|detail| !detail.trim().is_empty()),
+            start: (symbol.range.start.line, symbol.range.start.character),
+            end: (symbol.range.end.line, symbol.range.end.character),
+            name_start: (symbol.selection_range.start.line, symbol.selection_range.start.character),
+            children: symbol.children.unwrap_or_default().into_iter().map(Node::from_nested).collect(),
+        }
+    }
+}
+
+/// Rebuilds the tree of a flat answer: a symbol's parent is the innermost earlier symbol whose
+/// range contains its range, preferring one named like its `containerName`.
+#[allow(deprecated)] // `SymbolInformation::deprecated` is part of the struct literal we destructure.
+fn tree_from_flat(mut list: Vec<lsp_types::SymbolInformation>) -> Vec<Node> {
+    list.sort_by(|a, b| {
+        let (ra, rb) = (a.location.range, b.location.range);
+        (ra.start.line, ra.start.character, std::cmp::Reverse((ra.end.line, ra.end.character))).cmp(&(
+            rb.start.line,
+            rb.start.character,
+            std::cmp::Reverse((rb.end.line, rb.end.character)),
+        ))
+    });
+    // Arena: (node, parent index).
+    let mut arena: Vec<(Node, Option<usize>)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for symbol in list {
+        let range = symbol.location.range;
+        let start = (range.start.line, range.start.character);
+        let end = (range.end.line, range.end.character);
+        // Close every open symbol that does not contain this one.
+        while let Some(&top) = open.last() {
+            let (node, _) = &arena[top];
+            if node.start <= start && end <= node.end {
+                break;
+            }
+            open.pop();
+        }
+        let container = symbol.container_name.as_deref().filter(|name| !name.is_empty());
+        let parent = match container {
+            Some(container) => open.iter().rev().copied().find(|&index| arena[index].0.name == container).or(open.last().copied()),
+            None => open.last().copied(),
+        };
+        let node =
+            Node { name: symbol.name, kind: kind_number(&symbol.kind), detail: None, start, end, name_start: start, children: Vec::new() };
+        arena.push((node, parent));
+        open.push(arena.len() - 1);
+    }
+    // Attach children to parents, last first so indices stay valid.
+    let mut slots: Vec<Option<Node>> = Vec::with_capacity(arena.len());
+    let mut parents = Vec::with_capacity(arena.len());
+    for (node, parent) in arena {
+        slots.push(Some(node));
+        parents.push(parent);
+    }
+    let mut roots = Vec::new();
+    for index in (0..slots.len()).rev() {
+        let node = slots[index].take().expect("each node is moved once");
+        match parents[index] {
+            Some(parent) => slots[parent].as_mut().expect("parents precede children").children.insert(0, node),
+            None => roots.insert(0, node),
+        }
+    }
+    roots
+}
+
+const FUNCTION_LIKE: &[&str] = &["function", "method", "constructor", "macro", "operator"];
+const DATA_LIKE: &[&str] = &[
+    "variable",
+    "constant",
+    "field",
+    "property",
+    "string",
+    "number",
+    "boolean",
+    "array",
+    "object",
+    "key",
+    "null",
+    "type parameter",
+    "static",
+    "enum member",
+];
+
+#[allow(clippy::too_many_arguments)]
+fn flatten(
+    nodes: &[Node],
+    lines: &[&str],
+    extension: &str,
+    depth: usize,
+    parent: Option<usize>,
+    parent_kind: Option<&'static str>,
+    parent_hidden: bool,
+    entries: &mut Vec<OutlineEntry>,
+) {
+    let mut order: Vec<&Node> = nodes.iter().collect();
+    order.sort_by_key(|node| (node.start, node.name_start));
+    for node in order {
+        let line_text = lines.get(node.name_start.0 as usize).copied().unwrap_or("");
+        let kind = readable_kind(node, line_text, extension, parent_kind);
+        let hidden = if parent_hidden {
+            Some(Hidden::Local)
+        } else if is_import(line_text, extension) && node.children.is_empty() {
+            Some(Hidden::Import)
+        } else if parent_kind.is_some_and(|parent| FUNCTION_LIKE.contains(&parent) || DATA_LIKE.contains(&parent))
+            && DATA_LIKE.contains(&kind)
+        {
+            Some(Hidden::Local)
+        } else {
+            None
+        };
+        let lsp_kind = lsp_kind_name(node.kind);
+        entries.push(OutlineEntry {
+            name: node.name.clone(),
+            kind,
+            lsp_kind: (lsp_kind != kind).then_some(lsp_kind),
+            detail: node.detail.clone(),
+            // An impl block has no name to address; its line is where `impl` starts (its type may
+            // sit on a later line).
+            line: if kind == "impl" { node.start.0.min(node.name_start.0) + 1 } else { node.name_start.0 + 1 },
+            end_line: node.end.0.max(node.name_start.0) + 1 - u32::from(node.end.1 == 0 && node.end.0 > node.name_start.0),
+            depth,
+            parent,
+            hidden,
+        });
+        let index = entries.len() - 1;
+        flatten(&node.children, lines, extension, depth + 1, Some(index), Some(kind), hidden.is_some(), entries);
+    }
+}
+
+/// The readable kind of a symbol known only by its kind number, name and line (a
+/// `workspace/symbol` result): the same rules as the outline's, without a parent.
+pub fn readable_kind_on_line(kind: u64, name: &str, line_text: &str, extension: &str) -> &'static str {
+    let column = line_text.find(name).map(|byte| line_text[..byte].chars().count() as u32).unwrap_or(0);
+    let node =
+        Node { name: name.to_owned(), kind, detail: None, start: (0, 0), end: (0, 0), name_start: (0, column), children: Vec::new() };
+    readable_kind(&node, line_text, extension, None)
+}
+
+/// Python `import x` / `from x import y` lines (pylsp lists imported names as symbols).
+fn is_import(line_text: &str, extension: &str) -> bool {
+    let trimmed = line_text.trim_start();
+    matches!(extension, "py" | "pyi") && (trimmed.starts_with("import ") || trimmed.starts_with("from "))
+}
+
+/// The words of `text` (identifier characters, `!` kept for `macro_rules!`).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!')).filter(|word| !word.is_empty())
+}
+
+fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Option<&'static str>) -> &'static str {
+    let base = lsp_kind_name(node.kind);
+    let name_column =
+        line_text.char_indices().nth(node.name_start.1 as usize).map(|(byte, _)| byte).unwrap_or(line_text.len()).min(line_text.len());
+    // The name's column is in the server's encoding; for the keyword test a byte or UTF-16 column
+    // on an ASCII prefix is the same, and a prefix cut a little off still holds its keywords.
+    let prefix = line_text.get(..name_column).unwrap_or("");
+    let after_name = line_text.get(name_column..).and_then(|rest| rest.strip_prefix(node.name.as_str())).unwrap_or("").trim_start();
+    let has_word = |word: &str| words(prefix).any(|w| w == word);
+    // clangd says in `detail` what a `class` really is.
+    match node.detail.as_deref().map(str::trim) {
+        Some("type alias") => return "type alias",
+        Some("struct") if base == "class" => return "struct",
+        Some("union") if base == "class" => return "union",
+        _ => {}
+    }
+    match base {
+        "type parameter" => {
+            if parent_kind.is_some_and(|parent| matches!(parent, "interface" | "trait" | "impl" | "class" | "struct")) {
+                "associated type"
+            } else if extension == "rs" || has_word("type") {
+                "type alias"
+            } else {
+                base
+            }
+        }
+        "object" if node.name.starts_with("impl ") || node.name.starts_with("impl<") => "impl",
+        "interface" if extension == "rs" => "trait",
+        "function" if extension == "rs" && has_word("macro_rules!") => "macro",
+        "constant" if extension == "rs" && has_word("static") => "static",
+        "struct" if has_word("union") => "union",
+        "class" if extension == "go" => {
+            if after_name.starts_with('=') {
+                "type alias"
+            } else {
+                "type"
+            }
+        }
+        "variable" | "constant" => {
+            let python_alias = matches!(extension, "py" | "pyi")
+                && (after_name.starts_with(": TypeAlias")
+                    || after_name.starts_with(": typing.TypeAlias")
+                    || after_name.starts_with(": typing_extensions.TypeAlias")
+                    || (has_word("type") && prefix.trim_start().starts_with("type ")));
+            let typescript_alias = matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+                && has_word("type")
+                && after_name.trim_start_matches(|c: char| c != '=').starts_with('=');
+            if python_alias || typescript_alias {
+                "type alias"
+            } else if parent_kind == Some("enum") {
+                "enum member"
+            } else if base == "variable" && parent_kind.is_some_and(|parent| matches!(parent, "class" | "struct" | "interface")) {
+                "field"
+            } else {
+                base
+            }
+        }
+        "enum" if parent_kind == Some("enum") => "enum member",
+        _ => base,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn symbol(name: &str, kind: u64, range: (u32, u32, u32, u32), name_at: (u32, u32), children: Value) -> Value {
+        json!({
+            "name": name, "kind": kind,
+            "range": {"start": {"line": range.0, "character": range.1}, "end": {"line": range.2, "character": range.3}},
+            "selectionRange": {"start": {"line": name_at.0, "character": name_at.1}, "end": {"line": name_at.0, "character": name_at.1 + name.len() as u32}},
+            "children": children,
+        })
+    }
+
+    fn summary(entries: &[OutlineEntry]) -> Vec<String> {
+        entries
+            .iter()
+            .map(|e| {
+                let hidden = match e.hidden {
+                    Some(Hidden::Local) => " (local)",
+                    Some(Hidden::Import) => " (import)",
+                    None => "",
+                };
+                format!("{}{} {} {}-{}{hidden}", "  ".repeat(e.depth - 1), e.kind, e.name, e.line, e.end_line)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nested_answers_are_put_in_source_order_with_readable_kinds() {
+        // tsserver's shape: alphabetical at every level, a type alias reported as a variable,
+        // enum members as constants, locals inside functions.
+        let text = "export type Meters = number;\nexport enum Color { Red, Green }\nexport function double(v: number) {\n  const result = v * 2;\n  return result;\n}\n";
+        let answer = json!([
+            symbol(
+                "Color",
+                10,
+                (1, 0, 1, 32),
+                (1, 12),
+                json!([symbol("Green", 14, (1, 25, 1, 30), (1, 25), json!([])), symbol("Red", 14, (1, 20, 1, 23), (1, 20), json!([])),])
+            ),
+            symbol("double", 12, (2, 0, 5, 1), (2, 16), json!([symbol("result", 14, (3, 8, 3, 22), (3, 8), json!([]))])),
+            symbol("Meters", 13, (0, 0, 0, 28), (0, 12), json!([])),
+        ]);
+        let entries = build_outline(&answer, text, "ts").unwrap();
+        assert_eq!(
+            summary(&entries),
+            vec![
+                "type alias Meters 1-1",
+                "enum Color 2-2",
+                "  enum member Red 2-2",
+                "  enum member Green 2-2",
+                "function double 3-6",
+                "  constant result 4-4 (local)",
+            ]
+        );
+        assert_eq!(entries[0].lsp_kind, Some("variable"));
+        assert_eq!(entries[2].parent, Some(1));
+    }
+
+    #[test]
+    fn rust_analyzer_kinds_become_rust_words() {
+        let text = "pub type Meters = f64;\npub static GREETING: &str = \"hi\";\nmacro_rules! twice { ($e:expr) => { $e * 2 }; }\nimpl Shape for Square { type Output = f64; }\n";
+        let answer = json!([
+            symbol("Meters", 26, (0, 0, 0, 22), (0, 9), json!([])),
+            symbol("GREETING", 14, (1, 0, 1, 33), (1, 11), json!([])),
+            symbol("twice", 12, (2, 0, 2, 49), (2, 13), json!([])),
+            symbol("impl Shape for Square", 19, (3, 0, 3, 44), (3, 15), json!([symbol("Output", 26, (3, 24, 3, 42), (3, 29), json!([]))])),
+        ]);
+        let entries = build_outline(&answer, text, "rs").unwrap();
+        assert_eq!(
+            summary(&entries),
+            vec![
+                "type alias Meters 1-1",
+                "static GREETING 2-2",
+                "macro twice 3-3",
+                "impl impl Shape for Square 4-4",
+                "  associated type Output 4-4"
+            ]
+        );
+    }
+
+    #[test]
+    fn flat_answers_are_rebuilt_into_a_tree_and_imports_and_locals_are_marked() {
+        // pylsp's shape: flat, container names, full ranges, imports listed.
+        let text = "import os\nclass Shape:\n    def area(self):\n        local = 1\n        return local\n\ndef helper():\n    pass\n";
+        let flat = |name: &str, kind: u64, range: (u32, u32, u32, u32), container: Option<&str>| json!({"name": name, "kind": kind, "containerName": container, "location": {"uri": "file:///x.py", "range": {"start": {"line": range.0, "character": range.1}, "end": {"line": range.2, "character": range.3}}}});
+        let answer = json!([
+            flat("os", 2, (0, 0, 0, 9), None),
+            flat("Shape", 5, (1, 0, 5, 0), None),
+            flat("local", 13, (3, 8, 3, 17), Some("area")),
+            flat("area", 6, (2, 4, 5, 0), Some("Shape")),
+            flat("helper", 12, (6, 0, 8, 0), None),
+        ]);
+        let entries = build_outline(&answer, text, "py").unwrap();
+        assert_eq!(
+            summary(&entries),
+            vec!["module os 1-1 (import)", "class Shape 2-5", "  method area 3-5", "    variable local 4-4 (local)", "function helper 7-8"]
+        );
+    }
+
+    #[test]
+    fn go_types_and_clangd_details_are_named() {
+        let text = "type Meters = float64\ntype Celsius float64\n";
+        let answer = json!([symbol("Meters", 5, (0, 0, 0, 21), (0, 5), json!([])), symbol("Celsius", 5, (1, 0, 1, 20), (1, 5), json!([]))]);
+        assert_eq!(summary(&build_outline(&answer, text, "go").unwrap()), vec!["type alias Meters 1-1", "type Celsius 2-2"]);
+        let text = "typedef double meters;\nstruct square { double side; };\n";
+        let mut alias = symbol("meters", 5, (0, 0, 0, 21), (0, 15), json!([]));
+        alias["detail"] = json!("type alias");
+        let mut square = symbol("square", 5, (1, 0, 1, 30), (1, 7), json!([]));
+        square["detail"] = json!("struct");
+        assert_eq!(
+            summary(&build_outline(&json!([alias, square]), text, "c").unwrap()),
+            vec!["type alias meters 1-1", "struct square 2-2"]
+        );
+    }
+
+    #[test]
+    fn kind_filter_values_are_normalized() {
+        assert_eq!(normalize_kind("Enum_Member"), Some("enum member"));
+        assert_eq!(normalize_kind("type-alias"), Some("type alias"));
+        assert_eq!(normalize_kind("klass"), None);
+    }
+}
