@@ -109,7 +109,7 @@ pub struct LaunchPlan {
     pub root_hint: PathBuf,
     /// What was built first.
     pub build: Option<BuildNote>,
-    /// A test launch: `stack` and the first stop should be read with the harness folded.
+    /// A test launch (the result shows the test selection it runs instead of raw args).
     pub is_test: bool,
 }
 

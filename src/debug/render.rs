@@ -135,7 +135,13 @@ pub fn teardown(report: &TeardownReport) -> String {
 pub fn frame_line(frame: &FrameInfo, index: usize, workspace_root: &Path, quote: bool) -> String {
     let line = frame.line;
     let location = match (&frame.path, &frame.source_name) {
-        (Some(path), _) => format!("{}:{line}", display_path(workspace_root, path)),
+        (Some(path), _) => {
+            let shown = display_path(workspace_root, path);
+            match shown.strip_suffix(crate::render::OUTSIDE_WORKSPACE) {
+                Some(outside) => format!("{outside}:{line}{}", crate::render::OUTSIDE_WORKSPACE),
+                None => format!("{shown}:{line}"),
+            }
+        }
         (None, Some(name)) => format!("{name}:{line} (no source path)"),
         (None, None) => "(no source)".to_owned(),
     };
@@ -377,7 +383,13 @@ pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
                 let _ = write!(text, " {exception}");
             }
             if let Some(description) = stop.description.as_ref().or(stop.text.as_ref()) {
-                if !description.eq_ignore_ascii_case(&stop.reason) {
+                // lldb's "breakpoint 1.1" and "step over" repeat the reason; other text informs.
+                let repeats = description.eq_ignore_ascii_case(&stop.reason)
+                    || description.strip_prefix(stop.reason.as_str()).is_some_and(|rest| {
+                        let rest = rest.trim();
+                        rest.chars().all(|c| c.is_ascii_digit() || c == '.') || matches!(rest, "in" | "over" | "out")
+                    });
+                if !repeats {
                     let _ = write!(text, " ({description})");
                 }
             }
@@ -469,7 +481,9 @@ pub fn launch_report(report: &LaunchReport, workspace_root: &Path) -> String {
             );
         }
         if plan.is_test {
-            let shown: Vec<&str> = plan.args.iter().map(String::as_str).collect();
+            // Paths in the test selection (a pytest node id) are shown relative to the workspace.
+            let prefix = format!("{}/", workspace_root.display());
+            let shown: Vec<String> = plan.args.iter().map(|arg| arg.strip_prefix(&prefix).unwrap_or(arg).to_owned()).collect();
             let _ = writeln!(text, "runs: {} in {}", shown.join(" "), display_path(workspace_root, &report.cwd));
         }
     }
@@ -858,6 +872,43 @@ mod tests {
         assert_eq!(exit_code(137), "137 (likely killed by SIGKILL)");
         assert_eq!(exit_code(-11), "-11 (killed by SIGSEGV)");
         assert_eq!(exit_code(255), "255", "-1 is no signal worth naming");
+    }
+
+    #[test]
+    fn rust_frame_names_lose_their_hash_and_escapes() {
+        assert_eq!(tidy_frame_name("rs1::area::h3807401666103368"), "rs1::area");
+        assert_eq!(
+            tidy_frame_name("rs1::tests::totals_shapes::_$u7b$$u7b$closure$u7d$$u7d$::h86c7cfd6a27d2165"),
+            "rs1::tests::totals_shapes::{{closure}}"
+        );
+        assert_eq!(tidy_frame_name("either::Either$LT$L$C$R$GT$::right::h7fed0123456789ab"), "either::Either<L,R>::right");
+        assert_eq!(tidy_frame_name("main.add"), "main.add");
+        assert_eq!(tidy_frame_name("test_total (h1)"), "test_total (h1)");
+    }
+
+    #[test]
+    fn outside_frames_fold_and_name_their_origin() {
+        let root = Path::new("/w");
+        let frame = |path: Option<&str>, name: &str| FrameInfo {
+            handle: 1,
+            name: name.to_owned(),
+            path: path.map(std::path::PathBuf::from),
+            source_name: None,
+            line: 3,
+        };
+        let frames = vec![
+            frame(Some("/w/src/lib.rs"), "a"),
+            frame(Some("/w/src/lib.rs"), "b"),
+            frame(Some("/rustc/abc/library/core/src/ops/function.rs"), "core::ops::f"),
+            frame(Some("/rustc/abc/library/test/src/lib.rs"), "test::run"),
+            frame(Some("/w/.venv/lib/python3.11/site-packages/_pytest/python.py"), "pytest_pyfunc_call"),
+            frame(None, "start_thread"),
+        ];
+        let lines = folded_frames(&frames, root);
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        assert!(lines[2].starts_with("… #2–#5 4 frames in core, test, _pytest, start_thread (outside the workspace)"), "{lines:#?}");
+        assert!(!is_workspace_frame(&frames[4], root), "a venv inside the workspace is not the project");
+        assert_eq!(frame_origin(&frame(Some("/usr/lib/go-1.19/src/testing/testing.go"), "testing.tRunner")), "testing");
     }
 
     #[test]

@@ -313,8 +313,6 @@ pub enum ResumeReport {
     AlreadyStopped(StopInfo),
     /// The request was sent and the next stop (or exit, or the budget) awaited.
     Waited {
-        /// Whether the workspace-first folding applies (a test launch).
-        is_test: bool,
         /// Which op.
         kind: ResumeKind,
         /// The thread it was sent for.
@@ -481,8 +479,6 @@ pub(crate) struct SessionInner {
     function_breakpoints: Mutex<Vec<FunctionBreakpointStatus>>,
     /// The exception filters on now.
     exception_filters: Mutex<ExceptionFiltersReport>,
-    /// A test launch (frames of the harness are folded first).
-    is_test: bool,
 }
 
 impl Session {
@@ -594,7 +590,6 @@ impl Session {
             reported_output: AtomicU64::new(0),
             function_breakpoints: Mutex::new(Vec::new()),
             exception_filters: Mutex::new(ExceptionFiltersReport::default()),
-            is_test: matches!(&target, SessionTarget::Launch(plan) if plan.is_test),
         });
         let event_inner = Arc::clone(&inner);
         let event_thread = std::thread::Builder::new()
@@ -878,11 +873,6 @@ impl Session {
         let output = self.inner.output.lock();
         let since = self.inner.reported_output.swap(output.total_bytes(), Ordering::Relaxed);
         output.render_since(since)
-    }
-
-    /// Whether this session was launched for a test (its harness frames are folded first).
-    pub fn is_test(&self) -> bool {
-        self.inner.is_test
     }
 
     /// The debuggee's captured output (all of the ring); marks it reported.
@@ -1659,7 +1649,7 @@ impl SessionInner {
         }
         // Run until something happens, within the call's budget (the resume timeout caps it).
         let outcome = self.wait_for_stop(stops_seen, self.resume_timeout.min(remaining().saturating_sub(ANSWER_RESERVE)));
-        Ok(ResumeReport::Waited { is_test: self.is_test, kind, thread, took: started.elapsed(), wait: WaitReport { outcome } })
+        Ok(ResumeReport::Waited { kind, thread, took: started.elapsed(), wait: WaitReport { outcome } })
     }
 
     /// One level of children of a small aggregate whose value hides its contents; `None` when
