@@ -8,8 +8,11 @@
 //!   program. The tool's `step_over` also fetches the top frame to say where it stopped, so it
 //!   makes one more request than the raw sequence; that cost is part of the figure.
 //! - launch to first stop (debugpy, lldb-dap, delve): `LAUNCHES` fresh launches with one
-//!   breakpoint, from the `launch` call to its answer (adapter start, handshake, run to the
-//!   breakpoint, top frame), then `terminate`.
+//!   breakpoint, from the `launch` call to its answer (program classification, adapter
+//!   resolution, adapter start, handshake, run to the breakpoint, top frames), then
+//!   `terminate`; versus the same adapter driven by raw DAP (spawn, `initialize`, `launch`,
+//!   `setBreakpoints`, `configurationDone`, wait for `stopped`, `stackTrace`, `disconnect`),
+//!   alternating tool and raw launches so load drifts hit both alike.
 //!
 //! Run: `cargo bench --bench debug` (an adapter that is not installed is skipped with a line
 //! saying so). `RUNBOUND_BENCH_ITERATIONS` overrides the step iterations (default 200).
@@ -34,8 +37,7 @@ fn main() {
         Some(python) => step_round_trip(&python, iterations),
         None => println!("step round trip: skipped: no python3 that imports debugpy"),
     }
-    println!("\nlaunch to first stop, {LAUNCHES} launches each:");
-    println!("{:<10} {:>8} {:>8} {:>8}", "adapter", "min", "p50", "max");
+    println!("\nlaunch to first stop, {LAUNCHES} launches each (tool and raw DAP alternating):");
     launch_to_first_stop();
 }
 
@@ -69,7 +71,7 @@ fn step_round_trip(python: &Path, iterations: usize) {
     println!("step_over + stack round trip on debugpy, {iterations} iterations:");
     println!("  tool: p50 {:.2}  p90 {:.2}", ms(ours_p50), ms(ours_p90));
     println!("  raw DAP (next, stopped, stackTrace): p50 {:.2}  p90 {:.2}", ms(raw_p50), ms(raw_p90));
-    println!("  overhead p50: {:+.2} ms (target ≤ +2 ms)", ms(ours_p50) - ms(raw_p50));
+    println!("  overhead p50: {:+.2} ms (target ≤ +2 ms), ratio p50 {:.2}", ms(ours_p50) - ms(raw_p50), ms(ours_p50) / ms(raw_p50));
 }
 
 fn raw_debugpy_steps(python: &Path, root: &Path, iterations: usize) -> Vec<Duration> {
@@ -154,19 +156,106 @@ fn launch_to_first_stop() {
                 .expect("gcc");
             assert!(status.success());
         }
-        let run = build_run(workspace.path());
+        let root = std::fs::canonicalize(workspace.path()).unwrap();
+        let run = build_run(&root);
         check(&run, json!({"op": "breakpoints", "file": source, "lines": [line]}));
-        let mut times = Vec::new();
+        let mut ours = Vec::new();
+        let mut raw = Vec::new();
         for _ in 0..LAUNCHES {
             let start = Instant::now();
             let text = check(&run, json!({"op": "launch", "program": program}));
-            times.push(start.elapsed());
+            ours.push(start.elapsed());
             assert!(text.contains("stopped: breakpoint"), "{text}");
             check(&run, json!({"op": "terminate"}));
+            raw.push(raw_launch_to_first_stop(adapter, &root, program, source, line));
         }
-        times.sort();
-        println!("{adapter:<10} {:>8.1} {:>8.1} {:>8.1}", ms(times[0]), ms(percentile(&mut times, 50)), ms(*times.last().unwrap()));
+        let (ours_p50, raw_p50) = (percentile(&mut ours, 50), percentile(&mut raw, 50));
+        println!(
+            "{adapter:<10} tool min {:>7.1} p50 {:>7.1} max {:>7.1} | raw DAP min {:>7.1} p50 {:>7.1} max {:>7.1} | ratio p50 {:.2}",
+            ms(ours[0]),
+            ms(ours_p50),
+            ms(*ours.last().unwrap()),
+            ms(raw[0]),
+            ms(raw_p50),
+            ms(*raw.last().unwrap()),
+            ms(ours_p50) / ms(raw_p50)
+        );
     }
+}
+
+/// One launch to the first stop by raw DAP on `adapter`: spawn, initialize, launch, configure
+/// one breakpoint, configurationDone, wait for `stopped`, stackTrace; then disconnect. Returns
+/// the time to the stack trace's answer.
+fn raw_launch_to_first_stop(adapter: &str, root: &Path, program: &str, source: &str, line: u64) -> Duration {
+    let output_dir = tempfile::tempdir().expect("temp dir for delve's build");
+    let start = Instant::now();
+    let program = root.join(program);
+    let (connection, launch_arguments) = match adapter {
+        "debugpy" => {
+            let python = debugpy_python().expect("debugpy");
+            let spec = ProcessSpec::new(&python, root).with_args(["-m", "debugpy.adapter"]).with_display_name("debugpy (raw bench)");
+            let child = ChildProcess::spawn(spec).expect("spawn debugpy adapter");
+            let connection =
+                RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("debugpy (raw)", "bench-raw"))
+                    .expect("connect");
+            let arguments = json!({"program": program, "console": "internalConsole", "cwd": root, "justMyCode": true, "python": python});
+            (connection, arguments)
+        }
+        "lldb" => {
+            let lldb = runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().expect("lldb-dap");
+            let child =
+                ChildProcess::spawn(ProcessSpec::new(&lldb, root).with_display_name("lldb-dap (raw bench)")).expect("spawn lldb-dap");
+            let connection =
+                RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("lldb-dap (raw)", "bench-raw"))
+                    .expect("connect");
+            (connection, json!({"program": program, "cwd": root, "stopOnEntry": false}))
+        }
+        _ => {
+            let dlv = which::which("dlv").expect("dlv");
+            let spec = ProcessSpec::new(&dlv, root)
+                .with_args(["dap", "--listen", "127.0.0.1:0", "--check-go-version=false"])
+                .with_stdin_piped(false)
+                .with_display_name("dlv (raw bench)");
+            let child = ChildProcess::spawn(spec).expect("spawn dlv");
+            let mut stdout = std::io::BufReader::new(child.take_stdout().expect("stdout"));
+            let mut first = String::new();
+            std::io::BufRead::read_line(&mut stdout, &mut first).expect("dlv's address line");
+            std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+            let port: u16 = first.trim().rsplit(':').next().and_then(|p| p.parse().ok()).expect("port");
+            let stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect dlv");
+            let reader = stream.try_clone().unwrap();
+            let connection = RpcConnection::over_streams(
+                Box::new(reader),
+                Box::new(stream),
+                Some(child),
+                WireProtocol::DapContentLength,
+                RpcOptions::new("dlv (raw)", "bench-raw"),
+            )
+            .expect("connect");
+            let output = output_dir.path().join("__debug_bin");
+            (connection, json!({"mode": "debug", "program": program, "cwd": root, "output": output}))
+        }
+    };
+    connection
+        .request("initialize", json!({"adapterID": adapter, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}), TIMEOUT)
+        .expect("initialize");
+    let launch = connection.send_request("launch", launch_arguments).expect("launch");
+    wait_event(&connection, "initialized");
+    connection
+        .request("setBreakpoints", json!({"source": {"path": root.join(source)}, "breakpoints": [{"line": line}]}), TIMEOUT)
+        .expect("setBreakpoints");
+    connection.request("configurationDone", json!({}), TIMEOUT).expect("configurationDone");
+    launch.wait(Duration::from_secs(120)).expect("launch response");
+    let stopped = wait_event(&connection, "stopped");
+    let thread = stopped["threadId"].as_i64().unwrap_or(1);
+    connection.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 30}), TIMEOUT).expect("stackTrace");
+    let took = start.elapsed();
+    let _ = connection.request("disconnect", json!({"terminateDebuggee": true}), Duration::from_secs(3));
+    if let Some(child) = connection.child() {
+        child.kill_group();
+    }
+    connection.close(Duration::from_secs(1));
+    took
 }
 
 fn build_run(workspace: &Path) -> Run {

@@ -72,7 +72,7 @@ pub struct BreakpointStatus {
 /// An `evaluate` request whose answer did not come within the request timeout. It stays in
 /// flight (the adapter answers it whenever the expression finishes) and is polled by `status`
 /// and the next `evaluate` / resume.
-pub struct UnansweredEvaluate {
+pub(crate) struct UnansweredEvaluate {
     /// The expression sent.
     pub expression: String,
     /// When it was sent.
@@ -81,8 +81,9 @@ pub struct UnansweredEvaluate {
     pub pending: PendingResponse,
 }
 
-/// Everything the event thread and the ops share, behind the session's one mutex.
-pub struct SessionState {
+/// Everything the event thread and the ops share, behind the session's one mutex (crate-private:
+/// it holds `dap_types` bodies, which stay inside this module).
+pub(crate) struct SessionState {
     /// `initialized` was seen.
     pub initialized: bool,
     /// Where the debuggee is.

@@ -11,6 +11,8 @@
 //! Layers, each knowing only the ones below it:
 //! - [`adapters`]: the adapter table as data, root markers, binary resolution and probing,
 //!   launch-argument builders;
+//! - [`program`]: what a launch is (a test by name, a module, a script, package or
+//!   executable), so which adapter and why, and the builds it needs;
 //! - `connect`: spawning an adapter or connecting to a port;
 //! - [`events`] and [`state`]: what the session records (stop generation, handles, output,
 //!   breakpoints);
@@ -64,8 +66,9 @@ pub struct DebugConfig {
     /// Wait for the whole launch/attach handshake (initialized → configuration →
     /// configurationDone → launch response). Default 30 s.
     pub launch_timeout: Duration,
-    /// Same for adapters that build the program first (delve on a `.go` file or package).
-    /// Default 120 s.
+    /// Same for adapters that build the program first (delve on a `.go` file, a package or a
+    /// test). Default 120 s; also bounded by the call's own deadline. (Cargo builds for Rust
+    /// tests and bin targets run before the handshake, bounded by the call's deadline.)
     pub build_launch_timeout: Duration,
     /// Wait for an ordinary request (stack, scopes, variables, evaluate, setBreakpoints, …).
     /// Default 15 s.

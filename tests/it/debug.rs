@@ -794,6 +794,14 @@ fn rust_test_by_name_shows_enums_vectors_and_folds_the_harness() {
     assert!(finished.contains("exited with code 0"), "{finished}");
     let output = ok(&run, json!({"op": "output"}));
     assert!(output.contains("1 passed"), "exactly that test ran: {output}");
+
+    // The bin target's source as the program: built with cargo, run under lldb.
+    ok(&run, json!({"op": "breakpoints", "file": "src/lib.rs", "lines": [{"text": "Shape::Rect(w, h) =>"}]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "src/main.rs"}));
+    assert!(launched.contains("why lldb: src/main.rs is the bin target shapes of shapes (built with cargo)"), "{launched}");
+    assert!(launched.contains("built: `cargo build --bin shapes -p shapes --message-format=json`"), "{launched}");
+    assert!(launched.contains("src/lib.rs:20 in shapes::area") && launched.contains("in shapes::main"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
 }
 
 #[test]
@@ -881,6 +889,12 @@ fn the_adapter_is_chosen_from_what_the_program_is() {
     let (kind, text) = err(&run, json!({"op": "launch", "program": "app.js"}));
     assert_eq!(kind, "unavailable");
     assert!(text.contains("no adapter") && text.contains("npm"), "{text}");
+    let adapters = ok(&run, json!({"op": "adapters"}));
+    let node = adapters
+        .lines()
+        .find(|line| line.starts_with("- node (JavaScript/TypeScript): no adapter"))
+        .unwrap_or_else(|| panic!("{adapters}"));
+    assert!(node.contains("@vscode/js-debug") && node.contains("GitHub release asset"), "what was looked for: {node}");
 
     // A Go test binary (ELF with Go build info) goes to delve although it has no extension.
     if support::require_binary(test, "dlv").is_none() || support::require_binary(test, "go").is_none() {
