@@ -28,6 +28,7 @@ pub mod error;
 pub mod files;
 pub mod kernel;
 pub mod lsp;
+pub mod python_env;
 pub mod registry;
 pub mod render;
 pub mod result;

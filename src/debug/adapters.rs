@@ -220,14 +220,9 @@ impl BinarySearch {
     }
 }
 
-/// The project-local virtualenv python of `root`: `.venv/bin/python`, then `venv/bin/python`
-/// (R-DBG-4). `None` when neither exists.
-pub fn project_venv_python(root: &Path) -> Option<PathBuf> {
-    [".venv/bin/python", "venv/bin/python", ".venv/bin/python3", "venv/bin/python3"]
-        .iter()
-        .map(|relative| root.join(relative))
-        .find(|candidate| is_executable_file(candidate))
-}
+/// The project-local virtualenv python of `root` (R-DBG-4): one resolution shared with the
+/// language servers and kernels, [`crate::python_env::project_venv_python`].
+pub use crate::python_env::project_venv_python;
 
 /// Pythons that may run `-m debugpy.adapter`, best first: the project venv's python (when it
 /// has debugpy it is the natural choice), then `python3` and `python` from the search path.

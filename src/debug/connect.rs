@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use crate::debug::adapters::{AdapterSpec, AdapterTransport, ResolvedAdapter};
 use crate::debug::state::{OutputRing, OutputStream};
 use crate::error::{ErrorKind, ToolError};
-use crate::transport::{ChildProcess, ProcessSpec, RpcConnection, RpcOptions, WireProtocol};
+use crate::transport::{ProcessSpec, RpcConnection, RpcOptions, WireProtocol};
 
 /// A connected adapter.
 pub(crate) struct AdapterLink {
@@ -71,7 +71,9 @@ pub(crate) fn connect(
             if spec.transport == AdapterTransport::TcpPortFromStdout {
                 process = process.with_stdin_piped(false);
             }
-            let child = ChildProcess::spawn(process)?;
+            // Under the process guardian: the debuggee and whatever it starts die with the
+            // adapter even when the host is killed with SIGKILL (transport::guardian).
+            let child = crate::transport::guardian::spawn_guarded(process, crate::transport::guardian::find_python().as_deref())?;
             let adapter_pid = Some(child.pid());
             match spec.transport {
                 AdapterTransport::Stdio => {

@@ -39,12 +39,15 @@ use crate::transport::process::{run_to_completion, ProcessSpec};
 /// The checkers, as data: (name, root markers).
 const CHECKERS: &[(&str, &[&str])] = &[
     ("cargo", &["Cargo.toml"]),
-    ("pyright", &["pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"]),
+    ("pyright", PYRIGHT_MARKERS),
     ("tsc", &["tsconfig.json"]),
     ("go", &["go.mod"]),
     ("dart", &["pubspec.yaml"]),
     ("clang", &["compile_commands.json", "compile_flags.txt"]),
 ];
+
+/// Root markers of Python projects, in the order pyright's configuration is preferred.
+const PYRIGHT_MARKERS: &[&str] = &["pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"];
 
 /// The outcome of one checker run on one root.
 #[derive(Debug, Clone)]
@@ -59,6 +62,9 @@ pub struct CheckerRun {
     pub problem: Option<String>,
     /// Wall time.
     pub elapsed: Duration,
+    /// Python roots: the interpreter pyright was given (`--pythonpath`) and why, e.g.
+    /// `.venv/bin/python (from .venv beside pyproject.toml)`, or why none resolved.
+    pub interpreter: Option<String>,
 }
 
 /// The last `"*"` run of a supervisor, kept so that later pages do not run the checkers again.
@@ -116,11 +122,13 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
             .with_hint(format!("looked for: {}", markers.join(", "))));
     }
     let end = (Instant::now() + config.checker_timeout).min(deadline);
+    let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
     let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root)) } else { None };
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
-            let runs: Vec<CheckerRun> = roots.iter().map(|(checker, dir)| run_checker(checker, dir, end)).collect();
+            let runs: Vec<CheckerRun> =
+                roots.iter().map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), end)).collect();
             supervisor.checker_cache().store(workspace_fingerprint(root), &runs);
             (runs, None)
         }
@@ -163,6 +171,9 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
             supervisor.display_path(&run.root),
             run.elapsed.as_millis()
         ));
+        if let Some(interpreter) = &run.interpreter {
+            text.push_str(&format!("\n    interpreter: {interpreter}"));
+        }
     }
     if let Some(at) = reused_at {
         text.push_str(&format!(
@@ -184,7 +195,7 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         .collect();
     let runs_json: Vec<Value> = runs
         .iter()
-        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64}))
+        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64, "interpreter": run.interpreter}))
         .collect();
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
         "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(), "page": page.to_json(), "reused_previous_run": reused_at.is_some(),
@@ -217,13 +228,35 @@ fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
     None
 }
 
-fn run_checker(checker: &str, root: &Path, end: Instant) -> CheckerRun {
+fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Option<&std::ffi::OsStr>, end: Instant) -> CheckerRun {
     let start = Instant::now();
-    let mut run =
-        CheckerRun { command: String::new(), root: root.to_path_buf(), records: Vec::new(), problem: None, elapsed: Duration::ZERO };
+    let mut run = CheckerRun {
+        command: String::new(),
+        root: root.to_path_buf(),
+        records: Vec::new(),
+        problem: None,
+        elapsed: Duration::ZERO,
+        interpreter: None,
+    };
     let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
         "cargo" => vec![(vec!["cargo"], vec!["check".into(), "--message-format=json".into(), "--quiet".into()])],
-        "pyright" => vec![(vec!["pyright", "basedpyright"], vec!["--outputjson".into()])],
+        "pyright" => {
+            // The same interpreter the language servers get (a configured venv, the project's
+            // .venv/venv, else python3 on PATH), so imports resolve against the project's
+            // packages and not whatever the checker's own PATH finds.
+            let mut args: Vec<String> = vec!["--outputjson".into()];
+            let marker = PYRIGHT_MARKERS.iter().map(|name| root.join(name)).find(|path| path.is_file());
+            match crate::python_env::resolve_project_interpreter(root, workspace_root, marker.as_deref(), path_env) {
+                Ok(interpreter) => {
+                    let shown = crate::python_env::display_interpreter_path(workspace_root, &interpreter.python);
+                    run.interpreter = Some(format!("{shown} ({})", interpreter.reason(workspace_root)));
+                    args.push("--pythonpath".into());
+                    args.push(interpreter.python.to_string_lossy().into_owned());
+                }
+                Err(why) => run.interpreter = Some(format!("none: {why}; pyright uses python3 on its own PATH")),
+            }
+            vec![(vec!["pyright", "basedpyright"], args)]
+        }
         "tsc" => vec![(vec!["tsc"], vec!["--noEmit".into(), "-p".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()])],
         "go" => vec![
             (vec!["go"], vec!["vet".into(), "./...".into()]),

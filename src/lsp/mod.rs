@@ -26,11 +26,13 @@
 
 pub mod checker;
 pub mod client;
+pub mod dependents;
 pub mod diagnostics_on_write;
 pub mod listing;
 pub mod outline;
 pub mod position;
 pub mod rename;
+pub mod rename_coverage;
 pub mod servers;
 pub mod supervisor;
 pub mod tool;
@@ -41,9 +43,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport};
+pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, StoredDiagnostics};
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition};
+pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
@@ -61,7 +63,11 @@ pub struct LspConfig {
     /// How long a navigation op waits for a server that is still indexing before answering with
     /// what it has (and saying so). Default 15 s; always bounded by the call's deadline.
     pub indexing_wait: Duration,
-    /// How long `diagnostics` waits for a server's first publish after a sync. Default 5 s.
+    /// How long `diagnostics` waits for a server's answer (pull) or first publish after a sync;
+    /// it returns as soon as one arrives. Default 30 s (bounded by the call's deadline): pyright
+    /// analysing a test module of a real project against its installed dependencies (attrs'
+    /// `tests/test_funcs.py` with pytest and hypothesis in the venv) publishes after ~10-20 s
+    /// cold on 2 cores; a shorter wait answered "unavailable" on every retry until it had.
     pub diagnostics_wait: Duration,
     /// First delay before restarting a server that crashed soon after starting; doubles per
     /// consecutive failure up to [`LspConfig::restart_backoff_max`]. Default 250 ms.
@@ -94,11 +100,18 @@ pub struct LspConfig {
     pub write_diagnostics_warnings: bool,
     /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
     pub write_diagnostics_cap_per_file: usize,
-    /// Diagnostics on write: per-server budget from the sync to a trusted answer. Default 5 s.
+    /// Diagnostics on write: per-server cap on the check (the pre-write state, the sync, the
+    /// server's end-of-check signal, the state after), counted from the moment the server is
+    /// loaded; the wait ends at the server's own signal, this only bounds it (a first
+    /// `fileReferences` of a large TypeScript project, a loaded machine). Default 15 s.
     pub write_diagnostics_budget: Duration,
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
     pub write_diagnostics_check_budget: Duration,
+    /// Diagnostics on write: at most this many files that import a written file are checked
+    /// besides it (servers without a project-wide check: tsserver, pyright, clangd); the answer
+    /// says how many were found and which were not checked. Default 40.
+    pub write_diagnostics_dependents_cap: usize,
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 120 s (also
     /// bounded by the call's deadline).
     pub checker_timeout: Duration,
@@ -114,7 +127,7 @@ impl Default for LspConfig {
             search_path: None,
             initialize_timeout: Duration::from_secs(30),
             indexing_wait: Duration::from_secs(15),
-            diagnostics_wait: Duration::from_secs(5),
+            diagnostics_wait: Duration::from_secs(30),
             restart_backoff_initial: Duration::from_millis(250),
             restart_backoff_max: Duration::from_secs(8),
             start_failure_backoff_initial: Duration::from_secs(30),
@@ -128,8 +141,9 @@ impl Default for LspConfig {
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,
-            write_diagnostics_budget: Duration::from_secs(5),
+            write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
+            write_diagnostics_dependents_cap: 40,
             checker_timeout: Duration::from_secs(120),
             checker_cap: 100,
         }

@@ -435,7 +435,22 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
     }
-    let plan = plan_workspace_edit(root, Some(server), &edit)?;
+    // Check the edit against every whole-word occurrence of the old name (a third of what is
+    // left of the call, at most 30 s) and complete it from missed references.
+    let check_deadline =
+        (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(30))).min(deadline);
+    let coverage = crate::lsp::rename_coverage::complete_rename(
+        server,
+        root,
+        &path,
+        line0,
+        character,
+        &resolved.cursor_identifier,
+        &args.new_name,
+        edit,
+        check_deadline,
+    );
+    let plan = plan_workspace_edit(root, Some(server), &coverage.edit)?;
     if plan.files.is_empty() {
         return Err(ToolError::new(ErrorKind::Failed, format!("{}'s rename edit changes nothing; nothing was written", server.id())));
     }
@@ -461,14 +476,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         lines.push(format!("  {shown}: {} edit{} ({})", file.edit_count, if file.edit_count == 1 { "" } else { "s" }, file.operation));
         files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
     }
+    lines.extend(coverage.report.iter().cloned());
     for note in &lease.notes {
         lines.push(note.clone());
     }
-    Ok(ToolOutput::new(
-        ToolResult::text(lines.join("\n")).with_structured(
-            json!({"renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json}),
-        ),
-    )
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
+        "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
+        "coverage": coverage.json,
+    })))
     .with_written_paths(written))
 }
 

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::python_env::{resolve_project_interpreter, PythonInterpreter};
+
 /// How the root of a file is found from the markers (all strategies stop at the workspace root).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RootStrategy {
@@ -40,6 +42,33 @@ pub enum ReadinessSignal {
     /// no `$/progress` for this phase). A server that never logs it (e.g. `logLevel` set above
     /// `Information`) counts as ready once `startup_grace` has passed.
     PyrightSourceFilesFound,
+}
+
+/// How diagnostics on write find and check the files a write can break besides the written ones
+/// (callers, importers, implementors), and what ends the wait for the server's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCheck {
+    /// The server runs its own check of the whole project after `didSave` and publishes for every
+    /// file of it (rust-analyzer's flycheck = `cargo check` of the workspace): the end of that
+    /// run's `$/progress` ends the wait; every file published during the run is compared with its
+    /// state before the write.
+    ProjectCheckRun,
+    /// The server publishes diagnostics for every file of the workspace the change affects, open
+    /// or not (gopls: the changed package and its reverse dependencies): the publish for the
+    /// written file's synced version, then the settle time, ends the wait.
+    WorkspacePublishes,
+    /// typescript-language-server: importers from tsserver's `fileReferences` (followed through
+    /// re-exporting files), diagnostics asked with `semanticDiagnosticsSync` and
+    /// `syntacticDiagnosticsSync` through the `typescript.tsserverRequest` command: the answers end
+    /// the wait (tsserver publishes nothing for a file that stays clean).
+    TsserverRequests,
+    /// Files that import the written module (Python `import`/`from … import`) or include the
+    /// written header (C/C++ `#include`), found by scanning the root's files, are opened in the
+    /// server; their diagnostics come from a pull (`textDocument/diagnostic`) when the server
+    /// offers it, else from the publishes after the sync.
+    OpenImporters,
+    /// Only the written files are checked (a server that checks one file at a time: pylsp).
+    WrittenFilesOnly,
 }
 
 /// One language server: how to launch it, which files it serves, how its root is found, how
@@ -84,6 +113,30 @@ pub struct ServerDefinition {
     /// Open one file of the root right after start (tsserver answers "No Project" to
     /// `workspace/symbol` until a file of the project is open).
     pub open_representative_file: bool,
+    /// How diagnostics on write reach the files a write can break besides the written ones.
+    pub write_check: WriteCheck,
+    /// Settings computed per root from the project when the server starts, merged over
+    /// `settings` and `initialization_options` ([`configure_for_root`]).
+    pub project_settings: ProjectSettings,
+}
+
+/// Project-specific settings runbound computes per root and merges into a server's
+/// configuration when it starts (see [`configure_for_root`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectSettings {
+    /// Nothing beyond the definition's static settings.
+    None,
+    /// pyright and basedpyright: `python.pythonPath` = the project's interpreter
+    /// ([`crate::python_env::resolve_project_interpreter`]), answered through
+    /// `workspace/configuration` (both servers request the `python` section per workspace
+    /// folder and read `pythonPath` and `venvPath` there; `venv` exists only in their
+    /// configuration files, which they read themselves).
+    PyrightPythonPath,
+    /// pylsp: `pylsp.plugins.jedi.environment` = the project's interpreter, and
+    /// `pylsp.plugins.jedi.extra_paths` = `[<root>/src]` when that directory exists (what
+    /// pyright's `autoSearchPaths` adds), in both `initializationOptions` and
+    /// `workspace/didChangeConfiguration` (pylsp reads settings from those two only).
+    PylspJediEnvironment,
 }
 
 impl ServerDefinition {
@@ -131,6 +184,8 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
         diagnostics_settle: Duration::from_millis(300),
         clangd_offset_encoding: false,
         open_representative_file: false,
+        write_check: WriteCheck::WrittenFilesOnly,
+        project_settings: ProjectSettings::None,
     };
     vec![
         ServerDefinition {
@@ -140,31 +195,58 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             readiness: ReadinessSignal::RustAnalyzerQuiescent,
             diagnostics_settle: Duration::from_millis(400),
             settings: json!({"rust-analyzer": {"checkOnSave": true}}),
+            write_check: WriteCheck::ProjectCheckRun,
             ..base("rust-analyzer", "rust-analyzer", &[])
         },
         // `logLevel: Information` keeps the `Found N source files` log line that readiness
         // waits for (see `ReadinessSignal::PyrightSourceFilesFound`); loading a project takes
         // ~0.5-2 s cold (interpreter discovery, file enumeration), more on large trees.
+        // `autoSearchPaths` and `useLibraryCodeForTypes` are spelled out: once a client sends
+        // an `analysis` section, pyright reads a missing `autoSearchPaths` as false, and then a
+        // src-layout project's own imports (`import pkg` from tests/) resolve to whatever copy
+        // of `pkg` the interpreter has installed instead of `src/pkg`. The interpreter itself
+        // (`python.pythonPath`) is added per root (`ProjectSettings::PyrightPythonPath`).
         ServerDefinition {
             extensions: python_ext.clone(),
             root_markers: python_markers.clone(),
-            settings: json!({"python": {"analysis": {"diagnosticMode": "openFilesOnly", "logLevel": "Information"}}}),
+            settings: json!({"python": {"analysis": {
+                "diagnosticMode": "openFilesOnly",
+                "logLevel": "Information",
+                "autoSearchPaths": true,
+                "useLibraryCodeForTypes": true,
+            }}}),
             readiness: ReadinessSignal::PyrightSourceFilesFound,
             startup_grace: Duration::from_secs(30),
+            write_check: WriteCheck::OpenImporters,
+            project_settings: ProjectSettings::PyrightPythonPath,
             ..base("pyright", "pyright-langserver", &["--stdio"])
         },
+        // basedpyright reads `basedpyright.analysis` (falling back to `python.analysis`) and, like
+        // pyright, `python.pythonPath`.
         ServerDefinition {
             extensions: python_ext.clone(),
             root_markers: python_markers.clone(),
             settings: json!({
-                "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "logLevel": "Information"}},
-                "python": {"analysis": {"logLevel": "Information"}},
+                "basedpyright": {"analysis": {
+                    "diagnosticMode": "openFilesOnly",
+                    "logLevel": "Information",
+                    "autoSearchPaths": true,
+                    "useLibraryCodeForTypes": true,
+                }},
+                "python": {"analysis": {"logLevel": "Information", "autoSearchPaths": true}},
             }),
             readiness: ReadinessSignal::PyrightSourceFilesFound,
             startup_grace: Duration::from_secs(30),
+            write_check: WriteCheck::OpenImporters,
+            project_settings: ProjectSettings::PyrightPythonPath,
             ..base("basedpyright", "basedpyright-langserver", &["--stdio"])
         },
-        ServerDefinition { extensions: python_ext, root_markers: python_markers, ..base("pylsp", "pylsp", &[]) },
+        ServerDefinition {
+            extensions: python_ext,
+            root_markers: python_markers,
+            project_settings: ProjectSettings::PylspJediEnvironment,
+            ..base("pylsp", "pylsp", &[])
+        },
         ServerDefinition {
             extensions: pairs(&[
                 ("ts", "typescript"),
@@ -180,13 +262,19 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             // tsserver reports "Initializing JS/TS language features" only ~1 s after the first
             // file opens; until progress is seen, the server counts as starting (up to 5 s).
             startup_grace: Duration::from_secs(5),
+            // No automatic type acquisition: tsserver's typings installer would `npm install`
+            // @types packages into a global cache at run time (network, and two servers starting
+            // together wait on each other's npm: "Initializing JS/TS language features" for 20 s+).
+            initialization_options: json!({"disableAutomaticTypingAcquisition": true}),
             open_representative_file: true,
+            write_check: WriteCheck::TsserverRequests,
             ..base("typescript-language-server", "typescript-language-server", &["--stdio"])
         },
         ServerDefinition {
             extensions: pairs(&[("go", "go")]),
             root_markers: strings(&["go.work", "go.mod"]),
             root_strategy: RootStrategy::GoWorkThenModule,
+            write_check: WriteCheck::WorkspacePublishes,
             ..base("gopls", "gopls", &[])
         },
         ServerDefinition {
@@ -203,6 +291,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             ]),
             root_markers: strings(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
             clangd_offset_encoding: true,
+            write_check: WriteCheck::OpenImporters,
             ..base("clangd", "clangd", &[])
         },
         ServerDefinition {
@@ -219,6 +308,67 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             ..base("dart", "dart", &["language-server", "--protocol=lsp"])
         },
     ]
+}
+
+/// A server definition made for one root: the definition with the project's settings merged
+/// in, and the interpreter they name (see [`configure_for_root`]).
+#[derive(Debug, Clone)]
+pub struct RootConfiguration {
+    /// The definition to start the process with (`settings` and `initialization_options`
+    /// include the computed project settings).
+    pub definition: ServerDefinition,
+    /// For servers with Python project settings: the interpreter resolved for the root, or why
+    /// none resolved (the server then starts with its own default, `python3` on its `PATH`).
+    pub interpreter: Option<Result<PythonInterpreter, String>>,
+}
+
+/// Specialises `definition` for `root` (absolute, under `workspace_root`) according to its
+/// [`ProjectSettings`]: resolves the project's Python interpreter
+/// ([`crate::python_env::resolve_project_interpreter`], `PATH` from `path_env`) and merges the
+/// matching settings over the definition's own (objects merged key by key; the computed values
+/// win). Definitions without project settings are returned unchanged.
+pub fn configure_for_root(
+    definition: &ServerDefinition,
+    root: &Path,
+    workspace_root: &Path,
+    path_env: Option<&OsString>,
+) -> RootConfiguration {
+    let mut configured = definition.clone();
+    if definition.project_settings == ProjectSettings::None {
+        return RootConfiguration { definition: configured, interpreter: None };
+    }
+    let marker = find_root(definition, workspace_root, &root.join(".runbound-probe")).marker;
+    let interpreter = resolve_project_interpreter(root, workspace_root, marker.as_deref(), path_env.map(OsString::as_os_str));
+    if let Ok(found) = &interpreter {
+        let python = found.python.to_string_lossy().into_owned();
+        match definition.project_settings {
+            ProjectSettings::PyrightPythonPath => {
+                merge_json(&mut configured.settings, json!({"python": {"pythonPath": python}}));
+            }
+            ProjectSettings::PylspJediEnvironment => {
+                let src = root.join("src");
+                let extra_paths: Vec<String> = if src.is_dir() { vec![src.to_string_lossy().into_owned()] } else { Vec::new() };
+                let jedi = json!({"pylsp": {"plugins": {"jedi": {"environment": python, "extra_paths": extra_paths}}}});
+                merge_json(&mut configured.settings, jedi.clone());
+                merge_json(&mut configured.initialization_options, jedi);
+            }
+            ProjectSettings::None => (),
+        }
+    }
+    RootConfiguration { definition: configured, interpreter: Some(interpreter) }
+}
+
+/// Merges `overlay` into `base`: objects key by key (recursively), anything else replaced; a
+/// `null` base becomes the overlay.
+pub fn merge_json(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Object(base), Value::Object(overlay)) => {
+            for (key, value) in overlay {
+                merge_json(base.entry(key).or_insert(Value::Null), value);
+            }
+        }
+        (base, overlay) => *base = overlay,
+    }
 }
 
 /// Merges host entries into `table`: an entry with an existing id replaces it in place; a new id

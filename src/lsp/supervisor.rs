@@ -18,8 +18,12 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::client::{representative_file, LanguageServer, Readiness};
-use crate::lsp::servers::{builtin_servers, find_root, merge_servers, resolve_binary, BinaryLookup, RootLookup, ServerDefinition};
+use crate::lsp::servers::{
+    builtin_servers, configure_for_root, find_root, merge_servers, resolve_binary, BinaryLookup, ProjectSettings, RootLookup,
+    ServerDefinition,
+};
 use crate::lsp::{LspConfig, WorkspaceEditApplier};
+use crate::python_env::PythonInterpreter;
 
 /// A server ready for one call, plus notes the answer must carry (e.g. "restarted after a
 /// crash").
@@ -75,7 +79,22 @@ struct Instance {
     next_start_at: Option<Instant>,
     /// Documents to reopen on the next start.
     reopen: Vec<PathBuf>,
+    /// Servers with Python project settings: the interpreter the running process was given
+    /// (or why none resolved), its fingerprint, and when it was last compared with a fresh
+    /// resolution.
+    interpreter: Option<InterpreterInUse>,
 }
+
+/// The interpreter a running Python server was configured with.
+struct InterpreterInUse {
+    resolved: Result<PythonInterpreter, String>,
+    fingerprint: String,
+    checked_at: Instant,
+}
+
+/// How often a lease compares a running Python server's interpreter with a fresh resolution
+/// (a `.venv` created, a package installed or removed since the start).
+const INTERPRETER_RECHECK: Duration = Duration::from_secs(3);
 
 /// A server that lives at least this long before crashing does not count towards the backoff.
 const HEALTHY_UPTIME: Duration = Duration::from_secs(30);
@@ -456,10 +475,14 @@ impl LspSupervisor {
                 let root_binary = resolve_binary(definition, Some(root), &self.workspace_root, path_env.as_ref());
                 let marker = find_root(definition, &self.workspace_root, &root.join(".runbound-probe")).marker;
                 let slot = self.instances.lock().get(&(definition.id.clone(), root.clone())).cloned();
+                let mut interpreter: Option<Result<PythonInterpreter, String>> = None;
                 let mut start_backoff: (u32, Option<u64>) = (0, None);
                 let (running, restarts, last_exit, last_start_error) = match slot {
                     Some(slot) => {
                         let instance = slot.lock();
+                        if instance.server.is_some() {
+                            interpreter = instance.interpreter.as_ref().map(|in_use| in_use.resolved.clone());
+                        }
                         let running = instance.server.as_ref().map(|server| {
                             let snapshot = server.snapshot();
                             RunningStatus {
@@ -484,7 +507,22 @@ impl LspSupervisor {
                     }
                     None => (None, 0, None, None),
                 };
+                if interpreter.is_none() && definition.project_settings != ProjectSettings::None {
+                    interpreter = configure_for_root(definition, root, &self.workspace_root, path_env.as_ref()).interpreter;
+                }
                 root_statuses.push(RootStatus {
+                    interpreter: interpreter.map(|resolved| match resolved {
+                        Ok(found) => InterpreterStatus {
+                            python: Some(crate::python_env::display_interpreter_path(&self.workspace_root, &found.python)),
+                            reason: found.reason(&self.workspace_root),
+                            notes: found.notes,
+                        },
+                        Err(why) => InterpreterStatus {
+                            python: None,
+                            reason: format!("{why}; the server falls back to its own default (python3 on its PATH)"),
+                            notes: Vec::new(),
+                        },
+                    }),
                     root: self.display_path(root),
                     marker: marker.map(|m| self.display_path(&m)),
                     binary: root_binary.path.map(|p| p.display().to_string()),
@@ -528,6 +566,17 @@ impl LspSupervisor {
             .with_hint("retry in a few seconds"));
         };
         let mut notes = Vec::new();
+        if let Some(changed) = self.interpreter_change(&mut instance, definition, root) {
+            if let Some(old) = instance.server.take() {
+                notes.push(format!(
+                    "note: {} (pid {}) is restarted because {changed}, so that imports resolve against it",
+                    definition.id,
+                    old.pid()
+                ));
+                instance.reopen = old.open_documents();
+                drop(old);
+            }
+        }
         if let Some(server) = &instance.server {
             match server.exit_description() {
                 None => return Ok(ServerLease { server: Arc::clone(server), notes }),
@@ -633,8 +682,20 @@ impl LspSupervisor {
     ) -> Result<Arc<LanguageServer>, ToolError> {
         instance.last_start_attempt = Some(Instant::now());
         let timeout = self.config.initialize_timeout.min(deadline.saturating_duration_since(Instant::now()));
-        let started =
-            LanguageServer::start(Arc::clone(definition), binary, root, &self.workspace_root, timeout, Arc::clone(&self.edit_applier));
+        let configured = configure_for_root(definition, root, &self.workspace_root, self.path_env().as_ref());
+        instance.interpreter = configured.interpreter.map(|resolved| InterpreterInUse {
+            fingerprint: interpreter_fingerprint(&resolved),
+            resolved,
+            checked_at: Instant::now(),
+        });
+        let started = LanguageServer::start(
+            Arc::new(configured.definition),
+            binary,
+            root,
+            &self.workspace_root,
+            timeout,
+            Arc::clone(&self.edit_applier),
+        );
         let server = match started {
             Ok(server) => Arc::new(server),
             Err(mut err) => {
@@ -675,6 +736,42 @@ impl LspSupervisor {
         server.resync_from_disk();
         instance.server = Some(Arc::clone(&server));
         Ok(server)
+    }
+
+    /// For a running server with Python project settings, at most every
+    /// [`INTERPRETER_RECHECK`]: resolves the project's interpreter again and, when it or the
+    /// packages installed into its environment changed since the start, says how (the caller
+    /// restarts the server: pyright and pylsp read the interpreter's search paths once).
+    fn interpreter_change(&self, instance: &mut Instance, definition: &ServerDefinition, root: &Path) -> Option<String> {
+        if definition.project_settings == ProjectSettings::None || instance.server.is_none() {
+            return None;
+        }
+        let in_use = instance.interpreter.as_mut()?;
+        if in_use.checked_at.elapsed() < INTERPRETER_RECHECK {
+            return None;
+        }
+        in_use.checked_at = Instant::now();
+        let fresh = configure_for_root(definition, root, &self.workspace_root, self.path_env().as_ref()).interpreter?;
+        let fingerprint = interpreter_fingerprint(&fresh);
+        if fingerprint == in_use.fingerprint {
+            return None;
+        }
+        let describe = |resolved: &Result<PythonInterpreter, String>| match resolved {
+            Ok(interpreter) => {
+                format!(
+                    "{} ({})",
+                    crate::python_env::display_interpreter_path(&self.workspace_root, &interpreter.python),
+                    interpreter.reason(&self.workspace_root)
+                )
+            }
+            Err(_) => "none".to_owned(),
+        };
+        let same_python = matches!((&in_use.resolved, &fresh), (Ok(a), Ok(b)) if a.python == b.python && a.source == b.source);
+        Some(if same_python {
+            format!("the packages installed in the environment of {} changed", describe(&fresh))
+        } else {
+            format!("the project's interpreter changed from {} to {}", describe(&in_use.resolved), describe(&fresh))
+        })
     }
 
     fn stop(&self, id: &str, root: &Path) {
@@ -800,10 +897,36 @@ pub struct RootStatus {
     pub last_exit: Option<String>,
     /// Why the last start failed, if it did.
     pub last_start_error: Option<String>,
+    /// Python servers: the interpreter the running process uses (or, when none runs, would
+    /// get) and why.
+    pub interpreter: Option<InterpreterStatus>,
     /// Failed starts in a row (0 once a start succeeds).
     pub start_failures: u32,
     /// Within the start backoff: ms until the next start attempt is allowed.
     pub next_start_in_ms: Option<u64>,
+}
+
+/// The Python interpreter of one root in [`RootStatus`].
+#[derive(Debug, Clone)]
+pub struct InterpreterStatus {
+    /// The interpreter's path (relative to the workspace when inside it); `None` when none
+    /// resolved.
+    pub python: Option<String>,
+    /// Why: `from .venv beside pyproject.toml`, `from pyrightconfig.json venv ".venv"`,
+    /// `python3 on PATH`, or what was tried when nothing resolved.
+    pub reason: String,
+    /// Configuration the server ignores or that points nowhere.
+    pub notes: Vec<String>,
+}
+
+impl InterpreterStatus {
+    /// One line: `.venv/bin/python (from .venv beside pyproject.toml)`, or `none: <why>`.
+    pub fn describe(&self) -> String {
+        match &self.python {
+            Some(python) => format!("{python} ({})", self.reason),
+            None => format!("none: {}", self.reason),
+        }
+    }
 }
 
 /// A running process in [`RootStatus`].
@@ -875,6 +998,12 @@ impl LspStatus {
                         out.push_str(&format!("    binary for this root: {binary}\n"));
                     }
                 }
+                if let Some(interpreter) = &root.interpreter {
+                    out.push_str(&format!("    interpreter: {}\n", interpreter.describe()));
+                    for note in &interpreter.notes {
+                        out.push_str(&format!("    interpreter note: {note}\n"));
+                    }
+                }
                 if let Some(running) = &root.running {
                     if let Some(info) = &running.server_info {
                         out.push_str(&format!("    server: {info}\n"));
@@ -922,6 +1051,11 @@ impl LspStatus {
                         "restarts": root.restarts,
                         "last_exit": root.last_exit,
                         "last_start_error": root.last_start_error,
+                        "interpreter": root.interpreter.as_ref().map(|interpreter| json!({
+                            "python": interpreter.python,
+                            "reason": interpreter.reason,
+                            "notes": interpreter.notes,
+                        })),
                         "start_failures": root.start_failures,
                         "next_start_in_ms": root.next_start_in_ms,
                         "running": root.running.as_ref().map(|running| json!({
@@ -940,6 +1074,13 @@ impl LspStatus {
             })
             .collect();
         json!({"workspace_root": self.workspace_root, "servers": servers, "disabled": self.disabled})
+    }
+}
+
+fn interpreter_fingerprint(resolved: &Result<PythonInterpreter, String>) -> String {
+    match resolved {
+        Ok(interpreter) => interpreter.fingerprint(),
+        Err(why) => format!("none: {why}"),
     }
 }
 

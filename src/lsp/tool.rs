@@ -319,6 +319,26 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     };
     let server = &*lease.server;
     let encoding = server.position_encoding();
+    // References are cross-checked against grep -w (uses a server skips, e.g. pyright's through
+    // a .pyi stub beside the source): see `rename_coverage::complete_references`.
+    let (answer, coverage_notes) = if op == "references" {
+        let (line0, character) = resolved.lsp_position(encoding);
+        let budget = (request_deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(10));
+        let checked = crate::lsp::rename_coverage::complete_references(
+            server,
+            supervisor.workspace_root(),
+            &path,
+            line0,
+            character,
+            &resolved.cursor_identifier,
+            answer,
+            Instant::now() + budget,
+        );
+        (checked.answer, checked.notes)
+    } else {
+        (answer, Vec::new())
+    };
+    notes.extend(coverage_notes);
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);
@@ -1229,10 +1249,29 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
+    let check_runs_before = server.check_runs().0;
     server.resync_from_disk();
     let sync = server.sync_document(&path)?;
     let budget_end = (Instant::now() + supervisor.config().diagnostics_wait.max(supervisor.config().indexing_wait)).min(deadline);
     let readiness = server.wait_until_ready(budget_end);
+    // A server whose compiler errors come from its own check run (rust-analyzer's flycheck =
+    // cargo check, which reads the disk): when this file's text reached it anew (an edit outside
+    // the tools, resynced above), the errors stored for it predate the change until a check run
+    // that began after it ends.
+    if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun
+        && (server.check_runs().0 > check_runs_before || server.is_stale(&path) || sync.changed)
+    {
+        let check_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
+        if server.wait_for_check_run_after_save(check_runs_before, Duration::from_millis(1500), check_end) {
+            server.wait_for_publish_quiet(Duration::from_millis(250), check_end);
+        } else {
+            notes.push(format!(
+                "note: {}'s cargo check after the change did not finish within {} ms; compiler errors may be missing",
+                server.id(),
+                supervisor.config().diagnostics_wait.as_millis()
+            ));
+        }
+    }
     let publish_wait_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
     let pulled = match server.pull_diagnostics(&path, publish_wait_end) {
         Ok(pulled) => pulled,
@@ -1242,14 +1281,25 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         }
     };
     // A push that arrived after this document was last synced is fresh; otherwise wait for one.
-    let existing = server.published_diagnostics(&path);
-    let fresh_existing = existing.filter(|set| !sync.opened && !sync.changed && set.generation > 0);
+    // Only a publish that came after the server got this file's current text (and after any
+    // change on disk outside the tools) is fresh.
+    let fresh_existing = match server.stored_diagnostics(&path) {
+        crate::lsp::StoredDiagnostics::Current(set) => Some(set),
+        crate::lsp::StoredDiagnostics::NeverPublished
+            if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun && pulled.is_some() =>
+        {
+            // rust-analyzer's flycheck publishes only files with compiler errors.
+            Some(crate::lsp::PublishedDiagnostics { generation: 0, version: None, diagnostics: Vec::new(), received_at: Instant::now() })
+        }
+        _ => None,
+    };
     let pushed = match fresh_existing {
         Some(set) => Some(set),
         None => {
             let settle = server.definition().diagnostics_settle;
             let wait_end = if pulled.is_some() { (Instant::now() + settle * 2).min(deadline) } else { publish_wait_end };
-            server.wait_for_published_diagnostics(&path, sync.generation_before, settle, wait_end)
+            let after = server.document_synced_generation(&path).unwrap_or(sync.generation_before);
+            server.wait_for_published_diagnostics(&path, after, settle, wait_end)
         }
     };
     let relative = supervisor.display_path(&path);

@@ -481,7 +481,8 @@ fn diagnostics_for_the_whole_project_runs_the_checker_not_a_server() {
     let workspace = support::copy_fixture("lsp/python");
     let run = lsp_run(workspace.path(), |_| ());
     let text = ok(&run, json!({"op": "diagnostics", "file": "*"}));
-    assert!(text.starts_with("project check: ") && text.contains("ran `pyright --outputjson` in ."), "{text}");
+    assert!(text.starts_with("project check: ") && text.contains("ran `pyright --outputjson --pythonpath "), "{text}");
+    assert!(text.contains("\n    interpreter: "), "the checker names the interpreter it gave pyright: {text}");
     assert!(all_server_pids(&run).is_empty(), "no language server is started for `*`");
 }
 

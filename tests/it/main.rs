@@ -6,6 +6,11 @@
 mod support;
 
 mod cli;
+mod containment;
+mod corpus_go;
+mod corpus_python;
+mod corpus_rust;
+mod corpus_typescript;
 mod debug;
 mod eval;
 mod eval_embedded;
@@ -13,8 +18,10 @@ mod files;
 mod files_race;
 mod lsp;
 mod lsp_checker;
+mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
 mod lsp_lists;
+mod lsp_python_env;
 mod lsp_rename;
 mod mcp_sdk;
 mod registry;

@@ -1,0 +1,981 @@
+//! The `grep -w` check of `lsp_rename`: does the server's edit cover every real reference?
+//!
+//! A language server renames only the references it resolves to the renamed declaration. On
+//! real projects it misses some: pyright, asked at a function's source definition, skips the
+//! uses that bind through a `.pyi` stub next to the source (attrs: 27 uses of `evolve` in
+//! `tests/`), and uses it cannot resolve at all (a package it imports from another copy). A
+//! rename that misses them leaves the project broken while saying it succeeded.
+//!
+//! [`complete_rename`] checks the edit against ground truth found independently:
+//!
+//! 1. every whole-word occurrence of the old name in the files the server serves under its
+//!    root (`.venv`, `venv`, `node_modules`, `target`, `.git`, `__pycache__` skipped; at most
+//!    [`MAX_FILES`] files and [`MAX_HITS`] occurrences);
+//! 2. each occurrence the edit does not cover and that is code — not inside a comment or a
+//!    string by the file's tree-sitter syntax tree ([`classify_occurrences`]) — is asked
+//!    `textDocument/definition`; when the
+//!    answer leads to the renamed symbol (a location the definition of the renamed position
+//!    also gives), the occurrence is a missed reference;
+//! 3. for a missed reference the server is asked to rename again *from there* (at most
+//!    [`MAX_EXTRA_RENAMES`] times; pyright's rename from a use covers both the stub and the
+//!    source declaration), and the edits are merged; a missed reference that is still not
+//!    covered after that gets an edit of its identifier from runbound itself — only when the
+//!    edit renames the declaration (else renaming a use would break it);
+//! 4. what stays unrenamed is listed: occurrences in comments and strings, occurrences whose
+//!    definition leads elsewhere (other symbols with the same name) or nowhere (code the server
+//!    cannot resolve), and those not checked because the time budget ran out.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::lsp::client::LanguageServer;
+use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
+use crate::lsp::servers::ServerDefinition;
+use crate::lsp::uri::{path_to_uri, uri_to_path};
+
+/// Files scanned for occurrences at most.
+pub const MAX_FILES: usize = 20_000;
+/// Occurrences collected at most (the rest are counted as not checked).
+pub const MAX_HITS: usize = 2_000;
+/// Renames requested again from a missed reference, at most.
+pub const MAX_EXTRA_RENAMES: usize = 3;
+/// Occurrences listed in the report at most per group.
+const LISTED: usize = 15;
+
+/// One whole-word occurrence of a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordHit {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// 0-based line.
+    pub line: u32,
+    /// Byte column (0-based) of the first character.
+    pub byte_start: usize,
+    /// The line's text.
+    pub line_text: String,
+}
+
+/// Whole-word occurrences of `word` in the files `definition` serves under `root`, and how many
+/// files were scanned. The walk honours `.gitignore`, skips hidden directories and the
+/// environment/build directories named in the module docs, and stops at [`MAX_FILES`] files or
+/// [`MAX_HITS`] occurrences (`truncated` then says so).
+pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> GrepResult {
+    let mut result = GrepResult::default();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .filter_entry(|entry| {
+            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
+        })
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file()) || !definition.serves(path) {
+            continue;
+        }
+        if result.files_scanned >= MAX_FILES || result.hits.len() >= MAX_HITS {
+            result.truncated = true;
+            break;
+        }
+        result.files_scanned += 1;
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        if !text.contains(word) {
+            continue;
+        }
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        for (line, line_text) in split_lines(&text).into_iter().enumerate() {
+            for byte_start in word_positions(line_text, word) {
+                if result.hits.len() >= MAX_HITS {
+                    result.truncated = true;
+                    break;
+                }
+                result.hits.push(WordHit { path: path.clone(), line: line as u32, byte_start, line_text: line_text.to_owned() });
+            }
+        }
+    }
+    result
+}
+
+/// What [`grep_word`] found.
+#[derive(Debug, Clone, Default)]
+pub struct GrepResult {
+    /// The occurrences, by file (sorted by name) then position.
+    pub hits: Vec<WordHit>,
+    /// Files read.
+    pub files_scanned: usize,
+    /// A cap was reached: there may be more occurrences.
+    pub truncated: bool,
+}
+
+/// Byte offsets of whole-word occurrences of `word` in `line` (neighbours are not identifier
+/// characters).
+pub fn word_positions(line: &str, word: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    if word.is_empty() {
+        return found;
+    }
+    let mut from = 0;
+    while let Some(at) = line[from..].find(word) {
+        let start = from + at;
+        let end = start + word.len();
+        let before_ok = line[..start].chars().next_back().is_none_or(|ch| !is_identifier_char(ch));
+        let after_ok = line[end..].chars().next().is_none_or(|ch| !is_identifier_char(ch));
+        if before_ok && after_ok {
+            found.push(start);
+        }
+        from = end;
+    }
+    found
+}
+
+/// A definition target: canonical path, 0-based line and character of its start.
+type Target = (PathBuf, u32, u32);
+
+/// The targets of `textDocument/definition` at (`line`, `character`) of `path` (the file is
+/// synced first). Empty when the server answers null, an empty list, or fails.
+pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, character: u32, deadline: Instant) -> HashSet<Target> {
+    // Files stay open after the check: closing them made the next check re-open and re-analyse
+    // each (attrs: warm references 0.5 s -> 15 s with pyright).
+    if server.sync_document(path).is_err() {
+        return HashSet::new();
+    }
+    let params = json!({"textDocument": {"uri": path_to_uri(path)}, "position": {"line": line, "character": character}});
+    let Ok(answer) = server.request("textDocument/definition", params, deadline, true) else { return HashSet::new() };
+    let mut targets = HashSet::new();
+    let items: Vec<Value> = match answer {
+        Value::Array(items) => items,
+        Value::Null => Vec::new(),
+        single => vec![single],
+    };
+    for item in items {
+        let (uri, start) = match (item.get("targetUri"), item.get("uri")) {
+            (Some(uri), _) => (uri, item.pointer("/targetSelectionRange/start").or_else(|| item.pointer("/targetRange/start"))),
+            (None, Some(uri)) => (uri, item.pointer("/range/start")),
+            _ => continue,
+        };
+        let (Some(target), Some(start)) = (uri.as_str().and_then(uri_to_path), start) else { continue };
+        let target = std::fs::canonicalize(&target).unwrap_or(target);
+        let line = start.get("line").and_then(Value::as_u64).unwrap_or(0) as u32;
+        let character = start.get("character").and_then(Value::as_u64).unwrap_or(0) as u32;
+        targets.insert((target, line, character));
+    }
+    targets
+}
+
+/// Text edits of a `WorkspaceEdit` by canonical path, each file's list normalised to the
+/// identifiers that change ([`minimal_edits`]: pylsp answers with whole-file replacements).
+/// `None` when the edit has resource operations (create, rename, delete), which the check
+/// leaves alone.
+fn text_edits_by_path(edit: &Value, encoding: PositionEncoding) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
+    let mut by_path = raw_text_edits_by_path(edit)?;
+    for (path, edits) in by_path.iter_mut() {
+        let Ok(original) = std::fs::read_to_string(path) else { continue };
+        let Ok(changed) = crate::lsp::rename::apply_text_edits(&original, edits, encoding) else { continue };
+        *edits = minimal_edits(&original, &changed, encoding);
+    }
+    by_path.retain(|_, edits| !edits.is_empty());
+    Some(by_path)
+}
+
+/// The edits that turn `old` into `new`, one per changed identifier where lines correspond
+/// (a line-level diff, then a character-level diff of each changed line widened to whole
+/// identifiers); a run of inserted or deleted lines becomes one whole-line edit.
+pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<Value> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let position = |line: usize, character: u32| json!({"line": line, "character": character});
+    let mut edits = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        let same_endings = old_range.len() == new_range.len()
+            && old_range.clone().zip(new_range.clone()).all(|(a, b)| old_lines[a].ends_with('\n') == new_lines[b].ends_with('\n'));
+        if tag == similar::DiffTag::Replace && same_endings {
+            for (old_index, new_index) in old_range.zip(new_range) {
+                let old_line = old_lines[old_index].trim_end_matches(['\n', '\r']);
+                let new_line = new_lines[new_index].trim_end_matches(['\n', '\r']);
+                for (old_bytes, new_bytes) in identifier_hunks(old_line, new_line) {
+                    edits.push(json!({
+                        "range": {
+                            "start": position(old_index, encoding.column_from_byte(old_line, old_bytes.start)),
+                            "end": position(old_index, encoding.column_from_byte(old_line, old_bytes.end)),
+                        },
+                        "newText": &new_line[new_bytes],
+                    }));
+                }
+            }
+        } else {
+            edits.push(json!({
+                "range": {"start": position(old_range.start, 0), "end": position(old_range.end, 0)},
+                "newText": new_lines[new_range].concat(),
+            }));
+        }
+    }
+    edits
+}
+
+/// The changed spans of one line, as (old byte range, new byte range), each widened to whole
+/// identifiers and merged when they touch.
+fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let old_chars: Vec<(usize, char)> = old.char_indices().collect();
+    let new_chars: Vec<(usize, char)> = new.char_indices().collect();
+    let old_only: Vec<char> = old_chars.iter().map(|(_, ch)| *ch).collect();
+    let new_only: Vec<char> = new_chars.iter().map(|(_, ch)| *ch).collect();
+    // Hunks in char indices: (old start, old end, new start, new end).
+    let mut hunks: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_only, &new_only) {
+        let (tag, a, b) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        let (mut a0, mut a1, mut b0, mut b1) = (a.start, a.end, b.start, b.end);
+        // Widen over identifier characters of the surrounding equal text (the same characters
+        // on both sides), never into the previous hunk.
+        let floor = hunks.last().map_or((0, 0), |last| (last.1, last.3));
+        while a0 > floor.0 && b0 > floor.1 && is_identifier_char(old_only[a0 - 1]) && old_only[a0 - 1] == new_only[b0 - 1] {
+            a0 -= 1;
+            b0 -= 1;
+        }
+        while a1 < old_only.len() && b1 < new_only.len() && is_identifier_char(old_only[a1]) && old_only[a1] == new_only[b1] {
+            a1 += 1;
+            b1 += 1;
+        }
+        match hunks.last_mut() {
+            Some(last) if a0 <= last.1 && b0 <= last.3 => {
+                last.1 = last.1.max(a1);
+                last.3 = last.3.max(b1);
+            }
+            _ => hunks.push((a0, a1, b0, b1)),
+        }
+    }
+    let byte = |chars: &[(usize, char)], text: &str, index: usize| chars.get(index).map_or(text.len(), |(at, _)| *at);
+    hunks
+        .into_iter()
+        .map(|(a0, a1, b0, b1)| {
+            (byte(&old_chars, old, a0)..byte(&old_chars, old, a1), byte(&new_chars, new, b0)..byte(&new_chars, new, b1))
+        })
+        .collect()
+}
+
+fn raw_text_edits_by_path(edit: &Value) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
+    let mut by_path: BTreeMap<PathBuf, Vec<Value>> = BTreeMap::new();
+    let mut add = |uri: &str, edits: &[Value]| {
+        if let Some(path) = uri_to_path(uri) {
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            by_path.entry(path).or_default().extend(edits.iter().cloned());
+        }
+    };
+    if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
+        for change in changes {
+            if change.get("kind").is_some() {
+                return None;
+            }
+            let uri = change.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or("");
+            add(uri, change.get("edits").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]));
+        }
+    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+        for (uri, edits) in changes {
+            add(uri, edits.as_array().map(Vec::as_slice).unwrap_or(&[]));
+        }
+    }
+    Some(by_path)
+}
+
+fn range_of(edit: &Value) -> Option<(u32, u32, u32, u32)> {
+    let get = |pointer: &str| edit.pointer(pointer).and_then(Value::as_u64).map(|v| v as u32);
+    Some((get("/range/start/line")?, get("/range/start/character")?, get("/range/end/line")?, get("/range/end/character")?))
+}
+
+/// Whether an edit range (pre-edit positions) covers the hit's identifier.
+fn covers(range: (u32, u32, u32, u32), line: u32, start: u32, end: u32) -> bool {
+    let (start_line, start_char, end_line, end_char) = range;
+    (start_line, start_char) <= (line, start) && (line, end) <= (end_line, end_char)
+}
+
+/// The result of [`complete_rename`].
+#[derive(Debug, Clone)]
+pub struct RenameCoverage {
+    /// The edit to apply: the server's, merged with the renames from missed references and the
+    /// edits runbound added.
+    pub edit: Value,
+    /// Lines for the tool result (the first says what was checked).
+    pub report: Vec<String>,
+    /// The same as JSON (`structuredContent.coverage`).
+    pub json: Value,
+}
+
+/// Checks and completes the server's rename `edit` of `old_name` → `new_name` requested at
+/// (`line`, `character`) of `origin` (see the module docs), within `deadline`.
+#[allow(clippy::too_many_arguments)]
+pub fn complete_rename(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    origin: &Path,
+    line: u32,
+    character: u32,
+    old_name: &str,
+    new_name: &str,
+    edit: Value,
+    deadline: Instant,
+) -> RenameCoverage {
+    let shown = |path: &Path| crate::render::display_path(workspace_root, path);
+    let root_shown = shown(server.root());
+    let extensions: Vec<String> = server.definition().extensions.iter().map(|(ext, _)| format!(".{ext}")).collect();
+    let Some(mut edits) = text_edits_by_path(&edit, server.position_encoding()) else {
+        return RenameCoverage {
+            edit,
+            report: vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()],
+            json: json!({"checked": false, "reason": "resource operations"}),
+        };
+    };
+    let started = Instant::now();
+    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    let grep = grep_word(server.definition(), server.root(), old_name);
+    let encoding = server.position_encoding();
+    let columns = |hit: &WordHit| -> (u32, u32) {
+        (
+            encoding.column_from_byte(&hit.line_text, hit.byte_start),
+            encoding.column_from_byte(&hit.line_text, hit.byte_start + old_name.len()),
+        )
+    };
+    let is_covered = |edits: &BTreeMap<PathBuf, Vec<Value>>, hit: &WordHit| -> bool {
+        let (start, end) = columns(hit);
+        edits.get(&hit.path).is_some_and(|list| list.iter().filter_map(range_of).any(|range| covers(range, hit.line, start, end)))
+    };
+    // Whether the edit renames the identifier at a target (a binding the edit changes).
+    let renamed_by = |edits: &BTreeMap<PathBuf, Vec<Value>>, (path, target_line, target_char): &Target| -> bool {
+        edits
+            .get(path)
+            .is_some_and(|list| list.iter().filter_map(range_of).any(|range| covers(range, *target_line, *target_char, *target_char + 1)))
+    };
+    let renames_declaration = |edits: &BTreeMap<PathBuf, Vec<Value>>| -> bool { origin_targets.iter().any(|t| renamed_by(edits, t)) };
+    // Python `__all__` entries name a module's bindings in strings no definition request
+    // resolves; one whose file has its binding of the name renamed by the edit is a reference.
+    let mut dunder_all: BTreeMap<PathBuf, Vec<std::ops::Range<usize>>> = BTreeMap::new();
+    let mut in_dunder_all = |hit: &WordHit| -> bool {
+        if !hit.path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
+            return false;
+        }
+        let ranges = dunder_all.entry(hit.path.clone()).or_insert_with(|| python_dunder_all_strings(&hit.path));
+        let Some(offset) = byte_offset(&hit.path, hit.line, hit.byte_start) else { return false };
+        ranges.iter().any(|range| range.start <= offset && offset + old_name.len() <= range.end)
+    };
+    let mut extra_renames: Vec<String> = Vec::new();
+    let mut added: Vec<WordHit> = Vec::new();
+    let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
+    let mut declaration_kept: Vec<WordHit> = Vec::new();
+    let mut dunder_all_added: Vec<WordHit> = Vec::new();
+    let mut dunder_all_pending: Vec<WordHit> = Vec::new();
+    let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
+    let mut classifier = Classifier::new(&grep, old_name.len());
+    let mut unchecked: Vec<WordHit> = Vec::new();
+    let mut conflicts = 0usize;
+    let pending: Vec<WordHit> = grep.hits.iter().filter(|hit| !is_covered(&edits, hit)).cloned().collect();
+    let first_uncovered = pending.len();
+    let mut index = 0;
+    while index < pending.len() {
+        let hit = pending[index].clone();
+        index += 1;
+        if is_covered(&edits, &hit) {
+            continue;
+        }
+        if Instant::now() >= deadline || origin_targets.is_empty() {
+            unchecked.push(hit);
+            continue;
+        }
+        if in_dunder_all(&hit) {
+            // Decided after every other occurrence: the binding it names may be renamed only by
+            // a later extra rename (a stub's `def` after its `__all__`).
+            dunder_all_pending.push(hit);
+            continue;
+        }
+        let kind = classifier.kind(&hit);
+        if kind != OccurrenceKind::Code {
+            in_text.push((hit, kind));
+            continue;
+        }
+        let (start, _) = columns(&hit);
+        let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
+        // A missed reference leads to the renamed symbol, or to a binding the edit renames (an
+        // import of it, a stub of it).
+        let leads_to_renamed = !targets.is_disjoint(&origin_targets) || targets.iter().any(|target| renamed_by(&edits, target));
+        if !leads_to_renamed {
+            let first = targets.into_iter().min();
+            elsewhere.push((hit, first));
+            continue;
+        }
+        // A missed reference: ask the server again from here, else edit it ourselves.
+        if extra_renames.len() < MAX_EXTRA_RENAMES {
+            let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "newName": new_name});
+            if let Ok(more) = server.request("textDocument/rename", params, deadline, false) {
+                if let Some(more) = text_edits_by_path(&more, encoding) {
+                    extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                    conflicts += merge_edits(&mut edits, more);
+                    if is_covered(&edits, &hit) {
+                        continue;
+                    }
+                }
+            }
+        }
+        if renames_declaration(&edits) {
+            let (start, end) = columns(&hit);
+            let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
+            conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+            added.push(hit);
+        } else {
+            declaration_kept.push(hit);
+        }
+    }
+    for hit in dunder_all_pending {
+        let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
+        if binding_renamed {
+            let (start, end) = columns(&hit);
+            let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
+            conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+            dunder_all_added.push(hit);
+        } else {
+            in_text.push((hit, OccurrenceKind::Text));
+        }
+    }
+    let covered_now = grep.hits.iter().filter(|hit| is_covered(&edits, hit)).count();
+    let mut report = vec![format!(
+        "grep -w check: {} whole-word occurrence{} of `{old_name}` in {} of the {} {} file{} under {root_shown}{}; {covered_now} renamed by this edit ({} ms)",
+        grep.hits.len(),
+        if grep.hits.len() == 1 { "" } else { "s" },
+        grep.hits.iter().map(|hit| &hit.path).collect::<HashSet<_>>().len(),
+        grep.files_scanned,
+        extensions.join("/"),
+        if grep.files_scanned == 1 { "" } else { "s" },
+        if grep.truncated { " (scan capped: there may be more)" } else { "" },
+        started.elapsed().as_millis()
+    )];
+    if origin_targets.is_empty() && first_uncovered > 0 {
+        report.push(format!(
+            "  coverage NOT verified: {} gave no definition for the renamed position, so the {first_uncovered} occurrence(s) outside the edit could not be told apart from other symbols",
+            server.id()
+        ));
+    }
+    if !extra_renames.is_empty() {
+        report.push(format!(
+            "  {}'s first edit missed references that lead to the renamed symbol; renamed again from {} and merged the edits",
+            server.id(),
+            extra_renames.join(", ")
+        ));
+    }
+    if !added.is_empty() {
+        report.push(format!(
+            "  runbound added {} edit{} the server's rename missed (each checked: definition there leads to the renamed symbol):",
+            added.len(),
+            if added.len() == 1 { "" } else { "s" }
+        ));
+        for hit in added.iter().take(LISTED) {
+            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, hit.line_text.trim()));
+        }
+        if added.len() > LISTED {
+            report.push(format!("    ({})", crate::render::showing(LISTED, added.len(), "")));
+        }
+    }
+    if !dunder_all_added.is_empty() {
+        report.push(format!(
+            "  runbound renamed {} `__all__` entr{} naming the renamed binding: {}",
+            dunder_all_added.len(),
+            if dunder_all_added.len() == 1 { "y" } else { "ies" },
+            dunder_all_added.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if conflicts > 0 {
+        report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
+    }
+    if !in_text.is_empty() {
+        let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
+        report.push(format!(
+            "  left unrenamed: {comments} in comments and {} in strings (by the syntax tree) — edit them yourself if they name this symbol:",
+            in_text.len() - comments
+        ));
+        for (hit, kind) in in_text.iter().take(LISTED) {
+            let what = if *kind == OccurrenceKind::Comment { "comment" } else { "string" };
+            report.push(format!(
+                "    {}:{}: {}   ({what})",
+                shown(&hit.path),
+                hit.line + 1,
+                crate::render::cut_chars(hit.line_text.trim(), 100)
+            ));
+        }
+        if in_text.len() > LISTED {
+            report.push(format!("    ({})", crate::render::showing(LISTED, in_text.len(), "")));
+        }
+    }
+    if !elsewhere.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} occurrence{} in code whose definition leads elsewhere or nowhere (another symbol with this name, code the server cannot resolve) — check them:",
+            elsewhere.len(),
+            if elsewhere.len() == 1 { "" } else { "s" }
+        ));
+        for (hit, target) in elsewhere.iter().take(LISTED) {
+            let leads = match target {
+                Some((path, target_line, _)) => format!("definition: {}:{}", shown(path), target_line + 1),
+                None => "no definition".to_owned(),
+            };
+            report.push(format!(
+                "    {}:{}: {}   ({leads})",
+                shown(&hit.path),
+                hit.line + 1,
+                crate::render::cut_chars(hit.line_text.trim(), 100)
+            ));
+        }
+        if elsewhere.len() > LISTED {
+            report.push(format!("    ({})", crate::render::showing(LISTED, elsewhere.len(), "")));
+        }
+    }
+    if !declaration_kept.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} reference{} to the symbol; the edit does not rename its declaration (an import alias?), so they keep working:",
+            declaration_kept.len(),
+            if declaration_kept.len() == 1 { "" } else { "s" }
+        ));
+        for hit in declaration_kept.iter().take(LISTED) {
+            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
+        }
+    }
+    if !unchecked.is_empty() {
+        let files: HashSet<&PathBuf> = unchecked.iter().map(|hit| &hit.path).collect();
+        report.push(format!(
+            "  NOT CHECKED: {} occurrence{} in {} file{} outside the edit (the time budget ran out); they may be missed references:",
+            unchecked.len(),
+            if unchecked.len() == 1 { "" } else { "s" },
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        ));
+        for hit in unchecked.iter().take(LISTED) {
+            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
+        }
+    }
+    let untouched_files: Vec<String> = {
+        let mut files: Vec<&PathBuf> = grep.hits.iter().map(|hit| &hit.path).filter(|path| !edits.contains_key(*path)).collect();
+        files.dedup();
+        files.into_iter().map(|path| shown(path)).collect()
+    };
+    if !untouched_files.is_empty() {
+        report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
+    }
+    let json = json!({
+        "checked": true,
+        "elapsed_ms": started.elapsed().as_millis() as u64,
+        "occurrences": grep.hits.len(),
+        "files_scanned": grep.files_scanned,
+        "scan_capped": grep.truncated,
+        "renamed": covered_now,
+        "extra_renames_from": extra_renames,
+        "added_by_runbound": added.iter().chain(dunder_all_added.iter()).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "left_in_comments_and_strings": in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "left_unrenamed": elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "not_checked": unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "files_not_changed": untouched_files,
+    });
+    let merged = json!({"changes": edits.into_iter().map(|(path, list)| (path_to_uri(&path), Value::Array(list))).collect::<serde_json::Map<String, Value>>()});
+    RenameCoverage { edit: merged, report, json }
+}
+
+/// What an occurrence of a name is, by the file's syntax tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OccurrenceKind {
+    /// Code (an identifier, including one inside an f-string or template interpolation), or a
+    /// file no bundled grammar parses.
+    Code,
+    /// Inside a comment.
+    Comment,
+    /// Inside a string literal.
+    Text,
+}
+
+/// Classifies each of `hits` (all in `path`) with tree-sitter (the grammars ast-grep bundles):
+/// the smallest node spanning the occurrence and its ancestors decide — an interpolation first
+/// means code, a comment means comment, a string means text. Servers answer `definition` on
+/// words in comments too (clangd looks them up by name), so comments and strings are never
+/// asked and never edited.
+pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> Vec<OccurrenceKind> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::{AstGrep, Language};
+    use ast_grep_language::SupportLang;
+    let code = || vec![OccurrenceKind::Code; hits.len()];
+    let Some(language) = SupportLang::from_path(path) else { return code() };
+    let Ok(source) = std::fs::read_to_string(path) else { return code() };
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language) else { return code() };
+    let top = root.root().get_inner_node();
+    let mut line_starts = vec![0usize];
+    line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
+    hits.iter()
+        .map(|hit| {
+            let Some(line_start) = line_starts.get(hit.line as usize) else { return OccurrenceKind::Code };
+            let start = line_start + hit.byte_start;
+            let Some(mut node) = top.descendant_for_byte_range(start, start + word_len) else { return OccurrenceKind::Code };
+            loop {
+                let kind = node.kind();
+                if kind.contains("interpolation") || kind.contains("substitution") {
+                    return OccurrenceKind::Code;
+                }
+                if kind.contains("comment") {
+                    return OccurrenceKind::Comment;
+                }
+                if kind.contains("string") || kind.contains("char_literal") || kind.contains("heredoc") {
+                    return OccurrenceKind::Text;
+                }
+                match node.parent() {
+                    Some(parent) => node = parent,
+                    None => return OccurrenceKind::Code,
+                }
+            }
+        })
+        .collect()
+}
+
+/// Per-file cache of [`classify_occurrences`] for the occurrences of one [`GrepResult`].
+struct Classifier<'a> {
+    grep: &'a GrepResult,
+    word_len: usize,
+    cache: BTreeMap<PathBuf, Vec<(u32, usize, OccurrenceKind)>>,
+}
+
+impl<'a> Classifier<'a> {
+    fn new(grep: &'a GrepResult, word_len: usize) -> Classifier<'a> {
+        Classifier { grep, word_len, cache: BTreeMap::new() }
+    }
+
+    fn kind(&mut self, hit: &WordHit) -> OccurrenceKind {
+        let (grep, word_len) = (self.grep, self.word_len);
+        let entries = self.cache.entry(hit.path.clone()).or_insert_with(|| {
+            let in_file: Vec<&WordHit> = grep.hits.iter().filter(|other| other.path == hit.path).collect();
+            let kinds = classify_occurrences(&hit.path, &in_file, word_len);
+            in_file.iter().zip(kinds).map(|(other, kind)| (other.line, other.byte_start, kind)).collect()
+        });
+        entries
+            .iter()
+            .find(|(line, byte, _)| *line == hit.line && *byte == hit.byte_start)
+            .map_or(OccurrenceKind::Code, |(_, _, kind)| *kind)
+    }
+}
+
+/// Byte ranges of the string literals inside `__all__ = [...]` / `__all__ += [...]` (lists or
+/// tuples) of a Python file, parsed with tree-sitter. Empty when the file cannot be read.
+fn python_dunder_all_strings(path: &Path) -> Vec<std::ops::Range<usize>> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::AstGrep;
+    use ast_grep_language::SupportLang;
+    let Ok(source) = std::fs::read_to_string(path) else { return Vec::new() };
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, SupportLang::Python) else { return Vec::new() };
+    let mut ranges = Vec::new();
+    for node in root.root().dfs() {
+        if !matches!(node.kind().as_ref(), "assignment" | "augmented_assignment") {
+            continue;
+        }
+        if node.field("left").is_none_or(|left| left.text() != "__all__") {
+            continue;
+        }
+        let Some(right) = node.field("right") else { continue };
+        ranges.extend(right.dfs().filter(|inner| inner.kind() == "string").map(|string| string.range()));
+    }
+    ranges
+}
+
+/// The byte offset of (0-based `line`, `byte_column`) in `path`'s current text.
+fn byte_offset(path: &Path, line: u32, byte_column: usize) -> Option<usize> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut offset = 0;
+    for (index, line_text) in text.split_inclusive('\n').enumerate() {
+        if index == line as usize {
+            return Some(offset + byte_column);
+        }
+        offset += line_text.len();
+    }
+    None
+}
+
+/// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
+/// one already there (counted and returned).
+fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<Value>>, more: BTreeMap<PathBuf, Vec<Value>>) -> usize {
+    let mut conflicts = 0;
+    for (path, list) in more {
+        let existing = edits.entry(path).or_default();
+        for edit in list {
+            let Some(range) = range_of(&edit) else { continue };
+            let mut duplicate = false;
+            let mut overlaps = false;
+            for other in existing.iter() {
+                let Some(other_range) = range_of(other) else { continue };
+                if other_range == range {
+                    duplicate = true;
+                    break;
+                }
+                let (a_start, a_end) = ((range.0, range.1), (range.2, range.3));
+                let (b_start, b_end) = ((other_range.0, other_range.1), (other_range.2, other_range.3));
+                if a_start < b_end && b_start < a_end {
+                    overlaps = true;
+                }
+            }
+            if duplicate {
+                continue;
+            }
+            if overlaps {
+                conflicts += 1;
+                continue;
+            }
+            existing.push(edit);
+        }
+    }
+    conflicts
+}
+
+/// Occurrences `complete_references` checks at most; a name with more is not cross-checked
+/// (the answer says so).
+pub const MAX_REFERENCE_CHECKS: usize = 400;
+
+/// The result of [`complete_references`].
+#[derive(Debug, Clone)]
+pub struct ReferencesCoverage {
+    /// The references to render: the server's, plus those found from missed uses (LSP
+    /// `Location[]` JSON).
+    pub answer: Value,
+    /// Notes for the answer (empty when the server's answer already covered every use grep
+    /// finds).
+    pub notes: Vec<String>,
+}
+
+/// Cross-checks a `textDocument/references` answer for `name` at (`line`, `character`) of
+/// `origin` against `grep -w` (the same ground truth as [`complete_rename`]): an occurrence
+/// outside the answer whose definition leads to the symbol (or to a reference in the answer)
+/// is a missed use; the server is asked again from there (at most [`MAX_EXTRA_RENAMES`] times)
+/// and the answers merged; a missed use it still omits is named in a note, never added.
+/// Occurrences in comments and strings ([`classify_occurrences`]) are not asked. Bounded by
+/// `deadline` and
+/// [`MAX_REFERENCE_CHECKS`]; what was not checked is said.
+#[allow(clippy::too_many_arguments)]
+pub fn complete_references(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    origin: &Path,
+    line: u32,
+    character: u32,
+    name: &str,
+    answer: Value,
+    deadline: Instant,
+) -> ReferencesCoverage {
+    let shown = |path: &Path| crate::render::display_path(workspace_root, path);
+    let mut references: Vec<Value> = answer.as_array().cloned().unwrap_or_default();
+    let grep = grep_word(server.definition(), server.root(), name);
+    let encoding = server.position_encoding();
+    let columns = |hit: &WordHit| -> (u32, u32) {
+        (encoding.column_from_byte(&hit.line_text, hit.byte_start), encoding.column_from_byte(&hit.line_text, hit.byte_start + name.len()))
+    };
+    let location_path = |location: &Value| -> Option<PathBuf> {
+        let path = location.get("uri").and_then(Value::as_str).and_then(uri_to_path)?;
+        Some(std::fs::canonicalize(&path).unwrap_or(path))
+    };
+    let contains = |references: &[Value], path: &Path, line: u32, start: u32, end: u32| -> bool {
+        references.iter().any(|location| {
+            location_path(location).is_some_and(|p| p == path) && range_of(location).is_some_and(|range| covers(range, line, start, end))
+        })
+    };
+    let uncovered: Vec<&WordHit> = grep
+        .hits
+        .iter()
+        .filter(|hit| {
+            let (start, end) = columns(hit);
+            !contains(&references, &hit.path, hit.line, start, end)
+        })
+        .collect();
+    if uncovered.is_empty() {
+        return ReferencesCoverage { answer: Value::Array(references), notes: Vec::new() };
+    }
+    if uncovered.len() > MAX_REFERENCE_CHECKS {
+        return ReferencesCoverage {
+            answer: Value::Array(references),
+            notes: vec![format!(
+                "note: {} whole-word occurrences of `{name}` under {} are not in this answer; too many to cross-check (more than {MAX_REFERENCE_CHECKS}) — most are probably other symbols with this name",
+                uncovered.len(),
+                shown(server.root())
+            )],
+        };
+    }
+    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    if origin_targets.is_empty() {
+        return ReferencesCoverage {
+            answer: Value::Array(references),
+            notes: vec![format!(
+                "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({} gave no definition here)",
+                uncovered.len(),
+                server.id()
+            )],
+        };
+    }
+    let mut asked_again: Vec<String> = Vec::new();
+    let mut not_listed: Vec<String> = Vec::new();
+    let mut in_text = 0usize;
+    let mut classifier = Classifier::new(&grep, name.len());
+    let mut unchecked = 0usize;
+    let mut elsewhere = 0usize;
+    let before = references.len();
+    for hit in uncovered {
+        let (start, end) = columns(hit);
+        if contains(&references, &hit.path, hit.line, start, end) {
+            continue;
+        }
+        if Instant::now() >= deadline {
+            unchecked += 1;
+            continue;
+        }
+        if classifier.kind(hit) != OccurrenceKind::Code {
+            in_text += 1;
+            continue;
+        }
+        let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
+        let leads_here = !targets.is_disjoint(&origin_targets)
+            || targets
+                .iter()
+                .any(|(path, target_line, target_char)| contains(&references, path, *target_line, *target_char, *target_char + 1));
+        if !leads_here {
+            elsewhere += 1;
+            continue;
+        }
+        if asked_again.len() < MAX_EXTRA_RENAMES {
+            let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "context": {"includeDeclaration": true}});
+            if let Ok(Value::Array(more)) = server.request("textDocument/references", params, deadline, true) {
+                asked_again.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                for location in more {
+                    let Some(path) = location_path(&location) else { continue };
+                    let Some(range) = range_of(&location) else { continue };
+                    if !contains(&references, &path, range.0, range.1, range.1) {
+                        references.push(location);
+                    }
+                }
+                if contains(&references, &hit.path, hit.line, start, end) {
+                    continue;
+                }
+            }
+        }
+        // The server does not list it even when asked from there: said, not added.
+        not_listed.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+    }
+    let mut notes = Vec::new();
+    let found = references.len() - before;
+    if found > 0 {
+        let mut note = format!(
+            "note: {}'s answer from here missed {found} reference{} that grep -w finds and whose definition leads to this symbol",
+            server.id(),
+            if found == 1 { "" } else { "s" }
+        );
+        if !asked_again.is_empty() {
+            note.push_str(&format!("; asked again from {} and merged", asked_again.join(", ")));
+        }
+        notes.push(note);
+    }
+    if !not_listed.is_empty() {
+        notes.push(format!(
+            "note: {} whole-word occurrence(s) of `{name}` in code lead to this symbol by definition but {} does not list them as references: {}",
+            not_listed.len(),
+            server.id(),
+            not_listed.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if unchecked > 0 {
+        notes.push(format!(
+            "note: {unchecked} whole-word occurrence(s) of `{name}` outside this answer were NOT checked (time budget); they may be references"
+        ));
+    }
+    if found > 0 || !not_listed.is_empty() {
+        notes.push(format!(
+            "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere or nowhere, {in_text} are in comments or strings"
+        ));
+    }
+    ReferencesCoverage { answer: Value::Array(references), notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_words_only() {
+        assert_eq!(word_positions("evolve(evolved, _evolve, x.evolve) # evolve", "evolve"), vec![0, 27, 37]);
+        assert_eq!(word_positions("", "x"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn whole_file_replacements_become_identifier_edits() {
+        let old = "from shop.pricing import total_price\n__all__ = [\"total_price\"]\nx = total_price(1)  # é\n";
+        let new = "from shop.pricing import gross_price\n__all__ = [\"total_price\"]\nx = gross_price(1)  # é\n";
+        let edits = minimal_edits(old, new, PositionEncoding::Utf16);
+        let ranges: Vec<(u64, u64, u64, &str)> = edits
+            .iter()
+            .map(|e| {
+                (
+                    e.pointer("/range/start/line").unwrap().as_u64().unwrap(),
+                    e.pointer("/range/start/character").unwrap().as_u64().unwrap(),
+                    e.pointer("/range/end/character").unwrap().as_u64().unwrap(),
+                    e["newText"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(ranges, vec![(0, 25, 36, "gross_price"), (2, 4, 15, "gross_price")]);
+        assert_eq!(crate::lsp::rename::apply_text_edits(old, &edits, PositionEncoding::Utf16).unwrap(), new);
+        // Inserted lines become one whole-line edit.
+        let grown = "a\nb\nc\n";
+        let edits = minimal_edits("a\nc\n", grown, PositionEncoding::Utf8);
+        assert_eq!(crate::lsp::rename::apply_text_edits("a\nc\n", &edits, PositionEncoding::Utf8).unwrap(), grown);
+    }
+
+    #[test]
+    fn comments_and_strings_are_told_apart_from_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let py = dir.path().join("a.py");
+        std::fs::write(&py, "# total here\nx = total  # total\ns = \"total\"\nf = f\"{total} total\"\n").unwrap();
+        let grep = GrepResult {
+            hits: std::fs::read_to_string(&py)
+                .unwrap()
+                .lines()
+                .enumerate()
+                .flat_map(|(line, text)| {
+                    word_positions(text, "total").into_iter().map(move |byte_start| WordHit {
+                        path: PathBuf::new(),
+                        line: line as u32,
+                        byte_start,
+                        line_text: text.to_owned(),
+                    })
+                })
+                .collect(),
+            files_scanned: 1,
+            truncated: false,
+        };
+        let hits: Vec<&WordHit> = grep.hits.iter().collect();
+        use OccurrenceKind::{Code, Comment, Text};
+        assert_eq!(classify_occurrences(&py, &hits, 5), vec![Comment, Code, Comment, Text, Code, Text]);
+        let c = dir.path().join("m.c");
+        std::fs::write(&c, "int total(void);\n// total twice\n").unwrap();
+        let hits = [
+            WordHit { path: c.clone(), line: 0, byte_start: 4, line_text: String::new() },
+            WordHit { path: c.clone(), line: 1, byte_start: 3, line_text: String::new() },
+        ];
+        assert_eq!(classify_occurrences(&c, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, Comment]);
+    }
+
+    #[test]
+    fn merging_skips_duplicates_and_overlaps() {
+        let edit = |l: u32, a: u32, b: u32| json!({"range": {"start": {"line": l, "character": a}, "end": {"line": l, "character": b}}, "newText": "n"});
+        let mut edits = BTreeMap::from([(PathBuf::from("/a.py"), vec![edit(1, 0, 6)])]);
+        let conflicts = merge_edits(
+            &mut edits,
+            BTreeMap::from([
+                (PathBuf::from("/a.py"), vec![edit(1, 0, 6), edit(1, 3, 9), edit(2, 0, 6)]),
+                (PathBuf::from("/b.py"), vec![edit(0, 0, 1)]),
+            ]),
+        );
+        assert_eq!(conflicts, 1);
+        assert_eq!(edits[&PathBuf::from("/a.py")].len(), 2);
+        assert_eq!(edits[&PathBuf::from("/b.py")].len(), 1);
+        assert!(covers((1, 0, 1, 6), 1, 0, 6) && !covers((1, 0, 1, 6), 1, 2, 8) && covers((0, 5, 2, 0), 1, 0, 3));
+    }
+}

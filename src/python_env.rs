@@ -1,0 +1,439 @@
+//! The project's Python interpreter, resolved one way for every area that runs or analyses
+//! Python code: the language servers (pyright, basedpyright, pylsp), the `"*"` project checker,
+//! the debugger (debugpy runs the program under the project venv's python) and the `eval`
+//! kernel. It sits below `lsp`, `debug` and `kernel`, which all use it.
+//!
+//! [`resolve_project_interpreter`] answers, for a project root (the directory of its root
+//! marker) inside the workspace, in this order:
+//!
+//! 1. a virtual environment the project's pyright configuration names: `venvPath` + `venv` of
+//!    `pyrightconfig.json`, or of `[tool.pyright]` / `[tool.basedpyright]` in `pyproject.toml`
+//!    (the first configuration file found from the root up to the workspace root, `extends`
+//!    followed) — when that environment exists. pyright and basedpyright themselves give such a
+//!    configured venv precedence over any `python.pythonPath` a client sends, so an answer that
+//!    put a `.venv` first would misreport what the server uses;
+//! 2. `.venv` or `venv` beside the root marker ([`project_venv_python`]), else in a directory
+//!    between the root and the workspace root (a monorepo's shared environment);
+//! 3. `python3`, then `python`, on the search path.
+//!
+//! The answer carries the interpreter's path and why it was chosen
+//! ([`PythonInterpreter::reason`]: "from .venv beside pyproject.toml", "from pyrightconfig.json
+//! venv", "python3 on PATH"), and notes about configuration that the servers ignore (a `venv`
+//! without `venvPath`, a configured venv that does not exist).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+/// The virtual-environment directory names looked for beside a root marker, in order.
+pub const PROJECT_VENV_DIRS: [&str; 2] = [".venv", "venv"];
+
+/// The project-local virtualenv python of `dir`: `.venv/bin/python`, then `venv/bin/python`
+/// (then the same with `python3`). `None` when neither exists as an executable file.
+pub fn project_venv_python(dir: &Path) -> Option<PathBuf> {
+    [".venv/bin/python", "venv/bin/python", ".venv/bin/python3", "venv/bin/python3"]
+        .iter()
+        .map(|relative| dir.join(relative))
+        .find(|candidate| is_executable_file(candidate))
+}
+
+/// Where a [`PythonInterpreter`] came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InterpreterSource {
+    /// `venvPath` + `venv` of a pyright configuration file.
+    ConfiguredVenv {
+        /// The file that set `venv` (absolute): a `pyrightconfig.json` or a `pyproject.toml`.
+        config_file: PathBuf,
+        /// The table it was read from: `pyrightconfig.json`, `[tool.pyright]` or
+        /// `[tool.basedpyright]`.
+        section: String,
+        /// The environment directory (`<venvPath>/<venv>`, absolute).
+        venv_dir: PathBuf,
+    },
+    /// A `.venv` / `venv` directory of the project.
+    ProjectVenv {
+        /// The environment directory (absolute), e.g. `/ws/.venv`.
+        venv_dir: PathBuf,
+        /// The root marker it sits beside (absolute), when it is in the root's directory.
+        beside_marker: Option<PathBuf>,
+    },
+    /// `python3` or `python` found on the search path.
+    SearchPath {
+        /// The name looked up: `python3` or `python`.
+        name: String,
+    },
+}
+
+/// A resolved interpreter for one project root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonInterpreter {
+    /// The interpreter to run (absolute; inside a venv this is the venv's `bin/python`, not the
+    /// file it links to, so `sys.prefix` is the venv).
+    pub python: PathBuf,
+    /// Why this one.
+    pub source: InterpreterSource,
+    /// Configuration the servers ignore or that points nowhere, one sentence each (e.g.
+    /// "pyproject.toml [tool.pyright] sets venv = \"env\" but no venvPath; pyright ignores it").
+    pub notes: Vec<String>,
+}
+
+impl PythonInterpreter {
+    /// Why this interpreter, for status lines: `from .venv beside pyproject.toml`,
+    /// `from venv in the workspace root`, `from pyrightconfig.json venv ".venv"`,
+    /// `from pyproject.toml [tool.pyright] venv "env"`, `python3 on PATH`. Paths are shown
+    /// relative to `workspace_root`.
+    pub fn reason(&self, workspace_root: &Path) -> String {
+        match &self.source {
+            InterpreterSource::ConfiguredVenv { config_file, section, venv_dir } => {
+                let file = relative(workspace_root, config_file);
+                let venv = venv_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                if section == "pyrightconfig.json" {
+                    format!("from {file} venv \"{venv}\"")
+                } else {
+                    format!("from {file} {section} venv \"{venv}\"")
+                }
+            }
+            InterpreterSource::ProjectVenv { venv_dir, beside_marker } => {
+                let name = venv_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                match beside_marker {
+                    Some(marker) => format!("from {name} beside {}", relative(workspace_root, marker)),
+                    None => match venv_dir.parent() {
+                        Some(parent) if parent == workspace_root => format!("from {name} in the workspace root"),
+                        Some(parent) => format!("from {name} in {}", relative(workspace_root, parent)),
+                        None => format!("from {name}"),
+                    },
+                }
+            }
+            InterpreterSource::SearchPath { name } => format!("{name} on PATH"),
+        }
+    }
+
+    /// The environment directory when the interpreter belongs to a virtual environment.
+    pub fn venv_dir(&self) -> Option<&Path> {
+        match &self.source {
+            InterpreterSource::ConfiguredVenv { venv_dir, .. } | InterpreterSource::ProjectVenv { venv_dir, .. } => Some(venv_dir),
+            InterpreterSource::SearchPath { .. } => None,
+        }
+    }
+
+    /// A value that changes when the interpreter, its source, or the set of packages installed
+    /// into its environment changes (the modification times of the venv's `site-packages`
+    /// directories: installing or removing a distribution adds or removes entries there).
+    /// Servers whose fingerprint changed must re-resolve imports (runbound restarts them).
+    pub fn fingerprint(&self) -> String {
+        let mut text = format!("{}|{:?}", self.python.display(), self.source);
+        if let Some(venv_dir) = self.venv_dir() {
+            for site_packages in site_packages_dirs(venv_dir) {
+                let modified = std::fs::metadata(&site_packages)
+                    .and_then(|meta| meta.modified())
+                    .ok()
+                    .and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map(|since| since.as_nanos())
+                    .unwrap_or(0);
+                text.push_str(&format!("|{}@{modified}", site_packages.display()));
+            }
+        }
+        text
+    }
+}
+
+/// The `site-packages` directories of a virtual environment: `lib/python3.*/site-packages`
+/// (and `lib64`), sorted.
+pub fn site_packages_dirs(venv_dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for lib in ["lib", "lib64"] {
+        let Ok(entries) = std::fs::read_dir(venv_dir.join(lib)) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_str().is_some_and(|name| name.starts_with("python")) {
+                let candidate = entry.path().join("site-packages");
+                if candidate.is_dir() && !found.contains(&candidate) {
+                    found.push(candidate);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Resolves the interpreter for the project rooted at `root` (absolute, inside or equal to
+/// `workspace_root`), in the order of the module documentation. `root_marker` (the marker file
+/// that made `root` a root, when known) names what a `.venv` sits beside. `path_env` is the
+/// `PATH` value searched for `python3` / `python` (`None`: no search-path lookup).
+///
+/// # Errors
+/// A sentence listing what was tried when no interpreter resolves at all.
+pub fn resolve_project_interpreter(
+    root: &Path,
+    workspace_root: &Path,
+    root_marker: Option<&Path>,
+    path_env: Option<&OsStr>,
+) -> Result<PythonInterpreter, String> {
+    let mut notes = Vec::new();
+    if let Some(config) = find_pyright_config(root, workspace_root) {
+        match (&config.venv_path, &config.venv) {
+            (Some(venv_path), Some(venv)) => {
+                let venv_dir = venv_path.join(venv);
+                let python = project_venv_python_in(&venv_dir);
+                match python {
+                    Some(python) if !site_packages_dirs(&venv_dir).is_empty() => {
+                        return Ok(PythonInterpreter {
+                            python,
+                            source: InterpreterSource::ConfiguredVenv {
+                                config_file: config.file.clone(),
+                                section: config.section.clone(),
+                                venv_dir,
+                            },
+                            notes,
+                        });
+                    }
+                    _ => notes.push(format!(
+                        "{} {} names venv {} which has no bin/python and lib/python3.*/site-packages; pyright reports it and falls back to the interpreter below",
+                        relative(workspace_root, &config.file),
+                        config.section,
+                        relative(workspace_root, &venv_dir)
+                    )),
+                }
+            }
+            (None, Some(venv)) => notes.push(format!(
+                "{} {} sets venv \"{venv}\" but no venvPath; pyright ignores it",
+                relative(workspace_root, &config.file),
+                config.section
+            )),
+            _ => (),
+        }
+    }
+    let mut dir = Some(root);
+    while let Some(current) = dir {
+        if let Some(python) = project_venv_python(current) {
+            let venv_dir = python.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_else(|| current.to_path_buf());
+            let beside_marker = root_marker.filter(|marker| marker.parent() == Some(current)).map(Path::to_path_buf);
+            return Ok(PythonInterpreter { python, source: InterpreterSource::ProjectVenv { venv_dir, beside_marker }, notes });
+        }
+        if current == workspace_root || !current.starts_with(workspace_root) {
+            break;
+        }
+        dir = current.parent();
+    }
+    if let Some(path_env) = path_env {
+        for name in ["python3", "python"] {
+            if let Ok(python) = which::which_in(name, Some(path_env), root) {
+                return Ok(PythonInterpreter { python, source: InterpreterSource::SearchPath { name: name.to_owned() }, notes });
+            }
+        }
+    }
+    let mut message = format!(
+        "no Python interpreter: no venv configured for pyright, no .venv or venv between {} and the workspace root, no python3 or python on PATH",
+        relative(workspace_root, root)
+    );
+    for note in &notes {
+        message.push_str(&format!("; {note}"));
+    }
+    Err(message)
+}
+
+/// The `venvPath` / `venv` settings of the pyright configuration that applies to `root`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PyrightConfig {
+    /// The primary configuration file.
+    file: PathBuf,
+    /// `pyrightconfig.json`, `[tool.pyright]` or `[tool.basedpyright]`.
+    section: String,
+    /// `venvPath`, resolved against the directory of the file that set it.
+    venv_path: Option<PathBuf>,
+    /// `venv`.
+    venv: Option<String>,
+}
+
+/// Finds the pyright configuration for `root` the way pyright does, bounded by the workspace:
+/// from `root` up, the first directory with a `pyrightconfig.json`, or with a `pyproject.toml`
+/// that has a `[tool.pyright]` / `[tool.basedpyright]` table; `extends` chains are followed (at
+/// most 8 files), the settings of the extending file winning.
+fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConfig> {
+    let mut dir = Some(root);
+    while let Some(current) = dir {
+        let json = current.join("pyrightconfig.json");
+        let toml = current.join("pyproject.toml");
+        let primary = if json.is_file() {
+            Some(json)
+        } else if toml.is_file() && read_config_table(&toml).is_some() {
+            Some(toml)
+        } else {
+            None
+        };
+        if let Some(primary) = primary {
+            let (section, _) = read_config_table(&primary)?;
+            let mut config = PyrightConfig { file: primary.clone(), section, venv_path: None, venv: None };
+            let mut next = Some(primary);
+            let mut seen = Vec::new();
+            while let Some(file) = next.take() {
+                if seen.contains(&file) || seen.len() >= 8 {
+                    break;
+                }
+                seen.push(file.clone());
+                let Some((_, table)) = read_config_table(&file) else { break };
+                let base = file.parent().unwrap_or(current);
+                if config.venv_path.is_none() {
+                    config.venv_path = table.get("venvPath").and_then(Value::as_str).map(|path| base.join(path));
+                }
+                if config.venv.is_none() {
+                    config.venv = table.get("venv").and_then(Value::as_str).map(str::to_owned);
+                }
+                next = table.get("extends").and_then(Value::as_str).map(|extends| base.join(extends));
+            }
+            return Some(config);
+        }
+        if current == workspace_root || !current.starts_with(workspace_root) {
+            break;
+        }
+        dir = current.parent();
+    }
+    None
+}
+
+/// Reads the pyright settings table of a configuration file: the whole object of a
+/// `pyrightconfig.json` (JSON with comments and trailing commas, as pyright accepts), or the
+/// `[tool.basedpyright]` / `[tool.pyright]` table of a `pyproject.toml` (string values only;
+/// enough for `venvPath`, `venv`, `extends`). `None` when the file cannot be read or parsed, or
+/// a `pyproject.toml` has neither table.
+fn read_config_table(file: &Path) -> Option<(String, serde_json::Map<String, Value>)> {
+    let text = std::fs::read_to_string(file).ok()?;
+    if file.extension().is_some_and(|ext| ext == "toml") {
+        let document = toml_edit::Document::parse(text).ok()?;
+        let tool = document.as_table().get("tool")?.as_table_like()?;
+        for section in ["basedpyright", "pyright"] {
+            if let Some(table) = tool.get(section).and_then(|item| item.as_table_like()) {
+                let mut map = serde_json::Map::new();
+                for (key, item) in table.iter() {
+                    if let Some(value) = item.as_str() {
+                        map.insert(key.to_owned(), Value::String(value.to_owned()));
+                    }
+                }
+                return Some((format!("[tool.{section}]"), map));
+            }
+        }
+        return None;
+    }
+    let value = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default()).ok()??;
+    match value {
+        Value::Object(map) => Some(("pyrightconfig.json".to_owned(), map)),
+        _ => None,
+    }
+}
+
+fn project_venv_python_in(venv_dir: &Path) -> Option<PathBuf> {
+    ["bin/python", "bin/python3"].iter().map(|relative| venv_dir.join(relative)).find(|candidate| is_executable_file(candidate))
+}
+
+/// `path` for status lines: relative to `workspace_root` when inside it (`.venv/bin/python`),
+/// else absolute without a mark (an interpreter outside the workspace is normal, unlike a
+/// source location: see [`crate::render::display_path`]).
+pub fn display_interpreter_path(workspace_root: &Path, path: &Path) -> String {
+    relative(workspace_root, path)
+}
+
+fn relative(workspace_root: &Path, path: &Path) -> String {
+    match path.strip_prefix(workspace_root) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rest) => rest.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).map(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn executable(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn venv(dir: &Path) {
+        executable(&dir.join("bin/python"));
+        std::fs::create_dir_all(dir.join("lib/python3.11/site-packages")).unwrap();
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn venv_beside_the_marker_wins_over_path_and_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        let marker = ws.join("pyproject.toml");
+        write(&marker, "[project]\nname = \"p\"\n");
+        let bin = ws.join("elsewhere/bin");
+        executable(&bin.join("python3"));
+        let path_env = bin.clone().into_os_string();
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), Some(&path_env)).unwrap();
+        assert_eq!(found.python, bin.join("python3"));
+        assert_eq!(found.reason(&ws), "python3 on PATH");
+        venv(&ws.join("venv"));
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), Some(&path_env)).unwrap();
+        assert_eq!((found.python.clone(), found.reason(&ws)), (ws.join("venv/bin/python"), "from venv beside pyproject.toml".to_owned()));
+        venv(&ws.join(".venv"));
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), Some(&path_env)).unwrap();
+        assert_eq!(found.reason(&ws), "from .venv beside pyproject.toml");
+        assert_eq!(found.venv_dir(), Some(ws.join(".venv").as_path()));
+        // A sub-project without its own venv uses the workspace's; never one above the workspace.
+        let sub = ws.join("packages/a");
+        write(&sub.join("setup.py"), "");
+        let found = resolve_project_interpreter(&sub, &ws, Some(&sub.join("setup.py")), None).unwrap();
+        assert_eq!(found.reason(&ws), "from .venv in the workspace root");
+        let err = resolve_project_interpreter(&sub, &sub, Some(&sub.join("setup.py")), None).unwrap_err();
+        assert!(err.contains("no Python interpreter"), "{err}");
+    }
+
+    #[test]
+    fn a_configured_venv_wins_and_a_venv_without_venv_path_is_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        venv(&ws.join(".venv"));
+        venv(&ws.join("envs/py311"));
+        let marker = ws.join("pyproject.toml");
+        write(&marker, "[project]\nname = \"p\"\n[tool.pyright]\nvenv = \"py311\"\n");
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), None).unwrap();
+        assert_eq!(found.reason(&ws), "from .venv beside pyproject.toml");
+        assert_eq!(found.notes, vec!["pyproject.toml [tool.pyright] sets venv \"py311\" but no venvPath; pyright ignores it".to_owned()]);
+        write(&marker, "[project]\nname = \"p\"\n[tool.pyright]\nvenvPath = \"envs\"\nvenv = \"py311\"\n");
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), None).unwrap();
+        assert_eq!(found.python, ws.join("envs/py311/bin/python"));
+        assert_eq!(found.reason(&ws), "from pyproject.toml [tool.pyright] venv \"py311\"");
+        // pyrightconfig.json (JSON with comments and trailing commas) beats pyproject.toml, and
+        // `extends` supplies what the file leaves out.
+        write(&ws.join("base.json"), "{\"venvPath\": \"envs\"}");
+        write(&ws.join("pyrightconfig.json"), "{\n  // the env\n  \"extends\": \"base.json\",\n  \"venv\": \"py311\",\n}\n");
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), None).unwrap();
+        assert_eq!(found.reason(&ws), "from pyrightconfig.json venv \"py311\"");
+        // A configured venv that does not exist falls through, with a note.
+        write(&ws.join("pyrightconfig.json"), "{\"venvPath\": \".\", \"venv\": \"missing\"}");
+        let found = resolve_project_interpreter(&ws, &ws, Some(&marker), None).unwrap();
+        assert_eq!(found.reason(&ws), "from .venv beside pyproject.toml");
+        assert!(found.notes[0].contains("names venv missing"), "{:?}", found.notes);
+    }
+
+    #[test]
+    fn the_fingerprint_changes_when_a_package_is_installed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        venv(&ws.join(".venv"));
+        let found = resolve_project_interpreter(&ws, &ws, None, None).unwrap();
+        let before = found.fingerprint();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::create_dir(ws.join(".venv/lib/python3.11/site-packages/newpkg")).unwrap();
+        assert_ne!(found.fingerprint(), before);
+    }
+}
