@@ -700,6 +700,8 @@ struct CargoArtifact {
     target_kinds: Vec<String>,
     manifest_path: PathBuf,
     package_name: String,
+    /// The target's root source file (`tests/test_version.rs`, `src/lib.rs`), absolute.
+    src_path: PathBuf,
 }
 
 /// Runs a cargo build with `--message-format=json` and returns the executables it produced.
@@ -742,6 +744,7 @@ fn cargo_build(
                     target_kinds: target["kind"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect(),
                     manifest_path: PathBuf::from(message["manifest_path"].as_str().unwrap_or("")),
                     package_name: message["package_id"].as_str().map(package_name_from_id).unwrap_or_default(),
+                    src_path: PathBuf::from(target["src_path"].as_str().unwrap_or("")),
                 });
             }
             Some("compiler-message") => {
@@ -796,19 +799,33 @@ fn plan_rust_test(request: &LaunchRequest, test: &str, workspace_root: &Path, de
         args.push(package.clone());
     }
     let (artifacts, mut build) = cargo_build(&cargo_dir, &args, workspace_root, deadline)?;
-    // Each test binary lists its tests; the one that has `test` runs it.
+    // Each test binary lists its tests; the one that has `test` runs it. A name may start with
+    // its test target (`test_version::test_parse`, as `cargo test --test test_version
+    // test_parse` selects it) or the target's source file (`tests/test_version.rs::test_parse`):
+    // integration test binaries often share test names.
     let mut matches: Vec<(CargoArtifact, String)> = Vec::new();
+    let mut exact: Vec<(CargoArtifact, String)> = Vec::new();
     let mut all_names: Vec<String> = Vec::new();
     for artifact in &artifacts {
+        let wanted = rust_test_within_target(test, artifact, workspace_root);
         let names = list_rust_tests(artifact, deadline);
         for name in names {
-            if name == test || name.ends_with(&format!("::{test}")) {
+            if name == wanted || name.ends_with(&format!("::{wanted}")) {
                 matches.push((artifact.clone(), name.clone()));
+                if name == wanted {
+                    exact.push((artifact.clone(), name.clone()));
+                }
             }
-            all_names.push(name);
+            all_names.push(format!("{}::{name}", artifact.target_name));
         }
     }
-    let exact: Vec<(CargoArtifact, String)> = matches.iter().filter(|(_, name)| name == test).cloned().collect();
+    // A target-qualified match beats plain ones of other binaries that happen to end alike.
+    let qualified: Vec<(CargoArtifact, String)> =
+        matches.iter().filter(|(artifact, _)| rust_test_within_target(test, artifact, workspace_root) != test).cloned().collect();
+    if !qualified.is_empty() {
+        matches = qualified;
+        exact.retain(|(artifact, _)| rust_test_within_target(test, artifact, workspace_root) != test);
+    }
     if exact.len() == 1 {
         matches = exact;
     }
@@ -826,15 +843,17 @@ fn plan_rust_test(request: &LaunchRequest, test: &str, workspace_root: &Path, de
                 ErrorKind::NotFound,
                 format!("no Rust test `{test}` in the cargo project at {}; near: {listed}", display_path(workspace_root, &cargo_dir)),
             )
-            .with_hint("pass the test's path as `cargo test -- --list` prints it (module::test_name)"));
+            .with_hint("pass the test's path as `cargo test -- --list` prints it (module::test_name), optionally after its test target (TARGET::module::test_name)"));
         }
         _ => {
             let listed: Vec<String> = matches
                 .iter()
-                .map(|(artifact, name)| format!("`{name}` in {} ({})", artifact.target_name, artifact.target_kinds.join(",")))
+                .map(|(artifact, name)| {
+                    format!("`{}::{name}` ({} target of {})", artifact.target_name, artifact.target_kinds.join(","), artifact.package_name)
+                })
                 .collect();
             return Err(ToolError::invalid(format!("`{test}` matches several tests: {}", listed.join("; ")))
-                .with_hint("pass the full name (module::test_name), and `package` when two packages share it"));
+                .with_hint("pass one of the names above (test target first, as `cargo test --test TARGET NAME` selects it), and `package` when two packages share it"));
         }
     };
     let package_dir = artifact.manifest_path.parent().map(Path::to_path_buf).unwrap_or_else(|| cargo_dir.clone());
@@ -842,7 +861,10 @@ fn plan_rust_test(request: &LaunchRequest, test: &str, workspace_root: &Path, de
     let target_kind = artifact.target_kinds.first().cloned().unwrap_or_default();
     let mut plan = LaunchPlan::new(
         AdapterId::Lldb,
-        format!("`{name}` is a Rust test of {} (its {target_kind} test binary, built with cargo)", artifact.package_name),
+        format!(
+            "`{name}` is a Rust test of {} (in the {target_kind} target {}, built with cargo)",
+            artifact.package_name, artifact.target_name
+        ),
         format!("test {name}"),
         package_dir.clone(),
     );
@@ -860,6 +882,26 @@ fn plan_rust_test(request: &LaunchRequest, test: &str, workspace_root: &Path, de
     plan.build = Some(build);
     plan.is_test = true;
     Ok(plan)
+}
+
+/// The part of `test` to look for in `artifact`'s list: what follows `TARGET::` or
+/// `SOURCE::` (the target's name or its source file relative to the workspace); `test` itself
+/// when it names neither.
+fn rust_test_within_target<'a>(test: &'a str, artifact: &CargoArtifact, workspace_root: &Path) -> &'a str {
+    if let Some(rest) = test.strip_prefix(artifact.target_name.as_str()).and_then(|rest| rest.strip_prefix("::")) {
+        if !rest.is_empty() {
+            return rest;
+        }
+    }
+    let source = artifact.src_path.strip_prefix(workspace_root).unwrap_or(&artifact.src_path);
+    if let Some(source) = source.to_str().filter(|source| !source.is_empty()) {
+        if let Some(rest) = test.strip_prefix(source).and_then(|rest| rest.strip_prefix("::")) {
+            if !rest.is_empty() {
+                return rest;
+            }
+        }
+    }
+    test
 }
 
 /// `exe --list --format terse` → test names (empty when the binary does not list, e.g. a

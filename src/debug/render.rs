@@ -623,6 +623,31 @@ pub fn scopes(frame: u64, scopes: &[ScopeInfo]) -> String {
     text
 }
 
+/// `variables` with a `frame_id`: the variables of `scope` (the frame's first scope that is not
+/// expensive, normally its locals) as [`variables`] renders them, under a header naming the frame
+/// and the scope, followed by the frame's other scopes with their references.
+pub fn frame_variables(frame: u64, scope: &ScopeInfo, scopes: &[ScopeInfo], page: &VariablesPage) -> String {
+    let body = variables(page);
+    let rest = body.split_once('\n').map_or("", |(_, rest)| rest);
+    let mut text = if page.variables.is_empty() {
+        format!("{} of frame {frame} (reference {}): none", scope.name, page.reference)
+    } else {
+        format!("{} of frame {frame} (reference {}):\n{rest}", scope.name, page.reference)
+    };
+    let others: Vec<String> = scopes
+        .iter()
+        .filter(|other| other.handle != scope.handle)
+        .map(|other| match other.handle {
+            Some(handle) => format!("{} (reference {handle}{})", other.name, if other.expensive { ", expensive" } else { "" }),
+            None => format!("{} (no variables)", other.name),
+        })
+        .collect();
+    if !others.is_empty() {
+        let _ = write!(text, "\nother scopes: {}", others.join(", "));
+    }
+    text
+}
+
 /// The `variables` result, with the paging line when more children exist. Small aggregates
 /// show their children inline (`p = Point {x: 1, y: 2}`, `xs = [1, 2, 3] (len 3)`).
 pub fn variables(page: &VariablesPage) -> String {

@@ -1548,7 +1548,7 @@ impl SessionInner {
         }
         let body =
             self.request_typed::<req::ExceptionInfo>(dap_types::ExceptionInfoArguments { thread_id: thread }, self.request_timeout).ok()?;
-        Some(body.exception_id).filter(|id| !id.is_empty())
+        Some(exception_id_without_notes(&body.exception_id)).filter(|id| !id.is_empty())
     }
 
     /// `stackTrace {levels: 30}` of `thread`, cached for the current stop generation: frames
@@ -1849,15 +1849,21 @@ impl SessionInner {
             } else {
                 steps.push("adapter already gone");
             }
-            if let Some(child) = connection.child() {
-                let exited_alone = child.wait_timeout(if alive { self.disconnect_timeout } else { Duration::ZERO }).is_some();
-                child.kill_group();
+            // End of input is what tells an adapter to exit after `disconnect` (debugpy's adapter
+            // otherwise waits for another client until it is killed: the whole disconnect budget
+            // on every session end). Close our writing side, then wait for the adapter within the
+            // budget; `close` kills the group either way.
+            if let Some(tcp) = &self.tcp {
+                let _ = tcp.shutdown(Shutdown::Write);
+            }
+            let has_child = connection.child().is_some();
+            let exited_alone = connection.close(if alive { self.disconnect_timeout } else { Duration::ZERO }).is_some();
+            if has_child {
                 steps.push(if exited_alone { "adapter exited" } else { "adapter process group killed" });
             }
             if let Some(tcp) = &self.tcp {
                 let _ = tcp.shutdown(Shutdown::Both);
             }
-            drop(connection);
         }
         let mut late_exit_code = None;
         {
@@ -1884,5 +1890,25 @@ impl SessionInner {
         drop(done);
         self.changed.notify_all();
         report
+    }
+}
+
+/// The exception's name alone: debugpy appends a note for a stop outside the raising frame
+/// (`AssertionError       (note: full exception trace is shown but execution is paused at:
+/// test_x)`), which says nothing the stop's top frame does not.
+fn exception_id_without_notes(id: &str) -> String {
+    let name = id.find("(note:").map_or(id, |at| &id[..at]);
+    name.trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exception_id_without_notes;
+
+    #[test]
+    fn debugpy_notes_are_cut_from_exception_names() {
+        let id = "AssertionError       (note: full exception trace is shown but execution is paused at: test_easter_western)";
+        assert_eq!(exception_id_without_notes(id), "AssertionError");
+        assert_eq!(exception_id_without_notes("ValueError"), "ValueError");
     }
 }

@@ -62,8 +62,8 @@ the next stop or the program's end, within the call's budget, and says where) �
 that text. Output the program printed since the last call rides on every result. frame_id and reference values are \
 valid until the program resumes. Ops: adapters, status, breakpoints, function_breakpoints (names), \
 exception_breakpoints (filters, listed by status), launch, attach (port), continue, pause, step_over, step_in, \
-step_out, threads, stack (≤30 frames; frames outside the workspace folded unless all_frames), scopes, variables (≤50 \
-children, values cut at 400 chars, small aggregates shown inline), evaluate, output, terminate.";
+step_out, threads, stack (≤30 frames; frames outside the workspace folded unless all_frames), scopes, variables (reference, or frame_id for \
+a frame's locals in one call; ≤50 children, values cut at 400 chars, small aggregates shown inline), evaluate, output, terminate.";
 
 /// Registers `debug` (R-DBG-1: the caller checks that a supervisor, a workspace and a
 /// conversation id exist).
@@ -113,8 +113,8 @@ pub fn descriptor() -> ToolDescriptor {
                 "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "attach: 127.0.0.1 port (debugpy: a debugpy.listen port)"},
                 "adapter": {"type": "string", "enum": ["debugpy", "lldb", "delve", "dart"], "description": "attach (default debugpy) / launch: override the adapter chosen from the program"},
                 "thread_id": {"type": "integer", "minimum": 0, "description": "continue/pause/step_*/stack: thread; default the stopped thread"},
-                "frame_id": {"type": "integer", "minimum": 1, "description": "scopes/evaluate: a frame_id from stack (evaluate defaults to the top frame)"},
-                "reference": {"type": "integer", "minimum": 1, "description": "variables: a reference from scopes, variables or evaluate"},
+                "frame_id": {"type": "integer", "minimum": 1, "description": "scopes/evaluate/variables: a frame_id from stack or a stop (evaluate defaults to the top frame; variables lists the frame's locals)"},
+                "reference": {"type": "integer", "minimum": 1, "description": "variables: a reference from scopes, variables or evaluate (or give frame_id for a frame's locals)"},
                 "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
                 "start": {"type": "integer", "minimum": 0, "description": "variables: index of the first child (paging, default 0)"},
                 "all_frames": {"type": "boolean", "description": "stack: list every frame instead of folding runs outside the workspace"}
@@ -284,10 +284,13 @@ pub(crate) enum DebugOp {
         /// A `frame_id` from `stack`.
         frame_id: u64,
     },
-    /// Children of a variables reference.
+    /// Children of a variables reference, or the variables of a frame's first scope.
     Variables {
         /// A reference from `scopes`, `variables` or `evaluate`.
-        reference: u64,
+        reference: Option<u64>,
+        /// Instead of `reference`: a `frame_id` from `stack` or a stop; its first scope that is
+        /// not expensive (the locals) is listed, and the other scopes named.
+        frame_id: Option<u64>,
         /// Index of the first child.
         #[serde(default)]
         start: u64,
@@ -569,7 +572,21 @@ fn op_text(call: &mut crate::debug::SupervisorCall<'_>, env: &CallEnv<'_>, op: D
         }
         DebugOp::Stack { thread_id, all_frames } => Ok(render::stack(&live_session(call, "stack")?.stack(thread_id)?, root, all_frames)),
         DebugOp::Scopes { frame_id } => Ok(render::scopes(frame_id, &live_session(call, "scopes")?.scopes(frame_id)?)),
-        DebugOp::Variables { reference, start } => Ok(render::variables(&live_session(call, "variables")?.variables(reference, start)?)),
+        DebugOp::Variables { reference: Some(reference), frame_id: None, start } => {
+            Ok(render::variables(&live_session(call, "variables")?.variables(reference, start)?))
+        }
+        DebugOp::Variables { reference: None, frame_id: Some(frame_id), start } => {
+            let session = live_session(call, "variables")?;
+            let scopes = session.scopes(frame_id)?;
+            let Some(first) = scopes.iter().find(|scope| scope.handle.is_some() && !scope.expensive).or(scopes.first()) else {
+                return Ok(render::scopes(frame_id, &scopes));
+            };
+            let Some(handle) = first.handle else { return Ok(render::scopes(frame_id, &scopes)) };
+            let page = session.variables(handle, start)?;
+            Ok(render::frame_variables(frame_id, first, &scopes, &page))
+        }
+        DebugOp::Variables { .. } => Err(ToolError::invalid("debug op variables needs exactly one of `reference` and `frame_id`")
+            .with_hint("pass a reference from scopes, variables or evaluate, or a frame_id from stack (its locals)")),
         DebugOp::Evaluate { expression, frame_id } => {
             let session = live_session(call, "evaluate")?;
             with_late_note(session.evaluate(&expression, frame_id), render::evaluate)
@@ -625,7 +642,10 @@ mod tests {
     #[test]
     fn ops_parse_into_the_enum_and_missing_fields_name_their_op() {
         assert!(matches!(parse_op(json!({"op": "status", "file": "ignored.py"})), Ok(DebugOp::Status {})));
-        assert!(matches!(parse_op(json!({"op": "variables", "reference": 4})), Ok(DebugOp::Variables { reference: 4, start: 0 })));
+        assert!(matches!(
+            parse_op(json!({"op": "variables", "reference": 4})),
+            Ok(DebugOp::Variables { reference: Some(4), frame_id: None, start: 0 })
+        ));
         assert!(matches!(
             parse_op(json!({"op": "launch", "program": "a.py", "adapter": "lldb"})),
             Ok(DebugOp::Launch { adapter: Some(AdapterId::Lldb), .. })
