@@ -22,9 +22,6 @@ use runbound::debug::{DebugConfig, DebugSupervisor};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig, ToolResult};
 use serde_json::{json, Value};
 
-/// Debug sessions are timing-sensitive on a 2-core machine: one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn build_run(workspace: &Path) -> Run {
     Run::builder(workspace)
         .config(RunConfig { debug: DebugConfig::default(), ..RunConfig::default() })
@@ -97,7 +94,8 @@ fn easter_locals_by_python(project: &Path, year: u32, line: usize) -> serde_json
 
 #[test]
 fn dateutil_a_pytest_test_by_node_id_shows_what_python_computes_and_a_planted_bug_is_reached() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // One debug session at a time with the tests of `debug` (timing-sensitive on 2 cores).
+    let _serial = crate::debug::serial();
     let test = "debug_corpus::dateutil_a_pytest_test_by_node_id_shows_what_python_computes_and_a_planted_bug_is_reached";
     let Some(_python3) = support::require_binary(test, "python3") else { return };
     let debugpy = std::process::Command::new("python3").args(["-c", "import debugpy"]).status().is_ok_and(|status| status.success());
@@ -210,7 +208,8 @@ fn dateutil_a_pytest_test_by_node_id_shows_what_python_computes_and_a_planted_bu
 
 #[test]
 fn semver_a_test_name_two_binaries_share_is_named_and_the_qualified_one_shows_the_parsers_locals() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // One debug session at a time with the tests of `debug` (timing-sensitive on 2 cores).
+    let _serial = crate::debug::serial();
     let test = "debug_corpus::semver_a_test_name_two_binaries_share_is_named_and_the_qualified_one_shows_the_parsers_locals";
     let Some(_cargo) = support::require_binary(test, "cargo") else { return };
     let lldb = runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap();
