@@ -143,7 +143,14 @@ impl SupervisorState {
         let session = self.session.take()?;
         let unreported_output = session.take_new_output();
         self.last_output = Some(session.output());
-        let teardown = session.terminate(&render::session_end(&end));
+        let reason = render::session_end(&end);
+        let teardown = session.terminate(&reason);
+        // A host's event sink hears of it when it happens, not only the next `debug` call.
+        crate::events::emit(crate::events::RunEvent::new(
+            crate::events::EventLevel::Info,
+            "debug",
+            format!("the debug session ended: {reason}; {}", render::teardown(&teardown)),
+        ));
         Some(RetiredSession { end, teardown, unreported_output })
     }
 }
