@@ -191,7 +191,15 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
         let server = lease.server;
         let resolved = runbound::lsp::resolve_symbol_on_line(&text, *line, symbol, None).unwrap();
         let (line0, character) = resolved.lsp_position(server.position_encoding());
-        let params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}, "context": {"includeDeclaration": true}});
+        let params = lsp_types::ReferenceParams {
+            text_document_position: lsp_types::TextDocumentPositionParams {
+                text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },
+                position: lsp_types::Position { line: line0, character },
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+            context: lsp_types::ReferenceContext { include_declaration: true },
+        };
         let grep_hits =
             runbound::lsp::rename_coverage::grep_word(server.definition(), server.root(), &resolved.cursor_identifier).hits.len();
         let (mut raw, mut checked, mut tool) = (Vec::new(), Vec::new(), Vec::new());
@@ -199,12 +207,14 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
         for round in 0..iterations + 2 {
             let start = Instant::now();
             let answer =
-                server.request("textDocument/references", params.clone(), Instant::now() + Duration::from_secs(60), true).expect("raw");
+                server.request::<lsp_types::request::References>(params.clone(), Instant::now() + Duration::from_secs(60)).expect("raw");
             let raw_elapsed = start.elapsed();
-            references = answer.as_array().map_or(0, Vec::len);
+            references = answer.map_or(0, |locations| locations.len());
             let start = Instant::now();
             let answer =
-                server.request("textDocument/references", params.clone(), Instant::now() + Duration::from_secs(60), true).expect("raw");
+                server.request::<lsp_types::request::References>(params.clone(), Instant::now() + Duration::from_secs(60)).expect("raw");
+            // The cross-check completes the answer as JSON.
+            let answer = serde_json::to_value(answer).expect("locations serialize");
             let before = answer.as_array().map_or(0, Vec::len);
             let coverage = runbound::lsp::rename_coverage::complete_references(
                 &server,
