@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::render::cut_chars;
 
-/// At most this many characters of a variable or evaluate value are shown (spec §7 op table).
+/// At most this many characters of a variable or evaluate value are shown (docs/contract.md, `debug` ops).
 pub const MAX_VALUE_CHARS: usize = 400;
 /// At most this many frames are requested and shown (`stackTrace {levels: 30}`).
 pub const MAX_STACK_FRAMES: u64 = 30;

@@ -1,7 +1,7 @@
 //! One debug session: adapter process and connection, the handshake that works for every
 //! adapter, the event thread that records state, the TTL watchdog, the ops, and teardown.
 //!
-//! Handshake (issue 6, research note §2.0): `initialize` (wait) → `launch`/`attach` (do not
+//! Handshake (issue 6; docs/contract.md, `debug`): `initialize` (wait) → `launch`/`attach` (do not
 //! wait) → on `initialized`: `setBreakpoints` per file, `setExceptionBreakpoints`,
 //! `configurationDone` → then wait for both responses. The event thread, not a waiter, records
 //! `initialized`, so the event is never lost whichever order the adapter chooses (debugpy sends

@@ -16,7 +16,7 @@ pub const TOOL_NAME: &str = "debug";
 /// Default time budget of one `debug` call: 120 s (a delve launch compiles the program first).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The ops, exactly as the spec's table (§7).
+/// The ops of the contract's table (docs/contract.md, `debug`); [`descriptor`] adds `terminate`.
 pub const OPS: [&str; 16] = [
     "adapters",
     "status",
