@@ -15,9 +15,10 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::resolve_in_workspace;
-use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
+use crate::staged::{StagedChange, StagedFile};
 use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::missed::MissedParts;
@@ -25,7 +26,6 @@ use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
 use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
-use crate::staged::{StagedChange, StagedFile};
 use crate::structural::syntax_tree::{dump_syntax_tree, SyntaxTreeFormat};
 use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
@@ -946,13 +946,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let description = format!("{} → `{}` ({lang})", query.display(), args.rewrite);
     let store = ctx.resource::<crate::staged::StagedResource>()?;
     let max_pending = store.config().max_pending_edits;
-    let staged = store.stage(StagedChange {
-        tool: "ast_edit",
-        description,
-        change_noun: "replacement",
-        files,
-        warnings: warnings.clone(),
-    });
+    let staged = store.stage(StagedChange { tool: "ast_edit", description, change_noun: "replacement", files, warnings: warnings.clone() });
     let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 
     let mut text = format!(

@@ -75,8 +75,19 @@ fn copy_tree(source: &Path, target: &Path) {
 
 /// Rewrites the cache's absolute path to the copy's in the venv's text files that record it:
 /// console scripts' shebangs, `activate*`, `pyvenv.cfg`, and `.pth` files (the editable install).
+///
+/// The path replaced is the one the venv records (`command = … -m venv <root>/.venv` in
+/// `pyvenv.cfg`), else the cache's: a corpus copied from another checkout records that one.
 fn relocate_venv(venv: &Path, from: &Path, to: &Path) {
-    let (from, to) = (from.to_str().expect("utf-8 cache path"), to.to_str().expect("utf-8 temp path"));
+    let configuration = std::fs::read_to_string(venv.join("pyvenv.cfg")).unwrap_or_default();
+    let made_at = configuration
+        .lines()
+        .find_map(|line| line.strip_prefix("command = "))
+        .and_then(|command| command.rsplit(' ').next())
+        .and_then(|path| path.strip_suffix("/.venv"))
+        .map(str::to_owned);
+    let from = made_at.unwrap_or_else(|| from.to_str().expect("utf-8 cache path").to_owned());
+    let (from, to) = (from.as_str(), to.to_str().expect("utf-8 temp path"));
     let mut candidates: Vec<PathBuf> = vec![venv.join("pyvenv.cfg")];
     for dir in [venv.join("bin")].into_iter().chain(site_packages(venv)) {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -723,7 +734,7 @@ pub fn assert_symbol_listed_before_outside(text: &str, location: &str) {
         "[rust sysroot]",
         "[cargo registry]",
         "[go module cache]",
-        "[goroot]",
+        "[go stdlib]",
     ];
     if let Some(first_outside) = lines.iter().position(|line| outside.iter().any(|mark| line.contains(mark))) {
         assert!(at < first_outside, "{location} is listed after entries outside the workspace:\n{text}");
