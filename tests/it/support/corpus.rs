@@ -51,7 +51,13 @@ pub fn project(name: &str) -> Option<tempfile::TempDir> {
     copy_tree(&cached, copy.path());
     let venv = copy.path().join(".venv");
     if venv.is_dir() {
-        relocate_venv(&venv, &cached, copy.path());
+        // The venv records the path it was made at: the cache's real path, which differs from
+        // `cached` when `.corpus` (or a part of it) is a symlink to another checkout's cache.
+        let real = std::fs::canonicalize(&cached).unwrap_or_else(|_| cached.clone());
+        relocate_venv(&venv, &real, copy.path());
+        if real != cached {
+            relocate_venv(&venv, &cached, copy.path());
+        }
     }
     Some(copy)
 }
