@@ -1169,7 +1169,7 @@ fn child_count(named: Option<u64>, indexed: Option<u64>) -> Option<u64> {
 }
 
 /// `value` as JSON with every `null` removed (dap-types serializes each absent optional as
-/// `null`, which some adapters reject; research note D3).
+/// `null`, which some adapters reject: debugpy tolerates it, gdb's adapter does not).
 fn without_nulls(value: Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, without_nulls(v))).collect()),
