@@ -6,6 +6,7 @@
 mod support;
 
 mod cli;
+mod containment;
 mod corpus_go;
 mod corpus_python;
 mod corpus_rust;
