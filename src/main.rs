@@ -60,6 +60,14 @@ struct Cli {
     /// brief arrives on stdin, stdout is the result. Needs --vibe.
     #[arg(long, global = true, value_name = "TIER=COMMAND")]
     worker: Vec<String>,
+    /// Where worker tiers run: `command` (this machine, the default) or `ray` (jobs on the Ray
+    /// cluster at --ray-address), for every tier or per tier as TIER=BACKEND; repeatable.
+    #[arg(long, global = true, value_name = "[TIER=]BACKEND")]
+    worker_backend: Vec<String>,
+    /// The Ray cluster's dashboard URL for --worker-backend ray, e.g. http://127.0.0.1:8265
+    /// (what `ray job submit --address` takes).
+    #[arg(long, global = true, value_name = "URL")]
+    ray_address: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -261,8 +269,8 @@ fn run_command_line() -> ExitCode {
         eprintln!("runbound: --kernel {:?} is not one of auto, cpython, embedded", cli.kernel);
         return ExitCode::from(EXIT_USAGE);
     };
-    if !cli.worker.is_empty() && !cli.vibe {
-        eprintln!("runbound: --worker needs --vibe (vibe mode registers the worker tools)");
+    if (!cli.worker.is_empty() || !cli.worker_backend.is_empty() || cli.ray_address.is_some()) && !cli.vibe {
+        eprintln!("runbound: --worker, --worker-backend and --ray-address need --vibe (vibe mode registers the worker tools)");
         return ExitCode::from(EXIT_USAGE);
     }
     let mut builder = Run::builder(&cli.workspace)
@@ -272,7 +280,7 @@ fn run_command_line() -> ExitCode {
         .debug_supervisor(DebugSupervisor::new())
         .kernel_factory(KernelFactory::new().selection(kernel_selection));
     if cli.vibe {
-        match VibeSetup::from_cli_worker_flags(&cli.worker) {
+        match VibeSetup::from_cli_flags(&cli.worker, &cli.worker_backend, cli.ray_address.as_deref()) {
             Ok(setup) => builder = builder.vibe_roster(setup),
             Err(err) => {
                 eprintln!("runbound: {err}");
@@ -504,13 +512,30 @@ fn kernel_section(run: &Run) -> StatusSection {
 
 fn vibe_section(run: &Run) -> StatusSection {
     match run.vibe_roster() {
-        Some(_) => {
+        Some(roster) => {
+            // Each backend with its cap, and what its probe says (a Ray cluster's address and
+            // whether it answers), before the worker list.
+            let backends = roster.backends(true);
+            let mut lines = Vec::new();
+            let mut backends_json = Vec::new();
+            for backend in &backends {
+                lines.push(format!(
+                    "backend {}: tiers {}, at most {} at once",
+                    backend.name,
+                    backend.tiers.iter().map(|tier| tier.as_str()).collect::<Vec<_>>().join(", "),
+                    backend.cap
+                ));
+                lines.extend(backend.status_lines.iter().map(|line| format!("  {line}")));
+                backends_json
+                    .push(json!({"name": backend.name, "tiers": backend.tiers, "cap": backend.cap, "status": backend.status_lines}));
+            }
             let listed = run.call(Caller::Main, "vibe_list", json!({}));
+            lines.extend(report_lines(&listed.joined_text()));
             StatusSection {
                 key: "vibe",
                 title: "vibe workers".to_owned(),
-                lines: report_lines(&listed.joined_text()),
-                json: listed.structured_content.unwrap_or(Value::Null),
+                lines,
+                json: json!({"backends": backends_json, "workers": listed.structured_content.unwrap_or(Value::Null)}),
             }
         }
         None => StatusSection {

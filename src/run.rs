@@ -230,8 +230,17 @@ impl RunBuilder {
         // Resources are wired in drop order: workers first (they may use every other resource
         // through the run), then kernels, debug sessions, language servers, the ask port, the
         // staged edits, and last the host's own resources.
+        // The ask port and the staged-edit store are made first so the roster can reach them
+        // (cards relayed from inside workers; what isolated workers changed), and wired in
+        // their places below.
+        let ask_binding = self.ask.map(|(port, target_space)| Arc::new(AskBinding::new(port, target_space, self.config.ask.clone())));
+        let structural = self.structural.then(|| Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())));
         if let Some(setup) = self.vibe {
-            let roster = crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root);
+            let links = crate::vibe::RosterLinks {
+                ask: ask_binding.clone(),
+                staging: structural.clone().map(|store| store as Arc<dyn crate::vibe::ChangeStaging>),
+            };
+            let roster = crate::vibe::Roster::with_links(setup, &self.config.vibe, &workspace_root, links);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;
         }
@@ -251,15 +260,14 @@ impl RunBuilder {
             crate::lsp::register_tools(&mut registry);
             wire(&mut registry, Arc::new(supervisor))?;
         }
-        if let Some((port, target_space)) = self.ask {
-            let binding = Arc::new(AskBinding::new(port, target_space, self.config.ask.clone()));
+        if let Some(binding) = ask_binding {
             crate::ask::register_tools(&mut registry);
             registry.set_permission_prompt(binding.clone());
             wire(&mut registry, binding)?;
         }
-        if self.structural {
+        if let Some(structural) = structural {
             crate::structural::register_tools(&mut registry);
-            wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
+            wire(&mut registry, structural)?;
         }
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;

@@ -183,8 +183,9 @@ impl ChannelAskPort {
     /// # Errors
     /// When the directory or its description cannot be read (the attempt that made it ended).
     pub fn open(dir: &Path) -> Result<ChannelAskPort, String> {
-        let text = std::fs::read_to_string(dir.join(CHANNEL_FILE))
-            .map_err(|err| format!("the ask channel {} cannot be read ({err}); the worker attempt that made it has ended", dir.display()))?;
+        let text = std::fs::read_to_string(dir.join(CHANNEL_FILE)).map_err(|err| {
+            format!("the ask channel {} cannot be read ({err}); the worker attempt that made it has ended", dir.display())
+        })?;
         let description: ChannelDescription =
             serde_json::from_str(&text).map_err(|err| format!("the ask channel {} has an unreadable description: {err}", dir.display()))?;
         Ok(ChannelAskPort { dir: dir.to_path_buf(), description })
@@ -197,12 +198,10 @@ impl ChannelAskPort {
     /// # Errors
     /// When the variable is set but the channel cannot be opened.
     pub fn from_environment() -> Result<Option<FoundChannel>, String> {
-        let Some((value, found_in)) = crate::transport::process::inherited_environment_variable(ENV_ASK_CHANNEL).into_iter().next()
-        else {
+        let Some((value, found_in)) = crate::transport::process::inherited_environment_variable(ENV_ASK_CHANNEL).into_iter().next() else {
             return Ok(None);
         };
-        let port = ChannelAskPort::open(Path::new(&value))
-            .map_err(|err| format!("{ENV_ASK_CHANNEL} from {found_in}: {err}"))?;
+        let port = ChannelAskPort::open(Path::new(&value)).map_err(|err| format!("{ENV_ASK_CHANNEL} from {found_in}: {err}"))?;
         Ok(Some(FoundChannel { port, found_in }))
     }
 
@@ -234,7 +233,9 @@ impl AskPort for ChannelAskPort {
         let relayed = RelayedCard::from_card(card, timeout);
         let text = serde_json::to_vec(&relayed).unwrap_or_default();
         if let Err(err) = write_atomically(&self.dir, &question_path, &text) {
-            return AskOutcome::NoHuman { reason: format!("the parent run's ask channel cannot be written ({err}); the attempt has ended") };
+            return AskOutcome::NoHuman {
+                reason: format!("the parent run's ask channel cannot be written ({err}); the attempt has ended"),
+            };
         }
         let deadline = Instant::now() + timeout + ANSWER_GRACE;
         loop {
@@ -291,7 +292,8 @@ impl AskChannelHost {
             .map_err(|err| format!("cannot create the ask channel directory: {err}"))?;
         let path = dir.path().to_path_buf();
         let text = serde_json::to_vec_pretty(&description).unwrap_or_default();
-        write_atomically(&path, &path.join(CHANNEL_FILE), &text).map_err(|err| format!("cannot write the ask channel description: {err}"))?;
+        write_atomically(&path, &path.join(CHANNEL_FILE), &text)
+            .map_err(|err| format!("cannot write the ask channel description: {err}"))?;
         let stop = Arc::new(AtomicBool::new(false));
         let (done_sender, done) = crossbeam_channel::bounded(1);
         let thread_stop = Arc::clone(&stop);
@@ -340,7 +342,9 @@ fn serve_channel(dir: &Path, stop: &AtomicBool, answer: &AnswerCard) {
             Ok(entries) => entries
                 .filter_map(Result::ok)
                 .map(|entry| entry.path())
-                .filter(|path| path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.starts_with("q-") && name.ends_with(".json")))
+                .filter(|path| {
+                    path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.starts_with("q-") && name.ends_with(".json"))
+                })
                 .collect(),
             Err(_) => return,
         };

@@ -1,6 +1,11 @@
 //! The run-owned store of staged edits: what `ast_edit` proposed, with the exact bytes of every
 //! file it read, waiting for `resolve` (R-EDIT-1, R-RES-1). Ids are `edit_1`, `edit_2`, … per
 //! run. The store lives in the run's structural resource and is dropped with the run.
+//!
+//! The store also holds what an isolated vibe worker changed ([`crate::vibe::ChangeStaging`]):
+//! such an edit may create and delete files, and carries a hook the store calls once when the
+//! edit leaves it (accepted, discarded, rejected, evicted, withdrawn, or the run ended), which
+//! is when the roster removes the worker's git worktree.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -8,26 +13,48 @@ use std::path::PathBuf;
 use parking_lot::Mutex;
 
 use crate::error::{ErrorKind, ToolError};
+use crate::vibe::ClosedHook;
 
 /// Proposed rewrites of one run, keyed by edit id.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct StagedEdits {
     inner: Mutex<Inner>,
 }
 
-#[derive(Debug, Default)]
+impl std::fmt::Debug for StagedEdits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.inner.lock();
+        f.debug_struct("StagedEdits")
+            .field("next_number", &inner.next_number)
+            .field("pending", &inner.pending.keys().collect::<Vec<_>>())
+            .field("closed", &inner.closed)
+            .field("hooks", &inner.hooks.len())
+            .finish()
+    }
+}
+
+#[derive(Default)]
 struct Inner {
     next_number: u64,
     pending: BTreeMap<u64, StagedEdit>,
     closed: HashMap<String, ClosedEdit>,
+    /// Called once when the edit with this number leaves the store (worker edits).
+    hooks: HashMap<u64, ClosedHook>,
+}
+
+/// Where a staged edit came from.
+#[derive(Debug, Clone)]
+pub(crate) enum EditOrigin {
+    /// `ast_edit`: a structural rewrite.
+    Rewrite { pattern: String, rewrite: String, language: &'static str },
+    /// What an isolated vibe worker changed in its worktree.
+    Worker { description: String, warnings: Vec<String> },
 }
 
 /// One staged rewrite: every file it changes, with the content read at staging time.
 #[derive(Debug, Clone)]
 pub(crate) struct StagedEdit {
-    pub(crate) pattern: String,
-    pub(crate) rewrite: String,
-    pub(crate) language: &'static str,
+    pub(crate) origin: EditOrigin,
     pub(crate) files: Vec<StagedFile>,
 }
 
@@ -38,11 +65,12 @@ pub(crate) struct StagedFile {
     pub(crate) path: PathBuf,
     /// Path relative to the workspace, for messages.
     pub(crate) display: String,
-    /// The exact bytes read when the edit was staged.
-    pub(crate) original: Vec<u8>,
-    /// The bytes `resolve accept` writes.
-    pub(crate) new_content: Vec<u8>,
-    /// Replacements in this file.
+    /// The exact bytes read when the edit was staged; `None`: the edit creates the file, and
+    /// `resolve accept` requires it to be still absent.
+    pub(crate) original: Option<Vec<u8>>,
+    /// The bytes `resolve accept` writes; `None` deletes the file.
+    pub(crate) new_content: Option<Vec<u8>>,
+    /// Replacements in this file (`ast_edit`); lines added + removed for a worker's change.
     pub(crate) replacements: usize,
 }
 
@@ -54,6 +82,22 @@ pub(crate) enum ClosedEdit {
     Discarded,
     Rejected,
     Evicted,
+    /// Withdrawn by its producer (a newer attempt of the same worker), with the reason.
+    Withdrawn(String),
+}
+
+impl ClosedEdit {
+    /// How the edit left the store, as the [`ClosedHook`] is told.
+    fn hook_text(&self) -> String {
+        match self {
+            ClosedEdit::Resolving => "being resolved".to_owned(),
+            ClosedEdit::Accepted => "accepted".to_owned(),
+            ClosedEdit::Discarded => "discarded".to_owned(),
+            ClosedEdit::Rejected => "rejected".to_owned(),
+            ClosedEdit::Evicted => "evicted".to_owned(),
+            ClosedEdit::Withdrawn(reason) => format!("withdrawn: {reason}"),
+        }
+    }
 }
 
 impl StagedEdits {
@@ -65,21 +109,60 @@ impl StagedEdits {
     /// Stores `edit` under the next id; evicts the oldest pending edits beyond `max_pending`
     /// and returns the new id with the evicted ids.
     pub(crate) fn stage(&self, edit: StagedEdit, max_pending: usize) -> (String, Vec<String>) {
-        let mut inner = self.inner.lock();
-        inner.next_number += 1;
-        let number = inner.next_number;
-        inner.pending.insert(number, edit);
-        let mut evicted = Vec::new();
-        while inner.pending.len() > max_pending.max(1) {
-            let Some((&oldest, _)) = inner.pending.iter().next() else {
-                break;
-            };
-            inner.pending.remove(&oldest);
-            let id = format!("edit_{oldest}");
-            inner.closed.insert(id.clone(), ClosedEdit::Evicted);
-            evicted.push(id);
+        self.stage_with_hook(edit, max_pending, None)
+    }
+
+    /// [`StagedEdits::stage`] with a hook called once when the edit leaves the store. Hooks of
+    /// evicted edits run before this returns, on this thread, with no lock held.
+    pub(crate) fn stage_with_hook(&self, edit: StagedEdit, max_pending: usize, hook: Option<ClosedHook>) -> (String, Vec<String>) {
+        let mut evicted_hooks: Vec<(String, ClosedHook)> = Vec::new();
+        let (number, evicted) = {
+            let mut inner = self.inner.lock();
+            inner.next_number += 1;
+            let number = inner.next_number;
+            inner.pending.insert(number, edit);
+            if let Some(hook) = hook {
+                inner.hooks.insert(number, hook);
+            }
+            let mut evicted = Vec::new();
+            while inner.pending.len() > max_pending.max(1) {
+                let Some((&oldest, _)) = inner.pending.iter().next() else {
+                    break;
+                };
+                inner.pending.remove(&oldest);
+                let id = format!("edit_{oldest}");
+                inner.closed.insert(id.clone(), ClosedEdit::Evicted);
+                if let Some(hook) = inner.hooks.remove(&oldest) {
+                    evicted_hooks.push((id.clone(), hook));
+                }
+                evicted.push(id);
+            }
+            (number, evicted)
+        };
+        for (id, hook) in evicted_hooks {
+            hook(&id, "evicted");
         }
         (format!("edit_{number}"), evicted)
+    }
+
+    /// Closes the pending edit `id` without writing it, because its producer superseded it;
+    /// its hook runs with `withdrawn: <reason>`. `false` when `id` was not pending.
+    pub(crate) fn withdraw(&self, id: &str, reason: &str) -> bool {
+        let Some(number) = edit_number(id) else {
+            return false;
+        };
+        let hook = {
+            let mut inner = self.inner.lock();
+            if inner.pending.remove(&number).is_none() {
+                return false;
+            }
+            inner.closed.insert(id.trim().to_owned(), ClosedEdit::Withdrawn(reason.to_owned()));
+            inner.hooks.remove(&number)
+        };
+        if let Some(hook) = hook {
+            hook(id.trim(), &format!("withdrawn: {reason}"));
+        }
+        true
     }
 
     /// Takes the pending edit `id` out of the store (marking it as being resolved).
@@ -105,6 +188,7 @@ impl StagedEdits {
             Some(ClosedEdit::Evicted) => {
                 (ErrorKind::NotFound, format!("edit_id {id:?} was dropped because too many newer edits were staged after it"))
             }
+            Some(ClosedEdit::Withdrawn(reason)) => (ErrorKind::Conflict, format!("edit_id {id:?} was withdrawn ({reason}); it is closed")),
             None => (ErrorKind::NotFound, format!("no staged edit has edit_id {id:?} in this run")),
         };
         Err(ToolError::new(kind, message)
@@ -121,8 +205,30 @@ impl StagedEdits {
         Some(edit.files.iter().map(|file| file.path.clone()).collect())
     }
 
-    /// Records how a taken edit ended.
+    /// Records how a taken edit ended, and runs its hook (if any) with no lock held.
     pub(crate) fn close(&self, id: &str, how: ClosedEdit) {
-        self.inner.lock().closed.insert(id.trim().to_owned(), how);
+        let hook_text = how.hook_text();
+        let hook = {
+            let mut inner = self.inner.lock();
+            inner.closed.insert(id.trim().to_owned(), how);
+            edit_number(id).and_then(|number| inner.hooks.remove(&number))
+        };
+        if let Some(hook) = hook {
+            hook(id.trim(), &hook_text);
+        }
     }
+}
+
+impl Drop for StagedEdits {
+    /// Pending worker edits end with the run: their hooks run with `the run ended`.
+    fn drop(&mut self) {
+        let hooks: Vec<(u64, ClosedHook)> = self.inner.get_mut().hooks.drain().collect();
+        for (number, hook) in hooks {
+            hook(&format!("edit_{number}"), "the run ended");
+        }
+    }
+}
+
+fn edit_number(id: &str) -> Option<u64> {
+    id.trim().strip_prefix("edit_")?.parse::<u64>().ok()
 }

@@ -22,7 +22,7 @@ use crate::result::ToolResult;
 use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
-use crate::structural::staged::{ClosedEdit, StagedEdit, StagedFile};
+use crate::structural::staged::{ClosedEdit, EditOrigin, StagedEdit, StagedFile};
 use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
 
@@ -591,14 +591,15 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         .map(|r| StagedFile {
             display: display_path(root, &r.path),
             path: r.path,
-            original: r.original,
-            new_content: r.new_content,
+            original: Some(r.original),
+            new_content: Some(r.new_content),
             replacements: r.replacements,
         })
         .collect();
     let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.replacements})).collect();
     let file_count = files.len();
-    let staged = StagedEdit { pattern: compiled.source.clone(), rewrite: args.rewrite.clone(), language: lang, files };
+    let origin = EditOrigin::Rewrite { pattern: compiled.source.clone(), rewrite: args.rewrite.clone(), language: lang };
+    let staged = StagedEdit { origin, files };
     let (edit_id, evicted) = resource.staged_edits.stage(staged, config.max_pending_edits);
 
     let mut text = format!(
@@ -671,28 +672,61 @@ struct Preview {
 }
 
 fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Preview {
+    let entries: Vec<PreviewFile<'_>> = rewrites
+        .iter()
+        .map(|rewrite| PreviewFile {
+            display: display_path(root, &rewrite.path),
+            original: Some(&rewrite.original),
+            new_content: Some(&rewrite.new_content),
+        })
+        .collect();
+    render_file_previews(&entries, max_hunks)
+}
+
+/// One file of a preview: `original: None` = created, `new_content: None` = deleted.
+pub(crate) struct PreviewFile<'a> {
+    pub(crate) display: String,
+    pub(crate) original: Option<&'a [u8]>,
+    pub(crate) new_content: Option<&'a [u8]>,
+}
+
+/// A unified diff (2 lines of context) of `files`, at most `max_hunks` hunks, the cut said.
+fn render_file_previews(files: &[PreviewFile<'_>], max_hunks: usize) -> Preview {
     let mut text = String::new();
     let mut shown = 0;
     let mut total = 0;
-    for rewrite in rewrites {
-        let old = String::from_utf8_lossy(&rewrite.original);
-        let new = String::from_utf8_lossy(&rewrite.new_content);
+    for file in files {
+        let old = String::from_utf8_lossy(file.original.unwrap_or_default());
+        let new = String::from_utf8_lossy(file.new_content.unwrap_or_default());
         let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-        let display = display_path(root, &rewrite.path);
+        let display = &file.display;
+        let old_header = if file.original.is_some() { format!("a/{display}") } else { "/dev/null".to_owned() };
+        let new_header = if file.new_content.is_some() { format!("b/{display}") } else { "/dev/null".to_owned() };
         let mut unified = diff.unified_diff();
         unified.context_radius(2);
         let mut header_written = false;
+        let mut file_hunks = 0;
         for hunk in unified.iter_hunks() {
             total += 1;
+            file_hunks += 1;
             if shown >= max_hunks {
                 continue;
             }
             if !header_written {
-                let _ = write!(text, "--- a/{display}\n+++ b/{display}\n");
+                let _ = write!(text, "--- {old_header}\n+++ {new_header}\n");
                 header_written = true;
             }
             let _ = write!(text, "{hunk}");
             shown += 1;
+        }
+        if file_hunks == 0 && file.original != file.new_content && shown < max_hunks {
+            // Created or deleted empty file, or a change invisible as text (bytes that are not UTF-8).
+            let what = match (file.original, file.new_content) {
+                (None, _) => "created (empty)",
+                (_, None) => "deleted (was empty)",
+                _ => "changed (binary or non-UTF-8 bytes; no text diff)",
+            };
+            let _ = writeln!(text, "--- {old_header}\n+++ {new_header}\n{display}: {what}");
         }
     }
     if let Some(notice) = truncation_notice(shown, total, "hunks") {
@@ -701,21 +735,84 @@ fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Pr
     Preview { text: text.trim_end().to_owned(), shown, total }
 }
 
+impl crate::vibe::ChangeStaging for StructuralResource {
+    fn stage(
+        &self,
+        change: crate::vibe::WorkerChange,
+        on_closed: crate::vibe::ClosedHook,
+    ) -> Result<crate::vibe::StagedWorkerChange, String> {
+        if change.files.is_empty() {
+            return Err(format!("{}: no file changed; nothing to stage", change.description));
+        }
+        let config = self.config();
+        let previews: Vec<PreviewFile<'_>> = change
+            .files
+            .iter()
+            .map(|file| PreviewFile {
+                display: file.display.clone(),
+                original: file.original.as_deref(),
+                new_content: file.new_content.as_deref(),
+            })
+            .collect();
+        let preview = render_file_previews(&previews, config.max_preview_hunks).text;
+        let files: Vec<StagedFile> = change
+            .files
+            .into_iter()
+            .map(|file| StagedFile {
+                replacements: file.lines_added + file.lines_removed,
+                path: file.path,
+                display: file.display,
+                original: file.original,
+                new_content: file.new_content,
+            })
+            .collect();
+        let edit = StagedEdit { origin: EditOrigin::Worker { description: change.description, warnings: change.warnings }, files };
+        let (edit_id, evicted) = self.staged_edits.stage_with_hook(edit, config.max_pending_edits, Some(on_closed));
+        Ok(crate::vibe::StagedWorkerChange { edit_id, preview, evicted })
+    }
+
+    fn withdraw(&self, edit_id: &str, reason: &str) -> bool {
+        self.staged_edits.withdraw(edit_id, reason)
+    }
+}
+
+/// Whether the file at `path` is still what a staged edit started from: `None` when it is, else
+/// what changed. `original: None` means the edit creates the file, so it must still be absent.
+fn staged_state(workspace_root: &Path, path: &Path, original: Option<&[u8]>) -> Option<String> {
+    match original {
+        Some(original) => crate::files::staged_file_state(workspace_root, path, original),
+        None => match std::fs::symlink_metadata(path) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Ok(_) => Some("created since staging (the edit creates it)".to_owned()),
+            Err(err) => Some(format!("unreadable now ({err})")),
+        },
+    }
+}
+
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let resource = ctx.resource::<StructuralResource>()?;
     let args: ResolveArgs = ctx.parse_arguments(arguments)?;
     let id = args.edit_id.trim().to_owned();
     let staged = resource.staged_edits.take(&id)?;
     let replacements: usize = staged.files.iter().map(|f| f.replacements).sum();
-    let summary = format!(
-        "{replacements} {} of `{}` → `{}` ({}) in {} {}",
-        one_or_many(replacements, "replacement", "replacements"),
-        staged.pattern,
-        staged.rewrite,
-        staged.language,
-        staged.files.len(),
-        one_or_many(staged.files.len(), "file", "files")
-    );
+    let (summary, warnings, restage_hint) = match &staged.origin {
+        EditOrigin::Rewrite { pattern, rewrite, language } => (
+            format!(
+                "{replacements} {} of `{pattern}` → `{rewrite}` ({language}) in {} {}",
+                one_or_many(replacements, "replacement", "replacements"),
+                staged.files.len(),
+                one_or_many(staged.files.len(), "file", "files")
+            ),
+            Vec::new(),
+            "run ast_edit again to stage the change against the current files, then resolve the new edit_id",
+        ),
+        EditOrigin::Worker { description, warnings } => (
+            format!("the change of {description} ({} {})", staged.files.len(), one_or_many(staged.files.len(), "file", "files")),
+            warnings.clone(),
+            "the worker's change was staged against older files: vibe_send the worker to redo it on the current files, or \
+             make the change yourself",
+        ),
+    };
     if matches!(args.action, ResolveAction::Discard) {
         resource.staged_edits.close(&id, ClosedEdit::Discarded);
         return Ok(ToolOutput::text(format!("discarded {id}: {summary} dropped; nothing was written")));
@@ -724,7 +821,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     for file in &staged.files {
         // Read beneath the workspace with no symlink followed; a file made read-only since
         // staging is a conflict like a changed one.
-        if let Some(state) = crate::files::staged_file_state(ctx.workspace_root(), &file.path, &file.original) {
+        if let Some(state) = staged_state(ctx.workspace_root(), &file.path, file.original.as_deref()) {
             changed.push(json!({"path": file.display, "state": state}));
         }
     }
@@ -741,7 +838,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                 list.join(", ")
             ),
         )
-        .with_hint("run ast_edit again to stage the change against the current files, then resolve the new edit_id")
+        .with_hint(restage_hint)
         .with_details(json!({"changed_files": changed})));
     }
     let changes: Vec<FileChange> = staged
@@ -749,16 +846,27 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
         .iter()
         .map(|f| FileChange {
             path: f.path.clone(),
-            new_content: Some(f.new_content.clone()),
-            expected: ExpectedState::Content(f.original.clone()),
+            new_content: f.new_content.clone(),
+            expected: match &f.original {
+                Some(original) => ExpectedState::Content(original.clone()),
+                None => ExpectedState::Absent,
+            },
         })
         .collect();
     match commit_file_changes_in(ctx.workspace_root(), &changes) {
         Ok(written) => {
             resource.staged_edits.close(&id, ClosedEdit::Accepted);
             let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
-            let text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
-            let structured = json!({"edit_id": id, "written": names, "replacements": replacements});
+            let deleted: Vec<&str> = staged.files.iter().filter(|f| f.new_content.is_none()).map(|f| f.display.as_str()).collect();
+            let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
+            if !deleted.is_empty() {
+                let _ = write!(text, "\ndeleted: {}", deleted.join(", "));
+            }
+            for warning in &warnings {
+                let _ = write!(text, "\nwarning: {warning}");
+            }
+            let structured =
+                json!({"edit_id": id, "written": names, "deleted": deleted, "replacements": replacements, "warnings": warnings});
             Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
         }
         Err(err) => {
@@ -766,7 +874,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
             let mut err = err;
             err.message = format!("{id} was not applied: {}", err.message);
             if err.hint.is_none() {
-                err.hint = Some("run ast_edit again to stage a fresh change, then resolve it".to_owned());
+                err.hint = Some(restage_hint.to_owned());
             }
             Err(err)
         }

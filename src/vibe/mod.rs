@@ -512,7 +512,9 @@ impl WorkerEvent {
     /// call vibe_wait with worker_id "worker_2" for the full result`.
     pub fn message(&self) -> String {
         let edit = match &self.edit_id {
-            Some(edit_id) => format!("\nits changes are staged as {edit_id}: call resolve with edit_id {edit_id:?} to accept or discard them"),
+            Some(edit_id) => {
+                format!("\nits changes are staged as {edit_id}: call resolve with edit_id {edit_id:?} to accept or discard them")
+            }
             None => String::new(),
         };
         format!(
@@ -599,6 +601,78 @@ impl VibeSetup {
     pub fn from_cli_worker_flags(worker_flags: &[String]) -> Result<VibeSetup, String> {
         let backend = CommandBackend::from_cli_worker_flags(worker_flags)?;
         Ok(VibeSetup::new(Arc::new(backend)))
+    }
+
+    /// Vibe mode from the CLI's `--worker TIER=COMMAND`, `--worker-backend` and `--ray-address`
+    /// flags. A `--worker-backend` value is `command` or `ray` for every tier, or
+    /// `TIER=command` / `TIER=ray` for one tier (repeatable; later values win); tiers on `ray`
+    /// run their command as jobs on the Ray cluster at `ray_address` (the dashboard URL, e.g.
+    /// `http://127.0.0.1:8265`), the others on this machine. Without `--worker-backend` every
+    /// tier runs here, as [`VibeSetup::from_cli_worker_flags`].
+    ///
+    /// # Errors
+    /// What [`VibeSetup::from_cli_worker_flags`] refuses, an unknown backend or tier, `ray`
+    /// without `--ray-address` (or an address that is not an `http://` URL), `--ray-address`
+    /// with no tier on `ray`, or a tier on `ray` with no `--worker` command; the message names
+    /// the flag to fix.
+    pub fn from_cli_flags(worker_flags: &[String], backend_flags: &[String], ray_address: Option<&str>) -> Result<VibeSetup, String> {
+        let commands = CommandBackend::from_cli_worker_flags(worker_flags)?;
+        let mut on_ray: BTreeMap<WorkerTier, bool> = WorkerTier::ALL.iter().map(|&tier| (tier, false)).collect();
+        for flag in backend_flags {
+            let (tiers, kind): (Vec<WorkerTier>, &str) = match flag.split_once('=') {
+                Some((tier_text, kind)) => match WorkerTier::parse(tier_text) {
+                    Some(tier) => (vec![tier], kind.trim()),
+                    None => {
+                        return Err(format!("--worker-backend {flag:?} names tier {:?}; the tiers are fast and good", tier_text.trim()))
+                    }
+                },
+                None => (WorkerTier::ALL.to_vec(), flag.trim()),
+            };
+            let ray = match kind {
+                "ray" => true,
+                "command" => false,
+                other => {
+                    return Err(format!(
+                        "--worker-backend {flag:?}: unknown backend {other:?}; use `command` (this machine) or `ray` (a Ray cluster, \
+                         with --ray-address), optionally per tier as TIER=BACKEND"
+                    ))
+                }
+            };
+            for tier in tiers {
+                on_ray.insert(tier, ray);
+            }
+        }
+        let ray_tiers: Vec<WorkerTier> = on_ray.iter().filter(|(_, ray)| **ray).map(|(tier, _)| *tier).collect();
+        if ray_tiers.is_empty() {
+            if let Some(address) = ray_address {
+                return Err(format!("--ray-address {address:?} is given but no tier runs on ray; add --worker-backend ray"));
+            }
+            return Ok(VibeSetup::new(Arc::new(commands)));
+        }
+        let Some(address) = ray_address else {
+            return Err("--worker-backend ray needs --ray-address with the cluster's dashboard URL, e.g. \
+                        --ray-address http://127.0.0.1:8265"
+                .to_owned());
+        };
+        let mut config = RayConfig::new(address);
+        for &tier in &ray_tiers {
+            let Some(command_line) = commands.command_line(tier) else {
+                return Err(format!(
+                    "--worker-backend puts tier {tier} on ray, but no --worker {tier}=COMMAND gives its command; add it or drop the \
+                     tier from --worker-backend"
+                ));
+            };
+            config = config.with_command(tier, command_line);
+        }
+        let ray: Arc<dyn WorkerBackend> = Arc::new(RayBackend::new(config)?);
+        if ray_tiers.len() == WorkerTier::ALL.len() {
+            return Ok(VibeSetup::new(ray));
+        }
+        let mut setup = VibeSetup::new(Arc::new(commands));
+        for tier in ray_tiers {
+            setup = setup.with_tier_backend(tier, Arc::clone(&ray));
+        }
+        Ok(setup)
     }
 }
 

@@ -289,7 +289,8 @@ impl RayAttempt<'_, '_> {
         http.post_json("/api/jobs/", &request).map_err(|err| format!("Ray did not accept the job: {err}"))?;
         job.report_progress(&format!(
             "submitted Ray job {submission_id} ({} files, {} bytes packaged)",
-            package.files, package.bytes.len()
+            package.files,
+            package.bytes.len()
         ));
         let ending = self.poll(&submission_id, &nonce)?;
         let (status, message) = match ending {
@@ -373,7 +374,8 @@ impl RayAttempt<'_, '_> {
         let started = Instant::now();
         let stop_answer = http.post_json(&format!("/api/jobs/{submission_id}/stop"), &json!({}));
         let deadline = started + config.stop_timeout;
-        let mut last_error = stop_answer.err();
+        let stop_error = stop_answer.err();
+        let mut last_error: Option<String>;
         loop {
             match http.get_json(&format!("/api/jobs/{submission_id}")) {
                 Ok(details) => {
@@ -386,9 +388,12 @@ impl RayAttempt<'_, '_> {
                 Err(err) => last_error = Some(err),
             }
             if Instant::now() >= deadline {
-                let reason = match last_error {
+                let reason = match last_error.or(stop_error) {
                     Some(err) => format!("the Ray cluster could not confirm that job {submission_id} stopped: {err}"),
-                    None => format!("Ray had not reported job {submission_id} stopped {} s after the stop request", config.stop_timeout.as_secs()),
+                    None => format!(
+                        "Ray had not reported job {submission_id} stopped {} s after the stop request",
+                        config.stop_timeout.as_secs()
+                    ),
                 };
                 self.job.mark_lost(&reason);
                 return reason;
@@ -432,11 +437,8 @@ impl RayAttempt<'_, '_> {
             _ => format!("ended {status}"),
         };
         let stderr_tail = crate::render::cut_tail(&strip_frames(logs), 3000);
-        let mut message_text = format!(
-            "the worker command `{}` {how} in Ray job {submission_id} (Ray: {status}: {})",
-            self.command_line,
-            first_line(message)
-        );
+        let mut message_text =
+            format!("the worker command `{}` {how} in Ray job {submission_id} (Ray: {status}: {})", self.command_line, first_line(message));
         message_text.push_str(&format!("\njob log tail:\n{}", stderr_tail.trim_end()));
         if !stdout.trim().is_empty() {
             message_text.push_str(&format!("\nstdout tail:\n{}", crate::render::cut_tail(&stdout, 2000).trim_end()));
@@ -452,8 +454,11 @@ impl RayAttempt<'_, '_> {
     /// lists them (a remote job cannot write the workspace). Returns a note for the result.
     fn apply_changes(&self, frame: &Value) -> Result<Option<String>, String> {
         let changes = frame.get("changes").and_then(Value::as_array).cloned().unwrap_or_default();
-        let left_out: Vec<String> =
-            frame.get("left_out").and_then(Value::as_array).map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect()).unwrap_or_default();
+        let left_out: Vec<String> = frame
+            .get("left_out")
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default();
         if changes.is_empty() && left_out.is_empty() {
             return Ok(None);
         }
@@ -480,7 +485,9 @@ impl RayAttempt<'_, '_> {
         let root = self.job.working_dir();
         for change in &changes {
             let path = change.get("path").and_then(Value::as_str).unwrap_or_default();
-            let relative = plain_relative_path(path).ok_or_else(|| format!("the job returned a change to {path:?}, which is not a plain relative path; nothing of it was applied"))?;
+            let relative = plain_relative_path(path).ok_or_else(|| {
+                format!("the job returned a change to {path:?}, which is not a plain relative path; nothing of it was applied")
+            })?;
             let target = root.join(&relative);
             match change.get("content_b64").and_then(Value::as_str) {
                 Some(encoded) => {
@@ -543,8 +550,10 @@ fn write_in_worktree(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), S
         std::fs::remove_file(&target).map_err(|err| format!("cannot replace the symlink {}: {err}", target.display()))?;
     }
     let parent = target.parent().unwrap_or(root);
-    let mut temp =
-        tempfile::Builder::new().prefix(".runbound-").tempfile_in(parent).map_err(|err| format!("cannot write {}: {err}", target.display()))?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".runbound-")
+        .tempfile_in(parent)
+        .map_err(|err| format!("cannot write {}: {err}", target.display()))?;
     temp.write_all(bytes).map_err(|err| format!("cannot write {}: {err}", target.display()))?;
     temp.persist(&target).map_err(|err| format!("cannot write {}: {}", target.display(), err.error))?;
     Ok(())
@@ -708,7 +717,8 @@ fn working_dir_package(dir: &Path, max_bytes: u64) -> Result<Package, String> {
                 max_bytes / (1024 * 1024)
             ));
         }
-        let executable = std::fs::metadata(path).map(|meta| std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0).unwrap_or(false);
+        let executable =
+            std::fs::metadata(path).map(|meta| std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0).unwrap_or(false);
         let file_options = if executable { options.unix_permissions(0o755) } else { options };
         writer.start_file(name.as_str(), file_options).map_err(|err| format!("cannot zip {name}: {err}"))?;
         writer.write_all(&bytes).map_err(|err| format!("cannot zip {name}: {err}"))?;
@@ -768,7 +778,13 @@ impl Http {
 
     fn check(path: &str, response: &mut ureq::http::Response<ureq::Body>) -> Result<String, String> {
         let status = response.status().as_u16();
-        let body = response.body_mut().with_config().limit(LOG_MAX_BYTES).lossy_utf8(true).read_to_string().map_err(|err| format!("reading the answer to {path}: {err}"))?;
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(LOG_MAX_BYTES)
+            .lossy_utf8(true)
+            .read_to_string()
+            .map_err(|err| format!("reading the answer to {path}: {err}"))?;
         if (200..300).contains(&status) {
             return Ok(body);
         }
@@ -851,7 +867,10 @@ mod tests {
         let asks = frames(&logs, "ask", "n1");
         assert_eq!(asks, vec![json!({"id": "a"})]);
         assert_eq!(last_frame(&logs, "result", "n1"), Some(json!({"exit_code": 0})));
-        assert_eq!(strip_frames(&logs), "Running entrypoint\nnoise <<runbound:ask:other>>".to_owned() + &encode(&json!({"id": "forged"})) + "<<end>>");
+        assert_eq!(
+            strip_frames(&logs),
+            "Running entrypoint\nnoise <<runbound:ask:other>>".to_owned() + &encode(&json!({"id": "forged"})) + "<<end>>"
+        );
     }
 
     #[test]

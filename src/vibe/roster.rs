@@ -32,9 +32,7 @@ use crate::tier::Caller;
 
 use super::staging::{ChangeStaging, WorkerChange, WorkerChangedFile};
 use super::worktree::{GitWorkspace, Worktree, WorktreeChanges};
-use super::{
-    VibeConfig, VibeSetup, WorkerBackend, WorkerEvent, WorkerEventCallback, WorkerIsolation, WorkerJob, WorkerStatus, WorkerTier,
-};
+use super::{VibeConfig, VibeSetup, WorkerBackend, WorkerEvent, WorkerEventCallback, WorkerIsolation, WorkerJob, WorkerStatus, WorkerTier};
 
 /// The background workers of one run. Built by [`crate::RunBuilder::build`] when vibe mode is
 /// on; reachable as [`crate::Run::vibe_roster`]. Dropping it stops every worker.
@@ -728,10 +726,7 @@ impl Drop for Roster {
 impl std::fmt::Debug for Roster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = self.shared.state.lock();
-        f.debug_struct("Roster")
-            .field("workers", &state.workers.len())
-            .field("running_per_backend", &state.running_per_backend)
-            .finish()
+        f.debug_struct("Roster").field("workers", &state.workers.len()).field("running_per_backend", &state.running_per_backend).finish()
     }
 }
 
@@ -795,13 +790,8 @@ impl WorkerChangeSummary {
             }
             return line;
         }
-        let mut line = format!(
-            "attempt {}: {} changed (+{} −{})",
-            self.attempt,
-            plural(self.files, "file"),
-            self.lines_added,
-            self.lines_removed
-        );
+        let mut line =
+            format!("attempt {}: {} changed (+{} −{})", self.attempt, plural(self.files, "file"), self.lines_added, self.lines_removed);
         match &self.edit_id {
             Some(edit_id) => line.push_str(&format!(", staged as {edit_id} ({})", self.state)),
             None => line.push_str(&format!(", {}", self.state)),
