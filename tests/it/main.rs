@@ -31,3 +31,4 @@ mod structural_differential;
 mod structural_rollback;
 mod transport;
 mod vibe;
+mod vibe_worktree;
