@@ -31,4 +31,5 @@ mod structural_differential;
 mod structural_rollback;
 mod transport;
 mod vibe;
+mod vibe_lifecycle;
 mod vibe_worktree;

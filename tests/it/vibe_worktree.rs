@@ -205,8 +205,7 @@ fn two_isolated_workers_on_one_file_never_clobber_and_the_second_accept_is_rejec
 
 #[test]
 fn send_withdraws_the_pending_edit_and_the_next_attempt_continues_in_the_same_worktree() {
-    let Some(workspace) =
-        repository("vibe_worktree::send_withdraws_the_pending_edit_and_the_next_attempt_continues_in_the_same_worktree")
+    let Some(workspace) = repository("vibe_worktree::send_withdraws_the_pending_edit_and_the_next_attempt_continues_in_the_same_worktree")
     else {
         return;
     };
