@@ -1439,6 +1439,17 @@ fn record_outcome(
     // already set the status, and the (partial) output of a cancelled attempt is not a result.
     let superseded = record.attempt != start.attempt || record.status != WorkerStatus::Running;
     if superseded || shutting_down || (start.cancel.is_cancelled() && !timed_out) {
+        // A killed attempt's own last word is how the backend confirmed the stop (e.g. "Ray
+        // reports job … STOPPED after 1.2 s"): kept on the note, never as a result.
+        if record.status == WorkerStatus::Killed && record.attempt == start.attempt {
+            if let Err(message) = &outcome {
+                let confirmation = message.trim().strip_prefix("cancelled; ").unwrap_or(message.trim());
+                if !confirmation.is_empty() {
+                    let note = record.note.take().unwrap_or_default();
+                    record.note = Some(cut_middle(&format!("{note}; {confirmation}"), 2000));
+                }
+            }
+        }
         if let Some(change) = change {
             record.change = Some(change.summary);
         }

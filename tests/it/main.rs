@@ -32,4 +32,5 @@ mod structural_rollback;
 mod transport;
 mod vibe;
 mod vibe_lifecycle;
+mod vibe_ray;
 mod vibe_worktree;
