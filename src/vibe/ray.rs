@@ -895,7 +895,7 @@ mod tests {
         assert_eq!(first.bytes, second.bytes);
         assert_eq!(first.files, 2, ".gitignore and a.txt; target/ and .git/ left out");
         let archive = zip::ZipArchive::new(std::io::Cursor::new(first.bytes)).unwrap();
-        let mut names: Vec<&str> = archive.file_names().collect();
+        let mut names: Vec<String> = archive.file_names().map(|name| name.unwrap().into_owned()).collect();
         names.sort_unstable();
         assert_eq!(names, vec![".gitignore", "a.txt"]);
         assert!(working_dir_package(dir.path(), 1).is_err());
