@@ -39,6 +39,8 @@ use crate::transport::process::{run_to_completion, ProcessSpec};
 const GIT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Most bytes read from one git command's stdout (blob contents of a large change included).
 const GIT_OUTPUT_MAX_BYTES: usize = 512 * 1024 * 1024;
+/// Serializes this process's `git worktree add` / `remove` (see [`Worktree::create`]).
+static WORKTREE_ADMIN_LOCK: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
 /// Identity of the base commits (`commit-tree` refuses to run without one).
 const GIT_IDENTITY_NAME: &str = "runbound";
 const GIT_IDENTITY_EMAIL: &str = "runbound@localhost";
@@ -142,6 +144,11 @@ impl Worktree {
         let root = dir.path().join(name);
         let branch = format!("runbound/{worker_id}-{}", unique_suffix());
         let root_arg = root.as_os_str().to_owned();
+        // `git worktree add` names its admin dir `.git/worktrees/<basename>` with a
+        // check-then-create that races when several adds run at once (found with 4 workers
+        // starting together on python-dateutil: "failed to read .git/worktrees/…/commondir");
+        // adds and removes of this process take turns.
+        let _turn = WORKTREE_ADMIN_LOCK.lock();
         git_os(
             &repo.toplevel,
             &[
@@ -268,6 +275,7 @@ impl Worktree {
             return Ok(());
         }
         let mut problems = Vec::new();
+        let _turn = WORKTREE_ADMIN_LOCK.lock();
         if let Err(err) = git_os(
             &self.repo.toplevel,
             &[OsString::from("worktree"), OsString::from("remove"), OsString::from("--force"), self.root.as_os_str().to_owned()],

@@ -142,3 +142,111 @@ fn forty_workers_under_a_cap_of_four_all_complete_none_overruns_and_waits_end_on
         slowest_spawn.as_secs_f64() * 1000.0
     );
 }
+
+/// The real-project trial (issue 17 §1, §4): 40 workers, cap 4, every one isolated in its own
+/// git worktree of python-dateutil 2.9.0.post0 (from `.ci/install-corpus`, committed into a
+/// fresh repository). Worker n reads one of the project's 38 tracked Python files, reports how
+/// many `def` lines it has, and appends a review line to it; the last two create new files. The counts
+/// are checked against the file read here (ground truth), every change comes back staged, and
+/// accepting all 40 writes exactly those lines and nothing else (git diff against the commit).
+#[test]
+fn forty_isolated_workers_on_python_dateutil_stage_forty_changes_that_all_accept() {
+    let test_name = "vibe_lifecycle::forty_isolated_workers_on_python_dateutil_stage_forty_changes_that_all_accept";
+    if support::require_binary(test_name, "git").is_none() || support::require_binary(test_name, "sh").is_none() {
+        return;
+    }
+    let Some(project) = support::corpus::project("python-dateutil") else {
+        return;
+    };
+    let root = project.path().canonicalize().unwrap();
+    let git = |args: &[&str]| -> String {
+        let output = std::process::Command::new("git")
+            .args(["-c", "user.name=test", "-c", "user.email=test@invalid", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "python-dateutil 2.9.0.post0"]);
+    let mut files: Vec<String> = git(&["ls-files", "*.py"]).lines().map(str::to_owned).filter(|path| !path.starts_with(".venv/")).collect();
+    files.sort();
+    assert_eq!(files.len(), 38, "python-dateutil 2.9.0.post0 has 38 tracked .py files: {files:?}");
+    // The worker: the brief names the file; stdout is the count; the edit is one appended line.
+    let command = r#"f="$(sed -n 's/^file=//p')"; if [ -e "$f" ]; then printf '%s defs=%s\n' "$f" "$(grep -cE '^[[:space:]]*def ' "$f")"; printf '# reviewed by %s\n' "$RUNBOUND_WORKER_ID" >> "$f"; else printf 'reviewed: %s\n' "$RUNBOUND_WORKER_ID" > "$f"; echo "$f created"; fi"#;
+    let backend = CommandBackend::new().with_command(WorkerTier::Fast, command);
+    let config = RunConfig {
+        vibe: VibeConfig { wait_min: Duration::from_millis(100), max_running_workers: CAP, ..VibeConfig::default() },
+        structural: runbound::structural::StructuralConfig { max_pending_edits: 64, ..Default::default() },
+        ..RunConfig::default()
+    };
+    let run = Run::builder(&root)
+        .config(config)
+        .with_structural()
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .vibe_roster(VibeSetup::new(Arc::new(backend)))
+        .build()
+        .unwrap();
+    let mut targets = files.clone();
+    targets.push("REVIEWED.txt".to_owned());
+    targets.push("src/dateutil/REVIEWED.txt".to_owned());
+    let started = Instant::now();
+    let worker_ids: Vec<String> = targets
+        .iter()
+        .map(|file| {
+            let spawned = call_ok(
+                &run,
+                "vibe_spawn",
+                json!({"brief": format!("file={file}"), "label": format!("review {file}"), "tier": "fast", "isolation": "worktree"}),
+            );
+            structured(&spawned)["worker_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let spawned_in = started.elapsed();
+    let mut edits = Vec::new();
+    for (worker_id, file) in worker_ids.iter().zip(&targets) {
+        let done = call_ok(&run, "vibe_wait", json!({"worker_id": worker_id, "timeout_seconds": 300}));
+        let text = done.joined_text();
+        assert_eq!(structured(&done)["status"], "completed", "{text}");
+        if file.ends_with(".py") {
+            let source = std::fs::read_to_string(root.join(file)).unwrap();
+            let defs = source.lines().filter(|line| line.trim_start().starts_with("def ")).count();
+            assert!(text.contains(&format!("{file} defs={defs}")), "ground truth {defs} defs in {file}: {text}");
+        }
+        let change = &structured(&done)["change"];
+        assert_eq!(change["files"], 1, "{text}");
+        assert_eq!(change["lines_added"], 1, "{text}");
+        edits.push((change["edit_id"].as_str().unwrap().to_owned(), worker_id.clone(), file.clone()));
+    }
+    let all_done_in = started.elapsed();
+    assert_eq!(git(&["status", "--porcelain", "--untracked-files=all"]), "", "no worker touched the project before accept");
+    let accept_started = Instant::now();
+    for (edit_id, _, _) in &edits {
+        call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    }
+    let accepted_in = accept_started.elapsed();
+    for (_, worker_id, file) in &edits {
+        let content = std::fs::read_to_string(root.join(file)).unwrap();
+        let expected_line = if file.ends_with(".py") { format!("# reviewed by {worker_id}\n") } else { format!("reviewed: {worker_id}\n") };
+        assert!(content.ends_with(&expected_line), "{file} ends with {expected_line:?}");
+    }
+    let numstat = git(&["diff", "--numstat"]);
+    assert_eq!(numstat.lines().count(), 38, "{numstat}");
+    assert_eq!(git(&["ls-files", "--others", "--exclude-standard"]).lines().count(), 2, "the two created files");
+    assert!(numstat.lines().all(|line| line.starts_with("1\t0\t")), "one added line per file: {numstat}");
+    assert!(
+        support::wait_until(Duration::from_secs(30), || git(&["worktree", "list"]).lines().count() == 1),
+        "every worktree removed after its edit was accepted: {}",
+        git(&["worktree", "list"])
+    );
+    eprintln!(
+        "vibe_lifecycle: python-dateutil, 40 worktree-isolated workers, cap {CAP}: spawned in {:.2} s, all completed and staged in \
+         {:.2} s, 40 edits accepted in {:.2} s",
+        spawned_in.as_secs_f64(),
+        all_done_in.as_secs_f64(),
+        accepted_in.as_secs_f64()
+    );
+}
