@@ -3,8 +3,16 @@
 //! R-RES-1).
 //!
 //! - [`compile`]: the contextual pattern compiler (a fragment is parsed inside wrapping
-//!   contexts, [`contexts`] is the per-language table).
-//! - [`search`]: the parallel gitignore-aware walk with the literal pre-filter.
+//!   contexts, [`contexts`] is the per-language table, the type context last).
+//! - [`rule`]: ast-grep rule objects through `ast-grep-config`, with errors that name the path
+//!   of the offending key and suggest node kinds from the grammar ([`suggest`]).
+//! - [`query`]: a compiled pattern or rule behind one matcher, and the per-file scan.
+//! - [`literals`]: the literal pre-filter (texts a file must contain to be parsed at all).
+//! - [`missed`]: candidates a pattern missed only because of parts it lacks.
+//! - [`search`]: the parallel gitignore-aware walk (hidden, ignored and vendored paths skipped
+//!   and counted).
+//! - [`syntax_tree`]: the `syntax_tree` dump (cst, ast, pattern).
+//! - [`reparse`]: rewritten files parsed again; new ERROR/MISSING nodes refuse the edit.
 //! - `tools`: the three tool functions and their result text.
 //! - [`StagedEdits`]: the run-owned store of proposed rewrites; it dies with the run.
 //!
@@ -12,15 +20,28 @@
 
 pub mod compile;
 pub mod contexts;
+pub mod literals;
+pub mod missed;
+pub mod query;
+pub mod reparse;
+pub mod rule;
 pub mod search;
 mod staged;
+pub mod suggest;
+pub mod syntax_tree;
 mod tools;
 
 pub use ast_grep_language::SupportLang;
-pub use compile::{compile_pattern, compile_pattern_in_context, language_id, CompiledPattern, ContextAttempt, PatternCompileError};
+pub use compile::{
+    compile_pattern, compile_pattern_in_context, language_id, AlternativePattern, CompiledPattern, ContextAttempt, PatternCompileError,
+};
 pub use contexts::ContextKind;
+pub use literals::LiteralRequirement;
+pub use query::Query;
+pub use rule::{compile_rule, CompiledRule, RuleCompileError, RuleInput};
 pub use staged::StagedEdits;
-pub use tools::{match_source, StructuralMatch};
+pub use syntax_tree::{dump_syntax_tree, SyntaxTreeDump, SyntaxTreeFormat};
+pub use tools::{match_source, match_source_with, StructuralMatch};
 
 use crate::error::ToolError;
 use crate::registry::Registry;
@@ -48,6 +69,10 @@ pub struct StructuralConfig {
     pub max_file_bytes: u64,
     /// See `max_file_bytes` (default 200,000 lines).
     pub max_file_lines: usize,
+    /// Most node lines a `syntax_tree` answer shows (default 400); the rest is counted.
+    pub max_syntax_tree_nodes: usize,
+    /// Longest `code` a `syntax_tree` call accepts, in bytes (default 65,536).
+    pub max_syntax_tree_code_bytes: usize,
 }
 
 impl Default for StructuralConfig {
@@ -61,6 +86,8 @@ impl Default for StructuralConfig {
             walk_threads: 0,
             max_file_bytes: 3_000_000,
             max_file_lines: 200_000,
+            max_syntax_tree_nodes: 400,
+            max_syntax_tree_code_bytes: 65_536,
         }
     }
 }

@@ -1,6 +1,11 @@
-//! The run-owned store of staged edits: what `ast_edit` proposed, with the exact bytes of every
-//! file it read, waiting for `resolve` (R-EDIT-1, R-RES-1). Ids are `edit_1`, `edit_2`, … per
-//! run. The store lives in the run's structural resource and is dropped with the run.
+//! The run-owned store of staged edits: what a writing tool proposed (today `ast_edit`), with
+//! the exact bytes of every file it read and the bytes it would write, waiting for `resolve`
+//! (R-EDIT-1, R-RES-1). Ids are `edit_1`, `edit_2`, … per run. The store lives in the run's
+//! structural resource and is dropped with the run.
+//!
+//! Nothing here knows how an edit was computed: an edit is a description, a set of files
+//! (original bytes, new bytes, a change count) and the warnings staging gave, so any tool that
+//! produces whole-file contents can stage through it.
 //!
 //! The store also holds what an isolated vibe worker changed ([`crate::vibe::ChangeStaging`]):
 //! such an edit may create and delete files, and carries a hook the store calls once when the
@@ -42,20 +47,22 @@ struct Inner {
     hooks: HashMap<u64, ClosedHook>,
 }
 
-/// Where a staged edit came from.
-#[derive(Debug, Clone)]
-pub(crate) enum EditOrigin {
-    /// `ast_edit`: a structural rewrite.
-    Rewrite { pattern: String, rewrite: String, language: &'static str },
-    /// What an isolated vibe worker changed in its worktree.
-    Worker { description: String, warnings: Vec<String> },
-}
-
-/// One staged rewrite: every file it changes, with the content read at staging time.
+/// One staged change: every file it changes, with the content read at staging time.
 #[derive(Debug, Clone)]
 pub(crate) struct StagedEdit {
-    pub(crate) origin: EditOrigin,
+    /// What the change does, for messages, e.g. `` `dispose($X)` → `$X.dispose()` (dart) ``.
+    pub(crate) description: String,
+    /// The files, each with its original and new bytes.
     pub(crate) files: Vec<StagedFile>,
+    /// What staging warned about (nested matches skipped, parse errors allowed …); `resolve`
+    /// repeats them when it accepts.
+    pub(crate) warnings: Vec<String>,
+    /// What to do when `resolve accept` finds the files changed since staging (e.g. run
+    /// ast_edit again; vibe_send the worker).
+    pub(crate) restage_hint: String,
+    /// What a file's change count counts, singular and plural (`replacement`s for `ast_edit`,
+    /// `changed line`s for a worker).
+    pub(crate) count_noun: (&'static str, &'static str),
 }
 
 /// One file of a staged rewrite.
@@ -70,7 +77,7 @@ pub(crate) struct StagedFile {
     pub(crate) original: Option<Vec<u8>>,
     /// The bytes `resolve accept` writes; `None` deletes the file.
     pub(crate) new_content: Option<Vec<u8>>,
-    /// Replacements in this file (`ast_edit`); lines added + removed for a worker's change.
+    /// Changes in this file: replacements (`ast_edit`), lines added + removed (a worker).
     pub(crate) replacements: usize,
 }
 
