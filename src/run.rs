@@ -40,6 +40,9 @@ pub struct RunConfig {
     pub vibe: crate::vibe::VibeConfig,
     /// `ast_grep`, `ast_edit`, `resolve`.
     pub structural: crate::structural::StructuralConfig,
+    /// Staged changes (`lsp_rename` / `lsp_code_action` with `preview`, `resolve`): preview
+    /// hunks shown, changes kept pending.
+    pub staged: crate::staged::StagedConfig,
 }
 
 /// Why a run could not be built.
@@ -81,6 +84,7 @@ pub struct RunBuilder {
     sandbox: Option<crate::kernel::Sandbox>,
     vibe: Option<crate::vibe::VibeSetup>,
     structural: bool,
+    events: crate::events::EventSink,
 }
 
 impl RunBuilder {
@@ -156,6 +160,16 @@ impl RunBuilder {
         self
     }
 
+    /// Sets (replaces) where the run's events go — a language server that crashed, restarted or
+    /// backs off, a kernel that died, a tool that panicked, a call denied for lack of a human —
+    /// for the host operator (see [`crate::events`]; `runbound serve` sends them as MCP log
+    /// messages). The callback runs on whichever thread the event happens, must not block, and
+    /// must not own the run (or the run is never dropped).
+    pub fn on_event(mut self, callback: crate::events::EventCallback) -> RunBuilder {
+        self.events = crate::events::EventSink::new(callback);
+        self
+    }
+
     /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
     /// worker events.
     pub fn has_vibe_roster(&self) -> bool {
@@ -225,21 +239,38 @@ impl RunBuilder {
             .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
         let mut registry = Registry::new(workspace_root.clone(), conversation_id);
         registry.set_approval_policy(self.approval_policy);
+        registry.set_event_sink(self.events.clone());
         registry.set_tool_timeouts(self.config.tool_timeouts.clone());
         crate::files::register_tools(&mut registry, &self.config.files);
         // Resources are wired in drop order: workers first (they may use every other resource
         // through the run), then kernels, debug sessions, language servers, the ask port, the
         // staged edits, and last the host's own resources.
-        // The ask port and the staged-edit store are made first so the roster can reach them
+        // The ask port and the staged-change store are made first so the roster can reach them
         // (cards relayed from inside workers; what isolated workers changed), and wired in
-        // their places below.
+        // their places below. A vibe run gets the store (and `resolve`) even without a staging
+        // tool: isolated workers' changes come back through it.
         let ask_binding = self.ask.map(|(port, target_space)| Arc::new(AskBinding::new(port, target_space, self.config.ask.clone())));
-        let structural = self.structural.then(|| Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())));
-        if let Some(setup) = self.vibe {
-            let links = crate::vibe::RosterLinks {
-                ask: ask_binding.clone(),
-                staging: structural.clone().map(|store| store as Arc<dyn crate::vibe::ChangeStaging>),
-            };
+        let staged = (self.language_servers || self.structural || self.vibe.is_some())
+            .then(|| Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())));
+        if let Some(mut setup) = self.vibe {
+            if self.events.is_attached() {
+                // A worker that failed or was lost is an operator event too (the worker's own
+                // thread reports it, outside any call).
+                let events = self.events.clone();
+                let previous = setup.on_worker_event.take();
+                setup.on_worker_event = Some(Arc::new(move |event: &crate::vibe::WorkerEvent| {
+                    if matches!(event.status, crate::vibe::WorkerStatus::Failed | crate::vibe::WorkerStatus::Lost) {
+                        events.emit(
+                            crate::events::RunEvent::new(crate::events::EventLevel::Warning, "vibe", event.message())
+                                .with_data(event.to_json()),
+                        );
+                    }
+                    if let Some(previous) = &previous {
+                        previous(event);
+                    }
+                }));
+            }
+            let links = crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone() };
             let roster = crate::vibe::Roster::with_links(setup, &self.config.vibe, &workspace_root, links);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;
@@ -265,9 +296,13 @@ impl RunBuilder {
             registry.set_permission_prompt(binding.clone());
             wire(&mut registry, binding)?;
         }
-        if let Some(structural) = structural {
+        if self.structural {
             crate::structural::register_tools(&mut registry);
-            wire(&mut registry, structural)?;
+            wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
+        }
+        if let Some(staged) = staged {
+            crate::staged::register_tools(&mut registry);
+            wire(&mut registry, staged)?;
         }
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;
@@ -336,6 +371,7 @@ impl Run {
             sandbox: None,
             vibe: None,
             structural: false,
+            events: crate::events::EventSink::none(),
         }
     }
 

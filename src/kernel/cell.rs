@@ -31,6 +31,16 @@ pub(crate) trait CellHost {
     /// Serves one `tool(name, arguments)` call from the cell: the value the cell receives, or the
     /// error text it raises.
     fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Value, String>;
+    /// Hears the running cell's latest non-empty output line, `elapsed` after the cell started
+    /// (for progress reports to a host that listens; a `%pip install`'s `Collecting …`).
+    fn output_line(&mut self, cell_number: u64, elapsed: Duration, line: &str);
+}
+
+/// Hands the last non-empty line of `text` to `host` as the running cell's latest output.
+fn report_output_line(host: &mut dyn CellHost, cell_number: u64, started: Instant, text: &str) {
+    if let Some(line) = text.lines().rev().map(str::trim).find(|line| !line.is_empty()) {
+        host.output_line(cell_number, started.elapsed(), line);
+    }
 }
 
 /// How a cell ended.
@@ -385,6 +395,7 @@ impl<'k> CellRun<'k> {
             let flow = match event {
                 KernelEvent::Raw(text) => {
                     self.last_activity = Instant::now();
+                    report_output_line(host, self.cell_number, self.started, &text);
                     self.push_raw(text);
                     Flow::Continue
                 }
@@ -430,7 +441,10 @@ impl<'k> CellRun<'k> {
     /// One protocol message from the kernel.
     fn on_message(&mut self, message: &Value, host: &mut dyn CellHost) -> Flow {
         match message["type"].as_str().unwrap_or("") {
-            "stream" => self.outcome.items.push(stream_item(message)),
+            "stream" => {
+                report_output_line(host, self.cell_number, self.started, message["text"].as_str().unwrap_or(""));
+                self.outcome.items.push(stream_item(message));
+            }
             "display" => self.outcome.items.push(OutputItem::Value { value: display_value(&message["item"]), echo: false }),
             "result" => self.outcome.items.push(OutputItem::Value { value: display_value(&message["item"]), echo: true }),
             "error" => self.outcome.items.push(OutputItem::Exception(exception_text(message))),

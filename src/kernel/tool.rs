@@ -136,6 +136,13 @@ impl CellHost for BridgeHost<'_, '_> {
         }
         Ok(bridge_value(&result))
     }
+
+    fn output_line(&mut self, cell_number: u64, elapsed: Duration, line: &str) {
+        self.ctx.progress(
+            crate::progress::ProgressUpdate::new(elapsed.as_secs_f64())
+                .with_message(format!("eval cell {cell_number}: {}", crate::render::cut_chars(line, 160))),
+        );
+    }
 }
 
 /// What `tool()` returns in a cell: the structured content, with the result's text added under
@@ -251,7 +258,9 @@ fn describe_start(started: &KernelStart, language: Language, workspace_root: &Pa
         )),
     }
     if let Some(loss) = &started.after_loss {
-        notes.push(format!("note: started a fresh {language} kernel (generation {}) after: {}", started.generation, describe_loss(loss)));
+        let note = format!("started a fresh {language} kernel (generation {}) after: {}", started.generation, describe_loss(loss));
+        crate::events::emit(crate::events::RunEvent::new(crate::events::EventLevel::Warning, "kernel", note.clone()));
+        notes.push(format!("note: {note}"));
     }
     notes
 }

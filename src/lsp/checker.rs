@@ -287,13 +287,16 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
             break;
         }
         let spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
-        let completed = match run_to_completion(spec, b"", remaining, 8 * 1024 * 1024) {
-            Ok(completed) => completed,
-            Err(err) => {
-                run.problem = Some(format!("{name} failed to run: {}", err.message));
-                continue;
-            }
-        };
+        let shown = format!("{name} {}", args.first().map_or("", String::as_str));
+        let describe = |elapsed: Duration| format!("checker `{shown}` running, {} s", elapsed.as_secs());
+        let completed =
+            match crate::progress::while_waiting(Some(remaining), describe, || run_to_completion(spec, b"", remaining, 8 * 1024 * 1024)) {
+                Ok(completed) => completed,
+                Err(err) => {
+                    run.problem = Some(format!("{name} failed to run: {}", err.message));
+                    continue;
+                }
+            };
         if completed.timed_out {
             run.problem = Some(format!("{name} timed out after {} ms and was killed; the list is incomplete", remaining.as_millis()));
         }

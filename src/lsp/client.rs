@@ -224,6 +224,65 @@ pub(crate) struct ServerState {
     /// the change ends, the stored diagnostics of the path predate the change and are not
     /// returned as current.
     stale: HashMap<PathBuf, (u64, u64)>,
+    /// The open window for `workspace/applyEdit` (see [`LanguageServer::open_apply_edit_window`]);
+    /// outside one, the server's edits are refused.
+    apply_edit_window: Option<ApplyEditWindowState>,
+}
+
+/// What a server's `workspace/applyEdit` does while a window is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyEditMode {
+    /// Apply it through the run's atomic applier (all-or-nothing, confined to the workspace)
+    /// and record what was written: `lsp_code_action` running a command.
+    Apply,
+    /// Record it and answer `applied: false` (the edit is staged for a preview instead):
+    /// `lsp_code_action` with `preview: true` running a command.
+    Capture,
+}
+
+#[derive(Debug)]
+struct ApplyEditWindowState {
+    mode: ApplyEditMode,
+    label: String,
+    received: Vec<ReceivedEdit>,
+}
+
+/// One `workspace/applyEdit` a server sent inside a window.
+#[derive(Debug, Clone)]
+pub struct ReceivedEdit {
+    /// The request's `label`, when the server gave one.
+    pub label: Option<String>,
+    /// The `WorkspaceEdit` JSON.
+    pub edit: Value,
+    /// What runbound answered (`{applied, failureReason?}`).
+    pub answer: Value,
+    /// Absolute paths written or deleted (mode [`ApplyEditMode::Apply`] only).
+    pub written: Vec<PathBuf>,
+}
+
+/// An open window during which a server's `workspace/applyEdit` requests are applied or
+/// captured (by [`ApplyEditMode`]); closed on [`ApplyEditWindow::close`] or drop. Outside every
+/// window a server's edit is refused: servers change files only while a write-tier tool runs
+/// one of their commands.
+pub struct ApplyEditWindow<'a> {
+    server: &'a LanguageServer,
+    closed: bool,
+}
+
+impl ApplyEditWindow<'_> {
+    /// Closes the window and returns the edits received while it was open, in order.
+    pub fn close(mut self) -> Vec<ReceivedEdit> {
+        self.closed = true;
+        self.server.shared.0.lock().apply_edit_window.take().map(|window| window.received).unwrap_or_default()
+    }
+}
+
+impl Drop for ApplyEditWindow<'_> {
+    fn drop(&mut self) {
+        if !self.closed {
+            self.server.shared.0.lock().apply_edit_window = None;
+        }
+    }
 }
 
 /// One running language server (one process per (server id, root)).
@@ -379,6 +438,29 @@ impl LanguageServer {
         self.position_encoding
     }
 
+    /// The `serverInfo` the server sent at `initialize` (`name version`), if any.
+    pub fn server_info(&self) -> Option<&str> {
+        self.server_info.as_deref()
+    }
+
+    /// Opens the window during which this server's `workspace/applyEdit` requests are applied
+    /// or captured (`mode`); `label` names the call in the answer to a refused edit.
+    ///
+    /// # Errors
+    /// `conflict` when a window is already open on this server (another call is running one of
+    /// its commands).
+    pub fn open_apply_edit_window(&self, mode: ApplyEditMode, label: &str) -> Result<ApplyEditWindow<'_>, ToolError> {
+        let mut state = self.shared.0.lock();
+        if let Some(open) = &state.apply_edit_window {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!("{} is already running a command for another call ({}); try again when it has finished", self.id(), open.label),
+            ));
+        }
+        state.apply_edit_window = Some(ApplyEditWindowState { mode, label: label.to_owned(), received: Vec::new() });
+        Ok(ApplyEditWindow { server: self, closed: false })
+    }
+
     /// The raw `ServerCapabilities` from `initialize`.
     pub fn capabilities(&self) -> &Value {
         &self.capabilities
@@ -398,6 +480,10 @@ impl LanguageServer {
             "textDocument/codeAction" => "codeActionProvider",
             "textDocument/diagnostic" => "diagnosticProvider",
             "textDocument/rename" => "renameProvider",
+            "workspace/executeCommand" => "executeCommandProvider",
+            "codeAction/resolve" => return self.capabilities.pointer("/codeActionProvider/resolveProvider") == Some(&Value::Bool(true)),
+            "textDocument/prepareCallHierarchy" | "callHierarchy/incomingCalls" | "callHierarchy/outgoingCalls" => "callHierarchyProvider",
+            "textDocument/prepareTypeHierarchy" | "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => "typeHierarchyProvider",
             "textDocument/prepareRename" => {
                 return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true))
             }
@@ -442,6 +528,12 @@ impl LanguageServer {
             if matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
                 return ReadinessReport { readiness, waited: start.elapsed() };
             }
+            // The server's own progress titles and percentages, for a host that listens.
+            crate::progress::report_with(|| {
+                crate::progress::ProgressUpdate::new(start.elapsed().as_secs_f64())
+                    .with_total(deadline.saturating_duration_since(start).as_secs_f64())
+                    .with_message(format!("{}: {}", self.definition.id, readiness.describe()))
+            });
             let (lock, condvar) = &*self.shared;
             let mut state = lock.lock();
             let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);
@@ -1225,6 +1317,12 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
         "textDocument/documentSymbol",
         "workspace/symbol",
         "textDocument/diagnostic",
+        "textDocument/prepareCallHierarchy",
+        "callHierarchy/incomingCalls",
+        "callHierarchy/outgoingCalls",
+        "textDocument/prepareTypeHierarchy",
+        "typeHierarchy/supertypes",
+        "typeHierarchy/subtypes",
     ];
     let mut capabilities = json!({
         "general": {
@@ -1261,8 +1359,11 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
                 "isPreferredSupport": true,
                 "disabledSupport": true,
                 "dataSupport": true,
+                "resolveSupport": {"properties": ["edit"]},
             },
             "rename": {"prepareSupport": true},
+            "callHierarchy": {"dynamicRegistration": false},
+            "typeHierarchy": {"dynamicRegistration": false},
         },
         "experimental": {"serverStatusNotification": true},
     });
@@ -1281,6 +1382,39 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
         params["initializationOptions"] = definition.initialization_options.clone();
     }
     params
+}
+
+/// Answers a server's `workspace/applyEdit`: refused outside a window, captured (answered
+/// `applied: false`) in a capture window, applied through the run's atomic applier in an apply
+/// window; every edit received in a window is recorded there.
+fn answer_apply_edit(
+    params: &Value,
+    shared: &(Mutex<ServerState>, Condvar),
+    edit_applier: &Mutex<Option<Arc<dyn WorkspaceEditApplier>>>,
+) -> Value {
+    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
+    let label = params.get("label").and_then(Value::as_str).map(str::to_owned);
+    let mode = shared.0.lock().apply_edit_window.as_ref().map(|window| window.mode);
+    let (answer, written) = match mode {
+        None => {
+            return json!({"applied": false, "failureReason": "runbound applies a language server's edits only while its write-tier tool lsp_code_action runs one of the server's commands; this edit arrived outside one and was not applied"});
+        }
+        Some(ApplyEditMode::Capture) => (
+            json!({"applied": false, "failureReason": "runbound is previewing this command: the edit is staged for review (resolve accepts it), not applied now"}),
+            Vec::new(),
+        ),
+        Some(ApplyEditMode::Apply) => {
+            let applier = edit_applier.lock().clone();
+            match applier {
+                Some(applier) => applier.apply_workspace_edit_reporting(&edit),
+                None => (json!({"applied": false, "failureReason": "this run has no workspace edit applier"}), Vec::new()),
+            }
+        }
+    };
+    if let Some(window) = shared.0.lock().apply_edit_window.as_mut() {
+        window.received.push(ReceivedEdit { label, edit, answer: answer.clone(), written });
+    }
+    answer
 }
 
 /// The owner thread: answers server→client requests and folds notifications into the state.
@@ -1380,15 +1514,7 @@ fn answer_server_request(
             let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(json!([{"uri": path_to_uri(root), "name": name}]))
         }
-        "workspace/applyEdit" => {
-            let applier = edit_applier.lock().clone();
-            match applier {
-                Some(applier) => Ok(applier.apply_workspace_edit(params.get("edit").unwrap_or(&Value::Null))),
-                None => Ok(
-                    json!({"applied": false, "failureReason": "runbound applies workspace edits only through its own tools (lsp_rename)"}),
-                ),
-            }
-        }
+        "workspace/applyEdit" => Ok(answer_apply_edit(params, shared, edit_applier)),
         "window/showMessageRequest" => {
             let mut state = shared.0.lock();
             if let Some(message) = params.get("message").and_then(Value::as_str) {

@@ -1375,8 +1375,9 @@ impl PreCallLayer for DiagnosticsOnWriteLayer {
                     return;
                 }
                 let Some(edit_id) = arguments.get("edit_id").and_then(Value::as_str) else { return };
-                let Some(structural) = ctx.find_resource::<crate::structural::StructuralResource>() else { return };
-                paths.extend(structural.staged_edits.pending_paths(edit_id).unwrap_or_default());
+                if let Some(staged) = ctx.find_resource::<crate::staged::StagedResource>() {
+                    paths.extend(staged.changes.pending_paths(edit_id).unwrap_or_default());
+                }
             }
             _ => return,
         }

@@ -11,6 +11,10 @@
 //!   with bounded ContentModified retries.
 //! - [`position`]: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
 //! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
+//! - [`hierarchy`]: the `lsp` ops `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`
+//!   (call and type hierarchies, followed up to 3 levels, call sites per caller).
+//! - [`code_action`]: what `lsp` code_actions lists and `lsp_code_action` (tier write), which
+//!   applies or stages one; a server's `workspace/applyEdit` is applied only while it runs.
 //! - [`outline`]: a file's outline from `documentSymbol` (source order, tree, readable kinds,
 //!   parameters and locals marked).
 //! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
@@ -26,8 +30,10 @@
 
 pub mod checker;
 pub mod client;
+pub mod code_action;
 pub mod dependents;
 pub mod diagnostics_on_write;
+pub mod hierarchy;
 pub mod listing;
 pub mod outline;
 pub mod position;
@@ -43,7 +49,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, StoredDiagnostics};
+pub use client::{
+    ApplyEditMode, ApplyEditWindow, DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, ReceivedEdit,
+    StoredDiagnostics,
+};
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
 pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
@@ -94,6 +103,13 @@ pub struct LspConfig {
     pub locations_cap: usize,
     /// `hover`: characters of hover text kept. Default 4000.
     pub hover_chars_cap: usize,
+    /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`: entries shown per page.
+    /// Default 50.
+    pub hierarchy_cap: usize,
+    /// Hierarchy ops with `depth` > 1: most entries whose own callers / callees / types are asked
+    /// per call (one request each); the others are listed and counted as not followed.
+    /// Default 60.
+    pub hierarchy_follow_cap: usize,
     /// Diagnostics on write (R-DOW-1) on or off. Default on.
     pub write_diagnostics: bool,
     /// Diagnostics on write also reports new warnings (errors always). Default off.
@@ -138,6 +154,8 @@ impl Default for LspConfig {
             diagnostics_cap: 100,
             locations_cap: 50,
             hover_chars_cap: 4000,
+            hierarchy_cap: 50,
+            hierarchy_follow_cap: 60,
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,
@@ -150,13 +168,24 @@ impl Default for LspConfig {
     }
 }
 
-/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The rename issue plugs
-/// its atomic applier in here ([`LspSupervisor::set_workspace_edit_applier`]); without one, the
-/// request is answered `{applied: false, failureReason}`.
+/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The run plugs the
+/// atomic applier of `lsp_rename` in here ([`LspSupervisor::set_workspace_edit_applier`]); without
+/// one, the request is answered `{applied: false, failureReason}`.
+///
+/// A server's edit reaches the applier only inside an apply window (while `lsp_code_action`, a
+/// write-tier tool, runs one of its commands — [`LanguageServer::open_apply_edit_window`]);
+/// outside one it is refused, so no read-tier call can make a server write.
 pub trait WorkspaceEditApplier: Send + Sync {
     /// Applies `edit` (the LSP `WorkspaceEdit` JSON) and returns the LSP
     /// `ApplyWorkspaceEditResult` JSON (`{applied, failureReason?}`).
     fn apply_workspace_edit(&self, edit: &Value) -> Value;
+
+    /// [`WorkspaceEditApplier::apply_workspace_edit`] plus the absolute paths it wrote or deleted
+    /// (so the calling tool reports them and diagnostics on write checks them). The default
+    /// reports none.
+    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<std::path::PathBuf>) {
+        (self.apply_workspace_edit(edit), Vec::new())
+    }
 }
 
 pub(crate) use tool::register_tools;

@@ -13,10 +13,11 @@
 //!   and counted).
 //! - [`syntax_tree`]: the `syntax_tree` dump (cst, ast, pattern).
 //! - [`reparse`]: rewritten files parsed again; new ERROR/MISSING nodes refuse the edit.
-//! - `tools`: the three tool functions and their result text.
-//! - [`StagedEdits`]: the run-owned store of proposed rewrites; it dies with the run.
+//! - `tools`: `ast_grep` and `ast_edit` and their result text; `ast_edit` stages through the
+//!   run's shared store ([`crate::staged`]), whose `resolve` writes or drops the change.
 //!
-//! Wiring: `Run::builder(root).with_structural().build()` registers the three tools.
+//! Wiring: `Run::builder(root).with_structural().build()` registers `ast_grep`, `ast_edit` and
+//! the staged store's `resolve`.
 
 pub mod compile;
 pub mod contexts;
@@ -26,7 +27,6 @@ pub mod query;
 pub mod reparse;
 pub mod rule;
 pub mod search;
-mod staged;
 pub mod suggest;
 pub mod syntax_tree;
 mod tools;
@@ -39,7 +39,6 @@ pub use contexts::ContextKind;
 pub use literals::LiteralRequirement;
 pub use query::Query;
 pub use rule::{compile_rule, CompiledRule, RuleCompileError, RuleInput};
-pub use staged::StagedEdits;
 pub use syntax_tree::{dump_syntax_tree, SyntaxTreeDump, SyntaxTreeFormat};
 pub use tools::{match_source, match_source_with, StructuralMatch};
 
@@ -56,12 +55,6 @@ pub struct StructuralConfig {
     pub max_match_lines: usize,
     /// Longest matched code or binding shown, in characters (default 400).
     pub max_match_chars: usize,
-    /// Most diff hunks shown in an `ast_edit` preview (default 40); the rest is counted
-    /// ("showing N of M hunks").
-    pub max_preview_hunks: usize,
-    /// Most staged edits kept pending per run (default 16); staging one more evicts the oldest
-    /// pending edit, and resolving the evicted id says so.
-    pub max_pending_edits: usize,
     /// Walker threads; 0 = `min(available_parallelism, 12)`.
     pub walk_threads: usize,
     /// Files larger than this many bytes **and** longer than `max_file_lines` are skipped and
@@ -81,8 +74,6 @@ impl Default for StructuralConfig {
             default_max_results: 50,
             max_match_lines: 8,
             max_match_chars: 400,
-            max_preview_hunks: 40,
-            max_pending_edits: 16,
             walk_threads: 0,
             max_file_bytes: 3_000_000,
             max_file_lines: 200_000,
@@ -92,21 +83,18 @@ impl Default for StructuralConfig {
     }
 }
 
-/// The run's structural resource: the staged-edit store and the run's `structural` section.
-/// Exists only when the run was built `with_structural()`; dropped with the run (staged edits
-/// do not outlive it).
+/// The run's structural resource: the run's `structural` section (staged edits live in the
+/// shared [`crate::staged::StagedResource`]). Exists only when the run was built
+/// `with_structural()`; dropped with the run.
 #[derive(Debug, Default)]
 pub struct StructuralResource {
-    /// Proposed rewrites waiting for `resolve`.
-    pub staged_edits: StagedEdits,
     config: StructuralConfig,
 }
 
 impl StructuralResource {
-    /// An empty staged-edit store for tools that run with `config` (the run's `structural`
-    /// section).
+    /// The resource for tools that run with `config` (the run's `structural` section).
     pub fn new(config: StructuralConfig) -> StructuralResource {
-        StructuralResource { staged_edits: StagedEdits::default(), config }
+        StructuralResource { config }
     }
 
     /// The caps and limits the structural tools run with.

@@ -31,6 +31,7 @@ use ast_grep_language::SupportLang;
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use parking_lot::Mutex;
 
+use crate::progress::ProgressUpdate;
 use crate::registry::CancelToken;
 use crate::structural::literals::LiteralRequirement;
 
@@ -156,6 +157,9 @@ pub fn walk_and_match<T: Send>(
     let stats = Mutex::new(WalkStats::default());
     let stop = AtomicBool::new(false);
     let visited = AtomicUsize::new(0);
+    // The calling call's progress sink (a no-op when its host does not listen), shared with the
+    // walker threads: files searched so far; the total is unknown until the walk ends.
+    let progress = crate::progress::current();
     let visit_file = |path: &Path| -> WalkState {
         if stop.load(Ordering::Relaxed) {
             return WalkState::Quit;
@@ -167,7 +171,10 @@ pub fn walk_and_match<T: Send>(
             stop.store(true, Ordering::Relaxed);
             return WalkState::Quit;
         }
-        visited.fetch_add(1, Ordering::Relaxed);
+        let searched = visited.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = &progress {
+            progress.report_with(|| ProgressUpdate::new(searched as f64).with_message(format!("{searched} files searched")));
+        }
         match search_one_file(path, language, requirement, limits, per_file) {
             FileOutcome::Output(output, bytes) => {
                 stats.lock().count_parsed(bytes);

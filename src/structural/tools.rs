@@ -1,5 +1,5 @@
-//! The tool functions `ast_grep`, `ast_edit` and `resolve`, their descriptors, and the text
-//! they answer with.
+//! The tool functions `ast_grep` and `ast_edit`, their descriptors, and the text they answer
+//! with (`resolve` is the staged store's: `crate::staged`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,10 +14,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, resolve_in_workspace, ExpectedState, FileChange};
+use crate::files::resolve_in_workspace;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
+use crate::staged::{StagedChange, StagedFile};
 use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::missed::MissedParts;
@@ -25,7 +26,6 @@ use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
 use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
-use crate::structural::staged::{ClosedEdit, StagedEdit, StagedFile};
 use crate::structural::syntax_tree::{dump_syntax_tree, SyntaxTreeFormat};
 use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
@@ -73,7 +73,6 @@ pub fn match_source_with(query: &Query, source: &str) -> Result<Vec<StructuralMa
 pub(crate) fn register(registry: &mut Registry) {
     registry.register(ast_grep_descriptor(), Arc::new(ast_grep));
     registry.register(ast_edit_descriptor(), Arc::new(ast_edit));
-    registry.register(resolve_descriptor(), Arc::new(resolve));
 }
 
 /// The schema properties of a rule search, shared by `ast_grep` and `ast_edit`.
@@ -187,30 +186,6 @@ Examples: {\"pattern\": \"dispose($X)\", \"rewrite\": \"$X.dispose()\", \"langua
     }
 }
 
-fn resolve_descriptor() -> ToolDescriptor {
-    ToolDescriptor {
-        name: "resolve".to_owned(),
-        description: "Accept or discard a change staged by ast_edit. `accept` re-reads every file of the change and \
-compares it with what was read at staging time: if any file changed, the whole change is rejected, the changed files \
-are listed and nothing is written; otherwise every file is written atomically (all or nothing), and the answer repeats \
-what staging warned about. `discard` drops the change. An edit_id can be resolved once.\n\
-Example: {\"edit_id\": \"edit_1\", \"action\": \"accept\"}"
-            .to_owned(),
-        tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "edit_id": {"type": "string", "minLength": 1, "description": "The id ast_edit returned, e.g. \"edit_1\"."},
-                "action": {"type": "string", "enum": ["accept", "discard"], "description": "accept writes the change; discard drops it."}
-            },
-            "required": ["edit_id", "action"],
-            "additionalProperties": false
-        }),
-        parallel_safe: true,
-        default_timeout: Duration::from_secs(60),
-    }
-}
-
 #[derive(Deserialize)]
 struct AstGrepArgs {
     pattern: Option<String>,
@@ -242,19 +217,6 @@ struct AstEditArgs {
     allow_parse_errors: bool,
     #[serde(default)]
     no_ignore: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum ResolveAction {
-    Accept,
-    Discard,
-}
-
-#[derive(Deserialize)]
-struct ResolveArgs {
-    edit_id: String,
-    action: ResolveAction,
 }
 
 /// The search half of the arguments, common to both tools.
@@ -968,7 +930,6 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         warnings.push(skipped);
     }
 
-    let preview = render_preview(root, &rewrites, config.max_preview_hunks);
     let files: Vec<StagedFile> = rewrites
         .into_iter()
         .map(|r| StagedFile {
@@ -976,15 +937,25 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             path: r.path,
             original: Some(r.original),
             new_content: Some(r.new_content),
-            replacements: r.replacements,
+            changes: r.replacements,
+            operation: "modified".to_owned(),
         })
         .collect();
-    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.replacements})).collect();
+    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.changes})).collect();
     let file_count = files.len();
     let description = format!("{} → `{}` ({lang})", query.display(), args.rewrite);
-    let restage_hint = "run ast_edit again to stage the change against the current files, then resolve the new edit_id".to_owned();
-    let staged = StagedEdit { description, files, warnings: warnings.clone(), restage_hint, count_noun: ("replacement", "replacements") };
-    let (edit_id, evicted) = resource.staged_edits.stage(staged, config.max_pending_edits);
+    let store = ctx.resource::<crate::staged::StagedResource>()?;
+    let max_pending = store.config().max_pending_edits;
+    let staged = store.stage(StagedChange {
+        tool: "ast_edit",
+        description,
+        change_noun: "replacement",
+        files,
+        warnings: warnings.clone(),
+        restage_hint: None,
+        held: false,
+    });
+    let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 
     let mut text = format!(
         "(proposed) {changed_replacements} {} in {file_count} {} for {} → `{}` ({lang}; {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
@@ -998,7 +969,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         let _ = write!(text, "\n{warning}");
     }
     if !evicted.is_empty() {
-        let _ = write!(text, "\nolder pending edits dropped to stay within {} pending: {}", config.max_pending_edits, evicted.join(", "));
+        let _ = write!(text, "\nolder pending edits dropped to stay within {max_pending} pending: {}", evicted.join(", "));
     }
     let _ = write!(
         text,
@@ -1159,221 +1130,6 @@ fn validate_template(rewrite: &str, query: &Query) -> Result<(TemplateFix, Vec<S
         return Err(ToolError::invalid("the rewrite contains the internal metavariable character; write metavariables with `$`"));
     }
     Ok((template, used))
-}
-
-struct Preview {
-    text: String,
-    shown: usize,
-    total: usize,
-}
-
-fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Preview {
-    let entries: Vec<PreviewFile<'_>> = rewrites
-        .iter()
-        .map(|rewrite| PreviewFile {
-            display: display_path(root, &rewrite.path),
-            original: Some(&rewrite.original),
-            new_content: Some(&rewrite.new_content),
-        })
-        .collect();
-    render_file_previews(&entries, max_hunks)
-}
-
-/// One file of a preview: `original: None` = created, `new_content: None` = deleted.
-struct PreviewFile<'a> {
-    display: String,
-    original: Option<&'a [u8]>,
-    new_content: Option<&'a [u8]>,
-}
-
-/// A unified diff (2 lines of context) of `files`, at most `max_hunks` hunks, the cut said.
-fn render_file_previews(files: &[PreviewFile<'_>], max_hunks: usize) -> Preview {
-    let mut text = String::new();
-    let mut shown = 0;
-    let mut total = 0;
-    for file in files {
-        let old = String::from_utf8_lossy(file.original.unwrap_or_default());
-        let new = String::from_utf8_lossy(file.new_content.unwrap_or_default());
-        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-        let display = &file.display;
-        let old_header = if file.original.is_some() { format!("a/{display}") } else { "/dev/null".to_owned() };
-        let new_header = if file.new_content.is_some() { format!("b/{display}") } else { "/dev/null".to_owned() };
-        let mut unified = diff.unified_diff();
-        unified.context_radius(2);
-        let mut header_written = false;
-        let mut file_hunks = 0;
-        for hunk in unified.iter_hunks() {
-            total += 1;
-            file_hunks += 1;
-            if shown >= max_hunks {
-                continue;
-            }
-            if !header_written {
-                let _ = write!(text, "--- {old_header}\n+++ {new_header}\n");
-                header_written = true;
-            }
-            let _ = write!(text, "{hunk}");
-            shown += 1;
-        }
-        if file_hunks == 0 && file.original != file.new_content && shown < max_hunks {
-            // Created or deleted empty file, or a change invisible as text (bytes that are not UTF-8).
-            let what = match (file.original, file.new_content) {
-                (None, _) => "created (empty)",
-                (_, None) => "deleted (was empty)",
-                _ => "changed (binary or non-UTF-8 bytes; no text diff)",
-            };
-            let _ = writeln!(text, "--- {old_header}\n+++ {new_header}\n{display}: {what}");
-        }
-    }
-    if let Some(notice) = truncation_notice(shown, total, "hunks") {
-        let _ = write!(text, "{notice} (the staged edit contains all of them)");
-    }
-    Preview { text: text.trim_end().to_owned(), shown, total }
-}
-
-impl crate::vibe::ChangeStaging for StructuralResource {
-    fn stage(
-        &self,
-        change: crate::vibe::WorkerChange,
-        on_closed: crate::vibe::ClosedHook,
-    ) -> Result<crate::vibe::StagedWorkerChange, String> {
-        if change.files.is_empty() {
-            return Err(format!("{}: no file changed; nothing to stage", change.description));
-        }
-        let config = self.config();
-        let previews: Vec<PreviewFile<'_>> = change
-            .files
-            .iter()
-            .map(|file| PreviewFile {
-                display: file.display.clone(),
-                original: file.original.as_deref(),
-                new_content: file.new_content.as_deref(),
-            })
-            .collect();
-        let preview = render_file_previews(&previews, config.max_preview_hunks).text;
-        let files: Vec<StagedFile> = change
-            .files
-            .into_iter()
-            .map(|file| StagedFile {
-                replacements: file.lines_added + file.lines_removed,
-                path: file.path,
-                display: file.display,
-                original: file.original,
-                new_content: file.new_content,
-            })
-            .collect();
-        let edit = StagedEdit {
-            description: format!("the change of {}", change.description),
-            files,
-            warnings: change.warnings,
-            restage_hint: "the worker's change was staged against older files: vibe_send the worker to redo it on the current \
-                           files, or make the change yourself"
-                .to_owned(),
-            count_noun: ("changed line", "changed lines"),
-        };
-        let (edit_id, evicted) = self.staged_edits.stage_with_hook(edit, config.max_pending_edits, Some(on_closed));
-        Ok(crate::vibe::StagedWorkerChange { edit_id, preview, evicted })
-    }
-
-    fn withdraw(&self, edit_id: &str, reason: &str) -> bool {
-        self.staged_edits.withdraw(edit_id, reason)
-    }
-}
-
-/// Whether the file at `path` is still what a staged edit started from: `None` when it is, else
-/// what changed. `original: None` means the edit creates the file, so it must still be absent.
-fn staged_state(workspace_root: &Path, path: &Path, original: Option<&[u8]>) -> Option<String> {
-    match original {
-        Some(original) => crate::files::staged_file_state(workspace_root, path, original),
-        None => match std::fs::symlink_metadata(path) {
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Ok(_) => Some("created since staging (the edit creates it)".to_owned()),
-            Err(err) => Some(format!("unreadable now ({err})")),
-        },
-    }
-}
-
-fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = ctx.resource::<StructuralResource>()?;
-    let args: ResolveArgs = ctx.parse_arguments(arguments)?;
-    let id = args.edit_id.trim().to_owned();
-    let staged = resource.staged_edits.take(&id)?;
-    let replacements: usize = staged.files.iter().map(|f| f.replacements).sum();
-    let summary = format!(
-        "{replacements} {} of {} in {} {}",
-        one_or_many(replacements, staged.count_noun.0, staged.count_noun.1),
-        staged.description,
-        staged.files.len(),
-        one_or_many(staged.files.len(), "file", "files")
-    );
-    if matches!(args.action, ResolveAction::Discard) {
-        resource.staged_edits.close(&id, ClosedEdit::Discarded);
-        return Ok(ToolOutput::text(format!("discarded {id}: {summary} dropped; nothing was written")));
-    }
-    let mut changed: Vec<Value> = Vec::new();
-    for file in &staged.files {
-        // Read beneath the workspace with no symlink followed; a file made read-only since
-        // staging is a conflict like a changed one.
-        if let Some(state) = staged_state(ctx.workspace_root(), &file.path, file.original.as_deref()) {
-            changed.push(json!({"path": file.display, "state": state}));
-        }
-    }
-    if !changed.is_empty() {
-        resource.staged_edits.close(&id, ClosedEdit::Rejected);
-        let list: Vec<String> =
-            changed.iter().map(|c| format!("{} ({})", c["path"].as_str().unwrap_or(""), c["state"].as_str().unwrap_or(""))).collect();
-        return Err(ToolError::new(
-            ErrorKind::Conflict,
-            format!(
-                "{id} rejected: {} of its {} files changed after it was staged: {}; nothing was written",
-                changed.len(),
-                staged.files.len(),
-                list.join(", ")
-            ),
-        )
-        .with_hint(staged.restage_hint.clone())
-        .with_details(json!({"changed_files": changed})));
-    }
-    let changes: Vec<FileChange> = staged
-        .files
-        .iter()
-        .map(|f| FileChange {
-            path: f.path.clone(),
-            new_content: f.new_content.clone(),
-            expected: match &f.original {
-                Some(original) => ExpectedState::Content(original.clone()),
-                None => ExpectedState::Absent,
-            },
-        })
-        .collect();
-    match commit_file_changes_in(ctx.workspace_root(), &changes) {
-        Ok(written) => {
-            resource.staged_edits.close(&id, ClosedEdit::Accepted);
-            let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
-            let deleted: Vec<&str> = staged.files.iter().filter(|f| f.new_content.is_none()).map(|f| f.display.as_str()).collect();
-            let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
-            if !deleted.is_empty() {
-                let _ = write!(text, "\ndeleted: {}", deleted.join(", "));
-            }
-            if !staged.warnings.is_empty() {
-                let _ = write!(text, "\nstaging warned:");
-                for warning in &staged.warnings {
-                    let _ = write!(text, "\n{warning}");
-                }
-            }
-            let structured = json!({"edit_id": id, "written": names, "deleted": deleted, "replacements": replacements, "staging_warnings": staged.warnings});
-            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
-        }
-        Err(err) => {
-            resource.staged_edits.close(&id, ClosedEdit::Rejected);
-            let mut err = err;
-            err.message = format!("{id} was not applied: {}", err.message);
-            if err.hint.is_none() {
-                err.hint = Some(staged.restage_hint.clone());
-            }
-            Err(err)
-        }
-    }
 }
 
 /// Cuts `code` to `max_lines` lines and `max_chars` characters, saying what was left out.

@@ -32,7 +32,6 @@ mod command;
 mod inherited;
 mod ray;
 mod roster;
-mod staging;
 mod tools;
 mod worktree;
 
@@ -52,7 +51,6 @@ pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WOR
 pub use inherited::{inherited_worker_caller, InheritedWorkerCaller};
 pub use ray::{RayBackend, RayConfig};
 pub use roster::{BackendSummary, KillReport, Roster, RosterLinks, SendReport, WaitReport, WorkerChangeSummary, WorkerSnapshot};
-pub use staging::{ChangeStaging, ClosedHook, StagedWorkerChange, WorkerChange, WorkerChangedFile};
 
 /// Timeouts and caps of the vibe roster (the `vibe` section of [`crate::RunConfig`]).
 #[derive(Debug, Clone)]
@@ -377,6 +375,7 @@ impl<'a> WorkerJob<'a> {
             timeout: None,
             cancel: self.cancel.clone(),
             origin: CallOrigin::Worker { label: format!("{}: {}", self.worker_id, self.label) },
+            progress: None,
         }
     }
 }
@@ -603,43 +602,31 @@ impl VibeSetup {
         Ok(VibeSetup::new(Arc::new(backend)))
     }
 
-    /// Vibe mode from the CLI's `--worker TIER=COMMAND`, `--worker-backend` and `--ray-address`
-    /// flags. A `--worker-backend` value is `command` or `ray` for every tier, or
-    /// `TIER=command` / `TIER=ray` for one tier (repeatable; later values win); tiers on `ray`
-    /// run their command as jobs on the Ray cluster at `ray_address` (the dashboard URL, e.g.
-    /// `http://127.0.0.1:8265`), the others on this machine. Without `--worker-backend` every
-    /// tier runs here, as [`VibeSetup::from_cli_worker_flags`].
+    /// Vibe mode from the CLI's `--worker TIER=COMMAND`, `--worker-backend [TIER=]BACKEND` and
+    /// `--ray-address` flags. Each `backend_choices` entry puts one tier (`Some`) or every tier
+    /// (`None`) on a backend, in command-line order (later entries win); tiers on
+    /// [`WorkerBackendKind::Ray`] run their command as jobs on the Ray cluster at `ray_address`
+    /// (the dashboard URL, e.g. `http://127.0.0.1:8265`), the others on this machine. With no
+    /// choice every tier runs here, as [`VibeSetup::from_cli_worker_flags`].
     ///
     /// # Errors
-    /// What [`VibeSetup::from_cli_worker_flags`] refuses, an unknown backend or tier, `ray`
-    /// without `--ray-address` (or an address that is not an `http://` URL), `--ray-address`
-    /// with no tier on `ray`, or a tier on `ray` with no `--worker` command; the message names
-    /// the flag to fix.
-    pub fn from_cli_flags(worker_flags: &[String], backend_flags: &[String], ray_address: Option<&str>) -> Result<VibeSetup, String> {
+    /// What [`VibeSetup::from_cli_worker_flags`] refuses, `ray` without `--ray-address` (or an
+    /// address that is not an `http://` URL), `--ray-address` with no tier on `ray`, or a tier on
+    /// `ray` with no `--worker` command; the message names the flag to fix.
+    pub fn from_cli_flags(
+        worker_flags: &[String],
+        backend_choices: &[(Option<WorkerTier>, WorkerBackendKind)],
+        ray_address: Option<&str>,
+    ) -> Result<VibeSetup, String> {
         let commands = CommandBackend::from_cli_worker_flags(worker_flags)?;
         let mut on_ray: BTreeMap<WorkerTier, bool> = WorkerTier::ALL.iter().map(|&tier| (tier, false)).collect();
-        for flag in backend_flags {
-            let (tiers, kind): (Vec<WorkerTier>, &str) = match flag.split_once('=') {
-                Some((tier_text, kind)) => match WorkerTier::parse(tier_text) {
-                    Some(tier) => (vec![tier], kind.trim()),
-                    None => {
-                        return Err(format!("--worker-backend {flag:?} names tier {:?}; the tiers are fast and good", tier_text.trim()))
-                    }
-                },
-                None => (WorkerTier::ALL.to_vec(), flag.trim()),
-            };
-            let ray = match kind {
-                "ray" => true,
-                "command" => false,
-                other => {
-                    return Err(format!(
-                        "--worker-backend {flag:?}: unknown backend {other:?}; use `command` (this machine) or `ray` (a Ray cluster, \
-                         with --ray-address), optionally per tier as TIER=BACKEND"
-                    ))
-                }
+        for &(tier, kind) in backend_choices {
+            let tiers = match tier {
+                Some(tier) => vec![tier],
+                None => WorkerTier::ALL.to_vec(),
             };
             for tier in tiers {
-                on_ray.insert(tier, ray);
+                on_ray.insert(tier, kind == WorkerBackendKind::Ray);
             }
         }
         let ray_tiers: Vec<WorkerTier> = on_ray.iter().filter(|(_, ray)| **ray).map(|(tier, _)| *tier).collect();
@@ -680,6 +667,15 @@ impl fmt::Debug for VibeSetup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("VibeSetup").field("on_worker_event", &self.on_worker_event.is_some()).finish_non_exhaustive()
     }
+}
+
+/// Where the CLI runs a worker tier (`--worker-backend [TIER=]command|ray`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorkerBackendKind {
+    /// A child process on this machine ([`CommandBackend`]).
+    Command,
+    /// A job on a Ray cluster through its Jobs REST API ([`RayBackend`]).
+    Ray,
 }
 
 /// The tools a worker of this run may see when spawned by `caller`: the run's tools visible to

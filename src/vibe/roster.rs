@@ -30,7 +30,6 @@ use crate::registry::CancelToken;
 use crate::render::{cut_chars, cut_chars_with, cut_middle, plural};
 use crate::tier::Caller;
 
-use super::staging::{ChangeStaging, WorkerChange, WorkerChangedFile};
 use super::worktree::{GitWorkspace, Worktree, WorktreeChanges};
 use super::{VibeConfig, VibeSetup, WorkerBackend, WorkerEvent, WorkerEventCallback, WorkerIsolation, WorkerJob, WorkerStatus, WorkerTier};
 
@@ -48,7 +47,7 @@ pub struct RosterLinks {
     /// The run's ask port, if a human is attached.
     pub ask: Option<Arc<AskBinding>>,
     /// The run's staged-change store; without it `isolation: "worktree"` is refused.
-    pub staging: Option<Arc<dyn ChangeStaging>>,
+    pub staging: Option<Arc<crate::staged::StagedResource>>,
 }
 
 impl std::fmt::Debug for RosterLinks {
@@ -501,7 +500,7 @@ impl Roster {
         };
         let withdrawn_edit = match (withdrawn_edit, &self.shared.links.staging) {
             (Some((edit_id, next_attempt)), Some(staging)) => {
-                staging.withdraw(&edit_id, &format!("superseded by attempt {next_attempt}, which continues in the same worktree"));
+                staging.changes.withdraw(&edit_id, &format!("superseded by attempt {next_attempt}, which continues in the same worktree"));
                 Some(edit_id)
             }
             _ => None,
@@ -596,6 +595,18 @@ impl Roster {
                     snapshot,
                 });
             }
+            // Progress for the host while the model waits: the worker's status and its latest
+            // progress line; `progress` = seconds waited of the wait's bound.
+            crate::progress::report_with(|| {
+                let worker = snapshot_of(&self.shared, &state, index, now);
+                let latest = worker.progress.map(|line| format!(": {line}")).unwrap_or_default();
+                crate::progress::ProgressUpdate::new((now - started).as_secs_f64())
+                    .with_total((deadline - started).as_secs_f64())
+                    .with_message(format!(
+                        "waiting for {} ({:?}), {} in attempt {}{latest}",
+                        worker.worker_id, worker.label, worker.status, worker.attempt
+                    ))
+            });
             let slice_end = (now + WAIT_SLICE).min(deadline);
             self.shared.changed.wait_until(&mut state, slice_end);
         }
@@ -1244,33 +1255,76 @@ fn collect_change(shared: &Arc<Shared>, index: usize, start: &AttemptStart, work
     }
     let description = format!("{}: {}, attempt {}", start.worker_id, start.label, start.attempt);
     let hook_shared = Arc::downgrade(shared);
-    let hook: super::staging::ClosedHook = Box::new(move |edit_id: &str, how: &str| {
+    let hook: crate::staged::ClosedHook = Box::new(move |edit_id: &str, how: &str| {
         if let Some(shared) = hook_shared.upgrade() {
             edit_closed(&shared, index, edit_id, how);
         }
     });
-    let change = WorkerChange { description, files: files.clone(), warnings };
-    match staging.stage(change, hook) {
-        Ok(staged) => {
-            let mut state_text = "pending: resolve accept or discard".to_owned();
-            if !staged.evicted.is_empty() {
-                state_text.push_str(&format!(" (older pending edits dropped to make room: {})", staged.evicted.join(", ")));
-            }
-            PendingChange {
-                summary: WorkerChangeSummary {
-                    attempt: start.attempt,
-                    files: files.len(),
-                    lines_added: added,
-                    lines_removed: removed,
-                    edit_id: Some(staged.edit_id.clone()),
-                    state: state_text,
-                    left_out: changes.left_out,
-                    preview: staged.preview,
-                },
-                edit_id: Some(staged.edit_id),
-            }
+    let change = crate::staged::StagedChange {
+        tool: "vibe_spawn",
+        description: format!("the change of {description}"),
+        change_noun: "changed line",
+        files: files.iter().map(WorkerChangedFile::staged_file).collect(),
+        warnings,
+        restage_hint: Some(
+            "the worker's change was staged against older files: vibe_send the worker to redo it on the current files, or make \
+             the change yourself"
+                .to_owned(),
+        ),
+        // A worker's finished work cannot be staged again without running the worker again.
+        held: true,
+    };
+    let staged = staging.stage_with_hook(change, Some(hook));
+    let mut state_text = "pending: resolve accept or discard".to_owned();
+    if !staged.evicted.is_empty() {
+        state_text.push_str(&format!(" (older pending edits dropped to make room: {})", staged.evicted.join(", ")));
+    }
+    PendingChange {
+        summary: WorkerChangeSummary {
+            attempt: start.attempt,
+            files: files.len(),
+            lines_added: added,
+            lines_removed: removed,
+            edit_id: Some(staged.edit_id.clone()),
+            state: state_text,
+            left_out: changes.left_out,
+            preview: staged.preview.text,
+        },
+        edit_id: Some(staged.edit_id),
+    }
+}
+
+/// One file of a worker's change, addressed in the parent's workspace, with its line counts.
+#[derive(Debug, Clone)]
+struct WorkerChangedFile {
+    /// Absolute path in the parent's workspace.
+    path: PathBuf,
+    /// Path relative to the workspace, for messages.
+    display: String,
+    /// The bytes the worker started from; `None`: the worker created the file.
+    original: Option<Vec<u8>>,
+    /// The bytes the worker left; `None`: it deleted the file.
+    new_content: Option<Vec<u8>>,
+    lines_added: usize,
+    lines_removed: usize,
+}
+
+impl WorkerChangedFile {
+    /// The file as the run's staged-change store takes it (changes = lines added + removed).
+    fn staged_file(&self) -> crate::staged::StagedFile {
+        let operation = match (&self.original, &self.new_content) {
+            (None, _) => "created",
+            (_, None) => "deleted",
+            _ => "modified",
+        };
+        crate::staged::StagedFile {
+            path: self.path.clone(),
+            display: self.display.clone(),
+            original: self.original.clone(),
+            new_content: self.new_content.clone(),
+            changes: self.lines_added + self.lines_removed,
+            operation: operation.to_owned(),
         }
-        Err(err) => PendingChange::summary_only(start.attempt, files.len(), added, removed, changes.left_out, format!("not staged: {err}")),
     }
 }
 

@@ -218,7 +218,7 @@ fn staged_edits_die_with_the_run() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A)]);
     let run = run_for(dir.path());
     ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
-    assert_eq!(run.structural().unwrap().staged_edits.pending_count(), 1);
+    assert_eq!(run.resource::<runbound::staged::StagedResource>().unwrap().changes.pending_count(), 1);
     drop(run);
     let run = run_for(dir.path());
     let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
@@ -907,7 +907,7 @@ fn rewrites_that_break_the_parse_are_refused_unless_allowed() {
     assert!(text.contains("b.py:"), "{text}");
     assert!(text.contains("allow_parse_errors: true"), "{text}");
     assert_eq!(structured["error"]["details"]["broken_files"].as_array().unwrap().len(), 2);
-    assert_eq!(run.structural().unwrap().staged_edits.pending_count(), 0);
+    assert_eq!(run.resource::<runbound::staged::StagedResource>().unwrap().changes.pending_count(), 0);
     // Allowed: staged with the warning, and accept repeats it.
     let (text, structured) =
         ok(call(&run, "ast_edit", json!({"pattern": "build($A)", "rewrite": "", "language": "python", "allow_parse_errors": true})));

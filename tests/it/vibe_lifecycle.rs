@@ -180,7 +180,8 @@ fn forty_isolated_workers_on_python_dateutil_stage_forty_changes_that_all_accept
     let backend = CommandBackend::new().with_command(WorkerTier::Fast, command);
     let config = RunConfig {
         vibe: VibeConfig { wait_min: Duration::from_millis(100), max_running_workers: CAP, ..VibeConfig::default() },
-        structural: runbound::structural::StructuralConfig { max_pending_edits: 64, ..Default::default() },
+        // The default staged-change caps: 40 workers' changes are held changes (cap 256), so
+        // none of them is evicted although 40 > the 16 ordinary pending changes.
         ..RunConfig::default()
     };
     let run = Run::builder(&root)

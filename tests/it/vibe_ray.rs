@@ -201,7 +201,7 @@ fn ray_backend_spawn_wait_list_fail_diff_accept_send_kill_and_cluster_loss() {
     assert_eq!(structured(&done)["change"]["files"], 3, "{text}");
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "alpha\nuncommitted\n", "nothing written before accept");
     let accepted = call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    assert!(accepted.joined_text().contains("deleted: b.txt"), "{}", accepted.joined_text());
+    assert!(accepted.joined_text().contains("b.txt (deleted)"), "{}", accepted.joined_text());
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "alpha\nuncommitted\nfrom ray\n");
     assert_eq!(std::fs::read_to_string(root.join("c.txt")).unwrap(), "made on the cluster\n");
     assert!(!root.join("b.txt").exists());

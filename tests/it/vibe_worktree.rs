@@ -141,7 +141,7 @@ fn worktree_worker_starts_from_uncommitted_state_and_its_accepted_change_is_writ
     assert_eq!(worktree_paths(&root).len(), 2, "the worker's worktree exists while its edit is pending");
 
     let accepted = call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
-    assert!(accepted.joined_text().contains("deleted: b.txt"), "{}", accepted.joined_text());
+    assert!(accepted.joined_text().contains("b.txt (deleted)"), "{}", accepted.joined_text());
     assert_eq!(read(&root, "a.txt").as_deref(), Some("alpha\nuncommitted line\nworker line\n"));
     assert_eq!(read(&root, "b.txt"), None);
     assert_eq!(read(&root, "c.txt").as_deref(), Some("created by worker\n"));
