@@ -170,6 +170,12 @@ impl RunBuilder {
         self
     }
 
+    /// Whether an ask port is attached already (e.g. the CLI attached a worker's channel to the
+    /// parent run's human), so a host does not replace it with its own.
+    pub fn has_ask_port(&self) -> bool {
+        self.ask.is_some()
+    }
+
     /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
     /// worker events.
     pub fn has_vibe_roster(&self) -> bool {

@@ -11,7 +11,9 @@
 //!
 //! `call` and `tools` attach the terminal ask port when stdin and stderr are both terminals
 //! (target space `terminal`); otherwise no human is attached, `ask_user` is absent, and calls
-//! that need approval are denied (fail-closed).
+//! that need approval are denied (fail-closed). Inside a vibe worker whose parent run has a
+//! human (`RUNBOUND_ASK_CHANNEL`), every subcommand, `serve` included, uses the parent run's ask
+//! channel instead: cards are shown by the parent, labelled with the worker.
 //!
 //! One file per concern: `args` (the clap structs and choices), `signals` (subreaper, orphan
 //! reaping, stop signals, the sweep on exit), `call` (`call`, `tools`, the terminal port),
@@ -34,7 +36,7 @@ use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
 use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent};
 
 use args::{Cli, Command};
-use call::{attach_terminal, build_run, print_json};
+use call::{attach_parent_channel, attach_terminal, build_run, print_json, TerminalState};
 use status::{status_json, status_sections, status_text};
 
 /// Exit code: the tool call failed, or serve broke.
@@ -126,6 +128,9 @@ pub fn run_command_line() -> ExitCode {
     if let Some(conversation_id) = &cli.conversation_id {
         builder = builder.conversation_id(conversation_id.clone());
     }
+    // Inside a vibe worker the human sits at the parent run: its channel is this run's port
+    // (for serve too: the worker's MCP client is an agent, not the human).
+    let (builder, parent_channel) = attach_parent_channel(builder);
     match cli.command {
         Command::Serve => serve::serve(builder, caller),
         Command::Tools => {
@@ -136,6 +141,10 @@ pub fn run_command_line() -> ExitCode {
         Command::Call { tool, args } => call::call(builder, caller, &tool, args.as_deref()),
         Command::Status { json } => {
             let (builder, terminal) = attach_terminal(builder);
+            let terminal = match (terminal, parent_channel) {
+                (TerminalState::ParentRun(_), Some(found)) => found,
+                (terminal, _) => terminal,
+            };
             let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
             let sections = status_sections(&run, caller, inherited.as_ref(), terminal);
             match json {

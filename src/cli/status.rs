@@ -184,6 +184,14 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
 fn ask_section(run: &Run, terminal: TerminalState) -> StatusSection {
     let ask_user_registered = run.registry().descriptor("ask_user").is_some();
     let (lines, json) = match (run.ask_binding(), terminal) {
+        (Some(binding), TerminalState::ParentRun(text)) => (
+            vec![
+                format!("port          {text}; target space {:?}", binding.target_space),
+                format!("ask_user      {}", if ask_user_registered { "registered" } else { "not registered" }),
+                "prompts       write and exec calls under --approve ask show a permission card at the parent run".to_owned(),
+            ],
+            json!({"port": "parent_run", "description": text, "target_space": binding.target_space, "ask_user_registered": ask_user_registered, "human_attached": true}),
+        ),
         (Some(binding), _) => (
             vec![
                 format!(
