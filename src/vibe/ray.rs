@@ -286,7 +286,13 @@ impl RayAttempt<'_, '_> {
         if let Some(cpus) = config.entrypoint_num_cpus {
             request["entrypoint_num_cpus"] = json!(cpus);
         }
-        http.post_json("/api/jobs/", &request).map_err(|err| format!("Ray did not accept the job: {err}"))?;
+        // Submitting starts the job's supervisor actor on the head before Ray answers: seconds
+        // on a loaded machine, so it gets the long (upload) timeout. A submission that still
+        // times out may have started the job: it is asked to stop, so no orphan job runs.
+        if let Err(err) = http.post_json_slow("/api/jobs/", &request) {
+            let _ = http.post_json(&format!("/api/jobs/{submission_id}/stop"), &json!({}));
+            return Err(format!("Ray did not accept the job: {err}"));
+        }
         job.report_progress(&format!(
             "submitted Ray job {submission_id} ({} files, {} bytes packaged)",
             package.files,
@@ -799,12 +805,21 @@ impl Http {
     }
 
     fn post_json(&self, path: &str, body: &Value) -> Result<Value, String> {
-        let mut response = self
-            .agent
-            .post(&self.url(path))
+        Self::post_json_with(&self.agent, &self.url(path), &self.address, path, body)
+    }
+
+    /// [`Http::post_json`] with the upload timeout (10 × the request timeout), for calls that
+    /// make the head do real work before it answers (job submission).
+    fn post_json_slow(&self, path: &str, body: &Value) -> Result<Value, String> {
+        Self::post_json_with(&self.upload_agent, &self.url(path), &self.address, path, body)
+    }
+
+    fn post_json_with(agent: &ureq::Agent, url: &str, address: &str, path: &str, body: &Value) -> Result<Value, String> {
+        let mut response = agent
+            .post(url)
             .content_type("application/json")
             .send(body.to_string())
-            .map_err(|err| describe_transport_error(&self.address, &err))?;
+            .map_err(|err| describe_transport_error(address, &err))?;
         let text = Self::check(path, &mut response)?;
         Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
     }
