@@ -170,6 +170,12 @@ impl RunBuilder {
         self
     }
 
+    /// Whether an ask port is attached already (e.g. the CLI attached a worker's channel to the
+    /// parent run's human), so a host does not replace it with its own.
+    pub fn has_ask_port(&self) -> bool {
+        self.ask.is_some()
+    }
+
     /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
     /// worker events.
     pub fn has_vibe_roster(&self) -> bool {
@@ -245,6 +251,13 @@ impl RunBuilder {
         // Resources are wired in drop order: workers first (they may use every other resource
         // through the run), then kernels, debug sessions, language servers, the ask port, the
         // staged edits, and last the host's own resources.
+        // The ask port and the staged-change store are made first so the roster can reach them
+        // (cards relayed from inside workers; what isolated workers changed), and wired in
+        // their places below. A vibe run gets the store (and `resolve`) even without a staging
+        // tool: isolated workers' changes come back through it.
+        let ask_binding = self.ask.map(|(port, target_space)| Arc::new(AskBinding::new(port, target_space, self.config.ask.clone())));
+        let staged = (self.language_servers || self.structural || self.vibe.is_some())
+            .then(|| Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())));
         if let Some(mut setup) = self.vibe {
             if self.events.is_attached() {
                 // A worker that failed or was lost is an operator event too (the worker's own
@@ -263,7 +276,8 @@ impl RunBuilder {
                     }
                 }));
             }
-            let roster = crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root);
+            let links = crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone() };
+            let roster = crate::vibe::Roster::with_links(setup, &self.config.vibe, &workspace_root, links);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;
         }
@@ -283,8 +297,7 @@ impl RunBuilder {
             crate::lsp::register_tools(&mut registry);
             wire(&mut registry, Arc::new(supervisor))?;
         }
-        if let Some((port, target_space)) = self.ask {
-            let binding = Arc::new(AskBinding::new(port, target_space, self.config.ask.clone()));
+        if let Some(binding) = ask_binding {
             crate::ask::register_tools(&mut registry);
             registry.set_permission_prompt(binding.clone());
             wire(&mut registry, binding)?;
@@ -293,9 +306,9 @@ impl RunBuilder {
             crate::structural::register_tools(&mut registry);
             wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
         }
-        if self.language_servers || self.structural {
+        if let Some(staged) = staged {
             crate::staged::register_tools(&mut registry);
-            wire(&mut registry, Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())))?;
+            wire(&mut registry, staged)?;
         }
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;

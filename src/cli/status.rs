@@ -87,13 +87,30 @@ fn kernel_section(run: &Run) -> StatusSection {
 
 fn vibe_section(run: &Run) -> StatusSection {
     match run.vibe_roster() {
-        Some(_) => {
+        Some(roster) => {
+            // Each backend with its cap, and what its probe says (a Ray cluster's address and
+            // whether it answers), before the worker list.
+            let backends = roster.backends(true);
+            let mut lines = Vec::new();
+            let mut backends_json = Vec::new();
+            for backend in &backends {
+                lines.push(format!(
+                    "backend {}: tiers {}, at most {} at once",
+                    backend.name,
+                    backend.tiers.iter().map(|tier| tier.as_str()).collect::<Vec<_>>().join(", "),
+                    backend.cap
+                ));
+                lines.extend(backend.status_lines.iter().map(|line| format!("  {line}")));
+                backends_json
+                    .push(json!({"name": backend.name, "tiers": backend.tiers, "cap": backend.cap, "status": backend.status_lines}));
+            }
             let listed = run.call(Caller::Main, "vibe_list", json!({}));
+            lines.extend(report_lines(&listed.joined_text()));
             StatusSection {
                 key: "vibe",
                 title: "vibe workers".to_owned(),
-                lines: report_lines(&listed.joined_text()),
-                json: listed.structured_content.unwrap_or(Value::Null),
+                lines,
+                json: json!({"backends": backends_json, "workers": listed.structured_content.unwrap_or(Value::Null)}),
             }
         }
         None => StatusSection {
@@ -167,6 +184,14 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
 fn ask_section(run: &Run, terminal: TerminalState) -> StatusSection {
     let ask_user_registered = run.registry().descriptor("ask_user").is_some();
     let (lines, json) = match (run.ask_binding(), terminal) {
+        (Some(binding), TerminalState::ParentRun(text)) => (
+            vec![
+                format!("port          {text}; target space {:?}", binding.target_space),
+                format!("ask_user      {}", if ask_user_registered { "registered" } else { "not registered" }),
+                "prompts       write and exec calls under --approve ask show a permission card at the parent run".to_owned(),
+            ],
+            json!({"port": "parent_run", "description": text, "target_space": binding.target_space, "ask_user_registered": ask_user_registered, "human_attached": true}),
+        ),
         (Some(binding), _) => (
             vec![
                 format!(

@@ -37,3 +37,7 @@ mod structural_differential;
 mod structural_rollback;
 mod transport;
 mod vibe;
+mod vibe_ask;
+mod vibe_lifecycle;
+mod vibe_ray;
+mod vibe_worktree;
