@@ -1,7 +1,8 @@
 //! The `runbound` command line: one run over a workspace, driven from a shell or an MCP host.
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
-//! [--conversation-id ID] <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
+//! [--workspace-trust trusted|restricted] [--conversation-id ID]
+//! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
 //!
 //! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
 //! error (unknown flag, bad JSON arguments, missing workspace). Results go to stdout as JSON;
@@ -24,7 +25,7 @@ use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
 use runbound::serve::{serve_stdio, ServeConfig};
 use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
-use runbound::{Approval, ApprovalPolicy, Caller, Run, RunBuilder, Tier, ToolResult};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunBuilder, Tier, ToolResult, WorkspaceTrust};
 
 /// Built-in agent tools bound to the live resources of one run.
 ///
@@ -46,6 +47,13 @@ struct Cli {
     /// no human is attached), allow, or deny. Read tools are always allowed.
     #[arg(long, global = true, value_enum, default_value_t = ApproveArg::Ask)]
     approve: ApproveArg,
+    /// Workspace trust: trusted runs the project's own tooling (rust-analyzer's build scripts and
+    /// proc macros, cargo check, project-local server binaries such as node_modules/.bin, the
+    /// project's .venv python); restricted runs nothing the checkout provides. Default:
+    /// restricted for --caller plan and readonly (their tools promise no side effects), trusted
+    /// for main.
+    #[arg(long, global = true, value_enum)]
+    workspace_trust: Option<TrustArg>,
     /// Conversation id of this run (default: generated per process).
     #[arg(long, global = true, value_name = "ID")]
     conversation_id: Option<String>,
@@ -90,6 +98,12 @@ enum CallerArg {
     Main,
     Plan,
     Readonly,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TrustArg {
+    Trusted,
+    Restricted,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -265,8 +279,15 @@ fn run_command_line() -> ExitCode {
         eprintln!("runbound: --worker needs --vibe (vibe mode registers the worker tools)");
         return ExitCode::from(EXIT_USAGE);
     }
+    let trust = match cli.workspace_trust {
+        Some(TrustArg::Trusted) => WorkspaceTrust::Trusted,
+        Some(TrustArg::Restricted) => WorkspaceTrust::Restricted,
+        None => WorkspaceTrust::default_for_caller(caller),
+    };
+    let trust_chosen = cli.workspace_trust.is_some();
     let mut builder = Run::builder(&cli.workspace)
         .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
+        .workspace_trust(trust)
         .with_structural()
         .language_servers()
         .debug_supervisor(DebugSupervisor::new())
@@ -294,7 +315,7 @@ fn run_command_line() -> ExitCode {
         Command::Status { json } => {
             let (builder, terminal) = attach_terminal(builder);
             let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
-            let sections = status_sections(&run, caller, inherited.as_ref(), terminal);
+            let sections = status_sections(&run, caller, inherited.as_ref(), terminal, trust_chosen);
             match json {
                 true => print_json(&status_json(&sections)),
                 false => {
@@ -442,9 +463,15 @@ struct StatusSection {
     json: Value,
 }
 
-fn status_sections(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>, terminal: TerminalState) -> Vec<StatusSection> {
+fn status_sections(
+    run: &Run,
+    caller: Caller,
+    inherited: Option<&InheritedWorkerCaller>,
+    terminal: TerminalState,
+    trust_chosen: bool,
+) -> Vec<StatusSection> {
     vec![
-        run_section(run, caller, inherited),
+        run_section(run, caller, inherited, trust_chosen),
         ask_section(run, terminal),
         tools_section(run, caller),
         language_servers_section(run),
@@ -480,7 +507,8 @@ fn language_servers_section(run: &Run) -> StatusSection {
 }
 
 fn debug_section(run: &Run) -> StatusSection {
-    let adapters = runbound::debug::adapters_report(run.workspace_root(), &run.config().debug);
+    let (adapters, adapters_json) =
+        runbound::debug::adapters_report_with_trust(run.workspace_root(), &run.config().debug, run.workspace_trust());
     let mut lines = report_lines(&adapters);
     let session = run.debug_supervisor().map(|supervisor| supervisor.session_status(run.workspace_root()));
     if let Some(session) = &session {
@@ -491,7 +519,7 @@ fn debug_section(run: &Run) -> StatusSection {
         title: "debug adapters".to_owned(),
         lines,
         json: json!({
-            "adapters": runbound::debug::adapters_report_json(run.workspace_root(), &run.config().debug),
+            "adapters": adapters_json,
             "session": session,
         }),
     }
@@ -542,7 +570,17 @@ fn status_json(sections: &[StatusSection]) -> Value {
     Value::Object(object)
 }
 
-fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>) -> StatusSection {
+fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>, trust_chosen: bool) -> StatusSection {
+    let trust = run.workspace_trust();
+    let trust_line = format!(
+        "trust         {trust} ({}; {})",
+        if trust_chosen { "--workspace-trust" } else { "the default for this caller" },
+        match trust {
+            WorkspaceTrust::Trusted => "the project's build scripts, proc macros and own tool binaries may run",
+            WorkspaceTrust::Restricted =>
+                "nothing the checkout provides is run: no build scripts, proc macros, cargo check or project-local binaries",
+        }
+    );
     let policy = run.approval_policy();
     let policy_json = json!({"read": policy.read, "write": policy.write, "exec": policy.exec});
     let visible_tiers: Vec<&str> =
@@ -569,6 +607,7 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
                 approval_name(policy.write),
                 approval_name(policy.exec)
             ),
+            trust_line,
         ],
         json: json!({
             "workspace": run.workspace_root(),
@@ -577,6 +616,8 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
             "caller_ceiling": inherited.map(|inherited| json!({"caller": inherited.caller, "found_in": inherited.found_in})),
             "visible_tiers": visible_tiers,
             "approval_policy": policy_json,
+            "workspace_trust": trust,
+            "workspace_trust_chosen": trust_chosen,
         }),
     }
 }

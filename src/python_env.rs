@@ -235,6 +235,76 @@ pub fn resolve_project_interpreter(
     Err(message)
 }
 
+/// Whether a pyright configuration applies to `root`: a `pyrightconfig.json`, or a
+/// `pyproject.toml` with `[tool.pyright]` / `[tool.basedpyright]`, from `root` up to the
+/// workspace root (pyright then reads its settings from there, not from the command line).
+pub fn has_pyright_config(root: &Path, workspace_root: &Path) -> bool {
+    find_pyright_config(root, workspace_root).is_some()
+}
+
+/// The interpreter a virtual environment was made from, when it resolves outside
+/// `workspace_root`: the target of the venv's `bin/python` symlink, else `home` of its
+/// `pyvenv.cfg` joined with `python3.X` (the venv's own version), `python3` or `python`. A
+/// restricted run starts this one instead of the venv's: started from the venv, Python runs the
+/// venv's `.pth` files and `sitecustomize` at startup — code the checkout may provide — while
+/// the base interpreter reads only its own installation. `None` when nothing outside resolves.
+pub fn base_interpreter(venv_dir: &Path, workspace_root: &Path) -> Option<PathBuf> {
+    let outside = |candidate: &Path| is_executable_file(candidate) && !crate::trust::resolves_inside(workspace_root, candidate);
+    for link in ["bin/python", "bin/python3"] {
+        if let Ok(target) = std::fs::canonicalize(venv_dir.join(link)) {
+            if target != venv_dir.join(link) && outside(&target) {
+                return Some(target);
+            }
+        }
+    }
+    let config = std::fs::read_to_string(venv_dir.join("pyvenv.cfg")).ok()?;
+    let home = config.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "home").then(|| PathBuf::from(value.trim()))
+    })?;
+    let versioned: Vec<String> =
+        site_packages_dirs(venv_dir).iter().filter_map(|dir| dir.parent()?.file_name()?.to_str().map(str::to_owned)).collect();
+    let found = versioned
+        .iter()
+        .map(String::as_str)
+        .chain(["python3", "python"])
+        .map(|name| home.join(name))
+        .find(|candidate| home.is_absolute() && outside(candidate));
+    found
+}
+
+/// The import roots of a virtual environment read as files, without starting its interpreter:
+/// its `site-packages` directories, then the directories its `.pth` files add (the lines that
+/// are paths; `import` lines, which Python would execute, are skipped), resolved against the
+/// `site-packages` directory as Python's `site` module does, existing directories only, each
+/// once. What pyright gets as `extraPaths` in a restricted run.
+pub fn static_search_paths(venv_dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for site_packages in site_packages_dirs(venv_dir) {
+        if !found.contains(&site_packages) {
+            found.push(site_packages.clone());
+        }
+        let Ok(entries) = std::fs::read_dir(&site_packages) else { continue };
+        let mut pth_files: Vec<PathBuf> =
+            entries.flatten().map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|ext| ext == "pth")).collect();
+        pth_files.sort();
+        for pth in pth_files {
+            let Ok(text) = std::fs::read_to_string(&pth) else { continue };
+            for line in text.lines() {
+                let line = line.trim_end();
+                if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
+                    continue;
+                }
+                let dir = site_packages.join(line);
+                if dir.is_dir() && !found.contains(&dir) {
+                    found.push(dir);
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The `venvPath` / `venv` settings of the pyright configuration that applies to `root`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PyrightConfig {

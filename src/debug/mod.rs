@@ -36,6 +36,7 @@ use crate::error::{ErrorKind, ToolError};
 use crate::registry::CallContext;
 use crate::result::ToolResult;
 
+use crate::trust::WorkspaceTrust;
 use adapters::{AdapterId, BinarySearch, ADAPTERS};
 use session::{ProbeCache, Session, SessionTarget};
 use state::BreakpointStore;
@@ -196,7 +197,9 @@ impl DebugSupervisor {
         // Taken only once reported: an input error returned early keeps it for the next call.
         let notice = state.ended_notice.clone();
         let outcome = match op {
-            "adapters" => Ok(ToolResult::text(adapters_report_cached(workspace_root, config, &mut state.probe_cache).0)),
+            "adapters" => {
+                Ok(ToolResult::text(adapters_report_cached(workspace_root, config, ctx.workspace_trust(), &mut state.probe_cache).0))
+            }
             "status" => Ok(ToolResult::text(status_text(state, workspace_root))),
             "breakpoints" => {
                 let file = required(&arguments.file, "file", op)?;
@@ -324,17 +327,26 @@ const MARKER_SCAN_DEPTH: usize = 4;
 /// one line per adapter, `available` with what was found, or `unavailable` with the missing
 /// half (root marker, binary, or debugpy import). Probes pythons (bounded by
 /// `config.probe_timeout` each).
+/// A trusted run's report; [`adapters_report_with_trust`] for a restricted one (which never
+/// probes the project's venv python).
 pub fn adapters_report(workspace_root: &Path, config: &DebugConfig) -> String {
-    adapters_report_cached(workspace_root, config, &mut HashMap::new()).0
+    adapters_report_with_trust(workspace_root, config, WorkspaceTrust::Trusted).0
 }
 
 /// [`adapters_report`] as JSON: `[{adapter, available, markers[], binary, reason}]`.
 pub fn adapters_report_json(workspace_root: &Path, config: &DebugConfig) -> Value {
-    adapters_report_cached(workspace_root, config, &mut HashMap::new()).1
+    adapters_report_with_trust(workspace_root, config, WorkspaceTrust::Trusted).1
 }
 
-fn adapters_report_cached(workspace_root: &Path, config: &DebugConfig, cache: &mut ProbeCache) -> (String, Value) {
-    let search = BinarySearch::from_env(&config.extra_binary_dirs);
+/// The report as text and as JSON for a run of `trust`: restricted, no adapter binary or
+/// adapter python inside the workspace is resolved or probed
+/// ([`adapters::BinarySearch::restricted_to`]).
+pub fn adapters_report_with_trust(workspace_root: &Path, config: &DebugConfig, trust: WorkspaceTrust) -> (String, Value) {
+    adapters_report_cached(workspace_root, config, trust, &mut HashMap::new())
+}
+
+fn adapters_report_cached(workspace_root: &Path, config: &DebugConfig, trust: WorkspaceTrust, cache: &mut ProbeCache) -> (String, Value) {
+    let search = BinarySearch::from_env(&config.extra_binary_dirs).restricted_to(trust, workspace_root);
     let mut text = String::from("debug adapters (available = root marker found AND adapter binary resolves):\n");
     let mut rows = Vec::new();
     for spec in &ADAPTERS {

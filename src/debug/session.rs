@@ -324,7 +324,7 @@ impl Session {
     ) -> Result<(Session, ToolResult), ToolError> {
         let config = config.clone();
         let workspace_root = ctx.workspace_root().to_path_buf();
-        let search = BinarySearch::from_env(&config.extra_binary_dirs);
+        let search = BinarySearch::from_env(&config.extra_binary_dirs).restricted_to(ctx.workspace_trust(), &workspace_root);
         let (adapter, is_attach) = match &target {
             SessionTarget::Launch { adapter, .. } => (*adapter, false),
             SessionTarget::Attach { adapter, .. } => (*adapter, true),

@@ -35,6 +35,7 @@ use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::ToolOutput;
 use crate::result::ToolResult;
 use crate::transport::process::{run_to_completion, ProcessSpec};
+use crate::trust::{restricted_search_path, WorkspaceTrust};
 
 /// The checkers, as data: (name, root markers).
 const CHECKERS: &[(&str, &[&str])] = &[
@@ -65,6 +66,12 @@ pub struct CheckerRun {
     /// Python roots: the interpreter pyright was given (`--pythonpath`) and why, e.g.
     /// `.venv/bin/python (from .venv beside pyproject.toml)`, or why none resolved.
     pub interpreter: Option<String>,
+    /// Restricted runs: what restricted mode changed for this checker (see
+    /// [`crate::lsp::trust`]), e.g. `the project's node_modules/.bin/tsc is not run`.
+    pub restricted: Option<String>,
+    /// The checker was not run because it would run the checkout's code (`cargo check`,
+    /// `dart analyze` in a restricted run); `problem` says why.
+    pub refused_by_trust: bool,
 }
 
 /// The last `"*"` run of a supervisor, kept so that later pages do not run the checkers again.
@@ -122,13 +129,18 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
             .with_hint(format!("looked for: {}", markers.join(", "))));
     }
     let end = (Instant::now() + config.checker_timeout).min(deadline);
+    let trust = supervisor.workspace_trust();
     let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
+    let path_env = match trust {
+        WorkspaceTrust::Trusted => path_env,
+        WorkspaceTrust::Restricted => restricted_search_path(path_env.as_deref(), root).value,
+    };
     let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root)) } else { None };
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
             let runs: Vec<CheckerRun> =
-                roots.iter().map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), end)).collect();
+                roots.iter().map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), end, trust)).collect();
             supervisor.checker_cache().store(workspace_fingerprint(root), &runs);
             (runs, None)
         }
@@ -141,9 +153,14 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         })
         .collect();
     if all.is_empty() && problems.len() == runs.len() {
+        let hint = if runs.iter().all(|run| run.refused_by_trust) {
+            "the workspace trust is restricted, so checkers that run the checkout's code do not run; `diagnostics` on one file asks the language server (restricted too), and a human who trusts this checkout can pass --workspace-trust trusted"
+        } else {
+            "install the checker named above (or fix its project setup), or raise the checker timeout; `diagnostics` on one file asks the language server instead"
+        };
         return Err(ToolError::new(ErrorKind::Unavailable, format!("the project checker could not run: {}", problems.join("; ")))
-            .with_hint("install the checker named above (or fix its project setup), or raise the checker timeout; `diagnostics` on one file asks the language server instead")
-            .with_details(json!({"problems": problems})));
+            .with_hint(hint)
+            .with_details(json!({"problems": problems, "workspace_trust": trust})));
     }
     let errors = all.iter().filter(|r| r.severity == Severity::Error).count();
     let warnings = all.iter().filter(|r| r.severity == Severity::Warning).count();
@@ -174,6 +191,9 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         if let Some(interpreter) = &run.interpreter {
             text.push_str(&format!("\n    interpreter: {interpreter}"));
         }
+        if let Some(restricted) = &run.restricted {
+            text.push_str(&format!("\n    workspace trust: restricted — {restricted}"));
+        }
     }
     if let Some(at) = reused_at {
         text.push_str(&format!(
@@ -195,11 +215,11 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         .collect();
     let runs_json: Vec<Value> = runs
         .iter()
-        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64, "interpreter": run.interpreter}))
+        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64, "interpreter": run.interpreter, "restricted": run.restricted}))
         .collect();
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
         "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(), "page": page.to_json(), "reused_previous_run": reused_at.is_some(),
-        "complete": problems.is_empty(), "results": results, "runs": runs_json
+        "complete": problems.is_empty(), "results": results, "runs": runs_json, "workspace_trust": trust
     }))))
 }
 
@@ -211,6 +231,25 @@ pub fn sorted_and_deduplicated(mut records: Vec<DiagnosticRecord>) -> Vec<Diagno
     let mut seen = std::collections::HashSet::new();
     records.retain(|r| seen.insert((r.path.clone(), r.line, r.severity, r.message.clone())));
     records
+}
+
+/// The checker binary: trusted, the project-local bin directories of `root` first, then `PATH`;
+/// restricted, `path_env` (already filtered) only, never a binary that resolves inside the
+/// workspace.
+fn find_binary_for(
+    names: &[&str],
+    root: &Path,
+    workspace_root: &Path,
+    path_env: Option<&std::ffi::OsStr>,
+    trust: WorkspaceTrust,
+) -> Option<PathBuf> {
+    if !trust.is_restricted() {
+        return find_binary(names, root);
+    }
+    names
+        .iter()
+        .filter_map(|name| which::which_in(name, path_env, workspace_root).ok())
+        .find(|found| !crate::trust::resolves_inside(workspace_root, found))
 }
 
 fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
@@ -228,7 +267,14 @@ fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
     None
 }
 
-fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Option<&std::ffi::OsStr>, end: Instant) -> CheckerRun {
+fn run_checker(
+    checker: &str,
+    root: &Path,
+    workspace_root: &Path,
+    path_env: Option<&std::ffi::OsStr>,
+    end: Instant,
+    trust: WorkspaceTrust,
+) -> CheckerRun {
     let start = Instant::now();
     let mut run = CheckerRun {
         command: String::new(),
@@ -237,7 +283,28 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
         problem: None,
         elapsed: Duration::ZERO,
         interpreter: None,
+        restricted: None,
+        refused_by_trust: false,
     };
+    if trust.is_restricted() {
+        let refusal = match checker {
+            "cargo" => Some(("cargo check", "it runs the project's build scripts (build.rs) and proc macros")),
+            "dart" => Some(("dart analyze", "it runs the analyzer plugins analysis_options.yaml names")),
+            _ => None,
+        };
+        if let Some((command, why)) = refusal {
+            run.command = command.to_owned();
+            run.refused_by_trust = true;
+            run.problem = Some(format!(
+                "not run: the workspace trust is restricted and {why} — code from the checkout (a human who trusts this checkout can pass --workspace-trust trusted)"
+            ));
+            return run;
+        }
+    }
+    let mut restricted_notes: Vec<String> = Vec::new();
+    let mut extra_env: Vec<(String, String)> = Vec::new();
+    // A generated pyright configuration (restricted runs), removed when this run ends.
+    let mut generated_config: Option<tempfile::TempDir> = None;
     let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
         "cargo" => vec![(vec!["cargo"], vec!["check".into(), "--message-format=json".into(), "--quiet".into()])],
         "pyright" => {
@@ -247,6 +314,43 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
             let mut args: Vec<String> = vec!["--outputjson".into()];
             let marker = PYRIGHT_MARKERS.iter().map(|name| root.join(name)).find(|path| path.is_file());
             match crate::python_env::resolve_project_interpreter(root, workspace_root, marker.as_deref(), path_env) {
+                Ok(interpreter) if trust.is_restricted() && crate::lsp::trust::interpreter_inside(&interpreter, workspace_root) => {
+                    let shown = crate::python_env::display_interpreter_path(workspace_root, &interpreter.python);
+                    let search = path_env.map(std::ffi::OsStr::to_os_string);
+                    let base = crate::lsp::trust::base_or_search_path_python(&interpreter, workspace_root, search.as_ref());
+                    run.interpreter = Some(match &base {
+                        Some(base) => format!("{} in place of {shown} ({})", base.display(), interpreter.reason(workspace_root)),
+                        None => {
+                            format!("none in place of {shown}: no interpreter outside the workspace; pyright uses python3 on its own PATH")
+                        }
+                    });
+                    if let Some(base) = &base {
+                        args.push("--pythonpath".into());
+                        args.push(base.to_string_lossy().into_owned());
+                    }
+                    let venv = interpreter.venv_dir().map(Path::to_path_buf);
+                    let has_config = crate::python_env::has_pyright_config(root, workspace_root);
+                    match (venv, has_config) {
+                        (Some(venv), false) => match generated_pyright_config(root, &venv) {
+                            Ok((dir, config)) => {
+                                args.push("-p".into());
+                                args.push(config.to_string_lossy().into_owned());
+                                generated_config = Some(dir);
+                                restricted_notes.push(format!(
+                                    "{shown} is not run (its startup runs the environment's .pth files); a generated configuration names {} so pyright reads its packages as files",
+                                    crate::python_env::display_interpreter_path(workspace_root, &venv)
+                                ));
+                            }
+                            Err(why) => restricted_notes.push(format!(
+                                "{shown} is not run; the packages installed there are not seen (no configuration could be generated: {why})"
+                            )),
+                        },
+                        (Some(_), true) => restricted_notes.push(format!(
+                            "{shown} is not run (its startup runs the environment's .pth files); unless the project's pyright configuration names that venv (venvPath/venv), imports of packages installed only there are reported unresolved"
+                        )),
+                        (None, _) => restricted_notes.push(format!("{shown} is not run: it lies inside the workspace")),
+                    }
+                }
                 Ok(interpreter) => {
                     let shown = crate::python_env::display_interpreter_path(workspace_root, &interpreter.python);
                     run.interpreter = Some(format!("{shown} ({})", interpreter.reason(workspace_root)));
@@ -258,10 +362,16 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
             vec![(vec!["pyright", "basedpyright"], args)]
         }
         "tsc" => vec![(vec!["tsc"], vec!["--noEmit".into(), "-p".into(), "tsconfig.json".into(), "--pretty".into(), "false".into()])],
-        "go" => vec![
-            (vec!["go"], vec!["vet".into(), "./...".into()]),
-            (vec!["go"], vec!["build".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
-        ],
+        "go" => {
+            if trust.is_restricted() {
+                extra_env.push(("GOTOOLCHAIN".to_owned(), "local".to_owned()));
+                restricted_notes.push("GOTOOLCHAIN=local (go.mod cannot switch to another Go toolchain)".to_owned());
+            }
+            vec![
+                (vec!["go"], vec!["vet".into(), "./...".into()]),
+                (vec!["go"], vec!["build".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
+            ]
+        }
         "dart" => vec![(vec!["dart"], vec!["analyze".into(), "--format=machine".into()])],
         _ => clang_steps(root),
     };
@@ -272,10 +382,38 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
         return run;
     }
     let mut commands = Vec::new();
+    let child_path = restricted_search_path(std::env::var_os("PATH").as_deref(), workspace_root);
+    if trust.is_restricted() {
+        if !child_path.removed.is_empty() {
+            extra_env.push(("PATH".to_owned(), child_path.value.clone().unwrap_or_default().to_string_lossy().into_owned()));
+        }
+        let names: Vec<String> = steps.iter().flat_map(|(names, _)| names.iter().map(|name| (*name).to_owned())).collect();
+        let skipped = crate::lsp::trust::project_local_candidates(&names, root, workspace_root);
+        if !skipped.is_empty() {
+            restricted_notes.insert(
+                0,
+                format!(
+                    "the project's own {} not run",
+                    skipped
+                        .iter()
+                        .map(|path| crate::python_env::display_interpreter_path(workspace_root, path))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+    }
     for (names, args) in steps {
-        let Some(binary) = find_binary(&names, root) else {
-            run.problem =
-                Some(format!("missing checker: looked for {} on PATH and in node_modules/.bin, .venv/bin, venv/bin", names.join(" or ")));
+        let Some(binary) = find_binary_for(&names, root, workspace_root, path_env, trust) else {
+            run.problem = Some(match trust {
+                WorkspaceTrust::Trusted => {
+                    format!("missing checker: looked for {} on PATH and in node_modules/.bin, .venv/bin, venv/bin", names.join(" or "))
+                }
+                WorkspaceTrust::Restricted => format!(
+                    "missing checker: looked for {} on PATH outside the workspace (restricted workspace trust: project-local binaries are not run)",
+                    names.join(" or ")
+                ),
+            });
             commands.push(names.join("|"));
             continue;
         };
@@ -286,7 +424,10 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
             run.problem = Some("the checker budget ran out before this step".to_owned());
             break;
         }
-        let spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
+        let mut spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
+        for (key, value) in &extra_env {
+            spec = spec.with_env(key, value);
+        }
         let completed = match run_to_completion(spec, b"", remaining, 8 * 1024 * 1024) {
             Ok(completed) => completed,
             Err(err) => {
@@ -324,7 +465,57 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
     }
     run.command = commands.join(" && ");
     run.elapsed = start.elapsed();
+    if trust.is_restricted() {
+        run.restricted = Some(if restricted_notes.is_empty() {
+            "no project-local binary; nothing else of the checkout runs in this checker".to_owned()
+        } else {
+            restricted_notes.join("; ")
+        });
+    }
+    drop(generated_config);
     run
+}
+
+/// A pyright configuration outside the workspace for a restricted run of a project with no
+/// configuration of its own: it checks `root` (paths relative to the configuration, as pyright
+/// requires) with pyright's default excludes, and names `venv` through `venvPath` + `venv`, so
+/// pyright reads that environment's `site-packages` (and `.pth` paths) as files instead of
+/// starting its interpreter. Returns the temporary directory (removed on drop) and the file.
+///
+/// # Errors
+/// When the directory or file cannot be written.
+fn generated_pyright_config(root: &Path, venv: &Path) -> Result<(tempfile::TempDir, PathBuf), String> {
+    let dir = tempfile::Builder::new().prefix("runbound-pyright-").tempdir().map_err(|err| err.to_string())?;
+    let base = std::fs::canonicalize(dir.path()).map_err(|err| err.to_string())?;
+    let relative_root = relative_path(&base, root);
+    let (Some(venv_parent), Some(venv_name)) = (venv.parent(), venv.file_name()) else {
+        return Err(format!("{} has no parent directory", venv.display()));
+    };
+    let exclude: Vec<String> =
+        ["**/node_modules", "**/__pycache__", "**/.*"].iter().map(|pattern| format!("{relative_root}/{pattern}")).collect();
+    let config = json!({
+        "include": [relative_root],
+        "exclude": exclude,
+        "venvPath": venv_parent.to_string_lossy(),
+        "venv": venv_name.to_string_lossy(),
+    });
+    let file = base.join("pyrightconfig.json");
+    std::fs::write(&file, config.to_string()).map_err(|err| err.to_string())?;
+    Ok((dir, file))
+}
+
+/// `target` relative to `from` (both absolute): `../../ws/proj`.
+fn relative_path(from: &Path, target: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let target: Vec<_> = target.components().collect();
+    let common = from.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
+    parts.extend(target[common..].iter().map(|part| part.as_os_str().to_string_lossy().into_owned()));
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
 }
 
 /// clang-tidy binaries, preferred first (Debian installs versioned names only).

@@ -15,6 +15,7 @@
 //!   parameters and locals marked).
 //! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
 //!   dependency code shortened to package + path inside it.
+//! - [`trust`]: what a restricted run turns off per server and checker (workspace trust).
 //! - [`uri`]: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -35,6 +36,7 @@ pub mod rename_coverage;
 pub mod servers;
 pub mod supervisor;
 pub mod tool;
+pub mod trust;
 pub mod uri;
 
 use std::ffi::OsString;
@@ -44,7 +46,7 @@ use serde_json::Value;
 
 pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport};
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition};
+pub use servers::{builtin_servers, find_root, resolve_binary, resolve_binary_for, ReadinessSignal, RootStrategy, ServerDefinition};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).

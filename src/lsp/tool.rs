@@ -540,7 +540,13 @@ struct Place {
     uri: String,
     /// 1-based.
     line: u32,
+    /// The source line (trimmed, cut at 200 characters); empty when not quoted.
     text: String,
+    /// Whether the line was read: lines are quoted from the workspace and from dependency code
+    /// the run knows (site-packages, toolchain sysroots, module and registry caches,
+    /// `node_modules`, standard libraries, system headers — [`ListedPath`]'s origins), never
+    /// from another outside file (a workspace configuration can point a server anywhere).
+    quoted: bool,
 }
 
 impl Place {
@@ -558,6 +564,15 @@ impl Place {
         self.path.as_ref().map(ListedPath::rank).unwrap_or(PathClass::Outside)
     }
 
+    /// The line as a list shows it, or why it is not shown.
+    fn shown(&self) -> &str {
+        if self.quoted {
+            &self.text
+        } else {
+            "(line not quoted: outside the workspace and its known dependency roots)"
+        }
+    }
+
     fn absolute(&self) -> Option<&Path> {
         self.path.as_ref().map(|path| path.absolute.as_path())
     }
@@ -568,7 +583,8 @@ impl Place {
             None => json!({"path": self.uri, "class": "outside", "outside_workspace": true}),
         };
         value["line"] = json!(self.line);
-        value["text"] = json!(self.text);
+        value["text"] = if self.quoted { json!(self.text) } else { Value::Null };
+        value["quoted"] = json!(self.quoted);
         value
     }
 }
@@ -586,17 +602,23 @@ impl SourceCache {
     /// Resolves an LSP `uri` + 0-based `line` into a [`Place`].
     fn place(&mut self, uri: &str, line0: u32) -> Place {
         let Some(path) = uri_to_path(uri) else {
-            return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new() };
+            return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new(), quoted: false };
         };
+        // Classified by where it resolves: a symlink into an unknown place is that place.
         let path = std::fs::canonicalize(&path).unwrap_or(path);
-        let text = self
-            .files
-            .entry(path.clone())
-            .or_insert_with(|| std::fs::read_to_string(&path).ok())
-            .as_deref()
-            .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
-            .unwrap_or_default();
-        Place { path: Some(ListedPath::new(&self.workspace_root, &path)), uri: uri.to_owned(), line: line0 + 1, text }
+        let listed = ListedPath::new(&self.workspace_root, &path);
+        let quoted = listed.class != PathClass::Outside || listed.origin.is_some();
+        let text = if quoted {
+            self.files
+                .entry(path.clone())
+                .or_insert_with(|| std::fs::read_to_string(&path).ok())
+                .as_deref()
+                .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Place { path: Some(listed), uri: uri.to_owned(), line: line0 + 1, text, quoted }
     }
 }
 
@@ -667,7 +689,7 @@ fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize
     let mut out = format!("{}:\n", counted(places.len(), "location", "", &tally));
     let mut results = Vec::new();
     for place in &places[page.range()] {
-        out.push_str(&format!("{}: {}\n", place.located(), place.text));
+        out.push_str(&format!("{}: {}\n", place.located(), place.shown()));
         results.push(place.to_json());
     }
     push_page_footer(&mut out, &page, &tally);
@@ -721,7 +743,7 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
         if previous_line == Some(place.line) {
             out.push_str(&format!("  {}: (again on this line, column {}){marker}\n", place.line, character + 1));
         } else {
-            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.text));
+            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.shown()));
         }
         previous_line = Some(place.line);
         let mut value = place.to_json();
@@ -972,7 +994,7 @@ fn workspace_symbols(
     let mut results = Vec::new();
     for symbol in &found[page.range()] {
         let container_text = symbol.container.as_deref().map(|c| format!(" in {c}")).unwrap_or_default();
-        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.text));
+        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.shown()));
         let mut value = symbol.place.to_json();
         value["name"] = json!(symbol.name);
         value["kind"] = json!(symbol.kind);
