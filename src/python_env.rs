@@ -295,7 +295,7 @@ pub fn static_search_paths(venv_dir: &Path) -> Vec<PathBuf> {
                 if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
                     continue;
                 }
-                let dir = site_packages.join(line);
+                let Ok(dir) = std::fs::canonicalize(site_packages.join(line)) else { continue };
                 if dir.is_dir() && !found.contains(&dir) {
                     found.push(dir);
                 }
@@ -505,5 +505,37 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::create_dir(ws.join(".venv/lib/python3.11/site-packages/newpkg")).unwrap();
         assert_ne!(found.fingerprint(), before);
+    }
+
+    #[test]
+    fn a_venv_is_read_as_files_and_its_base_interpreter_found_outside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("python/bin");
+        executable(&home.join("python3.11"));
+        let ws = base.join("ws");
+        let venv = ws.join(".venv");
+        let site = venv.join("lib/python3.11/site-packages");
+        std::fs::create_dir_all(site.join("pkg")).unwrap();
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::fs::write(
+            site.join("a.pth"),
+            format!("# comment\nimport os; os.system('x')\n{}\nmissing-dir\n../../../../src\n", ws.join("src").display()),
+        )
+        .unwrap();
+        assert_eq!(static_search_paths(&venv), vec![site.clone(), ws.join("src")], "each directory once, resolved");
+        // No symlink, no pyvenv.cfg: nothing outside to start.
+        executable(&venv.join("bin/python"));
+        assert_eq!(base_interpreter(&venv, &ws), None);
+        std::fs::write(venv.join("pyvenv.cfg"), format!("home = {}\nversion = 3.11.7\n", home.display())).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), Some(home.join("python3.11")));
+        // A home inside the workspace is the checkout's own binary: refused.
+        executable(&ws.join("tools/python3"));
+        std::fs::write(venv.join("pyvenv.cfg"), format!("home = {}\n", ws.join("tools").display())).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), None);
+        // A bin/python symlink to an interpreter outside wins.
+        std::fs::remove_file(venv.join("bin/python")).unwrap();
+        std::os::unix::fs::symlink(home.join("python3.11"), venv.join("bin/python")).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), Some(home.join("python3.11")));
     }
 }

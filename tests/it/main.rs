@@ -24,4 +24,5 @@ mod structural;
 mod structural_differential;
 mod structural_rollback;
 mod transport;
+mod trust;
 mod vibe;
