@@ -6,6 +6,10 @@
 mod support;
 
 mod cli;
+mod corpus_go;
+mod corpus_python;
+mod corpus_rust;
+mod corpus_typescript;
 mod debug;
 mod eval;
 mod eval_embedded;

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod bridge_tools;
+pub mod corpus;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,0 +1,262 @@
+//! The tools on a real Go module (issue 11 §6): go-cmp 0.5.9 (github.com/google/go-cmp, six
+//! packages, internal packages imported across the module) from Debian's
+//! golang-github-google-go-cmp-dev (the Go module proxy is not reachable here), driven through
+//! gopls with go 1.19.
+//!
+//! Ground truth comes from a word search over the sources (comments cut), the Go toolchain
+//! (`go vet`, `go build`, `go test`, offline: `GOPROXY=off`) and the ast-grep CLI, never from
+//! gopls. Latencies are printed as `TIMING` lines, never asserted.
+
+use crate::support;
+use crate::support::corpus::{self, timed_ok, Occurrence};
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
+
+const PROJECT: &str = "go-cmp";
+
+/// The Go toolchain in the copy, offline, with a private build cache in the copy.
+fn go(dir: &Path, args: &[&str]) -> corpus::CommandOutput {
+    let cache = dir.join(".gocache");
+    corpus::run(
+        dir,
+        "go",
+        args,
+        &[("GOPROXY", "off"), ("GOFLAGS", "-mod=mod"), ("GOCACHE", cache.to_str().unwrap())],
+        Duration::from_secs(600),
+    )
+}
+
+/// Code occurrences of `word` in the module's `.go` files (`//` comments and string contents cut).
+fn occurrences(dir: &Path, word: &str) -> Vec<Occurrence> {
+    corpus::word_occurrences(dir, &["cmp"], &["go"], word, corpus::strip_go_comment_and_strings)
+}
+
+fn require_tools(test: &str) -> bool {
+    support::require_binary(test, "gopls").is_some() && support::require_binary(test, "go").is_some()
+}
+
+/// The name a top-level `func`/`type` line declares (`func (s *state) name(` → `name`).
+fn declared_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("func ").or_else(|| line.strip_prefix("type "))?;
+    let rest = if rest.starts_with('(') { &rest[rest.find(')')? + 1..] } else { rest };
+    let name: String = rest.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// Orientation (issue 11 §4): the outline of `cmp/compare.go` lists every top-level `func` and
+/// `type` a line scan finds, in source order, and no `:=` locals; `kind: ["struct"]` lists
+/// exactly the struct types.
+#[test]
+fn outline_in_source_order_without_locals() {
+    if !require_tools("corpus_go::outline") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "cmp/compare.go";
+    let source = corpus::read(dir.path(), file);
+    let declarations: Vec<(usize, String, bool)> = source
+        .lines()
+        .enumerate()
+        .filter_map(|(index, line)| {
+            declared_name(line).map(|name| (index + 1, name, line.starts_with("type ") && line.contains(" struct")))
+        })
+        .collect();
+    let locals: Vec<(usize, String)> = source
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with("\t\t") && line.contains(" := "))
+        .filter_map(|(index, line)| {
+            let name: String = line.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            (!name.is_empty() && name != "_").then_some((index + 1, name))
+        })
+        .collect();
+    assert!(declarations.len() >= 20 && !locals.is_empty(), "ground truth: {declarations:?} {locals:?}");
+    let run = corpus::tools_run(dir.path());
+    let (_, cold) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "file": file}));
+    let (entries, _) = corpus::outline_pages(&run, json!({"op": "symbols", "file": file}));
+    let position_of = |line: usize, name: &str| entries.iter().position(|(at, text)| *at == line && corpus::contains_word(text, name));
+    let positions: Vec<usize> = declarations
+        .iter()
+        .map(|(line, name, _)| position_of(*line, name).unwrap_or_else(|| panic!("{line}: {name} is not in the outline: {entries:?}")))
+        .collect();
+    assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "declarations not in source order: {entries:?}");
+    let listed_locals: Vec<&(usize, String)> = locals.iter().filter(|(line, name)| position_of(*line, name).is_some()).collect();
+    assert!(listed_locals.is_empty(), "the outline lists locals: {listed_locals:?}");
+
+    let (structs, _) = corpus::outline_pages(&run, json!({"op": "symbols", "file": file, "kind": ["struct"]}));
+    let listed: Vec<usize> = structs.iter().map(|(line, _)| *line).collect();
+    let expected: Vec<usize> = declarations.iter().filter(|(_, _, is_struct)| *is_struct).map(|(line, _, _)| *line).collect();
+    assert_eq!(listed, expected, "kind [\"struct\"] should list exactly the struct types: {structs:?}");
+    corpus::report_timing(&format!("gopls outline of {file}, cold server: {cold:?}"));
+}
+
+/// Orientation: a cold `symbols` query with no file starts gopls for the module at the workspace
+/// root (issue 11 §5) and finds the function where a word search finds it, before anything from
+/// the standard library; outside paths are shortened, not GOROOT's absolute paths (issue 11 §4).
+#[test]
+fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
+    if !require_tools("corpus_go::workspace_symbols") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let definition = occurrences(dir.path(), "NameOf").into_iter().find(|o| o.text.starts_with("func NameOf")).expect("ground truth");
+    let run = corpus::tools_run(dir.path());
+    let (text, elapsed) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "query": "NameOf"}));
+    corpus::assert_symbol_listed_before_outside(&text, &definition.location());
+    // Debian's GOROOT (/usr/lib/go-1.19) keeps its sources behind a symlink (src → /usr/share/go-1.19/src).
+    let goroot = go(dir.path(), &["env", "GOROOT"]).text.trim().to_owned();
+    let real_sources = std::fs::canonicalize(Path::new(&goroot).join("src"))
+        .map(|path| path.display().to_string())
+        .unwrap_or_else(|_| format!("{goroot}/src"));
+    assert!(
+        !text.contains(&format!("{goroot}/")) && !text.contains(&format!("{real_sources}/")),
+        "outside paths should be shortened (package + path inside it), not {real_sources}/… (issue 11 §4):\n{text}"
+    );
+    corpus::report_timing(&format!("gopls workspace symbols, cold run: {elapsed:?}"));
+}
+
+/// Navigation against a word search: definition of `function.NameOf` from a call in another
+/// package lands on its declaration; references list every code occurrence and nothing else.
+#[test]
+fn navigation_matches_grep() {
+    if !require_tools("corpus_go::navigation") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let found = occurrences(dir.path(), "NameOf");
+    let definition = found.iter().find(|o| o.text.starts_with("func NameOf")).expect("ground truth").clone();
+    let call = found.iter().find(|o| o.file == "cmp/options.go" && o.text.contains("function.NameOf(")).expect("ground truth").clone();
+    let run = corpus::tools_run(dir.path());
+    let (text, cold) =
+        corpus::complete_answer(&run, "lsp", json!({"op": "definition", "file": call.file, "line": call.line, "symbol": "NameOf"}));
+    assert!(corpus::listed_locations(&text).contains(&definition.location()), "definition should be {}:\n{text}", definition.location());
+    let (text, warm) = corpus::complete_answer(
+        &run,
+        "lsp",
+        json!({"op": "references", "file": definition.file, "line": definition.line, "symbol": "NameOf"}),
+    );
+    let expected: Vec<String> = found.iter().map(Occurrence::location).collect();
+    corpus::assert_references("gopls", &text, &expected, &expected);
+    corpus::report_timing(&format!("gopls definition {cold:?} (first query), references {warm:?}"));
+}
+
+/// A cross-package rename of an exported function of an internal package: the new name is exactly
+/// where the old one was, every changed file is reported clean, and `go build` + `go test` pass.
+#[test]
+fn rename_across_packages_then_go_test_passes() {
+    if !require_tools("corpus_go::rename") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let (old, new) = ("NameOf", "FuncName");
+    let before = occurrences(dir.path(), old);
+    let definition = before.iter().find(|o| o.text.starts_with("func NameOf")).expect("ground truth").clone();
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, &definition.file);
+    let (text, elapsed) =
+        timed_ok(&run, "lsp_rename", json!({"file": definition.file, "line": definition.line, "symbol": old, "new_name": new}));
+    assert!(occurrences(dir.path(), old).is_empty(), "old name left in code: {:?}\n{text}", occurrences(dir.path(), old));
+    let moved: Vec<String> = occurrences(dir.path(), new).iter().map(Occurrence::location).collect();
+    assert_eq!(
+        moved,
+        before.iter().map(Occurrence::location).collect::<Vec<_>>(),
+        "the new name is not exactly where the old one was\n{text}"
+    );
+    let mut files: Vec<&str> = before.iter().map(|o| o.file.as_str()).collect();
+    files.sort();
+    files.dedup();
+    corpus::assert_clean_block(corpus::diagnostics_block(&text), &files, "a complete rename");
+    corpus::assert_success(&go(dir.path(), &["build", "./..."]), "go build after the rename");
+    corpus::assert_success(&go(dir.path(), &["test", "./..."]), "go test after the rename");
+    corpus::report_timing(&format!("gopls rename over {} files: {elapsed:?}", files.len()));
+}
+
+/// A breaking edit (a new parameter of an internal package's exported function) reports the
+/// errors it causes in the other packages and the test file that call it (issue 11 §2): every
+/// location `go vet` reports is named. Reverting lists them as resolved.
+#[test]
+fn breaking_edit_reports_the_errors_go_vet_reports_in_other_files() {
+    if !require_tools("corpus_go::breaking_edit") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "cmp/internal/value/name.go";
+    let (old, new) =
+        ("func TypeString(t reflect.Type, qualified bool) string {", "func TypeString(t reflect.Type, qualified bool, depth int) string {");
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, file);
+    let (text, breaking) = timed_ok(&run, "edit", json!({"path": file, "old_string": old, "new_string": new}));
+    let check = go(dir.path(), &["vet", "./..."]);
+    let errors: Vec<String> = corpus::compiler_error_locations(&check.text, dir.path())
+        .into_iter()
+        .filter(|location| !location.starts_with(file))
+        .filter(|location| check.text.lines().any(|line| line.starts_with(location.as_str()) && line.contains("not enough arguments")))
+        .collect();
+    assert!(errors.len() >= 3, "ground truth: go vet should report the broken calls:\n{}", check.text);
+    let block = corpus::diagnostics_block(&text);
+    let unreported: Vec<&String> = errors.iter().filter(|location| !block.contains(location.as_str())).collect();
+    assert!(unreported.is_empty(), "go vet reports errors at {errors:?}; the edit's result does not name {unreported:?}:\n{text}");
+
+    let (text, reverting) = timed_ok(&run, "edit", json!({"path": file, "old_string": new, "new_string": old}));
+    let block = corpus::diagnostics_block(&text);
+    assert!(
+        block.contains("resolved") && block.contains("cmp/path.go"),
+        "the revert should list the errors it resolved (issue 11 §2):\n{text}"
+    );
+    corpus::report_timing(&format!("gopls breaking edit {breaking:?}, revert {reverting:?}"));
+}
+
+/// A comment-only edit is reported clean, promptly (issue 11 §3); its latency is reported next
+/// to an edit that adds a type error and the one that fixes it.
+#[test]
+fn clean_edit_latency_next_to_an_error_edit() {
+    if !require_tools("corpus_go::clean_edit_latency") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "cmp/internal/value/name.go";
+    let plain = "\treturn string(appendTypeName(nil, t, qualified, false))\n";
+    assert_eq!(corpus::read(dir.path(), file).matches(plain).count(), 1);
+    let comment = format!("\t// Unqualified names unless asked.\n{plain}");
+    let broken = format!("\tvar wrong int = \"text\"\n{comment}");
+    let comment2 = format!("\t// Unqualified type names unless asked.\n{plain}");
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, file);
+    let step = |label, old: &str, new: &str, error| corpus::EditStep { label, old: old.to_owned(), new: new.to_owned(), error };
+    let timings = corpus::timed_edit_sequence(
+        &run,
+        file,
+        &[
+            step("clean (comment)", plain, &comment, None),
+            step("adds an error", &comment, &broken, Some("cannot use \"text\"")),
+            step("fixes it", &broken, &comment, None),
+            step("clean (comment)", &comment, &comment2, None),
+        ],
+    );
+    corpus::report_timing(&format!("gopls edits of {file}: {}", timings.join(", ")));
+}
+
+/// `ast_edit` over the module (`len(x) > 0` → `len(x) != 0`), staged then accepted: byte-for-byte
+/// what the ast-grep CLI writes, clean diagnostics, and `go test` passes.
+#[test]
+fn ast_edit_accept_matches_the_ast_grep_cli_and_go_test_passes() {
+    if !require_tools("corpus_go::ast_edit") || corpus::ast_grep_cli().is_none() {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let Some(reference) = corpus::project(PROJECT) else { return };
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, "cmp/compare.go");
+    let edit = corpus::ast_edit_then_accept(&run, dir.path(), reference.path(), "len($X) > 0", "len($X) != 0", "go", "cmp");
+    corpus::assert_success(&go(dir.path(), &["test", "./..."]), "go test after the structural rewrite");
+    corpus::report_timing(&format!(
+        "ast_edit stage {:?}, accept {:?} ({} replacements in {} files)",
+        edit.staging,
+        edit.accepting,
+        edit.matches,
+        edit.files.len()
+    ));
+}

@@ -1,0 +1,252 @@
+//! The tools on a real TypeScript package (issue 11 §6): redux 5.0.1 from npm (17 `.ts` files
+//! under `src/` that import each other; the package publishes no tsconfig, so
+//! `.ci/install-corpus` writes a minimal strict one beside them, and installs `@types/node` for
+//! `process.env`), driven through typescript-language-server.
+//!
+//! Ground truth comes from a word search over the sources (comments cut), the TypeScript compiler
+//! (`tsc -p .`) and the ast-grep CLI, never from the language server. Latencies are printed as
+//! `TIMING` lines, never asserted.
+
+use crate::support;
+use crate::support::corpus::{self, timed_ok, Occurrence};
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
+
+const PROJECT: &str = "redux";
+
+/// The project's own build: the TypeScript compiler over its tsconfig (no emit).
+fn tsc(dir: &Path) -> corpus::CommandOutput {
+    corpus::run(dir, "tsc", &["-p", ".", "--pretty", "false"], &[], Duration::from_secs(300))
+}
+
+/// Code occurrences of `word` in `src/` (`//` comments, doc blocks and import specifiers cut).
+fn occurrences(dir: &Path, word: &str) -> Vec<Occurrence> {
+    corpus::word_occurrences(dir, &["src"], &["ts"], word, corpus::strip_ts_comment_and_module_path)
+}
+
+fn require_tools(test: &str) -> bool {
+    support::require_binary(test, "typescript-language-server").is_some() && support::require_binary(test, "tsc").is_some()
+}
+
+/// Orientation (issue 11 §4): the outline of `src/createStore.ts` lists its top-level functions
+/// (with overloads) and the store's inner functions in source order, and none of the locals of
+/// those inner functions nor anonymous callbacks.
+#[test]
+fn outline_in_source_order_without_locals() {
+    if !require_tools("corpus_typescript::outline") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "src/createStore.ts";
+    let source = corpus::read(dir.path(), file);
+    let word_after = |line: &str, keyword: &str| -> Option<String> {
+        let rest = &line[line.find(keyword)? + keyword.len()..];
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect();
+        (!name.is_empty()).then_some(name)
+    };
+    let mut top_level = Vec::new();
+    let mut inner = Vec::new();
+    let mut locals = Vec::new();
+    for (index, line) in source.lines().enumerate() {
+        let number = index + 1;
+        if line.starts_with("export function ") || line.starts_with("function ") {
+            top_level.push((number, word_after(line, "function ").expect("a function name")));
+        } else if line.starts_with("  function ") {
+            inner.push((number, word_after(line, "function ").expect("a function name")));
+        } else if line.starts_with("    ") {
+            let trimmed = line.trim_start();
+            for keyword in ["const ", "let "] {
+                if let Some(name) = trimmed.strip_prefix(keyword).and_then(|_| word_after(trimmed, keyword)) {
+                    locals.push((number, name));
+                }
+            }
+        }
+    }
+    assert!(top_level.len() >= 4 && inner.len() >= 4 && !locals.is_empty(), "ground truth: {top_level:?} {inner:?} {locals:?}");
+    let run = corpus::tools_run(dir.path());
+    let (_, cold) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "file": file}));
+    let (entries, _) = corpus::outline_pages(&run, json!({"op": "symbols", "file": file}));
+    let position_of = |line: usize, name: &str| entries.iter().position(|(at, text)| *at == line && corpus::contains_word(text, name));
+    for group in [&top_level, &inner] {
+        let positions: Vec<usize> = group
+            .iter()
+            .map(|(line, name)| position_of(*line, name).unwrap_or_else(|| panic!("{line}: {name} is not in the outline: {entries:?}")))
+            .collect();
+        assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "not in source order: {group:?} at {positions:?} in {entries:?}");
+    }
+    let listed_locals: Vec<&(usize, String)> = locals.iter().filter(|(line, name)| position_of(*line, name).is_some()).collect();
+    assert!(listed_locals.is_empty(), "the outline lists locals of inner functions (issue 11 §4): {listed_locals:?}");
+    let callbacks: Vec<&(usize, String)> = entries.iter().filter(|(_, text)| text.contains("callback")).collect();
+    assert!(callbacks.is_empty(), "the outline lists anonymous callbacks: {callbacks:?}");
+    corpus::report_timing(&format!("typescript-language-server outline of {file}, cold server: {cold:?}"));
+}
+
+/// Orientation: a cold `symbols` query with no file starts the server for the package at the
+/// workspace root (issue 11 §5) and finds the function where a word search finds it, before
+/// anything outside the workspace (`node_modules/@types/node`).
+#[test]
+fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
+    if !require_tools("corpus_typescript::workspace_symbols") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let definition =
+        occurrences(dir.path(), "kindOf").into_iter().find(|o| o.text.starts_with("export function kindOf")).expect("ground truth");
+    let run = corpus::tools_run(dir.path());
+    let (text, elapsed) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "query": "kindOf"}));
+    corpus::assert_symbol_listed_before_outside(&text, &definition.location());
+    corpus::report_timing(&format!("typescript-language-server workspace symbols, cold run: {elapsed:?}"));
+}
+
+/// Navigation against a word search: definition of `kindOf` from a call in another file lands on
+/// its declaration; references list every code occurrence in `src/` and nothing else.
+#[test]
+fn navigation_matches_grep() {
+    if !require_tools("corpus_typescript::navigation") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let found = occurrences(dir.path(), "kindOf");
+    let definition = found.iter().find(|o| o.text.starts_with("export function kindOf")).expect("ground truth").clone();
+    let call = found.iter().find(|o| o.file == "src/createStore.ts" && o.text.contains("kindOf(")).expect("ground truth").clone();
+    let run = corpus::tools_run(dir.path());
+    let (text, cold) =
+        corpus::complete_answer(&run, "lsp", json!({"op": "definition", "file": call.file, "line": call.line, "symbol": "kindOf"}));
+    assert!(corpus::listed_locations(&text).contains(&definition.location()), "definition should be {}:\n{text}", definition.location());
+    let (text, warm) = corpus::complete_answer(
+        &run,
+        "lsp",
+        json!({"op": "references", "file": definition.file, "line": definition.line, "symbol": "kindOf"}),
+    );
+    let expected: Vec<String> = found.iter().map(Occurrence::location).collect();
+    corpus::assert_references("typescript-language-server", &text, &expected, &expected);
+    corpus::report_timing(&format!("typescript-language-server definition {cold:?} (first query), references {warm:?}"));
+}
+
+/// A cross-file rename of an exported function imported by three modules: the new name is exactly
+/// where the old one was, every changed file is reported clean (promptly, not "unavailable"), and
+/// the package still compiles with `tsc`.
+#[test]
+fn rename_across_files_then_tsc_passes() {
+    if !require_tools("corpus_typescript::rename") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let (old, new) = ("kindOf", "describeKind");
+    let before = occurrences(dir.path(), old);
+    let definition = before.iter().find(|o| o.text.starts_with("export function kindOf")).expect("ground truth").clone();
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, &definition.file);
+    let (text, elapsed) =
+        timed_ok(&run, "lsp_rename", json!({"file": definition.file, "line": definition.line, "symbol": old, "new_name": new}));
+    assert!(occurrences(dir.path(), old).is_empty(), "old name left in code: {:?}\n{text}", occurrences(dir.path(), old));
+    let moved: Vec<String> = occurrences(dir.path(), new).iter().map(Occurrence::location).collect();
+    assert_eq!(
+        moved,
+        before.iter().map(Occurrence::location).collect::<Vec<_>>(),
+        "the new name is not exactly where the old one was\n{text}"
+    );
+    let mut files: Vec<&str> = before.iter().map(|o| o.file.as_str()).collect();
+    files.dedup();
+    corpus::assert_clean_block(corpus::diagnostics_block(&text), &files, "a complete rename");
+    corpus::assert_success(&tsc(dir.path()), "tsc after the rename");
+    corpus::report_timing(&format!("typescript-language-server rename over {} files: {elapsed:?}", files.len()));
+}
+
+/// A breaking edit (a new required parameter) reports the errors it causes in the three modules
+/// that call the function (issue 11 §2; observed: "no new errors" beside 74 broken call sites):
+/// every location `tsc` reports is named. Reverting lists them as resolved.
+#[test]
+fn breaking_edit_reports_the_errors_tsc_reports_in_other_files() {
+    if !require_tools("corpus_typescript::breaking_edit") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "src/utils/kindOf.ts";
+    let (old, new) = ("export function kindOf(val: any) {", "export function kindOf(val: any, context: string) {");
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, file);
+    let (text, breaking) = timed_ok(&run, "edit", json!({"path": file, "old_string": old, "new_string": new}));
+    let check = tsc(dir.path());
+    assert!(!check.success(), "ground truth: the edit should break the build:\n{}", check.text);
+    let errors = corpus::compiler_error_locations(&check.text, dir.path());
+    assert!(
+        errors.len() >= 3 && errors.iter().all(|location| !location.starts_with(file)),
+        "ground truth: tsc errors {errors:?}:\n{}",
+        check.text
+    );
+    let block = corpus::diagnostics_block(&text);
+    let unreported: Vec<&String> = errors.iter().filter(|location| !block.contains(location.as_str())).collect();
+    assert!(unreported.is_empty(), "tsc reports errors at {errors:?}; the edit's result does not name {unreported:?}:\n{text}");
+
+    let (text, reverting) = timed_ok(&run, "edit", json!({"path": file, "old_string": new, "new_string": old}));
+    let block = corpus::diagnostics_block(&text);
+    assert!(
+        block.contains("resolved") && block.contains("src/createStore.ts"),
+        "the revert should list the errors it resolved (issue 11 §2):\n{text}"
+    );
+    corpus::report_timing(&format!("typescript-language-server breaking edit {breaking:?}, revert {reverting:?}"));
+}
+
+/// A comment-only edit is reported clean, promptly (issue 11 §3); its latency is reported next
+/// to an edit that adds a type error and the one that fixes it.
+#[test]
+fn clean_edit_latency_next_to_an_error_edit() {
+    if !require_tools("corpus_typescript::clean_edit_latency") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "src/utils/kindOf.ts";
+    let plain = "export function kindOf(val: any) {\n";
+    assert_eq!(corpus::read(dir.path(), file).matches(plain).count(), 1);
+    let comment = format!("// The type of a value, for error messages.\n{plain}");
+    let broken = format!("{comment}  const wrong: number = 'text'\n");
+    let comment2 = format!("// The type of any value, for error messages.\n{plain}");
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, file);
+    let step = |label, old: &str, new: &str, error| corpus::EditStep { label, old: old.to_owned(), new: new.to_owned(), error };
+    let timings = corpus::timed_edit_sequence(
+        &run,
+        file,
+        &[
+            step("clean (comment)", plain, &comment, None),
+            step("adds an error", &comment, &broken, Some("is not assignable to type 'number'")),
+            step("fixes it", &broken, &comment, None),
+            step("clean (comment)", &comment, &comment2, None),
+        ],
+    );
+    corpus::report_timing(&format!("typescript-language-server edits of {file}: {}", timings.join(", ")));
+}
+
+/// `ast_edit` over `src/` (`typeof x === 'undefined'` → `x === undefined`), staged then accepted:
+/// byte-for-byte what the ast-grep CLI writes, clean diagnostics, and `tsc` passes.
+#[test]
+fn ast_edit_accept_matches_the_ast_grep_cli_and_tsc_passes() {
+    if !require_tools("corpus_typescript::ast_edit") || corpus::ast_grep_cli().is_none() {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let Some(reference) = corpus::project(PROJECT) else { return };
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, "src/createStore.ts");
+    let edit = corpus::ast_edit_then_accept(
+        &run,
+        dir.path(),
+        reference.path(),
+        "typeof $X === 'undefined'",
+        "$X === undefined",
+        "typescript",
+        "src",
+    );
+    corpus::assert_success(&tsc(dir.path()), "tsc after the structural rewrite");
+    corpus::report_timing(&format!(
+        "ast_edit stage {:?}, accept {:?} ({} replacements in {} files)",
+        edit.staging,
+        edit.accepting,
+        edit.matches,
+        edit.files.len()
+    ));
+}
