@@ -318,7 +318,10 @@ impl LspSupervisor {
             .running_servers()
             .into_iter()
             .filter(|server| wanted(server.id()))
-            .map(|server| ServerLease { server, notes: Vec::new() })
+            .map(|server| {
+                let notes = self.restricted_note_of(server.id(), server.root()).into_iter().collect();
+                ServerLease { server, notes }
+            })
             .collect();
         let mut notes = Vec::new();
         // (definition, root) pairs with a marker at the workspace root, else of the one root.
@@ -866,6 +869,14 @@ impl LspSupervisor {
 
     fn slot(&self, id: &str, root: &Path) -> Arc<Mutex<Instance>> {
         Arc::clone(self.instances.lock().entry((id.to_owned(), root.to_path_buf())).or_default())
+    }
+
+    /// The restricted-mode line of the running process of `id` for `root`, if any.
+    fn restricted_note_of(&self, id: &str, root: &Path) -> Option<String> {
+        let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned()?;
+        // Never wait for a slot another call holds while starting its server.
+        let note = slot.try_lock().and_then(|instance| instance.restricted_note.clone());
+        note.or_else(|| self.workspace_trust.is_restricted().then(|| format!("workspace trust: restricted — {id}")))
     }
 
     /// Restricted runs: why `definition` must not start for `root` (see
