@@ -1,25 +1,33 @@
-//! Bench binary: the latency diagnostics on write (R-DOW-1) adds over the bare write, per
-//! server, against the server's own publish time.
+//! Bench binary: the latency diagnostics on write (issue 11 §3) adds to a write, per server, on
+//! real third-party projects: a comment-only write (the file stays clean) against a write that
+//! adds an error, p50 and p95. Goal: the clean write's p95 within 1 s of the error write's p95 on
+//! every server (a clean file gets no publish from most servers, so a wait for one stalls).
 //!
-//! For each server (pyright, typescript-language-server, gopls, clangd-19, rust-analyzer) on a
-//! small project written into a temp dir, `ITERATIONS` rounds (after two warm-up rounds), each
-//! writing a new error variant of the same file (so every write changes the content and the
-//! diagnostics):
-//! - bare: the `write` tool of a run without language servers (the write alone);
-//! - dow: the `write` tool of a run with language servers and diagnostics on write (the write,
-//!   the sync, the wait for fresh diagnostics, the settle window, the ledger, the rendering);
-//! - publish: the same server handle, driven raw: the file written with `std::fs::write`, the
-//!   document synced (`didChange` + `didSave`), then the time until the server's first publish
-//!   after the sync (`first`) and until its last publish before it stays quiet for the quiet
-//!   window (`last`; rust-analyzer's flycheck publishes after its native diagnostics).
+//! Projects (each copied into a temp dir first): the run-wide corpus of `.ci/install-corpus`
+//! (`.corpus/`: semver, python-dateutil, redux, go-cmp) when it is there, else (or with
+//! `RUNBOUND_BENCH_OWN_PROJECTS` set) these, which `bash benches/dow_projects.sh` fetches into
+//! `target/dow-bench-projects` where they come from registries (`RUNBOUND_DOW_PROJECTS` points
+//! elsewhere); clangd always uses liblzma:
+//! - rust-analyzer: regex-syntax 0.8.12 (cargo registry cache; `benches/` removed, it needs
+//!   nightly), writing `src/hir/interval.rs`;
+//! - pyright: packaging 24.1 (PyPI sdist), writing `src/packaging/version.py`;
+//! - typescript-language-server: mobx 6.13.5 (npm, TypeScript sources; a `tsconfig.json` added),
+//!   writing `src/utils/utils.ts`;
+//! - gopls: go-cmp (Debian's golang-github-google-go-cmp-dev), writing `cmp/internal/value/name.go`;
+//! - clangd: xz's liblzma as bundled by liblzma-sys 0.4.9 (cargo registry cache; a
+//!   `compile_flags.txt` from its build.rs added), writing the header
+//!   `xz/src/liblzma/delta/delta_common.h`.
 //!
-//! Printed per server: p50 / p90 of bare and dow, p50 of first and last publish, `added` = dow
-//! p50 − bare p50, and `over last` = added − last publish p50, the part that is ours (settle
-//! window, pull round trip, waiting for check progress). Target: `over last` ≤ 300 ms.
+//! Per round, on one warm run: `clean` = the file plus a new comment line (clean → clean);
+//! `error` = that plus a line with a new type error (clean → error); `fix` = back to the clean
+//! text (error → clean). Each is the `write` tool's whole call with diagnostics on write; `bare`
+//! is the same write in a run without language servers. Printed per server: p50 and p95 of each
+//! (ms), `clean p95 − error p95`, how many writes answered as expected (clean: "no new errors in
+//! <file>"; error: the new error listed; fix: it listed as resolved), and the checked set.
 //!
-//! Run: `cargo bench --bench diagnostics_on_write` (a server that is not installed is skipped
-//! with a line saying so). Environment `RUNBOUND_BENCH_ITERATIONS` overrides the round count
-//! (default 10).
+//! Run: `cargo bench --bench diagnostics_on_write` (a server or project that is missing is skipped
+//! with a line saying so). `RUNBOUND_BENCH_ITERATIONS` sets the rounds (default 10, after 2
+//! warm-up rounds); `RUNBOUND_BENCH_SERVERS` (comma-separated ids) picks servers.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,200 +38,275 @@ use serde_json::json;
 struct Case {
     server: &'static str,
     binary: &'static str,
-    files: &'static [(&'static str, &'static str)],
+    /// The project of the run-wide corpus (`.ci/install-corpus`, `.corpus/`) preferred when it
+    /// is there: (name, directory under `.corpus`, file to write). The corpus prepares its
+    /// projects itself (no `prepare`).
+    corpus: Option<(&'static str, &'static str, &'static str)>,
+    project: &'static str,
+    /// Where the project is, when it is on this machine.
+    locate: fn() -> Option<PathBuf>,
+    /// Makes the copy checkable (config files the package does not ship).
+    prepare: fn(&Path),
     file: &'static str,
-    /// The file body with `{}` replaced by a per-round number; each variant has one error whose
-    /// message names the number, so the ledger sees a new error every round.
-    template: &'static str,
-    /// How long without a new publish ends the raw measurement.
-    quiet_window: Duration,
+    comment: fn(usize) -> String,
+    error: fn(usize) -> String,
 }
-
-const CASES: &[Case] = &[
-    Case {
-        server: "pyright",
-        binary: "pyright-langserver",
-        files: &[("pyproject.toml", "[project]\nname = \"bench\"\nversion = \"0.1.0\"\n")],
-        file: "app.py",
-        template: "def f() -> int:\n    return 1\n\n\nvalue_{}: int = \"text {}\"\n",
-        quiet_window: Duration::from_millis(1000),
-    },
-    Case {
-        server: "typescript-language-server",
-        binary: "typescript-language-server",
-        files: &[
-            ("package.json", "{\"name\": \"bench\", \"version\": \"1.0.0\"}\n"),
-            ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
-        ],
-        file: "src/app.ts",
-        template: "export function f(): number {\n  return 1;\n}\nexport const value_{}: number = missing_{};\n",
-        quiet_window: Duration::from_millis(1000),
-    },
-    Case {
-        server: "gopls",
-        binary: "gopls",
-        files: &[("go.mod", "module example.com/bench\n\ngo 1.19\n")],
-        file: "app.go",
-        template: "package bench\n\nfunc F() int {\n\treturn 1\n}\n\nvar value_{} int = \"text {}\"\n",
-        quiet_window: Duration::from_millis(1000),
-    },
-    Case {
-        server: "clangd",
-        binary: "clangd-19",
-        files: &[("compile_flags.txt", "-std=c11\n")],
-        file: "app.c",
-        template: "int f(void) {\n  return 1;\n}\nint value_{} = nope_{};\n",
-        quiet_window: Duration::from_millis(1000),
-    },
-    Case {
-        server: "rust-analyzer",
-        binary: "rust-analyzer",
-        files: &[
-            ("Cargo.toml", "[package]\nname = \"bench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
-            ("src/lib.rs", "pub mod app;\n"),
-        ],
-        file: "src/app.rs",
-        template: "pub fn f() -> i32 {\n    1\n}\npub const VALUE_{}: i32 = MISSING_{};\n",
-        quiet_window: Duration::from_millis(2500),
-    },
-];
 
 const WARMUP: usize = 2;
 
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            server: "rust-analyzer",
+            binary: "rust-analyzer",
+            corpus: Some(("semver 1.0.26 (corpus)", "rust/semver-1.0.26", "src/parse.rs")),
+            project: "regex-syntax 0.8.12",
+            locate: || cargo_registry_crate("regex-syntax-0.8.12"),
+            prepare: |dir| {
+                // Its bench needs nightly: drop it and its manifest entry.
+                let _ = std::fs::remove_dir_all(dir.join("benches"));
+                let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+                let mut kept = Vec::new();
+                let mut skipping = false;
+                for line in manifest.lines() {
+                    if line.starts_with('[') {
+                        skipping = line.trim() == "[[bench]]";
+                    }
+                    if !skipping {
+                        kept.push(line);
+                    }
+                }
+                std::fs::write(dir.join("Cargo.toml"), kept.join("\n") + "\n").unwrap();
+            },
+            file: "src/hir/interval.rs",
+            comment: |n| format!("// bench comment {n}\n"),
+            error: |n| format!("pub fn dow_bench_{n}() -> u8 {{ \"text\" }}\n"),
+        },
+        Case {
+            server: "pyright",
+            binary: "pyright-langserver",
+            corpus: Some(("python-dateutil 2.9.0 (corpus)", "python/python-dateutil-2.9.0.post0", "src/dateutil/relativedelta.py")),
+            project: "packaging 24.1 (PyPI sdist)",
+            locate: || projects_dir().map(|dir| dir.join("packaging-24.1")).filter(|dir| dir.is_dir()),
+            prepare: |_| (),
+            file: "src/packaging/version.py",
+            comment: |n| format!("# bench comment {n}\n"),
+            error: |n| format!("dow_bench_{n}: int = \"text\"\n"),
+        },
+        Case {
+            server: "typescript-language-server",
+            binary: "typescript-language-server",
+            corpus: Some(("redux 5.0.1 (corpus)", "typescript/redux-5.0.1", "src/utils/isPlainObject.ts")),
+            project: "mobx 6.13.5 (npm)",
+            locate: || projects_dir().map(|dir| dir.join("mobx-6.13.5")).filter(|dir| dir.is_dir()),
+            prepare: |dir| {
+                let tsconfig = r#"{"compilerOptions": {"strict": true, "noImplicitAny": false, "noImplicitThis": false, "noEmit": true, "target": "es2019", "lib": ["es2019", "dom"], "downlevelIteration": true, "experimentalDecorators": true, "skipLibCheck": true}, "include": ["src"]}"#;
+                std::fs::write(dir.join("tsconfig.json"), tsconfig).unwrap();
+            },
+            file: "src/utils/utils.ts",
+            comment: |n| format!("// bench comment {n}\n"),
+            error: |n| format!("export const dowBench{n}: number = \"text\"\n"),
+        },
+        Case {
+            server: "gopls",
+            binary: "gopls",
+            corpus: Some(("go-cmp 0.5.9 (corpus)", "go/go-cmp-0.5.9", "cmp/internal/value/name.go")),
+            project: "go-cmp (Debian golang-github-google-go-cmp-dev)",
+            locate: || Some(PathBuf::from("/usr/share/gocode/src/github.com/google/go-cmp")).filter(|dir| dir.join("go.mod").is_file()),
+            prepare: |_| (),
+            file: "cmp/internal/value/name.go",
+            comment: |n| format!("// bench comment {n}\n"),
+            error: |n| format!("var dowBench{n} int = \"text\"\n"),
+        },
+        Case {
+            server: "clangd",
+            binary: "clangd-19",
+            corpus: None,
+            project: "xz liblzma (liblzma-sys 0.4.9)",
+            locate: || cargo_registry_crate("liblzma-sys-0.4.9"),
+            prepare: |dir| {
+                let mut flags = String::from("-DHAVE_CONFIG_H=1\n-DNDEBUG\n-I.\n-Ixz/src/common\n");
+                for sub in ["api", "lzma", "lz", "check", "simple", "delta", "common", "rangecoder"] {
+                    flags.push_str(&format!("-Ixz/src/liblzma/{sub}\n"));
+                }
+                std::fs::write(dir.join("compile_flags.txt"), flags).unwrap();
+            },
+            file: "xz/src/liblzma/delta/delta_common.h",
+            comment: |n| format!("// bench comment {n}\n"),
+            error: |n| format!("static const int dow_bench_{n} = dow_undeclared_{n};\n"),
+        },
+    ]
+}
+
 fn main() {
     let iterations: usize = std::env::var("RUNBOUND_BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    println!("diagnostics-on-write bench: {iterations} rounds per server after {WARMUP} warm-up rounds; times in ms");
+    let only: Option<Vec<String>> =
+        std::env::var("RUNBOUND_BENCH_SERVERS").ok().map(|list| list.split(',').map(|id| id.trim().to_owned()).collect());
+    println!("diagnostics-on-write bench: {iterations} rounds per server after {WARMUP} warm-up rounds; whole write calls, ms");
     println!(
-        "{:<28} | {:>8} {:>8} | {:>8} {:>8} | {:>9} {:>9} | {:>8} {:>9} | reported",
-        "server", "bare p50", "bare p90", "dow p50", "dow p90", "1st pub", "last pub", "added", "over last"
+        "{:<27} | {:<32} | {:>7} | {:>8} {:>8} | {:>8} {:>8} | {:>8} {:>8} | {:>9} | answered as expected",
+        "server", "project", "bare", "clean50", "clean95", "error50", "error95", "fix50", "fix95", "c95-e95"
     );
-    for case in CASES {
-        if which::which(case.binary).is_err() {
-            println!("{:<28} skipped: {} not installed", case.server, case.binary);
+    for case in cases() {
+        if only.as_ref().is_some_and(|only| !only.iter().any(|id| id == case.server)) {
             continue;
         }
-        bench_case(case, iterations);
+        if which::which(case.binary).is_err() {
+            println!("{:<27} skipped: {} not installed", case.server, case.binary);
+            continue;
+        }
+        let prefer_own = std::env::var_os("RUNBOUND_BENCH_OWN_PROJECTS").is_some();
+        let corpus = case
+            .corpus
+            .map(|(name, dir, file)| (name, Path::new(env!("CARGO_MANIFEST_DIR")).join(".corpus").join(dir), file))
+            .filter(|(_, dir, file)| !prefer_own && dir.join(".runbound-corpus").is_file() && dir.join(file).is_file());
+        match corpus {
+            Some((name, dir, file)) => {
+                let case = Case { project: name, file, prepare: |_| (), ..case };
+                bench_case(&case, &dir, iterations);
+            }
+            None => {
+                let Some(source) = (case.locate)() else {
+                    println!("{:<27} skipped: project {} not found (run `bash benches/dow_projects.sh`)", case.server, case.project);
+                    continue;
+                };
+                bench_case(&case, &source, iterations);
+            }
+        }
     }
 }
 
-fn bench_case(case: &Case, iterations: usize) {
-    let bare_workspace = workspace_with(case.files);
-    let dow_workspace = workspace_with(case.files);
-    std::fs::create_dir_all(dow_workspace.path().join(case.file).parent().unwrap()).unwrap();
-    std::fs::write(dow_workspace.path().join(case.file), case.template.replace("{}", "0")).unwrap();
+fn bench_case(case: &Case, source: &Path, iterations: usize) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    copy_tree(source, dir.path());
+    (case.prepare)(dir.path());
+    let bare_dir = tempfile::tempdir().expect("temp dir");
+    copy_tree(source, bare_dir.path());
+    let original = std::fs::read_to_string(dir.path().join(case.file)).expect("target file");
     let policy = || ApprovalPolicy::for_write_and_exec(Approval::Allow);
-    let bare_run = Run::builder(bare_workspace.path()).approval_policy(policy()).build().expect("bare run");
     let mut config = RunConfig::default();
-    config.lsp.write_diagnostics_budget = Duration::from_secs(30);
-    let dow_run = Run::builder(dow_workspace.path()).config(config).approval_policy(policy()).language_servers().build().expect("dow run");
-    let supervisor = dow_run.lsp_supervisor().expect("supervisor");
-    let path = std::fs::canonicalize(dow_workspace.path().join(case.file)).unwrap();
-    let lease = supervisor.server_for_file(&path, Some(case.server), Instant::now() + Duration::from_secs(60)).expect("server");
-    let server = lease.server;
-    server.wait_until_ready(Instant::now() + Duration::from_secs(120));
-
-    let (mut bare, mut dow, mut first_publish, mut last_publish) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut reported = 0;
-    let mut round_number = 0;
-    for round in 0..WARMUP + iterations {
-        // The server's own publish time, on the same warm server.
-        round_number += 1;
-        std::fs::write(&path, case.template.replace("{}", &round_number.to_string())).unwrap();
+    config.lsp.write_diagnostics_check_budget = Duration::from_secs(120);
+    config.lsp.write_diagnostics_budget = Duration::from_secs(60);
+    config.tool_timeouts.insert("write".to_owned(), Duration::from_secs(300));
+    let run = Run::builder(dir.path()).config(config).approval_policy(policy()).language_servers().build().expect("run");
+    let bare = Run::builder(bare_dir.path()).approval_policy(policy()).build().expect("bare run");
+    let write = |run: &Run, content: &str| -> (Duration, String) {
         let start = Instant::now();
-        let sync = server.sync_document(&path).expect("sync");
-        let (first, last) = wait_for_publishes(&server, &path, sync.generation_before, start, case.quiet_window);
-        // The same kind of write through the tool, with diagnostics on write.
-        round_number += 1;
-        let content = case.template.replace("{}", &round_number.to_string());
-        let start = Instant::now();
-        let result = dow_run.call(Caller::Main, "write", json!({"path": case.file, "content": content}));
-        let dow_elapsed = start.elapsed();
+        let result = run.call(Caller::Main, "write", json!({"path": case.file, "content": content}));
+        let elapsed = start.elapsed();
         let text = result.joined_text();
         assert!(!result.is_error, "{text}");
-        // The bare write of the same content.
-        let start = Instant::now();
-        let result = bare_run.call(Caller::Main, "write", json!({"path": case.file, "content": content}));
-        let bare_elapsed = start.elapsed();
-        assert!(!result.is_error, "{}", result.joined_text());
+        (elapsed, text)
+    };
+    let (mut bare_times, mut clean_times, mut error_times, mut fix_times) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut clean_ok, mut error_ok, mut fix_ok) = (0, 0, 0);
+    let mut checked_line = String::new();
+    let mut odd_answers: Vec<String> = Vec::new();
+    let file = case.file;
+    for round in 0..WARMUP + iterations {
+        let clean = format!("{}{}", (case.comment)(round), original);
+        let broken = format!("{clean}{}", (case.error)(round));
+        let (clean_time, clean_text) = write(&run, &clean);
+        let (error_time, error_text) = write(&run, &broken);
+        let (fix_time, fix_text) = write(&run, &clean);
+        let (bare_time, _) = write(&bare, &clean);
         if round < WARMUP {
             continue;
         }
-        if text.contains("new diagnostics introduced by this write") {
-            reported += 1;
+        bare_times.push(bare_time);
+        clean_times.push(clean_time);
+        error_times.push(error_time);
+        fix_times.push(fix_time);
+        let block = |text: &str| text.split("Diagnostics after the write:").nth(1).unwrap_or("").to_owned();
+        let clean_block = block(&clean_text);
+        if clean_block.contains(&format!("no new errors in {file}")) && !clean_block.contains("unavailable") {
+            clean_ok += 1;
+        } else {
+            odd_answers.push(format!("clean write: {clean_block}"));
         }
-        bare.push(bare_elapsed);
-        dow.push(dow_elapsed);
-        // A server that answers pulls only (pyright offers `textDocument/diagnostic`) never
-        // publishes: counted, and printed as "none" rather than as 0 ms.
-        first_publish.extend(first);
-        last_publish.extend(last);
+        if block(&error_text).contains(&format!("{file}: new diagnostics introduced by this write")) {
+            error_ok += 1;
+        } else {
+            odd_answers.push(format!("error write: {}", block(&error_text)));
+        }
+        if block(&fix_text).contains(&format!("{file}: resolved by this write")) {
+            fix_ok += 1;
+        } else {
+            odd_answers.push(format!("fix write: {}", block(&fix_text)));
+        }
+        if let Some(line) = clean_block.lines().find(|line| line.starts_with("checked: ")) {
+            checked_line = line.to_owned();
+        }
     }
-    let (bare_p50, bare_p90) = percentiles(&mut bare);
-    let (dow_p50, dow_p90) = percentiles(&mut dow);
-    let added = ms(dow_p50) - ms(bare_p50);
-    let published = first_publish.len();
-    let (first_text, last_text, over_text) = if published == 0 {
-        ("none".to_owned(), "none".to_owned(), "n/a".to_owned())
-    } else {
-        let (first_p50, _) = percentiles(&mut first_publish);
-        let (last_p50, _) = percentiles(&mut last_publish);
-        (format!("{:.1}", ms(first_p50)), format!("{:.1}", ms(last_p50)), format!("{:+.1}", added - ms(last_p50)))
-    };
+    let p = |samples: &mut Vec<Duration>| percentiles(samples);
+    let (bare50, _) = p(&mut bare_times);
+    let (clean50, clean95) = p(&mut clean_times);
+    let (error50, error95) = p(&mut error_times);
+    let (fix50, fix95) = p(&mut fix_times);
     println!(
-        "{:<28} | {:>8.1} {:>8.1} | {:>8.1} {:>8.1} | {first_text:>9} {last_text:>9} | {added:>8.1} {over_text:>9} | {reported}/{iterations} writes reported their new error; {published}/{iterations} raw syncs got a publish",
+        "{:<27} | {:<32} | {:>7.1} | {:>8.0} {:>8.0} | {:>8.0} {:>8.0} | {:>8.0} {:>8.0} | {:>+9.0} | clean {clean_ok}/{iterations}, error {error_ok}/{iterations}, fix {fix_ok}/{iterations}",
         case.server,
-        ms(bare_p50),
-        ms(bare_p90),
-        ms(dow_p50),
-        ms(dow_p90),
+        case.project,
+        ms(bare50),
+        ms(clean50),
+        ms(clean95),
+        ms(error50),
+        ms(error95),
+        ms(fix50),
+        ms(fix95),
+        ms(clean95) - ms(error95),
     );
-}
-
-/// Time from `start` to the first publish for `path` after `generation_before`, and to the
-/// last one before `quiet_window` passes without another (at most 60 s in all).
-fn wait_for_publishes(
-    server: &runbound::lsp::client::LanguageServer,
-    path: &Path,
-    generation_before: u64,
-    start: Instant,
-    quiet_window: Duration,
-) -> (Option<Duration>, Option<Duration>) {
-    let (mut first, mut last, mut seen_generation) = (None, None, generation_before);
-    let give_up = start + Duration::from_secs(60);
-    loop {
-        if let Some(set) = server.published_diagnostics(path) {
-            if set.generation > seen_generation {
-                seen_generation = set.generation;
-                let at = set.received_at.saturating_duration_since(start);
-                first.get_or_insert(at);
-                last = Some(at);
-            }
-        }
-        let quiet_since = last.map(|at| start + at).unwrap_or(start);
-        let now = Instant::now();
-        if now >= give_up || (now >= quiet_since + quiet_window && (last.is_some() || now >= start + quiet_window * 10)) {
-            return (first, last);
-        }
-        std::thread::sleep(Duration::from_millis(2));
+    println!("{:<27}   {checked_line}", "");
+    for answer in odd_answers.iter().take(3) {
+        println!("{:<27}   unexpected answer: {}", "", answer.replace('\n', " | "));
     }
 }
 
 fn percentiles(samples: &mut [Duration]) -> (Duration, Duration) {
     samples.sort();
     let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    (at(0.5), at(0.9))
+    (at(0.5), at(0.95))
 }
 
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
-fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (relative, content) in files {
-        let path: PathBuf = dir.path().join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, content).unwrap();
+fn projects_dir() -> Option<PathBuf> {
+    match std::env::var_os("RUNBOUND_DOW_PROJECTS") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("target/dow-bench-projects")),
     }
-    dir
+}
+
+fn cargo_registry_crate(name: &str) -> Option<PathBuf> {
+    let home =
+        std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let registry = home.join("registry/src");
+    std::fs::read_dir(registry).ok()?.flatten().map(|index| index.path().join(name)).find(|dir| dir.join("Cargo.toml").is_file())
+}
+
+/// Copies `from` into `to` (files and directories; symlinks skipped), without `target/`,
+/// `node_modules/` and `.git/`.
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("read project dir").flatten() {
+        let name = entry.file_name();
+        if matches!(name.to_str(), Some("target" | "node_modules" | ".git")) {
+            continue;
+        }
+        let source = entry.path();
+        let destination = to.join(&name);
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            std::fs::create_dir_all(&destination).unwrap();
+            copy_tree(&source, &destination);
+        } else if kind.is_file() {
+            std::fs::copy(&source, &destination).unwrap();
+            // Registry sources are read-only; the bench writes into its copy.
+            let mut permissions = std::fs::metadata(&destination).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            permissions.set_readonly(false);
+            std::fs::set_permissions(&destination, permissions).unwrap();
+        }
+    }
 }

@@ -25,15 +25,18 @@
 pub mod ask;
 pub mod debug;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod kernel;
 pub mod lsp;
+pub mod progress;
 pub mod python_env;
 pub mod registry;
 pub mod render;
 pub mod result;
 pub mod run;
 pub mod serve;
+pub mod staged;
 pub mod structural;
 pub mod tier;
 pub mod transport;
@@ -41,6 +44,8 @@ pub mod trust;
 pub mod vibe;
 
 pub use error::{ErrorKind, ToolError};
+pub use events::{EventLevel, RunEvent};
+pub use progress::ProgressUpdate;
 pub use registry::{CallContext, CallOptions, CallOrigin, CancelToken, Registry, ToolDescriptor, ToolHandler, ToolOutput};
 pub use result::{Content, ToolResult};
 pub use run::{Run, RunBuilder, RunConfig, RunError};

@@ -32,6 +32,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
+use crate::events::{EventLevel, EventSink, RunEvent};
+use crate::progress::{ProgressCallback, ProgressSink, ProgressUpdate};
 use crate::result::ToolResult;
 use crate::tier::{Approval, ApprovalPolicy, Caller, Tier};
 use crate::trust::WorkspaceTrust;
@@ -171,7 +173,7 @@ pub enum CallOrigin {
 }
 
 /// Per-call options for [`crate::Run::call_with`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CallOptions {
     /// Who is calling; decides visibility.
     pub caller: Caller,
@@ -181,12 +183,37 @@ pub struct CallOptions {
     pub cancel: CancelToken,
     /// Where the call comes from.
     pub origin: CallOrigin,
+    /// Receives the call's progress while it runs (MCP `notifications/progress`): a language
+    /// server's indexing, files searched, a checker's elapsed time. At most four updates a
+    /// second, `progress` increasing, none after [`crate::Run::call_with`] returns (see
+    /// [`crate::progress`]). Nested calls (the `eval` bridge) report to the same callback.
+    pub progress: Option<ProgressCallback>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("caller", &self.caller)
+            .field("timeout", &self.timeout)
+            .field("cancel", &self.cancel)
+            .field("origin", &self.origin)
+            .field("progress", &self.progress.as_ref().map(|_| "callback"))
+            .finish()
+    }
 }
 
 impl CallOptions {
-    /// Options for a call by `caller` from the model, default timeout, fresh cancel token.
+    /// Options for a call by `caller` from the model, default timeout, fresh cancel token, no
+    /// progress.
     pub fn new(caller: Caller) -> CallOptions {
-        CallOptions { caller, timeout: None, cancel: CancelToken::new(), origin: CallOrigin::Model }
+        CallOptions { caller, timeout: None, cancel: CancelToken::new(), origin: CallOrigin::Model, progress: None }
+    }
+
+    /// Sets the progress callback (see [`CallOptions::progress`]).
+    #[must_use]
+    pub fn with_progress(mut self, callback: ProgressCallback) -> CallOptions {
+        self.progress = Some(callback);
+        self
     }
 }
 
@@ -302,6 +329,7 @@ pub struct CallContext<'run> {
     registry: &'run Registry,
     descriptor: &'run ToolDescriptor,
     options: &'run CallOptions,
+    progress: Option<&'run ProgressSink>,
     deadline: Instant,
     budget: Duration,
 }
@@ -345,8 +373,35 @@ impl<'run> CallContext<'run> {
     pub fn call_nested(&self, name: &str, arguments: Value, origin: CallOrigin) -> ToolResult {
         let remaining = self.remaining();
         let budget = self.registry.tools.get(name).map_or(remaining, |tool| self.registry.default_budget(&tool.descriptor).min(remaining));
-        let options = CallOptions { caller: self.options.caller, timeout: Some(budget), cancel: self.options.cancel.clone(), origin };
-        self.registry.dispatch(name, arguments, &options)
+        let options = CallOptions {
+            caller: self.options.caller,
+            timeout: Some(budget),
+            cancel: self.options.cancel.clone(),
+            origin,
+            progress: self.options.progress.clone(),
+        };
+        self.registry.dispatch_reporting(name, arguments, &options, self.progress)
+    }
+
+    /// Reports this call's progress to the host, when it listens (a no-op otherwise). Rate
+    /// limits and the increasing-progress rule are applied for the tool (see
+    /// [`crate::progress`]); report as often as convenient.
+    pub fn progress(&self, update: ProgressUpdate) {
+        if let Some(sink) = self.progress {
+            sink.report(update);
+        }
+    }
+
+    /// The call's progress sink, for a helper thread of the tool (e.g. a parallel walk), or
+    /// `None` when the host does not listen. It is closed when the call returns.
+    pub fn progress_sink(&self) -> Option<ProgressSink> {
+        self.progress.cloned()
+    }
+
+    /// Sends an event to the host operator (see [`crate::events`]): a no-op when the host
+    /// attached no event callback.
+    pub fn event(&self, event: RunEvent) {
+        self.registry.events.emit(event);
     }
 
     /// The descriptor of the tool being called.
@@ -500,6 +555,7 @@ pub struct Registry {
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
     post_call_layers: Vec<Arc<dyn PostCallLayer>>,
     allowed_for_run: Mutex<HashSet<String>>,
+    events: EventSink,
 }
 
 impl std::fmt::Debug for Registry {
@@ -526,7 +582,14 @@ impl Registry {
             post_write_layers: Vec::new(),
             post_call_layers: Vec::new(),
             allowed_for_run: Mutex::new(HashSet::new()),
+            events: EventSink::none(),
         }
+    }
+
+    /// Sets where the registry's own events go (panics, denials for lack of a human,
+    /// approvals for the whole run).
+    pub(crate) fn set_event_sink(&mut self, events: EventSink) {
+        self.events = events;
     }
 
     /// Registers a tool.
@@ -641,9 +704,23 @@ impl Registry {
         self.tools.get(name).map(|tool| &tool.descriptor)
     }
 
-    /// Runs the whole pipeline for one call (see the module docs). Never panics; every failure
-    /// is a result with `isError: true`.
+    /// Runs the whole pipeline for one call (see the module docs), reporting progress to
+    /// `options.progress` through a fresh sink that is closed when the call returns. Never
+    /// panics; every failure is a result with `isError: true`.
     pub(crate) fn dispatch(&self, name: &str, arguments: Value, options: &CallOptions) -> ToolResult {
+        let sink = options.progress.clone().map(ProgressSink::new);
+        let result = self.dispatch_reporting(name, arguments, options, sink.as_ref());
+        if let Some(sink) = sink {
+            sink.close();
+        }
+        result
+    }
+
+    /// The pipeline, with progress going to `progress` (shared with the calling tool for a
+    /// nested call), which is the thread's current sink while the call runs.
+    fn dispatch_reporting(&self, name: &str, arguments: Value, options: &CallOptions, progress: Option<&ProgressSink>) -> ToolResult {
+        let _current_sink = crate::progress::enter(progress.cloned());
+        let _current_events = crate::events::enter(self.events.clone());
         let Some(tool) = self.tools.get(name) else {
             let visible: Vec<&str> = self.tools(options.caller).iter().map(|d| d.name.as_str()).collect();
             return ToolError::new(ErrorKind::UnknownTool, format!("no tool named {name:?} in this run"))
@@ -694,7 +771,7 @@ impl Registry {
                 }
             }
         };
-        let ctx = CallContext { registry: self, descriptor, options, deadline: Instant::now() + budget, budget };
+        let ctx = CallContext { registry: self, descriptor, options, progress, deadline: Instant::now() + budget, budget };
         for layer in &self.pre_call_layers {
             let _ = catch_unwind(AssertUnwindSafe(|| layer.before_call(&ctx, &arguments)));
         }
@@ -718,9 +795,16 @@ impl Registry {
                 result
             }
             Ok(Err(err)) => err.to_result(),
-            Err(panic) => ToolError::new(ErrorKind::Panicked, format!("{name} panicked: {}", panic_message(&*panic)))
-                .with_hint("this is a bug in the tool; the run is intact, try a different input or approach")
-                .to_result(),
+            Err(panic) => {
+                let message = format!("{name} panicked: {}", panic_message(&*panic));
+                self.events.emit(
+                    RunEvent::new(EventLevel::Error, "registry", format!("{message} (a bug in the tool; the run is intact)"))
+                        .with_data(json!({"tool": name})),
+                );
+                ToolError::new(ErrorKind::Panicked, message)
+                    .with_hint("this is a bug in the tool; the run is intact, try a different input or approach")
+                    .to_result()
+            }
         };
         if result.is_error && !matches!(options.origin, CallOrigin::Bridge { .. }) {
             // Writes made on this call's behalf (tool() bridge calls of an eval cell) landed even
@@ -769,14 +853,35 @@ impl Registry {
                     PermissionDecision::AllowOnce => Ok(()),
                     PermissionDecision::AllowForRun => {
                         self.allowed_for_run.lock().insert(descriptor.name.clone());
+                        self.events.emit(
+                            RunEvent::new(
+                                EventLevel::Notice,
+                                "registry",
+                                format!(
+                                    "{} may run without asking for the rest of this run (allowed for the run by the human)",
+                                    descriptor.name
+                                ),
+                            )
+                            .with_data(json!({"tool": descriptor.name, "decision": "allow for this run"})),
+                        );
                         Ok(())
                     }
-                    PermissionDecision::NoHuman(reason) => Err(ToolError::new(
-                        ErrorKind::ApprovalDenied,
-                        format!("permission to run {} was not granted: {reason}", descriptor.name),
-                    )
-                    .with_hint("do not retry the same call; continue without it or explain to the user what you need")
-                    .with_details(json!({"no_human_attached": true}))),
+                    PermissionDecision::NoHuman(reason) => Err({
+                        self.events.emit(
+                            RunEvent::new(
+                                EventLevel::Warning,
+                                "registry",
+                                format!("{} was denied without asking: {reason}", descriptor.name),
+                            )
+                            .with_data(json!({"tool": descriptor.name, "decision": "denied", "no_human_attached": true})),
+                        );
+                        ToolError::new(
+                            ErrorKind::ApprovalDenied,
+                            format!("permission to run {} was not granted: {reason}", descriptor.name),
+                        )
+                        .with_hint("do not retry the same call; continue without it or explain to the user what you need")
+                        .with_details(json!({"no_human_attached": true}))
+                    }),
                     PermissionDecision::Denied(reason) => Err(ToolError::new(
                         ErrorKind::ApprovalDenied,
                         format!("permission to run {} was not granted: {reason}", descriptor.name),

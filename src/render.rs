@@ -4,7 +4,8 @@
 //!   it is absolute and marked `(outside workspace)` — [`display_path`].
 //! - Cuts: one marker, `… [cut: showing N of M <unit>]` (optionally `; <where to see all>`) —
 //!   [`cut_chars`], [`cut_marker`]; head-and-tail and tail-only cuts say the same numbers in
-//!   the same words ([`cut_middle`], [`cut_tail`]).
+//!   the same words ([`cut_middle`], [`cut_tail`]; their notices alone, for cuts made elsewhere,
+//!   in bytes: [`middle_cut_notice`], [`tail_cut_notice`]).
 //! - Counts: `1 file`, `3 files`, `2 matches`, `4 entries` — [`plural`]; a word that agrees
 //!   with a count given elsewhere (`was`/`were`) — [`one_or_many`].
 //! - Caps and pages: `showing N of M <what>` — [`showing`], [`truncation_notice`]; a window of a
@@ -122,7 +123,21 @@ pub fn cut_middle(text: &str, max_chars: usize) -> String {
     let tail_chars = max_chars - head_chars;
     let head: String = text.chars().take(head_chars).collect();
     let tail: String = text.chars().skip(total - tail_chars).collect();
-    format!("{head}\n[… cut: showing the first {head_chars} and last {tail_chars} of {total} characters …]\n{tail}")
+    format!("{head}\n{}\n{tail}", middle_cut_notice(head_chars as u64, tail_chars as u64, total as u64, "characters"))
+}
+
+/// The line between the kept head and tail of a middle cut:
+/// `[… cut: showing the first {head} and last {tail} of {total} {unit} …]` (`unit` e.g.
+/// `characters`, `bytes of output`). [`cut_middle`] uses it; a producer that cuts elsewhere (a
+/// kernel that keeps the head and tail of a cell's output) says its cut with it.
+pub fn middle_cut_notice(head: u64, tail: u64, total: u64, unit: &str) -> String {
+    format!("[… cut: showing the first {head} and last {tail} of {total} {unit} …]")
+}
+
+/// The line before the kept tail of a tail-only cut: `[cut: showing the last {shown} of
+/// {total} {unit}]`. [`cut_tail`] uses it.
+pub fn tail_cut_notice(shown: u64, total: u64, unit: &str) -> String {
+    format!("[cut: showing the last {shown} of {total} {unit}]")
 }
 
 /// The last `max_chars` characters of `text` after a `[cut: showing the last N of M
@@ -133,7 +148,7 @@ pub fn cut_tail(text: &str, max_chars: usize) -> String {
         return text.to_owned();
     }
     let tail: String = text.chars().skip(total - max_chars).collect();
-    format!("[cut: showing the last {max_chars} of {total} characters]\n{tail}")
+    format!("{}\n{tail}", tail_cut_notice(max_chars as u64, total as u64, "characters"))
 }
 
 /// `count` and `noun` in the form the count needs: `1 file`, `3 files`, `2 matches`,
@@ -194,6 +209,11 @@ mod tests {
         assert_eq!(cut_middle("abcdefghij", 4), "ab\n[… cut: showing the first 2 and last 2 of 10 characters …]\nij");
         assert_eq!(cut_tail("abcdefghij", 3), "[cut: showing the last 3 of 10 characters]\nhij");
         assert_eq!(cut_tail("abc", 3), "abc");
+        assert_eq!(
+            middle_cut_notice(32768, 32768, 100000, "bytes of output"),
+            "[… cut: showing the first 32768 and last 32768 of 100000 bytes of output …]"
+        );
+        assert_eq!(tail_cut_notice(10, 40, "bytes of raw stderr"), "[cut: showing the last 10 of 40 bytes of raw stderr]");
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub struct RunConfig {
     pub vibe: crate::vibe::VibeConfig,
     /// `ast_grep`, `ast_edit`, `resolve`.
     pub structural: crate::structural::StructuralConfig,
+    /// Staged changes (`lsp_rename` / `lsp_code_action` with `preview`, `resolve`): preview
+    /// hunks shown, changes kept pending.
+    pub staged: crate::staged::StagedConfig,
 }
 
 /// Why a run could not be built.
@@ -83,6 +86,7 @@ pub struct RunBuilder {
     sandbox: Option<crate::kernel::Sandbox>,
     vibe: Option<crate::vibe::VibeSetup>,
     structural: bool,
+    events: crate::events::EventSink,
 }
 
 impl RunBuilder {
@@ -170,6 +174,16 @@ impl RunBuilder {
         self
     }
 
+    /// Sets (replaces) where the run's events go — a language server that crashed, restarted or
+    /// backs off, a kernel that died, a tool that panicked, a call denied for lack of a human —
+    /// for the host operator (see [`crate::events`]; `runbound serve` sends them as MCP log
+    /// messages). The callback runs on whichever thread the event happens, must not block, and
+    /// must not own the run (or the run is never dropped).
+    pub fn on_event(mut self, callback: crate::events::EventCallback) -> RunBuilder {
+        self.events = crate::events::EventSink::new(callback);
+        self
+    }
+
     /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
     /// worker events.
     pub fn has_vibe_roster(&self) -> bool {
@@ -240,12 +254,30 @@ impl RunBuilder {
         let mut registry = Registry::new(workspace_root.clone(), conversation_id);
         registry.set_approval_policy(self.approval_policy);
         registry.set_workspace_trust(self.workspace_trust);
+        registry.set_event_sink(self.events.clone());
         registry.set_tool_timeouts(self.config.tool_timeouts.clone());
         crate::files::register_tools(&mut registry, &self.config.files);
         // Resources are wired in drop order: workers first (they may use every other resource
         // through the run), then kernels, debug sessions, language servers, the ask port, the
         // staged edits, and last the host's own resources.
-        if let Some(setup) = self.vibe {
+        if let Some(mut setup) = self.vibe {
+            if self.events.is_attached() {
+                // A worker that failed or was lost is an operator event too (the worker's own
+                // thread reports it, outside any call).
+                let events = self.events.clone();
+                let previous = setup.on_worker_event.take();
+                setup.on_worker_event = Some(Arc::new(move |event: &crate::vibe::WorkerEvent| {
+                    if matches!(event.status, crate::vibe::WorkerStatus::Failed | crate::vibe::WorkerStatus::Lost) {
+                        events.emit(
+                            crate::events::RunEvent::new(crate::events::EventLevel::Warning, "vibe", event.message())
+                                .with_data(event.to_json()),
+                        );
+                    }
+                    if let Some(previous) = &previous {
+                        previous(event);
+                    }
+                }));
+            }
             let roster = crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;
@@ -276,6 +308,10 @@ impl RunBuilder {
         if self.structural {
             crate::structural::register_tools(&mut registry);
             wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
+        }
+        if self.language_servers || self.structural {
+            crate::staged::register_tools(&mut registry);
+            wire(&mut registry, Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())))?;
         }
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;
@@ -345,6 +381,7 @@ impl Run {
             sandbox: None,
             vibe: None,
             structural: false,
+            events: crate::events::EventSink::none(),
         }
     }
 

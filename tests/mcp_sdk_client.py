@@ -1,42 +1,82 @@
-"""Drives `runbound serve` with the official MCP Python SDK client (PyPI `mcp`), unmodified.
+"""Drives `runbound serve` with the official MCP Python SDK client (PyPI `mcp`), unmodified,
+through the MCP scenario of the suite; `tests/mcp_sdk_client.mjs` runs the same scenario with the
+official TypeScript SDK and prints the same step lines.
 
 Usage: python3 tests/mcp_sdk_client.py RUNBOUND_BINARY WORKSPACE
 
-The workspace must contain `hello.txt` with the line `hello from the workspace`. The script
-initializes a ClientSession over stdio_client (declaring elicitation through a callback), lists
-tools, calls `read` (content checked), calls `read` on a missing file (isError checked), calls
-`write` under `--approve ask` (a permission prompt answered "allow once" by the elicitation
-callback; the file is checked on disk), and calls `write` again answered "decline" (denied).
-Prints one `ok <step>` line per passed step and exits 0; any failure raises (exit 1).
+The workspace must contain `hello.txt` (`hello from the workspace`) and `tree/` with Python
+files holding one `print(...)` each. The server runs with `--approve ask --kernel cpython --vibe
+--worker fast=…` (see tests/it/mcp_sdk.rs). Steps: initialize (declaring elicitation), list
+tools, `read` (content checked), `read` of a missing file (isError), `write` allowed once
+through an elicitation (file checked), `write` declined (denied, no file), `ask_user` answered
+through an elicitation, `ast_grep` over `tree/` with progress before the response,
+`logging/setLevel notice` then `eval` allowed for the run (a notice log message says so),
+an `eval` cancelled by the client (the kernel keeps its state: the next cell sees the
+variable), and a background worker whose completion arrives as a
+`notifications/runbound/worker` notification. Prints one `ok <step>` line per passed step and
+exits 0; any failure raises (exit 1).
 """
 
 import os
 import sys
+import time
 
 import anyio
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.extension import NotificationBinding
 from mcp.client.stdio import stdio_client
+from pydantic import BaseModel, ConfigDict
 
 
 def text_of(result: types.CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
+class WorkerEvent(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    worker_id: str
+    label: str
+    status: str
+    result_excerpt: str
+
+
 async def main(binary: str, workspace: str) -> None:
     prompts: list[types.ElicitRequestParams] = []
-    answers = ["allow once", None]  # None: decline
+    answers = [
+        {"decision": "allow once"},
+        None,  # decline
+        {"choice": "9090", "answer": "or any free port"},
+        {"decision": "allow for this run"},
+    ]
+    logs: list[types.LoggingMessageNotificationParams] = []
+    workers: list[WorkerEvent] = []
 
     async def on_elicitation(context, params: types.ElicitRequestParams) -> types.ElicitResult:
         prompts.append(params)
         answer = answers.pop(0)
         if answer is None:
             return types.ElicitResult(action="decline")
-        return types.ElicitResult(action="accept", content={"decision": answer})
+        return types.ElicitResult(action="accept", content=answer)
 
-    server = StdioServerParameters(command=binary, args=["--workspace", workspace, "--approve", "ask", "serve"])
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    async def on_worker(params: WorkerEvent) -> None:
+        workers.append(params)
+
+    worker_binding = NotificationBinding(method="notifications/runbound/worker", params_type=WorkerEvent, handler=on_worker)
+    worker = "fast=cat > /dev/null; echo worker-finished"
+    args = ["--workspace", workspace, "--approve", "ask", "--kernel", "cpython", "--vibe", "--worker", worker, "serve"]
+    server = StdioServerParameters(command=binary, args=args)
     async with stdio_client(server) as (read_stream, write_stream):
-        async with ClientSession(read_stream, write_stream, elicitation_callback=on_elicitation) as session:
+        async with ClientSession(
+            read_stream,
+            write_stream,
+            elicitation_callback=on_elicitation,
+            logging_callback=on_log,
+            notification_bindings=[worker_binding],
+        ) as session:
             with anyio.fail_after(60):
                 init = await session.initialize()
             assert init.server_info.name == "runbound", init
@@ -44,12 +84,12 @@ async def main(binary: str, workspace: str) -> None:
 
             listed = await session.list_tools()
             names = sorted(tool.name for tool in listed.tools)
-            for expected in ("read", "write", "edit", "apply_patch", "ask_user"):
+            for expected in ("read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "eval", "lsp", "debug", "vibe_spawn"):
                 assert expected in names, names
             read_tool = next(tool for tool in listed.tools if tool.name == "read")
             assert read_tool.input_schema["type"] == "object", read_tool
             assert read_tool.annotations is not None and read_tool.annotations.read_only_hint is True, read_tool
-            print(f"ok list_tools {names}")
+            print("ok list_tools")
 
             result = await session.call_tool("read", {"path": "hello.txt"})
             assert result.is_error is False, result
@@ -64,9 +104,8 @@ async def main(binary: str, workspace: str) -> None:
             result = await session.call_tool("write", {"path": "from_sdk.txt", "content": "written via MCP\n"})
             assert result.is_error is False, (result, prompts)
             assert len(prompts) == 1, prompts
-            prompt = prompts[0]
-            assert "Allow write" in prompt.message, prompt
-            decision = prompt.requested_schema["properties"]["decision"]
+            assert "Allow write" in prompts[0].message, prompts[0]
+            decision = prompts[0].requested_schema["properties"]["decision"]
             assert decision["enum"] == ["allow once", "allow for this run", "deny"], decision
             with open(os.path.join(workspace, "from_sdk.txt"), encoding="utf-8") as written:
                 assert written.read() == "written via MCP\n"
@@ -77,6 +116,64 @@ async def main(binary: str, workspace: str) -> None:
             assert len(prompts) == 2, prompts
             assert not os.path.exists(os.path.join(workspace, "declined.txt"))
             print("ok call_tool write declined through elicitation -> isError")
+
+            question = {"question": "Pick a port", "options": [{"label": "8080"}, {"label": "9090"}], "allow_free_text": True}
+            result = await session.call_tool("ask_user", question)
+            assert result.is_error is False, text_of(result)
+            assert prompts[2].requested_schema["properties"]["choice"]["enum"] == ["8080", "9090"], prompts[2]
+            assert result.structured_content["selected"] == ["9090"], result.structured_content
+            assert result.structured_content["free_text"] == "or any free port", result.structured_content
+            print("ok ask_user answered through elicitation")
+
+            progress: list[tuple[float, float, str | None]] = []
+
+            async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                progress.append((time.monotonic(), value, message))
+
+            arguments = {"pattern": "print($$$ARGS)", "path": "tree", "language": "python", "max_results": 3}
+            result = await session.call_tool("ast_grep", arguments, progress_callback=on_progress)
+            answered_at = time.monotonic()
+            assert result.is_error is False, text_of(result)
+            assert text_of(result).startswith("300 matches in 300 files"), text_of(result)
+            await anyio.sleep(1.0)
+            assert progress, "progress before the ast_grep response"
+            assert all(at <= answered_at for at, _, _ in progress), "progress after the response"
+            values = [value for _, value, _ in progress]
+            assert all(a < b for a, b in zip(values, values[1:])), values
+            assert all(message and message.endswith("files searched") for _, _, message in progress), progress
+            print(f"ok ast_grep progress before the response ({len(progress)})")
+
+            await session.set_logging_level("notice")
+            result = await session.call_tool("eval", {"code": "x = 41\nx + 1", "description": "set a variable and add one"})
+            assert result.is_error is False, text_of(result)
+            assert "Out: 42" in text_of(result), text_of(result)
+            assert len(prompts) == 4 and "Allow eval" in prompts[3].message, prompts[-1]
+            with anyio.fail_after(10):
+                while not any("eval may run without asking" in log.data.get("message", "") for log in logs):
+                    await anyio.sleep(0.05)
+            notice = next(log for log in logs if "eval may run without asking" in log.data.get("message", ""))
+            assert notice.level == "notice" and notice.logger == "runbound/registry", notice
+            print("ok eval allowed for the run (notice log message)")
+
+            with anyio.move_on_after(3):
+                await session.call_tool("eval", {"code": "import time\ny = x\ntime.sleep(600)", "description": "sleep until the client cancels"})
+                raise AssertionError("the sleeping cell returned instead of being cancelled")
+            # The cancelled cell was interrupted (else this cell would wait behind it for hours).
+            result = await session.call_tool(
+                "eval", {"code": "y + 1", "description": "use the variable the cancelled cell set"}, read_timeout_seconds=120
+            )
+            assert result.is_error is False, text_of(result)
+            assert "Out: 42" in text_of(result) and "kernel generation 1" in text_of(result), text_of(result)
+            print("ok eval cancelled; the kernel kept its state")
+
+            result = await session.call_tool("vibe_spawn", {"brief": "say you finished", "label": "finisher", "tier": "fast"})
+            assert result.is_error is False, text_of(result)
+            with anyio.fail_after(60):
+                while not workers:
+                    await anyio.sleep(0.05)
+            assert workers[0].status == "completed" and workers[0].label == "finisher", workers[0]
+            assert "worker-finished" in workers[0].result_excerpt, workers[0]
+            print("ok worker notification")
     print("ok session closed")
 
 

@@ -191,7 +191,13 @@ impl DebugSupervisor {
                 let session = state.session.take().expect("checked above");
                 state.last_output = Some(session.output_text());
                 let teardown = session.terminate(&reason);
-                state.ended_notice = Some(format!("{reason}; {teardown}"));
+                let ended = format!("{reason}; {teardown}");
+                crate::events::emit(crate::events::RunEvent::new(
+                    crate::events::EventLevel::Info,
+                    "debug",
+                    format!("the debug session ended: {ended}"),
+                ));
+                state.ended_notice = Some(ended);
             }
         }
         // Taken only once reported: an input error returned early keeps it for the next call.

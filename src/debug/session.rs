@@ -402,7 +402,9 @@ impl Session {
                 if spec.transport == AdapterTransport::TcpPortFromStdout {
                     process = process.with_stdin_piped(false);
                 }
-                let child = ChildProcess::spawn(process)?;
+                // Under the process guardian: the debuggee and whatever it starts die with the
+                // adapter even when the host is killed with SIGKILL (transport::guardian).
+                let child = crate::transport::guardian::spawn_guarded(process, crate::transport::guardian::find_python().as_deref())?;
                 match spec.transport {
                     AdapterTransport::Stdio => RpcConnection::over_child(child, WireProtocol::DapContentLength, options)?,
                     AdapterTransport::TcpPortFromStdout => {

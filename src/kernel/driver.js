@@ -1,5 +1,8 @@
-// runbound kernel driver for Node. Embedded in the runbound binary and started as
-// `node --expose-internals -e <this source>`; it is not a file on disk.
+// runbound kernel driver for Node. Embedded in the runbound binary; the kernel is started as
+// `node --expose-internals -e <boot>`, where the boot line reads this source from fd 5 (the host
+// writes it there right after the spawn) and runs it in the main context; it is not a file on
+// disk. Under runbound's process guardian, RUNBOUND_GUARDIAN_PID is in the environment (or
+// RUNBOUND_GUARDIAN_UNAVAILABLE with the reason): reported in `ready`, removed from what cells see.
 //
 // Protocol: JSON lines on descriptors of its own: host -> kernel on fd 3, kernel -> host on
 // fd 4 (see driver.py for the message types). Node cannot fcntl, so both are reopened through
@@ -26,6 +29,9 @@ function privateFd(fd, flags) {
     return fd;
   }
 }
+const guardian = { pid: process.env.RUNBOUND_GUARDIAN_PID || null, unavailable: process.env.RUNBOUND_GUARDIAN_UNAVAILABLE || null };
+delete process.env.RUNBOUND_GUARDIAN_PID;
+delete process.env.RUNBOUND_GUARDIAN_UNAVAILABLE;
 const PROTO_IN = privateFd(3, fs.constants.O_RDONLY);
 const PROTO_OUT = privateFd(4, fs.constants.O_WRONLY);
 function writeRawCellEnd(cell) {
@@ -108,7 +114,8 @@ function capText(text) {
   const data = Buffer.from(text, 'utf8');
   if (data.length <= limits.max_item_bytes) return text;
   const half = Math.floor(limits.max_item_bytes / 2);
-  return `${data.subarray(0, half).toString('utf8')}\n[... truncated ${data.length - 2 * half} bytes of this item ...]\n${data.subarray(data.length - half).toString('utf8')}`;
+  // The same words as the host's cuts (runbound's render::middle_cut_notice).
+  return `${data.subarray(0, half).toString('utf8')}\n[\u2026 cut: showing the first ${half} and last ${half} of ${data.length} bytes of this item \u2026]\n${data.subarray(data.length - half).toString('utf8')}`;
 }
 
 function render(value) {
@@ -246,7 +253,7 @@ function formatError(err) {
   return util.inspect(err);
 }
 
-send({ type: 'ready', backend: 'node', version: process.versions.node, executable: process.execPath, pid: process.pid, cwd: process.cwd() });
+send({ type: 'ready', backend: 'node', version: process.versions.node, executable: process.execPath, pid: process.pid, cwd: process.cwd(), guardian_pid: guardian.pid, guardian_unavailable: guardian.unavailable });
 
 async function main() {
   for (;;) {
@@ -269,7 +276,7 @@ async function main() {
     // Let callbacks that are already due run before the cell is reported done.
     await new Promise((resolve) => setImmediate(resolve));
     const rawMarker = writeRawCellEnd(message.cell);
-    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, status, omitted_bytes: cellOutput.omitted, tail: cellOutput.tail, figures_omitted: 0 });
+    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, status, omitted_bytes: cellOutput.omitted, head_bytes: cellOutput.sent, tail_bytes: cellOutput.tailBytes, tail: cellOutput.tail, figures_omitted: 0 });
   }
 }
 main();

@@ -1,5 +1,9 @@
-# runbound kernel driver for CPython. Embedded in the runbound binary and started as
-# `python -u -c <this source>`; it is not a file on disk.
+# runbound kernel driver for CPython. Embedded in the runbound binary; the kernel is started as
+# `python -u -X utf8 -c <boot>`, where the boot line reads this source from fd 5 (the host writes
+# it there right after the spawn and closes the pipe); it is not a file on disk. When the kernel
+# runs under runbound's process guardian, RUNBOUND_GUARDIAN_PID is in its environment (or
+# RUNBOUND_GUARDIAN_UNAVAILABLE with the reason); the driver reports it in `ready` and removes it
+# from the environment cells see.
 # The helpers it shares with embedded_driver.py (output capping, magic rewriting, %timeit
 # options, limits) are in driver_common.py, which the host puts in front of this source.
 #
@@ -18,7 +22,7 @@
 #                 {"type":"display"|"result","item":{...}} {"type":"error","ename","evalue","traceback"}
 #                 {"type":"tool_call","id":K,"name":...,"args":...}
 #                 {"type":"child","pid":P,"state":"started"|"exited"}
-#                 {"type":"done","cell":N,"status":"ok"|"error","omitted_bytes":B,"tail":[[name,text],...]}
+#                 {"type":"done","cell":N,"status":"ok"|"error","omitted_bytes":B,"head_bytes":H,"tail_bytes":T,"tail":[[name,text],...]}
 import os
 import sys
 
@@ -39,6 +43,8 @@ import types
 
 os.set_inheritable(3, False)
 os.set_inheritable(4, False)
+_GUARDIAN_PID = os.environ.pop("RUNBOUND_GUARDIAN_PID", None)
+_GUARDIAN_UNAVAILABLE = os.environ.pop("RUNBOUND_GUARDIAN_UNAVAILABLE", None)
 _PROTO_IN = os.fdopen(3, "rb")
 _PROTO_OUT = os.fdopen(4, "wb", buffering=0)
 _SEND_LOCK = threading.RLock()
@@ -735,7 +741,7 @@ def _main():
     sys.stderr = _StreamWriter("stderr")
     sys.stdin = open(os.devnull, "r")
     sys.displayhook = lambda value: None if value is None else display(value)
-    _send({"type": "ready", "backend": "cpython", "version": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid(), "cwd": os.getcwd()})
+    _send({"type": "ready", "backend": "cpython", "version": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid(), "cwd": os.getcwd(), "guardian_pid": _GUARDIAN_PID, "guardian_unavailable": _GUARDIAN_UNAVAILABLE})
     while True:
         try:
             message = _read_message()
@@ -772,7 +778,7 @@ def _main():
                 pass
         _flush_streams()
         raw_marker = _write_raw_cell_end(cell)
-        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
+        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "head_bytes": _CELL.sent_bytes, "tail_bytes": _CELL.tail_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
 
 
 try:

@@ -26,7 +26,8 @@ def _cap_text(text, limit=None):
     half = limit // 2
     head = data[:half].decode("utf-8", "ignore")
     tail = data[-half:].decode("utf-8", "ignore")
-    return "%s\n[... truncated %d bytes of this item ...]\n%s" % (head, len(data) - 2 * half, tail)
+    # The same words as the host's cuts (runbound's render::middle_cut_notice).
+    return "%s\n[\u2026 cut: showing the first %d and last %d of %d bytes of this item \u2026]\n%s" % (head, half, half, len(data), tail)
 
 
 class ToolError(Exception):

@@ -459,7 +459,7 @@ def _handle_execute(message):
     finally:
         _native_cell(0)
     _flush_streams()
-    _send({"type": "done", "cell": cell, "status": status, "omitted_bytes": _CELL.omitted_bytes, "tail": _CELL.tail, "figures_omitted": 0})
+    _send({"type": "done", "cell": cell, "status": status, "omitted_bytes": _CELL.omitted_bytes, "head_bytes": _CELL.sent_bytes, "tail_bytes": _CELL.tail_bytes, "tail": _CELL.tail, "figures_omitted": 0})
 
 
 def _main():

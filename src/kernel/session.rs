@@ -3,6 +3,14 @@
 //! embedded RustPython interpreter on its owner thread ([`super::embedded`]) feeding the same
 //! channel with the same messages. The host's watchdog treats both alike.
 //!
+//! Start: the interpreter gets a one-line boot program (`python -u -X utf8 -c <boot>`, `node
+//! --expose-internals -e <boot>`) that reads the driver's source from fd 5, which the host fills
+//! right after the spawn ([`crate::transport::guardian::feed_source`]): the command line stays
+//! short and nothing is written to disk. When a CPython is available for it, the interpreter runs
+//! under the process guardian ([`crate::transport::guardian`], its source on fd 6): a child
+//! subreaper that kills every process the cells started when the host dies, even by SIGKILL.
+//! The kernel's identity says whether it is guarded ([`Containment`]).
+//!
 //! Pipes: the protocol has descriptors of its own, apart from the user's streams. The kernel
 //! reads host → kernel messages on fd 3 and writes kernel → host messages on fd 4 (both made
 //! close-on-exec by the driver at startup, so shell children never inherit them); its stdin is
@@ -15,6 +23,7 @@
 //! No socket, no port, no key.
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -28,6 +37,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::transport::framing::{read_json_line, write_json_line};
+use crate::transport::guardian;
 use crate::transport::process::{ChildProcess, PipeDirection, ProcessSpec};
 
 use super::{Language, Sandbox};
@@ -39,6 +49,10 @@ const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 const PROTOCOL_IN_FD: i32 = 3;
 /// The kernel's fd for kernel → host protocol messages.
 const PROTOCOL_OUT_FD: i32 = 4;
+/// The kernel's fd from which its boot line reads the driver's source (then closes it).
+const DRIVER_SOURCE_FD: i32 = 5;
+/// The guardian's fd from which its boot line reads the guardian's source.
+const GUARDIAN_SOURCE_FD: i32 = 6;
 
 /// Start of the end-of-cell marker the drivers write to fd 1 after each cell:
 /// `\0runbound-cell-end <cell>\0`. The raw stdout reader turns it into
@@ -68,10 +82,29 @@ pub(crate) struct KernelIdentity {
     pub version: String,
     /// The interpreter executable.
     pub executable: PathBuf,
-    /// The kernel's pid as seen by the host (the host's own pid for the embedded kernel).
+    /// The interpreter's pid as seen by the host (the host's own pid for the embedded kernel;
+    /// in a sandbox, the pid of the process the host started, since the interpreter's own pid
+    /// may be another namespace's).
     pub pid: u32,
     /// Whether it runs inside the run's sandbox.
     pub sandboxed: bool,
+    /// Whether processes its cells start die with it when the host is killed.
+    pub containment: Containment,
+}
+
+/// Whether a kernel's processes are contained when the host dies without cleaning up
+/// (SIGKILL): see [`crate::transport::guardian`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Containment {
+    /// The kernel runs under the guardian with this pid (as the kernel sees it).
+    Guarded {
+        /// The guardian's pid.
+        guardian_pid: u32,
+    },
+    /// The guardian was started but could not take over: why.
+    GuardianFailed(String),
+    /// No guardian was started: why (no CPython to run it; the embedded kernel).
+    Unguarded(String),
 }
 
 /// A live kernel. Dropping a spawned one kills the kernel's process group and every process
@@ -108,6 +141,11 @@ pub(crate) struct KernelLaunch<'a> {
     pub language: Language,
     pub interpreter: &'a Path,
     pub driver_source: &'static str,
+    /// The CPython that runs the guardian, or why there is none (the kernel then runs
+    /// unguarded).
+    pub guardian_python: Result<&'a Path, &'a str>,
+    /// Environment variables set for the kernel on top of the host's (e.g. an activated venv).
+    pub env: Vec<(OsString, OsString)>,
     pub cwd: &'a Path,
     pub sandbox: Option<&'a Sandbox>,
     pub generation: u64,
@@ -115,26 +153,40 @@ pub(crate) struct KernelLaunch<'a> {
 }
 
 impl LiveKernel {
-    /// Starts the interpreter with the driver and waits (bounded) for its `ready` message.
+    /// Starts the interpreter (under the guardian when there is a CPython for it) with the
+    /// driver and waits (bounded) for its `ready` message.
     pub(crate) fn start(launch: &KernelLaunch<'_>) -> Result<LiveKernel, ToolError> {
-        let (backend, interpreter_args): (&'static str, Vec<&str>) = match launch.language {
-            Language::Python => ("cpython", vec!["-u", "-X", "utf8", "-c", launch.driver_source]),
-            Language::Javascript => ("node", vec!["--expose-internals", "-e", launch.driver_source]),
+        let (backend, interpreter_args): (&'static str, Vec<String>) = match launch.language {
+            Language::Python => (
+                "cpython",
+                vec!["-u".into(), "-X".into(), "utf8".into(), "-c".into(), guardian::python_boot(DRIVER_SOURCE_FD, "<runbound-kernel>")],
+            ),
+            Language::Javascript => {
+                ("node", vec!["--expose-internals".into(), "-e".into(), guardian::node_boot(DRIVER_SOURCE_FD, "runbound-kernel.js")])
+            }
         };
         let display_name = format!("{backend} kernel g{} @ {}", launch.generation, launch.cwd.display());
-        let spec = match launch.sandbox {
-            Some(sandbox) => {
-                let Some((program, prefix_args)) = sandbox.command_prefix.split_first() else {
-                    return Err(ToolError::invalid("the run's sandbox has an empty command prefix")
-                        .with_hint("configure the sandbox with a program, e.g. [\"bwrap\", \"--ro-bind\", \"/\", \"/\", …]"));
-                };
-                ProcessSpec::new(PathBuf::from(program), launch.cwd)
-                    .with_args(prefix_args.iter().cloned())
-                    .with_arg(launch.interpreter.as_os_str().to_owned())
-                    .with_args(interpreter_args.iter().copied())
+        // Outside in: the sandbox prefix, the guardian, the interpreter and its boot line.
+        let mut command: Vec<OsString> = Vec::new();
+        if let Some(sandbox) = launch.sandbox {
+            if sandbox.command_prefix.is_empty() {
+                return Err(ToolError::invalid("the run's sandbox has an empty command prefix")
+                    .with_hint("configure the sandbox with a program, e.g. [\"bwrap\", \"--ro-bind\", \"/\", \"/\", …]"));
             }
-            None => ProcessSpec::new(launch.interpreter.to_path_buf(), launch.cwd).with_args(interpreter_args.iter().copied()),
-        };
+            command.extend(sandbox.command_prefix.iter().cloned());
+        }
+        if let Ok(python) = launch.guardian_python {
+            command.extend(guardian::command_prefix(python, GUARDIAN_SOURCE_FD));
+        }
+        command.push(launch.interpreter.as_os_str().to_owned());
+        command.extend(interpreter_args.into_iter().map(OsString::from));
+        let mut spec = ProcessSpec::new(PathBuf::from(&command[0]), launch.cwd).with_args(command[1..].iter().cloned());
+        if launch.guardian_python.is_ok() {
+            spec = spec.with_extra_pipe(GUARDIAN_SOURCE_FD, PipeDirection::ParentWrites);
+        }
+        for (key, value) in &launch.env {
+            spec = spec.with_env(key, value);
+        }
         let spec = spec
             .with_display_name(display_name.clone())
             .with_env("PYTHONUNBUFFERED", "1")
@@ -150,8 +202,13 @@ impl LiveKernel {
             .with_stdin_piped(false)
             .with_stdout_piped(true)
             .with_extra_pipe(PROTOCOL_IN_FD, PipeDirection::ParentWrites)
-            .with_extra_pipe(PROTOCOL_OUT_FD, PipeDirection::ParentReads);
+            .with_extra_pipe(PROTOCOL_OUT_FD, PipeDirection::ParentReads)
+            .with_extra_pipe(DRIVER_SOURCE_FD, PipeDirection::ParentWrites);
         let child = ChildProcess::spawn(spec)?;
+        if launch.guardian_python.is_ok() {
+            guardian::feed_source(&child, GUARDIAN_SOURCE_FD, guardian::GUARDIAN_SOURCE)?;
+        }
+        guardian::feed_source(&child, DRIVER_SOURCE_FD, launch.driver_source)?;
         let pid = child.pid();
         let to_kernel = child.take_extra_pipe(PROTOCOL_IN_FD);
         let (Some(protocol_out), Some(stdout)) = (child.take_extra_pipe(PROTOCOL_OUT_FD), child.take_stdout()) else {
@@ -208,6 +265,10 @@ impl LiveKernel {
                 executable: launch.interpreter.to_path_buf(),
                 pid,
                 sandboxed: launch.sandbox.is_some(),
+                containment: match launch.guardian_python {
+                    Ok(_) => Containment::GuardianFailed("the kernel did not say".to_owned()),
+                    Err(why) => Containment::Unguarded(why.to_owned()),
+                },
             },
             child_groups: Arc::new(Mutex::new(BTreeSet::new())),
             generation: launch.generation,
@@ -220,6 +281,18 @@ impl LiveKernel {
             match kernel.events.recv_timeout(remaining) {
                 Ok(KernelEvent::Message(message)) if message["type"] == "ready" => {
                     kernel.identity.version = message["version"].as_str().unwrap_or("?").to_owned();
+                    if !kernel.identity.sandboxed {
+                        if let Some(interpreter_pid) = message["pid"].as_u64().and_then(|pid| u32::try_from(pid).ok()) {
+                            kernel.identity.pid = interpreter_pid;
+                        }
+                    }
+                    if launch.guardian_python.is_ok() {
+                        kernel.identity.containment = match (message["guardian_pid"].as_str(), message["guardian_unavailable"].as_str()) {
+                            (Some(pid), _) if pid.parse::<u32>().is_ok() => Containment::Guarded { guardian_pid: pid.parse().unwrap_or(0) },
+                            (_, Some(why)) => Containment::GuardianFailed(why.to_owned()),
+                            _ => Containment::GuardianFailed("the kernel did not report a guardian".to_owned()),
+                        };
+                    }
                     return Ok(kernel);
                 }
                 Ok(KernelEvent::Message(_)) | Ok(KernelEvent::Raw(_)) | Ok(KernelEvent::RawCellEnd(_)) => continue,
@@ -254,6 +327,9 @@ impl LiveKernel {
                 executable: PathBuf::from("(embedded in the host process)"),
                 pid: std::process::id(),
                 sandboxed: false,
+                containment: Containment::Unguarded(
+                    "the embedded interpreter runs inside the host process, and its cells cannot start processes".to_owned(),
+                ),
             },
             child_groups: Arc::new(Mutex::new(BTreeSet::new())),
             generation,

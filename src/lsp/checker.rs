@@ -428,13 +428,16 @@ fn run_checker(
         for (key, value) in &extra_env {
             spec = spec.with_env(key, value);
         }
-        let completed = match run_to_completion(spec, b"", remaining, 8 * 1024 * 1024) {
-            Ok(completed) => completed,
-            Err(err) => {
-                run.problem = Some(format!("{name} failed to run: {}", err.message));
-                continue;
-            }
-        };
+        let shown = format!("{name} {}", args.first().map_or("", String::as_str));
+        let describe = |elapsed: Duration| format!("checker `{shown}` running, {} s", elapsed.as_secs());
+        let completed =
+            match crate::progress::while_waiting(Some(remaining), describe, || run_to_completion(spec, b"", remaining, 8 * 1024 * 1024)) {
+                Ok(completed) => completed,
+                Err(err) => {
+                    run.problem = Some(format!("{name} failed to run: {}", err.message));
+                    continue;
+                }
+            };
         if completed.timed_out {
             run.problem = Some(format!("{name} timed out after {} ms and was killed; the list is incomplete", remaining.as_millis()));
         }

@@ -38,6 +38,10 @@ pub const SERVER_CANCELLED: i64 = -32802;
 /// JSON-RPC `MethodNotFound`.
 pub const METHOD_NOT_FOUND: i64 = -32601;
 
+/// After a server's check run ends, how long no other may begin before it counts as the last:
+/// rust-analyzer ends a cancelled flycheck like a finished one and begins its restart at once.
+pub const CHECK_RUN_RESTART_WINDOW: Duration = Duration::from_millis(300);
+
 /// How many times a read-only request is retried after ContentModified / ServerCancelled.
 pub const READ_ONLY_RETRIES: u32 = 3;
 
@@ -107,6 +111,18 @@ pub struct PublishedDiagnostics {
     pub diagnostics: Vec<Value>,
     /// When the set arrived.
     pub received_at: Instant,
+}
+
+/// What the diagnostics store holds for one path (see [`LanguageServer::stored_diagnostics`]).
+#[derive(Debug, Clone)]
+pub enum StoredDiagnostics {
+    /// The latest publish, newer than the text the server has and than any change on disk.
+    Current(PublishedDiagnostics),
+    /// What is stored (or the absence of a publish) predates the text the server has now.
+    Stale,
+    /// The server never published for this path (for a server that publishes only files with
+    /// diagnostics, e.g. rust-analyzer's flycheck and gopls, this means none).
+    NeverPublished,
 }
 
 /// What [`LanguageServer::sync_document`] did.
@@ -202,6 +218,71 @@ pub(crate) struct ServerState {
     check_runs_started: u64,
     /// See `check_runs_started`.
     check_runs_finished: u64,
+    /// Files changed on disk outside the tools (seen by [`LanguageServer::resync_from_disk`]):
+    /// path → (publish generation, check runs started) when the change was seen. Until a newer
+    /// publish for the path arrives, or (servers with a check run) a check run that began after
+    /// the change ends, the stored diagnostics of the path predate the change and are not
+    /// returned as current.
+    stale: HashMap<PathBuf, (u64, u64)>,
+    /// The open window for `workspace/applyEdit` (see [`LanguageServer::open_apply_edit_window`]);
+    /// outside one, the server's edits are refused.
+    apply_edit_window: Option<ApplyEditWindowState>,
+}
+
+/// What a server's `workspace/applyEdit` does while a window is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyEditMode {
+    /// Apply it through the run's atomic applier (all-or-nothing, confined to the workspace)
+    /// and record what was written: `lsp_code_action` running a command.
+    Apply,
+    /// Record it and answer `applied: false` (the edit is staged for a preview instead):
+    /// `lsp_code_action` with `preview: true` running a command.
+    Capture,
+}
+
+#[derive(Debug)]
+struct ApplyEditWindowState {
+    mode: ApplyEditMode,
+    label: String,
+    received: Vec<ReceivedEdit>,
+}
+
+/// One `workspace/applyEdit` a server sent inside a window.
+#[derive(Debug, Clone)]
+pub struct ReceivedEdit {
+    /// The request's `label`, when the server gave one.
+    pub label: Option<String>,
+    /// The `WorkspaceEdit` JSON.
+    pub edit: Value,
+    /// What runbound answered (`{applied, failureReason?}`).
+    pub answer: Value,
+    /// Absolute paths written or deleted (mode [`ApplyEditMode::Apply`] only).
+    pub written: Vec<PathBuf>,
+}
+
+/// An open window during which a server's `workspace/applyEdit` requests are applied or
+/// captured (by [`ApplyEditMode`]); closed on [`ApplyEditWindow::close`] or drop. Outside every
+/// window a server's edit is refused: servers change files only while a write-tier tool runs
+/// one of their commands.
+pub struct ApplyEditWindow<'a> {
+    server: &'a LanguageServer,
+    closed: bool,
+}
+
+impl ApplyEditWindow<'_> {
+    /// Closes the window and returns the edits received while it was open, in order.
+    pub fn close(mut self) -> Vec<ReceivedEdit> {
+        self.closed = true;
+        self.server.shared.0.lock().apply_edit_window.take().map(|window| window.received).unwrap_or_default()
+    }
+}
+
+impl Drop for ApplyEditWindow<'_> {
+    fn drop(&mut self) {
+        if !self.closed {
+            self.server.shared.0.lock().apply_edit_window = None;
+        }
+    }
 }
 
 /// One running language server (one process per (server id, root)).
@@ -212,6 +293,9 @@ pub struct LanguageServer {
     connection: Arc<RpcConnection>,
     shared: Arc<(Mutex<ServerState>, Condvar)>,
     documents: Mutex<HashMap<PathBuf, TrackedDocument>>,
+    /// Documents opened only for diagnostics on write (importers of a written file), least
+    /// recently checked first.
+    opened_for_checks: Mutex<VecDeque<PathBuf>>,
     watched_files: Mutex<Option<FileStamps>>,
     capabilities: Value,
     server_info: Option<String>,
@@ -226,6 +310,9 @@ pub struct LanguageServer {
 #[derive(Debug, Clone)]
 struct TrackedDocument {
     version: i32,
+    /// The publish generation just before the last `didOpen` / `didChange` was sent: a publish
+    /// with a larger generation came after the server had this text.
+    synced_generation: u64,
     mtime: Option<SystemTime>,
     size: u64,
     text: String,
@@ -280,6 +367,7 @@ impl LanguageServer {
             connection,
             shared,
             documents: Mutex::new(HashMap::new()),
+            opened_for_checks: Mutex::new(VecDeque::new()),
             watched_files: Mutex::new(None),
             capabilities: Value::Null,
             server_info: None,
@@ -350,6 +438,29 @@ impl LanguageServer {
         self.position_encoding
     }
 
+    /// The `serverInfo` the server sent at `initialize` (`name version`), if any.
+    pub fn server_info(&self) -> Option<&str> {
+        self.server_info.as_deref()
+    }
+
+    /// Opens the window during which this server's `workspace/applyEdit` requests are applied
+    /// or captured (`mode`); `label` names the call in the answer to a refused edit.
+    ///
+    /// # Errors
+    /// `conflict` when a window is already open on this server (another call is running one of
+    /// its commands).
+    pub fn open_apply_edit_window(&self, mode: ApplyEditMode, label: &str) -> Result<ApplyEditWindow<'_>, ToolError> {
+        let mut state = self.shared.0.lock();
+        if let Some(open) = &state.apply_edit_window {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!("{} is already running a command for another call ({}); try again when it has finished", self.id(), open.label),
+            ));
+        }
+        state.apply_edit_window = Some(ApplyEditWindowState { mode, label: label.to_owned(), received: Vec::new() });
+        Ok(ApplyEditWindow { server: self, closed: false })
+    }
+
     /// The raw `ServerCapabilities` from `initialize`.
     pub fn capabilities(&self) -> &Value {
         &self.capabilities
@@ -369,6 +480,10 @@ impl LanguageServer {
             "textDocument/codeAction" => "codeActionProvider",
             "textDocument/diagnostic" => "diagnosticProvider",
             "textDocument/rename" => "renameProvider",
+            "workspace/executeCommand" => "executeCommandProvider",
+            "codeAction/resolve" => return self.capabilities.pointer("/codeActionProvider/resolveProvider") == Some(&Value::Bool(true)),
+            "textDocument/prepareCallHierarchy" | "callHierarchy/incomingCalls" | "callHierarchy/outgoingCalls" => "callHierarchyProvider",
+            "textDocument/prepareTypeHierarchy" | "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => "typeHierarchyProvider",
             "textDocument/prepareRename" => {
                 return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true))
             }
@@ -411,6 +526,43 @@ impl LanguageServer {
         loop {
             let readiness = self.readiness();
             if matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
+                return ReadinessReport { readiness, waited: start.elapsed() };
+            }
+            // The server's own progress titles and percentages, for a host that listens.
+            crate::progress::report_with(|| {
+                crate::progress::ProgressUpdate::new(start.elapsed().as_secs_f64())
+                    .with_total(deadline.saturating_duration_since(start).as_secs_f64())
+                    .with_message(format!("{}: {}", self.definition.id, readiness.describe()))
+            });
+            let (lock, condvar) = &*self.shared;
+            let mut state = lock.lock();
+            let slice = (Instant::now() + Duration::from_millis(100)).min(deadline);
+            condvar.wait_until(&mut state, slice);
+        }
+    }
+
+    /// Waits until the server can run its own project check, or `deadline` passes: for a server
+    /// with a check run (rust-analyzer) that is once its workspace is loaded and its first check
+    /// run began, even while it still primes caches ("Indexing" std and dependencies, which
+    /// neither `cargo check` nor diagnostics need); for other servers the same as
+    /// [`LanguageServer::wait_until_ready`].
+    pub fn wait_until_loaded(&self, deadline: Instant) -> ReadinessReport {
+        if self.definition.write_check != crate::lsp::servers::WriteCheck::ProjectCheckRun {
+            return self.wait_until_ready(deadline);
+        }
+        let start = Instant::now();
+        loop {
+            let readiness = self.readiness();
+            let loaded = {
+                let state = self.shared.0.lock();
+                state.check_runs_started > 0
+                    && state
+                        .progress
+                        .iter()
+                        .all(|(token, (title, _))| is_check_run_token(token) || token.contains("cachePriming") || title == "Indexing")
+            };
+            if loaded || matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
+                let readiness = if loaded { Readiness::Ready } else { readiness };
                 return ReadinessReport { readiness, waited: start.elapsed() };
             }
             let (lock, condvar) = &*self.shared;
@@ -481,6 +633,13 @@ impl LanguageServer {
     /// # Errors
     /// Transport errors.
     pub fn sync_document_text(&self, path: &Path, text: String, mtime: Option<SystemTime>, size: u64) -> Result<DocumentSync, ToolError> {
+        // The served-files snapshot learns the new stamp too, so the next scan does not report
+        // (and mark stale) a change the server was just sent.
+        if let Some(watched) = self.watched_files.lock().as_mut() {
+            if path.starts_with(&self.root) && self.definition.serves(path) {
+                watched.insert(path.to_path_buf(), (mtime, size));
+            }
+        }
         let mut documents = self.documents.lock();
         let generation_before = self.diagnostics_generation();
         let uri = path_to_uri(path);
@@ -491,7 +650,8 @@ impl LanguageServer {
                     "textDocument/didOpen",
                     json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
                 )?;
-                documents.insert(path.to_path_buf(), TrackedDocument { version: 1, mtime, size, text });
+                documents
+                    .insert(path.to_path_buf(), TrackedDocument { version: 1, synced_generation: generation_before, mtime, size, text });
                 Ok(DocumentSync { path: path.to_path_buf(), uri, version: 1, opened: true, changed: false, generation_before })
             }
             Some(document) => {
@@ -508,6 +668,7 @@ impl LanguageServer {
                     });
                 }
                 document.version += 1;
+                document.synced_generation = generation_before;
                 self.notify(
                     "textDocument/didChange",
                     json!({"textDocument": {"uri": uri, "version": document.version}, "contentChanges": [{"text": text}]}),
@@ -530,47 +691,85 @@ impl LanguageServer {
     /// closes documents whose file was deleted, and sends `workspace/didChangeWatchedFiles` for
     /// served files created, changed or deleted under the root since the last scan (bounded to
     /// 5000 files); a created file also gets a `didOpen`/`didClose` cycle (pyright ignores bare
-    /// creation events). Returns how many documents were resynced.
+    /// creation events). Every path changed this way is marked stale: the diagnostics stored for
+    /// it predate the change and are not returned as current until the server publishes for it
+    /// again (or, for a server with its own check run, until a check run that began after the
+    /// change ends; rust-analyzer gets `rust-analyzer/runFlycheck`, since its flycheck reruns only on
+    /// save and drops the check of a save now and then). Returns how many documents
+    /// were resynced.
     pub fn resync_from_disk(&self) -> usize {
+        self.resync_from_disk_except(&[])
+    }
+
+    /// [`LanguageServer::resync_from_disk`] leaving `skip` alone (files a tool just wrote, which
+    /// diagnostics on write syncs itself after taking the pre-write state).
+    pub fn resync_from_disk_except(&self, skip: &[PathBuf]) -> usize {
         let mut events: Vec<Value> = Vec::new();
         let mut resynced = 0;
-        let tracked: Vec<(PathBuf, Option<SystemTime>, u64)> =
-            self.documents.lock().iter().map(|(path, doc)| (path.clone(), doc.mtime, doc.size)).collect();
+        let mut changed_paths: Vec<PathBuf> = Vec::new();
+        let tracked: Vec<(PathBuf, Option<SystemTime>, u64)> = self
+            .documents
+            .lock()
+            .iter()
+            .filter(|(path, _)| !skip.contains(path))
+            .map(|(path, doc)| (path.clone(), doc.mtime, doc.size))
+            .collect();
         for (path, mtime, size) in tracked {
             if !path.exists() {
                 let uri = path_to_uri(&path);
                 self.documents.lock().remove(&path);
                 let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+                changed_paths.push(path);
                 continue;
             }
             if file_stamp(&path) != (mtime, size) && self.sync_document(&path).is_ok_and(|sync| sync.changed) {
                 resynced += 1;
+                changed_paths.push(path);
             }
         }
         let current = scan_served_files(&self.definition, &self.root);
         let mut watched = self.watched_files.lock();
         if let (Some(previous), Some(current)) = (watched.as_ref(), current.as_ref()) {
             for (path, stamp) in current {
+                if skip.contains(path) {
+                    continue;
+                }
                 match previous.get(path) {
                     None => events.push(json!({"uri": path_to_uri(path), "type": 1})),
                     Some(old) if old != stamp => events.push(json!({"uri": path_to_uri(path), "type": 2})),
                     Some(_) => (),
                 }
             }
-            for path in previous.keys().filter(|path| !current.contains_key(*path)) {
+            for path in previous.keys().filter(|path| !current.contains_key(*path) && !skip.contains(path)) {
                 events.push(json!({"uri": path_to_uri(path), "type": 3}));
             }
         }
-        *watched = current;
+        // Skipped files keep their previous stamp, so a later scan still reports them if the
+        // caller never syncs them.
+        let mut next = current;
+        if let (Some(next), Some(previous)) = (next.as_mut(), watched.as_ref()) {
+            for path in skip {
+                match previous.get(path) {
+                    Some(stamp) => {
+                        next.insert(path.clone(), *stamp);
+                    }
+                    None => {
+                        next.remove(path);
+                    }
+                }
+            }
+        }
+        *watched = next;
         drop(watched);
         if !events.is_empty() {
             let _ = self.notify("workspace/didChangeWatchedFiles", json!({"changes": events}));
         }
         // Some servers (pyright) ignore a bare "created" event: an open/close cycle makes them
         // read the new file.
-        for event in events.iter().filter(|event| event["type"] == 1) {
+        for event in &events {
             let Some(path) = event["uri"].as_str().and_then(uri_to_path) else { continue };
-            if self.documents.lock().contains_key(&path) {
+            changed_paths.push(path.clone());
+            if event["type"] != 1 || self.documents.lock().contains_key(&path) {
                 continue;
             }
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
@@ -581,6 +780,21 @@ impl LanguageServer {
                 json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
             );
             let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+        }
+        if !changed_paths.is_empty() {
+            let (lock, _) = &*self.shared;
+            let mut state = lock.lock();
+            let mark = (state.publish_generation, state.check_runs_started);
+            for path in &changed_paths {
+                state.stale.insert(path.clone(), mark);
+            }
+            drop(state);
+            // rust-analyzer reruns its flycheck (cargo check, which reads the disk) only on
+            // save, and drops the check of a save now and then (while it primes caches): an
+            // explicit run, or the errors stay those of the old text (rust-analyzer #22359).
+            if self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun {
+                let _ = self.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
+            }
         }
         resynced
     }
@@ -595,6 +809,40 @@ impl LanguageServer {
     /// The document version the server has for `path`, if open.
     pub fn document_version(&self, path: &Path) -> Option<i32> {
         self.documents.lock().get(path).map(|doc| doc.version)
+    }
+
+    /// The publish generation just before the server was last sent `path`'s text (`didOpen` /
+    /// `didChange`), if open: a publish with a larger generation came after it.
+    pub fn document_synced_generation(&self, path: &Path) -> Option<u64> {
+        self.documents.lock().get(path).map(|doc| doc.synced_generation)
+    }
+
+    /// Records that `path` was opened only so diagnostics on write could check it (a file that
+    /// imports a written one), most recent last.
+    pub fn note_opened_for_check(&self, path: &Path) {
+        let mut opened = self.opened_for_checks.lock();
+        opened.retain(|known| known != path);
+        opened.push_back(path.to_path_buf());
+    }
+
+    /// Closes the least recently checked of the files opened only for checks until at most `cap`
+    /// remain, never one of `keep`.
+    pub fn trim_opened_for_checks(&self, cap: usize, keep: &[PathBuf]) {
+        let mut to_close = Vec::new();
+        {
+            let mut opened = self.opened_for_checks.lock();
+            let mut index = 0;
+            while opened.len() - to_close.len() > cap && index < opened.len() {
+                if !keep.contains(&opened[index]) {
+                    to_close.push(opened[index].clone());
+                }
+                index += 1;
+            }
+            opened.retain(|path| !to_close.contains(path));
+        }
+        for path in to_close {
+            self.close_document(&path);
+        }
     }
 
     /// The text the server has for `path`, if open.
@@ -614,25 +862,58 @@ impl LanguageServer {
         (state.check_runs_started, state.check_runs_finished)
     }
 
-    /// Waits until a check run that began after `started_before` has ended (or, when none began
-    /// within `begin_grace` after the call, returns `false` at once then), bounded by
-    /// `deadline`. `true` when a run finished.
+    /// Waits until a check run that began after `started_before` has ended and no other began
+    /// within [`CHECK_RUN_RESTART_WINDOW`] after (rust-analyzer reports a cancelled run with the
+    /// same `end` as a finished one and begins the restarted run right after), or — when none
+    /// began within `begin_grace` after the call — returns `false` then; bounded by `deadline`.
+    /// `true` when a run finished.
     pub fn wait_for_check_run(&self, started_before: u64, begin_grace: Duration, deadline: Instant) -> bool {
         let begin_by = Instant::now() + begin_grace;
         let (lock, condvar) = &*self.shared;
         let mut state = lock.lock();
+        let mut idle_since: Option<(Instant, u64)> = None;
         loop {
             let now = Instant::now();
             let began = state.check_runs_started > started_before;
-            if began && state.check_runs_finished >= state.check_runs_started && state.progress.keys().all(|t| !is_check_run_token(t)) {
-                return true;
+            let idle = state.check_runs_finished >= state.check_runs_started && state.progress.keys().all(|t| !is_check_run_token(t));
+            if began && idle {
+                match idle_since {
+                    Some((since, runs)) if runs == state.check_runs_started => {
+                        if now >= since + CHECK_RUN_RESTART_WINDOW {
+                            return true;
+                        }
+                    }
+                    _ => idle_since = Some((now, state.check_runs_started)),
+                }
+            } else {
+                idle_since = None;
             }
             if now >= deadline || (!began && now >= begin_by) || state.closed.is_some() {
-                return false;
+                return began && idle;
             }
-            let until = if began { deadline } else { begin_by.min(deadline) };
+            let until = match idle_since {
+                Some((since, _)) => (since + CHECK_RUN_RESTART_WINDOW).min(deadline),
+                None if began => deadline,
+                None => begin_by.min(deadline),
+            };
             condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(until));
         }
+    }
+
+    /// [`LanguageServer::wait_for_check_run`] for a check run the caller's `didSave` should have
+    /// started: when none began within `begin_grace`, starts one explicitly
+    /// (`rust-analyzer/runFlycheck` for the whole workspace) and waits again. rust-analyzer drops
+    /// the check of a save now and then when the save races with the change before it (the
+    /// handler's analysis snapshot is cancelled; seen on a loaded machine during cache priming).
+    pub fn wait_for_check_run_after_save(&self, started_before: u64, begin_grace: Duration, deadline: Instant) -> bool {
+        if self.wait_for_check_run(started_before, begin_grace, deadline) {
+            return true;
+        }
+        if self.check_runs().0 > started_before || Instant::now() >= deadline || self.exit_description().is_some() {
+            return false;
+        }
+        let _ = self.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
+        self.wait_for_check_run(started_before, begin_grace, deadline)
     }
 
     /// How many `workspace/diagnostic/refresh` requests the server sent.
@@ -643,6 +924,150 @@ impl LanguageServer {
     /// The latest published diagnostics for `path`.
     pub fn published_diagnostics(&self, path: &Path) -> Option<PublishedDiagnostics> {
         self.shared.0.lock().diagnostics.get(path).cloned()
+    }
+
+    /// What the store can say about `path` now: [`StoredDiagnostics::Current`] with the latest
+    /// publish when it came after the server got the text it has for `path` (the last `didOpen`
+    /// / `didChange` we sent) and after any change on disk outside the tools;
+    /// [`StoredDiagnostics::Stale`] when the latest publish (or the lack of one) predates such
+    /// a change; [`StoredDiagnostics::NeverPublished`] when the server never published for it.
+    pub fn stored_diagnostics(&self, path: &Path) -> StoredDiagnostics {
+        let synced_generation = self.documents.lock().get(path).map(|doc| doc.synced_generation);
+        let state = self.shared.0.lock();
+        if state.stale.contains_key(path) {
+            return StoredDiagnostics::Stale;
+        }
+        match state.diagnostics.get(path) {
+            Some(set) if synced_generation.is_none_or(|synced| set.generation > synced) => StoredDiagnostics::Current(set.clone()),
+            Some(_) => StoredDiagnostics::Stale,
+            None => StoredDiagnostics::NeverPublished,
+        }
+    }
+
+    /// Whether diagnostics stored for `path` predate a change on disk outside the tools (see
+    /// [`LanguageServer::resync_from_disk`]).
+    pub fn is_stale(&self, path: &Path) -> bool {
+        self.shared.0.lock().stale.contains_key(path)
+    }
+
+    /// Whether any path is stale (changed on disk outside the tools, not re-checked yet).
+    pub fn has_stale(&self) -> bool {
+        !self.shared.0.lock().stale.is_empty()
+    }
+
+    /// Waits until no path is stale (see [`LanguageServer::has_stale`]), bounded by `deadline`;
+    /// `true` when none is. For a server with its own check run, the run that began after the
+    /// change clears them all when it ends.
+    pub fn wait_until_not_stale(&self, deadline: Instant) -> bool {
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        loop {
+            if state.stale.is_empty() {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline || state.closed.is_some() {
+                return false;
+            }
+            condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(deadline));
+        }
+    }
+
+    /// Every stored publish (path → latest set), e.g. the state of a whole project before a
+    /// write for a server that publishes project-wide.
+    pub fn published_snapshot(&self) -> HashMap<PathBuf, PublishedDiagnostics> {
+        self.shared.0.lock().diagnostics.clone()
+    }
+
+    /// The latest publish of every path whose latest publish has a generation above `after`.
+    pub fn published_since(&self, after: u64) -> Vec<(PathBuf, PublishedDiagnostics)> {
+        let state = self.shared.0.lock();
+        let mut sets: Vec<(PathBuf, PublishedDiagnostics)> =
+            state.diagnostics.iter().filter(|(_, set)| set.generation > after).map(|(path, set)| (path.clone(), set.clone())).collect();
+        sets.sort_by(|a, b| a.0.cmp(&b.0));
+        sets
+    }
+
+    /// Waits until no publish (for any path) has arrived for `quiet`, counted from the call at
+    /// the earliest (a publish that trails the caller's signal restarts the window), bounded by
+    /// `deadline`. `true` when the quiet time was reached.
+    pub fn wait_for_publish_quiet(&self, quiet: Duration, deadline: Instant) -> bool {
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        let start = Instant::now();
+        loop {
+            let last = state.diagnostics.values().map(|set| set.received_at).max().map_or(start, |at| at.max(start));
+            let now = Instant::now();
+            let quiet_until = last + quiet;
+            if now >= quiet_until {
+                return true;
+            }
+            if now >= deadline || state.closed.is_some() {
+                return false;
+            }
+            condvar.wait_until(&mut state, quiet_until.min(deadline));
+        }
+    }
+
+    /// The last failure of the server's own check run, as the server reported it: rust-analyzer
+    /// puts `cargo check failed to start: …` (also when cargo exits without a single diagnostic,
+    /// e.g. on a broken manifest) into its `experimental/serverStatus` message until a later run
+    /// succeeds. `None` when the status names no such failure.
+    pub fn check_run_failure(&self) -> Option<String> {
+        let state = self.shared.0.lock();
+        let message = state.server_status.as_ref()?.1.as_ref()?;
+        let start = message.find("cargo check failed")?;
+        let failure: String = message[start..].split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(failure.chars().take(600).collect())
+    }
+
+    /// When the latest publish (for any path) arrived.
+    pub fn last_publish_at(&self) -> Option<Instant> {
+        self.shared.0.lock().diagnostics.values().map(|set| set.received_at).max()
+    }
+
+    /// Waits until none of the server's own check runs is in progress, bounded by `deadline`.
+    /// `true` when idle.
+    pub fn wait_for_check_idle(&self, deadline: Instant) -> bool {
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        loop {
+            if state.progress.keys().all(|token| !is_check_run_token(token)) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline || state.closed.is_some() {
+                return false;
+            }
+            condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(deadline));
+        }
+    }
+
+    /// Sends a tsserver request through typescript-language-server's `typescript.tsserverRequest`
+    /// command (`workspace/executeCommand`) and returns the tsserver response's `body`.
+    ///
+    /// # Errors
+    /// [`RequestFailure::Server`] when the server refused the command or tsserver answered
+    /// `success: false` (its message); transport failures.
+    pub fn tsserver_request(&self, command: &str, arguments: Value, deadline: Instant) -> Result<Value, RequestFailure> {
+        let answer = self.request(
+            "workspace/executeCommand",
+            json!({"command": "typescript.tsserverRequest", "arguments": [command, arguments]}),
+            deadline,
+            true,
+        )?;
+        if answer.get("success").and_then(Value::as_bool) == Some(false) || answer.is_null() {
+            let message = answer.get("message").and_then(Value::as_str).unwrap_or("no answer (tsserver request failed)");
+            return Err(RequestFailure::Server(ResponseError { code: 0, message: format!("tsserver {command}: {message}"), data: None }));
+        }
+        Ok(answer.get("body").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Closes `path` (`didClose`) if it is open.
+    pub fn close_document(&self, path: &Path) {
+        if self.documents.lock().remove(path).is_some() {
+            let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": path_to_uri(path)}}));
+        }
     }
 
     /// Waits for a publish for `path` with generation > `after_generation`, then until no newer
@@ -892,6 +1317,12 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
         "textDocument/documentSymbol",
         "workspace/symbol",
         "textDocument/diagnostic",
+        "textDocument/prepareCallHierarchy",
+        "callHierarchy/incomingCalls",
+        "callHierarchy/outgoingCalls",
+        "textDocument/prepareTypeHierarchy",
+        "typeHierarchy/supertypes",
+        "typeHierarchy/subtypes",
     ];
     let mut capabilities = json!({
         "general": {
@@ -928,8 +1359,11 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
                 "isPreferredSupport": true,
                 "disabledSupport": true,
                 "dataSupport": true,
+                "resolveSupport": {"properties": ["edit"]},
             },
             "rename": {"prepareSupport": true},
+            "callHierarchy": {"dynamicRegistration": false},
+            "typeHierarchy": {"dynamicRegistration": false},
         },
         "experimental": {"serverStatusNotification": true},
     });
@@ -948,6 +1382,39 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
         params["initializationOptions"] = definition.initialization_options.clone();
     }
     params
+}
+
+/// Answers a server's `workspace/applyEdit`: refused outside a window, captured (answered
+/// `applied: false`) in a capture window, applied through the run's atomic applier in an apply
+/// window; every edit received in a window is recorded there.
+fn answer_apply_edit(
+    params: &Value,
+    shared: &(Mutex<ServerState>, Condvar),
+    edit_applier: &Mutex<Option<Arc<dyn WorkspaceEditApplier>>>,
+) -> Value {
+    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
+    let label = params.get("label").and_then(Value::as_str).map(str::to_owned);
+    let mode = shared.0.lock().apply_edit_window.as_ref().map(|window| window.mode);
+    let (answer, written) = match mode {
+        None => {
+            return json!({"applied": false, "failureReason": "runbound applies a language server's edits only while its write-tier tool lsp_code_action runs one of the server's commands; this edit arrived outside one and was not applied"});
+        }
+        Some(ApplyEditMode::Capture) => (
+            json!({"applied": false, "failureReason": "runbound is previewing this command: the edit is staged for review (resolve accepts it), not applied now"}),
+            Vec::new(),
+        ),
+        Some(ApplyEditMode::Apply) => {
+            let applier = edit_applier.lock().clone();
+            match applier {
+                Some(applier) => applier.apply_workspace_edit_reporting(&edit),
+                None => (json!({"applied": false, "failureReason": "this run has no workspace edit applier"}), Vec::new()),
+            }
+        }
+    };
+    if let Some(window) = shared.0.lock().apply_edit_window.as_mut() {
+        window.received.push(ReceivedEdit { label, edit, answer: answer.clone(), written });
+    }
+    answer
 }
 
 /// The owner thread: answers server→client requests and folds notifications into the state.
@@ -1047,15 +1514,7 @@ fn answer_server_request(
             let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(json!([{"uri": path_to_uri(root), "name": name}]))
         }
-        "workspace/applyEdit" => {
-            let applier = edit_applier.lock().clone();
-            match applier {
-                Some(applier) => Ok(applier.apply_workspace_edit(params.get("edit").unwrap_or(&Value::Null))),
-                None => Ok(
-                    json!({"applied": false, "failureReason": "runbound applies workspace edits only through its own tools (lsp_rename)"}),
-                ),
-            }
-        }
+        "workspace/applyEdit" => Ok(answer_apply_edit(params, shared, edit_applier)),
         "window/showMessageRequest" => {
             let mut state = shared.0.lock();
             if let Some(message) = params.get("message").and_then(Value::as_str) {
@@ -1096,9 +1555,13 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                         *text = progress_text(title, value);
                     }
                 }
-                Some("end") => {
-                    if state.progress.remove(&token).is_some() && is_check_run_token(&token) {
-                        state.check_runs_finished += 1;
+                Some("end") if state.progress.remove(&token).is_some() && is_check_run_token(&token) => {
+                    state.check_runs_finished += 1;
+                    // A check run that began after a change on disk has seen it: its publishes
+                    // (or the lack of one) are current for every file.
+                    if state.progress.keys().all(|t| !is_check_run_token(t)) {
+                        let started = state.check_runs_started;
+                        state.stale.retain(|_, (_, runs_started_at_change)| *runs_started_at_change >= started);
                     }
                 }
                 _ => (),
@@ -1133,6 +1596,7 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                 received_at: Instant::now(),
             };
             let key = std::fs::canonicalize(&path).unwrap_or(path);
+            state.stale.remove(&key);
             state.diagnostics.insert(key, set);
         }
         "window/logMessage" | "window/showMessage" => {
@@ -1224,6 +1688,38 @@ mod tests {
         );
         let set = state.diagnostics.get(Path::new("/nonexistent/a.rs")).unwrap();
         assert_eq!((set.generation, set.version, set.diagnostics.len()), (1, Some(3), 1));
+    }
+
+    #[test]
+    fn a_change_outside_the_tools_stays_stale_until_a_publish_or_a_later_check_run() {
+        let mut state = ServerState::default();
+        let publish = |state: &mut ServerState, uri: &str| {
+            apply_notification(state, "textDocument/publishDiagnostics", &json!({"uri": uri, "diagnostics": []}));
+        };
+        let a = PathBuf::from("/nonexistent/a.rs");
+        let b = PathBuf::from("/nonexistent/b.rs");
+        state.stale.insert(a.clone(), (state.publish_generation, state.check_runs_started));
+        state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started));
+        publish(&mut state, "file:///nonexistent/a.rs");
+        assert!(!state.stale.contains_key(&a) && state.stale.contains_key(&b));
+        // A check run that began after the change clears the rest once it ends.
+        let progress = |state: &mut ServerState, kind: &str| {
+            apply_notification(
+                state,
+                "$/progress",
+                &json!({"token": "rust-analyzer/flycheck/0", "value": {"kind": kind, "title": "cargo check"}}),
+            );
+        };
+        progress(&mut state, "begin");
+        assert!(state.stale.contains_key(&b));
+        progress(&mut state, "end");
+        assert!(state.stale.is_empty());
+        assert_eq!((state.check_runs_started, state.check_runs_finished), (1, 1));
+        // A run that began before the change does not.
+        progress(&mut state, "begin");
+        state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started));
+        progress(&mut state, "end");
+        assert!(state.stale.contains_key(&b));
     }
 
     #[test]

@@ -1,42 +1,53 @@
-//! Diagnostics on write (R-DOW-1) and the new-only ledger (R-DOW-2).
+//! Diagnostics on write (R-DOW-1, issue 11 §2–§3) and the new-only ledger (R-DOW-2).
 //!
 //! After `write`, `edit`, `apply_patch`, `resolve` (accept) or `lsp_rename` wrote files, the
-//! [`DiagnosticsOnWriteLayer`] syncs every written file to the language server that serves it
-//! (full-text `didChange` with a new version, then `didSave`), collects the diagnostics that are
-//! fresh for that sync, and appends to the tool's result only those the write **newly
-//! introduced**, after the tool's own first line that says the write succeeded.
+//! [`DiagnosticsOnWriteLayer`] checks the written files **and the files the write can break**,
+//! per server as its [`WriteCheck`] says, and appends to the tool's result — after the tool's
+//! own first line that says the write succeeded — what the write changed: the diagnostics it
+//! newly introduced and the errors it resolved, per file, under each file's name.
 //!
-//! Freshness, per server and file:
-//! - only publishes with a generation above the one taken just before the sync count, and a
-//!   publish that names a `version` other than ours is ignored (stale);
-//! - pull (`textDocument/diagnostic`, static or dynamically registered) where offered, pushes
-//!   collected too, merged, and de-duplicated across the two sources by (code, start line);
-//! - a settle window after the last fresh publish (rust-analyzer publishes the previous check's
-//!   errors under the new version first), and, for a server with its own check run
-//!   (rust-analyzer flycheck), a wait for that run's progress `end`;
-//! - every wait is bounded by a per-server budget ([`crate::lsp::LspConfig::write_diagnostics_budget`],
-//!   [`crate::lsp::LspConfig::write_diagnostics_check_budget`]); no fixed sleeps.
+//! Per server (one process per root), in order:
+//! 1. before the write (the [`PreCallLayer`] half, [`seed_files`]): changes made on disk outside
+//!    the tools are resynced, the files about to be written are opened with their old text, and
+//!    for [`WriteCheck::OpenImporters`] the importers are opened too (clangd reads headers from
+//!    disk, so they must be built before the new text lands);
+//! 2. after the write, before the sync: readiness (rust-analyzer: its workspace loaded; cache
+//!    priming is not awaited), then each checked file's state while the server still has the old
+//!    text — pulls, tsserver requests, or the store of publishes (all of it, for servers that
+//!    publish project-wide);
+//! 3. the sync (full-text `didChange` with a new version, then `didSave`);
+//! 4. the server's own end-of-check signal, never a fixed sleep: the end of rust-analyzer's
+//!    flycheck (`$/progress`) plus a short quiet time; gopls' publish for the synced version plus
+//!    the settle time; the answers of pulls and tsserver requests; clangd's publishes for the
+//!    written version and for each importer;
+//! 5. each checked file's state after, compared with the state before through the ledger.
 //!
-//! When the answer cannot be trusted the block says `diagnostics unavailable: <reason>` (server
-//! crashed, still indexing, budget ran out, no server) — never an empty "clean".
+//! Every wait is bounded by a per-server budget that starts once the server is loaded
+//! ([`crate::lsp::LspConfig::write_diagnostics_budget`],
+//! [`crate::lsp::LspConfig::write_diagnostics_check_budget`]) and by the call's deadline. When an
+//! answer cannot be trusted (server crashed, still indexing, a failed pull, a missing publish, a
+//! budget that ran out) that file's line says `diagnostics unavailable: <reason>` and no clean
+//! claim is made for it; the `checked:` line says which files were checked, which were not, and
+//! the next step (`lsp` diagnostics with file `"*"`).
 //!
 //! The ledger ([`DiagnosticsLedger`], one per run, kept by the supervisor) counts diagnostics per
 //! file by (severity, code, message) — no position, so an error that only moved is not new; a
-//! second instance of a known message is. A file is seeded from its state before the first write
-//! (the [`PreCallLayer`] half syncs the old content before `write`, `edit`, `apply_patch` and
-//! `resolve` accept run; `lsp_rename` seeds itself); keys that disappear are forgotten, so a fixed and reintroduced
-//! error is reported again.
+//! second instance of a known message is. Each checked file's counts are rebased on its fresh
+//! pre-write state (what was reported before stays marked while it persists, and is counted as
+//! "still unresolved"); keys that disappear are forgotten, so a fixed and reintroduced error is
+//! reported again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::lsp::client::{DocumentSync, LanguageServer};
-use crate::lsp::servers::ReadinessSignal;
+use crate::lsp::client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, StoredDiagnostics};
+use crate::lsp::servers::WriteCheck;
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::{CallContext, PostWriteLayer, PreCallLayer};
 use crate::result::ToolResult;
@@ -181,6 +192,22 @@ impl DiagnosticsLedger {
         self.files.lock().insert(path.to_path_buf(), file);
     }
 
+    /// Replaces the counts of `path` with a fresh pre-write state (`before`), keeping how many
+    /// instances of each key were reported (at most the new count), so a write is compared with
+    /// what the files really held just before it.
+    pub fn rebase(&self, path: &Path, before: &[DiagnosticRecord]) {
+        let mut files = self.files.lock();
+        let file = files.entry(path.to_path_buf()).or_default();
+        let mut next = FileLedger::default();
+        for record in before {
+            next.entries.entry(record.ledger_key()).or_default().count += 1;
+        }
+        for (key, entry) in next.entries.iter_mut() {
+            entry.reported = file.entries.get(key).map_or(0, |known| known.reported.min(entry.count));
+        }
+        *file = next;
+    }
+
     /// Records the current set of `path` after a write: returns the new instances and the
     /// count of earlier-reported errors still present; keys absent from `current` are forgotten.
     pub fn record(&self, path: &Path, current: &[DiagnosticRecord]) -> LedgerDiff {
@@ -220,196 +247,899 @@ impl DiagnosticsLedger {
     }
 }
 
-/// The diagnostics of one file after a sync, or why there are none to trust.
+/// Why a file is in the checked set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckedRole {
+    /// The tool wrote it.
+    Written,
+    /// It imports (includes) a written file and was checked for that reason.
+    Dependent,
+    /// The server's project-wide check published for it during the check.
+    Republished,
+}
+
+/// The state of one checked file.
 #[derive(Debug, Clone)]
 pub enum FileDiagnostics {
-    /// Fresh diagnostics (already filtered to hints-dropped records), with notes.
-    Fresh {
-        /// The server that answered.
-        server_id: String,
-        /// Every current record (all severities but hints).
-        records: Vec<DiagnosticRecord>,
-        /// Notes for the answer (e.g. "pull failed, pushes used").
+    /// A trustworthy answer after the write.
+    Checked {
+        /// Every record before the write (all severities but hints), when known.
+        before: Option<Vec<DiagnosticRecord>>,
+        /// Every record after the write.
+        after: Vec<DiagnosticRecord>,
+        /// Notes for the answer.
         notes: Vec<String>,
     },
     /// No trustworthy answer: the reason, e.g. "pyright crashed (…)".
     Unavailable(String),
-    /// No language server is configured for this file type (not a code file for us).
-    NotServed,
 }
 
-/// A file synced to its server, waiting for its diagnostics.
-struct PendingCheck {
-    path: PathBuf,
-    server: std::sync::Arc<LanguageServer>,
-    sync: DocumentSync,
-    check_runs_started_before: u64,
-    restart_notes: Vec<String>,
-    budget: Duration,
-    budget_end: Instant,
+/// One file of a server's check.
+#[derive(Debug, Clone)]
+pub struct CheckedFile {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Why it was checked.
+    pub role: CheckedRole,
+    /// What was found.
+    pub diagnostics: FileDiagnostics,
 }
 
-/// Syncs each of `paths` (existing files) to its server and collects fresh diagnostics, all files
-/// first synced, then waited for, each server within its own budget (never past `deadline`).
-pub fn check_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Instant) -> Vec<(PathBuf, FileDiagnostics)> {
-    let config = supervisor.config();
-    let mut results: Vec<(PathBuf, FileDiagnostics)> = Vec::new();
-    let mut pending: Vec<PendingCheck> = Vec::new();
+/// Which files a server's check covered beyond the written ones.
+#[derive(Debug, Clone)]
+pub enum CheckScope {
+    /// The server's project-wide check ran to its end: every file of the project was covered.
+    Project {
+        /// e.g. "the whole cargo workspace (rust-analyzer's cargo check, 2.1 s after the save)".
+        description: String,
+    },
+    /// The files that import the written ones were checked (at most the cap).
+    Dependents {
+        /// How they were found, e.g. "tsserver fileReferences, through re-exports".
+        found_by: String,
+        /// How many were found in all.
+        found: usize,
+        /// How many were checked.
+        checked: usize,
+        /// Why the others were not (cap, budget), when some were not.
+        not_checked_because: Option<String>,
+    },
+    /// Only the written files: why.
+    WrittenOnly(String),
+    /// The files beyond the written ones could not be checked: why.
+    Unavailable(String),
+}
+
+/// One server's share of a write: the files it checked and the scope.
+#[derive(Debug, Clone)]
+pub struct ServerCheck {
+    /// The server id.
+    pub server_id: String,
+    /// The written files it serves.
+    pub written: Vec<PathBuf>,
+    /// Every checked file: written ones first.
+    pub files: Vec<CheckedFile>,
+    /// The scope beyond the written files.
+    pub scope: CheckScope,
+    /// Notes (restarts, pre-write state unknown, …).
+    pub notes: Vec<String>,
+}
+
+/// A server's share of a write while it is being checked.
+struct Pending {
+    server: Arc<LanguageServer>,
+    write_check: WriteCheck,
+    written: Vec<PathBuf>,
+    notes: Vec<String>,
+    end: Instant,
+    /// Whole-server failure: every file unavailable.
+    failed: Option<String>,
+    dependents: Vec<PathBuf>,
+    scope: Option<CheckScope>,
+    /// Pre-sync diagnostics (raw LSP) per file, or why unknown.
+    before: HashMap<PathBuf, Result<Vec<Value>, String>>,
+    /// rust-analyzer's own (pulled) diagnostics of the written files before the sync, when the
+    /// pull answered in time.
+    native_before: HashMap<PathBuf, Vec<Value>>,
+    /// Written files the server did not have open before the write (their old text is gone).
+    not_open_before: Vec<PathBuf>,
+    /// The store before the sync (project-wide publishers).
+    snapshot: HashMap<PathBuf, PublishedDiagnostics>,
+    generation_before: u64,
+    check_runs_before: u64,
+    check_runs_finished_before: u64,
+    syncs: HashMap<PathBuf, Result<DocumentSync, String>>,
+    synced_at: Instant,
+}
+
+/// Quiet time after a project-wide check's end before the published state counts as final:
+/// rust-analyzer sends the last sets in the same main-loop turn as the end, or the next one
+/// (a few ms idle, more under load); any publish restarts the window.
+const PROJECT_CHECK_QUIET: Duration = Duration::from_millis(250);
+/// How long rust-analyzer's own (pulled) diagnostics may take before the check goes on with the
+/// compiler's alone (it holds pulls back while it primes caches).
+const NATIVE_PULL_BUDGET: Duration = Duration::from_secs(3);
+/// How long a `didSave` may take to start rust-analyzer's check run before we conclude none
+/// will, and again after an explicit request (its flycheck starts ~100-400 ms after the save
+/// on an idle machine, later under load).
+const CHECK_RUN_BEGIN_GRACE: Duration = Duration::from_millis(1500);
+/// Documents opened only for checks that a server keeps open (LRU); pyright re-checks them
+/// cheaply on the next write. Servers that rebuild every open file on each save (clangd) keep
+/// none.
+const OPENED_FOR_CHECKS_KEPT: usize = 64;
+
+/// Makes every existing file of `paths` open in its server with its current (pre-write) text,
+/// after resyncing what changed on disk outside the tools, so the post-write check can take the
+/// pre-write state of the written files and of the files that import them. Files that do not
+/// exist yet (about to be created) get an empty baseline in the ledger. Waits for nothing but
+/// the server start.
+pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Instant) {
+    let ledger = supervisor.diagnostics_ledger();
+    let mut groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> = Vec::new();
     for path in paths {
+        if !path.is_file() {
+            ledger.seed(path, &[]);
+            continue;
+        }
         if supervisor.servers().all(|definition| !definition.serves(path)) {
-            results.push((path.clone(), FileDiagnostics::NotServed));
+            continue;
+        }
+        let Ok(lease) = supervisor.server_for_file(path, None, deadline) else { continue };
+        match groups.iter_mut().find(|(server, _)| Arc::ptr_eq(server, &lease.server)) {
+            Some((_, files)) => files.push(path.clone()),
+            None => groups.push((lease.server, vec![path.clone()])),
+        }
+    }
+    for (server, files) in groups {
+        server.resync_from_disk();
+        for path in &files {
+            let _ = server.sync_document(path);
+        }
+        // The files that import the written ones are opened now, before the write reaches the
+        // disk: a server that reads other files from disk (clangd reads headers from disk) must
+        // build them from the old text to give their pre-write state.
+        if server.definition().write_check == WriteCheck::OpenImporters {
+            let (dependents, _) = scanned_importers(supervisor, &server, &files, supervisor.config().write_diagnostics_dependents_cap);
+            let pull = server.supports("textDocument/diagnostic");
+            for path in &dependents {
+                if server.sync_document(path).is_ok() {
+                    server.note_opened_for_check(path);
+                }
+            }
+            if !pull {
+                for path in &dependents {
+                    let _ = stored_or_wait(&server, path, deadline);
+                }
+            }
+        }
+    }
+}
+
+/// Checks `written` (absolute paths; deleted ones are forgotten) and every file the write can
+/// break that each server can reach (see [`WriteCheck`]): takes each file's state before the
+/// sync, syncs the written files, waits for each server's end-of-check signal, and collects the
+/// state after. Servers are synced first, then waited for, each within its own budget (never
+/// past `deadline`).
+pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: Instant) -> (Vec<ServerCheck>, Vec<PathBuf>) {
+    let ledger = supervisor.diagnostics_ledger();
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut not_served = Vec::new();
+    let mut failed_leases: Vec<ServerCheck> = Vec::new();
+    for path in written {
+        if !path.exists() {
+            ledger.forget(path);
+            for server in supervisor.running_servers() {
+                server.close_document(path);
+            }
+            continue;
+        }
+        if supervisor.servers().all(|definition| !definition.serves(path)) {
+            not_served.push(path.clone());
             continue;
         }
         let lease = match supervisor.server_for_file(path, None, deadline) {
             Ok(lease) => lease,
             Err(err) => {
-                results.push((path.clone(), FileDiagnostics::Unavailable(err.message)));
+                failed_leases.push(ServerCheck {
+                    server_id: supervisor
+                        .servers()
+                        .find(|definition| definition.serves(path))
+                        .map(|definition| definition.id.clone())
+                        .unwrap_or_default(),
+                    written: vec![path.clone()],
+                    files: vec![CheckedFile {
+                        path: path.clone(),
+                        role: CheckedRole::Written,
+                        diagnostics: FileDiagnostics::Unavailable(err.message),
+                    }],
+                    scope: CheckScope::Unavailable("the server could not be reached".to_owned()),
+                    notes: Vec::new(),
+                });
                 continue;
             }
         };
+        if let Some(group) = pending.iter_mut().find(|group| Arc::ptr_eq(&group.server, &lease.server)) {
+            group.written.push(path.clone());
+            continue;
+        }
         // A server found dead was restarted by the lease: check with the new process and say so.
-        let restart_notes: Vec<String> = lease
+        let notes: Vec<String> = lease
             .notes
             .iter()
             .filter(|note| note.contains("had exited") || note.contains("restarted"))
             .map(|note| format!("{} crashed before this write and was restarted: {}", lease.server.id(), note.trim_start_matches("note: ")))
             .collect();
-        let server = lease.server;
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(err) => {
-                results.push((path.clone(), FileDiagnostics::Unavailable(format!("cannot read the written file: {err}"))));
-                continue;
-            }
-        };
-        let (mtime, size) = match std::fs::metadata(path) {
-            Ok(meta) => (meta.modified().ok(), meta.len()),
-            Err(_) => (None, 0),
-        };
-        let check_runs_started_before = server.check_runs().0;
-        let sync = match server.sync_document_text(path, text, mtime, size) {
-            Ok(sync) => sync,
-            Err(err) => {
-                // A connection that closed under us means the server died between the lease and
-                // the sync (e.g. killed right before the write): say it crashed.
-                let died = err.kind == crate::ErrorKind::Unavailable; // transport: RpcErrorKind::PeerClosed
-                let reason = if died {
-                    format!("{} crashed before the file could be sent (the next call restarts it): {}", server.id(), err.message)
-                } else {
-                    format!("{} could not be sent the file: {}", server.id(), err.message)
-                };
-                results.push((path.clone(), FileDiagnostics::Unavailable(reason)));
-                continue;
-            }
-        };
-        let budget = if has_check_run(&server) { config.write_diagnostics_check_budget } else { config.write_diagnostics_budget };
-        pending.push(PendingCheck {
-            path: path.clone(),
-            server,
-            sync,
-            check_runs_started_before,
-            restart_notes,
-            budget,
-            budget_end: (Instant::now() + budget).min(deadline),
+        let write_check = lease.server.definition().write_check;
+        pending.push(Pending {
+            server: lease.server,
+            write_check,
+            written: vec![path.clone()],
+            notes,
+            // Set after the readiness wait: the budget is for the check, not for indexing.
+            end: deadline,
+            failed: None,
+            dependents: Vec::new(),
+            scope: None,
+            before: HashMap::new(),
+            native_before: HashMap::new(),
+            not_open_before: Vec::new(),
+            snapshot: HashMap::new(),
+            generation_before: 0,
+            check_runs_before: 0,
+            check_runs_finished_before: 0,
+            syncs: HashMap::new(),
+            synced_at: Instant::now(),
         });
     }
-    for check in pending {
-        let outcome = collect(&check, supervisor);
-        results.push((check.path, outcome));
+    for group in &mut pending {
+        prepare_and_sync(supervisor, group);
     }
-    results
+    let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
+    checks.extend(failed_leases);
+    (checks, not_served)
 }
 
-fn has_check_run(server: &LanguageServer) -> bool {
-    server.definition().readiness == ReadinessSignal::RustAnalyzerQuiescent
-}
-
-fn collect(check: &PendingCheck, supervisor: &LspSupervisor) -> FileDiagnostics {
-    let server = &*check.server;
-    let path = &check.path;
-    let settle = server.definition().diagnostics_settle;
-    let end = check.budget_end;
-    let mut notes = check.restart_notes.clone();
-    // A server still starting or indexing cannot answer for this file yet; wait within budget.
-    let readiness = server.wait_until_ready(end);
-    if let crate::lsp::client::Readiness::Exited(how) = &readiness.readiness {
-        return FileDiagnostics::Unavailable(format!("{} crashed: {how}", server.id()));
-    }
-    // The server's own check run (rust-analyzer flycheck after didSave): wait for its end.
-    if has_check_run(server) && (check.sync.changed || check.sync.opened) {
-        let finished = server.wait_for_check_run(check.check_runs_started_before, Duration::from_millis(1500), end);
-        if !finished && Instant::now() >= end {
-            return FileDiagnostics::Unavailable(format!(
-                "{}'s check (cargo check) did not finish within the {} ms budget",
-                server.id(),
-                supervisor.config().write_diagnostics_check_budget.as_millis()
-            ));
+/// Before the sync: readiness, the pre-write state of the written files and of the files that
+/// import them (found now, while the server still has the old text), then the sync.
+fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
+    let server = Arc::clone(&group.server);
+    // What changed on disk outside the tools since the last op reaches the server first (the
+    // written files are left alone: their old text is what the pre-write state needs).
+    server.resync_from_disk_except(&group.written);
+    // A server still starting or indexing cannot answer yet: wait (within the call's deadline),
+    // then give the check its own budget.
+    let readiness = server.wait_until_loaded(group.end);
+    match &readiness.readiness {
+        Readiness::Exited(how) => {
+            group.failed = Some(format!("{} crashed: {how}", server.id()));
+            return;
+        }
+        Readiness::Ready => (),
+        other => {
+            group.failed = Some(format!("{} was still {} when the call's time ran out", server.id(), other.describe()));
+            return;
         }
     }
-    let pull_supported = server.supports("textDocument/diagnostic");
-    let pulled: Option<Vec<Value>> = if pull_supported {
-        match server.pull_diagnostics(path, end) {
-            Ok(pulled) => pulled,
-            Err(failure) => {
-                notes.push(format!("pull failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message));
-                None
+    let config = supervisor.config();
+    let budget = if group.write_check == WriteCheck::ProjectCheckRun {
+        config.write_diagnostics_check_budget
+    } else {
+        config.write_diagnostics_budget
+    };
+    group.end = (Instant::now() + budget).min(group.end);
+    let end = group.end;
+    group.not_open_before = group.written.iter().filter(|path| server.document_text(path).is_none()).cloned().collect();
+    for path in &group.not_open_before {
+        group.notes.push(format!(
+            "{} was not open in {} before the write, so its pre-write state is unknown (the ledger's is used when there is one)",
+            supervisor.display_path(path),
+            server.id()
+        ));
+    }
+    let written_open: Vec<PathBuf> = group.written.iter().filter(|path| !group.not_open_before.contains(path)).cloned().collect();
+    let cap = supervisor.config().write_diagnostics_dependents_cap;
+    match group.write_check {
+        WriteCheck::ProjectCheckRun => {
+            // Files changed outside the tools: the check started for them (resync) must end
+            // first, or their old errors would count as the pre-write state.
+            if server.has_stale() && !server.wait_until_not_stale(end) {
+                group.notes.push(format!(
+                    "{} had not re-checked the files changed outside the tools when the budget ran out; their errors may be attributed to this write",
+                    server.id()
+                ));
+            }
+            if !server.wait_for_check_idle(end) {
+                group.failed = Some(format!("{}'s previous check (cargo check) was still running when the budget ran out", server.id()));
+                return;
+            }
+            group.snapshot = server.published_snapshot();
+            // rust-analyzer's own diagnostics come by pull, which it holds back while it primes
+            // caches (15 s and more on a loaded machine); the compiler's come from the check.
+            let native_end = (Instant::now() + NATIVE_PULL_BUDGET).min(end);
+            for path in &written_open {
+                let flycheck = group.snapshot.get(path).map(|set| set.diagnostics.clone()).unwrap_or_default();
+                if let Ok(native) = pull_raw(&server, path, native_end) {
+                    group.native_before.insert(path.clone(), native);
+                }
+                group.before.insert(path.clone(), Ok(flycheck));
+            }
+            if server.check_runs().1 == 0 {
+                group.notes.push(format!(
+                    "{} had not finished a cargo check before this write; errors in other files may predate it",
+                    server.id()
+                ));
             }
         }
+        WriteCheck::WorkspacePublishes => {
+            for path in &written_open {
+                group.before.insert(path.clone(), stored_or_wait(&server, path, end));
+            }
+            // A publish burst still arriving (the previous change's reverse dependencies, or the
+            // files changed outside the tools) ends before the snapshot.
+            if server.has_stale() || server.last_publish_at().is_some_and(|at| at.elapsed() < server.definition().diagnostics_settle) {
+                server.wait_for_publish_quiet(server.definition().diagnostics_settle, end);
+            }
+            group.snapshot = server.published_snapshot();
+        }
+        WriteCheck::TsserverRequests => {
+            if group.not_open_before.is_empty() {
+                match tsserver_dependents(&server, &group.written, cap, end) {
+                    Ok((files, found)) => {
+                        group.scope = Some(CheckScope::Dependents {
+                            found_by: "tsserver fileReferences, following re-exports".to_owned(),
+                            found,
+                            checked: files.len(),
+                            not_checked_because: (found > files.len()).then(|| format!("the cap of {cap} files")),
+                        });
+                        group.dependents = files;
+                    }
+                    Err(reason) => {
+                        group.scope = Some(CheckScope::Unavailable(format!("finding the files that import it failed: {reason}")))
+                    }
+                }
+            } else {
+                group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
+            }
+            for path in written_open.iter().chain(group.dependents.iter()) {
+                group.before.insert(path.clone(), tsserver_diagnostics(&server, path, end));
+            }
+        }
+        WriteCheck::OpenImporters => {
+            let pull = server.supports("textDocument/diagnostic");
+            let (dependents, scope) = scanned_importers(supervisor, &server, &group.written, cap);
+            group.dependents = dependents;
+            group.scope = Some(scope);
+            if !group.not_open_before.is_empty() {
+                group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
+                group.dependents.clear();
+            }
+            for path in group.dependents.clone() {
+                let was_open = server.document_text(&path).is_some();
+                match server.sync_document(&path) {
+                    Ok(_) => {
+                        server.note_opened_for_check(&path);
+                        // A server that reads the other files from disk (clangd: headers) saw the
+                        // written text already when the importer is opened only now.
+                        if !was_open && !pull {
+                            group.before.insert(path.clone(), Err("it was opened only after the write reached the disk".to_owned()));
+                        }
+                    }
+                    Err(err) => {
+                        group.before.insert(path.clone(), Err(format!("could not be opened: {}", err.message)));
+                    }
+                }
+            }
+            for path in written_open.iter().chain(group.dependents.iter()) {
+                if group.before.contains_key(path) {
+                    continue;
+                }
+                let state = if pull { pull_raw(&server, path, end) } else { stored_or_wait(&server, path, end) };
+                group.before.insert(path.clone(), state);
+            }
+        }
+        WriteCheck::WrittenFilesOnly => {
+            group.scope = Some(CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id())));
+            for path in &written_open {
+                let state = if server.supports("textDocument/diagnostic") {
+                    pull_raw(&server, path, end)
+                } else {
+                    stored_or_wait(&server, path, end)
+                };
+                group.before.insert(path.clone(), state);
+            }
+        }
+    }
+    // The sync: every written file's new text (didChange + didSave, or didOpen).
+    group.generation_before = server.diagnostics_generation();
+    let (started, finished) = server.check_runs();
+    group.check_runs_before = started;
+    group.check_runs_finished_before = finished;
+    group.synced_at = Instant::now();
+    for path in group.written.clone() {
+        let outcome = match std::fs::read_to_string(&path) {
+            Err(err) => Err(format!("cannot read the written file: {err}")),
+            Ok(text) => {
+                let (mtime, size) = match std::fs::metadata(&path) {
+                    Ok(meta) => (meta.modified().ok(), meta.len()),
+                    Err(_) => (None, 0),
+                };
+                server.sync_document_text(&path, text, mtime, size).map_err(|err| {
+                    // A connection that closed under us: the server died between the lease and the sync.
+                    if err.kind == crate::ErrorKind::Unavailable {
+                        format!("{} crashed before the file could be sent (the next call restarts it): {}", server.id(), err.message)
+                    } else {
+                        format!("{} could not be sent the file: {}", server.id(), err.message)
+                    }
+                })
+            }
+        };
+        group.syncs.insert(path, outcome);
+    }
+    // rust-analyzer drops the check of a save now and then (the save races with the change's
+    // re-indexing); asking for the check explicitly as well costs a restart of a cargo process
+    // that has barely started, where waiting to find the check missing cost seconds.
+    let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
+    if group.write_check == WriteCheck::ProjectCheckRun && changed {
+        let _ = server.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
+    }
+}
+
+/// After the sync: the end-of-check wait per server kind, then every checked file's state.
+fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck {
+    let server = Arc::clone(&group.server);
+    let end = group.end;
+    let mut notes = group.notes.clone();
+    let settle = server.definition().diagnostics_settle;
+    let written_role = |path: &PathBuf| if group.written.contains(path) { CheckedRole::Written } else { CheckedRole::Dependent };
+    let unavailable_all = |reason: String, notes: Vec<String>| ServerCheck {
+        server_id: server.id().to_owned(),
+        written: group.written.clone(),
+        files: group
+            .written
+            .iter()
+            .map(|path| CheckedFile {
+                path: path.clone(),
+                role: CheckedRole::Written,
+                diagnostics: FileDiagnostics::Unavailable(reason.clone()),
+            })
+            .collect(),
+        scope: CheckScope::Unavailable(reason.clone()),
+        notes,
+    };
+    if let Some(reason) = &group.failed {
+        return unavailable_all(reason.clone(), notes);
+    }
+    let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
+    let mut after: HashMap<PathBuf, Result<Vec<Value>, String>> = HashMap::new();
+    let mut scope = group.scope.clone();
+    let mut republished: Vec<PathBuf> = Vec::new();
+    let mut native_note = false;
+    match group.write_check {
+        WriteCheck::ProjectCheckRun => {
+            let mut native_after: HashMap<PathBuf, Vec<Value>> = HashMap::new();
+            for path in &group.written {
+                if matches!(group.syncs.get(path), Some(Ok(_))) && group.native_before.contains_key(path) {
+                    if let Ok(native) = pull_raw(&server, path, (Instant::now() + NATIVE_PULL_BUDGET).min(end)) {
+                        native_after.insert(path.clone(), native);
+                    }
+                }
+            }
+            let check_ok: Result<Duration, String> = if !changed {
+                Ok(Duration::ZERO)
+            } else if server.wait_for_check_run_after_save(group.check_runs_before, CHECK_RUN_BEGIN_GRACE, end) {
+                let took = group.synced_at.elapsed();
+                // rust-analyzer publishes the check's results from its main loop, which lags
+                // behind the check's end while it re-indexes after the change (1-2 s seen under
+                // load): wait for it to be quiescent, then for the publishes to stop.
+                server.wait_until_ready(end);
+                server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+                // A check that could not run (a broken manifest, a missing toolchain) ends like
+                // one that found nothing: its failure is in the server's status.
+                match server.check_run_failure() {
+                    Some(failure) => Err(format!("{}'s check did not run: {failure}", server.id())),
+                    None => Ok(took),
+                }
+            } else if let Some(how) = server.exit_description() {
+                Err(format!("{} crashed during the check: {how}", server.id()))
+            } else if server.check_runs().0 > group.check_runs_before {
+                Err(format!(
+                    "{}'s cargo check did not finish within the {} ms budget",
+                    server.id(),
+                    supervisor.config().write_diagnostics_check_budget.as_millis()
+                ))
+            } else {
+                Err(format!(
+                    "{} started no cargo check within {} ms of the save, nor within {} ms of an explicit request (is rust-analyzer.checkOnSave off?)",
+                    server.id(),
+                    CHECK_RUN_BEGIN_GRACE.as_millis(),
+                    CHECK_RUN_BEGIN_GRACE.as_millis()
+                ))
+            };
+            match check_ok {
+                Ok(took) => {
+                    let published = server.published_since(group.generation_before);
+                    for (path, set) in &published {
+                        if group.written.contains(path) {
+                            continue;
+                        }
+                        republished.push(path.clone());
+                        after.insert(path.clone(), Ok(set.diagnostics.clone()));
+                    }
+                    for path in &group.written {
+                        if !matches!(group.syncs.get(path), Some(Ok(_))) {
+                            continue;
+                        }
+                        let flycheck = published
+                            .iter()
+                            .find(|(published_path, _)| published_path == path)
+                            .map(|(_, set)| set.diagnostics.clone())
+                            .or_else(|| group.snapshot.get(path).map(|set| set.diagnostics.clone()))
+                            .unwrap_or_default();
+                        // rust-analyzer's own diagnostics count only when both pulls answered,
+                        // so both sides of the comparison hold the same sources.
+                        match (group.native_before.get(path), native_after.get(path)) {
+                            (Some(native_before), Some(native)) => {
+                                if let Some(Ok(flycheck_before)) = group.before.get(path).cloned() {
+                                    group.before.insert(path.clone(), Ok(merge_raw(flycheck_before, native_before.clone())));
+                                }
+                                after.insert(path.clone(), Ok(merge_raw(flycheck, native.clone())));
+                            }
+                            _ => {
+                                after.insert(path.clone(), Ok(flycheck));
+                                native_note = true;
+                            }
+                        }
+                    }
+                    scope = Some(CheckScope::Project {
+                        description: if changed {
+                            format!("the whole cargo workspace ({}'s cargo check, {:.1} s after the save)", server.id(), took.as_secs_f64())
+                        } else {
+                            "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
+                        },
+                    });
+                }
+                Err(reason) => {
+                    for path in &group.written {
+                        if matches!(group.syncs.get(path), Some(Ok(_))) {
+                            after.insert(path.clone(), Err(reason.clone()));
+                        }
+                    }
+                    scope = Some(CheckScope::Unavailable(reason));
+                }
+            }
+        }
+        WriteCheck::WorkspacePublishes => {
+            for path in &group.written {
+                let Some(Ok(sync)) = group.syncs.get(path) else { continue };
+                let state = if sync.changed || sync.opened {
+                    wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, end)
+                } else {
+                    stored_or_wait(&server, path, end)
+                };
+                after.insert(path.clone(), state);
+            }
+            let quiet = server.wait_for_publish_quiet(settle, end);
+            let published = server.published_since(group.generation_before);
+            for (path, set) in &published {
+                if group.written.contains(path) {
+                    continue;
+                }
+                republished.push(path.clone());
+                after.insert(path.clone(), Ok(set.diagnostics.clone()));
+            }
+            scope = Some(if quiet {
+                CheckScope::Project {
+                    description: format!(
+                        "every package {} re-checked for the change (the written file's package and the packages that import it)",
+                        server.id()
+                    ),
+                }
+            } else {
+                CheckScope::Unavailable(format!("{} kept publishing until the budget ran out", server.id()))
+            });
+        }
+        WriteCheck::TsserverRequests => {
+            for path in group.written.iter().chain(group.dependents.iter()) {
+                if group.written.contains(path) && !matches!(group.syncs.get(path), Some(Ok(_))) {
+                    continue;
+                }
+                after.insert(path.clone(), tsserver_diagnostics(&server, path, end));
+            }
+        }
+        WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly => {
+            let pull = server.supports("textDocument/diagnostic");
+            for path in group.written.iter().chain(group.dependents.iter()) {
+                let state = match group.syncs.get(path) {
+                    Some(Err(_)) => continue,
+                    _ if pull => pull_raw(&server, path, end),
+                    Some(Ok(sync)) if sync.changed || sync.opened => {
+                        wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, end)
+                    }
+                    Some(Ok(_)) => stored_or_wait(&server, path, end),
+                    // A dependent: the server re-checks open importers of a changed header and
+                    // publishes for them.
+                    None => match server.wait_for_published_diagnostics(path, group.generation_before, settle, end) {
+                        Some(set) => Ok(set.diagnostics),
+                        None => Err(format!(
+                            "{} published nothing for it within {} ms after the write",
+                            server.id(),
+                            group.end.saturating_duration_since(group.synced_at).as_millis()
+                        )),
+                    },
+                };
+                after.insert(path.clone(), state);
+            }
+            let keep: Vec<PathBuf> = group.written.clone();
+            let kept = if pull { OPENED_FOR_CHECKS_KEPT } else { 0 };
+            server.trim_opened_for_checks(kept, &keep);
+        }
+    }
+    if native_note {
+        notes.push(format!(
+            "{}'s own diagnostics were not available in time (it holds pulls back while it indexes); the compiler's, from cargo check, are complete",
+            server.id()
+        ));
+    }
+    if server.exit_description().is_some() && !matches!(scope, Some(CheckScope::Unavailable(_))) {
+        let how = server.exit_description().unwrap_or_default();
+        return unavailable_all(format!("{} crashed during the check: {how}", server.id()), notes);
+    }
+    let mut files: Vec<CheckedFile> = Vec::new();
+    let ordered: Vec<PathBuf> = group.written.iter().chain(group.dependents.iter()).chain(republished.iter()).cloned().collect();
+    let mut dependents_failed = 0;
+    for path in ordered {
+        let role = if republished.contains(&path) { CheckedRole::Republished } else { written_role(&path) };
+        if let Some(Err(reason)) = group.syncs.get(&path) {
+            files.push(CheckedFile { path, role, diagnostics: FileDiagnostics::Unavailable(reason.clone()) });
+            continue;
+        }
+        let diagnostics = match after.get(&path) {
+            None => FileDiagnostics::Unavailable(format!("{} gave no answer for it before the budget ran out", server.id())),
+            Some(Err(reason)) => FileDiagnostics::Unavailable(reason.clone()),
+            Some(Ok(raw)) => {
+                let mut file_notes = Vec::new();
+                let before_raw: Option<Vec<Value>> = match role {
+                    CheckedRole::Republished => Some(group.snapshot.get(&path).map(|set| set.diagnostics.clone()).unwrap_or_default()),
+                    _ => match group.before.get(&path) {
+                        Some(Ok(before)) => Some(before.clone()),
+                        Some(Err(reason)) => {
+                            file_notes.push(format!("its pre-write state is unknown ({reason})"));
+                            None
+                        }
+                        None => None,
+                    },
+                };
+                let to_records = |raw: &[Value]| -> Vec<DiagnosticRecord> {
+                    let mut records: Vec<DiagnosticRecord> =
+                        without_exact_duplicates(raw.to_vec()).iter().filter_map(|d| DiagnosticRecord::from_lsp(&path, d)).collect();
+                    records.sort_by_key(|record| (record.severity, record.line));
+                    records
+                };
+                FileDiagnostics::Checked { before: before_raw.as_deref().map(to_records), after: to_records(raw), notes: file_notes }
+            }
+        };
+        if role == CheckedRole::Dependent && matches!(diagnostics, FileDiagnostics::Unavailable(_)) {
+            dependents_failed += 1;
+        }
+        files.push(CheckedFile { path, role, diagnostics });
+    }
+    if dependents_failed > 0 {
+        notes.push(format!("{dependents_failed} of the files that import it could not be checked (listed above)"));
+    }
+    ServerCheck {
+        server_id: server.id().to_owned(),
+        written: group.written.clone(),
+        files,
+        scope: scope.unwrap_or_else(|| CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id()))),
+        notes,
+    }
+}
+
+/// The files under the server's root that import (include) the written ones, found by
+/// [`crate::lsp::dependents`] (Python imports, C/C++ `#include`s of a header), at most `cap`,
+/// with the scope line; no scan for other files.
+fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, written: &[PathBuf], cap: usize) -> (Vec<PathBuf>, CheckScope) {
+    let mut dependents: Vec<PathBuf> = Vec::new();
+    let mut found_total = 0;
+    let mut how = "";
+    let mut incomplete = false;
+    for path in written {
+        let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+            how = "import statements";
+            crate::lsp::dependents::python_importers(server.root(), path, cap)
+        } else if crate::lsp::dependents::is_c_header(path) {
+            how = "#include directives";
+            crate::lsp::dependents::c_includers(server.root(), path, cap)
+        } else {
+            continue;
+        };
+        found_total += found.total_found;
+        incomplete |= found.scan_incomplete;
+        for file in found.files {
+            if !written.contains(&file) && !dependents.contains(&file) && dependents.len() < cap {
+                dependents.push(file);
+            }
+        }
+    }
+    if how.is_empty() {
+        let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
+        let reason = format!("a change to {} reaches no other file {} checks", names.join(", "), server.id());
+        return (dependents, CheckScope::WrittenOnly(reason));
+    }
+    let checked = dependents.len();
+    let not_checked_because = if found_total > checked {
+        Some(format!("the cap of {cap} files"))
+    } else if incomplete {
+        Some(format!("the scan stopped after {} files", crate::lsp::dependents::SCAN_FILES_CAP))
     } else {
         None
     };
-    // Pushes: fresh = after the sync and for our version. A server that also offers pull may
-    // push nothing (pyright with pull registered): then the settle window is all we wait.
-    let unchanged = !check.sync.changed && !check.sync.opened;
-    let mut pushed: Option<Vec<Value>> = None;
-    if unchanged {
-        pushed = server.published_diagnostics(path).map(|set| set.diagnostics);
-    } else {
-        let push_end = if pulled.is_some() && !has_check_run(server) { (Instant::now() + settle).min(end) } else { end };
-        let mut after = check.sync.generation_before;
-        while let Some(set) = server.wait_for_published_diagnostics(path, after, settle, push_end) {
-            match set.version {
-                Some(version) if version != i64::from(check.sync.version) => after = set.generation,
-                _ => {
-                    pushed = Some(set.diagnostics);
-                    break;
+    let scope = CheckScope::Dependents {
+        found_by: format!("a scan of {how} under {}", supervisor.display_path(server.root())),
+        found: found_total,
+        checked,
+        not_checked_because,
+    };
+    (dependents, scope)
+}
+
+/// Pulls `path`'s diagnostics (`textDocument/diagnostic`).
+fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+    match server.pull_diagnostics(path, end) {
+        Ok(Some(items)) => Ok(items),
+        Ok(None) => Err(format!("{} does not offer pull diagnostics", server.id())),
+        Err(failure) => Err(format!("pull failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message)),
+    }
+}
+
+/// The stored publish for `path` when it is current, else the first publish after the server got
+/// its text (waiting, within `end`).
+fn stored_or_wait(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+    if let StoredDiagnostics::Current(set) = server.stored_diagnostics(path) {
+        return Ok(set.diagnostics);
+    }
+    let after = server.document_synced_generation(path).unwrap_or(0);
+    let settle = server.definition().diagnostics_settle;
+    let start = Instant::now();
+    match server.wait_for_published_diagnostics(path, after, settle, end) {
+        Some(set) => Ok(set.diagnostics),
+        None => Err(format!(
+            "{} published no diagnostics for its current text within {} ms (server {})",
+            server.id(),
+            start.elapsed().as_millis(),
+            server.readiness().describe()
+        )),
+    }
+}
+
+/// The first publish for `path` after `generation_before` that is for `version` (or names no
+/// version), settled; servers publish the previous text's set under a new version first
+/// (rust-analyzer) or several times in a row.
+fn wait_for_version_publish(
+    server: &LanguageServer,
+    path: &Path,
+    generation_before: u64,
+    version: i32,
+    settle: Duration,
+    end: Instant,
+) -> Result<Vec<Value>, String> {
+    let start = Instant::now();
+    let mut after = generation_before;
+    while let Some(set) = server.wait_for_published_diagnostics(path, after, settle, end) {
+        match set.version {
+            Some(published) if published != i64::from(version) => after = set.generation,
+            _ => return Ok(set.diagnostics),
+        }
+        if Instant::now() >= end {
+            break;
+        }
+    }
+    if let Some(how) = server.exit_description() {
+        return Err(format!("{} crashed: {how}", server.id()));
+    }
+    Err(format!(
+        "{} published no diagnostics for this version within {} ms (server {})",
+        server.id(),
+        start.elapsed().as_millis(),
+        server.readiness().describe()
+    ))
+}
+
+/// The compiler's (pushed, from the check run) and the server's own (pulled) diagnostics of one
+/// file, one per (code, start line): the compiler's first (rust-analyzer reports E0308 natively as
+/// "expected i32, found &str" and again from `cargo check` as "mismatched types"; keeping the
+/// compiler's keeps the ledger key the same whether or not the pull answered in time).
+fn merge_raw(compiler: Vec<Value>, native: Vec<Value>) -> Vec<Value> {
+    let key = |d: &Value| (d.get("code").map(Value::to_string), d.pointer("/range/start/line").and_then(Value::as_u64));
+    let from_compiler: HashSet<(Option<String>, Option<u64>)> = compiler.iter().map(key).collect();
+    let mut merged = compiler;
+    merged.extend(native.into_iter().filter(|d| !from_compiler.contains(&key(d))));
+    merged
+}
+
+/// Files that import `written` according to tsserver's `fileReferences`, following importers
+/// that re-export (`export … from`), at most `cap`; also the total found.
+fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize, end: Instant) -> Result<(Vec<PathBuf>, usize), String> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
+    let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
+    // Bound the walk: a barrel imported by everything makes every file a dependent.
+    while let Some(file) = queue.pop_front() {
+        if found.len() > cap * 4 {
+            break;
+        }
+        let body = server
+            .tsserver_request("fileReferences", json!({"file": file.to_string_lossy()}), end)
+            .map_err(|failure| failure.to_tool_error(server.id(), "fileReferences").message)?;
+        let mut lines_cache: HashMap<PathBuf, Vec<String>> = HashMap::new();
+        for reference in body.get("refs").and_then(Value::as_array).into_iter().flatten() {
+            let Some(path) = reference.get("file").and_then(Value::as_str) else { continue };
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+            if path.components().any(|c| c.as_os_str() == "node_modules") {
+                continue;
+            }
+            let line = reference.pointer("/contextStart/line").or_else(|| reference.pointer("/start/line")).and_then(Value::as_u64);
+            let reexports = line.is_some_and(|line| {
+                let lines = lines_cache.entry(path.clone()).or_insert_with(|| {
+                    std::fs::read_to_string(&path).map(|text| text.lines().map(str::to_owned).collect()).unwrap_or_default()
+                });
+                lines.get(line.saturating_sub(1) as usize).is_some_and(|text| text.trim_start().starts_with("export"))
+            });
+            if seen.insert(path.clone()) {
+                found.push(path.clone());
+                if reexports {
+                    queue.push_back(path);
                 }
             }
-            if Instant::now() >= push_end {
-                break;
-            }
         }
     }
-    if pulled.is_none() && pushed.is_none() {
-        if let Some(how) = server.exit_description() {
-            return FileDiagnostics::Unavailable(format!("{} crashed: {how}", server.id()));
-        }
-        if has_check_run(server) && !unchanged {
-            // rust-analyzer publishes nothing for a file that had and has no check errors.
-            pushed = Some(Vec::new());
-            notes.push("no check errors published for this file".to_owned());
-        } else {
-            let state = server.readiness().describe();
-            return FileDiagnostics::Unavailable(format!(
-                "{} published no diagnostics for this version within {} ms (server {state})",
-                server.id(),
-                check.budget.as_millis()
-            ));
-        }
-    }
-    let pulled = without_exact_duplicates(pulled.unwrap_or_default());
-    let pushed = pushed.map(without_exact_duplicates);
-    let mut records: Vec<DiagnosticRecord> = pulled.iter().filter_map(|d| DiagnosticRecord::from_lsp(path, d)).collect();
-    let from_pull: Vec<(Option<String>, u32)> = records.iter().map(|r| (r.code.clone(), r.line)).collect();
-    for diagnostic in pushed.unwrap_or_default() {
-        if let Some(record) = DiagnosticRecord::from_lsp(path, &diagnostic) {
-            if !from_pull.contains(&(record.code.clone(), record.line)) {
-                records.push(record);
-            }
+    let total = found.len();
+    found.truncate(cap);
+    Ok((found, total))
+}
+
+/// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic` JSON.
+fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+    let mut diagnostics = Vec::new();
+    for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
+        let body = server
+            .tsserver_request(command, json!({"file": path.to_string_lossy(), "includeLinePosition": true}), end)
+            .map_err(|failure| failure.to_tool_error(server.id(), command).message)?;
+        for item in body.as_array().into_iter().flatten() {
+            diagnostics.push(tsserver_to_lsp(item));
         }
     }
-    records.sort_by_key(|record| (record.severity, record.line));
-    FileDiagnostics::Fresh { server_id: server.id().to_owned(), records, notes }
+    Ok(diagnostics)
+}
+
+/// One tsserver diagnostic (`includeLinePosition` shape, or the plain `start`/`text` shape) as an
+/// LSP `Diagnostic` (0-based lines, LSP severities: error 1, warning 2, message 3, suggestion 4).
+fn tsserver_to_lsp(item: &Value) -> Value {
+    let start = item.get("startLocation").or_else(|| item.get("start"));
+    let end = item.get("endLocation").or_else(|| item.get("end"));
+    let position = |location: Option<&Value>| {
+        json!({
+            "line": location.and_then(|l| l.get("line")).and_then(Value::as_u64).unwrap_or(1).saturating_sub(1),
+            "character": location.and_then(|l| l.get("offset")).and_then(Value::as_u64).unwrap_or(1).saturating_sub(1),
+        })
+    };
+    let severity = match item.get("category").and_then(Value::as_str) {
+        Some("warning") => 2,
+        Some("message") => 3,
+        Some("suggestion") => 4,
+        _ => 1,
+    };
+    let message = item.get("message").or_else(|| item.get("text")).and_then(Value::as_str).unwrap_or("");
+    let mut diagnostic = json!({
+        "range": {"start": position(start), "end": position(end)},
+        "severity": severity,
+        "message": message,
+        "source": "typescript",
+    });
+    if let Some(code) = item.get("code") {
+        diagnostic["code"] = code.clone();
+    }
+    diagnostic
 }
 
 /// Drops LSP diagnostics identical in every field (range, severity, code, source, message) to
@@ -422,108 +1152,191 @@ fn without_exact_duplicates(diagnostics: Vec<Value>) -> Vec<Value> {
     diagnostics.into_iter().filter(|diagnostic| seen.insert(diagnostic.to_string())).collect()
 }
 
-/// Seeds the ledger for every path of `paths` not seeded yet: syncs its current (pre-write)
-/// content and records the diagnostics as known. Files no server serves, and files that do not
-/// exist (about to be created: their baseline is empty), are seeded empty.
-pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Instant) {
-    let ledger = supervisor.diagnostics_ledger();
-    let mut to_check = Vec::new();
-    for path in paths {
-        if ledger.is_seeded(path) {
-            continue;
-        }
-        if !path.is_file() {
-            ledger.seed(path, &[]);
-            continue;
-        }
-        to_check.push(path.clone());
+/// The instances present in `before` and gone from `after`, per ledger key (the later ones of
+/// a key count as gone first).
+fn resolved_between(before: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
+    let mut remaining: HashMap<LedgerKey, usize> = HashMap::new();
+    for record in after {
+        *remaining.entry(record.ledger_key()).or_default() += 1;
     }
-    if to_check.is_empty() {
-        return;
-    }
-    for (path, outcome) in check_files(supervisor, &to_check, deadline) {
-        match outcome {
-            FileDiagnostics::Fresh { records, .. } => ledger.seed(&path, &records),
-            FileDiagnostics::NotServed => ledger.seed(&path, &[]),
-            FileDiagnostics::Unavailable(_) => (),
+    let mut resolved = Vec::new();
+    for record in before {
+        match remaining.get_mut(&record.ledger_key()) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => resolved.push(record.clone()),
         }
     }
+    resolved
 }
 
-/// Checks `written` (absolute paths) and renders the diagnostics-on-write block: new
-/// diagnostics per file (errors; warnings when configured; at most the configured cap per file
-/// with "showing N of M"), `diagnostics unavailable: <reason>` where there is no trustworthy
-/// answer, and one line counting earlier-reported errors still unresolved. `None` when no
+/// Checks `written` (absolute paths) and renders the diagnostics-on-write block: per file, the
+/// diagnostics the write introduced and the errors it resolved (errors; warnings too when
+/// configured; at most the configured cap per file with "showing N of M"),
+/// `diagnostics unavailable: <reason>` where there is no trustworthy answer, one
+/// `no new errors in <files>` line per server for the checked files that stayed clean, one
+/// `checked:` line per server saying which files were checked and which were not (with the next
+/// step), and one line counting earlier-reported errors still unresolved. `None` when no
 /// written file is served by a language server. Also returns the block as JSON.
 pub fn diagnostics_block(supervisor: &LspSupervisor, written: &[PathBuf], deadline: Instant) -> Option<(String, Value)> {
-    let config = supervisor.config();
-    let ledger = supervisor.diagnostics_ledger();
-    let mut existing = Vec::new();
-    for path in written {
-        if path.exists() {
-            existing.push(path.clone());
-        } else {
-            ledger.forget(path);
-        }
-    }
-    let outcomes = check_files(supervisor, &existing, deadline);
-    if outcomes.iter().all(|(_, outcome)| matches!(outcome, FileDiagnostics::NotServed)) {
+    let (checks, _not_served) = check_write(supervisor, written, deadline);
+    if checks.is_empty() {
         return None;
     }
+    Some(render_checks(supervisor, &checks))
+}
+
+/// Renders the checks (see [`diagnostics_block`]), recording each checked file in the ledger.
+fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String, Value) {
+    let config = supervisor.config();
+    let ledger = supervisor.diagnostics_ledger();
     let wanted = |severity: Severity| severity == Severity::Error || (config.write_diagnostics_warnings && severity == Severity::Warning);
+    let what = if config.write_diagnostics_warnings { "errors or warnings" } else { "errors" };
+    let cap = config.write_diagnostics_cap_per_file;
     let mut lines: Vec<String> = Vec::new();
-    let mut files_json = Vec::new();
+    let mut tail: Vec<String> = Vec::new();
+    let mut servers_json = Vec::new();
     let mut unresolved = 0;
     let mut total_new = 0;
-    for (path, outcome) in &outcomes {
-        let display = supervisor.display_path(path);
-        match outcome {
-            FileDiagnostics::NotServed => (),
-            FileDiagnostics::Unavailable(reason) => {
-                lines.push(format!("{display}: diagnostics unavailable: {reason} (this is not a clean result)"));
-                files_json.push(json!({"file": display, "status": "unavailable", "reason": reason}));
-            }
-            FileDiagnostics::Fresh { server_id, records, notes } => {
-                let seeded = ledger.is_seeded(path);
-                let current: Vec<DiagnosticRecord> = records.iter().filter(|r| wanted(r.severity)).cloned().collect();
-                let diff = ledger.record(path, &current);
-                unresolved += diff.still_unresolved_errors;
-                total_new += diff.new.len();
-                let shown: Vec<&DiagnosticRecord> = diff.new.iter().take(config.write_diagnostics_cap_per_file).collect();
-                if diff.new.is_empty() {
-                    lines.push(format!(
-                        "{display}: no new {} ({server_id})",
-                        if config.write_diagnostics_warnings { "errors or warnings" } else { "errors" }
-                    ));
-                } else {
-                    let count = if shown.len() < diff.new.len() {
-                        format!("showing {} of {}", shown.len(), diff.new.len())
-                    } else {
-                        format!("{}", diff.new.len())
-                    };
-                    lines.push(format!("{display}: new diagnostics introduced by this write ({count}, {server_id}):"));
-                    for record in &shown {
-                        lines.push(format!("  {}", record.render(&display)));
+    let mut total_resolved = 0;
+    let mut any_unavailable = false;
+    let shown_list = |records: &[DiagnosticRecord], display: &str| -> Vec<String> {
+        records.iter().take(cap).map(|record| format!("  {}", record.render(display))).collect()
+    };
+    let count_text = |shown: usize, total: usize| if shown < total { format!("showing {shown} of {total}") } else { total.to_string() };
+    for check in checks {
+        let server_id = &check.server_id;
+        let mut clean: Vec<String> = Vec::new();
+        let mut clean_dependents: usize = 0;
+        let mut files_json = Vec::new();
+        for file in &check.files {
+            let display = supervisor.display_path(&file.path);
+            let role = match file.role {
+                CheckedRole::Written => "written",
+                CheckedRole::Dependent => "dependent",
+                CheckedRole::Republished => "republished",
+            };
+            match &file.diagnostics {
+                FileDiagnostics::Unavailable(reason) => {
+                    any_unavailable = true;
+                    lines.push(format!("{display}: diagnostics unavailable: {reason} (this is not a clean result)"));
+                    files_json.push(json!({"file": display, "role": role, "status": "unavailable", "reason": reason}));
+                }
+                FileDiagnostics::Checked { before, after, notes } => {
+                    let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
+                    let before_wanted: Option<Vec<DiagnosticRecord>> =
+                        before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
+                    let had_state = before_wanted.is_some() || ledger.is_seeded(&file.path);
+                    if let Some(before) = &before_wanted {
+                        ledger.rebase(&file.path, before);
                     }
+                    let diff = ledger.record(&file.path, &current);
+                    let resolved = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    unresolved += diff.still_unresolved_errors;
+                    total_new += diff.new.len();
+                    total_resolved += resolved.len();
+                    if !diff.new.is_empty() {
+                        let shown = diff.new.len().min(cap);
+                        lines.push(format!(
+                            "{display}: new diagnostics introduced by this write ({}, {server_id}):",
+                            count_text(shown, diff.new.len())
+                        ));
+                        lines.extend(shown_list(&diff.new, &display));
+                    }
+                    if !resolved.is_empty() {
+                        let shown = resolved.len().min(cap);
+                        lines.push(format!("{display}: resolved by this write ({}, {server_id}):", count_text(shown, resolved.len())));
+                        lines.extend(shown_list(&resolved, &display));
+                    }
+                    if diff.new.is_empty() {
+                        match file.role {
+                            CheckedRole::Written => clean.push(display.clone()),
+                            CheckedRole::Dependent => {
+                                clean_dependents += 1;
+                                if clean_dependents <= 8 {
+                                    clean.push(display.clone());
+                                }
+                            }
+                            CheckedRole::Republished => (),
+                        }
+                    }
+                    if !had_state && !diff.new.is_empty() {
+                        lines.push(format!(
+                            "  note: {display} had no recorded pre-write state; any error listed may have existed before this write"
+                        ));
+                    }
+                    for note in notes {
+                        lines.push(format!("  note: {display}: {note}"));
+                    }
+                    files_json.push(json!({
+                        "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved,
+                        "still_unresolved_errors": diff.still_unresolved_errors,
+                    }));
                 }
-                if !seeded {
-                    lines.push(format!(
-                        "  note: {display} had no recorded pre-write state; any error listed may have existed before this write"
-                    ));
-                }
-                for note in notes {
-                    lines.push(format!("  note: {note}"));
-                }
-                files_json.push(json!({"file": display, "status": "checked", "server": server_id, "new": diff.new, "shown": shown.len(), "still_unresolved_errors": diff.still_unresolved_errors}));
             }
         }
+        let written_display: Vec<String> = check.written.iter().map(|path| supervisor.display_path(path)).collect();
+        let written_text = written_display.join(", ");
+        let more_clean = clean_dependents.saturating_sub(8);
+        let mut clean_text = clean.join(", ");
+        if more_clean > 0 {
+            clean_text.push_str(&format!(" and {more_clean} more file{} that import it", plural(more_clean)));
+        }
+        let (checked_line, project_wide) = match &check.scope {
+            CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
+            CheckScope::Dependents { found_by, found, checked, not_checked_because } => {
+                let mut line = format!(
+                    "checked: {written_text} and {checked} file{} that import{} it ({found_by})",
+                    plural(*checked),
+                    if *checked == 1 { "s" } else { "" }
+                );
+                if let Some(because) = not_checked_because {
+                    line.push_str(&format!("; {} more that import it were not checked ({because})", found.saturating_sub(*checked)));
+                }
+                line.push_str(&format!("; other files were not checked: {}", next_step()));
+                (line, false)
+            }
+            CheckScope::WrittenOnly(why) => {
+                (format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step()), false)
+            }
+            CheckScope::Unavailable(reason) => {
+                any_unavailable = true;
+                (format!("checked: {written_text} only; files that import it were not checked: {reason}; {}", next_step()), false)
+            }
+        };
+        if !clean_text.is_empty() {
+            let elsewhere = if project_wide { " or elsewhere in the checked project" } else { "" };
+            tail.push(format!("no new {what} in {clean_text}{elsewhere} ({server_id})"));
+        } else if project_wide {
+            tail.push(format!("no new {what} elsewhere in the checked project ({server_id})"));
+        }
+        tail.push(checked_line);
+        for note in &check.notes {
+            tail.push(format!("note: {note}"));
+        }
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes}));
     }
+    lines.extend(tail);
     if unresolved > 0 {
         let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
-        lines.push(format!("{unresolved} earlier-reported {noun} in the written files {verb} still unresolved"));
+        lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
     }
     let text = format!("Diagnostics after the write:\n{}", lines.join("\n"));
-    Some((text, json!({"new_total": total_new, "still_unresolved_errors": unresolved, "files": files_json})))
+    (
+        text,
+        json!({"new_total": total_new, "resolved_total": total_resolved, "still_unresolved_errors": unresolved, "complete": !any_unavailable, "servers": servers_json}),
+    )
+}
+
+fn next_step() -> &'static str {
+    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers: seeds before
@@ -562,8 +1375,9 @@ impl PreCallLayer for DiagnosticsOnWriteLayer {
                     return;
                 }
                 let Some(edit_id) = arguments.get("edit_id").and_then(Value::as_str) else { return };
-                let Some(structural) = ctx.find_resource::<crate::structural::StructuralResource>() else { return };
-                paths.extend(structural.staged_edits.pending_paths(edit_id).unwrap_or_default());
+                if let Some(staged) = ctx.find_resource::<crate::staged::StagedResource>() {
+                    paths.extend(staged.changes.pending_paths(edit_id).unwrap_or_default());
+                }
             }
             _ => return,
         }
@@ -629,6 +1443,50 @@ mod tests {
         // Fixed, then reintroduced: reported again.
         assert!(ledger.record(path, &[record(3, "old")]).new.is_empty());
         assert_eq!(ledger.record(path, &[record(3, "old"), record(5, "boom")]).new, vec![record(5, "boom")]);
+    }
+
+    #[test]
+    fn rebase_takes_the_fresh_pre_write_state_and_keeps_reported_marks() {
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/a.py");
+        ledger.seed(path, &[]);
+        assert_eq!(ledger.record(path, &[record(3, "boom")]).new.len(), 1);
+        // Something outside the write fixed it and broke another thing: the fresh state wins.
+        ledger.rebase(path, &[record(4, "other")]);
+        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")]);
+        assert_eq!(diff.new, vec![record(9, "boom")]);
+        // Still there on the next write: not new, counted as unresolved.
+        ledger.rebase(path, &[record(4, "other"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")]);
+        assert!(diff.new.is_empty());
+        assert_eq!(diff.still_unresolved_errors, 1);
+    }
+
+    #[test]
+    fn resolved_instances_are_the_ones_gone_per_key() {
+        let before = [record(3, "boom"), record(7, "boom"), record(9, "other")];
+        let after = [record(5, "boom")];
+        assert_eq!(resolved_between(&before, &after), vec![record(7, "boom"), record(9, "other")]);
+        assert!(resolved_between(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn tsserver_diagnostics_become_lsp_diagnostics() {
+        let item = json!({"message": "Expected 2 arguments, but got 1.", "code": 2554, "category": "error",
+            "startLocation": {"line": 2, "offset": 18}, "endLocation": {"line": 2, "offset": 19}});
+        let lsp = tsserver_to_lsp(&item);
+        let record = DiagnosticRecord::from_lsp(Path::new("/w/b.ts"), &lsp).unwrap();
+        assert_eq!((record.line, record.severity, record.code.as_deref()), (2, Severity::Error, Some("2554")));
+        assert_eq!(lsp["range"]["start"]["character"], 17);
+        let suggestion = tsserver_to_lsp(&json!({"text": "unused", "category": "suggestion", "start": {"line": 1, "offset": 1}}));
+        assert!(DiagnosticRecord::from_lsp(Path::new("/w/b.ts"), &suggestion).is_none());
+    }
+
+    #[test]
+    fn pulled_and_pushed_merge_one_per_code_and_line() {
+        let at = |code: &str, line: u64, source: &str| json!({"code": code, "range": {"start": {"line": line}}, "source": source});
+        let merged = merge_raw(vec![at("E0308", 1, "rustc")], vec![at("E0308", 1, "rust-analyzer"), at("E0425", 4, "rust-analyzer")]);
+        assert_eq!(merged, vec![at("E0308", 1, "rustc"), at("E0425", 4, "rust-analyzer")]);
     }
 
     #[test]

@@ -100,23 +100,32 @@ pub type Fingerprint = (u64, u64, u128);
 
 /// The [`Fingerprint`] of the files under `root`.
 pub fn workspace_fingerprint(root: &Path) -> Fingerprint {
+    let stamps = file_stamps(root);
+    let bytes = stamps.values().map(|(size, _)| size).sum();
+    let newest = stamps.values().map(|(_, modified)| *modified).max().unwrap_or(0);
+    (stamps.len() as u64, bytes, newest)
+}
+
+/// (size in bytes, modification time in ns since the epoch) of every file under `root`, as a
+/// gitignore-aware walk sees them (`node_modules`, `target`, `.git`, `.venv`, `venv`,
+/// `__pycache__` skipped; at most 200,000 files). Two snapshots taken around an action show
+/// which files it created, changed or deleted.
+pub fn file_stamps(root: &Path) -> std::collections::BTreeMap<PathBuf, (u64, u128)> {
     let walker = ignore::WalkBuilder::new(root)
         .filter_entry(|entry| {
             !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
         })
         .build();
-    let (mut files, mut bytes, mut newest) = (0u64, 0u64, 0u128);
+    let mut stamps = std::collections::BTreeMap::new();
     for entry in walker.flatten().take(200_000) {
         let Ok(metadata) = entry.metadata() else { continue };
         if !metadata.is_file() {
             continue;
         }
-        files += 1;
-        bytes += metadata.len();
         let modified = metadata.modified().ok().and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        newest = newest.max(modified);
+        stamps.insert(entry.into_path(), (metadata.len(), modified));
     }
-    (files, bytes, newest)
+    stamps
 }
 
 /// The last few answers of list requests, for their later pages. Keys name the request (server
@@ -388,10 +397,14 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
             return Some(("go module cache", root_upto(index + 1), join_from(index + 1)));
         }
     }
-    // The Go standard library: `/usr/lib/go-1.19/src/fmt/print.go`, `/usr/local/go/src/…`.
+    // The Go standard library: `/usr/lib/go-1.19/src/fmt/print.go`, `/usr/local/go/src/…`, and
+    // Debian's canonical `/usr/share/go-1.19/src/…` (its GOROOT links `src` there; no VERSION).
     for index in (1..parts.len().saturating_sub(1)).rev() {
         let goroot = root_upto(index);
-        if parts[index] == "src" && (parts[index - 1] == "go" || parts[index - 1].starts_with("go-")) && goroot.join("VERSION").is_file() {
+        if parts[index] == "src"
+            && (parts[index - 1] == "go" || parts[index - 1].starts_with("go-"))
+            && (goroot.join("VERSION").is_file() || goroot.join("src/builtin/builtin.go").is_file())
+        {
             return Some(("go stdlib", root_upto(index + 1), join_from(index + 1)));
         }
     }

@@ -11,6 +11,10 @@
 //!   with bounded ContentModified retries.
 //! - [`position`]: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
 //! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
+//! - [`hierarchy`]: the `lsp` ops `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`
+//!   (call and type hierarchies, followed up to 3 levels, call sites per caller).
+//! - [`code_action`]: what `lsp` code_actions lists and `lsp_code_action` (tier write), which
+//!   applies or stages one; a server's `workspace/applyEdit` is applied only while it runs.
 //! - [`outline`]: a file's outline from `documentSymbol` (source order, tree, readable kinds,
 //!   parameters and locals marked).
 //! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
@@ -27,7 +31,10 @@
 
 pub mod checker;
 pub mod client;
+pub mod code_action;
+pub mod dependents;
 pub mod diagnostics_on_write;
+pub mod hierarchy;
 pub mod listing;
 pub mod outline;
 pub mod position;
@@ -44,9 +51,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport};
+pub use client::{
+    ApplyEditMode, ApplyEditWindow, DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, ReceivedEdit,
+    StoredDiagnostics,
+};
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{builtin_servers, find_root, resolve_binary, resolve_binary_for, ReadinessSignal, RootStrategy, ServerDefinition};
+pub use servers::{
+    builtin_servers, find_root, resolve_binary, resolve_binary_for, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck,
+};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
@@ -95,17 +107,31 @@ pub struct LspConfig {
     pub locations_cap: usize,
     /// `hover`: characters of hover text kept. Default 4000.
     pub hover_chars_cap: usize,
+    /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`: entries shown per page.
+    /// Default 50.
+    pub hierarchy_cap: usize,
+    /// Hierarchy ops with `depth` > 1: most entries whose own callers / callees / types are asked
+    /// per call (one request each); the others are listed and counted as not followed.
+    /// Default 60.
+    pub hierarchy_follow_cap: usize,
     /// Diagnostics on write (R-DOW-1) on or off. Default on.
     pub write_diagnostics: bool,
     /// Diagnostics on write also reports new warnings (errors always). Default off.
     pub write_diagnostics_warnings: bool,
     /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
     pub write_diagnostics_cap_per_file: usize,
-    /// Diagnostics on write: per-server budget from the sync to a trusted answer. Default 5 s.
+    /// Diagnostics on write: per-server cap on the check (the pre-write state, the sync, the
+    /// server's end-of-check signal, the state after), counted from the moment the server is
+    /// loaded; the wait ends at the server's own signal, this only bounds it (a first
+    /// `fileReferences` of a large TypeScript project, a loaded machine). Default 15 s.
     pub write_diagnostics_budget: Duration,
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
     pub write_diagnostics_check_budget: Duration,
+    /// Diagnostics on write: at most this many files that import a written file are checked
+    /// besides it (servers without a project-wide check: tsserver, pyright, clangd); the answer
+    /// says how many were found and which were not checked. Default 40.
+    pub write_diagnostics_dependents_cap: usize,
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 120 s (also
     /// bounded by the call's deadline).
     pub checker_timeout: Duration,
@@ -132,24 +158,38 @@ impl Default for LspConfig {
             diagnostics_cap: 100,
             locations_cap: 50,
             hover_chars_cap: 4000,
+            hierarchy_cap: 50,
+            hierarchy_follow_cap: 60,
             write_diagnostics: true,
             write_diagnostics_warnings: false,
             write_diagnostics_cap_per_file: 20,
-            write_diagnostics_budget: Duration::from_secs(5),
+            write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
+            write_diagnostics_dependents_cap: 40,
             checker_timeout: Duration::from_secs(120),
             checker_cap: 100,
         }
     }
 }
 
-/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The rename issue plugs
-/// its atomic applier in here ([`LspSupervisor::set_workspace_edit_applier`]); without one, the
-/// request is answered `{applied: false, failureReason}`.
+/// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The run plugs the
+/// atomic applier of `lsp_rename` in here ([`LspSupervisor::set_workspace_edit_applier`]); without
+/// one, the request is answered `{applied: false, failureReason}`.
+///
+/// A server's edit reaches the applier only inside an apply window (while `lsp_code_action`, a
+/// write-tier tool, runs one of its commands — [`LanguageServer::open_apply_edit_window`]);
+/// outside one it is refused, so no read-tier call can make a server write.
 pub trait WorkspaceEditApplier: Send + Sync {
     /// Applies `edit` (the LSP `WorkspaceEdit` JSON) and returns the LSP
     /// `ApplyWorkspaceEditResult` JSON (`{applied, failureReason?}`).
     fn apply_workspace_edit(&self, edit: &Value) -> Value;
+
+    /// [`WorkspaceEditApplier::apply_workspace_edit`] plus the absolute paths it wrote or deleted
+    /// (so the calling tool reports them and diagnostics on write checks them). The default
+    /// reports none.
+    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<std::path::PathBuf>) {
+        (self.apply_workspace_edit(edit), Vec::new())
+    }
 }
 
 pub(crate) use tool::register_tools;

@@ -37,12 +37,17 @@ pub fn descriptor() -> ToolDescriptor {
         description: "Rename a symbol across the project with its language server (rust-analyzer, pyright, typescript-language-server, gopls, clangd). \
 Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
-Returns the files and edit counts, then the diagnostics the rename introduced."
+Returns the files and edit counts, then the diagnostics the rename introduced. \
+With `preview: true` nothing is written: the edit is staged like an ast_edit (an edit_id and a unified-diff preview); `resolve` accepts (all-or-nothing, refused if any file changed since) or discards it."
             .to_owned(),
         tier: Tier::Write,
         input_schema: {
             let mut properties = crate::lsp::tool::position_address_properties();
             properties.insert("new_name".to_owned(), json!({"type": "string", "minLength": 1, "description": "The new identifier."}));
+            properties.insert(
+                "preview".to_owned(),
+                json!({"type": "boolean", "description": "Stage the rename instead of writing it: returns an edit_id and a diff preview; `resolve` accepts or discards it (default false: write at once)."}),
+            );
             json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "new_name"], "additionalProperties": false})
         },
         parallel_safe: false,
@@ -63,6 +68,8 @@ struct RenameArguments {
     occurrence: Option<usize>,
     new_name: String,
     server: Option<String>,
+    #[serde(default)]
+    preview: bool,
 }
 
 /// One file's part of a planned edit.
@@ -223,6 +230,41 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
     Ok(plan)
 }
 
+/// Stages `plan` in the run's staged-change store ([`crate::staged`]) instead of writing it:
+/// every file keeps the bytes the plan read (or its absence) as the state `resolve accept`
+/// checks. Returns what staging produced and the store's pending cap (for its message).
+///
+/// # Errors
+/// The "not wired" error when the run has no staged-change store.
+pub(crate) fn stage_plan(
+    ctx: &CallContext<'_>,
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    tool: &'static str,
+    description: String,
+    warnings: Vec<String>,
+) -> Result<(crate::staged::Staged, usize), ToolError> {
+    let store = ctx.resource::<crate::staged::StagedResource>()?;
+    let files = plan
+        .changes
+        .iter()
+        .zip(&plan.files)
+        .map(|(change, planned)| crate::staged::StagedFile {
+            path: change.path.clone(),
+            display: crate::render::display_path(workspace_root, &change.path),
+            original: match &change.expected {
+                ExpectedState::Content(bytes) => Some(bytes.clone()),
+                _ => None,
+            },
+            new_content: change.new_content.clone(),
+            changes: planned.edit_count,
+            operation: planned.operation.clone(),
+        })
+        .collect();
+    let staged = store.stage(crate::staged::StagedChange { tool, description, change_noun: "edit", files, warnings });
+    Ok((staged, store.config().max_pending_edits))
+}
+
 /// Writes `plan` all-or-nothing (verify every file unchanged, temp + rename, rollback on any
 /// failure). Returns the absolute paths written or deleted.
 ///
@@ -373,9 +415,13 @@ impl AtomicWorkspaceEditApplier {
 
 impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
     fn apply_workspace_edit(&self, edit: &Value) -> Value {
+        self.apply_workspace_edit_reporting(edit).0
+    }
+
+    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<PathBuf>) {
         match plan_workspace_edit(&self.workspace_root, None, edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
-            Ok(_) => json!({"applied": true}),
-            Err(err) => json!({"applied": false, "failureReason": err.message}),
+            Ok(written) => (json!({"applied": true}), written),
+            Err(err) => (json!({"applied": false, "failureReason": err.message}), Vec::new()),
         }
     }
 }
@@ -454,13 +500,49 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if plan.files.is_empty() {
         return Err(ToolError::new(ErrorKind::Failed, format!("{}'s rename edit changes nothing; nothing was written", server.id())));
     }
+    let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
+    if args.preview {
+        let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
+        // The check's findings (indented under its summary line) are repeated when the change is
+        // accepted: what runbound added, what stays unrenamed, what could not be verified.
+        let warnings: Vec<String> = coverage
+            .report
+            .iter()
+            .filter(|line| line.starts_with(' '))
+            .map(|line| line.trim().to_owned())
+            .filter(|line| !line.is_empty())
+            .collect();
+        let (staged, max_pending) = stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings)?;
+        let mut lines = vec![format!(
+            "(proposed) {description}: {} in {}:",
+            crate::render::plural(total, "edit"),
+            crate::render::plural(plan.files.len(), "file")
+        )];
+        let mut files_json = Vec::new();
+        for file in &plan.files {
+            let shown = supervisor.display_path(&file.path);
+            lines.push(format!("  {shown}: {} ({})", crate::render::plural(file.edit_count, "edit"), file.operation));
+            files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+        }
+        lines.extend(coverage.report.iter().cloned());
+        lines.extend(lease.notes.iter().cloned());
+        lines.push(staged.instructions(max_pending));
+        lines.push(staged.preview.text.clone());
+        return Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
+            "edit_id": staged.edit_id,
+            "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
+            "coverage": coverage.json,
+            "preview_hunks_shown": staged.preview.shown,
+            "preview_hunks_total": staged.preview.total,
+            "evicted": staged.evicted,
+        }))));
+    }
     // Seed the ledger with the pre-write state of every file about to change.
     let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
     if supervisor.config().write_diagnostics {
         crate::lsp::diagnostics_on_write::seed_files(supervisor, &touched, Instant::now() + ctx.remaining() / 3);
     }
     let written = commit_workspace_edit(root, &plan)?;
-    let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     let mut lines = vec![format!(
         "Renamed `{}` to `{}` ({}): {total} edit{} in {} file{}:",
         resolved.cursor_identifier,

@@ -45,6 +45,33 @@ pub enum ReadinessSignal {
     PyrightSourceFilesFound,
 }
 
+/// How diagnostics on write find and check the files a write can break besides the written ones
+/// (callers, importers, implementors), and what ends the wait for the server's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCheck {
+    /// The server runs its own check of the whole project after `didSave` and publishes for every
+    /// file of it (rust-analyzer's flycheck = `cargo check` of the workspace): the end of that
+    /// run's `$/progress` ends the wait; every file published during the run is compared with its
+    /// state before the write.
+    ProjectCheckRun,
+    /// The server publishes diagnostics for every file of the workspace the change affects, open
+    /// or not (gopls: the changed package and its reverse dependencies): the publish for the
+    /// written file's synced version, then the settle time, ends the wait.
+    WorkspacePublishes,
+    /// typescript-language-server: importers from tsserver's `fileReferences` (followed through
+    /// re-exporting files), diagnostics asked with `semanticDiagnosticsSync` and
+    /// `syntacticDiagnosticsSync` through the `typescript.tsserverRequest` command: the answers end
+    /// the wait (tsserver publishes nothing for a file that stays clean).
+    TsserverRequests,
+    /// Files that import the written module (Python `import`/`from … import`) or include the
+    /// written header (C/C++ `#include`), found by scanning the root's files, are opened in the
+    /// server; their diagnostics come from a pull (`textDocument/diagnostic`) when the server
+    /// offers it, else from the publishes after the sync.
+    OpenImporters,
+    /// Only the written files are checked (a server that checks one file at a time: pylsp).
+    WrittenFilesOnly,
+}
+
 /// One language server: how to launch it, which files it serves, how its root is found, how
 /// readiness is judged. Plain data; build your own with struct literal syntax.
 #[derive(Debug, Clone)]
@@ -87,6 +114,8 @@ pub struct ServerDefinition {
     /// Open one file of the root right after start (tsserver answers "No Project" to
     /// `workspace/symbol` until a file of the project is open).
     pub open_representative_file: bool,
+    /// How diagnostics on write reach the files a write can break besides the written ones.
+    pub write_check: WriteCheck,
     /// Settings computed per root from the project when the server starts, merged over
     /// `settings` and `initialization_options` ([`configure_for_root`]).
     pub project_settings: ProjectSettings,
@@ -156,6 +185,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
         diagnostics_settle: Duration::from_millis(300),
         clangd_offset_encoding: false,
         open_representative_file: false,
+        write_check: WriteCheck::WrittenFilesOnly,
         project_settings: ProjectSettings::None,
     };
     vec![
@@ -166,6 +196,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             readiness: ReadinessSignal::RustAnalyzerQuiescent,
             diagnostics_settle: Duration::from_millis(400),
             settings: json!({"rust-analyzer": {"checkOnSave": true}}),
+            write_check: WriteCheck::ProjectCheckRun,
             ..base("rust-analyzer", "rust-analyzer", &[])
         },
         // `logLevel: Information` keeps the `Found N source files` log line that readiness
@@ -187,6 +218,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             }}}),
             readiness: ReadinessSignal::PyrightSourceFilesFound,
             startup_grace: Duration::from_secs(30),
+            write_check: WriteCheck::OpenImporters,
             project_settings: ProjectSettings::PyrightPythonPath,
             ..base("pyright", "pyright-langserver", &["--stdio"])
         },
@@ -206,6 +238,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             }),
             readiness: ReadinessSignal::PyrightSourceFilesFound,
             startup_grace: Duration::from_secs(30),
+            write_check: WriteCheck::OpenImporters,
             project_settings: ProjectSettings::PyrightPythonPath,
             ..base("basedpyright", "basedpyright-langserver", &["--stdio"])
         },
@@ -230,13 +263,19 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             // tsserver reports "Initializing JS/TS language features" only ~1 s after the first
             // file opens; until progress is seen, the server counts as starting (up to 5 s).
             startup_grace: Duration::from_secs(5),
+            // No automatic type acquisition: tsserver's typings installer would `npm install`
+            // @types packages into a global cache at run time (network, and two servers starting
+            // together wait on each other's npm: "Initializing JS/TS language features" for 20 s+).
+            initialization_options: json!({"disableAutomaticTypingAcquisition": true}),
             open_representative_file: true,
+            write_check: WriteCheck::TsserverRequests,
             ..base("typescript-language-server", "typescript-language-server", &["--stdio"])
         },
         ServerDefinition {
             extensions: pairs(&[("go", "go")]),
             root_markers: strings(&["go.work", "go.mod"]),
             root_strategy: RootStrategy::GoWorkThenModule,
+            write_check: WriteCheck::WorkspacePublishes,
             ..base("gopls", "gopls", &[])
         },
         ServerDefinition {
@@ -253,6 +292,7 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             ]),
             root_markers: strings(&["compile_commands.json", "compile_flags.txt", ".clangd"]),
             clangd_offset_encoding: true,
+            write_check: WriteCheck::OpenImporters,
             ..base("clangd", "clangd", &[])
         },
         ServerDefinition {

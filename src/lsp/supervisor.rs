@@ -17,6 +17,7 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
+use crate::events::{EventLevel, RunEvent};
 use crate::lsp::client::{representative_file, LanguageServer, Readiness};
 use crate::lsp::servers::{
     builtin_servers, configure_for_root, find_root, merge_servers, resolve_binary_for, BinaryLookup, ProjectSettings, RootLookup,
@@ -89,6 +90,11 @@ struct Instance {
     /// (or why none resolved), its fingerprint, and when it was last compared with a fresh
     /// resolution.
     interpreter: Option<InterpreterInUse>,
+}
+
+/// Raises an operator event about a language server (see [`crate::events`]).
+fn lsp_event(level: EventLevel, message: String) {
+    crate::events::emit(RunEvent::new(level, "lsp", message));
 }
 
 /// The interpreter a running Python server was configured with.
@@ -641,6 +647,10 @@ impl LspSupervisor {
                     definition.id,
                     old.pid()
                 ));
+                lsp_event(
+                    EventLevel::Notice,
+                    format!("{} @ {} (pid {}) is restarted because {changed}", definition.id, self.display_path(root), old.pid()),
+                );
                 instance.reopen = old.open_documents();
                 drop(old);
             }
@@ -654,6 +664,16 @@ impl LspSupervisor {
                 Some(how) => {
                     let lived = server.started_at().elapsed();
                     notes.push(format!("note: {} (pid {}) had exited after {} s: {how}", definition.id, server.pid(), lived.as_secs()));
+                    lsp_event(
+                        EventLevel::Warning,
+                        format!(
+                            "{} @ {} (pid {}) had exited after {} s: {how}; restarting it",
+                            definition.id,
+                            self.display_path(root),
+                            server.pid(),
+                            lived.as_secs()
+                        ),
+                    );
                     instance.reopen = server.open_documents();
                     instance.last_exit = Some(how);
                     instance.consecutive_failures = if lived >= HEALTHY_UPTIME { 0 } else { instance.consecutive_failures + 1 };
@@ -692,6 +712,7 @@ impl LspSupervisor {
                     if let Some(last) = instance.last_exit.as_ref().or(instance.last_start_error.as_ref()) {
                         err.message.push_str(&format!("; last failure: {last}"));
                     }
+                    lsp_event(EventLevel::Warning, err.message.clone());
                     return Err(err);
                 }
                 std::thread::sleep(earliest - now);
@@ -708,6 +729,16 @@ impl LspSupervisor {
                 instance.restarts,
                 server.open_documents().len()
             ));
+            lsp_event(
+                EventLevel::Notice,
+                format!(
+                    "restarted {} @ {} (new pid {}, restart #{})",
+                    definition.id,
+                    self.display_path(root),
+                    server.pid(),
+                    instance.restarts
+                ),
+            );
         }
         Ok(ServerLease { server, notes })
     }
@@ -801,6 +832,7 @@ impl LspSupervisor {
                     "; calls in the next {} s answer with this failure without a new start (start backoff; `lsp` op reload retries at once)",
                     wait.as_secs_f64().ceil() as u64
                 ));
+                lsp_event(EventLevel::Error, format!("{} @ {} failed to start: {}", definition.id, self.display_path(root), err.message));
                 return Err(err);
             }
         };

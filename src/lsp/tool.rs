@@ -50,6 +50,24 @@ pub(crate) fn position_address_properties() -> serde_json::Map<String, Value> {
     .collect()
 }
 
+/// Every `lsp` op, in the order the schema lists them.
+pub const OPS: [&str; 14] = [
+    "definition",
+    "type_definition",
+    "implementation",
+    "references",
+    "hover",
+    "incoming_calls",
+    "outgoing_calls",
+    "supertypes",
+    "subtypes",
+    "symbols",
+    "code_actions",
+    "diagnostics",
+    "status",
+    "reload",
+];
+
 /// The `lsp` tool's descriptor.
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
@@ -57,7 +75,8 @@ pub fn descriptor() -> ToolDescriptor {
         description: "Ask the project's language server (rust-analyzer, pyright, pylsp, typescript-language-server, gopls, clangd, dart). \
 Address a position by `line` (1-based) plus `symbol`, a substring of that line containing the identifier — never a column. \
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
-Ops: definition, type_definition, implementation, references (50 per page, grouped per file, workspace first), hover, code_actions (file, line, symbol); \
+Ops: definition, type_definition, implementation, references (50 per page, grouped per file, workspace first), hover, code_actions (file, line, symbol; listing only — lsp_code_action applies one); \
+incoming_calls / outgoing_calls (callers / callees of the function at file+line+symbol, each with its call-site lines, grouped per file) and supertypes / subtypes (of the class, struct or interface there); `depth` 2–3 follows them further (workspace code only); \
 symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page); \
 status (which servers can serve this workspace and why not; running processes); reload (restart the server for `file`'s root, or all). \
 Every list says `showing A–B of N; next: offset=B` when it continues: pass `offset` for the next page. Paths of dependency code are shortened to package + path inside it and marked (e.g. `numpy/core/fromnumeric.py [site-packages]`). \
@@ -68,7 +87,7 @@ A server that is still indexing answers with what it has and the answer says so;
             let mut properties = position_address_properties();
             properties.insert(
                 "op".to_owned(),
-                json!({"type": "string", "enum": ["definition", "type_definition", "implementation", "references", "hover", "symbols", "code_actions", "diagnostics", "status", "reload"], "description": "The operation."}),
+                json!({"type": "string", "enum": OPS, "description": "The operation."}),
             );
             properties.insert(
                 "query".to_owned(),
@@ -76,7 +95,7 @@ A server that is still indexing answers with what it has and the answer says so;
             );
             properties.insert(
                 "offset".to_owned(),
-                json!({"type": "integer", "minimum": 0, "description": "Lists (references, implementation, definition, type_definition, symbols, diagnostics): entries to skip; a list that continues ends with `next: offset=B`."}),
+                json!({"type": "integer", "minimum": 0, "description": "Lists (references, implementation, definition, type_definition, symbols, diagnostics, incoming_calls, outgoing_calls, supertypes, subtypes): entries to skip; a list that continues ends with `next: offset=B`."}),
             );
             properties.insert(
                 "kind".to_owned(),
@@ -84,7 +103,7 @@ A server that is still indexing answers with what it has and the answer says so;
             );
             properties.insert(
                 "depth".to_owned(),
-                json!({"type": "integer", "minimum": 1, "description": "symbols with `file`: 1 = top level only, 2 = also their members, …; default: all levels."}),
+                json!({"type": "integer", "minimum": 1, "description": "symbols with `file`: 1 = top level only, 2 = also their members, …; default: all levels. incoming_calls, outgoing_calls, supertypes, subtypes: how many levels to follow (1–3, default 1; 2 = also the callers of the callers, …)."}),
             );
             properties.insert(
                 "locals".to_owned(),
@@ -101,30 +120,31 @@ A server that is still indexing answers with what it has and the answer says so;
 pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(descriptor(), Arc::new(call));
     crate::lsp::rename::register_tools(registry);
+    crate::lsp::code_action::register_tools(registry);
     let layer = Arc::new(crate::lsp::diagnostics_on_write::DiagnosticsOnWriteLayer);
     registry.add_pre_call_layer(layer.clone());
     registry.add_post_write_layer(layer);
 }
 
 #[derive(Debug, Deserialize)]
-struct LspArguments {
-    op: String,
-    file: Option<String>,
-    line: Option<u32>,
-    symbol: Option<String>,
-    occurrence: Option<usize>,
-    query: Option<String>,
-    server: Option<String>,
+pub(crate) struct LspArguments {
+    pub(crate) op: String,
+    pub(crate) file: Option<String>,
+    pub(crate) line: Option<u32>,
+    pub(crate) symbol: Option<String>,
+    pub(crate) occurrence: Option<usize>,
+    pub(crate) query: Option<String>,
+    pub(crate) server: Option<String>,
     #[serde(default)]
-    offset: usize,
-    kind: Option<Vec<String>>,
-    depth: Option<usize>,
+    pub(crate) offset: usize,
+    pub(crate) kind: Option<Vec<String>>,
+    pub(crate) depth: Option<usize>,
     #[serde(default)]
-    locals: bool,
+    pub(crate) locals: bool,
 }
 
 /// Time kept back from the call's deadline for formatting the answer.
-const ANSWER_MARGIN: Duration = Duration::from_millis(250);
+pub(crate) const ANSWER_MARGIN: Duration = Duration::from_millis(250);
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: LspArguments = ctx.parse_arguments(arguments)?;
@@ -142,14 +162,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         "diagnostics" => diagnostics(ctx, supervisor, &args),
         "symbols" => symbols(ctx, supervisor, &args),
         "definition" | "type_definition" | "implementation" | "references" | "hover" | "code_actions" => navigate(ctx, supervisor, &args),
-        other => Err(ToolError::invalid(format!("unknown lsp op {other:?}"))
-            .with_hint("use one of: definition, type_definition, implementation, references, hover, symbols, code_actions, diagnostics, status, reload")),
+        "incoming_calls" | "outgoing_calls" | "supertypes" | "subtypes" => crate::lsp::hierarchy::hierarchy(ctx, supervisor, &args),
+        other => Err(ToolError::invalid(format!("unknown lsp op {other:?}")).with_hint(format!("use one of: {}", OPS.join(", ")))),
     }
 }
 
 /// Resolves `file` inside the workspace with the crate's one confinement rule
 /// ([`crate::files::resolve_in_workspace`]); it must exist and be a file.
-fn resolve_file(workspace_root: &Path, file: &str) -> Result<PathBuf, ToolError> {
+pub(crate) fn resolve_file(workspace_root: &Path, file: &str) -> Result<PathBuf, ToolError> {
     let path = crate::files::resolve_in_workspace(workspace_root, file)?;
     if !path.exists() {
         return Err(ToolError::new(ErrorKind::NotFound, format!("file {file} does not exist in the workspace"))
@@ -179,17 +199,17 @@ fn op_spec(op: &str) -> OpSpec {
 }
 
 /// Everything a navigation answer needs about its query.
-struct Query<'a> {
-    supervisor: &'a LspSupervisor,
-    server: &'a LanguageServer,
-    path: PathBuf,
-    resolved: ResolvedSymbol,
-    encoding: PositionEncoding,
-    notes: Vec<String>,
+pub(crate) struct Query<'a> {
+    pub(crate) supervisor: &'a LspSupervisor,
+    pub(crate) server: &'a LanguageServer,
+    pub(crate) path: PathBuf,
+    pub(crate) resolved: ResolvedSymbol,
+    pub(crate) encoding: PositionEncoding,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Query<'_> {
-    fn header(&self, what: &str) -> String {
+    pub(crate) fn header(&self, what: &str) -> String {
         let resolved = &self.resolved;
         let occurrence = if resolved.occurrence_count > 1 {
             format!(", occurrence {} of {}", resolved.occurrence, resolved.occurrence_count)
@@ -208,7 +228,7 @@ impl Query<'_> {
         )
     }
 
-    fn position_json(&self) -> Value {
+    pub(crate) fn position_json(&self) -> Value {
         let (line0, character) = self.resolved.lsp_position(self.encoding);
         json!({
             "file": self.supervisor.display_path(&self.path),
@@ -222,7 +242,7 @@ impl Query<'_> {
         })
     }
 
-    fn empty_answer(&self, what: &str, raw: &str) -> String {
+    pub(crate) fn empty_answer(&self, what: &str, raw: &str) -> String {
         let mut text = format!("no {what} found: {} returned {raw}", self.server.id());
         if looks_like_comment_or_string(&self.resolved.line_text, self.resolved.cursor_byte) {
             text.push_str(&format!(
@@ -273,16 +293,7 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         let position = json!({"line": line0, "character": character});
         let params = match op {
             "references" => json!({"textDocument": text_document, "position": position, "context": {"includeDeclaration": true}}),
-            "code_actions" => {
-                let end = resolved.cursor_byte + resolved.cursor_identifier.len();
-                let end_character = encoding.column_from_byte(&resolved.line_text, end);
-                let diagnostics = diagnostics_on_line(server, &path, line0, request_deadline);
-                json!({
-                    "textDocument": text_document,
-                    "range": {"start": position, "end": {"line": line0, "character": end_character}},
-                    "context": {"diagnostics": diagnostics, "triggerKind": 1},
-                })
-            }
+            "code_actions" => crate::lsp::code_action::code_action_params(server, &path, &resolved, request_deadline),
             _ => json!({"textDocument": text_document, "position": position}),
         };
         // Long answers (and slow ones) keep their answer for later pages; a definition's few
@@ -414,7 +425,7 @@ fn with_no_page((body, results): (String, Vec<Value>)) -> (String, Vec<Value>, O
 /// The error for an op the chosen server does not offer. It names the other installed server
 /// for the file that does offer it (starting one that is not running to learn its capabilities,
 /// and stopping it again when it does not), or says that none does.
-fn unsupported_error(
+pub(crate) fn unsupported_error(
     supervisor: &LspSupervisor,
     path: &Path,
     server: &LanguageServer,
@@ -444,7 +455,8 @@ fn unsupported_error(
             Err(err) => failed.push(format!("{} could not start to be asked ({})", definition.id, err.message)),
         }
     }
-    let mut message = format!("{op} is unsupported by {} (it does not offer {method})", server.id());
+    let version = server.server_info().map(|info| format!(", {info}")).unwrap_or_default();
+    let mut message = format!("{op} is unsupported by {} (it does not offer {method}{version})", server.id());
     let relative = supervisor.display_path(path);
     let hint = match &offering {
         Some(id) => {
@@ -466,7 +478,7 @@ fn unsupported_error(
     ToolError::new(ErrorKind::Unavailable, message).with_hint(hint).with_details(json!({"offered_by": offering, "not_offered_by": lacking}))
 }
 
-fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
+pub(crate) fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
     // Not ready when asked (after waiting the budget), or indexing again by the time the answer
     // came: either way the answer may be partial, and the model is told so.
     if let Some(note) = before.note(server.id()) {
@@ -483,7 +495,7 @@ fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<S
 /// to be applied by the message thread (only spent when the server looks busy).
 const OWN_PROGRESS_END_GRACE: Duration = Duration::from_millis(250);
 
-fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, readiness: &ReadinessReport) -> ToolError {
+pub(crate) fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, readiness: &ReadinessReport) -> ToolError {
     let server_id = query.server.id();
     match failure {
         RequestFailure::Server(err) => {
@@ -533,39 +545,39 @@ fn request_error(query: &Query<'_>, method: &str, failure: &RequestFailure, read
 }
 
 /// A location resolved to a listed path and the text of its line.
-struct Place {
+pub(crate) struct Place {
     /// The path, classified and shortened; `None` for a URI that is not a file.
-    path: Option<ListedPath>,
+    pub(crate) path: Option<ListedPath>,
     /// The URI when it is not a file path.
-    uri: String,
+    pub(crate) uri: String,
     /// 1-based.
-    line: u32,
+    pub(crate) line: u32,
     /// The source line (trimmed, cut at 200 characters); empty when not quoted.
-    text: String,
+    pub(crate) text: String,
     /// Whether the line was read: lines are quoted from the workspace and from dependency code
     /// the run knows (site-packages, toolchain sysroots, module and registry caches,
     /// `node_modules`, standard libraries, system headers — [`ListedPath`]'s origins), never
     /// from another outside file (a workspace configuration can point a server anywhere).
-    quoted: bool,
+    pub(crate) quoted: bool,
 }
 
 impl Place {
     /// The path as a list line shows it (with its origin mark).
-    fn labeled(&self) -> String {
+    pub(crate) fn labeled(&self) -> String {
         self.path.as_ref().map(ListedPath::labeled).unwrap_or_else(|| self.uri.clone())
     }
 
     /// `path:line [origin]`.
-    fn located(&self) -> String {
+    pub(crate) fn located(&self) -> String {
         self.path.as_ref().map(|path| path.with_line(self.line)).unwrap_or_else(|| format!("{}:{}", self.uri, self.line))
     }
 
-    fn rank(&self) -> PathClass {
+    pub(crate) fn rank(&self) -> PathClass {
         self.path.as_ref().map(ListedPath::rank).unwrap_or(PathClass::Outside)
     }
 
     /// The line as a list shows it, or why it is not shown.
-    fn shown(&self) -> &str {
+    pub(crate) fn shown(&self) -> &str {
         if self.quoted {
             &self.text
         } else {
@@ -573,11 +585,11 @@ impl Place {
         }
     }
 
-    fn absolute(&self) -> Option<&Path> {
+    pub(crate) fn absolute(&self) -> Option<&Path> {
         self.path.as_ref().map(|path| path.absolute.as_path())
     }
 
-    fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut value = match &self.path {
             Some(path) => path.to_json(),
             None => json!({"path": self.uri, "class": "outside", "outside_workspace": true}),
@@ -589,36 +601,38 @@ impl Place {
     }
 }
 
-struct SourceCache {
+pub(crate) struct SourceCache {
     workspace_root: PathBuf,
-    files: HashMap<PathBuf, Option<String>>,
+    /// Per URI: the listed path and the file's lines (`None` when unreadable), computed once per
+    /// answer (a call hierarchy places hundreds of call sites in a few large files).
+    files: HashMap<String, (ListedPath, Option<Vec<String>>)>,
 }
 
 impl SourceCache {
-    fn new(workspace_root: &Path) -> SourceCache {
+    pub(crate) fn new(workspace_root: &Path) -> SourceCache {
         SourceCache { workspace_root: workspace_root.to_path_buf(), files: HashMap::new() }
     }
 
     /// Resolves an LSP `uri` + 0-based `line` into a [`Place`].
-    fn place(&mut self, uri: &str, line0: u32) -> Place {
-        let Some(path) = uri_to_path(uri) else {
-            return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new(), quoted: false };
-        };
-        // Classified by where it resolves: a symlink into an unknown place is that place.
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        let listed = ListedPath::new(&self.workspace_root, &path);
+    pub(crate) fn place(&mut self, uri: &str, line0: u32) -> Place {
+        if !self.files.contains_key(uri) {
+            let Some(path) = uri_to_path(uri) else {
+                return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new(), quoted: false };
+            };
+            // Classified by where it resolves: a symlink into an unknown place is that place.
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            let listed = ListedPath::new(&self.workspace_root, &path);
+            // Only the workspace and dependency code of a known origin are read at all.
+            let lines = (listed.class != PathClass::Outside || listed.origin.is_some())
+                .then(|| std::fs::read_to_string(&path).ok())
+                .flatten()
+                .map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
+            self.files.insert(uri.to_owned(), (listed, lines));
+        }
+        let (listed, lines) = &self.files[uri];
         let quoted = listed.class != PathClass::Outside || listed.origin.is_some();
-        let text = if quoted {
-            self.files
-                .entry(path.clone())
-                .or_insert_with(|| std::fs::read_to_string(&path).ok())
-                .as_deref()
-                .and_then(|text| split_lines(text).get(line0 as usize).map(|line| cut_chars(line.trim(), 200)))
-                .unwrap_or_default()
-        } else {
-            String::new()
-        };
-        Place { path: Some(listed), uri: uri.to_owned(), line: line0 + 1, text, quoted }
+        let text = lines.as_ref().and_then(|lines| lines.get(line0 as usize)).map(|line| cut_chars(line.trim(), 200)).unwrap_or_default();
+        Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text, quoted }
     }
 }
 
@@ -645,13 +659,13 @@ fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(Strin
     })
 }
 
-fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &Value) -> ToolError {
+pub(crate) fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &Value) -> ToolError {
     let raw = cut_chars(&answer.to_string(), 300);
     ToolError::failed(format!("{server_id}'s answer to {method} could not be read: {err}; answer began: {raw}"))
 }
 
 /// Appends the page notice and the legend of shortened dependency roots to a list's text.
-fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally) {
+pub(crate) fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally) {
     if let Some(notice) = page.notice() {
         out.push_str(&notice);
         out.push('\n');
@@ -664,7 +678,7 @@ fn push_page_footer(out: &mut String, page: &Page, tally: &PathTally) {
 
 /// The count line of a list: `N <what>` plus, when not all are workspace code, where the rest
 /// lie (`12 in the workspace (3 files); 5 outside: site-packages 5 (2 files)`).
-fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
+pub(crate) fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) -> String {
     match tally.summary() {
         Some(summary) => format!("{}{extra} — {summary}", plural(total, noun)),
         None => format!("{}{extra}", plural(total, noun)),
@@ -820,40 +834,50 @@ fn decode_entities_outside_code(text: &str) -> String {
 }
 
 fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
-    if answer.is_null() || answer.as_array().is_some_and(Vec::is_empty) {
+    let actions = crate::lsp::code_action::parse_actions(answer, query.server.id())?;
+    if actions.is_empty() {
         return Ok((format!("no code actions offered by {} at this position", query.server.id()), Vec::new()));
     }
-    let actions: lsp_types::CodeActionResponse =
-        serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/codeAction", &err, answer))?;
-    let mut out = format!("{} (listing only; applying one is not supported here):\n", plural(actions.len(), "code action"));
+    // Actions the server offers but disables here (typescript-language-server lists every
+    // refactoring with its reason) are counted on one line; numbers stay the server's.
+    let mut enabled = Vec::new();
+    let mut disabled = Vec::new();
     let mut results = Vec::new();
-    for (idx, action) in actions.iter().enumerate() {
-        match action {
-            lsp_types::CodeActionOrCommand::Command(command) => {
-                out.push_str(&format!("{}. {} [command {}]\n", idx + 1, command.title, command.command));
-                results.push(json!({"title": command.title, "kind": "command"}));
-            }
-            lsp_types::CodeActionOrCommand::CodeAction(action) => {
-                let kind = action.kind.as_ref().map(|kind| kind.as_str().to_owned()).unwrap_or_else(|| "unspecified".to_owned());
-                let mut line = format!("{}. {} [{kind}]", idx + 1, action.title);
-                if action.is_preferred == Some(true) {
-                    line.push_str(" (preferred)");
-                }
-                if let Some(disabled) = &action.disabled {
-                    line.push_str(&format!(" (disabled: {})", disabled.reason));
-                }
-                out.push_str(&line);
-                out.push('\n');
-                results.push(json!({"title": action.title, "kind": kind, "preferred": action.is_preferred == Some(true)}));
-            }
+    for (index, action) in actions.iter().enumerate() {
+        let (line, value) = crate::lsp::code_action::describe_action(index + 1, action, query.supervisor.workspace_root());
+        if value["disabled"].is_string() {
+            disabled.push(format!("{}. {}", index + 1, value["title"].as_str().unwrap_or("")));
+        } else {
+            enabled.push(line);
         }
+        results.push(value);
     }
-    Ok((out.trim_end().to_owned(), results))
+    let mut out = match (enabled.len(), disabled.len()) {
+        (_, 0) => format!("{}:\n", plural(actions.len(), "code action")),
+        (0, _) => format!("{} offered, all disabled here:\n", plural(actions.len(), "code action")),
+        (n, _) => format!("{} offered, {n} applicable here:\n", plural(actions.len(), "code action")),
+    };
+    for line in &enabled {
+        out.push_str(line);
+        out.push('\n');
+    }
+    if !disabled.is_empty() {
+        out.push_str(&format!(
+            "disabled here by {} ({}; reasons in structuredContent): {}\n",
+            query.server.id(),
+            disabled.len(),
+            cut_chars(&disabled.join("; "), 400)
+        ));
+    }
+    out.push_str(
+        "apply one with lsp_code_action (write tier): the same file, line and symbol plus \"apply\": N (and \"title\" to be sure it is the same action); \"preview\": true stages it for resolve instead of writing",
+    );
+    Ok((out, results))
 }
 
 /// Published (and, where supported, pulled) diagnostics overlapping 0-based `line0`, as raw LSP
 /// objects for a code-action context.
-fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<Value> {
+pub(crate) fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<Value> {
     let mut all: Vec<Value> = server.published_diagnostics(path).map(|set| set.diagnostics).unwrap_or_default();
     let pull_deadline = (Instant::now() + Duration::from_secs(3)).min(deadline);
     if let Ok(Some(pulled)) = server.pull_diagnostics(path, pull_deadline) {
@@ -1271,10 +1295,29 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
+    let check_runs_before = server.check_runs().0;
     server.resync_from_disk();
     let sync = server.sync_document(&path)?;
     let budget_end = (Instant::now() + supervisor.config().diagnostics_wait.max(supervisor.config().indexing_wait)).min(deadline);
     let readiness = server.wait_until_ready(budget_end);
+    // A server whose compiler errors come from its own check run (rust-analyzer's flycheck =
+    // cargo check, which reads the disk): when this file's text reached it anew (an edit outside
+    // the tools, resynced above), the errors stored for it predate the change until a check run
+    // that began after it ends.
+    if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun
+        && (server.check_runs().0 > check_runs_before || server.is_stale(&path) || sync.changed)
+    {
+        let check_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
+        if server.wait_for_check_run_after_save(check_runs_before, Duration::from_millis(1500), check_end) {
+            server.wait_for_publish_quiet(Duration::from_millis(250), check_end);
+        } else {
+            notes.push(format!(
+                "note: {}'s cargo check after the change did not finish within {} ms; compiler errors may be missing",
+                server.id(),
+                supervisor.config().diagnostics_wait.as_millis()
+            ));
+        }
+    }
     let publish_wait_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
     let pulled = match server.pull_diagnostics(&path, publish_wait_end) {
         Ok(pulled) => pulled,
@@ -1284,14 +1327,25 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         }
     };
     // A push that arrived after this document was last synced is fresh; otherwise wait for one.
-    let existing = server.published_diagnostics(&path);
-    let fresh_existing = existing.filter(|set| !sync.opened && !sync.changed && set.generation > 0);
+    // Only a publish that came after the server got this file's current text (and after any
+    // change on disk outside the tools) is fresh.
+    let fresh_existing = match server.stored_diagnostics(&path) {
+        crate::lsp::StoredDiagnostics::Current(set) => Some(set),
+        crate::lsp::StoredDiagnostics::NeverPublished
+            if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun && pulled.is_some() =>
+        {
+            // rust-analyzer's flycheck publishes only files with compiler errors.
+            Some(crate::lsp::PublishedDiagnostics { generation: 0, version: None, diagnostics: Vec::new(), received_at: Instant::now() })
+        }
+        _ => None,
+    };
     let pushed = match fresh_existing {
         Some(set) => Some(set),
         None => {
             let settle = server.definition().diagnostics_settle;
             let wait_end = if pulled.is_some() { (Instant::now() + settle * 2).min(deadline) } else { publish_wait_end };
-            server.wait_for_published_diagnostics(&path, sync.generation_before, settle, wait_end)
+            let after = server.document_synced_generation(&path).unwrap_or(sync.generation_before);
+            server.wait_for_published_diagnostics(&path, after, settle, wait_end)
         }
     };
     let relative = supervisor.display_path(&path);

@@ -13,15 +13,19 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use std::borrow::Cow;
+
 use ast_grep_core::matcher::PatternNode;
-use ast_grep_core::meta_var::MetaVariable;
+use ast_grep_core::meta_var::{MetaVarEnv, MetaVariable};
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
-use ast_grep_core::{AstGrep, Language, Node, Pattern};
+use ast_grep_core::{AstGrep, Doc, Language, Matcher, Node, Pattern};
 use ast_grep_language::SupportLang;
+use bit_set::BitSet;
 use serde_json::json;
 
 use crate::error::ToolError;
-use crate::structural::contexts::{language_contexts, ContextKind, PatternContext};
+use crate::structural::contexts::{language_contexts, ContextKind, LanguageContexts, PatternContext};
+use crate::structural::literals::{pattern_required_texts, LiteralRequirement};
 
 /// Longest pattern the compiler accepts, in bytes. Longer input is an error, which keeps the
 /// compile time of any input bounded (each context parse is linear in the input).
@@ -44,14 +48,67 @@ pub struct CompiledPattern {
     /// The tree-sitter kind of the compiled root, e.g. `if_statement`; `metavariable` when the
     /// whole pattern is one metavariable.
     pub node_kind: String,
-    /// Texts that every match must contain verbatim: the named leaves of the pattern outside
-    /// any metavariable (identifiers, literals), longest first. Used to skip files before
-    /// parsing them; empty when the pattern has none (e.g. `$A == $A`).
+    /// Other readings matched as well: the type context's reading when it differs from the
+    /// first accepted one (Python `List[$T]` is a `subscript` as an expression and a
+    /// `generic_type` in an annotation). Empty for most patterns.
+    pub alternatives: Vec<AlternativePattern>,
+    /// Texts that every match must contain verbatim (named leaves outside metavariables, and
+    /// operator tokens such as `==`), longest first; for display. The filter applied is
+    /// [`CompiledPattern::requirement`], which also covers the alternatives.
     pub literals: Vec<String>,
+    /// What a file must contain to be parsed at all (see [`crate::structural::literals`]).
+    pub requirement: LiteralRequirement,
     /// Metavariable names the pattern binds (without `$`), sorted.
     pub metavariables: Vec<String>,
     /// Lint warnings to show with the result (e.g. a lower-case `$x` in Dart).
     pub warnings: Vec<String>,
+    /// The parts of the compiled root node, one entry per child of the root pattern node: the
+    /// child's label (its field name, else its kind) for a named child, `None` for punctuation
+    /// and keywords; e.g. `[None, Some("name"), Some("parameters"), None, Some("body")]` for
+    /// `def $F($$$P): $$$B`. `None` as a whole when the root is a metavariable. Used to say which candidates were not matched only
+    /// because they have a part the pattern lacks.
+    pub root_parts: Option<Vec<Option<String>>>,
+    kinds: Option<BitSet>,
+}
+
+/// A further reading of a pattern, matched in addition to the first.
+#[derive(Clone)]
+pub struct AlternativePattern {
+    /// The context of this reading.
+    pub context: ContextKind,
+    /// Its root kind, e.g. `generic_type`.
+    pub node_kind: String,
+    /// The matcher.
+    pub pattern: Pattern,
+}
+
+impl Matcher for CompiledPattern {
+    fn match_node_with_env<'tree, D: Doc>(&self, node: Node<'tree, D>, env: &mut Cow<MetaVarEnv<'tree, D>>) -> Option<Node<'tree, D>> {
+        if let Some(kinds) = &self.kinds {
+            if !kinds.contains(node.kind_id().into()) {
+                return None;
+            }
+        }
+        if self.alternatives.is_empty() {
+            return self.pattern.match_node_with_env(node, env);
+        }
+        std::iter::once(&self.pattern).chain(self.alternatives.iter().map(|a| &a.pattern)).find_map(|pattern| {
+            let mut attempt = env.clone();
+            let matched = pattern.match_node_with_env(node.clone(), &mut attempt)?;
+            *env = attempt;
+            Some(matched)
+        })
+    }
+
+    fn potential_kinds(&self) -> Option<BitSet> {
+        self.kinds.clone()
+    }
+
+    fn get_match_len<D: Doc>(&self, node: Node<'_, D>) -> Option<usize> {
+        std::iter::once(&self.pattern)
+            .chain(self.alternatives.iter().map(|a| &a.pattern))
+            .find_map(|pattern| pattern.get_match_len(node.clone()))
+    }
 }
 
 impl std::fmt::Debug for CompiledPattern {
@@ -67,10 +124,16 @@ impl std::fmt::Debug for CompiledPattern {
 }
 
 impl CompiledPattern {
-    /// One line saying how the pattern compiled, e.g. `statement context → if_statement`.
+    /// One line saying how the pattern compiled, e.g. `statement context → if_statement`, or
+    /// with an alternative reading `statement context → subscript, and type context →
+    /// generic_type`.
     pub fn compiled_as(&self) -> String {
         let terminator = if self.with_terminator { " (with a trailing `;`)" } else { "" };
-        format!("{} context{terminator} → {}", self.context.as_str(), self.node_kind)
+        let mut text = format!("{} context{terminator} → {}", self.context.as_str(), self.node_kind);
+        for alternative in &self.alternatives {
+            let _ = write!(text, ", and {} context → {}", alternative.context.as_str(), alternative.node_kind);
+        }
+        text
     }
 }
 
@@ -182,13 +245,20 @@ pub fn compile_pattern_in_context(
     }
     for context in table.contexts.iter().filter(|c| only.is_none_or(|kind| c.kind == kind)) {
         let terminators: &[Option<&str>] = match table.statement_terminator {
-            Some(term) if context.kind != ContextKind::Expression && !processed.ends_with(term) => &[None, Some(term)][..],
+            Some(term) if !matches!(context.kind, ContextKind::Expression | ContextKind::Type) && !processed.ends_with(term) => {
+                &[None, Some(term)][..]
+            }
             _ => &[None][..],
         };
         for terminator in terminators.iter().copied() {
             match try_context(&processed, language, context, terminator, table.statement_terminator) {
-                Ok((pattern, node_kind)) => {
-                    return Ok(finish(fragment, language, context.kind, terminator.is_some(), pattern, node_kind, warnings))
+                Ok(accepted) => {
+                    let alternatives = if only.is_none() && context.kind != ContextKind::Type {
+                        type_reading(&processed, language, &table, &accepted)
+                    } else {
+                        Vec::new()
+                    };
+                    return Ok(finish(fragment, language, context.kind, terminator.is_some(), accepted, alternatives, warnings));
                 }
                 Err(failure) => attempts.push(ContextAttempt {
                     context: context.kind,
@@ -248,26 +318,83 @@ pub fn language_id(language: SupportLang) -> &'static str {
     }
 }
 
+/// The type context's reading of a fragment that an earlier context accepted, when it is a
+/// different tree (C++ `std::vector<$T>` is a `qualified_identifier` both ways, but its name is
+/// a `template_function` in an expression and a `template_type` in a type) and the earlier
+/// reading is not a lone metavariable.
+fn type_reading(processed: &str, language: SupportLang, table: &LanguageContexts, accepted: &Accepted) -> Vec<AlternativePattern> {
+    if accepted.node_kind == "metavariable" {
+        return Vec::new();
+    }
+    let Some(type_context) = table.contexts.iter().find(|c| c.kind == ContextKind::Type) else {
+        return Vec::new();
+    };
+    match try_context(processed, language, type_context, None, table.statement_terminator) {
+        Ok(reading) if reading.node_kind != "metavariable" && !same_pattern_tree(&reading.pattern.node, &accepted.pattern.node) => {
+            vec![AlternativePattern { context: ContextKind::Type, node_kind: reading.node_kind, pattern: reading.pattern }]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether two compiled trees are the same (kinds, texts, metavariables).
+fn same_pattern_tree(a: &PatternNode, b: &PatternNode) -> bool {
+    match (a, b) {
+        (PatternNode::MetaVar { meta_var: x }, PatternNode::MetaVar { meta_var: y }) => x == y,
+        (PatternNode::Terminal { text: tx, is_named: nx, kind_id: kx }, PatternNode::Terminal { text: ty, is_named: ny, kind_id: ky }) => {
+            tx == ty && nx == ny && kx == ky
+        }
+        (PatternNode::Internal { kind_id: kx, children: cx }, PatternNode::Internal { kind_id: ky, children: cy }) => {
+            kx == ky && cx.len() == cy.len() && cx.iter().zip(cy).all(|(x, y)| same_pattern_tree(x, y))
+        }
+        _ => false,
+    }
+}
+
+/// A context's successful parse of the fragment.
+struct Accepted {
+    pattern: Pattern,
+    node_kind: String,
+    root_parts: Option<Vec<Option<String>>>,
+}
+
 fn finish(
     fragment: &str,
     language: SupportLang,
     context: ContextKind,
     with_terminator: bool,
-    pattern: Pattern,
-    node_kind: String,
+    accepted: Accepted,
+    alternatives: Vec<AlternativePattern>,
     mut warnings: Vec<String>,
 ) -> CompiledPattern {
     let ts_language = language.get_ts_language();
-    let mut literals = Vec::new();
-    collect_literals(&pattern.node, &ts_language, &mut literals);
-    literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    literals.dedup();
+    let Accepted { pattern, node_kind, root_parts } = accepted;
+    let literals = pattern_required_texts(&pattern.node, &pattern.strictness, &ts_language);
+    let mut requirement = LiteralRequirement::all_of(literals.iter().cloned());
+    for alternative in &alternatives {
+        let texts = pattern_required_texts(&alternative.pattern.node, &alternative.pattern.strictness, &ts_language);
+        requirement = requirement.or(LiteralRequirement::all_of(texts));
+    }
     let mut metavariables: Vec<String> = pattern.defined_vars().into_iter().map(str::to_owned).collect();
+    for alternative in &alternatives {
+        metavariables.extend(alternative.pattern.defined_vars().into_iter().map(str::to_owned));
+    }
     metavariables.sort();
+    metavariables.dedup();
     if matches!(pattern.node, PatternNode::MetaVar { .. }) {
         warnings.push(format!(
             "`{fragment}` is a lone metavariable: it matches every node of every file; add surrounding code to say what you look for"
         ));
+    }
+    let mut kinds = pattern.potential_kinds();
+    for alternative in &alternatives {
+        kinds = match (kinds, alternative.pattern.potential_kinds()) {
+            (Some(mut a), Some(b)) => {
+                a.union_with(&b);
+                Some(a)
+            }
+            _ => None,
+        };
     }
     CompiledPattern {
         language,
@@ -276,9 +403,13 @@ fn finish(
         context,
         with_terminator,
         node_kind,
+        alternatives,
         literals,
+        requirement,
         metavariables,
         warnings,
+        root_parts,
+        kinds,
     }
 }
 
@@ -289,7 +420,7 @@ fn try_context(
     context: &PatternContext,
     terminator: Option<&str>,
     language_terminator: Option<&str>,
-) -> Result<(Pattern, String), String> {
+) -> Result<Accepted, String> {
     let terminator_text = terminator.unwrap_or("");
     let source = format!("{}{processed}{terminator_text}{}", context.prefix, context.suffix);
     let span = context.prefix.len()..context.prefix.len() + processed.len();
@@ -323,6 +454,7 @@ fn try_context(
         node = child;
     }
     let mut pattern = Pattern::from(node.clone());
+    let mut root_parts = root_part_labels(&node, language);
     if strip_terminator {
         if let Some(term) = terminator {
             strip_last_terminal(&mut pattern.node, term);
@@ -333,6 +465,7 @@ fn try_context(
                 _ => break,
             };
             pattern.node = only_child;
+            root_parts = None;
         }
     }
     if let PatternNode::MetaVar { meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple } = &pattern.node {
@@ -347,7 +480,40 @@ fn try_context(
             language.get_ts_language().node_kind_for_id(*kind_id).unwrap_or("unknown").to_owned()
         }
     };
-    Ok((pattern, node_kind))
+    if matches!(pattern.node, PatternNode::MetaVar { .. }) {
+        root_parts = None;
+    }
+    Ok(Accepted { pattern, node_kind, root_parts })
+}
+
+/// One entry per non-MISSING child of `node` (as `Pattern::from` keeps them): the label of a
+/// named child (a metavariable too: `$$$B` as a Python `def` body is labelled `body`), `None`
+/// for an unnamed one; `None` as a whole when `node` itself is a metavariable.
+fn root_part_labels(node: &Node<'_, StrDoc<SupportLang>>, language: SupportLang) -> Option<Vec<Option<String>>> {
+    if language.extract_meta_var(node.text().trim()).is_some() {
+        return None;
+    }
+    let mut labels = Vec::new();
+    for (index, child) in node.children().enumerate() {
+        if child.is_missing() {
+            continue;
+        }
+        if child.is_named() && !child.is_extra() {
+            labels.push(Some(part_label(&node.get_inner_node(), index, &child.kind())));
+        } else {
+            labels.push(None);
+        }
+    }
+    Some(labels)
+}
+
+/// A child's label: its field name in `parent`, else its kind.
+pub(crate) fn part_label(parent: &tree_sitter::Node<'_>, child_index: usize, child_kind: &str) -> String {
+    u32::try_from(child_index)
+        .ok()
+        .and_then(|index| parent.field_name_for_child(index))
+        .map(str::to_owned)
+        .unwrap_or_else(|| child_kind.to_owned())
 }
 
 /// The first ERROR (that is not a lone metavariable) or MISSING node of the parse, described
@@ -484,25 +650,6 @@ fn kind_id(ts_language: &tree_sitter::Language, kind: &str) -> Option<u16> {
     (id != 0).then_some(id)
 }
 
-fn collect_literals(node: &PatternNode, ts_language: &tree_sitter::Language, out: &mut Vec<String>) {
-    match node {
-        PatternNode::MetaVar { .. } => {}
-        PatternNode::Terminal { text, is_named, kind_id } => {
-            let kind = ts_language.node_kind_for_id(*kind_id).unwrap_or("");
-            // Named leaves are compared by exact text (unnamed ones only by kind), so a named
-            // leaf's text is in every match. Comments may be skipped by the matcher: not used.
-            if *is_named && !text.trim().is_empty() && !kind.contains("comment") {
-                out.push(text.clone());
-            }
-        }
-        PatternNode::Internal { children, .. } => {
-            for child in children {
-                collect_literals(child, ts_language, out);
-            }
-        }
-    }
-}
-
 fn is_bare_multi_metavariable(fragment: &str) -> bool {
     let Some(rest) = fragment.strip_prefix("$$$") else {
         return false;
@@ -511,7 +658,7 @@ fn is_bare_multi_metavariable(fragment: &str) -> bool {
 }
 
 /// Lint: `$` followed by a lower-case letter or a digit is not a metavariable.
-fn lint_metavariables(fragment: &str, language: SupportLang, dollar_is_identifier_char: bool) -> Vec<String> {
+pub(crate) fn lint_metavariables(fragment: &str, language: SupportLang, dollar_is_identifier_char: bool) -> Vec<String> {
     if matches!(language, SupportLang::Php | SupportLang::Bash) {
         // `$x` is a variable in these languages: ordinary code, nothing to warn about.
         return Vec::new();

@@ -4,8 +4,14 @@
 //! bare at the top level it is a function signature, inside a function body it is a call. The
 //! compiler embeds the fragment between a context's `prefix` and `suffix`, parses the whole,
 //! and accepts the first context (in table order: statement, expression, class member,
-//! declaration) whose parse is clean. Adding or fixing a language is a change to this table,
-//! not to the compiler.
+//! declaration, type) whose parse is clean. Adding or fixing a language is a change to this
+//! table, not to the compiler.
+//!
+//! The type context comes last: a fragment such as `Vec<$T>` or `Either<$L, $R>` parses in no
+//! earlier context of Rust, so it compiles as a type node there. Where an earlier context also
+//! accepts a type-shaped fragment with another meaning (Python `List[$T]` is a subscript
+//! expression, Go `*$T` a dereference), the compiler keeps the earlier reading and adds the type
+//! reading as an alternative, so both positions are searched (see `compile`).
 
 use ast_grep_language::SupportLang;
 
@@ -21,6 +27,8 @@ pub enum ContextKind {
     ClassMember,
     /// At the top level of a file, bare: functions, classes, imports.
     Declaration,
+    /// In a type position: `Vec<$T>`, `Map<$K, $V>`, `List[$T]`, `*$T`.
+    Type,
 }
 
 impl ContextKind {
@@ -31,6 +39,7 @@ impl ContextKind {
             ContextKind::Expression => "expression",
             ContextKind::ClassMember => "class_member",
             ContextKind::Declaration => "declaration",
+            ContextKind::Type => "type",
         }
     }
 }
@@ -64,43 +73,49 @@ const fn ctx(kind: ContextKind, prefix: &'static str, suffix: &'static str) -> P
     PatternContext { kind, prefix, suffix }
 }
 
-use ContextKind::{ClassMember, Declaration, Expression, Statement};
+use ContextKind::{ClassMember, Declaration, Expression, Statement, Type};
 
 const DART: &[PatternContext] = &[
     ctx(Statement, "void __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "var __sg_ctx = ", ";\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "", " __sg_ctx;\n"),
 ];
 const RUST: &[PatternContext] = &[
     ctx(Statement, "fn __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "const __SG_CTX: () = ", ";\n"),
     ctx(ClassMember, "impl __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "type __SgCtx = ", ";\n"),
 ];
 const C: &[PatternContext] = &[
     ctx(Statement, "void __sg_ctx(void) {\n", "\n}\n"),
     ctx(Expression, "void *__sg_ctx = ", ";\n"),
     ctx(ClassMember, "struct __SgCtx {\n", "\n};\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "", " __sg_ctx;\n"),
 ];
 const CPP: &[PatternContext] = &[
     ctx(Statement, "void __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "auto __sg_ctx = ", ";\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n};\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "", " __sg_ctx;\n"),
 ];
 const CSHARP: &[PatternContext] = &[
     ctx(Statement, "class __SgCtx { void __sg_ctx() {\n", "\n} }\n"),
     ctx(Expression, "class __SgCtx { object __sg_ctx = ", "; }\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "class __SgCtx {\n", " __sg_ctx;\n}\n"),
 ];
 const JAVA: &[PatternContext] = &[
     ctx(Statement, "class __SgCtx { void __sg_ctx() {\n", "\n} }\n"),
     ctx(Expression, "class __SgCtx { Object __sg_ctx = ", "; }\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "class __SgCtx {\n", " __sg_ctx;\n}\n"),
 ];
 const JAVASCRIPT: &[PatternContext] = &[
     ctx(Statement, "function __sg_ctx() {\n", "\n}\n"),
@@ -108,50 +123,63 @@ const JAVASCRIPT: &[PatternContext] = &[
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
 ];
+const TYPESCRIPT: &[PatternContext] = &[
+    ctx(Statement, "function __sg_ctx() {\n", "\n}\n"),
+    ctx(Expression, "const __sg_ctx = ", ";\n"),
+    ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
+    ctx(Declaration, "", "\n"),
+    ctx(Type, "let __sg_ctx: ", ";\n"),
+];
 const GO: &[PatternContext] = &[
     ctx(Statement, "package __sg\nfunc __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "package __sg\nvar __sg_ctx = ", "\n"),
     ctx(ClassMember, "package __sg\ntype __SgCtx struct {\n", "\n}\n"),
     ctx(Declaration, "package __sg\n", "\n"),
+    ctx(Type, "package __sg\nvar __sg_ctx ", "\n"),
 ];
 const KOTLIN: &[PatternContext] = &[
     ctx(Statement, "fun __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "val __sg_ctx = ", "\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "val __sg_ctx: ", " = TODO()\n"),
 ];
 const SWIFT: &[PatternContext] = &[
     ctx(Statement, "func __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "let __sg_ctx = ", "\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "let __sg_ctx: ", "\n"),
 ];
 const SCALA: &[PatternContext] = &[
     ctx(Statement, "def __sg_ctx() = {\n", "\n}\n"),
     ctx(Expression, "val __sg_ctx = ", "\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "val __sg_ctx: ", " = ???\n"),
 ];
 const PHP: &[PatternContext] = &[
     ctx(Statement, "function __sg_ctx() {\n", "\n}\n"),
     ctx(Expression, "$__sg_ctx = ", ";\n"),
     ctx(ClassMember, "class __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "function __sg_ctx(", " $__sg_arg) {}\n"),
 ];
 const SOLIDITY: &[PatternContext] = &[
     ctx(Statement, "contract __SgCtx { function __sg_ctx() public {\n", "\n} }\n"),
     ctx(ClassMember, "contract __SgCtx {\n", "\n}\n"),
     ctx(Declaration, "", "\n"),
+    ctx(Type, "contract __SgCtx {\n", " __sg_ctx;\n}\n"),
 ];
 const LUA: &[PatternContext] =
     &[ctx(Statement, "", "\n"), ctx(Expression, "local __sg_ctx = ", "\n"), ctx(ClassMember, "local __SgCtx = {\n", "\n}\n")];
 // Python and Ruby bodies are indentation- or `end`-delimited: their top level already accepts
 // statements, so the bare parse is the statement context; the expression context parenthesizes.
-const PYTHON: &[PatternContext] = &[ctx(Statement, "", "\n"), ctx(Expression, "__sg_ctx = (\n", "\n)\n")];
+const PYTHON: &[PatternContext] = &[ctx(Statement, "", "\n"), ctx(Expression, "__sg_ctx = (\n", "\n)\n"), ctx(Type, "__sg_ctx: ", "\n")];
 const RUBY: &[PatternContext] =
     &[ctx(Statement, "", "\n"), ctx(Expression, "__sg_ctx = (\n", "\n)\n"), ctx(ClassMember, "class SgCtx\n", "\nend\n")];
 const ELIXIR: &[PatternContext] = &[ctx(Statement, "", "\n"), ctx(ClassMember, "defmodule SgCtx do\n", "\nend\n")];
-const HASKELL: &[PatternContext] = &[ctx(Declaration, "", "\n"), ctx(Expression, "sgCtx = ", "\n")];
+const HASKELL: &[PatternContext] = &[ctx(Declaration, "", "\n"), ctx(Expression, "sgCtx = ", "\n"), ctx(Type, "sgCtx :: ", "\n")];
 const BARE: &[PatternContext] = &[ctx(Declaration, "", "\n")];
 
 /// The context table of `language`.
@@ -164,7 +192,8 @@ pub fn language_contexts(language: SupportLang) -> LanguageContexts {
         L::Cpp => (CPP, Some(";"), false),
         L::CSharp => (CSHARP, Some(";"), false),
         L::Java => (JAVA, Some(";"), true),
-        L::JavaScript | L::TypeScript | L::Tsx => (JAVASCRIPT, Some(";"), true),
+        L::JavaScript => (JAVASCRIPT, Some(";"), true),
+        L::TypeScript | L::Tsx => (TYPESCRIPT, Some(";"), true),
         L::Go => (GO, None, false),
         L::Kotlin => (KOTLIN, None, false),
         L::Swift => (SWIFT, None, false),

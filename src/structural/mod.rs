@@ -3,24 +3,44 @@
 //! R-RES-1).
 //!
 //! - [`compile`]: the contextual pattern compiler (a fragment is parsed inside wrapping
-//!   contexts, [`contexts`] is the per-language table).
-//! - [`search`]: the parallel gitignore-aware walk with the literal pre-filter.
-//! - `tools`: the three tool functions and their result text.
-//! - [`StagedEdits`]: the run-owned store of proposed rewrites; it dies with the run.
+//!   contexts, [`contexts`] is the per-language table, the type context last).
+//! - [`rule`]: ast-grep rule objects through `ast-grep-config`, with errors that name the path
+//!   of the offending key and suggest node kinds from the grammar ([`suggest`]).
+//! - [`query`]: a compiled pattern or rule behind one matcher, and the per-file scan.
+//! - [`literals`]: the literal pre-filter (texts a file must contain to be parsed at all).
+//! - [`missed`]: candidates a pattern missed only because of parts it lacks.
+//! - [`search`]: the parallel gitignore-aware walk (hidden, ignored and vendored paths skipped
+//!   and counted).
+//! - [`syntax_tree`]: the `syntax_tree` dump (cst, ast, pattern).
+//! - [`reparse`]: rewritten files parsed again; new ERROR/MISSING nodes refuse the edit.
+//! - `tools`: `ast_grep` and `ast_edit` and their result text; `ast_edit` stages through the
+//!   run's shared store ([`crate::staged`]), whose `resolve` writes or drops the change.
 //!
-//! Wiring: `Run::builder(root).with_structural().build()` registers the three tools.
+//! Wiring: `Run::builder(root).with_structural().build()` registers `ast_grep`, `ast_edit` and
+//! the staged store's `resolve`.
 
 pub mod compile;
 pub mod contexts;
+pub mod literals;
+pub mod missed;
+pub mod query;
+pub mod reparse;
+pub mod rule;
 pub mod search;
-mod staged;
+pub mod suggest;
+pub mod syntax_tree;
 mod tools;
 
 pub use ast_grep_language::SupportLang;
-pub use compile::{compile_pattern, compile_pattern_in_context, language_id, CompiledPattern, ContextAttempt, PatternCompileError};
+pub use compile::{
+    compile_pattern, compile_pattern_in_context, language_id, AlternativePattern, CompiledPattern, ContextAttempt, PatternCompileError,
+};
 pub use contexts::ContextKind;
-pub use staged::StagedEdits;
-pub use tools::{match_source, StructuralMatch};
+pub use literals::LiteralRequirement;
+pub use query::Query;
+pub use rule::{compile_rule, CompiledRule, RuleCompileError, RuleInput};
+pub use syntax_tree::{dump_syntax_tree, SyntaxTreeDump, SyntaxTreeFormat};
+pub use tools::{match_source, match_source_with, StructuralMatch};
 
 use crate::error::ToolError;
 use crate::registry::Registry;
@@ -35,12 +55,6 @@ pub struct StructuralConfig {
     pub max_match_lines: usize,
     /// Longest matched code or binding shown, in characters (default 400).
     pub max_match_chars: usize,
-    /// Most diff hunks shown in an `ast_edit` preview (default 40); the rest is counted
-    /// ("showing N of M hunks").
-    pub max_preview_hunks: usize,
-    /// Most staged edits kept pending per run (default 16); staging one more evicts the oldest
-    /// pending edit, and resolving the evicted id says so.
-    pub max_pending_edits: usize,
     /// Walker threads; 0 = `min(available_parallelism, 12)`.
     pub walk_threads: usize,
     /// Files larger than this many bytes **and** longer than `max_file_lines` are skipped and
@@ -48,6 +62,10 @@ pub struct StructuralConfig {
     pub max_file_bytes: u64,
     /// See `max_file_bytes` (default 200,000 lines).
     pub max_file_lines: usize,
+    /// Most node lines a `syntax_tree` answer shows (default 400); the rest is counted.
+    pub max_syntax_tree_nodes: usize,
+    /// Longest `code` a `syntax_tree` call accepts, in bytes (default 65,536).
+    pub max_syntax_tree_code_bytes: usize,
 }
 
 impl Default for StructuralConfig {
@@ -56,30 +74,27 @@ impl Default for StructuralConfig {
             default_max_results: 50,
             max_match_lines: 8,
             max_match_chars: 400,
-            max_preview_hunks: 40,
-            max_pending_edits: 16,
             walk_threads: 0,
             max_file_bytes: 3_000_000,
             max_file_lines: 200_000,
+            max_syntax_tree_nodes: 400,
+            max_syntax_tree_code_bytes: 65_536,
         }
     }
 }
 
-/// The run's structural resource: the staged-edit store and the run's `structural` section.
-/// Exists only when the run was built `with_structural()`; dropped with the run (staged edits
-/// do not outlive it).
+/// The run's structural resource: the run's `structural` section (staged edits live in the
+/// shared [`crate::staged::StagedResource`]). Exists only when the run was built
+/// `with_structural()`; dropped with the run.
 #[derive(Debug, Default)]
 pub struct StructuralResource {
-    /// Proposed rewrites waiting for `resolve`.
-    pub staged_edits: StagedEdits,
     config: StructuralConfig,
 }
 
 impl StructuralResource {
-    /// An empty staged-edit store for tools that run with `config` (the run's `structural`
-    /// section).
+    /// The resource for tools that run with `config` (the run's `structural` section).
     pub fn new(config: StructuralConfig) -> StructuralResource {
-        StructuralResource { staged_edits: StagedEdits::default(), config }
+        StructuralResource { config }
     }
 
     /// The caps and limits the structural tools run with.

@@ -1,27 +1,54 @@
 //! The search engine shared by `ast_grep` and `ast_edit`: a parallel, gitignore-aware walk
 //! over the files of one language, a literal pre-filter before parsing, and per-file matching.
 //!
-//! The walk is `ignore::WalkBuilder::build_parallel` (standard filters: hidden files and
-//! `.gitignore`d paths are skipped, as ast-grep does). Each worker reads a file, skips it
-//! unless it contains every literal of the pattern (a match always contains them, so this never
-//! drops a true match), parses it, and hands owned results to the caller's per-file function.
-//! `WalkParallel::run` returns only after every worker thread has finished.
+//! # Which files are searched (the same rule for `ast_grep` and `ast_edit`)
+//!
+//! The walk is `ignore::WalkBuilder::build_parallel` with its standard filters, as ripgrep and
+//! the ast-grep CLI: hidden directories (name starting with `.`) are skipped, and so are paths
+//! ignored by `.gitignore` (inside a git repository), `.ignore` and git's exclude files. (A
+//! hidden *file* with the language's extension is searched: the walker's file-type match takes
+//! precedence over hiddenness, as in the ast-grep CLI.) On top of that, vendored and generated trees are skipped by a fixed rule: directories
+//! named `node_modules`, Python virtual environments (a directory holding `pyvenv.cfg`) and
+//! cache directories (holding `CACHEDIR.TAG`, as cargo's `target/`). Everything skipped is
+//! counted in [`WalkStats`] and said in the result. `no_ignore: true` turns every filter off,
+//! and a `path` inside a skipped directory searches it (the starting path itself is never
+//! skipped; a single file is always searched).
+//!
+//! Each worker reads a file, skips it unless it satisfies the query's [`LiteralRequirement`]
+//! (a match always contains those texts, so this never drops a true match), parses it, and
+//! hands owned results to the caller's per-file function. `WalkParallel::run` returns only
+//! after every worker thread has finished.
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
-use ignore::{WalkBuilder, WalkState};
+use ignore::{DirEntry, WalkBuilder, WalkState};
 use parking_lot::Mutex;
 
+use crate::progress::ProgressUpdate;
 use crate::registry::CancelToken;
-use crate::structural::compile::CompiledPattern;
+use crate::structural::literals::LiteralRequirement;
 
 /// A parsed file handed to the per-file function.
 pub type ParsedFile = AstGrep<StrDoc<SupportLang>>;
+
+/// Names of directories skipped as vendored wherever they are (unless `no_ignore`).
+pub const VENDORED_DIRECTORY_NAMES: &[&str] = &["node_modules"];
+/// A directory holding one of these files is skipped as vendored or generated (unless
+/// `no_ignore`): a Python virtual environment, a cache directory (cargo's `target/`).
+pub const VENDORED_DIRECTORY_MARKERS: &[&str] = &["pyvenv.cfg", "CACHEDIR.TAG"];
+
+/// Version-control directories: hidden, never source, and not worth saying they were skipped.
+const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
+
+/// Examples of skipped paths kept per category.
+const SKIPPED_EXAMPLES: usize = 5;
 
 /// Limits of one walk.
 #[derive(Debug, Clone)]
@@ -39,6 +66,34 @@ pub struct WalkLimits {
     pub cancel: CancelToken,
     /// When `false`, every file is parsed (used by tests to prove the pre-filter is exact).
     pub use_literal_prefilter: bool,
+    /// When set, every file is read beneath this directory through directory handles with no
+    /// symlink followed (`crate::files::read_file_beneath`), so a directory swapped for a
+    /// symlink during the walk cannot make the search read outside it; such a file is counted
+    /// as unreadable. `None` reads by path (benches and tests over trees outside a run).
+    pub confine_reads_to: Option<PathBuf>,
+    /// Search hidden, ignored and vendored paths too (see the module doc).
+    pub no_ignore: bool,
+    /// Count the hidden and ignored entries the walk skipped (one extra directory listing per
+    /// directory walked). On for the tools; benchmarks of the bare engine turn it off.
+    pub count_skipped: bool,
+}
+
+impl WalkLimits {
+    /// Limits with ast-grep's file-size rule, every filter on, skip counting on, the literal
+    /// pre-filter on, automatic threads, and the given deadline.
+    pub fn new(deadline: Instant) -> WalkLimits {
+        WalkLimits {
+            threads: 0,
+            max_file_bytes: 3_000_000,
+            max_file_lines: 200_000,
+            deadline,
+            cancel: CancelToken::new(),
+            use_literal_prefilter: true,
+            confine_reads_to: None,
+            no_ignore: false,
+            count_skipped: true,
+        }
+    }
 }
 
 /// Counters of one walk.
@@ -50,6 +105,8 @@ pub struct WalkStats {
     pub files_with_literals: usize,
     /// Files parsed.
     pub files_parsed: usize,
+    /// Bytes of the files parsed.
+    pub bytes_parsed: u64,
     /// Files skipped because they are not UTF-8.
     pub files_not_utf8: usize,
     /// Files skipped because of their size.
@@ -58,21 +115,41 @@ pub struct WalkStats {
     pub unreadable: Vec<String>,
     /// Number of unreadable entries in total.
     pub unreadable_count: usize,
+    /// Hidden or ignored files of the language the walk did not search, in directories it
+    /// walked (files inside skipped directories are not counted one by one).
+    pub ignored_files: usize,
+    /// Hidden or ignored directories the walk did not enter.
+    pub ignored_dirs: usize,
+    /// Up to 5 of the skipped hidden or ignored paths, relative to the walk's root, sorted.
+    pub ignored_examples: Vec<String>,
+    /// Vendored directories the walk did not enter (`node_modules`, virtual environments,
+    /// cache directories).
+    pub vendored_dirs: usize,
+    /// Up to 5 of them, relative to the walk's root, sorted.
+    pub vendored_examples: Vec<String>,
     /// The deadline passed before the walk finished.
     pub timed_out: bool,
     /// The host cancelled the call.
     pub cancelled: bool,
 }
 
-/// Walks `target` (a file or a directory) for files of the pattern's language and calls
-/// `per_file(path, parsed)` for every parsed file; returns the non-`None` outputs (in no
-/// particular order) and the counters.
+impl WalkStats {
+    /// Whether the walk skipped anything as hidden, ignored or vendored.
+    pub fn skipped_any(&self) -> bool {
+        self.ignored_files + self.ignored_dirs + self.vendored_dirs > 0
+    }
+}
+
+/// Walks `target` (a file or a directory) for files of `language` and calls
+/// `per_file(path, parsed)` for every parsed file that satisfies `requirement`; returns the
+/// non-`None` outputs (in no particular order) and the counters.
 ///
 /// A single file is searched whatever its extension; a directory yields only files whose
 /// extension belongs to the language.
 pub fn walk_and_match<T: Send>(
     target: &Path,
-    compiled: &CompiledPattern,
+    language: SupportLang,
+    requirement: &LiteralRequirement,
     limits: &WalkLimits,
     per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
 ) -> (Vec<T>, WalkStats) {
@@ -80,6 +157,9 @@ pub fn walk_and_match<T: Send>(
     let stats = Mutex::new(WalkStats::default());
     let stop = AtomicBool::new(false);
     let visited = AtomicUsize::new(0);
+    // The calling call's progress sink (a no-op when its host does not listen), shared with the
+    // walker threads: files searched so far; the total is unknown until the walk ends.
+    let progress = crate::progress::current();
     let visit_file = |path: &Path| -> WalkState {
         if stop.load(Ordering::Relaxed) {
             return WalkState::Quit;
@@ -91,13 +171,16 @@ pub fn walk_and_match<T: Send>(
             stop.store(true, Ordering::Relaxed);
             return WalkState::Quit;
         }
-        visited.fetch_add(1, Ordering::Relaxed);
-        match search_one_file(path, compiled, limits, per_file) {
-            FileOutcome::Output(output) => {
-                stats.lock().count_parsed();
+        let searched = visited.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = &progress {
+            progress.report_with(|| ProgressUpdate::new(searched as f64).with_message(format!("{searched} files searched")));
+        }
+        match search_one_file(path, language, requirement, limits, per_file) {
+            FileOutcome::Output(output, bytes) => {
+                stats.lock().count_parsed(bytes);
                 outputs.lock().push(output);
             }
-            FileOutcome::NoOutput => stats.lock().count_parsed(),
+            FileOutcome::NoOutput(bytes) => stats.lock().count_parsed(bytes),
             FileOutcome::NoLiterals => {}
             FileOutcome::NotUtf8 => {
                 let mut stats = stats.lock();
@@ -110,15 +193,41 @@ pub fn walk_and_match<T: Send>(
         WalkState::Continue
     };
     let metadata = std::fs::metadata(target);
+    let mut skipped = SkipCounter::default();
     if metadata.as_ref().is_ok_and(|m| m.is_file()) {
         visit_file(target);
     } else {
+        let file_types = language.file_types();
         let mut builder = WalkBuilder::new(target);
-        builder.types(compiled.language.file_types()).threads(limits.threads);
+        builder.types(file_types.clone()).threads(limits.threads);
+        let vendored: Arc<Mutex<Vec<PathBuf>>> = Arc::new(Mutex::new(Vec::new()));
+        if limits.no_ignore {
+            builder.standard_filters(false);
+        } else {
+            let vendored = Arc::clone(&vendored);
+            builder.filter_entry(move |entry| {
+                let vendored_dir = entry.depth() > 0 && is_vendored_directory(entry);
+                if vendored_dir {
+                    vendored.lock().push(entry.path().to_path_buf());
+                }
+                !vendored_dir
+            });
+        }
+        let count_skipped = limits.count_skipped && !limits.no_ignore;
+        let listings: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
+        let yielded: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
         builder.build_parallel().run(|| {
             Box::new(|entry| match entry {
                 Ok(entry) => {
-                    if entry.file_type().is_some_and(|t| t.is_file()) {
+                    let file_type = entry.file_type();
+                    if count_skipped {
+                        yielded.lock().insert(entry.path().to_path_buf());
+                        if file_type.is_some_and(|t| t.is_dir()) {
+                            let children = list_relevant_children(entry.path(), &file_types);
+                            listings.lock().extend(children);
+                        }
+                    }
+                    if file_type.is_some_and(|t| t.is_file()) {
                         visit_file(entry.path())
                     } else {
                         WalkState::Continue
@@ -130,17 +239,113 @@ pub fn walk_and_match<T: Send>(
                 }
             })
         });
+        let vendored = std::mem::take(&mut *vendored.lock());
+        if count_skipped {
+            let yielded = yielded.into_inner();
+            let vendored_set: HashSet<&PathBuf> = vendored.iter().collect();
+            for (path, is_dir) in listings.into_inner() {
+                if yielded.contains(&path) || vendored_set.contains(&path) {
+                    continue;
+                }
+                skipped.ignored(target, &path, is_dir);
+            }
+        }
+        for path in &vendored {
+            skipped.vendored(target, path);
+        }
     }
     let mut stats = stats.into_inner();
     stats.files_visited = visited.into_inner();
+    skipped.into_stats(&mut stats);
     release_freed_parser_memory();
     (outputs.into_inner(), stats)
 }
 
+/// Whether `entry` is a directory the vendored rule skips.
+fn is_vendored_directory(entry: &DirEntry) -> bool {
+    if !entry.file_type().is_some_and(|t| t.is_dir()) {
+        return false;
+    }
+    let name = entry.file_name().to_string_lossy();
+    VENDORED_DIRECTORY_NAMES.contains(&name.as_ref()) || VENDORED_DIRECTORY_MARKERS.iter().any(|marker| entry.path().join(marker).is_file())
+}
+
+/// The children of `dir` the walk would search if nothing filtered them: directories, and files
+/// whose extension belongs to the language (symlinks are not followed, as by the walk).
+fn list_relevant_children(dir: &Path, file_types: &ignore::types::Types) -> Vec<(PathBuf, bool)> {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    read.flatten()
+        .filter_map(|child| {
+            let file_type = child.file_type().ok()?;
+            let path = child.path();
+            if file_type.is_dir() {
+                let name = child.file_name();
+                if VCS_DIRECTORIES.iter().any(|vcs| name == std::ffi::OsStr::new(vcs)) {
+                    return None;
+                }
+                Some((path, true))
+            } else if file_type.is_file() && file_types.matched(&path, false).is_whitelist() {
+                Some((path, false))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct SkipCounter {
+    ignored_files: usize,
+    ignored_dirs: usize,
+    ignored_examples: Vec<String>,
+    vendored_dirs: usize,
+    vendored_examples: Vec<String>,
+}
+
+impl SkipCounter {
+    fn ignored(&mut self, root: &Path, path: &Path, is_dir: bool) {
+        if is_dir {
+            self.ignored_dirs += 1;
+        } else {
+            self.ignored_files += 1;
+        }
+        self.ignored_examples.push(relative(root, path, is_dir));
+    }
+
+    fn vendored(&mut self, root: &Path, path: &Path) {
+        self.vendored_dirs += 1;
+        self.vendored_examples.push(relative(root, path, true));
+    }
+
+    fn into_stats(mut self, stats: &mut WalkStats) {
+        for examples in [&mut self.ignored_examples, &mut self.vendored_examples] {
+            examples.sort();
+            examples.truncate(SKIPPED_EXAMPLES);
+        }
+        stats.ignored_files = self.ignored_files;
+        stats.ignored_dirs = self.ignored_dirs;
+        stats.ignored_examples = self.ignored_examples;
+        stats.vendored_dirs = self.vendored_dirs;
+        stats.vendored_examples = self.vendored_examples;
+    }
+}
+
+fn relative(root: &Path, path: &Path, is_dir: bool) -> String {
+    let shown = path.strip_prefix(root).unwrap_or(path).to_string_lossy().into_owned();
+    if is_dir {
+        format!("{shown}/")
+    } else {
+        shown
+    }
+}
+
 impl WalkStats {
-    fn count_parsed(&mut self) {
+    fn count_parsed(&mut self, bytes: u64) {
         self.files_with_literals += 1;
         self.files_parsed += 1;
+        self.bytes_parsed += bytes;
     }
 
     fn push_unreadable(&mut self, message: String) {
@@ -152,8 +357,8 @@ impl WalkStats {
 }
 
 enum FileOutcome<T> {
-    Output(T),
-    NoOutput,
+    Output(T, u64),
+    NoOutput(u64),
     NoLiterals,
     NotUtf8,
     TooLarge,
@@ -162,36 +367,39 @@ enum FileOutcome<T> {
 
 fn search_one_file<T>(
     path: &Path,
-    compiled: &CompiledPattern,
+    language: SupportLang,
+    requirement: &LiteralRequirement,
     limits: &WalkLimits,
     per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
 ) -> FileOutcome<T> {
-    let bytes = match std::fs::read(path) {
+    let read = match &limits.confine_reads_to {
+        Some(root) => crate::files::read_file_beneath(root, path)
+            .and_then(|bytes| bytes.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "it vanished during the walk"))),
+        None => std::fs::read(path),
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(err) => return FileOutcome::Unreadable(format!("{}: {err}", path.display())),
     };
-    if limits.use_literal_prefilter && !contains_all_literals(&bytes, &compiled.literals) {
+    if limits.use_literal_prefilter && !requirement.admits(&bytes) {
         return FileOutcome::NoLiterals;
     }
     if bytes.len() as u64 > limits.max_file_bytes && bytecount_lines(&bytes) > limits.max_file_lines {
         return FileOutcome::TooLarge;
     }
+    let size = bytes.len() as u64;
     let Ok(text) = String::from_utf8(bytes) else {
         return FileOutcome::NotUtf8;
     };
-    let parsed = match AstGrep::<StrDoc<SupportLang>>::try_new(&text, compiled.language) {
+    let parsed = match AstGrep::<StrDoc<SupportLang>>::try_new(&text, language) {
         Ok(parsed) => parsed,
         Err(err) => return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display())),
     };
+    drop(text);
     match per_file(path, &parsed) {
-        Some(output) => FileOutcome::Output(output),
-        None => FileOutcome::NoOutput,
+        Some(output) => FileOutcome::Output(output, size),
+        None => FileOutcome::NoOutput(size),
     }
-}
-
-/// Whether `haystack` contains every one of `literals` (true when there are none).
-pub fn contains_all_literals(haystack: &[u8], literals: &[String]) -> bool {
-    literals.iter().all(|literal| memchr::memmem::find(haystack, literal.as_bytes()).is_some())
 }
 
 /// Gives the pages the walk freed back to the operating system.

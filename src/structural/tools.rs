@@ -1,28 +1,32 @@
-//! The tool functions `ast_grep`, `ast_edit` and `resolve`, their descriptors, and the text
-//! they answer with.
+//! The tool functions `ast_grep` and `ast_edit`, their descriptors, and the text they answer
+//! with (`resolve` is the staged store's: `crate::staged`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ast_grep_core::meta_var::MetaVarEnv;
 use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::{Language, NodeMatch};
+use ast_grep_core::{Language, Matcher, NodeMatch};
 use ast_grep_language::SupportLang;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::files::{commit_file_changes_in, resolve_in_workspace, ExpectedState, FileChange};
+use crate::files::resolve_in_workspace;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
-use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
+use crate::staged::{StagedChange, StagedFile};
+use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
 use crate::structural::contexts::ContextKind;
+use crate::structural::missed::MissedParts;
+use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
+use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
+use crate::structural::rule::{compile_rule, RuleInput};
 use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
-use crate::structural::staged::{ClosedEdit, StagedEdit, StagedFile};
+use crate::structural::syntax_tree::{dump_syntax_tree, SyntaxTreeFormat};
 use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
 
@@ -42,7 +46,8 @@ pub struct StructuralMatch {
     /// The matched code, whole.
     pub text: String,
     /// Metavariable bindings by name (without `$`), sorted by name; a `$$$` binding is the
-    /// source text from its first to its last node (empty when it matched no node).
+    /// source text from its first to its last node (empty when it matched no node). Variables
+    /// a match left unbound (a rule's `any` branch that did not match) are absent.
     pub bindings: Vec<(String, String)>,
 }
 
@@ -53,161 +58,217 @@ pub struct StructuralMatch {
 /// The parser's message when tree-sitter fails (e.g. its internal timeout).
 pub fn match_source(compiled: &CompiledPattern, source: &str) -> Result<Vec<StructuralMatch>, String> {
     let parsed = ParsedFile::try_new(source, compiled.language)?;
-    Ok(collect_matches(Path::new(""), &parsed, compiled))
+    Ok(collect_matches(Path::new(""), &parsed, compiled, &compiled.metavariables))
+}
+
+/// Matches a compiled pattern or rule against one source text, like [`match_source`].
+///
+/// # Errors
+/// The parser's message when tree-sitter fails.
+pub fn match_source_with(query: &Query, source: &str) -> Result<Vec<StructuralMatch>, String> {
+    let parsed = ParsedFile::try_new(source, query.language())?;
+    Ok(collect_matches(Path::new(""), &parsed, query, query.metavariables()))
 }
 
 pub(crate) fn register(registry: &mut Registry) {
     registry.register(ast_grep_descriptor(), Arc::new(ast_grep));
     registry.register(ast_edit_descriptor(), Arc::new(ast_edit));
-    registry.register(resolve_descriptor(), Arc::new(resolve));
+}
+
+/// The schema properties of a rule search, shared by `ast_grep` and `ast_edit`.
+fn rule_properties() -> serde_json::Map<String, Value> {
+    let properties = json!({
+        "rule": {"type": "object", "description": "An ast-grep rule object instead of `pattern`, same keys and meaning as ast-grep's YAML rules. Atomic: `pattern` (string, or {\"context\": code, \"selector\": node_kind, \"strictness\"?}), `kind` (node kind or kind selector), `regex` (on the node text), `nthChild` (1-based, \"2n+1\", or {position, reverse, ofRule}), `range` ({start: {line, column}, end} 0-based as in ast-grep). Relational (each takes a rule plus `stopBy`: \"neighbor\" (default) | \"end\" | rule): `inside`, `has` (these two also take `field`), `precedes`, `follows`. Composite: `all`, `any` (lists of rules), `not`, `matches` (an id of `utils`). Patterns inside a rule are parsed bare, as ast-grep does. See a snippet's node kinds and fields with {\"syntax_tree\": \"ast\", \"code\": …}."},
+        "constraints": {"type": "object", "description": "With `rule`: {\"VAR\": rule} — the node bound to single metavariable $VAR must also match that rule (e.g. {\"F\": {\"regex\": \"^test_\"}})."},
+        "utils": {"type": "object", "description": "With `rule`: {\"id\": rule} — utility rules that `matches` refers to."}
+    });
+    match properties {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+fn ignore_property() -> Value {
+    json!({"type": "boolean", "description": "Also search hidden files, paths ignored by .gitignore/.ignore, and vendored directories (node_modules, Python virtual environments, directories with CACHEDIR.TAG such as cargo's target/). Default false; the result always says how many were skipped."})
 }
 
 fn ast_grep_descriptor() -> ToolDescriptor {
+    let mut properties = json!({
+        "pattern": {"type": "string", "minLength": 1, "description": "Code fragment with $METAVARIABLES, e.g. `$X.unwrap()`."},
+        "path": {"type": "string", "description": "File or directory to search, relative to the workspace (default: the whole workspace)."},
+        "language": {"type": "string", "description": "Grammar id or alias (dart, python/py, rust/rs, c, cpp, go, java, javascript/js, typescript/ts, tsx, kotlin, swift, ruby, php, bash, …). Inferred from the extension when path names one file; required for a directory and for syntax_tree."},
+        "context": {"type": "string", "enum": ["statement", "expression", "class_member", "declaration", "type"], "description": "Parse the pattern only in this context (default: try statement, expression, class_member, declaration, type in order and take the first that parses cleanly). Use it when the result says the pattern compiled to an unintended node kind."},
+        "max_results": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Most matches returned (default 50). The total is always counted."},
+        "no_ignore": ignore_property(),
+        "syntax_tree": {"type": "string", "enum": ["cst", "ast", "pattern"], "description": "Instead of searching, show the syntax tree of `code` (with `language`): \"cst\" every node, \"ast\" named nodes only, \"pattern\" how `code` compiles as a pattern. Lines are `field: kind L:C-L:C` (1-based). Use it to write `kind`/`field` rules or to see why a pattern matched nothing."},
+        "code": {"type": "string", "description": "The snippet for syntax_tree."}
+    });
+    if let Value::Object(map) = &mut properties {
+        map.extend(rule_properties());
+    }
     ToolDescriptor {
         name: "ast_grep".to_owned(),
         description: format!(
-            "Find code by its syntax-tree shape, not its text (tree-sitter + ast-grep). The pattern is a code fragment of the \
-target language with metavariables: `$NAME` matches any one node, `$$$NAME` a run of sibling nodes (arguments, \
-statements), `$_` any node without binding. A metavariable used twice must match the same code both times. Strings \
+            "Find code by its syntax-tree shape, not its text (tree-sitter + ast-grep). Give exactly one of `pattern`, `rule` or `syntax_tree`.\n\
+`pattern` is a code fragment of the target language with metavariables: `$NAME` matches any one node, `$$$NAME` a run of sibling nodes \
+(arguments, statements), `$_` any node without binding. A metavariable used twice must match the same code both times. Strings \
 and comments never match, and spacing or line breaks do not matter. The fragment is parsed as a statement, then \
-an expression, a class member, a top-level declaration; the result says which one it compiled to, and an \
-unparseable pattern is an error listing each context tried.\n\
+an expression, a class member, a top-level declaration, a type (`Vec<$T>`, `Map<$K, $V>`, `List[$T]`, `*$T`); the result says which \
+one it compiled to, and an unparseable pattern is an error listing each context tried. A part the pattern leaves out does not match \
+a part the code has: `def $F($$$A): $$$B` misses `def f() -> int:` (write `def $F($$$A) -> $R: $$$B` for those) and \
+`fn $F() {{ $$$B }}` misses `pub fn`; the result counts the candidates missed that way.\n\
+`rule` is an ast-grep rule object (kind, has, inside, not, any, …, see its field) for what one fragment cannot say.\n\
 Examples:\n\
 - {{\"pattern\": \"if ($X != null) $X.dispose()\", \"language\": \"dart\"}}: a null-guard that disposes the object it checked\n\
 - {{\"pattern\": \"$X.unwrap()\", \"path\": \"src\", \"language\": \"rust\"}}\n\
-- {{\"pattern\": \"def $F($$$ARGS): $$$BODY\", \"language\": \"python\"}}\n\
-- {{\"pattern\": \"$A == $A\", \"language\": \"typescript\"}}: comparisons of a thing with itself\n\
+- {{\"pattern\": \"Option<$T>\", \"language\": \"rust\"}}: a type anywhere (fields, signatures, generics)\n\
+- {{\"rule\": {{\"pattern\": \"$X.unwrap()\", \"inside\": {{\"kind\": \"function_item\", \"has\": {{\"pattern\": \"#[test]\"}}, \"stopBy\": \"end\"}}}}, \"language\": \"rust\"}}\n\
+- {{\"rule\": {{\"kind\": \"function_definition\", \"not\": {{\"has\": {{\"field\": \"return_type\", \"kind\": \"type\"}}}}}}, \"language\": \"python\"}}: functions without a return annotation\n\
+- {{\"syntax_tree\": \"ast\", \"code\": \"x: List[int] = []\", \"language\": \"python\"}}\n\
 Returns `path:line` (1-based), the matched code and the bindings, sorted by path and position; at most \
-`max_results` (default 50), saying \"showing N of M matches in K files\" when capped. Notes: Rust macro arguments \
-(`assert!(…)`, `vec![…]`) are token trees, not code, to the parser, so they do not match. Language ids: {}.",
+`max_results` (default 50), saying \"showing N of M matches in K files\" when capped. Hidden, .gitignored and vendored \
+(node_modules, virtual environments, target/) paths are skipped and counted; `no_ignore: true` searches them. Notes: Rust macro \
+arguments (`assert!(…)`, `vec![…]`) are token trees, not code, to the parser, so they do not match. Language ids: {}.",
             supported_language_ids().join(", ")
         ),
         tier: Tier::Read,
         input_schema: json!({
             "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "minLength": 1, "description": "Code fragment with $METAVARIABLES, e.g. `$X.unwrap()`."},
-                "path": {"type": "string", "description": "File or directory to search, relative to the workspace (default: the whole workspace)."},
-                "language": {"type": "string", "description": "Grammar id or alias (dart, python/py, rust/rs, c, cpp, go, java, javascript/js, typescript/ts, tsx, kotlin, swift, ruby, php, bash, …). Inferred from the extension when path names one file; required for a directory."},
-                "context": {"type": "string", "enum": ["statement", "expression", "class_member", "declaration"], "description": "Parse the pattern only in this context (default: try statement, expression, class_member, declaration in order and take the first that parses cleanly). Use it when the result says the pattern compiled to an unintended node kind."},
-                "max_results": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Most matches returned (default 50). The total is always counted."}
-            },
-            "required": ["pattern"],
+            "properties": properties,
             "additionalProperties": false
         }),
         parallel_safe: true,
-        default_timeout: Duration::from_secs(120),
+        // A whole-tree walk parses every candidate file: a 150 MB tree takes well over a minute
+        // on a loaded 2-core machine. The host can cancel sooner.
+        default_timeout: Duration::from_secs(300),
     }
 }
 
 fn ast_edit_descriptor() -> ToolDescriptor {
+    let mut properties = json!({
+        "pattern": {"type": "string", "minLength": 1, "description": "Code fragment with $METAVARIABLES, as for ast_grep."},
+        "rewrite": {"type": "string", "description": "Replacement code; $NAME and $$$NAME are replaced by what they matched (with `transform`, also the new variables it defines)."},
+        "path": {"type": "string", "description": "File or directory, relative to the workspace (default: the whole workspace)."},
+        "language": {"type": "string", "description": "Grammar id or alias; inferred when path names one file."},
+        "context": {"type": "string", "enum": ["statement", "expression", "class_member", "declaration", "type"], "description": "Parse the pattern only in this context (default: try statement, expression, class_member, declaration, type in order and take the first that parses cleanly)."},
+        "transform": {"type": "object", "description": "With `rule`: ast-grep transformations defining new variables for `rewrite`, e.g. {\"NAME\": {\"convert\": {\"source\": \"$N\", \"toCase\": \"snakeCase\"}}} (substring, replace, convert)."},
+        "allow_parse_errors": {"type": "boolean", "description": "Stage the edit even when a rewritten file no longer parses (default false: such an edit is refused, naming each broken file and line)."},
+        "no_ignore": ignore_property()
+    });
+    if let Value::Object(map) = &mut properties {
+        map.extend(rule_properties());
+    }
     ToolDescriptor {
         name: "ast_edit".to_owned(),
-        description: "Rewrite code by syntax-tree shape across files, staged first: matches `pattern` exactly as ast_grep \
-does and substitutes the metavariables into `rewrite` (every `$NAME`/`$$$NAME` of the rewrite must occur in the pattern). \
-Nothing is written: the answer is a proposal with an edit_id and a unified-diff preview; call `resolve` with that \
-edit_id and action \"accept\" to write all files at once (refused if any file changed since staging), or \"discard\". \
-Where matches nest or overlap, the outermost is rewritten and the result says how many inner ones were skipped (run \
-again after accepting to rewrite them). The rewrite replaces the matched code only: a `;` after the match is kept, so \
-do not end the rewrite with `;` when the pattern has none.\n\
-Example: {\"pattern\": \"dispose($X)\", \"rewrite\": \"$X.dispose()\", \"language\": \"dart\"} → \
-`(proposed) 12 replacements in 4 files … call resolve with edit_id \"edit_1\"`."
+        description: "Rewrite code by syntax-tree shape across files, staged first: matches `pattern` (or an ast-grep `rule`) exactly as ast_grep \
+does and substitutes the metavariables into `rewrite`. Every metavariable of the rewrite must be bound by every match (an unbound one is an error, \
+never an empty string). Every rewritten file is parsed again: a rewrite that introduces a syntax error is refused for the whole edit, naming each \
+broken file and line and the replacement, unless `allow_parse_errors` is true. Nothing is written: the answer is a proposal with an edit_id and a \
+unified-diff preview; call `resolve` with that edit_id and action \"accept\" to write all files at once (refused if any file changed since \
+staging), or \"discard\". Where matches nest or overlap, the outermost is rewritten and the result says how many inner ones were skipped (run \
+again after accepting to rewrite them). The rewrite replaces the matched code only: a `;` after the match is kept, so do not end the rewrite \
+with `;` when the pattern has none. Files are chosen as by ast_grep (hidden, ignored and vendored paths skipped unless `no_ignore`).\n\
+Examples: {\"pattern\": \"dispose($X)\", \"rewrite\": \"$X.dispose()\", \"language\": \"dart\"} → \
+`(proposed) 12 replacements in 4 files … call resolve with edit_id \"edit_1\"`; \
+{\"rule\": {\"pattern\": \"$X.unwrap()\", \"inside\": {\"kind\": \"function_item\", \"stopBy\": \"end\"}}, \"rewrite\": \"$X.expect(\\\"checked\\\")\", \"language\": \"rust\"}."
             .to_owned(),
         tier: Tier::Write,
         input_schema: json!({
             "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "minLength": 1, "description": "Code fragment with $METAVARIABLES, as for ast_grep."},
-                "rewrite": {"type": "string", "description": "Replacement code; $NAME and $$$NAME are replaced by what they matched."},
-                "path": {"type": "string", "description": "File or directory, relative to the workspace (default: the whole workspace)."},
-                "language": {"type": "string", "description": "Grammar id or alias; inferred when path names one file."},
-                "context": {"type": "string", "enum": ["statement", "expression", "class_member", "declaration"], "description": "Parse the pattern only in this context (default: try statement, expression, class_member, declaration in order and take the first that parses cleanly). Use it when the result says the pattern compiled to an unintended node kind."}
-            },
-            "required": ["pattern", "rewrite"],
+            "properties": properties,
+            "required": ["rewrite"],
             "additionalProperties": false
         }),
         parallel_safe: true,
-        default_timeout: Duration::from_secs(120),
-    }
-}
-
-fn resolve_descriptor() -> ToolDescriptor {
-    ToolDescriptor {
-        name: "resolve".to_owned(),
-        description: "Accept or discard a change staged by ast_edit. `accept` re-reads every file of the change and \
-compares it with what was read at staging time: if any file changed, the whole change is rejected, the changed files \
-are listed and nothing is written; otherwise every file is written atomically (all or nothing). `discard` drops the \
-change. An edit_id can be resolved once.\n\
-Example: {\"edit_id\": \"edit_1\", \"action\": \"accept\"}"
-            .to_owned(),
-        tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "edit_id": {"type": "string", "minLength": 1, "description": "The id ast_edit returned, e.g. \"edit_1\"."},
-                "action": {"type": "string", "enum": ["accept", "discard"], "description": "accept writes the change; discard drops it."}
-            },
-            "required": ["edit_id", "action"],
-            "additionalProperties": false
-        }),
-        parallel_safe: true,
-        default_timeout: Duration::from_secs(60),
+        // A whole-tree walk parses every candidate file: a 150 MB tree takes well over a minute
+        // on a loaded 2-core machine. The host can cancel sooner.
+        default_timeout: Duration::from_secs(300),
     }
 }
 
 #[derive(Deserialize)]
 struct AstGrepArgs {
-    pattern: String,
+    pattern: Option<String>,
+    rule: Option<Value>,
+    constraints: Option<Value>,
+    utils: Option<Value>,
+    syntax_tree: Option<SyntaxTreeFormat>,
+    code: Option<String>,
     path: Option<String>,
     language: Option<String>,
     max_results: Option<usize>,
     context: Option<ContextKind>,
+    #[serde(default)]
+    no_ignore: bool,
 }
 
 #[derive(Deserialize)]
 struct AstEditArgs {
-    pattern: String,
+    pattern: Option<String>,
+    rule: Option<Value>,
+    constraints: Option<Value>,
+    utils: Option<Value>,
+    transform: Option<Value>,
     rewrite: String,
     path: Option<String>,
     language: Option<String>,
     context: Option<ContextKind>,
+    #[serde(default)]
+    allow_parse_errors: bool,
+    #[serde(default)]
+    no_ignore: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum ResolveAction {
-    Accept,
-    Discard,
+/// The search half of the arguments, common to both tools.
+struct QueryArgs<'a> {
+    pattern: Option<&'a str>,
+    rule: Option<&'a Value>,
+    constraints: Option<&'a Value>,
+    utils: Option<&'a Value>,
+    transform: Option<&'a Value>,
+    context: Option<ContextKind>,
+    path: Option<&'a str>,
+    language: Option<&'a str>,
 }
 
-#[derive(Deserialize)]
-struct ResolveArgs {
-    edit_id: String,
-    action: ResolveAction,
-}
-
-/// What a search call works on: the resolved target, the language, the compiled pattern.
+/// What a search call works on: the resolved target and the compiled query.
 struct SearchSetup {
     target: PathBuf,
     target_display: String,
-    compiled: CompiledPattern,
+    query: Query,
 }
 
-fn setup(
-    root: &Path,
-    pattern: &str,
-    path: Option<&str>,
-    language: Option<&str>,
-    context: Option<ContextKind>,
-) -> Result<SearchSetup, ToolError> {
-    let user_path = path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
+fn setup(root: &Path, args: &QueryArgs<'_>) -> Result<SearchSetup, ToolError> {
+    match (args.pattern, args.rule) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid("give either `pattern` or `rule`, not both")
+                .with_hint("a rule can hold the pattern itself: {\"rule\": {\"pattern\": \"…\", \"inside\": {…}}}"))
+        }
+        (None, None) => {
+            return Err(ToolError::invalid("give `pattern` (a code fragment) or `rule` (an ast-grep rule object)")
+                .with_hint("e.g. {\"pattern\": \"$X.unwrap()\", \"language\": \"rust\"}"))
+        }
+        _ => {}
+    }
+    if args.pattern.is_some() {
+        for (name, value) in [("constraints", args.constraints), ("utils", args.utils), ("transform", args.transform)] {
+            if value.is_some_and(|v| !v.is_null()) {
+                return Err(ToolError::invalid(format!("`{name}` works only with `rule`, not with `pattern`"))
+                    .with_hint(format!("write {{\"rule\": {{\"pattern\": \"…\"}}, \"{name}\": …}}")));
+            }
+        }
+    } else if args.context.is_some() {
+        return Err(ToolError::invalid("`context` works only with `pattern`; inside a rule use a pattern object")
+            .with_hint("{\"rule\": {\"pattern\": {\"context\": \"…code around the fragment…\", \"selector\": \"node_kind\"}}}"));
+    }
+    let user_path = args.path.filter(|p| !p.trim().is_empty()).unwrap_or(".");
     let target = resolve_in_workspace(root, user_path)?;
     let target_display = display_path(root, &target);
     let metadata = std::fs::metadata(&target).map_err(|err| {
         ToolError::new(ErrorKind::NotFound, format!("path {user_path:?} ({target_display}) cannot be searched: {err}"))
             .with_hint("pass an existing file or directory relative to the workspace root, or omit path to search the whole workspace")
     })?;
-    let language = match language {
+    let language = match args.language {
         Some(id) => parse_language(id)?,
         None if metadata.is_file() => SupportLang::from_path(&target).ok_or_else(|| {
             ToolError::invalid(format!("cannot infer the language of {target_display} from its extension"))
@@ -218,11 +279,25 @@ fn setup(
                 .with_hint(format!("pass language, one of: {}", supported_language_ids().join(", "))))
         }
     };
-    let compiled = compile_pattern_in_context(pattern, language, context).map_err(|err| err.to_tool_error())?;
-    Ok(SearchSetup { target, target_display, compiled })
+    let query = match (args.pattern, args.rule) {
+        (Some(pattern), _) => {
+            Query::Pattern(compile_pattern_in_context(pattern, language, args.context).map_err(|err| err.to_tool_error())?)
+        }
+        (None, rule) => {
+            let null = Value::Null;
+            Query::Rule(
+                compile_rule(
+                    RuleInput { rule: rule.unwrap_or(&null), constraints: args.constraints, utils: args.utils, transform: args.transform },
+                    language,
+                )
+                .map_err(|err| err.to_tool_error())?,
+            )
+        }
+    };
+    Ok(SearchSetup { target, target_display, query })
 }
 
-fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig) -> WalkLimits {
+fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig, no_ignore: bool) -> WalkLimits {
     WalkLimits {
         threads: config.walk_threads,
         max_file_bytes: config.max_file_bytes,
@@ -230,6 +305,9 @@ fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig) -> WalkLimits {
         deadline: ctx.deadline(),
         cancel: ctx.cancel_token().clone(),
         use_literal_prefilter: true,
+        confine_reads_to: Some(ctx.workspace_root().to_path_buf()),
+        no_ignore,
+        count_skipped: true,
     }
 }
 
@@ -249,30 +327,58 @@ fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -
 fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let resource = ctx.resource::<StructuralResource>()?;
     let args: AstGrepArgs = ctx.parse_arguments(arguments)?;
+    if let Some(format) = args.syntax_tree {
+        return syntax_tree(resource.config(), &args, format);
+    }
+    if args.code.is_some() {
+        return Err(ToolError::invalid("`code` is the snippet of `syntax_tree`; to search files give `pattern` or `rule` with `path`")
+            .with_hint("e.g. {\"syntax_tree\": \"ast\", \"code\": \"…\", \"language\": \"python\"}"));
+    }
     let root = ctx.workspace_root();
     let config = resource.config();
-    let setup = setup(root, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
+    let query_args = QueryArgs {
+        pattern: args.pattern.as_deref(),
+        rule: args.rule.as_ref(),
+        constraints: args.constraints.as_ref(),
+        utils: args.utils.as_ref(),
+        transform: None,
+        context: args.context,
+        path: args.path.as_deref(),
+        language: args.language.as_deref(),
+    };
+    let setup = setup(root, &query_args)?;
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
-    let compiled = &setup.compiled;
-    let (mut files, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
-        FileMatches::extract(path, parsed, compiled, config)
-    });
+    let query = &setup.query;
+    let probe = query.missed_parts_probe();
+    let (mut files, stats) =
+        walk_and_match(&setup.target, query.language(), query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
+            FileMatches::extract(path, parsed, query, probe.as_ref(), config)
+        });
     let total: usize = files.iter().map(|file| file.matches.len()).sum();
     check_walk_finished(ctx, &stats, total)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    let files_with_matches = files.len();
-    let lang = language_id(compiled.language);
+    let files_with_matches = files.iter().filter(|f| !f.matches.is_empty()).count();
+    let lang = query.language_id();
+    let mut missed = MissedParts::default();
+    for file in &mut files {
+        if let Some(mut found) = file.missed.take() {
+            if let Some(example) = &mut found.example {
+                example.0 = display_path(root, &file.path);
+            }
+            missed.merge(found);
+        }
+    }
 
     let mut text = String::new();
     let _ = write!(
         text,
-        "{total} {} in {files_with_matches} {} for `{}` ({lang}; pattern compiled as {})",
+        "{total} {} in {files_with_matches} {} for {} ({lang}; {})",
         one_or_many(total, "match", "matches"),
         one_or_many(files_with_matches, "file", "files"),
-        compiled.source,
-        compiled.compiled_as()
+        query.display(),
+        query.compiled_as()
     );
-    for warning in &compiled.warnings {
+    for warning in query.warnings() {
         let _ = write!(text, "\nwarning: {warning}");
     }
     // One pass over the compact records builds the text and the structured list; each file's
@@ -291,7 +397,8 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             let code = file.code(found);
             let _ = write!(text, "\n{display}:{}: {}", found.start_line, indent_continuation(code, "    "));
             let mut bindings = serde_json::Map::new();
-            for (name, value) in compiled.metavariables.iter().zip(file.bindings(found)) {
+            for (name, value) in query.metavariables().iter().zip(file.bindings(found)) {
+                let Some(value) = value else { continue };
                 let _ = write!(text, "\n    ${name} = {}", indent_continuation(value, "      "));
                 bindings.insert(name.clone(), Value::String(value.to_owned()));
             }
@@ -309,23 +416,83 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     if let Some(notice) = truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
         let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
     }
-    let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
+    let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
+    if let Some(note) = missed_note(&missed, query) {
+        let _ = write!(text, "\nnote: {note}");
+    }
     if total == 0 {
-        let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, compiled));
+        let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
     }
     let structured = json!({
-        "pattern": compiled.source,
+        "pattern": match query { Query::Pattern(p) => Value::String(p.source.clone()), Query::Rule(_) => Value::Null },
+        "rule": args.rule,
         "language": lang,
-        "compiled_as": {"context": compiled.context, "node_kind": compiled.node_kind, "with_terminator": compiled.with_terminator},
+        "compiled_as": query.compiled_as_json(),
         "total_matches": total,
         "files_with_matches": files_with_matches,
         "shown": shown,
         "truncated": shown < total,
         "matches": structured_matches,
-        "warnings": compiled.warnings,
+        "warnings": query.warnings(),
+        "missed_candidates": missed_json(&missed),
         "stats": stats_json(&stats),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+}
+
+fn syntax_tree(config: &StructuralConfig, args: &AstGrepArgs, format: SyntaxTreeFormat) -> Result<ToolOutput, ToolError> {
+    let conflicting: Vec<&str> = [
+        ("pattern", args.pattern.is_some()),
+        ("rule", args.rule.is_some()),
+        ("path", args.path.is_some()),
+        ("max_results", args.max_results.is_some()),
+        ("constraints", args.constraints.is_some()),
+        ("utils", args.utils.is_some()),
+    ]
+    .iter()
+    .filter(|(_, present)| *present)
+    .map(|(name, _)| *name)
+    .collect();
+    if !conflicting.is_empty() {
+        return Err(ToolError::invalid(format!(
+            "`syntax_tree` shows the tree of `code` and takes no {}",
+            conflicting.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        ))
+        .with_hint(
+            "pass the snippet as `code` with `language`; for the tree of a pattern use syntax_tree \"pattern\" with the pattern as `code`",
+        ));
+    }
+    let Some(code) = args.code.as_deref().filter(|c| !c.trim().is_empty()) else {
+        return Err(ToolError::invalid("`syntax_tree` needs `code`: the snippet to show")
+            .with_hint("e.g. {\"syntax_tree\": \"ast\", \"code\": \"x = f(1)\", \"language\": \"python\"}"));
+    };
+    let Some(language) = args.language.as_deref() else {
+        return Err(
+            ToolError::invalid("`syntax_tree` needs `language`").with_hint(format!("one of: {}", supported_language_ids().join(", ")))
+        );
+    };
+    let language = parse_language(language)?;
+    if format != SyntaxTreeFormat::Pattern && args.context.is_some() {
+        return Err(ToolError::invalid("`context` applies to syntax_tree \"pattern\" only"));
+    }
+    if code.len() > config.max_syntax_tree_code_bytes {
+        return Err(ToolError::invalid(format!(
+            "`code` is {} bytes; syntax_tree takes at most {}",
+            code.len(),
+            config.max_syntax_tree_code_bytes
+        ))
+        .with_hint("pass the part of the code you want to see"));
+    }
+    let dump = dump_syntax_tree(code, language, format, args.context, config.max_syntax_tree_nodes)?;
+    let structured = json!({
+        "syntax_tree": format,
+        "language": crate::structural::compile::language_id(language),
+        "nodes_shown": dump.nodes_shown,
+        "nodes_total": dump.nodes_total,
+        "truncated": dump.nodes_shown < dump.nodes_total,
+        "parse_problems": dump.parse_problems,
+    });
+    Ok(ToolOutput::new(ToolResult::text(dump.text).with_structured(structured)))
 }
 
 /// The matches of one file as `ast_grep` keeps them while the walk goes on: the parse tree and
@@ -338,11 +505,13 @@ struct FileMatches {
     /// The cut code and cut bindings of every match, back to back.
     snippets: String,
     /// For each match, `1 + metavariable_count` byte ranges into `snippets`: the code, then
-    /// each binding in the order of `CompiledPattern::metavariables`.
-    pieces: Vec<std::ops::Range<u32>>,
+    /// each binding in the order of the query's metavariables (`None`: unbound in this match).
+    pieces: Vec<Option<std::ops::Range<u32>>>,
     /// `1 + metavariable_count`.
     pieces_per_match: usize,
     matches: Vec<CompactMatch>,
+    /// Candidates missed only because of parts the pattern lacks.
+    missed: Option<MissedParts>,
 }
 
 /// One match of a [`FileMatches`]; lines and columns are 1-based, as shown.
@@ -356,34 +525,42 @@ struct CompactMatch {
 
 impl FileMatches {
     /// Every match in `parsed`, sorted by position (start ascending, the enclosing match
-    /// first), or `None` when there is none.
-    fn extract(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern, config: &StructuralConfig) -> Option<FileMatches> {
+    /// first), or `None` when there is none and no candidate was missed.
+    fn extract(
+        path: &Path,
+        parsed: &ParsedFile,
+        query: &Query,
+        probe: Option<&crate::structural::missed::MissedPartsProbe>,
+        config: &StructuralConfig,
+    ) -> Option<FileMatches> {
         let source = parsed.source();
-        let mut found_all: Vec<_> = parsed.root().find_all(&compiled.pattern).collect();
-        if found_all.is_empty() {
+        let (mut found_all, missed) = scan_file(parsed, query, probe);
+        if found_all.is_empty() && missed.candidates == 0 {
             return None;
         }
         found_all.sort_by(|a, b| {
             let (a, b) = (a.range(), b.range());
             a.start.cmp(&b.start).then(b.end.cmp(&a.end))
         });
-        let pieces_per_match = 1 + compiled.metavariables.len();
+        let metavariables = query.metavariables();
+        let pieces_per_match = 1 + metavariables.len();
         let mut file = FileMatches {
             path: path.to_path_buf(),
             snippets: String::new(),
             pieces: Vec::with_capacity(found_all.len() * pieces_per_match),
             pieces_per_match,
             matches: Vec::with_capacity(found_all.len()),
+            missed: (missed.candidates > 0).then_some(missed),
         };
         let mut columns = CharColumnCursor::default();
         for found in &found_all {
             let first_piece = file.pieces.len();
             let code = cut_code(&source[found.range()], config.max_match_lines, config.max_match_chars);
-            file.push_piece(&code);
+            file.push_piece(Some(&code));
             let env = found.get_env();
-            for name in &compiled.metavariables {
-                let value = binding_text(env, name, source);
-                file.push_piece(&cut_code(value, 3, 200));
+            for name in metavariables {
+                let value = binding_text(env, name, source).map(|value| cut_code(&value, 3, 200));
+                file.push_piece(value.as_deref());
             }
             file.matches.push(CompactMatch {
                 start_line: found.start_pos().line() + 1,
@@ -396,36 +573,40 @@ impl FileMatches {
         Some(file)
     }
 
-    fn push_piece(&mut self, piece: &str) {
+    fn push_piece(&mut self, piece: Option<&str>) {
+        let Some(piece) = piece else {
+            self.pieces.push(None);
+            return;
+        };
         let start = self.snippets.len();
         self.snippets.push_str(piece);
         // A file's snippets are cut copies of a file of at most a few MB, far below 4 GiB.
-        self.pieces.push(start as u32..self.snippets.len() as u32);
+        self.pieces.push(Some(start as u32..self.snippets.len() as u32));
     }
 
-    fn piece(&self, index: usize) -> &str {
-        let range = &self.pieces[index];
-        &self.snippets[range.start as usize..range.end as usize]
+    fn piece(&self, index: usize) -> Option<&str> {
+        let range = self.pieces[index].as_ref()?;
+        Some(&self.snippets[range.start as usize..range.end as usize])
     }
 
     fn code(&self, found: &CompactMatch) -> &str {
-        self.piece(found.first_piece)
+        self.piece(found.first_piece).unwrap_or("")
     }
 
-    fn bindings<'a>(&'a self, found: &CompactMatch) -> impl Iterator<Item = &'a str> + 'a {
+    fn bindings<'a>(&'a self, found: &CompactMatch) -> impl Iterator<Item = Option<&'a str>> + 'a {
         let start = found.first_piece + 1;
         let end = found.first_piece + self.pieces_per_match;
         (start..end).map(move |index| self.piece(index))
     }
 }
 
-/// Every match of `compiled` in one parsed file, in source order (nested matches included).
-fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern) -> Vec<StructuralMatch> {
+/// Every match of `matcher` in one parsed file, in source order (nested matches included).
+fn collect_matches<M: Matcher>(path: &Path, parsed: &ParsedFile, matcher: &M, metavariables: &[String]) -> Vec<StructuralMatch> {
     let source = parsed.source();
     let mut columns = CharColumnCursor::default();
     parsed
         .root()
-        .find_all(&compiled.pattern)
+        .find_all(matcher)
         .map(|found| {
             let range = found.range();
             StructuralMatch {
@@ -434,39 +615,27 @@ fn collect_matches(path: &Path, parsed: &ParsedFile, compiled: &CompiledPattern)
                 start_column: columns.char_column(source, found.start_pos().byte_point(), range.start) + 1,
                 end_line: found.end_pos().line() + 1,
                 text: source[range.clone()].to_owned(),
-                bindings: bindings(&found, compiled, source),
+                bindings: bindings(&found, metavariables, source),
                 byte_range: range,
             }
         })
         .collect()
 }
 
-fn bindings(found: &NodeMatch<'_, StrDoc<SupportLang>>, compiled: &CompiledPattern, source: &str) -> Vec<(String, String)> {
+fn bindings(found: &NodeMatch<'_, StrDoc<SupportLang>>, metavariables: &[String], source: &str) -> Vec<(String, String)> {
     let env = found.get_env();
-    compiled.metavariables.iter().map(|name| (name.clone(), binding_text(env, name, source).to_owned())).collect()
+    metavariables.iter().filter_map(|name| binding_text(env, name, source).map(|value| (name.clone(), value.into_owned()))).collect()
 }
 
-/// The code bound to metavariable `name`: one node's text, or for a `$$$` binding the source
-/// from its first to its last node (empty when it matched no node).
-fn binding_text<'s>(env: &MetaVarEnv<'_, StrDoc<SupportLang>>, name: &str, source: &'s str) -> &'s str {
-    if let Some(node) = env.get_match(name) {
-        return &source[node.range()];
-    }
-    let nodes = env.get_multiple_matches(name);
-    match (nodes.first(), nodes.last()) {
-        (Some(first), Some(last)) => &source[first.range().start..last.range().end],
-        _ => "",
-    }
-}
-
-fn describe_stats(stats: &WalkStats, lang: &str, target: &str, compiled: &CompiledPattern) -> String {
+fn describe_stats(stats: &WalkStats, lang: &str, target: &str, query: &Query) -> String {
     let mut text = format!("searched {} {lang} {} under {target}", stats.files_visited, one_or_many(stats.files_visited, "file", "files"));
-    if !compiled.literals.is_empty() {
+    let requirement = query.requirement();
+    if !requirement.is_empty() {
         let _ = write!(
             text,
-            "; {} contained the pattern's literal text ({}) and were parsed",
+            "; {} contained the literal text every match has ({}) and were parsed",
             stats.files_with_literals,
-            compiled.literals.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", ")
+            requirement.describe()
         );
     }
     if stats.files_not_utf8 > 0 {
@@ -478,7 +647,42 @@ fn describe_stats(stats: &WalkStats, lang: &str, target: &str, compiled: &Compil
     if stats.unreadable_count > 0 {
         let _ = write!(text, "; {} entries could not be read (e.g. {})", stats.unreadable_count, stats.unreadable.join("; "));
     }
+    if let Some(skipped) = describe_skipped(stats, lang) {
+        let _ = write!(text, "\n{skipped}");
+    }
     text
+}
+
+/// `not searched: …` for hidden, ignored and vendored paths, or `None` when nothing was skipped.
+fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
+    if !stats.skipped_any() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if stats.ignored_dirs + stats.ignored_files > 0 {
+        let mut what = Vec::new();
+        if stats.ignored_dirs > 0 {
+            what.push(format!("{} {}", stats.ignored_dirs, one_or_many(stats.ignored_dirs, "directory", "directories")));
+        }
+        if stats.ignored_files > 0 {
+            what.push(format!("{} {lang} {}", stats.ignored_files, one_or_many(stats.ignored_files, "file", "files")));
+        }
+        parts.push(format!(
+            "{} hidden or ignored by .gitignore/.ignore ({}{})",
+            what.join(" and "),
+            if stats.ignored_dirs + stats.ignored_files > stats.ignored_examples.len() { "e.g. " } else { "" },
+            stats.ignored_examples.join(", ")
+        ));
+    }
+    if stats.vendored_dirs > 0 {
+        parts.push(format!(
+            "{} vendored {} ({}; node_modules, Python virtual environments and cache directories such as cargo's target/ are skipped)",
+            stats.vendored_dirs,
+            one_or_many(stats.vendored_dirs, "directory", "directories"),
+            stats.vendored_examples.join(", ")
+        ));
+    }
+    Some(format!("not searched: {}; pass no_ignore: true, or a path inside them, to search them", parts.join("; ")))
 }
 
 fn stats_json(stats: &WalkStats) -> Value {
@@ -490,39 +694,101 @@ fn stats_json(stats: &WalkStats) -> Value {
         "files_too_large": stats.files_too_large,
         "unreadable": stats.unreadable,
         "unreadable_count": stats.unreadable_count,
+        "ignored_files": stats.ignored_files,
+        "ignored_dirs": stats.ignored_dirs,
+        "ignored_examples": stats.ignored_examples,
+        "vendored_dirs": stats.vendored_dirs,
+        "vendored_examples": stats.vendored_examples,
     })
 }
 
-fn zero_match_hint(stats: &WalkStats, compiled: &CompiledPattern) -> String {
-    let lang = language_id(compiled.language);
-    if stats.files_visited == 0 {
-        return format!("no {lang} files were found there (hidden and .gitignored files are skipped); check path and language");
+fn missed_json(missed: &MissedParts) -> Value {
+    if missed.candidates == 0 {
+        return Value::Null;
     }
-    if !compiled.literals.is_empty() && stats.files_with_literals > 0 {
-        let macro_note = match compiled.language {
+    json!({
+        "count": missed.candidates,
+        "by_part": missed.by_part,
+        "example": missed.example.as_ref().map(|(path, line, add)| json!({"path": path, "line": line, "add_to_pattern": add})),
+    })
+}
+
+/// The note about candidates a pattern missed only because of parts it lacks.
+fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
+    if missed.candidates == 0 {
+        return None;
+    }
+    let Query::Pattern(pattern) = query else { return None };
+    let parts: Vec<String> = missed.by_part.iter().map(|(part, count)| format!("`{part}` ({count})")).collect();
+    let mut text = format!(
+        "{} `{}` {} not matched only because {} parts the pattern lacks: {}",
+        missed.candidates,
+        pattern.node_kind,
+        one_or_many(missed.candidates, "node was", "nodes were"),
+        one_or_many(missed.candidates, "it has", "they have"),
+        parts.join(", ")
+    );
+    if let Some((path, line, add)) = &missed.example {
+        let _ = write!(text, " (e.g. {path}:{line})");
+        let _ = write!(
+            text,
+            ". A part absent from a pattern never matches a part the code has: add it with a metavariable, e.g. `{add}`, in a second search or a rule {{\"any\": [{{\"pattern\": …}}, {{\"pattern\": …}}]}}"
+        );
+    }
+    Some(text)
+}
+
+fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> String {
+    let lang = query.language_id();
+    if missed.candidates > 0 {
+        return "see the note above: the code has this shape with more parts than the pattern".to_owned();
+    }
+    let skipped = if stats.skipped_any() {
+        format!(
+            "{} hidden, ignored or vendored paths were not searched (see above); if the code is there, pass no_ignore: true or a path inside them. ",
+            stats.ignored_dirs + stats.ignored_files + stats.vendored_dirs
+        )
+    } else {
+        String::new()
+    };
+    if stats.files_visited == 0 {
+        return format!("{skipped}no {lang} files were found there; check path and language");
+    }
+    let requirement = query.requirement();
+    if !requirement.is_empty() && stats.files_with_literals > 0 {
+        let macro_note = match query.language() {
             SupportLang::Rust => " Rust macro arguments (`assert_eq!(…)`, `vec![…]`, `println!(…)`) are token trees the parser does not read as expressions, so code inside them never matches.",
             SupportLang::C | SupportLang::Cpp => " Code inside preprocessor macros and disabled `#if` branches is not parsed as code.",
             _ => "",
         };
         return format!(
-            "{} {lang} {} contain the pattern's literal text but no code of the pattern's shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`), or search the text with grep.",
+            "{skipped}{} {lang} {} contain the literal text every match has but no code of this shape ({}): the text may occur only in comments or strings, or the code has another shape.{macro_note} Try a looser pattern (replace parts with `$X` or `$$$`; a part the pattern leaves out never matches a part the code has), see the tree with syntax_tree, or search the text with grep.",
             stats.files_with_literals,
             one_or_many(stats.files_with_literals, "file does", "files do"),
-            compiled.compiled_as()
+            query.compiled_as()
         );
     }
     format!(
-        "no {lang} code has this shape (pattern compiled as {}); if you expected matches, loosen the pattern with `$X` / `$$$` or check that the fragment is written as it appears in code",
-        compiled.compiled_as()
+        "{skipped}no {lang} code has this shape ({}); if you expected matches, loosen the pattern with `$X` / `$$$` (a part the pattern leaves out never matches a part the code has, e.g. a return type or a modifier), or compare with the code's tree: ast_grep {{\"syntax_tree\": \"ast\", \"code\": \"…\"}}",
+        query.compiled_as()
     )
 }
 
+/// One file's rewrite, computed in a walker thread.
 struct FileRewrite {
     path: PathBuf,
     original: Vec<u8>,
     new_content: Vec<u8>,
     replacements: usize,
     nested_skipped: usize,
+    /// Matches whose rewrite uses a metavariable the match left unbound: (1-based line, names).
+    unbound: Vec<(usize, Vec<String>)>,
+    /// Parse problems the rewrite introduced.
+    parse_problems: Vec<NewParseProblem>,
+    /// The rewritten file could not be parsed at all (tree-sitter failed).
+    reparse_failure: Option<String>,
+    /// Candidates the pattern missed only because of parts it lacks.
+    missed: MissedParts,
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -530,247 +796,332 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let args: AstEditArgs = ctx.parse_arguments(arguments)?;
     let root = ctx.workspace_root();
     let config = resource.config();
-    let setup = setup(root, &args.pattern, args.path.as_deref(), args.language.as_deref(), args.context)?;
-    let compiled = &setup.compiled;
-    let template = validate_template(&args.rewrite, compiled)?;
-    let (mut rewrites, stats) = walk_and_match(&setup.target, compiled, &walk_limits(ctx, config), &|path, parsed| {
-        let total = parsed.root().find_all(&compiled.pattern).count();
-        if total == 0 {
-            return None;
-        }
-        let edits = parsed.root().replace_all(&compiled.pattern, &template);
-        let original = parsed.source().as_bytes();
-        let mut new_content = original.to_vec();
-        for edit in edits.iter().rev() {
-            new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted_text.iter().copied());
-        }
-        Some(FileRewrite {
-            path: path.to_path_buf(),
-            original: original.to_vec(),
-            new_content,
-            replacements: edits.len(),
-            nested_skipped: total.saturating_sub(edits.len()),
-        })
-    });
+    let query_args = QueryArgs {
+        pattern: args.pattern.as_deref(),
+        rule: args.rule.as_ref(),
+        constraints: args.constraints.as_ref(),
+        utils: args.utils.as_ref(),
+        transform: args.transform.as_ref(),
+        context: args.context,
+        path: args.path.as_deref(),
+        language: args.language.as_deref(),
+    };
+    let setup = setup(root, &query_args)?;
+    let query = &setup.query;
+    let (template, used) = validate_template(&args.rewrite, query)?;
+    let language = query.language();
+    let probe = query.missed_parts_probe();
+    let (mut rewrites, stats) =
+        walk_and_match(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
+            rewrite_file(path, parsed, query, probe.as_ref(), &template, &used)
+        });
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
-    let lang = language_id(compiled.language);
+    let lang = query.language_id();
+    let mut missed = MissedParts::default();
+    for rewrite in &mut rewrites {
+        let mut found = std::mem::take(&mut rewrite.missed);
+        if let Some(example) = &mut found.example {
+            example.0 = display_path(root, &rewrite.path);
+        }
+        missed.merge(found);
+    }
+
+    // Refusals first: an unbound metavariable, then rewrites that break the parse.
+    let unbound: Vec<(String, usize, Vec<String>)> = rewrites
+        .iter()
+        .flat_map(|r| r.unbound.iter().map(move |(line, names)| (display_path(root, &r.path), *line, names.clone())))
+        .collect();
+    if !unbound.is_empty() {
+        let listed: Vec<String> = unbound
+            .iter()
+            .take(10)
+            .map(|(path, line, names)| format!("{path}:{line} ({})", names.iter().map(|n| format!("${n}")).collect::<Vec<_>>().join(", ")))
+            .collect();
+        return Err(ToolError::invalid(format!(
+            "the rewrite uses metavariables that {} {} left unbound (a branch of `any` that did not match, or a variable only inside `not`): {}{}; nothing was staged",
+            unbound.len(),
+            one_or_many(unbound.len(), "match", "matches"),
+            listed.join(", "),
+            if unbound.len() > 10 { format!(" and {} more", unbound.len() - 10) } else { String::new() }
+        ))
+        .with_hint("bind every variable the rewrite uses in every branch of the rule (the same names in each `any` member), or use separate ast_edit calls per branch")
+        .with_details(json!({"unbound": unbound.iter().map(|(p, l, n)| json!({"path": p, "line": l, "metavariables": n})).collect::<Vec<_>>()})));
+    }
+    let reparse_failures: Vec<String> =
+        rewrites.iter().filter_map(|r| r.reparse_failure.as_ref().map(|e| format!("{}: {e}", display_path(root, &r.path)))).collect();
+    let broken: Vec<&FileRewrite> = rewrites.iter().filter(|r| !r.parse_problems.is_empty()).collect();
+    let broken_report = describe_parse_problems(root, &broken, 20);
+    let broken_files = broken.len() + reparse_failures.len();
+    if broken_files > 0 && !args.allow_parse_errors {
+        let problems: usize = broken.iter().map(|r| r.parse_problems.len()).sum();
+        let mut message = format!(
+            "the rewrite would break the syntax of {} {} ({problems} new parse {}); nothing was staged:\n{broken_report}",
+            broken.len() + reparse_failures.len(),
+            one_or_many(broken.len() + reparse_failures.len(), "file", "files"),
+            one_or_many(problems, "error", "errors")
+        );
+        for failure in &reparse_failures {
+            let _ = write!(message, "\n{failure} (the parser failed on the rewritten file)");
+        }
+        return Err(ToolError::invalid(message.trim_end().to_owned())
+            .with_hint("fix the rewrite template so the result is valid code (a rewrite replaces the matched node only; keep what the code around it needs), or pass allow_parse_errors: true to stage it anyway")
+            .with_details(json!({"broken_files": broken.iter().map(|r| json!({
+                "path": display_path(root, &r.path),
+                "problems": r.parse_problems.iter().map(|p| json!({"line": p.line, "problem": p.what, "replacement": p.replacement.as_ref().map(|(line, old, new)| json!({"line": line, "old": old, "new": new}))})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>()})));
+    }
+    drop(broken);
+
     let replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
     let nested_skipped: usize = rewrites.iter().map(|r| r.nested_skipped).sum();
-    let unchanged_files = rewrites.iter().filter(|r| r.new_content == r.original).count();
+    let unchanged_files = rewrites.iter().filter(|r| r.new_content == r.original && r.replacements > 0).count();
     rewrites.retain(|r| r.new_content != r.original);
     let changed_replacements: usize = rewrites.iter().map(|r| r.replacements).sum();
 
     if rewrites.is_empty() {
         let mut text = if replacements == 0 {
-            format!(
-                "0 replacements for `{}` ({lang}; pattern compiled as {}): nothing staged, no edit_id",
-                compiled.source,
-                compiled.compiled_as()
-            )
+            format!("0 replacements for {} ({lang}; {}): nothing staged, no edit_id", query.display(), query.compiled_as())
         } else {
             format!(
-                "{replacements} matches for `{}` but the rewrite leaves all {unchanged_files} files byte-identical: nothing staged, no edit_id",
-                compiled.source
+                "{replacements} matches for {} but the rewrite leaves all {unchanged_files} files byte-identical: nothing staged, no edit_id",
+                query.display()
             )
         };
-        for warning in &compiled.warnings {
+        for warning in query.warnings() {
             let _ = write!(text, "\nwarning: {warning}");
         }
-        let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, compiled));
+        let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
+        if let Some(note) = missed_note(&missed, query) {
+            let _ = write!(text, "\nnote: {note}");
+        }
         if replacements == 0 {
-            let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, compiled));
+            let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
         }
         let structured = json!({"edit_id": Value::Null, "replacements": 0, "files": 0, "stats": stats_json(&stats)});
         return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
     }
 
-    let preview = render_preview(root, &rewrites, config.max_preview_hunks);
+    let mut warnings: Vec<String> = query.warnings().iter().map(|w| format!("warning: {w}")).collect();
+    if nested_skipped > 0 {
+        warnings.push(format!(
+            "{nested_skipped} nested {} inside other matches {} skipped (the outermost match wins); run ast_edit again after accepting to rewrite them",
+            one_or_many(nested_skipped, "match", "matches"),
+            one_or_many(nested_skipped, "was", "were")
+        ));
+    }
+    if broken_files > 0 {
+        let mut report = broken_report.trim_end().to_owned();
+        for failure in &reparse_failures {
+            let _ = write!(report, "\n  {failure} (the parser failed on the rewritten file)");
+        }
+        warnings.push(format!(
+            "allow_parse_errors: the rewrite leaves {broken_files} {} with new parse errors:\n{report}",
+            one_or_many(broken_files, "file", "files"),
+        ));
+    }
+    if unchanged_files > 0 {
+        warnings.push(format!("{unchanged_files} files matched but the rewrite left them unchanged; they are not part of the edit"));
+    }
+    if let Some(note) = missed_note(&missed, query) {
+        warnings.push(format!("note: {note} (not rewritten)"));
+    }
+    if let Some(skipped) = describe_skipped(&stats, lang) {
+        warnings.push(skipped);
+    }
+
     let files: Vec<StagedFile> = rewrites
         .into_iter()
         .map(|r| StagedFile {
             display: display_path(root, &r.path),
             path: r.path,
-            original: r.original,
-            new_content: r.new_content,
-            replacements: r.replacements,
+            original: Some(r.original),
+            new_content: Some(r.new_content),
+            changes: r.replacements,
+            operation: "modified".to_owned(),
         })
         .collect();
-    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.replacements})).collect();
+    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.changes})).collect();
     let file_count = files.len();
-    let staged = StagedEdit { pattern: compiled.source.clone(), rewrite: args.rewrite.clone(), language: lang, files };
-    let (edit_id, evicted) = resource.staged_edits.stage(staged, config.max_pending_edits);
+    let description = format!("{} → `{}` ({lang})", query.display(), args.rewrite);
+    let store = ctx.resource::<crate::staged::StagedResource>()?;
+    let max_pending = store.config().max_pending_edits;
+    let staged = store.stage(StagedChange { tool: "ast_edit", description, change_noun: "replacement", files, warnings: warnings.clone() });
+    let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 
     let mut text = format!(
-        "(proposed) {changed_replacements} {} in {file_count} {} for `{}` → `{}` ({lang}; pattern compiled as {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
+        "(proposed) {changed_replacements} {} in {file_count} {} for {} → `{}` ({lang}; {}). Nothing was written: call resolve with edit_id \"{edit_id}\" and action \"accept\" to write it, or \"discard\" to drop it.",
         one_or_many(changed_replacements, "replacement", "replacements"),
         one_or_many(file_count, "file", "files"),
-        compiled.source,
+        query.display(),
         args.rewrite,
-        compiled.compiled_as()
+        query.compiled_as()
     );
-    if nested_skipped > 0 {
-        let _ = write!(
-            text,
-            "\n{nested_skipped} nested {} inside other matches {} skipped (the outermost match wins); run ast_edit again after accepting to rewrite them",
-            one_or_many(nested_skipped, "match", "matches"),
-            one_or_many(nested_skipped, "was", "were")
-        );
-    }
-    if unchanged_files > 0 {
-        let _ = write!(text, "\n{unchanged_files} files matched but the rewrite left them unchanged; they are not part of the edit");
+    for warning in &warnings {
+        let _ = write!(text, "\n{warning}");
     }
     if !evicted.is_empty() {
-        let _ = write!(text, "\nolder pending edits dropped to stay within {} pending: {}", config.max_pending_edits, evicted.join(", "));
+        let _ = write!(text, "\nolder pending edits dropped to stay within {max_pending} pending: {}", evicted.join(", "));
     }
-    for warning in &compiled.warnings {
-        let _ = write!(text, "\nwarning: {warning}");
-    }
+    let _ = write!(
+        text,
+        "\nevery rewritten file was parsed again: {}",
+        if broken_files == 0 { "no new parse errors" } else { "new parse errors allowed (see above)" }
+    );
     let _ = write!(text, "\n{}", preview.text);
     let structured = json!({
         "edit_id": edit_id,
         "replacements": changed_replacements,
         "files": file_summaries,
         "nested_skipped": nested_skipped,
-        "compiled_as": {"context": compiled.context, "node_kind": compiled.node_kind, "with_terminator": compiled.with_terminator},
+        "compiled_as": query.compiled_as_json(),
         "preview_hunks_shown": preview.shown,
         "preview_hunks_total": preview.total,
-        "warnings": compiled.warnings,
+        "warnings": warnings,
+        "files_with_new_parse_errors": broken_files,
+        "stats": stats_json(&stats),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }
 
-fn validate_template(rewrite: &str, compiled: &CompiledPattern) -> Result<TemplateFix, ToolError> {
-    let template = match TemplateFix::try_new(rewrite, &compiled.language) {
-        Ok(template) => template,
-        Err(err) => match err {},
+/// Computes one file's rewrite: outermost matches win, each replacement must find every
+/// template variable bound, and the result is parsed again.
+fn rewrite_file(
+    path: &Path,
+    parsed: &ParsedFile,
+    query: &Query,
+    probe: Option<&crate::structural::missed::MissedPartsProbe>,
+    template: &TemplateFix,
+    used: &[String],
+) -> Option<FileRewrite> {
+    let (found, missed) = scan_file(parsed, query, probe);
+    if found.is_empty() {
+        if missed.candidates == 0 {
+            return None;
+        }
+        let original = parsed.source().as_bytes().to_vec();
+        return Some(FileRewrite {
+            path: path.to_path_buf(),
+            new_content: original.clone(),
+            original,
+            replacements: 0,
+            nested_skipped: 0,
+            unbound: Vec::new(),
+            parse_problems: Vec::new(),
+            reparse_failure: None,
+            missed,
+        });
+    }
+    let total = found.len();
+    let source = parsed.source();
+    let mut edits: Vec<AppliedEdit> = Vec::new();
+    let mut unbound = Vec::new();
+    let mut last_end = 0;
+    let mut replaced = 0;
+    for matched in &found {
+        let range = matched.range();
+        if replaced > 0 && range.start < last_end {
+            continue;
+        }
+        replaced += 1;
+        last_end = range.end;
+        let missing = unbound_in(matched.get_env(), used.iter().map(String::as_str));
+        if !missing.is_empty() {
+            unbound.push((matched.start_pos().line() + 1, missing.into_iter().map(str::to_owned).collect()));
+            continue;
+        }
+        let edit = matched.make_edit(query, template);
+        edits.push(AppliedEdit {
+            position: edit.position,
+            deleted_length: edit.deleted_length,
+            inserted: String::from_utf8_lossy(&edit.inserted_text).into_owned(),
+        });
+    }
+    edits.sort_by_key(|e| e.position);
+    let mut new_content = source.as_bytes().to_vec();
+    for edit in edits.iter().rev() {
+        new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted.bytes());
+    }
+    let (parse_problems, reparse_failure) = if unbound.is_empty() && new_content != source.as_bytes() {
+        match std::str::from_utf8(&new_content) {
+            Ok(new_text) => match new_parse_problems(parsed, new_text, &edits, query.language()) {
+                Ok(problems) => (problems, None),
+                Err(err) => (Vec::new(), Some(err)),
+            },
+            Err(_) => (Vec::new(), Some("the rewritten file is not valid UTF-8".to_owned())),
+        }
+    } else {
+        (Vec::new(), None)
     };
-    let mut undefined: Vec<&str> =
-        template.used_vars().into_iter().filter(|name| !compiled.metavariables.iter().any(|m| m == name)).collect();
-    undefined.sort_unstable();
-    if !undefined.is_empty() {
-        let defined = if compiled.metavariables.is_empty() {
-            "none".to_owned()
-        } else {
-            compiled.metavariables.iter().map(|m| format!("${m}")).collect::<Vec<_>>().join(", ")
-        };
-        return Err(ToolError::invalid(format!(
-            "the rewrite uses {} that the pattern `{}` does not bind",
-            undefined.iter().map(|n| format!("${n}")).collect::<Vec<_>>().join(", "),
-            compiled.source
-        ))
-        .with_hint(format!("use only metavariables the pattern defines ({defined}), or add them to the pattern")));
-    }
-    Ok(template)
+    Some(FileRewrite {
+        path: path.to_path_buf(),
+        original: source.as_bytes().to_vec(),
+        new_content,
+        replacements: replaced,
+        nested_skipped: total.saturating_sub(replaced),
+        unbound,
+        parse_problems,
+        reparse_failure,
+        missed,
+    })
 }
 
-struct Preview {
-    text: String,
-    shown: usize,
-    total: usize,
-}
-
-fn render_preview(root: &Path, rewrites: &[FileRewrite], max_hunks: usize) -> Preview {
+/// Each broken file with its new parse problems and the replacement held responsible.
+fn describe_parse_problems(root: &Path, broken: &[&FileRewrite], max_lines: usize) -> String {
     let mut text = String::new();
-    let mut shown = 0;
-    let mut total = 0;
-    for rewrite in rewrites {
-        let old = String::from_utf8_lossy(&rewrite.original);
-        let new = String::from_utf8_lossy(&rewrite.new_content);
-        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+    let mut lines = 0;
+    let total: usize = broken.iter().map(|r| r.parse_problems.len()).sum();
+    for rewrite in broken {
         let display = display_path(root, &rewrite.path);
-        let mut unified = diff.unified_diff();
-        unified.context_radius(2);
-        let mut header_written = false;
-        for hunk in unified.iter_hunks() {
-            total += 1;
-            if shown >= max_hunks {
-                continue;
+        for problem in &rewrite.parse_problems {
+            if lines >= max_lines {
+                break;
             }
-            if !header_written {
-                let _ = write!(text, "--- a/{display}\n+++ b/{display}\n");
-                header_written = true;
+            lines += 1;
+            let _ = write!(text, "  {display}:{}: {}", problem.line, problem.what);
+            if let Some((line, old, new)) = &problem.replacement {
+                let _ = write!(text, ", after the replacement at line {line}: `{}` → `{}`", cut_code(old, 3, 120), cut_code(new, 3, 120));
             }
-            let _ = write!(text, "{hunk}");
-            shown += 1;
+            text.push('\n');
         }
     }
-    if let Some(notice) = truncation_notice(shown, total, "hunks") {
-        let _ = write!(text, "{notice} (the staged edit contains all of them)");
+    if lines < total {
+        let _ = writeln!(text, "  showing {lines} of {total} new parse errors");
     }
-    Preview { text: text.trim_end().to_owned(), shown, total }
+    text
 }
 
-fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let resource = ctx.resource::<StructuralResource>()?;
-    let args: ResolveArgs = ctx.parse_arguments(arguments)?;
-    let id = args.edit_id.trim().to_owned();
-    let staged = resource.staged_edits.take(&id)?;
-    let replacements: usize = staged.files.iter().map(|f| f.replacements).sum();
-    let summary = format!(
-        "{replacements} {} of `{}` → `{}` ({}) in {} {}",
-        one_or_many(replacements, "replacement", "replacements"),
-        staged.pattern,
-        staged.rewrite,
-        staged.language,
-        staged.files.len(),
-        one_or_many(staged.files.len(), "file", "files")
-    );
-    if matches!(args.action, ResolveAction::Discard) {
-        resource.staged_edits.close(&id, ClosedEdit::Discarded);
-        return Ok(ToolOutput::text(format!("discarded {id}: {summary} dropped; nothing was written")));
-    }
-    let mut changed: Vec<Value> = Vec::new();
-    for file in &staged.files {
-        // Read beneath the workspace with no symlink followed; a file made read-only since
-        // staging is a conflict like a changed one.
-        if let Some(state) = crate::files::staged_file_state(ctx.workspace_root(), &file.path, &file.original) {
-            changed.push(json!({"path": file.display, "state": state}));
+/// The template, and the metavariables it uses, sorted.
+fn validate_template(rewrite: &str, query: &Query) -> Result<(TemplateFix, Vec<String>), ToolError> {
+    let template = match query {
+        Query::Rule(rule) if !rule.transform_variables.is_empty() => {
+            TemplateFix::with_transform(rewrite, &query.language(), &rule.transform_variables)
         }
+        _ => match TemplateFix::try_new(rewrite, &query.language()) {
+            Ok(template) => template,
+            Err(err) => match err {},
+        },
+    };
+    let mut used: Vec<String> = template.used_vars().into_iter().map(str::to_owned).collect();
+    used.sort();
+    used.dedup();
+    let defined = query.metavariables();
+    let undefined: Vec<&String> = used.iter().filter(|name| !defined.iter().any(|m| m == *name)).collect();
+    if !undefined.is_empty() {
+        let defined_text =
+            if defined.is_empty() { "none".to_owned() } else { defined.iter().map(|m| format!("${m}")).collect::<Vec<_>>().join(", ") };
+        return Err(ToolError::invalid(format!(
+            "the rewrite uses {} that the {} {} does not bind",
+            undefined.iter().map(|n| format!("${n}")).collect::<Vec<_>>().join(", "),
+            if matches!(query, Query::Pattern(_)) { "pattern" } else { "rule" },
+            query.display()
+        ))
+        .with_hint(format!("use only metavariables it defines ({defined_text}), or add them to it")));
     }
-    if !changed.is_empty() {
-        resource.staged_edits.close(&id, ClosedEdit::Rejected);
-        let list: Vec<String> =
-            changed.iter().map(|c| format!("{} ({})", c["path"].as_str().unwrap_or(""), c["state"].as_str().unwrap_or(""))).collect();
-        return Err(ToolError::new(
-            ErrorKind::Conflict,
-            format!(
-                "{id} rejected: {} of its {} files changed after it was staged: {}; nothing was written",
-                changed.len(),
-                staged.files.len(),
-                list.join(", ")
-            ),
-        )
-        .with_hint("run ast_edit again to stage the change against the current files, then resolve the new edit_id")
-        .with_details(json!({"changed_files": changed})));
+    if query.language().expando_char() != '$' && rewrite.contains(query.language().expando_char()) {
+        return Err(ToolError::invalid("the rewrite contains the internal metavariable character; write metavariables with `$`"));
     }
-    let changes: Vec<FileChange> = staged
-        .files
-        .iter()
-        .map(|f| FileChange {
-            path: f.path.clone(),
-            new_content: Some(f.new_content.clone()),
-            expected: ExpectedState::Content(f.original.clone()),
-        })
-        .collect();
-    match commit_file_changes_in(ctx.workspace_root(), &changes) {
-        Ok(written) => {
-            resource.staged_edits.close(&id, ClosedEdit::Accepted);
-            let names: Vec<&str> = staged.files.iter().map(|f| f.display.as_str()).collect();
-            let text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
-            let structured = json!({"edit_id": id, "written": names, "replacements": replacements});
-            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
-        }
-        Err(err) => {
-            resource.staged_edits.close(&id, ClosedEdit::Rejected);
-            let mut err = err;
-            err.message = format!("{id} was not applied: {}", err.message);
-            if err.hint.is_none() {
-                err.hint = Some("run ast_edit again to stage a fresh change, then resolve it".to_owned());
-            }
-            Err(err)
-        }
-    }
+    Ok((template, used))
 }
 
 /// Cuts `code` to `max_lines` lines and `max_chars` characters, saying what was left out.

@@ -300,6 +300,24 @@ pub fn write_lsp_message(mut writer: &mut dyn Write, message: &lsp_server::Messa
 /// stored); invalid JSON → [`FramingErrorKind::MalformedMessage`] quoting the start of the
 /// line; both recoverable. I/O failure → [`FramingErrorKind::Io`].
 pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Option<Value>, FramingError> {
+    let Some(line) = read_json_line_bytes(reader, max_bytes)? else { return Ok(None) };
+    match serde_json::from_slice::<Value>(&line) {
+        Ok(value) => Ok(Some(value)),
+        Err(err) => Err(FramingError::new(
+            FramingErrorKind::MalformedMessage,
+            format!("line is not valid JSON ({err}); skipped: {}", quote_start(&line)),
+        )),
+    }
+}
+
+/// The next non-blank line of a newline-delimited JSON stream as bytes, surrounding ASCII
+/// whitespace trimmed, not parsed (for a reader that needs the message's exact text, e.g. to
+/// echo a JSON-RPC id beyond 2^53 unchanged). `Ok(None)` at EOF.
+///
+/// # Errors
+/// As [`read_json_line`] for a line longer than `max_bytes` (recoverable: the line is
+/// consumed) and for I/O errors; never for the content.
+pub fn read_json_line_bytes(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Option<Vec<u8>>, FramingError> {
     let mut line = Vec::new();
     loop {
         match read_line_bounded(reader, max_bytes, &mut line).map_err(io_error)? {
@@ -316,13 +334,7 @@ pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Opti
         if trimmed.is_empty() {
             continue;
         }
-        return match serde_json::from_slice::<Value>(trimmed) {
-            Ok(value) => Ok(Some(value)),
-            Err(err) => Err(FramingError::new(
-                FramingErrorKind::MalformedMessage,
-                format!("line is not valid JSON ({err}); skipped: {}", quote_start(trimmed)),
-            )),
-        };
+        return Ok(Some(trimmed.to_vec()));
     }
 }
 

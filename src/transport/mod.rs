@@ -5,6 +5,9 @@
 //!   reaped on drop; [`run_to_completion`] for one-shot checker and shell commands).
 //! - [`framing`]: Content-Length frames (LSP, DAP) with header resync and size caps, the DAP
 //!   envelope ([`DapMessage`]), and newline-delimited JSON (kernel pipe, MCP stdio host).
+//! - [`guardian`]: a Python guardian that runs a program as a child subreaper and kills every
+//!   descendant when the host dies (even by SIGKILL); program sources handed to interpreters
+//!   through pipes instead of `-c` arguments.
 //! - [`rpc`]: [`RpcConnection`], one named reader thread and one named writer thread per peer,
 //!   request/response correlation with per-request timeouts, for JSON-RPC 2.0 (LSP, `id`) and
 //!   DAP (`seq` / `request_seq`).
@@ -13,6 +16,7 @@
 //! every child lives in its own process group and dies with its handle.
 
 pub mod framing;
+pub mod guardian;
 pub mod process;
 pub mod rpc;
 

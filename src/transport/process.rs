@@ -29,6 +29,13 @@
 //!
 //! Process lookup ([`descendant_pids`], [`process_state`], [`process_start_time_ticks`]) reads
 //! /proc through the `procfs` crate; kernels, debug sessions and tests all use it.
+//!
+//! A process that is a child subreaper (the CLI) adopts the orphans of its descendants and must
+//! reap them as they exit, without stealing the exit status of a child a [`ChildProcess`] waits
+//! for. Every spawn therefore registers its pid, under the same lock as the fork itself, until
+//! its handle has reaped it or is dropped; [`reap_adopted_orphans`] reaps only children that are
+//! not registered (and not in runbound's own process group: a child some other code in this
+//! process forked without this module is that code's to wait for).
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -377,10 +384,15 @@ impl ChildProcess {
     pub fn try_wait(&self) -> Option<ExitStatus> {
         // std caches the status once reaped, so repeated calls keep returning it.
         match self.child.lock().try_wait() {
-            Ok(status) => status,
+            Ok(Some(status)) => {
+                release_owned_child(self.pid);
+                Some(status)
+            }
+            Ok(None) => None,
             Err(err) => {
                 if err.raw_os_error() == Some(libc::ECHILD) {
                     self.reaped_elsewhere.store(true, Ordering::SeqCst);
+                    release_owned_child(self.pid);
                 }
                 None
             }
@@ -566,6 +578,9 @@ impl Drop for ChildProcess {
     fn drop(&mut self) {
         self.kill_group();
         self.stop_drain();
+        // Reaped by now, or (past the reap timeout) nobody else will wait for it: from here on
+        // a subreaper's reap_adopted_orphans may collect it.
+        release_owned_child(self.pid);
     }
 }
 
@@ -957,6 +972,7 @@ pub(crate) fn join_bounded<T>(handle: JoinHandle<T>, timeout: Duration) -> bool 
 fn kill_and_reap(child: &mut Child, pid: u32) {
     let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
     let _ = child.wait();
+    release_owned_child(pid);
 }
 
 // The spawner thread. PR_SET_PDEATHSIG fires when the forking *thread* exits, so children are
@@ -1014,8 +1030,105 @@ impl Drop for SpawnerLease {
 
 fn spawner_loop(receiver: Receiver<SpawnJob>) {
     for (mut command, reply) in receiver {
-        let _ = reply.send(command.spawn());
+        // Registered before the lock is released: the reaper, which holds the same lock while
+        // it lists and reaps, never sees this child unregistered (even if it exits at once).
+        let mut owned = OWNED_CHILDREN.lock();
+        let spawned = command.spawn();
+        if let Ok(child) = &spawned {
+            owned.push(child.id());
+        }
+        drop(owned);
+        let _ = reply.send(spawned);
     }
+}
+
+/// Pids of the children spawned through this module whose [`ChildProcess`] has not reaped them
+/// yet. Held while a child is forked and while [`reap_adopted_orphans`] lists and reaps.
+static OWNED_CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Forgets `pid` as ours to wait for (reaped by its handle, or its handle is gone).
+fn release_owned_child(pid: u32) {
+    OWNED_CHILDREN.lock().retain(|owned| *owned != pid);
+}
+
+/// An adopted orphan reaped by [`reap_adopted_orphans`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReapedOrphan {
+    /// Its process id (gone now).
+    pub pid: u32,
+    /// Its command name from `/proc/<pid>/stat` (`comm`, at most 15 bytes), e.g. `rustc`.
+    pub command: String,
+    /// How it ended, e.g. `exit status: 0` or `signal: 9 (SIGKILL)`.
+    pub status: String,
+}
+
+/// Reaps every child of this process that has exited and that this module did not spawn: the
+/// orphans a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`, as the CLI sets) adopts from
+/// double-forked or `setsid`ed descendants, which would otherwise stay as zombies
+/// (`<defunct>`) until the process exits. Never blocks (`waitpid(pid, WNOHANG)` per child).
+///
+/// Left alone: children spawned through [`ChildProcess::spawn`] that their handle has not
+/// reaped yet (their exit status is the handle's), and children in this process's own process
+/// group (forked in-process by other code, whose status is that code's). A process that is not
+/// a subreaper has no adopted children; the call then finds nothing. Linux only; empty when
+/// /proc cannot be read.
+pub fn reap_adopted_orphans() -> Vec<ReapedOrphan> {
+    let owned = OWNED_CHILDREN.lock();
+    // SAFETY: getpgrp takes no arguments and cannot fail.
+    let own_group = unsafe { libc::getpgrp() };
+    let mut reaped = Vec::new();
+    for child in own_children() {
+        if owned.contains(&child) {
+            continue;
+        }
+        let Some(process) = i32::try_from(child).ok().and_then(|pid| procfs::process::Process::new(pid).ok()) else {
+            continue;
+        };
+        let Ok(stat) = process.stat() else {
+            continue;
+        };
+        if stat.pgrp == own_group {
+            continue;
+        }
+        let mut status = 0;
+        // SAFETY: waitpid on one pid with WNOHANG; `status` is a valid out pointer.
+        let waited = unsafe { libc::waitpid(stat.pid, &mut status, libc::WNOHANG) };
+        if waited == stat.pid {
+            let status = <ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(status);
+            reaped.push(ReapedOrphan { pid: child, command: stat.comm.clone(), status: status.to_string() });
+        }
+    }
+    reaped
+}
+
+/// The pids of this process's children: `/proc/self/task/*/children`, or, where the kernel
+/// lacks that file, a walk of /proc for processes whose parent is this one.
+fn own_children() -> Vec<u32> {
+    let me = procfs::process::Process::myself();
+    if let Ok(tasks) = me.as_ref().map_err(|_| ()).and_then(|me| me.tasks().map_err(|_| ())) {
+        let mut children = Vec::new();
+        let mut readable = true;
+        for task in tasks.flatten() {
+            match task.children() {
+                Ok(pids) => children.extend(pids),
+                Err(_) => readable = false,
+            }
+        }
+        if readable {
+            children.sort_unstable();
+            children.dedup();
+            return children;
+        }
+    }
+    let own_pid = std::process::id() as i32;
+    let Ok(all) = procfs::process::all_processes() else {
+        return Vec::new();
+    };
+    all.flatten()
+        .filter_map(|process| process.stat().ok())
+        .filter(|stat| stat.ppid == own_pid)
+        .filter_map(|stat| u32::try_from(stat.pid).ok())
+        .collect()
 }
 
 /// Spawns `command` on the spawner thread; the caller must hold a [`SpawnerLease`].

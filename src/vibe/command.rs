@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, Receiver};
 
-use crate::transport::process::{ChildProcess, ProcessSpec};
+use crate::transport::process::ProcessSpec;
 
 use super::{WorkerBackend, WorkerJob, WorkerTier};
 
@@ -166,7 +166,10 @@ fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes
         .with_display_name(format!("{} attempt {} ({})", job.worker_id(), job.attempt(), job.tier()))
         .with_stdin_piped(true)
         .with_stdout_piped(true);
-    let child = ChildProcess::spawn(spec).map_err(|err| format!("cannot start the worker command `{command_line}`: {err}"))?;
+    // Under the process guardian: what the worker starts dies with it even when the host is
+    // killed with SIGKILL (transport::guardian).
+    let child = crate::transport::guardian::spawn_guarded(spec, crate::transport::guardian::find_python().as_deref())
+        .map_err(|err| format!("cannot start the worker command `{command_line}`: {err}"))?;
     let stdin_done = child.take_stdin().map(|stdin| write_brief_on_thread(job, stdin));
     let Some(stdout) = child.take_stdout() else {
         child.kill_group();

@@ -267,6 +267,7 @@ impl<'a> WorkerJob<'a> {
             timeout: None,
             cancel: self.cancel.clone(),
             origin: CallOrigin::Worker { label: format!("{}: {}", self.worker_id, self.label) },
+            progress: None,
         }
     }
 }

@@ -337,6 +337,18 @@ impl Roster {
                     snapshot,
                 });
             }
+            // Progress for the host while the model waits: the worker's status and its latest
+            // progress line; `progress` = seconds waited of the wait's bound.
+            crate::progress::report_with(|| {
+                let worker = snapshot_of(&state.workers[index], now);
+                let latest = worker.progress.map(|line| format!(": {line}")).unwrap_or_default();
+                crate::progress::ProgressUpdate::new((now - started).as_secs_f64())
+                    .with_total((deadline - started).as_secs_f64())
+                    .with_message(format!(
+                        "waiting for {} ({:?}), {} in attempt {}{latest}",
+                        worker.worker_id, worker.label, worker.status, worker.attempt
+                    ))
+            });
             let slice_end = (now + WAIT_SLICE).min(deadline);
             self.shared.changed.wait_until(&mut state, slice_end);
         }

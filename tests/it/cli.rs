@@ -3,15 +3,15 @@
 //! `serve` over pipes (initialize, tools/list, tools/call, elicitation, cancellation, errors).
 
 use crate::support;
+use crate::support::serve_process::ServeProcess;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError};
 use serde_json::{json, Value};
 
 const RUNBOUND: &str = env!("CARGO_BIN_EXE_runbound");
@@ -346,133 +346,6 @@ fn terminal_port_serves_ask_user_answers_and_skips() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// `runbound serve`, driven over pipes as an MCP host would.
-
-struct ServeProcess {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    messages: Receiver<Value>,
-    next_id: u64,
-}
-
-impl ServeProcess {
-    fn start(workspace: &Path, extra_args: &[&str]) -> ServeProcess {
-        let mut child = Command::new(RUNBOUND)
-            .arg("--workspace")
-            .arg(workspace)
-            .args(extra_args)
-            .arg("serve")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn runbound serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let (message_tx, messages) = crossbeam_channel::unbounded();
-        std::thread::Builder::new()
-            .name("serve-stdout".to_owned())
-            .spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let Ok(line) = line else { break };
-                    let message: Value =
-                        serde_json::from_str(&line).unwrap_or_else(|err| panic!("stdout carries protocol only, got {line:?}: {err}"));
-                    if message_tx.send(message).is_err() {
-                        break;
-                    }
-                }
-            })
-            .unwrap();
-        let stdin = child.stdin.take();
-        ServeProcess { child, stdin, messages, next_id: 0 }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn send_raw_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Sends a request and returns its id.
-    fn request(&mut self, method: &str, params: Value) -> u64 {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
-    }
-
-    fn next_message(&self, timeout: Duration) -> Option<Value> {
-        match self.messages.recv_timeout(timeout) {
-            Ok(message) => Some(message),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => None,
-        }
-    }
-
-    /// The response to request `id`, skipping notifications (a worker's completion can race
-    /// the response); panics on anything else arriving first.
-    fn response(&self, id: u64) -> Value {
-        let message = loop {
-            let message = self.next_message(Duration::from_secs(30)).unwrap_or_else(|| panic!("no response to request {id}"));
-            if message.get("id").is_some() || message.get("method").is_none() {
-                break message;
-            }
-        };
-        assert_eq!(message["id"], json!(id), "expected the response to {id}, got {message}");
-        assert_eq!(message["jsonrpc"], "2.0");
-        message
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.request(method, params);
-        self.response(id)
-    }
-
-    fn initialize(&mut self, capabilities: Value) -> Value {
-        let response = self.call(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "cli-test", "version": "1"}}),
-        );
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        response
-    }
-
-    /// Closes stdin and waits for a clean exit.
-    fn close(mut self) {
-        drop(self.stdin.take());
-        let status = {
-            let start = Instant::now();
-            loop {
-                if let Some(status) = self.child.try_wait().unwrap() {
-                    break status;
-                }
-                if start.elapsed() > Duration::from_secs(20) {
-                    let _ = self.child.kill();
-                    panic!("runbound serve did not exit after stdin closed");
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        };
-        assert!(status.success(), "serve exited with {status}");
-    }
-}
-
-impl Drop for ServeProcess {
-    /// A failed assertion must not leave a serve child behind (after `close` this is a no-op).
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn serve_initializes_lists_and_calls_tools_and_answers_errors() {
     let workspace = support::workspace_with(&[("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n")]);

@@ -144,7 +144,7 @@ fn embedded_prints_and_display_are_captured_in_order() {
     let big = cell(&run, "for i in range(20000):\n    print('line', i)\n'tail value'");
     let big_text = big.joined_text();
     assert!(
-        big_text.contains("line 0\n") && big_text.contains("line 19999") && big_text.contains("truncated"),
+        big_text.contains("line 0\n") && big_text.contains("line 19999") && big_text.contains("[… cut: showing the first "),
         "huge output keeps head and tail with a marker"
     );
     assert!(big_text.len() < 100 * 1024, "capped: {} bytes", big_text.len());
@@ -448,4 +448,24 @@ fn embedded_cancelled_cell_is_interrupted_and_the_interpreter_keeps_its_state() 
     assert!(text.contains("the host cancelled the call") && text.contains("and kept (generation 1)"), "{text}");
     let after = cell(&run, "y");
     assert!(after.joined_text().contains("Out: 6") && after.joined_text().contains("generation 1"), "{}", after.joined_text());
+}
+
+/// The wall-clock cap per cell stops an embedded cell that prints forever (the inactivity
+/// budget never runs out); the interpreter is kept with its state.
+#[test]
+fn embedded_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
+    let _serial = SERIAL.lock();
+    let workspace = support::workspace_with(&[]);
+    let mut config = RunConfig::default();
+    config.kernel.inactivity_budget = Duration::from_secs(2);
+    config.kernel.cell_wall_clock_cap = Duration::from_secs(3);
+    let run = builder(workspace.path()).config(config).build().unwrap();
+    assert!(!cell(&run, "kept = 'yes'").is_error);
+    let stopped = cell(&run, "while True:\n    print('tick')");
+    let text = stopped.joined_text();
+    assert_eq!(structured(&stopped)["status"], "timeout", "{text}");
+    assert_eq!(structured(&stopped)["stopped_by"], "cell_wall_clock_cap", "{text}");
+    assert!(text.contains("the wall-clock cap per cell") && text.contains("and kept (generation 1)"), "{text}");
+    let after = cell(&run, "kept");
+    assert!(after.joined_text().contains("Out: 'yes'"), "{}", after.joined_text());
 }

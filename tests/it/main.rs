@@ -6,6 +6,7 @@
 mod support;
 
 mod cli;
+mod containment;
 mod corpus_go;
 mod corpus_python;
 mod corpus_rust;
@@ -15,15 +16,20 @@ mod eval;
 mod eval_embedded;
 mod files;
 mod files_race;
+mod host_callbacks;
 mod lsp;
 mod lsp_checker;
+mod lsp_code_action;
+mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
+mod lsp_hierarchy;
 mod lsp_lists;
 mod lsp_python_env;
 mod lsp_rename;
 mod mcp_sdk;
 mod registry;
 mod run_drop;
+mod serve;
 mod structural;
 mod structural_differential;
 mod structural_rollback;

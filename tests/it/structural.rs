@@ -7,7 +7,7 @@ use crate::support;
 use std::path::Path;
 
 use runbound::structural::search::{walk_and_match, WalkLimits};
-use runbound::structural::{compile_pattern, match_source, SupportLang};
+use runbound::structural::{compile_pattern, compile_rule, match_source, match_source_with, Query, RuleInput, SupportLang};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, ToolResult};
 use serde_json::{json, Value};
 
@@ -218,7 +218,7 @@ fn staged_edits_die_with_the_run() {
     let dir = support::workspace_with(&[("lib/a.dart", DART_A)]);
     let run = run_for(dir.path());
     ok(call(&run, "ast_edit", json!({"pattern": "dispose($X)", "rewrite": "$X.dispose()", "language": "dart"})));
-    assert_eq!(run.structural().unwrap().staged_edits.pending_count(), 1);
+    assert_eq!(run.resource::<runbound::staged::StagedResource>().unwrap().changes.pending_count(), 1);
     drop(run);
     let run = run_for(dir.path());
     let (text, _) = err(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
@@ -478,26 +478,12 @@ fn zero_matches_with_literal_present_explains_rust_macros() {
     let run = run_for(dir.path());
     let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
     assert_eq!(structured["total_matches"], 0);
-    assert!(text.contains("1 rust file does contain the pattern's literal text but no code of the pattern's shape"), "{text}");
+    assert!(text.contains("1 rust file does contain the literal text every match has but no code of this shape"), "{text}");
     assert!(text.contains("Rust macro arguments"), "{text}");
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.expect($M)", "language": "rust"})));
     assert!(text.contains("hint: no rust code has this shape"), "{text}");
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "go"})));
     assert!(text.contains("no go files were found there"), "{text}");
-}
-
-#[test]
-fn gitignored_and_hidden_files_are_skipped() {
-    let dir = support::workspace_with(&[
-        (".gitignore", "target/\n"),
-        ("src/a.rs", "fn a() { x.unwrap(); }\n"),
-        ("target/gen.rs", "fn g() { x.unwrap(); }\n"),
-        (".hidden/h.rs", "fn h() { x.unwrap(); }\n"),
-    ]);
-    std::fs::create_dir(dir.path().join(".git")).unwrap();
-    let run = run_for(dir.path());
-    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
-    assert_eq!(match_lines(&structured), vec![("src/a.rs".to_owned(), 1)], "{text}");
 }
 
 #[test]
@@ -577,36 +563,52 @@ fn literal_prefilter_never_drops_a_true_match() {
         .map(|index| index.join("ignore-0.4.35"))
         .filter(|p| p.is_dir())
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    let patterns = ["$X.unwrap()", "Box::new($X)", "$A == $A", "Some($X)", "impl $T for $U { $$$B }", "match $E { $$$ARMS }", "self.$F"];
+    let patterns =
+        ["$X.unwrap()", "Box::new($X)", "$A == $A", "$A != $B", "Some($X)", "impl $T for $U { $$$B }", "match $E { $$$ARMS }", "self.$F"];
     for pattern in patterns {
         let compiled = compile_pattern(pattern, SupportLang::Rust).unwrap();
-        let mut results = Vec::new();
-        for use_literal_prefilter in [true, false] {
-            let limits = WalkLimits {
-                threads: 2,
-                max_file_bytes: 3_000_000,
-                max_file_lines: 200_000,
-                deadline: std::time::Instant::now() + std::time::Duration::from_secs(300),
-                cancel: runbound::CancelToken::new(),
-                use_literal_prefilter,
-            };
-            let (found, stats) = walk_and_match(&tree, &compiled, &limits, &|path, parsed| {
-                let source = parsed.source().to_owned();
-                let found = match_source(&compiled, &source).unwrap();
-                Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
-            });
-            let mut all: Vec<_> = found.into_iter().flatten().collect();
-            all.sort();
-            results.push((all, stats));
+        if pattern.contains("==") || pattern.contains("!=") {
+            assert!(!compiled.requirement.is_empty(), "{pattern}: the operator token is a required literal");
         }
-        let (filtered, filtered_stats) = &results[0];
-        let (unfiltered, unfiltered_stats) = &results[1];
-        assert_eq!(filtered, unfiltered, "pattern {pattern}: pre-filter changed the match set");
-        assert!(!unfiltered.is_empty() || pattern == "$A == $A", "pattern {pattern} found nothing in {}", tree.display());
-        assert_eq!(unfiltered_stats.files_parsed, unfiltered_stats.files_visited);
-        if !compiled.literals.is_empty() {
-            assert!(filtered_stats.files_parsed <= unfiltered_stats.files_parsed);
-        }
+        let query = Query::Pattern(compiled);
+        assert_prefilter_exact(&tree, &query, pattern);
+    }
+    let rules = [
+        json!({"pattern": "$X.unwrap()", "inside": {"kind": "function_item", "stopBy": "end"}}),
+        json!({"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]}),
+        json!({"kind": "call_expression", "has": {"pattern": "Box::new($X)", "stopBy": "end"}, "not": {"inside": {"kind": "macro_invocation", "stopBy": "end"}}}),
+        json!({"kind": "function_item", "has": {"field": "return_type", "regex": "^Result<"}}),
+    ];
+    for rule in rules {
+        let compiled = compile_rule(RuleInput { rule: &rule, constraints: None, utils: None, transform: None }, SupportLang::Rust).unwrap();
+        assert!(!compiled.requirement.is_empty(), "{rule}: has literals");
+        assert_prefilter_exact(&tree, &Query::Rule(compiled), &rule.to_string());
+    }
+}
+
+/// The match set over `tree` is the same with the literal pre-filter on and off.
+fn assert_prefilter_exact(tree: &Path, query: &Query, what: &str) {
+    let mut results = Vec::new();
+    for use_literal_prefilter in [true, false] {
+        let mut limits = WalkLimits::new(std::time::Instant::now() + std::time::Duration::from_secs(300));
+        limits.threads = 2;
+        limits.use_literal_prefilter = use_literal_prefilter;
+        let (found, stats) = walk_and_match(tree, query.language(), query.requirement(), &limits, &|path, parsed| {
+            let source = parsed.source().to_owned();
+            let found = match_source_with(query, &source).unwrap();
+            Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
+        });
+        let mut all: Vec<_> = found.into_iter().flatten().collect();
+        all.sort();
+        results.push((all, stats));
+    }
+    let (filtered, filtered_stats) = &results[0];
+    let (unfiltered, unfiltered_stats) = &results[1];
+    assert_eq!(filtered, unfiltered, "{what}: pre-filter changed the match set");
+    assert!(!unfiltered.is_empty() || what.contains("$A == $A"), "{what} found nothing in {}", tree.display());
+    assert_eq!(unfiltered_stats.files_parsed, unfiltered_stats.files_visited);
+    if !query.requirement().is_empty() {
+        assert!(filtered_stats.files_parsed < unfiltered_stats.files_parsed, "{what}: the pre-filter skipped no file");
     }
 }
 
@@ -625,4 +627,381 @@ fn many_matches_on_one_long_line_are_linear_and_columns_count_characters() {
     let columns: Vec<u64> = structured["matches"].as_array().unwrap().iter().map(|m| m["column"].as_u64().unwrap()).collect();
     // "/*é😀*/" is 6 characters (10 bytes); `b` sits at character 24 of each 32-character unit.
     assert_eq!(columns, [6 + 24 + 1, 6 + 32 + 24 + 1, 6 + 64 + 24 + 1]);
+}
+
+const RULES_RS: &str = r#"fn parse(input: &str) -> Result<u32, String> {
+    let n = input.parse::<u32>().unwrap();
+    let m = input.trim().parse::<u32>().expect("number");
+    Ok(n + m)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parses() {
+        let v = super::parse("1").unwrap();
+        assert_eq!(v, 2);
+        let items = vec![1, 2].iter().map(|x| x.checked_add(1).unwrap()).count();
+    }
+}
+"#;
+
+/// Rules through the tool: relational (`inside` with `stopBy: end`, `has` with `field`),
+/// composite (`all`, `any`, `not`, `matches` with `utils`) and `constraints`, checked line by
+/// line against the fixture.
+#[test]
+fn rule_searches_with_relational_composite_keys_and_constraints() {
+    let dir = support::workspace_with(&[("src/lib.rs", RULES_RS)]);
+    let run = run_for(dir.path());
+    let lines = |args: Value| -> (Vec<u64>, String, Value) {
+        let (text, structured) = ok(call(&run, "ast_grep", args));
+        (match_lines(&structured).into_iter().map(|(_, line)| line).collect(), text, structured)
+    };
+    // Every unwrap inside a test function, but not inside a closure.
+    let (found, text, structured) = lines(json!({"language": "rust", "rule": {
+        "pattern": "$X.unwrap()",
+        "inside": {"kind": "function_item", "has": {"kind": "attribute_item", "regex": "test"}, "stopBy": "end"},
+        "not": {"inside": {"kind": "closure_expression", "stopBy": "end"}}
+    }}));
+    // `#[test]` is a sibling of the function, not its child: nothing; then follows.
+    assert!(found.is_empty(), "{text}");
+    let (found, text, _) = lines(json!({"language": "rust", "rule": {
+        "pattern": "$X.unwrap()",
+        "inside": {"kind": "function_item", "follows": {"kind": "attribute_item", "regex": "^#\\[test\\]$"}, "stopBy": "end"},
+        "not": {"inside": {"kind": "closure_expression", "stopBy": "end"}}
+    }}));
+    assert_eq!(found, vec![11], "{text}");
+    assert!(text.starts_with("1 match in 1 file for rule {"), "{text}");
+    assert!(text.contains("(rust; rule → call_expression)"), "{text}");
+    assert!(text.contains("    $X = super::parse(\"1\")"), "{text}");
+    assert_eq!(structured["compiled_as"]["rule_kinds"], json!(["call_expression"]), "{structured}");
+    // any + matches + utils; constraints on a single metavariable.
+    let (found, text, _) = lines(json!({"language": "rust", "rule": {"matches": "panicky"},
+        "utils": {"panicky": {"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]}}}));
+    assert_eq!(found, vec![2, 3, 11, 13], "{text}");
+    let (found, text, _) = lines(json!({"language": "rust", "rule": {"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]},
+        "constraints": {"X": {"kind": "call_expression", "has": {"field": "function", "regex": "parse"}}}}));
+    assert_eq!(found, vec![2, 3, 11], "{text}");
+    // has with field: functions whose return type is a generic type.
+    let (found, text, _) =
+        lines(json!({"language": "rust", "rule": {"kind": "function_item", "has": {"field": "return_type", "kind": "generic_type"}}}));
+    assert_eq!(found, vec![1], "{text}");
+    // A pattern object with context and selector.
+    let (found, text, _) = lines(
+        json!({"language": "rust", "rule": {"pattern": {"context": "fn f() { let $A = $B; }", "selector": "let_declaration"}, "has": {"pattern": "$X.unwrap()", "stopBy": "end"}}}),
+    );
+    assert_eq!(found, vec![2, 11, 13], "{text}");
+}
+
+/// Rule errors name the path of the offending key and suggest from the grammar.
+#[test]
+fn rule_errors_name_the_key_path_and_suggest_names() {
+    let dir = support::workspace_with(&[("src/lib.rs", RULES_RS), ("app.py", "def f(x) -> int:\n    return x\n")]);
+    let run = run_for(dir.path());
+    let cases: &[(Value, &str)] = &[
+        (
+            json!({"language": "rust", "rule": {"pattern": "$X.unwrap()", "inside": {"kind": "fn_item", "stopBy": "end"}}}),
+            "rule.inside.kind: unknown kind \"fn_item\" for rust; did you mean `function_item`",
+        ),
+        (
+            json!({"language": "rust", "rule": {"kind": "call_expression", "has": {"kind": "identifier", "stop_by": "end"}}}),
+            "rule.has.stop_by: unknown key `stop_by`; did you mean `stopBy`?",
+        ),
+        (
+            json!({"language": "rust", "rule": {"all": [{"kind": "call_expression"}, {"kind": "call_expresion"}]}}),
+            "rule.all[1].kind: unknown kind \"call_expresion\" for rust; did you mean `call_expression`",
+        ),
+        (
+            json!({"language": "python", "path": "app.py", "rule": {"kind": "function_definition", "has": {"field": "returns", "kind": "type"}}}),
+            "rule.has.field: unknown field \"returns\" for python; did you mean",
+        ),
+        (
+            json!({"language": "rust", "rule": {"kind": "call_expression", "precedes": {"kind": "identifier", "field": "name"}}}),
+            "rule.precedes.field: unknown key `field`: `field` works only with `inside` and `has`",
+        ),
+        (
+            json!({"language": "rust", "rule": {"matches": "helper"}}),
+            "rule.matches: `matches` refers to utility rule \"helper\", but no `utils` argument was given",
+        ),
+        (
+            json!({"language": "rust", "rule": {"pattern": "foo($$$ARGS)"}, "constraints": {"ARGS": {"kind": "identifier"}}}),
+            "constraints.ARGS: `$$$ARGS` is a multi metavariable",
+        ),
+        (json!({"language": "rust", "rule": {"pattern": "foo($A)"}, "constraints": {"B": {"kind": "identifier"}}}), "constraints.B:"),
+        (json!({"language": "rust", "rule": {"kind": "identifier", "regex": "("}}), "rule.regex: invalid value \"(\""),
+        (json!({"language": "rust", "rule": {"kind": "parameter", "nthChild": "2x"}}), "rule.nthChild: invalid value \"2x\""),
+        (
+            json!({"language": "rust", "rule": {"pattern": {"context": "fn f() { a(); }", "selector": "let_declaration"}}}),
+            "rule.pattern.selector: the context has no `let_declaration` node",
+        ),
+        (
+            json!({"language": "rust", "rule": {"not": {"kind": "identifier"}, "constraints": {}}}),
+            "rule.constraints: unknown key `constraints`: `constraints` is an argument of the tool next to `rule`",
+        ),
+        (json!({"language": "rust", "rule": "$X.unwrap()"}), "field /rule: \"$X.unwrap()\" is not of type \"object\""),
+        (json!({"language": "rust", "rule": {}}), "rule: the rule has no matcher key"),
+        (json!({"language": "rust", "rule": {"kind": "identifier"}, "pattern": "$X"}), "give either `pattern` or `rule`, not both"),
+        (
+            json!({"language": "rust", "pattern": "$X.unwrap()", "constraints": {"X": {"kind": "identifier"}}}),
+            "`constraints` works only with `rule`",
+        ),
+        (json!({"language": "rust", "rule": {"kind": "identifier"}, "context": "type"}), "`context` works only with `pattern`"),
+        (json!({"language": "dart", "rule": {"pattern": "if ($X != null) $X.dispose()"}}), "\"selector\":\"if_statement\""),
+    ];
+    for (args, expected) in cases {
+        let (text, structured) = err(call(&run, "ast_grep", args.clone()));
+        assert!(text.contains(expected), "{args}: expected {expected:?} in:\n{text}");
+        if expected.starts_with("rule") || expected.starts_with("constraints") {
+            let path = expected.split(':').next().unwrap();
+            assert_eq!(structured["error"]["details"]["rule_path"], path, "{text}");
+        }
+    }
+    // A rule pattern that ast-grep reads differently on its own is a warning with the fix.
+    let (text, _) = ok(call(&run, "ast_grep", json!({"language": "dart", "path": ".", "rule": {"pattern": "dispose($X)"}})));
+    assert!(text.contains("warning: rule.pattern: `dispose($X)` parses on its own as `function_signature`"), "{text}");
+}
+
+const TYPES_RS: &str =
+    "struct S { a: Either<u8, String>, v: Vec<Vec<u8>> }\nfn f(x: Either<A, B>) -> Vec<u8> { let y: Vec<i32> = Vec::new(); todo!() }\n";
+const TYPES_PY: &str = "from typing import List, Dict\n\ndef f(x: List[int]) -> Dict[str, int]:\n    y = List[str]\n    return {}\n";
+const TYPES_TS: &str = "const m: Map<string, number> = new Map();\nfunction f(x: Map<K, V>): Array<string> { return []; }\n";
+const TYPES_GO: &str = "package p\n\nfunc f(x *T, y int) *Node {\n\tvar z = *x\n\treturn nil\n}\n";
+const TYPES_JAVA: &str = "class A {\n  List<String> xs;\n  Map<String, Integer> f(List<Integer> a) { return null; }\n}\n";
+
+/// Type patterns compile as types in the type context; where an earlier context reads them
+/// differently (Python subscript, Go dereference) both readings are searched and said.
+#[test]
+fn type_patterns_match_type_positions() {
+    let dir =
+        support::workspace_with(&[("t.rs", TYPES_RS), ("t.py", TYPES_PY), ("t.ts", TYPES_TS), ("t.go", TYPES_GO), ("T.java", TYPES_JAVA)]);
+    let run = run_for(dir.path());
+    let found = |pattern: &str, path: &str| -> (Vec<String>, String, Value) {
+        let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": pattern, "path": path})));
+        let texts = structured["matches"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap().to_owned()).collect();
+        (texts, text, structured)
+    };
+    let (texts, text, structured) = found("Either<$L, $R>", "t.rs");
+    assert_eq!(texts, vec!["Either<u8, String>", "Either<A, B>"], "{text}");
+    assert_eq!(structured["compiled_as"]["context"], "type");
+    assert_eq!(structured["compiled_as"]["node_kind"], "generic_type");
+    let (texts, text, _) = found("Vec<$T>", "t.rs");
+    assert_eq!(texts, vec!["Vec<Vec<u8>>", "Vec<u8>", "Vec<u8>", "Vec<i32>"], "{text}");
+    let (texts, text, structured) = found("List[$T]", "t.py");
+    assert_eq!(texts, vec!["List[int]", "List[str]"], "{text}");
+    assert!(text.contains("statement context → subscript, and type context → generic_type"), "{text}");
+    assert_eq!(structured["compiled_as"]["alternatives"][0]["node_kind"], "generic_type");
+    let (texts, text, _) = found("Dict[$K, $V]", "t.py");
+    assert_eq!(texts, vec!["Dict[str, int]"], "{text}");
+    let (texts, text, _) = found("Map<$K, $V>", "t.ts");
+    assert_eq!(texts, vec!["Map<string, number>", "Map<K, V>"], "{text}");
+    let (texts, text, _) = found("*$T", "t.go");
+    assert_eq!(texts, vec!["*T", "*Node", "*x"], "{text}");
+    let (texts, text, _) = ok_types_only(&run, "*$T", "t.go");
+    assert_eq!(texts, vec!["*T", "*Node"], "{text}");
+    let (texts, text, _) = found("List<$T>", "T.java");
+    assert_eq!(texts, vec!["List<String>", "List<Integer>"], "{text}");
+}
+
+/// `context: "type"` keeps only the type reading.
+fn ok_types_only(run: &Run, pattern: &str, path: &str) -> (Vec<String>, String, Value) {
+    let (text, structured) = ok(call(run, "ast_grep", json!({"pattern": pattern, "path": path, "context": "type"})));
+    let texts = structured["matches"].as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap().to_owned()).collect();
+    (texts, text, structured)
+}
+
+const MISSED_PY: &str = r#"def plain(a):
+    return a
+
+def annotated(a) -> int:
+    return a
+
+async def remote(a) -> str:
+    return a
+
+class K:
+    def method(self, a) -> None:
+        pass
+
+    def other(self):
+        pass
+"#;
+
+/// A pattern that leaves out a part the code has (a return annotation, `pub`) says how many
+/// candidates it missed that way and what to add.
+#[test]
+fn missed_candidates_are_counted_with_the_part_the_pattern_lacks() {
+    let dir = support::workspace_with(&[("m.py", MISSED_PY), ("lib.rs", "pub fn a() {}\nfn b() {}\npub(crate) fn c() -> u8 { 1 }\n")]);
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "def $F($$$A): $$$B", "path": "m.py"})));
+    assert_eq!(match_lines(&structured).into_iter().map(|(_, l)| l).collect::<Vec<_>>(), vec![1, 14], "{text}");
+    assert!(
+        text.contains("note: 3 `function_definition` nodes were not matched only because they have parts the pattern lacks: `return_type` (3) (e.g. m.py:4)"),
+        "{text}"
+    );
+    assert!(text.contains("e.g. `-> $RETURN_TYPE`"), "{text}");
+    assert_eq!(structured["missed_candidates"]["count"], 3);
+    assert_eq!(structured["missed_candidates"]["by_part"]["return_type"], 3);
+    // Adding the part finds them.
+    let (_, structured) = ok(call(&run, "ast_grep", json!({"pattern": "def $F($$$A) -> $R: $$$B", "path": "m.py"})));
+    assert_eq!(structured["total_matches"], 3);
+    // Zero matches: the hint points at the note.
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fn $F() { $$$B }", "path": "lib.rs"})));
+    assert_eq!(structured["total_matches"], 1, "{text}");
+    assert_eq!(structured["missed_candidates"]["count"], 2, "{text}");
+    assert!(text.contains("`visibility_modifier` (2)") && text.contains("`return_type` (1)"), "{text}");
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "fn $F() -> u16 { $$$B }", "path": "lib.rs"})));
+    assert!(!text.contains("note:"), "a different return type is not a missing part: {text}");
+}
+
+/// `syntax_tree` shows cst, ast and the compiled pattern, capped and said.
+#[test]
+fn syntax_tree_shows_kinds_fields_lines_and_is_capped() {
+    let dir = support::workspace_with(&[("a.py", "x = 1\n")]);
+    let run = run_for(dir.path());
+    let (text, structured) =
+        ok(call(&run, "ast_grep", json!({"syntax_tree": "ast", "code": "def f(x) -> int:\n    return x\n", "language": "python"})));
+    assert!(text.contains("function_definition 1:1-2:13"), "{text}");
+    assert!(text.contains("return_type: type 1:13-1:16"), "{text}");
+    assert!(text.contains("name: identifier 1:5-1:6 \"f\""), "{text}");
+    assert!(!text.contains("\"def\""), "{text}");
+    assert_eq!(structured["truncated"], false);
+    let (text, _) =
+        ok(call(&run, "ast_grep", json!({"syntax_tree": "cst", "code": "def f(x) -> int:\n    return x\n", "language": "python"})));
+    assert!(text.contains("\"def\" 1:1-1:4") && text.contains("\"->\" 1:10-1:12"), "{text}");
+    let (text, _) = ok(call(&run, "ast_grep", json!({"syntax_tree": "ast", "code": "def f(:\n", "language": "python"})));
+    assert!(text.contains("parse problem") && text.contains("ERROR"), "{text}");
+    let (text, _) = ok(call(&run, "ast_grep", json!({"syntax_tree": "pattern", "code": "List[$T]", "language": "python"})));
+    assert!(text.contains("compiled as statement context → subscript, and type context → generic_type"), "{text}");
+    assert!(text.contains("also, as type context → generic_type:"), "{text}");
+    assert!(text.contains("$T (metavariable: any one named node)"), "{text}");
+    let long: String = (0..500).map(|i| format!("x{i} = {i}\n")).collect();
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"syntax_tree": "cst", "code": long, "language": "python"})));
+    assert_eq!(structured["nodes_shown"], 400);
+    assert!(text.contains(&format!("showing 400 of {} nodes", structured["nodes_total"])), "{text}");
+    for (args, expected) in [
+        (json!({"syntax_tree": "ast", "language": "python"}), "`syntax_tree` needs `code`"),
+        (json!({"syntax_tree": "ast", "code": "x"}), "`syntax_tree` needs `language`"),
+        (json!({"syntax_tree": "ast", "code": "x", "language": "python", "path": "a.py"}), "takes no `path`"),
+        (json!({"syntax_tree": "tree", "code": "x", "language": "python"}), "invalid_arguments"),
+        (json!({"code": "x", "language": "python"}), "`code` is the snippet of `syntax_tree`"),
+        (json!({"syntax_tree": "pattern", "code": "def (", "language": "python"}), "is not valid python code in any context"),
+    ] {
+        let (text, _) = err(call(&run, "ast_grep", args.clone()));
+        assert!(text.contains(expected), "{args}: expected {expected:?} in:\n{text}");
+    }
+}
+
+const EDIT_PY: &str = "def f():\n    msg = build(a)\n    return msg\n\ndef g():\n    x = build(b)\n    return x\n";
+
+/// A rewrite that breaks the parse is refused with each file, line and replacement; with
+/// `allow_parse_errors` it is staged with a warning that accept repeats.
+#[test]
+fn rewrites_that_break_the_parse_are_refused_unless_allowed() {
+    let dir = support::workspace_with(&[("a.py", EDIT_PY), ("b.py", "y = build(c)\n")]);
+    let run = run_for(dir.path());
+    let (text, structured) = err(call(&run, "ast_edit", json!({"pattern": "build($A)", "rewrite": "", "language": "python"})));
+    assert!(text.contains("the rewrite would break the syntax of 2 files"), "{text}");
+    assert!(text.contains("a.py:3: syntax error") && text.contains("after the replacement at line 2: `build(a)` → ``"), "{text}");
+    assert!(text.contains("a.py:7: syntax error") || text.contains("a.py:6: syntax error"), "{text}");
+    assert!(text.contains("after the replacement at line 6: `build(b)` → ``"), "{text}");
+    assert!(text.contains("b.py:"), "{text}");
+    assert!(text.contains("allow_parse_errors: true"), "{text}");
+    assert_eq!(structured["error"]["details"]["broken_files"].as_array().unwrap().len(), 2);
+    assert_eq!(run.resource::<runbound::staged::StagedResource>().unwrap().changes.pending_count(), 0);
+    // Allowed: staged with the warning, and accept repeats it.
+    let (text, structured) =
+        ok(call(&run, "ast_edit", json!({"pattern": "build($A)", "rewrite": "", "language": "python", "allow_parse_errors": true})));
+    assert!(text.contains("allow_parse_errors: the rewrite leaves 2 files with new parse errors"), "{text}");
+    assert_eq!(structured["files_with_new_parse_errors"], 2);
+    let edit_id = structured["edit_id"].as_str().unwrap().to_owned();
+    let (text, structured) = ok(call(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"})));
+    assert!(text.contains("staging warned:\nallow_parse_errors: the rewrite leaves 2 files with new parse errors"), "{text}");
+    assert_eq!(structured["staging_warnings"].as_array().unwrap().len(), 1, "{structured}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("b.py")).unwrap(), "y = \n");
+    // A rewrite that keeps the code valid says so.
+    std::fs::write(dir.path().join("a.py"), EDIT_PY).unwrap();
+    let (text, _) = ok(call(&run, "ast_edit", json!({"pattern": "build($A)", "rewrite": "make($A, 1)", "path": "a.py"})));
+    assert!(text.contains("every rewritten file was parsed again: no new parse errors"), "{text}");
+    // Nested matches skipped: accept repeats that warning too.
+    let dir = support::workspace_with(&[("src/main.rs", "fn main() {\n    let v = wrap(wrap(1));\n}\n")]);
+    let run = run_for(dir.path());
+    ok(call(&run, "ast_edit", json!({"pattern": "wrap($X)", "rewrite": "Some($X)", "path": "src/main.rs"})));
+    let (text, _) = ok(call(&run, "resolve", json!({"edit_id": "edit_1", "action": "accept"})));
+    assert!(text.contains("staging warned:\n1 nested match inside other matches was skipped"), "{text}");
+}
+
+/// `ast_edit` with a rule: a rewrite variable one `any` branch leaves unbound is refused with
+/// the match's line; a transform defines a new variable for the rewrite.
+#[test]
+fn ast_edit_with_rules_unbound_variables_and_transform() {
+    let dir = support::workspace_with(&[("a.py", "x = build(a)\nreturn_value = 1\ny = make(b, c)\n")]);
+    let run = run_for(dir.path());
+    let (text, structured) = err(call(
+        &run,
+        "ast_edit",
+        json!({"language": "python",
+        "rule": {"any": [{"pattern": "build($A)"}, {"pattern": "make($A, $B)"}]}, "rewrite": "create($A, $B)"}),
+    ));
+    assert!(text.contains("the rewrite uses metavariables that 1 match left unbound"), "{text}");
+    assert!(text.contains("a.py:1 ($B)"), "{text}");
+    assert_eq!(structured["error"]["details"]["unbound"][0]["line"], 1);
+    let (text, _) = err(call(&run, "ast_edit", json!({"language": "python", "rule": {"pattern": "build($A)"}, "rewrite": "create($Z)"})));
+    assert!(text.contains("the rewrite uses $Z that the rule"), "{text}");
+    let (text, structured) = ok(call(
+        &run,
+        "ast_edit",
+        json!({"language": "python",
+        "rule": {"pattern": "build($A)", "inside": {"kind": "assignment", "stopBy": "end"}},
+        "transform": {"UPPER": {"convert": {"source": "$A", "toCase": "upperCase"}}},
+        "rewrite": "build_all($UPPER)"}),
+    ));
+    assert_eq!(structured["replacements"], 1, "{text}");
+    let edit_id = structured["edit_id"].as_str().unwrap().to_owned();
+    ok(call(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"})));
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.py")).unwrap(), "x = build_all(A)\nreturn_value = 1\ny = make(b, c)\n");
+}
+
+/// Hidden, ignored and vendored paths are skipped by the same rule in ast_grep and ast_edit,
+/// counted and named; `no_ignore` or a path inside them searches them.
+#[test]
+fn skipped_hidden_ignored_and_vendored_paths_are_counted_and_can_be_included() {
+    let dir = support::workspace_with(&[
+        (".gitignore", "target/\nbuild/\n"),
+        ("src/a.rs", "fn a() { x.unwrap(); }\n"),
+        ("build/gen.rs", "fn g() { x.unwrap(); }\n"),
+        ("target/debug/out.rs", "fn g() { x.unwrap(); }\n"),
+        (".hidden/h.rs", "fn h() { x.unwrap(); }\n"),
+        ("node_modules/pkg/n.rs", "fn n() { x.unwrap(); }\n"),
+        ("venv/pyvenv.cfg", "home = /usr\n"),
+        ("venv/v.rs", "fn v() { x.unwrap(); }\n"),
+        ("cache/CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"),
+        ("cache/c.rs", "fn c() { x.unwrap(); }\n"),
+    ]);
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
+    assert_eq!(match_lines(&structured), vec![("src/a.rs".to_owned(), 1)], "{text}");
+    assert!(text.contains("not searched: 3 directories hidden or ignored by .gitignore/.ignore (.hidden/, build/, target/)"), "{text}");
+    assert!(text.contains("3 vendored directories (cache/, node_modules/, venv/;"), "{text}");
+    assert!(text.contains("pass no_ignore: true, or a path inside them, to search them"), "{text}");
+    assert!(!text.contains(".git/"), "{text}");
+    assert_eq!(structured["stats"]["ignored_dirs"], 3);
+    assert_eq!(structured["stats"]["vendored_dirs"], 3);
+    let (_, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust", "no_ignore": true})));
+    assert_eq!(structured["total_matches"], 7);
+    let (_, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust", "path": "build"})));
+    assert_eq!(match_lines(&structured), vec![("build/gen.rs".to_owned(), 1)]);
+    let (_, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust", "path": "node_modules"})));
+    assert_eq!(match_lines(&structured), vec![("node_modules/pkg/n.rs".to_owned(), 1)]);
+    // Zero matches: the hint names the skipped paths first.
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.expect($M)", "language": "rust"})));
+    assert!(text.contains("hint: 6 hidden, ignored or vendored paths were not searched"), "{text}");
+    // ast_edit follows the same rule and says so.
+    let (text, structured) =
+        ok(call(&run, "ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"x\")", "language": "rust"})));
+    assert_eq!(structured["files"].as_array().unwrap().len(), 1, "{text}");
+    assert!(text.contains("not searched: 3 directories"), "{text}");
+    let (_, structured) =
+        ok(call(&run, "ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"x\")", "language": "rust", "no_ignore": true})));
+    assert_eq!(structured["files"].as_array().unwrap().len(), 7);
 }

@@ -4,6 +4,14 @@
 //! standard library and crates under `~/.cargo/registry/src` — the match set (file, byte range)
 //! of our engine equals the CLI's, for patterns whose bare and contextual parses agree. The
 //! `ast_grep` tool's `total_matches` is checked against the same set.
+//!
+//! The rule suite does the same for ast-grep rule objects (`ast-grep scan --inline-rules`):
+//! rules that together use every key (atomic `pattern` as a string and as a `context` +
+//! `selector` object with `strictness`, `kind` and kind selectors, `regex`, `nthChild` as a
+//! number, a formula and an object with `reverse` and `ofRule`, `range`; relational `inside`,
+//! `has`, `precedes`, `follows` with `stopBy` `neighbor`, `end` and a rule, and `field`;
+//! composite `all`, `any`, `not`, `matches` with `utils`; and `constraints`), each compiled by
+//! our `rule` argument and searched through our walk, the literal pre-filter on.
 
 use crate::support;
 
@@ -11,8 +19,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use runbound::structural::query::scan_file;
 use runbound::structural::search::{walk_and_match, WalkLimits};
-use runbound::structural::{compile_pattern, match_source, SupportLang};
+use runbound::structural::{compile_pattern, compile_rule, match_source, Query, RuleInput, SupportLang};
 use runbound::{Caller, Run};
 use serde_json::{json, Value};
 
@@ -49,17 +58,10 @@ fn cli_matches(cli: &Path, pattern: &str, language: &str, dirs: &[PathBuf]) -> M
 
 fn our_matches(pattern: &str, language: SupportLang, dirs: &[PathBuf]) -> MatchSet {
     let compiled = compile_pattern(pattern, language).unwrap_or_else(|err| panic!("{pattern}: {err}"));
-    let limits = WalkLimits {
-        threads: 0,
-        max_file_bytes: 3_000_000,
-        max_file_lines: 200_000,
-        deadline: std::time::Instant::now() + std::time::Duration::from_secs(600),
-        cancel: runbound::CancelToken::new(),
-        use_literal_prefilter: true,
-    };
+    let limits = WalkLimits::new(std::time::Instant::now() + std::time::Duration::from_secs(600));
     let mut set = MatchSet::new();
     for dir in dirs {
-        let (found, stats) = walk_and_match(dir, &compiled, &limits, &|path, parsed| {
+        let (found, stats) = walk_and_match(dir, language, &compiled.requirement, &limits, &|path, parsed| {
             let found = match_source(&compiled, parsed.source()).unwrap();
             Some(found.into_iter().map(|m| (path.to_path_buf(), m.byte_range.start, m.byte_range.end)).collect::<Vec<_>>())
         });
@@ -158,4 +160,237 @@ fn cargo_registry_crates_matches_equal_ast_grep_cli() {
         "match $E { $$$A }",
     ];
     compare("cargo_registry_crates_matches_equal_ast_grep_cli", SupportLang::Rust, "rust", &dirs, &patterns);
+}
+
+/// One rule of the differential suite: the rule object and its `constraints` / `utils`.
+struct RuleCase {
+    rule: Value,
+    constraints: Option<Value>,
+    utils: Option<Value>,
+}
+
+fn case(rule: Value) -> RuleCase {
+    RuleCase { rule, constraints: None, utils: None }
+}
+
+/// The CLI's matches of every case, one `scan` over `dirs` with all rules (ids `r0`, `r1`, …).
+fn cli_rule_matches(cli: &Path, cases: &[RuleCase], language: &str, dirs: &[PathBuf]) -> Vec<MatchSet> {
+    let documents: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(index, case)| {
+            let mut document = serde_json::Map::new();
+            document.insert("id".to_owned(), json!(format!("r{index}")));
+            document.insert("language".to_owned(), json!(language));
+            document.insert("rule".to_owned(), case.rule.clone());
+            if let Some(constraints) = &case.constraints {
+                document.insert("constraints".to_owned(), constraints.clone());
+            }
+            if let Some(utils) = &case.utils {
+                document.insert("utils".to_owned(), utils.clone());
+            }
+            // JSON is YAML: each rule goes to the CLI exactly as our tool receives it.
+            Value::Object(document).to_string()
+        })
+        .collect();
+    let inline = documents.join("\n---\n");
+    let output =
+        Command::new(cli).args(["scan", "--inline-rules", &inline, "--json=stream"]).args(dirs).output().expect("run ast-grep scan");
+    assert!(output.status.success(), "ast-grep scan failed on {inline}: {}", String::from_utf8_lossy(&output.stderr));
+    let mut sets = vec![MatchSet::new(); cases.len()];
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let value: Value = serde_json::from_str(line).expect("ast-grep JSON line");
+        let index: usize = value["ruleId"].as_str().unwrap().trim_start_matches('r').parse().unwrap();
+        let file = PathBuf::from(value["file"].as_str().unwrap());
+        let start = value["range"]["byteOffset"]["start"].as_u64().unwrap() as usize;
+        let end = value["range"]["byteOffset"]["end"].as_u64().unwrap() as usize;
+        sets[index].insert((file, start, end));
+    }
+    sets
+}
+
+/// Our matches of every case: each rule compiled through `compile_rule`, one walk over `dirs`
+/// parsing every file once, and per file and rule the rule's literal pre-filter applied as the
+/// search applies it, then the rule matched.
+fn our_rule_matches(cases: &[RuleCase], language: SupportLang, dirs: &[PathBuf]) -> Vec<MatchSet> {
+    let queries: Vec<Query> = cases
+        .iter()
+        .map(|case| {
+            let input = RuleInput { rule: &case.rule, constraints: case.constraints.as_ref(), utils: case.utils.as_ref(), transform: None };
+            Query::Rule(compile_rule(input, language).unwrap_or_else(|err| panic!("{}: {err}", case.rule)))
+        })
+        .collect();
+    let limits = WalkLimits::new(std::time::Instant::now() + std::time::Duration::from_secs(900));
+    let mut sets = vec![MatchSet::new(); cases.len()];
+    for dir in dirs {
+        let (found, stats) = walk_and_match(dir, language, &Default::default(), &limits, &|path, parsed| {
+            let mut per_rule = Vec::new();
+            for (index, query) in queries.iter().enumerate() {
+                if !query.requirement().admits(parsed.source().as_bytes()) {
+                    continue;
+                }
+                let (matches, _) = scan_file(parsed, query, None);
+                per_rule.extend(matches.iter().map(|m| (index, path.to_path_buf(), m.range().start, m.range().end)));
+            }
+            Some(per_rule)
+        });
+        assert!(!stats.timed_out);
+        for (index, path, start, end) in found.into_iter().flatten() {
+            sets[index].insert((path, start, end));
+        }
+    }
+    sets
+}
+
+/// Every rule's match set equals the CLI's and is not empty; the tool's total equals it for the
+/// first rule; returns how many rules were compared.
+fn compare_rules(test_name: &str, language: SupportLang, language_id: &str, dirs: &[PathBuf], cases: &[RuleCase]) -> usize {
+    let Some(cli) = ast_grep_cli(test_name) else {
+        return 0;
+    };
+    let all_theirs = cli_rule_matches(&cli, cases, language_id, dirs);
+    let all_ours = our_rule_matches(cases, language, dirs);
+    for ((case, theirs), ours) in cases.iter().zip(&all_theirs).zip(&all_ours) {
+        let only_theirs: Vec<_> = theirs.difference(ours).take(5).collect();
+        let only_ours: Vec<_> = ours.difference(theirs).take(5).collect();
+        assert!(
+            only_theirs.is_empty() && only_ours.is_empty(),
+            "{language_id} rule {}: ast-grep {} vs ours {}; only ast-grep: {only_theirs:?}; only ours: {only_ours:?}",
+            case.rule,
+            theirs.len(),
+            ours.len()
+        );
+        assert!(!ours.is_empty(), "{language_id} rule {} matched nothing; pick a rule that occurs in the tree", case.rule);
+        eprintln!("{language_id} rule {}: {} matches, identical to ast-grep", case.rule, ours.len());
+    }
+    // The tool, end to end, reports the same total for the first rule in the first directory.
+    let (workspace, path) = match dirs[0].is_file() {
+        true => (dirs[0].parent().unwrap().to_path_buf(), dirs[0].file_name().unwrap().to_string_lossy().into_owned()),
+        false => (dirs[0].clone(), ".".to_owned()),
+    };
+    let run = Run::builder(&workspace).with_structural().build().unwrap();
+    let first = &cases[0];
+    let mut args = json!({"rule": first.rule, "language": language_id, "max_results": 1, "path": path});
+    if let Some(constraints) = &first.constraints {
+        args["constraints"] = constraints.clone();
+    }
+    if let Some(utils) = &first.utils {
+        args["utils"] = utils.clone();
+    }
+    let result = run.call(Caller::Main, "ast_grep", args);
+    assert!(!result.is_error, "{}", result.joined_text());
+    let total = result.structured_content.unwrap()["total_matches"].as_u64().unwrap() as usize;
+    assert_eq!(total, cli_rule_matches(&cli, &cases[..1], language_id, &dirs[..1])[0].len());
+    cases.len()
+}
+
+/// The start and end of the first `kind` node ast-grep finds in `file`, as a `range` rule value
+/// (0-based lines and columns, as ast-grep's).
+fn range_of_first(cli: &Path, kind: &str, language: &str, file: &Path) -> Value {
+    let inline = json!({"id": "range", "language": language, "rule": {"kind": kind}}).to_string();
+    let output =
+        Command::new(cli).args(["scan", "--inline-rules", &inline, "--json=stream"]).arg(file).output().expect("run ast-grep scan");
+    let first = String::from_utf8_lossy(&output.stdout).lines().next().map(|l| serde_json::from_str::<Value>(l).unwrap()).expect("a node");
+    let range = &first["range"];
+    json!({"start": {"line": range["start"]["line"], "column": range["start"]["column"]}, "end": {"line": range["end"]["line"], "column": range["end"]["column"]}})
+}
+
+fn rust_crate_dirs(test_name: &str, wanted: &[&str]) -> Option<Vec<PathBuf>> {
+    let Some(index) = std::env::var("HOME")
+        .ok()
+        .and_then(|home| std::fs::read_dir(Path::new(&home).join(".cargo/registry/src")).ok())
+        .and_then(|mut dirs| dirs.next())
+        .and_then(|entry| entry.ok())
+        .map(|entry| entry.path())
+    else {
+        support::skip_or_fail(test_name, "no ~/.cargo/registry/src");
+        return None;
+    };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&index)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| wanted.iter().any(|w| n.starts_with(w))))
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 3, "expected crates under {}", index.display());
+    Some(dirs)
+}
+
+#[test]
+fn rust_rules_of_every_key_match_like_ast_grep_scan() {
+    let test_name = "rust_rules_of_every_key_match_like_ast_grep_scan";
+    let Some(dirs) = rust_crate_dirs(test_name, &["ignore-0.4", "serde_json-", "similar-3", "crossbeam-channel-"]) else {
+        return;
+    };
+    let Some(cli) = ast_grep_cli(test_name) else {
+        return;
+    };
+    let ignore_crate =
+        dirs.iter().find(|d| d.file_name().is_some_and(|n| n.to_string_lossy().starts_with("ignore-"))).expect("ignore crate");
+    let ranged_file = ignore_crate.join("src/walk.rs");
+    let range = range_of_first(&cli, "function_item", "rust", &ranged_file);
+    let mut cases = vec![
+        case(json!({"pattern": "$X.unwrap()", "inside": {"kind": "closure_expression", "stopBy": "end"}})),
+        case(json!({"pattern": {"context": "fn f() { let $A = $B; }", "selector": "let_declaration"}})),
+        case(json!({"pattern": {"context": "$X.clone()", "strictness": "relaxed"}})),
+        case(json!({"pattern": {"context": "fn f() -> $R { $$$B }", "selector": "function_item", "strictness": "signature"}})),
+        case(json!({"kind": "closure_expression"})),
+        case(json!({"kind": "call_expression > field_expression"})),
+        case(json!({"kind": "identifier", "regex": "^[A-Z][A-Z0-9_]+$"})),
+        case(json!({"kind": "parameter", "nthChild": 2})),
+        case(json!({"kind": "parameter", "nthChild": "2n+1"})),
+        case(json!({"kind": "parameter", "nthChild": {"position": 1, "reverse": true, "ofRule": {"kind": "parameter"}}})),
+        case(json!({"kind": "function_item", "range": range})),
+        case(json!({"kind": "identifier", "inside": {"kind": "let_declaration", "field": "pattern"}})),
+        case(json!({"kind": "function_item", "has": {"field": "return_type", "kind": "generic_type"}})),
+        case(json!({"kind": "function_item", "has": {"pattern": "$X.unwrap()", "stopBy": {"kind": "closure_expression"}}})),
+        case(json!({"kind": "attribute_item", "precedes": {"kind": "function_item"}})),
+        case(json!({"kind": "function_item", "follows": {"kind": "attribute_item", "stopBy": "end"}})),
+        case(
+            json!({"all": [{"kind": "call_expression"}, {"has": {"kind": "field_expression"}}, {"not": {"has": {"kind": "arguments", "has": {"kind": "identifier"}}}}]}),
+        ),
+        case(json!({"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]})),
+        case(json!({"pattern": "$X.clone()", "not": {"inside": {"kind": "closure_expression", "stopBy": "end"}}})),
+        RuleCase {
+            rule: json!({"matches": "unwrapping"}),
+            constraints: None,
+            utils: Some(json!({"unwrapping": {"any": [{"pattern": "$X.unwrap()"}, {"pattern": "$X.expect($M)"}]}})),
+        },
+        RuleCase { rule: json!({"pattern": "$F($$$A)"}), constraints: Some(json!({"F": {"regex": "^(Some|Ok|Err)$"}})), utils: None },
+    ];
+    // `range` is first in its own single-file run: the node it names is in that file.
+    let ranged = cases.remove(10);
+    assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", &[ranged_file.clone()], &[ranged]), 1);
+    assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", &dirs, &cases), cases.len());
+}
+
+#[test]
+fn python_rules_of_every_key_match_like_ast_grep_scan() {
+    let test_name = "python_rules_of_every_key_match_like_ast_grep_scan";
+    let output = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"]).output();
+    let Some(stdlib) = output.ok().filter(|o| o.status.success()).map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())) else {
+        support::skip_or_fail(test_name, "python3 not found");
+        return;
+    };
+    let dirs: Vec<PathBuf> = ["json", "concurrent", "logging", "http"].iter().map(|d| stdlib.join(d)).filter(|d| d.is_dir()).collect();
+    assert!(dirs.len() >= 4, "CPython stdlib at {} lacks the expected packages", stdlib.display());
+    let cases = vec![
+        case(
+            json!({"kind": "function_definition", "not": {"has": {"field": "return_type", "kind": "type"}}, "inside": {"kind": "class_definition", "stopBy": "end"}}),
+        ),
+        case(json!({"pattern": "print($$$A)", "inside": {"kind": "function_definition", "stopBy": "end"}})),
+        case(json!({"kind": "call", "has": {"field": "function", "regex": "^isinstance$"}})),
+        case(json!({"any": [{"pattern": "$X is None"}, {"pattern": "$X is not None"}]})),
+        case(json!({"kind": "decorator", "precedes": {"kind": "function_definition"}})),
+        case(
+            json!({"kind": "expression_statement", "nthChild": 1, "has": {"kind": "string"}, "inside": {"kind": "block", "inside": {"kind": "function_definition"}}}),
+        ),
+        case(json!({"kind": "return_statement", "follows": {"kind": "if_statement"}})),
+        RuleCase { rule: json!({"pattern": "self.$A = $B"}), constraints: Some(json!({"A": {"regex": "^_"}})), utils: None },
+        case(
+            json!({"pattern": {"context": "class A:\n    def $F(self, $$$P): $$$B", "selector": "function_definition"}, "has": {"kind": "identifier", "regex": "^__init__$"}}),
+        ),
+    ];
+    assert_eq!(compare_rules(test_name, SupportLang::Python, "python", &dirs, &cases), cases.len());
 }

@@ -109,6 +109,22 @@ fn rust_analyzer_runs_build_scripts_and_the_rustc_wrapper_only_when_trusted() {
     assert_eq!(trust_notes.len(), 1, "one line says what restricted mode turned off: {notes:?}");
     assert!(trust_notes[0].contains("no build scripts (build.rs), proc macros or cargo check"), "{notes:?}");
     assert!(trust_notes[0].contains("build.rustc-wrapper ignored"), "{notes:?}");
+    // The newer lsp ops (call hierarchy, code actions) go through the same restricted server
+    // and carry the same line.
+    for op in ["incoming_calls", "outgoing_calls", "code_actions"] {
+        let (line, symbol) = match op {
+            "incoming_calls" => (2, "answer"),
+            "outgoing_calls" => (6, "user"),
+            _ => (7, "answer"),
+        };
+        let (is_error, text, structured) = call(&restricted, json!({"op": op, "file": "src/lib.rs", "line": line, "symbol": symbol}));
+        assert!(!is_error, "restricted {op} failed:\n{text}");
+        let notes: Vec<&str> = structured["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        assert!(
+            notes.iter().any(|note| note.starts_with("workspace trust: restricted") && note.contains("no build scripts")),
+            "{op} says what restricted mode turned off:\n{text}"
+        );
+    }
     // Give rust-analyzer the time it takes to run build scripts when they are on.
     std::thread::sleep(Duration::from_secs(10));
     let (_, again, _) = call(&restricted, hover.clone());

@@ -6,6 +6,7 @@
 
 pub mod bridge_tools;
 pub mod corpus;
+pub mod serve_process;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -3,7 +3,10 @@
 //! Wire: newline-delimited JSON-RPC 2.0 (one compact JSON message per line, UTF-8) with MCP's
 //! method names and shapes, protocol version [`PROTOCOL_VERSION`] (`2025-06-18`); a client that
 //! offers one of the older [`SUPPORTED_PROTOCOL_VERSIONS`] gets that version back, any other
-//! offer gets `2025-06-18` (the client then decides whether it can speak it).
+//! offer gets `2025-06-18` (the client then decides whether it can speak it). Input is held to
+//! JSON-RPC 2.0 and MCP's id rules (see [`jsonrpc`]): ids are strings or integers of any size
+//! and are echoed exactly; every request gets exactly one response, notifications and responses
+//! none.
 //!
 //! Methods served:
 //! - `initialize`: builds the run. A host whose capabilities include `elicitation` gets the ask
@@ -12,46 +15,59 @@
 //!   approval prompts are denied (fail-closed, SPEC R-ASK-4).
 //! - `notifications/initialized`, `ping`, `tools/list` (the tools visible to the session's
 //!   caller, R-TIER-2), `tools/call` (the result is the run's [`crate::ToolResult`] JSON: MCP
-//!   `CallToolResult`), `notifications/cancelled` (cancels the in-flight call through its
+//!   `CallToolResult`; a call whose `params._meta.progressToken` is set gets
+//!   `notifications/progress` while it runs — at most four a second, `progress` increasing,
+//!   none after its response), `notifications/cancelled` (cancels the in-flight call through its
 //!   [`CancelToken`]; per MCP no response is sent for a cancelled request, but when the call had
 //!   already written files — its commit was under way — the host gets a `notifications/message`
 //!   at level `warning` naming the request, the tool and the paths written, so the change does
-//!   not go unsaid), `logging/setLevel` (the `logging` capability is declared for that warning;
-//!   a level above `warning` mutes it).
+//!   not go unsaid), `logging/setLevel`.
+//! - Logging (capability `logging`): the run's events ([`crate::events`]: a language server
+//!   that crashed, restarted or backs off, a kernel that died, a tool that panicked, a call
+//!   denied because no human could be asked, …) arrive as `notifications/message`
+//!   (`level`, `logger` = `runbound/<source>`, `data` = `{"message": …, …}`) when at or above
+//!   the level the host set; the default is `warning`.
 //! - Anything else: `-32601` for requests, ignored for notifications. Requests other than
-//!   `initialize` and `ping` before `initialize` get `-32600`.
+//!   `initialize`, `ping` and `logging/setLevel` before `initialize` get `-32600`.
 //!
-//! Cards and permission prompts are sent to the host as `elicitation/create` requests with a
-//! flat `requestedSchema` (see [`elicitation_request_params`]); the response's `action` maps
-//! `accept` → answered, `decline` → skipped (a question) or denied (a permission prompt),
-//! `cancel` → cancelled (a denial for a permission prompt). A card that times out or whose call
-//! is cancelled is withdrawn with `notifications/cancelled` sent to the host.
+//! Cards and permission prompts are sent to the host as `elicitation/create` requests (see
+//! [`elicitation`]).
 //!
 //! Threads: the caller's thread reads and routes messages; one named writer thread owns the
 //! output; each `tools/call` runs on its own named worker thread, so a tool blocked on a card
 //! never blocks the reader (which must stay free to receive the elicitation response). When the
-//! input ends, every in-flight call is cancelled, pending cards are withdrawn, workers are
-//! joined within [`ServeConfig::shutdown_grace`], the run is dropped (its resources stopped),
-//! and the writer is drained and joined. The library never prints: the output carries
-//! protocol only.
+//! input ends, every in-flight call is cancelled (a call that still returns within
+//! [`ServeConfig::shutdown_grace`] gets its response: the host closed its input, not the call),
+//! pending cards are withdrawn, workers are joined within the grace, the run is dropped (its
+//! resources stopped), and the writer is drained and joined. The library never prints: the
+//! output carries protocol only.
 
-use std::cell::RefCell;
+pub mod elicitation;
+pub mod jsonrpc;
+
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, Sender};
 use parking_lot::Mutex;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use crate::ask::{AskCard, AskOutcome, AskPort, CardKind, PERMISSION_DENY};
+use crate::events::{EventLevel, RunEvent};
+use crate::progress::ProgressUpdate;
 use crate::registry::{CallOptions, CancelToken};
 use crate::run::{Run, RunBuilder, RunError};
 use crate::tier::Caller;
-use crate::transport::framing::{read_json_line, write_json_line, FramingError};
+use crate::transport::framing::{read_json_line_bytes, FramingError};
+
+pub use elicitation::{elicitation_outcome, elicitation_request_params};
+pub use jsonrpc::{RequestId, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+
+use elicitation::{ElicitationAskPort, CALL_CANCEL_TOKEN};
+use jsonrpc::{error_line, parse_message, progress_line, result_line, value_line, Incoming};
 
 /// The MCP protocol revision this host implements.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -59,21 +75,13 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 /// Revisions a client may request and get back unchanged, newest first.
 pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// JSON-RPC 2.0: invalid JSON was received.
-pub const PARSE_ERROR: i64 = -32700;
-/// JSON-RPC 2.0: the message is not a valid request (or not valid in this state).
-pub const INVALID_REQUEST: i64 = -32600;
-/// JSON-RPC 2.0: the method does not exist.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// JSON-RPC 2.0: invalid method parameters.
-pub const INVALID_PARAMS: i64 = -32602;
-/// JSON-RPC 2.0: internal error.
-pub const INTERNAL_ERROR: i64 = -32603;
-
 /// Method of the notification sent to the host when a background worker (vibe) finishes,
 /// fails or is lost: params are `WorkerEvent::to_json()` (`worker_id`, `label`, `tier`,
 /// `attempt`, `status`, `elapsed_ms`, `result_excerpt`, `message`).
 pub const WORKER_EVENT_NOTIFICATION: &str = "notifications/runbound/worker";
+
+/// The log level a session starts with: `warning` (MCP leaves the default to the server).
+pub const DEFAULT_LOG_LEVEL: EventLevel = EventLevel::Warning;
 
 /// Settings of one serve session.
 #[derive(Debug, Clone)]
@@ -102,10 +110,12 @@ pub struct ServeSummary {
     pub client_name: Option<String>,
     /// Whether the host declared the `elicitation` capability (the ask port was attached).
     pub elicitation: bool,
-    /// Requests received (messages with a `method` and an `id`), notifications excluded.
+    /// Requests received (messages with a `method` and a valid `id`), notifications excluded.
     pub requests_received: u64,
     /// `tools/call` requests started.
     pub tool_calls: u64,
+    /// Lines refused as not JSON, not JSON-RPC 2.0, or with an id MCP does not allow.
+    pub invalid_messages: u64,
     /// Calls that had not returned `shutdown_grace` after the input ended, as
     /// `"<tool> (request <id>)"`. Their threads were left to finish on their own.
     pub calls_still_running: Vec<String>,
@@ -151,7 +161,7 @@ pub fn serve_stdio(builder: RunBuilder, config: &ServeConfig) -> Result<ServeSum
 /// # Errors
 /// [`ServeError::Io`] when the output cannot be written or the input cannot be read;
 /// [`ServeError::Framing`] when the input ends inside a message. Malformed or over-long lines
-/// are not errors: they are answered with `-32700` and skipped.
+/// are not errors: they are answered with `-32700` / `-32600` and skipped.
 pub fn serve(
     reader: &mut dyn BufRead,
     writer: Box<dyn Write + Send>,
@@ -172,7 +182,7 @@ pub fn serve(
         pending_elicitations: Mutex::new(HashMap::new()),
         next_server_request_id: AtomicU64::new(1),
         closed: AtomicBool::new(false),
-        logging_muted: AtomicBool::new(false),
+        log_level: AtomicUsize::new(level_index(DEFAULT_LOG_LEVEL)),
     });
     let mut session = Session {
         config: config.clone(),
@@ -184,6 +194,7 @@ pub fn serve(
             elicitation: false,
             requests_received: 0,
             tool_calls: 0,
+            invalid_messages: 0,
             calls_still_running: Vec::new(),
         },
         write_failure: Arc::clone(&write_failure),
@@ -200,124 +211,57 @@ pub fn serve(
     Ok(summary)
 }
 
-/// The `elicitation/create` params for `card`: `{"message": …, "requestedSchema": …}`.
-///
-/// The schema is flat (MCP 2025-06-18 allows primitive properties only):
-/// - permission cards: `decision`, a required string enum of the three permission labels;
-/// - single-choice questions: `choice`, a string enum of the option labels (`enumNames` carry
-///   the descriptions), required unless free text is allowed;
-/// - multi-select questions: one boolean `option_<n>` per option (n from 1, `title` = label);
-/// - free text allowed: `answer`, a string (required when there are no options).
-pub fn elicitation_request_params(card: &AskCard) -> Value {
-    let mut message = format!("card {}: {}", card.number, card.question);
-    if let Some(asked_by) = &card.asked_by {
-        message.push_str(&format!("\n(asked by {asked_by})"));
-    }
-    if let Some(context) = &card.context {
-        message.push_str(&format!("\n\n{context}"));
-    }
-    let mut properties = Map::new();
-    let mut required: Vec<&str> = Vec::new();
-    let labels: Vec<&str> = card.options.iter().map(|option| option.label.as_str()).collect();
-    let titles: Vec<String> = card
-        .options
-        .iter()
-        .map(|option| match &option.description {
-            Some(description) => format!("{} — {description}", option.label),
-            None => option.label.clone(),
-        })
-        .collect();
-    match card.kind {
-        CardKind::Permission => {
-            properties.insert(
-                "decision".to_owned(),
-                json!({"type": "string", "title": "Decision", "description": "Whether this tool call may run.", "enum": labels, "enumNames": titles}),
-            );
-            required.push("decision");
-        }
-        CardKind::Question if card.options.is_empty() => (),
-        CardKind::Question if card.multi_select => {
-            for (option_idx, option) in card.options.iter().enumerate() {
-                let mut property = json!({"type": "boolean", "title": option.label, "default": false});
-                if let Some(description) = &option.description {
-                    property["description"] = Value::String(description.clone());
-                }
-                properties.insert(format!("option_{}", option_idx + 1), property);
-            }
-        }
-        CardKind::Question => {
-            properties.insert(
-                "choice".to_owned(),
-                json!({"type": "string", "title": "Choice", "description": "Pick one option.", "enum": labels, "enumNames": titles}),
-            );
-            if !card.allow_free_text {
-                required.push("choice");
-            }
-        }
-    }
-    if card.kind == CardKind::Question && card.allow_free_text {
-        let description = if card.options.is_empty() { "Your answer." } else { "Your own answer, instead of or in addition to a choice." };
-        properties.insert("answer".to_owned(), json!({"type": "string", "title": "Answer", "description": description}));
-        if card.options.is_empty() {
-            required.push("answer");
-        }
-    }
-    json!({
-        "message": message,
-        "requestedSchema": {"type": "object", "properties": properties, "required": required},
-    })
-}
-
-/// Maps the host's `elicitation/create` result (`{"action": …, "content": {…}}`) for `card` to
-/// an [`AskOutcome`] (see [`elicitation_request_params`] for the field names).
-pub fn elicitation_outcome(card: &AskCard, result: &Value) -> AskOutcome {
-    let action = result.get("action").and_then(Value::as_str).unwrap_or("");
-    let content = result.get("content").cloned().unwrap_or(Value::Null);
-    match (action, card.kind) {
-        ("accept", CardKind::Permission) => {
-            let decision = content.get("decision").and_then(Value::as_str);
-            AskOutcome::Answered { selected: decision.map(str::to_owned).into_iter().collect(), free_text: None }
-        }
-        ("accept", CardKind::Question) => {
-            let mut selected = Vec::new();
-            if let Some(choice) = content.get("choice").and_then(Value::as_str) {
-                selected.push(choice.to_owned());
-            }
-            for (option_idx, option) in card.options.iter().enumerate() {
-                if content.get(format!("option_{}", option_idx + 1)).and_then(Value::as_bool) == Some(true) {
-                    selected.push(option.label.clone());
-                }
-            }
-            let free_text = content.get("answer").and_then(Value::as_str).map(str::trim).filter(|text| !text.is_empty()).map(str::to_owned);
-            AskOutcome::Answered { selected, free_text }
-        }
-        ("decline", CardKind::Permission) => AskOutcome::Answered { selected: vec![PERMISSION_DENY.to_owned()], free_text: None },
-        ("decline", CardKind::Question) => AskOutcome::Skipped,
-        ("cancel", _) => AskOutcome::Cancelled { reason: "the host cancelled the card".to_owned() },
-        (other, _) => AskOutcome::Cancelled { reason: format!("the host answered the card with unknown action {other:?}") },
-    }
-}
-
 enum Outgoing {
-    Message(Value),
+    /// One message, serialized, without the newline.
+    Line(String),
     Stop,
 }
 
-/// State shared by the reader, the workers and the ask port.
-struct Shared {
+fn level_index(level: EventLevel) -> usize {
+    EventLevel::ALL.iter().position(|candidate| *candidate == level).unwrap_or(3)
+}
+
+/// State shared by the reader, the workers, the ask port and the run's event callback.
+pub(crate) struct Shared {
     outgoing: Sender<Outgoing>,
-    /// Server→host requests awaiting a response, by JSON-encoded id.
-    pending_elicitations: Mutex<HashMap<String, Sender<Result<Value, Value>>>>,
-    next_server_request_id: AtomicU64,
+    /// Server→host requests awaiting a response, by id.
+    pub(crate) pending_elicitations: Mutex<HashMap<RequestId, Sender<Result<Value, Value>>>>,
+    pub(crate) next_server_request_id: AtomicU64,
     /// Set when the input ended: no new cards are sent.
-    closed: AtomicBool,
-    /// Set by `logging/setLevel` to a level above `warning`: no log messages are sent.
-    logging_muted: AtomicBool,
+    pub(crate) closed: AtomicBool,
+    /// Index in [`EventLevel::ALL`] of the least severe level sent as a log message.
+    log_level: AtomicUsize,
 }
 
 impl Shared {
-    fn send(&self, message: Value) {
-        let _ = self.outgoing.send(Outgoing::Message(message));
+    fn send_line(&self, line: String) {
+        let _ = self.outgoing.send(Outgoing::Line(line));
+    }
+
+    /// Sends a message that carries no host-chosen id (ids of our own, notifications).
+    pub(crate) fn send_value(&self, message: &Value) {
+        self.send_line(value_line(message));
+    }
+
+    /// Sends `event` as a `notifications/message` when its level is at or above the host's.
+    fn log(&self, event: &RunEvent) {
+        if level_index(event.level) < self.log_level.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut data = serde_json::Map::new();
+        data.insert("message".to_owned(), Value::String(event.message.clone()));
+        match &event.data {
+            Value::Object(fields) => data.extend(fields.iter().map(|(key, value)| (key.clone(), value.clone()))),
+            Value::Null => (),
+            other => {
+                data.insert("details".to_owned(), other.clone());
+            }
+        }
+        self.send_value(&json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": event.level, "logger": format!("runbound/{}", event.source), "data": data},
+        }));
     }
 }
 
@@ -330,6 +274,8 @@ enum SessionState {
 struct InFlightCall {
     tool: String,
     cancel: CancelToken,
+    /// Set when the host cancelled the call (no response then), not the session's end.
+    host_cancelled: Arc<AtomicBool>,
     thread: JoinHandle<()>,
 }
 
@@ -337,8 +283,8 @@ struct Session {
     config: ServeConfig,
     shared: Arc<Shared>,
     state: SessionState,
-    /// Running `tools/call` workers by JSON-encoded request id.
-    in_flight: HashMap<String, InFlightCall>,
+    /// Running `tools/call` workers by request id.
+    in_flight: HashMap<RequestId, InFlightCall>,
     summary: ServeSummary,
     write_failure: Arc<Mutex<Option<io::Error>>>,
 }
@@ -349,106 +295,110 @@ impl Session {
             if self.write_failure.lock().is_some() {
                 return Ok(());
             }
-            let message = match read_json_line(reader, self.config.max_message_bytes) {
-                Ok(Some(message)) => message,
+            let line = match read_json_line_bytes(reader, self.config.max_message_bytes) {
+                Ok(Some(line)) => line,
                 Ok(None) => return Ok(()),
                 Err(err) if err.is_recoverable() => {
-                    self.respond_error(Value::Null, PARSE_ERROR, &format!("message skipped: {err}"));
+                    self.summary.invalid_messages += 1;
+                    self.respond_error(None, PARSE_ERROR, &format!("message skipped: {err}"));
                     continue;
                 }
                 Err(err) => return Err(ServeError::Framing(err)),
             };
             self.reap_finished_calls();
-            self.route(message);
+            self.route(parse_message(&line));
         }
     }
 
-    fn route(&mut self, message: Value) {
-        let Value::Object(object) = message else {
-            let what =
-                if message.is_array() { "JSON-RPC batches are not supported by MCP 2025-06-18" } else { "a message must be a JSON object" };
-            self.respond_error(Value::Null, INVALID_REQUEST, what);
-            return;
-        };
-        let id = object.get("id").cloned();
-        let method = object.get("method").and_then(Value::as_str).map(str::to_owned);
-        let params = object.get("params").cloned().unwrap_or(Value::Null);
-        match (method, id) {
-            (Some(method), Some(id)) => self.handle_request(&method, id, params),
-            (Some(method), None) => self.handle_notification(&method, &params),
-            (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => {
-                let outcome = match object.get("error") {
-                    Some(error) => Err(error.clone()),
-                    None => Ok(object.get("result").cloned().unwrap_or(Value::Null)),
-                };
-                let waiter = self.shared.pending_elicitations.lock().remove(&id.to_string());
+    fn route(&mut self, message: Incoming) {
+        match message {
+            Incoming::Request { id, method, params, progress_token } => self.handle_request(&method, id, &params, progress_token),
+            Incoming::Notification { method, cancelled_request, .. } => self.handle_notification(&method, cancelled_request),
+            Incoming::Response { id, outcome } => {
+                let waiter = self.shared.pending_elicitations.lock().remove(&id);
                 if let Some(waiter) = waiter {
                     let _ = waiter.send(outcome);
                 }
             }
-            (None, id) => self.respond_error(
-                id.unwrap_or(Value::Null),
-                INVALID_REQUEST,
-                "a message needs a \"method\" (request or notification) or a \"result\"/\"error\" (response)",
-            ),
+            Incoming::UnusableResponse => (),
+            Incoming::Invalid { id, code, message } => {
+                self.summary.invalid_messages += 1;
+                self.respond_error(id.as_ref(), code, &message);
+            }
         }
     }
 
-    fn handle_request(&mut self, method: &str, id: Value, params: Value) {
+    fn handle_request(&mut self, method: &str, id: RequestId, params: &Value, progress_token: Option<RequestId>) {
         self.summary.requests_received += 1;
         match method {
-            "initialize" => self.initialize(id, &params),
-            "ping" => self.respond(id, json!({})),
+            "initialize" => self.initialize(&id, params),
+            "ping" => self.respond(&id, &json!({})),
             "logging/setLevel" => {
-                // The only log messages sent are warnings (writes that landed in cancelled calls).
-                let level = params.get("level").and_then(Value::as_str).unwrap_or("");
-                let muted = matches!(level, "error" | "critical" | "alert" | "emergency");
-                self.shared.logging_muted.store(muted, Ordering::SeqCst);
-                self.respond(id, json!({}));
+                let level = params.get("level").and_then(Value::as_str);
+                match level.and_then(EventLevel::parse) {
+                    Some(level) => {
+                        self.shared.log_level.store(level_index(level), Ordering::SeqCst);
+                        self.respond(&id, &json!({}));
+                    }
+                    None => {
+                        let names: Vec<&str> = EventLevel::ALL.iter().map(|level| level.as_str()).collect();
+                        let got = params.get("level").map_or_else(|| "nothing".to_owned(), Value::to_string);
+                        self.respond_error(
+                            Some(&id),
+                            INVALID_PARAMS,
+                            &format!("params.level must be one of {}; got {got}", names.join(", ")),
+                        );
+                    }
+                }
             }
             "tools/list" | "tools/call" => {
                 let run = match &self.state {
                     SessionState::Ready(run) => Arc::clone(run),
                     SessionState::AwaitingInitialize(_) => {
-                        return self.respond_error(id, INVALID_REQUEST, &format!("{method} before initialize: send initialize first"));
+                        return self.respond_error(
+                            Some(&id),
+                            INVALID_REQUEST,
+                            &format!("{method} before initialize: send initialize first"),
+                        );
                     }
                     SessionState::Failed(reason) => {
                         let message = format!("this session has no run: {reason}");
-                        return self.respond_error(id, INTERNAL_ERROR, &message);
+                        return self.respond_error(Some(&id), INTERNAL_ERROR, &message);
                     }
                 };
                 if method == "tools/list" {
-                    self.respond(id, json!({"tools": run.tools_json(self.config.caller)}));
+                    self.respond(&id, &json!({"tools": run.tools_json(self.config.caller)}));
                 } else {
-                    self.start_call(run, id, &params);
+                    self.start_call(run, id, params, progress_token);
                 }
             }
             _ => self.respond_error(
-                id,
+                Some(&id),
                 METHOD_NOT_FOUND,
                 &format!("method not found: {method} (this host serves initialize, ping, logging/setLevel, tools/list, tools/call)"),
             ),
         }
     }
 
-    fn handle_notification(&mut self, method: &str, params: &Value) {
+    fn handle_notification(&mut self, method: &str, cancelled_request: Option<RequestId>) {
         if method != "notifications/cancelled" {
             // `notifications/initialized` and anything unknown need no action.
             return;
         }
-        let Some(request_id) = params.get("requestId") else { return };
-        if let Some(call) = self.in_flight.get(&request_id.to_string()) {
+        let Some(request_id) = cancelled_request else { return };
+        if let Some(call) = self.in_flight.get(&request_id) {
+            call.host_cancelled.store(true, Ordering::SeqCst);
             call.cancel.cancel();
         }
     }
 
-    fn initialize(&mut self, id: Value, params: &Value) {
+    fn initialize(&mut self, id: &RequestId, params: &Value) {
         let builder = match &mut self.state {
             SessionState::AwaitingInitialize(builder) => builder.take(),
             _ => None,
         };
         let Some(builder) = builder else {
-            return self.respond_error(id, INVALID_REQUEST, "initialize was already received in this session");
+            return self.respond_error(Some(id), INVALID_REQUEST, "initialize was already received in this session");
         };
         let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
         let protocol_version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&requested) { requested } else { PROTOCOL_VERSION };
@@ -464,18 +414,19 @@ impl Session {
             // (never the run), so dropping the run is not prevented.
             let outgoing = self.shared.outgoing.clone();
             builder = builder.on_worker_event(Arc::new(move |event: &crate::vibe::WorkerEvent| {
-                let _ = outgoing.send(Outgoing::Message(json!({
-                    "jsonrpc": "2.0",
-                    "method": WORKER_EVENT_NOTIFICATION,
-                    "params": event.to_json(),
-                })));
+                let message = json!({"jsonrpc": "2.0", "method": WORKER_EVENT_NOTIFICATION, "params": event.to_json()});
+                let _ = outgoing.send(Outgoing::Line(value_line(&message)));
             }));
         }
+        // The run's events become log messages. The callback holds the shared output state,
+        // never the run.
+        let shared = Arc::clone(&self.shared);
+        builder = builder.on_event(Arc::new(move |event: &RunEvent| shared.log(event)));
         let run = match builder.build() {
             Ok(run) => Arc::new(run),
             Err(RunError { message }) => {
                 self.state = SessionState::Failed(message.clone());
-                return self.respond_error(id, INTERNAL_ERROR, &format!("the run could not be built: {message}"));
+                return self.respond_error(Some(id), INTERNAL_ERROR, &format!("the run could not be built: {message}"));
             }
         };
         self.summary.client_name = client_name;
@@ -496,7 +447,7 @@ impl Session {
         };
         let instructions = format!(
             "runbound: {n_visible} tools bound to the workspace {} (conversation {}). Caller {caller}: {}; {ask_note}. \
-             Paths are relative to the workspace; lines are 1-based.",
+             Paths are relative to the workspace; lines are 1-based. Long calls report progress when the request carries a progressToken.",
             run.workspace_root().display(),
             run.conversation_id(),
             if caller == Caller::Main { "read, write and exec tools are visible" } else { "read-tier tools only" },
@@ -504,7 +455,7 @@ impl Session {
         self.state = SessionState::Ready(run);
         self.respond(
             id,
-            json!({
+            &json!({
                 "protocolVersion": protocol_version,
                 "capabilities": {"tools": {"listChanged": false}, "logging": {}},
                 "serverInfo": {"name": "runbound", "title": "runbound", "version": env!("CARGO_PKG_VERSION")},
@@ -513,23 +464,32 @@ impl Session {
         );
     }
 
-    fn start_call(&mut self, run: Arc<Run>, id: Value, params: &Value) {
+    fn start_call(&mut self, run: Arc<Run>, id: RequestId, params: &Value, progress_token: Option<RequestId>) {
         let Some(name) = params.get("name").and_then(Value::as_str).map(str::to_owned) else {
-            return self.respond_error(id, INVALID_PARAMS, "tools/call needs params.name (the tool name, a string)");
+            return self.respond_error(Some(&id), INVALID_PARAMS, "tools/call needs params.name (the tool name, a string)");
         };
         let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
         if !(arguments.is_object() || arguments.is_null()) {
-            return self.respond_error(id, INVALID_PARAMS, "tools/call params.arguments must be an object");
+            return self.respond_error(Some(&id), INVALID_PARAMS, "tools/call params.arguments must be an object");
         }
-        let id_key = id.to_string();
-        if self.in_flight.contains_key(&id_key) {
-            return self.respond_error(id, INVALID_REQUEST, &format!("request id {id_key} is already in use by a running call"));
+        if self.in_flight.contains_key(&id) {
+            return self.respond_error(Some(&id), INVALID_REQUEST, &format!("request id {id} is already in use by a running call"));
         }
-        let options = CallOptions::new(self.config.caller);
+        let mut options = CallOptions::new(self.config.caller);
+        if let Some(token) = progress_token {
+            // Progress goes out on the same ordered channel as the response; the registry closes
+            // the sink before `call_with` returns, so none follows the response.
+            let shared = Arc::clone(&self.shared);
+            options = options.with_progress(Arc::new(move |update: &ProgressUpdate| {
+                shared.send_line(progress_line(&token, update.progress, update.total, update.message.as_deref()));
+            }));
+        }
         let cancel = options.cancel.clone();
+        let host_cancelled = Arc::new(AtomicBool::new(false));
         let shared = Arc::clone(&self.shared);
         let worker_id = id.clone();
         let worker_name = name.clone();
+        let worker_host_cancelled = Arc::clone(&host_cancelled);
         let elicitation = self.summary.elicitation;
         let workspace_root = run.workspace_root().to_path_buf();
         let spawned = std::thread::Builder::new().name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1)).spawn(move || {
@@ -543,28 +503,25 @@ impl Session {
             }
             CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = None);
             drop(run);
-            if !options.cancel.is_cancelled() {
-                shared.send(json!({"jsonrpc": "2.0", "id": worker_id, "result": result.to_json()}));
-            } else if let Some(notification) = landed_after_cancel_notification(&worker_id, &worker_name, &options.cancel, &workspace_root)
-            {
+            if !worker_host_cancelled.load(Ordering::SeqCst) {
+                shared.send_line(result_line(&worker_id, &result.to_json()));
+            } else if let Some(event) = landed_after_cancel_event(&worker_id, &worker_name, &options.cancel, &workspace_root) {
                 // No response for a cancelled call (MCP), but what it changed on disk must not
                 // go unsaid: the host learns it as a warning log message.
-                if !shared.logging_muted.load(Ordering::SeqCst) {
-                    shared.send(notification);
-                }
+                shared.log(&event);
             }
         });
         match spawned {
             Ok(thread) => {
                 self.summary.tool_calls += 1;
-                self.in_flight.insert(id_key, InFlightCall { tool: name, cancel, thread });
+                self.in_flight.insert(id, InFlightCall { tool: name, cancel, host_cancelled, thread });
             }
-            Err(err) => self.respond_error(id, INTERNAL_ERROR, &format!("cannot start a thread for {name}: {err}")),
+            Err(err) => self.respond_error(Some(&id), INTERNAL_ERROR, &format!("cannot start a thread for {name}: {err}")),
         }
     }
 
     fn reap_finished_calls(&mut self) {
-        let finished: Vec<String> =
+        let finished: Vec<RequestId> =
             self.in_flight.iter().filter(|(_, call)| call.thread.is_finished()).map(|(key, _)| key.clone()).collect();
         for key in finished {
             if let Some(call) = self.in_flight.remove(&key) {
@@ -601,176 +558,61 @@ impl Session {
         self.summary
     }
 
-    fn respond(&mut self, id: Value, result: Value) {
-        self.shared.send(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    fn respond(&mut self, id: &RequestId, result: &Value) {
+        self.shared.send_line(result_line(id, result));
     }
 
-    fn respond_error(&mut self, id: Value, code: i64, message: &str) {
-        self.shared.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}));
+    fn respond_error(&mut self, id: Option<&RequestId>, code: i64, message: &str) {
+        self.shared.send_line(error_line(id, code, message));
     }
 }
 
-/// The `notifications/message` (level `warning`) for a cancelled call whose writes landed, or
-/// `None` when it wrote nothing. `data` names the request, the tool and the paths (relative to
-/// the workspace).
-fn landed_after_cancel_notification(
-    request_id: &Value,
+/// The warning event for a cancelled call whose writes landed, or `None` when it wrote nothing.
+/// Its data names the request, the tool and the paths (relative to the workspace).
+fn landed_after_cancel_event(
+    request_id: &RequestId,
     tool: &str,
     cancel: &CancelToken,
     workspace_root: &std::path::Path,
-) -> Option<Value> {
+) -> Option<RunEvent> {
     let landed = cancel.landed_writes();
     if landed.is_empty() {
         return None;
     }
     let paths: Vec<String> = landed.iter().map(|path| crate::render::display_path(workspace_root, path)).collect();
-    Some(json!({
-        "jsonrpc": "2.0",
-        "method": "notifications/message",
-        "params": {
-            "level": "warning",
-            "logger": "runbound",
-            "data": {
-                "requestId": request_id,
-                "tool": tool,
-                "message": format!(
-                    "the cancelled {tool} call (request {request_id}) had already written {}; the change is on disk",
-                    paths.join(", ")
-                ),
-                "written": paths,
-            },
-        },
-    }))
+    // The id as JSON: a string id stays a string; an integer id beyond 2^53 becomes its digits
+    // as a string rather than a rounded number.
+    let request_id_json = match serde_json::from_str::<Value>(request_id.as_json()) {
+        Ok(Value::Number(number)) if number.is_i64() || number.is_u64() => Value::Number(number),
+        Ok(Value::String(text)) => Value::String(text),
+        _ => Value::String(request_id.as_json().to_owned()),
+    };
+    Some(
+        RunEvent::new(
+            EventLevel::Warning,
+            "serve",
+            format!("the cancelled {tool} call (request {request_id}) had already written {}; the change is on disk", paths.join(", ")),
+        )
+        .with_data(json!({"requestId": request_id_json, "tool": tool, "written": paths})),
+    )
 }
 
 fn write_loop(mut writer: Box<dyn Write + Send>, outgoing: &Receiver<Outgoing>, write_failure: &Mutex<Option<io::Error>>) {
     // Ends on Stop, or when every sender is gone; after a write failure the rest is discarded.
-    while let Ok(Outgoing::Message(message)) = outgoing.recv() {
+    while let Ok(Outgoing::Line(mut line)) = outgoing.recv() {
         if write_failure.lock().is_some() {
             continue;
         }
-        if let Err(err) = write_json_line(&mut *writer, &message) {
+        line.push('\n');
+        if let Err(err) = writer.write_all(line.as_bytes()).and_then(|()| writer.flush()) {
             *write_failure.lock() = Some(err);
         }
-    }
-}
-
-thread_local! {
-    /// The cancel token of the `tools/call` running on this worker thread, so that a card shown
-    /// by that call is withdrawn when the host cancels it.
-    static CALL_CANCEL_TOKEN: RefCell<Option<CancelToken>> = const { RefCell::new(None) };
-}
-
-/// How often a card wait re-checks cancellation.
-const CARD_POLL_SLICE: Duration = Duration::from_millis(50);
-
-/// The stdio host's ask port: each card becomes an `elicitation/create` request to the host.
-struct ElicitationAskPort {
-    shared: Arc<Shared>,
-}
-
-impl AskPort for ElicitationAskPort {
-    fn ask(&self, card: &AskCard, timeout: Duration) -> AskOutcome {
-        if self.shared.closed.load(Ordering::SeqCst) {
-            return AskOutcome::Cancelled { reason: "the host closed the connection".to_owned() };
-        }
-        let deadline = Instant::now() + timeout;
-        let request_id = json!(self.shared.next_server_request_id.fetch_add(1, Ordering::SeqCst));
-        let request_key = request_id.to_string();
-        let (response_tx, response_rx) = crossbeam_channel::bounded(1);
-        self.shared.pending_elicitations.lock().insert(request_key.clone(), response_tx);
-        self.shared.send(json!({
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "elicitation/create",
-            "params": elicitation_request_params(card),
-        }));
-        let cancel = CALL_CANCEL_TOKEN.with(|slot| slot.borrow().clone());
-        loop {
-            let wait = deadline.saturating_duration_since(Instant::now()).min(CARD_POLL_SLICE);
-            match response_rx.recv_timeout(wait) {
-                Ok(Ok(result)) => return elicitation_outcome(card, &result),
-                Ok(Err(error)) => {
-                    let message = error.get("message").and_then(Value::as_str).unwrap_or("no message");
-                    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-                    return AskOutcome::NoHuman { reason: format!("the host refused elicitation/create (error {code}: {message})") };
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return AskOutcome::Cancelled { reason: "the host closed the connection".to_owned() };
-                }
-                Err(RecvTimeoutError::Timeout) => (),
-            }
-            if cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
-                self.withdraw(&request_id, "the tool call was cancelled");
-                return AskOutcome::Cancelled { reason: "the host cancelled the tool call".to_owned() };
-            }
-            if Instant::now() >= deadline {
-                self.withdraw(&request_id, "nobody answered in time");
-                return AskOutcome::TimedOut;
-            }
-        }
-    }
-}
-
-impl ElicitationAskPort {
-    /// Forgets a pending card and tells the host to take it down.
-    fn withdraw(&self, request_id: &Value, reason: &str) {
-        self.shared.pending_elicitations.lock().remove(&request_id.to_string());
-        self.shared.send(json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": request_id, "reason": reason},
-        }));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ask::AskOption;
-
-    fn question(labels: &[&str], allow_free_text: bool, multi_select: bool) -> AskCard {
-        AskCard {
-            number: 3,
-            kind: CardKind::Question,
-            target_space: "mcp:test".to_owned(),
-            question: "Which?".to_owned(),
-            context: None,
-            options: labels.iter().map(|label| AskOption { label: (*label).to_owned(), description: None }).collect(),
-            allow_free_text,
-            multi_select,
-            asked_by: None,
-        }
-    }
-
-    #[test]
-    fn single_choice_schema_and_answers() {
-        let card = question(&["red", "blue"], false, false);
-        let params = elicitation_request_params(&card);
-        assert_eq!(params["message"], "card 3: Which?");
-        let schema = &params["requestedSchema"];
-        assert_eq!(schema["properties"]["choice"]["enum"], json!(["red", "blue"]));
-        assert_eq!(schema["required"], json!(["choice"]));
-        assert!(schema["properties"].get("answer").is_none());
-        let accepted = elicitation_outcome(&card, &json!({"action": "accept", "content": {"choice": "blue"}}));
-        assert_eq!(accepted, AskOutcome::Answered { selected: vec!["blue".to_owned()], free_text: None });
-        assert_eq!(elicitation_outcome(&card, &json!({"action": "decline"})), AskOutcome::Skipped);
-        assert!(matches!(elicitation_outcome(&card, &json!({"action": "cancel"})), AskOutcome::Cancelled { .. }));
-    }
-
-    #[test]
-    fn multi_select_uses_one_boolean_per_option() {
-        let card = question(&["a", "b", "c"], true, true);
-        let schema = &elicitation_request_params(&card)["requestedSchema"];
-        assert_eq!(schema["properties"]["option_2"], json!({"type": "boolean", "title": "b", "default": false}));
-        assert_eq!(schema["properties"]["answer"]["type"], "string");
-        assert_eq!(schema["required"], json!([]));
-        let outcome = elicitation_outcome(
-            &card,
-            &json!({"action": "accept", "content": {"option_1": true, "option_2": false, "option_3": true, "answer": "  also d "}}),
-        );
-        assert_eq!(outcome, AskOutcome::Answered { selected: vec!["a".to_owned(), "c".to_owned()], free_text: Some("also d".to_owned()) });
-    }
 
     /// A host-defined tool that waits until cancelled (or, when `stubborn`, sleeps through it).
     fn waiting_tool(name: &str, stubborn: bool, observed_cancel: Arc<AtomicBool>) -> (crate::ToolDescriptor, crate::ToolHandler) {
@@ -817,6 +659,18 @@ mod tests {
 
         fn send(&mut self, message: Value) {
             writeln!(self.input.as_mut().unwrap(), "{message}").unwrap();
+        }
+
+        fn send_line(&mut self, line: &str) {
+            writeln!(self.input.as_mut().unwrap(), "{line}").unwrap();
+        }
+
+        fn receive_line(&mut self) -> Option<String> {
+            let mut line = String::new();
+            match self.output.read_line(&mut line).unwrap() {
+                0 => None,
+                _ => Some(line.trim_end().to_owned()),
+            }
         }
 
         fn receive(&mut self) -> Option<Value> {
@@ -934,18 +788,49 @@ mod tests {
     }
 
     #[test]
-    fn permission_decline_is_a_denial() {
-        let mut card = question(&["allow once", "allow for this run", "deny"], false, false);
-        card.kind = CardKind::Permission;
-        let schema = &elicitation_request_params(&card)["requestedSchema"];
-        assert_eq!(schema["required"], json!(["decision"]));
-        assert_eq!(
-            elicitation_outcome(&card, &json!({"action": "decline"})),
-            AskOutcome::Answered { selected: vec!["deny".to_owned()], free_text: None }
-        );
-        assert_eq!(
-            elicitation_outcome(&card, &json!({"action": "accept", "content": {"decision": "allow once"}})),
-            AskOutcome::Answered { selected: vec!["allow once".to_owned()], free_text: None }
-        );
+    fn a_call_with_an_id_beyond_two_to_the_53_is_cancelled_by_that_exact_id() {
+        let workspace = tempfile::tempdir().unwrap();
+        let observed_cancel = Arc::new(AtomicBool::new(false));
+        let (descriptor, handler) = waiting_tool("wait_for_cancel", false, Arc::clone(&observed_cancel));
+        let mut host =
+            InProcessHost::start(crate::Run::builder(workspace.path()).tool(descriptor, handler), ServeConfig::new(Caller::Main));
+        host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+        assert_eq!(host.receive().unwrap()["id"], 1);
+        // 2^70 and 2^70 + 1 round to the same float: only the exact text tells them apart.
+        host.send_line(r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"tools/call","params":{"name":"wait_for_cancel"}}"#);
+        host.send_line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1180591620717411303425}}"#);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!observed_cancel.load(Ordering::SeqCst), "a cancel for another id (equal as floats) left the call alone");
+        host.send_line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1180591620717411303424}}"#);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !observed_cancel.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(observed_cancel.load(Ordering::SeqCst), "the exact id cancelled the call");
+        host.send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+        assert_eq!(host.receive_line().unwrap(), r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, "no response for the cancelled call");
+        let (summary, rest) = host.finish();
+        assert!(rest.is_empty(), "{rest:?}");
+        assert_eq!(summary.tool_calls, 1);
+    }
+
+    #[test]
+    fn a_call_still_running_when_the_input_ends_gets_its_response_within_the_grace() {
+        let workspace = tempfile::tempdir().unwrap();
+        let observed_cancel = Arc::new(AtomicBool::new(false));
+        let (descriptor, handler) = waiting_tool("wait_for_cancel", false, Arc::clone(&observed_cancel));
+        let mut host =
+            InProcessHost::start(crate::Run::builder(workspace.path()).tool(descriptor, handler), ServeConfig::new(Caller::Main));
+        host.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+        assert_eq!(host.receive().unwrap()["id"], 1);
+        host.send(json!({"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "wait_for_cancel"}}));
+        std::thread::sleep(Duration::from_millis(100));
+        let (summary, rest) = host.finish();
+        assert!(observed_cancel.load(Ordering::SeqCst), "the session's end cancelled the call");
+        assert_eq!(rest.len(), 1, "exactly one response: {rest:?}");
+        assert_eq!(rest[0]["id"], "last");
+        assert_eq!(rest[0]["result"]["isError"], true, "{}", rest[0]);
+        assert!(rest[0]["result"].to_string().contains("cancelled"), "{}", rest[0]);
+        assert!(summary.calls_still_running.is_empty());
     }
 }

@@ -1,0 +1,136 @@
+//! Fuzz target: the `serve` JSON-RPC input path, end to end — arbitrary bytes as stdin lines into
+//! `runbound::serve::serve` over an in-memory reader and writer (a run with the file tools over
+//! an empty workspace, write and exec denied).
+//!
+//! Properties: no panic (libfuzzer-sys aborts on a panic in any thread, call threads included);
+//! the session ends cleanly with no call left running; every output line is a well-formed
+//! JSON-RPC 2.0 message; and every request gets exactly one response — checked against an
+//! expectation computed here from each input line independently of serve's parser:
+//! - a line that is not JSON, not an object, or carries an id that is not a string or an
+//!   integer → one response with `"id": null`;
+//! - an object with an `"id"` (and a method, or neither method nor result/error) → one response
+//!   with that id (as canonical JSON text: an integer digit for digit, a string re-encoded);
+//! - an object without `"method"` but with `"result"` or `"error"` (a response) → none;
+//! - an object with a `"method"` and no `"id"` → none when it is a valid notification
+//!   (`"jsonrpc": "2.0"`, a string method, params absent, null, an object or an array), else one
+//!   response with `"id": null`.
+#![no_main]
+
+use std::collections::HashMap;
+use std::io::{Cursor, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use libfuzzer_sys::fuzz_target;
+use runbound::serve::{serve, ServeConfig};
+use runbound::{Approval, ApprovalPolicy, Caller, Run};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+const MAX_MESSAGE_BYTES: usize = 1 << 20;
+
+/// An empty workspace shared by every run of this process.
+fn workspace() -> &'static PathBuf {
+    static WORKSPACE: OnceLock<PathBuf> = OnceLock::new();
+    WORKSPACE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("runbound-fuzz-serve-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create the fuzz workspace");
+        std::fs::write(dir.join("hello.txt"), "hello\n").expect("write a file to read");
+        dir
+    })
+}
+
+struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The canonical text of a valid id (a string or an integer), or `None`.
+fn canonical_id(raw: &RawValue) -> Option<String> {
+    let text = raw.get().trim();
+    if text.starts_with('"') {
+        let decoded: String = serde_json::from_str(text).ok()?;
+        return serde_json::to_string(&decoded).ok();
+    }
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let integer = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
+    integer.then(|| text.to_owned())
+}
+
+/// The response key one input line must get (`"null"` for a null id), or `None` for none.
+fn expected_response(line: &[u8]) -> Option<String> {
+    let null = Some("null".to_owned());
+    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(line) else { return null };
+    let raw: HashMap<String, &RawValue> = serde_json::from_slice(line).expect("an object parses as raw members too");
+    let has_method = object.contains_key("method");
+    if !has_method && (object.contains_key("result") || object.contains_key("error")) {
+        return None;
+    }
+    match raw.get("id") {
+        Some(id) => Some(canonical_id(id).unwrap_or_else(|| "null".to_owned())),
+        None if has_method => {
+            let valid_notification = object.get("jsonrpc") == Some(&Value::String("2.0".to_owned()))
+                && object.get("method").is_some_and(Value::is_string)
+                && matches!(object.get("params"), None | Some(Value::Null | Value::Object(_) | Value::Array(_)));
+            if valid_notification {
+                None
+            } else {
+                null
+            }
+        }
+        None => null,
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let builder = Run::builder(workspace()).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Deny));
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let mut config = ServeConfig::new(Caller::Main);
+    config.max_message_bytes = MAX_MESSAGE_BYTES;
+    config.shutdown_grace = Duration::from_secs(60);
+    let summary = serve(&mut Cursor::new(data), Box::new(SharedBuffer(Arc::clone(&output))), builder, &config)
+        .expect("in-memory input and output never fail");
+    assert!(summary.calls_still_running.is_empty(), "calls outlived the grace: {:?}", summary.calls_still_running);
+
+    let mut expected: Vec<String> = data
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| if line.len() > MAX_MESSAGE_BYTES { Some("null".to_owned()) } else { expected_response(line) })
+        .collect();
+    let output = output.lock().unwrap();
+    let mut answered = Vec::new();
+    for line in output.split(|&b| b == b'\n').filter(|line| !line.is_empty()) {
+        let message: Value = serde_json::from_slice(line).unwrap_or_else(|err| panic!("output line is not JSON ({err}): {:?}", String::from_utf8_lossy(line)));
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(message["jsonrpc"], "2.0", "{shown}");
+        if message.get("method").is_some() {
+            assert!(message["method"].is_string(), "{shown}");
+            continue;
+        }
+        let raw: HashMap<String, &RawValue> = serde_json::from_slice(line).expect("raw members");
+        let id = raw.get("id").unwrap_or_else(|| panic!("a response without an id: {shown}"));
+        let key = if id.get() == "null" { "null".to_owned() } else { canonical_id(id).unwrap_or_else(|| panic!("a response echoes an invalid id: {shown}")) };
+        match (message.get("result"), message.get("error")) {
+            (Some(_), None) => (),
+            (None, Some(error)) => {
+                assert!(error["code"].is_i64(), "{shown}");
+                assert!(error["message"].is_string(), "{shown}");
+            }
+            _ => panic!("a response needs exactly one of result and error: {shown}"),
+        }
+        answered.push(key);
+    }
+    expected.sort();
+    answered.sort();
+    assert_eq!(answered, expected, "responses (by id) differ from the requests\ninput: {:?}\noutput: {}", String::from_utf8_lossy(data), String::from_utf8_lossy(&output));
+});

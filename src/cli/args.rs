@@ -1,0 +1,205 @@
+//! The command line's shape: clap structs and the `ValueEnum` choices, mapped onto the
+//! library's own types (`Caller`, `Approval`, `WorkspaceTrust`, `KernelSelection`).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use runbound::kernel::KernelSelection;
+use runbound::{Approval, Caller, WorkspaceTrust};
+
+/// Built-in agent tools bound to the live resources of one run.
+///
+/// Every tool path is resolved inside the workspace. Tiers decide visibility: plan and readonly
+/// callers see read-tier tools only.
+#[derive(Debug, Parser)]
+#[command(name = "runbound", version, about, long_about = None)]
+pub struct Cli {
+    /// Workspace root; every tool path is resolved inside it.
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub workspace: PathBuf,
+    /// Who is calling: main sees read, write and exec tools; plan and readonly see read tools only.
+    /// Default main, except inside a vibe worker spawned by a plan or readonly caller
+    /// (RUNBOUND_WORKER_CALLER=plan|readonly): there the default is that caller, and --caller
+    /// main is refused (a worker never sees more than the caller that spawned it).
+    #[arg(long, global = true, value_enum)]
+    pub caller: Option<CallerArg>,
+    /// Approval for write and exec tools: ask (a terminal prompt or MCP elicitation; denied when
+    /// no human is attached), allow, or deny. Read tools are always allowed.
+    #[arg(long, global = true, value_enum, default_value_t = ApproveArg::Ask)]
+    pub approve: ApproveArg,
+    /// Workspace trust: trusted runs the project's own tooling (rust-analyzer's build scripts and
+    /// proc macros, cargo check, project-local server binaries such as node_modules/.bin, the
+    /// project's .venv python); restricted runs nothing the checkout provides. Default:
+    /// restricted for --caller plan and readonly (their tools promise no side effects), trusted
+    /// for main.
+    #[arg(long, global = true, value_enum)]
+    pub workspace_trust: Option<TrustArg>,
+    /// Conversation id of this run (default: generated per process).
+    #[arg(long, global = true, value_name = "ID")]
+    pub conversation_id: Option<String>,
+    /// Python kernel for `eval`: auto (CPython when one resolves — project .venv, venv, then
+    /// python3 on PATH — else the embedded RustPython), cpython, or embedded.
+    #[arg(long, global = true, value_enum, ignore_case = true, value_name = "KIND", default_value_t = KernelArg::Auto)]
+    pub kernel: KernelArg,
+    /// Turn vibe mode on: registers vibe_spawn, vibe_send, vibe_wait, vibe_kill, vibe_list.
+    #[arg(long, global = true)]
+    pub vibe: bool,
+    /// Command line of a worker tier, as TIER=COMMAND (tiers: fast, good); repeatable. The
+    /// brief arrives on stdin, stdout is the result. Needs --vibe.
+    #[arg(long, global = true, value_name = "TIER=COMMAND")]
+    pub worker: Vec<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the MCP Tool descriptors visible to the caller, as a JSON array.
+    Tools,
+    /// Call one tool and print its result (MCP CallToolResult JSON). Exit 1 when isError.
+    Call {
+        /// Tool name, e.g. read.
+        tool: String,
+        /// Arguments as a JSON object, or - to read them from stdin (default: {}).
+        args: Option<String>,
+    },
+    /// Say what is wired for this workspace: run, ask port, tools per tier.
+    Status {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve this run as an MCP server over stdio (newline-delimited JSON-RPC 2.0).
+    Serve,
+}
+
+/// `--caller`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CallerArg {
+    /// Read, write and exec tools.
+    Main,
+    /// Read tools only (a planning agent).
+    Plan,
+    /// Read tools only (a read-only subagent).
+    Readonly,
+}
+
+impl From<CallerArg> for Caller {
+    fn from(caller: CallerArg) -> Caller {
+        match caller {
+            CallerArg::Main => Caller::Main,
+            CallerArg::Plan => Caller::Plan,
+            CallerArg::Readonly => Caller::Readonly,
+        }
+    }
+}
+
+/// `--approve`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApproveArg {
+    /// A permission card (terminal or MCP elicitation); denied when no human is attached.
+    Ask,
+    /// Run write and exec tools without asking.
+    Allow,
+    /// Never run write and exec tools.
+    Deny,
+}
+
+impl From<ApproveArg> for Approval {
+    fn from(approve: ApproveArg) -> Approval {
+        match approve {
+            ApproveArg::Ask => Approval::Ask,
+            ApproveArg::Allow => Approval::Allow,
+            ApproveArg::Deny => Approval::Deny,
+        }
+    }
+}
+
+/// `--workspace-trust`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TrustArg {
+    /// Run the project's own tooling (build scripts, proc macros, cargo check, project-local
+    /// server binaries, the project's virtual environment).
+    Trusted,
+    /// Run nothing the checkout provides.
+    Restricted,
+}
+
+impl From<TrustArg> for WorkspaceTrust {
+    fn from(trust: TrustArg) -> WorkspaceTrust {
+        match trust {
+            TrustArg::Trusted => WorkspaceTrust::Trusted,
+            TrustArg::Restricted => WorkspaceTrust::Restricted,
+        }
+    }
+}
+
+/// `--kernel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KernelArg {
+    /// CPython when one resolves, else the embedded RustPython.
+    Auto,
+    /// Spawned CPython only.
+    #[value(alias = "python")]
+    Cpython,
+    /// The embedded RustPython only.
+    #[value(alias = "rustpython")]
+    Embedded,
+}
+
+impl From<KernelArg> for KernelSelection {
+    fn from(kernel: KernelArg) -> KernelSelection {
+        match kernel {
+            KernelArg::Auto => KernelSelection::Auto,
+            KernelArg::Cpython => KernelSelection::Cpython,
+            KernelArg::Embedded => KernelSelection::Embedded,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_parses_global_flags_anywhere() {
+        let cli = Cli::try_parse_from(["runbound", "call", "read", "{}", "--caller", "readonly", "--approve", "deny"]).unwrap();
+        assert_eq!(cli.caller, Some(CallerArg::Readonly));
+        assert_eq!(cli.approve, ApproveArg::Deny);
+        assert_eq!(cli.kernel, KernelArg::Auto);
+        assert_eq!(cli.workspace_trust, None);
+        assert!(matches!(cli.command, Command::Call { ref tool, args: Some(ref args) } if tool == "read" && args == "{}"));
+        let err = Cli::try_parse_from(["runbound", "--caller", "root", "tools"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+    }
+
+    #[test]
+    fn workspace_trust_is_a_choice_of_two() {
+        let cli = Cli::try_parse_from(["runbound", "status", "--workspace-trust", "restricted"]).unwrap();
+        assert_eq!(cli.workspace_trust.map(WorkspaceTrust::from), Some(WorkspaceTrust::Restricted));
+        let cli = Cli::try_parse_from(["runbound", "--workspace-trust", "trusted", "tools"]).unwrap();
+        assert_eq!(cli.workspace_trust.map(WorkspaceTrust::from), Some(WorkspaceTrust::Trusted));
+        let err = Cli::try_parse_from(["runbound", "--workspace-trust", "maybe", "tools"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("trusted") && err.to_string().contains("restricted"), "{err}");
+    }
+
+    #[test]
+    fn kernel_choices_keep_their_aliases_and_ignore_case() {
+        for (text, expected) in [
+            ("auto", KernelSelection::Auto),
+            ("CPython", KernelSelection::Cpython),
+            ("python", KernelSelection::Cpython),
+            ("embedded", KernelSelection::Embedded),
+            ("rustpython", KernelSelection::Embedded),
+        ] {
+            let cli = Cli::try_parse_from(["runbound", "--kernel", text, "tools"]).unwrap();
+            assert_eq!(KernelSelection::from(cli.kernel), expected, "{text}");
+        }
+        let err = Cli::try_parse_from(["runbound", "--kernel", "pypy", "tools"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("auto") && err.to_string().contains("embedded"), "{err}");
+    }
+}

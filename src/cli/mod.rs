@@ -1,0 +1,172 @@
+//! The `runbound` command line: one run over a workspace, driven from a shell or an MCP host.
+//!
+//! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
+//! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded] [--vibe [--worker TIER=COMMAND]...]
+//! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
+//!
+//! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
+//! error (unknown flag, bad JSON arguments, missing workspace). Results go to stdout as JSON;
+//! only the CLI prints.
+//!
+//! `call` and `tools` attach the terminal ask port when stdin and stderr are both terminals
+//! (target space `terminal`); otherwise no human is attached, `ask_user` is absent, and calls
+//! that need approval are denied (fail-closed).
+//!
+//! One file per concern: `args` (the clap structs and choices), `signals` (subreaper, orphan
+//! reaping, stop signals, the sweep on exit), `call` (`call`, `tools`, the terminal port),
+//! `status` (the `status` report), `serve` (the MCP server's entry).
+
+mod args;
+mod call;
+mod serve;
+mod signals;
+mod status;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+
+use runbound::debug::DebugSupervisor;
+use runbound::kernel::{KernelFactory, KernelSelection};
+use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
+use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent, WorkspaceTrust};
+
+use args::{Cli, Command};
+use call::{attach_terminal, build_run, print_json};
+use status::{status_json, status_sections, status_text};
+
+/// Exit code: the tool call failed, or serve broke.
+pub const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit code: the command line was wrong.
+pub const EXIT_USAGE: u8 = 2;
+
+/// The whole CLI: process-wide setup, the subcommand, then the sweep of leftovers.
+pub fn main() -> ExitCode {
+    // Before any other thread exists, so every thread inherits the blocked signals.
+    let guard = signals::ProcessGuard::install();
+    let code = run_command_line();
+    guard.finish();
+    code
+}
+
+/// The caller this process acts as: `requested` (from --caller), capped by the caller that
+/// spawned us when we run inside a vibe worker (`RUNBOUND_WORKER_CALLER` in our environment or an
+/// ancestor's, see [`runbound::vibe::inherited_worker_caller`]). This is where R-VIBE-1 puts the
+/// gate: on the worker's own tools. Errors (as text for stderr) when --caller asks for more than
+/// the spawning caller could see.
+fn effective_caller(requested: Option<Caller>, inherited: Option<&InheritedWorkerCaller>) -> Result<Caller, String> {
+    let Some(inherited) = inherited else {
+        return Ok(requested.unwrap_or(Caller::Main));
+    };
+    let ceiling = inherited.caller;
+    match requested {
+        None => Ok(ceiling),
+        Some(caller) if ceiling.highest_tier() < caller.highest_tier() => Err(format!(
+            "--caller {caller} refused: this runbound runs inside a vibe worker spawned by a {ceiling} caller ({}={ceiling} in {}), \
+             and a worker never sees more than the caller that spawned it; drop --caller or pass --caller {ceiling}",
+            runbound::vibe::ENV_WORKER_CALLER,
+            inherited.found_in
+        )),
+        Some(caller) => Ok(caller),
+    }
+}
+
+/// Parses the command line, builds the run's builder and runs the subcommand.
+pub fn run_command_line() -> ExitCode {
+    let cli = Cli::parse();
+    let requested = cli.caller.map(Caller::from);
+    let inherited = match runbound::vibe::inherited_worker_caller() {
+        Ok(inherited) => inherited,
+        Err(err) => {
+            eprintln!("runbound: {}", err.message);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let caller = match effective_caller(requested, inherited.as_ref()) {
+        Ok(caller) => caller,
+        Err(message) => {
+            eprintln!("runbound: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let approval = Approval::from(cli.approve);
+    if !cli.workspace.is_dir() {
+        eprintln!("runbound: --workspace {} is not a directory; pass an existing directory", cli.workspace.display());
+        return ExitCode::from(EXIT_USAGE);
+    }
+    if !cli.worker.is_empty() && !cli.vibe {
+        eprintln!("runbound: --worker needs --vibe (vibe mode registers the worker tools)");
+        return ExitCode::from(EXIT_USAGE);
+    }
+    // The default follows the effective caller (a worker's inherited readonly caller too).
+    let trust = cli.workspace_trust.map_or_else(|| WorkspaceTrust::default_for_caller(caller), WorkspaceTrust::from);
+    let trust_chosen = cli.workspace_trust.is_some();
+    let mut builder = Run::builder(&cli.workspace)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
+        .workspace_trust(trust)
+        // `call`, `tools` and `status` say warnings and worse on stderr; `serve` replaces this
+        // with MCP log messages at the host's level.
+        .on_event(Arc::new(|event: &RunEvent| {
+            if event.level >= EventLevel::Warning {
+                eprintln!("runbound: {} [{}] {}", event.level, event.source, event.message);
+            }
+        }))
+        .with_structural()
+        .language_servers()
+        .debug_supervisor(DebugSupervisor::new())
+        .kernel_factory(KernelFactory::new().selection(KernelSelection::from(cli.kernel)));
+    if cli.vibe {
+        match VibeSetup::from_cli_worker_flags(&cli.worker) {
+            Ok(setup) => builder = builder.vibe_roster(setup),
+            Err(err) => {
+                eprintln!("runbound: {err}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        }
+    }
+    if let Some(conversation_id) = &cli.conversation_id {
+        builder = builder.conversation_id(conversation_id.clone());
+    }
+    match cli.command {
+        Command::Serve => serve::serve(builder, caller),
+        Command::Tools => {
+            let Some(run) = build_run(attach_terminal(builder).0) else { return ExitCode::from(EXIT_USAGE) };
+            print_json(&run.tools_json(caller));
+            ExitCode::SUCCESS
+        }
+        Command::Call { tool, args } => call::call(builder, caller, &tool, args.as_deref()),
+        Command::Status { json } => {
+            let (builder, terminal) = attach_terminal(builder);
+            let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
+            let sections = status_sections(&run, caller, inherited.as_ref(), terminal, trust_chosen);
+            match json {
+                true => print_json(&status_json(&sections)),
+                false => {
+                    use std::io::Write as _;
+                    let _ = write!(std::io::stdout().lock(), "{}", status_text(&sections));
+                }
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_never_sees_more_than_the_caller_that_spawned_it() {
+        let inherited = |caller: Caller| InheritedWorkerCaller { caller, found_in: "ancestor pid 7 (sh)".to_owned() };
+        assert_eq!(effective_caller(None, None), Ok(Caller::Main));
+        assert_eq!(effective_caller(Some(Caller::Plan), None), Ok(Caller::Plan));
+        assert_eq!(effective_caller(None, Some(&inherited(Caller::Main))), Ok(Caller::Main));
+        assert_eq!(effective_caller(None, Some(&inherited(Caller::Readonly))), Ok(Caller::Readonly));
+        assert_eq!(effective_caller(None, Some(&inherited(Caller::Plan))), Ok(Caller::Plan));
+        assert_eq!(effective_caller(Some(Caller::Readonly), Some(&inherited(Caller::Plan))), Ok(Caller::Readonly));
+        let refused = effective_caller(Some(Caller::Main), Some(&inherited(Caller::Readonly))).unwrap_err();
+        assert!(refused.contains("--caller main refused") && refused.contains("--caller readonly"), "{refused}");
+        assert!(refused.contains("ancestor pid 7 (sh)"), "says where the ceiling came from: {refused}");
+    }
+}

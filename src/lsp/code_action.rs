@@ -1,0 +1,629 @@
+//! Code actions: what `lsp` op `code_actions` (tier read) lists, and `lsp_code_action` (tier
+//! write), which applies or stages one of them.
+//!
+//! The tier rule: a read-only caller can list actions and never apply one. `lsp` has no
+//! argument that writes; applying goes only through `lsp_code_action`, which the registry hides
+//! from read-only and plan callers (and refuses by name, from a nested call or the `eval`
+//! bridge alike, since a nested call keeps its caller). A server cannot write on its own either:
+//! its `workspace/applyEdit` requests are refused except inside the apply window this tool opens
+//! while it runs one of that server's commands ([`LanguageServer::open_apply_edit_window`]).
+//!
+//! How an action is applied:
+//! - an action carrying a `WorkspaceEdit` (or one the server computes on `codeAction/resolve`)
+//!   is planned and committed like `lsp_rename`'s edit ([`crate::lsp::rename::plan_workspace_edit`]:
+//!   versions and on-disk text checked, then every file written all-or-nothing, read-only files
+//!   refused); its written files go to diagnostics on write;
+//! - an action's `command` (after its edit, as LSP orders them; or a bare `Command`) runs through
+//!   `workspace/executeCommand` inside an apply window: the edits the server sends back go
+//!   through the same atomic applier and are reported as this call's writes. A command the
+//!   server does not list in `executeCommandProvider` is a client-side (editor) command and is
+//!   refused.
+//! - `preview: true` writes nothing: the action's edit is staged ([`crate::staged`]); a
+//!   command-only action runs in a capture window, where the server's edits are refused
+//!   (answered `applied: false`, "staged for review") and the first is staged. A command that
+//!   does more than send edits (runs `go get`, writes files itself) does that during the
+//!   preview too — the listing names each command. An action with both an edit and a command
+//!   stages the edit only, and says that accepting it does not run the command.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::files::ExpectedState;
+use crate::lsp::client::{ApplyEditMode, LanguageServer, ReceivedEdit};
+use crate::lsp::listing::file_stamps;
+use crate::lsp::position::{resolve_symbol_on_line, ResolvedSymbol};
+use crate::lsp::rename::{commit_workspace_edit, plan_workspace_edit, stage_plan, WorkspaceEditPlan};
+use crate::lsp::supervisor::LspSupervisor;
+use crate::lsp::uri::path_to_uri;
+use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{cut_chars, plural};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+/// The `textDocument/codeAction` parameters for the identifier at `resolved` in `path`: its
+/// range, and the diagnostics published or pulled on its line as the context.
+pub(crate) fn code_action_params(server: &LanguageServer, path: &Path, resolved: &ResolvedSymbol, deadline: Instant) -> Value {
+    let encoding = server.position_encoding();
+    let (line0, character) = resolved.lsp_position(encoding);
+    let end = resolved.cursor_byte + resolved.cursor_identifier.len();
+    let end_character = encoding.column_from_byte(&resolved.line_text, end);
+    let diagnostics = crate::lsp::tool::diagnostics_on_line(server, path, line0, deadline);
+    json!({
+        "textDocument": {"uri": path_to_uri(path)},
+        "range": {"start": {"line": line0, "character": character}, "end": {"line": line0, "character": end_character}},
+        "context": {"diagnostics": diagnostics, "triggerKind": 1},
+    })
+}
+
+/// The actions of a `textDocument/codeAction` answer (`(Command | CodeAction)[]` or null), as
+/// the server sent them.
+///
+/// # Errors
+/// `failed` when the answer is neither a list nor null.
+pub(crate) fn parse_actions(answer: &Value, server_id: &str) -> Result<Vec<Value>, ToolError> {
+    match answer {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(actions) => Ok(actions.clone()),
+        other => Err(ToolError::failed(format!(
+            "{server_id}'s answer to textDocument/codeAction is not a list: {}",
+            cut_chars(&other.to_string(), 300)
+        ))),
+    }
+}
+
+/// `(command name, arguments)` of a bare `Command` or of a `CodeAction`'s `command`.
+fn action_command(action: &Value) -> Option<(String, Value)> {
+    let command = if action.get("command").is_some_and(Value::is_string) { action } else { action.get("command")? };
+    let name = command.get("command").and_then(Value::as_str)?.to_owned();
+    Some((name, command.get("arguments").cloned().unwrap_or(Value::Null)))
+}
+
+fn is_bare_command(action: &Value) -> bool {
+    action.get("command").is_some_and(Value::is_string)
+}
+
+/// The files a `WorkspaceEdit` touches, as workspace-relative paths.
+fn edit_files(edit: &Value, workspace_root: &Path) -> Vec<String> {
+    let mut uris: Vec<String> = Vec::new();
+    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+        uris.extend(changes.keys().cloned());
+    }
+    for change in edit.get("documentChanges").and_then(Value::as_array).into_iter().flatten() {
+        for pointer in ["/textDocument/uri", "/uri", "/newUri"] {
+            if let Some(uri) = change.pointer(pointer).and_then(Value::as_str) {
+                uris.push(uri.to_owned());
+            }
+        }
+    }
+    let mut files: Vec<String> = uris
+        .iter()
+        .map(|uri| match crate::lsp::uri::uri_to_path(uri) {
+            Some(path) => crate::render::display_path(workspace_root, &path),
+            None => uri.clone(),
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// One numbered line of the listing and its structured entry: title, kind, preferred, disabled,
+/// and what applying it does (edits files / runs a command / computed on apply).
+pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Path) -> (String, Value) {
+    let title = action.get("title").and_then(Value::as_str).unwrap_or("(untitled)");
+    let kind = if is_bare_command(action) {
+        "command".to_owned()
+    } else {
+        action.get("kind").and_then(Value::as_str).filter(|kind| !kind.is_empty()).unwrap_or("unspecified").to_owned()
+    };
+    let mut line = format!("{number}. {title} [{kind}]");
+    if action.get("isPreferred").and_then(Value::as_bool) == Some(true) {
+        line.push_str(" (preferred)");
+    }
+    let disabled = action.pointer("/disabled/reason").and_then(Value::as_str);
+    if let Some(reason) = disabled {
+        line.push_str(&format!(" (disabled: {reason})"));
+    }
+    let edit = action.get("edit").filter(|edit| !edit.is_null());
+    let files = edit.map(|edit| edit_files(edit, workspace_root)).unwrap_or_default();
+    let command = action_command(action);
+    let mut effects = Vec::new();
+    if edit.is_some() {
+        effects.push(format!("edits {}", if files.len() <= 3 { files.join(", ") } else { plural(files.len(), "file") }));
+    } else if !is_bare_command(action) && action.get("data").is_some() {
+        effects.push("edit computed when applied".to_owned());
+    }
+    if let Some((name, _)) = &command {
+        effects.push(format!("runs command {name}"));
+    }
+    if !effects.is_empty() {
+        line.push_str(&format!(" — {}", effects.join("; then ")));
+    }
+    let value = json!({
+        "number": number,
+        "title": title,
+        "kind": kind,
+        "preferred": action.get("isPreferred").and_then(Value::as_bool) == Some(true),
+        "disabled": disabled,
+        "edits_files": files,
+        "command": command.map(|(name, _)| name),
+        "edit_on_resolve": edit.is_none() && !is_bare_command(action) && action.get("data").is_some(),
+    });
+    (line, value)
+}
+
+/// The `lsp_code_action` tool's descriptor.
+pub fn descriptor() -> ToolDescriptor {
+    ToolDescriptor {
+        name: "lsp_code_action".to_owned(),
+        description: "Apply one code action (quick fix, refactoring, organize imports, …) that the language server offers at a position, \
+numbered as `lsp` op code_actions lists them. Address it like `lsp`: `file`, `line` (1-based), `symbol` (a substring of the line; `occurrence` \
+when it occurs several times), plus `apply`: the action's number; pass `title` too, and the call is refused if the list changed. \
+An action's edit is written atomically like lsp_rename's (every file checked unchanged, all-or-nothing); a server command runs through \
+workspace/executeCommand and the edits the server sends back are applied the same way, only during this call. \
+With `preview: true` nothing is written: the edit (for a command, the edit it sends back, which is refused and captured) is staged — \
+an edit_id and a unified-diff preview — for `resolve` to accept or discard. Returns the files written, then the diagnostics the change introduced."
+            .to_owned(),
+        tier: Tier::Write,
+        input_schema: {
+            let mut properties = crate::lsp::tool::position_address_properties();
+            properties.insert(
+                "apply".to_owned(),
+                json!({"type": "integer", "minimum": 1, "description": "The number of the action in the list `lsp` code_actions gives at this position (1-based)."}),
+            );
+            properties.insert(
+                "title".to_owned(),
+                json!({"type": "string", "minLength": 1, "description": "The title you expect action `apply` to have; when the server now lists another title there, nothing is applied and the current list is returned."}),
+            );
+            properties.insert(
+                "preview".to_owned(),
+                json!({"type": "boolean", "description": "Stage the action's edit instead of writing it: returns an edit_id and a diff preview for `resolve` (default false: apply at once)."}),
+            );
+            json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "apply"], "additionalProperties": false})
+        },
+        parallel_safe: false,
+        default_timeout: Duration::from_secs(90),
+    }
+}
+
+/// Registers `lsp_code_action` (with `lsp`, when the run has an LSP supervisor).
+pub(crate) fn register_tools(registry: &mut Registry) {
+    registry.register(descriptor(), Arc::new(call));
+}
+
+#[derive(Debug, Deserialize)]
+struct CodeActionArguments {
+    file: String,
+    line: u32,
+    symbol: String,
+    occurrence: Option<usize>,
+    server: Option<String>,
+    apply: usize,
+    title: Option<String>,
+    #[serde(default)]
+    preview: bool,
+}
+
+fn listing(actions: &[Value], workspace_root: &Path) -> String {
+    actions.iter().enumerate().map(|(index, action)| describe_action(index + 1, action, workspace_root).0).collect::<Vec<_>>().join("\n")
+}
+
+fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let args: CodeActionArguments = ctx.parse_arguments(arguments)?;
+    let supervisor = ctx.resource::<LspSupervisor>()?;
+    let root = supervisor.workspace_root();
+    let path = crate::lsp::tool::resolve_file(root, &args.file)?;
+    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
+        .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
+    let deadline = ctx.deadline().checked_sub(crate::lsp::tool::ANSWER_MARGIN).unwrap_or_else(Instant::now);
+    let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
+    let server = &*lease.server;
+    let mut notes = lease.notes.clone();
+    server.resync_from_disk();
+    server.sync_document(&path)?;
+    if !server.supports("textDocument/codeAction") {
+        return Err(crate::lsp::tool::unsupported_error(supervisor, &path, server, "code actions", "textDocument/codeAction", deadline));
+    }
+    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    if let Some(note) = readiness.note(server.id()) {
+        notes.push(note);
+    }
+    let params = code_action_params(server, &path, &resolved, deadline);
+    let answer = server
+        .request("textDocument/codeAction", params, deadline, true)
+        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/codeAction"))?;
+    let actions = parse_actions(&answer, server.id())?;
+    let display = supervisor.display_path(&path);
+    let at = format!("{display}:{} (`{}`)", resolved.line, resolved.cursor_identifier);
+    if actions.is_empty() {
+        return Err(ToolError::new(
+            ErrorKind::NotFound,
+            format!("{} offers no code actions at {at} now; nothing was applied", server.id()),
+        )
+        .with_hint("list them with `lsp` op code_actions at the line that has the problem"));
+    }
+    let Some(action) = actions.get(args.apply - 1).cloned() else {
+        return Err(ToolError::invalid(format!(
+            "there is no action {} at {at}: {} offers {}:\n{}",
+            args.apply,
+            server.id(),
+            plural(actions.len(), "action"),
+            listing(&actions, root)
+        ))
+        .with_hint("pass `apply` with one of the numbers listed"));
+    };
+    let title = action.get("title").and_then(Value::as_str).unwrap_or("").to_owned();
+    if let Some(expected) = &args.title {
+        if expected.trim() != title.trim() {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "action {} at {at} is now {title:?}, not {expected:?}: the list changed; nothing was applied. {} offers:\n{}",
+                    args.apply,
+                    server.id(),
+                    listing(&actions, root)
+                ),
+            )
+            .with_hint("call again with the number and title of the action you want from this list"));
+        }
+    }
+    if let Some(reason) = action.pointer("/disabled/reason").and_then(Value::as_str) {
+        return Err(ToolError::new(
+            ErrorKind::Conflict,
+            format!("action {} {title:?} is disabled by {}: {reason}; nothing was applied", args.apply, server.id()),
+        ));
+    }
+    // A code action whose edit the server computes on demand.
+    let mut action = action;
+    if !is_bare_command(&action) && action.get("edit").is_none_or(Value::is_null) && action.get("data").is_some() {
+        if server.supports("codeAction/resolve") {
+            action = server
+                .request("codeAction/resolve", action.clone(), deadline, false)
+                .map_err(|failure| failure.to_tool_error(server.id(), "codeAction/resolve"))?;
+        } else if action_command(&action).is_none() {
+            return Err(ToolError::failed(format!(
+                "action {} {title:?} has no edit and {} does not offer codeAction/resolve to compute it; nothing was applied",
+                args.apply,
+                server.id()
+            )));
+        }
+    }
+    let edit = action.get("edit").filter(|edit| !edit.is_null()).cloned();
+    let command = action_command(&action);
+    if edit.is_none() && command.is_none() {
+        return Err(ToolError::failed(format!(
+            "action {} {title:?} carries neither an edit nor a command; {} gave nothing to apply",
+            args.apply,
+            server.id()
+        )));
+    }
+    if let Some((name, _)) = &command {
+        check_command(server, name)?;
+    }
+    let kind = action.get("kind").and_then(Value::as_str).unwrap_or(if is_bare_command(&action) { "command" } else { "unspecified" });
+    let description = format!("code action {title:?} [{kind}] at {display}:{} ({})", resolved.line, server.id());
+    let applier = Applier { ctx, supervisor, server, root, number: args.apply, description, deadline, notes };
+    match (args.preview, edit, command) {
+        (true, Some(edit), command) => applier.stage_edit(&edit, command.map(|(name, _)| name)),
+        (true, None, Some(command)) => applier.stage_command(&command),
+        (false, edit, command) => applier.apply(edit.as_ref(), command.as_ref()),
+        (true, None, None) => unreachable!("checked above: an action has an edit or a command"),
+    }
+}
+
+/// A command the server runs must be one it lists (`executeCommandProvider.commands`); others
+/// are the editor's own (rust-analyzer's `rust-analyzer.showReferences`, VS Code's
+/// `editor.action.triggerSuggest`).
+fn check_command(server: &LanguageServer, name: &str) -> Result<(), ToolError> {
+    let listed: Vec<&str> = server
+        .capabilities()
+        .pointer("/executeCommandProvider/commands")
+        .and_then(Value::as_array)
+        .map(|commands| commands.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if listed.contains(&name) {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ErrorKind::Unavailable,
+        format!(
+            "this action runs command {name:?}, which {} does not execute (it lists {}): it is an editor-side command runbound cannot run; nothing was applied",
+            server.id(),
+            if listed.is_empty() { "no commands".to_owned() } else { listed.join(", ") }
+        ),
+    )
+    .with_hint("pick an action that carries an edit, or make the change with lsp_rename, ast_edit or edit"))
+}
+
+/// What running a command did.
+struct CommandRun {
+    /// The server's answer to `workspace/executeCommand`.
+    result: Value,
+    /// The `workspace/applyEdit` requests it sent meanwhile.
+    received: Vec<ReceivedEdit>,
+    /// Files under the server's root that changed while the command ran and that no applied
+    /// edit wrote: the server (or something else) changed them itself.
+    server_changes: Vec<ServerChange>,
+}
+
+struct ServerChange {
+    path: PathBuf,
+    how: &'static str,
+}
+
+struct Applier<'a> {
+    ctx: &'a CallContext<'a>,
+    supervisor: &'a LspSupervisor,
+    server: &'a LanguageServer,
+    root: &'a Path,
+    number: usize,
+    description: String,
+    deadline: Instant,
+    notes: Vec<String>,
+}
+
+impl Applier<'_> {
+    fn plan(&self, edit: &Value) -> Result<WorkspaceEditPlan, ToolError> {
+        plan_workspace_edit(self.root, Some(self.server), edit)
+    }
+
+    fn file_lines(&self, plan: &WorkspaceEditPlan) -> (Vec<String>, Vec<Value>) {
+        let mut lines = Vec::new();
+        let mut files = Vec::new();
+        for file in &plan.files {
+            let shown = self.supervisor.display_path(&file.path);
+            lines.push(format!("  {shown}: {} ({})", plural(file.edit_count, "edit"), file.operation));
+            files.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+        }
+        (lines, files)
+    }
+
+    fn staged_answer(&self, plan: &WorkspaceEditPlan, mut lines: Vec<String>, warnings: Vec<String>) -> Result<ToolOutput, ToolError> {
+        if plan.files.is_empty() {
+            return Err(ToolError::failed(format!("{}: the edit changes nothing; nothing was staged", self.description)));
+        }
+        let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
+        let (staged, max_pending) = stage_plan(self.ctx, self.root, plan, "lsp_code_action", self.description.clone(), warnings.clone())?;
+        let (file_lines, files) = self.file_lines(plan);
+        lines.insert(0, format!("(proposed) {}: {} in {}:", self.description, plural(total, "edit"), plural(plan.files.len(), "file")));
+        lines.splice(1..1, file_lines);
+        lines.extend(warnings.iter().map(|warning| format!("warning: {warning}")));
+        lines.extend(self.notes.iter().cloned());
+        lines.push(staged.instructions(max_pending));
+        lines.push(staged.preview.text.clone());
+        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
+            "edit_id": staged.edit_id,
+            "action": self.number,
+            "edits": total,
+            "files": files,
+            "preview_hunks_shown": staged.preview.shown,
+            "preview_hunks_total": staged.preview.total,
+            "evicted": staged.evicted,
+        }))))
+    }
+
+    fn stage_edit(&self, edit: &Value, command: Option<String>) -> Result<ToolOutput, ToolError> {
+        let plan = self.plan(edit)?;
+        let warnings = command
+            .map(|name| {
+                vec![format!(
+                    "this action also runs command {name} after its edit; accepting the staged edit does not run it — apply the action without preview to run both"
+                )]
+            })
+            .unwrap_or_default();
+        self.staged_answer(&plan, Vec::new(), warnings)
+    }
+
+    fn stage_command(&self, (name, arguments): &(String, Value)) -> Result<ToolOutput, ToolError> {
+        let run = self.run_command(name, arguments, ApplyEditMode::Capture)?;
+        let Some(first) = run.received.first() else {
+            let mut text = format!(
+                "{}: ran command {name} to preview it, and {} sent no edit back, so nothing is staged (the server answered {})",
+                self.description,
+                self.server.id(),
+                cut_chars(&run.result.to_string(), 300)
+            );
+            for change in &run.server_changes {
+                text.push_str(&format!(
+                    "\nwarning: {} changed while the command ran ({}), not through an edit runbound saw",
+                    self.supervisor.display_path(&change.path),
+                    change.how
+                ));
+            }
+            for note in &self.notes {
+                text.push_str(&format!("\n{note}"));
+            }
+            return Ok(ToolOutput::new(
+                ToolResult::text(text)
+                    .with_structured(json!({"edit_id": null, "action": self.number, "command": name, "edits_received": 0})),
+            ));
+        };
+        let mut plan = self.plan(&first.edit)?;
+        let mut lines = vec![format!(
+            "ran command {name} in preview mode: {} sent {}; runbound refused {} (answered applied: false) and staged the first",
+            self.server.id(),
+            plural(run.received.len(), "edit"),
+            if run.received.len() == 1 { "it" } else { "them" }
+        )];
+        if run.received.len() > 1 {
+            lines.push(format!(
+                "note: the later {} not part of the staged change; apply the action without preview to get all of them",
+                if run.received.len() == 2 { "edit is".to_owned() } else { format!("{} edits are", run.received.len() - 1) }
+            ));
+        }
+        // Empty files the server created itself for its edit are removed again (a preview
+        // writes nothing) and become files the staged change creates; other changes it made
+        // itself are said.
+        let mut warnings = Vec::new();
+        for change in &run.server_changes {
+            let shown = self.supervisor.display_path(&change.path);
+            let planned = plan.changes.iter().position(|planned| planned.path == change.path);
+            match planned {
+                Some(index)
+                    if change.how == "created, empty"
+                        && matches!(&plan.changes[index].expected, ExpectedState::Content(bytes) if bytes.is_empty()) =>
+                {
+                    if std::fs::remove_file(&change.path).is_ok() {
+                        plan.changes[index].expected = ExpectedState::Absent;
+                        plan.files[index].operation = "created".to_owned();
+                        lines.push(format!("note: {} created {shown} empty while computing the edit; runbound removed it again (the staged change creates it)", self.server.id()));
+                    } else {
+                        warnings.push(format!(
+                            "{} created {shown} empty while computing the edit and it could not be removed",
+                            self.server.id()
+                        ));
+                    }
+                }
+                _ => warnings.push(format!(
+                    "{shown} changed while the command ran ({}), not through the staged edit; it stays as it is",
+                    change.how
+                )),
+            }
+        }
+        self.staged_answer(&plan, lines, warnings)
+    }
+
+    fn run_command(&self, name: &str, arguments: &Value, mode: ApplyEditMode) -> Result<CommandRun, ToolError> {
+        // Files under the server's root before and after: a server may change files itself
+        // while running a command (typescript-language-server creates the empty target file of
+        // "Move to a new file" before sending its edit).
+        let before = file_stamps(self.server.root());
+        let window = self.server.open_apply_edit_window(mode, &format!("lsp_code_action {}", self.description))?;
+        let mut params = json!({"command": name});
+        if !arguments.is_null() {
+            params["arguments"] = arguments.clone();
+        }
+        let result = self.server.request("workspace/executeCommand", params, self.deadline, false);
+        let received = window.close();
+        let after = file_stamps(self.server.root());
+        let applied: std::collections::HashSet<&PathBuf> = received.iter().flat_map(|edit| edit.written.iter()).collect();
+        let mut server_changes = Vec::new();
+        for (path, stamp) in &after {
+            match before.get(path) {
+                None => {
+                    server_changes.push(ServerChange { path: path.clone(), how: if stamp.0 == 0 { "created, empty" } else { "created" } })
+                }
+                Some(old) if old != stamp => server_changes.push(ServerChange { path: path.clone(), how: "modified" }),
+                Some(_) => {}
+            }
+        }
+        for path in before.keys().filter(|path| !after.contains_key(*path)) {
+            server_changes.push(ServerChange { path: path.clone(), how: "deleted" });
+        }
+        server_changes.retain(|change| !applied.contains(&change.path));
+        match result {
+            Ok(result) => Ok(CommandRun { result, received, server_changes }),
+            Err(failure) => {
+                let mut err = failure.to_tool_error(self.server.id(), "workspace/executeCommand");
+                let mut written: Vec<String> =
+                    received.iter().flat_map(|edit| edit.written.iter()).map(|path| self.supervisor.display_path(path)).collect();
+                written.extend(
+                    server_changes
+                        .iter()
+                        .map(|change| format!("{} ({} by the server)", self.supervisor.display_path(&change.path), change.how)),
+                );
+                if written.is_empty() {
+                    err.message.push_str("; nothing was written");
+                } else {
+                    // Landed writes are never unsaid.
+                    err.message.push_str(&format!("; files changed before the failure: {}", written.join(", ")));
+                }
+                Err(err)
+            }
+        }
+    }
+
+    fn apply(&self, edit: Option<&Value>, command: Option<&(String, Value)>) -> Result<ToolOutput, ToolError> {
+        let mut lines = Vec::new();
+        let mut written: Vec<PathBuf> = Vec::new();
+        let mut files_json = Vec::new();
+        let mut edits_total = 0;
+        if let Some(edit) = edit {
+            let plan = self.plan(edit)?;
+            if plan.files.is_empty() && command.is_none() {
+                return Err(ToolError::failed(format!("{}: the edit changes nothing; nothing was written", self.description)));
+            }
+            if !plan.files.is_empty() {
+                let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
+                if self.supervisor.config().write_diagnostics {
+                    crate::lsp::diagnostics_on_write::seed_files(self.supervisor, &touched, Instant::now() + self.ctx.remaining() / 3);
+                }
+                written.extend(commit_workspace_edit(self.root, &plan)?);
+                edits_total = plan.files.iter().map(|file| file.edit_count).sum();
+                let (file_lines, files) = self.file_lines(&plan);
+                lines.push(format!(
+                    "Applied {}: {} in {}:",
+                    self.description,
+                    plural(edits_total, "edit"),
+                    plural(plan.files.len(), "file")
+                ));
+                lines.extend(file_lines);
+                files_json = files;
+            }
+        }
+        let mut command_json = Value::Null;
+        if let Some((name, arguments)) = command {
+            if lines.is_empty() {
+                lines.push(format!("Applied {}:", self.description));
+            }
+            // The edit landed: a failing command must not unsay it.
+            let CommandRun { result, received, server_changes } = match self.run_command(name, arguments, ApplyEditMode::Apply) {
+                Ok(ran) => ran,
+                Err(mut err) if !written.is_empty() => {
+                    let shown: Vec<String> = written.iter().map(|path| self.supervisor.display_path(path)).collect();
+                    err.message = format!("the action's edit was written ({}), then its command failed: {}", shown.join(", "), err.message);
+                    return Err(err);
+                }
+                Err(err) => return Err(err),
+            };
+            let applied: Vec<&ReceivedEdit> = received.iter().filter(|edit| edit.answer["applied"] == true).collect();
+            let refused: Vec<String> = received
+                .iter()
+                .filter(|edit| edit.answer["applied"] != true)
+                .map(|edit| edit.answer["failureReason"].as_str().unwrap_or("refused").to_owned())
+                .collect();
+            let command_written: Vec<String> =
+                applied.iter().flat_map(|edit| edit.written.iter()).map(|path| self.supervisor.display_path(path)).collect();
+            lines.push(format!(
+                "  ran command {name}: {} sent {}{}",
+                self.server.id(),
+                plural(received.len(), "edit"),
+                if command_written.is_empty() { String::new() } else { format!(", applied to {}", command_written.join(", ")) }
+            ));
+            for reason in &refused {
+                lines.push(format!("  an edit the command sent was not applied: {reason}"));
+            }
+            let changed_itself: Vec<String> =
+                server_changes.iter().map(|change| format!("{} ({})", self.supervisor.display_path(&change.path), change.how)).collect();
+            if !changed_itself.is_empty() {
+                lines.push(format!(
+                    "  files changed while the command ran, not through an edit runbound applied: {}",
+                    changed_itself.join(", ")
+                ));
+            } else if received.is_empty() {
+                lines.push(format!("  the command changed no file (the server answered {})", cut_chars(&result.to_string(), 200)));
+            }
+            written.extend(applied.iter().flat_map(|edit| edit.written.iter().cloned()));
+            written.extend(server_changes.iter().map(|change| change.path.clone()));
+            command_json = json!({"command": name, "edits_received": received.len(), "written": command_written, "refused": refused, "changed_by_server": changed_itself});
+        }
+        lines.extend(self.notes.iter().cloned());
+        written.sort();
+        written.dedup();
+        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
+            "action": self.number,
+            "description": self.description,
+            "edits": edits_total,
+            "files": files_json,
+            "command": command_json,
+            "written": written.iter().map(|path| self.supervisor.display_path(path)).collect::<Vec<_>>(),
+        })))
+        .with_written_paths(written))
+    }
+}

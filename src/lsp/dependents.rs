@@ -1,0 +1,301 @@
+//! The files a write can break, found by scanning source text: Python modules that import the
+//! written module, C/C++ files that include the written header. Used by diagnostics on write for
+//! servers that check only open files (pyright, basedpyright, clangd; see
+//! [`crate::lsp::WriteCheck::OpenImporters`]).
+//!
+//! The scan over-approximates on purpose: a file counts as an importer when one of its import
+//! statements names the written module's last component (`pkg/util.py` → any `import …util…`,
+//! `from …util import`, `from … import util`), so a few extra files may be checked; it follows
+//! re-exports one package at a time (an importing `__init__.py` makes the importers of its package
+//! dependents too; an including header makes its includers dependents). Files under
+//! `node_modules`, `target`, `.git`, `.venv`, `venv`, `__pycache__` and hidden directories are not
+//! scanned. Bounded: at most [`SCAN_FILES_CAP`] files are read per scan, and the caller's cap
+//! bounds the answer (the total found is reported).
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+/// At most this many candidate files are read per scan (a larger tree is scanned partially and
+/// the result says so).
+pub const SCAN_FILES_CAP: usize = 20_000;
+
+/// What a scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dependents {
+    /// The dependent files (absolute), at most the cap, nearest first (direct importers before
+    /// importers of re-exporting files), then by path.
+    pub files: Vec<PathBuf>,
+    /// How many dependents were found in all (≥ `files.len()`).
+    pub total_found: usize,
+    /// The scan stopped at [`SCAN_FILES_CAP`] files: there may be more dependents.
+    pub scan_incomplete: bool,
+}
+
+/// Python files under `root` that import `written` (a `.py`/`.pyi` file), directly or through
+/// an `__init__.py` that imports it; at most `cap`.
+pub fn python_importers(root: &Path, written: &Path, cap: usize) -> Dependents {
+    let (sources, scan_incomplete) = source_files(root, &["py", "pyi"]);
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    seen.insert(written.to_path_buf());
+    let mut queue: VecDeque<String> = VecDeque::new();
+    queue.extend(python_module_name(written));
+    let mut names_done: HashSet<String> = HashSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !names_done.insert(name.clone()) {
+            continue;
+        }
+        for (path, text) in &sources {
+            if seen.contains(path) || !text.contains(name.as_str()) {
+                continue;
+            }
+            if python_text_imports(text, &name) {
+                seen.insert(path.clone());
+                found.push(path.clone());
+                if path.file_name().is_some_and(|file| file == "__init__.py") {
+                    queue.extend(python_module_name(path));
+                }
+            }
+        }
+    }
+    finish(found, cap, scan_incomplete)
+}
+
+/// C/C++ translation units under `root` that include `written` (a header), directly or through
+/// headers that include it; at most `cap`. Headers on the way are followed, not returned.
+pub fn c_includers(root: &Path, written: &Path, cap: usize) -> Dependents {
+    let extensions = ["c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "inl", "ipp"];
+    let (sources, scan_incomplete) = source_files(root, &extensions);
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    seen.insert(written.to_path_buf());
+    let mut queue: VecDeque<PathBuf> = VecDeque::from([written.to_path_buf()]);
+    while let Some(header) = queue.pop_front() {
+        let Some(file_name) = header.file_name().and_then(|name| name.to_str()).map(str::to_owned) else { continue };
+        for (path, text) in &sources {
+            if seen.contains(path) || !text.contains(file_name.as_str()) {
+                continue;
+            }
+            if c_text_includes(text, &header) {
+                seen.insert(path.clone());
+                if is_translation_unit(path) {
+                    found.push(path.clone());
+                } else {
+                    queue.push_back(path.clone());
+                }
+            }
+        }
+    }
+    finish(found, cap, scan_incomplete)
+}
+
+/// Whether `path` is a C/C++ header (by extension).
+pub fn is_c_header(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("h" | "hh" | "hpp" | "hxx" | "inl" | "ipp"))
+}
+
+fn is_translation_unit(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("c" | "cc" | "cpp" | "cxx"))
+}
+
+fn finish(mut found: Vec<PathBuf>, cap: usize, scan_incomplete: bool) -> Dependents {
+    let total_found = found.len();
+    found.truncate(cap);
+    Dependents { files: found, total_found, scan_incomplete }
+}
+
+/// The name other modules use for `path`: the file stem, or the package directory's name for an
+/// `__init__.py`.
+fn python_module_name(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    if stem == "__init__" {
+        return path.parent()?.file_name()?.to_str().map(str::to_owned);
+    }
+    Some(stem.to_owned())
+}
+
+/// Whether one of `text`'s import statements names module `name` (a dotted component of the
+/// imported module, or a name imported from a package).
+fn python_text_imports(text: &str, name: &str) -> bool {
+    for statement in python_import_statements(text) {
+        let statement = statement.replace(['(', ')'], " ");
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        match words.first().copied() {
+            Some("import") => {
+                let modules = statement.trim_start().trim_start_matches("import");
+                for module in modules.split(',') {
+                    let module = module.split_whitespace().next().unwrap_or("");
+                    if module.split('.').any(|component| component == name) {
+                        return true;
+                    }
+                }
+            }
+            Some("from") => {
+                let module = words.get(1).copied().unwrap_or("");
+                if module.split('.').any(|component| component == name) {
+                    return true;
+                }
+                if let Some((_, imported)) = statement.split_once(" import ") {
+                    for item in imported.split(',') {
+                        if item.split_whitespace().next() == Some(name) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            _ => (),
+        }
+    }
+    false
+}
+
+/// The `import …` / `from … import …` statements of `text`, each joined onto one line
+/// (parenthesized lists and backslash continuations followed).
+fn python_import_statements(text: &str) -> Vec<String> {
+    let mut statements = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if !(trimmed.starts_with("import ") || trimmed.starts_with("from ")) {
+            continue;
+        }
+        let mut statement = trimmed.split('#').next().unwrap_or("").to_owned();
+        loop {
+            let open = statement.matches('(').count() > statement.matches(')').count();
+            let continued = statement.trim_end().ends_with('\\');
+            if !open && !continued {
+                break;
+            }
+            let Some(next) = lines.next() else { break };
+            if continued {
+                statement = statement.trim_end().trim_end_matches('\\').to_owned();
+            }
+            statement.push(' ');
+            statement.push_str(next.split('#').next().unwrap_or(""));
+        }
+        statements.push(statement);
+    }
+    statements
+}
+
+/// Whether `text` has an `#include` whose path names `header` (same file name, and the written
+/// path ends with the included path).
+fn c_text_includes(text: &str, header: &Path) -> bool {
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let Some(rest) = trimmed.strip_prefix('#') else { continue };
+        let rest = rest.trim_start();
+        let Some(rest) = rest.strip_prefix("include") else { continue };
+        let rest = rest.trim();
+        let included = if let Some(inner) = rest.strip_prefix('"') {
+            inner.split('"').next()
+        } else if let Some(inner) = rest.strip_prefix('<') {
+            inner.split('>').next()
+        } else {
+            None
+        };
+        let Some(included) = included else { continue };
+        let included = Path::new(included);
+        let relative: PathBuf = included.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+        if !relative.as_os_str().is_empty() && header.ends_with(&relative) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The files under `root` with one of `extensions`, with their text (unreadable files skipped),
+/// sorted by path; `true` when the walk stopped at [`SCAN_FILES_CAP`].
+fn source_files(root: &Path, extensions: &[&str]) -> (Vec<(PathBuf, String)>, bool) {
+    let mut files = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .filter_entry(|entry| {
+            !matches!(
+                entry.file_name().to_str(),
+                Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__" | "site-packages")
+            )
+        })
+        .build();
+    let mut incomplete = false;
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(extension) = path.extension().and_then(|e| e.to_str()) else { continue };
+        if !extensions.contains(&extension) {
+            continue;
+        }
+        if files.len() >= SCAN_FILES_CAP {
+            incomplete = true;
+            break;
+        }
+        if let Ok(text) = std::fs::read_to_string(path) {
+            files.push((std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()), text));
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    (files, incomplete)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (relative, text) in files {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn names(root: &Path, found: &Dependents) -> Vec<String> {
+        let root = std::fs::canonicalize(root).unwrap();
+        found.files.iter().map(|path| path.strip_prefix(&root).unwrap().display().to_string()).collect()
+    }
+
+    #[test]
+    fn python_importers_cover_the_import_forms_and_follow_package_reexports() {
+        let dir = tree(&[
+            ("pkg/__init__.py", "from .util import helper\n"),
+            ("pkg/util.py", "def helper(): ...\n"),
+            ("pkg/direct.py", "from pkg.util import helper\n"),
+            ("pkg/relative.py", "from . import (\n    other,\n    util as u,\n)\n"),
+            ("pkg/plain.py", "import os, pkg.util\n"),
+            ("pkg/continued.py", "from pkg \\\n    import util\n"),
+            ("app.py", "from pkg import helper\n"),
+            ("unrelated.py", "utility = 'util'\nimport utilities\n"),
+            ("comment.py", "import os  # util\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = python_importers(&root, &root.join("pkg/util.py"), 10);
+        let mut got = names(&root, &found);
+        got.sort();
+        assert_eq!(got, ["app.py", "pkg/__init__.py", "pkg/continued.py", "pkg/direct.py", "pkg/plain.py", "pkg/relative.py"]);
+        assert_eq!(found.total_found, 6);
+        let capped = python_importers(&root, &root.join("pkg/util.py"), 2);
+        assert_eq!((capped.files.len(), capped.total_found), (2, 6));
+    }
+
+    #[test]
+    fn c_includers_follow_headers_to_translation_units() {
+        let dir = tree(&[
+            ("include/lib/a.h", "int f(int);\n"),
+            ("include/lib/b.h", "#include \"lib/a.h\"\n"),
+            ("src/one.c", "#include <lib/a.h>\n"),
+            ("src/two.c", "#  include \"b.h\"\n"),
+            ("src/three.c", "#include \"other/a.h\"\n"),
+            ("src/four.c", "// a.h\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = c_includers(&root, &root.join("include/lib/a.h"), 10);
+        let mut got = names(&root, &found);
+        got.sort();
+        assert_eq!(got, ["src/one.c", "src/two.c"]);
+        assert!(is_c_header(Path::new("x.hpp")) && !is_c_header(Path::new("x.c")));
+    }
+}

@@ -1,0 +1,766 @@
+//! The `lsp` hierarchy ops: `incoming_calls`, `outgoing_calls` (LSP 3.17
+//! `textDocument/prepareCallHierarchy`, `callHierarchy/incomingCalls|outgoingCalls`) and
+//! `supertypes`, `subtypes` (`textDocument/prepareTypeHierarchy`,
+//! `typeHierarchy/supertypes|subtypes`), addressed by `file` + `line` + `symbol`.
+//!
+//! The answer is a flat, pageable list of hierarchy entries ordered by depth, then workspace code
+//! first, then path and line; each depth's entries are grouped per file. A call entry lists its
+//! call sites (the lines of the calls: inside the caller for `incoming_calls`, inside the queried
+//! function — or the depth-N caller — for `outgoing_calls`). `depth` (1–3, default 1) follows
+//! the hierarchy further: depth 2 lists the callers of the depth-1 callers, each naming which of
+//! them it reaches (`→ calls step_a`). Only workspace code is followed (entries in dependency
+//! code are listed, not followed, and counted); an entry already followed (recursion, a diamond)
+//! is listed again but not followed twice; at most [`crate::lsp::LspConfig::hierarchy_follow_cap`]
+//! entries are followed per call, and the deadline stops the walk early. Everything not followed
+//! is counted in the answer. Later pages reuse the walked hierarchy while no file changed
+//! ([`crate::lsp::listing::AnswerCache`]).
+//!
+//! A server without the capability gets the error naming the installed server that has it
+//! (the mechanism `lsp` uses for every op), never an empty list.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::ToolError;
+use crate::lsp::client::{LanguageServer, RequestFailure};
+use crate::lsp::listing::{workspace_fingerprint, Page, PathClass, PathTally};
+use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
+use crate::lsp::supervisor::LspSupervisor;
+use crate::lsp::tool::{
+    counted, push_page_footer, readiness_note, request_error, resolve_file, unparseable, unsupported_error, LspArguments, Place, Query,
+    SourceCache, ANSWER_MARGIN,
+};
+use crate::lsp::uri::path_to_uri;
+use crate::registry::{CallContext, ToolOutput};
+use crate::render::{cut_chars, plural};
+use crate::result::ToolResult;
+
+/// Deepest `depth` a hierarchy op follows.
+pub const MAX_HIERARCHY_DEPTH: usize = 3;
+
+/// JSON-RPC `MethodNotFound`.
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// Call sites listed under one entry; the rest are counted.
+const CALL_SITES_SHOWN: usize = 8;
+
+/// What one hierarchy op asks and how its answer is worded.
+#[derive(Debug, Clone, Copy)]
+struct Direction {
+    op: &'static str,
+    prepare: &'static str,
+    step: &'static str,
+    /// Header of the answer: `incoming calls`.
+    what: &'static str,
+    /// One entry: `caller`.
+    noun: &'static str,
+    /// Field of a call answer holding the item (`from` / `to`); `None` for type hierarchies.
+    call_field: Option<&'static str>,
+    /// How a depth-2+ entry relates to the depth-1 entries it reaches (`calls`).
+    relation: &'static str,
+}
+
+fn direction(op: &str) -> Direction {
+    match op {
+        "incoming_calls" => Direction {
+            op: "incoming_calls",
+            prepare: "textDocument/prepareCallHierarchy",
+            step: "callHierarchy/incomingCalls",
+            what: "incoming calls",
+            noun: "caller",
+            call_field: Some("from"),
+            relation: "calls",
+        },
+        "outgoing_calls" => Direction {
+            op: "outgoing_calls",
+            prepare: "textDocument/prepareCallHierarchy",
+            step: "callHierarchy/outgoingCalls",
+            what: "outgoing calls",
+            noun: "callee",
+            call_field: Some("to"),
+            relation: "called by",
+        },
+        "supertypes" => Direction {
+            op: "supertypes",
+            prepare: "textDocument/prepareTypeHierarchy",
+            step: "typeHierarchy/supertypes",
+            what: "supertypes",
+            noun: "supertype",
+            call_field: None,
+            relation: "supertype of",
+        },
+        _ => Direction {
+            op: "subtypes",
+            prepare: "textDocument/prepareTypeHierarchy",
+            step: "typeHierarchy/subtypes",
+            what: "subtypes",
+            noun: "subtype",
+            call_field: None,
+            relation: "subtype of",
+        },
+    }
+}
+
+/// One call site: where a call happens (0-based line and character, server encoding).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Hash)]
+struct CallSite {
+    uri: String,
+    line0: u32,
+    character0: u32,
+    /// What is called there (incoming calls: the entry one depth up).
+    #[serde(default)]
+    callee: String,
+}
+
+/// Why an entry's own callers/callees/types were not asked.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum Followed {
+    /// Asked: its entries are at the next depth.
+    Yes,
+    /// At the requested depth.
+    DepthReached,
+    /// Dependency code (outside the workspace or in a dependency directory).
+    Dependency,
+    /// Already followed elsewhere in this answer (reached twice, or a cycle).
+    Repeated,
+    /// The queried item itself (direct or indirect recursion).
+    Recursive,
+    /// The per-call follow cap was reached.
+    Cap,
+    /// The call's deadline came first.
+    Deadline,
+    /// The server's answer for it failed (said in the notes).
+    Failed,
+}
+
+/// One entry of the hierarchy (or a prepared root at depth 0).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Node {
+    depth: usize,
+    name: String,
+    kind: u64,
+    detail: Option<String>,
+    uri: String,
+    /// The name's position (selection range start), 0-based, server encoding.
+    line0: u32,
+    character0: u32,
+    /// The item exactly as the server sent it (it is sent back to follow it).
+    item: Value,
+    /// Names of the entries one depth up that this one relates to.
+    via: Vec<String>,
+    call_sites: Vec<CallSite>,
+    followed: Followed,
+    /// 0-based lines of further items merged into this one: the overloads of one name in one
+    /// file that the same call sites reach (pyright lists each `max` overload of typeshed).
+    #[serde(default)]
+    overload_lines0: Vec<u32>,
+}
+
+impl Node {
+    fn key(&self) -> (String, u32, u32, String) {
+        (self.uri.clone(), self.line0, self.character0, self.name.clone())
+    }
+}
+
+/// A walked hierarchy: roots (depth 0) and entries (depth ≥ 1), plus notes about failures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Walk {
+    roots: Vec<Node>,
+    entries: Vec<Node>,
+    notes: Vec<String>,
+    requests: usize,
+    elapsed_ms: u128,
+}
+
+#[derive(Deserialize)]
+struct RawItem {
+    name: String,
+    kind: Value,
+    detail: Option<String>,
+    uri: String,
+    #[serde(rename = "selectionRange")]
+    selection_range: RawRange,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+struct RawRange {
+    start: RawPosition,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+struct RawPosition {
+    line: u32,
+    character: u32,
+}
+
+fn node_from_item(item: &Value, depth: usize, server_id: &str, method: &str) -> Result<Node, ToolError> {
+    let raw: RawItem = serde_json::from_value(item.clone()).map_err(|err| unparseable(server_id, method, &err, item))?;
+    Ok(Node {
+        depth,
+        name: raw.name,
+        kind: raw.kind.as_u64().unwrap_or(0),
+        detail: raw.detail.filter(|detail| !detail.trim().is_empty()),
+        uri: raw.uri,
+        line0: raw.selection_range.start.line,
+        character0: raw.selection_range.start.character,
+        item: item.clone(),
+        via: Vec::new(),
+        call_sites: Vec::new(),
+        followed: Followed::DepthReached,
+        overload_lines0: Vec::new(),
+    })
+}
+
+/// Parses one step answer (`incomingCalls` / `outgoingCalls` / `supertypes` / `subtypes`) into
+/// `(item, call ranges)`.
+fn step_entries(answer: &Value, dir: &Direction, server_id: &str) -> Result<Vec<(Value, Vec<RawRange>)>, ToolError> {
+    if answer.is_null() {
+        return Ok(Vec::new());
+    }
+    let Some(list) = answer.as_array() else {
+        return Err(ToolError::failed(format!(
+            "{server_id}'s answer to {} is not a list: {}",
+            dir.step,
+            cut_chars(&answer.to_string(), 300)
+        )));
+    };
+    let mut out = Vec::new();
+    for element in list {
+        match dir.call_field {
+            Some(field) => {
+                let item = element.get(field).cloned().ok_or_else(|| {
+                    ToolError::failed(format!(
+                        "{server_id}'s answer to {} has an entry without `{field}`: {}",
+                        dir.step,
+                        cut_chars(&element.to_string(), 300)
+                    ))
+                })?;
+                let ranges: Vec<RawRange> = match element.get("fromRanges") {
+                    Some(ranges) => {
+                        serde_json::from_value(ranges.clone()).map_err(|err| unparseable(server_id, dir.step, &err, element))?
+                    }
+                    None => Vec::new(),
+                };
+                out.push((item, ranges));
+            }
+            None => out.push((element.clone(), Vec::new())),
+        }
+    }
+    Ok(out)
+}
+
+/// Answers one hierarchy op (see the module docs).
+///
+/// # Errors
+/// `invalid_arguments` for a missing address or a `depth` above [`MAX_HIERARCHY_DEPTH`];
+/// `unavailable` when the file's server lacks the capability (naming the installed server that
+/// has it); the request errors of [`request_error`].
+pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
+    let dir = direction(&args.op);
+    let op = dir.op;
+    let depth = args.depth.unwrap_or(1);
+    if depth == 0 || depth > MAX_HIERARCHY_DEPTH {
+        return Err(ToolError::invalid(format!("{op}: `depth` is {depth}, but hierarchies follow 1 to {MAX_HIERARCHY_DEPTH} levels"))
+            .with_hint(format!("pass \"depth\" between 1 and {MAX_HIERARCHY_DEPTH} (default 1)")));
+    }
+    if args.kind.is_some() || args.locals {
+        return Err(ToolError::invalid(format!("{op} takes no `kind` or `locals` (they filter `symbols` outlines)"))
+            .with_hint("drop `kind` and `locals`"));
+    }
+    let (Some(file), Some(line)) = (args.file.as_deref(), args.line) else {
+        return Err(ToolError::invalid(format!("{op} needs `file` and `line` (1-based) plus `symbol`"))
+            .with_hint(format!("e.g. {{\"op\": \"{op}\", \"file\": \"src/main.rs\", \"line\": 12, \"symbol\": \"parse_config\"}}")));
+    };
+    let Some(symbol) = args.symbol.as_deref() else {
+        return Err(ToolError::invalid(format!(
+            "{op} needs `symbol`: a substring of line {line} containing the identifier (positions are never columns)"
+        ))
+        .with_hint("read the line and pass the function or type name you mean as `symbol`"));
+    };
+    let path = resolve_file(supervisor.workspace_root(), file)?;
+    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let resolved = resolve_symbol_on_line(&text, line, symbol, args.occurrence)
+        .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
+    let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+    let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
+    let server = &*lease.server;
+    let mut notes = lease.notes.clone();
+    server.resync_from_disk();
+    server.sync_document(&path)?;
+    if !server.supports(dir.prepare) {
+        return Err(unsupported_error(supervisor, &path, server, op, dir.prepare, deadline));
+    }
+    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    let encoding = server.position_encoding();
+    let mut query = Query { supervisor, server, path: path.clone(), resolved: resolved.clone(), encoding, notes: Vec::new() };
+    let (line0, character) = resolved.lsp_position(encoding);
+    let params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}});
+    // Later pages reuse the walk of the first page while no file under the server's root changed.
+    let key = format!("{}|{op}|{params}|depth {depth}", server.pid());
+    let fingerprint = workspace_fingerprint(server.root());
+    let cached = if args.offset > 0 { supervisor.answer_cache().get(&key, &fingerprint) } else { None };
+    let walk = match cached.and_then(|(at, value)| serde_json::from_value::<Walk>(value).ok().map(|walk| (at, walk))) {
+        Some((at, walk)) => {
+            notes.push(format!(
+                "note: this page comes from the hierarchy walked {} s ago (no file under {} changed since); offset 0 asks the server again",
+                at.elapsed().as_secs(),
+                supervisor.display_path(server.root())
+            ));
+            walk
+        }
+        None => {
+            let walk = walk(supervisor, server, &dir, params, depth, deadline).map_err(|failure| match failure {
+                // A server that advertises the hierarchy but lacks one of its methods (clangd 19:
+                // no `callHierarchy/outgoingCalls`) is a missing capability, not a failure.
+                WalkFailure::Request(method, RequestFailure::Server(err)) if err.code == METHOD_NOT_FOUND => {
+                    let mut tool_error = unsupported_error(supervisor, &path, server, op, method, deadline);
+                    tool_error.message.push_str(&format!(
+                        " ({} advertises {} but answered {method} with error {}: {})",
+                        server.id(),
+                        dir.prepare,
+                        err.code,
+                        err.message
+                    ));
+                    tool_error
+                }
+                WalkFailure::Request(method, failure) => {
+                    let mut err = request_error(&query, method, &failure, &readiness);
+                    for note in &notes {
+                        err.message.push_str("; ");
+                        err.message.push_str(note);
+                    }
+                    err
+                }
+                WalkFailure::Tool(err) => err,
+            })?;
+            if let Ok(value) = serde_json::to_value(&walk) {
+                supervisor.answer_cache().put(key, fingerprint, value);
+            }
+            walk
+        }
+    };
+    notes.extend(walk.notes.iter().cloned());
+    if let Some(note) = readiness_note(server, &readiness) {
+        notes.push(note);
+    }
+    query.notes = notes;
+    let (body, results, page) = render(&query, &dir, &walk, depth, args.offset)?;
+    // (With no item at all, `empty_answer` already says so.)
+    if !walk.entries.is_empty() && looks_like_comment_or_string(&resolved.line_text, resolved.cursor_byte) {
+        query.notes.push(format!(
+            "note: `{}` at column {} looks like it is inside a comment or string; {} answered anyway — check that this is the symbol you meant",
+            resolved.cursor_identifier,
+            resolved.display_column(),
+            server.id()
+        ));
+    }
+    let mut text = query.header(dir.what);
+    text.push('\n');
+    text.push_str(&body);
+    for note in &query.notes {
+        text.push('\n');
+        text.push_str(note);
+    }
+    let roots: Vec<Value> = walk
+        .roots
+        .iter()
+        .map(|root| json!({"name": root.name, "kind": crate::lsp::outline::lsp_kind_name(root.kind), "detail": root.detail}))
+        .collect();
+    let structured = json!({
+        "op": op,
+        "server": server.id(),
+        "root": supervisor.display_path(server.root()),
+        "position": query.position_json(),
+        "depth": depth,
+        "items": roots,
+        "total": walk.entries.len(),
+        "results": results,
+        "page": page.map(|page| page.to_json()),
+        "requests": walk.requests,
+        "walk_ms": walk.elapsed_ms,
+        "still_indexing": !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
+        "notes": query.notes,
+    });
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+}
+
+enum WalkFailure {
+    Request(&'static str, RequestFailure),
+    Tool(ToolError),
+}
+
+/// Prepares the hierarchy at `params` and follows it `depth` levels (breadth first).
+fn walk(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    dir: &Direction,
+    params: Value,
+    depth: usize,
+    deadline: Instant,
+) -> Result<Walk, WalkFailure> {
+    let started = Instant::now();
+    let prepared = server.request(dir.prepare, params, deadline, true).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
+    let mut walk = Walk { roots: Vec::new(), entries: Vec::new(), notes: Vec::new(), requests: 1, elapsed_ms: 0 };
+    let items: Vec<Value> = match prepared {
+        Value::Null => Vec::new(),
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    for item in &items {
+        let mut root = node_from_item(item, 0, server.id(), dir.prepare).map_err(WalkFailure::Tool)?;
+        root.followed = Followed::Yes;
+        walk.roots.push(root);
+    }
+    let follow_cap = supervisor.config().hierarchy_follow_cap;
+    let workspace_root = supervisor.workspace_root();
+    // Keys of every item asked (roots included): an item is followed once.
+    let mut asked: HashSet<(String, u32, u32, String)> = walk.roots.iter().map(Node::key).collect();
+    let root_keys = asked.clone();
+    // The parents of the current level: (index into roots when depth 1, else into entries).
+    let mut parents: Vec<(usize, bool)> = (0..walk.roots.len()).map(|index| (index, true)).collect();
+    let mut follows = 0usize;
+    for level in 1..=depth {
+        let mut level_nodes: Vec<Node> = Vec::new();
+        let mut index_of: HashMap<(String, u32, u32, String), usize> = HashMap::new();
+        for &(parent_index, is_root) in &parents {
+            let parent = if is_root { &walk.roots[parent_index] } else { &walk.entries[parent_index] };
+            let answer = match server.request(dir.step, json!({"item": parent.item}), deadline, true) {
+                Ok(answer) => answer,
+                Err(failure) if level == 1 => return Err(WalkFailure::Request(dir.step, failure)),
+                Err(failure) => {
+                    walk.notes.push(format!(
+                        "note: depth {level}: {} for {} failed: {}",
+                        dir.step,
+                        parent.name,
+                        failure.to_tool_error(server.id(), dir.step).message
+                    ));
+                    let parent = &mut walk.entries[parent_index];
+                    parent.followed = Followed::Failed;
+                    continue;
+                }
+            };
+            walk.requests += 1;
+            let parent_name = parent.name.clone();
+            let parent_uri = parent.uri.clone();
+            for (item, ranges) in step_entries(&answer, dir, server.id()).map_err(WalkFailure::Tool)? {
+                let mut node = node_from_item(&item, level, server.id(), dir.step).map_err(WalkFailure::Tool)?;
+                // Incoming: the call ranges lie in the caller (the listed item); outgoing: in the
+                // parent, which makes the calls.
+                let site_uri = if dir.op == "outgoing_calls" { parent_uri.clone() } else { node.uri.clone() };
+                let sites: Vec<CallSite> = ranges
+                    .iter()
+                    .map(|range| CallSite {
+                        uri: site_uri.clone(),
+                        line0: range.start.line,
+                        character0: range.start.character,
+                        callee: if dir.op == "outgoing_calls" { String::new() } else { parent_name.clone() },
+                    })
+                    .collect();
+                let key = node.key();
+                match index_of.get(&key) {
+                    Some(&existing) => {
+                        let merged = &mut level_nodes[existing];
+                        if !merged.via.contains(&parent_name) {
+                            merged.via.push(parent_name.clone());
+                        }
+                        for site in sites {
+                            if !merged.call_sites.contains(&site) {
+                                merged.call_sites.push(site);
+                            }
+                        }
+                    }
+                    None => {
+                        node.via.push(parent_name.clone());
+                        // Servers repeat identical ranges (typescript-language-server).
+                        for site in sites {
+                            if !node.call_sites.contains(&site) {
+                                node.call_sites.push(site);
+                            }
+                        }
+                        index_of.insert(key, level_nodes.len());
+                        level_nodes.push(node);
+                    }
+                }
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+        }
+        // Order: workspace code first, then path, then line.
+        let mut cache = SourceCache::new(workspace_root);
+        level_nodes.sort_by_cached_key(|node| {
+            let place = cache.place(&node.uri, node.line0);
+            (place.rank(), place.labeled(), node.line0, node.character0)
+        });
+        for node in &mut level_nodes {
+            node.call_sites.sort_by_key(|site| (site.uri.clone(), site.line0, site.character0));
+        }
+        // Overloads of one name in one file reached through the same call sites are one entry.
+        let mut merged: Vec<Node> = Vec::with_capacity(level_nodes.len());
+        let mut overload_of: HashMap<(String, String, u64, String, Vec<CallSite>), usize> = HashMap::new();
+        for node in level_nodes {
+            let key = (node.uri.clone(), node.name.clone(), node.kind, node.via.join(","), node.call_sites.clone());
+            match overload_of.get(&key) {
+                Some(&first) => merged[first].overload_lines0.push(node.line0),
+                None => {
+                    overload_of.insert(key, merged.len());
+                    merged.push(node);
+                }
+            }
+        }
+        let level_nodes = merged;
+        // Which of this level's entries the next level follows.
+        let mut next_parents = Vec::new();
+        for mut node in level_nodes {
+            let place = cache.place(&node.uri, node.line0);
+            node.followed = if place.rank() != PathClass::Workspace {
+                Followed::Dependency
+            } else if root_keys.contains(&node.key()) {
+                Followed::Recursive
+            } else if asked.contains(&node.key()) {
+                Followed::Repeated
+            } else if level == depth {
+                Followed::DepthReached
+            } else if Instant::now() >= deadline {
+                Followed::Deadline
+            } else if follows >= follow_cap {
+                Followed::Cap
+            } else {
+                asked.insert(node.key());
+                follows += 1;
+                next_parents.push((walk.entries.len(), false));
+                Followed::Yes
+            };
+            walk.entries.push(node);
+        }
+        if next_parents.is_empty() {
+            break;
+        }
+        parents = next_parents;
+        if Instant::now() >= deadline {
+            for &(index, _) in &parents {
+                walk.entries[index].followed = Followed::Deadline;
+            }
+            break;
+        }
+    }
+    walk.elapsed_ms = started.elapsed().as_millis();
+    Ok(walk)
+}
+
+/// What a server that answers from an index of opened files cannot see: clangd without a
+/// `compile_commands.json` indexes only the files opened so far (no background index).
+fn index_note(server: &LanguageServer) -> Option<String> {
+    (server.id() == "clangd" && !server.root().join("compile_commands.json").is_file()).then(|| {
+        "note: clangd indexes the whole project only with a compile_commands.json at its root; with compile_flags.txt it knows the files opened so far, so callers and subtypes in other files are missing until they are opened (e.g. by an `lsp` call on them)".to_owned()
+    })
+}
+
+fn followed_name(followed: Followed) -> &'static str {
+    match followed {
+        Followed::Yes => "followed",
+        Followed::DepthReached => "depth reached",
+        Followed::Dependency => "dependency code",
+        Followed::Repeated => "already followed",
+        Followed::Recursive => "recursive",
+        Followed::Cap => "follow cap",
+        Followed::Deadline => "deadline",
+        Followed::Failed => "request failed",
+    }
+}
+
+fn readable_kind(node: &Node, place: &Place) -> &'static str {
+    let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
+    crate::lsp::outline::readable_kind_on_line(node.kind, &node.name, &place.text, &extension)
+}
+
+type Rendered = (String, Vec<Value>, Option<Page>);
+
+fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset: usize) -> Result<Rendered, ToolError> {
+    let supervisor = query.supervisor;
+    let server_id = query.server.id();
+    if walk.roots.is_empty() {
+        let what = if dir.call_field.is_some() {
+            "call hierarchy item (function or method)"
+        } else {
+            "type hierarchy item (class, struct or interface)"
+        };
+        return Ok((query.empty_answer(what, &format!("nothing for {}", dir.prepare)), Vec::new(), None));
+    }
+    let mut cache = SourceCache::new(supervisor.workspace_root());
+    let root_names: Vec<String> = walk
+        .roots
+        .iter()
+        .map(|root| {
+            let place = cache.place(&root.uri, root.line0);
+            format!("{} {} ({})", readable_kind(root, &place), root.name, place.located())
+        })
+        .collect();
+    let places: Vec<Place> = walk.entries.iter().map(|node| cache.place(&node.uri, node.line0)).collect();
+    let total = walk.entries.len();
+    let mut tally = PathTally::default();
+    places.iter().filter_map(|place| place.path.as_ref()).for_each(|path| tally.add(path));
+    let sites_total: usize = walk.entries.iter().map(|node| node.call_sites.len()).sum();
+    let mut per_level: BTreeMap<usize, (usize, HashSet<String>)> = BTreeMap::new();
+    for (node, place) in walk.entries.iter().zip(&places) {
+        let entry = per_level.entry(node.depth).or_default();
+        entry.0 += 1;
+        entry.1.insert(place.labeled());
+    }
+    let mut per_file: HashMap<(usize, String), usize> = HashMap::new();
+    for (node, place) in walk.entries.iter().zip(&places) {
+        *per_file.entry((node.depth, place.labeled())).or_default() += 1;
+    }
+    let deepest = per_level.keys().next_back().copied().unwrap_or(0);
+    let of = root_names.join(", ");
+    let mut out = String::new();
+    if total == 0 {
+        let none = match dir.op {
+            "incoming_calls" => "no callers",
+            "outgoing_calls" => "no calls",
+            "supertypes" => "no supertypes",
+            _ => "no subtypes",
+        };
+        out.push_str(&format!("{server_id} reports {none} of {of}"));
+        if dir.op == "subtypes" || dir.op == "incoming_calls" {
+            out.push_str(" in the code it has indexed");
+            if let Some(note) = index_note(query.server) {
+                out.push_str(&format!("\n{note}"));
+            }
+        }
+        let page = Page::new(0, 0, 1, dir.noun)?;
+        return Ok((out, Vec::new(), Some(page)));
+    }
+    let depth_text = if depth == 1 { String::new() } else { format!(", {} deep (asked {depth})", plural(deepest, "level")) };
+    let sites_text = if dir.call_field.is_some() { format!(", {}", plural(sites_total, "call site")) } else { String::new() };
+    let extra = format!("{sites_text}{depth_text}");
+    out.push_str(&format!("{} of {of}: {}\n", dir.what, counted(total, dir.noun, &extra, &tally)));
+    let page = Page::new(total, offset, supervisor.config().hierarchy_cap, &format!("{}s", dir.noun))?;
+    let mut results = Vec::new();
+    let mut current_level: Option<usize> = None;
+    let mut current_file: Option<String> = None;
+    for index in page.range() {
+        let node = &walk.entries[index];
+        let place = &places[index];
+        if current_level != Some(node.depth) {
+            let (count, files) = &per_level[&node.depth];
+            let whose = if node.depth == 1 { of.clone() } else { format!("the depth-{} {}s", node.depth - 1, dir.noun) };
+            out.push_str(&format!(
+                "depth {} — {} of {whose} in {}{}:\n",
+                node.depth,
+                plural(*count, dir.noun),
+                plural(files.len(), "file"),
+                if index > 0 && walk.entries[index - 1].depth == node.depth { " (continued)" } else { "" }
+            ));
+            current_level = Some(node.depth);
+            current_file = None;
+        }
+        let labeled = place.labeled();
+        if current_file.as_deref() != Some(labeled.as_str()) {
+            let count = per_file.get(&(node.depth, labeled.clone())).copied().unwrap_or(0);
+            out.push_str(&format!("{labeled} ({count}):\n"));
+            current_file = Some(labeled);
+        }
+        let kind = readable_kind(node, place);
+        let mut annotations = vec![format!("{kind} {}", node.name)];
+        if !node.overload_lines0.is_empty() {
+            let lines: Vec<String> = node.overload_lines0.iter().map(|line0| (line0 + 1).to_string()).collect();
+            annotations.push(format!("{} at lines {}", plural(node.overload_lines0.len(), "more overload"), lines.join(", ")));
+        }
+        if node.depth > 1 || walk.roots.len() > 1 {
+            annotations.push(format!("{} {}", dir.relation, node.via.join(", ")));
+        }
+        match node.followed {
+            Followed::Yes | Followed::DepthReached => {}
+            Followed::Repeated => annotations.push("already followed above; not followed again".to_owned()),
+            Followed::Recursive => annotations.push("recursive: the queried item itself".to_owned()),
+            Followed::Dependency => annotations.push("dependency code; not followed".to_owned()),
+            Followed::Cap => annotations.push("not followed: follow cap reached".to_owned()),
+            Followed::Deadline => annotations.push("not followed: out of time".to_owned()),
+            Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
+        }
+        let source = if place.text.is_empty() { node.name.clone() } else { place.text.clone() };
+        out.push_str(&format!("  {}: {source}   [{}]\n", place.line, annotations.join("; ")));
+        // Call sites, one line each (several calls on one line counted).
+        let mut site_lines: Vec<(Place, usize, Vec<String>)> = Vec::new();
+        for site in &node.call_sites {
+            let site_place = cache.place(&site.uri, site.line0);
+            match site_lines.last_mut() {
+                Some((last, count, callees)) if last.uri == site_place.uri && last.line == site_place.line => {
+                    *count += 1;
+                    if !callees.contains(&site.callee) {
+                        callees.push(site.callee.clone());
+                    }
+                }
+                _ => site_lines.push((site_place, 1, vec![site.callee.clone()])),
+            }
+        }
+        let mut sites_json = Vec::new();
+        for (shown, (site_place, count, callees)) in site_lines.iter().enumerate() {
+            let times = match (*count, callees.len()) {
+                (1, _) => String::new(),
+                (count, 2..) => format!("   ({count} calls on this line: {})", callees.join(", ")),
+                (count, _) => format!("   ({count} calls on this line)"),
+            };
+            if shown < CALL_SITES_SHOWN {
+                let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
+                out.push_str(&format!("      {location}: {}{times}\n", site_place.shown()));
+            }
+            let mut value = site_place.to_json();
+            value["calls"] = json!(count);
+            if dir.op == "incoming_calls" {
+                value["callees"] = json!(callees);
+            }
+            sites_json.push(value);
+        }
+        if let Some(notice) = crate::render::truncation_notice(CALL_SITES_SHOWN.min(site_lines.len()), site_lines.len(), "call-site lines")
+        {
+            out.push_str(&format!("      {notice} (all are in structuredContent)\n"));
+        }
+        let mut value = place.to_json();
+        value["depth"] = json!(node.depth);
+        value["name"] = json!(node.name);
+        value["kind"] = json!(kind);
+        value["detail"] = json!(node.detail);
+        value["via"] = json!(node.via);
+        value["followed"] = json!(followed_name(node.followed));
+        value["overload_lines"] = json!(node.overload_lines0.iter().map(|line0| line0 + 1).collect::<Vec<_>>());
+        if dir.call_field.is_some() {
+            value["call_sites"] = json!(sites_json);
+        }
+        results.push(value);
+    }
+    push_page_footer(&mut out, &page, &tally);
+    // What was not followed, counted over the whole walk.
+    let mut not_followed: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for node in &walk.entries {
+        if !matches!(node.followed, Followed::Yes | Followed::DepthReached) {
+            *not_followed.entry(followed_name(node.followed)).or_default() += 1;
+        }
+    }
+    if !not_followed.is_empty() {
+        let parts: Vec<String> = not_followed.iter().map(|(why, count)| format!("{count} ({why})")).collect();
+        out.push_str(&format!("not followed further: {}", parts.join(", ")));
+        if not_followed.contains_key("follow cap") {
+            out.push_str(&format!(
+                "; the follow cap is {} per call — ask again from an entry that was not followed",
+                plural(supervisor.config().hierarchy_follow_cap, "entry")
+            ));
+        }
+        out.push('\n');
+    }
+    if depth < MAX_HIERARCHY_DEPTH && walk.entries.iter().any(|node| node.followed == Followed::DepthReached) {
+        out.push_str(&format!("(\"depth\": {} follows one level further)\n", depth + 1));
+    } else if deepest < depth && walk.entries.iter().any(|node| node.depth == deepest && node.followed == Followed::Yes) {
+        out.push_str(&format!("depth {} found nothing more: the hierarchy ends here\n", deepest + 1));
+    }
+    if walk.roots.len() > 1 {
+        out.push_str(&format!("{server_id} prepared {} items at this position: {of}\n", walk.roots.len()));
+    }
+    Ok((out.trim_end().to_owned(), results, Some(page)))
+}

@@ -1,0 +1,507 @@
+//! Staged changes: every multi-file change a tool proposes instead of writing — `ast_edit`'s
+//! structural rewrites, `lsp_rename` and `lsp_code_action` with `preview: true` — waiting for
+//! `resolve` (R-EDIT-1, R-RES-1). One module for all of them:
+//!
+//! - one store per run ([`StagedChanges`] inside the [`StagedResource`]), one id space
+//!   (`edit_1`, `edit_2`, … whichever tool staged), at most [`StagedConfig::max_pending_edits`]
+//!   pending (staging one more evicts the oldest, and resolving the evicted id says so);
+//! - one model: a [`StagedChange`] is a description plus [`StagedFile`]s, each with the exact
+//!   bytes read at staging time (or absent) and the bytes `resolve accept` writes (or none: a
+//!   deletion) — so the structural rewrite and a language server's `WorkspaceEdit` (text edits,
+//!   created, renamed and deleted files) stage the same way;
+//! - one preview renderer ([`render_preview`]): a unified diff (`--- a/` / `+++ b/` per file,
+//!   2 lines of context), at most [`StagedConfig::max_preview_hunks`] hunks, the cut said;
+//! - one `resolve` tool (tier write): `accept` re-checks every file against what was captured
+//!   (a file changed, deleted, created or made read-only since staging rejects the whole change
+//!   and lists the files) and writes all files through
+//!   [`crate::files::commit_file_changes_in`] (all-or-nothing, race-free, read-only files
+//!   refused); `discard` drops it.
+//!
+//! The resource exists when the run wires a tool that stages (`with_structural()` or
+//! `language_servers()`); it dies with the run, and nothing staged outlives it.
+//!
+//! Dependency order: `staged` sits above `files` and the registry and below `structural` and
+//! `lsp`, which stage through it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ErrorKind, ToolError};
+use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
+use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::render::{plural, truncation_notice};
+use crate::result::ToolResult;
+use crate::tier::Tier;
+
+/// Caps of the staged-change store and its previews. Part of [`crate::RunConfig`].
+#[derive(Debug, Clone)]
+pub struct StagedConfig {
+    /// Most diff hunks shown in a preview (default 40); the rest is counted ("showing N of M
+    /// hunks"), and the staged change contains all of them.
+    pub max_preview_hunks: usize,
+    /// Most staged changes kept pending per run (default 16); staging one more evicts the oldest
+    /// pending change, and resolving the evicted id says so.
+    pub max_pending_edits: usize,
+}
+
+impl Default for StagedConfig {
+    fn default() -> Self {
+        StagedConfig { max_preview_hunks: 40, max_pending_edits: 16 }
+    }
+}
+
+/// One file of a staged change.
+#[derive(Debug, Clone)]
+pub struct StagedFile {
+    /// Absolute path (resolved inside the workspace).
+    pub path: PathBuf,
+    /// Path relative to the workspace, for messages.
+    pub display: String,
+    /// The exact bytes read when the change was staged; `None` when the file did not exist (the
+    /// change creates it).
+    pub original: Option<Vec<u8>>,
+    /// The bytes `resolve accept` writes; `None` deletes the file.
+    pub new_content: Option<Vec<u8>>,
+    /// Changes in this file (replacements, text edits).
+    pub changes: usize,
+    /// What happens to the file: `modified`, `created`, `deleted`, `renamed from <path>`.
+    pub operation: String,
+}
+
+/// One staged change: what it does, every file it touches, what staging warned about.
+#[derive(Debug, Clone)]
+pub struct StagedChange {
+    /// The tool that staged it (`ast_edit`, `lsp_rename`, `lsp_code_action`): `resolve` names it
+    /// when the change must be staged again.
+    pub tool: &'static str,
+    /// What the change does, for messages, e.g. `` `dispose($X)` → `$X.dispose()` (dart) `` or
+    /// `` rename `helper` → `assist` (pyright) ``.
+    pub description: String,
+    /// What one change in a file is called in messages: `replacement` (ast_edit), `edit` (a
+    /// language server's text edit).
+    pub change_noun: &'static str,
+    /// The files, in the order they are written.
+    pub files: Vec<StagedFile>,
+    /// What staging warned about; `resolve` repeats them when it accepts.
+    pub warnings: Vec<String>,
+}
+
+impl StagedChange {
+    /// Total changes over all files.
+    pub fn change_count(&self) -> usize {
+        self.files.iter().map(|file| file.changes).sum()
+    }
+}
+
+/// Why an id is no longer pending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closed {
+    Resolving,
+    Accepted,
+    Discarded,
+    Rejected,
+    Evicted,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    next_number: u64,
+    pending: BTreeMap<u64, StagedChange>,
+    closed: HashMap<String, Closed>,
+}
+
+/// The run's staged changes, keyed by `edit_N`.
+#[derive(Debug, Default)]
+pub struct StagedChanges {
+    inner: Mutex<Inner>,
+}
+
+impl StagedChanges {
+    /// Changes waiting for `resolve`.
+    pub fn pending_count(&self) -> usize {
+        self.inner.lock().pending.len()
+    }
+
+    /// Stores `change` under the next id; evicts the oldest pending changes beyond
+    /// `max_pending` and returns the new id with the evicted ids.
+    pub fn stage(&self, change: StagedChange, max_pending: usize) -> (String, Vec<String>) {
+        let mut inner = self.inner.lock();
+        inner.next_number += 1;
+        let number = inner.next_number;
+        inner.pending.insert(number, change);
+        let mut evicted = Vec::new();
+        while inner.pending.len() > max_pending.max(1) {
+            let Some((&oldest, _)) = inner.pending.iter().next() else { break };
+            inner.pending.remove(&oldest);
+            let id = format!("edit_{oldest}");
+            inner.closed.insert(id.clone(), Closed::Evicted);
+            evicted.push(id);
+        }
+        (format!("edit_{number}"), evicted)
+    }
+
+    /// Takes the pending change `id` out of the store (marking it as being resolved).
+    ///
+    /// # Errors
+    /// `conflict` when `id` is being resolved, was accepted, discarded or rejected; `not_found`
+    /// when it was evicted or never existed. The hint lists the pending ids.
+    pub fn take(&self, id: &str) -> Result<StagedChange, ToolError> {
+        let id = id.trim();
+        let mut inner = self.inner.lock();
+        let number = id.strip_prefix("edit_").and_then(|n| n.parse::<u64>().ok());
+        if let Some(change) = number.and_then(|n| inner.pending.remove(&n)) {
+            inner.closed.insert(id.to_owned(), Closed::Resolving);
+            return Ok(change);
+        }
+        let pending: Vec<String> = inner.pending.iter().map(|(n, change)| format!("edit_{n} ({})", change.tool)).collect();
+        let pending_text = if pending.is_empty() { "none".to_owned() } else { pending.join(", ") };
+        let (kind, message) = match inner.closed.get(id) {
+            Some(Closed::Resolving) => (ErrorKind::Conflict, format!("edit_id {id:?} is being resolved by another call right now")),
+            Some(Closed::Accepted) => {
+                (ErrorKind::Conflict, format!("edit_id {id:?} was already accepted and written; it cannot be resolved again"))
+            }
+            Some(Closed::Discarded) => (ErrorKind::Conflict, format!("edit_id {id:?} was discarded; it cannot be resolved any more")),
+            Some(Closed::Rejected) => (
+                ErrorKind::Conflict,
+                format!("edit_id {id:?} was rejected by an earlier accept because files changed after staging; it is closed"),
+            ),
+            Some(Closed::Evicted) => {
+                (ErrorKind::NotFound, format!("edit_id {id:?} was dropped because too many newer changes were staged after it"))
+            }
+            None => (ErrorKind::NotFound, format!("no staged edit has edit_id {id:?} in this run")),
+        };
+        Err(ToolError::new(kind, message)
+            .with_hint(format!("pending edit ids: {pending_text}; stage a fresh change (ast_edit, or lsp_rename / lsp_code_action with preview) to get a new one")))
+    }
+
+    /// The absolute paths of every file the pending change `id` would write, without taking
+    /// it; `None` when `id` is not pending. Diagnostics on write seeds its ledger from these
+    /// files before `resolve` accepts (R-DOW-2).
+    pub fn pending_paths(&self, id: &str) -> Option<Vec<PathBuf>> {
+        let number = id.trim().strip_prefix("edit_")?.parse::<u64>().ok()?;
+        let inner = self.inner.lock();
+        let change = inner.pending.get(&number)?;
+        Some(change.files.iter().map(|file| file.path.clone()).collect())
+    }
+
+    fn close(&self, id: &str, how: Closed) {
+        self.inner.lock().closed.insert(id.trim().to_owned(), how);
+    }
+}
+
+/// The run's staged-change resource: the store and the run's `staged` section. Wired by
+/// `RunBuilder` when a tool that stages is (`with_structural()`, `language_servers()`).
+#[derive(Debug, Default)]
+pub struct StagedResource {
+    /// Proposed changes waiting for `resolve`.
+    pub changes: StagedChanges,
+    config: StagedConfig,
+}
+
+impl StagedResource {
+    /// An empty store for tools that run with `config` (the run's `staged` section).
+    pub fn new(config: StagedConfig) -> StagedResource {
+        StagedResource { changes: StagedChanges::default(), config }
+    }
+
+    /// The caps the store and its previews use.
+    pub fn config(&self) -> &StagedConfig {
+        &self.config
+    }
+
+    /// Stages `change` and renders what every staging tool answers: the id, the evicted ids
+    /// and the preview.
+    pub fn stage(&self, change: StagedChange) -> Staged {
+        let preview = render_preview(&change.files, self.config.max_preview_hunks);
+        let (edit_id, evicted) = self.changes.stage(change, self.config.max_pending_edits);
+        Staged { edit_id, evicted, preview }
+    }
+}
+
+impl crate::registry::Resource for StagedResource {
+    const NAME: &'static str = "staged-change store";
+    const WIRED_BY: &'static str = "RunBuilder::with_structural() or RunBuilder::language_servers()";
+}
+
+/// What staging produced.
+#[derive(Debug, Clone)]
+pub struct Staged {
+    /// The id `resolve` takes.
+    pub edit_id: String,
+    /// Older pending ids dropped to stay within the cap.
+    pub evicted: Vec<String>,
+    /// The rendered diff.
+    pub preview: Preview,
+}
+
+impl Staged {
+    /// The lines every staging answer ends with: the instruction to resolve, the evictions (if
+    /// any), then the preview.
+    pub fn instructions(&self, max_pending: usize) -> String {
+        let mut text = format!(
+            "Nothing was written: call resolve with edit_id \"{}\" and action \"accept\" to write it, or \"discard\" to drop it.",
+            self.edit_id
+        );
+        if !self.evicted.is_empty() {
+            let _ = write!(text, "\nolder pending changes dropped to stay within {max_pending} pending: {}", self.evicted.join(", "));
+        }
+        text
+    }
+}
+
+/// A rendered unified diff of staged files.
+#[derive(Debug, Clone)]
+pub struct Preview {
+    /// The diff text, ending with the cut notice when hunks were left out.
+    pub text: String,
+    /// Hunks shown.
+    pub shown: usize,
+    /// Hunks in the whole change.
+    pub total: usize,
+}
+
+/// The unified diff of `files` (2 lines of context; a created file diffs against nothing and a
+/// deleted one against nothing after it), at most `max_hunks` hunks, then `showing N of M
+/// hunks (the staged change contains all of them)` when cut.
+pub fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview {
+    let mut text = String::new();
+    let mut shown = 0;
+    let mut total = 0;
+    for file in files {
+        let old = file.original.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        let new = file.new_content.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
+        let mut unified = diff.unified_diff();
+        unified.context_radius(2);
+        let old_name = if file.original.is_some() { format!("a/{}", file.display) } else { "/dev/null".to_owned() };
+        let new_name = if file.new_content.is_some() { format!("b/{}", file.display) } else { "/dev/null".to_owned() };
+        let mut header_written = false;
+        let mut hunks = 0;
+        for hunk in unified.iter_hunks() {
+            hunks += 1;
+            total += 1;
+            if shown >= max_hunks {
+                continue;
+            }
+            if !header_written {
+                let operation = if file.operation == "modified" { String::new() } else { format!(" ({})", file.operation) };
+                let _ = write!(text, "--- {old_name}\n+++ {new_name}{operation}\n");
+                header_written = true;
+            }
+            let _ = write!(text, "{hunk}");
+            shown += 1;
+        }
+        // A file moved without a text change, or an empty file created or deleted, has no hunk:
+        // it is still said.
+        if hunks == 0 {
+            let _ = writeln!(text, "--- {old_name}\n+++ {new_name} ({}; no text change)", file.operation);
+        }
+    }
+    if let Some(notice) = truncation_notice(shown, total, "hunks") {
+        let _ = write!(text, "{notice} (the staged change contains all of them)");
+    }
+    Preview { text: text.trim_end().to_owned(), shown, total }
+}
+
+/// Registers `resolve` (once per run, by the run builder when the staged resource is wired).
+pub(crate) fn register_tools(registry: &mut Registry) {
+    registry.register(resolve_descriptor(), Arc::new(resolve));
+}
+
+/// The `resolve` tool's descriptor.
+pub fn resolve_descriptor() -> ToolDescriptor {
+    ToolDescriptor {
+        name: "resolve".to_owned(),
+        description: "Accept or discard a change staged by ast_edit, or by lsp_rename / lsp_code_action with `preview: true`. \
+`accept` re-reads every file of the change and compares it with what was read at staging time: if any file changed \
+(or was deleted, created or made read-only), the whole change is rejected, the changed files are listed and nothing is \
+written; otherwise every file is written atomically (all or nothing). `discard` drops the change. An edit_id can be \
+resolved once.\n\
+Example: {\"edit_id\": \"edit_1\", \"action\": \"accept\"}"
+            .to_owned(),
+        tier: Tier::Write,
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "edit_id": {"type": "string", "minLength": 1, "description": "The id the staging tool returned, e.g. \"edit_1\"."},
+                "action": {"type": "string", "enum": ["accept", "discard"], "description": "accept writes the change; discard drops it."}
+            },
+            "required": ["edit_id", "action"],
+            "additionalProperties": false
+        }),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(60),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ResolveAction {
+    Accept,
+    Discard,
+}
+
+#[derive(Deserialize)]
+struct ResolveArgs {
+    edit_id: String,
+    action: ResolveAction,
+}
+
+/// How the file at `file.path` differs from what was captured at staging, or `None` when it is
+/// as captured (and writable).
+fn changed_since_staging(workspace_root: &Path, file: &StagedFile) -> Option<String> {
+    match &file.original {
+        Some(original) => crate::files::staged_file_state(workspace_root, &file.path, original),
+        // A file the change creates must still be absent (not even a dangling symlink).
+        None => std::fs::symlink_metadata(&file.path).is_ok().then(|| "created since staging".to_owned()),
+    }
+}
+
+fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
+    let resource = ctx.resource::<StagedResource>()?;
+    let args: ResolveArgs = ctx.parse_arguments(arguments)?;
+    let id = args.edit_id.trim().to_owned();
+    let staged = resource.changes.take(&id)?;
+    let changes = staged.change_count();
+    let summary = format!("{} of {} in {}", plural(changes, staged.change_noun), staged.description, plural(staged.files.len(), "file"));
+    if matches!(args.action, ResolveAction::Discard) {
+        resource.changes.close(&id, Closed::Discarded);
+        return Ok(ToolOutput::new(
+            ToolResult::text(format!("discarded {id}: {summary} dropped; nothing was written"))
+                .with_structured(json!({"edit_id": id, "discarded": true, "staged_by": staged.tool})),
+        ));
+    }
+    let root = ctx.workspace_root();
+    let changed: Vec<Value> = staged
+        .files
+        .iter()
+        .filter_map(|file| changed_since_staging(root, file).map(|state| json!({"path": file.display, "state": state})))
+        .collect();
+    if !changed.is_empty() {
+        resource.changes.close(&id, Closed::Rejected);
+        let list: Vec<String> =
+            changed.iter().map(|c| format!("{} ({})", c["path"].as_str().unwrap_or(""), c["state"].as_str().unwrap_or(""))).collect();
+        return Err(ToolError::new(
+            ErrorKind::Conflict,
+            format!(
+                "{id} rejected: {} of its {} changed after it was staged: {}; nothing was written",
+                changed.len(),
+                plural(staged.files.len(), "file"),
+                list.join(", ")
+            ),
+        )
+        .with_hint(format!("run {} again to stage the change against the current files, then resolve the new edit_id", staged.tool))
+        .with_details(json!({"changed_files": changed})));
+    }
+    let file_changes: Vec<FileChange> = staged
+        .files
+        .iter()
+        .map(|file| FileChange {
+            path: file.path.clone(),
+            new_content: file.new_content.clone(),
+            expected: match &file.original {
+                Some(original) => ExpectedState::Content(original.clone()),
+                None => ExpectedState::Absent,
+            },
+        })
+        .collect();
+    match commit_file_changes_in(root, &file_changes) {
+        Ok(written) => {
+            resource.changes.close(&id, Closed::Accepted);
+            let names: Vec<String> = staged
+                .files
+                .iter()
+                .map(
+                    |file| {
+                        if file.operation == "modified" {
+                            file.display.clone()
+                        } else {
+                            format!("{} ({})", file.display, file.operation)
+                        }
+                    },
+                )
+                .collect();
+            let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
+            if !staged.warnings.is_empty() {
+                let _ = write!(text, "\nstaging warned:");
+                for warning in &staged.warnings {
+                    let _ = write!(text, "\n{warning}");
+                }
+            }
+            let mut structured =
+                json!({"edit_id": id, "staged_by": staged.tool, "written": names, "changes": changes, "staging_warnings": staged.warnings});
+            structured[format!("{}s", staged.change_noun)] = json!(changes);
+            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
+        }
+        Err(mut err) => {
+            resource.changes.close(&id, Closed::Rejected);
+            err.message = format!("{id} was not applied: {}", err.message);
+            if err.hint.is_none() {
+                err.hint = Some(format!("run {} again to stage a fresh change, then resolve it", staged.tool));
+            }
+            Err(err)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(display: &str, original: Option<&str>, new: Option<&str>, operation: &str) -> StagedFile {
+        StagedFile {
+            path: PathBuf::from("/w").join(display),
+            display: display.to_owned(),
+            original: original.map(|text| text.as_bytes().to_vec()),
+            new_content: new.map(|text| text.as_bytes().to_vec()),
+            changes: 1,
+            operation: operation.to_owned(),
+        }
+    }
+
+    #[test]
+    fn preview_shows_modified_created_deleted_and_moved_files_and_says_the_cut() {
+        let files = vec![
+            file("a.py", Some("x = 1\ny = 2\n"), Some("x = 1\ny = 3\n"), "modified"),
+            file("new.py", None, Some("z = 0\n"), "created"),
+            file("old.py", Some("gone\n"), None, "deleted"),
+            file("moved.py", None, Some(""), "renamed from was.py"),
+        ];
+        let preview = render_preview(&files, 40);
+        assert_eq!((preview.shown, preview.total), (3, 3));
+        assert!(preview.text.contains("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3"), "{}", preview.text);
+        assert!(preview.text.contains("--- /dev/null\n+++ b/new.py (created)\n@@ -0,0 +1 @@\n+z = 0"), "{}", preview.text);
+        assert!(preview.text.contains("--- a/old.py\n+++ /dev/null (deleted)"), "{}", preview.text);
+        assert!(preview.text.contains("+++ b/moved.py (renamed from was.py; no text change)"), "{}", preview.text);
+        let cut = render_preview(&files, 1);
+        assert_eq!((cut.shown, cut.total), (1, 3));
+        assert!(cut.text.ends_with("showing 1 of 3 hunks (the staged change contains all of them)"), "{}", cut.text);
+    }
+
+    #[test]
+    fn one_id_space_evicts_the_oldest_and_says_why_an_id_is_closed() {
+        let store = StagedChanges::default();
+        let change =
+            |tool| StagedChange { tool, description: "d".to_owned(), change_noun: "edit", files: Vec::new(), warnings: Vec::new() };
+        let (first, _) = store.stage(change("ast_edit"), 2);
+        let (second, _) = store.stage(change("lsp_rename"), 2);
+        let (third, evicted) = store.stage(change("lsp_code_action"), 2);
+        assert_eq!((first.as_str(), second.as_str(), third.as_str()), ("edit_1", "edit_2", "edit_3"));
+        assert_eq!(evicted, vec!["edit_1".to_owned()]);
+        let err = store.take("edit_1").unwrap_err();
+        assert!(err.message.contains("dropped because too many newer changes"), "{}", err.message);
+        assert!(err.hint.unwrap().contains("edit_2 (lsp_rename), edit_3 (lsp_code_action)"));
+        assert_eq!(store.take("edit_2").unwrap().tool, "lsp_rename");
+        assert!(store.take("edit_2").unwrap_err().message.contains("being resolved by another call"));
+        store.close("edit_2", Closed::Accepted);
+        assert!(store.take("edit_2").unwrap_err().message.contains("already accepted"));
+        assert!(store.take("edit_9").unwrap_err().message.contains("no staged edit has edit_id"));
+    }
+}

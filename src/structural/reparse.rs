@@ -1,0 +1,211 @@
+//! Rewrites must still parse: a rewritten file is parsed again with the same grammar and every
+//! ERROR or MISSING node that was not in the original (at the same place, after shifting by the
+//! edits before it) is a new parse problem, reported with its line and the replacement that
+//! most likely caused it (the nearest one at or before it).
+
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Node};
+use ast_grep_language::SupportLang;
+
+use crate::structural::search::ParsedFile;
+
+/// One replacement in a file, in the original's bytes.
+#[derive(Debug, Clone)]
+pub struct AppliedEdit {
+    /// Byte offset in the original.
+    pub position: usize,
+    /// Bytes of the original replaced.
+    pub deleted_length: usize,
+    /// The replacement text.
+    pub inserted: String,
+}
+
+/// A parse problem the rewrite introduced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewParseProblem {
+    /// 1-based line in the rewritten file.
+    pub line: usize,
+    /// `syntax error near `…`` or `missing `;``.
+    pub what: String,
+    /// The replacement held responsible: 1-based line in the original, old text, new text.
+    pub replacement: Option<(usize, String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Problem {
+    tag: String,
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// The parse problems of `new_content` (the original with `edits` applied, sorted by
+/// position) that `original` did not have.
+///
+/// # Errors
+/// The parser's message when tree-sitter fails on the new content.
+pub fn new_parse_problems(
+    original: &ParsedFile,
+    new_content: &str,
+    edits: &[AppliedEdit],
+    language: SupportLang,
+) -> Result<Vec<NewParseProblem>, String> {
+    let reparsed = AstGrep::<StrDoc<SupportLang>>::try_new(new_content, language)?;
+    let after = problems(&reparsed.root());
+    if after.is_empty() {
+        return Ok(Vec::new());
+    }
+    let before = problems(&original.root());
+    let original_source = original.source();
+    let mut found = Vec::new();
+    for problem in after {
+        let existed = before
+            .iter()
+            .any(|old| old.tag == problem.tag && old.text == problem.text && map_offset(old.start, edits) == Some(problem.start));
+        if existed {
+            continue;
+        }
+        let line = new_content[..problem.start.min(new_content.len())].matches('\n').count() + 1;
+        let replacement = responsible_edit(problem.start..problem.end, edits).map(|edit| {
+            let old_line = original_source[..edit.position.min(original_source.len())].matches('\n').count() + 1;
+            let old_text = original_source.get(edit.position..edit.position + edit.deleted_length).unwrap_or("").to_owned();
+            (old_line, old_text, edit.inserted.clone())
+        });
+        let what = if problem.tag == "ERROR" {
+            let near: String = problem.text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(50).collect();
+            if near.is_empty() {
+                "syntax error".to_owned()
+            } else {
+                format!("syntax error near `{near}`")
+            }
+        } else {
+            problem.tag.clone()
+        };
+        found.push(NewParseProblem { line, what, replacement });
+    }
+    Ok(found)
+}
+
+/// Top-level ERROR nodes (not inside another ERROR) and MISSING nodes, in order.
+fn problems(root: &Node<'_, StrDoc<SupportLang>>) -> Vec<Problem> {
+    if !root.get_inner_node().has_error() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    collect(root, &mut out);
+    out
+}
+
+fn collect(node: &Node<'_, StrDoc<SupportLang>>, out: &mut Vec<Problem>) {
+    let inner = node.get_inner_node();
+    if !inner.has_error() {
+        return;
+    }
+    if node.is_missing() {
+        let kind = node.kind();
+        let tag = if node.is_named() { format!("missing `{kind}` node") } else { format!("missing `{kind}`") };
+        out.push(Problem { tag, start: node.range().start, end: node.range().end, text: String::new() });
+        return;
+    }
+    if node.is_error() {
+        out.push(Problem { tag: "ERROR".to_owned(), start: node.range().start, end: node.range().end, text: node.text().into_owned() });
+        return;
+    }
+    for child in node.children() {
+        collect(&child, out);
+    }
+}
+
+/// Where an original offset lands after the edits; `None` inside a replaced range.
+fn map_offset(offset: usize, edits: &[AppliedEdit]) -> Option<usize> {
+    let mut shifted = offset as isize;
+    for edit in edits {
+        if edit.position + edit.deleted_length <= offset {
+            shifted += edit.inserted.len() as isize - edit.deleted_length as isize;
+        } else if edit.position < offset {
+            return None;
+        } else {
+            break;
+        }
+    }
+    usize::try_from(shifted).ok()
+}
+
+/// The edit closest to `problem` (a byte range of the rewritten file): one whose replacement
+/// overlaps or touches it, else the nearest one.
+fn responsible_edit(problem: std::ops::Range<usize>, edits: &[AppliedEdit]) -> Option<&AppliedEdit> {
+    let mut delta: isize = 0;
+    let mut best: Option<(usize, &AppliedEdit)> = None;
+    for edit in edits {
+        let start = (edit.position as isize + delta).max(0) as usize;
+        let end = start + edit.inserted.len();
+        let distance = if end < problem.start {
+            problem.start - end
+        } else if start > problem.end {
+            start - problem.end
+        } else {
+            0
+        };
+        if best.is_none_or(|(best_distance, _)| distance < best_distance) {
+            best = Some((distance, edit));
+        }
+        delta += edit.inserted.len() as isize - edit.deleted_length as isize;
+    }
+    best.map(|(_, edit)| edit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(source: &str, language: SupportLang) -> ParsedFile {
+        AstGrep::<StrDoc<SupportLang>>::try_new(source, language).unwrap()
+    }
+
+    #[test]
+    fn new_error_is_found_and_attributed() {
+        let original = "def f():\n    msg = build(a)\n    return msg\n";
+        let parsed = parse(original, SupportLang::Python);
+        let position = original.find("build(a)").unwrap();
+        let edits = vec![AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() }];
+        let new_content = original.replace("build(a)", "");
+        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        assert!(!problems.is_empty());
+        // The parser notices the dangling `msg =` where the next statement starts.
+        assert!(matches!(problems[0].line, 2 | 3), "{problems:?}");
+        assert_eq!(problems[0].replacement, Some((2, "build(a)".to_owned(), String::new())));
+    }
+
+    #[test]
+    fn each_problem_is_attributed_to_its_own_replacement() {
+        let original = "def f():\n    msg = build(a)\n    return msg\n\ndef g():\n    x = build(b)\n";
+        let parsed = parse(original, SupportLang::Python);
+        let edits: Vec<AppliedEdit> = original
+            .match_indices("build(")
+            .map(|(position, _)| AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() })
+            .collect();
+        let new_content = original.replace("build(a)", "").replace("build(b)", "");
+        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems[0].replacement.as_ref().map(|r| r.0), Some(2), "{problems:?}");
+        assert_eq!(problems[1].replacement.as_ref().map(|r| r.1.as_str()), Some("build(b)"), "{problems:?}");
+    }
+
+    #[test]
+    fn existing_errors_are_not_new() {
+        let original = "fn a() { let x = ; }\nfn b() { foo(1); }\n";
+        let parsed = parse(original, SupportLang::Rust);
+        let position = original.find("foo(1)").unwrap();
+        let edits = vec![AppliedEdit { position, deleted_length: 6, inserted: "bar(1, 2)".to_owned() }];
+        let new_content = original.replace("foo(1)", "bar(1, 2)");
+        assert_eq!(new_parse_problems(&parsed, &new_content, &edits, SupportLang::Rust).unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn offsets_shift_and_replaced_ranges_do_not_map() {
+        let edits = vec![AppliedEdit { position: 10, deleted_length: 5, inserted: "abcdefgh".to_owned() }];
+        assert_eq!(map_offset(3, &edits), Some(3));
+        assert_eq!(map_offset(12, &edits), None);
+        assert_eq!(map_offset(20, &edits), Some(23));
+    }
+}

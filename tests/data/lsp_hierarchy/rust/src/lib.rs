@@ -1,0 +1,2 @@
+pub mod basics;
+pub mod pipeline;

@@ -1,0 +1,321 @@
+//! Diagnostics on write beyond the written file, against real servers (issue 11 §2, §3, §5):
+//! a breaking edit's errors in other files are reported under those files' names (TypeScript
+//! through tsserver's fileReferences and re-exports, Python through the import scan, Rust through
+//! rust-analyzer's cargo check of the workspace, Go through gopls' package diagnostics, C through
+//! the #include scan); the fix reports them resolved; a comment-only write says
+//! `no new errors in <checked files>` and which files were checked; a check without an answer
+//! says `diagnostics unavailable` and never "no new errors"; a file changed outside the tools is
+//! resynced before an answer about it.
+
+use crate::support;
+
+use std::time::Duration;
+
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
+use serde_json::json;
+
+fn write(run: &Run, path: &str, content: &str) -> String {
+    let result = run.call(Caller::Main, "write", json!({"path": path, "content": content}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "write {path} failed:\n{text}");
+    text
+}
+
+fn block(text: &str) -> &str {
+    text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block in:\n{text}"))
+}
+
+/// One language's project: `target` is the written module; `clean`, `broken` and again `clean`
+/// (plus a comment) are written in turn; `dependents` lists (file, error fragment, count) the
+/// break must report under each file; `checked_fragment` is what the `checked:` line says.
+struct CrossFile {
+    test: &'static str,
+    binary: &'static str,
+    files: Vec<(&'static str, &'static str)>,
+    target: &'static str,
+    clean: &'static str,
+    commented: &'static str,
+    broken: &'static str,
+    dependents: Vec<(&'static str, &'static str, usize)>,
+    checked_fragment: &'static str,
+}
+
+fn run_cross_file(case: &CrossFile) {
+    if support::require_binary(case.test, case.binary).is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&case.files);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // A comment-only write: clean, with the checked set said.
+    let text = write(&run, case.target, case.commented);
+    let dow = block(&text);
+    assert!(dow.contains(&format!("no new errors in {}", case.target)), "comment-only write not clean:\n{text}");
+    assert!(
+        dow.contains(&format!("checked: {} and ", case.target)) && dow.contains(case.checked_fragment),
+        "checked set not said:\n{text}"
+    );
+    assert!(!dow.contains("unavailable") && !dow.contains("new diagnostics introduced"), "{text}");
+    // The break: every dependent's errors under its own name, none under the target.
+    let text = write(&run, case.target, case.broken);
+    let dow = block(&text);
+    for (file, fragment, count) in &case.dependents {
+        let header = format!("{file}: new diagnostics introduced by this write ({count}, ");
+        assert!(dow.contains(&header), "expected {header:?} in:\n{text}");
+        let listed = dow.lines().filter(|line| line.starts_with(&format!("  {file}:")) && line.contains(fragment)).count();
+        assert_eq!(listed, *count, "expected {count} lines of {file} containing {fragment:?} in:\n{text}");
+    }
+    assert!(!dow.contains(&format!("{}: new diagnostics", case.target)), "the target itself is fine:\n{text}");
+    assert!(!dow.contains("unavailable"), "{text}");
+    // The fix: the same errors reported resolved, nothing new.
+    let text = write(&run, case.target, case.clean);
+    let dow = block(&text);
+    for (file, fragment, count) in &case.dependents {
+        let header = format!("{file}: resolved by this write ({count}, ");
+        assert!(dow.contains(&header), "expected {header:?} in:\n{text}");
+        assert!(dow.lines().any(|line| line.starts_with(&format!("  {file}:")) && line.contains(fragment)), "{text}");
+    }
+    assert!(!dow.contains("new diagnostics introduced") && !dow.contains("unavailable"), "{text}");
+    assert!(dow.contains(&format!("no new errors in {}", case.target)), "{text}");
+}
+
+#[test]
+fn typescript_break_in_importers_is_reported_under_their_names() {
+    run_cross_file(&CrossFile {
+        test: "typescript_break_in_importers_is_reported_under_their_names",
+        binary: "typescript-language-server",
+        files: vec![
+            ("package.json", "{\"name\": \"cross\", \"version\": \"1.0.0\"}\n"),
+            ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+            ("src/a.ts", "export function scale(x: number): number {\n  return x * 2;\n}\n"),
+            ("src/b.ts", "import { scale } from \"./a\";\nexport const one = scale(1);\nexport const two = scale(2);\nexport const three = scale(3);\n"),
+            ("src/index.ts", "export * from \"./a\";\n"),
+            ("src/c.ts", "import { scale } from \"./index\";\nexport const four = scale(4);\n"),
+            ("src/unrelated.ts", "export const z: number = 1;\n"),
+        ],
+        target: "src/a.ts",
+        clean: "export function scale(x: number): number {\n  return x * 2;\n}\n",
+        commented: "// Doubles.\nexport function scale(x: number): number {\n  return x * 2;\n}\n",
+        broken: "export function scale(x: number, factor: number): number {\n  return x * factor;\n}\n",
+        dependents: vec![("src/b.ts", "error[2554] Expected 2 arguments, but got 1.", 3), ("src/c.ts", "error[2554]", 1)],
+        checked_fragment: "3 files that import it (tsserver fileReferences",
+    });
+}
+
+#[test]
+fn pyright_break_in_importers_is_reported_under_their_names() {
+    run_cross_file(&CrossFile {
+        test: "pyright_break_in_importers_is_reported_under_their_names",
+        binary: "pyright-langserver",
+        files: vec![
+            ("pyproject.toml", "[project]\nname = \"cross\"\nversion = \"0.1.0\"\n"),
+            ("pkg/__init__.py", "from .a import scale\n"),
+            ("pkg/a.py", "def scale(x: int) -> int:\n    return x * 2\n"),
+            ("pkg/b.py", "from pkg.a import scale\n\none = scale(1)\ntwo = scale(2)\n"),
+            ("app.py", "from pkg import scale\n\nfour = scale(4)\n"),
+            ("unrelated.py", "z: int = 1\n"),
+        ],
+        target: "pkg/a.py",
+        clean: "def scale(x: int) -> int:\n    return x * 2\n",
+        commented: "# Doubles.\ndef scale(x: int) -> int:\n    return x * 2\n",
+        broken: "def scale(x: int, factor: int) -> int:\n    return x * factor\n",
+        dependents: vec![
+            ("pkg/b.py", "Argument missing for parameter \"factor\"", 2),
+            ("app.py", "Argument missing for parameter \"factor\"", 1),
+        ],
+        checked_fragment: "3 files that import it (a scan of import statements",
+    });
+}
+
+#[test]
+fn rust_analyzer_break_in_callers_is_reported_under_their_names() {
+    run_cross_file(&CrossFile {
+        test: "rust_analyzer_break_in_callers_is_reported_under_their_names",
+        binary: "rust-analyzer",
+        files: vec![
+            ("Cargo.toml", "[package]\nname = \"cross\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
+            ("src/lib.rs", "pub mod a;\npub mod b;\n"),
+            ("src/a.rs", "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n"),
+            ("src/b.rs", "use crate::a::scale;\n\npub fn one() -> i32 {\n    scale(1)\n}\n\npub fn two() -> i32 {\n    scale(2)\n}\n"),
+        ],
+        target: "src/a.rs",
+        clean: "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n",
+        commented: "// Doubles.\npub fn scale(x: i32) -> i32 {\n    x * 2\n}\n",
+        broken: "pub fn scale(x: i32, factor: i32) -> i32 {\n    x * factor\n}\n",
+        dependents: vec![("src/b.rs", "error[E0061] this function takes 2 arguments but 1 argument was supplied", 2)],
+        checked_fragment: "the whole cargo workspace (rust-analyzer's cargo check",
+    });
+}
+
+#[test]
+fn gopls_break_in_package_and_importers_is_reported_under_their_names() {
+    run_cross_file(&CrossFile {
+        test: "gopls_break_in_package_and_importers_is_reported_under_their_names",
+        binary: "gopls",
+        files: vec![
+            ("go.mod", "module example.com/cross\n\ngo 1.19\n"),
+            ("a.go", "package cross\n\nfunc Scale(x int) int {\n\treturn x * 2\n}\n"),
+            ("b.go", "package cross\n\nvar One = Scale(1)\nvar Two = Scale(2)\n"),
+            ("sub/c.go", "package sub\n\nimport \"example.com/cross\"\n\nvar Four = cross.Scale(4)\n"),
+        ],
+        target: "a.go",
+        clean: "package cross\n\nfunc Scale(x int) int {\n\treturn x * 2\n}\n",
+        commented: "package cross\n\n// Scale doubles.\nfunc Scale(x int) int {\n\treturn x * 2\n}\n",
+        broken: "package cross\n\nfunc Scale(x int, factor int) int {\n\treturn x * factor\n}\n",
+        dependents: vec![
+            ("b.go", "not enough arguments in call to Scale", 2),
+            ("sub/c.go", "not enough arguments in call to cross.Scale", 1),
+        ],
+        checked_fragment: "every package gopls re-checked",
+    });
+}
+
+#[test]
+fn clangd_break_in_includers_is_reported_under_their_names() {
+    run_cross_file(&CrossFile {
+        test: "clangd_break_in_includers_is_reported_under_their_names",
+        binary: "clangd-19",
+        files: vec![
+            ("compile_flags.txt", "-std=c11\n"),
+            ("scale.h", "int scale(int x);\n"),
+            ("scale.c", "#include \"scale.h\"\nint scale(int x) { return x * 2; }\n"),
+            ("use.c", "#include \"scale.h\"\nint one(void) { return scale(1); }\nint two(void) { return scale(2); }\n"),
+        ],
+        target: "scale.h",
+        clean: "int scale(int x);\n",
+        commented: "/* Doubles. */\nint scale(int x);\n",
+        broken: "int scale(int x, int factor);\n",
+        dependents: vec![("use.c", "Too few arguments to function call, expected 2, have 1", 2)],
+        checked_fragment: "2 files that import it (a scan of #include directives",
+    });
+}
+
+#[test]
+fn a_check_without_an_answer_says_unavailable_and_never_clean() {
+    if support::require_binary("a_check_without_an_answer_says_unavailable_and_never_clean", "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"cross\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/a.ts", "export const a: number = 1;\n"),
+        ("src/b.ts", "import { a } from \"./a\";\nexport const b = a;\n"),
+    ]);
+    // A budget of 1 ms: no request can be answered in time.
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_millis(1);
+    let run = Run::builder(dir.path())
+        .config(config)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run");
+    let text = write(&run, "src/a.ts", "// comment\nexport const a: number = 1;\n");
+    let dow = block(&text);
+    assert!(dow.contains("src/a.ts: diagnostics unavailable: "), "{text}");
+    assert!(dow.contains("(this is not a clean result)"), "{text}");
+    assert!(!dow.contains("no new errors"), "a clean claim beside an unavailable answer:\n{text}");
+    assert!(dow.contains("were not checked"), "{text}");
+}
+
+#[test]
+fn a_file_changed_outside_the_tools_is_resynced_before_answers() {
+    if support::require_binary("a_file_changed_outside_the_tools_is_resynced_before_answers", "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"cross\"\nversion = \"0.1.0\"\n"),
+        ("lib.py", "def scale(x: int) -> int:\n    return x * 2\n"),
+        ("use.py", "from lib import scale\n\none = scale(1)\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let diagnostics = |file: &str| {
+        let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    assert!(diagnostics("use.py").contains("reports no errors"), "use.py starts clean");
+    // A plain file copy breaks use.py's call (like a `git checkout`): the next answer sees it.
+    std::fs::write(dir.path().join("lib.py"), "def scale(x: int, factor: int) -> int:\n    return x * factor\n").unwrap();
+    let text = diagnostics("use.py");
+    assert!(text.contains("Argument missing for parameter \"factor\""), "the change outside the tools was not seen:\n{text}");
+    // And back: the error computed before this change is not returned again.
+    std::fs::write(dir.path().join("lib.py"), "def scale(x: int) -> int:\n    return x * 2\n").unwrap();
+    let text = diagnostics("use.py");
+    assert!(text.contains("reports no errors") && !text.contains("factor"), "stale diagnostics returned:\n{text}");
+    // A write right after an outside change compares with the changed state: the break done
+    // outside the tools is not blamed on the write.
+    std::fs::write(dir.path().join("lib.py"), "def scale(x: int, factor: int) -> int:\n    return x * factor\n").unwrap();
+    let text = write(&run, "use.py", "from lib import scale\n\none = scale(1)\nprint(one)\n");
+    let dow = block(&text);
+    assert!(!dow.contains("new diagnostics introduced"), "an outside change blamed on the write:\n{text}");
+}
+
+#[test]
+fn rust_analyzer_flycheck_errors_from_before_an_outside_change_are_not_returned() {
+    if support::require_binary("rust_analyzer_flycheck_errors_from_before_an_outside_change_are_not_returned", "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
+        ("src/lib.rs", "pub fn broken() -> i32 {\n    \"text\"\n}\n"),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = Duration::from_secs(60);
+    config.lsp.diagnostics_wait = Duration::from_secs(30);
+    let run = Run::builder(dir.path()).config(config).language_servers().build().expect("build run");
+    let diagnostics = || {
+        let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+        result.joined_text()
+    };
+    // Wait until the compiler's E0308 (flycheck) is there.
+    assert!(support::wait_until(Duration::from_secs(120), || diagnostics().contains("E0308")), "{}", diagnostics());
+    // A plain copy fixes the file: the E0308 computed from the old text must not come back.
+    std::fs::write(dir.path().join("src/lib.rs"), "pub fn broken() -> i32 {\n    1\n}\n").unwrap();
+    let text = diagnostics();
+    assert!(!text.contains("E0308"), "flycheck's error from before the change was returned:\n{text}");
+}
+
+#[test]
+fn rust_analyzer_check_that_cannot_run_says_unavailable() {
+    if support::require_binary("rust_analyzer_check_that_cannot_run_says_unavailable", "rust-analyzer").is_none() {
+        return;
+    }
+    // cargo check fails before compiling anything (a bench target whose file is missing): it
+    // ends without a diagnostic, like a clean check, and must not be reported as one.
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"broken\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n\n[[bench]]\nname = \"gone\"\npath = \"benches/gone.rs\"\n",
+        ),
+        ("src/lib.rs", "pub fn one() -> i32 {\n    1\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/lib.rs", "pub fn one() -> i32 {\n    \"text\"\n}\n");
+    let dow = block(&text);
+    assert!(dow.contains("src/lib.rs: diagnostics unavailable: rust-analyzer's check did not run: cargo check failed"), "{text}");
+    assert!(!dow.contains("no new errors"), "a clean claim beside a check that did not run:\n{text}");
+}
+
+#[test]
+fn rust_analyzer_write_after_an_outside_change_is_not_blamed_for_it() {
+    if support::require_binary("rust_analyzer_write_after_an_outside_change_is_not_blamed_for_it", "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
+        ("src/lib.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
+        ("src/a.rs", "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n"),
+        ("src/b.rs", "pub fn one() -> i32 {\n    crate::a::scale(1)\n}\n"),
+        ("src/c.rs", "pub fn three() -> i32 {\n    3\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/c.rs", "// Three.\npub fn three() -> i32 {\n    3\n}\n");
+    assert!(block(&text).contains("no new errors in src/c.rs"), "{text}");
+    // Outside the tools (a `git checkout`): a.rs changes and breaks b.rs.
+    std::fs::write(dir.path().join("src/a.rs"), "pub fn scale(x: i32, factor: i32) -> i32 {\n    x * factor\n}\n").unwrap();
+    let text = write(&run, "src/c.rs", "// Three, again.\npub fn three() -> i32 {\n    3\n}\n");
+    let dow = block(&text);
+    assert!(!dow.contains("src/b.rs: new diagnostics"), "an error made outside the tools blamed on the write:\n{text}");
+    assert!(dow.contains("no new errors in src/c.rs"), "{text}");
+}

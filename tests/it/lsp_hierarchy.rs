@@ -1,0 +1,465 @@
+//! `lsp` call and type hierarchies (`incoming_calls`, `outgoing_calls`, `supertypes`,
+//! `subtypes`) on real servers over the fixtures in `tests/data/lsp_hierarchy/`: the same call
+//! graph in Python (pyright), TypeScript (typescript-language-server), Go (gopls) and Rust
+//! (rust-analyzer) — `helper` ← `step_a` (twice), `step_b` ← `run_all` ← `main_entry`, a
+//! recursive `countdown` — and a C++ class hierarchy for clangd (`Shape` ← `Polygon` ← `Square`,
+//! `Shape` ← `Circle`).
+//!
+//! Ground truth for callers is grep: every line of the fixture that calls the function (its name
+//! followed by `(`, not its definition, not an import) must be a listed call site, and no other.
+//!
+//! Which installed server implements what (probed at `initialize` and by calling):
+//! call hierarchy — pyright, basedpyright, typescript-language-server, gopls, rust-analyzer, and
+//! clangd 19 for incoming calls only (it advertises the capability but answers
+//! `callHierarchy/outgoingCalls` with "method not found"); pylsp has none. Type hierarchy —
+//! clangd only; gopls (Debian's), rust-analyzer, pyright and typescript-language-server do not
+//! offer it, and the error says so instead of an empty list.
+
+use crate::support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use runbound::lsp::LspConfig;
+use runbound::{Caller, Run, RunConfig, ToolResult};
+use serde_json::{json, Value};
+
+fn lsp_run(workspace: &Path, configure: impl FnOnce(&mut LspConfig)) -> Run {
+    let mut config = RunConfig::default();
+    configure(&mut config.lsp);
+    Run::builder(workspace).config(config).language_servers().build().expect("build run")
+}
+
+fn call(run: &Run, arguments: Value) -> ToolResult {
+    run.call(Caller::Readonly, "lsp", arguments)
+}
+
+fn ok(run: &Run, arguments: Value) -> (String, Value) {
+    let result = call(run, arguments.clone());
+    let text = result.joined_text();
+    assert!(!result.is_error, "expected success for {arguments}, got:\n{text}");
+    (text, result.structured_content.expect("structured content"))
+}
+
+fn err(run: &Run, arguments: Value) -> String {
+    let result = call(run, arguments.clone());
+    let text = result.joined_text();
+    assert!(result.is_error, "expected an error for {arguments}, got:\n{text}");
+    text
+}
+
+/// Waits until the server `id` reports ready (rust-analyzer indexes the sysroot first).
+fn wait_ready(run: &Run, id: &str, timeout: Duration) {
+    let start = Instant::now();
+    loop {
+        let status = call(run, json!({"op": "status"})).structured_content.expect("status json");
+        let ready =
+            status["servers"].as_array().unwrap().iter().filter(|server| server["id"] == id).any(|server| {
+                server["roots"].as_array().unwrap().iter().any(|root| root["running"]["readiness"].as_str() == Some("ready"))
+            });
+        if ready {
+            return;
+        }
+        assert!(start.elapsed() < timeout, "{id} not ready after {timeout:?}: {status}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `(path, line)` of every line in the workspace's `extension` files that calls `name`: the
+/// name followed by `(`, on a line that is not its definition and not an import.
+fn grep_call_sites(workspace: &Path, extension: &str, name: &str) -> BTreeSet<(String, u64)> {
+    let mut sites = BTreeSet::new();
+    let needle = format!("{name}(");
+    for entry in walk(workspace) {
+        if entry.extension().and_then(|e| e.to_str()) != Some(extension) {
+            continue;
+        }
+        let relative = entry.strip_prefix(workspace).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&entry).unwrap();
+        for (index, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            let definition = ["def ", "fn ", "pub fn ", "func ", "function ", "export function ", "double "]
+                .iter()
+                .any(|keyword| trimmed.starts_with(&format!("{keyword}{needle}")));
+            let import = trimmed.starts_with("from ") || trimmed.starts_with("import ") || trimmed.starts_with("use ");
+            // A whole-word match: the character before the name is not part of an identifier.
+            let called = line
+                .match_indices(&needle)
+                .any(|(at, _)| line[..at].chars().next_back().is_none_or(|before| !(before.is_alphanumeric() || before == '_')));
+            if called && !definition && !import {
+                sites.insert((relative.clone(), index as u64 + 1));
+            }
+        }
+    }
+    sites
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !matches!(name.as_str(), "target" | "node_modules" | ".git") {
+                files.extend(walk(&path));
+            }
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The `(path, line)` call sites of the results at `depth`.
+fn listed_call_sites(structured: &Value, depth: u64) -> BTreeSet<(String, u64)> {
+    let mut sites = BTreeSet::new();
+    for result in structured["results"].as_array().unwrap().iter().filter(|result| result["depth"] == depth) {
+        for site in result["call_sites"].as_array().unwrap() {
+            sites.insert((site["path"].as_str().unwrap().to_owned(), site["line"].as_u64().unwrap()));
+        }
+    }
+    sites
+}
+
+fn names_at(structured: &Value, depth: u64) -> BTreeSet<String> {
+    structured["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| result["depth"] == depth)
+        .map(|result| result["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn result_named<'a>(structured: &'a Value, name: &str) -> &'a Value {
+    structured["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|result| result["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {structured}"))
+}
+
+/// The names of one fixture's call graph and where its functions are defined (1-based lines).
+struct CallGraph {
+    extension: &'static str,
+    basics: &'static str,
+    pipeline: &'static str,
+    helper: &'static str,
+    helper_line: u32,
+    step_a: &'static str,
+    step_b: &'static str,
+    run_all: &'static str,
+    run_all_line: u32,
+    main_entry: &'static str,
+    countdown: &'static str,
+    countdown_line: u32,
+    /// The dependency origin of a library call in `run_all` (`typeshed`, `node_modules`, …).
+    library_origin: &'static str,
+}
+
+/// The call-hierarchy checks every server gets on the shared call graph.
+fn check_call_graph(run: &Run, workspace: &Path, graph: &CallGraph) {
+    // Incoming calls of `helper`, 3 levels, against grep.
+    let (text, structured) =
+        ok(run, json!({"op": "incoming_calls", "file": graph.basics, "line": graph.helper_line, "symbol": graph.helper, "depth": 3}));
+    let expected: BTreeSet<String> = [graph.step_a, graph.step_b].iter().map(|name| name.to_string()).collect();
+    assert_eq!(names_at(&structured, 1), expected, "{text}");
+    let grep = grep_call_sites(workspace, graph.extension, graph.helper);
+    assert_eq!(grep.len(), 3, "the fixture calls {} three times: {grep:?}", graph.helper);
+    assert_eq!(listed_call_sites(&structured, 1), grep, "call sites of {} vs grep:\n{text}", graph.helper);
+    assert_eq!(names_at(&structured, 2), BTreeSet::from([graph.run_all.to_owned()]), "{text}");
+    let run_all = result_named(&structured, graph.run_all);
+    let via: BTreeSet<&str> = run_all["via"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(via, BTreeSet::from([graph.step_a, graph.step_b]), "{text}");
+    assert_eq!(names_at(&structured, 3), BTreeSet::from([graph.main_entry.to_owned()]), "{text}");
+    // Depth-2 call sites are grep's call sites of the depth-1 callers.
+    let mut grep_depth_2 = grep_call_sites(workspace, graph.extension, graph.step_a);
+    grep_depth_2.extend(grep_call_sites(workspace, graph.extension, graph.step_b));
+    assert_eq!(listed_call_sites(&structured, 2), grep_depth_2, "{text}");
+    assert!(text.contains(&format!("depth 1 — 2 callers of function {}", graph.helper)), "{text}");
+    assert!(text.contains("depth 2 — 1 caller of the depth-1 callers in 1 file:"), "{text}");
+    assert!(text.contains(&format!("calls {}, {}", graph.step_a, graph.step_b)), "{text}");
+    assert!(text.contains(&format!("{} (1):", graph.pipeline)), "grouped per file:\n{text}");
+    assert_eq!(structured["total"], 4, "{text}");
+
+    // Depth 1 only: the answer offers the next level.
+    let (text, structured) =
+        ok(run, json!({"op": "incoming_calls", "file": graph.basics, "line": graph.helper_line, "symbol": graph.helper}));
+    assert_eq!(structured["total"], 2, "{text}");
+    assert!(text.contains("(\"depth\": 2 follows one level further)"), "{text}");
+
+    // Outgoing calls of `run_all`: the two steps in the workspace, the library call marked as
+    // dependency code and not followed; depth 2 reaches `helper` through both steps.
+    let (text, structured) =
+        ok(run, json!({"op": "outgoing_calls", "file": graph.pipeline, "line": graph.run_all_line, "symbol": graph.run_all, "depth": 2}));
+    let depth_1 = names_at(&structured, 1);
+    assert!(depth_1.contains(graph.step_a) && depth_1.contains(graph.step_b), "{text}");
+    let step_a = result_named(&structured, graph.step_a);
+    let sites: Vec<(String, u64)> = step_a["call_sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|site| (site["path"].as_str().unwrap().to_owned(), site["line"].as_u64().unwrap()))
+        .collect();
+    let grep_step_a: Vec<(String, u64)> = grep_call_sites(workspace, graph.extension, graph.step_a).into_iter().collect();
+    assert_eq!(sites, grep_step_a, "outgoing call sites lie in the caller:\n{text}");
+    let library: Vec<&Value> = structured["results"].as_array().unwrap().iter().filter(|result| result["class"] != "workspace").collect();
+    assert!(!library.is_empty(), "run_all calls a library function:\n{text}");
+    for entry in &library {
+        assert_eq!(entry["followed"], "dependency code", "{text}");
+    }
+    assert!(library.iter().any(|entry| entry["origin"] == graph.library_origin), "{text}");
+    assert!(text.contains(&format!("[{}]", graph.library_origin)) && text.contains("dependency code; not followed"), "{text}");
+    assert_eq!(names_at(&structured, 2), BTreeSet::from([graph.helper.to_owned()]), "{text}");
+
+    // Recursion is listed once and said, never followed forever.
+    let (text, structured) =
+        ok(run, json!({"op": "incoming_calls", "file": graph.basics, "line": graph.countdown_line, "symbol": graph.countdown, "depth": 3}));
+    assert_eq!(structured["total"], 1, "{text}");
+    assert_eq!(result_named(&structured, graph.countdown)["followed"], "recursive", "{text}");
+    assert!(text.contains("recursive: the queried item itself"), "{text}");
+}
+
+#[test]
+fn call_hierarchy_on_pyright_matches_grep_and_pylsp_names_pyright() {
+    if support::require_binary("lsp_hierarchy::call_hierarchy_on_pyright", "pyright-langserver").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_hierarchy/python");
+    let run = lsp_run(workspace.path(), |_| ());
+    check_call_graph(
+        &run,
+        workspace.path(),
+        &CallGraph {
+            extension: "py",
+            basics: "basics.py",
+            pipeline: "pipeline.py",
+            helper: "helper",
+            helper_line: 1,
+            step_a: "step_a",
+            step_b: "step_b",
+            run_all: "run_all",
+            run_all_line: 8,
+            main_entry: "main_entry",
+            countdown: "countdown",
+            countdown_line: 10,
+            library_origin: "typeshed",
+        },
+    );
+    // pyright lists each typeshed overload of `max`; they are one entry with its overloads said.
+    let (text, structured) = ok(&run, json!({"op": "outgoing_calls", "file": "pipeline.py", "line": 8, "symbol": "run_all"}));
+    let max = result_named(&structured, "max");
+    assert!(!max["overload_lines"].as_array().unwrap().is_empty(), "{text}");
+    assert!(text.contains("more overloads at lines"), "{text}");
+
+    // pylsp has no call hierarchy: the error names pyright, which has it.
+    if support::require_binary("lsp_hierarchy::call_hierarchy_on_pyright (pylsp)", "pylsp").is_some() {
+        let text = err(&run, json!({"op": "incoming_calls", "file": "basics.py", "line": 1, "symbol": "helper", "server": "pylsp"}));
+        assert!(
+            text.contains("incoming_calls is unsupported by pylsp") && text.contains("pyright, also installed for basics.py, offers it"),
+            "{text}"
+        );
+        assert!(text.contains("\"server\": \"pyright\""), "{text}");
+    }
+    // No Python server here has a type hierarchy: said, never an empty list.
+    let text = err(&run, json!({"op": "supertypes", "file": "basics.py", "line": 5, "symbol": "step_a"}));
+    assert!(text.contains("supertypes is unsupported by pyright") && text.contains("textDocument/prepareTypeHierarchy"), "{text}");
+    assert!(text.contains("do not offer it either") || text.contains("no other installed server"), "{text}");
+}
+
+#[test]
+fn call_hierarchy_on_typescript_language_server_matches_grep() {
+    if support::require_binary("lsp_hierarchy::call_hierarchy_on_typescript", "typescript-language-server").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_hierarchy/typescript");
+    let run = lsp_run(workspace.path(), |_| ());
+    check_call_graph(
+        &run,
+        workspace.path(),
+        &CallGraph {
+            extension: "ts",
+            basics: "src/basics.ts",
+            pipeline: "src/pipeline.ts",
+            helper: "helper",
+            helper_line: 1,
+            step_a: "stepA",
+            step_b: "stepB",
+            run_all: "runAll",
+            run_all_line: 7,
+            main_entry: "mainEntry",
+            countdown: "countdown",
+            countdown_line: 10,
+            library_origin: "node_modules",
+        },
+    );
+    // typescript-language-server repeats identical call ranges; a call is listed once.
+    let (text, structured) = ok(&run, json!({"op": "outgoing_calls", "file": "src/pipeline.ts", "line": 7, "symbol": "runAll"}));
+    let log = result_named(&structured, "log");
+    assert_eq!(log["call_sites"].as_array().unwrap().len(), 1, "{text}");
+    assert_eq!(log["call_sites"][0]["calls"], 1, "{text}");
+    let text = err(&run, json!({"op": "subtypes", "file": "src/basics.ts", "line": 1, "symbol": "helper"}));
+    assert!(text.contains("subtypes is unsupported by typescript-language-server"), "{text}");
+}
+
+#[test]
+fn call_hierarchy_on_gopls_matches_grep_and_type_hierarchy_is_said_missing() {
+    if support::require_binary("lsp_hierarchy::call_hierarchy_on_gopls", "gopls").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_hierarchy/go");
+    let run = lsp_run(workspace.path(), |_| ());
+    check_call_graph(
+        &run,
+        workspace.path(),
+        &CallGraph {
+            extension: "go",
+            basics: "basics.go",
+            pipeline: "pipeline.go",
+            helper: "Helper",
+            helper_line: 4,
+            step_a: "StepA",
+            step_b: "StepB",
+            run_all: "RunAll",
+            run_all_line: 11,
+            main_entry: "MainEntry",
+            countdown: "Countdown",
+            countdown_line: 15,
+            library_origin: "go stdlib",
+        },
+    );
+    // Debian's gopls offers no type hierarchy (newer gopls does): on interfaces the answer is
+    // an error saying so and that no other installed server serves Go, never an empty list.
+    for op in ["supertypes", "subtypes"] {
+        let text = err(&run, json!({"op": op, "file": "shapes.go", "line": 4, "symbol": "Shape"}));
+        assert!(text.contains(&format!("{op} is unsupported by gopls")), "{text}");
+        assert!(text.contains("textDocument/prepareTypeHierarchy"), "{text}");
+        assert!(text.contains("no other installed server serves shapes.go"), "{text}");
+    }
+}
+
+#[test]
+fn call_hierarchy_on_rust_analyzer_matches_grep() {
+    if support::require_binary("lsp_hierarchy::call_hierarchy_on_rust_analyzer", "rust-analyzer").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_hierarchy/rust");
+    let run = lsp_run(workspace.path(), |_| ());
+    // Start it (the first answer may time out while it indexes the sysroot on a loaded machine)
+    // and wait for indexing: a call hierarchy asked mid-index is partial (and says so).
+    let _ = call(&run, json!({"op": "hover", "file": "src/basics.rs", "line": 1, "symbol": "helper"}));
+    wait_ready(&run, "rust-analyzer", Duration::from_secs(240));
+    check_call_graph(
+        &run,
+        workspace.path(),
+        &CallGraph {
+            extension: "rs",
+            basics: "src/basics.rs",
+            pipeline: "src/pipeline.rs",
+            helper: "helper",
+            helper_line: 1,
+            step_a: "step_a",
+            step_b: "step_b",
+            run_all: "run_all",
+            run_all_line: 7,
+            main_entry: "main_entry",
+            countdown: "countdown",
+            countdown_line: 10,
+            library_origin: "rust sysroot",
+        },
+    );
+    let text = err(&run, json!({"op": "supertypes", "file": "src/basics.rs", "line": 1, "symbol": "helper"}));
+    assert!(text.contains("supertypes is unsupported by rust-analyzer"), "{text}");
+}
+
+#[test]
+fn type_hierarchy_on_clangd_follows_cpp_classes() {
+    let Some(_) = support::require_binary("lsp_hierarchy::type_hierarchy_on_clangd", "clangd-19")
+        .or_else(|| support::require_binary("lsp_hierarchy::type_hierarchy_on_clangd", "clangd"))
+    else {
+        return;
+    };
+    let workspace = support::copy_fixture("lsp_hierarchy/cpp");
+    let run = lsp_run(workspace.path(), |_| ());
+    // Square : Polygon : Shape.
+    let (text, structured) = ok(&run, json!({"op": "supertypes", "file": "shapes.hpp", "line": 12, "symbol": "Square", "depth": 3}));
+    assert_eq!(names_at(&structured, 1), BTreeSet::from(["Polygon".to_owned()]), "{text}");
+    assert_eq!(names_at(&structured, 2), BTreeSet::from(["Shape".to_owned()]), "{text}");
+    assert_eq!(structured["total"], 2, "{text}");
+    assert!(text.contains("shapes.hpp (1):\n  8: struct Polygon : Shape {   [struct Polygon]"), "{text}");
+    assert!(text.contains("[struct Shape; supertype of Polygon]"), "{text}");
+    assert!(text.contains("depth 3 found nothing more: the hierarchy ends here"), "{text}");
+    // Shape's subtypes: Polygon and Circle, then Square below Polygon.
+    let (text, structured) = ok(&run, json!({"op": "subtypes", "file": "shapes.hpp", "line": 3, "symbol": "Shape", "depth": 2}));
+    assert_eq!(names_at(&structured, 1), BTreeSet::from(["Circle".to_owned(), "Polygon".to_owned()]), "{text}");
+    assert_eq!(names_at(&structured, 2), BTreeSet::from(["Square".to_owned()]), "{text}");
+    assert_eq!(result_named(&structured, "Square")["via"], json!(["Polygon"]), "{text}");
+    assert!(text.contains("subtype of Polygon"), "{text}");
+    // Ground truth: every class whose base list names Shape (grep `: Shape`).
+    let header = std::fs::read_to_string(workspace.path().join("shapes.hpp")).unwrap();
+    let grep: BTreeSet<String> = header
+        .lines()
+        .filter(|line| line.contains(": Shape"))
+        .filter_map(|line| line.split_whitespace().nth(1).map(str::to_owned))
+        .collect();
+    assert_eq!(names_at(&structured, 1), grep, "{text}");
+    // clangd 19 advertises call hierarchy but has no outgoing calls: a missing capability,
+    // named as such (with the server's own answer), not a failure and not an empty list.
+    let result = call(&run, json!({"op": "outgoing_calls", "file": "shapes.cpp", "line": 3, "symbol": "total_area"}));
+    let text = result.joined_text();
+    if result.is_error {
+        assert!(text.contains("outgoing_calls is unsupported by clangd") && text.contains("method not found"), "{text}");
+    } else {
+        // A newer clangd implements it: then total_area calls area through both references.
+        assert!(text.contains("area"), "{text}");
+    }
+    // Incoming calls work on clangd: main calls total_area.
+    let (text, structured) = ok(&run, json!({"op": "incoming_calls", "file": "shapes.cpp", "line": 3, "symbol": "total_area"}));
+    assert_eq!(names_at(&structured, 1), BTreeSet::from(["main".to_owned()]), "{text}");
+    assert_eq!(listed_call_sites(&structured, 1), grep_call_sites(workspace.path(), "cpp", "total_area"), "{text}");
+}
+
+#[test]
+fn hierarchies_page_cap_follows_and_refuse_bad_depth() {
+    if support::require_binary("lsp_hierarchy::hierarchies_page", "pyright-langserver").is_none() {
+        return;
+    }
+    let workspace = support::copy_fixture("lsp_hierarchy/python");
+    let run = lsp_run(workspace.path(), |config| {
+        config.hierarchy_cap = 1;
+    });
+    let address = json!({"op": "incoming_calls", "file": "basics.py", "line": 1, "symbol": "helper", "depth": 3});
+    let (first, structured) = ok(&run, address.clone());
+    assert!(first.contains("showing 1–1 of 4; next: offset=1"), "{first}");
+    assert_eq!(structured["results"].as_array().unwrap().len(), 1);
+    assert_eq!(structured["page"]["next_offset"], 1);
+    let mut later = address.clone();
+    later["offset"] = json!(3);
+    let (last, structured) = ok(&run, later);
+    assert!(last.contains("showing 4–4 of 4") && !last.contains("next: offset"), "{last}");
+    assert!(last.contains("depth 3 — 1 caller of the depth-2 callers"), "a later page repeats its depth header:\n{last}");
+    assert!(last.contains("this page comes from the hierarchy walked"), "a later page reuses the walk:\n{last}");
+    assert_eq!(structured["results"][0]["name"], "main_entry");
+    let mut past = address.clone();
+    past["offset"] = json!(4);
+    let text = err(&run, past);
+    assert!(text.contains("offset 4 is past the end: there are 4 callers"), "{text}");
+
+    let mut too_deep = address.clone();
+    too_deep["depth"] = json!(4);
+    let text = err(&run, too_deep);
+    assert!(text.contains("hierarchies follow 1 to 3 levels"), "{text}");
+    let text = err(&run, json!({"op": "outgoing_calls", "file": "basics.py", "line": 1}));
+    assert!(text.contains("needs `symbol`"), "{text}");
+    drop(run);
+
+    // The follow cap: only one depth-1 caller is followed; the other is listed and counted.
+    let run = lsp_run(workspace.path(), |config| config.hierarchy_follow_cap = 1);
+    let (text, structured) = ok(&run, address);
+    let depth_1: Vec<&Value> = structured["results"].as_array().unwrap().iter().filter(|result| result["depth"] == 1).collect();
+    assert_eq!(depth_1.len(), 2, "{text}");
+    assert_eq!(depth_1.iter().filter(|result| result["followed"] == "follow cap").count(), 1, "{text}");
+    assert!(text.contains("(follow cap)") && text.contains("the follow cap is 1 entry per call"), "{text}");
+}
