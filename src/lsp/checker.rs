@@ -463,6 +463,8 @@ fn run_checker(
                 }
                 run.records.extend(records);
             }
+            // A checker killed at the deadline leaves cut output: the timeout is the problem.
+            Err(_) if completed.timed_out => {}
             Err(why) => run.problem = Some(format!("{name} output could not be parsed: {why}")),
         }
     }
