@@ -1,4 +1,4 @@
-//! Workspace trust (issue 13 §2): a restricted run executes nothing the checkout provides; a
+//! Workspace trust (issue 13 §2; R-TRUST-1, R-TRUST-2): a restricted run executes nothing the checkout provides; a
 //! trusted run does what a developer's editor would. Each test plants code in the workspace that
 //! leaves a marker file (in a directory outside the workspace) when it runs, drives the real
 //! server or checker once restricted and once trusted, and checks the marker: absent after the
