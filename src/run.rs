@@ -17,6 +17,7 @@ use crate::files::FilesConfig;
 use crate::registry::{CallOptions, Guardrail, PostCallLayer, PostWriteLayer, Registry, Resource, Resources, ToolDescriptor, ToolHandler};
 use crate::result::ToolResult;
 use crate::tier::{ApprovalPolicy, Caller};
+use crate::trust::WorkspaceTrust;
 
 /// Every timeout and cap of a run, in one place. Each area has its own section.
 ///
@@ -72,6 +73,7 @@ pub struct RunBuilder {
     conversation_id: Option<String>,
     config: RunConfig,
     approval_policy: ApprovalPolicy,
+    workspace_trust: WorkspaceTrust,
     ask: Option<(Arc<dyn AskPort>, String)>,
     guardrails: Vec<Arc<dyn Guardrail>>,
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
@@ -103,6 +105,18 @@ impl RunBuilder {
     /// Sets the approval policy (default: read allow, write ask, exec ask).
     pub fn approval_policy(mut self, policy: ApprovalPolicy) -> RunBuilder {
         self.approval_policy = policy;
+        self
+    }
+
+    /// Sets the workspace trust level (default [`WorkspaceTrust::Trusted`]). Under
+    /// [`WorkspaceTrust::Restricted`] no tool executes code the checkout provides: no
+    /// project-local server, checker or adapter binary, rust-analyzer without build scripts, proc
+    /// macros and `cargo check`, `cargo check` refused by `diagnostics "*"`, a project interpreter
+    /// inside the workspace never started — see [`crate::trust`] and [`crate::lsp::trust`]. The
+    /// level applies to every caller of the run (servers are shared); the CLI picks it per
+    /// process with `--workspace-trust`, restricted by default for `plan` and `readonly`.
+    pub fn workspace_trust(mut self, trust: WorkspaceTrust) -> RunBuilder {
+        self.workspace_trust = trust;
         self
     }
 
@@ -245,6 +259,7 @@ impl RunBuilder {
             .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
         let mut registry = Registry::new(workspace_root.clone(), conversation_id);
         registry.set_approval_policy(self.approval_policy);
+        registry.set_workspace_trust(self.workspace_trust);
         registry.set_event_sink(self.events.clone());
         registry.set_tool_timeouts(self.config.tool_timeouts.clone());
         crate::files::register_tools(&mut registry, &self.config.files);
@@ -291,7 +306,8 @@ impl RunBuilder {
             wire(&mut registry, Arc::new(supervisor.with_config(self.config.debug.clone())))?;
         }
         if self.language_servers {
-            let supervisor = crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone());
+            let supervisor =
+                crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone()).with_workspace_trust(self.workspace_trust);
             // Servers' workspace/applyEdit goes through the same atomic applier as lsp_rename.
             supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
@@ -365,6 +381,7 @@ impl Run {
             conversation_id: None,
             config: RunConfig::default(),
             approval_policy: ApprovalPolicy::default(),
+            workspace_trust: WorkspaceTrust::default(),
             ask: None,
             guardrails: Vec::new(),
             post_write_layers: Vec::new(),
@@ -394,6 +411,11 @@ impl Run {
     /// The run's configuration.
     pub fn config(&self) -> &RunConfig {
         &self.config
+    }
+
+    /// The run's workspace trust level (see [`RunBuilder::workspace_trust`]).
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.registry.workspace_trust()
     }
 
     /// The run's approval policy.

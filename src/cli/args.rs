@@ -1,5 +1,5 @@
 //! The command line's shape: clap structs and the `ValueEnum` choices, mapped onto the
-//! library's own types (`Caller`, `Approval`, `KernelSelection`).
+//! library's own types (`Caller`, `Approval`, `WorkspaceTrust`, `KernelSelection`).
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use runbound::kernel::KernelSelection;
 use runbound::vibe::{WorkerBackendKind, WorkerTier};
-use runbound::{Approval, Caller};
+use runbound::{Approval, Caller, WorkspaceTrust};
 
 /// Built-in agent tools bound to the live resources of one run.
 ///
@@ -29,6 +29,13 @@ pub struct Cli {
     /// no human is attached), allow, or deny. Read tools are always allowed.
     #[arg(long, global = true, value_enum, default_value_t = ApproveArg::Ask)]
     pub approve: ApproveArg,
+    /// Workspace trust: trusted runs the project's own tooling (rust-analyzer's build scripts and
+    /// proc macros, cargo check, project-local server binaries such as node_modules/.bin, the
+    /// project's .venv python); restricted runs nothing the checkout provides. Default:
+    /// restricted for --caller plan and readonly (their tools promise no side effects), trusted
+    /// for main.
+    #[arg(long, global = true, value_enum)]
+    pub workspace_trust: Option<TrustArg>,
     /// Conversation id of this run (default: generated per process).
     #[arg(long, global = true, value_name = "ID")]
     pub conversation_id: Option<String>,
@@ -116,6 +123,25 @@ impl From<ApproveArg> for Approval {
             ApproveArg::Ask => Approval::Ask,
             ApproveArg::Allow => Approval::Allow,
             ApproveArg::Deny => Approval::Deny,
+        }
+    }
+}
+
+/// `--workspace-trust`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TrustArg {
+    /// Run the project's own tooling (build scripts, proc macros, cargo check, project-local
+    /// server binaries, the project's virtual environment).
+    Trusted,
+    /// Run nothing the checkout provides.
+    Restricted,
+}
+
+impl From<TrustArg> for WorkspaceTrust {
+    fn from(trust: TrustArg) -> WorkspaceTrust {
+        match trust {
+            TrustArg::Trusted => WorkspaceTrust::Trusted,
+            TrustArg::Restricted => WorkspaceTrust::Restricted,
         }
     }
 }
@@ -225,6 +251,7 @@ mod tests {
         assert_eq!(cli.caller, Some(CallerArg::Readonly));
         assert_eq!(cli.approve, ApproveArg::Deny);
         assert_eq!(cli.kernel, KernelArg::Auto);
+        assert_eq!(cli.workspace_trust, None);
         assert!(matches!(cli.command, Command::Call { ref tool, args: Some(ref args) } if tool == "read" && args == "{}"));
         let err = Cli::try_parse_from(["runbound", "--caller", "root", "tools"]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
@@ -252,6 +279,17 @@ mod tests {
         assert!(err.to_string().contains("unknown backend \"k8s\""), "{err}");
         let err = Cli::try_parse_from(["runbound", "--worker-backend", "best=ray", "tools"]).unwrap_err();
         assert!(err.to_string().contains("unknown worker tier \"best\""), "{err}");
+    }
+
+    #[test]
+    fn workspace_trust_is_a_choice_of_two() {
+        let cli = Cli::try_parse_from(["runbound", "status", "--workspace-trust", "restricted"]).unwrap();
+        assert_eq!(cli.workspace_trust.map(WorkspaceTrust::from), Some(WorkspaceTrust::Restricted));
+        let cli = Cli::try_parse_from(["runbound", "--workspace-trust", "trusted", "tools"]).unwrap();
+        assert_eq!(cli.workspace_trust.map(WorkspaceTrust::from), Some(WorkspaceTrust::Trusted));
+        let err = Cli::try_parse_from(["runbound", "--workspace-trust", "maybe", "tools"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("trusted") && err.to_string().contains("restricted"), "{err}");
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The `runbound` command line: one run over a workspace, driven from a shell or an MCP host.
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
-//! [--conversation-id ID] [--kernel auto|cpython|embedded] [--vibe [--worker TIER=COMMAND]...
-//! [--worker-backend [TIER=]command|ray]... [--ray-address URL]]
+//! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded]
+//! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]]
 //! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
 //!
 //! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
@@ -33,7 +33,7 @@ use clap::Parser;
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
 use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
-use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent};
+use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent, WorkspaceTrust};
 
 use args::{Cli, Command};
 use call::{attach_parent_channel, attach_terminal, build_run, print_json, TerminalState};
@@ -102,8 +102,12 @@ pub fn run_command_line() -> ExitCode {
         eprintln!("runbound: --worker, --worker-backend and --ray-address need --vibe (vibe mode registers the worker tools)");
         return ExitCode::from(EXIT_USAGE);
     }
+    // The default follows the effective caller (a worker's inherited readonly caller too).
+    let trust = cli.workspace_trust.map_or_else(|| WorkspaceTrust::default_for_caller(caller), WorkspaceTrust::from);
+    let trust_chosen = cli.workspace_trust.is_some();
     let mut builder = Run::builder(&cli.workspace)
         .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
+        .workspace_trust(trust)
         // `call`, `tools` and `status` say warnings and worse on stderr; `serve` replaces this
         // with MCP log messages at the host's level.
         .on_event(Arc::new(|event: &RunEvent| {
@@ -146,7 +150,7 @@ pub fn run_command_line() -> ExitCode {
                 (terminal, _) => terminal,
             };
             let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
-            let sections = status_sections(&run, caller, inherited.as_ref(), terminal);
+            let sections = status_sections(&run, caller, inherited.as_ref(), terminal, trust_chosen);
             match json {
                 true => print_json(&status_json(&sections)),
                 false => {

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use runbound::vibe::InheritedWorkerCaller;
-use runbound::{Approval, Caller, Run, Tier};
+use runbound::{Approval, Caller, Run, Tier, WorkspaceTrust};
 
 use crate::cli::call::TerminalState;
 
@@ -25,9 +25,10 @@ pub fn status_sections(
     caller: Caller,
     inherited: Option<&InheritedWorkerCaller>,
     terminal: TerminalState,
+    trust_chosen: bool,
 ) -> Vec<StatusSection> {
     vec![
-        run_section(run, caller, inherited),
+        run_section(run, caller, inherited, trust_chosen),
         ask_section(run, terminal),
         tools_section(run, caller),
         language_servers_section(run),
@@ -63,7 +64,8 @@ fn language_servers_section(run: &Run) -> StatusSection {
 }
 
 fn debug_section(run: &Run) -> StatusSection {
-    let adapters = runbound::debug::adapters_report(run.workspace_root(), &run.config().debug);
+    let (adapters, adapters_json) =
+        runbound::debug::adapters_report_with_trust(run.workspace_root(), &run.config().debug, run.workspace_trust());
     let mut lines = report_lines(&adapters);
     let session = run.debug_supervisor().map(|supervisor| supervisor.session_status(run.workspace_root()));
     if let Some(session) = &session {
@@ -74,7 +76,7 @@ fn debug_section(run: &Run) -> StatusSection {
         title: "debug adapters".to_owned(),
         lines,
         json: json!({
-            "adapters": runbound::debug::adapters_report_json(run.workspace_root(), &run.config().debug),
+            "adapters": adapters_json,
             "session": session,
         }),
     }
@@ -142,7 +144,17 @@ pub fn status_json(sections: &[StatusSection]) -> Value {
     Value::Object(object)
 }
 
-fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>) -> StatusSection {
+fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>, trust_chosen: bool) -> StatusSection {
+    let trust = run.workspace_trust();
+    let trust_line = format!(
+        "trust         {trust} ({}; {})",
+        if trust_chosen { "--workspace-trust" } else { "the default for this caller" },
+        match trust {
+            WorkspaceTrust::Trusted => "the project's build scripts, proc macros and own tool binaries may run",
+            WorkspaceTrust::Restricted =>
+                "nothing the checkout provides is run: no build scripts, proc macros, cargo check or project-local binaries",
+        }
+    );
     let policy = run.approval_policy();
     let policy_json = json!({"read": policy.read, "write": policy.write, "exec": policy.exec});
     let visible_tiers: Vec<&str> =
@@ -169,6 +181,7 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
                 approval_name(policy.write),
                 approval_name(policy.exec)
             ),
+            trust_line,
         ],
         json: json!({
             "workspace": run.workspace_root(),
@@ -177,6 +190,8 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
             "caller_ceiling": inherited.map(|inherited| json!({"caller": inherited.caller, "found_in": inherited.found_in})),
             "visible_tiers": visible_tiers,
             "approval_policy": policy_json,
+            "workspace_trust": trust,
+            "workspace_trust_chosen": trust_chosen,
         }),
     }
 }

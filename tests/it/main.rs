@@ -36,6 +36,7 @@ mod structural;
 mod structural_differential;
 mod structural_rollback;
 mod transport;
+mod trust;
 mod vibe;
 mod vibe_ask;
 mod vibe_lifecycle;
