@@ -161,6 +161,7 @@ pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Pa
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp_code_action".to_owned(),
+        title: "Apply a code action (language server)".to_owned(),
         description: "Apply one code action (quick fix, refactoring, organize imports, …) that the language server offers at a position, \
 numbered as `lsp` op code_actions lists them. Address it like `lsp`: `file`, `line` (1-based), `symbol` (a substring of the line; `occurrence` \
 when it occurs several times), plus `apply`: the action's number; pass `title` too, and the call is refused if the list changed. \
@@ -186,6 +187,8 @@ an edit_id and a unified-diff preview — for `resolve` to accept or discard. Re
             );
             json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "apply"], "additionalProperties": false})
         },
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
     }

@@ -34,6 +34,7 @@ use crate::tier::Tier;
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp_rename".to_owned(),
+        title: "Rename symbol (language server)".to_owned(),
         description: "Rename a symbol across the project with its language server (rust-analyzer, pyright, typescript-language-server, gopls, clangd). \
 Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
@@ -50,6 +51,8 @@ With `preview: true` nothing is written: the edit is staged like an ast_edit (an
             );
             json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "new_name"], "additionalProperties": false})
         },
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
     }

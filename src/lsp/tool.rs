@@ -72,6 +72,7 @@ pub const OPS: [&str; 14] = [
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp".to_owned(),
+        title: "Language server query".to_owned(),
         description: "Ask the project's language server (rust-analyzer, pyright, pylsp, typescript-language-server, gopls, clangd, dart). \
 Address a position by `line` (1-based) plus `symbol`, a substring of that line containing the identifier — never a column. \
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
@@ -111,6 +112,8 @@ A server that is still indexing answers with what it has and the answer says so;
             );
             json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
         },
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::READ_ONLY,
         parallel_safe: true,
         default_timeout: Duration::from_secs(60),
     }

@@ -101,7 +101,7 @@ impl Default for VibeConfig {
 
 /// What kind of work a worker is for (R-VIBE-2); the host maps each tier to a backend
 /// configuration (e.g. a model and a reasoning effort).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerTier {
     /// Well-specified mechanical work. The default.
