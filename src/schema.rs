@@ -71,7 +71,9 @@ pub fn input_schema<T: JsonSchema>() -> Value {
 /// # Panics
 /// As [`input_schema`].
 pub fn output_schema<T: JsonSchema>() -> Value {
-    let result = checked_object_root::<T>(generate::<T>(Contract::Serialize));
+    let mut result = generate::<T>(Contract::Serialize);
+    plain_enums(&mut result);
+    let result = checked_object_root::<T>(result);
     json!({
         "type": "object",
         "anyOf": [result, error_schema()],
@@ -102,7 +104,38 @@ pub fn writing_output_schema<T: JsonSchema>() -> Value {
 /// The schema of the error shape every failed call carries in `structuredContent`:
 /// `{"error": {"kind", "message", "hint"?, "details"?}}` ([`ToolErrorContent`]).
 pub fn error_schema() -> Value {
-    checked_object_root::<ToolErrorContent>(generate::<ToolErrorContent>(Contract::Serialize))
+    let mut schema = generate::<ToolErrorContent>(Contract::Serialize);
+    plain_enums(&mut schema);
+    checked_object_root::<ToolErrorContent>(schema)
+}
+
+/// In an output schema, an enum whose variants are documented (schemars writes `oneOf` of
+/// `{"const", "description"}`) becomes a plain `{"type": "string", "enum": [...]}`: the variant
+/// docs serve a model choosing an argument, not a host validating a result, and every tool's
+/// `outputSchema` repeats the error kinds (this keeps `tools/list` small).
+fn plain_enums(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let consts: Option<Vec<Value>> = map.get("oneOf").and_then(Value::as_array).and_then(|branches| {
+                branches
+                    .iter()
+                    .map(|branch| {
+                        let branch = branch.as_object()?;
+                        let only_metadata = branch.keys().all(|key| matches!(key.as_str(), "const" | "description" | "type"));
+                        only_metadata.then(|| branch.get("const").filter(|value| value.is_string()).cloned()).flatten()
+                    })
+                    .collect()
+            });
+            if let Some(consts) = consts.filter(|consts| !consts.is_empty()) {
+                map.remove("oneOf");
+                map.insert("type".to_owned(), json!("string"));
+                map.insert("enum".to_owned(), Value::Array(consts));
+            }
+            map.values_mut().for_each(plain_enums);
+        }
+        Value::Array(items) => items.iter_mut().for_each(plain_enums),
+        _ => {}
+    }
 }
 
 /// The schema of `T` for `contract`, inlined, without `$schema`, root `title` or undefined
@@ -124,7 +157,18 @@ fn generate<T: JsonSchema>(contract: Contract) -> Value {
     schema
 }
 
-fn checked_object_root<T: JsonSchema>(schema: Value) -> Value {
+fn checked_object_root<T: JsonSchema>(mut schema: Value) -> Value {
+    // An untagged enum of structs is `anyOf` object branches: the root is an object too, said
+    // where MCP hosts look for it.
+    let branches_are_objects = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| !branches.is_empty() && branches.iter().all(|branch| branch.get("type") == Some(&json!("object"))))
+    };
+    if schema.get("type").is_none() && (branches_are_objects("anyOf") || branches_are_objects("oneOf")) {
+        schema["type"] = json!("object");
+    }
     let text = schema.to_string();
     assert!(!text.contains("\"$ref\""), "the contract type {} is recursive or not inlined: {text}", T::schema_name());
     assert_eq!(schema.get("type"), Some(&json!("object")), "the contract type {} is not a JSON object: {text}", T::schema_name());
@@ -402,7 +446,8 @@ mod tests {
         assert_eq!(branches[0]["properties"]["next"]["type"], json!(["integer", "null"]));
         assert_eq!(branches[1]["required"], json!(["error"]));
         let kind = &branches[1]["properties"]["error"]["properties"]["kind"];
-        assert!(kind.to_string().contains("\"not_found\""), "{kind}");
+        assert_eq!(kind["type"], "string", "{kind}");
+        assert!(kind["enum"].as_array().unwrap().contains(&json!("not_found")), "{kind}");
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolHandler, ToolOutput};
@@ -15,26 +15,6 @@ pub const TOOL_NAME: &str = "debug";
 
 /// Default time budget of one `debug` call: 120 s (a delve launch compiles the program first).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The ops, exactly as the spec's table (§7).
-pub const OPS: [&str; 16] = [
-    "adapters",
-    "status",
-    "breakpoints",
-    "launch",
-    "attach",
-    "continue",
-    "pause",
-    "step_over",
-    "step_in",
-    "step_out",
-    "threads",
-    "stack",
-    "scopes",
-    "variables",
-    "evaluate",
-    "output",
-];
 
 const DESCRIPTION: &str = "Drive a debugger (DAP) over one program of this workspace: set breakpoints, launch or attach, \
 step, and read the stack, variables and output. One session per conversation, hard TTL 30 min; calls are serialized. \
@@ -57,32 +37,12 @@ pub(crate) fn register_tools(registry: &mut Registry) {
 
 /// The `debug` descriptor: tier exec, `parallel_safe: false`.
 pub fn descriptor() -> ToolDescriptor {
-    let mut ops: Vec<&str> = OPS.to_vec();
-    ops.push("terminate");
     ToolDescriptor {
         name: TOOL_NAME.to_owned(),
         title: "Debugger (DAP)".to_owned(),
         description: DESCRIPTION.to_owned(),
         tier: Tier::Exec,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "op": {"type": "string", "enum": ops, "description": "the operation"},
-                "file": {"type": "string", "description": "breakpoints: source file, relative to the workspace or absolute"},
-                "lines": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "breakpoints: 1-based lines; [] clears the file's breakpoints"},
-                "program": {"type": "string", "description": "launch: a .py/.go/.dart file, a Go package directory, or a compiled executable (built with debug info)"},
-                "args": {"type": "array", "items": {"type": "string"}, "description": "launch: program arguments"},
-                "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "attach: 127.0.0.1 port (debugpy: a debugpy.listen port)"},
-                "adapter": {"type": "string", "enum": ["debugpy", "lldb", "delve", "dart"], "description": "attach (required) / launch (optional override): which adapter"},
-                "thread_id": {"type": "integer", "description": "continue/pause/step_*/stack: thread; default the stopped thread"},
-                "frame_id": {"type": "integer", "minimum": 1, "description": "scopes/evaluate: a frame_id from stack (evaluate defaults to the top frame)"},
-                "reference": {"type": "integer", "minimum": 1, "description": "variables: a reference from scopes, variables or evaluate"},
-                "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
-                "start": {"type": "integer", "minimum": 0, "description": "variables: index of the first child (paging, default 0)"}
-            },
-            "required": ["op"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<DebugArguments>(),
         output_schema: None,
         annotations: crate::registry::ToolAnnotations::for_tier(Tier::Exec),
         parallel_safe: false,
@@ -90,21 +50,81 @@ pub fn descriptor() -> ToolDescriptor {
     }
 }
 
-/// The arguments of one call.
-#[derive(Debug, Clone, Deserialize)]
+/// The arguments of one call (the tool's input schema is derived from this struct).
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct DebugArguments {
-    pub op: String,
+    /// The operation.
+    pub op: DebugOp,
+    /// breakpoints: source file, relative to the workspace or absolute.
     pub file: Option<String>,
+    /// breakpoints: 1-based lines; [] clears the file's breakpoints.
+    #[schemars(inner(range(min = 1)))]
     pub lines: Option<Vec<u64>>,
+    /// launch: a .py/.go/.dart file, a Go package directory, or a compiled executable (built
+    /// with debug info).
     pub program: Option<String>,
+    /// launch: program arguments.
     pub args: Option<Vec<String>>,
+    /// attach: 127.0.0.1 port (debugpy: a debugpy.listen port).
+    #[schemars(range(min = 1))]
     pub port: Option<u16>,
+    /// attach (required) / launch (optional override): which adapter.
+    #[schemars(with = "Option<DebugAdapterName>")]
     pub adapter: Option<String>,
+    /// continue/pause/step_*/stack: thread; default the stopped thread.
     pub thread_id: Option<i64>,
+    /// scopes/evaluate: a frame_id from stack (evaluate defaults to the top frame).
+    #[schemars(range(min = 1))]
     pub frame_id: Option<u64>,
+    /// variables: a reference from scopes, variables or evaluate.
+    #[schemars(range(min = 1))]
     pub reference: Option<u64>,
+    /// evaluate: expression in the program's language.
     pub expression: Option<String>,
+    /// variables: index of the first child (paging, default 0).
     pub start: Option<u64>,
+}
+
+/// A `debug` op (wire names snake_case, as the spec's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum DebugOp {
+    Adapters,
+    Status,
+    Breakpoints,
+    Launch,
+    Attach,
+    Continue,
+    Pause,
+    StepOver,
+    StepIn,
+    StepOut,
+    Threads,
+    Stack,
+    Scopes,
+    Variables,
+    Evaluate,
+    Output,
+    Terminate,
+}
+
+impl DebugOp {
+    /// The op's wire name, from serde.
+    pub(crate) fn as_str(self) -> &'static str {
+        crate::schema::variant_name(&self).unwrap_or("status")
+    }
+}
+
+/// The adapters `adapter` may name (schema only: the session resolves the name).
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum DebugAdapterName {
+    Debugpy,
+    Lldb,
+    Delve,
+    Dart,
 }
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {

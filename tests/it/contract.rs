@@ -215,3 +215,30 @@ fn descriptors_carry_titles_complete_annotations_and_host_friendly_schemas() {
     assert_eq!(annotations("eval")["openWorldHint"], true);
     assert_eq!(annotations("ast_edit")["destructiveHint"], false, "ast_edit only stages");
 }
+
+#[test]
+fn op_enums_are_deserialized_by_serde_and_listed_in_the_schemas() {
+    let ops = |schema: &Value| -> Vec<String> {
+        let op = &schema["properties"]["op"];
+        let values = op["enum"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| op["oneOf"].as_array().unwrap_or(&Vec::new()).iter().map(|branch| branch["const"].clone()).collect());
+        values.iter().map(|value| value.as_str().expect("a string op").to_owned()).collect()
+    };
+    let lsp = runbound::lsp::tool::descriptor();
+    assert_eq!(ops(&lsp.input_schema), runbound::lsp::tool::OPS.to_vec(), "{}", lsp.input_schema);
+    let debug = runbound::debug::descriptor();
+    let debug_ops = ops(&debug.input_schema);
+    for op in ["adapters", "breakpoints", "launch", "attach", "step_over", "variables", "evaluate", "output", "terminate"] {
+        assert!(debug_ops.contains(&op.to_owned()), "{op} in {debug_ops:?}");
+    }
+    assert_eq!(debug_ops.len(), 17, "{debug_ops:?}");
+    assert_eq!(debug.input_schema["properties"]["adapter"]["enum"], json!(["debugpy", "lldb", "delve", "dart"]));
+    // An op outside the enum is refused by the schema, before the tool runs, naming the field.
+    let workspace = support::workspace_with(&[("notes.txt", "alpha\n")]);
+    let run = contract_run(workspace.path(), Vec::new());
+    let refused = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "apply"}));
+    assert!(refused.is_error && refused.joined_text().contains("action"), "{}", refused.joined_text());
+    assert_eq!(runbound::ErrorKind::HiddenFromCaller.as_str(), "hidden_from_caller");
+}
