@@ -8,8 +8,14 @@
 //!   program. The tool's `step_over` also fetches the top frame to say where it stopped, so it
 //!   makes one more request than the raw sequence; that cost is part of the figure.
 //! - launch to first stop (debugpy, lldb-dap, delve): `LAUNCHES` fresh launches with one
-//!   breakpoint, from the `launch` call to its answer (adapter start, handshake, run to the
-//!   breakpoint, top frame), then `terminate`.
+//!   breakpoint, from the `launch` call to its answer (program classification, adapter
+//!   resolution, adapter start, handshake, run to the breakpoint, top frames), then
+//!   `terminate`; versus the same adapter driven by raw DAP (spawn, `initialize`, `launch`,
+//!   `setBreakpoints`, `configurationDone`, wait for `stopped`, `stackTrace`, `disconnect`),
+//!   alternating tool and raw launches so load drifts hit both alike.
+//!
+//! - the same on a real project: python-dateutil's `test_easter_western[easter_date34]` by node
+//!   id through the tool, against raw DAP launching `module: pytest` with that node id.
 //!
 //! Run: `cargo bench --bench debug` (an adapter that is not installed is skipped with a line
 //! saying so). `RUNBOUND_BENCH_ITERATIONS` overrides the step iterations (default 200).
@@ -34,9 +40,107 @@ fn main() {
         Some(python) => step_round_trip(&python, iterations),
         None => println!("step round trip: skipped: no python3 that imports debugpy"),
     }
-    println!("\nlaunch to first stop, {LAUNCHES} launches each:");
-    println!("{:<10} {:>8} {:>8} {:>8}", "adapter", "min", "p50", "max");
+    println!("\nlaunch to first stop, {LAUNCHES} launches each (tool and raw DAP alternating):");
     launch_to_first_stop();
+    println!("\nlaunch to first stop on a real project, {LAUNCHES} launches each (tool and raw DAP alternating):");
+    dateutil_test_by_node_id();
+}
+
+/// python-dateutil (the corpus of `.ci/install-corpus`, copied to a temp dir with its venv
+/// relocated): the tool's `launch {test: node id}` (classifies the test, finds the project venv,
+/// `python -m pytest <id>` under debugpy, runs to a text-anchored breakpoint in `easter()`)
+/// against raw DAP on debugpy launching `module: pytest` with the same arguments and interpreter.
+fn dateutil_test_by_node_id() {
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join(".corpus/python/python-dateutil-2.9.0.post0");
+    if !cache.join(".runbound-corpus").is_file() || debugpy_python().is_none() {
+        println!("dateutil   skipped: run `bash .ci/install-corpus` (and install debugpy) first");
+        return;
+    }
+    let cache = std::fs::canonicalize(&cache).unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(workspace.path()).unwrap().join("dateutil");
+    let copied = std::process::Command::new("cp").arg("-a").arg(&cache).arg(&root).status().expect("cp");
+    assert!(copied.success());
+    relocate_venv(&root.join(".venv"), &cache, &root);
+    let node_id = "tests/test_easter.py::test_easter_western[easter_date34]";
+    let source = "src/dateutil/easter.py";
+    let text = std::fs::read_to_string(root.join(source)).unwrap();
+    let line = text.lines().position(|l| l.contains("p = i - j + e")).expect("the anchor line") as u64 + 1;
+    let run = build_run(&root);
+    check(&run, json!({"op": "breakpoints", "file": source, "text": "p = i - j + e"}));
+    let (mut ours, mut raw) = (Vec::new(), Vec::new());
+    for _ in 0..LAUNCHES {
+        let start = Instant::now();
+        let text = check(&run, json!({"op": "launch", "test": node_id}));
+        ours.push(start.elapsed());
+        assert!(text.contains("stopped: breakpoint"), "{text}");
+        check(&run, json!({"op": "terminate"}));
+        let python = root.join(".venv/bin/python");
+        let arguments = json!({
+            "module": "pytest", "args": [node_id, "-p", "no:cacheprovider", "-q"], "python": python,
+            "console": "internalConsole", "cwd": root, "justMyCode": true
+        });
+        raw.push(raw_debugpy_launch(&root, arguments, source, line));
+    }
+    let (ours_p50, raw_p50) = (percentile(&mut ours, 50), percentile(&mut raw, 50));
+    println!(
+        "dateutil   tool min {:>7.1} p50 {:>7.1} max {:>7.1} | raw DAP min {:>7.1} p50 {:>7.1} max {:>7.1} | ratio p50 {:.2}",
+        ms(ours[0]),
+        ms(ours_p50),
+        ms(*ours.last().unwrap()),
+        ms(raw[0]),
+        ms(raw_p50),
+        ms(*raw.last().unwrap()),
+        ms(ours_p50) / ms(raw_p50)
+    );
+}
+
+/// Rewrites the venv's recorded path (`pyvenv.cfg`, scripts, `.pth` of the editable install).
+fn relocate_venv(venv: &Path, from: &Path, to: &Path) {
+    let (from, to) = (from.to_str().unwrap(), to.to_str().unwrap());
+    let mut files = vec![venv.join("pyvenv.cfg")];
+    let site = std::fs::read_dir(venv.join("lib")).unwrap().flatten().map(|entry| entry.path().join("site-packages"));
+    for dir in std::iter::once(venv.join("bin")).chain(site) {
+        files.extend(std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|entry| entry.path()).filter(|path| path.is_file()));
+    }
+    for file in files {
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            if text.contains(from) {
+                std::fs::write(&file, text.replace(from, to)).unwrap();
+            }
+        }
+    }
+}
+
+/// One raw-DAP launch of debugpy with `arguments` to the first stop at `source:line`.
+fn raw_debugpy_launch(root: &Path, arguments: Value, source: &str, line: u64) -> Duration {
+    let start = Instant::now();
+    let python = debugpy_python().expect("debugpy");
+    let spec = ProcessSpec::new(&python, root).with_args(["-m", "debugpy.adapter"]).with_display_name("debugpy (raw bench)");
+    let child = ChildProcess::spawn(spec).expect("spawn debugpy adapter");
+    let connection =
+        RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("debugpy (raw)", "bench-raw")).expect("connect");
+    connection
+        .request(
+            "initialize",
+            json!({"adapterID": "debugpy", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}),
+            TIMEOUT,
+        )
+        .expect("initialize");
+    let launch = connection.send_request("launch", arguments).expect("launch");
+    wait_event(&connection, "initialized");
+    connection
+        .request("setBreakpoints", json!({"source": {"path": root.join(source)}, "breakpoints": [{"line": line}]}), TIMEOUT)
+        .expect("setBreakpoints");
+    connection.request("configurationDone", json!({}), TIMEOUT).expect("configurationDone");
+    launch.wait(Duration::from_secs(120)).expect("launch response");
+    let stopped = wait_event(&connection, "stopped");
+    let thread = stopped["threadId"].as_i64().unwrap_or(1);
+    connection.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 30}), TIMEOUT).expect("stackTrace");
+    let took = start.elapsed();
+    let _ = connection.request("disconnect", json!({"terminateDebuggee": true}), Duration::from_secs(3));
+    connection.close(Duration::from_secs(1));
+    took
 }
 
 fn step_round_trip(python: &Path, iterations: usize) {
@@ -69,7 +173,7 @@ fn step_round_trip(python: &Path, iterations: usize) {
     println!("step_over + stack round trip on debugpy, {iterations} iterations:");
     println!("  tool: p50 {:.2}  p90 {:.2}", ms(ours_p50), ms(ours_p90));
     println!("  raw DAP (next, stopped, stackTrace): p50 {:.2}  p90 {:.2}", ms(raw_p50), ms(raw_p90));
-    println!("  overhead p50: {:+.2} ms (target ≤ +2 ms)", ms(ours_p50) - ms(raw_p50));
+    println!("  overhead p50: {:+.2} ms (target ≤ +2 ms), ratio p50 {:.2}", ms(ours_p50) - ms(raw_p50), ms(ours_p50) / ms(raw_p50));
 }
 
 fn raw_debugpy_steps(python: &Path, root: &Path, iterations: usize) -> Vec<Duration> {
@@ -154,19 +258,106 @@ fn launch_to_first_stop() {
                 .expect("gcc");
             assert!(status.success());
         }
-        let run = build_run(workspace.path());
+        let root = std::fs::canonicalize(workspace.path()).unwrap();
+        let run = build_run(&root);
         check(&run, json!({"op": "breakpoints", "file": source, "lines": [line]}));
-        let mut times = Vec::new();
+        let mut ours = Vec::new();
+        let mut raw = Vec::new();
         for _ in 0..LAUNCHES {
             let start = Instant::now();
             let text = check(&run, json!({"op": "launch", "program": program}));
-            times.push(start.elapsed());
+            ours.push(start.elapsed());
             assert!(text.contains("stopped: breakpoint"), "{text}");
             check(&run, json!({"op": "terminate"}));
+            raw.push(raw_launch_to_first_stop(adapter, &root, program, source, line));
         }
-        times.sort();
-        println!("{adapter:<10} {:>8.1} {:>8.1} {:>8.1}", ms(times[0]), ms(percentile(&mut times, 50)), ms(*times.last().unwrap()));
+        let (ours_p50, raw_p50) = (percentile(&mut ours, 50), percentile(&mut raw, 50));
+        println!(
+            "{adapter:<10} tool min {:>7.1} p50 {:>7.1} max {:>7.1} | raw DAP min {:>7.1} p50 {:>7.1} max {:>7.1} | ratio p50 {:.2}",
+            ms(ours[0]),
+            ms(ours_p50),
+            ms(*ours.last().unwrap()),
+            ms(raw[0]),
+            ms(raw_p50),
+            ms(*raw.last().unwrap()),
+            ms(ours_p50) / ms(raw_p50)
+        );
     }
+}
+
+/// One launch to the first stop by raw DAP on `adapter`: spawn, initialize, launch, configure
+/// one breakpoint, configurationDone, wait for `stopped`, stackTrace; then disconnect. Returns
+/// the time to the stack trace's answer.
+fn raw_launch_to_first_stop(adapter: &str, root: &Path, program: &str, source: &str, line: u64) -> Duration {
+    let output_dir = tempfile::tempdir().expect("temp dir for delve's build");
+    let start = Instant::now();
+    let program = root.join(program);
+    let (connection, launch_arguments) = match adapter {
+        "debugpy" => {
+            let python = debugpy_python().expect("debugpy");
+            let spec = ProcessSpec::new(&python, root).with_args(["-m", "debugpy.adapter"]).with_display_name("debugpy (raw bench)");
+            let child = ChildProcess::spawn(spec).expect("spawn debugpy adapter");
+            let connection =
+                RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("debugpy (raw)", "bench-raw"))
+                    .expect("connect");
+            let arguments = json!({"program": program, "console": "internalConsole", "cwd": root, "justMyCode": true, "python": python});
+            (connection, arguments)
+        }
+        "lldb" => {
+            let lldb = runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().expect("lldb-dap");
+            let child =
+                ChildProcess::spawn(ProcessSpec::new(&lldb, root).with_display_name("lldb-dap (raw bench)")).expect("spawn lldb-dap");
+            let connection =
+                RpcConnection::over_child(child, WireProtocol::DapContentLength, RpcOptions::new("lldb-dap (raw)", "bench-raw"))
+                    .expect("connect");
+            (connection, json!({"program": program, "cwd": root, "stopOnEntry": false}))
+        }
+        _ => {
+            let dlv = which::which("dlv").expect("dlv");
+            let spec = ProcessSpec::new(&dlv, root)
+                .with_args(["dap", "--listen", "127.0.0.1:0", "--check-go-version=false"])
+                .with_stdin_piped(false)
+                .with_display_name("dlv (raw bench)");
+            let child = ChildProcess::spawn(spec).expect("spawn dlv");
+            let mut stdout = std::io::BufReader::new(child.take_stdout().expect("stdout"));
+            let mut first = String::new();
+            std::io::BufRead::read_line(&mut stdout, &mut first).expect("dlv's address line");
+            std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+            let port: u16 = first.trim().rsplit(':').next().and_then(|p| p.parse().ok()).expect("port");
+            let stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect dlv");
+            let reader = stream.try_clone().unwrap();
+            let connection = RpcConnection::over_streams(
+                Box::new(reader),
+                Box::new(stream),
+                Some(child),
+                WireProtocol::DapContentLength,
+                RpcOptions::new("dlv (raw)", "bench-raw"),
+            )
+            .expect("connect");
+            let output = output_dir.path().join("__debug_bin");
+            (connection, json!({"mode": "debug", "program": program, "cwd": root, "output": output}))
+        }
+    };
+    connection
+        .request("initialize", json!({"adapterID": adapter, "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"}), TIMEOUT)
+        .expect("initialize");
+    let launch = connection.send_request("launch", launch_arguments).expect("launch");
+    wait_event(&connection, "initialized");
+    connection
+        .request("setBreakpoints", json!({"source": {"path": root.join(source)}, "breakpoints": [{"line": line}]}), TIMEOUT)
+        .expect("setBreakpoints");
+    connection.request("configurationDone", json!({}), TIMEOUT).expect("configurationDone");
+    launch.wait(Duration::from_secs(120)).expect("launch response");
+    let stopped = wait_event(&connection, "stopped");
+    let thread = stopped["threadId"].as_i64().unwrap_or(1);
+    connection.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 30}), TIMEOUT).expect("stackTrace");
+    let took = start.elapsed();
+    let _ = connection.request("disconnect", json!({"terminateDebuggee": true}), Duration::from_secs(3));
+    if let Some(child) = connection.child() {
+        child.kill_group();
+    }
+    connection.close(Duration::from_secs(1));
+    took
 }
 
 fn build_run(workspace: &Path) -> Run {

@@ -10,8 +10,18 @@
 //!   formatting) and of the same raw LSP request sent through the same server handle; p50 / p90
 //!   of each and the p50 overhead.
 //!
-//! Run: `cargo bench --bench lsp` (a server that is not installed is skipped with a line saying
-//! so). Environment `RUNBOUND_BENCH_ITERATIONS` overrides the iteration count (default 60).
+//! Then, on the real-project corpus (`.corpus/`, fetched by `.ci/install-corpus`), the cost of
+//! the `references` cross-check (`rename_coverage::complete_references`: every whole-word
+//! occurrence outside the server's answer is asked `definition`) per server, for a common name
+//! (many same-named other symbols) and a rare one: on a warm server, `CORPUS_ITERATIONS`
+//! interleaved rounds of the raw request, the raw request plus the cross-check (what the tool
+//! did for every server before `ServerDefinition::cross_check_references`), and the tool as
+//! configured by default; p50 of each and the ratios to the raw request.
+//!
+//! Run: `cargo bench --bench lsp` (`-- dispatch` or `-- corpus` for one section; a server that is not installed, or a corpus project that was
+//! not fetched, is skipped with a line saying so). Environment `RUNBOUND_BENCH_ITERATIONS`
+//! overrides the iteration count (default 60), `RUNBOUND_BENCH_CORPUS_ITERATIONS` the corpus one
+//! (default 10).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -56,6 +66,19 @@ const CASES: &[Case] = &[
 ];
 
 fn main() {
+    // `cargo bench --bench lsp -- corpus` runs only the corpus section, `-- dispatch` only the
+    // fixture one; no section name runs both.
+    let sections: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let run_section = |name: &str| sections.is_empty() || sections.iter().any(|s| s == name);
+    if run_section("dispatch") {
+        bench_dispatch();
+    }
+    if run_section("corpus") {
+        bench_corpus();
+    }
+}
+
+fn bench_dispatch() {
     let iterations: usize = std::env::var("RUNBOUND_BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
     println!("lsp bench: {iterations} warm iterations per op; times in ms");
     println!(
@@ -68,6 +91,160 @@ fn main() {
             continue;
         }
         bench_case(case, iterations);
+    }
+}
+
+fn bench_corpus() {
+    let corpus_iterations: usize = std::env::var("RUNBOUND_BENCH_CORPUS_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    println!();
+    println!("references cross-check on the corpus: {corpus_iterations} warm rounds per name; p50 in ms; x = ratio to the raw request;");
+    println!("found = references the check added to the server's answer (* = it also had notes: uses not listed, not checked)");
+    println!(
+        "{:<28} {:<36} {:>5} {:>6} {:>9} {:>12} {:>7} {:>12} {:>7} {:>9}",
+        "server", "name (grep -w hits)", "refs", "found", "raw", "raw+check", "x", "tool", "x", "default"
+    );
+    for case in CORPUS_CASES {
+        if which::which(case.binary).is_err() {
+            println!("{:<28} skipped: {} not installed", case.server, case.binary);
+            continue;
+        }
+        let cached = Path::new(env!("CARGO_MANIFEST_DIR")).join(".corpus").join(case.project);
+        if !cached.join(".runbound-corpus").is_file() {
+            println!("{:<28} skipped: {} not fetched (bash .ci/install-corpus)", case.server, cached.display());
+            continue;
+        }
+        bench_cross_check(case, &cached, corpus_iterations);
+    }
+}
+
+struct CorpusCase {
+    server: &'static str,
+    binary: &'static str,
+    /// Under `.corpus/`.
+    project: &'static str,
+    file: &'static str,
+    /// (label, 1-based line, symbol) of each name asked.
+    names: &'static [(&'static str, u32, &'static str)],
+}
+
+const CORPUS_CASES: &[CorpusCase] = &[
+    CorpusCase {
+        server: "pyright",
+        binary: "pyright-langserver",
+        project: "python/python-dateutil-2.9.0.post0",
+        file: "src/dateutil/parser/_parser.py",
+        names: &[("common: parser.parse", 572, "parse"), ("rare: UnknownTimezoneWarning", 1608, "UnknownTimezoneWarning")],
+    },
+    CorpusCase {
+        server: "pylsp",
+        binary: "pylsp",
+        project: "python/python-dateutil-2.9.0.post0",
+        file: "src/dateutil/parser/_parser.py",
+        names: &[("common: parser.parse", 572, "parse"), ("rare: UnknownTimezoneWarning", 1608, "UnknownTimezoneWarning")],
+    },
+    CorpusCase {
+        server: "rust-analyzer",
+        binary: "rust-analyzer",
+        project: "rust/semver-1.0.26",
+        file: "src/lib.rs",
+        names: &[("common: Version::parse", 431, "parse"), ("rare: cmp_precedence", 475, "cmp_precedence")],
+    },
+    CorpusCase {
+        server: "typescript-language-server",
+        binary: "typescript-language-server",
+        project: "typescript/redux-5.0.1",
+        file: "src/createStore.ts",
+        names: &[("common: dispatch", 271, "dispatch"), ("rare: kindOf (import)", 15, "{ kindOf")],
+    },
+    CorpusCase {
+        server: "gopls",
+        binary: "gopls",
+        project: "go/go-cmp-0.5.9",
+        file: "cmp/path.go",
+        names: &[("common: Path.String", 99, "String"), ("rare: Path.GoString", 114, "GoString")],
+    },
+];
+
+fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
+    let workspace = tempfile::tempdir().expect("temp dir");
+    copy_dir(cached, workspace.path());
+    relocate_venv(cached, workspace.path());
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = Duration::from_secs(180);
+    let run = Run::builder(workspace.path()).config(config).language_servers().build().expect("run");
+    let supervisor = run.lsp_supervisor().expect("supervisor");
+    let path = std::fs::canonicalize(workspace.path().join(case.file)).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    for (label, line, symbol) in case.names {
+        let arguments = json!({"op": "references", "file": case.file, "line": line, "symbol": symbol, "server": case.server});
+        // Warm: until the answer is complete (the server finished indexing).
+        for _ in 0..40 {
+            let first = run.call(Caller::Main, "lsp", arguments.clone());
+            assert!(!first.is_error, "{}", first.joined_text());
+            if !first.joined_text().contains("may be incomplete") {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(3));
+        }
+        let lease = supervisor.server_for_file(&path, Some(case.server), Instant::now() + Duration::from_secs(60)).expect("server");
+        let server = lease.server;
+        let resolved = runbound::lsp::resolve_symbol_on_line(&text, *line, symbol, None).unwrap();
+        let (line0, character) = resolved.lsp_position(server.position_encoding());
+        let params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}, "context": {"includeDeclaration": true}});
+        let grep_hits =
+            runbound::lsp::rename_coverage::grep_word(server.definition(), server.root(), &resolved.cursor_identifier).hits.len();
+        let (mut raw, mut checked, mut tool) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut references, mut added, mut check_notes) = (0, 0, 0);
+        for round in 0..iterations + 2 {
+            let start = Instant::now();
+            let answer =
+                server.request("textDocument/references", params.clone(), Instant::now() + Duration::from_secs(60), true).expect("raw");
+            let raw_elapsed = start.elapsed();
+            references = answer.as_array().map_or(0, Vec::len);
+            let start = Instant::now();
+            let answer =
+                server.request("textDocument/references", params.clone(), Instant::now() + Duration::from_secs(60), true).expect("raw");
+            let before = answer.as_array().map_or(0, Vec::len);
+            let coverage = runbound::lsp::rename_coverage::complete_references(
+                &server,
+                workspace.path(),
+                &path,
+                line0,
+                character,
+                &resolved.cursor_identifier,
+                answer,
+                Instant::now() + Duration::from_secs(10),
+            );
+            let checked_elapsed = start.elapsed();
+            added = coverage.answer.as_array().map_or(0, Vec::len).saturating_sub(before);
+            check_notes = coverage.notes.len();
+            let start = Instant::now();
+            let result = run.call(Caller::Main, "lsp", arguments.clone());
+            let tool_elapsed = start.elapsed();
+            assert!(!result.is_error, "{}", result.joined_text());
+            if round >= 2 {
+                raw.push(raw_elapsed);
+                checked.push(checked_elapsed);
+                tool.push(tool_elapsed);
+            }
+        }
+        let (raw_p50, _) = percentiles(&mut raw);
+        let (checked_p50, _) = percentiles(&mut checked);
+        let (tool_p50, _) = percentiles(&mut tool);
+        let default = if server.definition().cross_check_references { "checks" } else { "no check" };
+        println!(
+            "{:<28} {:<36} {:>5} {:>6} {:>9.1} {:>12.1} {:>7.1} {:>12.1} {:>7.1} {:>9}",
+            case.server,
+            format!("{label} ({grep_hits})"),
+            references,
+            format!("+{added}{}", if check_notes > 0 { "*" } else { "" }),
+            ms(raw_p50),
+            ms(checked_p50),
+            ms(checked_p50) / ms(raw_p50).max(0.01),
+            ms(tool_p50),
+            ms(tool_p50) / ms(raw_p50).max(0.01),
+            default
+        );
     }
 }
 
@@ -152,10 +329,53 @@ fn copy_dir(source: &Path, target: &Path) {
     std::fs::create_dir_all(target).unwrap();
     for entry in std::fs::read_dir(source).unwrap().flatten() {
         let destination: PathBuf = target.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            // A venv's `bin/python` points at the interpreter it was made from.
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &destination).unwrap();
+        } else if kind.is_dir() {
             copy_dir(&entry.path(), &destination);
         } else {
             std::fs::copy(entry.path(), &destination).unwrap();
+        }
+    }
+}
+
+/// Points a copied `.venv` at the copy: its `pyvenv.cfg`, console scripts and the `.pth` files of
+/// the project's editable install record the cache's absolute path (else the server resolves the
+/// project's own package into the cache, outside the workspace).
+fn relocate_venv(from: &Path, to: &Path) {
+    let venv = to.join(".venv");
+    if !venv.is_dir() {
+        return;
+    }
+    // The venv records where it was made (`command = … -m venv <root>/.venv`), which may be
+    // another checkout's corpus than the one copied.
+    let configuration = std::fs::read_to_string(venv.join("pyvenv.cfg")).unwrap_or_default();
+    let made_at = configuration
+        .lines()
+        .find_map(|line| line.strip_prefix("command = "))
+        .and_then(|command| command.rsplit(' ').next())
+        .and_then(|path| path.strip_suffix("/.venv"))
+        .map(str::to_owned);
+    let from = made_at.unwrap_or_else(|| from.to_str().unwrap().to_owned());
+    let (from, to) = (from.as_str(), to.to_str().unwrap());
+    let mut directories = vec![venv.clone(), venv.join("bin")];
+    for entry in std::fs::read_dir(venv.join("lib")).into_iter().flatten().flatten() {
+        directories.push(entry.path().join("site-packages"));
+    }
+    for directory in directories {
+        for entry in std::fs::read_dir(&directory).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let recorded = directory.ends_with("bin") || name == "pyvenv.cfg" || name.ends_with(".pth") || name.starts_with("__editable__");
+            if !recorded || !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else { continue }; // binaries are not text
+            if text.contains(from) {
+                std::fs::write(&path, text.replace(from, to)).unwrap();
+            }
         }
     }
 }

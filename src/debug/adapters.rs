@@ -6,13 +6,20 @@
 //! python must also import `debugpy`). [`crate::debug::adapters_report`] says which half is
 //! missing, never a silent guess.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Map, Value};
 
-/// The adapters runbound knows, in the order `adapters` lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+use crate::debug::DebugConfig;
+use crate::transport::ProcessSpec;
+
+/// The adapters runbound knows, in the order `adapters` lists them. Deserializes from the
+/// stable names (`debugpy`, `lldb`, `delve`, `dart`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum AdapterId {
     /// `python3 -m debugpy.adapter` (stdio).
     Debugpy,
@@ -276,31 +283,6 @@ pub fn find_markers_in_workspace(adapter: AdapterId, workspace_root: &Path, max_
     found
 }
 
-/// Which adapter debugs `program`: by source extension (`.py` → debugpy, `.go` → delve,
-/// `.dart` → dart), a directory holding `go.mod` → delve, anything else (an executable) →
-/// lldb.
-pub fn adapter_for_program(program: &Path) -> AdapterId {
-    if program.is_dir() {
-        if program.join("go.mod").is_file() || has_file_with_extension(program, "go") {
-            return AdapterId::Delve;
-        }
-        if program.join("pubspec.yaml").is_file() {
-            return AdapterId::Dart;
-        }
-        if program.join("__main__.py").is_file() {
-            return AdapterId::Debugpy;
-        }
-        return AdapterId::Lldb;
-    }
-    let extension = program.extension().and_then(|ext| ext.to_str()).unwrap_or("");
-    for spec in &ADAPTERS {
-        if spec.source_extensions.contains(&extension) {
-            return spec.id;
-        }
-    }
-    AdapterId::Lldb
-}
-
 /// For a compiled program without a root marker: the binary's directory counts as its root
 /// when C, C++ or Rust source sits beside it (a lone `prog.c` built to `prog`).
 pub fn lone_source_root(program: &Path) -> Option<PathBuf> {
@@ -316,22 +298,30 @@ pub fn lone_source_root(program: &Path) -> Option<PathBuf> {
 /// Inputs of a launch-argument builder.
 #[derive(Debug, Clone)]
 pub struct LaunchInputs<'a> {
-    /// Absolute path of the program (script, executable, Go package dir or file, Dart file).
-    pub program: &'a Path,
+    /// Absolute path of the program (script, executable, Go package dir or file, Dart file);
+    /// `None` for a Python module.
+    pub program: Option<&'a Path>,
+    /// debugpy: a module to run instead of a program (`python -m module`).
+    pub module: Option<&'a str>,
+    /// delve: `debug`, `test` or `exec` (default: `debug` for a `.go` file or a directory,
+    /// else `exec`).
+    pub delve_mode: Option<&'a str>,
     /// Program arguments.
     pub args: &'a [String],
-    /// The debuggee's working directory (the project root).
+    /// The debuggee's working directory.
     pub cwd: &'a Path,
     /// Extra environment for the debuggee.
     pub env: &'a [(String, String)],
     /// debugpy only: the interpreter that runs the debuggee (the venv python when there is one).
     pub debuggee_python: Option<&'a Path>,
+    /// lldb only: commands run before the target is created (the Rust formatters).
+    pub init_commands: &'a [String],
 }
 
 /// The adapter-specific `launch` arguments (research note §7 lesson 14). Never asks for a
 /// terminal (`console: internalConsole`), never `stopOnEntry`.
 pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value {
-    let program = inputs.program.to_string_lossy();
+    let program = inputs.program.map(|program| program.to_string_lossy().into_owned()).unwrap_or_default();
     let cwd = inputs.cwd.to_string_lossy();
     let env_object: Map<String, Value> = inputs.env.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     match adapter {
@@ -340,7 +330,6 @@ pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value 
                 "name": "runbound",
                 "type": "python",
                 "request": "launch",
-                "program": program,
                 "args": inputs.args,
                 "cwd": cwd,
                 "console": "internalConsole",
@@ -350,6 +339,10 @@ pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value 
                 "subProcess": false,
                 "env": env_object,
             });
+            match inputs.module {
+                Some(module) => arguments["module"] = Value::String(module.to_owned()),
+                None => arguments["program"] = Value::String(program),
+            }
             if let Some(python) = inputs.debuggee_python {
                 arguments["python"] = Value::String(python.to_string_lossy().into_owned());
             }
@@ -357,21 +350,28 @@ pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value 
         }
         AdapterId::Lldb => {
             let env_array: Vec<String> = inputs.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            json!({
+            let mut arguments = json!({
                 "name": "runbound",
                 "program": program,
                 "args": inputs.args,
                 "cwd": cwd,
                 "env": env_array,
                 "stopOnEntry": false,
-            })
+            });
+            if !inputs.init_commands.is_empty() {
+                arguments["initCommands"] = json!(inputs.init_commands);
+            }
+            arguments
         }
         AdapterId::Delve => {
-            let mode = if inputs.program.is_dir() || inputs.program.extension().is_some_and(|ext| ext == "go") { "debug" } else { "exec" };
+            let default_mode = match inputs.program {
+                Some(path) if path.is_dir() || path.extension().is_some_and(|ext| ext == "go") => "debug",
+                _ => "exec",
+            };
             json!({
                 "name": "runbound",
                 "request": "launch",
-                "mode": mode,
+                "mode": inputs.delve_mode.unwrap_or(default_mode),
                 "program": program,
                 "args": inputs.args,
                 "cwd": cwd,
@@ -389,6 +389,31 @@ pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value 
             "env": env_object,
             "console": "debugConsole",
         }),
+    }
+}
+
+/// lldb commands that load the Rust toolchain's own formatters (the ones `rust-lldb` loads:
+/// `lldb_lookup.py` and `lldb_commands` under `<sysroot>/lib/rustlib/etc`), sourced silently so
+/// their echo does not reach the program's output. `Err` says why they cannot be loaded.
+pub fn rust_formatter_commands(sysroot: &Path) -> Result<Vec<String>, String> {
+    let etc = sysroot.join("lib/rustlib/etc");
+    let lookup = etc.join("lldb_lookup.py");
+    let commands = etc.join("lldb_commands");
+    if !lookup.is_file() || !commands.is_file() {
+        return Err(format!("{} has no lldb_lookup.py / lldb_commands", etc.display()));
+    }
+    Ok(vec![format!("command script import \"{}\"", lookup.display()), format!("command source -s 1 \"{}\"", commands.display())])
+}
+
+/// The Rust sysroot as `rustc --print sysroot` run in `cwd` says (a `rust-toolchain.toml` there
+/// is honoured); `Err` with why not.
+pub fn rust_sysroot(cwd: &Path, timeout: Duration) -> Result<PathBuf, String> {
+    let rustc = which::which("rustc").map_err(|_| "rustc not found on PATH".to_owned())?;
+    let spec = ProcessSpec::new(rustc, cwd).with_args(["--print", "sysroot"]).with_display_name("rustc --print sysroot");
+    match crate::transport::run_to_completion(spec, b"", timeout, 64 * 1024) {
+        Ok(done) if done.status.success() && !done.timed_out => Ok(PathBuf::from(String::from_utf8_lossy(&done.stdout).trim())),
+        Ok(done) => Err(format!("`rustc --print sysroot` failed: {}", String::from_utf8_lossy(&done.stderr).trim())),
+        Err(err) => Err(err.message),
     }
 }
 
@@ -413,6 +438,172 @@ pub fn attach_arguments(adapter: AdapterId, port: u16, cwd: &Path) -> Option<Val
         })),
         AdapterId::Dart => None,
     }
+}
+
+/// Outcomes of "does this python import debugpy" by interpreter path, with the file's mtime
+/// when probed (a changed interpreter is probed again).
+pub type ProbeCache = HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>;
+
+/// A resolved adapter: how to start it and what was found, for `adapters` and launch results.
+#[derive(Debug, Clone)]
+pub struct ResolvedAdapter {
+    /// The command to spawn.
+    pub command: AdapterCommand,
+    /// One line: what was found (binary path, python and debugpy version, …).
+    pub summary: String,
+    /// debugpy: the interpreter that runs the program (the project venv's when present).
+    pub debuggee_python: Option<PathBuf>,
+}
+
+/// Resolves the adapter binary for a project rooted at `root`. `Err` says which binary is
+/// missing and how to get it. debugpy: the first python (venv first) that imports debugpy
+/// runs the adapter; the venv python, when present, runs the program (R-DBG-4). Each python
+/// probe is bounded by `config.probe_timeout` and cached by interpreter path and mtime.
+pub fn resolve_adapter_binary(
+    adapter: AdapterId,
+    root: &Path,
+    search: &BinarySearch,
+    config: &DebugConfig,
+    probe_cache: &mut ProbeCache,
+) -> Result<ResolvedAdapter, String> {
+    let command =
+        |program: PathBuf, args: &[&str]| AdapterCommand { program, args: args.iter().map(Into::into).collect(), cwd: root.to_path_buf() };
+    match adapter {
+        AdapterId::Debugpy => {
+            let candidates = adapter_python_candidates(root, search);
+            if candidates.is_empty() {
+                return Err("no python found (looked for .venv/bin/python, venv/bin/python, python3, python); install python3 and `pip install debugpy`".to_owned());
+            }
+            let venv_python = project_venv_python(root);
+            let mut tried = Vec::new();
+            for python in candidates {
+                match probe_debugpy(&python, root, config.probe_timeout, probe_cache) {
+                    Ok(version) => {
+                        let debuggee = venv_python.clone().unwrap_or_else(|| python.clone());
+                        let summary = format!(
+                            "adapter: {} -m debugpy.adapter (debugpy {version}); the program runs under {}{}",
+                            python.display(),
+                            debuggee.display(),
+                            if venv_python.is_some() { " (project venv)" } else { "" }
+                        );
+                        return Ok(ResolvedAdapter {
+                            command: command(python, &["-m", "debugpy.adapter"]),
+                            summary,
+                            debuggee_python: Some(debuggee),
+                        });
+                    }
+                    Err(why) => tried.push(format!("{} ({why})", python.display())),
+                }
+            }
+            Err(format!("no python that imports debugpy: tried {}; install it with `pip install debugpy`", tried.join("; ")))
+        }
+        AdapterId::Lldb => match search.find_lldb_dap() {
+            Some(path) => Ok(ResolvedAdapter { summary: format!("adapter: {}", path.display()), command: command(path, &[]), debuggee_python: None }),
+            None => Err("binary lldb-dap not found (looked for lldb-dap, lldb-dap-NN, /usr/lib/llvm-NN/bin/lldb-dap, lldb-vscode(-NN)); install it with `apt install lldb-19`".to_owned()),
+        },
+        AdapterId::Delve => match search.find("dlv") {
+            Some(path) => {
+                let go_note = match search.find("go") {
+                    Some(go) => format!("; go toolchain {}", go.display()),
+                    None => "; no `go` on PATH: only prebuilt binaries (mode exec) can be debugged".to_owned(),
+                };
+                Ok(ResolvedAdapter {
+                    summary: format!("adapter: {} dap{go_note}", path.display()),
+                    command: command(path, &["dap", "--listen", "127.0.0.1:0", "--check-go-version=false"]),
+                    debuggee_python: None,
+                })
+            }
+            None => Err("binary dlv not found; install it with `apt install delve golang-go`".to_owned()),
+        },
+        AdapterId::Dart => match search.find("dart") {
+            Some(path) => Ok(ResolvedAdapter {
+                summary: format!("adapter: {} debug_adapter", path.display()),
+                command: command(path, &["debug_adapter"]),
+                debuggee_python: None,
+            }),
+            None => Err("binary dart not found (the Dart SDK is not packaged for Debian, PyPI or npm; install it from dart.dev)".to_owned()),
+        },
+    }
+}
+
+/// `Ok(version)` when `python` imports debugpy within `timeout`, else `Err` with the last line
+/// of its stderr (or the timeout). Cached by path and mtime.
+fn probe_debugpy(python: &Path, cwd: &Path, timeout: Duration, cache: &mut ProbeCache) -> Result<String, String> {
+    let modified = std::fs::metadata(python).and_then(|m| m.modified()).ok();
+    if let Some((cached_modified, outcome)) = cache.get(python) {
+        if *cached_modified == modified {
+            return outcome.clone();
+        }
+    }
+    let spec = ProcessSpec::new(python, cwd)
+        .with_args(["-c", "import debugpy; print(debugpy.__version__)"])
+        .with_display_name(format!("debugpy probe {}", python.display()));
+    let outcome = match crate::transport::run_to_completion(spec, b"", timeout, 16 * 1024) {
+        Ok(done) if done.timed_out => Err(format!("`import debugpy` did not finish in {} ms", timeout.as_millis())),
+        Ok(done) if done.status.success() => Ok(String::from_utf8_lossy(&done.stdout).trim().to_owned()),
+        Ok(done) => {
+            let stderr = String::from_utf8_lossy(&done.stderr);
+            let last = stderr.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("exit status without message");
+            Err(last.trim().to_owned())
+        }
+        Err(err) => Err(err.message),
+    };
+    cache.insert(python.to_path_buf(), (modified, outcome.clone()));
+    outcome
+}
+
+/// `Ok(())` when `python` imports `module` within `timeout` (run in `cwd`, so a project-local
+/// module counts), else `Err` with the last line of its stderr or the timeout.
+pub fn probe_module(python: &Path, module: &str, cwd: &Path, timeout: Duration) -> Result<(), String> {
+    let spec = ProcessSpec::new(python, cwd)
+        .with_args(["-c".to_owned(), format!("import {module}")])
+        .with_display_name(format!("import probe {module}"));
+    match crate::transport::run_to_completion(spec, b"", timeout, 16 * 1024) {
+        Ok(done) if done.timed_out => Err(format!("`import {module}` did not finish in {} ms", timeout.as_millis())),
+        Ok(done) if done.status.success() => Ok(()),
+        Ok(done) => {
+            let stderr = String::from_utf8_lossy(&done.stderr);
+            Err(stderr.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("exit status without message").trim().to_owned())
+        }
+        Err(err) => Err(err.message),
+    }
+}
+
+/// How deep [`adapter_availability`] looks for root markers below the workspace root
+/// (directory levels; gitignored and hidden directories skipped).
+pub const MARKER_SCAN_DEPTH: usize = 4;
+
+/// One adapter's availability in a workspace (the `adapters` op, `runbound status`).
+#[derive(Debug, Clone)]
+pub struct AdapterAvailability {
+    /// Which adapter.
+    pub adapter: AdapterId,
+    /// Root markers found within [`MARKER_SCAN_DEPTH`] levels (at most 5, shortest first).
+    pub markers: Vec<PathBuf>,
+    /// The resolved binary, or why it does not resolve.
+    pub binary: Result<ResolvedAdapter, String>,
+}
+
+impl AdapterAvailability {
+    /// Both halves hold: a marker was found and the binary resolves.
+    pub fn available(&self) -> bool {
+        !self.markers.is_empty() && self.binary.is_ok()
+    }
+}
+
+/// Every adapter of the table, checked in `workspace_root`: markers found by a bounded scan and
+/// the binary resolved (pythons probed, bounded by `config.probe_timeout` each, cached).
+pub fn adapter_availability(workspace_root: &Path, config: &DebugConfig, cache: &mut ProbeCache) -> Vec<AdapterAvailability> {
+    let search = BinarySearch::from_env(&config.extra_binary_dirs);
+    ADAPTERS
+        .iter()
+        .map(|spec| {
+            let markers = find_markers_in_workspace(spec.id, workspace_root, MARKER_SCAN_DEPTH, 5);
+            let marker_root = markers.first().and_then(|m| m.parent()).unwrap_or(workspace_root).to_path_buf();
+            let binary = resolve_adapter_binary(spec.id, &marker_root, &search, config, cache);
+            AdapterAvailability { adapter: spec.id, markers, binary }
+        })
+        .collect()
 }
 
 /// Whether `path` is a regular file with an execute bit.
@@ -489,20 +680,18 @@ mod tests {
     }
 
     #[test]
-    fn program_kind_picks_adapter_and_launch_arguments_follow_each_adapter() {
-        assert_eq!(adapter_for_program(Path::new("/x/main.py")), AdapterId::Debugpy);
-        assert_eq!(adapter_for_program(Path::new("/x/main.go")), AdapterId::Delve);
-        assert_eq!(adapter_for_program(Path::new("/x/bin/main.dart")), AdapterId::Dart);
-        assert_eq!(adapter_for_program(Path::new("/x/target/debug/app")), AdapterId::Lldb);
-
+    fn launch_arguments_follow_each_adapter() {
         let env = vec![("A".to_owned(), "1".to_owned())];
         let args = vec!["--flag".to_owned()];
         let inputs = LaunchInputs {
-            program: Path::new("/p/app"),
+            program: Some(Path::new("/p/app")),
+            module: None,
+            delve_mode: None,
             args: &args,
             cwd: Path::new("/p"),
             env: &env,
             debuggee_python: Some(Path::new("/p/.venv/bin/python")),
+            init_commands: &[],
         };
         let lldb = launch_arguments(AdapterId::Lldb, &inputs);
         assert_eq!(lldb["env"], json!(["A=1"]), "lldb takes env as a K=V array");
@@ -515,8 +704,17 @@ mod tests {
         let delve = launch_arguments(AdapterId::Delve, &inputs);
         assert_eq!(delve["mode"], "exec");
         assert_eq!(delve["outputMode"], "remote");
-        let go_inputs = LaunchInputs { program: Path::new("/p/main.go"), ..inputs.clone() };
+        let go_inputs = LaunchInputs { program: Some(Path::new("/p/main.go")), ..inputs.clone() };
         assert_eq!(launch_arguments(AdapterId::Delve, &go_inputs)["mode"], "debug");
+        let test_inputs = LaunchInputs { delve_mode: Some("test"), ..go_inputs.clone() };
+        assert_eq!(launch_arguments(AdapterId::Delve, &test_inputs)["mode"], "test");
+        let module_inputs = LaunchInputs { program: None, module: Some("pytest"), ..inputs.clone() };
+        let module = launch_arguments(AdapterId::Debugpy, &module_inputs);
+        assert_eq!(module["module"], "pytest");
+        assert!(module.get("program").is_none(), "module and program are exclusive for debugpy");
+        let commands = vec!["command script import \"x\"".to_owned()];
+        let rust_inputs = LaunchInputs { init_commands: &commands, ..inputs.clone() };
+        assert_eq!(launch_arguments(AdapterId::Lldb, &rust_inputs)["initCommands"], json!(commands));
         assert!(attach_arguments(AdapterId::Dart, 1, Path::new("/p")).is_none());
         assert_eq!(attach_arguments(AdapterId::Debugpy, 5678, Path::new("/p")).unwrap()["connect"]["port"], 5678);
     }

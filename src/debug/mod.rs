@@ -5,9 +5,21 @@
 //! most one [`session`] per conversation (R-DBG-3). A session owns the adapter process (its own
 //! process group, stderr drained), a [`crate::transport::RpcConnection`] (named reader and
 //! writer threads; the reader routes responses by `request_seq`), one named event thread that
-//! records every event into the session state itself (so an `initialized` or `stopped` event is
-//! never lost to whoever happens to wait), and a TTL watchdog thread. Tool calls are plain
-//! blocking functions that send requests with per-request timeouts and wait on the state.
+//! records every event into the session state itself ([`events`]; so an `initialized` or
+//! `stopped` event is never lost to whoever happens to wait), and a TTL watchdog thread.
+//!
+//! Layers, each knowing only the ones below it:
+//! - [`adapters`]: the adapter table as data, root markers, binary resolution and probing,
+//!   launch-argument builders;
+//! - [`program`]: what a launch is (a test by name, a module, a script, package or
+//!   executable), so which adapter and why, and the builds it needs;
+//! - `connect`: spawning an adapter or connecting to a port;
+//! - [`events`] and [`state`]: what the session records (stop generation, handles, output,
+//!   breakpoints);
+//! - [`session`]: the handshake and the ops, typed in and typed out (`dap_types` bodies);
+//! - [`DebugSupervisor`]: the run's resource (one session, stored breakpoints);
+//! - `tool` (private) parses the `debug` arguments into an op enum and [`render`] turns every
+//!   typed result into text.
 //!
 //! Architecture invariants:
 //! - `dap_types` is used for argument and body payloads only; the envelope is
@@ -19,27 +31,27 @@
 //!   ([`state::HandleTable`]); a stale one is refused locally, never sent.
 
 pub mod adapters;
+mod connect;
+pub mod events;
+pub mod program;
 pub mod render;
 pub mod session;
 pub mod state;
 pub(crate) mod tool;
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
-use crate::registry::CallContext;
-use crate::result::ToolResult;
 
-use adapters::{AdapterId, BinarySearch, ADAPTERS};
-use session::{ProbeCache, Session, SessionTarget};
-use state::BreakpointStore;
-use tool::{required, DebugArguments};
+use adapters::{AdapterAvailability, ProbeCache};
+use program::LaunchRequest;
+use session::{LaunchReport, OutputSnapshot, Session, SessionEnd, SessionStart, SessionSummary, SessionTarget, TeardownReport};
+use state::{BreakpointSpec, BreakpointStore, FunctionBreakpointSpec};
 
 pub use tool::{descriptor, TOOL_NAME};
 
@@ -54,16 +66,21 @@ pub struct DebugConfig {
     /// Wait for the whole launch/attach handshake (initialized → configuration →
     /// configurationDone → launch response). Default 30 s.
     pub launch_timeout: Duration,
-    /// Same for adapters that build the program first (delve on a `.go` file or package).
-    /// Default 120 s.
+    /// Same for adapters that build the program first (delve on a `.go` file, a package or a
+    /// test). Default 120 s; also bounded by the call's own deadline. (Cargo builds for Rust
+    /// tests and bin targets run before the handshake, bounded by the call's deadline.)
     pub build_launch_timeout: Duration,
     /// Wait for an ordinary request (stack, scopes, variables, evaluate, setBreakpoints, …).
     /// Default 15 s.
     pub request_timeout: Duration,
-    /// How long continue/step (and launch, for the first stop) wait for the next `stopped`,
-    /// `exited` or `terminated` event before answering "still running". Default 30 s; also
-    /// bounded by the call's own deadline.
+    /// The longest continue / step_* / pause wait for the next `stopped`, `exited` or
+    /// `terminated` event before answering "still running". Default 10 min: the call's own
+    /// budget (the tool's default 120 s, less 2 s to answer) normally ends the wait first, so
+    /// an agent never polls.
     pub resume_timeout: Duration,
+    /// How long `launch` / `attach` wait for the first stop after the handshake before
+    /// answering "running" (also capped by `resume_timeout` and the call's budget). Default 30 s.
+    pub first_stop_timeout: Duration,
     /// Wait for the `disconnect` response and for the adapter to exit before its process group
     /// is killed. Default 3 s.
     pub disconnect_timeout: Duration,
@@ -84,7 +101,8 @@ impl Default for DebugConfig {
             launch_timeout: Duration::from_secs(30),
             build_launch_timeout: Duration::from_secs(120),
             request_timeout: Duration::from_secs(15),
-            resume_timeout: Duration::from_secs(30),
+            resume_timeout: Duration::from_secs(10 * 60),
+            first_stop_timeout: Duration::from_secs(30),
             disconnect_timeout: Duration::from_secs(3),
             output_ring_bytes: 64 * 1024,
             probe_timeout: Duration::from_secs(10),
@@ -112,17 +130,161 @@ impl std::fmt::Debug for DebugSupervisor {
 struct SupervisorState {
     session: Option<Session>,
     breakpoints: BreakpointStore,
-    /// How the previous session ended, told once to the next call.
-    ended_notice: Option<String>,
     /// The output of the last ended session (so `output` still works after the program exits).
-    last_output: Option<String>,
+    last_output: Option<OutputSnapshot>,
     session_counter: u64,
     probe_cache: ProbeCache,
+}
+
+impl SupervisorState {
+    /// Takes a finished session out (its output kept) and tears it down.
+    fn retire_finished(&mut self) -> Option<RetiredSession> {
+        let end = self.session.as_ref().and_then(Session::finished)?;
+        let session = self.session.take()?;
+        let unreported_output = session.take_new_output();
+        self.last_output = Some(session.output());
+        let reason = render::session_end(&end);
+        let teardown = session.terminate(&reason);
+        // A host's event sink hears of it when it happens, not only the next `debug` call.
+        crate::events::emit(crate::events::RunEvent::new(
+            crate::events::EventLevel::Info,
+            "debug",
+            format!("the debug session ended: {reason}; {}", render::teardown(&teardown)),
+        ));
+        Some(RetiredSession { end, teardown, unreported_output })
+    }
+}
+
+/// What a `launch` / `attach` starts.
+#[derive(Debug, Clone)]
+pub enum LaunchTarget {
+    /// A program, module or test, planned by [`program::plan_launch`].
+    Request(Box<LaunchRequest>),
+    /// A program listening on a loopback port.
+    Attach {
+        /// The adapter.
+        adapter: adapters::AdapterId,
+        /// The port on 127.0.0.1.
+        port: u16,
+    },
 }
 
 impl Default for DebugSupervisor {
     fn default() -> Self {
         DebugSupervisor::new()
+    }
+}
+
+/// How a session that ended on its own was retired (TTL, adapter crash, program exit).
+#[derive(Debug, Clone)]
+pub struct RetiredSession {
+    /// Why it ended.
+    pub end: SessionEnd,
+    /// What teardown did.
+    pub teardown: TeardownReport,
+    /// The program's output that had not been reported yet (rendered with stream labels).
+    pub unreported_output: String,
+}
+
+/// One serialized call on the supervisor (calls are serialized by its lock). A session that
+/// ended on its own before the call is retired when the call begins ([`SupervisorCall::previous`]),
+/// one that ends during the call when it finishes ([`SupervisorCall::finish`]).
+pub struct SupervisorCall<'a> {
+    state: MutexGuard<'a, SupervisorState>,
+    previous: Option<RetiredSession>,
+    config: &'a DebugConfig,
+}
+
+impl SupervisorCall<'_> {
+    /// The supervisor's configuration.
+    pub fn config(&self) -> &DebugConfig {
+        self.config
+    }
+
+    /// The session that ended before this call, if one did (to be told once).
+    pub fn previous(&self) -> Option<&RetiredSession> {
+        self.previous.as_ref()
+    }
+
+    /// The live session, if any.
+    pub fn session(&self) -> Option<&Session> {
+        self.state.session.as_ref()
+    }
+
+    /// The stored breakpoints.
+    pub fn breakpoints(&self) -> &BreakpointStore {
+        &self.state.breakpoints
+    }
+
+    /// Stores the breakpoints of `file` (an absolute, canonical path); `[]` clears it.
+    pub fn store_breakpoints(&mut self, file: PathBuf, specs: Vec<BreakpointSpec>) {
+        self.state.breakpoints.set(file, specs);
+    }
+
+    /// Stores the function breakpoints (`[]` clears).
+    pub fn store_function_breakpoints(&mut self, functions: Vec<FunctionBreakpointSpec>) {
+        self.state.breakpoints.set_functions(functions);
+    }
+
+    /// Stores the exception filters to enable (`[]`: none).
+    pub fn store_exception_filters(&mut self, filters: Vec<String>) {
+        self.state.breakpoints.set_exception_filters(filters);
+    }
+
+    /// Which adapters can serve in `workspace_root` (pythons probed once per interpreter).
+    pub fn availability(&mut self, workspace_root: &Path) -> Vec<AdapterAvailability> {
+        adapters::adapter_availability(workspace_root, self.config, &mut self.state.probe_cache)
+    }
+
+    /// Starts a session on `target` with the stored breakpoints, bounded by `deadline`.
+    ///
+    /// # Errors
+    /// `conflict` while a session is live (one per conversation); the start's own errors
+    /// ([`Session::start`]).
+    pub fn launch(&mut self, target: LaunchTarget, workspace_root: &Path, deadline: Instant) -> Result<LaunchReport, ToolError> {
+        let config = self.config;
+        let op = if matches!(target, LaunchTarget::Request(_)) { "launch" } else { "attach" };
+        if let Some(session) = &self.state.session {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "a debug session is already running in this conversation: {}; a second {op} is refused (one session per conversation)",
+                    render::session_summary(&session.summary())
+                ),
+            )
+            .with_hint("call debug op \"terminate\" first, then launch again"));
+        }
+        // Planning may build (cargo): only once no session is in the way.
+        let target = match target {
+            LaunchTarget::Request(request) => SessionTarget::Launch(Box::new(program::plan_launch(&request, workspace_root, deadline)?)),
+            LaunchTarget::Attach { adapter, port } => SessionTarget::Attach { adapter, port },
+        };
+        self.state.session_counter += 1;
+        let state = &mut *self.state;
+        let start =
+            SessionStart { number: state.session_counter, target, workspace_root, config, breakpoints: &state.breakpoints, deadline };
+        let (session, report) = Session::start(start, &mut state.probe_cache)?;
+        state.session = Some(session);
+        Ok(report)
+    }
+
+    /// Terminates the live session; its summary and what teardown did, or `None` when none ran.
+    pub fn terminate(&mut self) -> Option<(SessionSummary, TeardownReport)> {
+        let session = self.state.session.take()?;
+        let summary = session.summary();
+        self.state.last_output = Some(session.output());
+        Some((summary, session.terminate("terminated by the terminate op")))
+    }
+
+    /// The output of the last session that ended, if any.
+    pub fn last_output(&self) -> Option<&OutputSnapshot> {
+        self.state.last_output.as_ref()
+    }
+
+    /// Ends the call: a session that ended during it (program exited, adapter died, TTL) is
+    /// retired now, so no adapter lingers until the next call.
+    pub fn finish(mut self) -> Option<RetiredSession> {
+        self.state.retire_finished()
     }
 }
 
@@ -145,11 +307,20 @@ impl DebugSupervisor {
         &self.config
     }
 
+    /// Begins one call: waits for a running call to return (calls are serialized) and retires
+    /// a session that ended on its own since.
+    pub fn begin_call(&self) -> SupervisorCall<'_> {
+        let mut state = self.inner.lock();
+        let previous = state.retire_finished();
+        SupervisorCall { state, previous, config: &self.config }
+    }
+
     /// The `status` op's text: the session (where it is stopped, its TTL) and the stored
     /// breakpoints; for `runbound status`. Like every accessor here it waits for a running
     /// `debug` call to return (calls are serialized).
     pub fn session_status(&self, workspace_root: &Path) -> String {
-        status_text(&self.inner.lock(), workspace_root)
+        let state = self.inner.lock();
+        render::supervisor_status(state.session.as_ref().map(Session::status).as_ref(), &state.breakpoints, workspace_root)
     }
 
     /// Whether a session is live (not ended, not expired).
@@ -173,141 +344,7 @@ impl DebugSupervisor {
     /// Returns what was done, for logs. Called on run drop.
     pub fn shutdown(&self) -> Option<String> {
         let session = self.inner.lock().session.take()?;
-        Some(session.terminate("the run ended"))
-    }
-
-    /// Runs one op of the `debug` tool.
-    pub(crate) fn call(&self, ctx: &CallContext<'_>, arguments: &DebugArguments) -> Result<ToolResult, ToolError> {
-        let config = &self.config;
-        let workspace_root = ctx.workspace_root();
-        let op = arguments.op.as_str();
-        let mut guard = self.inner.lock();
-        let state = &mut *guard;
-        // A session that ended on its own (TTL, adapter crash, program exit + terminated) is
-        // retired here; its end is reported once.
-        if let Some(session) = &state.session {
-            if let Some(reason) = session.finished_reason() {
-                let session = state.session.take().expect("checked above");
-                state.last_output = Some(session.output_text());
-                let teardown = session.terminate(&reason);
-                let ended = format!("{reason}; {teardown}");
-                crate::events::emit(crate::events::RunEvent::new(
-                    crate::events::EventLevel::Info,
-                    "debug",
-                    format!("the debug session ended: {ended}"),
-                ));
-                state.ended_notice = Some(ended);
-            }
-        }
-        // Taken only once reported: an input error returned early keeps it for the next call.
-        let notice = state.ended_notice.clone();
-        let outcome = match op {
-            "adapters" => Ok(ToolResult::text(adapters_report_cached(workspace_root, config, &mut state.probe_cache).0)),
-            "status" => Ok(ToolResult::text(status_text(state, workspace_root))),
-            "breakpoints" => {
-                let file = required(&arguments.file, "file", op)?;
-                let mut lines = required(&arguments.lines, "lines", op)?;
-                lines.sort_unstable();
-                lines.dedup();
-                let path = resolve_workspace_path(workspace_root, &file)?;
-                if !path.is_file() {
-                    return Err(ToolError::new(ErrorKind::NotFound, format!("breakpoints: no file {}", path.display()))
-                        .with_hint("pass a source file of the workspace, relative to its root"));
-                }
-                state.breakpoints.set(path.clone(), lines.clone());
-                match &state.session {
-                    Some(session) => session.set_breakpoints(ctx, &path, &lines),
-                    None => Ok(ToolResult::text(format!(
-                        "{} breakpoint(s) stored for {} (lines {}); they are sent when you launch",
-                        lines.len(),
-                        crate::render::display_path(workspace_root, &path),
-                        join_numbers(&lines)
-                    ))),
-                }
-            }
-            "launch" | "attach" => {
-                if let Some(session) = &state.session {
-                    return Err(ToolError::new(
-                        ErrorKind::Conflict,
-                        format!("a debug session is already running in this conversation: {}; a second {op} is refused (one session per conversation)", session.describe()),
-                    )
-                    .with_hint("call debug op \"terminate\" first, then launch again"));
-                }
-                state.session_counter += 1;
-                let number = state.session_counter;
-                let target = if op == "launch" {
-                    let program = required(&arguments.program, "program", op)?;
-                    let program = resolve_workspace_path(workspace_root, &program)?;
-                    if !program.exists() {
-                        return Err(ToolError::new(ErrorKind::NotFound, format!("launch: no program {}", program.display()))
-                            .with_hint("pass a script, package directory or built executable inside the workspace"));
-                    }
-                    let adapter = match &arguments.adapter {
-                        Some(name) => parse_adapter(name)?,
-                        None => adapters::adapter_for_program(&program),
-                    };
-                    SessionTarget::Launch { adapter, program, args: arguments.args.clone().unwrap_or_default() }
-                } else {
-                    let port = required(&arguments.port, "port", op)?;
-                    let adapter = match &arguments.adapter {
-                        Some(name) => parse_adapter(name)?,
-                        None => AdapterId::Debugpy,
-                    };
-                    SessionTarget::Attach { adapter, port }
-                };
-                let (session, result) = Session::start(ctx, config, number, target, &state.breakpoints, &mut state.probe_cache)?;
-                state.session = Some(session);
-                Ok(result)
-            }
-            "terminate" => match state.session.take() {
-                Some(session) => {
-                    let description = session.describe();
-                    state.last_output = Some(session.output_text());
-                    let teardown = session.terminate("terminated by the terminate op");
-                    Ok(ToolResult::text(format!("terminated {description}: {teardown}")))
-                }
-                None => Ok(ToolResult::text("no debug session is running; nothing to terminate")),
-            },
-            "output" => match (&state.session, &state.last_output) {
-                (Some(session), _) => Ok(ToolResult::text(session.output_text())),
-                (None, Some(last)) => Ok(ToolResult::text(format!("(no session is running; output of the last session)\n{last}"))),
-                (None, None) => Err(no_session(op)),
-            },
-            _ => match &state.session {
-                Some(session) => session.call(ctx, config, op, arguments),
-                None => Err(no_session(op)),
-            },
-        };
-        // A session that ended during this op (program exited, adapter died, TTL) is retired
-        // now, so no adapter lingers until the next call.
-        state.ended_notice = None;
-        let mut ended = None;
-        if let Some(reason) = state.session.as_ref().and_then(Session::finished_reason) {
-            let session = state.session.take().expect("checked above");
-            state.last_output = Some(session.output_text());
-            let teardown = session.terminate(&reason);
-            ended = Some(format!("session ended: {reason}; {teardown}"));
-        }
-        let mut result = match outcome {
-            Ok(result) => result,
-            Err(mut err) => {
-                if let Some(ended) = ended {
-                    err.message.push_str(&format!("; {ended}"));
-                }
-                if let Some(notice) = notice {
-                    err.message.push_str(&format!(" (note: the previous debug session ended: {notice})"));
-                }
-                return Err(err);
-            }
-        };
-        if let Some(ended) = ended {
-            result.push_text(ended);
-        }
-        if let Some(notice) = notice {
-            let text = format!("note: the previous debug session ended: {notice}");
-            result.content.insert(0, crate::result::Content::Text { text });
-        }
-        Ok(result)
+        Some(render::teardown(&session.terminate("the run ended")))
     }
 }
 
@@ -322,120 +359,31 @@ impl Drop for DebugSupervisor {
     }
 }
 
-/// How deep [`adapters_report`] looks for root markers below the workspace root (directory
-/// levels; gitignored and hidden directories skipped).
-const MARKER_SCAN_DEPTH: usize = 4;
-
 /// Which adapters can serve in `workspace_root`, for `runbound status` and the `adapters` op:
 /// one line per adapter, `available` with what was found, or `unavailable` with the missing
 /// half (root marker, binary, or debugpy import). Probes pythons (bounded by
 /// `config.probe_timeout` each).
 pub fn adapters_report(workspace_root: &Path, config: &DebugConfig) -> String {
-    adapters_report_cached(workspace_root, config, &mut HashMap::new()).0
+    render::adapters(&adapters::adapter_availability(workspace_root, config, &mut HashMap::new()), workspace_root)
 }
 
 /// [`adapters_report`] as JSON: `[{adapter, available, markers[], binary, reason}]`.
 pub fn adapters_report_json(workspace_root: &Path, config: &DebugConfig) -> Value {
-    adapters_report_cached(workspace_root, config, &mut HashMap::new()).1
-}
-
-fn adapters_report_cached(workspace_root: &Path, config: &DebugConfig, cache: &mut ProbeCache) -> (String, Value) {
-    let search = BinarySearch::from_env(&config.extra_binary_dirs);
-    let mut text = String::from("debug adapters (available = root marker found AND adapter binary resolves):\n");
-    let mut rows = Vec::new();
-    for spec in &ADAPTERS {
-        let markers = adapters::find_markers_in_workspace(spec.id, workspace_root, MARKER_SCAN_DEPTH, 5);
-        let marker_root = markers.first().and_then(|m| m.parent()).unwrap_or(workspace_root).to_path_buf();
-        let binary = session::resolve_adapter_binary(spec.id, &marker_root, &search, config, cache);
-        let marker_text = if markers.is_empty() {
-            format!(
-                "no root marker ({}) within {MARKER_SCAN_DEPTH} directory levels of the workspace root (launch also looks upward \
-                 from the program's own directory, so a program inside a deeper project still works)",
-                spec.root_markers.join(", ")
-            )
-        } else {
-            let shown: Vec<String> = markers.iter().map(|m| crate::render::display_path(workspace_root, m)).collect();
-            format!("marker {}", shown.join(", "))
-        };
-        let (available, binary_text) = match &binary {
-            Ok(found) => (!markers.is_empty(), found.summary.clone()),
-            Err(missing) => (false, missing.clone()),
-        };
-        let extra = if spec.id == AdapterId::Lldb && markers.is_empty() && binary.is_ok() {
-            "; a compiled executable with its C/C++/Rust source beside it also works"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            text,
-            "- {}: {} — {}; {}{}",
-            spec.name,
-            if available { "available" } else { "unavailable" },
-            marker_text,
-            binary_text,
-            extra
-        );
-        rows.push(json!({
-            "adapter": spec.name,
-            "available": available,
-            "markers": markers.iter().map(|m| m.display().to_string()).collect::<Vec<_>>(),
-            "binary": binary.as_ref().ok().map(|b| b.summary.clone()),
-            "reason": binary.as_ref().err().cloned().or(if markers.is_empty() { Some(marker_text.clone()) } else { None }),
-        }));
-    }
-    (text.trim_end().to_owned(), Value::Array(rows))
-}
-
-fn status_text(state: &SupervisorState, workspace_root: &Path) -> String {
-    let mut text = match &state.session {
-        Some(session) => session.status_text(),
-        None => "no debug session is running".to_owned(),
-    };
-    if state.breakpoints.count() > 0 {
-        let _ = write!(text, "\nbreakpoints:");
-        for (file, lines) in state.breakpoints.files() {
-            if lines.is_empty() {
-                continue;
-            }
-            let _ = write!(text, "\n  {}: lines {}", crate::render::display_path(workspace_root, file), join_numbers(lines));
-        }
-    } else {
-        text.push_str("\nno breakpoints set");
-    }
-    text
-}
-
-fn no_session(op: &str) -> ToolError {
-    ToolError::new(ErrorKind::Unavailable, format!("debug op {op} needs a running session and none is running"))
-        .with_hint("set breakpoints, then call debug op \"launch\" with a program (or \"attach\" with a port)")
-}
-
-fn parse_adapter(name: &str) -> Result<AdapterId, ToolError> {
-    ADAPTERS
-        .iter()
-        .find(|spec| spec.name == name)
-        .map(|spec| spec.id)
-        .ok_or_else(|| ToolError::invalid(format!("unknown adapter {name:?}")).with_hint("use one of: debugpy, lldb, delve, dart"))
-}
-
-/// Resolves `path` inside the workspace with the crate's one confinement rule
-/// ([`crate::files::resolve_in_workspace`]: `..`, outside absolute paths, symlinks and dangling
-/// symlinks leading out, NUL bytes are all refused).
-fn resolve_workspace_path(workspace_root: &Path, path: &str) -> Result<PathBuf, ToolError> {
-    crate::files::resolve_in_workspace(workspace_root, path).map_err(|err| {
-        if err.hint.is_none() {
-            err.with_hint("debug programs and files inside the workspace")
-        } else {
-            err
-        }
-    })
-}
-
-fn join_numbers(numbers: &[u64]) -> String {
-    if numbers.is_empty() {
-        return "none (cleared)".to_owned();
-    }
-    numbers.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+    let rows = adapters::adapter_availability(workspace_root, config, &mut HashMap::new());
+    Value::Array(
+        rows.iter()
+            .map(|row| {
+                json!({
+                    "adapter": row.adapter.name(),
+                    "available": row.available(),
+                    "markers": row.markers.iter().map(|m| m.display().to_string()).collect::<Vec<_>>(),
+                    "binary": row.binary.as_ref().ok().map(|b| b.summary.clone()),
+                    "reason": row.binary.as_ref().err().cloned()
+                        .or_else(|| row.markers.is_empty().then(|| render::adapter_markers(row, workspace_root))),
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Registers the `debug` tool; called by [`crate::RunBuilder::build`] when a supervisor is wired.

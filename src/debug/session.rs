@@ -1,58 +1,44 @@
-//! One debug session: adapter process and connection, the handshake that works for every
-//! adapter, the event thread that records state, the TTL watchdog, the ops, and teardown.
+//! One debug session: the handshake that works for every adapter, the ops as typed requests
+//! with typed results, the TTL watchdog, and teardown. Knows nothing of tools: it takes plain
+//! arguments (paths, handles, deadlines) and returns `dap_types`-derived values that
+//! [`crate::debug::render`] turns into text.
 //!
 //! Handshake (issue 6, research note §2.0): `initialize` (wait) → `launch`/`attach` (do not
 //! wait) → on `initialized`: `setBreakpoints` per file, `setExceptionBreakpoints`,
-//! `configurationDone` → then wait for both responses. The event thread, not a waiter, records
-//! `initialized`, so the event is never lost whichever order the adapter chooses (debugpy sends
-//! it after `launch`, lldb-dap 19 after the launch response, dart right after `initialize`).
-//! Reverse requests (`runInTerminal`, `startDebugging`) are not advertised and are refused.
+//! `configurationDone` → then wait for both responses. The event thread
+//! ([`crate::debug::events`]), not a waiter, records `initialized`, so the event is never lost
+//! whichever order the adapter chooses (debugpy sends it after `launch`, lldb-dap 19 after the
+//! launch response, dart right after `initialize`). Reverse requests (`runInTerminal`,
+//! `startDebugging`) are not advertised and are refused.
 
-use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
-use dap_types::requests::Request as DapRequestType;
+use dap_types::requests::{self as req, Request as DapRequestType};
 use parking_lot::{Condvar, Mutex};
-use serde::de::DeserializeOwned;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::debug::adapters::{self, AdapterCommand, AdapterId, AdapterTransport, BinarySearch, LaunchInputs};
+use crate::debug::adapters::{self, AdapterId, BinarySearch, LaunchInputs, ProbeCache, ResolvedAdapter};
+use crate::debug::connect::{self, Reach};
+use crate::debug::events::{self, decode_body, BreakpointStatus, RunState, SessionState, StopInfo, UnansweredEvaluate};
+use crate::debug::program::LaunchPlan;
 use crate::debug::render::{self, MAX_STACK_FRAMES, MAX_VARIABLES};
-use crate::debug::state::{BreakpointStore, HandleKind, HandleTable, OutputRing, OutputStream};
-use crate::debug::tool::{required, DebugArguments};
+use crate::debug::state::{resolve_breakpoints, BreakpointStore, FunctionBreakpointSpec, HandleKind, OutputRing, ResolvedBreakpoint};
 use crate::debug::DebugConfig;
 use crate::error::{ErrorKind, ToolError};
-use crate::registry::CallContext;
-use crate::result::ToolResult;
 use crate::transport::process::{self, ProcessState};
-use crate::transport::{
-    ChildProcess, Incoming, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
-};
-
-/// Outcomes of "does this python import debugpy" by interpreter path, with the file's mtime
-/// when probed (a changed interpreter is probed again).
-pub type ProbeCache = HashMap<PathBuf, (Option<SystemTime>, Result<String, String>)>;
+use crate::transport::{PendingResponse, RpcConnection, RpcError, RpcErrorKind};
 
 /// What a session debugs.
 #[derive(Debug, Clone)]
 pub enum SessionTarget {
-    /// Start `program` with `args` under `adapter`.
-    Launch {
-        /// The adapter.
-        adapter: AdapterId,
-        /// Absolute program path (script, package dir, executable).
-        program: PathBuf,
-        /// Program arguments.
-        args: Vec<String>,
-    },
+    /// Start what the plan says (program, module or test) under its adapter.
+    Launch(Box<LaunchPlan>),
     /// Attach to a debuggee already running, via a loopback `port`.
     Attach {
         /// The adapter.
@@ -62,109 +48,398 @@ pub enum SessionTarget {
     },
 }
 
-/// A resolved adapter: how to start it and what was found, for `adapters` and launch results.
+impl SessionTarget {
+    /// The adapter the target runs under.
+    pub fn adapter(&self) -> AdapterId {
+        match self {
+            SessionTarget::Launch(plan) => plan.adapter,
+            SessionTarget::Attach { adapter, .. } => *adapter,
+        }
+    }
+}
+
+/// Inputs of [`Session::start`].
+#[derive(Debug)]
+pub struct SessionStart<'a> {
+    /// The session's number in the conversation (for its description).
+    pub number: u64,
+    /// What to debug.
+    pub target: SessionTarget,
+    /// The workspace root (absolute, canonical); roots are never searched above it.
+    pub workspace_root: &'a Path,
+    /// Timeouts and caps.
+    pub config: &'a DebugConfig,
+    /// The desired breakpoints, sent during the handshake.
+    pub breakpoints: &'a BreakpointStore,
+    /// The caller's deadline: every wait of the start is bounded by it.
+    pub deadline: Instant,
+}
+
+/// One frame of a stack trace, with the local handle the model uses as `frame_id`.
 #[derive(Debug, Clone)]
-pub struct ResolvedAdapter {
-    /// The command to spawn.
-    pub command: AdapterCommand,
-    /// One line: what was found (binary path, python and debugpy version, …).
-    pub summary: String,
-    /// debugpy: the interpreter that runs the program (the project venv's when present).
+pub struct FrameInfo {
+    /// Local handle for `scopes` / `evaluate`.
+    pub handle: u64,
+    /// The adapter's name for the frame (function).
+    pub name: String,
+    /// The source file, when the adapter gave a path.
+    pub path: Option<PathBuf>,
+    /// The source's name when it has no path.
+    pub source_name: Option<String>,
+    /// 1-based line (0 when the adapter knows none).
+    pub line: u64,
+}
+
+/// Where a stop happened.
+#[derive(Debug, Clone)]
+pub struct StoppedAt {
+    /// The stop as the `stopped` event said.
+    pub info: StopInfo,
+    /// For an exception stop: the exception's id from `exceptionInfo` (when supported).
+    pub exception: Option<String>,
+    /// The top frames of the stopped thread (at most [`TOP_FRAMES`]), or why they could not
+    /// be fetched.
+    pub top_frames: Result<Vec<FrameInfo>, String>,
+    /// The stack's depth as far as it was fetched (`totalFrames`, else the frames received).
+    pub depth: u64,
+}
+
+/// How many frames a stop result shows.
+pub const TOP_FRAMES: usize = 3;
+
+/// Time kept back from a call's deadline for answering after a wait (the top frames, the
+/// rendering): a wait for a stop ends this long before the deadline.
+pub const ANSWER_RESERVE: Duration = Duration::from_secs(2);
+
+/// What a continue / step / pause / launch waited for.
+#[derive(Debug, Clone)]
+pub enum StopOutcome {
+    /// The program stopped.
+    Stopped(StoppedAt),
+    /// The program ended (exit code when known).
+    Exited(Option<i64>),
+    /// The adapter or the session went away.
+    Closed(String),
+    /// Still running after waiting this long.
+    StillRunning(Duration),
+}
+
+/// A stop wait.
+#[derive(Debug, Clone)]
+pub struct WaitReport {
+    /// What happened.
+    pub outcome: StopOutcome,
+}
+
+/// One note of the configuration step of the handshake.
+#[derive(Debug, Clone)]
+pub enum ConfigurationNote {
+    /// A breakpoint as the adapter bound it.
+    Breakpoint(BreakpointStatus),
+    /// A function breakpoint as the adapter bound it.
+    FunctionBreakpoint(FunctionBreakpointStatus),
+    /// A file's breakpoints could not be sent.
+    FileNotSet {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// `setExceptionBreakpoints` failed.
+    ExceptionFiltersNotSet(String),
+    /// The exception filters set (with the unknown ones asked for).
+    ExceptionFilters(ExceptionFiltersReport),
+    /// Function breakpoints were asked for but the adapter does not support them.
+    FunctionBreakpointsUnsupported(usize),
+}
+
+/// A function breakpoint as the adapter reports it.
+#[derive(Debug, Clone)]
+pub struct FunctionBreakpointStatus {
+    /// The name asked for.
+    pub name: String,
+    /// Whether the adapter verified it.
+    pub verified: bool,
+    /// Where it bound, when reported.
+    pub location: Option<(PathBuf, u64)>,
+    /// The adapter's message.
+    pub message: Option<String>,
+}
+
+/// The exception filters a session offers and which are on.
+#[derive(Debug, Clone, Default)]
+pub struct ExceptionFiltersReport {
+    /// Every filter the adapter offers: (id, label, description, enabled now).
+    pub available: Vec<(String, String, Option<String>, bool)>,
+    /// Filters asked for that the adapter does not offer.
+    pub unknown: Vec<String>,
+    /// The filters are the adapter's defaults (none were asked for).
+    pub defaults: bool,
+}
+
+/// What `launch` / `attach` did.
+#[derive(Debug, Clone)]
+pub struct LaunchReport {
+    /// lldb with Rust: whether the toolchain's formatters were loaded (or why not).
+    pub rust_formatters: Option<Result<PathBuf, String>>,
+    /// The working directory of the program.
+    pub cwd: PathBuf,
+    /// The target.
+    pub target: SessionTarget,
+    /// The session's description (`debugpy session 1 on app.py`).
+    pub description: String,
+    /// The session's TTL.
+    pub ttl: Duration,
+    /// How long the handshake took.
+    pub handshake: Duration,
+    /// What was resolved (binary, python, debugpy version), when an adapter was spawned.
+    pub adapter_summary: Option<String>,
+    /// debugpy: the interpreter running the program.
     pub debuggee_python: Option<PathBuf>,
+    /// The configuration step: breakpoints as bound, failures.
+    pub configuration: Vec<ConfigurationNote>,
+    /// The first stop (or exit, or still running).
+    pub wait: WaitReport,
 }
 
-/// Resolves the adapter binary for a project rooted at `root`. `Err` says which binary is
-/// missing and how to get it. debugpy: the first python (venv first) that imports debugpy
-/// runs the adapter; the venv python, when present, runs the program (R-DBG-4).
-pub fn resolve_adapter_binary(
-    adapter: AdapterId,
-    root: &Path,
-    search: &BinarySearch,
-    config: &DebugConfig,
-    probe_cache: &mut ProbeCache,
-) -> Result<ResolvedAdapter, String> {
-    let command =
-        |program: PathBuf, args: &[&str]| AdapterCommand { program, args: args.iter().map(Into::into).collect(), cwd: root.to_path_buf() };
-    match adapter {
-        AdapterId::Debugpy => {
-            let candidates = adapters::adapter_python_candidates(root, search);
-            if candidates.is_empty() {
-                return Err("no python found (looked for .venv/bin/python, venv/bin/python, python3, python); install python3 and `pip install debugpy`".to_owned());
-            }
-            let venv_python = adapters::project_venv_python(root);
-            let mut tried = Vec::new();
-            for python in candidates {
-                match probe_debugpy(&python, root, config.probe_timeout, probe_cache) {
-                    Ok(version) => {
-                        let debuggee = venv_python.clone().unwrap_or_else(|| python.clone());
-                        let summary = format!(
-                            "adapter: {} -m debugpy.adapter (debugpy {version}); the program runs under {}{}",
-                            python.display(),
-                            debuggee.display(),
-                            if venv_python.is_some() { " (project venv)" } else { "" }
-                        );
-                        return Ok(ResolvedAdapter {
-                            command: command(python, &["-m", "debugpy.adapter"]),
-                            summary,
-                            debuggee_python: Some(debuggee),
-                        });
-                    }
-                    Err(why) => tried.push(format!("{} ({why})", python.display())),
-                }
-            }
-            Err(format!("no python that imports debugpy: tried {}; install it with `pip install debugpy`", tried.join("; ")))
+/// A session's identity and age.
+#[derive(Debug, Clone)]
+pub struct SessionSummary {
+    /// `debugpy session 1 on app.py`.
+    pub description: String,
+    /// Time since start.
+    pub age: Duration,
+    /// The hard lifetime.
+    pub ttl: Duration,
+}
+
+/// Why a session is over.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEnd {
+    /// The TTL watchdog ended it (message).
+    Expired(String),
+    /// The adapter went away without the program ending (why).
+    AdapterGone(String),
+    /// The program ended (exit code when known).
+    ProgramEnded(Option<i64>),
+}
+
+/// What polling an evaluate left in flight found.
+#[derive(Debug, Clone)]
+pub enum EvaluatePoll {
+    /// No evaluate is in flight.
+    Nothing,
+    /// Still no answer.
+    StillRunning {
+        /// The expression.
+        expression: String,
+        /// Time since it was sent.
+        waited: Duration,
+    },
+    /// It answered since (reported once).
+    AnsweredLate {
+        /// The expression.
+        expression: String,
+        /// Time from sending to this poll.
+        waited: Duration,
+        /// Its value, or why it has none.
+        outcome: Result<VariableInfo, String>,
+    },
+}
+
+/// An op's result with the one-time note about an evaluate that answered late (it rides on
+/// the result, success or failure).
+#[derive(Debug)]
+pub struct WithLateEvaluate<T> {
+    /// The late evaluate, if one answered since the last call.
+    pub late: Option<EvaluatePoll>,
+    /// The op's own result.
+    pub result: Result<T, ToolError>,
+}
+
+/// The `status` of a session.
+#[derive(Debug, Clone)]
+pub struct SessionStatus {
+    /// Identity and age.
+    pub summary: SessionSummary,
+    /// Where the program is.
+    pub run: RunState,
+    /// The stop generation.
+    pub generation: u64,
+    /// The exit code, when the program ended.
+    pub exit_code: Option<i64>,
+    /// Breakpoints as the adapter reports them, by file and requested line.
+    pub breakpoints: Vec<BreakpointStatus>,
+    /// An evaluate in flight or answered late.
+    pub evaluate: EvaluatePoll,
+    /// Function breakpoints as bound.
+    pub function_breakpoints: Vec<FunctionBreakpointStatus>,
+    /// The exception filters offered and on.
+    pub exception_filters: ExceptionFiltersReport,
+}
+
+/// The resume ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeKind {
+    /// DAP `continue`.
+    Continue,
+    /// DAP `next`.
+    StepOver,
+    /// DAP `stepIn`.
+    StepIn,
+    /// DAP `stepOut`.
+    StepOut,
+    /// DAP `pause`.
+    Pause,
+}
+
+impl ResumeKind {
+    /// The op name the model used (`continue`, `step_over`, …).
+    pub fn op_name(self) -> &'static str {
+        match self {
+            ResumeKind::Continue => "continue",
+            ResumeKind::StepOver => "step_over",
+            ResumeKind::StepIn => "step_in",
+            ResumeKind::StepOut => "step_out",
+            ResumeKind::Pause => "pause",
         }
-        AdapterId::Lldb => match search.find_lldb_dap() {
-            Some(path) => Ok(ResolvedAdapter { summary: format!("adapter: {}", path.display()), command: command(path, &[]), debuggee_python: None }),
-            None => Err("binary lldb-dap not found (looked for lldb-dap, lldb-dap-NN, /usr/lib/llvm-NN/bin/lldb-dap, lldb-vscode(-NN)); install it with `apt install lldb-19`".to_owned()),
-        },
-        AdapterId::Delve => match search.find("dlv") {
-            Some(path) => {
-                let go_note = match search.find("go") {
-                    Some(go) => format!("; go toolchain {}", go.display()),
-                    None => "; no `go` on PATH: only prebuilt binaries (mode exec) can be debugged".to_owned(),
-                };
-                Ok(ResolvedAdapter {
-                    summary: format!("adapter: {} dap{go_note}", path.display()),
-                    command: command(path, &["dap", "--listen", "127.0.0.1:0", "--check-go-version=false"]),
-                    debuggee_python: None,
-                })
-            }
-            None => Err("binary dlv not found; install it with `apt install delve golang-go`".to_owned()),
-        },
-        AdapterId::Dart => match search.find("dart") {
-            Some(path) => Ok(ResolvedAdapter {
-                summary: format!("adapter: {} debug_adapter", path.display()),
-                command: command(path, &["debug_adapter"]),
-                debuggee_python: None,
-            }),
-            None => Err("binary dart not found (the Dart SDK is not packaged for Debian, PyPI or npm; install it from dart.dev)".to_owned()),
-        },
     }
 }
 
-fn probe_debugpy(python: &Path, cwd: &Path, timeout: Duration, cache: &mut ProbeCache) -> Result<String, String> {
-    let modified = std::fs::metadata(python).and_then(|m| m.modified()).ok();
-    if let Some((cached_modified, outcome)) = cache.get(python) {
-        if *cached_modified == modified {
-            return outcome.clone();
-        }
-    }
-    let spec = ProcessSpec::new(python, cwd)
-        .with_args(["-c", "import debugpy; print(debugpy.__version__)"])
-        .with_display_name(format!("debugpy probe {}", python.display()));
-    let outcome = match crate::transport::run_to_completion(spec, b"", timeout, 16 * 1024) {
-        Ok(done) if done.timed_out => Err(format!("`import debugpy` did not finish in {} ms", timeout.as_millis())),
-        Ok(done) if done.status.success() => Ok(String::from_utf8_lossy(&done.stdout).trim().to_owned()),
-        Ok(done) => {
-            let stderr = String::from_utf8_lossy(&done.stderr);
-            let last = stderr.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("exit status without message");
-            Err(last.trim().to_owned())
-        }
-        Err(err) => Err(err.message),
-    };
-    cache.insert(python.to_path_buf(), (modified, outcome.clone()));
-    outcome
+/// What a resume op did.
+#[derive(Debug, Clone)]
+pub enum ResumeReport {
+    /// `pause` while already stopped: nothing sent.
+    AlreadyStopped(StopInfo),
+    /// The request was sent and the next stop (or exit, or the budget) awaited.
+    Waited {
+        /// Which op.
+        kind: ResumeKind,
+        /// The thread it was sent for.
+        thread: u64,
+        /// Request plus wait.
+        took: Duration,
+        /// What happened.
+        wait: WaitReport,
+    },
+}
+
+/// One thread.
+#[derive(Debug, Clone)]
+pub struct ThreadInfo {
+    /// The adapter's id.
+    pub id: u64,
+    /// Its name (empty when the adapter gave none).
+    pub name: String,
+}
+
+/// A stack trace.
+#[derive(Debug, Clone)]
+pub struct StackReport {
+    /// The thread.
+    pub thread: u64,
+    /// The stop generation the frame handles belong to.
+    pub generation: u64,
+    /// Frames, innermost first (at most [`MAX_STACK_FRAMES`]).
+    pub frames: Vec<FrameInfo>,
+    /// The adapter's `totalFrames`, when it said.
+    pub total_frames: Option<u64>,
+}
+
+/// One scope of a frame.
+#[derive(Debug, Clone)]
+pub struct ScopeInfo {
+    /// `Locals`, `Globals`, `Registers`, …
+    pub name: String,
+    /// Local handle for `variables`, `None` when the scope has no variables.
+    pub handle: Option<u64>,
+    /// Announced number of variables.
+    pub count: Option<u64>,
+    /// The adapter marks it expensive to fetch.
+    pub expensive: bool,
+}
+
+/// One variable (or an evaluate result).
+#[derive(Debug, Clone)]
+pub struct VariableInfo {
+    /// Name (or the expression).
+    pub name: String,
+    /// Type, when the adapter said.
+    pub type_name: Option<String>,
+    /// The value as the adapter rendered it (uncut).
+    pub value: String,
+    /// Local handle of its children, when it has any.
+    pub handle: Option<u64>,
+    /// Announced number of children.
+    pub count: Option<u64>,
+    /// The children of a small aggregate whose own value says little (`T @ 0x…`, `size=3`,
+    /// `<T object at 0x…>`, a pointer), fetched one level deep.
+    pub inline: Option<InlineChildren>,
+}
+
+/// One level of children shown inline with their parent.
+#[derive(Debug, Clone)]
+pub struct InlineChildren {
+    /// (name, value) of the children fetched (at most [`MAX_INLINE_CHILDREN`]).
+    pub items: Vec<(String, String)>,
+    /// How many children the parent has (as far as known).
+    pub total: u64,
+    /// The children are indexed (`[0]`, `[1]`, …): a list.
+    pub indexed: bool,
+    /// The parent is a pointer and the one child its target.
+    pub deref: bool,
+}
+
+/// At most this many children are shown inline with their parent; larger aggregates keep
+/// their reference only.
+pub const MAX_INLINE_CHILDREN: u64 = 8;
+/// At most this many parents of one `variables` page get their children fetched inline.
+pub const MAX_INLINE_EXPANSIONS: usize = 20;
+
+/// A page of children.
+#[derive(Debug, Clone)]
+pub struct VariablesPage {
+    /// The handle asked for.
+    pub reference: u64,
+    /// Index of the first child shown.
+    pub start: u64,
+    /// The children shown (at most [`MAX_VARIABLES`]).
+    pub variables: Vec<VariableInfo>,
+    /// The total number of children, when known.
+    pub total: Option<u64>,
+}
+
+/// An evaluate result.
+#[derive(Debug, Clone)]
+pub struct EvaluateReport {
+    /// The frame handle asked for (`None`: the top frame).
+    pub frame: Option<u64>,
+    /// The value.
+    pub value: VariableInfo,
+}
+
+/// The captured output of the debuggee.
+#[derive(Debug, Clone)]
+pub struct OutputSnapshot {
+    /// The session's description.
+    pub description: String,
+    /// Bytes ever written.
+    pub total_bytes: u64,
+    /// Bytes dropped because the ring was full.
+    pub dropped_bytes: u64,
+    /// The buffered output, labelled by stream (see [`OutputRing::render`]).
+    pub text: String,
+}
+
+/// What teardown did.
+#[derive(Debug, Clone)]
+pub struct TeardownReport {
+    /// The steps taken, in order (`disconnected with terminateDebuggee`, …).
+    pub steps: Vec<&'static str>,
+    /// Why the session ended.
+    pub reason: String,
+    /// An exit code first learned during teardown (delve tells it while disconnecting).
+    pub late_exit_code: Option<i64>,
 }
 
 /// A live debug session. Dropping it tears it down (see [`Session::terminate`]).
@@ -175,170 +450,61 @@ pub struct Session {
     stdout_thread: Option<(Receiver<()>, JoinHandle<()>)>,
 }
 
-struct SessionInner {
+/// The part of a session its threads share.
+pub(crate) struct SessionInner {
     adapter: AdapterId,
     is_attach: bool,
     /// e.g. "debugpy session 1 on main.py".
     description: String,
-    workspace_root: PathBuf,
     started_at: Instant,
     ttl: Duration,
     request_timeout: Duration,
+    resume_timeout: Duration,
     disconnect_timeout: Duration,
-    connection: Mutex<Option<RpcConnection>>,
+    pub(crate) connection: Mutex<Option<RpcConnection>>,
     adapter_pid: Option<u32>,
     tcp: Option<TcpStream>,
-    state: Mutex<SessionState>,
-    changed: Condvar,
-    output: Arc<Mutex<OutputRing>>,
-    teardown: Mutex<Option<String>>,
+    pub(crate) state: Mutex<SessionState>,
+    pub(crate) changed: Condvar,
+    pub(crate) output: Arc<Mutex<OutputRing>>,
+    teardown: Mutex<Option<TeardownReport>>,
     temp_dir: Mutex<Option<tempfile::TempDir>>,
     /// The adapter answers `exceptionInfo` (capability `supportsExceptionInfoRequest`).
-    supports_exception_info: std::sync::atomic::AtomicBool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum RunState {
-    Starting,
-    Running,
-    Stopped(StopInfo),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct StopInfo {
-    reason: String,
-    thread_id: Option<i64>,
-    description: Option<String>,
-    text: Option<String>,
-}
-
-#[derive(Debug, Clone)]
-struct BreakpointStatus {
-    file: PathBuf,
-    requested_line: u64,
-    line: Option<u64>,
-    verified: bool,
-    message: Option<String>,
-}
-
-struct SessionState {
-    initialized: bool,
-    run: RunState,
-    generation: u64,
-    /// Counts `stopped` events (a waiter compares it with a snapshot).
-    stop_events: u64,
-    exit_code: Option<i64>,
-    terminated: bool,
-    closed: Option<String>,
-    expired: Option<String>,
-    handles: HandleTable,
-    child_counts: HashMap<u64, u64>,
-    breakpoints: HashMap<i64, BreakpointStatus>,
-    unbound_breakpoints: Vec<BreakpointStatus>,
-    adapter_messages: OutputRing,
-    debuggee_pids: Vec<(u32, u64)>,
-    /// The last `stackTrace` answer: (stop generation, thread, body).
-    stack_cache: Option<(u64, i64, Value)>,
-    /// An `evaluate` that timed out and has not answered since: the debuggee is probably
-    /// still running that expression, so a "stopped" state may no longer describe it.
-    unanswered_evaluate: Option<UnansweredEvaluate>,
-}
-
-/// An `evaluate` request whose answer did not come within the request timeout. It stays in
-/// flight (the adapter answers it whenever the expression finishes) and is polled by `status`
-/// and the next `evaluate`.
-struct UnansweredEvaluate {
-    expression: String,
-    sent_at: Instant,
-    pending: crate::transport::PendingResponse,
-}
-
-/// Appends the one-time note about a late evaluate to an op's text or, when the op failed, to its
-/// error message: the note is consumed by the poll, so it must not be lost on either path.
-fn with_late_note(outcome: Result<String, ToolError>, note: Option<String>) -> Result<String, ToolError> {
-    let Some(note) = note else { return outcome };
-    match outcome {
-        Ok(text) => Ok(format!("{text}\n{note}")),
-        Err(mut err) => {
-            err.message = format!("{}\n{note}", err.message);
-            Err(err)
-        }
-    }
-}
-
-/// What polling an [`UnansweredEvaluate`] found.
-enum EvaluatePoll {
-    Nothing,
-    StillRunning { expression: String, waited: Duration },
-    AnsweredLate { expression: String, waited: Duration, outcome: Result<Value, String> },
-}
-
-/// What a continue / step / pause / launch waited for.
-enum StopOutcome {
-    Stopped(StopInfo),
-    Exited(Option<i64>),
-    Closed(String),
-    StillRunning(Duration),
-}
-
-#[derive(Debug, Deserialize)]
-struct StoppedBody {
-    #[serde(default)]
-    reason: Option<String>,
-    #[serde(default, rename = "threadId")]
-    thread_id: Option<i64>,
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ThreadEntry {
-    id: i64,
-    #[serde(default)]
-    name: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ThreadsBody {
-    #[serde(default)]
-    threads: Vec<ThreadEntry>,
+    supports_exception_info: AtomicBool,
+    /// What the adapter answered to `initialize`.
+    capabilities: OnceLock<dap_types::Capabilities>,
+    /// The output ring position up to which output was reported to the model.
+    reported_output: AtomicU64,
+    /// Function breakpoints as bound.
+    function_breakpoints: Mutex<Vec<FunctionBreakpointStatus>>,
+    /// The exception filters on now.
+    exception_filters: Mutex<ExceptionFiltersReport>,
 }
 
 impl Session {
     /// Starts a session: resolves root and adapter (the intersection of R-DBG-1), spawns or
     /// connects, runs the handshake with the stored breakpoints, and waits for the first stop
-    /// (or exit, or `resume_timeout`). Returns the session and the launch result.
+    /// (or exit, or `resume_timeout`), all bounded by `start.deadline`.
     ///
     /// # Errors
     /// `unavailable` naming the missing root marker or binary; `failed` with the adapter's own
     /// message when launch/attach is refused; `timeout` naming the handshake step.
-    pub fn start(
-        ctx: &CallContext<'_>,
-        config: &DebugConfig,
-        number: u64,
-        target: SessionTarget,
-        breakpoints: &BreakpointStore,
-        probe_cache: &mut ProbeCache,
-    ) -> Result<(Session, ToolResult), ToolError> {
-        let config = config.clone();
-        let workspace_root = ctx.workspace_root().to_path_buf();
+    pub fn start(start: SessionStart<'_>, probe_cache: &mut ProbeCache) -> Result<(Session, LaunchReport), ToolError> {
+        let SessionStart { number, target, workspace_root, config, breakpoints, deadline } = start;
         let search = BinarySearch::from_env(&config.extra_binary_dirs);
-        let (adapter, is_attach) = match &target {
-            SessionTarget::Launch { adapter, .. } => (*adapter, false),
-            SessionTarget::Attach { adapter, .. } => (*adapter, true),
-        };
+        let adapter = target.adapter();
+        let is_attach = matches!(target, SessionTarget::Attach { .. });
         let spec = adapter.spec();
 
         // Root: marker in the program's directory or above (lldb: also a lone source beside
         // the executable). Attach: the workspace root.
         let root = match &target {
-            SessionTarget::Launch { program, .. } => {
-                let start_dir = if program.is_dir() { program.clone() } else { program.parent().unwrap_or(&workspace_root).to_path_buf() };
-                match adapters::find_root_marker(adapter, &start_dir, &workspace_root) {
+            SessionTarget::Launch(plan) => {
+                let start_dir = plan.root_hint.clone();
+                let shown = &plan.description;
+                match adapters::find_root_marker(adapter, &start_dir, workspace_root) {
                     Some((root, _marker)) => root,
-                    None => match (adapter, adapters::lone_source_root(program)) {
+                    None => match (adapter, plan.program.as_deref().and_then(adapters::lone_source_root)) {
                         (AdapterId::Lldb, Some(root)) => root,
                         _ => {
                             return Err(ToolError::new(
@@ -346,9 +512,9 @@ impl Session {
                                 format!(
                                 "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
                                 spec.name,
-                                crate::render::display_path(&workspace_root, program),
+                                shown,
                                 spec.root_markers.join(", "),
-                                crate::render::display_path(&workspace_root, &start_dir),
+                                render::display_path(workspace_root, &start_dir),
                             ),
                             )
                             .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file"))
@@ -356,154 +522,79 @@ impl Session {
                     },
                 }
             }
-            SessionTarget::Attach { .. } => workspace_root.clone(),
+            SessionTarget::Attach { .. } => workspace_root.to_path_buf(),
         };
 
-        // Attach to debugpy.listen: the port is a DAP server itself; no local adapter.
+        if let SessionTarget::Attach { adapter: AdapterId::Dart, .. } = target {
+            return Err(ToolError::invalid(format!("dart cannot attach by port: {}", spec.attach_form)));
+        }
+        // Attach to debugpy.listen or a headless delve: the port is a DAP server itself.
         let direct_attach = matches!(target, SessionTarget::Attach { adapter: AdapterId::Debugpy | AdapterId::Delve, .. });
         let resolved = if direct_attach {
             None
         } else {
-            Some(resolve_adapter_binary(adapter, &root, &search, &config, probe_cache).map_err(|missing| {
+            Some(adapters::resolve_adapter_binary(adapter, &root, &search, config, probe_cache).map_err(|missing| {
                 ToolError::new(ErrorKind::Unavailable, format!("{}: {missing}; the adapter was not started", spec.name))
                     .with_hint("call debug op \"adapters\" to see which adapters can run here")
             })?)
         };
-        if let SessionTarget::Attach { adapter: AdapterId::Dart, .. } = target {
-            return Err(ToolError::invalid(format!("dart cannot attach by port: {}", spec.attach_form)));
+
+        // A module run under the debuggee's python must be importable there (pytest for tests).
+        if let (SessionTarget::Launch(plan), Some(resolved)) = (&target, &resolved) {
+            if let Some(module) = plan.module.as_deref() {
+                let python = plan.debuggee_python.clone().or_else(|| resolved.debuggee_python.clone());
+                if let Some(python) = python {
+                    adapters::probe_module(&python, module, &root, config.probe_timeout).map_err(|why| {
+                        ToolError::new(
+                            ErrorKind::Unavailable,
+                            format!("{module} cannot be imported by {} (the python that runs the program): {why}", python.display()),
+                        )
+                        .with_hint(format!("install it for that interpreter: `{} -m pip install {module}`", python.display()))
+                    })?;
+                }
+            }
         }
 
         let output = Arc::new(Mutex::new(OutputRing::new(config.output_ring_bytes)));
         let label = format!("debug-{}", spec.name);
-        let peer_name = match &resolved {
-            Some(resolved) => format!("{} @ {}", resolved.command.program.display(), root.display()),
-            None => match &target {
-                SessionTarget::Attach { port, .. } => format!("{} at 127.0.0.1:{port}", spec.name),
-                SessionTarget::Launch { .. } => spec.name.to_owned(),
-            },
-        };
-        let options = RpcOptions::new(peer_name.clone(), label.clone());
-        let mut stdout_thread = None;
-        let mut tcp = None;
-        let connection = match (&resolved, &target) {
-            (None, SessionTarget::Attach { port, .. }) => {
-                let stream = connect_loopback(*port, config.initialize_timeout).map_err(|err| {
-                    ToolError::new(ErrorKind::Unavailable, format!("attach: cannot connect to 127.0.0.1:{port}: {err}"))
-                        .with_hint(format!("{} expects {}; check that the program is running and listening", spec.name, spec.attach_form))
-                })?;
-                let reader = stream.try_clone().map_err(|err| ToolError::failed(format!("attach: cannot clone the socket: {err}")))?;
-                tcp = stream.try_clone().ok();
-                RpcConnection::over_streams(Box::new(reader), Box::new(stream), None, WireProtocol::DapContentLength, options)?
-            }
-            (Some(resolved), _) => {
-                let mut process = ProcessSpec::new(&resolved.command.program, &resolved.command.cwd)
-                    .with_args(resolved.command.args.clone())
-                    .with_display_name(peer_name.clone());
-                if spec.transport == AdapterTransport::TcpPortFromStdout {
-                    process = process.with_stdin_piped(false);
-                }
-                // Under the process guardian: the debuggee and whatever it starts die with the
-                // adapter even when the host is killed with SIGKILL (transport::guardian).
-                let child = crate::transport::guardian::spawn_guarded(process, crate::transport::guardian::find_python().as_deref())?;
-                match spec.transport {
-                    AdapterTransport::Stdio => RpcConnection::over_child(child, WireProtocol::DapContentLength, options)?,
-                    AdapterTransport::TcpPortFromStdout => {
-                        let stdout = child.take_stdout().ok_or_else(|| ToolError::failed(format!("{peer_name}: stdout not piped")))?;
-                        let (port_tx, port_rx) = crossbeam_channel::bounded::<String>(1);
-                        let (done_tx, done_rx) = crossbeam_channel::bounded::<()>(1);
-                        let ring = Arc::clone(&output);
-                        let handle = std::thread::Builder::new()
-                            .name(format!("runbound-{label}-stdout"))
-                            .spawn(move || pump_listen_stdout(stdout, port_tx, ring, done_tx))
-                            .map_err(|err| ToolError::failed(format!("cannot start the stdout thread: {err}")))?;
-                        stdout_thread = Some((done_rx, handle));
-                        let first_line = match port_rx.recv_timeout(config.initialize_timeout) {
-                            Ok(line) => line,
-                            Err(_) => {
-                                let state = child.describe_state();
-                                drop(child);
-                                return Err(ToolError::new(
-                                    ErrorKind::Unavailable,
-                                    format!(
-                                        "{peer_name} did not print its listening address within {} ms: {state}",
-                                        config.initialize_timeout.as_millis()
-                                    ),
-                                ));
-                            }
-                        };
-                        let Some(port) = parse_listen_port(&first_line) else {
-                            let state = child.describe_state();
-                            drop(child);
-                            return Err(ToolError::new(
-                                ErrorKind::Unavailable,
-                                format!("{peer_name} printed {first_line:?} instead of `DAP server listening at: HOST:PORT`: {state}"),
-                            ));
-                        };
-                        let stream = connect_loopback(port, config.initialize_timeout).map_err(|err| {
-                            ToolError::new(ErrorKind::Unavailable, format!("cannot connect to {peer_name} at 127.0.0.1:{port}: {err}"))
-                        })?;
-                        let reader = stream.try_clone().map_err(|err| ToolError::failed(format!("cannot clone the socket: {err}")))?;
-                        tcp = stream.try_clone().ok();
-                        RpcConnection::over_streams(
-                            Box::new(reader),
-                            Box::new(stream),
-                            Some(child),
-                            WireProtocol::DapContentLength,
-                            options,
-                        )?
-                    }
-                }
-            }
+        let (peer_name, reach) = match (&resolved, &target) {
+            (Some(resolved), _) => (format!("{} @ {}", resolved.command.program.display(), root.display()), Reach::Spawn(resolved)),
+            (None, SessionTarget::Attach { port, .. }) => (format!("{} at 127.0.0.1:{port}", spec.name), Reach::Port(*port)),
             (None, SessionTarget::Launch { .. }) => unreachable!("launch always resolves an adapter"),
         };
-        let adapter_pid = connection.child().map(ChildProcess::pid);
-        let incoming = connection.incoming().clone();
+        let link = connect::connect(spec, reach, &peer_name, &label, &output, config.initialize_timeout)?;
+        let incoming = link.connection.incoming().clone();
         let description = match &target {
-            SessionTarget::Launch { program, .. } => {
-                format!("{} session {number} on {}", spec.name, crate::render::display_path(&workspace_root, program))
-            }
+            SessionTarget::Launch(plan) => format!("{} session {number} on {}", spec.name, plan.description),
             SessionTarget::Attach { port, .. } => format!("{} session {number} attached to 127.0.0.1:{port}", spec.name),
         };
         let inner = Arc::new(SessionInner {
             adapter,
             is_attach,
             description,
-            workspace_root: workspace_root.clone(),
             started_at: Instant::now(),
             ttl: config.session_ttl,
             request_timeout: config.request_timeout,
+            resume_timeout: config.resume_timeout,
             disconnect_timeout: config.disconnect_timeout,
-            connection: Mutex::new(Some(connection)),
-            adapter_pid,
-            tcp,
-            state: Mutex::new(SessionState {
-                initialized: false,
-                run: RunState::Starting,
-                generation: 1,
-                stop_events: 0,
-                exit_code: None,
-                terminated: false,
-                closed: None,
-                expired: None,
-                handles: HandleTable::default(),
-                child_counts: HashMap::new(),
-                breakpoints: HashMap::new(),
-                unbound_breakpoints: Vec::new(),
-                adapter_messages: OutputRing::new(8 * 1024),
-                debuggee_pids: Vec::new(),
-                stack_cache: None,
-                unanswered_evaluate: None,
-            }),
+            connection: Mutex::new(Some(link.connection)),
+            adapter_pid: link.adapter_pid,
+            tcp: link.tcp,
+            state: Mutex::new(SessionState::default()),
             changed: Condvar::new(),
             output,
             teardown: Mutex::new(None),
             temp_dir: Mutex::new(None),
-            supports_exception_info: std::sync::atomic::AtomicBool::new(false),
+            supports_exception_info: AtomicBool::new(false),
+            capabilities: OnceLock::new(),
+            reported_output: AtomicU64::new(0),
+            function_breakpoints: Mutex::new(Vec::new()),
+            exception_filters: Mutex::new(ExceptionFiltersReport::default()),
         });
         let event_inner = Arc::clone(&inner);
         let event_thread = std::thread::Builder::new()
             .name(format!("runbound-{label}-events"))
-            .spawn(move || pump_events(&event_inner, &incoming))
+            .spawn(move || events::pump_events(&event_inner, &incoming))
             .map_err(|err| ToolError::failed(format!("cannot start the event thread: {err}")))?;
         let (watchdog_tx, watchdog_rx) = crossbeam_channel::bounded::<()>(0);
         let weak: Weak<SessionInner> = Arc::downgrade(&inner);
@@ -513,7 +604,7 @@ impl Session {
             .spawn(move || {
                 if let Err(crossbeam_channel::RecvTimeoutError::Timeout) = watchdog_rx.recv_timeout(ttl) {
                     if let Some(inner) = weak.upgrade() {
-                        let reason = format!("the session reached its TTL of {} and was terminated", format_duration(ttl));
+                        let reason = format!("the session reached its TTL of {} and was terminated", render::format_duration(ttl));
                         inner.state.lock().expired = Some(reason.clone());
                         inner.teardown(&reason);
                         inner.changed.notify_all();
@@ -521,24 +612,30 @@ impl Session {
                 }
             })
             .map_err(|err| ToolError::failed(format!("cannot start the TTL thread: {err}")))?;
-        let session = Session { inner, event_thread: Some(event_thread), watchdog: Some((watchdog_tx, watchdog_thread)), stdout_thread };
+        let session = Session {
+            inner,
+            event_thread: Some(event_thread),
+            watchdog: Some((watchdog_tx, watchdog_thread)),
+            stdout_thread: link.stdout_thread,
+        };
         // From here on, dropping `session` on an error tears everything down.
-        let result = session.handshake(ctx, &config, &target, &root, resolved.as_ref(), breakpoints)?;
-        Ok((session, result))
+        let report = session.handshake(config, target, &root, resolved.as_ref(), breakpoints, deadline)?;
+        Ok((session, report))
     }
 
     fn handshake(
         &self,
-        ctx: &CallContext<'_>,
         config: &DebugConfig,
-        target: &SessionTarget,
+        target: SessionTarget,
         root: &Path,
         resolved: Option<&ResolvedAdapter>,
         breakpoints: &BreakpointStore,
-    ) -> Result<ToolResult, ToolError> {
+        deadline: Instant,
+    ) -> Result<LaunchReport, ToolError> {
         let inner = &self.inner;
         let started = Instant::now();
         let spec = inner.adapter.spec();
+        let remaining = || deadline.saturating_duration_since(Instant::now());
         let initialize_arguments = dap_types::InitializeRequestArguments {
             client_id: Some("runbound".to_owned()),
             client_name: Some("runbound".to_owned()),
@@ -558,24 +655,45 @@ impl Session {
             supports_start_debugging_request: Some(false),
         };
         let capabilities = inner
-            .request_typed::<dap_types::requests::Initialize>(initialize_arguments, config.initialize_timeout.min(ctx.remaining()))
+            .request_typed::<req::Initialize>(initialize_arguments, config.initialize_timeout.min(remaining()))
             .map_err(|err| err.with_hint(format!("is {} a working DAP adapter? check `debug adapters`", spec.command_display)))?;
-        let capabilities: dap_types::Capabilities = decode_lenient(&capabilities).unwrap_or_default();
-        inner
-            .supports_exception_info
-            .store(capabilities.supports_exception_info_request == Some(true), std::sync::atomic::Ordering::Relaxed);
+        inner.supports_exception_info.store(capabilities.supports_exception_info_request == Some(true), Ordering::Relaxed);
+        let _ = inner.capabilities.set(capabilities.clone());
 
-        let mut debuggee_note = String::new();
-        let (command, arguments, launch_budget) = match target {
-            SessionTarget::Launch { program, args, .. } => {
+        let mut debuggee_python = resolved.and_then(|r| r.debuggee_python.clone());
+        let mut rust_formatters = None;
+        let mut cwd = root.to_path_buf();
+        let (command, arguments, launch_budget) = match &target {
+            SessionTarget::Launch(plan) => {
+                if plan.debuggee_python.is_some() {
+                    debuggee_python = plan.debuggee_python.clone();
+                }
+                if let Some(plan_cwd) = &plan.cwd {
+                    cwd = plan_cwd.clone();
+                }
+                let mut init_commands = Vec::new();
+                if plan.rust_formatters && inner.adapter == AdapterId::Lldb {
+                    let loaded = adapters::rust_sysroot(root, config.probe_timeout)
+                        .and_then(|sysroot| adapters::rust_formatter_commands(&sysroot).map(|commands| (sysroot, commands)));
+                    rust_formatters = Some(match loaded {
+                        Ok((sysroot, commands)) => {
+                            init_commands = commands;
+                            Ok(sysroot)
+                        }
+                        Err(why) => Err(why),
+                    });
+                }
                 let mut launch_args = adapters::launch_arguments(
                     inner.adapter,
                     &LaunchInputs {
-                        program,
-                        args,
-                        cwd: root,
-                        env: &[],
-                        debuggee_python: resolved.and_then(|r| r.debuggee_python.as_deref()),
+                        program: plan.program.as_deref(),
+                        module: plan.module.as_deref(),
+                        delve_mode: plan.delve_mode.map(|mode| mode.as_str()),
+                        args: &plan.args,
+                        cwd: &cwd,
+                        env: &plan.env,
+                        debuggee_python: debuggee_python.as_deref(),
+                        init_commands: &init_commands,
                     },
                 );
                 if inner.adapter == AdapterId::Delve {
@@ -587,20 +705,17 @@ impl Session {
                     launch_args["output"] = Value::String(temp.path().join("__debug_bin").to_string_lossy().into_owned());
                     *inner.temp_dir.lock() = Some(temp);
                 }
-                if let Some(python) = resolved.and_then(|r| r.debuggee_python.as_ref()) {
-                    debuggee_note = format!("; program python {}", crate::render::display_path(&inner.workspace_root, python));
-                }
-                let builds = inner.adapter == AdapterId::Delve && launch_args["mode"] == "debug";
+                let builds = inner.adapter == AdapterId::Delve && (launch_args["mode"] == "debug" || launch_args["mode"] == "test");
                 let budget = if builds { config.build_launch_timeout } else { config.launch_timeout };
-                ("launch", launch_args, budget)
+                (req::Launch::COMMAND, launch_args, budget)
             }
             SessionTarget::Attach { port, .. } => {
                 let arguments = adapters::attach_arguments(inner.adapter, *port, root)
                     .ok_or_else(|| ToolError::invalid(format!("{} cannot attach by port: {}", spec.name, spec.attach_form)))?;
-                ("attach", arguments, config.launch_timeout)
+                (req::Attach::COMMAND, arguments, config.launch_timeout)
             }
         };
-        let handshake_deadline = Instant::now() + launch_budget.min(ctx.remaining());
+        let handshake_deadline = Instant::now() + launch_budget.min(remaining());
         let launch_pending = inner.send(command, arguments)?;
 
         // Wait for `initialized` (recorded by the event thread) or an early launch failure.
@@ -611,7 +726,7 @@ impl Session {
             }
             if let Ok(result) = launch_pending.receiver().try_recv() {
                 if let Err(err) = &result {
-                    return Err(launch_failure(inner, command, err));
+                    return Err(inner.launch_failure(command, err));
                 }
                 launch_result = Some(result);
             }
@@ -635,30 +750,41 @@ impl Session {
         }
 
         // Configuration: breakpoints per file, exception breakpoints, configurationDone.
-        let mut breakpoint_report = Vec::new();
-        for (file, lines) in breakpoints.files() {
-            if lines.is_empty() {
+        let mut configuration = Vec::new();
+        for (file, specs) in breakpoints.files() {
+            if specs.is_empty() {
                 continue;
             }
-            match inner.set_breakpoints_raw(file, lines) {
-                Ok(lines) => breakpoint_report.extend(lines),
-                Err(err) => breakpoint_report.push(format!(
-                    "{}: not set: {}",
-                    crate::render::display_path(&inner.workspace_root, file),
-                    err.message
-                )),
+            let sent =
+                resolve_breakpoints(file, specs).map_err(ToolError::invalid).and_then(|resolved| inner.set_breakpoints(file, &resolved));
+            match sent {
+                Ok(statuses) => configuration.extend(statuses.into_iter().map(ConfigurationNote::Breakpoint)),
+                Err(err) => configuration.push(ConfigurationNote::FileNotSet { file: file.clone(), message: err.message }),
             }
         }
-        if let Some(filters) = &capabilities.exception_breakpoint_filters {
-            let defaults: Vec<String> = filters.iter().filter(|f| f.default == Some(true)).map(|f| f.filter.clone()).collect();
-            let arguments =
-                dap_types::SetExceptionBreakpointsArguments { filters: defaults, filter_options: None, exception_options: None };
-            if let Err(err) = inner.request_typed::<dap_types::requests::SetExceptionBreakpoints>(arguments, inner.request_timeout) {
-                breakpoint_report.push(format!("exception breakpoints not set: {}", err.message));
+        if !breakpoints.functions().is_empty() {
+            match inner.set_function_breakpoints(breakpoints.functions()) {
+                Ok(Some(statuses)) => configuration.extend(statuses.into_iter().map(ConfigurationNote::FunctionBreakpoint)),
+                Ok(None) => configuration.push(ConfigurationNote::FunctionBreakpointsUnsupported(breakpoints.functions().len())),
+                Err(err) => {
+                    configuration.push(ConfigurationNote::ExceptionFiltersNotSet(format!("function breakpoints not set: {}", err.message)))
+                }
+            }
+        }
+        if capabilities.exception_breakpoint_filters.as_ref().is_some_and(|filters| !filters.is_empty())
+            || breakpoints.exception_filters().is_some()
+        {
+            match inner.set_exception_filters(breakpoints.exception_filters()) {
+                Ok(report) => {
+                    if breakpoints.exception_filters().is_some() || !report.unknown.is_empty() {
+                        configuration.push(ConfigurationNote::ExceptionFilters(report));
+                    }
+                }
+                Err(err) => configuration.push(ConfigurationNote::ExceptionFiltersNotSet(err.message)),
             }
         }
         if capabilities.supports_configuration_done_request != Some(false) {
-            inner.request_typed::<dap_types::requests::ConfigurationDone>(dap_types::ConfigurationDoneArguments, inner.request_timeout)?;
+            inner.request_unit::<req::ConfigurationDone>(dap_types::ConfigurationDoneArguments, inner.request_timeout)?;
         }
         let launch_result = match launch_result {
             Some(result) => result,
@@ -669,7 +795,7 @@ impl Session {
             let state = inner.state.lock();
             if !(state.terminated || state.exit_code.is_some()) {
                 drop(state);
-                return Err(launch_failure(inner, command, err));
+                return Err(inner.launch_failure(command, err));
             }
         }
         {
@@ -678,78 +804,55 @@ impl Session {
                 state.run = RunState::Running;
             }
         }
-        let outcome = inner.wait_for_stop(0, config.resume_timeout.min(ctx.remaining()));
-        inner.record_debuggee_pids();
-
-        let mut text = String::new();
-        let what = match target {
-            SessionTarget::Launch { program, args, .. } => {
-                let mut what = format!("launched {}", crate::render::display_path(&inner.workspace_root, program));
-                if !args.is_empty() {
-                    let _ = write!(what, " with args {args:?}");
-                }
-                what
-            }
-            SessionTarget::Attach { port, .. } => format!("attached to 127.0.0.1:{port}"),
-        };
-        let _ = writeln!(
-            text,
-            "{what} under {} — {} (TTL {}, handshake {} ms{debuggee_note})",
-            spec.name,
-            inner.description,
-            format_duration(inner.ttl),
-            started.elapsed().as_millis()
-        );
-        if let Some(resolved) = resolved {
-            let _ = writeln!(text, "{}", resolved.summary);
-        }
-        if breakpoint_report.is_empty() {
-            let _ = writeln!(text, "breakpoints: none set");
-        } else {
-            let _ = writeln!(text, "breakpoints:");
-            for line in &breakpoint_report {
-                let _ = writeln!(text, "  {line}");
-            }
-        }
-        text.push_str(&inner.describe_outcome(&outcome, 0));
-        Ok(ToolResult::text(text.trim_end().to_owned()))
+        let first_stop = config.first_stop_timeout.min(config.resume_timeout).min(remaining().saturating_sub(ANSWER_RESERVE));
+        let outcome = inner.wait_for_stop(0, first_stop);
+        inner.record_debuggee_processes();
+        let wait = WaitReport { outcome };
+        Ok(LaunchReport {
+            rust_formatters,
+            cwd,
+            target,
+            description: inner.description.clone(),
+            ttl: inner.ttl,
+            handshake: started.elapsed(),
+            adapter_summary: resolved.map(|r| r.summary.clone()),
+            debuggee_python,
+            configuration,
+            wait,
+        })
     }
 
-    /// One line naming the session, its age and what remains of its TTL.
-    pub fn describe(&self) -> String {
-        let age = self.inner.started_at.elapsed();
-        format!(
-            "{} (running for {}, TTL ends in {})",
-            self.inner.description,
-            format_duration(age),
-            format_duration(self.inner.ttl.saturating_sub(age))
-        )
+    /// The session's identity, age and TTL.
+    pub fn summary(&self) -> SessionSummary {
+        SessionSummary { description: self.inner.description.clone(), age: self.inner.started_at.elapsed(), ttl: self.inner.ttl }
+    }
+
+    /// The adapter this session runs.
+    pub fn adapter(&self) -> AdapterId {
+        self.inner.adapter
     }
 
     /// Why the session is over (TTL, adapter gone, program ended), or `None` while live.
-    pub fn finished_reason(&self) -> Option<String> {
+    pub fn finished(&self) -> Option<SessionEnd> {
         self.inner.refresh_liveness();
         let state = self.inner.state.lock();
         if let Some(expired) = &state.expired {
-            return Some(expired.clone());
+            return Some(SessionEnd::Expired(expired.clone()));
         }
         if let Some(closed) = &state.closed {
             if state.exit_code.is_none() && !state.terminated {
-                return Some(format!("the debug adapter went away: {closed}"));
+                return Some(SessionEnd::AdapterGone(closed.clone()));
             }
         }
         if state.terminated || state.exit_code.is_some() {
-            return Some(match state.exit_code {
-                Some(code) => format!("the program exited with code {}", render::exit_code(code)),
-                None => "the program terminated".to_owned(),
-            });
+            return Some(SessionEnd::ProgramEnded(state.exit_code));
         }
         None
     }
 
     /// Whether the session is over.
     pub fn is_finished(&self) -> bool {
-        self.finished_reason().is_some()
+        self.finished().is_some()
     }
 
     /// The adapter's pid (process-group leader), when runbound spawned it.
@@ -760,104 +863,232 @@ impl Session {
     /// Pids of the adapter and of the debuggee processes seen under it.
     pub fn process_ids(&self) -> Vec<u32> {
         let mut pids: Vec<u32> = self.inner.adapter_pid.into_iter().collect();
-        pids.extend(self.inner.state.lock().debuggee_pids.iter().map(|&(pid, _)| pid));
+        pids.extend(self.inner.state.lock().debuggee_processes.iter().map(|identity| identity.pid));
         pids
     }
 
-    /// The debuggee's captured output (see [`OutputRing::render`]).
-    pub fn output_text(&self) -> String {
+    /// The output that arrived since it was last reported (by this or by [`Session::output`]),
+    /// rendered with stream labels, and marks it reported; empty when none arrived.
+    pub fn take_new_output(&self) -> String {
         let output = self.inner.output.lock();
-        if output.is_empty() {
-            return format!("no output from the program yet ({})", self.inner.description);
-        }
-        let dropped = output.dropped_bytes();
-        let mut text = format!("output of {} ({} bytes in total", self.inner.description, output.total_bytes());
-        if dropped > 0 {
-            let _ = write!(text, ", {dropped} bytes dropped");
-        }
-        text.push_str("):\n");
-        text.push_str(&output.render());
-        text
+        let since = self.inner.reported_output.swap(output.total_bytes(), Ordering::Relaxed);
+        output.render_since(since)
     }
 
-    /// `status`: session, where it is stopped, breakpoints as the adapter reports them.
-    pub fn status_text(&self) -> String {
+    /// The debuggee's captured output (all of the ring); marks it reported.
+    pub fn output(&self) -> OutputSnapshot {
+        let output = self.inner.output.lock();
+        self.inner.reported_output.store(output.total_bytes(), Ordering::Relaxed);
+        OutputSnapshot {
+            description: self.inner.description.clone(),
+            total_bytes: output.total_bytes(),
+            dropped_bytes: output.dropped_bytes(),
+            text: output.render(),
+        }
+    }
+
+    /// Where the program is, and the breakpoints as the adapter reports them.
+    pub fn status(&self) -> SessionStatus {
         let inner = &self.inner;
-        let poll = inner.poll_unanswered_evaluate();
+        let evaluate = inner.poll_unanswered_evaluate();
         let state = inner.state.lock();
-        let mut text = format!("{}\n", self.describe());
-        match &state.run {
-            RunState::Starting => text.push_str("state: starting\n"),
-            RunState::Running => text.push_str("state: running\n"),
-            RunState::Stopped(stop) => {
-                let _ = writeln!(
-                    text,
-                    "state: stopped ({}) on thread {} at stop #{}",
-                    stop.reason,
-                    stop.thread_id.map_or("?".to_owned(), |t| t.to_string()),
-                    state.generation
-                );
-            }
+        let mut breakpoints: Vec<BreakpointStatus> = state.breakpoints.values().chain(state.unbound_breakpoints.iter()).cloned().collect();
+        breakpoints.sort_by(|a, b| (&a.file, a.requested_line).cmp(&(&b.file, b.requested_line)));
+        SessionStatus {
+            summary: self.summary(),
+            run: state.run.clone(),
+            generation: state.generation,
+            exit_code: state.exit_code,
+            breakpoints,
+            evaluate,
+            function_breakpoints: inner.function_breakpoints.lock().clone(),
+            exception_filters: inner.exception_filters.lock().clone(),
         }
-        if let Some(code) = state.exit_code {
-            let _ = writeln!(text, "program exited with code {}", render::exit_code(code));
-        }
-        let mut statuses: Vec<&BreakpointStatus> = state.breakpoints.values().chain(state.unbound_breakpoints.iter()).collect();
-        statuses.sort_by(|a, b| (&a.file, a.requested_line).cmp(&(&b.file, b.requested_line)));
-        for status in statuses {
-            let _ = writeln!(text, "  {}", describe_breakpoint(status, &inner.workspace_root));
-        }
-        if let Some(line) = inner.describe_evaluate_poll(poll) {
-            let _ = writeln!(text, "{line}");
-        }
-        text.trim_end().to_owned()
     }
 
-    /// Sends the breakpoints of `file` to the running adapter and reports each line.
-    pub fn set_breakpoints(&self, _ctx: &CallContext<'_>, file: &Path, lines: &[u64]) -> Result<ToolResult, ToolError> {
+    /// Sends the breakpoints of `file` to the running adapter; each as bound (or why it was
+    /// not sent: an extra the adapter does not support).
+    ///
+    /// # Errors
+    /// The session is over, or the adapter refused or did not answer `setBreakpoints`.
+    pub fn set_breakpoints(&self, file: &Path, breakpoints: &[ResolvedBreakpoint]) -> Result<Vec<BreakpointStatus>, ToolError> {
         self.inner.check_alive()?;
-        let report = self.inner.set_breakpoints_raw(file, lines)?;
-        let mut text = format!(
-            "breakpoints of {} sent to the running {}:",
-            crate::render::display_path(&self.inner.workspace_root, file),
-            self.inner.adapter.name()
-        );
-        if report.is_empty() {
-            text.push_str(" cleared");
-        }
-        for line in report {
-            let _ = write!(text, "\n  {line}");
-        }
-        Ok(ToolResult::text(text))
+        self.inner.set_breakpoints(file, breakpoints)
     }
 
-    /// Runs a session op (everything but adapters/status/breakpoints/launch/attach/output/
-    /// terminate, which the supervisor handles).
-    pub(crate) fn call(
+    /// Replaces the function breakpoints; `None` when the adapter does not support them.
+    ///
+    /// # Errors
+    /// The session is over, or `setFunctionBreakpoints` failed.
+    pub fn set_function_breakpoints(
         &self,
-        ctx: &CallContext<'_>,
-        config: &DebugConfig,
-        op: &str,
-        arguments: &DebugArguments,
-    ) -> Result<ToolResult, ToolError> {
+        functions: &[FunctionBreakpointSpec],
+    ) -> Result<Option<Vec<FunctionBreakpointStatus>>, ToolError> {
+        self.inner.check_alive()?;
+        self.inner.set_function_breakpoints(functions)
+    }
+
+    /// Sets the exception filters (`None`: the adapter's defaults); the report lists every
+    /// filter the adapter offers and the unknown ones asked for.
+    ///
+    /// # Errors
+    /// The session is over, or `setExceptionBreakpoints` failed.
+    pub fn set_exception_filters(&self, filters: Option<&[String]>) -> Result<ExceptionFiltersReport, ToolError> {
+        self.inner.check_alive()?;
+        self.inner.set_exception_filters(filters)
+    }
+
+    /// continue / step_over / step_in / step_out / pause on `thread` (default: the stopped
+    /// thread, else the first), then waits for the next stop, the program's end or the resume
+    /// budget (also bounded by `deadline`).
+    pub fn resume(&self, kind: ResumeKind, thread: Option<u64>, deadline: Instant) -> WithLateEvaluate<ResumeReport> {
+        if let Err(err) = self.inner.check_alive() {
+            return WithLateEvaluate { late: None, result: Err(err) };
+        }
+        // `pause` is harmless while an evaluate runs (it says "already stopped").
+        let late = if kind == ResumeKind::Pause {
+            None
+        } else {
+            match self.inner.refuse_while_evaluating(kind.op_name()) {
+                Ok(late) => late,
+                Err(err) => return WithLateEvaluate { late: None, result: Err(err) },
+            }
+        };
+        WithLateEvaluate { late, result: self.inner.resume_now(kind, thread, deadline) }
+    }
+
+    /// The adapter's threads and which one is stopped.
+    ///
+    /// # Errors
+    /// The session is over, or `threads` failed.
+    pub fn threads(&self) -> Result<(Vec<ThreadInfo>, Option<u64>), ToolError> {
+        self.inner.check_alive()?;
+        let threads = self.inner.threads()?;
+        Ok((threads, self.inner.stopped_thread()))
+    }
+
+    /// The stack of `thread` (default: the stopped one), at most [`MAX_STACK_FRAMES`] frames.
+    ///
+    /// # Errors
+    /// `conflict` while running; the session is over; `stackTrace` failed.
+    pub fn stack(&self, thread: Option<u64>) -> Result<StackReport, ToolError> {
         let inner = &self.inner;
         inner.check_alive()?;
-        match op {
-            "continue" | "step_over" | "step_in" | "step_out" | "pause" => inner.resume(ctx, op, arguments.thread_id, config),
-            "threads" => inner.threads_text(),
-            "stack" => inner.stack_text(arguments.thread_id),
-            "scopes" => inner.scopes_text(required(&arguments.frame_id, "frame_id", op)?),
-            "variables" => inner.variables_text(required(&arguments.reference, "reference", op)?, arguments.start.unwrap_or(0)),
-            "evaluate" => inner.evaluate_text(&required(&arguments.expression, "expression", op)?, arguments.frame_id),
-            _ => Err(ToolError::invalid(format!("unknown debug op {op:?}"))),
+        inner.require_stopped("stack")?;
+        let thread = inner.default_thread(thread)?;
+        let body = inner.stack_trace(thread)?;
+        let mut state = inner.state.lock();
+        let generation = state.generation;
+        let frames = body.stack_frames.iter().take(MAX_STACK_FRAMES as usize).map(|frame| frame_info(&mut state, frame)).collect();
+        Ok(StackReport { thread, generation, frames, total_frames: body.total_frames })
+    }
+
+    /// The scopes of frame handle `frame`.
+    ///
+    /// # Errors
+    /// A stale, unknown or wrong-kind handle (`conflict`); `scopes` failed.
+    pub fn scopes(&self, frame: u64) -> Result<Vec<ScopeInfo>, ToolError> {
+        let inner = &self.inner;
+        inner.check_alive()?;
+        let raw = inner.resolve_handle(frame, HandleKind::Frame)?;
+        let body = inner.request_typed::<req::Scopes>(dap_types::ScopesArguments { frame_id: raw }, inner.request_timeout)?;
+        let mut state = inner.state.lock();
+        let generation = state.generation;
+        let scopes = body
+            .scopes
+            .iter()
+            .map(|scope| {
+                let count = child_count(scope.named_variables, scope.indexed_variables);
+                let handle = (scope.variables_reference > 0)
+                    .then(|| state.handles.insert(generation, HandleKind::Variables, scope.variables_reference));
+                if let (Some(handle), Some(count)) = (handle, count) {
+                    state.child_counts.insert(handle, count);
+                }
+                ScopeInfo { name: scope.name.clone(), handle, count, expensive: scope.expensive }
+            })
+            .collect();
+        Ok(scopes)
+    }
+
+    /// Children of variables handle `reference` from index `start`, at most
+    /// [`MAX_VARIABLES`].
+    ///
+    /// # Errors
+    /// A stale, unknown or wrong-kind handle (`conflict`); `variables` failed.
+    pub fn variables(&self, reference: u64, start: u64) -> Result<VariablesPage, ToolError> {
+        let inner = &self.inner;
+        inner.check_alive()?;
+        let raw = inner.resolve_handle(reference, HandleKind::Variables)?;
+        let paged = dap_types::VariablesArguments {
+            variables_reference: raw,
+            filter: None,
+            start: Some(start),
+            count: Some(MAX_VARIABLES),
+            format: None,
+        };
+        let mut variables = inner.request_typed::<req::Variables>(paged, inner.request_timeout)?.variables;
+        let known_total = inner.state.lock().child_counts.get(&reference).copied();
+        // debugpy pages only indexed children and then drops the rest of the window: when the
+        // adapter answered short of what the parent announced, fetch unpaged and window here.
+        let mut unpaged = false;
+        if (variables.len() as u64) < MAX_VARIABLES && known_total.is_some_and(|total| total > start + variables.len() as u64) {
+            let all = dap_types::VariablesArguments { variables_reference: raw, filter: None, start: None, count: None, format: None };
+            variables = inner.request_typed::<req::Variables>(all, inner.request_timeout)?.variables;
+            unpaged = true;
         }
-        .map(ToolResult::text)
+        let returned = variables.len();
+        // An adapter that ignored paging sent everything: apply the window ourselves.
+        let windowed_here = unpaged || returned as u64 > MAX_VARIABLES;
+        if windowed_here {
+            variables = variables.into_iter().skip(start as usize).take(MAX_VARIABLES as usize).collect();
+        }
+        let mut state = inner.state.lock();
+        let generation = state.generation;
+        let variables: Vec<VariableInfo> = variables
+            .iter()
+            .map(|variable| {
+                variable_info(
+                    &mut state,
+                    generation,
+                    &variable.name,
+                    variable.type_.as_deref(),
+                    &variable.value,
+                    variable.variables_reference,
+                    child_count(variable.named_variables, variable.indexed_variables),
+                )
+            })
+            .collect();
+        let total = if windowed_here { Some(returned as u64) } else { known_total };
+        let mut variables: Vec<VariableInfo> = variables;
+        drop(state);
+        let mut expansions = 0;
+        for variable in &mut variables {
+            if expansions >= MAX_INLINE_EXPANSIONS {
+                break;
+            }
+            if let Some(inline) = inner.inline_children(variable) {
+                variable.inline = Some(inline);
+                expansions += 1;
+            }
+        }
+        Ok(VariablesPage { reference, start, variables, total })
+    }
+
+    /// Evaluates `expression` in frame handle `frame` (default: the top frame of the stopped
+    /// thread), in the adapter's evaluate context (`repl`, or `watch` for lldb).
+    pub fn evaluate(&self, expression: &str, frame: Option<u64>) -> WithLateEvaluate<EvaluateReport> {
+        if let Err(err) = self.inner.check_alive() {
+            return WithLateEvaluate { late: None, result: Err(err) };
+        }
+        match self.inner.refuse_while_evaluating(&format!("evaluate `{expression}`")) {
+            Ok(late) => WithLateEvaluate { late, result: self.inner.evaluate_now(expression, frame) },
+            Err(err) => WithLateEvaluate { late: None, result: Err(err) },
+        }
     }
 
     /// Ends the session: `disconnect` (terminateDebuggee for launches) → bounded wait → kill
     /// the adapter's process group and any debuggee left → join the threads. Idempotent.
-    /// Returns what was done.
-    pub fn terminate(mut self, reason: &str) -> String {
+    pub fn terminate(mut self, reason: &str) -> TeardownReport {
         let report = self.inner.teardown(reason);
         self.join_threads();
         report
@@ -887,8 +1118,68 @@ impl Drop for Session {
     }
 }
 
+/// A frame as the model sees it: the adapter's frame id replaced by a generation-stamped handle.
+fn frame_info(state: &mut SessionState, frame: &dap_types::StackFrame) -> FrameInfo {
+    let generation = state.generation;
+    let handle = state.handles.insert(generation, HandleKind::Frame, frame.id);
+    FrameInfo {
+        handle,
+        name: frame.name.clone(),
+        path: frame.source.as_ref().and_then(|source| source.path.as_ref()).map(PathBuf::from),
+        source_name: frame.source.as_ref().and_then(|source| source.name.clone()),
+        line: frame.line,
+    }
+}
+
+fn variable_info(
+    state: &mut SessionState,
+    generation: u64,
+    name: &str,
+    type_name: Option<&str>,
+    value: &str,
+    reference: u64,
+    count: Option<u64>,
+) -> VariableInfo {
+    let handle = (reference > 0).then(|| state.handles.insert(generation, HandleKind::Variables, reference));
+    if let (Some(handle), Some(count)) = (handle, count) {
+        state.child_counts.insert(handle, count);
+    }
+    VariableInfo { name: name.to_owned(), type_name: type_name.map(str::to_owned), value: value.to_owned(), handle, count, inline: None }
+}
+
+/// Whether a value says little about its contents, so its children are worth showing inline:
+/// lldb's `T @ 0x…` and `size=N`, Python's default `<T object at 0x…>`, an empty or `{...}`
+/// value, a bare pointer.
+fn value_hides_contents(value: &str) -> bool {
+    let value = value.trim();
+    value.is_empty()
+        || value == "{...}"
+        || value == "{…}"
+        || value.contains(" @ 0x")
+        || value.starts_with("size=")
+        || (value.starts_with('<') && value.contains(" object at 0x") && value.ends_with('>'))
+        || (value.starts_with("0x") && value[2..].chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+fn child_count(named: Option<u64>, indexed: Option<u64>) -> Option<u64> {
+    match (named, indexed) {
+        (None, None) => None,
+        (named, indexed) => Some(named.unwrap_or(0) + indexed.unwrap_or(0)),
+    }
+}
+
+/// `value` as JSON with every `null` removed (dap-types serializes each absent optional as
+/// `null`, which some adapters reject; research note D3).
+fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, without_nulls(v))).collect()),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}
+
 impl SessionInner {
-    fn send(&self, command: &str, arguments: Value) -> Result<crate::transport::PendingResponse, ToolError> {
+    fn send(&self, command: &str, arguments: Value) -> Result<PendingResponse, ToolError> {
         let connection = self.connection.lock();
         let Some(connection) = connection.as_ref() else {
             return Err(self.gone_error(command));
@@ -896,14 +1187,34 @@ impl SessionInner {
         connection.send_request(command, arguments).map_err(|err| self.rpc_error(command, &err))
     }
 
-    fn request(&self, command: &str, arguments: Value, timeout: Duration) -> Result<Value, ToolError> {
+    fn request_raw(&self, command: &str, arguments: Value, timeout: Duration) -> Result<Value, ToolError> {
         let pending = self.send(command, arguments)?;
         pending.wait(timeout).map_err(|err| self.rpc_error(command, &err))
     }
 
-    fn request_typed<R: DapRequestType>(&self, arguments: R::Arguments, timeout: Duration) -> Result<Value, ToolError> {
-        let arguments = serde_json::to_value(arguments).map_err(|err| ToolError::failed(format!("cannot encode {}: {err}", R::COMMAND)))?;
-        self.request(R::COMMAND, arguments, timeout)
+    fn encode<R: DapRequestType>(arguments: R::Arguments) -> Result<Value, ToolError> {
+        let value = serde_json::to_value(arguments).map_err(|err| ToolError::failed(format!("cannot encode {}: {err}", R::COMMAND)))?;
+        Ok(without_nulls(value))
+    }
+
+    /// Sends `R` and decodes its body into `R::Response` (leniently, see
+    /// [`events::decode_body`]); an absent body counts as `{}`.
+    fn request_typed<R: DapRequestType>(&self, arguments: R::Arguments, timeout: Duration) -> Result<R::Response, ToolError> {
+        let body = self.request_raw(R::COMMAND, Self::encode::<R>(arguments)?, timeout)?;
+        let body = if body.is_null() { Value::Object(serde_json::Map::new()) } else { body };
+        decode_body(&body).ok_or_else(|| {
+            ToolError::failed(format!(
+                "{} answered {} with a body runbound cannot read: {}",
+                self.adapter.name(),
+                R::COMMAND,
+                render::cut_chars(&body.to_string(), 400)
+            ))
+        })
+    }
+
+    /// Sends `R` whose response has no body worth reading.
+    fn request_unit<R: DapRequestType<Response = ()>>(&self, arguments: R::Arguments, timeout: Duration) -> Result<(), ToolError> {
+        self.request_raw(R::COMMAND, Self::encode::<R>(arguments)?, timeout).map(drop)
     }
 
     fn rpc_error(&self, command: &str, err: &RpcError) -> ToolError {
@@ -923,9 +1234,43 @@ impl SessionInner {
     }
 
     fn gone_error(&self, command: &str) -> ToolError {
-        let reason = self.teardown.lock().clone().unwrap_or_else(|| "connection closed".to_owned());
+        let reason = self.teardown.lock().as_ref().map_or_else(|| "connection closed".to_owned(), |report| report.reason.clone());
         ToolError::new(ErrorKind::Unavailable, format!("{command}: {} has ended: {reason}", self.description))
             .with_hint("call debug op \"launch\" to start a new session")
+    }
+
+    fn launch_failure(&self, command: &str, err: &RpcError) -> ToolError {
+        // delve builds the program itself and reports a failed build only as "Build error:
+        // Check the debug console" in the response; the compiler's messages and the command
+        // arrive as debuggee stderr output (`Build Error: go build …`).
+        let says_build = err.response_error.as_ref().is_some_and(|e| e.message.to_ascii_lowercase().contains("build error"));
+        let mut output = self.output.lock().render();
+        // The output event travels through the event thread; give it a moment to land.
+        let waited_until = Instant::now() + Duration::from_secs(1);
+        while says_build && !output.contains("Build Error: ") && Instant::now() < waited_until {
+            std::thread::sleep(Duration::from_millis(20));
+            output = self.output.lock().render();
+        }
+        if let Some(position) = output.find("Build Error: ") {
+            let build = output[position + "Build Error: ".len()..].trim();
+            let (command_line, messages) = build.split_once('\n').unwrap_or((build, ""));
+            let messages: Vec<&str> = messages.lines().filter(|line| !line.starts_with('[')).collect();
+            let messages = messages.join("\n");
+            let messages = messages.trim().trim_end_matches("(exit status 2)").trim_end_matches("(exit status 1)").trim();
+            return ToolError::failed(format!(
+                "{} could not build the program: `{}` failed:\n{}",
+                self.adapter.name(),
+                command_line.trim(),
+                render::cut_middle(messages, 6000)
+            ))
+            .with_hint("fix the errors above (file:line, relative to the package directory), then launch again");
+        }
+        let mut error = self.rpc_error(command, err);
+        let messages = self.state.lock().adapter_messages.render();
+        if !messages.trim().is_empty() {
+            error.message.push_str(&format!("\nadapter messages:\n{}", render::cut_chars(messages.trim(), 2000)));
+        }
+        error.with_hint("check the program path and that it was built with debug info; `debug adapters` shows what was found")
     }
 
     /// Notices an adapter that died before its stream reported the end (its pipes can stay
@@ -936,8 +1281,7 @@ impl SessionInner {
         }
         let Some(pid) = self.adapter_pid else { return };
         // /proc rather than waitpid alone: a zombie or a vanished pid is a dead adapter.
-        let dead = process::process_state(pid) != Some(ProcessState::Live);
-        if !dead {
+        if process::process_state(pid) == Some(ProcessState::Live) {
             return;
         }
         let description = {
@@ -980,7 +1324,26 @@ impl SessionInner {
         Ok(())
     }
 
-    fn set_breakpoints_raw(&self, file: &Path, lines: &[u64]) -> Result<Vec<String>, ToolError> {
+    fn set_breakpoints(&self, file: &Path, breakpoints: &[ResolvedBreakpoint]) -> Result<Vec<BreakpointStatus>, ToolError> {
+        let capabilities = self.capabilities.get().cloned().unwrap_or_default();
+        let adapter = self.adapter.name();
+        // Each extra is sent only when the adapter says it supports it; a breakpoint whose extra
+        // is unsupported is not sent at all (a plain stop would be wrong).
+        let unsupported = |breakpoint: &ResolvedBreakpoint| -> Option<String> {
+            let spec = &breakpoint.spec;
+            if spec.condition.is_some() && capabilities.supports_conditional_breakpoints != Some(true) {
+                return Some(format!("not sent: {adapter} does not support conditions (supportsConditionalBreakpoints)"));
+            }
+            if spec.hit_condition.is_some() && capabilities.supports_hit_conditional_breakpoints != Some(true) {
+                return Some(format!("not sent: {adapter} does not support hit conditions (supportsHitConditionalBreakpoints)"));
+            }
+            if spec.log_message.is_some() && capabilities.supports_log_points != Some(true) {
+                return Some(format!("not sent: {adapter} does not support logpoints (supportsLogPoints)"));
+            }
+            None
+        };
+        let (sendable, refused): (Vec<&ResolvedBreakpoint>, Vec<&ResolvedBreakpoint>) =
+            breakpoints.iter().partition(|breakpoint| unsupported(breakpoint).is_none());
         let arguments = dap_types::SetBreakpointsArguments {
             source: dap_types::Source {
                 name: file.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -993,48 +1356,127 @@ impl SessionInner {
                 checksums: None,
             },
             breakpoints: Some(
-                lines
+                sendable
                     .iter()
-                    .map(|&line| dap_types::SourceBreakpoint {
-                        line,
+                    .map(|breakpoint| dap_types::SourceBreakpoint {
+                        line: breakpoint.line,
                         column: None,
-                        condition: None,
-                        hit_condition: None,
-                        log_message: None,
+                        condition: breakpoint.spec.condition.clone(),
+                        hit_condition: breakpoint.spec.hit_condition.clone(),
+                        log_message: breakpoint.spec.log_message.clone(),
                         mode: None,
                     })
                     .collect(),
             ),
-            lines: Some(lines.to_vec()),
+            lines: Some(sendable.iter().map(|breakpoint| breakpoint.line).collect()),
             source_modified: Some(false),
         };
-        let body = self.request_typed::<dap_types::requests::SetBreakpoints>(arguments, self.request_timeout)?;
-        let entries = body.get("breakpoints").and_then(Value::as_array).cloned().unwrap_or_default();
+        let body = self.request_typed::<req::SetBreakpoints>(arguments, self.request_timeout)?;
         let mut state = self.state.lock();
         state.breakpoints.retain(|_, status| status.file != file);
         state.unbound_breakpoints.retain(|status| status.file != file);
-        let mut report = Vec::new();
-        for (index, &requested_line) in lines.iter().enumerate() {
-            let entry = entries.get(index);
+        let mut statuses = Vec::new();
+        for (index, breakpoint) in sendable.iter().enumerate() {
+            let entry = body.breakpoints.get(index);
             let status = BreakpointStatus {
                 file: file.to_path_buf(),
-                requested_line,
-                line: entry.and_then(|e| e.get("line")).and_then(Value::as_u64),
-                verified: entry.and_then(|e| e.get("verified")).and_then(Value::as_bool).unwrap_or(false),
+                requested_line: breakpoint.line,
+                line: entry.and_then(|e| e.line),
+                verified: entry.is_some_and(|e| e.verified),
                 message: entry
-                    .and_then(|e| e.get("message"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
+                    .and_then(|e| e.message.clone())
                     .or_else(|| entry.is_none().then(|| "the adapter returned no entry for this line".to_owned())),
+                spec: breakpoint.spec.clone(),
+                sent: true,
             };
-            report.push(describe_breakpoint(&status, &self.workspace_root));
-            match entry.and_then(|e| e.get("id")).and_then(Value::as_i64) {
+            statuses.push(status.clone());
+            match entry.and_then(|e| e.id) {
                 Some(id) => {
                     state.breakpoints.insert(id, status);
                 }
                 None => state.unbound_breakpoints.push(status),
             }
         }
+        for breakpoint in refused {
+            let status = BreakpointStatus {
+                file: file.to_path_buf(),
+                requested_line: breakpoint.line,
+                line: None,
+                verified: false,
+                message: unsupported(breakpoint),
+                spec: breakpoint.spec.clone(),
+                sent: false,
+            };
+            statuses.push(status.clone());
+            state.unbound_breakpoints.push(status);
+        }
+        Ok(statuses)
+    }
+
+    fn set_function_breakpoints(&self, functions: &[FunctionBreakpointSpec]) -> Result<Option<Vec<FunctionBreakpointStatus>>, ToolError> {
+        let capabilities = self.capabilities.get().cloned().unwrap_or_default();
+        if capabilities.supports_function_breakpoints != Some(true) {
+            return Ok(None);
+        }
+        let arguments = dap_types::SetFunctionBreakpointsArguments {
+            breakpoints: functions
+                .iter()
+                .map(|function| dap_types::FunctionBreakpoint {
+                    name: function.name.clone(),
+                    condition: function.condition.clone().filter(|_| capabilities.supports_conditional_breakpoints == Some(true)),
+                    hit_condition: function
+                        .hit_condition
+                        .clone()
+                        .filter(|_| capabilities.supports_hit_conditional_breakpoints == Some(true)),
+                })
+                .collect(),
+        };
+        let body = self.request_typed::<req::SetFunctionBreakpoints>(arguments, self.request_timeout)?;
+        let statuses: Vec<FunctionBreakpointStatus> = functions
+            .iter()
+            .enumerate()
+            .map(|(index, function)| {
+                let entry = body.breakpoints.get(index);
+                let location = entry.and_then(|e| {
+                    let path = e.source.as_ref().and_then(|source| source.path.clone())?;
+                    Some((PathBuf::from(path), e.line?))
+                });
+                let mut message = entry.and_then(|e| e.message.clone());
+                if function.condition.is_some() && capabilities.supports_conditional_breakpoints != Some(true) {
+                    message = Some(format!("{} does not support conditions: sent without it", self.adapter.name()));
+                }
+                FunctionBreakpointStatus { name: function.name.clone(), verified: entry.is_some_and(|e| e.verified), location, message }
+            })
+            .collect();
+        *self.function_breakpoints.lock() = statuses.clone();
+        Ok(Some(statuses))
+    }
+
+    fn set_exception_filters(&self, asked: Option<&[String]>) -> Result<ExceptionFiltersReport, ToolError> {
+        let capabilities = self.capabilities.get().cloned().unwrap_or_default();
+        let offered = capabilities.exception_breakpoint_filters.clone().unwrap_or_default();
+        let (enabled, unknown): (Vec<String>, Vec<String>) = match asked {
+            Some(asked) => {
+                let (known, unknown): (Vec<&String>, Vec<&String>) =
+                    asked.iter().partition(|id| offered.iter().any(|filter| &filter.filter == *id));
+                (known.into_iter().cloned().collect(), unknown.into_iter().cloned().collect())
+            }
+            None => (offered.iter().filter(|f| f.default == Some(true)).map(|f| f.filter.clone()).collect(), Vec::new()),
+        };
+        if !offered.is_empty() {
+            let arguments =
+                dap_types::SetExceptionBreakpointsArguments { filters: enabled.clone(), filter_options: None, exception_options: None };
+            self.request_typed::<req::SetExceptionBreakpoints>(arguments, self.request_timeout)?;
+        }
+        let report = ExceptionFiltersReport {
+            available: offered
+                .iter()
+                .map(|filter| (filter.filter.clone(), filter.label.clone(), filter.description.clone(), enabled.contains(&filter.filter)))
+                .collect(),
+            unknown,
+            defaults: asked.is_none(),
+        };
+        *self.exception_filters.lock() = report.clone();
         Ok(report)
     }
 
@@ -1046,7 +1488,9 @@ impl SessionInner {
         loop {
             if state.stop_events > stops_seen {
                 if let RunState::Stopped(stop) = &state.run {
-                    return StopOutcome::Stopped(stop.clone());
+                    let stop = stop.clone();
+                    drop(state);
+                    return StopOutcome::Stopped(self.stopped_at(stop));
                 }
             }
             if state.exit_code.is_some() {
@@ -1078,65 +1522,39 @@ impl SessionInner {
         }
     }
 
-    /// The exception's id (e.g. `SystemExit`, `ValueError`) from DAP `exceptionInfo`, when the
-    /// adapter supports it and answers within the request timeout; `None` otherwise.
-    fn exception_name(&self, thread: i64) -> Option<String> {
-        if !self.supports_exception_info.load(std::sync::atomic::Ordering::Relaxed) {
-            return None;
-        }
-        let body = self.request("exceptionInfo", json!({"threadId": thread}), self.request_timeout).ok()?;
-        body.get("exceptionId").and_then(Value::as_str).filter(|id| !id.is_empty()).map(str::to_owned)
+    /// A stop with what the model needs to know first: the exception's name and the top frame.
+    fn stopped_at(&self, info: StopInfo) -> StoppedAt {
+        let exception = info.thread_id.filter(|_| info.reason == "exception").and_then(|thread| self.exception_name(thread));
+        let (top_frames, depth) = match info.thread_id {
+            Some(thread) => match self.stack_trace(thread) {
+                Ok(body) => {
+                    let depth = body.total_frames.unwrap_or(body.stack_frames.len() as u64);
+                    let mut state = self.state.lock();
+                    let frames = body.stack_frames.iter().take(TOP_FRAMES).map(|frame| frame_info(&mut state, frame)).collect();
+                    (Ok(frames), depth)
+                }
+                Err(err) => (Err(err.message), 0),
+            },
+            None => (Ok(Vec::new()), 0),
+        };
+        StoppedAt { info, exception, top_frames, depth }
     }
 
-    fn describe_outcome(&self, outcome: &StopOutcome, output_cursor: u64) -> String {
-        let mut text = match outcome {
-            StopOutcome::Stopped(stop) => {
-                let mut text = format!("stopped: {}", stop.reason);
-                if let Some(exception) = stop.thread_id.filter(|_| stop.reason == "exception").and_then(|thread| self.exception_name(thread)) {
-                    let _ = write!(text, " {exception}");
-                }
-                if let Some(description) = stop.description.as_ref().or(stop.text.as_ref()) {
-                    if !description.eq_ignore_ascii_case(&stop.reason) {
-                        let _ = write!(text, " ({description})");
-                    }
-                }
-                if let Some(thread) = stop.thread_id {
-                    let _ = write!(text, " on thread {thread}");
-                }
-                match stop.thread_id.map(|thread| self.top_frame(thread)) {
-                    Some(Ok(Some(frame))) => {
-                        let _ = write!(text, "\n{frame}");
-                    }
-                    Some(Err(err)) => {
-                        let _ = write!(text, "\n(location unavailable: {})", err.message);
-                    }
-                    _ => {}
-                }
-                text
-            }
-            StopOutcome::Exited(code) => match code {
-                Some(code) => format!("the program exited with code {}; the session is over", render::exit_code(*code)),
-                None => "the program terminated; the session is over (the exit code was not reported yet: some adapters, e.g. delve, report it at disconnect)".to_owned(),
-            },
-            StopOutcome::Closed(reason) => format!("the session ended: {reason}"),
-            StopOutcome::StillRunning(waited) => format!(
-                "running: no stop within {} ms (no breakpoint hit yet); call debug op \"pause\" to stop it, \"status\" to check, or \"continue\" to keep waiting",
-                waited.as_millis()
-            ),
-        };
-        let output = self.output.lock();
-        let new_output = output.render_since(output_cursor);
-        if !new_output.is_empty() {
-            let cut = crate::render::cut_chars(new_output.trim_end(), 2000);
-            let _ = write!(text, "\nnew output:\n{cut}");
+    /// The exception's id (e.g. `SystemExit`, `ValueError`) from DAP `exceptionInfo`, when the
+    /// adapter supports it and answers within the request timeout; `None` otherwise.
+    fn exception_name(&self, thread: u64) -> Option<String> {
+        if !self.supports_exception_info.load(Ordering::Relaxed) {
+            return None;
         }
-        text
+        let body =
+            self.request_typed::<req::ExceptionInfo>(dap_types::ExceptionInfoArguments { thread_id: thread }, self.request_timeout).ok()?;
+        Some(exception_id_without_notes(&body.exception_id)).filter(|id| !id.is_empty())
     }
 
     /// `stackTrace {levels: 30}` of `thread`, cached for the current stop generation: frames
     /// cannot change while the program stays stopped, so the `stack` that follows a step (or
     /// an `evaluate` in the top frame) costs no second round trip.
-    fn stack_trace(&self, thread: i64) -> Result<Value, ToolError> {
+    fn stack_trace(&self, thread: u64) -> Result<dap_types::StackTraceResponse, ToolError> {
         let generation = {
             let state = self.state.lock();
             if let Some((cached_generation, cached_thread, body)) = &state.stack_cache {
@@ -1146,58 +1564,33 @@ impl SessionInner {
             }
             state.generation
         };
-        let body =
-            self.request("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": MAX_STACK_FRAMES}), self.request_timeout)?;
+        let arguments =
+            dap_types::StackTraceArguments { thread_id: thread, start_frame: Some(0), levels: Some(MAX_STACK_FRAMES), format: None };
+        let body = self.request_typed::<req::StackTrace>(arguments, self.request_timeout)?;
         self.state.lock().stack_cache = Some((generation, thread, body.clone()));
         Ok(body)
     }
 
-    fn top_frame(&self, thread_id: i64) -> Result<Option<String>, ToolError> {
-        let body = self.stack_trace(thread_id)?;
-        let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
-        let Some(frame) = frames.first() else { return Ok(None) };
-        let mut state = self.state.lock();
-        Ok(Some(self.frame_line(&mut state, frame, 0)))
-    }
-
-    fn frame_line(&self, state: &mut SessionState, frame: &Value, index: usize) -> String {
-        let raw_id = frame.get("id").and_then(Value::as_i64).unwrap_or(0);
-        let generation = state.generation;
-        let handle = state.handles.insert(generation, HandleKind::Frame, raw_id);
-        let name = frame.get("name").and_then(Value::as_str).unwrap_or("?");
-        let line = frame.get("line").and_then(Value::as_u64).unwrap_or(0);
-        let path = frame.get("source").and_then(|s| s.get("path")).and_then(Value::as_str).map(PathBuf::from);
-        let location = match &path {
-            Some(path) => format!("{}:{line}", crate::render::display_path(&self.workspace_root, path)),
-            None => match frame.get("source").and_then(|s| s.get("name")).and_then(Value::as_str) {
-                Some(name) => format!("{name}:{line} (no source path)"),
-                None => "(no source)".to_owned(),
-            },
-        };
-        let mut text = format!("#{index} {location} in {name}  [frame_id {handle}]");
-        if let Some(source) = path.as_deref().and_then(|p| render::source_line(p, line)) {
-            let _ = write!(text, "\n    {line} | {source}");
-        }
-        text
-    }
-
-    fn stopped_thread(&self) -> Option<i64> {
+    fn stopped_thread(&self) -> Option<u64> {
         match &self.state.lock().run {
             RunState::Stopped(stop) => stop.thread_id,
             _ => None,
         }
     }
 
-    fn default_thread(&self, requested: Option<i64>) -> Result<i64, ToolError> {
+    fn threads(&self) -> Result<Vec<ThreadInfo>, ToolError> {
+        let body = self.request_typed::<req::Threads>((), self.request_timeout)?;
+        Ok(body.threads.into_iter().map(|thread| ThreadInfo { id: thread.id, name: thread.name }).collect())
+    }
+
+    fn default_thread(&self, requested: Option<u64>) -> Result<u64, ToolError> {
         if let Some(thread) = requested {
             return Ok(thread);
         }
         if let Some(thread) = self.stopped_thread() {
             return Ok(thread);
         }
-        let body = self.request("threads", json!({}), self.request_timeout)?;
-        let threads: ThreadsBody = decode_lenient(&body).unwrap_or(ThreadsBody { threads: Vec::new() });
-        threads.threads.first().map(|t| t.id).ok_or_else(|| {
+        self.threads()?.first().map(|t| t.id).ok_or_else(|| {
             ToolError::new(ErrorKind::Unavailable, format!("{} reports no threads", self.description)).with_hint("call debug op \"status\"")
         })
     }
@@ -1214,96 +1607,90 @@ impl SessionInner {
         }
     }
 
-    fn resume(&self, ctx: &CallContext<'_>, op: &str, thread_id: Option<i64>, config: &DebugConfig) -> Result<String, ToolError> {
-        // `pause` is harmless while an evaluate runs (it says "already stopped").
-        let late_note = if op == "pause" { None } else { self.refuse_while_evaluating(op)? };
-        with_late_note(self.resume_now(ctx, op, thread_id, config), late_note)
-    }
-
-    fn resume_now(&self, ctx: &CallContext<'_>, op: &str, thread_id: Option<i64>, config: &DebugConfig) -> Result<String, ToolError> {
+    fn resume_now(&self, kind: ResumeKind, thread: Option<u64>, deadline: Instant) -> Result<ResumeReport, ToolError> {
         let started = Instant::now();
-        if op == "pause" {
+        let op = kind.op_name();
+        if kind == ResumeKind::Pause {
             if let RunState::Stopped(stop) = &self.state.lock().run {
-                return Ok(format!(
-                    "already stopped ({}) on thread {}; nothing to pause — call stack, or continue / step_over",
-                    stop.reason,
-                    stop.thread_id.map_or("?".to_owned(), |t| t.to_string())
-                ));
+                return Ok(ResumeReport::AlreadyStopped(stop.clone()));
             }
         } else {
             self.require_stopped(op)?;
         }
-        let thread = self.default_thread(thread_id)?;
-        let (command, arguments) = match op {
-            "continue" => ("continue", json!({"threadId": thread})),
-            "step_over" => ("next", json!({"threadId": thread})),
-            "step_in" => ("stepIn", json!({"threadId": thread})),
-            "step_out" => ("stepOut", json!({"threadId": thread})),
-            _ => ("pause", json!({"threadId": thread})),
-        };
-        let (stops_seen, output_cursor) = {
+        let thread = self.default_thread(thread)?;
+        let stops_seen = {
             let mut state = self.state.lock();
-            if op != "pause" {
+            if kind != ResumeKind::Pause {
                 state.generation += 1;
                 state.run = RunState::Running;
             }
-            (state.stop_events, self.output.lock().total_bytes())
+            state.stop_events
         };
-        self.request(command, arguments, self.request_timeout.min(ctx.remaining()))?;
-        let outcome = self.wait_for_stop(stops_seen, config.resume_timeout.min(ctx.remaining()));
-        let mut text = format!("{op} (thread {thread}) took {} ms\n", started.elapsed().as_millis());
-        text.push_str(&self.describe_outcome(&outcome, output_cursor));
-        Ok(text)
+        let remaining = || deadline.saturating_duration_since(Instant::now());
+        let timeout = self.request_timeout.min(remaining());
+        match kind {
+            ResumeKind::Continue => {
+                let arguments = dap_types::ContinueArguments { thread_id: thread, single_thread: None };
+                self.request_raw(req::Continue::COMMAND, Self::encode::<req::Continue>(arguments)?, timeout).map(drop)?;
+            }
+            ResumeKind::StepOver => self.request_unit::<req::Next>(
+                dap_types::NextArguments { thread_id: thread, single_thread: None, granularity: None },
+                timeout,
+            )?,
+            ResumeKind::StepIn => self.request_unit::<req::StepIn>(
+                dap_types::StepInArguments { thread_id: thread, single_thread: None, target_id: None, granularity: None },
+                timeout,
+            )?,
+            ResumeKind::StepOut => self.request_unit::<req::StepOut>(
+                dap_types::StepOutArguments { thread_id: thread, single_thread: None, granularity: None },
+                timeout,
+            )?,
+            ResumeKind::Pause => self.request_unit::<req::Pause>(dap_types::PauseArguments { thread_id: thread }, timeout)?,
+        }
+        // Run until something happens, within the call's budget (the resume timeout caps it).
+        let outcome = self.wait_for_stop(stops_seen, self.resume_timeout.min(remaining().saturating_sub(ANSWER_RESERVE)));
+        Ok(ResumeReport::Waited { kind, thread, took: started.elapsed(), wait: WaitReport { outcome } })
     }
 
-    fn threads_text(&self) -> Result<String, ToolError> {
-        let body = self.request("threads", json!({}), self.request_timeout)?;
-        let threads: ThreadsBody = decode_lenient(&body).unwrap_or(ThreadsBody { threads: Vec::new() });
-        if threads.threads.is_empty() {
-            return Ok(format!("{} reports no threads", self.description));
+    /// One level of children of a small aggregate whose value hides its contents; `None` when
+    /// it has none, is large, already shows its contents, or the fetch fails.
+    fn inline_children(&self, variable: &VariableInfo) -> Option<InlineChildren> {
+        let handle = variable.handle?;
+        if variable.count.is_some_and(|count| count > MAX_INLINE_CHILDREN) || !value_hides_contents(&variable.value) {
+            return None;
         }
-        let stopped = self.stopped_thread();
-        let mut text = format!("{} thread(s):", threads.threads.len());
-        for thread in threads.threads.iter().take(100) {
-            let _ = write!(text, "\n  thread {}: {}", thread.id, thread.name.as_deref().unwrap_or("(unnamed)"));
-            if stopped == Some(thread.id) {
-                text.push_str("  (stopped here)");
-            }
+        let raw = {
+            let state = self.state.lock();
+            state.handles.resolve(handle, HandleKind::Variables, state.generation).ok()?
+        };
+        let arguments = dap_types::VariablesArguments {
+            variables_reference: raw,
+            filter: None,
+            start: Some(0),
+            count: Some(MAX_INLINE_CHILDREN + 1),
+            format: None,
+        };
+        let children = self.request_typed::<req::Variables>(arguments, self.request_timeout).ok()?.variables;
+        // debugpy groups an object's members under "special variables", "function variables", …
+        let children: Vec<&dap_types::Variable> = children.iter().filter(|child| !child.name.ends_with(" variables")).collect();
+        if children.is_empty() || children.len() as u64 > MAX_INLINE_CHILDREN {
+            return None;
         }
-        if threads.threads.len() > 100 {
-            let _ = write!(text, "\n  showing 100 of {} threads", threads.threads.len());
-        }
-        Ok(text)
+        let is_pointer = variable.value.trim().starts_with("0x");
+        let indexed = children.iter().all(|child| {
+            let name = child.name.trim_start_matches('[').trim_end_matches(']');
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_digit())
+        });
+        let items = children.iter().map(|child| (child.name.clone(), child.value.clone())).collect();
+        Some(InlineChildren {
+            items,
+            total: variable.count.unwrap_or(children.len() as u64).max(children.len() as u64),
+            indexed: indexed && !is_pointer,
+            deref: is_pointer && children.len() == 1,
+        })
     }
 
-    fn stack_text(&self, thread_id: Option<i64>) -> Result<String, ToolError> {
-        self.require_stopped("stack")?;
-        let thread = self.default_thread(thread_id)?;
-        let body = self.stack_trace(thread)?;
-        let frames = body.get("stackFrames").and_then(Value::as_array).cloned().unwrap_or_default();
-        if frames.is_empty() {
-            return Ok(format!("thread {thread} has no frames"));
-        }
-        let total = body.get("totalFrames").and_then(Value::as_u64);
-        let shown = frames.len().min(MAX_STACK_FRAMES as usize);
-        let mut state = self.state.lock();
-        let mut text = format!("stack of thread {thread} (stop #{}):", state.generation);
-        for (index, frame) in frames.iter().take(shown).enumerate() {
-            let _ = write!(text, "\n{}", self.frame_line(&mut state, frame, index));
-        }
-        match total {
-            Some(total) if total > shown as u64 => {
-                let _ = write!(text, "\nshowing {shown} of {total} frames");
-            }
-            None if shown as u64 == MAX_STACK_FRAMES => {
-                let _ = write!(text, "\nshowing the first {shown} frames; deeper frames may exist");
-            }
-            _ => {}
-        }
-        Ok(text)
-    }
-
-    fn resolve_handle(&self, handle: u64, kind: HandleKind) -> Result<i64, ToolError> {
+    fn resolve_handle(&self, handle: u64, kind: HandleKind) -> Result<u64, ToolError> {
         let state = self.state.lock();
         state.handles.resolve(handle, kind, state.generation).map_err(|err| {
             let hint = match kind {
@@ -1312,96 +1699,6 @@ impl SessionInner {
             };
             ToolError::new(ErrorKind::Conflict, err.describe(handle, kind)).with_hint(hint)
         })
-    }
-
-    fn scopes_text(&self, frame_handle: u64) -> Result<String, ToolError> {
-        let frame = self.resolve_handle(frame_handle, HandleKind::Frame)?;
-        let body = self.request("scopes", json!({"frameId": frame}), self.request_timeout)?;
-        let scopes = body.get("scopes").and_then(Value::as_array).cloned().unwrap_or_default();
-        if scopes.is_empty() {
-            return Ok(format!("frame {frame_handle} has no scopes"));
-        }
-        let mut state = self.state.lock();
-        let generation = state.generation;
-        let mut text = format!("scopes of frame {frame_handle}:");
-        for scope in &scopes {
-            let name = scope.get("name").and_then(Value::as_str).unwrap_or("?");
-            let raw = scope.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            let count = child_count(scope);
-            let expensive = scope.get("expensive").and_then(Value::as_bool).unwrap_or(false);
-            if raw <= 0 {
-                let _ = write!(text, "\n  {name} (no variables)");
-                continue;
-            }
-            let handle = state.handles.insert(generation, HandleKind::Variables, raw);
-            if let Some(count) = count {
-                state.child_counts.insert(handle, count);
-            }
-            let _ = write!(text, "\n  {name}  (reference {handle}");
-            if let Some(count) = count {
-                let _ = write!(text, ", {count} variables");
-            }
-            text.push(')');
-            if expensive {
-                text.push_str("  [expensive to fetch]");
-            }
-        }
-        Ok(text)
-    }
-
-    fn variables_text(&self, reference: u64, start: u64) -> Result<String, ToolError> {
-        let raw = self.resolve_handle(reference, HandleKind::Variables)?;
-        let body =
-            self.request("variables", json!({"variablesReference": raw, "start": start, "count": MAX_VARIABLES}), self.request_timeout)?;
-        let mut variables = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
-        let known_total = self.state.lock().child_counts.get(&reference).copied();
-        // debugpy pages only indexed children and then drops the rest of the window: when the
-        // adapter answered short of what the parent announced, fetch unpaged and window here.
-        let mut unpaged = false;
-        if (variables.len() as u64) < MAX_VARIABLES && known_total.is_some_and(|total| total > start + variables.len() as u64) {
-            let body = self.request("variables", json!({"variablesReference": raw}), self.request_timeout)?;
-            variables = body.get("variables").and_then(Value::as_array).cloned().unwrap_or_default();
-            unpaged = true;
-        }
-        let returned = variables.len();
-        // An adapter that ignored paging sent everything: apply the window ourselves.
-        let windowed_here = unpaged || returned as u64 > MAX_VARIABLES;
-        if windowed_here {
-            variables = variables.into_iter().skip(start as usize).take(MAX_VARIABLES as usize).collect();
-        }
-        if variables.is_empty() {
-            return Ok(format!(
-                "reference {reference} has no children{}",
-                if start > 0 { format!(" from index {start}") } else { String::new() }
-            ));
-        }
-        let mut state = self.state.lock();
-        let generation = state.generation;
-        let mut text = format!("children of reference {reference}:");
-        for variable in &variables {
-            let name = variable.get("name").and_then(Value::as_str).unwrap_or("?");
-            let value = variable.get("value").and_then(Value::as_str).unwrap_or("");
-            let type_name = variable.get("type").and_then(Value::as_str);
-            let child = variable.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-            let count = child_count(variable);
-            let handle = (child > 0).then(|| state.handles.insert(generation, HandleKind::Variables, child));
-            if let (Some(handle), Some(count)) = (handle, count) {
-                state.child_counts.insert(handle, count);
-            }
-            let _ = write!(text, "\n  {}", render::variable_line(name, type_name, value, handle, count));
-        }
-        let shown_end = start + variables.len() as u64;
-        let total = if windowed_here { Some(returned as u64) } else { known_total };
-        match total {
-            Some(total) if total > shown_end => {
-                let _ = write!(text, "\nshowing {}–{} of {total}; call variables with start={shown_end} for more", start + 1, shown_end);
-            }
-            None if variables.len() as u64 == MAX_VARIABLES => {
-                let _ = write!(text, "\nshowing {}–{}; more may follow: call variables with start={shown_end}", start + 1, shown_end);
-            }
-            _ => {}
-        }
-        Ok(text)
     }
 
     /// Checks the `evaluate` left in flight by a timeout, if any: still running, or answered
@@ -1414,7 +1711,17 @@ impl SessionInner {
             Err(crossbeam_channel::TryRecvError::Empty) => {
                 return EvaluatePoll::StillRunning { expression: unanswered.expression.clone(), waited };
             }
-            Ok(outcome) => outcome.map_err(|err| self.rpc_error("evaluate", &err).message),
+            Ok(Ok(body)) => decode_body::<dap_types::EvaluateResponse>(&body)
+                .map(|body| VariableInfo {
+                    name: unanswered.expression.clone(),
+                    type_name: body.type_,
+                    value: body.result,
+                    handle: None,
+                    count: None,
+                    inline: None,
+                })
+                .ok_or_else(|| format!("unreadable evaluate body {}", render::cut_chars(&body.to_string(), 400))),
+            Ok(Err(err)) => Err(self.rpc_error("evaluate", &err).message),
             Err(crossbeam_channel::TryRecvError::Disconnected) => {
                 Err("the debug adapter closed its connection before answering".to_owned())
             }
@@ -1423,35 +1730,10 @@ impl SessionInner {
         EvaluatePoll::AnsweredLate { expression, waited, outcome }
     }
 
-    /// One line about an `evaluate` that timed out earlier, or `None` when there is none.
-    fn describe_evaluate_poll(&self, poll: EvaluatePoll) -> Option<String> {
-        match poll {
-            EvaluatePoll::Nothing => None,
-            EvaluatePoll::StillRunning { expression, waited } => Some(format!(
-                "an evaluate of `{expression}` sent {} ms ago has not answered: the program is probably still running it, so the \
-                 state above may not hold; call status again later, or terminate",
-                waited.as_millis()
-            )),
-            EvaluatePoll::AnsweredLate { expression, waited, outcome: Ok(body) } => {
-                let result = body.get("result").and_then(Value::as_str).unwrap_or("");
-                let type_name = body.get("type").and_then(Value::as_str);
-                Some(format!(
-                    "the evaluate of `{expression}` that timed out (sent {} ms ago) has answered since: {}",
-                    waited.as_millis(),
-                    render::variable_line(&expression, type_name, result, None, None)
-                ))
-            }
-            EvaluatePoll::AnsweredLate { expression, waited, outcome: Err(message) } => Some(format!(
-                "the evaluate of `{expression}` that timed out (sent {} ms ago) has ended without a value: {message}",
-                waited.as_millis()
-            )),
-        }
-    }
-
     /// Refuses `op` while an evaluate that timed out is still running (the adapter would only
-    /// queue `op` behind it, or answer it late); otherwise returns the one-time note about an
-    /// evaluate that answered since, if any.
-    fn refuse_while_evaluating(&self, op: &str) -> Result<Option<String>, ToolError> {
+    /// queue `op` behind it, or answer it late); otherwise returns the evaluate that answered
+    /// since, if any.
+    fn refuse_while_evaluating(&self, op: &str) -> Result<Option<EvaluatePoll>, ToolError> {
         match self.poll_unanswered_evaluate() {
             EvaluatePoll::StillRunning { expression: earlier, waited } => Err(ToolError::new(
                 ErrorKind::Conflict,
@@ -1462,31 +1744,28 @@ impl SessionInner {
                 ),
             )
             .with_hint("call debug op \"status\" later to see whether it finished, or \"terminate\" to end the program")),
-            poll => Ok(self.describe_evaluate_poll(poll)),
+            EvaluatePoll::Nothing => Ok(None),
+            late => Ok(Some(late)),
         }
     }
 
-    fn evaluate_text(&self, expression: &str, frame_handle: Option<u64>) -> Result<String, ToolError> {
-        let late_note = self.refuse_while_evaluating(&format!("evaluate `{expression}`"))?;
-        with_late_note(self.evaluate_now(expression, frame_handle), late_note)
-    }
-
-    fn evaluate_now(&self, expression: &str, frame_handle: Option<u64>) -> Result<String, ToolError> {
+    fn evaluate_now(&self, expression: &str, frame_handle: Option<u64>) -> Result<EvaluateReport, ToolError> {
         let frame = match frame_handle {
             Some(handle) => Some(self.resolve_handle(handle, HandleKind::Frame)?),
             None => {
                 self.require_stopped("evaluate")?;
                 let thread = self.default_thread(None)?;
-                let body = self.stack_trace(thread)?;
-                body.get("stackFrames").and_then(Value::as_array).and_then(|f| f.first()).and_then(|f| f.get("id")).and_then(Value::as_i64)
+                self.stack_trace(thread)?.stack_frames.first().map(|frame| frame.id)
             }
         };
-        let mut arguments = json!({"expression": expression, "context": self.adapter.spec().evaluate_context});
-        if let Some(frame) = frame {
-            arguments["frameId"] = json!(frame);
-        }
+        let context = match self.adapter.spec().evaluate_context {
+            "watch" => dap_types::EvaluateArgumentsContext::Watch,
+            _ => dap_types::EvaluateArgumentsContext::Repl,
+        };
+        let arguments =
+            dap_types::EvaluateArguments { expression: expression.to_owned(), frame_id: frame, context: Some(context), format: None };
         let sent_at = Instant::now();
-        let pending = self.send("evaluate", arguments)?;
+        let pending = self.send(req::Evaluate::COMMAND, Self::encode::<req::Evaluate>(arguments)?)?;
         let body = match pending.receiver().recv_timeout(self.request_timeout) {
             Ok(result) => result.map_err(|err| self.rpc_error("evaluate", &err))?,
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Err(self.gone_error("evaluate")),
@@ -1506,72 +1785,87 @@ impl SessionInner {
                 ));
             }
         };
-        let result = body.get("result").and_then(Value::as_str).unwrap_or("");
-        let type_name = body.get("type").and_then(Value::as_str);
-        let child = body.get("variablesReference").and_then(Value::as_i64).unwrap_or(0);
-        let count = child_count(&body);
+        let body: dap_types::EvaluateResponse = decode_body(&body).ok_or_else(|| {
+            ToolError::failed(format!(
+                "{} answered evaluate with an unreadable body: {}",
+                self.adapter.name(),
+                render::cut_chars(&body.to_string(), 400)
+            ))
+        })?;
         let mut state = self.state.lock();
         let generation = state.generation;
-        let handle = (child > 0).then(|| state.handles.insert(generation, HandleKind::Variables, child));
-        if let (Some(handle), Some(count)) = (handle, count) {
-            state.child_counts.insert(handle, count);
-        }
-        let where_ = match frame_handle {
-            Some(handle) => format!("in frame {handle}"),
-            None => "in the top frame".to_owned(),
-        };
-        Ok(format!("{} ({where_})", render::variable_line(expression, type_name, result, handle, count)))
+        let value = variable_info(
+            &mut state,
+            generation,
+            expression,
+            body.type_.as_deref(),
+            &body.result,
+            body.variables_reference,
+            child_count(body.named_variables, body.indexed_variables),
+        );
+        drop(state);
+        let mut value = value;
+        value.inline = self.inline_children(&value);
+        Ok(EvaluateReport { frame: frame_handle, value })
     }
 
     /// Records the adapter's descendants (the debuggee and its helpers) so they can be killed
     /// even if the adapter dies first.
-    fn record_debuggee_pids(&self) {
+    fn record_debuggee_processes(&self) {
         let Some(adapter_pid) = self.adapter_pid else { return };
-        let found = process::descendant_processes(adapter_pid).into_iter().map(|identity| (identity.pid, identity.start_time_ticks));
+        let found = process::descendant_processes(adapter_pid);
         let mut state = self.state.lock();
-        for entry in found {
-            if !state.debuggee_pids.contains(&entry) {
-                state.debuggee_pids.push(entry);
-            }
+        for identity in found {
+            state.record_process(identity);
         }
     }
 
     /// disconnect → wait → kill group → kill leftovers → close. Idempotent; returns the report.
-    fn teardown(&self, reason: &str) -> String {
+    fn teardown(&self, reason: &str) -> TeardownReport {
         let mut done = self.teardown.lock();
         if let Some(report) = done.as_ref() {
             return report.clone();
         }
-        self.record_debuggee_pids();
+        self.record_debuggee_processes();
         let mut steps = Vec::new();
-        let mut exit_note = String::new();
         let exit_code_known = self.state.lock().exit_code.is_some();
         let connection = self.connection.lock().take();
         if let Some(connection) = connection {
             let alive = connection.closed().is_none();
             if alive {
-                let arguments = json!({"restart": false, "terminateDebuggee": !self.is_attach});
-                match connection.request("disconnect", arguments, self.disconnect_timeout) {
-                    Ok(_) => steps.push(if self.is_attach {
-                        "disconnected (the attached program keeps running)"
-                    } else {
-                        "disconnected with terminateDebuggee"
-                    }),
-                    Err(_) => steps.push("disconnect unanswered"),
-                }
+                let arguments = dap_types::DisconnectArguments {
+                    restart: Some(false),
+                    terminate_debuggee: Some(!self.is_attach),
+                    suspend_debuggee: None,
+                };
+                let sent = Self::encode::<req::Disconnect>(arguments)
+                    .ok()
+                    .and_then(|arguments| connection.request(req::Disconnect::COMMAND, arguments, self.disconnect_timeout).ok());
+                steps.push(match (sent, self.is_attach) {
+                    (Some(_), true) => "disconnected (the attached program keeps running)",
+                    (Some(_), false) => "disconnected with terminateDebuggee",
+                    (None, _) => "disconnect unanswered",
+                });
             } else {
                 steps.push("adapter already gone");
             }
-            if let Some(child) = connection.child() {
-                let exited_alone = child.wait_timeout(if alive { self.disconnect_timeout } else { Duration::ZERO }).is_some();
-                child.kill_group();
+            // End of input is what tells an adapter to exit after `disconnect` (debugpy's adapter
+            // otherwise waits for another client until it is killed: the whole disconnect budget
+            // on every session end). Close our writing side, then wait for the adapter within the
+            // budget; `close` kills the group either way.
+            if let Some(tcp) = &self.tcp {
+                let _ = tcp.shutdown(Shutdown::Write);
+            }
+            let has_child = connection.child().is_some();
+            let exited_alone = connection.close(if alive { self.disconnect_timeout } else { Duration::ZERO }).is_some();
+            if has_child {
                 steps.push(if exited_alone { "adapter exited" } else { "adapter process group killed" });
             }
             if let Some(tcp) = &self.tcp {
                 let _ = tcp.shutdown(Shutdown::Both);
             }
-            drop(connection);
         }
+        let mut late_exit_code = None;
         {
             // delve reports the exit status only while answering `disconnect` (as console
             // output); let the event thread record it.
@@ -1582,16 +1876,16 @@ impl SessionInner {
                     break;
                 }
             }
-            if let (false, Some(code)) = (exit_code_known, state.exit_code) {
-                exit_note = format!("; the program exited with code {}", render::exit_code(code));
+            if !exit_code_known {
+                late_exit_code = state.exit_code;
             }
         }
-        let leftovers = kill_leftovers(&self.state.lock().debuggee_pids);
+        let leftovers = process::kill_recorded_processes(&self.state.lock().debuggee_processes);
         if leftovers > 0 {
             steps.push("leftover debuggee processes killed");
         }
         self.temp_dir.lock().take();
-        let report = format!("{} ({reason}){exit_note}", steps.join(", "));
+        let report = TeardownReport { steps, reason: reason.to_owned(), late_exit_code };
         *done = Some(report.clone());
         drop(done);
         self.changed.notify_all();
@@ -1599,281 +1893,22 @@ impl SessionInner {
     }
 }
 
-fn pump_events(inner: &SessionInner, incoming: &Receiver<Incoming>) {
-    while let Ok(message) = incoming.recv() {
-        match message {
-            Incoming::Notification(event) => record_event(inner, &event.method, &event.params),
-            Incoming::Request(request) => {
-                let refusal = ResponseError {
-                    code: 0,
-                    message: format!("runbound does not support the reverse request {} (single-session, headless client)", request.method),
-                    data: None,
-                };
-                if let Some(connection) = inner.connection.lock().as_ref() {
-                    let _ = connection.respond(&request, Err(refusal));
-                }
-                inner.state.lock().adapter_messages.push(OutputStream::Adapter, &format!("refused reverse request {}\n", request.method));
-            }
-            Incoming::Diagnostic(text) => {
-                inner.state.lock().adapter_messages.push(OutputStream::Adapter, &format!("{text}\n"));
-            }
-            Incoming::UnmatchedResponse { .. } => {}
-            Incoming::Closed(closed) => {
-                inner.state.lock().closed = Some(closed.to_string());
-                inner.changed.notify_all();
-                break;
-            }
-        }
-    }
-    let mut state = inner.state.lock();
-    if state.closed.is_none() {
-        state.closed = Some("the connection to the adapter closed".to_owned());
-    }
-    drop(state);
-    inner.changed.notify_all();
-}
-
-fn record_event(inner: &SessionInner, event: &str, body: &Value) {
-    let mut state = inner.state.lock();
-    match event {
-        "initialized" => state.initialized = true,
-        "stopped" => {
-            let stopped: StoppedBody =
-                decode_lenient(body).unwrap_or(StoppedBody { reason: None, thread_id: None, description: None, text: None });
-            state.generation += 1;
-            state.stop_events += 1;
-            state.run = RunState::Stopped(StopInfo {
-                reason: stopped.reason.unwrap_or_else(|| "unknown".to_owned()),
-                thread_id: stopped.thread_id,
-                description: stopped.description,
-                text: stopped.text,
-            });
-        }
-        "continued" => {
-            if matches!(state.run, RunState::Stopped(_)) {
-                state.generation += 1;
-                state.run = RunState::Running;
-            }
-        }
-        "exited" => state.exit_code = Some(body.get("exitCode").and_then(Value::as_i64).unwrap_or(0)),
-        "terminated" => state.terminated = true,
-        "output" => {
-            let text = body.get("output").and_then(Value::as_str).unwrap_or("");
-            match body.get("category").and_then(Value::as_str).unwrap_or("console") {
-                "stdout" => inner.output.lock().push(OutputStream::Stdout, text),
-                "stderr" => inner.output.lock().push(OutputStream::Stderr, text),
-                "telemetry" => {}
-                _ => {
-                    // delve reports the exit only as console text ("Process 123 has exited with
-                    // status 4") before `terminated`; it sends no `exited` event.
-                    if state.exit_code.is_none() {
-                        state.exit_code = parse_exit_status_text(text);
-                    }
-                    state.adapter_messages.push(OutputStream::Adapter, text);
-                }
-            }
-        }
-        "breakpoint" => {
-            let Some(breakpoint) = body.get("breakpoint") else { return };
-            let Some(id) = breakpoint.get("id").and_then(Value::as_i64) else { return };
-            if let Some(status) = state.breakpoints.get_mut(&id) {
-                if let Some(verified) = breakpoint.get("verified").and_then(Value::as_bool) {
-                    status.verified = verified;
-                }
-                if let Some(line) = breakpoint.get("line").and_then(Value::as_u64) {
-                    status.line = Some(line);
-                }
-                status.message = breakpoint.get("message").and_then(Value::as_str).map(str::to_owned);
-            }
-        }
-        "process" => {
-            if let Some(pid) = body.get("systemProcessId").and_then(Value::as_u64).and_then(|p| u32::try_from(p).ok()) {
-                if let Some(start) = process::process_start_time_ticks(pid) {
-                    if !state.debuggee_pids.contains(&(pid, start)) {
-                        state.debuggee_pids.push((pid, start));
-                    }
-                }
-            }
-        }
-        _ => return,
-    }
-    drop(state);
-    inner.changed.notify_all();
-}
-
-fn describe_breakpoint(status: &BreakpointStatus, workspace_root: &Path) -> String {
-    let file = crate::render::display_path(workspace_root, &status.file);
-    let mut text = format!("{file}:{}", status.requested_line);
-    match status.line {
-        Some(line) if line != status.requested_line => {
-            let _ = write!(text, " → moved to line {line}");
-        }
-        _ => {}
-    }
-    text.push_str(if status.verified { " verified" } else { " unverified" });
-    if let Some(message) = &status.message {
-        let _ = write!(text, " ({message})");
-    }
-    if !status.verified {
-        text.push_str(" — it may bind once the code is loaded; the adapter reports changes");
-    }
-    text
-}
-
-fn launch_failure(inner: &SessionInner, command: &str, err: &RpcError) -> ToolError {
-    let mut error = inner.rpc_error(command, err);
-    let messages = inner.state.lock().adapter_messages.render();
-    if !messages.trim().is_empty() {
-        error.message.push_str(&format!("\nadapter messages:\n{}", crate::render::cut_chars(messages.trim(), 2000)));
-    }
-    error.with_hint("check the program path and that it was built with debug info; `debug adapters` shows what was found")
-}
-
-fn child_count(value: &Value) -> Option<u64> {
-    let named = value.get("namedVariables").and_then(Value::as_u64);
-    let indexed = value.get("indexedVariables").and_then(Value::as_u64);
-    match (named, indexed) {
-        (None, None) => None,
-        (named, indexed) => Some(named.unwrap_or(0) + indexed.unwrap_or(0)),
-    }
-}
-
-/// Decodes a response or event body into a dap-types (or own) payload; adapters extend enums
-/// (D8: presentationHint) so a failed decode retries without `presentationHint` fields.
-fn decode_lenient<T: DeserializeOwned>(body: &Value) -> Option<T> {
-    if let Ok(value) = serde_json::from_value(body.clone()) {
-        return Some(value);
-    }
-    let mut stripped = body.clone();
-    strip_key(&mut stripped, "presentationHint");
-    serde_json::from_value(stripped).ok()
-}
-
-fn strip_key(value: &mut Value, key: &str) {
-    match value {
-        Value::Object(map) => {
-            map.remove(key);
-            map.values_mut().for_each(|v| strip_key(v, key));
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| strip_key(v, key)),
-        _ => {}
-    }
-}
-
-/// The status of `Process 123 has exited with status 4` (delve's console message).
-fn parse_exit_status_text(text: &str) -> Option<i64> {
-    let rest = text.split("has exited with status").nth(1)?;
-    let digits: String = rest.trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
-    digits.parse().ok()
-}
-
-/// Reads dlv's stdout: the first line (the listening address) goes to `port_tx`; every later
-/// line is the debuggee's stdout (Debian's delve 1.20 does not forward it as `output` events).
-fn pump_listen_stdout(stdout: std::process::ChildStdout, port_tx: Sender<String>, ring: Arc<Mutex<OutputRing>>, done: Sender<()>) {
-    let mut reader = BufReader::new(stdout);
-    let mut first = true;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                if first && line.contains("listening at") {
-                    first = false;
-                    let _ = port_tx.send(line.trim().to_owned());
-                    continue;
-                }
-                if first {
-                    // Anything before the address line is noise from the adapter itself.
-                    continue;
-                }
-                ring.lock().push(OutputStream::Stdout, &line);
-            }
-        }
-    }
-    if first {
-        let _ = port_tx.send(String::new());
-    }
-    let _ = done.send(());
-}
-
-/// The port of `DAP server listening at: 127.0.0.1:PORT` (also `[::1]:PORT`).
-pub fn parse_listen_port(line: &str) -> Option<u16> {
-    let address = line.split("listening at:").nth(1)?.trim();
-    address.rsplit(':').next()?.trim().parse().ok()
-}
-
-fn connect_loopback(port: u16, timeout: Duration) -> std::io::Result<TcpStream> {
-    let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let deadline = Instant::now() + timeout;
-    loop {
-        match TcpStream::connect_timeout(&address, Duration::from_millis(500)) {
-            Ok(stream) => {
-                let _ = stream.set_nodelay(true);
-                return Ok(stream);
-            }
-            Err(err) if Instant::now() + Duration::from_millis(50) < deadline && err.kind() == std::io::ErrorKind::ConnectionRefused => {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            Err(err) => return Err(err),
-        }
-    }
-}
-
-/// SIGKILLs each recorded process that is still the same process (same start time) and alive.
-fn kill_leftovers(pids: &[(u32, u64)]) -> usize {
-    let mut killed = 0;
-    for &(pid, start) in pids {
-        if process::process_start_time_ticks(pid) != Some(start) || process::process_state(pid) != Some(ProcessState::Live) {
-            continue;
-        }
-        let Ok(raw) = i32::try_from(pid) else { continue };
-        if nix::sys::signal::kill(nix::unistd::Pid::from_raw(raw), nix::sys::signal::Signal::SIGKILL).is_ok() {
-            killed += 1;
-        }
-    }
-    killed
-}
-
-fn format_duration(duration: Duration) -> String {
-    let seconds = duration.as_secs();
-    if seconds >= 60 && seconds.is_multiple_of(60) {
-        format!("{} min", seconds / 60)
-    } else if seconds >= 60 {
-        format!("{} min {} s", seconds / 60, seconds % 60)
-    } else if seconds >= 1 {
-        format!("{seconds} s")
-    } else {
-        format!("{} ms", duration.as_millis())
-    }
+/// The exception's name alone: debugpy appends a note for a stop outside the raising frame
+/// (`AssertionError       (note: full exception trace is shown but execution is paused at:
+/// test_x)`), which says nothing the stop's top frame does not.
+fn exception_id_without_notes(id: &str) -> String {
+    let name = id.find("(note:").map_or(id, |at| &id[..at]);
+    name.trim().to_owned()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::exception_id_without_notes;
 
     #[test]
-    fn listen_port_is_parsed_from_dlv_first_line() {
-        assert_eq!(parse_listen_port("DAP server listening at: 127.0.0.1:41234"), Some(41234));
-        assert_eq!(parse_listen_port("DAP server listening at: [::1]:5000\n"), Some(5000));
-        assert_eq!(parse_listen_port("Type 'dlv help' for list of commands."), None);
-        assert_eq!(parse_exit_status_text("Process 4242 has exited with status 4\n"), Some(4));
-        assert_eq!(parse_exit_status_text("Process 1 has exited with status -1"), Some(-1));
-        assert_eq!(parse_exit_status_text("unrelated"), None);
-    }
-
-    #[test]
-    fn lenient_decode_survives_unknown_presentation_hints() {
-        let body = json!({"stackFrames": [{"id": 1, "name": "f", "line": 3, "column": 1, "presentationHint": "deemphasize-ish"}]});
-        let decoded: Option<dap_types::StackTraceResponse> = decode_lenient(&body);
-        assert_eq!(decoded.unwrap().stack_frames[0].line, 3);
-    }
-
-    #[test]
-    fn durations_read_naturally() {
-        assert_eq!(format_duration(Duration::from_secs(1800)), "30 min");
-        assert_eq!(format_duration(Duration::from_secs(90)), "1 min 30 s");
-        assert_eq!(format_duration(Duration::from_millis(1500)), "1 s");
-        assert_eq!(format_duration(Duration::from_millis(300)), "300 ms");
+    fn debugpy_notes_are_cut_from_exception_names() {
+        let id = "AssertionError       (note: full exception trace is shown but execution is paused at: test_easter_western)";
+        assert_eq!(exception_id_without_notes(id), "AssertionError");
+        assert_eq!(exception_id_without_notes("ValueError"), "ValueError");
     }
 }

@@ -7,7 +7,7 @@
 //! generation is refused here, before anything is sent to the adapter.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What a handle stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,12 +64,12 @@ impl HandleError {
 /// Handles are small positive integers (1, 2, …), unique for the session.
 #[derive(Debug, Default)]
 pub struct HandleTable {
-    entries: Vec<(u64, HandleKind, i64)>,
+    entries: Vec<(u64, HandleKind, u64)>,
 }
 
 impl HandleTable {
     /// Registers `raw` (the adapter's id) produced at `generation`; returns the handle.
-    pub fn insert(&mut self, generation: u64, kind: HandleKind, raw: i64) -> u64 {
+    pub fn insert(&mut self, generation: u64, kind: HandleKind, raw: u64) -> u64 {
         // Reuse the handle when the same id was already handed out at this generation, so
         // repeated `stack` calls at one stop give the same frame ids.
         if let Some(index) = self.entries.iter().rposition(|&(g, k, r)| g == generation && k == kind && r == raw) {
@@ -83,7 +83,7 @@ impl HandleTable {
     ///
     /// # Errors
     /// [`HandleError`] when unknown, of another kind, or stale.
-    pub fn resolve(&self, handle: u64, kind: HandleKind, current: u64) -> Result<i64, HandleError> {
+    pub fn resolve(&self, handle: u64, kind: HandleKind, current: u64) -> Result<u64, HandleError> {
         let Some(&(generation, actual, raw)) = handle.checked_sub(1).and_then(|index| self.entries.get(index as usize)) else {
             return Err(HandleError::Unknown);
         };
@@ -222,30 +222,160 @@ impl OutputRing {
     }
 }
 
-/// Desired breakpoints: canonical absolute file → 1-based lines. Kept across sessions of the
-/// conversation; sent at launch (after `initialized`) and whenever changed while running.
+/// Where a source breakpoint sits: a 1-based line, or the line holding a piece of text (so it
+/// follows the code when an edit moves the line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BreakpointAnchor {
+    /// A 1-based line.
+    Line(u64),
+    /// The line containing `text` (a substring); `occurrence` (1-based) picks one of several.
+    Text {
+        /// The text to find.
+        text: String,
+        /// Which of several matching lines (1-based); `None` when the text must be unique.
+        occurrence: Option<u64>,
+    },
+}
+
+/// One desired source breakpoint: its anchor and the DAP extras (each sent only when the
+/// adapter says it supports it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BreakpointSpec {
+    /// Where it sits.
+    pub anchor: BreakpointAnchor,
+    /// Stop only when this expression is true (`supportsConditionalBreakpoints`).
+    pub condition: Option<String>,
+    /// Stop only when the hit count satisfies this (`"5"`, `">= 3"`;
+    /// `supportsHitConditionalBreakpoints`).
+    pub hit_condition: Option<String>,
+    /// A logpoint: log this message (`{expr}` interpolated) instead of stopping
+    /// (`supportsLogPoints`).
+    pub log_message: Option<String>,
+}
+
+impl BreakpointSpec {
+    /// A plain breakpoint on a 1-based line.
+    pub fn line(line: u64) -> BreakpointSpec {
+        BreakpointSpec { anchor: BreakpointAnchor::Line(line), condition: None, hit_condition: None, log_message: None }
+    }
+}
+
+/// A source breakpoint with its anchor resolved to a line of the file as it is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedBreakpoint {
+    /// What was asked for.
+    pub spec: BreakpointSpec,
+    /// The 1-based line it resolves to.
+    pub line: u64,
+}
+
+/// Resolves every spec of `file` to a line, in the order given, one per line (a later spec on
+/// the same line replaces an earlier one).
+///
+/// # Errors
+/// For a text anchor that matches no line, or several without an `occurrence`: the message
+/// lists the candidate lines (at most 10).
+pub fn resolve_breakpoints(file: &Path, specs: &[BreakpointSpec]) -> Result<Vec<ResolvedBreakpoint>, String> {
+    let mut source: Option<String> = None;
+    let mut resolved: Vec<ResolvedBreakpoint> = Vec::new();
+    for spec in specs {
+        let line = match &spec.anchor {
+            BreakpointAnchor::Line(line) => *line,
+            BreakpointAnchor::Text { text, occurrence } => {
+                if source.is_none() {
+                    source = Some(std::fs::read_to_string(file).map_err(|err| format!("cannot read {}: {err}", file.display()))?);
+                }
+                resolve_text(source.as_deref().unwrap_or(""), text, *occurrence)?
+            }
+        };
+        resolved.retain(|existing| existing.line != line);
+        resolved.push(ResolvedBreakpoint { spec: spec.clone(), line });
+    }
+    Ok(resolved)
+}
+
+fn resolve_text(source: &str, text: &str, occurrence: Option<u64>) -> Result<u64, String> {
+    let needle = text.trim();
+    if needle.is_empty() {
+        return Err("a breakpoint's `text` is empty".to_owned());
+    }
+    let matches: Vec<(u64, &str)> =
+        source.lines().enumerate().filter(|(_, line)| line.contains(needle)).map(|(index, line)| (index as u64 + 1, line.trim())).collect();
+    let listed = || {
+        matches
+            .iter()
+            .take(10)
+            .map(|(line, text)| format!("line {line}: {}", crate::render::cut_chars(text, 80)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    match (matches.len(), occurrence) {
+        (0, _) => Err(format!("no line contains `{needle}`")),
+        (_, Some(n)) => matches
+            .get(n.saturating_sub(1) as usize)
+            .map(|(line, _)| *line)
+            .ok_or_else(|| format!("`{needle}` occurs on {} lines, so occurrence {n} does not exist: {}", matches.len(), listed())),
+        (1, None) => Ok(matches[0].0),
+        (count, None) => Err(format!("`{needle}` occurs on {count} lines: {}; add `occurrence` (1-based) or more text", listed())),
+    }
+}
+
+/// A function breakpoint (`setFunctionBreakpoints`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionBreakpointSpec {
+    /// The function name as the adapter resolves it (`area`, `rs1::area`, `main.add`).
+    pub name: String,
+    /// Stop only when this expression is true.
+    pub condition: Option<String>,
+    /// Stop only when the hit count satisfies this.
+    pub hit_condition: Option<String>,
+}
+
+/// Desired breakpoints, kept across sessions of the conversation and sent at launch (after
+/// `initialized`) and whenever changed while running: source breakpoints by canonical absolute
+/// file, function breakpoints, and the exception filters (`None`: the adapter's defaults).
 #[derive(Debug, Default, Clone)]
 pub struct BreakpointStore {
-    files: BTreeMap<PathBuf, Vec<u64>>,
+    files: BTreeMap<PathBuf, Vec<BreakpointSpec>>,
+    functions: Vec<FunctionBreakpointSpec>,
+    exception_filters: Option<Vec<String>>,
 }
 
 impl BreakpointStore {
-    /// Sets the lines of `file` (sorted, deduplicated). An empty list clears the file; the file
-    /// stays listed (with no lines) so the clear is also sent to a running adapter.
-    pub fn set(&mut self, file: PathBuf, mut lines: Vec<u64>) {
-        lines.sort_unstable();
-        lines.dedup();
-        self.files.insert(file, lines);
+    /// Sets the breakpoints of `file`. An empty list clears the file; the file stays listed
+    /// (with none) so the clear is also sent to a running adapter.
+    pub fn set(&mut self, file: PathBuf, specs: Vec<BreakpointSpec>) {
+        self.files.insert(file, specs);
     }
 
-    /// Every file with its lines (files cleared to zero lines included).
-    pub fn files(&self) -> impl Iterator<Item = (&PathBuf, &Vec<u64>)> {
+    /// Every file with its breakpoints (files cleared to none included).
+    pub fn files(&self) -> impl Iterator<Item = (&PathBuf, &Vec<BreakpointSpec>)> {
         self.files.iter()
     }
 
-    /// Number of breakpoint lines over all files.
+    /// Number of source breakpoints over all files.
     pub fn count(&self) -> usize {
         self.files.values().map(Vec::len).sum()
+    }
+
+    /// Replaces the function breakpoints (`[]` clears).
+    pub fn set_functions(&mut self, functions: Vec<FunctionBreakpointSpec>) {
+        self.functions = functions;
+    }
+
+    /// The function breakpoints.
+    pub fn functions(&self) -> &[FunctionBreakpointSpec] {
+        &self.functions
+    }
+
+    /// Sets the exception filters to enable (`[]`: none; see [`BreakpointStore::exception_filters`]).
+    pub fn set_exception_filters(&mut self, filters: Vec<String>) {
+        self.exception_filters = Some(filters);
+    }
+
+    /// The exception filters asked for, or `None` when the adapter's defaults apply.
+    pub fn exception_filters(&self) -> Option<&[String]> {
+        self.exception_filters.as_deref()
     }
 }
 
@@ -291,10 +421,34 @@ mod tests {
     #[test]
     fn breakpoint_store_keeps_cleared_files() {
         let mut store = BreakpointStore::default();
-        store.set(PathBuf::from("/a.py"), vec![5, 3, 5]);
+        store.set(PathBuf::from("/a.py"), vec![BreakpointSpec::line(3), BreakpointSpec::line(5)]);
         store.set(PathBuf::from("/b.py"), vec![]);
-        let files: Vec<_> = store.files().map(|(f, l)| (f.clone(), l.clone())).collect();
-        assert_eq!(files, vec![(PathBuf::from("/a.py"), vec![3, 5]), (PathBuf::from("/b.py"), vec![])]);
+        let files: Vec<_> = store.files().map(|(f, l)| (f.clone(), l.len())).collect();
+        assert_eq!(files, vec![(PathBuf::from("/a.py"), 2), (PathBuf::from("/b.py"), 0)]);
         assert_eq!(store.count(), 2);
+        assert_eq!(store.exception_filters(), None, "adapter defaults until set");
+        store.set_exception_filters(vec![]);
+        assert_eq!(store.exception_filters(), Some(&[][..]));
+    }
+
+    #[test]
+    fn text_anchors_resolve_to_their_line_or_list_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.py");
+        std::fs::write(&file, "total = 0\nfor x in xs:\n    total += x\nprint(total)\nprint(total)\n").unwrap();
+        let text = |text: &str, occurrence: Option<u64>| BreakpointSpec {
+            anchor: BreakpointAnchor::Text { text: text.to_owned(), occurrence },
+            condition: None,
+            hit_condition: None,
+            log_message: None,
+        };
+        let resolved = resolve_breakpoints(&file, &[text("total += x", None), BreakpointSpec::line(1)]).unwrap();
+        assert_eq!(resolved.iter().map(|r| r.line).collect::<Vec<_>>(), vec![3, 1]);
+        let err = resolve_breakpoints(&file, &[text("print(total)", None)]).unwrap_err();
+        assert!(err.contains("occurs on 2 lines") && err.contains("line 4: print(total)") && err.contains("line 5"), "{err}");
+        assert_eq!(resolve_breakpoints(&file, &[text("print(total)", Some(2))]).unwrap()[0].line, 5);
+        assert!(resolve_breakpoints(&file, &[text("missing", None)]).unwrap_err().contains("no line contains `missing`"));
+        let same_line = resolve_breakpoints(&file, &[BreakpointSpec::line(3), text("total += x", None)]).unwrap();
+        assert_eq!(same_line.len(), 1, "one breakpoint per line, the later wins");
     }
 }

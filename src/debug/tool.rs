@@ -1,13 +1,23 @@
-//! The `debug` tool (tier exec, not parallel-safe): descriptor, input schema, op dispatch.
+//! The `debug` tool (tier exec, not parallel-safe): descriptor, input schema, the ops as a
+//! serde enum, dispatch to the supervisor and the session, and rendering through
+//! [`crate::debug::render`].
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::error::ToolError;
+use crate::debug::adapters::AdapterId;
+use crate::debug::program::LaunchRequest;
+use crate::debug::render;
+use crate::debug::session::{ResumeKind, WithLateEvaluate};
+use crate::debug::state::{resolve_breakpoints, BreakpointAnchor, BreakpointSpec, FunctionBreakpointSpec, ResolvedBreakpoint};
+use crate::debug::{DebugSupervisor, LaunchTarget};
+use crate::error::{ErrorKind, ToolError};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolHandler, ToolOutput};
+use crate::result::{Content, ToolResult};
 use crate::tier::Tier;
 
 /// The tool's name.
@@ -16,17 +26,44 @@ pub const TOOL_NAME: &str = "debug";
 /// Default time budget of one `debug` call: 120 s (a delve launch compiles the program first).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
-const DESCRIPTION: &str = "Drive a debugger (DAP) over one program of this workspace: set breakpoints, launch or attach, \
-step, and read the stack, variables and output. One session per conversation, hard TTL 30 min; calls are serialized. \
-Adapters: debugpy (.py; the project's .venv/venv python runs the program), lldb (compiled executables: C, C++, Rust; \
-evaluate uses lldb's expression evaluator), delve (Go: a .go file or package dir, or a binary), dart (.dart). \
-Typical flow: breakpoints(file, lines) → launch(program, args) → the result says where it stopped → stack → \
-scopes(frame_id) → variables(reference) → evaluate(expression, frame_id) → step_over / step_in / step_out / continue \
-(each blocks until the next stop or exit and says where) → terminate. frame_id and reference values are only valid \
-until the program resumes; call stack again after any step. Lines are 1-based. Ops: adapters (which adapters can \
-run here and why not), status, breakpoints, launch, attach (port), continue, pause, step_over, step_in, step_out, \
-threads, stack (≤30 frames), scopes, variables (≤50 children, values cut at 400 chars), evaluate, output (the \
-program's stdout/stderr), terminate.";
+/// The ops (the spec's table, §7, plus the breakpoint kinds of issue 14).
+pub const OPS: [&str; 19] = [
+    "adapters",
+    "status",
+    "breakpoints",
+    "function_breakpoints",
+    "exception_breakpoints",
+    "launch",
+    "attach",
+    "continue",
+    "pause",
+    "step_over",
+    "step_in",
+    "step_out",
+    "threads",
+    "stack",
+    "scopes",
+    "variables",
+    "evaluate",
+    "output",
+    "terminate",
+];
+
+const DESCRIPTION: &str = "Drive a debugger (DAP) over one program or test of this workspace: set breakpoints, launch \
+or attach, step, and read the stack, variables and output. One session per conversation, hard TTL 30 min; calls are \
+serialized. The adapter is chosen from what you launch (say `adapter` to override): a test by name (`test`: a pytest \
+node id `tests/test_x.py::test_y`, a Rust test `module::test_name`, a Go test `TestX`), a Python `module`, or a \
+`program`: .py or a Python script (shebang) → debugpy under the project's .venv python; a .go file or Go package \
+directory → delve; a Rust bin source or cargo package → built with cargo, lldb; an ELF executable → lldb (delve when \
+Go built it); .dart → dart. Typical flow: breakpoints(file, lines) → launch(test | program) → the result says where \
+it stopped, with the top frames → variables / evaluate → step_over / step_in / step_out / continue (each runs until \
+the next stop or the program's end, within the call's budget, and says where) → terminate. Breakpoint entries are \
+1-based lines or objects {line | text, condition, hit_condition, log_message}; `text` anchors to the line holding \
+that text. Output the program printed since the last call rides on every result. frame_id and reference values are \
+valid until the program resumes. Ops: adapters, status, breakpoints, function_breakpoints (names), \
+exception_breakpoints (filters, listed by status), launch, attach (port), continue, pause, step_over, step_in, \
+step_out, threads, stack (≤30 frames; frames outside the workspace folded unless all_frames), scopes, variables (reference, or frame_id for \
+a frame's locals in one call; ≤50 children, values cut at 400 chars, small aggregates shown inline), evaluate, output, terminate.";
 
 /// Registers `debug` (R-DBG-1: the caller checks that a supervisor, a workspace and a
 /// conversation id exist).
@@ -37,12 +74,55 @@ pub(crate) fn register_tools(registry: &mut Registry) {
 
 /// The `debug` descriptor: tier exec, `parallel_safe: false`.
 pub fn descriptor() -> ToolDescriptor {
+    let breakpoint_entry = json!({
+        "anyOf": [
+            {"type": "integer", "minimum": 1, "description": "a 1-based line"},
+            {
+                "type": "object",
+                "properties": {
+                    "line": {"type": "integer", "minimum": 1, "description": "1-based line (or give text)"},
+                    "text": {"type": "string", "description": "the breakpoint goes on the line containing this text"},
+                    "occurrence": {"type": "integer", "minimum": 1, "description": "which of several lines containing text (1-based)"},
+                    "condition": {"type": "string", "description": "stop only when this expression is true"},
+                    "hit_condition": {"type": "string", "description": "stop only when the hit count satisfies this, e.g. \"5\" or \">= 3\""},
+                    "log_message": {"type": "string", "description": "a logpoint: log this ({expr} interpolated) to the output instead of stopping"}
+                },
+                "additionalProperties": false
+            }
+        ]
+    });
     ToolDescriptor {
         name: TOOL_NAME.to_owned(),
         title: "Debugger (DAP)".to_owned(),
         description: DESCRIPTION.to_owned(),
         tier: Tier::Exec,
-        input_schema: crate::schema::input_schema::<DebugArguments>(),
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "op": {"type": "string", "enum": OPS, "description": "the operation"},
+                "file": {"type": "string", "description": "breakpoints: source file, relative to the workspace or absolute"},
+                "lines": {"type": "array", "items": breakpoint_entry, "description": "breakpoints: the file's breakpoints (1-based lines or objects); [] clears them"},
+                "text": {"type": "string", "description": "breakpoints: shorthand for lines [{\"text\": …}]"},
+                "occurrence": {"type": "integer", "minimum": 1, "description": "breakpoints with text: which occurrence (1-based)"},
+                "names": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"name": {"type": "string"}, "condition": {"type": "string"}, "hit_condition": {"type": "string"}}, "required": ["name"], "additionalProperties": false}]}, "description": "function_breakpoints: function names (as the language writes them: area, rs1::area, main.add); [] clears"},
+                "filters": {"type": "array", "items": {"type": "string"}, "description": "exception_breakpoints: filter ids the adapter offers (status lists them; debugpy: raised, uncaught, userUnhandled); [] turns all off"},
+                "program": {"type": "string", "description": "launch: a script, a Go package directory or .go file, a Rust bin source or cargo package, or a built executable"},
+                "module": {"type": "string", "description": "launch: a Python module run as `python -m module` (debugpy)"},
+                "test": {"type": "string", "description": "launch: a test by name — pytest node id (tests/test_x.py::test_y), Rust test (module::test_name), Go test (TestX or TestX/sub)"},
+                "package": {"type": "string", "description": "launch with test: the cargo package (-p) of a Rust test, or the package directory of a Go test"},
+                "args": {"type": "array", "items": {"type": "string"}, "description": "launch: program arguments (for a test: extra arguments after the test selection)"},
+                "port": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "attach: 127.0.0.1 port (debugpy: a debugpy.listen port)"},
+                "adapter": {"type": "string", "enum": ["debugpy", "lldb", "delve", "dart"], "description": "attach (default debugpy) / launch: override the adapter chosen from the program"},
+                "thread_id": {"type": "integer", "minimum": 0, "description": "continue/pause/step_*/stack: thread; default the stopped thread"},
+                "frame_id": {"type": "integer", "minimum": 1, "description": "scopes/evaluate/variables: a frame_id from stack or a stop (evaluate defaults to the top frame; variables lists the frame's locals)"},
+                "reference": {"type": "integer", "minimum": 1, "description": "variables: a reference from scopes, variables or evaluate (or give frame_id for a frame's locals)"},
+                "expression": {"type": "string", "description": "evaluate: expression in the program's language"},
+                "start": {"type": "integer", "minimum": 0, "description": "variables: index of the first child (paging, default 0)"},
+                "all_frames": {"type": "boolean", "description": "stack: list every frame instead of folding runs outside the workspace"}
+            },
+            "required": ["op"],
+            "additionalProperties": false
+        }),
         output_schema: None,
         annotations: crate::registry::ToolAnnotations::for_tier(Tier::Exec),
         parallel_safe: false,
@@ -50,93 +130,532 @@ pub fn descriptor() -> ToolDescriptor {
     }
 }
 
-/// The arguments of one call (the tool's input schema is derived from this struct).
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DebugArguments {
-    /// The operation.
-    pub op: DebugOp,
-    /// breakpoints: source file, relative to the workspace or absolute.
-    pub file: Option<String>,
-    /// breakpoints: 1-based lines; [] clears the file's breakpoints.
-    #[schemars(inner(range(min = 1)))]
-    pub lines: Option<Vec<u64>>,
-    /// launch: a .py/.go/.dart file, a Go package directory, or a compiled executable (built
-    /// with debug info).
-    pub program: Option<String>,
-    /// launch: program arguments.
-    pub args: Option<Vec<String>>,
-    /// attach: 127.0.0.1 port (debugpy: a debugpy.listen port).
-    #[schemars(range(min = 1))]
-    pub port: Option<u16>,
-    /// attach (required) / launch (optional override): which adapter.
-    #[schemars(with = "Option<DebugAdapterName>")]
-    pub adapter: Option<String>,
-    /// continue/pause/step_*/stack: thread; default the stopped thread.
-    pub thread_id: Option<i64>,
-    /// scopes/evaluate: a frame_id from stack (evaluate defaults to the top frame).
-    #[schemars(range(min = 1))]
-    pub frame_id: Option<u64>,
-    /// variables: a reference from scopes, variables or evaluate.
-    #[schemars(range(min = 1))]
-    pub reference: Option<u64>,
-    /// evaluate: expression in the program's language.
-    pub expression: Option<String>,
-    /// variables: index of the first child (paging, default 0).
-    pub start: Option<u64>,
+/// One breakpoint entry of `lines`: a 1-based line or an object.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum BreakpointEntry {
+    /// A plain breakpoint on a line.
+    Line(u64),
+    /// A line or a text anchor, with extras.
+    Detailed {
+        /// 1-based line.
+        line: Option<u64>,
+        /// The line containing this text.
+        text: Option<String>,
+        /// Which of several lines containing `text` (1-based).
+        occurrence: Option<u64>,
+        /// Stop only when true.
+        condition: Option<String>,
+        /// Stop only when the hit count satisfies this.
+        hit_condition: Option<String>,
+        /// A logpoint's message.
+        log_message: Option<String>,
+    },
 }
 
-/// A `debug` op (wire names snake_case, as the spec's table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum DebugOp {
-    Adapters,
-    Status,
-    Breakpoints,
-    Launch,
-    Attach,
-    Continue,
-    Pause,
-    StepOver,
-    StepIn,
-    StepOut,
-    Threads,
-    Stack,
-    Scopes,
-    Variables,
-    Evaluate,
-    Output,
-    Terminate,
-}
-
-impl DebugOp {
-    /// The op's wire name, from serde.
-    pub(crate) fn as_str(self) -> &'static str {
-        crate::schema::variant_name(&self).unwrap_or("status")
+impl BreakpointEntry {
+    fn into_spec(self) -> Result<BreakpointSpec, ToolError> {
+        match self {
+            BreakpointEntry::Line(0) => Err(ToolError::invalid("breakpoint lines are 1-based; 0 is no line")),
+            BreakpointEntry::Line(line) => Ok(BreakpointSpec::line(line)),
+            BreakpointEntry::Detailed { line, text, occurrence, condition, hit_condition, log_message } => {
+                let anchor = match (line, text) {
+                    (Some(_), Some(_)) => {
+                        return Err(ToolError::invalid("a breakpoint takes `line` or `text`, not both")
+                            .with_hint("use text alone: it survives edits that move the line"))
+                    }
+                    (Some(line), None) => BreakpointAnchor::Line(line),
+                    (None, Some(text)) => BreakpointAnchor::Text { text, occurrence },
+                    (None, None) => {
+                        return Err(ToolError::invalid("a breakpoint object needs `line` or `text`")
+                            .with_hint("e.g. {\"line\": 20, \"condition\": \"i > 3\"} or {\"text\": \"total += x\"}"))
+                    }
+                };
+                Ok(BreakpointSpec { anchor, condition, hit_condition, log_message })
+            }
+        }
     }
 }
 
-/// The adapters `adapter` may name (schema only: the session resolves the name).
-#[derive(schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
-enum DebugAdapterName {
-    Debugpy,
-    Lldb,
-    Delve,
-    Dart,
+/// One function breakpoint entry: a name or an object.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum FunctionEntry {
+    /// A function name.
+    Name(String),
+    /// A name with a condition or hit condition.
+    Detailed {
+        /// The function name.
+        name: String,
+        /// Stop only when true.
+        condition: Option<String>,
+        /// Stop only when the hit count satisfies this.
+        hit_condition: Option<String>,
+    },
+}
+
+/// One call's op with its arguments, as the model sent them (the schema above validated the
+/// shapes; fields an op does not use are ignored).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub(crate) enum DebugOp {
+    /// Which adapters can run here and why not.
+    Adapters {},
+    /// The session and the stored breakpoints.
+    Status {},
+    /// Sets the breakpoints of a file (`[]` clears).
+    Breakpoints {
+        /// Source file, relative to the workspace or absolute inside it.
+        file: String,
+        /// The breakpoints.
+        lines: Option<Vec<BreakpointEntry>>,
+        /// Shorthand for one text-anchored breakpoint.
+        text: Option<String>,
+        /// With `text`: which occurrence.
+        occurrence: Option<u64>,
+    },
+    /// Sets the function breakpoints.
+    FunctionBreakpoints {
+        /// Function names.
+        names: Vec<FunctionEntry>,
+    },
+    /// Sets the exception filters.
+    ExceptionBreakpoints {
+        /// Filter ids.
+        filters: Vec<String>,
+    },
+    /// Starts a program, module or test under an adapter.
+    Launch {
+        /// Script, package directory or executable.
+        program: Option<String>,
+        /// A Python module.
+        module: Option<String>,
+        /// A test by name.
+        test: Option<String>,
+        /// The Rust package or Go package directory of `test`.
+        package: Option<String>,
+        /// Program arguments.
+        #[serde(default)]
+        args: Vec<String>,
+        /// Override of the adapter chosen from the program.
+        adapter: Option<AdapterId>,
+    },
+    /// Attaches to a program listening on a loopback port.
+    Attach {
+        /// The port on 127.0.0.1.
+        port: u16,
+        /// The adapter (default debugpy).
+        adapter: Option<AdapterId>,
+    },
+    /// DAP `continue`.
+    Continue {
+        /// Thread (default: the stopped one).
+        thread_id: Option<u64>,
+    },
+    /// DAP `pause`.
+    Pause {
+        /// Thread (default: the first).
+        thread_id: Option<u64>,
+    },
+    /// DAP `next`.
+    StepOver {
+        /// Thread (default: the stopped one).
+        thread_id: Option<u64>,
+    },
+    /// DAP `stepIn`.
+    StepIn {
+        /// Thread (default: the stopped one).
+        thread_id: Option<u64>,
+    },
+    /// DAP `stepOut`.
+    StepOut {
+        /// Thread (default: the stopped one).
+        thread_id: Option<u64>,
+    },
+    /// The adapter's threads.
+    Threads {},
+    /// The stack of a thread.
+    Stack {
+        /// Thread (default: the stopped one).
+        thread_id: Option<u64>,
+        /// List every frame (no folding).
+        #[serde(default)]
+        all_frames: bool,
+    },
+    /// The scopes of a frame.
+    Scopes {
+        /// A `frame_id` from `stack`.
+        frame_id: u64,
+    },
+    /// Children of a variables reference, or the variables of a frame's first scope.
+    Variables {
+        /// A reference from `scopes`, `variables` or `evaluate`.
+        reference: Option<u64>,
+        /// Instead of `reference`: a `frame_id` from `stack` or a stop; its first scope that is
+        /// not expensive (the locals) is listed, and the other scopes named.
+        frame_id: Option<u64>,
+        /// Index of the first child.
+        #[serde(default)]
+        start: u64,
+    },
+    /// Evaluates an expression.
+    Evaluate {
+        /// The expression, in the program's language.
+        expression: String,
+        /// A `frame_id` from `stack` (default: the top frame).
+        frame_id: Option<u64>,
+    },
+    /// The program's captured stdout/stderr.
+    Output {},
+    /// Ends the session.
+    Terminate {},
+}
+
+impl DebugOp {
+    fn resume(&self) -> Option<(ResumeKind, Option<u64>)> {
+        match *self {
+            DebugOp::Continue { thread_id } => Some((ResumeKind::Continue, thread_id)),
+            DebugOp::Pause { thread_id } => Some((ResumeKind::Pause, thread_id)),
+            DebugOp::StepOver { thread_id } => Some((ResumeKind::StepOver, thread_id)),
+            DebugOp::StepIn { thread_id } => Some((ResumeKind::StepIn, thread_id)),
+            DebugOp::StepOut { thread_id } => Some((ResumeKind::StepOut, thread_id)),
+            _ => None,
+        }
+    }
+}
+
+/// Parses the arguments into a [`DebugOp`]; a missing field is named with its op
+/// (`debug op scopes needs \`frame_id\``).
+///
+/// # Errors
+/// `invalid_arguments` naming the op and the field.
+pub(crate) fn parse_op(arguments: Value) -> Result<DebugOp, ToolError> {
+    let op = arguments.get("op").and_then(Value::as_str).unwrap_or("").to_owned();
+    serde_json::from_value(arguments).map_err(|err| {
+        let message = err.to_string();
+        match message.strip_prefix("missing field `").and_then(|rest| rest.split('`').next()) {
+            Some(field) => missing(field, &op),
+            None => ToolError::invalid(format!("invalid arguments for debug op {op:?}: {message}")),
+        }
+    })
+}
+
+fn missing(field: &str, op: &str) -> ToolError {
+    ToolError::invalid(format!("debug op {op} needs `{field}`")).with_hint(format!("call debug with op {op:?} and {field}"))
 }
 
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
-    let arguments: DebugArguments = ctx.parse_arguments(arguments)?;
-    let supervisor = ctx.resource::<super::DebugSupervisor>()?;
-    let result = supervisor.call(ctx, &arguments)?;
-    Ok(ToolOutput::new(result))
+    let op = parse_op(arguments)?;
+    let supervisor = ctx.resource::<DebugSupervisor>()?;
+    let env = CallEnv { workspace_root: ctx.workspace_root(), deadline: ctx.deadline() };
+    Ok(ToolOutput::new(run_op(supervisor, &env, op)?))
 }
 
-/// `Err` naming the missing parameter of `op`.
-pub(crate) fn required<T: Clone>(value: &Option<T>, name: &str, op: &str) -> Result<T, ToolError> {
-    value.clone().ok_or_else(|| {
-        ToolError::invalid(format!("debug op {op} needs `{name}`")).with_hint(format!("call debug with op {op:?} and {name}"))
+/// What an op needs of its call besides its arguments.
+struct CallEnv<'a> {
+    workspace_root: &'a Path,
+    deadline: Instant,
+}
+
+/// Runs one op on the supervisor and renders its result; the end of a session that ended on
+/// its own is told once (before the call's own text when it happened before the call, after
+/// it when during the call).
+fn run_op(supervisor: &DebugSupervisor, env: &CallEnv<'_>, op: DebugOp) -> Result<ToolResult, ToolError> {
+    // Paths and arguments are checked before the call begins: an input error leaves the
+    // session alone.
+    let prepared = prepare(env.workspace_root, &op)?;
+    let mut call = supervisor.begin_call();
+    let notice =
+        call.previous().map(|previous| format!("{}; {}", render::session_end(&previous.end), render::teardown(&previous.teardown)));
+    let mut unreported = call.previous().map(|previous| previous.unreported_output.clone()).unwrap_or_default();
+    let outcome = op_text(&mut call, env, op, prepared);
+    if let Some(session) = call.session() {
+        unreported.push_str(&session.take_new_output());
+    }
+    let retired = call.finish();
+    if let Some(retired) = &retired {
+        unreported.push_str(&retired.unreported_output);
+    }
+    let ended =
+        retired.map(|retired| format!("session ended: {}; {}", render::session_end(&retired.end), render::teardown(&retired.teardown)));
+    let new_output = render::new_output(&unreported);
+    match outcome {
+        Ok(text) => {
+            let mut result = ToolResult::text(text);
+            if let Some(new_output) = new_output {
+                result.push_text(new_output);
+            }
+            if let Some(ended) = ended {
+                result.push_text(ended);
+            }
+            if let Some(notice) = notice {
+                let text = format!("note: the previous debug session ended: {notice}");
+                result.content.insert(0, Content::Text { text });
+            }
+            Ok(result)
+        }
+        Err(mut err) => {
+            if let Some(ended) = ended {
+                err.message.push_str(&format!("; {ended}"));
+            }
+            if let Some(notice) = notice {
+                err.message.push_str(&format!(" (note: the previous debug session ended: {notice})"));
+            }
+            if let Some(new_output) = new_output {
+                err.message.push_str(&format!("\n{new_output}"));
+            }
+            Err(err)
+        }
+    }
+}
+
+/// What an op needs resolved before the call begins.
+enum Prepared {
+    Nothing,
+    Breakpoints(PathBuf, Vec<ResolvedBreakpoint>, Vec<BreakpointSpec>),
+    Launch(Box<LaunchRequest>),
+}
+
+fn prepare(workspace_root: &Path, op: &DebugOp) -> Result<Prepared, ToolError> {
+    match op {
+        DebugOp::Breakpoints { file, lines, text, occurrence } => {
+            let path = resolve_workspace_path(workspace_root, file)?;
+            if !path.is_file() {
+                return Err(ToolError::new(ErrorKind::NotFound, format!("breakpoints: no file {}", path.display()))
+                    .with_hint("pass a source file of the workspace, relative to its root"));
+            }
+            let mut specs = Vec::new();
+            for entry in lines.clone().unwrap_or_default() {
+                specs.push(entry.into_spec()?);
+            }
+            if let Some(text) = text {
+                specs.push(BreakpointSpec {
+                    anchor: BreakpointAnchor::Text { text: text.clone(), occurrence: *occurrence },
+                    condition: None,
+                    hit_condition: None,
+                    log_message: None,
+                });
+            }
+            if lines.is_none() && text.is_none() {
+                return Err(missing("lines", "breakpoints"));
+            }
+            let resolved = resolve_breakpoints(&path, &specs).map_err(|why| {
+                ToolError::new(ErrorKind::NotFound, format!("breakpoints in {}: {why}", render::display_path(workspace_root, &path)))
+                    .with_hint("anchor to text that occurs once, add `occurrence`, or give the line")
+            })?;
+            Ok(Prepared::Breakpoints(path, resolved, specs))
+        }
+        DebugOp::Launch { program, module, test, package, args, adapter } => {
+            let program = match program {
+                Some(program) => {
+                    let path = resolve_workspace_path(workspace_root, program)?;
+                    if !path.exists() {
+                        return Err(ToolError::new(ErrorKind::NotFound, format!("launch: no program {}", path.display()))
+                            .with_hint("pass a script, package directory or built executable inside the workspace, or a test by name with `test`"));
+                    }
+                    Some(path)
+                }
+                None if module.is_none() && test.is_none() => {
+                    return Err(ToolError::invalid("debug op launch needs `program` (or `test`, or `module`)").with_hint(
+                        "call debug with op \"launch\" and program (a script, package directory or executable), test (a test by name) or module",
+                    ))
+                }
+                None => None,
+            };
+            Ok(Prepared::Launch(Box::new(LaunchRequest {
+                program,
+                module: module.clone(),
+                test: test.clone(),
+                package: package.clone(),
+                args: args.clone(),
+                adapter: *adapter,
+            })))
+        }
+        _ => Ok(Prepared::Nothing),
+    }
+}
+
+fn op_text(call: &mut crate::debug::SupervisorCall<'_>, env: &CallEnv<'_>, op: DebugOp, prepared: Prepared) -> Result<String, ToolError> {
+    let root = env.workspace_root;
+    if let Some((kind, thread)) = op.resume() {
+        let session = live_session(call, kind.op_name())?;
+        return with_late_note(session.resume(kind, thread, env.deadline), |report| render::resume_report(report, root));
+    }
+    match op {
+        DebugOp::Adapters {} => Ok(render::adapters(&call.availability(root), root)),
+        DebugOp::Status {} => Ok(render::supervisor_status(call.session().map(|s| s.status()).as_ref(), call.breakpoints(), root)),
+        DebugOp::Breakpoints { .. } => {
+            let Prepared::Breakpoints(path, resolved, specs) = prepared else { unreachable!("prepared above") };
+            let lines: Vec<u64> = resolved.iter().map(|r| r.line).collect();
+            call.store_breakpoints(path.clone(), specs);
+            match call.session() {
+                Some(session) => {
+                    let statuses = session.set_breakpoints(&path, &resolved)?;
+                    Ok(render::breakpoints_sent(&path, session.adapter().name(), &statuses, root))
+                }
+                None => {
+                    let listed: Vec<String> = resolved.iter().map(|r| format!("{}{}", r.line, render::spec_extras(&r.spec))).collect();
+                    Ok(format!(
+                        "{} breakpoint(s) stored for {} (lines {}); they are sent when you launch",
+                        lines.len(),
+                        render::display_path(root, &path),
+                        if listed.is_empty() { render::join_numbers(&lines) } else { listed.join(", ") }
+                    ))
+                }
+            }
+        }
+        DebugOp::FunctionBreakpoints { names } => {
+            let functions: Vec<FunctionBreakpointSpec> = names
+                .into_iter()
+                .map(|entry| match entry {
+                    FunctionEntry::Name(name) => FunctionBreakpointSpec { name, condition: None, hit_condition: None },
+                    FunctionEntry::Detailed { name, condition, hit_condition } => FunctionBreakpointSpec { name, condition, hit_condition },
+                })
+                .collect();
+            call.store_function_breakpoints(functions.clone());
+            match call.session() {
+                Some(session) => match session.set_function_breakpoints(&functions)? {
+                    Some(statuses) if statuses.is_empty() => Ok("function breakpoints cleared".to_owned()),
+                    Some(statuses) => Ok(format!(
+                        "function breakpoints sent to the running {}:\n{}",
+                        session.adapter().name(),
+                        statuses.iter().map(|s| format!("  {}", render::function_breakpoint_status(s, root))).collect::<Vec<_>>().join("\n")
+                    )),
+                    None => Err(ToolError::new(
+                        ErrorKind::Unavailable,
+                        format!("{} does not support function breakpoints (supportsFunctionBreakpoints); they stay stored for an adapter that does", session.adapter().name()),
+                    )
+                    .with_hint("set a line breakpoint in the function instead (breakpoints with text anchors the function's first line)")),
+                },
+                None if functions.is_empty() => Ok("function breakpoints cleared".to_owned()),
+                None => Ok(format!(
+                    "{} function breakpoint(s) stored ({}); they are sent when you launch (if the adapter supports them)",
+                    functions.len(),
+                    functions.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+                )),
+            }
+        }
+        DebugOp::ExceptionBreakpoints { filters } => {
+            call.store_exception_filters(filters.clone());
+            match call.session() {
+                Some(session) => {
+                    let report = session.set_exception_filters(Some(&filters))?;
+                    Ok(render::exception_filters(&report, session.adapter().name()))
+                }
+                None => Ok(format!(
+                    "exception filters stored ({}); they are checked against the adapter's list and sent when you launch",
+                    if filters.is_empty() { "none: every exception filter off".to_owned() } else { filters.join(", ") }
+                )),
+            }
+        }
+        DebugOp::Launch { .. } => {
+            let Prepared::Launch(request) = prepared else { unreachable!("prepared above") };
+            let report = call.launch(LaunchTarget::Request(request), root, env.deadline)?;
+            Ok(render::launch_report(&report, root))
+        }
+        DebugOp::Attach { port, adapter } => {
+            let report = call.launch(LaunchTarget::Attach { adapter: adapter.unwrap_or(AdapterId::Debugpy), port }, root, env.deadline)?;
+            Ok(render::launch_report(&report, root))
+        }
+        DebugOp::Terminate {} => Ok(match call.terminate() {
+            Some((summary, teardown)) => {
+                format!("terminated {}: {}", render::session_summary(&summary), render::teardown(&teardown))
+            }
+            None => "no debug session is running; nothing to terminate".to_owned(),
+        }),
+        DebugOp::Output {} => match (call.session(), call.last_output()) {
+            (Some(session), _) => Ok(render::output(&session.output())),
+            (None, Some(last)) => Ok(format!("(no session is running; output of the last session)\n{}", render::output(last))),
+            (None, None) => Err(no_session("output")),
+        },
+        DebugOp::Threads {} => {
+            let session = live_session(call, "threads")?;
+            let (threads, stopped) = session.threads()?;
+            Ok(render::threads(&threads, stopped, &session.summary().description))
+        }
+        DebugOp::Stack { thread_id, all_frames } => Ok(render::stack(&live_session(call, "stack")?.stack(thread_id)?, root, all_frames)),
+        DebugOp::Scopes { frame_id } => Ok(render::scopes(frame_id, &live_session(call, "scopes")?.scopes(frame_id)?)),
+        DebugOp::Variables { reference: Some(reference), frame_id: None, start } => {
+            Ok(render::variables(&live_session(call, "variables")?.variables(reference, start)?))
+        }
+        DebugOp::Variables { reference: None, frame_id: Some(frame_id), start } => {
+            let session = live_session(call, "variables")?;
+            let scopes = session.scopes(frame_id)?;
+            let Some(first) = scopes.iter().find(|scope| scope.handle.is_some() && !scope.expensive).or(scopes.first()) else {
+                return Ok(render::scopes(frame_id, &scopes));
+            };
+            let Some(handle) = first.handle else { return Ok(render::scopes(frame_id, &scopes)) };
+            let page = session.variables(handle, start)?;
+            Ok(render::frame_variables(frame_id, first, &scopes, &page))
+        }
+        DebugOp::Variables { .. } => Err(ToolError::invalid("debug op variables needs exactly one of `reference` and `frame_id`")
+            .with_hint("pass a reference from scopes, variables or evaluate, or a frame_id from stack (its locals)")),
+        DebugOp::Evaluate { expression, frame_id } => {
+            let session = live_session(call, "evaluate")?;
+            with_late_note(session.evaluate(&expression, frame_id), render::evaluate)
+        }
+        DebugOp::Continue { .. } | DebugOp::Pause { .. } | DebugOp::StepOver { .. } | DebugOp::StepIn { .. } | DebugOp::StepOut { .. } => {
+            unreachable!("resume ops are handled above")
+        }
+    }
+}
+
+/// Renders an op's result and appends the one-time note about a late evaluate to its text or,
+/// when the op failed, to its error message: the note is consumed by the poll, so it must not
+/// be lost on either path.
+fn with_late_note<T>(outcome: WithLateEvaluate<T>, render_ok: impl FnOnce(&T) -> String) -> Result<String, ToolError> {
+    let note = outcome.late.as_ref().and_then(render::evaluate_poll);
+    let rendered = outcome.result.map(|value| render_ok(&value));
+    let Some(note) = note else { return rendered };
+    match rendered {
+        Ok(text) => Ok(format!("{text}\n{note}")),
+        Err(mut err) => {
+            err.message = format!("{}\n{note}", err.message);
+            Err(err)
+        }
+    }
+}
+
+fn live_session<'a>(call: &'a crate::debug::SupervisorCall<'_>, op: &str) -> Result<&'a crate::debug::session::Session, ToolError> {
+    call.session().ok_or_else(|| no_session(op))
+}
+
+fn no_session(op: &str) -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, format!("debug op {op} needs a running session and none is running"))
+        .with_hint("set breakpoints, then call debug op \"launch\" with a program (or \"attach\" with a port)")
+}
+
+/// Resolves `path` inside the workspace with the crate's one confinement rule
+/// ([`crate::files::resolve_in_workspace`]: `..`, outside absolute paths, symlinks and dangling
+/// symlinks leading out, NUL bytes are all refused).
+fn resolve_workspace_path(workspace_root: &Path, path: &str) -> Result<PathBuf, ToolError> {
+    crate::files::resolve_in_workspace(workspace_root, path).map_err(|err| {
+        if err.hint.is_none() {
+            err.with_hint("debug programs and files inside the workspace")
+        } else {
+            err
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_parse_into_the_enum_and_missing_fields_name_their_op() {
+        assert!(matches!(parse_op(json!({"op": "status", "file": "ignored.py"})), Ok(DebugOp::Status {})));
+        assert!(matches!(
+            parse_op(json!({"op": "variables", "reference": 4})),
+            Ok(DebugOp::Variables { reference: Some(4), frame_id: None, start: 0 })
+        ));
+        assert!(matches!(
+            parse_op(json!({"op": "launch", "program": "a.py", "adapter": "lldb"})),
+            Ok(DebugOp::Launch { adapter: Some(AdapterId::Lldb), .. })
+        ));
+        let err = parse_op(json!({"op": "scopes"})).unwrap_err();
+        assert_eq!(err.message, "debug op scopes needs `frame_id`");
+        let err = parse_op(json!({"op": "fly"})).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidArguments);
+    }
 }

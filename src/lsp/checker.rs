@@ -8,7 +8,7 @@
 //!
 //! | marker | checker |
 //! |---|---|
-//! | `Cargo.toml` | `cargo check --message-format=json` |
+//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project) |
 //! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
 //! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
 //! | `go.mod` | `go vet ./...` and `go build ./...` |
@@ -19,9 +19,11 @@
 //! them; type errors vet prints with a `vet: ` prefix stay errors) and `clangd --check`, which
 //! logs errors only (warnings are not visible through that fallback; clang-tidy reports both).
 //! The same finding from two steps (a type error from both `go vet` and `go build`) is listed
-//! once. Each run honors the checker timeout (and the call's deadline); a missing checker says
-//! which binaries were looked for; when no checker could run at all the call fails
-//! (`unavailable`) instead of answering "0 errors".
+//! once, and each run's count is what it contributes after that. Each run honors the checker
+//! timeout, capped by the call's deadline: a killed run says which of the two budgets ran out
+//! (never that its output "could not be parsed"), and lists only what it had printed when
+//! line-based output allows it. A missing checker says which binaries were looked for; when no
+//! checker could run at all the call fails (`unavailable`) instead of answering "0 errors".
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -60,6 +62,8 @@ pub struct CheckerRun {
     pub records: Vec<DiagnosticRecord>,
     /// Problems running it (timeout, missing binary, unparseable output).
     pub problem: Option<String>,
+    /// Whether a step was killed because a budget ran out (`problem` says which).
+    pub timed_out: bool,
     /// Wall time.
     pub elapsed: Duration,
     /// Python roots: the interpreter pyright was given (`--pythonpath`) and why, e.g.
@@ -87,13 +91,93 @@ impl CheckerCache {
     }
 }
 
+/// The time the checkers may take: [`crate::lsp::LspConfig::checker_timeout`], capped by the
+/// `lsp` call's own deadline; a killed run names the one that ran out.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckerBudget {
+    /// When every step must have finished.
+    pub end: Instant,
+    /// The `lsp` call's whole time budget.
+    pub call_budget: Duration,
+    /// The configured checker timeout.
+    pub checker_timeout: Duration,
+    /// Whether `end` is the call's deadline (it comes before the checker timeout would).
+    pub capped_by_call: bool,
+}
+
+impl CheckerBudget {
+    /// The budget of checkers started now under `checker_timeout`, in a call of `call_budget`
+    /// that must answer by `call_deadline`.
+    pub fn new(checker_timeout: Duration, call_budget: Duration, call_deadline: Instant) -> CheckerBudget {
+        let own_end = Instant::now() + checker_timeout;
+        CheckerBudget { end: own_end.min(call_deadline), call_budget, checker_timeout, capped_by_call: call_deadline < own_end }
+    }
+
+    /// Why a step killed after `elapsed` was stopped: which budget ran out and what to do.
+    fn timeout_problem(&self, name: &str, elapsed: Duration) -> String {
+        if self.capped_by_call {
+            format!(
+                "{name} was stopped after {} because the `lsp` call's time budget ({}) ran out before the checker timeout ({}, LspConfig::checker_timeout) could; it was killed, so its report is missing or incomplete — call again with a larger `lsp` timeout (RunConfig::tool_timeouts, or the host's per-call timeout), or run the command yourself",
+                duration_text(elapsed),
+                duration_text(self.call_budget),
+                duration_text(self.checker_timeout)
+            )
+        } else {
+            format!(
+                "{name} timed out after {} ms (LspConfig::checker_timeout = {}) and was killed; the list is incomplete — raise the checker timeout, or run the command yourself",
+                elapsed.as_millis(),
+                duration_text(self.checker_timeout)
+            )
+        }
+    }
+
+    /// Why a step did not start: the budget was already spent by earlier steps.
+    fn spent_problem(&self) -> String {
+        if self.capped_by_call {
+            format!("not run: the `lsp` call's time budget ({}) was spent by the steps before it", duration_text(self.call_budget))
+        } else {
+            format!("not run: the checker timeout ({}) was spent by the steps before it", duration_text(self.checker_timeout))
+        }
+    }
+}
+
+/// `850 ms`, `12.5 s`, `180 s`.
+fn duration_text(duration: Duration) -> String {
+    if duration < Duration::from_secs(1) {
+        format!("{} ms", duration.as_millis())
+    } else if duration < Duration::from_secs(20) {
+        format!("{:.1} s", duration.as_secs_f64())
+    } else {
+        format!("{} s", duration.as_secs())
+    }
+}
+
+impl CheckerRun {
+    /// Adds a problem (several steps may each have one).
+    fn add_problem(&mut self, problem: String) {
+        self.problem = Some(match self.problem.take() {
+            Some(earlier) => format!("{earlier}; {problem}"),
+            None => problem,
+        });
+    }
+}
+
 /// Runs every applicable checker for the workspace and renders the page of its diagnostics that
-/// starts at `offset` (a later page reuses the previous run while no file changed).
+/// starts at `offset` (a later page reuses the previous run while no file changed). The checkers
+/// get [`crate::lsp::LspConfig::checker_timeout`], capped by `deadline` (the call's, less a
+/// margin for the answer); `call_budget` is the call's whole budget, named when it is what ran
+/// out.
 ///
 /// # Errors
-/// `unavailable` when no project root with a known checker marker exists in the workspace;
+/// `unavailable` when no project root with a known checker marker exists in the workspace, or no
+/// checker could run (the message says why: missing, timed out — and which budget);
 /// `invalid_arguments` for an `offset` past the end.
-pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: Instant) -> Result<ToolOutput, ToolError> {
+pub fn project_diagnostics(
+    supervisor: &LspSupervisor,
+    offset: usize,
+    deadline: Instant,
+    call_budget: Duration,
+) -> Result<ToolOutput, ToolError> {
     let root = supervisor.workspace_root();
     let config = supervisor.config();
     let mut roots: Vec<(&str, PathBuf)> = Vec::new();
@@ -121,14 +205,14 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         return Err(ToolError::new(ErrorKind::Unavailable, "no project checker applies: the workspace has no project root marker")
             .with_hint(format!("looked for: {}", markers.join(", "))));
     }
-    let end = (Instant::now() + config.checker_timeout).min(deadline);
+    let budget = CheckerBudget::new(config.checker_timeout, call_budget, deadline);
     let path_env = config.search_path.clone().or_else(|| std::env::var_os("PATH"));
     let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root)) } else { None };
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
             let runs: Vec<CheckerRun> =
-                roots.iter().map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), end)).collect();
+                roots.iter().map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), &budget)).collect();
             supervisor.checker_cache().store(workspace_fingerprint(root), &runs);
             (runs, None)
         }
@@ -141,9 +225,14 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         })
         .collect();
     if all.is_empty() && problems.len() == runs.len() {
+        let hint = if runs.iter().any(|run| run.timed_out) {
+            "give it more time as said above; meanwhile `diagnostics` on one file asks the language server"
+        } else {
+            "install the checker named above (or fix its project setup); `diagnostics` on one file asks the language server instead"
+        };
         return Err(ToolError::new(ErrorKind::Unavailable, format!("the project checker could not run: {}", problems.join("; ")))
-            .with_hint("install the checker named above (or fix its project setup), or raise the checker timeout; `diagnostics` on one file asks the language server instead")
-            .with_details(json!({"problems": problems})));
+            .with_hint(hint)
+            .with_details(json!({"problems": problems, "timed_out": runs.iter().any(|run| run.timed_out)})));
     }
     let errors = all.iter().filter(|r| r.severity == Severity::Error).count();
     let warnings = all.iter().filter(|r| r.severity == Severity::Warning).count();
@@ -161,9 +250,19 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         ));
     }
     for run in &runs {
+        // What this run contributes after repeats (the same finding from two steps, or twice from
+        // one) were listed once, so the counts agree with the header.
+        let distinct = sorted_and_deduplicated(run.records.clone()).len();
+        let repeats = run.records.len() - distinct;
+        let counted = if repeats > 0 {
+            format!("{} (+{repeats} repeated by another target or step, listed once)", crate::render::plural(distinct, "diagnostic"))
+        } else {
+            crate::render::plural(distinct, "diagnostic")
+        };
         let status = match &run.problem {
-            Some(problem) => format!("PROBLEM: {problem}"),
-            None => format!("{} diagnostics", run.records.len()),
+            Some(problem) if run.records.is_empty() => format!("PROBLEM: {problem}"),
+            Some(problem) => format!("{counted} before it stopped; PROBLEM: {problem}"),
+            None => counted,
         };
         text.push_str(&format!(
             "\n  ran `{}` in {} ({} ms): {status}",
@@ -195,7 +294,7 @@ pub fn project_diagnostics(supervisor: &LspSupervisor, offset: usize, deadline: 
         .collect();
     let runs_json: Vec<Value> = runs
         .iter()
-        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "count": run.records.len(), "elapsed_ms": run.elapsed.as_millis() as u64, "interpreter": run.interpreter}))
+        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "timed_out": run.timed_out, "count": sorted_and_deduplicated(run.records.clone()).len(), "elapsed_ms": run.elapsed.as_millis() as u64, "interpreter": run.interpreter}))
         .collect();
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
         "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(), "page": page.to_json(), "reused_previous_run": reused_at.is_some(),
@@ -228,18 +327,33 @@ fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
     None
 }
 
-fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Option<&std::ffi::OsStr>, end: Instant) -> CheckerRun {
+fn run_checker(
+    checker: &str,
+    root: &Path,
+    workspace_root: &Path,
+    path_env: Option<&std::ffi::OsStr>,
+    budget: &CheckerBudget,
+) -> CheckerRun {
+    let end = budget.end;
     let start = Instant::now();
     let mut run = CheckerRun {
         command: String::new(),
         root: root.to_path_buf(),
         records: Vec::new(),
         problem: None,
+        timed_out: false,
         elapsed: Duration::ZERO,
         interpreter: None,
     };
     let steps: Vec<(Vec<&str>, Vec<String>)> = match checker {
-        "cargo" => vec![(vec!["cargo"], vec!["check".into(), "--message-format=json".into(), "--quiet".into()])],
+        // All targets, as rust-analyzer's own check does: a project whose tests or benches do not
+        // compile is broken (semver's bench needs nightly: E0554). `--keep-going` reports every
+        // target's errors, not only the first failing one's. Costlier than the library alone
+        // (dev-dependencies are checked too; semver: 0.1 s → 0.3 s warm), and said in the command.
+        "cargo" => vec![(
+            vec!["cargo"],
+            vec!["check".into(), "--all-targets".into(), "--keep-going".into(), "--message-format=json".into(), "--quiet".into()],
+        )],
         "pyright" => {
             // The same interpreter the language servers get (a configured venv, the project's
             // .venv/venv, else python3 on PATH), so imports resolve against the project's
@@ -274,8 +388,10 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
     let mut commands = Vec::new();
     for (names, args) in steps {
         let Some(binary) = find_binary(&names, root) else {
-            run.problem =
-                Some(format!("missing checker: looked for {} on PATH and in node_modules/.bin, .venv/bin, venv/bin", names.join(" or ")));
+            run.add_problem(format!(
+                "missing checker: looked for {} on PATH and in node_modules/.bin, .venv/bin, venv/bin",
+                names.join(" or ")
+            ));
             commands.push(names.join("|"));
             continue;
         };
@@ -283,7 +399,8 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
         commands.push(format!("{name} {}", args.join(" ")));
         let remaining = end.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
-            run.problem = Some("the checker budget ran out before this step".to_owned());
+            run.timed_out = true;
+            run.add_problem(format!("`{name} {}` {}", args.join(" "), budget.spent_problem()));
             break;
         }
         let spec = ProcessSpec::new(&binary, root).with_args(args.iter().cloned()).with_display_name(format!("checker {name}"));
@@ -293,15 +410,21 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
             match crate::progress::while_waiting(Some(remaining), describe, || run_to_completion(spec, b"", remaining, 8 * 1024 * 1024)) {
                 Ok(completed) => completed,
                 Err(err) => {
-                    run.problem = Some(format!("{name} failed to run: {}", err.message));
+                    run.add_problem(format!("{name} failed to run: {}", err.message));
                     continue;
                 }
             };
-        if completed.timed_out {
-            run.problem = Some(format!("{name} timed out after {} ms and was killed; the list is incomplete", remaining.as_millis()));
-        }
         let stdout = String::from_utf8_lossy(&completed.stdout);
         let stderr = String::from_utf8_lossy(&completed.stderr);
+        if completed.timed_out {
+            run.timed_out = true;
+            run.add_problem(budget.timeout_problem(&name, completed.elapsed));
+            // A killed run's report is cut: pyright's JSON comes whole at the end (nothing to
+            // keep), line-based output keeps the lines printed before the kill.
+            if checker == "pyright" {
+                break;
+            }
+        }
         let parsed = match checker {
             "cargo" => parse_cargo(&stdout, root),
             "pyright" => parse_pyright(&stdout, root),
@@ -322,7 +445,8 @@ fn run_checker(checker: &str, root: &Path, workspace_root: &Path, path_env: Opti
                 }
                 run.records.extend(records);
             }
-            Err(why) => run.problem = Some(format!("{name} output could not be parsed: {why}")),
+            Err(_) if completed.timed_out => {}
+            Err(why) => run.add_problem(format!("{name} output could not be parsed: {why}")),
         }
     }
     run.command = commands.join(" && ");

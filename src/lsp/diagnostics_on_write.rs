@@ -35,7 +35,10 @@
 //! second instance of a known message is. Each checked file's counts are rebased on its fresh
 //! pre-write state (what was reported before stays marked while it persists, and is counted as
 //! "still unresolved"); keys that disappear are forgotten, so a fixed and reintroduced error is
-//! reported again.
+//! reported again — except in files the write did not touch when the write introduced errors:
+//! those can stop the check before it reaches them (cargo skips every target that depends on a
+//! crate that no longer builds), so what vanished there is said to be no longer reported, not
+//! resolved, and stays known; when it shows again it is not new.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -148,17 +151,112 @@ impl DiagnosticRecord {
 /// The ledger key of a diagnostic within one file.
 pub type LedgerKey = (Severity, Option<String>, String);
 
+/// How far a file's state after a write shows what the file no longer has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Observation {
+    /// The state is the file's own: a key that is gone was resolved and is forgotten (a written
+    /// file; any file when the write introduced no new error in its server's check).
+    Complete,
+    /// The write introduced errors that can stop the check before it reaches this file (cargo
+    /// skips every target that depends on a crate that no longer builds; a syntax error stops
+    /// type checking): a key that is gone may only be hidden, so the ledger keeps it, and it is
+    /// not new when it shows again.
+    MaybeMasked,
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct LedgerEntry {
-    /// Instances currently known (seeded or reported).
-    count: usize,
-    /// Of those, how many were reported to the agent as new.
+    /// Instances the run knows of in the file: seen in a pre-write state, reported, or hidden
+    /// since by a write that introduced errors. A later state is compared with this count.
+    known: usize,
+    /// Of those, the instances present in the last state seen.
+    visible: usize,
+    /// Of the known instances, how many were reported to the agent as new.
     reported: usize,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct FileLedger {
     entries: HashMap<LedgerKey, LedgerEntry>,
+}
+
+fn count_by_key(records: &[DiagnosticRecord]) -> HashMap<LedgerKey, usize> {
+    let mut counts: HashMap<LedgerKey, usize> = HashMap::new();
+    for record in records {
+        *counts.entry(record.ledger_key()).or_default() += 1;
+    }
+    counts
+}
+
+impl FileLedger {
+    fn from_state(state: &[DiagnosticRecord]) -> FileLedger {
+        let entries = count_by_key(state).into_iter().map(|(key, n)| (key, LedgerEntry { known: n, visible: n, reported: 0 })).collect();
+        FileLedger { entries }
+    }
+
+    /// Takes a fresh pre-write state: it replaces what was seen (something outside the tools may
+    /// have fixed or broken things), except instances a masking write hid, which stay known.
+    fn rebase(&mut self, before: &[DiagnosticRecord]) {
+        let counts = count_by_key(before);
+        let mut next: HashMap<LedgerKey, LedgerEntry> = HashMap::new();
+        for (key, entry) in &self.entries {
+            if entry.known > entry.visible {
+                let present = counts.get(key).copied().unwrap_or(0);
+                let known = entry.known.max(present);
+                next.insert(key.clone(), LedgerEntry { known, visible: present, reported: entry.reported.min(known) });
+            }
+        }
+        for (key, present) in counts {
+            next.entry(key.clone()).or_insert_with(|| LedgerEntry {
+                known: present,
+                visible: present,
+                reported: self.entries.get(&key).map_or(0, |entry| entry.reported.min(present)),
+            });
+        }
+        self.entries = next;
+    }
+
+    fn record(&mut self, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
+        let mut by_key: Vec<(LedgerKey, Vec<&DiagnosticRecord>)> = Vec::new();
+        for record in current {
+            let key = record.ledger_key();
+            match by_key.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(record),
+                None => by_key.push((key, vec![record])),
+            }
+        }
+        let mut diff = LedgerDiff::default();
+        let mut next: HashMap<LedgerKey, LedgerEntry> = HashMap::new();
+        for (key, mut records) in by_key {
+            records.sort_by_key(|record| record.line);
+            let entry = self.entries.get(&key).copied().unwrap_or_default();
+            let present = records.len();
+            if key.0 == Severity::Error {
+                diff.still_unresolved_errors += entry.reported.min(present);
+            }
+            let new_count = present.saturating_sub(entry.known);
+            // The later instances are the new ones (an added copy usually comes after the old).
+            diff.new.extend(records[present - new_count..].iter().map(|record| (*record).clone()));
+            let (known, reported) = match observation {
+                Observation::Complete => (present, entry.reported.min(present - new_count) + new_count),
+                Observation::MaybeMasked => {
+                    let known = entry.known.max(present);
+                    (known, (entry.reported + new_count).min(known))
+                }
+            };
+            next.insert(key, LedgerEntry { known, visible: present, reported });
+        }
+        if observation == Observation::MaybeMasked {
+            for (key, entry) in &self.entries {
+                if !next.contains_key(key) {
+                    next.insert(key.clone(), LedgerEntry { known: entry.known, visible: 0, reported: entry.reported });
+                }
+            }
+        }
+        self.entries = next;
+        diff.new.sort_by_key(|record| (record.severity, record.line));
+        diff
+    }
 }
 
 /// What [`DiagnosticsLedger::record`] found.
@@ -171,7 +269,11 @@ pub struct LedgerDiff {
 }
 
 /// The per-run new-only ledger (R-DOW-2), keyed by file, then (severity, code, message), with
-/// counts.
+/// counts. It remembers every instance seen in the run — in a file's pre-write state, reported
+/// as new, or hidden since by a write that introduced errors — so an error that existed before
+/// the first write, or that a masking write hid and a later write let show again, is never
+/// reported as new; an instance is forgotten only when a state that can be trusted
+/// ([`Observation::Complete`]) no longer has it (fixed, then reintroduced: new again).
 #[derive(Debug, Default)]
 pub struct DiagnosticsLedger {
     files: Mutex<HashMap<PathBuf, FileLedger>>,
@@ -183,62 +285,35 @@ impl DiagnosticsLedger {
         self.files.lock().contains_key(path)
     }
 
-    /// Sets the baseline of `path` from its state before a write: these are not new.
+    /// Sets the baseline of `path` from its state before a write (or `[]` for a file about to be
+    /// created): these are not new.
     pub fn seed(&self, path: &Path, current: &[DiagnosticRecord]) {
-        let mut file = FileLedger::default();
-        for record in current {
-            file.entries.entry(record.ledger_key()).or_default().count += 1;
-        }
-        self.files.lock().insert(path.to_path_buf(), file);
+        self.files.lock().insert(path.to_path_buf(), FileLedger::from_state(current));
     }
 
     /// Replaces the counts of `path` with a fresh pre-write state (`before`), keeping how many
-    /// instances of each key were reported (at most the new count), so a write is compared with
-    /// what the files really held just before it.
+    /// instances of each key were reported (at most the new count) and the instances a masking
+    /// write hid, so a write is compared with what the file really held just before it.
     pub fn rebase(&self, path: &Path, before: &[DiagnosticRecord]) {
-        let mut files = self.files.lock();
-        let file = files.entry(path.to_path_buf()).or_default();
-        let mut next = FileLedger::default();
-        for record in before {
-            next.entries.entry(record.ledger_key()).or_default().count += 1;
-        }
-        for (key, entry) in next.entries.iter_mut() {
-            entry.reported = file.entries.get(key).map_or(0, |known| known.reported.min(entry.count));
-        }
-        *file = next;
+        self.files.lock().entry(path.to_path_buf()).or_default().rebase(before);
     }
 
-    /// Records the current set of `path` after a write: returns the new instances and the
-    /// count of earlier-reported errors still present; keys absent from `current` are forgotten.
-    pub fn record(&self, path: &Path, current: &[DiagnosticRecord]) -> LedgerDiff {
-        let mut files = self.files.lock();
-        let file = files.entry(path.to_path_buf()).or_default();
-        let mut by_key: Vec<(LedgerKey, Vec<&DiagnosticRecord>)> = Vec::new();
-        for record in current {
-            let key = record.ledger_key();
-            match by_key.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push(record),
-                None => by_key.push((key, vec![record])),
-            }
+    /// Records the current set of `path` after a write: returns the instances beyond what the
+    /// run knew of (new) and the count of earlier-reported errors still present. Keys absent
+    /// from `current` are forgotten when `observation` is [`Observation::Complete`], kept as
+    /// hidden when it is [`Observation::MaybeMasked`].
+    pub fn record(&self, path: &Path, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
+        self.files.lock().entry(path.to_path_buf()).or_default().record(current, observation)
+    }
+
+    /// What [`DiagnosticsLedger::rebase`] (with `before`, when known) then
+    /// [`DiagnosticsLedger::record`] would report as new for `path`, without changing the ledger.
+    pub fn preview_new(&self, path: &Path, before: Option<&[DiagnosticRecord]>, current: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
+        let mut file = self.files.lock().get(path).cloned().unwrap_or_default();
+        if let Some(before) = before {
+            file.rebase(before);
         }
-        let mut diff = LedgerDiff::default();
-        let mut next = FileLedger::default();
-        for (key, mut records) in by_key {
-            records.sort_by_key(|record| record.line);
-            let known = file.entries.get(&key).copied().unwrap_or_default();
-            let present = records.len();
-            let kept_reported = known.reported.min(present);
-            if key.0 == Severity::Error {
-                diff.still_unresolved_errors += kept_reported;
-            }
-            let new_count = present.saturating_sub(known.count);
-            // The later instances are the new ones (an added copy usually comes after the old).
-            diff.new.extend(records[present - new_count..].iter().map(|record| (*record).clone()));
-            next.entries.insert(key, LedgerEntry { count: present, reported: kept_reported + new_count });
-        }
-        *file = next;
-        diff.new.sort_by_key(|record| (record.severity, record.line));
-        diff
+        file.record(current, Observation::Complete).new
     }
 
     /// Forgets `path` (deleted).
@@ -303,6 +378,9 @@ pub enum CheckScope {
         checked: usize,
         /// Why the others were not (cap, budget), when some were not.
         not_checked_because: Option<String>,
+        /// Found and meant to be checked, but not reached before the server's budget ran out
+        /// (not counted in `checked`).
+        out_of_time: Vec<PathBuf>,
     },
     /// Only the written files: why.
     WrittenOnly(String),
@@ -323,6 +401,10 @@ pub struct ServerCheck {
     pub scope: CheckScope,
     /// Notes (restarts, pre-write state unknown, …).
     pub notes: Vec<String>,
+    /// Whether errors the write introduces can stop the server's check before it reaches other
+    /// files (rust-analyzer's cargo check skips every target that depends on a crate that no
+    /// longer builds): what vanishes from the other files is then hidden, not resolved.
+    pub check_can_mask: bool,
 }
 
 /// A server's share of a write while it is being checked.
@@ -331,7 +413,14 @@ struct Pending {
     write_check: WriteCheck,
     written: Vec<PathBuf>,
     notes: Vec<String>,
+    /// The end of the server's budget (files beyond the written ones are checked until then).
     end: Instant,
+    /// The end for the written files' own states: the call's deadline (their diagnostics are
+    /// the check's first purpose; the files that import them never take their time).
+    written_end: Instant,
+    /// Files that import the written ones whose state could not be taken before the budget ran
+    /// out: not checked, and said so.
+    dependents_out_of_time: Vec<PathBuf>,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
     dependents: Vec<PathBuf>,
@@ -398,18 +487,18 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         // The files that import the written ones are opened now, before the write reaches the
         // disk: a server that reads other files from disk (clangd reads headers from disk) must
         // build them from the old text to give their pre-write state.
-        if server.definition().write_check == WriteCheck::OpenImporters {
+        // A server that answers pulls (pyright) reads unopened files from disk, which the write
+        // does not change for them: it opens them after the written file's state is taken, so
+        // their checks do not delay that one.
+        if server.definition().write_check == WriteCheck::OpenImporters && !server.supports("textDocument/diagnostic") {
             let (dependents, _) = scanned_importers(supervisor, &server, &files, supervisor.config().write_diagnostics_dependents_cap);
-            let pull = server.supports("textDocument/diagnostic");
             for path in &dependents {
                 if server.sync_document(path).is_ok() {
                     server.note_opened_for_check(path);
                 }
             }
-            if !pull {
-                for path in &dependents {
-                    let _ = stored_or_wait(&server, path, deadline);
-                }
+            for path in &dependents {
+                let _ = stored_or_wait(&server, path, deadline);
             }
         }
     }
@@ -454,6 +543,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     }],
                     scope: CheckScope::Unavailable("the server could not be reached".to_owned()),
                     notes: Vec::new(),
+                    check_can_mask: false,
                 });
                 continue;
             }
@@ -477,6 +567,8 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             notes,
             // Set after the readiness wait: the budget is for the check, not for indexing.
             end: deadline,
+            written_end: deadline,
+            dependents_out_of_time: Vec::new(),
             failed: None,
             dependents: Vec::new(),
             scope: None,
@@ -526,6 +618,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     } else {
         config.write_diagnostics_budget
     };
+    group.written_end = group.end;
     group.end = (Instant::now() + budget).min(group.end);
     let end = group.end;
     group.not_open_before = group.written.iter().filter(|path| server.document_text(path).is_none()).cloned().collect();
@@ -590,6 +683,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                             found,
                             checked: files.len(),
                             not_checked_because: (found > files.len()).then(|| format!("the cap of {cap} files")),
+                            out_of_time: Vec::new(),
                         });
                         group.dependents = files;
                     }
@@ -613,7 +707,18 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
                 group.dependents.clear();
             }
-            for path in group.dependents.clone() {
+            // The written files first, within half of the call's remaining time (the other half
+            // is for their state after the write).
+            let written_before_end = halfway_to(group.written_end);
+            if pull {
+                for path in &written_open {
+                    group.before.insert(path.clone(), pull_raw(&server, path, written_before_end));
+                }
+            }
+            // A server that answers pulls opens each importer only when its turn comes (below):
+            // an open file is re-checked in the background, and one never reached would only
+            // slow the checks that matter.
+            for path in group.dependents.clone().into_iter().filter(|_| !pull) {
                 let was_open = server.document_text(&path).is_some();
                 match server.sync_document(&path) {
                     Ok(_) => {
@@ -629,21 +734,50 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                     }
                 }
             }
-            for path in written_open.iter().chain(group.dependents.iter()) {
-                if group.before.contains_key(path) {
+            for path in &written_open {
+                if !group.before.contains_key(path) {
+                    group.before.insert(path.clone(), stored_or_wait(&server, path, written_before_end));
+                }
+            }
+            // The importers' states before the write share the budget with their states after
+            // it: at most half of what is left. Nearest importers first; those not reached are
+            // not checked, and the answer names them.
+            let dependents_end = halfway_to(end);
+            for path in group.dependents.clone() {
+                if group.before.contains_key(&path) {
                     continue;
                 }
-                let state = if pull { pull_raw(&server, path, end) } else { stored_or_wait(&server, path, end) };
-                group.before.insert(path.clone(), state);
+                if Instant::now() >= dependents_end {
+                    group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                if pull {
+                    match server.sync_document(&path) {
+                        Ok(_) => server.note_opened_for_check(&path),
+                        Err(err) => {
+                            group.before.insert(path.clone(), Err(format!("could not be opened: {}", err.message)));
+                            continue;
+                        }
+                    }
+                }
+                let state = if pull { pull_raw(&server, &path, dependents_end) } else { stored_or_wait(&server, &path, dependents_end) };
+                if state.is_err() && Instant::now() >= dependents_end {
+                    group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                group.before.insert(path, state);
             }
+            let out_of_time = group.dependents_out_of_time.clone();
+            group.dependents.retain(|path| !out_of_time.contains(path));
         }
         WriteCheck::WrittenFilesOnly => {
             group.scope = Some(CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id())));
+            let written_before_end = halfway_to(group.written_end);
             for path in &written_open {
                 let state = if server.supports("textDocument/diagnostic") {
-                    pull_raw(&server, path, end)
+                    pull_raw(&server, path, written_before_end)
                 } else {
-                    stored_or_wait(&server, path, end)
+                    stored_or_wait(&server, path, written_before_end)
                 };
                 group.before.insert(path.clone(), state);
             }
@@ -705,6 +839,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             .collect(),
         scope: CheckScope::Unavailable(reason.clone()),
         notes,
+        check_can_mask: false,
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -848,14 +983,23 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
         WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly => {
             let pull = server.supports("textDocument/diagnostic");
+            // The written files first, within the call's deadline; then the importers, nearest
+            // first, until the budget runs out (those not reached are named, not called clean).
+            let mut out_of_time: Vec<PathBuf> = Vec::new();
             for path in group.written.iter().chain(group.dependents.iter()) {
+                let written = group.written.contains(path);
+                let file_end = if written { group.written_end } else { end };
+                if !written && Instant::now() >= end {
+                    out_of_time.push(path.clone());
+                    continue;
+                }
                 let state = match group.syncs.get(path) {
                     Some(Err(_)) => continue,
-                    _ if pull => pull_raw(&server, path, end),
+                    _ if pull => pull_raw(&server, path, file_end),
                     Some(Ok(sync)) if sync.changed || sync.opened => {
-                        wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, end)
+                        wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, file_end)
                     }
-                    Some(Ok(_)) => stored_or_wait(&server, path, end),
+                    Some(Ok(_)) => stored_or_wait(&server, path, file_end),
                     // A dependent: the server re-checks open importers of a changed header and
                     // publishes for them.
                     None => match server.wait_for_published_diagnostics(path, group.generation_before, settle, end) {
@@ -867,8 +1011,14 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         )),
                     },
                 };
+                if pull && !written && state.is_err() && Instant::now() >= end {
+                    out_of_time.push(path.clone());
+                    continue;
+                }
                 after.insert(path.clone(), state);
             }
+            group.dependents.retain(|path| !out_of_time.contains(path));
+            group.dependents_out_of_time.extend(out_of_time);
             let keep: Vec<PathBuf> = group.written.clone();
             let kept = if pull { OPENED_FOR_CHECKS_KEPT } else { 0 };
             server.trim_opened_for_checks(kept, &keep);
@@ -883,6 +1033,10 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     if server.exit_description().is_some() && !matches!(scope, Some(CheckScope::Unavailable(_))) {
         let how = server.exit_description().unwrap_or_default();
         return unavailable_all(format!("{} crashed during the check: {how}", server.id()), notes);
+    }
+    if let Some(CheckScope::Dependents { checked, out_of_time, .. }) = &mut scope {
+        *checked = checked.saturating_sub(group.dependents_out_of_time.len());
+        *out_of_time = group.dependents_out_of_time.clone();
     }
     let mut files: Vec<CheckedFile> = Vec::new();
     let ordered: Vec<PathBuf> = group.written.iter().chain(group.dependents.iter()).chain(republished.iter()).cloned().collect();
@@ -932,6 +1086,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         files,
         scope: scope.unwrap_or_else(|| CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id()))),
         notes,
+        check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
     }
 }
 
@@ -940,7 +1095,8 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
 /// with the scope line; no scan for other files.
 fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, written: &[PathBuf], cap: usize) -> (Vec<PathBuf>, CheckScope) {
     let mut dependents: Vec<PathBuf> = Vec::new();
-    let mut found_total = 0;
+    let mut all_found: Vec<PathBuf> = Vec::new();
+    let mut beyond_cap = 0;
     let mut how = "";
     let mut incomplete = false;
     for path in written {
@@ -953,14 +1109,17 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         } else {
             continue;
         };
-        found_total += found.total_found;
+        // Beyond the cap of one scan, files are only counted (they may repeat across scans).
+        beyond_cap += found.total_found - found.files.len();
         incomplete |= found.scan_incomplete;
         for file in found.files {
-            if !written.contains(&file) && !dependents.contains(&file) && dependents.len() < cap {
-                dependents.push(file);
+            if !written.contains(&file) && !all_found.contains(&file) {
+                all_found.push(file);
             }
         }
     }
+    let found_total = all_found.len() + beyond_cap;
+    dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
         let reason = format!("a change to {} reaches no other file {} checks", names.join(", "), server.id());
@@ -979,15 +1138,31 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         found: found_total,
         checked,
         not_checked_because,
+        out_of_time: Vec::new(),
     };
     (dependents, scope)
 }
 
+/// The instant halfway between now and `end` (now when `end` has passed): the pre-write half of a
+/// budget whose other half is for the state after the write.
+fn halfway_to(end: Instant) -> Instant {
+    let now = Instant::now();
+    now + end.saturating_duration_since(now) / 2
+}
+
 /// Pulls `path`'s diagnostics (`textDocument/diagnostic`).
+/// A pull that the time left for it could not cover says so plainly (how long it was given), not
+/// as a failure of the server.
 fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+    let given = end.saturating_duration_since(Instant::now());
     match server.pull_diagnostics(path, end) {
         Ok(Some(items)) => Ok(items),
         Ok(None) => Err(format!("{} does not offer pull diagnostics", server.id())),
+        Err(_) if Instant::now() >= end && server.exit_description().is_none() => Err(format!(
+            "{} did not answer textDocument/diagnostic in the {} ms left for it (the check's budget ran out; a busy machine slows the server)",
+            server.id(),
+            given.as_millis()
+        )),
         Err(failure) => Err(format!("pull failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message)),
     }
 }
@@ -1208,8 +1383,23 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
         let mut files_json = Vec::new();
+        // Errors the write introduced anywhere in this server's check can stop the check before
+        // it reaches other files (cargo skips the targets that depend on a crate that no longer
+        // builds): what vanished from a file the write did not touch is then only hidden.
+        let introduced_errors = check.check_can_mask
+            && check.files.iter().any(|file| match &file.diagnostics {
+                FileDiagnostics::Checked { before, after, .. } => {
+                    let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
+                    let before: Option<Vec<DiagnosticRecord>> =
+                        before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
+                    ledger.preview_new(&file.path, before.as_deref(), &current).iter().any(|record| record.severity == Severity::Error)
+                }
+                FileDiagnostics::Unavailable(_) => false,
+            });
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
+            let observation =
+                if file.role == CheckedRole::Written || !introduced_errors { Observation::Complete } else { Observation::MaybeMasked };
             let role = match file.role {
                 CheckedRole::Written => "written",
                 CheckedRole::Dependent => "dependent",
@@ -1229,23 +1419,37 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     if let Some(before) = &before_wanted {
                         ledger.rebase(&file.path, before);
                     }
-                    let diff = ledger.record(&file.path, &current);
-                    let resolved = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    let diff = ledger.record(&file.path, &current, observation);
+                    let gone = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    let (resolved, hidden) = match observation {
+                        Observation::Complete => (gone, Vec::new()),
+                        Observation::MaybeMasked => (Vec::new(), gone),
+                    };
                     unresolved += diff.still_unresolved_errors;
                     total_new += diff.new.len();
                     total_resolved += resolved.len();
                     if !diff.new.is_empty() {
                         let shown = diff.new.len().min(cap);
-                        lines.push(format!(
-                            "{display}: new diagnostics introduced by this write ({}, {server_id}):",
-                            count_text(shown, diff.new.len())
-                        ));
+                        // Without a pre-write state nothing says which of them the write caused.
+                        let heading = if had_state {
+                            "new diagnostics introduced by this write"
+                        } else {
+                            "diagnostics after this write, not known to be new (no pre-write state was taken)"
+                        };
+                        lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
                     }
                     if !resolved.is_empty() {
                         let shown = resolved.len().min(cap);
                         lines.push(format!("{display}: resolved by this write ({}, {server_id}):", count_text(shown, resolved.len())));
                         lines.extend(shown_list(&resolved, &display));
+                    }
+                    if !hidden.is_empty() {
+                        let (noun, verb) = if hidden.len() == 1 { ("diagnostic", "is") } else { ("diagnostics", "are") };
+                        lines.push(format!(
+                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: this write's new errors may stop the check before it reaches them ({server_id})",
+                            hidden.len()
+                        ));
                     }
                     if diff.new.is_empty() {
                         match file.role {
@@ -1261,14 +1465,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     }
                     if !had_state && !diff.new.is_empty() {
                         lines.push(format!(
-                            "  note: {display} had no recorded pre-write state; any error listed may have existed before this write"
+                            "  note: {display} had no recorded pre-write state; any error listed may have existed before this write (they are recorded now: a later write reports only what it adds)"
                         ));
                     }
                     for note in notes {
                         lines.push(format!("  note: {display}: {note}"));
                     }
                     files_json.push(json!({
-                        "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved,
+                        "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
                         "still_unresolved_errors": diff.still_unresolved_errors,
                     }));
                 }
@@ -1283,14 +1487,28 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         }
         let (checked_line, project_wide) = match &check.scope {
             CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
-            CheckScope::Dependents { found_by, found, checked, not_checked_because } => {
+            CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time } => {
                 let mut line = format!(
                     "checked: {written_text} and {checked} file{} that import{} it ({found_by})",
                     plural(*checked),
                     if *checked == 1 { "s" } else { "" }
                 );
+                if !out_of_time.is_empty() {
+                    let mut names: Vec<String> = out_of_time.iter().take(8).map(|path| supervisor.display_path(path)).collect();
+                    if out_of_time.len() > 8 {
+                        names.push(format!("and {} more", out_of_time.len() - 8));
+                    }
+                    line.push_str(&format!(
+                        "; {} that import it {} not checked because {server_id}'s budget of {} s for this write ran out: {}",
+                        out_of_time.len(),
+                        if out_of_time.len() == 1 { "was" } else { "were" },
+                        config.write_diagnostics_budget.as_secs(),
+                        names.join(", ")
+                    ));
+                }
                 if let Some(because) = not_checked_because {
-                    line.push_str(&format!("; {} more that import it were not checked ({because})", found.saturating_sub(*checked)));
+                    let more = found.saturating_sub(*checked + out_of_time.len());
+                    line.push_str(&format!("; {more} more that import it were not checked ({because})"));
                 }
                 line.push_str(&format!("; other files were not checked: {}", next_step()));
                 (line, false)
@@ -1430,19 +1648,19 @@ mod tests {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
         ledger.seed(path, &[record(3, "old")]);
-        let diff = ledger.record(path, &[record(3, "old"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(3, "old"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
         assert_eq!(diff.still_unresolved_errors, 0);
         // Moved down four lines: not new; reported earlier and still there.
-        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom")]);
+        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors, 1);
         // Same message twice: the second instance is new.
-        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom"), record(20, "boom")]);
+        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom"), record(20, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(20, "boom")]);
         // Fixed, then reintroduced: reported again.
-        assert!(ledger.record(path, &[record(3, "old")]).new.is_empty());
-        assert_eq!(ledger.record(path, &[record(3, "old"), record(5, "boom")]).new, vec![record(5, "boom")]);
+        assert!(ledger.record(path, &[record(3, "old")], Observation::Complete).new.is_empty());
+        assert_eq!(ledger.record(path, &[record(3, "old"), record(5, "boom")], Observation::Complete).new, vec![record(5, "boom")]);
     }
 
     #[test]
@@ -1450,16 +1668,60 @@ mod tests {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
         ledger.seed(path, &[]);
-        assert_eq!(ledger.record(path, &[record(3, "boom")]).new.len(), 1);
+        assert_eq!(ledger.record(path, &[record(3, "boom")], Observation::Complete).new.len(), 1);
         // Something outside the write fixed it and broke another thing: the fresh state wins.
         ledger.rebase(path, &[record(4, "other")]);
-        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
         // Still there on the next write: not new, counted as unresolved.
         ledger.rebase(path, &[record(4, "other"), record(9, "boom")]);
-        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")]);
+        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors, 1);
+    }
+
+    #[test]
+    fn an_error_hidden_by_a_masking_write_is_not_new_when_it_shows_again() {
+        // benches/parse.rs on semver: E0554 before the first write; a write that breaks the lib
+        // stops cargo before the bench target, so E0554 vanishes; the fix lets it show again.
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/benches/parse.rs");
+        ledger.rebase(path, &[record(1, "feature")]);
+        assert!(ledger.record(path, &[record(1, "feature")], Observation::Complete).new.is_empty());
+        ledger.rebase(path, &[record(1, "feature")]);
+        assert!(ledger.record(path, &[], Observation::MaybeMasked).new.is_empty());
+        // The next pre-write state is the masked one: the hidden instance stays known.
+        ledger.rebase(path, &[]);
+        assert!(ledger.preview_new(path, Some(&[]), &[record(1, "feature")]).is_empty());
+        assert!(ledger.record(path, &[record(1, "feature")], Observation::Complete).new.is_empty());
+        // A second instance is still new.
+        assert_eq!(ledger.record(path, &[record(1, "feature"), record(8, "feature")], Observation::Complete).new.len(), 1);
+    }
+
+    #[test]
+    fn a_reported_error_hidden_then_shown_again_is_not_new_and_stays_unresolved() {
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/src/parse.rs");
+        ledger.seed(path, &[]);
+        assert_eq!(ledger.record(path, &[record(7, "args")], Observation::Complete).new.len(), 1);
+        assert!(ledger.record(path, &[], Observation::MaybeMasked).new.is_empty());
+        ledger.rebase(path, &[]);
+        let diff = ledger.record(path, &[record(9, "args")], Observation::Complete);
+        assert!(diff.new.is_empty());
+        assert_eq!(diff.still_unresolved_errors, 1);
+        // Gone in a state that can be trusted: forgotten, so a reintroduction is new again.
+        assert!(ledger.record(path, &[], Observation::Complete).new.is_empty());
+        assert_eq!(ledger.record(path, &[record(9, "args")], Observation::Complete).new.len(), 1);
+    }
+
+    #[test]
+    fn preview_changes_nothing() {
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/a.py");
+        ledger.seed(path, &[record(3, "old")]);
+        assert_eq!(ledger.preview_new(path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
+        assert_eq!(ledger.preview_new(path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
+        assert_eq!(ledger.record(path, &[record(3, "old"), record(4, "boom")], Observation::Complete).new.len(), 1);
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //!   An offset past the end is an error, never an empty page.
 //! - [`ListedPath`]: a location's path for a list. Workspace files are workspace-relative;
 //!   dependency code is marked with where it comes from (`site-packages`, `node_modules`, the
-//!   Rust sysroot, the cargo registry, the Go module cache, …) and, outside the workspace,
+//!   Rust sysroot, the cargo registry, the Go module cache, GOROOT, …) and, outside the workspace,
 //!   shortened to the package name plus the path inside it (`numpy/core/fromnumeric.py`,
-//!   `std/src/io/mod.rs`, `node_modules/react/index.d.ts`); other outside paths stay absolute.
+//!   `std/src/io/mod.rs`, `node_modules/react/index.d.ts`, `reflect/type.go` under GOROOT as `go env
+//!   GOROOT` names it, symlinks resolved); other outside paths stay absolute.
 //!   [`ListedPath::rank`] orders workspace code first, then dependencies inside the workspace,
 //!   then everything outside.
 //!
@@ -397,7 +398,15 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
             return Some(("go module cache", root_upto(index + 1), join_from(index + 1)));
         }
     }
-    // The Go standard library: `/usr/lib/go-1.19/src/fmt/print.go`, `/usr/local/go/src/…`, and
+    // The Go standard library: under `$(go env GOROOT)/src` or where that resolves to (Debian:
+    // `/usr/lib/go-1.19/src` → `/usr/share/go-1.19/src`, where gopls's locations point) …
+    if path.extension().is_some_and(|ext| ext == "go" || ext == "s") {
+        if let Some(sources) = goroot_sources().iter().find(|sources| path.starts_with(sources)) {
+            let inside = path.strip_prefix(sources).map(|rest| rest.display().to_string()).unwrap_or_default();
+            return Some(("go stdlib", sources.clone(), inside));
+        }
+    }
+    // … else (no `go` on PATH) a `go`/`go-N` directory with a VERSION file beside its `src`, or
     // Debian's canonical `/usr/share/go-1.19/src/…` (its GOROOT links `src` there; no VERSION).
     for index in (1..parts.len().saturating_sub(1)).rev() {
         let goroot = root_upto(index);
@@ -422,6 +431,37 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
         }
     }
     None
+}
+
+/// The Go standard library's source directories: `$(go env GOROOT)/src` and, when it is (or lies
+/// behind) a symlink, the directory it resolves to. Asked of `go` once per process (5 s at most);
+/// empty when `go` is not on `PATH` or fails.
+fn goroot_sources() -> &'static [PathBuf] {
+    static SOURCES: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    SOURCES.get_or_init(|| {
+        let Ok(go) = which::which("go") else { return Vec::new() };
+        let spec = crate::transport::process::ProcessSpec::new(go, "/").with_args(["env", "GOROOT"]).with_display_name("go env GOROOT");
+        let Ok(completed) = crate::transport::process::run_to_completion(spec, b"", Duration::from_secs(5), 64 * 1024) else {
+            return Vec::new();
+        };
+        let goroot = String::from_utf8_lossy(&completed.stdout).trim().to_owned();
+        if completed.timed_out || !completed.status.success() || goroot.is_empty() {
+            return Vec::new();
+        }
+        goroot_source_dirs(Path::new(&goroot))
+    })
+}
+
+/// `goroot/src` and its resolved form (deduplicated).
+fn goroot_source_dirs(goroot: &Path) -> Vec<PathBuf> {
+    let sources = goroot.join("src");
+    let mut dirs = vec![sources.clone()];
+    if let Ok(resolved) = std::fs::canonicalize(&sources) {
+        if resolved != sources {
+            dirs.push(resolved);
+        }
+    }
+    dirs
 }
 
 #[cfg(test)]
@@ -476,12 +516,20 @@ mod tests {
             let listed = listed(path);
             assert_eq!((listed.text.as_str(), listed.origin, listed.class), (short, Some(origin), PathClass::Outside), "{path}");
         }
-        // The Go standard library is recognized by its GOROOT's VERSION file.
+        // Without `go env GOROOT`, the Go standard library is recognized by its GOROOT's VERSION
+        // file.
         let goroot = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(goroot.path().join("go-1.19/src")).unwrap();
         std::fs::write(goroot.path().join("go-1.19/VERSION"), "go1.19\n").unwrap();
         let print = listed(&goroot.path().join("go-1.19/src/fmt/print.go").display().to_string());
         assert_eq!((print.text.as_str(), print.origin), ("fmt/print.go", Some("go stdlib")));
+        // Debian's GOROOT keeps its sources behind a symlink: both spellings are GOROOT sources.
+        let share = goroot.path().join("share/go-1.19/src");
+        std::fs::create_dir_all(&share).unwrap();
+        std::fs::create_dir_all(goroot.path().join("lib/go-1.19")).unwrap();
+        std::os::unix::fs::symlink(&share, goroot.path().join("lib/go-1.19/src")).unwrap();
+        let dirs = goroot_source_dirs(&goroot.path().join("lib/go-1.19"));
+        assert_eq!(dirs, vec![goroot.path().join("lib/go-1.19/src"), std::fs::canonicalize(&share).unwrap()]);
         let not_goroot = listed("/home/u/go/src/example.com/x/y.go");
         assert_eq!(not_goroot.origin, None, "an old-style GOPATH src is not the standard library");
         assert_eq!(listed("/home/u/other/include/x.h").origin, None, "only system include dirs are system headers");

@@ -13,8 +13,13 @@
 //!   kind; enum members reported as constants are `enum member`; variables of a class are
 //!   `field`s; a Rust `interface` is a `trait`. See [`KINDS`].
 //! - Hidden by default, and counted: parameters and locals (data symbols inside functions,
-//!   methods, constructors, or inside other data symbols such as a `const f = () => {…}`) and
+//!   methods, constructors, or inside other data symbols such as a `const f = () => {…}`),
+//!   anonymous callbacks inside named functions (tsserver names them `listeners.forEach()
+//!   callback`; they are locals too — a test file's `describe() callback` with its `it()
+//!   callback`s, outside any named function, is the file's structure and stays) and
 //!   Python imports that pylsp lists.
+//! - An entry's line is the line of its name, or for an impl block of its `impl` keyword — never
+//!   the line of a doc comment or attribute above it, which the server's range starts at.
 
 use serde_json::Value;
 
@@ -106,6 +111,19 @@ pub enum Hidden {
     Local,
     /// An imported name (pylsp lists `import` lines).
     Import,
+    /// An anonymous function inside a named function (tsserver's `items.forEach() callback`).
+    Callback,
+}
+
+impl Hidden {
+    /// `local`, `import` or `callback` (the `hidden` field of structured outline entries).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Hidden::Local => "local",
+            Hidden::Import => "import",
+            Hidden::Callback => "callback",
+        }
+    }
 }
 
 /// One outline entry, in source order (pre-order of the tree).
@@ -119,7 +137,8 @@ pub struct OutlineEntry {
     pub lsp_kind: Option<&'static str>,
     /// The server's `detail` (a signature or type), when non-empty.
     pub detail: Option<String>,
-    /// 1-based line of the name (of the `impl` keyword for an impl block).
+    /// 1-based line of the name (of the `impl` keyword for an impl block), never of a doc comment
+    /// or attribute above it.
     pub line: u32,
     /// 1-based last line of the whole declaration.
     pub end_line: u32,
@@ -147,7 +166,7 @@ pub fn build_outline(answer: &Value, file_text: &str, extension: &str) -> Result
     };
     let lines = split_lines(file_text);
     let mut entries = Vec::new();
-    flatten(&roots, &lines, extension, 1, None, None, false, &mut entries);
+    flatten(&roots, &lines, extension, 1, None, None, false, false, &mut entries);
     Ok(entries)
 }
 
@@ -263,6 +282,7 @@ fn flatten(
     parent: Option<usize>,
     parent_kind: Option<&'static str>,
     parent_hidden: bool,
+    in_named_function: bool,
     entries: &mut Vec<OutlineEntry>,
 ) {
     let mut order: Vec<&Node> = nodes.iter().collect();
@@ -270,14 +290,15 @@ fn flatten(
     for node in order {
         let line_text = lines.get(node.name_start.0 as usize).copied().unwrap_or("");
         let kind = readable_kind(node, line_text, extension, parent_kind);
+        let inside_function = parent_kind.is_some_and(|parent| FUNCTION_LIKE.contains(&parent) || DATA_LIKE.contains(&parent));
         let hidden = if parent_hidden {
             Some(Hidden::Local)
         } else if is_import(line_text, extension) && node.children.is_empty() {
             Some(Hidden::Import)
-        } else if parent_kind.is_some_and(|parent| FUNCTION_LIKE.contains(&parent) || DATA_LIKE.contains(&parent))
-            && DATA_LIKE.contains(&kind)
-        {
+        } else if inside_function && DATA_LIKE.contains(&kind) {
             Some(Hidden::Local)
+        } else if in_named_function && FUNCTION_LIKE.contains(&kind) && is_anonymous_callback(&node.name) {
+            Some(Hidden::Callback)
         } else {
             None
         };
@@ -288,15 +309,26 @@ fn flatten(
             lsp_kind: (lsp_kind != kind).then_some(lsp_kind),
             detail: node.detail.clone(),
             // An impl block has no name to address; its line is where `impl` starts (its type may
-            // sit on a later line).
-            line: if kind == "impl" { node.start.0.min(node.name_start.0) + 1 } else { node.name_start.0 + 1 },
+            // sit on a later line, its doc comment and attributes on earlier ones).
+            line: if kind == "impl" { keyword_line(lines, node.start.0, node.name_start.0) + 1 } else { node.name_start.0 + 1 },
             end_line: node.end.0.max(node.name_start.0) + 1 - u32::from(node.end.1 == 0 && node.end.0 > node.name_start.0),
             depth,
             parent,
             hidden,
         });
         let index = entries.len() - 1;
-        flatten(&node.children, lines, extension, depth + 1, Some(index), Some(kind), hidden.is_some(), entries);
+        let named_function = FUNCTION_LIKE.contains(&kind) && !is_anonymous_callback(&node.name);
+        flatten(
+            &node.children,
+            lines,
+            extension,
+            depth + 1,
+            Some(index),
+            Some(kind),
+            hidden.is_some(),
+            in_named_function || named_function,
+            entries,
+        );
     }
 }
 
@@ -307,6 +339,51 @@ pub fn readable_kind_on_line(kind: u64, name: &str, line_text: &str, extension: 
     let node =
         Node { name: name.to_owned(), kind, detail: None, start: (0, 0), end: (0, 0), name_start: (0, column), children: Vec::new() };
     readable_kind(&node, line_text, extension, None)
+}
+
+/// Whether a function symbol's name is the one a server gives an anonymous function: tsserver's
+/// `items.forEach() callback` / `<function>`, or an `<anonymous>` / `<lambda>` placeholder.
+fn is_anonymous_callback(name: &str) -> bool {
+    name.ends_with(") callback") || matches!(name, "<function>" | "<anonymous>" | "<lambda>" | "<closure>")
+}
+
+/// The 0-based line where a declaration's keyword sits, between the start of its range
+/// (`start0`, which covers doc comments and attributes) and its name's line (`name0`): the first
+/// line that is neither blank, a comment, nor (part of) an attribute or decorator.
+fn keyword_line(lines: &[&str], start0: u32, name0: u32) -> u32 {
+    let (first, last) = (start0.min(name0), name0.max(start0));
+    let mut attribute_depth: i32 = 0;
+    let mut in_block_comment = false;
+    for line0 in first..last {
+        let text = lines.get(line0 as usize).copied().unwrap_or("").trim();
+        if in_block_comment {
+            in_block_comment = !text.contains("*/");
+            continue;
+        }
+        if attribute_depth > 0 {
+            attribute_depth += bracket_balance(text);
+            continue;
+        }
+        if text.is_empty() || text.starts_with("//") {
+            continue;
+        }
+        if text.starts_with("/*") {
+            in_block_comment = !text.contains("*/");
+            continue;
+        }
+        if text.starts_with("#[") || text.starts_with("#![") {
+            attribute_depth = bracket_balance(text);
+            continue;
+        }
+        return line0;
+    }
+    last
+}
+
+/// Opening minus closing square brackets of an attribute line (strings inside are rare enough to
+/// ignore).
+fn bracket_balance(text: &str) -> i32 {
+    text.chars().map(|c| i32::from(c == '[') - i32::from(c == ']')).sum()
 }
 
 /// Python `import x` / `from x import y` lines (pylsp lists imported names as symbols).
@@ -364,9 +441,12 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
                     || after_name.starts_with(": typing.TypeAlias")
                     || after_name.starts_with(": typing_extensions.TypeAlias")
                     || (has_word("type") && prefix.trim_start().starts_with("type ")));
+            // `type X = …`, also `export type X<\n  T\n> = …` whose `=` sits on a later line (the
+            // keyword right before the name says it; `import type X` is an import).
             let typescript_alias = matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
                 && has_word("type")
-                && after_name.trim_start_matches(|c: char| c != '=').starts_with('=');
+                && (after_name.trim_start_matches(|c: char| c != '=').starts_with('=')
+                    || (words(prefix).last() == Some("type") && !prefix.trim_start().starts_with("import")));
             if python_alias || typescript_alias {
                 "type alias"
             } else if parent_kind == Some("enum") {
@@ -400,11 +480,7 @@ mod tests {
         entries
             .iter()
             .map(|e| {
-                let hidden = match e.hidden {
-                    Some(Hidden::Local) => " (local)",
-                    Some(Hidden::Import) => " (import)",
-                    None => "",
-                };
+                let hidden = e.hidden.map(|hidden| format!(" ({})", hidden.as_str())).unwrap_or_default();
                 format!("{}{} {} {}-{}{hidden}", "  ".repeat(e.depth - 1), e.kind, e.name, e.line, e.end_line)
             })
             .collect()
@@ -465,6 +541,69 @@ mod tests {
     }
 
     #[test]
+    fn an_impl_line_is_its_keyword_not_its_doc_comment_or_attributes() {
+        // semver's `impl Default for VersionReq`: rust-analyzer's range starts at the doc comment.
+        let text = "/// The default.\n#[cfg(not(\n    no_const_vec_new\n))]\nimpl Default for VersionReq {\n    fn default() -> Self { todo() }\n}\n";
+        let answer = json!([symbol(
+            "impl Default for VersionReq",
+            19,
+            (0, 0, 6, 1),
+            (4, 17),
+            json!([symbol("default", 12, (5, 4, 5, 35), (5, 7), json!([]))])
+        )]);
+        assert_eq!(
+            summary(&build_outline(&answer, text, "rs").unwrap()),
+            vec!["impl impl Default for VersionReq 5-7", "  function default 6-6"]
+        );
+        // A generic impl whose type sits on the next line starts at `impl`.
+        let text = "/** Doc. */\nimpl<T>\n    Shape for Square<T> {}\n";
+        let answer = json!([symbol("impl Shape for Square<T>", 19, (0, 0, 2, 26), (2, 14), json!([]))]);
+        assert_eq!(build_outline(&answer, text, "rs").unwrap()[0].line, 2);
+    }
+
+    #[test]
+    fn anonymous_callbacks_inside_named_functions_are_hidden_like_locals_and_kept_elsewhere() {
+        // redux createStore.ts: `currentListeners.forEach((listener, key) => {…})` inside a
+        // function; a test file's `describe() callback` and its `it() callback`s, in no named
+        // function, are its structure.
+        let text = "function ensure() {\n  list.forEach(item => {\n    const seen = item\n  })\n}\ndescribe('store', () => {\n  it('works', () => {})\n})\n";
+        let answer = json!([
+            symbol(
+                "ensure",
+                12,
+                (0, 0, 4, 1),
+                (0, 9),
+                json!([symbol(
+                    "list.forEach() callback",
+                    12,
+                    (1, 15, 3, 3),
+                    (1, 15),
+                    json!([symbol("seen", 14, (2, 10, 2, 21), (2, 10), json!([]))])
+                )])
+            ),
+            symbol(
+                "describe('store') callback",
+                12,
+                (5, 18, 7, 1),
+                (5, 18),
+                json!([symbol("it('works') callback", 12, (6, 14, 6, 22), (6, 14), json!([]))])
+            ),
+        ]);
+        let entries = build_outline(&answer, text, "ts").unwrap();
+        let hidden: Vec<(&str, Option<Hidden>)> = entries.iter().map(|e| (e.name.as_str(), e.hidden)).collect();
+        assert_eq!(
+            hidden,
+            vec![
+                ("ensure", None),
+                ("list.forEach() callback", Some(Hidden::Callback)),
+                ("seen", Some(Hidden::Local)),
+                ("describe('store') callback", None),
+                ("it('works') callback", None),
+            ]
+        );
+    }
+
+    #[test]
     fn flat_answers_are_rebuilt_into_a_tree_and_imports_and_locals_are_marked() {
         // pylsp's shape: flat, container names, full ranges, imports listed.
         let text = "import os\nclass Shape:\n    def area(self):\n        local = 1\n        return local\n\ndef helper():\n    pass\n";
@@ -497,6 +636,15 @@ mod tests {
             summary(&build_outline(&json!([alias, square]), text, "c").unwrap()),
             vec!["type alias meters 1-1", "struct square 2-2"]
         );
+    }
+
+    #[test]
+    fn a_typescript_alias_whose_equals_sign_is_on_a_later_line_is_a_type_alias() {
+        // redux src/types/store.ts:226 — tsserver reports it as a variable.
+        assert_eq!(readable_kind_on_line(13, "StoreEnhancerStoreCreator", "export type StoreEnhancerStoreCreator<", "ts"), "type alias");
+        assert_eq!(readable_kind_on_line(13, "Meters", "type Meters = number", "ts"), "type alias");
+        assert_eq!(readable_kind_on_line(13, "Store", "import type Store from './store'", "ts"), "variable");
+        assert_eq!(readable_kind_on_line(13, "Store", "  Store,", "ts"), "variable");
     }
 
     #[test]

@@ -558,6 +558,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         plan.files.len(),
         if plan.files.len() == 1 { "" } else { "s" }
     )];
+    // Occurrences left where tests run them (doc-tests) are said before the file list.
+    lines.extend(coverage.warnings.iter().cloned());
     let mut files_json = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);

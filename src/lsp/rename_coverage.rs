@@ -44,6 +44,8 @@ pub const MAX_HITS: usize = 2_000;
 pub const MAX_EXTRA_RENAMES: usize = 3;
 /// Occurrences listed in the report at most per group.
 const LISTED: usize = 15;
+/// Doc-test occurrences listed at most (each is a test that may now fail).
+const DOC_TESTS_LISTED: usize = 50;
 
 /// One whole-word occurrence of a name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +99,35 @@ pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> Grep
         }
     }
     result
+}
+
+/// Whole-word occurrences of `word` in the documentation files (`.md`, `.markdown`, `.rst`,
+/// `.adoc`) under `root` — README code examples no language server edits: `(path, 1-based line)`,
+/// the same walk as [`grep_word`], at most [`MAX_HITS`].
+pub fn grep_documentation(root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
+    let mut found = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .filter_entry(|entry| {
+            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
+        })
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker.flatten().take(MAX_FILES) {
+        let path = entry.path();
+        let is_documentation =
+            path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| matches!(ext, "md" | "markdown" | "rst" | "adoc"));
+        if !is_documentation || !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        for (index, line) in split_lines(&text).into_iter().enumerate() {
+            if !word_positions(line, word).is_empty() && found.len() < MAX_HITS {
+                found.push((path.to_path_buf(), index + 1));
+            }
+        }
+    }
+    found
 }
 
 /// What [`grep_word`] found.
@@ -307,6 +338,8 @@ pub struct RenameCoverage {
     pub report: Vec<String>,
     /// The same as JSON (`structuredContent.coverage`).
     pub json: Value,
+    /// What the result must say near its top (occurrences left in doc-test code).
+    pub warnings: Vec<String>,
 }
 
 /// Checks and completes the server's rename `edit` of `old_name` → `new_name` requested at
@@ -331,6 +364,7 @@ pub fn complete_rename(
             edit,
             report: vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()],
             json: json!({"checked": false, "reason": "resource operations"}),
+            warnings: Vec::new(),
         };
     };
     let started = Instant::now();
@@ -491,6 +525,21 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
+    let doc_tests: Vec<WordHit> = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::DocTest).map(|(hit, _)| hit.clone()).collect();
+    if !doc_tests.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} in doc comments (doc-tests may fail) — code examples the server does not rename; edit them yourself, then run {}:",
+            doc_tests.len(),
+            if doc_tests.iter().any(|hit| hit.path.extension().is_some_and(|ext| ext == "rs")) { "`cargo test --doc`" } else { "the doctests" }
+        ));
+        for hit in doc_tests.iter().take(DOC_TESTS_LISTED) {
+            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
+        }
+        if doc_tests.len() > DOC_TESTS_LISTED {
+            report.push(format!("    ({})", crate::render::showing(DOC_TESTS_LISTED, doc_tests.len(), "")));
+        }
+    }
+    in_text.retain(|(_, kind)| *kind != OccurrenceKind::DocTest);
     if !in_text.is_empty() {
         let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
         report.push(format!(
@@ -563,6 +612,19 @@ pub fn complete_rename(
     if !untouched_files.is_empty() {
         report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
     }
+    let documentation = grep_documentation(server.root(), old_name);
+    if !documentation.is_empty() {
+        let shown_docs: Vec<String> = documentation.iter().take(LISTED).map(|(path, line)| format!("{}:{line}", shown(path))).collect();
+        report.push(format!(
+            "  not renamed in documentation files (no server edits them; examples there may now be wrong): {}{}",
+            shown_docs.join(", "),
+            if documentation.len() > LISTED {
+                format!(" ({})", crate::render::showing(LISTED, documentation.len(), ""))
+            } else {
+                String::new()
+            }
+        ));
+    }
     let json = json!({
         "checked": true,
         "elapsed_ms": started.elapsed().as_millis() as u64,
@@ -573,12 +635,25 @@ pub fn complete_rename(
         "extra_renames_from": extra_renames,
         "added_by_runbound": added.iter().chain(dunder_all_added.iter()).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "left_in_comments_and_strings": in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "left_in_doc_tests": doc_tests.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
+        "left_in_documentation_files": documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect::<Vec<_>>(),
         "left_unrenamed": elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "not_checked": unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
         "files_not_changed": untouched_files,
     });
     let merged = json!({"changes": edits.into_iter().map(|(path, list)| (path_to_uri(&path), Value::Array(list))).collect::<serde_json::Map<String, Value>>()});
-    RenameCoverage { edit: merged, report, json }
+    let mut warnings = Vec::new();
+    if !doc_tests.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} left unrenamed in doc comments (doc-tests may fail) — listed below",
+            if doc_tests.len() == 1 {
+                "1 occurrence in example code was".to_owned()
+            } else {
+                format!("{} occurrences in example code were", doc_tests.len())
+            }
+        ));
+    }
+    RenameCoverage { edit: merged, report, json, warnings }
 }
 
 /// What an occurrence of a name is, by the file's syntax tree.
@@ -591,6 +666,11 @@ pub enum OccurrenceKind {
     Comment,
     /// Inside a string literal.
     Text,
+    /// Code inside documentation that a test runs: a Rust doc comment's fenced code block (a
+    /// doc-test, unless fenced as `ignore` or another language) or a Python docstring's `>>>` /
+    /// `...` example line (a doctest). The server does not rename there (rust-analyzer does not),
+    /// and a rename that leaves it makes `cargo test --doc` / the doctests fail.
+    DocTest,
 }
 
 /// Classifies each of `hits` (all in `path`) with tree-sitter (the grammars ast-grep bundles):
@@ -609,6 +689,7 @@ pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> 
     let top = root.root().get_inner_node();
     let mut line_starts = vec![0usize];
     line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
+    let lines = split_lines(&source);
     hits.iter()
         .map(|hit| {
             let Some(line_start) = line_starts.get(hit.line as usize) else { return OccurrenceKind::Code };
@@ -620,9 +701,15 @@ pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> 
                     return OccurrenceKind::Code;
                 }
                 if kind.contains("comment") {
+                    if language == SupportLang::Rust && in_rust_doc_test(&lines, hit.line as usize, hit.byte_start) {
+                        return OccurrenceKind::DocTest;
+                    }
                     return OccurrenceKind::Comment;
                 }
                 if kind.contains("string") || kind.contains("char_literal") || kind.contains("heredoc") {
+                    if language == SupportLang::Python && is_python_doctest_line(lines.get(hit.line as usize).copied().unwrap_or("")) {
+                        return OccurrenceKind::DocTest;
+                    }
                     return OccurrenceKind::Text;
                 }
                 match node.parent() {
@@ -632,6 +719,76 @@ pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> 
             }
         })
         .collect()
+}
+
+/// Whether byte `byte_start` of 0-based `line` of a Rust file is code inside a doc comment's
+/// fenced code block that rustdoc runs as a doc-test: the line is a `///` or `//!` doc comment,
+/// an odd number of fences precede it in the same run of doc comment lines, the opening one
+/// plain (```` ``` ````) or with rustdoc's attributes only (`rust`, `no_run`, `should_panic`,
+/// `compile_fail`, `edition20xx`, …) — not `ignore`, `text` or another language — and the
+/// occurrence is not in a `//` comment of the example itself.
+fn in_rust_doc_test(lines: &[&str], line: usize, byte_start: usize) -> bool {
+    let marker_of = |text: &str| -> Option<&'static str> {
+        let trimmed = text.trim_start();
+        if trimmed.starts_with("////") {
+            None
+        } else if trimmed.starts_with("///") {
+            Some("///")
+        } else if trimmed.starts_with("//!") {
+            Some("//!")
+        } else {
+            None
+        }
+    };
+    let Some(marker) = lines.get(line).and_then(|text| marker_of(text)) else { return false };
+    let content = |text: &str| text.trim_start()[marker.len()..].trim().to_owned();
+    if content(lines[line]).starts_with("```") {
+        return false;
+    }
+    let marker_end = lines[line].len() - lines[line].trim_start().len() + marker.len();
+    if lines[line].get(marker_end..byte_start).is_none_or(|before| before.contains("//")) {
+        return false;
+    }
+    // The run of doc comment lines above, nearest first.
+    let mut opening: Option<String> = None;
+    let mut fences = 0usize;
+    for above in lines[..line].iter().rev() {
+        if marker_of(above) != Some(marker) {
+            break;
+        }
+        let text = content(above);
+        if let Some(info) = text.strip_prefix("```") {
+            fences += 1;
+            if fences == 1 {
+                opening = Some(info.trim().to_owned());
+            }
+        }
+    }
+    if fences.is_multiple_of(2) {
+        return false;
+    }
+    // The nearest fence above opens the block this line is in; its info string decides.
+    let info = opening.unwrap_or_default();
+    info.split([',', ' ']).filter(|token| !token.is_empty()).all(|token| {
+        matches!(token, "rust" | "no_run" | "should_panic" | "compile_fail" | "test_harness" | "standalone_crate" | "allow_fail")
+            || token.starts_with("edition")
+            || token.starts_with('E')
+    })
+}
+
+/// Whether a Python line is a doctest example (`>>> call()` or its `... ` continuation).
+fn is_python_doctest_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    trimmed.starts_with(">>> ") || trimmed == ">>>" || trimmed.starts_with("... ")
+}
+
+/// Classifies one position of `path` (0-based `line`, byte column `byte_start`, identifier of
+/// `len` bytes) like [`classify_occurrences`]; `None` when no bundled grammar handles the file
+/// (the caller falls back to a scan of the line).
+pub fn classify_position(path: &Path, line: u32, byte_start: usize, len: usize) -> Option<OccurrenceKind> {
+    <ast_grep_language::SupportLang as ast_grep_core::Language>::from_path(path)?;
+    let hit = WordHit { path: path.to_path_buf(), line, byte_start, line_text: String::new() };
+    classify_occurrences(path, &[&hit], len).into_iter().next()
 }
 
 /// Per-file cache of [`classify_occurrences`] for the occurrences of one [`GrepResult`].
@@ -960,6 +1117,41 @@ mod tests {
             WordHit { path: c.clone(), line: 1, byte_start: 3, line_text: String::new() },
         ];
         assert_eq!(classify_occurrences(&c, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, Comment]);
+    }
+
+    #[test]
+    fn doc_test_code_is_told_apart_from_doc_prose_and_plain_comments() {
+        // semver's crate docs: a doc-test calling `.matches(`, prose naming it, an `ignore` block.
+        let dir = tempfile::tempdir().unwrap();
+        let rs = dir.path().join("lib.rs");
+        let source = "//! Check with [`VersionReq::matches`].\n//!\n//! ```\n//! assert!(req.matches(&version));\n//! ```\n//!\n//! ```ignore\n//! req.matches(&v)\n//! ```\n/// ```no_run\n/// req.matches(&v); // it matches\n/// ```\n// matches\npub fn matches() {}\n";
+        std::fs::write(&rs, source).unwrap();
+        let hits: Vec<WordHit> = split_lines(source)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(line, text)| {
+                word_positions(text, "matches").into_iter().map(move |byte_start| WordHit {
+                    path: PathBuf::new(),
+                    line: line as u32,
+                    byte_start,
+                    line_text: text.to_owned(),
+                })
+            })
+            .collect();
+        use OccurrenceKind::{Code, Comment, DocTest};
+        let lines: Vec<u32> = hits.iter().map(|hit| hit.line + 1).collect();
+        assert_eq!(lines, vec![1, 4, 8, 11, 11, 13, 14]);
+        assert_eq!(
+            classify_occurrences(&rs, &hits.iter().collect::<Vec<_>>(), 7),
+            vec![Comment, DocTest, Comment, DocTest, Comment, Comment, Code]
+        );
+        // Python: a docstring's `>>>` example is a doctest; its prose is a string.
+        let py = dir.path().join("m.py");
+        let source = "def total():\n    \"\"\"Sum with total().\n\n    >>> total()\n    0\n    \"\"\"\n";
+        std::fs::write(&py, source).unwrap();
+        let hit = |line: u32, byte_start: usize| WordHit { path: PathBuf::new(), line, byte_start, line_text: String::new() };
+        let hits = [hit(0, 4), hit(1, 17), hit(3, 8)];
+        assert_eq!(classify_occurrences(&py, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, OccurrenceKind::Text, DocTest]);
     }
 
     #[test]

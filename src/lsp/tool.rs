@@ -84,7 +84,25 @@ A server that is still indexing answers with what it has and the answer says so;
         output_schema: None,
         annotations: crate::registry::ToolAnnotations::READ_ONLY,
         parallel_safe: true,
-        default_timeout: Duration::from_secs(60),
+        // Sized for `diagnostics "*"`: the project checker's own timeout (180 s by default) plus
+        // 30 s for the root walk and the answer. Every other op ends its waits after
+        // `LspConfig::request_budget` (60 s) — see `op_deadline`.
+        default_timeout: LSP_TOOL_TIMEOUT,
+    }
+}
+
+/// The `lsp` tool's default time budget (see the descriptor).
+pub const LSP_TOOL_TIMEOUT: Duration = Duration::from_secs(210);
+
+/// The deadline of one `lsp` op: the call's, except that every op but `diagnostics "*"` (the
+/// project checker, which has its own timeout) ends its waits after
+/// [`crate::lsp::LspConfig::request_budget`].
+fn op_deadline(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Instant {
+    let project_check = args.op == LspOp::Diagnostics && args.file.as_deref() == Some("*");
+    if project_check {
+        ctx.deadline()
+    } else {
+        ctx.deadline().min(Instant::now() + supervisor.config().request_budget)
     }
 }
 
@@ -133,7 +151,9 @@ pub(crate) struct LspArguments {
     /// (1–3, default 1; 2 = also the callers of the callers, …).
     #[schemars(range(min = 1))]
     pub(crate) depth: Option<usize>,
-    /// symbols with `file`: also list parameters, local variables and imports.
+    /// symbols: also list what is hidden by default — with `file`, parameters, local
+    /// variables, anonymous callbacks inside functions and imports; with `query`, symbols
+    /// declared inside functions (default false).
     #[serde(default)]
     pub(crate) locals: bool,
 }
@@ -171,6 +191,7 @@ pub(crate) const ANSWER_MARGIN: Duration = Duration::from_millis(250);
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: LspArguments = ctx.parse_arguments(arguments)?;
     let supervisor = ctx.resource::<LspSupervisor>()?;
+    let deadline = op_deadline(ctx, supervisor, &args);
     match args.op.as_str() {
         "status" => {
             let status = supervisor.status();
@@ -178,12 +199,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         "reload" => {
             let file = args.file.as_deref().map(|file| resolve_file(supervisor.workspace_root(), file)).transpose()?;
-            let lines = supervisor.reload(file.as_deref(), ctx.deadline())?;
+            let lines = supervisor.reload(file.as_deref(), deadline)?;
             Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({"reloaded": lines}))))
         }
-        "diagnostics" => diagnostics(ctx, supervisor, &args),
-        "symbols" => symbols(ctx, supervisor, &args),
-        "definition" | "type_definition" | "implementation" | "references" | "hover" | "code_actions" => navigate(ctx, supervisor, &args),
+        "diagnostics" => diagnostics(ctx, supervisor, &args, deadline),
+        "symbols" => symbols(supervisor, &args, deadline),
+        "definition" | "type_definition" | "implementation" | "references" | "hover" | "code_actions" => {
+            navigate(supervisor, &args, deadline)
+        }
         "incoming_calls" | "outgoing_calls" | "supertypes" | "subtypes" => crate::lsp::hierarchy::hierarchy(ctx, supervisor, &args),
         other => Err(ToolError::invalid(format!("unknown lsp op {other:?}")).with_hint(format!("use one of: {}", OPS.join(", ")))),
     }
@@ -266,7 +289,7 @@ impl Query<'_> {
 
     pub(crate) fn empty_answer(&self, what: &str, raw: &str) -> String {
         let mut text = format!("no {what} found: {} returned {raw}", self.server.id());
-        if looks_like_comment_or_string(&self.resolved.line_text, self.resolved.cursor_byte) {
+        if cursor_in_comment_or_string(&self.path, &self.resolved) {
             text.push_str(&format!(
                 "; `{}` at column {} is probably inside a comment or string — address an identifier in code",
                 self.resolved.cursor_identifier,
@@ -277,7 +300,17 @@ impl Query<'_> {
     }
 }
 
-fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
+/// Whether the cursor of `resolved` sits inside a comment or a string literal of `path`: by the
+/// file's tree-sitter syntax tree where a bundled grammar parses it (a template substitution
+/// `${kindOf(x)}` or an f-string interpolation is code), else by a scan of the line.
+fn cursor_in_comment_or_string(path: &Path, resolved: &ResolvedSymbol) -> bool {
+    match crate::lsp::rename_coverage::classify_position(path, resolved.line - 1, resolved.cursor_byte, resolved.cursor_identifier.len()) {
+        Some(kind) => kind != crate::lsp::rename_coverage::OccurrenceKind::Code,
+        None => looks_like_comment_or_string(&resolved.line_text, resolved.cursor_byte),
+    }
+}
+
+fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let op = args.op.as_str();
     let spec = op_spec(op);
     let (Some(file), Some(line)) = (args.file.as_deref(), args.line) else {
@@ -294,13 +327,13 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
     let resolved = resolve_symbol_on_line(&text, line, symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
-    let request_deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+    let request_deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let mut notes: Vec<String> = Vec::new();
     // A server found dead while answering is restarted and asked once more (the crash may land
     // between our liveness check and the request).
     let mut attempt = 0;
     let (lease, readiness, answer) = loop {
-        let lease = supervisor.server_for_file(&path, args.server.as_deref(), ctx.deadline())?;
+        let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
         notes.extend(lease.notes.iter().cloned());
         let server = &*lease.server;
         server.resync_from_disk();
@@ -352,9 +385,10 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
     };
     let server = &*lease.server;
     let encoding = server.position_encoding();
-    // References are cross-checked against grep -w (uses a server skips, e.g. pyright's through
-    // a .pyi stub beside the source): see `rename_coverage::complete_references`.
-    let (answer, coverage_notes) = if op == "references" {
+    // References are cross-checked against grep -w where the server is known to skip uses
+    // (pyright's through a .pyi stub beside the source): see
+    // `rename_coverage::complete_references` and `ServerDefinition::cross_check_references`.
+    let (answer, coverage_notes) = if op == "references" && server.definition().cross_check_references {
         let (line0, character) = resolved.lsp_position(encoding);
         let budget = (request_deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(10));
         let checked = crate::lsp::rename_coverage::complete_references(
@@ -382,7 +416,7 @@ fn navigate(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgumen
         "code_actions" => with_no_page(render_code_actions(&query, &answer)?),
         _ => render_locations(&query, spec.what, &answer, args.offset)?,
     };
-    if !results.is_empty() && looks_like_comment_or_string(&query.resolved.line_text, query.resolved.cursor_byte) {
+    if !results.is_empty() && cursor_in_comment_or_string(&query.path, &query.resolved) {
         query.notes.push(format!(
             "note: `{}` at column {} looks like it is inside a comment or string; {} answered anyway (probably by name) — check that this is the symbol you meant",
             query.resolved.cursor_identifier,
@@ -633,29 +667,69 @@ impl SourceCache {
         let text = lines.as_ref().and_then(|lines| lines.get(line0 as usize)).map(|line| cut_chars(line.trim(), 200)).unwrap_or_default();
         Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text }
     }
+
+    /// The whole 0-based line `line0` of a file [`SourceCache::place`] resolved, if readable.
+    fn line(&mut self, uri: &str, line0: u32) -> Option<&str> {
+        if !self.files.contains_key(uri) {
+            self.place(uri, line0);
+        }
+        self.files.get(uri)?.1.as_ref()?.get(line0 as usize).map(String::as_str)
+    }
 }
 
 /// `(uri, start line, start character)` (0-based, server encoding) of each location in a
 /// definition-like answer: `Location`, `Location[]`, `LocationLink[]` (target selection range),
 /// or null.
 fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, u32, u32)>, ToolError> {
+    Ok(location_ranges(answer, server_id, method)?.into_iter().map(|(uri, range)| (uri, range.start.line, range.start.character)).collect())
+}
+
+/// `(uri, range)` (0-based, server encoding) of each location in a definition-like answer (a
+/// link's target selection range).
+fn location_ranges(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, lsp_types::Range)>, ToolError> {
     if answer.is_null() {
         return Ok(Vec::new());
     }
     let response: lsp_types::GotoDefinitionResponse =
         serde_json::from_value(answer.clone()).map_err(|err| unparseable(server_id, method, &err, answer))?;
     Ok(match response {
-        lsp_types::GotoDefinitionResponse::Scalar(location) => {
-            vec![(location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character)]
+        lsp_types::GotoDefinitionResponse::Scalar(location) => vec![(location.uri.as_str().to_owned(), location.range)],
+        lsp_types::GotoDefinitionResponse::Array(list) => list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range)).collect(),
+        lsp_types::GotoDefinitionResponse::Link(links) => {
+            links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range)).collect()
         }
-        lsp_types::GotoDefinitionResponse::Array(list) => {
-            list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line, l.range.start.character)).collect()
-        }
-        lsp_types::GotoDefinitionResponse::Link(links) => links
-            .into_iter()
-            .map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range.start.line, l.target_selection_range.start.character))
-            .collect(),
     })
+}
+
+/// What a location's single-line range covers, when that says more than its line: the entry of
+/// a derive list (`derive(Clone)` — rust-analyzer puts every derived impl of a type on its
+/// `#[derive(…)]` line), or the text at the range when several locations share one line.
+/// `None` when the range spans lines, is empty, or covers the whole trimmed line.
+fn range_label(
+    uri: &str,
+    range: &lsp_types::Range,
+    encoding: PositionEncoding,
+    line_shared: bool,
+    sources: &mut SourceCache,
+) -> Option<String> {
+    if range.start.line != range.end.line || range.start.character >= range.end.character {
+        return None;
+    }
+    let line_text = sources.line(uri, range.start.line)?;
+    let start = encoding.byte_from_column(line_text, range.start.character);
+    let end = encoding.byte_from_column(line_text, range.end.character);
+    let covered = line_text.get(start..end)?.trim();
+    if covered.is_empty() || covered == line_text.trim() {
+        return None;
+    }
+    let derive_list = line_text.trim_start().starts_with("#[") && line_text[..start].contains("derive(");
+    if derive_list {
+        Some(format!("derive({covered})"))
+    } else if line_shared {
+        Some(format!("at `{}`", cut_chars(covered, 60)))
+    } else {
+        None
+    }
 }
 
 pub(crate) fn unparseable(server_id: &str, method: &str, err: &serde_json::Error, answer: &Value) -> ToolError {
@@ -685,25 +759,47 @@ pub(crate) fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) 
 }
 
 fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize) -> Result<(String, Vec<Value>, Option<Page>), ToolError> {
-    let mut found = locations(answer, query.server.id(), what)?;
+    let mut found = location_ranges(answer, query.server.id(), what)?;
     let mut seen = HashSet::new();
-    found.retain(|location| seen.insert(location.clone()));
+    found.retain(|(uri, range)| seen.insert((uri.clone(), range.start.line, range.start.character)));
     if found.is_empty() {
         let raw = if answer.is_null() { "null" } else { "an empty list" };
         return Ok((query.empty_answer(what, raw), Vec::new(), None));
     }
     let mut cache = SourceCache::new(query.supervisor.workspace_root());
-    let mut places: Vec<Place> = found.iter().map(|(uri, line0, _)| cache.place(uri, *line0)).collect();
-    // Workspace code first; the server's order within each class.
-    places.sort_by_key(Place::rank);
+    let mut lines_seen: HashMap<(String, u32), usize> = HashMap::new();
+    for (uri, range) in &found {
+        *lines_seen.entry((uri.clone(), range.start.line)).or_default() += 1;
+    }
+    let mut places: Vec<(Place, Option<String>, u32)> = found
+        .iter()
+        .map(|(uri, range)| {
+            let place = cache.place(uri, range.start.line);
+            let shared = lines_seen.get(&(uri.clone(), range.start.line)).copied().unwrap_or(0) > 1;
+            let label = range_label(uri, range, query.encoding, shared, &mut cache);
+            (place, label, range.start.character)
+        })
+        .collect();
+    // Workspace code first; the server's order within each class (implementations: by file and
+    // line, so several impls on one `#[derive(…)]` line sit together).
+    if what == "implementations" {
+        places.sort_by_key(|(place, _, character)| (place.rank(), place.labeled(), place.line, *character));
+    } else {
+        places.sort_by_key(|(place, _, _)| place.rank());
+    }
     let mut tally = PathTally::default();
-    places.iter().filter_map(|place| place.path.as_ref()).for_each(|path| tally.add(path));
+    places.iter().filter_map(|(place, _, _)| place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(places.len(), offset, query.supervisor.config().locations_cap, "locations")?;
     let mut out = format!("{}:\n", counted(places.len(), "location", "", &tally));
     let mut results = Vec::new();
-    for place in &places[page.range()] {
-        out.push_str(&format!("{}: {}\n", place.located(), place.text));
-        results.push(place.to_json());
+    for (place, label, _) in &places[page.range()] {
+        let label_text = label.as_deref().map(|label| format!("   ← {label}")).unwrap_or_default();
+        out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.text));
+        let mut value = place.to_json();
+        if let Some(label) = label {
+            value["target"] = json!(label);
+        }
+        results.push(value);
     }
     push_page_footer(&mut out, &page, &tally);
     Ok((out.trim_end().to_owned(), results, Some(page)))
@@ -890,8 +986,8 @@ pub(crate) fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u
     all
 }
 
-fn symbols(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
-    let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+fn symbols(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
+    let deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     match (&args.query, &args.file) {
         (Some(query), file) => workspace_symbols(supervisor, query, file.as_deref(), args, deadline),
         (None, Some(file)) => document_symbols(supervisor, file, args, deadline),
@@ -908,6 +1004,8 @@ struct FoundSymbol {
     place: Place,
     /// 0 exact name, 1 exact ignoring case, 2 prefix, 3 substring, 4 other (fuzzy) match.
     match_quality: u8,
+    /// The function it is declared in (a local), by the file's syntax tree.
+    local_of: Option<String>,
 }
 
 fn match_quality(name: &str, query: &str) -> u8 {
@@ -956,6 +1054,7 @@ fn workspace_symbols(
     let mut found: Vec<FoundSymbol> = Vec::new();
     let mut asked = Vec::new();
     let mut cache = SourceCache::new(supervisor.workspace_root());
+    let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     for server in &servers {
         server.resync_from_disk();
         if !server.supports(WorkspaceSymbolRequest::METHOD) {
@@ -976,35 +1075,67 @@ fn workspace_symbols(
         }
         let response: lsp_types::WorkspaceSymbolResponse = serde_json::from_value(answer.clone())
             .map_err(|err| unparseable(server.id(), WorkspaceSymbolRequest::METHOD, &err, &answer))?;
-        let flat: Vec<(String, u64, Option<String>, String, u32)> = match response {
+        let flat: Vec<(String, u64, Option<String>, String, u32, u32)> = match response {
             lsp_types::WorkspaceSymbolResponse::Flat(list) => list
                 .into_iter()
                 .map(|symbol| {
                     let kind = crate::lsp::outline::kind_number(&symbol.kind);
-                    (symbol.name, kind, symbol.container_name, symbol.location.uri.as_str().to_owned(), symbol.location.range.start.line)
+                    let start = symbol.location.range.start;
+                    (symbol.name, kind, symbol.container_name, symbol.location.uri.as_str().to_owned(), start.line, start.character)
                 })
                 .collect(),
             lsp_types::WorkspaceSymbolResponse::Nested(list) => list
                 .into_iter()
                 .map(|symbol| {
-                    let (uri, line0) = match &symbol.location {
-                        lsp_types::OneOf::Left(location) => (location.uri.as_str().to_owned(), location.range.start.line),
-                        lsp_types::OneOf::Right(location) => (location.uri.as_str().to_owned(), 0),
+                    let (uri, line0, character) = match &symbol.location {
+                        lsp_types::OneOf::Left(location) => {
+                            (location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character)
+                        }
+                        lsp_types::OneOf::Right(location) => (location.uri.as_str().to_owned(), 0, 0),
                     };
-                    (symbol.name, crate::lsp::outline::kind_number(&symbol.kind), symbol.container_name, uri, line0)
+                    (symbol.name, crate::lsp::outline::kind_number(&symbol.kind), symbol.container_name, uri, line0, character)
                 })
                 .collect(),
         };
-        for (name, kind_number, container, uri, line0) in flat {
+        for (name, kind_number, container, uri, line0, character) in flat {
             let place = cache.place(&uri, line0);
             let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
-            let kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            let mut kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            // Workspace code is asked its syntax tree: what the declaration is where the server
+            // says `variable` (a type alias, a re-export), and whether it is a function's local.
+            let mut local_of = None;
+            if place.rank() == PathClass::Workspace {
+                if let Some(facts) = place.absolute().map(Path::to_path_buf).and_then(|path| {
+                    let parsed = parsed_files.entry(path.clone()).or_insert_with(|| {
+                        std::fs::read_to_string(&path).ok().and_then(|text| crate::lsp::syntax::ParsedSource::parse(&path, &text))
+                    });
+                    parsed.as_ref()?.declaration_facts(line0, character, &name)
+                }) {
+                    if let Some(better) = facts.kind.filter(|_| matches!(kind, "variable" | "constant" | "field" | "property")) {
+                        kind = better;
+                    }
+                    local_of = facts.enclosing_function;
+                }
+            }
             let match_quality = match_quality(&name, query);
-            found.push(FoundSymbol { name, kind, container: container.filter(|c| !c.is_empty()), place, match_quality });
+            found.push(FoundSymbol { name, kind, container: container.filter(|c| !c.is_empty()), place, match_quality, local_of });
         }
     }
-    // Workspace code first; within it the closest name matches first; the servers' order within.
-    found.sort_by_key(|symbol| (symbol.place.rank(), symbol.match_quality));
+    // Symbols declared inside functions are locals: left out unless asked for, and counted.
+    let mut locals_hidden: Vec<String> = Vec::new();
+    if !args.locals {
+        found.retain(|symbol| match &symbol.local_of {
+            Some(function) => {
+                let function = if function == "<anonymous>" { "an anonymous function".to_owned() } else { function.clone() };
+                locals_hidden.push(format!("`{}` in {function} ({})", symbol.name, symbol.place.located()));
+                false
+            }
+            None => true,
+        });
+    }
+    // Workspace code first; within it the closest name matches first, declarations before
+    // re-exports and imports of them; the servers' order within.
+    found.sort_by_key(|symbol| (symbol.place.rank(), symbol.match_quality, matches!(symbol.kind, "re-export" | "import")));
     let total = found.len();
     let mut tally = PathTally::default();
     found.iter().filter_map(|symbol| symbol.place.path.as_ref()).for_each(|path| tally.add(path));
@@ -1016,21 +1147,36 @@ fn workspace_symbols(
     };
     let mut results = Vec::new();
     for symbol in &found[page.range()] {
-        let container_text = symbol.container.as_deref().map(|c| format!(" in {c}")).unwrap_or_default();
+        let container_text = match (&symbol.container, &symbol.local_of) {
+            (Some(container), _) => format!(" in {container}"),
+            (None, Some(function)) => format!(" (local of {function})"),
+            (None, None) => String::new(),
+        };
         text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.text));
         let mut value = symbol.place.to_json();
         value["name"] = json!(symbol.name);
         value["kind"] = json!(symbol.kind);
         value["container"] = json!(symbol.container);
+        value["local_of"] = json!(symbol.local_of);
         results.push(value);
     }
     push_page_footer(&mut text, &page, &tally);
+    if !locals_hidden.is_empty() {
+        const NAMED: usize = 5;
+        let more = if locals_hidden.len() > NAMED { format!(", … {} more", locals_hidden.len() - NAMED) } else { String::new() };
+        text.push_str(&format!(
+            "not listed: {} declared inside functions (locals: {}{more}); pass \"locals\": true to list them\n",
+            plural(locals_hidden.len(), "symbol"),
+            locals_hidden.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
     for note in &notes {
         text.push_str(note);
         text.push('\n');
     }
     Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(json!({
-        "op": "symbols", "query": query, "total": total, "page": page.to_json(), "results": results, "servers": asked, "notes": notes
+        "op": "symbols", "query": query, "total": total, "page": page.to_json(), "results": results, "servers": asked, "notes": notes,
+        "locals_not_listed": locals_hidden.len()
     }))))
 }
 
@@ -1060,6 +1206,7 @@ struct OutlineView {
     visible: Vec<usize>,
     locals_hidden: usize,
     imports_hidden: usize,
+    callbacks_hidden: usize,
     deeper: usize,
     other_kinds: usize,
     /// Visible-entry depth: 1 + visible ancestors.
@@ -1071,6 +1218,7 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
         visible: Vec::new(),
         locals_hidden: 0,
         imports_hidden: 0,
+        callbacks_hidden: 0,
         deeper: 0,
         other_kinds: 0,
         display_depth: vec![0; entries.len()],
@@ -1080,6 +1228,7 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
         match entry.hidden {
             Some(Hidden::Local) if !locals => view.locals_hidden += 1,
             Some(Hidden::Import) if !locals => view.imports_hidden += 1,
+            Some(Hidden::Callback) if !locals => view.callbacks_hidden += 1,
             _ if max_depth.is_some_and(|max| entry.depth > max) => view.deeper += 1,
             _ if kinds.is_some_and(|kinds| !kinds.contains(&entry.kind)) => view.other_kinds += 1,
             _ => {
@@ -1129,11 +1278,7 @@ fn outline_line(entries: &[OutlineEntry], view: &OutlineView, index: usize, suff
     } else {
         format!("{} ", entry.kind)
     };
-    let mark = match entry.hidden {
-        Some(Hidden::Local) => " (local)",
-        Some(Hidden::Import) => " (import)",
-        None => "",
-    };
+    let mark = entry.hidden.map(|hidden| format!(" ({})", hidden.as_str())).unwrap_or_default();
     // A member whose enclosing symbol is not listed (kind filter) names it.
     let enclosing = match entry.parent {
         Some(parent) if view.display_depth[index] == 1 => {
@@ -1218,7 +1363,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             "end_line": entry.end_line,
             "depth": entry.depth,
             "container": qualified_container(&entries, index),
-            "hidden": entry.hidden.map(|hidden| if hidden == Hidden::Local { "local" } else { "import" }),
+            "hidden": entry.hidden.map(Hidden::as_str),
         }));
     }
     if let Some(notice) = page.notice() {
@@ -1237,10 +1382,13 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         }
     }
     let mut not_listed = Vec::new();
-    if view.locals_hidden + view.imports_hidden > 0 {
+    if view.locals_hidden + view.imports_hidden + view.callbacks_hidden > 0 {
         let mut parts = Vec::new();
         if view.locals_hidden > 0 {
             parts.push(format!("{} parameters and locals", view.locals_hidden));
+        }
+        if view.callbacks_hidden > 0 {
+            parts.push(format!("{} inside functions", plural(view.callbacks_hidden, "anonymous callback")));
         }
         if view.imports_hidden > 0 {
             parts.push(format!("{} imports", view.imports_hidden));
@@ -1275,21 +1423,20 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         "total": total,
         "page": page.to_json(),
         "results": results,
-        "not_listed": {"locals": view.locals_hidden, "imports": view.imports_hidden, "deeper": view.deeper, "other_kinds": view.other_kinds},
+        "not_listed": {"locals": view.locals_hidden, "callbacks": view.callbacks_hidden, "imports": view.imports_hidden, "deeper": view.deeper, "other_kinds": view.other_kinds},
         "notes": notes,
     }))))
 }
 
-fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
+fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let Some(file) = args.file.as_deref() else {
         return Err(ToolError::invalid("diagnostics needs `file`")
             .with_hint("pass the file to check, e.g. {\"op\": \"diagnostics\", \"file\": \"src/app.py\"}"));
     };
+    let deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     if file == "*" {
-        let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
-        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, deadline);
+        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, deadline, ctx.budget());
     }
-    let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let path = resolve_file(supervisor.workspace_root(), file)?;
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;

@@ -720,6 +720,26 @@ pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
     found
 }
 
+/// Sends SIGKILL to each recorded process that is still the same process (its start time
+/// matches, so a reused pid is left alone) and still live; returns how many were signalled.
+/// For processes a resource saw under its child (a debuggee under its adapter) and must not
+/// outlive it even when the child died first and they were reparented.
+pub fn kill_recorded_processes(processes: &[ProcessIdentity]) -> usize {
+    let mut signalled = 0;
+    for identity in processes {
+        if process_start_time_ticks(identity.pid) != Some(identity.start_time_ticks)
+            || process_state(identity.pid) != Some(ProcessState::Live)
+        {
+            continue;
+        }
+        let Ok(raw) = i32::try_from(identity.pid) else { continue };
+        if nix::sys::signal::kill(Pid::from_raw(raw), Signal::SIGKILL).is_ok() {
+            signalled += 1;
+        }
+    }
+    signalled
+}
+
 /// Sends SIGKILL to every process whose initial environment (`/proc/<pid>/environ`, as it was
 /// at exec) has the variable `tag`, except runbound itself; returns how many were signalled.
 /// Only processes started at or after `started_after_ticks` (clock ticks after boot, as in

@@ -233,7 +233,6 @@ fn op_enums_are_deserialized_by_serde_and_listed_in_the_schemas() {
     for op in ["adapters", "breakpoints", "launch", "attach", "step_over", "variables", "evaluate", "output", "terminate"] {
         assert!(debug_ops.contains(&op.to_owned()), "{op} in {debug_ops:?}");
     }
-    assert_eq!(debug_ops.len(), 17, "{debug_ops:?}");
     assert_eq!(debug.input_schema["properties"]["adapter"]["enum"], json!(["debugpy", "lldb", "delve", "dart"]));
     // An op outside the enum is refused by the schema, before the tool runs, naming the field.
     let workspace = support::workspace_with(&[("notes.txt", "alpha\n")]);

@@ -95,7 +95,8 @@ fn outline_in_source_order_without_locals() {
 
 /// Orientation: a cold `symbols` query with no file starts gopls for the module at the workspace
 /// root (issue 11 §5) and finds the function where a word search finds it, before anything from
-/// the standard library; outside paths are shortened, not GOROOT's absolute paths (issue 11 §4).
+/// the standard library; outside paths are shortened, not GOROOT's absolute paths (issue 11 §4),
+/// and a standard-library definition reads `reflect/value.go:N [go stdlib]` (issue 11 item 3).
 #[test]
 fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
     if !require_tools("corpus_go::workspace_symbols") {
@@ -115,7 +116,58 @@ fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
         !text.contains(&format!("{goroot}/")) && !text.contains(&format!("{real_sources}/")),
         "outside paths should be shortened (package + path inside it), not {real_sources}/… (issue 11 §4):\n{text}"
     );
+    // A definition in the standard library reads `reflect/value.go:N [go stdlib]` (issue 11 item 3),
+    // N where a line scan of GOROOT's own file finds the declaration.
+    let value_go = Path::new(&real_sources).join("reflect/value.go");
+    let declared = std::fs::read_to_string(&value_go)
+        .expect("GOROOT's reflect/value.go")
+        .lines()
+        .position(|line| line.starts_with("type Value struct"))
+        .expect("ground truth")
+        + 1;
+    let call =
+        occurrences(dir.path(), "NameOf").into_iter().find(|o| o.text.starts_with("func NameOf(v reflect.Value)")).expect("ground truth");
+    let (answer, _) =
+        corpus::complete_answer(&run, "lsp", json!({"op": "definition", "file": call.file, "line": call.line, "symbol": "reflect.Value"}));
+    assert!(
+        answer.contains(&format!("reflect/value.go:{declared} [go stdlib]")),
+        "a GOROOT path shortened and marked [go stdlib]:\n{answer}"
+    );
+    assert!(
+        answer.contains(&format!("go stdlib = {real_sources}")) || answer.contains(&format!("go stdlib = {goroot}/src")),
+        "the legend names GOROOT's sources:\n{answer}"
+    );
     corpus::report_timing(&format!("gopls workspace symbols, cold run: {elapsed:?}"));
+}
+
+/// `diagnostics "*"` says one count: the header, each run's line and the listed diagnostics agree
+/// (go vet repeats a finding across a package and its test variant; it is listed once and counted
+/// once — issue 11 item 7), and every location `go vet` prints is listed.
+#[test]
+fn project_check_counts_agree_with_what_is_listed() {
+    if !require_tools("corpus_go::project_check") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let vet = go(dir.path(), &["vet", "./..."]);
+    let expected = corpus::compiler_error_locations(&vet.text, dir.path());
+    assert!(!expected.is_empty(), "ground truth: go vet reports findings on go-cmp 0.5.9:\n{}", vet.text);
+    let run = corpus::tools_run(dir.path());
+    let text = corpus::ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    let listed: Vec<&str> =
+        text.lines().filter(|line| line.contains(".go:") && (line.contains(": warning") || line.contains(": error"))).collect();
+    let header = text.lines().next().unwrap_or("");
+    let counts: Vec<usize> = header.split(|c: char| !c.is_ascii_digit()).filter_map(|n| n.parse().ok()).collect();
+    assert_eq!(counts.iter().sum::<usize>(), listed.len(), "header counts vs listed diagnostics: {header}\n{text}");
+    let per_run: usize = text
+        .lines()
+        .filter(|line| line.trim_start().starts_with("ran `"))
+        .filter_map(|line| line.split("): ").nth(1)?.split(' ').next()?.parse::<usize>().ok())
+        .sum();
+    assert_eq!(per_run, listed.len(), "per-run counts vs listed diagnostics:\n{text}");
+    for location in &expected {
+        assert!(listed.iter().any(|line| line.starts_with(&format!("{location}: "))), "go vet reports {location}:\n{text}");
+    }
 }
 
 /// Navigation against a word search: definition of `function.NameOf` from a call in another

@@ -361,6 +361,33 @@ fn clean_edit_latency_next_to_an_error_edit() {
     corpus::report_timing(&format!("pyright edits of {file}: {}", timings.join(", ")));
 }
 
+/// `diagnostics "*"` under a call budget pyright cannot meet on a real project says that the call's
+/// budget stopped it and which budget that was — never that its output "could not be parsed"
+/// (issue 11 item 9: a 60 s call killed pyright at 60 s and the answer blamed the JSON).
+#[test]
+fn project_check_cut_by_the_call_budget_says_which_budget_ran_out() {
+    if support::require_binary("corpus_python::project_check_budget", "pyright").is_none() {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let run = corpus::tools_run(dir.path());
+    let options = runbound::registry::CallOptions {
+        timeout: Some(std::time::Duration::from_secs(4)),
+        ..runbound::registry::CallOptions::new(runbound::Caller::Main)
+    };
+    let started = std::time::Instant::now();
+    let result = run.call_with("lsp", json!({"op": "diagnostics", "file": "*"}), &options);
+    let text = result.joined_text();
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "the call outlived its budget: {:?}", started.elapsed());
+    assert!(!text.contains("could not be parsed"), "a killed run is not a parse failure:\n{text}");
+    assert!(
+        text.contains("pyright was stopped after")
+            && text.contains("`lsp` call's time budget (4.0 s) ran out before the checker timeout (180 s"),
+        "the answer names the budget that ran out:\n{text}"
+    );
+    assert!(result.is_error && !text.contains("0 errors"), "no count from a killed run:\n{text}");
+}
+
 /// `ast_edit` stages a structural rewrite across files without writing, `resolve accept` writes
 /// exactly what the ast-grep CLI writes for the same rule, diagnostics say clean, and the
 /// project's tests pass.

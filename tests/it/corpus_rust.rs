@@ -51,10 +51,77 @@ fn require_rust_analyzer(test: &str) -> bool {
     support::require_binary(test, "rust-analyzer").is_some() && support::require_binary(test, "cargo").is_some()
 }
 
+/// `implementation` of `Version` lists each impl a line scan finds, and names each trait of its
+/// `#[derive(…)]` line (rust-analyzer puts every derived impl on that line; issue 11 item 6).
+#[test]
+fn implementations_name_the_derived_traits() {
+    if !require_rust_analyzer("corpus_rust::implementations") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let source = corpus::read(dir.path(), "src/lib.rs");
+    let lines: Vec<&str> = source.lines().collect();
+    let declaration = lines.iter().position(|line| *line == "pub struct Version {").expect("ground truth") + 1;
+    let derive_line = lines[declaration - 2];
+    let derived: Vec<&str> = derive_line.trim_start_matches("#[derive(").trim_end_matches(")]").split(',').map(str::trim).collect();
+    assert!(derive_line.starts_with("#[derive(") && derived.len() >= 3, "ground truth: {derive_line}");
+    let impls: Vec<String> = ["src/lib.rs", "src/display.rs", "src/parse.rs", "src/impls.rs"]
+        .iter()
+        .flat_map(|file| {
+            corpus::read(dir.path(), file)
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| line.starts_with("impl") && (line.ends_with(" for Version {") || *line == "impl Version {"))
+                .map(|(index, _)| format!("{file}:{}", index + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(impls.len() >= 3, "ground truth: {impls:?}");
+    let run = rust_run(dir.path());
+    let (text, _) = corpus::complete_answer(
+        &run,
+        "lsp",
+        json!({"op": "implementation", "file": "src/lib.rs", "line": declaration, "symbol": "Version"}),
+    );
+    let listed = corpus::listed_locations(&text);
+    for location in &impls {
+        assert!(listed.contains(location), "{location} is an impl of Version:\n{text}");
+    }
+    for name in &derived {
+        let entry = format!("src/lib.rs:{}: {derive_line}   ← derive({name})", declaration - 1);
+        assert!(text.lines().any(|line| line == entry), "the derived {name} is not named (`{entry}`):\n{text}");
+    }
+}
+
+/// `diagnostics "*"` checks every target, as `cargo check --all-targets` does: semver's bench
+/// (`#![feature(test)]`, E0554 on stable) is an error of the project, not "0 errors" (issue 11
+/// item 8). Every error location cargo prints is listed, and the count agrees.
+#[test]
+fn project_check_covers_tests_and_benches() {
+    if support::require_binary("corpus_rust::project_check", "cargo").is_none() {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let check = cargo(dir.path(), &["check", "--offline", "--all-targets", "--keep-going", "--message-format=short"]);
+    assert!(!check.success(), "ground truth: the bench target does not build on stable:\n{}", check.text);
+    let errors = corpus::compiler_error_locations(&check.text, dir.path());
+    assert!(errors.iter().any(|location| location.starts_with("benches/")), "ground truth: an error in benches/: {errors:?}");
+    let run = rust_run(dir.path());
+    let (text, elapsed) = timed_ok(&run, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(text.contains("cargo check --all-targets"), "the command run names its targets:\n{text}");
+    for location in &errors {
+        assert!(text.contains(&format!("{location}: error")), "cargo --all-targets reports an error at {location}:\n{text}");
+    }
+    let header = text.lines().next().unwrap_or("");
+    assert!(header.starts_with(&format!("project check: {} error", errors.len())), "the count agrees with cargo: {header}\n{text}");
+    corpus::report_timing(&format!("diagnostics \"*\" (cargo check --all-targets): {elapsed:?}"));
+}
+
 /// Orientation (issue 11 §4): the outline of `src/lib.rs` lists every top-level item a line scan
 /// finds, in source order; impl blocks have a readable kind (not the server's raw `object`);
-/// `kind: ["struct"]` lists exactly the structs. The outline of `src/identifier.rs` lists no
-/// local variables (`let` bindings).
+/// `kind: ["struct"]` lists exactly the structs. An impl after a doc comment and `#[cfg]` is shown
+/// at its `impl` line. The outline of `src/identifier.rs` lists no local variables (`let`
+/// bindings).
 #[test]
 fn outline_in_source_order_with_readable_kinds() {
     if !require_rust_analyzer("corpus_rust::outline") {
@@ -69,6 +136,13 @@ fn outline_in_source_order_with_readable_kinds() {
         .map(|(index, line)| (index + 1, line))
         .collect();
     assert!(items.len() >= 10, "ground truth: top-level items of src/lib.rs: {items:?}");
+    // `impl Default for VersionReq` follows a doc comment and `#[cfg(…)]`: its entry must sit on
+    // the `impl` line, not on the doc comment where rust-analyzer's range starts (issue 11 item 1).
+    let lines: Vec<&str> = source.lines().collect();
+    let attributed_impl = items
+        .iter()
+        .find(|(line, item)| item.starts_with("impl") && lines[line - 2].starts_with("#[") && lines[line - 3].starts_with("///"))
+        .expect("ground truth: an impl after a doc comment and an attribute");
     let run = rust_run(dir.path());
     let (text, cold) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "file": "src/lib.rs"}));
     let entries = corpus::outline_entries(&text);
@@ -83,6 +157,8 @@ fn outline_in_source_order_with_readable_kinds() {
         }
     }
     assert!(positions.windows(2).all(|pair| pair[0] < pair[1]), "top-level items not in source order:\n{text}");
+    let shown = text.lines().find(|line| line.ends_with(attributed_impl.1.trim_end_matches(" {"))).expect("listed");
+    assert!(shown.starts_with(&format!("{}-", attributed_impl.0)), "the impl's shown line must be its `impl` line: `{shown}`");
 
     let text = ok(&run, "lsp", json!({"op": "symbols", "file": "src/lib.rs", "kind": ["struct"]}));
     let listed: Vec<usize> = corpus::outline_entries(&text).into_iter().map(|(line, _)| line).collect();
@@ -189,6 +265,76 @@ fn rename_across_files_then_cargo_test_passes() {
     corpus::assert_clean_block(corpus::diagnostics_block(&text), &files, "a complete rename");
     corpus::assert_success(&cargo(dir.path(), &["test", "--offline", "-q"]), "cargo test after the rename");
     corpus::report_timing(&format!("rust-analyzer rename over {} files: {elapsed:?}", files.len()));
+}
+
+/// Renaming `VersionReq::matches`: rust-analyzer does not rename inside doc-test code, so the crate
+/// docs' example (`//! assert!(req.matches(&version));`) keeps the old name and `cargo test --doc`
+/// fails. The result must say so up front and list exactly those lines — found here by a scan of
+/// the `//!`/`///` code fences — plus README.md's mentions (issue 11 item 11).
+#[test]
+fn rename_lists_doc_test_code_it_left_unrenamed() {
+    if !require_rust_analyzer("corpus_rust::rename_doc_tests") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let source = corpus::read(dir.path(), "src/lib.rs");
+    let lines: Vec<&str> = source.lines().collect();
+    let declaration =
+        lines.iter().position(|line| line.trim_start() == "pub fn matches(&self, version: &Version) -> bool {").expect("ground truth");
+    assert!(lines[..declaration].iter().rev().find(|line| line.starts_with("impl ")).is_some_and(|line| line.contains("VersionReq")));
+    // Ground truth: lines of doc-comment code fences that call `.matches(`.
+    let mut in_fence = false;
+    let mut doc_test_lines = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(content) = trimmed.strip_prefix("//!").or_else(|| trimmed.strip_prefix("///")) else {
+            in_fence = false;
+            continue;
+        };
+        if content.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        } else if in_fence && content.contains(".matches(") {
+            doc_test_lines.push(format!("src/lib.rs:{}", index + 1));
+        }
+    }
+    assert!(doc_test_lines.len() >= 2, "ground truth: doc-tests call .matches(: {doc_test_lines:?}");
+    let readme: Vec<String> = corpus::read(dir.path(), "README.md")
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| corpus::contains_word(line, "matches"))
+        .map(|(index, _)| format!("README.md:{}", index + 1))
+        .collect();
+    let run = rust_run(dir.path());
+    corpus::warm_up(&run, "src/lib.rs");
+    let (text, elapsed) = timed_ok(
+        &run,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": declaration + 1, "symbol": "matches", "new_name": "matches_version"}),
+    );
+    let warning = text.lines().nth(1).unwrap_or("");
+    assert!(warning.starts_with("WARNING: ") && warning.contains("doc comments (doc-tests may fail)"), "said up front:\n{text}");
+    let block_start = text
+        .lines()
+        .position(|line| line.starts_with("  left unrenamed: ") && line.contains("in doc comments (doc-tests may fail)"))
+        .expect("the doc-test list");
+    let listed: Vec<String> = text
+        .lines()
+        .skip(block_start + 1)
+        .take_while(|line| line.starts_with("    "))
+        .filter_map(|line| line.trim_start().split(": ").next().map(str::to_owned))
+        .collect();
+    assert_eq!(listed, doc_test_lines, "the doc-test lines left unrenamed:\n{text}");
+    for location in &readme {
+        assert!(text.contains(location.as_str()), "README.md mentions are listed ({location}):\n{text}");
+    }
+    // The project's own doc-tests prove the warning right.
+    let doc = cargo(dir.path(), &["test", "--offline", "--doc", "-q"]);
+    assert!(
+        !doc.success() && doc.text.contains("src/lib.rs"),
+        "ground truth: the doc-tests fail after the rename:\n{}",
+        corpus::tail(&doc.text, 30)
+    );
+    corpus::report_timing(&format!("rust-analyzer rename of VersionReq::matches: {elapsed:?}"));
 }
 
 /// A breaking edit (a new parameter of a crate-private constructor) reports the errors it causes

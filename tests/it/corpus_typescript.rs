@@ -101,6 +101,55 @@ fn workspace_symbols_on_a_cold_run_find_the_function_where_grep_does() {
     corpus::report_timing(&format!("typescript-language-server workspace symbols, cold run: {elapsed:?}"));
 }
 
+/// Workspace symbols name what tsserver calls `variable` (issue 11 item 5): the names
+/// `src/index.ts` re-exports are `re-export`s, `StoreEnhancerStoreCreator` (whose `=` is on a
+/// later line) is a `type alias`, and the `const store` locals of functions are left out and
+/// counted — checked against the sources' own lines.
+#[test]
+fn workspace_symbols_name_re_exports_and_type_aliases_and_leave_out_locals() {
+    if !require_tools("corpus_typescript::workspace_symbol_kinds") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let index = corpus::read(dir.path(), "src/index.ts");
+    let re_exported_at = |name: &str| -> usize {
+        let block_start = index.lines().position(|line| line.starts_with("export {")).expect("ground truth: an export block");
+        index.lines().enumerate().skip(block_start).find(|(_, line)| line.trim().trim_end_matches(',') == name).expect("ground truth").0 + 1
+    };
+    let alias = occurrences(dir.path(), "StoreEnhancerStoreCreator")
+        .into_iter()
+        .find(|o| o.text.starts_with("export type StoreEnhancerStoreCreator<") && !o.text.contains('='))
+        .expect("ground truth: the alias's `=` is on a later line");
+    let locals: Vec<Occurrence> =
+        occurrences(dir.path(), "store").into_iter().filter(|o| o.text.trim_start().starts_with("const store =")).collect();
+    assert!(
+        locals.len() >= 2 && locals.iter().all(|o| o.text.starts_with("  ")),
+        "ground truth: indented `const store` locals: {locals:?}"
+    );
+    let run = corpus::tools_run(dir.path());
+    let (text, _) = corpus::complete_answer(&run, "lsp", json!({"op": "symbols", "query": "Store"}));
+    let entry_at = |location: &str| -> String {
+        text.lines()
+            .find(|line| line.contains(&format!(" — {location}:")))
+            .unwrap_or_else(|| panic!("{location} is not listed:\n{text}"))
+            .to_owned()
+    };
+    for name in ["Store", "StoreCreator", "StoreEnhancer"] {
+        let entry = entry_at(&format!("src/index.ts:{}", re_exported_at(name)));
+        assert!(entry.starts_with(&format!("re-export {name} ")), "a re-export is not a variable: {entry}\n{text}");
+    }
+    let entry = entry_at(&alias.location());
+    assert!(entry.starts_with("type alias StoreEnhancerStoreCreator "), "a multi-line type alias: {entry}\n{text}");
+    for local in &locals {
+        assert!(!text.contains(&format!(" — {}:", local.location())), "a function's local is listed: {}\n{text}", local.location());
+    }
+    assert!(text.contains(&format!("not listed: {} symbols declared inside functions", locals.len())), "locals are counted:\n{text}");
+    let with_locals = corpus::ok(&run, "lsp", json!({"op": "symbols", "query": "Store", "locals": true}));
+    for local in &locals {
+        assert!(with_locals.contains(&format!(" — {}:", local.location())), "`locals: true` lists {}:\n{with_locals}", local.location());
+    }
+}
+
 /// Navigation against a word search: definition of `kindOf` from a call in another file lands on
 /// its declaration; references list every code occurrence in `src/` and nothing else.
 #[test]
@@ -116,6 +165,10 @@ fn navigation_matches_grep() {
     let (text, cold) =
         corpus::complete_answer(&run, "lsp", json!({"op": "definition", "file": call.file, "line": call.line, "symbol": "kindOf"}));
     assert!(corpus::listed_locations(&text).contains(&definition.location()), "definition should be {}:\n{text}", definition.location());
+    // The first call sits in a template literal's substitution (`…received: '${kindOf(`), which
+    // is code: no "inside a comment or string" warning (issue 11 item 4).
+    assert!(call.text.contains("${kindOf("), "ground truth: the call is inside a template substitution: {}", call.text);
+    assert!(!text.contains("comment or string"), "a template substitution is code, not a string:\n{text}");
     let (text, warm) = corpus::complete_answer(
         &run,
         "lsp",

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 /// process's threads: the tests of this file run one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -582,12 +582,20 @@ fn launch_without_breakpoints_reports_running_and_pause_stops_it() {
     let Some(_python) = debugpy_python("launch_without_breakpoints_reports_running_and_pause_stops_it") else { return };
     let workspace = support::workspace_with(&[
         ("pyproject.toml", ""),
-        ("spin.py", "import time\ni = 0\nwhile True:\n    i += 1\n    time.sleep(0.001)\n"),
+        ("spin.py", "import time\ni = 0\nprint('spinning', flush=True)\nwhile True:\n    i += 1\n    time.sleep(0.001)\n"),
     ]);
     let config = DebugConfig { resume_timeout: Duration::from_secs(2), ..DebugConfig::default() };
     let run = build_run(workspace.path(), config);
     let launched = ok(&run, json!({"op": "launch", "program": "spin.py"}));
     assert!(launched.contains("running: no stop within 2000 ms") && launched.contains("pause"), "{launched}");
+    // On a loaded machine the interpreter may still be starting: pause once the loop runs.
+    let mut seen = launched.contains("spinning");
+    let started = std::time::Instant::now();
+    while !seen && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(200));
+        seen = ok(&run, json!({"op": "output"})).contains("spinning");
+    }
+    assert!(seen, "spin.py never started");
     let (kind, text) = err(&run, json!({"op": "stack"}));
     assert_eq!(kind, "conflict");
     assert!(text.contains("running, not stopped"), "{text}");
@@ -661,4 +669,375 @@ fn exception_stops_name_the_exception() {
         assert!(launched.contains(expected), "{launched}");
         ok(&run, json!({"op": "terminate"}));
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Issue 14: tests by name, the adapter from what the program is, readable values, breakpoints
+// beyond lines, running until something happens.
+
+fn pytest_python(test: &str) -> Option<PathBuf> {
+    let python = debugpy_python(test)?;
+    let ok = std::process::Command::new(&python).args(["-c", "import pytest"]).status().map(|s| s.success()).unwrap_or(false);
+    if !ok {
+        support::skip_or_fail(test, "python3 cannot import pytest (pip install pytest, see .ci/install)");
+        return None;
+    }
+    Some(python)
+}
+
+/// The frame_id of the first `stack` line that contains `needle`.
+fn frame_id_of(stack: &str, needle: &str) -> u64 {
+    number_after(stack, needle, "[frame_id")
+}
+
+/// The variables of the first scope named `scope` of frame `frame_id`.
+fn locals_of(run: &Run, frame_id: u64, scope: &str) -> String {
+    let scopes = ok(run, json!({"op": "scopes", "frame_id": frame_id}));
+    let reference = number_after(&scopes, scope, "(reference");
+    ok(run, json!({"op": "variables", "reference": reference}))
+}
+
+#[test]
+fn pytest_test_by_name_stops_in_the_function_under_test_with_the_tests_locals() {
+    let _serial = serial();
+    let Some(_python) = pytest_python("pytest_test_by_name_stops_in_the_function_under_test_with_the_tests_locals") else { return };
+    let workspace = support::copy_fixture("debug/tests_py");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    // A text anchor: the breakpoint goes on the line holding it.
+    let stored = ok(&run, json!({"op": "breakpoints", "file": "calc.py", "text": "result += value"}));
+    assert!(stored.contains("lines 13 (text `result += value`)"), "{stored}");
+    let launched = ok(&run, json!({"op": "launch", "test": "tests/test_calc.py::test_total_of_three"}));
+    assert!(launched.contains("under debugpy"), "{launched}");
+    assert!(launched.contains("why debugpy: `tests/test_calc.py::test_total_of_three` is a pytest node id"), "{launched}");
+    assert!(launched.contains("stopped: breakpoint"), "{launched}");
+    assert!(launched.contains("#0 calc.py:13 in total"), "stops inside the function under test: {launched}");
+    assert!(launched.contains("#1 tests/test_calc.py:8 in test_total_of_three"), "top frames include the test: {launched}");
+
+    let stack = ok(&run, json!({"op": "stack"}));
+    let test_frame = frame_id_of(&stack, "in test_total_of_three");
+    let locals = locals_of(&run, test_frame, "Locals");
+    assert!(locals.contains("numbers: list = [1, 2, 3]"), "{locals}");
+    assert!(locals.contains("expected: int = 6"), "{locals}");
+    // A small object whose value is `<calc.Point object at 0x…>` shows its fields inline.
+    let origin = locals.lines().find(|line| line.trim_start().starts_with("origin")).expect("origin");
+    assert!(origin.contains("x: 1") && origin.contains("y: 2"), "{origin}");
+    // debugpy (justMyCode) hides pytest's own frames: the stack is the test and the code under it.
+    let frames: Vec<&str> = stack.lines().filter(|line| line.starts_with('#')).collect();
+    assert_eq!(frames.len(), 2, "{stack}");
+
+    // Exactly that test runs: pytest reports one test.
+    let finished = ok(&run, json!({"op": "continue"}));
+    let finished = if finished.contains("stopped: breakpoint") {
+        let mut text = finished;
+        while text.contains("stopped: breakpoint") {
+            text = ok(&run, json!({"op": "continue"}));
+        }
+        text
+    } else {
+        finished
+    };
+    assert!(finished.contains("exited with code 0"), "{finished}");
+    let output = ok(&run, json!({"op": "output"}));
+    assert!(output.contains("1 passed"), "only the named test ran: {output}");
+}
+
+fn cargo_available(test: &str) -> bool {
+    support::require_binary(test, "cargo").is_some() && support::require_binary(test, "rustc").is_some()
+}
+
+#[test]
+fn rust_test_by_name_shows_enums_vectors_and_folds_the_harness() {
+    let _serial = serial();
+    let test = "rust_test_by_name_shows_enums_vectors_and_folds_the_harness";
+    let Some(_lldb) = lldb_dap(test) else { return };
+    if !cargo_available(test) {
+        return;
+    }
+    let workspace = support::copy_fixture("debug/tests_rust");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "src/lib.rs", "lines": [{"text": "Shape::Rect(w, h) =>"}]}));
+    let launched = ok(&run, json!({"op": "launch", "test": "totals_shapes"}));
+    assert!(launched.contains("under lldb"), "{launched}");
+    assert!(launched.contains("why lldb: `tests::totals_shapes` is a Rust test of shapes"), "{launched}");
+    assert!(launched.contains("built: `cargo test --no-run --message-format=json`"), "{launched}");
+    assert!(launched.contains("Rust formatters: loaded from"), "{launched}");
+    assert!(launched.contains("stopped: breakpoint"), "{launched}");
+    assert!(launched.contains("src/lib.rs:20 in shapes::area"), "demangled, no hash: {launched}");
+    assert!(!launched.contains("::h") || !launched.contains("area::h"), "{launched}");
+
+    let stack = ok(&run, json!({"op": "stack"}));
+    assert!(stack.contains("in shapes::total") && stack.contains("in shapes::tests::totals_shapes"), "{stack}");
+    let folded = stack.lines().find(|line| line.starts_with("… #")).unwrap_or_else(|| panic!("harness frames folded: {stack}"));
+    assert!(folded.contains("test") && folded.contains("std"), "{folded}");
+    let all = ok(&run, json!({"op": "stack", "all_frames": true}));
+    let count = |text: &str| text.lines().filter(|line| line.starts_with('#')).count();
+    assert!(count(&all) > count(&stack) + 5 && !all.contains("… #"), "all_frames lists every frame: {all}");
+    let test_frame = frame_id_of(&stack, "in shapes::tests::totals_shapes ");
+    let locals = locals_of(&run, test_frame, "Locals");
+    let line = |name: &str| {
+        locals.lines().find(|l| l.trim_start().starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("{name} in {locals}")).to_owned()
+    };
+    let shapes = line("shapes");
+    assert!(
+        shapes.contains("Circle{radius:1}") && shapes.contains("Rect(2, 3)") && shapes.contains("Empty") && shapes.contains("(len 3)"),
+        "{shapes}"
+    );
+    assert!(line("name").contains("\"shapes\""), "{locals}");
+    assert!(line("maybe").contains("Some(7)"), "{locals}");
+    let origin = line("origin");
+    assert!(origin.contains("x: 1") && origin.contains("y: 2"), "a struct shows its fields inline: {origin}");
+    let shape = ok(&run, json!({"op": "evaluate", "expression": "*shape"}));
+    assert!(shape.contains("Rect(2, 3)"), "{shape}");
+
+    ok(&run, json!({"op": "breakpoints", "file": "src/lib.rs", "lines": []}));
+    let finished = ok(&run, json!({"op": "continue"}));
+    assert!(finished.contains("exited with code 0"), "{finished}");
+    let output = ok(&run, json!({"op": "output"}));
+    assert!(output.contains("1 passed"), "exactly that test ran: {output}");
+
+    // The bin target's source as the program: built with cargo, run under lldb.
+    ok(&run, json!({"op": "breakpoints", "file": "src/lib.rs", "lines": [{"text": "Shape::Rect(w, h) =>"}]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "src/main.rs"}));
+    assert!(launched.contains("why lldb: src/main.rs is the bin target shapes of shapes (built with cargo)"), "{launched}");
+    assert!(launched.contains("built: `cargo build --bin shapes -p shapes --message-format=json`"), "{launched}");
+    assert!(launched.contains("src/lib.rs:20 in shapes::area") && launched.contains("in shapes::main"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+}
+
+#[test]
+fn go_test_by_name_stops_in_the_function_under_test_with_the_tests_locals() {
+    let _serial = serial();
+    let test = "go_test_by_name_stops_in_the_function_under_test_with_the_tests_locals";
+    let Some(_dlv) = support::require_binary(test, "dlv") else { return };
+    let Some(_go) = support::require_binary(test, "go") else { return };
+    let workspace = support::copy_fixture("debug/tests_go");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "calc.go", "text": "result += value"}));
+    let launched = ok(&run, json!({"op": "launch", "test": "TestTotal"}));
+    assert!(launched.contains("under delve"), "{launched}");
+    assert!(launched.contains("why delve: `TestTotal` is a Go test of the package in . (delve mode test)"), "{launched}");
+    assert!(launched.contains("#0 calc.go:7 in example.com/calc.Total"), "{launched}");
+    assert!(launched.contains("calc_test.go:8 in example.com/calc.TestTotal"), "{launched}");
+    let stack = ok(&run, json!({"op": "stack"}));
+    let test_frame = frame_id_of(&stack, "in example.com/calc.TestTotal");
+    let locals = locals_of(&run, test_frame, "Locals");
+    assert!(locals.contains("numbers: []int = []int len: 3, cap: 3, [1,2,3]"), "{locals}");
+    assert!(locals.contains("expected: int = 6"), "{locals}");
+    ok(&run, json!({"op": "breakpoints", "file": "calc.go", "lines": []}));
+    let finished = ok(&run, json!({"op": "continue"}));
+    assert!(finished.contains("exited with code 0") || finished.contains("program terminated"), "{finished}");
+    let output = ok(&run, json!({"op": "output"}));
+    assert!(output.contains("--- PASS: TestTotal") && !output.contains("TestMean"), "exactly that test ran: {output}");
+}
+
+#[test]
+fn a_go_file_of_a_two_file_package_builds_the_package_and_a_broken_build_shows_the_compiler() {
+    let _serial = serial();
+    let test = "a_go_file_of_a_two_file_package_builds_the_package_and_a_broken_build_shows_the_compiler";
+    let Some(_dlv) = support::require_binary(test, "dlv") else { return };
+    let Some(_go) = support::require_binary(test, "go") else { return };
+    let workspace = support::copy_fixture("debug/go_two_files");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "helper.go", "text": "return x * factor"}));
+    // main.go alone would not build (helper is defined in helper.go): the package is built.
+    let launched = ok(&run, json!({"op": "launch", "program": "main.go"}));
+    assert!(launched.contains("why delve: a Go file; it is one of 2 files of the Go package in ., so the package is built"), "{launched}");
+    assert!(launched.contains("#0 helper.go:5 in main.helper"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+    // The module root, a `package main` directory.
+    let launched = ok(&run, json!({"op": "launch", "program": "."}));
+    assert!(launched.contains("why delve: a Go package directory (2 .go files)"), "{launched}");
+    assert!(launched.contains("#0 helper.go:5 in main.helper"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+
+    // A real compile error: the build's own message (file:line) and the command, not "check
+    // the debug console".
+    std::fs::write(workspace.path().join("helper.go"), "package main\n\nfunc helper(x int) int {\n\treturn x * undefinedFactor\n}\n")
+        .unwrap();
+    let (kind, text) = err(&run, json!({"op": "launch", "program": "."}));
+    assert_eq!(kind, "failed", "{text}");
+    assert!(text.contains("helper.go:4:") && text.contains("undefined: undefinedFactor"), "{text}");
+    assert!(text.contains("`go build") && text.contains("-gcflags"), "the command: {text}");
+    assert!(!text.contains("Check the debug console"), "{text}");
+}
+
+#[test]
+fn the_adapter_is_chosen_from_what_the_program_is() {
+    let _serial = serial();
+    let test = "the_adapter_is_chosen_from_what_the_program_is";
+    let Some(python) = debugpy_python(test) else { return };
+    // A Python script without extension (like .venv/bin/pytest) in a Python project.
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", ""),
+        ("tool", &format!("#!{}\nimport sys\nprint('tool ran', sys.argv[1:])\n", python.display())),
+        ("pkg/__init__.py", ""),
+        ("pkg/cli.py", "import sys\nprint('module ran', sys.argv[1:])\n"),
+    ]);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(workspace.path().join("tool"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = build_run(workspace.path(), DebugConfig::default());
+    let launched = ok(&run, json!({"op": "launch", "program": "tool", "args": ["--x"]}));
+    assert!(launched.contains("under debugpy") && launched.contains("why debugpy: a Python script (shebang"), "{launched}");
+    assert!(launched.contains("tool ran ['--x']"), "the output since the last call rides on the result: {launched}");
+    let launched = ok(&run, json!({"op": "launch", "module": "pkg.cli", "args": ["a"]}));
+    assert!(launched.contains("launched module pkg.cli") && launched.contains("module ran ['a']"), "{launched}");
+    // An explicit adapter wins; a JavaScript file says why there is no adapter.
+    let (kind, text) = err(&run, json!({"op": "launch", "program": "tool", "adapter": "lldb"}));
+    assert_eq!(kind, "unavailable", "{text}");
+    assert!(text.contains("lldb: no root marker for tool"), "lldb was chosen as asked: {text}");
+    std::fs::write(workspace.path().join("app.js"), "console.log(1)\n").unwrap();
+    let (kind, text) = err(&run, json!({"op": "launch", "program": "app.js"}));
+    assert_eq!(kind, "unavailable");
+    assert!(text.contains("no adapter") && text.contains("npm"), "{text}");
+    let adapters = ok(&run, json!({"op": "adapters"}));
+    let node = adapters
+        .lines()
+        .find(|line| line.starts_with("- node (JavaScript/TypeScript): no adapter"))
+        .unwrap_or_else(|| panic!("{adapters}"));
+    assert!(node.contains("@vscode/js-debug") && node.contains("GitHub release asset"), "what was looked for: {node}");
+
+    // A Go test binary (ELF with Go build info) goes to delve although it has no extension.
+    if support::require_binary(test, "dlv").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let go = support::copy_fixture("debug/tests_go");
+    let status = std::process::Command::new("go")
+        .args(["test", "-c", "-gcflags=all=-N -l", "-o", "calc.test", "."])
+        .current_dir(go.path())
+        .status()
+        .expect("go test -c");
+    assert!(status.success());
+    let run = build_run(go.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "calc.go", "text": "result += value"}));
+    let launched = ok(&run, json!({"op": "launch", "program": "calc.test", "args": ["-test.run", "^TestMean$"]}));
+    assert!(launched.contains("why delve: an ELF executable with Go build info"), "{launched}");
+    assert!(launched.contains("in example.com/calc.Total"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+    // The module root is a library package: nothing to run but its tests, and it says so.
+    let (kind, text) = err(&run, json!({"op": "launch", "program": "."}));
+    assert_eq!(kind, "invalid_arguments", "{text}");
+    assert!(text.contains("the Go package `calc`, a library") && text.contains("TestTotal") && text.contains("`test`"), "{text}");
+}
+
+#[test]
+fn breakpoints_beyond_lines_conditions_hit_counts_logpoints_functions_and_exceptions() {
+    let _serial = serial();
+    let Some(_python) = pytest_python("breakpoints_beyond_lines_conditions_hit_counts_logpoints_functions_and_exceptions") else { return };
+    let workspace = support::copy_fixture("debug/tests_py");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    // An ambiguous text anchor lists its candidates.
+    std::fs::write(workspace.path().join("twice.py"), "x = 1\nprint(x)\nprint(x)\n").unwrap();
+    let (kind, text) = err(&run, json!({"op": "breakpoints", "file": "twice.py", "text": "print(x)"}));
+    assert_eq!(kind, "not_found");
+    assert!(text.contains("occurs on 2 lines") && text.contains("line 2: print(x)") && text.contains("line 3: print(x)"), "{text}");
+
+    ok(
+        &run,
+        json!({"op": "breakpoints", "file": "calc.py", "lines": [
+            {"text": "result += value", "condition": "value == 2"},
+            {"text": "return result", "log_message": "total is {result}"}
+        ]}),
+    );
+    let status = ok(&run, json!({"op": "status"}));
+    assert!(
+        status.contains("calc.py: lines 13 (text `result += value`) if value == 2, 14 (text `return result`) logpoint `total is {result}`"),
+        "{status}"
+    );
+    let launched = ok(&run, json!({"op": "launch", "test": "tests/test_calc.py::test_total_of_three"}));
+    assert!(launched.contains("calc.py:13 (text `result += value`) if value == 2 verified"), "{launched}");
+    let stopped_at = ok(&run, json!({"op": "evaluate", "expression": "value"}));
+    assert!(stopped_at.contains("= 2"), "the condition held: {stopped_at}");
+    let status = ok(&run, json!({"op": "status"}));
+    assert!(
+        status.contains("exception filters of debugpy")
+            && status.contains("uncaught (Uncaught Exceptions) [on]")
+            && status.contains("raised"),
+        "{status}"
+    );
+    // The logpoint logs and does not stop: the next stop is the end of the program.
+    let finished = ok(&run, json!({"op": "continue"}));
+    assert!(finished.contains("exited with code 0"), "{finished}");
+    assert!(finished.contains("total is 6"), "the logpoint's message is in the output since the last call: {finished}");
+
+    // Hit condition and a function breakpoint; an exception filter that is not offered.
+    ok(&run, json!({"op": "breakpoints", "file": "calc.py", "lines": [{"text": "result += value", "hit_condition": "3"}]}));
+    ok(&run, json!({"op": "function_breakpoints", "names": ["mean"]}));
+    ok(&run, json!({"op": "exception_breakpoints", "filters": ["raised", "no_such_filter"]}));
+    let launched = ok(&run, json!({"op": "launch", "test": "tests/test_calc.py::test_total_of_three"}));
+    assert!(launched.contains("not offered by debugpy, not set: no_such_filter"), "{launched}");
+    assert!(launched.contains("raised (Raised Exceptions) [on]"), "{launched}");
+    assert!(launched.contains("function mean"), "{launched}");
+    let value = ok(&run, json!({"op": "evaluate", "expression": "value"}));
+    assert!(value.contains("= 3"), "the third hit: {value}");
+    ok(&run, json!({"op": "terminate"}));
+    let launched = ok(&run, json!({"op": "launch", "test": "tests/test_calc.py::test_mean"}));
+    assert!(launched.contains("stopped: function breakpoint") || launched.contains("in mean"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+    // The `raised` filter stops on an exception that is caught.
+    ok(&run, json!({"op": "function_breakpoints", "names": []}));
+    let launched = ok(&run, json!({"op": "launch", "test": "tests/test_calc.py::test_checked"}));
+    assert!(launched.contains("stopped: exception ValueError (caught inside checked: 5)"), "{launched}");
+    assert!(launched.contains("in checked"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+}
+
+#[test]
+fn delve_says_per_breakpoint_which_extras_it_does_not_support() {
+    let _serial = serial();
+    let test = "delve_says_per_breakpoint_which_extras_it_does_not_support";
+    let Some(_dlv) = support::require_binary(test, "dlv") else { return };
+    let Some(_go) = support::require_binary(test, "go") else { return };
+    let workspace = support::copy_fixture("debug/tests_go");
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(
+        &run,
+        json!({"op": "breakpoints", "file": "calc.go", "lines": [
+            {"text": "result += value", "hit_condition": "2"},
+            {"text": "return result", "condition": "result == 6"}
+        ]}),
+    );
+    let launched = ok(&run, json!({"op": "launch", "test": "TestTotal"}));
+    assert!(launched.contains("calc.go:7 (text `result += value`) hit 2 not sent: delve does not support hit conditions"), "{launched}");
+    assert!(launched.contains("calc.go:9 (text `return result`) if result == 6 verified"), "{launched}");
+    assert!(launched.contains("#0 calc.go:9 in example.com/calc.Total"), "{launched}");
+    ok(&run, json!({"op": "terminate"}));
+}
+
+#[test]
+fn continue_and_steps_run_until_something_happens_and_output_rides_on_results_without_ansi() {
+    let _serial = serial();
+    let Some(_python) = debugpy_python("continue_and_steps_run_until_something_happens_and_output_rides_on_results_without_ansi") else {
+        return;
+    };
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", ""),
+        (
+            "slow.py",
+            "import time\n\ndef work(n):\n    time.sleep(3)\n    print('\\x1b[31mred\\x1b[0m step', n, flush=True)\n    return n\n\nfor i in range(3):\n    work(i)\nprint('done')\n",
+        ),
+    ]);
+    let run = build_run(workspace.path(), DebugConfig::default());
+    ok(&run, json!({"op": "breakpoints", "file": "slow.py", "lines": [6]}));
+    let launched = ok(&run, json!({"op": "launch", "program": "slow.py"}));
+    // The first stop comes after a 3 s sleep: launch waited for it.
+    assert!(launched.contains("stopped: breakpoint") && launched.contains("#0 slow.py:6 in work"), "{launched}");
+    assert!(launched.contains("#1 slow.py:9 in <module>"), "top frames: {launched}");
+    let next = ok(&run, json!({"op": "continue"}));
+    assert!(next.contains("#0 slow.py:6 in work"), "{next}");
+    let last = ok(&run, json!({"op": "continue"}));
+    assert!(last.contains("#0 slow.py:6 in work"), "{last}");
+    // debugpy sends output and stops on separate channels, so a line printed just before a
+    // stop rides on that stop's result or on the next one: never lost, never twice.
+    let results = [launched.as_str(), next.as_str(), last.as_str()];
+    for step in ["red step 0", "red step 1"] {
+        let seen = results.iter().filter(|text| text.contains(step)).count();
+        assert_eq!(seen, 1, "{step} once across the results: {results:#?}");
+    }
+    assert!(results.iter().any(|text| text.contains("output since the last call:")), "{results:#?}");
+    assert!(results.iter().all(|text| !text.contains('\u{1b}')), "ANSI escapes stripped: {results:?}");
+    let output = ok(&run, json!({"op": "output"}));
+    assert!(!output.contains('\u{1b}') && output.contains("red step 0") && output.contains("red step 1"), "{output}");
+    let status = ok(&run, json!({"op": "status"}));
+    assert!(!status.contains("red step 0") && !status.contains("red step 1"), "what output showed is not repeated: {status}");
+    ok(&run, json!({"op": "terminate"}));
 }

@@ -13,6 +13,7 @@ mod corpus_python;
 mod corpus_rust;
 mod corpus_typescript;
 mod debug;
+mod debug_corpus;
 mod eval;
 mod eval_embedded;
 mod files;

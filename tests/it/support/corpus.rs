@@ -51,7 +51,13 @@ pub fn project(name: &str) -> Option<tempfile::TempDir> {
     copy_tree(&cached, copy.path());
     let venv = copy.path().join(".venv");
     if venv.is_dir() {
-        relocate_venv(&venv, &cached, copy.path());
+        // The venv records the path it was made at: the cache's real path, which differs from
+        // `cached` when `.corpus` (or a part of it) is a symlink to another checkout's cache.
+        let real = std::fs::canonicalize(&cached).unwrap_or_else(|_| cached.clone());
+        relocate_venv(&venv, &real, copy.path());
+        if real != cached {
+            relocate_venv(&venv, &cached, copy.path());
+        }
     }
     Some(copy)
 }
@@ -75,8 +81,19 @@ fn copy_tree(source: &Path, target: &Path) {
 
 /// Rewrites the cache's absolute path to the copy's in the venv's text files that record it:
 /// console scripts' shebangs, `activate*`, `pyvenv.cfg`, and `.pth` files (the editable install).
+///
+/// The path replaced is the one the venv records (`command = … -m venv <root>/.venv` in
+/// `pyvenv.cfg`), else the cache's: a corpus copied from another checkout records that one.
 fn relocate_venv(venv: &Path, from: &Path, to: &Path) {
-    let (from, to) = (from.to_str().expect("utf-8 cache path"), to.to_str().expect("utf-8 temp path"));
+    let configuration = std::fs::read_to_string(venv.join("pyvenv.cfg")).unwrap_or_default();
+    let made_at = configuration
+        .lines()
+        .find_map(|line| line.strip_prefix("command = "))
+        .and_then(|command| command.rsplit(' ').next())
+        .and_then(|path| path.strip_suffix("/.venv"))
+        .map(str::to_owned);
+    let from = made_at.unwrap_or_else(|| from.to_str().expect("utf-8 cache path").to_owned());
+    let (from, to) = (from.as_str(), to.to_str().expect("utf-8 temp path"));
     let mut candidates: Vec<PathBuf> = vec![venv.join("pyvenv.cfg")];
     for dir in [venv.join("bin")].into_iter().chain(site_packages(venv)) {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -723,7 +740,7 @@ pub fn assert_symbol_listed_before_outside(text: &str, location: &str) {
         "[rust sysroot]",
         "[cargo registry]",
         "[go module cache]",
-        "[goroot]",
+        "[go stdlib]",
     ];
     if let Some(first_outside) = lines.iter().position(|line| outside.iter().any(|mark| line.contains(mark))) {
         assert!(at < first_outside, "{location} is listed after entries outside the workspace:\n{text}");

@@ -1,0 +1,172 @@
+//! What a file's syntax tree (tree-sitter, the grammars ast-grep bundles) says about a
+//! declaration a server reported, where the server's own answer is too coarse.
+//!
+//! - [`ParsedSource::declaration_facts`]: for a `workspace/symbol` result, the declaration's kind where the
+//!   server says `variable` for something else (a TypeScript `type X<…> =` whose `=` sits on a
+//!   later line, a re-export `export { X } from './x'`, an import) and the function the
+//!   declaration sits in (tsserver lists a function's `const` locals among workspace symbols,
+//!   with no container to tell them apart).
+//!
+//! Files no bundled grammar parses get no facts (`None`); callers keep the server's answer.
+
+use std::path::Path;
+
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Language};
+use ast_grep_language::SupportLang;
+
+use crate::lsp::rename_coverage::word_positions;
+
+/// What the syntax tree says about one declared name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeclarationFacts {
+    /// A kind the declaration's syntax proves (`type alias`, `re-export`, `import`), when the
+    /// server's kind may hide it; `None` keeps the server's kind.
+    pub kind: Option<&'static str>,
+    /// The name of the function (method, closure: `<anonymous>`) the declaration sits inside,
+    /// when it is a local of one.
+    pub enclosing_function: Option<String>,
+}
+
+/// Node kinds of function-like scopes, across the bundled grammars.
+const FUNCTION_KINDS: &[&str] = &[
+    // TypeScript / JavaScript
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "function",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+    // Python, C, C++
+    "function_definition",
+    "lambda",
+    "lambda_expression",
+    // Rust
+    "function_item",
+    "closure_expression",
+    // Go
+    "method_declaration",
+    "func_literal",
+    // Java, C#, Kotlin
+    "constructor_declaration",
+    "local_function_statement",
+    "anonymous_function",
+];
+
+/// A file parsed once for several [`ParsedSource::declaration_facts`] questions.
+pub struct ParsedSource {
+    source: String,
+    line_starts: Vec<usize>,
+    root: AstGrep<StrDoc<SupportLang>>,
+}
+
+impl ParsedSource {
+    /// Parses `source`, the text of `path`, with the bundled grammar its extension names.
+    /// `None` when no bundled grammar handles the file or the parser fails.
+    pub fn parse(path: &Path, source: &str) -> Option<ParsedSource> {
+        let language = SupportLang::from_path(path)?;
+        let root = AstGrep::<StrDoc<SupportLang>>::try_new(source, language).ok()?;
+        let mut line_starts = vec![0usize];
+        line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
+        Some(ParsedSource { source: source.to_owned(), line_starts, root })
+    }
+
+    /// Facts about the declaration of `name` reported at 0-based `line0` (the server's location
+    /// start). The name is searched on that line from `character_hint` (the server's column,
+    /// counted in characters; only a lower bound) else from the line's start; a qualified name
+    /// (`Outer.inner`) is searched by its last part. `None` when the name is not on that line.
+    pub fn declaration_facts(&self, line0: u32, character_hint: u32, name: &str) -> Option<DeclarationFacts> {
+        let source = self.source.as_str();
+        let line_start = *self.line_starts.get(line0 as usize)?;
+        let line_end = self.line_starts.get(line0 as usize + 1).map_or(source.len(), |next| next - 1);
+        let line_text = source.get(line_start..line_end)?.trim_end_matches('\r');
+        let word = name.rsplit(['.', ':']).next().filter(|word| !word.is_empty()).unwrap_or(name);
+        let positions = word_positions(line_text, word);
+        let hint = line_text.char_indices().nth(character_hint as usize).map_or(line_text.len(), |(byte, _)| byte);
+        let column = positions.iter().copied().find(|&at| at >= hint).or_else(|| positions.first().copied())?;
+        let start = line_start + column;
+        let top = self.root.root().get_inner_node();
+        let identifier = top.descendant_for_byte_range(start, start + word.len())?;
+        let names_identifier = |node: &tree_sitter::Node<'_>| {
+            node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte())
+        };
+        let mut facts = DeclarationFacts::default();
+        let mut node = identifier;
+        let mut own_declaration_seen = false;
+        while let Some(parent) = node.parent() {
+            node = parent;
+            let kind = node.kind();
+            if facts.kind.is_none() && !own_declaration_seen {
+                facts.kind = match kind {
+                    "type_alias_declaration" => Some("type alias"),
+                    "export_specifier" => Some("re-export"),
+                    "import_specifier" | "import_clause" | "namespace_import" => Some("import"),
+                    _ => None,
+                };
+            }
+            if FUNCTION_KINDS.contains(&kind) {
+                // The function this name declares is not a scope around it.
+                if names_identifier(&node) && !own_declaration_seen {
+                    own_declaration_seen = true;
+                    continue;
+                }
+                let function_name = node
+                    .child_by_field_name("name")
+                    .and_then(|name| source.get(name.start_byte()..name.end_byte()))
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| "<anonymous>".to_owned());
+                facts.enclosing_function = Some(function_name);
+                break;
+            }
+            // A class, variable or other declaration of this very name is its own declaration;
+            // scopes above it still count.
+            if names_identifier(&node) {
+                own_declaration_seen = true;
+            }
+        }
+        Some(facts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(file: &str, source: &str, line0: u32, name: &str) -> DeclarationFacts {
+        ParsedSource::parse(Path::new(file), source).expect("parsed").declaration_facts(line0, 0, name).expect("name on the line")
+    }
+
+    #[test]
+    fn typescript_aliases_re_exports_and_locals_are_told_apart() {
+        // redux: a type alias whose `=` is on a later line, re-exports in index.ts, and a
+        // function's `const` local.
+        let store = "export type StoreEnhancerStoreCreator<\n  Ext extends {} = {}\n> = <S>(r: S) => S\nexport interface Store {}\n";
+        assert_eq!(facts("store.ts", store, 0, "StoreEnhancerStoreCreator").kind, Some("type alias"));
+        assert_eq!(facts("store.ts", store, 3, "Store"), DeclarationFacts::default());
+        let index = "import { createStore } from './createStore'\nexport {\n  Store,\n  StoreCreator\n} from './types/store'\nexport { createStore }\n";
+        assert_eq!(facts("index.ts", index, 2, "Store").kind, Some("re-export"));
+        assert_eq!(facts("index.ts", index, 5, "createStore").kind, Some("re-export"));
+        assert_eq!(facts("index.ts", index, 0, "createStore").kind, Some("import"));
+        let create = "export function createStore(reducer) {\n  const store = { reducer }\n  function inner() {}\n  return store\n}\nconst top = () => 1\n";
+        let function = facts("createStore.ts", create, 0, "createStore");
+        assert_eq!(function, DeclarationFacts::default(), "a function is not a local of itself");
+        assert_eq!(facts("createStore.ts", create, 1, "store").enclosing_function.as_deref(), Some("createStore"));
+        assert_eq!(facts("createStore.ts", create, 2, "inner").enclosing_function.as_deref(), Some("createStore"));
+        assert_eq!(facts("createStore.ts", create, 5, "top").enclosing_function, None, "an arrow function assigned at top level");
+    }
+
+    #[test]
+    fn python_rust_and_go_locals_name_their_function() {
+        let python = "def outer():\n    total = 1\n    def helper():\n        pass\n\nclass Config:\n    def load(self):\n        pass\n";
+        assert_eq!(facts("a.py", python, 1, "total").enclosing_function.as_deref(), Some("outer"));
+        assert_eq!(facts("a.py", python, 2, "helper").enclosing_function.as_deref(), Some("outer"));
+        assert_eq!(facts("a.py", python, 6, "load").enclosing_function, None, "a method's container is its class");
+        let rust = "fn main() {\n    struct Local;\n}\nstruct Global;\n";
+        assert_eq!(facts("a.rs", rust, 1, "Local").enclosing_function.as_deref(), Some("main"));
+        assert_eq!(facts("a.rs", rust, 3, "Global").enclosing_function, None);
+        let go = "package x\nfunc Run() {\n\ttype local int\n}\n";
+        assert_eq!(facts("a.go", go, 2, "local").enclosing_function.as_deref(), Some("Run"));
+        assert!(ParsedSource::parse(Path::new("notes.unknown"), "x").is_none());
+    }
+}
