@@ -18,7 +18,7 @@ use crate::structural::syntax_tree::SyntaxTreeFormat;
 #[serde(untagged)]
 pub(crate) enum AstGrepOutput {
     /// The matches of a pattern or rule.
-    Search(AstGrepSearch),
+    Search(Box<AstGrepSearch>),
     /// The syntax tree of a snippet.
     SyntaxTree(SyntaxTreeOutput),
 }

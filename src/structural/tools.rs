@@ -454,7 +454,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     if total == 0 {
         let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
     }
-    let structured = to_structured(&AstGrepOutput::Search(AstGrepSearch {
+    let structured = to_structured(&AstGrepOutput::Search(Box::new(AstGrepSearch {
         pattern: match query {
             Query::Pattern(p) => Some(p.source.clone()),
             Query::Rule(_) => None,
@@ -473,7 +473,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         warnings: query.warnings().to_vec(),
         missed_candidates: MissedCandidates::of(&missed),
         stats: WalkStatsOutput::from(&stats),
-    }));
+    })));
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }
 
