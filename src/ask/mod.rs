@@ -1,4 +1,4 @@
-//! The port to the human: `ask_user` question cards and permission prompts (SPEC R-ASK-1..4).
+//! The port to the human: `ask_user` question cards and permission prompts (R-ASK-1..4, docs/contract.md).
 //!
 //! A card is numbered (sequential per run) and rendered by the host's [`AskPort`]. `ask_user`
 //! blocks until the human answers, skips, or the card times out. Skip is success (carry on

@@ -48,7 +48,7 @@ pub struct AdapterSpec {
     pub id: AdapterId,
     /// Stable name used in results and the `adapters` op: `debugpy`, `lldb`, `delve`, `dart`.
     pub name: &'static str,
-    /// The command as the spec writes it, for messages (`python3 -m debugpy.adapter`).
+    /// The command as docs/contract.md writes it, for messages (`python3 -m debugpy.adapter`).
     pub command_display: &'static str,
     /// Files whose presence in a directory makes it a project root for this adapter.
     pub root_markers: &'static [&'static str],
@@ -64,7 +64,7 @@ pub struct AdapterSpec {
     pub attach_form: &'static str,
 }
 
-/// The adapter table (spec §7 "Adapters").
+/// The adapter table (docs/contract.md, `debug`, adapters).
 pub const ADAPTERS: [AdapterSpec; 4] = [
     AdapterSpec {
         id: AdapterId::Debugpy,
@@ -318,8 +318,8 @@ pub struct LaunchInputs<'a> {
     pub init_commands: &'a [String],
 }
 
-/// The adapter-specific `launch` arguments (research note §7 lesson 14). Never asks for a
-/// terminal (`console: internalConsole`), never `stopOnEntry`.
+/// The adapter-specific `launch` arguments: the minimal set each adapter needs (lldb-dap takes
+/// `env` as `K=V` strings, delve a `mode`). Never asks for a terminal, never `stopOnEntry`.
 pub fn launch_arguments(adapter: AdapterId, inputs: &LaunchInputs<'_>) -> Value {
     let program = inputs.program.map(|program| program.to_string_lossy().into_owned()).unwrap_or_default();
     let cwd = inputs.cwd.to_string_lossy();

@@ -1,5 +1,5 @@
 //! The debugger over DAP: the `debug` tool (tier exec, not parallel-safe), its session
-//! supervisor, and the adapters debugpy, lldb-dap, delve and dart (spec §7, R-DBG-1..4).
+//! supervisor, and the adapters debugpy, lldb-dap, delve and dart (docs/contract.md, `debug`: R-DBG-1..4).
 //!
 //! Shape: a [`DebugSupervisor`] is the run's resource. It holds the desired breakpoints and at
 //! most one [`session`] per conversation (R-DBG-3). A session owns the adapter process (its own

@@ -3,7 +3,7 @@
 //! arguments (paths, handles, deadlines) and returns `dap_types`-derived values that
 //! [`crate::debug::render`] turns into text.
 //!
-//! Handshake (issue 6, research note §2.0): `initialize` (wait) → `launch`/`attach` (do not
+//! Handshake (issue 6; docs/contract.md, `debug`): `initialize` (wait) → `launch`/`attach` (do not
 //! wait) → on `initialized`: `setBreakpoints` per file, `setExceptionBreakpoints`,
 //! `configurationDone` → then wait for both responses. The event thread
 //! ([`crate::debug::events`]), not a waiter, records `initialized`, so the event is never lost
@@ -1169,7 +1169,7 @@ fn child_count(named: Option<u64>, indexed: Option<u64>) -> Option<u64> {
 }
 
 /// `value` as JSON with every `null` removed (dap-types serializes each absent optional as
-/// `null`, which some adapters reject; research note D3).
+/// `null`, which some adapters reject: debugpy tolerates it, gdb's adapter does not).
 fn without_nulls(value: Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, without_nulls(v))).collect()),

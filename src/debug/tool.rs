@@ -26,7 +26,7 @@ pub const TOOL_NAME: &str = "debug";
 /// Default time budget of one `debug` call: 120 s (a delve launch compiles the program first).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The ops (the spec's table, §7, plus the breakpoint kinds of issue 14).
+/// The ops (the table in docs/contract.md, `debug`, with the breakpoint kinds of issue 14).
 pub const OPS: [&str; 19] = [
     "adapters",
     "status",

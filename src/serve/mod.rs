@@ -12,7 +12,7 @@
 //! - `initialize`: builds the run. A host whose capabilities include `elicitation` gets the ask
 //!   port attached (target space `mcp:<clientInfo.name>`), so `ask_user` is registered and
 //!   permission prompts reach a human; without it there is no human, `ask_user` is absent and
-//!   approval prompts are denied (fail-closed, SPEC R-ASK-4).
+//!   approval prompts are denied (fail-closed, R-ASK-4).
 //! - `notifications/initialized`, `ping`, `tools/list` (the tools visible to the session's
 //!   caller, R-TIER-2), `tools/call` (the result is the run's [`crate::ToolResult`] JSON: MCP
 //!   `CallToolResult`; a call whose `params._meta.progressToken` is set gets

@@ -1,5 +1,5 @@
 //! Background workers: `vibe_spawn`, `vibe_send`, `vibe_wait`, `vibe_kill`, `vibe_list`
-//! (SPEC R-VIBE-1..2).
+//! (R-VIBE-1..2, docs/contract.md).
 //!
 //! A run in vibe mode owns a [`Roster`]: one record per worker, kept until the run ends, and one
 //! named OS thread per active worker. A worker runs a brief to completion through a
