@@ -93,6 +93,7 @@ pub fn descriptor() -> ToolDescriptor {
     });
     ToolDescriptor {
         name: TOOL_NAME.to_owned(),
+        title: "Debugger (DAP)".to_owned(),
         description: DESCRIPTION.to_owned(),
         tier: Tier::Exec,
         input_schema: json!({
@@ -122,6 +123,8 @@ pub fn descriptor() -> ToolDescriptor {
             "required": ["op"],
             "additionalProperties": false
         }),
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Exec),
         parallel_safe: false,
         default_timeout: DEFAULT_TIMEOUT,
     }

@@ -34,21 +34,17 @@ use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
-/// The JSON Schema properties of line + symbol addressing, shared by `lsp` and `lsp_rename`:
-/// `file`, `line` (1-based), `symbol` (a substring of the line), `occurrence` (1-based) and
-/// `server` (force a server id).
-pub(crate) fn position_address_properties() -> serde_json::Map<String, Value> {
-    [
-        ("file", json!({"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."})),
-        ("line", json!({"type": "integer", "minimum": 1, "description": "1-based line number in `file`."})),
-        ("symbol", json!({"type": "string", "minLength": 1, "description": "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment."})),
-        ("occurrence", json!({"type": "integer", "minimum": 1, "description": "Which occurrence of `symbol` on the line (1-based) when it occurs several times."})),
-        ("server", json!({"type": "string", "description": "Force a server id (e.g. `pylsp` instead of the default `pyright` for Python)."})),
-    ]
-    .into_iter()
-    .map(|(name, schema)| (name.to_owned(), schema))
-    .collect()
-}
+/// Descriptions of line + symbol addressing, shared by the argument structs of `lsp`,
+/// `lsp_rename` and `lsp_code_action` (their schemas are derived from those structs).
+pub(crate) const FILE_DOC: &str = "File path, relative to the workspace root (or absolute inside it).";
+/// See [`FILE_DOC`].
+pub(crate) const LINE_DOC: &str = "1-based line number in `file`.";
+/// See [`FILE_DOC`].
+pub(crate) const SYMBOL_DOC: &str = "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment.";
+/// See [`FILE_DOC`].
+pub(crate) const OCCURRENCE_DOC: &str = "Which occurrence of `symbol` on the line (1-based) when it occurs several times.";
+/// See [`FILE_DOC`].
+pub(crate) const SERVER_DOC: &str = "Force a server id (e.g. `pylsp` instead of the default `pyright` for Python).";
 
 /// Every `lsp` op, in the order the schema lists them.
 pub const OPS: [&str; 14] = [
@@ -72,6 +68,7 @@ pub const OPS: [&str; 14] = [
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp".to_owned(),
+        title: "Language server query".to_owned(),
         description: "Ask the project's language server (rust-analyzer, pyright, pylsp, typescript-language-server, gopls, clangd, dart). \
 Address a position by `line` (1-based) plus `symbol`, a substring of that line containing the identifier — never a column. \
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
@@ -83,34 +80,9 @@ Every list says `showing A–B of N; next: offset=B` when it continues: pass `of
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
             .to_owned(),
         tier: Tier::Read,
-        input_schema: {
-            let mut properties = position_address_properties();
-            properties.insert(
-                "op".to_owned(),
-                json!({"type": "string", "enum": OPS, "description": "The operation."}),
-            );
-            properties.insert(
-                "query".to_owned(),
-                json!({"type": "string", "minLength": 1, "description": "symbols: workspace symbol search text (without `file`, the servers of the workspace root are asked)."}),
-            );
-            properties.insert(
-                "offset".to_owned(),
-                json!({"type": "integer", "minimum": 0, "description": "Lists (references, implementation, definition, type_definition, symbols, diagnostics, incoming_calls, outgoing_calls, supertypes, subtypes): entries to skip; a list that continues ends with `next: offset=B`."}),
-            );
-            properties.insert(
-                "kind".to_owned(),
-                json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "description": format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]. Kinds: {}.", KINDS.join(", "))}),
-            );
-            properties.insert(
-                "depth".to_owned(),
-                json!({"type": "integer", "minimum": 1, "description": "symbols with `file`: 1 = top level only, 2 = also their members, …; default: all levels. incoming_calls, outgoing_calls, supertypes, subtypes: how many levels to follow (1–3, default 1; 2 = also the callers of the callers, …)."}),
-            );
-            properties.insert(
-                "locals".to_owned(),
-                json!({"type": "boolean", "description": "symbols: also list what is hidden by default — with `file`, parameters, local variables, anonymous callbacks inside functions and imports; with `query`, symbols declared inside functions (default false)."}),
-            );
-            json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
-        },
+        input_schema: crate::schema::input_schema::<LspArguments>(),
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::READ_ONLY,
         parallel_safe: true,
         // Sized for `diagnostics "*"`: the project checker's own timeout (180 s by default) plus
         // 30 s for the root walk and the answer. Every other op ends its waits after
@@ -126,7 +98,7 @@ pub const LSP_TOOL_TIMEOUT: Duration = Duration::from_secs(210);
 /// project checker, which has its own timeout) ends its waits after
 /// [`crate::lsp::LspConfig::request_budget`].
 fn op_deadline(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Instant {
-    let project_check = args.op == "diagnostics" && args.file.as_deref() == Some("*");
+    let project_check = args.op == LspOp::Diagnostics && args.file.as_deref() == Some("*");
     if project_check {
         ctx.deadline()
     } else {
@@ -144,21 +116,73 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     registry.add_post_write_layer(layer);
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `lsp` (its input schema is derived from this struct).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct LspArguments {
-    pub(crate) op: String,
+    /// The operation.
+    pub(crate) op: LspOp,
+    #[schemars(description = FILE_DOC)]
     pub(crate) file: Option<String>,
+    #[schemars(description = LINE_DOC, range(min = 1))]
     pub(crate) line: Option<u32>,
+    #[schemars(description = SYMBOL_DOC, length(min = 1))]
     pub(crate) symbol: Option<String>,
+    #[schemars(description = OCCURRENCE_DOC, range(min = 1))]
     pub(crate) occurrence: Option<usize>,
+    /// symbols: workspace symbol search text (without `file`, the servers of the workspace
+    /// root are asked).
+    #[schemars(length(min = 1))]
     pub(crate) query: Option<String>,
+    #[schemars(description = SERVER_DOC)]
     pub(crate) server: Option<String>,
+    /// Lists (references, implementation, definition, type_definition, symbols, diagnostics,
+    /// incoming_calls, outgoing_calls, supertypes, subtypes): entries to skip; a list that
+    /// continues ends with `next: offset=B`.
     #[serde(default)]
     pub(crate) offset: usize,
+    #[schemars(
+        description = format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]. Kinds: {}.", KINDS.join(", ")),
+        length(min = 1)
+    )]
     pub(crate) kind: Option<Vec<String>>,
+    /// symbols with `file`: 1 = top level only, 2 = also their members, …; default: all
+    /// levels. incoming_calls, outgoing_calls, supertypes, subtypes: how many levels to follow
+    /// (1–3, default 1; 2 = also the callers of the callers, …).
+    #[schemars(range(min = 1))]
     pub(crate) depth: Option<usize>,
+    /// symbols: also list what is hidden by default — with `file`, parameters, local
+    /// variables, anonymous callbacks inside functions and imports; with `query`, symbols
+    /// declared inside functions (default false).
     #[serde(default)]
     pub(crate) locals: bool,
+}
+
+/// An `lsp` op (wire names as in [`OPS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LspOp {
+    Definition,
+    TypeDefinition,
+    Implementation,
+    References,
+    Hover,
+    IncomingCalls,
+    OutgoingCalls,
+    Supertypes,
+    Subtypes,
+    Symbols,
+    CodeActions,
+    Diagnostics,
+    Status,
+    Reload,
+}
+
+impl LspOp {
+    /// The op's wire name, from serde.
+    pub(crate) fn as_str(self) -> &'static str {
+        crate::schema::variant_name(&self).unwrap_or("status")
+    }
 }
 
 /// Time kept back from the call's deadline for formatting the answer.

@@ -629,6 +629,9 @@ mod tests {
             description: "Waits until the host cancels the call.".to_owned(),
             tier: crate::Tier::Read,
             input_schema: json!({"type": "object"}),
+            title: "Test tool".to_owned(),
+            output_schema: None,
+            annotations: crate::ToolAnnotations::for_tier(crate::Tier::Read),
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         };
@@ -739,6 +742,9 @@ mod tests {
             description: "Writes landed.txt once the host has cancelled the call.".to_owned(),
             tier: crate::Tier::Read,
             input_schema: json!({"type": "object"}),
+            title: "Test tool".to_owned(),
+            output_schema: None,
+            annotations: crate::ToolAnnotations::for_tier(crate::Tier::Read),
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         };

@@ -39,7 +39,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
@@ -47,6 +48,7 @@ use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{plural, truncation_notice};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// Caps of the staged-change store and its previews. Part of [`crate::RunConfig`].
@@ -468,6 +470,7 @@ pub(crate) fn register_tools(registry: &mut Registry) {
 pub fn resolve_descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "resolve".to_owned(),
+        title: "Accept or discard a staged change".to_owned(),
         description: "Accept or discard a change staged by ast_edit, by lsp_rename / lsp_code_action with `preview: true`, or by \
 a background worker spawned with `isolation: \"worktree\"` (its edit_id is in vibe_wait / vibe_list). \
 `accept` re-reads every file of the change and compares it with what was read at staging time: if any file changed \
@@ -477,31 +480,67 @@ resolved once.\n\
 Example: {\"edit_id\": \"edit_1\", \"action\": \"accept\"}"
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "edit_id": {"type": "string", "minLength": 1, "description": "The id the staging tool returned, e.g. \"edit_1\"."},
-                "action": {"type": "string", "enum": ["accept", "discard"], "description": "accept writes the change; discard drops it."}
-            },
-            "required": ["edit_id", "action"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<ResolveArgs>(),
+        output_schema: Some(crate::schema::writing_output_schema::<ResolveOutput>()),
+        // accept writes (and may delete) files; an edit_id resolves once, so a repeat fails.
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: true,
         default_timeout: Duration::from_secs(60),
     }
 }
 
-#[derive(Deserialize)]
+/// What `resolve` does with a staged change.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum ResolveAction {
+    /// Write the change (all files or none).
     Accept,
+    /// Drop the change; nothing is written.
     Discard,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `resolve`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ResolveArgs {
+    /// The id the staging tool returned, e.g. "edit_1".
+    #[schemars(length(min = 1))]
     edit_id: String,
+    /// accept writes the change; discard drops it.
     action: ResolveAction,
+}
+
+/// The `structuredContent` of `resolve`: a discarded change, or an accepted one with what was
+/// written.
+#[derive(Serialize, JsonSchema)]
+struct ResolveOutput {
+    /// The change resolved.
+    edit_id: String,
+    /// The tool that staged it (`ast_edit`, `lsp_rename`, `lsp_code_action`).
+    staged_by: String,
+    /// true when the change was dropped (nothing written); absent when accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    discarded: Option<bool>,
+    /// Accepted: the files written, relative to the workspace root, each with its operation
+    /// in parentheses unless modified (`b.rs (created)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written: Option<Vec<String>>,
+    /// Accepted: the number of changes (replacements or edits) written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<usize>,
+    /// Accepted, staged by ast_edit: the same count, in ast_edit's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replacements: Option<usize>,
+    /// Accepted, staged by an LSP tool: the same count, in the language server's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits: Option<usize>,
+    /// Accepted, staged by a worktree-isolated worker (`vibe_spawn`): the same count, in changed
+    /// lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed_lines: Option<usize>,
+    /// Accepted: warnings given when the change was staged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    staging_warnings: Option<Vec<String>>,
 }
 
 /// How the file at `file.path` differs from what was captured at staging, or `None` when it is
@@ -523,10 +562,19 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let summary = format!("{} of {} in {}", plural(changes, staged.change_noun), staged.description, plural(staged.files.len(), "file"));
     if matches!(args.action, ResolveAction::Discard) {
         resource.changes.close(&id, Closed::Discarded);
-        return Ok(ToolOutput::new(
-            ToolResult::text(format!("discarded {id}: {summary} dropped; nothing was written"))
-                .with_structured(json!({"edit_id": id, "discarded": true, "staged_by": staged.tool})),
-        ));
+        return Ok(ToolOutput::new(ToolResult::text(format!("discarded {id}: {summary} dropped; nothing was written")).with_structured(
+            to_structured(&ResolveOutput {
+                edit_id: id.clone(),
+                staged_by: staged.tool.to_owned(),
+                discarded: Some(true),
+                written: None,
+                changes: None,
+                replacements: None,
+                edits: None,
+                changed_lines: None,
+                staging_warnings: None,
+            }),
+        )));
     }
     let root = ctx.workspace_root();
     let changed: Vec<Value> = staged
@@ -585,10 +633,18 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                     let _ = write!(text, "\n{warning}");
                 }
             }
-            let mut structured =
-                json!({"edit_id": id, "staged_by": staged.tool, "written": names, "changes": changes, "staging_warnings": staged.warnings});
-            structured[format!("{}s", staged.change_noun.replace(' ', "_"))] = json!(changes);
-            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
+            let structured = ResolveOutput {
+                edit_id: id.clone(),
+                staged_by: staged.tool.to_owned(),
+                discarded: None,
+                written: Some(names),
+                changes: Some(changes),
+                replacements: (staged.change_noun == "replacement").then_some(changes),
+                edits: (staged.change_noun == "edit").then_some(changes),
+                changed_lines: (staged.change_noun == "changed line").then_some(changes),
+                staging_warnings: Some(staged.warnings.clone()),
+            };
+            Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&structured))).with_written_paths(written))
         }
         Err(mut err) => {
             resource.changes.close(&id, Closed::Rejected);

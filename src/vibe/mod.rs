@@ -113,7 +113,7 @@ impl Default for VibeConfig {
 
 /// What kind of work a worker is for (R-VIBE-2); the host maps each tier to a backend
 /// configuration (e.g. a model and a reasoning effort).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerTier {
     /// Well-specified mechanical work. The default.
@@ -204,7 +204,7 @@ impl fmt::Display for WorkerStatus {
 }
 
 /// How a worker's attempts are kept apart from the workspace (`vibe_spawn`'s `isolation`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerIsolation {
     /// The attempt works in the workspace itself (the command backend's default).

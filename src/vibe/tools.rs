@@ -4,11 +4,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::ToolError;
-use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, Registry, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
@@ -30,11 +31,10 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     let wait_min = seconds_text(config.wait_min);
     let wait_max = seconds_text(config.wait_max);
     let stop_budget = roster.stop_budget() + Duration::from_secs(10);
-    let worker_id_schema =
-        json!({"type": "string", "pattern": "^worker_[0-9]+$", "description": "The id vibe_spawn returned, e.g. \"worker_1\"."});
     registry.register(
         ToolDescriptor {
             name: "vibe_spawn".to_owned(),
+            title: "Start a background worker".to_owned(),
             description: format!(
                 "Start a background worker on a brief; returns at once with its worker_id (worker_1, worker_2, … per run) \
                  while the worker keeps running. The brief must stand alone: the worker does not see this conversation. \
@@ -48,17 +48,9 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                  vibe_wait; see all workers with vibe_list."
             ),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "brief": {"type": "string", "minLength": 1, "description": "The whole task: goal, files, constraints, what to report back."},
-                    "label": {"type": "string", "minLength": 1, "maxLength": 80, "description": "A short name shown in lists and permission prompts, e.g. \"fix parser tests\"."},
-                    "tier": {"type": "string", "enum": ["fast", "good"], "description": TIER_DOC},
-                    "isolation": {"type": "string", "enum": ["none", "worktree"], "description": ISOLATION_DOC}
-                },
-                "required": ["brief", "label"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<SpawnArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
             parallel_safe: true,
             default_timeout: Duration::from_secs(10),
         },
@@ -67,6 +59,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_send".to_owned(),
+            title: "Message a background worker".to_owned(),
             description: "Append a message to a worker's brief and run it again. A running attempt is cancelled (its \
                 processes are killed) and the next attempt starts with the extended brief; a finished worker (completed, \
                 failed, killed, lost) starts a new attempt; a worker still waiting to start just gets the longer brief. A \
@@ -74,15 +67,9 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                 stages its whole change again). The attempt number goes up by one per restart and is shown everywhere."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "worker_id": worker_id_schema,
-                    "message": {"type": "string", "minLength": 1, "description": "What the worker should do differently or next."}
-                },
-                "required": ["worker_id", "message"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<SendArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
             parallel_safe: true,
             default_timeout: stop_budget,
         },
@@ -91,6 +78,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_wait".to_owned(),
+            title: "Wait for a background worker".to_owned(),
             description: format!(
                 "Block until a worker finishes, then return its status and whole result; or, when timeout_seconds pass \
                  first, return timed_out with the time waited. timeout_seconds: default {wait_default}, minimum {wait_min}, \
@@ -98,15 +86,9 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                  and wait only when you need the result. {told_when_done}"
             ),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "worker_id": worker_id_schema,
-                    "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "description": format!("How long to wait (default {wait_default}, min {wait_min}, max {wait_max}).")}
-                },
-                "required": ["worker_id"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<WaitArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
             parallel_safe: true,
             default_timeout: config.wait_max + Duration::from_secs(30),
         },
@@ -115,17 +97,15 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_kill".to_owned(),
+            title: "Stop a background worker".to_owned(),
             description: "Stop a worker: its attempt is cancelled and its processes are killed (a Ray job is stopped). \
                 The worker is `killed` once the backend confirmed the stop (`stopping` until then). Its record and last \
                 result stay visible in vibe_list; vibe_send can start it again."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {"worker_id": worker_id_schema},
-                "required": ["worker_id"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<WorkerIdArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: true, open_world: true },
             parallel_safe: true,
             default_timeout: stop_budget,
         },
@@ -134,13 +114,16 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_list".to_owned(),
+            title: "List background workers".to_owned(),
             description: "List every worker of this run: id, label, tier, backend, status (pending, running, completed, \
                 failed, stopping, killed, lost; a worker whose question or permission prompt is open says `waiting for the \
                 human`), attempt, elapsed time of the latest attempt, its staged change (edit_id and size) and the start of \
                 its last result (vibe_wait returns the whole result). Results stay available until the run ends."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            input_schema: crate::schema::input_schema::<ListArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations::READ_ONLY,
             parallel_safe: true,
             default_timeout: Duration::from_secs(10),
         },
@@ -148,33 +131,67 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     );
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_spawn`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct SpawnArguments {
+    /// The whole task: goal, files, constraints, what to report back.
+    #[schemars(length(min = 1))]
     brief: String,
+    /// A short name shown in lists and permission prompts, e.g. "fix parser tests".
+    #[schemars(length(min = 1, max = 80))]
     label: String,
+    /// `fast` = well-specified mechanical work (apply a known change, write tests to a clear
+    /// spec, rename, port); `good` = design, judgment, or reviewing a fast worker's output.
+    /// Default `fast`.
     #[serde(default)]
     tier: Option<WorkerTier>,
+    /// `none` (default) = the worker works in the workspace itself; `worktree` = in its own git
+    /// worktree of the workspace (HEAD plus uncommitted and untracked files), its change staged for
+    /// `resolve` when it finishes.
     #[serde(default)]
     isolation: Option<WorkerIsolation>,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_send`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct SendArguments {
+    /// The id vibe_spawn returned, e.g. "worker_1".
+    #[schemars(pattern(r"^worker_[0-9]+$"))]
     worker_id: String,
+    /// What the worker should do differently or next.
+    #[schemars(length(min = 1))]
     message: String,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_wait`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct WaitArguments {
+    /// The id vibe_spawn returned, e.g. "worker_1".
+    #[schemars(pattern(r"^worker_[0-9]+$"))]
     worker_id: String,
+    /// How long to wait, in seconds (default, minimum and maximum in the tool's description;
+    /// values outside are clamped).
     #[serde(default)]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     timeout_seconds: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_kill`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct WorkerIdArguments {
+    /// The id vibe_spawn returned, e.g. "worker_1".
+    #[schemars(pattern(r"^worker_[0-9]+$"))]
     worker_id: String,
 }
+
+/// `vibe_list` takes no arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListArguments {}
 
 fn roster<'run>(ctx: &CallContext<'run>) -> Result<&'run Roster, ToolError> {
     ctx.resource::<Roster>()

@@ -7,6 +7,7 @@ mod support;
 
 mod cli;
 mod containment;
+mod contract;
 mod corpus_go;
 mod corpus_python;
 mod corpus_rust;
