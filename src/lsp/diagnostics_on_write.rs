@@ -463,6 +463,9 @@ const NATIVE_PULL_BUDGET: Duration = Duration::from_secs(3);
 /// will, and again after an explicit request (its flycheck starts ~100-400 ms after the save
 /// on an idle machine, later under load).
 const CHECK_RUN_BEGIN_GRACE: Duration = Duration::from_millis(1500);
+/// How far a file's mtime may lag behind the wall clock at the moment of the write (Linux
+/// stamps with the coarse clock, one scheduler tick: 1-10 ms).
+const MTIME_CLOCK_SLACK: Duration = Duration::from_millis(20);
 /// Documents opened only for checks that a server keeps open (LRU); pyright re-checks them
 /// cheaply on the next write. Servers that rebuild every open file on each save (clangd) keep
 /// none.
@@ -528,9 +531,13 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
 /// project's published state with [`LanguageServer::set_write_baseline`] — settled when nothing
 /// was running or pending any more.
 fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant) {
-    let pending = server.has_stale() || server.check_run_in_progress();
+    // A server that has not finished a check yet (just started: its first check, or none yet)
+    // has no project state to compare with: its first check ends before the write too.
+    server.wait_until_loaded(deadline);
+    let never_checked = server.check_runs().1 == 0;
+    let pending = never_checked || server.has_stale() || server.check_run_in_progress();
     let settled = !pending || {
-        if server.has_stale() && !server.check_run_in_progress() {
+        if (never_checked || server.has_stale()) && !server.check_run_in_progress() {
             let (started_before, _) = server.check_runs();
             server.wait_for_check_run_after_save(started_before, CHECK_RUN_BEGIN_GRACE, deadline);
         }
@@ -540,7 +547,7 @@ fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant)
             server.wait_until_ready(deadline);
             server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, deadline);
         }
-        ended && !server.has_stale() && !server.check_run_in_progress()
+        ended && !server.has_stale() && !server.check_run_in_progress() && server.check_runs().1 > 0
     };
     server.set_write_baseline(WriteBaseline {
         snapshot: server.published_snapshot(),
@@ -703,7 +710,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             let store_before_write =
                 (!running_at_write && ended_before_write(server.check_run_last_end_wall())).then(|| server.published_snapshot());
             // The seed's state is for this write only (taken before it reached the disk).
-            let baseline = server.take_write_baseline().filter(|baseline| write_landed.is_some_and(|landed| baseline.taken_at <= landed));
+            // (File systems stamp mtimes with a coarse clock: a few ms behind the wall clock.)
+            let baseline = server
+                .take_write_baseline()
+                .filter(|baseline| write_landed.is_some_and(|landed| baseline.taken_at <= landed + MTIME_CLOCK_SLACK));
             // Files changed outside the tools: the check started for them (resync) must end
             // first, or their old errors would count as the pre-write state.
             if server.has_stale() && !server.wait_until_not_stale(end) {
@@ -1041,13 +1051,13 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                             }
                         }
                     }
-                    scope = Some(CheckScope::Project {
-                        description: if changed {
-                            format!("the whole cargo workspace ({}'s cargo check, {:.1} s after the save)", server.id(), took.as_secs_f64())
-                        } else {
-                            "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
-                        },
-                    });
+                    let mut description = if changed {
+                        format!("the whole cargo workspace ({}'s cargo check, {:.1} s after the save)", server.id(), took.as_secs_f64())
+                    } else {
+                        "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
+                    };
+                    description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written));
+                    scope = Some(CheckScope::Project { description });
                 }
                 Err(reason) => {
                     for path in &group.written {
@@ -1268,6 +1278,46 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
 fn halfway_to(end: Instant) -> Instant {
     let now = Instant::now();
     now + end.saturating_duration_since(now) / 2
+}
+
+/// The `checked:` line's addition when a written Rust file's crate has doc-tests: cargo check
+/// (rust-analyzer's flycheck, even with all targets) does not compile them, so a write that
+/// breaks one is not seen; names the crate, how many there are, and `cargo test --doc`.
+/// Empty when no written crate has doc-tests.
+fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf]) -> String {
+    let mut crates: Vec<crate::lsp::dependents::RustDocTests> = Vec::new();
+    for path in written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")) {
+        if let Some(found) = crate::lsp::dependents::rust_doc_tests(root, path) {
+            match crates.iter_mut().find(|known| known.manifest_dir == found.manifest_dir) {
+                Some(known) => known.in_written += found.in_written,
+                None => crates.push(found),
+            }
+        }
+    }
+    let mut text = String::new();
+    for found in crates {
+        let in_written = if found.in_written > 0 {
+            let names: Vec<String> = written.iter().map(|path| supervisor.display_path(path)).collect();
+            format!(", {} of them in {}", found.in_written, names.join(", "))
+        } else {
+            String::new()
+        };
+        let more = if found.scan_incomplete { " or more" } else { "" };
+        let dir = if found.manifest_dir == supervisor.workspace_root() {
+            String::new()
+        } else {
+            format!(" in {}", supervisor.display_path(&found.manifest_dir))
+        };
+        text.push_str(&format!(
+            "; NOT checked: the doc-tests of crate {} ({}{more} in {} file{}{in_written}), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            found.crate_name,
+            found.total,
+            found.files,
+            plural(found.files),
+            found.crate_name
+        ));
+    }
+    text
 }
 
 /// Whether a set published for a written Go file is gopls saying that no package contains

@@ -358,6 +358,7 @@ fn rust_analyzer_write_after_an_outside_change_reports_what_the_write_breaks() {
     assert_eq!(listed, 2, "{text}");
     assert!(!dow.contains("elsewhere in the checked project"), "a clean claim for the other files beside their new errors:\n{text}");
     assert!(!dow.contains("not known to be new"), "the outside change was checked before the write, so the comparison is sound:\n{text}");
+    assert!(!dow.contains("doc-tests"), "the crate has no doc-tests:\n{text}");
     // The fix lands as resolved; the outside change is still no one's error.
     let text = write(&run, "src/a.rs", "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n");
     let dow = block(&text);
@@ -423,4 +424,36 @@ fn rust_analyzer_check_over_an_outside_change_and_a_write_says_not_known_to_be_n
     }
     assert!(dow.contains("note: what differs from the state before this write is not known to be new: "), "{text}");
     assert!(!dow.contains("elsewhere in the checked project"), "{text}");
+}
+
+#[test]
+fn rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked() {
+    if support::require_binary("rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked", "rust-analyzer").is_none() {
+        return;
+    }
+    // The trial on heck 0.5.0: `pub struct AsKebabCase<T>(pub T)` → `(T)` breaks the doc-test
+    // that builds one (E0423); cargo check, even with all targets, does not compile doc-tests,
+    // and the write was called clean with "the whole cargo workspace" checked.
+    let documented = "/// Wraps a string.\n///\n/// ```\n/// use doccy::Wrapped;\n/// let w = Wrapped(\"x\");\n/// assert_eq!(w.0, \"x\");\n/// ```\npub struct Wrapped<T>(pub T);\n\n/// ```text\n/// not rust\n/// ```\npub fn plain() {}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"doccy\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", documented),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/lib.rs", &documented.replace("pub struct Wrapped<T>(pub T);", "pub struct Wrapped<T>(T);"));
+    let dow = block(&text);
+    assert!(
+        dow.contains("; NOT checked: the doc-tests of crate doccy (1 in 1 file, 1 of them in src/lib.rs), which cargo check does not compile: run `cargo test --doc -p doccy` to check them"),
+        "the doc-tests the check skips are not said:\n{text}"
+    );
+    assert!(dow.contains("checked: src/lib.rs and the whole cargo workspace"), "{text}");
+    // Ground truth: the write did break the doc-test.
+    let output = std::process::Command::new("cargo")
+        .args(["test", "--doc", "--quiet"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target-doc"))
+        .output()
+        .expect("run cargo test --doc");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success() && stdout.contains("E0423"), "cargo test --doc should fail with E0423:\n{stdout}");
 }
