@@ -40,6 +40,7 @@ pub mod staged;
 pub mod structural;
 pub mod tier;
 pub mod transport;
+pub mod trust;
 pub mod vibe;
 
 pub use error::{ErrorKind, ToolError};
@@ -49,6 +50,7 @@ pub use registry::{CallContext, CallOptions, CallOrigin, CancelToken, Registry, 
 pub use result::{Content, ToolResult};
 pub use run::{Run, RunBuilder, RunConfig, RunError};
 pub use tier::{Approval, ApprovalPolicy, Caller, Tier};
+pub use trust::WorkspaceTrust;
 
 /// The README's code blocks, compiled and run as doctests so the embedding example stays true.
 #[cfg(doctest)]

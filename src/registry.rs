@@ -15,7 +15,7 @@
 //!
 //! Architecture invariants: the tier check lives here and only here (tools declare a tier and
 //! never check approval themselves). This layer knows nothing of `Run`: a tool sees its call
-//! through [`CallContext`] — the workspace root, the conversation id, caller and origin, the
+//! through [`CallContext`] — the workspace root, the conversation id, the workspace trust level, caller and origin, the
 //! deadline and cancel token, its own resource by type ([`CallContext::resource`]) and a nested
 //! call bounded by its remaining time ([`CallContext::call_nested`]).
 
@@ -36,6 +36,7 @@ use crate::events::{EventLevel, EventSink, RunEvent};
 use crate::progress::{ProgressCallback, ProgressSink, ProgressUpdate};
 use crate::result::ToolResult;
 use crate::tier::{Approval, ApprovalPolicy, Caller, Tier};
+use crate::trust::WorkspaceTrust;
 
 /// What the model (and the host) sees of a tool: MCP's `Tool` shape plus `tier`.
 #[derive(Debug, Clone)]
@@ -345,6 +346,12 @@ impl<'run> CallContext<'run> {
         &self.registry.conversation_id
     }
 
+    /// The run's workspace trust level: under [`WorkspaceTrust::Restricted`] a tool executes
+    /// nothing the checkout provides (see [`crate::trust`]).
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.registry.workspace_trust
+    }
+
     /// The run's resource of type `T` (e.g. `ctx.resource::<LspSupervisor>()`).
     ///
     /// # Errors
@@ -538,6 +545,7 @@ pub struct Registry {
     resources: Resources,
     workspace_root: PathBuf,
     conversation_id: String,
+    workspace_trust: WorkspaceTrust,
     approval_policy: ApprovalPolicy,
     tool_timeouts: HashMap<String, Duration>,
     permission_prompt: Option<Arc<dyn PermissionPrompt>>,
@@ -564,6 +572,7 @@ impl Registry {
             resources: Resources::default(),
             workspace_root,
             conversation_id,
+            workspace_trust: WorkspaceTrust::default(),
             approval_policy: ApprovalPolicy::default(),
             tool_timeouts: HashMap::new(),
             permission_prompt: None,
@@ -603,6 +612,11 @@ impl Registry {
         &mut self.resources
     }
 
+    /// Sets the workspace trust level.
+    pub(crate) fn set_workspace_trust(&mut self, trust: WorkspaceTrust) {
+        self.workspace_trust = trust;
+    }
+
     /// Sets the approval policy.
     pub(crate) fn set_approval_policy(&mut self, policy: ApprovalPolicy) {
         self.approval_policy = policy;
@@ -626,6 +640,11 @@ impl Registry {
     /// The conversation id.
     pub fn conversation_id(&self) -> &str {
         &self.conversation_id
+    }
+
+    /// The workspace trust level.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.workspace_trust
     }
 
     /// The approval policy.

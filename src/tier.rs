@@ -1,7 +1,7 @@
 //! Approval tiers, callers and approval policies: what a caller may see and what prompts.
 //!
 //! The tier of a tool decides which callers can *see* it, not only whether it prompts
-//! (SPEC R-TIER-1). Plan mode and read-only subagents see `read` tools only (R-TIER-2).
+//! (R-TIER-1, docs/contract.md). Plan mode and read-only subagents see `read` tools only (R-TIER-2).
 
 use std::fmt;
 

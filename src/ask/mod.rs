@@ -1,4 +1,4 @@
-//! The port to the human: `ask_user` question cards and permission prompts (SPEC R-ASK-1..4).
+//! The port to the human: `ask_user` question cards and permission prompts (R-ASK-1..4, docs/contract.md).
 //!
 //! A card is numbered (sequential per run) and rendered by the host's [`AskPort`]. `ask_user`
 //! blocks until the human answers, skips, or the card times out. Skip is success (carry on
@@ -7,6 +7,7 @@
 //! Permission prompts use the same card with the options allow once / allow for this run /
 //! deny; an unknown or cancelled answer is a denial.
 
+mod channel;
 mod scripted;
 mod terminal;
 
@@ -24,6 +25,10 @@ use crate::tier::Tier;
 
 pub use crate::registry::PermissionDecision;
 
+pub use channel::{
+    outcome_from_json, outcome_to_json, AnswerCard, AskChannelHost, ChannelAskPort, ChannelDescription, FoundChannel, RelayedCard,
+    ENV_ASK_CHANNEL,
+};
 pub use scripted::{ScriptedAnswer, ScriptedAskPort};
 pub use terminal::TerminalAskPort;
 

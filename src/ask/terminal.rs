@@ -2,7 +2,7 @@
 //!
 //! The CLI attaches it only when both stdin and stderr are terminals
 //! ([`TerminalAskPort::from_stdio`]); without a terminal there is no human attached, so
-//! `ask_user` is not registered and approval prompts are denied (fail-closed, SPEC R-ASK-4).
+//! `ask_user` is not registered and approval prompts are denied (fail-closed, R-ASK-4).
 //!
 //! A card is written to the output (stderr for the CLI) with its options numbered from 1.
 //! Answers, one line each:

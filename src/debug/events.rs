@@ -2,7 +2,7 @@
 //! decoded into its `dap_types` body and recorded here by one named thread, so an
 //! `initialized` or `stopped` event is never lost to whichever waiter happens to be pumping.
 //!
-//! `dap_types` 0.0.1 is strict where adapters are not (research note §1.1): ids and exit codes
+//! `dap_types` 0.0.1 (the crates.io release) is strict where adapters are not: ids and exit codes
 //! are `u64` (delve sends `-1` thread ids and negative breakpoint ids, a signal exit is
 //! negative), unknown `presentationHint` values fail a whole body, stop reasons outside the
 //! spec lose their text. [`decode_body`] therefore retries after removing the fields that can

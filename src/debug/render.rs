@@ -16,7 +16,7 @@ use crate::debug::session::{
 use crate::debug::state::{resolve_breakpoints, BreakpointAnchor, BreakpointSpec, BreakpointStore};
 pub use crate::render::{cut_chars, cut_middle, display_path};
 
-/// At most this many characters of a variable or evaluate value are shown (spec §7 op table).
+/// At most this many characters of a variable or evaluate value are shown (docs/contract.md, `debug` ops).
 pub const MAX_VALUE_CHARS: usize = 400;
 /// At most this many frames are requested and shown (`stackTrace {levels: 30}`).
 pub const MAX_STACK_FRAMES: u64 = 30;

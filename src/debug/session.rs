@@ -3,7 +3,7 @@
 //! arguments (paths, handles, deadlines) and returns `dap_types`-derived values that
 //! [`crate::debug::render`] turns into text.
 //!
-//! Handshake (issue 6, research note §2.0): `initialize` (wait) → `launch`/`attach` (do not
+//! Handshake (issue 6; docs/contract.md, `debug`): `initialize` (wait) → `launch`/`attach` (do not
 //! wait) → on `initialized`: `setBreakpoints` per file, `setExceptionBreakpoints`,
 //! `configurationDone` → then wait for both responses. The event thread
 //! ([`crate::debug::events`]), not a waiter, records `initialized`, so the event is never lost
@@ -73,6 +73,9 @@ pub struct SessionStart<'a> {
     pub breakpoints: &'a BreakpointStore,
     /// The caller's deadline: every wait of the start is bounded by it.
     pub deadline: Instant,
+    /// The run's workspace trust: restricted, the adapter binary and the adapter's python come
+    /// from outside the workspace (the program itself still runs as asked).
+    pub workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 /// One frame of a stack trace, with the local handle the model uses as `frame_id`.
@@ -490,8 +493,8 @@ impl Session {
     /// `unavailable` naming the missing root marker or binary; `failed` with the adapter's own
     /// message when launch/attach is refused; `timeout` naming the handshake step.
     pub fn start(start: SessionStart<'_>, probe_cache: &mut ProbeCache) -> Result<(Session, LaunchReport), ToolError> {
-        let SessionStart { number, target, workspace_root, config, breakpoints, deadline } = start;
-        let search = BinarySearch::from_env(&config.extra_binary_dirs);
+        let SessionStart { number, target, workspace_root, config, breakpoints, deadline, workspace_trust } = start;
+        let search = BinarySearch::from_env(&config.extra_binary_dirs).restricted_to(workspace_trust, workspace_root);
         let adapter = target.adapter();
         let is_attach = matches!(target, SessionTarget::Attach { .. });
         let spec = adapter.spec();
@@ -1169,7 +1172,7 @@ fn child_count(named: Option<u64>, indexed: Option<u64>) -> Option<u64> {
 }
 
 /// `value` as JSON with every `null` removed (dap-types serializes each absent optional as
-/// `null`, which some adapters reject; research note D3).
+/// `null`, which some adapters reject: debugpy tolerates it, gdb's adapter does not).
 fn without_nulls(value: Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, without_nulls(v))).collect()),

@@ -26,7 +26,7 @@ pub const TOOL_NAME: &str = "debug";
 /// Default time budget of one `debug` call: 120 s (a delve launch compiles the program first).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The ops (the spec's table, §7, plus the breakpoint kinds of issue 14).
+/// The ops (the table in docs/contract.md, `debug`, with the breakpoint kinds of issue 14).
 pub const OPS: [&str; 19] = [
     "adapters",
     "status",
@@ -344,7 +344,7 @@ fn missing(field: &str, op: &str) -> ToolError {
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let op = parse_op(arguments)?;
     let supervisor = ctx.resource::<DebugSupervisor>()?;
-    let env = CallEnv { workspace_root: ctx.workspace_root(), deadline: ctx.deadline() };
+    let env = CallEnv { workspace_root: ctx.workspace_root(), deadline: ctx.deadline(), workspace_trust: ctx.workspace_trust() };
     Ok(ToolOutput::new(run_op(supervisor, &env, op)?))
 }
 
@@ -352,6 +352,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
 struct CallEnv<'a> {
     workspace_root: &'a Path,
     deadline: Instant,
+    workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 /// Runs one op on the supervisor and renders its result; the end of a session that ended on
@@ -361,7 +362,7 @@ fn run_op(supervisor: &DebugSupervisor, env: &CallEnv<'_>, op: DebugOp) -> Resul
     // Paths and arguments are checked before the call begins: an input error leaves the
     // session alone.
     let prepared = prepare(env.workspace_root, &op)?;
-    let mut call = supervisor.begin_call();
+    let mut call = supervisor.begin_call(env.workspace_trust);
     let notice =
         call.previous().map(|previous| format!("{}; {}", render::session_end(&previous.end), render::teardown(&previous.teardown)));
     let mut unreported = call.previous().map(|previous| previous.unreported_output.clone()).unwrap_or_default();

@@ -1,4 +1,4 @@
-//! `eval`: persistent Python and JavaScript kernels bound to one run (SPEC R-EVAL-1..6).
+//! `eval`: persistent Python and JavaScript kernels bound to one run (R-EVAL-1..6, docs/contract.md).
 //!
 //! A cell's variables, imports and loaded data persist across calls of the same run and
 //! language. Python runs in a spawned CPython ("the full notebook experience": the project's

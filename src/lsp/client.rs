@@ -1,7 +1,7 @@
 //! One language-server process: start + `initialize`, the owner thread that pumps its messages,
 //! readiness, documents, diagnostics store, and requests with bounded retries.
 //!
-//! Shape (design card): [`LanguageServer`] is the handle; a dedicated OS thread
+//! Shape (docs/contract.md, design card): [`LanguageServer`] is the handle; a dedicated OS thread
 //! (`runbound-lsp-<id>-pump`) drains the connection's incoming channel, answers every
 //! server→client request, and folds notifications (`$/progress`, `experimental/serverStatus`,
 //! `$/analyzerStatus`, `textDocument/publishDiagnostics`, log messages) into a shared

@@ -70,7 +70,7 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// From the LSP number (absent → error, as the spec lets clients assume).
+    /// From the LSP number (absent → error, as the LSP specification lets clients assume).
     pub fn from_lsp(number: Option<u64>) -> Severity {
         match number {
             Some(2) => Severity::Warning,

@@ -709,7 +709,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             };
             if shown < CALL_SITES_SHOWN {
                 let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
-                out.push_str(&format!("      {location}: {}{times}\n", site_place.text));
+                out.push_str(&format!("      {location}: {}{times}\n", site_place.shown()));
             }
             let mut value = site_place.to_json();
             value["calls"] = json!(count);

@@ -261,7 +261,15 @@ pub(crate) fn stage_plan(
             operation: planned.operation.clone(),
         })
         .collect();
-    let staged = store.stage(crate::staged::StagedChange { tool, description, change_noun: "edit", files, warnings });
+    let staged = store.stage(crate::staged::StagedChange {
+        tool,
+        description,
+        change_noun: "edit",
+        files,
+        warnings,
+        restage_hint: None,
+        held: false,
+    });
     Ok((staged, store.config().max_pending_edits))
 }
 

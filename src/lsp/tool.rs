@@ -584,7 +584,13 @@ pub(crate) struct Place {
     pub(crate) uri: String,
     /// 1-based.
     pub(crate) line: u32,
+    /// The source line (trimmed, cut at 200 characters); empty when not quoted.
     pub(crate) text: String,
+    /// Whether the line was read: lines are quoted from the workspace and from dependency code
+    /// the run knows (site-packages, toolchain sysroots, module and registry caches,
+    /// `node_modules`, standard libraries, system headers — [`ListedPath`]'s origins), never
+    /// from another outside file (a workspace configuration can point a server anywhere).
+    pub(crate) quoted: bool,
 }
 
 impl Place {
@@ -602,6 +608,15 @@ impl Place {
         self.path.as_ref().map(ListedPath::rank).unwrap_or(PathClass::Outside)
     }
 
+    /// The line as a list shows it, or why it is not shown.
+    pub(crate) fn shown(&self) -> &str {
+        if self.quoted {
+            &self.text
+        } else {
+            "(line not quoted: outside the workspace and its known dependency roots)"
+        }
+    }
+
     pub(crate) fn absolute(&self) -> Option<&Path> {
         self.path.as_ref().map(|path| path.absolute.as_path())
     }
@@ -612,7 +627,8 @@ impl Place {
             None => json!({"path": self.uri, "class": "outside", "outside_workspace": true}),
         };
         value["line"] = json!(self.line);
-        value["text"] = json!(self.text);
+        value["text"] = if self.quoted { json!(self.text) } else { Value::Null };
+        value["quoted"] = json!(self.quoted);
         value
     }
 }
@@ -633,15 +649,22 @@ impl SourceCache {
     pub(crate) fn place(&mut self, uri: &str, line0: u32) -> Place {
         if !self.files.contains_key(uri) {
             let Some(path) = uri_to_path(uri) else {
-                return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new() };
+                return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new(), quoted: false };
             };
+            // Classified by where it resolves: a symlink into an unknown place is that place.
             let path = std::fs::canonicalize(&path).unwrap_or(path);
-            let lines = std::fs::read_to_string(&path).ok().map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
-            self.files.insert(uri.to_owned(), (ListedPath::new(&self.workspace_root, &path), lines));
+            let listed = ListedPath::new(&self.workspace_root, &path);
+            // Only the workspace and dependency code of a known origin are read at all.
+            let lines = (listed.class != PathClass::Outside || listed.origin.is_some())
+                .then(|| std::fs::read_to_string(&path).ok())
+                .flatten()
+                .map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
+            self.files.insert(uri.to_owned(), (listed, lines));
         }
         let (listed, lines) = &self.files[uri];
+        let quoted = listed.class != PathClass::Outside || listed.origin.is_some();
         let text = lines.as_ref().and_then(|lines| lines.get(line0 as usize)).map(|line| cut_chars(line.trim(), 200)).unwrap_or_default();
-        Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text }
+        Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text, quoted }
     }
 
     /// The whole 0-based line `line0` of a file [`SourceCache::place`] resolved, if readable.
@@ -770,7 +793,7 @@ fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize
     let mut results = Vec::new();
     for (place, label, _) in &places[page.range()] {
         let label_text = label.as_deref().map(|label| format!("   ← {label}")).unwrap_or_default();
-        out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.text));
+        out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.shown()));
         let mut value = place.to_json();
         if let Some(label) = label {
             value["target"] = json!(label);
@@ -828,7 +851,7 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
         if previous_line == Some(place.line) {
             out.push_str(&format!("  {}: (again on this line, column {}){marker}\n", place.line, character + 1));
         } else {
-            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.text));
+            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.shown()));
         }
         previous_line = Some(place.line);
         let mut value = place.to_json();
@@ -1128,7 +1151,7 @@ fn workspace_symbols(
             (None, Some(function)) => format!(" (local of {function})"),
             (None, None) => String::new(),
         };
-        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.text));
+        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.shown()));
         let mut value = symbol.place.to_json();
         value["name"] = json!(symbol.name);
         value["kind"] = json!(symbol.kind);

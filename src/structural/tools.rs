@@ -946,7 +946,15 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let description = format!("{} → `{}` ({lang})", query.display(), args.rewrite);
     let store = ctx.resource::<crate::staged::StagedResource>()?;
     let max_pending = store.config().max_pending_edits;
-    let staged = store.stage(StagedChange { tool: "ast_edit", description, change_noun: "replacement", files, warnings: warnings.clone() });
+    let staged = store.stage(StagedChange {
+        tool: "ast_edit",
+        description,
+        change_noun: "replacement",
+        files,
+        warnings: warnings.clone(),
+        restage_hint: None,
+        held: false,
+    });
     let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 
     let mut text = format!(

@@ -1,4 +1,4 @@
-//! Background workers (`vibe_*`, SPEC R-VIBE-1..2, issue 8) driven for real: the command
+//! Background workers (`vibe_*`, R-VIBE-1..2, issue 8) driven for real: the command
 //! backend runs `tests/data/vibe/worker.sh` through `/bin/sh` in its own process group; the
 //! closure backend covers depth 1, permission routing and completion events for Rust hosts.
 
