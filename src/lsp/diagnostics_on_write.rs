@@ -1220,6 +1220,53 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     }
 }
 
+/// Orders Python importers by how many of the written modules' top-level names (`def`,
+/// `class`, assignments at column 0) they use as words, most first; ties keep their order
+/// (nearest first). A budget that runs out then leaves the least coupled importers unchecked:
+/// on python-dateutil a signature change in `utils.py` reached `tests/test_import_star.py`
+/// (alphabetically first, uses none of its names) before `tests/test_utils.py` (its callers).
+fn rank_by_names_used(written: &[PathBuf], importers: &mut [PathBuf]) {
+    let mut names: HashSet<String> = HashSet::new();
+    for path in written.iter().filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("py" | "pyi"))) {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        for line in text.lines() {
+            let rest = line.strip_prefix("def ").or_else(|| line.strip_prefix("async def ")).or_else(|| line.strip_prefix("class "));
+            let name: String = match rest {
+                Some(rest) => rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect(),
+                None if line.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && line.contains('=') => {
+                    line.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+                }
+                None => String::new(),
+            };
+            if name.len() > 1 {
+                names.insert(name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    let uses = |path: &PathBuf| -> usize {
+        let Ok(text) = std::fs::read_to_string(path) else { return 0 };
+        names.iter().filter(|name| contains_word(&text, name)).count()
+    };
+    let mut scored: Vec<(usize, PathBuf)> = importers.iter().map(|path| (uses(path), path.clone())).collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    for (slot, (_, path)) in importers.iter_mut().zip(scored) {
+        *slot = path;
+    }
+}
+
+/// Whether `word` occurs in `text` with no identifier character on either side.
+fn contains_word(text: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 /// The files under the server's root that import (include) the written ones, found by
 /// [`crate::lsp::dependents`] (Python imports, C/C++ `#include`s of a header), at most `cap`,
 /// with the scope line; no scan for other files.
@@ -1249,6 +1296,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         }
     }
     let found_total = all_found.len() + beyond_cap;
+    rank_by_names_used(written, &mut all_found);
     dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
