@@ -1259,11 +1259,11 @@ fn rank_by_names_used(written: &[PathBuf], importers: &mut [PathBuf]) {
 
 /// Whether `word` occurs in `text` with no identifier character on either side.
 fn contains_word(text: &str, word: &str) -> bool {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    use crate::lsp::position::is_identifier_char;
     text.match_indices(word).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        !before.is_some_and(is_identifier_char) && !after.is_some_and(is_identifier_char)
     })
 }
 
