@@ -2,13 +2,14 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::result::ToolResult;
 
 /// The class of a tool failure. Stable wire names (snake_case) in `structuredContent.error.kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -43,25 +44,33 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// The snake_case wire name.
+    /// The snake_case wire name, as serde writes it (`#[serde(rename_all = "snake_case")]`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::UnknownTool => "unknown_tool",
-            ErrorKind::InvalidArguments => "invalid_arguments",
-            ErrorKind::HiddenFromCaller => "hidden_from_caller",
-            ErrorKind::GuardrailDenied => "guardrail_denied",
-            ErrorKind::ApprovalDenied => "approval_denied",
-            ErrorKind::OutsideWorkspace => "outside_workspace",
-            ErrorKind::NotFound => "not_found",
-            ErrorKind::Conflict => "conflict",
-            ErrorKind::Unavailable => "unavailable",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::Cancelled => "cancelled",
-            ErrorKind::Panicked => "panicked",
-            ErrorKind::Io => "io",
-            ErrorKind::Failed => "failed",
-        }
+        crate::schema::variant_name(&self).unwrap_or("failed")
     }
+}
+
+/// The shape of every failed call's `structuredContent`: `{"error": {...}}`. Every tool's
+/// `outputSchema` declares it next to the tool's own result (see [`crate::schema::output_schema`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolErrorContent {
+    /// What failed and what to do next.
+    pub error: ToolErrorBody,
+}
+
+/// The error of a failed call, as the model and the host read it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolErrorBody {
+    /// The class of failure (stable snake_case names).
+    pub kind: ErrorKind,
+    /// What failed, on what input.
+    pub message: String,
+    /// The next step, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub hint: Option<String>,
+    /// Extra machine-readable detail (e.g. the files that changed since an edit was staged).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub details: Option<Value>,
 }
 
 /// A tool failure. `message` says what failed and on what input; `hint` says the next step.
@@ -126,14 +135,10 @@ impl ToolError {
             text.push_str("\nnext: ");
             text.push_str(hint);
         }
-        let mut error = json!({"kind": self.kind, "message": self.message});
-        if let Some(hint) = &self.hint {
-            error["hint"] = Value::String(hint.clone());
-        }
-        if let Some(details) = &self.details {
-            error["details"] = details.clone();
-        }
-        ToolResult::error_text(text).with_structured(json!({ "error": error }))
+        let content = ToolErrorContent {
+            error: ToolErrorBody { kind: self.kind, message: self.message.clone(), hint: self.hint.clone(), details: self.details.clone() },
+        };
+        ToolResult::error_text(text).with_structured(crate::schema::to_structured(&content))
     }
 }
 

@@ -35,20 +35,23 @@ pub mod registry;
 pub mod render;
 pub mod result;
 pub mod run;
+pub mod schema;
 pub mod serve;
 pub mod staged;
 pub mod structural;
 pub mod tier;
 pub mod transport;
+pub mod trust;
 pub mod vibe;
 
 pub use error::{ErrorKind, ToolError};
 pub use events::{EventLevel, RunEvent};
 pub use progress::ProgressUpdate;
-pub use registry::{CallContext, CallOptions, CallOrigin, CancelToken, Registry, ToolDescriptor, ToolHandler, ToolOutput};
+pub use registry::{CallContext, CallOptions, CallOrigin, CancelToken, Registry, ToolAnnotations, ToolDescriptor, ToolHandler, ToolOutput};
 pub use result::{Content, ToolResult};
 pub use run::{Run, RunBuilder, RunConfig, RunError};
 pub use tier::{Approval, ApprovalPolicy, Caller, Tier};
+pub use trust::WorkspaceTrust;
 
 /// The README's code blocks, compiled and run as doctests so the embedding example stays true.
 #[cfg(doctest)]

@@ -235,6 +235,76 @@ pub fn resolve_project_interpreter(
     Err(message)
 }
 
+/// Whether a pyright configuration applies to `root`: a `pyrightconfig.json`, or a
+/// `pyproject.toml` with `[tool.pyright]` / `[tool.basedpyright]`, from `root` up to the
+/// workspace root (pyright then reads its settings from there, not from the command line).
+pub fn has_pyright_config(root: &Path, workspace_root: &Path) -> bool {
+    find_pyright_config(root, workspace_root).is_some()
+}
+
+/// The interpreter a virtual environment was made from, when it resolves outside
+/// `workspace_root`: the target of the venv's `bin/python` symlink, else `home` of its
+/// `pyvenv.cfg` joined with `python3.X` (the venv's own version), `python3` or `python`. A
+/// restricted run starts this one instead of the venv's: started from the venv, Python runs the
+/// venv's `.pth` files and `sitecustomize` at startup — code the checkout may provide — while
+/// the base interpreter reads only its own installation. `None` when nothing outside resolves.
+pub fn base_interpreter(venv_dir: &Path, workspace_root: &Path) -> Option<PathBuf> {
+    let outside = |candidate: &Path| is_executable_file(candidate) && !crate::trust::resolves_inside(workspace_root, candidate);
+    for link in ["bin/python", "bin/python3"] {
+        if let Ok(target) = std::fs::canonicalize(venv_dir.join(link)) {
+            if target != venv_dir.join(link) && outside(&target) {
+                return Some(target);
+            }
+        }
+    }
+    let config = std::fs::read_to_string(venv_dir.join("pyvenv.cfg")).ok()?;
+    let home = config.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "home").then(|| PathBuf::from(value.trim()))
+    })?;
+    let versioned: Vec<String> =
+        site_packages_dirs(venv_dir).iter().filter_map(|dir| dir.parent()?.file_name()?.to_str().map(str::to_owned)).collect();
+    let found = versioned
+        .iter()
+        .map(String::as_str)
+        .chain(["python3", "python"])
+        .map(|name| home.join(name))
+        .find(|candidate| home.is_absolute() && outside(candidate));
+    found
+}
+
+/// The import roots of a virtual environment read as files, without starting its interpreter:
+/// its `site-packages` directories, then the directories its `.pth` files add (the lines that
+/// are paths; `import` lines, which Python would execute, are skipped), resolved against the
+/// `site-packages` directory as Python's `site` module does, existing directories only, each
+/// once. What pyright gets as `extraPaths` in a restricted run.
+pub fn static_search_paths(venv_dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for site_packages in site_packages_dirs(venv_dir) {
+        if !found.contains(&site_packages) {
+            found.push(site_packages.clone());
+        }
+        let Ok(entries) = std::fs::read_dir(&site_packages) else { continue };
+        let mut pth_files: Vec<PathBuf> =
+            entries.flatten().map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|ext| ext == "pth")).collect();
+        pth_files.sort();
+        for pth in pth_files {
+            let Ok(text) = std::fs::read_to_string(&pth) else { continue };
+            for line in text.lines() {
+                let line = line.trim_end();
+                if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
+                    continue;
+                }
+                let Ok(dir) = std::fs::canonicalize(site_packages.join(line)) else { continue };
+                if dir.is_dir() && !found.contains(&dir) {
+                    found.push(dir);
+                }
+            }
+        }
+    }
+    found
+}
+
 /// The `venvPath` / `venv` settings of the pyright configuration that applies to `root`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PyrightConfig {
@@ -435,5 +505,37 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::create_dir(ws.join(".venv/lib/python3.11/site-packages/newpkg")).unwrap();
         assert_ne!(found.fingerprint(), before);
+    }
+
+    #[test]
+    fn a_venv_is_read_as_files_and_its_base_interpreter_found_outside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("python/bin");
+        executable(&home.join("python3.11"));
+        let ws = base.join("ws");
+        let venv = ws.join(".venv");
+        let site = venv.join("lib/python3.11/site-packages");
+        std::fs::create_dir_all(site.join("pkg")).unwrap();
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::fs::write(
+            site.join("a.pth"),
+            format!("# comment\nimport os; os.system('x')\n{}\nmissing-dir\n../../../../src\n", ws.join("src").display()),
+        )
+        .unwrap();
+        assert_eq!(static_search_paths(&venv), vec![site.clone(), ws.join("src")], "each directory once, resolved");
+        // No symlink, no pyvenv.cfg: nothing outside to start.
+        executable(&venv.join("bin/python"));
+        assert_eq!(base_interpreter(&venv, &ws), None);
+        std::fs::write(venv.join("pyvenv.cfg"), format!("home = {}\nversion = 3.11.7\n", home.display())).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), Some(home.join("python3.11")));
+        // A home inside the workspace is the checkout's own binary: refused.
+        executable(&ws.join("tools/python3"));
+        std::fs::write(venv.join("pyvenv.cfg"), format!("home = {}\n", ws.join("tools").display())).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), None);
+        // A bin/python symlink to an interpreter outside wins.
+        std::fs::remove_file(venv.join("bin/python")).unwrap();
+        std::os::unix::fs::symlink(home.join("python3.11"), venv.join("bin/python")).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), Some(home.join("python3.11")));
     }
 }

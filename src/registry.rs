@@ -15,7 +15,7 @@
 //!
 //! Architecture invariants: the tier check lives here and only here (tools declare a tier and
 //! never check approval themselves). This layer knows nothing of `Run`: a tool sees its call
-//! through [`CallContext`] — the workspace root, the conversation id, caller and origin, the
+//! through [`CallContext`] — the workspace root, the conversation id, the workspace trust level, caller and origin, the
 //! deadline and cancel token, its own resource by type ([`CallContext::resource`]) and a nested
 //! call bounded by its remaining time ([`CallContext::call_nested`]).
 
@@ -36,12 +36,19 @@ use crate::events::{EventLevel, EventSink, RunEvent};
 use crate::progress::{ProgressCallback, ProgressSink, ProgressUpdate};
 use crate::result::ToolResult;
 use crate::tier::{Approval, ApprovalPolicy, Caller, Tier};
+use crate::trust::WorkspaceTrust;
 
 /// What the model (and the host) sees of a tool: MCP's `Tool` shape plus `tier`.
+///
+/// The crate's tools derive both schemas from Rust types ([`crate::schema::input_schema`] of the
+/// argument struct, [`crate::schema::output_schema`] of the type serialized into
+/// `structuredContent`), so neither is written by hand beside the code.
 #[derive(Debug, Clone)]
 pub struct ToolDescriptor {
     /// Unique tool name, e.g. `ast_grep`.
     pub name: String,
+    /// Human-readable name for a host's UI (MCP `title`), e.g. `Structural search`.
+    pub title: String,
     /// Description written for an LLM: what it does, when to use it, what it returns.
     pub description: String,
     /// Approval tier; decides visibility (R-TIER-1).
@@ -49,27 +56,110 @@ pub struct ToolDescriptor {
     /// JSON Schema (draft 2020-12) of the arguments object. Should set
     /// `"additionalProperties": false` so a misspelled field is caught.
     pub input_schema: Value,
+    /// JSON Schema of the result's `structuredContent` (MCP 2025-06-18 `outputSchema`), or
+    /// `None` when the tool returns none. When set, every result of the tool — the shared error
+    /// shape included, since hosts validate it too — must validate against it.
+    pub output_schema: Option<Value>,
+    /// Behaviour hints for hosts (MCP `ToolAnnotations`).
+    pub annotations: ToolAnnotations,
     /// `false` when calls must be serialized (debug, eval: state accumulates across calls).
     pub parallel_safe: bool,
     /// Default time budget of one call. Overridden by `RunConfig::tool_timeouts` and per call.
     pub default_timeout: Duration,
 }
 
+/// What a tool does to its environment, as MCP `ToolAnnotations` hints: hosts use them to
+/// decide what to confirm and what to retry. Hints, not guarantees; the tier and the approval
+/// policy are what the registry enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    /// `readOnlyHint`: the tool does not modify its environment (files, processes, sessions).
+    pub read_only: bool,
+    /// `destructiveHint`: the tool may overwrite or delete what exists (meaningful when not
+    /// read-only; `false` means it only adds).
+    pub destructive: bool,
+    /// `idempotentHint`: calling it again with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// `openWorldHint`: the tool may reach entities outside the workspace and this run (a
+    /// human, the network through code it runs).
+    pub open_world: bool,
+}
+
+impl ToolAnnotations {
+    /// Reads the workspace or a resource's view of it and changes nothing; repeatable.
+    pub const READ_ONLY: ToolAnnotations = ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+    /// The conservative hints for a tier, for tools that declare nothing finer: read tools
+    /// read-only; write tools destructive, not idempotent; exec tools destructive, not
+    /// idempotent, open world (the code they run can reach anything).
+    pub fn for_tier(tier: Tier) -> ToolAnnotations {
+        match tier {
+            Tier::Read => ToolAnnotations::READ_ONLY,
+            Tier::Write => ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: false },
+            Tier::Exec => ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
+        }
+    }
+}
+
 impl ToolDescriptor {
-    /// The descriptor as MCP `Tool` JSON: `name`, `description`, `inputSchema`, `annotations`
-    /// (`readOnlyHint` for read tier, `destructiveHint` for write and exec), plus `tier`.
+    /// The descriptor as MCP `Tool` JSON: `name`, `title`, `description`, `inputSchema`,
+    /// `outputSchema` (when declared), `annotations` (`title`, `readOnlyHint`,
+    /// `destructiveHint`, `idempotentHint`, `openWorldHint`), plus `tier`.
     pub fn to_mcp_json(&self) -> Value {
-        json!({
+        let mut tool = json!({
             "name": self.name,
+            "title": self.title,
             "description": self.description,
             "inputSchema": self.input_schema,
             "annotations": {
-                "readOnlyHint": self.tier == Tier::Read,
-                "destructiveHint": self.tier != Tier::Read,
-                "openWorldHint": false,
+                "title": self.title,
+                "readOnlyHint": self.annotations.read_only,
+                "destructiveHint": self.annotations.destructive,
+                "idempotentHint": self.annotations.idempotent,
+                "openWorldHint": self.annotations.open_world,
             },
             "tier": self.tier,
-        })
+        });
+        if let Some(output_schema) = &self.output_schema {
+            tool["outputSchema"] = output_schema.clone();
+        }
+        tool
+    }
+
+    /// Checks `result` against this tool's contract, as a validating host would: with an
+    /// `outputSchema`, a successful result must carry `structuredContent` and any
+    /// `structuredContent` (an error's too) must validate against the schema.
+    ///
+    /// # Errors
+    /// Each violation (at most 10), naming the JSON pointer and what was expected.
+    pub fn check_output(&self, result: &ToolResult) -> Result<(), Vec<String>> {
+        let Some(output_schema) = &self.output_schema else { return Ok(()) };
+        let Some(structured) = &result.structured_content else {
+            return match result.is_error {
+                true => Ok(()),
+                false => Err(vec![format!("{} declares an outputSchema but returned no structuredContent", self.name)]),
+            };
+        };
+        let validator = jsonschema::validator_for(output_schema).map_err(|err| vec![format!("invalid outputSchema: {err}")])?;
+        if validator.is_valid(structured) {
+            return Ok(());
+        }
+        // `anyOf` says only "not valid under any"; the branch this content meant to be (the
+        // error shape when it has `error`, else the tool's result) says what is wrong.
+        let branch = match output_schema.get("anyOf").and_then(Value::as_array) {
+            Some(branches) if branches.len() == 2 => &branches[usize::from(structured.get("error").is_some())],
+            _ => output_schema,
+        };
+        let validator = jsonschema::validator_for(branch).map_err(|err| vec![format!("invalid outputSchema: {err}")])?;
+        let problems: Vec<String> = validator
+            .iter_errors(structured)
+            .take(10)
+            .map(|err| format!("{} at {:?}: {err}", self.name, err.instance_path().to_string()))
+            .collect();
+        match problems.is_empty() {
+            true => Err(vec![format!("{}: structuredContent matches no branch of the outputSchema: {structured}", self.name)]),
+            false => Err(problems),
+        }
     }
 }
 
@@ -345,6 +435,12 @@ impl<'run> CallContext<'run> {
         &self.registry.conversation_id
     }
 
+    /// The run's workspace trust level: under [`WorkspaceTrust::Restricted`] a tool executes
+    /// nothing the checkout provides (see [`crate::trust`]).
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.registry.workspace_trust
+    }
+
     /// The run's resource of type `T` (e.g. `ctx.resource::<LspSupervisor>()`).
     ///
     /// # Errors
@@ -538,6 +634,7 @@ pub struct Registry {
     resources: Resources,
     workspace_root: PathBuf,
     conversation_id: String,
+    workspace_trust: WorkspaceTrust,
     approval_policy: ApprovalPolicy,
     tool_timeouts: HashMap<String, Duration>,
     permission_prompt: Option<Arc<dyn PermissionPrompt>>,
@@ -564,6 +661,7 @@ impl Registry {
             resources: Resources::default(),
             workspace_root,
             conversation_id,
+            workspace_trust: WorkspaceTrust::default(),
             approval_policy: ApprovalPolicy::default(),
             tool_timeouts: HashMap::new(),
             permission_prompt: None,
@@ -586,13 +684,25 @@ impl Registry {
     /// Registers a tool.
     ///
     /// # Panics
-    /// When the name is taken or the input schema is not a valid JSON Schema: both are
-    /// programming errors in the crate or host, caught by any test that builds a run.
+    /// When the name is taken or the input or output schema is not a valid JSON Schema (or
+    /// the output schema's root is not `"type": "object"`, which MCP requires): programming
+    /// errors in the crate or host, caught by any test that builds a run.
     pub fn register(&mut self, descriptor: ToolDescriptor, handler: ToolHandler) {
         let validator = match jsonschema::validator_for(&descriptor.input_schema) {
             Ok(validator) => validator,
             Err(err) => panic!("tool {} has an invalid input schema: {err}", descriptor.name),
         };
+        if let Some(output_schema) = &descriptor.output_schema {
+            if let Err(err) = jsonschema::validator_for(output_schema) {
+                panic!("tool {} has an invalid output schema: {err}", descriptor.name);
+            }
+            assert_eq!(
+                output_schema.get("type"),
+                Some(&json!("object")),
+                "tool {}: an outputSchema's root must be an object",
+                descriptor.name
+            );
+        }
         let name = descriptor.name.clone();
         let previous = self.tools.insert(name.clone(), RegisteredTool { descriptor, handler, validator, serial: Mutex::new(()) });
         assert!(previous.is_none(), "tool {name} registered twice");
@@ -601,6 +711,11 @@ impl Registry {
     /// The resources, for wiring them.
     pub(crate) fn resources_mut(&mut self) -> &mut Resources {
         &mut self.resources
+    }
+
+    /// Sets the workspace trust level.
+    pub(crate) fn set_workspace_trust(&mut self, trust: WorkspaceTrust) {
+        self.workspace_trust = trust;
     }
 
     /// Sets the approval policy.
@@ -626,6 +741,11 @@ impl Registry {
     /// The conversation id.
     pub fn conversation_id(&self) -> &str {
         &self.conversation_id
+    }
+
+    /// The workspace trust level.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.workspace_trust
     }
 
     /// The approval policy.

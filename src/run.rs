@@ -17,6 +17,7 @@ use crate::files::FilesConfig;
 use crate::registry::{CallOptions, Guardrail, PostCallLayer, PostWriteLayer, Registry, Resource, Resources, ToolDescriptor, ToolHandler};
 use crate::result::ToolResult;
 use crate::tier::{ApprovalPolicy, Caller};
+use crate::trust::WorkspaceTrust;
 
 /// Every timeout and cap of a run, in one place. Each area has its own section.
 ///
@@ -72,6 +73,7 @@ pub struct RunBuilder {
     conversation_id: Option<String>,
     config: RunConfig,
     approval_policy: ApprovalPolicy,
+    workspace_trust: WorkspaceTrust,
     ask: Option<(Arc<dyn AskPort>, String)>,
     guardrails: Vec<Arc<dyn Guardrail>>,
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
@@ -103,6 +105,18 @@ impl RunBuilder {
     /// Sets the approval policy (default: read allow, write ask, exec ask).
     pub fn approval_policy(mut self, policy: ApprovalPolicy) -> RunBuilder {
         self.approval_policy = policy;
+        self
+    }
+
+    /// Sets the workspace trust level (default [`WorkspaceTrust::Trusted`]). Under
+    /// [`WorkspaceTrust::Restricted`] no tool executes code the checkout provides: no
+    /// project-local server, checker or adapter binary, rust-analyzer without build scripts, proc
+    /// macros and `cargo check`, `cargo check` refused by `diagnostics "*"`, a project interpreter
+    /// inside the workspace never started — see [`crate::trust`] and [`crate::lsp::trust`]. The
+    /// level applies to every caller of the run (servers are shared); the CLI picks it per
+    /// process with `--workspace-trust`, restricted by default for `plan` and `readonly`.
+    pub fn workspace_trust(mut self, trust: WorkspaceTrust) -> RunBuilder {
+        self.workspace_trust = trust;
         self
     }
 
@@ -168,6 +182,12 @@ impl RunBuilder {
     pub fn on_event(mut self, callback: crate::events::EventCallback) -> RunBuilder {
         self.events = crate::events::EventSink::new(callback);
         self
+    }
+
+    /// Whether an ask port is attached already (e.g. the CLI attached a worker's channel to the
+    /// parent run's human), so a host does not replace it with its own.
+    pub fn has_ask_port(&self) -> bool {
+        self.ask.is_some()
     }
 
     /// Whether vibe mode is on (a roster will be built), so a host knows whether to hook
@@ -239,12 +259,20 @@ impl RunBuilder {
             .unwrap_or_else(|| format!("conversation-{}-{}", std::process::id(), RUN_COUNTER.fetch_add(1, Ordering::Relaxed) + 1));
         let mut registry = Registry::new(workspace_root.clone(), conversation_id);
         registry.set_approval_policy(self.approval_policy);
+        registry.set_workspace_trust(self.workspace_trust);
         registry.set_event_sink(self.events.clone());
         registry.set_tool_timeouts(self.config.tool_timeouts.clone());
         crate::files::register_tools(&mut registry, &self.config.files);
         // Resources are wired in drop order: workers first (they may use every other resource
         // through the run), then kernels, debug sessions, language servers, the ask port, the
         // staged edits, and last the host's own resources.
+        // The ask port and the staged-change store are made first so the roster can reach them
+        // (cards relayed from inside workers; what isolated workers changed), and wired in
+        // their places below. A vibe run gets the store (and `resolve`) even without a staging
+        // tool: isolated workers' changes come back through it.
+        let ask_binding = self.ask.map(|(port, target_space)| Arc::new(AskBinding::new(port, target_space, self.config.ask.clone())));
+        let staged = (self.language_servers || self.structural || self.vibe.is_some())
+            .then(|| Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())));
         if let Some(mut setup) = self.vibe {
             if self.events.is_attached() {
                 // A worker that failed or was lost is an operator event too (the worker's own
@@ -263,7 +291,8 @@ impl RunBuilder {
                     }
                 }));
             }
-            let roster = crate::vibe::Roster::new(setup, &self.config.vibe, &workspace_root);
+            let links = crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone() };
+            let roster = crate::vibe::Roster::with_links(setup, &self.config.vibe, &workspace_root, links);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;
         }
@@ -277,14 +306,14 @@ impl RunBuilder {
             wire(&mut registry, Arc::new(supervisor.with_config(self.config.debug.clone())))?;
         }
         if self.language_servers {
-            let supervisor = crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone());
+            let supervisor =
+                crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone()).with_workspace_trust(self.workspace_trust);
             // Servers' workspace/applyEdit goes through the same atomic applier as lsp_rename.
             supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
             wire(&mut registry, Arc::new(supervisor))?;
         }
-        if let Some((port, target_space)) = self.ask {
-            let binding = Arc::new(AskBinding::new(port, target_space, self.config.ask.clone()));
+        if let Some(binding) = ask_binding {
             crate::ask::register_tools(&mut registry);
             registry.set_permission_prompt(binding.clone());
             wire(&mut registry, binding)?;
@@ -293,9 +322,9 @@ impl RunBuilder {
             crate::structural::register_tools(&mut registry);
             wire(&mut registry, Arc::new(crate::structural::StructuralResource::new(self.config.structural.clone())))?;
         }
-        if self.language_servers || self.structural {
+        if let Some(staged) = staged {
             crate::staged::register_tools(&mut registry);
-            wire(&mut registry, Arc::new(crate::staged::StagedResource::new(self.config.staged.clone())))?;
+            wire(&mut registry, staged)?;
         }
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;
@@ -352,6 +381,7 @@ impl Run {
             conversation_id: None,
             config: RunConfig::default(),
             approval_policy: ApprovalPolicy::default(),
+            workspace_trust: WorkspaceTrust::default(),
             ask: None,
             guardrails: Vec::new(),
             post_write_layers: Vec::new(),
@@ -381,6 +411,11 @@ impl Run {
     /// The run's configuration.
     pub fn config(&self) -> &RunConfig {
         &self.config
+    }
+
+    /// The run's workspace trust level (see [`RunBuilder::workspace_trust`]).
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.registry.workspace_trust()
     }
 
     /// The run's approval policy.

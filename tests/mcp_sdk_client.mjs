@@ -74,6 +74,12 @@ for (const expected of ["read", "write", "edit", "apply_patch", "ask_user", "ast
 const readTool = listed.tools.find((tool) => tool.name === "read");
 assert.equal(readTool.inputSchema.type, "object");
 assert.equal(readTool.annotations.readOnlyHint, true);
+assert.equal(readTool.title, "Read file");
+// Declared output shapes: the SDK validates every structuredContent below against them.
+for (const name of ["read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "eval"]) {
+  const tool = listed.tools.find((candidate) => candidate.name === name);
+  assert.equal(tool.outputSchema?.type, "object", `${name} declares an outputSchema`);
+}
 console.log("ok list_tools");
 
 let result = await client.callTool({ name: "read", arguments: { path: "hello.txt" } });

@@ -89,6 +89,11 @@ async def main(binary: str, workspace: str) -> None:
             read_tool = next(tool for tool in listed.tools if tool.name == "read")
             assert read_tool.input_schema["type"] == "object", read_tool
             assert read_tool.annotations is not None and read_tool.annotations.read_only_hint is True, read_tool
+            assert read_tool.title == "Read file", read_tool
+            # Declared output shapes: the SDK validates every later structured result against them.
+            for name in ("read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "eval"):
+                tool = next(tool for tool in listed.tools if tool.name == name)
+                assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool
             print("ok list_tools")
 
             result = await session.call_tool("read", {"path": "hello.txt"})

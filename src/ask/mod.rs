@@ -7,6 +7,7 @@
 //! Permission prompts use the same card with the options allow once / allow for this run /
 //! deny; an unknown or cancelled answer is a denial.
 
+mod channel;
 mod scripted;
 mod terminal;
 
@@ -14,16 +15,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::{CallContext, CallOrigin, PermissionPrompt, PermissionRequest, Registry, Resource, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 pub use crate::registry::PermissionDecision;
 
+pub use channel::{
+    outcome_from_json, outcome_to_json, AnswerCard, AskChannelHost, ChannelAskPort, ChannelDescription, FoundChannel, RelayedCard,
+    ENV_ASK_CHANNEL,
+};
 pub use scripted::{ScriptedAnswer, ScriptedAskPort};
 pub use terminal::TerminalAskPort;
 
@@ -53,9 +60,11 @@ pub enum CardKind {
 }
 
 /// One choice on a card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct AskOption {
     /// Short label, returned verbatim when chosen.
+    #[schemars(length(min = 1))]
     pub label: String,
     /// Optional longer explanation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -220,23 +229,58 @@ impl PermissionPrompt for AskBinding {
     }
 }
 
-#[derive(Deserialize)]
+/// The arguments of `ask_user`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct AskUserArguments {
+    /// The question, one or two sentences.
+    #[schemars(length(min = 1))]
     question: String,
+    /// Why you ask and what the answer decides.
     #[serde(default)]
     context: Option<String>,
+    /// Choices, shown numbered from 1.
     #[serde(default)]
     options: Vec<AskOption>,
+    /// Accept a typed answer (default: true when no options are given).
     #[serde(default)]
     allow_free_text: Option<bool>,
+    /// Allow choosing several options.
     #[serde(default)]
     multi_select: bool,
+}
+
+/// The `structuredContent` of `ask_user` (a timeout, a missing human or a withdrawn card is an
+/// error instead).
+#[derive(Serialize, JsonSchema)]
+struct AskUserOutput {
+    /// The card's number in this run.
+    card: u64,
+    /// Whether the human answered or skipped.
+    outcome: AskUserOutcome,
+    /// Answered: the labels chosen (may be empty when the answer is free text only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selected: Option<Vec<String>>,
+    /// Answered: the typed answer, null when none was typed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    free_text: Option<Option<String>>,
+}
+
+/// How the human responded to a card.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum AskUserOutcome {
+    /// The human answered (options and/or free text).
+    Answered,
+    /// The human skipped the question: proceed under a stated assumption.
+    Skipped,
 }
 
 pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(
         ToolDescriptor {
             name: "ask_user".to_owned(),
+            title: "Ask the user".to_owned(),
             description: "Ask the human operator a question and wait for the answer. This is the only way to ask \
                 the operator anything: never write a question as a chat message (that ends your turn). \
                 Renders a numbered card; blocks until the human answers, skips, or it times out. \
@@ -246,30 +290,11 @@ pub(crate) fn register_tools(registry: &mut Registry) {
                 Returns the chosen labels and/or the free text."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "question": {"type": "string", "minLength": 1, "description": "The question, one or two sentences."},
-                    "context": {"type": "string", "description": "Why you ask and what the answer decides."},
-                    "options": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "label": {"type": "string", "minLength": 1},
-                                "description": {"type": "string"}
-                            },
-                            "required": ["label"],
-                            "additionalProperties": false
-                        },
-                        "description": "Choices, shown numbered from 1."
-                    },
-                    "allow_free_text": {"type": "boolean", "description": "Accept a typed answer (default: true when no options are given)."},
-                    "multi_select": {"type": "boolean", "description": "Allow choosing several options (default false)."}
-                },
-                "required": ["question"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<AskUserArguments>(),
+            output_schema: Some(crate::schema::output_schema::<AskUserOutput>()),
+            // Changes nothing in the workspace, but reaches a human outside the run, and asking
+            // again is a new card the human must answer again.
+            annotations: crate::registry::ToolAnnotations { read_only: true, destructive: false, idempotent: false, open_world: true },
             parallel_safe: true,
             // The card's own timeout (RunConfig::ask.question_timeout) governs; this is a backstop.
             default_timeout: Duration::from_secs(24 * 3600),
@@ -326,8 +351,11 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             if selected.is_empty() && free_text.is_none() {
                 text.push_str("\nthe answer was empty: proceed under an explicitly stated assumption");
             }
-            Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-                "card": number, "outcome": "answered", "selected": selected, "free_text": free_text
+            Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&AskUserOutput {
+                card: number,
+                outcome: AskUserOutcome::Answered,
+                selected: Some(selected),
+                free_text: Some(free_text),
             }))))
         }
         AskOutcome::Skipped => Ok(ToolOutput::new(
@@ -335,7 +363,12 @@ fn ask_user(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
                 "card {number} skipped by the user. Carry on under an explicitly stated assumption (say which one you make) \
                  and do not ask this question again."
             ))
-            .with_structured(json!({"card": number, "outcome": "skipped"})),
+            .with_structured(to_structured(&AskUserOutput {
+                card: number,
+                outcome: AskUserOutcome::Skipped,
+                selected: None,
+                free_text: None,
+            })),
         )),
         AskOutcome::TimedOut => {
             Err(ToolError::new(ErrorKind::Timeout, format!("card {number}: nobody answered within {} s", timeout.as_secs()))

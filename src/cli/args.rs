@@ -1,12 +1,13 @@
 //! The command line's shape: clap structs and the `ValueEnum` choices, mapped onto the
-//! library's own types (`Caller`, `Approval`, `KernelSelection`).
+//! library's own types (`Caller`, `Approval`, `WorkspaceTrust`, `KernelSelection`).
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use runbound::kernel::KernelSelection;
-use runbound::{Approval, Caller};
+use runbound::vibe::{WorkerBackendKind, WorkerTier};
+use runbound::{Approval, Caller, WorkspaceTrust};
 
 /// Built-in agent tools bound to the live resources of one run.
 ///
@@ -28,6 +29,13 @@ pub struct Cli {
     /// no human is attached), allow, or deny. Read tools are always allowed.
     #[arg(long, global = true, value_enum, default_value_t = ApproveArg::Ask)]
     pub approve: ApproveArg,
+    /// Workspace trust: trusted runs the project's own tooling (rust-analyzer's build scripts and
+    /// proc macros, cargo check, project-local server binaries such as node_modules/.bin, the
+    /// project's .venv python); restricted runs nothing the checkout provides. Default:
+    /// restricted for --caller plan and readonly (their tools promise no side effects), trusted
+    /// for main.
+    #[arg(long, global = true, value_enum)]
+    pub workspace_trust: Option<TrustArg>,
     /// Conversation id of this run (default: generated per process).
     #[arg(long, global = true, value_name = "ID")]
     pub conversation_id: Option<String>,
@@ -42,6 +50,15 @@ pub struct Cli {
     /// brief arrives on stdin, stdout is the result. Needs --vibe.
     #[arg(long, global = true, value_name = "TIER=COMMAND")]
     pub worker: Vec<String>,
+    /// Where worker tiers run: `command` (this machine, the default) or `ray` (jobs on the Ray
+    /// cluster at --ray-address), for every tier or for one as TIER=BACKEND (e.g. good=ray);
+    /// repeatable, later values win. Needs --vibe.
+    #[arg(long, global = true, value_name = "[TIER=]BACKEND", value_parser = parse_worker_backend)]
+    pub worker_backend: Vec<WorkerBackendArg>,
+    /// The Ray cluster's dashboard URL for --worker-backend ray, e.g. http://127.0.0.1:8265
+    /// (what `ray job submit --address` takes). Needs --vibe.
+    #[arg(long, global = true, value_name = "URL")]
+    pub ray_address: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -110,6 +127,25 @@ impl From<ApproveArg> for Approval {
     }
 }
 
+/// `--workspace-trust`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TrustArg {
+    /// Run the project's own tooling (build scripts, proc macros, cargo check, project-local
+    /// server binaries, the project's virtual environment).
+    Trusted,
+    /// Run nothing the checkout provides.
+    Restricted,
+}
+
+impl From<TrustArg> for WorkspaceTrust {
+    fn from(trust: TrustArg) -> WorkspaceTrust {
+        match trust {
+            TrustArg::Trusted => WorkspaceTrust::Trusted,
+            TrustArg::Restricted => WorkspaceTrust::Restricted,
+        }
+    }
+}
+
 /// `--kernel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KernelArg {
@@ -133,6 +169,78 @@ impl From<KernelArg> for KernelSelection {
     }
 }
 
+/// A worker tier, as `--worker-backend TIER=BACKEND` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WorkerTierArg {
+    /// Well-specified mechanical work.
+    Fast,
+    /// Design, judgment, review.
+    Good,
+}
+
+impl From<WorkerTierArg> for WorkerTier {
+    fn from(tier: WorkerTierArg) -> WorkerTier {
+        match tier {
+            WorkerTierArg::Fast => WorkerTier::Fast,
+            WorkerTierArg::Good => WorkerTier::Good,
+        }
+    }
+}
+
+/// Where a worker tier runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// A child process on this machine.
+    Command,
+    /// A job on the Ray cluster at --ray-address.
+    Ray,
+}
+
+impl From<BackendArg> for WorkerBackendKind {
+    fn from(backend: BackendArg) -> WorkerBackendKind {
+        match backend {
+            BackendArg::Command => WorkerBackendKind::Command,
+            BackendArg::Ray => WorkerBackendKind::Ray,
+        }
+    }
+}
+
+/// One `--worker-backend` value: `BACKEND` (every tier) or `TIER=BACKEND`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerBackendArg {
+    /// The tier it sets; `None`: every tier.
+    pub tier: Option<WorkerTierArg>,
+    /// The backend.
+    pub backend: BackendArg,
+}
+
+impl WorkerBackendArg {
+    /// The library's form.
+    pub fn choice(self) -> (Option<WorkerTier>, WorkerBackendKind) {
+        (self.tier.map(WorkerTier::from), WorkerBackendKind::from(self.backend))
+    }
+}
+
+/// Parses `[TIER=]BACKEND` with the ValueEnums' own names (case-insensitive), so a wrong word
+/// gets clap's list of the possible values.
+fn parse_worker_backend(text: &str) -> Result<WorkerBackendArg, String> {
+    let (tier_text, backend_text) = match text.split_once('=') {
+        Some((tier, backend)) => (Some(tier.trim()), backend.trim()),
+        None => (None, text.trim()),
+    };
+    let tier = match tier_text {
+        Some(tier_text) => Some(
+            WorkerTierArg::from_str(tier_text, true)
+                .map_err(|_| format!("unknown worker tier {tier_text:?} in {text:?}; the tiers are fast and good (TIER=BACKEND)"))?,
+        ),
+        None => None,
+    };
+    let backend = BackendArg::from_str(backend_text, true).map_err(|_| {
+        format!("unknown backend {backend_text:?} in {text:?}; use command (this machine) or ray (with --ray-address), optionally as TIER=BACKEND")
+    })?;
+    Ok(WorkerBackendArg { tier, backend })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,9 +251,45 @@ mod tests {
         assert_eq!(cli.caller, Some(CallerArg::Readonly));
         assert_eq!(cli.approve, ApproveArg::Deny);
         assert_eq!(cli.kernel, KernelArg::Auto);
+        assert_eq!(cli.workspace_trust, None);
         assert!(matches!(cli.command, Command::Call { ref tool, args: Some(ref args) } if tool == "read" && args == "{}"));
         let err = Cli::try_parse_from(["runbound", "--caller", "root", "tools"]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
+        let cli = Cli::try_parse_from([
+            "runbound",
+            "--vibe",
+            "--worker-backend",
+            "ray",
+            "--worker-backend",
+            "Fast=command",
+            "--ray-address",
+            "http://127.0.0.1:8265",
+            "status",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.worker_backend,
+            vec![
+                WorkerBackendArg { tier: None, backend: BackendArg::Ray },
+                WorkerBackendArg { tier: Some(WorkerTierArg::Fast), backend: BackendArg::Command }
+            ]
+        );
+        assert_eq!(cli.ray_address.as_deref(), Some("http://127.0.0.1:8265"));
+        let err = Cli::try_parse_from(["runbound", "--worker-backend", "good=k8s", "tools"]).unwrap_err();
+        assert!(err.to_string().contains("unknown backend \"k8s\""), "{err}");
+        let err = Cli::try_parse_from(["runbound", "--worker-backend", "best=ray", "tools"]).unwrap_err();
+        assert!(err.to_string().contains("unknown worker tier \"best\""), "{err}");
+    }
+
+    #[test]
+    fn workspace_trust_is_a_choice_of_two() {
+        let cli = Cli::try_parse_from(["runbound", "status", "--workspace-trust", "restricted"]).unwrap();
+        assert_eq!(cli.workspace_trust.map(WorkspaceTrust::from), Some(WorkspaceTrust::Restricted));
+        let cli = Cli::try_parse_from(["runbound", "--workspace-trust", "trusted", "tools"]).unwrap();
+        assert_eq!(cli.workspace_trust.map(WorkspaceTrust::from), Some(WorkspaceTrust::Trusted));
+        let err = Cli::try_parse_from(["runbound", "--workspace-trust", "maybe", "tools"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("trusted") && err.to_string().contains("restricted"), "{err}");
     }
 
     #[test]

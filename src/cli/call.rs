@@ -1,5 +1,6 @@
 //! `runbound call` and `runbound tools`: one run per process, the result printed as JSON; the
-//! terminal ask port when a human sits at the terminal.
+//! terminal ask port when a human sits at the terminal, or the parent run's ask channel when
+//! this runbound runs inside a vibe worker.
 
 use std::io::Read as _;
 use std::process::ExitCode;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use runbound::ask::TerminalAskPort;
+use runbound::ask::{ChannelAskPort, TerminalAskPort};
 use runbound::{Caller, Run, RunBuilder, ToolResult};
 
 use crate::cli::{EXIT_TOOL_ERROR, EXIT_USAGE};
@@ -37,10 +38,10 @@ pub fn call(builder: RunBuilder, caller: Caller, tool: &str, args: Option<&str>)
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let (builder, _) = attach_terminal(builder);
+    let (builder, human) = attach_terminal(builder);
     let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
     let mut result = run.call(caller, tool, arguments);
-    if runbound::ask::is_no_human_denial(&result) {
+    if human == TerminalState::Absent && runbound::ask::is_no_human_denial(&result) {
         result.push_text(
             "runbound CLI: stdin and stderr are not both terminals, so no approval prompt can be shown; \
              pass --approve allow to run write and exec tools without asking, or run the command in a terminal",
@@ -58,16 +59,50 @@ pub fn call(builder: RunBuilder, caller: Caller, tool: &str, args: Option<&str>)
 }
 
 /// Where cards would render for `call` and `tools` in this process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TerminalState {
     /// Stdin and stderr are terminals: the terminal port is attached.
     Attached,
+    /// Inside a vibe worker: the parent run's ask channel is attached (see
+    /// [`attach_parent_channel`]); the text says which worker and where it was found.
+    ParentRun(String),
     /// No terminal: no human is attached.
     Absent,
 }
 
-/// Attaches the terminal ask port when stdin and stderr are both terminals.
+/// Inside a vibe worker whose run has a human (`RUNBOUND_ASK_CHANNEL` in this process's
+/// environment or an ancestor's), attaches the parent run's ask channel as this run's port:
+/// `ask_user` cards and permission prompts are shown by the parent, labelled with the worker.
+/// A channel that cannot be opened (the attempt that made it ended) is said on stderr and no
+/// port is attached (fail-closed). Returns the state for `status`, or `None` outside a worker.
+pub fn attach_parent_channel(builder: RunBuilder) -> (RunBuilder, Option<TerminalState>) {
+    match ChannelAskPort::from_environment() {
+        Ok(Some(found)) => {
+            let description = found.port.description().clone();
+            let target_space = format!("parent run ({})", description.parent_target_space);
+            let state = TerminalState::ParentRun(format!(
+                "the parent run's ask channel for {} (found in {}; the parent shows cards in {:?}; ask_user questions {})",
+                description.worker_label,
+                found.found_in,
+                description.parent_target_space,
+                if description.questions { "relayed" } else { "not relayed" }
+            ));
+            (builder.ask_port(Arc::new(found.port), target_space), Some(state))
+        }
+        Ok(None) => (builder, None),
+        Err(err) => {
+            eprintln!("runbound: {err}; no human is attached to this run");
+            (builder, None)
+        }
+    }
+}
+
+/// Attaches the terminal ask port when stdin and stderr are both terminals, unless a port (the
+/// parent run's channel) is attached already.
 pub fn attach_terminal(builder: RunBuilder) -> (RunBuilder, TerminalState) {
+    if builder.has_ask_port() {
+        return (builder, TerminalState::ParentRun("the parent run's ask channel".to_owned()));
+    }
     match TerminalAskPort::from_stdio() {
         Some(port) => (builder.ask_port(Arc::new(port), "terminal"), TerminalState::Attached),
         None => (builder, TerminalState::Absent),

@@ -1,7 +1,8 @@
 //! The `runbound` command line: one run over a workspace, driven from a shell or an MCP host.
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
-//! [--conversation-id ID] [--kernel auto|cpython|embedded] [--vibe [--worker TIER=COMMAND]...]
+//! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded]
+//! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]]
 //! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
 //!
 //! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
@@ -10,7 +11,9 @@
 //!
 //! `call` and `tools` attach the terminal ask port when stdin and stderr are both terminals
 //! (target space `terminal`); otherwise no human is attached, `ask_user` is absent, and calls
-//! that need approval are denied (fail-closed).
+//! that need approval are denied (fail-closed). Inside a vibe worker whose parent run has a
+//! human (`RUNBOUND_ASK_CHANNEL`), every subcommand, `serve` included, uses the parent run's ask
+//! channel instead: cards are shown by the parent, labelled with the worker.
 //!
 //! One file per concern: `args` (the clap structs and choices), `signals` (subreaper, orphan
 //! reaping, stop signals, the sweep on exit), `call` (`call`, `tools`, the terminal port),
@@ -30,10 +33,10 @@ use clap::Parser;
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
 use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
-use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent};
+use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent, WorkspaceTrust};
 
 use args::{Cli, Command};
-use call::{attach_terminal, build_run, print_json};
+use call::{attach_parent_channel, attach_terminal, build_run, print_json, TerminalState};
 use status::{status_json, status_sections, status_text};
 
 /// Exit code: the tool call failed, or serve broke.
@@ -95,12 +98,16 @@ pub fn run_command_line() -> ExitCode {
         eprintln!("runbound: --workspace {} is not a directory; pass an existing directory", cli.workspace.display());
         return ExitCode::from(EXIT_USAGE);
     }
-    if !cli.worker.is_empty() && !cli.vibe {
-        eprintln!("runbound: --worker needs --vibe (vibe mode registers the worker tools)");
+    if (!cli.worker.is_empty() || !cli.worker_backend.is_empty() || cli.ray_address.is_some()) && !cli.vibe {
+        eprintln!("runbound: --worker, --worker-backend and --ray-address need --vibe (vibe mode registers the worker tools)");
         return ExitCode::from(EXIT_USAGE);
     }
+    // The default follows the effective caller (a worker's inherited readonly caller too).
+    let trust = cli.workspace_trust.map_or_else(|| WorkspaceTrust::default_for_caller(caller), WorkspaceTrust::from);
+    let trust_chosen = cli.workspace_trust.is_some();
     let mut builder = Run::builder(&cli.workspace)
         .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
+        .workspace_trust(trust)
         // `call`, `tools` and `status` say warnings and worse on stderr; `serve` replaces this
         // with MCP log messages at the host's level.
         .on_event(Arc::new(|event: &RunEvent| {
@@ -113,7 +120,8 @@ pub fn run_command_line() -> ExitCode {
         .debug_supervisor(DebugSupervisor::new())
         .kernel_factory(KernelFactory::new().selection(KernelSelection::from(cli.kernel)));
     if cli.vibe {
-        match VibeSetup::from_cli_worker_flags(&cli.worker) {
+        let backend_choices: Vec<_> = cli.worker_backend.iter().map(|choice| choice.choice()).collect();
+        match VibeSetup::from_cli_flags(&cli.worker, &backend_choices, cli.ray_address.as_deref()) {
             Ok(setup) => builder = builder.vibe_roster(setup),
             Err(err) => {
                 eprintln!("runbound: {err}");
@@ -124,6 +132,9 @@ pub fn run_command_line() -> ExitCode {
     if let Some(conversation_id) = &cli.conversation_id {
         builder = builder.conversation_id(conversation_id.clone());
     }
+    // Inside a vibe worker the human sits at the parent run: its channel is this run's port
+    // (for serve too: the worker's MCP client is an agent, not the human).
+    let (builder, parent_channel) = attach_parent_channel(builder);
     match cli.command {
         Command::Serve => serve::serve(builder, caller),
         Command::Tools => {
@@ -134,8 +145,12 @@ pub fn run_command_line() -> ExitCode {
         Command::Call { tool, args } => call::call(builder, caller, &tool, args.as_deref()),
         Command::Status { json } => {
             let (builder, terminal) = attach_terminal(builder);
+            let terminal = match (terminal, parent_channel) {
+                (TerminalState::ParentRun(_), Some(found)) => found,
+                (terminal, _) => terminal,
+            };
             let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
-            let sections = status_sections(&run, caller, inherited.as_ref(), terminal);
+            let sections = status_sections(&run, caller, inherited.as_ref(), terminal, trust_chosen);
             match json {
                 true => print_json(&status_json(&sections)),
                 false => {

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use runbound::vibe::InheritedWorkerCaller;
-use runbound::{Approval, Caller, Run, Tier};
+use runbound::{Approval, Caller, Run, Tier, WorkspaceTrust};
 
 use crate::cli::call::TerminalState;
 
@@ -25,9 +25,10 @@ pub fn status_sections(
     caller: Caller,
     inherited: Option<&InheritedWorkerCaller>,
     terminal: TerminalState,
+    trust_chosen: bool,
 ) -> Vec<StatusSection> {
     vec![
-        run_section(run, caller, inherited),
+        run_section(run, caller, inherited, trust_chosen),
         ask_section(run, terminal),
         tools_section(run, caller),
         language_servers_section(run),
@@ -63,7 +64,8 @@ fn language_servers_section(run: &Run) -> StatusSection {
 }
 
 fn debug_section(run: &Run) -> StatusSection {
-    let adapters = runbound::debug::adapters_report(run.workspace_root(), &run.config().debug);
+    let (adapters, adapters_json) =
+        runbound::debug::adapters_report_with_trust(run.workspace_root(), &run.config().debug, run.workspace_trust());
     let mut lines = report_lines(&adapters);
     let session = run.debug_supervisor().map(|supervisor| supervisor.session_status(run.workspace_root()));
     if let Some(session) = &session {
@@ -74,7 +76,7 @@ fn debug_section(run: &Run) -> StatusSection {
         title: "debug adapters".to_owned(),
         lines,
         json: json!({
-            "adapters": runbound::debug::adapters_report_json(run.workspace_root(), &run.config().debug),
+            "adapters": adapters_json,
             "session": session,
         }),
     }
@@ -87,13 +89,30 @@ fn kernel_section(run: &Run) -> StatusSection {
 
 fn vibe_section(run: &Run) -> StatusSection {
     match run.vibe_roster() {
-        Some(_) => {
+        Some(roster) => {
+            // Each backend with its cap, and what its probe says (a Ray cluster's address and
+            // whether it answers), before the worker list.
+            let backends = roster.backends(true);
+            let mut lines = Vec::new();
+            let mut backends_json = Vec::new();
+            for backend in &backends {
+                lines.push(format!(
+                    "backend {}: tiers {}, at most {} at once",
+                    backend.name,
+                    backend.tiers.iter().map(|tier| tier.as_str()).collect::<Vec<_>>().join(", "),
+                    backend.cap
+                ));
+                lines.extend(backend.status_lines.iter().map(|line| format!("  {line}")));
+                backends_json
+                    .push(json!({"name": backend.name, "tiers": backend.tiers, "cap": backend.cap, "status": backend.status_lines}));
+            }
             let listed = run.call(Caller::Main, "vibe_list", json!({}));
+            lines.extend(report_lines(&listed.joined_text()));
             StatusSection {
                 key: "vibe",
                 title: "vibe workers".to_owned(),
-                lines: report_lines(&listed.joined_text()),
-                json: listed.structured_content.unwrap_or(Value::Null),
+                lines,
+                json: json!({"backends": backends_json, "workers": listed.structured_content.unwrap_or(Value::Null)}),
             }
         }
         None => StatusSection {
@@ -125,7 +144,17 @@ pub fn status_json(sections: &[StatusSection]) -> Value {
     Value::Object(object)
 }
 
-fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>) -> StatusSection {
+fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>, trust_chosen: bool) -> StatusSection {
+    let trust = run.workspace_trust();
+    let trust_line = format!(
+        "trust         {trust} ({}; {})",
+        if trust_chosen { "--workspace-trust" } else { "the default for this caller" },
+        match trust {
+            WorkspaceTrust::Trusted => "the project's build scripts, proc macros and own tool binaries may run",
+            WorkspaceTrust::Restricted =>
+                "nothing the checkout provides is run: no build scripts, proc macros, cargo check or project-local binaries",
+        }
+    );
     let policy = run.approval_policy();
     let policy_json = json!({"read": policy.read, "write": policy.write, "exec": policy.exec});
     let visible_tiers: Vec<&str> =
@@ -152,6 +181,7 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
                 approval_name(policy.write),
                 approval_name(policy.exec)
             ),
+            trust_line,
         ],
         json: json!({
             "workspace": run.workspace_root(),
@@ -160,6 +190,8 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
             "caller_ceiling": inherited.map(|inherited| json!({"caller": inherited.caller, "found_in": inherited.found_in})),
             "visible_tiers": visible_tiers,
             "approval_policy": policy_json,
+            "workspace_trust": trust,
+            "workspace_trust_chosen": trust_chosen,
         }),
     }
 }
@@ -167,6 +199,14 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
 fn ask_section(run: &Run, terminal: TerminalState) -> StatusSection {
     let ask_user_registered = run.registry().descriptor("ask_user").is_some();
     let (lines, json) = match (run.ask_binding(), terminal) {
+        (Some(binding), TerminalState::ParentRun(text)) => (
+            vec![
+                format!("port          {text}; target space {:?}", binding.target_space),
+                format!("ask_user      {}", if ask_user_registered { "registered" } else { "not registered" }),
+                "prompts       write and exec calls under --approve ask show a permission card at the parent run".to_owned(),
+            ],
+            json!({"port": "parent_run", "description": text, "target_space": binding.target_space, "ask_user_registered": ask_user_registered, "human_attached": true}),
+        ),
         (Some(binding), _) => (
             vec![
                 format!(

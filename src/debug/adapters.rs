@@ -141,13 +141,31 @@ pub struct BinarySearch {
     pub path_dirs: Vec<PathBuf>,
     /// Directory holding `llvm-NN/` install trees (`/usr/lib` on Debian).
     pub llvm_parent_dir: PathBuf,
+    /// A restricted run's workspace root ([`BinarySearch::restricted_to`]): no adapter binary
+    /// or adapter python is taken from inside it. `None` in a trusted run.
+    pub restricted_workspace: Option<PathBuf>,
 }
 
 impl BinarySearch {
     /// Extra dirs plus the process's `PATH`, LLVM trees under `/usr/lib`.
     pub fn from_env(extra_dirs: &[PathBuf]) -> BinarySearch {
         let path_dirs = std::env::var_os("PATH").map(|path| std::env::split_paths(&path).collect()).unwrap_or_default();
-        BinarySearch { extra_dirs: extra_dirs.to_vec(), path_dirs, llvm_parent_dir: PathBuf::from("/usr/lib") }
+        BinarySearch { extra_dirs: extra_dirs.to_vec(), path_dirs, llvm_parent_dir: PathBuf::from("/usr/lib"), restricted_workspace: None }
+    }
+
+    /// The same search for a run of `trust` over `workspace_root`: restricted, it drops the
+    /// directories that are relative or resolve inside the workspace and never offers the
+    /// project's venv python as the adapter's (debugpy); trusted, it is unchanged. The
+    /// debuggee is the program itself and still runs under the project's interpreter.
+    #[must_use]
+    pub fn restricted_to(mut self, trust: crate::trust::WorkspaceTrust, workspace_root: &Path) -> BinarySearch {
+        if trust.is_restricted() {
+            let keep = |dir: &PathBuf| dir.is_absolute() && !crate::trust::resolves_inside(workspace_root, dir);
+            self.extra_dirs.retain(keep);
+            self.path_dirs.retain(keep);
+            self.restricted_workspace = Some(workspace_root.to_path_buf());
+        }
+        self
     }
 
     /// The directories searched by name, in order (extra dirs, then `PATH`).
@@ -228,7 +246,7 @@ pub use crate::python_env::project_venv_python;
 /// has debugpy it is the natural choice), then `python3` and `python` from the search path.
 pub fn adapter_python_candidates(root: &Path, search: &BinarySearch) -> Vec<PathBuf> {
     let mut candidates = Vec::new();
-    if let Some(venv) = project_venv_python(root) {
+    if let Some(venv) = project_venv_python(root).filter(|_| search.restricted_workspace.is_none()) {
         candidates.push(venv);
     }
     for name in ["python3", "python"] {
@@ -593,8 +611,15 @@ impl AdapterAvailability {
 
 /// Every adapter of the table, checked in `workspace_root`: markers found by a bounded scan and
 /// the binary resolved (pythons probed, bounded by `config.probe_timeout` each, cached).
-pub fn adapter_availability(workspace_root: &Path, config: &DebugConfig, cache: &mut ProbeCache) -> Vec<AdapterAvailability> {
-    let search = BinarySearch::from_env(&config.extra_binary_dirs);
+/// Restricted `trust`: nothing inside the workspace is resolved or probed
+/// ([`BinarySearch::restricted_to`]).
+pub fn adapter_availability(
+    workspace_root: &Path,
+    config: &DebugConfig,
+    trust: crate::trust::WorkspaceTrust,
+    cache: &mut ProbeCache,
+) -> Vec<AdapterAvailability> {
+    let search = BinarySearch::from_env(&config.extra_binary_dirs).restricted_to(trust, workspace_root);
     ADAPTERS
         .iter()
         .map(|spec| {
@@ -638,7 +663,8 @@ mod tests {
         let usr_lib = dir.path().join("lib");
         std::fs::create_dir_all(&bin).unwrap();
         std::fs::create_dir_all(&usr_lib).unwrap();
-        let search = BinarySearch { extra_dirs: vec![], path_dirs: vec![bin.clone()], llvm_parent_dir: usr_lib.clone() };
+        let search =
+            BinarySearch { extra_dirs: vec![], path_dirs: vec![bin.clone()], llvm_parent_dir: usr_lib.clone(), restricted_workspace: None };
         assert_eq!(search.find_lldb_dap(), None);
 
         executable(&bin.join("lldb"));

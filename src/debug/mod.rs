@@ -47,6 +47,7 @@ use parking_lot::{Mutex, MutexGuard};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
+use crate::trust::WorkspaceTrust;
 
 use adapters::{AdapterAvailability, ProbeCache};
 use program::LaunchRequest;
@@ -193,6 +194,8 @@ pub struct SupervisorCall<'a> {
     state: MutexGuard<'a, SupervisorState>,
     previous: Option<RetiredSession>,
     config: &'a DebugConfig,
+    /// Restricted: no adapter binary or adapter python from inside the workspace.
+    workspace_trust: WorkspaceTrust,
 }
 
 impl SupervisorCall<'_> {
@@ -231,9 +234,10 @@ impl SupervisorCall<'_> {
         self.state.breakpoints.set_exception_filters(filters);
     }
 
-    /// Which adapters can serve in `workspace_root` (pythons probed once per interpreter).
+    /// Which adapters can serve in `workspace_root` (pythons probed once per interpreter;
+    /// restricted, none from inside the workspace).
     pub fn availability(&mut self, workspace_root: &Path) -> Vec<AdapterAvailability> {
-        adapters::adapter_availability(workspace_root, self.config, &mut self.state.probe_cache)
+        adapters::adapter_availability(workspace_root, self.config, self.workspace_trust, &mut self.state.probe_cache)
     }
 
     /// Starts a session on `target` with the stored breakpoints, bounded by `deadline`.
@@ -261,8 +265,15 @@ impl SupervisorCall<'_> {
         };
         self.state.session_counter += 1;
         let state = &mut *self.state;
-        let start =
-            SessionStart { number: state.session_counter, target, workspace_root, config, breakpoints: &state.breakpoints, deadline };
+        let start = SessionStart {
+            number: state.session_counter,
+            target,
+            workspace_root,
+            config,
+            breakpoints: &state.breakpoints,
+            deadline,
+            workspace_trust: self.workspace_trust,
+        };
         let (session, report) = Session::start(start, &mut state.probe_cache)?;
         state.session = Some(session);
         Ok(report)
@@ -309,10 +320,12 @@ impl DebugSupervisor {
 
     /// Begins one call: waits for a running call to return (calls are serialized) and retires
     /// a session that ended on its own since.
-    pub fn begin_call(&self) -> SupervisorCall<'_> {
+    /// `workspace_trust` is the calling run's: restricted, the call resolves no adapter binary
+    /// or adapter python inside the workspace.
+    pub fn begin_call(&self, workspace_trust: WorkspaceTrust) -> SupervisorCall<'_> {
         let mut state = self.inner.lock();
         let previous = state.retire_finished();
-        SupervisorCall { state, previous, config: &self.config }
+        SupervisorCall { state, previous, config: &self.config, workspace_trust }
     }
 
     /// The `status` op's text: the session (where it is stopped, its TTL) and the stored
@@ -362,14 +375,26 @@ impl Drop for DebugSupervisor {
 /// Which adapters can serve in `workspace_root`, for `runbound status` and the `adapters` op:
 /// one line per adapter, `available` with what was found, or `unavailable` with the missing
 /// half (root marker, binary, or debugpy import). Probes pythons (bounded by
-/// `config.probe_timeout` each).
+/// `config.probe_timeout` each). A trusted run's report; [`adapters_report_with_trust`] for a
+/// restricted one (which never resolves or probes anything inside the workspace).
 pub fn adapters_report(workspace_root: &Path, config: &DebugConfig) -> String {
-    render::adapters(&adapters::adapter_availability(workspace_root, config, &mut HashMap::new()), workspace_root)
+    adapters_report_with_trust(workspace_root, config, WorkspaceTrust::Trusted).0
 }
 
 /// [`adapters_report`] as JSON: `[{adapter, available, markers[], binary, reason}]`.
 pub fn adapters_report_json(workspace_root: &Path, config: &DebugConfig) -> Value {
-    let rows = adapters::adapter_availability(workspace_root, config, &mut HashMap::new());
+    adapters_report_with_trust(workspace_root, config, WorkspaceTrust::Trusted).1
+}
+
+/// The report as text and as JSON for a run of `trust`: restricted, no adapter binary or
+/// adapter python inside the workspace is resolved or probed
+/// ([`adapters::BinarySearch::restricted_to`]).
+pub fn adapters_report_with_trust(workspace_root: &Path, config: &DebugConfig, trust: WorkspaceTrust) -> (String, Value) {
+    let rows = adapters::adapter_availability(workspace_root, config, trust, &mut HashMap::new());
+    (render::adapters(&rows, workspace_root), adapters_json(&rows, workspace_root))
+}
+
+fn adapters_json(rows: &[AdapterAvailability], workspace_root: &Path) -> Value {
     Value::Array(
         rows.iter()
             .map(|row| {

@@ -73,6 +73,9 @@ pub struct SessionStart<'a> {
     pub breakpoints: &'a BreakpointStore,
     /// The caller's deadline: every wait of the start is bounded by it.
     pub deadline: Instant,
+    /// The run's workspace trust: restricted, the adapter binary and the adapter's python come
+    /// from outside the workspace (the program itself still runs as asked).
+    pub workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 /// One frame of a stack trace, with the local handle the model uses as `frame_id`.
@@ -490,8 +493,8 @@ impl Session {
     /// `unavailable` naming the missing root marker or binary; `failed` with the adapter's own
     /// message when launch/attach is refused; `timeout` naming the handshake step.
     pub fn start(start: SessionStart<'_>, probe_cache: &mut ProbeCache) -> Result<(Session, LaunchReport), ToolError> {
-        let SessionStart { number, target, workspace_root, config, breakpoints, deadline } = start;
-        let search = BinarySearch::from_env(&config.extra_binary_dirs);
+        let SessionStart { number, target, workspace_root, config, breakpoints, deadline, workspace_trust } = start;
+        let search = BinarySearch::from_env(&config.extra_binary_dirs).restricted_to(workspace_trust, workspace_root);
         let adapter = target.adapter();
         let is_attach = matches!(target, SessionTarget::Attach { .. });
         let spec = adapter.spec();

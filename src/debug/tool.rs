@@ -93,6 +93,7 @@ pub fn descriptor() -> ToolDescriptor {
     });
     ToolDescriptor {
         name: TOOL_NAME.to_owned(),
+        title: "Debugger (DAP)".to_owned(),
         description: DESCRIPTION.to_owned(),
         tier: Tier::Exec,
         input_schema: json!({
@@ -122,6 +123,8 @@ pub fn descriptor() -> ToolDescriptor {
             "required": ["op"],
             "additionalProperties": false
         }),
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Exec),
         parallel_safe: false,
         default_timeout: DEFAULT_TIMEOUT,
     }
@@ -344,7 +347,7 @@ fn missing(field: &str, op: &str) -> ToolError {
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let op = parse_op(arguments)?;
     let supervisor = ctx.resource::<DebugSupervisor>()?;
-    let env = CallEnv { workspace_root: ctx.workspace_root(), deadline: ctx.deadline() };
+    let env = CallEnv { workspace_root: ctx.workspace_root(), deadline: ctx.deadline(), workspace_trust: ctx.workspace_trust() };
     Ok(ToolOutput::new(run_op(supervisor, &env, op)?))
 }
 
@@ -352,6 +355,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
 struct CallEnv<'a> {
     workspace_root: &'a Path,
     deadline: Instant,
+    workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 /// Runs one op on the supervisor and renders its result; the end of a session that ended on
@@ -361,7 +365,7 @@ fn run_op(supervisor: &DebugSupervisor, env: &CallEnv<'_>, op: DebugOp) -> Resul
     // Paths and arguments are checked before the call begins: an input error leaves the
     // session alone.
     let prepared = prepare(env.workspace_root, &op)?;
-    let mut call = supervisor.begin_call();
+    let mut call = supervisor.begin_call(env.workspace_trust);
     let notice =
         call.previous().map(|previous| format!("{}; {}", render::session_end(&previous.end), render::teardown(&previous.teardown)));
     let mut unreported = call.previous().map(|previous| previous.unreported_output.clone()).unwrap_or_default();

@@ -5,23 +5,26 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::apply::{apply_hunks, MatchQuality, SplitText};
 use crate::files::atomic::{commit_file_changes_with_modes, ExpectedState, FileChange};
 use crate::files::common::{binary_error, count_lines, is_binary, metadata_beneath, read_regular_file};
-use crate::files::patch::{parse_patch, FileOperation, Patch};
+use crate::files::patch::{parse_patch, FileOperation, Patch, PatchFormat};
 use crate::files::path::resolve_in_workspace;
-use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::render::display_path;
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 pub(crate) fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "apply_patch".to_owned(),
+        title: "Apply patch".to_owned(),
         description: "Apply a multi-file patch: add, delete, update and move files. Accepts the envelope format\n\
                       *** Begin Patch\n*** Add File: path/new.rs\n+line\n*** Delete File: path/old.rs\n\
                       *** Update File: path/a.rs\n*** Move to: path/b.rs   (optional)\n@@ fn anchor_line()   (optional: a line above the change)\n \
@@ -33,22 +36,75 @@ pub(crate) fn descriptor() -> ToolDescriptor {
                       for and the closest lines found."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "patch": {"type": "string", "description": "The patch text (envelope or unified diff)."}
-            },
-            "required": ["patch"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<ApplyPatchArguments>(),
+        output_schema: Some(crate::schema::writing_output_schema::<ApplyPatchOutput>()),
+        // Updates and deletes files; a second application of the same patch no longer applies.
+        annotations: ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: true,
         default_timeout: Duration::from_secs(60),
     }
 }
 
-#[derive(Deserialize)]
+/// The arguments of `apply_patch`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ApplyPatchArguments {
+    /// The patch text (envelope or unified diff).
     patch: String,
+}
+
+/// The `structuredContent` of `apply_patch`.
+#[derive(Serialize, JsonSchema)]
+struct ApplyPatchOutput {
+    /// The format the patch was read as.
+    format: PatchFormat,
+    /// One entry per file section, in patch order.
+    files: Vec<PatchFileSummary>,
+    /// Files added.
+    added: usize,
+    /// Files updated in place.
+    updated: usize,
+    /// Files deleted.
+    deleted: usize,
+    /// Files moved (possibly also updated).
+    moved: usize,
+    /// Whether anything changed on disk (false when the result equals the current content).
+    changed_on_disk: bool,
+    /// Notes of the parser (e.g. a missing `*** End Patch` tolerated).
+    notes: Vec<String>,
+}
+
+/// What one file section of the patch did.
+#[derive(Serialize, JsonSchema)]
+struct PatchFileSummary {
+    /// The file, relative to the workspace root (the destination of a move).
+    path: String,
+    /// What happened to it.
+    action: PatchFileAction,
+    /// The source of a move, else null.
+    moved_from: Option<String>,
+    /// 1-based lines of the updated file where each hunk applied.
+    hunk_lines: Vec<usize>,
+    /// Lines added.
+    lines_added: usize,
+    /// Lines removed.
+    lines_removed: usize,
+    /// Hunks located only by ignoring whitespace or punctuation, said per hunk.
+    fuzzy_matches: Vec<String>,
+}
+
+/// What a patch section did to its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum PatchFileAction {
+    /// Created.
+    Added,
+    /// Changed in place.
+    Updated,
+    /// Removed.
+    Deleted,
+    /// Moved to a new path (and possibly changed).
+    Moved,
 }
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -105,7 +161,7 @@ struct ViewFile {
 
 /// What one file section did, for the result.
 struct SectionSummary {
-    action: &'static str,
+    action: PatchFileAction,
     path: String,
     moved_from: Option<String>,
     hunk_lines: Vec<usize>,
@@ -125,7 +181,7 @@ impl WorkspaceView<'_> {
                         .with_hint(format!("use `*** Update File: {path}` to change it, or delete it first")));
                 }
                 self.files[index].current = Some(content.clone().into_bytes());
-                Ok(summary("added", shown, None, Vec::new(), count_lines(content), 0))
+                Ok(summary(PatchFileAction::Added, shown, None, Vec::new(), count_lines(content), 0))
             }
             FileOperation::Delete { path, expected_content, patch_line } => {
                 let index = self.load(path, *patch_line)?;
@@ -137,7 +193,7 @@ impl WorkspaceView<'_> {
                     check_deleted_content(&shown, *patch_line, &current, expected)?;
                 }
                 let removed = count_lines(&String::from_utf8_lossy(&current));
-                Ok(summary("deleted", shown, None, Vec::new(), 0, removed))
+                Ok(summary(PatchFileAction::Deleted, shown, None, Vec::new(), 0, removed))
             }
             FileOperation::Update { path, move_to, hunks, patch_line } => {
                 let index = self.load(path, *patch_line)?;
@@ -185,7 +241,7 @@ impl WorkspaceView<'_> {
                 let lines_added = hunks.iter().map(|hunk| hunk.added_count()).sum();
                 let lines_removed = hunks.iter().map(|hunk| hunk.removed_count()).sum();
                 let new_content = applied.content.into_bytes();
-                let mut section = summary("updated", shown.clone(), None, hunk_lines, lines_added, lines_removed);
+                let mut section = summary(PatchFileAction::Updated, shown.clone(), None, hunk_lines, lines_added, lines_removed);
                 section.fuzzy = fuzzy;
                 let Some(destination) = move_to else {
                     self.files[index].current = Some(new_content);
@@ -210,7 +266,7 @@ impl WorkspaceView<'_> {
                 self.files[index].current = None;
                 self.files[target].current = Some(new_content);
                 self.files[target].new_file_mode = source_mode.or(self.files[index].new_file_mode);
-                section.action = "moved";
+                section.action = PatchFileAction::Moved;
                 section.moved_from = Some(shown);
                 section.path = target_shown;
                 Ok(section)
@@ -248,7 +304,7 @@ impl WorkspaceView<'_> {
 }
 
 fn summary(
-    action: &'static str,
+    action: PatchFileAction,
     path: String,
     moved_from: Option<String>,
     hunk_lines: Vec<usize>,
@@ -308,9 +364,10 @@ fn describe_quality(quality: MatchQuality) -> &'static str {
 }
 
 fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> ToolResult {
-    let count = |action: &str| sections.iter().filter(|section| section.action == action).count();
+    let count = |action: PatchFileAction| sections.iter().filter(|section| section.action == action).count();
     let mut parts = Vec::new();
-    for (action, label) in [("added", "added"), ("updated", "updated"), ("deleted", "deleted")] {
+    for (action, label) in [(PatchFileAction::Added, "added"), (PatchFileAction::Updated, "updated"), (PatchFileAction::Deleted, "deleted")]
+    {
         let n = count(action);
         if n > 0 {
             parts.push(format!("{n} {label}"));
@@ -318,7 +375,7 @@ fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> 
     }
     let moves: Vec<String> = sections
         .iter()
-        .filter(|section| section.action == "moved")
+        .filter(|section| section.action == PatchFileAction::Moved)
         .map(|section| format!("{} → {}", section.moved_from.as_deref().unwrap_or("?"), section.path))
         .collect();
     if !moves.is_empty() {
@@ -336,10 +393,10 @@ fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> 
     }];
     for section in sections {
         let letter = match section.action {
-            "added" => "A",
-            "deleted" => "D",
-            "moved" => "R",
-            _ => "M",
+            PatchFileAction::Added => "A",
+            PatchFileAction::Deleted => "D",
+            PatchFileAction::Moved => "R",
+            PatchFileAction::Updated => "M",
         };
         let name = match &section.moved_from {
             Some(from) => format!("{from} → {}", section.path),
@@ -360,28 +417,26 @@ fn render(patch: &Patch, sections: &[SectionSummary], nothing_changed: bool) -> 
     for note in &patch.notes {
         lines.push(format!("note: {note}"));
     }
-    let files: Vec<Value> = sections
+    let files: Vec<PatchFileSummary> = sections
         .iter()
-        .map(|section| {
-            json!({
-                "path": section.path,
-                "action": section.action,
-                "moved_from": section.moved_from,
-                "hunk_lines": section.hunk_lines,
-                "lines_added": section.lines_added,
-                "lines_removed": section.lines_removed,
-                "fuzzy_matches": section.fuzzy,
-            })
+        .map(|section| PatchFileSummary {
+            path: section.path.clone(),
+            action: section.action,
+            moved_from: section.moved_from.clone(),
+            hunk_lines: section.hunk_lines.clone(),
+            lines_added: section.lines_added,
+            lines_removed: section.lines_removed,
+            fuzzy_matches: section.fuzzy.clone(),
         })
         .collect();
-    ToolResult::text(lines.join("\n")).with_structured(json!({
-        "format": patch.format.as_str(),
-        "files": files,
-        "added": count("added"),
-        "updated": count("updated"),
-        "deleted": count("deleted"),
-        "moved": count("moved"),
-        "changed_on_disk": !nothing_changed,
-        "notes": patch.notes,
+    ToolResult::text(lines.join("\n")).with_structured(to_structured(&ApplyPatchOutput {
+        format: patch.format,
+        files,
+        added: count(PatchFileAction::Added),
+        updated: count(PatchFileAction::Updated),
+        deleted: count(PatchFileAction::Deleted),
+        moved: count(PatchFileAction::Moved),
+        changed_on_disk: !nothing_changed,
+        notes: patch.notes.clone(),
     }))
 }

@@ -80,7 +80,15 @@ pub(crate) fn access_error(shown: &str, action: &str, err: BeneathError) -> Tool
 /// The I/O error; a symlink on the path, a path outside `root`, or a directory or special file
 /// at it are errors too.
 pub(crate) fn read_file_beneath(root: &Path, path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-    let beneath = Beneath::open(root)?;
+    read_file_in(&Beneath::open(root)?, path)
+}
+
+/// [`read_file_beneath`] with the root already opened: for callers that read many files (a
+/// structural walk opens the root once, not once per file).
+///
+/// # Errors
+/// As [`read_file_beneath`].
+pub(crate) fn read_file_in(beneath: &Beneath, path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     let relative = beneath.relative(path).map_err(|err| std::io::Error::other(err.to_string()))?;
     let (mut file, metadata) = match beneath.open_read(relative) {
         Ok(opened) => opened,

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
@@ -12,9 +13,10 @@ use crate::files::apply::{closest_line, closest_window, SplitText};
 use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::files::common::{count_lines, line_of_offset, numbered_excerpt, read_text_file};
 use crate::files::path::resolve_in_workspace;
-use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::render::display_path;
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// Most match lines listed in a "not unique" error.
@@ -23,6 +25,7 @@ const MAX_LISTED_MATCH_LINES: usize = 20;
 pub(crate) fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "edit".to_owned(),
+        title: "Edit file".to_owned(),
         description: "Replace an exact string in a file. old_string must match the file's text exactly \
                       (whitespace and indentation included; copy it from read output without the line-number \
                       prefix) and must occur exactly once, unless replace_all is true. If it occurs several times \
@@ -31,29 +34,42 @@ pub(crate) fn descriptor() -> ToolDescriptor {
                       changed meanwhile. Returns the lines of the change."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File path relative to the workspace root (or absolute inside it)."},
-                "old_string": {"type": "string", "description": "Exact text to replace (non-empty)."},
-                "new_string": {"type": "string", "description": "Replacement text (may be empty to delete)."},
-                "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one (default false)."}
-            },
-            "required": ["path", "old_string", "new_string"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<EditArguments>(),
+        output_schema: Some(crate::schema::writing_output_schema::<EditOutput>()),
+        // Replaces text; the same call again edits the new text again (or fails).
+        annotations: ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: true,
         default_timeout: Duration::from_secs(30),
     }
 }
 
-#[derive(Deserialize)]
+/// The arguments of `edit`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct EditArguments {
+    /// File path relative to the workspace root (or absolute inside it).
     path: String,
+    /// Exact text to replace (non-empty).
+    #[schemars(length(min = 1))]
     old_string: String,
+    /// Replacement text (may be empty to delete).
     new_string: String,
+    /// Replace every occurrence instead of requiring exactly one.
     #[serde(default)]
     replace_all: bool,
+}
+
+/// The `structuredContent` of `edit`.
+#[derive(Serialize, JsonSchema)]
+struct EditOutput {
+    /// The file, relative to the workspace root.
+    path: String,
+    /// Number of replacements made.
+    replacements: usize,
+    /// 1-based line where each replacement starts in the edited file.
+    lines: Vec<usize>,
+    /// 1-based line where each replaced occurrence started before the edit.
+    lines_before_edit: Vec<usize>,
 }
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -121,11 +137,11 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
         text.push('\n');
         text.push_str(&numbered_excerpt(&updated, first, last));
     }
-    let result = ToolResult::text(text).with_structured(json!({
-        "path": shown,
-        "replacements": count,
-        "lines": new_lines,
-        "lines_before_edit": match_lines,
+    let result = ToolResult::text(text).with_structured(to_structured(&EditOutput {
+        path: shown,
+        replacements: count,
+        lines: new_lines,
+        lines_before_edit: match_lines,
     }));
     Ok(ToolOutput::new(result).with_written_paths(written))
 }

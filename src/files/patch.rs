@@ -38,8 +38,9 @@ pub struct Patch {
     pub notes: Vec<String>,
 }
 
-/// The syntax of a patch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The syntax of a patch (`envelope` or `unified_diff` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum PatchFormat {
     /// `*** Begin Patch` … `*** End Patch` (Codex's apply_patch format).
     Envelope,
@@ -50,10 +51,7 @@ pub enum PatchFormat {
 impl PatchFormat {
     /// `envelope` or `unified_diff`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            PatchFormat::Envelope => "envelope",
-            PatchFormat::UnifiedDiff => "unified_diff",
-        }
+        crate::schema::variant_name(&self).unwrap_or("envelope")
     }
 }
 

@@ -5,22 +5,25 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::common::{binary_error, is_binary, open_regular_file, BINARY_SNIFF_BYTES};
 use crate::files::path::resolve_in_workspace;
 use crate::files::FilesConfig;
-use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::render::{cut_chars, cut_marker, display_path, one_or_many, plural};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 pub(crate) fn descriptor() -> ToolDescriptor {
     let defaults = FilesConfig::default();
     ToolDescriptor {
         name: "read".to_owned(),
+        title: "Read file".to_owned(),
         description: format!(
             "Read a text file of the workspace. Returns its lines as `N<TAB>text` with 1-based line numbers \
              (the numbers are not part of the file). Pass start_line/end_line (1-based, inclusive) to read a range. \
@@ -30,26 +33,61 @@ pub(crate) fn descriptor() -> ToolDescriptor {
             defaults.read_max_lines, defaults.read_max_bytes, defaults.read_max_line_chars
         ),
         tier: Tier::Read,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File path relative to the workspace root (or absolute inside it)."},
-                "start_line": {"type": "integer", "minimum": 1, "description": "First line to show, 1-based (default 1)."},
-                "end_line": {"type": "integer", "minimum": 1, "description": "Last line to show, 1-based, inclusive (default: as many as the cap allows)."}
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<ReadArguments>(),
+        output_schema: Some(crate::schema::output_schema::<ReadOutput>()),
+        annotations: ToolAnnotations::READ_ONLY,
         parallel_safe: true,
         default_timeout: Duration::from_secs(30),
     }
 }
 
-#[derive(Deserialize)]
+/// The arguments of `read`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ReadArguments {
+    /// File path relative to the workspace root (or absolute inside it).
     path: String,
+    /// First line to show, 1-based (default 1).
+    #[schemars(range(min = 1))]
     start_line: Option<usize>,
+    /// Last line to show, 1-based, inclusive (default: as many as the cap allows).
+    #[schemars(range(min = 1))]
     end_line: Option<usize>,
+}
+
+/// The `structuredContent` of `read`: which lines the text shows and how to get the rest.
+#[derive(Serialize, JsonSchema)]
+struct ReadOutput {
+    /// The file, relative to the workspace root.
+    path: String,
+    /// First line shown, 1-based.
+    start_line: usize,
+    /// Last line shown, 1-based, inclusive (0 for an empty file).
+    end_line: usize,
+    /// Number of lines shown.
+    lines_shown: usize,
+    /// Lines in the file; null when counting stopped at the call's deadline.
+    total_lines: Option<usize>,
+    /// Size of the file in bytes.
+    bytes: u64,
+    /// Whether lines of the requested range were left out (a cap, or the deadline).
+    truncated: bool,
+    /// The start_line that continues the reading, when lines were left out.
+    next_start_line: Option<usize>,
+    /// Lines cut at the per-line character cap (marked `… [cut: …]` in the text).
+    long_lines_cut: usize,
+    /// The file's line ending.
+    line_ending: LineEnding,
+}
+
+/// A file's line ending.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum LineEnding {
+    /// `\n`.
+    Lf,
+    /// `\r\n`.
+    Crlf,
 }
 
 /// `read` with `config`, the run's `files` section (captured when the tool is registered).
@@ -72,8 +110,18 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value, config: &FilesConfig)
         return Err(binary_error(&shown, metadata.len(), head, "read"));
     }
     if metadata.len() == 0 {
-        let result = ToolResult::text(format!("{shown} is empty (0 bytes)"))
-            .with_structured(json!({"path": shown, "total_lines": 0, "bytes": 0, "truncated": false}));
+        let result = ToolResult::text(format!("{shown} is empty (0 bytes)")).with_structured(to_structured(&ReadOutput {
+            path: shown,
+            start_line: 1,
+            end_line: 0,
+            lines_shown: 0,
+            total_lines: Some(0),
+            bytes: 0,
+            truncated: false,
+            next_start_line: None,
+            long_lines_cut: 0,
+            line_ending: LineEnding::Lf,
+        }));
         return Ok(ToolOutput::new(result));
     }
     let window = Window { start_line, end_line: arguments.end_line, config };
@@ -273,17 +321,17 @@ fn render(shown: &str, window: &Window<'_>, scan: Scan, bytes: u64) -> Result<To
         notices.push("the file is not valid UTF-8: invalid bytes are shown as \u{FFFD}".to_owned());
     }
     let truncated = scan.cut_by.is_some() || scan.total_lines.is_none();
-    let mut result = ToolResult::text(scan.numbered.join("\n")).with_structured(json!({
-        "path": shown,
-        "start_line": start_line,
-        "end_line": scan.last_shown,
-        "lines_shown": shown_count,
-        "total_lines": scan.total_lines,
-        "bytes": bytes,
-        "truncated": truncated,
-        "next_start_line": next_start_line,
-        "long_lines_cut": scan.long_lines_cut,
-        "line_ending": if scan.crlf { "crlf" } else { "lf" },
+    let mut result = ToolResult::text(scan.numbered.join("\n")).with_structured(to_structured(&ReadOutput {
+        path: shown.to_owned(),
+        start_line,
+        end_line: scan.last_shown,
+        lines_shown: shown_count,
+        total_lines: scan.total_lines,
+        bytes,
+        truncated,
+        next_start_line,
+        long_lines_cut: scan.long_lines_cut,
+        line_ending: if scan.crlf { LineEnding::Crlf } else { LineEnding::Lf },
     }));
     if !notices.is_empty() {
         result.push_text(format!("[{}]", notices.join("; ")));

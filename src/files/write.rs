@@ -2,45 +2,75 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::atomic::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::files::common::{count_lines, directory_error, metadata_beneath, read_regular_file};
 use crate::files::path::resolve_in_workspace;
-use crate::registry::{CallContext, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::render::{display_path, plural};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 pub(crate) fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "write".to_owned(),
+        title: "Write file".to_owned(),
         description: "Create a file, or replace a file's whole content, in the workspace. Parent directories \
                       are created. The write is atomic (temp file + rename) and keeps the file's permissions. \
                       Prefer edit or apply_patch to change part of an existing file. Returns what was written \
                       (`wrote src/a.rs (12 lines, 345 bytes; created)`)."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File path relative to the workspace root (or absolute inside it)."},
-                "content": {"type": "string", "description": "The file's complete new content."}
-            },
-            "required": ["path", "content"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<WriteArguments>(),
+        output_schema: Some(crate::schema::writing_output_schema::<WriteOutput>()),
+        // Replaces a file's content; writing the same content again changes nothing.
+        annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: true, open_world: false },
         parallel_safe: true,
         default_timeout: Duration::from_secs(30),
     }
 }
 
-#[derive(Deserialize)]
+/// The arguments of `write`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct WriteArguments {
+    /// File path relative to the workspace root (or absolute inside it).
     path: String,
+    /// The file's complete new content.
     content: String,
+}
+
+/// The `structuredContent` of `write`.
+#[derive(Serialize, JsonSchema)]
+struct WriteOutput {
+    /// The file, relative to the workspace root.
+    path: String,
+    /// What happened to the file.
+    action: WriteAction,
+    /// Lines of the new content.
+    lines: usize,
+    /// Bytes of the new content.
+    bytes: usize,
+    /// Lines the file had before (overwritten), else absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous_lines: Option<usize>,
+}
+
+/// What `write` did to the file.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum WriteAction {
+    /// The file did not exist.
+    Created,
+    /// The file's content was replaced.
+    Overwritten,
+    /// The file already had this content: nothing was written.
+    Unchanged,
 }
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -70,7 +100,13 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     let bytes = arguments.content.len();
     if previous.as_deref() == Some(arguments.content.as_bytes()) {
         let result = ToolResult::text(format!("{shown} unchanged: it already has this content ({}, {bytes} bytes)", plural(lines, "line")))
-            .with_structured(json!({"path": shown, "action": "unchanged", "lines": lines, "bytes": bytes}));
+            .with_structured(to_structured(&WriteOutput {
+                path: shown,
+                action: WriteAction::Unchanged,
+                lines,
+                bytes,
+                previous_lines: None,
+            }));
         return Ok(ToolOutput::new(result));
     }
     let expected = match &previous {
@@ -82,15 +118,17 @@ pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput,
     ctx.check_continue("about to write")?;
     let written = commit_file_changes_in(root, &[change])?;
     let (action, detail) = match &previous {
-        None => ("created", "created".to_owned()),
-        Some(old) => ("overwritten", format!("replaced {}", plural(count_lines(&String::from_utf8_lossy(old)), "line"))),
+        None => (WriteAction::Created, "created".to_owned()),
+        Some(old) => (WriteAction::Overwritten, format!("replaced {}", plural(count_lines(&String::from_utf8_lossy(old)), "line"))),
     };
-    let result = ToolResult::text(format!("wrote {shown} ({}, {bytes} bytes; {detail})", plural(lines, "line"))).with_structured(json!({
-        "path": shown,
-        "action": action,
-        "lines": lines,
-        "bytes": bytes,
-        "previous_lines": previous.as_ref().map(|old| count_lines(&String::from_utf8_lossy(old))),
-    }));
+    let result = ToolResult::text(format!("wrote {shown} ({}, {bytes} bytes; {detail})", plural(lines, "line"))).with_structured(
+        to_structured(&WriteOutput {
+            path: shown,
+            action,
+            lines,
+            bytes,
+            previous_lines: previous.as_ref().map(|old| count_lines(&String::from_utf8_lossy(old))),
+        }),
+    );
     Ok(ToolOutput::new(result).with_written_paths(written))
 }

@@ -203,8 +203,9 @@ impl KernelFactory {
     }
 }
 
-/// A cell language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A cell language (`python` or `javascript` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Language {
     /// Python (CPython).
     Python,
@@ -215,10 +216,7 @@ pub enum Language {
 impl Language {
     /// `python` or `javascript`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Python => "python",
-            Language::Javascript => "javascript",
-        }
+        crate::schema::variant_name(&self).unwrap_or("python")
     }
 
     pub(crate) fn index(self) -> usize {

@@ -44,7 +44,8 @@ fn report_output_line(host: &mut dyn CellHost, cell_number: u64, started: Instan
 }
 
 /// How a cell ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum CellStatus {
     /// Ran to completion.
     Ok,
@@ -58,17 +59,18 @@ pub(crate) enum CellStatus {
     Cancelled,
 }
 
-impl CellStatus {
-    /// `ok`, `error`, `timeout`, `crashed` or `cancelled`.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            CellStatus::Ok => "ok",
-            CellStatus::Error => "error",
-            CellStatus::Timeout => "timeout",
-            CellStatus::Crashed => "crashed",
-            CellStatus::Cancelled => "cancelled",
-        }
-    }
+/// What stopped a cell, as `eval`'s `stopped_by` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum StopKind {
+    /// The host cancelled the call.
+    Cancelled,
+    /// The call reached its own time budget.
+    CallDeadline,
+    /// The cell produced no output for the inactivity budget.
+    InactivityBudget,
+    /// The cell ran for the wall-clock cap per cell.
+    CellWallClockCap,
 }
 
 /// Why the host stopped a running cell.
@@ -94,13 +96,13 @@ pub(crate) enum StopReason {
 }
 
 impl StopReason {
-    /// `cancelled`, `call_deadline`, `inactivity_budget` or `cell_wall_clock_cap`.
-    pub(crate) fn as_str(self) -> &'static str {
+    /// Which budget or event stopped the cell, without its figures (the wire name's source).
+    pub(crate) fn kind(self) -> StopKind {
         match self {
-            StopReason::Cancelled => "cancelled",
-            StopReason::CallDeadline { .. } => "call_deadline",
-            StopReason::Inactivity { .. } => "inactivity_budget",
-            StopReason::WallClockCap { .. } => "cell_wall_clock_cap",
+            StopReason::Cancelled => StopKind::Cancelled,
+            StopReason::CallDeadline { .. } => StopKind::CallDeadline,
+            StopReason::Inactivity { .. } => StopKind::InactivityBudget,
+            StopReason::WallClockCap { .. } => StopKind::CellWallClockCap,
         }
     }
 

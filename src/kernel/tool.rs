@@ -12,17 +12,19 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::registry::{CallContext, CallOrigin, Registry, ToolDescriptor, ToolOutput};
 use crate::render;
 use crate::result::{Content, ToolResult};
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 use super::backend::Language;
-use super::cell::{CellHost, CellOutcome, CellStatus, CellStop, DisplayValue, KernelLoss, OutputItem, StopHow, StopReason};
+use super::cell::{CellHost, CellOutcome, CellStatus, CellStop, DisplayValue, KernelLoss, OutputItem, StopHow, StopKind, StopReason};
 use super::kernels::{CellReport, CellRequest, Inventory, KernelStart, Kernels, ResetReport};
 use super::session::Containment;
 
@@ -47,19 +49,13 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(
         ToolDescriptor {
             name: TOOL_NAME.to_owned(),
+            title: "Run code in a persistent kernel".to_owned(),
             description: DESCRIPTION.to_owned(),
             tier: Tier::Exec,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "code": {"type": "string", "description": "The cell's source. May be empty with reset=true."},
-                    "description": {"type": "string", "description": "What the cell does, 5–10 words; labels the cell in the transcript (other lengths are accepted with a note)."},
-                    "language": {"type": "string", "enum": ["python", "javascript"], "description": "Default python."},
-                    "reset": {"type": "boolean", "description": "Discard this language's kernel (all its state) before running the cell."}
-                },
-                "required": ["code", "description"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<EvalArguments>(),
+            output_schema: Some(crate::schema::output_schema::<EvalOutput>()),
+            // Runs arbitrary code: it may change files and reach the network; state accumulates.
+            annotations: crate::registry::ToolAnnotations::for_tier(Tier::Exec),
             parallel_safe: false,
             // The inactivity budget governs cells; this wall-clock backstop only bounds the call.
             default_timeout: Duration::from_secs(24 * 3600),
@@ -68,14 +64,72 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     );
 }
 
-#[derive(Deserialize)]
+/// The arguments of `eval`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct EvalArguments {
+    /// The cell's source. May be empty with reset=true.
     code: String,
+    /// What the cell does, 5–10 words; labels the cell in the transcript (other lengths are
+    /// accepted with a note).
     description: String,
+    /// The cell's language (default python).
     #[serde(default)]
-    language: Option<String>,
+    language: Option<Language>,
+    /// Discard this language's kernel (all its state) before running the cell.
     #[serde(default)]
     reset: bool,
+}
+
+/// The `structuredContent` of `eval`, also when the cell failed (`isError` with `status` other
+/// than `ok`): the language, whether the kernel was reset first, and the cell when one ran.
+#[derive(Serialize, JsonSchema)]
+struct EvalOutput {
+    /// The kernel's language.
+    language: Language,
+    /// Whether this call discarded the kernel before running (a call with only `reset: true`
+    /// and no code runs no cell).
+    reset: bool,
+    /// The cell, when one ran.
+    #[serde(flatten)]
+    cell: Option<EvalCellOutput>,
+}
+
+/// One cell run by `eval`.
+#[derive(Serialize, JsonSchema)]
+struct EvalCellOutput {
+    /// The cell's number in this run.
+    cell: u64,
+    /// The cell's description.
+    description: String,
+    /// `cpython`, `node` or `rustpython` (embedded, in-process).
+    backend: String,
+    /// The interpreter's version.
+    version: String,
+    /// The kernel generation (a fresh kernel after a reset or loss counts up).
+    generation: u64,
+    /// Whether the kernel runs sandboxed.
+    sandboxed: bool,
+    /// Whether the process guardian contains the kernel's processes.
+    guarded: bool,
+    /// The interpreter executable.
+    executable: String,
+    /// How the cell ended.
+    status: CellStatus,
+    /// What stopped the cell, when something did.
+    stopped_by: Option<StopKind>,
+    /// Whether the kernel's state (variables, imports) was lost.
+    state_lost: bool,
+    /// Wall-clock time of the cell in ms.
+    elapsed_ms: u64,
+    /// `tool()` calls the cell made.
+    bridge_calls: u64,
+    /// PNG images in the result.
+    images: usize,
+    /// Bytes of output left out (cut in the middle).
+    omitted_output_bytes: u64,
+    /// Whether ANSI escape sequences were removed from the output.
+    ansi_stripped: bool,
 }
 
 fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -91,11 +145,7 @@ fn eval(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         )
     });
     let label = if description.is_empty() { "(no description)" } else { description };
-    let language = match arguments.language.as_deref() {
-        None | Some("python") => Language::Python,
-        Some("javascript") => Language::Javascript,
-        Some(other) => return Err(ToolError::invalid(format!("unknown language {other:?}")).with_hint("use python or javascript")),
-    };
+    let language = arguments.language.unwrap_or(Language::Python);
     if matches!(ctx.origin(), CallOrigin::Bridge { via } if via == TOOL_NAME) {
         return Err(eval_in_eval_error());
     }
@@ -177,7 +227,7 @@ fn render_report(report: &CellReport, description: &str, description_note: Optio
         notes.extend(describe_start(started, language, workspace_root));
     }
     let Some(cell) = &report.cell else {
-        return ToolResult::text(notes.join("\n")).with_structured(json!({"language": language.as_str(), "reset": true}));
+        return ToolResult::text(notes.join("\n")).with_structured(to_structured(&EvalOutput { language, reset: true, cell: None }));
     };
     let identity = &cell.identity;
     let header = format!(
@@ -196,24 +246,27 @@ fn render_report(report: &CellReport, description: &str, description_note: Optio
             text: "note: ANSI escape sequences (terminal colors, cursor movement) were removed from this output".to_owned(),
         });
     }
-    result.structured_content = Some(json!({
-        "cell": cell.number,
-        "description": description,
-        "language": language.as_str(),
-        "backend": identity.backend,
-        "version": identity.version,
-        "generation": cell.generation,
-        "sandboxed": identity.sandboxed,
-        "guarded": matches!(identity.containment, Containment::Guarded { .. }),
-        "executable": identity.executable.display().to_string(),
-        "status": outcome.status.as_str(),
-        "stopped_by": outcome.stopped_by.map(StopReason::as_str),
-        "state_lost": outcome.state_lost.is_some(),
-        "elapsed_ms": outcome.elapsed.as_millis() as u64,
-        "bridge_calls": outcome.bridge_calls,
-        "images": outcome.items.iter().filter(|item| matches!(item, OutputItem::Value { value: DisplayValue::Png { .. }, .. })).count(),
-        "omitted_output_bytes": outcome.omitted_bytes,
-        "ansi_stripped": ansi.stripped,
+    result.structured_content = Some(to_structured(&EvalOutput {
+        language,
+        reset: report.reset.is_some(),
+        cell: Some(EvalCellOutput {
+            cell: cell.number,
+            description: description.to_owned(),
+            backend: identity.backend.to_owned(),
+            version: identity.version.clone(),
+            generation: cell.generation,
+            sandboxed: identity.sandboxed,
+            guarded: matches!(identity.containment, Containment::Guarded { .. }),
+            executable: identity.executable.display().to_string(),
+            status: outcome.status,
+            stopped_by: outcome.stopped_by.map(StopReason::kind),
+            state_lost: outcome.state_lost.is_some(),
+            elapsed_ms: outcome.elapsed.as_millis() as u64,
+            bridge_calls: outcome.bridge_calls,
+            images: outcome.items.iter().filter(|item| matches!(item, OutputItem::Value { value: DisplayValue::Png { .. }, .. })).count(),
+            omitted_output_bytes: outcome.omitted_bytes,
+            ansi_stripped: ansi.stripped,
+        }),
     }));
     result
 }

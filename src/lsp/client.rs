@@ -328,6 +328,9 @@ pub(crate) struct ServerState {
     check_runs_started: u64,
     /// See `check_runs_started`.
     check_runs_finished: u64,
+    /// Wall-clock time the latest check run ended (compared with a written file's mtime: a run
+    /// that ended after the write reached the disk may have compiled the written text).
+    check_run_last_end_wall: Option<SystemTime>,
     /// Files changed on disk outside the tools (seen by [`LanguageServer::resync_from_disk`]):
     /// path → (publish generation, check runs started) when the change was seen. Until a newer
     /// publish for the path arrives, or (servers with a check run) a check run that began after
@@ -407,6 +410,8 @@ pub struct LanguageServer {
     /// recently checked first.
     opened_for_checks: Mutex<VecDeque<PathBuf>>,
     watched_files: Mutex<Option<FileStamps>>,
+    /// The project state taken before the last write (diagnostics on write's seed).
+    write_baseline: Mutex<Option<WriteBaseline>>,
     capabilities: ServerCapabilities,
     /// Capabilities that did not decode into lsp-types (dropped from `capabilities`), with why.
     capability_notes: Vec<String>,
@@ -431,6 +436,24 @@ struct TrackedDocument {
     mtime: Option<SystemTime>,
     size: u64,
     text: String,
+}
+
+/// A project's published state taken before a tool wrote (see
+/// [`LanguageServer::set_write_baseline`]), for servers whose project-wide check reads the disk
+/// (rust-analyzer's cargo check): the state the write's check is compared with when a check was
+/// still running, or requested, when the write reached the disk.
+#[derive(Debug, Clone)]
+pub struct WriteBaseline {
+    /// Every stored publish (path → latest set) when it was taken.
+    pub snapshot: HashMap<PathBuf, PublishedDiagnostics>,
+    /// Wall-clock time it was taken (before the tool wrote; a write whose files' mtimes are
+    /// earlier cannot use it).
+    pub taken_at: SystemTime,
+    /// `true` when no check run was running or pending (files changed outside the tools not yet
+    /// re-checked) when it was taken: it is the project's complete state just before the write.
+    pub settled: bool,
+    /// Files changed on disk outside the tools whose check had not ended when it was taken.
+    pub unchecked_outside_changes: Vec<PathBuf>,
 }
 
 /// Path → (mtime, size) of the served files under a root.
@@ -484,6 +507,7 @@ impl LanguageServer {
             documents: Mutex::new(HashMap::new()),
             opened_for_checks: Mutex::new(VecDeque::new()),
             watched_files: Mutex::new(None),
+            write_baseline: Mutex::new(None),
             capabilities: ServerCapabilities::default(),
             capability_notes: Vec::new(),
             type_hierarchy_provider: false,
@@ -1184,6 +1208,35 @@ impl LanguageServer {
             }
             condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(deadline));
         }
+    }
+
+    /// The paths changed on disk outside the tools whose diagnostics the server has not
+    /// re-checked yet (see [`LanguageServer::has_stale`]), sorted.
+    pub fn stale_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.shared.0.lock().stale.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
+    /// Whether one of the server's own check runs (rust-analyzer's flycheck) is in progress now.
+    pub fn check_run_in_progress(&self) -> bool {
+        self.shared.0.lock().progress.keys().any(|token| is_check_run_token(token))
+    }
+
+    /// Wall-clock time the latest of the server's own check runs ended, if one did.
+    pub fn check_run_last_end_wall(&self) -> Option<SystemTime> {
+        self.shared.0.lock().check_run_last_end_wall
+    }
+
+    /// Stores the project state taken before a write (replacing the previous one).
+    pub fn set_write_baseline(&self, baseline: WriteBaseline) {
+        *self.write_baseline.lock() = Some(baseline);
+    }
+
+    /// Takes the project state stored by [`LanguageServer::set_write_baseline`], if any (it
+    /// is for one write).
+    pub fn take_write_baseline(&self) -> Option<WriteBaseline> {
+        self.write_baseline.lock().take()
     }
 
     /// Every stored publish (path → latest set), e.g. the state of a whole project before a
@@ -1900,6 +1953,7 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                 }
                 lsp_types::WorkDoneProgress::End(_) if state.progress.remove(&token).is_some() && is_check_run_token(&token) => {
                     state.check_runs_finished += 1;
+                    state.check_run_last_end_wall = Some(SystemTime::now());
                     // A check run that began after a change on disk has seen it: its publishes
                     // (or the lack of one) are current for every file.
                     if state.progress.keys().all(|t| !is_check_run_token(t)) {

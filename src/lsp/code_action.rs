@@ -161,6 +161,7 @@ pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Pa
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp_code_action".to_owned(),
+        title: "Apply a code action (language server)".to_owned(),
         description: "Apply one code action (quick fix, refactoring, organize imports, …) that the language server offers at a position, \
 numbered as `lsp` op code_actions lists them. Address it like `lsp`: `file`, `line` (1-based), `symbol` (a substring of the line; `occurrence` \
 when it occurs several times), plus `apply`: the action's number; pass `title` too, and the call is refused if the list changed. \
@@ -170,22 +171,9 @@ With `preview: true` nothing is written: the edit (for a command, the edit it se
 an edit_id and a unified-diff preview — for `resolve` to accept or discard. Returns the files written, then the diagnostics the change introduced."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: {
-            let mut properties = crate::lsp::tool::position_address_properties();
-            properties.insert(
-                "apply".to_owned(),
-                json!({"type": "integer", "minimum": 1, "description": "The number of the action in the list `lsp` code_actions gives at this position (1-based)."}),
-            );
-            properties.insert(
-                "title".to_owned(),
-                json!({"type": "string", "minLength": 1, "description": "The title you expect action `apply` to have; when the server now lists another title there, nothing is applied and the current list is returned."}),
-            );
-            properties.insert(
-                "preview".to_owned(),
-                json!({"type": "boolean", "description": "Stage the action's edit instead of writing it: returns an edit_id and a diff preview for `resolve` (default false: apply at once)."}),
-            );
-            json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "apply"], "additionalProperties": false})
-        },
+        input_schema: crate::schema::input_schema::<CodeActionArguments>(),
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
     }
@@ -196,15 +184,30 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(descriptor(), Arc::new(call));
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `lsp_code_action` (its input schema is derived from this struct).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct CodeActionArguments {
+    #[schemars(description = crate::lsp::tool::FILE_DOC)]
     file: String,
+    #[schemars(description = crate::lsp::tool::LINE_DOC, range(min = 1))]
     line: u32,
+    #[schemars(description = crate::lsp::tool::SYMBOL_DOC, length(min = 1))]
     symbol: String,
+    #[schemars(description = crate::lsp::tool::OCCURRENCE_DOC, range(min = 1))]
     occurrence: Option<usize>,
+    #[schemars(description = crate::lsp::tool::SERVER_DOC)]
     server: Option<String>,
+    /// The number of the action in the list `lsp` code_actions gives at this position
+    /// (1-based).
+    #[schemars(range(min = 1))]
     apply: usize,
+    /// The title you expect action `apply` to have; when the server now lists another title
+    /// there, nothing is applied and the current list is returned.
+    #[schemars(length(min = 1))]
     title: Option<String>,
+    /// Stage the action's edit instead of writing it: returns an edit_id and a diff preview for
+    /// `resolve` (default false: apply at once).
     #[serde(default)]
     preview: bool,
 }

@@ -239,6 +239,153 @@ fn source_files(root: &Path, extensions: &[&str]) -> (Vec<(PathBuf, String)>, bo
     (files, incomplete)
 }
 
+/// The doc-tests of the crate a written Rust file belongs to (`cargo check` does not compile
+/// them, `cargo test --doc` does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustDocTests {
+    /// The package name from the crate's `Cargo.toml`.
+    pub crate_name: String,
+    /// The crate's directory (where its `Cargo.toml` is).
+    pub manifest_dir: PathBuf,
+    /// Doc-test code blocks in the whole crate's library sources (and a README it includes as
+    /// docs).
+    pub total: usize,
+    /// How many files hold them.
+    pub files: usize,
+    /// Of `total`, the ones in the written file.
+    pub in_written: usize,
+    /// The scan stopped at [`SCAN_FILES_CAP`] files: there may be more.
+    pub scan_incomplete: bool,
+}
+
+/// The doc-tests of the library crate that holds `written` (a `.rs` file under `root`): the
+/// nearest `Cargo.toml` above it with a `[package]`; its library sources (the directory of
+/// `src/lib.rs` or the `[lib] path`, without `tests/`, `benches/`, `examples/`) are scanned for
+/// code blocks in doc comments (`///`, `//!`) that rustdoc compiles (no info string, or only
+/// rustdoc's own attributes such as `rust`, `no_run`, `should_panic`, `compile_fail`,
+/// `edition2021`; `ignore` and other languages are not compiled), plus those of a Markdown file
+/// included with `#![doc = include_str!(…)]`. `None` when the crate has no library target or no
+/// doc-test.
+pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
+    let mut dir = written.parent()?;
+    let manifest_dir = loop {
+        let manifest = dir.join("Cargo.toml");
+        if manifest.is_file() && std::fs::read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
+            break dir.to_path_buf();
+        }
+        if dir == root || !dir.starts_with(root) {
+            return None;
+        }
+        dir = dir.parent()?;
+    };
+    let manifest = std::fs::read_to_string(manifest_dir.join("Cargo.toml")).ok()?;
+    let crate_name = toml_value(&manifest, "package", "name")?;
+    let lib_path =
+        toml_value(&manifest, "lib", "path").map(|path| manifest_dir.join(path)).unwrap_or_else(|| manifest_dir.join("src/lib.rs"));
+    if !lib_path.is_file() {
+        return None;
+    }
+    let lib_dir = lib_path.parent()?.to_path_buf();
+    let (sources, scan_incomplete) = source_files(&lib_dir, &["rs"]);
+    let written = std::fs::canonicalize(written).unwrap_or_else(|_| written.to_path_buf());
+    let (mut total, mut files, mut in_written) = (0, 0, 0);
+    for (path, text) in &sources {
+        let relative = path.strip_prefix(&lib_dir).unwrap_or(path);
+        if relative.components().next().is_some_and(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches" | "examples"))) {
+            continue;
+        }
+        let mut count = rust_doc_test_blocks(text.lines().filter_map(|line| {
+            let trimmed = line.trim_start();
+            trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!"))
+        }));
+        if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
+            for markdown in included_docs(text) {
+                if let Ok(included) = std::fs::read_to_string(lib_dir.join(&markdown)) {
+                    count += rust_doc_test_blocks(included.lines());
+                }
+            }
+        }
+        if count > 0 {
+            total += count;
+            files += 1;
+            if *path == written {
+                in_written = count;
+            }
+        }
+    }
+    (total > 0).then_some(RustDocTests { crate_name, manifest_dir, total, files, in_written, scan_incomplete })
+}
+
+/// `key = "value"` of `[section]` in a Cargo manifest (single-line string values only).
+fn toml_value(manifest: &str, section: &str, key: &str) -> Option<String> {
+    let mut in_section = false;
+    for line in manifest.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            in_section = trimmed == format!("[{section}]");
+            continue;
+        }
+        if !in_section {
+            continue;
+        }
+        let Some((name, value)) = trimmed.split_once('=') else { continue };
+        if name.trim() == key {
+            let value = value.trim();
+            return value.strip_prefix('"').and_then(|v| v.split('"').next()).map(str::to_owned);
+        }
+    }
+    None
+}
+
+/// The Markdown files a crate root includes as its docs (`#![doc = include_str!("../README.md")]`),
+/// relative to the crate root's directory.
+fn included_docs(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| line.contains("doc") && line.contains("include_str!("))
+        .filter_map(|line| line.split("include_str!(").nth(1)?.split('"').nth(1).map(str::to_owned))
+        .collect()
+}
+
+/// How many of the fenced code blocks in `lines` (Markdown, doc comment prefixes stripped)
+/// rustdoc compiles as doc-tests.
+fn rust_doc_test_blocks<'a>(lines: impl Iterator<Item = &'a str>) -> usize {
+    let mut count = 0;
+    let mut open: Option<&str> = None;
+    for line in lines {
+        let trimmed = line.trim_start();
+        let fence = if trimmed.starts_with("```") {
+            "```"
+        } else if trimmed.starts_with("~~~") {
+            "~~~"
+        } else {
+            continue;
+        };
+        match open {
+            Some(opened) if opened == fence => open = None,
+            Some(_) => (),
+            None => {
+                open = Some(fence);
+                let info = trimmed.trim_start_matches(fence.chars().next().unwrap_or('`')).trim();
+                if is_compiled_doc_test(info) {
+                    count += 1;
+                }
+            }
+        }
+    }
+    count
+}
+
+/// Whether a code block with this info string is a doc-test rustdoc compiles: no info string,
+/// or only rustdoc's attributes, none of them `ignore`.
+fn is_compiled_doc_test(info: &str) -> bool {
+    let tokens: Vec<&str> = info.split(|c: char| c == ',' || c.is_whitespace()).filter(|token| !token.is_empty()).collect();
+    tokens.iter().all(|token| {
+        matches!(*token, "rust" | "no_run" | "should_panic" | "compile_fail" | "test_harness" | "standalone_crate")
+            || token.starts_with("edition")
+            || (token.starts_with('{') || token.starts_with('.') || token.starts_with("class="))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,5 +444,24 @@ mod tests {
         got.sort();
         assert_eq!(got, ["src/one.c", "src/two.c"]);
         assert!(is_c_header(Path::new("x.hpp")) && !is_c_header(Path::new("x.c")));
+    }
+
+    #[test]
+    fn rust_doc_tests_count_the_blocks_rustdoc_compiles() {
+        let dir = tree(&[
+            ("Cargo.toml", "[package]\nname = \"doccy\"\nversion = \"0.1.0\"\n"),
+            ("README.md", "# doccy\n```rust\nassert!(true);\n```\n```toml\n[x]\n```\n"),
+            ("src/lib.rs", "#![doc = include_str!(\"../README.md\")]\n//! ```\n//! doccy::one();\n//! ```\npub mod a;\npub fn one() {}\n"),
+            ("src/a.rs", "/// ```no_run\n/// x();\n/// ```\n/// ```ignore\n/// y\n/// ```\n/// ```text\n/// z\n/// ```\npub fn x() {}\n"),
+            ("src/b.rs", "// ```\n// not a doc comment\n// ```\npub fn b() {}\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = rust_doc_tests(&root, &root.join("src/a.rs")).unwrap();
+        assert_eq!((found.crate_name.as_str(), found.total, found.files, found.in_written), ("doccy", 3, 2, 1));
+        assert_eq!(rust_doc_tests(&root, &root.join("src/b.rs")).unwrap().in_written, 0);
+        // A binary-only crate has no doc-tests.
+        let bin = tree(&[("Cargo.toml", "[package]\nname = \"tool\"\n"), ("src/main.rs", "/// ```\n/// x\n/// ```\nfn main() {}\n")]);
+        let bin_root = std::fs::canonicalize(bin.path()).unwrap();
+        assert_eq!(rust_doc_tests(&bin_root, &bin_root.join("src/main.rs")), None);
     }
 }

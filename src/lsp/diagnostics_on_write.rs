@@ -49,7 +49,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::lsp::client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, StoredDiagnostics};
+use crate::lsp::client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, StoredDiagnostics, WriteBaseline};
 use crate::lsp::servers::WriteCheck;
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::{CallContext, PostWriteLayer, PreCallLayer};
@@ -347,6 +347,10 @@ pub enum FileDiagnostics {
     },
     /// No trustworthy answer: the reason, e.g. "pyright crashed (…)".
     Unavailable(String),
+    /// The server does not build the file in its current configuration (gopls: a Go file its
+    /// build constraints exclude under the current GOOS/GOARCH and tags), so nothing in it was
+    /// checked: why, and the next step that checks it.
+    NotBuilt(String),
 }
 
 /// One file of a server's check.
@@ -405,6 +409,10 @@ pub struct ServerCheck {
     /// files (rust-analyzer's cargo check skips every target that depends on a crate that no
     /// longer builds): what vanishes from the other files is then hidden, not resolved.
     pub check_can_mask: bool,
+    /// Why what differs after the write cannot be attributed to it (a project check that also
+    /// covered changes made outside the tools, or that ran over the write): its diagnostics are
+    /// then "not known to be new" and the reason is said. `None` when the comparison is sound.
+    pub attribution: Option<String>,
 }
 
 /// A server's share of a write while it is being checked.
@@ -439,6 +447,9 @@ struct Pending {
     check_runs_finished_before: u64,
     syncs: HashMap<PathBuf, Result<DocumentSync, String>>,
     synced_at: Instant,
+    /// Why the state after the write cannot be told apart from changes made outside the tools
+    /// (or before the write), when it cannot: what differs is "not known to be new".
+    attribution: Option<String>,
 }
 
 /// Quiet time after a project-wide check's end before the published state counts as final:
@@ -452,6 +463,9 @@ const NATIVE_PULL_BUDGET: Duration = Duration::from_secs(3);
 /// will, and again after an explicit request (its flycheck starts ~100-400 ms after the save
 /// on an idle machine, later under load).
 const CHECK_RUN_BEGIN_GRACE: Duration = Duration::from_millis(1500);
+/// How far a file's mtime may lag behind the wall clock at the moment of the write (Linux
+/// stamps with the coarse clock, one scheduler tick: 1-10 ms).
+const MTIME_CLOCK_SLACK: Duration = Duration::from_millis(20);
 /// Documents opened only for checks that a server keeps open (LRU); pyright re-checks them
 /// cheaply on the next write. Servers that rebuild every open file on each save (clangd) keep
 /// none.
@@ -484,6 +498,13 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         for path in &files {
             let _ = server.sync_document(path);
         }
+        // cargo check reads the disk: a check still running (or due, for files changed outside
+        // the tools) when the write lands may compile the written text, and its result would
+        // become the "before" state — every error the write causes elsewhere counted as old.
+        // It ends now, before the write, and the project's state is kept for the comparison.
+        if server.definition().write_check == WriteCheck::ProjectCheckRun {
+            settle_project_check_before_write(&server, deadline);
+        }
         // The files that import the written ones are opened now, before the write reaches the
         // disk: a server that reads other files from disk (clangd reads headers from disk) must
         // build them from the old text to give their pre-write state.
@@ -502,6 +523,44 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
             }
         }
     }
+}
+
+/// Before a write, for a server whose project-wide check reads the disk (rust-analyzer's cargo
+/// check): lets a check run in progress, or due for files changed outside the tools, end
+/// (asking for it again once when none begins), bounded by `deadline`, then stores the
+/// project's published state with [`LanguageServer::set_write_baseline`] — settled when nothing
+/// was running or pending any more.
+fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant) {
+    // A server that has not finished a check yet (just started: its first check, or none yet)
+    // has no project state to compare with: its first check ends before the write too.
+    server.wait_until_loaded(deadline);
+    let never_checked = server.check_runs().1 == 0;
+    let pending = never_checked || server.has_stale() || server.check_run_in_progress();
+    let settled = !pending || {
+        if (never_checked || server.has_stale()) && !server.check_run_in_progress() {
+            let (started_before, _) = server.check_runs();
+            server.wait_for_check_run_after_save(started_before, CHECK_RUN_BEGIN_GRACE, deadline);
+        }
+        let ended = server.wait_until_not_stale(deadline) && server.wait_for_check_idle(deadline);
+        if ended {
+            // The run's last sets trail its end (see collect_after).
+            server.wait_until_ready(deadline);
+            server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, deadline);
+        }
+        ended && !server.has_stale() && !server.check_run_in_progress() && server.check_runs().1 > 0
+    };
+    server.set_write_baseline(WriteBaseline {
+        snapshot: server.published_snapshot(),
+        taken_at: std::time::SystemTime::now(),
+        settled,
+        unchecked_outside_changes: server.stale_paths(),
+    });
+}
+
+/// The earliest modification time of the existing files of `paths`: when the write reached the
+/// disk (file systems stamp with a coarse clock, a few ms early at most).
+fn earliest_mtime(paths: &[PathBuf]) -> Option<std::time::SystemTime> {
+    paths.iter().filter_map(|path| std::fs::metadata(path).ok()?.modified().ok()).min()
 }
 
 /// Checks `written` (absolute paths; deleted ones are forgotten) and every file the write can
@@ -544,6 +603,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     scope: CheckScope::Unavailable("the server could not be reached".to_owned()),
                     notes: Vec::new(),
                     check_can_mask: false,
+                    attribution: None,
                 });
                 continue;
             }
@@ -581,6 +641,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             check_runs_finished_before: 0,
             syncs: HashMap::new(),
             synced_at: Instant::now(),
+            attribution: None,
         });
     }
     for group in &mut pending {
@@ -633,19 +694,68 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     let cap = supervisor.config().write_diagnostics_dependents_cap;
     match group.write_check {
         WriteCheck::ProjectCheckRun => {
+            // A check run that was running or due when the write reached the disk (files
+            // changed outside the tools and not re-checked by then, seen before the write or only
+            // now) may have compiled the written text: the state it leaves is no pre-write state.
+            let write_landed = earliest_mtime(&group.written);
+            let mut outside_changes = server.stale_paths();
+            let running_at_write = server.check_run_in_progress();
+            let ended_before_write = |ended: Option<std::time::SystemTime>| match (ended, write_landed) {
+                (Some(ended), Some(landed)) => ended < landed,
+                (None, _) => true,
+                (Some(_), None) => false,
+            };
+            // The store holds only results of checks that ended before the write: a pre-write
+            // state (of before the outside changes, when there are some).
+            let store_before_write =
+                (!running_at_write && ended_before_write(server.check_run_last_end_wall())).then(|| server.published_snapshot());
+            // The seed's state is for this write only (taken before it reached the disk).
+            // (File systems stamp mtimes with a coarse clock: a few ms behind the wall clock.)
+            let baseline = server
+                .take_write_baseline()
+                .filter(|baseline| write_landed.is_some_and(|landed| baseline.taken_at <= landed + MTIME_CLOCK_SLACK));
             // Files changed outside the tools: the check started for them (resync) must end
             // first, or their old errors would count as the pre-write state.
             if server.has_stale() && !server.wait_until_not_stale(end) {
-                group.notes.push(format!(
-                    "{} had not re-checked the files changed outside the tools when the budget ran out; their errors may be attributed to this write",
-                    server.id()
-                ));
+                group.notes.push(format!("{} had not re-checked the files changed outside the tools when the budget ran out", server.id()));
             }
             if !server.wait_for_check_idle(end) {
                 group.failed = Some(format!("{}'s previous check (cargo check) was still running when the budget ran out", server.id()));
                 return;
             }
             group.snapshot = server.published_snapshot();
+            if !outside_changes.is_empty() || running_at_write || !ended_before_write(server.check_run_last_end_wall()) {
+                if let Some(baseline) = &baseline {
+                    outside_changes.extend(baseline.unchecked_outside_changes.iter().cloned());
+                }
+                outside_changes.sort();
+                outside_changes.dedup();
+                outside_changes.retain(|path| !group.written.contains(path));
+                let mut reason = format!("{}'s cargo check was running or due when this write reached the disk", server.id());
+                if !outside_changes.is_empty() {
+                    let mut names: Vec<String> = outside_changes.iter().take(5).map(|path| supervisor.display_path(path)).collect();
+                    if outside_changes.len() > 5 {
+                        names.push(format!("and {} more", outside_changes.len() - 5));
+                    }
+                    reason.push_str(&format!(" (for files changed outside the tools: {})", names.join(", ")));
+                }
+                let settled = baseline.as_ref().is_some_and(|baseline| baseline.settled);
+                match baseline.map(|baseline| baseline.snapshot).or(store_before_write) {
+                    Some(snapshot) => {
+                        reason.push_str(if settled && outside_changes.is_empty() {
+                            ", so errors may come from this write or from a change made while it ran"
+                        } else {
+                            ", so the check covers those changes and this write together: errors may come from either"
+                        });
+                        group.snapshot = snapshot;
+                    }
+                    None => {
+                        reason.push_str(", and no state from before the write was kept: errors may predate it");
+                        group.snapshot = HashMap::new();
+                    }
+                }
+                group.attribution = Some(reason);
+            }
             // rust-analyzer's own diagnostics come by pull, which it holds back while it primes
             // caches (15 s and more on a loaded machine); the compiler's come from the check.
             let native_end = (Instant::now() + NATIVE_PULL_BUDGET).min(end);
@@ -840,6 +950,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         scope: CheckScope::Unavailable(reason.clone()),
         notes,
         check_can_mask: false,
+        attribution: None,
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -892,7 +1003,22 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             };
             match check_ok {
                 Ok(took) => {
-                    let published = server.published_since(group.generation_before);
+                    // The state after: every set published since the sync, and every stored set
+                    // that differs from the pre-write state (a check that ran over the write
+                    // before the sync published it then; rust-analyzer republishes only what
+                    // changes).
+                    let mut published: Vec<(PathBuf, PublishedDiagnostics)> = server
+                        .published_snapshot()
+                        .into_iter()
+                        .filter(|(path, set)| {
+                            set.generation > group.generation_before
+                                || group
+                                    .snapshot
+                                    .get(path)
+                                    .map_or(!set.diagnostics.is_empty(), |before| before.diagnostics != set.diagnostics)
+                        })
+                        .collect();
+                    published.sort_by(|a, b| a.0.cmp(&b.0));
                     for (path, set) in &published {
                         if group.written.contains(path) {
                             continue;
@@ -925,13 +1051,13 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                             }
                         }
                     }
-                    scope = Some(CheckScope::Project {
-                        description: if changed {
-                            format!("the whole cargo workspace ({}'s cargo check, {:.1} s after the save)", server.id(), took.as_secs_f64())
-                        } else {
-                            "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
-                        },
-                    });
+                    let mut description = if changed {
+                        format!("the whole cargo workspace ({}'s cargo check, {:.1} s after the save)", server.id(), took.as_secs_f64())
+                    } else {
+                        "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
+                    };
+                    description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written));
+                    scope = Some(CheckScope::Project { description });
                 }
                 Err(reason) => {
                     for path in &group.written {
@@ -1050,6 +1176,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         let diagnostics = match after.get(&path) {
             None => FileDiagnostics::Unavailable(format!("{} gave no answer for it before the budget ran out", server.id())),
             Some(Err(reason)) => FileDiagnostics::Unavailable(reason.clone()),
+            Some(Ok(raw)) if role == CheckedRole::Written && gopls_found_no_package(raw) => {
+                FileDiagnostics::NotBuilt(go_build_constraint_reason(server.id(), &path, server.root()))
+            }
             Some(Ok(raw)) => {
                 let mut file_notes = Vec::new();
                 let before_raw: Option<Vec<Value>> = match role {
@@ -1087,7 +1216,55 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         scope: scope.unwrap_or_else(|| CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id()))),
         notes,
         check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
+        attribution: group.attribution.clone(),
     }
+}
+
+/// Orders Python importers by how many of the written modules' top-level names (`def`,
+/// `class`, assignments at column 0) they use as words, most first; ties keep their order
+/// (nearest first). A budget that runs out then leaves the least coupled importers unchecked:
+/// on python-dateutil a signature change in `utils.py` reached `tests/test_import_star.py`
+/// (alphabetically first, uses none of its names) before `tests/test_utils.py` (its callers).
+fn rank_by_names_used(written: &[PathBuf], importers: &mut [PathBuf]) {
+    let mut names: HashSet<String> = HashSet::new();
+    for path in written.iter().filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("py" | "pyi"))) {
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        for line in text.lines() {
+            let rest = line.strip_prefix("def ").or_else(|| line.strip_prefix("async def ")).or_else(|| line.strip_prefix("class "));
+            let name: String = match rest {
+                Some(rest) => rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect(),
+                None if line.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && line.contains('=') => {
+                    line.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+                }
+                None => String::new(),
+            };
+            if name.len() > 1 {
+                names.insert(name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    let uses = |path: &PathBuf| -> usize {
+        let Ok(text) = std::fs::read_to_string(path) else { return 0 };
+        names.iter().filter(|name| contains_word(&text, name)).count()
+    };
+    let mut scored: Vec<(usize, PathBuf)> = importers.iter().map(|path| (uses(path), path.clone())).collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    for (slot, (_, path)) in importers.iter_mut().zip(scored) {
+        *slot = path;
+    }
+}
+
+/// Whether `word` occurs in `text` with no identifier character on either side.
+fn contains_word(text: &str, word: &str) -> bool {
+    use crate::lsp::position::is_identifier_char;
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_identifier_char) && !after.is_some_and(is_identifier_char)
+    })
 }
 
 /// The files under the server's root that import (include) the written ones, found by
@@ -1119,6 +1296,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         }
     }
     let found_total = all_found.len() + beyond_cap;
+    rank_by_names_used(written, &mut all_found);
     dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
@@ -1148,6 +1326,219 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
 fn halfway_to(end: Instant) -> Instant {
     let now = Instant::now();
     now + end.saturating_duration_since(now) / 2
+}
+
+/// The `checked:` line's addition when a written Rust file's crate has doc-tests: cargo check
+/// (rust-analyzer's flycheck, even with all targets) does not compile them, so a write that
+/// breaks one is not seen; names the crate, how many there are, and `cargo test --doc`.
+/// Empty when no written crate has doc-tests.
+fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf]) -> String {
+    let mut crates: Vec<crate::lsp::dependents::RustDocTests> = Vec::new();
+    for path in written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")) {
+        if let Some(found) = crate::lsp::dependents::rust_doc_tests(root, path) {
+            match crates.iter_mut().find(|known| known.manifest_dir == found.manifest_dir) {
+                Some(known) => known.in_written += found.in_written,
+                None => crates.push(found),
+            }
+        }
+    }
+    let mut text = String::new();
+    for found in crates {
+        let in_written = if found.in_written > 0 {
+            let names: Vec<String> = written.iter().map(|path| supervisor.display_path(path)).collect();
+            format!(", {} of them in {}", found.in_written, names.join(", "))
+        } else {
+            String::new()
+        };
+        let more = if found.scan_incomplete { " or more" } else { "" };
+        let dir = if found.manifest_dir == supervisor.workspace_root() {
+            String::new()
+        } else {
+            format!(" in {}", supervisor.display_path(&found.manifest_dir))
+        };
+        text.push_str(&format!(
+            "; NOT checked: the doc-tests of crate {} ({}{more} in {} file{}{in_written}), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            found.crate_name,
+            found.total,
+            found.files,
+            plural(found.files),
+            found.crate_name
+        ));
+    }
+    text
+}
+
+/// Whether a set published for a written Go file is gopls saying that no package contains
+/// the file (`No packages found for open file …: if this file contains build tags, try adding
+/// "-tags=<build tag>" …`): gopls does not type-check it at all.
+fn gopls_found_no_package(raw: &[Value]) -> bool {
+    raw.iter().any(|diagnostic| {
+        diagnostic.get("message").and_then(Value::as_str).is_some_and(|message| message.contains("No packages found for open file"))
+    })
+}
+
+/// GOOS values the go tool knows (file name suffixes and build constraint terms).
+const GO_OS_NAMES: &[&str] = &[
+    "aix",
+    "android",
+    "darwin",
+    "dragonfly",
+    "freebsd",
+    "hurd",
+    "illumos",
+    "ios",
+    "js",
+    "linux",
+    "nacl",
+    "netbsd",
+    "openbsd",
+    "plan9",
+    "solaris",
+    "wasip1",
+    "windows",
+    "zos",
+];
+/// GOARCH values the go tool knows.
+const GO_ARCH_NAMES: &[&str] = &[
+    "386",
+    "amd64",
+    "amd64p32",
+    "arm",
+    "arm64",
+    "arm64be",
+    "armbe",
+    "loong64",
+    "mips",
+    "mips64",
+    "mips64le",
+    "mips64p32",
+    "mips64p32le",
+    "mipsle",
+    "ppc",
+    "ppc64",
+    "ppc64le",
+    "riscv",
+    "riscv64",
+    "s390",
+    "s390x",
+    "sparc",
+    "sparc64",
+    "wasm",
+];
+
+/// The GOOS/GOARCH this process would build for by default: `GOOS`/`GOARCH` from the
+/// environment, else the host's.
+fn host_go_target() -> (String, String) {
+    let os = std::env::var("GOOS").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| std::env::consts::OS.to_owned());
+    let arch = std::env::var("GOARCH").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| {
+        match std::env::consts::ARCH {
+            "x86_64" => "amd64",
+            "x86" => "386",
+            "aarch64" => "arm64",
+            "powerpc64" => "ppc64le",
+            "riscv64" => "riscv64",
+            "s390x" => "s390x",
+            other => other,
+        }
+        .to_owned()
+    });
+    (os, arch)
+}
+
+/// Why gopls did not check the Go file `path` and the next step that does: its build
+/// constraint (`//go:build` or `// +build` lines before `package`) and its file-name suffix
+/// (`_js.go`, `_linux_arm64.go`) name a GOOS/GOARCH or tags the current configuration lacks; the
+/// next step is a `go vet` of its package with the GOOS/GOARCH/tags they name (run from `root`).
+fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut constraints: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("package ") {
+            break;
+        }
+        if trimmed.starts_with("//go:build") || trimmed.starts_with("// +build") {
+            constraints.push(trimmed.to_owned());
+        }
+    }
+    let name = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("");
+    let name = name.strip_suffix("_test").unwrap_or(name);
+    let parts: Vec<&str> = name.split('_').skip(1).collect();
+    let (mut goos, mut goarch): (Option<String>, Option<String>) = (None, None);
+    match parts.as_slice() {
+        [.., os, arch] if GO_OS_NAMES.contains(os) && GO_ARCH_NAMES.contains(arch) => {
+            goos = Some((*os).to_owned());
+            goarch = Some((*arch).to_owned());
+        }
+        [.., last] if GO_OS_NAMES.contains(last) => goos = Some((*last).to_owned()),
+        [.., last] if GO_ARCH_NAMES.contains(last) => goarch = Some((*last).to_owned()),
+        _ => (),
+    }
+    // Terms the constraint requires (not negated): GOOS, GOARCH, or tags.
+    let mut tags: Vec<String> = Vec::new();
+    let mut ignored = false;
+    for constraint in &constraints {
+        let expression = constraint.trim_start_matches("//go:build").trim_start_matches("// +build");
+        let mut term = String::new();
+        let mut negated = false;
+        for ch in expression.chars().chain(std::iter::once(' ')) {
+            if ch.is_alphanumeric() || ch == '_' || ch == '.' {
+                term.push(ch);
+                continue;
+            }
+            if !term.is_empty() && !negated {
+                if term == "ignore" {
+                    ignored = true;
+                } else if GO_OS_NAMES.contains(&term.as_str()) || term == "unix" {
+                    if goos.is_none() && term != "unix" {
+                        goos = Some(term.clone());
+                    }
+                } else if GO_ARCH_NAMES.contains(&term.as_str()) {
+                    goarch.get_or_insert_with(|| term.clone());
+                } else if !term.starts_with("go1.") && term != "cgo" && term != "gc" && term != "gccgo" && !tags.contains(&term) {
+                    tags.push(term.clone());
+                }
+            }
+            term.clear();
+            negated = ch == '!';
+        }
+    }
+    let (host_os, host_arch) = host_go_target();
+    if goarch.is_none() && matches!(goos.as_deref(), Some("js" | "wasip1")) {
+        goarch = Some("wasm".to_owned());
+    }
+    let dir = path.parent().unwrap_or(root);
+    let package = match dir.strip_prefix(root) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
+        Ok(relative) => format!("./{}", relative.display()),
+        Err(_) => dir.display().to_string(),
+    };
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("the file");
+    let constraint_text = if constraints.is_empty() { String::new() } else { format!(" (`{}`)", constraints.join("` and `")) };
+    if ignored {
+        return format!(
+            "{server_id} does not build {file_name}: its build constraint{constraint_text} excludes it from every build; check it on its own with `go vet {}`",
+            path.display()
+        );
+    }
+    let mut command = Vec::new();
+    if let Some(os) = goos.as_ref().filter(|os| **os != host_os) {
+        command.push(format!("GOOS={os}"));
+    }
+    if let Some(arch) = goarch.as_ref().filter(|arch| **arch != host_arch) {
+        command.push(format!("GOARCH={arch}"));
+    }
+    command.push("go vet".to_owned());
+    if !tags.is_empty() {
+        command.push(format!("-tags={}", tags.join(",")));
+    }
+    command.push(package);
+    let suffix = if goos.is_some() || goarch.is_some() { format!(", file name `{file_name}`") } else { String::new() };
+    format!(
+        "{server_id} does not build {file_name} under the current GOOS={host_os} GOARCH={host_arch} and build tags (its build constraints{constraint_text}{suffix} exclude it; {server_id} reports \"No packages found\" for it), so no change in it was checked; next step: run `{}` in {} (e.g. through an exec tool), or give {server_id} that GOOS/GOARCH in its environment or the tags in its \"buildFlags\" setting",
+        command.join(" "),
+        root.display()
+    )
 }
 
 /// Pulls `path`'s diagnostics (`textDocument/diagnostic`).
@@ -1382,6 +1773,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let server_id = &check.server_id;
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
+        let mut files_with_new: usize = 0;
+        // Written files the server does not build (excluded by build constraints).
+        let mut not_built: Vec<String> = Vec::new();
         let mut files_json = Vec::new();
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
@@ -1394,7 +1788,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
                     ledger.preview_new(&file.path, before.as_deref(), &current).iter().any(|record| record.severity == Severity::Error)
                 }
-                FileDiagnostics::Unavailable(_) => false,
+                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => false,
             });
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
@@ -1410,6 +1804,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     any_unavailable = true;
                     lines.push(format!("{display}: diagnostics unavailable: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "unavailable", "reason": reason}));
+                }
+                FileDiagnostics::NotBuilt(reason) => {
+                    any_unavailable = true;
+                    not_built.push(display.clone());
+                    lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
+                    files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
                 FileDiagnostics::Checked { before, after, notes } => {
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
@@ -1429,19 +1829,25 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     total_new += diff.new.len();
                     total_resolved += resolved.len();
                     if !diff.new.is_empty() {
+                        files_with_new += 1;
                         let shown = diff.new.len().min(cap);
                         // Without a pre-write state nothing says which of them the write caused.
-                        let heading = if had_state {
-                            "new diagnostics introduced by this write"
-                        } else {
-                            "diagnostics after this write, not known to be new (no pre-write state was taken)"
+                        let heading = match &check.attribution {
+                            Some(reason) => format!("diagnostics after this write, not known to be new ({reason})"),
+                            None if had_state => "new diagnostics introduced by this write".to_owned(),
+                            None => "diagnostics after this write, not known to be new (no pre-write state was taken)".to_owned(),
                         };
                         lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
                     }
                     if !resolved.is_empty() {
                         let shown = resolved.len().min(cap);
-                        lines.push(format!("{display}: resolved by this write ({}, {server_id}):", count_text(shown, resolved.len())));
+                        let heading = if check.attribution.is_some() {
+                            "no longer reported after this write, not known to be resolved by it (see the note below)"
+                        } else {
+                            "resolved by this write"
+                        };
+                        lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, resolved.len())));
                         lines.extend(shown_list(&resolved, &display));
                     }
                     if !hidden.is_empty() {
@@ -1479,7 +1885,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             }
         }
         let written_display: Vec<String> = check.written.iter().map(|path| supervisor.display_path(path)).collect();
-        let written_text = written_display.join(", ");
+        let written_text = written_display.iter().filter(|name| !not_built.contains(name)).cloned().collect::<Vec<_>>().join(", ");
         let more_clean = clean_dependents.saturating_sub(8);
         let mut clean_text = clean.join(", ");
         if more_clean > 0 {
@@ -1521,17 +1927,42 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 (format!("checked: {written_text} only; files that import it were not checked: {reason}; {}", next_step()), false)
             }
         };
+        if written_text.is_empty() {
+            // Nothing written was built: no claim about the project either.
+            let (verb, pronoun) = if not_built.len() == 1 { ("is", "it") } else { ("are", "them") };
+            tail.push(format!(
+                "checked: nothing: {} {verb} not built by {server_id} in its current configuration, so no change in {pronoun} was checked (see above)",
+                not_built.join(", ")
+            ));
+            for note in &check.notes {
+                tail.push(format!("note: {note}"));
+            }
+            servers_json.push(
+                json!({"server": server_id, "written": written_display, "scope": "not built", "files": files_json, "notes": check.notes}),
+            );
+            continue;
+        }
+        let checked_line = if not_built.is_empty() {
+            checked_line
+        } else {
+            format!("{checked_line}; not checked: {} (not built by {server_id}, see above)", not_built.join(", "))
+        };
+        // "elsewhere" must not deny the files listed above with new diagnostics.
+        let others = if files_with_new > 0 { "in the other files of the checked project" } else { "elsewhere in the checked project" };
         if !clean_text.is_empty() {
-            let elsewhere = if project_wide { " or elsewhere in the checked project" } else { "" };
+            let elsewhere = if project_wide { format!(" or {others}") } else { String::new() };
             tail.push(format!("no new {what} in {clean_text}{elsewhere} ({server_id})"));
         } else if project_wide {
-            tail.push(format!("no new {what} elsewhere in the checked project ({server_id})"));
+            tail.push(format!("no new {what} {others} ({server_id})"));
         }
         tail.push(checked_line);
+        if let Some(reason) = &check.attribution {
+            tail.push(format!("note: what differs from the state before this write is not known to be new: {reason}"));
+        }
         for note in &check.notes {
             tail.push(format!("note: {note}"));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution}));
     }
     lines.extend(tail);
     if unresolved > 0 {

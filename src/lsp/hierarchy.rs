@@ -261,7 +261,7 @@ fn step_entries(answer: &Value, dir: &Direction, server_id: &str) -> Result<Vec<
 /// `unavailable` when the file's server lacks the capability (naming the installed server that
 /// has it); the request errors of [`request_error`].
 pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Result<ToolOutput, ToolError> {
-    let dir = direction(&args.op);
+    let dir = direction(args.op.as_str());
     let op = dir.op;
     let depth = args.depth.unwrap_or(1);
     if depth == 0 || depth > MAX_HIERARCHY_DEPTH {
@@ -710,7 +710,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             };
             if shown < CALL_SITES_SHOWN {
                 let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
-                out.push_str(&format!("      {location}: {}{times}\n", site_place.text));
+                out.push_str(&format!("      {location}: {}{times}\n", site_place.shown()));
             }
             let mut value = site_place.to_json();
             value["calls"] = json!(count);

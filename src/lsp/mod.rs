@@ -19,6 +19,7 @@
 //!   parameters and locals marked).
 //! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
 //!   dependency code shortened to package + path inside it.
+//! - [`trust`]: what a restricted run turns off per server and checker (workspace trust).
 //! - [`uri`]: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -43,6 +44,7 @@ pub mod servers;
 pub mod supervisor;
 pub mod syntax;
 pub mod tool;
+pub mod trust;
 pub mod uri;
 
 use std::ffi::OsString;
@@ -53,7 +55,9 @@ pub use client::{
     StoredDiagnostics,
 };
 pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{builtin_servers, find_root, resolve_binary, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
+pub use servers::{
+    builtin_servers, find_root, resolve_binary, resolve_binary_for, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck,
+};
 pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).

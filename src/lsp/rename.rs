@@ -34,6 +34,7 @@ use crate::tier::Tier;
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp_rename".to_owned(),
+        title: "Rename symbol (language server)".to_owned(),
         description: "Rename a symbol across the project with its language server (rust-analyzer, pyright, typescript-language-server, gopls, clangd). \
 Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
@@ -41,15 +42,9 @@ Returns the files and edit counts, then the diagnostics the rename introduced. \
 With `preview: true` nothing is written: the edit is staged like an ast_edit (an edit_id and a unified-diff preview); `resolve` accepts (all-or-nothing, refused if any file changed since) or discards it."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: {
-            let mut properties = crate::lsp::tool::position_address_properties();
-            properties.insert("new_name".to_owned(), json!({"type": "string", "minLength": 1, "description": "The new identifier."}));
-            properties.insert(
-                "preview".to_owned(),
-                json!({"type": "boolean", "description": "Stage the rename instead of writing it: returns an edit_id and a diff preview; `resolve` accepts or discards it (default false: write at once)."}),
-            );
-            json!({"type": "object", "properties": properties, "required": ["file", "line", "symbol", "new_name"], "additionalProperties": false})
-        },
+        input_schema: crate::schema::input_schema::<RenameArguments>(),
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
     }
@@ -60,14 +55,25 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     registry.register(descriptor(), Arc::new(call));
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `lsp_rename` (its input schema is derived from this struct).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct RenameArguments {
+    #[schemars(description = crate::lsp::tool::FILE_DOC)]
     file: String,
+    #[schemars(description = crate::lsp::tool::LINE_DOC, range(min = 1))]
     line: u32,
+    #[schemars(description = crate::lsp::tool::SYMBOL_DOC, length(min = 1))]
     symbol: String,
+    #[schemars(description = crate::lsp::tool::OCCURRENCE_DOC, range(min = 1))]
     occurrence: Option<usize>,
+    /// The new identifier.
+    #[schemars(length(min = 1))]
     new_name: String,
+    #[schemars(description = crate::lsp::tool::SERVER_DOC)]
     server: Option<String>,
+    /// Stage the rename instead of writing it: returns an edit_id and a diff preview; `resolve`
+    /// accepts or discards it (default false: write at once).
     #[serde(default)]
     preview: bool,
 }
@@ -261,7 +267,15 @@ pub(crate) fn stage_plan(
             operation: planned.operation.clone(),
         })
         .collect();
-    let staged = store.stage(crate::staged::StagedChange { tool, description, change_noun: "edit", files, warnings });
+    let staged = store.stage(crate::staged::StagedChange {
+        tool,
+        description,
+        change_noun: "edit",
+        files,
+        warnings,
+        restage_hint: None,
+        held: false,
+    });
     Ok((staged, store.config().max_pending_edits))
 }
 

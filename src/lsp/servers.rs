@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::python_env::{resolve_project_interpreter, PythonInterpreter};
+use crate::trust::WorkspaceTrust;
 
 /// How the root of a file is found from the markers (all strategies stop at the workspace root).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -464,12 +465,28 @@ pub struct BinaryLookup {
 }
 
 /// Resolves `definition`'s binary for `root` (the project-local bin directories of `root` and of
-/// `workspace_root` first, then `path_env`, the value of `PATH`).
+/// `workspace_root` first, then `path_env`, the value of `PATH`) in a trusted run; see
+/// [`resolve_binary_for`].
 pub fn resolve_binary(
     definition: &ServerDefinition,
     root: Option<&Path>,
     workspace_root: &Path,
     path_env: Option<&OsString>,
+) -> BinaryLookup {
+    resolve_binary_for(definition, root, workspace_root, path_env, WorkspaceTrust::Trusted)
+}
+
+/// Resolves `definition`'s binary for `root`. Trusted: the project-local bin directories of
+/// `root` and of `workspace_root` first, then `path_env` (a `PATH` value; relative entries are
+/// skipped). Restricted: `path_env` only, and a candidate that resolves inside the workspace
+/// (through a symlink, or a `PATH` entry pointing there) is skipped — the checkout's own
+/// binaries are never chosen.
+pub fn resolve_binary_for(
+    definition: &ServerDefinition,
+    root: Option<&Path>,
+    workspace_root: &Path,
+    path_env: Option<&OsString>,
+    trust: WorkspaceTrust,
 ) -> BinaryLookup {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let mut local_bases: Vec<&Path> = Vec::new();
@@ -479,19 +496,24 @@ pub fn resolve_binary(
     if root != Some(workspace_root) {
         local_bases.push(workspace_root);
     }
-    for base in local_bases {
-        for local in ["node_modules/.bin", ".venv/bin", "venv/bin"] {
-            dirs.push(base.join(local));
+    if !trust.is_restricted() {
+        for base in local_bases {
+            for local in crate::lsp::trust::PROJECT_LOCAL_BIN_DIRS {
+                dirs.push(base.join(local));
+            }
         }
     }
     if let Some(path_env) = path_env {
         dirs.extend(std::env::split_paths(path_env).filter(|dir| dir.is_absolute()));
     }
+    let allowed = |candidate: &Path| {
+        is_executable_file(candidate) && !(trust.is_restricted() && crate::trust::resolves_inside(workspace_root, candidate))
+    };
     let mut names_tried = definition.binary_names.clone();
     for name in &definition.binary_names {
         for dir in &dirs {
             let candidate = dir.join(name);
-            if is_executable_file(&candidate) {
+            if allowed(&candidate) {
                 return BinaryLookup { path: Some(candidate), names_tried, dirs_searched: dirs };
             }
         }
@@ -508,7 +530,7 @@ pub fn resolve_binary(
                     let Some(version) = file_name.strip_prefix(name.as_str()).and_then(|rest| rest.strip_prefix('-')) else { continue };
                     let Ok(version) = version.parse::<u32>() else { continue };
                     let candidate = entry.path();
-                    if is_executable_file(&candidate) && best.as_ref().is_none_or(|(best_version, _)| version > *best_version) {
+                    if allowed(&candidate) && best.as_ref().is_none_or(|(best_version, _)| version > *best_version) {
                         best = Some((version, candidate));
                     }
                 }

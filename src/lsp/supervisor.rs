@@ -20,11 +20,12 @@ use crate::error::{ErrorKind, ToolError};
 use crate::events::{EventLevel, RunEvent};
 use crate::lsp::client::{representative_file, LanguageServer, Readiness};
 use crate::lsp::servers::{
-    builtin_servers, configure_for_root, find_root, merge_servers, resolve_binary, BinaryLookup, ProjectSettings, RootLookup,
+    builtin_servers, configure_for_root, find_root, merge_servers, resolve_binary_for, BinaryLookup, ProjectSettings, RootLookup,
     ServerDefinition,
 };
 use crate::lsp::{LspConfig, WorkspaceEditApplier};
 use crate::python_env::PythonInterpreter;
+use crate::trust::{restricted_search_path, WorkspaceTrust};
 
 /// A server ready for one call, plus notes the answer must carry (e.g. "restarted after a
 /// crash").
@@ -41,6 +42,8 @@ pub struct ServerLease {
 pub struct LspSupervisor {
     workspace_root: PathBuf,
     config: LspConfig,
+    /// Restricted: nothing the checkout provides is run (see [`crate::lsp::trust`]).
+    workspace_trust: WorkspaceTrust,
     table: Vec<Arc<ServerDefinition>>,
     instances: Mutex<BTreeMap<InstanceKey, Arc<Mutex<Instance>>>>,
     edit_applier: Arc<Mutex<Option<Arc<dyn WorkspaceEditApplier>>>>,
@@ -80,6 +83,9 @@ struct Instance {
     next_start_at: Option<Instant>,
     /// Documents to reopen on the next start.
     reopen: Vec<PathBuf>,
+    /// Restricted runs: the line every answer of the running process carries (what restricted
+    /// mode turned off).
+    restricted_note: Option<String>,
     /// Servers with Python project settings: the interpreter the running process was given
     /// (or why none resolved), its fingerprint, and when it was last compared with a fresh
     /// resolution.
@@ -115,6 +121,7 @@ impl LspSupervisor {
             workspace_root: workspace_root.to_path_buf(),
             table: table.into_iter().map(Arc::new).collect(),
             config,
+            workspace_trust: WorkspaceTrust::Trusted,
             instances: Mutex::new(BTreeMap::new()),
             edit_applier: Arc::new(Mutex::new(None)),
             binary_cache: Mutex::new(HashMap::new()),
@@ -122,6 +129,19 @@ impl LspSupervisor {
             checker_cache: crate::lsp::checker::CheckerCache::default(),
             answer_cache: crate::lsp::listing::AnswerCache::default(),
         }
+    }
+
+    /// The supervisor with `trust` as its workspace trust level (default trusted; the run
+    /// builder passes the run's). Set it before the first server starts.
+    #[must_use]
+    pub fn with_workspace_trust(mut self, trust: WorkspaceTrust) -> LspSupervisor {
+        self.workspace_trust = trust;
+        self
+    }
+
+    /// The workspace trust level servers and checkers start under.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.workspace_trust
     }
 
     /// The configuration.
@@ -215,13 +235,25 @@ impl LspSupervisor {
         }
         let path_env = self.path_env();
         let mut reasons = Vec::new();
+        let mut refused = false;
         for definition in candidates {
             let root_lookup = find_root(definition, &self.workspace_root, file);
             let binary_lookup = self.cached_binary(definition, root_lookup.root.as_deref(), path_env.as_ref());
             match (&root_lookup.root, &binary_lookup.path) {
-                (Some(root), Some(binary)) => return Ok((Arc::clone(definition), root.clone(), binary.clone())),
+                (Some(root), Some(binary)) => match self.restricted_refusal(definition, root) {
+                    None => return Ok((Arc::clone(definition), root.clone(), binary.clone())),
+                    Some(why) => {
+                        refused = true;
+                        reasons.push(format!("{}: not started in a restricted workspace: {why}", definition.id));
+                    }
+                },
                 _ => reasons.push(self.describe_missing_half(definition, &root_lookup, &binary_lookup)),
             }
+        }
+        if refused {
+            return Err(ToolError::new(ErrorKind::Unavailable, format!("no language server can serve {relative}: {}", reasons.join("; ")))
+                .with_hint("workspace trust is restricted, so nothing the checkout provides is run; a human who trusts this checkout can pass --workspace-trust trusted (RunBuilder::workspace_trust)")
+                .with_details(json!({"reasons": reasons, "workspace_trust": self.workspace_trust})));
         }
         Err(ToolError::new(ErrorKind::Unavailable, format!("no language server can serve {relative}: {}", reasons.join("; ")))
             .with_hint(
@@ -240,7 +272,7 @@ impl LspSupervisor {
             .filter_map(|definition| {
                 let root = find_root(definition, &self.workspace_root, file).root?;
                 let binary = self.cached_binary(definition, Some(&root), path_env.as_ref()).path?;
-                Some((Arc::clone(definition), root, binary))
+                self.restricted_refusal(definition, &root).is_none().then(|| (Arc::clone(definition), root, binary))
             })
             .collect()
     }
@@ -292,7 +324,10 @@ impl LspSupervisor {
             .running_servers()
             .into_iter()
             .filter(|server| wanted(server.id()))
-            .map(|server| ServerLease { server, notes: Vec::new() })
+            .map(|server| {
+                let notes = self.restricted_note_of(server.id(), server.root()).into_iter().collect();
+                ServerLease { server, notes }
+            })
             .collect();
         let mut notes = Vec::new();
         // (definition, root) pairs with a marker at the workspace root, else of the one root.
@@ -342,6 +377,14 @@ impl LspSupervisor {
                 continue;
             }
             if self.cached_binary(definition, Some(&root), path_env.as_ref()).path.is_none() {
+                continue;
+            }
+            if let Some(why) = self.restricted_refusal(definition, &root) {
+                notes.push(format!(
+                    "note: {} @ {} not started (workspace trust restricted): {why}",
+                    definition.id,
+                    self.display_path(&root)
+                ));
                 continue;
             }
             chosen.push((Arc::clone(definition), root));
@@ -410,14 +453,18 @@ impl LspSupervisor {
         for (definition, root, binary) in keys {
             let binary = match binary {
                 Some(binary) => binary,
-                None => match resolve_binary(&definition, Some(&root), &self.workspace_root, self.path_env().as_ref()).path {
-                    Some(binary) => binary,
-                    None => {
-                        lines.push(format!("{} @ {}: binary no longer found; stopped", definition.id, self.display_path(&root)));
-                        self.stop(&definition.id, &root);
-                        continue;
+                None => {
+                    match resolve_binary_for(&definition, Some(&root), &self.workspace_root, self.path_env().as_ref(), self.workspace_trust)
+                        .path
+                    {
+                        Some(binary) => binary,
+                        None => {
+                            lines.push(format!("{} @ {}: binary no longer found; stopped", definition.id, self.display_path(&root)));
+                            self.stop(&definition.id, &root);
+                            continue;
+                        }
                     }
-                },
+                }
             };
             let slot = self.slot(&definition.id, &root);
             let mut instance = slot.lock();
@@ -475,19 +522,21 @@ impl LspSupervisor {
             }
             drop(instances);
             roots.sort();
-            let binary = resolve_binary(definition, None, &self.workspace_root, path_env.as_ref());
+            let binary = resolve_binary_for(definition, None, &self.workspace_root, path_env.as_ref(), self.workspace_trust);
             let mut root_statuses = Vec::new();
             for root in &roots {
-                let root_binary = resolve_binary(definition, Some(root), &self.workspace_root, path_env.as_ref());
+                let root_binary = resolve_binary_for(definition, Some(root), &self.workspace_root, path_env.as_ref(), self.workspace_trust);
                 let marker = find_root(definition, &self.workspace_root, &root.join(".runbound-probe")).marker;
                 let slot = self.instances.lock().get(&(definition.id.clone(), root.clone())).cloned();
                 let mut interpreter: Option<Result<PythonInterpreter, String>> = None;
                 let mut start_backoff: (u32, Option<u64>) = (0, None);
+                let mut restricted: Option<String> = None;
                 let (running, restarts, last_exit, last_start_error) = match slot {
                     Some(slot) => {
                         let instance = slot.lock();
                         if instance.server.is_some() {
                             interpreter = instance.interpreter.as_ref().map(|in_use| in_use.resolved.clone());
+                            restricted = instance.restricted_note.clone();
                         }
                         let running = instance.server.as_ref().map(|server| {
                             let snapshot = server.snapshot();
@@ -516,7 +565,21 @@ impl LspSupervisor {
                 if interpreter.is_none() && definition.project_settings != ProjectSettings::None {
                     interpreter = configure_for_root(definition, root, &self.workspace_root, path_env.as_ref()).interpreter;
                 }
+                if restricted.is_none() && self.workspace_trust.is_restricted() {
+                    restricted = Some(match (&root_binary.path, self.restricted_refusal(definition, root)) {
+                        (_, Some(why)) => format!("workspace trust: restricted — {} is not started: {why}", definition.id),
+                        (Some(binary), None) => {
+                            let mut configured = configure_for_root(definition, root, &self.workspace_root, path_env.as_ref());
+                            match self.restrict(&mut configured, root, binary) {
+                                Ok(note) => note,
+                                Err(why) => format!("workspace trust: restricted — {} is not started: {why}", definition.id),
+                            }
+                        }
+                        (None, None) => format!("workspace trust: restricted — {} binary not found outside the workspace", definition.id),
+                    });
+                }
                 root_statuses.push(RootStatus {
+                    restricted,
                     interpreter: interpreter.map(|resolved| match resolved {
                         Ok(found) => InterpreterStatus {
                             python: Some(crate::python_env::display_interpreter_path(&self.workspace_root, &found.python)),
@@ -553,7 +616,12 @@ impl LspSupervisor {
                 roots: root_statuses,
             });
         }
-        LspStatus { workspace_root: self.workspace_root.display().to_string(), servers, disabled: self.config.disabled_servers.clone() }
+        LspStatus {
+            workspace_root: self.workspace_root.display().to_string(),
+            workspace_trust: self.workspace_trust,
+            servers,
+            disabled: self.config.disabled_servers.clone(),
+        }
     }
 
     /// `path` relative to the workspace root (`.` for the root itself), or absolute with an
@@ -589,7 +657,10 @@ impl LspSupervisor {
         }
         if let Some(server) = &instance.server {
             match server.exit_description() {
-                None => return Ok(ServerLease { server: Arc::clone(server), notes }),
+                None => {
+                    notes.extend(instance.restricted_note.clone());
+                    return Ok(ServerLease { server: Arc::clone(server), notes });
+                }
                 Some(how) => {
                     let lived = server.started_at().elapsed();
                     notes.push(format!("note: {} (pid {}) had exited after {} s: {how}", definition.id, server.pid(), lived.as_secs()));
@@ -648,6 +719,7 @@ impl LspSupervisor {
             }
         }
         let server = self.start_into(&mut instance, definition, root, binary, deadline)?;
+        notes.extend(instance.restricted_note.clone());
         if restarting && !notes.is_empty() {
             instance.restarts += 1;
             notes.push(format!(
@@ -713,7 +785,20 @@ impl LspSupervisor {
     ) -> Result<Arc<LanguageServer>, ToolError> {
         instance.last_start_attempt = Some(Instant::now());
         let timeout = self.config.initialize_timeout.min(deadline.saturating_duration_since(Instant::now()));
-        let configured = configure_for_root(definition, root, &self.workspace_root, self.path_env().as_ref());
+        let mut configured = configure_for_root(definition, root, &self.workspace_root, self.path_env().as_ref());
+        instance.restricted_note = None;
+        if self.workspace_trust.is_restricted() {
+            match self.restrict(&mut configured, root, binary) {
+                Ok(note) => instance.restricted_note = Some(note),
+                Err(why) => {
+                    return Err(ToolError::new(
+                        ErrorKind::Unavailable,
+                        format!("{} @ {} is not started in a restricted workspace: {why}", definition.id, self.display_path(root)),
+                    )
+                    .with_hint("a human who trusts this checkout can pass --workspace-trust trusted (RunBuilder::workspace_trust)"))
+                }
+            }
+        }
         instance.interpreter = configured.interpreter.map(|resolved| InterpreterInUse {
             fingerprint: interpreter_fingerprint(&resolved),
             resolved,
@@ -818,6 +903,29 @@ impl LspSupervisor {
         Arc::clone(self.instances.lock().entry((id.to_owned(), root.to_path_buf())).or_default())
     }
 
+    /// The restricted-mode line of the running process of `id` for `root`, if any.
+    fn restricted_note_of(&self, id: &str, root: &Path) -> Option<String> {
+        let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned()?;
+        // Never wait for a slot another call holds while starting its server.
+        let note = slot.try_lock().and_then(|instance| instance.restricted_note.clone());
+        note.or_else(|| self.workspace_trust.is_restricted().then(|| format!("workspace trust: restricted — {id}")))
+    }
+
+    /// Restricted runs: why `definition` must not start for `root` (see
+    /// [`crate::lsp::trust::server_refusal`]); always `None` when trusted.
+    fn restricted_refusal(&self, definition: &ServerDefinition, root: &Path) -> Option<String> {
+        if !self.workspace_trust.is_restricted() {
+            return None;
+        }
+        crate::lsp::trust::server_refusal(definition, root, &self.workspace_root)
+    }
+
+    /// Applies restricted mode to a server's start configuration ([`crate::lsp::trust`]).
+    fn restrict(&self, configured: &mut crate::lsp::servers::RootConfiguration, root: &Path, binary: &Path) -> Result<String, String> {
+        let child_path = restricted_search_path(std::env::var_os("PATH").as_deref(), &self.workspace_root);
+        crate::lsp::trust::restrict_server(configured, root, &self.workspace_root, binary, &child_path, self.path_env().as_ref())
+    }
+
     fn cached_binary(&self, definition: &ServerDefinition, root: Option<&Path>, path_env: Option<&OsString>) -> BinaryLookup {
         let key = (definition.id.clone(), root.map(Path::to_path_buf));
         if let Some((at, lookup)) = self.binary_cache.lock().get(&key) {
@@ -826,13 +934,19 @@ impl LspSupervisor {
                 return lookup.clone();
             }
         }
-        let lookup = resolve_binary(definition, root, &self.workspace_root, path_env);
+        let lookup = resolve_binary_for(definition, root, &self.workspace_root, path_env, self.workspace_trust);
         self.binary_cache.lock().insert(key, (Instant::now(), lookup.clone()));
         lookup
     }
 
+    /// The search path for binaries and `python3`: `RunConfig::lsp.search_path`, else `PATH`;
+    /// restricted runs drop relative entries and those inside the workspace.
     fn path_env(&self) -> Option<OsString> {
-        self.config.search_path.clone().or_else(|| std::env::var_os("PATH"))
+        let path = self.config.search_path.clone().or_else(|| std::env::var_os("PATH"));
+        match self.workspace_trust {
+            WorkspaceTrust::Trusted => path,
+            WorkspaceTrust::Restricted => restricted_search_path(path.as_deref(), &self.workspace_root).value,
+        }
     }
 
     fn describe_missing_half(&self, definition: &ServerDefinition, root: &RootLookup, binary: &BinaryLookup) -> String {
@@ -887,6 +1001,8 @@ impl std::fmt::Debug for LspSupervisor {
 pub struct LspStatus {
     /// The workspace root.
     pub workspace_root: String,
+    /// The run's workspace trust level.
+    pub workspace_trust: WorkspaceTrust,
     /// Every configured server, in preference order.
     pub servers: Vec<ServerStatus>,
     /// Server ids disabled by configuration.
@@ -936,6 +1052,9 @@ pub struct RootStatus {
     pub start_failures: u32,
     /// Within the start backoff: ms until the next start attempt is allowed.
     pub next_start_in_ms: Option<u64>,
+    /// Restricted runs: what restricted mode turns off for this server and root (the line its
+    /// answers carry), or why it is not started.
+    pub restricted: Option<String>,
 }
 
 /// The Python interpreter of one root in [`RootStatus`].
@@ -987,7 +1106,12 @@ pub struct RunningStatus {
 impl LspStatus {
     /// The status as text for the model or the CLI.
     pub fn to_text(&self) -> String {
-        let mut out = format!("language servers for {} ({} configured", self.workspace_root, self.servers.len());
+        let mut out = format!(
+            "language servers for {} (workspace trust: {}; {} configured",
+            self.workspace_root,
+            self.workspace_trust,
+            self.servers.len()
+        );
         if !self.disabled.is_empty() {
             out.push_str(&format!("; disabled: {}", self.disabled.join(", ")));
         }
@@ -1029,6 +1153,9 @@ impl LspStatus {
                     if Some(binary) != server.binary.as_ref() {
                         out.push_str(&format!("    binary for this root: {binary}\n"));
                     }
+                }
+                if let Some(restricted) = &root.restricted {
+                    out.push_str(&format!("    {restricted}\n"));
                 }
                 if let Some(interpreter) = &root.interpreter {
                     out.push_str(&format!("    interpreter: {}\n", interpreter.describe()));
@@ -1089,6 +1216,7 @@ impl LspStatus {
                             "notes": interpreter.notes,
                         })),
                         "start_failures": root.start_failures,
+                        "restricted": root.restricted,
                         "next_start_in_ms": root.next_start_in_ms,
                         "running": root.running.as_ref().map(|running| json!({
                             "pid": running.pid,
@@ -1105,7 +1233,7 @@ impl LspStatus {
                 })
             })
             .collect();
-        json!({"workspace_root": self.workspace_root, "servers": servers, "disabled": self.disabled})
+        json!({"workspace_root": self.workspace_root, "workspace_trust": self.workspace_trust, "servers": servers, "disabled": self.disabled})
     }
 }
 

@@ -34,21 +34,17 @@ use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
-/// The JSON Schema properties of line + symbol addressing, shared by `lsp` and `lsp_rename`:
-/// `file`, `line` (1-based), `symbol` (a substring of the line), `occurrence` (1-based) and
-/// `server` (force a server id).
-pub(crate) fn position_address_properties() -> serde_json::Map<String, Value> {
-    [
-        ("file", json!({"type": "string", "description": "File path, relative to the workspace root (or absolute inside it)."})),
-        ("line", json!({"type": "integer", "minimum": 1, "description": "1-based line number in `file`."})),
-        ("symbol", json!({"type": "string", "minLength": 1, "description": "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment."})),
-        ("occurrence", json!({"type": "integer", "minimum": 1, "description": "Which occurrence of `symbol` on the line (1-based) when it occurs several times."})),
-        ("server", json!({"type": "string", "description": "Force a server id (e.g. `pylsp` instead of the default `pyright` for Python)."})),
-    ]
-    .into_iter()
-    .map(|(name, schema)| (name.to_owned(), schema))
-    .collect()
-}
+/// Descriptions of line + symbol addressing, shared by the argument structs of `lsp`,
+/// `lsp_rename` and `lsp_code_action` (their schemas are derived from those structs).
+pub(crate) const FILE_DOC: &str = "File path, relative to the workspace root (or absolute inside it).";
+/// See [`FILE_DOC`].
+pub(crate) const LINE_DOC: &str = "1-based line number in `file`.";
+/// See [`FILE_DOC`].
+pub(crate) const SYMBOL_DOC: &str = "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment.";
+/// See [`FILE_DOC`].
+pub(crate) const OCCURRENCE_DOC: &str = "Which occurrence of `symbol` on the line (1-based) when it occurs several times.";
+/// See [`FILE_DOC`].
+pub(crate) const SERVER_DOC: &str = "Force a server id (e.g. `pylsp` instead of the default `pyright` for Python).";
 
 /// Every `lsp` op, in the order the schema lists them.
 pub const OPS: [&str; 14] = [
@@ -72,6 +68,7 @@ pub const OPS: [&str; 14] = [
 pub fn descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "lsp".to_owned(),
+        title: "Language server query".to_owned(),
         description: "Ask the project's language server (rust-analyzer, pyright, pylsp, typescript-language-server, gopls, clangd, dart). \
 Address a position by `line` (1-based) plus `symbol`, a substring of that line containing the identifier — never a column. \
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
@@ -83,34 +80,9 @@ Every list says `showing A–B of N; next: offset=B` when it continues: pass `of
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
             .to_owned(),
         tier: Tier::Read,
-        input_schema: {
-            let mut properties = position_address_properties();
-            properties.insert(
-                "op".to_owned(),
-                json!({"type": "string", "enum": OPS, "description": "The operation."}),
-            );
-            properties.insert(
-                "query".to_owned(),
-                json!({"type": "string", "minLength": 1, "description": "symbols: workspace symbol search text (without `file`, the servers of the workspace root are asked)."}),
-            );
-            properties.insert(
-                "offset".to_owned(),
-                json!({"type": "integer", "minimum": 0, "description": "Lists (references, implementation, definition, type_definition, symbols, diagnostics, incoming_calls, outgoing_calls, supertypes, subtypes): entries to skip; a list that continues ends with `next: offset=B`."}),
-            );
-            properties.insert(
-                "kind".to_owned(),
-                json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "description": format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]. Kinds: {}.", KINDS.join(", "))}),
-            );
-            properties.insert(
-                "depth".to_owned(),
-                json!({"type": "integer", "minimum": 1, "description": "symbols with `file`: 1 = top level only, 2 = also their members, …; default: all levels. incoming_calls, outgoing_calls, supertypes, subtypes: how many levels to follow (1–3, default 1; 2 = also the callers of the callers, …)."}),
-            );
-            properties.insert(
-                "locals".to_owned(),
-                json!({"type": "boolean", "description": "symbols: also list what is hidden by default — with `file`, parameters, local variables, anonymous callbacks inside functions and imports; with `query`, symbols declared inside functions (default false)."}),
-            );
-            json!({"type": "object", "properties": properties, "required": ["op"], "additionalProperties": false})
-        },
+        input_schema: crate::schema::input_schema::<LspArguments>(),
+        output_schema: None,
+        annotations: crate::registry::ToolAnnotations::READ_ONLY,
         parallel_safe: true,
         // Sized for `diagnostics "*"`: the project checker's own timeout (180 s by default) plus
         // 30 s for the root walk and the answer. Every other op ends its waits after
@@ -126,7 +98,7 @@ pub const LSP_TOOL_TIMEOUT: Duration = Duration::from_secs(210);
 /// project checker, which has its own timeout) ends its waits after
 /// [`crate::lsp::LspConfig::request_budget`].
 fn op_deadline(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments) -> Instant {
-    let project_check = args.op == "diagnostics" && args.file.as_deref() == Some("*");
+    let project_check = args.op == LspOp::Diagnostics && args.file.as_deref() == Some("*");
     if project_check {
         ctx.deadline()
     } else {
@@ -144,21 +116,73 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     registry.add_post_write_layer(layer);
 }
 
-#[derive(Debug, Deserialize)]
+/// The arguments of `lsp` (its input schema is derived from this struct).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct LspArguments {
-    pub(crate) op: String,
+    /// The operation.
+    pub(crate) op: LspOp,
+    #[schemars(description = FILE_DOC)]
     pub(crate) file: Option<String>,
+    #[schemars(description = LINE_DOC, range(min = 1))]
     pub(crate) line: Option<u32>,
+    #[schemars(description = SYMBOL_DOC, length(min = 1))]
     pub(crate) symbol: Option<String>,
+    #[schemars(description = OCCURRENCE_DOC, range(min = 1))]
     pub(crate) occurrence: Option<usize>,
+    /// symbols: workspace symbol search text (without `file`, the servers of the workspace
+    /// root are asked).
+    #[schemars(length(min = 1))]
     pub(crate) query: Option<String>,
+    #[schemars(description = SERVER_DOC)]
     pub(crate) server: Option<String>,
+    /// Lists (references, implementation, definition, type_definition, symbols, diagnostics,
+    /// incoming_calls, outgoing_calls, supertypes, subtypes): entries to skip; a list that
+    /// continues ends with `next: offset=B`.
     #[serde(default)]
     pub(crate) offset: usize,
+    #[schemars(
+        description = format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]. Kinds: {}.", KINDS.join(", ")),
+        length(min = 1)
+    )]
     pub(crate) kind: Option<Vec<String>>,
+    /// symbols with `file`: 1 = top level only, 2 = also their members, …; default: all
+    /// levels. incoming_calls, outgoing_calls, supertypes, subtypes: how many levels to follow
+    /// (1–3, default 1; 2 = also the callers of the callers, …).
+    #[schemars(range(min = 1))]
     pub(crate) depth: Option<usize>,
+    /// symbols: also list what is hidden by default — with `file`, parameters, local
+    /// variables, anonymous callbacks inside functions and imports; with `query`, symbols
+    /// declared inside functions (default false).
     #[serde(default)]
     pub(crate) locals: bool,
+}
+
+/// An `lsp` op (wire names as in [`OPS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LspOp {
+    Definition,
+    TypeDefinition,
+    Implementation,
+    References,
+    Hover,
+    IncomingCalls,
+    OutgoingCalls,
+    Supertypes,
+    Subtypes,
+    Symbols,
+    CodeActions,
+    Diagnostics,
+    Status,
+    Reload,
+}
+
+impl LspOp {
+    /// The op's wire name, from serde.
+    pub(crate) fn as_str(self) -> &'static str {
+        crate::schema::variant_name(&self).unwrap_or("status")
+    }
 }
 
 /// Time kept back from the call's deadline for formatting the answer.
@@ -584,7 +608,13 @@ pub(crate) struct Place {
     pub(crate) uri: String,
     /// 1-based.
     pub(crate) line: u32,
+    /// The source line (trimmed, cut at 200 characters); empty when not quoted.
     pub(crate) text: String,
+    /// Whether the line was read: lines are quoted from the workspace and from dependency code
+    /// the run knows (site-packages, toolchain sysroots, module and registry caches,
+    /// `node_modules`, standard libraries, system headers — [`ListedPath`]'s origins), never
+    /// from another outside file (a workspace configuration can point a server anywhere).
+    pub(crate) quoted: bool,
 }
 
 impl Place {
@@ -602,6 +632,15 @@ impl Place {
         self.path.as_ref().map(ListedPath::rank).unwrap_or(PathClass::Outside)
     }
 
+    /// The line as a list shows it, or why it is not shown.
+    pub(crate) fn shown(&self) -> &str {
+        if self.quoted {
+            &self.text
+        } else {
+            "(line not quoted: outside the workspace and its known dependency roots)"
+        }
+    }
+
     pub(crate) fn absolute(&self) -> Option<&Path> {
         self.path.as_ref().map(|path| path.absolute.as_path())
     }
@@ -612,7 +651,8 @@ impl Place {
             None => json!({"path": self.uri, "class": "outside", "outside_workspace": true}),
         };
         value["line"] = json!(self.line);
-        value["text"] = json!(self.text);
+        value["text"] = if self.quoted { json!(self.text) } else { Value::Null };
+        value["quoted"] = json!(self.quoted);
         value
     }
 }
@@ -633,15 +673,22 @@ impl SourceCache {
     pub(crate) fn place(&mut self, uri: &str, line0: u32) -> Place {
         if !self.files.contains_key(uri) {
             let Some(path) = uri_to_path(uri) else {
-                return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new() };
+                return Place { path: None, uri: uri.to_owned(), line: line0 + 1, text: String::new(), quoted: false };
             };
+            // Classified by where it resolves: a symlink into an unknown place is that place.
             let path = std::fs::canonicalize(&path).unwrap_or(path);
-            let lines = std::fs::read_to_string(&path).ok().map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
-            self.files.insert(uri.to_owned(), (ListedPath::new(&self.workspace_root, &path), lines));
+            let listed = ListedPath::new(&self.workspace_root, &path);
+            // Only the workspace and dependency code of a known origin are read at all.
+            let lines = (listed.class != PathClass::Outside || listed.origin.is_some())
+                .then(|| std::fs::read_to_string(&path).ok())
+                .flatten()
+                .map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
+            self.files.insert(uri.to_owned(), (listed, lines));
         }
         let (listed, lines) = &self.files[uri];
+        let quoted = listed.class != PathClass::Outside || listed.origin.is_some();
         let text = lines.as_ref().and_then(|lines| lines.get(line0 as usize)).map(|line| cut_chars(line.trim(), 200)).unwrap_or_default();
-        Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text }
+        Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text, quoted }
     }
 
     /// The whole 0-based line `line0` of a file [`SourceCache::place`] resolved, if readable.
@@ -770,7 +817,7 @@ fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize
     let mut results = Vec::new();
     for (place, label, _) in &places[page.range()] {
         let label_text = label.as_deref().map(|label| format!("   ← {label}")).unwrap_or_default();
-        out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.text));
+        out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.shown()));
         let mut value = place.to_json();
         if let Some(label) = label {
             value["target"] = json!(label);
@@ -828,7 +875,7 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
         if previous_line == Some(place.line) {
             out.push_str(&format!("  {}: (again on this line, column {}){marker}\n", place.line, character + 1));
         } else {
-            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.text));
+            out.push_str(&format!("  {}: {}{marker}\n", place.line, place.shown()));
         }
         previous_line = Some(place.line);
         let mut value = place.to_json();
@@ -1128,7 +1175,7 @@ fn workspace_symbols(
             (None, Some(function)) => format!(" (local of {function})"),
             (None, None) => String::new(),
         };
-        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.text));
+        text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.shown()));
         let mut value = symbol.place.to_json();
         value["name"] = json!(symbol.name);
         value["kind"] = json!(symbol.kind);

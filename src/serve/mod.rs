@@ -403,8 +403,11 @@ impl Session {
         let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
         let protocol_version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&requested) { requested } else { PROTOCOL_VERSION };
         let client_name = params.pointer("/clientInfo/name").and_then(Value::as_str).map(str::to_owned);
-        let elicitation = params.pointer("/capabilities/elicitation").is_some_and(|value| !value.is_null());
         let mut builder = *builder;
+        // A port attached before serve (the CLI inside a vibe worker attaches the parent run's
+        // ask channel: the human is there, not behind the worker's agent) wins over elicitation.
+        let port_given = builder.has_ask_port();
+        let elicitation = !port_given && params.pointer("/capabilities/elicitation").is_some_and(|value| !value.is_null());
         if elicitation {
             let target_space = format!("mcp:{}", client_name.as_deref().unwrap_or("host"));
             builder = builder.ask_port(Arc::new(ElicitationAskPort { shared: Arc::clone(&self.shared) }), target_space);
@@ -436,6 +439,9 @@ impl Session {
         let policy = run.approval_policy();
         let any_tier_asks = [crate::Tier::Write, crate::Tier::Exec].into_iter().any(|tier| policy.for_tier(tier) == crate::Approval::Ask);
         let ask_note = match (elicitation, any_tier_asks) {
+            _ if port_given => "ask_user and approval prompts reach the human through the port the host attached (inside a vibe \
+                               worker: the parent run's human, labelled with the worker)"
+                .to_owned(),
             (true, _) => "ask_user and approval prompts reach the human through elicitation/create".to_owned(),
             (false, true) => "no human is attached (the host did not declare elicitation): ask_user is absent and tools whose tier needs approval are denied"
                 .to_owned(),
@@ -490,7 +496,9 @@ impl Session {
         let worker_id = id.clone();
         let worker_name = name.clone();
         let worker_host_cancelled = Arc::clone(&host_cancelled);
-        let elicitation = self.summary.elicitation;
+        // Any attached port (elicitation, or a port the host attached before serve) means the
+        // denial came from a human or the port, not from a host without elicitation.
+        let elicitation = run.ask_binding().is_some();
         let workspace_root = run.workspace_root().to_path_buf();
         let spawned = std::thread::Builder::new().name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1)).spawn(move || {
             CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = Some(options.cancel.clone()));
@@ -621,6 +629,9 @@ mod tests {
             description: "Waits until the host cancels the call.".to_owned(),
             tier: crate::Tier::Read,
             input_schema: json!({"type": "object"}),
+            title: "Test tool".to_owned(),
+            output_schema: None,
+            annotations: crate::ToolAnnotations::for_tier(crate::Tier::Read),
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         };
@@ -731,6 +742,9 @@ mod tests {
             description: "Writes landed.txt once the host has cancelled the call.".to_owned(),
             tier: crate::Tier::Read,
             input_schema: json!({"type": "object"}),
+            title: "Test tool".to_owned(),
+            output_schema: None,
+            annotations: crate::ToolAnnotations::for_tier(crate::Tier::Read),
             parallel_safe: true,
             default_timeout: Duration::from_secs(30),
         };

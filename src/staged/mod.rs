@@ -17,8 +17,17 @@
 //!   [`crate::files::commit_file_changes_in`] (all-or-nothing, race-free, read-only files
 //!   refused); `discard` drops it.
 //!
-//! The resource exists when the run wires a tool that stages (`with_structural()` or
-//! `language_servers()`); it dies with the run, and nothing staged outlives it.
+//! A producer that must learn what became of its change (a background worker that keeps a git
+//! worktree until its change is resolved) stages with a [`ClosedHook`]: the store calls it once
+//! when the change leaves the store — accepted, discarded, rejected, evicted, withdrawn by its
+//! producer ([`StagedChanges::withdraw`]) or the run ended (the store dropped). A change whose
+//! producer cannot cheaply stage it again (`held: true`, a worker's finished work) counts
+//! against its own cap, [`StagedConfig::max_pending_held`], so a burst of cheap previews never
+//! evicts it; and when such a change is rejected, its `restage_hint` says what to do instead of
+//! "run the tool again".
+//!
+//! The resource exists when the run wires a tool that stages (`with_structural()`,
+//! `language_servers()` or `vibe_roster()`); it dies with the run, and nothing staged outlives it.
 //!
 //! Dependency order: `staged` sits above `files` and the registry and below `structural` and
 //! `lsp`, which stage through it.
@@ -30,7 +39,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
@@ -38,6 +48,7 @@ use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{plural, truncation_notice};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// Caps of the staged-change store and its previews. Part of [`crate::RunConfig`].
@@ -46,16 +57,29 @@ pub struct StagedConfig {
     /// Most diff hunks shown in a preview (default 40); the rest is counted ("showing N of M
     /// hunks"), and the staged change contains all of them.
     pub max_preview_hunks: usize,
-    /// Most staged changes kept pending per run (default 16); staging one more evicts the oldest
-    /// pending change, and resolving the evicted id says so.
+    /// Most staged changes kept pending per run (default 16), not counting held ones; staging
+    /// one more evicts the oldest pending change that is not held, and resolving the evicted id
+    /// says so.
     pub max_pending_edits: usize,
+    /// Most *held* changes kept pending per run (default 256): changes whose producer cannot
+    /// cheaply stage them again ([`StagedChange::held`], e.g. a background worker's finished
+    /// change — a batch of 40 isolated workers stages 40 of them). Staging one more held change
+    /// evicts the oldest held one; ordinary changes never evict held ones.
+    pub max_pending_held: usize,
 }
 
 impl Default for StagedConfig {
     fn default() -> Self {
-        StagedConfig { max_preview_hunks: 40, max_pending_edits: 16 }
+        StagedConfig { max_preview_hunks: 40, max_pending_edits: 16, max_pending_held: 256 }
     }
 }
+
+/// Called once when a staged change leaves the store, with its edit id and how it left:
+/// `accepted`, `discarded`, `rejected`, `evicted`, `withdrawn: <reason>` or `the run ended`.
+/// It runs on the thread that closed the change (a `resolve` call, the staging call that
+/// evicted it, [`StagedChanges::withdraw`]'s caller, or whoever drops the run), with no store
+/// lock held, so it may call back into the store.
+pub type ClosedHook = Box<dyn FnOnce(&str, &str) + Send>;
 
 /// One file of a staged change.
 #[derive(Debug, Clone)]
@@ -78,8 +102,8 @@ pub struct StagedFile {
 /// One staged change: what it does, every file it touches, what staging warned about.
 #[derive(Debug, Clone)]
 pub struct StagedChange {
-    /// The tool that staged it (`ast_edit`, `lsp_rename`, `lsp_code_action`): `resolve` names it
-    /// when the change must be staged again.
+    /// The tool that staged it (`ast_edit`, `lsp_rename`, `lsp_code_action`, `vibe_spawn` for a
+    /// worker's change): `resolve` names it when the change must be staged again.
     pub tool: &'static str,
     /// What the change does, for messages, e.g. `` `dispose($X)` → `$X.dispose()` (dart) `` or
     /// `` rename `helper` → `assist` (pyright) ``.
@@ -91,6 +115,14 @@ pub struct StagedChange {
     pub files: Vec<StagedFile>,
     /// What staging warned about; `resolve` repeats them when it accepts.
     pub warnings: Vec<String>,
+    /// What to do when `resolve accept` finds files changed since staging; `None`: "run `tool`
+    /// again to stage the change against the current files". A worker's change says to
+    /// `vibe_send` the worker instead.
+    pub restage_hint: Option<String>,
+    /// The producer cannot cheaply stage this change again (a background worker's finished
+    /// work): it counts against [`StagedConfig::max_pending_held`] instead of
+    /// `max_pending_edits`, and only newer held changes evict it.
+    pub held: bool,
 }
 
 impl StagedChange {
@@ -98,29 +130,71 @@ impl StagedChange {
     pub fn change_count(&self) -> usize {
         self.files.iter().map(|file| file.changes).sum()
     }
+
+    /// What `resolve` says to do when the change cannot be written any more.
+    fn restage(&self) -> String {
+        self.restage_hint.clone().unwrap_or_else(|| {
+            format!("run {} again to stage the change against the current files, then resolve the new edit_id", self.tool)
+        })
+    }
 }
 
 /// Why an id is no longer pending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Closed {
     Resolving,
     Accepted,
     Discarded,
     Rejected,
     Evicted,
+    /// Withdrawn by its producer, with the reason.
+    Withdrawn(String),
 }
 
-#[derive(Debug, Default)]
+impl Closed {
+    /// How the change left the store, as its [`ClosedHook`] is told.
+    fn hook_text(&self) -> String {
+        match self {
+            Closed::Resolving => "being resolved".to_owned(),
+            Closed::Accepted => "accepted".to_owned(),
+            Closed::Discarded => "discarded".to_owned(),
+            Closed::Rejected => "rejected".to_owned(),
+            Closed::Evicted => "evicted".to_owned(),
+            Closed::Withdrawn(reason) => format!("withdrawn: {reason}"),
+        }
+    }
+}
+
+#[derive(Default)]
 struct Inner {
     next_number: u64,
     pending: BTreeMap<u64, StagedChange>,
     closed: HashMap<String, Closed>,
+    /// Called once when the change with this number leaves the store.
+    hooks: HashMap<u64, ClosedHook>,
 }
 
-/// The run's staged changes, keyed by `edit_N`.
-#[derive(Debug, Default)]
+/// The run's staged changes, keyed by `edit_N`. Dropping the store runs the hooks of the changes
+/// still pending with `the run ended`.
+#[derive(Default)]
 pub struct StagedChanges {
     inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for StagedChanges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.inner.lock();
+        f.debug_struct("StagedChanges")
+            .field("next_number", &inner.next_number)
+            .field("pending", &inner.pending.keys().collect::<Vec<_>>())
+            .field("closed", &inner.closed)
+            .field("hooks", &inner.hooks.len())
+            .finish()
+    }
+}
+
+fn edit_number(id: &str) -> Option<u64> {
+    id.trim().strip_prefix("edit_")?.parse::<u64>().ok()
 }
 
 impl StagedChanges {
@@ -129,22 +203,68 @@ impl StagedChanges {
         self.inner.lock().pending.len()
     }
 
-    /// Stores `change` under the next id; evicts the oldest pending changes beyond
-    /// `max_pending` and returns the new id with the evicted ids.
+    /// Stores `change` under the next id; evicts the oldest pending changes of its kind (held
+    /// or not, see [`StagedChange::held`]) beyond `max_pending` and returns the new id with the
+    /// evicted ids.
     pub fn stage(&self, change: StagedChange, max_pending: usize) -> (String, Vec<String>) {
-        let mut inner = self.inner.lock();
-        inner.next_number += 1;
-        let number = inner.next_number;
-        inner.pending.insert(number, change);
-        let mut evicted = Vec::new();
-        while inner.pending.len() > max_pending.max(1) {
-            let Some((&oldest, _)) = inner.pending.iter().next() else { break };
-            inner.pending.remove(&oldest);
-            let id = format!("edit_{oldest}");
-            inner.closed.insert(id.clone(), Closed::Evicted);
-            evicted.push(id);
+        self.stage_with_hook(change, max_pending, None)
+    }
+
+    /// [`StagedChanges::stage`] with a hook called once when the change leaves the store (see
+    /// [`ClosedHook`]). Hooks of the changes this evicts run before it returns, on this thread,
+    /// with no lock held.
+    pub fn stage_with_hook(&self, change: StagedChange, max_pending: usize, hook: Option<ClosedHook>) -> (String, Vec<String>) {
+        let held = change.held;
+        let mut evicted_hooks: Vec<(String, ClosedHook)> = Vec::new();
+        let (number, evicted) = {
+            let mut inner = self.inner.lock();
+            inner.next_number += 1;
+            let number = inner.next_number;
+            inner.pending.insert(number, change);
+            if let Some(hook) = hook {
+                inner.hooks.insert(number, hook);
+            }
+            let mut evicted = Vec::new();
+            loop {
+                let same_kind: Vec<u64> =
+                    inner.pending.iter().filter(|(_, pending)| pending.held == held).map(|(&number, _)| number).collect();
+                if same_kind.len() <= max_pending.max(1) {
+                    break;
+                }
+                let oldest = same_kind[0];
+                inner.pending.remove(&oldest);
+                let id = format!("edit_{oldest}");
+                inner.closed.insert(id.clone(), Closed::Evicted);
+                if let Some(hook) = inner.hooks.remove(&oldest) {
+                    evicted_hooks.push((id.clone(), hook));
+                }
+                evicted.push(id);
+            }
+            (number, evicted)
+        };
+        for (id, hook) in evicted_hooks {
+            hook(&id, "evicted");
         }
         (format!("edit_{number}"), evicted)
+    }
+
+    /// Closes the pending change `id` without writing it because its producer superseded it (a
+    /// newer attempt of the same worker); its hook runs with `withdrawn: <reason>`, and
+    /// resolving `id` later says it was withdrawn and why. `false` when `id` was not pending.
+    pub fn withdraw(&self, id: &str, reason: &str) -> bool {
+        let Some(number) = edit_number(id) else { return false };
+        let hook = {
+            let mut inner = self.inner.lock();
+            if inner.pending.remove(&number).is_none() {
+                return false;
+            }
+            inner.closed.insert(id.trim().to_owned(), Closed::Withdrawn(reason.to_owned()));
+            inner.hooks.remove(&number)
+        };
+        if let Some(hook) = hook {
+            hook(id.trim(), &format!("withdrawn: {reason}"));
+        }
+        true
     }
 
     /// Takes the pending change `id` out of the store (marking it as being resolved).
@@ -175,10 +295,11 @@ impl StagedChanges {
             Some(Closed::Evicted) => {
                 (ErrorKind::NotFound, format!("edit_id {id:?} was dropped because too many newer changes were staged after it"))
             }
+            Some(Closed::Withdrawn(reason)) => (ErrorKind::Conflict, format!("edit_id {id:?} was withdrawn ({reason}); it is closed")),
             None => (ErrorKind::NotFound, format!("no staged edit has edit_id {id:?} in this run")),
         };
         Err(ToolError::new(kind, message)
-            .with_hint(format!("pending edit ids: {pending_text}; stage a fresh change (ast_edit, or lsp_rename / lsp_code_action with preview) to get a new one")))
+            .with_hint(format!("pending edit ids: {pending_text}; stage a fresh change (ast_edit, lsp_rename / lsp_code_action with preview, or a worker spawned with isolation \"worktree\") to get a new one")))
     }
 
     /// The absolute paths of every file the pending change `id` would write, without taking
@@ -191,8 +312,27 @@ impl StagedChanges {
         Some(change.files.iter().map(|file| file.path.clone()).collect())
     }
 
+    /// Records how a taken change ended, and runs its hook (if any) with no lock held.
     fn close(&self, id: &str, how: Closed) {
-        self.inner.lock().closed.insert(id.trim().to_owned(), how);
+        let hook_text = how.hook_text();
+        let hook = {
+            let mut inner = self.inner.lock();
+            inner.closed.insert(id.trim().to_owned(), how);
+            edit_number(id).and_then(|number| inner.hooks.remove(&number))
+        };
+        if let Some(hook) = hook {
+            hook(id.trim(), &hook_text);
+        }
+    }
+}
+
+impl Drop for StagedChanges {
+    /// Changes still pending end with the run: their hooks run with `the run ended`.
+    fn drop(&mut self) {
+        let hooks: Vec<(u64, ClosedHook)> = self.inner.get_mut().hooks.drain().collect();
+        for (number, hook) in hooks {
+            hook(&format!("edit_{number}"), "the run ended");
+        }
     }
 }
 
@@ -219,15 +359,22 @@ impl StagedResource {
     /// Stages `change` and renders what every staging tool answers: the id, the evicted ids
     /// and the preview.
     pub fn stage(&self, change: StagedChange) -> Staged {
+        self.stage_with_hook(change, None)
+    }
+
+    /// [`StagedResource::stage`] with a [`ClosedHook`] called once when the change leaves the
+    /// store. The cap is `max_pending_held` for a held change, else `max_pending_edits`.
+    pub fn stage_with_hook(&self, change: StagedChange, hook: Option<ClosedHook>) -> Staged {
         let preview = render_preview(&change.files, self.config.max_preview_hunks);
-        let (edit_id, evicted) = self.changes.stage(change, self.config.max_pending_edits);
+        let cap = if change.held { self.config.max_pending_held } else { self.config.max_pending_edits };
+        let (edit_id, evicted) = self.changes.stage_with_hook(change, cap, hook);
         Staged { edit_id, evicted, preview }
     }
 }
 
 impl crate::registry::Resource for StagedResource {
     const NAME: &'static str = "staged-change store";
-    const WIRED_BY: &'static str = "RunBuilder::with_structural() or RunBuilder::language_servers()";
+    const WIRED_BY: &'static str = "RunBuilder::with_structural(), RunBuilder::language_servers() or RunBuilder::vibe_roster()";
 }
 
 /// What staging produced.
@@ -301,7 +448,11 @@ pub fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview {
         // A file moved without a text change, or an empty file created or deleted, has no hunk:
         // it is still said.
         if hunks == 0 {
-            let _ = writeln!(text, "--- {old_name}\n+++ {new_name} ({}; no text change)", file.operation);
+            let what = match (&file.original, &file.new_content) {
+                (Some(old), Some(new)) if old != new => "bytes that are not UTF-8 text changed; no text diff",
+                _ => "no text change",
+            };
+            let _ = writeln!(text, "--- {old_name}\n+++ {new_name} ({}; {what})", file.operation);
         }
     }
     if let Some(notice) = truncation_notice(shown, total, "hunks") {
@@ -319,7 +470,9 @@ pub(crate) fn register_tools(registry: &mut Registry) {
 pub fn resolve_descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "resolve".to_owned(),
-        description: "Accept or discard a change staged by ast_edit, or by lsp_rename / lsp_code_action with `preview: true`. \
+        title: "Accept or discard a staged change".to_owned(),
+        description: "Accept or discard a change staged by ast_edit, by lsp_rename / lsp_code_action with `preview: true`, or by \
+a background worker spawned with `isolation: \"worktree\"` (its edit_id is in vibe_wait / vibe_list). \
 `accept` re-reads every file of the change and compares it with what was read at staging time: if any file changed \
 (or was deleted, created or made read-only), the whole change is rejected, the changed files are listed and nothing is \
 written; otherwise every file is written atomically (all or nothing). `discard` drops the change. An edit_id can be \
@@ -327,31 +480,67 @@ resolved once.\n\
 Example: {\"edit_id\": \"edit_1\", \"action\": \"accept\"}"
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "edit_id": {"type": "string", "minLength": 1, "description": "The id the staging tool returned, e.g. \"edit_1\"."},
-                "action": {"type": "string", "enum": ["accept", "discard"], "description": "accept writes the change; discard drops it."}
-            },
-            "required": ["edit_id", "action"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<ResolveArgs>(),
+        output_schema: Some(crate::schema::writing_output_schema::<ResolveOutput>()),
+        // accept writes (and may delete) files; an edit_id resolves once, so a repeat fails.
+        annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: true,
         default_timeout: Duration::from_secs(60),
     }
 }
 
-#[derive(Deserialize)]
+/// What `resolve` does with a staged change.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 enum ResolveAction {
+    /// Write the change (all files or none).
     Accept,
+    /// Drop the change; nothing is written.
     Discard,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `resolve`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ResolveArgs {
+    /// The id the staging tool returned, e.g. "edit_1".
+    #[schemars(length(min = 1))]
     edit_id: String,
+    /// accept writes the change; discard drops it.
     action: ResolveAction,
+}
+
+/// The `structuredContent` of `resolve`: a discarded change, or an accepted one with what was
+/// written.
+#[derive(Serialize, JsonSchema)]
+struct ResolveOutput {
+    /// The change resolved.
+    edit_id: String,
+    /// The tool that staged it (`ast_edit`, `lsp_rename`, `lsp_code_action`).
+    staged_by: String,
+    /// true when the change was dropped (nothing written); absent when accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    discarded: Option<bool>,
+    /// Accepted: the files written, relative to the workspace root, each with its operation
+    /// in parentheses unless modified (`b.rs (created)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written: Option<Vec<String>>,
+    /// Accepted: the number of changes (replacements or edits) written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changes: Option<usize>,
+    /// Accepted, staged by ast_edit: the same count, in ast_edit's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replacements: Option<usize>,
+    /// Accepted, staged by an LSP tool: the same count, in the language server's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits: Option<usize>,
+    /// Accepted, staged by a worktree-isolated worker (`vibe_spawn`): the same count, in changed
+    /// lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed_lines: Option<usize>,
+    /// Accepted: warnings given when the change was staged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    staging_warnings: Option<Vec<String>>,
 }
 
 /// How the file at `file.path` differs from what was captured at staging, or `None` when it is
@@ -373,10 +562,19 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
     let summary = format!("{} of {} in {}", plural(changes, staged.change_noun), staged.description, plural(staged.files.len(), "file"));
     if matches!(args.action, ResolveAction::Discard) {
         resource.changes.close(&id, Closed::Discarded);
-        return Ok(ToolOutput::new(
-            ToolResult::text(format!("discarded {id}: {summary} dropped; nothing was written"))
-                .with_structured(json!({"edit_id": id, "discarded": true, "staged_by": staged.tool})),
-        ));
+        return Ok(ToolOutput::new(ToolResult::text(format!("discarded {id}: {summary} dropped; nothing was written")).with_structured(
+            to_structured(&ResolveOutput {
+                edit_id: id.clone(),
+                staged_by: staged.tool.to_owned(),
+                discarded: Some(true),
+                written: None,
+                changes: None,
+                replacements: None,
+                edits: None,
+                changed_lines: None,
+                staging_warnings: None,
+            }),
+        )));
     }
     let root = ctx.workspace_root();
     let changed: Vec<Value> = staged
@@ -397,7 +595,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                 list.join(", ")
             ),
         )
-        .with_hint(format!("run {} again to stage the change against the current files, then resolve the new edit_id", staged.tool))
+        .with_hint(staged.restage())
         .with_details(json!({"changed_files": changed})));
     }
     let file_changes: Vec<FileChange> = staged
@@ -435,16 +633,24 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                     let _ = write!(text, "\n{warning}");
                 }
             }
-            let mut structured =
-                json!({"edit_id": id, "staged_by": staged.tool, "written": names, "changes": changes, "staging_warnings": staged.warnings});
-            structured[format!("{}s", staged.change_noun)] = json!(changes);
-            Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)).with_written_paths(written))
+            let structured = ResolveOutput {
+                edit_id: id.clone(),
+                staged_by: staged.tool.to_owned(),
+                discarded: None,
+                written: Some(names),
+                changes: Some(changes),
+                replacements: (staged.change_noun == "replacement").then_some(changes),
+                edits: (staged.change_noun == "edit").then_some(changes),
+                changed_lines: (staged.change_noun == "changed line").then_some(changes),
+                staging_warnings: Some(staged.warnings.clone()),
+            };
+            Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&structured))).with_written_paths(written))
         }
         Err(mut err) => {
             resource.changes.close(&id, Closed::Rejected);
             err.message = format!("{id} was not applied: {}", err.message);
             if err.hint.is_none() {
-                err.hint = Some(format!("run {} again to stage a fresh change, then resolve it", staged.tool));
+                err.hint = Some(staged.restage());
             }
             Err(err)
         }
@@ -488,8 +694,15 @@ mod tests {
     #[test]
     fn one_id_space_evicts_the_oldest_and_says_why_an_id_is_closed() {
         let store = StagedChanges::default();
-        let change =
-            |tool| StagedChange { tool, description: "d".to_owned(), change_noun: "edit", files: Vec::new(), warnings: Vec::new() };
+        let change = |tool| StagedChange {
+            tool,
+            description: "d".to_owned(),
+            change_noun: "edit",
+            files: Vec::new(),
+            warnings: Vec::new(),
+            restage_hint: None,
+            held: false,
+        };
         let (first, _) = store.stage(change("ast_edit"), 2);
         let (second, _) = store.stage(change("lsp_rename"), 2);
         let (third, evicted) = store.stage(change("lsp_code_action"), 2);
@@ -503,5 +716,53 @@ mod tests {
         store.close("edit_2", Closed::Accepted);
         assert!(store.take("edit_2").unwrap_err().message.contains("already accepted"));
         assert!(store.take("edit_9").unwrap_err().message.contains("no staged edit has edit_id"));
+    }
+
+    #[test]
+    fn hooks_run_once_for_every_way_out_and_held_changes_have_their_own_cap() {
+        use std::sync::Arc;
+        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+        let hook = |seen: &Arc<Mutex<Vec<String>>>| -> Option<ClosedHook> {
+            let seen = Arc::clone(seen);
+            Some(Box::new(move |id: &str, how: &str| seen.lock().push(format!("{id} {how}"))))
+        };
+        let change = |held| StagedChange {
+            tool: "vibe_spawn",
+            description: "d".to_owned(),
+            change_noun: "changed line",
+            files: Vec::new(),
+            warnings: Vec::new(),
+            restage_hint: Some("vibe_send the worker".to_owned()),
+            held,
+        };
+        let store = StagedChanges::default();
+        // Held changes: cap 2 among themselves; ordinary ones (cap 1) never evict them.
+        store.stage_with_hook(change(true), 2, hook(&seen));
+        store.stage_with_hook(change(true), 2, hook(&seen));
+        let (_, evicted) = store.stage(change(false), 1);
+        assert!(evicted.is_empty());
+        let (_, evicted) = store.stage(change(false), 1);
+        assert_eq!(evicted, vec!["edit_3".to_owned()]);
+        assert!(seen.lock().is_empty(), "{:?}", seen.lock());
+        let (fifth, evicted) = store.stage_with_hook(change(true), 2, hook(&seen));
+        assert_eq!(evicted, vec!["edit_1".to_owned()]);
+        assert_eq!(*seen.lock(), vec!["edit_1 evicted".to_owned()]);
+        assert!(store.withdraw("edit_2", "superseded by attempt 2"));
+        assert!(!store.withdraw("edit_2", "again"));
+        let err = store.take("edit_2").unwrap_err();
+        assert!(err.message.contains("withdrawn (superseded by attempt 2)"), "{}", err.message);
+        store.take(&fifth).unwrap();
+        store.close(&fifth, Closed::Discarded);
+        store.stage_with_hook(change(true), 2, hook(&seen));
+        drop(store);
+        assert_eq!(
+            *seen.lock(),
+            vec![
+                "edit_1 evicted".to_owned(),
+                "edit_2 withdrawn: superseded by attempt 2".to_owned(),
+                "edit_5 discarded".to_owned(),
+                "edit_6 the run ended".to_owned()
+            ]
+        );
     }
 }

@@ -16,7 +16,7 @@
 use ast_grep_language::SupportLang;
 
 /// Where in a file a fragment is parsed, in the order the compiler tries them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ContextKind {
     /// Inside a function body: `if (…) …`, `x.dispose()`, `let a = b;`.
@@ -34,13 +34,7 @@ pub enum ContextKind {
 impl ContextKind {
     /// The snake_case name used in results and errors, e.g. `class_member`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ContextKind::Statement => "statement",
-            ContextKind::Expression => "expression",
-            ContextKind::ClassMember => "class_member",
-            ContextKind::Declaration => "declaration",
-            ContextKind::Type => "type",
-        }
+        crate::schema::variant_name(&self).unwrap_or("statement")
     }
 }
 

@@ -23,6 +23,7 @@ pub mod compile;
 pub mod contexts;
 pub mod literals;
 pub mod missed;
+mod output;
 pub mod query;
 pub mod reparse;
 pub mod rule;

@@ -10,7 +10,6 @@ use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{Doc, Matcher, Node, NodeMatch};
 use ast_grep_language::SupportLang;
 use bit_set::BitSet;
-use serde_json::{json, Value};
 
 use crate::structural::compile::{language_id, CompiledPattern};
 use crate::structural::literals::{LiteralIndex, LiteralRequirement};
@@ -89,19 +88,6 @@ impl Query {
         match self {
             Query::Pattern(p) => format!("pattern compiled as {}", p.compiled_as()),
             Query::Rule(r) => r.compiled_as(),
-        }
-    }
-
-    /// `compiled_as` for structured results.
-    pub fn compiled_as_json(&self) -> Value {
-        match self {
-            Query::Pattern(p) => json!({
-                "context": p.context,
-                "node_kind": p.node_kind,
-                "with_terminator": p.with_terminator,
-                "alternatives": p.alternatives.iter().map(|a| json!({"context": a.context, "node_kind": a.node_kind})).collect::<Vec<_>>(),
-            }),
-            Query::Rule(r) => json!({"rule_kinds": r.root_kinds}),
         }
     }
 

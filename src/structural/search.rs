@@ -160,6 +160,8 @@ pub fn walk_and_match<T: Send>(
     // The calling call's progress sink (a no-op when its host does not listen), shared with the
     // walker threads: files searched so far; the total is unknown until the walk ends.
     let progress = crate::progress::current();
+    // The root is opened once per walk; each file is then opened beneath it.
+    let confined_root: Option<std::io::Result<crate::files::Beneath>> = limits.confine_reads_to.as_deref().map(crate::files::Beneath::open);
     let visit_file = |path: &Path| -> WalkState {
         if stop.load(Ordering::Relaxed) {
             return WalkState::Quit;
@@ -175,7 +177,7 @@ pub fn walk_and_match<T: Send>(
         if let Some(progress) = &progress {
             progress.report_with(|| ProgressUpdate::new(searched as f64).with_message(format!("{searched} files searched")));
         }
-        match search_one_file(path, language, requirement, limits, per_file) {
+        match search_one_file(path, confined_root.as_ref(), language, requirement, limits, per_file) {
             FileOutcome::Output(output, bytes) => {
                 stats.lock().count_parsed(bytes);
                 outputs.lock().push(output);
@@ -367,13 +369,15 @@ enum FileOutcome<T> {
 
 fn search_one_file<T>(
     path: &Path,
+    confined_root: Option<&std::io::Result<crate::files::Beneath>>,
     language: SupportLang,
     requirement: &LiteralRequirement,
     limits: &WalkLimits,
     per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
 ) -> FileOutcome<T> {
-    let read = match &limits.confine_reads_to {
-        Some(root) => crate::files::read_file_beneath(root, path)
+    let read = match confined_root {
+        Some(Err(err)) => Err(std::io::Error::new(err.kind(), format!("the workspace root could not be opened: {err}"))),
+        Some(Ok(root)) => crate::files::read_file_in(root, path)
             .and_then(|bytes| bytes.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "it vanished during the walk"))),
         None => std::fs::read(path),
     };

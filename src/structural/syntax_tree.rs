@@ -25,7 +25,7 @@ use crate::structural::compile::{compile_pattern_in_context, language_id};
 use crate::structural::contexts::ContextKind;
 
 /// Which tree to show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SyntaxTreeFormat {
     /// Every node, including punctuation and keywords.

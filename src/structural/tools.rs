@@ -10,18 +10,24 @@ use ast_grep_core::replacer::TemplateFix;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{Language, Matcher, NodeMatch};
 use ast_grep_language::SupportLang;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::resolve_in_workspace;
-use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, Registry, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::staged::{StagedChange, StagedFile};
 use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::missed::MissedParts;
+use crate::structural::output::{
+    AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
+    WalkStatsOutput,
+};
 use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
 use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
@@ -75,39 +81,10 @@ pub(crate) fn register(registry: &mut Registry) {
     registry.register(ast_edit_descriptor(), Arc::new(ast_edit));
 }
 
-/// The schema properties of a rule search, shared by `ast_grep` and `ast_edit`.
-fn rule_properties() -> serde_json::Map<String, Value> {
-    let properties = json!({
-        "rule": {"type": "object", "description": "An ast-grep rule object instead of `pattern`, same keys and meaning as ast-grep's YAML rules. Atomic: `pattern` (string, or {\"context\": code, \"selector\": node_kind, \"strictness\"?}), `kind` (node kind or kind selector), `regex` (on the node text), `nthChild` (1-based, \"2n+1\", or {position, reverse, ofRule}), `range` ({start: {line, column}, end} 0-based as in ast-grep). Relational (each takes a rule plus `stopBy`: \"neighbor\" (default) | \"end\" | rule): `inside`, `has` (these two also take `field`), `precedes`, `follows`. Composite: `all`, `any` (lists of rules), `not`, `matches` (an id of `utils`). Patterns inside a rule are parsed bare, as ast-grep does. See a snippet's node kinds and fields with {\"syntax_tree\": \"ast\", \"code\": …}."},
-        "constraints": {"type": "object", "description": "With `rule`: {\"VAR\": rule} — the node bound to single metavariable $VAR must also match that rule (e.g. {\"F\": {\"regex\": \"^test_\"}})."},
-        "utils": {"type": "object", "description": "With `rule`: {\"id\": rule} — utility rules that `matches` refers to."}
-    });
-    match properties {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    }
-}
-
-fn ignore_property() -> Value {
-    json!({"type": "boolean", "description": "Also search hidden files, paths ignored by .gitignore/.ignore, and vendored directories (node_modules, Python virtual environments, directories with CACHEDIR.TAG such as cargo's target/). Default false; the result always says how many were skipped."})
-}
-
 fn ast_grep_descriptor() -> ToolDescriptor {
-    let mut properties = json!({
-        "pattern": {"type": "string", "minLength": 1, "description": "Code fragment with $METAVARIABLES, e.g. `$X.unwrap()`."},
-        "path": {"type": "string", "description": "File or directory to search, relative to the workspace (default: the whole workspace)."},
-        "language": {"type": "string", "description": "Grammar id or alias (dart, python/py, rust/rs, c, cpp, go, java, javascript/js, typescript/ts, tsx, kotlin, swift, ruby, php, bash, …). Inferred from the extension when path names one file; required for a directory and for syntax_tree."},
-        "context": {"type": "string", "enum": ["statement", "expression", "class_member", "declaration", "type"], "description": "Parse the pattern only in this context (default: try statement, expression, class_member, declaration, type in order and take the first that parses cleanly). Use it when the result says the pattern compiled to an unintended node kind."},
-        "max_results": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Most matches returned (default 50). The total is always counted."},
-        "no_ignore": ignore_property(),
-        "syntax_tree": {"type": "string", "enum": ["cst", "ast", "pattern"], "description": "Instead of searching, show the syntax tree of `code` (with `language`): \"cst\" every node, \"ast\" named nodes only, \"pattern\" how `code` compiles as a pattern. Lines are `field: kind L:C-L:C` (1-based). Use it to write `kind`/`field` rules or to see why a pattern matched nothing."},
-        "code": {"type": "string", "description": "The snippet for syntax_tree."}
-    });
-    if let Value::Object(map) = &mut properties {
-        map.extend(rule_properties());
-    }
     ToolDescriptor {
         name: "ast_grep".to_owned(),
+        title: "Structural code search".to_owned(),
         description: format!(
             "Find code by its syntax-tree shape, not its text (tree-sitter + ast-grep). Give exactly one of `pattern`, `rule` or `syntax_tree`.\n\
 `pattern` is a code fragment of the target language with metavariables: `$NAME` matches any one node, `$$$NAME` a run of sibling nodes \
@@ -132,11 +109,9 @@ arguments (`assert!(…)`, `vec![…]`) are token trees, not code, to the parser
             supported_language_ids().join(", ")
         ),
         tier: Tier::Read,
-        input_schema: json!({
-            "type": "object",
-            "properties": properties,
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<AstGrepArgs>(),
+        output_schema: Some(crate::schema::output_schema::<AstGrepOutput>()),
+        annotations: ToolAnnotations::READ_ONLY,
         parallel_safe: true,
         // A whole-tree walk parses every candidate file: a 150 MB tree takes well over a minute
         // on a loaded 2-core machine. The host can cancel sooner.
@@ -145,21 +120,9 @@ arguments (`assert!(…)`, `vec![…]`) are token trees, not code, to the parser
 }
 
 fn ast_edit_descriptor() -> ToolDescriptor {
-    let mut properties = json!({
-        "pattern": {"type": "string", "minLength": 1, "description": "Code fragment with $METAVARIABLES, as for ast_grep."},
-        "rewrite": {"type": "string", "description": "Replacement code; $NAME and $$$NAME are replaced by what they matched (with `transform`, also the new variables it defines)."},
-        "path": {"type": "string", "description": "File or directory, relative to the workspace (default: the whole workspace)."},
-        "language": {"type": "string", "description": "Grammar id or alias; inferred when path names one file."},
-        "context": {"type": "string", "enum": ["statement", "expression", "class_member", "declaration", "type"], "description": "Parse the pattern only in this context (default: try statement, expression, class_member, declaration, type in order and take the first that parses cleanly)."},
-        "transform": {"type": "object", "description": "With `rule`: ast-grep transformations defining new variables for `rewrite`, e.g. {\"NAME\": {\"convert\": {\"source\": \"$N\", \"toCase\": \"snakeCase\"}}} (substring, replace, convert)."},
-        "allow_parse_errors": {"type": "boolean", "description": "Stage the edit even when a rewritten file no longer parses (default false: such an edit is refused, naming each broken file and line)."},
-        "no_ignore": ignore_property()
-    });
-    if let Value::Object(map) = &mut properties {
-        map.extend(rule_properties());
-    }
     ToolDescriptor {
         name: "ast_edit".to_owned(),
+        title: "Structural rewrite (staged)".to_owned(),
         description: "Rewrite code by syntax-tree shape across files, staged first: matches `pattern` (or an ast-grep `rule`) exactly as ast_grep \
 does and substitutes the metavariables into `rewrite`. Every metavariable of the rewrite must be bound by every match (an unbound one is an error, \
 never an empty string). Every rewritten file is parsed again: a rewrite that introduces a syntax error is refused for the whole edit, naming each \
@@ -173,12 +136,10 @@ Examples: {\"pattern\": \"dispose($X)\", \"rewrite\": \"$X.dispose()\", \"langua
 {\"rule\": {\"pattern\": \"$X.unwrap()\", \"inside\": {\"kind\": \"function_item\", \"stopBy\": \"end\"}}, \"rewrite\": \"$X.expect(\\\"checked\\\")\", \"language\": \"rust\"}."
             .to_owned(),
         tier: Tier::Write,
-        input_schema: json!({
-            "type": "object",
-            "properties": properties,
-            "required": ["rewrite"],
-            "additionalProperties": false
-        }),
+        input_schema: crate::schema::input_schema::<AstEditArgs>(),
+        output_schema: Some(crate::schema::output_schema::<AstEditOutput>()),
+        // Stages a proposal and writes nothing (resolve writes); each call stages a new edit_id.
+        annotations: ToolAnnotations { read_only: false, destructive: false, idempotent: false, open_world: false },
         parallel_safe: true,
         // A whole-tree walk parses every candidate file: a 150 MB tree takes well over a minute
         // on a loaded 2-core machine. The host can cancel sooner.
@@ -186,35 +147,105 @@ Examples: {\"pattern\": \"dispose($X)\", \"rewrite\": \"$X.dispose()\", \"langua
     }
 }
 
-#[derive(Deserialize)]
+/// The arguments of `ast_grep`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct AstGrepArgs {
+    /// Code fragment with $METAVARIABLES, e.g. `$X.unwrap()`.
+    #[schemars(length(min = 1))]
     pattern: Option<String>,
+    /// An ast-grep rule object instead of `pattern`, same keys and meaning as ast-grep's YAML
+    /// rules. Atomic: `pattern` (string, or {"context": code, "selector": node_kind,
+    /// "strictness"?}), `kind` (node kind or kind selector), `regex` (on the node text),
+    /// `nthChild` (1-based, "2n+1", or {position, reverse, ofRule}), `range` ({start: {line,
+    /// column}, end} 0-based as in ast-grep). Relational (each takes a rule plus `stopBy`:
+    /// "neighbor" (default) | "end" | rule): `inside`, `has` (these two also take `field`),
+    /// `precedes`, `follows`. Composite: `all`, `any` (lists of rules), `not`, `matches` (an id
+    /// of `utils`). Patterns inside a rule are parsed bare, as ast-grep does. See a snippet's
+    /// node kinds and fields with {"syntax_tree": "ast", "code": …}.
+    #[schemars(with = "Option<Map<String, Value>>")]
     rule: Option<Value>,
+    /// With `rule`: {"VAR": rule} — the node bound to single metavariable $VAR must also match
+    /// that rule (e.g. {"F": {"regex": "^test_"}}).
+    #[schemars(with = "Option<Map<String, Value>>")]
     constraints: Option<Value>,
+    /// With `rule`: {"id": rule} — utility rules that `matches` refers to.
+    #[schemars(with = "Option<Map<String, Value>>")]
     utils: Option<Value>,
+    /// Instead of searching, show the syntax tree of `code` (with `language`): "cst" every
+    /// node, "ast" named nodes only, "pattern" how `code` compiles as a pattern. Lines are
+    /// `field: kind L:C-L:C` (1-based). Use it to write `kind`/`field` rules or to see why a
+    /// pattern matched nothing.
     syntax_tree: Option<SyntaxTreeFormat>,
+    /// The snippet for syntax_tree.
     code: Option<String>,
+    /// File or directory to search, relative to the workspace (default: the whole workspace).
     path: Option<String>,
+    /// Grammar id or alias (dart, python/py, rust/rs, c, cpp, go, java, javascript/js,
+    /// typescript/ts, tsx, kotlin, swift, ruby, php, bash, …). Inferred from the extension when
+    /// path names one file; required for a directory and for syntax_tree.
     language: Option<String>,
+    /// Most matches returned (default 50). The total is always counted.
+    #[schemars(range(min = 1, max = 100_000))]
     max_results: Option<usize>,
+    /// Parse the pattern only in this context (default: try statement, expression,
+    /// class_member, declaration, type in order and take the first that parses cleanly). Use
+    /// it when the result says the pattern compiled to an unintended node kind.
     context: Option<ContextKind>,
+    /// Also search hidden files, paths ignored by .gitignore/.ignore, and vendored directories
+    /// (node_modules, Python virtual environments, directories with CACHEDIR.TAG such as
+    /// cargo's target/). The result always says how many were skipped.
     #[serde(default)]
     no_ignore: bool,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `ast_edit`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct AstEditArgs {
+    /// Code fragment with $METAVARIABLES, as for ast_grep.
+    #[schemars(length(min = 1))]
     pattern: Option<String>,
+    /// An ast-grep rule object instead of `pattern`, same keys and meaning as ast-grep's YAML
+    /// rules. Atomic: `pattern` (string, or {"context": code, "selector": node_kind,
+    /// "strictness"?}), `kind` (node kind or kind selector), `regex` (on the node text),
+    /// `nthChild` (1-based, "2n+1", or {position, reverse, ofRule}), `range` ({start: {line,
+    /// column}, end} 0-based as in ast-grep). Relational (each takes a rule plus `stopBy`:
+    /// "neighbor" (default) | "end" | rule): `inside`, `has` (these two also take `field`),
+    /// `precedes`, `follows`. Composite: `all`, `any` (lists of rules), `not`, `matches` (an id
+    /// of `utils`). Patterns inside a rule are parsed bare, as ast-grep does. See a snippet's
+    /// node kinds and fields with {"syntax_tree": "ast", "code": …}.
+    #[schemars(with = "Option<Map<String, Value>>")]
     rule: Option<Value>,
+    /// With `rule`: {"VAR": rule} — the node bound to single metavariable $VAR must also match
+    /// that rule (e.g. {"F": {"regex": "^test_"}}).
+    #[schemars(with = "Option<Map<String, Value>>")]
     constraints: Option<Value>,
+    /// With `rule`: {"id": rule} — utility rules that `matches` refers to.
+    #[schemars(with = "Option<Map<String, Value>>")]
     utils: Option<Value>,
+    /// With `rule`: ast-grep transformations defining new variables for `rewrite`, e.g.
+    /// {"NAME": {"convert": {"source": "$N", "toCase": "snakeCase"}}} (substring, replace,
+    /// convert).
+    #[schemars(with = "Option<Map<String, Value>>")]
     transform: Option<Value>,
+    /// Replacement code; $NAME and $$$NAME are replaced by what they matched (with
+    /// `transform`, also the new variables it defines).
     rewrite: String,
+    /// File or directory, relative to the workspace (default: the whole workspace).
     path: Option<String>,
+    /// Grammar id or alias; inferred when path names one file.
     language: Option<String>,
+    /// Parse the pattern only in this context (default: try statement, expression,
+    /// class_member, declaration, type in order and take the first that parses cleanly).
     context: Option<ContextKind>,
+    /// Stage the edit even when a rewritten file no longer parses (default false: such an edit
+    /// is refused, naming each broken file and line).
     #[serde(default)]
     allow_parse_errors: bool,
+    /// Also search hidden files, paths ignored by .gitignore/.ignore, and vendored directories
+    /// (node_modules, Python virtual environments, directories with CACHEDIR.TAG such as
+    /// cargo's target/). The result always says how many were skipped.
     #[serde(default)]
     no_ignore: bool,
 }
@@ -396,20 +427,20 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             }
             let code = file.code(found);
             let _ = write!(text, "\n{display}:{}: {}", found.start_line, indent_continuation(code, "    "));
-            let mut bindings = serde_json::Map::new();
+            let mut bindings = std::collections::BTreeMap::new();
             for (name, value) in query.metavariables().iter().zip(file.bindings(found)) {
                 let Some(value) = value else { continue };
                 let _ = write!(text, "\n    ${name} = {}", indent_continuation(value, "      "));
-                bindings.insert(name.clone(), Value::String(value.to_owned()));
+                bindings.insert(name.clone(), value.to_owned());
             }
-            structured_matches.push(json!({
-                "path": display,
-                "line": found.start_line,
-                "column": found.start_column,
-                "end_line": found.end_line,
-                "text": code,
-                "bindings": bindings,
-            }));
+            structured_matches.push(StructuralMatchOutput {
+                path: display.clone(),
+                line: found.start_line,
+                column: found.start_column,
+                end_line: found.end_line,
+                text: code.to_owned(),
+                bindings: bindings.clone(),
+            });
         }
     }
     drop(files);
@@ -423,20 +454,26 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     if total == 0 {
         let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
     }
-    let structured = json!({
-        "pattern": match query { Query::Pattern(p) => Value::String(p.source.clone()), Query::Rule(_) => Value::Null },
-        "rule": args.rule,
-        "language": lang,
-        "compiled_as": query.compiled_as_json(),
-        "total_matches": total,
-        "files_with_matches": files_with_matches,
-        "shown": shown,
-        "truncated": shown < total,
-        "matches": structured_matches,
-        "warnings": query.warnings(),
-        "missed_candidates": missed_json(&missed),
-        "stats": stats_json(&stats),
-    });
+    let structured = to_structured(&AstGrepOutput::Search(Box::new(AstGrepSearch {
+        pattern: match query {
+            Query::Pattern(p) => Some(p.source.clone()),
+            Query::Rule(_) => None,
+        },
+        rule: match &args.rule {
+            Some(Value::Object(rule)) => Some(rule.clone()),
+            _ => None,
+        },
+        language: lang.to_owned(),
+        compiled_as: CompiledAs::of(query),
+        total_matches: total,
+        files_with_matches,
+        shown,
+        truncated: shown < total,
+        matches: structured_matches,
+        warnings: query.warnings().to_vec(),
+        missed_candidates: MissedCandidates::of(&missed),
+        stats: WalkStatsOutput::from(&stats),
+    })));
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }
 
@@ -484,14 +521,14 @@ fn syntax_tree(config: &StructuralConfig, args: &AstGrepArgs, format: SyntaxTree
         .with_hint("pass the part of the code you want to see"));
     }
     let dump = dump_syntax_tree(code, language, format, args.context, config.max_syntax_tree_nodes)?;
-    let structured = json!({
-        "syntax_tree": format,
-        "language": crate::structural::compile::language_id(language),
-        "nodes_shown": dump.nodes_shown,
-        "nodes_total": dump.nodes_total,
-        "truncated": dump.nodes_shown < dump.nodes_total,
-        "parse_problems": dump.parse_problems,
-    });
+    let structured = to_structured(&AstGrepOutput::SyntaxTree(SyntaxTreeOutput {
+        syntax_tree: format,
+        language: crate::structural::compile::language_id(language).to_owned(),
+        nodes_shown: dump.nodes_shown,
+        nodes_total: dump.nodes_total,
+        truncated: dump.nodes_shown < dump.nodes_total,
+        parse_problems: dump.parse_problems,
+    }));
     Ok(ToolOutput::new(ToolResult::text(dump.text).with_structured(structured)))
 }
 
@@ -685,34 +722,6 @@ fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
     Some(format!("not searched: {}; pass no_ignore: true, or a path inside them, to search them", parts.join("; ")))
 }
 
-fn stats_json(stats: &WalkStats) -> Value {
-    json!({
-        "files_visited": stats.files_visited,
-        "files_with_literals": stats.files_with_literals,
-        "files_parsed": stats.files_parsed,
-        "files_not_utf8": stats.files_not_utf8,
-        "files_too_large": stats.files_too_large,
-        "unreadable": stats.unreadable,
-        "unreadable_count": stats.unreadable_count,
-        "ignored_files": stats.ignored_files,
-        "ignored_dirs": stats.ignored_dirs,
-        "ignored_examples": stats.ignored_examples,
-        "vendored_dirs": stats.vendored_dirs,
-        "vendored_examples": stats.vendored_examples,
-    })
-}
-
-fn missed_json(missed: &MissedParts) -> Value {
-    if missed.candidates == 0 {
-        return Value::Null;
-    }
-    json!({
-        "count": missed.candidates,
-        "by_part": missed.by_part,
-        "example": missed.example.as_ref().map(|(path, line, add)| json!({"path": path, "line": line, "add_to_pattern": add})),
-    })
-}
-
 /// The note about candidates a pattern missed only because of parts it lacks.
 fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
     if missed.candidates == 0 {
@@ -898,7 +907,18 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         if replacements == 0 {
             let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
         }
-        let structured = json!({"edit_id": Value::Null, "replacements": 0, "files": 0, "stats": stats_json(&stats)});
+        let structured = to_structured(&AstEditOutput {
+            edit_id: None,
+            replacements: 0,
+            files: Vec::new(),
+            nested_skipped,
+            compiled_as: CompiledAs::of(query),
+            preview_hunks_shown: 0,
+            preview_hunks_total: 0,
+            warnings: query.warnings().to_vec(),
+            files_with_new_parse_errors: 0,
+            stats: WalkStatsOutput::from(&stats),
+        });
         return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
     }
 
@@ -941,12 +961,20 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             operation: "modified".to_owned(),
         })
         .collect();
-    let file_summaries: Vec<Value> = files.iter().map(|f| json!({"path": f.display, "replacements": f.changes})).collect();
+    let file_summaries: Vec<AstEditFile> = files.iter().map(|f| AstEditFile { path: f.display.clone(), replacements: f.changes }).collect();
     let file_count = files.len();
     let description = format!("{} → `{}` ({lang})", query.display(), args.rewrite);
     let store = ctx.resource::<crate::staged::StagedResource>()?;
     let max_pending = store.config().max_pending_edits;
-    let staged = store.stage(StagedChange { tool: "ast_edit", description, change_noun: "replacement", files, warnings: warnings.clone() });
+    let staged = store.stage(StagedChange {
+        tool: "ast_edit",
+        description,
+        change_noun: "replacement",
+        files,
+        warnings: warnings.clone(),
+        restage_hint: None,
+        held: false,
+    });
     let (edit_id, evicted, preview) = (staged.edit_id, staged.evicted, staged.preview);
 
     let mut text = format!(
@@ -969,17 +997,17 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         if broken_files == 0 { "no new parse errors" } else { "new parse errors allowed (see above)" }
     );
     let _ = write!(text, "\n{}", preview.text);
-    let structured = json!({
-        "edit_id": edit_id,
-        "replacements": changed_replacements,
-        "files": file_summaries,
-        "nested_skipped": nested_skipped,
-        "compiled_as": query.compiled_as_json(),
-        "preview_hunks_shown": preview.shown,
-        "preview_hunks_total": preview.total,
-        "warnings": warnings,
-        "files_with_new_parse_errors": broken_files,
-        "stats": stats_json(&stats),
+    let structured = to_structured(&AstEditOutput {
+        edit_id: Some(edit_id),
+        replacements: changed_replacements,
+        files: file_summaries,
+        nested_skipped,
+        compiled_as: CompiledAs::of(query),
+        preview_hunks_shown: preview.shown,
+        preview_hunks_total: preview.total,
+        warnings,
+        files_with_new_parse_errors: broken_files,
+        stats: WalkStatsOutput::from(&stats),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }

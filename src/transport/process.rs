@@ -720,6 +720,39 @@ pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
     found
 }
 
+/// The values of environment variable `name` in this process's environment and in the initial
+/// environment (`/proc/<pid>/environ`, as it was at exec) of each ancestor — parent,
+/// grandparent, … up to 64 or pid 1 — nearest first, each with where it was found (`"this
+/// process's environment"`, `"the environment of ancestor pid 1234 (sh)"`). An ancestor whose
+/// environment cannot be read (another user's, non-dumpable) is skipped. Linux only.
+///
+/// Used for what a worker inherits from the run that spawned it when a program in between (an
+/// MCP stdio client) started it with a stripped environment: the spawning caller's mode and the
+/// ask channel.
+pub fn inherited_environment_variable(name: &str) -> Vec<(std::ffi::OsString, String)> {
+    const MAX_ANCESTORS: usize = 64;
+    let mut found = Vec::new();
+    if let Some(value) = std::env::var_os(name) {
+        found.push((value, "this process's environment".to_owned()));
+    }
+    let mut pid = procfs::process::Process::myself().ok().and_then(|me| me.stat().ok()).map_or(0, |stat| stat.ppid);
+    for _ in 0..MAX_ANCESTORS {
+        if pid <= 0 {
+            break;
+        }
+        let Ok(process) = procfs::process::Process::new(pid) else { break };
+        let Ok(stat) = process.stat() else { break };
+        if let Some(value) = process.environ().ok().and_then(|environment| environment.get(std::ffi::OsStr::new(name)).cloned()) {
+            found.push((value, format!("the environment of ancestor pid {pid} ({})", stat.comm)));
+        }
+        if pid == 1 {
+            break;
+        }
+        pid = stat.ppid;
+    }
+    found
+}
+
 /// Sends SIGKILL to each recorded process that is still the same process (its start time
 /// matches, so a reused pid is left alone) and still live; returns how many were signalled.
 /// For processes a resource saw under its child (a debuggee under its adapter) and must not

@@ -12,7 +12,8 @@
 //! | `RUNBOUND_WORKER_TIER` | `fast` or `good` |
 //! | `RUNBOUND_WORKER_ATTEMPT` | the attempt number, from 1 |
 //! | `RUNBOUND_WORKER_CALLER` | the spawning caller's mode: `main`, `plan` or `readonly`; the `runbound` CLI run inside the worker takes it as its caller and refuses a higher `--caller`; a command that edits by other means must hold itself to read-only work under `plan` or `readonly` |
-//! | `RUNBOUND_WORKSPACE` | the run's absolute workspace root (also the working directory) |
+//! | `RUNBOUND_WORKSPACE` | where the worker works (also its working directory): the run's absolute workspace root, or with `isolation: "worktree"` the workspace's place in the worker's private git worktree |
+//! | `RUNBOUND_ASK_CHANNEL` | when the run has an ask port: the ask channel a `runbound` run inside the worker shows its `ask_user` cards and permission prompts through ([`crate::ask::ChannelAskPort`]) |
 //! | `GIT_EDITOR`, `GIT_PAGER`, `PAGER`, `GIT_TERMINAL_PROMPT` | `true`, `cat`, `cat`, `0`: nothing waits for a terminal |
 //!
 //! Stdin carries the whole brief and is then closed, so a worker that tries to prompt reads
@@ -131,7 +132,7 @@ impl WorkerBackend for CommandBackend {
     fn describe_tier(&self, tier: WorkerTier) -> Option<String> {
         Some(match self.commands.get(&tier) {
             Some(command_line) => {
-                format!("tier {tier} runs `{SHELL} -c {command_line:?}` in the workspace")
+                format!("tier {tier} runs `{SHELL} -c {command_line:?}` in the workspace (or its worktree)")
             }
             None => missing_tier_message(tier),
         })
@@ -143,6 +144,10 @@ impl WorkerBackend for CommandBackend {
             false => Err(missing_tier_message(tier)),
         }
     }
+
+    fn name(&self) -> String {
+        "command".to_owned()
+    }
 }
 
 fn missing_tier_message(tier: WorkerTier) -> String {
@@ -150,7 +155,7 @@ fn missing_tier_message(tier: WorkerTier) -> String {
 }
 
 fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes: usize) -> Result<String, String> {
-    let spec = ProcessSpec::new(SHELL, job.workspace_root())
+    let mut spec = ProcessSpec::new(SHELL, job.working_dir())
         .with_arg("-c")
         .with_arg(command_line)
         .with_env(ENV_WORKER_ID, job.worker_id())
@@ -158,7 +163,7 @@ fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes
         .with_env(ENV_WORKER_TIER, job.tier().as_str())
         .with_env(ENV_WORKER_ATTEMPT, job.attempt().to_string())
         .with_env(ENV_WORKER_CALLER, job.caller().as_str())
-        .with_env(ENV_WORKSPACE, job.workspace_root().as_os_str())
+        .with_env(ENV_WORKSPACE, job.working_dir().as_os_str())
         .with_env("GIT_EDITOR", "true")
         .with_env("GIT_PAGER", "cat")
         .with_env("PAGER", "cat")
@@ -166,6 +171,9 @@ fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes
         .with_display_name(format!("{} attempt {} ({})", job.worker_id(), job.attempt(), job.tier()))
         .with_stdin_piped(true)
         .with_stdout_piped(true);
+    if let Some((name, path)) = job.ask_channel_environment() {
+        spec = spec.with_env(name, path.as_os_str());
+    }
     // Under the process guardian: what the worker starts dies with it even when the host is
     // killed with SIGKILL (transport::guardian).
     let child = crate::transport::guardian::spawn_guarded(spec, crate::transport::guardian::find_python().as_deref())

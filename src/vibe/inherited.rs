@@ -13,14 +13,11 @@
 //! no ancestor left that carries the variable. A host that cannot trust its worker command
 //! should not offer vibe mode to read-only callers.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 
 use crate::error::ToolError;
 use crate::tier::Caller;
 use crate::vibe::ENV_WORKER_CALLER;
-
-/// Ancestors looked at, at most (a deeper chain is cut there).
-const MAX_ANCESTORS: usize = 64;
 
 /// A caller inherited from a vibe worker's environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,26 +40,7 @@ pub struct InheritedWorkerCaller {
 /// any case, no spaces); the message names the value and where it was found. Failing closed:
 /// a garbled value never means "no ceiling".
 pub fn inherited_worker_caller() -> Result<Option<InheritedWorkerCaller>, ToolError> {
-    let mut found: Vec<(OsString, String)> = Vec::new();
-    if let Some(value) = std::env::var_os(ENV_WORKER_CALLER) {
-        found.push((value, "this process's environment".to_owned()));
-    }
-    let mut pid = procfs::process::Process::myself().ok().and_then(|me| me.stat().ok()).map_or(0, |stat| stat.ppid);
-    for _ in 0..MAX_ANCESTORS {
-        if pid <= 0 {
-            break;
-        }
-        let Ok(process) = procfs::process::Process::new(pid) else { break };
-        let Ok(stat) = process.stat() else { break };
-        if let Some(value) = process.environ().ok().and_then(|environment| environment.get(OsStr::new(ENV_WORKER_CALLER)).cloned()) {
-            found.push((value, format!("the environment of ancestor pid {pid} ({})", stat.comm)));
-        }
-        if pid == 1 {
-            break;
-        }
-        pid = stat.ppid;
-    }
-    most_restrictive(found)
+    most_restrictive(crate::transport::process::inherited_environment_variable(ENV_WORKER_CALLER))
 }
 
 /// The most restrictive of `found` (value, where), or an error naming a value that is no caller.

@@ -30,11 +30,14 @@
 
 mod command;
 mod inherited;
+mod ray;
 mod roster;
 mod tools;
+mod worktree;
 
+use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -46,7 +49,8 @@ use crate::tier::Caller;
 
 pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKSPACE};
 pub use inherited::{inherited_worker_caller, InheritedWorkerCaller};
-pub use roster::{KillReport, Roster, SendReport, WaitReport, WorkerSnapshot};
+pub use ray::{RayBackend, RayConfig};
+pub use roster::{BackendSummary, KillReport, Roster, RosterLinks, SendReport, WaitReport, WorkerChangeSummary, WorkerSnapshot};
 
 /// Timeouts and caps of the vibe roster (the `vibe` section of [`crate::RunConfig`]).
 #[derive(Debug, Clone)]
@@ -78,8 +82,15 @@ pub struct VibeConfig {
     pub list_result_chars: usize,
     /// Whether workers may call `ask_user` (default false: depth 1, only the main agent asks).
     /// Permission prompts are not affected: they always reach the ask port with the worker's
-    /// label.
+    /// label. Applies to workers that call this run's tools ([`WorkerJob::call_options`]); a
+    /// `runbound` run inside a worker process asks through the ask channel instead (see
+    /// [`VibeConfig::relay_worker_questions`]).
     pub workers_may_ask_user: bool,
+    /// Whether the `ask_user` cards of a `runbound` run inside a worker (a command or Ray
+    /// worker) are relayed to this run's ask port, labelled with the worker (default true).
+    /// Its permission prompts are always relayed; with no port attached here, both answer
+    /// `no human` at once.
+    pub relay_worker_questions: bool,
 }
 
 impl Default for VibeConfig {
@@ -95,13 +106,14 @@ impl Default for VibeConfig {
             result_max_chars: 20_000,
             list_result_chars: 300,
             workers_may_ask_user: false,
+            relay_worker_questions: true,
         }
     }
 }
 
 /// What kind of work a worker is for (R-VIBE-2); the host maps each tier to a backend
 /// configuration (e.g. a model and a reasoning effort).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerTier {
     /// Well-specified mechanical work. The default.
@@ -151,20 +163,28 @@ pub enum WorkerStatus {
     Completed,
     /// The last attempt failed (non-zero exit, missing command, timeout, backend error, panic).
     Failed,
-    /// Stopped by `vibe_kill` or because the run ended; the record is kept.
+    /// `vibe_kill` (or the run's end) asked the backend to stop the attempt and it has not
+    /// confirmed yet (a Ray job until Ray reports it `STOPPED`); the attempt still holds its slot.
+    Stopping,
+    /// Stopped by `vibe_kill` or because the run ended, and the backend confirmed the stop; the
+    /// record is kept.
     Killed,
-    /// The record says pending or running but the worker's thread no longer exists.
+    /// Contact with the attempt was lost: the backend says so (a Ray cluster that stopped
+    /// answering), or the record says pending or running but the worker's thread no longer
+    /// exists. The note says why; `vibe_send` starts a new attempt.
     Lost,
 }
 
 impl WorkerStatus {
-    /// The wire name: `pending`, `running`, `completed`, `failed`, `killed` or `lost`.
+    /// The wire name: `pending`, `running`, `completed`, `failed`, `stopping`, `killed` or
+    /// `lost`.
     pub fn as_str(self) -> &'static str {
         match self {
             WorkerStatus::Pending => "pending",
             WorkerStatus::Running => "running",
             WorkerStatus::Completed => "completed",
             WorkerStatus::Failed => "failed",
+            WorkerStatus::Stopping => "stopping",
             WorkerStatus::Killed => "killed",
             WorkerStatus::Lost => "lost",
         }
@@ -173,11 +193,40 @@ impl WorkerStatus {
     /// Whether the worker is done for now (completed, failed, killed or lost); `vibe_send`
     /// starts a new attempt on such a worker.
     pub fn is_finished(self) -> bool {
-        !matches!(self, WorkerStatus::Pending | WorkerStatus::Running)
+        !matches!(self, WorkerStatus::Pending | WorkerStatus::Running | WorkerStatus::Stopping)
     }
 }
 
 impl fmt::Display for WorkerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a worker's attempts are kept apart from the workspace (`vibe_spawn`'s `isolation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkerIsolation {
+    /// The attempt works in the workspace itself (the command backend's default).
+    None,
+    /// The attempt works in a private `git worktree` of the workspace (HEAD plus the
+    /// uncommitted changes, on a new branch); what it changed comes back as a staged edit that
+    /// `resolve` accepts or discards. The worktree is kept for the worker's next attempt while
+    /// the edit is pending, and removed when the edit is resolved or the run ends.
+    Worktree,
+}
+
+impl WorkerIsolation {
+    /// The wire name: `none` or `worktree`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerIsolation::None => "none",
+            WorkerIsolation::Worktree => "worktree",
+        }
+    }
+}
+
+impl fmt::Display for WorkerIsolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -192,9 +241,12 @@ pub struct WorkerJob<'a> {
     brief: &'a str,
     caller: Caller,
     workspace_root: &'a Path,
+    working_dir: &'a Path,
+    isolation: WorkerIsolation,
     deadline: Instant,
     cancel: &'a CancelToken,
     progress: &'a (dyn Fn(&str) + Sync),
+    attempt_link: &'a Arc<roster::AttemptLink>,
 }
 
 impl<'a> WorkerJob<'a> {
@@ -230,9 +282,65 @@ impl<'a> WorkerJob<'a> {
         self.caller
     }
 
-    /// The run's absolute workspace root (the working directory of command workers).
+    /// The run's absolute workspace root.
     pub fn workspace_root(&self) -> &'a Path {
         self.workspace_root
+    }
+
+    /// Where the attempt works: the workspace root, or with [`WorkerIsolation::Worktree`] the
+    /// workspace's place in the worker's private git worktree. The command backend runs there;
+    /// a backend that runs elsewhere (a cluster) ships this directory and, for an isolated
+    /// attempt, writes the files the remote attempt changed back into it (the roster then
+    /// stages the worktree's diff).
+    pub fn working_dir(&self) -> &'a Path {
+        self.working_dir
+    }
+
+    /// How this attempt is isolated.
+    pub fn isolation(&self) -> WorkerIsolation {
+        self.isolation
+    }
+
+    /// Marks the attempt `lost`: the backend lost contact with it (e.g. its cluster stopped
+    /// answering) and cannot tell how it ended. Call before returning; the error returned
+    /// becomes the worker's last result and `reason` its note.
+    pub fn mark_lost(&self, reason: &str) {
+        self.attempt_link.mark_lost(reason);
+    }
+
+    /// The environment variable (name, value) that connects a `runbound` run inside this
+    /// attempt's process to this run's ask port ([`crate::ask::ENV_ASK_CHANNEL`] → a private
+    /// directory), starting the channel on first use; `None` when this run has no ask port (a
+    /// nested run then has no human, and fails closed). The channel closes when the attempt
+    /// ends. Backends that start local processes pass it in their environment.
+    pub fn ask_channel_environment(&self) -> Option<(&'static str, PathBuf)> {
+        self.attempt_link.ask_channel_path().map(|path| (crate::ask::ENV_ASK_CHANNEL, path))
+    }
+
+    /// Shows `card` (relayed from inside the attempt) on this run's ask port, labelled with the
+    /// worker, and blocks until it is answered, skipped, timed out or cancelled — or answers
+    /// `no human` at once when no port is attached (or questions are not relayed). While it
+    /// waits, `vibe_list` shows the worker as waiting for the human. For backends that relay
+    /// cards over their own channel (the Ray backend reads them from the job's log).
+    pub fn ask_human(&self, card: &crate::ask::RelayedCard) -> crate::ask::AskOutcome {
+        self.attempt_link.ask_human(card)
+    }
+
+    /// An owned handle for showing relayed cards from another thread (e.g. one per card, so a
+    /// slow human does not hold up the attempt's own loop); see [`WorkerJob::ask_human`].
+    pub fn ask_relay(&self) -> AskRelay {
+        AskRelay { link: Arc::clone(self.attempt_link) }
+    }
+
+    /// Whether this run relays `ask_user` questions from inside workers (permission prompts
+    /// always are, when a port is attached).
+    pub fn relays_questions(&self) -> bool {
+        self.attempt_link.relays_questions()
+    }
+
+    /// Whether this run has a human-facing ask port (else every relayed card answers `no human`).
+    pub fn has_human(&self) -> bool {
+        self.attempt_link.has_human()
     }
 
     /// When this attempt must have returned ([`VibeConfig::attempt_timeout`] after it started).
@@ -272,6 +380,25 @@ impl<'a> WorkerJob<'a> {
     }
 }
 
+/// An owned handle on an attempt's way to the human ([`WorkerJob::ask_relay`]).
+#[derive(Clone)]
+pub struct AskRelay {
+    link: Arc<roster::AttemptLink>,
+}
+
+impl AskRelay {
+    /// Same as [`WorkerJob::ask_human`].
+    pub fn ask_human(&self, card: &crate::ask::RelayedCard) -> crate::ask::AskOutcome {
+        self.link.ask_human(card)
+    }
+}
+
+impl fmt::Debug for AskRelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AskRelay")
+    }
+}
+
 /// Runs one attempt of a worker to completion. Plain and blocking; called on the worker's own
 /// thread. Must return by [`WorkerJob::deadline`] and promptly after cancellation, having
 /// stopped every process it started (put them in a process group owned by the attempt).
@@ -294,6 +421,38 @@ pub trait WorkerBackend: Send + Sync {
     fn check_tier(&self, tier: WorkerTier) -> Result<(), String> {
         let _ = tier;
         Ok(())
+    }
+
+    /// A short name for lists and status, e.g. `command` or `ray http://127.0.0.1:8265`.
+    /// Default `custom`.
+    fn name(&self) -> String {
+        "custom".to_owned()
+    }
+
+    /// Most attempts of this backend running at once; `None` (the default) uses
+    /// [`VibeConfig::max_running_workers`]. The cap is per backend: a run whose tiers use a
+    /// command backend and a Ray cluster fills each up to its own cap.
+    fn max_running_attempts(&self) -> Option<usize> {
+        None
+    }
+
+    /// How long stopping an attempt may take to be confirmed beyond
+    /// [`VibeConfig::stop_grace`] (a Ray job stops within Ray's own grace). Default zero.
+    fn stop_confirmation_time(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    /// The isolation `vibe_spawn` uses when the model gives none. Default
+    /// [`WorkerIsolation::None`]; a backend that cannot write the workspace (a remote cluster)
+    /// returns [`WorkerIsolation::Worktree`], so its changes come back staged.
+    fn default_isolation(&self) -> WorkerIsolation {
+        WorkerIsolation::None
+    }
+
+    /// What `runbound status` says about the backend (e.g. a cluster's address and whether it
+    /// answers); probes with short timeouts. Default: nothing beyond [`WorkerBackend::name`].
+    fn status_lines(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 
@@ -336,20 +495,29 @@ pub struct WorkerEvent {
     pub tier: WorkerTier,
     /// The attempt that ended.
     pub attempt: u32,
-    /// `completed` or `failed`.
+    /// `completed`, `failed` or `lost`.
     pub status: WorkerStatus,
     /// How long the attempt ran.
     pub elapsed: Duration,
     /// The result (or error) cut to [`VibeConfig::list_result_chars`] with a marker.
     pub result_excerpt: String,
+    /// For an isolated attempt: the staged edit of its changes (`edit_N`), if it changed
+    /// anything.
+    pub edit_id: Option<String>,
 }
 
 impl WorkerEvent {
     /// One line for the model, e.g. `worker_2 ("tests") completed attempt 1 after 3.2 s: …;
     /// call vibe_wait with worker_id "worker_2" for the full result`.
     pub fn message(&self) -> String {
+        let edit = match &self.edit_id {
+            Some(edit_id) => {
+                format!("\nits changes are staged as {edit_id}: call resolve with edit_id {edit_id:?} to accept or discard them")
+            }
+            None => String::new(),
+        };
         format!(
-            "{} ({:?}, tier {}) {} attempt {} after {:.1} s: {}\ncall vibe_wait with worker_id {:?} for the full result",
+            "{} ({:?}, tier {}) {} attempt {} after {:.1} s: {}{edit}\ncall vibe_wait with worker_id {:?} for the full result",
             self.worker_id,
             self.label,
             self.tier,
@@ -362,7 +530,7 @@ impl WorkerEvent {
     }
 
     /// JSON for a host notification: `{worker_id, label, tier, attempt, status, elapsed_ms,
-    /// result_excerpt, message}`.
+    /// result_excerpt, edit_id, message}`.
     pub fn to_json(&self) -> Value {
         json!({
             "worker_id": self.worker_id,
@@ -372,6 +540,7 @@ impl WorkerEvent {
             "status": self.status,
             "elapsed_ms": self.elapsed.as_millis() as u64,
             "result_excerpt": self.result_excerpt,
+            "edit_id": self.edit_id,
             "message": self.message(),
         })
     }
@@ -386,16 +555,31 @@ pub type WorkerEventCallback = Arc<dyn Fn(&WorkerEvent) + Send + Sync>;
 /// run's [`VibeConfig`] and workspace root).
 #[derive(Clone)]
 pub struct VibeSetup {
-    /// Runs the workers' attempts.
+    /// Runs the workers' attempts (of every tier without its own backend).
     pub backend: Arc<dyn WorkerBackend>,
+    /// Tiers run by another backend than [`VibeSetup::backend`] (e.g. `good` on a Ray cluster).
+    pub tier_backends: BTreeMap<WorkerTier, Arc<dyn WorkerBackend>>,
     /// Called when an attempt completes or fails.
     pub on_worker_event: Option<WorkerEventCallback>,
 }
 
 impl VibeSetup {
-    /// Vibe mode with `backend` and no completion hook.
+    /// Vibe mode with `backend` for every tier and no completion hook.
     pub fn new(backend: Arc<dyn WorkerBackend>) -> VibeSetup {
-        VibeSetup { backend, on_worker_event: None }
+        VibeSetup { backend, tier_backends: BTreeMap::new(), on_worker_event: None }
+    }
+
+    /// Runs `tier` on `backend` instead of the default backend. Each backend has its own
+    /// concurrency cap ([`WorkerBackend::max_running_attempts`]).
+    #[must_use]
+    pub fn with_tier_backend(mut self, tier: WorkerTier, backend: Arc<dyn WorkerBackend>) -> VibeSetup {
+        self.tier_backends.insert(tier, backend);
+        self
+    }
+
+    /// The backend that runs `tier`.
+    pub fn backend_for(&self, tier: WorkerTier) -> &Arc<dyn WorkerBackend> {
+        self.tier_backends.get(&tier).unwrap_or(&self.backend)
     }
 
     /// Sets the completion hook.
@@ -417,12 +601,81 @@ impl VibeSetup {
         let backend = CommandBackend::from_cli_worker_flags(worker_flags)?;
         Ok(VibeSetup::new(Arc::new(backend)))
     }
+
+    /// Vibe mode from the CLI's `--worker TIER=COMMAND`, `--worker-backend [TIER=]BACKEND` and
+    /// `--ray-address` flags. Each `backend_choices` entry puts one tier (`Some`) or every tier
+    /// (`None`) on a backend, in command-line order (later entries win); tiers on
+    /// [`WorkerBackendKind::Ray`] run their command as jobs on the Ray cluster at `ray_address`
+    /// (the dashboard URL, e.g. `http://127.0.0.1:8265`), the others on this machine. With no
+    /// choice every tier runs here, as [`VibeSetup::from_cli_worker_flags`].
+    ///
+    /// # Errors
+    /// What [`VibeSetup::from_cli_worker_flags`] refuses, `ray` without `--ray-address` (or an
+    /// address that is not an `http://` URL), `--ray-address` with no tier on `ray`, or a tier on
+    /// `ray` with no `--worker` command; the message names the flag to fix.
+    pub fn from_cli_flags(
+        worker_flags: &[String],
+        backend_choices: &[(Option<WorkerTier>, WorkerBackendKind)],
+        ray_address: Option<&str>,
+    ) -> Result<VibeSetup, String> {
+        let commands = CommandBackend::from_cli_worker_flags(worker_flags)?;
+        let mut on_ray: BTreeMap<WorkerTier, bool> = WorkerTier::ALL.iter().map(|&tier| (tier, false)).collect();
+        for &(tier, kind) in backend_choices {
+            let tiers = match tier {
+                Some(tier) => vec![tier],
+                None => WorkerTier::ALL.to_vec(),
+            };
+            for tier in tiers {
+                on_ray.insert(tier, kind == WorkerBackendKind::Ray);
+            }
+        }
+        let ray_tiers: Vec<WorkerTier> = on_ray.iter().filter(|(_, ray)| **ray).map(|(tier, _)| *tier).collect();
+        if ray_tiers.is_empty() {
+            if let Some(address) = ray_address {
+                return Err(format!("--ray-address {address:?} is given but no tier runs on ray; add --worker-backend ray"));
+            }
+            return Ok(VibeSetup::new(Arc::new(commands)));
+        }
+        let Some(address) = ray_address else {
+            return Err("--worker-backend ray needs --ray-address with the cluster's dashboard URL, e.g. \
+                        --ray-address http://127.0.0.1:8265"
+                .to_owned());
+        };
+        let mut config = RayConfig::new(address);
+        for &tier in &ray_tiers {
+            let Some(command_line) = commands.command_line(tier) else {
+                return Err(format!(
+                    "--worker-backend puts tier {tier} on ray, but no --worker {tier}=COMMAND gives its command; add it or drop the \
+                     tier from --worker-backend"
+                ));
+            };
+            config = config.with_command(tier, command_line);
+        }
+        let ray: Arc<dyn WorkerBackend> = Arc::new(RayBackend::new(config)?);
+        if ray_tiers.len() == WorkerTier::ALL.len() {
+            return Ok(VibeSetup::new(ray));
+        }
+        let mut setup = VibeSetup::new(Arc::new(commands));
+        for tier in ray_tiers {
+            setup = setup.with_tier_backend(tier, Arc::clone(&ray));
+        }
+        Ok(setup)
+    }
 }
 
 impl fmt::Debug for VibeSetup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("VibeSetup").field("on_worker_event", &self.on_worker_event.is_some()).finish_non_exhaustive()
     }
+}
+
+/// Where the CLI runs a worker tier (`--worker-backend [TIER=]command|ray`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorkerBackendKind {
+    /// A child process on this machine ([`CommandBackend`]).
+    Command,
+    /// A job on a Ray cluster through its Jobs REST API ([`RayBackend`]).
+    Ray,
 }
 
 /// The tools a worker of this run may see when spawned by `caller`: the run's tools visible to

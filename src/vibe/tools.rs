@@ -4,16 +4,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::ToolError;
-use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
+use crate::registry::{CallContext, Registry, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
 use super::roster::{Roster, WorkerSnapshot};
-use super::{WorkerStatus, WorkerTier};
+use super::{WorkerIsolation, WorkerStatus, WorkerTier};
+
+const ISOLATION_DOC: &str = "`worktree` = the worker works in its own git worktree of the workspace (HEAD plus your \
+     uncommitted changes, on a new branch), so it never writes your files; when it completes, its changes come back as a \
+     staged edit (edit_id and diff in vibe_wait) that resolve accepts or discards. `none` = it works in the workspace \
+     itself. Default: the backend's (a remote cluster isolates, the command backend does not).";
 
 const TIER_DOC: &str = "`fast` = well-specified mechanical work (apply a known change, write tests to a clear spec, \
      rename, port); `good` = design, judgment, or reviewing a fast worker's output. Default `fast`.";
@@ -24,32 +30,27 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     let wait_default = seconds_text(config.wait_default);
     let wait_min = seconds_text(config.wait_min);
     let wait_max = seconds_text(config.wait_max);
-    let stop_budget = config.stop_grace + Duration::from_secs(10);
-    let worker_id_schema =
-        json!({"type": "string", "pattern": "^worker_[0-9]+$", "description": "The id vibe_spawn returned, e.g. \"worker_1\"."});
+    let stop_budget = roster.stop_budget() + Duration::from_secs(10);
     registry.register(
         ToolDescriptor {
             name: "vibe_spawn".to_owned(),
+            title: "Start a background worker".to_owned(),
             description: format!(
                 "Start a background worker on a brief; returns at once with its worker_id (worker_1, worker_2, … per run) \
                  while the worker keeps running. The brief must stand alone: the worker does not see this conversation. \
-                 Workers cannot ask the user or start workers of their own; they inherit your mode (a plan-mode or read-only \
+                 Workers cannot start workers of their own; a runbound run inside a worker shows its questions and \
+                 permission prompts to the user labelled with the worker (when a user is attached; otherwise they fail \
+                 closed). Workers inherit your mode (a plan-mode or read-only \
                  caller's worker is held to it: a host-supplied worker's own tools are read tier, a command worker gets \
                  RUNBOUND_WORKER_CALLER, which caps the runbound CLI it drives; a command that edits files by other means \
-                 must honor it itself). tier: {TIER_DOC} {told_when_done} Fetch its result with \
+                 must honor it itself). When every slot is busy the worker queues (the result says how many are ahead). \
+                 tier: {TIER_DOC} isolation: {ISOLATION_DOC} {told_when_done} Fetch its result with \
                  vibe_wait; see all workers with vibe_list."
             ),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "brief": {"type": "string", "minLength": 1, "description": "The whole task: goal, files, constraints, what to report back."},
-                    "label": {"type": "string", "minLength": 1, "maxLength": 80, "description": "A short name shown in lists and permission prompts, e.g. \"fix parser tests\"."},
-                    "tier": {"type": "string", "enum": ["fast", "good"], "description": TIER_DOC}
-                },
-                "required": ["brief", "label"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<SpawnArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
             parallel_safe: true,
             default_timeout: Duration::from_secs(10),
         },
@@ -58,21 +59,17 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_send".to_owned(),
+            title: "Message a background worker".to_owned(),
             description: "Append a message to a worker's brief and run it again. A running attempt is cancelled (its \
                 processes are killed) and the next attempt starts with the extended brief; a finished worker (completed, \
-                failed, killed) starts a new attempt; a worker still waiting to start just gets the longer brief. The \
-                attempt number goes up by one per restart and is shown everywhere."
+                failed, killed, lost) starts a new attempt; a worker still waiting to start just gets the longer brief. A \
+                worktree-isolated worker continues in its worktree (its pending staged edit is withdrawn: the new attempt \
+                stages its whole change again). The attempt number goes up by one per restart and is shown everywhere."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "worker_id": worker_id_schema,
-                    "message": {"type": "string", "minLength": 1, "description": "What the worker should do differently or next."}
-                },
-                "required": ["worker_id", "message"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<SendArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
             parallel_safe: true,
             default_timeout: stop_budget,
         },
@@ -81,6 +78,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_wait".to_owned(),
+            title: "Wait for a background worker".to_owned(),
             description: format!(
                 "Block until a worker finishes, then return its status and whole result; or, when timeout_seconds pass \
                  first, return timed_out with the time waited. timeout_seconds: default {wait_default}, minimum {wait_min}, \
@@ -88,15 +86,9 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                  and wait only when you need the result. {told_when_done}"
             ),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "worker_id": worker_id_schema,
-                    "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "description": format!("How long to wait (default {wait_default}, min {wait_min}, max {wait_max}).")}
-                },
-                "required": ["worker_id"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<WaitArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
             parallel_safe: true,
             default_timeout: config.wait_max + Duration::from_secs(30),
         },
@@ -105,16 +97,15 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_kill".to_owned(),
-            description: "Stop a worker: its attempt is cancelled and its processes are killed. Its record and last \
+            title: "Stop a background worker".to_owned(),
+            description: "Stop a worker: its attempt is cancelled and its processes are killed (a Ray job is stopped). \
+                The worker is `killed` once the backend confirmed the stop (`stopping` until then). Its record and last \
                 result stay visible in vibe_list; vibe_send can start it again."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({
-                "type": "object",
-                "properties": {"worker_id": worker_id_schema},
-                "required": ["worker_id"],
-                "additionalProperties": false
-            }),
+            input_schema: crate::schema::input_schema::<WorkerIdArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: true, open_world: true },
             parallel_safe: true,
             default_timeout: stop_budget,
         },
@@ -123,12 +114,16 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     registry.register(
         ToolDescriptor {
             name: "vibe_list".to_owned(),
-            description: "List every worker of this run: id, label, tier, status (pending, running, completed, failed, \
-                killed, lost), attempt, elapsed time of the latest attempt, and the start of its last result (vibe_wait \
-                returns the whole result). Results stay available until the run ends."
+            title: "List background workers".to_owned(),
+            description: "List every worker of this run: id, label, tier, backend, status (pending, running, completed, \
+                failed, stopping, killed, lost; a worker whose question or permission prompt is open says `waiting for the \
+                human`), attempt, elapsed time of the latest attempt, its staged change (edit_id and size) and the start of \
+                its last result (vibe_wait returns the whole result). Results stay available until the run ends."
                 .to_owned(),
             tier: Tier::Read,
-            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            input_schema: crate::schema::input_schema::<ListArguments>(),
+            output_schema: None,
+            annotations: ToolAnnotations::READ_ONLY,
             parallel_safe: true,
             default_timeout: Duration::from_secs(10),
         },
@@ -136,31 +131,67 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
     );
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_spawn`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct SpawnArguments {
+    /// The whole task: goal, files, constraints, what to report back.
+    #[schemars(length(min = 1))]
     brief: String,
+    /// A short name shown in lists and permission prompts, e.g. "fix parser tests".
+    #[schemars(length(min = 1, max = 80))]
     label: String,
+    /// `fast` = well-specified mechanical work (apply a known change, write tests to a clear
+    /// spec, rename, port); `good` = design, judgment, or reviewing a fast worker's output.
+    /// Default `fast`.
     #[serde(default)]
     tier: Option<WorkerTier>,
+    /// `none` (default) = the worker works in the workspace itself; `worktree` = in its own git
+    /// worktree of the workspace (HEAD plus uncommitted and untracked files), its change staged for
+    /// `resolve` when it finishes.
+    #[serde(default)]
+    isolation: Option<WorkerIsolation>,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_send`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct SendArguments {
+    /// The id vibe_spawn returned, e.g. "worker_1".
+    #[schemars(pattern(r"^worker_[0-9]+$"))]
     worker_id: String,
+    /// What the worker should do differently or next.
+    #[schemars(length(min = 1))]
     message: String,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_wait`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct WaitArguments {
+    /// The id vibe_spawn returned, e.g. "worker_1".
+    #[schemars(pattern(r"^worker_[0-9]+$"))]
     worker_id: String,
+    /// How long to wait, in seconds (default, minimum and maximum in the tool's description;
+    /// values outside are clamped).
     #[serde(default)]
+    #[schemars(extend("exclusiveMinimum" = 0))]
     timeout_seconds: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// The arguments of `vibe_kill`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct WorkerIdArguments {
+    /// The id vibe_spawn returned, e.g. "worker_1".
+    #[schemars(pattern(r"^worker_[0-9]+$"))]
     worker_id: String,
 }
+
+/// `vibe_list` takes no arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ListArguments {}
 
 fn roster<'run>(ctx: &CallContext<'run>) -> Result<&'run Roster, ToolError> {
     ctx.resource::<Roster>()
@@ -170,24 +201,51 @@ fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Too
     let arguments: SpawnArguments = ctx.parse_arguments(arguments)?;
     let roster = roster(ctx)?;
     let tier = arguments.tier.unwrap_or(WorkerTier::Fast);
-    let snapshot = roster.spawn(&arguments.brief, &arguments.label, tier, ctx.caller())?;
-    let text = format!(
-        "{} started: label {:?}, tier {}, attempt {}, status {}. It runs in the background. {} Call vibe_wait with \
-         worker_id {:?} when you need its result.",
+    let (snapshot, isolation_note) = roster.spawn(&arguments.brief, &arguments.label, tier, ctx.caller(), arguments.isolation)?;
+    let backend = roster.backends(false).into_iter().find(|backend| backend.name == snapshot.backend);
+    let start = match (snapshot.queued_behind, backend) {
+        (Some(ahead), Some(backend)) if ahead > 0 || backend.running >= backend.cap => format!(
+            "It is queued: {} of {} slots of backend {} are busy and {} ahead of it; it starts when a slot frees.",
+            backend.running,
+            backend.cap,
+            backend.name,
+            if ahead == 1 { "1 worker is".to_owned() } else { format!("{ahead} workers are") }
+        ),
+        _ => "It starts now.".to_owned(),
+    };
+    let isolation = match snapshot.isolation {
+        WorkerIsolation::Worktree => {
+            " It works in its own git worktree; when it completes, its changes come back as a staged edit (vibe_wait shows \
+             the edit_id and the diff)."
+        }
+        WorkerIsolation::None => "",
+    };
+    let mut text = format!(
+        "{} started: label {:?}, tier {}, backend {}, isolation {}, attempt {}, status {}. {start}{isolation} {} Call \
+         vibe_wait with worker_id {:?} when you need its result.",
         snapshot.worker_id,
         snapshot.label,
         snapshot.tier,
+        snapshot.backend,
+        snapshot.isolation,
         snapshot.attempt,
         snapshot.status,
         finish_notice(roster),
         snapshot.worker_id
     );
+    if let Some(note) = &isolation_note {
+        text.push_str(&format!("\nnote: {note}"));
+    }
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
         "worker_id": snapshot.worker_id,
         "label": snapshot.label,
         "tier": snapshot.tier,
+        "backend": snapshot.backend,
+        "isolation": snapshot.isolation,
         "attempt": snapshot.attempt,
         "status": snapshot.status,
+        "queued_behind": snapshot.queued_behind,
+        "note": isolation_note,
     }))))
 }
 
@@ -218,9 +276,16 @@ fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             snapshot.attempt
         )
     };
-    let text = format!("{} ({:?}) {what_happened}. Status now: {}.", snapshot.worker_id, snapshot.label, snapshot.status);
+    let mut text = format!("{} ({:?}) {what_happened}. Status now: {}.", snapshot.worker_id, snapshot.label, snapshot.status);
+    if let Some(edit_id) = &report.withdrawn_edit {
+        text.push_str(&format!(
+            " Its staged edit {edit_id} was withdrawn: the new attempt continues in the same worktree and stages its whole \
+             change again."
+        ));
+    }
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
         "worker_id": snapshot.worker_id,
+        "withdrawn_edit": report.withdrawn_edit,
         "previous_status": report.previous_status,
         "previous_attempt": report.previous_attempt,
         "previous_attempt_stopped": report.previous_attempt_stopped,
@@ -276,6 +341,9 @@ fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             report.waited.as_secs_f64(),
             snapshot.elapsed.as_secs_f64()
         ));
+        if let Some(waiting) = snapshot.waiting_line() {
+            lines.push(format!("it is {waiting}"));
+        }
         if let Some(progress) = &snapshot.progress {
             lines.push(format!("latest progress: {progress}"));
         }
@@ -303,6 +371,18 @@ fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             }
             (Some(result), Some(attempt)) => lines.push(format!("last result (from attempt {attempt}):\n{result}")),
             _ => lines.push("no result: no attempt of this worker ended on its own".to_owned()),
+        }
+        if let Some(change) = &snapshot.change {
+            lines.push(format!("changes: {}", change.line()));
+            if let Some(edit_id) = change.edit_id.as_deref().filter(|_| change.state.starts_with("pending")) {
+                lines.push(format!(
+                    "Nothing was written to your files: call resolve with edit_id {edit_id:?} and action \"accept\" to write \
+                     the change, or \"discard\" to drop it."
+                ));
+                if !change.preview.is_empty() {
+                    lines.push(change.preview.clone());
+                }
+            }
         }
     }
     let mut structured = snapshot.to_json(config.result_max_chars);
@@ -336,11 +416,12 @@ fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
         )
     } else {
         format!(
-            "{} ({:?}) marked killed, but its attempt had not stopped after {} ms; its process group was signalled and it \
-             is being abandoned.",
+            "{} ({:?}) is stopping: the backend was told to stop attempt {} but had not confirmed it after {:.1} s; \
+             vibe_list shows `stopping` until it does, then `killed`.",
             snapshot.worker_id,
             snapshot.label,
-            roster.config().stop_grace.as_millis()
+            snapshot.attempt,
+            report.waited.as_secs_f64()
         )
     };
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
@@ -349,6 +430,7 @@ fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
         "status": snapshot.status,
         "attempt": snapshot.attempt,
         "stopped": report.stopped,
+        "waited_ms": report.waited.as_millis() as u64,
     }))))
 }
 
@@ -395,20 +477,34 @@ fn seconds_text(duration: Duration) -> String {
 }
 
 fn list_line(snapshot: &WorkerSnapshot, list_chars: usize) -> String {
+    let status = match snapshot.waiting_line() {
+        Some(waiting) => format!("{} — {waiting}", snapshot.status),
+        None => snapshot.status.to_string(),
+    };
     let mut line = format!(
         "{}  {:?}  tier {}  {}  attempt {}  {:.1} s",
         snapshot.worker_id,
         snapshot.label,
         snapshot.tier,
-        snapshot.status,
+        status,
         snapshot.attempt,
         snapshot.elapsed.as_secs_f64()
     );
+    if let Some(ahead) = snapshot.queued_behind.filter(|&ahead| ahead > 0) {
+        line.push_str(&format!("  (queued, {} ahead)", crate::render::plural(ahead, "worker")));
+    }
+    line.push_str(&format!("\n    backend {}, isolation {}", snapshot.backend, snapshot.isolation));
+    if let Some((path, branch)) = &snapshot.worktree {
+        line.push_str(&format!(", worktree {} (branch {branch})", path.display()));
+    }
     if let Some(note) = &snapshot.note {
         line.push_str(&format!("\n    note: {note}"));
     }
     if let Some(progress) = &snapshot.progress {
         line.push_str(&format!("\n    progress: {progress}"));
+    }
+    if let Some(change) = &snapshot.change {
+        line.push_str(&format!("\n    changes: {}", change.line()));
     }
     if let (Some(result), Some(attempt)) = (&snapshot.last_result, snapshot.last_result_attempt) {
         let excerpt = crate::render::cut_chars_with(&result.replace('\n', " ⏎ "), list_chars, "vibe_wait shows the whole result");

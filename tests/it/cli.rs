@@ -38,18 +38,33 @@ fn runbound_with_stdin(workspace: &Path, args: &[&str], stdin_text: &str) -> Out
 }
 
 fn wait_with_timeout(mut child: Child, timeout: Duration) -> Output {
+    // Drain both pipes while waiting: a child whose output exceeds the pipe buffer (64 KiB; the
+    // tools listing with its schemas does) would otherwise block writing and never exit.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = std::io::Read::read_to_end(&mut pipe, &mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|pipe| Box::new(pipe) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|pipe| Box::new(pipe) as Box<dyn std::io::Read + Send>));
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("try_wait").is_some() {
-            return child.wait_with_output().expect("collect output");
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
         }
         if start.elapsed() > timeout {
             let _ = child.kill();
-            let output = child.wait_with_output().expect("collect output");
-            panic!("runbound did not exit within {timeout:?}; stderr: {}", String::from_utf8_lossy(&output.stderr));
+            let _ = child.wait();
+            let stderr = stderr.join().unwrap_or_default();
+            panic!("runbound did not exit within {timeout:?}; stderr: {}", String::from_utf8_lossy(&stderr));
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
+    };
+    Output { status, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
 }
 
 fn stdout_json(output: &Output) -> Value {
@@ -84,8 +99,13 @@ fn tools_lists_mcp_descriptors_and_hides_write_tools_from_read_only_callers() {
     for tool in tools.as_array().unwrap() {
         assert!(tool["description"].as_str().is_some_and(|text| text.len() > 20), "{tool}");
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
-        let read_only = tool["tier"] == "read";
-        assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{tool}");
+        assert!(tool["title"].as_str().is_some_and(|title| !title.is_empty()), "{tool}");
+        if tool["tier"] != "read" {
+            assert_eq!(tool["annotations"]["readOnlyHint"], false, "a write or exec tool is not read-only: {tool}");
+        }
+        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+            assert!(tool["annotations"][hint].is_boolean(), "{hint}: {tool}");
+        }
     }
     for caller in ["readonly", "plan"] {
         let output = runbound(workspace.path(), &["--caller", caller, "tools"]);

@@ -722,6 +722,9 @@ fn late_writer(after: fn(&CallContext<'_>)) -> (runbound::ToolDescriptor, runbou
         description: "Writes late.txt, then finishes late.".to_owned(),
         tier: runbound::Tier::Write,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(runbound::Tier::Write),
         parallel_safe: true,
         default_timeout: std::time::Duration::from_secs(30),
     };

@@ -114,6 +114,9 @@ fn a_host_tool_reports_through_its_context() {
         description: "Counts to 40, one step every 25 ms, reporting each step.".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: true,
         default_timeout: Duration::from_secs(30),
     };
@@ -152,6 +155,9 @@ fn operator_events_reach_the_hosts_callback() {
         description: "Panics.".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: true,
         default_timeout: Duration::from_secs(30),
     };

@@ -319,3 +319,144 @@ fn rust_analyzer_write_after_an_outside_change_is_not_blamed_for_it() {
     assert!(!dow.contains("src/b.rs: new diagnostics"), "an error made outside the tools blamed on the write:\n{text}");
     assert!(dow.contains("no new errors in src/c.rs"), "{text}");
 }
+
+/// A crate whose `scale` (src/a.rs) is called twice from src/b.rs; src/c.rs is independent.
+fn scale_crate(name: &str) -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("Cargo.toml", &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n")),
+        ("src/lib.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
+        ("src/a.rs", "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n"),
+        ("src/b.rs", "pub fn one() -> i32 {\n    crate::a::scale(1)\n}\n\npub fn two() -> i32 {\n    crate::a::scale(2)\n}\n"),
+        ("src/c.rs", "pub fn three() -> i32 {\n    3\n}\n"),
+    ])
+}
+
+const SCALE_BROKEN: &str = "pub fn scale(x: i32, factor: i32) -> i32 {\n    x * factor\n}\n";
+
+#[test]
+fn rust_analyzer_write_after_an_outside_change_reports_what_the_write_breaks() {
+    if support::require_binary("rust_analyzer_write_after_an_outside_change_reports_what_the_write_breaks", "rust-analyzer").is_none() {
+        return;
+    }
+    // The trial on heck 0.5.0: `sed -i '1i // outside edit' src/train.rs`, then an edit adding a
+    // parameter to `capitalize` was called clean while cargo check showed 4 errors in callers.
+    // The check run started for the outside change compiled the written text too, and its
+    // result became the "before" state.
+    let dir = scale_crate("outside_then_break");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/a.rs", "// Doubles.\npub fn scale(x: i32) -> i32 {\n    x * 2\n}\n");
+    assert!(block(&text).contains("no new errors in src/a.rs"), "{text}");
+    // Outside the tools, like the sed: a comment line on top of c.rs.
+    std::fs::write(dir.path().join("src/c.rs"), "// outside edit\npub fn three() -> i32 {\n    3\n}\n").unwrap();
+    let text = write(&run, "src/a.rs", SCALE_BROKEN);
+    let dow = block(&text);
+    assert!(
+        dow.contains("src/b.rs: new diagnostics introduced by this write (2, rust-analyzer):"),
+        "the write's breakage not reported:\n{text}"
+    );
+    let listed = dow.lines().filter(|line| line.starts_with("  src/b.rs:") && line.contains("error[E0061]")).count();
+    assert_eq!(listed, 2, "{text}");
+    assert!(!dow.contains("elsewhere in the checked project"), "a clean claim for the other files beside their new errors:\n{text}");
+    assert!(!dow.contains("not known to be new"), "the outside change was checked before the write, so the comparison is sound:\n{text}");
+    assert!(!dow.contains("doc-tests"), "the crate has no doc-tests:\n{text}");
+    // The fix lands as resolved; the outside change is still no one's error.
+    let text = write(&run, "src/a.rs", "pub fn scale(x: i32) -> i32 {\n    x * 2\n}\n");
+    let dow = block(&text);
+    assert!(dow.contains("src/b.rs: resolved by this write (2, rust-analyzer):"), "{text}");
+    assert!(!dow.contains("new diagnostics introduced"), "{text}");
+}
+
+#[test]
+fn rust_analyzer_check_over_an_outside_change_and_a_write_says_not_known_to_be_new() {
+    if support::require_binary("rust_analyzer_check_over_an_outside_change_and_a_write_says_not_known_to_be_new", "rust-analyzer").is_none()
+    {
+        return;
+    }
+    // A host tool writes without the seed that lets the outside change's check end first: the
+    // one check covers the outside change (an error in c.rs) and the write (errors in b.rs).
+    // Neither may be called new (the c.rs error is not the write's), and neither may be hidden.
+    let dir = scale_crate("outside_with_write");
+    let descriptor = runbound::ToolDescriptor {
+        name: "host_writer".to_owned(),
+        title: "Host writer".to_owned(),
+        description: "Writes src/a.rs with the given content.".to_owned(),
+        tier: runbound::Tier::Write,
+        input_schema: json!({"type": "object"}),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(runbound::Tier::Write),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(120),
+    };
+    let handler: runbound::ToolHandler = std::sync::Arc::new(|ctx: &runbound::CallContext<'_>, arguments: serde_json::Value| {
+        let root = ctx.workspace_root();
+        let content = arguments["content"].as_str().unwrap_or_default().as_bytes().to_vec();
+        let change = runbound::files::FileChange {
+            path: root.join("src/a.rs"),
+            new_content: Some(content),
+            expected: runbound::files::ExpectedState::Any,
+        };
+        let written = runbound::files::commit_file_changes_in(root, &[change])?;
+        Ok(runbound::ToolOutput::text("wrote src/a.rs").with_written_paths(written))
+    });
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    let run = Run::builder(dir.path())
+        .config(config)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .tool(descriptor, handler)
+        .language_servers()
+        .build()
+        .expect("build run");
+    let host_write = |content: &str| {
+        let result = run.call(Caller::Main, "host_writer", json!({"content": content}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    let text = host_write("// Doubles.\npub fn scale(x: i32) -> i32 {\n    x * 2\n}\n");
+    assert!(block(&text).contains("no new errors in src/a.rs"), "{text}");
+    std::fs::write(dir.path().join("src/c.rs"), "pub fn three() -> i32 {\n    \"three\"\n}\n").unwrap();
+    let text = host_write(SCALE_BROKEN);
+    let dow = block(&text);
+    assert!(!dow.contains("new diagnostics introduced by this write"), "attributed to the write without knowing:\n{text}");
+    for (file, code, count) in [("src/b.rs", "error[E0061]", 2), ("src/c.rs", "error[E0308]", 1)] {
+        let header = format!("{file}: diagnostics after this write, not known to be new (rust-analyzer's cargo check was running or due when this write reached the disk (for files changed outside the tools: src/c.rs)");
+        assert!(dow.contains(&header), "expected {header:?} in:\n{text}");
+        let listed = dow.lines().filter(|line| line.starts_with(&format!("  {file}:")) && line.contains(code)).count();
+        assert_eq!(listed, count, "{text}");
+    }
+    assert!(dow.contains("note: what differs from the state before this write is not known to be new: "), "{text}");
+    assert!(!dow.contains("elsewhere in the checked project"), "{text}");
+}
+
+#[test]
+fn rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked() {
+    if support::require_binary("rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked", "rust-analyzer").is_none() {
+        return;
+    }
+    // The trial on heck 0.5.0: `pub struct AsKebabCase<T>(pub T)` → `(T)` breaks the doc-test
+    // that builds one (E0423); cargo check, even with all targets, does not compile doc-tests,
+    // and the write was called clean with "the whole cargo workspace" checked.
+    let documented = "/// Wraps a string.\n///\n/// ```\n/// use doccy::Wrapped;\n/// let w = Wrapped(\"x\");\n/// assert_eq!(w.0, \"x\");\n/// ```\npub struct Wrapped<T>(pub T);\n\n/// ```text\n/// not rust\n/// ```\npub fn plain() {}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"doccy\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", documented),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/lib.rs", &documented.replace("pub struct Wrapped<T>(pub T);", "pub struct Wrapped<T>(T);"));
+    let dow = block(&text);
+    assert!(
+        dow.contains("; NOT checked: the doc-tests of crate doccy (1 in 1 file, 1 of them in src/lib.rs), which cargo check does not compile: run `cargo test --doc -p doccy` to check them"),
+        "the doc-tests the check skips are not said:\n{text}"
+    );
+    assert!(dow.contains("checked: src/lib.rs and the whole cargo workspace"), "{text}");
+    // Ground truth: the write did break the doc-test.
+    let output = std::process::Command::new("cargo")
+        .args(["test", "--doc", "--quiet"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target-doc"))
+        .output()
+        .expect("run cargo test --doc");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!output.status.success() && stdout.contains("E0423"), "cargo test --doc should fail with E0423:\n{stdout}");
+}

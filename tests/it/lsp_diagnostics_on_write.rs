@@ -249,3 +249,38 @@ fn pyright_resolve_accept_seeds_the_ledger_before_writing() {
     assert!(!block.contains("pre-existing") && !block.contains("reportAssignmentType"), "pre-existing error reported as new:\n{text}");
     assert!(!block.contains("no recorded pre-write state"), "resolve accept did not seed the ledger:\n{text}");
 }
+
+#[test]
+fn gopls_write_to_a_file_its_build_constraints_exclude_says_not_checked() {
+    if support::require_binary("gopls_write_to_a_file_its_build_constraints_exclude_says_not_checked", "gopls").is_none() {
+        return;
+    }
+    // The trial on google/uuid: node_js.go (`// +build js`) broken by a write was called
+    // "no new errors (gopls)" while gopls builds it under no package ("No packages found").
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/tags\n\ngo 1.19\n"),
+        ("node.go", "package tags\n\nfunc Interface() string {\n\treturn hardware()\n}\n"),
+        ("node_net.go", "//go:build !js\n\npackage tags\n\nfunc hardware() string { return \"eth0\" }\n"),
+        ("node_js.go", "//go:build js\n\npackage tags\n\nfunc hardware() string { return \"\" }\n"),
+        ("extra_debug.go", "//go:build debugtrace\n\npackage tags\n\nfunc trace() string { return \"\" }\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // A write that breaks node_js.go (too many return values under GOOS=js).
+    let text = write(&run, "node_js.go", "//go:build js\n\npackage tags\n\nfunc hardware() string { return \"\", 3 }\n");
+    let block = dow(&text);
+    assert!(!block.contains("no new errors"), "a clean claim for a file gopls does not build:\n{text}");
+    assert!(block.contains("node_js.go: NOT checked: gopls does not build node_js.go under the current GOOS="), "{text}");
+    assert!(block.contains("`//go:build js`"), "the constraint is quoted:\n{text}");
+    assert!(block.contains("next step: run `GOOS=js GOARCH=wasm go vet .`"), "the next step is named:\n{text}");
+    assert!(block.contains("checked: nothing: node_js.go is not built by gopls"), "{text}");
+    // A tag that is not a GOOS: the next step passes it with -tags.
+    let text = write(&run, "extra_debug.go", "//go:build debugtrace\n\npackage tags\n\nfunc trace() string { return 1 }\n");
+    let block = dow(&text);
+    assert!(block.contains("next step: run `go vet -tags=debugtrace .`"), "{text}");
+    assert!(!block.contains("no new errors"), "{text}");
+    // A file gopls builds is still checked and its error reported.
+    let text = write(&run, "node_net.go", "//go:build !js\n\npackage tags\n\nfunc hardware() string { return 1 }\n");
+    let block = dow(&text);
+    assert!(block.contains("node_net.go: new diagnostics introduced by this write (1, gopls):"), "{text}");
+    assert!(!block.contains("NOT checked"), "{text}");
+}

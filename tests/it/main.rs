@@ -7,6 +7,7 @@ mod support;
 
 mod cli;
 mod containment;
+mod contract;
 mod corpus_go;
 mod corpus_python;
 mod corpus_rust;
@@ -36,4 +37,9 @@ mod structural;
 mod structural_differential;
 mod structural_rollback;
 mod transport;
+mod trust;
 mod vibe;
+mod vibe_ask;
+mod vibe_lifecycle;
+mod vibe_ray;
+mod vibe_worktree;

@@ -27,6 +27,9 @@ fn counting_tool(name: &str, tier: Tier, counter: Arc<AtomicUsize>) -> (ToolDesc
             "required": ["text"],
             "additionalProperties": false
         }),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(tier),
         parallel_safe: true,
         default_timeout: Duration::from_secs(5),
     };
@@ -335,6 +338,9 @@ fn a_panicking_tool_yields_an_error_and_the_run_survives() {
         description: "panics".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: false,
         default_timeout: Duration::from_secs(1),
     };
@@ -357,6 +363,9 @@ fn non_parallel_safe_tools_are_serialized() {
         description: "stateful".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: false,
         default_timeout: Duration::from_secs(10),
     };
@@ -385,6 +394,9 @@ fn deadlines_come_from_the_call_the_config_or_the_descriptor() {
         description: "waits until its deadline".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: true,
         default_timeout: Duration::from_millis(300),
     };
@@ -442,6 +454,9 @@ fn post_write_layers_receive_the_written_paths() {
         description: "pretends to write".to_owned(),
         tier: Tier::Write,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: true,
         default_timeout: Duration::from_secs(1),
     };
@@ -494,6 +509,9 @@ fn counter_tool() -> (ToolDescriptor, runbound::ToolHandler) {
         description: "bumps the host's counter resource".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: true,
         default_timeout: Duration::from_secs(1),
     };
@@ -541,6 +559,9 @@ fn nesting_tool(target: &'static str, default_timeout: Duration) -> (ToolDescrip
         description: format!("calls {target} as a nested call"),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: true,
         default_timeout,
     };
@@ -561,6 +582,9 @@ fn nested_calls_keep_the_caller_and_are_bounded_by_the_parents_remaining_time() 
         description: "waits until its deadline".to_owned(),
         tier: Tier::Read,
         input_schema: json!({"type": "object"}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Read),
         parallel_safe: true,
         default_timeout: Duration::from_secs(30),
     };

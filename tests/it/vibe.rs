@@ -410,6 +410,9 @@ fn closure_run(
         description: "Create an empty file (test tool).".to_owned(),
         tier: Tier::Write,
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        title: "Test tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: true,
         default_timeout: Duration::from_secs(5),
     };

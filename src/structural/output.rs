@@ -1,0 +1,257 @@
+//! The `structuredContent` of `ast_grep` and `ast_edit` as types: serialized into each result,
+//! and the source of the tools' declared `outputSchema`s (see [`crate::schema`]).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::structural::contexts::ContextKind;
+use crate::structural::missed::MissedParts;
+use crate::structural::query::Query;
+use crate::structural::search::WalkStats;
+use crate::structural::syntax_tree::SyntaxTreeFormat;
+
+/// What `ast_grep` answers: a search, or a syntax-tree dump (`syntax_tree` given).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum AstGrepOutput {
+    /// The matches of a pattern or rule.
+    Search(Box<AstGrepSearch>),
+    /// The syntax tree of a snippet.
+    SyntaxTree(SyntaxTreeOutput),
+}
+
+/// The matches of a pattern or rule.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AstGrepSearch {
+    /// The pattern searched for; null for a rule search.
+    pub pattern: Option<String>,
+    /// The rule searched with, as given; null for a pattern search.
+    pub rule: Option<Map<String, Value>>,
+    /// The canonical language id, e.g. `rust`.
+    pub language: String,
+    /// What the pattern compiled to (or the node kinds a rule can match).
+    pub compiled_as: CompiledAs,
+    /// Matches found in all files (always counted in full).
+    pub total_matches: usize,
+    /// Files with at least one match.
+    pub files_with_matches: usize,
+    /// Matches listed in `matches` (at most `max_results`).
+    pub shown: usize,
+    /// Whether `matches` leaves some out.
+    pub truncated: bool,
+    /// The matches shown, sorted by path and position.
+    pub matches: Vec<StructuralMatchOutput>,
+    /// Warnings about the pattern (e.g. a metavariable used once in a rewrite-less search).
+    pub warnings: Vec<String>,
+    /// Nodes the pattern missed only because of parts it lacks, or null when none.
+    pub missed_candidates: Option<MissedCandidates>,
+    /// What the walk visited, parsed and skipped.
+    pub stats: WalkStatsOutput,
+}
+
+/// One match of `ast_grep`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct StructuralMatchOutput {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// 1-based line of the match's first character.
+    pub line: usize,
+    /// 1-based column (characters) of the match's first character.
+    pub column: usize,
+    /// 1-based line of the match's last character.
+    pub end_line: usize,
+    /// The matched code (cut to the configured lines and characters, marked).
+    pub text: String,
+    /// Metavariable bindings by name (without `$`).
+    pub bindings: BTreeMap<String, String>,
+}
+
+/// What a query compiled to.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum CompiledAs {
+    /// A pattern: the context it parsed in and the node kind it matches.
+    Pattern {
+        /// The context the pattern parsed in.
+        context: ContextKind,
+        /// The tree-sitter node kind the pattern's root matches.
+        node_kind: String,
+        /// Whether the pattern's statement terminator (`;`) is part of the match.
+        with_terminator: bool,
+        /// Other readings of the pattern that also match (the type context's).
+        alternatives: Vec<AlternativeReading>,
+    },
+    /// A rule: the node kinds its root can match.
+    Rule {
+        /// Node kinds the rule's root can match (empty: any).
+        rule_kinds: Vec<String>,
+    },
+}
+
+/// Another reading of a pattern.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AlternativeReading {
+    /// The context of this reading.
+    pub context: ContextKind,
+    /// The node kind it matches.
+    pub node_kind: String,
+}
+
+impl CompiledAs {
+    /// What `query` compiled to.
+    pub(crate) fn of(query: &Query) -> CompiledAs {
+        match query {
+            Query::Pattern(pattern) => CompiledAs::Pattern {
+                context: pattern.context,
+                node_kind: pattern.node_kind.clone(),
+                with_terminator: pattern.with_terminator,
+                alternatives: pattern
+                    .alternatives
+                    .iter()
+                    .map(|alternative| AlternativeReading { context: alternative.context, node_kind: alternative.node_kind.clone() })
+                    .collect(),
+            },
+            Query::Rule(rule) => CompiledAs::Rule { rule_kinds: rule.root_kinds.clone() },
+        }
+    }
+}
+
+/// Candidates a pattern missed only because of parts it lacks.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MissedCandidates {
+    /// How many nodes were missed that way.
+    pub count: usize,
+    /// How many were missed for each part (e.g. `return_type`).
+    pub by_part: BTreeMap<String, usize>,
+    /// One of them, when known.
+    pub example: Option<MissedExample>,
+}
+
+/// One missed candidate.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MissedExample {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// What the pattern would need to match it.
+    pub add_to_pattern: String,
+}
+
+impl MissedCandidates {
+    /// `None` when nothing was missed.
+    pub(crate) fn of(missed: &MissedParts) -> Option<MissedCandidates> {
+        (missed.candidates > 0).then(|| MissedCandidates {
+            count: missed.candidates,
+            by_part: missed.by_part.clone(),
+            example: missed.example.as_ref().map(|(path, line, add)| MissedExample {
+                path: path.clone(),
+                line: *line,
+                add_to_pattern: add.clone(),
+            }),
+        })
+    }
+}
+
+/// What a walk over the workspace visited, parsed and skipped.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct WalkStatsOutput {
+    /// Files of the language visited.
+    pub files_visited: usize,
+    /// Files that contain the texts every match needs (the rest are not parsed).
+    pub files_with_literals: usize,
+    /// Files parsed.
+    pub files_parsed: usize,
+    /// Files skipped because they are not UTF-8.
+    pub files_not_utf8: usize,
+    /// Files skipped because they exceed the size cap.
+    pub files_too_large: usize,
+    /// Some unreadable paths, with the reason.
+    pub unreadable: Vec<String>,
+    /// All unreadable paths counted.
+    pub unreadable_count: usize,
+    /// Hidden or ignored files skipped.
+    pub ignored_files: usize,
+    /// Hidden or ignored directories skipped.
+    pub ignored_dirs: usize,
+    /// Some of them.
+    pub ignored_examples: Vec<String>,
+    /// Vendored directories skipped (node_modules, virtual environments, cache dirs).
+    pub vendored_dirs: usize,
+    /// Some of them.
+    pub vendored_examples: Vec<String>,
+}
+
+impl From<&WalkStats> for WalkStatsOutput {
+    fn from(stats: &WalkStats) -> WalkStatsOutput {
+        WalkStatsOutput {
+            files_visited: stats.files_visited,
+            files_with_literals: stats.files_with_literals,
+            files_parsed: stats.files_parsed,
+            files_not_utf8: stats.files_not_utf8,
+            files_too_large: stats.files_too_large,
+            unreadable: stats.unreadable.clone(),
+            unreadable_count: stats.unreadable_count,
+            ignored_files: stats.ignored_files,
+            ignored_dirs: stats.ignored_dirs,
+            ignored_examples: stats.ignored_examples.clone(),
+            vendored_dirs: stats.vendored_dirs,
+            vendored_examples: stats.vendored_examples.clone(),
+        }
+    }
+}
+
+/// The syntax tree of a snippet (`ast_grep` with `syntax_tree`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SyntaxTreeOutput {
+    /// Which tree was shown.
+    pub syntax_tree: SyntaxTreeFormat,
+    /// The canonical language id.
+    pub language: String,
+    /// Nodes shown.
+    pub nodes_shown: usize,
+    /// Nodes in the tree.
+    pub nodes_total: usize,
+    /// Whether nodes were left out.
+    pub truncated: bool,
+    /// ERROR and MISSING nodes in the snippet's parse.
+    pub parse_problems: usize,
+}
+
+/// What `ast_edit` answers: the staged change, or nothing staged.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AstEditOutput {
+    /// The staged change's id for `resolve`; null when nothing was staged (no match, or the
+    /// rewrite changed no file).
+    pub edit_id: Option<String>,
+    /// Replacements in the staged change.
+    pub replacements: usize,
+    /// The files of the staged change (empty when nothing was staged).
+    pub files: Vec<AstEditFile>,
+    /// Matches nested in other matches and not rewritten (the outermost wins).
+    pub nested_skipped: usize,
+    /// What the query compiled to.
+    pub compiled_as: CompiledAs,
+    /// Hunks shown in the preview.
+    pub preview_hunks_shown: usize,
+    /// Hunks in the staged change.
+    pub preview_hunks_total: usize,
+    /// Warnings and notes (nested matches skipped, parse errors allowed, files unchanged, …).
+    pub warnings: Vec<String>,
+    /// Rewritten files with new parse errors (only with `allow_parse_errors`).
+    pub files_with_new_parse_errors: usize,
+    /// What the walk visited, parsed and skipped.
+    pub stats: WalkStatsOutput,
+}
+
+/// One file of an `ast_edit` change.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AstEditFile {
+    /// The file, relative to the workspace root.
+    pub path: String,
+    /// Replacements in it.
+    pub replacements: usize,
+}

@@ -1,0 +1,243 @@
+//! The tool contract as typed data: every declared `outputSchema` is checked against what the
+//! tools really return — successes and errors — so a tool whose structured output drifts from
+//! its Rust type's schema fails here; and the descriptors carry what MCP hosts need (titles,
+//! complete annotations, object roots, no `$ref`/`$schema`).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use runbound::ask::{ScriptedAnswer, ScriptedAskPort};
+use runbound::kernel::{KernelFactory, KernelSelection};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, ToolResult};
+use serde_json::{json, Value};
+
+use crate::support;
+
+/// Tools that declare no `outputSchema` yet (their results have no typed structured content:
+/// `debug` answers in text only; the lsp and vibe tools build theirs as JSON values). Shrinks as
+/// they get output types; a tool added without one must be listed here on purpose.
+const WITHOUT_OUTPUT_SCHEMA: [&str; 9] =
+    ["debug", "lsp", "lsp_code_action", "lsp_rename", "vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
+
+fn allow_all() -> ApprovalPolicy {
+    ApprovalPolicy { read: Approval::Allow, write: Approval::Allow, exec: Approval::Allow }
+}
+
+/// A run with every tool that needs no external program: files, structural, resolve, eval
+/// (embedded kernel), ask_user (scripted answers).
+fn contract_run(workspace: &std::path::Path, answers: Vec<ScriptedAnswer>) -> Run {
+    Run::builder(workspace)
+        .approval_policy(allow_all())
+        .with_structural()
+        .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
+        .ask_port(Arc::new(ScriptedAskPort::new(answers)), "contract-test")
+        .build()
+        .expect("build the run")
+}
+
+/// Calls `name` and checks the result against its declared contract; returns the result.
+fn call_checked(run: &Run, name: &str, arguments: Value, expect_error: bool) -> ToolResult {
+    let result = run.call(Caller::Main, name, arguments.clone());
+    assert_eq!(result.is_error, expect_error, "{name} {arguments}: {}", result.joined_text());
+    let descriptor = run.registry().descriptor(name).unwrap_or_else(|| panic!("{name} is registered"));
+    assert!(descriptor.output_schema.is_some(), "{name} should declare an outputSchema");
+    if let Err(problems) = descriptor.check_output(&result) {
+        panic!(
+            "{name} {arguments}: structuredContent does not match its outputSchema:\n{}\n{:?}",
+            problems.join("\n"),
+            result.structured_content
+        );
+    }
+    assert!(result.structured_content.is_some(), "{name} {arguments} returned no structuredContent: {}", result.joined_text());
+    result
+}
+
+#[test]
+fn every_result_validates_against_the_declared_output_schema() {
+    let workspace = support::workspace_with(&[
+        ("notes.txt", "alpha\nbeta\ngamma\n"),
+        ("crlf.txt", "one\r\ntwo\r\n"),
+        ("empty.txt", ""),
+        ("src/lib.rs", "fn first() -> Option<u8> { None }\nfn second() { let x = first().unwrap(); let y = first().unwrap(); }\n"),
+        ("src/util.py", "def f(x):\n    return x\n"),
+    ]);
+    let run =
+        contract_run(workspace.path(), vec![ScriptedAnswer::choose("yes"), ScriptedAnswer::free_text("any port"), ScriptedAnswer::Skip]);
+    let mut called = BTreeSet::new();
+    let mut check = |name: &str, arguments: Value, expect_error: bool| {
+        called.insert(name.to_owned());
+        call_checked(&run, name, arguments, expect_error)
+    };
+
+    // read: a window, a CRLF file, an empty file, a cut; errors share one shape.
+    let window = check("read", json!({"path": "notes.txt", "start_line": 2, "end_line": 2}), false);
+    assert_eq!(window.structured_content.as_ref().unwrap()["lines_shown"], 1);
+    let crlf = check("read", json!({"path": "crlf.txt"}), false);
+    assert_eq!(crlf.structured_content.as_ref().unwrap()["line_ending"], "crlf");
+    check("read", json!({"path": "empty.txt"}), false);
+    let missing = check("read", json!({"path": "absent.txt"}), true);
+    assert_eq!(missing.structured_content.as_ref().unwrap()["error"]["kind"], "not_found");
+    check("read", json!({"path": "notes.txt", "start_line": 99}), true);
+    check("read", json!({"path": "notes.txt", "bogus": 1}), true);
+
+    // write / edit / apply_patch.
+    let created = check("write", json!({"path": "new/file.txt", "content": "a\nb\n"}), false);
+    assert_eq!(created.structured_content.as_ref().unwrap()["action"], "created");
+    check("write", json!({"path": "new/file.txt", "content": "a\nb\n"}), false);
+    check("write", json!({"path": "new/file.txt", "content": "c\n"}), false);
+    check("write", json!({"path": "new"}), true);
+    check("edit", json!({"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}), false);
+    check("edit", json!({"path": "notes.txt", "old_string": "zeta", "new_string": "x"}), true);
+    let patched = check(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Add File: added.txt\n+hello\n*** Update File: notes.txt\n@@\n alpha\n-BETA\n+beta again\n*** End Patch\n"}),
+        false,
+    );
+    assert_eq!(patched.structured_content.as_ref().unwrap()["format"], "envelope");
+    check("apply_patch", json!({"patch": "not a patch"}), true);
+
+    // ast_grep: a search with matches, one with none, a syntax tree, an error.
+    let found = check("ast_grep", json!({"pattern": "$X.unwrap()", "path": "src", "language": "rust"}), false);
+    assert_eq!(found.structured_content.as_ref().unwrap()["total_matches"], 2);
+    check("ast_grep", json!({"rule": {"kind": "function_definition"}, "path": "src", "language": "python"}), false);
+    check("ast_grep", json!({"pattern": "$X.expect($Y)", "path": "src", "language": "rust"}), false);
+    check("ast_grep", json!({"syntax_tree": "ast", "code": "x = f(1)", "language": "python"}), false);
+    check("ast_grep", json!({"pattern": "$X.unwrap()", "rule": {"kind": "x"}}), true);
+
+    // ast_edit: nothing staged, staged; resolve: discard, accept, an unknown id.
+    let nothing = check("ast_edit", json!({"pattern": "$X.nothing_here()", "rewrite": "$X", "path": "src", "language": "rust"}), false);
+    assert!(nothing.structured_content.as_ref().unwrap()["edit_id"].is_null());
+    let staged =
+        check("ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"checked\")", "path": "src", "language": "rust"}), false);
+    let first_id = staged.structured_content.as_ref().unwrap()["edit_id"].as_str().unwrap().to_owned();
+    check("resolve", json!({"edit_id": first_id, "action": "discard"}), false);
+    let staged =
+        check("ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"checked\")", "path": "src", "language": "rust"}), false);
+    let second_id = staged.structured_content.as_ref().unwrap()["edit_id"].as_str().unwrap().to_owned();
+    let accepted = check("resolve", json!({"edit_id": second_id, "action": "accept"}), false);
+    assert_eq!(accepted.structured_content.as_ref().unwrap()["replacements"], 2);
+    check("resolve", json!({"edit_id": second_id, "action": "accept"}), true);
+
+    // eval: a cell, a raising cell (isError with the cell's shape), a reset-only call.
+    let cell = check("eval", json!({"code": "x = 6 * 7\nx", "description": "multiply two numbers and echo it"}), false);
+    assert_eq!(cell.structured_content.as_ref().unwrap()["status"], "ok");
+    let raised = check("eval", json!({"code": "raise ValueError('no')", "description": "raise an error on purpose here"}), true);
+    assert_eq!(raised.structured_content.as_ref().unwrap()["status"], "error");
+    check("eval", json!({"code": "", "description": "reset the python kernel state now", "reset": true}), false);
+    check("eval", json!({"code": "1", "description": "d", "language": "cobol"}), true);
+
+    // ask_user: a choice, free text, a skip, then no human left (an error).
+    let chosen = check("ask_user", json!({"question": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}), false);
+    assert_eq!(chosen.structured_content.as_ref().unwrap()["selected"], json!(["yes"]));
+    check("ask_user", json!({"question": "Which port?"}), false);
+    let skipped = check("ask_user", json!({"question": "Anything else?"}), false);
+    assert_eq!(skipped.structured_content.as_ref().unwrap()["outcome"], "skipped");
+    check("ask_user", json!({"question": "Still there?"}), true);
+
+    // Every tool of this run that declares an outputSchema was exercised above.
+    for descriptor in run.tools(Caller::Main) {
+        if descriptor.output_schema.is_some() {
+            assert!(called.contains(&descriptor.name), "{} declares an outputSchema but this test does not call it", descriptor.name);
+        }
+    }
+}
+
+#[test]
+fn a_result_that_drifts_from_its_schema_is_caught() {
+    let workspace = support::workspace_with(&[("notes.txt", "alpha\n")]);
+    let run = contract_run(workspace.path(), Vec::new());
+    let descriptor = run.registry().descriptor("read").unwrap();
+    let mut result = run.call(Caller::Main, "read", json!({"path": "notes.txt"}));
+    assert!(descriptor.check_output(&result).is_ok());
+    result.structured_content.as_mut().unwrap()["lines_shown"] = json!("one");
+    let problems = descriptor.check_output(&result).expect_err("a string where an integer is declared must fail");
+    assert!(problems.iter().any(|problem| problem.contains("lines_shown")), "{problems:?}");
+    result.structured_content.as_mut().unwrap().as_object_mut().unwrap().remove("lines_shown");
+    assert!(descriptor.check_output(&result).is_err(), "a missing required field must fail");
+    result.structured_content = None;
+    assert!(descriptor.check_output(&result).is_err(), "a success without structuredContent must fail");
+    let mut error = runbound::ToolError::new(runbound::ErrorKind::NotFound, "x").to_result();
+    assert!(descriptor.check_output(&error).is_ok(), "the shared error shape is declared");
+    error.structured_content.as_mut().unwrap()["error"]["kind"] = json!("no_such_kind");
+    assert!(descriptor.check_output(&error).is_err(), "an unknown error kind must fail");
+}
+
+#[test]
+fn descriptors_carry_titles_complete_annotations_and_host_friendly_schemas() {
+    let workspace = support::workspace_with(&[("notes.txt", "alpha\n")]);
+    let run = contract_run(workspace.path(), Vec::new());
+    let listed = run.tools_json(Caller::Main);
+    let tools = listed.as_array().or_else(|| listed["tools"].as_array()).expect("a tools array");
+    let mut without_output = Vec::new();
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap();
+        let title = tool["title"].as_str().unwrap_or_default();
+        assert!(!title.is_empty() && title != name, "{name} needs a human title: {tool}");
+        assert_eq!(tool["annotations"]["title"], title, "{name}");
+        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+            assert!(tool["annotations"][hint].is_boolean(), "{name} lacks {hint}: {tool}");
+        }
+        let read_only = tool["annotations"]["readOnlyHint"] == true;
+        if tool["tier"] != "read" {
+            assert!(!read_only, "{name} changes files or runs code and cannot be readOnly");
+        }
+        if read_only {
+            assert_eq!(tool["annotations"]["destructiveHint"], false, "{name}");
+        }
+        for (key, schema) in [("inputSchema", &tool["inputSchema"]), ("outputSchema", &tool["outputSchema"])] {
+            if schema.is_null() {
+                continue;
+            }
+            assert_eq!(schema["type"], "object", "{name} {key} root must be an object: {schema}");
+            let text = schema.to_string();
+            for absent in ["\"$ref\"", "\"$schema\"", "\"$defs\"", "\"format\":\"uint", "\"format\":\"int", "\"format\":\"double"] {
+                assert!(!text.contains(absent), "{name} {key} contains {absent}: {text}");
+            }
+        }
+        assert_eq!(tool["inputSchema"]["additionalProperties"], false, "{name} must reject misspelled fields");
+        match tool.get("outputSchema") {
+            Some(schema) => assert_eq!(schema["anyOf"].as_array().map(Vec::len), Some(2), "{name}: result or error: {schema}"),
+            None => without_output.push(name.to_owned()),
+        }
+    }
+    for name in &without_output {
+        assert!(WITHOUT_OUTPUT_SCHEMA.contains(&name.as_str()), "{name} declares no outputSchema");
+    }
+    // Field descriptions come from the argument structs' doc comments.
+    let read = tools.iter().find(|tool| tool["name"] == "read").unwrap();
+    assert_eq!(read["inputSchema"]["properties"]["start_line"]["minimum"], 1);
+    assert!(read["inputSchema"]["properties"]["path"]["description"].as_str().unwrap().contains("workspace root"));
+    let edit = tools.iter().find(|tool| tool["name"] == "edit").unwrap();
+    assert_eq!(edit["inputSchema"]["properties"]["replace_all"]["default"], false);
+    let annotations = |name: &str| tools.iter().find(|tool| tool["name"] == name).unwrap()["annotations"].clone();
+    assert_eq!(annotations("read")["idempotentHint"], true);
+    assert_eq!(annotations("write")["destructiveHint"], true);
+    assert_eq!(annotations("eval")["openWorldHint"], true);
+    assert_eq!(annotations("ast_edit")["destructiveHint"], false, "ast_edit only stages");
+}
+
+#[test]
+fn op_enums_are_deserialized_by_serde_and_listed_in_the_schemas() {
+    let ops = |schema: &Value| -> Vec<String> {
+        let op = &schema["properties"]["op"];
+        let values = op["enum"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| op["oneOf"].as_array().unwrap_or(&Vec::new()).iter().map(|branch| branch["const"].clone()).collect());
+        values.iter().map(|value| value.as_str().expect("a string op").to_owned()).collect()
+    };
+    let lsp = runbound::lsp::tool::descriptor();
+    assert_eq!(ops(&lsp.input_schema), runbound::lsp::tool::OPS.to_vec(), "{}", lsp.input_schema);
+    let debug = runbound::debug::descriptor();
+    let debug_ops = ops(&debug.input_schema);
+    for op in ["adapters", "breakpoints", "launch", "attach", "step_over", "variables", "evaluate", "output", "terminate"] {
+        assert!(debug_ops.contains(&op.to_owned()), "{op} in {debug_ops:?}");
+    }
+    assert_eq!(debug.input_schema["properties"]["adapter"]["enum"], json!(["debugpy", "lldb", "delve", "dart"]));
+    // An op outside the enum is refused by the schema, before the tool runs, naming the field.
+    let workspace = support::workspace_with(&[("notes.txt", "alpha\n")]);
+    let run = contract_run(workspace.path(), Vec::new());
+    let refused = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "apply"}));
+    assert!(refused.is_error && refused.joined_text().contains("action"), "{}", refused.joined_text());
+    assert_eq!(runbound::ErrorKind::HiddenFromCaller.as_str(), "hidden_from_caller");
+}

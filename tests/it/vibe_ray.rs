@@ -1,0 +1,248 @@
+//! The Ray worker backend (issue 17 §2) against a real local Ray head: `ray start --head
+//! --block` from `.tools/ray` (PyPI `ray[default]`, installed by `.ci/install`) on 127.0.0.1
+//! with free ports and its own temp dir, in its own process group, killed and reaped when the
+//! test ends. Jobs go through Ray's Jobs REST API on the dashboard (runbound's blocking `ureq`
+//! client); the worker's working directory is uploaded as a package exactly as `ray job submit
+//! --working-dir` does.
+//!
+//! One head serves the phases of one test, in order (a head takes ~20 s to start on this
+//! machine): spawn/wait/list, a failing job, a diff returned and accepted, send, kill, and last
+//! the cluster stopped under a running worker (→ `lost`).
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use runbound::transport::{ChildProcess, ProcessSpec};
+use runbound::vibe::{RayBackend, RayConfig, VibeConfig, VibeSetup, WorkerBackend, WorkerTier};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig, ToolResult};
+use serde_json::{json, Value};
+
+/// The `ray` CLI of `.tools/ray` (or `ray` on PATH).
+fn ray_binary(test_name: &str) -> Option<PathBuf> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/ray/bin/ray");
+    if tools.is_file() {
+        return Some(tools);
+    }
+    support::require_binary(test_name, "ray")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A local Ray head in its own process group; dropping it kills the group.
+struct RayHead {
+    process: Option<ChildProcess>,
+    address: String,
+    _temp: tempfile::TempDir,
+}
+
+impl RayHead {
+    fn start(ray: &Path) -> RayHead {
+        // Ray's socket paths must stay short: a temp dir right under /tmp.
+        let temp = tempfile::Builder::new().prefix("rbray").tempdir_in("/tmp").unwrap();
+        let dashboard_port = free_port();
+        let bin = ray.parent().unwrap();
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        let ports = [
+            ("--port", free_port()),
+            ("--dashboard-port", dashboard_port),
+            ("--ray-client-server-port", free_port()),
+            ("--dashboard-agent-listen-port", free_port()),
+            ("--dashboard-agent-grpc-port", free_port()),
+            ("--metrics-export-port", free_port()),
+            ("--runtime-env-agent-port", free_port()),
+            ("--node-manager-port", free_port()),
+            ("--object-manager-port", free_port()),
+        ];
+        let worker_base = 20000 + (std::process::id() % 2000) as u16 * 10;
+        let mut spec = ProcessSpec::new(ray, temp.path())
+            .with_args(["start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--dashboard-host", "127.0.0.1"])
+            .with_args(["--include-dashboard", "true", "--num-cpus", "4", "--disable-usage-stats"])
+            .with_args(["--temp-dir", &temp.path().display().to_string()])
+            .with_args(["--min-worker-port", &worker_base.to_string(), "--max-worker-port", &(worker_base + 400).to_string()])
+            .with_env("PATH", path)
+            .with_env("RAY_USAGE_STATS_ENABLED", "0")
+            .with_stdin_piped(false);
+        for (flag, port) in ports {
+            spec = spec.with_args([flag.to_owned(), port.to_string()]);
+        }
+        let process = ChildProcess::spawn(spec).expect("start ray head");
+        let address = format!("http://127.0.0.1:{dashboard_port}");
+        let probe = RayBackend::new(RayConfig::new(address.clone())).unwrap();
+        let up =
+            support::wait_until(Duration::from_secs(120), || probe.probe().is_ok() && ureq_get(&format!("{address}/api/jobs/")).is_some());
+        assert!(up, "the Ray head did not answer on {address} within 120 s; stderr: {}", process.stderr_tail());
+        RayHead { process: Some(process), address, _temp: temp }
+    }
+
+    /// Kills the head's process group now (the cluster becomes unreachable).
+    fn stop(&mut self) {
+        if let Some(process) = self.process.take() {
+            process.kill_group_with_grace(Duration::from_secs(5));
+        }
+    }
+}
+
+impl Drop for RayHead {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Body of a GET, or `None` (the dashboard's job module answers after the head's API).
+fn ureq_get(url: &str) -> Option<String> {
+    let output = std::process::Command::new("curl").args(["-sf", "-m", "5", url]).output().ok()?;
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=test", "-c", "user.email=test@invalid", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git");
+    assert!(output.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// What Ray's Jobs API says about the (only) job of `worker_id` (by the metadata runbound sets).
+fn ray_job_status(address: &str, worker_id: &str) -> Option<String> {
+    let jobs: Value = serde_json::from_str(&ureq_get(&format!("{address}/api/jobs/"))?).ok()?;
+    let mine: Vec<&Value> = jobs.as_array()?.iter().filter(|job| job["metadata"]["runbound_worker_id"] == worker_id).collect();
+    assert!(mine.len() <= 1, "one job per attempt: {mine:?}");
+    mine.first().and_then(|job| job["status"].as_str()).map(str::to_owned)
+}
+
+fn structured(result: &ToolResult) -> &Value {
+    result.structured_content.as_ref().expect("structured content")
+}
+
+fn call_ok(run: &Run, tool: &str, arguments: Value) -> ToolResult {
+    let result = run.call(Caller::Main, tool, arguments.clone());
+    assert!(!result.is_error, "{tool}({arguments}) failed: {}", result.joined_text());
+    result
+}
+
+fn spawn(run: &Run, brief: &str, label: &str) -> String {
+    let result = call_ok(run, "vibe_spawn", json!({"brief": brief, "label": label, "tier": "good"}));
+    structured(&result)["worker_id"].as_str().unwrap().to_owned()
+}
+
+fn wait(run: &Run, worker_id: &str, seconds: f64) -> ToolResult {
+    call_ok(run, "vibe_wait", json!({"worker_id": worker_id, "timeout_seconds": seconds}))
+}
+
+fn status_of(run: &Run, worker_id: &str) -> String {
+    let listed = call_ok(run, "vibe_list", json!({}));
+    structured(&listed)["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|worker| worker["worker_id"] == worker_id)
+        .map(|worker| worker["status"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+#[test]
+fn ray_backend_spawn_wait_list_fail_diff_accept_send_kill_and_cluster_loss() {
+    let test_name = "vibe_ray::ray_backend_spawn_wait_list_fail_diff_accept_send_kill_and_cluster_loss";
+    let Some(ray) = ray_binary(test_name) else {
+        return;
+    };
+    if support::require_binary(test_name, "git").is_none() || support::require_binary(test_name, "curl").is_none() {
+        return;
+    }
+    let head_started = Instant::now();
+    let mut head = RayHead::start(&ray);
+    eprintln!("vibe_ray: Ray head up on {} after {:.1} s", head.address, head_started.elapsed().as_secs_f64());
+
+    // The workspace is a git repository; the worker script is part of it (a cluster runs what
+    // the working directory package carries).
+    let workspace = support::workspace_with(&[("a.txt", "alpha\n"), ("b.txt", "bravo\n")]);
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/vibe/edit_worker.sh"), root.join("edit_worker.sh")).unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    std::fs::write(root.join("a.txt"), "alpha\nuncommitted\n").unwrap();
+
+    let mut config = RayConfig::new(head.address.clone()).with_command(WorkerTier::Good, "sh edit_worker.sh");
+    config.poll_interval = Duration::from_millis(200);
+    config.unreachable_after = Duration::from_secs(5);
+    config.stop_timeout = Duration::from_secs(30);
+    let backend = Arc::new(RayBackend::new(config).unwrap());
+    let status_lines = backend.status_lines();
+    assert!(status_lines.iter().any(|line| line.starts_with("reachable: yes (Ray 2.")), "{status_lines:?}");
+    let run = Run::builder(&root)
+        .config(RunConfig { vibe: VibeConfig { wait_min: Duration::from_millis(100), ..VibeConfig::default() }, ..RunConfig::default() })
+        .with_structural()
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .vibe_roster(VibeSetup::new(backend))
+        .build()
+        .unwrap();
+
+    // 1. spawn / list / wait: a remote worker is isolated by default, its change staged.
+    let phase = Instant::now();
+    let worker = spawn(&run, "append=a.txt:from ray\ncreate=c.txt:made on the cluster\ndelete=b.txt", "ray edit");
+    let listed = call_ok(&run, "vibe_list", json!({}));
+    assert!(listed.joined_text().contains("backend ray http://127.0.0.1:"), "{}", listed.joined_text());
+    let done = wait(&run, &worker, 120.0);
+    let text = done.joined_text();
+    assert_eq!(structured(&done)["status"], "completed", "{text}");
+    assert_eq!(structured(&done)["isolation"], "worktree", "{text}");
+    assert!(text.contains("saw a.txt: alpha|uncommitted|"), "the job saw HEAD plus the uncommitted change: {text}");
+    assert!(text.contains("attempt 1 edited"), "{text}");
+    let edit_id = structured(&done)["change"]["edit_id"].as_str().unwrap_or_else(|| panic!("no edit: {text}")).to_owned();
+    assert_eq!(structured(&done)["change"]["files"], 3, "{text}");
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "alpha\nuncommitted\n", "nothing written before accept");
+    let accepted = call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(accepted.joined_text().contains("b.txt (deleted)"), "{}", accepted.joined_text());
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "alpha\nuncommitted\nfrom ray\n");
+    assert_eq!(std::fs::read_to_string(root.join("c.txt")).unwrap(), "made on the cluster\n");
+    assert!(!root.join("b.txt").exists());
+    eprintln!("vibe_ray: spawn→completed→accepted in {:.1} s", phase.elapsed().as_secs_f64());
+
+    // 2. a job that fails: exit status and stderr tail reach the model.
+    let failing = spawn(&run, "mode=fail", "fails on ray");
+    let failed = wait(&run, &failing, 120.0);
+    assert_eq!(structured(&failed)["status"], "failed", "{}", failed.joined_text());
+    assert!(failed.joined_text().contains("edit failed on purpose"), "{}", failed.joined_text());
+
+    // 3. send: a new job as the next attempt.
+    let sent = call_ok(&run, "vibe_send", json!({"worker_id": failing, "message": "mode=ok\ncreate=d.txt:second attempt"}));
+    assert!(sent.joined_text().contains("attempt 2"), "{}", sent.joined_text());
+    let second = wait(&run, &failing, 120.0);
+    assert_eq!(structured(&second)["status"], "completed", "{}", second.joined_text());
+    assert_eq!(structured(&second)["attempt"], 2);
+    assert!(second.joined_text().contains("attempt 2 edited"), "{}", second.joined_text());
+
+    // 4. kill: the roster says killed only after Ray reports the job stopped.
+    let long = spawn(&run, "sleep=300", "long on ray");
+    assert!(support::wait_until(Duration::from_secs(60), || status_of(&run, &long) == "running"));
+    std::thread::sleep(Duration::from_secs(3));
+    let killed = call_ok(&run, "vibe_kill", json!({"worker_id": long}));
+    let killed_text = killed.joined_text();
+    assert!(support::wait_until(Duration::from_secs(40), || status_of(&run, &long) == "killed"), "{killed_text}");
+    let final_state = wait(&run, &long, 1.0);
+    assert!(final_state.joined_text().contains("STOPPED"), "the note carries Ray's confirmation: {}", final_state.joined_text());
+    assert_eq!(ray_job_status(&head.address, &long).as_deref(), Some("STOPPED"), "Ray's own view when the roster says killed");
+    assert!(final_state.joined_text().contains("attempt 1") && killed_text.contains(&long), "{killed_text}");
+
+    // 5. the cluster stops under a running worker: lost, with the reason.
+    let orphan = spawn(&run, "sleep=300", "cluster dies");
+    // Running on the cluster (Ray says RUNNING), not still being uploaded: an upload that fails
+    // is a plain failure, since nothing runs remotely yet.
+    let running_on_ray = || ray_job_status(&head.address, &orphan).as_deref() == Some("RUNNING");
+    assert!(support::wait_until(Duration::from_secs(60), running_on_ray), "the job never ran on Ray");
+    head.stop();
+    let lost = wait(&run, &orphan, 60.0);
+    assert_eq!(structured(&lost)["status"], "lost", "{}", lost.joined_text());
+    assert!(lost.joined_text().contains("has not answered"), "{}", lost.joined_text());
+    drop(run);
+    assert_eq!(git(&root, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1, "every worktree removed");
+}
