@@ -36,6 +36,9 @@ use crate::error::{ErrorKind, ToolError};
 use crate::files::ExpectedState;
 use crate::lsp::client::{ApplyEditMode, LanguageServer, ReceivedEdit};
 use crate::lsp::listing::file_stamps;
+use crate::lsp::output::{
+    ChangedFile, CodeActionApplied, CodeActionEntry, CodeActionNothingStaged, CodeActionOutput, CodeActionStaged, CommandRunSummary,
+};
 use crate::lsp::position::{resolve_symbol_on_line, ResolvedSymbol};
 use crate::lsp::rename::{commit_workspace_edit, plan_workspace_edit, stage_plan, WorkspaceEditPlan};
 use crate::lsp::supervisor::LspSupervisor;
@@ -43,6 +46,7 @@ use crate::lsp::uri::path_to_uri;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// The `textDocument/codeAction` parameters for the identifier at `resolved` in `path`: its
@@ -114,7 +118,7 @@ fn edit_files(edit: &Value, workspace_root: &Path) -> Vec<String> {
 
 /// One numbered line of the listing and its structured entry: title, kind, preferred, disabled,
 /// and what applying it does (edits files / runs a command / computed on apply).
-pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Path) -> (String, Value) {
+pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Path) -> (String, CodeActionEntry) {
     let title = action.get("title").and_then(Value::as_str).unwrap_or("(untitled)");
     let kind = if is_bare_command(action) {
         "command".to_owned()
@@ -144,17 +148,17 @@ pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Pa
     if !effects.is_empty() {
         line.push_str(&format!(" — {}", effects.join("; then ")));
     }
-    let value = json!({
-        "number": number,
-        "title": title,
-        "kind": kind,
-        "preferred": action.get("isPreferred").and_then(Value::as_bool) == Some(true),
-        "disabled": disabled,
-        "edits_files": files,
-        "command": command.map(|(name, _)| name),
-        "edit_on_resolve": edit.is_none() && !is_bare_command(action) && action.get("data").is_some(),
-    });
-    (line, value)
+    let entry = CodeActionEntry {
+        number,
+        title: title.to_owned(),
+        kind,
+        preferred: action.get("isPreferred").and_then(Value::as_bool) == Some(true),
+        disabled: disabled.map(str::to_owned),
+        edits_files: files,
+        command: command.map(|(name, _)| name),
+        edit_on_resolve: edit.is_none() && !is_bare_command(action) && action.get("data").is_some(),
+    };
+    (line, entry)
 }
 
 /// The `lsp_code_action` tool's descriptor.
@@ -172,7 +176,7 @@ an edit_id and a unified-diff preview — for `resolve` to accept or discard. Re
             .to_owned(),
         tier: Tier::Write,
         input_schema: crate::schema::input_schema::<CodeActionArguments>(),
-        output_schema: None,
+        output_schema: Some(crate::schema::writing_output_schema::<CodeActionOutput>()),
         annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
@@ -371,13 +375,13 @@ impl Applier<'_> {
         plan_workspace_edit(self.root, Some(self.server), edit)
     }
 
-    fn file_lines(&self, plan: &WorkspaceEditPlan) -> (Vec<String>, Vec<Value>) {
+    fn file_lines(&self, plan: &WorkspaceEditPlan) -> (Vec<String>, Vec<ChangedFile>) {
         let mut lines = Vec::new();
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = self.supervisor.display_path(&file.path);
             lines.push(format!("  {shown}: {} ({})", plural(file.edit_count, "edit"), file.operation));
-            files.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+            files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         (lines, files)
     }
@@ -395,15 +399,16 @@ impl Applier<'_> {
         lines.extend(self.notes.iter().cloned());
         lines.push(staged.instructions(max_pending));
         lines.push(staged.preview.text.clone());
-        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-            "edit_id": staged.edit_id,
-            "action": self.number,
-            "edits": total,
-            "files": files,
-            "preview_hunks_shown": staged.preview.shown,
-            "preview_hunks_total": staged.preview.total,
-            "evicted": staged.evicted,
-        }))))
+        let output = CodeActionOutput::Staged(CodeActionStaged {
+            edit_id: staged.edit_id.clone(),
+            action: self.number,
+            edits: total,
+            files,
+            preview_hunks_shown: staged.preview.shown,
+            preview_hunks_total: staged.preview.total,
+            evicted: staged.evicted.clone(),
+        });
+        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&output))))
     }
 
     fn stage_edit(&self, edit: &Value, command: Option<String>) -> Result<ToolOutput, ToolError> {
@@ -437,10 +442,9 @@ impl Applier<'_> {
             for note in &self.notes {
                 text.push_str(&format!("\n{note}"));
             }
-            return Ok(ToolOutput::new(
-                ToolResult::text(text)
-                    .with_structured(json!({"edit_id": null, "action": self.number, "command": name, "edits_received": 0})),
-            ));
+            return Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&CodeActionOutput::NothingStaged(
+                CodeActionNothingStaged { edit_id: None, action: self.number, command: name.clone(), edits_received: 0 },
+            )))));
         };
         let mut plan = self.plan(&serde_json::to_value(&first.edit).expect("a WorkspaceEdit serializes"))?;
         let mut lines = vec![format!(
@@ -546,7 +550,7 @@ impl Applier<'_> {
     fn apply(&self, edit: Option<&Value>, command: Option<&(String, Value)>) -> Result<ToolOutput, ToolError> {
         let mut lines = Vec::new();
         let mut written: Vec<PathBuf> = Vec::new();
-        let mut files_json = Vec::new();
+        let mut changed_files = Vec::new();
         let mut edits_total = 0;
         if let Some(edit) = edit {
             let plan = self.plan(edit)?;
@@ -568,10 +572,10 @@ impl Applier<'_> {
                     plural(plan.files.len(), "file")
                 ));
                 lines.extend(file_lines);
-                files_json = files;
+                changed_files = files;
             }
         }
-        let mut command_json = Value::Null;
+        let mut command_run = None;
         if let Some((name, arguments)) = command {
             if lines.is_empty() {
                 lines.push(format!("Applied {}:", self.description));
@@ -615,19 +619,25 @@ impl Applier<'_> {
             }
             written.extend(applied.iter().flat_map(|edit| edit.written.iter().cloned()));
             written.extend(server_changes.iter().map(|change| change.path.clone()));
-            command_json = json!({"command": name, "edits_received": received.len(), "written": command_written, "refused": refused, "changed_by_server": changed_itself});
+            command_run = Some(CommandRunSummary {
+                command: name.clone(),
+                edits_received: received.len(),
+                written: command_written,
+                refused,
+                changed_by_server: changed_itself,
+            });
         }
         lines.extend(self.notes.iter().cloned());
         written.sort();
         written.dedup();
-        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-            "action": self.number,
-            "description": self.description,
-            "edits": edits_total,
-            "files": files_json,
-            "command": command_json,
-            "written": written.iter().map(|path| self.supervisor.display_path(path)).collect::<Vec<_>>(),
-        })))
-        .with_written_paths(written))
+        let output = CodeActionOutput::Applied(CodeActionApplied {
+            action: self.number,
+            description: self.description.clone(),
+            edits: edits_total,
+            files: changed_files,
+            command: command_run,
+            written: written.iter().map(|path| self.supervisor.display_path(path)).collect(),
+        });
+        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&output))).with_written_paths(written))
     }
 }

@@ -37,6 +37,7 @@ pub mod diagnostics_on_write;
 pub mod hierarchy;
 pub mod listing;
 pub mod outline;
+pub mod output;
 pub mod position;
 pub mod rename;
 pub mod rename_coverage;

@@ -17,11 +17,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::lsp::client::LanguageServer;
+use crate::lsp::output::{ChangedFile, RenameApplied, RenameOutput, RenameStaged};
 use crate::lsp::position::{resolve_symbol_on_line, split_lines, PositionEncoding};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::uri::uri_to_path;
@@ -43,7 +44,7 @@ With `preview: true` nothing is written: the edit is staged like an ast_edit (an
             .to_owned(),
         tier: Tier::Write,
         input_schema: crate::schema::input_schema::<RenameArguments>(),
-        output_schema: None,
+        output_schema: Some(crate::schema::writing_output_schema::<RenameOutput>()),
         annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
@@ -540,24 +541,28 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
         )];
-        let mut files_json = Vec::new();
+        let mut files = Vec::new();
         for file in &plan.files {
             let shown = supervisor.display_path(&file.path);
             lines.push(format!("  {shown}: {} ({})", crate::render::plural(file.edit_count, "edit"), file.operation));
-            files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+            files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         lines.extend(coverage.report.iter().cloned());
         lines.extend(lease.notes.iter().cloned());
         lines.push(staged.instructions(max_pending));
         lines.push(staged.preview.text.clone());
-        return Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-            "edit_id": staged.edit_id,
-            "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
-            "coverage": coverage.json,
-            "preview_hunks_shown": staged.preview.shown,
-            "preview_hunks_total": staged.preview.total,
-            "evicted": staged.evicted,
-        }))));
+        let output = RenameOutput::Staged(RenameStaged {
+            edit_id: staged.edit_id.clone(),
+            renamed: resolved.cursor_identifier.clone(),
+            new_name: args.new_name.clone(),
+            edits: total,
+            files,
+            coverage: coverage.summary.clone(),
+            preview_hunks_shown: staged.preview.shown,
+            preview_hunks_total: staged.preview.total,
+            evicted: staged.evicted.clone(),
+        });
+        return Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output))));
     }
     // Seed the ledger with the pre-write state of every file about to change.
     let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
@@ -576,26 +581,31 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     )];
     // Occurrences left where tests run them (doc-tests) are said before the file list.
     lines.extend(coverage.warnings.iter().cloned());
-    let mut files_json = Vec::new();
+    let mut files = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);
         lines.push(format!("  {shown}: {} edit{} ({})", file.edit_count, if file.edit_count == 1 { "" } else { "s" }, file.operation));
-        files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+        files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
     }
     lines.extend(coverage.report.iter().cloned());
     for note in &lease.notes {
         lines.push(note.clone());
     }
-    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-        "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
-        "coverage": coverage.json,
-    })))
-    .with_written_paths(written))
+    let output = RenameOutput::Applied(RenameApplied {
+        renamed: resolved.cursor_identifier.clone(),
+        new_name: args.new_name.clone(),
+        edits: total,
+        files,
+        coverage: coverage.summary,
+    });
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
+        .with_written_paths(written))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn edit(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Value {
         json!({"range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}, "newText": text})
