@@ -68,7 +68,9 @@ pub fn descriptor() -> ToolDescriptor {
     }
 }
 
-/// The ops of `debug`, as the model names them in `op`.
+/// The ops of `debug`, as the model names them in `op`. The variants carry no doc comments on
+/// purpose: documented variants would make the schema's plain `enum` a `oneOf` of described
+/// constants; the tool's description says what each op does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum DebugOpName {

@@ -796,8 +796,11 @@ fn an_eval_that_times_out_after_a_bridged_write_says_the_write_landed() {
     assert_eq!(fx.read_file("bridged.txt"), "from the cell\n");
 }
 
+/// Each pre-write announcement: the paths with the files' content at that moment.
+type Announcements = Vec<Vec<(PathBuf, Option<String>)>>;
+
 /// Records every pre-write announcement with the files' content at that moment.
-struct RecordPreWrites(Arc<Mutex<Vec<Vec<(PathBuf, Option<String>)>>>>);
+struct RecordPreWrites(Arc<Mutex<Announcements>>);
 
 impl runbound::registry::PreWriteLayer for RecordPreWrites {
     fn before_write(&self, _ctx: &CallContext<'_>, paths: &[PathBuf]) {

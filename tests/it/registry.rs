@@ -448,7 +448,10 @@ impl PostWriteLayer for RecordingLayer {
 
 /// Records, for every pre-write announcement, each path with the file's content at that moment
 /// (so a test can tell the layer ran before the write).
-struct PreWriteRecorder(Mutex<Vec<Vec<(PathBuf, Option<String>)>>>);
+struct PreWriteRecorder(Mutex<Announcements>);
+
+/// Each pre-write announcement: the paths with the files' content at that moment.
+type Announcements = Vec<Vec<(PathBuf, Option<String>)>>;
 
 impl runbound::registry::PreWriteLayer for PreWriteRecorder {
     fn before_write(&self, _ctx: &CallContext<'_>, paths: &[PathBuf]) {
