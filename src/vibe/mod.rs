@@ -30,6 +30,7 @@
 
 mod command;
 mod inherited;
+mod output;
 mod ray;
 mod roster;
 mod tools;
@@ -151,7 +152,7 @@ impl fmt::Display for WorkerTier {
 }
 
 /// The status of a worker, as `vibe_list` and `vibe_wait` report it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerStatus {
     /// Spawned (or sent a message) and waiting for a free slot
