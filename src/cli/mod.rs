@@ -2,7 +2,8 @@
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
 //! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded]
-//! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]]
+//! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]
+//! [--max-running-workers [BACKEND=]N]...]
 //! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
 //!
 //! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
@@ -98,8 +99,13 @@ pub fn run_command_line() -> ExitCode {
         eprintln!("runbound: --workspace {} is not a directory; pass an existing directory", cli.workspace.display());
         return ExitCode::from(EXIT_USAGE);
     }
-    if (!cli.worker.is_empty() || !cli.worker_backend.is_empty() || cli.ray_address.is_some()) && !cli.vibe {
-        eprintln!("runbound: --worker, --worker-backend and --ray-address need --vibe (vibe mode registers the worker tools)");
+    let vibe_flags_given =
+        !cli.worker.is_empty() || !cli.worker_backend.is_empty() || cli.ray_address.is_some() || !cli.max_running_workers.is_empty();
+    if vibe_flags_given && !cli.vibe {
+        eprintln!(
+            "runbound: --worker, --worker-backend, --ray-address and --max-running-workers need --vibe (vibe mode registers the \
+             worker tools)"
+        );
         return ExitCode::from(EXIT_USAGE);
     }
     // The default follows the effective caller (a worker's inherited readonly caller too).
@@ -121,7 +127,8 @@ pub fn run_command_line() -> ExitCode {
         .kernel_factory(KernelFactory::new().selection(KernelSelection::from(cli.kernel)));
     if cli.vibe {
         let backend_choices: Vec<_> = cli.worker_backend.iter().map(|choice| choice.choice()).collect();
-        match VibeSetup::from_cli_flags(&cli.worker, &backend_choices, cli.ray_address.as_deref()) {
+        let caps: Vec<_> = cli.max_running_workers.iter().map(|arg| arg.cap()).collect();
+        match VibeSetup::from_cli_flags(&cli.worker, &backend_choices, cli.ray_address.as_deref(), &caps) {
             Ok(setup) => builder = builder.vibe_roster(setup),
             Err(err) => {
                 eprintln!("runbound: {err}");

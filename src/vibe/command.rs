@@ -56,11 +56,12 @@ const FAILURE_STDOUT_TAIL_CHARS: usize = 2000;
 pub struct CommandBackend {
     commands: BTreeMap<WorkerTier, String>,
     output_max_bytes: usize,
+    max_running_attempts: Option<usize>,
 }
 
 impl Default for CommandBackend {
     fn default() -> Self {
-        CommandBackend { commands: BTreeMap::new(), output_max_bytes: 1024 * 1024 }
+        CommandBackend { commands: BTreeMap::new(), output_max_bytes: 1024 * 1024, max_running_attempts: None }
     }
 }
 
@@ -84,6 +85,15 @@ impl CommandBackend {
     #[must_use]
     pub fn with_output_max_bytes(mut self, output_max_bytes: usize) -> CommandBackend {
         self.output_max_bytes = output_max_bytes;
+        self
+    }
+
+    /// Sets the most attempts of this backend running at once (this machine's concurrency cap;
+    /// at least 1). Without it the run's [`super::VibeConfig::max_running_workers`] applies
+    /// (default 8). Further workers wait as `pending`; `runbound status` shows the cap.
+    #[must_use]
+    pub fn with_max_running_attempts(mut self, max_running_attempts: usize) -> CommandBackend {
+        self.max_running_attempts = Some(max_running_attempts.max(1));
         self
     }
 
@@ -147,6 +157,10 @@ impl WorkerBackend for CommandBackend {
 
     fn name(&self) -> String {
         "command".to_owned()
+    }
+
+    fn max_running_attempts(&self) -> Option<usize> {
+        self.max_running_attempts
     }
 }
 

@@ -58,6 +58,9 @@ const JOB_WRAPPER: &str = include_str!("ray_job.py");
 const JOB_PACKAGE: &str = "runbound_ray_job";
 /// Most bytes of a job log read at once (the result frame of a large change included).
 const LOG_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// Shortest time between two reads of a running job's log for relayed cards (a card waits
+/// half of this on average, plus the poll interval, before the parent shows it).
+const LOG_READ_INTERVAL: Duration = Duration::from_millis(300);
 
 /// Settings of a [`RayBackend`].
 #[derive(Debug, Clone)]
@@ -113,6 +116,15 @@ impl RayConfig {
     #[must_use]
     pub fn with_command(mut self, tier: WorkerTier, command_line: impl Into<String>) -> RayConfig {
         self.commands.insert(tier, command_line.into());
+        self
+    }
+
+    /// Sets the most jobs of this backend running at once (the cluster's concurrency cap; at
+    /// least 1; default 8). Further workers wait as `pending` without submitting anything;
+    /// `runbound status` shows the cap (CLI: `--max-running-workers ray=N`).
+    #[must_use]
+    pub fn with_max_running_jobs(mut self, max_running_jobs: usize) -> RayConfig {
+        self.max_running_jobs = max_running_jobs.max(1);
         self
     }
 }
@@ -265,6 +277,7 @@ impl RayAttempt<'_, '_> {
             "RUNBOUND_RAY_ASK_QUESTIONS": if job.relays_questions() { "1" } else { "0" },
             "RUNBOUND_RAY_RETURN_CHANGES": if return_changes { "1" } else { "0" },
             "RUNBOUND_RAY_WORKER_LABEL": format!("{}: {}", job.worker_id(), job.label()),
+            "RUNBOUND_RAY_PARENT_SPACE": job.ask_target_space(),
             "RUNBOUND_RAY_STDOUT_MAX": config.stdout_max_bytes.to_string(),
             "RUNBOUND_RAY_CHANGES_MAX": config.changes_max_bytes.to_string(),
         });
@@ -346,7 +359,8 @@ impl RayAttempt<'_, '_> {
                         job.report_progress(&format!("Ray job {submission_id} is {status}"));
                         last_status = status;
                     }
-                    if job.has_human() && last_log_read.elapsed() >= Duration::from_millis(900) {
+                    // Cards wait in the log: read it at every poll (at most ~3 a second).
+                    if job.has_human() && last_log_read.elapsed() >= LOG_READ_INTERVAL {
                         last_log_read = Instant::now();
                         if let Ok(logs) = http.job_logs(submission_id) {
                             relayed.relay_new_cards(&logs, nonce, job, http);

@@ -980,6 +980,11 @@ impl AttemptLink {
         self.relays_questions
     }
 
+    /// The target space of the run's ask port (where relayed cards are shown), empty without one.
+    pub(crate) fn ask_target_space(&self) -> String {
+        self.shared.upgrade().and_then(|shared| shared.links.ask.as_ref().map(|binding| binding.target_space.clone())).unwrap_or_default()
+    }
+
     /// The ask channel's directory, starting the channel on first use; `None` without a port.
     pub(crate) fn ask_channel_path(&self) -> Option<PathBuf> {
         if !self.has_human {
@@ -990,11 +995,7 @@ impl AttemptLink {
             let shared = self.shared.clone();
             let index = self.index;
             let label = self.worker_label.clone();
-            let target_space = self
-                .shared
-                .upgrade()
-                .and_then(|shared| shared.links.ask.as_ref().map(|binding| binding.target_space.clone()))
-                .unwrap_or_default();
+            let target_space = self.ask_target_space();
             let description = ChannelDescription {
                 version: 1,
                 worker_label: self.worker_label.clone(),

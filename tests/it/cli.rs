@@ -238,6 +238,55 @@ fn status_reports_run_ask_port_and_tools_as_text_and_json() {
     assert_eq!(status["tools"]["by_tier"]["write"]["visible"], true);
 }
 
+/// `--max-running-workers` sets each backend's concurrency cap, and `status` shows it (text
+/// and JSON); a cap for a backend no tier runs on is a usage error.
+#[test]
+fn max_running_workers_sets_each_backends_cap_and_status_shows_it() {
+    let workspace = support::workspace_with(&[]);
+    // Nothing listens on port 9 (discard): the probe says unreachable at once.
+    let flags = [
+        "--vibe",
+        "--worker",
+        "fast=true",
+        "--worker",
+        "good=true",
+        "--worker-backend",
+        "good=ray",
+        "--ray-address",
+        "http://127.0.0.1:9",
+        "--max-running-workers",
+        "5",
+        "--max-running-workers",
+        "ray=32",
+    ];
+    let output = runbound(workspace.path(), &[&flags[..], &["status"]].concat());
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("backend command: tiers fast, at most 5 at once"), "{text}");
+    assert!(text.contains("backend ray http://127.0.0.1:9: tiers good, at most 32 at once"), "{text}");
+    assert!(text.contains("jobs at once: at most 32"), "{text}");
+    let output = runbound(workspace.path(), &[&flags[..], &["status", "--json"]].concat());
+    let status = stdout_json(&output);
+    let caps: Vec<(String, u64)> = status["vibe"]["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|backend| (backend["name"].as_str().unwrap().to_owned(), backend["cap"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(caps, vec![("command".to_owned(), 5), ("ray http://127.0.0.1:9".to_owned(), 32)], "{status}");
+
+    // Without the flag: the defaults (8 and 8).
+    let output = runbound(workspace.path(), &["--vibe", "--worker", "fast=true", "status"]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("backend command: tiers fast, good, at most 8 at once"), "{output:?}");
+    // A cap for the Ray backend when no tier runs there, and a cap without --vibe: usage errors.
+    let output = runbound(workspace.path(), &["--vibe", "--worker", "fast=true", "--max-running-workers", "ray=4", "status"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("caps the ray backend, but no tier runs there"), "{output:?}");
+    let output = runbound(workspace.path(), &["--max-running-workers", "4", "status"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("need --vibe"), "{output:?}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The terminal ask port, through a real pseudo-terminal.
 
