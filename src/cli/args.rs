@@ -33,7 +33,8 @@ pub struct Cli {
     /// proc macros, cargo check, project-local server binaries such as node_modules/.bin, the
     /// project's .venv python); restricted runs nothing the checkout provides. Default:
     /// restricted for --caller plan and readonly (their tools promise no side effects), trusted
-    /// for main.
+    /// for main. Inside a vibe worker of a restricted run (RUNBOUND_WORKER_WORKSPACE_TRUST=
+    /// restricted) the run is restricted and trusted is refused.
     #[arg(long, global = true, value_enum)]
     pub workspace_trust: Option<TrustArg>,
     /// Conversation id of this run (default: generated per process).

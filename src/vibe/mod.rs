@@ -47,9 +47,13 @@ use serde_json::{json, Value};
 
 use crate::registry::{CallOptions, CallOrigin, CancelToken, GuardrailInput, GuardrailVerdict, Registry, ToolDescriptor};
 use crate::tier::Caller;
+use crate::trust::WorkspaceTrust;
 
-pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKSPACE};
-pub use inherited::{inherited_worker_caller, InheritedWorkerCaller};
+pub use command::{
+    CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKER_WORKSPACE_TRUST,
+    ENV_WORKSPACE,
+};
+pub use inherited::{inherited_worker_caller, inherited_worker_workspace_trust, InheritedWorkerCaller, InheritedWorkspaceTrust};
 pub use ray::{RayBackend, RayConfig};
 pub use roster::{BackendSummary, KillReport, Roster, RosterLinks, SendReport, WaitReport, WorkerChangeSummary, WorkerSnapshot};
 
@@ -241,6 +245,7 @@ pub struct WorkerJob<'a> {
     attempt: u32,
     brief: &'a str,
     caller: Caller,
+    workspace_trust: WorkspaceTrust,
     workspace_root: &'a Path,
     working_dir: &'a Path,
     isolation: WorkerIsolation,
@@ -281,6 +286,13 @@ impl<'a> WorkerJob<'a> {
     /// `readonly` caller must be held to read tools.
     pub fn caller(&self) -> Caller {
         self.caller
+    }
+
+    /// The spawning run's workspace trust. A backend passes it to the attempt as
+    /// [`ENV_WORKER_WORKSPACE_TRUST`], so a `runbound` run inside the worker is no less
+    /// restricted than the run that spawned it.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.workspace_trust
     }
 
     /// The run's absolute workspace root.

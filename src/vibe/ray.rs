@@ -50,7 +50,7 @@ use sha2::Digest as _;
 use crate::ask::{outcome_to_json, AskOutcome, RelayedCard};
 
 use super::{WorkerBackend, WorkerIsolation, WorkerJob, WorkerTier};
-use super::{ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER};
+use super::{ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKER_WORKSPACE_TRUST};
 
 /// The job wrapper, shipped in the `runbound_ray_job` package.
 const JOB_WRAPPER: &str = include_str!("ray_job.py");
@@ -270,6 +270,7 @@ impl RayAttempt<'_, '_> {
             ENV_WORKER_TIER: job.tier().as_str(),
             ENV_WORKER_ATTEMPT: job.attempt().to_string(),
             ENV_WORKER_CALLER: job.caller().as_str(),
+            ENV_WORKER_WORKSPACE_TRUST: job.workspace_trust().as_str(),
             "RUNBOUND_RAY_NONCE": nonce,
             "RUNBOUND_RAY_SUBMISSION_ID": submission_id,
             "RUNBOUND_RAY_COMMAND": self.command_line,

@@ -47,11 +47,17 @@ pub struct RosterLinks {
     pub ask: Option<Arc<AskBinding>>,
     /// The run's staged-change store; without it `isolation: "worktree"` is refused.
     pub staging: Option<Arc<crate::staged::StagedResource>>,
+    /// The run's workspace trust, handed to every attempt ([`WorkerJob::workspace_trust`]).
+    pub workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 impl std::fmt::Debug for RosterLinks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RosterLinks").field("ask", &self.ask.is_some()).field("staging", &self.staging.is_some()).finish()
+        f.debug_struct("RosterLinks")
+            .field("ask", &self.ask.is_some())
+            .field("staging", &self.staging.is_some())
+            .field("workspace_trust", &self.workspace_trust)
+            .finish()
     }
 }
 
@@ -1103,6 +1109,7 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
                     attempt: start.attempt,
                     brief: &start.brief,
                     caller: start.caller,
+                    workspace_trust: shared.links.workspace_trust,
                     workspace_root: &shared.workspace_root,
                     working_dir: &working_dir,
                     isolation: start.isolation,
