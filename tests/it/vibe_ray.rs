@@ -60,7 +60,9 @@ impl RayHead {
             ("--node-manager-port", free_port()),
             ("--object-manager-port", free_port()),
         ];
-        let worker_base = 20000 + (std::process::id() % 2000) as u16 * 10;
+        // Below the kernel's ephemeral range (32768–60999 by default), where `free_port` finds
+        // the other ports: Ray refuses a worker range that overlaps a port it was given.
+        let worker_base = 10000 + (std::process::id() % 1000) as u16 * 20;
         let mut spec = ProcessSpec::new(ray, temp.path())
             .with_args(["start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--dashboard-host", "127.0.0.1"])
             .with_args(["--include-dashboard", "true", "--num-cpus", "4", "--disable-usage-stats"])
@@ -301,15 +303,19 @@ fn ask_relay_through_ray(head: &RayHead) {
     assert!(!root.join("denied.txt").exists() && !root.join("unanswered.txt").exists());
     drop(run);
 
-    // No human at the parent: no channel in the job, the nested write is denied at once.
+    // No human at the parent: no channel in the job, the nested write is denied at once. The
+    // parent is restricted: the job's runbound is too (RUNBOUND_WORKER_WORKSPACE_TRUST in the
+    // job's runtime environment).
     let command = format!(
-        "{} --workspace \"$RUNBOUND_WORKSPACE\" --approve ask call write {}; echo \"=== exit $?\"; echo \"channel=${{RUNBOUND_ASK_CHANNEL:-none}}\"",
-        quoted(env!("CARGO_BIN_EXE_runbound")),
-        quoted(&json!({"path": "nobody.txt", "content": "x\n"}).to_string())
+        "{bin} --workspace \"$RUNBOUND_WORKSPACE\" --approve ask call write {args}; echo \"=== exit $?\"; \
+         echo \"channel=${{RUNBOUND_ASK_CHANNEL:-none}}\"; {bin} --workspace \"$RUNBOUND_WORKSPACE\" status | grep '^ *trust '",
+        bin = quoted(env!("CARGO_BIN_EXE_runbound")),
+        args = quoted(&json!({"path": "nobody.txt", "content": "x\n"}).to_string())
     );
     let config = RayConfig::new(head.address.clone()).with_command(WorkerTier::Good, command);
     let run = Run::builder(&root)
         .config(RunConfig { vibe: VibeConfig { wait_min: Duration::from_millis(100), ..VibeConfig::default() }, ..RunConfig::default() })
+        .workspace_trust(runbound::WorkspaceTrust::Restricted)
         .vibe_roster(VibeSetup::new(Arc::new(RayBackend::new(config).unwrap())))
         .build()
         .unwrap();
@@ -321,5 +327,11 @@ fn ask_relay_through_ray(head: &RayHead) {
     assert!(text.contains("channel=none"), "no channel without a human at the parent: {text}");
     assert!(text.contains("approval_denied") && text.contains("=== exit 1"), "{text}");
     assert!(structured(&done)["change"]["edit_id"].is_null(), "nothing written, nothing staged: {text}");
+    assert!(
+        text.contains(
+            "trust         restricted (capped at restricted by RUNBOUND_WORKER_WORKSPACE_TRUST=restricted in this process's environment"
+        ),
+        "a restricted run's Ray worker drives a restricted runbound: {text}"
+    );
     assert!(started.elapsed() < Duration::from_secs(60), "failed closed at once, not after a prompt's timeout: {:?}", started.elapsed());
 }
