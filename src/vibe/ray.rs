@@ -85,6 +85,10 @@ pub struct RayConfig {
     /// How long `vibe_kill` waits for Ray to report a stopped job (default 20 s; Ray itself
     /// sends SIGTERM, then SIGKILL after 3 s).
     pub stop_timeout: Duration,
+    /// How long a submission keeps retrying while Ray answers that no job agent is available
+    /// (HTTP 500 `No available agent to submit job`: the head's agent is still starting or too
+    /// loaded to answer in Ray's own 10 s; nothing was submitted). Default 60 s.
+    pub agent_wait: Duration,
     /// Largest working-directory package uploaded (default 100 MiB; Ray's own limit is its
     /// gRPC message size, 512 MiB).
     pub package_max_bytes: u64,
@@ -106,6 +110,7 @@ impl RayConfig {
             request_timeout: Duration::from_secs(10),
             unreachable_after: Duration::from_secs(15),
             stop_timeout: Duration::from_secs(20),
+            agent_wait: Duration::from_secs(60),
             package_max_bytes: 100 * 1024 * 1024,
             stdout_max_bytes: 1024 * 1024,
             changes_max_bytes: 64 * 1024 * 1024,
@@ -303,9 +308,34 @@ impl RayAttempt<'_, '_> {
         // Submitting starts the job's supervisor actor on the head before Ray answers: seconds
         // on a loaded machine, so it gets the long (upload) timeout. A submission that still
         // times out may have started the job: it is asked to stop, so no orphan job runs.
-        if let Err(err) = http.post_json_slow("/api/jobs/", &request) {
-            let _ = http.post_json(&format!("/api/jobs/{submission_id}/stop"), &json!({}));
-            return Err(format!("Ray did not accept the job: {err}"));
+        let submit_started = Instant::now();
+        let mut refusals = 0;
+        loop {
+            match http.post_json_slow("/api/jobs/", &request) {
+                Ok(_) => break,
+                // Ray's job head found no agent to hand the job to within its own wait:
+                // nothing was submitted, and Ray says to try again.
+                Err(err) if err.contains("No available agent") && submit_started.elapsed() < config.agent_wait && !job.is_cancelled() => {
+                    refusals += 1;
+                    job.report_progress(&format!(
+                        "Ray has no job agent available yet ({refusals} refusal(s) in {:.0} s); submitting {submission_id} again",
+                        submit_started.elapsed().as_secs_f64()
+                    ));
+                    sleep_unless_cancelled(job, Duration::from_secs(1));
+                }
+                Err(err) => {
+                    let _ = http.post_json(&format!("/api/jobs/{submission_id}/stop"), &json!({}));
+                    let waited = match refusals {
+                        0 => String::new(),
+                        n => format!(
+                            " (after {n} earlier 'no available agent' answer(s) over {:.0} s; RayConfig::agent_wait is {} s)",
+                            submit_started.elapsed().as_secs_f64(),
+                            config.agent_wait.as_secs()
+                        ),
+                    };
+                    return Err(format!("Ray did not accept the job: {err}{waited}"));
+                }
+            }
         }
         job.report_progress(&format!(
             "submitted Ray job {submission_id} ({} files, {} bytes packaged)",

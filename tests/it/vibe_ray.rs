@@ -292,6 +292,37 @@ fn ask_relay_through_ray(head: &RayHead) {
     let (_, timings) = play_the_human(&run, &worker, "ray asker", &cards, &answer, "parent-terminal");
     print_relay_timings("ray backend", &timings);
     eprintln!("vibe_ray: ask relay scenario in {:.1} s", phase.elapsed().as_secs_f64());
+    // The same scenario on the command backend in this run, for the ratio (printed, never
+    // asserted).
+    let local_timings = {
+        let local = support::workspace_with(&[("README.md", "parent workspace\n")]);
+        let (cards_tx, cards) = crossbeam_channel::unbounded();
+        let (answer, answers) = crossbeam_channel::unbounded();
+        let backend = runbound::vibe::CommandBackend::new().with_command(WorkerTier::Good, asking_worker_command());
+        let local_run = Run::builder(local.path())
+            .config(RunConfig {
+                vibe: VibeConfig { wait_min: Duration::from_millis(100), ..VibeConfig::default() },
+                ask: AskConfig { permission_timeout: Duration::from_secs(4), ..AskConfig::default() },
+                ..RunConfig::default()
+            })
+            .ask_port(Arc::new(HumanAtTheParent { cards: cards_tx, answers }), "parent-terminal")
+            .vibe_roster(VibeSetup::new(Arc::new(backend)))
+            .build()
+            .unwrap();
+        let local_worker = spawn(&local_run, "ask the human", "local asker");
+        play_the_human(&local_run, &local_worker, "local asker", &cards, &answer, "parent-terminal").1
+    };
+    print_relay_timings("command backend, same run", &local_timings);
+    let median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    eprintln!(
+        "TIMING vibe ask relay ratio ray/command (one run): card {:.2}, answer {:.2}",
+        median(&timings.card_ms) / median(&local_timings.card_ms),
+        median(&timings.answer_ms) / median(&local_timings.answer_ms)
+    );
     // Only the approved write came back, staged; accepting it writes it.
     let done = wait(&run, &worker, 1.0);
     let change = &structured(&done)["change"];
