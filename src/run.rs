@@ -313,7 +313,8 @@ impl RunBuilder {
                     }
                 }));
             }
-            let links = crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone() };
+            let links =
+                crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone(), workspace_trust: self.workspace_trust };
             let roster = crate::vibe::Roster::with_links(setup, &self.config.vibe, &workspace_root, links);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;

@@ -47,11 +47,17 @@ pub struct RosterLinks {
     pub ask: Option<Arc<AskBinding>>,
     /// The run's staged-change store; without it `isolation: "worktree"` is refused.
     pub staging: Option<Arc<crate::staged::StagedResource>>,
+    /// The run's workspace trust, handed to every attempt ([`WorkerJob::workspace_trust`]).
+    pub workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 impl std::fmt::Debug for RosterLinks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RosterLinks").field("ask", &self.ask.is_some()).field("staging", &self.staging.is_some()).finish()
+        f.debug_struct("RosterLinks")
+            .field("ask", &self.ask.is_some())
+            .field("staging", &self.staging.is_some())
+            .field("workspace_trust", &self.workspace_trust)
+            .finish()
     }
 }
 
@@ -980,6 +986,11 @@ impl AttemptLink {
         self.relays_questions
     }
 
+    /// The target space of the run's ask port (where relayed cards are shown), empty without one.
+    pub(crate) fn ask_target_space(&self) -> String {
+        self.shared.upgrade().and_then(|shared| shared.links.ask.as_ref().map(|binding| binding.target_space.clone())).unwrap_or_default()
+    }
+
     /// The ask channel's directory, starting the channel on first use; `None` without a port.
     pub(crate) fn ask_channel_path(&self) -> Option<PathBuf> {
         if !self.has_human {
@@ -990,11 +1001,7 @@ impl AttemptLink {
             let shared = self.shared.clone();
             let index = self.index;
             let label = self.worker_label.clone();
-            let target_space = self
-                .shared
-                .upgrade()
-                .and_then(|shared| shared.links.ask.as_ref().map(|binding| binding.target_space.clone()))
-                .unwrap_or_default();
+            let target_space = self.ask_target_space();
             let description = ChannelDescription {
                 version: 1,
                 worker_label: self.worker_label.clone(),
@@ -1102,6 +1109,7 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
                     attempt: start.attempt,
                     brief: &start.brief,
                     caller: start.caller,
+                    workspace_trust: shared.links.workspace_trust,
                     workspace_root: &shared.workspace_root,
                     working_dir: &working_dir,
                     isolation: start.isolation,

@@ -44,7 +44,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                  permission prompts to the user labelled with the worker (when a user is attached; otherwise they fail \
                  closed). Workers inherit your mode (a plan-mode or read-only \
                  caller's worker is held to it: a host-supplied worker's own tools are read tier, a command worker gets \
-                 RUNBOUND_WORKER_CALLER, which caps the runbound CLI it drives; a command that edits files by other means \
+                 RUNBOUND_WORKER_CALLER and RUNBOUND_WORKER_WORKSPACE_TRUST, which cap the runbound CLI it drives; a command that edits files by other means \
                  must honor it itself). When every slot is busy the worker queues (the result says how many are ahead). \
                  tier: {TIER_DOC} isolation: {ISOLATION_DOC} {told_when_done} Fetch its result with \
                  vibe_wait; see all workers with vibe_list."
