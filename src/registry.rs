@@ -166,6 +166,15 @@ impl ToolDescriptor {
 /// A tool's function: plain, blocking, bounded by `ctx.deadline()`.
 pub type ToolHandler = Arc<dyn Fn(&CallContext<'_>, Value) -> Result<ToolOutput, ToolError> + Send + Sync>;
 
+/// A writing tool's declaration of the files a call will write, worked out from the call's
+/// validated arguments before the tool runs (registered with [`Registry::register_writing`]):
+/// absolute paths inside the workspace, created, modified, moved to or deleted. Best effort and
+/// cheap: what it cannot tell (arguments the tool will refuse, paths only the tool's own work
+/// finds) it leaves out; a tool that learns its paths during the call announces them with
+/// [`CallContext::before_write`]. What the call really wrote is what it reports in
+/// [`ToolOutput::written_paths`].
+pub type WritePlanner = Arc<dyn Fn(&CallContext<'_>, &Value) -> Vec<PathBuf> + Send + Sync>;
+
 /// What a tool function returns on success: the result plus the paths it wrote.
 #[derive(Debug, Clone)]
 pub struct ToolOutput {
@@ -493,6 +502,21 @@ impl<'run> CallContext<'run> {
         self.registry.events.emit(event);
     }
 
+    /// Runs the run's [`PreWriteLayer`]s for `paths` (absolute), the files this call is about
+    /// to write: a writing tool that learns its paths only during the call (a language server's
+    /// rename, a code action's edit) calls this once it knows them, before its commit. Paths a
+    /// tool declared with its [`WritePlanner`] were already announced before it ran. Returns
+    /// once the layers are done (each bounded by the call's deadline); a panicking layer is
+    /// skipped. Does nothing for an empty list.
+    pub fn before_write(&self, paths: &[PathBuf]) {
+        if paths.is_empty() {
+            return;
+        }
+        for layer in &self.registry.pre_write_layers {
+            let _ = catch_unwind(AssertUnwindSafe(|| layer.before_write(self, paths)));
+        }
+    }
+
     /// The descriptor of the tool being called.
     pub fn descriptor(&self) -> &'run ToolDescriptor {
         self.descriptor
@@ -602,10 +626,20 @@ pub trait PostWriteLayer: Send + Sync {
     fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult);
 }
 
+/// A layer that runs before a call writes files, with the absolute paths it is about to write:
+/// the paths the tool's [`WritePlanner`] declared, just before the tool function runs, or the
+/// paths the tool announced with [`CallContext::before_write`] once it knew them (before its
+/// commit). Diagnostics on write seeds its ledger here from the state of those files before the
+/// write (R-DOW-2). Runs under the call's deadline; it cannot fail or change the call.
+pub trait PreWriteLayer: Send + Sync {
+    /// Called with the absolute paths about to be written (never empty).
+    fn before_write(&self, ctx: &CallContext<'_>, paths: &[PathBuf]);
+}
+
 /// A layer that runs just before the tool function of every call that passed the pipeline's
 /// checks (tier, arguments, guardrails, approvals), with the validated arguments, under the
-/// call's deadline. Diagnostics on write seeds its ledger here from the state of the files a
-/// write tool is about to change (R-DOW-2). It cannot fail or change the call.
+/// call's deadline (after the [`PreWriteLayer`]s of a declared write). It cannot fail or change
+/// the call.
 pub trait PreCallLayer: Send + Sync {
     /// Called with the call's validated arguments.
     fn before_call(&self, ctx: &CallContext<'_>, arguments: &Value);
@@ -622,6 +656,7 @@ pub trait PostCallLayer: Send + Sync {
 struct RegisteredTool {
     descriptor: ToolDescriptor,
     handler: ToolHandler,
+    write_planner: Option<WritePlanner>,
     validator: jsonschema::Validator,
     serial: Mutex<()>,
 }
@@ -641,6 +676,7 @@ pub struct Registry {
     tools: BTreeMap<String, RegisteredTool>,
     guardrails: Vec<Arc<dyn Guardrail>>,
     pre_call_layers: Vec<Arc<dyn PreCallLayer>>,
+    pre_write_layers: Vec<Arc<dyn PreWriteLayer>>,
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
     post_call_layers: Vec<Arc<dyn PostCallLayer>>,
     allowed_for_run: Mutex<HashSet<String>>,
@@ -668,6 +704,7 @@ impl Registry {
             tools: BTreeMap::new(),
             guardrails: Vec::new(),
             pre_call_layers: Vec::new(),
+            pre_write_layers: Vec::new(),
             post_write_layers: Vec::new(),
             post_call_layers: Vec::new(),
             allowed_for_run: Mutex::new(HashSet::new()),
@@ -688,6 +725,21 @@ impl Registry {
     /// the output schema's root is not `"type": "object"`, which MCP requires): programming
     /// errors in the crate or host, caught by any test that builds a run.
     pub fn register(&mut self, descriptor: ToolDescriptor, handler: ToolHandler) {
+        self.register_tool(descriptor, handler, None);
+    }
+
+    /// Registers a tool that writes files, with its declaration of the files a call will write
+    /// ([`WritePlanner`]): the [`PreWriteLayer`]s get them before the tool runs. The tool still
+    /// reports what it wrote in [`ToolOutput::written_paths`], which the [`PostWriteLayer`]s
+    /// get after it ran.
+    ///
+    /// # Panics
+    /// As [`Registry::register`].
+    pub fn register_writing(&mut self, descriptor: ToolDescriptor, handler: ToolHandler, planner: WritePlanner) {
+        self.register_tool(descriptor, handler, Some(planner));
+    }
+
+    fn register_tool(&mut self, descriptor: ToolDescriptor, handler: ToolHandler, write_planner: Option<WritePlanner>) {
         let validator = match jsonschema::validator_for(&descriptor.input_schema) {
             Ok(validator) => validator,
             Err(err) => panic!("tool {} has an invalid input schema: {err}", descriptor.name),
@@ -704,7 +756,8 @@ impl Registry {
             );
         }
         let name = descriptor.name.clone();
-        let previous = self.tools.insert(name.clone(), RegisteredTool { descriptor, handler, validator, serial: Mutex::new(()) });
+        let previous =
+            self.tools.insert(name.clone(), RegisteredTool { descriptor, handler, write_planner, validator, serial: Mutex::new(()) });
         assert!(previous.is_none(), "tool {name} registered twice");
     }
 
@@ -777,6 +830,11 @@ impl Registry {
     /// Adds a pre-call layer (run in the order added, before the tool function).
     pub fn add_pre_call_layer(&mut self, layer: Arc<dyn PreCallLayer>) {
         self.pre_call_layers.push(layer);
+    }
+
+    /// Adds a layer that runs before a call writes files (see [`PreWriteLayer`]).
+    pub fn add_pre_write_layer(&mut self, layer: Arc<dyn PreWriteLayer>) {
+        self.pre_write_layers.push(layer);
     }
 
     /// Adds a post-write layer.
@@ -873,6 +931,13 @@ impl Registry {
             }
         };
         let ctx = CallContext { registry: self, descriptor, options, progress, deadline: Instant::now() + budget, budget };
+        if let Some(planner) = &tool.write_planner {
+            if !self.pre_write_layers.is_empty() {
+                if let Ok(paths) = catch_unwind(AssertUnwindSafe(|| planner(&ctx, &arguments))) {
+                    ctx.before_write(&paths);
+                }
+            }
+        }
         for layer in &self.pre_call_layers {
             let _ = catch_unwind(AssertUnwindSafe(|| layer.before_call(&ctx, &arguments)));
         }

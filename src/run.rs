@@ -14,7 +14,10 @@ use serde_json::Value;
 
 use crate::ask::{AskBinding, AskConfig, AskPort};
 use crate::files::FilesConfig;
-use crate::registry::{CallOptions, Guardrail, PostCallLayer, PostWriteLayer, Registry, Resource, Resources, ToolDescriptor, ToolHandler};
+use crate::registry::{
+    CallOptions, Guardrail, PostCallLayer, PostWriteLayer, PreWriteLayer, Registry, Resource, Resources, ToolDescriptor, ToolHandler,
+    WritePlanner,
+};
 use crate::result::ToolResult;
 use crate::tier::{ApprovalPolicy, Caller};
 use crate::trust::WorkspaceTrust;
@@ -76,9 +79,10 @@ pub struct RunBuilder {
     workspace_trust: WorkspaceTrust,
     ask: Option<(Arc<dyn AskPort>, String)>,
     guardrails: Vec<Arc<dyn Guardrail>>,
+    pre_write_layers: Vec<Arc<dyn PreWriteLayer>>,
     post_write_layers: Vec<Arc<dyn PostWriteLayer>>,
     post_call_layers: Vec<Arc<dyn PostCallLayer>>,
-    extra_tools: Vec<(ToolDescriptor, ToolHandler)>,
+    extra_tools: Vec<(ToolDescriptor, ToolHandler, Option<WritePlanner>)>,
     extra_resources: Vec<WireResource>,
     language_servers: bool,
     debug: Option<crate::debug::DebugSupervisor>,
@@ -131,6 +135,13 @@ impl RunBuilder {
     /// Adds a host guardrail (checked after schema validation, before approvals).
     pub fn guardrail(mut self, guardrail: Arc<dyn Guardrail>) -> RunBuilder {
         self.guardrails.push(guardrail);
+        self
+    }
+
+    /// Adds a pre-write layer: it gets the absolute paths a call is about to write, before the
+    /// write (see [`PreWriteLayer`]).
+    pub fn pre_write_layer(mut self, layer: Arc<dyn PreWriteLayer>) -> RunBuilder {
+        self.pre_write_layers.push(layer);
         self
     }
 
@@ -238,7 +249,18 @@ impl RunBuilder {
 
     /// Registers a host-defined tool alongside the built-in ones.
     pub fn tool(mut self, descriptor: ToolDescriptor, handler: ToolHandler) -> RunBuilder {
-        self.extra_tools.push((descriptor, handler));
+        self.extra_tools.push((descriptor, handler, None));
+        self
+    }
+
+    /// Registers a host-defined tool that writes files, with its declaration of the files a
+    /// call will write ([`WritePlanner`]), so the pre-write layers (diagnostics on write's
+    /// pre-write state) see them before it runs; it reports what it wrote in
+    /// [`crate::ToolOutput::written_paths`] as any writing tool does. A tool that learns its
+    /// paths only while it runs registers with [`RunBuilder::tool`] and calls
+    /// [`crate::CallContext::before_write`] before it writes.
+    pub fn writing_tool(mut self, descriptor: ToolDescriptor, handler: ToolHandler, planner: WritePlanner) -> RunBuilder {
+        self.extra_tools.push((descriptor, handler, Some(planner)));
         self
     }
 
@@ -291,7 +313,8 @@ impl RunBuilder {
                     }
                 }));
             }
-            let links = crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone() };
+            let links =
+                crate::vibe::RosterLinks { ask: ask_binding.clone(), staging: staged.clone(), workspace_trust: self.workspace_trust };
             let roster = crate::vibe::Roster::with_links(setup, &self.config.vibe, &workspace_root, links);
             crate::vibe::register_tools(&mut registry, &roster);
             wire(&mut registry, Arc::new(roster))?;
@@ -329,11 +352,17 @@ impl RunBuilder {
         for add in self.extra_resources {
             add(registry.resources_mut()).map_err(|name| RunError { message: format!("resource {name} is wired twice; wire it once") })?;
         }
-        for (descriptor, handler) in self.extra_tools {
-            registry.register(descriptor, handler);
+        for (descriptor, handler, planner) in self.extra_tools {
+            match planner {
+                Some(planner) => registry.register_writing(descriptor, handler, planner),
+                None => registry.register(descriptor, handler),
+            }
         }
         for guardrail in self.guardrails {
             registry.add_guardrail(guardrail);
+        }
+        for layer in self.pre_write_layers {
+            registry.add_pre_write_layer(layer);
         }
         for layer in self.post_write_layers {
             registry.add_post_write_layer(layer);
@@ -384,6 +413,7 @@ impl Run {
             workspace_trust: WorkspaceTrust::default(),
             ask: None,
             guardrails: Vec::new(),
+            pre_write_layers: Vec::new(),
             post_write_layers: Vec::new(),
             post_call_layers: Vec::new(),
             extra_tools: Vec::new(),

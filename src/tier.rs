@@ -37,7 +37,7 @@ impl fmt::Display for Tier {
 }
 
 /// Who is calling. Decides the highest tier the caller can see (R-TIER-1/2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Caller {
     /// The main agent: sees every tier.

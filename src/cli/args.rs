@@ -33,7 +33,8 @@ pub struct Cli {
     /// proc macros, cargo check, project-local server binaries such as node_modules/.bin, the
     /// project's .venv python); restricted runs nothing the checkout provides. Default:
     /// restricted for --caller plan and readonly (their tools promise no side effects), trusted
-    /// for main.
+    /// for main. Inside a vibe worker of a restricted run (RUNBOUND_WORKER_WORKSPACE_TRUST=
+    /// restricted) the run is restricted and trusted is refused.
     #[arg(long, global = true, value_enum)]
     pub workspace_trust: Option<TrustArg>,
     /// Conversation id of this run (default: generated per process).
@@ -59,6 +60,11 @@ pub struct Cli {
     /// (what `ray job submit --address` takes). Needs --vibe.
     #[arg(long, global = true, value_name = "URL")]
     pub ray_address: Option<String>,
+    /// Most workers running at once, for every backend in use or for one as BACKEND=N (e.g.
+    /// ray=32, command=2); repeatable, later values win. Defaults: 8 on this machine, 8 jobs on
+    /// Ray. Further workers wait as pending; `status` shows each backend's cap. Needs --vibe.
+    #[arg(long, global = true, value_name = "[BACKEND=]N", value_parser = parse_max_running_workers)]
+    pub max_running_workers: Vec<MaxRunningWorkersArg>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -241,6 +247,43 @@ fn parse_worker_backend(text: &str) -> Result<WorkerBackendArg, String> {
     Ok(WorkerBackendArg { tier, backend })
 }
 
+/// One `--max-running-workers` value: `N` (every backend in use) or `BACKEND=N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaxRunningWorkersArg {
+    /// The backend it caps; `None`: every backend in use.
+    pub backend: Option<BackendArg>,
+    /// Most attempts of that backend running at once (≥ 1).
+    pub cap: usize,
+}
+
+impl MaxRunningWorkersArg {
+    /// The library's form.
+    pub fn cap(self) -> (Option<WorkerBackendKind>, usize) {
+        (self.backend.map(WorkerBackendKind::from), self.cap)
+    }
+}
+
+/// Parses `[BACKEND=]N`: a backend by its ValueEnum name and a whole number ≥ 1.
+fn parse_max_running_workers(text: &str) -> Result<MaxRunningWorkersArg, String> {
+    let (backend_text, number_text) = match text.split_once('=') {
+        Some((backend, number)) => (Some(backend.trim()), number.trim()),
+        None => (None, text.trim()),
+    };
+    let backend = match backend_text {
+        Some(backend_text) => Some(BackendArg::from_str(backend_text, true).map_err(|_| {
+            format!("unknown backend {backend_text:?} in {text:?}; use command or ray, as BACKEND=N (or N for every backend)")
+        })?),
+        None => None,
+    };
+    let cap: usize = number_text
+        .parse()
+        .map_err(|_| format!("{number_text:?} in {text:?} is not a whole number; give the most workers running at once, e.g. ray=16"))?;
+    if cap == 0 {
+        return Err(format!("{text:?}: a cap of 0 would never run a worker; give at least 1"));
+    }
+    Ok(MaxRunningWorkersArg { backend, cap })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +322,22 @@ mod tests {
         assert!(err.to_string().contains("unknown backend \"k8s\""), "{err}");
         let err = Cli::try_parse_from(["runbound", "--worker-backend", "best=ray", "tools"]).unwrap_err();
         assert!(err.to_string().contains("unknown worker tier \"best\""), "{err}");
+    }
+
+    #[test]
+    fn max_running_workers_takes_a_backend_and_a_cap_of_at_least_one() {
+        let cli =
+            Cli::try_parse_from(["runbound", "--vibe", "--max-running-workers", "3", "--max-running-workers", "Ray=32", "tools"]).unwrap();
+        assert_eq!(
+            cli.max_running_workers.iter().map(|arg| arg.cap()).collect::<Vec<_>>(),
+            vec![(None, 3), (Some(WorkerBackendKind::Ray), 32)]
+        );
+        for (bad, says) in
+            [("ray=0", "at least 1"), ("0", "at least 1"), ("k8s=4", "unknown backend \"k8s\""), ("ray=many", "not a whole number")]
+        {
+            let err = Cli::try_parse_from(["runbound", "--max-running-workers", bad, "tools"]).unwrap_err();
+            assert!(err.to_string().contains(says), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
 //! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded]
-//! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]]
+//! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]
+//! [--max-running-workers [BACKEND=]N]...]
 //! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
 //!
 //! Exit codes: 0 success; 1 the tool call failed (`isError: true`) or `serve` broke; 2 usage
@@ -32,7 +33,7 @@ use clap::Parser;
 
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
-use runbound::vibe::{InheritedWorkerCaller, VibeSetup};
+use runbound::vibe::{InheritedWorkerCaller, InheritedWorkspaceTrust, VibeSetup};
 use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent, WorkspaceTrust};
 
 use args::{Cli, Command};
@@ -75,6 +76,33 @@ fn effective_caller(requested: Option<Caller>, inherited: Option<&InheritedWorke
     }
 }
 
+/// The workspace trust of this run: `requested` (from --workspace-trust) or the default for
+/// `caller`, capped by the trust of the run that spawned us when we run inside a vibe worker
+/// (`RUNBOUND_WORKER_WORKSPACE_TRUST` in our environment or an ancestor's, see
+/// [`runbound::vibe::inherited_worker_workspace_trust`]): the most restrictive wins. Errors (as
+/// text for stderr) when --workspace-trust asks for more than the spawning run had.
+fn effective_workspace_trust(
+    requested: Option<WorkspaceTrust>,
+    caller: Caller,
+    inherited: Option<&InheritedWorkspaceTrust>,
+) -> Result<WorkspaceTrust, String> {
+    let wanted = requested.unwrap_or_else(|| WorkspaceTrust::default_for_caller(caller));
+    let Some(inherited) = inherited else {
+        return Ok(wanted);
+    };
+    match (inherited.trust, requested) {
+        (WorkspaceTrust::Restricted, Some(WorkspaceTrust::Trusted)) => Err(format!(
+            "--workspace-trust trusted refused: this runbound runs inside a vibe worker spawned by a restricted run ({}=restricted \
+             in {}), and a worker never runs what its spawning run would not; drop --workspace-trust or pass --workspace-trust \
+             restricted",
+            runbound::vibe::ENV_WORKER_WORKSPACE_TRUST,
+            inherited.found_in
+        )),
+        (WorkspaceTrust::Restricted, _) => Ok(WorkspaceTrust::Restricted),
+        (WorkspaceTrust::Trusted, _) => Ok(wanted),
+    }
+}
+
 /// Parses the command line, builds the run's builder and runs the subcommand.
 pub fn run_command_line() -> ExitCode {
     let cli = Cli::parse();
@@ -98,12 +126,34 @@ pub fn run_command_line() -> ExitCode {
         eprintln!("runbound: --workspace {} is not a directory; pass an existing directory", cli.workspace.display());
         return ExitCode::from(EXIT_USAGE);
     }
-    if (!cli.worker.is_empty() || !cli.worker_backend.is_empty() || cli.ray_address.is_some()) && !cli.vibe {
-        eprintln!("runbound: --worker, --worker-backend and --ray-address need --vibe (vibe mode registers the worker tools)");
+    let vibe_flags_given =
+        !cli.worker.is_empty() || !cli.worker_backend.is_empty() || cli.ray_address.is_some() || !cli.max_running_workers.is_empty();
+    if vibe_flags_given && !cli.vibe {
+        eprintln!(
+            "runbound: --worker, --worker-backend, --ray-address and --max-running-workers need --vibe (vibe mode registers the \
+             worker tools)"
+        );
         return ExitCode::from(EXIT_USAGE);
     }
-    // The default follows the effective caller (a worker's inherited readonly caller too).
-    let trust = cli.workspace_trust.map_or_else(|| WorkspaceTrust::default_for_caller(caller), WorkspaceTrust::from);
+    // The default follows the effective caller (a worker's inherited readonly caller too); a
+    // worker's runbound is capped by its spawning run's trust.
+    let inherited_trust = match runbound::vibe::inherited_worker_workspace_trust() {
+        Ok(inherited) => inherited,
+        Err(err) => {
+            eprintln!("runbound: {}", err.message);
+            if let Some(hint) = &err.hint {
+                eprintln!("runbound: {hint}");
+            }
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let trust = match effective_workspace_trust(cli.workspace_trust.map(WorkspaceTrust::from), caller, inherited_trust.as_ref()) {
+        Ok(trust) => trust,
+        Err(message) => {
+            eprintln!("runbound: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let trust_chosen = cli.workspace_trust.is_some();
     let mut builder = Run::builder(&cli.workspace)
         .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
@@ -121,7 +171,8 @@ pub fn run_command_line() -> ExitCode {
         .kernel_factory(KernelFactory::new().selection(KernelSelection::from(cli.kernel)));
     if cli.vibe {
         let backend_choices: Vec<_> = cli.worker_backend.iter().map(|choice| choice.choice()).collect();
-        match VibeSetup::from_cli_flags(&cli.worker, &backend_choices, cli.ray_address.as_deref()) {
+        let caps: Vec<_> = cli.max_running_workers.iter().map(|arg| arg.cap()).collect();
+        match VibeSetup::from_cli_flags(&cli.worker, &backend_choices, cli.ray_address.as_deref(), &caps) {
             Ok(setup) => builder = builder.vibe_roster(setup),
             Err(err) => {
                 eprintln!("runbound: {err}");
@@ -150,7 +201,7 @@ pub fn run_command_line() -> ExitCode {
                 (terminal, _) => terminal,
             };
             let Some(run) = build_run(builder) else { return ExitCode::from(EXIT_USAGE) };
-            let sections = status_sections(&run, caller, inherited.as_ref(), terminal, trust_chosen);
+            let sections = status_sections(&run, caller, inherited.as_ref(), terminal, trust_chosen, inherited_trust.as_ref());
             match json {
                 true => print_json(&status_json(&sections)),
                 false => {
@@ -179,5 +230,25 @@ mod tests {
         let refused = effective_caller(Some(Caller::Main), Some(&inherited(Caller::Readonly))).unwrap_err();
         assert!(refused.contains("--caller main refused") && refused.contains("--caller readonly"), "{refused}");
         assert!(refused.contains("ancestor pid 7 (sh)"), "says where the ceiling came from: {refused}");
+    }
+
+    #[test]
+    fn a_restricted_runs_worker_is_restricted_and_refuses_a_looser_trust() {
+        use WorkspaceTrust::{Restricted, Trusted};
+        let inherited = |trust: WorkspaceTrust| InheritedWorkspaceTrust { trust, found_in: "ancestor pid 7 (sh)".to_owned() };
+        // Outside a worker: the flag, else the caller's default.
+        assert_eq!(effective_workspace_trust(None, Caller::Main, None), Ok(Trusted));
+        assert_eq!(effective_workspace_trust(None, Caller::Readonly, None), Ok(Restricted));
+        assert_eq!(effective_workspace_trust(Some(Trusted), Caller::Plan, None), Ok(Trusted));
+        // Under a restricted run: restricted whatever the caller, and trusted is refused.
+        assert_eq!(effective_workspace_trust(None, Caller::Main, Some(&inherited(Restricted))), Ok(Restricted));
+        assert_eq!(effective_workspace_trust(Some(Restricted), Caller::Main, Some(&inherited(Restricted))), Ok(Restricted));
+        let refused = effective_workspace_trust(Some(Trusted), Caller::Main, Some(&inherited(Restricted))).unwrap_err();
+        assert!(refused.contains("--workspace-trust trusted refused") && refused.contains("--workspace-trust restricted"), "{refused}");
+        assert!(refused.contains("RUNBOUND_WORKER_WORKSPACE_TRUST=restricted in ancestor pid 7 (sh)"), "{refused}");
+        // Under a trusted run: the most restrictive of the flag, the caller's default and trusted.
+        assert_eq!(effective_workspace_trust(None, Caller::Main, Some(&inherited(Trusted))), Ok(Trusted));
+        assert_eq!(effective_workspace_trust(None, Caller::Readonly, Some(&inherited(Trusted))), Ok(Restricted));
+        assert_eq!(effective_workspace_trust(Some(Restricted), Caller::Main, Some(&inherited(Trusted))), Ok(Restricted));
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use runbound::vibe::InheritedWorkerCaller;
+use runbound::vibe::{InheritedWorkerCaller, InheritedWorkspaceTrust};
 use runbound::{Approval, Caller, Run, Tier, WorkspaceTrust};
 
 use crate::cli::call::TerminalState;
@@ -26,9 +26,10 @@ pub fn status_sections(
     inherited: Option<&InheritedWorkerCaller>,
     terminal: TerminalState,
     trust_chosen: bool,
+    inherited_trust: Option<&InheritedWorkspaceTrust>,
 ) -> Vec<StatusSection> {
     vec![
-        run_section(run, caller, inherited, trust_chosen),
+        run_section(run, caller, inherited, trust_chosen, inherited_trust),
         ask_section(run, terminal),
         tools_section(run, caller),
         language_servers_section(run),
@@ -144,11 +145,31 @@ pub fn status_json(sections: &[StatusSection]) -> Value {
     Value::Object(object)
 }
 
-fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCaller>, trust_chosen: bool) -> StatusSection {
+fn run_section(
+    run: &Run,
+    caller: Caller,
+    inherited: Option<&InheritedWorkerCaller>,
+    trust_chosen: bool,
+    inherited_trust: Option<&InheritedWorkspaceTrust>,
+) -> StatusSection {
     let trust = run.workspace_trust();
+    let trust_source = match inherited_trust {
+        Some(inherited) if inherited.trust.is_restricted() => format!(
+            "capped at restricted by {}=restricted in {}: the run that spawned this worker is restricted",
+            runbound::vibe::ENV_WORKER_WORKSPACE_TRUST,
+            inherited.found_in
+        ),
+        Some(inherited) => format!(
+            "{}; the spawning run is {} ({} in {})",
+            if trust_chosen { "--workspace-trust" } else { "the default for this caller" },
+            inherited.trust,
+            runbound::vibe::ENV_WORKER_WORKSPACE_TRUST,
+            inherited.found_in
+        ),
+        None => (if trust_chosen { "--workspace-trust" } else { "the default for this caller" }).to_owned(),
+    };
     let trust_line = format!(
-        "trust         {trust} ({}; {})",
-        if trust_chosen { "--workspace-trust" } else { "the default for this caller" },
+        "trust         {trust} ({trust_source}; {})",
         match trust {
             WorkspaceTrust::Trusted => "the project's build scripts, proc macros and own tool binaries may run",
             WorkspaceTrust::Restricted =>
@@ -192,6 +213,7 @@ fn run_section(run: &Run, caller: Caller, inherited: Option<&InheritedWorkerCall
             "approval_policy": policy_json,
             "workspace_trust": trust,
             "workspace_trust_chosen": trust_chosen,
+            "workspace_trust_ceiling": inherited_trust.map(|inherited| json!({"workspace_trust": inherited.trust, "found_in": inherited.found_in})),
         }),
     }
 }

@@ -18,7 +18,7 @@ use crate::transport::ProcessSpec;
 
 /// The adapters runbound knows, in the order `adapters` lists them. Deserializes from the
 /// stable names (`debugpy`, `lldb`, `delve`, `dart`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AdapterId {
     /// `python3 -m debugpy.adapter` (stdio).

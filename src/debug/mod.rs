@@ -33,6 +33,7 @@
 pub mod adapters;
 mod connect;
 pub mod events;
+mod output;
 pub mod program;
 pub mod render;
 pub mod session;

@@ -107,6 +107,23 @@ enum PatchFileAction {
     Moved,
 }
 
+/// The files an `apply_patch` call will write — every operation's path and move destination,
+/// resolved in the workspace — for the registry's pre-write layers; nothing when the patch will
+/// not parse, and no path that will be refused.
+pub(crate) fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<PathBuf> {
+    let Ok(arguments) = ApplyPatchArguments::deserialize(arguments) else { return Vec::new() };
+    let Ok(patch) = parse_patch(&arguments.patch) else { return Vec::new() };
+    let root = ctx.workspace_root();
+    let mut paths = Vec::new();
+    for operation in &patch.operations {
+        paths.extend(resolve_in_workspace(root, operation.path()).ok());
+        if let FileOperation::Update { move_to: Some(to), .. } = operation {
+            paths.extend(resolve_in_workspace(root, to).ok());
+        }
+    }
+    paths
+}
+
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let arguments: ApplyPatchArguments = ctx.parse_arguments(arguments)?;
     let patch = parse_patch(&arguments.patch).map_err(|err| {

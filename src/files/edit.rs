@@ -2,6 +2,7 @@
 //! says how many and at which lines (unless `replace_all`); no match is an error with a hint
 //! (a whitespace-insensitive match, or the closest lines).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -70,6 +71,16 @@ struct EditOutput {
     lines: Vec<usize>,
     /// 1-based line where each replaced occurrence started before the edit.
     lines_before_edit: Vec<usize>,
+}
+
+/// The file an `edit` call will write (its `path`, resolved in the workspace), for the
+/// registry's pre-write layers; nothing when the arguments or the path will be refused.
+pub(crate) fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<PathBuf> {
+    EditArguments::deserialize(arguments)
+        .ok()
+        .and_then(|arguments| resolve_in_workspace(ctx.workspace_root(), &arguments.path).ok())
+        .into_iter()
+        .collect()
 }
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {

@@ -62,7 +62,7 @@ impl Default for FilesConfig {
 pub(crate) fn register_tools(registry: &mut Registry, config: &FilesConfig) {
     let config = config.clone();
     registry.register(read::descriptor(), Arc::new(move |ctx, arguments| read::run(ctx, arguments, &config)));
-    registry.register(write::descriptor(), Arc::new(write::run));
-    registry.register(edit::descriptor(), Arc::new(edit::run));
-    registry.register(apply_patch::descriptor(), Arc::new(apply_patch::run));
+    registry.register_writing(write::descriptor(), Arc::new(write::run), Arc::new(write::planned_writes));
+    registry.register_writing(edit::descriptor(), Arc::new(edit::run), Arc::new(edit::planned_writes));
+    registry.register_writing(apply_patch::descriptor(), Arc::new(apply_patch::run), Arc::new(apply_patch::planned_writes));
 }

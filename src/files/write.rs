@@ -1,5 +1,6 @@
 //! The `write` tool: create or replace a whole file, atomically, creating parent directories.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -71,6 +72,16 @@ enum WriteAction {
     Overwritten,
     /// The file already had this content: nothing was written.
     Unchanged,
+}
+
+/// The file a `write` call will write (its `path`, resolved in the workspace), for the
+/// registry's pre-write layers; nothing when the arguments or the path will be refused.
+pub(crate) fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<PathBuf> {
+    WriteArguments::deserialize(arguments)
+        .ok()
+        .and_then(|arguments| resolve_in_workspace(ctx.workspace_root(), &arguments.path).ok())
+        .into_iter()
+        .collect()
 }
 
 pub(crate) fn run(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {

@@ -642,9 +642,7 @@ impl Applier<'_> {
             }
             if !plan.files.is_empty() {
                 let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
-                if self.supervisor.config().write_diagnostics {
-                    crate::lsp::diagnostics_on_write::seed_files(self.supervisor, &touched, Instant::now() + self.ctx.remaining() / 3);
-                }
+                self.ctx.before_write(&touched);
                 written.extend(commit_workspace_edit(self.root, &plan)?);
                 edits_total = plan.files.iter().map(|file| file.edit_count).sum();
                 let (file_lines, files) = self.file_lines(&plan);

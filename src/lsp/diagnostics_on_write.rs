@@ -1,13 +1,15 @@
 //! Diagnostics on write (R-DOW-1, issue 11 §2–§3) and the new-only ledger (R-DOW-2).
 //!
-//! After `write`, `edit`, `apply_patch`, `resolve` (accept) or `lsp_rename` wrote files, the
+//! After a tool wrote files (`write`, `edit`, `apply_patch`, `resolve` accept, `lsp_rename`,
+//! `lsp_code_action`, a host's tool — the paths always come from the registry: declared or
+//! announced before the write, reported after it; no tool is known here by name), the
 //! [`DiagnosticsOnWriteLayer`] checks the written files **and the files the write can break**,
 //! per server as its [`WriteCheck`] says, and appends to the tool's result — after the tool's
 //! own first line that says the write succeeded — what the write changed: the diagnostics it
 //! newly introduced and the errors it resolved, per file, under each file's name.
 //!
 //! Per server (one process per root), in order:
-//! 1. before the write (the [`PreCallLayer`] half, [`seed_files`]): changes made on disk outside
+//! 1. before the write (the [`PreWriteLayer`] half, [`seed_files`]): changes made on disk outside
 //!    the tools are resynced, the files about to be written are opened with their old text, and
 //!    for [`WriteCheck::OpenImporters`] the importers are opened too (clangd reads headers from
 //!    disk, so they must be built before the new text lands);
@@ -52,7 +54,7 @@ use serde_json::{json, Value};
 use crate::lsp::client::{DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, StoredDiagnostics, WriteBaseline};
 use crate::lsp::servers::WriteCheck;
 use crate::lsp::supervisor::LspSupervisor;
-use crate::registry::{CallContext, PostWriteLayer, PreCallLayer};
+use crate::registry::{CallContext, PostWriteLayer, PreWriteLayer};
 use crate::result::ToolResult;
 
 /// Severity of a diagnostic record (LSP numbering: 1 error … 4 hint).
@@ -1988,48 +1990,22 @@ fn plural(count: usize) -> &'static str {
     }
 }
 
-/// The layer wired by `RunBuilder::build` when the run has language servers: seeds before
-/// `write`, `edit` and `apply_patch` (from their `path`/`patch` arguments) and before `resolve`
-/// with `action: "accept"` (from the staged edit's files), reports after every
-/// tool that wrote files (`write`, `edit`, `apply_patch`, `resolve`, `lsp_rename`, host tools).
+/// The layer wired by `RunBuilder::build` when the run has language servers. It takes every
+/// path from the registry and matches no tool name: before a write it seeds the ledger from the
+/// files the call is about to write ([`PreWriteLayer`]: the paths a writing tool declared before
+/// it ran, or announced during the call once it knew them — `write`, `edit`, `apply_patch`,
+/// `resolve` accept, `lsp_rename`, `lsp_code_action`), and after it reports on the paths the
+/// tool said it wrote ([`PostWriteLayer`]), host tools included.
 #[derive(Debug, Default)]
 pub struct DiagnosticsOnWriteLayer;
 
-impl PreCallLayer for DiagnosticsOnWriteLayer {
-    fn before_call(&self, ctx: &CallContext<'_>, arguments: &Value) {
+impl PreWriteLayer for DiagnosticsOnWriteLayer {
+    fn before_write(&self, ctx: &CallContext<'_>, paths: &[PathBuf]) {
         let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
         if !supervisor.config().write_diagnostics {
             return;
         }
-        let root = supervisor.workspace_root();
-        let mut paths: Vec<PathBuf> = Vec::new();
-        match ctx.descriptor().name.as_str() {
-            "write" | "edit" => {
-                if let Some(path) = arguments.get("path").and_then(Value::as_str) {
-                    paths.extend(crate::files::resolve_in_workspace(root, path).ok());
-                }
-            }
-            "apply_patch" => {
-                let Some(patch) = arguments.get("patch").and_then(Value::as_str) else { return };
-                let Ok(patch) = crate::files::parse_patch(patch) else { return };
-                for operation in &patch.operations {
-                    paths.extend(crate::files::resolve_in_workspace(root, operation.path()).ok());
-                    if let crate::files::FileOperation::Update { move_to: Some(to), .. } = operation {
-                        paths.extend(crate::files::resolve_in_workspace(root, to).ok());
-                    }
-                }
-            }
-            "resolve" => {
-                if arguments.get("action").and_then(Value::as_str) != Some("accept") {
-                    return;
-                }
-                let Some(edit_id) = arguments.get("edit_id").and_then(Value::as_str) else { return };
-                if let Some(staged) = ctx.find_resource::<crate::staged::StagedResource>() {
-                    paths.extend(staged.changes.pending_paths(edit_id).unwrap_or_default());
-                }
-            }
-            _ => return,
-        }
+        let mut paths = paths.to_vec();
         paths.retain(|path| supervisor.servers().any(|definition| definition.serves(path)));
         if paths.is_empty() {
             return;

@@ -566,9 +566,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     // Seed the ledger with the pre-write state of every file about to change.
     let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
-    if supervisor.config().write_diagnostics {
-        crate::lsp::diagnostics_on_write::seed_files(supervisor, &touched, Instant::now() + ctx.remaining() / 3);
-    }
+    ctx.before_write(&touched);
     let written = commit_workspace_edit(root, &plan)?;
     let mut lines = vec![format!(
         "Renamed `{}` to `{}` ({}): {total} edit{} in {} file{}:",

@@ -118,7 +118,7 @@ pub(crate) fn register_tools(registry: &mut Registry) {
     crate::lsp::rename::register_tools(registry);
     crate::lsp::code_action::register_tools(registry);
     let layer = Arc::new(crate::lsp::diagnostics_on_write::DiagnosticsOnWriteLayer);
-    registry.add_pre_call_layer(layer.clone());
+    registry.add_pre_write_layer(layer.clone());
     registry.add_post_write_layer(layer);
 }
 

@@ -463,7 +463,7 @@ pub fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview {
 
 /// Registers `resolve` (once per run, by the run builder when the staged resource is wired).
 pub(crate) fn register_tools(registry: &mut Registry) {
-    registry.register(resolve_descriptor(), Arc::new(resolve));
+    registry.register_writing(resolve_descriptor(), Arc::new(resolve), Arc::new(planned_writes));
 }
 
 /// The `resolve` tool's descriptor.
@@ -551,6 +551,18 @@ fn changed_since_staging(workspace_root: &Path, file: &StagedFile) -> Option<Str
         // A file the change creates must still be absent (not even a dangling symlink).
         None => std::fs::symlink_metadata(&file.path).is_ok().then(|| "created since staging".to_owned()),
     }
+}
+
+/// The files a `resolve` call will write: for `accept`, every file of the staged change (as
+/// [`StagedChanges::pending_paths`] lists them), for the registry's pre-write layers; nothing
+/// for `discard` or an unknown id.
+fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<PathBuf> {
+    let Ok(args) = ResolveArgs::deserialize(arguments) else { return Vec::new() };
+    if !matches!(args.action, ResolveAction::Accept) {
+        return Vec::new();
+    }
+    let Some(resource) = ctx.find_resource::<StagedResource>() else { return Vec::new() };
+    resource.changes.pending_paths(args.edit_id.trim()).unwrap_or_default()
 }
 
 fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {

@@ -12,6 +12,7 @@
 //! | `RUNBOUND_WORKER_TIER` | `fast` or `good` |
 //! | `RUNBOUND_WORKER_ATTEMPT` | the attempt number, from 1 |
 //! | `RUNBOUND_WORKER_CALLER` | the spawning caller's mode: `main`, `plan` or `readonly`; the `runbound` CLI run inside the worker takes it as its caller and refuses a higher `--caller`; a command that edits by other means must hold itself to read-only work under `plan` or `readonly` |
+//! | `RUNBOUND_WORKER_WORKSPACE_TRUST` | the spawning run's workspace trust: `trusted` or `restricted`; the `runbound` CLI run inside the worker is no less restricted and refuses `--workspace-trust trusted` under `restricted` |
 //! | `RUNBOUND_WORKSPACE` | where the worker works (also its working directory): the run's absolute workspace root, or with `isolation: "worktree"` the workspace's place in the worker's private git worktree |
 //! | `RUNBOUND_ASK_CHANNEL` | when the run has an ask port: the ask channel a `runbound` run inside the worker shows its `ask_user` cards and permission prompts through ([`crate::ask::ChannelAskPort`]) |
 //! | `GIT_EDITOR`, `GIT_PAGER`, `PAGER`, `GIT_TERMINAL_PROMPT` | `true`, `cat`, `cat`, `0`: nothing waits for a terminal |
@@ -42,6 +43,10 @@ pub const ENV_WORKER_TIER: &str = "RUNBOUND_WORKER_TIER";
 pub const ENV_WORKER_ATTEMPT: &str = "RUNBOUND_WORKER_ATTEMPT";
 /// Environment variable: the spawning caller's mode, `main`, `plan` or `readonly`.
 pub const ENV_WORKER_CALLER: &str = "RUNBOUND_WORKER_CALLER";
+/// Environment variable: the spawning run's workspace trust, `trusted` or `restricted`. A
+/// `runbound` run inside the worker takes it as the ceiling of its `--workspace-trust`
+/// ([`super::inherited_worker_workspace_trust`]).
+pub const ENV_WORKER_WORKSPACE_TRUST: &str = "RUNBOUND_WORKER_WORKSPACE_TRUST";
 /// Environment variable: the run's absolute workspace root.
 pub const ENV_WORKSPACE: &str = "RUNBOUND_WORKSPACE";
 
@@ -56,11 +61,12 @@ const FAILURE_STDOUT_TAIL_CHARS: usize = 2000;
 pub struct CommandBackend {
     commands: BTreeMap<WorkerTier, String>,
     output_max_bytes: usize,
+    max_running_attempts: Option<usize>,
 }
 
 impl Default for CommandBackend {
     fn default() -> Self {
-        CommandBackend { commands: BTreeMap::new(), output_max_bytes: 1024 * 1024 }
+        CommandBackend { commands: BTreeMap::new(), output_max_bytes: 1024 * 1024, max_running_attempts: None }
     }
 }
 
@@ -84,6 +90,15 @@ impl CommandBackend {
     #[must_use]
     pub fn with_output_max_bytes(mut self, output_max_bytes: usize) -> CommandBackend {
         self.output_max_bytes = output_max_bytes;
+        self
+    }
+
+    /// Sets the most attempts of this backend running at once (this machine's concurrency cap;
+    /// at least 1). Without it the run's [`super::VibeConfig::max_running_workers`] applies
+    /// (default 8). Further workers wait as `pending`; `runbound status` shows the cap.
+    #[must_use]
+    pub fn with_max_running_attempts(mut self, max_running_attempts: usize) -> CommandBackend {
+        self.max_running_attempts = Some(max_running_attempts.max(1));
         self
     }
 
@@ -148,6 +163,10 @@ impl WorkerBackend for CommandBackend {
     fn name(&self) -> String {
         "command".to_owned()
     }
+
+    fn max_running_attempts(&self) -> Option<usize> {
+        self.max_running_attempts
+    }
 }
 
 fn missing_tier_message(tier: WorkerTier) -> String {
@@ -163,6 +182,7 @@ fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes
         .with_env(ENV_WORKER_TIER, job.tier().as_str())
         .with_env(ENV_WORKER_ATTEMPT, job.attempt().to_string())
         .with_env(ENV_WORKER_CALLER, job.caller().as_str())
+        .with_env(ENV_WORKER_WORKSPACE_TRUST, job.workspace_trust().as_str())
         .with_env(ENV_WORKSPACE, job.working_dir().as_os_str())
         .with_env("GIT_EDITOR", "true")
         .with_env("GIT_PAGER", "cat")

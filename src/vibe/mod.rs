@@ -30,6 +30,7 @@
 
 mod command;
 mod inherited;
+mod output;
 mod ray;
 mod roster;
 mod tools;
@@ -46,9 +47,13 @@ use serde_json::{json, Value};
 
 use crate::registry::{CallOptions, CallOrigin, CancelToken, GuardrailInput, GuardrailVerdict, Registry, ToolDescriptor};
 use crate::tier::Caller;
+use crate::trust::WorkspaceTrust;
 
-pub use command::{CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKSPACE};
-pub use inherited::{inherited_worker_caller, InheritedWorkerCaller};
+pub use command::{
+    CommandBackend, ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKER_WORKSPACE_TRUST,
+    ENV_WORKSPACE,
+};
+pub use inherited::{inherited_worker_caller, inherited_worker_workspace_trust, InheritedWorkerCaller, InheritedWorkspaceTrust};
 pub use ray::{RayBackend, RayConfig};
 pub use roster::{BackendSummary, KillReport, Roster, RosterLinks, SendReport, WaitReport, WorkerChangeSummary, WorkerSnapshot};
 
@@ -151,7 +156,7 @@ impl fmt::Display for WorkerTier {
 }
 
 /// The status of a worker, as `vibe_list` and `vibe_wait` report it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkerStatus {
     /// Spawned (or sent a message) and waiting for a free slot
@@ -240,6 +245,7 @@ pub struct WorkerJob<'a> {
     attempt: u32,
     brief: &'a str,
     caller: Caller,
+    workspace_trust: WorkspaceTrust,
     workspace_root: &'a Path,
     working_dir: &'a Path,
     isolation: WorkerIsolation,
@@ -280,6 +286,13 @@ impl<'a> WorkerJob<'a> {
     /// `readonly` caller must be held to read tools.
     pub fn caller(&self) -> Caller {
         self.caller
+    }
+
+    /// The spawning run's workspace trust. A backend passes it to the attempt as
+    /// [`ENV_WORKER_WORKSPACE_TRUST`], so a `runbound` run inside the worker is no less
+    /// restricted than the run that spawned it.
+    pub fn workspace_trust(&self) -> WorkspaceTrust {
+        self.workspace_trust
     }
 
     /// The run's absolute workspace root.
@@ -341,6 +354,12 @@ impl<'a> WorkerJob<'a> {
     /// Whether this run has a human-facing ask port (else every relayed card answers `no human`).
     pub fn has_human(&self) -> bool {
         self.attempt_link.has_human()
+    }
+
+    /// Where this run's ask port shows cards (its target space, e.g. `terminal`); empty when no
+    /// port is attached. A nested run says it in its `status`.
+    pub fn ask_target_space(&self) -> String {
+        self.attempt_link.ask_target_space()
     }
 
     /// When this attempt must have returned ([`VibeConfig::attempt_timeout`] after it started).
@@ -602,23 +621,29 @@ impl VibeSetup {
         Ok(VibeSetup::new(Arc::new(backend)))
     }
 
-    /// Vibe mode from the CLI's `--worker TIER=COMMAND`, `--worker-backend [TIER=]BACKEND` and
-    /// `--ray-address` flags. Each `backend_choices` entry puts one tier (`Some`) or every tier
-    /// (`None`) on a backend, in command-line order (later entries win); tiers on
-    /// [`WorkerBackendKind::Ray`] run their command as jobs on the Ray cluster at `ray_address`
-    /// (the dashboard URL, e.g. `http://127.0.0.1:8265`), the others on this machine. With no
-    /// choice every tier runs here, as [`VibeSetup::from_cli_worker_flags`].
+    /// Vibe mode from the CLI's `--worker TIER=COMMAND`, `--worker-backend [TIER=]BACKEND`,
+    /// `--ray-address` and `--max-running-workers [BACKEND=]N` flags. Each `backend_choices`
+    /// entry puts one tier (`Some`) or every tier (`None`) on a backend, in command-line order
+    /// (later entries win); tiers on [`WorkerBackendKind::Ray`] run their command as jobs on the
+    /// Ray cluster at `ray_address` (the dashboard URL, e.g. `http://127.0.0.1:8265`), the
+    /// others on this machine. With no choice every tier runs here, as
+    /// [`VibeSetup::from_cli_worker_flags`]. Each `caps` entry sets the concurrency cap (most
+    /// attempts running at once, ≥ 1) of one backend (`Some`) or of every backend in use
+    /// (`None`), later entries winning; a backend without one keeps its default (this machine:
+    /// the run's [`VibeConfig::max_running_workers`]; Ray: 8 jobs).
     ///
     /// # Errors
     /// What [`VibeSetup::from_cli_worker_flags`] refuses, `ray` without `--ray-address` (or an
-    /// address that is not an `http://` URL), `--ray-address` with no tier on `ray`, or a tier on
-    /// `ray` with no `--worker` command; the message names the flag to fix.
+    /// address that is not an `http://` URL), `--ray-address` with no tier on `ray`, a tier on
+    /// `ray` with no `--worker` command, a cap of 0, or a cap for a backend no tier runs on; the
+    /// message names the flag to fix.
     pub fn from_cli_flags(
         worker_flags: &[String],
         backend_choices: &[(Option<WorkerTier>, WorkerBackendKind)],
         ray_address: Option<&str>,
+        caps: &[(Option<WorkerBackendKind>, usize)],
     ) -> Result<VibeSetup, String> {
-        let commands = CommandBackend::from_cli_worker_flags(worker_flags)?;
+        let mut commands = CommandBackend::from_cli_worker_flags(worker_flags)?;
         let mut on_ray: BTreeMap<WorkerTier, bool> = WorkerTier::ALL.iter().map(|&tier| (tier, false)).collect();
         for &(tier, kind) in backend_choices {
             let tiers = match tier {
@@ -630,6 +655,38 @@ impl VibeSetup {
             }
         }
         let ray_tiers: Vec<WorkerTier> = on_ray.iter().filter(|(_, ray)| **ray).map(|(tier, _)| *tier).collect();
+        let backend_in_use = |kind: WorkerBackendKind| match kind {
+            WorkerBackendKind::Ray => !ray_tiers.is_empty(),
+            WorkerBackendKind::Command => ray_tiers.len() < WorkerTier::ALL.len(),
+        };
+        let mut cap_of = BTreeMap::new();
+        for &(kind, cap) in caps {
+            let flag = match kind {
+                Some(kind) => format!("--max-running-workers {}={cap}", kind.as_str()),
+                None => format!("--max-running-workers {cap}"),
+            };
+            if cap == 0 {
+                return Err(format!("{flag}: a cap of 0 would never run a worker; give at least 1"));
+            }
+            match kind {
+                Some(kind) if !backend_in_use(kind) => {
+                    return Err(format!(
+                        "{flag} caps the {} backend, but no tier runs there; drop it or put a tier there with --worker-backend",
+                        kind.as_str()
+                    ))
+                }
+                Some(kind) => {
+                    cap_of.insert(kind, cap);
+                }
+                None => {
+                    cap_of.insert(WorkerBackendKind::Command, cap);
+                    cap_of.insert(WorkerBackendKind::Ray, cap);
+                }
+            }
+        }
+        if let Some(&cap) = cap_of.get(&WorkerBackendKind::Command) {
+            commands = commands.with_max_running_attempts(cap);
+        }
         if ray_tiers.is_empty() {
             if let Some(address) = ray_address {
                 return Err(format!("--ray-address {address:?} is given but no tier runs on ray; add --worker-backend ray"));
@@ -642,6 +699,9 @@ impl VibeSetup {
                 .to_owned());
         };
         let mut config = RayConfig::new(address);
+        if let Some(&cap) = cap_of.get(&WorkerBackendKind::Ray) {
+            config = config.with_max_running_jobs(cap);
+        }
         for &tier in &ray_tiers {
             let Some(command_line) = commands.command_line(tier) else {
                 return Err(format!(
@@ -670,12 +730,22 @@ impl fmt::Debug for VibeSetup {
 }
 
 /// Where the CLI runs a worker tier (`--worker-backend [TIER=]command|ray`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WorkerBackendKind {
     /// A child process on this machine ([`CommandBackend`]).
     Command,
     /// A job on a Ray cluster through its Jobs REST API ([`RayBackend`]).
     Ray,
+}
+
+impl WorkerBackendKind {
+    /// The CLI's name: `command` or `ray`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkerBackendKind::Command => "command",
+            WorkerBackendKind::Ray => "ray",
+        }
+    }
 }
 
 /// The tools a worker of this run may see when spawned by `caller`: the run's tools visible to

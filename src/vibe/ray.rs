@@ -50,7 +50,7 @@ use sha2::Digest as _;
 use crate::ask::{outcome_to_json, AskOutcome, RelayedCard};
 
 use super::{WorkerBackend, WorkerIsolation, WorkerJob, WorkerTier};
-use super::{ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER};
+use super::{ENV_WORKER_ATTEMPT, ENV_WORKER_CALLER, ENV_WORKER_ID, ENV_WORKER_LABEL, ENV_WORKER_TIER, ENV_WORKER_WORKSPACE_TRUST};
 
 /// The job wrapper, shipped in the `runbound_ray_job` package.
 const JOB_WRAPPER: &str = include_str!("ray_job.py");
@@ -58,6 +58,9 @@ const JOB_WRAPPER: &str = include_str!("ray_job.py");
 const JOB_PACKAGE: &str = "runbound_ray_job";
 /// Most bytes of a job log read at once (the result frame of a large change included).
 const LOG_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// Shortest time between two reads of a running job's log for relayed cards (a card waits
+/// half of this on average, plus the poll interval, before the parent shows it).
+const LOG_READ_INTERVAL: Duration = Duration::from_millis(300);
 
 /// Settings of a [`RayBackend`].
 #[derive(Debug, Clone)]
@@ -82,6 +85,10 @@ pub struct RayConfig {
     /// How long `vibe_kill` waits for Ray to report a stopped job (default 20 s; Ray itself
     /// sends SIGTERM, then SIGKILL after 3 s).
     pub stop_timeout: Duration,
+    /// How long a submission keeps retrying while Ray answers that no job agent is available
+    /// (HTTP 500 `No available agent to submit job`: the head's agent is still starting or too
+    /// loaded to answer in Ray's own 10 s; nothing was submitted). Default 60 s.
+    pub agent_wait: Duration,
     /// Largest working-directory package uploaded (default 100 MiB; Ray's own limit is its
     /// gRPC message size, 512 MiB).
     pub package_max_bytes: u64,
@@ -103,6 +110,7 @@ impl RayConfig {
             request_timeout: Duration::from_secs(10),
             unreachable_after: Duration::from_secs(15),
             stop_timeout: Duration::from_secs(20),
+            agent_wait: Duration::from_secs(60),
             package_max_bytes: 100 * 1024 * 1024,
             stdout_max_bytes: 1024 * 1024,
             changes_max_bytes: 64 * 1024 * 1024,
@@ -113,6 +121,15 @@ impl RayConfig {
     #[must_use]
     pub fn with_command(mut self, tier: WorkerTier, command_line: impl Into<String>) -> RayConfig {
         self.commands.insert(tier, command_line.into());
+        self
+    }
+
+    /// Sets the most jobs of this backend running at once (the cluster's concurrency cap; at
+    /// least 1; default 8). Further workers wait as `pending` without submitting anything;
+    /// `runbound status` shows the cap (CLI: `--max-running-workers ray=N`).
+    #[must_use]
+    pub fn with_max_running_jobs(mut self, max_running_jobs: usize) -> RayConfig {
+        self.max_running_jobs = max_running_jobs.max(1);
         self
     }
 }
@@ -258,6 +275,7 @@ impl RayAttempt<'_, '_> {
             ENV_WORKER_TIER: job.tier().as_str(),
             ENV_WORKER_ATTEMPT: job.attempt().to_string(),
             ENV_WORKER_CALLER: job.caller().as_str(),
+            ENV_WORKER_WORKSPACE_TRUST: job.workspace_trust().as_str(),
             "RUNBOUND_RAY_NONCE": nonce,
             "RUNBOUND_RAY_SUBMISSION_ID": submission_id,
             "RUNBOUND_RAY_COMMAND": self.command_line,
@@ -265,6 +283,7 @@ impl RayAttempt<'_, '_> {
             "RUNBOUND_RAY_ASK_QUESTIONS": if job.relays_questions() { "1" } else { "0" },
             "RUNBOUND_RAY_RETURN_CHANGES": if return_changes { "1" } else { "0" },
             "RUNBOUND_RAY_WORKER_LABEL": format!("{}: {}", job.worker_id(), job.label()),
+            "RUNBOUND_RAY_PARENT_SPACE": job.ask_target_space(),
             "RUNBOUND_RAY_STDOUT_MAX": config.stdout_max_bytes.to_string(),
             "RUNBOUND_RAY_CHANGES_MAX": config.changes_max_bytes.to_string(),
         });
@@ -289,9 +308,34 @@ impl RayAttempt<'_, '_> {
         // Submitting starts the job's supervisor actor on the head before Ray answers: seconds
         // on a loaded machine, so it gets the long (upload) timeout. A submission that still
         // times out may have started the job: it is asked to stop, so no orphan job runs.
-        if let Err(err) = http.post_json_slow("/api/jobs/", &request) {
-            let _ = http.post_json(&format!("/api/jobs/{submission_id}/stop"), &json!({}));
-            return Err(format!("Ray did not accept the job: {err}"));
+        let submit_started = Instant::now();
+        let mut refusals = 0;
+        loop {
+            match http.post_json_slow("/api/jobs/", &request) {
+                Ok(_) => break,
+                // Ray's job head found no agent to hand the job to within its own wait:
+                // nothing was submitted, and Ray says to try again.
+                Err(err) if err.contains("No available agent") && submit_started.elapsed() < config.agent_wait && !job.is_cancelled() => {
+                    refusals += 1;
+                    job.report_progress(&format!(
+                        "Ray has no job agent available yet ({refusals} refusal(s) in {:.0} s); submitting {submission_id} again",
+                        submit_started.elapsed().as_secs_f64()
+                    ));
+                    sleep_unless_cancelled(job, Duration::from_secs(1));
+                }
+                Err(err) => {
+                    let _ = http.post_json(&format!("/api/jobs/{submission_id}/stop"), &json!({}));
+                    let waited = match refusals {
+                        0 => String::new(),
+                        n => format!(
+                            " (after {n} earlier 'no available agent' answer(s) over {:.0} s; RayConfig::agent_wait is {} s)",
+                            submit_started.elapsed().as_secs_f64(),
+                            config.agent_wait.as_secs()
+                        ),
+                    };
+                    return Err(format!("Ray did not accept the job: {err}{waited}"));
+                }
+            }
         }
         job.report_progress(&format!(
             "submitted Ray job {submission_id} ({} files, {} bytes packaged)",
@@ -346,7 +390,8 @@ impl RayAttempt<'_, '_> {
                         job.report_progress(&format!("Ray job {submission_id} is {status}"));
                         last_status = status;
                     }
-                    if job.has_human() && last_log_read.elapsed() >= Duration::from_millis(900) {
+                    // Cards wait in the log: read it at every poll (at most ~3 a second).
+                    if job.has_human() && last_log_read.elapsed() >= LOG_READ_INTERVAL {
                         last_log_read = Instant::now();
                         if let Ok(logs) = http.job_logs(submission_id) {
                             relayed.relay_new_cards(&logs, nonce, job, http);

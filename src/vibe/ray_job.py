@@ -95,6 +95,9 @@ class AskRelay:
         self.write(os.path.join(directory, "channel.json"), json.dumps(description).encode())
         self.thread = threading.Thread(target=self.serve, name="runbound-ask-relay", daemon=True)
         self.thread.start()
+        # Connecting to the key-value store takes seconds on a busy node: done before the first
+        # card needs it, so the first answer is as quick as the others.
+        threading.Thread(target=self.client, name="runbound-ask-connect", daemon=True).start()
 
     @staticmethod
     def write(path, data):

@@ -22,7 +22,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
-use serde_json::{json, Value};
 
 use crate::ask::{AskBinding, AskChannelHost, AskOutcome, CardKind, ChannelDescription, RelayedCard};
 use crate::error::{ErrorKind, ToolError};
@@ -48,11 +47,17 @@ pub struct RosterLinks {
     pub ask: Option<Arc<AskBinding>>,
     /// The run's staged-change store; without it `isolation: "worktree"` is refused.
     pub staging: Option<Arc<crate::staged::StagedResource>>,
+    /// The run's workspace trust, handed to every attempt ([`WorkerJob::workspace_trust`]).
+    pub workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 impl std::fmt::Debug for RosterLinks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RosterLinks").field("ask", &self.ask.is_some()).field("staging", &self.staging.is_some()).finish()
+        f.debug_struct("RosterLinks")
+            .field("ask", &self.ask.is_some())
+            .field("staging", &self.staging.is_some())
+            .field("workspace_trust", &self.workspace_trust)
+            .finish()
     }
 }
 
@@ -742,44 +747,6 @@ impl std::fmt::Debug for Roster {
 }
 
 impl WorkerSnapshot {
-    /// The snapshot as JSON: `{worker_id, label, tier, backend, caller, isolation, status,
-    /// attempt, elapsed_ms, since_spawn_ms, last_result, last_result_attempt, progress, note,
-    /// queued_behind, waiting_for_human, worktree, branch, change}`; `last_result` is cut to
-    /// `result_chars` characters with a marker when longer; `change` is `{attempt, files,
-    /// lines_added, lines_removed, edit_id, state, left_out}` (the preview is in `vibe_wait`'s
-    /// text).
-    pub fn to_json(&self, result_chars: usize) -> Value {
-        json!({
-            "worker_id": self.worker_id,
-            "label": self.label,
-            "tier": self.tier,
-            "backend": self.backend,
-            "caller": self.caller,
-            "isolation": self.isolation,
-            "status": self.status,
-            "attempt": self.attempt,
-            "elapsed_ms": self.elapsed.as_millis() as u64,
-            "since_spawn_ms": self.since_spawn.as_millis() as u64,
-            "last_result": self.last_result.as_deref().map(|text| cut_chars_with(text, result_chars, "vibe_wait shows the whole result")),
-            "last_result_attempt": self.last_result_attempt,
-            "progress": self.progress,
-            "note": self.note,
-            "queued_behind": self.queued_behind,
-            "waiting_for_human": self.waiting_for_human,
-            "worktree": self.worktree.as_ref().map(|(path, _)| path),
-            "branch": self.worktree.as_ref().map(|(_, branch)| branch),
-            "change": self.change.as_ref().map(|change| json!({
-                "attempt": change.attempt,
-                "files": change.files,
-                "lines_added": change.lines_added,
-                "lines_removed": change.lines_removed,
-                "edit_id": change.edit_id,
-                "state": change.state,
-                "left_out": change.left_out,
-            })),
-        })
-    }
-
     /// `waiting for the human (permission card 4: …)` when cards are open, else `None`.
     pub fn waiting_line(&self) -> Option<String> {
         match self.waiting_for_human.as_slice() {
@@ -1019,6 +986,11 @@ impl AttemptLink {
         self.relays_questions
     }
 
+    /// The target space of the run's ask port (where relayed cards are shown), empty without one.
+    pub(crate) fn ask_target_space(&self) -> String {
+        self.shared.upgrade().and_then(|shared| shared.links.ask.as_ref().map(|binding| binding.target_space.clone())).unwrap_or_default()
+    }
+
     /// The ask channel's directory, starting the channel on first use; `None` without a port.
     pub(crate) fn ask_channel_path(&self) -> Option<PathBuf> {
         if !self.has_human {
@@ -1029,11 +1001,7 @@ impl AttemptLink {
             let shared = self.shared.clone();
             let index = self.index;
             let label = self.worker_label.clone();
-            let target_space = self
-                .shared
-                .upgrade()
-                .and_then(|shared| shared.links.ask.as_ref().map(|binding| binding.target_space.clone()))
-                .unwrap_or_default();
+            let target_space = self.ask_target_space();
             let description = ChannelDescription {
                 version: 1,
                 worker_label: self.worker_label.clone(),
@@ -1141,6 +1109,7 @@ fn worker_thread_main(shared: &Arc<Shared>, index: usize) {
                     attempt: start.attempt,
                     brief: &start.brief,
                     caller: start.caller,
+                    workspace_trust: shared.links.workspace_trust,
                     workspace_root: &shared.workspace_root,
                     working_dir: &working_dir,
                     isolation: start.isolation,

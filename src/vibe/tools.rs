@@ -6,15 +6,17 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::registry::{CallContext, Registry, ToolAnnotations, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
 use crate::tier::Tier;
 
+use super::output::{millis, KillOutput, ListOutput, SendOutput, SpawnOutput, WaitOutput, WorkerRecord};
 use super::roster::{Roster, WorkerSnapshot};
 use super::{WorkerIsolation, WorkerStatus, WorkerTier};
+use crate::schema::to_structured;
 
 const ISOLATION_DOC: &str = "`worktree` = the worker works in its own git worktree of the workspace (HEAD plus your \
      uncommitted changes, on a new branch), so it never writes your files; when it completes, its changes come back as a \
@@ -42,14 +44,14 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                  permission prompts to the user labelled with the worker (when a user is attached; otherwise they fail \
                  closed). Workers inherit your mode (a plan-mode or read-only \
                  caller's worker is held to it: a host-supplied worker's own tools are read tier, a command worker gets \
-                 RUNBOUND_WORKER_CALLER, which caps the runbound CLI it drives; a command that edits files by other means \
+                 RUNBOUND_WORKER_CALLER and RUNBOUND_WORKER_WORKSPACE_TRUST, which cap the runbound CLI it drives; a command that edits files by other means \
                  must honor it itself). When every slot is busy the worker queues (the result says how many are ahead). \
                  tier: {TIER_DOC} isolation: {ISOLATION_DOC} {told_when_done} Fetch its result with \
                  vibe_wait; see all workers with vibe_list."
             ),
             tier: Tier::Read,
             input_schema: crate::schema::input_schema::<SpawnArguments>(),
-            output_schema: None,
+            output_schema: Some(crate::schema::output_schema::<SpawnOutput>()),
             annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
             parallel_safe: true,
             default_timeout: Duration::from_secs(10),
@@ -68,7 +70,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                 .to_owned(),
             tier: Tier::Read,
             input_schema: crate::schema::input_schema::<SendArguments>(),
-            output_schema: None,
+            output_schema: Some(crate::schema::output_schema::<SendOutput>()),
             annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true },
             parallel_safe: true,
             default_timeout: stop_budget,
@@ -87,7 +89,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
             ),
             tier: Tier::Read,
             input_schema: crate::schema::input_schema::<WaitArguments>(),
-            output_schema: None,
+            output_schema: Some(crate::schema::output_schema::<WaitOutput>()),
             annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
             parallel_safe: true,
             default_timeout: config.wait_max + Duration::from_secs(30),
@@ -104,7 +106,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                 .to_owned(),
             tier: Tier::Read,
             input_schema: crate::schema::input_schema::<WorkerIdArguments>(),
-            output_schema: None,
+            output_schema: Some(crate::schema::output_schema::<KillOutput>()),
             annotations: ToolAnnotations { read_only: false, destructive: true, idempotent: true, open_world: true },
             parallel_safe: true,
             default_timeout: stop_budget,
@@ -122,7 +124,7 @@ pub(crate) fn register(registry: &mut Registry, roster: &Roster) {
                 .to_owned(),
             tier: Tier::Read,
             input_schema: crate::schema::input_schema::<ListArguments>(),
-            output_schema: None,
+            output_schema: Some(crate::schema::output_schema::<ListOutput>()),
             annotations: ToolAnnotations::READ_ONLY,
             parallel_safe: true,
             default_timeout: Duration::from_secs(10),
@@ -236,17 +238,18 @@ fn vibe_spawn(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Too
     if let Some(note) = &isolation_note {
         text.push_str(&format!("\nnote: {note}"));
     }
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-        "worker_id": snapshot.worker_id,
-        "label": snapshot.label,
-        "tier": snapshot.tier,
-        "backend": snapshot.backend,
-        "isolation": snapshot.isolation,
-        "attempt": snapshot.attempt,
-        "status": snapshot.status,
-        "queued_behind": snapshot.queued_behind,
-        "note": isolation_note,
-    }))))
+    let structured = SpawnOutput {
+        worker_id: snapshot.worker_id.clone(),
+        label: snapshot.label.clone(),
+        tier: snapshot.tier,
+        backend: snapshot.backend.clone(),
+        isolation: snapshot.isolation,
+        attempt: snapshot.attempt,
+        status: snapshot.status,
+        queued_behind: snapshot.queued_behind,
+        note: isolation_note,
+    };
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&structured))))
 }
 
 fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -283,15 +286,17 @@ fn vibe_send(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
              change again."
         ));
     }
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-        "worker_id": snapshot.worker_id,
-        "withdrawn_edit": report.withdrawn_edit,
-        "previous_status": report.previous_status,
-        "previous_attempt": report.previous_attempt,
-        "previous_attempt_stopped": report.previous_attempt_stopped,
-        "attempt": snapshot.attempt,
-        "status": snapshot.status,
-    }))))
+    let structured = SendOutput {
+        worker_id: snapshot.worker_id.clone(),
+        withdrawn_edit: report.withdrawn_edit.clone(),
+        previous_status: report.previous_status,
+        previous_attempt: report.previous_attempt,
+        previous_attempt_stopped: report.previous_attempt_stopped,
+        merged_into_pending_attempt: report.merged_into_pending_attempt,
+        attempt: snapshot.attempt,
+        status: snapshot.status,
+    };
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&structured))))
 }
 
 fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -385,11 +390,13 @@ fn vibe_wait(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             }
         }
     }
-    let mut structured = snapshot.to_json(config.result_max_chars);
-    structured["timed_out"] = json!(report.timed_out);
-    structured["waited_ms"] = json!(report.waited.as_millis() as u64);
-    structured["applied_timeout_seconds"] = json!(report.applied_timeout.as_secs_f64());
-    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(structured)))
+    let structured = WaitOutput {
+        worker: WorkerRecord::from_snapshot(snapshot, config.result_max_chars),
+        timed_out: report.timed_out,
+        waited_ms: millis(report.waited),
+        applied_timeout_seconds: report.applied_timeout.as_secs_f64(),
+    };
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&structured))))
 }
 
 fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -424,14 +431,15 @@ fn vibe_kill(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, Tool
             report.waited.as_secs_f64()
         )
     };
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-        "worker_id": snapshot.worker_id,
-        "previous_status": report.previous_status,
-        "status": snapshot.status,
-        "attempt": snapshot.attempt,
-        "stopped": report.stopped,
-        "waited_ms": report.waited.as_millis() as u64,
-    }))))
+    let structured = KillOutput {
+        worker_id: snapshot.worker_id.clone(),
+        previous_status: report.previous_status,
+        status: snapshot.status,
+        attempt: snapshot.attempt,
+        stopped: report.stopped,
+        waited_ms: millis(report.waited),
+    };
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&structured))))
 }
 
 fn vibe_list(ctx: &CallContext<'_>, _arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -440,7 +448,8 @@ fn vibe_list(ctx: &CallContext<'_>, _arguments: Value) -> Result<ToolOutput, Too
     let workers = roster.list();
     if workers.is_empty() {
         return Ok(ToolOutput::new(
-            ToolResult::text("no workers in this run yet; start one with vibe_spawn").with_structured(json!({"workers": []})),
+            ToolResult::text("no workers in this run yet; start one with vibe_spawn")
+                .with_structured(to_structured(&ListOutput { workers: Vec::new() })),
         ));
     }
     let mut counts: Vec<(WorkerStatus, usize)> = Vec::new();
@@ -455,8 +464,8 @@ fn vibe_list(ctx: &CallContext<'_>, _arguments: Value) -> Result<ToolOutput, Too
     for snapshot in &workers {
         lines.push(list_line(snapshot, list_chars));
     }
-    let structured: Vec<Value> = workers.iter().map(|snapshot| snapshot.to_json(list_chars)).collect();
-    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({"workers": structured}))))
+    let structured = ListOutput { workers: workers.iter().map(|snapshot| WorkerRecord::from_snapshot(snapshot, list_chars)).collect() };
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&structured))))
 }
 
 /// Whether the model will hear of a finished worker without asking.

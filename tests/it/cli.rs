@@ -238,6 +238,55 @@ fn status_reports_run_ask_port_and_tools_as_text_and_json() {
     assert_eq!(status["tools"]["by_tier"]["write"]["visible"], true);
 }
 
+/// `--max-running-workers` sets each backend's concurrency cap, and `status` shows it (text
+/// and JSON); a cap for a backend no tier runs on is a usage error.
+#[test]
+fn max_running_workers_sets_each_backends_cap_and_status_shows_it() {
+    let workspace = support::workspace_with(&[]);
+    // Nothing listens on port 9 (discard): the probe says unreachable at once.
+    let flags = [
+        "--vibe",
+        "--worker",
+        "fast=true",
+        "--worker",
+        "good=true",
+        "--worker-backend",
+        "good=ray",
+        "--ray-address",
+        "http://127.0.0.1:9",
+        "--max-running-workers",
+        "5",
+        "--max-running-workers",
+        "ray=32",
+    ];
+    let output = runbound(workspace.path(), &[&flags[..], &["status"]].concat());
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("backend command: tiers fast, at most 5 at once"), "{text}");
+    assert!(text.contains("backend ray http://127.0.0.1:9: tiers good, at most 32 at once"), "{text}");
+    assert!(text.contains("jobs at once: at most 32"), "{text}");
+    let output = runbound(workspace.path(), &[&flags[..], &["status", "--json"]].concat());
+    let status = stdout_json(&output);
+    let caps: Vec<(String, u64)> = status["vibe"]["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|backend| (backend["name"].as_str().unwrap().to_owned(), backend["cap"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(caps, vec![("command".to_owned(), 5), ("ray http://127.0.0.1:9".to_owned(), 32)], "{status}");
+
+    // Without the flag: the defaults (8 and 8).
+    let output = runbound(workspace.path(), &["--vibe", "--worker", "fast=true", "status"]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("backend command: tiers fast, good, at most 8 at once"), "{output:?}");
+    // A cap for the Ray backend when no tier runs there, and a cap without --vibe: usage errors.
+    let output = runbound(workspace.path(), &["--vibe", "--worker", "fast=true", "--max-running-workers", "ray=4", "status"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("caps the ray backend, but no tier runs there"), "{output:?}");
+    let output = runbound(workspace.path(), &["--max-running-workers", "4", "status"]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("need --vibe"), "{output:?}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The terminal ask port, through a real pseudo-terminal.
 
@@ -591,6 +640,77 @@ fn a_worker_that_drives_runbound_inherits_the_spawning_callers_tier() {
     let main = spawn_and_wait("main");
     assert!(workspace.path().join("by-worker.txt").exists(), "a main caller's worker may write:\n{main}");
     assert!(workspace.path().join("stripped-env.txt").exists(), "also with a stripped environment:\n{main}");
+}
+
+/// Issue 13 §2 through a worker: the workspace trust of the run that spawned a worker caps the
+/// `runbound` inside it, found in its own environment or (stripped by a client in between) in an
+/// ancestor's. Under a restricted parent the nested run is restricted (`cargo check`, which
+/// would run the crate's build script, is refused; `status` says where the cap came from), a
+/// looser `--workspace-trust trusted` is refused, and a garbled value fails closed. Under a
+/// trusted parent the same worker's `cargo check` runs the build script.
+#[test]
+fn a_worker_that_drives_runbound_inherits_the_spawning_runs_workspace_trust() {
+    let test = "cli::a_worker_that_drives_runbound_inherits_the_spawning_runs_workspace_trust";
+    if support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let markers = tempfile::tempdir().unwrap();
+    let marker = markers.path().join("build-rs-ran");
+    let build_rs = format!("fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n", marker.display().to_string());
+    let workspace = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"planted\"\nversion = \"0.1.0\"\nedition = \"2021\"\nbuild = \"build.rs\"\n\n[workspace]\n"),
+        ("src/lib.rs", "pub fn answer() -> u32 { 42 }\n"),
+        ("build.rs", &build_rs),
+    ]);
+    let diagnostics = r#"'{"op": "diagnostics", "file": "*"}'"#;
+    let inner = format!(
+        "export CARGO_TARGET_DIR=\"$PWD/target\"; \
+         echo \"status: $({RUNBOUND} --workspace . status 2>&1 | grep '^ *trust ')\"; \
+         {RUNBOUND} --workspace . --workspace-trust trusted tools 2>&1 >/dev/null; echo exit=$?; \
+         env -i PATH=\"$PATH\" HOME=\"$HOME\" CARGO_TARGET_DIR=\"$CARGO_TARGET_DIR\" {RUNBOUND} --workspace . call lsp {diagnostics} 2>&1; \
+         echo exit=$?; \
+         echo \"stripped status: $(env -i PATH=\"$PATH\" HOME=\"$HOME\" {RUNBOUND} --workspace . status 2>&1 | grep '^ *trust ')\"; \
+         RUNBOUND_WORKER_WORKSPACE_TRUST=maybe {RUNBOUND} --workspace . tools 2>&1 >/dev/null; echo garbled exit=$?"
+    );
+    let worker_flag = format!("fast={inner}");
+    let spawn_and_wait = |trust: &str| -> String {
+        let mut serve = ServeProcess::start(workspace.path(), &["--workspace-trust", trust, "--vibe", "--worker", &worker_flag]);
+        serve.initialize(json!({}));
+        let spawned = serve.call(
+            "tools/call",
+            json!({"name": "vibe_spawn", "arguments": {"brief": "check the crate", "label": "checker", "tier": "fast"}}),
+        );
+        let worker_id = spawned["result"]["structuredContent"]["worker_id"].as_str().unwrap_or_else(|| panic!("{spawned}")).to_owned();
+        let waited = serve.call("tools/call", json!({"name": "vibe_wait", "arguments": {"worker_id": worker_id, "timeout_seconds": 240}}));
+        serve.close();
+        let text = result_text(&waited["result"]);
+        eprintln!("--- worker of a {trust} run:\n{text}");
+        assert!(waited["result"]["structuredContent"]["status"] == "completed", "{text}");
+        text
+    };
+
+    let restricted = spawn_and_wait("restricted");
+    assert!(!marker.exists(), "a restricted run's worker ran the crate's build script:\n{restricted}");
+    let status_line = restricted.lines().find(|line| line.starts_with("status: ")).unwrap_or("");
+    assert!(
+        status_line.contains(
+            "trust         restricted (capped at restricted by RUNBOUND_WORKER_WORKSPACE_TRUST=restricted in this process's environment"
+        ),
+        "{restricted}"
+    );
+    assert!(restricted.contains("--workspace-trust trusted refused") && restricted.contains("exit=2"), "{restricted}");
+    assert!(restricted.contains("not run: the workspace trust is restricted"), "cargo check refused:\n{restricted}");
+    let stripped = restricted.lines().find(|line| line.starts_with("stripped status: ")).unwrap_or("");
+    assert!(
+        stripped.contains("restricted (capped at restricted by") && stripped.contains("the environment of ancestor pid"),
+        "{restricted}"
+    );
+    assert!(restricted.contains("is not a workspace trust") && restricted.contains("garbled exit=2"), "{restricted}");
+
+    let trusted = spawn_and_wait("trusted");
+    assert!(trusted.contains("ran `cargo check"), "{trusted}");
+    assert!(marker.exists(), "a trusted run's worker may run the build script:\n{trusted}");
+    assert!(trusted.contains("trust         trusted (the default for this caller; the spawning run is trusted"), "{trusted}");
 }
 
 /// Ctrl-C (SIGINT), a host stopping a slow server (SIGTERM) or a closed terminal (SIGHUP) stops

@@ -7,16 +7,20 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use runbound::ask::{ScriptedAnswer, ScriptedAskPort};
+use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
-use runbound::{Approval, ApprovalPolicy, Caller, Run, ToolResult};
+use runbound::vibe::{CommandBackend, VibeConfig, VibeSetup, WorkerTier};
+use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig, ToolResult};
 use serde_json::{json, Value};
 
 use crate::support;
 
-/// Tools that declare no `outputSchema` yet (their results have no typed structured content:
-/// `debug` answers in text only; the vibe tools build theirs as JSON values). Shrinks as they get
-/// output types; a tool added without one must be listed here on purpose.
-const WITHOUT_OUTPUT_SCHEMA: [&str; 6] = ["debug", "vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
+/// Tools that declare no `outputSchema` yet. Empty: every tool's structured content is typed; a
+/// tool added without one must be listed here on purpose.
+const WITHOUT_OUTPUT_SCHEMA: [&str; 0] = [];
+
+/// The five `vibe_*` tools, each of which declares an `outputSchema`.
+const VIBE_TOOLS: [&str; 5] = ["vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
 
 fn allow_all() -> ApprovalPolicy {
     ApprovalPolicy { read: Approval::Allow, write: Approval::Allow, exec: Approval::Allow }
@@ -225,14 +229,15 @@ fn descriptors_carry_titles_complete_annotations_and_host_friendly_schemas() {
 
 #[test]
 fn op_enums_are_deserialized_by_serde_and_listed_in_the_schemas() {
-    let ops = |schema: &Value| -> Vec<String> {
-        let op = &schema["properties"]["op"];
+    let values_of = |schema: &Value, property: &str| -> Vec<String> {
+        let op = &schema["properties"][property];
         let values = op["enum"]
             .as_array()
             .cloned()
             .unwrap_or_else(|| op["oneOf"].as_array().unwrap_or(&Vec::new()).iter().map(|branch| branch["const"].clone()).collect());
-        values.iter().map(|value| value.as_str().expect("a string op").to_owned()).collect()
+        values.iter().map(|value| value.as_str().expect("a string value").to_owned()).collect()
     };
+    let ops = |schema: &Value| values_of(schema, "op");
     let lsp = runbound::lsp::tool::descriptor();
     assert_eq!(ops(&lsp.input_schema), runbound::lsp::tool::OPS.to_vec(), "{}", lsp.input_schema);
     let debug = runbound::debug::descriptor();
@@ -240,7 +245,7 @@ fn op_enums_are_deserialized_by_serde_and_listed_in_the_schemas() {
     for op in ["adapters", "breakpoints", "launch", "attach", "step_over", "variables", "evaluate", "output", "terminate"] {
         assert!(debug_ops.contains(&op.to_owned()), "{op} in {debug_ops:?}");
     }
-    assert_eq!(debug.input_schema["properties"]["adapter"]["enum"], json!(["debugpy", "lldb", "delve", "dart"]));
+    assert_eq!(values_of(&debug.input_schema, "adapter"), ["debugpy", "lldb", "delve", "dart"], "{}", debug.input_schema);
     // An op outside the enum is refused by the schema, before the tool runs, naming the field.
     let workspace = support::workspace_with(&[("notes.txt", "alpha\n")]);
     let run = contract_run(workspace.path(), Vec::new());
@@ -355,4 +360,188 @@ fn lsp_tool_results_validate_against_their_output_schemas() {
     for name in ["lsp", "lsp_rename", "lsp_code_action"] {
         assert!(called.contains(name), "{name} not exercised");
     }
+}
+
+/// A workspace with a small Python program for debugpy, and a run with the debug supervisor.
+fn debug_run(workspace: &std::path::Path) -> Run {
+    Run::builder(workspace).approval_policy(allow_all()).debug_supervisor(DebugSupervisor::new()).build().expect("build the run")
+}
+
+#[test]
+fn debug_results_validate_against_the_declared_output_schema() {
+    let _serial = crate::debug::serial();
+    let test = "contract::debug_results_validate_against_the_declared_output_schema";
+    let Some(python) = support::require_binary(test, "python3") else { return };
+    if !std::process::Command::new(&python).args(["-c", "import debugpy"]).status().is_ok_and(|status| status.success()) {
+        support::skip_or_fail(test, "python3 cannot import debugpy (pip install debugpy, see .ci/install)");
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", ""),
+        (
+            "app.py",
+            "def add(a, b):\n    total = a + b\n    return total\n\n\nitems = [10, 20, 30]\nresult = add(2, 3)\nprint('result', result, flush=True)\n",
+        ),
+    ]);
+    let run = debug_run(workspace.path());
+    let check = |arguments: Value, expect_error: bool| -> Value {
+        let result = call_checked(&run, "debug", arguments.clone(), expect_error);
+        eprintln!("--- debug {arguments}\n{}\n{}", result.joined_text(), result.structured_content.as_ref().unwrap());
+        result.structured_content.expect("checked above")
+    };
+    let adapters = check(json!({"op": "adapters"}), false);
+    assert!(
+        adapters["adapters"].as_array().unwrap().iter().any(|row| row["adapter"] == "debugpy" && row["available"] == true),
+        "{adapters}"
+    );
+    let status = check(json!({"op": "status"}), false);
+    assert!(status["session"].is_null(), "{status}");
+    let stored = check(json!({"op": "breakpoints", "file": "app.py", "lines": [2, {"text": "print('result'"}]}), false);
+    assert_eq!(stored["breakpoints"][0]["sent"], false, "{stored}");
+    check(json!({"op": "function_breakpoints", "names": []}), false);
+    check(json!({"op": "exception_breakpoints", "filters": ["uncaught"]}), false);
+    // Errors before and without a session share the one error shape.
+    check(json!({"op": "stack"}), true);
+    check(json!({"op": "launch"}), true);
+    check(json!({"op": "scopes"}), true);
+    check(json!({"op": "fly"}), true);
+    check(json!({"op": "breakpoints", "file": "absent.py", "lines": [1]}), true);
+
+    let launched = check(json!({"op": "launch", "program": "app.py"}), false);
+    assert_eq!(launched["program"]["state"], "stopped", "{launched}");
+    assert_eq!(launched["program"]["reason"], "breakpoint", "{launched}");
+    assert_eq!(launched["frames"][0]["file"], "app.py", "{launched}");
+    assert_eq!(launched["frames"][0]["line"], 2, "{launched}");
+    assert!(launched["session"].as_str().unwrap().contains("debugpy"), "{launched}");
+    assert!(launched["breakpoints"].as_array().unwrap().iter().any(|b| b["verified"] == true), "{launched}");
+    let status = check(json!({"op": "status"}), false);
+    assert_eq!(status["program"]["state"], "stopped", "{status}");
+    let threads = check(json!({"op": "threads"}), false);
+    assert!(threads["threads"].as_array().unwrap().iter().any(|thread| thread["stopped"] == true), "{threads}");
+    let stack = check(json!({"op": "stack"}), false);
+    let frame_id = stack["frames"][0]["frame_id"].as_u64().unwrap();
+    assert_eq!(stack["frames"][0]["name"], "add", "{stack}");
+    let scopes = check(json!({"op": "scopes", "frame_id": frame_id}), false);
+    let locals = scopes["scopes"][0]["reference"].as_u64().unwrap();
+    let variables = check(json!({"op": "variables", "reference": locals}), false);
+    let names: Vec<&str> = variables["variables"]["variables"].as_array().unwrap().iter().filter_map(|v| v["name"].as_str()).collect();
+    assert!(names.contains(&"a") && names.contains(&"b"), "{variables}");
+    check(json!({"op": "variables", "frame_id": frame_id}), false);
+    check(json!({"op": "variables", "frame_id": frame_id, "reference": locals}), true);
+    let value = check(json!({"op": "evaluate", "expression": "a + b"}), false);
+    assert_eq!(value["value"]["value"], "5", "{value}");
+    check(json!({"op": "evaluate", "expression": "undefined_name"}), true);
+    let paused = check(json!({"op": "pause"}), false);
+    assert_eq!(paused["program"]["state"], "stopped", "{paused}");
+    let stepped = check(json!({"op": "step_over"}), false);
+    assert_eq!(stepped["frames"][0]["line"], 3, "{stepped}");
+    check(json!({"op": "step_out"}), false);
+    check(json!({"op": "step_in"}), false);
+    // Run to the end (through the text breakpoint on the print, if the step did not pass it).
+    let mut printed = String::new();
+    let mut states = Vec::new();
+    for _ in 0..3 {
+        let continued = check(json!({"op": "continue"}), false);
+        printed.push_str(continued["new_output"].as_str().unwrap_or_default());
+        states.push(continued["program"]["state"].as_str().unwrap_or_default().to_owned());
+        if continued["program"]["state"] != "stopped" {
+            break;
+        }
+        assert_eq!(continued["frames"][0]["line"], 8, "only the print's breakpoint is left: {continued}");
+    }
+    assert!(matches!(states.last().map(String::as_str), Some("exited" | "closed")), "{states:?}");
+    assert!(printed.contains("result 5"), "{printed}");
+    check(json!({"op": "output"}), false);
+    let terminated = check(json!({"op": "terminate"}), false);
+    assert!(terminated["session"].is_null(), "{terminated}");
+    check(json!({"op": "attach", "port": 1}), true);
+}
+
+/// A run whose workers run `tests/data/vibe/worker.sh` (brief lines steer it: `sleep=S`,
+/// `mode=fail`), or `None` after a loud SKIP when `sh` is missing.
+fn vibe_run(test: &str) -> Option<(tempfile::TempDir, Run)> {
+    support::require_binary(test, "sh")?;
+    support::require_binary(test, "sleep")?;
+    let command = format!("sh {}", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/vibe/worker.sh").display());
+    let backend = CommandBackend::new().with_command(WorkerTier::Fast, command.clone()).with_command(WorkerTier::Good, command);
+    let workspace = support::workspace_with(&[("README.md", "contract\n")]);
+    let config =
+        RunConfig { vibe: VibeConfig { wait_min: std::time::Duration::from_millis(100), ..VibeConfig::default() }, ..RunConfig::default() };
+    let run = Run::builder(workspace.path()).config(config).vibe_roster(VibeSetup::new(Arc::new(backend))).build().expect("build the run");
+    Some((workspace, run))
+}
+
+#[test]
+fn vibe_results_validate_against_the_declared_output_schema() {
+    let Some((_workspace, run)) = vibe_run("contract::vibe_results_validate_against_the_declared_output_schema") else { return };
+    let mut called = BTreeSet::new();
+    let mut check = |name: &str, arguments: Value, expect_error: bool| -> Value {
+        called.insert(name.to_owned());
+        call_checked(&run, name, arguments, expect_error).structured_content.expect("checked above")
+    };
+    let empty = check("vibe_list", json!({}), false);
+    assert_eq!(empty["workers"], json!([]));
+    let spawned = check("vibe_spawn", json!({"brief": "sleep=0", "label": "quick"}), false);
+    let quick = spawned["worker_id"].as_str().unwrap().to_owned();
+    let done = check("vibe_wait", json!({"worker_id": quick, "timeout_seconds": 30}), false);
+    assert_eq!((done["status"].as_str(), done["timed_out"].as_bool()), (Some("completed"), Some(false)), "{done}");
+    assert!(done["last_result"].as_str().unwrap().contains("label=quick"), "{done}");
+    let failing = check("vibe_spawn", json!({"brief": "mode=fail", "label": "failing", "tier": "good"}), false)["worker_id"].clone();
+    let failed = check("vibe_wait", json!({"worker_id": failing, "timeout_seconds": 30}), false);
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let slow = check("vibe_spawn", json!({"brief": "sleep=30", "label": "slow"}), false)["worker_id"].as_str().unwrap().to_owned();
+    let waited = check("vibe_wait", json!({"worker_id": slow, "timeout_seconds": 0.2}), false);
+    assert_eq!(waited["timed_out"], true, "{waited}");
+    let sent = check("vibe_send", json!({"worker_id": slow, "message": "sleep=30"}), false);
+    assert_eq!(sent["attempt"], 2, "{sent}");
+    let resent = check("vibe_send", json!({"worker_id": quick, "message": "again"}), false);
+    assert_eq!(resent["previous_status"], "completed", "{resent}");
+    let listed = check("vibe_list", json!({}), false);
+    assert_eq!(listed["workers"].as_array().map(Vec::len), Some(3), "{listed}");
+    let killed = check("vibe_kill", json!({"worker_id": slow}), false);
+    assert!(matches!(killed["status"].as_str(), Some("killed" | "stopping")), "{killed}");
+    check("vibe_kill", json!({"worker_id": slow}), false);
+    // Errors share the one shape.
+    check("vibe_wait", json!({"worker_id": "worker_99"}), true);
+    check("vibe_send", json!({"worker_id": "worker_99", "message": "x"}), true);
+    check("vibe_kill", json!({"worker_id": "worker_99"}), true);
+    check("vibe_spawn", json!({"brief": "", "label": "empty"}), true);
+    check("vibe_list", json!({"unexpected": 1}), true);
+    assert_eq!(called.iter().map(String::as_str).collect::<Vec<_>>(), VIBE_TOOLS);
+}
+
+#[test]
+fn debug_and_vibe_results_that_drift_from_their_schemas_are_caught() {
+    let Some((_workspace, run)) = vibe_run("contract::debug_and_vibe_results_that_drift_from_their_schemas_are_caught") else { return };
+    let spawned = run.call(Caller::Main, "vibe_spawn", json!({"brief": "sleep=0", "label": "drift"}));
+    let descriptor = run.registry().descriptor("vibe_spawn").unwrap();
+    assert!(descriptor.check_output(&spawned).is_ok());
+    let mut drifted = spawned.clone();
+    drifted.structured_content.as_mut().unwrap()["status"] = json!("asleep");
+    assert!(descriptor.check_output(&drifted).is_err(), "a status outside the enum must fail");
+    let worker_id = spawned.structured_content.as_ref().unwrap()["worker_id"].clone();
+    let mut waited = run.call(Caller::Main, "vibe_wait", json!({"worker_id": worker_id, "timeout_seconds": 30}));
+    let wait_descriptor = run.registry().descriptor("vibe_wait").unwrap();
+    assert!(wait_descriptor.check_output(&waited).is_ok());
+    waited.structured_content.as_mut().unwrap().as_object_mut().unwrap().remove("timed_out");
+    assert!(wait_descriptor.check_output(&waited).is_err(), "a missing required field must fail");
+    let mut listed = run.call(Caller::Main, "vibe_list", json!({}));
+    let list_descriptor = run.registry().descriptor("vibe_list").unwrap();
+    assert!(list_descriptor.check_output(&listed).is_ok());
+    listed.structured_content.as_mut().unwrap()["workers"][0]["attempt"] = json!("first");
+    assert!(list_descriptor.check_output(&listed).is_err(), "a string where an integer is declared must fail");
+
+    let workspace = support::workspace_with(&[("a.py", "x = 1\n")]);
+    let debug = debug_run(workspace.path());
+    let descriptor = debug.registry().descriptor("debug").unwrap();
+    let mut stored = debug.call(Caller::Main, "debug", json!({"op": "breakpoints", "file": "a.py", "lines": [1]}));
+    assert!(descriptor.check_output(&stored).is_ok(), "{:?}", stored.structured_content);
+    stored.structured_content.as_mut().unwrap()["breakpoints"][0]["requested_line"] = json!(-1);
+    assert!(descriptor.check_output(&stored).is_err(), "a negative line must fail");
+    let mut status = debug.call(Caller::Main, "debug", json!({"op": "status"}));
+    status.structured_content.as_mut().unwrap()["op"] = json!("fly");
+    assert!(descriptor.check_output(&status).is_err(), "an op outside the enum must fail");
+    status.structured_content.as_mut().unwrap()["op"] = json!("status");
+    status.structured_content.as_mut().unwrap()["program"] = json!({"state": "flying"});
+    assert!(descriptor.check_output(&status).is_err(), "a program state outside the enum must fail");
 }

@@ -795,3 +795,59 @@ fn an_eval_that_times_out_after_a_bridged_write_says_the_write_landed() {
     );
     assert_eq!(fx.read_file("bridged.txt"), "from the cell\n");
 }
+
+/// Each pre-write announcement: the paths with the files' content at that moment.
+type Announcements = Vec<Vec<(PathBuf, Option<String>)>>;
+
+/// Records every pre-write announcement with the files' content at that moment.
+struct RecordPreWrites(Arc<Mutex<Announcements>>);
+
+impl runbound::registry::PreWriteLayer for RecordPreWrites {
+    fn before_write(&self, _ctx: &CallContext<'_>, paths: &[PathBuf]) {
+        self.0.lock().push(paths.iter().map(|path| (path.clone(), fs::read_to_string(path).ok())).collect());
+    }
+}
+
+#[test]
+fn writing_tools_declare_the_paths_they_will_write_before_writing_them() {
+    let workspace = support::workspace_with(&[("a.txt", "alpha\n"), ("b.txt", "beta\n"), ("src/lib.rs", "fn f() { g().unwrap(); }\n")]);
+    let root = fs::canonicalize(workspace.path()).unwrap();
+    let announced = Arc::new(Mutex::new(Vec::new()));
+    let written = Arc::new(Mutex::new(Vec::new()));
+    let run = Run::builder(&root)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .with_structural()
+        .pre_write_layer(Arc::new(RecordPreWrites(announced.clone())))
+        .post_write_layer(Arc::new(RecordWrites(written.clone())))
+        .build()
+        .unwrap();
+    let call = |tool: &str, arguments: Value| {
+        let result = run.call(Caller::Main, tool, arguments.clone());
+        assert!(!result.is_error, "{tool} {arguments}: {}", result.joined_text());
+    };
+    let last = || announced.lock().last().cloned().unwrap_or_default();
+    let at = |relative: &str| root.join(relative);
+    call("write", json!({"path": "a.txt", "content": "one\n"}));
+    assert_eq!(last(), vec![(at("a.txt"), Some("alpha\n".to_owned()))], "write: declared with the old content");
+    call("edit", json!({"path": "a.txt", "old_string": "one", "new_string": "two"}));
+    assert_eq!(last(), vec![(at("a.txt"), Some("one\n".to_owned()))]);
+    call(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n-beta\n+gamma\n*** Add File: d.txt\n+delta\n*** End Patch\n"}),
+    );
+    assert_eq!(last(), vec![(at("b.txt"), Some("beta\n".to_owned())), (at("c.txt"), None), (at("d.txt"), None)]);
+    let staged = run.call(Caller::Main, "ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X?", "path": "src", "language": "rust"}));
+    let edit_id = staged.structured_content.as_ref().unwrap()["edit_id"].as_str().expect("staged").to_owned();
+    let before_accept = announced.lock().len();
+    assert_eq!(before_accept, 3, "ast_edit only stages: nothing announced");
+    call("resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert_eq!(last(), vec![(at("src/lib.rs"), Some("fn f() { g().unwrap(); }\n".to_owned()))]);
+    // The paths announced are the paths written, call by call.
+    let written = written.lock().clone();
+    let announced_paths: Vec<PathBuf> = announced.lock().iter().flatten().map(|(path, _)| path.clone()).collect();
+    assert_eq!(announced_paths.iter().collect::<std::collections::BTreeSet<_>>(), written.iter().collect());
+    // A path the tool will refuse (outside the workspace) is never announced.
+    let refused = run.call(Caller::Main, "write", json!({"path": "../outside.txt", "content": "x"}));
+    assert!(refused.is_error);
+    assert_eq!(announced.lock().len(), 4, "a path outside the workspace is never announced");
+}

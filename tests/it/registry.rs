@@ -446,6 +446,71 @@ impl PostWriteLayer for RecordingLayer {
     }
 }
 
+/// Records, for every pre-write announcement, each path with the file's content at that moment
+/// (so a test can tell the layer ran before the write).
+struct PreWriteRecorder(Mutex<Announcements>);
+
+/// Each pre-write announcement: the paths with the files' content at that moment.
+type Announcements = Vec<Vec<(PathBuf, Option<String>)>>;
+
+impl runbound::registry::PreWriteLayer for PreWriteRecorder {
+    fn before_write(&self, _ctx: &CallContext<'_>, paths: &[PathBuf]) {
+        self.0.lock().push(paths.iter().map(|path| (path.clone(), std::fs::read_to_string(path).ok())).collect());
+    }
+}
+
+fn writing_descriptor(name: &str) -> ToolDescriptor {
+    ToolDescriptor {
+        name: name.to_owned(),
+        description: "writes a.txt".to_owned(),
+        tier: Tier::Write,
+        input_schema: json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+        title: "Test writing tool".to_owned(),
+        output_schema: None,
+        annotations: runbound::ToolAnnotations::for_tier(Tier::Write),
+        parallel_safe: true,
+        default_timeout: Duration::from_secs(5),
+    }
+}
+
+#[test]
+fn pre_write_layers_get_declared_paths_before_the_tool_and_announced_paths_before_the_write() {
+    let recorder = Arc::new(PreWriteRecorder(Mutex::new(Vec::new())));
+    let write_a: runbound::ToolHandler = Arc::new(|ctx: &CallContext<'_>, arguments: Value| {
+        let path = ctx.workspace_root().join("a.txt");
+        std::fs::write(&path, arguments["text"].as_str().unwrap_or_default()).unwrap();
+        Ok(ToolOutput::text("wrote a.txt").with_written_paths(vec![path]))
+    });
+    // Declared: the registry asks the planner before the tool runs.
+    let planner: runbound::registry::WritePlanner =
+        Arc::new(|ctx: &CallContext<'_>, _arguments: &Value| vec![ctx.workspace_root().join("a.txt")]);
+    // Announced: the tool learns its path while it runs and says so before writing.
+    let announcing: runbound::ToolHandler = Arc::new(|ctx: &CallContext<'_>, arguments: Value| {
+        let path = ctx.workspace_root().join("a.txt");
+        ctx.before_write(std::slice::from_ref(&path));
+        std::fs::write(&path, arguments["text"].as_str().unwrap_or_default()).unwrap();
+        Ok(ToolOutput::text("wrote a.txt").with_written_paths(vec![path]))
+    });
+    let layer = recorder.clone();
+    let fx = fixture(move |b| {
+        allow_all(b)
+            .writing_tool(writing_descriptor("declared"), write_a, planner)
+            .tool(writing_descriptor("announcing"), announcing)
+            .pre_write_layer(layer)
+    });
+    let a = fx.run.workspace_root().join("a.txt");
+    assert!(!fx.run.call(Caller::Main, "declared", json!({"text": "one\n"})).is_error);
+    assert!(!fx.run.call(Caller::Main, "announcing", json!({"text": "two\n"})).is_error);
+    // A tool that declares nothing and announces nothing is not seen before it runs.
+    assert!(!fx.run.call(Caller::Main, "poke", json!({"text": "x"})).is_error);
+    let seen = recorder.0.lock().clone();
+    assert_eq!(
+        seen,
+        vec![vec![(a.clone(), Some("alpha\n".to_owned()))], vec![(a, Some("one\n".to_owned()))]],
+        "the layer runs before each write"
+    );
+}
+
 #[test]
 fn post_write_layers_receive_the_written_paths() {
     let layer = Arc::new(RecordingLayer(Mutex::new(Vec::new())));

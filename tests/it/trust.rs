@@ -368,6 +368,7 @@ fn the_cli_default_trust_follows_the_caller_and_the_flag_overrides_it() {
             .args(args)
             .args(["status", "--json"])
             .env_remove("RUNBOUND_WORKER_CALLER")
+            .env_remove("RUNBOUND_WORKER_WORKSPACE_TRUST")
             .output()
             .expect("run runbound status");
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

@@ -603,3 +603,40 @@ fn workers_beyond_the_running_limit_wait_as_pending_and_can_be_killed_before_sta
     assert!(text.contains("third\n\n--- message 1 from the main agent ---\nalso this"), "{text}");
     assert!(!workspace.path().join("pids/worker_2.1").exists(), "a worker killed while pending never ran");
 }
+
+/// The concurrency cap is the backend's own when it sets one: a `fast` backend capped at 1 and a
+/// `good` backend capped at 3 run side by side in one run whose `max_running_workers` is 8.
+#[test]
+fn each_backend_keeps_its_own_configured_concurrency_cap() {
+    let test_name = "vibe::each_backend_keeps_its_own_configured_concurrency_cap";
+    if support::require_binary(test_name, "sh").is_none() || support::require_binary(test_name, "sleep").is_none() {
+        return;
+    }
+    let fast = CommandBackend::new().with_command(WorkerTier::Fast, worker_command()).with_max_running_attempts(1);
+    let good = CommandBackend::new().with_command(WorkerTier::Good, worker_command()).with_max_running_attempts(3);
+    let workspace = support::workspace_with(&[("README.md", "test workspace\n")]);
+    let run = Run::builder(workspace.path())
+        .config(test_config())
+        .vibe_roster(VibeSetup::new(Arc::new(fast)).with_tier_backend(WorkerTier::Good, Arc::new(good)))
+        .build()
+        .unwrap();
+    let roster = run.vibe_roster().expect("vibe mode on");
+    let caps: Vec<(Vec<WorkerTier>, usize)> = roster.backends(false).into_iter().map(|backend| (backend.tiers, backend.cap)).collect();
+    assert_eq!(caps, vec![(vec![WorkerTier::Fast], 1), (vec![WorkerTier::Good], 3)]);
+    let fast_ids: Vec<String> = (0..3).map(|n| spawn(&run, Caller::Main, "sleep=60", &format!("fast {n}"), Some("fast"))).collect();
+    let good_ids: Vec<String> = (0..4).map(|n| spawn(&run, Caller::Main, "sleep=60", &format!("good {n}"), Some("good"))).collect();
+    recorded_pids(workspace.path(), &fast_ids[0], 1);
+    for id in &good_ids[..3] {
+        recorded_pids(workspace.path(), id, 1);
+    }
+    let statuses = |ids: &[String]| ids.iter().map(|id| list_entry(&run, id)["status"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+    assert_eq!(statuses(&fast_ids), ["running", "pending", "pending"]);
+    assert_eq!(statuses(&good_ids), ["running", "running", "running", "pending"]);
+    // A slot freed on one backend starts that backend's next worker, never the other's.
+    call_ok(&run, Caller::Main, "vibe_kill", json!({"worker_id": good_ids[0]}));
+    recorded_pids(workspace.path(), &good_ids[3], 1);
+    assert_eq!(statuses(&fast_ids), ["running", "pending", "pending"]);
+    let summaries = roster.backends(false);
+    assert_eq!((summaries[0].running, summaries[0].queued), (1, 2), "{summaries:?}");
+    assert_eq!((summaries[1].running, summaries[1].queued), (3, 0), "{summaries:?}");
+}

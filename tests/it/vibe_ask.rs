@@ -19,9 +19,9 @@ use serde_json::{json, Value};
 /// The human at the parent run: every card the port shows is handed to the test thread, and the
 /// port blocks until the test answers or the card's timeout passes (then it is `timed_out`, as a
 /// real port's would be).
-struct HumanAtTheParent {
-    cards: Sender<AskCard>,
-    answers: Receiver<AskOutcome>,
+pub(crate) struct HumanAtTheParent {
+    pub cards: Sender<AskCard>,
+    pub answers: Receiver<AskOutcome>,
 }
 
 impl AskPort for HumanAtTheParent {
@@ -33,22 +33,22 @@ impl AskPort for HumanAtTheParent {
     }
 }
 
-fn structured(result: &ToolResult) -> &Value {
+pub(crate) fn structured(result: &ToolResult) -> &Value {
     result.structured_content.as_ref().expect("structured content")
 }
 
 /// Shell-quotes `text` for `sh -c` (single quotes; a single quote becomes `'\''`).
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Waits for the next card the parent's port shows (60 s: the worker starts a whole runbound).
-fn next_card(cards: &Receiver<AskCard>, what: &str) -> AskCard {
+pub(crate) fn next_card(cards: &Receiver<AskCard>, what: &str) -> AskCard {
     cards.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|err| panic!("no {what} card reached the parent's port: {err}"))
 }
 
 /// `vibe_list` while a card is open: the worker is shown waiting for the human, with the card.
-fn assert_listed_as_waiting(run: &Run, worker_id: &str, question: &str) {
+pub(crate) fn assert_listed_as_waiting(run: &Run, worker_id: &str, question: &str) {
     let listed = run.call(Caller::Main, "vibe_list", json!({}));
     let text = listed.joined_text();
     assert!(!listed.is_error, "{text}");
@@ -63,7 +63,7 @@ fn assert_listed_as_waiting(run: &Run, worker_id: &str, question: &str) {
     assert!(waiting[0].as_str().unwrap_or("").contains(&question[..20.min(question.len())]), "{worker}");
 }
 
-fn assert_no_longer_waiting(run: &Run, worker_id: &str) {
+pub(crate) fn assert_no_longer_waiting(run: &Run, worker_id: &str) {
     // The port returned; the roster clears the card right after.
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
@@ -80,17 +80,13 @@ fn assert_no_longer_waiting(run: &Run, worker_id: &str) {
     }
 }
 
-#[test]
-fn a_nested_runbound_in_a_worker_asks_the_parents_human_and_sees_the_answers() {
-    let test_name = "vibe_ask::a_nested_runbound_in_a_worker_asks_the_parents_human_and_sees_the_answers";
-    if support::require_binary(test_name, "sh").is_none() {
-        return;
-    }
+/// The worker of the asking scenario: runs of the real runbound binary — a plain `read` (its
+/// start-up and exit, timed so relay latencies can be told apart from it), a question, then two
+/// writes under `--approve ask` (each a permission prompt), then one more the human never
+/// answers. Each call's CallToolResult JSON is the worker's stdout, between `=== ` lines that
+/// carry the wall clock in nanoseconds (`date +%s%N`), so the test can split and time it.
+pub(crate) fn asking_worker_command() -> String {
     let runbound = env!("CARGO_BIN_EXE_runbound");
-    let workspace = support::workspace_with(&[("README.md", "parent workspace\n")]);
-    // The worker: three runs of the real runbound binary — a question, then two writes under
-    // `--approve ask` (each a permission prompt), then one more the human never answers. Each
-    // call's CallToolResult JSON is the worker's stdout, framed so the test can split it.
     let ask = json!({
         "question": "Which name should the new module get?",
         "context": "asked from inside the worker",
@@ -99,20 +95,164 @@ fn a_nested_runbound_in_a_worker_asks_the_parents_human_and_sees_the_answers() {
     let write = |path: &str| json!({"path": path, "content": format!("{path} written by the worker\n")});
     let call = |tool: &str, arguments: &Value, approve: &str| {
         format!(
-            "echo '=== {tool} {path}'; {bin} --workspace \"$RUNBOUND_WORKSPACE\" --approve {approve} call {tool} {args}; echo \"=== exit $?\"",
+            "echo \"=== {tool} {path} start $(date +%s%N)\"; {bin} --workspace \"$RUNBOUND_WORKSPACE\" --approve {approve} call {tool} {args}; \
+             echo \"=== exit $? $(date +%s%N)\"",
             path = arguments.get("path").and_then(Value::as_str).unwrap_or("-"),
             bin = quoted(runbound),
             args = quoted(&arguments.to_string()),
         )
     };
-    let command = [
+    [
+        call("read", &json!({"path": "README.md"}), "ask"),
         call("ask_user", &ask, "ask"),
         call("write", &write("approved.txt"), "ask"),
         call("write", &write("denied.txt"), "ask"),
         call("write", &write("unanswered.txt"), "ask"),
     ]
-    .join("; ");
-    let backend = CommandBackend::new().with_command(WorkerTier::Fast, command);
+    .join("; ")
+}
+
+/// Wall clock in nanoseconds since the epoch (what `date +%s%N` prints in the worker).
+fn now_ns() -> i128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as i128
+}
+
+/// What the human at the parent measured in [`play_the_human`]: per answered card, how long
+/// the card took from the worker's `runbound` start to the parent's port (`card_ms`, start-up
+/// included) and the answer from the port back to that `runbound`'s exit (`answer_ms`, exit
+/// included); `startup_ms` is a whole plain `runbound call read` in the same worker.
+#[derive(Debug, Default)]
+pub(crate) struct RelayTimings {
+    pub startup_ms: f64,
+    pub card_ms: Vec<f64>,
+    pub answer_ms: Vec<f64>,
+}
+
+/// The parent's side of the asking scenario (the worker runs [`asking_worker_command`]): checks
+/// each card is labelled with the worker and that `vibe_list` says the worker waits for the
+/// human, answers beta / allow once / deny / nothing, waits for the worker and checks what its
+/// `runbound` runs saw: the answer, the approved write done, the denied and the unanswered
+/// writes refused (`approval_denied`, silence timed out: never consent). The caller checks
+/// where the approved write landed. Returns the worker's result and timings.
+pub(crate) fn play_the_human(
+    run: &Run,
+    worker_id: &str,
+    label: &str,
+    cards: &Receiver<AskCard>,
+    answer: &Sender<AskOutcome>,
+    target_space: &str,
+) -> (String, RelayTimings) {
+    let asker = format!("{worker_id}: {label}");
+    let mut seen_at = Vec::new();
+    let mut answered_at = Vec::new();
+
+    // 1. The question, labelled with the worker, shown by the parent's port.
+    let question = next_card(cards, "ask_user");
+    seen_at.push(now_ns());
+    assert_eq!(question.kind, CardKind::Question, "{question:?}");
+    assert_eq!(question.question, "Which name should the new module get?");
+    assert_eq!(question.target_space, target_space, "the parent's own target space");
+    assert_eq!(question.asked_by.as_deref(), Some(asker.as_str()), "{question:?}");
+    assert_eq!(question.options.iter().map(|option| option.label.as_str()).collect::<Vec<_>>(), ["alpha", "beta"]);
+    assert_listed_as_waiting(run, worker_id, &question.question);
+    answered_at.push(now_ns());
+    answer.send(AskOutcome::Answered { selected: vec!["beta".to_owned()], free_text: None }).unwrap();
+    assert_no_longer_waiting(run, worker_id);
+
+    // 2. A permission prompt for the first write: allowed once.
+    let allow = next_card(cards, "first permission");
+    seen_at.push(now_ns());
+    assert_eq!(allow.kind, CardKind::Permission, "{allow:?}");
+    assert!(allow.question.contains("Allow write"), "{allow:?}");
+    assert!(allow.context.as_deref().unwrap_or("").contains("approved.txt"), "the arguments are on the card: {allow:?}");
+    assert_eq!(allow.asked_by.as_deref(), Some(asker.as_str()), "{allow:?}");
+    assert_listed_as_waiting(run, worker_id, &allow.question);
+    answered_at.push(now_ns());
+    answer.send(AskOutcome::Answered { selected: vec![PERMISSION_ALLOW_ONCE.to_owned()], free_text: None }).unwrap();
+
+    // 3. The second write: denied.
+    let deny = next_card(cards, "second permission");
+    seen_at.push(now_ns());
+    assert!(deny.context.as_deref().unwrap_or("").contains("denied.txt"), "{deny:?}");
+    answered_at.push(now_ns());
+    answer.send(AskOutcome::Answered { selected: vec![PERMISSION_DENY.to_owned()], free_text: None }).unwrap();
+
+    // 4. The third: nobody answers; after the parent's permission timeout it is denied, not
+    // allowed.
+    let silent = next_card(cards, "third permission");
+    assert!(silent.context.as_deref().unwrap_or("").contains("unanswered.txt"), "{silent:?}");
+
+    let done = run.call(Caller::Main, "vibe_wait", json!({"worker_id": worker_id, "timeout_seconds": 180}));
+    let text = done.joined_text();
+    assert_eq!(structured(&done)["status"], "completed", "{text}");
+    let result = structured(&done)["last_result"].as_str().unwrap_or(&text).to_owned();
+    let sections: Vec<&str> = result.split("=== ").filter(|section| !section.trim().is_empty()).collect();
+    let section_at = |prefix: &str| -> usize {
+        sections.iter().position(|section| section.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix:?} in {result}"))
+    };
+    let section = |prefix: &str| -> String {
+        let at = section_at(prefix);
+        format!("{}\n{}", sections[at], sections.get(at + 1).copied().unwrap_or(""))
+    };
+    // `=== <tool> <path> start <ns>` … `=== exit <code> <ns>`: the clock values of one call.
+    let clock = |prefix: &str| -> (i128, i128) {
+        let at = section_at(prefix);
+        let last_number = |line: &str| -> i128 {
+            line.lines().next().and_then(|first| first.split_whitespace().last()).and_then(|n| n.parse().ok()).unwrap_or(0)
+        };
+        (last_number(sections[at]), sections.get(at + 1).map_or(0, |next| last_number(next)))
+    };
+    let asked = section("ask_user");
+    assert!(asked.contains("selected: beta"), "the worker's runbound sees the human's answer: {asked}");
+    assert!(asked.contains("exit 0"), "{asked}");
+    let approved = section("write approved.txt");
+    assert!(approved.contains("exit 0"), "allowed once, the write ran: {approved}");
+    let denied = section("write denied.txt");
+    assert!(denied.contains("approval_denied") && denied.contains("the user denied it"), "{denied}");
+    assert!(denied.contains("exit 1"), "{denied}");
+    let unanswered = section("write unanswered.txt");
+    assert!(unanswered.contains("approval_denied"), "silence is a denial: {unanswered}");
+    assert!(unanswered.contains("nobody answered"), "{unanswered}");
+    assert!(!unanswered.contains("no_human_attached\": true"), "the parent has a human; it timed out: {unanswered}");
+    assert!(cards.try_recv().is_err(), "no further card");
+
+    let ms = |nanos: i128| nanos as f64 / 1e6;
+    let (read_start, read_end) = clock("read README.md");
+    let mut timings = RelayTimings { startup_ms: ms(read_end - read_start), ..RelayTimings::default() };
+    for (index, prefix) in ["ask_user", "write approved.txt", "write denied.txt"].into_iter().enumerate() {
+        let (start, end) = clock(prefix);
+        timings.card_ms.push(ms(seen_at[index] - start));
+        timings.answer_ms.push(ms(end - answered_at[index]));
+    }
+    (result, timings)
+}
+
+/// Prints one `TIMING` line for a relay scenario (never asserted: the machine is shared).
+pub(crate) fn print_relay_timings(backend: &str, timings: &RelayTimings) {
+    let median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    eprintln!(
+        "TIMING vibe ask relay [{backend}]: runbound call read start-to-exit {:.0} ms; card (runbound start → parent's port) \
+         {:?} ms, median {:.0}; answer (port → runbound exit) {:?} ms, median {:.0}",
+        timings.startup_ms,
+        timings.card_ms.iter().map(|value| value.round()).collect::<Vec<_>>(),
+        median(&timings.card_ms),
+        timings.answer_ms.iter().map(|value| value.round()).collect::<Vec<_>>(),
+        median(&timings.answer_ms),
+    );
+}
+
+#[test]
+fn a_nested_runbound_in_a_worker_asks_the_parents_human_and_sees_the_answers() {
+    let test_name = "vibe_ask::a_nested_runbound_in_a_worker_asks_the_parents_human_and_sees_the_answers";
+    if support::require_binary(test_name, "sh").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[("README.md", "parent workspace\n")]);
+    let backend = CommandBackend::new().with_command(WorkerTier::Fast, asking_worker_command());
     let (cards_tx, cards) = crossbeam_channel::unbounded();
     let (answer, answers) = crossbeam_channel::unbounded();
     let port = Arc::new(HumanAtTheParent { cards: cards_tx, answers });
@@ -131,61 +271,11 @@ fn a_nested_runbound_in_a_worker_asks_the_parents_human_and_sees_the_answers() {
     let spawned = run.call(Caller::Main, "vibe_spawn", json!({"brief": "ask the human", "label": "asker", "tier": "fast"}));
     assert!(!spawned.is_error, "{}", spawned.joined_text());
     let worker_id = structured(&spawned)["worker_id"].as_str().unwrap().to_owned();
-
-    // 1. The question, labelled with the worker, shown by the parent's port.
-    let question = next_card(&cards, "ask_user");
-    assert_eq!(question.kind, CardKind::Question, "{question:?}");
-    assert_eq!(question.question, "Which name should the new module get?");
-    assert_eq!(question.target_space, "parent-terminal", "the parent's own target space");
-    assert_eq!(question.asked_by.as_deref(), Some(format!("{worker_id}: asker").as_str()), "{question:?}");
-    assert_eq!(question.options.iter().map(|option| option.label.as_str()).collect::<Vec<_>>(), ["alpha", "beta"]);
-    assert_listed_as_waiting(&run, &worker_id, &question.question);
-    answer.send(AskOutcome::Answered { selected: vec!["beta".to_owned()], free_text: None }).unwrap();
-    assert_no_longer_waiting(&run, &worker_id);
-
-    // 2. A permission prompt for the first write: allowed once.
-    let allow = next_card(&cards, "first permission");
-    assert_eq!(allow.kind, CardKind::Permission, "{allow:?}");
-    assert!(allow.question.contains("Allow write"), "{allow:?}");
-    assert!(allow.context.as_deref().unwrap_or("").contains("approved.txt"), "the arguments are on the card: {allow:?}");
-    assert_eq!(allow.asked_by.as_deref(), Some(format!("{worker_id}: asker").as_str()), "{allow:?}");
-    assert_listed_as_waiting(&run, &worker_id, &allow.question);
-    answer.send(AskOutcome::Answered { selected: vec![PERMISSION_ALLOW_ONCE.to_owned()], free_text: None }).unwrap();
-
-    // 3. The second write: denied.
-    let deny = next_card(&cards, "second permission");
-    assert!(deny.context.as_deref().unwrap_or("").contains("denied.txt"), "{deny:?}");
-    answer.send(AskOutcome::Answered { selected: vec![PERMISSION_DENY.to_owned()], free_text: None }).unwrap();
-
-    // 4. The third: nobody answers; after the parent's 4 s it is denied, not allowed.
-    let silent = next_card(&cards, "third permission");
-    assert!(silent.context.as_deref().unwrap_or("").contains("unanswered.txt"), "{silent:?}");
-
-    let done = run.call(Caller::Main, "vibe_wait", json!({"worker_id": worker_id, "timeout_seconds": 120}));
-    let text = done.joined_text();
-    assert_eq!(structured(&done)["status"], "completed", "{text}");
-    let result = structured(&done)["last_result"].as_str().unwrap_or(&text).to_owned();
-    let sections: Vec<&str> = result.split("=== ").filter(|section| !section.trim().is_empty()).collect();
-    let section = |prefix: &str| -> String {
-        let at = sections.iter().position(|section| section.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix:?} in {result}"));
-        format!("{}\n{}", sections[at], sections.get(at + 1).copied().unwrap_or(""))
-    };
-    let asked = section("ask_user");
-    assert!(asked.contains("selected: beta"), "the worker's runbound sees the human's answer: {asked}");
-    assert!(asked.contains("exit 0"), "{asked}");
-    let approved = section("write approved.txt");
-    assert!(approved.contains("exit 0"), "allowed once, the write ran: {approved}");
+    let (_, timings) = play_the_human(&run, &worker_id, "asker", &cards, &answer, "parent-terminal");
+    print_relay_timings("command backend", &timings);
     assert_eq!(std::fs::read_to_string(workspace.path().join("approved.txt")).unwrap(), "approved.txt written by the worker\n");
-    let denied = section("write denied.txt");
-    assert!(denied.contains("approval_denied") && denied.contains("the user denied it"), "{denied}");
-    assert!(denied.contains("exit 1"), "{denied}");
     assert!(!workspace.path().join("denied.txt").exists(), "a denied write wrote nothing");
-    let unanswered = section("write unanswered.txt");
-    assert!(unanswered.contains("approval_denied"), "silence is a denial: {unanswered}");
-    assert!(unanswered.contains("nobody answered"), "{unanswered}");
-    assert!(!unanswered.contains("no_human_attached\": true"), "the parent has a human; it timed out: {unanswered}");
     assert!(!workspace.path().join("unanswered.txt").exists(), "an unanswered prompt wrote nothing");
-    assert!(cards.try_recv().is_err(), "no further card");
 }
 
 #[test]

@@ -6,8 +6,10 @@
 //! --working-dir` does.
 //!
 //! One head serves the phases of one test, in order (a head takes ~20 s to start on this
-//! machine): spawn/wait/list, a failing job, a diff returned and accepted, send, kill, and last
-//! the cluster stopped under a running worker (→ `lost`).
+//! machine): spawn/wait/list, a failing job, a diff returned and accepted, send, kill, the ask
+//! relay (a `runbound` inside a job asks the parent run's human: cards through the job's log,
+//! answers through the cluster's key-value store), and last the cluster stopped under a running
+//! worker (→ `lost`).
 
 use crate::support;
 
@@ -58,7 +60,9 @@ impl RayHead {
             ("--node-manager-port", free_port()),
             ("--object-manager-port", free_port()),
         ];
-        let worker_base = 20000 + (std::process::id() % 2000) as u16 * 10;
+        // Below the kernel's ephemeral range (32768–60999 by default), where `free_port` finds
+        // the other ports: Ray refuses a worker range that overlaps a port it was given.
+        let worker_base = 10000 + (std::process::id() % 1000) as u16 * 20;
         let mut spec = ProcessSpec::new(ray, temp.path())
             .with_args(["start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--dashboard-host", "127.0.0.1"])
             .with_args(["--include-dashboard", "true", "--num-cpus", "4", "--disable-usage-stats"])
@@ -233,7 +237,11 @@ fn ray_backend_spawn_wait_list_fail_diff_accept_send_kill_and_cluster_loss() {
     assert_eq!(ray_job_status(&head.address, &long).as_deref(), Some("STOPPED"), "Ray's own view when the roster says killed");
     assert!(final_state.joined_text().contains("attempt 1") && killed_text.contains(&long), "{killed_text}");
 
-    // 5. the cluster stops under a running worker: lost, with the reason.
+    // 5. a nested runbound inside a Ray job asks the parent's human (§3), and without a human
+    // fails closed.
+    ask_relay_through_ray(&head);
+
+    // 6. the cluster stops under a running worker: lost, with the reason.
     let orphan = spawn(&run, "sleep=300", "cluster dies");
     // Running on the cluster (Ray says RUNNING), not still being uploaded: an upload that fails
     // is a plain failure, since nothing runs remotely yet.
@@ -245,4 +253,116 @@ fn ray_backend_spawn_wait_list_fail_diff_accept_send_kill_and_cluster_loss() {
     assert!(lost.joined_text().contains("has not answered"), "{}", lost.joined_text());
     drop(run);
     assert_eq!(git(&root, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1, "every worktree removed");
+}
+
+/// Phase 5: the same asking worker as `vibe_ask`'s command-backend test, as a Ray job. The nested
+/// `runbound` finds the job wrapper's local ask channel; the wrapper frames each card in the
+/// job's log, the parent reads it from the Jobs API, shows it labelled with the worker, and the
+/// answer goes back through the cluster's key-value store. Answered, denied and timed-out
+/// outcomes arrive typed; the approved write comes back as the job's staged change. Then a
+/// parent without a human: the job gets no channel and the nested `runbound` fails closed at
+/// once.
+fn ask_relay_through_ray(head: &RayHead) {
+    use crate::vibe_ask::{asking_worker_command, play_the_human, print_relay_timings, quoted, HumanAtTheParent};
+    use runbound::ask::AskConfig;
+
+    let workspace = support::workspace_with(&[("README.md", "parent workspace\n")]);
+    let root = workspace.path().canonicalize().unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "base"]);
+    let mut config = RayConfig::new(head.address.clone()).with_command(WorkerTier::Good, asking_worker_command());
+    config.poll_interval = Duration::from_millis(200);
+    let (cards_tx, cards) = crossbeam_channel::unbounded();
+    let (answer, answers) = crossbeam_channel::unbounded();
+    let run = Run::builder(&root)
+        .config(RunConfig {
+            vibe: VibeConfig { wait_min: Duration::from_millis(100), ..VibeConfig::default() },
+            ask: AskConfig { permission_timeout: Duration::from_secs(4), ..AskConfig::default() },
+            ..RunConfig::default()
+        })
+        .with_structural()
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .ask_port(Arc::new(HumanAtTheParent { cards: cards_tx, answers }), "parent-terminal")
+        .vibe_roster(VibeSetup::new(Arc::new(RayBackend::new(config).unwrap())))
+        .build()
+        .unwrap();
+    let phase = Instant::now();
+    let worker = spawn(&run, "ask the human", "ray asker");
+    let (_, timings) = play_the_human(&run, &worker, "ray asker", &cards, &answer, "parent-terminal");
+    print_relay_timings("ray backend", &timings);
+    eprintln!("vibe_ray: ask relay scenario in {:.1} s", phase.elapsed().as_secs_f64());
+    // The same scenario on the command backend in this run, for the ratio (printed, never
+    // asserted).
+    let local_timings = {
+        let local = support::workspace_with(&[("README.md", "parent workspace\n")]);
+        let (cards_tx, cards) = crossbeam_channel::unbounded();
+        let (answer, answers) = crossbeam_channel::unbounded();
+        let backend = runbound::vibe::CommandBackend::new().with_command(WorkerTier::Good, asking_worker_command());
+        let local_run = Run::builder(local.path())
+            .config(RunConfig {
+                vibe: VibeConfig { wait_min: Duration::from_millis(100), ..VibeConfig::default() },
+                ask: AskConfig { permission_timeout: Duration::from_secs(4), ..AskConfig::default() },
+                ..RunConfig::default()
+            })
+            .ask_port(Arc::new(HumanAtTheParent { cards: cards_tx, answers }), "parent-terminal")
+            .vibe_roster(VibeSetup::new(Arc::new(backend)))
+            .build()
+            .unwrap();
+        let local_worker = spawn(&local_run, "ask the human", "local asker");
+        play_the_human(&local_run, &local_worker, "local asker", &cards, &answer, "parent-terminal").1
+    };
+    print_relay_timings("command backend, same run", &local_timings);
+    let median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    eprintln!(
+        "TIMING vibe ask relay ratio ray/command (one run): card {:.2}, answer {:.2}",
+        median(&timings.card_ms) / median(&local_timings.card_ms),
+        median(&timings.answer_ms) / median(&local_timings.answer_ms)
+    );
+    // Only the approved write came back, staged; accepting it writes it.
+    let done = wait(&run, &worker, 1.0);
+    let change = &structured(&done)["change"];
+    assert_eq!(change["files"], 1, "{}", done.joined_text());
+    let edit_id = change["edit_id"].as_str().unwrap().to_owned();
+    let accepted = call_ok(&run, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(accepted.joined_text().contains("approved.txt"), "{}", accepted.joined_text());
+    assert_eq!(std::fs::read_to_string(root.join("approved.txt")).unwrap(), "approved.txt written by the worker\n");
+    assert!(!root.join("denied.txt").exists() && !root.join("unanswered.txt").exists());
+    drop(run);
+
+    // No human at the parent: no channel in the job, the nested write is denied at once. The
+    // parent is restricted: the job's runbound is too (RUNBOUND_WORKER_WORKSPACE_TRUST in the
+    // job's runtime environment).
+    let command = format!(
+        "{bin} --workspace \"$RUNBOUND_WORKSPACE\" --approve ask call write {args}; echo \"=== exit $?\"; \
+         echo \"channel=${{RUNBOUND_ASK_CHANNEL:-none}}\"; {bin} --workspace \"$RUNBOUND_WORKSPACE\" status | grep '^ *trust '",
+        bin = quoted(env!("CARGO_BIN_EXE_runbound")),
+        args = quoted(&json!({"path": "nobody.txt", "content": "x\n"}).to_string())
+    );
+    let config = RayConfig::new(head.address.clone()).with_command(WorkerTier::Good, command);
+    let run = Run::builder(&root)
+        .config(RunConfig { vibe: VibeConfig { wait_min: Duration::from_millis(100), ..VibeConfig::default() }, ..RunConfig::default() })
+        .workspace_trust(runbound::WorkspaceTrust::Restricted)
+        .vibe_roster(VibeSetup::new(Arc::new(RayBackend::new(config).unwrap())))
+        .build()
+        .unwrap();
+    let worker = spawn(&run, "write without a human", "ray no human");
+    let started = Instant::now();
+    let done = wait(&run, &worker, 120.0);
+    let text = done.joined_text();
+    assert_eq!(structured(&done)["status"], "completed", "{text}");
+    assert!(text.contains("channel=none"), "no channel without a human at the parent: {text}");
+    assert!(text.contains("approval_denied") && text.contains("=== exit 1"), "{text}");
+    assert!(structured(&done)["change"]["edit_id"].is_null(), "nothing written, nothing staged: {text}");
+    assert!(
+        text.contains(
+            "trust         restricted (capped at restricted by RUNBOUND_WORKER_WORKSPACE_TRUST=restricted in this process's environment"
+        ),
+        "a restricted run's Ray worker drives a restricted runbound: {text}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60), "failed closed at once, not after a prompt's timeout: {:?}", started.elapsed());
 }
