@@ -28,6 +28,17 @@ pub struct DeclarationFacts {
     pub enclosing_function: Option<String>,
 }
 
+/// What [`ParsedSource::typescript_scope_facts`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TypeScriptScopeFacts {
+    /// A top-level `import` or `export`: the file is a module.
+    pub is_module: bool,
+    /// `declare global { … }`.
+    pub augments_global: bool,
+    /// `declare module "name" { … }`.
+    pub declares_ambient_modules: bool,
+}
+
 /// Node kinds of function-like scopes, across the bundled grammars.
 const FUNCTION_KINDS: &[&str] = &[
     // TypeScript / JavaScript
@@ -78,16 +89,7 @@ impl ParsedSource {
     /// (`Outer.inner`) is searched by its last part. `None` when the name is not on that line.
     pub fn declaration_facts(&self, line0: u32, character_hint: u32, name: &str) -> Option<DeclarationFacts> {
         let source = self.source.as_str();
-        let line_start = *self.line_starts.get(line0 as usize)?;
-        let line_end = self.line_starts.get(line0 as usize + 1).map_or(source.len(), |next| next - 1);
-        let line_text = source.get(line_start..line_end)?.trim_end_matches('\r');
-        let word = name.rsplit(['.', ':']).next().filter(|word| !word.is_empty()).unwrap_or(name);
-        let positions = word_positions(line_text, word);
-        let hint = line_text.char_indices().nth(character_hint as usize).map_or(line_text.len(), |(byte, _)| byte);
-        let column = positions.iter().copied().find(|&at| at >= hint).or_else(|| positions.first().copied())?;
-        let start = line_start + column;
-        let top = self.root.root().get_inner_node();
-        let identifier = top.descendant_for_byte_range(start, start + word.len())?;
+        let identifier = self.identifier_at(line0, character_hint, name)?;
         let names_identifier = |node: &tree_sitter::Node<'_>| {
             node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte())
         };
@@ -127,6 +129,92 @@ impl ParsedSource {
         }
         Some(facts)
     }
+
+    /// For a TypeScript/JavaScript file: whether it is a module (a top-level `import` or
+    /// `export`, including `export {}` and `import x = require(…)`), and whether it declares
+    /// into the global scope from inside a module (`declare global { … }`) or declares ambient
+    /// modules (`declare module "name" { … }`). A file that is no module is a script: its
+    /// top-level declarations are global, so the files that use them import nothing.
+    pub fn typescript_scope_facts(&self) -> TypeScriptScopeFacts {
+        let root = self.root.root().get_inner_node();
+        let mut facts = TypeScriptScopeFacts::default();
+        let mut cursor = root.walk();
+        for child in root.named_children(&mut cursor) {
+            match child.kind() {
+                "import_statement" | "export_statement" | "import_alias" => facts.is_module = true,
+                "ambient_declaration" | "module" | "internal_module" => {
+                    let text = self.source.get(child.start_byte()..child.end_byte()).unwrap_or("");
+                    let head = text.split('{').next().unwrap_or("");
+                    if head.split_whitespace().any(|word| word == "global") {
+                        facts.augments_global = true;
+                    }
+                    if head.contains("module \"") || head.contains("module '") {
+                        facts.declares_ambient_modules = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        facts
+    }
+
+    /// The syntax node of `name` on 0-based `line0`, searched from `character_hint` (characters,
+    /// a lower bound) else from the line's start; a qualified name by its last part.
+    fn identifier_at(&self, line0: u32, character_hint: u32, name: &str) -> Option<tree_sitter::Node<'_>> {
+        let source = self.source.as_str();
+        let line_start = *self.line_starts.get(line0 as usize)?;
+        let line_end = self.line_starts.get(line0 as usize + 1).map_or(source.len(), |next| next - 1);
+        let line_text = source.get(line_start..line_end)?.trim_end_matches('\r');
+        let word = name.rsplit(['.', ':']).next().filter(|word| !word.is_empty()).unwrap_or(name);
+        let positions = word_positions(line_text, word);
+        let hint = line_text.char_indices().nth(character_hint as usize).map_or(line_text.len(), |(byte, _)| byte);
+        let column = positions.iter().copied().find(|&at| at >= hint).or_else(|| positions.first().copied())?;
+        let start = line_start + column;
+        self.root.root().get_inner_node().descendant_for_byte_range(start, start + word.len())
+    }
+
+    /// Whether the declaration of `name` on 0-based `line0` (from `character_hint`, see
+    /// [`ParsedSource::declaration_facts`]) is block-scoped code rather than a declaration of
+    /// the module, a namespace or a class: it sits inside a loop (`for (const x of xs)`), an
+    /// `if`/`else`, `try`/`catch`, `switch` or bare `{ … }` block, or a function body.
+    /// `None` when the name is not on that line. For TypeScript and JavaScript grammars (other
+    /// grammars' node kinds are not listed and answer `Some(false)`).
+    pub fn declared_in_block(&self, line0: u32, character_hint: u32, name: &str) -> Option<bool> {
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let mut node = identifier;
+        let mut own_declaration_seen = false;
+        while let Some(parent) = node.parent() {
+            node = parent;
+            let kind = node.kind();
+            let names_identifier = node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte());
+            if FUNCTION_KINDS.contains(&kind) {
+                if names_identifier && !own_declaration_seen {
+                    own_declaration_seen = true;
+                    continue;
+                }
+                return Some(true);
+            }
+            match kind {
+                // A namespace's or `declare global`'s body is a statement block of declarations.
+                "statement_block" => {
+                    let namespace_body =
+                        node.parent().is_some_and(|parent| matches!(parent.kind(), "internal_module" | "module" | "ambient_declaration"));
+                    if !namespace_body {
+                        return Some(true);
+                    }
+                }
+                "for_statement" | "for_in_statement" | "while_statement" | "do_statement" | "if_statement" | "else_clause"
+                | "try_statement" | "catch_clause" | "finally_clause" | "switch_statement" | "switch_case" | "switch_default"
+                | "labeled_statement" | "class_static_block" => return Some(true),
+                "program" | "class_body" | "interface_body" | "object_type" | "enum_body" => return Some(false),
+                _ => {}
+            }
+            if names_identifier {
+                own_declaration_seen = true;
+            }
+        }
+        Some(false)
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +242,33 @@ mod tests {
         assert_eq!(facts("createStore.ts", create, 1, "store").enclosing_function.as_deref(), Some("createStore"));
         assert_eq!(facts("createStore.ts", create, 2, "inner").enclosing_function.as_deref(), Some("createStore"));
         assert_eq!(facts("createStore.ts", create, 5, "top").enclosing_function, None, "an arrow function assigned at top level");
+    }
+
+    #[test]
+    fn typescript_loop_and_block_variables_are_block_scoped() {
+        let source = "const VERSION = 1\nfor (const key of keys) {\n  const upper = key\n}\nif (ok) { let flag = 1 }\nnamespace NS {\n  export const inside = 2\n}\ndeclare global {\n  var tool: number\n}\nfunction run() {}\nexport class C { field = 1 }\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.declared_in_block(0, 0, "VERSION"), Some(false));
+        assert_eq!(parsed.declared_in_block(1, 0, "key"), Some(true), "a for-of loop variable");
+        assert_eq!(parsed.declared_in_block(2, 0, "upper"), Some(true), "a loop body's const");
+        assert_eq!(parsed.declared_in_block(4, 0, "flag"), Some(true), "an if block's let");
+        assert_eq!(parsed.declared_in_block(6, 0, "inside"), Some(false), "a namespace member");
+        assert_eq!(parsed.declared_in_block(9, 0, "tool"), Some(false), "a global augmentation");
+        assert_eq!(parsed.declared_in_block(11, 0, "run"), Some(false), "a function is not inside itself");
+        assert_eq!(parsed.declared_in_block(12, 0, "field"), Some(false), "a class field");
+    }
+
+    #[test]
+    fn typescript_scripts_modules_and_global_augmentations_are_told_apart() {
+        let facts = |source: &str| ParsedSource::parse(Path::new("a.d.ts"), source).expect("parsed").typescript_scope_facts();
+        let script = facts("declare const VERSION: string\ninterface Window { app: number }\n");
+        assert_eq!(script, TypeScriptScopeFacts::default(), "an ambient script");
+        let module = facts("import { X } from './x'\nexport declare function f(x: X): void\n");
+        assert!(module.is_module && !module.augments_global);
+        let augmenting = facts("export {}\ndeclare global {\n  interface Window { app: number }\n}\n");
+        assert!(augmenting.is_module && augmenting.augments_global);
+        let ambient_module = facts("declare module \"untyped\" {\n  export const x: number\n}\n");
+        assert!(!ambient_module.is_module && ambient_module.declares_ambient_modules);
     }
 
     #[test]
