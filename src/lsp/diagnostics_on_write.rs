@@ -787,7 +787,20 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             group.snapshot = server.published_snapshot();
         }
         WriteCheck::TsserverRequests => {
-            if group.not_open_before.is_empty() {
+            let (scripts, augmenting) = typescript_global_declarers(&group.written);
+            if !scripts.is_empty() {
+                // Files that use a script's (an ambient `.d.ts`'s) declarations import nothing:
+                // fileReferences finds none of them, and "0 files import it" would read as "no
+                // file depends on it".
+                let names: Vec<String> = scripts.iter().map(|path| supervisor.display_path(path)).collect();
+                group.scope = Some(CheckScope::WrittenOnly(format!(
+                    "{} {} no import or export, so {} declarations are global: the files that use them import nothing, and which files depend on {} is unknown",
+                    names.join(", "),
+                    if names.len() == 1 { "has" } else { "have" },
+                    if names.len() == 1 { "its" } else { "their" },
+                    if names.len() == 1 { "it" } else { "them" },
+                )));
+            } else if group.not_open_before.is_empty() {
                 match tsserver_dependents(&server, &group.written, cap, end) {
                     Ok((files, found)) => {
                         group.scope = Some(CheckScope::Dependents {
@@ -805,6 +818,12 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                 }
             } else {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
+            }
+            for path in &augmenting {
+                group.notes.push(format!(
+                    "{} declares into the global scope or declares ambient modules (`declare global` / `declare module \"…\"`): files that use those declarations need not import it and were not checked",
+                    supervisor.display_path(path)
+                ));
             }
             for path in written_open.iter().chain(group.dependents.iter()) {
                 group.before.insert(path.clone(), tsserver_diagnostics(&server, path, end));
@@ -1623,6 +1642,31 @@ fn merge_raw(compiler: Vec<Value>, native: Vec<Value>) -> Vec<Value> {
     let mut merged = compiler;
     merged.extend(native.into_iter().filter(|d| !from_compiler.contains(&key(d))));
     merged
+}
+
+/// Of the written TypeScript files, the scripts (no top-level `import`/`export`: an ambient
+/// `.d.ts`, a global script — every file of the program sees their declarations without importing
+/// them) and the modules that declare into the global scope or declare ambient modules
+/// (`declare global`, `declare module "…"`). `.mts`/`.cts` files are always modules; JavaScript
+/// files are left to `fileReferences`.
+fn typescript_global_declarers(written: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut scripts = Vec::new();
+    let mut augmenting = Vec::new();
+    for path in written {
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+        if !(name.ends_with(".ts") || name.ends_with(".tsx")) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &text) else { continue };
+        let facts = parsed.typescript_scope_facts();
+        if !facts.is_module {
+            scripts.push(path.clone());
+        } else if facts.augments_global || facts.declares_ambient_modules {
+            augmenting.push(path.clone());
+        }
+    }
+    (scripts, augmenting)
 }
 
 /// Files that import `written` according to tsserver's `fileReferences`, following importers

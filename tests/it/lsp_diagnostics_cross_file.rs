@@ -189,6 +189,39 @@ fn clangd_break_in_includers_is_reported_under_their_names() {
     });
 }
 
+/// An ambient declaration file (no import or export: its declarations are global) has
+/// dependents that import nothing, so tsserver's fileReferences finds none. The write must not
+/// read as "0 files import it" (observed in the trial: "0 importers" beside files "not
+/// checked"): it says the dependents are unknown and names the project check. The project check
+/// then finds the break in `src/main.ts`, which uses the renamed global without importing it.
+#[test]
+fn an_ambient_declaration_file_says_its_dependents_are_unknown() {
+    if support::require_binary("an_ambient_declaration_file_says_its_dependents_are_unknown", "typescript-language-server").is_none()
+        || support::require_binary("an_ambient_declaration_file_says_its_dependents_are_unknown", "tsc").is_none()
+    {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"ambient\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/globals.d.ts", "declare const APP_VERSION: string;\n"),
+        ("src/main.ts", "export const banner: string = `v${APP_VERSION}`;\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/main.ts"}));
+    let text = write(&run, "src/globals.d.ts", "declare const APP_RELEASE: string;\n");
+    let dow = block(&text);
+    assert!(!dow.contains("0 files that import it"), "an ambient file's dependents read as none:\n{text}");
+    assert!(
+        dow.contains("checked: src/globals.d.ts only (src/globals.d.ts has no import or export, so its declarations are global: the files that use them import nothing, and which files depend on it is unknown)"),
+        "{text}"
+    );
+    assert!(dow.contains("{\"op\": \"diagnostics\", \"file\": \"*\"}"), "the next step is the project check:\n{text}");
+    let check = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    let check_text = check.joined_text();
+    assert!(check_text.contains("src/main.ts:1") && check_text.contains("APP_VERSION"), "the project check finds the break:\n{check_text}");
+}
+
 #[test]
 fn a_check_without_an_answer_says_unavailable_and_never_clean() {
     if support::require_binary("a_check_without_an_answer_says_unavailable_and_never_clean", "typescript-language-server").is_none() {
