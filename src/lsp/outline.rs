@@ -337,9 +337,7 @@ fn flatten(
             Some(Hidden::Local)
         } else if is_import(line_text, extension) && node.children.is_empty() {
             Some(Hidden::Import)
-        } else if inside_function && DATA_LIKE.contains(&kind) {
-            Some(Hidden::Local)
-        } else if DATA_LIKE.contains(&kind) && in_block() {
+        } else if DATA_LIKE.contains(&kind) && (inside_function || in_block()) {
             Some(Hidden::Local)
         } else if in_named_function && FUNCTION_LIKE.contains(&kind) && is_anonymous_callback(&node.name) {
             Some(Hidden::Callback)

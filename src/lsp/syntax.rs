@@ -28,6 +28,90 @@ pub struct DeclarationFacts {
     pub enclosing_function: Option<String>,
 }
 
+/// Whether `old` and `new`, two texts of `path`, differ only in comments and in whitespace that
+/// is not indentation: their syntax trees (the bundled grammar of `path`'s extension) hold the
+/// same tokens, kind and text, in the same order, and every line's first token sits at the same
+/// column. Such a change cannot change any other file's diagnostics.
+///
+/// Comments that carry meaning count as tokens: Python type comments (`# type: …`), TypeScript
+/// triple-slash directives (`/// <reference …>`) and JSDoc blocks with a tag (`@deprecated`
+/// marks uses in other files). `None` (not decided) for files of other languages than Python,
+/// TypeScript, C and C++ (JavaScript's JSDoc comments are types under `checkJs`; Go's `//go:`
+/// and cgo comments are code; Rust's doc comments are doc-tests), when a text does not parse
+/// without errors, or when either text is larger than 2 MB.
+pub fn only_comments_or_whitespace_changed(path: &Path, old: &str, new: &str) -> Option<bool> {
+    const LARGEST: usize = 2 << 20;
+    let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+    let language = match extension {
+        "py" | "pyi" => CommentLanguage::Python,
+        "ts" | "tsx" | "mts" | "cts" => CommentLanguage::TypeScript,
+        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => CommentLanguage::C,
+        _ => return None,
+    };
+    if old.len() > LARGEST || new.len() > LARGEST {
+        return None;
+    }
+    if old == new {
+        return Some(true);
+    }
+    let old_tokens = significant_tokens(path, old, language)?;
+    let new_tokens = significant_tokens(path, new, language)?;
+    Some(old_tokens == new_tokens)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CommentLanguage {
+    Python,
+    TypeScript,
+    C,
+}
+
+/// The tokens of `source` that are not ignorable comments: (kind id, text, column when the token is
+/// the first on its line). `None` when the tree has an error.
+fn significant_tokens<'s>(path: &Path, source: &'s str, language: CommentLanguage) -> Option<Vec<(u16, &'s str, Option<usize>)>> {
+    let parsed = ParsedSource::parse(path, source)?;
+    let root = parsed.root.root().get_inner_node();
+    if root.has_error() {
+        return None;
+    }
+    let mut tokens = Vec::new();
+    let mut last_line: Option<usize> = None;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let kind = node.kind();
+        let text = source.get(node.start_byte()..node.end_byte()).unwrap_or("");
+        if kind.contains("comment") && !meaningful_comment(text, language) {
+            continue;
+        }
+        if node.child_count() == 0 || kind.contains("comment") {
+            if node.start_byte() == node.end_byte() {
+                // A zero-width token (an automatic semicolon) is implied by its neighbours.
+                continue;
+            }
+            let line = node.start_position().row;
+            let first_on_line = last_line != Some(line);
+            last_line = Some(line);
+            tokens.push((node.kind_id(), text, first_on_line.then_some(node.start_position().column)));
+            continue;
+        }
+        for index in (0..node.child_count()).rev() {
+            if let Some(child) = node.child(index as _) {
+                stack.push(child);
+            }
+        }
+    }
+    Some(tokens)
+}
+
+/// Comments whose text a checker reads (see [`only_comments_or_whitespace_changed`]).
+fn meaningful_comment(text: &str, language: CommentLanguage) -> bool {
+    match language {
+        CommentLanguage::Python => text.trim_start_matches('#').trim_start().starts_with("type:"),
+        CommentLanguage::TypeScript => text.starts_with("///") || (text.starts_with("/**") && text.contains('@')),
+        CommentLanguage::C => false,
+    }
+}
+
 /// What [`ParsedSource::typescript_scope_facts`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TypeScriptScopeFacts {
@@ -269,6 +353,26 @@ mod tests {
         assert!(augmenting.is_module && augmenting.augments_global);
         let ambient_module = facts("declare module \"untyped\" {\n  export const x: number\n}\n");
         assert!(!ambient_module.is_module && ambient_module.declares_ambient_modules);
+    }
+
+    #[test]
+    fn comment_and_whitespace_changes_are_told_from_code_changes() {
+        let same = |file: &str, old: &str, new: &str| only_comments_or_whitespace_changed(Path::new(file), old, new);
+        let python = "def total(values):\n    return sum(values)\n";
+        assert_eq!(same("a.py", python, &format!("# bench comment 1\n{python}")), Some(true));
+        assert_eq!(same("a.py", python, "def total(values):\n    return sum(values)  # the sum\n"), Some(true));
+        assert_eq!(same("a.py", python, "def total( values ):\n    return sum(values)\n\n\n"), Some(true));
+        assert_eq!(same("a.py", python, "def total(values):\n    return sum(values) + 1\n"), Some(false));
+        assert_eq!(same("a.py", "if x:\n    a = 1\n    b = 2\n", "if x:\n    a = 1\nb = 2\n"), Some(false), "indentation is code");
+        assert_eq!(same("a.py", "x = []\n", "x = []  # type: list[int]\n"), Some(false), "a type comment is code");
+        assert_eq!(same("a.py", python, "def total(values:\n"), None, "a parse error decides nothing");
+        let ts = "export function f(x: number) {\n  return x;\n}\n";
+        assert_eq!(same("a.ts", ts, &format!("// note\n{ts}")), Some(true));
+        assert_eq!(same("a.ts", ts, &format!("/** @deprecated */\n{ts}")), Some(false), "a JSDoc tag shows in other files");
+        assert_eq!(same("a.ts", ts, &format!("/// <reference types=\"node\" />\n{ts}")), Some(false));
+        assert_eq!(same("a.js", "f()\n", "// c\nf()\n"), None, "JavaScript comments may be types");
+        assert_eq!(same("a.h", "int f(void);\n", "/* doc */\nint f(void);\n"), Some(true));
+        assert_eq!(same("a.rs", "fn f() {}\n", "// c\nfn f() {}\n"), None);
     }
 
     #[test]
