@@ -38,6 +38,7 @@ pub mod hierarchy;
 pub mod listing;
 pub mod outline;
 pub mod position;
+pub mod project_scope;
 pub mod rename;
 pub mod rename_coverage;
 pub mod servers;
