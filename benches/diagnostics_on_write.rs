@@ -23,7 +23,8 @@
 //! text (error → clean). Each is the `write` tool's whole call with diagnostics on write; `bare`
 //! is the same write in a run without language servers. Printed per server: p50 and p95 of each
 //! (ms), `clean p95 − error p95`, how many writes answered as expected (clean: "no new errors in
-//! <file>"; error: the new error listed; fix: it listed as resolved), and the checked set.
+//! <file>"; error: the new error listed; fix: it listed as resolved), the checked set, and the
+//! median time of each phase of the check per kind of write (the result's `phases_ms`).
 //!
 //! Run: `cargo bench --bench diagnostics_on_write` (a server or project that is missing is skipped
 //! with a line saying so). `RUNBOUND_BENCH_ITERATIONS` sets the rounds (default 10, after 2
@@ -190,14 +191,25 @@ fn bench_case(case: &Case, source: &Path, iterations: usize) {
     config.tool_timeouts.insert("write".to_owned(), Duration::from_secs(300));
     let run = Run::builder(dir.path()).config(config).approval_policy(policy()).language_servers().build().expect("run");
     let bare = Run::builder(bare_dir.path()).approval_policy(policy()).build().expect("bare run");
-    let write = |run: &Run, content: &str| -> (Duration, String) {
+    // Where each write's check spent its time (`phases_ms` of the result), per kind of write.
+    let phases: std::cell::RefCell<std::collections::BTreeMap<(&str, String), Vec<u64>>> = Default::default();
+    let write_as = |run: &Run, content: &str, kind: &'static str| -> (Duration, String) {
         let start = Instant::now();
         let result = run.call(Caller::Main, "write", json!({"path": case.file, "content": content}));
         let elapsed = start.elapsed();
         let text = result.joined_text();
         assert!(!result.is_error, "{text}");
+        let servers = result.structured_content.as_ref().and_then(|content| content.pointer("/diagnostics_on_write/servers")).cloned();
+        for server in servers.as_ref().and_then(|servers| servers.as_array()).into_iter().flatten() {
+            for phase in server["phases_ms"].as_array().into_iter().flatten() {
+                if let (Some(name), Some(ms)) = (phase[0].as_str(), phase[1].as_u64()) {
+                    phases.borrow_mut().entry((kind, name.to_owned())).or_default().push(ms);
+                }
+            }
+        }
         (elapsed, text)
     };
+    let write = |run: &Run, content: &str| -> (Duration, String) { write_as(run, content, "other") };
     let (mut bare_times, mut clean_times, mut error_times, mut fix_times) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut clean_ok, mut error_ok, mut fix_ok) = (0, 0, 0);
     let mut checked_line = String::new();
@@ -206,9 +218,10 @@ fn bench_case(case: &Case, source: &Path, iterations: usize) {
     for round in 0..WARMUP + iterations {
         let clean = format!("{}{}", (case.comment)(round), original);
         let broken = format!("{clean}{}", (case.error)(round));
-        let (clean_time, clean_text) = write(&run, &clean);
-        let (error_time, error_text) = write(&run, &broken);
-        let (fix_time, fix_text) = write(&run, &clean);
+        let measured = round >= WARMUP;
+        let (clean_time, clean_text) = write_as(&run, &clean, if measured { "clean" } else { "warm-up" });
+        let (error_time, error_text) = write_as(&run, &broken, if measured { "error" } else { "warm-up" });
+        let (fix_time, fix_text) = write_as(&run, &clean, if measured { "fix" } else { "warm-up" });
         let (bare_time, _) = write(&bare, &clean);
         if round < WARMUP {
             continue;
@@ -257,6 +270,20 @@ fn bench_case(case: &Case, source: &Path, iterations: usize) {
         ms(clean95) - ms(error95),
     );
     println!("{:<27}   {checked_line}", "");
+    for kind in ["clean", "error", "fix"] {
+        let medians: Vec<String> = phases
+            .borrow_mut()
+            .iter_mut()
+            .filter(|((of, _), _)| *of == kind)
+            .map(|((_, name), samples)| {
+                samples.sort();
+                format!("{name} {}", samples[samples.len() / 2])
+            })
+            .collect();
+        if !medians.is_empty() {
+            println!("{:<27}   {kind} write phases, median ms: {}", "", medians.join(", "));
+        }
+    }
     for answer in odd_answers.iter().take(3) {
         println!("{:<27}   unexpected answer: {}", "", answer.replace('\n', " | "));
     }

@@ -15,6 +15,11 @@
 //! | `pubspec.yaml` | `dart analyze --format=machine` |
 //! | `compile_commands.json`, `compile_flags.txt` | `clang-tidy -p <root>` per source file (at most 50), else `clangd --check=<file>` |
 //!
+//! Roots: the outermost marker per checker wins. A Python marker in a folder with no `.py`/`.pyi`
+//! files (a `docs/requirements.txt`) is not a project and starts no run; a Python root inside
+//! another is covered by the outer run (pyright checks every Python file under its root) unless
+//! it has its own `pyrightconfig.json` or `.venv`/`venv`. Both are said in the answer.
+//!
 //! Severities: the checker's own, except `go vet` analyzer findings (warnings, as gopls reports
 //! them; type errors vet prints with a `vet: ` prefix stay errors) and `clangd --check`, which
 //! logs errors only (warnings are not visible through that fallback; clang-tidy reports both).
@@ -196,16 +201,42 @@ pub fn project_diagnostics(
         })
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
+    let mut candidates: Vec<(&str, PathBuf)> = Vec::new();
     for entry in walker.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         for (checker, markers) in CHECKERS {
             if markers.contains(&name.as_str()) {
                 let dir = entry.path().parent().unwrap_or(root).to_path_buf();
-                // The outermost root per checker wins (a Cargo workspace, a go.work-less module).
-                if !roots.iter().any(|(c, r)| c == checker && dir.starts_with(r)) {
-                    roots.push((checker, dir));
+                if !candidates.iter().any(|(c, r)| c == checker && *r == dir) {
+                    candidates.push((checker, dir));
                 }
             }
+        }
+    }
+    // The outermost root per checker wins (a Cargo workspace, a go.work-less module, a Python
+    // project whose docs/ folder has a requirements.txt): outer roots first, whatever the walk
+    // order (`docs/` sorts before `pyproject.toml`).
+    candidates.sort_by_key(|(_, dir)| dir.components().count());
+    let mut python_roots_merged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut not_python_projects: Vec<PathBuf> = Vec::new();
+    for (checker, dir) in candidates {
+        if *checker == *"pyright" && !has_python_sources(&dir) {
+            // A requirements.txt for the docs build is no Python project: nothing to check.
+            not_python_projects.push(dir);
+            continue;
+        }
+        match roots.iter().find(|(c, r)| *c == checker && dir.starts_with(r)) {
+            Some(_) if *checker == *"pyright" && python_root_keeps_own_run(&dir) => {
+                // Its own configuration or environment: the outer run would resolve its imports
+                // against the wrong interpreter.
+                roots.push((checker, dir));
+            }
+            Some((_, outer)) => {
+                if *checker == *"pyright" {
+                    python_roots_merged.push((dir.clone(), outer.clone()));
+                }
+            }
+            None => roots.push((checker, dir)),
         }
     }
     if roots.is_empty() {
@@ -292,6 +323,20 @@ pub fn project_diagnostics(
             text.push_str(&format!("\n    workspace trust: restricted — {restricted}"));
         }
     }
+    for (inner, outer) in &python_roots_merged {
+        text.push_str(&format!(
+            "\n  {} (a Python root marker inside {}) is covered by the run in {}: no second run",
+            supervisor.display_path(inner),
+            supervisor.display_path(outer),
+            supervisor.display_path(outer)
+        ));
+    }
+    for dir in &not_python_projects {
+        text.push_str(&format!(
+            "\n  {} has a Python root marker but no .py/.pyi files: not a Python project, not checked",
+            supervisor.display_path(dir)
+        ));
+    }
     if let Some(at) = reused_at {
         text.push_str(&format!(
             "\n  (this page comes from the check run {} s ago: no file of the workspace changed since; offset 0 runs the checkers again)",
@@ -343,8 +388,32 @@ pub fn project_diagnostics(
         results,
         runs,
         workspace_trust: trust,
+        python_roots_covered_by_outer_run: python_roots_merged.iter().map(|(inner, _)| supervisor.display_path(inner)).collect(),
+        not_python_projects: not_python_projects.iter().map(|dir| supervisor.display_path(dir)).collect(),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down
+/// (environment and build directories skipped). A folder whose only Python marker is a
+/// `requirements.txt` for a docs build (`docs/requirements.txt`) has none.
+fn has_python_sources(dir: &Path) -> bool {
+    ignore::WalkBuilder::new(dir)
+        .max_depth(Some(4))
+        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | ".git" | ".venv" | "venv" | "build" | "dist")))
+        .build()
+        .flatten()
+        .any(|entry| {
+            entry.file_type().is_some_and(|t| t.is_file()) && entry.path().extension().is_some_and(|ext| ext == "py" || ext == "pyi")
+        })
+}
+
+/// Whether a Python root nested in another keeps a checker run of its own: it has its own
+/// pyright configuration (`pyrightconfig.json`) or its own environment (`.venv`/`venv`), which
+/// the outer run would not use. Otherwise the outer run covers its files (pyright checks every
+/// Python file under its root) and a second run would check them twice.
+fn python_root_keeps_own_run(dir: &Path) -> bool {
+    dir.join("pyrightconfig.json").is_file() || dir.join(".venv").is_dir() || dir.join("venv").is_dir()
 }
 
 /// Sorts records errors first (then warnings, information), then by path and 1-based line, and

@@ -390,6 +390,9 @@ pub enum CheckScope {
     },
     /// Only the written files: why.
     WrittenOnly(String),
+    /// Only the written files, because the write cannot change any other file's diagnostics:
+    /// why (it changed only comments or whitespace that is not indentation).
+    OthersUnaffected(String),
     /// The files beyond the written ones could not be checked: why.
     Unavailable(String),
 }
@@ -415,6 +418,10 @@ pub struct ServerCheck {
     /// covered changes made outside the tools, or that ran over the write): its diagnostics are
     /// then "not known to be new" and the reason is said. `None` when the comparison is sound.
     pub attribution: Option<String>,
+    /// Where the check's time went, in order: (phase, wall time in ms) — the readiness wait,
+    /// finding the importers, the pre-write states, the sync, the post-write states (the
+    /// `phases_ms` of the result's `diagnostics_on_write` servers).
+    pub phases_ms: Vec<(String, u64)>,
 }
 
 /// A server's share of a write while it is being checked.
@@ -449,6 +456,8 @@ struct Pending {
     check_runs_finished_before: u64,
     syncs: HashMap<PathBuf, Result<DocumentSync, String>>,
     synced_at: Instant,
+    /// Where the check's time went: (phase, wall time), in order.
+    phases: Vec<(&'static str, Duration)>,
     /// Why the state after the write cannot be told apart from changes made outside the tools
     /// (or before the write), when it cannot: what differs is "not known to be new".
     attribution: Option<String>,
@@ -606,6 +615,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     notes: Vec::new(),
                     check_can_mask: false,
                     attribution: None,
+                    phases_ms: Vec::new(),
                 });
                 continue;
             }
@@ -644,6 +654,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             syncs: HashMap::new(),
             synced_at: Instant::now(),
             attribution: None,
+            phases: Vec::new(),
         });
     }
     for group in &mut pending {
@@ -663,7 +674,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     server.resync_from_disk_except(&group.written);
     // A server still starting or indexing cannot answer yet: wait (within the call's deadline),
     // then give the check its own budget.
+    let phase_started = Instant::now();
     let readiness = server.wait_until_loaded(group.end);
+    group.phases.push(("readiness wait", phase_started.elapsed()));
     match &readiness.readiness {
         Readiness::Exited(how) => {
             group.failed = Some(format!("{} crashed: {how}", server.id()));
@@ -694,6 +707,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     }
     let written_open: Vec<PathBuf> = group.written.iter().filter(|path| !group.not_open_before.contains(path)).cloned().collect();
     let cap = supervisor.config().write_diagnostics_dependents_cap;
+    // A write of comments or whitespace only cannot change another file's diagnostics: its
+    // importers need no re-check (pyright on python-dateutil spent most of a clean write on them).
+    let phase_started = Instant::now();
+    let trivia_only = matches!(group.write_check, WriteCheck::OpenImporters | WriteCheck::TsserverRequests)
+        && group.not_open_before.is_empty()
+        && only_trivia_written(&server, &group.written).is_some();
+    group.phases.push(("token comparison", phase_started.elapsed()));
+    let phase_started = Instant::now();
     match group.write_check {
         WriteCheck::ProjectCheckRun => {
             // A check run that was running or due when the write reached the disk (files
@@ -787,7 +808,22 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             group.snapshot = server.published_snapshot();
         }
         WriteCheck::TsserverRequests => {
-            if group.not_open_before.is_empty() {
+            let (scripts, augmenting) = typescript_global_declarers(&group.written);
+            if trivia_only {
+                group.scope = Some(others_unaffected());
+            } else if !scripts.is_empty() {
+                // Files that use a script's (an ambient `.d.ts`'s) declarations import nothing:
+                // fileReferences finds none of them, and "0 files import it" would read as "no
+                // file depends on it".
+                let names: Vec<String> = scripts.iter().map(|path| supervisor.display_path(path)).collect();
+                group.scope = Some(CheckScope::WrittenOnly(format!(
+                    "{} {} no import or export, so {} declarations are global: the files that use them import nothing, and which files depend on {} is unknown",
+                    names.join(", "),
+                    if names.len() == 1 { "has" } else { "have" },
+                    if names.len() == 1 { "its" } else { "their" },
+                    if names.len() == 1 { "it" } else { "them" },
+                )));
+            } else if group.not_open_before.is_empty() {
                 match tsserver_dependents(&server, &group.written, cap, end) {
                     Ok((files, found)) => {
                         group.scope = Some(CheckScope::Dependents {
@@ -806,15 +842,37 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             } else {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
             }
+            for path in &augmenting {
+                group.notes.push(format!(
+                    "{} declares into the global scope or declares ambient modules (`declare global` / `declare module \"…\"`): files that use those declarations need not import it and were not checked",
+                    supervisor.display_path(path)
+                ));
+            }
             for path in written_open.iter().chain(group.dependents.iter()) {
                 group.before.insert(path.clone(), tsserver_diagnostics(&server, path, end));
             }
         }
         WriteCheck::OpenImporters => {
             let pull = server.supports("textDocument/diagnostic");
-            let (dependents, scope) = scanned_importers(supervisor, &server, &group.written, cap);
-            group.dependents = dependents;
-            group.scope = Some(scope);
+            if trivia_only {
+                group.scope = Some(others_unaffected());
+                // Not checked now, but opened: a server that answers pulls analyses open files
+                // in the background, so the next write that changes code finds their pre-write
+                // state warm (else it pays their first analysis: dateutil, 6 importers, 10 s).
+                if pull {
+                    let (dependents, _) = scanned_importers(supervisor, &server, &group.written, cap);
+                    for path in dependents.iter().filter(|path| server.document_text(path).is_none()) {
+                        if server.sync_document(path).is_ok() {
+                            server.note_opened_for_check(path);
+                        }
+                    }
+                }
+            } else {
+                let (dependents, scope) = scanned_importers(supervisor, &server, &group.written, cap);
+                group.dependents = dependents;
+                group.scope = Some(scope);
+            }
+            group.phases.push(("finding importers", phase_started.elapsed()));
             if !group.not_open_before.is_empty() {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
                 group.dependents.clear();
@@ -895,6 +953,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             }
         }
     }
+    group.phases.push(("pre-write states", phase_started.elapsed()));
+    let phase_started = Instant::now();
     // The sync: every written file's new text (didChange + didSave, or didOpen).
     group.generation_before = server.diagnostics_generation();
     let (started, finished) = server.check_runs();
@@ -928,6 +988,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     if group.write_check == WriteCheck::ProjectCheckRun && changed {
         let _ = server.notify::<crate::lsp::client::RunFlycheck>(Default::default());
     }
+    group.phases.push(("sync", phase_started.elapsed()));
 }
 
 /// After the sync: the end-of-check wait per server kind, then every checked file's state.
@@ -953,11 +1014,13 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         notes,
         check_can_mask: false,
         attribution: None,
+        phases_ms: Vec::new(),
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
     }
     let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
+    let collect_started = Instant::now();
     let mut after: HashMap<PathBuf, Result<Vec<Value>, String>> = HashMap::new();
     let mut scope = group.scope.clone();
     let mut republished: Vec<PathBuf> = Vec::new();
@@ -1152,6 +1215,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             server.trim_opened_for_checks(kept, &keep);
         }
     }
+    group.phases.push(("post-write states", collect_started.elapsed()));
     if native_note {
         notes.push(format!(
             "{}'s own diagnostics were not available in time (it holds pulls back while it indexes); the compiler's, from cargo check, are complete",
@@ -1219,7 +1283,34 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         notes,
         check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
         attribution: group.attribution.clone(),
+        phases_ms: phases_ms(&group.phases),
     }
+}
+
+/// The phases as (name, ms).
+fn phases_ms(phases: &[(&'static str, Duration)]) -> Vec<(String, u64)> {
+    phases.iter().map(|(name, took)| ((*name).to_owned(), took.as_millis() as u64)).collect()
+}
+
+/// The written files whose write changed only comments or whitespace that is not indentation
+/// (the server's last synced text against the disk's: [`crate::lsp::syntax::only_comments_or_whitespace_changed`]),
+/// when every written file is such; `None` otherwise.
+fn only_trivia_written(server: &LanguageServer, written: &[PathBuf]) -> Option<()> {
+    for path in written {
+        let old = server.document_text(path)?;
+        let new = std::fs::read_to_string(path).ok()?;
+        if crate::lsp::syntax::only_comments_or_whitespace_changed(path, &old, &new) != Some(true) {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// The scope of a write that changed only comments or whitespace.
+fn others_unaffected() -> CheckScope {
+    CheckScope::OthersUnaffected(
+        "the write changed only comments or whitespace that is not indentation (its syntax tree's tokens are unchanged), which cannot change another file's diagnostics".to_owned(),
+    )
 }
 
 /// Orders Python importers by how many of the written modules' top-level names (`def`,
@@ -1625,6 +1716,31 @@ fn merge_raw(compiler: Vec<Value>, native: Vec<Value>) -> Vec<Value> {
     merged
 }
 
+/// Of the written TypeScript files, the scripts (no top-level `import`/`export`: an ambient
+/// `.d.ts`, a global script — every file of the program sees their declarations without importing
+/// them) and the modules that declare into the global scope or declare ambient modules
+/// (`declare global`, `declare module "…"`). `.mts`/`.cts` files are always modules; JavaScript
+/// files are left to `fileReferences`.
+fn typescript_global_declarers(written: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut scripts = Vec::new();
+    let mut augmenting = Vec::new();
+    for path in written {
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+        if !(name.ends_with(".ts") || name.ends_with(".tsx")) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &text) else { continue };
+        let facts = parsed.typescript_scope_facts();
+        if !facts.is_module {
+            scripts.push(path.clone());
+        } else if facts.augments_global || facts.declares_ambient_modules {
+            augmenting.push(path.clone());
+        }
+    }
+    (scripts, augmenting)
+}
+
 /// Files that import `written` according to tsserver's `fileReferences`, following importers
 /// that re-export (`export … from`), at most `cap`; also the total found.
 fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize, end: Instant) -> Result<(Vec<PathBuf>, usize), String> {
@@ -1924,6 +2040,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             CheckScope::WrittenOnly(why) => {
                 (format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step()), false)
             }
+            CheckScope::OthersUnaffected(why) => (format!("checked: {written_text}; other files need no re-check: {why}"), false),
             CheckScope::Unavailable(reason) => {
                 any_unavailable = true;
                 (format!("checked: {written_text} only; files that import it were not checked: {reason}; {}", next_step()), false)
@@ -1964,7 +2081,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for note in &check.notes {
             tail.push(format!("note: {note}"));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms}));
     }
     lines.extend(tail);
     if unresolved > 0 {

@@ -15,6 +15,13 @@
 //! is counted in the answer. Later pages reuse the walked hierarchy while no file changed
 //! ([`crate::lsp::listing::AnswerCache`]).
 //!
+//! An incoming "call" site where the source text only names the function — passed or stored
+//! as a value (`.map(parse)`, `transform(s, lowercase, …)`), which rust-analyzer and tsserver
+//! list among incoming calls — is labelled `referenced as a value, not called` (per line, per
+//! entry, and `value_references` in `structuredContent`), judged from the text after the name
+//! at the site: a call has `(` (after a Rust turbofish), a macro `!`, a tagged template or a
+//! decorator `@`.
+//!
 //! A server without the capability gets the error naming the installed server that has it
 //! (the mechanism `lsp` uses for every op), never an empty list.
 
@@ -592,6 +599,76 @@ fn readable_kind(node: &Node, place: &Place) -> &'static str {
 
 type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
 
+/// How an incoming call site is labelled when the function is only named there.
+const VALUE_REFERENCE: &str = "referenced as a value, not called";
+
+/// What the source text at an incoming call site does with the function's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SiteUsage {
+    /// The name is called: `(` follows it (after a Rust turbofish `::<…>`), a macro's `!`, a
+    /// tagged template's `` ` ``, or a decorator's `@` precedes it.
+    Call,
+    /// The name is passed or stored as a value (`.map(parse)`, `transform(s, lowercase, …)`):
+    /// servers (rust-analyzer, tsserver) list such references among incoming calls.
+    Value,
+}
+
+/// The usage at 0-based (`line0`, `character0`) of `uri` (server `encoding`), read from the file
+/// (each file once per answer, through `files`); `None` when the file or an identifier there
+/// cannot be read.
+fn site_usage(
+    files: &mut HashMap<String, Option<Vec<String>>>,
+    uri: &str,
+    line0: u32,
+    character0: u32,
+    encoding: crate::lsp::position::PositionEncoding,
+) -> Option<SiteUsage> {
+    let lines = files
+        .entry(uri.to_owned())
+        .or_insert_with(|| {
+            let path = crate::lsp::uri::uri_to_path(uri)?;
+            let text = std::fs::read_to_string(path).ok()?;
+            Some(crate::lsp::position::split_lines(&text).into_iter().map(str::to_owned).collect())
+        })
+        .as_ref()?;
+    let line = lines.get(line0 as usize)?;
+    usage_on_line(line, encoding.byte_from_column(line, character0))
+}
+
+/// [`SiteUsage`] of the identifier starting at byte `start` of `line`.
+fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
+    let rest = line.get(start..)?;
+    let name_length = rest.chars().take_while(|c| crate::lsp::position::is_identifier_char(*c)).map(char::len_utf8).sum::<usize>();
+    if name_length == 0 {
+        return None;
+    }
+    if line[..start].trim_end().ends_with('@') {
+        return Some(SiteUsage::Call);
+    }
+    let mut after = rest[name_length..].trim_start();
+    if let Some(generic) = after.strip_prefix("::<") {
+        // A turbofish: skip to its closing `>`.
+        let mut depth = 1usize;
+        let mut end = None;
+        for (at, c) in generic.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(at + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        after = generic.get(end?..)?.trim_start();
+    }
+    let called = after.starts_with('(') || after.starts_with('`') || after.starts_with('!');
+    Some(if called || after.is_empty() { SiteUsage::Call } else { SiteUsage::Value })
+}
+
 fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset: usize) -> Result<Rendered, ToolError> {
     let supervisor = query.supervisor;
     let server_id = query.server.id();
@@ -604,6 +681,8 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         return Ok((query.empty_answer(what, &format!("nothing for {}", dir.prepare)), Vec::new(), None));
     }
     let mut cache = SourceCache::new(supervisor.workspace_root());
+    let mut site_source: HashMap<String, Option<Vec<String>>> = HashMap::new();
+    let encoding = query.server.position_encoding();
     let root_names: Vec<String> = walk
         .roots
         .iter()
@@ -696,36 +775,59 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
         }
         let source = if place.text.is_empty() { node.name.clone() } else { place.text.clone() };
-        out.push_str(&format!("  {}: {source}   [{}]\n", place.line, annotations.join("; ")));
-        // Call sites, one line each (several calls on one line counted).
-        let mut site_lines: Vec<(Place, usize, Vec<String>)> = Vec::new();
+        let entry_line = |annotations: &[String]| format!("  {}: {source}   [{}]\n", place.line, annotations.join("; "));
+        // Call sites, one line each (several calls on one line counted), with the incoming
+        // sites that only name the function (`.map(parse)`) told apart from calls.
+        let mut site_lines: Vec<(Place, usize, Vec<String>, usize)> = Vec::new();
         for site in &node.call_sites {
             let site_place = cache.place(&site.uri, site.line0);
+            let as_value = usize::from(
+                dir.op == "incoming_calls"
+                    && site_place.quoted
+                    && site_usage(&mut site_source, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value),
+            );
             match site_lines.last_mut() {
-                Some((last, count, callees)) if last.uri == site_place.uri && last.line == site_place.line => {
+                Some((last, count, callees, values)) if last.uri == site_place.uri && last.line == site_place.line => {
                     *count += 1;
+                    *values += as_value;
                     if !callees.contains(&site.callee) {
                         callees.push(site.callee.clone());
                     }
                 }
-                _ => site_lines.push((site_place, 1, vec![site.callee.clone()])),
+                _ => site_lines.push((site_place, 1, vec![site.callee.clone()], as_value)),
             }
         }
+        let entry_values: usize = site_lines.iter().map(|(_, _, _, values)| values).sum();
+        if entry_values > 0 {
+            let entry_sites: usize = site_lines.iter().map(|(_, count, _, _)| count).sum();
+            annotations.push(if entry_values == entry_sites {
+                format!("{VALUE_REFERENCE}: no call site calls it here")
+            } else {
+                format!("{} of {} {VALUE_REFERENCE}", entry_values, plural(entry_sites, "site"))
+            });
+        }
+        out.push_str(&entry_line(&annotations));
         let mut sites = Vec::new();
-        for (shown, (site_place, count, callees)) in site_lines.iter().enumerate() {
+        for (shown, (site_place, count, callees, values)) in site_lines.iter().enumerate() {
             let times = match (*count, callees.len()) {
                 (1, _) => String::new(),
                 (count, 2..) => format!("   ({count} calls on this line: {})", callees.join(", ")),
                 (count, _) => format!("   ({count} calls on this line)"),
             };
+            let usage = match (*values, *count) {
+                (0, _) => String::new(),
+                (values, count) if values == count => format!("   ({VALUE_REFERENCE})"),
+                (values, _) => format!("   ({values} of them {VALUE_REFERENCE})"),
+            };
             if shown < CALL_SITES_SHOWN {
                 let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
-                out.push_str(&format!("      {location}: {}{times}\n", site_place.shown()));
+                out.push_str(&format!("      {location}: {}{times}{usage}\n", site_place.shown()));
             }
             sites.push(CallSiteEntry {
                 location: site_place.to_location(),
-                calls: *count,
+                calls: count - values,
                 callees: (dir.op == "incoming_calls").then(|| callees.clone()),
+                value_references: (dir.op == "incoming_calls").then_some(*values),
             });
         }
         if let Some(notice) = crate::render::truncation_notice(CALL_SITES_SHOWN.min(site_lines.len()), site_lines.len(), "call-site lines")
@@ -772,4 +874,23 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         out.push_str(&format!("{server_id} prepared {} items at this position: {of}\n", walk.roots.len()));
     }
     Ok((out.trim_end().to_owned(), results, Some(page)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_passed_as_a_value_is_told_apart_from_a_call() {
+        let usage = |line: &str, name: &str| usage_on_line(line, line.find(name).expect("name on the line"));
+        assert_eq!(usage("    transform(self.0.as_ref(), lowercase, |f| write!(f, \"-\"), f)", "lowercase"), Some(SiteUsage::Value));
+        assert_eq!(usage("        transform(self.0.as_ref(), lowercase, |f| write!(f, \"-\"), f)", "transform"), Some(SiteUsage::Call));
+        assert_eq!(usage("    items.iter().map(parse).collect()", "parse"), Some(SiteUsage::Value));
+        assert_eq!(usage("    let v = parse::<u8>(text)?;", "parse"), Some(SiteUsage::Call));
+        assert_eq!(usage("    self.parse (text)", "parse"), Some(SiteUsage::Call));
+        assert_eq!(usage("    tag!(x)", "tag"), Some(SiteUsage::Call));
+        assert_eq!(usage("@cached", "cached"), Some(SiteUsage::Call));
+        assert_eq!(usage("    let handler = on_event;", "on_event"), Some(SiteUsage::Value));
+        assert_eq!(usage("  (", "("), None);
+    }
 }

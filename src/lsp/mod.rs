@@ -39,6 +39,7 @@ pub mod listing;
 pub mod outline;
 pub mod output;
 pub mod position;
+pub mod project_scope;
 pub mod rename;
 pub mod rename_coverage;
 pub mod servers;

@@ -16,14 +16,22 @@
 //!   methods, constructors, or inside other data symbols such as a `const f = () => {…}`),
 //!   anonymous callbacks inside named functions (tsserver names them `listeners.forEach()
 //!   callback`; they are locals too — a test file's `describe() callback` with its `it()
-//!   callback`s, outside any named function, is the file's structure and stays) and
-//!   Python imports that pylsp lists.
+//!   callback`s, outside any named function, is the file's structure and stays),
+//!   Python imports that pylsp lists, and TypeScript/JavaScript block-scoped variables outside
+//!   any function — a top-level `for (const key of keys)` loop's variables, an `if`/`try`/bare
+//!   block's `let` — which tsserver lists at top level (the file's syntax tree says where they
+//!   sit; namespace and `declare global` members stay).
+//! - A Python class whose bases name an enum (`Enum`, `IntEnum`, `StrEnum`, `Flag`, `IntFlag`,
+//!   `enum.Enum`, or an enum class of the same file) is an `enum`, and the names its body assigns
+//!   a value (not `_sunder_`/`__dunder__`/private names, not bare annotations) are `enum
+//!   member`s: pyright reports them as a class's constants and variables.
 //! - An entry's line is the line of its name, or for an impl block of its `impl` keyword — never
 //!   the line of a doc comment or attribute above it, which the server's range starts at.
 
 use serde_json::Value;
 
 use crate::lsp::position::split_lines;
+use crate::lsp::syntax::ParsedSource;
 
 /// Every kind name an outline entry can carry (also the values `kind` filters accept).
 pub const KINDS: &[&str] = &[
@@ -166,7 +174,14 @@ pub fn build_outline(answer: &Value, file_text: &str, extension: &str) -> Result
     };
     let lines = split_lines(file_text);
     let mut entries = Vec::new();
-    flatten(&roots, &lines, extension, 1, None, None, false, false, &mut entries);
+    // TypeScript/JavaScript: tsserver lists a top-level loop's or block's variables as top-level
+    // symbols; the syntax tree tells them apart from the module's own declarations.
+    let parsed = TYPESCRIPT_FAMILY
+        .contains(&extension)
+        .then(|| ParsedSource::parse(std::path::Path::new(&format!("outline.{extension}")), file_text))
+        .flatten();
+    let context = Context { lines: &lines, extension, parsed: parsed.as_ref() };
+    flatten(&roots, &context, 1, None, None, false, false, &mut entries);
     Ok(entries)
 }
 
@@ -273,11 +288,24 @@ const DATA_LIKE: &[&str] = &[
     "enum member",
 ];
 
+/// Extensions whose servers (tsserver) report block-scoped variables without their block.
+const TYPESCRIPT_FAMILY: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
+
+/// Python's standard enum base classes (`enum.Enum` and its library subclasses).
+const PYTHON_ENUM_BASES: &[&str] = &["Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"];
+
+/// What every level of [`flatten`] reads.
+struct Context<'a> {
+    lines: &'a [&'a str],
+    extension: &'a str,
+    /// The file's syntax tree (TypeScript family only).
+    parsed: Option<&'a ParsedSource>,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn flatten(
     nodes: &[Node],
-    lines: &[&str],
-    extension: &str,
+    context: &Context<'_>,
     depth: usize,
     parent: Option<usize>,
     parent_kind: Option<&'static str>,
@@ -287,15 +315,29 @@ fn flatten(
 ) {
     let mut order: Vec<&Node> = nodes.iter().collect();
     order.sort_by_key(|node| (node.start, node.name_start));
+    let (lines, extension) = (context.lines, context.extension);
     for node in order {
         let line_text = lines.get(node.name_start.0 as usize).copied().unwrap_or("");
-        let kind = readable_kind(node, line_text, extension, parent_kind);
+        let mut kind = readable_kind(node, line_text, extension, parent_kind);
+        if kind == "class" && matches!(extension, "py" | "pyi") && derives_from_python_enum(lines, node.name_start.0, entries) {
+            kind = "enum";
+        }
+        if parent_kind == Some("enum")
+            && kind == "enum member"
+            && matches!(extension, "py" | "pyi")
+            && !is_python_enum_member(node, line_text)
+        {
+            kind = lsp_kind_name(node.kind);
+        }
         let inside_function = parent_kind.is_some_and(|parent| FUNCTION_LIKE.contains(&parent) || DATA_LIKE.contains(&parent));
+        let in_block = || {
+            context.parsed.and_then(|parsed| parsed.declared_in_block(node.name_start.0, node.name_start.1, &node.name)).unwrap_or(false)
+        };
         let hidden = if parent_hidden {
             Some(Hidden::Local)
         } else if is_import(line_text, extension) && node.children.is_empty() {
             Some(Hidden::Import)
-        } else if inside_function && DATA_LIKE.contains(&kind) {
+        } else if DATA_LIKE.contains(&kind) && (inside_function || in_block()) {
             Some(Hidden::Local)
         } else if in_named_function && FUNCTION_LIKE.contains(&kind) && is_anonymous_callback(&node.name) {
             Some(Hidden::Callback)
@@ -320,8 +362,7 @@ fn flatten(
         let named_function = FUNCTION_LIKE.contains(&kind) && !is_anonymous_callback(&node.name);
         flatten(
             &node.children,
-            lines,
-            extension,
+            context,
             depth + 1,
             Some(index),
             Some(kind),
@@ -330,6 +371,44 @@ fn flatten(
             entries,
         );
     }
+}
+
+/// Whether the Python class declared at 0-based `line0` derives from an enum: one of its bases
+/// (the text between the parentheses of its `class` header, which may span lines) is a standard
+/// enum class (`Enum`, `enum.IntEnum`, …) or a class of this file already found to be an enum.
+/// pyright reports enum members as plain constants or variables of a class.
+fn derives_from_python_enum(lines: &[&str], line0: u32, entries: &[OutlineEntry]) -> bool {
+    let header: String = lines.iter().skip(line0 as usize).take(8).copied().collect::<Vec<_>>().join(" ");
+    let Some(open) = header.find('(') else { return false };
+    if header[..open].contains(':') {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut bases = String::new();
+    for c in header[open + 1..].chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' if depth == 0 => break,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        bases.push(c);
+    }
+    bases.split(',').map(str::trim).filter(|base| !base.contains('=')).any(|base| {
+        let last = base.rsplit('.').next().unwrap_or(base).trim();
+        PYTHON_ENUM_BASES.contains(&last) || entries.iter().any(|entry| entry.kind == "enum" && entry.depth == 1 && entry.name == last)
+    })
+}
+
+/// Whether a name assigned in a Python enum's body is a member: not a `_sunder_`, `__dunder__`
+/// or private name, and assigned a value (an annotation alone declares no member).
+fn is_python_enum_member(node: &Node, line_text: &str) -> bool {
+    if node.name.starts_with('_') {
+        return false;
+    }
+    let column = line_text.char_indices().nth(node.name_start.1 as usize).map_or(line_text.len(), |(byte, _)| byte);
+    let after = line_text.get(column..).and_then(|rest| rest.strip_prefix(node.name.as_str())).unwrap_or("").trim_start();
+    after.starts_with('=') && !after.starts_with("==") || (after.starts_with(':') && after.contains('='))
 }
 
 /// The readable kind of a symbol known only by its kind number, name and line (a

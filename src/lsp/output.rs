@@ -413,6 +413,10 @@ pub struct CallSiteEntry {
     /// `incoming_calls`: which entries one depth up are called there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callees: Option<Vec<String>>,
+    /// `incoming_calls`: sites on this line that name the function as a value (passed, not
+    /// called; not counted in `calls`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_references: Option<usize>,
 }
 
 /// A workspace symbol search.
@@ -595,6 +599,10 @@ pub struct WorkspaceCheck {
     pub runs: Vec<CheckerRunSummary>,
     /// The run's workspace trust.
     pub workspace_trust: WorkspaceTrust,
+    /// Python roots inside another Python root, checked by the outer root's run.
+    pub python_roots_covered_by_outer_run: Vec<String>,
+    /// Folders with a Python marker but no Python files, not checked as Python projects.
+    pub not_python_projects: Vec<String>,
 }
 
 /// One checker diagnostic.
@@ -735,6 +743,9 @@ pub struct CheckedRenameCoverage {
     pub files_scanned: usize,
     /// The scan stopped at its cap.
     pub scan_capped: bool,
+    /// What the scan walked when the project's configuration narrows it (tsconfig
+    /// include/exclude), else null.
+    pub scope: Option<String>,
     /// Occurrences the final edit renames.
     pub renamed: usize,
     /// Occurrences renamed by asking the server again from them (`path:line`).

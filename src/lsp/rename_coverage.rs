@@ -9,7 +9,8 @@
 //! [`complete_rename`] checks the edit against ground truth found independently:
 //!
 //! 1. every whole-word occurrence of the old name in the files the server serves under its
-//!    root (`.venv`, `venv`, `node_modules`, `target`, `.git`, `__pycache__` skipped; at most
+//!    root (`.venv`, `venv`, `node_modules`, `target`, `.git`, `__pycache__` skipped, and what
+//!    the project's configuration leaves out: [`crate::lsp::project_scope`]; at most
 //!    [`MAX_FILES`] files and [`MAX_HITS`] occurrences);
 //! 2. each occurrence the edit does not cover and that is code — not inside a comment or a
 //!    string by the file's tree-sitter syntax tree ([`classify_occurrences`]) — is asked
@@ -34,6 +35,7 @@ use serde_json::{json, Value};
 use crate::lsp::client::LanguageServer;
 use crate::lsp::output::{CheckedRenameCoverage, RenameCoverageSummary, UncheckedRenameCoverage};
 use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
+use crate::lsp::project_scope::WalkScope;
 use crate::lsp::servers::ServerDefinition;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 
@@ -63,20 +65,31 @@ pub struct WordHit {
 
 /// Whole-word occurrences of `word` in the files `definition` serves under `root`, and how many
 /// files were scanned. The walk honours `.gitignore`, skips hidden directories and the
-/// environment/build directories named in the module docs, and stops at [`MAX_FILES`] files or
+/// environment/build directories named in the module docs, keeps to the project's files by its
+/// configuration ([`WalkScope`]: a tsconfig's `include`/`exclude`/`outDir`, else no `dist/`), and stops at [`MAX_FILES`] files or
 /// [`MAX_HITS`] occurrences (`truncated` then says so).
 pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> GrepResult {
-    let mut result = GrepResult::default();
+    let scope = WalkScope::for_server(definition, root);
+    let mut result = GrepResult { scope: scope.describe().map(str::to_owned), ..GrepResult::default() };
+    let walk_root = root.to_path_buf();
+    let walk_scope = scope.clone();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
-        .filter_entry(|entry| {
-            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
+        .filter_entry(move |entry| {
+            if matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__")) {
+                return false;
+            }
+            let relative = entry.path().strip_prefix(&walk_root).unwrap_or(entry.path());
+            !entry.file_type().is_some_and(|t| t.is_dir()) || walk_scope.walks_directory(relative)
         })
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
     for entry in walker.flatten() {
         let path = entry.path();
         if !entry.file_type().is_some_and(|t| t.is_file()) || !definition.serves(path) {
+            continue;
+        }
+        if !scope.walks_file(path.strip_prefix(root).unwrap_or(path)) {
             continue;
         }
         if result.files_scanned >= MAX_FILES || result.hits.len() >= MAX_HITS {
@@ -140,6 +153,9 @@ pub struct GrepResult {
     pub files_scanned: usize,
     /// A cap was reached: there may be more occurrences.
     pub truncated: bool,
+    /// What the project's configuration left out of the walk
+    /// ([`crate::lsp::project_scope::WalkScope::describe`]); `None` for a walk of everything.
+    pub scope: Option<String>,
 }
 
 /// Byte offsets of whole-word occurrences of `word` in `line` (neighbours are not identifier
@@ -492,6 +508,9 @@ pub fn complete_rename(
         if grep.truncated { " (scan capped: there may be more)" } else { "" },
         started.elapsed().as_millis()
     )];
+    if let Some(scope) = &grep.scope {
+        report.push(format!("  {scope}"));
+    }
     if origin_targets.is_empty() && first_uncovered > 0 {
         report.push(format!(
             "  coverage NOT verified: {} gave no definition for the renamed position, so the {first_uncovered} occurrence(s) outside the edit could not be told apart from other symbols",
@@ -635,6 +654,7 @@ pub fn complete_rename(
         occurrences: grep.hits.len(),
         files_scanned: grep.files_scanned,
         scan_capped: grep.truncated,
+        scope: grep.scope.clone(),
         renamed: covered_now,
         extra_renames_from: extra_renames,
         added_by_runbound: added
@@ -1114,6 +1134,7 @@ mod tests {
                 .collect(),
             files_scanned: 1,
             truncated: false,
+            scope: None,
         };
         let hits: Vec<&WordHit> = grep.hits.iter().collect();
         use OccurrenceKind::{Code, Comment, Text};

@@ -28,6 +28,101 @@ pub struct DeclarationFacts {
     pub enclosing_function: Option<String>,
 }
 
+/// Whether `old` and `new`, two texts of `path`, differ only in comments and in whitespace that
+/// is not indentation: their syntax trees (the bundled grammar of `path`'s extension) hold the
+/// same tokens, kind and text, in the same order, and every line's first token sits at the same
+/// column. Such a change cannot change any other file's diagnostics.
+///
+/// Comments that carry meaning count as tokens: Python type comments (`# type: …`), TypeScript
+/// triple-slash directives (`/// <reference …>`) and JSDoc blocks with a tag (`@deprecated`
+/// marks uses in other files). `None` (not decided) for files of other languages than Python,
+/// TypeScript, C and C++ (JavaScript's JSDoc comments are types under `checkJs`; Go's `//go:`
+/// and cgo comments are code; Rust's doc comments are doc-tests), when a text does not parse
+/// without errors, or when either text is larger than 2 MB.
+pub fn only_comments_or_whitespace_changed(path: &Path, old: &str, new: &str) -> Option<bool> {
+    const LARGEST: usize = 2 << 20;
+    let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+    let language = match extension {
+        "py" | "pyi" => CommentLanguage::Python,
+        "ts" | "tsx" | "mts" | "cts" => CommentLanguage::TypeScript,
+        "c" | "h" | "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => CommentLanguage::C,
+        _ => return None,
+    };
+    if old.len() > LARGEST || new.len() > LARGEST {
+        return None;
+    }
+    if old == new {
+        return Some(true);
+    }
+    let old_tokens = significant_tokens(path, old, language)?;
+    let new_tokens = significant_tokens(path, new, language)?;
+    Some(old_tokens == new_tokens)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CommentLanguage {
+    Python,
+    TypeScript,
+    C,
+}
+
+/// The tokens of `source` that are not ignorable comments: (kind id, text, column when the token is
+/// the first on its line). `None` when the tree has an error.
+fn significant_tokens<'s>(path: &Path, source: &'s str, language: CommentLanguage) -> Option<Vec<(u16, &'s str, Option<usize>)>> {
+    let parsed = ParsedSource::parse(path, source)?;
+    let root = parsed.root.root().get_inner_node();
+    if root.has_error() {
+        return None;
+    }
+    let mut tokens = Vec::new();
+    let mut last_line: Option<usize> = None;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let kind = node.kind();
+        let text = source.get(node.start_byte()..node.end_byte()).unwrap_or("");
+        if kind.contains("comment") && !meaningful_comment(text, language) {
+            continue;
+        }
+        if node.child_count() == 0 || kind.contains("comment") {
+            if node.start_byte() == node.end_byte() {
+                // A zero-width token (an automatic semicolon) is implied by its neighbours.
+                continue;
+            }
+            let line = node.start_position().row;
+            let first_on_line = last_line != Some(line);
+            last_line = Some(line);
+            tokens.push((node.kind_id(), text, first_on_line.then_some(node.start_position().column)));
+            continue;
+        }
+        for index in (0..node.child_count()).rev() {
+            if let Some(child) = node.child(index as _) {
+                stack.push(child);
+            }
+        }
+    }
+    Some(tokens)
+}
+
+/// Comments whose text a checker reads (see [`only_comments_or_whitespace_changed`]).
+fn meaningful_comment(text: &str, language: CommentLanguage) -> bool {
+    match language {
+        CommentLanguage::Python => text.trim_start_matches('#').trim_start().starts_with("type:"),
+        CommentLanguage::TypeScript => text.starts_with("///") || (text.starts_with("/**") && text.contains('@')),
+        CommentLanguage::C => false,
+    }
+}
+
+/// What [`ParsedSource::typescript_scope_facts`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TypeScriptScopeFacts {
+    /// A top-level `import` or `export`: the file is a module.
+    pub is_module: bool,
+    /// `declare global { … }`.
+    pub augments_global: bool,
+    /// `declare module "name" { … }`.
+    pub declares_ambient_modules: bool,
+}
+
 /// Node kinds of function-like scopes, across the bundled grammars.
 const FUNCTION_KINDS: &[&str] = &[
     // TypeScript / JavaScript
@@ -78,16 +173,7 @@ impl ParsedSource {
     /// (`Outer.inner`) is searched by its last part. `None` when the name is not on that line.
     pub fn declaration_facts(&self, line0: u32, character_hint: u32, name: &str) -> Option<DeclarationFacts> {
         let source = self.source.as_str();
-        let line_start = *self.line_starts.get(line0 as usize)?;
-        let line_end = self.line_starts.get(line0 as usize + 1).map_or(source.len(), |next| next - 1);
-        let line_text = source.get(line_start..line_end)?.trim_end_matches('\r');
-        let word = name.rsplit(['.', ':']).next().filter(|word| !word.is_empty()).unwrap_or(name);
-        let positions = word_positions(line_text, word);
-        let hint = line_text.char_indices().nth(character_hint as usize).map_or(line_text.len(), |(byte, _)| byte);
-        let column = positions.iter().copied().find(|&at| at >= hint).or_else(|| positions.first().copied())?;
-        let start = line_start + column;
-        let top = self.root.root().get_inner_node();
-        let identifier = top.descendant_for_byte_range(start, start + word.len())?;
+        let identifier = self.identifier_at(line0, character_hint, name)?;
         let names_identifier = |node: &tree_sitter::Node<'_>| {
             node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte())
         };
@@ -127,6 +213,92 @@ impl ParsedSource {
         }
         Some(facts)
     }
+
+    /// For a TypeScript/JavaScript file: whether it is a module (a top-level `import` or
+    /// `export`, including `export {}` and `import x = require(…)`), and whether it declares
+    /// into the global scope from inside a module (`declare global { … }`) or declares ambient
+    /// modules (`declare module "name" { … }`). A file that is no module is a script: its
+    /// top-level declarations are global, so the files that use them import nothing.
+    pub fn typescript_scope_facts(&self) -> TypeScriptScopeFacts {
+        let root = self.root.root().get_inner_node();
+        let mut facts = TypeScriptScopeFacts::default();
+        let mut cursor = root.walk();
+        for child in root.named_children(&mut cursor) {
+            match child.kind() {
+                "import_statement" | "export_statement" | "import_alias" => facts.is_module = true,
+                "ambient_declaration" | "module" | "internal_module" => {
+                    let text = self.source.get(child.start_byte()..child.end_byte()).unwrap_or("");
+                    let head = text.split('{').next().unwrap_or("");
+                    if head.split_whitespace().any(|word| word == "global") {
+                        facts.augments_global = true;
+                    }
+                    if head.contains("module \"") || head.contains("module '") {
+                        facts.declares_ambient_modules = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        facts
+    }
+
+    /// The syntax node of `name` on 0-based `line0`, searched from `character_hint` (characters,
+    /// a lower bound) else from the line's start; a qualified name by its last part.
+    fn identifier_at(&self, line0: u32, character_hint: u32, name: &str) -> Option<tree_sitter::Node<'_>> {
+        let source = self.source.as_str();
+        let line_start = *self.line_starts.get(line0 as usize)?;
+        let line_end = self.line_starts.get(line0 as usize + 1).map_or(source.len(), |next| next - 1);
+        let line_text = source.get(line_start..line_end)?.trim_end_matches('\r');
+        let word = name.rsplit(['.', ':']).next().filter(|word| !word.is_empty()).unwrap_or(name);
+        let positions = word_positions(line_text, word);
+        let hint = line_text.char_indices().nth(character_hint as usize).map_or(line_text.len(), |(byte, _)| byte);
+        let column = positions.iter().copied().find(|&at| at >= hint).or_else(|| positions.first().copied())?;
+        let start = line_start + column;
+        self.root.root().get_inner_node().descendant_for_byte_range(start, start + word.len())
+    }
+
+    /// Whether the declaration of `name` on 0-based `line0` (from `character_hint`, see
+    /// [`ParsedSource::declaration_facts`]) is block-scoped code rather than a declaration of
+    /// the module, a namespace or a class: it sits inside a loop (`for (const x of xs)`), an
+    /// `if`/`else`, `try`/`catch`, `switch` or bare `{ … }` block, or a function body.
+    /// `None` when the name is not on that line. For TypeScript and JavaScript grammars (other
+    /// grammars' node kinds are not listed and answer `Some(false)`).
+    pub fn declared_in_block(&self, line0: u32, character_hint: u32, name: &str) -> Option<bool> {
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let mut node = identifier;
+        let mut own_declaration_seen = false;
+        while let Some(parent) = node.parent() {
+            node = parent;
+            let kind = node.kind();
+            let names_identifier = node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte());
+            if FUNCTION_KINDS.contains(&kind) {
+                if names_identifier && !own_declaration_seen {
+                    own_declaration_seen = true;
+                    continue;
+                }
+                return Some(true);
+            }
+            match kind {
+                // A namespace's or `declare global`'s body is a statement block of declarations.
+                "statement_block" => {
+                    let namespace_body =
+                        node.parent().is_some_and(|parent| matches!(parent.kind(), "internal_module" | "module" | "ambient_declaration"));
+                    if !namespace_body {
+                        return Some(true);
+                    }
+                }
+                "for_statement" | "for_in_statement" | "while_statement" | "do_statement" | "if_statement" | "else_clause"
+                | "try_statement" | "catch_clause" | "finally_clause" | "switch_statement" | "switch_case" | "switch_default"
+                | "labeled_statement" | "class_static_block" => return Some(true),
+                "program" | "class_body" | "interface_body" | "object_type" | "enum_body" => return Some(false),
+                _ => {}
+            }
+            if names_identifier {
+                own_declaration_seen = true;
+            }
+        }
+        Some(false)
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +326,53 @@ mod tests {
         assert_eq!(facts("createStore.ts", create, 1, "store").enclosing_function.as_deref(), Some("createStore"));
         assert_eq!(facts("createStore.ts", create, 2, "inner").enclosing_function.as_deref(), Some("createStore"));
         assert_eq!(facts("createStore.ts", create, 5, "top").enclosing_function, None, "an arrow function assigned at top level");
+    }
+
+    #[test]
+    fn typescript_loop_and_block_variables_are_block_scoped() {
+        let source = "const VERSION = 1\nfor (const key of keys) {\n  const upper = key\n}\nif (ok) { let flag = 1 }\nnamespace NS {\n  export const inside = 2\n}\ndeclare global {\n  var tool: number\n}\nfunction run() {}\nexport class C { field = 1 }\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.declared_in_block(0, 0, "VERSION"), Some(false));
+        assert_eq!(parsed.declared_in_block(1, 0, "key"), Some(true), "a for-of loop variable");
+        assert_eq!(parsed.declared_in_block(2, 0, "upper"), Some(true), "a loop body's const");
+        assert_eq!(parsed.declared_in_block(4, 0, "flag"), Some(true), "an if block's let");
+        assert_eq!(parsed.declared_in_block(6, 0, "inside"), Some(false), "a namespace member");
+        assert_eq!(parsed.declared_in_block(9, 0, "tool"), Some(false), "a global augmentation");
+        assert_eq!(parsed.declared_in_block(11, 0, "run"), Some(false), "a function is not inside itself");
+        assert_eq!(parsed.declared_in_block(12, 0, "field"), Some(false), "a class field");
+    }
+
+    #[test]
+    fn typescript_scripts_modules_and_global_augmentations_are_told_apart() {
+        let facts = |source: &str| ParsedSource::parse(Path::new("a.d.ts"), source).expect("parsed").typescript_scope_facts();
+        let script = facts("declare const VERSION: string\ninterface Window { app: number }\n");
+        assert_eq!(script, TypeScriptScopeFacts::default(), "an ambient script");
+        let module = facts("import { X } from './x'\nexport declare function f(x: X): void\n");
+        assert!(module.is_module && !module.augments_global);
+        let augmenting = facts("export {}\ndeclare global {\n  interface Window { app: number }\n}\n");
+        assert!(augmenting.is_module && augmenting.augments_global);
+        let ambient_module = facts("declare module \"untyped\" {\n  export const x: number\n}\n");
+        assert!(!ambient_module.is_module && ambient_module.declares_ambient_modules);
+    }
+
+    #[test]
+    fn comment_and_whitespace_changes_are_told_from_code_changes() {
+        let same = |file: &str, old: &str, new: &str| only_comments_or_whitespace_changed(Path::new(file), old, new);
+        let python = "def total(values):\n    return sum(values)\n";
+        assert_eq!(same("a.py", python, &format!("# bench comment 1\n{python}")), Some(true));
+        assert_eq!(same("a.py", python, "def total(values):\n    return sum(values)  # the sum\n"), Some(true));
+        assert_eq!(same("a.py", python, "def total( values ):\n    return sum(values)\n\n\n"), Some(true));
+        assert_eq!(same("a.py", python, "def total(values):\n    return sum(values) + 1\n"), Some(false));
+        assert_eq!(same("a.py", "if x:\n    a = 1\n    b = 2\n", "if x:\n    a = 1\nb = 2\n"), Some(false), "indentation is code");
+        assert_eq!(same("a.py", "x = []\n", "x = []  # type: list[int]\n"), Some(false), "a type comment is code");
+        assert_eq!(same("a.py", python, "def total(values:\n"), None, "a parse error decides nothing");
+        let ts = "export function f(x: number) {\n  return x;\n}\n";
+        assert_eq!(same("a.ts", ts, &format!("// note\n{ts}")), Some(true));
+        assert_eq!(same("a.ts", ts, &format!("/** @deprecated */\n{ts}")), Some(false), "a JSDoc tag shows in other files");
+        assert_eq!(same("a.ts", ts, &format!("/// <reference types=\"node\" />\n{ts}")), Some(false));
+        assert_eq!(same("a.js", "f()\n", "// c\nf()\n"), None, "JavaScript comments may be types");
+        assert_eq!(same("a.h", "int f(void);\n", "/* doc */\nint f(void);\n"), Some(true));
+        assert_eq!(same("a.rs", "fn f() {}\n", "// c\nfn f() {}\n"), None);
     }
 
     #[test]

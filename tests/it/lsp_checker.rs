@@ -87,6 +87,45 @@ fn cargo_check_reports_workspace_errors_first_with_workspace_relative_paths() {
     assert_eq!(structured["complete"], true);
 }
 
+/// A `docs/requirements.txt` (the docs build's pins, no Python sources) is no second Python
+/// project, and an `examples/` folder with its own `requirements.txt` and `.py` files is covered
+/// by the project's run: one pyright run over the project, each finding once (observed on
+/// humanize 4.9.0: pyright ran twice, 42 s, because `docs/` sorts before `pyproject.toml`).
+#[test]
+fn a_python_marker_in_a_subfolder_starts_no_second_pyright_run() {
+    if support::require_binary("a_python_marker_in_a_subfolder_starts_no_second_pyright_run", "pyright").is_none() {
+        return;
+    }
+    let workspace = tempfile::tempdir().expect("temp dir");
+    let root = workspace.path();
+    let write = |relative: &str, text: &str| {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("pyproject.toml", "[project]\nname = \"shop\"\nversion = \"1.0\"\n");
+    write("shop/__init__.py", "");
+    write("shop/prices.py", "def total(values: list[int]) -> int:\n    return sum(values)\n\n\ncount: int = \"three\"\n");
+    write("docs/requirements.txt", "sphinx==7.2.6\n");
+    write("docs/index.md", "# shop\n");
+    write("examples/requirements.txt", "requests\n");
+    write("examples/demo.py", "from shop.prices import total\n\nanswer: str = total([1, 2])\n");
+    let run = checker_run(root, |_| ());
+    let (text, structured) = check_ok(&run);
+    let runs = structured["runs"].as_array().expect("runs");
+    let pyright_roots: Vec<&str> = runs
+        .iter()
+        .filter(|run| run["command"].as_str().unwrap_or("").contains("pyright"))
+        .map(|run| run["root"].as_str().unwrap())
+        .collect();
+    assert_eq!(pyright_roots, vec!["."], "one pyright run over the project root:\n{text}");
+    let found: Vec<(String, u64)> = records(&structured).into_iter().map(|r| (r.0, r.1)).collect();
+    assert_eq!(found, vec![("examples/demo.py".to_owned(), 3), ("shop/prices.py".to_owned(), 5)], "each error once:\n{text}");
+    assert_eq!(structured["not_python_projects"], json!(["docs"]), "{text}");
+    assert_eq!(structured["python_roots_covered_by_outer_run"], json!(["examples"]), "{text}");
+    assert!(text.contains("docs has a Python root marker but no .py/.pyi files"), "{text}");
+}
+
 #[test]
 fn pyright_reports_exact_records_and_the_cap_says_showing_n_of_m() {
     if support::require_binary("pyright_reports_exact_records_and_the_cap_says_showing_n_of_m", "pyright").is_none() {

@@ -3,7 +3,8 @@
 //! through tsserver's fileReferences and re-exports, Python through the import scan, Rust through
 //! rust-analyzer's cargo check of the workspace, Go through gopls' package diagnostics, C through
 //! the #include scan); the fix reports them resolved; a comment-only write says
-//! `no new errors in <checked files>` and which files were checked; a check without an answer
+//! `no new errors in <checked files>` and which files were checked (for the servers checked
+//! importer by importer, that no other file needs a re-check); a check without an answer
 //! says `diagnostics unavailable` and never "no new errors"; a file changed outside the tools is
 //! resynced before an answer about it.
 
@@ -46,18 +47,33 @@ fn run_cross_file(case: &CrossFile) {
     }
     let dir = support::workspace_with(&case.files);
     let run = support::lsp_run_allowing_writes(dir.path());
-    // A comment-only write: clean, with the checked set said.
+    // A comment-only write: clean, with the checked set said. Where the servers check importers
+    // one by one (tsserver, pyright, clangd), a write whose syntax tree keeps its tokens needs no
+    // importer re-checked, and says why.
+    let per_file_importers = matches!(case.binary, "typescript-language-server" | "pyright-langserver" | "clangd-19");
     let text = write(&run, case.target, case.commented);
     let dow = block(&text);
     assert!(dow.contains(&format!("no new errors in {}", case.target)), "comment-only write not clean:\n{text}");
-    assert!(
-        dow.contains(&format!("checked: {} and ", case.target)) && dow.contains(case.checked_fragment),
-        "checked set not said:\n{text}"
-    );
+    if per_file_importers {
+        assert!(
+            dow.contains(&format!("checked: {}; other files need no re-check: the write changed only comments or whitespace", case.target)),
+            "a comment-only write re-checked the importers:\n{text}"
+        );
+        assert!(!dow.contains("that import it"), "{text}");
+    } else {
+        assert!(
+            dow.contains(&format!("checked: {} and ", case.target)) && dow.contains(case.checked_fragment),
+            "checked set not said:\n{text}"
+        );
+    }
     assert!(!dow.contains("unavailable") && !dow.contains("new diagnostics introduced"), "{text}");
     // The break: every dependent's errors under its own name, none under the target.
     let text = write(&run, case.target, case.broken);
     let dow = block(&text);
+    assert!(
+        dow.contains(&format!("checked: {} and ", case.target)) && dow.contains(case.checked_fragment),
+        "checked set not said for a write that changes code:\n{text}"
+    );
     for (file, fragment, count) in &case.dependents {
         let header = format!("{file}: new diagnostics introduced by this write ({count}, ");
         assert!(dow.contains(&header), "expected {header:?} in:\n{text}");
@@ -189,6 +205,39 @@ fn clangd_break_in_includers_is_reported_under_their_names() {
     });
 }
 
+/// An ambient declaration file (no import or export: its declarations are global) has
+/// dependents that import nothing, so tsserver's fileReferences finds none. The write must not
+/// read as "0 files import it" (observed in the trial: "0 importers" beside files "not
+/// checked"): it says the dependents are unknown and names the project check. The project check
+/// then finds the break in `src/main.ts`, which uses the renamed global without importing it.
+#[test]
+fn an_ambient_declaration_file_says_its_dependents_are_unknown() {
+    if support::require_binary("an_ambient_declaration_file_says_its_dependents_are_unknown", "typescript-language-server").is_none()
+        || support::require_binary("an_ambient_declaration_file_says_its_dependents_are_unknown", "tsc").is_none()
+    {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"ambient\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/globals.d.ts", "declare const APP_VERSION: string;\n"),
+        ("src/main.ts", "export const banner: string = `v${APP_VERSION}`;\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/main.ts"}));
+    let text = write(&run, "src/globals.d.ts", "declare const APP_RELEASE: string;\n");
+    let dow = block(&text);
+    assert!(!dow.contains("0 files that import it"), "an ambient file's dependents read as none:\n{text}");
+    assert!(
+        dow.contains("checked: src/globals.d.ts only (src/globals.d.ts has no import or export, so its declarations are global: the files that use them import nothing, and which files depend on it is unknown)"),
+        "{text}"
+    );
+    assert!(dow.contains("{\"op\": \"diagnostics\", \"file\": \"*\"}"), "the next step is the project check:\n{text}");
+    let check = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    let check_text = check.joined_text();
+    assert!(check_text.contains("src/main.ts:1") && check_text.contains("APP_VERSION"), "the project check finds the break:\n{check_text}");
+}
+
 #[test]
 fn a_check_without_an_answer_says_unavailable_and_never_clean() {
     if support::require_binary("a_check_without_an_answer_says_unavailable_and_never_clean", "typescript-language-server").is_none() {
@@ -209,7 +258,8 @@ fn a_check_without_an_answer_says_unavailable_and_never_clean() {
         .language_servers()
         .build()
         .expect("build run");
-    let text = write(&run, "src/a.ts", "// comment\nexport const a: number = 1;\n");
+    // A change of code (a comment alone would need no importer re-checked).
+    let text = write(&run, "src/a.ts", "export const a: number = 2;\n");
     let dow = block(&text);
     assert!(dow.contains("src/a.ts: diagnostics unavailable: "), "{text}");
     assert!(dow.contains("(this is not a clean result)"), "{text}");

@@ -463,3 +463,64 @@ fn hierarchies_page_cap_follows_and_refuse_bad_depth() {
     assert_eq!(depth_1.iter().filter(|result| result["followed"] == "follow cap").count(), 1, "{text}");
     assert!(text.contains("(follow cap)") && text.contains("the follow cap is 1 entry per call"), "{text}");
 }
+
+/// On a real crate (heck 0.5.0, the one the fresh-user trial used): rust-analyzer lists
+/// `transform(self.0.as_ref(), lowercase, …)` — `lowercase` passed as a value — among the
+/// incoming calls of `lowercase`. Each listed site is labelled by the source text there, and the
+/// labels match a word search of the crate: a site whose name is followed by `(` is a call, any
+/// other a value reference.
+#[test]
+fn incoming_calls_on_rust_analyzer_label_a_function_passed_as_a_value() {
+    if support::require_binary("lsp_hierarchy::incoming_calls_value_reference", "rust-analyzer").is_none() {
+        return;
+    }
+    let Some(workspace) = support::corpus::registry_crate("heck-0.5.0") else { return };
+    let root = workspace.path();
+    // Ground truth: every whole-word use of `lowercase` in code (not its definition, not a `use`).
+    let mut calls = BTreeSet::new();
+    let mut values = BTreeSet::new();
+    let mut definition_line = 0;
+    for path in walk(&root.join("src")) {
+        let relative = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        for (index, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
+            let code = line.split("//").next().unwrap();
+            if code.trim_start().starts_with("use ") || !support::corpus::contains_word(code, "lowercase") {
+                continue;
+            }
+            if code.contains("fn lowercase(") {
+                definition_line = index + 1;
+                continue;
+            }
+            let after = &code[code.find("lowercase").unwrap() + "lowercase".len()..];
+            let site = (relative.clone(), index as u64 + 1);
+            if after.trim_start().starts_with('(') {
+                calls.insert(site);
+            } else {
+                values.insert(site);
+            }
+        }
+    }
+    assert!(definition_line > 0 && !values.is_empty() && !calls.is_empty(), "ground truth: calls {calls:?}, values {values:?}");
+    let run = lsp_run(root, |_| ());
+    let _ = call(&run, json!({"op": "hover", "file": "src/lib.rs", "line": definition_line, "symbol": "lowercase"}));
+    wait_ready(&run, "rust-analyzer", Duration::from_secs(240));
+    let (text, structured) =
+        ok(&run, json!({"op": "incoming_calls", "file": "src/lib.rs", "line": definition_line, "symbol": "lowercase"}));
+    let mut listed_calls = BTreeSet::new();
+    let mut listed_values = BTreeSet::new();
+    for result in structured["results"].as_array().unwrap() {
+        for site in result["call_sites"].as_array().unwrap() {
+            let place = (site["path"].as_str().unwrap().to_owned(), site["line"].as_u64().unwrap());
+            if site["value_references"].as_u64().unwrap() > 0 {
+                listed_values.insert(place.clone());
+            }
+            if site["calls"].as_u64().unwrap() > 0 {
+                listed_calls.insert(place);
+            }
+        }
+    }
+    assert_eq!(listed_values, values, "sites that pass `lowercase` as a value:\n{text}");
+    assert_eq!(listed_calls, calls, "sites that call `lowercase`:\n{text}");
+    let labelled = text.lines().filter(|shown| shown.ends_with("(referenced as a value, not called)")).count();
+    assert_eq!(labelled, values.len(), "each value site's line is labelled in the text:\n{text}");
+}

@@ -194,6 +194,48 @@ fn pyright_outline_is_a_source_order_tree_without_locals_and_pages_cover_it_exac
     assert!(text.contains("offset 10000 is past the end"), "{text}");
 }
 
+/// pyright reports an Enum's members as the class's constants and variables; the outline names
+/// the class an `enum` (by its bases: the standard enum classes, `enum.IntFlag`, an enum class of
+/// the same file) and its value assignments `enum member`s, and leaves a plain class, a method,
+/// `_ignore_` and a bare annotation alone.
+#[test]
+fn pyright_enum_members_are_enum_members() {
+    if support::require_binary("pyright_enum_members_are_enum_members", "pyright-langserver").is_none() {
+        return;
+    }
+    let module = "import enum\nfrom enum import Enum\n\n\nclass Color(Enum):\n    RED = 1\n    green = 2\n    _ignore_ = [\"scratch\"]\n    label: str\n\n    def describe(self) -> str:\n        return self.name\n\n\nclass Permission(enum.IntFlag):\n    READ = 4\n\n\nclass Sized(Enum):\n    def half(self) -> int:\n        return 1\n\n\nclass Size(Sized):\n    SMALL = 1\n\n\nclass Config:\n    DEBUG = True\n";
+    let workspace = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"colors\"\n"), ("pkg/colors.py", module)]);
+    let run = lsp_run(workspace.path(), |config| config.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()]);
+    let (entries, texts) = all_pages(&run, json!({"op": "symbols", "file": "pkg/colors.py"}));
+    let kind_of = |name: &str| -> String {
+        entries
+            .iter()
+            .find(|e| e["name"] == name)
+            .map(|e| e["kind"].as_str().unwrap().to_owned())
+            .unwrap_or_else(|| panic!("{name} listed: {texts:?}"))
+    };
+    for (name, kind) in [
+        ("Color", "enum"),
+        ("RED", "enum member"),
+        ("green", "enum member"),
+        ("describe", "method"),
+        ("Permission", "enum"),
+        ("READ", "enum member"),
+        ("Sized", "enum"),
+        ("Size", "enum"),
+        ("SMALL", "enum member"),
+        ("Config", "class"),
+        ("DEBUG", "constant"),
+    ] {
+        assert_eq!(kind_of(name), kind, "{name}: {texts:?}");
+    }
+    for name in ["_ignore_", "label"] {
+        if let Some(entry) = entries.iter().find(|e| e["name"] == name) {
+            assert_ne!(entry["kind"], "enum member", "{name} is no member: {entry}");
+        }
+    }
+}
+
 #[test]
 fn pyright_references_page_through_every_call_site_that_grep_finds() {
     if support::require_binary("pyright_references_page_through_every_call_site_that_grep_finds", "pyright-langserver").is_none() {
@@ -348,6 +390,9 @@ fn typescript_outline_is_in_source_order_not_alphabetical_and_outside_paths_are_
         }
     }
     source.push_str("console.log(Math.max(1, 2));\n");
+    // Top-level block-scoped variables (a loop's, an if block's) are locals, not the module's
+    // API: tsserver lists them at top level (observed in the trial on immer).
+    source.push_str("export const VERSION = \"1\";\nfor (const key of [\"a\", \"b\"]) {\n  const upper = key.toUpperCase();\n  void upper;\n}\nif (VERSION) {\n  let flag = 1;\n  flag += 1;\n}\n");
     let workspace = support::workspace_with(&[
         ("package.json", "{\"name\": \"order\", \"version\": \"1.0.0\"}\n"),
         ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"lib\": [\"es2020\", \"dom\"]}}\n"),
@@ -358,7 +403,7 @@ fn typescript_outline_is_in_source_order_not_alphabetical_and_outside_paths_are_
     let top: Vec<(u64, String)> =
         entries.iter().filter(|e| e["depth"] == 1).map(|e| (e["line"].as_u64().unwrap(), e["name"].as_str().unwrap().to_owned())).collect();
     let grep_top: Vec<(u64, String)> =
-        grep(&workspace.path().join("src"), &["-n", "-E", r"^export (type|enum|function|class) ", "order.ts"])
+        grep(&workspace.path().join("src"), &["-n", "-E", r"^export (type|enum|function|class|const) ", "order.ts"])
             .iter()
             .map(|line| {
                 let (number, text) = line.split_once(':').unwrap();
@@ -372,9 +417,15 @@ fn typescript_outline_is_in_source_order_not_alphabetical_and_outside_paths_are_
     let members: Vec<&str> = entries.iter().filter(|e| e["container"] == "Color").map(|e| e["kind"].as_str().unwrap()).collect();
     assert_eq!(members, ["enum member", "enum member"]);
     assert!(entries.iter().all(|e| e["name"] != "doubled" && e["name"] != "local" && e["name"] != "value"), "no locals or parameters");
+    assert!(entries.iter().all(|e| !matches!(e["name"].as_str(), Some("key" | "upper" | "flag"))), "no block-scoped locals");
+    let (with_locals, _) = all_pages(&run, json!({"op": "symbols", "file": "src/order.ts", "locals": true}));
+    for name in ["key", "upper", "flag"] {
+        let entry = with_locals.iter().find(|e| e["name"] == name).unwrap_or_else(|| panic!("{name} listed with locals: true"));
+        assert_eq!(entry["hidden"], "local", "{entry}");
+    }
 
     // A reference into TypeScript's own lib files is shortened to node_modules/typescript/….
-    let line = source.lines().count() as u32;
+    let line = source.lines().position(|line| line.starts_with("console.log(")).expect("the console.log line") as u32 + 1;
     let (text, structured) = ok(&run, json!({"op": "references", "file": "src/order.ts", "line": line, "symbol": "console.log"}));
     let outside: Vec<&Value> = structured["results"].as_array().unwrap().iter().filter(|r| r["class"] != "workspace").collect();
     assert!(!outside.is_empty(), "{text}");

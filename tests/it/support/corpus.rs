@@ -754,3 +754,42 @@ pub fn assert_symbol_listed_before_outside(text: &str, location: &str) {
         assert!(at < first_outside, "{location} is listed after entries outside the workspace:\n{text}");
     }
 }
+
+/// Files with extension `extension` (no dot) under `dir`, recursively, sorted (ground truth for
+/// what a walk should visit).
+pub fn files_with_extension(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).expect("read a corpus directory").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == extension) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A fresh copy of the crate `name_version` (e.g. `heck-0.5.0`) from `~/.cargo/registry/src`
+/// (a dependency of this build puts it there), or `None` after a loud SKIP locally (a failure
+/// under `CI`).
+pub fn registry_crate(name_version: &str) -> Option<tempfile::TempDir> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    let found = std::fs::read_dir(home.join("registry/src"))
+        .ok()
+        .and_then(|indexes| indexes.flatten().map(|index| index.path().join(name_version)).find(|dir| dir.join("Cargo.toml").is_file()));
+    let Some(source) = found else {
+        super::skip_or_fail(&current_test(), &format!("crate {name_version} is not in the cargo registry cache (~/.cargo/registry/src)"));
+        return None;
+    };
+    let copy = tempfile::Builder::new().prefix(&format!("crate-{name_version}-")).tempdir().expect("create a temp dir for the crate copy");
+    copy_tree(&source, copy.path());
+    Some(copy)
+}
