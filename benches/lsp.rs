@@ -7,8 +7,9 @@
 //!   start, `initialize`, indexing wait, the request);
 //! - warm: `ITERATIONS` alternating calls of our `definition` / `references` (the whole tool
 //!   pipeline: registry, schema validation, symbol resolution, document resync, readiness check,
-//!   formatting) and of the same raw LSP request sent through the same server handle; p50 / p90
-//!   of each and the p50 overhead.
+//!   formatting) and of the same LSP request sent through the same server handle as a typed
+//!   `request::<GotoDefinition>` / `request::<References>` (lsp-types params and result); p50 /
+//!   p90 of each and the p50 overhead.
 //!
 //! Then, on the real-project corpus (`.corpus/`, fetched by `.ci/install-corpus`), the cost of
 //! the `references` cross-check (`rename_coverage::complete_references`: every whole-word
@@ -26,9 +27,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use runbound::lsp::uri::path_to_uri;
+use runbound::lsp::uri::path_to_lsp_uri;
 use runbound::{Caller, Run, RunConfig};
-use serde_json::{json, Value};
+use serde_json::json;
 
 struct Case {
     server: &'static str,
@@ -190,7 +191,15 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
         let server = lease.server;
         let resolved = runbound::lsp::resolve_symbol_on_line(&text, *line, symbol, None).unwrap();
         let (line0, character) = resolved.lsp_position(server.position_encoding());
-        let params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}, "context": {"includeDeclaration": true}});
+        let params = lsp_types::ReferenceParams {
+            text_document_position: lsp_types::TextDocumentPositionParams {
+                text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },
+                position: lsp_types::Position { line: line0, character },
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+            context: lsp_types::ReferenceContext { include_declaration: true },
+        };
         let grep_hits =
             runbound::lsp::rename_coverage::grep_word(server.definition(), server.root(), &resolved.cursor_identifier).hits.len();
         let (mut raw, mut checked, mut tool) = (Vec::new(), Vec::new(), Vec::new());
@@ -198,12 +207,14 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
         for round in 0..iterations + 2 {
             let start = Instant::now();
             let answer =
-                server.request("textDocument/references", params.clone(), Instant::now() + Duration::from_secs(60), true).expect("raw");
+                server.request::<lsp_types::request::References>(params.clone(), Instant::now() + Duration::from_secs(60)).expect("raw");
             let raw_elapsed = start.elapsed();
-            references = answer.as_array().map_or(0, Vec::len);
+            references = answer.map_or(0, |locations| locations.len());
             let start = Instant::now();
             let answer =
-                server.request("textDocument/references", params.clone(), Instant::now() + Duration::from_secs(60), true).expect("raw");
+                server.request::<lsp_types::request::References>(params.clone(), Instant::now() + Duration::from_secs(60)).expect("raw");
+            // The cross-check completes the answer as JSON.
+            let answer = serde_json::to_value(answer).expect("locations serialize");
             let before = answer.as_array().map_or(0, Vec::len);
             let coverage = runbound::lsp::rename_coverage::complete_references(
                 &server,
@@ -268,12 +279,12 @@ fn bench_case(case: &Case, iterations: usize) {
     let text = std::fs::read_to_string(&path).unwrap();
     let resolved = runbound::lsp::resolve_symbol_on_line(&text, case.line, case.symbol, Some(case.occurrence)).unwrap();
     let (line0, character) = resolved.lsp_position(server.position_encoding());
-    for (op, method) in [("definition", "textDocument/definition"), ("references", "textDocument/references")] {
+    let position = lsp_types::TextDocumentPositionParams {
+        text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },
+        position: lsp_types::Position { line: line0, character },
+    };
+    for op in ["definition", "references"] {
         arguments["op"] = json!(op);
-        let mut params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}});
-        if op == "references" {
-            params["context"] = json!({"includeDeclaration": true});
-        }
         let mut ours = Vec::with_capacity(iterations);
         let mut raw = Vec::with_capacity(iterations);
         for round in 0..iterations + 5 {
@@ -282,10 +293,25 @@ fn bench_case(case: &Case, iterations: usize) {
             let ours_elapsed = start.elapsed();
             assert!(!result.is_error, "{}", result.joined_text());
             let start = Instant::now();
-            let answer: Value =
-                server.request(method, params.clone(), Instant::now() + Duration::from_secs(30), true).expect("raw request");
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let found = if op == "definition" {
+                let params = lsp_types::GotoDefinitionParams {
+                    text_document_position_params: position.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                server.request::<lsp_types::request::GotoDefinition>(params, deadline).expect("raw request").is_some()
+            } else {
+                let params = lsp_types::ReferenceParams {
+                    text_document_position: position.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                    context: lsp_types::ReferenceContext { include_declaration: true },
+                };
+                server.request::<lsp_types::request::References>(params, deadline).expect("raw request").is_some()
+            };
             let raw_elapsed = start.elapsed();
-            assert!(!answer.is_null());
+            assert!(found);
             if round >= 5 {
                 ours.push(ours_elapsed);
                 raw.push(raw_elapsed);

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::tier::Caller;
 
 /// The run's workspace trust level (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkspaceTrust {
     /// Run the project's own tooling as a developer would: build scripts, proc macros,

@@ -1,13 +1,14 @@
 //! Fuzz target: Content-Length frame reading over arbitrary bytes, delivered in arbitrary
 //! chunk sizes. No panic, bounded memory (small caps), progress on every call, and every body
-//! read back re-frames to itself.
+//! read back re-frames to itself and decodes as an LSP message without panicking.
 #![no_main]
 
 use std::io::{BufReader, Cursor, Read};
 
 use libfuzzer_sys::fuzz_target;
 use runbound::transport::framing::{
-    read_content_length_frame_reporting_junk, write_content_length_frame, FramingLimits,
+    decode_lsp_message, read_content_length_frame_reporting_junk, write_content_length_frame,
+    FramingLimits,
 };
 
 /// Returns at most `chunk` bytes per read, to exercise split headers and bodies.
@@ -51,6 +52,11 @@ fuzz_target!(|data: &[u8]| {
             Ok(None) => return,
             Ok(Some(body)) => {
                 assert!(body.len() <= limits.max_body_bytes);
+                // The LSP decode (strict, then the off-spec repairs) never panics; what it
+                // accepts re-serializes.
+                if let Ok((message, _)) = decode_lsp_message(&body) {
+                    serde_json::to_vec(&message).unwrap();
+                }
                 let mut framed = Vec::new();
                 write_content_length_frame(&mut framed, &body).unwrap();
                 let mut again = Cursor::new(framed);

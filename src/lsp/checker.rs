@@ -38,6 +38,7 @@ use serde_json::{json, Value};
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::diagnostics_on_write::{DiagnosticRecord, Severity};
 use crate::lsp::listing::{workspace_fingerprint, Fingerprint};
+use crate::lsp::output::{CheckerDiagnostic, CheckerRunSummary, DiagnosticsOp, LspOutput, PageWindow, WorkspaceCheck};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::ToolOutput;
 use crate::result::ToolResult;
@@ -350,20 +351,47 @@ pub fn project_diagnostics(
     if let Some(notice) = page.notice() {
         text.push_str(&format!("\n{notice}"));
     }
-    let results: Vec<Value> = all[page.range()]
+    let results: Vec<CheckerDiagnostic> = all[page.range()]
         .iter()
-        .map(|r| json!({"path": supervisor.display_path(&r.path), "line": r.line, "severity": r.severity, "code": r.code, "message": r.message, "source": r.source}))
+        .map(|r| CheckerDiagnostic {
+            path: supervisor.display_path(&r.path),
+            line: r.line,
+            severity: r.severity.as_str().to_owned(),
+            code: r.code.clone(),
+            message: r.message.clone(),
+            source: r.source.clone(),
+        })
         .collect();
-    let runs_json: Vec<Value> = runs
+    let runs: Vec<CheckerRunSummary> = runs
         .iter()
-        .map(|run| json!({"command": run.command, "root": supervisor.display_path(&run.root), "problem": run.problem, "timed_out": run.timed_out, "count": sorted_and_deduplicated(run.records.clone()).len(), "elapsed_ms": run.elapsed.as_millis() as u64, "interpreter": run.interpreter, "restricted": run.restricted}))
+        .map(|run| CheckerRunSummary {
+            command: run.command.clone(),
+            root: supervisor.display_path(&run.root),
+            problem: run.problem.clone(),
+            timed_out: run.timed_out,
+            count: sorted_and_deduplicated(run.records.clone()).len(),
+            elapsed_ms: u64::try_from(run.elapsed.as_millis()).unwrap_or(u64::MAX),
+            interpreter: run.interpreter.clone(),
+            restricted: run.restricted.clone(),
+        })
         .collect();
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-        "op": "diagnostics", "file": "*", "errors": errors, "warnings": warnings, "total": all.len(), "shown": results.len(), "page": page.to_json(), "reused_previous_run": reused_at.is_some(),
-        "complete": problems.is_empty(), "results": results, "runs": runs_json, "workspace_trust": trust,
-        "python_roots_covered_by_outer_run": python_roots_merged.iter().map(|(inner, _)| supervisor.display_path(inner)).collect::<Vec<_>>(),
-        "not_python_projects": not_python_projects.iter().map(|dir| supervisor.display_path(dir)).collect::<Vec<_>>()
-    }))))
+    let output = LspOutput::WorkspaceCheck(WorkspaceCheck {
+        op: DiagnosticsOp::Diagnostics,
+        file: "*".to_owned(),
+        errors,
+        warnings,
+        total: all.len(),
+        shown: results.len(),
+        page: PageWindow::from(&page),
+        reused_previous_run: reused_at.is_some(),
+        complete: problems.is_empty(),
+        results,
+        runs,
+        workspace_trust: trust,
+        python_roots_covered_by_outer_run: python_roots_merged.iter().map(|(inner, _)| supervisor.display_path(inner)).collect(),
+        not_python_projects: not_python_projects.iter().map(|dir| supervisor.display_path(dir)).collect(),
+    });
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
 }
 
 /// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down

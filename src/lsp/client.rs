@@ -7,7 +7,14 @@
 //! `$/analyzerStatus`, `textDocument/publishDiagnostics`, log messages) into a shared
 //! `ServerState` guarded by a mutex + condvar, so callers can wait on readiness or on a newer
 //! diagnostics generation with a deadline. Requests go straight from the caller's thread through
-//! [`crate::transport::RpcConnection`], which correlates responses with per-request timeouts.
+//! [`crate::transport::LspConnection`] (lsp-server's `Message`s over our hardened framing), which
+//! correlates responses with per-request timeouts.
+//!
+//! Calls are typed in lsp-types' vocabulary: [`LanguageServer::request`]`::<R>` takes
+//! `R::Params` and returns `R::Result` for any `lsp_types::request::Request`,
+//! [`LanguageServer::notify`]`::<N>` sends `N::Params`; server→client requests and notifications
+//! are decoded into their lsp-types params. Where a real server's shape deviates from the
+//! types, a tolerant path says which server needs it.
 //!
 //! Dropping the handle: `shutdown` (≤ 1 s) → `exit` → wait ≤ 500 ms → the connection's drop kills
 //! the process group and joins the reader/writer threads; the pump thread is joined first.
@@ -19,24 +26,126 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use crossbeam_channel::{select, Receiver, Sender};
+use lsp_server::{ErrorCode, Notification as WireNotification, Request as WireRequest, Response as WireResponse, ResponseError};
+use lsp_types::notification::Notification as LspNotification;
+use lsp_types::request::Request as LspRequest;
+use lsp_types::{notification, request, NumberOrString, ServerCapabilities};
 use parking_lot::{Condvar, Mutex};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::servers::{ReadinessSignal, ServerDefinition};
-use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::uri::{lsp_uri_to_path, path_to_lsp_uri, path_to_uri};
 use crate::lsp::WorkspaceEditApplier;
-use crate::transport::{
-    ChildProcess, Incoming, PeerRequest, ProcessSpec, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol,
-};
+use crate::transport::{ChildProcess, LspConnection, LspIncoming, ProcessSpec, RpcError, RpcErrorKind, RpcOptions};
 
-/// JSON-RPC `ContentModified`: the document changed while the server computed the answer.
-pub const CONTENT_MODIFIED: i64 = -32801;
+/// LSP `ContentModified`: the document changed while the server computed the answer.
+pub const CONTENT_MODIFIED: i32 = ErrorCode::ContentModified as i32;
 /// LSP `ServerCancelled`: the server cancelled the request (e.g. still loading).
-pub const SERVER_CANCELLED: i64 = -32802;
+pub const SERVER_CANCELLED: i32 = ErrorCode::ServerCancelled as i32;
 /// JSON-RPC `MethodNotFound`.
-pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const METHOD_NOT_FOUND: i32 = ErrorCode::MethodNotFound as i32;
+
+/// Methods announced to servers as retried on ContentModified
+/// (`general.staleRequestSupport.retryOnContentModified`); [`LanguageServer::request`] retries
+/// these, `textDocument/prepareRename` and `textDocument/codeAction` (all read only).
+pub const RETRY_ON_CONTENT_MODIFIED: &[&str] = &[
+    "textDocument/hover",
+    "textDocument/definition",
+    "textDocument/typeDefinition",
+    "textDocument/implementation",
+    "textDocument/references",
+    "textDocument/documentSymbol",
+    "workspace/symbol",
+    "textDocument/diagnostic",
+    "textDocument/prepareCallHierarchy",
+    "callHierarchy/incomingCalls",
+    "callHierarchy/outgoingCalls",
+    "textDocument/prepareTypeHierarchy",
+    "typeHierarchy/supertypes",
+    "typeHierarchy/subtypes",
+];
+
+/// Whether [`LanguageServer::request`] retries `method` after ContentModified / ServerCancelled:
+/// it only reads, so asking again is safe.
+pub fn is_read_only_method(method: &str) -> bool {
+    RETRY_ON_CONTENT_MODIFIED.contains(&method) || matches!(method, "textDocument/prepareRename" | "textDocument/codeAction")
+}
+
+/// rust-analyzer's `rust-analyzer/runFlycheck` notification (its `lsp_ext`): run the project
+/// check (`cargo check`) now, for one file's crate or (`text_document: None`) the workspace.
+#[derive(Debug)]
+pub enum RunFlycheck {}
+
+/// Params of [`RunFlycheck`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunFlycheckParams {
+    /// The file whose crate to check; `None` (sent as `null`) checks the whole workspace.
+    pub text_document: Option<lsp_types::TextDocumentIdentifier>,
+}
+
+impl LspNotification for RunFlycheck {
+    type Params = RunFlycheckParams;
+    const METHOD: &'static str = "rust-analyzer/runFlycheck";
+}
+
+/// rust-analyzer's `experimental/serverStatus` notification (its `lsp_ext`), sent when the client
+/// announces `experimental.serverStatusNotification`.
+#[derive(Debug)]
+enum ServerStatus {}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ServerStatusParams {
+    #[serde(default = "quiescent_by_default")]
+    quiescent: bool,
+    message: Option<String>,
+}
+
+fn quiescent_by_default() -> bool {
+    true
+}
+
+impl LspNotification for ServerStatus {
+    type Params = ServerStatusParams;
+    const METHOD: &'static str = "experimental/serverStatus";
+}
+
+/// The Dart analysis server's `$/analyzerStatus` notification.
+#[derive(Debug)]
+enum AnalyzerStatus {}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AnalyzerStatusParams {
+    is_analyzing: Option<bool>,
+}
+
+impl LspNotification for AnalyzerStatus {
+    type Params = AnalyzerStatusParams;
+    const METHOD: &'static str = "$/analyzerStatus";
+}
+
+/// pyright's (and basedpyright's) own progress: `pyright/beginProgress` (no params),
+/// `pyright/reportProgress` (params: one string), `pyright/endProgress`.
+#[derive(Debug)]
+enum PyrightReportProgress {}
+
+impl LspNotification for PyrightReportProgress {
+    type Params = String;
+    const METHOD: &'static str = "pyright/reportProgress";
+}
+
+/// `textDocument/publishDiagnostics` with the diagnostics kept as the server sent them: the
+/// stored sets are read by diagnostics on write and the checkers, which take the JSON objects.
+#[derive(Debug, Deserialize)]
+struct PublishDiagnosticsWire {
+    uri: lsp_types::Uri,
+    version: Option<i32>,
+    diagnostics: Vec<Value>,
+}
 
 /// After a server's check run ends, how long no other may begin before it counts as the last:
 /// rust-analyzer ends a cancelled flycheck like a finished one and begins its restart at once.
@@ -167,9 +276,10 @@ pub struct ServerSnapshot {
 /// A failed request, classified for the tool layer.
 #[derive(Debug, Clone)]
 pub enum RequestFailure {
-    /// The server answered with an error (code, message).
+    /// The server answered with a JSON-RPC error (code, message, data).
     Server(ResponseError),
-    /// Transport failure (timeout, peer gone), already phrased as a tool error.
+    /// Transport failure (timeout, peer gone), or an answer that does not decode into the
+    /// request's lsp-types result (quoted), already phrased as a tool error.
     Transport(ToolError),
 }
 
@@ -202,7 +312,7 @@ pub(crate) struct ServerState {
     /// files` / `No source files found.`).
     pyright_source_files_found: bool,
     /// Dynamic registrations: id → (method, registerOptions).
-    registrations: HashMap<String, (String, Value)>,
+    registrations: HashMap<String, (String, Option<Value>)>,
     /// Publish counter.
     publish_generation: u64,
     /// Latest published set per document.
@@ -255,10 +365,10 @@ struct ApplyEditWindowState {
 pub struct ReceivedEdit {
     /// The request's `label`, when the server gave one.
     pub label: Option<String>,
-    /// The `WorkspaceEdit` JSON.
-    pub edit: Value,
-    /// What runbound answered (`{applied, failureReason?}`).
-    pub answer: Value,
+    /// The edit.
+    pub edit: lsp_types::WorkspaceEdit,
+    /// What runbound answered (`applied`, `failureReason`).
+    pub answer: lsp_types::ApplyWorkspaceEditResponse,
     /// Absolute paths written or deleted (mode [`ApplyEditMode::Apply`] only).
     pub written: Vec<PathBuf>,
 }
@@ -293,7 +403,7 @@ pub struct LanguageServer {
     definition: Arc<ServerDefinition>,
     root: PathBuf,
     workspace_root: PathBuf,
-    connection: Arc<RpcConnection>,
+    connection: Arc<LspConnection>,
     shared: Arc<(Mutex<ServerState>, Condvar)>,
     documents: Mutex<HashMap<PathBuf, TrackedDocument>>,
     /// Documents opened only for diagnostics on write (importers of a written file), least
@@ -302,7 +412,12 @@ pub struct LanguageServer {
     watched_files: Mutex<Option<FileStamps>>,
     /// The project state taken before the last write (diagnostics on write's seed).
     write_baseline: Mutex<Option<WriteBaseline>>,
-    capabilities: Value,
+    capabilities: ServerCapabilities,
+    /// Capabilities that did not decode into lsp-types (dropped from `capabilities`), with why.
+    capability_notes: Vec<String>,
+    /// `capabilities.typeHierarchyProvider` is present and not `false` (read from the JSON:
+    /// lsp-types 0.97 has no field for it).
+    type_hierarchy_provider: bool,
     server_info: Option<String>,
     position_encoding: PositionEncoding,
     pid: u32,
@@ -370,7 +485,7 @@ impl LanguageServer {
         let child = ChildProcess::spawn(spec)?;
         let pid = child.pid();
         let options = RpcOptions::new(display_name.clone(), format!("lsp-{}", definition.id));
-        let connection = Arc::new(RpcConnection::over_child(child, WireProtocol::JsonRpcContentLength, options)?);
+        let connection = Arc::new(LspConnection::over_child(child, options)?);
         let shared: Arc<(Mutex<ServerState>, Condvar)> = Arc::default();
         let (stop_pump, stop_rx) = crossbeam_channel::bounded::<()>(1);
         let pump_thread = {
@@ -393,7 +508,9 @@ impl LanguageServer {
             opened_for_checks: Mutex::new(VecDeque::new()),
             watched_files: Mutex::new(None),
             write_baseline: Mutex::new(None),
-            capabilities: Value::Null,
+            capabilities: ServerCapabilities::default(),
+            capability_notes: Vec::new(),
+            type_hierarchy_provider: false,
             server_info: None,
             position_encoding: PositionEncoding::Utf16,
             pid,
@@ -403,30 +520,49 @@ impl LanguageServer {
             pump_thread: Some(pump_thread),
         };
         let params = initialize_params(&definition, root);
-        let result = match server.connection.request("initialize", params, timeout) {
-            Ok(result) => result,
+        let result = match server.connection.request(request::Initialize::METHOD, params, timeout) {
+            Ok(WireResponse { response_result: Ok(result), .. }) => result,
+            Ok(WireResponse { response_result: Err(error), .. }) => {
+                return Err(ToolError::new(
+                    ErrorKind::Unavailable,
+                    format!("{} (pid {}) refused initialize with error {}: {}", definition.id, server.pid, error.code, error.message),
+                )
+                .with_hint("check the server's installation and settings (lsp status shows the binary found); `lsp reload` retries"))
+            }
             Err(err) => return Err(server.start_error("initialize", &err)),
         };
-        server.capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-        server.server_info = result.get("serverInfo").map(|info| {
-            let name = info.get("name").and_then(Value::as_str).unwrap_or("?");
-            match info.get("version").and_then(Value::as_str) {
-                Some(version) => format!("{name} {version}"),
-                None => name.to_owned(),
-            }
+        // Read beside the typed result: clangd's pre-3.17 `offsetEncoding` extension, and
+        // `typeHierarchyProvider` (LSP 3.17), which lsp-types 0.97's `ServerCapabilities` lacks
+        // (servers that announce it would otherwise lose lsp_hierarchy type ops).
+        let offset_encoding = result.get("offsetEncoding").and_then(Value::as_str).map(str::to_owned);
+        server.type_hierarchy_provider = result
+            .pointer("/capabilities/typeHierarchyProvider")
+            .is_some_and(|provider| !matches!(provider, Value::Null | Value::Bool(false)));
+        let (result, capability_notes) = decode_initialize_result(result);
+        server.capabilities = result.capabilities;
+        server.capability_notes = capability_notes;
+        server.server_info = result.server_info.map(|info| match info.version {
+            Some(version) => format!("{} {version}", info.name),
+            None => info.name,
         });
         server.position_encoding = server
             .capabilities
-            .get("positionEncoding")
-            .or_else(|| result.get("offsetEncoding"))
-            .and_then(Value::as_str)
+            .position_encoding
+            .as_ref()
+            .map(|kind| kind.as_str())
+            // clangd's pre-3.17 extension: `offsetEncoding` beside the capabilities.
+            .or(offset_encoding.as_deref())
             .and_then(PositionEncoding::from_lsp_name)
             .unwrap_or(PositionEncoding::Utf16);
-        if let Err(err) = server.connection.notify("initialized", json!({})) {
+        if let Err(err) =
+            server.connection.notify(WireNotification::new(notification::Initialized::METHOD.to_owned(), lsp_types::InitializedParams {}))
+        {
             return Err(server.start_error("initialized", &err));
         }
         if !definition.settings.is_null() {
-            let _ = server.connection.notify("workspace/didChangeConfiguration", json!({"settings": definition.settings}));
+            let _ = server.notify::<notification::DidChangeConfiguration>(lsp_types::DidChangeConfigurationParams {
+                settings: definition.settings.clone(),
+            });
         }
         server.initialized_at = Instant::now();
         Ok(server)
@@ -485,39 +621,62 @@ impl LanguageServer {
         Ok(ApplyEditWindow { server: self, closed: false })
     }
 
-    /// The raw `ServerCapabilities` from `initialize`.
-    pub fn capabilities(&self) -> &Value {
+    /// The `ServerCapabilities` from `initialize` (capabilities whose shape does not decode into
+    /// lsp-types are left out; [`LanguageServer::capability_notes`] names them).
+    pub fn capabilities(&self) -> &ServerCapabilities {
         &self.capabilities
+    }
+
+    /// The capabilities the server announced in a shape lsp-types cannot read, each with the
+    /// decode error; they count as absent.
+    pub fn capability_notes(&self) -> &[String] {
+        &self.capability_notes
     }
 
     /// Whether the server supports `method` (e.g. `textDocument/typeDefinition`), statically
     /// (its `*Provider` capability is present and not `false`) or by dynamic registration.
     pub fn supports(&self, method: &str) -> bool {
-        let key = match method {
-            "textDocument/definition" => "definitionProvider",
-            "textDocument/typeDefinition" => "typeDefinitionProvider",
-            "textDocument/implementation" => "implementationProvider",
-            "textDocument/references" => "referencesProvider",
-            "textDocument/hover" => "hoverProvider",
-            "textDocument/documentSymbol" => "documentSymbolProvider",
-            "workspace/symbol" => "workspaceSymbolProvider",
-            "textDocument/codeAction" => "codeActionProvider",
-            "textDocument/diagnostic" => "diagnosticProvider",
-            "textDocument/rename" => "renameProvider",
-            "workspace/executeCommand" => "executeCommandProvider",
-            "codeAction/resolve" => return self.capabilities.pointer("/codeActionProvider/resolveProvider") == Some(&Value::Bool(true)),
-            "textDocument/prepareCallHierarchy" | "callHierarchy/incomingCalls" | "callHierarchy/outgoingCalls" => "callHierarchyProvider",
-            "textDocument/prepareTypeHierarchy" | "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => "typeHierarchyProvider",
-            "textDocument/prepareRename" => {
-                return self.capabilities.pointer("/renameProvider/prepareProvider") == Some(&Value::Bool(true))
+        let caps = &self.capabilities;
+        let statically = match method {
+            "textDocument/definition" => provided(&caps.definition_provider),
+            "textDocument/typeDefinition" => provided(&caps.type_definition_provider),
+            "textDocument/implementation" => provided(&caps.implementation_provider),
+            "textDocument/references" => provided(&caps.references_provider),
+            "textDocument/hover" => provided(&caps.hover_provider),
+            "textDocument/documentSymbol" => provided(&caps.document_symbol_provider),
+            "workspace/symbol" => provided(&caps.workspace_symbol_provider),
+            "textDocument/codeAction" => provided(&caps.code_action_provider),
+            "textDocument/diagnostic" => provided(&caps.diagnostic_provider),
+            "textDocument/rename" => provided(&caps.rename_provider),
+            "workspace/executeCommand" => provided(&caps.execute_command_provider),
+            "codeAction/resolve" => {
+                return matches!(
+                    &caps.code_action_provider,
+                    Some(lsp_types::CodeActionProviderCapability::Options(lsp_types::CodeActionOptions {
+                        resolve_provider: Some(true),
+                        ..
+                    }))
+                )
             }
-            _ => "",
-        };
-        let statically = match self.capabilities.get(key) {
-            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-            Some(_) => true,
+            "textDocument/prepareCallHierarchy" | "callHierarchy/incomingCalls" | "callHierarchy/outgoingCalls" => {
+                provided(&caps.call_hierarchy_provider)
+            }
+            "textDocument/prepareTypeHierarchy" | "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => self.type_hierarchy_provider,
+            "textDocument/prepareRename" => {
+                return matches!(
+                    &caps.rename_provider,
+                    Some(lsp_types::OneOf::Right(lsp_types::RenameOptions { prepare_provider: Some(true), .. }))
+                )
+            }
+            _ => false,
         };
         statically || self.shared.0.lock().registrations.values().any(|(registered, _)| registered == method)
+    }
+
+    /// The commands the server runs through `workspace/executeCommand`
+    /// (`executeCommandProvider.commands`).
+    pub fn execute_commands(&self) -> &[String] {
+        self.capabilities.execute_command_provider.as_ref().map(|options| options.commands.as_slice()).unwrap_or_default()
     }
 
     /// The process is gone (stream closed or exit observed); the text says how.
@@ -528,7 +687,7 @@ impl LanguageServer {
         if let Some(closed) = self.connection.closed() {
             return Some(closed.to_string());
         }
-        let child = self.connection.child()?;
+        let child = self.connection.child();
         child
             .try_wait()
             .map(|status| format!("process exited with {status}; stderr tail: {}", last_lines(&child.stderr_tail(), 5).join(" | ")))
@@ -596,14 +755,51 @@ impl LanguageServer {
         }
     }
 
-    /// Sends a request and waits until `deadline`. When `read_only`, ContentModified (-32801)
-    /// and ServerCancelled (-32802) answers are retried up to [`READ_ONLY_RETRIES`] times with a
-    /// short backoff (never past the deadline).
+    /// Sends request `R` (any `lsp_types::request::Request`, or one of ours such as
+    /// rust-analyzer's extensions) with `params` and waits until `deadline` for its `R::Result`.
+    /// Read-only methods ([`is_read_only_method`]) are retried after ContentModified (-32801) and
+    /// ServerCancelled (-32802) up to [`READ_ONLY_RETRIES`] times with a short backoff (never
+    /// past the deadline). A request that times out is cancelled (`$/cancelRequest`), so the
+    /// server stops computing an answer nobody waits for.
     ///
     /// # Errors
     /// [`RequestFailure::Server`] for an error answer; [`RequestFailure::Transport`] for a
-    /// timeout or a dead server.
-    pub fn request(&self, method: &str, params: Value, deadline: Instant, read_only: bool) -> Result<Value, RequestFailure> {
+    /// timeout, a dead server, or an answer that does not decode into `R::Result`.
+    pub fn request<R: LspRequest>(&self, params: R::Params, deadline: Instant) -> Result<R::Result, RequestFailure> {
+        self.request_retrying::<R>(params, deadline, is_read_only_method(R::METHOD))
+    }
+
+    /// [`LanguageServer::request`] with the retry on ContentModified / ServerCancelled chosen by
+    /// the caller (`read_only`), for a method whose effect depends on its params
+    /// (`workspace/executeCommand` of a read-only tsserver request).
+    ///
+    /// # Errors
+    /// As [`LanguageServer::request`].
+    pub fn request_retrying<R: LspRequest>(
+        &self,
+        params: R::Params,
+        deadline: Instant,
+        read_only: bool,
+    ) -> Result<R::Result, RequestFailure> {
+        let params = serde_json::to_value(params).map_err(|err| {
+            RequestFailure::Transport(ToolError::new(ErrorKind::Failed, format!("cannot encode {} params: {err}", R::METHOD)))
+        })?;
+        let answer = self.request_value(R::METHOD, params, deadline, read_only)?;
+        decode_answer::<R::Result>(&self.definition.id, R::METHOD, answer)
+    }
+
+    /// A request by method name with JSON params and answer, for the call sites that still walk
+    /// JSON (the `lsp` tool's per-op renderers); `read_only` chooses the retry as in
+    /// [`LanguageServer::request_retrying`].
+    ///
+    /// # Errors
+    /// As [`LanguageServer::request`], without the decode.
+    pub(crate) fn request_untyped(&self, method: &str, params: Value, deadline: Instant, read_only: bool) -> Result<Value, RequestFailure> {
+        self.request_value(method, params, deadline, read_only)
+    }
+
+    /// The request loop under [`LanguageServer::request`]: `params` and the answer as JSON.
+    fn request_value(&self, method: &str, params: Value, deadline: Instant, read_only: bool) -> Result<Value, RequestFailure> {
         let mut attempt = 0;
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
@@ -613,11 +809,12 @@ impl LanguageServer {
                         .with_hint("retry with a larger timeout"),
                 ));
             }
-            match self.connection.request(method, params.clone(), remaining) {
-                Ok(value) => return Ok(value),
-                Err(err) => {
-                    let retryable = err.kind == RpcErrorKind::ErrorResponse
-                        && err.response_error.as_ref().is_some_and(|e| e.code == CONTENT_MODIFIED || e.code == SERVER_CANCELLED);
+            let pending = self.connection.send_request(method, params.clone(), remaining).map_err(|err| self.classify(&err))?;
+            let id = pending.id().clone();
+            match pending.wait_until(deadline) {
+                Ok(WireResponse { response_result: Ok(value), .. }) => return Ok(value),
+                Ok(WireResponse { response_result: Err(error), .. }) => {
+                    let retryable = error.code == CONTENT_MODIFIED || error.code == SERVER_CANCELLED;
                     if retryable && read_only && attempt < READ_ONLY_RETRIES {
                         attempt += 1;
                         let pause = Duration::from_millis(150 * u64::from(attempt));
@@ -626,18 +823,28 @@ impl LanguageServer {
                             continue;
                         }
                     }
+                    return Err(RequestFailure::Server(error));
+                }
+                Err(err) => {
+                    if err.kind == RpcErrorKind::Timeout {
+                        let id = serde_json::to_value(&id).ok().and_then(|id| serde_json::from_value::<NumberOrString>(id).ok());
+                        if let Some(id) = id {
+                            let _ = self.notify::<notification::Cancel>(lsp_types::CancelParams { id });
+                        }
+                    }
                     return Err(self.classify(&err));
                 }
             }
         }
     }
 
-    /// Sends a notification.
+    /// Sends notification `N` (any `lsp_types::notification::Notification`, or one of ours such
+    /// as [`RunFlycheck`]) with `params`.
     ///
     /// # Errors
     /// The transport's error as a tool error.
-    pub fn notify(&self, method: &str, params: Value) -> Result<(), ToolError> {
-        self.connection.notify(method, params).map_err(|err| err.to_tool_error())
+    pub fn notify<N: LspNotification>(&self, params: N::Params) -> Result<(), ToolError> {
+        self.connection.notify(WireNotification::new(N::METHOD.to_owned(), params)).map_err(|err| err.to_tool_error())
     }
 
     /// Opens `path` on first use (`didOpen`, version 1) or, when its text on disk differs from
@@ -670,10 +877,9 @@ impl LanguageServer {
         match documents.get_mut(path) {
             None => {
                 let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
-                self.notify(
-                    "textDocument/didOpen",
-                    json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
-                )?;
+                self.notify::<notification::DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                    text_document: lsp_types::TextDocumentItem { uri: path_to_lsp_uri(path), language_id, version: 1, text: text.clone() },
+                })?;
                 documents
                     .insert(path.to_path_buf(), TrackedDocument { version: 1, synced_generation: generation_before, mtime, size, text });
                 Ok(DocumentSync { path: path.to_path_buf(), uri, version: 1, opened: true, changed: false, generation_before })
@@ -693,11 +899,18 @@ impl LanguageServer {
                 }
                 document.version += 1;
                 document.synced_generation = generation_before;
-                self.notify(
-                    "textDocument/didChange",
-                    json!({"textDocument": {"uri": uri, "version": document.version}, "contentChanges": [{"text": text}]}),
-                )?;
-                self.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}, "text": text}))?;
+                self.notify::<notification::DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+                    text_document: lsp_types::VersionedTextDocumentIdentifier { uri: path_to_lsp_uri(path), version: document.version },
+                    content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.clone(),
+                    }],
+                })?;
+                self.notify::<notification::DidSaveTextDocument>(lsp_types::DidSaveTextDocumentParams {
+                    text_document: text_document(path),
+                    text: Some(text.clone()),
+                })?;
                 document.text = text;
                 Ok(DocumentSync {
                     path: path.to_path_buf(),
@@ -728,7 +941,7 @@ impl LanguageServer {
     /// [`LanguageServer::resync_from_disk`] leaving `skip` alone (files a tool just wrote, which
     /// diagnostics on write syncs itself after taking the pre-write state).
     pub fn resync_from_disk_except(&self, skip: &[PathBuf]) -> usize {
-        let mut events: Vec<Value> = Vec::new();
+        let mut events: Vec<(PathBuf, lsp_types::FileChangeType)> = Vec::new();
         let mut resynced = 0;
         let mut changed_paths: Vec<PathBuf> = Vec::new();
         let tracked: Vec<(PathBuf, Option<SystemTime>, u64)> = self
@@ -740,9 +953,10 @@ impl LanguageServer {
             .collect();
         for (path, mtime, size) in tracked {
             if !path.exists() {
-                let uri = path_to_uri(&path);
                 self.documents.lock().remove(&path);
-                let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+                let _ = self.notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams {
+                    text_document: text_document(&path),
+                });
                 changed_paths.push(path);
                 continue;
             }
@@ -759,13 +973,13 @@ impl LanguageServer {
                     continue;
                 }
                 match previous.get(path) {
-                    None => events.push(json!({"uri": path_to_uri(path), "type": 1})),
-                    Some(old) if old != stamp => events.push(json!({"uri": path_to_uri(path), "type": 2})),
+                    None => events.push((path.clone(), lsp_types::FileChangeType::CREATED)),
+                    Some(old) if old != stamp => events.push((path.clone(), lsp_types::FileChangeType::CHANGED)),
                     Some(_) => (),
                 }
             }
             for path in previous.keys().filter(|path| !current.contains_key(*path) && !skip.contains(path)) {
-                events.push(json!({"uri": path_to_uri(path), "type": 3}));
+                events.push((path.clone(), lsp_types::FileChangeType::DELETED));
             }
         }
         // Skipped files keep their previous stamp, so a later scan still reports them if the
@@ -786,24 +1000,23 @@ impl LanguageServer {
         *watched = next;
         drop(watched);
         if !events.is_empty() {
-            let _ = self.notify("workspace/didChangeWatchedFiles", json!({"changes": events}));
+            let changes = events.iter().map(|(path, typ)| lsp_types::FileEvent { uri: path_to_lsp_uri(path), typ: *typ }).collect();
+            let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams { changes });
         }
         // Some servers (pyright) ignore a bare "created" event: an open/close cycle makes them
         // read the new file.
-        for event in &events {
-            let Some(path) = event["uri"].as_str().and_then(uri_to_path) else { continue };
+        for (path, typ) in &events {
             changed_paths.push(path.clone());
-            if event["type"] != 1 || self.documents.lock().contains_key(&path) {
+            if *typ != lsp_types::FileChangeType::CREATED || self.documents.lock().contains_key(path) {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            let language_id = self.definition.language_id_for(&path).unwrap_or("plaintext");
-            let uri = path_to_uri(&path);
-            let _ = self.notify(
-                "textDocument/didOpen",
-                json!({"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}}),
-            );
-            let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
+            let _ = self.notify::<notification::DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
+                text_document: lsp_types::TextDocumentItem { uri: path_to_lsp_uri(path), language_id, version: 1, text },
+            });
+            let _ = self
+                .notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams { text_document: text_document(path) });
         }
         if !changed_paths.is_empty() {
             let (lock, _) = &*self.shared;
@@ -817,7 +1030,7 @@ impl LanguageServer {
             // save, and drops the check of a save now and then (while it primes caches): an
             // explicit run, or the errors stay those of the old text (rust-analyzer #22359).
             if self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun {
-                let _ = self.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
+                let _ = self.notify::<RunFlycheck>(RunFlycheckParams::default());
             }
         }
         resynced
@@ -936,7 +1149,7 @@ impl LanguageServer {
         if self.check_runs().0 > started_before || Instant::now() >= deadline || self.exit_description().is_some() {
             return false;
         }
-        let _ = self.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
+        let _ = self.notify::<RunFlycheck>(RunFlycheckParams::default());
         self.wait_for_check_run(started_before, begin_grace, deadline)
     }
 
@@ -1103,23 +1316,46 @@ impl LanguageServer {
     /// [`RequestFailure::Server`] when the server refused the command or tsserver answered
     /// `success: false` (its message); transport failures.
     pub fn tsserver_request(&self, command: &str, arguments: Value, deadline: Instant) -> Result<Value, RequestFailure> {
-        let answer = self.request(
-            "workspace/executeCommand",
-            json!({"command": "typescript.tsserverRequest", "arguments": [command, arguments]}),
-            deadline,
-            true,
-        )?;
-        if answer.get("success").and_then(Value::as_bool) == Some(false) || answer.is_null() {
-            let message = answer.get("message").and_then(Value::as_str).unwrap_or("no answer (tsserver request failed)");
-            return Err(RequestFailure::Server(ResponseError { code: 0, message: format!("tsserver {command}: {message}"), data: None }));
+        /// The tsserver response envelope typescript-language-server passes through.
+        #[derive(Deserialize)]
+        struct TsserverResponse {
+            success: Option<bool>,
+            message: Option<String>,
+            body: Option<Value>,
         }
-        Ok(answer.get("body").cloned().unwrap_or(Value::Null))
+        let params = lsp_types::ExecuteCommandParams {
+            command: "typescript.tsserverRequest".to_owned(),
+            arguments: vec![Value::String(command.to_owned()), arguments],
+            work_done_progress_params: Default::default(),
+        };
+        // A tsserver request only reads: retried like the read-only LSP methods.
+        let answer = self.request_retrying::<request::ExecuteCommand>(params, deadline, true)?;
+        let answer = match answer.map(serde_json::from_value::<TsserverResponse>) {
+            Some(Ok(answer)) if answer.success != Some(false) => answer,
+            Some(Ok(TsserverResponse { message, .. })) => {
+                let message = message.unwrap_or_else(|| "no answer (tsserver request failed)".to_owned());
+                return Err(RequestFailure::Server(ResponseError {
+                    code: 0,
+                    message: format!("tsserver {command}: {message}"),
+                    data: None,
+                }));
+            }
+            None | Some(Err(_)) => {
+                return Err(RequestFailure::Server(ResponseError {
+                    code: 0,
+                    message: format!("tsserver {command}: no answer (tsserver request failed)"),
+                    data: None,
+                }))
+            }
+        };
+        Ok(answer.body.unwrap_or(Value::Null))
     }
 
     /// Closes `path` (`didClose`) if it is open.
     pub fn close_document(&self, path: &Path) {
         if self.documents.lock().remove(path).is_some() {
-            let _ = self.notify("textDocument/didClose", json!({"textDocument": {"uri": path_to_uri(path)}}));
+            let _ = self
+                .notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams { text_document: text_document(path) });
         }
     }
 
@@ -1170,29 +1406,54 @@ impl LanguageServer {
             .lock()
             .registrations
             .values()
-            .filter(|(method, _)| method == "textDocument/diagnostic")
-            .map(|(_, options)| options.get("identifier").and_then(Value::as_str).map(str::to_owned))
+            .filter(|(method, _)| method == request::DocumentDiagnosticRequest::METHOD)
+            .map(|(_, options)| {
+                options
+                    .clone()
+                    .and_then(|options| serde_json::from_value::<lsp_types::DiagnosticRegistrationOptions>(options).ok())
+                    .and_then(|options| options.diagnostic_options.identifier)
+            })
             .collect();
         if identifiers.is_empty() {
-            identifiers.push(self.capabilities.pointer("/diagnosticProvider/identifier").and_then(Value::as_str).map(str::to_owned));
+            identifiers.push(match &self.capabilities.diagnostic_provider {
+                Some(lsp_types::DiagnosticServerCapabilities::Options(options)) => options.identifier.clone(),
+                Some(lsp_types::DiagnosticServerCapabilities::RegistrationOptions(options)) => {
+                    options.diagnostic_options.identifier.clone()
+                }
+                None => None,
+            });
         }
         let mut items = Vec::new();
         for identifier in identifiers {
-            let mut params = json!({"textDocument": {"uri": path_to_uri(path)}});
-            if let Some(identifier) = identifier {
-                params["identifier"] = Value::String(identifier);
+            /// The report's `items` as the server sent them (the diagnostics layer reads JSON).
+            #[derive(Deserialize)]
+            struct Report {
+                #[serde(default)]
+                items: Vec<Value>,
             }
-            let report = self.request("textDocument/diagnostic", params, deadline, true)?;
-            if let Some(found) = report.get("items").and_then(Value::as_array) {
-                items.extend(found.iter().cloned());
+            let params = lsp_types::DocumentDiagnosticParams {
+                text_document: text_document(path),
+                identifier,
+                previous_result_id: None,
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+            };
+            // lsp-types 0.97 writes the absent optional `identifier` / `previousResultId` as
+            // `null`, which the spec (`identifier?: string`) does not allow: left out instead.
+            let mut params = serde_json::to_value(params).expect("DocumentDiagnosticParams serialize");
+            if let Some(params) = params.as_object_mut() {
+                params.retain(|_, value| !value.is_null());
             }
+            let report = self.request_value(request::DocumentDiagnosticRequest::METHOD, params, deadline, true)?;
+            let report = decode_answer::<Report>(&self.definition.id, request::DocumentDiagnosticRequest::METHOD, report)?;
+            items.extend(report.items);
         }
         Ok(Some(items))
     }
 
     /// A snapshot for `status`.
     pub fn snapshot(&self) -> ServerSnapshot {
-        let stderr = self.connection.child().map(|child| child.stderr_tail()).unwrap_or_default();
+        let stderr = self.connection.child().stderr_tail();
         ServerSnapshot {
             pid: self.pid,
             uptime: self.started_at.elapsed(),
@@ -1257,14 +1518,11 @@ impl LanguageServer {
     }
 
     fn classify(&self, err: &RpcError) -> RequestFailure {
-        match (&err.kind, &err.response_error) {
-            (RpcErrorKind::ErrorResponse, Some(response_error)) => RequestFailure::Server(response_error.clone()),
-            _ => RequestFailure::Transport(err.to_tool_error()),
-        }
+        RequestFailure::Transport(err.to_tool_error())
     }
 
     fn start_error(&self, step: &str, err: &RpcError) -> ToolError {
-        let stderr = self.connection.child().map(|child| child.stderr_tail()).unwrap_or_default();
+        let stderr = self.connection.child().stderr_tail();
         let mut message = format!("{} (pid {}) failed during {step}: {}", self.definition.id, self.pid, err.message);
         let tail = last_lines(&stderr, 8);
         if !tail.is_empty() && !err.message.contains(tail.last().map(String::as_str).unwrap_or("")) {
@@ -1280,11 +1538,10 @@ impl LanguageServer {
         if self.exit_description().is_some() {
             return;
         }
-        if self.connection.request("shutdown", Value::Null, Duration::from_millis(1000)).is_ok() {
-            let _ = self.connection.notify("exit", Value::Null);
-            if let Some(child) = self.connection.child() {
-                let _ = child.wait_timeout(Duration::from_millis(500));
-            }
+        let deadline = Instant::now() + Duration::from_millis(1000);
+        if self.request_value(request::Shutdown::METHOD, Value::Null, deadline, false).is_ok() {
+            let _ = self.notify::<notification::Exit>(());
+            let _ = self.connection.child().wait_timeout(Duration::from_millis(500));
         }
     }
 }
@@ -1292,9 +1549,7 @@ impl LanguageServer {
 impl Drop for LanguageServer {
     fn drop(&mut self) {
         self.shutdown_politely();
-        if let Some(child) = self.connection.child() {
-            let _ = child.kill_group();
-        }
+        let _ = self.connection.child().kill_group();
         drop(self.stop_pump.take());
         if let Some(thread) = self.pump_thread.take() {
             let _ = thread.join();
@@ -1358,25 +1613,73 @@ pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option
     walker.flatten().map(|entry| entry.into_path()).find(|path| path.is_file() && definition.serves(path))
 }
 
+/// `params` of `textDocument/*` requests about one document.
+pub fn text_document(path: &Path) -> lsp_types::TextDocumentIdentifier {
+    lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(path) }
+}
+
+/// Whether a "bool or options" capability (`OneOf<bool, _>`, `*ProviderCapability::Simple`,
+/// plain options) is present and not `false`.
+fn provided<T: Serialize>(capability: &Option<T>) -> bool {
+    capability.as_ref().is_some_and(|capability| !matches!(serde_json::to_value(capability), Ok(Value::Bool(false) | Value::Null)))
+}
+
+/// Decodes a request's answer into its lsp-types result, or a tool error quoting the start of
+/// the answer that did not fit.
+fn decode_answer<T: serde::de::DeserializeOwned>(server_id: &str, method: &str, answer: Value) -> Result<T, RequestFailure> {
+    match T::deserialize(&answer) {
+        Ok(decoded) => Ok(decoded),
+        Err(err) => {
+            let text = answer.to_string();
+            let shown: String = text.chars().take(300).collect();
+            let cut = if shown.len() < text.len() { "…" } else { "" };
+            Err(RequestFailure::Transport(
+                ToolError::new(
+                    ErrorKind::Failed,
+                    format!("{server_id} answered {method} in a shape runbound cannot read ({err}): {shown}{cut}"),
+                )
+                .with_hint("this is a server deviating from the LSP types; report it with the server's version (lsp status)"),
+            ))
+        }
+    }
+}
+
+/// Decodes an `initialize` answer. A capability whose shape lsp-types cannot read is left out
+/// (as if not announced) instead of failing the start, and named in the notes: every other
+/// capability still decodes. Servers that need it: none of the ones runbound installs does
+/// today; the path exists so a newer server with an extended capability still starts.
+fn decode_initialize_result(result: Value) -> (lsp_types::InitializeResult, Vec<String>) {
+    if let Ok(decoded) = lsp_types::InitializeResult::deserialize(&result) {
+        return (decoded, Vec::new());
+    }
+    let mut notes = Vec::new();
+    let mut kept = serde_json::Map::new();
+    if let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) {
+        for (key, value) in capabilities {
+            let alone = json!({ key.clone(): value.clone() });
+            match ServerCapabilities::deserialize(&alone) {
+                Ok(_) => {
+                    kept.insert(key.clone(), value.clone());
+                }
+                Err(err) => notes.push(format!("capability `{key}` left out: {err}")),
+            }
+        }
+    }
+    let capabilities = ServerCapabilities::deserialize(&Value::Object(kept)).unwrap_or_default();
+    let server_info = result.get("serverInfo").and_then(|info| lsp_types::ServerInfo::deserialize(info).ok());
+    (lsp_types::InitializeResult { capabilities, server_info }, notes)
+}
+
+/// The `initialize` params: what runbound supports, as JSON in the spec's spelling. Not sent
+/// through lsp-types' `InitializeParams`: lsp-types 0.97 names the workspace diagnostics
+/// capability `workspace.diagnostic` where the spec (and pyright, rust-analyzer, which read it
+/// for `refreshSupport`) says `workspace.diagnostics`, and it has no field for clangd's
+/// `offsetEncoding` extension (asked of clangd for UTF-8 positions); a unit test checks that
+/// these are the only fields the typed params would lose.
 fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
     let root_uri = path_to_uri(root);
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
-    let read_only_methods = [
-        "textDocument/hover",
-        "textDocument/definition",
-        "textDocument/typeDefinition",
-        "textDocument/implementation",
-        "textDocument/references",
-        "textDocument/documentSymbol",
-        "workspace/symbol",
-        "textDocument/diagnostic",
-        "textDocument/prepareCallHierarchy",
-        "callHierarchy/incomingCalls",
-        "callHierarchy/outgoingCalls",
-        "textDocument/prepareTypeHierarchy",
-        "typeHierarchy/supertypes",
-        "typeHierarchy/subtypes",
-    ];
+    let read_only_methods = RETRY_ON_CONTENT_MODIFIED;
     let mut capabilities = json!({
         "general": {
             "positionEncodings": ["utf-8", "utf-16"],
@@ -1441,38 +1744,41 @@ fn initialize_params(definition: &ServerDefinition, root: &Path) -> Value {
 /// `applied: false`) in a capture window, applied through the run's atomic applier in an apply
 /// window; every edit received in a window is recorded there.
 fn answer_apply_edit(
-    params: &Value,
+    params: lsp_types::ApplyWorkspaceEditParams,
     shared: &(Mutex<ServerState>, Condvar),
     edit_applier: &Mutex<Option<Arc<dyn WorkspaceEditApplier>>>,
-) -> Value {
-    let edit = params.get("edit").cloned().unwrap_or(Value::Null);
-    let label = params.get("label").and_then(Value::as_str).map(str::to_owned);
+) -> lsp_types::ApplyWorkspaceEditResponse {
+    let refused = |reason: &str| lsp_types::ApplyWorkspaceEditResponse {
+        applied: false,
+        failure_reason: Some(reason.to_owned()),
+        failed_change: None,
+    };
     let mode = shared.0.lock().apply_edit_window.as_ref().map(|window| window.mode);
     let (answer, written) = match mode {
         None => {
-            return json!({"applied": false, "failureReason": "runbound applies a language server's edits only while its write-tier tool lsp_code_action runs one of the server's commands; this edit arrived outside one and was not applied"});
+            return refused("runbound applies a language server's edits only while its write-tier tool lsp_code_action runs one of the server's commands; this edit arrived outside one and was not applied");
         }
         Some(ApplyEditMode::Capture) => (
-            json!({"applied": false, "failureReason": "runbound is previewing this command: the edit is staged for review (resolve accepts it), not applied now"}),
+            refused("runbound is previewing this command: the edit is staged for review (resolve accepts it), not applied now"),
             Vec::new(),
         ),
         Some(ApplyEditMode::Apply) => {
             let applier = edit_applier.lock().clone();
             match applier {
-                Some(applier) => applier.apply_workspace_edit_reporting(&edit),
-                None => (json!({"applied": false, "failureReason": "this run has no workspace edit applier"}), Vec::new()),
+                Some(applier) => applier.apply_workspace_edit_reporting(&params.edit),
+                None => (refused("this run has no workspace edit applier"), Vec::new()),
             }
         }
     };
     if let Some(window) = shared.0.lock().apply_edit_window.as_mut() {
-        window.received.push(ReceivedEdit { label, edit, answer: answer.clone(), written });
+        window.received.push(ReceivedEdit { label: params.label, edit: params.edit, answer: answer.clone(), written });
     }
     answer
 }
 
 /// The owner thread: answers server→client requests and folds notifications into the state.
 fn pump(
-    connection: &RpcConnection,
+    connection: &LspConnection,
     shared: &(Mutex<ServerState>, Condvar),
     definition: &ServerDefinition,
     root: &Path,
@@ -1489,19 +1795,23 @@ fn pump(
             recv(stop) -> _ => return,
         };
         match message {
-            Incoming::Request(request) => {
-                let answer = answer_server_request(&request, shared, definition, root, edit_applier);
-                let _ = connection.respond(&request, answer);
+            LspIncoming::Request(request) => {
+                let id = request.id.clone();
+                let response = match answer_server_request(request, shared, definition, root, edit_applier) {
+                    Ok(result) => WireResponse { id, response_result: Ok(result) },
+                    Err(error) => WireResponse { id, response_result: Err(error) },
+                };
+                let _ = connection.respond(response);
             }
-            Incoming::Notification(notification) => {
+            LspIncoming::Notification(notification) => {
                 let (lock, condvar) = shared;
                 let mut state = lock.lock();
                 apply_notification(&mut state, &notification.method, &notification.params);
                 drop(state);
                 condvar.notify_all();
             }
-            Incoming::UnmatchedResponse { .. } | Incoming::Diagnostic(_) => (),
-            Incoming::Closed(closed) => {
+            LspIncoming::UnmatchedResponse(_) | LspIncoming::Diagnostic(_) => (),
+            LspIncoming::Closed(closed) => {
                 let (lock, condvar) = shared;
                 lock.lock().closed = Some(closed.to_string());
                 condvar.notify_all();
@@ -1511,104 +1821,137 @@ fn pump(
     }
 }
 
+/// The params of server request `R`, when `request` is one; an `InvalidParams` error when they
+/// do not decode.
+fn params_of<R: LspRequest>(request: &WireRequest) -> Option<Result<R::Params, ResponseError>> {
+    (request.method == R::METHOD).then(|| {
+        R::Params::deserialize(&request.params).map_err(|err| ResponseError {
+            code: ErrorCode::InvalidParams as i32,
+            message: format!("runbound cannot read the params of {}: {err}", R::METHOD),
+            data: None,
+        })
+    })
+}
+
+/// `R::Result` as the JSON of a response.
+fn result_of<R: LspRequest>(result: R::Result) -> Result<Value, ResponseError> {
+    Ok(serde_json::to_value(result).expect("lsp-types results serialize"))
+}
+
 fn answer_server_request(
-    request: &PeerRequest,
+    request: WireRequest,
     shared: &(Mutex<ServerState>, Condvar),
     definition: &ServerDefinition,
     root: &Path,
     edit_applier: &Mutex<Option<Arc<dyn WorkspaceEditApplier>>>,
 ) -> Result<Value, ResponseError> {
-    let params = &request.params;
-    match request.method.as_str() {
-        "window/workDoneProgress/create" => Ok(Value::Null),
-        "workspace/configuration" => {
-            let items = params.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
-            let answers: Vec<Value> = items
-                .iter()
-                .map(|item| match item.get("section").and_then(Value::as_str) {
-                    Some(section) => {
-                        section.split('.').try_fold(&definition.settings, |value, key| value.get(key)).cloned().unwrap_or(Value::Null)
-                    }
-                    None => definition.settings.clone(),
-                })
-                .collect();
-            Ok(Value::Array(answers))
-        }
-        "client/registerCapability" => {
-            let (lock, condvar) = shared;
-            let mut state = lock.lock();
-            for registration in params.get("registrations").and_then(Value::as_array).into_iter().flatten() {
-                let id = registration.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
-                let method = registration.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
-                let options = registration.get("registerOptions").cloned().unwrap_or(Value::Null);
-                state.registrations.insert(id, (method, options));
-            }
-            drop(state);
-            condvar.notify_all();
-            Ok(Value::Null)
-        }
-        "client/unregisterCapability" => {
-            let mut state = shared.0.lock();
-            let list = params.get("unregisterations").or_else(|| params.get("unregistrations"));
-            for registration in list.and_then(Value::as_array).into_iter().flatten() {
-                if let Some(id) = registration.get("id").and_then(Value::as_str) {
-                    state.registrations.remove(id);
-                }
-            }
-            Ok(Value::Null)
-        }
-        "workspace/diagnostic/refresh" => {
-            let (lock, condvar) = shared;
-            lock.lock().diagnostic_refreshes += 1;
-            condvar.notify_all();
-            Ok(Value::Null)
-        }
-        "workspace/workspaceFolders" => {
-            let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Ok(json!([{"uri": path_to_uri(root), "name": name}]))
-        }
-        "workspace/applyEdit" => Ok(answer_apply_edit(params, shared, edit_applier)),
-        "window/showMessageRequest" => {
-            let mut state = shared.0.lock();
-            if let Some(message) = params.get("message").and_then(Value::as_str) {
-                push_log(&mut state, format!("[request] {message}"));
-            }
-            Ok(Value::Null)
-        }
-        "window/showDocument" => Ok(json!({"success": false})),
-        "workspace/codeLens/refresh"
-        | "workspace/semanticTokens/refresh"
-        | "workspace/inlayHint/refresh"
-        | "workspace/inlineValue/refresh" => Ok(Value::Null),
-        method => Err(ResponseError { code: METHOD_NOT_FOUND, message: format!("runbound does not handle {method}"), data: None }),
+    use lsp_types::request::*;
+    if let Some(params) = params_of::<WorkDoneProgressCreate>(&request) {
+        params?;
+        return result_of::<WorkDoneProgressCreate>(());
     }
+    if let Some(params) = params_of::<WorkspaceConfiguration>(&request) {
+        let answers: Vec<Value> = params?
+            .items
+            .iter()
+            .map(|item| match &item.section {
+                Some(section) => {
+                    section.split('.').try_fold(&definition.settings, |value, key| value.get(key)).cloned().unwrap_or(Value::Null)
+                }
+                None => definition.settings.clone(),
+            })
+            .collect();
+        return result_of::<WorkspaceConfiguration>(answers);
+    }
+    if let Some(params) = params_of::<RegisterCapability>(&request) {
+        let params = params?;
+        let (lock, condvar) = shared;
+        let mut state = lock.lock();
+        for registration in params.registrations {
+            state.registrations.insert(registration.id, (registration.method, registration.register_options));
+        }
+        drop(state);
+        condvar.notify_all();
+        return result_of::<RegisterCapability>(());
+    }
+    if request.method == UnregisterCapability::METHOD {
+        // The spec spells the field `unregisterations` (lsp-types follows it); accept the
+        // corrected `unregistrations` too, which the spec's next version allows servers to send.
+        #[derive(Deserialize)]
+        struct Unregistrations {
+            #[serde(alias = "unregistrations")]
+            unregisterations: Vec<lsp_types::Unregistration>,
+        }
+        let params = Unregistrations::deserialize(&request.params).map_err(|err| ResponseError {
+            code: ErrorCode::InvalidParams as i32,
+            message: format!("runbound cannot read the params of {}: {err}", UnregisterCapability::METHOD),
+            data: None,
+        })?;
+        let mut state = shared.0.lock();
+        for registration in params.unregisterations {
+            state.registrations.remove(&registration.id);
+        }
+        return result_of::<UnregisterCapability>(());
+    }
+    if request.method == WorkspaceDiagnosticRefresh::METHOD {
+        let (lock, condvar) = shared;
+        lock.lock().diagnostic_refreshes += 1;
+        condvar.notify_all();
+        return result_of::<WorkspaceDiagnosticRefresh>(());
+    }
+    if request.method == WorkspaceFoldersRequest::METHOD {
+        let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        return result_of::<WorkspaceFoldersRequest>(Some(vec![lsp_types::WorkspaceFolder { uri: path_to_lsp_uri(root), name }]));
+    }
+    if let Some(params) = params_of::<ApplyWorkspaceEdit>(&request) {
+        return result_of::<ApplyWorkspaceEdit>(answer_apply_edit(params?, shared, edit_applier));
+    }
+    if let Some(params) = params_of::<ShowMessageRequest>(&request) {
+        let params = params?;
+        push_log(&mut shared.0.lock(), format!("[request] {}", params.message));
+        return result_of::<ShowMessageRequest>(None);
+    }
+    if params_of::<ShowDocument>(&request).is_some() {
+        return result_of::<ShowDocument>(lsp_types::ShowDocumentResult { success: false });
+    }
+    if [CodeLensRefresh::METHOD, SemanticTokensRefresh::METHOD, InlayHintRefreshRequest::METHOD, InlineValueRefreshRequest::METHOD]
+        .contains(&request.method.as_str())
+    {
+        return Ok(Value::Null);
+    }
+    Err(ResponseError { code: METHOD_NOT_FOUND, message: format!("runbound does not handle {}", request.method), data: None })
 }
 
+/// Folds one notification into the state. Params that do not decode into their type are
+/// ignored, as a server's unknown notification is.
 fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
+    use lsp_types::notification::*;
+    fn decode<N: LspNotification>(params: &Value) -> Option<N::Params> {
+        N::Params::deserialize(params).ok()
+    }
     match method {
-        "$/progress" => {
-            let token = match params.get("token") {
-                Some(Value::String(token)) => token.clone(),
-                Some(other) => other.to_string(),
-                None => return,
+        Progress::METHOD => {
+            let Some(progress) = decode_progress(params) else { return };
+            let token = match progress.token {
+                NumberOrString::String(token) => token,
+                NumberOrString::Number(number) => number.to_string(),
             };
-            let value = params.get("value").unwrap_or(&Value::Null);
-            match value.get("kind").and_then(Value::as_str) {
-                Some("begin") => {
+            let lsp_types::ProgressParamsValue::WorkDone(value) = progress.value;
+            match value {
+                lsp_types::WorkDoneProgress::Begin(begin) => {
                     state.progress_seen = true;
                     if is_check_run_token(&token) {
                         state.check_runs_started += 1;
                     }
-                    let title = value.get("title").and_then(Value::as_str).unwrap_or("work").to_owned();
-                    let text = progress_text(&title, value);
-                    state.progress.insert(token, (title, text));
+                    let text = progress_text(&begin.title, begin.message.as_deref(), begin.percentage);
+                    state.progress.insert(token, (begin.title, text));
                 }
-                Some("report") => {
+                lsp_types::WorkDoneProgress::Report(report) => {
                     if let Some((title, text)) = state.progress.get_mut(&token) {
-                        *text = progress_text(title, value);
+                        *text = progress_text(title, report.message.as_deref(), report.percentage);
                     }
                 }
-                Some("end") if state.progress.remove(&token).is_some() && is_check_run_token(&token) => {
+                lsp_types::WorkDoneProgress::End(_) if state.progress.remove(&token).is_some() && is_check_run_token(&token) => {
                     state.check_runs_finished += 1;
                     state.check_run_last_end_wall = Some(SystemTime::now());
                     // A check run that began after a change on disk has seen it: its publishes
@@ -1618,58 +1961,82 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                         state.stale.retain(|_, (_, runs_started_at_change)| *runs_started_at_change >= started);
                     }
                 }
-                _ => (),
+                lsp_types::WorkDoneProgress::End(_) => (),
             }
         }
-        "experimental/serverStatus" => {
-            let quiescent = params.get("quiescent").and_then(Value::as_bool).unwrap_or(true);
-            let message = params.get("message").and_then(Value::as_str).map(str::to_owned);
-            state.server_status = Some((quiescent, message));
+        ServerStatus::METHOD => {
+            let Some(status) = decode::<ServerStatus>(params) else { return };
+            state.server_status = Some((status.quiescent, status.message));
         }
-        "$/analyzerStatus" => {
-            state.dart_analyzing = params.get("isAnalyzing").and_then(Value::as_bool);
+        AnalyzerStatus::METHOD => {
+            state.dart_analyzing = decode::<AnalyzerStatus>(params).and_then(|status| status.is_analyzing);
         }
         "pyright/beginProgress" => {
             state.progress_seen = true;
             state.pyright_progress = Some("pyright analysis".to_owned());
         }
-        "pyright/reportProgress" => {
-            let detail = params.as_str().map(str::to_owned).unwrap_or_default();
+        PyrightReportProgress::METHOD => {
+            let detail = decode::<PyrightReportProgress>(params).unwrap_or_default();
             state.pyright_progress = Some(format!("pyright analysis: {detail}"));
         }
         "pyright/endProgress" => {
             state.pyright_progress = None;
         }
-        "textDocument/publishDiagnostics" => {
-            let Some(path) = params.get("uri").and_then(Value::as_str).and_then(uri_to_path) else { return };
+        PublishDiagnostics::METHOD => {
+            let Ok(params) = PublishDiagnosticsWire::deserialize(params) else { return };
+            let Some(path) = lsp_uri_to_path(&params.uri) else { return };
             state.publish_generation += 1;
             let set = PublishedDiagnostics {
                 generation: state.publish_generation,
-                version: params.get("version").and_then(Value::as_i64),
-                diagnostics: params.get("diagnostics").and_then(Value::as_array).cloned().unwrap_or_default(),
+                version: params.version.map(i64::from),
+                diagnostics: params.diagnostics,
                 received_at: Instant::now(),
             };
             let key = std::fs::canonicalize(&path).unwrap_or(path);
             state.stale.remove(&key);
             state.diagnostics.insert(key, set);
         }
-        "window/logMessage" | "window/showMessage" => {
-            let level = match params.get("type").and_then(Value::as_u64) {
-                Some(1) => "error",
-                Some(2) => "warning",
-                Some(3) => "info",
+        LogMessage::METHOD | ShowMessage::METHOD => {
+            // Both carry `{type, message}` (LogMessageParams, ShowMessageParams).
+            let Some(params) = decode::<LogMessage>(params) else { return };
+            let level = match params.typ {
+                lsp_types::MessageType::ERROR => "error",
+                lsp_types::MessageType::WARNING => "warning",
+                lsp_types::MessageType::INFO => "info",
                 _ => "log",
             };
-            if let Some(message) = params.get("message").and_then(Value::as_str) {
-                if is_pyright_source_files_found(message) {
-                    state.pyright_source_files_found = true;
-                }
-                let first_line = message.lines().next().unwrap_or("");
-                push_log(state, format!("[{level}] {first_line}"));
+            if is_pyright_source_files_found(&params.message) {
+                state.pyright_source_files_found = true;
             }
+            let first_line = params.message.lines().next().unwrap_or("");
+            push_log(state, format!("[{level}] {first_line}"));
         }
         _ => (),
     }
+}
+
+/// `$/progress` params as lsp-types' `ProgressParams`. Tolerant path: a `percentage` that is
+/// not an unsigned integer (a float such as `12.5`, beyond the spec's `uinteger`) is rounded
+/// down, and a `begin` without a `title` is titled `work`, instead of dropping the report (and
+/// with it the readiness it signals).
+fn decode_progress(params: &Value) -> Option<lsp_types::ProgressParams> {
+    if let Ok(progress) = lsp_types::ProgressParams::deserialize(params) {
+        return Some(progress);
+    }
+    let mut repaired = params.clone();
+    if let Some(percentage) = repaired.pointer_mut("/value/percentage") {
+        *percentage = match percentage.as_f64() {
+            Some(float) if float >= 0.0 => Value::from(float.min(f64::from(u32::MAX)) as u32),
+            _ => Value::Null,
+        };
+    }
+    // A `begin` without its (required) `title` reads as `work`.
+    if let Some(value) = repaired.get_mut("value").and_then(Value::as_object_mut) {
+        if value.get("kind").and_then(Value::as_str) == Some("begin") && !value.get("title").is_some_and(Value::is_string) {
+            value.insert("title".to_owned(), Value::String("work".to_owned()));
+        }
+    }
+    lsp_types::ProgressParams::deserialize(&repaired).ok()
 }
 
 /// Whether `message` is pyright's (and basedpyright's) log line that ends the enumeration of the
@@ -1691,13 +2058,13 @@ fn is_check_run_token(token: &str) -> bool {
     token.contains("flycheck")
 }
 
-fn progress_text(title: &str, value: &Value) -> String {
+fn progress_text(title: &str, message: Option<&str>, percentage: Option<u32>) -> String {
     let mut text = title.to_owned();
-    if let Some(message) = value.get("message").and_then(Value::as_str) {
+    if let Some(message) = message {
         text.push_str(": ");
         text.push_str(message);
     }
-    if let Some(percentage) = value.get("percentage").and_then(Value::as_u64) {
+    if let Some(percentage) = percentage {
         text.push_str(&format!(" ({percentage}%)"));
     }
     text
@@ -1713,6 +2080,50 @@ fn push_log(state: &mut ServerState, line: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every field of `expected` is in `actual` with the same value (`actual` may add none).
+    fn assert_kept(expected: &Value, actual: &Value, at: &str) {
+        match (expected, actual) {
+            (Value::Object(expected), Value::Object(actual)) => {
+                for (key, value) in expected {
+                    let Some(kept) = actual.get(key) else { panic!("{at}/{key} was dropped by the typed InitializeParams") };
+                    assert_kept(value, kept, &format!("{at}/{key}"));
+                }
+            }
+            _ => assert_eq!(expected, actual, "{at} changed in the typed InitializeParams"),
+        }
+    }
+
+    #[test]
+    fn typed_initialize_params_lose_only_workspace_diagnostics_and_offset_encoding() {
+        for definition in crate::lsp::servers::builtin_servers() {
+            let root = Path::new("/nonexistent/project root");
+            let mut json = initialize_params(&definition, root);
+            let typed: lsp_types::InitializeParams = serde_json::from_value(json.clone()).unwrap();
+            let typed = serde_json::to_value(typed).unwrap();
+            assert!(typed.pointer("/capabilities/workspace/diagnostics").is_none(), "lsp-types now keeps it: send the typed params");
+            json["capabilities"]["workspace"].as_object_mut().unwrap().remove("diagnostics");
+            json["capabilities"].as_object_mut().unwrap().remove("offsetEncoding");
+            assert_kept(&json, &typed, &definition.id);
+        }
+    }
+
+    #[test]
+    fn tolerant_progress_and_initialize_decodes() {
+        // A float percentage and a begin without a title still start the progress.
+        let mut state = ServerState::default();
+        apply_notification(&mut state, "$/progress", &json!({"token": 7, "value": {"kind": "begin", "percentage": 12.5}}));
+        assert_eq!(state.progress.get("7").map(|(_, text)| text.as_str()), Some("work (12%)"));
+        // A capability lsp-types cannot read is left out; the others still decode.
+        let (result, notes) = decode_initialize_result(json!({
+            "capabilities": {"hoverProvider": true, "definitionProvider": "yes please"},
+            "serverInfo": {"name": "odd", "version": "1"}
+        }));
+        assert!(result.capabilities.hover_provider.is_some() && result.capabilities.definition_provider.is_none());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("definitionProvider"), "{notes:?}");
+        assert_eq!(result.server_info.map(|info| info.name).as_deref(), Some("odd"));
+    }
 
     #[test]
     fn handle_is_send_and_sync() {

@@ -36,6 +36,9 @@ use crate::error::{ErrorKind, ToolError};
 use crate::files::ExpectedState;
 use crate::lsp::client::{ApplyEditMode, LanguageServer, ReceivedEdit};
 use crate::lsp::listing::file_stamps;
+use crate::lsp::output::{
+    ChangedFile, CodeActionApplied, CodeActionEntry, CodeActionNothingStaged, CodeActionOutput, CodeActionStaged, CommandRunSummary,
+};
 use crate::lsp::position::{resolve_symbol_on_line, ResolvedSymbol};
 use crate::lsp::rename::{commit_workspace_edit, plan_workspace_edit, stage_plan, WorkspaceEditPlan};
 use crate::lsp::supervisor::LspSupervisor;
@@ -43,6 +46,7 @@ use crate::lsp::uri::path_to_uri;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// The `textDocument/codeAction` parameters for the identifier at `resolved` in `path`: its
@@ -60,15 +64,102 @@ pub(crate) fn code_action_params(server: &LanguageServer, path: &Path, resolved:
     })
 }
 
-/// The actions of a `textDocument/codeAction` answer (`(Command | CodeAction)[]` or null), as
-/// the server sent them.
+/// One action of a `textDocument/codeAction` answer: decoded into lsp-types, and as the server
+/// sent it — the object sent back to `codeAction/resolve` and the edit planned are the server's
+/// own JSON, so fields lsp-types does not model (rust-analyzer's `group`, snippet markers) survive
+/// the round trip unchanged.
+#[derive(Debug, Clone)]
+pub(crate) struct OfferedAction {
+    /// As sent.
+    raw: Value,
+    /// Decoded.
+    typed: lsp_types::CodeActionOrCommand,
+}
+
+impl OfferedAction {
+    /// Decodes one action of `method`'s answer.
+    ///
+    /// # Errors
+    /// `failed` (quoting the action) when it is neither a `Command` nor a `CodeAction`.
+    fn decode(raw: Value, server_id: &str, method: &str) -> Result<OfferedAction, ToolError> {
+        match lsp_types::CodeActionOrCommand::deserialize(&raw) {
+            Ok(typed) => Ok(OfferedAction { raw, typed }),
+            Err(err) => Err(crate::lsp::tool::unparseable(server_id, method, &err, &raw)),
+        }
+    }
+
+    fn code_action(&self) -> Option<&lsp_types::CodeAction> {
+        match &self.typed {
+            lsp_types::CodeActionOrCommand::CodeAction(action) => Some(action),
+            lsp_types::CodeActionOrCommand::Command(_) => None,
+        }
+    }
+
+    /// The title the server gives it.
+    pub(crate) fn title(&self) -> &str {
+        match &self.typed {
+            lsp_types::CodeActionOrCommand::CodeAction(action) => &action.title,
+            lsp_types::CodeActionOrCommand::Command(command) => &command.title,
+        }
+    }
+
+    /// Its kind: the `CodeAction`'s non-empty `kind`, else `command` for a bare command and
+    /// `unspecified`.
+    fn kind(&self) -> String {
+        match self.code_action() {
+            None => "command".to_owned(),
+            Some(action) => {
+                action.kind.as_ref().map(|kind| kind.as_str()).filter(|kind| !kind.is_empty()).unwrap_or("unspecified").to_owned()
+            }
+        }
+    }
+
+    fn preferred(&self) -> bool {
+        self.code_action().and_then(|action| action.is_preferred) == Some(true)
+    }
+
+    fn disabled_reason(&self) -> Option<&str> {
+        self.code_action().and_then(|action| action.disabled.as_ref()).map(|disabled| disabled.reason.as_str())
+    }
+
+    /// Its edit, when it carries one.
+    fn edit(&self) -> Option<&lsp_types::WorkspaceEdit> {
+        self.code_action().and_then(|action| action.edit.as_ref())
+    }
+
+    /// Its edit as the server sent it (what is planned and written).
+    fn raw_edit(&self) -> Option<Value> {
+        self.edit().and_then(|_| self.raw.get("edit").cloned())
+    }
+
+    /// A `CodeAction` without an edit that carries `data`: the server computes the edit on
+    /// `codeAction/resolve`.
+    fn edit_on_resolve(&self) -> bool {
+        self.code_action().is_some_and(|action| action.edit.is_none() && action.data.is_some())
+    }
+
+    /// `(command name, arguments)` of a bare `Command` or of a `CodeAction`'s `command`
+    /// (arguments `null` when it has none).
+    fn command(&self) -> Option<(String, Value)> {
+        let command = match &self.typed {
+            lsp_types::CodeActionOrCommand::Command(command) => command,
+            lsp_types::CodeActionOrCommand::CodeAction(action) => action.command.as_ref()?,
+        };
+        Some((command.command.clone(), command.arguments.clone().map(Value::Array).unwrap_or(Value::Null)))
+    }
+}
+
+/// The actions of a `textDocument/codeAction` answer (`(Command | CodeAction)[]` or null).
 ///
 /// # Errors
-/// `failed` when the answer is neither a list nor null.
-pub(crate) fn parse_actions(answer: &Value, server_id: &str) -> Result<Vec<Value>, ToolError> {
+/// `failed` when the answer is neither a list nor null, or an action is neither a `Command` nor
+/// a `CodeAction` (quoted).
+pub(crate) fn parse_actions(answer: &Value, server_id: &str) -> Result<Vec<OfferedAction>, ToolError> {
     match answer {
         Value::Null => Ok(Vec::new()),
-        Value::Array(actions) => Ok(actions.clone()),
+        Value::Array(actions) => {
+            actions.iter().map(|action| OfferedAction::decode(action.clone(), server_id, "textDocument/codeAction")).collect()
+        }
         other => Err(ToolError::failed(format!(
             "{server_id}'s answer to textDocument/codeAction is not a list: {}",
             cut_chars(&other.to_string(), 300)
@@ -76,35 +167,33 @@ pub(crate) fn parse_actions(answer: &Value, server_id: &str) -> Result<Vec<Value
     }
 }
 
-/// `(command name, arguments)` of a bare `Command` or of a `CodeAction`'s `command`.
-fn action_command(action: &Value) -> Option<(String, Value)> {
-    let command = if action.get("command").is_some_and(Value::is_string) { action } else { action.get("command")? };
-    let name = command.get("command").and_then(Value::as_str)?.to_owned();
-    Some((name, command.get("arguments").cloned().unwrap_or(Value::Null)))
-}
-
-fn is_bare_command(action: &Value) -> bool {
-    action.get("command").is_some_and(Value::is_string)
-}
-
-/// The files a `WorkspaceEdit` touches, as workspace-relative paths.
-fn edit_files(edit: &Value, workspace_root: &Path) -> Vec<String> {
-    let mut uris: Vec<String> = Vec::new();
-    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        uris.extend(changes.keys().cloned());
+/// The files a `WorkspaceEdit` touches (`changes`, and the text documents, created, renamed-to
+/// and deleted files of `documentChanges`), as workspace-relative paths.
+fn edit_files(edit: &lsp_types::WorkspaceEdit, workspace_root: &Path) -> Vec<String> {
+    use lsp_types::{DocumentChangeOperation, DocumentChanges, ResourceOp};
+    let mut uris: Vec<&lsp_types::Uri> = Vec::new();
+    if let Some(changes) = &edit.changes {
+        uris.extend(changes.keys());
     }
-    for change in edit.get("documentChanges").and_then(Value::as_array).into_iter().flatten() {
-        for pointer in ["/textDocument/uri", "/uri", "/newUri"] {
-            if let Some(uri) = change.pointer(pointer).and_then(Value::as_str) {
-                uris.push(uri.to_owned());
+    match &edit.document_changes {
+        Some(DocumentChanges::Edits(edits)) => uris.extend(edits.iter().map(|edit| &edit.text_document.uri)),
+        Some(DocumentChanges::Operations(operations)) => {
+            for operation in operations {
+                uris.push(match operation {
+                    DocumentChangeOperation::Edit(edit) => &edit.text_document.uri,
+                    DocumentChangeOperation::Op(ResourceOp::Create(create)) => &create.uri,
+                    DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => &rename.new_uri,
+                    DocumentChangeOperation::Op(ResourceOp::Delete(delete)) => &delete.uri,
+                });
             }
         }
+        None => {}
     }
     let mut files: Vec<String> = uris
         .iter()
-        .map(|uri| match crate::lsp::uri::uri_to_path(uri) {
+        .map(|uri| match crate::lsp::uri::lsp_uri_to_path(uri) {
             Some(path) => crate::render::display_path(workspace_root, &path),
-            None => uri.clone(),
+            None => uri.as_str().to_owned(),
         })
         .collect();
     files.sort();
@@ -114,28 +203,24 @@ fn edit_files(edit: &Value, workspace_root: &Path) -> Vec<String> {
 
 /// One numbered line of the listing and its structured entry: title, kind, preferred, disabled,
 /// and what applying it does (edits files / runs a command / computed on apply).
-pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Path) -> (String, Value) {
-    let title = action.get("title").and_then(Value::as_str).unwrap_or("(untitled)");
-    let kind = if is_bare_command(action) {
-        "command".to_owned()
-    } else {
-        action.get("kind").and_then(Value::as_str).filter(|kind| !kind.is_empty()).unwrap_or("unspecified").to_owned()
-    };
+pub(crate) fn describe_action(number: usize, action: &OfferedAction, workspace_root: &Path) -> (String, CodeActionEntry) {
+    let title = if action.title().is_empty() { "(untitled)" } else { action.title() };
+    let kind = action.kind();
     let mut line = format!("{number}. {title} [{kind}]");
-    if action.get("isPreferred").and_then(Value::as_bool) == Some(true) {
+    if action.preferred() {
         line.push_str(" (preferred)");
     }
-    let disabled = action.pointer("/disabled/reason").and_then(Value::as_str);
+    let disabled = action.disabled_reason();
     if let Some(reason) = disabled {
         line.push_str(&format!(" (disabled: {reason})"));
     }
-    let edit = action.get("edit").filter(|edit| !edit.is_null());
+    let edit = action.edit();
     let files = edit.map(|edit| edit_files(edit, workspace_root)).unwrap_or_default();
-    let command = action_command(action);
+    let command = action.command();
     let mut effects = Vec::new();
     if edit.is_some() {
         effects.push(format!("edits {}", if files.len() <= 3 { files.join(", ") } else { plural(files.len(), "file") }));
-    } else if !is_bare_command(action) && action.get("data").is_some() {
+    } else if action.edit_on_resolve() {
         effects.push("edit computed when applied".to_owned());
     }
     if let Some((name, _)) = &command {
@@ -144,17 +229,17 @@ pub(crate) fn describe_action(number: usize, action: &Value, workspace_root: &Pa
     if !effects.is_empty() {
         line.push_str(&format!(" — {}", effects.join("; then ")));
     }
-    let value = json!({
-        "number": number,
-        "title": title,
-        "kind": kind,
-        "preferred": action.get("isPreferred").and_then(Value::as_bool) == Some(true),
-        "disabled": disabled,
-        "edits_files": files,
-        "command": command.map(|(name, _)| name),
-        "edit_on_resolve": edit.is_none() && !is_bare_command(action) && action.get("data").is_some(),
-    });
-    (line, value)
+    let entry = CodeActionEntry {
+        number,
+        title: title.to_owned(),
+        kind,
+        preferred: action.preferred(),
+        disabled: disabled.map(str::to_owned),
+        edits_files: files,
+        command: command.map(|(name, _)| name),
+        edit_on_resolve: action.edit_on_resolve(),
+    };
+    (line, entry)
 }
 
 /// The `lsp_code_action` tool's descriptor.
@@ -172,7 +257,7 @@ an edit_id and a unified-diff preview — for `resolve` to accept or discard. Re
             .to_owned(),
         tier: Tier::Write,
         input_schema: crate::schema::input_schema::<CodeActionArguments>(),
-        output_schema: None,
+        output_schema: Some(crate::schema::writing_output_schema::<CodeActionOutput>()),
         annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
@@ -212,7 +297,7 @@ struct CodeActionArguments {
     preview: bool,
 }
 
-fn listing(actions: &[Value], workspace_root: &Path) -> String {
+fn listing(actions: &[OfferedAction], workspace_root: &Path) -> String {
     actions.iter().enumerate().map(|(index, action)| describe_action(index + 1, action, workspace_root).0).collect::<Vec<_>>().join("\n")
 }
 
@@ -239,7 +324,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     let params = code_action_params(server, &path, &resolved, deadline);
     let answer = server
-        .request("textDocument/codeAction", params, deadline, true)
+        .request_untyped("textDocument/codeAction", params, deadline, true)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/codeAction"))?;
     let actions = parse_actions(&answer, server.id())?;
     let display = supervisor.display_path(&path);
@@ -261,7 +346,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         ))
         .with_hint("pass `apply` with one of the numbers listed"));
     };
-    let title = action.get("title").and_then(Value::as_str).unwrap_or("").to_owned();
+    let title = action.title().to_owned();
     if let Some(expected) = &args.title {
         if expected.trim() != title.trim() {
             return Err(ToolError::new(
@@ -276,7 +361,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             .with_hint("call again with the number and title of the action you want from this list"));
         }
     }
-    if let Some(reason) = action.pointer("/disabled/reason").and_then(Value::as_str) {
+    if let Some(reason) = action.disabled_reason() {
         return Err(ToolError::new(
             ErrorKind::Conflict,
             format!("action {} {title:?} is disabled by {}: {reason}; nothing was applied", args.apply, server.id()),
@@ -284,12 +369,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     // A code action whose edit the server computes on demand.
     let mut action = action;
-    if !is_bare_command(&action) && action.get("edit").is_none_or(Value::is_null) && action.get("data").is_some() {
+    if action.edit_on_resolve() {
         if server.supports("codeAction/resolve") {
-            action = server
-                .request("codeAction/resolve", action.clone(), deadline, false)
+            // The object goes back as the server sent it (see `OfferedAction`).
+            let resolved = server
+                .request_untyped("codeAction/resolve", action.raw.clone(), deadline, false)
                 .map_err(|failure| failure.to_tool_error(server.id(), "codeAction/resolve"))?;
-        } else if action_command(&action).is_none() {
+            action = OfferedAction::decode(resolved, server.id(), "codeAction/resolve")?;
+        } else if action.command().is_none() {
             return Err(ToolError::failed(format!(
                 "action {} {title:?} has no edit and {} does not offer codeAction/resolve to compute it; nothing was applied",
                 args.apply,
@@ -297,8 +384,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             )));
         }
     }
-    let edit = action.get("edit").filter(|edit| !edit.is_null()).cloned();
-    let command = action_command(&action);
+    let edit = action.raw_edit();
+    let command = action.command();
     if edit.is_none() && command.is_none() {
         return Err(ToolError::failed(format!(
             "action {} {title:?} carries neither an edit nor a command; {} gave nothing to apply",
@@ -309,7 +396,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if let Some((name, _)) = &command {
         check_command(server, name)?;
     }
-    let kind = action.get("kind").and_then(Value::as_str).unwrap_or(if is_bare_command(&action) { "command" } else { "unspecified" });
+    let kind = action.kind();
     let description = format!("code action {title:?} [{kind}] at {display}:{} ({})", resolved.line, server.id());
     let applier = Applier { ctx, supervisor, server, root, number: args.apply, description, deadline, notes };
     match (args.preview, edit, command) {
@@ -324,12 +411,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
 /// are the editor's own (rust-analyzer's `rust-analyzer.showReferences`, VS Code's
 /// `editor.action.triggerSuggest`).
 fn check_command(server: &LanguageServer, name: &str) -> Result<(), ToolError> {
-    let listed: Vec<&str> = server
-        .capabilities()
-        .pointer("/executeCommandProvider/commands")
-        .and_then(Value::as_array)
-        .map(|commands| commands.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let listed: Vec<&str> = server.execute_commands().iter().map(String::as_str).collect();
     if listed.contains(&name) {
         return Ok(());
     }
@@ -376,13 +458,13 @@ impl Applier<'_> {
         plan_workspace_edit(self.root, Some(self.server), edit)
     }
 
-    fn file_lines(&self, plan: &WorkspaceEditPlan) -> (Vec<String>, Vec<Value>) {
+    fn file_lines(&self, plan: &WorkspaceEditPlan) -> (Vec<String>, Vec<ChangedFile>) {
         let mut lines = Vec::new();
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = self.supervisor.display_path(&file.path);
             lines.push(format!("  {shown}: {} ({})", plural(file.edit_count, "edit"), file.operation));
-            files.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+            files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         (lines, files)
     }
@@ -400,15 +482,16 @@ impl Applier<'_> {
         lines.extend(self.notes.iter().cloned());
         lines.push(staged.instructions(max_pending));
         lines.push(staged.preview.text.clone());
-        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-            "edit_id": staged.edit_id,
-            "action": self.number,
-            "edits": total,
-            "files": files,
-            "preview_hunks_shown": staged.preview.shown,
-            "preview_hunks_total": staged.preview.total,
-            "evicted": staged.evicted,
-        }))))
+        let output = CodeActionOutput::Staged(CodeActionStaged {
+            edit_id: staged.edit_id.clone(),
+            action: self.number,
+            edits: total,
+            files,
+            preview_hunks_shown: staged.preview.shown,
+            preview_hunks_total: staged.preview.total,
+            evicted: staged.evicted.clone(),
+        });
+        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&output))))
     }
 
     fn stage_edit(&self, edit: &Value, command: Option<String>) -> Result<ToolOutput, ToolError> {
@@ -442,12 +525,11 @@ impl Applier<'_> {
             for note in &self.notes {
                 text.push_str(&format!("\n{note}"));
             }
-            return Ok(ToolOutput::new(
-                ToolResult::text(text)
-                    .with_structured(json!({"edit_id": null, "action": self.number, "command": name, "edits_received": 0})),
-            ));
+            return Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&CodeActionOutput::NothingStaged(
+                CodeActionNothingStaged { edit_id: None, action: self.number, command: name.clone(), edits_received: 0 },
+            )))));
         };
-        let mut plan = self.plan(&first.edit)?;
+        let mut plan = self.plan(&serde_json::to_value(&first.edit).expect("a WorkspaceEdit serializes"))?;
         let mut lines = vec![format!(
             "ran command {name} in preview mode: {} sent {}; runbound refused {} (answered applied: false) and staged the first",
             self.server.id(),
@@ -498,11 +580,17 @@ impl Applier<'_> {
         // "Move to a new file" before sending its edit).
         let before = file_stamps(self.server.root());
         let window = self.server.open_apply_edit_window(mode, &format!("lsp_code_action {}", self.description))?;
-        let mut params = json!({"command": name});
-        if !arguments.is_null() {
-            params["arguments"] = arguments.clone();
-        }
-        let result = self.server.request("workspace/executeCommand", params, self.deadline, false);
+        let params = lsp_types::ExecuteCommandParams {
+            command: name.to_owned(),
+            arguments: match arguments {
+                Value::Null => Vec::new(),
+                Value::Array(arguments) => arguments.clone(),
+                other => vec![other.clone()],
+            },
+            work_done_progress_params: Default::default(),
+        };
+        let result =
+            self.server.request::<lsp_types::request::ExecuteCommand>(params, self.deadline).map(|result| result.unwrap_or(Value::Null));
         let received = window.close();
         let after = file_stamps(self.server.root());
         let applied: std::collections::HashSet<&PathBuf> = received.iter().flat_map(|edit| edit.written.iter()).collect();
@@ -545,7 +633,7 @@ impl Applier<'_> {
     fn apply(&self, edit: Option<&Value>, command: Option<&(String, Value)>) -> Result<ToolOutput, ToolError> {
         let mut lines = Vec::new();
         let mut written: Vec<PathBuf> = Vec::new();
-        let mut files_json = Vec::new();
+        let mut changed_files = Vec::new();
         let mut edits_total = 0;
         if let Some(edit) = edit {
             let plan = self.plan(edit)?;
@@ -565,10 +653,10 @@ impl Applier<'_> {
                     plural(plan.files.len(), "file")
                 ));
                 lines.extend(file_lines);
-                files_json = files;
+                changed_files = files;
             }
         }
-        let mut command_json = Value::Null;
+        let mut command_run = None;
         if let Some((name, arguments)) = command {
             if lines.is_empty() {
                 lines.push(format!("Applied {}:", self.description));
@@ -583,11 +671,11 @@ impl Applier<'_> {
                 }
                 Err(err) => return Err(err),
             };
-            let applied: Vec<&ReceivedEdit> = received.iter().filter(|edit| edit.answer["applied"] == true).collect();
+            let applied: Vec<&ReceivedEdit> = received.iter().filter(|edit| edit.answer.applied).collect();
             let refused: Vec<String> = received
                 .iter()
-                .filter(|edit| edit.answer["applied"] != true)
-                .map(|edit| edit.answer["failureReason"].as_str().unwrap_or("refused").to_owned())
+                .filter(|edit| !edit.answer.applied)
+                .map(|edit| edit.answer.failure_reason.clone().unwrap_or_else(|| "refused".to_owned()))
                 .collect();
             let command_written: Vec<String> =
                 applied.iter().flat_map(|edit| edit.written.iter()).map(|path| self.supervisor.display_path(path)).collect();
@@ -612,19 +700,78 @@ impl Applier<'_> {
             }
             written.extend(applied.iter().flat_map(|edit| edit.written.iter().cloned()));
             written.extend(server_changes.iter().map(|change| change.path.clone()));
-            command_json = json!({"command": name, "edits_received": received.len(), "written": command_written, "refused": refused, "changed_by_server": changed_itself});
+            command_run = Some(CommandRunSummary {
+                command: name.clone(),
+                edits_received: received.len(),
+                written: command_written,
+                refused,
+                changed_by_server: changed_itself,
+            });
         }
         lines.extend(self.notes.iter().cloned());
         written.sort();
         written.dedup();
-        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-            "action": self.number,
-            "description": self.description,
-            "edits": edits_total,
-            "files": files_json,
-            "command": command_json,
-            "written": written.iter().map(|path| self.supervisor.display_path(path)).collect::<Vec<_>>(),
-        })))
-        .with_written_paths(written))
+        let output = CodeActionOutput::Applied(CodeActionApplied {
+            action: self.number,
+            description: self.description.clone(),
+            edits: edits_total,
+            files: changed_files,
+            command: command_run,
+            written: written.iter().map(|path| self.supervisor.display_path(path)).collect(),
+        });
+        Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&output))).with_written_paths(written))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offered(raw: Value) -> OfferedAction {
+        OfferedAction::decode(raw, "test-server", "textDocument/codeAction").expect("decodes")
+    }
+
+    #[test]
+    fn actions_decode_into_commands_and_code_actions() {
+        let command = offered(json!({"title": "Organize imports", "command": "server.organize", "arguments": [1, "two"]}));
+        assert_eq!(command.kind(), "command");
+        assert_eq!(command.command(), Some(("server.organize".to_owned(), json!([1, "two"]))));
+        assert!(command.edit().is_none() && !command.edit_on_resolve());
+
+        let lazy = offered(json!({"title": "Inline", "kind": "refactor.inline", "data": {"id": 7}, "group": "kept"}));
+        assert_eq!(lazy.kind(), "refactor.inline");
+        assert!(lazy.edit_on_resolve(), "an edit the server computes on resolve");
+        assert_eq!(lazy.raw["group"], "kept", "fields lsp-types does not model are kept for the round trip");
+        assert_eq!(lazy.command(), None);
+
+        let disabled = offered(json!({"title": "Extract", "kind": "", "disabled": {"reason": "no selection"}, "isPreferred": true}));
+        assert_eq!(disabled.kind(), "unspecified");
+        assert_eq!(disabled.disabled_reason(), Some("no selection"));
+        assert!(disabled.preferred());
+
+        let error = OfferedAction::decode(json!({"command": "x"}), "test-server", "textDocument/codeAction").unwrap_err();
+        assert!(error.message.contains("could not be read"), "{}", error.message);
+    }
+
+    #[test]
+    fn edit_files_lists_changes_and_document_changes() {
+        let root = Path::new("/work/project");
+        let with_operations = offered(json!({
+            "title": "Move",
+            "edit": {"documentChanges": [
+                {"textDocument": {"uri": "file:///work/project/src/a.rs", "version": 1}, "edits": []},
+                {"kind": "create", "uri": "file:///work/project/src/new.rs"},
+                {"kind": "rename", "oldUri": "file:///work/project/src/old.rs", "newUri": "file:///work/project/src/renamed.rs"},
+                {"kind": "delete", "uri": "file:///work/project/src/gone.rs"}
+            ]}
+        }));
+        assert_eq!(edit_files(with_operations.edit().unwrap(), root), vec!["src/a.rs", "src/gone.rs", "src/new.rs", "src/renamed.rs"]);
+        let with_changes =
+            offered(json!({"title": "Fix", "edit": {"changes": {"file:///work/project/b.py": [], "file:///work/project/a.py": []}}}));
+        assert_eq!(edit_files(with_changes.edit().unwrap(), root), vec!["a.py", "b.py"]);
+        assert_eq!(with_changes.raw_edit().unwrap()["changes"].as_object().unwrap().len(), 2);
+        let (line, entry) = describe_action(3, &with_changes, root);
+        assert_eq!(line, "3. Fix [unspecified] — edits a.py, b.py");
+        assert_eq!(entry.edits_files, vec!["a.py", "b.py"]);
     }
 }

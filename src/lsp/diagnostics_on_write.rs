@@ -986,7 +986,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     // that has barely started, where waiting to find the check missing cost seconds.
     let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
     if group.write_check == WriteCheck::ProjectCheckRun && changed {
-        let _ = server.notify("rust-analyzer/runFlycheck", json!({"textDocument": null}));
+        let _ = server.notify::<crate::lsp::client::RunFlycheck>(Default::default());
     }
     group.phases.push(("sync", phase_started.elapsed()));
 }

@@ -30,18 +30,19 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::lsp::client::{LanguageServer, RequestFailure};
 use crate::lsp::listing::{workspace_fingerprint, Page, PathClass, PathTally};
+use crate::lsp::output::{CallSiteEntry, HierarchyEntry, HierarchyItemSummary, HierarchyOp, HierarchyOutput, LspOutput, PageWindow};
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::tool::{
     counted, push_page_footer, readiness_note, request_error, resolve_file, unparseable, unsupported_error, LspArguments, Place, Query,
     SourceCache, ANSWER_MARGIN,
 };
-use crate::lsp::uri::path_to_uri;
+use crate::lsp::uri::path_to_lsp_uri;
 use crate::registry::{CallContext, ToolOutput};
 use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
@@ -50,7 +51,7 @@ use crate::result::ToolResult;
 pub const MAX_HIERARCHY_DEPTH: usize = 3;
 
 /// JSON-RPC `MethodNotFound`.
-const METHOD_NOT_FOUND: i64 = -32601;
+const METHOD_NOT_FOUND: i32 = lsp_server::ErrorCode::MethodNotFound as i32;
 
 /// Call sites listed under one entry; the rest are counted.
 const CALL_SITES_SHOWN: usize = 8;
@@ -156,8 +157,8 @@ struct Node {
     /// The name's position (selection range start), 0-based, server encoding.
     line0: u32,
     character0: u32,
-    /// The item exactly as the server sent it (it is sent back to follow it).
-    item: Value,
+    /// The item as the server sent it (it is sent back, `data` included, to follow it).
+    item: HierarchyItem,
     /// Names of the entries one depth up that this one relates to.
     via: Vec<String>,
     call_sites: Vec<CallSite>,
@@ -184,81 +185,72 @@ struct Walk {
     elapsed_ms: u128,
 }
 
-#[derive(Deserialize)]
-struct RawItem {
-    name: String,
-    kind: Value,
-    detail: Option<String>,
-    uri: String,
-    #[serde(rename = "selectionRange")]
-    selection_range: RawRange,
-}
+/// A call or type hierarchy item. Both are typed as lsp-types' `CallHierarchyItem`: LSP 3.17
+/// gives `TypeHierarchyItem` the same fields, and lsp-types 0.97's `TypeHierarchyItem` reads
+/// `tags` as one tag instead of the specified array, so a server that tags a type item
+/// (`Deprecated`) would not decode through it.
+type HierarchyItem = lsp_types::CallHierarchyItem;
 
-#[derive(Deserialize, Clone, Copy)]
-struct RawRange {
-    start: RawPosition,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-struct RawPosition {
-    line: u32,
-    character: u32,
-}
-
-fn node_from_item(item: &Value, depth: usize, server_id: &str, method: &str) -> Result<Node, ToolError> {
-    let raw: RawItem = serde_json::from_value(item.clone()).map_err(|err| unparseable(server_id, method, &err, item))?;
-    Ok(Node {
+fn node_from_item(item: HierarchyItem, depth: usize) -> Node {
+    Node {
         depth,
-        name: raw.name,
-        kind: raw.kind.as_u64().unwrap_or(0),
-        detail: raw.detail.filter(|detail| !detail.trim().is_empty()),
-        uri: raw.uri,
-        line0: raw.selection_range.start.line,
-        character0: raw.selection_range.start.character,
-        item: item.clone(),
+        name: item.name.clone(),
+        kind: u64::try_from(lsp_kind_number(item.kind)).unwrap_or(0),
+        detail: item.detail.clone().filter(|detail| !detail.trim().is_empty()),
+        uri: item.uri.as_str().to_owned(),
+        line0: item.selection_range.start.line,
+        character0: item.selection_range.start.character,
+        item,
         via: Vec::new(),
         call_sites: Vec::new(),
         followed: Followed::DepthReached,
         overload_lines0: Vec::new(),
-    })
+    }
+}
+
+/// The LSP number of a symbol kind (lsp-types keeps it as an opaque newtype).
+fn lsp_kind_number(kind: lsp_types::SymbolKind) -> i64 {
+    serde_json::to_value(kind).ok().and_then(|value| value.as_i64()).unwrap_or(0)
+}
+
+/// Decodes a prepare answer: `null`, a list of items, or (off-spec, accepted) one item.
+fn prepared_items(answer: Value, server_id: &str, method: &str) -> Result<Vec<HierarchyItem>, ToolError> {
+    let decoded = match &answer {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(_) => Vec::<HierarchyItem>::deserialize(&answer),
+        _ => HierarchyItem::deserialize(&answer).map(|item| vec![item]),
+    };
+    decoded.map_err(|err| unparseable(server_id, method, &err, &answer))
 }
 
 /// Parses one step answer (`incomingCalls` / `outgoingCalls` / `supertypes` / `subtypes`) into
-/// `(item, call ranges)`.
-fn step_entries(answer: &Value, dir: &Direction, server_id: &str) -> Result<Vec<(Value, Vec<RawRange>)>, ToolError> {
+/// `(item, call ranges)`: `CallHierarchyIncomingCall[]` (`from`, `fromRanges` in the caller),
+/// `CallHierarchyOutgoingCall[]` (`to`, `fromRanges` in the queried item) or items.
+fn step_entries(answer: Value, dir: &Direction, server_id: &str) -> Result<Vec<(HierarchyItem, Vec<lsp_types::Range>)>, ToolError> {
     if answer.is_null() {
         return Ok(Vec::new());
     }
-    let Some(list) = answer.as_array() else {
+    if !answer.is_array() {
         return Err(ToolError::failed(format!(
             "{server_id}'s answer to {} is not a list: {}",
             dir.step,
             cut_chars(&answer.to_string(), 300)
         )));
-    };
-    let mut out = Vec::new();
-    for element in list {
-        match dir.call_field {
-            Some(field) => {
-                let item = element.get(field).cloned().ok_or_else(|| {
-                    ToolError::failed(format!(
-                        "{server_id}'s answer to {} has an entry without `{field}`: {}",
-                        dir.step,
-                        cut_chars(&element.to_string(), 300)
-                    ))
-                })?;
-                let ranges: Vec<RawRange> = match element.get("fromRanges") {
-                    Some(ranges) => {
-                        serde_json::from_value(ranges.clone()).map_err(|err| unparseable(server_id, dir.step, &err, element))?
-                    }
-                    None => Vec::new(),
-                };
-                out.push((item, ranges));
-            }
-            None => out.push((element.clone(), Vec::new())),
-        }
     }
-    Ok(out)
+    let unreadable = |err: serde_json::Error| unparseable(server_id, dir.step, &err, &answer);
+    match dir.call_field {
+        Some("from") => Ok(Vec::<lsp_types::CallHierarchyIncomingCall>::deserialize(&answer)
+            .map_err(unreadable)?
+            .into_iter()
+            .map(|call| (call.from, call.from_ranges))
+            .collect()),
+        Some(_) => Ok(Vec::<lsp_types::CallHierarchyOutgoingCall>::deserialize(&answer)
+            .map_err(unreadable)?
+            .into_iter()
+            .map(|call| (call.to, call.from_ranges))
+            .collect()),
+        None => Ok(Vec::<HierarchyItem>::deserialize(&answer).map_err(unreadable)?.into_iter().map(|item| (item, Vec::new())).collect()),
+    }
 }
 
 /// Answers one hierarchy op (see the module docs).
@@ -306,7 +298,11 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     let encoding = server.position_encoding();
     let mut query = Query { supervisor, server, path: path.clone(), resolved: resolved.clone(), encoding, notes: Vec::new() };
     let (line0, character) = resolved.lsp_position(encoding);
-    let params = json!({"textDocument": {"uri": path_to_uri(&path)}, "position": {"line": line0, "character": character}});
+    let params = serde_json::to_value(lsp_types::TextDocumentPositionParams {
+        text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },
+        position: lsp_types::Position { line: line0, character },
+    })
+    .map_err(|err| ToolError::failed(format!("cannot encode the {} params: {err}", dir.prepare)))?;
     // Later pages reuse the walk of the first page while no file under the server's root changed.
     let key = format!("{}|{op}|{params}|depth {depth}", server.pid());
     let fingerprint = workspace_fingerprint(server.root());
@@ -373,27 +369,43 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         text.push('\n');
         text.push_str(note);
     }
-    let roots: Vec<Value> = walk
+    let items: Vec<HierarchyItemSummary> = walk
         .roots
         .iter()
-        .map(|root| json!({"name": root.name, "kind": crate::lsp::outline::lsp_kind_name(root.kind), "detail": root.detail}))
+        .map(|root| HierarchyItemSummary {
+            name: root.name.clone(),
+            kind: crate::lsp::outline::lsp_kind_name(root.kind).to_owned(),
+            detail: root.detail.clone(),
+        })
         .collect();
-    let structured = json!({
-        "op": op,
-        "server": server.id(),
-        "root": supervisor.display_path(server.root()),
-        "position": query.position_json(),
-        "depth": depth,
-        "items": roots,
-        "total": walk.entries.len(),
-        "results": results,
-        "page": page.map(|page| page.to_json()),
-        "requests": walk.requests,
-        "walk_ms": walk.elapsed_ms,
-        "still_indexing": !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
-        "notes": query.notes,
-    });
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+    let output = HierarchyOutput {
+        op: match dir.op {
+            "incoming_calls" => HierarchyOp::IncomingCalls,
+            "outgoing_calls" => HierarchyOp::OutgoingCalls,
+            "supertypes" => HierarchyOp::Supertypes,
+            _ => HierarchyOp::Subtypes,
+        },
+        server: server.id().to_owned(),
+        root: supervisor.display_path(server.root()),
+        position: query.position(),
+        depth,
+        items,
+        total: walk.entries.len(),
+        results,
+        page: page.as_ref().map(PageWindow::from),
+        requests: walk.requests,
+        walk_ms: u64::try_from(walk.elapsed_ms).unwrap_or(u64::MAX),
+        still_indexing: !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
+        notes: query.notes.clone(),
+    };
+    let output = LspOutput::Hierarchy(output);
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// The params of a hierarchy step: the item to follow.
+#[derive(Serialize)]
+struct StepParams<'a> {
+    item: &'a HierarchyItem,
 }
 
 enum WalkFailure {
@@ -411,15 +423,11 @@ fn walk(
     deadline: Instant,
 ) -> Result<Walk, WalkFailure> {
     let started = Instant::now();
-    let prepared = server.request(dir.prepare, params, deadline, true).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
+    let prepared =
+        server.request_untyped(dir.prepare, params, deadline, true).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
     let mut walk = Walk { roots: Vec::new(), entries: Vec::new(), notes: Vec::new(), requests: 1, elapsed_ms: 0 };
-    let items: Vec<Value> = match prepared {
-        Value::Null => Vec::new(),
-        Value::Array(items) => items,
-        other => vec![other],
-    };
-    for item in &items {
-        let mut root = node_from_item(item, 0, server.id(), dir.prepare).map_err(WalkFailure::Tool)?;
+    for item in prepared_items(prepared, server.id(), dir.prepare).map_err(WalkFailure::Tool)? {
+        let mut root = node_from_item(item, 0);
         root.followed = Followed::Yes;
         walk.roots.push(root);
     }
@@ -436,7 +444,10 @@ fn walk(
         let mut index_of: HashMap<(String, u32, u32, String), usize> = HashMap::new();
         for &(parent_index, is_root) in &parents {
             let parent = if is_root { &walk.roots[parent_index] } else { &walk.entries[parent_index] };
-            let answer = match server.request(dir.step, json!({"item": parent.item}), deadline, true) {
+            // `{"item": …}` is the params of all four steps (the incoming/outgoing/supertypes/
+            // subtypes params add only progress tokens, which runbound does not send).
+            let params = serde_json::to_value(StepParams { item: &parent.item }).unwrap_or(Value::Null);
+            let answer = match server.request_untyped(dir.step, params, deadline, true) {
                 Ok(answer) => answer,
                 Err(failure) if level == 1 => return Err(WalkFailure::Request(dir.step, failure)),
                 Err(failure) => {
@@ -454,8 +465,8 @@ fn walk(
             walk.requests += 1;
             let parent_name = parent.name.clone();
             let parent_uri = parent.uri.clone();
-            for (item, ranges) in step_entries(&answer, dir, server.id()).map_err(WalkFailure::Tool)? {
-                let mut node = node_from_item(&item, level, server.id(), dir.step).map_err(WalkFailure::Tool)?;
+            for (item, ranges) in step_entries(answer, dir, server.id()).map_err(WalkFailure::Tool)? {
+                let mut node = node_from_item(item, level);
                 // Incoming: the call ranges lie in the caller (the listed item); outgoing: in the
                 // parent, which makes the calls.
                 let site_uri = if dir.op == "outgoing_calls" { parent_uri.clone() } else { node.uri.clone() };
@@ -586,7 +597,7 @@ fn readable_kind(node: &Node, place: &Place) -> &'static str {
     crate::lsp::outline::readable_kind_on_line(node.kind, &node.name, &place.text, &extension)
 }
 
-type Rendered = (String, Vec<Value>, Option<Page>);
+type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
 
 /// How an incoming call site is labelled when the function is only named there.
 const VALUE_REFERENCE: &str = "referenced as a value, not called";
@@ -796,7 +807,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             });
         }
         out.push_str(&entry_line(&annotations));
-        let mut sites_json = Vec::new();
+        let mut sites = Vec::new();
         for (shown, (site_place, count, callees, values)) in site_lines.iter().enumerate() {
             let times = match (*count, callees.len()) {
                 (1, _) => String::new(),
@@ -812,30 +823,28 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
                 let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
                 out.push_str(&format!("      {location}: {}{times}{usage}\n", site_place.shown()));
             }
-            let mut value = site_place.to_json();
-            value["calls"] = json!(count - values);
-            if dir.op == "incoming_calls" {
-                value["callees"] = json!(callees);
-                value["value_references"] = json!(values);
-            }
-            sites_json.push(value);
+            sites.push(CallSiteEntry {
+                location: site_place.to_location(),
+                calls: count - values,
+                callees: (dir.op == "incoming_calls").then(|| callees.clone()),
+                value_references: (dir.op == "incoming_calls").then_some(*values),
+            });
         }
         if let Some(notice) = crate::render::truncation_notice(CALL_SITES_SHOWN.min(site_lines.len()), site_lines.len(), "call-site lines")
         {
             out.push_str(&format!("      {notice} (all are in structuredContent)\n"));
         }
-        let mut value = place.to_json();
-        value["depth"] = json!(node.depth);
-        value["name"] = json!(node.name);
-        value["kind"] = json!(kind);
-        value["detail"] = json!(node.detail);
-        value["via"] = json!(node.via);
-        value["followed"] = json!(followed_name(node.followed));
-        value["overload_lines"] = json!(node.overload_lines0.iter().map(|line0| line0 + 1).collect::<Vec<_>>());
-        if dir.call_field.is_some() {
-            value["call_sites"] = json!(sites_json);
-        }
-        results.push(value);
+        results.push(HierarchyEntry {
+            location: place.to_location(),
+            depth: node.depth,
+            name: node.name.clone(),
+            kind: kind.to_string(),
+            detail: node.detail.clone(),
+            via: node.via.clone(),
+            followed: followed_name(node.followed).to_owned(),
+            overload_lines: node.overload_lines0.iter().map(|line0| line0 + 1).collect(),
+            call_sites: dir.call_field.is_some().then_some(sites),
+        });
     }
     push_page_footer(&mut out, &page, &tally);
     // What was not followed, counted over the whole walk.

@@ -37,6 +37,7 @@ pub mod diagnostics_on_write;
 pub mod hierarchy;
 pub mod listing;
 pub mod outline;
+pub mod output;
 pub mod position;
 pub mod project_scope;
 pub mod rename;
@@ -50,8 +51,6 @@ pub mod uri;
 
 use std::ffi::OsString;
 use std::time::Duration;
-
-use serde_json::Value;
 
 pub use client::{
     ApplyEditMode, ApplyEditWindow, DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, ReceivedEdit,
@@ -198,14 +197,17 @@ impl Default for LspConfig {
 /// write-tier tool, runs one of its commands — [`LanguageServer::open_apply_edit_window`]);
 /// outside one it is refused, so no read-tier call can make a server write.
 pub trait WorkspaceEditApplier: Send + Sync {
-    /// Applies `edit` (the LSP `WorkspaceEdit` JSON) and returns the LSP
-    /// `ApplyWorkspaceEditResult` JSON (`{applied, failureReason?}`).
-    fn apply_workspace_edit(&self, edit: &Value) -> Value;
+    /// Applies `edit` and returns the LSP `ApplyWorkspaceEditResult` (`applied`,
+    /// `failureReason`).
+    fn apply_workspace_edit(&self, edit: &lsp_types::WorkspaceEdit) -> lsp_types::ApplyWorkspaceEditResponse;
 
     /// [`WorkspaceEditApplier::apply_workspace_edit`] plus the absolute paths it wrote or deleted
     /// (so the calling tool reports them and diagnostics on write checks them). The default
     /// reports none.
-    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<std::path::PathBuf>) {
+    fn apply_workspace_edit_reporting(
+        &self,
+        edit: &lsp_types::WorkspaceEdit,
+    ) -> (lsp_types::ApplyWorkspaceEditResponse, Vec<std::path::PathBuf>) {
         (self.apply_workspace_edit(edit), Vec::new())
     }
 }

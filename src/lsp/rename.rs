@@ -17,14 +17,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::lsp::client::LanguageServer;
+use crate::lsp::output::{ChangedFile, RenameApplied, RenameOutput, RenameStaged};
 use crate::lsp::position::{resolve_symbol_on_line, split_lines, PositionEncoding};
 use crate::lsp::supervisor::LspSupervisor;
-use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::uri::uri_to_path;
 use crate::lsp::WorkspaceEditApplier;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::result::ToolResult;
@@ -43,7 +44,7 @@ With `preview: true` nothing is written: the edit is staged like an ast_edit (an
             .to_owned(),
         tier: Tier::Write,
         input_schema: crate::schema::input_schema::<RenameArguments>(),
-        output_schema: None,
+        output_schema: Some(crate::schema::writing_output_schema::<RenameOutput>()),
         annotations: crate::registry::ToolAnnotations::for_tier(Tier::Write),
         parallel_safe: false,
         default_timeout: Duration::from_secs(90),
@@ -428,14 +429,18 @@ impl AtomicWorkspaceEditApplier {
 }
 
 impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
-    fn apply_workspace_edit(&self, edit: &Value) -> Value {
+    fn apply_workspace_edit(&self, edit: &lsp_types::WorkspaceEdit) -> lsp_types::ApplyWorkspaceEditResponse {
         self.apply_workspace_edit_reporting(edit).0
     }
 
-    fn apply_workspace_edit_reporting(&self, edit: &Value) -> (Value, Vec<PathBuf>) {
-        match plan_workspace_edit(&self.workspace_root, None, edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
-            Ok(written) => (json!({"applied": true}), written),
-            Err(err) => (json!({"applied": false, "failureReason": err.message}), Vec::new()),
+    fn apply_workspace_edit_reporting(&self, edit: &lsp_types::WorkspaceEdit) -> (lsp_types::ApplyWorkspaceEditResponse, Vec<PathBuf>) {
+        let edit = serde_json::to_value(edit).expect("a WorkspaceEdit serializes");
+        match plan_workspace_edit(&self.workspace_root, None, &edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
+            Ok(written) => (lsp_types::ApplyWorkspaceEditResponse { applied: true, failure_reason: None, failed_change: None }, written),
+            Err(err) => (
+                lsp_types::ApplyWorkspaceEditResponse { applied: false, failure_reason: Some(err.message), failed_change: None },
+                Vec::new(),
+            ),
         }
     }
 }
@@ -461,12 +466,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     }
     let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let (line0, character) = resolved.lsp_position(server.position_encoding());
-    let position = json!({"line": line0, "character": character});
-    let text_document = json!({"uri": path_to_uri(&path)});
+    let position = lsp_types::TextDocumentPositionParams {
+        text_document: crate::lsp::client::text_document(&path),
+        position: lsp_types::Position { line: line0, character },
+    };
     let display = supervisor.display_path(&path);
     if server.supports("textDocument/prepareRename") {
-        match server.request("textDocument/prepareRename", json!({"textDocument": text_document, "position": position}), deadline, true) {
-            Ok(Value::Null) => {
+        match server.request::<lsp_types::request::PrepareRenameRequest>(position.clone(), deadline) {
+            Ok(None) => {
                 return Err(ToolError::invalid(format!(
                     "{} cannot rename `{}` at {display}:{}: prepareRename says there is no renamable symbol here (a keyword, literal, comment or string?)",
                     server.id(),
@@ -475,26 +482,28 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
                 ))
                 .with_hint("address the identifier itself with `symbol`"))
             }
-            Ok(_) => (),
+            Ok(Some(_)) => (),
             Err(failure) => return Err(failure.to_tool_error(server.id(), "textDocument/prepareRename")),
         }
     }
+    let params = lsp_types::RenameParams {
+        text_document_position: position,
+        new_name: args.new_name.clone(),
+        work_done_progress_params: Default::default(),
+    };
     let edit = server
-        .request(
-            "textDocument/rename",
-            json!({"textDocument": text_document, "position": position, "newName": args.new_name}),
-            deadline,
-            false,
-        )
+        .request::<lsp_types::request::Rename>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/rename"))?;
-    if edit.is_null() {
+    let Some(edit) = edit else {
         let mut message =
             format!("{} returned no edit for renaming `{}` at {display}:{}", server.id(), resolved.cursor_identifier, resolved.line);
         if let Some(note) = readiness.note(server.id()) {
             message.push_str(&format!("; {note}"));
         }
         return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
-    }
+    };
+    // The coverage check completes the edit from missed references as JSON.
+    let edit = serde_json::to_value(edit).expect("a WorkspaceEdit serializes");
     // Check the edit against every whole-word occurrence of the old name (a third of what is
     // left of the call, at most 30 s) and complete it from missed references.
     let check_deadline =
@@ -532,24 +541,28 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
         )];
-        let mut files_json = Vec::new();
+        let mut files = Vec::new();
         for file in &plan.files {
             let shown = supervisor.display_path(&file.path);
             lines.push(format!("  {shown}: {} ({})", crate::render::plural(file.edit_count, "edit"), file.operation));
-            files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+            files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         lines.extend(coverage.report.iter().cloned());
         lines.extend(lease.notes.iter().cloned());
         lines.push(staged.instructions(max_pending));
         lines.push(staged.preview.text.clone());
-        return Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-            "edit_id": staged.edit_id,
-            "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
-            "coverage": coverage.json,
-            "preview_hunks_shown": staged.preview.shown,
-            "preview_hunks_total": staged.preview.total,
-            "evicted": staged.evicted,
-        }))));
+        let output = RenameOutput::Staged(RenameStaged {
+            edit_id: staged.edit_id.clone(),
+            renamed: resolved.cursor_identifier.clone(),
+            new_name: args.new_name.clone(),
+            edits: total,
+            files,
+            coverage: coverage.summary.clone(),
+            preview_hunks_shown: staged.preview.shown,
+            preview_hunks_total: staged.preview.total,
+            evicted: staged.evicted.clone(),
+        });
+        return Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output))));
     }
     // Seed the ledger with the pre-write state of every file about to change.
     let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
@@ -566,26 +579,31 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     )];
     // Occurrences left where tests run them (doc-tests) are said before the file list.
     lines.extend(coverage.warnings.iter().cloned());
-    let mut files_json = Vec::new();
+    let mut files = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);
         lines.push(format!("  {shown}: {} edit{} ({})", file.edit_count, if file.edit_count == 1 { "" } else { "s" }, file.operation));
-        files_json.push(json!({"file": shown, "edits": file.edit_count, "operation": file.operation}));
+        files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
     }
     lines.extend(coverage.report.iter().cloned());
     for note in &lease.notes {
         lines.push(note.clone());
     }
-    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({
-        "renamed": resolved.cursor_identifier, "new_name": args.new_name, "edits": total, "files": files_json,
-        "coverage": coverage.json,
-    })))
-    .with_written_paths(written))
+    let output = RenameOutput::Applied(RenameApplied {
+        renamed: resolved.cursor_identifier.clone(),
+        new_name: args.new_name.clone(),
+        edits: total,
+        files,
+        coverage: coverage.summary,
+    });
+    Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
+        .with_written_paths(written))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn edit(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Value {
         json!({"range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}, "newText": text})

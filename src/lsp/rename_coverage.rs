@@ -33,6 +33,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::lsp::client::LanguageServer;
+use crate::lsp::output::{CheckedRenameCoverage, RenameCoverageSummary, UncheckedRenameCoverage};
 use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
 use crate::lsp::project_scope::WalkScope;
 use crate::lsp::servers::ServerDefinition;
@@ -190,7 +191,7 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
         return HashSet::new();
     }
     let params = json!({"textDocument": {"uri": path_to_uri(path)}, "position": {"line": line, "character": character}});
-    let Ok(answer) = server.request("textDocument/definition", params, deadline, true) else { return HashSet::new() };
+    let Ok(answer) = server.request_untyped("textDocument/definition", params, deadline, true) else { return HashSet::new() };
     let mut targets = HashSet::new();
     let items: Vec<Value> = match answer {
         Value::Array(items) => items,
@@ -352,8 +353,8 @@ pub struct RenameCoverage {
     pub edit: Value,
     /// Lines for the tool result (the first says what was checked).
     pub report: Vec<String>,
-    /// The same as JSON (`structuredContent.coverage`).
-    pub json: Value,
+    /// The same, typed (`structuredContent.coverage`).
+    pub summary: RenameCoverageSummary,
     /// What the result must say near its top (occurrences left in doc-test code).
     pub warnings: Vec<String>,
 }
@@ -379,7 +380,10 @@ pub fn complete_rename(
         return RenameCoverage {
             edit,
             report: vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()],
-            json: json!({"checked": false, "reason": "resource operations"}),
+            summary: RenameCoverageSummary::NotChecked(UncheckedRenameCoverage {
+                checked: false,
+                reason: "resource operations".to_owned(),
+            }),
             warnings: Vec::new(),
         };
     };
@@ -462,7 +466,7 @@ pub fn complete_rename(
         // A missed reference: ask the server again from here, else edit it ourselves.
         if extra_renames.len() < MAX_EXTRA_RENAMES {
             let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "newName": new_name});
-            if let Ok(more) = server.request("textDocument/rename", params, deadline, false) {
+            if let Ok(more) = server.request_untyped("textDocument/rename", params, deadline, false) {
                 if let Some(more) = text_edits_by_path(&more, encoding) {
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
@@ -644,22 +648,26 @@ pub fn complete_rename(
             }
         ));
     }
-    let json = json!({
-        "checked": true,
-        "elapsed_ms": started.elapsed().as_millis() as u64,
-        "occurrences": grep.hits.len(),
-        "files_scanned": grep.files_scanned,
-        "scan_capped": grep.truncated,
-        "scope": grep.scope,
-        "renamed": covered_now,
-        "extra_renames_from": extra_renames,
-        "added_by_runbound": added.iter().chain(dunder_all_added.iter()).map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
-        "left_in_comments_and_strings": in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
-        "left_in_doc_tests": doc_tests.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
-        "left_in_documentation_files": documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect::<Vec<_>>(),
-        "left_unrenamed": elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
-        "not_checked": unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect::<Vec<_>>(),
-        "files_not_changed": untouched_files,
+    let summary = RenameCoverageSummary::Checked(CheckedRenameCoverage {
+        checked: true,
+        elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        occurrences: grep.hits.len(),
+        files_scanned: grep.files_scanned,
+        scan_capped: grep.truncated,
+        scope: grep.scope.clone(),
+        renamed: covered_now,
+        extra_renames_from: extra_renames,
+        added_by_runbound: added
+            .iter()
+            .chain(dunder_all_added.iter())
+            .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
+            .collect(),
+        left_in_comments_and_strings: in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        left_in_doc_tests: doc_tests.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_unrenamed: elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        files_not_changed: untouched_files,
     });
     let merged = json!({"changes": edits.into_iter().map(|(path, list)| (path_to_uri(&path), Value::Array(list))).collect::<serde_json::Map<String, Value>>()});
     let mut warnings = Vec::new();
@@ -673,7 +681,7 @@ pub fn complete_rename(
             }
         ));
     }
-    RenameCoverage { edit: merged, report, json, warnings }
+    RenameCoverage { edit: merged, report, summary, warnings }
 }
 
 /// What an occurrence of a name is, by the file's syntax tree.
@@ -1020,7 +1028,7 @@ pub fn complete_references(
         }
         if asked_again.len() < MAX_EXTRA_RENAMES {
             let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "context": {"includeDeclaration": true}});
-            if let Ok(Value::Array(more)) = server.request("textDocument/references", params, deadline, true) {
+            if let Ok(Value::Array(more)) = server.request_untyped("textDocument/references", params, deadline, true) {
                 asked_again.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                 for location in more {
                     let Some(path) = location_path(&location) else { continue };

@@ -593,6 +593,7 @@ impl LspSupervisor {
                         },
                     }),
                     root: self.display_path(root),
+                    can_serve: marker.is_some() && root_binary.path.is_some(),
                     marker: marker.map(|m| self.display_path(&m)),
                     binary: root_binary.path.map(|p| p.display().to_string()),
                     running,
@@ -997,7 +998,7 @@ impl std::fmt::Debug for LspSupervisor {
 }
 
 /// What `lsp status` reports (see [`LspSupervisor::status`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct LspStatus {
     /// The workspace root.
     pub workspace_root: String,
@@ -1010,7 +1011,7 @@ pub struct LspStatus {
 }
 
 /// One configured server in [`LspStatus`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct ServerStatus {
     /// Server id.
     pub id: String,
@@ -1029,7 +1030,7 @@ pub struct ServerStatus {
 }
 
 /// One root of one server in [`LspStatus`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct RootStatus {
     /// The root, relative to the workspace (`.` for the workspace itself).
     pub root: String,
@@ -1037,6 +1038,8 @@ pub struct RootStatus {
     pub marker: Option<String>,
     /// The binary resolved for this root.
     pub binary: Option<String>,
+    /// A marker and a binary were found: the server can start for this root.
+    pub can_serve: bool,
     /// The running process, if any.
     pub running: Option<RunningStatus>,
     /// Restarts so far.
@@ -1058,7 +1061,7 @@ pub struct RootStatus {
 }
 
 /// The Python interpreter of one root in [`RootStatus`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct InterpreterStatus {
     /// The interpreter's path (relative to the workspace when inside it); `None` when none
     /// resolved.
@@ -1081,7 +1084,7 @@ impl InterpreterStatus {
 }
 
 /// A running process in [`RootStatus`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct RunningStatus {
     /// Process id.
     pub pid: u32,
@@ -1189,51 +1192,10 @@ impl LspStatus {
         out
     }
 
-    /// The status as JSON (`structuredContent` of `lsp status`).
+    /// The status as JSON (`structuredContent` of `lsp status` without its `op`; `lsp status`
+    /// serializes it inside [`crate::lsp::output::LspOutput::Status`]).
     pub fn to_json(&self) -> Value {
-        let servers: Vec<Value> = self
-            .servers
-            .iter()
-            .map(|server| {
-                json!({
-                    "id": server.id,
-                    "command": server.command,
-                    "extensions": server.extensions,
-                    "root_markers": server.root_markers,
-                    "binary": server.binary,
-                    "binary_names_tried": server.binary_names_tried,
-                    "roots": server.roots.iter().map(|root| json!({
-                        "root": root.root,
-                        "marker": root.marker,
-                        "binary": root.binary,
-                        "can_serve": root.marker.is_some() && root.binary.is_some(),
-                        "restarts": root.restarts,
-                        "last_exit": root.last_exit,
-                        "last_start_error": root.last_start_error,
-                        "interpreter": root.interpreter.as_ref().map(|interpreter| json!({
-                            "python": interpreter.python,
-                            "reason": interpreter.reason,
-                            "notes": interpreter.notes,
-                        })),
-                        "start_failures": root.start_failures,
-                        "restricted": root.restricted,
-                        "next_start_in_ms": root.next_start_in_ms,
-                        "running": root.running.as_ref().map(|running| json!({
-                            "pid": running.pid,
-                            "uptime_ms": running.uptime_ms,
-                            "readiness": running.readiness,
-                            "exited": running.exited,
-                            "position_encoding": running.position_encoding,
-                            "open_documents": running.open_documents,
-                            "stderr_tail": running.stderr_tail,
-                            "log_tail": running.log_tail,
-                            "server_info": running.server_info,
-                        })),
-                    })).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        json!({"workspace_root": self.workspace_root, "workspace_trust": self.workspace_trust, "servers": servers, "disabled": self.disabled})
+        crate::schema::to_structured(self)
     }
 }
 

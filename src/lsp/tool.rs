@@ -26,12 +26,18 @@ use crate::error::{ErrorKind, ToolError};
 use crate::lsp::client::{LanguageServer, ReadinessReport, RequestFailure};
 use crate::lsp::listing::{workspace_fingerprint, ListedPath, Page, PathClass, PathTally};
 use crate::lsp::outline::{build_outline, normalize_kind, Hidden, OutlineEntry, KINDS};
+use crate::lsp::output::{
+    CodeActionEntry, CodeActionsOp, DiagnosticCode, DiagnosticEntry, DiagnosticsOp, FileDiagnostics, FileOutline, HoverEntry, HoverOp,
+    ListedLocation, LocationEntry, LocationOp, LspOutput, LspPosition, Navigation, OutlineNotListed, PageWindow, QueryPosition,
+    ReferenceEntry, ReferencesOp, ReloadOp, ReloadOutput, StatusOp, StatusOutput, SymbolsOp, WorkspaceSymbolEntry, WorkspaceSymbols,
+};
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line, split_lines, PositionEncoding, ResolvedSymbol};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
+use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// Descriptions of line + symbol addressing, shared by the argument structs of `lsp`,
@@ -81,7 +87,7 @@ A server that is still indexing answers with what it has and the answer says so;
             .to_owned(),
         tier: Tier::Read,
         input_schema: crate::schema::input_schema::<LspArguments>(),
-        output_schema: None,
+        output_schema: Some(crate::schema::output_schema::<LspOutput>()),
         annotations: crate::registry::ToolAnnotations::READ_ONLY,
         parallel_safe: true,
         // Sized for `diagnostics "*"`: the project checker's own timeout (180 s by default) plus
@@ -195,12 +201,19 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     match args.op.as_str() {
         "status" => {
             let status = supervisor.status();
-            Ok(ToolOutput::new(ToolResult::text(status.to_text()).with_structured(status.to_json())))
+            let text = status.to_text();
+            Ok(ToolOutput::new(
+                ToolResult::text(text).with_structured(to_structured(&LspOutput::Status(StatusOutput { op: StatusOp::Status, status }))),
+            ))
         }
         "reload" => {
             let file = args.file.as_deref().map(|file| resolve_file(supervisor.workspace_root(), file)).transpose()?;
             let lines = supervisor.reload(file.as_deref(), deadline)?;
-            Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(json!({"reloaded": lines}))))
+            let text = lines.join("\n");
+            Ok(ToolOutput::new(
+                ToolResult::text(text)
+                    .with_structured(to_structured(&LspOutput::Reload(ReloadOutput { op: ReloadOp::Reload, reloaded: lines }))),
+            ))
         }
         "diagnostics" => diagnostics(ctx, supervisor, &args, deadline),
         "symbols" => symbols(supervisor, &args, deadline),
@@ -273,18 +286,18 @@ impl Query<'_> {
         )
     }
 
-    pub(crate) fn position_json(&self) -> Value {
+    pub(crate) fn position(&self) -> QueryPosition {
         let (line0, character) = self.resolved.lsp_position(self.encoding);
-        json!({
-            "file": self.supervisor.display_path(&self.path),
-            "line": self.resolved.line,
-            "column": self.resolved.display_column(),
-            "identifier": self.resolved.cursor_identifier,
-            "line_text": self.resolved.line_text,
-            "occurrence": self.resolved.occurrence,
-            "occurrence_count": self.resolved.occurrence_count,
-            "lsp_position": {"line": line0, "character": character, "encoding": self.encoding.lsp_name()},
-        })
+        QueryPosition {
+            file: self.supervisor.display_path(&self.path),
+            line: self.resolved.line,
+            column: self.resolved.display_column(),
+            identifier: self.resolved.cursor_identifier.clone(),
+            line_text: self.resolved.line_text.clone(),
+            occurrence: self.resolved.occurrence,
+            occurrence_count: self.resolved.occurrence_count,
+            lsp_position: LspPosition { line: line0, character, encoding: self.encoding.lsp_name().to_owned() },
+        }
     }
 
     pub(crate) fn empty_answer(&self, what: &str, raw: &str) -> String {
@@ -357,7 +370,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         let asked = if is_list {
             list_request(supervisor, server, spec.method, params, args.offset, request_deadline)
         } else {
-            server.request(spec.method, params, request_deadline, true).map(|answer| (answer, None))
+            server.request_untyped(spec.method, params, request_deadline, true).map(|answer| (answer, None))
         };
         match asked {
             Ok((answer, reused)) => {
@@ -411,10 +424,22 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         query.notes.push(note);
     }
     let (body, results, page) = match op {
-        "references" => render_references(&query, &answer, args.offset)?,
-        "hover" => with_no_page(render_hover(&query, &answer)?),
-        "code_actions" => with_no_page(render_code_actions(&query, &answer)?),
-        _ => render_locations(&query, spec.what, &answer, args.offset)?,
+        "references" => {
+            let (body, results, page) = render_references(&query, &answer, args.offset)?;
+            (body, NavigationResults::References(results), page)
+        }
+        "hover" => {
+            let (body, results) = render_hover(&query, &answer)?;
+            (body, NavigationResults::Hover(results), None)
+        }
+        "code_actions" => {
+            let (body, results) = render_code_actions(&query, &answer)?;
+            (body, NavigationResults::CodeActions(results), None)
+        }
+        _ => {
+            let (body, results, page) = render_locations(&query, spec.what, &answer, args.offset)?;
+            (body, NavigationResults::Locations(results), page)
+        }
     };
     if !results.is_empty() && cursor_in_comment_or_string(&query.path, &query.resolved) {
         query.notes.push(format!(
@@ -431,17 +456,67 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         text.push('\n');
         text.push_str(note);
     }
-    let structured = json!({
-        "op": op,
-        "server": server.id(),
-        "root": supervisor.display_path(server.root()),
-        "position": query.position_json(),
-        "results": results,
-        "page": page.map(|page| page.to_json()),
-        "still_indexing": !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
-        "notes": query.notes,
+    let still_indexing = !matches!(readiness.readiness, crate::lsp::Readiness::Ready);
+    let page = page.as_ref().map(PageWindow::from);
+    let output = results.into_output(args.op, || Navigation {
+        op: (),
+        server: server.id().to_owned(),
+        root: supervisor.display_path(server.root()),
+        position: query.position(),
+        results: Vec::new(),
+        page,
+        still_indexing,
+        notes: query.notes.clone(),
     });
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&output))))
+}
+
+/// The entries of a navigation answer, by op.
+enum NavigationResults {
+    Locations(Vec<LocationEntry>),
+    References(Vec<ReferenceEntry>),
+    Hover(Vec<HoverEntry>),
+    CodeActions(Vec<CodeActionEntry>),
+}
+
+impl NavigationResults {
+    fn is_empty(&self) -> bool {
+        match self {
+            NavigationResults::Locations(results) => results.is_empty(),
+            NavigationResults::References(results) => results.is_empty(),
+            NavigationResults::Hover(results) => results.is_empty(),
+            NavigationResults::CodeActions(results) => results.is_empty(),
+        }
+    }
+
+    /// The op's output; `envelope` wraps any op's entries (it is called once).
+    fn into_output(self, op: LspOp, envelope: impl NavigationEnvelope) -> LspOutput {
+        match self {
+            NavigationResults::Locations(results) => LspOutput::Locations(envelope.wrap(
+                match op {
+                    LspOp::TypeDefinition => LocationOp::TypeDefinition,
+                    LspOp::Implementation => LocationOp::Implementation,
+                    _ => LocationOp::Definition,
+                },
+                results,
+            )),
+            NavigationResults::References(results) => LspOutput::References(envelope.wrap(ReferencesOp::References, results)),
+            NavigationResults::Hover(results) => LspOutput::Hover(envelope.wrap(HoverOp::Hover, results)),
+            NavigationResults::CodeActions(results) => LspOutput::CodeActions(envelope.wrap(CodeActionsOp::CodeActions, results)),
+        }
+    }
+}
+
+/// Builds the [`Navigation`] envelope around an op and entries of any type.
+trait NavigationEnvelope {
+    fn wrap<O, T>(self, op: O, results: Vec<T>) -> Navigation<O, T>;
+}
+
+impl<F: FnOnce() -> Navigation<(), ()>> NavigationEnvelope for F {
+    fn wrap<O, T>(self, op: O, results: Vec<T>) -> Navigation<O, T> {
+        let Navigation { server, root, position, page, still_indexing, notes, .. } = self();
+        Navigation { op, server, root, position, results, page, still_indexing, notes }
+    }
 }
 
 /// Asks `server` for a list answer or — for a later page (`offset` > 0) — reuses the answer the
@@ -469,13 +544,9 @@ fn list_request(
             return Ok((answer, Some(note)));
         }
     }
-    let answer = server.request(method, params, deadline, true)?;
+    let answer = server.request_untyped(method, params, deadline, true)?;
     supervisor.answer_cache().put(key, fingerprint, answer.clone());
     Ok((answer, None))
-}
-
-fn with_no_page((body, results): (String, Vec<Value>)) -> (String, Vec<Value>, Option<Page>) {
-    (body, results, None)
 }
 
 /// The error for an op the chosen server does not offer. It names the other installed server
@@ -645,15 +716,8 @@ impl Place {
         self.path.as_ref().map(|path| path.absolute.as_path())
     }
 
-    pub(crate) fn to_json(&self) -> Value {
-        let mut value = match &self.path {
-            Some(path) => path.to_json(),
-            None => json!({"path": self.uri, "class": "outside", "outside_workspace": true}),
-        };
-        value["line"] = json!(self.line);
-        value["text"] = if self.quoted { json!(self.text) } else { Value::Null };
-        value["quoted"] = json!(self.quoted);
-        value
+    pub(crate) fn to_location(&self) -> ListedLocation {
+        ListedLocation::new(self.path.as_ref(), &self.uri, self.line, &self.text, self.quoted)
     }
 }
 
@@ -781,7 +845,12 @@ pub(crate) fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) 
     }
 }
 
-fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize) -> Result<(String, Vec<Value>, Option<Page>), ToolError> {
+fn render_locations(
+    query: &Query<'_>,
+    what: &str,
+    answer: &Value,
+    offset: usize,
+) -> Result<(String, Vec<LocationEntry>, Option<Page>), ToolError> {
     let mut found = location_ranges(answer, query.server.id(), what)?;
     let mut seen = HashSet::new();
     found.retain(|(uri, range)| seen.insert((uri.clone(), range.start.line, range.start.character)));
@@ -818,17 +887,13 @@ fn render_locations(query: &Query<'_>, what: &str, answer: &Value, offset: usize
     for (place, label, _) in &places[page.range()] {
         let label_text = label.as_deref().map(|label| format!("   ← {label}")).unwrap_or_default();
         out.push_str(&format!("{}: {}{label_text}\n", place.located(), place.shown()));
-        let mut value = place.to_json();
-        if let Some(label) = label {
-            value["target"] = json!(label);
-        }
-        results.push(value);
+        results.push(LocationEntry { location: place.to_location(), target: label.clone() });
     }
     push_page_footer(&mut out, &page, &tally);
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
-fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result<(String, Vec<Value>, Option<Page>), ToolError> {
+fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result<(String, Vec<ReferenceEntry>, Option<Page>), ToolError> {
     let found = locations(answer, query.server.id(), "textDocument/references")?;
     if found.is_empty() {
         let raw = if answer.is_null() { "null" } else { "an empty list" };
@@ -878,15 +943,13 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
             out.push_str(&format!("  {}: {}{marker}\n", place.line, place.shown()));
         }
         previous_line = Some(place.line);
-        let mut value = place.to_json();
-        value["column"] = json!(character + 1);
-        results.push(value);
+        results.push(ReferenceEntry { location: place.to_location(), column: character + 1 });
     }
     push_page_footer(&mut out, &page, &tally);
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
-fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
+fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<HoverEntry>), ToolError> {
     if answer.is_null() {
         return Ok((query.empty_answer("hover information", "null"), Vec::new()));
     }
@@ -907,7 +970,7 @@ fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>
     }
     let cap = query.supervisor.config().hover_chars_cap;
     let shown = cut_chars(&text, cap);
-    Ok((shown, vec![json!({"hover": text})]))
+    Ok((shown, vec![HoverEntry { hover: text }]))
 }
 
 /// Decodes HTML character references (`&nbsp;`, `&lt;`, `&#39;`, …) that servers put into hover
@@ -951,7 +1014,7 @@ fn decode_entities_outside_code(text: &str) -> String {
     out
 }
 
-fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<Value>), ToolError> {
+fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<CodeActionEntry>), ToolError> {
     let actions = crate::lsp::code_action::parse_actions(answer, query.server.id())?;
     if actions.is_empty() {
         return Ok((format!("no code actions offered by {} at this position", query.server.id()), Vec::new()));
@@ -962,13 +1025,13 @@ fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec
     let mut disabled = Vec::new();
     let mut results = Vec::new();
     for (index, action) in actions.iter().enumerate() {
-        let (line, value) = crate::lsp::code_action::describe_action(index + 1, action, query.supervisor.workspace_root());
-        if value["disabled"].is_string() {
-            disabled.push(format!("{}. {}", index + 1, value["title"].as_str().unwrap_or("")));
+        let (line, entry) = crate::lsp::code_action::describe_action(index + 1, action, query.supervisor.workspace_root());
+        if entry.disabled.is_some() {
+            disabled.push(format!("{}. {}", index + 1, entry.title));
         } else {
             enabled.push(line);
         }
-        results.push(value);
+        results.push(entry);
     }
     let mut out = match (enabled.len(), disabled.len()) {
         (_, 0) => format!("{}:\n", plural(actions.len(), "code action")),
@@ -1176,12 +1239,13 @@ fn workspace_symbols(
             (None, None) => String::new(),
         };
         text.push_str(&format!("{} {}{container_text} — {}: {}\n", symbol.kind, symbol.name, symbol.place.located(), symbol.place.shown()));
-        let mut value = symbol.place.to_json();
-        value["name"] = json!(symbol.name);
-        value["kind"] = json!(symbol.kind);
-        value["container"] = json!(symbol.container);
-        value["local_of"] = json!(symbol.local_of);
-        results.push(value);
+        results.push(WorkspaceSymbolEntry {
+            location: symbol.place.to_location(),
+            name: symbol.name.clone(),
+            kind: symbol.kind.to_string(),
+            container: symbol.container.clone(),
+            local_of: symbol.local_of.clone(),
+        });
     }
     push_page_footer(&mut text, &page, &tally);
     if !locals_hidden.is_empty() {
@@ -1197,10 +1261,17 @@ fn workspace_symbols(
         text.push_str(note);
         text.push('\n');
     }
-    Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(json!({
-        "op": "symbols", "query": query, "total": total, "page": page.to_json(), "results": results, "servers": asked, "notes": notes,
-        "locals_not_listed": locals_hidden.len()
-    }))))
+    let output = LspOutput::WorkspaceSymbols(WorkspaceSymbols {
+        op: SymbolsOp::Symbols,
+        query: query.to_string(),
+        total,
+        page: PageWindow::from(&page),
+        results,
+        servers: asked.iter().map(ToString::to_string).collect(),
+        notes,
+        locals_not_listed: locals_hidden.len(),
+    });
+    Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(to_structured(&output))))
 }
 
 /// The `kind` filter, normalized.
@@ -1325,7 +1396,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     }
     let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let answer = server
-        .request(DocumentSymbolRequest::METHOD, json!({"textDocument": {"uri": path_to_uri(&path)}}), deadline, true)
+        .request_untyped(DocumentSymbolRequest::METHOD, json!({"textDocument": {"uri": path_to_uri(&path)}}), deadline, true)
         .map_err(|failure| failure.to_tool_error(server.id(), DocumentSymbolRequest::METHOD))?;
     if let Some(note) = readiness_note(server, &readiness) {
         notes.push(note);
@@ -1377,17 +1448,17 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         text.push('\n');
         text.push_str(&outline_line(&entries, &view, index, ""));
         let entry = &entries[index];
-        results.push(json!({
-            "name": entry.name,
-            "kind": entry.kind,
-            "lsp_kind": entry.lsp_kind,
-            "detail": entry.detail,
-            "line": entry.line,
-            "end_line": entry.end_line,
-            "depth": entry.depth,
-            "container": qualified_container(&entries, index),
-            "hidden": entry.hidden.map(Hidden::as_str),
-        }));
+        results.push(crate::lsp::output::OutlineEntry {
+            name: entry.name.clone(),
+            kind: entry.kind.to_owned(),
+            lsp_kind: entry.lsp_kind.map(str::to_owned),
+            detail: entry.detail.clone(),
+            line: entry.line,
+            end_line: entry.end_line,
+            depth: entry.depth,
+            container: qualified_container(&entries, index),
+            hidden: entry.hidden.map(|hidden| hidden.as_str().to_owned()),
+        });
     }
     if let Some(notice) = page.notice() {
         text.push('\n');
@@ -1439,16 +1510,23 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         text.push('\n');
         text.push_str(note);
     }
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(json!({
-        "op": "symbols",
-        "file": relative,
-        "server": server.id(),
-        "total": total,
-        "page": page.to_json(),
-        "results": results,
-        "not_listed": {"locals": view.locals_hidden, "callbacks": view.callbacks_hidden, "imports": view.imports_hidden, "deeper": view.deeper, "other_kinds": view.other_kinds},
-        "notes": notes,
-    }))))
+    let output = LspOutput::FileOutline(FileOutline {
+        op: SymbolsOp::Symbols,
+        file: relative,
+        server: server.id().to_owned(),
+        total,
+        page: PageWindow::from(&page),
+        results,
+        not_listed: OutlineNotListed {
+            locals: view.locals_hidden,
+            callbacks: view.callbacks_hidden,
+            imports: view.imports_hidden,
+            deeper: view.deeper,
+            other_kinds: view.other_kinds,
+        },
+        notes,
+    });
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&output))))
 }
 
 fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
@@ -1587,7 +1665,19 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         if let Some(source_line) = lines.get(line as usize - 1) {
             text.push_str(&format!("\n{line:>6} | {}", cut_chars(source_line.trim_end(), 200)));
         }
-        results.push(json!({"path": relative, "line": line, "severity": severity_name, "code": diagnostic.get("code"), "message": message, "source": diagnostic.get("source")}));
+        let code = match diagnostic.get("code") {
+            Some(Value::String(code)) => Some(DiagnosticCode::Text(code.clone())),
+            Some(Value::Number(code)) => code.as_i64().map(DiagnosticCode::Number),
+            _ => None,
+        };
+        results.push(DiagnosticEntry {
+            path: relative.clone(),
+            line,
+            severity: severity_name.to_owned(),
+            code,
+            message,
+            source: diagnostic.get("source").and_then(Value::as_str).map(str::to_owned),
+        });
     }
     if let Some(notice) = page.notice() {
         text.push('\n');
@@ -1603,9 +1693,17 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         text.push('\n');
         text.push_str(note);
     }
-    Ok(ToolOutput::new(ToolResult::text(text).with_structured(
-        json!({"op": "diagnostics", "file": relative, "server": server.id(), "version": sync.version, "total": all.len(), "page": page.to_json(), "results": results, "notes": notes}),
-    )))
+    let output = LspOutput::FileDiagnostics(FileDiagnostics {
+        op: DiagnosticsOp::Diagnostics,
+        file: relative,
+        server: server.id().to_owned(),
+        version: sync.version,
+        total: all.len(),
+        page: PageWindow::from(&page),
+        results,
+        notes,
+    });
+    Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&output))))
 }
 
 #[cfg(test)]

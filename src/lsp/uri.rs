@@ -46,6 +46,18 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(OsStr::from_bytes(&decoded)))
 }
 
+/// [`path_to_uri`] as lsp-types' [`lsp_types::Uri`], for typed requests and notifications.
+pub fn path_to_lsp_uri(path: &Path) -> lsp_types::Uri {
+    // Every byte outside RFC 3986 unreserved characters and `/` is percent-escaped: the text is
+    // always a valid URI.
+    path_to_uri(path).parse().expect("a percent-escaped file URI is a valid URI")
+}
+
+/// [`uri_to_path`] of lsp-types' [`lsp_types::Uri`].
+pub fn lsp_uri_to_path(uri: &lsp_types::Uri) -> Option<PathBuf> {
+    uri_to_path(uri.as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +68,7 @@ mod tests {
         let uri = path_to_uri(path);
         assert_eq!(uri, "file:///tmp/a%20b/%C3%A9%F0%9F%98%80%5B1%5D.rs");
         assert_eq!(uri_to_path(&uri).unwrap(), path);
+        assert_eq!(lsp_uri_to_path(&path_to_lsp_uri(path)).unwrap(), path);
     }
 
     #[test]

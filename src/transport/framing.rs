@@ -11,9 +11,11 @@
 //! blank lines are skipped; an over-long or malformed line is a *recoverable* error (the line
 //! has been consumed; the next call reads the next line).
 //!
-//! LSP bodies decode into `lsp_server::Message` with serde ([`read_lsp_message`]); outgoing LSP
+//! LSP bodies decode into `lsp_server::Message` with serde ([`read_lsp_message`],
+//! [`decode_lsp_message`], which also reads the off-spec response shapes it names); outgoing LSP
 //! messages go through `lsp_server::Message::write` ([`write_lsp_message`]), which adds
-//! `"jsonrpc":"2.0"`. DAP bodies decode into our own lenient envelope, [`DapMessage`].
+//! `"jsonrpc":"2.0"`. The LSP client's connection ([`crate::transport::lsp_connection`]) reads
+//! and writes through these. DAP bodies decode into our own lenient envelope, [`DapMessage`].
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
@@ -270,19 +272,101 @@ pub fn write_content_length_frame(writer: &mut dyn Write, body: &[u8]) -> io::Re
     writer.flush()
 }
 
-/// Reads one LSP message: a Content-Length frame decoded into `lsp_server::Message`.
-/// A body that is not a valid JSON-RPC message is a recoverable
-/// [`FramingErrorKind::MalformedMessage`] error quoting the start of the body.
+/// Reads one LSP message: a Content-Length frame decoded into `lsp_server::Message` by
+/// [`decode_lsp_message`] (off-spec shapes it knows are repaired). A body that is not a
+/// JSON-RPC message is a recoverable [`FramingErrorKind::MalformedMessage`] error quoting the
+/// start of the body.
 pub fn read_lsp_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<lsp_server::Message>, FramingError> {
-    let Some(body) = read_content_length_frame(reader, limits)? else {
+    read_lsp_message_reporting(reader, limits, &mut |_| {}, &mut |_| {})
+}
+
+/// Like [`read_lsp_message`], calling `on_junk` with each skipped run of non-header bytes (see
+/// [`read_content_length_frame_reporting_junk`]) and `on_repair` with the description of each
+/// off-spec shape [`decode_lsp_message`] repaired.
+pub fn read_lsp_message_reporting(
+    reader: &mut dyn BufRead,
+    limits: &FramingLimits,
+    on_junk: &mut dyn FnMut(&[u8]),
+    on_repair: &mut dyn FnMut(String),
+) -> Result<Option<lsp_server::Message>, FramingError> {
+    let Some(body) = read_content_length_frame_reporting_junk(reader, limits, on_junk)? else {
         return Ok(None);
     };
-    match serde_json::from_slice::<lsp_server::Message>(&body) {
-        Ok(message) => Ok(Some(message)),
-        Err(err) => Err(FramingError::new(
+    let (message, repair) = decode_lsp_message(&body)?;
+    if let Some(repair) = repair {
+        on_repair(repair);
+    }
+    Ok(Some(message))
+}
+
+/// Decodes one LSP body into `lsp_server::Message`. The strict decode is tried first; when it
+/// fails, shapes that deviate from JSON-RPC 2.0 in ways a client can safely read are repaired
+/// and the second value names the repair:
+///
+/// - a response with neither `result` nor `error` reads as `result: null` (JSON-RPC requires
+///   one of them; lsp-server's `Response` refuses the message, and the request it answers would
+///   only time out);
+/// - a response with both reads as whichever is not `null` (`"error": null` beside a result);
+/// - an `error` object without an integer `code` or a string `message` gets code 0 /
+///   `(no message)`.
+///
+/// # Errors
+/// [`FramingErrorKind::MalformedMessage`] (recoverable) quoting the start of the body when it is
+/// not JSON, not an object, or no repair makes it a request, response or notification (e.g. an
+/// integer `id` outside the i32 range lsp-server's `RequestId` holds).
+pub fn decode_lsp_message(body: &[u8]) -> Result<(lsp_server::Message, Option<String>), FramingError> {
+    let strict_error = match serde_json::from_slice::<lsp_server::Message>(body) {
+        Ok(message) => return Ok((message, None)),
+        Err(err) => err,
+    };
+    let malformed = |err: &dyn fmt::Display| {
+        FramingError::new(
             FramingErrorKind::MalformedMessage,
-            format!("body is not a JSON-RPC message ({err}); skipped: {}", quote_start(&body)),
-        )),
+            format!("body is not a JSON-RPC message ({err}); skipped: {}", quote_start(body)),
+        )
+    };
+    let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(body) else {
+        return Err(malformed(&strict_error));
+    };
+    let mut repairs: Vec<&str> = Vec::new();
+    let is_response = !object.contains_key("method") && object.get("id").is_some_and(|id| !id.is_null());
+    if is_response {
+        let result = object.get("result").cloned();
+        let error = object.get("error").cloned();
+        match (result, error) {
+            (None, None) => {
+                object.insert("result".to_owned(), Value::Null);
+                repairs.push("a response with neither `result` nor `error` read as `result: null`");
+            }
+            (Some(_), Some(Value::Null)) => {
+                object.remove("error");
+                repairs.push("`\"error\": null` beside a result dropped");
+            }
+            (Some(Value::Null), Some(_)) => {
+                object.remove("result");
+                repairs.push("`\"result\": null` beside an error dropped");
+            }
+            _ => (),
+        }
+        if let Some(Value::Object(error)) = object.get_mut("error") {
+            let code = lenient_i64(error.get("code"));
+            let code_is_i32 = error.get("code").and_then(Value::as_i64).is_some_and(|code| i32::try_from(code).is_ok());
+            if !code_is_i32 {
+                error.insert("code".to_owned(), Value::from(i32::try_from(code).unwrap_or(0)));
+                repairs.push("an error `code` that is not an i32 read leniently");
+            }
+            if !error.get("message").is_some_and(Value::is_string) {
+                error.insert("message".to_owned(), Value::String("(no message)".to_owned()));
+                repairs.push("an error without a string `message` given `(no message)`");
+            }
+        }
+    }
+    if repairs.is_empty() {
+        return Err(malformed(&strict_error));
+    }
+    match serde_json::from_value::<lsp_server::Message>(Value::Object(object)) {
+        Ok(message) => Ok((message, Some(repairs.join("; ")))),
+        Err(_) => Err(malformed(&strict_error)),
     }
 }
 

@@ -9,14 +9,18 @@
 //!   descendant when the host dies (even by SIGKILL); program sources handed to interpreters
 //!   through pipes instead of `-c` arguments.
 //! - [`rpc`]: [`RpcConnection`], one named reader thread and one named writer thread per peer,
-//!   request/response correlation with per-request timeouts, for JSON-RPC 2.0 (LSP, `id`) and
-//!   DAP (`seq` / `request_seq`).
+//!   request/response correlation with per-request timeouts, for JSON-RPC 2.0 (`id`: kernel
+//!   drivers over JSON lines, Content-Length peers in tests) and DAP (`seq` / `request_seq`).
+//! - [`lsp_connection`]: [`LspConnection`], the same shape for language servers in lsp-server's
+//!   vocabulary (`lsp_server::{Message, Request, Response, Notification, RequestId}`) over the
+//!   hardened framing.
 //!
 //! Invariants: every blocking wait has a timeout; every thread is named and joined (bounded);
 //! every child lives in its own process group and dies with its handle.
 
 pub mod framing;
 pub mod guardian;
+pub mod lsp_connection;
 pub mod process;
 pub mod rpc;
 
@@ -24,6 +28,7 @@ pub use framing::{
     read_content_length_frame, read_json_line, write_content_length_frame, write_json_line, DapEvent, DapMessage, DapRequest, DapResponse,
     FramingError, FramingErrorKind, FramingLimits,
 };
+pub use lsp_connection::{LspConnection, LspIncoming, LspPendingResponse};
 pub use process::{run_to_completion, ChildProcess, CompletedProcess, ProcessSpec, StderrTail};
 pub use rpc::{
     Incoming, PeerClosed, PeerNotification, PeerRequest, PendingResponse, RequestId, ResponseError, RpcConnection, RpcError, RpcErrorKind,

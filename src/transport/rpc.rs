@@ -618,7 +618,7 @@ impl Drop for PendingResponse {
 }
 
 impl RpcError {
-    fn new(kind: RpcErrorKind, message: String) -> RpcError {
+    pub(crate) fn new(kind: RpcErrorKind, message: String) -> RpcError {
         RpcError { kind, message, response_error: None, closed: None }
     }
 }
@@ -684,9 +684,9 @@ impl Shared {
 
 /// Reads `inner` with a 50 ms poll so the reader thread can be stopped even when a process
 /// that escaped the group keeps the pipe open.
-struct PollingReader {
-    inner: ChildStdout,
-    stop: Arc<AtomicBool>,
+pub(crate) struct PollingReader {
+    pub(crate) inner: ChildStdout,
+    pub(crate) stop: Arc<AtomicBool>,
 }
 
 impl Read for PollingReader {

@@ -15,10 +15,9 @@ use serde_json::{json, Value};
 
 use crate::support;
 
-/// Tools that declare no `outputSchema` yet (the lsp tools build their structured content as
-/// JSON values). Shrinks as they get output types; a tool added without one must be listed here
-/// on purpose.
-const WITHOUT_OUTPUT_SCHEMA: [&str; 3] = ["lsp", "lsp_code_action", "lsp_rename"];
+/// Tools that declare no `outputSchema` yet. Empty: every tool's structured content is typed; a
+/// tool added without one must be listed here on purpose.
+const WITHOUT_OUTPUT_SCHEMA: [&str; 0] = [];
 
 /// The five `vibe_*` tools, each of which declares an `outputSchema`.
 const VIBE_TOOLS: [&str; 5] = ["vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
@@ -41,8 +40,16 @@ fn contract_run(workspace: &std::path::Path, answers: Vec<ScriptedAnswer>) -> Ru
 
 /// Calls `name` and checks the result against its declared contract; returns the result.
 fn call_checked(run: &Run, name: &str, arguments: Value, expect_error: bool) -> ToolResult {
+    call_checked_either(run, name, arguments, Some(expect_error))
+}
+
+/// [`call_checked`] for a call whose outcome depends on the installed server (`None`: success or
+/// error, either must match the contract).
+fn call_checked_either(run: &Run, name: &str, arguments: Value, expect_error: Option<bool>) -> ToolResult {
     let result = run.call(Caller::Main, name, arguments.clone());
-    assert_eq!(result.is_error, expect_error, "{name} {arguments}: {}", result.joined_text());
+    if let Some(expect_error) = expect_error {
+        assert_eq!(result.is_error, expect_error, "{name} {arguments}: {}", result.joined_text());
+    }
     let descriptor = run.registry().descriptor(name).unwrap_or_else(|| panic!("{name} is registered"));
     assert!(descriptor.output_schema.is_some(), "{name} should declare an outputSchema");
     if let Err(problems) = descriptor.check_output(&result) {
@@ -245,6 +252,114 @@ fn op_enums_are_deserialized_by_serde_and_listed_in_the_schemas() {
     let refused = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "apply"}));
     assert!(refused.is_error && refused.joined_text().contains("action"), "{}", refused.joined_text());
     assert_eq!(runbound::ErrorKind::HiddenFromCaller.as_str(), "hidden_from_caller");
+}
+
+/// The language-server tools' results — every `lsp` op's shape, `lsp_rename` applied and staged,
+/// `lsp_code_action` applied (an edit, a command), staged and previewed without an edit, and the
+/// error shape of each — validate against their declared `outputSchema`s, against real pyright
+/// and, for server commands that send `workspace/applyEdit`, the fake edit server.
+#[test]
+fn lsp_tool_results_validate_against_their_output_schemas() {
+    if support::require_binary("contract::lsp_tool_results", "pyright-langserver").is_none()
+        || support::require_binary("contract::lsp_tool_results", "python3").is_none()
+    {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"contractpkg\"\nversion = \"0.1.0\"\n"),
+        (
+            "pkg/core.py",
+            "def helper(x: int) -> int:\n    return x + 1\n\n\ndef caller() -> int:\n    return helper(2)\n\n\nclass Base:\n    pass\n\n\nclass Child(Base):\n    pass\n",
+        ),
+        ("pkg/__init__.py", ""),
+        ("pkg/use.py", "from pkg.core import helper, caller\n\nvalue = helper(3) + caller()\nbad: int = \"text\"\n"),
+        ("fake/fake.toml", ""),
+        ("fake/notes.fake", "original first line\nsecond line\n"),
+    ]);
+    let mut config = runbound::RunConfig::default();
+    let fake_bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lsp_fake_edits/bin");
+    let mut search_path = fake_bin.as_os_str().to_owned();
+    search_path.push(":");
+    search_path.push(std::env::var_os("PATH").unwrap_or_default());
+    config.lsp.search_path = Some(search_path);
+    let template = runbound::lsp::builtin_servers().into_iter().find(|server| server.id == "pylsp").unwrap();
+    config.lsp.servers.push(runbound::lsp::ServerDefinition {
+        id: "fake-edits".to_owned(),
+        binary_names: vec!["fake-edit-server".to_owned()],
+        accept_versioned_binary: false,
+        args: Vec::new(),
+        extensions: vec![("fake".to_owned(), "plaintext".to_owned())],
+        root_markers: vec!["fake.toml".to_owned()],
+        initialization_options: Value::Null,
+        settings: Value::Null,
+        project_settings: runbound::lsp::servers::ProjectSettings::None,
+        startup_grace: std::time::Duration::from_millis(200),
+        ..template
+    });
+    let run = Run::builder(workspace.path()).config(config).approval_policy(allow_all()).language_servers().build().expect("build the run");
+    let mut called = BTreeSet::new();
+    let mut check = |name: &str, arguments: Value, expect_error: Option<bool>| {
+        called.insert(name.to_owned());
+        call_checked_either(&run, name, arguments, expect_error)
+    };
+    let at = |op: &str, file: &str, line: u32, symbol: &str| json!({"op": op, "file": file, "line": line, "symbol": symbol});
+    let op_of = |result: &ToolResult| result.structured_content.as_ref().unwrap()["op"].clone();
+
+    // lsp: every op, successes tagged with their op.
+    let status = check("lsp", json!({"op": "status"}), Some(false));
+    assert_eq!(op_of(&status), "status");
+    let definition = check("lsp", at("definition", "pkg/use.py", 3, "helper"), Some(false));
+    assert_eq!(op_of(&definition), "definition");
+    assert_eq!(definition.structured_content.as_ref().unwrap()["results"][0]["path"], "pkg/core.py", "{}", definition.joined_text());
+    let references = check("lsp", at("references", "pkg/core.py", 1, "helper"), Some(false));
+    assert!(references.structured_content.as_ref().unwrap()["results"].as_array().unwrap().len() >= 3, "{}", references.joined_text());
+    check("lsp", at("hover", "pkg/core.py", 1, "helper"), Some(false));
+    check("lsp", at("type_definition", "pkg/use.py", 3, "value"), None);
+    check("lsp", at("implementation", "pkg/core.py", 13, "Base"), None);
+    let incoming = check("lsp", at("incoming_calls", "pkg/core.py", 1, "helper"), Some(false));
+    assert_eq!(op_of(&incoming), "incoming_calls");
+    check("lsp", at("outgoing_calls", "pkg/core.py", 5, "caller"), Some(false));
+    check("lsp", at("supertypes", "pkg/core.py", 13, "Child"), None);
+    check("lsp", at("subtypes", "pkg/core.py", 9, "Base"), None);
+    check("lsp", at("code_actions", "pkg/use.py", 4, "bad"), Some(false));
+    check("lsp", json!({"op": "symbols", "query": "helper"}), Some(false));
+    check("lsp", json!({"op": "symbols", "file": "pkg/core.py"}), Some(false));
+    let diagnostics = check("lsp", json!({"op": "diagnostics", "file": "pkg/use.py"}), Some(false));
+    assert!(diagnostics.structured_content.as_ref().unwrap()["total"].as_u64().unwrap() >= 1, "{}", diagnostics.joined_text());
+    check("lsp", json!({"op": "diagnostics", "file": "*"}), None);
+    check("lsp", json!({"op": "reload"}), Some(false));
+    // lsp errors share the one error shape.
+    let missing = check("lsp", json!({"op": "references", "file": "pkg/core.py", "line": 1}), Some(true));
+    assert_eq!(missing.structured_content.as_ref().unwrap()["error"]["kind"], "invalid_arguments");
+    check("lsp", at("definition", "pkg/absent.py", 1, "x"), Some(true));
+
+    // lsp_rename: staged, applied, an error.
+    let mut preview = at("", "pkg/core.py", 1, "helper");
+    preview.as_object_mut().unwrap().remove("op");
+    preview["new_name"] = json!("assist");
+    preview["preview"] = json!(true);
+    let staged = check("lsp_rename", preview, Some(false));
+    assert!(staged.structured_content.as_ref().unwrap()["edit_id"].is_string(), "{}", staged.joined_text());
+    let renamed = check("lsp_rename", json!({"file": "pkg/core.py", "line": 5, "symbol": "caller", "new_name": "invoke"}), Some(false));
+    assert_eq!(renamed.structured_content.as_ref().unwrap()["coverage"]["checked"], true, "{}", renamed.joined_text());
+    check("lsp_rename", json!({"file": "pkg/core.py", "line": 5, "symbol": "nothing_here", "new_name": "x"}), Some(true));
+
+    // lsp_code_action on the fake server: an edit staged, a command previewed, both applied, errors.
+    let action = |number: u32, preview: bool| json!({"file": "fake/notes.fake", "line": 1, "symbol": "original", "apply": number, "preview": preview});
+    let listed = check("lsp", at("code_actions", "fake/notes.fake", 1, "original"), Some(false));
+    assert_eq!(listed.structured_content.as_ref().unwrap()["results"].as_array().unwrap().len(), 2, "{}", listed.joined_text());
+    let staged = check("lsp_code_action", action(2, true), Some(false));
+    assert!(staged.structured_content.as_ref().unwrap()["edit_id"].is_string(), "{}", staged.joined_text());
+    check("lsp_code_action", action(1, true), Some(false));
+    let applied = check("lsp_code_action", action(1, false), Some(false));
+    assert_eq!(applied.structured_content.as_ref().unwrap()["written"], json!(["fake/notes.fake"]), "{}", applied.joined_text());
+    check("lsp_code_action", action(2, false), None);
+    let refused = check("lsp_code_action", action(9, false), Some(true));
+    assert!(refused.structured_content.as_ref().unwrap()["error"]["message"].is_string());
+
+    for name in ["lsp", "lsp_rename", "lsp_code_action"] {
+        assert!(called.contains(name), "{name} not exercised");
+    }
 }
 
 /// A workspace with a small Python program for debugpy, and a run with the debug supervisor.

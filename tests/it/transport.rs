@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use runbound::transport::framing::{
-    read_content_length_frame, read_content_length_frame_reporting_junk, read_dap_message, read_json_line, read_lsp_message,
-    write_content_length_frame, write_dap_message, write_json_line, write_lsp_message, DapMessage, DapRequest, FramingErrorKind,
-    FramingLimits,
+    decode_lsp_message, read_content_length_frame, read_content_length_frame_reporting_junk, read_dap_message, read_json_line,
+    read_lsp_message, write_content_length_frame, write_dap_message, write_json_line, write_lsp_message, DapMessage, DapRequest,
+    FramingErrorKind, FramingLimits,
 };
 use runbound::transport::process::{run_to_completion, ChildProcess, ProcessSpec};
 use runbound::transport::rpc::{Incoming, RpcConnection, RpcErrorKind, RpcOptions, WireProtocol};
@@ -493,6 +493,39 @@ fn lsp_messages_round_trip_through_lsp_server_types() {
     assert_eq!(err.kind(), FramingErrorKind::MalformedMessage);
     assert!(err.is_recoverable());
     assert!(read_lsp_message(&mut reader, &limits).unwrap().is_none());
+}
+
+#[test]
+fn off_spec_lsp_responses_are_repaired_and_named() {
+    // Strict messages decode without a repair.
+    let (_, repair) = decode_lsp_message(br#"{"jsonrpc":"2.0","id":1,"result":null}"#).unwrap();
+    assert_eq!(repair, None);
+    // No `result` and no `error`: read as `result: null`, so the request is answered.
+    let (message, repair) = decode_lsp_message(br#"{"jsonrpc":"2.0","id":2}"#).unwrap();
+    let lsp_server::Message::Response(response) = message else { panic!("{message:?}") };
+    assert_eq!(response.response_result.unwrap(), json!(null));
+    assert!(repair.unwrap().contains("neither `result` nor `error`"));
+    // `"error": null` beside a result (read strictly when the result comes first; repaired when
+    // the null error does).
+    let (message, _) = decode_lsp_message(br#"{"jsonrpc":"2.0","id":3,"result":[1],"error":null}"#).unwrap();
+    let lsp_server::Message::Response(response) = message else { panic!("{message:?}") };
+    assert_eq!(response.response_result.unwrap(), json!([1]));
+    let (message, repair) = decode_lsp_message(br#"{"jsonrpc":"2.0","id":3,"error":null,"result":[1]}"#).unwrap();
+    let lsp_server::Message::Response(response) = message else { panic!("{message:?}") };
+    assert_eq!(response.response_result.unwrap(), json!([1]));
+    assert!(repair.unwrap().contains("`\"error\": null`"));
+    // An error without a message, with a string code.
+    let (message, repair) = decode_lsp_message(br#"{"jsonrpc":"2.0","id":4,"error":{"code":"-32801"}}"#).unwrap();
+    let lsp_server::Message::Response(response) = message else { panic!("{message:?}") };
+    let error = response.response_result.unwrap_err();
+    assert_eq!((error.code, error.message.as_str()), (-32801, "(no message)"));
+    assert!(repair.unwrap().contains("message"));
+    // What no repair makes a message stays a recoverable error quoting the body.
+    for body in [&br#"{"not":"rpc"}"#[..], br#"{"jsonrpc":"2.0","id":99999999999,"result":1}"#, b"[1,2]"] {
+        let err = decode_lsp_message(body).unwrap_err();
+        assert_eq!(err.kind(), FramingErrorKind::MalformedMessage);
+        assert!(err.is_recoverable() && err.message().contains("skipped"), "{err}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,843 @@
+//! The typed `structuredContent` of `lsp`, `lsp_rename` and `lsp_code_action`: the types the
+//! tools serialize, from which their declared `outputSchema`s are derived
+//! ([`crate::schema::output_schema`]), so the schema hosts validate against cannot drift from
+//! what the tools return. The text content for the model is rendered beside them, unchanged.
+//!
+//! `lsp`'s result is one union discriminated by `op` ([`LspOutput`]): every branch has an `op`
+//! field whose enum names the ops of that shape (`definition`, `type_definition` and
+//! `implementation` list locations; the four hierarchy ops share one shape), so the declared
+//! schema holds each shape once. Paths are
+//! workspace-relative as [`crate::render::display_path`] and the listings' shortened dependency
+//! paths show them; lines and columns are 1-based unless a field says `lsp_position`.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::lsp::listing::{ListedPath, Page, PathClass};
+use crate::lsp::supervisor::LspStatus;
+use crate::trust::WorkspaceTrust;
+
+/// The `structuredContent` of a successful `lsp` call; its `op` says which branch.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum LspOutput {
+    /// `definition`, `type_definition`, `implementation`: locations.
+    Locations(Navigation<LocationOp, LocationEntry>),
+    /// `references`: every use of the symbol (the declaration included).
+    References(Navigation<ReferencesOp, ReferenceEntry>),
+    /// `hover`: the server's hover text.
+    Hover(Navigation<HoverOp, HoverEntry>),
+    /// `code_actions`: the actions offered at the position, numbered as `lsp_code_action`
+    /// applies them.
+    CodeActions(Navigation<CodeActionsOp, CodeActionEntry>),
+    /// `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`.
+    Hierarchy(HierarchyOutput),
+    /// `symbols` with `query`: a workspace symbol search.
+    WorkspaceSymbols(WorkspaceSymbols),
+    /// `symbols` with `file`: the file's outline.
+    FileOutline(FileOutline),
+    /// `diagnostics` of one file, from its server.
+    FileDiagnostics(FileDiagnostics),
+    /// `diagnostics` with `file: "*"`: the project checkers'.
+    WorkspaceCheck(WorkspaceCheck),
+    /// `status`: the configured servers, their roots and processes.
+    Status(StatusOutput),
+    /// `reload`: what was restarted.
+    Reload(ReloadOutput),
+}
+
+/// The ops answered with locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationOp {
+    /// Where the symbol is defined.
+    Definition,
+    /// Where its type is defined.
+    TypeDefinition,
+    /// The implementations of a trait, interface or abstract member.
+    Implementation,
+}
+
+/// `op` of a references answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferencesOp {
+    /// Every use of the symbol.
+    References,
+}
+
+/// `op` of a hover answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HoverOp {
+    /// The hover text.
+    Hover,
+}
+
+/// `op` of a code-action listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeActionsOp {
+    /// The offered code actions.
+    CodeActions,
+}
+
+/// The hierarchy ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HierarchyOp {
+    /// Who calls the function.
+    IncomingCalls,
+    /// What the function calls.
+    OutgoingCalls,
+    /// The type's supertypes.
+    Supertypes,
+    /// The type's subtypes.
+    Subtypes,
+}
+
+/// `op` of a symbols answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SymbolsOp {
+    /// A symbol search or an outline.
+    Symbols,
+}
+
+/// `op` of a diagnostics answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticsOp {
+    /// Diagnostics.
+    Diagnostics,
+}
+
+/// `op` of a status answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusOp {
+    /// The status.
+    Status,
+}
+
+/// `op` of a reload answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReloadOp {
+    /// A reload.
+    Reload,
+}
+
+/// `lsp status`: [`LspStatus`] with its `op`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StatusOutput {
+    /// Always `status`.
+    pub op: StatusOp,
+    /// The status.
+    #[serde(flatten)]
+    pub status: LspStatus,
+}
+
+/// Where a listed location is, relative to the workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationClass {
+    /// Project code.
+    Workspace,
+    /// Dependency code inside the workspace (`.venv`, `node_modules`, `target`, …).
+    WorkspaceDependency,
+    /// Outside the workspace.
+    Outside,
+}
+
+impl From<PathClass> for LocationClass {
+    fn from(class: PathClass) -> LocationClass {
+        match class {
+            PathClass::Workspace => LocationClass::Workspace,
+            PathClass::WorkspaceDependency => LocationClass::WorkspaceDependency,
+            PathClass::Outside => LocationClass::Outside,
+        }
+    }
+}
+
+/// A listed path and one line of it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListedLocation {
+    /// Workspace-relative path, a dependency path shortened to its package (`origin` says from
+    /// where), an absolute path, or the URI when it is not a file.
+    pub path: String,
+    /// Workspace code, dependency code inside the workspace, or outside.
+    pub class: LocationClass,
+    /// `class` is `outside`.
+    pub outside_workspace: bool,
+    /// The absolute path (dependency and outside paths only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub absolute_path: Option<String>,
+    /// Where dependency code comes from (`site-packages`, `cargo registry`, …); null for an
+    /// outside path of no known origin; absent for workspace paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Option<String>>,
+    /// 1-based line.
+    pub line: u32,
+    /// The line's text (trimmed, cut at 200 characters); null when it is not quoted.
+    pub text: Option<String>,
+    /// Whether the line was read (lines outside the workspace and its known dependency roots are
+    /// never quoted).
+    pub quoted: bool,
+}
+
+impl ListedLocation {
+    /// A location in `path` (`None`: a URI that is not a file, shown as `uri`).
+    pub(crate) fn new(path: Option<&ListedPath>, uri: &str, line: u32, text: &str, quoted: bool) -> ListedLocation {
+        let (path, class, absolute_path, origin) = match path {
+            Some(path) if path.class != PathClass::Workspace => {
+                (path.text.clone(), path.class.into(), Some(path.absolute.display().to_string()), Some(path.origin.map(str::to_owned)))
+            }
+            Some(path) => (path.text.clone(), path.class.into(), None, None),
+            None => (uri.to_owned(), LocationClass::Outside, None, None),
+        };
+        ListedLocation {
+            path,
+            outside_workspace: class == LocationClass::Outside,
+            class,
+            absolute_path,
+            origin,
+            line,
+            text: quoted.then(|| text.to_owned()),
+            quoted,
+        }
+    }
+}
+
+/// The window of a paged list.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+pub struct PageWindow {
+    /// Entries skipped (the call's `offset`).
+    pub offset: usize,
+    /// Entries in this page.
+    pub shown: usize,
+    /// Entries in the whole answer.
+    pub total: usize,
+    /// The `offset` of the next page; null on the last page.
+    pub next_offset: Option<usize>,
+}
+
+impl From<&Page> for PageWindow {
+    fn from(page: &Page) -> PageWindow {
+        PageWindow { offset: page.offset, shown: page.shown(), total: page.total, next_offset: page.next_offset() }
+    }
+}
+
+/// The queried position: the file, line and symbol the call addressed, and the LSP position
+/// asked.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct QueryPosition {
+    /// Workspace-relative file.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column of the identifier (characters).
+    pub column: u32,
+    /// The identifier under the cursor.
+    pub identifier: String,
+    /// The line's text.
+    pub line_text: String,
+    /// Which occurrence of `symbol` on the line (1-based).
+    pub occurrence: usize,
+    /// How many times `symbol` occurs on the line.
+    pub occurrence_count: usize,
+    /// The position sent to the server.
+    pub lsp_position: LspPosition,
+}
+
+/// A position as sent to the server: 0-based line and character in the negotiated encoding.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LspPosition {
+    /// 0-based line.
+    pub line: u32,
+    /// 0-based character offset in `encoding` units.
+    pub character: u32,
+    /// `utf-8`, `utf-16` or `utf-32`.
+    pub encoding: String,
+}
+
+/// A navigation answer (`definition`, `references`, `hover`, `code_actions`, …): `O` is its
+/// op enum, `T` its entries.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Navigation<O, T> {
+    /// The op answered.
+    pub op: O,
+    /// The server that answered (`rust-analyzer`, `pyright`, …).
+    pub server: String,
+    /// The server's root, workspace-relative.
+    pub root: String,
+    /// What was asked.
+    pub position: QueryPosition,
+    /// The answer's entries in this page.
+    pub results: Vec<T>,
+    /// The page window, for paged answers (references, implementations, later definition
+    /// pages); null otherwise.
+    pub page: Option<PageWindow>,
+    /// The server was still indexing when it answered (the answer may be partial).
+    pub still_indexing: bool,
+    /// Notes: restarts, reused answers, coverage checks, readiness.
+    pub notes: Vec<String>,
+}
+
+/// A location of a `definition` / `type_definition` / `implementation` answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LocationEntry {
+    /// Where.
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// The text the location's range covers when it is not the whole name (`impl Trait for X`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+/// One reference.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReferenceEntry {
+    /// Where.
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// 1-based column (characters in the server's encoding, plus one).
+    pub column: u32,
+}
+
+/// The hover text.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HoverEntry {
+    /// The whole hover (markdown), not cut.
+    pub hover: String,
+}
+
+/// One offered code action.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CodeActionEntry {
+    /// The number `lsp_code_action` takes as `apply` (1-based).
+    pub number: usize,
+    /// The action's title.
+    pub title: String,
+    /// Its LSP kind (`quickfix`, `refactor.extract`, …), `command` for a bare command,
+    /// `unspecified` when none.
+    pub kind: String,
+    /// The server marks it preferred.
+    pub preferred: bool,
+    /// Why it is disabled, when it is.
+    pub disabled: Option<String>,
+    /// The files its edit changes (workspace-relative).
+    pub edits_files: Vec<String>,
+    /// The command it runs after its edit, when any.
+    pub command: Option<String>,
+    /// Its edit is computed by the server when applied (`codeAction/resolve`).
+    pub edit_on_resolve: bool,
+}
+
+/// A hierarchy answer (`incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HierarchyOutput {
+    /// The op answered.
+    pub op: HierarchyOp,
+    /// The server that answered.
+    pub server: String,
+    /// The server's root, workspace-relative.
+    pub root: String,
+    /// What was asked.
+    pub position: QueryPosition,
+    /// Levels followed (1–3).
+    pub depth: usize,
+    /// The items the position prepared (usually one).
+    pub items: Vec<HierarchyItemSummary>,
+    /// Entries in the whole walk.
+    pub total: usize,
+    /// This page's entries.
+    pub results: Vec<HierarchyEntry>,
+    /// The page window.
+    pub page: Option<PageWindow>,
+    /// Requests sent for the walk.
+    pub requests: usize,
+    /// How long the walk took (ms).
+    pub walk_ms: u64,
+    /// The server was still indexing.
+    pub still_indexing: bool,
+    /// Notes: failed steps, reused walks, readiness, what was not followed.
+    pub notes: Vec<String>,
+}
+
+/// A prepared hierarchy item.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HierarchyItemSummary {
+    /// Its name.
+    pub name: String,
+    /// Its symbol kind (`function`, `method`, `class`, …).
+    pub kind: String,
+    /// The server's detail (a signature), when given.
+    pub detail: Option<String>,
+}
+
+/// One hierarchy entry.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HierarchyEntry {
+    /// Where its name is.
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// 1 for direct callers/callees/types, 2 for theirs, ….
+    pub depth: usize,
+    /// Its name.
+    pub name: String,
+    /// Its symbol kind.
+    pub kind: String,
+    /// The server's detail, when given.
+    pub detail: Option<String>,
+    /// The entries one depth up it relates to.
+    pub via: Vec<String>,
+    /// Whether its own entries were asked: `followed`, `depth reached`, `dependency code`,
+    /// `already followed`, `recursive`, `follow cap`, `deadline`, `request failed`.
+    pub followed: String,
+    /// 1-based lines of overloads merged into this entry.
+    pub overload_lines: Vec<u32>,
+    /// Call hierarchies: the lines of the calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_sites: Option<Vec<CallSiteEntry>>,
+}
+
+/// One line with calls of a call-hierarchy entry.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CallSiteEntry {
+    /// Where.
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// Calls on this line.
+    pub calls: usize,
+    /// `incoming_calls`: which entries one depth up are called there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callees: Option<Vec<String>>,
+    /// `incoming_calls`: sites on this line that name the function as a value (passed, not
+    /// called; not counted in `calls`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_references: Option<usize>,
+}
+
+/// A workspace symbol search.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WorkspaceSymbols {
+    /// Always `symbols`.
+    pub op: SymbolsOp,
+    /// The query.
+    pub query: String,
+    /// Matching symbols.
+    pub total: usize,
+    /// The page window.
+    pub page: PageWindow,
+    /// This page's symbols.
+    pub results: Vec<WorkspaceSymbolEntry>,
+    /// The servers asked.
+    pub servers: Vec<String>,
+    /// Notes.
+    pub notes: Vec<String>,
+    /// Symbols declared inside functions, not listed (`locals: true` lists them).
+    pub locals_not_listed: usize,
+}
+
+/// One workspace symbol.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WorkspaceSymbolEntry {
+    /// Where it is declared.
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// Its name.
+    pub name: String,
+    /// Its kind (`function`, `struct`, …).
+    pub kind: String,
+    /// The container the server names.
+    pub container: Option<String>,
+    /// The function it is a local of.
+    pub local_of: Option<String>,
+}
+
+/// A file outline.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileOutline {
+    /// Always `symbols`.
+    pub op: SymbolsOp,
+    /// Workspace-relative file.
+    pub file: String,
+    /// The server that answered.
+    pub server: String,
+    /// Entries listed in the whole outline.
+    pub total: usize,
+    /// The page window.
+    pub page: PageWindow,
+    /// This page's entries, in source order.
+    pub results: Vec<OutlineEntry>,
+    /// What the outline does not list, counted.
+    pub not_listed: OutlineNotListed,
+    /// Notes.
+    pub notes: Vec<String>,
+}
+
+/// One outline entry.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OutlineEntry {
+    /// Its name.
+    pub name: String,
+    /// Its readable kind (`fn`, `struct`, `class`, `method`, …).
+    pub kind: String,
+    /// The LSP symbol kind when it differs from `kind`.
+    pub lsp_kind: Option<String>,
+    /// The server's detail.
+    pub detail: Option<String>,
+    /// 1-based first line.
+    pub line: u32,
+    /// 1-based last line.
+    pub end_line: u32,
+    /// Nesting depth (0 = top level).
+    pub depth: usize,
+    /// The qualified name of its container.
+    pub container: Option<String>,
+    /// Why it is hidden by default (`local`, `import`, `callback`), when listed with `locals`.
+    pub hidden: Option<String>,
+}
+
+/// What an outline left out.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OutlineNotListed {
+    /// Locals (parameters, variables).
+    pub locals: usize,
+    /// Anonymous callbacks.
+    pub callbacks: usize,
+    /// Imports.
+    pub imports: usize,
+    /// Entries deeper than the depth shown.
+    pub deeper: usize,
+    /// Entries of other kinds than `kind` asks.
+    pub other_kinds: usize,
+}
+
+/// One file's diagnostics.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileDiagnostics {
+    /// Always `diagnostics`.
+    pub op: DiagnosticsOp,
+    /// Workspace-relative file.
+    pub file: String,
+    /// The server.
+    pub server: String,
+    /// The document version the diagnostics are for.
+    pub version: i32,
+    /// Diagnostics (hints included).
+    pub total: usize,
+    /// The page window.
+    pub page: PageWindow,
+    /// This page's diagnostics, errors first.
+    pub results: Vec<DiagnosticEntry>,
+    /// Notes.
+    pub notes: Vec<String>,
+}
+
+/// A diagnostic's code: a number or a string, as the server sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum DiagnosticCode {
+    /// A numeric code.
+    Number(i64),
+    /// A textual code (`E0308`, `reportAttributeAccessIssue`).
+    Text(String),
+}
+
+impl From<lsp_types::NumberOrString> for DiagnosticCode {
+    fn from(code: lsp_types::NumberOrString) -> DiagnosticCode {
+        match code {
+            lsp_types::NumberOrString::Number(number) => DiagnosticCode::Number(i64::from(number)),
+            lsp_types::NumberOrString::String(text) => DiagnosticCode::Text(text),
+        }
+    }
+}
+
+/// One diagnostic of a file.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DiagnosticEntry {
+    /// Workspace-relative file.
+    pub path: String,
+    /// 1-based line of its start.
+    pub line: u32,
+    /// `error`, `warning`, `info` or `hint`.
+    pub severity: String,
+    /// Its code, when given.
+    pub code: Option<DiagnosticCode>,
+    /// The message, newlines folded.
+    pub message: String,
+    /// Who produced it (`rustc`, `Pyright`, …), when given.
+    pub source: Option<String>,
+}
+
+/// The project checkers' diagnostics (`diagnostics` with `file: "*"`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WorkspaceCheck {
+    /// Always `diagnostics`.
+    pub op: DiagnosticsOp,
+    /// Always `*`.
+    pub file: String,
+    /// Errors found.
+    pub errors: usize,
+    /// Warnings found.
+    pub warnings: usize,
+    /// Diagnostics found (deduplicated).
+    pub total: usize,
+    /// Diagnostics in this page.
+    pub shown: usize,
+    /// The page window.
+    pub page: PageWindow,
+    /// The page comes from the previous run (no file changed since).
+    pub reused_previous_run: bool,
+    /// Every checker ran to its end without a problem.
+    pub complete: bool,
+    /// This page's diagnostics, errors first.
+    pub results: Vec<CheckerDiagnostic>,
+    /// The checker runs.
+    pub runs: Vec<CheckerRunSummary>,
+    /// The run's workspace trust.
+    pub workspace_trust: WorkspaceTrust,
+    /// Python roots inside another Python root, checked by the outer root's run.
+    pub python_roots_covered_by_outer_run: Vec<String>,
+    /// Folders with a Python marker but no Python files, not checked as Python projects.
+    pub not_python_projects: Vec<String>,
+}
+
+/// One checker diagnostic.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckerDiagnostic {
+    /// Workspace-relative file.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+    /// `error`, `warning` or `information`.
+    pub severity: String,
+    /// The code, when given.
+    pub code: Option<String>,
+    /// The message.
+    pub message: String,
+    /// Who produced it.
+    pub source: Option<String>,
+}
+
+/// One checker run.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckerRunSummary {
+    /// The command line.
+    pub command: String,
+    /// Its root, workspace-relative.
+    pub root: String,
+    /// What went wrong (timeout, missing binary, refused by trust), when anything did.
+    pub problem: Option<String>,
+    /// A step was killed at its budget.
+    pub timed_out: bool,
+    /// Diagnostics it found (deduplicated).
+    pub count: usize,
+    /// Wall time (ms).
+    pub elapsed_ms: u64,
+    /// Python roots: the interpreter given to the checker and why.
+    pub interpreter: Option<String>,
+    /// Restricted runs: what restricted mode changed for it.
+    pub restricted: Option<String>,
+}
+
+/// What `reload` restarted or stopped, one line each.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReloadOutput {
+    /// Always `reload`.
+    pub op: ReloadOp,
+    /// One line per server process.
+    pub reloaded: Vec<String>,
+}
+
+/// A file a planned or applied workspace edit changes.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ChangedFile {
+    /// Workspace-relative file.
+    pub file: String,
+    /// Text edits in it.
+    pub edits: usize,
+    /// `modified`, `created`, `renamed from …`, `deleted`.
+    pub operation: String,
+}
+
+/// The `structuredContent` of a successful `lsp_rename`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RenameOutput {
+    /// `preview: true`: the rename is staged for `resolve`.
+    Staged(RenameStaged),
+    /// The rename was written.
+    Applied(RenameApplied),
+}
+
+/// A written rename.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RenameApplied {
+    /// The old name.
+    pub renamed: String,
+    /// The new name.
+    pub new_name: String,
+    /// Text edits in all files.
+    pub edits: usize,
+    /// The files changed.
+    pub files: Vec<ChangedFile>,
+    /// The `grep -w` cross-check of the server's edit.
+    pub coverage: RenameCoverageSummary,
+}
+
+/// A staged rename.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RenameStaged {
+    /// The staged change's id for `resolve`.
+    pub edit_id: String,
+    /// The old name.
+    pub renamed: String,
+    /// The new name.
+    pub new_name: String,
+    /// Text edits in all files.
+    pub edits: usize,
+    /// The files the change would change.
+    pub files: Vec<ChangedFile>,
+    /// The `grep -w` cross-check of the server's edit.
+    pub coverage: RenameCoverageSummary,
+    /// Diff hunks shown in the text preview.
+    pub preview_hunks_shown: usize,
+    /// Diff hunks in the whole change.
+    pub preview_hunks_total: usize,
+    /// Older staged changes dropped to make room (ids).
+    pub evicted: Vec<String>,
+}
+
+/// The `grep -w` cross-check of a rename (see `crate::lsp::rename_coverage`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RenameCoverageSummary {
+    /// The check ran.
+    Checked(CheckedRenameCoverage),
+    /// The check was skipped, with why.
+    NotChecked(UncheckedRenameCoverage),
+}
+
+/// A skipped rename check.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UncheckedRenameCoverage {
+    /// Always `false`.
+    pub checked: bool,
+    /// Why (`resource operations`: the edit creates, renames or deletes files).
+    pub reason: String,
+}
+
+/// What the rename check found; occurrences are `path:line` (1-based).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckedRenameCoverage {
+    /// Always `true`.
+    pub checked: bool,
+    /// How long the check took (ms).
+    pub elapsed_ms: u64,
+    /// Whole-word occurrences of the old name found.
+    pub occurrences: usize,
+    /// Files scanned.
+    pub files_scanned: usize,
+    /// The scan stopped at its cap.
+    pub scan_capped: bool,
+    /// What the scan walked when the project's configuration narrows it (tsconfig
+    /// include/exclude), else null.
+    pub scope: Option<String>,
+    /// Occurrences the final edit renames.
+    pub renamed: usize,
+    /// Occurrences renamed by asking the server again from them (`path:line`).
+    pub extra_renames_from: Vec<String>,
+    /// Occurrences runbound added to the server's edit.
+    pub added_by_runbound: Vec<String>,
+    /// Occurrences left in comments and strings.
+    pub left_in_comments_and_strings: Vec<String>,
+    /// Occurrences left in doc-test code.
+    pub left_in_doc_tests: Vec<String>,
+    /// Occurrences in documentation files (no server edits them).
+    pub left_in_documentation_files: Vec<String>,
+    /// Code occurrences the edit leaves (another symbol of the same name, or missed).
+    pub left_unrenamed: Vec<String>,
+    /// Occurrences not checked (budget).
+    pub not_checked: Vec<String>,
+    /// Files with the old name the edit does not change.
+    pub files_not_changed: Vec<String>,
+}
+
+/// The `structuredContent` of a successful `lsp_code_action`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum CodeActionOutput {
+    /// `preview: true`: the action's edit is staged for `resolve`.
+    Staged(CodeActionStaged),
+    /// `preview: true` on a command that sent no edit back: nothing staged.
+    NothingStaged(CodeActionNothingStaged),
+    /// The action was applied.
+    Applied(CodeActionApplied),
+}
+
+/// A staged code action.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CodeActionStaged {
+    /// The staged change's id for `resolve`.
+    pub edit_id: String,
+    /// The action's number.
+    pub action: usize,
+    /// Text edits in all files.
+    pub edits: usize,
+    /// The files the change would change.
+    pub files: Vec<ChangedFile>,
+    /// Diff hunks shown in the text preview.
+    pub preview_hunks_shown: usize,
+    /// Diff hunks in the whole change.
+    pub preview_hunks_total: usize,
+    /// Older staged changes dropped to make room (ids).
+    pub evicted: Vec<String>,
+}
+
+/// A previewed command that sent no edit.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CodeActionNothingStaged {
+    /// Always null: nothing was staged.
+    pub edit_id: Option<String>,
+    /// The action's number.
+    pub action: usize,
+    /// The command run.
+    pub command: String,
+    /// Always 0.
+    pub edits_received: usize,
+}
+
+/// An applied code action.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CodeActionApplied {
+    /// The action's number.
+    pub action: usize,
+    /// `"<title>" (<kind>)` of the action.
+    pub description: String,
+    /// Text edits of the action's own edit.
+    pub edits: usize,
+    /// The files its own edit changed.
+    pub files: Vec<ChangedFile>,
+    /// The command it ran, when it has one.
+    pub command: Option<CommandRunSummary>,
+    /// Every file written (its edit, the command's edits, files the server changed itself).
+    pub written: Vec<String>,
+}
+
+/// A command an applied code action ran.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CommandRunSummary {
+    /// The command's name.
+    pub command: String,
+    /// `workspace/applyEdit` requests the server sent while it ran.
+    pub edits_received: usize,
+    /// Files the applied edits wrote.
+    pub written: Vec<String>,
+    /// Why edits were not applied.
+    pub refused: Vec<String>,
+    /// Files the server changed itself while it ran (`path (how)`).
+    pub changed_by_server: Vec<String>,
+}
