@@ -96,10 +96,14 @@ impl Query {
         language_id(self.language())
     }
 
-    /// The missed-parts probe of a pattern whose root can lack parts.
-    pub fn missed_parts_probe(&self) -> Option<MissedPartsProbe> {
+    /// The missed-parts probe of a pattern whose root can lack parts, examining at most `cap`
+    /// candidates (`None` when `cap` is 0).
+    pub fn missed_parts_probe(&self, cap: usize) -> Option<MissedPartsProbe> {
+        if cap == 0 {
+            return None;
+        }
         match self {
-            Query::Pattern(p) => MissedPartsProbe::new(p),
+            Query::Pattern(p) => MissedPartsProbe::with_cap(p, cap),
             Query::Rule(_) => None,
         }
     }
