@@ -29,7 +29,7 @@ use std::sync::Arc;
 use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVariable;
-use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{Node, Pattern};
 use ast_grep_language::SupportLang;
 
@@ -38,10 +38,49 @@ use crate::structural::compile::{part_label, CompiledPattern, PartLabel, PartTre
 /// How many unmatched candidates of the pattern's root kind one search examines at most.
 pub const MAX_CANDIDATES_EXAMINED: usize = 20_000;
 
-/// The check for one compiled pattern; `None` from [`MissedPartsProbe::new`] when the pattern's
-/// root cannot lack a part (a metavariable, a leaf).
+/// The checks for one compiled pattern: parts its root kind's candidates have and it lacks,
+/// and occurrences of its literal text inside nodes the parser leaves unparsed (Rust macro
+/// arguments). `None` from [`MissedPartsProbe::new`] when neither applies.
 #[derive(Clone)]
 pub struct MissedPartsProbe {
+    parts: Option<PartsCheck>,
+    unparsed: Option<UnparsedCheck>,
+}
+
+/// Occurrences of a pattern's literal word inside nodes the parser keeps unparsed: a Rust
+/// macro invocation's token tree (`assert_eq!(display_width(s), 3)`), a C/C++ `#define` body
+/// (`preproc_arg`). Code there is never a match for any pattern (the parser made no
+/// expressions of it), so each occurrence is counted as not searched structurally.
+#[derive(Clone)]
+struct UnparsedCheck {
+    word: String,
+    /// `token_tree` (Rust) or `preproc_arg` (C, C++).
+    container_kind: u16,
+    /// The parent kind a container must have to be counted (Rust: `macro_invocation`, so a
+    /// nested token tree is not counted twice); `None` for C.
+    parent_kind: Option<u16>,
+    /// The kind of the leaves compared with the word (Rust: `identifier`); `None` to search
+    /// the container's text for the word (C's `preproc_arg` is one leaf).
+    leaf_kind: Option<u16>,
+}
+
+/// What [`UnparsedCheck`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnparsedOccurrences {
+    /// The word looked for (the pattern's longest identifier), e.g. `display_width`.
+    pub word: String,
+    /// How many occurrences of it lie inside unparsed nodes.
+    pub occurrences: usize,
+    /// In how many files.
+    pub files: usize,
+    /// Per container (`assert_eq!`, `#define`): occurrences.
+    pub by_container: BTreeMap<String, usize>,
+    /// The first: (path, 1-based line); the path is empty until the file is known.
+    pub example: Option<(String, usize)>,
+}
+
+#[derive(Clone)]
+struct PartsCheck {
     pattern: Pattern,
     root_kind: u16,
     parts: PartTree,
@@ -109,6 +148,8 @@ pub struct MissedParts {
     pub not_examined: usize,
     /// The cap on candidates examined that was in force (see `not_examined`).
     pub examined_cap: usize,
+    /// Occurrences of the pattern's literal word inside unparsed nodes (Rust macro arguments).
+    pub unparsed: UnparsedOccurrences,
 }
 
 impl MissedParts {
@@ -135,11 +176,30 @@ impl MissedParts {
         if self.example.is_none() {
             self.example = other.example;
         }
+        let unparsed = other.unparsed;
+        if unparsed.occurrences > 0 {
+            if self.unparsed.word.is_empty() {
+                self.unparsed.word = unparsed.word;
+            }
+            self.unparsed.occurrences += unparsed.occurrences;
+            self.unparsed.files += unparsed.files;
+            for (container, count) in unparsed.by_container {
+                *self.unparsed.by_container.entry(container).or_default() += count;
+            }
+            if self.unparsed.example.is_none() {
+                self.unparsed.example = unparsed.example;
+            }
+        }
     }
 
     /// Fills the path of examples that do not have one yet (they were found in `path`).
     pub fn set_path(&mut self, path: &str) {
         if let Some((p, _, _)) = &mut self.example {
+            if p.is_empty() {
+                path.clone_into(p);
+            }
+        }
+        if let Some((p, _)) = &mut self.unparsed.example {
             if p.is_empty() {
                 path.clone_into(p);
             }
@@ -153,7 +213,7 @@ impl MissedParts {
 
     /// Whether there is anything to say (a missed candidate, or candidates not examined).
     pub fn is_empty(&self) -> bool {
-        self.candidates == 0 && self.not_examined == 0
+        self.candidates == 0 && self.not_examined == 0 && self.unparsed.occurrences == 0
     }
 }
 
@@ -174,8 +234,121 @@ impl MissedPartsProbe {
         Self::with_cap(compiled, MAX_CANDIDATES_EXAMINED)
     }
 
-    /// [`MissedPartsProbe::new`] with another cap on the candidates examined (tests).
+    /// [`MissedPartsProbe::new`] with another cap on the candidates examined.
     pub fn with_cap(compiled: &CompiledPattern, cap: usize) -> Option<MissedPartsProbe> {
+        let parts = PartsCheck::new(compiled, cap);
+        let unparsed = UnparsedCheck::new(compiled);
+        (parts.is_some() || unparsed.is_some()).then_some(MissedPartsProbe { parts, unparsed })
+    }
+
+    /// The kind id of the pattern's root when its candidates are checked for missing parts:
+    /// only nodes of this kind are candidates.
+    pub fn root_kind(&self) -> Option<u16> {
+        self.parts.as_ref().map(|parts| parts.root_kind)
+    }
+
+    /// For `candidate` (of the root kind, not matched by the query): records it in `tally`
+    /// when the pattern matches once the candidate's extra parts are allowed, or counts it as
+    /// not examined past the cap.
+    pub fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
+        if let Some(parts) = &self.parts {
+            parts.check(candidate, tally);
+        }
+    }
+
+    /// For any node the scan visits: counts the pattern's word inside it when it is an
+    /// unparsed container (a Rust macro invocation's token tree); returns whether it was one.
+    /// Only patterns that need a literal word count (the scan visits only subtrees holding
+    /// every literal of the pattern).
+    pub fn count_unparsed(&self, node: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) -> bool {
+        match &self.unparsed {
+            Some(check) => check.count(node, tally),
+            None => false,
+        }
+    }
+}
+
+impl UnparsedCheck {
+    fn new(compiled: &CompiledPattern) -> Option<UnparsedCheck> {
+        let word = compiled
+            .literals
+            .iter()
+            .find(|literal| literal.chars().all(|c| c.is_alphanumeric() || c == '_') && !literal.starts_with(|c: char| c.is_ascii_digit()))?
+            .clone();
+        let ts = compiled.language.get_ts_language();
+        let kind = |name: &str| Some(ts.id_for_node_kind(name, true)).filter(|id| *id != 0);
+        match compiled.language {
+            SupportLang::Rust => Some(UnparsedCheck {
+                word,
+                container_kind: kind("token_tree")?,
+                parent_kind: Some(kind("macro_invocation")?),
+                leaf_kind: Some(kind("identifier")?),
+            }),
+            SupportLang::C | SupportLang::Cpp => {
+                Some(UnparsedCheck { word, container_kind: kind("preproc_arg")?, parent_kind: None, leaf_kind: None })
+            }
+            _ => None,
+        }
+    }
+
+    fn count(&self, node: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) -> bool {
+        if node.kind_id() != self.container_kind {
+            return false;
+        }
+        let parent = node.parent();
+        if let Some(parent_kind) = self.parent_kind {
+            if parent.as_ref().is_none_or(|p| p.kind_id() != parent_kind) {
+                return false;
+            }
+        }
+        let mut lines = Vec::new();
+        match self.leaf_kind {
+            Some(leaf_kind) => {
+                for leaf in node.dfs() {
+                    if leaf.kind_id() == leaf_kind && leaf.text() == self.word {
+                        lines.push(leaf.start_pos().line() + 1);
+                    }
+                }
+            }
+            None => {
+                let text = node.text();
+                let first_line = node.start_pos().line() + 1;
+                for (offset, _) in text.match_indices(self.word.as_str()) {
+                    let before = text[..offset].chars().next_back();
+                    let after = text[offset + self.word.len()..].chars().next();
+                    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    if !is_word(before) && !is_word(after) {
+                        lines.push(first_line + text[..offset].matches('\n').count());
+                    }
+                }
+            }
+        }
+        if lines.is_empty() {
+            return true;
+        }
+        let container = match (&self.parent_kind, parent) {
+            (Some(_), Some(invocation)) => {
+                let name = invocation.field("macro").map(|m| m.text().into_owned()).unwrap_or_else(|| "macro".to_owned());
+                format!("{name}!")
+            }
+            _ => "#define".to_owned(),
+        };
+        let unparsed = &mut tally.unparsed;
+        if unparsed.occurrences == 0 {
+            unparsed.files = 1;
+            unparsed.word.clone_from(&self.word);
+        }
+        unparsed.occurrences += lines.len();
+        *unparsed.by_container.entry(container).or_default() += lines.len();
+        if unparsed.example.is_none() {
+            unparsed.example = Some((String::new(), lines[0]));
+        }
+        true
+    }
+}
+
+impl PartsCheck {
+    fn new(compiled: &CompiledPattern, cap: usize) -> Option<PartsCheck> {
         let parts = compiled.parts.clone()?;
         let PatternNode::Internal { kind_id, children } = &compiled.pattern.node else {
             return None;
@@ -183,24 +356,10 @@ impl MissedPartsProbe {
         if children.len() != parts.children.len() || !has_named_part(&parts) {
             return None;
         }
-        Some(MissedPartsProbe {
-            pattern: compiled.pattern.clone(),
-            root_kind: *kind_id,
-            parts,
-            examined: Arc::new(AtomicUsize::new(0)),
-            cap,
-        })
+        Some(PartsCheck { pattern: compiled.pattern.clone(), root_kind: *kind_id, parts, examined: Arc::new(AtomicUsize::new(0)), cap })
     }
 
-    /// The kind id of the pattern's root: only nodes of this kind are candidates.
-    pub fn root_kind(&self) -> u16 {
-        self.root_kind
-    }
-
-    /// For `candidate` (of the root kind, not matched by the query): records it in `tally`
-    /// when the pattern matches once the candidate's extra parts are allowed, or counts it as
-    /// not examined past the cap.
-    pub fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
+    fn check(&self, candidate: &Node<'_, StrDoc<SupportLang>>, tally: &mut MissedParts) {
         if self.examined.fetch_add(1, Ordering::Relaxed) >= self.cap {
             tally.not_examined += 1;
             tally.examined_cap = self.cap;
@@ -241,11 +400,6 @@ impl MissedPartsProbe {
                 tally.example = Some((String::new(), first.node.start_pos().line() + 1, addition(first)));
             }
         }
-    }
-
-    /// Whether `node` is a candidate: of the root kind.
-    pub fn is_candidate(&self, node: &Node<'_, StrDoc<SupportLang>>) -> bool {
-        node.kind_id() == self.root_kind
     }
 }
 

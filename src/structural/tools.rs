@@ -470,6 +470,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         matches: structured_matches,
         warnings: query.warnings().to_vec(),
         missed_candidates: MissedCandidates::of(&missed),
+        unparsed_occurrences: crate::structural::output::UnparsedOccurrencesOutput::of(&missed, query.language()),
         stats: WalkStatsOutput::from(&stats),
     })));
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
@@ -771,6 +772,32 @@ fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
             one_or_many(missed.not_examined, "was", "were")
         );
     }
+    let unparsed = &missed.unparsed;
+    if let (true, Some((path, line))) = (unparsed.occurrences > 0, &unparsed.example) {
+        if !text.is_empty() {
+            text.push_str("\nnote: ");
+        }
+        let containers: Vec<String> = unparsed.by_container.iter().map(|(name, count)| format!("`{name}` {count}")).collect();
+        let (where_, why) = if pattern.language == SupportLang::Rust {
+            ("macro invocations", "the parser keeps macro arguments as token trees, not expressions")
+        } else {
+            ("`#define` bodies", "the parser keeps a macro's body as text")
+        };
+        let _ = write!(
+            text,
+            "`{}` also occurs {} {} in {} {} inside {where_} ({}; e.g. {path}:{line}): {why}, so {} not searched structurally. \
+Reach them with grep, or the rule {} (each {} whose text has the word)",
+            unparsed.word,
+            unparsed.occurrences,
+            one_or_many(unparsed.occurrences, "time", "times"),
+            unparsed.files,
+            one_or_many(unparsed.files, "file", "files"),
+            containers.join(", "),
+            one_or_many(unparsed.occurrences, "it was", "they were"),
+            crate::structural::output::unparsed_rule(&unparsed.word, pattern.language),
+            if pattern.language == SupportLang::Rust { "macro invocation" } else { "macro body" },
+        );
+    }
     (!text.is_empty()).then_some(text)
 }
 
@@ -778,6 +805,9 @@ fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> St
     let lang = query.language_id();
     if missed.candidates > 0 {
         return "see the note above: the code has this shape with more parts than the pattern".to_owned();
+    }
+    if missed.unparsed.occurrences > 0 {
+        return "see the note above: the text occurs inside macro code the parser does not parse".to_owned();
     }
     let skipped = if stats.skipped_any() {
         format!(

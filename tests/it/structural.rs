@@ -946,6 +946,41 @@ fn missed_parts_check_is_capped_and_says_so() {
     assert!(text.contains("note: at least "), "{text}");
 }
 
+/// Occurrences of a pattern's word inside Rust macro arguments (token trees, never parsed as
+/// expressions) are counted per macro and said with a rule that reaches them; in C, inside
+/// `#define` bodies. A string holding the word is not counted.
+#[test]
+fn pattern_words_inside_macro_arguments_are_counted_and_said() {
+    let dir = support::workspace_with(&[
+        (
+            "lib.rs",
+            "fn f(s: &str) -> usize { display_width(s) }\n#[test]\nfn t() {\n    assert_eq!(display_width(\"ab\"), 2);\n    assert_eq!(display_width(\"a\"), display_width(\"b\"));\n    let v = vec![display_width(\"c\")];\n    println!(\"display_width\");\n}\n",
+        ),
+        ("m.c", "#define W(s) display_width(s)\nint g(const char *s) { return display_width(s); }\n"),
+    ]);
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "display_width($X)", "path": "lib.rs"})));
+    assert_eq!(structured["total_matches"], 1, "{text}");
+    let unparsed = &structured["unparsed_occurrences"];
+    assert_eq!(unparsed["occurrences"], 4, "{text}");
+    assert_eq!(unparsed["by_container"]["assert_eq!"], 3, "{text}");
+    assert_eq!(unparsed["by_container"]["vec!"], 1, "{text}");
+    assert_eq!(unparsed["example_line"], 4, "{text}");
+    assert!(
+        text.contains("`display_width` also occurs 4 times in 1 file inside macro invocations (`assert_eq!` 3, `vec!` 1; e.g. lib.rs:4)"),
+        "{text}"
+    );
+    // The suggested rule reaches the three invocations.
+    let (_, rule_result) = ok(call(&run, "ast_grep", json!({"rule": unparsed["rule"].clone(), "path": "lib.rs", "language": "rust"})));
+    assert_eq!(match_lines(&rule_result).into_iter().map(|(_, l)| l).collect::<Vec<_>>(), vec![4, 5, 6]);
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "display_width($X)", "path": "m.c"})));
+    assert_eq!(structured["total_matches"], 1, "{text}");
+    assert_eq!(structured["unparsed_occurrences"]["by_container"]["#define"], 1, "{text}");
+    // A pattern without the word in macros says nothing.
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fn f($$$P) -> usize { $$$B }", "path": "lib.rs"})));
+    assert!(structured["unparsed_occurrences"].is_null() && !text.contains("macro invocations"), "{text}");
+}
+
 /// `syntax_tree` shows cst, ast and the compiled pattern, capped and said.
 #[test]
 fn syntax_tree_shows_kinds_fields_lines_and_is_capped() {

@@ -486,3 +486,41 @@ fn missed_parts_equal_the_cli_matches_of_the_suggested_patterns() {
         &[("return_type", "-> $RETURN_TYPE")],
     );
 }
+
+/// The cost of the missed-parts check, as a ratio to the same search without it
+/// (`max_missed_candidates: 0`) in one run, alternating, over CPython's whole standard library
+/// where every `def` is a candidate. Printed as a `TIMING` line, never asserted.
+#[test]
+fn missed_parts_check_cost_ratio_on_the_standard_library() {
+    let output = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"]).output();
+    let Some(stdlib) = output.ok().filter(|o| o.status.success()).map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())) else {
+        support::skip_or_fail("structural_differential::missed_parts_check_cost_ratio_on_the_standard_library", "python3 not found");
+        return;
+    };
+    let with_check = Run::builder(&stdlib).with_structural().build().unwrap();
+    let mut config = runbound::RunConfig::default();
+    config.structural.max_missed_candidates = 0;
+    let without_check = Run::builder(&stdlib).with_structural().config(config).build().unwrap();
+    let arguments = json!({"pattern": "def $F($$$P): $$$B", "language": "python", "max_results": 1});
+    let (mut with_total, mut without_total) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    let mut missed = 0;
+    for _ in 0..3 {
+        let start = std::time::Instant::now();
+        let result = without_check.call(Caller::Main, "ast_grep", arguments.clone());
+        without_total += start.elapsed();
+        assert!(!result.is_error && result.structured_content.unwrap()["missed_candidates"].is_null());
+        let start = std::time::Instant::now();
+        let result = with_check.call(Caller::Main, "ast_grep", arguments.clone());
+        with_total += start.elapsed();
+        assert!(!result.is_error, "{}", result.joined_text());
+        missed = result.structured_content.unwrap()["missed_candidates"]["count"].as_u64().unwrap();
+    }
+    assert!(missed > 0, "the standard library has annotated functions");
+    eprintln!(
+        "TIMING missed-parts check on {} (`def $F($$$P): $$$B`, {missed} missed): {:.2}x the search without it ({} ms vs {} ms over 3 runs)",
+        stdlib.display(),
+        with_total.as_secs_f64() / without_total.as_secs_f64(),
+        with_total.as_millis(),
+        without_total.as_millis()
+    );
+}
