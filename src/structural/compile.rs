@@ -62,13 +62,41 @@ pub struct CompiledPattern {
     pub metavariables: Vec<String>,
     /// Lint warnings to show with the result (e.g. a lower-case `$x` in Dart).
     pub warnings: Vec<String>,
-    /// The parts of the compiled root node, one entry per child of the root pattern node: the
-    /// child's label (its field name, else its kind) for a named child, `None` for punctuation
-    /// and keywords; e.g. `[None, Some("name"), Some("parameters"), None, Some("body")]` for
-    /// `def $F($$$P): $$$B`. `None` as a whole when the root is a metavariable. Used to say which candidates were not matched only
-    /// because they have a part the pattern lacks.
-    pub root_parts: Option<Vec<Option<String>>>,
+    /// The parts of the compiled pattern, parallel to [`CompiledPattern::pattern`]'s tree: for
+    /// each internal node, one entry per child with the child's label (its field name, else
+    /// its kind) for a named child, `None` for punctuation and keywords, and the child's own
+    /// parts; e.g. the root of `def $F($$$P): $$$B` has `[None, name, parameters, None, body]`.
+    /// `None` as a whole when the root is a metavariable or a leaf. Used to say which
+    /// candidates were not matched only because they have a part the pattern lacks, at any
+    /// depth (`export function $F() {}` misses `export function f<T>() {}` by the
+    /// `type_parameters` of the nested `function_declaration`).
+    pub parts: Option<PartTree>,
     kinds: Option<BitSet>,
+}
+
+/// The labelled children of one internal pattern node (see [`CompiledPattern::parts`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartTree {
+    /// One entry per child of the pattern node, in order.
+    pub children: Vec<PartChild>,
+}
+
+/// One child of a pattern node: its label and, for an internal node, its own parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartChild {
+    /// `Some` for a named child: its field name in the parent, else its kind.
+    pub label: Option<PartLabel>,
+    /// The child's own parts, `None` for a leaf or a metavariable.
+    pub parts: Option<PartTree>,
+}
+
+/// The label of a named child.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartLabel {
+    /// Field name (e.g. `return_type`), else node kind (e.g. `visibility_modifier`).
+    pub name: String,
+    /// Whether `name` is a field name of the grammar.
+    pub is_field: bool,
 }
 
 /// A further reading of a pattern, matched in addition to the first.
@@ -355,7 +383,7 @@ fn same_pattern_tree(a: &PatternNode, b: &PatternNode) -> bool {
 struct Accepted {
     pattern: Pattern,
     node_kind: String,
-    root_parts: Option<Vec<Option<String>>>,
+    parts: Option<PartTree>,
 }
 
 fn finish(
@@ -368,7 +396,7 @@ fn finish(
     mut warnings: Vec<String>,
 ) -> CompiledPattern {
     let ts_language = language.get_ts_language();
-    let Accepted { pattern, node_kind, root_parts } = accepted;
+    let Accepted { pattern, node_kind, parts } = accepted;
     let literals = pattern_required_texts(&pattern.node, &pattern.strictness, &ts_language);
     let mut requirement = LiteralRequirement::all_of(literals.iter().cloned());
     for alternative in &alternatives {
@@ -408,7 +436,7 @@ fn finish(
         requirement,
         metavariables,
         warnings,
-        root_parts,
+        parts,
         kinds,
     }
 }
@@ -454,10 +482,14 @@ fn try_context(
         node = child;
     }
     let mut pattern = Pattern::from(node.clone());
-    let mut root_parts = root_part_labels(&node, language);
+    let mut parts = part_tree(&node, language);
     if strip_terminator {
         if let Some(term) = terminator {
-            strip_last_terminal(&mut pattern.node, term);
+            if strip_last_terminal(&mut pattern.node, term) {
+                if let Some(tree) = &mut parts {
+                    strip_last_part(tree);
+                }
+            }
         }
         loop {
             let only_child = match &pattern.node {
@@ -465,7 +497,7 @@ fn try_context(
                 _ => break,
             };
             pattern.node = only_child;
-            root_parts = None;
+            parts = parts.and_then(|tree| tree.children.into_iter().next()).and_then(|child| child.parts);
         }
     }
     if let PatternNode::MetaVar { meta_var: MetaVariable::MultiCapture(_) | MetaVariable::Multiple } = &pattern.node {
@@ -481,39 +513,46 @@ fn try_context(
         }
     };
     if matches!(pattern.node, PatternNode::MetaVar { .. }) {
-        root_parts = None;
+        parts = None;
     }
-    Ok(Accepted { pattern, node_kind, root_parts })
+    Ok(Accepted { pattern, node_kind, parts })
 }
 
-/// One entry per non-MISSING child of `node` (as `Pattern::from` keeps them): the label of a
-/// named child (a metavariable too: `$$$B` as a Python `def` body is labelled `body`), `None`
-/// for an unnamed one; `None` as a whole when `node` itself is a metavariable.
-fn root_part_labels(node: &Node<'_, StrDoc<SupportLang>>, language: SupportLang) -> Option<Vec<Option<String>>> {
-    if language.extract_meta_var(node.text().trim()).is_some() {
+/// The parts of `node` as `Pattern::from` converts it (MISSING children left out): for each
+/// child its label (a metavariable too: `$$$B` as a Python `def` body is labelled `body`) and
+/// its own parts; `None` when `node` is a metavariable or a leaf.
+fn part_tree(node: &Node<'_, StrDoc<SupportLang>>, language: SupportLang) -> Option<PartTree> {
+    if language.extract_meta_var(node.text().trim()).is_some() || node.is_leaf() {
         return None;
     }
-    let mut labels = Vec::new();
+    let inner = node.get_inner_node();
+    let mut children = Vec::new();
     for (index, child) in node.children().enumerate() {
         if child.is_missing() {
             continue;
         }
-        if child.is_named() && !child.is_extra() {
-            labels.push(Some(part_label(&node.get_inner_node(), index, &child.kind())));
-        } else {
-            labels.push(None);
-        }
+        let label = (child.is_named() && !child.is_extra()).then(|| part_label(&inner, index, &child.kind()));
+        children.push(PartChild { label, parts: part_tree(&child, language) });
     }
-    Some(labels)
+    Some(PartTree { children })
+}
+
+/// Mirrors [`strip_last_terminal`] on the parts: drops the last child of the innermost last
+/// internal node.
+fn strip_last_part(tree: &mut PartTree) {
+    match tree.children.last_mut() {
+        Some(PartChild { parts: Some(inner), .. }) => strip_last_part(inner),
+        Some(_) => {
+            tree.children.pop();
+        }
+        None => {}
+    }
 }
 
 /// A child's label: its field name in `parent`, else its kind.
-pub(crate) fn part_label(parent: &tree_sitter::Node<'_>, child_index: usize, child_kind: &str) -> String {
-    u32::try_from(child_index)
-        .ok()
-        .and_then(|index| parent.field_name_for_child(index))
-        .map(str::to_owned)
-        .unwrap_or_else(|| child_kind.to_owned())
+pub(crate) fn part_label(parent: &tree_sitter::Node<'_>, child_index: usize, child_kind: &str) -> PartLabel {
+    let field = u32::try_from(child_index).ok().and_then(|index| parent.field_name_for_child(index));
+    PartLabel { name: field.map(str::to_owned).unwrap_or_else(|| child_kind.to_owned()), is_field: field.is_some() }
 }
 
 /// The first ERROR (that is not a lone metavariable) or MISSING node of the parse, described

@@ -67,6 +67,10 @@ pub struct StructuralConfig {
     pub max_syntax_tree_nodes: usize,
     /// Longest `code` a `syntax_tree` call accepts, in bytes (default 65,536).
     pub max_syntax_tree_code_bytes: usize,
+    /// Most unmatched nodes of a pattern's root kind one search examines for parts the pattern
+    /// lacks (default 20,000, [`missed::MAX_CANDIDATES_EXAMINED`]); past it the result says how
+    /// many were not examined. 0 turns the check off.
+    pub max_missed_candidates: usize,
 }
 
 impl Default for StructuralConfig {
@@ -80,6 +84,7 @@ impl Default for StructuralConfig {
             max_file_lines: 200_000,
             max_syntax_tree_nodes: 400,
             max_syntax_tree_code_bytes: 65_536,
+            max_missed_candidates: missed::MAX_CANDIDATES_EXAMINED,
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::structural::missed::MissedParts;
 use crate::structural::query::Query;
 use crate::structural::search::WalkStats;
 use crate::structural::syntax_tree::SyntaxTreeFormat;
+use ast_grep_language::SupportLang;
 
 /// What `ast_grep` answers: a search, or a syntax-tree dump (`syntax_tree` given).
 #[derive(Debug, Serialize, JsonSchema)]
@@ -48,6 +49,9 @@ pub(crate) struct AstGrepSearch {
     pub warnings: Vec<String>,
     /// Nodes the pattern missed only because of parts it lacks, or null when none.
     pub missed_candidates: Option<MissedCandidates>,
+    /// Occurrences of the pattern's literal word inside code the parser leaves unparsed (Rust
+    /// macro arguments, C/C++ `#define` bodies), which no pattern can match; null when none.
+    pub unparsed_occurrences: Option<UnparsedOccurrencesOutput>,
     /// What the walk visited, parsed and skipped.
     pub stats: WalkStatsOutput,
 }
@@ -126,8 +130,87 @@ pub(crate) struct MissedCandidates {
     pub count: usize,
     /// How many were missed for each part (e.g. `return_type`).
     pub by_part: BTreeMap<String, usize>,
+    /// Per part: what to add to the pattern, where, and an example.
+    pub parts: Vec<MissedPartOutput>,
     /// One of them, when known.
     pub example: Option<MissedExample>,
+    /// Candidates not examined because the check's cap was reached (the counts above are then
+    /// a lower bound); 0 when every candidate was examined.
+    pub not_examined: usize,
+}
+
+/// One part a pattern lacks.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MissedPartOutput {
+    /// The part's field name (e.g. `type_parameters`), else its node kind.
+    pub part: String,
+    /// How many missed candidates have it.
+    pub count: usize,
+    /// The kind of the node it belongs to (e.g. `function_declaration`).
+    pub of_kind: String,
+    /// Where, e.g. `before the parameters`.
+    pub position: String,
+    /// Its shapes (at most 4, most frequent first), each with its own text to add.
+    pub forms: Vec<MissedPartForm>,
+    /// Candidates whose part had another shape than those listed.
+    pub other_forms: usize,
+}
+
+/// Occurrences of a pattern's word inside unparsed code.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct UnparsedOccurrencesOutput {
+    /// The word (the pattern's longest identifier), e.g. `display_width`.
+    pub word: String,
+    /// How many occurrences lie inside unparsed code.
+    pub occurrences: usize,
+    /// In how many files.
+    pub files: usize,
+    /// Per container (`assert_eq!`, `#define`): occurrences.
+    pub by_container: BTreeMap<String, usize>,
+    /// The first: path relative to the workspace root.
+    pub example_path: String,
+    /// Its 1-based line.
+    pub example_line: usize,
+    /// A rule that finds the containers holding the word.
+    pub rule: Value,
+}
+
+impl UnparsedOccurrencesOutput {
+    /// `None` when there is none.
+    pub(crate) fn of(missed: &MissedParts, language: SupportLang) -> Option<UnparsedOccurrencesOutput> {
+        let unparsed = &missed.unparsed;
+        let (path, line) = unparsed.example.clone()?;
+        (unparsed.occurrences > 0).then(|| UnparsedOccurrencesOutput {
+            word: unparsed.word.clone(),
+            occurrences: unparsed.occurrences,
+            files: unparsed.files,
+            by_container: unparsed.by_container.clone(),
+            example_path: path,
+            example_line: line,
+            rule: unparsed_rule(&unparsed.word, language),
+        })
+    }
+}
+
+/// The rule that finds the unparsed containers whose text has `word` as a whole word.
+pub(crate) fn unparsed_rule(word: &str, language: SupportLang) -> Value {
+    let kind = if language == SupportLang::Rust { "macro_invocation" } else { "preproc_arg" };
+    serde_json::json!({"kind": kind, "regex": format!("\\b{word}\\b")})
+}
+
+/// One shape of a missed part.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct MissedPartForm {
+    /// What to add to the pattern, e.g. `<$$$TYPE_PARAMETERS>` or `: $RETURN_TYPE`.
+    pub add_to_pattern: String,
+    /// How many missed candidates have the part in this shape.
+    pub count: usize,
+    /// The first of them: path relative to the workspace root.
+    pub example_path: String,
+    /// Its 1-based line.
+    pub example_line: usize,
+    /// The part's code there, on one line, cut to 60 characters.
+    pub example_code: String,
 }
 
 /// One missed candidate.
@@ -142,11 +225,34 @@ pub(crate) struct MissedExample {
 }
 
 impl MissedCandidates {
-    /// `None` when nothing was missed.
+    /// `None` when nothing was missed and every candidate was examined.
     pub(crate) fn of(missed: &MissedParts) -> Option<MissedCandidates> {
-        (missed.candidates > 0).then(|| MissedCandidates {
+        (missed.candidates > 0 || missed.not_examined > 0).then(|| MissedCandidates {
             count: missed.candidates,
-            by_part: missed.by_part.clone(),
+            by_part: missed.by_part.iter().map(|(label, part)| (label.clone(), part.count)).collect(),
+            parts: missed
+                .by_part
+                .iter()
+                .map(|(label, part)| MissedPartOutput {
+                    part: label.clone(),
+                    count: part.count,
+                    of_kind: part.of_kind.clone(),
+                    position: part.position.clone(),
+                    forms: part
+                        .forms
+                        .iter()
+                        .map(|form| MissedPartForm {
+                            add_to_pattern: form.add.clone(),
+                            count: form.count,
+                            example_path: form.example.0.clone(),
+                            example_line: form.example.1,
+                            example_code: form.example.2.clone(),
+                        })
+                        .collect(),
+                    other_forms: part.other_forms,
+                })
+                .collect(),
+            not_examined: missed.not_examined,
             example: missed.example.as_ref().map(|(path, line, add)| MissedExample {
                 path: path.clone(),
                 line: *line,

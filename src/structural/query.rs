@@ -96,10 +96,14 @@ impl Query {
         language_id(self.language())
     }
 
-    /// The missed-parts probe of a pattern whose root can lack parts.
-    pub fn missed_parts_probe(&self) -> Option<MissedPartsProbe> {
+    /// The missed-parts probe of a pattern whose root can lack parts, examining at most `cap`
+    /// candidates (`None` when `cap` is 0).
+    pub fn missed_parts_probe(&self, cap: usize) -> Option<MissedPartsProbe> {
+        if cap == 0 {
+            return None;
+        }
         match self {
-            Query::Pattern(p) => MissedPartsProbe::new(p),
+            Query::Pattern(p) => MissedPartsProbe::with_cap(p, cap),
             Query::Rule(_) => None,
         }
     }
@@ -147,7 +151,7 @@ pub fn scan_file<'tree>(
     let mut missed = MissedParts::default();
     let mut visit = |node: Node<'tree, StrDoc<SupportLang>>| {
         let kind = node.kind_id();
-        let probe_here = probe.filter(|p| p.root_kind() == kind);
+        let probe_here = probe.filter(|p| p.root_kind() == Some(kind));
         if probe_here.is_none() && kinds.as_ref().is_some_and(|k| !k.contains(kind.into())) {
             return;
         }
@@ -168,6 +172,9 @@ pub fn scan_file<'tree>(
         return (found, missed);
     }
     let index = LiteralIndex::new(requirement, parsed.source().as_bytes());
+    // Occurrences of the pattern's word in unparsed nodes (Rust macro arguments), tallied
+    // apart from `visit`'s candidates and merged at the end.
+    let mut unparsed = MissedParts::default();
     // Pre-order with an explicit stack (children pushed in reverse). Not ast-grep's `Prune`
     // walk: it builds each node through `Root::adopt`, whose debug assertion walks the parent
     // chain, quadratic over a minified file's thousands of siblings in debug builds.
@@ -176,11 +183,15 @@ pub fn scan_file<'tree>(
         if !index.admits_range(node.range()) {
             continue;
         }
+        if let Some(probe) = probe {
+            probe.count_unparsed(&node, &mut unparsed);
+        }
         let first_child = stack.len();
         stack.extend(node.children());
         stack[first_child..].reverse();
         visit(node);
     }
+    missed.merge(unparsed);
     (found, missed)
 }
 

@@ -380,7 +380,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let setup = setup(root, &query_args)?;
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let query = &setup.query;
-    let probe = query.missed_parts_probe();
+    let probe = query.missed_parts_probe(config.max_missed_candidates);
     let (mut files, stats) =
         walk_and_match(&setup.target, query.language(), query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
             FileMatches::extract(path, parsed, query, probe.as_ref(), config)
@@ -393,9 +393,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let mut missed = MissedParts::default();
     for file in &mut files {
         if let Some(mut found) = file.missed.take() {
-            if let Some(example) = &mut found.example {
-                example.0 = display_path(root, &file.path);
-            }
+            found.set_path(&display_path(root, &file.path));
             missed.merge(found);
         }
     }
@@ -472,6 +470,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         matches: structured_matches,
         warnings: query.warnings().to_vec(),
         missed_candidates: MissedCandidates::of(&missed),
+        unparsed_occurrences: crate::structural::output::UnparsedOccurrencesOutput::of(&missed, query.language()),
         stats: WalkStatsOutput::from(&stats),
     })));
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
@@ -572,7 +571,7 @@ impl FileMatches {
     ) -> Option<FileMatches> {
         let source = parsed.source();
         let (mut found_all, missed) = scan_file(parsed, query, probe);
-        if found_all.is_empty() && missed.candidates == 0 {
+        if found_all.is_empty() && missed.is_empty() {
             return None;
         }
         found_all.sort_by(|a, b| {
@@ -587,7 +586,7 @@ impl FileMatches {
             pieces: Vec::with_capacity(found_all.len() * pieces_per_match),
             pieces_per_match,
             matches: Vec::with_capacity(found_all.len()),
-            missed: (missed.candidates > 0).then_some(missed),
+            missed: (!missed.is_empty()).then_some(missed),
         };
         let mut columns = CharColumnCursor::default();
         for found in &found_all {
@@ -722,35 +721,93 @@ fn describe_skipped(stats: &WalkStats, lang: &str) -> Option<String> {
     Some(format!("not searched: {}; pass no_ignore: true, or a path inside them, to search them", parts.join("; ")))
 }
 
-/// The note about candidates a pattern missed only because of parts it lacks.
+/// The note about candidates a pattern missed only because of parts it lacks: per part, how
+/// many, what to add where, and an example.
 fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
-    if missed.candidates == 0 {
-        return None;
-    }
     let Query::Pattern(pattern) = query else { return None };
-    let parts: Vec<String> = missed.by_part.iter().map(|(part, count)| format!("`{part}` ({count})")).collect();
-    let mut text = format!(
-        "{} `{}` {} not matched only because {} parts the pattern lacks: {}",
-        missed.candidates,
-        pattern.node_kind,
-        one_or_many(missed.candidates, "node was", "nodes were"),
-        one_or_many(missed.candidates, "it has", "they have"),
-        parts.join(", ")
-    );
-    if let Some((path, line, add)) = &missed.example {
-        let _ = write!(text, " (e.g. {path}:{line})");
+    let mut text = String::new();
+    if missed.candidates > 0 {
+        let parts: Vec<String> = missed.by_part.iter().map(|(part, tally)| format!("`{part}` ({})", tally.count)).collect();
         let _ = write!(
             text,
-            ". A part absent from a pattern never matches a part the code has: add it with a metavariable, e.g. `{add}`, in a second search or a rule {{\"any\": [{{\"pattern\": …}}, {{\"pattern\": …}}]}}"
+            "{}{} `{}` {} not matched only because {} parts the pattern lacks: {}",
+            if missed.not_examined > 0 { "at least " } else { "" },
+            missed.candidates,
+            pattern.node_kind,
+            one_or_many(missed.candidates, "node was", "nodes were"),
+            one_or_many(missed.candidates, "it has", "they have"),
+            parts.join(", ")
+        );
+        if let Some((path, line, _)) = &missed.example {
+            let _ = write!(text, " (e.g. {path}:{line})");
+        }
+        text.push_str(". A part absent from a pattern never matches a part the code has; to include them:");
+        for (label, part) in &missed.by_part {
+            let _ = write!(text, "\n  `{label}` of `{}` ({}), {}: ", part.of_kind, part.count, part.position);
+            let forms: Vec<String> = part
+                .forms
+                .iter()
+                .map(|form| {
+                    let (path, line, code) = &form.example;
+                    format!("add `{}` ({}; e.g. {path}:{line} `{code}`)", form.add, form.count)
+                })
+                .collect();
+            text.push_str(&forms.join(", or "));
+            if part.other_forms > 0 {
+                let _ = write!(text, ", and {} in other forms", part.other_forms);
+            }
+        }
+        text.push_str("\n  in a second search, or both shapes at once with a rule {\"any\": [{\"pattern\": …}, {\"pattern\": …}]}");
+    }
+    if missed.not_examined > 0 {
+        if !text.is_empty() {
+            text.push_str("\n  ");
+        }
+        let _ = write!(
+            text,
+            "the check for parts the pattern lacks stopped after {} unmatched `{}` nodes (the cap); {} more {} not examined",
+            missed.examined_cap,
+            pattern.node_kind,
+            missed.not_examined,
+            one_or_many(missed.not_examined, "was", "were")
         );
     }
-    Some(text)
+    let unparsed = &missed.unparsed;
+    if let (true, Some((path, line))) = (unparsed.occurrences > 0, &unparsed.example) {
+        if !text.is_empty() {
+            text.push_str("\nnote: ");
+        }
+        let containers: Vec<String> = unparsed.by_container.iter().map(|(name, count)| format!("`{name}` {count}")).collect();
+        let (where_, why) = if pattern.language == SupportLang::Rust {
+            ("macro invocations", "the parser keeps macro arguments as token trees, not expressions")
+        } else {
+            ("`#define` bodies", "the parser keeps a macro's body as text")
+        };
+        let _ = write!(
+            text,
+            "`{}` also occurs {} {} in {} {} inside {where_} ({}; e.g. {path}:{line}): {why}, so {} not searched structurally. \
+Reach them with grep, or the rule {} (each {} whose text has the word)",
+            unparsed.word,
+            unparsed.occurrences,
+            one_or_many(unparsed.occurrences, "time", "times"),
+            unparsed.files,
+            one_or_many(unparsed.files, "file", "files"),
+            containers.join(", "),
+            one_or_many(unparsed.occurrences, "it was", "they were"),
+            crate::structural::output::unparsed_rule(&unparsed.word, pattern.language),
+            if pattern.language == SupportLang::Rust { "macro invocation" } else { "macro body" },
+        );
+    }
+    (!text.is_empty()).then_some(text)
 }
 
 fn zero_match_hint(stats: &WalkStats, query: &Query, missed: &MissedParts) -> String {
     let lang = query.language_id();
     if missed.candidates > 0 {
         return "see the note above: the code has this shape with more parts than the pattern".to_owned();
+    }
+    if missed.unparsed.occurrences > 0 {
+        return "see the note above: the text occurs inside macro code the parser does not parse".to_owned();
     }
     let skipped = if stats.skipped_any() {
         format!(
@@ -819,7 +876,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let query = &setup.query;
     let (template, used) = validate_template(&args.rewrite, query)?;
     let language = query.language();
-    let probe = query.missed_parts_probe();
+    let probe = query.missed_parts_probe(config.max_missed_candidates);
     let (mut rewrites, stats) =
         walk_and_match(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
             rewrite_file(path, parsed, query, probe.as_ref(), &template, &used)
@@ -830,9 +887,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let mut missed = MissedParts::default();
     for rewrite in &mut rewrites {
         let mut found = std::mem::take(&mut rewrite.missed);
-        if let Some(example) = &mut found.example {
-            example.0 = display_path(root, &rewrite.path);
-        }
+        found.set_path(&display_path(root, &rewrite.path));
         missed.merge(found);
     }
 
@@ -1024,7 +1079,7 @@ fn rewrite_file(
 ) -> Option<FileRewrite> {
     let (found, missed) = scan_file(parsed, query, probe);
     if found.is_empty() {
-        if missed.candidates == 0 {
+        if missed.is_empty() {
             return None;
         }
         let original = parsed.source().as_bytes().to_vec();

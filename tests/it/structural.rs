@@ -478,8 +478,13 @@ fn zero_matches_with_literal_present_explains_rust_macros() {
     let run = run_for(dir.path());
     let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "rust"})));
     assert_eq!(structured["total_matches"], 0);
-    assert!(text.contains("1 rust file does contain the literal text every match has but no code of this shape"), "{text}");
-    assert!(text.contains("Rust macro arguments"), "{text}");
+    // The word occurs only inside a macro's arguments: the note counts it there and the hint
+    // points at it.
+    assert!(
+        text.contains("note: `unwrap` also occurs 1 time in 1 file inside macro invocations (`assert_eq!` 1; e.g. src/lib.rs:2)"),
+        "{text}"
+    );
+    assert!(text.contains("hint: see the note above: the text occurs inside macro code"), "{text}");
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.expect($M)", "language": "rust"})));
     assert!(text.contains("hint: no rust code has this shape"), "{text}");
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "$X.unwrap()", "language": "go"})));
@@ -838,7 +843,10 @@ fn missed_candidates_are_counted_with_the_part_the_pattern_lacks() {
         text.contains("note: 3 `function_definition` nodes were not matched only because they have parts the pattern lacks: `return_type` (3) (e.g. m.py:4)"),
         "{text}"
     );
-    assert!(text.contains("e.g. `-> $RETURN_TYPE`"), "{text}");
+    assert!(
+        text.contains("`return_type` of `function_definition` (3), before `:`: add `-> $RETURN_TYPE` (3; e.g. m.py:4 `-> int`)"),
+        "{text}"
+    );
     assert_eq!(structured["missed_candidates"]["count"], 3);
     assert_eq!(structured["missed_candidates"]["by_part"]["return_type"], 3);
     // Adding the part finds them.
@@ -851,6 +859,132 @@ fn missed_candidates_are_counted_with_the_part_the_pattern_lacks() {
     assert!(text.contains("`visibility_modifier` (2)") && text.contains("`return_type` (1)"), "{text}");
     let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "fn $F() -> u16 { $$$B }", "path": "lib.rs"})));
     assert!(!text.contains("note:"), "a different return type is not a missing part: {text}");
+}
+
+const MISSED_TS: &str = "export function plain(a: number) { return a }
+export function generic<T>(a: T) { return a }
+export function typed(a: number): number { return a }
+export function both<T extends object>(a: T): T { return a }
+export function check(a: unknown): asserts a is string { }
+export function sig(a: number): number
+export const notAFunction = 1
+export class K {}
+function local<T>(a: T) { return a }
+";
+
+/// The parts a pattern lacks are found at any depth and in every language by the grammar's
+/// field names (TypeScript's nested `function_declaration` under `export_statement`, Java's
+/// `throws` and modifiers, Rust's `where` clause), each with the text that includes it; adding
+/// that text finds exactly the missed candidates.
+#[test]
+fn missed_parts_at_any_depth_and_per_language_with_the_text_to_add() {
+    let dir = support::workspace_with(&[
+        ("a.ts", MISSED_TS),
+        ("A.java", "class A {\n    void plain(int a) { }\n    public void pub(int a) { }\n    void thrower(int a) throws Exception { }\n    <T> void generic(T a) { }\n}\n"),
+        ("a.rs", "fn plain(a: u8) { }\nfn generic<T>(a: T) { }\nfn ret(a: u8) -> u8 { a }\nfn bounded<T>(a: T) where T: Copy { }\npub fn public(a: u8) { }\n"),
+        ("calls.rs", "fn main() { foo(a); foo(a, b); foo(g(x)); }\n"),
+    ]);
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "export function $F($$$P) { $$$B }", "path": "a.ts"})));
+    assert_eq!(structured["total_matches"], 1, "{text}");
+    let missed = &structured["missed_candidates"];
+    assert_eq!(missed["count"], 4, "{text}");
+    assert_eq!(missed["by_part"]["type_parameters"], 2, "{text}");
+    assert_eq!(missed["by_part"]["return_type"], 3, "{text}");
+    assert_eq!(missed["not_examined"], 0);
+    assert!(
+        text.contains(
+            "`type_parameters` of `function_declaration` (2), before the parameters: add `<$$$TYPE_PARAMETERS>` (2; e.g. a.ts:2 `<T>`)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("add `: $RETURN_TYPE` (2; e.g. a.ts:3 `: number`), or add `: asserts $$$RETURN_TYPE` (1; e.g. a.ts:5"), "{text}");
+    // The suggested texts find exactly the missed ones (lines 2..=5), and the overload
+    // signature (line 6, another kind) is not counted.
+    let mut found: Vec<u64> = Vec::new();
+    for type_parameters in ["", "<$$$TYPE_PARAMETERS>"] {
+        for return_type in ["", ": $RETURN_TYPE", ": asserts $$$RETURN_TYPE"] {
+            if type_parameters.is_empty() && return_type.is_empty() {
+                continue;
+            }
+            found.extend(lines_of(&run, &format!("export function $F{type_parameters}($$$P){return_type} {{ $$$B }}"), "a.ts"));
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    assert_eq!(found, vec![2, 3, 4, 5]);
+
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "void $M($$$P) { $$$B }", "path": "A.java"})));
+    assert_eq!(structured["missed_candidates"]["count"], 3, "{text}");
+    assert!(
+        text.contains("add `throws $$$THROWS`") && text.contains("add `public`") && text.contains("add `<$$$TYPE_PARAMETERS>`"),
+        "{text}"
+    );
+    assert_eq!(lines_of(&run, "void $M($$$P) throws $$$THROWS { $$$B }", "A.java"), vec![4]);
+    assert_eq!(lines_of(&run, "<$$$TYPE_PARAMETERS> void $M($$$P) { $$$B }", "A.java"), vec![5]);
+
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fn $F($$$P) { $$$B }", "path": "a.rs"})));
+    assert_eq!(structured["missed_candidates"]["count"], 4, "{text}");
+    assert!(text.contains("`visibility_modifier` of `function_item` (1), before `fn`: add `pub`"), "{text}");
+    assert!(text.contains("add `where $$$WHERE_CLAUSE`"), "{text}");
+    assert_eq!(lines_of(&run, "fn $F<$$$T>($$$P) where $$$WHERE_CLAUSE { $$$B }", "a.rs"), vec![4]);
+
+    // A list is not a set of parts: `foo($A)` does not "miss" `foo(a, b)` by an argument.
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "foo($A)", "path": "calls.rs"})));
+    assert_eq!(structured["total_matches"], 2, "{text}");
+    assert!(structured["missed_candidates"].is_null(), "{text}");
+}
+
+/// The check is bounded: past `max_missed_candidates` the result says how many candidates were
+/// not examined, and the counts are a lower bound.
+#[test]
+fn missed_parts_check_is_capped_and_says_so() {
+    let dir = support::workspace_with(&[("a.ts", MISSED_TS)]);
+    let mut config = runbound::RunConfig::default();
+    config.structural.max_missed_candidates = 2;
+    let run = Run::builder(dir.path()).with_structural().config(config).build().unwrap();
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "export function $F($$$P) { $$$B }", "path": "a.ts"})));
+    // 7 unmatched `export_statement` nodes: 2 examined, 5 not.
+    assert_eq!(structured["missed_candidates"]["not_examined"], 5, "{text}");
+    assert!(structured["missed_candidates"]["count"].as_u64().unwrap() <= 2, "{text}");
+    assert!(text.contains("stopped after 2 unmatched `export_statement` nodes (the cap); 5 more were not examined"), "{text}");
+    assert!(text.contains("note: at least "), "{text}");
+}
+
+/// Occurrences of a pattern's word inside Rust macro arguments (token trees, never parsed as
+/// expressions) are counted per macro and said with a rule that reaches them; in C, inside
+/// `#define` bodies. A string holding the word is not counted.
+#[test]
+fn pattern_words_inside_macro_arguments_are_counted_and_said() {
+    let dir = support::workspace_with(&[
+        (
+            "lib.rs",
+            "fn f(s: &str) -> usize { display_width(s) }\n#[test]\nfn t() {\n    assert_eq!(display_width(\"ab\"), 2);\n    assert_eq!(display_width(\"a\"), display_width(\"b\"));\n    let v = vec![display_width(\"c\")];\n    println!(\"display_width\");\n}\n",
+        ),
+        ("m.c", "#define W(s) display_width(s)\nint g(const char *s) { return display_width(s); }\n"),
+    ]);
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "display_width($X)", "path": "lib.rs"})));
+    assert_eq!(structured["total_matches"], 1, "{text}");
+    let unparsed = &structured["unparsed_occurrences"];
+    assert_eq!(unparsed["occurrences"], 4, "{text}");
+    assert_eq!(unparsed["by_container"]["assert_eq!"], 3, "{text}");
+    assert_eq!(unparsed["by_container"]["vec!"], 1, "{text}");
+    assert_eq!(unparsed["example_line"], 4, "{text}");
+    assert!(
+        text.contains("`display_width` also occurs 4 times in 1 file inside macro invocations (`assert_eq!` 3, `vec!` 1; e.g. lib.rs:4)"),
+        "{text}"
+    );
+    // The suggested rule reaches the three invocations (and, being a text regex, the
+    // `println!` whose string holds the word, which the count leaves out).
+    let (_, rule_result) = ok(call(&run, "ast_grep", json!({"rule": unparsed["rule"].clone(), "path": "lib.rs", "language": "rust"})));
+    assert_eq!(match_lines(&rule_result).into_iter().map(|(_, l)| l).collect::<Vec<_>>(), vec![4, 5, 6, 7]);
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "display_width($X)", "path": "m.c"})));
+    assert_eq!(structured["total_matches"], 1, "{text}");
+    assert_eq!(structured["unparsed_occurrences"]["by_container"]["#define"], 1, "{text}");
+    // A pattern without the word in macros says nothing.
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fn f($$$P) -> usize { $$$B }", "path": "lib.rs"})));
+    assert!(structured["unparsed_occurrences"].is_null() && !text.contains("macro invocations"), "{text}");
 }
 
 /// `syntax_tree` shows cst, ast and the compiled pattern, capped and said.

@@ -394,3 +394,137 @@ fn python_rules_of_every_key_match_like_ast_grep_scan() {
     ];
     assert_eq!(compare_rules(test_name, SupportLang::Python, "python", &dirs, &cases), cases.len());
 }
+
+/// Missed candidates (issue 15 §2) against the CLI on real trees: the nodes the note counts as
+/// missed only because of parts the pattern lacks are exactly those the CLI matches with the
+/// suggested parts added (union over the combinations) and not without them, per part too, and
+/// the suggested texts are the ones that work.
+fn compare_missed(
+    test_name: &str,
+    language_id: &str,
+    dir: &Path,
+    base: &str,
+    variants: &[(&str, &[&str])],
+    expected_forms: &[(&str, &str)],
+) {
+    let Some(cli) = ast_grep_cli(test_name) else {
+        return;
+    };
+    let dirs = [dir.to_path_buf()];
+    let matched = cli_matches(&cli, base, language_id, &dirs);
+    let mut missed = MatchSet::new();
+    let mut by_part: std::collections::BTreeMap<&str, MatchSet> = std::collections::BTreeMap::new();
+    for (pattern, parts) in variants {
+        let found: MatchSet = cli_matches(&cli, pattern, language_id, &dirs).difference(&matched).cloned().collect();
+        for part in *parts {
+            by_part.entry(part).or_default().extend(found.iter().cloned());
+        }
+        missed.extend(found);
+    }
+    assert!(!missed.is_empty(), "{language_id}: the tree has no candidate missed by `{base}`; pick another tree");
+    let run = Run::builder(dir).with_structural().build().unwrap();
+    let result = run.call(Caller::Main, "ast_grep", json!({"pattern": base, "language": language_id, "max_results": 1}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    let structured = result.structured_content.clone().unwrap();
+    assert_eq!(structured["total_matches"].as_u64().unwrap() as usize, matched.len());
+    let note = &structured["missed_candidates"];
+    assert_eq!(note["count"].as_u64().unwrap() as usize, missed.len(), "{language_id} `{base}`: {}", result.joined_text());
+    for (part, set) in &by_part {
+        assert_eq!(note["by_part"][part].as_u64().unwrap_or(0) as usize, set.len(), "{language_id} part {part}: {}", result.joined_text());
+    }
+    for (part, add) in expected_forms {
+        let forms = note["parts"].as_array().unwrap().iter().find(|p| p["part"] == *part).expect("part listed")["forms"].clone();
+        assert!(forms.as_array().unwrap().iter().any(|f| f["add_to_pattern"] == *add), "{language_id} {part}: {add} not among {forms}");
+    }
+    eprintln!(
+        "{language_id} `{base}`: {} matches, {} missed only because of parts it lacks, identical to the CLI with the parts added",
+        matched.len(),
+        missed.len()
+    );
+}
+
+#[test]
+fn missed_parts_equal_the_cli_matches_of_the_suggested_patterns() {
+    let test_name = "structural_differential::missed_parts_equal_the_cli_matches_of_the_suggested_patterns";
+    if let Some(redux) = support::corpus::project("redux") {
+        let base = "export function $F($$$P) { $$$B }";
+        let mut variants: Vec<(String, Vec<&str>)> = Vec::new();
+        for (type_parameters, tp) in [("", None), ("<$$$TYPE_PARAMETERS>", Some("type_parameters"))] {
+            for (return_type, rt) in
+                [("", None), (": $RETURN_TYPE", Some("return_type")), (": asserts $$$RETURN_TYPE", Some("return_type"))]
+            {
+                if tp.is_none() && rt.is_none() {
+                    continue;
+                }
+                variants.push((
+                    format!("export function $F{type_parameters}($$$P){return_type} {{ $$$B }}"),
+                    tp.into_iter().chain(rt).collect(),
+                ));
+            }
+        }
+        let variants: Vec<(&str, &[&str])> = variants.iter().map(|(p, parts)| (p.as_str(), parts.as_slice())).collect();
+        compare_missed(
+            test_name,
+            "typescript",
+            &redux.path().join("src"),
+            base,
+            &variants,
+            &[("type_parameters", "<$$$TYPE_PARAMETERS>"), ("return_type", ": $RETURN_TYPE")],
+        );
+    }
+    let output = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"]).output();
+    let Some(stdlib) = output.ok().filter(|o| o.status.success()).map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())) else {
+        support::skip_or_fail(test_name, "python3 not found");
+        return;
+    };
+    compare_missed(
+        test_name,
+        "python",
+        &stdlib.join("importlib"),
+        "def $F($$$P): $$$B",
+        &[("def $F($$$P) -> $RETURN_TYPE: $$$B", &["return_type"])],
+        &[("return_type", "-> $RETURN_TYPE")],
+    );
+}
+
+/// The cost of the missed-parts check, as a ratio to the same search without it
+/// (`max_missed_candidates: 0`) in one run, alternating per package, over ten packages of
+/// CPython's standard library, where every unmatched `def` is a candidate. Printed as a `TIMING` line, never asserted.
+#[test]
+fn missed_parts_check_cost_ratio_on_the_standard_library() {
+    let output = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"]).output();
+    let Some(stdlib) = output.ok().filter(|o| o.status.success()).map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())) else {
+        support::skip_or_fail("structural_differential::missed_parts_check_cost_ratio_on_the_standard_library", "python3 not found");
+        return;
+    };
+    let with_check = Run::builder(&stdlib).with_structural().build().unwrap();
+    let mut config = runbound::RunConfig::default();
+    config.structural.max_missed_candidates = 0;
+    let without_check = Run::builder(&stdlib).with_structural().config(config).build().unwrap();
+    let (mut with_total, mut without_total) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    let mut missed = 0;
+    for dir in ["importlib", "asyncio", "email", "json", "logging", "http", "unittest", "xml", "tomllib", "concurrent"] {
+        if !stdlib.join(dir).is_dir() {
+            continue;
+        }
+        let arguments = json!({"pattern": "def $F($$$P): $$$B", "language": "python", "path": dir, "max_results": 1});
+        let start = std::time::Instant::now();
+        let result = without_check.call(Caller::Main, "ast_grep", arguments.clone());
+        without_total += start.elapsed();
+        assert!(!result.is_error, "{}", result.joined_text());
+        assert!(result.structured_content.unwrap()["missed_candidates"].is_null());
+        let start = std::time::Instant::now();
+        let result = with_check.call(Caller::Main, "ast_grep", arguments.clone());
+        with_total += start.elapsed();
+        assert!(!result.is_error, "{}", result.joined_text());
+        missed += result.structured_content.unwrap()["missed_candidates"]["count"].as_u64().unwrap_or(0);
+    }
+    assert!(missed > 0, "the standard library has annotated functions");
+    eprintln!(
+        "TIMING missed-parts check on 10 packages of {} (`def $F($$$P): $$$B`, {missed} missed): {:.2}x the search without it ({} ms vs {} ms)",
+        stdlib.display(),
+        with_total.as_secs_f64() / without_total.as_secs_f64(),
+        with_total.as_millis(),
+        without_total.as_millis()
+    );
+}
