@@ -509,6 +509,11 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         for path in &files {
             let _ = server.sync_document(path);
         }
+        // The pre-write state is taken once the server has re-checked what changed outside the
+        // tools (its dependents too), so that change is never attributed to the write.
+        if server.definition().write_check != WriteCheck::ProjectCheckRun {
+            server.settle_outside_changes((Instant::now() + supervisor.config().write_diagnostics_budget).min(deadline));
+        }
         // cargo check reads the disk: a check still running (or due, for files changed outside
         // the tools) when the write lands may compile the written text, and its result would
         // become the "before" state — every error the write causes elsewhere counted as old.
@@ -677,6 +682,18 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     let phase_started = Instant::now();
     let readiness = server.wait_until_loaded(group.end);
     group.phases.push(("readiness wait", phase_started.elapsed()));
+    // What changed outside the tools is re-checked before any pre-write state is taken, so it is
+    // part of that state and never attributed to the write (a project check run settles below).
+    let phase_started = Instant::now();
+    if group.write_check != WriteCheck::ProjectCheckRun
+        && !server.settle_outside_changes((Instant::now() + supervisor.config().write_diagnostics_budget).min(group.end))
+    {
+        group.notes.push(format!(
+            "{} had not finished re-checking the files changed outside the tools when the budget ran out: a difference may come from those changes",
+            server.id()
+        ));
+    }
+    group.phases.push(("outside changes settle", phase_started.elapsed()));
     match &readiness.readiness {
         Readiness::Exited(how) => {
             group.failed = Some(format!("{} crashed: {how}", server.id()));

@@ -510,3 +510,61 @@ fn rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(!output.status.success() && stdout.contains("E0423"), "cargo test --doc should fail with E0423:\n{stdout}");
 }
+
+/// A package shaped like spf13/pflag: `getFlagType` in flag.go, called once from bool.go and
+/// int.go and twice (lines 4 and 8) from bytes.go.
+fn flag_package() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module example.com/flagset\n\ngo 1.19\n"),
+        ("flag.go", FLAG_GO),
+        ("bool.go", "package flagset\n\nfunc (f *FlagSet) GetBool(name string) int {\n\treturn f.getFlagType(name, \"bool\")\n}\n"),
+        (
+            "bytes.go",
+            "package flagset\n\nfunc (f *FlagSet) GetBytesHex(name string) int {\n\treturn f.getFlagType(name, \"bytesHex\")\n}\n\nfunc (f *FlagSet) GetBytesBase64(name string) int {\n\treturn f.getFlagType(name, \"bytesBase64\")\n}\n",
+        ),
+        ("int.go", "package flagset\n\n// -- int Value\nfunc (f *FlagSet) GetInt(name string) int {\n\treturn f.getFlagType(name, \"int\")\n}\n"),
+    ])
+}
+
+const FLAG_GO: &str = "package flagset\n\n// FlagSet is a set of flags.\ntype FlagSet struct{ n int }\n\nfunc (f *FlagSet) getFlagType(name string, ftype string) int {\n\treturn len(name) + len(ftype) + f.n\n}\n";
+
+fn edit(run: &Run, path: &str, old: &str, new: &str) -> String {
+    let result = run.call(Caller::Main, "edit", json!({"path": path, "old_string": old, "new_string": new}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "edit {path} failed:\n{text}");
+    text
+}
+
+#[test]
+fn gopls_open_file_changed_outside_the_tools_is_resynced_before_answers_and_writes() {
+    if support::require_binary("gopls_open_file_changed_outside_the_tools_is_resynced_before_answers_and_writes", "gopls").is_none() {
+        return;
+    }
+    // The trial on spf13/pflag: `sed -i` added a parameter to getFlagType in flag.go (open in
+    // gopls); a comment-only edit of int.go was blamed for int.go's broken call, and after
+    // `git checkout .` bool.go's stale error came back until flag.go itself was asked about.
+    let dir = flag_package();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
+    assert!(block(&text).contains("no new errors in flag.go"), "{text}");
+    let diagnostics = |file: &str| {
+        let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    assert!(diagnostics("bool.go").contains("reports no errors"), "bool.go starts clean");
+    // Outside the tools: flag.go (open in gopls) gets a parameter; every call breaks.
+    let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
+    std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
+    let text = edit(&run, "int.go", "// -- int Value", "// -- int Value (probe)");
+    let dow = block(&text);
+    assert!(!dow.contains("new diagnostics introduced"), "an outside change was blamed on a comment-only write:\n{text}");
+    assert!(dow.contains("no new errors in int.go"), "{text}");
+    let text = diagnostics("bool.go");
+    assert!(text.contains("not enough arguments in call to f.getFlagType"), "the outside change was not seen in bool.go:\n{text}");
+    // Back (`git checkout .`): the error computed before it is not returned for bool.go.
+    std::fs::write(dir.path().join("flag.go"), FLAG_GO).unwrap();
+    let text = diagnostics("bool.go");
+    assert!(text.contains("reports no errors") && !text.contains("getFlagType"), "stale diagnostics returned for bool.go:\n{text}");
+}
