@@ -34,7 +34,10 @@
 //!
 //! The ledger ([`DiagnosticsLedger`], one per run, kept by the supervisor) counts diagnostics per
 //! file by (severity, code, message) — no position, so an error that only moved is not new; a
-//! second instance of a known message is. Each checked file's counts are rebased on its fresh
+//! second instance of a known message is. Which instances of a key are named new or resolved
+//! is decided by line: the written file's pre-write lines are mapped through the write's line
+//! diff ([`LineMap`]) and paired with the post-write instances (another file's lines map to
+//! themselves). Each checked file's counts are rebased on its fresh
 //! pre-write state (what was reported before stays marked while it persists, and is counted as
 //! "still unresolved"); keys that disappear are forgotten, so a fixed and reintroduced error is
 //! reported again — except in files the write did not touch when the write introduced errors:
@@ -344,6 +347,10 @@ pub enum FileDiagnostics {
         before: Option<Vec<DiagnosticRecord>>,
         /// Every record after the write.
         after: Vec<DiagnosticRecord>,
+        /// Where the write moved the file's lines (identity for a file it did not write): the
+        /// records before and after that share a ledger key are paired by line through it, so
+        /// the resolved and new instances named are the ones whose lines changed.
+        line_map: LineMap,
         /// Notes for the answer.
         notes: Vec<String>,
     },
@@ -455,6 +462,8 @@ struct Pending {
     check_runs_before: u64,
     check_runs_finished_before: u64,
     syncs: HashMap<PathBuf, Result<DocumentSync, String>>,
+    /// The written files' text as the server had it before the sync (the pre-write text).
+    old_texts: HashMap<PathBuf, String>,
     synced_at: Instant,
     /// Where the check's time went: (phase, wall time), in order.
     phases: Vec<(&'static str, Duration)>,
@@ -657,6 +666,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             check_runs_before: 0,
             check_runs_finished_before: 0,
             syncs: HashMap::new(),
+            old_texts: HashMap::new(),
             synced_at: Instant::now(),
             attribution: None,
             phases: Vec::new(),
@@ -762,6 +772,16 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             if !server.wait_for_check_idle(end) {
                 group.failed = Some(format!("{}'s previous check (cargo check) was still running when the budget ran out", server.id()));
                 return;
+            }
+            // A check that ended just now still publishes its last sets from rust-analyzer's main
+            // loop (see collect_after): a snapshot taken before they arrive misses errors, which
+            // the write is then blamed for (seen: the second of two quick writes to textwrap-like
+            // duplicates named one pre-existing E0061 new).
+            let recently_ended =
+                server.check_run_last_end_wall().and_then(|ended| ended.elapsed().ok()).is_some_and(|since| since < Duration::from_secs(3));
+            if recently_ended {
+                server.wait_until_ready(end);
+                server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
             }
             group.snapshot = server.published_snapshot();
             if !outside_changes.is_empty() || running_at_write || !ended_before_write(server.check_run_last_end_wall()) {
@@ -979,6 +999,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     group.check_runs_finished_before = finished;
     group.synced_at = Instant::now();
     for path in group.written.clone() {
+        if let Some(old) = server.document_text(&path) {
+            group.old_texts.insert(path.clone(), old);
+        }
         let outcome = match std::fs::read_to_string(&path) {
             Err(err) => Err(format!("cannot read the written file: {err}")),
             Ok(text) => {
@@ -1281,7 +1304,19 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     records.sort_by_key(|record| (record.severity, record.line));
                     records
                 };
-                FileDiagnostics::Checked { before: before_raw.as_deref().map(to_records), after: to_records(raw), notes: file_notes }
+                // The written text's lines moved; another file's did not.
+                let line_map = match (role, group.old_texts.get(&path)) {
+                    (CheckedRole::Written, Some(old)) => {
+                        server.document_text(&path).map(|new| LineMap::between(old, &new)).unwrap_or_default()
+                    }
+                    _ => LineMap::default(),
+                };
+                FileDiagnostics::Checked {
+                    before: before_raw.as_deref().map(to_records),
+                    after: to_records(raw),
+                    line_map,
+                    notes: file_notes,
+                }
             }
         };
         if role == CheckedRole::Dependent && matches!(diagnostics, FileDiagnostics::Unavailable(_)) {
@@ -1853,8 +1888,128 @@ fn without_exact_duplicates(diagnostics: Vec<Value>) -> Vec<Value> {
     diagnostics.into_iter().filter(|diagnostic| seen.insert(diagnostic.to_string())).collect()
 }
 
+/// How a write moved a file's lines: each 1-based line of the text before the write → its line
+/// after the write, from a line diff (`similar`, Myers). Lines the write left unchanged map
+/// exactly; a line it replaced or deleted maps to where its hunk now starts (approximate).
+/// Empty: the identity (a file the write did not touch, or whose old text is unknown).
+#[derive(Debug, Clone, Default)]
+pub struct LineMap {
+    /// Index `line - 1` → (line after the write, whether the line itself survived unchanged).
+    old_to_new: Vec<(u32, bool)>,
+}
+
+impl LineMap {
+    /// The map from `old` to `new` (whole texts of one file).
+    pub fn between(old: &str, new: &str) -> LineMap {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let mut old_to_new = vec![(0, false); old_lines.len()];
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            for (offset, old_index) in old_range.clone().enumerate() {
+                let exact = tag == similar::DiffTag::Equal;
+                let new_index = if new_range.is_empty() { new_range.start } else { new_range.start + offset.min(new_range.len() - 1) };
+                old_to_new[old_index] = (new_index as u32 + 1, exact);
+            }
+        }
+        LineMap { old_to_new }
+    }
+
+    /// The line after the write of 1-based `line` before it, and whether that line survived
+    /// unchanged (a line past the end of the known text, or with an empty map, is unchanged).
+    pub fn map(&self, line: u32) -> (u32, bool) {
+        match self.old_to_new.get((line as usize).wrapping_sub(1)) {
+            Some(&mapped) => mapped,
+            None if self.old_to_new.is_empty() => (line, true),
+            // Diagnostics may point one past the last line (end of file).
+            None => (line + self.old_to_new.last().map_or(0, |(new, _)| *new).saturating_sub(self.old_to_new.len() as u32), false),
+        }
+    }
+}
+
+/// Pairs the instances of each ledger key in `before` (lines mapped through `line_map`) with
+/// those in `after`: an instance whose line survived the write pairs with one on its mapped line
+/// first, then the rest by distance. Returns (the instances of `before` left unpaired, in order:
+/// gone; the instances of `after` left unpaired: candidates for "new"). The counts per key are
+/// those of a positionless comparison (max(0, before − after) and max(0, after − before)); only
+/// which instances are named depends on lines.
+fn pair_by_line(
+    before: &[DiagnosticRecord],
+    after: &[DiagnosticRecord],
+    line_map: &LineMap,
+) -> (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) {
+    let mut keys: Vec<LedgerKey> = Vec::new();
+    for record in before.iter().chain(after) {
+        let key = record.ledger_key();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let mut gone = Vec::new();
+    let mut unpaired_after = Vec::new();
+    for key in keys {
+        let olds: Vec<&DiagnosticRecord> = before.iter().filter(|r| r.ledger_key() == key).collect();
+        let news: Vec<&DiagnosticRecord> = after.iter().filter(|r| r.ledger_key() == key).collect();
+        // Cost 0: the old line survived and is the new one; else 1 + distance from where it went.
+        let mut pairs: Vec<(u32, usize, usize)> = Vec::with_capacity(olds.len() * news.len());
+        for (i, old) in olds.iter().enumerate() {
+            let (mapped, exact) = line_map.map(old.line);
+            for (j, new) in news.iter().enumerate() {
+                let cost = if exact && mapped == new.line { 0 } else { 1 + mapped.abs_diff(new.line) };
+                pairs.push((cost, i, j));
+            }
+        }
+        pairs.sort_unstable();
+        let mut old_used = vec![false; olds.len()];
+        let mut new_used = vec![false; news.len()];
+        for (_, i, j) in pairs {
+            if !old_used[i] && !new_used[j] {
+                old_used[i] = true;
+                new_used[j] = true;
+            }
+        }
+        gone.extend(olds.iter().zip(&old_used).filter(|(_, used)| !**used).map(|(record, _)| (*record).clone()));
+        unpaired_after.extend(news.iter().zip(&new_used).filter(|(_, used)| !**used).map(|(record, _)| (*record).clone()));
+    }
+    (gone, unpaired_after)
+}
+
+/// Chooses which instances of `after` the ledger's new count names per key (`new` holds the
+/// ledger's choice: the right count, the later instances): the ones [`pair_by_line`] left
+/// unpaired first (the later of them when the ledger counts fewer), so an error on a line the
+/// write did not touch is not named new in place of the one it added.
+fn name_new_by_line(new: Vec<DiagnosticRecord>, unpaired_after: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
+    let mut keys: Vec<LedgerKey> = Vec::new();
+    for record in &new {
+        let key = record.ledger_key();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let mut named = Vec::new();
+    for key in keys {
+        let count = new.iter().filter(|r| r.ledger_key() == key).count();
+        let mut unpaired: Vec<&DiagnosticRecord> = unpaired_after.iter().filter(|r| r.ledger_key() == key).collect();
+        let mut paired: Vec<&DiagnosticRecord> = after.iter().filter(|r| r.ledger_key() == key).collect();
+        for record in &unpaired {
+            if let Some(at) = paired.iter().position(|r| r.line == record.line) {
+                paired.remove(at);
+            }
+        }
+        unpaired.sort_by_key(|r| r.line);
+        paired.sort_by_key(|r| r.line);
+        let take_unpaired = count.min(unpaired.len());
+        named.extend(unpaired[unpaired.len() - take_unpaired..].iter().map(|r| (*r).clone()));
+        let rest = count - take_unpaired;
+        named.extend(paired[paired.len().saturating_sub(rest)..].iter().map(|r| (*r).clone()));
+    }
+    named.sort_by_key(|record| (record.severity, record.line));
+    named
+}
+
 /// The instances present in `before` and gone from `after`, per ledger key (the later ones of
 /// a key count as gone first).
+#[cfg(test)]
 fn resolved_between(before: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
     let mut remaining: HashMap<LedgerKey, usize> = HashMap::new();
     for record in after {
@@ -1946,7 +2101,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
-                FileDiagnostics::Checked { before, after, notes } => {
+                FileDiagnostics::Checked { before, after, line_map, notes } => {
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
                     let before_wanted: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
@@ -1954,8 +2109,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     if let Some(before) = &before_wanted {
                         ledger.rebase(&file.path, before);
                     }
-                    let diff = ledger.record(&file.path, &current, observation);
-                    let gone = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    let mut diff = ledger.record(&file.path, &current, observation);
+                    // Which instances are named gone and new: paired by line through the write.
+                    let (gone, unpaired_after) = pair_by_line(before_wanted.as_deref().unwrap_or(&[]), &current, line_map);
+                    let gone = if before_wanted.is_some() { gone } else { Vec::new() };
+                    diff.new = name_new_by_line(std::mem::take(&mut diff.new), &unpaired_after, &current);
                     let (resolved, hidden) = match observation {
                         Observation::Complete => (gone, Vec::new()),
                         Observation::MaybeMasked => (Vec::new(), gone),
@@ -2310,5 +2468,38 @@ mod tests {
         };
         let kept = without_exact_duplicates(vec![at(4), at(4), at(9)]);
         assert_eq!(kept, vec![at(4), at(9)]);
+    }
+
+    #[test]
+    fn duplicates_are_paired_by_line_through_the_write() {
+        // textwrap: E0061 at wrap.rs 227 and 230; the edit fixes 227 (one line replaced).
+        let old: String = (1..=240).map(|n| format!("line {n}\n")).collect();
+        let new = old.replace("line 227\n", "fixed 227\n");
+        let map = LineMap::between(&old, &new);
+        assert_eq!(map.map(230), (230, true));
+        assert_eq!(map.map(227).1, false);
+        let (gone, unpaired) = pair_by_line(&[record(227, "E0061"), record(230, "E0061")], &[record(230, "E0061")], &map);
+        assert_eq!(gone, vec![record(227, "E0061")]);
+        assert!(unpaired.is_empty());
+        // Lines inserted above: the error that moved with its line is the same one; the one on
+        // the edited line is gone even though another instance now sits near its old number.
+        let shifted = format!("a\nb\nc\n{}", old.replace("line 100\n", "fixed 100\n"));
+        let map = LineMap::between(&old, &shifted);
+        assert_eq!(map.map(100).1, false);
+        assert_eq!(map.map(103), (106, true));
+        let (gone, _) = pair_by_line(&[record(100, "E0061"), record(103, "E0061")], &[record(106, "E0061")], &map);
+        assert_eq!(gone, vec![record(100, "E0061")]);
+        // A write that adds a second instance above an old one names the added one new.
+        let added = old.replace("line 50\n", "line 50\nadded\n");
+        let map = LineMap::between(&old, &added);
+        let after = [record(51, "E0061"), record(201, "E0061")];
+        let (gone, unpaired) = pair_by_line(&[record(200, "E0061")], &after, &map);
+        assert!(gone.is_empty());
+        assert_eq!(unpaired, vec![record(51, "E0061")]);
+        // The ledger's own choice (the later instance) is replaced by the unpaired one.
+        assert_eq!(name_new_by_line(vec![record(201, "E0061")], &unpaired, &after), vec![record(51, "E0061")]);
+        // Without a map (another file): lines are compared as they are.
+        let (gone, _) = pair_by_line(&[record(54, "E"), record(154, "E")], &[record(154, "E")], &LineMap::default());
+        assert_eq!(gone, vec![record(54, "E")]);
     }
 }

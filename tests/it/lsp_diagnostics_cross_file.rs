@@ -568,3 +568,60 @@ fn gopls_open_file_changed_outside_the_tools_is_resynced_before_answers_and_writ
     let text = diagnostics("bool.go");
     assert!(text.contains("reports no errors") && !text.contains("getFlagType"), "stale diagnostics returned for bool.go:\n{text}");
 }
+
+#[test]
+fn gopls_resolved_duplicate_is_named_by_the_line_the_write_fixed() {
+    if support::require_binary("gopls_resolved_duplicate_is_named_by_the_line_the_write_fixed", "gopls").is_none() {
+        return;
+    }
+    // The trial on spf13/pflag: with the same WrongArgCount at bytes.go 54 and 154, a write fixing
+    // the call on line 54 said `resolved by this write: bytes.go:154`.
+    let dir = flag_package();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
+    assert!(block(&text).contains("no new errors in flag.go"), "{text}");
+    let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
+    std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
+    let text = edit(&run, "bytes.go", "f.getFlagType(name, \"bytesHex\")", "f.getFlagType(name, 0, \"bytesHex\")");
+    let dow = block(&text);
+    assert!(dow.contains("bytes.go: resolved by this write (1, gopls):\n  bytes.go:4: error[WrongArgCount]"), "{text}");
+    assert!(!dow.contains("bytes.go:8:") && !dow.contains("new diagnostics introduced"), "{text}");
+}
+
+#[test]
+fn rust_analyzer_duplicate_errors_are_named_by_line_through_the_write() {
+    if support::require_binary("rust_analyzer_duplicate_errors_are_named_by_line_through_the_write", "rust-analyzer").is_none() {
+        return;
+    }
+    // The trial on textwrap: E0061 at src/wrap.rs 227 and 230; an edit fixing 227 answered
+    // `resolved by this write (2, rust-analyzer): src/wrap.rs:230 …` while cargo check still
+    // reported 230. Here: the same E0061 on lines 2, 5 and 8 of src/b.rs.
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"dupes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
+        ("src/lib.rs", "pub mod a;\npub mod b;\n"),
+        ("src/a.rs", SCALE_BROKEN),
+        (
+            "src/b.rs",
+            "pub fn one() -> i32 {\n    crate::a::scale(1)\n}\n\npub fn two() -> i32 {\n    crate::a::scale(2)\n}\n\npub fn three() -> i32 {\n    crate::a::scale(3)\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // rust-analyzer loaded and its cargo check ended: the three errors are there.
+    let diagnostics = || run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/b.rs"})).joined_text();
+    assert!(support::wait_until(Duration::from_secs(180), || diagnostics().matches("[E0061]").count() == 3), "{}", diagnostics());
+    // The middle call is fixed: line 6 is resolved, 2 and 10 remain.
+    let text = edit(&run, "src/b.rs", "crate::a::scale(2)", "crate::a::scale(2, 1)");
+    let dow = block(&text);
+    let resolved: Vec<&str> = dow.lines().filter(|line| line.starts_with("  src/b.rs:")).collect();
+    assert!(!resolved.is_empty() && resolved.iter().all(|line| line.starts_with("  src/b.rs:6:")), "wrong line named resolved:\n{text}");
+    assert!(dow.contains("src/b.rs: resolved by this write ("), "{text}");
+    assert!(!dow.contains("new diagnostics introduced"), "{text}");
+    // A broken call added above the others (lines shift by 4): the added one is new, not the last.
+    let text =
+        edit(&run, "src/b.rs", "pub fn one() -> i32 {", "pub fn zero() -> i32 {\n    crate::a::scale(0)\n}\n\npub fn one() -> i32 {");
+    let dow = block(&text);
+    assert!(dow.contains("src/b.rs: new diagnostics introduced by this write ("), "{text}");
+    let new: Vec<&str> = dow.lines().filter(|line| line.starts_with("  src/b.rs:")).collect();
+    assert!(!new.is_empty() && new.iter().all(|line| line.starts_with("  src/b.rs:2:")), "wrong line named new:\n{text}");
+    assert!(!dow.contains("resolved by this write"), "{text}");
+}
