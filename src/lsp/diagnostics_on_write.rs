@@ -429,6 +429,10 @@ pub struct ServerCheck {
     /// finding the importers, the pre-write states, the sync, the post-write states (the
     /// `phases_ms` of the result's `diagnostics_on_write` servers).
     pub phases_ms: Vec<(String, u64)>,
+    /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
+    /// `files` whose latest published set holds errors, with how many (the check covered them
+    /// and they did not change), sorted by path.
+    pub errors_elsewhere: Vec<(PathBuf, usize)>,
 }
 
 /// A server's share of a write while it is being checked.
@@ -630,6 +634,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     check_can_mask: false,
                     attribution: None,
                     phases_ms: Vec::new(),
+                    errors_elsewhere: Vec::new(),
                 });
                 continue;
             }
@@ -1055,6 +1060,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: false,
         attribution: None,
         phases_ms: Vec::new(),
+        errors_elsewhere: Vec::new(),
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -1327,6 +1333,26 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     if dependents_failed > 0 {
         notes.push(format!("{dependents_failed} of the files that import it could not be checked (listed above)"));
     }
+    // A project-wide check covered every file: the errors the others still hold are part of
+    // what remains (unchanged by the write, so not listed above).
+    let mut errors_elsewhere: Vec<(PathBuf, usize)> = Vec::new();
+    if matches!(scope, Some(CheckScope::Project { .. })) {
+        for (path, set) in server.published_snapshot() {
+            if files.iter().any(|file| file.path == path) || !path.starts_with(server.root()) {
+                continue;
+            }
+            let errors = set
+                .diagnostics
+                .iter()
+                .filter_map(|d| DiagnosticRecord::from_lsp(&path, d))
+                .filter(|r| r.severity == Severity::Error)
+                .count();
+            if errors > 0 {
+                errors_elsewhere.push((path, errors));
+            }
+        }
+        errors_elsewhere.sort();
+    }
     ServerCheck {
         server_id: server.id().to_owned(),
         written: group.written.clone(),
@@ -1336,6 +1362,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
         attribution: group.attribution.clone(),
         phases_ms: phases_ms(&group.phases),
+        errors_elsewhere,
     }
 }
 
@@ -2052,6 +2079,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
     let mut tail: Vec<String> = Vec::new();
     let mut servers_json = Vec::new();
     let mut unresolved = 0;
+    // Errors the checked files still hold that this write did not introduce: (file, count).
+    let mut remaining: Vec<(String, usize)> = Vec::new();
     let mut total_new = 0;
     let mut total_resolved = 0;
     let mut any_unavailable = false;
@@ -2119,6 +2148,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         Observation::MaybeMasked => (Vec::new(), gone),
                     };
                     unresolved += diff.still_unresolved_errors;
+                    let remaining_here = current.iter().filter(|r| r.severity == Severity::Error).count()
+                        - diff.new.iter().filter(|r| r.severity == Severity::Error).count();
+                    if remaining_here > 0 {
+                        remaining.push((display.clone(), remaining_here));
+                    }
                     total_new += diff.new.len();
                     total_resolved += resolved.len();
                     if !diff.new.is_empty() {
@@ -2256,18 +2290,46 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for note in &check.notes {
             tail.push(format!("note: {note}"));
         }
+        for (path, count) in &check.errors_elsewhere {
+            remaining.push((supervisor.display_path(path), *count));
+        }
         servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms}));
     }
     lines.extend(tail);
+    lines.push(remaining_line(&remaining, any_unavailable));
     if unresolved > 0 {
         let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
         lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
     }
+    let errors_remaining: usize = remaining.iter().map(|(_, count)| count).sum();
     let text = format!("Diagnostics after the write:\n{}", lines.join("\n"));
     (
         text,
-        json!({"new_total": total_new, "resolved_total": total_resolved, "still_unresolved_errors": unresolved, "complete": !any_unavailable, "servers": servers_json}),
+        json!({"new_total": total_new, "resolved_total": total_resolved, "still_unresolved_errors": unresolved, "errors_remaining": errors_remaining, "complete": !any_unavailable, "servers": servers_json}),
     )
+}
+
+/// The line saying how many errors the checked files still hold that the write did not
+/// introduce (`remaining`: file → count, in report order): `2 errors already present remain (not
+/// introduced by this write): src/refill.rs (2)`, at most 8 files named; `no errors remain in the
+/// checked files` when there are none and every file was checked, else that the count covers
+/// only the files checked.
+fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool) -> String {
+    let total: usize = remaining.iter().map(|(_, count)| count).sum();
+    if total == 0 {
+        return if any_unavailable {
+            "no errors remain in the files that were checked (the files whose diagnostics were unavailable are not counted)".to_owned()
+        } else {
+            "no errors remain in the checked files".to_owned()
+        };
+    }
+    let mut files: Vec<String> = remaining.iter().take(8).map(|(file, count)| format!("{file} ({count})")).collect();
+    if remaining.len() > 8 {
+        files.push(format!("and {} more files", remaining.len() - 8));
+    }
+    let (noun, verb) = if total == 1 { ("error", "remains") } else { ("errors", "remain") };
+    let unchecked = if any_unavailable { "; files whose diagnostics were unavailable are not counted" } else { "" };
+    format!("{total} {noun} already present {verb} (not introduced by this write): {}{unchecked}", files.join(", "))
 }
 
 fn next_step() -> &'static str {

@@ -625,3 +625,31 @@ fn rust_analyzer_duplicate_errors_are_named_by_line_through_the_write() {
     assert!(!new.is_empty() && new.iter().all(|line| line.starts_with("  src/b.rs:2:")), "wrong line named new:\n{text}");
     assert!(!dow.contains("resolved by this write"), "{text}");
 }
+
+#[test]
+fn every_write_says_how_many_errors_already_present_remain() {
+    if support::require_binary("every_write_says_how_many_errors_already_present_remain", "gopls").is_none() {
+        return;
+    }
+    // The trial on textwrap: a comment-only write to a file with 2 errors (from an outside change)
+    // said only `no new errors in src/refill.rs`.
+    let dir = flag_package();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
+    assert!(block(&text).contains("\nno errors remain in the checked files"), "{text}");
+    let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
+    std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
+    // The written file's own error, then the other files of the package gopls checked.
+    let text = edit(&run, "int.go", "// -- int Value", "// -- int Value (probe)");
+    let dow = block(&text);
+    assert!(
+        dow.contains("\n4 errors already present remain (not introduced by this write): int.go (1), bool.go (1), bytes.go (2)"),
+        "{text}"
+    );
+    assert!(dow.contains("no new errors in int.go"), "{text}");
+    // A write that fixes one: 3 remain, 1 resolved.
+    let text = edit(&run, "bool.go", "f.getFlagType(name, \"bool\")", "f.getFlagType(name, 0, \"bool\")");
+    let dow = block(&text);
+    assert!(dow.contains("bool.go: resolved by this write (1, gopls)"), "{text}");
+    assert!(dow.contains("\n3 errors already present remain (not introduced by this write): bytes.go (2), int.go (1)"), "{text}");
+}
