@@ -2539,7 +2539,7 @@ mod tests {
         let new = old.replace("line 227\n", "fixed 227\n");
         let map = LineMap::between(&old, &new);
         assert_eq!(map.map(230), (230, true));
-        assert_eq!(map.map(227).1, false);
+        assert!(!map.map(227).1);
         let (gone, unpaired) = pair_by_line(&[record(227, "E0061"), record(230, "E0061")], &[record(230, "E0061")], &map);
         assert_eq!(gone, vec![record(227, "E0061")]);
         assert!(unpaired.is_empty());
@@ -2547,7 +2547,7 @@ mod tests {
         // the edited line is gone even though another instance now sits near its old number.
         let shifted = format!("a\nb\nc\n{}", old.replace("line 100\n", "fixed 100\n"));
         let map = LineMap::between(&old, &shifted);
-        assert_eq!(map.map(100).1, false);
+        assert!(!map.map(100).1);
         assert_eq!(map.map(103), (106, true));
         let (gone, _) = pair_by_line(&[record(100, "E0061"), record(103, "E0061")], &[record(106, "E0061")], &map);
         assert_eq!(gone, vec![record(100, "E0061")]);
