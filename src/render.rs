@@ -111,6 +111,26 @@ pub fn cut_chars_with(text: &str, max_chars: usize, where_to_see_all: &str) -> S
     format!("{}{}", &text[..byte], cut_marker(&detail))
 }
 
+/// `text` cut to a window of at most `max_chars` characters centred on the bytes `focus` (an
+/// occurrence inside it; a byte range on character boundaries), each cut end marked `…`, then
+/// ` [cut: showing characters {first}–{last} of {total}]` (1-based, inclusive); unchanged when
+/// short enough. For a listed occurrence in a long line: the name stays in view.
+pub fn cut_around(text: &str, focus: std::ops::Range<usize>, max_chars: usize) -> String {
+    let total = text.chars().count();
+    if total <= max_chars || max_chars == 0 {
+        return text.to_owned();
+    }
+    let focus_start = text.get(..focus.start.min(text.len())).map_or(0, |head| head.chars().count());
+    let focus_len = text.get(focus.start.min(text.len())..focus.end.min(text.len())).map_or(0, |part| part.chars().count());
+    // Centre the occurrence; a window that would run past either end slides back in.
+    let margin = max_chars.saturating_sub(focus_len) / 2;
+    let first = focus_start.saturating_sub(margin).min(total - max_chars);
+    let window: String = text.chars().skip(first).take(max_chars).collect();
+    let left = if first > 0 { "…" } else { "" };
+    let right = if first + max_chars < total { "…" } else { "" };
+    format!("{left}{window}{right} [cut: showing characters {}–{} of {total}]", first + 1, first + max_chars)
+}
+
 /// Keeps the head and tail of `text` within `max_chars` characters, with
 /// `[… cut: showing the first H and last T of M characters …]` on its own line between them;
 /// unchanged when short enough.
@@ -188,6 +208,20 @@ fn plural_noun(noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_around_an_occurrence_keeps_it_whole_and_marks_both_ends() {
+        let text = format!("{}`resultFunc`{}", "a".repeat(150), "b".repeat(150));
+        let cut = cut_around(&text, 151..161, 40);
+        assert_eq!(cut, format!("…{}`resultFunc`{}… [cut: showing characters 137–176 of 312]", "a".repeat(14), "b".repeat(14)));
+        // Near an end the window slides in: only the other end is marked.
+        assert_eq!(cut_around(&text, 0..3, 10), format!("{}… [cut: showing characters 1–10 of 312]", "a".repeat(10)));
+        assert_eq!(cut_around(&text, 310..312, 10), format!("…{} [cut: showing characters 303–312 of 312]", "b".repeat(10)));
+        assert_eq!(cut_around("short", 0..5, 100), "short");
+        // Multi-byte characters count as one.
+        let accents = format!("{}x{}", "é".repeat(60), "é".repeat(60));
+        assert!(cut_around(&accents, 120..121, 11).starts_with("…ééééé"));
+    }
 
     #[test]
     fn paths_are_workspace_relative_or_marked_outside() {

@@ -337,6 +337,11 @@ pub(crate) struct ServerState {
     /// the change ends, the stored diagnostics of the path predate the change and are not
     /// returned as current.
     stale: HashMap<PathBuf, (u64, u64)>,
+    /// When [`LanguageServer::resync_from_disk`] last sent the server a change made outside the
+    /// tools that [`LanguageServer::settle_outside_changes`] has not seen settle yet: until then
+    /// the diagnostics stored for *any* file may predate it (a changed signature breaks its
+    /// callers in other files, which the server republishes only after re-checking them).
+    outside_change_at: Option<Instant>,
     /// The open window for `workspace/applyEdit` (see [`LanguageServer::open_apply_edit_window`]);
     /// outside one, the server's edits are refused.
     apply_edit_window: Option<ApplyEditWindowState>,
@@ -1025,6 +1030,7 @@ impl LanguageServer {
             for path in &changed_paths {
                 state.stale.insert(path.clone(), mark);
             }
+            state.outside_change_at = Some(Instant::now());
             drop(state);
             // rust-analyzer reruns its flycheck (cargo check, which reads the disk) only on
             // save, and drops the check of a save now and then (while it primes caches): an
@@ -1034,6 +1040,55 @@ impl LanguageServer {
             }
         }
         resynced
+    }
+
+    /// After [`LanguageServer::resync_from_disk`] sent the server changes made outside the tools,
+    /// waits (bounded by `deadline`) until the server has re-checked them, so that no file's
+    /// stored diagnostics predate them — not only the changed files' own, but those of the files
+    /// that depend on them (gopls republishes a caller's set only after re-checking its package):
+    /// every changed open document republished (for a server with its own check run: a check run
+    /// that began after the change ended), then no publish for the server's
+    /// [`ServerDefinition::diagnostics_settle`]. Returns at once when nothing changed outside the
+    /// tools since the last settle (the common case: one lock, no wait). `true` when settled.
+    pub fn settle_outside_changes(&self, deadline: Instant) -> bool {
+        if self.shared.0.lock().outside_change_at.is_none() {
+            return true;
+        }
+        let open: Vec<PathBuf> = self.documents.lock().keys().cloned().collect();
+        let project_check = self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun;
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        // Servers that publish per file publish for the open documents they were sent; a
+        // changed file that is not open may get no publish at all (pyright in openFilesOnly).
+        let pending = |state: &ServerState| {
+            if project_check {
+                !state.stale.is_empty() || state.progress.keys().any(|token| is_check_run_token(token))
+            } else {
+                state.stale.keys().any(|path| open.contains(path))
+            }
+        };
+        loop {
+            if !pending(&state) {
+                break;
+            }
+            let now = Instant::now();
+            if now >= deadline || state.closed.is_some() {
+                return false;
+            }
+            condvar.wait_until(&mut state, (now + Duration::from_millis(100)).min(deadline));
+        }
+        let changed_at = state.outside_change_at;
+        drop(state);
+        let settle = if project_check { Duration::from_millis(250) } else { self.definition.diagnostics_settle };
+        if !self.wait_for_publish_quiet(settle, deadline) {
+            return false;
+        }
+        let mut state = lock.lock();
+        // A later resync (another call's) keeps its own mark.
+        if state.outside_change_at == changed_at {
+            state.outside_change_at = None;
+        }
+        true
     }
 
     /// Absolute paths of the documents this server has open.

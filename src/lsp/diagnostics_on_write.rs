@@ -34,7 +34,10 @@
 //!
 //! The ledger ([`DiagnosticsLedger`], one per run, kept by the supervisor) counts diagnostics per
 //! file by (severity, code, message) — no position, so an error that only moved is not new; a
-//! second instance of a known message is. Each checked file's counts are rebased on its fresh
+//! second instance of a known message is. Which instances of a key are named new or resolved
+//! is decided by line: the written file's pre-write lines are mapped through the write's line
+//! diff ([`LineMap`]) and paired with the post-write instances (another file's lines map to
+//! themselves). Each checked file's counts are rebased on its fresh
 //! pre-write state (what was reported before stays marked while it persists, and is counted as
 //! "still unresolved"); keys that disappear are forgotten, so a fixed and reintroduced error is
 //! reported again — except in files the write did not touch when the write introduced errors:
@@ -344,6 +347,10 @@ pub enum FileDiagnostics {
         before: Option<Vec<DiagnosticRecord>>,
         /// Every record after the write.
         after: Vec<DiagnosticRecord>,
+        /// Where the write moved the file's lines (identity for a file it did not write): the
+        /// records before and after that share a ledger key are paired by line through it, so
+        /// the resolved and new instances named are the ones whose lines changed.
+        line_map: LineMap,
         /// Notes for the answer.
         notes: Vec<String>,
     },
@@ -422,6 +429,10 @@ pub struct ServerCheck {
     /// finding the importers, the pre-write states, the sync, the post-write states (the
     /// `phases_ms` of the result's `diagnostics_on_write` servers).
     pub phases_ms: Vec<(String, u64)>,
+    /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
+    /// `files` whose latest published set holds errors, with how many (the check covered them
+    /// and they did not change), sorted by path.
+    pub errors_elsewhere: Vec<(PathBuf, usize)>,
 }
 
 /// A server's share of a write while it is being checked.
@@ -455,6 +466,8 @@ struct Pending {
     check_runs_before: u64,
     check_runs_finished_before: u64,
     syncs: HashMap<PathBuf, Result<DocumentSync, String>>,
+    /// The written files' text as the server had it before the sync (the pre-write text).
+    old_texts: HashMap<PathBuf, String>,
     synced_at: Instant,
     /// Where the check's time went: (phase, wall time), in order.
     phases: Vec<(&'static str, Duration)>,
@@ -508,6 +521,11 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         server.resync_from_disk();
         for path in &files {
             let _ = server.sync_document(path);
+        }
+        // The pre-write state is taken once the server has re-checked what changed outside the
+        // tools (its dependents too), so that change is never attributed to the write.
+        if server.definition().write_check != WriteCheck::ProjectCheckRun {
+            server.settle_outside_changes((Instant::now() + supervisor.config().write_diagnostics_budget).min(deadline));
         }
         // cargo check reads the disk: a check still running (or due, for files changed outside
         // the tools) when the write lands may compile the written text, and its result would
@@ -616,6 +634,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     check_can_mask: false,
                     attribution: None,
                     phases_ms: Vec::new(),
+                    errors_elsewhere: Vec::new(),
                 });
                 continue;
             }
@@ -652,6 +671,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             check_runs_before: 0,
             check_runs_finished_before: 0,
             syncs: HashMap::new(),
+            old_texts: HashMap::new(),
             synced_at: Instant::now(),
             attribution: None,
             phases: Vec::new(),
@@ -677,6 +697,18 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     let phase_started = Instant::now();
     let readiness = server.wait_until_loaded(group.end);
     group.phases.push(("readiness wait", phase_started.elapsed()));
+    // What changed outside the tools is re-checked before any pre-write state is taken, so it is
+    // part of that state and never attributed to the write (a project check run settles below).
+    let phase_started = Instant::now();
+    if group.write_check != WriteCheck::ProjectCheckRun
+        && !server.settle_outside_changes((Instant::now() + supervisor.config().write_diagnostics_budget).min(group.end))
+    {
+        group.notes.push(format!(
+            "{} had not finished re-checking the files changed outside the tools when the budget ran out: a difference may come from those changes",
+            server.id()
+        ));
+    }
+    group.phases.push(("outside changes settle", phase_started.elapsed()));
     match &readiness.readiness {
         Readiness::Exited(how) => {
             group.failed = Some(format!("{} crashed: {how}", server.id()));
@@ -745,6 +777,16 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             if !server.wait_for_check_idle(end) {
                 group.failed = Some(format!("{}'s previous check (cargo check) was still running when the budget ran out", server.id()));
                 return;
+            }
+            // A check that ended just now still publishes its last sets from rust-analyzer's main
+            // loop (see collect_after): a snapshot taken before they arrive misses errors, which
+            // the write is then blamed for (seen: the second of two quick writes to textwrap-like
+            // duplicates named one pre-existing E0061 new).
+            let recently_ended =
+                server.check_run_last_end_wall().and_then(|ended| ended.elapsed().ok()).is_some_and(|since| since < Duration::from_secs(3));
+            if recently_ended {
+                server.wait_until_ready(end);
+                server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
             }
             group.snapshot = server.published_snapshot();
             if !outside_changes.is_empty() || running_at_write || !ended_before_write(server.check_run_last_end_wall()) {
@@ -962,6 +1004,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     group.check_runs_finished_before = finished;
     group.synced_at = Instant::now();
     for path in group.written.clone() {
+        if let Some(old) = server.document_text(&path) {
+            group.old_texts.insert(path.clone(), old);
+        }
         let outcome = match std::fs::read_to_string(&path) {
             Err(err) => Err(format!("cannot read the written file: {err}")),
             Ok(text) => {
@@ -1015,6 +1060,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: false,
         attribution: None,
         phases_ms: Vec::new(),
+        errors_elsewhere: Vec::new(),
     };
     if let Some(reason) = &group.failed {
         return unavailable_all(reason.clone(), notes);
@@ -1264,7 +1310,19 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     records.sort_by_key(|record| (record.severity, record.line));
                     records
                 };
-                FileDiagnostics::Checked { before: before_raw.as_deref().map(to_records), after: to_records(raw), notes: file_notes }
+                // The written text's lines moved; another file's did not.
+                let line_map = match (role, group.old_texts.get(&path)) {
+                    (CheckedRole::Written, Some(old)) => {
+                        server.document_text(&path).map(|new| LineMap::between(old, &new)).unwrap_or_default()
+                    }
+                    _ => LineMap::default(),
+                };
+                FileDiagnostics::Checked {
+                    before: before_raw.as_deref().map(to_records),
+                    after: to_records(raw),
+                    line_map,
+                    notes: file_notes,
+                }
             }
         };
         if role == CheckedRole::Dependent && matches!(diagnostics, FileDiagnostics::Unavailable(_)) {
@@ -1275,6 +1333,26 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     if dependents_failed > 0 {
         notes.push(format!("{dependents_failed} of the files that import it could not be checked (listed above)"));
     }
+    // A project-wide check covered every file: the errors the others still hold are part of
+    // what remains (unchanged by the write, so not listed above).
+    let mut errors_elsewhere: Vec<(PathBuf, usize)> = Vec::new();
+    if matches!(scope, Some(CheckScope::Project { .. })) {
+        for (path, set) in server.published_snapshot() {
+            if files.iter().any(|file| file.path == path) || !path.starts_with(server.root()) {
+                continue;
+            }
+            let errors = set
+                .diagnostics
+                .iter()
+                .filter_map(|d| DiagnosticRecord::from_lsp(&path, d))
+                .filter(|r| r.severity == Severity::Error)
+                .count();
+            if errors > 0 {
+                errors_elsewhere.push((path, errors));
+            }
+        }
+        errors_elsewhere.sort();
+    }
     ServerCheck {
         server_id: server.id().to_owned(),
         written: group.written.clone(),
@@ -1284,6 +1362,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
         attribution: group.attribution.clone(),
         phases_ms: phases_ms(&group.phases),
+        errors_elsewhere,
     }
 }
 
@@ -1836,8 +1915,128 @@ fn without_exact_duplicates(diagnostics: Vec<Value>) -> Vec<Value> {
     diagnostics.into_iter().filter(|diagnostic| seen.insert(diagnostic.to_string())).collect()
 }
 
+/// How a write moved a file's lines: each 1-based line of the text before the write → its line
+/// after the write, from a line diff (`similar`, Myers). Lines the write left unchanged map
+/// exactly; a line it replaced or deleted maps to where its hunk now starts (approximate).
+/// Empty: the identity (a file the write did not touch, or whose old text is unknown).
+#[derive(Debug, Clone, Default)]
+pub struct LineMap {
+    /// Index `line - 1` → (line after the write, whether the line itself survived unchanged).
+    old_to_new: Vec<(u32, bool)>,
+}
+
+impl LineMap {
+    /// The map from `old` to `new` (whole texts of one file).
+    pub fn between(old: &str, new: &str) -> LineMap {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let mut old_to_new = vec![(0, false); old_lines.len()];
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            for (offset, old_index) in old_range.clone().enumerate() {
+                let exact = tag == similar::DiffTag::Equal;
+                let new_index = if new_range.is_empty() { new_range.start } else { new_range.start + offset.min(new_range.len() - 1) };
+                old_to_new[old_index] = (new_index as u32 + 1, exact);
+            }
+        }
+        LineMap { old_to_new }
+    }
+
+    /// The line after the write of 1-based `line` before it, and whether that line survived
+    /// unchanged (a line past the end of the known text, or with an empty map, is unchanged).
+    pub fn map(&self, line: u32) -> (u32, bool) {
+        match self.old_to_new.get((line as usize).wrapping_sub(1)) {
+            Some(&mapped) => mapped,
+            None if self.old_to_new.is_empty() => (line, true),
+            // Diagnostics may point one past the last line (end of file).
+            None => (line + self.old_to_new.last().map_or(0, |(new, _)| *new).saturating_sub(self.old_to_new.len() as u32), false),
+        }
+    }
+}
+
+/// Pairs the instances of each ledger key in `before` (lines mapped through `line_map`) with
+/// those in `after`: an instance whose line survived the write pairs with one on its mapped line
+/// first, then the rest by distance. Returns (the instances of `before` left unpaired, in order:
+/// gone; the instances of `after` left unpaired: candidates for "new"). The counts per key are
+/// those of a positionless comparison (max(0, before − after) and max(0, after − before)); only
+/// which instances are named depends on lines.
+fn pair_by_line(
+    before: &[DiagnosticRecord],
+    after: &[DiagnosticRecord],
+    line_map: &LineMap,
+) -> (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) {
+    let mut keys: Vec<LedgerKey> = Vec::new();
+    for record in before.iter().chain(after) {
+        let key = record.ledger_key();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let mut gone = Vec::new();
+    let mut unpaired_after = Vec::new();
+    for key in keys {
+        let olds: Vec<&DiagnosticRecord> = before.iter().filter(|r| r.ledger_key() == key).collect();
+        let news: Vec<&DiagnosticRecord> = after.iter().filter(|r| r.ledger_key() == key).collect();
+        // Cost 0: the old line survived and is the new one; else 1 + distance from where it went.
+        let mut pairs: Vec<(u32, usize, usize)> = Vec::with_capacity(olds.len() * news.len());
+        for (i, old) in olds.iter().enumerate() {
+            let (mapped, exact) = line_map.map(old.line);
+            for (j, new) in news.iter().enumerate() {
+                let cost = if exact && mapped == new.line { 0 } else { 1 + mapped.abs_diff(new.line) };
+                pairs.push((cost, i, j));
+            }
+        }
+        pairs.sort_unstable();
+        let mut old_used = vec![false; olds.len()];
+        let mut new_used = vec![false; news.len()];
+        for (_, i, j) in pairs {
+            if !old_used[i] && !new_used[j] {
+                old_used[i] = true;
+                new_used[j] = true;
+            }
+        }
+        gone.extend(olds.iter().zip(&old_used).filter(|(_, used)| !**used).map(|(record, _)| (*record).clone()));
+        unpaired_after.extend(news.iter().zip(&new_used).filter(|(_, used)| !**used).map(|(record, _)| (*record).clone()));
+    }
+    (gone, unpaired_after)
+}
+
+/// Chooses which instances of `after` the ledger's new count names per key (`new` holds the
+/// ledger's choice: the right count, the later instances): the ones [`pair_by_line`] left
+/// unpaired first (the later of them when the ledger counts fewer), so an error on a line the
+/// write did not touch is not named new in place of the one it added.
+fn name_new_by_line(new: Vec<DiagnosticRecord>, unpaired_after: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
+    let mut keys: Vec<LedgerKey> = Vec::new();
+    for record in &new {
+        let key = record.ledger_key();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let mut named = Vec::new();
+    for key in keys {
+        let count = new.iter().filter(|r| r.ledger_key() == key).count();
+        let mut unpaired: Vec<&DiagnosticRecord> = unpaired_after.iter().filter(|r| r.ledger_key() == key).collect();
+        let mut paired: Vec<&DiagnosticRecord> = after.iter().filter(|r| r.ledger_key() == key).collect();
+        for record in &unpaired {
+            if let Some(at) = paired.iter().position(|r| r.line == record.line) {
+                paired.remove(at);
+            }
+        }
+        unpaired.sort_by_key(|r| r.line);
+        paired.sort_by_key(|r| r.line);
+        let take_unpaired = count.min(unpaired.len());
+        named.extend(unpaired[unpaired.len() - take_unpaired..].iter().map(|r| (*r).clone()));
+        let rest = count - take_unpaired;
+        named.extend(paired[paired.len().saturating_sub(rest)..].iter().map(|r| (*r).clone()));
+    }
+    named.sort_by_key(|record| (record.severity, record.line));
+    named
+}
+
 /// The instances present in `before` and gone from `after`, per ledger key (the later ones of
 /// a key count as gone first).
+#[cfg(test)]
 fn resolved_between(before: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
     let mut remaining: HashMap<LedgerKey, usize> = HashMap::new();
     for record in after {
@@ -1880,6 +2079,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
     let mut tail: Vec<String> = Vec::new();
     let mut servers_json = Vec::new();
     let mut unresolved = 0;
+    // Errors the checked files still hold that this write did not introduce: (file, count).
+    let mut remaining: Vec<(String, usize)> = Vec::new();
     let mut total_new = 0;
     let mut total_resolved = 0;
     let mut any_unavailable = false;
@@ -1929,7 +2130,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
-                FileDiagnostics::Checked { before, after, notes } => {
+                FileDiagnostics::Checked { before, after, line_map, notes } => {
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
                     let before_wanted: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
@@ -1937,13 +2138,21 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     if let Some(before) = &before_wanted {
                         ledger.rebase(&file.path, before);
                     }
-                    let diff = ledger.record(&file.path, &current, observation);
-                    let gone = before_wanted.as_deref().map(|before| resolved_between(before, &current)).unwrap_or_default();
+                    let mut diff = ledger.record(&file.path, &current, observation);
+                    // Which instances are named gone and new: paired by line through the write.
+                    let (gone, unpaired_after) = pair_by_line(before_wanted.as_deref().unwrap_or(&[]), &current, line_map);
+                    let gone = if before_wanted.is_some() { gone } else { Vec::new() };
+                    diff.new = name_new_by_line(std::mem::take(&mut diff.new), &unpaired_after, &current);
                     let (resolved, hidden) = match observation {
                         Observation::Complete => (gone, Vec::new()),
                         Observation::MaybeMasked => (Vec::new(), gone),
                     };
                     unresolved += diff.still_unresolved_errors;
+                    let remaining_here = current.iter().filter(|r| r.severity == Severity::Error).count()
+                        - diff.new.iter().filter(|r| r.severity == Severity::Error).count();
+                    if remaining_here > 0 {
+                        remaining.push((display.clone(), remaining_here));
+                    }
                     total_new += diff.new.len();
                     total_resolved += resolved.len();
                     if !diff.new.is_empty() {
@@ -2081,18 +2290,46 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for note in &check.notes {
             tail.push(format!("note: {note}"));
         }
+        for (path, count) in &check.errors_elsewhere {
+            remaining.push((supervisor.display_path(path), *count));
+        }
         servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms}));
     }
     lines.extend(tail);
+    lines.push(remaining_line(&remaining, any_unavailable));
     if unresolved > 0 {
         let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
         lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
     }
+    let errors_remaining: usize = remaining.iter().map(|(_, count)| count).sum();
     let text = format!("Diagnostics after the write:\n{}", lines.join("\n"));
     (
         text,
-        json!({"new_total": total_new, "resolved_total": total_resolved, "still_unresolved_errors": unresolved, "complete": !any_unavailable, "servers": servers_json}),
+        json!({"new_total": total_new, "resolved_total": total_resolved, "still_unresolved_errors": unresolved, "errors_remaining": errors_remaining, "complete": !any_unavailable, "servers": servers_json}),
     )
+}
+
+/// The line saying how many errors the checked files still hold that the write did not
+/// introduce (`remaining`: file → count, in report order): `2 errors already present remain (not
+/// introduced by this write): src/refill.rs (2)`, at most 8 files named; `no errors remain in the
+/// checked files` when there are none and every file was checked, else that the count covers
+/// only the files checked.
+fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool) -> String {
+    let total: usize = remaining.iter().map(|(_, count)| count).sum();
+    if total == 0 {
+        return if any_unavailable {
+            "no errors remain in the files that were checked (the files whose diagnostics were unavailable are not counted)".to_owned()
+        } else {
+            "no errors remain in the checked files".to_owned()
+        };
+    }
+    let mut files: Vec<String> = remaining.iter().take(8).map(|(file, count)| format!("{file} ({count})")).collect();
+    if remaining.len() > 8 {
+        files.push(format!("and {} more files", remaining.len() - 8));
+    }
+    let (noun, verb) = if total == 1 { ("error", "remains") } else { ("errors", "remain") };
+    let unchecked = if any_unavailable { "; files whose diagnostics were unavailable are not counted" } else { "" };
+    format!("{total} {noun} already present {verb} (not introduced by this write): {}{unchecked}", files.join(", "))
 }
 
 fn next_step() -> &'static str {
@@ -2293,5 +2530,38 @@ mod tests {
         };
         let kept = without_exact_duplicates(vec![at(4), at(4), at(9)]);
         assert_eq!(kept, vec![at(4), at(9)]);
+    }
+
+    #[test]
+    fn duplicates_are_paired_by_line_through_the_write() {
+        // textwrap: E0061 at wrap.rs 227 and 230; the edit fixes 227 (one line replaced).
+        let old: String = (1..=240).map(|n| format!("line {n}\n")).collect();
+        let new = old.replace("line 227\n", "fixed 227\n");
+        let map = LineMap::between(&old, &new);
+        assert_eq!(map.map(230), (230, true));
+        assert!(!map.map(227).1);
+        let (gone, unpaired) = pair_by_line(&[record(227, "E0061"), record(230, "E0061")], &[record(230, "E0061")], &map);
+        assert_eq!(gone, vec![record(227, "E0061")]);
+        assert!(unpaired.is_empty());
+        // Lines inserted above: the error that moved with its line is the same one; the one on
+        // the edited line is gone even though another instance now sits near its old number.
+        let shifted = format!("a\nb\nc\n{}", old.replace("line 100\n", "fixed 100\n"));
+        let map = LineMap::between(&old, &shifted);
+        assert!(!map.map(100).1);
+        assert_eq!(map.map(103), (106, true));
+        let (gone, _) = pair_by_line(&[record(100, "E0061"), record(103, "E0061")], &[record(106, "E0061")], &map);
+        assert_eq!(gone, vec![record(100, "E0061")]);
+        // A write that adds a second instance above an old one names the added one new.
+        let added = old.replace("line 50\n", "line 50\nadded\n");
+        let map = LineMap::between(&old, &added);
+        let after = [record(51, "E0061"), record(201, "E0061")];
+        let (gone, unpaired) = pair_by_line(&[record(200, "E0061")], &after, &map);
+        assert!(gone.is_empty());
+        assert_eq!(unpaired, vec![record(51, "E0061")]);
+        // The ledger's own choice (the later instance) is replaced by the unpaired one.
+        assert_eq!(name_new_by_line(vec![record(201, "E0061")], &unpaired, &after), vec![record(51, "E0061")]);
+        // Without a map (another file): lines are compared as they are.
+        let (gone, _) = pair_by_line(&[record(54, "E"), record(154, "E")], &[record(154, "E")], &LineMap::default());
+        assert_eq!(gone, vec![record(54, "E")]);
     }
 }

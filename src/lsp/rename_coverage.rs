@@ -530,12 +530,8 @@ pub fn complete_rename(
             added.len(),
             if added.len() == 1 { "" } else { "s" }
         ));
-        for hit in added.iter().take(LISTED) {
-            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, hit.line_text.trim()));
-        }
-        if added.len() > LISTED {
-            report.push(format!("    ({})", crate::render::showing(LISTED, added.len(), "")));
-        }
+        let lines = one_per_line(added.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !dunder_all_added.is_empty() {
         report.push(format!(
@@ -555,12 +551,8 @@ pub fn complete_rename(
             doc_tests.len(),
             if doc_tests.iter().any(|hit| hit.path.extension().is_some_and(|ext| ext == "rs")) { "`cargo test --doc`" } else { "the doctests" }
         ));
-        for hit in doc_tests.iter().take(DOC_TESTS_LISTED) {
-            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
-        }
-        if doc_tests.len() > DOC_TESTS_LISTED {
-            report.push(format!("    ({})", crate::render::showing(DOC_TESTS_LISTED, doc_tests.len(), "")));
-        }
+        let lines = one_per_line(doc_tests.iter(), |hit| hit);
+        list_lines(&mut report, &lines, DOC_TESTS_LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     in_text.retain(|(_, kind)| *kind != OccurrenceKind::DocTest);
     if !in_text.is_empty() {
@@ -569,18 +561,16 @@ pub fn complete_rename(
             "  left unrenamed: {comments} in comments and {} in strings (by the syntax tree) — edit them yourself if they name this symbol:",
             in_text.len() - comments
         ));
-        for (hit, kind) in in_text.iter().take(LISTED) {
-            let what = if *kind == OccurrenceKind::Comment { "comment" } else { "string" };
-            report.push(format!(
-                "    {}:{}: {}   ({what})",
-                shown(&hit.path),
-                hit.line + 1,
-                crate::render::cut_chars(hit.line_text.trim(), 100)
-            ));
-        }
-        if in_text.len() > LISTED {
-            report.push(format!("    ({})", crate::render::showing(LISTED, in_text.len(), "")));
-        }
+        let lines = one_per_line(in_text.iter(), |(hit, _)| hit);
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(_, kind)| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }),
+        );
     }
     if !elsewhere.is_empty() {
         report.push(format!(
@@ -588,21 +578,19 @@ pub fn complete_rename(
             elsewhere.len(),
             if elsewhere.len() == 1 { "" } else { "s" }
         ));
-        for (hit, target) in elsewhere.iter().take(LISTED) {
-            let leads = match target {
-                Some((path, target_line, _)) => format!("definition: {}:{}", shown(path), target_line + 1),
-                None => "no definition".to_owned(),
-            };
-            report.push(format!(
-                "    {}:{}: {}   ({leads})",
-                shown(&hit.path),
-                hit.line + 1,
-                crate::render::cut_chars(hit.line_text.trim(), 100)
-            ));
-        }
-        if elsewhere.len() > LISTED {
-            report.push(format!("    ({})", crate::render::showing(LISTED, elsewhere.len(), "")));
-        }
+        let lines = one_per_line(elsewhere.iter(), |(hit, _)| hit);
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(_, target)| match target {
+                Some((path, target_line, _)) => format!("   (definition: {}:{})", shown(path), target_line + 1),
+                None => "   (no definition)".to_owned(),
+            },
+        );
     }
     if !declaration_kept.is_empty() {
         report.push(format!(
@@ -610,9 +598,8 @@ pub fn complete_rename(
             declaration_kept.len(),
             if declaration_kept.len() == 1 { "" } else { "s" }
         ));
-        for hit in declaration_kept.iter().take(LISTED) {
-            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
-        }
+        let lines = one_per_line(declaration_kept.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !unchecked.is_empty() {
         let files: HashSet<&PathBuf> = unchecked.iter().map(|hit| &hit.path).collect();
@@ -623,9 +610,8 @@ pub fn complete_rename(
             files.len(),
             if files.len() == 1 { "" } else { "s" }
         ));
-        for hit in unchecked.iter().take(LISTED) {
-            report.push(format!("    {}:{}: {}", shown(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 100)));
-        }
+        let lines = one_per_line(unchecked.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     let untouched_files: Vec<String> = {
         let mut files: Vec<&PathBuf> = grep.hits.iter().map(|hit| &hit.path).filter(|path| !edits.contains_key(*path)).collect();
@@ -699,6 +685,54 @@ pub enum OccurrenceKind {
     /// `...` example line (a doctest). The server does not rename there (rust-analyzer does not),
     /// and a rename that leaves it makes `cargo test --doc` / the doctests fail.
     DocTest,
+}
+
+/// The listed line of an occurrence: its line trimmed, cut around the occurrence when longer
+/// than 100 characters (the name stays in view), with how many occurrences the line holds when
+/// more than one.
+fn occurrence_line(hit: &WordHit, word_len: usize, on_line: usize) -> String {
+    let trimmed = hit.line_text.trim();
+    let lead = hit.line_text.len() - hit.line_text.trim_start().len();
+    let start = hit.byte_start.saturating_sub(lead).min(trimmed.len());
+    let text = crate::render::cut_around(trimmed, start..(start + word_len).min(trimmed.len()), 100);
+    if on_line > 1 {
+        format!("{text}   ({on_line} occurrences on this line)")
+    } else {
+        text
+    }
+}
+
+/// `items` one per (file, line), in order, each with how many of them the line holds.
+fn one_per_line<'a, T>(items: impl IntoIterator<Item = &'a T>, hit: impl Fn(&T) -> &WordHit) -> Vec<(&'a T, usize)> {
+    let mut lines: Vec<(&'a T, usize)> = Vec::new();
+    for item in items {
+        let this = hit(item);
+        match lines.iter_mut().find(|(known, _)| hit(known).path == this.path && hit(known).line == this.line) {
+            Some((_, count)) => *count += 1,
+            None => lines.push((item, 1)),
+        }
+    }
+    lines
+}
+
+/// The listing lines of `lines` (see [`one_per_line`]), at most `cap`, then `(showing N of M
+/// lines)` when cut; `suffix` adds a per-entry note.
+fn list_lines<T>(
+    report: &mut Vec<String>,
+    lines: &[(&T, usize)],
+    cap: usize,
+    hit: impl Fn(&T) -> &WordHit,
+    shown: &dyn Fn(&Path) -> String,
+    word_len: usize,
+    suffix: impl Fn(&T) -> String,
+) {
+    for (item, count) in lines.iter().take(cap) {
+        let at = hit(item);
+        report.push(format!("    {}:{}: {}{}", shown(&at.path), at.line + 1, occurrence_line(at, word_len, *count), suffix(item)));
+    }
+    if lines.len() > cap {
+        report.push(format!("    ({})", crate::render::showing(cap, lines.len(), "lines")));
+    }
 }
 
 /// Classifies each of `hits` (all in `path`) with tree-sitter (the grammars ast-grep bundles):

@@ -1547,6 +1547,15 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let sync = server.sync_document(&path)?;
     let budget_end = (Instant::now() + supervisor.config().diagnostics_wait.max(supervisor.config().indexing_wait)).min(deadline);
     let readiness = server.wait_until_ready(budget_end);
+    // A change outside the tools to another file (a `git checkout`) can change this file's
+    // diagnostics too; the server re-checks it after the changed files.
+    if !server.settle_outside_changes((Instant::now() + supervisor.config().diagnostics_wait).min(deadline)) {
+        notes.push(format!(
+            "note: {} had not finished re-checking the files changed outside the tools within {} ms; these diagnostics may predate those changes",
+            server.id(),
+            supervisor.config().diagnostics_wait.as_millis()
+        ));
+    }
     // A server whose compiler errors come from its own check run (rust-analyzer's flycheck =
     // cargo check, which reads the disk): when this file's text reached it anew (an edit outside
     // the tools, resynced above), the errors stored for it predate the change until a check run

@@ -433,3 +433,65 @@ fn ast_edit_accept_matches_the_ast_grep_cli_and_cargo_test_passes() {
         edit.files.len()
     ));
 }
+
+/// textwrap 0.16.4 from the cargo registry (runbound's own dependency tree has it, so any build
+/// of runbound fetched it), copied into a fresh temp dir; `None` after a loud SKIP.
+fn registry_textwrap() -> Option<tempfile::TempDir> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo"));
+    let source = std::fs::read_dir(home.join("registry/src"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|index| index.path().join("textwrap-0.16.4"))
+        .find(|path| path.join("Cargo.toml").is_file());
+    let Some(source) = source else {
+        support::skip_or_fail(
+            "corpus_rust::references_missed_inside_test_macros_are_named",
+            "textwrap 0.16.4 is not in the cargo registry (run `cargo fetch` in the repo)",
+        );
+        return None;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let status = std::process::Command::new("cp").arg("-r").arg(format!("{}/.", source.display())).arg(dir.path()).status().expect("cp");
+    assert!(status.success());
+    Some(dir)
+}
+
+/// The trial on textwrap: `references` of `core::display_width` listed 15 of its 23 uses —
+/// rust-analyzer's own answer misses the 8 inside `assert_eq!` in `#[cfg(test)] mod tests`
+/// (rename and incoming_calls find them). The grep cross-check names every code use it misses.
+#[test]
+fn references_missed_inside_test_macros_are_named() {
+    if !require_rust_analyzer("corpus_rust::references_missed_inside_test_macros_are_named") {
+        return;
+    }
+    let Some(dir) = registry_textwrap() else { return };
+    let found = corpus::word_occurrences(dir.path(), &["src"], &["rs"], "display_width", corpus::strip_slash_comment);
+    let core = corpus::read(dir.path(), "src/core.rs");
+    let tests_module = core.lines().position(|line| line.trim() == "mod tests {").expect("ground truth: core.rs has mod tests") + 1;
+    let in_asserts: Vec<String> =
+        found.iter().filter(|o| o.file == "src/core.rs" && o.line > tests_module).map(Occurrence::location).collect();
+    assert_eq!(in_asserts.len(), 8, "ground truth: {found:?}");
+    let run = rust_run(dir.path());
+    corpus::warm_up(&run, "src/core.rs");
+    let (text, elapsed) =
+        corpus::complete_answer(&run, "lsp", json!({"op": "references", "file": "src/core.rs", "line": 197, "symbol": "display_width"}));
+    let listed = corpus::listed_locations(&text);
+    let named = text
+        .lines()
+        .find(|line| line.contains("lead to this symbol by definition but rust-analyzer does not list them as references"))
+        .unwrap_or("");
+    for occurrence in &found {
+        let location = occurrence.location();
+        let (file, line) = location.rsplit_once(':').unwrap();
+        let in_note = named.contains(&format!("{file}:{line},")) || named.ends_with(&format!("{file}:{line}"));
+        assert!(listed.contains(&location) || in_note, "use {location} neither listed nor named:\n{text}");
+    }
+    for location in &in_asserts {
+        let in_note = named.contains(&format!("{location},")) || named.ends_with(location.as_str());
+        assert!(listed.contains(location) || in_note, "{location} missing:\n{text}");
+    }
+    corpus::report_timing(&format!("rust-analyzer references with the grep cross-check {elapsed:?}"));
+}

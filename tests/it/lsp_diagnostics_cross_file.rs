@@ -510,3 +510,146 @@ fn rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(!output.status.success() && stdout.contains("E0423"), "cargo test --doc should fail with E0423:\n{stdout}");
 }
+
+/// A package shaped like spf13/pflag: `getFlagType` in flag.go, called once from bool.go and
+/// int.go and twice (lines 4 and 8) from bytes.go.
+fn flag_package() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module example.com/flagset\n\ngo 1.19\n"),
+        ("flag.go", FLAG_GO),
+        ("bool.go", "package flagset\n\nfunc (f *FlagSet) GetBool(name string) int {\n\treturn f.getFlagType(name, \"bool\")\n}\n"),
+        (
+            "bytes.go",
+            "package flagset\n\nfunc (f *FlagSet) GetBytesHex(name string) int {\n\treturn f.getFlagType(name, \"bytesHex\")\n}\n\nfunc (f *FlagSet) GetBytesBase64(name string) int {\n\treturn f.getFlagType(name, \"bytesBase64\")\n}\n",
+        ),
+        ("int.go", "package flagset\n\n// -- int Value\nfunc (f *FlagSet) GetInt(name string) int {\n\treturn f.getFlagType(name, \"int\")\n}\n"),
+    ])
+}
+
+const FLAG_GO: &str = "package flagset\n\n// FlagSet is a set of flags.\ntype FlagSet struct{ n int }\n\nfunc (f *FlagSet) getFlagType(name string, ftype string) int {\n\treturn len(name) + len(ftype) + f.n\n}\n";
+
+fn edit(run: &Run, path: &str, old: &str, new: &str) -> String {
+    let result = run.call(Caller::Main, "edit", json!({"path": path, "old_string": old, "new_string": new}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "edit {path} failed:\n{text}");
+    text
+}
+
+#[test]
+fn gopls_open_file_changed_outside_the_tools_is_resynced_before_answers_and_writes() {
+    if support::require_binary("gopls_open_file_changed_outside_the_tools_is_resynced_before_answers_and_writes", "gopls").is_none() {
+        return;
+    }
+    // The trial on spf13/pflag: `sed -i` added a parameter to getFlagType in flag.go (open in
+    // gopls); a comment-only edit of int.go was blamed for int.go's broken call, and after
+    // `git checkout .` bool.go's stale error came back until flag.go itself was asked about.
+    let dir = flag_package();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
+    assert!(block(&text).contains("no new errors in flag.go"), "{text}");
+    let diagnostics = |file: &str| {
+        let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    assert!(diagnostics("bool.go").contains("reports no errors"), "bool.go starts clean");
+    // Outside the tools: flag.go (open in gopls) gets a parameter; every call breaks.
+    let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
+    std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
+    let text = edit(&run, "int.go", "// -- int Value", "// -- int Value (probe)");
+    let dow = block(&text);
+    assert!(!dow.contains("new diagnostics introduced"), "an outside change was blamed on a comment-only write:\n{text}");
+    assert!(dow.contains("no new errors in int.go"), "{text}");
+    let text = diagnostics("bool.go");
+    assert!(text.contains("not enough arguments in call to f.getFlagType"), "the outside change was not seen in bool.go:\n{text}");
+    // Back (`git checkout .`): the error computed before it is not returned for bool.go.
+    std::fs::write(dir.path().join("flag.go"), FLAG_GO).unwrap();
+    let text = diagnostics("bool.go");
+    assert!(text.contains("reports no errors") && !text.contains("getFlagType"), "stale diagnostics returned for bool.go:\n{text}");
+}
+
+#[test]
+fn gopls_resolved_duplicate_is_named_by_the_line_the_write_fixed() {
+    if support::require_binary("gopls_resolved_duplicate_is_named_by_the_line_the_write_fixed", "gopls").is_none() {
+        return;
+    }
+    // The trial on spf13/pflag: with the same WrongArgCount at bytes.go 54 and 154, a write fixing
+    // the call on line 54 said `resolved by this write: bytes.go:154`.
+    let dir = flag_package();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
+    assert!(block(&text).contains("no new errors in flag.go"), "{text}");
+    let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
+    std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
+    let text = edit(&run, "bytes.go", "f.getFlagType(name, \"bytesHex\")", "f.getFlagType(name, 0, \"bytesHex\")");
+    let dow = block(&text);
+    assert!(dow.contains("bytes.go: resolved by this write (1, gopls):\n  bytes.go:4: error[WrongArgCount]"), "{text}");
+    assert!(!dow.contains("bytes.go:8:") && !dow.contains("new diagnostics introduced"), "{text}");
+}
+
+#[test]
+fn rust_analyzer_duplicate_errors_are_named_by_line_through_the_write() {
+    if support::require_binary("rust_analyzer_duplicate_errors_are_named_by_line_through_the_write", "rust-analyzer").is_none() {
+        return;
+    }
+    // The trial on textwrap: E0061 at src/wrap.rs 227 and 230; an edit fixing 227 answered
+    // `resolved by this write (2, rust-analyzer): src/wrap.rs:230 …` while cargo check still
+    // reported 230. Here: the same E0061 on lines 2, 5 and 8 of src/b.rs.
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"dupes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n"),
+        ("src/lib.rs", "pub mod a;\npub mod b;\n"),
+        ("src/a.rs", SCALE_BROKEN),
+        (
+            "src/b.rs",
+            "pub fn one() -> i32 {\n    crate::a::scale(1)\n}\n\npub fn two() -> i32 {\n    crate::a::scale(2)\n}\n\npub fn three() -> i32 {\n    crate::a::scale(3)\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    // rust-analyzer loaded and its cargo check ended: the three errors are there.
+    let diagnostics = || run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/b.rs"})).joined_text();
+    assert!(support::wait_until(Duration::from_secs(180), || diagnostics().matches("[E0061]").count() == 3), "{}", diagnostics());
+    // The middle call is fixed: line 6 is resolved, 2 and 10 remain.
+    let text = edit(&run, "src/b.rs", "crate::a::scale(2)", "crate::a::scale(2, 1)");
+    let dow = block(&text);
+    let resolved: Vec<&str> = dow.lines().filter(|line| line.starts_with("  src/b.rs:")).collect();
+    assert!(!resolved.is_empty() && resolved.iter().all(|line| line.starts_with("  src/b.rs:6:")), "wrong line named resolved:\n{text}");
+    assert!(dow.contains("src/b.rs: resolved by this write ("), "{text}");
+    assert!(!dow.contains("new diagnostics introduced"), "{text}");
+    // A broken call added above the others (lines shift by 4): the added one is new, not the last.
+    let text =
+        edit(&run, "src/b.rs", "pub fn one() -> i32 {", "pub fn zero() -> i32 {\n    crate::a::scale(0)\n}\n\npub fn one() -> i32 {");
+    let dow = block(&text);
+    assert!(dow.contains("src/b.rs: new diagnostics introduced by this write ("), "{text}");
+    let new: Vec<&str> = dow.lines().filter(|line| line.starts_with("  src/b.rs:")).collect();
+    assert!(!new.is_empty() && new.iter().all(|line| line.starts_with("  src/b.rs:2:")), "wrong line named new:\n{text}");
+    assert!(!dow.contains("resolved by this write"), "{text}");
+}
+
+#[test]
+fn every_write_says_how_many_errors_already_present_remain() {
+    if support::require_binary("every_write_says_how_many_errors_already_present_remain", "gopls").is_none() {
+        return;
+    }
+    // The trial on textwrap: a comment-only write to a file with 2 errors (from an outside change)
+    // said only `no new errors in src/refill.rs`.
+    let dir = flag_package();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
+    assert!(block(&text).contains("\nno errors remain in the checked files"), "{text}");
+    let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
+    std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
+    // The written file's own error, then the other files of the package gopls checked.
+    let text = edit(&run, "int.go", "// -- int Value", "// -- int Value (probe)");
+    let dow = block(&text);
+    assert!(
+        dow.contains("\n4 errors already present remain (not introduced by this write): int.go (1), bool.go (1), bytes.go (2)"),
+        "{text}"
+    );
+    assert!(dow.contains("no new errors in int.go"), "{text}");
+    // A write that fixes one: 3 remain, 1 resolved.
+    let text = edit(&run, "bool.go", "f.getFlagType(name, \"bool\")", "f.getFlagType(name, 0, \"bool\")");
+    let dow = block(&text);
+    assert!(dow.contains("bool.go: resolved by this write (1, gopls)"), "{text}");
+    assert!(dow.contains("\n3 errors already present remain (not introduced by this write): bytes.go (2), int.go (1)"), "{text}");
+}

@@ -182,3 +182,44 @@ fn a_file_changed_between_edit_and_apply_is_rejected() {
     assert_eq!(read(&root, "c.py"), "foo = 1\n");
     assert!(!root.join("a.py").exists());
 }
+
+#[test]
+fn unrenamed_comment_occurrences_are_listed_once_per_line_cut_around_the_name() {
+    if support::require_binary("unrenamed_comment_occurrences_are_listed_once_per_line_cut_around_the_name", "typescript-language-server")
+        .is_none()
+    {
+        return;
+    }
+    // The trial on reselect: `src/createSelectorCreator.ts:30: * @template MemoizeFunction - … the
+    // `resultFu… [cut: showing 100 of 169 characters]` (the name cut off) and line 31 listed twice.
+    let long = format!(
+        " * @template MemoizeFunction - The type of the memoize function that is used to memoize the {}`resultFunc` inside `createSelector`. {}",
+        "results of the selector's input functions and ",
+        "It is called with the results of every input selector, in order, and what it returns is memoized."
+    );
+    let source = format!(
+        "/**\n{long}\n * Both `resultFunc` and resultFunc are named here.\n */\nexport function resultFunc(x: number): number {{\n  return x;\n}}\n"
+    );
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"r\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/create.ts", &source),
+        ("src/app.ts", "import { resultFunc } from \"./create\";\n\nconsole.log(resultFunc(2));\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let _ = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "src/app.ts"}));
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "src/create.ts", "line": 5, "symbol": "resultFunc", "new_name": "combiner"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let listed: Vec<&str> = text.lines().filter(|line| line.starts_with("    src/create.ts:")).collect();
+    // One entry per line: 2 (the long JSDoc line) and 3 (the name twice).
+    let line_numbers: Vec<&str> = listed.iter().map(|line| line.trim_start().split(": ").next().unwrap()).collect();
+    assert_eq!(line_numbers, vec!["src/create.ts:2", "src/create.ts:3"], "{text}");
+    // The long line is cut around the name, both ends marked, the name whole.
+    let long_entry = listed[0];
+    assert!(long_entry.contains("`resultFunc`"), "the name was cut off:\n{text}");
+    assert!(long_entry.contains(": …") && long_entry.contains("… [cut: showing characters "), "both ends marked:\n{text}");
+    assert!(long_entry.contains(&format!("of {}]", long.trim().chars().count())), "{text}");
+    assert!(listed[1].contains("(2 occurrences on this line)"), "{text}");
+}
