@@ -355,6 +355,10 @@ pub fn cargo_config_review(root: &Path, workspace_root: &Path) -> CargoConfigRev
         "host",
     ];
     let mut review = CargoConfigReview::default();
+    if !root.starts_with(workspace_root) {
+        // Nothing of the checkout to review (configuration above the workspace is the user's).
+        return review;
+    }
     // Read beneath the workspace root with no symlink followed; a file that is there but cannot
     // be read so (a symlink swapped onto its path) is refused, not skipped: cargo would read it.
     let reader = match crate::files::WorkspaceReader::open(workspace_root) {
@@ -446,6 +450,9 @@ pub fn cargo_config_review(root: &Path, workspace_root: &Path) -> CargoConfigRev
 /// `RUSTUP_TOOLCHAIN` (which wins over the file) or the file names a channel.
 pub fn rust_toolchain_refusal(root: &Path, workspace_root: &Path) -> Option<String> {
     if std::env::var_os("RUSTUP_TOOLCHAIN").is_some() {
+        return None;
+    }
+    if !root.starts_with(workspace_root) {
         return None;
     }
     // Read beneath the workspace root, no symlink followed; unreadable so (but there) is refused.
