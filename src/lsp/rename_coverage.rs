@@ -386,7 +386,10 @@ pub fn complete_rename(
             return RenameCoverage {
                 edit,
                 report: vec![format!("grep -w check skipped: {}", err.message)],
-                json: json!({"checked": false, "reason": "workspace root unreadable"}),
+                summary: RenameCoverageSummary::NotChecked(UncheckedRenameCoverage {
+                    checked: false,
+                    reason: "workspace root unreadable".to_owned(),
+                }),
                 warnings: Vec::new(),
             }
         }
