@@ -768,7 +768,7 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
     let top = root.root().get_inner_node();
     let mut line_starts = vec![0usize];
     line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
-    let lines = split_lines(&source);
+    let lines = split_lines(source);
     hits.iter()
         .map(|hit| {
             let Some(line_start) = line_starts.get(hit.line as usize) else { return OccurrenceKind::Code };
