@@ -26,6 +26,7 @@ use serde_json::Value;
 use crate::debug::adapters::{self, AdapterId};
 use crate::debug::render::display_path;
 use crate::error::{ErrorKind, ToolError};
+use crate::files::WorkspaceReader;
 use crate::transport::{run_to_completion, ProcessSpec};
 
 /// What the model asked to launch.
@@ -192,6 +193,8 @@ fn plan_python_module(module: &str, args: &[String], workspace_root: &Path) -> L
 // Programs by what they are.
 
 fn plan_program(request: &LaunchRequest, program: &Path, workspace_root: &Path, deadline: Instant) -> Result<LaunchPlan, ToolError> {
+    // The program is inspected (shebang, ELF headers) beneath the workspace root, no symlink followed.
+    let reader = WorkspaceReader::open(workspace_root)?;
     let shown = display_path(workspace_root, program);
     let parent = program.parent().unwrap_or(workspace_root).to_path_buf();
     let with = |adapter: AdapterId, reason: String, hint: PathBuf| {
@@ -207,7 +210,7 @@ fn plan_program(request: &LaunchRequest, program: &Path, workspace_root: &Path, 
             plan.delve_mode = Some(delve_mode_for(program));
         }
         if adapter == AdapterId::Lldb && program.is_file() {
-            plan.rust_formatters = elf_facts(program).is_some_and(|facts| facts.rust);
+            plan.rust_formatters = reader.open_file(program).ok().and_then(elf_facts).is_some_and(|facts| facts.rust);
         }
         return Ok(plan);
     }
@@ -247,7 +250,7 @@ fn plan_program(request: &LaunchRequest, program: &Path, workspace_root: &Path, 
         }
         _ => {}
     }
-    if let Some(shebang) = read_shebang(program) {
+    if let Some(shebang) = read_shebang(&reader, program) {
         if shebang.contains("python") {
             let mut plan = with(AdapterId::Debugpy, format!("a Python script (shebang `{shebang}`)"), parent);
             plan.debuggee_python = shebang_interpreter(&shebang);
@@ -265,7 +268,7 @@ fn plan_program(request: &LaunchRequest, program: &Path, workspace_root: &Path, 
         )
         .with_hint("launch the program the script runs (a .py file, a Go package, a built executable), or a test by name with `test`"));
     }
-    if let Some(facts) = elf_facts(program) {
+    if let Some(facts) = reader.open_file(program).ok().and_then(elf_facts) {
         if facts.go {
             let mut plan = with(AdapterId::Delve, "an ELF executable with Go build info (delve mode exec)".to_owned(), parent);
             plan.delve_mode = Some(DelveMode::Exec);
@@ -303,15 +306,17 @@ fn plan_directory(
     deadline: Instant,
     shown: &str,
 ) -> Result<LaunchPlan, ToolError> {
+    // Go sources are read beneath the workspace root, opened once, no symlink followed.
+    let reader = WorkspaceReader::open(workspace_root)?;
     let go_files = go_package_files(directory);
     if !go_files.is_empty() {
-        if let Some(package) = go_package_name(&go_files).filter(|name| name != "main") {
+        if let Some(package) = go_package_name(&reader, &go_files).filter(|name| name != "main") {
             // `go build` of a library makes no executable: there is nothing to run but tests.
-            let tests = go_test_names(directory, 12);
+            let tests = go_test_names(&reader, directory, 12);
             let mains = directory
                 .ancestors()
                 .find(|dir| dir.join("go.mod").is_file())
-                .map(|module| go_main_packages(module, 5))
+                .map(|module| go_main_packages(&reader, module, 5))
                 .unwrap_or_default();
             return Err(ToolError::invalid(format!(
                 "{shown} is the Go package `{package}`, a library: it builds no program to run; debug one of its tests with \
@@ -353,7 +358,7 @@ fn plan_directory(
         return Ok(plan);
     }
     if directory.join("go.mod").is_file() {
-        let mains = go_main_packages(directory, 5);
+        let mains = go_main_packages(&reader, directory, 5);
         let listed = if mains.is_empty() {
             "none found".to_owned()
         } else {
@@ -378,8 +383,8 @@ fn delve_mode_for(program: &Path) -> DelveMode {
 }
 
 /// The first line of `path` when it starts with `#!` (without the `#!`), trimmed.
-fn read_shebang(path: &Path) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
+fn read_shebang(reader: &WorkspaceReader, path: &Path) -> Option<String> {
+    let mut file = reader.open_file(path).ok()?;
     let mut head = [0u8; 256];
     let read = file.read(&mut head).ok()?;
     let head = &head[..read];
@@ -406,11 +411,10 @@ pub struct ElfFacts {
     pub rust: bool,
 }
 
-/// Reads the ELF headers of `path` (lazily, without loading the file); `None` when it is not
-/// an ELF file.
-pub fn elf_facts(path: &Path) -> Option<ElfFacts> {
+/// Reads the ELF headers of the open `file` (lazily, without loading the file); `None` when it
+/// is not an ELF file. The caller opens it (beneath the workspace root).
+pub fn elf_facts(file: std::fs::File) -> Option<ElfFacts> {
     use object::{Object, ObjectSection};
-    let file = std::fs::File::open(path).ok()?;
     let cache = object::ReadCache::new(file);
     let elf = object::File::parse(&cache).ok()?;
     let go = elf.section_by_name(".go.buildinfo").is_some();
@@ -434,15 +438,15 @@ fn go_package_files(directory: &Path) -> Vec<PathBuf> {
 }
 
 /// The package clause (`package calc`) of the first of `files` that has one.
-fn go_package_name(files: &[PathBuf]) -> Option<String> {
+fn go_package_name(reader: &WorkspaceReader, files: &[PathBuf]) -> Option<String> {
     files.iter().find_map(|file| {
-        let text = std::fs::read_to_string(file).ok()?;
+        let text = reader.read_to_string(file).ok()?;
         text.lines().find_map(|line| line.trim().strip_prefix("package ").map(|name| name.trim().to_owned()))
     })
 }
 
 /// Names of the `func TestX(` in the `_test.go` files of `directory`, at most `limit`.
-fn go_test_names(directory: &Path, limit: usize) -> Vec<String> {
+fn go_test_names(reader: &WorkspaceReader, directory: &Path, limit: usize) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(directory) else { return Vec::new() };
     let mut names = Vec::new();
     for entry in entries.flatten() {
@@ -450,7 +454,7 @@ fn go_test_names(directory: &Path, limit: usize) -> Vec<String> {
         if !path.to_string_lossy().ends_with("_test.go") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = reader.read_to_string(&path) else { continue };
         for line in text.lines() {
             if let Some(rest) = line.strip_prefix("func Test") {
                 if let Some(name) = rest.split('(').next() {
@@ -465,14 +469,14 @@ fn go_test_names(directory: &Path, limit: usize) -> Vec<String> {
 }
 
 /// Directories under `root` holding a `package main` Go file, at most `limit`.
-fn go_main_packages(root: &Path, limit: usize) -> Vec<PathBuf> {
+fn go_main_packages(reader: &WorkspaceReader, root: &Path, limit: usize) -> Vec<PathBuf> {
     let mut found = BTreeSet::new();
     for entry in ignore::WalkBuilder::new(root).max_depth(Some(6)).build().flatten() {
         let path = entry.path();
         if path.extension().is_none_or(|ext| ext != "go") || path.to_string_lossy().ends_with("_test.go") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { continue };
         if text.lines().any(|line| line.trim() == "package main") {
             if let Some(parent) = path.parent() {
                 found.insert(parent.to_path_buf());
@@ -560,7 +564,7 @@ fn plan_pytest(request: &LaunchRequest, test: &str, workspace_root: &Path) -> Re
     if let Some(rest) = rest {
         let function = rest.rsplit("::").next().unwrap_or(rest);
         let function = function.split('[').next().unwrap_or(function);
-        let source = std::fs::read_to_string(&file).unwrap_or_default();
+        let source = crate::files::read_workspace_file_to_string(workspace_root, &file).unwrap_or_default();
         if !source.contains(&format!("def {function}(")) && !source.contains(&format!("def {function} (")) {
             let candidates: Vec<String> = source
                 .lines()
@@ -655,12 +659,13 @@ fn regex_escape(text: &str) -> String {
 fn find_go_test(workspace_root: &Path, name: &str) -> Vec<PathBuf> {
     let needle = format!("func {name}(");
     let mut found = BTreeSet::new();
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
     for entry in ignore::WalkBuilder::new(workspace_root).build().flatten() {
         let path = entry.path();
         if !path.to_string_lossy().ends_with("_test.go") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { continue };
         if text.contains(&needle) {
             if let Some(parent) = path.parent() {
                 found.insert(parent.to_path_buf());
@@ -1027,10 +1032,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("tool");
         std::fs::write(&script, "#!/usr/bin/env python3\nprint(1)\n").unwrap();
-        assert_eq!(read_shebang(&script).as_deref(), Some("/usr/bin/env python3"));
+        let reader = WorkspaceReader::open(dir.path()).unwrap();
+        assert_eq!(read_shebang(&reader, &script).as_deref(), Some("/usr/bin/env python3"));
         assert_eq!(shebang_interpreter("/usr/bin/env python3"), None);
         std::fs::write(&script, "print(1)\n").unwrap();
-        assert_eq!(read_shebang(&script), None);
+        assert_eq!(read_shebang(&reader, &script), None);
         assert_eq!(package_name_from_id("path+file:///p/rs1#0.1.0"), "rs1");
         assert_eq!(package_name_from_id("path+file:///p/crates/core#mycore@0.2.0"), "mycore");
         assert_eq!(package_name_from_id("rs1 0.1.0 (path+file:///p/rs1)"), "rs1");
@@ -1047,8 +1053,8 @@ mod tests {
     #[test]
     fn elf_facts_of_this_test_binary_say_rust_not_go() {
         let me = std::env::current_exe().unwrap();
-        let facts = elf_facts(&me).expect("the test binary is ELF");
+        let facts = elf_facts(std::fs::File::open(&me).unwrap()).expect("the test binary is ELF");
         assert!(!facts.go);
-        assert!(elf_facts(Path::new("/etc/hostname")).is_none());
+        assert!(elf_facts(std::fs::File::open("/etc/hostname").unwrap()).is_none());
     }
 }

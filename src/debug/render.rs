@@ -26,8 +26,18 @@ pub const MAX_VARIABLES: u64 = 50;
 const MAX_SOURCE_LINE_CHARS: usize = 200;
 
 /// The text of 1-based `line` of `path`, trimmed and cut; `None` when unreadable or past EOF.
-pub fn source_line(path: &Path, line: u64) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// A workspace file is read beneath `workspace_root` with no symlink followed; a file outside it
+/// only when it is dependency code under a root `lsp::listing` knows (the project
+/// interpreter's site-packages, the Python standard library, toolchain sysroots, module caches,
+/// system headers), read beneath that root — the rule `lsp` answers quote by. Other outside
+/// paths are named, not quoted.
+pub fn source_line(workspace_root: &Path, path: &Path, line: u64) -> Option<String> {
+    let text = if path.starts_with(workspace_root) {
+        crate::files::read_workspace_file_to_string(workspace_root, path).ok()?
+    } else {
+        let listed = crate::lsp::listing::ListedPath::new(workspace_root, path);
+        crate::files::read_dependency_file_to_string(listed.origin_root.as_deref()?, path).ok()?
+    };
     let index = usize::try_from(line.checked_sub(1)?).ok()?;
     let raw = text.lines().nth(index)?;
     Some(cut_chars(raw.trim(), MAX_SOURCE_LINE_CHARS))
@@ -147,7 +157,7 @@ pub fn frame_line(frame: &FrameInfo, index: usize, workspace_root: &Path, quote:
     };
     let mut text = format!("#{index} {location} in {}  [frame_id {}]", tidy_frame_name(&frame.name), frame.handle);
     if quote {
-        if let Some(source) = frame.path.as_deref().and_then(|p| source_line(p, line)) {
+        if let Some(source) = frame.path.as_deref().and_then(|p| source_line(workspace_root, p, line)) {
             let _ = write!(text, "\n    {line} | {source}");
         }
     }
@@ -776,7 +786,7 @@ pub fn supervisor_status(session: Option<&SessionStatus>, stored: &BreakpointSto
             if specs.is_empty() {
                 continue;
             }
-            let listed: Vec<String> = match resolve_breakpoints(file, specs) {
+            let listed: Vec<String> = match resolve_breakpoints(workspace_root, file, specs) {
                 Ok(resolved) => resolved.iter().map(|r| format!("{}{}", r.line, spec_extras(&r.spec))).collect(),
                 Err(why) => vec![format!("(cannot resolve: {why})")],
             };
@@ -884,9 +894,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.py");
         std::fs::write(&file, "first\n    second  \n").unwrap();
-        assert_eq!(source_line(&file, 2).as_deref(), Some("second"));
-        assert_eq!(source_line(&file, 3), None);
-        assert_eq!(source_line(&file, 0), None);
+        assert_eq!(source_line(dir.path(), &file, 2).as_deref(), Some("second"));
+        assert_eq!(source_line(dir.path(), &file, 3), None);
+        assert_eq!(source_line(dir.path(), &file, 0), None);
     }
 
     #[test]

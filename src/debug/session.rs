@@ -622,15 +622,17 @@ impl Session {
             stdout_thread: link.stdout_thread,
         };
         // From here on, dropping `session` on an error tears everything down.
-        let report = session.handshake(config, target, &root, resolved.as_ref(), breakpoints, deadline)?;
+        let report = session.handshake(config, target, &root, workspace_root, resolved.as_ref(), breakpoints, deadline)?;
         Ok((session, report))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn handshake(
         &self,
         config: &DebugConfig,
         target: SessionTarget,
         root: &Path,
+        workspace_root: &Path,
         resolved: Option<&ResolvedAdapter>,
         breakpoints: &BreakpointStore,
         deadline: Instant,
@@ -758,8 +760,9 @@ impl Session {
             if specs.is_empty() {
                 continue;
             }
-            let sent =
-                resolve_breakpoints(file, specs).map_err(ToolError::invalid).and_then(|resolved| inner.set_breakpoints(file, &resolved));
+            let sent = resolve_breakpoints(workspace_root, file, specs)
+                .map_err(ToolError::invalid)
+                .and_then(|resolved| inner.set_breakpoints(file, &resolved));
             match sent {
                 Ok(statuses) => configuration.extend(statuses.into_iter().map(ConfigurationNote::Breakpoint)),
                 Err(err) => configuration.push(ConfigurationNote::FileNotSet { file: file.clone(), message: err.message }),

@@ -275,7 +275,7 @@ pub struct ResolvedBreakpoint {
 /// # Errors
 /// For a text anchor that matches no line, or several without an `occurrence`: the message
 /// lists the candidate lines (at most 10).
-pub fn resolve_breakpoints(file: &Path, specs: &[BreakpointSpec]) -> Result<Vec<ResolvedBreakpoint>, String> {
+pub fn resolve_breakpoints(workspace_root: &Path, file: &Path, specs: &[BreakpointSpec]) -> Result<Vec<ResolvedBreakpoint>, String> {
     let mut source: Option<String> = None;
     let mut resolved: Vec<ResolvedBreakpoint> = Vec::new();
     for spec in specs {
@@ -283,7 +283,8 @@ pub fn resolve_breakpoints(file: &Path, specs: &[BreakpointSpec]) -> Result<Vec<
             BreakpointAnchor::Line(line) => *line,
             BreakpointAnchor::Text { text, occurrence } => {
                 if source.is_none() {
-                    source = Some(std::fs::read_to_string(file).map_err(|err| format!("cannot read {}: {err}", file.display()))?);
+                    // Read beneath the workspace root, no symlink followed.
+                    source = Some(crate::files::read_workspace_file_to_string(workspace_root, file).map_err(|err| err.message)?);
                 }
                 resolve_text(source.as_deref().unwrap_or(""), text, *occurrence)?
             }
@@ -442,13 +443,13 @@ mod tests {
             hit_condition: None,
             log_message: None,
         };
-        let resolved = resolve_breakpoints(&file, &[text("total += x", None), BreakpointSpec::line(1)]).unwrap();
+        let resolved = resolve_breakpoints(dir.path(), &file, &[text("total += x", None), BreakpointSpec::line(1)]).unwrap();
         assert_eq!(resolved.iter().map(|r| r.line).collect::<Vec<_>>(), vec![3, 1]);
-        let err = resolve_breakpoints(&file, &[text("print(total)", None)]).unwrap_err();
+        let err = resolve_breakpoints(dir.path(), &file, &[text("print(total)", None)]).unwrap_err();
         assert!(err.contains("occurs on 2 lines") && err.contains("line 4: print(total)") && err.contains("line 5"), "{err}");
-        assert_eq!(resolve_breakpoints(&file, &[text("print(total)", Some(2))]).unwrap()[0].line, 5);
-        assert!(resolve_breakpoints(&file, &[text("missing", None)]).unwrap_err().contains("no line contains `missing`"));
-        let same_line = resolve_breakpoints(&file, &[BreakpointSpec::line(3), text("total += x", None)]).unwrap();
+        assert_eq!(resolve_breakpoints(dir.path(), &file, &[text("print(total)", Some(2))]).unwrap()[0].line, 5);
+        assert!(resolve_breakpoints(dir.path(), &file, &[text("missing", None)]).unwrap_err().contains("no line contains `missing`"));
+        let same_line = resolve_breakpoints(dir.path(), &file, &[BreakpointSpec::line(3), text("total += x", None)]).unwrap();
         assert_eq!(same_line.len(), 1, "one breakpoint per line, the later wins");
     }
 }

@@ -554,7 +554,7 @@ fn prepare(workspace_root: &Path, op: &DebugOp) -> Result<Prepared, ToolError> {
             if lines.is_none() && text.is_none() {
                 return Err(missing("lines", "breakpoints"));
             }
-            let resolved = resolve_breakpoints(&path, &specs).map_err(|why| {
+            let resolved = resolve_breakpoints(workspace_root, &path, &specs).map_err(|why| {
                 ToolError::new(ErrorKind::NotFound, format!("breakpoints in {}: {why}", render::display_path(workspace_root, &path)))
                     .with_hint("anchor to text that occurs once, add `occurrence`, or give the line")
             })?;

@@ -16,6 +16,9 @@
 //!
 //! Other tools that write files (`ast_edit`/`resolve`, `lsp_rename`, the kernel bridge) use these
 //! two so that confinement and atomicity hold everywhere.
+//! - Every other tool reads files through `tool_read` (`WorkspaceReader`, and the explicitly
+//!   named `read_dependency_file_to_string` for dependency code outside the workspace), never by
+//!   path.
 
 mod apply;
 mod apply_patch;
@@ -26,6 +29,7 @@ mod edit;
 mod patch;
 mod path;
 mod read;
+mod tool_read;
 mod write;
 
 use std::sync::Arc;
@@ -37,6 +41,7 @@ pub(crate) use beneath::Beneath;
 pub(crate) use common::{read_file_beneath, read_file_in};
 pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
 pub use path::{resolve_in_workspace, MAX_SYMLINK_HOPS};
+pub(crate) use tool_read::{read_dependency_file_to_string, read_workspace_file_to_string, WorkspaceReader};
 
 use crate::registry::Registry;
 

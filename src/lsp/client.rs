@@ -858,7 +858,7 @@ impl LanguageServer {
     /// # Errors
     /// `not_found`/`io` when the file cannot be read; transport errors.
     pub fn sync_document(&self, path: &Path) -> Result<DocumentSync, ToolError> {
-        let text = std::fs::read_to_string(path).map_err(|err| ToolError::io("read", path, &err))?;
+        let text = crate::files::read_workspace_file_to_string(&self.workspace_root, path)?;
         let (mtime, size) = file_stamp(path);
         self.sync_document_text(path, text, mtime, size)
     }
@@ -1010,12 +1010,13 @@ impl LanguageServer {
         }
         // Some servers (pyright) ignore a bare "created" event: an open/close cycle makes them
         // read the new file.
+        let reader = crate::files::WorkspaceReader::open(&self.workspace_root).ok();
         for (path, typ) in &events {
             changed_paths.push(path.clone());
             if *typ != lsp_types::FileChangeType::CREATED || self.documents.lock().contains_key(path) {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let Some(Ok(text)) = reader.as_ref().map(|reader| reader.read_to_string(path)) else { continue };
             let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
             let _ = self.notify::<notification::DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
                 text_document: lsp_types::TextDocumentItem { uri: path_to_lsp_uri(path), language_id, version: 1, text },

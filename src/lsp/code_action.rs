@@ -306,7 +306,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let supervisor = ctx.resource::<LspSupervisor>()?;
     let root = supervisor.workspace_root();
     let path = crate::lsp::tool::resolve_file(root, &args.file)?;
-    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
     let deadline = ctx.deadline().checked_sub(crate::lsp::tool::ANSWER_MARGIN).unwrap_or_else(Instant::now);

@@ -15,6 +15,8 @@
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
+use crate::files::WorkspaceReader;
+
 /// At most this many candidate files are read per scan (a larger tree is scanned partially and
 /// the result says so).
 pub const SCAN_FILES_CAP: usize = 20_000;
@@ -34,7 +36,8 @@ pub struct Dependents {
 /// Python files under `root` that import `written` (a `.py`/`.pyi` file), directly or through
 /// an `__init__.py` that imports it; at most `cap`.
 pub fn python_importers(root: &Path, written: &Path, cap: usize) -> Dependents {
-    let (sources, scan_incomplete) = source_files(root, &["py", "pyi"]);
+    let Ok(reader) = WorkspaceReader::open(root) else { return finish(Vec::new(), cap, true) };
+    let (sources, scan_incomplete) = source_files(&reader, root, &["py", "pyi"]);
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     seen.insert(written.to_path_buf());
@@ -65,7 +68,8 @@ pub fn python_importers(root: &Path, written: &Path, cap: usize) -> Dependents {
 /// headers that include it; at most `cap`. Headers on the way are followed, not returned.
 pub fn c_includers(root: &Path, written: &Path, cap: usize) -> Dependents {
     let extensions = ["c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "inl", "ipp"];
-    let (sources, scan_incomplete) = source_files(root, &extensions);
+    let Ok(reader) = WorkspaceReader::open(root) else { return finish(Vec::new(), cap, true) };
+    let (sources, scan_incomplete) = source_files(&reader, root, &extensions);
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     seen.insert(written.to_path_buf());
@@ -205,8 +209,9 @@ fn c_text_includes(text: &str, header: &Path) -> bool {
 }
 
 /// The files under `root` with one of `extensions`, with their text (unreadable files skipped),
-/// sorted by path; `true` when the walk stopped at [`SCAN_FILES_CAP`].
-fn source_files(root: &Path, extensions: &[&str]) -> (Vec<(PathBuf, String)>, bool) {
+/// sorted by path; `true` when the walk stopped at [`SCAN_FILES_CAP`]. Each file is read beneath
+/// `reader`'s root (opened once by the caller), no symlink followed.
+fn source_files(reader: &WorkspaceReader, root: &Path, extensions: &[&str]) -> (Vec<(PathBuf, String)>, bool) {
     let mut files = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
@@ -231,7 +236,7 @@ fn source_files(root: &Path, extensions: &[&str]) -> (Vec<(PathBuf, String)>, bo
             incomplete = true;
             break;
         }
-        if let Ok(text) = std::fs::read_to_string(path) {
+        if let Ok(text) = reader.read_to_string(path) {
             files.push((std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()), text));
         }
     }
@@ -267,10 +272,12 @@ pub struct RustDocTests {
 /// included with `#![doc = include_str!(…)]`. `None` when the crate has no library target or no
 /// doc-test.
 pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
+    // The manifest, sources and included documents are read beneath `root` (the server's root).
+    let reader = WorkspaceReader::open(root).ok()?;
     let mut dir = written.parent()?;
     let manifest_dir = loop {
         let manifest = dir.join("Cargo.toml");
-        if manifest.is_file() && std::fs::read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
+        if manifest.is_file() && reader.read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
             break dir.to_path_buf();
         }
         if dir == root || !dir.starts_with(root) {
@@ -278,15 +285,15 @@ pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
         }
         dir = dir.parent()?;
     };
-    let manifest = std::fs::read_to_string(manifest_dir.join("Cargo.toml")).ok()?;
+    let manifest = reader.read_to_string(&manifest_dir.join("Cargo.toml")).ok()?;
     let crate_name = toml_value(&manifest, "package", "name")?;
     let lib_path =
         toml_value(&manifest, "lib", "path").map(|path| manifest_dir.join(path)).unwrap_or_else(|| manifest_dir.join("src/lib.rs"));
     if !lib_path.is_file() {
         return None;
     }
-    let lib_dir = lib_path.parent()?.to_path_buf();
-    let (sources, scan_incomplete) = source_files(&lib_dir, &["rs"]);
+    let lib_dir = lexically_normal(lib_path.parent()?);
+    let (sources, scan_incomplete) = source_files(&reader, &lib_dir, &["rs"]);
     let written = std::fs::canonicalize(written).unwrap_or_else(|_| written.to_path_buf());
     let (mut total, mut files, mut in_written) = (0, 0, 0);
     for (path, text) in &sources {
@@ -300,7 +307,7 @@ pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
         }));
         if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
             for markdown in included_docs(text) {
-                if let Ok(included) = std::fs::read_to_string(lib_dir.join(&markdown)) {
+                if let Ok(included) = reader.read_to_string(&lexically_normal(&lib_dir.join(&markdown))) {
                     count += rust_doc_test_blocks(included.lines());
                 }
             }
@@ -314,6 +321,22 @@ pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
         }
     }
     (total > 0).then_some(RustDocTests { crate_name, manifest_dir, total, files, in_written, scan_incomplete })
+}
+
+/// `path` with `.` and `..` components folded away by name (`src/../README.md` → `README.md`),
+/// so that it can be read beneath a root, which refuses `..`.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 /// `key = "value"` of `[section]` in a Cargo manifest (single-line string values only).

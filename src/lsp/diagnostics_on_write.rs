@@ -850,7 +850,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             group.snapshot = server.published_snapshot();
         }
         WriteCheck::TsserverRequests => {
-            let (scripts, augmenting) = typescript_global_declarers(&group.written);
+            let (scripts, augmenting) = typescript_global_declarers(server.workspace_root(), &group.written);
             if trivia_only {
                 group.scope = Some(others_unaffected());
             } else if !scripts.is_empty() {
@@ -1003,12 +1003,15 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     group.check_runs_before = started;
     group.check_runs_finished_before = finished;
     group.synced_at = Instant::now();
+    // The text sent is the text read beneath the workspace root (no symlink followed), once per
+    // group.
+    let reader = crate::files::WorkspaceReader::open(server.workspace_root());
     for path in group.written.clone() {
         if let Some(old) = server.document_text(&path) {
             group.old_texts.insert(path.clone(), old);
         }
-        let outcome = match std::fs::read_to_string(&path) {
-            Err(err) => Err(format!("cannot read the written file: {err}")),
+        let outcome = match reader.as_ref().map_err(Clone::clone).and_then(|reader| reader.read_to_string(&path)) {
+            Err(err) => Err(format!("cannot read the written file: {}", err.message)),
             Ok(text) => {
                 let (mtime, size) = match std::fs::metadata(&path) {
                     Ok(meta) => (meta.modified().ok(), meta.len()),
@@ -1377,7 +1380,7 @@ fn phases_ms(phases: &[(&'static str, Duration)]) -> Vec<(String, u64)> {
 fn only_trivia_written(server: &LanguageServer, written: &[PathBuf]) -> Option<()> {
     for path in written {
         let old = server.document_text(path)?;
-        let new = std::fs::read_to_string(path).ok()?;
+        let new = crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?;
         if crate::lsp::syntax::only_comments_or_whitespace_changed(path, &old, &new) != Some(true) {
             return None;
         }
@@ -1397,10 +1400,11 @@ fn others_unaffected() -> CheckScope {
 /// (nearest first). A budget that runs out then leaves the least coupled importers unchecked:
 /// on python-dateutil a signature change in `utils.py` reached `tests/test_import_star.py`
 /// (alphabetically first, uses none of its names) before `tests/test_utils.py` (its callers).
-fn rank_by_names_used(written: &[PathBuf], importers: &mut [PathBuf]) {
+fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mut [PathBuf]) {
+    let Ok(reader) = crate::files::WorkspaceReader::open(workspace_root) else { return };
     let mut names: HashSet<String> = HashSet::new();
     for path in written.iter().filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("py" | "pyi"))) {
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { continue };
         for line in text.lines() {
             let rest = line.strip_prefix("def ").or_else(|| line.strip_prefix("async def ")).or_else(|| line.strip_prefix("class "));
             let name: String = match rest {
@@ -1419,7 +1423,7 @@ fn rank_by_names_used(written: &[PathBuf], importers: &mut [PathBuf]) {
         return;
     }
     let uses = |path: &PathBuf| -> usize {
-        let Ok(text) = std::fs::read_to_string(path) else { return 0 };
+        let Ok(text) = reader.read_to_string(path) else { return 0 };
         names.iter().filter(|name| contains_word(&text, name)).count()
     };
     let mut scored: Vec<(usize, PathBuf)> = importers.iter().map(|path| (uses(path), path.clone())).collect();
@@ -1468,7 +1472,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         }
     }
     let found_total = all_found.len() + beyond_cap;
-    rank_by_names_used(written, &mut all_found);
+    rank_by_names_used(supervisor.workspace_root(), written, &mut all_found);
     dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
@@ -1622,7 +1626,8 @@ fn host_go_target() -> (String, String) {
 /// (`_js.go`, `_linux_arm64.go`) name a GOOS/GOARCH or tags the current configuration lacks; the
 /// next step is a `go vet` of its package with the GOOS/GOARCH/tags they name (run from `root`).
 fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    // Read beneath the server's root (inside the workspace), no symlink followed.
+    let text = crate::files::read_workspace_file_to_string(root, path).unwrap_or_default();
     let mut constraints: Vec<String> = Vec::new();
     for line in text.lines() {
         let trimmed = line.trim();
@@ -1800,15 +1805,16 @@ fn merge_raw(compiler: Vec<Value>, native: Vec<Value>) -> Vec<Value> {
 /// them) and the modules that declare into the global scope or declare ambient modules
 /// (`declare global`, `declare module "…"`). `.mts`/`.cts` files are always modules; JavaScript
 /// files are left to `fileReferences`.
-fn typescript_global_declarers(written: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+fn typescript_global_declarers(workspace_root: &Path, written: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut scripts = Vec::new();
+    let Ok(reader) = crate::files::WorkspaceReader::open(workspace_root) else { return (scripts, Vec::new()) };
     let mut augmenting = Vec::new();
     for path in written {
         let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
         if !(name.ends_with(".ts") || name.ends_with(".tsx")) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { continue };
         let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &text) else { continue };
         let facts = parsed.typescript_scope_facts();
         if !facts.is_module {
@@ -1835,6 +1841,8 @@ fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize,
             .tsserver_request("fileReferences", json!({"file": file.to_string_lossy()}), end)
             .map_err(|failure| failure.to_tool_error(server.id(), "fileReferences").message)?;
         let mut lines_cache: HashMap<PathBuf, Vec<String>> = HashMap::new();
+        // Workspace files only (tsserver's references elsewhere are not importers to check).
+        let reader = crate::files::WorkspaceReader::open(server.workspace_root()).ok();
         for reference in body.get("refs").and_then(Value::as_array).into_iter().flatten() {
             let Some(path) = reference.get("file").and_then(Value::as_str) else { continue };
             let path = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
@@ -1844,7 +1852,8 @@ fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize,
             let line = reference.pointer("/contextStart/line").or_else(|| reference.pointer("/start/line")).and_then(Value::as_u64);
             let reexports = line.is_some_and(|line| {
                 let lines = lines_cache.entry(path.clone()).or_insert_with(|| {
-                    std::fs::read_to_string(&path).map(|text| text.lines().map(str::to_owned).collect()).unwrap_or_default()
+                    let text = reader.as_ref().and_then(|reader| reader.read_to_string(&path).ok()).unwrap_or_default();
+                    text.lines().map(str::to_owned).collect()
                 });
                 lines.get(line.saturating_sub(1) as usize).is_some_and(|text| text.trim_start().starts_with("export"))
             });

@@ -282,7 +282,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         .with_hint("read the line and pass the function or type name you mean as `symbol`"));
     };
     let path = resolve_file(supervisor.workspace_root(), file)?;
-    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let resolved = resolve_symbol_on_line(&text, line, symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
     let deadline = ctx.deadline().checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
@@ -614,10 +614,11 @@ enum SiteUsage {
 }
 
 /// The usage at 0-based (`line0`, `character0`) of `uri` (server `encoding`), read from the file
-/// (each file once per answer, through `files`); `None` when the file or an identifier there
-/// cannot be read.
+/// (each file once per answer, through `files`; workspace files only, read beneath the root
+/// `cache` holds open); `None` when the file or an identifier there cannot be read.
 fn site_usage(
     files: &mut HashMap<String, Option<Vec<String>>>,
+    cache: &SourceCache,
     uri: &str,
     line0: u32,
     character0: u32,
@@ -627,7 +628,9 @@ fn site_usage(
         .entry(uri.to_owned())
         .or_insert_with(|| {
             let path = crate::lsp::uri::uri_to_path(uri)?;
-            let text = std::fs::read_to_string(path).ok()?;
+            // In-workspace symlinks resolved first (as `SourceCache::place` does); the read follows none.
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            let text = cache.read_workspace_text(&path)?;
             Some(crate::lsp::position::split_lines(&text).into_iter().map(str::to_owned).collect())
         })
         .as_ref()?;
@@ -784,7 +787,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             let as_value = usize::from(
                 dir.op == "incoming_calls"
                     && site_place.quoted
-                    && site_usage(&mut site_source, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value),
+                    && site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value),
             );
             match site_lines.last_mut() {
                 Some((last, count, callees, values)) if last.uri == site_place.uri && last.line == site_place.line => {

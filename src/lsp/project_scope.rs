@@ -76,7 +76,8 @@ impl WalkScope {
         }
         for config_name in ["tsconfig.json", "jsconfig.json"] {
             let config_path = root.join(config_name);
-            let Ok(text) = std::fs::read_to_string(&config_path) else { continue };
+            // Read beneath the server's root (inside the workspace), no symlink followed.
+            let Ok(text) = crate::files::read_workspace_file_to_string(root, &config_path) else { continue };
             let parsed = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default());
             return match parsed {
                 Ok(Some(Value::Object(config))) => WalkScope::from_tsconfig(config_name, &Value::Object(config))

@@ -450,7 +450,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let supervisor = ctx.resource::<LspSupervisor>()?;
     let root = supervisor.workspace_root();
     let path = crate::files::resolve_in_workspace(root, &args.file)?;
-    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
     let deadline = ctx.deadline().checked_sub(Duration::from_millis(250)).unwrap_or_else(Instant::now);

@@ -32,6 +32,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use crate::files::WorkspaceReader;
 use crate::lsp::client::LanguageServer;
 use crate::lsp::output::{CheckedRenameCoverage, RenameCoverageSummary, UncheckedRenameCoverage};
 use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
@@ -73,6 +74,8 @@ pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> Grep
     let mut result = GrepResult { scope: scope.describe().map(str::to_owned), ..GrepResult::default() };
     let walk_root = root.to_path_buf();
     let walk_scope = scope.clone();
+    // Every file is read beneath the root, opened once for the walk, no symlink followed.
+    let Ok(reader) = WorkspaceReader::open(root) else { return result };
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
         .filter_entry(move |entry| {
@@ -97,7 +100,7 @@ pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> Grep
             break;
         }
         result.files_scanned += 1;
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { continue };
         if !text.contains(word) {
             continue;
         }
@@ -120,6 +123,7 @@ pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> Grep
 /// the same walk as [`grep_word`], at most [`MAX_HITS`].
 pub fn grep_documentation(root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
     let mut found = Vec::new();
+    let Ok(reader) = WorkspaceReader::open(root) else { return found };
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
         .filter_entry(|entry| {
@@ -134,7 +138,7 @@ pub fn grep_documentation(root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
         if !is_documentation || !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { continue };
         for (index, line) in split_lines(&text).into_iter().enumerate() {
             if !word_positions(line, word).is_empty() && found.len() < MAX_HITS {
                 found.push((path.to_path_buf(), index + 1));
@@ -217,10 +221,10 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
 /// identifiers that change ([`minimal_edits`]: pylsp answers with whole-file replacements).
 /// `None` when the edit has resource operations (create, rename, delete), which the check
 /// leaves alone.
-fn text_edits_by_path(edit: &Value, encoding: PositionEncoding) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
+fn text_edits_by_path(reader: &WorkspaceReader, edit: &Value, encoding: PositionEncoding) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
     let mut by_path = raw_text_edits_by_path(edit)?;
     for (path, edits) in by_path.iter_mut() {
-        let Ok(original) = std::fs::read_to_string(path) else { continue };
+        let Ok(original) = reader.read_to_string(path) else { continue };
         let Ok(changed) = crate::lsp::rename::apply_text_edits(&original, edits, encoding) else { continue };
         *edits = minimal_edits(&original, &changed, encoding);
     }
@@ -376,7 +380,21 @@ pub fn complete_rename(
     let shown = |path: &Path| crate::render::display_path(workspace_root, path);
     let root_shown = shown(server.root());
     let extensions: Vec<String> = server.definition().extensions.iter().map(|(ext, _)| format!(".{ext}")).collect();
-    let Some(mut edits) = text_edits_by_path(&edit, server.position_encoding()) else {
+    let reader = match WorkspaceReader::open(workspace_root) {
+        Ok(reader) => reader,
+        Err(err) => {
+            return RenameCoverage {
+                edit,
+                report: vec![format!("grep -w check skipped: {}", err.message)],
+                summary: RenameCoverageSummary::NotChecked(UncheckedRenameCoverage {
+                    checked: false,
+                    reason: "workspace root unreadable".to_owned(),
+                }),
+                warnings: Vec::new(),
+            }
+        }
+    };
+    let Some(mut edits) = text_edits_by_path(&reader, &edit, server.position_encoding()) else {
         return RenameCoverage {
             edit,
             report: vec!["grep -w check skipped: the edit creates, renames or deletes files".to_owned()],
@@ -415,8 +433,8 @@ pub fn complete_rename(
         if !hit.path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
             return false;
         }
-        let ranges = dunder_all.entry(hit.path.clone()).or_insert_with(|| python_dunder_all_strings(&hit.path));
-        let Some(offset) = byte_offset(&hit.path, hit.line, hit.byte_start) else { return false };
+        let ranges = dunder_all.entry(hit.path.clone()).or_insert_with(|| python_dunder_all_strings(&reader, &hit.path));
+        let Some(offset) = byte_offset(&reader, &hit.path, hit.line, hit.byte_start) else { return false };
         ranges.iter().any(|range| range.start <= offset && offset + old_name.len() <= range.end)
     };
     let mut extra_renames: Vec<String> = Vec::new();
@@ -426,7 +444,7 @@ pub fn complete_rename(
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
-    let mut classifier = Classifier::new(&grep, old_name.len());
+    let mut classifier = Classifier::new(&grep, old_name.len(), server.root());
     let mut unchecked: Vec<WordHit> = Vec::new();
     let mut conflicts = 0usize;
     let pending: Vec<WordHit> = grep.hits.iter().filter(|hit| !is_covered(&edits, hit)).cloned().collect();
@@ -467,7 +485,7 @@ pub fn complete_rename(
         if extra_renames.len() < MAX_EXTRA_RENAMES {
             let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "newName": new_name});
             if let Ok(more) = server.request_untyped("textDocument/rename", params, deadline, false) {
-                if let Some(more) = text_edits_by_path(&more, encoding) {
+                if let Some(more) = text_edits_by_path(&reader, &more, encoding) {
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
                     if is_covered(&edits, &hit) {
@@ -740,18 +758,17 @@ fn list_lines<T>(
 /// means code, a comment means comment, a string means text. Servers answer `definition` on
 /// words in comments too (clangd looks them up by name), so comments and strings are never
 /// asked and never edited.
-pub fn classify_occurrences(path: &Path, hits: &[&WordHit], word_len: usize) -> Vec<OccurrenceKind> {
+pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_len: usize) -> Vec<OccurrenceKind> {
     use ast_grep_core::tree_sitter::StrDoc;
     use ast_grep_core::{AstGrep, Language};
     use ast_grep_language::SupportLang;
     let code = || vec![OccurrenceKind::Code; hits.len()];
     let Some(language) = SupportLang::from_path(path) else { return code() };
-    let Ok(source) = std::fs::read_to_string(path) else { return code() };
-    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language) else { return code() };
+    let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(source, language) else { return code() };
     let top = root.root().get_inner_node();
     let mut line_starts = vec![0usize];
     line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
-    let lines = split_lines(&source);
+    let lines = split_lines(source);
     hits.iter()
         .map(|hit| {
             let Some(line_start) = line_starts.get(hit.line as usize) else { return OccurrenceKind::Code };
@@ -847,29 +864,36 @@ fn is_python_doctest_line(line: &str) -> bool {
 /// Classifies one position of `path` (0-based `line`, byte column `byte_start`, identifier of
 /// `len` bytes) like [`classify_occurrences`]; `None` when no bundled grammar handles the file
 /// (the caller falls back to a scan of the line).
-pub fn classify_position(path: &Path, line: u32, byte_start: usize, len: usize) -> Option<OccurrenceKind> {
+pub fn classify_position(workspace_root: &Path, path: &Path, line: u32, byte_start: usize, len: usize) -> Option<OccurrenceKind> {
     <ast_grep_language::SupportLang as ast_grep_core::Language>::from_path(path)?;
     let hit = WordHit { path: path.to_path_buf(), line, byte_start, line_text: String::new() };
-    classify_occurrences(path, &[&hit], len).into_iter().next()
+    // An unreadable file (or a symlink swapped onto its path) classifies as code, as before.
+    let Ok(source) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return Some(OccurrenceKind::Code) };
+    classify_occurrences(&source, path, &[&hit], len).into_iter().next()
 }
 
 /// Per-file cache of [`classify_occurrences`] for the occurrences of one [`GrepResult`].
 struct Classifier<'a> {
     grep: &'a GrepResult,
+    /// The root the grep walked (the server's), opened once: each file is read beneath it.
+    reader: Option<WorkspaceReader>,
     word_len: usize,
     cache: BTreeMap<PathBuf, Vec<(u32, usize, OccurrenceKind)>>,
 }
 
 impl<'a> Classifier<'a> {
-    fn new(grep: &'a GrepResult, word_len: usize) -> Classifier<'a> {
-        Classifier { grep, word_len, cache: BTreeMap::new() }
+    fn new(grep: &'a GrepResult, word_len: usize, root: &Path) -> Classifier<'a> {
+        Classifier { grep, reader: WorkspaceReader::open(root).ok(), word_len, cache: BTreeMap::new() }
     }
 
     fn kind(&mut self, hit: &WordHit) -> OccurrenceKind {
-        let (grep, word_len) = (self.grep, self.word_len);
+        let (grep, word_len, reader) = (self.grep, self.word_len, &self.reader);
         let entries = self.cache.entry(hit.path.clone()).or_insert_with(|| {
             let in_file: Vec<&WordHit> = grep.hits.iter().filter(|other| other.path == hit.path).collect();
-            let kinds = classify_occurrences(&hit.path, &in_file, word_len);
+            let kinds = match reader.as_ref().map(|reader| reader.read_to_string(&hit.path)) {
+                Some(Ok(source)) => classify_occurrences(&source, &hit.path, &in_file, word_len),
+                _ => vec![OccurrenceKind::Code; in_file.len()],
+            };
             in_file.iter().zip(kinds).map(|(other, kind)| (other.line, other.byte_start, kind)).collect()
         });
         entries
@@ -881,11 +905,11 @@ impl<'a> Classifier<'a> {
 
 /// Byte ranges of the string literals inside `__all__ = [...]` / `__all__ += [...]` (lists or
 /// tuples) of a Python file, parsed with tree-sitter. Empty when the file cannot be read.
-fn python_dunder_all_strings(path: &Path) -> Vec<std::ops::Range<usize>> {
+fn python_dunder_all_strings(reader: &WorkspaceReader, path: &Path) -> Vec<std::ops::Range<usize>> {
     use ast_grep_core::tree_sitter::StrDoc;
     use ast_grep_core::AstGrep;
     use ast_grep_language::SupportLang;
-    let Ok(source) = std::fs::read_to_string(path) else { return Vec::new() };
+    let Ok(source) = reader.read_to_string(path) else { return Vec::new() };
     let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, SupportLang::Python) else { return Vec::new() };
     let mut ranges = Vec::new();
     for node in root.root().dfs() {
@@ -902,8 +926,8 @@ fn python_dunder_all_strings(path: &Path) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The byte offset of (0-based `line`, `byte_column`) in `path`'s current text.
-fn byte_offset(path: &Path, line: u32, byte_column: usize) -> Option<usize> {
-    let text = std::fs::read_to_string(path).ok()?;
+fn byte_offset(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: usize) -> Option<usize> {
+    let text = reader.read_to_string(path).ok()?;
     let mut offset = 0;
     for (index, line_text) in text.split_inclusive('\n').enumerate() {
         if index == line as usize {
@@ -1034,7 +1058,7 @@ pub fn complete_references(
     let mut asked_again: Vec<String> = Vec::new();
     let mut not_listed: Vec<String> = Vec::new();
     let mut in_text = 0usize;
-    let mut classifier = Classifier::new(&grep, name.len());
+    let mut classifier = Classifier::new(&grep, name.len(), server.root());
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
     let before = references.len();
@@ -1172,14 +1196,20 @@ mod tests {
         };
         let hits: Vec<&WordHit> = grep.hits.iter().collect();
         use OccurrenceKind::{Code, Comment, Text};
-        assert_eq!(classify_occurrences(&py, &hits, 5), vec![Comment, Code, Comment, Text, Code, Text]);
+        assert_eq!(
+            classify_occurrences(&std::fs::read_to_string(&py).unwrap(), &py, &hits, 5),
+            vec![Comment, Code, Comment, Text, Code, Text]
+        );
         let c = dir.path().join("m.c");
         std::fs::write(&c, "int total(void);\n// total twice\n").unwrap();
         let hits = [
             WordHit { path: c.clone(), line: 0, byte_start: 4, line_text: String::new() },
             WordHit { path: c.clone(), line: 1, byte_start: 3, line_text: String::new() },
         ];
-        assert_eq!(classify_occurrences(&c, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, Comment]);
+        assert_eq!(
+            classify_occurrences(&std::fs::read_to_string(&c).unwrap(), &c, &hits.iter().collect::<Vec<_>>(), 5),
+            vec![Code, Comment]
+        );
     }
 
     #[test]
@@ -1205,7 +1235,7 @@ mod tests {
         let lines: Vec<u32> = hits.iter().map(|hit| hit.line + 1).collect();
         assert_eq!(lines, vec![1, 4, 8, 11, 11, 13, 14]);
         assert_eq!(
-            classify_occurrences(&rs, &hits.iter().collect::<Vec<_>>(), 7),
+            classify_occurrences(source, &rs, &hits.iter().collect::<Vec<_>>(), 7),
             vec![Comment, DocTest, Comment, DocTest, Comment, Comment, Code]
         );
         // Python: a docstring's `>>>` example is a doctest; its prose is a string.
@@ -1214,7 +1244,7 @@ mod tests {
         std::fs::write(&py, source).unwrap();
         let hit = |line: u32, byte_start: usize| WordHit { path: PathBuf::new(), line, byte_start, line_text: String::new() };
         let hits = [hit(0, 4), hit(1, 17), hit(3, 8)];
-        assert_eq!(classify_occurrences(&py, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, OccurrenceKind::Text, DocTest]);
+        assert_eq!(classify_occurrences(source, &py, &hits.iter().collect::<Vec<_>>(), 5), vec![Code, OccurrenceKind::Text, DocTest]);
     }
 
     #[test]

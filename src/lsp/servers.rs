@@ -436,8 +436,8 @@ pub fn find_root(definition: &ServerDefinition, workspace_root: &Path, file: &Pa
             };
             for dir in &ancestors[nearest_idx..] {
                 let manifest = dir.join("Cargo.toml");
-                let declares_workspace =
-                    std::fs::read_to_string(&manifest).map(|text| text.lines().any(|line| line.trim() == "[workspace]")).unwrap_or(false);
+                let declares_workspace = crate::files::read_workspace_file_to_string(workspace_root, &manifest)
+                    .is_ok_and(|text| text.lines().any(|line| line.trim() == "[workspace]"));
                 if declares_workspace {
                     return found(manifest);
                 }

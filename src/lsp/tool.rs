@@ -302,7 +302,7 @@ impl Query<'_> {
 
     pub(crate) fn empty_answer(&self, what: &str, raw: &str) -> String {
         let mut text = format!("no {what} found: {} returned {raw}", self.server.id());
-        if cursor_in_comment_or_string(&self.path, &self.resolved) {
+        if cursor_in_comment_or_string(self.supervisor.workspace_root(), &self.path, &self.resolved) {
             text.push_str(&format!(
                 "; `{}` at column {} is probably inside a comment or string — address an identifier in code",
                 self.resolved.cursor_identifier,
@@ -316,8 +316,14 @@ impl Query<'_> {
 /// Whether the cursor of `resolved` sits inside a comment or a string literal of `path`: by the
 /// file's tree-sitter syntax tree where a bundled grammar parses it (a template substitution
 /// `${kindOf(x)}` or an f-string interpolation is code), else by a scan of the line.
-fn cursor_in_comment_or_string(path: &Path, resolved: &ResolvedSymbol) -> bool {
-    match crate::lsp::rename_coverage::classify_position(path, resolved.line - 1, resolved.cursor_byte, resolved.cursor_identifier.len()) {
+fn cursor_in_comment_or_string(workspace_root: &Path, path: &Path, resolved: &ResolvedSymbol) -> bool {
+    match crate::lsp::rename_coverage::classify_position(
+        workspace_root,
+        path,
+        resolved.line - 1,
+        resolved.cursor_byte,
+        resolved.cursor_identifier.len(),
+    ) {
         Some(kind) => kind != crate::lsp::rename_coverage::OccurrenceKind::Code,
         None => looks_like_comment_or_string(&resolved.line_text, resolved.cursor_byte),
     }
@@ -337,7 +343,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         .with_hint("read the line and pass the identifier you mean as `symbol`"));
     };
     let path = resolve_file(supervisor.workspace_root(), file)?;
-    let text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let resolved = resolve_symbol_on_line(&text, line, symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
     let request_deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
@@ -441,7 +447,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             (body, NavigationResults::Locations(results), page)
         }
     };
-    if !results.is_empty() && cursor_in_comment_or_string(&query.path, &query.resolved) {
+    if !results.is_empty() && cursor_in_comment_or_string(query.supervisor.workspace_root(), &query.path, &query.resolved) {
         query.notes.push(format!(
             "note: `{}` at column {} looks like it is inside a comment or string; {} answered anyway (probably by name) — check that this is the symbol you meant",
             query.resolved.cursor_identifier,
@@ -726,11 +732,23 @@ pub(crate) struct SourceCache {
     /// Per URI: the listed path and the file's lines (`None` when unreadable), computed once per
     /// answer (a call hierarchy places hundreds of call sites in a few large files).
     files: HashMap<String, (ListedPath, Option<Vec<String>>)>,
+    /// The workspace root, opened once per answer: every workspace file is read beneath it.
+    reader: Option<crate::files::WorkspaceReader>,
 }
 
 impl SourceCache {
     pub(crate) fn new(workspace_root: &Path) -> SourceCache {
-        SourceCache { workspace_root: workspace_root.to_path_buf(), files: HashMap::new() }
+        SourceCache {
+            workspace_root: workspace_root.to_path_buf(),
+            files: HashMap::new(),
+            reader: crate::files::WorkspaceReader::open(workspace_root).ok(),
+        }
+    }
+
+    /// The text of the workspace file `path`, read beneath the root with no symlink followed
+    /// (`None` when that fails: missing, not UTF-8, a symlink swapped onto the path).
+    pub(crate) fn read_workspace_text(&self, path: &Path) -> Option<String> {
+        self.reader.as_ref()?.read_to_string(path).ok()
     }
 
     /// Resolves an LSP `uri` + 0-based `line` into a [`Place`].
@@ -744,7 +762,13 @@ impl SourceCache {
             let listed = ListedPath::new(&self.workspace_root, &path);
             // Only the workspace and dependency code of a known origin are read at all.
             let lines = (listed.class != PathClass::Outside || listed.origin.is_some())
-                .then(|| std::fs::read_to_string(&path).ok())
+                .then(|| match (&listed.class, &listed.origin_root) {
+                    // Dependency code outside the workspace: read beneath its dependency root only.
+                    (PathClass::Outside, Some(dependency_root)) => {
+                        crate::files::read_dependency_file_to_string(dependency_root, &path).ok()
+                    }
+                    _ => self.read_workspace_text(&path),
+                })
                 .flatten()
                 .map(|text| split_lines(&text).into_iter().map(str::to_owned).collect());
             self.files.insert(uri.to_owned(), (listed, lines));
@@ -1193,7 +1217,7 @@ fn workspace_symbols(
             if place.rank() == PathClass::Workspace {
                 if let Some(facts) = place.absolute().map(Path::to_path_buf).and_then(|path| {
                     let parsed = parsed_files.entry(path.clone()).or_insert_with(|| {
-                        std::fs::read_to_string(&path).ok().and_then(|text| crate::lsp::syntax::ParsedSource::parse(&path, &text))
+                        cache.read_workspace_text(&path).and_then(|text| crate::lsp::syntax::ParsedSource::parse(&path, &text))
                     });
                     parsed.as_ref()?.declaration_facts(line0, character, &name)
                 }) {
@@ -1402,7 +1426,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         notes.push(note);
     }
     let relative = supervisor.display_path(&path);
-    let file_text = std::fs::read_to_string(&path).map_err(|err| ToolError::io("read", &path, &err))?;
+    let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let entries = build_outline(&answer, &file_text, extension).map_err(|err| {
         ToolError::failed(format!("{}'s answer to {} could not be read: {err}", server.id(), DocumentSymbolRequest::METHOD))
@@ -1640,7 +1664,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     all.sort_by_key(|d| (severity(d), d.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0)));
     let n_errors = all.iter().filter(|d| severity(d) == 1).count();
     let n_warnings = all.iter().filter(|d| severity(d) == 2).count();
-    let file_text = std::fs::read_to_string(&path).unwrap_or_default();
+    let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
     let lines = split_lines(&file_text);
     let mut text = if all.is_empty() {
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)

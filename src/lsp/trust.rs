@@ -355,11 +355,31 @@ pub fn cargo_config_review(root: &Path, workspace_root: &Path) -> CargoConfigRev
         "host",
     ];
     let mut review = CargoConfigReview::default();
+    if !root.starts_with(workspace_root) {
+        // Nothing of the checkout to review (configuration above the workspace is the user's).
+        return review;
+    }
+    // Read beneath the workspace root with no symlink followed; a file that is there but cannot
+    // be read so (a symlink swapped onto its path) is refused, not skipped: cargo would read it.
+    let reader = match crate::files::WorkspaceReader::open(workspace_root) {
+        Ok(reader) => reader,
+        Err(err) => {
+            review.refused.push(err.message);
+            return review;
+        }
+    };
     for dir in root.ancestors().take_while(|dir| dir.starts_with(workspace_root)) {
         for name in [".cargo/config.toml", ".cargo/config"] {
             let file = dir.join(name);
-            let Ok(text) = std::fs::read_to_string(&file) else { continue };
             let shown = display_interpreter_path(workspace_root, &file);
+            let text = match reader.read_to_string(&file) {
+                Ok(text) => text,
+                Err(err) if err.kind == crate::ErrorKind::NotFound => continue,
+                Err(err) => {
+                    review.refused.push(format!("{shown} cannot be checked: {}", err.message));
+                    continue;
+                }
+            };
             let document = match toml_edit::Document::parse(text) {
                 Ok(document) => document,
                 Err(_) => {
@@ -432,11 +452,23 @@ pub fn rust_toolchain_refusal(root: &Path, workspace_root: &Path) -> Option<Stri
     if std::env::var_os("RUSTUP_TOOLCHAIN").is_some() {
         return None;
     }
+    if !root.starts_with(workspace_root) {
+        return None;
+    }
+    // Read beneath the workspace root, no symlink followed; unreadable so (but there) is refused.
+    let reader = match crate::files::WorkspaceReader::open(workspace_root) {
+        Ok(reader) => reader,
+        Err(err) => return Some(err.message),
+    };
     for dir in root.ancestors().take_while(|dir| dir.starts_with(workspace_root)) {
         for name in ["rust-toolchain", "rust-toolchain.toml"] {
             let file = dir.join(name);
-            let Ok(text) = std::fs::read_to_string(&file) else { continue };
             let shown = display_interpreter_path(workspace_root, &file);
+            let text = match reader.read_to_string(&file) {
+                Ok(text) => text,
+                Err(err) if err.kind == crate::ErrorKind::NotFound => continue,
+                Err(err) => return Some(format!("{shown} cannot be checked: {}", err.message)),
+            };
             let by_path = match toml_edit::Document::parse(text.clone()) {
                 Ok(document) if document.as_table().contains_key("toolchain") => {
                     let toolchain = document.as_table().get("toolchain").and_then(|item| item.as_table_like());

@@ -3,7 +3,8 @@
 //! `edit`, `apply_patch` and `ast_edit` + `resolve accept` run on paths inside that directory.
 //! Whatever the interleaving, nothing outside may be read or written and no temp file may be
 //! left behind. Each tool runs for a bounded number of calls (and at most a few seconds); the
-//! test asserts counts, never timings.
+//! test asserts counts, never timings. A second test does the same to `lsp` outline and hover
+//! on a real pyright: no answer may quote the outside file.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -16,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use runbound::{Approval, ApprovalPolicy, Caller, Run};
 use serde_json::{json, Value};
+
+use crate::support;
 
 /// Calls per tool (fewer when the time cap below runs out first).
 const CALLS_PER_TOOL: usize = 300;
@@ -258,4 +261,86 @@ fn symlink_exchange_race_reaches_nothing_outside_and_leaves_no_temp_files() {
     assert_eq!(read.outside_reads, 0, "read returned the outside file: {report}");
     assert!(changed_outside.is_empty(), "files outside the workspace were written: {report}");
     assert!(leftovers.is_empty(), "temp files were left behind: {report}");
+}
+
+/// How long each `lsp` op is called under the race (pyright answers in tens to hundreds of ms).
+const LSP_TIME_PER_OP: Duration = Duration::from_secs(12);
+/// Successful answers wanted per op (a waiting pyright can take the whole time on one call).
+const LSP_MIN_SUCCESSES: usize = 3;
+/// Longest an op is called while it has fewer than [`LSP_MIN_SUCCESSES`] successes.
+const LSP_GIVE_UP_AFTER: Duration = Duration::from_secs(90);
+/// What only the outside copy of `m.py` contains (an identifier, so pyright lists it).
+const OUTSIDE_IDENTIFIER: &str = "OUTSIDE_SECRET_fn";
+
+/// `lsp` outline (`symbols`) and `hover` on a real pyright while `d` is exchanged with a symlink
+/// to an outside directory holding a different `m.py`: the text sent to the server
+/// (`didOpen`/`didChange`) and the text the answer quotes are read beneath the workspace root,
+/// so no answer may name the outside file's function (issue 13 §1; before the reads went
+/// through `files::WorkspaceReader` this leaked in about 1 call in 12).
+#[test]
+fn symlink_exchange_race_never_makes_lsp_answer_from_outside() {
+    if support::require_binary("files_race::symlink_exchange_race_never_makes_lsp_answer_from_outside", "pyright-langserver").is_none() {
+        return;
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(parent.path()).unwrap();
+    let root = base.join("workspace");
+    let outside = base.join("outside");
+    fs::create_dir_all(root.join("d")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("pyproject.toml"), "[project]\nname = 'race'\nversion = '0'\n").unwrap();
+    fs::write(root.join("d/m.py"), "def inside_fn():\n    return 1\n").unwrap();
+    fs::write(outside.join("m.py"), format!("def {OUTSIDE_IDENTIFIER}():\n    return 1\n")).unwrap();
+    symlink(&outside, root.join("s")).unwrap();
+    let run = Run::builder(&root).language_servers().build().unwrap();
+    let symbols = json!({"op": "symbols", "file": "d/m.py"});
+    let hover = json!({"op": "hover", "file": "d/m.py", "line": 1, "symbol": "fn"});
+    // Warm up without the race: pyright started, the file analysed.
+    let warm = Instant::now();
+    loop {
+        let (ok, text, _) = call(&run, "lsp", symbols.clone());
+        if ok && text.contains("inside_fn") {
+            break;
+        }
+        assert!(warm.elapsed() < Duration::from_secs(90), "pyright never answered the outline before the race: {text}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+
+    let exchange = ExchangeLoop::start(root.join("d"), root.join("s"));
+    let mut tallies = Vec::new();
+    for (op, arguments) in [("symbols", &symbols), ("hover", &hover)] {
+        let mut tally = Tally { calls: 0, successes: 0, outside_reads: 0 };
+        let mut leaked: Vec<String> = Vec::new();
+        let started = Instant::now();
+        while started.elapsed() < LSP_TIME_PER_OP || (tally.successes < LSP_MIN_SUCCESSES && started.elapsed() < LSP_GIVE_UP_AFTER) {
+            let (ok, text, structured) = call(&run, "lsp", arguments.clone());
+            tally.calls += 1;
+            tally.successes += usize::from(ok);
+            if text.contains(OUTSIDE_IDENTIFIER) || structured.to_string().contains(OUTSIDE_IDENTIFIER) {
+                tally.outside_reads += 1;
+                leaked.push(text.chars().take(200).collect());
+            }
+        }
+        tallies.push((op, tally, leaked));
+    }
+    let swaps = exchange.finish();
+    let report: Vec<String> = tallies
+        .iter()
+        .map(|(op, tally, leaked)| {
+            format!(
+                "{op} {}/{} ok, {} outside reads {:?}",
+                tally.successes,
+                tally.calls,
+                tally.outside_reads,
+                leaked.iter().take(2).collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    let report = format!("swaps {swaps}; {}", report.join("; "));
+    eprintln!("files_race lsp: {report}");
+    assert!(swaps > 0, "the exchange loop never swapped: {report}");
+    for (op, tally, _) in &tallies {
+        assert!(tally.successes > 0, "lsp {op} never succeeded under the race, so it proved nothing: {report}");
+        assert_eq!(tally.outside_reads, 0, "lsp {op} answered from the outside file: {report}");
+    }
 }

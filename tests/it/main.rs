@@ -30,6 +30,7 @@ mod lsp_lists;
 mod lsp_python_env;
 mod lsp_rename;
 mod mcp_sdk;
+mod read_guard;
 mod registry;
 mod run_drop;
 mod serve;

@@ -1,0 +1,101 @@
+//! Tools read files one way (issue 13 §1): beneath the workspace root with no symlink followed
+//! at use time (`files::WorkspaceReader`, `files::read_workspace_file_to_string`), or, named as
+//! such, beneath a dependency root outside the workspace (`files::read_dependency_file_to_string`).
+//! This scan fails when a read by path — `std::fs::read_to_string`, `std::fs::read(`,
+//! `File::open` — appears in the tool modules outside the allow-list below, each entry with the
+//! reason the site is safe. Unit tests (`#[cfg(test)] mod tests` and what follows it) are not
+//! scanned: they build their fixtures by path.
+
+use std::path::{Path, PathBuf};
+
+/// The tool modules scanned, relative to the repository root.
+const SCANNED: [&str; 5] = ["src/lsp", "src/debug", "src/structural", "src/staged", "src/kernel"];
+
+/// The reads by path that would bypass confinement.
+const FORBIDDEN: [&str; 3] = ["fs::read_to_string", "fs::read(", "File::open"];
+
+/// `(file, text on the line, reason)`: sites allowed to read by path.
+const ALLOWED: [(&str, &str, &str); 1] = [(
+    "src/structural/search.rs",
+    "None => std::fs::read(path)",
+    "a search without a workspace (a library caller's `WalkLimits::default()`, the benches) has no root to confine to; \
+     every tool sets `confine_reads_to` to the run's root and reads through `files::read_file_in`",
+)];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The lines of a source file before its unit tests, with 1-based numbers.
+fn production_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.trim() == "#[cfg(test)]" && lines.get(index + 1).is_some_and(|next| next.trim_start().starts_with("mod tests")) {
+            break;
+        }
+        out.push((index + 1, *line));
+    }
+    out
+}
+
+#[test]
+fn tool_modules_read_files_only_beneath_a_root() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in SCANNED {
+        rust_files(&repository.join(dir), &mut files);
+    }
+    files.sort();
+    assert!(files.len() > 20, "the scan found only {} files under {SCANNED:?}: is the layout changed?", files.len());
+    let mut used_allowances = vec![false; ALLOWED.len()];
+    let mut offenders = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(repository).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in production_lines(&text) {
+            let code = line.split("//").next().unwrap_or("");
+            if !FORBIDDEN.iter().any(|needle| code.contains(needle)) {
+                continue;
+            }
+            match ALLOWED.iter().position(|(path, site, _)| *path == relative && code.contains(site)) {
+                Some(index) => used_allowances[index] = true,
+                None => offenders.push(format!("{relative}:{number}: {}", line.trim())),
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "reads by path in tool modules (read through files::WorkspaceReader / read_workspace_file_to_string, or \
+         read_dependency_file_to_string for dependency code outside the workspace; or add the site to ALLOWED with \
+         the reason it is safe):\n{}",
+        offenders.join("\n")
+    );
+    let stale: Vec<&str> = ALLOWED
+        .iter()
+        .zip(&used_allowances)
+        .filter(|(_, used)| !**used)
+        .map(|((path, _, _), _)| *path)
+        .chain(ALLOWED.iter().filter(|(_, _, reason)| reason.trim().is_empty()).map(|(path, _, _)| *path))
+        .collect();
+    assert!(stale.is_empty(), "allow-list entries that match no site (or give no reason): {stale:?}");
+}
+
+#[test]
+fn the_guard_recognises_a_read_by_path_and_skips_unit_tests() {
+    let source =
+        "fn f() {\n    let text = std::fs::read_to_string(path)?;\n}\n#[cfg(test)]\nmod tests {\n    fn g() { std::fs::read(p); }\n}\n";
+    let hits: Vec<usize> = production_lines(source)
+        .into_iter()
+        .filter(|(_, line)| FORBIDDEN.iter().any(|needle| line.contains(needle)))
+        .map(|(number, _)| number)
+        .collect();
+    assert_eq!(hits, vec![2]);
+}
