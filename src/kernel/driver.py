@@ -30,6 +30,7 @@ os.environ.setdefault("MPLBACKEND", "module://_runbound_mpl_backend")
 
 import ast
 import base64
+import codecs
 import io
 import json
 import linecache
@@ -153,17 +154,75 @@ class _CellOutput:
 _CELL = _CellOutput()
 
 
+class _BinaryStream(io.BufferedIOBase):
+    """`sys.stdout.buffer` / `sys.stderr.buffer`: bytes written here are decoded as UTF-8
+    (incrementally: a character split across writes is kept until its last byte; invalid bytes
+    become U+FFFD) and fed to the text stream, so they reach the same cell output in order."""
+
+    def __init__(self, text_stream):
+        self._text = text_stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self._text.fileno()
+
+    def write(self, data):
+        if isinstance(data, str):
+            raise TypeError("a bytes-like object is required, not 'str'")
+        data = bytes(memoryview(data))
+        text = self._decoder.decode(data)
+        if text:
+            self._text.write(text)
+        return len(data)
+
+    def flush(self):
+        self._text.flush()
+
+
 class _StreamWriter(io.TextIOBase):
-    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages."""
+    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages. `buffer` takes
+    bytes for the same stream; `fileno()` is the raw pipe the host also shows (fd 1 or 2)."""
 
     def __init__(self, name):
         self._name = name
         self._buffer = []
         self._lock = threading.RLock()
+        self._binary = _BinaryStream(self)
 
     @property
     def encoding(self):
         return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict" if self._name == "stdout" else "backslashreplace"
+
+    @property
+    def name(self):
+        return "<%s>" % self._name
+
+    @property
+    def buffer(self):
+        return self._binary
+
+    @property
+    def line_buffering(self):
+        return True
+
+    def readable(self):
+        return False
 
     def writable(self):
         return True

@@ -21,6 +21,7 @@ import os
 import sys
 
 import ast
+import codecs
 import io
 import json
 import linecache
@@ -112,16 +113,57 @@ class _CellOutput:
 _CELL = _CellOutput()
 
 
+class _BinaryStream(io.BufferedIOBase):
+    """`sys.stdout.buffer` / `sys.stderr.buffer`: bytes written here are decoded as UTF-8
+    (incrementally: a character split across writes is kept until its last byte; invalid bytes
+    become U+FFFD) and fed to the text stream, so they reach the same cell output in order."""
+
+    def __init__(self, text_stream):
+        self._text = text_stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self._text.fileno()
+
+    def write(self, data):
+        if isinstance(data, str):
+            raise TypeError("a bytes-like object is required, not 'str'")
+        data = bytes(memoryview(data))
+        text = self._decoder.decode(data)
+        if text:
+            self._text.write(text)
+        return len(data)
+
+    def flush(self):
+        self._text.flush()
+
+
 class _StreamWriter:
-    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages to the host."""
+    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages to the host.
+    `buffer` takes bytes for the same stream; there is no file descriptor (`fileno()` raises
+    io.UnsupportedOperation)."""
 
     encoding = "utf-8"
     errors = "replace"
+    line_buffering = True
 
     def __init__(self, name):
         self.name = "<%s>" % name
         self._name = name
         self._buffer = []
+        self.buffer = _BinaryStream(self)
 
     def writable(self):
         return True
