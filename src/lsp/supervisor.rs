@@ -754,11 +754,14 @@ impl LspSupervisor {
         last_error: &str,
         wait: Duration,
     ) -> ToolError {
-        let ago = instance.last_start_attempt.map(|at| at.elapsed().as_secs()).unwrap_or(0);
+        // Both figures count from the end of the failed attempt (the backoff starts there; the
+        // attempt itself may have taken its whole start timeout): failed `ago` s ago, retried in
+        // `wait` from now, `ago + wait` = the backoff.
+        let ago = self.start_backoff(instance.start_failures).saturating_sub(wait).as_secs();
         ToolError::new(
             ErrorKind::Unavailable,
             format!(
-                "{} @ {} did not start ({} failed start{} in a row, the last {ago} s ago): {last_error}; the next start attempt is allowed in {} s (start backoff) — this call did not try again",
+                "{} @ {} did not start ({} failed start{} in a row, the last failed {ago} s ago): {last_error}; the next start attempt is allowed in {} s from now (start backoff) — this call did not try again",
                 definition.id,
                 self.display_path(root),
                 instance.start_failures,
