@@ -99,6 +99,15 @@ class _Limits:
 _LIMITS = _Limits()
 
 
+def _latest_line(tail):
+    """The last non-empty line of the kept tail (at most 200 characters), or ""."""
+    for _, text in reversed(tail):
+        for line in reversed(text[-4096:].splitlines()):
+            if line.strip():
+                return line.strip()[:200]
+    return ""
+
+
 class _CellOutput:
     """Per-cell stream budget: the head is sent as it is produced; past the budget only a tail is kept."""
 
@@ -146,9 +155,11 @@ class _CellOutput:
                 self.tail_bytes -= removed
                 self.omitted_bytes += removed
         now = time.monotonic()
-        if now - self.last_heartbeat >= 0.5:
+        if now - self.last_heartbeat >= 0.25:
+            # Past the head budget only this heartbeat reaches the host: it carries the latest
+            # output line, which the host reports as the call's progress (at most 4 a second).
             self.last_heartbeat = now
-            _send({"type": "activity", "omitted_bytes": self.omitted_bytes})
+            _send({"type": "activity", "omitted_bytes": self.omitted_bytes, "latest": _latest_line(self.tail)})
 
 
 _CELL = _CellOutput()
