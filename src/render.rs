@@ -46,6 +46,28 @@ fn relative_display(root: &Path, path: &Path) -> Option<String> {
     Some(relative.display().to_string())
 }
 
+/// What a file type is, said as a noun phrase for messages about an entry that is not a
+/// regular file: `a directory`, `a FIFO (named pipe)`, `a socket`, `a character device`,
+/// `a block device`, `a symlink`, else `not a regular file`.
+pub fn file_type_name(file_type: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_symlink() {
+        "a symlink"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// `showing {shown} of {total} {what}` — the phrase every cap uses (`what` may be empty).
 pub fn showing(shown: usize, total: usize, what: &str) -> String {
     if what.is_empty() {

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{SigSet, Signal};
 
-use runbound::transport::process::{descendant_pids, reap_adopted_orphans};
+use runbound::transport::process::{descendant_processes_and_groups, reap_adopted_orphans};
 
 /// Everything process-wide the CLI sets up, torn down in order by [`ProcessGuard::finish`].
 pub struct ProcessGuard {
@@ -162,19 +162,46 @@ fn silence_stdout() {
     }
 }
 
+/// How long [`kill_leftover_descendants`] keeps sweeping while something is still found below
+/// this process.
+const SWEEP_LIMIT: Duration = Duration::from_secs(5);
+
 /// Kills (SIGKILL) and reaps every process still below this one after the run was dropped:
 /// whatever escaped its process group. Nothing of a run may outlive the CLI.
+///
+/// Each round walks /proc for the descendants, kills each one's process group (`killpg`: the
+/// kernel signals a whole group at once and a fork racing it is restarted, so a process that
+/// forks and exits every few milliseconds — faster than the walk — dies with its group) and each
+/// pid, and reaps; rounds repeat until two walks in a row find nothing, for at most
+/// [`SWEEP_LIMIT`]. A group is never signalled when it is this process's own, its parent's or
+/// its session's (a descendant may join another group of the session, e.g. the shell's).
 fn kill_leftover_descendants() {
-    for _ in 0..3 {
-        let leftovers = descendant_pids(std::process::id());
+    let this_group = nix::unistd::getpgrp().as_raw();
+    let parent_group = nix::unistd::getpgid(Some(nix::unistd::getppid())).map(|group| group.as_raw()).unwrap_or(-1);
+    let session = nix::unistd::getsid(None).map(|session| session.as_raw()).unwrap_or(-1);
+    let started = std::time::Instant::now();
+    let mut empty_walks = 0;
+    while started.elapsed() < SWEEP_LIMIT {
+        let (leftovers, groups) = descendant_processes_and_groups(std::process::id());
         if leftovers.is_empty() {
-            break;
+            empty_walks += 1;
+            if empty_walks >= 2 {
+                break;
+            }
+        } else {
+            empty_walks = 0;
         }
-        for pid in leftovers {
+        for group in groups {
+            if group > 1 && group != this_group && group != parent_group && group != session {
+                // SAFETY: kill with a negative pid signals that process group; plain integers.
+                let _ = unsafe { libc::kill(-group, libc::SIGKILL) };
+            }
+        }
+        for process in leftovers {
             // SAFETY: kill takes plain integers; a pid that has already gone yields ESRCH.
-            let _ = unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            let _ = unsafe { libc::kill(process.pid as libc::pid_t, libc::SIGKILL) };
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(10));
         // Reap what was re-parented here (and anything else already exited), without blocking.
         // SAFETY: waitpid with WNOHANG on any child; status is a valid out pointer.
         let mut status = 0;

@@ -38,6 +38,7 @@ pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality
 pub(crate) use atomic::staged_file_state;
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
 pub(crate) use beneath::Beneath;
+pub(crate) use beneath::{mode_text, writable_by_mode};
 pub(crate) use common::{read_file_beneath, read_file_in};
 pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
 pub use path::{resolve_in_workspace, MAX_SYMLINK_HOPS};

@@ -452,6 +452,8 @@ impl<'k> CellRun<'k> {
             "error" => self.outcome.items.push(OutputItem::Exception(exception_text(message))),
             "child" => self.on_child(message),
             "tool_call" => self.on_tool_call(message, host),
+            // Past the output budget the kernel sends only heartbeats, with its latest line.
+            "activity" => report_output_line(host, self.cell_number, self.started, message["latest"].as_str().unwrap_or("")),
             "done" => {
                 self.on_done(message);
                 return Flow::Ended;

@@ -80,6 +80,19 @@ function readMessage() {
 }
 
 const limits = { max_output_bytes: 64 * 1024, max_item_bytes: 16 * 1024, max_images: 4, max_image_bytes: 1024 * 1024 };
+// The last non-empty line of the kept tail (at most 200 characters), or ''.
+function latestLine(tail) {
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const entry = tail[i];
+    const text = String(Array.isArray(entry) ? entry[1] : (entry && entry.text) || '').slice(-4096);
+    const lines = text.split('\n');
+    for (let j = lines.length - 1; j >= 0; j--) {
+      if (lines[j].trim()) return lines[j].trim().slice(0, 200);
+    }
+  }
+  return '';
+}
+
 const cellOutput = { sent: 0, omitted: 0, tail: [], tailBytes: 0, lastBeat: 0 };
 function resetCell() {
   cellOutput.sent = 0;
@@ -104,9 +117,11 @@ function emit(name, text) {
     cellOutput.omitted += firstSize;
   }
   const now = Date.now();
-  if (now - cellOutput.lastBeat > 500) {
+  if (now - cellOutput.lastBeat >= 250) {
+    // Past the head budget only this heartbeat reaches the host: it carries the latest output
+    // line, which the host reports as the call's progress (at most 4 a second).
     cellOutput.lastBeat = now;
-    send({ type: 'activity', omitted_bytes: cellOutput.omitted });
+    send({ type: 'activity', omitted_bytes: cellOutput.omitted, latest: latestLine(cellOutput.tail) });
   }
 }
 

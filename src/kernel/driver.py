@@ -30,6 +30,7 @@ os.environ.setdefault("MPLBACKEND", "module://_runbound_mpl_backend")
 
 import ast
 import base64
+import codecs
 import io
 import json
 import linecache
@@ -98,6 +99,15 @@ class _Limits:
 _LIMITS = _Limits()
 
 
+def _latest_line(tail):
+    """The last non-empty line of the kept tail (at most 200 characters), or ""."""
+    for _, text in reversed(tail):
+        for line in reversed(text[-4096:].splitlines()):
+            if line.strip():
+                return line.strip()[:200]
+    return ""
+
+
 class _CellOutput:
     """Per-cell stream budget: the head is sent as it is produced; past the budget only a tail is kept."""
 
@@ -145,25 +155,85 @@ class _CellOutput:
                 self.tail_bytes -= removed
                 self.omitted_bytes += removed
         now = time.monotonic()
-        if now - self.last_heartbeat >= 0.5:
+        if now - self.last_heartbeat >= 0.25:
+            # Past the head budget only this heartbeat reaches the host: it carries the latest
+            # output line, which the host reports as the call's progress (at most 4 a second).
             self.last_heartbeat = now
-            _send({"type": "activity", "omitted_bytes": self.omitted_bytes})
+            _send({"type": "activity", "omitted_bytes": self.omitted_bytes, "latest": _latest_line(self.tail)})
 
 
 _CELL = _CellOutput()
 
 
+class _BinaryStream(io.BufferedIOBase):
+    """`sys.stdout.buffer` / `sys.stderr.buffer`: bytes written here are decoded as UTF-8
+    (incrementally: a character split across writes is kept until its last byte; invalid bytes
+    become U+FFFD) and fed to the text stream, so they reach the same cell output in order."""
+
+    def __init__(self, text_stream):
+        self._text = text_stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self._text.fileno()
+
+    def write(self, data):
+        if isinstance(data, str):
+            raise TypeError("a bytes-like object is required, not 'str'")
+        data = bytes(memoryview(data))
+        text = self._decoder.decode(data)
+        if text:
+            self._text.write(text)
+        return len(data)
+
+    def flush(self):
+        self._text.flush()
+
+
 class _StreamWriter(io.TextIOBase):
-    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages."""
+    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages. `buffer` takes
+    bytes for the same stream; `fileno()` is the raw pipe the host also shows (fd 1 or 2)."""
 
     def __init__(self, name):
         self._name = name
         self._buffer = []
         self._lock = threading.RLock()
+        self._binary = _BinaryStream(self)
 
     @property
     def encoding(self):
         return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict" if self._name == "stdout" else "backslashreplace"
+
+    @property
+    def name(self):
+        return "<%s>" % self._name
+
+    @property
+    def buffer(self):
+        return self._binary
+
+    @property
+    def line_buffering(self):
+        return True
+
+    def readable(self):
+        return False
 
     def writable(self):
         return True

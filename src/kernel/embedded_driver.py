@@ -21,6 +21,7 @@ import os
 import sys
 
 import ast
+import codecs
 import io
 import json
 import linecache
@@ -57,6 +58,15 @@ _SWITCH = (
 
 def _unsupported(what, why):
     raise EmbeddedKernelUnsupported("%s is not available in the embedded RustPython kernel: %s. %s" % (what, why, _SWITCH))
+
+
+def _latest_line(tail):
+    """The last non-empty line of the kept tail (at most 200 characters), or ""."""
+    for _, text in reversed(tail):
+        for line in reversed(text[-4096:].splitlines()):
+            if line.strip():
+                return line.strip()[:200]
+    return ""
 
 
 class _CellOutput:
@@ -104,24 +114,67 @@ class _CellOutput:
                 self.tail_bytes -= removed
                 self.omitted_bytes += removed
         now = time.monotonic()
-        if now - self.last_heartbeat >= 0.5:
+        if now - self.last_heartbeat >= 0.25:
+            # Past the head budget only this heartbeat reaches the host: it carries the latest
+            # output line, which the host reports as the call's progress (at most 4 a second).
             self.last_heartbeat = now
-            _send({"type": "activity", "omitted_bytes": self.omitted_bytes})
+            _send({"type": "activity", "omitted_bytes": self.omitted_bytes, "latest": _latest_line(self.tail)})
 
 
 _CELL = _CellOutput()
 
 
+class _BinaryStream(io.BufferedIOBase):
+    """`sys.stdout.buffer` / `sys.stderr.buffer`: bytes written here are decoded as UTF-8
+    (incrementally: a character split across writes is kept until its last byte; invalid bytes
+    become U+FFFD) and fed to the text stream, so they reach the same cell output in order."""
+
+    def __init__(self, text_stream):
+        self._text = text_stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return self._text.fileno()
+
+    def write(self, data):
+        if isinstance(data, str):
+            raise TypeError("a bytes-like object is required, not 'str'")
+        data = bytes(memoryview(data))
+        text = self._decoder.decode(data)
+        if text:
+            self._text.write(text)
+        return len(data)
+
+    def flush(self):
+        self._text.flush()
+
+
 class _StreamWriter:
-    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages to the host."""
+    """sys.stdout / sys.stderr replacement: line-buffered, sends `stream` messages to the host.
+    `buffer` takes bytes for the same stream; there is no file descriptor (`fileno()` raises
+    io.UnsupportedOperation)."""
 
     encoding = "utf-8"
     errors = "replace"
+    line_buffering = True
 
     def __init__(self, name):
         self.name = "<%s>" % name
         self._name = name
         self._buffer = []
+        self.buffer = _BinaryStream(self)
 
     def writable(self):
         return True

@@ -754,11 +754,14 @@ impl LspSupervisor {
         last_error: &str,
         wait: Duration,
     ) -> ToolError {
-        let ago = instance.last_start_attempt.map(|at| at.elapsed().as_secs()).unwrap_or(0);
+        // Both figures count from the end of the failed attempt (the backoff starts there; the
+        // attempt itself may have taken its whole start timeout): failed `ago` s ago, retried in
+        // `wait` from now, `ago + wait` = the backoff.
+        let ago = self.start_backoff(instance.start_failures).saturating_sub(wait).as_secs();
         ToolError::new(
             ErrorKind::Unavailable,
             format!(
-                "{} @ {} did not start ({} failed start{} in a row, the last {ago} s ago): {last_error}; the next start attempt is allowed in {} s (start backoff) — this call did not try again",
+                "{} @ {} did not start ({} failed start{} in a row, the last failed {ago} s ago): {last_error}; the next start attempt is allowed in {} s from now (start backoff) — this call did not try again",
                 definition.id,
                 self.display_path(root),
                 instance.start_failures,
@@ -950,6 +953,29 @@ impl LspSupervisor {
         }
     }
 
+    /// For rust-analyzer without a `Cargo.toml`: the `rust-project.json` that is there, and why
+    /// runbound does not hand it to rust-analyzer (restricted: it names a sysroot whose binaries
+    /// rust-analyzer runs; next step `--workspace-trust trusted`).
+    fn project_json_note(&self, definition: &ServerDefinition, searched_from: &Path) -> String {
+        if definition.id != "rust-analyzer" {
+            return String::new();
+        }
+        let found = searched_from
+            .ancestors()
+            .take_while(|dir| dir.starts_with(&self.workspace_root))
+            .flat_map(|dir| [dir.join("rust-project.json"), dir.join(".rust-project.json")])
+            .find(|candidate| candidate.is_file());
+        let Some(found) = found else { return String::new() };
+        if self.workspace_trust.is_restricted() {
+            format!(
+                " ({} is there, but a restricted run does not start rust-analyzer on a rust-project.json: it names a sysroot and build commands whose binaries rust-analyzer runs; if you trust this checkout, run with --workspace-trust trusted)",
+                self.display_path(&found)
+            )
+        } else {
+            format!(" ({} is there; runbound starts rust-analyzer for Cargo projects only)", self.display_path(&found))
+        }
+    }
+
     fn describe_missing_half(&self, definition: &ServerDefinition, root: &RootLookup, binary: &BinaryLookup) -> String {
         let binary_text = match &binary.path {
             Some(path) => format!("binary found at {}", path.display()),
@@ -966,9 +992,10 @@ impl LspSupervisor {
         let root_text = match &root.marker {
             Some(marker) => format!("root marker found at {}", self.display_path(marker)),
             None => format!(
-                "root marker missing: none of {} between {} and the workspace root",
+                "root marker missing: none of {} between {} and the workspace root{}",
                 definition.root_markers.join(", "),
-                self.display_path(&root.searched_from)
+                self.display_path(&root.searched_from),
+                self.project_json_note(definition, &root.searched_from)
             ),
         };
         format!("{}: {root_text}, {binary_text}", definition.id)

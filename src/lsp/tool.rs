@@ -234,7 +234,8 @@ pub(crate) fn resolve_file(workspace_root: &Path, file: &str) -> Result<PathBuf,
             .with_hint("pass a path relative to the workspace root of an existing file"));
     }
     if !path.is_file() {
-        return Err(ToolError::invalid(format!("{file} is not a file")).with_hint("pass a source file, not a directory"));
+        let what = std::fs::metadata(&path).map(|meta| crate::render::file_type_name(&meta.file_type())).unwrap_or("not a regular file");
+        return Err(ToolError::invalid(format!("{file} is not a regular file: it is {what}")).with_hint("pass a source file"));
     }
     Ok(path)
 }

@@ -8,7 +8,7 @@
 //!
 //! | server | restricted mode |
 //! |---|---|
-//! | rust-analyzer | `cargo.buildScripts.enable`, `procMacro.enable`, `checkOnSave` false (settings and `initializationOptions`); `RUSTC_WRAPPER` and `RUSTC_WORKSPACE_WRAPPER` empty. `cargo metadata`, which rust-analyzer still runs, applies the checkout's `.cargo/config.toml`: `build.rustc`, the wrappers and `rustflags` are overridden through the environment; `[env]` (e.g. `LD_PRELOAD` for the rustc processes cargo starts), `[unstable]`, `include`, credential providers and sections runbound does not know refuse the server, as does a `rust-toolchain(.toml)` naming a toolchain by `path` (rustup would run its binaries) |
+//! | rust-analyzer | `cargo.buildScripts.enable`, `procMacro.enable`, `checkOnSave` false (settings and `initializationOptions`); `linkedProjects` = the root's `Cargo.toml` only, so a checkout's `rust-project.json` (which names a sysroot whose `bin/rustc` rust-analyzer runs) is never read, and a root with only a `rust-project.json` gets no server; `cargo.sysroot` pinned to `rustc --print sysroot` of the rustc on the restricted search path; `cargo.extraEnv`, `check.extraEnv` empty and the override commands and proc-macro server unset (a `rust-analyzer.toml` in the checkout could set them); `RUSTC_WRAPPER` and `RUSTC_WORKSPACE_WRAPPER` empty. `cargo metadata`, which rust-analyzer still runs, applies the checkout's `.cargo/config.toml`: `build.rustc`, the wrappers and `rustflags` are overridden through the environment; `[env]` (e.g. `LD_PRELOAD` for the rustc processes cargo starts), `[unstable]`, `include`, credential providers and sections runbound does not know refuse the server, as does a `rust-toolchain(.toml)` naming a toolchain by `path` (rustup would run its binaries) |
 //! | pyright, basedpyright | a project interpreter inside the workspace is not given as `python.pythonPath` (pyright runs it to list its search paths, and its startup runs the venv's `.pth` files): the interpreter the venv was made from (outside the workspace) is, and the venv's `site-packages` plus the paths its `.pth` files add are read as `extraPaths` |
 //! | pylsp | the same interpreter swap for jedi's `environment`; the venv's packages are not added (jedi imports compiled extensions found on its `sys.path`), nor `<root>/src` when it holds compiled extensions |
 //! | typescript-language-server | `tsserver.path` = the `typescript` installed beside the server (or the global `tsc`'s), never the project's `node_modules/typescript`; automatic type acquisition off; tsconfig plugins are loaded by tsserver only from its own install (no `--allowLocalPluginLoads`) |
@@ -108,9 +108,43 @@ pub fn restrict_server(
     let definition = &mut configured.definition;
     match id.as_str() {
         "rust-analyzer" => {
-            let off_settings = json!({"cargo": {"buildScripts": {"enable": false}}, "procMacro": {"enable": false}, "checkOnSave": false});
+            let sysroot = toolchain_sysroot(root, workspace_root, search)?;
+            let manifest = root.join("Cargo.toml");
+            let mut off_settings = json!({
+                "cargo": {
+                    "buildScripts": {"enable": false, "overrideCommand": null},
+                    "extraEnv": {},
+                    "sysroot": sysroot.as_ref().map(|path| path.to_string_lossy().into_owned()),
+                },
+                "procMacro": {"enable": false, "server": null},
+                "checkOnSave": false,
+                "check": {"overrideCommand": null, "extraEnv": {}},
+                "linkedProjects": [manifest.to_string_lossy()],
+            });
+            if let Some(sysroot) = &sysroot {
+                let source = sysroot.join("lib/rustlib/src/rust/library");
+                merge_json(&mut off_settings, json!({"cargo": {"sysrootSrc": source.to_string_lossy()}}));
+            }
             merge_json(&mut definition.settings, json!({"rust-analyzer": off_settings.clone()}));
             merge_json(&mut definition.initialization_options, off_settings);
+            let project_json: Vec<String> = [root.join("rust-project.json"), root.join(".rust-project.json")]
+                .iter()
+                .filter(|path| path.exists())
+                .map(|path| display_interpreter_path(workspace_root, path))
+                .collect();
+            off.push(format!(
+                "only {} is loaded (linkedProjects){}; sysroot pinned to {}",
+                display_interpreter_path(workspace_root, &manifest),
+                if project_json.is_empty() {
+                    String::new()
+                } else {
+                    format!(", the checkout's {} is not read (it can name a sysroot whose binaries rust-analyzer runs)", project_json.join(", "))
+                },
+                match &sysroot {
+                    Some(path) => format!("the toolchain's own {}", path.display()),
+                    None => "none (no rustc outside the workspace answered `rustc --print sysroot`): the standard library is missing from answers".to_owned(),
+                }
+            ));
             definition.env.push(("RUSTC_WRAPPER".to_owned(), String::new()));
             definition.env.push(("RUSTC_WORKSPACE_WRAPPER".to_owned(), String::new()));
             off.push(
@@ -227,6 +261,41 @@ pub fn restrict_server(
         off.push("nothing of the checkout is run by this server".to_owned());
     }
     Ok(format!("workspace trust: restricted — {id}: {}", off.join("; ")))
+}
+
+/// The sysroot of the toolchain a restricted rust-analyzer is pinned to: `rustc --print sysroot`
+/// of the `rustc` on the restricted search path (never one inside the workspace), run in `root` so
+/// that rustup honours a `rust-toolchain.toml` naming an installed channel (one naming a path was
+/// refused before). `Ok(None)` when no such rustc answers (rust-analyzer then loads no sysroot).
+///
+/// # Errors
+/// A sentence when the sysroot the toolchain reports lies inside the workspace.
+pub fn toolchain_sysroot(root: &Path, workspace_root: &Path, search: Option<&OsString>) -> Result<Option<PathBuf>, String> {
+    let Some(rustc) = which::which_in("rustc", search, workspace_root).ok().filter(|found| !resolves_inside(workspace_root, found)) else {
+        return Ok(None);
+    };
+    let mut spec = crate::transport::ProcessSpec::new(rustc, root)
+        .with_args(["--print", "sysroot"])
+        .with_display_name("rustc --print sysroot")
+        .with_env_remove("RUSTC_WRAPPER");
+    if let Some(search) = search {
+        spec = spec.with_env("PATH", search.clone());
+    }
+    let done = match crate::transport::run_to_completion(spec, b"", std::time::Duration::from_secs(20), 64 * 1024) {
+        Ok(done) if done.status.success() && !done.timed_out => done,
+        _ => return Ok(None),
+    };
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&done.stdout).trim());
+    if sysroot.as_os_str().is_empty() || !sysroot.is_absolute() {
+        return Ok(None);
+    }
+    if resolves_inside(workspace_root, &sysroot) {
+        return Err(format!(
+            "the toolchain's sysroot {} lies inside the workspace, and rust-analyzer runs the binaries found there",
+            sysroot.display()
+        ));
+    }
+    Ok(Some(sysroot))
 }
 
 fn plural_dirs(count: usize) -> String {

@@ -302,6 +302,16 @@ impl StagedChanges {
             .with_hint(format!("pending edit ids: {pending_text}; stage a fresh change (ast_edit, lsp_rename / lsp_code_action with preview, or a worker spawned with isolation \"worktree\") to get a new one")))
     }
 
+    /// Returns a change [`StagedChanges::take`] took to the pending changes under the same id,
+    /// for a `resolve` that wrote nothing and left it valid (a file only became read-only).
+    fn put_back(&self, id: &str, change: StagedChange) {
+        let mut inner = self.inner.lock();
+        if let Some(number) = edit_number(id) {
+            inner.closed.remove(id.trim());
+            inner.pending.insert(number, change);
+        }
+    }
+
     /// The absolute paths of every file the pending change `id` would write, without taking
     /// it; `None` when `id` is not pending. Diagnostics on write seeds its ledger from these
     /// files before `resolve` accepts (R-DOW-2).
@@ -366,9 +376,10 @@ impl StagedResource {
     /// store. The cap is `max_pending_held` for a held change, else `max_pending_edits`.
     pub fn stage_with_hook(&self, change: StagedChange, hook: Option<ClosedHook>) -> Staged {
         let preview = render_preview(&change.files, self.config.max_preview_hunks);
+        let read_only = read_only_warning(&change.files);
         let cap = if change.held { self.config.max_pending_held } else { self.config.max_pending_edits };
         let (edit_id, evicted) = self.changes.stage_with_hook(change, cap, hook);
-        Staged { edit_id, evicted, preview }
+        Staged { edit_id, evicted, preview, read_only }
     }
 }
 
@@ -386,6 +397,8 @@ pub struct Staged {
     pub evicted: Vec<String>,
     /// The rendered diff.
     pub preview: Preview,
+    /// [`read_only_warning`] for the staged files, when some are read-only now.
+    pub read_only: Option<String>,
 }
 
 impl Staged {
@@ -396,6 +409,9 @@ impl Staged {
             "Nothing was written: call resolve with edit_id \"{}\" and action \"accept\" to write it, or \"discard\" to drop it.",
             self.edit_id
         );
+        if let Some(warning) = &self.read_only {
+            let _ = write!(text, "\n{warning}");
+        }
         if !self.evicted.is_empty() {
             let _ = write!(text, "\nolder pending changes dropped to stay within {max_pending} pending: {}", self.evicted.join(", "));
         }
@@ -543,6 +559,34 @@ struct ResolveOutput {
     staging_warnings: Option<Vec<String>>,
 }
 
+/// The loud warning a staging answer carries when some of `files` that exist are read-only for
+/// this process by their mode bits (`resolve accept` refuses the whole change while they are),
+/// naming each with its mode and the next step (`chmod u+w`, after asking the user); `None` when
+/// every file is writable.
+pub fn read_only_warning(files: &[StagedFile]) -> Option<String> {
+    let read_only: Vec<(String, String)> = files
+        .iter()
+        .filter(|file| file.original.is_some())
+        .filter_map(|file| {
+            let metadata = std::fs::symlink_metadata(&file.path).ok()?;
+            (metadata.is_file() && !crate::files::writable_by_mode(&metadata))
+                .then(|| (file.display.clone(), crate::files::mode_text(&metadata)))
+        })
+        .collect();
+    read_only.first()?;
+    let listed: Vec<String> = read_only.iter().map(|(path, mode)| format!("{path} (mode {mode})")).collect();
+    let (verb, pronoun) = if read_only.len() == 1 { ("is", "it is") } else { ("are", "they are") };
+    Some(format!(
+        "WARNING: {} {verb} read-only: resolve accept refuses the whole change while {pronoun}. Someone made {} read-only on purpose: ask the user before changing {}; to change {} anyway, make {} writable first (chmod u+w {}), then accept (the staged change stays valid while the content is unchanged)",
+        listed.join(", "),
+        if read_only.len() == 1 { "it" } else { "them" },
+        if read_only.len() == 1 { "it" } else { "them" },
+        if read_only.len() == 1 { "it" } else { "them" },
+        if read_only.len() == 1 { "it" } else { "them" },
+        read_only.iter().map(|(path, _)| path.as_str()).collect::<Vec<_>>().join(" "),
+    ))
+}
+
 /// How the file at `file.path` differs from what was captured at staging, or `None` when it is
 /// as captured (and writable).
 fn changed_since_staging(workspace_root: &Path, file: &StagedFile) -> Option<String> {
@@ -594,6 +638,30 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
         .iter()
         .filter_map(|file| changed_since_staging(root, file).map(|state| json!({"path": file.display, "state": state})))
         .collect();
+    let read_only_now = |state: &Value| state["state"].as_str().is_some_and(|state| state.starts_with("read-only now"));
+    if !changed.is_empty() && changed.iter().all(read_only_now) {
+        // Only the mode changed: the staged bytes still match, so the change stays valid.
+        let listed: Vec<String> = changed
+            .iter()
+            .map(|c| format!("{} ({})", c["path"].as_str().unwrap_or(""), c["state"].as_str().unwrap_or("").replace("read-only now: ", "")))
+            .collect();
+        let paths: Vec<&str> = changed.iter().filter_map(|c| c["path"].as_str()).collect();
+        resource.changes.put_back(&id, staged);
+        return Err(ToolError::new(
+            ErrorKind::Conflict,
+            format!(
+                "{id} was not applied: {} {} read-only (no write permission for this process by the mode bits); nothing was written and {id} stays pending",
+                listed.join(", "),
+                if changed.len() == 1 { "is" } else { "are" }
+            ),
+        )
+        .with_hint(format!(
+            "someone made {} read-only on purpose: ask the user before changing it; to write anyway, make it writable (chmod u+w {}) and call resolve with edit_id \"{id}\" and action \"accept\" again (staging again is not needed: the content is as staged)",
+            if changed.len() == 1 { "it" } else { "them" },
+            paths.join(" ")
+        ))
+        .with_details(json!({"read_only": changed, "pending": true})));
+    }
     if !changed.is_empty() {
         resource.changes.close(&id, Closed::Rejected);
         let list: Vec<String> =
@@ -607,7 +675,15 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                 list.join(", ")
             ),
         )
-        .with_hint(staged.restage())
+        .with_hint(match changed.iter().filter(|c| read_only_now(c)).filter_map(|c| c["path"].as_str()).collect::<Vec<_>>() {
+            read_only if read_only.is_empty() => staged.restage(),
+            read_only => format!(
+                "{}; {} read-only: make it writable first (chmod u+w {}) if the user agrees",
+                staged.restage(),
+                read_only.join(", "),
+                read_only.join(" ")
+            ),
+        })
         .with_details(json!({"changed_files": changed})));
     }
     let file_changes: Vec<FileChange> = staged
@@ -657,6 +733,13 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                 staging_warnings: Some(staged.warnings.clone()),
             };
             Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&structured))).with_written_paths(written))
+        }
+        Err(mut err) if err.details.as_ref().is_some_and(|details| details.get("read_only").is_some()) => {
+            // A file became read-only between the check and the commit: nothing was written and
+            // the change is still valid; the commit's hint says `chmod u+w … and retry`.
+            resource.changes.put_back(&id, staged);
+            err.message = format!("{id} was not applied (it stays pending): {}", err.message);
+            Err(err)
         }
         Err(mut err) => {
             resource.changes.close(&id, Closed::Rejected);

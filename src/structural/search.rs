@@ -229,10 +229,18 @@ pub fn walk_and_match<T: Send>(
                             listings.lock().extend(children);
                         }
                     }
-                    if file_type.is_some_and(|t| t.is_file()) {
-                        visit_file(entry.path())
-                    } else {
-                        WalkState::Continue
+                    match file_type {
+                        Some(t) if t.is_file() => visit_file(entry.path()),
+                        Some(t) if !t.is_dir() && !t.is_symlink() => {
+                            // A FIFO, socket or device named like a source file: never opened
+                            // (a FIFO would block the walk), but said with the skipped files.
+                            let shown = entry.path().strip_prefix(target).unwrap_or(entry.path()).display().to_string();
+                            stats
+                                .lock()
+                                .push_unreadable(format!("{shown}: skipped, not a regular file ({})", crate::render::file_type_name(&t)));
+                            WalkState::Continue
+                        }
+                        _ => WalkState::Continue,
                     }
                 }
                 Err(err) => {

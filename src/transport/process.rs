@@ -687,11 +687,19 @@ pub fn descendant_pids(root_pid: u32) -> Vec<u32> {
 /// Like [`descendant_pids`], with each process's start time (to recognise it later even if
 /// its pid is reused; compare with [`process_start_time_ticks`]).
 pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
+    descendant_processes_and_groups(root_pid).0
+}
+
+/// Like [`descendant_processes`], plus the process group ids (`pgrp` in /proc) of every
+/// descendant the walk met, exited-but-unreaped ones included, each once. A process that forks
+/// and exits faster than /proc can be walked (a "pid hopper") keeps its group, so the group
+/// still names it after the pid the walk saw is gone.
+pub fn descendant_processes_and_groups(root_pid: u32) -> (Vec<ProcessIdentity>, Vec<i32>) {
     let Ok(all) = procfs::process::all_processes() else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    // (pid, parent pid, start time, live); processes that vanish mid-walk are skipped.
-    let mut table: Vec<(u32, u32, u64, bool)> = Vec::new();
+    // (pid, parent pid, start time, live, process group); processes that vanish mid-walk are skipped.
+    let mut table: Vec<(u32, u32, u64, bool, i32)> = Vec::new();
     for process in all.flatten() {
         let Ok(stat) = process.stat() else {
             continue;
@@ -700,13 +708,14 @@ pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
             continue;
         };
         let live = classify(&stat).is_live();
-        table.push((pid, parent_pid, stat.starttime, live));
+        table.push((pid, parent_pid, stat.starttime, live, stat.pgrp));
     }
     let mut found = Vec::new();
+    let mut groups = Vec::new();
     let mut visited = Vec::new();
     let mut frontier = vec![root_pid];
     while let Some(parent) = frontier.pop() {
-        for &(pid, parent_pid, start_time_ticks, live) in &table {
+        for &(pid, parent_pid, start_time_ticks, live, group) in &table {
             if parent_pid != parent || visited.contains(&pid) {
                 continue;
             }
@@ -714,10 +723,13 @@ pub fn descendant_processes(root_pid: u32) -> Vec<ProcessIdentity> {
             if live {
                 found.push(ProcessIdentity { pid, start_time_ticks });
             }
+            if !groups.contains(&group) {
+                groups.push(group);
+            }
             frontier.push(pid);
         }
     }
-    found
+    (found, groups)
 }
 
 /// The values of environment variable `name` in this process's environment and in the initial

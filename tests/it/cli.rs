@@ -750,6 +750,62 @@ fn a_stop_signal_kills_detached_grandchildren_and_exits_128_plus_the_signal() {
     }
 }
 
+/// A process that forks and lets its parent exit every 2 ms (a "pid hopper", started from an
+/// eval cell through `serve`) dies with the CLI on SIGTERM, SIGHUP and SIGINT: the sweep kills
+/// process groups and walks again until nothing is left (issue 13 re-run: it survived SIGHUP in
+/// 3 of 6 runs, the /proc walk being slower than the hop). Three runs per signal.
+#[test]
+fn a_stop_signal_kills_a_pid_hopping_grandchild() {
+    let test = "cli::a_stop_signal_kills_a_pid_hopping_grandchild";
+    if support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("requirements.txt"), "").unwrap();
+    let beats = tempfile::tempdir().unwrap();
+    let stop = beats.path().join("stop");
+    let mut survivors = Vec::new();
+    for round in 0..3 {
+        for signal in [nix::sys::signal::Signal::SIGTERM, nix::sys::signal::Signal::SIGHUP, nix::sys::signal::Signal::SIGINT] {
+            let heartbeat = beats.path().join(format!("beat-{signal}-{round}"));
+            let hopper = format!(
+                "import os, time\nn = 0\nwhile not os.path.exists({stop:?}):\n    time.sleep(0.002)\n    n += 1\n    if n % 25 == 0:\n        open({heartbeat:?}, 'w').write(str(n))\n    if os.fork():\n        os._exit(0)\n"
+            );
+            let code = format!("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', {hopper:?}])\n'started'");
+            let mut serve = ServeProcess::start(workspace.path(), &["--approve", "allow", "--kernel", "cpython"]);
+            serve.initialize(json!({}));
+            let started = serve.call(
+                "tools/call",
+                json!({"name": "eval", "arguments": {"code": code, "description": "start a process that keeps changing its pid"}}),
+            );
+            assert!(result_text(&started["result"]).contains("started"), "{started}");
+            let modified = || std::fs::metadata(&heartbeat).and_then(|meta| meta.modified()).ok();
+            let beating = || {
+                let before = modified();
+                std::thread::sleep(Duration::from_millis(600));
+                before.is_some() && modified() != before
+            };
+            assert!(support::wait_until(Duration::from_secs(10), beating), "{signal}: the hopper runs before the signal");
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(serve.child.id() as i32), signal).unwrap();
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let status = loop {
+                if let Some(status) = serve.child.try_wait().unwrap() {
+                    break status;
+                }
+                assert!(Instant::now() < deadline, "{signal}: serve did not exit");
+                std::thread::sleep(Duration::from_millis(50));
+            };
+            assert_eq!(status.code(), Some(128 + signal as i32), "{signal}");
+            std::thread::sleep(Duration::from_millis(300));
+            if beating() || beating() {
+                survivors.push(format!("{signal} (round {round})"));
+            }
+        }
+    }
+    std::fs::write(&stop, "").unwrap();
+    assert_eq!(survivors, Vec::<String>::new(), "the pid hopper survived these stops");
+}
+
 /// `call` builds a run per process: tools whose value lives in the run (warm language servers,
 /// staged edits, debug sessions, kernels, workers) say so and point at `serve`.
 #[test]

@@ -99,6 +99,29 @@ fn python_state_persists_and_echo_follows_ipython_last_expr() {
     assert_eq!(structured(&awaited)["generation"], 1, "still the same kernel");
 }
 
+/// `sys.stdout.buffer` / `sys.stderr.buffer` take bytes for the same cell output, a UTF-8
+/// character split across two writes included; the common TextIO attributes are there (issue 13
+/// re-run: `sys.stdout.buffer.write(b"x")` raised AttributeError).
+#[test]
+fn python_stdout_has_a_binary_buffer_and_textio_attributes() {
+    let Some(_) = python_or_skip("python_stdout_has_a_binary_buffer_and_textio_attributes") else {
+        return;
+    };
+    let workspace = support::workspace_with(&[]);
+    let run = builder(workspace.path()).build().unwrap();
+    let result = cell(&run, CELL);
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("ab\né!\n"), "bytes and text reach the same stream in order: {text}");
+    assert!(text.contains("to stderr"), "{text}");
+    assert!(text.contains("TypeError a bytes-like object is required"), "{text}");
+    assert!(text.contains("utf-8 utf-8 False <stdout> True True"), "{text}");
+    assert!(!text.contains("AttributeError"), "{text}");
+}
+
+/// The cell of the `sys.stdout.buffer` tests (CPython here, RustPython in eval_embedded).
+pub(crate) const CELL: &str = "import io, sys\nsys.stdout.write('a')\nsys.stdout.buffer.write(b'b\\n')\nsys.stdout.buffer.write('é'.encode()[:1])\nsys.stdout.buffer.write('é'.encode()[1:] + b'!\\n')\nsys.stderr.buffer.write(b'to stderr\\n')\nsys.stdout.buffer.flush()\ntry:\n    sys.stdout.buffer.write('text')\nexcept TypeError as e:\n    print('TypeError', e)\nprint(sys.stdout.encoding, sys.stderr.encoding, sys.stdout.isatty(), sys.stdout.name, isinstance(sys.stdout.errors, str), sys.stdout.buffer.writable())\n";
+
 #[test]
 fn python_errors_point_into_the_cell_and_keep_the_kernel() {
     let Some(_) = python_or_skip("python_errors_point_into_the_cell_and_keep_the_kernel") else {

@@ -151,6 +151,22 @@ fn embedded_prints_and_display_are_captured_in_order() {
     assert!(big_text.contains("Out: 'tail value'"));
 }
 
+/// The embedded kernel's `sys.stdout.buffer` too (see `eval::python_stdout_has_a_binary_buffer_and_textio_attributes`);
+/// it has no file descriptor, so `fileno()` raises io.UnsupportedOperation.
+#[test]
+fn embedded_stdout_has_a_binary_buffer_and_textio_attributes() {
+    let workspace = support::workspace_with(&[]);
+    let run = builder(workspace.path()).build().unwrap();
+    let result = cell(&run, crate::eval::CELL);
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("ab\né!\n"), "{text}");
+    assert!(text.contains("to stderr") && text.contains("TypeError a bytes-like object is required"), "{text}");
+    assert!(text.contains("utf-8 utf-8 False <stdout> True True"), "{text}");
+    let fileno = cell(&run, "import io, sys\ntry:\n    sys.stdout.fileno()\nexcept io.UnsupportedOperation:\n    print('no fd')\n");
+    assert!(fileno.joined_text().contains("no fd"), "{}", fileno.joined_text());
+}
+
 #[test]
 fn embedded_errors_point_into_the_cell_and_keep_the_kernel() {
     let _serial = SERIAL.lock();

@@ -359,9 +359,44 @@ fn resolve_accept_of_a_file_made_read_only_after_staging_is_a_conflict() {
     let text = result.joined_text();
     assert!(result.is_error, "{text}");
     assert!(text.contains("error (conflict)"), "{text}");
-    assert!(text.contains("b.py (read-only now: mode 0444)"), "{text}");
-    assert!(text.contains("nothing was written"), "{text}");
+    assert!(text.contains("b.py (mode 0444) is read-only"), "{text}");
+    assert!(text.contains("nothing was written") && text.contains("stays pending"), "{text}");
+    assert!(text.contains("chmod u+w b.py") && !text.contains("run ast_edit again"), "the next step can succeed: {text}");
     assert_eq!(snapshot(&fx.root), before, "a.py was not written either; b.py keeps content and mode");
+    // Made writable, the same edit_id is accepted: only the mode had changed.
+    fs::set_permissions(fx.root.join("b.py"), fs::Permissions::from_mode(0o644)).unwrap();
+    let result = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    assert_eq!(fx.read_file("b.py"), "calculate(2)\n");
+}
+
+/// A file already read-only when `ast_edit` stages is named loudly at staging, with `chmod u+w`;
+/// `resolve` then keeps the edit pending with the same next step, and accepts it once the file is
+/// writable (issue 13 re-run: it staged silently, then `resolve` said to stage again, which could
+/// never succeed).
+#[test]
+fn staging_over_a_read_only_file_warns_and_resolve_names_chmod_not_restaging() {
+    let fx = fixture(&[("n.py", "compute(1)\n")]);
+    make_read_only(&fx.root.join("n.py"));
+    let run =
+        Run::builder(&fx.root).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow)).with_structural().build().unwrap();
+    let staged = run.call(Caller::Main, "ast_edit", json!({"pattern": "compute($X)", "rewrite": "calculate($X)", "language": "python"}));
+    let text = staged.joined_text();
+    assert!(!staged.is_error, "{text}");
+    assert!(text.contains("WARNING: n.py (mode 0444) is read-only: resolve accept refuses the whole change"), "{text}");
+    assert!(text.contains("chmod u+w n.py"), "{text}");
+    let structured = staged.structured_content.unwrap();
+    assert!(structured["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("read-only")), "{structured}");
+    let edit_id = structured["edit_id"].as_str().unwrap().to_owned();
+    let result = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let text = result.joined_text();
+    assert!(result.is_error && text.contains("chmod u+w n.py") && text.contains("stays pending"), "{text}");
+    assert!(!text.contains("again to stage"), "{text}");
+    assert_eq!(fx.read_file("n.py"), "compute(1)\n");
+    fs::set_permissions(fx.root.join("n.py"), fs::Permissions::from_mode(0o644)).unwrap();
+    let result = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    assert_eq!(fx.read_file("n.py"), "calculate(1)\n");
 }
 
 #[test]

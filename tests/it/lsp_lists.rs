@@ -638,6 +638,9 @@ fn a_server_that_never_answers_initialize_is_not_started_again_within_its_backof
     let again_took = again.elapsed();
     assert!(text.contains("did not start (1 failed start in a row") && text.contains("failed during initialize"), "{text}");
     assert!(text.contains("the next start attempt is allowed in") && text.contains("this call did not try again"), "{text}");
+    // Both figures count from the end of the failed attempt: the attempt took 2 s (initialize
+    // timeout), yet it failed 0 s ago and the retry is the whole 6 s backoff from now.
+    assert!(text.contains("the last failed 0 s ago") && text.contains("allowed in 6 s from now"), "{text}");
     assert!(again_took < Duration::from_secs(2), "answered without waiting for another initialize: {again_took:?}");
     assert_eq!(starts(bin.path()).len(), 1, "no new start within the backoff");
     let status = ok(&run, json!({"op": "status"})).0;

@@ -229,3 +229,48 @@ fn serve_logs_a_language_server_crash_and_restart_at_the_hosts_level() {
     assert!(restart["params"]["data"]["message"].as_str().unwrap().starts_with("restarted pyright"), "{restart}");
     serve.close();
 }
+
+/// A cell that keeps printing (well past the output budget, where the kernel sends only
+/// heartbeats) reports its latest line as progress several times a second and never more than
+/// four (issue 13 re-run: 1 notification in 10 s). Python and JavaScript kernels.
+#[test]
+fn a_continuously_printing_cell_reports_its_latest_line_up_to_four_times_a_second() {
+    let test = "serve::a_continuously_printing_cell_reports_its_latest_line_up_to_four_times_a_second";
+    if support::require_binary(test, "python3").is_none() || support::require_binary(test, "node").is_none() {
+        return;
+    }
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("requirements.txt"), "").unwrap();
+    let mut serve = ServeProcess::start(workspace.path(), &["--approve", "allow", "--kernel", "cpython"]);
+    serve.initialize(json!({}));
+    for (language, code) in [
+        (
+            "python",
+            "import time\nend = time.time() + 3\nn = 0\nwhile time.time() < end:\n    n += 1\n    print('line', n, 'x' * 100)\n'done'",
+        ),
+        (
+            "javascript",
+            "const end = Date.now() + 3000; let n = 0; while (Date.now() < end) { n++; console.log('line', n, 'x'.repeat(100)); } 'done'",
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let id = serve.request(
+            "tools/call",
+            json!({"name": "eval", "arguments": {"code": code, "language": language, "description": "print lines for three seconds here"}, "_meta": {"progressToken": language}}),
+        );
+        let (response, notifications) = serve.response_with_notifications(id, Duration::from_secs(120));
+        let elapsed = started.elapsed().as_secs_f64();
+        assert!(response["result"]["isError"] != json!(true), "{response}");
+        let progress: Vec<&serde_json::Value> =
+            notifications.iter().filter(|n| n["method"] == "notifications/progress" && n["params"]["progressToken"] == language).collect();
+        let messages: Vec<&str> = progress.iter().filter_map(|n| n["params"]["message"].as_str()).collect();
+        assert!(
+            progress.len() >= 6,
+            "{language}: a handful of progress notifications in {elapsed:.1} s, got {}: {messages:?}",
+            progress.len()
+        );
+        assert!((progress.len() as f64) <= 4.0 * elapsed + 2.0, "{language}: at most 4 a second: {} in {elapsed:.1} s", progress.len());
+        assert!(messages.last().is_some_and(|m| m.contains(": line ")), "{language}: the latest output line: {messages:?}");
+    }
+    serve.close();
+}

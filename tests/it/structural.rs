@@ -1139,3 +1139,21 @@ fn skipped_hidden_ignored_and_vendored_paths_are_counted_and_can_be_included() {
         ok(call(&run, "ast_edit", json!({"pattern": "$X.unwrap()", "rewrite": "$X.expect(\"x\")", "language": "rust", "no_ignore": true})));
     assert_eq!(structured["files"].as_array().unwrap().len(), 7);
 }
+
+/// A FIFO named like a source file is never opened (it would block the walk) and is said with
+/// the skipped files; `lsp` on it says it is a FIFO (issue 13 re-run: the walk skipped it
+/// silently, and `lsp` called it "not a file … not a directory").
+#[test]
+fn a_fifo_is_counted_as_skipped_by_the_walk_and_named_by_lsp() {
+    let workspace = support::workspace_with(&[("m.py", "foo(1)\n")]);
+    let made = std::process::Command::new("mkfifo").arg(workspace.path().join("q.py")).status().unwrap();
+    assert!(made.success());
+    let run = run_for(workspace.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "foo($X)", "language": "python"})));
+    assert_eq!(match_lines(&structured), vec![("m.py".to_owned(), 1)], "{text}");
+    assert!(text.contains("q.py: skipped, not a regular file (a FIFO (named pipe))"), "{text}");
+    assert_eq!(structured["stats"]["unreadable_count"], 1, "{structured}");
+    let lsp = Run::builder(workspace.path()).language_servers().build().unwrap();
+    let (text, _) = err(lsp.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "q.py"})));
+    assert!(text.contains("q.py is not a regular file: it is a FIFO (named pipe)"), "{text}");
+}

@@ -149,6 +149,61 @@ fn rust_analyzer_runs_build_scripts_and_the_rustc_wrapper_only_when_trusted() {
     assert!(markers.written().contains(&"rustc-wrapper-ran".to_owned()), "trusted: cargo runs the wrapper: {:?}", markers.written());
 }
 
+/// A crate with a `rust-project.json` beside its `Cargo.toml` (rust-analyzer's discovery prefers
+/// it) naming a sysroot inside the checkout whose `bin/rustc` and `bin/cargo` write a marker and
+/// run the real ones (issue 13 re-run: a read-only hover ran the checkout's rustc 8 times).
+#[test]
+fn a_rust_project_json_sysroot_is_run_only_when_trusted() {
+    let test = "trust::a_rust_project_json_sysroot_is_run_only_when_trusted";
+    let (Some(rustc), Some(cargo)) = (support::require_binary(test, "rustc"), support::require_binary(test, "cargo")) else { return };
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let markers = Markers::new();
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = std::fs::canonicalize(dir.path()).unwrap();
+    write(&workspace.join("a/Cargo.toml"), "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    write(&workspace.join("a/src/main.rs"), "fn helper() -> i32 {\n    1\n}\nfn main() {\n    let _ = helper();\n}\n");
+    let sysroot = workspace.join("a/evilsys");
+    for (name, real) in [("rustc", &rustc), ("cargo", &cargo)] {
+        executable(
+            &sysroot.join("bin").join(name),
+            &format!("#!/bin/sh\ntouch {:?}\nexec {:?} \"$@\"\n", markers.path(&format!("sysroot-{name}-ran")), real),
+        );
+    }
+    let project = json!({"sysroot": sysroot, "crates": [{"root_module": workspace.join("a/src/main.rs"), "edition": "2021", "deps": [], "is_workspace_member": true, "cfg": []}]});
+    write(&workspace.join("a/rust-project.json"), &project.to_string());
+    let hover = json!({"op": "hover", "file": "a/src/main.rs", "line": 5, "symbol": "helper"});
+
+    let restricted = lsp_run(&workspace, WorkspaceTrust::Restricted);
+    let (is_error, text, _) = call(&restricted, hover.clone());
+    assert!(!is_error, "restricted hover failed:\n{text}");
+    assert!(text.contains("fn helper() -> i32"), "rust-analyzer answers from Cargo.toml:\n{text}");
+    assert!(text.contains("only a/Cargo.toml is loaded (linkedProjects), the checkout's a/rust-project.json is not read"), "{text}");
+    assert!(text.contains("sysroot pinned to the toolchain's own"), "{text}");
+    std::thread::sleep(Duration::from_secs(5));
+    drop(restricted);
+    assert_eq!(markers.written(), Vec::<String>::new(), "restricted: the checkout's sysroot binaries did not run\n{text}");
+
+    // A project with only a rust-project.json is refused in restricted mode, with the way out.
+    std::fs::remove_file(workspace.join("a/Cargo.toml")).unwrap();
+    let refusing = lsp_run(&workspace, WorkspaceTrust::Restricted);
+    let (is_error, text, _) = call(&refusing, hover.clone());
+    assert!(is_error, "{text}");
+    assert!(text.contains("a/rust-project.json is there, but a restricted run does not start rust-analyzer"), "{text}");
+    assert!(text.contains("--workspace-trust trusted"), "{text}");
+    drop(refusing);
+    assert_eq!(markers.written(), Vec::<String>::new());
+    write(&workspace.join("a/Cargo.toml"), "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+
+    // Trusted: rust-analyzer reads the rust-project.json and runs its sysroot's rustc (so the
+    // fixture would catch a restricted run that did).
+    let trusted = lsp_run(&workspace, WorkspaceTrust::Trusted);
+    let (_, text, _) = call(&trusted, hover);
+    let ran = support::wait_until(Duration::from_secs(60), || !markers.written().is_empty());
+    assert!(ran, "trusted: rust-analyzer ran the rust-project.json sysroot's binaries: {:?}\n{text}", markers.written());
+}
+
 #[test]
 fn cargo_check_runs_only_when_trusted() {
     let test = "trust::cargo_check_runs_only_when_trusted";
