@@ -435,7 +435,8 @@ fn lsp_rename_preview_stages_and_resolve_checks_the_captured_files() {
     assert!(text.contains("run lsp_rename again"), "{text}");
     assert_eq!(read(workspace.path(), "basics.py"), basics, "all or nothing: the unchanged file was not written either");
 
-    // A file made read-only after staging is refused the same way.
+    // A file made read-only after staging is refused whole; only its mode changed, so the staged
+    // rename stays pending (issue 13 §4) and the next step is chmod, not staging again.
     let (_, structured) = ok(
         &run,
         Caller::Main,
@@ -448,8 +449,15 @@ fn lsp_rename_preview_stages_and_resolve_checks_the_captured_files() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&target, permissions).unwrap();
     let text = err(&run, Caller::Main, "resolve", json!({"edit_id": read_only_id, "action": "accept"}));
-    assert!(text.contains("pipeline.py (read-only now"), "{text}");
+    assert!(text.contains("pipeline.py (mode 0444) is read-only") && text.contains("stays pending"), "{text}");
+    assert!(text.contains("chmod u+w pipeline.py") && !text.contains("run lsp_rename again"), "{text}");
     assert_eq!(read(workspace.path(), "basics.py"), basics);
+    let (text, _) = ok(&run, Caller::Main, "resolve", json!({"edit_id": read_only_id, "action": "discard"}));
+    assert!(text.contains("discarded"), "the read-only refusal left the rename pending: {text}");
+    let mut permissions = std::fs::metadata(&target).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&target, permissions).unwrap();
 
     // Discard drops a staged rename; without preview lsp_rename writes at once, as before.
     let (_, structured) = ok(
