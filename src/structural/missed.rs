@@ -64,7 +64,8 @@ struct UnparsedCheck {
     leaf_kind: Option<u16>,
 }
 
-/// What [`UnparsedCheck`] found.
+/// What the check for a pattern's word inside unparsed nodes (Rust macro token trees, C `#define`
+/// bodies) found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UnparsedOccurrences {
     /// The word looked for (the pattern's longest identifier), e.g. `display_width`.
