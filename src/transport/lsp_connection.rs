@@ -21,7 +21,6 @@
 // stderr tail for the LLM: large by design, returned only on failure.
 #![allow(clippy::result_large_err)]
 
-use std::collections::HashMap;
 use std::fmt;
 use std::io::BufReader;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -31,13 +30,14 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, SendTimeoutError, Sender};
 use lsp_server::{Message, Notification, Request, RequestId, Response};
-use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::transport::framing::{read_lsp_message_reporting, write_lsp_message};
 use crate::transport::process::{join_bounded, ChildProcess};
-use crate::transport::rpc::{PeerClosed, PollingReader, RpcError, RpcErrorKind, RpcOptions};
+use crate::transport::rpc::{
+    PeerClosed, PollingReader, RpcError, RpcErrorKind, RpcOptions, Shared, EXIT_STATUS_WAIT, THREAD_JOIN_TIMEOUT, WRITER_QUEUE,
+};
 
 /// Something the server sent that is not a response to one of our pending requests.
 #[derive(Debug, Clone)]
@@ -63,7 +63,7 @@ pub struct LspPendingResponse {
     method: String,
     receiver: Receiver<Result<Response, RpcError>>,
     sent_at: Instant,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<RequestId, Response>>,
 }
 
 impl LspPendingResponse {
@@ -108,7 +108,7 @@ impl Drop for LspPendingResponse {
 /// owner's pump thread and callers.
 pub struct LspConnection {
     peer_name: String,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<RequestId, Response>>,
     incoming: Receiver<LspIncoming>,
     outgoing: Option<Sender<Message>>,
     send_timeout: Duration,
@@ -142,7 +142,7 @@ impl LspConnection {
         };
         let child = Arc::new(child);
         let reader_stop = Arc::new(AtomicBool::new(false));
-        let shared = Arc::new(Shared { peer_name: options.peer_name.clone(), pending: Mutex::new(PendingTable::default()) });
+        let shared = Arc::new(Shared::new(options.peer_name.clone()));
         let (incoming_sender, incoming) = crossbeam_channel::unbounded();
         let (outgoing, outgoing_receiver) = crossbeam_channel::bounded::<Message>(WRITER_QUEUE);
         let thread_error = |err: std::io::Error| {
@@ -301,67 +301,8 @@ impl Drop for LspConnection {
     }
 }
 
-/// Messages waiting for the writer thread.
-const WRITER_QUEUE: usize = 256;
-
-/// Bound on joining the reader and writer threads on drop.
-const THREAD_JOIN_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// How long the reader waits for the child's exit status when its stream ends.
-const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
-
-type Waiter = (String, Sender<Result<Response, RpcError>>);
-
-#[derive(Default)]
-struct PendingTable {
-    waiting: HashMap<RequestId, Waiter>,
-    closed: Option<PeerClosed>,
-}
-
-struct Shared {
-    peer_name: String,
-    pending: Mutex<PendingTable>,
-}
-
-impl fmt::Debug for Shared {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shared").field("peer_name", &self.peer_name).finish_non_exhaustive()
-    }
-}
-
-impl Shared {
-    /// Records the close (first one wins) and fails every pending request.
-    fn close(&self, closed: PeerClosed) {
-        let waiting = {
-            let mut table = self.pending.lock();
-            if table.closed.is_none() {
-                table.closed = Some(closed);
-            }
-            std::mem::take(&mut table.waiting)
-        };
-        for (_, (method, sender)) in waiting {
-            let _ = sender.send(Err(self.closed_error(&method)));
-        }
-    }
-
-    fn closed_error(&self, method: &str) -> RpcError {
-        let closed = self.pending.lock().closed.clone().unwrap_or_else(|| PeerClosed {
-            peer_name: self.peer_name.clone(),
-            reason: "connection is shutting down".to_owned(),
-            exit_status: None,
-            stderr_tail: String::new(),
-        });
-        RpcError {
-            kind: RpcErrorKind::PeerClosed,
-            message: format!("request `{method}` failed: {closed}"),
-            response_error: None,
-            closed: Some(closed),
-        }
-    }
-}
-
 struct ReaderState {
-    shared: Arc<Shared>,
+    shared: Arc<Shared<RequestId, Response>>,
     incoming: Sender<LspIncoming>,
     child: Arc<ChildProcess>,
     limits: crate::transport::framing::FramingLimits,

@@ -270,7 +270,7 @@ pub struct PendingResponse {
     method: String,
     receiver: Receiver<Result<Value, RpcError>>,
     sent_at: Instant,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<RequestId, Value>>,
 }
 
 impl PendingResponse {
@@ -321,7 +321,7 @@ impl PendingResponse {
 pub struct RpcConnection {
     peer_name: String,
     protocol: WireProtocol,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<RequestId, Value>>,
     incoming: Receiver<Incoming>,
     outgoing: Option<Sender<Vec<u8>>>,
     send_timeout: Duration,
@@ -496,7 +496,7 @@ impl RpcConnection {
         options: RpcOptions,
     ) -> Result<RpcConnection, ToolError> {
         let child = child.map(Arc::new);
-        let shared = Arc::new(Shared { peer_name: options.peer_name.clone(), pending: Mutex::new(PendingTable::default()) });
+        let shared = Arc::new(Shared::new(options.peer_name.clone()));
         let (incoming_sender, incoming) = crossbeam_channel::unbounded();
         let (outgoing, outgoing_receiver) = crossbeam_channel::bounded::<Vec<u8>>(WRITER_QUEUE);
         let thread_error = |err: std::io::Error| {
@@ -623,37 +623,47 @@ impl RpcError {
     }
 }
 
-/// Frames waiting for the writer thread.
-const WRITER_QUEUE: usize = 256;
+/// Messages waiting for the writer thread (frames here, `lsp_server::Message`s in
+/// `lsp_connection`).
+pub(crate) const WRITER_QUEUE: usize = 256;
 
 /// Bound on joining the reader and writer threads on drop.
-const THREAD_JOIN_TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const THREAD_JOIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How long the reader waits for the child's exit status when its stream ends.
-const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+pub(crate) const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
 
-type Waiter = (String, Sender<Result<Value, RpcError>>);
+/// A pending request's method (for messages) and where its answer goes.
+pub(crate) type Waiter<Answer> = (String, Sender<Result<Answer, RpcError>>);
 
-#[derive(Default)]
-struct PendingTable {
-    waiting: HashMap<RequestId, Waiter>,
-    closed: Option<PeerClosed>,
+/// Requests waiting for their response, keyed by request id, and the close once it happened.
+/// Shared by this connection (`Id` = [`RequestId`], answers are JSON values) and the LSP
+/// connection (`lsp_server::RequestId`, answers are `lsp_server::Response`s).
+pub(crate) struct PendingTable<Id, Answer> {
+    pub(crate) waiting: HashMap<Id, Waiter<Answer>>,
+    pub(crate) closed: Option<PeerClosed>,
 }
 
-struct Shared {
-    peer_name: String,
-    pending: Mutex<PendingTable>,
+/// The state a connection's handle, its pending responses and its reader thread share.
+pub(crate) struct Shared<Id, Answer> {
+    pub(crate) peer_name: String,
+    pub(crate) pending: Mutex<PendingTable<Id, Answer>>,
 }
 
-impl fmt::Debug for Shared {
+impl<Id, Answer> fmt::Debug for Shared<Id, Answer> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Shared").field("peer_name", &self.peer_name).finish_non_exhaustive()
     }
 }
 
-impl Shared {
+impl<Id, Answer> Shared<Id, Answer> {
+    /// No request pending, not closed.
+    pub(crate) fn new(peer_name: String) -> Shared<Id, Answer> {
+        Shared { peer_name, pending: Mutex::new(PendingTable { waiting: HashMap::new(), closed: None }) }
+    }
+
     /// Records the close (first one wins) and fails every pending request.
-    fn close(&self, closed: PeerClosed) {
+    pub(crate) fn close(&self, closed: PeerClosed) {
         let waiting = {
             let mut table = self.pending.lock();
             if table.closed.is_none() {
@@ -666,7 +676,8 @@ impl Shared {
         }
     }
 
-    fn closed_error(&self, method: &str) -> RpcError {
+    /// The error a request to a closed (or closing) peer gets.
+    pub(crate) fn closed_error(&self, method: &str) -> RpcError {
         let closed = self.pending.lock().closed.clone().unwrap_or_else(|| PeerClosed {
             peer_name: self.peer_name.clone(),
             reason: "connection is shutting down".to_owned(),
@@ -730,7 +741,7 @@ fn writer_loop(mut writer: Box<dyn Write + Send>, outgoing: Receiver<Vec<u8>>, p
 }
 
 struct ReaderState {
-    shared: Arc<Shared>,
+    shared: Arc<Shared<RequestId, Value>>,
     incoming: Sender<Incoming>,
     child: Option<Arc<ChildProcess>>,
     protocol: WireProtocol,
