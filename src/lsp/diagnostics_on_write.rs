@@ -1533,11 +1533,10 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} ({}{more} in {} file{}{in_written}), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {} ({}{more} in {}{in_written}), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
-            found.files,
-            plural(found.files),
+            crate::render::plural(found.files, "file"),
             found.crate_name
         ));
     }
@@ -2225,15 +2224,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let more_clean = clean_dependents.saturating_sub(8);
         let mut clean_text = clean.join(", ");
         if more_clean > 0 {
-            clean_text.push_str(&format!(" and {more_clean} more file{} that import it", plural(more_clean)));
+            clean_text
+                .push_str(&format!(" and {more_clean} more {} that import it", crate::render::one_or_many(more_clean, "file", "files")));
         }
         let (checked_line, project_wide) = match &check.scope {
             CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
             CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time } => {
                 let mut line = format!(
-                    "checked: {written_text} and {checked} file{} that import{} it ({found_by})",
-                    plural(*checked),
-                    if *checked == 1 { "s" } else { "" }
+                    "checked: {written_text} and {} that {} it ({found_by})",
+                    crate::render::plural(*checked, "file"),
+                    crate::render::one_or_many(*checked, "imports", "import")
                 );
                 if !out_of_time.is_empty() {
                     let mut names: Vec<String> = out_of_time.iter().take(8).map(|path| supervisor.display_path(path)).collect();
@@ -2343,14 +2343,6 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool) -> Strin
 
 fn next_step() -> &'static str {
     "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
-}
-
-fn plural(count: usize) -> &'static str {
-    if count == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers. It takes every
