@@ -33,6 +33,7 @@ const answers = [
   null, // decline
   { choice: "9090", answer: "or any free port" },
   { decision: "allow for this run" },
+  { decision: "allow for this run" },
 ];
 const logs = [];
 const workers = [];
@@ -163,6 +164,28 @@ result = await client.callTool(
 assert.equal(result.isError, false, textOf(result));
 assert.ok(textOf(result).includes("Out: 42") && textOf(result).includes("kernel generation 1"), textOf(result));
 console.log("ok eval cancelled; the kernel kept its state");
+
+result = await client.callTool({ name: "debug", arguments: { op: "breakpoints", file: "slow_start.py", lines: [4] } });
+assert.equal(result.isError, false, textOf(result));
+assert.equal(prompts.length, 5);
+assert.ok(prompts[4].message.includes("Allow debug"), prompts[4].message);
+const debugProgress = [];
+result = await client.callTool({ name: "debug", arguments: { op: "launch", program: "slow_start.py" } }, undefined, {
+  onprogress: (update) => debugProgress.push({ at: Date.now(), ...update }),
+  timeout: 120000,
+});
+const launchedAt = Date.now();
+assert.equal(result.isError, false, textOf(result));
+assert.ok(textOf(result).includes("slow_start.py:4"), textOf(result));
+await sleep(1000);
+assert.ok(debugProgress.every((update) => update.at <= launchedAt), "progress after the response");
+for (let i = 1; i < debugProgress.length; i++) assert.ok(debugProgress[i - 1].progress < debugProgress[i].progress, JSON.stringify(debugProgress));
+const debugMessages = debugProgress.map((update) => update.message ?? "");
+assert.ok(debugMessages[0]?.startsWith("starting the debugpy debug adapter"), JSON.stringify(debugMessages));
+assert.ok(debugMessages.filter((message) => message.includes("running until it stops")).length >= 2, JSON.stringify(debugMessages));
+result = await client.callTool({ name: "debug", arguments: { op: "terminate" } });
+assert.equal(result.isError, false, textOf(result));
+console.log(`ok debug launch progress before the response (${debugProgress.length})`);
 
 result = await client.callTool({ name: "vibe_spawn", arguments: { brief: "say you finished", label: "finisher", tier: "fast" } });
 assert.equal(result.isError, false, textOf(result));

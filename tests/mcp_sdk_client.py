@@ -12,7 +12,8 @@ through an elicitation (file checked), `write` declined (denied, no file), `ask_
 through an elicitation, `ast_grep` over `tree/` with progress before the response,
 `logging/setLevel notice` then `eval` allowed for the run (a notice log message says so),
 an `eval` cancelled by the client (the kernel keeps its state: the next cell sees the
-variable), and a background worker whose completion arrives as a
+variable), a `debug` launch (debugpy, allowed for the run through an elicitation) of
+`slow_start.py` whose phases arrive as progress before the response, and a background worker whose completion arrives as a
 `notifications/runbound/worker` notification. Prints one `ok <step>` line per passed step and
 exits 0; any failure raises (exit 1).
 """
@@ -47,6 +48,7 @@ async def main(binary: str, workspace: str) -> None:
         {"decision": "allow once"},
         None,  # decline
         {"choice": "9090", "answer": "or any free port"},
+        {"decision": "allow for this run"},
         {"decision": "allow for this run"},
     ]
     logs: list[types.LoggingMessageNotificationParams] = []
@@ -170,6 +172,31 @@ async def main(binary: str, workspace: str) -> None:
             assert result.is_error is False, text_of(result)
             assert "Out: 42" in text_of(result) and "kernel generation 1" in text_of(result), text_of(result)
             print("ok eval cancelled; the kernel kept its state")
+
+            result = await session.call_tool("debug", {"op": "breakpoints", "file": "slow_start.py", "lines": [4]})
+            assert result.is_error is False, text_of(result)
+            assert len(prompts) == 5 and "Allow debug" in prompts[4].message, prompts[-1]
+            debug_progress: list[tuple[float, float, str | None]] = []
+
+            async def on_debug_progress(value: float, total: float | None, message: str | None) -> None:
+                debug_progress.append((time.monotonic(), value, message))
+
+            result = await session.call_tool(
+                "debug", {"op": "launch", "program": "slow_start.py"}, read_timeout_seconds=120, progress_callback=on_debug_progress
+            )
+            answered_at = time.monotonic()
+            assert result.is_error is False, text_of(result)
+            assert "slow_start.py:4" in text_of(result), text_of(result)
+            await anyio.sleep(1.0)
+            assert all(at <= answered_at for at, _, _ in debug_progress), "progress after the response"
+            values = [value for _, value, _ in debug_progress]
+            assert all(a < b for a, b in zip(values, values[1:])), values
+            messages = [message for _, _, message in debug_progress]
+            assert messages and messages[0].startswith("starting the debugpy debug adapter"), messages
+            assert sum("running until it stops" in message for message in messages) >= 2, messages
+            result = await session.call_tool("debug", {"op": "terminate"})
+            assert result.is_error is False, text_of(result)
+            print(f"ok debug launch progress before the response ({len(debug_progress)})")
 
             result = await session.call_tool("vibe_spawn", {"brief": "say you finished", "label": "finisher", "tier": "fast"})
             assert result.is_error is False, text_of(result)

@@ -208,3 +208,72 @@ fn the_project_checker_reports_while_it_runs() {
     assert!(updates[0].message.as_deref().is_some_and(|message| message.starts_with("checker `cargo check` running")), "{updates:?}");
     assert!(updates.iter().all(|update| update.total.is_some_and(|total| total > 0.0)), "the checker's budget is the total: {updates:?}");
 }
+
+fn debug_run(workspace: &std::path::Path) -> Run {
+    Run::builder(workspace)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .debug_supervisor(runbound::debug::DebugSupervisor::new())
+        .build()
+        .unwrap()
+}
+
+/// A debug launch that builds reports the build while cargo runs (the command, seconds
+/// building), then the adapter's phases, on one scale (seconds since the call began, of the
+/// call's budget), before the response and none after.
+#[test]
+fn a_debug_launch_reports_its_cargo_build_then_its_launch() {
+    const TEST: &str = "a_debug_launch_reports_its_cargo_build_then_its_launch";
+    if support::require_binary(TEST, "cargo").is_none() {
+        return;
+    }
+    if runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().is_none() {
+        support::skip_or_fail(TEST, "no lldb-dap / lldb-dap-NN (apt lldb-19, see .ci/install)");
+        return;
+    }
+    let workspace = support::copy_fixture("debug/tests_rust");
+    let run = debug_run(workspace.path());
+    let stored =
+        run.call(Caller::Main, "debug", json!({"op": "breakpoints", "file": "src/lib.rs", "lines": [{"text": "Shape::Rect(w, h) =>"}]}));
+    assert!(!stored.is_error, "{}", stored.joined_text());
+    let (options, recorded) = recording_options(Caller::Main);
+    let launched = run.call_with("debug", json!({"op": "launch", "test": "totals_shapes"}), &options);
+    let returned_at = Instant::now();
+    assert!(!launched.is_error, "{}", launched.joined_text());
+    assert!(launched.joined_text().contains("stopped: breakpoint"), "{}", launched.joined_text());
+    let updates = check_progress(&recorded, returned_at, "debug launch (cargo test --no-run, lldb)");
+    let messages: Vec<&str> = updates.iter().filter_map(|update| update.message.as_deref()).collect();
+    eprintln!("debug launch progress: {messages:?}");
+    assert!(messages[0].starts_with("building: `cargo test --no-run --message-format=json`"), "the build comes first: {messages:?}");
+    assert!(updates.iter().all(|update| update.total.is_some_and(|total| total > 0.0)), "the call's budget is the total: {updates:?}");
+    run.call(Caller::Main, "debug", json!({"op": "terminate"}));
+}
+
+/// A launched program that runs a while before its first stop is reported as running (every
+/// second), after the adapter's start; through the debugpy adapter.
+#[test]
+fn a_debug_launch_reports_the_program_running_until_its_first_stop() {
+    const TEST: &str = "a_debug_launch_reports_the_program_running_until_its_first_stop";
+    let Some(python) = support::require_binary(TEST, "python3") else { return };
+    if !std::process::Command::new(&python).args(["-c", "import debugpy"]).status().is_ok_and(|status| status.success()) {
+        support::skip_or_fail(TEST, "python3 cannot import debugpy (pip install debugpy, see .ci/install)");
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("requirements.txt", ""),
+        ("slow_start.py", "import time\ntime.sleep(2.5)\nvalue = 41\nprint(value + 1)\n"),
+    ]);
+    let run = debug_run(workspace.path());
+    let stored = run.call(Caller::Main, "debug", json!({"op": "breakpoints", "file": "slow_start.py", "lines": [4]}));
+    assert!(!stored.is_error, "{}", stored.joined_text());
+    let (options, recorded) = recording_options(Caller::Main);
+    let launched = run.call_with("debug", json!({"op": "launch", "program": "slow_start.py"}), &options);
+    let returned_at = Instant::now();
+    assert!(!launched.is_error, "{}", launched.joined_text());
+    assert!(launched.joined_text().contains("slow_start.py:4"), "{}", launched.joined_text());
+    let updates = check_progress(&recorded, returned_at, "debug launch (debugpy)");
+    let messages: Vec<&str> = updates.iter().filter_map(|update| update.message.as_deref()).collect();
+    eprintln!("debug launch progress: {messages:?}");
+    assert!(messages[0].starts_with("starting the debugpy debug adapter"), "{messages:?}");
+    assert!(messages.iter().filter(|message| message.contains("running until it stops")).count() >= 2, "{messages:?}");
+    run.call(Caller::Main, "debug", json!({"op": "terminate"}));
+}

@@ -17,7 +17,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The lines both scenario scripts print, in order.
-const SCENARIO_STEPS: [&str; 12] = [
+const SCENARIO_STEPS: [&str; 13] = [
     "ok initialize protocol=2025-06-18\n",
     "ok list_tools\n",
     "ok call_tool read\n",
@@ -28,14 +28,19 @@ const SCENARIO_STEPS: [&str; 12] = [
     "ok ast_grep progress before the response (",
     "ok eval allowed for the run (notice log message)\n",
     "ok eval cancelled; the kernel kept its state\n",
+    "ok debug launch progress before the response (",
     "ok worker notification\n",
     "ok session closed\n",
 ];
 
-/// The scenario's workspace: `hello.txt` and a `tree/` of 300 Python modules with one `print`
-/// each.
+/// The scenario's workspace: `hello.txt`, `slow_start.py` (sleeps 2.5 s before its line 4, for
+/// the debug launch's progress) and a `tree/` of 300 Python modules with one `print` each.
 fn scenario_workspace() -> tempfile::TempDir {
-    let workspace = support::workspace_with(&[("hello.txt", "hello from the workspace\n"), ("requirements.txt", "")]);
+    let workspace = support::workspace_with(&[
+        ("hello.txt", "hello from the workspace\n"),
+        ("requirements.txt", ""),
+        ("slow_start.py", "import time\ntime.sleep(2.5)\nvalue = 41\nprint(value + 1)\n"),
+    ]);
     for index in 0..300 {
         let dir = workspace.path().join(format!("tree/pkg_{}", index / 50));
         std::fs::create_dir_all(&dir).unwrap();
