@@ -61,6 +61,7 @@ async function open(workspace, extraArgs, logs) {
 /** Calls `name` with a progress callback; checks what arrived before and after the response. */
 async function callWithProgress(client, name, args, what, limitMs) {
   const events = [];
+  const startedAt = performance.now();
   const result = await client.callTool({ name, arguments: args }, undefined, {
     onprogress: (update) => events.push({ at: performance.now(), ...update }),
     timeout: 60000,
@@ -76,7 +77,10 @@ async function callWithProgress(client, name, args, what, limitMs) {
   }
   const late = events.filter((event) => event.at > closedAt);
   assert.deepEqual(late, [], `${what}: progress after the response`);
-  return { result, events };
+  // The longest stretch (ms) without progress, from the call to its response.
+  const times = [startedAt, ...events.map((event) => event.at), closedAt];
+  const silenceMs = Math.max(...times.slice(1).map((at, i) => at - times[i]));
+  return { result, events, silenceMs };
 }
 
 async function treeSession() {
@@ -100,7 +104,7 @@ async function lspSession() {
   const logs = [];
   const client = await open(crate, ["--approve", "ask"], logs);
   const started = performance.now();
-  const { result, events } = await callWithProgress(
+  const { result, events, silenceMs } = await callWithProgress(
     client,
     "lsp",
     { op: "definition", file, line: Number(line), symbol },
@@ -114,8 +118,11 @@ async function lspSession() {
   assert.ok(messages.some((message) => message.startsWith("rust-analyzer: ")), JSON.stringify(messages));
   // The readiness wait reports seconds waited of its bound.
   assert.ok(events.every((event) => event.total === undefined || event.total > 0), JSON.stringify(events));
+  // Also while rust-analyzer computes the answer after the readiness wait (it once went silent
+  // for 14 s there): never a long silence.
+  assert.ok(silenceMs < 8000, `lsp definition: ${(silenceMs / 1000).toFixed(1)} s without progress: ${JSON.stringify(messages)}`);
   console.log(
-    `ok lsp progress ${events.length} before the response in ${seconds.toFixed(1)} s: ${JSON.stringify(messages.slice(0, 3))} … ${JSON.stringify(messages.slice(-1))}`,
+    `ok lsp progress ${events.length} before the response in ${seconds.toFixed(1)} s, largest silence ${(silenceMs / 1000).toFixed(1)} s: ${JSON.stringify(messages.slice(0, 3))} … ${JSON.stringify(messages.slice(-1))}`,
   );
   console.log("answer: " + textOf(result).replaceAll("\n", "\n  "));
 
