@@ -1,7 +1,8 @@
 //! The official MCP SDK clients drive `runbound serve` unmodified: the Python SDK (PyPI `mcp`,
 //! `tests/mcp_sdk_client.py`) and the TypeScript SDK (npm `@modelcontextprotocol/sdk` in
 //! `.tools/`, `tests/mcp_sdk_client.mjs`) run the same scenario — initialize, list, calls of
-//! every tool kind, elicitation for an `ask` approval and `ask_user`, progress, logging,
+//! every tool kind (files, structural search and staged rewrite, eval, debug, ask_user, workers;
+//! lsp in the progress tests), elicitation for an `ask` approval and `ask_user`, progress, logging,
 //! cancellation, a worker notification — and print the same `ok <step>` lines; these tests
 //! provide the workspace, run each script and check every step. Two more tests follow progress
 //! (a cold rust-analyzer on a real crate, a 3,000-file search) and log messages through each
@@ -17,7 +18,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The lines both scenario scripts print, in order.
-const SCENARIO_STEPS: [&str; 13] = [
+const SCENARIO_STEPS: [&str; 14] = [
     "ok initialize protocol=2025-06-18\n",
     "ok list_tools\n",
     "ok call_tool read\n",
@@ -26,6 +27,7 @@ const SCENARIO_STEPS: [&str; 13] = [
     "ok call_tool write declined through elicitation -> isError\n",
     "ok ask_user answered through elicitation\n",
     "ok ast_grep progress before the response (",
+    "ok ast_edit staged, resolve accepted through elicitation\n",
     "ok eval allowed for the run (notice log message)\n",
     "ok eval cancelled; the kernel kept its state\n",
     "ok debug launch progress before the response (",
