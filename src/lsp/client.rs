@@ -848,6 +848,8 @@ impl LanguageServer {
     /// titles (a request sent while rust-analyzer still indexes can take many seconds: without
     /// this a host saw nothing for 14 s of a 30 s cold call), on the call's scale
     /// ([`crate::progress::report_phase`]).
+    // The same result as `LspPendingResponse::wait_until`, which it wraps.
+    #[allow(clippy::result_large_err)]
     fn wait_reporting_progress(&self, pending: LspPendingResponse, method: &str, deadline: Instant) -> Result<WireResponse, RpcError> {
         if crate::progress::current().is_none() {
             return pending.wait_until(deadline);
