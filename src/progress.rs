@@ -69,6 +69,8 @@ pub struct ProgressSink(Arc<SinkInner>);
 
 struct SinkInner {
     callback: ProgressCallback,
+    /// When the sink was made: the call's start (see [`ProgressSink::elapsed`]).
+    started: Instant,
     min_interval: Duration,
     state: Mutex<SinkState>,
 }
@@ -100,7 +102,7 @@ impl ProgressSink {
 
     /// A sink with its own least interval between updates.
     pub fn with_min_interval(callback: ProgressCallback, min_interval: Duration) -> ProgressSink {
-        ProgressSink(Arc::new(SinkInner { callback, min_interval, state: Mutex::new(SinkState::default()) }))
+        ProgressSink(Arc::new(SinkInner { callback, started: Instant::now(), min_interval, state: Mutex::new(SinkState::default()) }))
     }
 
     /// Passes `update` on unless it comes too soon, does not advance, or the sink is closed;
@@ -143,6 +145,12 @@ impl ProgressSink {
     /// Passes nothing more on; waits for an update being delivered on another thread.
     pub fn close(&self) {
         self.0.state.lock().closed = true;
+    }
+
+    /// Time since the sink was made; the registry makes a call's sink as the call begins, so
+    /// this is how long the call has run (the scale of [`report_phase`] and [`while_phase`]).
+    pub fn elapsed(&self) -> Duration {
+        self.0.started.elapsed()
     }
 
     /// Whether [`ProgressSink::close`] was called.
@@ -201,21 +209,58 @@ const TICK: Duration = Duration::from_secs(1);
 /// `bound` in seconds when given, `message` = `describe(elapsed)`. The helper is stopped and
 /// joined before this returns.
 pub fn while_waiting<T>(bound: Option<Duration>, describe: impl Fn(Duration) -> String + Send + Sync, wait: impl FnOnce() -> T) -> T {
-    let Some(sink) = current() else { return wait() };
     let started = Instant::now();
-    let update = |elapsed: Duration| {
-        let mut update = ProgressUpdate::new(elapsed.as_secs_f64()).with_message(describe(elapsed));
-        if let Some(bound) = bound {
-            update = update.with_total(bound.as_secs_f64());
-        }
-        update
-    };
-    sink.report(update(Duration::ZERO));
+    ticking(
+        |_sink, elapsed| {
+            let mut update = ProgressUpdate::new(elapsed.as_secs_f64()).with_message(describe(elapsed));
+            if let Some(bound) = bound {
+                update = update.with_total(bound.as_secs_f64());
+            }
+            update
+        },
+        started,
+        wait,
+    )
+}
+
+/// The update of a phase of the running call: `progress` = seconds since the call began,
+/// `total` = seconds from the call's start to `deadline` when given.
+fn phase_update(sink: &ProgressSink, deadline: Option<Instant>, message: String) -> ProgressUpdate {
+    let mut update = ProgressUpdate::new(sink.elapsed().as_secs_f64()).with_message(message);
+    if let Some(deadline) = deadline {
+        let since_start = deadline.saturating_duration_since(Instant::now()) + sink.elapsed();
+        update = update.with_total(since_start.as_secs_f64());
+    }
+    update
+}
+
+/// Reports a phase of a call made of several steps (a debug launch: build, adapter start,
+/// launch, first stop): `progress` = seconds since the call began (one scale for every phase,
+/// so it keeps increasing), `total` = seconds from the call's start to `deadline` when given,
+/// `message` = `message()`, built only when an update is due. A no-op when nobody listens.
+pub fn report_phase(deadline: Option<Instant>, message: impl FnOnce() -> String) {
+    if let Some(sink) = current() {
+        sink.report_with(|| phase_update(&sink, deadline, message()));
+    }
+}
+
+/// Runs `wait` (one blocking phase of a multi-step call) like [`while_waiting`], on the scale of
+/// [`report_phase`]: once at the start, then every second, `message` = `describe(time in this
+/// phase)`.
+pub fn while_phase<T>(deadline: Option<Instant>, describe: impl Fn(Duration) -> String + Send + Sync, wait: impl FnOnce() -> T) -> T {
+    ticking(|sink, in_phase| phase_update(sink, deadline, describe(in_phase)), Instant::now(), wait)
+}
+
+/// Reports `make(sink, time since started)` at once and then every [`TICK`] from a named helper
+/// thread while `wait` runs; the helper is joined before this returns.
+fn ticking<T>(make: impl Fn(&ProgressSink, Duration) -> ProgressUpdate + Send + Sync, started: Instant, wait: impl FnOnce() -> T) -> T {
+    let Some(sink) = current() else { return wait() };
+    sink.report(make(&sink, started.elapsed()));
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
     std::thread::scope(|scope| {
         let ticker = std::thread::Builder::new().name("runbound-progress".to_owned()).spawn_scoped(scope, || {
             while let Err(crossbeam_channel::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(TICK) {
-                sink.report(update(started.elapsed()));
+                sink.report(make(&sink, started.elapsed()));
             }
         });
         let outcome = wait();
@@ -276,6 +321,37 @@ mod tests {
         report(ProgressUpdate::new(5.0));
         let progress: Vec<f64> = seen.lock().iter().map(|update| update.progress).collect();
         assert_eq!(progress, vec![1.0, 3.0]);
+    }
+
+    #[test]
+    fn phases_share_the_calls_scale_and_total() {
+        let (callback, seen) = recording();
+        let sink = ProgressSink::with_min_interval(callback, Duration::ZERO);
+        let _current = enter(Some(sink));
+        let deadline = Instant::now() + Duration::from_secs(100);
+        std::thread::sleep(Duration::from_millis(50));
+        report_phase(Some(deadline), || "building".to_owned());
+        let answer = while_phase(
+            Some(deadline),
+            |in_phase| format!("launching ({} s)", in_phase.as_secs()),
+            || {
+                std::thread::sleep(Duration::from_millis(1200));
+                7
+            },
+        );
+        report_phase(None, || "configuring".to_owned());
+        assert_eq!(answer, 7);
+        let seen = seen.lock();
+        let messages: Vec<&str> = seen.iter().filter_map(|update| update.message.as_deref()).collect();
+        assert_eq!(messages, vec!["building", "launching (0 s)", "launching (1 s)", "configuring"], "{seen:?}");
+        assert!(seen[0].progress >= 0.05 && seen[0].progress < 1.0, "seconds since the call began: {seen:?}");
+        assert!(seen.windows(2).all(|pair| pair[0].progress < pair[1].progress), "{seen:?}");
+        assert!(seen[3].progress >= 1.2, "the scale runs on across phases: {seen:?}");
+        for update in &seen[..3] {
+            let total = update.total.expect("a total up to the deadline");
+            assert!((99.0..=100.5).contains(&total), "the deadline seen from the call's start: {seen:?}");
+        }
+        assert_eq!(seen[3].total, None);
     }
 
     #[test]

@@ -32,6 +32,9 @@ const answers = [
   { decision: "allow once" },
   null, // decline
   { choice: "9090", answer: "or any free port" },
+  { decision: "allow once" }, // ast_edit
+  { decision: "allow once" }, // resolve
+  { decision: "allow for this run" },
   { decision: "allow for this run" },
 ];
 const logs = [];
@@ -76,7 +79,7 @@ assert.equal(readTool.inputSchema.type, "object");
 assert.equal(readTool.annotations.readOnlyHint, true);
 assert.equal(readTool.title, "Read file");
 // Declared output shapes: the SDK validates every structuredContent below against them.
-for (const name of ["read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "eval"]) {
+for (const name of ["read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "ast_edit", "resolve", "eval", "debug", "lsp", "vibe_spawn", "vibe_wait"]) {
   const tool = listed.tools.find((candidate) => candidate.name === name);
   assert.equal(tool.outputSchema?.type, "object", `${name} declares an outputSchema`);
 }
@@ -132,12 +135,29 @@ for (let i = 1; i < progress.length; i++) assert.ok(progress[i - 1].progress < p
 assert.ok(progress.every((update) => update.message?.endsWith("files searched")), JSON.stringify(progress));
 console.log(`ok ast_grep progress before the response (${progress.length})`);
 
+result = await client.callTool({
+  name: "ast_edit",
+  arguments: { pattern: "print($$$ARGS)", rewrite: "log($$$ARGS)", path: "tree/pkg_0", language: "python" },
+});
+assert.equal(result.isError, false, textOf(result));
+assert.equal(prompts.length, 4);
+assert.ok(prompts[3].message.includes("Allow ast_edit"), prompts[3].message);
+const editId = result.structuredContent.edit_id;
+assert.ok(readFileSync(join(workspace, "tree/pkg_0/module_0.py"), "utf8").includes("print(x, 0)"), "ast_edit only stages");
+result = await client.callTool({ name: "resolve", arguments: { edit_id: editId, action: "accept" } });
+assert.equal(result.isError, false, textOf(result));
+assert.equal(prompts.length, 5);
+assert.ok(prompts[4].message.includes("Allow resolve"), prompts[4].message);
+assert.equal(result.structuredContent.replacements, 50, JSON.stringify(result.structuredContent));
+assert.equal(readFileSync(join(workspace, "tree/pkg_0/module_0.py"), "utf8"), "def f(x):\n    log(x, 0)\n", "the accepted rewrite is on disk");
+console.log("ok ast_edit staged, resolve accepted through elicitation");
+
 await client.setLoggingLevel("notice");
 result = await client.callTool({ name: "eval", arguments: { code: "x = 41\nx + 1", description: "set a variable and add one" } });
 assert.equal(result.isError, false, textOf(result));
 assert.ok(textOf(result).includes("Out: 42"), textOf(result));
-assert.equal(prompts.length, 4);
-assert.ok(prompts[3].message.includes("Allow eval"), prompts[3].message);
+assert.equal(prompts.length, 6);
+assert.ok(prompts[5].message.includes("Allow eval"), prompts[5].message);
 const allowedForRun = (log) => (log.data?.message ?? "").includes("eval may run without asking");
 await until("the notice log message", () => logs.some(allowedForRun), 10000);
 const notice = logs.find(allowedForRun);
@@ -163,6 +183,28 @@ result = await client.callTool(
 assert.equal(result.isError, false, textOf(result));
 assert.ok(textOf(result).includes("Out: 42") && textOf(result).includes("kernel generation 1"), textOf(result));
 console.log("ok eval cancelled; the kernel kept its state");
+
+result = await client.callTool({ name: "debug", arguments: { op: "breakpoints", file: "slow_start.py", lines: [4] } });
+assert.equal(result.isError, false, textOf(result));
+assert.equal(prompts.length, 7);
+assert.ok(prompts[6].message.includes("Allow debug"), prompts[6].message);
+const debugProgress = [];
+result = await client.callTool({ name: "debug", arguments: { op: "launch", program: "slow_start.py" } }, undefined, {
+  onprogress: (update) => debugProgress.push({ at: Date.now(), ...update }),
+  timeout: 120000,
+});
+const launchedAt = Date.now();
+assert.equal(result.isError, false, textOf(result));
+assert.ok(textOf(result).includes("slow_start.py:4"), textOf(result));
+await sleep(1000);
+assert.ok(debugProgress.every((update) => update.at <= launchedAt), "progress after the response");
+for (let i = 1; i < debugProgress.length; i++) assert.ok(debugProgress[i - 1].progress < debugProgress[i].progress, JSON.stringify(debugProgress));
+const debugMessages = debugProgress.map((update) => update.message ?? "");
+assert.ok(debugMessages[0]?.startsWith("starting the debugpy debug adapter"), JSON.stringify(debugMessages));
+assert.ok(debugMessages.filter((message) => message.includes("running until it stops")).length >= 2, JSON.stringify(debugMessages));
+result = await client.callTool({ name: "debug", arguments: { op: "terminate" } });
+assert.equal(result.isError, false, textOf(result));
+console.log(`ok debug launch progress before the response (${debugProgress.length})`);
 
 result = await client.callTool({ name: "vibe_spawn", arguments: { brief: "say you finished", label: "finisher", tier: "fast" } });
 assert.equal(result.isError, false, textOf(result));

@@ -9,10 +9,13 @@ files holding one `print(...)` each. The server runs with `--approve ask --kerne
 --worker fast=…` (see tests/it/mcp_sdk.rs). Steps: initialize (declaring elicitation), list
 tools, `read` (content checked), `read` of a missing file (isError), `write` allowed once
 through an elicitation (file checked), `write` declined (denied, no file), `ask_user` answered
-through an elicitation, `ast_grep` over `tree/` with progress before the response,
+through an elicitation, `ast_grep` over `tree/` with progress before the response, `ast_edit`
+staging a rewrite of `tree/pkg_0` and `resolve` accepting it (each allowed once through an
+elicitation; the files checked before and after),
 `logging/setLevel notice` then `eval` allowed for the run (a notice log message says so),
 an `eval` cancelled by the client (the kernel keeps its state: the next cell sees the
-variable), and a background worker whose completion arrives as a
+variable), a `debug` launch (debugpy, allowed for the run through an elicitation) of
+`slow_start.py` whose phases arrive as progress before the response, and a background worker whose completion arrives as a
 `notifications/runbound/worker` notification. Prints one `ok <step>` line per passed step and
 exits 0; any failure raises (exit 1).
 """
@@ -47,6 +50,9 @@ async def main(binary: str, workspace: str) -> None:
         {"decision": "allow once"},
         None,  # decline
         {"choice": "9090", "answer": "or any free port"},
+        {"decision": "allow once"},  # ast_edit
+        {"decision": "allow once"},  # resolve
+        {"decision": "allow for this run"},
         {"decision": "allow for this run"},
     ]
     logs: list[types.LoggingMessageNotificationParams] = []
@@ -91,7 +97,7 @@ async def main(binary: str, workspace: str) -> None:
             assert read_tool.annotations is not None and read_tool.annotations.read_only_hint is True, read_tool
             assert read_tool.title == "Read file", read_tool
             # Declared output shapes: the SDK validates every later structured result against them.
-            for name in ("read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "eval"):
+            for name in ("read", "write", "edit", "apply_patch", "ask_user", "ast_grep", "ast_edit", "resolve", "eval", "debug", "lsp", "vibe_spawn", "vibe_wait"):
                 tool = next(tool for tool in listed.tools if tool.name == name)
                 assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool
             print("ok list_tools")
@@ -148,11 +154,26 @@ async def main(binary: str, workspace: str) -> None:
             assert all(message and message.endswith("files searched") for _, _, message in progress), progress
             print(f"ok ast_grep progress before the response ({len(progress)})")
 
+            arguments = {"pattern": "print($$$ARGS)", "rewrite": "log($$$ARGS)", "path": "tree/pkg_0", "language": "python"}
+            result = await session.call_tool("ast_edit", arguments)
+            assert result.is_error is False, text_of(result)
+            assert len(prompts) == 4 and "Allow ast_edit" in prompts[3].message, prompts[-1]
+            edit_id = result.structured_content["edit_id"]
+            with open(os.path.join(workspace, "tree/pkg_0/module_0.py"), encoding="utf-8") as module:
+                assert "print(x, 0)" in module.read(), "ast_edit only stages"
+            result = await session.call_tool("resolve", {"edit_id": edit_id, "action": "accept"})
+            assert result.is_error is False, text_of(result)
+            assert len(prompts) == 5 and "Allow resolve" in prompts[4].message, prompts[-1]
+            assert result.structured_content["replacements"] == 50, result.structured_content
+            with open(os.path.join(workspace, "tree/pkg_0/module_0.py"), encoding="utf-8") as module:
+                assert module.read() == "def f(x):\n    log(x, 0)\n", "the accepted rewrite is on disk"
+            print("ok ast_edit staged, resolve accepted through elicitation")
+
             await session.set_logging_level("notice")
             result = await session.call_tool("eval", {"code": "x = 41\nx + 1", "description": "set a variable and add one"})
             assert result.is_error is False, text_of(result)
             assert "Out: 42" in text_of(result), text_of(result)
-            assert len(prompts) == 4 and "Allow eval" in prompts[3].message, prompts[-1]
+            assert len(prompts) == 6 and "Allow eval" in prompts[5].message, prompts[-1]
             with anyio.fail_after(10):
                 while not any("eval may run without asking" in log.data.get("message", "") for log in logs):
                     await anyio.sleep(0.05)
@@ -170,6 +191,31 @@ async def main(binary: str, workspace: str) -> None:
             assert result.is_error is False, text_of(result)
             assert "Out: 42" in text_of(result) and "kernel generation 1" in text_of(result), text_of(result)
             print("ok eval cancelled; the kernel kept its state")
+
+            result = await session.call_tool("debug", {"op": "breakpoints", "file": "slow_start.py", "lines": [4]})
+            assert result.is_error is False, text_of(result)
+            assert len(prompts) == 7 and "Allow debug" in prompts[6].message, prompts[-1]
+            debug_progress: list[tuple[float, float, str | None]] = []
+
+            async def on_debug_progress(value: float, total: float | None, message: str | None) -> None:
+                debug_progress.append((time.monotonic(), value, message))
+
+            result = await session.call_tool(
+                "debug", {"op": "launch", "program": "slow_start.py"}, read_timeout_seconds=120, progress_callback=on_debug_progress
+            )
+            answered_at = time.monotonic()
+            assert result.is_error is False, text_of(result)
+            assert "slow_start.py:4" in text_of(result), text_of(result)
+            await anyio.sleep(1.0)
+            assert all(at <= answered_at for at, _, _ in debug_progress), "progress after the response"
+            values = [value for _, value, _ in debug_progress]
+            assert all(a < b for a, b in zip(values, values[1:])), values
+            messages = [message for _, _, message in debug_progress]
+            assert messages and messages[0].startswith("starting the debugpy debug adapter"), messages
+            assert sum("running until it stops" in message for message in messages) >= 2, messages
+            result = await session.call_tool("debug", {"op": "terminate"})
+            assert result.is_error is False, text_of(result)
+            print(f"ok debug launch progress before the response ({len(debug_progress)})")
 
             result = await session.call_tool("vibe_spawn", {"brief": "say you finished", "label": "finisher", "tier": "fast"})
             assert result.is_error is False, text_of(result)

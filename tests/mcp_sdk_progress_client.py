@@ -33,6 +33,7 @@ class ProgressRecorder:
 
     def __init__(self) -> None:
         self.events: list[tuple[float, float, float | None, str | None]] = []
+        self.started_at = time.monotonic()
         self.closed_at: float | None = None
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
@@ -45,6 +46,11 @@ class ProgressRecorder:
         assert self.closed_at is not None
         late = [event for event in self.events if event[0] > self.closed_at]
         assert not late, f"{what}: progress after the response: {late}"
+
+    def largest_silence(self) -> float:
+        """The longest stretch (seconds) without progress, from the call to its response."""
+        times = [self.started_at] + [at for at, _, _, _ in self.events] + [self.closed_at]
+        return max(b - a for a, b in zip(times, times[1:]))
 
 
 async def call_with_progress(session: ClientSession, name: str, arguments: dict, what: str):
@@ -75,7 +81,11 @@ async def lsp_session(binary: str, crate: str, file: str, line: int, symbol: str
             assert result.is_error is False, text_of(result)
             messages = [message for _, _, _, message in recorder.events if message]
             assert any(message.startswith("rust-analyzer: ") for message in messages), messages
-            print(f"ok lsp progress {len(recorder.events)} before the response: {messages[:3]} … {messages[-1:]}")
+            # Also while rust-analyzer computes the answer after the readiness wait (it once went
+            # silent for 14 s there): never a long silence.
+            silence = recorder.largest_silence()
+            assert silence < 8.0, f"lsp definition: {silence:.1f} s without progress: {messages}"
+            print(f"ok lsp progress {len(recorder.events)} before the response, largest silence {silence:.1f} s: {messages[:3]} … {messages[-1:]}")
             print("answer: " + text_of(result).replace("\n", "\n  "))
 
             # A write under --approve ask with no elicitation: denied, and the operator is told.

@@ -724,9 +724,14 @@ fn cargo_build(
     let spec = ProcessSpec::new(&cargo, cargo_dir).with_args(args.iter().cloned()).with_env("CARGO_TERM_COLOR", "never");
     let started = Instant::now();
     let budget = deadline.saturating_duration_since(Instant::now()).saturating_sub(Duration::from_secs(2));
-    let done = run_to_completion(spec, b"", budget, 8 * 1024 * 1024)?;
-    let took = started.elapsed();
     let where_ = display_path(workspace_root, cargo_dir);
+    // The build phase of a launch, for a host that listens: the command and seconds building.
+    let done = crate::progress::while_phase(
+        Some(deadline),
+        |building| format!("building: `{command}` in {where_} ({} s)", building.as_secs()),
+        || run_to_completion(spec, b"", budget, 8 * 1024 * 1024),
+    )?;
+    let took = started.elapsed();
     if done.timed_out {
         return Err(ToolError::new(
             ErrorKind::Timeout,

@@ -565,6 +565,7 @@ impl Session {
             (None, SessionTarget::Attach { port, .. }) => (format!("{} at 127.0.0.1:{port}", spec.name), Reach::Port(*port)),
             (None, SessionTarget::Launch { .. }) => unreachable!("launch always resolves an adapter"),
         };
+        crate::progress::report_phase(Some(deadline), || format!("starting the {} debug adapter ({peer_name})", spec.name));
         let link = connect::connect(spec, reach, &peer_name, &label, &output, config.initialize_timeout)?;
         let incoming = link.connection.incoming().clone();
         let description = match &target {
@@ -659,6 +660,7 @@ impl Session {
             supports_args_can_be_interpreted_by_shell: Some(false),
             supports_start_debugging_request: Some(false),
         };
+        crate::progress::report_phase(Some(deadline), || format!("{}: initialize", spec.name));
         let capabilities = inner
             .request_typed::<req::Initialize>(initialize_arguments, config.initialize_timeout.min(remaining()))
             .map_err(|err| err.with_hint(format!("is {} a working DAP adapter? check `debug adapters`", spec.command_display)))?;
@@ -668,7 +670,7 @@ impl Session {
         let mut debuggee_python = resolved.and_then(|r| r.debuggee_python.clone());
         let mut rust_formatters = None;
         let mut cwd = root.to_path_buf();
-        let (command, arguments, launch_budget) = match &target {
+        let (command, arguments, launch_budget, launch_phase) = match &target {
             SessionTarget::Launch(plan) => {
                 if plan.debuggee_python.is_some() {
                     debuggee_python = plan.debuggee_python.clone();
@@ -712,12 +714,13 @@ impl Session {
                 }
                 let builds = inner.adapter == AdapterId::Delve && (launch_args["mode"] == "debug" || launch_args["mode"] == "test");
                 let budget = if builds { config.build_launch_timeout } else { config.launch_timeout };
-                (req::Launch::COMMAND, launch_args, budget)
+                let phase = if builds { "building and launching" } else { "launching" };
+                (req::Launch::COMMAND, launch_args, budget, format!("{}: {phase} {}", spec.name, plan.description))
             }
             SessionTarget::Attach { port, .. } => {
                 let arguments = adapters::attach_arguments(inner.adapter, *port, root)
                     .ok_or_else(|| ToolError::invalid(format!("{} cannot attach by port: {}", spec.name, spec.attach_form)))?;
-                (req::Attach::COMMAND, arguments, config.launch_timeout)
+                (req::Attach::COMMAND, arguments, config.launch_timeout, format!("{}: attaching to 127.0.0.1:{port}", spec.name))
             }
         };
         let handshake_deadline = Instant::now() + launch_budget.min(remaining());
@@ -725,7 +728,10 @@ impl Session {
 
         // Wait for `initialized` (recorded by the event thread) or an early launch failure.
         let mut launch_result: Option<Result<Value, RpcError>> = None;
+        let launch_started = Instant::now();
         loop {
+            // The launch phase, for a host that listens (delve builds the program here).
+            crate::progress::report_phase(Some(deadline), || format!("{launch_phase} ({} s)", launch_started.elapsed().as_secs()));
             if inner.state.lock().initialized {
                 break;
             }
@@ -755,6 +761,13 @@ impl Session {
         }
 
         // Configuration: breakpoints per file, exception breakpoints, configurationDone.
+        crate::progress::report_phase(Some(deadline), || {
+            format!(
+                "{}: setting {} breakpoint(s), then configurationDone",
+                spec.name,
+                breakpoints.files().map(|(_, specs)| specs.len()).sum::<usize>()
+            )
+        });
         let mut configuration = Vec::new();
         for (file, specs) in breakpoints.files() {
             if specs.is_empty() {
@@ -1490,6 +1503,15 @@ impl SessionInner {
     /// end, or `timeout`.
     fn wait_for_stop(&self, stops_seen: u64, timeout: Duration) -> StopOutcome {
         let deadline = Instant::now() + timeout;
+        // While the program runs, a host that listens sees it every second.
+        crate::progress::while_phase(
+            Some(deadline),
+            |running| format!("{}: running until it stops ({} s)", self.description, running.as_secs()),
+            || self.wait_for_stop_until(stops_seen, timeout, deadline),
+        )
+    }
+
+    fn wait_for_stop_until(&self, stops_seen: u64, timeout: Duration, deadline: Instant) -> StopOutcome {
         let mut state = self.state.lock();
         loop {
             if state.stop_events > stops_seen {

@@ -39,7 +39,7 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::servers::{ReadinessSignal, ServerDefinition};
 use crate::lsp::uri::{lsp_uri_to_path, path_to_lsp_uri, path_to_uri};
 use crate::lsp::WorkspaceEditApplier;
-use crate::transport::{ChildProcess, LspConnection, LspIncoming, ProcessSpec, RpcError, RpcErrorKind, RpcOptions};
+use crate::transport::{ChildProcess, LspConnection, LspIncoming, LspPendingResponse, ProcessSpec, RpcError, RpcErrorKind, RpcOptions};
 
 /// LSP `ContentModified`: the document changed while the server computed the answer.
 pub const CONTENT_MODIFIED: i32 = ErrorCode::ContentModified as i32;
@@ -816,7 +816,7 @@ impl LanguageServer {
             }
             let pending = self.connection.send_request(method, params.clone(), remaining).map_err(|err| self.classify(&err))?;
             let id = pending.id().clone();
-            match pending.wait_until(deadline) {
+            match self.wait_reporting_progress(pending, method, deadline) {
                 Ok(WireResponse { response_result: Ok(value), .. }) => return Ok(value),
                 Ok(WireResponse { response_result: Err(error), .. }) => {
                     let retryable = error.code == CONTENT_MODIFIED || error.code == SERVER_CANCELLED;
@@ -840,6 +840,32 @@ impl LanguageServer {
                     return Err(self.classify(&err));
                 }
             }
+        }
+    }
+
+    /// Waits for `pending` until `deadline`; while a host listens to the call's progress, reports
+    /// every 250 ms that the server is still computing the answer, with its own `$/progress`
+    /// titles (a request sent while rust-analyzer still indexes can take many seconds: without
+    /// this a host saw nothing for 14 s of a 30 s cold call), on the call's scale
+    /// ([`crate::progress::report_phase`]).
+    // The same result as `LspPendingResponse::wait_until`, which it wraps.
+    #[allow(clippy::result_large_err)]
+    fn wait_reporting_progress(&self, pending: LspPendingResponse, method: &str, deadline: Instant) -> Result<WireResponse, RpcError> {
+        if crate::progress::current().is_none() {
+            return pending.wait_until(deadline);
+        }
+        let sent = Instant::now();
+        loop {
+            let slice = (Instant::now() + Duration::from_millis(250)).min(deadline);
+            if slice >= deadline {
+                return pending.wait_until(deadline);
+            }
+            if let Some(answer) = pending.poll_until(slice) {
+                return answer;
+            }
+            crate::progress::report_phase(Some(deadline), || {
+                format!("{}: computing {method} ({} s; {})", self.definition.id, sent.elapsed().as_secs(), self.readiness().describe())
+            });
         }
     }
 

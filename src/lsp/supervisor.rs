@@ -56,6 +56,9 @@ pub struct LspSupervisor {
     /// The last answers of list requests (references, implementations, symbols), for their
     /// later pages.
     answer_cache: crate::lsp::listing::AnswerCache,
+    /// The (server id, root, decision) workspace-trust decisions already announced as operator
+    /// events, so each is told once per run, not on every call.
+    announced_trust: Mutex<std::collections::HashSet<(String, PathBuf, String)>>,
 }
 
 /// (server id, root): one process each.
@@ -128,6 +131,19 @@ impl LspSupervisor {
             ledger: crate::lsp::diagnostics_on_write::DiagnosticsLedger::default(),
             checker_cache: crate::lsp::checker::CheckerCache::default(),
             answer_cache: crate::lsp::listing::AnswerCache::default(),
+            announced_trust: Mutex::new(std::collections::HashSet::new()),
+        }
+    }
+
+    /// Raises a workspace-trust decision about `id` at `root` as an operator event (a server
+    /// refused: warning; started with restrictions: notice), once per run for each decision.
+    fn announce_trust_decision(&self, level: EventLevel, id: &str, root: &Path, message: String) {
+        if self.announced_trust.lock().insert((id.to_owned(), root.to_path_buf(), message.clone())) {
+            crate::events::emit(RunEvent::new(level, "lsp", message).with_data(json!({
+                "server": id,
+                "root": self.display_path(root),
+                "workspace_trust": self.workspace_trust,
+            })));
         }
     }
 
@@ -244,6 +260,12 @@ impl LspSupervisor {
                     None => return Ok((Arc::clone(definition), root.clone(), binary.clone())),
                     Some(why) => {
                         refused = true;
+                        self.announce_trust_decision(
+                            EventLevel::Warning,
+                            &definition.id,
+                            root,
+                            format!("workspace trust: restricted — {} @ {} is not started: {why}", definition.id, self.display_path(root)),
+                        );
                         reasons.push(format!("{}: not started in a restricted workspace: {why}", definition.id));
                     }
                 },
@@ -380,6 +402,12 @@ impl LspSupervisor {
                 continue;
             }
             if let Some(why) = self.restricted_refusal(definition, &root) {
+                self.announce_trust_decision(
+                    EventLevel::Warning,
+                    &definition.id,
+                    &root,
+                    format!("workspace trust: restricted — {} @ {} is not started: {why}", definition.id, self.display_path(&root)),
+                );
                 notes.push(format!(
                     "note: {} @ {} not started (workspace trust restricted): {why}",
                     definition.id,
@@ -793,13 +821,27 @@ impl LspSupervisor {
         instance.restricted_note = None;
         if self.workspace_trust.is_restricted() {
             match self.restrict(&mut configured, root, binary) {
-                Ok(note) => instance.restricted_note = Some(note),
+                Ok(note) => {
+                    self.announce_trust_decision(
+                        EventLevel::Notice,
+                        &definition.id,
+                        root,
+                        format!("{note} (@ {})", self.display_path(root)),
+                    );
+                    instance.restricted_note = Some(note);
+                }
                 Err(why) => {
+                    self.announce_trust_decision(
+                        EventLevel::Warning,
+                        &definition.id,
+                        root,
+                        format!("workspace trust: restricted — {} @ {} is not started: {why}", definition.id, self.display_path(root)),
+                    );
                     return Err(ToolError::new(
                         ErrorKind::Unavailable,
                         format!("{} @ {} is not started in a restricted workspace: {why}", definition.id, self.display_path(root)),
                     )
-                    .with_hint("a human who trusts this checkout can pass --workspace-trust trusted (RunBuilder::workspace_trust)"))
+                    .with_hint("a human who trusts this checkout can pass --workspace-trust trusted (RunBuilder::workspace_trust)"));
                 }
             }
         }

@@ -72,6 +72,18 @@ impl LspPendingResponse {
         &self.id
     }
 
+    /// Waits until `until` — one slice of a longer wait, e.g. to report progress between slices
+    /// — without giving the request up: `Some` with the response (or the closed-connection
+    /// error), `None` when the slice ended first; the request then stays pending for the next
+    /// slice or [`LspPendingResponse::wait_until`].
+    pub fn poll_until(&self, until: Instant) -> Option<Result<Response, RpcError>> {
+        match self.receiver.recv_deadline(until) {
+            Ok(result) => Some(result),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Err(self.shared.closed_error(&self.method))),
+        }
+    }
+
     /// Waits until `deadline` for the response (an error response is an `Ok` [`Response`] whose
     /// `response_result` is `Err`).
     ///

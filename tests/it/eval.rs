@@ -343,9 +343,28 @@ fn python_pip_installs_a_local_wheel_and_the_next_import_sees_it() {
         ),
     );
     assert!(!setup.is_error, "{}", setup.joined_text());
-    let install = cell(&run, "%pip install --no-index --no-deps {w1}");
+    // A host that listens sees pip's own lines as progress while it runs (issue 18 §1), none
+    // after the call returned.
+    let progress: Arc<Mutex<Vec<(Instant, runbound::ProgressUpdate)>>> = Arc::default();
+    let sink = Arc::clone(&progress);
+    let options = runbound::registry::CallOptions::new(Caller::Main)
+        .with_progress(Arc::new(move |update: &runbound::ProgressUpdate| sink.lock().push((Instant::now(), update.clone()))));
+    let install = run.call_with(
+        "eval",
+        json!({"code": "%pip install --no-index --no-deps {w1}", "description": "install the first wheel with pip"}),
+        &options,
+    );
+    let returned_at = Instant::now();
     assert!(!install.is_error, "{}", install.joined_text());
     assert!(install.joined_text().contains("rbtinywheel (new) -> 1.0"), "{}", install.joined_text());
+    std::thread::sleep(Duration::from_millis(600));
+    let progress = progress.lock().clone();
+    let messages: Vec<&str> = progress.iter().filter_map(|(_, update)| update.message.as_deref()).collect();
+    assert!(progress.iter().all(|(at, _)| *at <= returned_at), "progress after the call returned: {messages:?}");
+    assert!(
+        messages.iter().any(|message| message.starts_with("eval cell ") && !message.contains("%pip: ")),
+        "pip's own lines as progress: {messages:?}"
+    );
     let first = cell(&run, "import rbtinywheel\nrbtinywheel.VERSION");
     assert!(first.joined_text().contains("Out: '1.0'"), "{}", first.joined_text());
     let upgrade = cell(&run, "%pip install --no-index --no-deps --upgrade {w2}");

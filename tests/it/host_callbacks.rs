@@ -58,7 +58,8 @@ fn check_progress(recorded: &Recorded, returned_at: Instant, what: &str) -> Vec<
 #[test]
 fn a_library_host_gets_a_searchs_progress_through_the_call_options() {
     let tree = python_tree(2000);
-    let run = Run::builder(tree.path()).with_structural().build().unwrap();
+    let run =
+        Run::builder(tree.path()).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow)).with_structural().build().unwrap();
     let (options, recorded) = recording_options(Caller::Main);
     let result = run.call_with("ast_grep", json!({"pattern": "print($$$ARGS)", "language": "python", "max_results": 1}), &options);
     let returned_at = Instant::now();
@@ -74,6 +75,48 @@ fn a_library_host_gets_a_searchs_progress_through_the_call_options() {
     // Without a callback the same call reports to nobody and behaves the same.
     let quiet = run.call(Caller::Main, "ast_grep", json!({"pattern": "print($$$ARGS)", "language": "python", "max_results": 1}));
     assert_eq!(quiet.joined_text(), result.joined_text());
+
+    // ast_edit walks the same way and reports the same; its staged edit is then discarded.
+    let (options, recorded) = recording_options(Caller::Main);
+    let staged = run.call_with("ast_edit", json!({"pattern": "print($$$ARGS)", "rewrite": "log($$$ARGS)", "language": "python"}), &options);
+    let returned_at = Instant::now();
+    assert!(!staged.is_error, "{}", staged.joined_text());
+    let edit_id = staged.structured_content.as_ref().unwrap()["edit_id"].as_str().expect("an edit was staged").to_owned();
+    let updates = check_progress(&recorded, returned_at, "ast_edit");
+    assert!(
+        updates.iter().all(|update| update.message.as_deref().is_some_and(|message| message.ends_with("files searched"))),
+        "{updates:?}"
+    );
+    let discarded = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "discard"}));
+    assert!(!discarded.is_error, "{}", discarded.joined_text());
+}
+
+/// `vibe_wait` on a worker that runs a few seconds reports the worker's status and latest
+/// progress line, seconds waited of the wait's bound, until it returns.
+#[test]
+fn a_waiting_vibe_wait_reports_the_workers_status() {
+    let workspace = tempfile::tempdir().unwrap();
+    let backend = runbound::vibe::CommandBackend::from_cli_worker_flags(&["fast=sleep 3; echo slept".to_owned()]).unwrap();
+    let run = Run::builder(workspace.path()).vibe_roster(runbound::vibe::VibeSetup::new(Arc::new(backend))).build().unwrap();
+    let spawned = run.call(Caller::Main, "vibe_spawn", json!({"brief": "sleep a while", "label": "sleeper", "tier": "fast"}));
+    assert!(!spawned.is_error, "{}", spawned.joined_text());
+    let worker_id = spawned.structured_content.as_ref().unwrap()["worker_id"].as_str().unwrap().to_owned();
+    let (options, recorded) = recording_options(Caller::Main);
+    let waited = run.call_with("vibe_wait", json!({"worker_id": worker_id, "timeout_seconds": 60}), &options);
+    let returned_at = Instant::now();
+    assert!(!waited.is_error, "{}", waited.joined_text());
+    assert!(waited.joined_text().contains("slept"), "{}", waited.joined_text());
+    let updates = check_progress(&recorded, returned_at, "vibe_wait");
+    assert!(updates.len() >= 4, "a few a second over about three seconds: {updates:?}");
+    assert!(
+        updates.iter().all(|update| update.total == Some(60.0)
+            && update.message.as_deref().is_some_and(|message| message.starts_with(&format!("waiting for {worker_id} (\"sleeper\"), ")))),
+        "{updates:?}"
+    );
+    assert!(
+        updates.iter().any(|update| update.message.as_deref().is_some_and(|message| message.contains("running `sleep 3"))),
+        "{updates:?}"
+    );
 }
 
 /// A nested call (an eval cell's `tool()` bridge running `ast_grep`) reports to the callback
@@ -207,4 +250,73 @@ fn the_project_checker_reports_while_it_runs() {
     let updates = check_progress(&recorded, returned_at, "lsp diagnostics *");
     assert!(updates[0].message.as_deref().is_some_and(|message| message.starts_with("checker `cargo check` running")), "{updates:?}");
     assert!(updates.iter().all(|update| update.total.is_some_and(|total| total > 0.0)), "the checker's budget is the total: {updates:?}");
+}
+
+fn debug_run(workspace: &std::path::Path) -> Run {
+    Run::builder(workspace)
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .debug_supervisor(runbound::debug::DebugSupervisor::new())
+        .build()
+        .unwrap()
+}
+
+/// A debug launch that builds reports the build while cargo runs (the command, seconds
+/// building), then the adapter's phases, on one scale (seconds since the call began, of the
+/// call's budget), before the response and none after.
+#[test]
+fn a_debug_launch_reports_its_cargo_build_then_its_launch() {
+    const TEST: &str = "a_debug_launch_reports_its_cargo_build_then_its_launch";
+    if support::require_binary(TEST, "cargo").is_none() {
+        return;
+    }
+    if runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().is_none() {
+        support::skip_or_fail(TEST, "no lldb-dap / lldb-dap-NN (apt lldb-19, see .ci/install)");
+        return;
+    }
+    let workspace = support::copy_fixture("debug/tests_rust");
+    let run = debug_run(workspace.path());
+    let stored =
+        run.call(Caller::Main, "debug", json!({"op": "breakpoints", "file": "src/lib.rs", "lines": [{"text": "Shape::Rect(w, h) =>"}]}));
+    assert!(!stored.is_error, "{}", stored.joined_text());
+    let (options, recorded) = recording_options(Caller::Main);
+    let launched = run.call_with("debug", json!({"op": "launch", "test": "totals_shapes"}), &options);
+    let returned_at = Instant::now();
+    assert!(!launched.is_error, "{}", launched.joined_text());
+    assert!(launched.joined_text().contains("stopped: breakpoint"), "{}", launched.joined_text());
+    let updates = check_progress(&recorded, returned_at, "debug launch (cargo test --no-run, lldb)");
+    let messages: Vec<&str> = updates.iter().filter_map(|update| update.message.as_deref()).collect();
+    eprintln!("debug launch progress: {messages:?}");
+    assert!(messages[0].starts_with("building: `cargo test --no-run --message-format=json`"), "the build comes first: {messages:?}");
+    assert!(updates.iter().all(|update| update.total.is_some_and(|total| total > 0.0)), "the call's budget is the total: {updates:?}");
+    run.call(Caller::Main, "debug", json!({"op": "terminate"}));
+}
+
+/// A launched program that runs a while before its first stop is reported as running (every
+/// second), after the adapter's start; through the debugpy adapter.
+#[test]
+fn a_debug_launch_reports_the_program_running_until_its_first_stop() {
+    const TEST: &str = "a_debug_launch_reports_the_program_running_until_its_first_stop";
+    let Some(python) = support::require_binary(TEST, "python3") else { return };
+    if !std::process::Command::new(&python).args(["-c", "import debugpy"]).status().is_ok_and(|status| status.success()) {
+        support::skip_or_fail(TEST, "python3 cannot import debugpy (pip install debugpy, see .ci/install)");
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("requirements.txt", ""),
+        ("slow_start.py", "import time\ntime.sleep(2.5)\nvalue = 41\nprint(value + 1)\n"),
+    ]);
+    let run = debug_run(workspace.path());
+    let stored = run.call(Caller::Main, "debug", json!({"op": "breakpoints", "file": "slow_start.py", "lines": [4]}));
+    assert!(!stored.is_error, "{}", stored.joined_text());
+    let (options, recorded) = recording_options(Caller::Main);
+    let launched = run.call_with("debug", json!({"op": "launch", "program": "slow_start.py"}), &options);
+    let returned_at = Instant::now();
+    assert!(!launched.is_error, "{}", launched.joined_text());
+    assert!(launched.joined_text().contains("slow_start.py:4"), "{}", launched.joined_text());
+    let updates = check_progress(&recorded, returned_at, "debug launch (debugpy)");
+    let messages: Vec<&str> = updates.iter().filter_map(|update| update.message.as_deref()).collect();
+    eprintln!("debug launch progress: {messages:?}");
+    assert!(messages[0].starts_with("starting the debugpy debug adapter"), "{messages:?}");
+    assert!(messages.iter().filter(|message| message.contains("running until it stops")).count() >= 2, "{messages:?}");
+    run.call(Caller::Main, "debug", json!({"op": "terminate"}));
 }

@@ -274,3 +274,65 @@ fn a_continuously_printing_cell_reports_its_latest_line_up_to_four_times_a_secon
     }
     serve.close();
 }
+
+/// Workspace-trust decisions reach the host operator as log messages, once each: a restricted
+/// run refusing rust-analyzer (a checkout whose `.cargo/config.toml` sets `[env]`, which cargo
+/// would hand to the rustc processes it starts) is a `warning` at the default level; the same
+/// server started with restrictions in a clean checkout is a `notice` once the host lowered the
+/// level.
+#[test]
+fn serve_logs_workspace_trust_decisions_once_each() {
+    const TEST: &str = "serve_logs_workspace_trust_decisions_once_each";
+    if support::require_binary(TEST, "rust-analyzer").is_none() {
+        return;
+    }
+    let trust_logs = |messages: &[serde_json::Value]| -> Vec<serde_json::Value> {
+        messages
+            .iter()
+            .filter(|message| {
+                message["method"] == "notifications/message"
+                    && message["params"]["data"]["message"].as_str().is_some_and(|text| text.starts_with("workspace trust: restricted"))
+            })
+            .map(|message| message["params"].clone())
+            .collect()
+    };
+    let symbols = json!({"name": "lsp", "arguments": {"op": "symbols", "file": "src/shapes.rs"}});
+
+    let refused = support::copy_fixture("lsp/rust");
+    std::fs::create_dir_all(refused.path().join(".cargo")).unwrap();
+    std::fs::write(refused.path().join(".cargo/config.toml"), "[env]\nLD_PRELOAD = \"/tmp/evil.so\"\n").unwrap();
+    let mut serve = ServeProcess::start(refused.path(), &["--workspace-trust", "restricted"]);
+    serve.initialize(json!({}));
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let id = serve.request("tools/call", symbols.clone());
+        let (response, before) = serve.response_with_notifications(id, Duration::from_secs(120));
+        assert_eq!(response["result"]["isError"], true, "rust-analyzer is refused: {response}");
+        seen.extend(before);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    while let Some(message) = serve.next_message(Duration::from_millis(200)) {
+        seen.push(message);
+    }
+    let logs = trust_logs(&seen);
+    assert_eq!(logs.len(), 1, "the refusal is told once, at the default level: {seen:?}");
+    assert_eq!(logs[0]["level"], "warning");
+    assert_eq!(logs[0]["logger"], "runbound/lsp");
+    assert_eq!(logs[0]["data"]["server"], "rust-analyzer");
+    let text = logs[0]["data"]["message"].as_str().unwrap();
+    assert!(text.contains("rust-analyzer @ . is not started") && text.contains("[env]"), "{text}");
+    serve.close();
+
+    let clean = support::copy_fixture("lsp/rust");
+    let mut serve = ServeProcess::start(clean.path(), &["--workspace-trust", "restricted"]);
+    serve.initialize(json!({}));
+    assert_eq!(serve.call("logging/setLevel", json!({"level": "notice"}))["result"], json!({}));
+    let id = serve.request("tools/call", symbols);
+    let (response, before) = serve.response_with_notifications(id, Duration::from_secs(300));
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    let logs = trust_logs(&before);
+    assert_eq!(logs.len(), 1, "{before:?}");
+    assert_eq!(logs[0]["level"], "notice");
+    assert!(logs[0]["data"]["message"].as_str().unwrap().contains("rust-analyzer"), "{logs:?}");
+    serve.close();
+}
