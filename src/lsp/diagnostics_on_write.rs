@@ -458,6 +458,9 @@ struct Pending {
     dependents_out_of_time: Vec<PathBuf>,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
+    /// This check's lease found the server dead and restarted it, after the write: the written
+    /// files were reopened with their new text.
+    restarted_after_write: bool,
     /// A write of comments or whitespace only to a server that answers pulls: its importers are
     /// not checked, but opened after the check (`warm_importers`).
     warm_importers: bool,
@@ -707,6 +710,7 @@ pub fn check_write(
             server: lease.server,
             write_check,
             written: vec![path.clone()],
+            restarted_after_write: !notes.is_empty(),
             notes,
             // Set after the readiness wait: the budget is for the check, not for indexing.
             end: deadline,
@@ -782,7 +786,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             return;
         }
     }
-    group.not_open_before = group.written.iter().filter(|path| server.document_text(path).is_none()).cloned().collect();
+    // A server restarted after the write (found dead by this check's lease) reopened the written
+    // files with their new text: their old text, and so their pre-write state, is gone.
+    let restarted = group.restarted_after_write;
+    group.not_open_before = group.written.iter().filter(|path| restarted || server.document_text(path).is_none()).cloned().collect();
     for path in &group.not_open_before {
         group.notes.push(format!(
             "{} was not open in {} before the write, so its pre-write state is unknown (the ledger's is used when there is one)",
