@@ -979,7 +979,16 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let written_before_end = halfway_to(group.end);
             if pull {
                 for path in &written_open {
-                    group.before.insert(path.clone(), pull_state(&server, path, written_before_end, &mut group.reused_states));
+                    group.before.insert(
+                        path.clone(),
+                        pull_state(
+                            &server,
+                            path,
+                            written_before_end,
+                            supervisor.config().write_diagnostics_reuse_pulled_states,
+                            &mut group.reused_states,
+                        ),
+                    );
                 }
             }
             // A server that answers pulls opens each importer only when its turn comes (below):
@@ -1028,7 +1037,13 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     }
                 }
                 let state = if pull {
-                    pull_state(&server, &path, dependents_end, &mut group.reused_states)
+                    pull_state(
+                        &server,
+                        &path,
+                        dependents_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
+                    )
                 } else {
                     stored_or_wait(&server, &path, dependents_end)
                 };
@@ -1046,7 +1061,13 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let written_before_end = halfway_to(group.end);
             for path in &written_open {
                 let state = if server.supports("textDocument/diagnostic") {
-                    pull_state(&server, path, written_before_end, &mut group.reused_states)
+                    pull_state(
+                        &server,
+                        path,
+                        written_before_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
+                    )
                 } else {
                     stored_or_wait(&server, path, written_before_end)
                 };
@@ -1097,7 +1118,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     // pulled states stay current (when nothing else reached the server meanwhile), so the next
     // write that changes code takes its importers' pre-write states without a pull.
     let changes_sent = group.syncs.values().filter(|sync| sync.as_ref().is_ok_and(|sync| sync.changed)).count() as u64;
-    if group.warm_importers && server.content_epoch() == epoch_before_sync + changes_sent {
+    if group.warm_importers
+        && supervisor.config().write_diagnostics_reuse_pulled_states
+        && server.content_epoch() == epoch_before_sync + changes_sent
+    {
         server.carry_remembered_pulls(epoch_before_sync, &group.written);
     }
     if group.write_check == WriteCheck::ProjectCheckRun && changed {
@@ -1304,7 +1328,13 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                 }
                 let state = match group.syncs.get(path) {
                     Some(Err(_)) => continue,
-                    _ if pull => pull_state(&server, path, file_end, &mut group.reused_states),
+                    _ if pull => pull_state(
+                        &server,
+                        path,
+                        file_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
+                    ),
                     Some(Ok(sync)) if sync.changed || sync.opened => {
                         wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, file_end)
                     }
@@ -1341,7 +1371,8 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             // Those whose last pulled state is still current need no analysis before the next write.
             let cap = supervisor.config().write_diagnostics_dependents_cap;
             let importers = scanned_importers(supervisor, &server, &group.written, cap).0;
-            to_warm.extend(importers.into_iter().filter(|path| server.remembered_pull(path).is_none()));
+            let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+            to_warm.extend(importers.into_iter().filter(|path| !reuse || server.remembered_pull(path).is_none()));
         }
         warm_importers(&server, &to_warm);
         if to_warm.iter().any(|path| group.dependents_out_of_time.contains(path) && server.document_text(path).is_some()) {
@@ -1850,8 +1881,10 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
 /// ([`pull_raw`]) remembered for the next write. After python-dateutil's first write its
 /// importers' pre-write states cost nothing while the project is unchanged, so the budget goes
 /// to the states after the write.
-fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reused: &mut usize) -> Result<Vec<Value>, String> {
-    if let Some(items) = server.remembered_pull(path) {
+/// Only pulls when [`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`] is off
+/// (`reuse`).
+fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Value>, String> {
+    if let Some(items) = server.remembered_pull(path).filter(|_| reuse) {
         *reused += 1;
         return Ok(items);
     }
@@ -2527,15 +2560,21 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
         // Seeding may use at most half of the call's remaining budget.
         let deadline = Instant::now() + ctx.remaining() / 2;
         let counted = seed_files(supervisor, &paths, deadline);
-        SEED_COUNTED.with(|seed| seed.set(Some(seed.get().unwrap_or_default() + counted)));
+        // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
+        // next call on this thread must not inherit it.
+        let call = ctx.deadline();
+        SEED_COUNTED.with(|seed| {
+            let before = seed.get().filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
+            seed.set(Some((call, before + counted)));
+        });
     }
 }
 
 thread_local! {
     /// What the pre-write half of the current call on this thread spent of the write's budget
-    /// ([`seed_files`]'s return), for the post-write half: the registry runs both on the call's
-    /// thread. Taken (reset) by the post-write half.
-    static SEED_COUNTED: std::cell::Cell<Option<Duration>> = const { std::cell::Cell::new(None) };
+    /// ([`seed_files`]'s return), keyed by the call's deadline, for the post-write half: the
+    /// registry runs both on the call's thread. Taken (reset) by the post-write half.
+    static SEED_COUNTED: std::cell::Cell<Option<(Instant, Duration)>> = const { std::cell::Cell::new(None) };
 }
 
 impl PostWriteLayer for DiagnosticsOnWriteLayer {
@@ -2544,7 +2583,8 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }
-        let spent_before = SEED_COUNTED.with(|seed| seed.take()).unwrap_or_default();
+        let call = ctx.deadline();
+        let spent_before = SEED_COUNTED.with(|seed| seed.take()).filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
         // The write already succeeded: each server's check ends within its own budget (counted
         // from its readiness, less what the pre-write half spent); the servers' start and
         // loading get the larger of the call's remaining time and the check run's budget.

@@ -148,6 +148,11 @@ pub struct LspConfig {
     /// besides it (servers without a project-wide check: tsserver, pyright, clangd); the answer
     /// says how many were found and which were not checked. Default 40.
     pub write_diagnostics_dependents_cap: usize,
+    /// Diagnostics on write: a file's pulled diagnostics are reused as its state (no request)
+    /// while nothing the server analyses changed since they were pulled, or only comments and
+    /// whitespace of another file (`LanguageServer::remembered_pull`). Default on; off makes
+    /// every state a pull (the bench compares both).
+    pub write_diagnostics_reuse_pulled_states: bool,
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 180 s (pyright
     /// checking python-dateutil took 132 s on a loaded 2-core machine). Capped by the `lsp`
     /// call's deadline (the tool's default timeout, 210 s, leaves 30 s beyond it for the root
@@ -189,6 +194,7 @@ impl Default for LspConfig {
             write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
             write_diagnostics_dependents_cap: 40,
+            write_diagnostics_reuse_pulled_states: true,
             checker_timeout: Duration::from_secs(180),
             request_budget: Duration::from_secs(60),
             checker_cap: 100,
