@@ -2429,10 +2429,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         names.push(format!("and {} more", out_of_time.len() - 8));
                     }
                     line.push_str(&format!(
-                        "; {} that import it {} not checked because {server_id}'s budget of {} for this write ran out: {}",
+                        "; {} that import it {} not checked because {server_id}'s budget of {:.1} s for this write ran out: {}",
                         out_of_time.len(),
                         if out_of_time.len() == 1 { "was" } else { "were" },
-                        format!("{:.1} s", config.write_diagnostics_budget.as_secs_f64()),
+                        config.write_diagnostics_budget.as_secs_f64(),
                         names.join(", ")
                     ));
                 }
