@@ -438,6 +438,8 @@ pub struct ServerCheck {
     /// How many files an earlier write had opened for background analysis were closed before
     /// this check, unanalysed, so they did not hold the written file's analysis back.
     pub warming_cancelled: usize,
+    /// The call's deadline ended the check before the server's budget would have.
+    pub limited_by_call: bool,
     /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
     /// `files` whose latest published set holds errors, with how many (the check covered them
     /// and they did not change), sorted by path.
@@ -458,6 +460,8 @@ struct Pending {
     dependents_out_of_time: Vec<PathBuf>,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
+    /// The call's deadline ends the check before the server's budget does.
+    limited_by_call: bool,
     /// This check's lease found the server dead and restarted it, after the write: the written
     /// files were reopened with their new text.
     restarted_after_write: bool,
@@ -689,6 +693,7 @@ pub fn check_write(
                     phases_ms: Vec::new(),
                     states_reused: 0,
                     warming_cancelled: 0,
+                    limited_by_call: false,
                     errors_elsewhere: Vec::new(),
                 });
                 continue;
@@ -711,6 +716,7 @@ pub fn check_write(
             write_check,
             written: vec![path.clone()],
             restarted_after_write: !notes.is_empty(),
+            limited_by_call: false,
             notes,
             // Set after the readiness wait: the budget is for the check, not for indexing.
             end: deadline,
@@ -763,7 +769,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     } else {
         config.write_diagnostics_budget
     };
-    group.end = (Instant::now() + budget.saturating_sub(spent_before)).min(group.end);
+    let budget_end = Instant::now() + budget.saturating_sub(spent_before);
+    group.limited_by_call = group.end < budget_end;
+    group.end = budget_end.min(group.end);
     let end = group.end;
     // What changed outside the tools is re-checked before any pre-write state is taken, so it is
     // part of that state and never attributed to the write (a project check run settles below).
@@ -1156,6 +1164,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         phases_ms: Vec::new(),
         states_reused: 0,
         warming_cancelled: 0,
+        limited_by_call: false,
         errors_elsewhere: Vec::new(),
     };
     if let Some(reason) = &group.failed {
@@ -1485,6 +1494,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         phases_ms: phases_ms(&group.phases),
         states_reused: group.reused_states,
         warming_cancelled: group.warming_cancelled,
+        limited_by_call: group.limited_by_call,
         errors_elsewhere,
     }
 }
@@ -2429,10 +2439,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         names.push(format!("and {} more", out_of_time.len() - 8));
                     }
                     line.push_str(&format!(
-                        "; {} that import it {} not checked because {server_id}'s budget of {:.1} s for this write ran out: {}",
+                        "; {} that import it {} not checked because {} ran out: {}",
                         out_of_time.len(),
                         if out_of_time.len() == 1 { "was" } else { "were" },
-                        config.write_diagnostics_budget.as_secs_f64(),
+                        if check.limited_by_call {
+                            "the write call's own time budget (shorter than the server's)".to_owned()
+                        } else {
+                            format!("{server_id}'s budget of {:.1} s for this write", config.write_diagnostics_budget.as_secs_f64())
+                        },
                         names.join(", ")
                     ));
                 }
