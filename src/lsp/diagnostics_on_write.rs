@@ -519,6 +519,9 @@ const MTIME_CLOCK_SLACK: Duration = Duration::from_millis(20);
 /// the server's start and loading (when it was not running), plus the budget, plus this margin,
 /// plus the tool's own work.
 pub const WRITE_BUDGET_MARGIN: Duration = Duration::from_millis(1000);
+/// How far past the budget's end the warming `didOpen`s may go (part of
+/// [`WRITE_BUDGET_MARGIN`]).
+const WARMING_SLACK: Duration = Duration::from_millis(300);
 /// Documents opened only for checks that a server keeps open (LRU); pyright re-checks them
 /// cheaply on the next write. Servers that rebuild every open file on each save (clangd) keep
 /// none.
@@ -1383,7 +1386,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
             to_warm.extend(importers.into_iter().filter(|path| !reuse || server.remembered_pull(path).is_none()));
         }
-        warm_importers(&server, &to_warm);
+        warm_importers(&server, &to_warm, end.max(Instant::now()) + WARMING_SLACK);
         if to_warm.iter().any(|path| group.dependents_out_of_time.contains(path) && server.document_text(path).is_some()) {
             notes.push(format!(
                 "the files that import it and were not checked are open in {} now, which analyses them in the background: a later write reaches them sooner",
@@ -1507,8 +1510,15 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
 /// and the documents opened for checks stay an LRU of [`OPENED_FOR_CHECKS_KEPT`] (closing one
 /// stops the server's work on it). The importers a write's budget did not reach are warmed the
 /// same way, so the next write reaches them.
-fn warm_importers(server: &LanguageServer, paths: &[PathBuf]) {
+///
+/// Stops opening at `until` (each `didOpen` reads and sends a whole file: 0.8 s for five
+/// more-itertools modules on a loaded machine), so the call stays within its margin; the rest are
+/// warmed by a later write.
+fn warm_importers(server: &LanguageServer, paths: &[PathBuf], until: Instant) {
     for path in paths {
+        if Instant::now() >= until {
+            break;
+        }
         if server.document_text(path).is_some() {
             continue;
         }
