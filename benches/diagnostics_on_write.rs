@@ -26,6 +26,10 @@
 //! <file>"; error: the new error listed; fix: it listed as resolved), the checked set, and the
 //! median time of each phase of the check per kind of write (the result's `phases_ms`).
 //!
+//! pyright runs twice: as configured by default, and with
+//! `write_diagnostics_reuse_pulled_states` off (every state pulled), the ratio of the two in one
+//! run being what reusing states saves.
+//!
 //! Run: `cargo bench --bench diagnostics_on_write` (a server or project that is missing is skipped
 //! with a line saying so). `RUNBOUND_BENCH_ITERATIONS` sets the rounds (default 10, after 2
 //! warm-up rounds); `RUNBOUND_BENCH_SERVERS` (comma-separated ids) picks servers.
@@ -38,6 +42,10 @@ use serde_json::json;
 
 struct Case {
     server: &'static str,
+    /// Printed in the `server` column (the server id, or a variant of its configuration).
+    label: &'static str,
+    /// A last change to the run's configuration (a variant compared with the default).
+    configure: fn(&mut RunConfig),
     binary: &'static str,
     /// The project of the run-wide corpus (`.ci/install-corpus`, `.corpus/`) preferred when it
     /// is there: (name, directory under `.corpus`, file to write). The corpus prepares its
@@ -59,6 +67,8 @@ fn cases() -> Vec<Case> {
     vec![
         Case {
             server: "rust-analyzer",
+            label: "rust-analyzer",
+            configure: |_| (),
             binary: "rust-analyzer",
             corpus: Some(("semver 1.0.26 (corpus)", "rust/semver-1.0.26", "src/parse.rs")),
             project: "regex-syntax 0.8.12",
@@ -85,6 +95,24 @@ fn cases() -> Vec<Case> {
         },
         Case {
             server: "pyright",
+            label: "pyright",
+            configure: |_| (),
+            binary: "pyright-langserver",
+            corpus: Some(("python-dateutil 2.9.0 (corpus)", "python/python-dateutil-2.9.0.post0", "src/dateutil/relativedelta.py")),
+            project: "packaging 24.1 (PyPI sdist)",
+            locate: || projects_dir().map(|dir| dir.join("packaging-24.1")).filter(|dir| dir.is_dir()),
+            prepare: |_| (),
+            file: "src/packaging/version.py",
+            comment: |n| format!("# bench comment {n}\n"),
+            error: |n| format!("dow_bench_{n}: int = \"text\"\n"),
+        },
+        // The same with every state pulled (no reuse of the last pull while nothing changed, none
+        // carried across a comment-only write): the importers' pre-write states of the error
+        // write after a comment write cost a re-analysis each (issue 11: error-write p50 1.7x).
+        Case {
+            server: "pyright",
+            label: "pyright, states not reused",
+            configure: |config| config.lsp.write_diagnostics_reuse_pulled_states = false,
             binary: "pyright-langserver",
             corpus: Some(("python-dateutil 2.9.0 (corpus)", "python/python-dateutil-2.9.0.post0", "src/dateutil/relativedelta.py")),
             project: "packaging 24.1 (PyPI sdist)",
@@ -96,6 +124,8 @@ fn cases() -> Vec<Case> {
         },
         Case {
             server: "typescript-language-server",
+            label: "typescript-language-server",
+            configure: |_| (),
             binary: "typescript-language-server",
             corpus: Some(("redux 5.0.1 (corpus)", "typescript/redux-5.0.1", "src/utils/isPlainObject.ts")),
             project: "mobx 6.13.5 (npm)",
@@ -110,6 +140,8 @@ fn cases() -> Vec<Case> {
         },
         Case {
             server: "gopls",
+            label: "gopls",
+            configure: |_| (),
             binary: "gopls",
             corpus: Some(("go-cmp 0.5.9 (corpus)", "go/go-cmp-0.5.9", "cmp/internal/value/name.go")),
             project: "go-cmp (Debian golang-github-google-go-cmp-dev)",
@@ -121,6 +153,8 @@ fn cases() -> Vec<Case> {
         },
         Case {
             server: "clangd",
+            label: "clangd",
+            configure: |_| (),
             binary: "clangd-19",
             corpus: None,
             project: "xz liblzma (liblzma-sys 0.4.9)",
@@ -153,7 +187,7 @@ fn main() {
             continue;
         }
         if which::which(case.binary).is_err() {
-            println!("{:<27} skipped: {} not installed", case.server, case.binary);
+            println!("{:<27} skipped: {} not installed", case.label, case.binary);
             continue;
         }
         let prefer_own = std::env::var_os("RUNBOUND_BENCH_OWN_PROJECTS").is_some();
@@ -168,7 +202,7 @@ fn main() {
             }
             None => {
                 let Some(source) = (case.locate)() else {
-                    println!("{:<27} skipped: project {} not found (run `bash benches/dow_projects.sh`)", case.server, case.project);
+                    println!("{:<27} skipped: project {} not found (run `bash benches/dow_projects.sh`)", case.label, case.project);
                     continue;
                 };
                 bench_case(&case, &source, iterations);
@@ -189,6 +223,7 @@ fn bench_case(case: &Case, source: &Path, iterations: usize) {
     config.lsp.write_diagnostics_check_budget = Duration::from_secs(120);
     config.lsp.write_diagnostics_budget = Duration::from_secs(60);
     config.tool_timeouts.insert("write".to_owned(), Duration::from_secs(300));
+    (case.configure)(&mut config);
     let run = Run::builder(dir.path()).config(config).approval_policy(policy()).language_servers().build().expect("run");
     let bare = Run::builder(bare_dir.path()).approval_policy(policy()).build().expect("bare run");
     // Where each write's check spent its time (`phases_ms` of the result), per kind of write.
@@ -201,6 +236,9 @@ fn bench_case(case: &Case, source: &Path, iterations: usize) {
         assert!(!result.is_error, "{text}");
         let servers = result.structured_content.as_ref().and_then(|content| content.pointer("/diagnostics_on_write/servers")).cloned();
         for server in servers.as_ref().and_then(|servers| servers.as_array()).into_iter().flatten() {
+            if let Some(reused) = server["states_reused"].as_u64() {
+                phases.borrow_mut().entry((kind, "states reused (files, not ms)".to_owned())).or_default().push(reused);
+            }
             for phase in server["phases_ms"].as_array().into_iter().flatten() {
                 if let (Some(name), Some(ms)) = (phase[0].as_str(), phase[1].as_u64()) {
                     phases.borrow_mut().entry((kind, name.to_owned())).or_default().push(ms);
@@ -258,7 +296,7 @@ fn bench_case(case: &Case, source: &Path, iterations: usize) {
     let (fix50, fix95) = p(&mut fix_times);
     println!(
         "{:<27} | {:<32} | {:>7.1} | {:>8.0} {:>8.0} | {:>8.0} {:>8.0} | {:>8.0} {:>8.0} | {:>+9.0} | clean {clean_ok}/{iterations}, error {error_ok}/{iterations}, fix {fix_ok}/{iterations}",
-        case.server,
+        case.label,
         case.project,
         ms(bare50),
         ms(clean50),

@@ -414,6 +414,16 @@ pub struct LanguageServer {
     /// Documents opened only for diagnostics on write (importers of a written file), least
     /// recently checked first.
     opened_for_checks: Mutex<VecDeque<PathBuf>>,
+    /// Bumped whenever the text the server analyses may have changed: a `didChange` sent, a
+    /// `workspace/didChangeWatchedFiles` event. `didOpen` / `didClose` of a file whose text is the
+    /// disk's do not bump it (the server reads unopened files from disk).
+    content_epoch: std::sync::atomic::AtomicU64,
+    /// The last pulled diagnostics per file with the content epoch they were computed at
+    /// ([`LanguageServer::remember_pulled`]).
+    pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<Value>)>>,
+    /// Files opened only so the server analyses them in the background (diagnostics on write's
+    /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
+    warming: Mutex<Vec<PathBuf>>,
     watched_files: Mutex<Option<FileStamps>>,
     /// The project state taken before the last write (diagnostics on write's seed).
     write_baseline: Mutex<Option<WriteBaseline>>,
@@ -511,6 +521,9 @@ impl LanguageServer {
             shared,
             documents: Mutex::new(HashMap::new()),
             opened_for_checks: Mutex::new(VecDeque::new()),
+            content_epoch: std::sync::atomic::AtomicU64::new(0),
+            pulled_states: Mutex::new(HashMap::new()),
+            warming: Mutex::new(Vec::new()),
             watched_files: Mutex::new(None),
             write_baseline: Mutex::new(None),
             capabilities: ServerCapabilities::default(),
@@ -930,6 +943,7 @@ impl LanguageServer {
                 }
                 document.version += 1;
                 document.synced_generation = generation_before;
+                self.bump_content_epoch();
                 self.notify::<notification::DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
                     text_document: lsp_types::VersionedTextDocumentIdentifier { uri: path_to_lsp_uri(path), version: document.version },
                     content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
@@ -1031,6 +1045,7 @@ impl LanguageServer {
         *watched = next;
         drop(watched);
         if !events.is_empty() {
+            self.bump_content_epoch();
             let changes = events.iter().map(|(path, typ)| lsp_types::FileEvent { uri: path_to_lsp_uri(path), typ: *typ }).collect();
             let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams { changes });
         }
@@ -1162,6 +1177,60 @@ impl LanguageServer {
         for path in to_close {
             self.close_document(&path);
         }
+    }
+
+    fn bump_content_epoch(&self) {
+        self.content_epoch.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The content epoch: changes whenever the text the server analyses may have changed (a
+    /// `didChange`, a watched-file event); equal epochs mean the same inputs, so the same
+    /// diagnostics (for the same configuration).
+    pub fn content_epoch(&self) -> u64 {
+        self.content_epoch.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Remembers `items`, the diagnostics pulled for `path`, when the content epoch was `epoch`
+    /// both before the pull was sent and after it answered (pass the epoch read before sending);
+    /// a pull that straddled a change is not remembered.
+    pub fn remember_pulled(&self, path: &Path, epoch: u64, items: &[Value]) {
+        if self.content_epoch() == epoch {
+            self.pulled_states.lock().insert(path.to_path_buf(), (epoch, items.to_vec()));
+        }
+    }
+
+    /// The diagnostics last pulled for `path` when nothing the server analyses changed since
+    /// (same content epoch): what a pull now would answer, without asking.
+    pub fn remembered_pull(&self, path: &Path) -> Option<Vec<Value>> {
+        let epoch = self.content_epoch();
+        self.pulled_states.lock().get(path).filter(|(at, _)| *at == epoch).map(|(_, items)| items.clone())
+    }
+
+    /// Moves the remembered pulls of every file but `changed` that were current at epoch `from`
+    /// to the current epoch: the change since `from` (to `changed` only) is known not to alter
+    /// the other files' diagnostics (a write of comments or whitespace only).
+    pub fn carry_remembered_pulls(&self, from: u64, changed: &[PathBuf]) {
+        let now = self.content_epoch();
+        let mut states = self.pulled_states.lock();
+        states.retain(|path, _| !changed.contains(path));
+        for (at, _) in states.values_mut() {
+            if *at == from {
+                *at = now;
+            }
+        }
+    }
+
+    /// Marks `path` as opened for background analysis only (see `warming`).
+    pub fn note_warming(&self, path: &Path) {
+        let mut warming = self.warming.lock();
+        if !warming.iter().any(|known| known == path) {
+            warming.push(path.to_path_buf());
+        }
+    }
+
+    /// The files opened for background analysis since the last call, emptying the list.
+    pub fn take_warming(&self) -> Vec<PathBuf> {
+        std::mem::take(&mut *self.warming.lock())
     }
 
     /// The text the server has for `path`, if open.

@@ -26,7 +26,9 @@
 //!
 //! Every wait is bounded by a per-server budget that starts once the server is loaded
 //! ([`crate::lsp::LspConfig::write_diagnostics_budget`],
-//! [`crate::lsp::LspConfig::write_diagnostics_check_budget`]) and by the call's deadline. When an
+//! [`crate::lsp::LspConfig::write_diagnostics_check_budget`]) and by the call's deadline; the
+//! budget covers the pre-write seeding and every checked file, the written ones included, and
+//! what runs after its last wait stays within [`WRITE_BUDGET_MARGIN`]. When an
 //! answer cannot be trusted (server crashed, still indexing, a failed pull, a missing publish, a
 //! budget that ran out) that file's line says `diagnostics unavailable: <reason>` and no clean
 //! claim is made for it; the `checked:` line says which files were checked, which were not, and
@@ -429,6 +431,15 @@ pub struct ServerCheck {
     /// finding the importers, the pre-write states, the sync, the post-write states (the
     /// `phases_ms` of the result's `diagnostics_on_write` servers).
     pub phases_ms: Vec<(String, u64)>,
+    /// How many files' states were the server's last pulled answer, reused without a request
+    /// because nothing it analyses changed since (or only comments and whitespace of another
+    /// file: [`LanguageServer::carry_remembered_pulls`]).
+    pub states_reused: usize,
+    /// How many files an earlier write had opened for background analysis were closed before
+    /// this check, unanalysed, so they did not hold the written file's analysis back.
+    pub warming_cancelled: usize,
+    /// The call's deadline ended the check before the server's budget would have.
+    pub limited_by_call: bool,
     /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
     /// `files` whose latest published set holds errors, with how many (the check covered them
     /// and they did not change), sorted by path.
@@ -441,16 +452,26 @@ struct Pending {
     write_check: WriteCheck,
     written: Vec<PathBuf>,
     notes: Vec<String>,
-    /// The end of the server's budget (files beyond the written ones are checked until then).
+    /// The end of the server's budget: every file of the check, the written ones first, is
+    /// checked until then (before the readiness wait: the call's deadline).
     end: Instant,
-    /// The end for the written files' own states: the call's deadline (their diagnostics are
-    /// the check's first purpose; the files that import them never take their time).
-    written_end: Instant,
     /// Files that import the written ones whose state could not be taken before the budget ran
     /// out: not checked, and said so.
     dependents_out_of_time: Vec<PathBuf>,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
+    /// The call's deadline ends the check before the server's budget does.
+    limited_by_call: bool,
+    /// This check's lease found the server dead and restarted it, after the write: the written
+    /// files were reopened with their new text.
+    restarted_after_write: bool,
+    /// A write of comments or whitespace only to a server that answers pulls: its importers are
+    /// not checked, but opened after the check (`warm_importers`).
+    warm_importers: bool,
+    /// States taken from the last pull instead of a new one (nothing changed since).
+    reused_states: usize,
+    /// Files opened for background analysis by an earlier write and closed now, unanalysed.
+    warming_cancelled: usize,
     dependents: Vec<PathBuf>,
     scope: Option<CheckScope>,
     /// Pre-sync diagnostics (raw LSP) per file, or why unknown.
@@ -490,6 +511,17 @@ const CHECK_RUN_BEGIN_GRACE: Duration = Duration::from_millis(1500);
 /// How far a file's mtime may lag behind the wall clock at the moment of the write (Linux
 /// stamps with the coarse clock, one scheduler tick: 1-10 ms).
 const MTIME_CLOCK_SLACK: Duration = Duration::from_millis(20);
+/// How far diagnostics on write may run past a server's budget
+/// ([`crate::lsp::LspConfig::write_diagnostics_budget`], counted from the server's readiness):
+/// every wait of the check ends at the budget; what follows the last wait — comparing the
+/// states, the ledger, rendering, the `didOpen`s that warm importers — is CPU work and
+/// notifications, well under this on a loaded 2-core machine. A write's call thus takes at most
+/// the server's start and loading (when it was not running), plus the budget, plus this margin,
+/// plus the tool's own work.
+pub const WRITE_BUDGET_MARGIN: Duration = Duration::from_millis(1000);
+/// How far past the budget's end the warming `didOpen`s may go (part of
+/// [`WRITE_BUDGET_MARGIN`]).
+const WARMING_SLACK: Duration = Duration::from_millis(300);
 /// Documents opened only for checks that a server keeps open (LRU); pyright re-checks them
 /// cheaply on the next write. Servers that rebuild every open file on each save (clangd) keep
 /// none.
@@ -499,8 +531,15 @@ const OPENED_FOR_CHECKS_KEPT: usize = 64;
 /// after resyncing what changed on disk outside the tools, so the post-write check can take the
 /// pre-write state of the written files and of the files that import them. Files that do not
 /// exist yet (about to be created) get an empty baseline in the ledger. Waits for nothing but
-/// the server start.
-pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Instant) {
+/// the server start, except: what changed on disk outside the tools is re-checked first, and
+/// clangd's importers' pre-write publishes are awaited; those waits end at half of the server's
+/// [`crate::lsp::LspConfig::write_diagnostics_budget`] (or `deadline`, if sooner).
+///
+/// Returns the time this spent that counts against the write's budget (see
+/// [`WRITE_BUDGET_MARGIN`]): everything but the server's start and loading, and rust-analyzer's
+/// wait for a check run that was due or running before the write (the project state it needs).
+pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Instant) -> Duration {
+    let mut counted = Duration::ZERO;
     let ledger = supervisor.diagnostics_ledger();
     let mut groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> = Vec::new();
     for path in paths {
@@ -518,6 +557,12 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         }
     }
     for (server, files) in groups {
+        // The server's start is not counted: wait for it to load first (bounded by `deadline`).
+        if server.definition().write_check != WriteCheck::ProjectCheckRun {
+            server.wait_until_loaded(deadline);
+        }
+        let counted_from = Instant::now();
+        let seed_end = (counted_from + supervisor.config().write_diagnostics_budget / 2).min(deadline);
         server.resync_from_disk();
         for path in &files {
             let _ = server.sync_document(path);
@@ -525,8 +570,9 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         // The pre-write state is taken once the server has re-checked what changed outside the
         // tools (its dependents too), so that change is never attributed to the write.
         if server.definition().write_check != WriteCheck::ProjectCheckRun {
-            server.settle_outside_changes((Instant::now() + supervisor.config().write_diagnostics_budget).min(deadline));
+            server.settle_outside_changes(seed_end);
         }
+        counted += counted_from.elapsed();
         // cargo check reads the disk: a check still running (or due, for files changed outside
         // the tools) when the write lands may compile the written text, and its result would
         // become the "before" state — every error the write causes elsewhere counted as old.
@@ -541,6 +587,7 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         // does not change for them: it opens them after the written file's state is taken, so
         // their checks do not delay that one.
         if server.definition().write_check == WriteCheck::OpenImporters && !server.supports("textDocument/diagnostic") {
+            let counted_from = Instant::now();
             let (dependents, _) = scanned_importers(supervisor, &server, &files, supervisor.config().write_diagnostics_dependents_cap);
             for path in &dependents {
                 if server.sync_document(path).is_ok() {
@@ -548,10 +595,12 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
                 }
             }
             for path in &dependents {
-                let _ = stored_or_wait(&server, path, deadline);
+                let _ = stored_or_wait(&server, path, seed_end);
             }
+            counted += counted_from.elapsed();
         }
     }
+    counted
 }
 
 /// Before a write, for a server whose project-wide check reads the disk (rust-analyzer's cargo
@@ -597,7 +646,18 @@ fn earliest_mtime(paths: &[PathBuf]) -> Option<std::time::SystemTime> {
 /// sync, syncs the written files, waits for each server's end-of-check signal, and collects the
 /// state after. Servers are synced first, then waited for, each within its own budget (never
 /// past `deadline`).
-pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: Instant) -> (Vec<ServerCheck>, Vec<PathBuf>) {
+///
+/// The budget of a server ([`crate::lsp::LspConfig::write_diagnostics_budget`], or
+/// [`crate::lsp::LspConfig::write_diagnostics_check_budget`] for a project-wide check run) starts
+/// once the server is loaded and covers every file of its check, the written ones included, less
+/// `spent_before` (what the pre-write half, [`seed_files`], already used of it); the work after
+/// its last wait (comparing, rendering) stays within [`WRITE_BUDGET_MARGIN`].
+pub fn check_write(
+    supervisor: &LspSupervisor,
+    written: &[PathBuf],
+    deadline: Instant,
+    spent_before: Duration,
+) -> (Vec<ServerCheck>, Vec<PathBuf>) {
     let ledger = supervisor.diagnostics_ledger();
     let mut pending: Vec<Pending> = Vec::new();
     let mut not_served = Vec::new();
@@ -634,6 +694,9 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
                     check_can_mask: false,
                     attribution: None,
                     phases_ms: Vec::new(),
+                    states_reused: 0,
+                    warming_cancelled: 0,
+                    limited_by_call: false,
                     errors_elsewhere: Vec::new(),
                 });
                 continue;
@@ -655,12 +718,16 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
             server: lease.server,
             write_check,
             written: vec![path.clone()],
+            restarted_after_write: !notes.is_empty(),
+            limited_by_call: false,
             notes,
             // Set after the readiness wait: the budget is for the check, not for indexing.
             end: deadline,
-            written_end: deadline,
             dependents_out_of_time: Vec::new(),
             failed: None,
+            warm_importers: false,
+            reused_states: 0,
+            warming_cancelled: 0,
             dependents: Vec::new(),
             scope: None,
             before: HashMap::new(),
@@ -678,7 +745,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
         });
     }
     for group in &mut pending {
-        prepare_and_sync(supervisor, group);
+        prepare_and_sync(supervisor, group, spent_before);
     }
     let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
     checks.extend(failed_leases);
@@ -687,7 +754,7 @@ pub fn check_write(supervisor: &LspSupervisor, written: &[PathBuf], deadline: In
 
 /// Before the sync: readiness, the pre-write state of the written files and of the files that
 /// import them (found now, while the server still has the old text), then the sync.
-fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
+fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_before: Duration) {
     let server = Arc::clone(&group.server);
     // What changed on disk outside the tools since the last op reaches the server first (the
     // written files are left alone: their old text is what the pre-write state needs).
@@ -697,12 +764,22 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     let phase_started = Instant::now();
     let readiness = server.wait_until_loaded(group.end);
     group.phases.push(("readiness wait", phase_started.elapsed()));
+    // The budget covers everything from here on — the written files too — less what the
+    // pre-write half of this call already spent of it.
+    let config = supervisor.config();
+    let budget = if group.write_check == WriteCheck::ProjectCheckRun {
+        config.write_diagnostics_check_budget
+    } else {
+        config.write_diagnostics_budget
+    };
+    let budget_end = Instant::now() + budget.saturating_sub(spent_before);
+    group.limited_by_call = group.end < budget_end;
+    group.end = budget_end.min(group.end);
+    let end = group.end;
     // What changed outside the tools is re-checked before any pre-write state is taken, so it is
     // part of that state and never attributed to the write (a project check run settles below).
     let phase_started = Instant::now();
-    if group.write_check != WriteCheck::ProjectCheckRun
-        && !server.settle_outside_changes((Instant::now() + supervisor.config().write_diagnostics_budget).min(group.end))
-    {
+    if group.write_check != WriteCheck::ProjectCheckRun && !server.settle_outside_changes(halfway_to(end)) {
         group.notes.push(format!(
             "{} had not finished re-checking the files changed outside the tools when the budget ran out: a difference may come from those changes",
             server.id()
@@ -720,16 +797,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             return;
         }
     }
-    let config = supervisor.config();
-    let budget = if group.write_check == WriteCheck::ProjectCheckRun {
-        config.write_diagnostics_check_budget
-    } else {
-        config.write_diagnostics_budget
-    };
-    group.written_end = group.end;
-    group.end = (Instant::now() + budget).min(group.end);
-    let end = group.end;
-    group.not_open_before = group.written.iter().filter(|path| server.document_text(path).is_none()).cloned().collect();
+    // A server restarted after the write (found dead by this check's lease) reopened the written
+    // files with their new text: their old text, and so their pre-write state, is gone.
+    let restarted = group.restarted_after_write;
+    group.not_open_before = group.written.iter().filter(|path| restarted || server.document_text(path).is_none()).cloned().collect();
     for path in &group.not_open_before {
         group.notes.push(format!(
             "{} was not open in {} before the write, so its pre-write state is unknown (the ledger's is used when there is one)",
@@ -896,19 +967,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
         }
         WriteCheck::OpenImporters => {
             let pull = server.supports("textDocument/diagnostic");
+            if pull {
+                group.warming_cancelled = cancel_warming(&server, &group.written);
+            }
             if trivia_only {
                 group.scope = Some(others_unaffected());
-                // Not checked now, but opened: a server that answers pulls analyses open files
-                // in the background, so the next write that changes code finds their pre-write
-                // state warm (else it pays their first analysis: dateutil, 6 importers, 10 s).
-                if pull {
-                    let (dependents, _) = scanned_importers(supervisor, &server, &group.written, cap);
-                    for path in dependents.iter().filter(|path| server.document_text(path).is_none()) {
-                        if server.sync_document(path).is_ok() {
-                            server.note_opened_for_check(path);
-                        }
-                    }
-                }
+                // Not checked now, but warmed once the written file's state is taken (see
+                // `warm_importers`): the next write that changes code finds them analysed.
+                group.warm_importers = pull;
             } else {
                 let (dependents, scope) = scanned_importers(supervisor, &server, &group.written, cap);
                 group.dependents = dependents;
@@ -921,10 +987,19 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
             }
             // The written files first, within half of the call's remaining time (the other half
             // is for their state after the write).
-            let written_before_end = halfway_to(group.written_end);
+            let written_before_end = halfway_to(group.end);
             if pull {
                 for path in &written_open {
-                    group.before.insert(path.clone(), pull_raw(&server, path, written_before_end));
+                    group.before.insert(
+                        path.clone(),
+                        pull_state(
+                            &server,
+                            path,
+                            written_before_end,
+                            supervisor.config().write_diagnostics_reuse_pulled_states,
+                            &mut group.reused_states,
+                        ),
+                    );
                 }
             }
             // A server that answers pulls opens each importer only when its turn comes (below):
@@ -972,7 +1047,17 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
                         }
                     }
                 }
-                let state = if pull { pull_raw(&server, &path, dependents_end) } else { stored_or_wait(&server, &path, dependents_end) };
+                let state = if pull {
+                    pull_state(
+                        &server,
+                        &path,
+                        dependents_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
+                    )
+                } else {
+                    stored_or_wait(&server, &path, dependents_end)
+                };
                 if state.is_err() && Instant::now() >= dependents_end {
                     group.dependents_out_of_time.push(path);
                     continue;
@@ -984,10 +1069,16 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
         }
         WriteCheck::WrittenFilesOnly => {
             group.scope = Some(CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id())));
-            let written_before_end = halfway_to(group.written_end);
+            let written_before_end = halfway_to(group.end);
             for path in &written_open {
                 let state = if server.supports("textDocument/diagnostic") {
-                    pull_raw(&server, path, written_before_end)
+                    pull_state(
+                        &server,
+                        path,
+                        written_before_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
+                    )
                 } else {
                     stored_or_wait(&server, path, written_before_end)
                 };
@@ -1006,6 +1097,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     // The text sent is the text read beneath the workspace root (no symlink followed), once per
     // group.
     let reader = crate::files::WorkspaceReader::open(server.workspace_root());
+    let epoch_before_sync = server.content_epoch();
     for path in group.written.clone() {
         if let Some(old) = server.document_text(&path) {
             group.old_texts.insert(path.clone(), old);
@@ -1033,6 +1125,16 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending) {
     // re-indexing); asking for the check explicitly as well costs a restart of a cargo process
     // that has barely started, where waiting to find the check missing cost seconds.
     let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
+    // A write of comments or whitespace only changes no other file's diagnostics: their last
+    // pulled states stay current (when nothing else reached the server meanwhile), so the next
+    // write that changes code takes its importers' pre-write states without a pull.
+    let changes_sent = group.syncs.values().filter(|sync| sync.as_ref().is_ok_and(|sync| sync.changed)).count() as u64;
+    if group.warm_importers
+        && supervisor.config().write_diagnostics_reuse_pulled_states
+        && server.content_epoch() == epoch_before_sync + changes_sent
+    {
+        server.carry_remembered_pulls(epoch_before_sync, &group.written);
+    }
     if group.write_check == WriteCheck::ProjectCheckRun && changed {
         let _ = server.notify::<crate::lsp::client::RunFlycheck>(Default::default());
     }
@@ -1063,6 +1165,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: false,
         attribution: None,
         phases_ms: Vec::new(),
+        states_reused: 0,
+        warming_cancelled: 0,
+        limited_by_call: false,
         errors_elsewhere: Vec::new(),
     };
     if let Some(reason) = &group.failed {
@@ -1223,19 +1328,25 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
         WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly => {
             let pull = server.supports("textDocument/diagnostic");
-            // The written files first, within the call's deadline; then the importers, nearest
-            // first, until the budget runs out (those not reached are named, not called clean).
+            // The written files first, then the importers, nearest first, until the budget runs
+            // out (those not reached are named, not called clean).
             let mut out_of_time: Vec<PathBuf> = Vec::new();
             for path in group.written.iter().chain(group.dependents.iter()) {
                 let written = group.written.contains(path);
-                let file_end = if written { group.written_end } else { end };
+                let file_end = end;
                 if !written && Instant::now() >= end {
                     out_of_time.push(path.clone());
                     continue;
                 }
                 let state = match group.syncs.get(path) {
                     Some(Err(_)) => continue,
-                    _ if pull => pull_raw(&server, path, file_end),
+                    _ if pull => pull_state(
+                        &server,
+                        path,
+                        file_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
+                    ),
                     Some(Ok(sync)) if sync.changed || sync.opened => {
                         wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, file_end)
                     }
@@ -1265,6 +1376,25 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
     }
     group.phases.push(("post-write states", collect_started.elapsed()));
+    if group.write_check == WriteCheck::OpenImporters && server.supports("textDocument/diagnostic") {
+        let phase_started = Instant::now();
+        let mut to_warm = group.dependents_out_of_time.clone();
+        if group.warm_importers {
+            // Those whose last pulled state is still current need no analysis before the next write.
+            let cap = supervisor.config().write_diagnostics_dependents_cap;
+            let importers = scanned_importers(supervisor, &server, &group.written, cap).0;
+            let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+            to_warm.extend(importers.into_iter().filter(|path| !reuse || server.remembered_pull(path).is_none()));
+        }
+        warm_importers(&server, &to_warm, end.max(Instant::now()) + WARMING_SLACK);
+        if to_warm.iter().any(|path| group.dependents_out_of_time.contains(path) && server.document_text(path).is_some()) {
+            notes.push(format!(
+                "the files that import it and were not checked are open in {} now, which analyses them in the background: a later write reaches them sooner",
+                server.id()
+            ));
+        }
+        group.phases.push(("warming importers (opened, not awaited)", phase_started.elapsed()));
+    }
     if native_note {
         notes.push(format!(
             "{}'s own diagnostics were not available in time (it holds pulls back while it indexes); the compiler's, from cargo check, are complete",
@@ -1365,8 +1495,57 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
         attribution: group.attribution.clone(),
         phases_ms: phases_ms(&group.phases),
+        states_reused: group.reused_states,
+        warming_cancelled: group.warming_cancelled,
+        limited_by_call: group.limited_by_call,
         errors_elsewhere,
     }
+}
+
+/// Opens the importers of `paths` that the server does not have open (`didOpen` only, nothing
+/// awaited), after the call's last wait: a server that answers pulls (pyright) analyses open
+/// files in the background, so the next write that changes code finds their pre-write state
+/// analysed instead of paying their first analysis inside its budget (python-dateutil after a
+/// comment-only write: 6 importers, ~10 s). Bounded: at most the dependents cap per write,
+/// and the documents opened for checks stay an LRU of [`OPENED_FOR_CHECKS_KEPT`] (closing one
+/// stops the server's work on it). The importers a write's budget did not reach are warmed the
+/// same way, so the next write reaches them.
+///
+/// Stops opening at `until` (each `didOpen` reads and sends a whole file: 0.8 s for five
+/// more-itertools modules on a loaded machine), so the call stays within its margin; the rest are
+/// warmed by a later write.
+fn warm_importers(server: &LanguageServer, paths: &[PathBuf], until: Instant) {
+    for path in paths {
+        if Instant::now() >= until {
+            break;
+        }
+        if server.document_text(path).is_some() {
+            continue;
+        }
+        if server.sync_document(path).is_ok() {
+            server.note_opened_for_check(path);
+            server.note_warming(path);
+        }
+    }
+}
+
+/// Cancels the warming of [`warm_importers`] before a write's own check: closes every file
+/// opened for background analysis whose state was never pulled, so the server does not analyse
+/// them before the written file (pyright analyses open files in the same worker that answers
+/// pulls: on more-itertools, five warmed test modules of up to 7,400 lines held the written
+/// file's pull back until the budget ran out). What the server finished stays (pyright keeps a
+/// closed workspace file's analysis while its text is unchanged); an importer is opened again
+/// when its turn comes. Returns how many were closed.
+fn cancel_warming(server: &LanguageServer, written: &[PathBuf]) -> usize {
+    let mut closed = 0;
+    for path in server.take_warming() {
+        if written.contains(&path) || server.remembered_pull(&path).is_some() || server.document_text(&path).is_none() {
+            continue;
+        }
+        server.close_document(&path);
+        closed += 1;
+    }
+    closed
 }
 
 /// The phases as (name, ms).
@@ -1717,6 +1896,26 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
     )
 }
 
+/// `path`'s pulled diagnostics: the last pull's answer when nothing the server analyses changed
+/// since ([`LanguageServer::remembered_pull`]; counted in `reused`), else a pull
+/// ([`pull_raw`]) remembered for the next write. After python-dateutil's first write its
+/// importers' pre-write states cost nothing while the project is unchanged, so the budget goes
+/// to the states after the write.
+/// Only pulls when [`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`] is off
+/// (`reuse`).
+fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Value>, String> {
+    if let Some(items) = server.remembered_pull(path).filter(|_| reuse) {
+        *reused += 1;
+        return Ok(items);
+    }
+    let epoch = server.content_epoch();
+    let state = pull_raw(server, path, end);
+    if let Ok(items) = &state {
+        server.remember_pulled(path, epoch, items);
+    }
+    state
+}
+
 /// Pulls `path`'s diagnostics (`textDocument/diagnostic`).
 /// A pull that the time left for it could not cover says so plainly (how long it was given), not
 /// as a failure of the server.
@@ -1726,9 +1925,10 @@ fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Va
         Ok(Some(items)) => Ok(items),
         Ok(None) => Err(format!("{} does not offer pull diagnostics", server.id())),
         Err(_) if Instant::now() >= end && server.exit_description().is_none() => Err(format!(
-            "{} did not answer textDocument/diagnostic in the {} ms left for it (the check's budget ran out; a busy machine slows the server)",
+            "{} did not answer textDocument/diagnostic in the {} ms left for it (its budget for this write ran out; a busy machine slows the server); it keeps checking the file: call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} for its state",
             server.id(),
-            given.as_millis()
+            given.as_millis(),
+            crate::render::display_path(server.workspace_root(), path)
         )),
         Err(failure) => Err(format!("pull failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message)),
     }
@@ -2068,8 +2268,16 @@ fn resolved_between(before: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> 
 /// `checked:` line per server saying which files were checked and which were not (with the next
 /// step), and one line counting earlier-reported errors still unresolved. `None` when no
 /// written file is served by a language server. Also returns the block as JSON.
-pub fn diagnostics_block(supervisor: &LspSupervisor, written: &[PathBuf], deadline: Instant) -> Option<(String, Value)> {
-    let (checks, _not_served) = check_write(supervisor, written, deadline);
+///
+/// `spent_before`: what the pre-write half of the call ([`seed_files`]) spent of the servers'
+/// budgets (see [`check_write`]).
+pub fn diagnostics_block(
+    supervisor: &LspSupervisor,
+    written: &[PathBuf],
+    deadline: Instant,
+    spent_before: Duration,
+) -> Option<(String, Value)> {
+    let (checks, _not_served) = check_write(supervisor, written, deadline, spent_before);
     if checks.is_empty() {
         return None;
     }
@@ -2241,10 +2449,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         names.push(format!("and {} more", out_of_time.len() - 8));
                     }
                     line.push_str(&format!(
-                        "; {} that import it {} not checked because {server_id}'s budget of {} s for this write ran out: {}",
+                        "; {} that import it {} not checked because {} ran out: {}",
                         out_of_time.len(),
                         if out_of_time.len() == 1 { "was" } else { "were" },
-                        config.write_diagnostics_budget.as_secs(),
+                        if check.limited_by_call {
+                            "the write call's own time budget (shorter than the server's)".to_owned()
+                        } else {
+                            format!("{server_id}'s budget of {:.1} s for this write", config.write_diagnostics_budget.as_secs_f64())
+                        },
                         names.join(", ")
                     ));
                 }
@@ -2302,7 +2514,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms}));
+        let not_checked_out_of_budget: Vec<String> = match &check.scope {
+            CheckScope::Dependents { out_of_time, .. } => out_of_time.iter().map(|path| supervisor.display_path(path)).collect(),
+            _ => Vec::new(),
+        };
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
     lines.push(remaining_line(&remaining, any_unavailable));
@@ -2367,8 +2583,22 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
         }
         // Seeding may use at most half of the call's remaining budget.
         let deadline = Instant::now() + ctx.remaining() / 2;
-        seed_files(supervisor, &paths, deadline);
+        let counted = seed_files(supervisor, &paths, deadline);
+        // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
+        // next call on this thread must not inherit it.
+        let call = ctx.deadline();
+        SEED_COUNTED.with(|seed| {
+            let before = seed.get().filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
+            seed.set(Some((call, before + counted)));
+        });
     }
+}
+
+thread_local! {
+    /// What the pre-write half of the current call on this thread spent of the write's budget
+    /// ([`seed_files`]'s return), keyed by the call's deadline, for the post-write half: the
+    /// registry runs both on the call's thread. Taken (reset) by the post-write half.
+    static SEED_COUNTED: std::cell::Cell<Option<(Instant, Duration)>> = const { std::cell::Cell::new(None) };
 }
 
 impl PostWriteLayer for DiagnosticsOnWriteLayer {
@@ -2377,11 +2607,14 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }
-        // The write already succeeded: give the check the larger of the remaining budget and the
-        // per-server budget (plus the check run's for rust-analyzer).
+        let call = ctx.deadline();
+        let spent_before = SEED_COUNTED.with(|seed| seed.take()).filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
+        // The write already succeeded: each server's check ends within its own budget (counted
+        // from its readiness, less what the pre-write half spent); the servers' start and
+        // loading get the larger of the call's remaining time and the check run's budget.
         let budget = supervisor.config().write_diagnostics_check_budget.max(ctx.remaining());
         let deadline = Instant::now() + budget;
-        if let Some((text, structured)) = diagnostics_block(supervisor, written_paths, deadline) {
+        if let Some((text, structured)) = diagnostics_block(supervisor, written_paths, deadline, spent_before) {
             result.push_text(text);
             if let Some(Value::Object(map)) = result.structured_content.as_mut() {
                 map.insert("diagnostics_on_write".to_owned(), structured);

@@ -121,18 +121,25 @@ pub struct LspConfig {
     pub write_diagnostics_warnings: bool,
     /// Diagnostics on write: new diagnostics shown per file ("showing N of M"). Default 20.
     pub write_diagnostics_cap_per_file: usize,
-    /// Diagnostics on write: per-server cap on the check (the pre-write state, the sync, the
-    /// server's end-of-check signal, the state after), counted from the moment the server is
-    /// loaded; the wait ends at the server's own signal, this only bounds it (a first
-    /// `fileReferences` of a large TypeScript project, a loaded machine). Default 15 s.
+    /// Diagnostics on write: per-server cap on everything diagnostics on write adds to a write's
+    /// call — the pre-write seeding, the pre-write states, the sync, the server's end-of-check
+    /// signal, the states after, the written files' included — counted from the moment the
+    /// server is loaded (its start and loading are bounded by the call's deadline and shown as
+    /// the `readiness wait` phase); the wait ends at the server's own signal, this only bounds it
+    /// (a first `fileReferences` of a large TypeScript project, a loaded machine). The call
+    /// returns within this plus [`crate::lsp::diagnostics_on_write::WRITE_BUDGET_MARGIN`] plus the
+    /// tool's own work. Default 15 s.
     ///
     /// For servers checked file by file (pyright, basedpyright, clangd) the written files come
-    /// first and are bounded by the call's deadline instead (half of it before the write, the
-    /// rest after); the files that import them share this budget, half for their pre-write
-    /// states, nearest first, and those not reached are named as not checked. Measured with
-    /// pyright on python-dateutil on a loaded 2-core machine: a first check of an importer takes
-    /// 0.6–7 s, a re-check after a write 0.02–3 s, so the first write checks a few importers and
-    /// later writes all of them (the answer says which).
+    /// first (their pre-write state within half of the budget), then the files that import them,
+    /// nearest and most coupled first, their pre-write states within half of what is left; those
+    /// not reached are named as not checked, with `lsp diagnostics "*"` as the next step, and
+    /// (servers that answer pulls) opened after the call's last wait so the server analyses them
+    /// in the background. A state pulled earlier is reused while nothing the server analyses has
+    /// changed since (or only comments and whitespace of another file). Measured with pyright on
+    /// python-dateutil on a loaded 2-core machine: a first check of an importer takes 0.6–7 s, a
+    /// re-check after a write 0.02–3 s, so the first write checks a few importers and later
+    /// writes all of them (the answer says which).
     pub write_diagnostics_budget: Duration,
     /// Diagnostics on write: the budget for a server with its own check run (rust-analyzer's
     /// flycheck = `cargo check`). Default 30 s.
@@ -141,6 +148,11 @@ pub struct LspConfig {
     /// besides it (servers without a project-wide check: tsserver, pyright, clangd); the answer
     /// says how many were found and which were not checked. Default 40.
     pub write_diagnostics_dependents_cap: usize,
+    /// Diagnostics on write: a file's pulled diagnostics are reused as its state (no request)
+    /// while nothing the server analyses changed since they were pulled, or only comments and
+    /// whitespace of another file (`LanguageServer::remembered_pull`). Default on; off makes
+    /// every state a pull (the bench compares both).
+    pub write_diagnostics_reuse_pulled_states: bool,
     /// `diagnostics` with `file: "*"`: the project checker's time budget. Default 180 s (pyright
     /// checking python-dateutil took 132 s on a loaded 2-core machine). Capped by the `lsp`
     /// call's deadline (the tool's default timeout, 210 s, leaves 30 s beyond it for the root
@@ -182,6 +194,7 @@ impl Default for LspConfig {
             write_diagnostics_budget: Duration::from_secs(15),
             write_diagnostics_check_budget: Duration::from_secs(30),
             write_diagnostics_dependents_cap: 40,
+            write_diagnostics_reuse_pulled_states: true,
             checker_timeout: Duration::from_secs(180),
             request_budget: Duration::from_secs(60),
             checker_cap: 100,

@@ -412,3 +412,84 @@ fn ast_edit_accept_matches_the_ast_grep_cli_and_the_project_tests_pass() {
         edit.files.len()
     ));
 }
+
+/// Diagnostics on write keeps a write's call within pyright's budget (issue 11 §2–§3): with a
+/// small budget given explicitly, a code write to a module that many test files import returns
+/// within the budget plus the documented margin (`WRITE_BUDGET_MARGIN`) plus the edit's own work
+/// — never the call's whole deadline — and accounts for every importer a word search finds:
+/// checked, or named as not checked for the budget, with `lsp diagnostics "*"` as the next step.
+/// None of those not checked is called clean.
+#[test]
+fn a_write_stays_within_its_diagnostics_budget_and_names_the_importers_it_did_not_check() {
+    if support::require_binary("corpus_python::write_budget", "pyright-langserver").is_none() {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "src/dateutil/tz/tz.py";
+    // Ground truth, without the server or the scan: the test files that import dateutil.tz.
+    let imports_tz = |text: &str| {
+        text.lines().map(str::trim_start).any(|line| {
+            line.starts_with("from dateutil.tz import")
+                || line.starts_with("from dateutil.tz.tz import")
+                || line.starts_with("import dateutil.tz")
+                || (line.starts_with("from dateutil import ")
+                    && line["from dateutil import ".len()..].split(|c: char| !c.is_alphanumeric() && c != '_').any(|word| word == "tz"))
+        })
+    };
+    let mut importers: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(dir.path().join("tests")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".py") && imports_tz(&std::fs::read_to_string(entry.path()).unwrap()) {
+            importers.push(format!("tests/{name}"));
+        }
+    }
+    assert!(importers.len() >= 4 && importers.contains(&"tests/test_tz.py".to_owned()), "ground truth: {importers:?}");
+    let budget = Duration::from_secs(3);
+    let run = corpus::tools_run_with(dir.path(), |config| config.lsp.write_diagnostics_budget = budget);
+    // The server is started and the written file analysed first: the budget is counted from the
+    // server's readiness, and this measures the write.
+    corpus::warm_up(&run, file);
+    let started = std::time::Instant::now();
+    let result = run.call(
+        runbound::Caller::Main,
+        "edit",
+        json!({"path": file, "old_string": "\nclass tzutc(datetime.tzinfo):", "new_string": "\nRUNBOUND_BUDGET_PROBE = 1\n\n\nclass tzutc(datetime.tzinfo):"}),
+    );
+    let elapsed = started.elapsed();
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // The edit's own work (read, replace, atomic write) on a 1,849-line file.
+    let edit_work = Duration::from_millis(500);
+    let bound = budget + runbound::lsp::diagnostics_on_write::WRITE_BUDGET_MARGIN + edit_work;
+    assert!(elapsed <= bound, "the write took {elapsed:?}, beyond its budget {budget:?} + margin + the edit's work ({bound:?}):\n{text}");
+    let block = corpus::diagnostics_block(&text);
+    let servers = result.structured_content.as_ref().and_then(|content| content.pointer("/diagnostics_on_write/servers")).cloned();
+    let server =
+        servers.as_ref().and_then(|servers| servers.as_array()).and_then(|servers| servers.first()).cloned().expect("a pyright check");
+    let checked: Vec<String> =
+        server["files"].as_array().unwrap().iter().filter_map(|file| file["file"].as_str().map(str::to_owned)).collect();
+    let not_checked: Vec<String> =
+        server["not_checked_out_of_budget"].as_array().unwrap().iter().filter_map(|file| file.as_str().map(str::to_owned)).collect();
+    for importer in &importers {
+        assert!(
+            checked.contains(importer) || not_checked.contains(importer),
+            "{importer} imports {file} but is neither checked nor named as not checked:\n{text}"
+        );
+    }
+    if !not_checked.is_empty() {
+        assert!(
+            block.contains("were not checked because pyright's budget of 3.0 s") || block.contains("was not checked because"),
+            "{text}"
+        );
+        assert!(block.contains("\"file\": \"*\""), "the next step is named:\n{text}");
+        let clean_lines: Vec<&str> = block.lines().filter(|line| line.starts_with("no new errors in")).collect();
+        for name in &not_checked {
+            assert!(clean_lines.iter().all(|line| !line.contains(name.as_str())), "{name} was not checked but is called clean:\n{text}");
+        }
+    }
+    corpus::report_timing(&format!(
+        "pyright write of {file} under a {budget:?} budget: {elapsed:?}; {} importers checked, {} not checked for the budget",
+        checked.len().saturating_sub(1),
+        not_checked.len()
+    ));
+}

@@ -505,7 +505,19 @@ pub fn tools_run(workspace: &Path) -> runbound::Run {
 /// [`tools_run`] with a last change to the configuration (e.g. a server's environment).
 pub fn tools_run_with(workspace: &Path, configure: impl FnOnce(&mut runbound::RunConfig)) -> runbound::Run {
     let mut config = runbound::RunConfig::default();
-    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    // The corpus tests assert what a write reports (the errors it causes in other files, a
+    // clean result naming every written file), not how fast. The budget covers the written
+    // files too (issue 11), which only the calls' own timeouts bounded before (30 s for `edit`,
+    // `lsp_rename` and `resolve`): a loaded 2-core CI machine (load 20 seen) needs longer for
+    // pyright's first analysis of several of dateutil's modules, so the writing tools get a
+    // timeout above the budget.
+    // The budget contract itself is tested with a small explicit budget
+    // (corpus_python::a_write_stays_within_its_diagnostics_budget_…); latency is reported as
+    // TIMING lines and in benches/diagnostics_on_write.rs.
+    config.lsp.write_diagnostics_budget = Duration::from_secs(120);
+    for tool in ["write", "edit", "apply_patch", "resolve", "lsp_rename", "lsp_code_action"] {
+        config.tool_timeouts.insert(tool.to_owned(), Duration::from_secs(180));
+    }
     config.lsp.indexing_wait = Duration::from_secs(180);
     configure(&mut config);
     runbound::Run::builder(workspace)
