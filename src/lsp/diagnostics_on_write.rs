@@ -323,6 +323,15 @@ impl DiagnosticsLedger {
         file.record(current, Observation::Complete).new
     }
 
+    /// Takes back one "reported as new" mark of `record`'s key in `path`: the instance turned out
+    /// to be an earlier diagnostic the server reworded, so it is not an earlier-reported error
+    /// that a later write would count as still unresolved.
+    pub fn unreport(&self, path: &Path, record: &DiagnosticRecord) {
+        if let Some(entry) = self.files.lock().get_mut(path).and_then(|file| file.entries.get_mut(&record.ledger_key())) {
+            entry.reported = entry.reported.saturating_sub(1);
+        }
+    }
+
     /// Forgets `path` (deleted).
     pub fn forget(&self, path: &Path) {
         self.files.lock().remove(path);
@@ -2168,6 +2177,34 @@ impl LineMap {
 /// gone; the instances of `after` left unpaired: candidates for "new"). The counts per key are
 /// those of a positionless comparison (max(0, before − after) and max(0, after − before)); only
 /// which instances are named depends on lines.
+/// Pairs each instance named new with a gone one that is the same diagnostic reworded: same
+/// severity, the same code (a diagnostic without a code is never paired), and the gone one's line
+/// survived the write unchanged ([`LineMap::map`] exact) as the new one's line. Returns the pairs
+/// (gone, new) and what is left of `new` and `gone`.
+#[allow(clippy::type_complexity)]
+fn pair_rewordings(
+    new: Vec<DiagnosticRecord>,
+    gone: Vec<DiagnosticRecord>,
+    line_map: &LineMap,
+) -> (Vec<(DiagnosticRecord, DiagnosticRecord)>, Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) {
+    let mut gone: Vec<Option<DiagnosticRecord>> = gone.into_iter().map(Some).collect();
+    let mut pairs = Vec::new();
+    let mut new_left = Vec::new();
+    for record in new {
+        let partner = gone.iter_mut().find(|slot| {
+            slot.as_ref().is_some_and(|old| {
+                let (mapped, exact) = line_map.map(old.line);
+                exact && mapped == record.line && old.severity == record.severity && old.code.is_some() && old.code == record.code
+            })
+        });
+        match partner.and_then(Option::take) {
+            Some(old) => pairs.push((old, record)),
+            None => new_left.push(record),
+        }
+    }
+    (pairs, new_left, gone.into_iter().flatten().collect())
+}
+
 fn pair_by_line(
     before: &[DiagnosticRecord],
     after: &[DiagnosticRecord],
@@ -2359,6 +2396,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     let (gone, unpaired_after) = pair_by_line(before_wanted.as_deref().unwrap_or(&[]), &current, line_map);
                     let gone = if before_wanted.is_some() { gone } else { Vec::new() };
                     diff.new = name_new_by_line(std::mem::take(&mut diff.new), &unpaired_after, &current);
+                    // A server that only rewords a diagnostic (pyright printing `type[Self@C]` one
+                    // time and `type[C]` the next) must not read as one error fixed and one new.
+                    let (reworded, new_left, gone) = pair_rewordings(std::mem::take(&mut diff.new), gone, line_map);
+                    diff.new = new_left;
+                    for (_, after) in &reworded {
+                        ledger.unreport(&file.path, after);
+                    }
                     let (resolved, hidden) = match observation {
                         Observation::Complete => (gone, Vec::new()),
                         Observation::MaybeMasked => (Vec::new(), gone),
@@ -2419,6 +2463,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     }
                     for note in notes {
                         lines.push(format!("  note: {display}: {note}"));
+                    }
+                    for (before, after) in &reworded {
+                        lines.push(format!(
+                            "  note: {display}:{}: the server reworded a diagnostic on an unchanged line (same severity and code), not counted as new or resolved: was \"{}\", now \"{}\"",
+                            after.line, before.message, after.message
+                        ));
                     }
                     files_json.push(json!({
                         "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
@@ -2764,6 +2814,41 @@ mod tests {
         };
         let kept = without_exact_duplicates(vec![at(4), at(4), at(9)]);
         assert_eq!(kept, vec![at(4), at(9)]);
+    }
+
+    #[test]
+    fn a_reworded_diagnostic_on_an_unchanged_line_is_neither_new_nor_resolved() {
+        // dateutil zoneinfo/__init__.py:18: pyright printed `type[Self@tzfile]`, then `type[tzfile]`.
+        let old: String = (1..=40).map(|n| format!("line {n}\n")).collect();
+        let new = old.replace("line 30\n", "edited 30\n");
+        let map = LineMap::between(&old, &new);
+        let before = record(18, "Cannot access attribute for class \"type[Self@tzfile]\"");
+        let after = record(18, "Cannot access attribute for class \"type[tzfile]\"");
+        let (pairs, new_left, gone_left) = pair_rewordings(vec![after.clone()], vec![before.clone()], &map);
+        assert_eq!(pairs, vec![(before.clone(), after.clone())]);
+        assert!(new_left.is_empty() && gone_left.is_empty());
+        // On the edited line it is a real change: one gone, one new.
+        let on_edited = record(30, "now");
+        let (pairs, new_left, gone_left) = pair_rewordings(vec![on_edited.clone()], vec![record(30, "was")], &map);
+        assert!(pairs.is_empty());
+        assert_eq!((new_left, gone_left), (vec![on_edited], vec![record(30, "was")]));
+        // Another code, another line, or no code at all: never paired.
+        let mut other_code = after.clone();
+        other_code.code = Some("E2".into());
+        assert!(pair_rewordings(vec![other_code], vec![before.clone()], &map).0.is_empty());
+        assert!(pair_rewordings(vec![record(19, "x")], vec![before.clone()], &map).0.is_empty());
+        let (mut before_without, mut after_without) = (before.clone(), after.clone());
+        before_without.code = None;
+        after_without.code = None;
+        assert!(pair_rewordings(vec![after_without], vec![before_without], &map).0.is_empty());
+        // The ledger takes back the "reported" mark, so the next write does not count it as an
+        // earlier-reported error still unresolved.
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/a.py");
+        ledger.seed(path, &[before.clone()]);
+        assert_eq!(ledger.record(path, &[after.clone()], Observation::Complete).new.len(), 1);
+        ledger.unreport(path, &after);
+        assert_eq!(ledger.record(path, &[after.clone()], Observation::Complete).still_unresolved_errors, 0);
     }
 
     #[test]
