@@ -27,6 +27,8 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
+use crate::files::Beneath;
+
 /// The virtual-environment directory names looked for beside a root marker, in order.
 pub const PROJECT_VENV_DIRS: [&str; 2] = [".venv", "venv"];
 
@@ -141,22 +143,59 @@ impl PythonInterpreter {
 
 /// The `site-packages` directories of a virtual environment: `lib/python3.*/site-packages`
 /// (and `lib64`), sorted.
+///
+/// Listed beneath a handle of `venv_dir` with no symlink followed at use time: a `lib64` that
+/// is a symlink (`lib64 -> lib`, as `venv` makes it on Linux) is not listed twice, and a
+/// directory swapped for a symlink while listing is skipped, never followed.
 pub fn site_packages_dirs(venv_dir: &Path) -> Vec<PathBuf> {
+    match Beneath::open(venv_dir) {
+        Ok(beneath) => site_packages_dirs_beneath(&beneath, venv_dir),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`site_packages_dirs`] through `beneath`, a handle of `venv_dir` or of a root above it.
+fn site_packages_dirs_beneath(beneath: &Beneath, venv_dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for lib in ["lib", "lib64"] {
-        let Ok(entries) = std::fs::read_dir(venv_dir.join(lib)) else { continue };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name.to_str().is_some_and(|name| name.starts_with("python")) {
-                let candidate = entry.path().join("site-packages");
-                if candidate.is_dir() && !found.contains(&candidate) {
-                    found.push(candidate);
-                }
+        let lib_dir = venv_dir.join(lib);
+        let Ok(relative) = beneath.relative(&lib_dir) else { continue };
+        let Ok(entries) = beneath.list_dir(relative) else { continue };
+        for (name, is_dir) in entries {
+            if !is_dir || !name.starts_with("python") {
+                continue;
+            }
+            let candidate = lib_dir.join(&name).join("site-packages");
+            let Ok(relative) = beneath.relative(&candidate) else { continue };
+            if matches!(beneath.metadata(relative), Ok(Some(metadata)) if metadata.is_dir()) && !found.contains(&candidate) {
+                found.push(candidate);
             }
         }
     }
     found.sort();
     found
+}
+
+/// A handle to read a virtual environment's files with: of `workspace_root` when the venv is
+/// inside it (so no symlink anywhere below the workspace root is followed, the venv directory
+/// included), else of the venv directory itself (an environment outside the workspace, trusted
+/// as the place the configuration names).
+fn venv_files(venv_dir: &Path, workspace_root: &Path) -> Option<Beneath> {
+    let root = if venv_dir.starts_with(workspace_root) { workspace_root } else { venv_dir };
+    Beneath::open(root).ok()
+}
+
+/// The text of the regular file `path` beneath `beneath`, no symlink followed at use time;
+/// `None` when it is missing, not a regular file, not UTF-8, or a symlink is on its path.
+fn read_text_beneath(beneath: &Beneath, path: &Path) -> Option<String> {
+    let relative = beneath.relative(path).ok()?;
+    let (mut file, metadata) = beneath.open_read(relative).ok()?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut file, &mut text).ok()?;
+    Some(text)
 }
 
 /// Resolves the interpreter for the project rooted at `root` (absolute, inside or equal to
@@ -257,13 +296,18 @@ pub fn base_interpreter(venv_dir: &Path, workspace_root: &Path) -> Option<PathBu
             }
         }
     }
-    let config = std::fs::read_to_string(venv_dir.join("pyvenv.cfg")).ok()?;
+    // Read beneath a handle, no symlink followed: a venv directory swapped for a link cannot
+    // make this read another file's `home`.
+    let files = venv_files(venv_dir, workspace_root)?;
+    let config = read_text_beneath(&files, &venv_dir.join("pyvenv.cfg"))?;
     let home = config.lines().find_map(|line| {
         let (key, value) = line.split_once('=')?;
         (key.trim() == "home").then(|| PathBuf::from(value.trim()))
     })?;
-    let versioned: Vec<String> =
-        site_packages_dirs(venv_dir).iter().filter_map(|dir| dir.parent()?.file_name()?.to_str().map(str::to_owned)).collect();
+    let versioned: Vec<String> = site_packages_dirs_beneath(&files, venv_dir)
+        .iter()
+        .filter_map(|dir| dir.parent()?.file_name()?.to_str().map(str::to_owned))
+        .collect();
     let found = versioned
         .iter()
         .map(String::as_str)
@@ -278,18 +322,26 @@ pub fn base_interpreter(venv_dir: &Path, workspace_root: &Path) -> Option<PathBu
 /// are paths; `import` lines, which Python would execute, are skipped), resolved against the
 /// `site-packages` directory as Python's `site` module does, existing directories only, each
 /// once. What pyright gets as `extraPaths` in a restricted run.
-pub fn static_search_paths(venv_dir: &Path) -> Vec<PathBuf> {
+///
+/// The listing and the `.pth` files are read beneath a handle of `workspace_root` when the venv
+/// is inside it (else of `venv_dir`), with no symlink followed at use time: a `.pth` that is a
+/// symlink, or a venv directory swapped for one, is skipped, never read.
+pub fn static_search_paths(venv_dir: &Path, workspace_root: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
-    for site_packages in site_packages_dirs(venv_dir) {
+    let Some(files) = venv_files(venv_dir, workspace_root) else { return found };
+    for site_packages in site_packages_dirs_beneath(&files, venv_dir) {
         if !found.contains(&site_packages) {
             found.push(site_packages.clone());
         }
-        let Ok(entries) = std::fs::read_dir(&site_packages) else { continue };
-        let mut pth_files: Vec<PathBuf> =
-            entries.flatten().map(|entry| entry.path()).filter(|path| path.extension().is_some_and(|ext| ext == "pth")).collect();
-        pth_files.sort();
+        let Ok(relative) = files.relative(&site_packages) else { continue };
+        let Ok(entries) = files.list_dir(relative) else { continue };
+        let pth_files: Vec<PathBuf> = entries
+            .into_iter()
+            .filter(|(name, is_dir)| !is_dir && name.ends_with(".pth"))
+            .map(|(name, _)| site_packages.join(name))
+            .collect();
         for pth in pth_files {
-            let Ok(text) = std::fs::read_to_string(&pth) else { continue };
+            let Some(text) = read_text_beneath(&files, &pth) else { continue };
             for line in text.lines() {
                 let line = line.trim_end();
                 if line.is_empty() || line.starts_with('#') || line.starts_with("import ") || line.starts_with("import\t") {
@@ -322,20 +374,24 @@ struct PyrightConfig {
 /// from `root` up, the first directory with a `pyrightconfig.json`, or with a `pyproject.toml`
 /// that has a `[tool.pyright]` / `[tool.basedpyright]` table; `extends` chains are followed (at
 /// most 8 files), the settings of the extending file winning.
+///
+/// Every file is read beneath a handle of `workspace_root` with no symlink followed at use time
+/// (issue 13 §1): a configuration file that is a symlink, or sits under a directory swapped for
+/// one, is not read; an `extends` that leaves the workspace ends the chain there (its settings
+/// are not read).
 fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConfig> {
+    let files = Beneath::open(workspace_root).ok()?;
     let mut dir = Some(root);
     while let Some(current) = dir {
         let json = current.join("pyrightconfig.json");
         let toml = current.join("pyproject.toml");
-        let primary = if json.is_file() {
-            Some(json)
-        } else if toml.is_file() && read_config_table(&toml).is_some() {
-            Some(toml)
+        let primary = if let Some(text) = read_text_beneath(&files, &json) {
+            Some((json, text))
         } else {
-            None
+            read_text_beneath(&files, &toml).filter(|text| config_table(&toml, text).is_some()).map(|text| (toml, text))
         };
-        if let Some(primary) = primary {
-            let (section, _) = read_config_table(&primary)?;
+        if let Some((primary, text)) = primary {
+            let (section, _) = config_table(&primary, &text)?;
             let mut config = PyrightConfig { file: primary.clone(), section, venv_path: None, venv: None };
             let mut next = Some(primary);
             let mut seen = Vec::new();
@@ -344,7 +400,10 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
                     break;
                 }
                 seen.push(file.clone());
-                let Some((_, table)) = read_config_table(&file) else { break };
+                let Some(table) = read_text_beneath(&files, &file).and_then(|text| config_table(&file, &text)).map(|(_, table)| table)
+                else {
+                    break;
+                };
                 let base = file.parent().unwrap_or(current);
                 if config.venv_path.is_none() {
                     config.venv_path = table.get("venvPath").and_then(Value::as_str).map(|path| base.join(path));
@@ -352,7 +411,9 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
                 if config.venv.is_none() {
                     config.venv = table.get("venv").and_then(Value::as_str).map(str::to_owned);
                 }
-                next = table.get("extends").and_then(Value::as_str).map(|extends| base.join(extends));
+                // `..` folded by name: the file is then read beneath the workspace root, which
+                // refuses `..` components (and an `extends` that leaves the workspace).
+                next = table.get("extends").and_then(Value::as_str).map(|extends| lexically_normal(&base.join(extends)));
             }
             return Some(config);
         }
@@ -364,15 +425,29 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
     None
 }
 
-/// Reads the pyright settings table of a configuration file: the whole object of a
+/// `path` with `.` and `..` components folded away by name (`a/b/../c.json` → `a/c.json`).
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+/// The pyright settings table of a configuration file's `text`: the whole object of a
 /// `pyrightconfig.json` (JSON with comments and trailing commas, as pyright accepts), or the
 /// `[tool.basedpyright]` / `[tool.pyright]` table of a `pyproject.toml` (string values only;
-/// enough for `venvPath`, `venv`, `extends`). `None` when the file cannot be read or parsed, or
-/// a `pyproject.toml` has neither table.
-fn read_config_table(file: &Path) -> Option<(String, serde_json::Map<String, Value>)> {
-    let text = std::fs::read_to_string(file).ok()?;
+/// enough for `venvPath`, `venv`, `extends`). `None` when the text cannot be parsed, or a
+/// `pyproject.toml` has neither table.
+fn config_table(file: &Path, text: &str) -> Option<(String, serde_json::Map<String, Value>)> {
     if file.extension().is_some_and(|ext| ext == "toml") {
-        let document = toml_edit::Document::parse(text).ok()?;
+        let document = toml_edit::Document::parse(text.to_owned()).ok()?;
         let tool = document.as_table().get("tool")?.as_table_like()?;
         for section in ["basedpyright", "pyright"] {
             if let Some(table) = tool.get(section).and_then(|item| item.as_table_like()) {
@@ -387,7 +462,7 @@ fn read_config_table(file: &Path) -> Option<(String, serde_json::Map<String, Val
         }
         return None;
     }
-    let value = jsonc_parser::parse_to_serde_value(&text, &jsonc_parser::ParseOptions::default()).ok()??;
+    let value = jsonc_parser::parse_to_serde_value(text, &jsonc_parser::ParseOptions::default()).ok()??;
     match value {
         Value::Object(map) => Some(("pyrightconfig.json".to_owned(), map)),
         _ => None,
@@ -523,7 +598,7 @@ mod tests {
             format!("# comment\nimport os; os.system('x')\n{}\nmissing-dir\n../../../../src\n", ws.join("src").display()),
         )
         .unwrap();
-        assert_eq!(static_search_paths(&venv), vec![site.clone(), ws.join("src")], "each directory once, resolved");
+        assert_eq!(static_search_paths(&venv, &ws), vec![site.clone(), ws.join("src")], "each directory once, resolved");
         // No symlink, no pyvenv.cfg: nothing outside to start.
         executable(&venv.join("bin/python"));
         assert_eq!(base_interpreter(&venv, &ws), None);
@@ -537,5 +612,87 @@ mod tests {
         std::fs::remove_file(venv.join("bin/python")).unwrap();
         std::os::unix::fs::symlink(home.join("python3.11"), venv.join("bin/python")).unwrap();
         assert_eq!(base_interpreter(&venv, &ws), Some(home.join("python3.11")));
+    }
+
+    /// Issue 13 §1: pyvenv.cfg, `.pth` files and pyright configuration that are symlinks out of
+    /// the workspace are not read (each would otherwise decide an interpreter, extraPaths or a
+    /// venv from a file the checkout points at).
+    #[test]
+    fn venv_and_pyright_files_that_are_symlinks_out_of_the_workspace_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let evil_home = base.join("evil/bin");
+        executable(&evil_home.join("python3"));
+        std::fs::create_dir_all(base.join("evil/pkgs")).unwrap();
+        write(&base.join("evil/pyvenv.cfg"), &format!("home = {}\n", evil_home.display()));
+        write(&base.join("evil/evil.pth"), &format!("{}\n", base.join("evil/pkgs").display()));
+        write(&base.join("evil/pyrightconfig.json"), r#"{"venvPath": "/", "venv": "evil"}"#);
+        let ws = base.join("ws");
+        let venv_dir = ws.join(".venv");
+        venv(&venv_dir);
+        let venv = venv_dir;
+        let site = venv.join("lib/python3.11/site-packages");
+        std::os::unix::fs::symlink(base.join("evil/pyvenv.cfg"), venv.join("pyvenv.cfg")).unwrap();
+        std::os::unix::fs::symlink(base.join("evil/evil.pth"), site.join("evil.pth")).unwrap();
+        std::os::unix::fs::symlink(base.join("evil/pyrightconfig.json"), ws.join("pyrightconfig.json")).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), None, "pyvenv.cfg through a symlink");
+        assert_eq!(static_search_paths(&venv, &ws), vec![site.clone()], "a .pth through a symlink");
+        assert!(!has_pyright_config(&ws, &ws), "pyrightconfig.json through a symlink");
+        // The same files as regular files are read.
+        std::fs::remove_file(venv.join("pyvenv.cfg")).unwrap();
+        std::fs::copy(base.join("evil/pyvenv.cfg"), venv.join("pyvenv.cfg")).unwrap();
+        assert_eq!(base_interpreter(&venv, &ws), Some(evil_home.join("python3")));
+        std::fs::remove_file(ws.join("pyrightconfig.json")).unwrap();
+        std::fs::copy(base.join("evil/pyrightconfig.json"), ws.join("pyrightconfig.json")).unwrap();
+        assert!(has_pyright_config(&ws, &ws));
+        // An `extends` that leaves the workspace is not read.
+        write(&ws.join("pyrightconfig.json"), r#"{"extends": "../evil/pyrightconfig.json"}"#);
+        let config = find_pyright_config(&ws, &ws).unwrap();
+        assert_eq!((config.venv_path, config.venv), (None, None));
+    }
+
+    /// The same files under a concurrent `renameat2(RENAME_EXCHANGE)` of a workspace directory
+    /// with a symlink to an outside copy: no answer may come from the outside copy.
+    #[test]
+    fn venv_and_pyright_reads_under_a_symlink_exchange_race_never_read_outside() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let good_home = base.join("good/bin");
+        executable(&good_home.join("python3"));
+        let evil_home = base.join("evil/bin");
+        executable(&evil_home.join("python3"));
+        let ws = base.join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        // 1. pyvenv.cfg: ws/.venv swapped with a link to an outside venv whose home is evil.
+        let venv_dir = ws.join(".venv");
+        venv(&venv_dir);
+        let venv = venv_dir;
+        write(&venv.join("pyvenv.cfg"), &format!("home = {}\n", good_home.display()));
+        let decoy_venv = base.join("decoy_venv");
+        std::fs::create_dir_all(decoy_venv.join("lib/python3.11/site-packages")).unwrap();
+        write(&decoy_venv.join("pyvenv.cfg"), &format!("home = {}\n", evil_home.display()));
+        std::fs::create_dir_all(base.join("evil/pkgs")).unwrap();
+        write(&decoy_venv.join("lib/python3.11/site-packages/evil.pth"), &format!("{}\n", base.join("evil/pkgs").display()));
+        std::os::unix::fs::symlink(&decoy_venv, ws.join("venv_swap")).unwrap();
+        // 2. pyright config: ws/proj (no configuration) swapped with a link to a configured one.
+        std::fs::create_dir_all(ws.join("proj")).unwrap();
+        write(&base.join("decoy_proj/pyrightconfig.json"), r#"{"venvPath": "/", "venv": "evil"}"#);
+        std::os::unix::fs::symlink(base.join("decoy_proj"), ws.join("proj_swap")).unwrap();
+
+        let hammer = |a: &str, b: &str, check: &dyn Fn() -> bool| {
+            let exchange = crate::files::test_exchange::ExchangeLoop::start(ws.join(a), ws.join(b));
+            let started = std::time::Instant::now();
+            let (mut checks, mut outside) = (0, 0);
+            while checks < 2000 && started.elapsed() < std::time::Duration::from_millis(1000) {
+                checks += 1;
+                outside += usize::from(check());
+            }
+            let swaps = exchange.finish();
+            assert!(swaps > 0, "the exchange loop of {a} never swapped");
+            assert_eq!(outside, 0, "{outside} of {checks} reads of {a} came from outside ({swaps} swaps)");
+        };
+        hammer(".venv", "venv_swap", &|| base_interpreter(&venv, &ws) == Some(evil_home.join("python3")));
+        hammer(".venv", "venv_swap", &|| static_search_paths(&venv, &ws).iter().any(|path| path.starts_with(base.join("evil"))));
+        hammer("proj", "proj_swap", &|| has_pyright_config(&ws.join("proj"), &ws));
     }
 }

@@ -1,13 +1,23 @@
-//! Fuzz target: arbitrary pattern text × language through the contextual pattern compiler.
-//! Properties: no panic, and bounded time per input (the compiler refuses patterns over
-//! `MAX_PATTERN_BYTES`; each accepted pattern is also matched against a small source so the
+//! Fuzz target: arbitrary pattern text × language × context through the contextual pattern
+//! compiler. Properties: no panic, and bounded time per input (the compiler refuses patterns
+//! over `MAX_PATTERN_BYTES`; each accepted pattern is also matched against a small source so the
 //! compiled tree is exercised).
+//!
+//! Input: the first byte selects the language (`byte % languages`) and, from its remaining
+//! range (`byte / languages`), either one of that language's wrapping contexts
+//! (`compile_pattern_in_context(.., Some(kind))`: one parse, or two with the statement
+//! terminator) or, for one value in `contexts + 1`, the full search `compile_pattern` does for
+//! the tools (every context in order, then the type reading). The rest is the pattern text.
+//! Per input this is one compile in one context instead of up to ten parses, so the target
+//! runs several times faster while every context of every language, and the full search, stay
+//! reachable. Corpora from the earlier layout (first byte = language only) stay valid inputs.
 //!
 //! Run: `cargo +nightly fuzz run pattern_compiler -- -max_total_time=120 -timeout=5`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use runbound::structural::{compile_pattern, match_source, SupportLang};
+use runbound::structural::contexts::language_contexts;
+use runbound::structural::{compile_pattern, compile_pattern_in_context, match_source, SupportLang};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
@@ -18,7 +28,13 @@ fuzz_target!(|data: &[u8]| {
     let Ok(pattern) = std::str::from_utf8(rest) else {
         return;
     };
-    if let Ok(compiled) = compile_pattern(pattern, language) {
+    let contexts = language_contexts(language).contexts;
+    let context_choice = (selector as usize / languages.len()) % (contexts.len() + 1);
+    let compiled = match contexts.get(context_choice) {
+        Some(context) => compile_pattern_in_context(pattern, language, Some(context.kind)),
+        None => compile_pattern(pattern, language),
+    };
+    if let Ok(compiled) = compiled {
         assert!(!compiled.node_kind.is_empty());
         let _ = match_source(&compiled, pattern);
     }

@@ -29,6 +29,8 @@ mod edit;
 mod patch;
 mod path;
 mod read;
+#[cfg(test)]
+pub(crate) mod test_exchange;
 mod tool_read;
 mod write;
 

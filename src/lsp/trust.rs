@@ -171,7 +171,7 @@ pub fn restrict_server(
                     }
                     let extra: Vec<String> = interpreter
                         .venv_dir()
-                        .map(crate::python_env::static_search_paths)
+                        .map(|venv| crate::python_env::static_search_paths(venv, workspace_root))
                         .unwrap_or_default()
                         .iter()
                         .map(|path| path.to_string_lossy().into_owned())

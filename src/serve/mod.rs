@@ -277,6 +277,9 @@ struct InFlightCall {
     /// Set when the host cancelled the call (no response then), not the session's end.
     host_cancelled: Arc<AtomicBool>,
     thread: JoinHandle<()>,
+    /// Disconnects when the worker's closure has returned (or unwound): shutdown waits on it
+    /// instead of polling `thread.is_finished()`.
+    finished: Receiver<()>,
 }
 
 struct Session {
@@ -500,7 +503,10 @@ impl Session {
         // denial came from a human or the port, not from a host without elicitation.
         let elicitation = run.ask_binding().is_some();
         let workspace_root = run.workspace_root().to_path_buf();
+        let (finished_tx, finished) = crossbeam_channel::bounded::<()>(0);
         let spawned = std::thread::Builder::new().name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1)).spawn(move || {
+            // Dropped when this closure returns or unwinds: the session's shutdown wakes at once.
+            let _finished_tx = finished_tx;
             CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = Some(options.cancel.clone()));
             let mut result = run.call_with(&worker_name, arguments, &options);
             if !elicitation && crate::ask::is_no_human_denial(&result) {
@@ -522,7 +528,7 @@ impl Session {
         match spawned {
             Ok(thread) => {
                 self.summary.tool_calls += 1;
-                self.in_flight.insert(id, InFlightCall { tool: name, cancel, host_cancelled, thread });
+                self.in_flight.insert(id, InFlightCall { tool: name, cancel, host_cancelled, thread, finished });
             }
             Err(err) => self.respond_error(Some(&id), INTERNAL_ERROR, &format!("cannot start a thread for {name}: {err}")),
         }
@@ -547,13 +553,14 @@ impl Session {
         }
         // Dropping the waiters wakes every port blocked on a card with "connection closed".
         self.shared.pending_elicitations.lock().clear();
+        // Each worker's `finished` channel disconnects when its closure ends, so this wakes as
+        // soon as the last call returns (no poll interval), and gives up at the deadline.
         let deadline = Instant::now() + self.config.shutdown_grace;
-        while self.in_flight.values().any(|call| !call.thread.is_finished()) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
         let mut still_running = Vec::new();
         for (key, call) in self.in_flight.drain() {
-            if call.thread.is_finished() {
+            let returned = matches!(call.finished.recv_deadline(deadline), Err(crossbeam_channel::RecvTimeoutError::Disconnected));
+            if returned || call.thread.is_finished() {
+                // The closure has returned; the thread is only exiting, so the join is short.
                 let _ = call.thread.join();
             } else {
                 still_running.push(format!("{} (request {key})", call.tool));

@@ -730,6 +730,18 @@ struct Package {
 /// Zips the files under `dir` that a `.gitignore`-aware walk finds (hidden files included,
 /// `.git` left out, symlinks skipped), in path order with fixed timestamps, so equal contents
 /// give equal bytes (and one upload).
+///
+/// Confinement (issue 13 §1): the walk only lists names; every file is then opened beneath a
+/// handle of `dir` (`files::WorkspaceReader`: `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
+/// or an `O_NOFOLLOW` walk), and its size and mode come from that open file. A directory of
+/// the working directory swapped for a symlink after it was listed (a concurrent
+/// `renameat2(RENAME_EXCHANGE)`) fails the package with the file named instead of packaging
+/// what the link points at; nothing outside `dir` is read.
+///
+/// # Errors
+/// A sentence naming the file when listing or reading fails (a file removed or a directory
+/// replaced by a symlink while packaging: retry once the working directory is quiet), or when
+/// the files add up to more than `max_bytes`.
 fn working_dir_package(dir: &Path, max_bytes: u64) -> Result<Package, String> {
     let mut paths = Vec::new();
     let walker = ignore::WalkBuilder::new(dir)
@@ -749,6 +761,8 @@ fn working_dir_package(dir: &Path, max_bytes: u64) -> Result<Package, String> {
         }
     }
     paths.sort();
+    let reader = crate::files::WorkspaceReader::open(dir)
+        .map_err(|err| format!("cannot open the working directory {} for the Ray package: {}", dir.display(), err.message))?;
     let mut total: u64 = 0;
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
@@ -758,7 +772,17 @@ fn working_dir_package(dir: &Path, max_bytes: u64) -> Result<Package, String> {
     for path in &paths {
         let relative = path.strip_prefix(dir).map_err(|_| format!("{} is outside {}", path.display(), dir.display()))?;
         let name = relative.to_string_lossy().replace('\\', "/");
-        let bytes = std::fs::read(path).map_err(|err| format!("cannot read {} for the Ray package: {err}", path.display()))?;
+        let mut file = reader.open_file(path).map_err(|err| {
+            format!(
+                "the Ray package of {}: {} (nothing outside the working directory was read); {}",
+                dir.display(),
+                err.message,
+                err.hint.as_deref().unwrap_or("retry once the working directory is quiet")
+            )
+        })?;
+        let metadata = file.metadata().map_err(|err| format!("cannot read {name} for the Ray package: {err}"))?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|err| format!("cannot read {name} for the Ray package: {err}"))?;
         total += bytes.len() as u64;
         if total > max_bytes {
             return Err(format!(
@@ -768,8 +792,7 @@ fn working_dir_package(dir: &Path, max_bytes: u64) -> Result<Package, String> {
                 max_bytes / (1024 * 1024)
             ));
         }
-        let executable =
-            std::fs::metadata(path).map(|meta| std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0).unwrap_or(false);
+        let executable = std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o111 != 0;
         let file_options = if executable { options.unix_permissions(0o755) } else { options };
         writer.start_file(name.as_str(), file_options).map_err(|err| format!("cannot zip {name}: {err}"))?;
         writer.write_all(&bytes).map_err(|err| format!("cannot zip {name}: {err}"))?;
@@ -959,5 +982,76 @@ mod tests {
         names.sort_unstable();
         assert_eq!(names, vec![".gitignore", "a.txt"]);
         assert!(working_dir_package(dir.path(), 1).is_err());
+    }
+
+    const OUTSIDE_MARKER: &str = "OUTSIDE-SECRET";
+
+    /// Every entry of a package as (name, text).
+    fn package_entries(package: &Package) -> Vec<(String, String)> {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(package.bytes.clone())).unwrap();
+        (0..archive.len())
+            .map(|index| {
+                let mut entry = archive.by_index(index).unwrap();
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut entry, &mut text).unwrap();
+                (entry.name().unwrap().into_owned(), text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_symlink_out_of_the_working_directory_is_never_packaged() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), OUTSIDE_MARKER).unwrap();
+        std::fs::create_dir(outside.path().join("dir")).unwrap();
+        std::fs::write(outside.path().join("dir/f.txt"), OUTSIDE_MARKER).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a.txt"), "inside").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("file_link")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("dir"), root.join("dir_link")).unwrap();
+        let package = working_dir_package(&root, 1 << 20).unwrap();
+        assert_eq!(package_entries(&package), vec![("a.txt".to_owned(), "inside".to_owned())]);
+        assert_eq!(package.files, 1);
+    }
+
+    /// Issue 13 §1: a thread swaps a directory of the working directory with a symlink to a
+    /// directory outside (`renameat2(RENAME_EXCHANGE)` in a loop) while the package is built
+    /// again and again. A package may fail (the file named), but none may hold outside content.
+    #[test]
+    fn a_directory_swapped_for_a_symlink_while_packaging_never_packages_outside_content() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(outside.path().join("sub")).unwrap();
+        std::fs::write(outside.path().join("sub/f.txt"), OUTSIDE_MARKER).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/f.txt"), "inside").unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("sub"), root.join("swap")).unwrap();
+        let exchange = crate::files::test_exchange::ExchangeLoop::start(root.join("sub"), root.join("swap"));
+        let (mut packages, mut failures, mut outside_reads) = (0, 0, 0);
+        let started = Instant::now();
+        while (packages + failures < 400 && started.elapsed() < Duration::from_millis(1500))
+            || (packages == 0 && started.elapsed() < Duration::from_secs(10))
+        {
+            match working_dir_package(&root, 1 << 20) {
+                Ok(package) => {
+                    packages += 1;
+                    outside_reads += package_entries(&package).iter().filter(|(_, text)| text.contains(OUTSIDE_MARKER)).count();
+                }
+                Err(message) => {
+                    failures += 1;
+                    assert!(message.contains("Ray package"), "{message}");
+                }
+            }
+        }
+        let swaps = exchange.finish();
+        assert!(swaps > 0, "the exchange loop never swapped");
+        assert!(packages > 0, "no package was built in {} attempts", failures);
+        assert_eq!(
+            outside_reads, 0,
+            "{outside_reads} packaged files held outside content ({packages} packages, {failures} refused, {swaps} swaps)"
+        );
     }
 }

@@ -1207,14 +1207,7 @@ fn collect_change(shared: &Arc<Shared>, index: usize, start: &AttemptStart, work
             warnings.push(format!("{}: {note}", changed.relative_path.display()));
         }
     }
-    let drifted: Vec<&str> = files
-        .iter()
-        .filter(|file| {
-            let current = std::fs::read(&file.path).ok();
-            current != file.original
-        })
-        .map(|file| file.display.as_str())
-        .collect();
+    let drifted = drifted_files(&shared.workspace_root, &files);
     if !drifted.is_empty() {
         warnings.push(format!(
             "changed in the workspace since {} started (accept will be rejected for them): {}",
@@ -1295,6 +1288,25 @@ impl WorkerChangedFile {
             operation: operation.to_owned(),
         }
     }
+}
+
+/// The files (their display names) whose workspace copy differs from what the worker started
+/// from. Each is read beneath a handle of `workspace_root` with no symlink followed at use time
+/// (issue 13 §1), so a workspace directory swapped for a symlink cannot make this compare (or
+/// read) a file outside the workspace: a file that cannot be read that way now — a symlink on
+/// its path, a directory in its place, the root gone — counts as changed; a missing file is
+/// changed only when it existed at the start.
+fn drifted_files<'f>(workspace_root: &Path, files: &'f [WorkerChangedFile]) -> Vec<&'f str> {
+    let reader = crate::files::WorkspaceReader::open(workspace_root).ok();
+    files
+        .iter()
+        .filter(|file| match reader.as_ref().map(|reader| reader.read(&file.path)) {
+            Some(Ok(current)) => file.original.as_deref() != Some(current.as_slice()),
+            Some(Err(err)) if err.kind == crate::error::ErrorKind::NotFound => file.original.is_some(),
+            _ => true,
+        })
+        .map(|file| file.display.as_str())
+        .collect()
 }
 
 /// The worktree's changes addressed in the parent's workspace, with line counts.
@@ -1584,5 +1596,64 @@ mod tests {
         summary.files = 0;
         summary.left_out.clear();
         assert_eq!(summary.line(), "attempt 2: no file changed in the worktree");
+    }
+
+    fn changed_file(root: &Path, relative: &str, original: Option<&str>) -> WorkerChangedFile {
+        WorkerChangedFile {
+            path: root.join(relative),
+            display: relative.to_owned(),
+            original: original.map(|text| text.as_bytes().to_vec()),
+            new_content: Some(b"worker".to_vec()),
+            lines_added: 1,
+            lines_removed: 1,
+        }
+    }
+
+    /// Issue 13 §1: the drift check reads the workspace copy beneath the root, never through a
+    /// symlink. The outside copy equals what the worker started from, so a read that followed
+    /// the link would call a changed file unchanged.
+    #[test]
+    fn drift_is_read_beneath_the_workspace_never_through_a_symlink_out() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(outside.path().join("d")).unwrap();
+        std::fs::write(outside.path().join("d/f.txt"), "original").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("same.txt"), "original").unwrap();
+        std::fs::write(root.join("edited.txt"), "edited by the user").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("d"), root.join("d")).unwrap();
+        let files = vec![
+            changed_file(&root, "same.txt", Some("original")),
+            changed_file(&root, "edited.txt", Some("original")),
+            changed_file(&root, "d/f.txt", Some("original")),
+            changed_file(&root, "new.txt", None),
+            changed_file(&root, "gone.txt", Some("original")),
+        ];
+        assert_eq!(drifted_files(&root, &files), vec!["edited.txt", "d/f.txt", "gone.txt"]);
+    }
+
+    /// The same under a concurrent `renameat2(RENAME_EXCHANGE)` of the directory with a symlink
+    /// to an outside copy that equals the original: every check must report the file changed.
+    #[test]
+    fn drift_under_a_symlink_exchange_race_never_reads_the_outside_copy() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(outside.path().join("d")).unwrap();
+        std::fs::write(outside.path().join("d/f.txt"), "original").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::fs::write(root.join("d/f.txt"), "changed in the workspace").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("d"), root.join("swap")).unwrap();
+        let files = vec![changed_file(&root, "d/f.txt", Some("original"))];
+        let exchange = crate::files::test_exchange::ExchangeLoop::start(root.join("d"), root.join("swap"));
+        let started = std::time::Instant::now();
+        let (mut checks, mut missed) = (0, 0);
+        while checks < 3000 && started.elapsed() < std::time::Duration::from_millis(1500) {
+            checks += 1;
+            missed += usize::from(drifted_files(&root, &files).is_empty());
+        }
+        let swaps = exchange.finish();
+        assert!(swaps > 0, "the exchange loop never swapped");
+        assert_eq!(missed, 0, "{missed} of {checks} drift checks read the outside copy ({swaps} swaps)");
     }
 }

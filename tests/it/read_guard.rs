@@ -8,8 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The tool modules scanned, relative to the repository root.
-const SCANNED: [&str; 5] = ["src/lsp", "src/debug", "src/structural", "src/staged", "src/kernel"];
+/// The tool modules scanned (directories or single files), relative to the repository root.
+/// `src/vibe` (the Ray package, the drift check) and `src/python_env.rs` (pyvenv.cfg, `.pth`,
+/// pyright configuration) read workspace files too.
+const SCANNED: [&str; 7] = ["src/lsp", "src/debug", "src/structural", "src/staged", "src/kernel", "src/vibe", "src/python_env.rs"];
 
 /// The reads by path that would bypass confinement.
 const FORBIDDEN: [&str; 3] = ["fs::read_to_string", "fs::read(", "File::open"];
@@ -23,6 +25,10 @@ const ALLOWED: [(&str, &str, &str); 1] = [(
 )];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    if dir.is_file() {
+        out.push(dir.to_path_buf());
+        return;
+    }
     for entry in std::fs::read_dir(dir).unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display())) {
         let path = entry.unwrap().path();
         if path.is_dir() {
