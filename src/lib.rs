@@ -22,6 +22,12 @@
 
 #![deny(missing_docs)]
 
+// The public API is what an embedding runtime needs (see ARCHITECTURE.md, "Public API"):
+// the run and its builder and configuration at the root, the vocabulary (errors, results,
+// tiers, trust, events, progress), the registry's extension points, and per area the
+// configuration section, the resource handle and what a host plugs in (ask ports, worker
+// backends, kernel factory, debug supervisor, server table). Everything else is crate-private:
+// its tests are unit tests next to it.
 pub mod ask;
 pub mod debug;
 pub mod error;
@@ -29,20 +35,40 @@ pub mod events;
 pub mod files;
 pub mod kernel;
 pub mod lsp;
+pub mod processes;
 pub mod progress;
-pub mod python_env;
+mod python_env;
 pub mod registry;
-pub mod render;
+mod render;
 pub mod result;
-pub mod run;
-pub mod schema;
+mod run;
+mod schema;
 pub mod serve;
 pub mod staged;
+pub mod status;
 pub mod structural;
 pub mod tier;
-pub mod transport;
+mod transport;
 pub mod trust;
 pub mod vibe;
+
+#[cfg(test)]
+mod contract_tests;
+#[cfg(test)]
+mod test_support;
+// Lets unit tests moved from `tests/it` and the helpers shared with it (`src/test_support.rs`)
+// name the crate `runbound::` as the integration tests do.
+#[cfg(test)]
+extern crate self as runbound;
+
+// Entry points of the fuzz targets in `fuzz/` (a separate crate, so they must be `pub`); not
+// part of the API and exempt from semver: nothing else may use this module.
+#[doc(hidden)]
+pub mod fuzzing;
+
+// Entry points of the benches in `benches/` (separate crates too); same terms as `fuzzing`.
+#[doc(hidden)]
+pub mod benching;
 
 pub use error::{ErrorKind, ToolError};
 pub use events::{EventLevel, RunEvent};

@@ -27,9 +27,6 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-/// The virtual-environment directory names looked for beside a root marker, in order.
-pub const PROJECT_VENV_DIRS: [&str; 2] = [".venv", "venv"];
-
 /// The project-local virtualenv python of `dir`: `.venv/bin/python`, then `venv/bin/python`
 /// (then the same with `python3`). `None` when neither exists as an executable file.
 pub fn project_venv_python(dir: &Path) -> Option<PathBuf> {

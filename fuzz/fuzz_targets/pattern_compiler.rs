@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use runbound::structural::{compile_pattern, match_source, SupportLang};
+use runbound::fuzzing::{compile_pattern, match_source, SupportLang};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {

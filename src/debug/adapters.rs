@@ -3,7 +3,7 @@
 //!
 //! Availability is decided per call as an intersection (R-DBG-1, the same rule as R-LSP-2): a
 //! root marker must exist **and** the adapter binary must resolve (for debugpy, the adapter's
-//! python must also import `debugpy`). [`crate::debug::adapters_report`] says which half is
+//! python must also import `debugpy`). [`crate::status::debug_adapters_report`] says which half is
 //! missing, never a silent guess.
 
 use std::collections::HashMap;

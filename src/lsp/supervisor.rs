@@ -1262,7 +1262,7 @@ impl LspStatus {
     }
 
     /// The status as JSON (`structuredContent` of `lsp status` without its `op`; `lsp status`
-    /// serializes it inside [`crate::lsp::output::LspOutput::Status`]).
+    /// serializes it inside `crate::lsp::output::LspOutput::Status`).
     pub fn to_json(&self) -> Value {
         crate::schema::to_structured(self)
     }

@@ -24,13 +24,11 @@ pub mod lsp_connection;
 pub mod process;
 pub mod rpc;
 
-pub use framing::{
-    read_content_length_frame, read_json_line, write_content_length_frame, write_json_line, DapEvent, DapMessage, DapRequest, DapResponse,
-    FramingError, FramingErrorKind, FramingLimits,
-};
-pub use lsp_connection::{LspConnection, LspIncoming, LspPendingResponse};
-pub use process::{run_to_completion, ChildProcess, CompletedProcess, ProcessSpec, StderrTail};
-pub use rpc::{
-    Incoming, PeerClosed, PeerNotification, PeerRequest, PendingResponse, RequestId, ResponseError, RpcConnection, RpcError, RpcErrorKind,
-    RpcOptions, WireProtocol,
-};
+pub use lsp_connection::{LspConnection, LspIncoming};
+pub use process::{run_to_completion, ChildProcess, ProcessSpec};
+pub use rpc::{Incoming, PendingResponse, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol};
+
+/// The transport's tests, moved from `tests/it` (they drive real processes: `sleep`, `sh`,
+/// `python3`): framing, process groups and reaping, JSON-RPC correlation.
+#[cfg(test)]
+mod tests;
