@@ -229,8 +229,8 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
             }
             std::thread::sleep(Duration::from_secs(3));
         }
-        let lease = supervisor.server_for_file(&path, Some(case.server), Instant::now() + Duration::from_secs(60)).expect("server");
-        let server = lease.server;
+        let server = runbound::benching::server_for_file(supervisor, &path, Some(case.server), Instant::now() + Duration::from_secs(60))
+            .expect("server");
         let resolved = runbound::benching::resolve_symbol_on_line(&text, *line, symbol, None).unwrap();
         let (line0, character) = resolved.lsp_position(server.position_encoding());
         let params = lsp_types::ReferenceParams {
@@ -313,8 +313,8 @@ fn bench_case(case: &Case, iterations: usize) {
     }
     let supervisor = run.lsp_supervisor().expect("supervisor");
     let path = std::fs::canonicalize(workspace.path().join(case.file)).unwrap();
-    let lease = supervisor.server_for_file(&path, Some(case.server), Instant::now() + Duration::from_secs(30)).expect("server");
-    let server = lease.server;
+    let server = runbound::benching::server_for_file(supervisor, &path, Some(case.server), Instant::now() + Duration::from_secs(30))
+        .expect("server");
     // Wait until fully indexed so both sides measure the same warm server.
     server.wait_until_ready(Instant::now() + Duration::from_secs(120));
     let text = std::fs::read_to_string(&path).unwrap();

@@ -50,6 +50,21 @@ pub fn complete_references(
 
 /// See above.
 pub use crate::lsp::uri::path_to_lsp_uri;
+
+/// See above: the running server (started if needed, `server_id` when given) a `lsp` call on
+/// `file` would ask, for raw typed requests (`request::<R>`) on the same warm process.
+///
+/// # Errors
+/// As the `lsp` tool's: no server for the file, not installed, did not start by `deadline`.
+#[allow(private_interfaces)]
+pub fn server_for_file(
+    supervisor: &crate::lsp::LspSupervisor,
+    file: &std::path::Path,
+    server_id: Option<&str>,
+    deadline: std::time::Instant,
+) -> Result<std::sync::Arc<crate::lsp::client::LanguageServer>, crate::ToolError> {
+    supervisor.server_for_file(file, server_id, deadline).map(|lease| lease.server)
+}
 /// See above.
 pub use crate::structural::search::{walk_and_match, WalkLimits};
 /// See above.

@@ -157,7 +157,7 @@ impl SupervisorState {
 
 /// What a `launch` / `attach` starts.
 #[derive(Debug, Clone)]
-pub enum LaunchTarget {
+pub(crate) enum LaunchTarget {
     /// A program, module or test, planned by `program::plan_launch`.
     Request(Box<LaunchRequest>),
     /// A program listening on a loopback port.
@@ -177,7 +177,7 @@ impl Default for DebugSupervisor {
 
 /// How a session that ended on its own was retired (TTL, adapter crash, program exit).
 #[derive(Debug, Clone)]
-pub struct RetiredSession {
+pub(crate) struct RetiredSession {
     /// Why it ended.
     pub end: SessionEnd,
     /// What teardown did.
@@ -189,7 +189,7 @@ pub struct RetiredSession {
 /// One serialized call on the supervisor (calls are serialized by its lock). A session that
 /// ended on its own before the call is retired when the call begins ([`SupervisorCall::previous`]),
 /// one that ends during the call when it finishes ([`SupervisorCall::finish`]).
-pub struct SupervisorCall<'a> {
+pub(crate) struct SupervisorCall<'a> {
     state: MutexGuard<'a, SupervisorState>,
     previous: Option<RetiredSession>,
     config: &'a DebugConfig,
@@ -198,11 +198,6 @@ pub struct SupervisorCall<'a> {
 }
 
 impl SupervisorCall<'_> {
-    /// The supervisor's configuration.
-    pub fn config(&self) -> &DebugConfig {
-        self.config
-    }
-
     /// The session that ended before this call, if one did (to be told once).
     pub fn previous(&self) -> Option<&RetiredSession> {
         self.previous.as_ref()
@@ -321,7 +316,7 @@ impl DebugSupervisor {
     /// a session that ended on its own since.
     /// `workspace_trust` is the calling run's: restricted, the call resolves no adapter binary
     /// or adapter python inside the workspace.
-    pub fn begin_call(&self, workspace_trust: WorkspaceTrust) -> SupervisorCall<'_> {
+    pub(crate) fn begin_call(&self, workspace_trust: WorkspaceTrust) -> SupervisorCall<'_> {
         let mut state = self.inner.lock();
         let previous = state.retire_finished();
         SupervisorCall { state, previous, config: &self.config, workspace_trust }

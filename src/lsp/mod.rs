@@ -54,7 +54,7 @@ use std::time::Duration;
 
 pub(crate) use client::{PublishedDiagnostics, Readiness, StoredDiagnostics};
 pub use servers::{builtin_servers, ProjectSettings, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
-pub use supervisor::{LspStatus, LspSupervisor};
+pub use supervisor::{InterpreterStatus, LspStatus, LspSupervisor, RootStatus, RunningStatus, ServerStatus};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
 #[derive(Debug, Clone)]
