@@ -262,7 +262,7 @@ fn children_die_when_runbound_dies_without_dropping_them() {
     }
     let _serial = serial();
     let helper = ProcessSpec::new(std::env::current_exe().unwrap(), tmp_dir())
-        .with_args(["--exact", "transport::children_die_when_runbound_dies_without_dropping_them", "--nocapture"])
+        .with_args(["--exact", "transport::tests::children_die_when_runbound_dies_without_dropping_them", "--nocapture"])
         .with_env("RUNBOUND_PDEATHSIG_HELPER", "1");
     let done = run_to_completion(helper, b"", Duration::from_secs(30), 64 * 1024).unwrap();
     let stdout = String::from_utf8_lossy(&done.stdout);
