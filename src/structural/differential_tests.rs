@@ -365,7 +365,7 @@ fn rust_rules_of_every_key_match_like_ast_grep_scan() {
     ];
     // `range` is first in its own single-file run: the node it names is in that file.
     let ranged = cases.remove(10);
-    assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", &[ranged_file.clone()], &[ranged]), 1);
+    assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", std::slice::from_ref(&ranged_file), &[ranged]), 1);
     assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", &dirs, &cases), cases.len());
 }
 
