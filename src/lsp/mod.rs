@@ -197,7 +197,7 @@ impl Default for LspConfig {
 }
 
 /// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The run plugs the
-/// atomic applier of `lsp_rename` in here ([`LspSupervisor::set_workspace_edit_applier`]); without
+/// atomic applier of `lsp_rename` in here (`LspSupervisor::set_workspace_edit_applier`); without
 /// one, the request is answered `{applied: false, failureReason}`.
 ///
 /// A server's edit reaches the applier only inside an apply window (while `lsp_code_action`, a

@@ -28,7 +28,7 @@ pub mod process;
 #[allow(clippy::result_large_err)]
 pub mod rpc;
 
-pub use lsp_connection::{LspConnection, LspIncoming};
+pub use lsp_connection::{LspConnection, LspIncoming, LspPendingResponse};
 pub use process::{run_to_completion, ChildProcess, ProcessSpec};
 pub use rpc::{Incoming, PendingResponse, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol};
 
