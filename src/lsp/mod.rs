@@ -53,6 +53,8 @@ use std::ffi::OsString;
 use std::time::Duration;
 
 pub(crate) use client::{PublishedDiagnostics, Readiness, StoredDiagnostics};
+/// The margin a write's diagnostics check may run past [`LspConfig::write_diagnostics_budget`].
+pub use diagnostics_on_write::WRITE_BUDGET_MARGIN;
 pub use servers::{builtin_servers, ProjectSettings, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
 pub use supervisor::{InterpreterStatus, LspStatus, LspSupervisor, RootStatus, RunningStatus, ServerStatus};
 
@@ -121,7 +123,7 @@ pub struct LspConfig {
     /// server is loaded (its start and loading are bounded by the call's deadline and shown as
     /// the `readiness wait` phase); the wait ends at the server's own signal, this only bounds it
     /// (a first `fileReferences` of a large TypeScript project, a loaded machine). The call
-    /// returns within this plus [`crate::lsp::diagnostics_on_write::WRITE_BUDGET_MARGIN`] plus the
+    /// returns within this plus [`WRITE_BUDGET_MARGIN`] plus the
     /// tool's own work. Default 15 s.
     ///
     /// For servers checked file by file (pyright, basedpyright, clangd) the written files come
