@@ -13,9 +13,9 @@
 //! cost of parsing alone.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use runbound::structural::literals::LiteralRequirement;
-use runbound::structural::search::{walk_and_match, WalkLimits};
-use runbound::structural::{compile_pattern, compile_rule, match_source, match_source_with, parse_language, Query, RuleInput, SupportLang};
+use runbound::benching::LiteralRequirement;
+use runbound::benching::{compile_pattern, compile_rule, match_source, match_source_with, parse_language, Query, RuleInput, SupportLang};
+use runbound::benching::{walk_and_match, WalkLimits};
 use serde_json::json;
 
 fn compilation(c: &mut Criterion) {

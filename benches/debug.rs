@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
+use runbound::benching::{ChildProcess, Incoming, ProcessSpec, RpcConnection, RpcOptions, WireProtocol};
 use runbound::debug::{DebugConfig, DebugSupervisor};
-use runbound::transport::{ChildProcess, Incoming, ProcessSpec, RpcConnection, RpcOptions, WireProtocol};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
 use serde_json::{json, Value};
 
@@ -241,7 +241,7 @@ fn launch_to_first_stop() {
     for (adapter, fixture, program, source, line, build) in cases {
         let available = match adapter {
             "debugpy" => debugpy_python().is_some(),
-            "lldb" => runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().is_some() && which::which("gcc").is_ok(),
+            "lldb" => runbound::benching::BinarySearch::from_env(&[]).find_lldb_dap().is_some() && which::which("gcc").is_ok(),
             _ => which::which("dlv").is_ok() && which::which("go").is_ok(),
         };
         if !available {
@@ -304,7 +304,7 @@ fn raw_launch_to_first_stop(adapter: &str, root: &Path, program: &str, source: &
             (connection, arguments)
         }
         "lldb" => {
-            let lldb = runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().expect("lldb-dap");
+            let lldb = runbound::benching::BinarySearch::from_env(&[]).find_lldb_dap().expect("lldb-dap");
             let child =
                 ChildProcess::spawn(ProcessSpec::new(&lldb, root).with_display_name("lldb-dap (raw bench)")).expect("spawn lldb-dap");
             let connection =

@@ -27,7 +27,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use runbound::lsp::uri::path_to_lsp_uri;
+use runbound::benching::path_to_lsp_uri;
 use runbound::{Caller, Run, RunConfig};
 use serde_json::json;
 
@@ -229,9 +229,9 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
             }
             std::thread::sleep(Duration::from_secs(3));
         }
-        let lease = supervisor.server_for_file(&path, Some(case.server), Instant::now() + Duration::from_secs(60)).expect("server");
-        let server = lease.server;
-        let resolved = runbound::lsp::resolve_symbol_on_line(&text, *line, symbol, None).unwrap();
+        let server = runbound::benching::server_for_file(supervisor, &path, Some(case.server), Instant::now() + Duration::from_secs(60))
+            .expect("server");
+        let resolved = runbound::benching::resolve_symbol_on_line(&text, *line, symbol, None).unwrap();
         let (line0, character) = resolved.lsp_position(server.position_encoding());
         let params = lsp_types::ReferenceParams {
             text_document_position: lsp_types::TextDocumentPositionParams {
@@ -242,8 +242,7 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
             partial_result_params: Default::default(),
             context: lsp_types::ReferenceContext { include_declaration: true },
         };
-        let grep_hits =
-            runbound::lsp::rename_coverage::grep_word(server.definition(), server.root(), &resolved.cursor_identifier).hits.len();
+        let grep_hits = runbound::benching::grep_word_hit_count(server.definition(), server.root(), &resolved.cursor_identifier);
         let (mut raw, mut checked, mut tool) = (Vec::new(), Vec::new(), Vec::new());
         let (mut references, mut added, mut check_notes) = (0, 0, 0);
         for round in 0..iterations + 2 {
@@ -258,7 +257,7 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
             // The cross-check completes the answer as JSON.
             let answer = serde_json::to_value(answer).expect("locations serialize");
             let before = answer.as_array().map_or(0, Vec::len);
-            let coverage = runbound::lsp::rename_coverage::complete_references(
+            let (completed, notes) = runbound::benching::complete_references(
                 &server,
                 workspace.path(),
                 &path,
@@ -269,8 +268,8 @@ fn bench_cross_check(case: &CorpusCase, cached: &Path, iterations: usize) {
                 Instant::now() + Duration::from_secs(10),
             );
             let checked_elapsed = start.elapsed();
-            added = coverage.answer.as_array().map_or(0, Vec::len).saturating_sub(before);
-            check_notes = coverage.notes.len();
+            added = completed.as_array().map_or(0, Vec::len).saturating_sub(before);
+            check_notes = notes;
             let start = Instant::now();
             let result = run.call(Caller::Main, "lsp", arguments.clone());
             let tool_elapsed = start.elapsed();
@@ -314,12 +313,12 @@ fn bench_case(case: &Case, iterations: usize) {
     }
     let supervisor = run.lsp_supervisor().expect("supervisor");
     let path = std::fs::canonicalize(workspace.path().join(case.file)).unwrap();
-    let lease = supervisor.server_for_file(&path, Some(case.server), Instant::now() + Duration::from_secs(30)).expect("server");
-    let server = lease.server;
+    let server = runbound::benching::server_for_file(supervisor, &path, Some(case.server), Instant::now() + Duration::from_secs(30))
+        .expect("server");
     // Wait until fully indexed so both sides measure the same warm server.
     server.wait_until_ready(Instant::now() + Duration::from_secs(120));
     let text = std::fs::read_to_string(&path).unwrap();
-    let resolved = runbound::lsp::resolve_symbol_on_line(&text, case.line, case.symbol, Some(case.occurrence)).unwrap();
+    let resolved = runbound::benching::resolve_symbol_on_line(&text, case.line, case.symbol, Some(case.occurrence)).unwrap();
     let (line0, character) = resolved.lsp_position(server.position_encoding());
     let position = lsp_types::TextDocumentPositionParams {
         text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },

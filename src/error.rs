@@ -51,7 +51,7 @@ impl ErrorKind {
 }
 
 /// The shape of every failed call's `structuredContent`: `{"error": {...}}`. Every tool's
-/// `outputSchema` declares it next to the tool's own result (see [`crate::schema::output_schema`]).
+/// `outputSchema` declares it next to the tool's own result (see `crate::schema::output_schema`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolErrorContent {
     /// What failed and what to do next.

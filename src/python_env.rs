@@ -29,9 +29,6 @@ use serde_json::Value;
 
 use crate::files::Beneath;
 
-/// The virtual-environment directory names looked for beside a root marker, in order.
-pub const PROJECT_VENV_DIRS: [&str; 2] = [".venv", "venv"];
-
 /// The project-local virtualenv python of `dir`: `.venv/bin/python`, then `venv/bin/python`
 /// (then the same with `python3`). `None` when neither exists as an executable file.
 pub fn project_venv_python(dir: &Path) -> Option<PathBuf> {

@@ -40,8 +40,8 @@ use crate::trust::WorkspaceTrust;
 
 /// What the model (and the host) sees of a tool: MCP's `Tool` shape plus `tier`.
 ///
-/// The crate's tools derive both schemas from Rust types ([`crate::schema::input_schema`] of the
-/// argument struct, [`crate::schema::output_schema`] of the type serialized into
+/// The crate's tools derive both schemas from Rust types (`crate::schema::input_schema` of the
+/// argument struct, `crate::schema::output_schema` of the type serialized into
 /// `structuredContent`), so neither is written by hand beside the code.
 #[derive(Debug, Clone)]
 pub struct ToolDescriptor {

@@ -116,7 +116,7 @@ impl RunBuilder {
     /// [`WorkspaceTrust::Restricted`] no tool executes code the checkout provides: no
     /// project-local server, checker or adapter binary, rust-analyzer without build scripts, proc
     /// macros and `cargo check`, `cargo check` refused by `diagnostics "*"`, a project interpreter
-    /// inside the workspace never started — see [`crate::trust`] and [`crate::lsp::trust`]. The
+    /// inside the workspace never started — see [`crate::trust`] and `crate::lsp::trust`. The
     /// level applies to every caller of the run (servers are shared); the CLI picks it per
     /// process with `--workspace-trust`, restricted by default for `plan` and `readonly`.
     pub fn workspace_trust(mut self, trust: WorkspaceTrust) -> RunBuilder {

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use runbound::files::{apply_hunks, parse_patch, FileOperation};
+use runbound::fuzzing::{apply_hunks, parse_patch, FileOperation};
 
 const SAMPLE: &str = "fn main() {\n    let x = 1;\n\tprintln!(\"{x}\");\n}\n\n// end\r\n";
 

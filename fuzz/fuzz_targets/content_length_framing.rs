@@ -6,7 +6,7 @@
 use std::io::{BufReader, Cursor, Read};
 
 use libfuzzer_sys::fuzz_target;
-use runbound::transport::framing::{
+use runbound::fuzzing::{
     decode_lsp_message, read_content_length_frame_reporting_junk, write_content_length_frame,
     FramingLimits,
 };

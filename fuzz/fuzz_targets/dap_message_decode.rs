@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use runbound::transport::framing::DapMessage;
+use runbound::fuzzing::DapMessage;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(message) = DapMessage::from_json_bytes(data) else {

@@ -5,7 +5,7 @@
 use std::io::{BufReader, Cursor};
 
 use libfuzzer_sys::fuzz_target;
-use runbound::transport::framing::{read_json_line, write_json_line};
+use runbound::fuzzing::{read_json_line, write_json_line};
 
 const MAX_LINE_BYTES: usize = 4096;
 

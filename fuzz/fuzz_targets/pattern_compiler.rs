@@ -16,8 +16,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use runbound::structural::contexts::language_contexts;
-use runbound::structural::{compile_pattern, compile_pattern_in_context, match_source, SupportLang};
+use runbound::fuzzing::{compile_pattern, compile_pattern_in_context, language_contexts, match_source, SupportLang};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {

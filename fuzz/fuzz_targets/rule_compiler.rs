@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use runbound::structural::{compile_rule, match_source_with, Query, RuleInput, SupportLang};
+use runbound::fuzzing::{compile_rule, match_source_with, Query, RuleInput, SupportLang};
 
 const SOURCES: &[(SupportLang, &str)] = &[
     (SupportLang::Rust, "fn main() { let a = x.unwrap(); if a == a { foo(1, 2); } }\n"),

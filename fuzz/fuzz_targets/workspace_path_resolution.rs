@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use runbound::files::resolve_in_workspace;
+use runbound::fuzzing::resolve_in_workspace;
 
 /// Path pieces the structured half of the input picks from.
 const TOKENS: [&str; 16] = [

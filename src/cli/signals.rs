@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{SigSet, Signal};
 
-use runbound::transport::process::{descendant_processes_and_groups, reap_adopted_orphans};
+use runbound::processes::{descendant_processes_and_groups, reap_adopted_orphans};
 
 /// Everything process-wide the CLI sets up, torn down in order by [`ProcessGuard::finish`].
 pub struct ProcessGuard {

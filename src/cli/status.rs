@@ -65,8 +65,7 @@ fn language_servers_section(run: &Run) -> StatusSection {
 }
 
 fn debug_section(run: &Run) -> StatusSection {
-    let (adapters, adapters_json) =
-        runbound::debug::adapters_report_with_trust(run.workspace_root(), &run.config().debug, run.workspace_trust());
+    let (adapters, adapters_json) = runbound::status::debug_adapters_report(run);
     let mut lines = report_lines(&adapters);
     let session = run.debug_supervisor().map(|supervisor| supervisor.session_status(run.workspace_root()));
     if let Some(session) = &session {
@@ -84,7 +83,7 @@ fn debug_section(run: &Run) -> StatusSection {
 }
 
 fn kernel_section(run: &Run) -> StatusSection {
-    let report = runbound::kernel::kernel_status(run.kernels());
+    let report = runbound::status::kernels_report(run);
     StatusSection { key: "kernels", title: "kernels (eval)".to_owned(), lines: report_lines(&report), json: json!({"report": report}) }
 }
 

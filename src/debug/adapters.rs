@@ -3,7 +3,7 @@
 //!
 //! Availability is decided per call as an intersection (R-DBG-1, the same rule as R-LSP-2): a
 //! root marker must exist **and** the adapter binary must resolve (for debugpy, the adapter's
-//! python must also import `debugpy`). [`crate::debug::adapters_report`] says which half is
+//! python must also import `debugpy`). [`crate::status::debug_adapters_report`] says which half is
 //! missing, never a silent guess.
 
 use std::collections::HashMap;
@@ -52,9 +52,6 @@ pub struct AdapterSpec {
     pub command_display: &'static str,
     /// Files whose presence in a directory makes it a project root for this adapter.
     pub root_markers: &'static [&'static str],
-    /// Source file extensions this adapter debugs (`py`, `go`, …); an executable without one
-    /// of these goes to lldb.
-    pub source_extensions: &'static [&'static str],
     /// How DAP reaches the adapter.
     pub transport: AdapterTransport,
     /// The `evaluate` context to send: `repl` for debugpy/delve/dart, `watch` for lldb (in `repl`
@@ -71,7 +68,6 @@ pub const ADAPTERS: [AdapterSpec; 4] = [
         name: "debugpy",
         command_display: "python3 -m debugpy.adapter",
         root_markers: &["pyproject.toml", "setup.py", "requirements.txt"],
-        source_extensions: &["py"],
         transport: AdapterTransport::Stdio,
         evaluate_context: "repl",
         attach_form: "a port opened by debugpy.listen(port) inside the running program",
@@ -81,7 +77,6 @@ pub const ADAPTERS: [AdapterSpec; 4] = [
         name: "lldb",
         command_display: "lldb-dap",
         root_markers: &["Cargo.toml", "CMakeLists.txt", "Makefile", "makefile", "GNUmakefile"],
-        source_extensions: &[],
         transport: AdapterTransport::Stdio,
         evaluate_context: "watch",
         attach_form: "a gdb-remote port (lldb-server / gdbserver), attached with `gdb-remote 127.0.0.1:PORT`",
@@ -91,7 +86,6 @@ pub const ADAPTERS: [AdapterSpec; 4] = [
         name: "delve",
         command_display: "dlv dap --listen 127.0.0.1:0",
         root_markers: &["go.mod"],
-        source_extensions: &["go"],
         transport: AdapterTransport::TcpPortFromStdout,
         evaluate_context: "repl",
         attach_form: "a headless delve server (`dlv --headless --listen 127.0.0.1:PORT exec|debug …`), attached in mode remote",
@@ -101,7 +95,6 @@ pub const ADAPTERS: [AdapterSpec; 4] = [
         name: "dart",
         command_display: "dart debug_adapter",
         root_markers: &["pubspec.yaml"],
-        source_extensions: &["dart"],
         transport: AdapterTransport::Stdio,
         evaluate_context: "repl",
         attach_form: "not supported: dart attaches by VM-service URI, not by a bare port",

@@ -2,42 +2,42 @@
 //! supervisor, and the adapters debugpy, lldb-dap, delve and dart (docs/contract.md, `debug`: R-DBG-1..4).
 //!
 //! Shape: a [`DebugSupervisor`] is the run's resource. It holds the desired breakpoints and at
-//! most one [`session`] per conversation (R-DBG-3). A session owns the adapter process (its own
+//! most one `session` per conversation (R-DBG-3). A session owns the adapter process (its own
 //! process group, stderr drained), a [`crate::transport::RpcConnection`] (named reader and
 //! writer threads; the reader routes responses by `request_seq`), one named event thread that
-//! records every event into the session state itself ([`events`]; so an `initialized` or
+//! records every event into the session state itself (`events`; so an `initialized` or
 //! `stopped` event is never lost to whoever happens to wait), and a TTL watchdog thread.
 //!
 //! Layers, each knowing only the ones below it:
-//! - [`adapters`]: the adapter table as data, root markers, binary resolution and probing,
+//! - `adapters`: the adapter table as data, root markers, binary resolution and probing,
 //!   launch-argument builders;
-//! - [`program`]: what a launch is (a test by name, a module, a script, package or
+//! - `program`: what a launch is (a test by name, a module, a script, package or
 //!   executable), so which adapter and why, and the builds it needs;
 //! - `connect`: spawning an adapter or connecting to a port;
-//! - [`events`] and [`state`]: what the session records (stop generation, handles, output,
+//! - `events` and `state`: what the session records (stop generation, handles, output,
 //!   breakpoints);
-//! - [`session`]: the handshake and the ops, typed in and typed out (`dap_types` bodies);
+//! - `session`: the handshake and the ops, typed in and typed out (`dap_types` bodies);
 //! - [`DebugSupervisor`]: the run's resource (one session, stored breakpoints);
-//! - `tool` (private) parses the `debug` arguments into an op enum and [`render`] turns every
+//! - `tool` (private) parses the `debug` arguments into an op enum and `render` turns every
 //!   typed result into text.
 //!
 //! Architecture invariants:
 //! - `dap_types` is used for argument and body payloads only; the envelope is
-//!   [`crate::transport::DapMessage`]. Neither leaks out of this module: results are text plus
+//!   `crate::transport::DapMessage`. Neither leaks out of this module: results are text plus
 //!   our own JSON.
 //! - No adapter or debuggee outlives its session: `terminate`, the TTL and run drop all do
 //!   `disconnect {terminateDebuggee}` → bounded wait → kill the adapter's process group.
 //! - Frame ids and variable references given to the model are generation-stamped handles
-//!   ([`state::HandleTable`]); a stale one is refused locally, never sent.
+//!   (`state::HandleTable`); a stale one is refused locally, never sent.
 
-pub mod adapters;
+pub(crate) mod adapters;
 mod connect;
-pub mod events;
+pub(crate) mod events;
 mod output;
-pub mod program;
-pub mod render;
-pub mod session;
-pub mod state;
+pub(crate) mod program;
+pub(crate) mod render;
+pub(crate) mod session;
+pub(crate) mod state;
 pub(crate) mod tool;
 
 use std::collections::HashMap;
@@ -54,8 +54,6 @@ use adapters::{AdapterAvailability, ProbeCache};
 use program::LaunchRequest;
 use session::{LaunchReport, OutputSnapshot, Session, SessionEnd, SessionStart, SessionSummary, SessionTarget, TeardownReport};
 use state::{BreakpointSpec, BreakpointStore, FunctionBreakpointSpec};
-
-pub use tool::{descriptor, TOOL_NAME};
 
 /// Timeouts and caps of the debug tool (a section of [`crate::RunConfig`]).
 #[derive(Debug, Clone)]
@@ -159,8 +157,8 @@ impl SupervisorState {
 
 /// What a `launch` / `attach` starts.
 #[derive(Debug, Clone)]
-pub enum LaunchTarget {
-    /// A program, module or test, planned by [`program::plan_launch`].
+pub(crate) enum LaunchTarget {
+    /// A program, module or test, planned by `program::plan_launch`.
     Request(Box<LaunchRequest>),
     /// A program listening on a loopback port.
     Attach {
@@ -179,7 +177,7 @@ impl Default for DebugSupervisor {
 
 /// How a session that ended on its own was retired (TTL, adapter crash, program exit).
 #[derive(Debug, Clone)]
-pub struct RetiredSession {
+pub(crate) struct RetiredSession {
     /// Why it ended.
     pub end: SessionEnd,
     /// What teardown did.
@@ -191,7 +189,7 @@ pub struct RetiredSession {
 /// One serialized call on the supervisor (calls are serialized by its lock). A session that
 /// ended on its own before the call is retired when the call begins ([`SupervisorCall::previous`]),
 /// one that ends during the call when it finishes ([`SupervisorCall::finish`]).
-pub struct SupervisorCall<'a> {
+pub(crate) struct SupervisorCall<'a> {
     state: MutexGuard<'a, SupervisorState>,
     previous: Option<RetiredSession>,
     config: &'a DebugConfig,
@@ -200,11 +198,6 @@ pub struct SupervisorCall<'a> {
 }
 
 impl SupervisorCall<'_> {
-    /// The supervisor's configuration.
-    pub fn config(&self) -> &DebugConfig {
-        self.config
-    }
-
     /// The session that ended before this call, if one did (to be told once).
     pub fn previous(&self) -> Option<&RetiredSession> {
         self.previous.as_ref()
@@ -245,7 +238,7 @@ impl SupervisorCall<'_> {
     ///
     /// # Errors
     /// `conflict` while a session is live (one per conversation); the start's own errors
-    /// ([`Session::start`]).
+    /// (`Session::start`).
     pub fn launch(&mut self, target: LaunchTarget, workspace_root: &Path, deadline: Instant) -> Result<LaunchReport, ToolError> {
         let config = self.config;
         let op = if matches!(target, LaunchTarget::Request(_)) { "launch" } else { "attach" };
@@ -323,7 +316,7 @@ impl DebugSupervisor {
     /// a session that ended on its own since.
     /// `workspace_trust` is the calling run's: restricted, the call resolves no adapter binary
     /// or adapter python inside the workspace.
-    pub fn begin_call(&self, workspace_trust: WorkspaceTrust) -> SupervisorCall<'_> {
+    pub(crate) fn begin_call(&self, workspace_trust: WorkspaceTrust) -> SupervisorCall<'_> {
         let mut state = self.inner.lock();
         let previous = state.retire_finished();
         SupervisorCall { state, previous, config: &self.config, workspace_trust }
@@ -373,24 +366,10 @@ impl Drop for DebugSupervisor {
     }
 }
 
-/// Which adapters can serve in `workspace_root`, for `runbound status` and the `adapters` op:
-/// one line per adapter, `available` with what was found, or `unavailable` with the missing
-/// half (root marker, binary, or debugpy import). Probes pythons (bounded by
-/// `config.probe_timeout` each). A trusted run's report; [`adapters_report_with_trust`] for a
-/// restricted one (which never resolves or probes anything inside the workspace).
-pub fn adapters_report(workspace_root: &Path, config: &DebugConfig) -> String {
-    adapters_report_with_trust(workspace_root, config, WorkspaceTrust::Trusted).0
-}
-
-/// [`adapters_report`] as JSON: `[{adapter, available, markers[], binary, reason}]`.
-pub fn adapters_report_json(workspace_root: &Path, config: &DebugConfig) -> Value {
-    adapters_report_with_trust(workspace_root, config, WorkspaceTrust::Trusted).1
-}
-
 /// The report as text and as JSON for a run of `trust`: restricted, no adapter binary or
 /// adapter python inside the workspace is resolved or probed
 /// ([`adapters::BinarySearch::restricted_to`]).
-pub fn adapters_report_with_trust(workspace_root: &Path, config: &DebugConfig, trust: WorkspaceTrust) -> (String, Value) {
+pub(crate) fn adapters_report_with_trust(workspace_root: &Path, config: &DebugConfig, trust: WorkspaceTrust) -> (String, Value) {
     let rows = adapters::adapter_availability(workspace_root, config, trust, &mut HashMap::new());
     (render::adapters(&rows, workspace_root), adapters_json(&rows, workspace_root))
 }

@@ -176,11 +176,6 @@ impl OutputRing {
         self.dropped_bytes
     }
 
-    /// Whether nothing was ever written.
-    pub fn is_empty(&self) -> bool {
-        self.total_bytes == 0
-    }
-
     /// The buffered output rendered for the model: a `[stdout]`/`[stderr]`/`[adapter]` label
     /// at each change of stream, with a leading "N bytes dropped" line when the ring overflowed.
     pub fn render(&self) -> String {

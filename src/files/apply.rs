@@ -109,7 +109,7 @@ impl fmt::Display for HunkFailure {
 /// with no old lines inserts after its anchor, at its `-a,0` position, or at the end of file.
 ///
 /// # Errors
-/// A [`HunkFailure`] for the first hunk that cannot be located or overlaps another.
+/// A `HunkFailure` for the first hunk that cannot be located or overlaps another.
 pub fn apply_hunks(original: &str, hunks: &[Hunk]) -> Result<AppliedText, HunkFailure> {
     let text = SplitText::new(original);
     let lines = &text.lines;

@@ -2,7 +2,7 @@
 //! confinement and atomic writes.
 //!
 //! - [`resolve_in_workspace`] confines every path argument to the workspace (`..`, outside
-//!   absolute paths and symlinks resolving outside are refused); [`crate::render::display_path`]
+//!   absolute paths and symlinks resolving outside are refused); `crate::render::display_path`
 //!   shows paths relative to it.
 //! - Every access after that goes through a handle of the root with no symlink followed
 //!   (`beneath`: `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`, or an `O_NOFOLLOW` walk), so
@@ -11,7 +11,7 @@
 //! - [`commit_file_changes`] is the one way files are written: expected states verified first,
 //!   read-only files (by mode bits, also as root) refused, temp file + rename per file inside
 //!   the pinned parent directory, all-or-nothing across files.
-//! - [`parse_patch`] reads both patch formats `apply_patch` accepts; [`apply_hunks`] locates a
+//! - `parse_patch` reads both patch formats `apply_patch` accepts; `apply_hunks` locates a
 //!   file's hunks in its text (exact, then whitespace-tolerant, like Codex's apply_patch).
 //!
 //! Other tools that write files (`ast_edit`/`resolve`, `lsp_rename`, the kernel bridge) use these
@@ -20,14 +20,14 @@
 //!   named `read_dependency_file_to_string` for dependency code outside the workspace), never by
 //!   path.
 
-mod apply;
+pub(crate) mod apply;
 mod apply_patch;
 mod atomic;
 mod beneath;
 mod common;
 mod edit;
-mod patch;
-mod path;
+pub(crate) mod patch;
+pub(crate) mod path;
 mod read;
 #[cfg(test)]
 pub(crate) mod test_exchange;
@@ -36,14 +36,14 @@ mod write;
 
 use std::sync::Arc;
 
-pub use apply::{apply_hunks, AppliedHunk, AppliedText, HunkFailure, MatchQuality};
 pub(crate) use atomic::staged_file_state;
+// Public: a host's own writing tool (`RunBuilder::writing_tool`) commits through these, so
+// confinement, the read-only check and all-or-nothing hold for it as for the built-in tools.
 pub use atomic::{commit_file_changes, commit_file_changes_in, ExpectedState, FileChange};
 pub(crate) use beneath::Beneath;
 pub(crate) use beneath::{mode_text, writable_by_mode};
 pub(crate) use common::{read_file_beneath, read_file_in};
-pub use patch::{parse_patch, FileOperation, Hunk, HunkLine, Patch, PatchFormat, PatchParseError, MAX_PATCH_BYTES};
-pub use path::{resolve_in_workspace, MAX_SYMLINK_HOPS};
+pub(crate) use path::resolve_in_workspace;
 pub(crate) use tool_read::{read_dependency_file_to_string, read_workspace_file_to_string, WorkspaceReader};
 
 use crate::registry::Registry;

@@ -182,8 +182,8 @@ impl std::error::Error for PatchParseError {}
 /// ends, a surrounding heredoc (`<<'EOF'` … `EOF`) and a surrounding markdown code fence.
 ///
 /// # Errors
-/// A [`PatchParseError`] naming the patch line and what was expected, when the text is in
-/// neither format, a section is malformed, or the patch is larger than [`MAX_PATCH_BYTES`].
+/// A `PatchParseError` naming the patch line and what was expected, when the text is in
+/// neither format, a section is malformed, or the patch is larger than `MAX_PATCH_BYTES`.
 pub fn parse_patch(text: &str) -> Result<Patch, PatchParseError> {
     if text.len() > MAX_PATCH_BYTES {
         return Err(error_at(0, format!("patch is {} bytes, over the {MAX_PATCH_BYTES}-byte limit; split it", text.len())));

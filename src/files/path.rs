@@ -32,7 +32,7 @@ pub const MAX_SYMLINK_HOPS: usize = 40;
 /// - [`ErrorKind::InvalidArguments`]: the path is empty or contains a NUL byte.
 /// - [`ErrorKind::OutsideWorkspace`]: the path resolves outside the workspace (through `..`, an
 ///   absolute path, or a symlink — the message names the symlink and its target).
-/// - [`ErrorKind::Io`]: more than [`MAX_SYMLINK_HOPS`] symlinks, or the file system refused to
+/// - [`ErrorKind::Io`]: more than `MAX_SYMLINK_HOPS` symlinks, or the file system refused to
 ///   inspect a component (e.g. permission denied).
 pub fn resolve_in_workspace(workspace_root: &Path, user_path: &str) -> Result<PathBuf, ToolError> {
     if user_path.is_empty() {

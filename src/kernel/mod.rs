@@ -35,7 +35,7 @@
 //! extensions (numpy, pandas, matplotlib), no shell commands, no `%cd`; cells that try get an
 //! `EmbeddedKernelUnsupported` error saying so and how to switch. Selection
 //! ([`KernelSelection`]): `auto` takes CPython when one resolves, else the embedded interpreter;
-//! [`kernel_status`] says which is active and why; every result names the backend and the
+//! `kernel_status` says which is active and why; every result names the backend and the
 //! kernel generation.
 //!
 //! Layout: `backend.rs` (which interpreter serves a cell: selection, resolution, sandbox),
@@ -59,7 +59,7 @@ use std::time::Duration;
 
 pub use backend::{KernelFactory, KernelSelection, Language, PythonBackend, Sandbox, EMBEDDED_PYTHON_BUILT};
 pub use kernels::Kernels;
-pub use status::kernel_status;
+pub(crate) use status::kernel_status;
 pub(crate) use tool::register_tools;
 
 /// Timeouts and caps of `eval` (a section of [`crate::RunConfig`]).

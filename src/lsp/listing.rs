@@ -24,7 +24,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::render::plural;
@@ -71,11 +71,6 @@ impl Page {
         (self.end < self.total).then_some(self.end)
     }
 
-    /// Whether this page is the whole list.
-    pub fn is_whole(&self) -> bool {
-        self.offset == 0 && self.end == self.total
-    }
-
     /// The run-wide page notice ([`crate::render::page_notice`]): `showing A–B of N; next:
     /// offset=B` (1-based `A`, inclusive `B`) while entries remain, `showing A–B of N` on a later
     /// page that reaches the end, `None` when the page is the whole list. The list's header says
@@ -85,11 +80,6 @@ impl Page {
             return None;
         }
         crate::render::page_notice(self.offset + 1, self.end, self.total, "offset")
-    }
-
-    /// `{"offset", "shown", "total", "next_offset"}` for `structuredContent`.
-    pub fn to_json(&self) -> Value {
-        json!({"offset": self.offset, "shown": self.shown(), "total": self.total, "next_offset": self.next_offset()})
     }
 }
 
@@ -259,22 +249,6 @@ impl ListedPath {
     pub fn with_line(&self, line: u32) -> String {
         format!("{}:{line}{}", self.text, self.mark())
     }
-
-    /// `{"path", "absolute_path", "class", "origin"}` for `structuredContent` (`absolute_path` and
-    /// `origin` only when the path is not plain workspace code).
-    pub fn to_json(&self) -> Value {
-        let class = match self.class {
-            PathClass::Workspace => "workspace",
-            PathClass::WorkspaceDependency => "workspace_dependency",
-            PathClass::Outside => "outside",
-        };
-        let mut value = json!({"path": self.text, "class": class, "outside_workspace": self.class == PathClass::Outside});
-        if self.class != PathClass::Workspace {
-            value["absolute_path"] = json!(self.absolute.display().to_string());
-            value["origin"] = json!(self.origin);
-        }
-        value
-    }
 }
 
 /// Counts of a list's paths per class and origin, rendered as one line and a legend of the
@@ -305,11 +279,6 @@ impl PathTally {
                 }
             }
         }
-    }
-
-    /// Whether every entry is workspace code.
-    pub fn all_workspace(&self) -> bool {
-        self.other.is_empty()
     }
 
     /// `12 in the workspace (3 files), 5 outside: site-packages 4 (2 files), typeshed 1 (1 file)`

@@ -1,26 +1,26 @@
 //! Language servers: the supervisor, the `lsp` tool (tier read), status and reload.
 //!
-//! - [`servers`]: the server table as data ([`ServerDefinition`], [`builtin_servers`]), root
-//!   detection ([`find_root`]) and binary resolution ([`resolve_binary`]) — the two halves of the
+//! - `servers`: the server table as data ([`ServerDefinition`], [`builtin_servers`]), root
+//!   detection (`find_root`) and binary resolution (`resolve_binary`) — the two halves of the
 //!   per-call intersection (R-LSP-2).
-//! - [`supervisor`]: [`LspSupervisor`], one process per (server id, root), started lazily,
+//! - `supervisor`: [`LspSupervisor`], one process per (server id, root), started lazily,
 //!   restarted with backoff after a crash (documents reopened, the answer says so), stopped when
 //!   the run drops.
-//! - [`client`]: [`LanguageServer`], one process: `initialize`, the owner thread pumping its
+//! - `client`: `LanguageServer`, one process: `initialize`, the owner thread pumping its
 //!   messages, readiness, document sync, the diagnostics store (generation counters), requests
 //!   with bounded ContentModified retries.
-//! - [`position`]: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
-//! - [`tool`]: the `lsp` tool: ops, output written for an LLM.
-//! - [`hierarchy`]: the `lsp` ops `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`
+//! - `position`: line + symbol addressing (R-LSP-3) and UTF-8/16/32 column conversion.
+//! - `tool`: the `lsp` tool: ops, output written for an LLM.
+//! - `hierarchy`: the `lsp` ops `incoming_calls`, `outgoing_calls`, `supertypes`, `subtypes`
 //!   (call and type hierarchies, followed up to 3 levels, call sites per caller).
-//! - [`code_action`]: what `lsp` code_actions lists and `lsp_code_action` (tier write), which
+//! - `code_action`: what `lsp` code_actions lists and `lsp_code_action` (tier write), which
 //!   applies or stages one; a server's `workspace/applyEdit` is applied only while it runs.
-//! - [`outline`]: a file's outline from `documentSymbol` (source order, tree, readable kinds,
+//! - `outline`: a file's outline from `documentSymbol` (source order, tree, readable kinds,
 //!   parameters and locals marked).
-//! - [`listing`]: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
+//! - `listing`: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
 //!   dependency code shortened to package + path inside it.
-//! - [`trust`]: what a restricted run turns off per server and checker (workspace trust).
-//! - [`uri`]: `file://` URIs ↔ paths.
+//! - `trust`: what a restricted run turns off per server and checker (workspace trust).
+//! - `uri`: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
 //! [`crate::RunConfig::lsp`] and registers `lsp` (R-LSP-1). A host renders status with
@@ -29,38 +29,34 @@
 //! Architecture invariant: `lsp_types` stays inside this module; tool outputs are our own text
 //! and JSON.
 
-pub mod checker;
-pub mod client;
-pub mod code_action;
-pub mod dependents;
-pub mod diagnostics_on_write;
-pub mod hierarchy;
-pub mod listing;
-pub mod outline;
-pub mod output;
-pub mod position;
-pub mod project_scope;
-pub mod rename;
-pub mod rename_coverage;
-pub mod servers;
-pub mod supervisor;
-pub mod syntax;
-pub mod tool;
-pub mod trust;
-pub mod uri;
+pub(crate) mod checker;
+pub(crate) mod client;
+pub(crate) mod code_action;
+pub(crate) mod dependents;
+pub(crate) mod diagnostics_on_write;
+pub(crate) mod hierarchy;
+pub(crate) mod listing;
+pub(crate) mod outline;
+pub(crate) mod output;
+pub(crate) mod position;
+pub(crate) mod project_scope;
+pub(crate) mod rename;
+pub(crate) mod rename_coverage;
+pub(crate) mod servers;
+pub(crate) mod supervisor;
+pub(crate) mod syntax;
+pub(crate) mod tool;
+pub(crate) mod trust;
+pub(crate) mod uri;
 
 use std::ffi::OsString;
 use std::time::Duration;
 
-pub use client::{
-    ApplyEditMode, ApplyEditWindow, DocumentSync, LanguageServer, PublishedDiagnostics, Readiness, ReadinessReport, ReceivedEdit,
-    StoredDiagnostics,
-};
-pub use position::{resolve_symbol_on_line, AddressError, PositionEncoding, ResolvedSymbol};
-pub use servers::{
-    builtin_servers, find_root, resolve_binary, resolve_binary_for, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck,
-};
-pub use supervisor::{LspStatus, LspSupervisor, ServerLease};
+pub(crate) use client::{PublishedDiagnostics, Readiness, StoredDiagnostics};
+/// The margin a write's diagnostics check may run past [`LspConfig::write_diagnostics_budget`].
+pub use diagnostics_on_write::WRITE_BUDGET_MARGIN;
+pub use servers::{builtin_servers, ProjectSettings, ReadinessSignal, RootStrategy, ServerDefinition, WriteCheck};
+pub use supervisor::{InterpreterStatus, LspStatus, LspSupervisor, RootStatus, RunningStatus, ServerStatus};
 
 /// Timeouts, caps and the server table of the LSP area ([`crate::RunConfig::lsp`]).
 #[derive(Debug, Clone)]
@@ -127,7 +123,7 @@ pub struct LspConfig {
     /// server is loaded (its start and loading are bounded by the call's deadline and shown as
     /// the `readiness wait` phase); the wait ends at the server's own signal, this only bounds it
     /// (a first `fileReferences` of a large TypeScript project, a loaded machine). The call
-    /// returns within this plus [`crate::lsp::diagnostics_on_write::WRITE_BUDGET_MARGIN`] plus the
+    /// returns within this plus [`WRITE_BUDGET_MARGIN`] plus the
     /// tool's own work. Default 15 s.
     ///
     /// For servers checked file by file (pyright, basedpyright, clangd) the written files come
@@ -203,11 +199,11 @@ impl Default for LspConfig {
 }
 
 /// Applies a `WorkspaceEdit` for a server's `workspace/applyEdit` request. The run plugs the
-/// atomic applier of `lsp_rename` in here ([`LspSupervisor::set_workspace_edit_applier`]); without
+/// atomic applier of `lsp_rename` in here (`LspSupervisor::set_workspace_edit_applier`); without
 /// one, the request is answered `{applied: false, failureReason}`.
 ///
 /// A server's edit reaches the applier only inside an apply window (while `lsp_code_action`, a
-/// write-tier tool, runs one of its commands — [`LanguageServer::open_apply_edit_window`]);
+/// write-tier tool, runs one of its commands — `LanguageServer::open_apply_edit_window`);
 /// outside one it is refused, so no read-tier call can make a server write.
 pub trait WorkspaceEditApplier: Send + Sync {
     /// Applies `edit` and returns the LSP `ApplyWorkspaceEditResult` (`applied`,
@@ -226,3 +222,7 @@ pub trait WorkspaceEditApplier: Send + Sync {
 }
 
 pub(crate) use tool::register_tools;
+
+/// Unit tests of the WorkspaceEdit planner and applier (moved from `tests/it/lsp_rename.rs`).
+#[cfg(test)]
+mod rename_tests;

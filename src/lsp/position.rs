@@ -201,13 +201,13 @@ impl std::error::Error for AddressError {}
 ///
 /// Rules (R-LSP-3): the substring must occur on the line; whole-identifier occurrences are
 /// preferred (when at least one exists, the others are not candidates); several candidates and no
-/// `occurrence` → [`AddressError::Ambiguous`] listing them; `occurrence` is 1-based among the
+/// `occurrence` → `AddressError::Ambiguous` listing them; `occurrence` is 1-based among the
 /// candidates. The cursor goes on the last identifier of the substring's leading path
 /// (`self.foo` → `foo`, `a::b::c` → `c`, `foo(x)` → `foo`); a substring without an identifier
 /// puts the cursor on its first character.
 ///
 /// # Errors
-/// See [`AddressError`].
+/// See `AddressError`.
 pub fn resolve_symbol_on_line(file_text: &str, line: u32, symbol: &str, occurrence: Option<usize>) -> Result<ResolvedSymbol, AddressError> {
     if symbol.trim().is_empty() {
         return Err(AddressError::EmptySymbol);
@@ -257,14 +257,6 @@ pub fn split_lines(text: &str) -> Vec<&str> {
         lines.pop();
     }
     lines
-}
-
-/// The text of 1-based `line` of `text`, if it exists.
-pub fn line_text(text: &str, line: u32) -> Option<&str> {
-    if line == 0 {
-        return None;
-    }
-    split_lines(text).get(line as usize - 1).copied()
 }
 
 /// Whether `ch` can be part of an identifier in the languages we serve (letters, digits, `_`,

@@ -117,10 +117,10 @@ pub struct ServerDefinition {
     /// How diagnostics on write reach the files a write can break besides the written ones.
     pub write_check: WriteCheck,
     /// Settings computed per root from the project when the server starts, merged over
-    /// `settings` and `initialization_options` ([`configure_for_root`]).
+    /// `settings` and `initialization_options` (`configure_for_root`).
     pub project_settings: ProjectSettings,
     /// `references` answers are cross-checked against whole-word occurrences of the name
-    /// ([`crate::lsp::rename_coverage::complete_references`]: every occurrence outside the
+    /// (`lsp::rename_coverage::complete_references`: every occurrence outside the
     /// answer is asked `definition`, up to 400 requests) and missed uses are asked again. On for
     /// the Python servers, which miss real uses (pyright asked at a source definition skips the
     /// uses bound through a `.pyi` stub beside it: attrs' `evolve`, 27 uses in `tests/`) and for
@@ -135,13 +135,13 @@ pub struct ServerDefinition {
 }
 
 /// Project-specific settings runbound computes per root and merges into a server's
-/// configuration when it starts (see [`configure_for_root`]).
+/// configuration when it starts (see `configure_for_root`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProjectSettings {
     /// Nothing beyond the definition's static settings.
     None,
     /// pyright and basedpyright: `python.pythonPath` = the project's interpreter
-    /// ([`crate::python_env::resolve_project_interpreter`]), answered through
+    /// (`crate::python_env::resolve_project_interpreter`), answered through
     /// `workspace/configuration` (both servers request the `python` section per workspace
     /// folder and read `pythonPath` and `venvPath` there; `venv` exists only in their
     /// configuration files, which they read themselves).
@@ -471,6 +471,7 @@ pub struct BinaryLookup {
 /// Resolves `definition`'s binary for `root` (the project-local bin directories of `root` and of
 /// `workspace_root` first, then `path_env`, the value of `PATH`) in a trusted run; see
 /// [`resolve_binary_for`].
+#[cfg(test)]
 pub fn resolve_binary(
     definition: &ServerDefinition,
     root: Option<&Path>,

@@ -177,27 +177,27 @@ impl LspSupervisor {
 
     /// Installs the applier used for servers' `workspace/applyEdit` requests (all servers, also
     /// those already running).
-    pub fn set_workspace_edit_applier(&self, applier: Arc<dyn WorkspaceEditApplier>) {
+    pub(crate) fn set_workspace_edit_applier(&self, applier: Arc<dyn WorkspaceEditApplier>) {
         *self.edit_applier.lock() = Some(applier);
     }
 
     /// The run's diagnostics-on-write ledger (R-DOW-2).
-    pub fn diagnostics_ledger(&self) -> &crate::lsp::diagnostics_on_write::DiagnosticsLedger {
+    pub(crate) fn diagnostics_ledger(&self) -> &crate::lsp::diagnostics_on_write::DiagnosticsLedger {
         &self.ledger
     }
 
     /// The last `diagnostics "*"` run (reused by its later pages while no file changed).
-    pub fn checker_cache(&self) -> &crate::lsp::checker::CheckerCache {
+    pub(crate) fn checker_cache(&self) -> &crate::lsp::checker::CheckerCache {
         &self.checker_cache
     }
 
     /// The last answers of list requests, reused by their later pages while no file changed.
-    pub fn answer_cache(&self) -> &crate::lsp::listing::AnswerCache {
+    pub(crate) fn answer_cache(&self) -> &crate::lsp::listing::AnswerCache {
         &self.answer_cache
     }
 
     /// The running servers (for post-write layers that sync written files).
-    pub fn running_servers(&self) -> Vec<Arc<LanguageServer>> {
+    pub(crate) fn running_servers(&self) -> Vec<Arc<LanguageServer>> {
         let slots: Vec<Arc<Mutex<Instance>>> = self.instances.lock().values().cloned().collect();
         slots.iter().filter_map(|slot| slot.lock().server.clone()).filter(|server| server.exit_description().is_none()).collect()
     }
@@ -210,7 +210,7 @@ impl LspSupervisor {
     /// `unavailable` when no server has both halves (root marker and binary), naming per server
     /// which half is missing and what was looked for, or when the start fails; `timeout` when the
     /// deadline passes while waiting for a start.
-    pub fn server_for_file(&self, file: &Path, server_id: Option<&str>, deadline: Instant) -> Result<ServerLease, ToolError> {
+    pub(crate) fn server_for_file(&self, file: &Path, server_id: Option<&str>, deadline: Instant) -> Result<ServerLease, ToolError> {
         let (definition, root, binary) = self.choose(file, server_id)?;
         self.lease(&definition, &root, &binary, deadline)
     }
@@ -219,7 +219,7 @@ impl LspSupervisor {
     ///
     /// # Errors
     /// As [`LspSupervisor::server_for_file`], minus start failures.
-    pub fn choose(&self, file: &Path, server_id: Option<&str>) -> Result<(Arc<ServerDefinition>, PathBuf, PathBuf), ToolError> {
+    pub(crate) fn choose(&self, file: &Path, server_id: Option<&str>) -> Result<(Arc<ServerDefinition>, PathBuf, PathBuf), ToolError> {
         if let Some(id) = server_id {
             if !self.table.iter().any(|definition| definition.id == id) {
                 let ids: Vec<&str> = self.table.iter().map(|definition| definition.id.as_str()).collect();
@@ -286,7 +286,7 @@ impl LspSupervisor {
 
     /// Every server of the table (in preference order) that serves `file` with both halves
     /// present — its root marker found and its binary resolved — without starting anything.
-    pub fn installed_for_file(&self, file: &Path) -> Vec<(Arc<ServerDefinition>, PathBuf, PathBuf)> {
+    pub(crate) fn installed_for_file(&self, file: &Path) -> Vec<(Arc<ServerDefinition>, PathBuf, PathBuf)> {
         let path_env = self.path_env();
         self.table
             .iter()
@@ -310,7 +310,7 @@ impl LspSupervisor {
     ///
     /// # Errors
     /// As [`LspSupervisor::server_for_file`] for start failures.
-    pub fn lease_server(
+    pub(crate) fn lease_server(
         &self,
         definition: &Arc<ServerDefinition>,
         root: &Path,
@@ -336,7 +336,7 @@ impl LspSupervisor {
     /// `unavailable` when nothing runs and no server can start: the workspace has no root marker
     /// at its top and several project roots below (they are listed), or none at all, or every
     /// start failed.
-    pub fn workspace_query_servers(
+    pub(crate) fn workspace_query_servers(
         &self,
         server_id: Option<&str>,
         deadline: Instant,
@@ -655,7 +655,7 @@ impl LspSupervisor {
 
     /// `path` relative to the workspace root (`.` for the root itself), or absolute with an
     /// `(outside workspace)` mark.
-    pub fn display_path(&self, path: &Path) -> String {
+    pub(crate) fn display_path(&self, path: &Path) -> String {
         crate::render::display_path(&self.workspace_root, path)
     }
 
@@ -1262,7 +1262,7 @@ impl LspStatus {
     }
 
     /// The status as JSON (`structuredContent` of `lsp status` without its `op`; `lsp status`
-    /// serializes it inside [`crate::lsp::output::LspOutput::Status`]).
+    /// serializes it inside `crate::lsp::output::LspOutput::Status`).
     pub fn to_json(&self) -> Value {
         crate::schema::to_structured(self)
     }

@@ -39,18 +39,6 @@ use crate::trust::{resolves_inside, RestrictedSearchPath};
 /// to the workspace root) and a restricted run never does.
 pub const PROJECT_LOCAL_BIN_DIRS: [&str; 3] = ["node_modules/.bin", ".venv/bin", "venv/bin"];
 
-/// How one server starts under restricted trust, or why it cannot.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ServerRestriction {
-    /// Start it with the adjusted configuration; the line says what was turned off.
-    Start {
-        /// One line for every answer of this server: `workspace trust: restricted — …`.
-        note: String,
-    },
-    /// Do not start it: running it would run the checkout's code; the sentence says why.
-    Refused(String),
-}
-
 /// Why `definition` cannot run for `root` without executing the checkout's code, when that is
 /// so (checked before anything starts; see the module table).
 pub fn server_refusal(definition: &ServerDefinition, root: &Path, workspace_root: &Path) -> Option<String> {

@@ -46,7 +46,7 @@ pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(OsStr::from_bytes(&decoded)))
 }
 
-/// [`path_to_uri`] as lsp-types' [`lsp_types::Uri`], for typed requests and notifications.
+/// `path_to_uri` as lsp-types' [`lsp_types::Uri`], for typed requests and notifications.
 pub fn path_to_lsp_uri(path: &Path) -> lsp_types::Uri {
     // Every byte outside RFC 3986 unreserved characters and `/` is percent-escaped: the text is
     // always a valid URI.

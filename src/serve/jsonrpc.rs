@@ -136,7 +136,9 @@ pub enum Incoming {
     Notification {
         /// The method, e.g. `notifications/cancelled`.
         method: String,
-        /// `params` (`Null` when absent).
+        /// `params` (`Null` when absent). Only `notifications/cancelled` is acted on, through
+        /// `cancelled_request`; kept for `Debug` and the next notification handled.
+        #[allow(dead_code)]
         params: Value,
         /// For `notifications/cancelled`: `params.requestId`, read exactly.
         cancelled_request: Option<RequestId>,

@@ -4,7 +4,7 @@
 //! method names and shapes, protocol version [`PROTOCOL_VERSION`] (`2025-06-18`); a client that
 //! offers one of the older [`SUPPORTED_PROTOCOL_VERSIONS`] gets that version back, any other
 //! offer gets `2025-06-18` (the client then decides whether it can speak it). Input is held to
-//! JSON-RPC 2.0 and MCP's id rules (see [`jsonrpc`]): ids are strings or integers of any size
+//! JSON-RPC 2.0 and MCP's id rules (see `jsonrpc`): ids are strings or integers of any size
 //! and are echoed exactly; every request gets exactly one response, notifications and responses
 //! none.
 //!
@@ -31,7 +31,7 @@
 //!   `initialize`, `ping` and `logging/setLevel` before `initialize` get `-32600`.
 //!
 //! Cards and permission prompts are sent to the host as `elicitation/create` requests (see
-//! [`elicitation`]).
+//! `elicitation`).
 //!
 //! Threads: the caller's thread reads and routes messages; one named writer thread owns the
 //! output; each `tools/call` runs on its own named worker thread, so a tool blocked on a card
@@ -42,8 +42,8 @@
 //! resources stopped), and the writer is drained and joined. The library never prints: the
 //! output carries protocol only.
 
-pub mod elicitation;
-pub mod jsonrpc;
+pub(crate) mod elicitation;
+pub(crate) mod jsonrpc;
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
@@ -63,8 +63,7 @@ use crate::run::{Run, RunBuilder, RunError};
 use crate::tier::Caller;
 use crate::transport::framing::{read_json_line_bytes, FramingError};
 
-pub use elicitation::{elicitation_outcome, elicitation_request_params};
-pub use jsonrpc::{RequestId, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
+pub(crate) use jsonrpc::{RequestId, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 
 use elicitation::{ElicitationAskPort, CALL_CANCEL_TOKEN};
 use jsonrpc::{error_line, parse_message, progress_line, result_line, value_line, Incoming};

@@ -2,14 +2,14 @@
 //! structural rewrites, `lsp_rename` and `lsp_code_action` with `preview: true` — waiting for
 //! `resolve` (R-EDIT-1, R-RES-1). One module for all of them:
 //!
-//! - one store per run ([`StagedChanges`] inside the [`StagedResource`]), one id space
+//! - one store per run (`StagedChanges` inside the [`StagedResource`]), one id space
 //!   (`edit_1`, `edit_2`, … whichever tool staged), at most [`StagedConfig::max_pending_edits`]
 //!   pending (staging one more evicts the oldest, and resolving the evicted id says so);
-//! - one model: a [`StagedChange`] is a description plus [`StagedFile`]s, each with the exact
+//! - one model: a `StagedChange` is a description plus `StagedFile`s, each with the exact
 //!   bytes read at staging time (or absent) and the bytes `resolve accept` writes (or none: a
 //!   deletion) — so the structural rewrite and a language server's `WorkspaceEdit` (text edits,
 //!   created, renamed and deleted files) stage the same way;
-//! - one preview renderer ([`render_preview`]): a unified diff (`--- a/` / `+++ b/` per file,
+//! - one preview renderer (`render_preview`): a unified diff (`--- a/` / `+++ b/` per file,
 //!   2 lines of context), at most [`StagedConfig::max_preview_hunks`] hunks, the cut said;
 //! - one `resolve` tool (tier write): `accept` re-checks every file against what was captured
 //!   (a file changed, deleted, created or made read-only since staging rejects the whole change
@@ -18,9 +18,9 @@
 //!   refused); `discard` drops it.
 //!
 //! A producer that must learn what became of its change (a background worker that keeps a git
-//! worktree until its change is resolved) stages with a [`ClosedHook`]: the store calls it once
+//! worktree until its change is resolved) stages with a `ClosedHook`: the store calls it once
 //! when the change leaves the store — accepted, discarded, rejected, evicted, withdrawn by its
-//! producer ([`StagedChanges::withdraw`]) or the run ended (the store dropped). A change whose
+//! producer (`StagedChanges::withdraw`) or the run ended (the store dropped). A change whose
 //! producer cannot cheaply stage it again (`held: true`, a worker's finished work) counts
 //! against its own cap, [`StagedConfig::max_pending_held`], so a burst of cheap previews never
 //! evicts it; and when such a change is rejected, its `restage_hint` says what to do instead of
@@ -62,7 +62,7 @@ pub struct StagedConfig {
     /// says so.
     pub max_pending_edits: usize,
     /// Most *held* changes kept pending per run (default 256): changes whose producer cannot
-    /// cheaply stage them again ([`StagedChange::held`], e.g. a background worker's finished
+    /// cheaply stage them again (`StagedChange::held`, e.g. a background worker's finished
     /// change — a batch of 40 isolated workers stages 40 of them). Staging one more held change
     /// evicts the oldest held one; ordinary changes never evict held ones.
     pub max_pending_held: usize,
@@ -79,11 +79,11 @@ impl Default for StagedConfig {
 /// It runs on the thread that closed the change (a `resolve` call, the staging call that
 /// evicted it, [`StagedChanges::withdraw`]'s caller, or whoever drops the run), with no store
 /// lock held, so it may call back into the store.
-pub type ClosedHook = Box<dyn FnOnce(&str, &str) + Send>;
+pub(crate) type ClosedHook = Box<dyn FnOnce(&str, &str) + Send>;
 
 /// One file of a staged change.
 #[derive(Debug, Clone)]
-pub struct StagedFile {
+pub(crate) struct StagedFile {
     /// Absolute path (resolved inside the workspace).
     pub path: PathBuf,
     /// Path relative to the workspace, for messages.
@@ -101,7 +101,7 @@ pub struct StagedFile {
 
 /// One staged change: what it does, every file it touches, what staging warned about.
 #[derive(Debug, Clone)]
-pub struct StagedChange {
+pub(crate) struct StagedChange {
     /// The tool that staged it (`ast_edit`, `lsp_rename`, `lsp_code_action`, `vibe_spawn` for a
     /// worker's change): `resolve` names it when the change must be staged again.
     pub tool: &'static str,
@@ -177,7 +177,7 @@ struct Inner {
 /// The run's staged changes, keyed by `edit_N`. Dropping the store runs the hooks of the changes
 /// still pending with `the run ended`.
 #[derive(Default)]
-pub struct StagedChanges {
+pub(crate) struct StagedChanges {
     inner: Mutex<Inner>,
 }
 
@@ -206,14 +206,15 @@ impl StagedChanges {
     /// Stores `change` under the next id; evicts the oldest pending changes of its kind (held
     /// or not, see [`StagedChange::held`]) beyond `max_pending` and returns the new id with the
     /// evicted ids.
-    pub fn stage(&self, change: StagedChange, max_pending: usize) -> (String, Vec<String>) {
+    #[cfg(test)]
+    pub(crate) fn stage(&self, change: StagedChange, max_pending: usize) -> (String, Vec<String>) {
         self.stage_with_hook(change, max_pending, None)
     }
 
-    /// [`StagedChanges::stage`] with a hook called once when the change leaves the store (see
+    /// `StagedChanges::stage` with a hook called once when the change leaves the store (see
     /// [`ClosedHook`]). Hooks of the changes this evicts run before it returns, on this thread,
     /// with no lock held.
-    pub fn stage_with_hook(&self, change: StagedChange, max_pending: usize, hook: Option<ClosedHook>) -> (String, Vec<String>) {
+    pub(crate) fn stage_with_hook(&self, change: StagedChange, max_pending: usize, hook: Option<ClosedHook>) -> (String, Vec<String>) {
         let held = change.held;
         let mut evicted_hooks: Vec<(String, ClosedHook)> = Vec::new();
         let (number, evicted) = {
@@ -351,7 +352,7 @@ impl Drop for StagedChanges {
 #[derive(Debug, Default)]
 pub struct StagedResource {
     /// Proposed changes waiting for `resolve`.
-    pub changes: StagedChanges,
+    pub(crate) changes: StagedChanges,
     config: StagedConfig,
 }
 
@@ -361,6 +362,12 @@ impl StagedResource {
         StagedResource { changes: StagedChanges::default(), config }
     }
 
+    /// How many staged changes wait for `resolve` (accepted, discarded, rejected, evicted and
+    /// withdrawn ones are gone). A host can show it, or check it is 0 before ending a run.
+    pub fn pending_count(&self) -> usize {
+        self.changes.pending_count()
+    }
+
     /// The caps the store and its previews use.
     pub fn config(&self) -> &StagedConfig {
         &self.config
@@ -368,13 +375,13 @@ impl StagedResource {
 
     /// Stages `change` and renders what every staging tool answers: the id, the evicted ids
     /// and the preview.
-    pub fn stage(&self, change: StagedChange) -> Staged {
+    pub(crate) fn stage(&self, change: StagedChange) -> Staged {
         self.stage_with_hook(change, None)
     }
 
     /// [`StagedResource::stage`] with a [`ClosedHook`] called once when the change leaves the
     /// store. The cap is `max_pending_held` for a held change, else `max_pending_edits`.
-    pub fn stage_with_hook(&self, change: StagedChange, hook: Option<ClosedHook>) -> Staged {
+    pub(crate) fn stage_with_hook(&self, change: StagedChange, hook: Option<ClosedHook>) -> Staged {
         let preview = render_preview(&change.files, self.config.max_preview_hunks);
         let read_only = read_only_warning(&change.files);
         let cap = if change.held { self.config.max_pending_held } else { self.config.max_pending_edits };
@@ -390,7 +397,7 @@ impl crate::registry::Resource for StagedResource {
 
 /// What staging produced.
 #[derive(Debug, Clone)]
-pub struct Staged {
+pub(crate) struct Staged {
     /// The id `resolve` takes.
     pub edit_id: String,
     /// Older pending ids dropped to stay within the cap.
@@ -421,7 +428,7 @@ impl Staged {
 
 /// A rendered unified diff of staged files.
 #[derive(Debug, Clone)]
-pub struct Preview {
+pub(crate) struct Preview {
     /// The diff text, ending with the cut notice when hunks were left out.
     pub text: String,
     /// Hunks shown.
@@ -433,7 +440,7 @@ pub struct Preview {
 /// The unified diff of `files` (2 lines of context; a created file diffs against nothing and a
 /// deleted one against nothing after it), at most `max_hunks` hunks, then `showing N of M
 /// hunks (the staged change contains all of them)` when cut.
-pub fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview {
+pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview {
     let mut text = String::new();
     let mut shown = 0;
     let mut total = 0;
@@ -483,7 +490,7 @@ pub(crate) fn register_tools(registry: &mut Registry) {
 }
 
 /// The `resolve` tool's descriptor.
-pub fn resolve_descriptor() -> ToolDescriptor {
+pub(crate) fn resolve_descriptor() -> ToolDescriptor {
     ToolDescriptor {
         name: "resolve".to_owned(),
         title: "Accept or discard a staged change".to_owned(),
@@ -563,7 +570,7 @@ struct ResolveOutput {
 /// this process by their mode bits (`resolve accept` refuses the whole change while they are),
 /// naming each with its mode and the next step (`chmod u+w`, after asking the user); `None` when
 /// every file is writable.
-pub fn read_only_warning(files: &[StagedFile]) -> Option<String> {
+pub(crate) fn read_only_warning(files: &[StagedFile]) -> Option<String> {
     let read_only: Vec<(String, String)> = files
         .iter()
         .filter(|file| file.original.is_some())

@@ -221,7 +221,7 @@ impl PatternCompileError {
 /// Compiles `pattern` for `language` (see the module doc for the rules).
 ///
 /// # Errors
-/// [`PatternCompileError`] when the pattern is empty, longer than [`MAX_PATTERN_BYTES`], is a
+/// `PatternCompileError` when the pattern is empty, longer than `MAX_PATTERN_BYTES`, is a
 /// bare `$$$`/`$$$NAME`, or no context of the language accepts it (the error lists each
 /// context and where its parse failed).
 pub fn compile_pattern(pattern: &str, language: SupportLang) -> Result<CompiledPattern, PatternCompileError> {

@@ -2,46 +2,39 @@
 //! (tier write), bound to the run's tree-sitter parser set (R-REG-1, R-AST-1..4, R-EDIT-1,
 //! R-RES-1).
 //!
-//! - [`compile`]: the contextual pattern compiler (a fragment is parsed inside wrapping
-//!   contexts, [`contexts`] is the per-language table, the type context last).
-//! - [`rule`]: ast-grep rule objects through `ast-grep-config`, with errors that name the path
-//!   of the offending key and suggest node kinds from the grammar ([`suggest`]).
-//! - [`query`]: a compiled pattern or rule behind one matcher, and the per-file scan.
-//! - [`literals`]: the literal pre-filter (texts a file must contain to be parsed at all).
-//! - [`missed`]: candidates a pattern missed only because of parts it lacks.
-//! - [`search`]: the parallel gitignore-aware walk (hidden, ignored and vendored paths skipped
+//! - `compile`: the contextual pattern compiler (a fragment is parsed inside wrapping
+//!   contexts, `contexts` is the per-language table, the type context last).
+//! - `rule`: ast-grep rule objects through `ast-grep-config`, with errors that name the path
+//!   of the offending key and suggest node kinds from the grammar (`suggest`).
+//! - `query`: a compiled pattern or rule behind one matcher, and the per-file scan.
+//! - `literals`: the literal pre-filter (texts a file must contain to be parsed at all).
+//! - `missed`: candidates a pattern missed only because of parts it lacks.
+//! - `search`: the parallel gitignore-aware walk (hidden, ignored and vendored paths skipped
 //!   and counted).
-//! - [`syntax_tree`]: the `syntax_tree` dump (cst, ast, pattern).
-//! - [`reparse`]: rewritten files parsed again; new ERROR/MISSING nodes refuse the edit.
+//! - `syntax_tree`: the `syntax_tree` dump (cst, ast, pattern).
+//! - `reparse`: rewritten files parsed again; new ERROR/MISSING nodes refuse the edit.
 //! - `tools`: `ast_grep` and `ast_edit` and their result text; `ast_edit` stages through the
 //!   run's shared store ([`crate::staged`]), whose `resolve` writes or drops the change.
 //!
 //! Wiring: `Run::builder(root).with_structural().build()` registers `ast_grep`, `ast_edit` and
 //! the staged store's `resolve`.
 
-pub mod compile;
-pub mod contexts;
-pub mod literals;
-pub mod missed;
+pub(crate) mod compile;
+pub(crate) mod contexts;
+pub(crate) mod literals;
+pub(crate) mod missed;
 mod output;
-pub mod query;
-pub mod reparse;
-pub mod rule;
-pub mod search;
-pub mod suggest;
-pub mod syntax_tree;
-mod tools;
+pub(crate) mod query;
+pub(crate) mod reparse;
+pub(crate) mod rule;
+pub(crate) mod search;
+pub(crate) mod suggest;
+pub(crate) mod syntax_tree;
+pub(crate) mod tools;
 
-pub use ast_grep_language::SupportLang;
-pub use compile::{
-    compile_pattern, compile_pattern_in_context, language_id, AlternativePattern, CompiledPattern, ContextAttempt, PatternCompileError,
-};
-pub use contexts::ContextKind;
-pub use literals::LiteralRequirement;
-pub use query::Query;
-pub use rule::{compile_rule, CompiledRule, RuleCompileError, RuleInput};
-pub use syntax_tree::{dump_syntax_tree, SyntaxTreeDump, SyntaxTreeFormat};
-pub use tools::{match_source, match_source_with, StructuralMatch};
+pub(crate) use ast_grep_language::SupportLang;
+pub(crate) use compile::{language_id, CompiledPattern};
+pub(crate) use contexts::ContextKind;
 
 use crate::error::ToolError;
 use crate::registry::Registry;
@@ -68,7 +61,7 @@ pub struct StructuralConfig {
     /// Longest `code` a `syntax_tree` call accepts, in bytes (default 65,536).
     pub max_syntax_tree_code_bytes: usize,
     /// Most unmatched nodes of a pattern's root kind one search examines for parts the pattern
-    /// lacks (default 20,000, [`missed::MAX_CANDIDATES_EXAMINED`]); past it the result says how
+    /// lacks (default 20,000, `missed::MAX_CANDIDATES_EXAMINED`); past it the result says how
     /// many were not examined. 0 turns the check off.
     pub max_missed_candidates: usize,
 }
@@ -118,14 +111,14 @@ impl crate::registry::Resource for StructuralResource {
 ///
 /// # Errors
 /// `invalid_arguments` listing every supported id.
-pub fn parse_language(id: &str) -> Result<SupportLang, ToolError> {
+pub(crate) fn parse_language(id: &str) -> Result<SupportLang, ToolError> {
     id.trim().parse::<SupportLang>().map_err(|_| {
         ToolError::invalid(format!("unknown language {id:?}")).with_hint(format!("use one of: {}", supported_language_ids().join(", ")))
     })
 }
 
 /// Every bundled grammar's canonical id, sorted.
-pub fn supported_language_ids() -> Vec<&'static str> {
+pub(crate) fn supported_language_ids() -> Vec<&'static str> {
     let mut ids: Vec<&'static str> = SupportLang::all_langs().iter().map(|lang| language_id(*lang)).collect();
     ids.sort_unstable();
     ids
@@ -134,3 +127,11 @@ pub fn supported_language_ids() -> Vec<&'static str> {
 pub(crate) fn register_tools(registry: &mut Registry) {
     tools::register(registry);
 }
+
+/// Differential tests against the ast-grep CLI on real trees (moved from `tests/it`).
+#[cfg(test)]
+mod differential_tests;
+
+/// Unit tests of the compiler, matcher and walk (moved from `tests/it`).
+#[cfg(test)]
+mod tests;

@@ -53,7 +53,7 @@ pub(crate) struct AstGrepSearch {
     /// macro arguments, C/C++ `#define` bodies), which no pattern can match; null when none.
     pub unparsed_occurrences: Option<UnparsedOccurrencesOutput>,
     /// What the walk visited, parsed and skipped.
-    pub stats: WalkStatsOutput,
+    pub stats: WalkStats,
 }
 
 /// One match of `ast_grep`.
@@ -262,54 +262,6 @@ impl MissedCandidates {
     }
 }
 
-/// What a walk over the workspace visited, parsed and skipped.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct WalkStatsOutput {
-    /// Files of the language visited.
-    pub files_visited: usize,
-    /// Files that contain the texts every match needs (the rest are not parsed).
-    pub files_with_literals: usize,
-    /// Files parsed.
-    pub files_parsed: usize,
-    /// Files skipped because they are not UTF-8.
-    pub files_not_utf8: usize,
-    /// Files skipped because they exceed the size cap.
-    pub files_too_large: usize,
-    /// Some unreadable paths, with the reason.
-    pub unreadable: Vec<String>,
-    /// All unreadable paths counted.
-    pub unreadable_count: usize,
-    /// Hidden or ignored files skipped.
-    pub ignored_files: usize,
-    /// Hidden or ignored directories skipped.
-    pub ignored_dirs: usize,
-    /// Some of them.
-    pub ignored_examples: Vec<String>,
-    /// Vendored directories skipped (node_modules, virtual environments, cache dirs).
-    pub vendored_dirs: usize,
-    /// Some of them.
-    pub vendored_examples: Vec<String>,
-}
-
-impl From<&WalkStats> for WalkStatsOutput {
-    fn from(stats: &WalkStats) -> WalkStatsOutput {
-        WalkStatsOutput {
-            files_visited: stats.files_visited,
-            files_with_literals: stats.files_with_literals,
-            files_parsed: stats.files_parsed,
-            files_not_utf8: stats.files_not_utf8,
-            files_too_large: stats.files_too_large,
-            unreadable: stats.unreadable.clone(),
-            unreadable_count: stats.unreadable_count,
-            ignored_files: stats.ignored_files,
-            ignored_dirs: stats.ignored_dirs,
-            ignored_examples: stats.ignored_examples.clone(),
-            vendored_dirs: stats.vendored_dirs,
-            vendored_examples: stats.vendored_examples.clone(),
-        }
-    }
-}
-
 /// The syntax tree of a snippet (`ast_grep` with `syntax_tree`).
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SyntaxTreeOutput {
@@ -350,7 +302,7 @@ pub(crate) struct AstEditOutput {
     /// Rewritten files with new parse errors (only with `allow_parse_errors`).
     pub files_with_new_parse_errors: usize,
     /// What the walk visited, parsed and skipped.
-    pub stats: WalkStatsOutput,
+    pub stats: WalkStats,
 }
 
 /// One file of an `ast_edit` change.

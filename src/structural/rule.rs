@@ -163,7 +163,7 @@ impl RuleCompileError {
 /// Compiles a rule for `language` (see the module doc).
 ///
 /// # Errors
-/// [`RuleCompileError`] naming the path of the first offending key: an unknown key (with the
+/// `RuleCompileError` naming the path of the first offending key: an unknown key (with the
 /// closest known one), a value of the wrong type, an unknown node kind or field name (with the
 /// closest names of the grammar), a pattern that does not parse cleanly, an invalid regex,
 /// `nthChild` or `range`, a `matches` id absent from `utils`, a constraint on an unknown or a

@@ -96,8 +96,10 @@ impl WalkLimits {
     }
 }
 
-/// Counters of one walk.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Counters of one walk. Serialized as the `stats` of `ast_grep` and `ast_edit` results (and the
+/// source of that part of their `outputSchema`s); `bytes_parsed`, `timed_out` and `cancelled`
+/// stay out of it (the result text says a timeout or cancel).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct WalkStats {
     /// Files of the language the walk visited.
     pub files_visited: usize,
@@ -106,6 +108,7 @@ pub struct WalkStats {
     /// Files parsed.
     pub files_parsed: usize,
     /// Bytes of the files parsed.
+    #[serde(skip)]
     pub bytes_parsed: u64,
     /// Files skipped because they are not UTF-8.
     pub files_not_utf8: usize,
@@ -128,8 +131,10 @@ pub struct WalkStats {
     /// Up to 5 of them, relative to the walk's root, sorted.
     pub vendored_examples: Vec<String>,
     /// The deadline passed before the walk finished.
+    #[serde(skip)]
     pub timed_out: bool,
     /// The host cancelled the call.
+    #[serde(skip)]
     pub cancelled: bool,
 }
 

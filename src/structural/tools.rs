@@ -26,7 +26,6 @@ use crate::structural::contexts::ContextKind;
 use crate::structural::missed::MissedParts;
 use crate::structural::output::{
     AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
-    WalkStatsOutput,
 };
 use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
 use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
@@ -471,7 +470,7 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         warnings: query.warnings().to_vec(),
         missed_candidates: MissedCandidates::of(&missed),
         unparsed_occurrences: crate::structural::output::UnparsedOccurrencesOutput::of(&missed, query.language()),
-        stats: WalkStatsOutput::from(&stats),
+        stats: stats.clone(),
     })));
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }
@@ -972,7 +971,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             preview_hunks_total: 0,
             warnings: query.warnings().to_vec(),
             files_with_new_parse_errors: 0,
-            stats: WalkStatsOutput::from(&stats),
+            stats: stats.clone(),
         });
         return Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)));
     }
@@ -1064,7 +1063,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         preview_hunks_total: preview.total,
         warnings,
         files_with_new_parse_errors: broken_files,
-        stats: WalkStatsOutput::from(&stats),
+        stats: stats.clone(),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(structured)))
 }

@@ -22,7 +22,7 @@ use std::io::{self, BufRead, Read, Write};
 
 use serde_json::Value;
 
-/// Size caps for [`read_content_length_frame`]. All sizes in bytes.
+/// Size caps for `read_content_length_frame`. All sizes in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FramingLimits {
     /// Longest single header line (without its line ending). Default 8 KiB.
@@ -30,10 +30,10 @@ pub struct FramingLimits {
     /// Largest header block (all header lines of one message). Default 64 KiB.
     pub max_header_block_bytes: usize,
     /// Largest accepted body (`Content-Length` value). Default 64 MiB. A larger declared body
-    /// is skipped without being stored and reported as [`FramingErrorKind::BodyTooLarge`].
+    /// is skipped without being stored and reported as `FramingErrorKind::BodyTooLarge`.
     pub max_body_bytes: usize,
     /// Most junk skipped before one header before giving up with
-    /// [`FramingErrorKind::TooMuchJunk`]. Default 1 MiB.
+    /// `FramingErrorKind::TooMuchJunk`. Default 1 MiB.
     pub max_junk_bytes: usize,
 }
 
@@ -134,11 +134,12 @@ impl std::error::Error for FramingError {}
 /// `Ok(None)`: clean EOF between messages (also after skipped junk). Junk before a header is
 /// skipped (see [`read_content_length_frame_reporting_junk`] to see it). Errors: see
 /// [`FramingErrorKind`]; recoverable ones leave the stream positioned after the bad input.
+#[cfg(test)]
 pub fn read_content_length_frame(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<Vec<u8>>, FramingError> {
     read_content_length_frame_reporting_junk(reader, limits, &mut |_| {})
 }
 
-/// Like [`read_content_length_frame`], calling `on_junk` with each skipped run of non-header
+/// Like `read_content_length_frame`, calling `on_junk` with each skipped run of non-header
 /// bytes (one line at a time, each cut to at most 1 KiB) so the caller can surface it.
 pub fn read_content_length_frame_reporting_junk(
     reader: &mut dyn BufRead,
@@ -276,6 +277,7 @@ pub fn write_content_length_frame(writer: &mut dyn Write, body: &[u8]) -> io::Re
 /// [`decode_lsp_message`] (off-spec shapes it knows are repaired). A body that is not a
 /// JSON-RPC message is a recoverable [`FramingErrorKind::MalformedMessage`] error quoting the
 /// start of the body.
+#[cfg(test)]
 pub fn read_lsp_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<lsp_server::Message>, FramingError> {
     read_lsp_message_reporting(reader, limits, &mut |_| {}, &mut |_| {})
 }
@@ -311,7 +313,7 @@ pub fn read_lsp_message_reporting(
 ///   `(no message)`.
 ///
 /// # Errors
-/// [`FramingErrorKind::MalformedMessage`] (recoverable) quoting the start of the body when it is
+/// `FramingErrorKind::MalformedMessage` (recoverable) quoting the start of the body when it is
 /// not JSON, not an object, or no repair makes it a request, response or notification (e.g. an
 /// integer `id` outside the i32 range lsp-server's `RequestId` holds).
 pub fn decode_lsp_message(body: &[u8]) -> Result<(lsp_server::Message, Option<String>), FramingError> {
@@ -380,9 +382,9 @@ pub fn write_lsp_message(mut writer: &mut dyn Write, message: &lsp_server::Messa
 ///
 /// `Ok(None)`: clean EOF. Blank (whitespace-only) lines are skipped; a trailing `\r` is
 /// ignored; a last line without `\n` before EOF is still parsed. Errors: a line over
-/// `max_bytes` → [`FramingErrorKind::LineTooLong`] (the whole line was consumed without being
-/// stored); invalid JSON → [`FramingErrorKind::MalformedMessage`] quoting the start of the
-/// line; both recoverable. I/O failure → [`FramingErrorKind::Io`].
+/// `max_bytes` → `FramingErrorKind::LineTooLong` (the whole line was consumed without being
+/// stored); invalid JSON → `FramingErrorKind::MalformedMessage` quoting the start of the
+/// line; both recoverable. I/O failure → `FramingErrorKind::Io`.
 pub fn read_json_line(reader: &mut dyn BufRead, max_bytes: usize) -> Result<Option<Value>, FramingError> {
     let Some(line) = read_json_line_bytes(reader, max_bytes)? else { return Ok(None) };
     match serde_json::from_slice::<Value>(&line) {
@@ -592,6 +594,7 @@ impl DapMessage {
 }
 
 /// Reads one DAP message: a Content-Length frame decoded with [`DapMessage::from_json_bytes`].
+#[cfg(test)]
 pub fn read_dap_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Result<Option<DapMessage>, FramingError> {
     match read_content_length_frame(reader, limits)? {
         None => Ok(None),
@@ -600,6 +603,7 @@ pub fn read_dap_message(reader: &mut dyn BufRead, limits: &FramingLimits) -> Res
 }
 
 /// Writes one DAP message as a Content-Length frame of [`DapMessage::to_value`].
+#[cfg(test)]
 pub fn write_dap_message(writer: &mut dyn Write, message: &DapMessage) -> io::Result<()> {
     let body = serde_json::to_vec(&message.to_value()).map_err(io::Error::other)?;
     write_content_length_frame(writer, &body)

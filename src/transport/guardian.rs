@@ -62,13 +62,6 @@ use super::process::{ChildProcess, PipeDirection, ProcessSpec};
 /// The guardian's Python source (`guardian.py`; CPython 3.6+, built-in modules and `ctypes`).
 pub const GUARDIAN_SOURCE: &str = include_str!("guardian.py");
 
-/// Set in the guarded program's environment to the guardian's pid (decimal).
-pub const GUARDIAN_PID_ENV: &str = "RUNBOUND_GUARDIAN_PID";
-
-/// Set in the program's environment instead of [`GUARDIAN_PID_ENV`] when the guardian could not
-/// take over: one line saying why. The program then runs unguarded.
-pub const GUARDIAN_UNAVAILABLE_ENV: &str = "RUNBOUND_GUARDIAN_UNAVAILABLE";
-
 /// The argument vector that runs a program under the guardian when the program's own argv
 /// follows it: `[python, "-I", "-S", "-B", "-c", <boot>]`, where `<boot>` reads the guardian's
 /// source from the child's descriptor `source_fd` (an extra pipe the caller adds to the spec

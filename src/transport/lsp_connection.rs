@@ -47,10 +47,12 @@ pub enum LspIncoming {
     /// A notification.
     Notification(Notification),
     /// A response whose id matches no pending request (late after a timeout or a cancel).
-    UnmatchedResponse(Response),
+    /// (The LSP client drops it today; the payload stays for `Debug` and the next consumer.)
+    UnmatchedResponse(#[allow(dead_code)] Response),
     /// Something recoverable that was skipped or repaired: non-protocol output on stdout, a body
     /// that is not a JSON-RPC message, an off-spec shape read leniently. The text says what.
-    Diagnostic(String),
+    /// (The LSP client drops it today; the text stays for `Debug` and the next consumer.)
+    Diagnostic(#[allow(dead_code)] String),
     /// The server's stream ended; the last message on the channel.
     Closed(PeerClosed),
 }
@@ -196,11 +198,6 @@ impl LspConnection {
             reader: Some(reader),
             writer: Some(writer),
         })
-    }
-
-    /// The server's human name (`pyright @ /abs/root`).
-    pub fn peer_name(&self) -> &str {
-        &self.peer_name
     }
 
     /// The owned child (pid, stderr tail, exit state).

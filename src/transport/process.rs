@@ -84,7 +84,7 @@ pub struct ProcessSpec {
     /// Pipe stdout (true) or connect it to /dev/null (false). Default true.
     pub stdout: bool,
     /// Size in bytes of the stderr tail ring kept for errors and status. Default
-    /// [`DEFAULT_STDERR_TAIL_BYTES`]; 0 keeps nothing (stderr is still drained).
+    /// `DEFAULT_STDERR_TAIL_BYTES`; 0 keeps nothing (stderr is still drained).
     pub stderr_tail_bytes: usize,
     /// Extra pipes handed to the child at fixed fd numbers (≥ 3, each at most once), e.g. a
     /// protocol channel kept apart from the child's stdout. Default none. The child's end is

@@ -750,7 +750,9 @@ impl WorkerBackendKind {
 
 /// The tools a worker of this run may see when spawned by `caller`: the run's tools visible to
 /// `caller` (`registry` is [`crate::Run::registry`]), minus `vibe_*` and (unless the roster's
-/// [`VibeConfig::workers_may_ask_user`]) `ask_user`.
+/// [`VibeConfig::workers_may_ask_user`]) `ask_user`. For a host's own backend
+/// ([`ClosureBackend`], or a [`WorkerBackend`] of its own) that lists tools to the model it
+/// runs as a worker; the registry's guardrail refuses the others anyway.
 pub fn tools_for_worker(registry: &Registry, caller: Caller) -> Vec<&ToolDescriptor> {
     let workers_may_ask_user = registry.resource::<Roster>().is_some_and(|roster| roster.config().workers_may_ask_user);
     registry.tools(caller).into_iter().filter(|descriptor| tool_available_to_worker(&descriptor.name, workers_may_ask_user)).collect()

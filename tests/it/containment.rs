@@ -16,7 +16,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
 use crossbeam_channel::Receiver;
-use runbound::transport::process::{descendant_processes, process_start_time_ticks, process_state, ProcessIdentity, ProcessState};
+use runbound::processes::{descendant_processes, process_start_time_ticks, process_state, ProcessIdentity, ProcessState};
 use serde_json::{json, Value};
 
 const RUNBOUND: &str = env!("CARGO_BIN_EXE_runbound");
@@ -294,7 +294,7 @@ fn kernels_start_from_a_short_command_line_under_their_guardian() {
         let guardian = command_line(parent_of(pid));
         assert!(guardian.contains("<runbound-guardian>") && guardian.len() < 600, "the kernel's parent is its guardian: {guardian}");
     }
-    let status = runbound::kernel::kernel_status(run.kernels());
+    let status = runbound::status::kernels_report(&run);
     assert!(
         status.contains("guarded (guardian pid ") && status.contains("containment: spawned kernels run under the process guardian"),
         "{status}"
@@ -331,48 +331,4 @@ fn the_guardian_reaps_the_orphans_it_adopts() {
     assert!(adopted > 0, "the orphaned sleeps were adopted by the guardian");
     let reaped = support::wait_until(Duration::from_secs(10), || children_of(guardian).iter().all(|(pid, _)| *pid == kernel));
     assert!(reaped, "orphans left under the guardian (pid, state): {:?}", children_of(guardian));
-}
-
-/// `spawn_guarded` as the process layer's callers see it: the handle's exit status is the
-/// program's (code and signal), a descendant that left the process group is killed by the
-/// guardian when the program exits, and one that stayed in the group is left for the handle's
-/// group kill (so the host can see and report it), which then finds it.
-#[test]
-fn a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group() {
-    let Some(python) = support::require_binary("a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group", "python3") else {
-        return;
-    };
-    use runbound::transport::guardian::spawn_guarded;
-    use runbound::transport::process::ProcessSpec;
-    use std::os::unix::process::ExitStatusExt;
-    let workspace = tempfile::tempdir().unwrap();
-    let marker = 500 + std::process::id() % 400;
-    let script = format!("sleep {marker}.1 & setsid sleep {marker}.2 & (setsid sleep {marker}.3 &); echo started; exit 5");
-    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", &script]).with_stdin_piped(false);
-    let child = spawn_guarded(spec, Some(&python)).unwrap();
-    let status = child.wait_timeout(Duration::from_secs(30)).expect("the guarded program exits");
-    assert_eq!(status.code(), Some(5), "the program's exit code: {status:?}");
-    let runs = |suffix: u32| {
-        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
-            std::fs::read(entry.path().join("cmdline"))
-                .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == format!("sleep {marker}.{suffix}"))
-                .unwrap_or(false)
-        })
-    };
-    assert!(!runs(2) && !runs(3), "the guardian killed the children that left the group");
-    assert!(runs(1), "the child in the group is left for the handle's group kill");
-    drop(child);
-    assert!(support::wait_until(Duration::from_secs(5), || !runs(1)), "the group kill on drop finds it");
-
-    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", "kill -SEGV $$"]).with_stdin_piped(false);
-    let child = spawn_guarded(spec, Some(&python)).unwrap();
-    let status = child.wait_timeout(Duration::from_secs(30)).expect("exits");
-    assert_eq!(status.signal(), Some(11), "the program's signal: {status:?}");
-    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", "echo $RUNBOUND_GUARDIAN_PID $$ $PPID"]);
-    let child = spawn_guarded(spec, Some(&python)).unwrap();
-    let mut output = String::new();
-    std::io::Read::read_to_string(&mut child.take_stdout().unwrap(), &mut output).unwrap();
-    let numbers: Vec<u32> = output.split_whitespace().map(|word| word.parse().unwrap()).collect();
-    assert_eq!((numbers[0], numbers[2]), (child.pid(), child.pid()), "the program's parent is the guardian, the handle's pid: {output}");
-    assert_ne!(numbers[1], child.pid());
 }

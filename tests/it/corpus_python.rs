@@ -460,7 +460,7 @@ fn a_write_stays_within_its_diagnostics_budget_and_names_the_importers_it_did_no
     assert!(!result.is_error, "{text}");
     // The edit's own work (read, replace, atomic write) on a 1,849-line file.
     let edit_work = Duration::from_millis(500);
-    let bound = budget + runbound::lsp::diagnostics_on_write::WRITE_BUDGET_MARGIN + edit_work;
+    let bound = budget + runbound::lsp::WRITE_BUDGET_MARGIN + edit_work;
     assert!(elapsed <= bound, "the write took {elapsed:?}, beyond its budget {budget:?} + margin + the edit's work ({bound:?}):\n{text}");
     let block = corpus::diagnostics_block(&text);
     let servers = result.structured_content.as_ref().and_then(|content| content.pointer("/diagnostics_on_write/servers")).cloned();

@@ -283,14 +283,12 @@ fn debugpy_python(test: &str) -> Option<PathBuf> {
     Some(python)
 }
 
-fn lldb_dap(test: &str) -> Option<PathBuf> {
-    let search = runbound::debug::adapters::BinarySearch::from_env(&[]);
-    match search.find_lldb_dap() {
-        Some(path) => Some(path),
-        None => {
-            support::skip_or_fail(test, "no lldb-dap / lldb-dap-NN (apt lldb-19, see .ci/install)");
-            None
-        }
+fn lldb_dap(test: &str) -> Option<()> {
+    if support::lldb_dap_found() {
+        Some(())
+    } else {
+        support::skip_or_fail(test, "no lldb-dap / lldb-dap-NN (apt lldb-19, see .ci/install)");
+        None
     }
 }
 
@@ -360,12 +358,12 @@ fn adapters_op_reports_each_adapter_and_the_missing_half() {
 
     // An empty workspace: every adapter unavailable for want of a marker.
     let empty = support::workspace_with(&[("README.md", "empty\n")]);
-    let report = runbound::debug::adapters_report(empty.path(), &DebugConfig::default());
+    let empty_run = Run::builder(empty.path()).build().unwrap();
+    let (report, rows) = runbound::status::debug_adapters_report(&empty_run);
     for name in ["debugpy", "lldb", "delve", "dart"] {
         let line = report.lines().find(|l| l.starts_with(&format!("- {name}:"))).unwrap();
         assert!(line.contains("unavailable") && line.contains("no root marker"), "{line}");
     }
-    let rows = runbound::debug::adapters_report_json(empty.path(), &DebugConfig::default());
     assert_eq!(rows.as_array().unwrap().len(), 4);
     assert!(rows.as_array().unwrap().iter().all(|row| row["available"] == false));
 }
@@ -437,12 +435,13 @@ fn debugpy_attach_to_a_listening_program() {
         listener.local_addr().unwrap().port()
     };
     let stop_file = workspace.path().join("stop");
-    let spec = runbound::transport::ProcessSpec::new(&python, std::fs::canonicalize(workspace.path()).unwrap())
-        .with_args(["listen.py".into(), port.to_string(), stop_file.to_string_lossy().into_owned()])
-        .with_stdin_piped(false);
-    let program = runbound::transport::ChildProcess::spawn(spec).expect("start listen.py");
-    // Wait for the program's own "listening" line: a probe connection would be taken by
-    // debugpy for the client and end its server.
+    let mut program = support::TestProcess::spawn(
+        &python,
+        &["listen.py".into(), port.to_string(), stop_file.to_string_lossy().into_owned()],
+        &std::fs::canonicalize(workspace.path()).unwrap(),
+        &[],
+        true,
+    );
     let mut stdout = std::io::BufReader::new(program.take_stdout().expect("stdout piped"));
     let mut first_line = String::new();
     std::io::BufRead::read_line(&mut stdout, &mut first_line).expect("read listen.py stdout");

@@ -212,8 +212,7 @@ fn semver_a_test_name_two_binaries_share_is_named_and_the_qualified_one_shows_th
     let _serial = crate::debug::serial();
     let test = "debug_corpus::semver_a_test_name_two_binaries_share_is_named_and_the_qualified_one_shows_the_parsers_locals";
     let Some(_cargo) = support::require_binary(test, "cargo") else { return };
-    let lldb = runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap();
-    if lldb.is_none() {
+    if !support::lldb_dap_found() {
         support::skip_or_fail(test, "lldb-dap not found (see .ci/install)");
         return;
     }

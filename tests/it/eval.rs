@@ -11,8 +11,9 @@ use support::bridge_tools::{read_note_tool, slow_tool, write_note_tool};
 use base64::Engine as _;
 use parking_lot::Mutex;
 use runbound::ask::{ScriptedAnswer, ScriptedAskPort, PERMISSION_DENY};
-use runbound::kernel::{kernel_status, KernelConfig, KernelFactory, KernelSelection, Sandbox};
+use runbound::kernel::{KernelConfig, KernelFactory, KernelSelection, Sandbox};
 use runbound::registry::{GuardrailInput, GuardrailVerdict};
+use runbound::status::kernels_report;
 use runbound::{Approval, ApprovalPolicy, CallOrigin, Caller, Content, Run, RunBuilder, RunConfig, Tier, ToolResult};
 use serde_json::{json, Value};
 
@@ -522,7 +523,7 @@ fn a_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
     }
     let silent = cell(&run, "import time\ntime.sleep(60)");
     assert_eq!(structured(&silent)["stopped_by"], "inactivity_budget", "a silent cell still meets the inactivity budget first");
-    assert!(kernel_status(run.kernels()).contains("wall-clock cap per cell: 4 s"), "{}", kernel_status(run.kernels()));
+    assert!(kernels_report(&run).contains("wall-clock cap per cell: 4 s"), "{}", kernels_report(&run));
 }
 
 #[test]
@@ -755,7 +756,7 @@ fn kernel_runs_inside_the_host_supplied_sandbox() {
     assert_ne!(format!("pid:[{kernel_namespace}]"), host_namespace, "the kernel runs in a PID namespace of its own: {text}");
     assert!(text.contains("Out: (False, "), "the root is read-only inside: {text}");
     assert!(!Path::new("/tmp/rb-sandbox-marker").exists(), "the sandbox's /tmp is private");
-    assert!(kernel_status(run.kernels()).contains("bubblewrap"), "{}", kernel_status(run.kernels()));
+    assert!(kernels_report(&run).contains("bubblewrap"), "{}", kernels_report(&run));
     let persists = cell(&run, "open('/tmp/rb-sandbox-marker').read()");
     assert!(persists.joined_text().contains("Out: 'x'"));
 }
@@ -767,11 +768,11 @@ fn status_reports_backend_choice_and_reason() {
     };
     let workspace = support::workspace_with(&[]);
     let run = builder(workspace.path()).build().unwrap();
-    let before = kernel_status(run.kernels());
+    let before = kernels_report(&run);
     assert!(before.contains("kernel selection cpython") && before.contains("python3 on PATH"), "{before}");
     assert!(before.contains("python kernel: not running"), "{before}");
     cell(&run, "1");
-    let after = kernel_status(run.kernels());
+    let after = kernels_report(&run);
     assert!(after.contains("python kernel: running — cpython 3."), "{after}");
     let embedded = Run::builder(workspace.path())
         .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
@@ -785,7 +786,7 @@ fn status_reports_backend_choice_and_reason() {
             "--kernel embedded runs the in-process RustPython kernel: {}",
             embedded_cell.joined_text()
         );
-        assert!(kernel_status(embedded.kernels()).contains("--kernel embedded was selected"), "{}", kernel_status(embedded.kernels()));
+        assert!(kernels_report(&embedded).contains("--kernel embedded was selected"), "{}", kernels_report(&embedded));
     } else {
         assert!(embedded_cell.is_error && embedded_cell.joined_text().contains("embedded"), "{}", embedded_cell.joined_text());
     }

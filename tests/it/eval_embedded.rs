@@ -19,8 +19,9 @@ use support::bridge_tools::{read_note_tool, slow_tool, write_note_tool};
 
 use parking_lot::Mutex;
 use runbound::ask::{ScriptedAnswer, ScriptedAskPort, PERMISSION_DENY};
-use runbound::kernel::{kernel_status, KernelFactory, KernelSelection, PythonBackend, Sandbox};
+use runbound::kernel::{KernelFactory, KernelSelection, PythonBackend, Sandbox};
 use runbound::registry::{GuardrailInput, GuardrailVerdict};
+use runbound::status::kernels_report;
 use runbound::{Approval, ApprovalPolicy, CallOrigin, Caller, Run, RunBuilder, RunConfig, ToolResult};
 use serde_json::{json, Value};
 
@@ -356,7 +357,7 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
     assert_eq!(backend, PythonBackend::Embedded);
     assert!(why.contains("no CPython found"), "{why}");
     let run = Run::builder(workspace.path()).approval_policy(allow_all()).kernel_factory(factory.clone()).build().unwrap();
-    let status = kernel_status(run.kernels());
+    let status = kernels_report(&run);
     assert!(
         status.contains("kernel selection auto")
             && status.contains("python: embedded RustPython")
@@ -366,7 +367,7 @@ fn auto_falls_back_to_embedded_when_no_cpython_resolves() {
     let result = cell(&run, "import sys\nsys.implementation.name");
     assert!(result.joined_text().contains("Out: 'rustpython'"), "{}", result.joined_text());
     assert_eq!(structured(&result)["backend"], "rustpython");
-    assert!(kernel_status(run.kernels()).contains("python kernel: running — rustpython"), "{}", kernel_status(run.kernels()));
+    assert!(kernels_report(&run).contains("python kernel: running — rustpython"), "{}", kernels_report(&run));
 
     let cpython_only = Run::builder(workspace.path())
         .approval_policy(allow_all())

@@ -269,7 +269,7 @@ fn a_debug_launch_reports_its_cargo_build_then_its_launch() {
     if support::require_binary(TEST, "cargo").is_none() {
         return;
     }
-    if runbound::debug::adapters::BinarySearch::from_env(&[]).find_lldb_dap().is_none() {
+    if !support::lldb_dap_found() {
         support::skip_or_fail(TEST, "no lldb-dap / lldb-dap-NN (apt lldb-19, see .ci/install)");
         return;
     }

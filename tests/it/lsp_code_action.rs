@@ -86,7 +86,7 @@ fn fake_config(config: &mut LspConfig) {
         root_markers: vec!["fake.toml".to_owned()],
         initialization_options: Value::Null,
         settings: Value::Null,
-        project_settings: runbound::lsp::servers::ProjectSettings::None,
+        project_settings: runbound::lsp::ProjectSettings::None,
         startup_grace: Duration::from_millis(200),
         ..template
     });

@@ -3,7 +3,8 @@
 //! such, beneath a dependency root outside the workspace (`files::read_dependency_file_to_string`).
 //! This scan fails when a read by path — `std::fs::read_to_string`, `std::fs::read(`,
 //! `File::open` — appears in the tool modules outside the allow-list below, each entry with the
-//! reason the site is safe. Unit tests (`#[cfg(test)] mod tests` and what follows it) are not
+//! reason the site is safe. Unit tests (`#[cfg(test)] mod tests` and what follows it, and the
+//! sibling test files `tests.rs` / `*_tests.rs` a module declares under `#[cfg(test)]`) are not
 //! scanned: they build their fixtures by path.
 
 use std::path::{Path, PathBuf};
@@ -33,10 +34,27 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
+        } else if path.extension().is_some_and(|ext| ext == "rs") && !is_unit_test_file(&path) {
             out.push(path);
         }
     }
+}
+
+/// Whether `path` is a sibling unit-test file (`tests.rs`, `*_tests.rs`), which its module
+/// declares only under `#[cfg(test)]`: checked, so a production file cannot hide behind the name.
+fn is_unit_test_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else { return false };
+    if name != "tests.rs" && !name.ends_with("_tests.rs") {
+        return false;
+    }
+    let module = name.trim_end_matches(".rs");
+    let parent = path.parent().unwrap();
+    let declaring = ["mod.rs", "lib.rs"].iter().map(|file| parent.join(file)).find(|file| file.is_file());
+    let declaration = declaring.and_then(|file| std::fs::read_to_string(file).ok()).unwrap_or_default();
+    let lines: Vec<&str> = declaration.lines().map(str::trim).collect();
+    let declared_for_tests = lines.windows(2).any(|pair| pair[0] == "#[cfg(test)]" && pair[1] == format!("mod {module};"));
+    assert!(declared_for_tests, "{} looks like a unit-test file but its module does not declare it under #[cfg(test)]", path.display());
+    true
 }
 
 /// The lines of a source file before its unit tests, with 1-based numbers.

@@ -204,7 +204,7 @@ fn serve_logs_a_language_server_crash_and_restart_at_the_hosts_level() {
     let hover = json!({"name": "lsp", "arguments": {"op": "symbols", "file": "shapes.py"}});
     let first = serve.call("tools/call", hover.clone());
     assert_eq!(first["result"]["isError"], false, "{first}");
-    let server = runbound::transport::process::descendant_pids(serve.child.id())
+    let server = runbound::processes::descendant_pids(serve.child.id())
         .into_iter()
         .find(|pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))

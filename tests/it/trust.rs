@@ -404,11 +404,12 @@ fn the_debug_adapter_probe_never_starts_the_projects_python_when_restricted() {
     let workspace = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"p\"\n"), ("main.py", "print(1)\n")]);
     executable(&workspace.path().join(".venv/bin/python"), &format!("#!/bin/sh\ntouch {:?}\nexit 1\n", markers.path("venv-python-ran")));
     let root = std::fs::canonicalize(workspace.path()).unwrap();
-    let config = runbound::debug::DebugConfig::default();
-    let (report, _) = runbound::debug::adapters_report_with_trust(&root, &config, WorkspaceTrust::Restricted);
+    let restricted = runbound::Run::builder(&root).workspace_trust(WorkspaceTrust::Restricted).build().unwrap();
+    let (report, _) = runbound::status::debug_adapters_report(&restricted);
     assert!(!report.contains(".venv/bin/python -m debugpy.adapter"), "{report}");
     assert_eq!(markers.written(), Vec::<String>::new(), "restricted: the adapter probe did not run the venv's python");
-    let (_, _) = runbound::debug::adapters_report_with_trust(&root, &config, WorkspaceTrust::Trusted);
+    let trusted = runbound::Run::builder(&root).workspace_trust(WorkspaceTrust::Trusted).build().unwrap();
+    let (_, _) = runbound::status::debug_adapters_report(&trusted);
     assert_eq!(markers.written(), vec!["venv-python-ran".to_owned()], "trusted: the venv python is probed first");
     markers.clear();
 }

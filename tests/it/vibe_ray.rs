@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use runbound::transport::{ChildProcess, ProcessSpec};
 use runbound::vibe::{RayBackend, RayConfig, VibeConfig, VibeSetup, WorkerBackend, WorkerTier};
 use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig, ToolResult};
 use serde_json::{json, Value};
@@ -37,7 +36,7 @@ fn free_port() -> u16 {
 
 /// A local Ray head in its own process group; dropping it kills the group.
 struct RayHead {
-    process: Option<ChildProcess>,
+    process: Option<support::TestProcess>,
     address: String,
     _temp: tempfile::TempDir,
 }
@@ -63,18 +62,21 @@ impl RayHead {
         // Below the kernel's ephemeral range (32768–60999 by default), where `free_port` finds
         // the other ports: Ray refuses a worker range that overlaps a port it was given.
         let worker_base = 10000 + (std::process::id() % 1000) as u16 * 20;
-        let mut spec = ProcessSpec::new(ray, temp.path())
-            .with_args(["start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--dashboard-host", "127.0.0.1"])
-            .with_args(["--include-dashboard", "true", "--num-cpus", "4", "--disable-usage-stats"])
-            .with_args(["--temp-dir", &temp.path().display().to_string()])
-            .with_args(["--min-worker-port", &worker_base.to_string(), "--max-worker-port", &(worker_base + 400).to_string()])
-            .with_env("PATH", path)
-            .with_env("RAY_USAGE_STATS_ENABLED", "0")
-            .with_stdin_piped(false);
+        let mut args: Vec<String> =
+            ["start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--dashboard-host", "127.0.0.1"].map(String::from).to_vec();
+        args.extend(["--include-dashboard", "true", "--num-cpus", "4", "--disable-usage-stats"].map(String::from));
+        args.extend(["--temp-dir".to_owned(), temp.path().display().to_string()]);
+        args.extend([
+            "--min-worker-port".to_owned(),
+            worker_base.to_string(),
+            "--max-worker-port".to_owned(),
+            (worker_base + 400).to_string(),
+        ]);
         for (flag, port) in ports {
-            spec = spec.with_args([flag.to_owned(), port.to_string()]);
+            args.extend([flag.to_owned(), port.to_string()]);
         }
-        let process = ChildProcess::spawn(spec).expect("start ray head");
+        let process =
+            support::TestProcess::spawn(ray, &args, temp.path(), &[("PATH", path), ("RAY_USAGE_STATS_ENABLED", "0".to_owned())], false);
         let address = format!("http://127.0.0.1:{dashboard_port}");
         let probe = RayBackend::new(RayConfig::new(address.clone())).unwrap();
         let up =
@@ -85,7 +87,7 @@ impl RayHead {
 
     /// Kills the head's process group now (the cluster becomes unreachable).
     fn stop(&mut self) {
-        if let Some(process) = self.process.take() {
+        if let Some(mut process) = self.process.take() {
             process.kill_group_with_grace(Duration::from_secs(5));
         }
     }

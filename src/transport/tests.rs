@@ -1,7 +1,7 @@
 //! The process layer, framing and RPC correlation, driven against real child processes
 //! (`sh`, `python3` peers) and byte-level edge cases.
 
-use crate::support;
+use crate::test_support as support;
 
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::PathBuf;
@@ -73,7 +73,7 @@ fn thread_names() -> Vec<String> {
 #[test]
 fn drop_kills_the_whole_group_including_grandchildren() {
     // Thread names are process-wide: other modules' tests start threads with the same prefixes.
-    if !support::alone("transport::drop_kills_the_whole_group_including_grandchildren") {
+    if !support::alone("transport::tests::drop_kills_the_whole_group_including_grandchildren") {
         return;
     }
     let _serial = serial();
@@ -262,7 +262,7 @@ fn children_die_when_runbound_dies_without_dropping_them() {
     }
     let _serial = serial();
     let helper = ProcessSpec::new(std::env::current_exe().unwrap(), tmp_dir())
-        .with_args(["--exact", "transport::children_die_when_runbound_dies_without_dropping_them", "--nocapture"])
+        .with_args(["--exact", "transport::tests::children_die_when_runbound_dies_without_dropping_them", "--nocapture"])
         .with_env("RUNBOUND_PDEATHSIG_HELPER", "1");
     let done = run_to_completion(helper, b"", Duration::from_secs(30), 64 * 1024).unwrap();
     let stdout = String::from_utf8_lossy(&done.stdout);
@@ -842,7 +842,7 @@ fn rpc_over_json_lines_skips_malformed_lines() {
 #[test]
 fn rpc_drop_kills_the_peer_and_joins_its_threads() {
     // Thread names are process-wide: other modules' tests start threads with the same prefixes.
-    if !support::alone("transport::rpc_drop_kills_the_peer_and_joins_its_threads") {
+    if !support::alone("transport::tests::rpc_drop_kills_the_peer_and_joins_its_threads") {
         return;
     }
     let _serial = serial();
@@ -954,7 +954,7 @@ fn handles_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<ChildProcess>();
     assert_send_sync::<RpcConnection>();
-    assert_send_sync::<runbound::transport::StderrTail>();
+    assert_send_sync::<runbound::transport::process::StderrTail>();
 }
 
 // Extra pipes at fixed fd numbers (the eval kernels' protocol channel).
@@ -1082,4 +1082,49 @@ fn a_leader_reaped_outside_the_handle_is_reported_gone_not_running() {
     assert!(started.elapsed() < Duration::from_secs(1), "wait_timeout must not spin once the pid is gone");
     let state = child.describe_state();
     assert!(state.contains("reaped outside") && !state.contains("is running"), "{state}");
+}
+
+// Moved from `tests/it/containment.rs` (the guardian's contract as the process layer's callers see it).
+/// `spawn_guarded` as the process layer's callers see it: the handle's exit status is the
+/// program's (code and signal), a descendant that left the process group is killed by the
+/// guardian when the program exits, and one that stayed in the group is left for the handle's
+/// group kill (so the host can see and report it), which then finds it.
+#[test]
+fn a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group() {
+    let Some(python) = support::require_binary("a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group", "python3") else {
+        return;
+    };
+    use crate::transport::guardian::spawn_guarded;
+    use crate::transport::process::ProcessSpec;
+    use std::os::unix::process::ExitStatusExt;
+    let workspace = tempfile::tempdir().unwrap();
+    let marker = 500 + std::process::id() % 400;
+    let script = format!("sleep {marker}.1 & setsid sleep {marker}.2 & (setsid sleep {marker}.3 &); echo started; exit 5");
+    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", &script]).with_stdin_piped(false);
+    let child = spawn_guarded(spec, Some(&python)).unwrap();
+    let status = child.wait_timeout(Duration::from_secs(30)).expect("the guarded program exits");
+    assert_eq!(status.code(), Some(5), "the program's exit code: {status:?}");
+    let runs = |suffix: u32| {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == format!("sleep {marker}.{suffix}"))
+                .unwrap_or(false)
+        })
+    };
+    assert!(!runs(2) && !runs(3), "the guardian killed the children that left the group");
+    assert!(runs(1), "the child in the group is left for the handle's group kill");
+    drop(child);
+    assert!(support::wait_until(Duration::from_secs(5), || !runs(1)), "the group kill on drop finds it");
+
+    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", "kill -SEGV $$"]).with_stdin_piped(false);
+    let child = spawn_guarded(spec, Some(&python)).unwrap();
+    let status = child.wait_timeout(Duration::from_secs(30)).expect("exits");
+    assert_eq!(status.signal(), Some(11), "the program's signal: {status:?}");
+    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", "echo $RUNBOUND_GUARDIAN_PID $$ $PPID"]);
+    let child = spawn_guarded(spec, Some(&python)).unwrap();
+    let mut output = String::new();
+    std::io::Read::read_to_string(&mut child.take_stdout().unwrap(), &mut output).unwrap();
+    let numbers: Vec<u32> = output.split_whitespace().map(|word| word.parse().unwrap()).collect();
+    assert_eq!((numbers[0], numbers[2]), (child.pid(), child.pid()), "the program's parent is the guardian, the handle's pid: {output}");
+    assert_ne!(numbers[1], child.pid());
 }

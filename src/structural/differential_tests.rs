@@ -13,15 +13,19 @@
 //! composite `all`, `any`, `not`, `matches` with `utils`; and `constraints`), each compiled by
 //! our `rule` argument and searched through our walk, the literal pre-filter on.
 
-use crate::support;
+use crate::test_support as support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use runbound::structural::compile::compile_pattern;
 use runbound::structural::query::scan_file;
+use runbound::structural::query::Query;
+use runbound::structural::rule::{compile_rule, RuleInput};
 use runbound::structural::search::{walk_and_match, WalkLimits};
-use runbound::structural::{compile_pattern, compile_rule, match_source, Query, RuleInput, SupportLang};
+use runbound::structural::tools::match_source;
+use runbound::structural::SupportLang;
 use runbound::{Caller, Run};
 use serde_json::{json, Value};
 
@@ -361,7 +365,7 @@ fn rust_rules_of_every_key_match_like_ast_grep_scan() {
     ];
     // `range` is first in its own single-file run: the node it names is in that file.
     let ranged = cases.remove(10);
-    assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", &[ranged_file.clone()], &[ranged]), 1);
+    assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", std::slice::from_ref(&ranged_file), &[ranged]), 1);
     assert_eq!(compare_rules(test_name, SupportLang::Rust, "rust", &dirs, &cases), cases.len());
 }
 
@@ -445,7 +449,7 @@ fn compare_missed(
 
 #[test]
 fn missed_parts_equal_the_cli_matches_of_the_suggested_patterns() {
-    let test_name = "structural_differential::missed_parts_equal_the_cli_matches_of_the_suggested_patterns";
+    let test_name = "structural::differential_tests::missed_parts_equal_the_cli_matches_of_the_suggested_patterns";
     if let Some(redux) = support::corpus::project("redux") {
         let base = "export function $F($$$P) { $$$B }";
         let mut variants: Vec<(String, Vec<&str>)> = Vec::new();
@@ -494,7 +498,7 @@ fn missed_parts_equal_the_cli_matches_of_the_suggested_patterns() {
 fn missed_parts_check_cost_ratio_on_the_standard_library() {
     let output = Command::new("python3").args(["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"]).output();
     let Some(stdlib) = output.ok().filter(|o| o.status.success()).map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())) else {
-        support::skip_or_fail("structural_differential::missed_parts_check_cost_ratio_on_the_standard_library", "python3 not found");
+        support::skip_or_fail("structural::differential_tests::missed_parts_check_cost_ratio_on_the_standard_library", "python3 not found");
         return;
     };
     let with_check = Run::builder(&stdlib).with_structural().build().unwrap();

@@ -1,0 +1,32 @@
+//! Entry points of the cargo-fuzz targets in `fuzz/fuzz_targets/` (hidden from the docs).
+//!
+//! The fuzz crate is a separate crate, so what it drives has to be `pub`; it is re-exported here
+//! and nowhere else. Not part of runbound's API and exempt from semver: nothing but `fuzz/` may
+//! use this module. Add an item here only together with the fuzz target that needs it.
+
+/// `apply_patch` parsing and hunk location (`fuzz_targets/apply_patch_parse.rs`).
+pub use crate::files::apply::apply_hunks;
+/// `apply_patch` parsing (`fuzz_targets/apply_patch_parse.rs`).
+pub use crate::files::patch::{parse_patch, FileOperation};
+/// Workspace path resolution (`fuzz_targets/workspace_path_resolution.rs`).
+pub use crate::files::path::resolve_in_workspace;
+/// The pattern and rule compilers and matching (`fuzz_targets/pattern_compiler.rs`,
+/// `fuzz_targets/rule_compiler.rs`).
+pub use crate::structural::compile::{compile_pattern, compile_pattern_in_context};
+/// The context table the pattern compiler tries (`fuzz_targets/pattern_compiler.rs` picks one
+/// context of it by the input's first byte).
+pub use crate::structural::contexts::language_contexts;
+/// See above.
+pub use crate::structural::query::Query;
+/// See above.
+pub use crate::structural::rule::{compile_rule, RuleInput};
+/// See above.
+pub use crate::structural::tools::{match_source, match_source_with};
+/// Framing: Content-Length (LSP, DAP), DAP envelopes and JSON lines
+/// (`fuzz_targets/content_length_framing.rs`, `dap_message_decode.rs`, `json_lines_framing.rs`).
+pub use crate::transport::framing::{
+    decode_lsp_message, read_content_length_frame_reporting_junk, read_json_line, write_content_length_frame, write_json_line, DapMessage,
+    FramingLimits,
+};
+/// See above.
+pub use ast_grep_language::SupportLang;

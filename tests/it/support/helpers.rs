@@ -1,0 +1,271 @@
+// The generic test helpers, one copy compiled into both test binaries: `include!`d by
+// `tests/it/support/mod.rs` (the integration tests) and by `src/test_support.rs` (the library's
+// unit tests, where `runbound::` names the crate itself). No inner attributes or `//!` here.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// True when running under CI (`CI` set to anything but `0`/`false`/empty).
+pub fn in_ci() -> bool {
+    match std::env::var("CI") {
+        Ok(value) => !(value.is_empty() || value == "0" || value.eq_ignore_ascii_case("false")),
+        Err(_) => false,
+    }
+}
+
+/// Finds `name` on PATH. When missing: under CI, panics (the test fails); locally, prints a
+/// loud SKIP line naming the test and returns `None` so the test can return early.
+pub fn require_binary(test_name: &str, name: &str) -> Option<PathBuf> {
+    match which::which(name) {
+        Ok(path) => Some(path),
+        Err(_) => {
+            skip_or_fail(test_name, &format!("{name} not found on PATH (installed by .ci/install)"));
+            None
+        }
+    }
+}
+
+/// Under CI panics with `reason`; locally writes `SKIP <test>: <reason>` straight to the stderr
+/// file descriptor, past the test harness's output capture (which hides `eprintln!` of passing
+/// tests), so a skip shows in a plain `cargo test`.
+pub fn skip_or_fail(test_name: &str, reason: &str) {
+    if in_ci() {
+        panic!("{test_name}: required tool missing under CI: {reason}");
+    }
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "\n*** SKIP {test_name}: {reason} ***\n");
+}
+
+/// Runs the calling test alone: in the parent test process, starts this test binary again with
+/// only `full_test_name` selected (`--exact`), waits for it (at most 15 minutes), fails when it
+/// failed, passes its SKIP lines on, and returns `false` (the caller returns at once); in that
+/// child, returns `true` (the caller runs its body).
+///
+/// For tests that read or change process-wide state: the thread count, every descendant
+/// process, resource limits. The suite is one binary, so other tests run in the same process
+/// in parallel. `full_test_name` is the path the harness prints, e.g. `run_drop::dropping_…`.
+pub fn alone(full_test_name: &str) -> bool {
+    const MARK: &str = "RUNBOUND_TEST_ALONE";
+    if std::env::var(MARK).is_ok_and(|name| name == full_test_name) {
+        return true;
+    }
+    let mut child = std::process::Command::new(std::env::current_exe().expect("the test binary's path"))
+        .args([full_test_name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(MARK, full_test_name)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the test binary again for a test that must run alone");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let read_all = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let (stdout, stderr) = (read_all(Box::new(stdout)), read_all(Box::new(stderr)));
+    let limit = Instant::now() + Duration::from_secs(15 * 60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the test child") {
+            break status;
+        }
+        if Instant::now() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{full_test_name}: running alone took over 15 minutes; killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());
+    assert!(status.success(), "{full_test_name} (run alone) failed: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(stdout.contains("1 passed"), "{full_test_name} (run alone) did not run exactly that test:\n{stdout}");
+    for line in stderr.lines().filter(|line| line.contains("*** SKIP ")) {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "\n{line}\n");
+    }
+    false
+}
+
+/// Number of threads of this process (from /proc/self/task).
+pub fn thread_count() -> usize {
+    std::fs::read_dir("/proc/self/task").map(|dir| dir.count()).unwrap_or(0)
+}
+
+/// Pids of every live (non-zombie) descendant of this test process (parents before children),
+/// from the library's /proc lookup.
+pub fn descendant_pids() -> Vec<u32> {
+    runbound::processes::descendant_pids(std::process::id())
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+pub fn wait_until(timeout: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if condition() {
+            return true;
+        }
+        if start.elapsed() >= timeout {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A temporary workspace directory with files written from `(relative path, content)` pairs.
+pub fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("create temp workspace");
+    for (relative, content) in files {
+        let path = dir.path().join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent dirs");
+        }
+        std::fs::write(&path, content).expect("write fixture file");
+    }
+    dir
+}
+
+/// Copies the committed fixture directory `tests/data/<name>` into a fresh temp dir (so tests
+/// can modify it) and returns the temp dir.
+pub fn copy_fixture(name: &str) -> tempfile::TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let dir = tempfile::tempdir().expect("create temp dir");
+    copy_dir(&source, dir.path());
+    dir
+}
+
+fn copy_dir(source: &Path, target: &Path) {
+    std::fs::create_dir_all(target).expect("create dir");
+    for entry in std::fs::read_dir(source).unwrap_or_else(|err| panic!("read fixture {}: {err}", source.display())) {
+        let entry = entry.expect("dir entry");
+        let path = entry.path();
+        let destination = target.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&path, &destination);
+        } else {
+            std::fs::copy(&path, &destination).expect("copy fixture file");
+        }
+    }
+}
+
+/// A run over `workspace` with language servers wired, write and exec tools allowed without
+/// asking, and 20 s for diagnostics on write (cold servers on a loaded 2-core machine).
+pub fn lsp_run_allowing_writes(workspace: &Path) -> runbound::Run {
+    let mut config = runbound::RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    runbound::Run::builder(workspace)
+        .config(config)
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run")
+}
+
+/// Whether lldb's DAP adapter (`lldb-dap`, `lldb-dap-NN`, an LLVM tree's, the legacy
+/// `lldb-vscode`) is found the way the `debug` tool finds it: the `lldb` row of a run's debug
+/// adapters report names a binary (an empty workspace: the binary is resolved with or without a
+/// root marker).
+pub fn lldb_dap_found() -> bool {
+    let workspace = tempfile::tempdir().expect("create temp workspace");
+    let run = runbound::Run::builder(workspace.path()).build().expect("build run");
+    let (_, rows) = runbound::status::debug_adapters_report(&run);
+    rows.as_array().into_iter().flatten().any(|row| row["adapter"] == "lldb" && !row["binary"].is_null())
+}
+
+/// A helper program a test starts itself (a program to attach to, a Ray head): in its own
+/// process group, stdin closed, stdout piped (or, unpiped, into the stderr file), stderr to a
+/// temp file; on drop its whole group is sent SIGTERM, then SIGKILL after a grace, and it is
+/// reaped.
+pub struct TestProcess {
+    child: std::process::Child,
+    stderr_path: PathBuf,
+    _stderr_dir: tempfile::TempDir,
+}
+
+impl TestProcess {
+    /// Starts `program` with `args` in `cwd`, with `env` added to the test's environment; stdout
+    /// is piped when `pipe_stdout`, else it goes to the stderr file (nobody has to drain it).
+    pub fn spawn(program: &Path, args: &[String], cwd: &Path, env: &[(&str, String)], pipe_stdout: bool) -> TestProcess {
+        use std::os::unix::process::CommandExt as _;
+        let stderr_dir = tempfile::tempdir().expect("create temp dir");
+        let stderr_path = stderr_dir.path().join("stderr");
+        let stderr = std::fs::File::create(&stderr_path).expect("create stderr file");
+        let child = std::process::Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .envs(env.iter().map(|(key, value)| (*key, value.as_str())))
+            .stdin(std::process::Stdio::null())
+            .stdout(if pipe_stdout {
+                std::process::Stdio::piped()
+            } else {
+                std::process::Stdio::from(stderr.try_clone().expect("share the stderr file"))
+            })
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|err| panic!("start {}: {err}", program.display()));
+        TestProcess { child, stderr_path, _stderr_dir: stderr_dir }
+    }
+
+    /// The process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The piped stdout, once.
+    pub fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
+        self.child.stdout.take()
+    }
+
+    /// Waits up to `timeout` for the process to exit; its status, or `None` when it still runs.
+    pub fn wait_timeout(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the test process") {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The last 4 KiB of its stderr.
+    pub fn stderr_tail(&self) -> String {
+        let text = std::fs::read(&self.stderr_path).unwrap_or_default();
+        String::from_utf8_lossy(&text[text.len().saturating_sub(4096)..]).into_owned()
+    }
+
+    /// Running or exited (with the status), and the stderr tail, for an assertion message.
+    pub fn describe_state(&mut self) -> String {
+        let state = match self.child.try_wait() {
+            Ok(Some(status)) => format!("exited: {status}"),
+            Ok(None) => "running".to_owned(),
+            Err(err) => format!("state unknown: {err}"),
+        };
+        format!("pid {} {state}; stderr: {}", self.pid(), self.stderr_tail())
+    }
+
+    /// SIGTERM to the whole group, SIGKILL after `grace` if the leader still runs, then reaps it.
+    pub fn kill_group_with_grace(&mut self, grace: Duration) {
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: killpg takes plain integers; the group is this test's own child's.
+        unsafe { libc::killpg(group, libc::SIGTERM) };
+        if self.wait_timeout(grace).is_none() {
+            // SAFETY: as above.
+            unsafe { libc::killpg(group, libc::SIGKILL) };
+        }
+        // Whatever of the group outlived its leader gets SIGKILL too.
+        // SAFETY: as above.
+        unsafe { libc::killpg(group, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for TestProcess {
+    fn drop(&mut self) {
+        self.kill_group_with_grace(Duration::from_secs(5));
+    }
+}
