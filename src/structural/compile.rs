@@ -449,6 +449,11 @@ fn finish(
         let texts = pattern_required_texts(&alternative.pattern.node, &alternative.pattern.strictness, &ts_language);
         requirement = requirement.or(LiteralRequirement::all_of(texts));
     }
+    if alternatives.is_empty() && comments_are_slashes_or_hash(language) {
+        if let Some(operator) = same_metavariable_around_operator(&pattern, &ts_language) {
+            requirement = requirement.and(LiteralRequirement::same_code_around(&operator));
+        }
+    }
     let mut metavariables: Vec<String> = pattern.defined_vars().into_iter().map(str::to_owned).collect();
     for alternative in &alternatives {
         metavariables.extend(alternative.pattern.defined_vars().into_iter().map(str::to_owned));
@@ -485,6 +490,32 @@ fn finish(
         parts,
         kinds,
     }
+}
+
+/// The languages whose comments are only `//`, `/* … */` and `#` (what
+/// [`crate::structural::literals::same_code_around_operator_possible`] recognises).
+fn comments_are_slashes_or_hash(language: SupportLang) -> bool {
+    use SupportLang as L;
+    matches!(language, L::Rust | L::Python | L::Go | L::JavaScript | L::TypeScript | L::Tsx | L::Java | L::C | L::Cpp | L::CSharp)
+}
+
+/// The operator of a pattern `$A op $A`: a root of exactly three parts, the same named
+/// metavariable on both sides of an anonymous punctuation token whose text is its kind (`==`,
+/// `!=`, `-`), compared by text (smart or cst strictness).
+fn same_metavariable_around_operator(pattern: &Pattern, ts_language: &tree_sitter::Language) -> Option<String> {
+    if !matches!(pattern.strictness, ast_grep_core::MatchStrictness::Smart | ast_grep_core::MatchStrictness::Cst) {
+        return None;
+    }
+    let PatternNode::Internal { children, .. } = &pattern.node else {
+        return None;
+    };
+    let [PatternNode::MetaVar { meta_var: MetaVariable::Capture(left, _) }, PatternNode::Terminal { text, is_named: false, kind_id }, PatternNode::MetaVar { meta_var: MetaVariable::Capture(right, _) }] =
+        children.as_slice()
+    else {
+        return None;
+    };
+    let is_punctuation = !text.is_empty() && text.bytes().all(|b| b.is_ascii_punctuation() && b != b'\\');
+    (left == right && is_punctuation && ts_language.node_kind_for_id(*kind_id) == Some(text.as_str())).then(|| text.clone())
 }
 
 /// Parses `processed` in one context; the compiled pattern and its root kind, or why not.
