@@ -6,7 +6,12 @@
 //! languages) with a trailing `;`. A context is accepted only when the whole parse has no
 //! ERROR node — except an ERROR whose text is a single metavariable — and no MISSING node, and
 //! when one node covers exactly the fragment's bytes. That node (descending single-child
-//! chains, as ast-grep does) is the compiled pattern. When no context accepts the fragment the
+//! chains, as ast-grep does) is the compiled pattern. A context whose parse needed a
+//! metavariable read as an ERROR is accepted only when no later context parses the fragment
+//! cleanly: there the grammar refuses the metavariable at that place, so the fragment means
+//! something else (Go `func $F($$$P) { $$$B }` in a function body is a nameless `func_literal`
+//! with an ERROR for `$F`; at the top level it is the `function_declaration` the user meant,
+//! as the ast-grep CLI reads it). When no context accepts the fragment the
 //! error lists every context tried and where its parse failed: a pattern is never searched in a
 //! shape that silently matches nothing.
 
@@ -262,6 +267,7 @@ pub fn compile_pattern_in_context(
     let warnings = lint_metavariables(fragment, language, table.dollar_is_identifier_char);
     let processed = language.pre_process_pattern(fragment).into_owned();
     let mut attempts = Vec::new();
+    let mut lenient_fallback: Option<(ContextKind, bool, Accepted)> = None;
     if let Some(kind) = only {
         if !table.contexts.iter().any(|c| c.kind == kind) {
             let available: Vec<&str> = table.contexts.iter().map(|c| c.kind.as_str()).collect();
@@ -280,13 +286,28 @@ pub fn compile_pattern_in_context(
         };
         for terminator in terminators.iter().copied() {
             match try_context(&processed, language, context, terminator, table.statement_terminator) {
+                Ok(accepted) if accepted.tolerated_metavariable_error => {
+                    // Accepted only by reading a metavariable the grammar refuses here as an
+                    // ERROR (Go `func $F($$$P) { … }` in a function body is a `func_literal`,
+                    // which has no name): a later context that parses it cleanly is the
+                    // intended reading (the top level's `function_declaration`); this one is
+                    // the fallback when none does.
+                    if lenient_fallback.is_none() {
+                        lenient_fallback = Some((context.kind, terminator.is_some(), accepted));
+                    }
+                }
                 Ok(accepted) => {
-                    let alternatives = if only.is_none() && context.kind != ContextKind::Type {
-                        type_reading(&processed, language, &table, &accepted)
-                    } else {
-                        Vec::new()
-                    };
-                    return Ok(finish(fragment, language, context.kind, terminator.is_some(), accepted, alternatives, warnings));
+                    return Ok(accept(
+                        &processed,
+                        fragment,
+                        language,
+                        &table,
+                        only,
+                        context.kind,
+                        terminator.is_some(),
+                        accepted,
+                        warnings,
+                    ));
                 }
                 Err(failure) => attempts.push(ContextAttempt {
                     context: context.kind,
@@ -295,6 +316,9 @@ pub fn compile_pattern_in_context(
                 }),
             }
         }
+    }
+    if let Some((kind, with_terminator, accepted)) = lenient_fallback {
+        return Ok(accept(&processed, fragment, language, &table, only, kind, with_terminator, accepted, warnings));
     }
     let mut hint = String::from(
         "fix the fragment so it is valid code in one of these places; to match several statements put them in a block `{ … }` or use `$$$` for the varying part; metavariables are `$` + upper-case letters, digits or `_` (e.g. `$X`, `$$$ARGS`)",
@@ -308,6 +332,25 @@ pub fn compile_pattern_in_context(
         attempts,
         hint,
     })
+}
+
+/// Finishes an accepted reading: adds the type context's reading as an alternative where it
+/// differs (see [`type_reading`]).
+#[allow(clippy::too_many_arguments)]
+fn accept(
+    processed: &str,
+    fragment: &str,
+    language: SupportLang,
+    table: &LanguageContexts,
+    only: Option<ContextKind>,
+    kind: ContextKind,
+    with_terminator: bool,
+    accepted: Accepted,
+    warnings: Vec<String>,
+) -> CompiledPattern {
+    let alternatives =
+        if only.is_none() && kind != ContextKind::Type { type_reading(processed, language, table, &accepted) } else { Vec::new() };
+    finish(fragment, language, kind, with_terminator, accepted, alternatives, warnings)
 }
 
 /// The canonical lower-case id of `language` (`dart`, `python`, `rust`, `typescript` …).
@@ -384,6 +427,9 @@ struct Accepted {
     pattern: Pattern,
     node_kind: String,
     parts: Option<PartTree>,
+    /// Whether the parse had an ERROR node whose text is a lone metavariable (tolerated, but
+    /// a context without one is preferred).
+    tolerated_metavariable_error: bool,
 }
 
 fn finish(
@@ -396,12 +442,17 @@ fn finish(
     mut warnings: Vec<String>,
 ) -> CompiledPattern {
     let ts_language = language.get_ts_language();
-    let Accepted { pattern, node_kind, parts } = accepted;
+    let Accepted { pattern, node_kind, parts, .. } = accepted;
     let literals = pattern_required_texts(&pattern.node, &pattern.strictness, &ts_language);
     let mut requirement = LiteralRequirement::all_of(literals.iter().cloned());
     for alternative in &alternatives {
         let texts = pattern_required_texts(&alternative.pattern.node, &alternative.pattern.strictness, &ts_language);
         requirement = requirement.or(LiteralRequirement::all_of(texts));
+    }
+    if alternatives.is_empty() && comments_are_slashes_or_hash(language) {
+        if let Some(operator) = same_metavariable_around_operator(&pattern, &ts_language) {
+            requirement = requirement.and(LiteralRequirement::same_code_around(&operator));
+        }
     }
     let mut metavariables: Vec<String> = pattern.defined_vars().into_iter().map(str::to_owned).collect();
     for alternative in &alternatives {
@@ -441,6 +492,32 @@ fn finish(
     }
 }
 
+/// The languages whose comments are only `//`, `/* … */` and `#` (what
+/// [`crate::structural::literals::same_code_around_operator_possible`] recognises).
+fn comments_are_slashes_or_hash(language: SupportLang) -> bool {
+    use SupportLang as L;
+    matches!(language, L::Rust | L::Python | L::Go | L::JavaScript | L::TypeScript | L::Tsx | L::Java | L::C | L::Cpp | L::CSharp)
+}
+
+/// The operator of a pattern `$A op $A`: a root of exactly three parts, the same named
+/// metavariable on both sides of an anonymous punctuation token whose text is its kind (`==`,
+/// `!=`, `-`), compared by text (smart or cst strictness).
+fn same_metavariable_around_operator(pattern: &Pattern, ts_language: &tree_sitter::Language) -> Option<String> {
+    if !matches!(pattern.strictness, ast_grep_core::MatchStrictness::Smart | ast_grep_core::MatchStrictness::Cst) {
+        return None;
+    }
+    let PatternNode::Internal { children, .. } = &pattern.node else {
+        return None;
+    };
+    let [PatternNode::MetaVar { meta_var: MetaVariable::Capture(left, _) }, PatternNode::Terminal { text, is_named: false, kind_id }, PatternNode::MetaVar { meta_var: MetaVariable::Capture(right, _) }] =
+        children.as_slice()
+    else {
+        return None;
+    };
+    let is_punctuation = !text.is_empty() && text.bytes().all(|b| b.is_ascii_punctuation() && b != b'\\');
+    (left == right && is_punctuation && ts_language.node_kind_for_id(*kind_id) == Some(text.as_str())).then(|| text.clone())
+}
+
 /// Parses `processed` in one context; the compiled pattern and its root kind, or why not.
 fn try_context(
     processed: &str,
@@ -454,9 +531,7 @@ fn try_context(
     let span = context.prefix.len()..context.prefix.len() + processed.len();
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(&source, language).map_err(|err| format!("the parser failed: {err}"))?;
     let top = root.root();
-    if let Some(problem) = first_parse_problem(&top, language, &span, &source) {
-        return Err(problem);
-    }
+    let tolerated_metavariable_error = first_parse_problem(&top, language, &span, &source)?;
     let exact = top.dfs().find(|node| node.range() == span);
     let (node, strip_terminator) = match exact {
         Some(node) => (node, false),
@@ -515,7 +590,7 @@ fn try_context(
     if matches!(pattern.node, PatternNode::MetaVar { .. }) {
         parts = None;
     }
-    Ok(Accepted { pattern, node_kind, parts })
+    Ok(Accepted { pattern, node_kind, parts, tolerated_metavariable_error })
 }
 
 /// The parts of `node` as `Pattern::from` converts it (MISSING children left out): for each
@@ -556,8 +631,15 @@ pub(crate) fn part_label(parent: &tree_sitter::Node<'_>, child_index: usize, chi
 }
 
 /// The first ERROR (that is not a lone metavariable) or MISSING node of the parse, described
-/// with its position inside the fragment.
-fn first_parse_problem(top: &Node<'_, StrDoc<SupportLang>>, language: SupportLang, span: &Range<usize>, source: &str) -> Option<String> {
+/// with its position inside the fragment, as `Err`; else whether an ERROR that is a lone
+/// metavariable was tolerated.
+fn first_parse_problem(
+    top: &Node<'_, StrDoc<SupportLang>>,
+    language: SupportLang,
+    span: &Range<usize>,
+    source: &str,
+) -> Result<bool, String> {
+    let mut tolerated_metavariable_error = false;
     for node in top.dfs() {
         if node.is_missing() {
             // A statement made of a lone metavariable (`{ $$$B }` in C) gets a MISSING `;`:
@@ -568,22 +650,23 @@ fn first_parse_problem(top: &Node<'_, StrDoc<SupportLang>>, language: SupportLan
             }
             let kind = node.kind();
             let what = if node.is_named() { format!("a `{kind}` node") } else { format!("`{kind}`") };
-            return Some(format!("the parser had to insert a missing {what} {}", locate(node.range().start, span, source)));
+            return Err(format!("the parser had to insert a missing {what} {}", locate(node.range().start, span, source)));
         }
         if node.is_error() {
             let text = node.text();
             if language.extract_meta_var(text.trim()).is_some() {
+                tolerated_metavariable_error = true;
                 continue;
             }
             let parent = node.parent().map(|p| p.kind().into_owned()).unwrap_or_else(|| "the file".to_owned());
-            return Some(format!(
+            return Err(format!(
                 "syntax error {} at `{}` (inside `{parent}`)",
                 locate(node.range().start, span, source),
                 snippet(&text, 60)
             ));
         }
     }
-    None
+    Ok(tolerated_metavariable_error)
 }
 
 fn locate(offset: usize, span: &Range<usize>, source: &str) -> String {

@@ -166,6 +166,87 @@ fn cargo_registry_crates_matches_equal_ast_grep_cli() {
     compare("cargo_registry_crates_matches_equal_ast_grep_cli", SupportLang::Rust, "rust", &dirs, &patterns);
 }
 
+/// Go declarations (a fragment the statement context reads only with its metavariable as an
+/// ERROR: `func $F(…) { … }` in a function body is a nameless `func_literal`) compile at the
+/// top level as the ast-grep CLI reads them, and match the same nodes as the CLI on a real Go
+/// module: go-cmp 0.5.9 from Debian's golang-github-google-go-cmp-dev (pinned by `.ci/install`).
+/// Function literals and statements keep their statement reading.
+#[test]
+fn go_module_declarations_match_like_ast_grep_cli() {
+    let test_name = "go_module_declarations_match_like_ast_grep_cli";
+    let module = Path::new("/usr/share/gocode/src/github.com/google/go-cmp");
+    if !module.is_dir() {
+        support::skip_or_fail(test_name, &format!("{} missing (golang-github-google-go-cmp-dev, .ci/install)", module.display()));
+        return;
+    }
+    let declaration = compile_pattern("func $F($$$P) { $$$B }", SupportLang::Go).unwrap();
+    assert_eq!(declaration.node_kind, "function_declaration", "compiled as {}", declaration.compiled_as());
+    let method = compile_pattern("func ($R $T) $M($$$P) $RET { $$$B }", SupportLang::Go).unwrap();
+    assert_eq!(method.node_kind, "method_declaration", "compiled as {}", method.compiled_as());
+    let literal = compile_pattern("func($$$P) { $$$B }", SupportLang::Go).unwrap();
+    assert_eq!(literal.node_kind, "func_literal", "compiled as {}", literal.compiled_as());
+    let patterns = [
+        "func $F($$$P) { $$$B }",
+        "func $F($$$P) $R { $$$B }",
+        "func ($R $T) $M($$$P) { $$$B }",
+        "func ($R $T) $M($$$P) $RET { $$$B }",
+        "type $N struct { $$$F }",
+        "func($$$P) { $$$B }",
+        "if $X != nil { $$$B }",
+        "$X := $Y",
+        "for $K, $V := range $X { $$$B }",
+    ];
+    compare(test_name, SupportLang::Go, "go", &[module.to_path_buf()], &patterns);
+}
+
+/// Declaration fragments compile to the node kind the ast-grep CLI reads them as (its
+/// `--debug-query=pattern` root), in the languages where a function body is not the place of a
+/// declaration (Go's `func $F`, whose statement-context parse is a nameless `func_literal` with
+/// `$F` as an ERROR) as in those where it is (JavaScript's nested `function`, Rust's `fn`).
+#[test]
+fn declaration_patterns_compile_to_the_kind_the_cli_reads() {
+    let Some(cli) = ast_grep_cli("declaration_patterns_compile_to_the_kind_the_cli_reads") else {
+        return;
+    };
+    let empty = tempfile::Builder::new().suffix(".txt").tempfile().unwrap();
+    let cases = [
+        ("go", SupportLang::Go, "func $F($$$P) { $$$B }"),
+        ("go", SupportLang::Go, "func $F($$$P) $R { $$$B }"),
+        ("go", SupportLang::Go, "func ($R $T) $M($$$P) $RET { $$$B }"),
+        ("go", SupportLang::Go, "type $N struct { $$$F }"),
+        ("go", SupportLang::Go, "var $X = $Y"),
+        ("javascript", SupportLang::JavaScript, "function $F($$$P) { $$$B }"),
+        ("javascript", SupportLang::JavaScript, "class $C { $$$B }"),
+        ("typescript", SupportLang::TypeScript, "function $F($$$P): $R { $$$B }"),
+        ("typescript", SupportLang::TypeScript, "export function $F($$$P) { $$$B }"),
+        ("typescript", SupportLang::TypeScript, "interface $I { $$$B }"),
+        ("kotlin", SupportLang::Kotlin, "fun $F($$$P) { $$$B }"),
+        ("swift", SupportLang::Swift, "func $F($$$P) { $$$B }"),
+        ("rust", SupportLang::Rust, "fn $F($$$P) { $$$B }"),
+        ("c", SupportLang::C, "int $F($$$P) { $$$B }"),
+        ("java", SupportLang::Java, "class $C { $$$B }"),
+        ("php", SupportLang::Php, "function $F($$$P) { $$$B }"),
+    ];
+    for (language_id, language, pattern) in cases {
+        let output = Command::new(&cli)
+            .args(["run", "--pattern", pattern, "--lang", language_id, "--debug-query=pattern"])
+            .arg(empty.path())
+            .output()
+            .expect("run ast-grep");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // `Debug Pattern:` then the root's kind on the next line.
+        let cli_kind = stderr
+            .lines()
+            .chain(String::from_utf8_lossy(&output.stdout).lines())
+            .skip_while(|line| !line.starts_with("Debug Pattern"))
+            .nth(1)
+            .map(|line| line.trim().to_owned())
+            .unwrap_or_else(|| panic!("{language_id} `{pattern}`: no pattern dump from ast-grep: {stderr}"));
+        let compiled = compile_pattern(pattern, language).unwrap_or_else(|err| panic!("{language_id} `{pattern}`: {err}"));
+        assert_eq!(compiled.node_kind, cli_kind, "{language_id} `{pattern}`: ours {}", compiled.compiled_as());
+    }
+}
+
 /// One rule of the differential suite: the rule object and its `constraints` / `utils`.
 struct RuleCase {
     rule: Value,

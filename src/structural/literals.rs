@@ -22,6 +22,9 @@ const MAX_CLAUSES: usize = 16;
 pub struct LiteralRequirement {
     /// Each clause lists alternatives (sorted, deduplicated); clauses sorted longest first.
     clauses: Vec<Vec<String>>,
+    /// Operators that must occur with the same code on both sides (a pattern `$A == $A`): see
+    /// [`same_code_around_operator_possible`]. Sorted, deduplicated.
+    equal_operands: Vec<String>,
 }
 
 impl LiteralRequirement {
@@ -32,14 +35,24 @@ impl LiteralRequirement {
 
     /// Every one of `texts` is required.
     pub fn all_of(texts: impl IntoIterator<Item = String>) -> LiteralRequirement {
-        let mut requirement = LiteralRequirement { clauses: texts.into_iter().filter(|t| !t.is_empty()).map(|t| vec![t]).collect() };
+        let mut requirement = LiteralRequirement {
+            clauses: texts.into_iter().filter(|t| !t.is_empty()).map(|t| vec![t]).collect(),
+            equal_operands: Vec::new(),
+        };
         requirement.normalize();
         requirement
     }
 
+    /// The operator `operator` must occur with the same code on both sides (for a pattern
+    /// `$A == $A` of a language whose comments are `//`, `/* */` or `#`); see
+    /// [`same_code_around_operator_possible`].
+    pub fn same_code_around(operator: &str) -> LiteralRequirement {
+        LiteralRequirement { clauses: Vec::new(), equal_operands: vec![operator.to_owned()] }
+    }
+
     /// Whether nothing is required.
     pub fn is_empty(&self) -> bool {
-        self.clauses.is_empty()
+        self.clauses.is_empty() && self.equal_operands.is_empty()
     }
 
     /// The clauses (each a list of alternative texts).
@@ -50,6 +63,7 @@ impl LiteralRequirement {
     /// Both requirements hold.
     pub fn and(mut self, other: LiteralRequirement) -> LiteralRequirement {
         self.clauses.extend(other.clauses);
+        self.equal_operands.extend(other.equal_operands);
         self.normalize();
         self
     }
@@ -71,26 +85,35 @@ impl LiteralRequirement {
                 clauses.push(clause);
             }
         }
-        let mut requirement = LiteralRequirement { clauses };
+        // Operators required on both sides stay required.
+        let equal_operands = self.equal_operands.iter().filter(|op| other.equal_operands.contains(op)).cloned().collect();
+        let mut requirement = LiteralRequirement { clauses, equal_operands };
         requirement.normalize();
         requirement
     }
 
-    /// Whether `haystack` satisfies every clause.
+    /// Whether `haystack` satisfies every clause (and, for each operator of
+    /// [`LiteralRequirement::same_code_around`], has an occurrence that could have the same
+    /// code on both sides).
     pub fn admits(&self, haystack: &[u8]) -> bool {
         self.clauses.iter().all(|clause| clause.iter().any(|text| memchr::memmem::find(haystack, text.as_bytes()).is_some()))
+            && self.equal_operands.iter().all(|op| same_code_around_operator_possible(haystack, op.as_bytes()))
     }
 
-    /// A short human form: `` `a`, `b` or `c` `` (clauses joined by ", ", alternatives by " or ").
+    /// A short human form: `` `a`, `b` or `c` `` (clauses joined by ", ", alternatives by " or "),
+    /// then `` `==` with the same code on both sides `` for each such operator.
     pub fn describe(&self) -> String {
         self.clauses
             .iter()
             .map(|clause| clause.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(" or "))
+            .chain(self.equal_operands.iter().map(|op| format!("`{op}` with the same code on both sides")))
             .collect::<Vec<_>>()
             .join(", ")
     }
 
     fn normalize(&mut self) {
+        self.equal_operands.sort();
+        self.equal_operands.dedup();
         for clause in &mut self.clauses {
             clause.sort();
             clause.dedup();
@@ -138,6 +161,111 @@ impl LiteralIndex {
             })
         })
     }
+}
+
+/// Bytes a projection drops: ASCII whitespace, every byte of a non-ASCII character (which
+/// covers Unicode whitespace and the zero-width characters grammars skip as extras) and `\\`
+/// (line continuations). Dropping a fixed set of bytes from two equal strings leaves them equal.
+fn dropped_from_projection(byte: u8) -> bool {
+    byte.is_ascii_whitespace() || byte == 0x0b || byte >= 0x80 || byte == b'\\'
+}
+
+/// Whether `haystack` has an occurrence of `operator` that could be a match of `$A op $A`: the
+/// same code on both sides.
+///
+/// In a match the operator's left operand L ends right before it and the right operand R starts
+/// right after it, with only whitespace and comments between; and R equals L (ast-grep compares
+/// a repeated metavariable's bindings leaf by leaf: the same leaf texts, whatever the
+/// whitespace between them). So in the file with the dropped bytes removed (the projection, see
+/// `dropped_from_projection`), some k ≥ 1 bytes right before the operator equal the k bytes
+/// right after it. An occurrence is checked that way unless a comment may stand between an
+/// operand and the operator, which is then assumed possible: the byte before the operator's
+/// left gap is `/` (a `*/`), the line holding it contains `//` or `#` while the gap crosses a
+/// line end, or the first byte after the right gap is `/` or `#`. (Only for languages whose
+/// comments are `//`, `/* */` and `#`.) The search for k is bounded by a budget proportional to
+/// the file's size; past it the file is admitted. The check never rejects a file holding a
+/// match; it rejects most files holding the operator only between different operands.
+pub fn same_code_around_operator_possible(haystack: &[u8], operator: &[u8]) -> bool {
+    if operator.is_empty() || operator.iter().any(|&b| dropped_from_projection(b)) {
+        return true;
+    }
+    let finder = memchr::memmem::Finder::new(operator);
+    // Every occurrence, overlapping ones too (`===` holds `==` at two offsets).
+    let mut occurrences = Vec::new();
+    let mut from = 0;
+    while let Some(found) = finder.find(&haystack[from..]) {
+        occurrences.push(from + found);
+        from += found + 1;
+    }
+    if occurrences.is_empty() {
+        return false;
+    }
+    // The projection, and each occurrence's offset in it (the operator has no dropped byte).
+    let mut projection = Vec::with_capacity(haystack.len());
+    let mut projected = Vec::with_capacity(occurrences.len());
+    let mut next = occurrences.iter().peekable();
+    for (index, &byte) in haystack.iter().enumerate() {
+        while next.peek().is_some_and(|&&at| at == index) {
+            projected.push(projection.len());
+            next.next();
+        }
+        if !dropped_from_projection(byte) {
+            projection.push(byte);
+        }
+    }
+    let mut budget = 16 * haystack.len() + 100_000;
+    for (&at, &p) in occurrences.iter().zip(&projected) {
+        // The left gap: dropped bytes before the operator.
+        let mut left = at;
+        let mut left_gap_has_newline = false;
+        while left > 0 && dropped_from_projection(haystack[left - 1]) {
+            left_gap_has_newline |= haystack[left - 1] == b'\n';
+            left -= 1;
+        }
+        if left == 0 {
+            continue;
+        }
+        if haystack[left - 1] == b'/' {
+            return true;
+        }
+        if left_gap_has_newline {
+            let line_start = memchr::memrchr(b'\n', &haystack[..left]).map_or(0, |n| n + 1);
+            let line = &haystack[line_start..left];
+            if memchr::memmem::find(line, b"//").is_some() || memchr::memchr(b'#', line).is_some() {
+                return true;
+            }
+        }
+        // The right gap.
+        let mut right = at + operator.len();
+        while right < haystack.len() && dropped_from_projection(haystack[right]) {
+            right += 1;
+        }
+        if right == haystack.len() {
+            continue;
+        }
+        if haystack[right] == b'/' || haystack[right] == b'#' {
+            return true;
+        }
+        let q = p + operator.len();
+        let Some(&first) = projection.get(q) else { continue };
+        let mut scanned_to = p;
+        for j in memchr::memrchr_iter(first, &projection[..p]) {
+            let k = p - j;
+            if q + k > projection.len() {
+                break;
+            }
+            let cost = 1 + (scanned_to - j) / 32 + k / 32;
+            scanned_to = j;
+            if cost >= budget {
+                return true;
+            }
+            budget -= cost;
+            if projection[j..p] == projection[q..q + k] {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The texts every match of a compiled pattern contains verbatim, longest first:
@@ -252,7 +380,10 @@ mod tests {
     use super::*;
 
     fn req(clauses: &[&[&str]]) -> LiteralRequirement {
-        let mut r = LiteralRequirement { clauses: clauses.iter().map(|c| c.iter().map(|s| s.to_string()).collect()).collect() };
+        let mut r = LiteralRequirement {
+            clauses: clauses.iter().map(|c| c.iter().map(|s| s.to_string()).collect()).collect(),
+            equal_operands: Vec::new(),
+        };
         r.normalize();
         r
     }
@@ -303,6 +434,42 @@ mod tests {
         assert_eq!(regex_required_texts("x\\by"), vec!["xy"]);
         assert_eq!(regex_required_texts("self\\.items"), vec!["self.items"]);
         assert_eq!(regex_required_texts("("), Vec::<String>::new());
+    }
+
+    #[test]
+    fn same_code_around_operator() {
+        let check = |text: &str| same_code_around_operator_possible(text.as_bytes(), b"==");
+        assert!(check("if a == a:\n"));
+        assert!(check("x = self.items[0]  ==  self.items[ 0 ]\n"));
+        assert!(check("return f(x, y)==f(x,y)"));
+        assert!(check("assert (p.q\n    == p.q)"));
+        // A block comment before the operator, a line comment after it or on the line before: possible.
+        assert!(check("a /* c */ == b"));
+        assert!(check("(a # c\n == b)"));
+        assert!(!check("if x\n   == y // c\n"), "the comment is after both operands");
+        assert!(check("(x  // c\n == y)"));
+        // Non-ASCII and backslash bytes are dropped on both sides alike.
+        assert!(check("é.x == é.x"));
+        assert!(check("a \\\n == a"));
+        // Different operands only.
+        assert!(!check("if a == b:\n    return x == 0\n"));
+        assert!(!check("self.x == other.x and y == z"));
+        assert!(!check("no operator here"));
+        assert!(!check("a == "));
+        // `===` holds `==` twice: `=== a` after `a` is no match, nor `== a` after `a =`.
+        assert!(!check("a === b"));
+    }
+
+    #[test]
+    fn same_code_requirement_combines() {
+        let eq = LiteralRequirement::all_of(["==".to_owned()]).and(LiteralRequirement::same_code_around("=="));
+        assert!(eq.admits(b"a == a"));
+        assert!(!eq.admits(b"a == b"));
+        assert_eq!(eq.describe(), "`==`, `==` with the same code on both sides");
+        // `or` keeps only what both sides require.
+        let either = eq.clone().or(LiteralRequirement::all_of(["!=".to_owned()]));
+        assert!(either.admits(b"a == b"));
+        assert!(!LiteralRequirement::same_code_around("==").is_empty());
     }
 
     #[test]
