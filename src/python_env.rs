@@ -692,4 +692,58 @@ mod tests {
         hammer(".venv", "venv_swap", &|| static_search_paths(&venv, &ws).iter().any(|path| path.starts_with(base.join("evil"))));
         hammer("proj", "proj_swap", &|| has_pyright_config(&ws.join("proj"), &ws));
     }
+
+    use crate::test_support::corpus;
+
+    /// Issue 13 §1 on the real project: `python_env` reads the `.venv` (site-packages listing, the
+    /// editable install's `.pth`, `pyvenv.cfg`) and the pyright configuration beneath the workspace
+    /// root with no symlink followed, and still finds what Python itself finds: the import roots
+    /// inside the workspace equal the venv interpreter's own `sys.path` entries there (in order), the
+    /// base interpreter is the real path of the venv's base installation, and a pyright table is
+    /// reported exactly when `pyproject.toml` has one. The venv's `lib64 -> lib` symlink is not
+    /// listed twice.
+    #[test]
+    fn python_env_reads_the_real_venv_beneath_the_workspace_as_python_does() {
+        let Some(dir) = corpus::project("python-dateutil") else { return };
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        let venv = ws.join(".venv");
+        let python = venv.join("bin/python");
+        let script = "import json, os, sys; print(json.dumps({'path': [os.path.realpath(p) for p in sys.path if p], \
+                      'base': os.path.realpath(os.path.join(sys.base_prefix, 'bin', 'python3'))}))";
+        let output = corpus::run(&ws, python.to_str().unwrap(), &["-c", script], &[], std::time::Duration::from_secs(60));
+        corpus::assert_success(&output, "the venv interpreter's sys.path");
+        let line = output.text.lines().find(|line| line.starts_with('{')).unwrap_or_else(|| panic!("no JSON line: {}", output.text));
+        let truth: serde_json::Value = serde_json::from_str(line).unwrap();
+        let inside: Vec<std::path::PathBuf> = truth["path"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|path| std::path::PathBuf::from(path.as_str().unwrap()))
+            .filter(|path| path.starts_with(&ws) && path.is_dir())
+            .collect();
+        assert!(inside.len() >= 2, "sys.path has the venv's site-packages and the editable src: {truth}");
+
+        let started = std::time::Instant::now();
+        let rounds = 50;
+        let mut search_paths = Vec::new();
+        let mut base = None;
+        for _ in 0..rounds {
+            search_paths = static_search_paths(&venv, &ws);
+            base = base_interpreter(&venv, &ws);
+        }
+        let per_round = started.elapsed() / rounds;
+        assert_eq!(search_paths, inside, "static_search_paths vs the interpreter's own sys.path inside the workspace");
+        assert_eq!(site_packages_dirs(&venv), vec![venv.join("lib/python3.11/site-packages")]);
+        assert_eq!(base.as_deref().and_then(|path| path.to_str()), truth["base"].as_str(), "base interpreter");
+
+        let pyproject = std::fs::read_to_string(ws.join("pyproject.toml")).unwrap();
+        let has_table = pyproject
+            .lines()
+            .any(|line| line.trim_start().starts_with("[tool.pyright") || line.trim_start().starts_with("[tool.basedpyright"));
+        assert_eq!(has_pyright_config(&ws, &ws), has_table);
+        corpus::report_timing(&format!(
+            "python-dateutil .venv: static_search_paths + base_interpreter through handles {per_round:?} per round ({rounds} rounds); {} import roots",
+            search_paths.len()
+        ));
+    }
 }
