@@ -829,8 +829,10 @@ impl LanguageServer {
         decode_answer::<R::Result>(&self.definition.id, R::METHOD, answer)
     }
 
-    /// A request by method name with JSON params and answer, for the call sites that still walk
-    /// JSON (the `lsp` tool's per-op renderers); `read_only` chooses the retry as in
+    /// A request by method name with JSON params and answer, for the one round trip that needs
+    /// the server's own JSON: `textDocument/codeAction` and `codeAction/resolve` (an action goes
+    /// back to resolve exactly as the server sent it). Everything else uses
+    /// [`LanguageServer::request`]. `read_only` chooses the retry as in
     /// [`LanguageServer::request_retrying`].
     ///
     /// # Errors
