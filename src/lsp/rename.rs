@@ -657,6 +657,36 @@ mod tests {
     }
 
     #[test]
+    fn annotated_edits_apply_and_changes_are_planned_in_uri_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("b.py"), "foo = 1\n").unwrap();
+        std::fs::write(root.join("a.py"), "print(foo)\n").unwrap();
+        let uri = |name: &str| crate::lsp::uri::path_to_uri(&root.join(name));
+        // An annotated text edit (LSP 3.16 change annotations) inside documentChanges.
+        let mut annotated = serde_json::to_value(edit(0, 0, 0, 3, "bar")).unwrap();
+        annotated["annotationId"] = json!("rename");
+        let with_annotations: lsp_types::WorkspaceEdit = serde_json::from_value(json!({
+            "documentChanges": [{"textDocument": {"uri": uri("b.py"), "version": null}, "edits": [annotated]}],
+            "changeAnnotations": {"rename": {"label": "Rename foo", "needsConfirmation": false}}
+        }))
+        .unwrap();
+        let plan = plan_workspace_edit(&root, None, &with_annotations).unwrap();
+        assert_eq!(plan.files.len(), 1);
+        assert_eq!(plan.changes[0].new_content.as_deref(), Some(&b"bar = 1\n"[..]));
+        // `changes` is a map: planned in URI order, whatever order the map iterates in.
+        let changes: lsp_types::WorkspaceEdit = serde_json::from_value(json!({"changes": {
+            uri("b.py"): [edit(0, 0, 0, 3, "bar")],
+            uri("a.py"): [edit(0, 6, 0, 9, "bar")],
+        }}))
+        .unwrap();
+        let plan = plan_workspace_edit(&root, None, &changes).unwrap();
+        let planned: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
+        assert_eq!(planned, vec![root.join("a.py"), root.join("b.py")]);
+        assert_eq!(plan.changes[0].new_content.as_deref(), Some(&b"print(bar)\n"[..]));
+    }
+
+    #[test]
     fn utf16_columns_after_non_ascii_are_converted() {
         let text = "s = \"é😀\"; foo\n";
         // UTF-16: é = 1 unit, 😀 = 2 units → `foo` starts at column 11.
