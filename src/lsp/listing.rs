@@ -138,8 +138,11 @@ pub fn file_stamps(root: &Path) -> std::collections::BTreeMap<PathBuf, (u64, u12
 /// back as the same type.
 #[derive(Default)]
 pub struct AnswerCache {
-    entries: Mutex<VecDeque<(String, Fingerprint, Instant, Arc<dyn Any + Send + Sync>)>>,
+    entries: Mutex<VecDeque<CachedAnswer>>,
 }
+
+/// One kept answer: key, fingerprint when stored, when stored, the typed answer.
+type CachedAnswer = (String, Fingerprint, Instant, Arc<dyn Any + Send + Sync>);
 
 impl std::fmt::Debug for AnswerCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
