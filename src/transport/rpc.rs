@@ -669,6 +669,8 @@ impl<Id, Answer> Shared<Id, Answer> {
     /// # Errors
     /// [`RpcErrorKind::Timeout`] naming the method, the id, the peer and the budget in ms;
     /// [`RpcErrorKind::PeerClosed`] when the peer went away.
+    // The same result as the two `wait_until`s it serves.
+    #[allow(clippy::result_large_err)]
     pub(crate) fn wait_for_answer(
         &self,
         id: &Id,
