@@ -443,7 +443,7 @@ pub struct LanguageServer {
     content_epoch: std::sync::atomic::AtomicU64,
     /// The last pulled diagnostics per file with the content epoch they were computed at
     /// ([`LanguageServer::remember_pulled`]).
-    pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<Value>)>>,
+    pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<lsp_types::Diagnostic>)>>,
     /// Files opened only so the server analyses them in the background (diagnostics on write's
     /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
     warming: Mutex<Vec<PathBuf>>,
@@ -1218,7 +1218,7 @@ impl LanguageServer {
     /// Remembers `items`, the diagnostics pulled for `path`, when the content epoch was `epoch`
     /// both before the pull was sent and after it answered (pass the epoch read before sending);
     /// a pull that straddled a change is not remembered.
-    pub fn remember_pulled(&self, path: &Path, epoch: u64, items: &[Value]) {
+    pub fn remember_pulled(&self, path: &Path, epoch: u64, items: &[lsp_types::Diagnostic]) {
         if self.content_epoch() == epoch {
             self.pulled_states.lock().insert(path.to_path_buf(), (epoch, items.to_vec()));
         }
@@ -1226,7 +1226,7 @@ impl LanguageServer {
 
     /// The diagnostics last pulled for `path` when nothing the server analyses changed since
     /// (same content epoch): what a pull now would answer, without asking.
-    pub fn remembered_pull(&self, path: &Path) -> Option<Vec<Value>> {
+    pub fn remembered_pull(&self, path: &Path) -> Option<Vec<lsp_types::Diagnostic>> {
         let epoch = self.content_epoch();
         self.pulled_states.lock().get(path).filter(|(at, _)| *at == epoch).map(|(_, items)| items.clone())
     }

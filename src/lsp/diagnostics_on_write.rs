@@ -1924,7 +1924,7 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
 /// to the states after the write.
 /// Only pulls when [`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`] is off
 /// (`reuse`).
-fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Value>, String> {
+fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Diagnostic>, String> {
     if let Some(items) = server.remembered_pull(path).filter(|_| reuse) {
         *reused += 1;
         return Ok(items);
