@@ -28,7 +28,7 @@ pub fn grep_word_hit_count(definition: &crate::lsp::ServerDefinition, root: &std
     crate::lsp::rename_coverage::grep_word(definition, root, word).hits.len()
 }
 
-/// See above: the `references` cross-check of `answer` (the server's locations as JSON) for
+/// See above: the `references` cross-check of `answer` (the server's typed locations) for
 /// `name` at 0-based `line`/`character` of `origin`, bounded by `deadline`; the completed answer
 /// and how many notes it carries.
 #[allow(clippy::too_many_arguments, private_interfaces)]
@@ -39,9 +39,9 @@ pub fn complete_references(
     line: u32,
     character: u32,
     name: &str,
-    answer: serde_json::Value,
+    answer: Option<Vec<lsp_types::Location>>,
     deadline: std::time::Instant,
-) -> (serde_json::Value, usize) {
+) -> (Vec<lsp_types::Location>, usize) {
     let coverage =
         crate::lsp::rename_coverage::complete_references(server, workspace_root, origin, line, character, name, answer, deadline);
     let notes = coverage.notes.len();

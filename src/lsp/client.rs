@@ -138,13 +138,35 @@ impl LspNotification for PyrightReportProgress {
     const METHOD: &'static str = "pyright/reportProgress";
 }
 
-/// `textDocument/publishDiagnostics` with the diagnostics kept as the server sent them: the
-/// stored sets are read by diagnostics on write and the checkers, which take the JSON objects.
+/// `textDocument/publishDiagnostics` with each diagnostic still JSON: the fallback when the whole
+/// set does not decode as `PublishDiagnosticsParams`, so one malformed diagnostic costs only
+/// itself (the rest are decoded one by one and the dropped ones logged).
 #[derive(Debug, Deserialize)]
-struct PublishDiagnosticsWire {
+struct PublishDiagnosticsItems {
     uri: lsp_types::Uri,
     version: Option<i32>,
     diagnostics: Vec<Value>,
+}
+
+/// `textDocument/diagnostic` as runbound sends it: lsp-types 0.97's `DocumentDiagnosticParams`
+/// writes the absent optional `identifier` / `previousResultId` as `null`, which the spec
+/// (`identifier?: string`) does not allow, so they are left out here instead.
+#[derive(Debug)]
+enum PullDocumentDiagnostics {}
+
+/// Params of [`PullDocumentDiagnostics`].
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PullDocumentDiagnosticsParams {
+    text_document: lsp_types::TextDocumentIdentifier,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    identifier: Option<String>,
+}
+
+impl LspRequest for PullDocumentDiagnostics {
+    type Params = PullDocumentDiagnosticsParams;
+    type Result = lsp_types::DocumentDiagnosticReportResult;
+    const METHOD: &'static str = request::DocumentDiagnosticRequest::METHOD;
 }
 
 /// After a server's check run ends, how long no other may begin before it counts as the last:
@@ -216,8 +238,9 @@ pub struct PublishedDiagnostics {
     pub generation: u64,
     /// The document version the server says the set is for, if it sent one.
     pub version: Option<i64>,
-    /// The raw LSP `Diagnostic` objects.
-    pub diagnostics: Vec<Value>,
+    /// The diagnostics, decoded once when the publish arrived (each `data` stays JSON for the
+    /// code-action round trip). A diagnostic that did not decode is left out and logged.
+    pub diagnostics: Vec<lsp_types::Diagnostic>,
     /// When the set arrived.
     pub received_at: Instant,
 }
@@ -420,7 +443,7 @@ pub struct LanguageServer {
     content_epoch: std::sync::atomic::AtomicU64,
     /// The last pulled diagnostics per file with the content epoch they were computed at
     /// ([`LanguageServer::remember_pulled`]).
-    pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<Value>)>>,
+    pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<lsp_types::Diagnostic>)>>,
     /// Files opened only so the server analyses them in the background (diagnostics on write's
     /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
     warming: Mutex<Vec<PathBuf>>,
@@ -806,8 +829,10 @@ impl LanguageServer {
         decode_answer::<R::Result>(&self.definition.id, R::METHOD, answer)
     }
 
-    /// A request by method name with JSON params and answer, for the call sites that still walk
-    /// JSON (the `lsp` tool's per-op renderers); `read_only` chooses the retry as in
+    /// A request by method name with JSON params and answer, for the one round trip that needs
+    /// the server's own JSON: `textDocument/codeAction` and `codeAction/resolve` (an action goes
+    /// back to resolve exactly as the server sent it). Everything else uses
+    /// [`LanguageServer::request`]. `read_only` chooses the retry as in
     /// [`LanguageServer::request_retrying`].
     ///
     /// # Errors
@@ -1193,7 +1218,7 @@ impl LanguageServer {
     /// Remembers `items`, the diagnostics pulled for `path`, when the content epoch was `epoch`
     /// both before the pull was sent and after it answered (pass the epoch read before sending);
     /// a pull that straddled a change is not remembered.
-    pub fn remember_pulled(&self, path: &Path, epoch: u64, items: &[Value]) {
+    pub fn remember_pulled(&self, path: &Path, epoch: u64, items: &[lsp_types::Diagnostic]) {
         if self.content_epoch() == epoch {
             self.pulled_states.lock().insert(path.to_path_buf(), (epoch, items.to_vec()));
         }
@@ -1201,7 +1226,7 @@ impl LanguageServer {
 
     /// The diagnostics last pulled for `path` when nothing the server analyses changed since
     /// (same content epoch): what a pull now would answer, without asking.
-    pub fn remembered_pull(&self, path: &Path) -> Option<Vec<Value>> {
+    pub fn remembered_pull(&self, path: &Path) -> Option<Vec<lsp_types::Diagnostic>> {
         let epoch = self.content_epoch();
         self.pulled_states.lock().get(path).filter(|(at, _)| *at == epoch).map(|(_, items)| items.clone())
     }
@@ -1547,7 +1572,7 @@ impl LanguageServer {
     ///
     /// # Errors
     /// The request's failure.
-    pub fn pull_diagnostics(&self, path: &Path, deadline: Instant) -> Result<Option<Vec<Value>>, RequestFailure> {
+    pub fn pull_diagnostics(&self, path: &Path, deadline: Instant) -> Result<Option<Vec<lsp_types::Diagnostic>>, RequestFailure> {
         if !self.supports("textDocument/diagnostic") {
             return Ok(None);
         }
@@ -1576,28 +1601,17 @@ impl LanguageServer {
         }
         let mut items = Vec::new();
         for identifier in identifiers {
-            /// The report's `items` as the server sent them (the diagnostics layer reads JSON).
-            #[derive(Deserialize)]
-            struct Report {
-                #[serde(default)]
-                items: Vec<Value>,
+            let params = PullDocumentDiagnosticsParams { text_document: text_document(path), identifier };
+            match self.request::<PullDocumentDiagnostics>(params, deadline)? {
+                lsp_types::DocumentDiagnosticReportResult::Report(lsp_types::DocumentDiagnosticReport::Full(report)) => {
+                    items.extend(report.full_document_diagnostic_report.items);
+                }
+                // runbound sends no `previousResultId`, so an unchanged report has nothing to
+                // repeat; a partial result (only sent for a partial result token, which runbound
+                // does not send either) carries only other documents.
+                lsp_types::DocumentDiagnosticReportResult::Report(lsp_types::DocumentDiagnosticReport::Unchanged(_))
+                | lsp_types::DocumentDiagnosticReportResult::Partial(_) => {}
             }
-            let params = lsp_types::DocumentDiagnosticParams {
-                text_document: text_document(path),
-                identifier,
-                previous_result_id: None,
-                work_done_progress_params: Default::default(),
-                partial_result_params: Default::default(),
-            };
-            // lsp-types 0.97 writes the absent optional `identifier` / `previousResultId` as
-            // `null`, which the spec (`identifier?: string`) does not allow: left out instead.
-            let mut params = serde_json::to_value(params).expect("DocumentDiagnosticParams serialize");
-            if let Some(params) = params.as_object_mut() {
-                params.retain(|_, value| !value.is_null());
-            }
-            let report = self.request_value(request::DocumentDiagnosticRequest::METHOD, params, deadline, true)?;
-            let report = decode_answer::<Report>(&self.definition.id, request::DocumentDiagnosticRequest::METHOD, report)?;
-            items.extend(report.items);
         }
         Ok(Some(items))
     }
@@ -2134,13 +2148,30 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
             state.pyright_progress = None;
         }
         PublishDiagnostics::METHOD => {
-            let Ok(params) = PublishDiagnosticsWire::deserialize(params) else { return };
-            let Some(path) = lsp_uri_to_path(&params.uri) else { return };
+            // Decoded once, here: the whole set, else each diagnostic on its own (the ones that
+            // do not decode are dropped and said in the log tail, never silently).
+            let (uri, version, diagnostics) = match decode::<PublishDiagnostics>(params) {
+                Some(params) => (params.uri, params.version, params.diagnostics),
+                None => {
+                    let Ok(params) = PublishDiagnosticsItems::deserialize(params) else { return };
+                    let total = params.diagnostics.len();
+                    let decoded: Vec<lsp_types::Diagnostic> =
+                        params.diagnostics.iter().filter_map(|item| lsp_types::Diagnostic::deserialize(item).ok()).collect();
+                    let dropped = format!(
+                        "runbound: dropped {} of {total} published diagnostics for {} that are not LSP Diagnostics",
+                        total - decoded.len(),
+                        params.uri.as_str()
+                    );
+                    push_log(state, dropped);
+                    (params.uri, params.version, decoded)
+                }
+            };
+            let Some(path) = lsp_uri_to_path(&uri) else { return };
             state.publish_generation += 1;
             let set = PublishedDiagnostics {
                 generation: state.publish_generation,
-                version: params.version.map(i64::from),
-                diagnostics: params.diagnostics,
+                version: version.map(i64::from),
+                diagnostics,
                 received_at: Instant::now(),
             };
             let key = std::fs::canonicalize(&path).unwrap_or(path);
@@ -2300,10 +2331,19 @@ mod tests {
         apply_notification(
             &mut state,
             "textDocument/publishDiagnostics",
-            &json!({"uri": "file:///nonexistent/a.rs", "version": 3, "diagnostics": [{"message": "x"}]}),
+            &json!({"uri": "file:///nonexistent/a.rs", "version": 3, "diagnostics": [{"message": "x", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}]}),
         );
         let set = state.diagnostics.get(Path::new("/nonexistent/a.rs")).unwrap();
         assert_eq!((set.generation, set.version, set.diagnostics.len()), (1, Some(3), 1));
+        // A diagnostic that is not an LSP Diagnostic (no range) is dropped from its set and said.
+        apply_notification(
+            &mut state,
+            "textDocument/publishDiagnostics",
+            &json!({"uri": "file:///nonexistent/b.rs", "diagnostics": [{"message": "no range"}, {"message": "y", "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}}}]}),
+        );
+        let set = state.diagnostics.get(Path::new("/nonexistent/b.rs")).unwrap();
+        assert_eq!((set.generation, set.diagnostics.len(), set.diagnostics[0].message.as_str()), (2, 1, "y"));
+        assert!(state.log_tail.back().is_some_and(|line| line.contains("dropped 1 of 2")), "{:?}", state.log_tail);
     }
 
     #[test]

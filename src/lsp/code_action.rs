@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::files::ExpectedState;
@@ -42,7 +42,6 @@ use crate::lsp::output::{
 use crate::lsp::position::{resolve_symbol_on_line, ResolvedSymbol};
 use crate::lsp::rename::{commit_workspace_edit, plan_workspace_edit, stage_plan, WorkspaceEditPlan};
 use crate::lsp::supervisor::LspSupervisor;
-use crate::lsp::uri::path_to_uri;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
@@ -51,26 +50,54 @@ use crate::tier::Tier;
 
 /// The `textDocument/codeAction` parameters for the identifier at `resolved` in `path`: its
 /// range, and the diagnostics published or pulled on its line as the context.
-pub(crate) fn code_action_params(server: &LanguageServer, path: &Path, resolved: &ResolvedSymbol, deadline: Instant) -> Value {
+pub(crate) fn code_action_params(
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    deadline: Instant,
+) -> lsp_types::CodeActionParams {
     let encoding = server.position_encoding();
     let (line0, character) = resolved.lsp_position(encoding);
     let end = resolved.cursor_byte + resolved.cursor_identifier.len();
     let end_character = encoding.column_from_byte(&resolved.line_text, end);
     let diagnostics = crate::lsp::tool::diagnostics_on_line(server, path, line0, deadline);
-    json!({
-        "textDocument": {"uri": path_to_uri(path)},
-        "range": {"start": {"line": line0, "character": character}, "end": {"line": line0, "character": end_character}},
-        "context": {"diagnostics": diagnostics, "triggerKind": 1},
-    })
+    lsp_types::CodeActionParams {
+        text_document: crate::lsp::client::text_document(path),
+        range: lsp_types::Range {
+            start: lsp_types::Position { line: line0, character },
+            end: lsp_types::Position { line: line0, character: end_character },
+        },
+        context: lsp_types::CodeActionContext { diagnostics, only: None, trigger_kind: Some(lsp_types::CodeActionTriggerKind::INVOKED) },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    }
 }
 
-/// One action of a `textDocument/codeAction` answer: decoded into lsp-types, and as the server
-/// sent it — the object sent back to `codeAction/resolve` and the edit planned are the server's
-/// own JSON, so fields lsp-types does not model (rust-analyzer's `group`, snippet markers) survive
-/// the round trip unchanged.
+/// Sends `textDocument/codeAction` with `params` and returns the answer as the server sent it:
+/// the one request whose answer stays JSON, because each action goes back to `codeAction/resolve`
+/// as the server's own object (see [`OfferedAction`]).
+///
+/// # Errors
+/// As [`LanguageServer::request`], without the decode.
+pub(crate) fn request_code_actions(
+    server: &LanguageServer,
+    params: lsp_types::CodeActionParams,
+    deadline: Instant,
+) -> Result<Value, crate::lsp::client::RequestFailure> {
+    let params = serde_json::to_value(params).map_err(|err| {
+        crate::lsp::client::RequestFailure::Transport(ToolError::failed(format!("cannot encode textDocument/codeAction params: {err}")))
+    })?;
+    server.request_untyped(<lsp_types::request::CodeActionRequest as lsp_types::request::Request>::METHOD, params, deadline, true)
+}
+
+/// One action of a `textDocument/codeAction` answer: decoded into lsp-types (what is read,
+/// listed, and the edit planned), and as the server sent it. The raw JSON is kept for one reason
+/// only, the `codeAction/resolve` round trip: the object sent back must be the server's own, so
+/// fields lsp-types does not model (rust-analyzer's `group`, snippet markers, server `data`
+/// shapes) reach the server unchanged.
 #[derive(Debug, Clone)]
 pub(crate) struct OfferedAction {
-    /// As sent.
+    /// As sent: only for the `codeAction/resolve` round trip (see the type's docs).
     raw: Value,
     /// Decoded.
     typed: lsp_types::CodeActionOrCommand,
@@ -125,11 +152,6 @@ impl OfferedAction {
     /// Its edit, when it carries one.
     fn edit(&self) -> Option<&lsp_types::WorkspaceEdit> {
         self.code_action().and_then(|action| action.edit.as_ref())
-    }
-
-    /// Its edit as the server sent it (what is planned and written).
-    fn raw_edit(&self) -> Option<Value> {
-        self.edit().and_then(|_| self.raw.get("edit").cloned())
     }
 
     /// A `CodeAction` without an edit that carries `data`: the server computes the edit on
@@ -323,9 +345,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         notes.push(note);
     }
     let params = code_action_params(server, &path, &resolved, deadline);
-    let answer = server
-        .request_untyped("textDocument/codeAction", params, deadline, true)
-        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/codeAction"))?;
+    let answer =
+        request_code_actions(server, params, deadline).map_err(|failure| failure.to_tool_error(server.id(), "textDocument/codeAction"))?;
     let actions = parse_actions(&answer, server.id())?;
     let display = supervisor.display_path(&path);
     let at = format!("{display}:{} (`{}`)", resolved.line, resolved.cursor_identifier);
@@ -384,7 +405,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             )));
         }
     }
-    let edit = action.raw_edit();
+    let edit = action.edit().cloned();
     let command = action.command();
     if edit.is_none() && command.is_none() {
         return Err(ToolError::failed(format!(
@@ -454,7 +475,7 @@ struct Applier<'a> {
 }
 
 impl Applier<'_> {
-    fn plan(&self, edit: &Value) -> Result<WorkspaceEditPlan, ToolError> {
+    fn plan(&self, edit: &lsp_types::WorkspaceEdit) -> Result<WorkspaceEditPlan, ToolError> {
         plan_workspace_edit(self.root, Some(self.server), edit)
     }
 
@@ -494,7 +515,7 @@ impl Applier<'_> {
         Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(to_structured(&output))))
     }
 
-    fn stage_edit(&self, edit: &Value, command: Option<String>) -> Result<ToolOutput, ToolError> {
+    fn stage_edit(&self, edit: &lsp_types::WorkspaceEdit, command: Option<String>) -> Result<ToolOutput, ToolError> {
         let plan = self.plan(edit)?;
         let warnings = command
             .map(|name| {
@@ -529,7 +550,7 @@ impl Applier<'_> {
                 CodeActionNothingStaged { edit_id: None, action: self.number, command: name.clone(), edits_received: 0 },
             )))));
         };
-        let mut plan = self.plan(&serde_json::to_value(&first.edit).expect("a WorkspaceEdit serializes"))?;
+        let mut plan = self.plan(&first.edit)?;
         let mut lines = vec![format!(
             "ran command {name} in preview mode: {} sent {}; runbound refused {} (answered applied: false) and staged the first",
             self.server.id(),
@@ -630,7 +651,7 @@ impl Applier<'_> {
         }
     }
 
-    fn apply(&self, edit: Option<&Value>, command: Option<&(String, Value)>) -> Result<ToolOutput, ToolError> {
+    fn apply(&self, edit: Option<&lsp_types::WorkspaceEdit>, command: Option<&(String, Value)>) -> Result<ToolOutput, ToolError> {
         let mut lines = Vec::new();
         let mut written: Vec<PathBuf> = Vec::new();
         let mut changed_files = Vec::new();
@@ -726,6 +747,7 @@ impl Applier<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn offered(raw: Value) -> OfferedAction {
         OfferedAction::decode(raw, "test-server", "textDocument/codeAction").expect("decodes")
@@ -769,7 +791,7 @@ mod tests {
         let with_changes =
             offered(json!({"title": "Fix", "edit": {"changes": {"file:///work/project/b.py": [], "file:///work/project/a.py": []}}}));
         assert_eq!(edit_files(with_changes.edit().unwrap(), root), vec!["a.py", "b.py"]);
-        assert_eq!(with_changes.raw_edit().unwrap()["changes"].as_object().unwrap().len(), 2);
+        assert_eq!(with_changes.edit().unwrap().changes.as_ref().unwrap().len(), 2);
         let (line, entry) = describe_action(3, &with_changes, root);
         assert_eq!(line, "3. Fix [unspecified] — edits a.py, b.py");
         assert_eq!(entry.edits_files, vec!["a.py", "b.py"]);

@@ -52,6 +52,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use lsp_types::Diagnostic;
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -77,12 +78,13 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// From the LSP number (absent → error, as the LSP specification lets clients assume).
-    pub fn from_lsp(number: Option<u64>) -> Severity {
-        match number {
-            Some(2) => Severity::Warning,
-            Some(3) => Severity::Information,
-            Some(4) => Severity::Hint,
+    /// From an LSP `Diagnostic`'s severity (absent or unknown → error, as the LSP specification
+    /// lets clients assume for an absent one).
+    pub fn from_lsp_severity(severity: Option<lsp_types::DiagnosticSeverity>) -> Severity {
+        match severity {
+            Some(lsp_types::DiagnosticSeverity::WARNING) => Severity::Warning,
+            Some(lsp_types::DiagnosticSeverity::INFORMATION) => Severity::Information,
+            Some(lsp_types::DiagnosticSeverity::HINT) => Severity::Hint,
             _ => Severity::Error,
         }
     }
@@ -116,29 +118,31 @@ pub struct DiagnosticRecord {
 }
 
 impl DiagnosticRecord {
-    /// Converts a raw LSP `Diagnostic` for `path`. `None` for hints and for diagnostics whose
-    /// only purpose is a tag (`Unnecessary` = 1, `Deprecated` = 2) — never worth an agent's turn.
-    pub fn from_lsp(path: &Path, diagnostic: &Value) -> Option<DiagnosticRecord> {
-        let severity = Severity::from_lsp(diagnostic.get("severity").and_then(Value::as_u64));
+    /// Converts an LSP `Diagnostic` for `path`. `None` for hints and for diagnostics whose
+    /// only purpose is a tag (`Unnecessary`, `Deprecated`) — never worth an agent's turn.
+    pub fn from_lsp(path: &Path, diagnostic: &Diagnostic) -> Option<DiagnosticRecord> {
+        let severity = Severity::from_lsp_severity(diagnostic.severity);
         if severity == Severity::Hint {
             return None;
         }
-        let tags: Vec<u64> = diagnostic.get("tags").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_u64).collect();
-        if !tags.is_empty() && tags.iter().all(|tag| *tag == 1 || *tag == 2) && severity != Severity::Error {
+        let tags = diagnostic.tags.as_deref().unwrap_or_default();
+        let tag_only =
+            |tag: &lsp_types::DiagnosticTag| *tag == lsp_types::DiagnosticTag::UNNECESSARY || *tag == lsp_types::DiagnosticTag::DEPRECATED;
+        if !tags.is_empty() && tags.iter().all(tag_only) && severity != Severity::Error {
             return None;
         }
-        let code = match diagnostic.get("code") {
-            Some(Value::String(code)) => Some(code.clone()),
-            Some(Value::Number(code)) => Some(code.to_string()),
-            _ => None,
+        let code = match &diagnostic.code {
+            Some(lsp_types::NumberOrString::String(code)) => Some(code.clone()),
+            Some(lsp_types::NumberOrString::Number(code)) => Some(code.to_string()),
+            None => None,
         };
         Some(DiagnosticRecord {
             path: path.to_path_buf(),
-            line: diagnostic.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0) as u32 + 1,
+            line: diagnostic.range.start.line.saturating_add(1),
             severity,
             code,
-            message: diagnostic.get("message").and_then(Value::as_str).unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "),
-            source: diagnostic.get("source").and_then(Value::as_str).map(str::to_owned),
+            message: diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" "),
+            source: diagnostic.source.clone(),
         })
     }
 
@@ -484,10 +488,10 @@ struct Pending {
     dependents: Vec<PathBuf>,
     scope: Option<CheckScope>,
     /// Pre-sync diagnostics (raw LSP) per file, or why unknown.
-    before: HashMap<PathBuf, Result<Vec<Value>, String>>,
+    before: HashMap<PathBuf, Result<Vec<Diagnostic>, String>>,
     /// rust-analyzer's own (pulled) diagnostics of the written files before the sync, when the
     /// pull answered in time.
-    native_before: HashMap<PathBuf, Vec<Value>>,
+    native_before: HashMap<PathBuf, Vec<Diagnostic>>,
     /// Written files the server did not have open before the write (their old text is gone).
     not_open_before: Vec<PathBuf>,
     /// The store before the sync (project-wide publishers).
@@ -1184,13 +1188,13 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     }
     let changed = group.syncs.values().any(|sync| sync.as_ref().is_ok_and(|sync| sync.changed || sync.opened));
     let collect_started = Instant::now();
-    let mut after: HashMap<PathBuf, Result<Vec<Value>, String>> = HashMap::new();
+    let mut after: HashMap<PathBuf, Result<Vec<Diagnostic>, String>> = HashMap::new();
     let mut scope = group.scope.clone();
     let mut republished: Vec<PathBuf> = Vec::new();
     let mut native_note = false;
     match group.write_check {
         WriteCheck::ProjectCheckRun => {
-            let mut native_after: HashMap<PathBuf, Vec<Value>> = HashMap::new();
+            let mut native_after: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
             for path in &group.written {
                 if matches!(group.syncs.get(path), Some(Ok(_))) && group.native_before.contains_key(path) {
                     if let Ok(native) = pull_raw(&server, path, (Instant::now() + NATIVE_PULL_BUDGET).min(end)) {
@@ -1435,7 +1439,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             }
             Some(Ok(raw)) => {
                 let mut file_notes = Vec::new();
-                let before_raw: Option<Vec<Value>> = match role {
+                let before_raw: Option<Vec<Diagnostic>> = match role {
                     CheckedRole::Republished => Some(group.snapshot.get(&path).map(|set| set.diagnostics.clone()).unwrap_or_default()),
                     _ => match group.before.get(&path) {
                         Some(Ok(before)) => Some(before.clone()),
@@ -1446,7 +1450,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         None => None,
                     },
                 };
-                let to_records = |raw: &[Value]| -> Vec<DiagnosticRecord> {
+                let to_records = |raw: &[Diagnostic]| -> Vec<DiagnosticRecord> {
                     let mut records: Vec<DiagnosticRecord> =
                         without_exact_duplicates(raw.to_vec()).iter().filter_map(|d| DiagnosticRecord::from_lsp(&path, d)).collect();
                     records.sort_by_key(|record| (record.severity, record.line));
@@ -1734,10 +1738,8 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
 /// Whether a set published for a written Go file is gopls saying that no package contains
 /// the file (`No packages found for open file …: if this file contains build tags, try adding
 /// "-tags=<build tag>" …`): gopls does not type-check it at all.
-fn gopls_found_no_package(raw: &[Value]) -> bool {
-    raw.iter().any(|diagnostic| {
-        diagnostic.get("message").and_then(Value::as_str).is_some_and(|message| message.contains("No packages found for open file"))
-    })
+fn gopls_found_no_package(raw: &[Diagnostic]) -> bool {
+    raw.iter().any(|diagnostic| diagnostic.message.contains("No packages found for open file"))
 }
 
 /// GOOS values the go tool knows (file name suffixes and build constraint terms).
@@ -1912,7 +1914,7 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
 /// to the states after the write.
 /// Only pulls when [`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`] is off
 /// (`reuse`).
-fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Value>, String> {
+fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Diagnostic>, String> {
     if let Some(items) = server.remembered_pull(path).filter(|_| reuse) {
         *reused += 1;
         return Ok(items);
@@ -1928,7 +1930,7 @@ fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, r
 /// Pulls `path`'s diagnostics (`textDocument/diagnostic`).
 /// A pull that the time left for it could not cover says so plainly (how long it was given), not
 /// as a failure of the server.
-fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
     let given = end.saturating_duration_since(Instant::now());
     match server.pull_diagnostics(path, end) {
         Ok(Some(items)) => Ok(items),
@@ -1945,7 +1947,7 @@ fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Va
 
 /// The stored publish for `path` when it is current, else the first publish after the server got
 /// its text (waiting, within `end`).
-fn stored_or_wait(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+fn stored_or_wait(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
     if let StoredDiagnostics::Current(set) = server.stored_diagnostics(path) {
         return Ok(set.diagnostics);
     }
@@ -1973,7 +1975,7 @@ fn wait_for_version_publish(
     version: i32,
     settle: Duration,
     end: Instant,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<Diagnostic>, String> {
     let start = Instant::now();
     let mut after = generation_before;
     while let Some(set) = server.wait_for_published_diagnostics(path, after, settle, end) {
@@ -2000,9 +2002,9 @@ fn wait_for_version_publish(
 /// file, one per (code, start line): the compiler's first (rust-analyzer reports E0308 natively as
 /// "expected i32, found &str" and again from `cargo check` as "mismatched types"; keeping the
 /// compiler's keeps the ledger key the same whether or not the pull answered in time).
-fn merge_raw(compiler: Vec<Value>, native: Vec<Value>) -> Vec<Value> {
-    let key = |d: &Value| (d.get("code").map(Value::to_string), d.pointer("/range/start/line").and_then(Value::as_u64));
-    let from_compiler: HashSet<(Option<String>, Option<u64>)> = compiler.iter().map(key).collect();
+fn merge_raw(compiler: Vec<Diagnostic>, native: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let key = |d: &Diagnostic| (d.code.clone(), d.range.start.line);
+    let from_compiler: HashSet<(Option<lsp_types::NumberOrString>, u32)> = compiler.iter().map(key).collect();
     let mut merged = compiler;
     merged.extend(native.into_iter().filter(|d| !from_compiler.contains(&key(d))));
     merged
@@ -2078,8 +2080,8 @@ fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize,
     Ok((found, total))
 }
 
-/// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic` JSON.
-fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+/// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic`s.
+fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
     let mut diagnostics = Vec::new();
     for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
         let body = server
@@ -2094,42 +2096,45 @@ fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> R
 
 /// One tsserver diagnostic (`includeLinePosition` shape, or the plain `start`/`text` shape) as an
 /// LSP `Diagnostic` (0-based lines, LSP severities: error 1, warning 2, message 3, suggestion 4).
-fn tsserver_to_lsp(item: &Value) -> Value {
+fn tsserver_to_lsp(item: &Value) -> Diagnostic {
+    // tsserver's own protocol (not LSP): read from its JSON, once, into the LSP type.
     let start = item.get("startLocation").or_else(|| item.get("start"));
     let end = item.get("endLocation").or_else(|| item.get("end"));
-    let position = |location: Option<&Value>| {
-        json!({
-            "line": location.and_then(|l| l.get("line")).and_then(Value::as_u64).unwrap_or(1).saturating_sub(1),
-            "character": location.and_then(|l| l.get("offset")).and_then(Value::as_u64).unwrap_or(1).saturating_sub(1),
-        })
+    let number = |location: Option<&Value>, field: &str| -> u32 {
+        let one_based = location.and_then(|l| l.get(field)).and_then(Value::as_u64).unwrap_or(1);
+        u32::try_from(one_based.saturating_sub(1)).unwrap_or(u32::MAX)
     };
+    let position = |location: Option<&Value>| lsp_types::Position { line: number(location, "line"), character: number(location, "offset") };
     let severity = match item.get("category").and_then(Value::as_str) {
-        Some("warning") => 2,
-        Some("message") => 3,
-        Some("suggestion") => 4,
-        _ => 1,
+        Some("warning") => lsp_types::DiagnosticSeverity::WARNING,
+        Some("message") => lsp_types::DiagnosticSeverity::INFORMATION,
+        Some("suggestion") => lsp_types::DiagnosticSeverity::HINT,
+        _ => lsp_types::DiagnosticSeverity::ERROR,
     };
     let message = item.get("message").or_else(|| item.get("text")).and_then(Value::as_str).unwrap_or("");
-    let mut diagnostic = json!({
-        "range": {"start": position(start), "end": position(end)},
-        "severity": severity,
-        "message": message,
-        "source": "typescript",
-    });
-    if let Some(code) = item.get("code") {
-        diagnostic["code"] = code.clone();
+    let code = match item.get("code") {
+        Some(Value::Number(code)) => code.as_i64().and_then(|code| i32::try_from(code).ok()).map(lsp_types::NumberOrString::Number),
+        Some(Value::String(code)) => Some(lsp_types::NumberOrString::String(code.clone())),
+        _ => None,
+    };
+    Diagnostic {
+        range: lsp_types::Range { start: position(start), end: position(end) },
+        severity: Some(severity),
+        code,
+        source: Some("typescript".to_owned()),
+        message: message.to_owned(),
+        ..Diagnostic::default()
     }
-    diagnostic
 }
 
 /// Drops LSP diagnostics identical in every field (range, severity, code, source, message) to
 /// an earlier one: the same finding reported twice is one finding. (Seen once under load in a
 /// pyright answer; two findings that differ only in column stay two.)
-fn without_exact_duplicates(diagnostics: Vec<Value>) -> Vec<Value> {
-    // Keyed by the serialized diagnostic (serde_json's maps are ordered, so equal values
-    // serialize equally): linear in the number of diagnostics.
+fn without_exact_duplicates(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    // Keyed by the serialized diagnostic (a typed value serializes its fields in one order, so
+    // equal diagnostics serialize equally): linear in the number of diagnostics.
     let mut seen = std::collections::HashSet::with_capacity(diagnostics.len());
-    diagnostics.into_iter().filter(|diagnostic| seen.insert(diagnostic.to_string())).collect()
+    diagnostics.into_iter().filter(|diagnostic| seen.insert(serde_json::to_string(diagnostic).unwrap_or_default())).collect()
 }
 
 /// How a write moved a file's lines: each 1-based line of the text before the write → its line
@@ -2777,6 +2782,20 @@ mod tests {
         assert!(resolved_between(&after, &after).is_empty());
     }
 
+    /// An LSP `Diagnostic` from the JSON a server sends, with the fields the test leaves out
+    /// filled as the smallest valid value (`range` / `end` / `character` 0, `message` "").
+    fn diagnostic(mut json: Value) -> Diagnostic {
+        let object = json.as_object_mut().expect("an object");
+        object.entry("message").or_insert(json!(""));
+        let range = object.entry("range").or_insert(json!({})).as_object_mut().expect("a range");
+        for end in ["start", "end"] {
+            let position = range.entry(end).or_insert(json!({})).as_object_mut().expect("a position");
+            position.entry("line").or_insert(json!(0));
+            position.entry("character").or_insert(json!(0));
+        }
+        serde_json::from_value(json).expect("a Diagnostic")
+    }
+
     #[test]
     fn tsserver_diagnostics_become_lsp_diagnostics() {
         let item = json!({"message": "Expected 2 arguments, but got 1.", "code": 2554, "category": "error",
@@ -2784,14 +2803,15 @@ mod tests {
         let lsp = tsserver_to_lsp(&item);
         let record = DiagnosticRecord::from_lsp(Path::new("/w/b.ts"), &lsp).unwrap();
         assert_eq!((record.line, record.severity, record.code.as_deref()), (2, Severity::Error, Some("2554")));
-        assert_eq!(lsp["range"]["start"]["character"], 17);
+        assert_eq!(lsp.range.start.character, 17);
         let suggestion = tsserver_to_lsp(&json!({"text": "unused", "category": "suggestion", "start": {"line": 1, "offset": 1}}));
         assert!(DiagnosticRecord::from_lsp(Path::new("/w/b.ts"), &suggestion).is_none());
     }
 
     #[test]
     fn pulled_and_pushed_merge_one_per_code_and_line() {
-        let at = |code: &str, line: u64, source: &str| json!({"code": code, "range": {"start": {"line": line}}, "source": source});
+        let at =
+            |code: &str, line: u64, source: &str| diagnostic(json!({"code": code, "range": {"start": {"line": line}}, "source": source}));
         let merged = merge_raw(vec![at("E0308", 1, "rustc")], vec![at("E0308", 1, "rust-analyzer"), at("E0425", 4, "rust-analyzer")]);
         assert_eq!(merged, vec![at("E0308", 1, "rustc"), at("E0425", 4, "rust-analyzer")]);
     }
@@ -2799,18 +2819,21 @@ mod tests {
     #[test]
     fn hints_and_tag_only_diagnostics_are_dropped() {
         let path = Path::new("/w/a.py");
-        assert!(DiagnosticRecord::from_lsp(path, &json!({"severity": 4, "message": "x", "range": {"start": {"line": 0}}})).is_none());
-        assert!(DiagnosticRecord::from_lsp(path, &json!({"severity": 2, "tags": [1], "message": "unused"})).is_none());
-        let kept =
-            DiagnosticRecord::from_lsp(path, &json!({"severity": 1, "code": 2322, "message": "a\n  b", "range": {"start": {"line": 4}}}))
-                .unwrap();
+        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 4, "message": "x", "range": {"start": {"line": 0}}})))
+            .is_none());
+        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 2, "tags": [1], "message": "unused"}))).is_none());
+        let kept = DiagnosticRecord::from_lsp(
+            path,
+            &diagnostic(json!({"severity": 1, "code": 2322, "message": "a\n  b", "range": {"start": {"line": 4}}})),
+        )
+        .unwrap();
         assert_eq!((kept.line, kept.code.as_deref(), kept.message.as_str()), (5, Some("2322"), "a b"));
     }
     #[test]
     fn identical_diagnostics_collapse_and_different_columns_do_not() {
         let at = |character: u64| {
-            json!({"range": {"start": {"line": 2, "character": character}, "end": {"line": 2, "character": character + 3}},
-                   "severity": 1, "code": "reportReturnType", "message": "Type \"str\" is not assignable"})
+            diagnostic(json!({"range": {"start": {"line": 2, "character": character}, "end": {"line": 2, "character": character + 3}},
+                   "severity": 1, "code": "reportReturnType", "message": "Type \"str\" is not assignable"}))
         };
         let kept = without_exact_duplicates(vec![at(4), at(4), at(9)]);
         assert_eq!(kept, vec![at(4), at(9)]);

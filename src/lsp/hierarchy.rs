@@ -29,8 +29,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
+use lsp_types::request::Request as LspRequest;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::lsp::client::{LanguageServer, RequestFailure};
@@ -39,12 +39,12 @@ use crate::lsp::output::{CallSiteEntry, HierarchyEntry, HierarchyItemSummary, Hi
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::tool::{
-    counted, push_page_footer, readiness_note, request_error, resolve_file, unparseable, unsupported_error, LspArguments, Place, Query,
-    SourceCache, ANSWER_MARGIN,
+    counted, push_page_footer, readiness_note, request_error, resolve_file, unsupported_error, LspArguments, Place, Query, SourceCache,
+    ANSWER_MARGIN,
 };
 use crate::lsp::uri::path_to_lsp_uri;
 use crate::registry::{CallContext, ToolOutput};
-use crate::render::{cut_chars, plural};
+use crate::render::plural;
 use crate::result::ToolResult;
 
 /// Deepest `depth` a hierarchy op follows.
@@ -213,44 +213,145 @@ fn lsp_kind_number(kind: lsp_types::SymbolKind) -> i64 {
     serde_json::to_value(kind).ok().and_then(|value| value.as_i64()).unwrap_or(0)
 }
 
-/// Decodes a prepare answer: `null`, a list of items, or (off-spec, accepted) one item.
-fn prepared_items(answer: Value, server_id: &str, method: &str) -> Result<Vec<HierarchyItem>, ToolError> {
-    let decoded = match &answer {
-        Value::Null => Ok(Vec::new()),
-        Value::Array(_) => Vec::<HierarchyItem>::deserialize(&answer),
-        _ => HierarchyItem::deserialize(&answer).map(|item| vec![item]),
-    };
-    decoded.map_err(|err| unparseable(server_id, method, &err, &answer))
+/// A prepare answer (`textDocument/prepareCallHierarchy` / `prepareTypeHierarchy`): a list of
+/// items or (off-spec, accepted) one item; `null` is the request's `None`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum PreparedItems {
+    List(Vec<HierarchyItem>),
+    One(HierarchyItem),
 }
 
-/// Parses one step answer (`incomingCalls` / `outgoingCalls` / `supertypes` / `subtypes`) into
-/// `(item, call ranges)`: `CallHierarchyIncomingCall[]` (`from`, `fromRanges` in the caller),
-/// `CallHierarchyOutgoingCall[]` (`to`, `fromRanges` in the queried item) or items.
-fn step_entries(answer: Value, dir: &Direction, server_id: &str) -> Result<Vec<(HierarchyItem, Vec<lsp_types::Range>)>, ToolError> {
-    if answer.is_null() {
-        return Ok(Vec::new());
+impl PreparedItems {
+    fn into_items(self) -> Vec<HierarchyItem> {
+        match self {
+            PreparedItems::List(items) => items,
+            PreparedItems::One(item) => vec![item],
+        }
     }
-    if !answer.is_array() {
-        return Err(ToolError::failed(format!(
-            "{server_id}'s answer to {} is not a list: {}",
-            dir.step,
-            cut_chars(&answer.to_string(), 300)
-        )));
-    }
-    let unreadable = |err: serde_json::Error| unparseable(server_id, dir.step, &err, &answer);
-    match dir.call_field {
-        Some("from") => Ok(Vec::<lsp_types::CallHierarchyIncomingCall>::deserialize(&answer)
-            .map_err(unreadable)?
+}
+
+/// `textDocument/prepareCallHierarchy` with the tolerant [`PreparedItems`] result.
+#[derive(Debug)]
+enum PrepareCallHierarchy {}
+
+impl LspRequest for PrepareCallHierarchy {
+    type Params = lsp_types::CallHierarchyPrepareParams;
+    type Result = Option<PreparedItems>;
+    const METHOD: &'static str = lsp_types::request::CallHierarchyPrepare::METHOD;
+}
+
+/// `textDocument/prepareTypeHierarchy` with the tolerant [`PreparedItems`] result (items read as
+/// [`HierarchyItem`], see there).
+#[derive(Debug)]
+enum PrepareTypeHierarchy {}
+
+impl LspRequest for PrepareTypeHierarchy {
+    type Params = lsp_types::TypeHierarchyPrepareParams;
+    type Result = Option<PreparedItems>;
+    const METHOD: &'static str = lsp_types::request::TypeHierarchyPrepare::METHOD;
+}
+
+/// The params of a type hierarchy step: the item to follow (as [`HierarchyItem`]; the
+/// supertypes/subtypes params add only progress tokens, which runbound does not send).
+#[derive(Debug, Serialize, Deserialize)]
+struct TypeHierarchyStepParams {
+    item: HierarchyItem,
+}
+
+/// `typeHierarchy/supertypes`, items read as [`HierarchyItem`].
+#[derive(Debug)]
+enum TypeHierarchySupertypes {}
+
+impl LspRequest for TypeHierarchySupertypes {
+    type Params = TypeHierarchyStepParams;
+    type Result = Option<Vec<HierarchyItem>>;
+    const METHOD: &'static str = lsp_types::request::TypeHierarchySupertypes::METHOD;
+}
+
+/// `typeHierarchy/subtypes`, items read as [`HierarchyItem`].
+#[derive(Debug)]
+enum TypeHierarchySubtypes {}
+
+impl LspRequest for TypeHierarchySubtypes {
+    type Params = TypeHierarchyStepParams;
+    type Result = Option<Vec<HierarchyItem>>;
+    const METHOD: &'static str = lsp_types::request::TypeHierarchySubtypes::METHOD;
+}
+
+/// Prepares the hierarchy of `dir` at `position`: its root items.
+fn prepare(
+    server: &LanguageServer,
+    dir: &Direction,
+    position: lsp_types::TextDocumentPositionParams,
+    deadline: Instant,
+) -> Result<Vec<HierarchyItem>, RequestFailure> {
+    let prepared = if dir.call_field.is_some() {
+        server.request::<PrepareCallHierarchy>(
+            lsp_types::CallHierarchyPrepareParams {
+                text_document_position_params: position,
+                work_done_progress_params: Default::default(),
+            },
+            deadline,
+        )?
+    } else {
+        server.request::<PrepareTypeHierarchy>(
+            lsp_types::TypeHierarchyPrepareParams {
+                text_document_position_params: position,
+                work_done_progress_params: Default::default(),
+            },
+            deadline,
+        )?
+    };
+    Ok(prepared.map(PreparedItems::into_items).unwrap_or_default())
+}
+
+/// One step of `dir` from `item`: `(item, call ranges)` of each entry — the caller and the
+/// ranges in the caller (`incomingCalls`), the callee and the ranges in the queried item
+/// (`outgoingCalls`), or a type with no ranges (`supertypes` / `subtypes`).
+fn step(
+    server: &LanguageServer,
+    dir: &Direction,
+    item: &HierarchyItem,
+    deadline: Instant,
+) -> Result<Vec<(HierarchyItem, Vec<lsp_types::Range>)>, RequestFailure> {
+    let progress = || (lsp_types::WorkDoneProgressParams::default(), lsp_types::PartialResultParams::default());
+    Ok(match (dir.call_field, dir.op) {
+        (Some("from"), _) => {
+            let (work_done_progress_params, partial_result_params) = progress();
+            let params =
+                lsp_types::CallHierarchyIncomingCallsParams { item: item.clone(), work_done_progress_params, partial_result_params };
+            server
+                .request::<lsp_types::request::CallHierarchyIncomingCalls>(params, deadline)?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|call| (call.from, call.from_ranges))
+                .collect()
+        }
+        (Some(_), _) => {
+            let (work_done_progress_params, partial_result_params) = progress();
+            let params =
+                lsp_types::CallHierarchyOutgoingCallsParams { item: item.clone(), work_done_progress_params, partial_result_params };
+            server
+                .request::<lsp_types::request::CallHierarchyOutgoingCalls>(params, deadline)?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|call| (call.to, call.from_ranges))
+                .collect()
+        }
+        (None, "supertypes") => server
+            .request::<TypeHierarchySupertypes>(TypeHierarchyStepParams { item: item.clone() }, deadline)?
+            .unwrap_or_default()
             .into_iter()
-            .map(|call| (call.from, call.from_ranges))
-            .collect()),
-        Some(_) => Ok(Vec::<lsp_types::CallHierarchyOutgoingCall>::deserialize(&answer)
-            .map_err(unreadable)?
+            .map(|item| (item, Vec::new()))
+            .collect(),
+        (None, _) => server
+            .request::<TypeHierarchySubtypes>(TypeHierarchyStepParams { item: item.clone() }, deadline)?
+            .unwrap_or_default()
             .into_iter()
-            .map(|call| (call.to, call.from_ranges))
-            .collect()),
-        None => Ok(Vec::<HierarchyItem>::deserialize(&answer).map_err(unreadable)?.into_iter().map(|item| (item, Vec::new())).collect()),
-    }
+            .map(|item| (item, Vec::new()))
+            .collect(),
+    })
 }
 
 /// Answers one hierarchy op (see the module docs).
@@ -298,16 +399,15 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     let encoding = server.position_encoding();
     let mut query = Query { supervisor, server, path: path.clone(), resolved: resolved.clone(), encoding, notes: Vec::new() };
     let (line0, character) = resolved.lsp_position(encoding);
-    let params = serde_json::to_value(lsp_types::TextDocumentPositionParams {
+    let position = lsp_types::TextDocumentPositionParams {
         text_document: lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(&path) },
         position: lsp_types::Position { line: line0, character },
-    })
-    .map_err(|err| ToolError::failed(format!("cannot encode the {} params: {err}", dir.prepare)))?;
+    };
     // Later pages reuse the walk of the first page while no file under the server's root changed.
-    let key = format!("{}|{op}|{params}|depth {depth}", server.pid());
+    let key = format!("{}|{op}|{}|{line0}:{character}|depth {depth}", server.pid(), position.text_document.uri.as_str());
     let fingerprint = workspace_fingerprint(server.root());
-    let cached = if args.offset > 0 { supervisor.answer_cache().get(&key, &fingerprint) } else { None };
-    let walk = match cached.and_then(|(at, value)| serde_json::from_value::<Walk>(value).ok().map(|walk| (at, walk))) {
+    let cached = if args.offset > 0 { supervisor.answer_cache().get::<Walk>(&key, &fingerprint) } else { None };
+    let walk = match cached {
         Some((at, walk)) => {
             notes.push(format!(
                 "note: this page comes from the hierarchy walked {} s ago (no file under {} changed since); offset 0 asks the server again",
@@ -317,7 +417,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             walk
         }
         None => {
-            let walk = walk(supervisor, server, &dir, params, depth, deadline).map_err(|failure| match failure {
+            let walk = walk(supervisor, server, &dir, position, depth, deadline).map_err(|failure| match failure {
                 // A server that advertises the hierarchy but lacks one of its methods (clangd 19:
                 // no `callHierarchy/outgoingCalls`) is a missing capability, not a failure.
                 WalkFailure::Request(method, RequestFailure::Server(err)) if err.code == METHOD_NOT_FOUND => {
@@ -339,11 +439,8 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                     }
                     err
                 }
-                WalkFailure::Tool(err) => err,
             })?;
-            if let Ok(value) = serde_json::to_value(&walk) {
-                supervisor.answer_cache().put(key, fingerprint, value);
-            }
+            supervisor.answer_cache().put(key, fingerprint, walk.clone());
             walk
         }
     };
@@ -402,15 +499,8 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
 }
 
-/// The params of a hierarchy step: the item to follow.
-#[derive(Serialize)]
-struct StepParams<'a> {
-    item: &'a HierarchyItem,
-}
-
 enum WalkFailure {
     Request(&'static str, RequestFailure),
-    Tool(ToolError),
 }
 
 /// Prepares the hierarchy at `params` and follows it `depth` levels (breadth first).
@@ -418,15 +508,14 @@ fn walk(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     dir: &Direction,
-    params: Value,
+    position: lsp_types::TextDocumentPositionParams,
     depth: usize,
     deadline: Instant,
 ) -> Result<Walk, WalkFailure> {
     let started = Instant::now();
-    let prepared =
-        server.request_untyped(dir.prepare, params, deadline, true).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
+    let prepared = prepare(server, dir, position, deadline).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
     let mut walk = Walk { roots: Vec::new(), entries: Vec::new(), notes: Vec::new(), requests: 1, elapsed_ms: 0 };
-    for item in prepared_items(prepared, server.id(), dir.prepare).map_err(WalkFailure::Tool)? {
+    for item in prepared {
         let mut root = node_from_item(item, 0);
         root.followed = Followed::Yes;
         walk.roots.push(root);
@@ -444,10 +533,7 @@ fn walk(
         let mut index_of: HashMap<(String, u32, u32, String), usize> = HashMap::new();
         for &(parent_index, is_root) in &parents {
             let parent = if is_root { &walk.roots[parent_index] } else { &walk.entries[parent_index] };
-            // `{"item": …}` is the params of all four steps (the incoming/outgoing/supertypes/
-            // subtypes params add only progress tokens, which runbound does not send).
-            let params = serde_json::to_value(StepParams { item: &parent.item }).unwrap_or(Value::Null);
-            let answer = match server.request_untyped(dir.step, params, deadline, true) {
+            let answer = match step(server, dir, &parent.item, deadline) {
                 Ok(answer) => answer,
                 Err(failure) if level == 1 => return Err(WalkFailure::Request(dir.step, failure)),
                 Err(failure) => {
@@ -465,7 +551,7 @@ fn walk(
             walk.requests += 1;
             let parent_name = parent.name.clone();
             let parent_uri = parent.uri.clone();
-            for (item, ranges) in step_entries(answer, dir, server.id()).map_err(WalkFailure::Tool)? {
+            for (item, ranges) in answer {
                 let mut node = node_from_item(item, level);
                 // Incoming: the call ranges lie in the caller (the listed item); outgoing: in the
                 // parent, which makes the calls.

@@ -19,12 +19,13 @@
 //!   again.
 //!
 
+use std::any::Any;
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::render::plural;
@@ -121,10 +122,21 @@ pub fn file_stamps(root: &Path) -> std::collections::BTreeMap<PathBuf, (u64, u12
 
 /// The last few answers of list requests, for their later pages. Keys name the request (server
 /// process, method, parameters); an answer is reused only while the fingerprint taken when it was
-/// stored still holds and for at most [`AnswerCache::MAX_AGE`].
-#[derive(Debug, Default)]
+/// stored still holds and for at most [`AnswerCache::MAX_AGE`]. Answers are kept as the typed
+/// values they were decoded into (a request's lsp-types result, a walked hierarchy), and read
+/// back as the same type.
+#[derive(Default)]
 pub struct AnswerCache {
-    entries: Mutex<VecDeque<(String, Fingerprint, Instant, Value)>>,
+    entries: Mutex<VecDeque<CachedAnswer>>,
+}
+
+/// One kept answer: key, fingerprint when stored, when stored, the typed answer.
+type CachedAnswer = (String, Fingerprint, Instant, Arc<dyn Any + Send + Sync>);
+
+impl std::fmt::Debug for AnswerCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnswerCache").field("entries", &self.entries.lock().len()).finish()
+    }
 }
 
 impl AnswerCache {
@@ -133,23 +145,24 @@ impl AnswerCache {
     /// Oldest answer reused.
     pub const MAX_AGE: Duration = Duration::from_secs(600);
 
-    /// The answer stored under `key`, with when it was stored, if the fingerprint still matches.
-    pub fn get(&self, key: &str, fingerprint: &Fingerprint) -> Option<(Instant, Value)> {
+    /// The answer of type `T` stored under `key`, with when it was stored, if the fingerprint
+    /// still matches (`None` as well when the stored answer is of another type).
+    pub fn get<T: Any + Clone>(&self, key: &str, fingerprint: &Fingerprint) -> Option<(Instant, T)> {
         let entries = self.entries.lock();
         entries
             .iter()
             .find(|(stored_key, stored, at, _)| stored_key == key && stored == fingerprint && at.elapsed() < Self::MAX_AGE)
-            .map(|(_, _, at, answer)| (*at, answer.clone()))
+            .and_then(|(_, _, at, answer)| answer.downcast_ref::<T>().map(|answer| (*at, answer.clone())))
     }
 
     /// Stores `answer` under `key` (replacing an older one; the oldest entry goes when full).
-    pub fn put(&self, key: String, fingerprint: Fingerprint, answer: Value) {
+    pub fn put<T: Any + Send + Sync>(&self, key: String, fingerprint: Fingerprint, answer: T) {
         let mut entries = self.entries.lock();
         entries.retain(|(stored_key, ..)| stored_key != &key);
         if entries.len() >= Self::CAPACITY {
             entries.pop_front();
         }
-        entries.push_back((key, fingerprint, Instant::now(), answer));
+        entries.push_back((key, fingerprint, Instant::now(), Arc::new(answer)));
     }
 }
 

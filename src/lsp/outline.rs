@@ -28,8 +28,6 @@
 //! - An entry's line is the line of its name, or for an impl block of its `impl` keyword — never
 //!   the line of a doc comment or attribute above it, which the server's range starts at.
 
-use serde_json::Value;
-
 use crate::lsp::position::split_lines;
 use crate::lsp::syntax::ParsedSource;
 
@@ -158,16 +156,11 @@ pub struct OutlineEntry {
     pub hidden: Option<Hidden>,
 }
 
-/// Builds the outline of a file from the server's raw `documentSymbol` answer (`null`, nested or
-/// flat) and the file's text. `extension` (without the dot) selects language rules for kinds.
-///
-/// # Errors
-/// The answer is neither shape (the message quotes the parse error).
-pub fn build_outline(answer: &Value, file_text: &str, extension: &str) -> Result<Vec<OutlineEntry>, String> {
-    if answer.is_null() {
-        return Ok(Vec::new());
-    }
-    let response: lsp_types::DocumentSymbolResponse = serde_json::from_value(answer.clone()).map_err(|err| err.to_string())?;
+/// Builds the outline of a file from the server's decoded `documentSymbol` answer (`None` for
+/// `null`, nested or flat) and the file's text. `extension` (without the dot) selects language
+/// rules for kinds.
+pub fn build_outline(answer: Option<lsp_types::DocumentSymbolResponse>, file_text: &str, extension: &str) -> Vec<OutlineEntry> {
+    let Some(response) = answer else { return Vec::new() };
     let roots = match response {
         lsp_types::DocumentSymbolResponse::Nested(list) => list.into_iter().map(Node::from_nested).collect(),
         lsp_types::DocumentSymbolResponse::Flat(list) => tree_from_flat(list),
@@ -182,7 +175,7 @@ pub fn build_outline(answer: &Value, file_text: &str, extension: &str) -> Result
         .flatten();
     let context = Context { lines: &lines, extension, parsed: parsed.as_ref() };
     flatten(&roots, &context, 1, None, None, false, false, &mut entries);
-    Ok(entries)
+    entries
 }
 
 #[derive(Debug)]
@@ -544,7 +537,13 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    /// [`super::build_outline`] of an answer as a server sends it (decoded as the client does).
+    fn build_outline(answer: &Value, file_text: &str, extension: &str) -> Result<Vec<OutlineEntry>, String> {
+        let decoded: Option<lsp_types::DocumentSymbolResponse> = serde_json::from_value(answer.clone()).map_err(|err| err.to_string())?;
+        Ok(super::build_outline(decoded, file_text, extension))
+    }
 
     fn symbol(name: &str, kind: u64, range: (u32, u32, u32, u32), name_at: (u32, u32), children: Value) -> Value {
         json!({

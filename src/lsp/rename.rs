@@ -99,28 +99,45 @@ pub struct WorkspaceEditPlan {
     pub files: Vec<PlannedFile>,
 }
 
-/// Resolves `edit` (LSP `WorkspaceEdit` JSON) into a plan; reads files, writes nothing.
+/// Resolves `edit` (an LSP `WorkspaceEdit`) into a plan; reads files, writes nothing.
 /// `server` (when given) supplies the position encoding and the document versions to check.
+/// `documentChanges` (text document edits, plain or annotated, and create / rename / delete
+/// file operations, in order) wins over `changes` when both are present; `changes` is taken in
+/// URI order.
 ///
 /// # Errors
-/// `invalid_arguments` for a malformed edit, an edit outside the workspace, overlapping edits or
-/// a range past the end of the file; `conflict` when a versioned edit names another version than
-/// the server's document, or the server's text of a document differs from the file on disk.
-pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer>, edit: &Value) -> Result<WorkspaceEditPlan, ToolError> {
+/// `invalid_arguments` for an edit outside the workspace or naming a non-file URI, overlapping
+/// edits or a range past the end of the file; `conflict` when a versioned edit names another
+/// version than the server's document, or the server's text of a document differs from the
+/// file on disk.
+pub fn plan_workspace_edit(
+    workspace_root: &Path,
+    server: Option<&LanguageServer>,
+    edit: &lsp_types::WorkspaceEdit,
+) -> Result<WorkspaceEditPlan, ToolError> {
     let encoding = server.map_or(PositionEncoding::Utf16, LanguageServer::position_encoding);
     // path → (current text, original bytes or None when absent, edits, operation)
     let mut texts: BTreeMap<PathBuf, FileState> = BTreeMap::new();
     let mut order: Vec<PathBuf> = Vec::new();
-    let mut steps: Vec<Step> = Vec::new();
-    if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
-        for change in changes {
-            match change.get("kind").and_then(Value::as_str) {
-                None => {
-                    let uri = change.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or("");
-                    let path = edit_path(workspace_root, uri)?;
-                    if let (Some(server), Some(version)) = (server, change.pointer("/textDocument/version").and_then(Value::as_i64)) {
+    let mut steps: Vec<Step<'_>> = Vec::new();
+    if let Some(document_changes) = &edit.document_changes {
+        let operations: Vec<DocumentChange<'_>> = match document_changes {
+            lsp_types::DocumentChanges::Edits(edits) => edits.iter().map(DocumentChange::Edit).collect(),
+            lsp_types::DocumentChanges::Operations(operations) => operations
+                .iter()
+                .map(|operation| match operation {
+                    lsp_types::DocumentChangeOperation::Edit(edit) => DocumentChange::Edit(edit),
+                    lsp_types::DocumentChangeOperation::Op(operation) => DocumentChange::Operation(operation),
+                })
+                .collect(),
+        };
+        for change in operations {
+            match change {
+                DocumentChange::Edit(document_edit) => {
+                    let path = edit_path(workspace_root, document_edit.text_document.uri.as_str())?;
+                    if let (Some(server), Some(version)) = (server, document_edit.text_document.version) {
                         if let Some(ours) = server.document_version(&path) {
-                            if i64::from(ours) != version {
+                            if ours != version {
                                 return Err(ToolError::new(
                                     ErrorKind::Conflict,
                                     format!(
@@ -132,32 +149,36 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                             }
                         }
                     }
-                    let edits = change.get("edits").and_then(Value::as_array).cloned().unwrap_or_default();
+                    let edits = document_edit.edits.iter().map(plain_text_edit).collect();
                     steps.push(Step::Edit(path, edits));
                 }
-                Some("create") => {
-                    let path = edit_path(workspace_root, change.get("uri").and_then(Value::as_str).unwrap_or(""))?;
-                    let overwrite = change.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
-                    let ignore = change.pointer("/options/ignoreIfExists").and_then(Value::as_bool).unwrap_or(false);
+                DocumentChange::Operation(lsp_types::ResourceOp::Create(create)) => {
+                    let path = edit_path(workspace_root, create.uri.as_str())?;
+                    let options = create.options.as_ref();
+                    let overwrite = options.and_then(|options| options.overwrite).unwrap_or(false);
+                    let ignore = options.and_then(|options| options.ignore_if_exists).unwrap_or(false);
                     steps.push(Step::Create(path, overwrite, ignore));
                 }
-                Some("rename") => {
-                    let from = edit_path(workspace_root, change.get("oldUri").and_then(Value::as_str).unwrap_or(""))?;
-                    let to = edit_path(workspace_root, change.get("newUri").and_then(Value::as_str).unwrap_or(""))?;
-                    let overwrite = change.pointer("/options/overwrite").and_then(Value::as_bool).unwrap_or(false);
+                DocumentChange::Operation(lsp_types::ResourceOp::Rename(rename)) => {
+                    let from = edit_path(workspace_root, rename.old_uri.as_str())?;
+                    let to = edit_path(workspace_root, rename.new_uri.as_str())?;
+                    let overwrite = rename.options.as_ref().and_then(|options| options.overwrite).unwrap_or(false);
                     steps.push(Step::Rename(from, to, overwrite));
                 }
-                Some("delete") => {
-                    let path = edit_path(workspace_root, change.get("uri").and_then(Value::as_str).unwrap_or(""))?;
+                DocumentChange::Operation(lsp_types::ResourceOp::Delete(delete)) => {
+                    let path = edit_path(workspace_root, delete.uri.as_str())?;
                     steps.push(Step::Delete(path));
                 }
-                Some(other) => return Err(ToolError::invalid(format!("unknown documentChanges kind {other:?} in the workspace edit"))),
             }
         }
-    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            let path = edit_path(workspace_root, uri)?;
-            steps.push(Step::Edit(path, edits.as_array().cloned().unwrap_or_default()));
+    } else if let Some(changes) = &edit.changes {
+        // `changes` is a map: taken in URI order, so the plan (and its file list) is the same
+        // for the same edit.
+        let mut by_uri: Vec<(&lsp_types::Uri, &Vec<lsp_types::TextEdit>)> = changes.iter().collect();
+        by_uri.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        for (uri, edits) in by_uri {
+            let path = edit_path(workspace_root, uri.as_str())?;
+            steps.push(Step::Edit(path, edits.iter().collect()));
         }
     }
     for step in steps {
@@ -170,7 +191,7 @@ pub fn plan_workspace_edit(workspace_root: &Path, server: Option<&LanguageServer
                         crate::render::display_path(workspace_root, &path)
                     )));
                 };
-                *text = apply_text_edits(text, &edits, encoding).map_err(|why| {
+                *text = apply_text_edits(text, edits.iter().copied(), encoding).map_err(|why| {
                     ToolError::invalid(format!("{}: {why}; nothing was changed", crate::render::display_path(workspace_root, &path)))
                 })?;
                 state.edit_count += edits.len();
@@ -290,8 +311,22 @@ pub fn commit_workspace_edit(workspace_root: &Path, plan: &WorkspaceEditPlan) ->
     commit_file_changes_in(workspace_root, &plan.changes)
 }
 
-enum Step {
-    Edit(PathBuf, Vec<Value>),
+/// One entry of `documentChanges`, whichever of its two lsp-types shapes carried it.
+enum DocumentChange<'a> {
+    Edit(&'a lsp_types::TextDocumentEdit),
+    Operation(&'a lsp_types::ResourceOp),
+}
+
+/// The text edit of a plain or annotated edit (the annotation is not needed to apply it).
+fn plain_text_edit(edit: &lsp_types::OneOf<lsp_types::TextEdit, lsp_types::AnnotatedTextEdit>) -> &lsp_types::TextEdit {
+    match edit {
+        lsp_types::OneOf::Left(edit) => edit,
+        lsp_types::OneOf::Right(annotated) => &annotated.text_edit,
+    }
+}
+
+enum Step<'a> {
+    Edit(PathBuf, Vec<&'a lsp_types::TextEdit>),
     Create(PathBuf, bool, bool),
     Rename(PathBuf, PathBuf, bool),
     Delete(PathBuf),
@@ -367,7 +402,11 @@ fn load<'a>(
 ///
 /// # Errors
 /// A sentence saying which edits overlap or which range is out of bounds.
-pub fn apply_text_edits(text: &str, edits: &[Value], encoding: PositionEncoding) -> Result<String, String> {
+pub fn apply_text_edits<'a>(
+    text: &str,
+    edits: impl IntoIterator<Item = &'a lsp_types::TextEdit>,
+    encoding: PositionEncoding,
+) -> Result<String, String> {
     let lines = split_lines(text);
     let mut line_starts = Vec::with_capacity(lines.len() + 1);
     let mut offset = 0;
@@ -378,9 +417,9 @@ pub fn apply_text_edits(text: &str, edits: &[Value], encoding: PositionEncoding)
     if line_starts.is_empty() || text.ends_with('\n') {
         line_starts.push(offset);
     }
-    let to_byte = |position: &Value| -> Result<usize, String> {
-        let line = position.get("line").and_then(Value::as_u64).ok_or("an edit has no range line")? as usize;
-        let character = position.get("character").and_then(Value::as_u64).ok_or("an edit has no range character")? as u32;
+    let to_byte = |position: &lsp_types::Position| -> Result<usize, String> {
+        let line = position.line as usize;
+        let character = position.character;
         if line >= line_starts.len() {
             if line == line_starts.len() && character == 0 {
                 return Ok(text.len());
@@ -390,15 +429,14 @@ pub fn apply_text_edits(text: &str, edits: &[Value], encoding: PositionEncoding)
         let line_text = lines.get(line).copied().unwrap_or("");
         Ok(line_starts[line] + encoding.byte_from_column(line_text, character).min(line_text.len()))
     };
-    let mut resolved: Vec<(usize, usize, String)> = Vec::new();
+    let mut resolved: Vec<(usize, usize, &str)> = Vec::new();
     for edit in edits {
-        let start = to_byte(edit.pointer("/range/start").ok_or("an edit has no range")?)?;
-        let end = to_byte(edit.pointer("/range/end").ok_or("an edit has no range")?)?;
+        let start = to_byte(&edit.range.start)?;
+        let end = to_byte(&edit.range.end)?;
         if end < start {
             return Err(format!("an edit's range ends before it starts (bytes {start}..{end})"));
         }
-        let new_text = edit.get("newText").and_then(Value::as_str).unwrap_or("").to_owned();
-        resolved.push((start, end, new_text));
+        resolved.push((start, end, edit.new_text.as_str()));
     }
     // Stable sort ascending; equal-start inserts keep server order.
     resolved.sort_by_key(|(start, end, _)| (*start, *end));
@@ -434,8 +472,7 @@ impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
     }
 
     fn apply_workspace_edit_reporting(&self, edit: &lsp_types::WorkspaceEdit) -> (lsp_types::ApplyWorkspaceEditResponse, Vec<PathBuf>) {
-        let edit = serde_json::to_value(edit).expect("a WorkspaceEdit serializes");
-        match plan_workspace_edit(&self.workspace_root, None, &edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
+        match plan_workspace_edit(&self.workspace_root, None, edit).and_then(|plan| commit_workspace_edit(&self.workspace_root, &plan)) {
             Ok(written) => (lsp_types::ApplyWorkspaceEditResponse { applied: true, failure_reason: None, failed_change: None }, written),
             Err(err) => (
                 lsp_types::ApplyWorkspaceEditResponse { applied: false, failure_reason: Some(err.message), failed_change: None },
@@ -502,8 +539,6 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         return Err(ToolError::new(ErrorKind::Failed, message).with_hint("check the position with `lsp` hover; nothing was changed"));
     };
-    // The coverage check completes the edit from missed references as JSON.
-    let edit = serde_json::to_value(edit).expect("a WorkspaceEdit serializes");
     // Check the edit against every whole-word occurrence of the old name (a third of what is
     // left of the call, at most 30 s) and complete it from missed references.
     let check_deadline =
@@ -605,8 +640,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn edit(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> Value {
-        json!({"range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}, "newText": text})
+    fn edit(l1: u32, c1: u32, l2: u32, c2: u32, text: &str) -> lsp_types::TextEdit {
+        serde_json::from_value(
+            json!({"range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}}, "newText": text}),
+        )
+        .expect("a TextEdit")
     }
 
     #[test]
@@ -616,6 +654,36 @@ mod tests {
         assert_eq!(apply_text_edits(text, &edits, PositionEncoding::Utf16).unwrap(), "let bar = 1;\nbar + bar\n");
         let overlapping = [edit(0, 0, 0, 5, "x"), edit(0, 3, 0, 7, "y")];
         assert!(apply_text_edits(text, &overlapping, PositionEncoding::Utf16).unwrap_err().contains("overlap"));
+    }
+
+    #[test]
+    fn annotated_edits_apply_and_changes_are_planned_in_uri_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("b.py"), "foo = 1\n").unwrap();
+        std::fs::write(root.join("a.py"), "print(foo)\n").unwrap();
+        let uri = |name: &str| crate::lsp::uri::path_to_uri(&root.join(name));
+        // An annotated text edit (LSP 3.16 change annotations) inside documentChanges.
+        let mut annotated = serde_json::to_value(edit(0, 0, 0, 3, "bar")).unwrap();
+        annotated["annotationId"] = json!("rename");
+        let with_annotations: lsp_types::WorkspaceEdit = serde_json::from_value(json!({
+            "documentChanges": [{"textDocument": {"uri": uri("b.py"), "version": null}, "edits": [annotated]}],
+            "changeAnnotations": {"rename": {"label": "Rename foo", "needsConfirmation": false}}
+        }))
+        .unwrap();
+        let plan = plan_workspace_edit(&root, None, &with_annotations).unwrap();
+        assert_eq!(plan.files.len(), 1);
+        assert_eq!(plan.changes[0].new_content.as_deref(), Some(&b"bar = 1\n"[..]));
+        // `changes` is a map: planned in URI order, whatever order the map iterates in.
+        let changes: lsp_types::WorkspaceEdit = serde_json::from_value(json!({"changes": {
+            uri("b.py"): [edit(0, 0, 0, 3, "bar")],
+            uri("a.py"): [edit(0, 6, 0, 9, "bar")],
+        }}))
+        .unwrap();
+        let plan = plan_workspace_edit(&root, None, &changes).unwrap();
+        let planned: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
+        assert_eq!(planned, vec![root.join("a.py"), root.join("b.py")]);
+        assert_eq!(plan.changes[0].new_content.as_deref(), Some(&b"print(bar)\n"[..]));
     }
 
     #[test]

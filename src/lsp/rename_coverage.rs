@@ -30,15 +30,13 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde_json::{json, Value};
-
 use crate::files::WorkspaceReader;
 use crate::lsp::client::LanguageServer;
 use crate::lsp::output::{CheckedRenameCoverage, RenameCoverageSummary, UncheckedRenameCoverage};
 use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
 use crate::lsp::project_scope::WalkScope;
 use crate::lsp::servers::ServerDefinition;
-use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::uri::{lsp_uri_to_path, path_to_lsp_uri};
 
 /// Files scanned for occurrences at most.
 pub const MAX_FILES: usize = 20_000;
@@ -194,38 +192,63 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
     if server.sync_document(path).is_err() {
         return HashSet::new();
     }
-    let params = json!({"textDocument": {"uri": path_to_uri(path)}, "position": {"line": line, "character": character}});
-    let Ok(answer) = server.request_untyped("textDocument/definition", params, deadline, true) else { return HashSet::new() };
-    let mut targets = HashSet::new();
-    let items: Vec<Value> = match answer {
-        Value::Array(items) => items,
-        Value::Null => Vec::new(),
-        single => vec![single],
+    let params = lsp_types::GotoDefinitionParams {
+        text_document_position_params: text_document_position(path, line, character),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
     };
-    for item in items {
-        let (uri, start) = match (item.get("targetUri"), item.get("uri")) {
-            (Some(uri), _) => (uri, item.pointer("/targetSelectionRange/start").or_else(|| item.pointer("/targetRange/start"))),
-            (None, Some(uri)) => (uri, item.pointer("/range/start")),
-            _ => continue,
-        };
-        let (Some(target), Some(start)) = (uri.as_str().and_then(uri_to_path), start) else { continue };
+    let Ok(answer) = server.request::<lsp_types::request::GotoDefinition>(params, deadline) else { return HashSet::new() };
+    let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match &answer {
+        None => Vec::new(),
+        Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(&location.uri, location.range.start)],
+        Some(lsp_types::GotoDefinitionResponse::Array(locations)) => {
+            locations.iter().map(|location| (&location.uri, location.range.start)).collect()
+        }
+        Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
+            links.iter().map(|link| (&link.target_uri, link.target_selection_range.start)).collect()
+        }
+    };
+    let mut targets = HashSet::new();
+    for (uri, start) in starts {
+        let Some(target) = lsp_uri_to_path(uri) else { continue };
         let target = std::fs::canonicalize(&target).unwrap_or(target);
-        let line = start.get("line").and_then(Value::as_u64).unwrap_or(0) as u32;
-        let character = start.get("character").and_then(Value::as_u64).unwrap_or(0) as u32;
-        targets.insert((target, line, character));
+        targets.insert((target, start.line, start.character));
     }
     targets
+}
+
+/// The `textDocument` + `position` of a request at 0-based (`line`, `character`) of `path`.
+fn text_document_position(path: &Path, line: u32, character: u32) -> lsp_types::TextDocumentPositionParams {
+    lsp_types::TextDocumentPositionParams {
+        text_document: crate::lsp::client::text_document(path),
+        position: lsp_types::Position { line, character },
+    }
+}
+
+/// A text edit replacing 0-based `line`, `start`..`end` (server encoding) with `new_text`.
+fn text_edit(line: u32, start: u32, end: u32, new_text: &str) -> lsp_types::TextEdit {
+    lsp_types::TextEdit {
+        range: lsp_types::Range {
+            start: lsp_types::Position { line, character: start },
+            end: lsp_types::Position { line, character: end },
+        },
+        new_text: new_text.to_owned(),
+    }
 }
 
 /// Text edits of a `WorkspaceEdit` by canonical path, each file's list normalised to the
 /// identifiers that change ([`minimal_edits`]: pylsp answers with whole-file replacements).
 /// `None` when the edit has resource operations (create, rename, delete), which the check
 /// leaves alone.
-fn text_edits_by_path(reader: &WorkspaceReader, edit: &Value, encoding: PositionEncoding) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
+fn text_edits_by_path(
+    reader: &WorkspaceReader,
+    edit: &lsp_types::WorkspaceEdit,
+    encoding: PositionEncoding,
+) -> Option<BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>> {
     let mut by_path = raw_text_edits_by_path(edit)?;
     for (path, edits) in by_path.iter_mut() {
         let Ok(original) = reader.read_to_string(path) else { continue };
-        let Ok(changed) = crate::lsp::rename::apply_text_edits(&original, edits, encoding) else { continue };
+        let Ok(changed) = crate::lsp::rename::apply_text_edits(&original, edits.iter(), encoding) else { continue };
         *edits = minimal_edits(&original, &changed, encoding);
     }
     by_path.retain(|_, edits| !edits.is_empty());
@@ -235,10 +258,10 @@ fn text_edits_by_path(reader: &WorkspaceReader, edit: &Value, encoding: Position
 /// The edits that turn `old` into `new`, one per changed identifier where lines correspond
 /// (a line-level diff, then a character-level diff of each changed line widened to whole
 /// identifiers); a run of inserted or deleted lines becomes one whole-line edit.
-pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<Value> {
+pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<lsp_types::TextEdit> {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let position = |line: usize, character: u32| json!({"line": line, "character": character});
+    let position = |line: usize, character: u32| lsp_types::Position { line: line as u32, character };
     let mut edits = Vec::new();
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
         let (tag, old_range, new_range) = op.as_tag_tuple();
@@ -252,20 +275,20 @@ pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<Va
                 let old_line = old_lines[old_index].trim_end_matches(['\n', '\r']);
                 let new_line = new_lines[new_index].trim_end_matches(['\n', '\r']);
                 for (old_bytes, new_bytes) in identifier_hunks(old_line, new_line) {
-                    edits.push(json!({
-                        "range": {
-                            "start": position(old_index, encoding.column_from_byte(old_line, old_bytes.start)),
-                            "end": position(old_index, encoding.column_from_byte(old_line, old_bytes.end)),
+                    edits.push(lsp_types::TextEdit {
+                        range: lsp_types::Range {
+                            start: position(old_index, encoding.column_from_byte(old_line, old_bytes.start)),
+                            end: position(old_index, encoding.column_from_byte(old_line, old_bytes.end)),
                         },
-                        "newText": &new_line[new_bytes],
-                    }));
+                        new_text: new_line[new_bytes].to_owned(),
+                    });
                 }
             }
         } else {
-            edits.push(json!({
-                "range": {"start": position(old_range.start, 0), "end": position(old_range.end, 0)},
-                "newText": new_lines[new_range].concat(),
-            }));
+            edits.push(lsp_types::TextEdit {
+                range: lsp_types::Range { start: position(old_range.start, 0), end: position(old_range.end, 0) },
+                new_text: new_lines[new_range].concat(),
+            });
         }
     }
     edits
@@ -314,33 +337,55 @@ fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::o
         .collect()
 }
 
-fn raw_text_edits_by_path(edit: &Value) -> Option<BTreeMap<PathBuf, Vec<Value>>> {
-    let mut by_path: BTreeMap<PathBuf, Vec<Value>> = BTreeMap::new();
-    let mut add = |uri: &str, edits: &[Value]| {
-        if let Some(path) = uri_to_path(uri) {
+/// The text edits of `edit` by canonical path (annotated edits as plain ones); `None` when it
+/// has resource operations (create, rename, delete). `documentChanges` wins over `changes`, as
+/// in [`crate::lsp::rename::plan_workspace_edit`].
+fn raw_text_edits_by_path(edit: &lsp_types::WorkspaceEdit) -> Option<BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>> {
+    let mut by_path: BTreeMap<PathBuf, Vec<lsp_types::TextEdit>> = BTreeMap::new();
+    let mut add = |uri: &lsp_types::Uri, edits: &mut dyn Iterator<Item = &lsp_types::TextEdit>| {
+        if let Some(path) = lsp_uri_to_path(uri) {
             let path = std::fs::canonicalize(&path).unwrap_or(path);
-            by_path.entry(path).or_default().extend(edits.iter().cloned());
+            by_path.entry(path).or_default().extend(edits.cloned());
         }
     };
-    if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
-        for change in changes {
-            if change.get("kind").is_some() {
-                return None;
+    let plain = |edit: &lsp_types::OneOf<lsp_types::TextEdit, lsp_types::AnnotatedTextEdit>| -> lsp_types::TextEdit {
+        match edit {
+            lsp_types::OneOf::Left(edit) => edit.clone(),
+            lsp_types::OneOf::Right(annotated) => annotated.text_edit.clone(),
+        }
+    };
+    match (&edit.document_changes, &edit.changes) {
+        (Some(lsp_types::DocumentChanges::Edits(document_edits)), _) => {
+            for document_edit in document_edits {
+                let edits: Vec<lsp_types::TextEdit> = document_edit.edits.iter().map(plain).collect();
+                add(&document_edit.text_document.uri, &mut edits.iter());
             }
-            let uri = change.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or("");
-            add(uri, change.get("edits").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]));
         }
-    } else if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            add(uri, edits.as_array().map(Vec::as_slice).unwrap_or(&[]));
+        (Some(lsp_types::DocumentChanges::Operations(operations)), _) => {
+            for operation in operations {
+                let lsp_types::DocumentChangeOperation::Edit(document_edit) = operation else { return None };
+                let edits: Vec<lsp_types::TextEdit> = document_edit.edits.iter().map(plain).collect();
+                add(&document_edit.text_document.uri, &mut edits.iter());
+            }
         }
+        (None, Some(changes)) => {
+            for (uri, edits) in changes {
+                add(uri, &mut edits.iter());
+            }
+        }
+        (None, None) => {}
     }
     Some(by_path)
 }
 
-fn range_of(edit: &Value) -> Option<(u32, u32, u32, u32)> {
-    let get = |pointer: &str| edit.pointer(pointer).and_then(Value::as_u64).map(|v| v as u32);
-    Some((get("/range/start/line")?, get("/range/start/character")?, get("/range/end/line")?, get("/range/end/character")?))
+fn range_of(edit: &lsp_types::TextEdit) -> (u32, u32, u32, u32) {
+    let range = &edit.range;
+    (range.start.line, range.start.character, range.end.line, range.end.character)
+}
+
+fn location_range(location: &lsp_types::Location) -> (u32, u32, u32, u32) {
+    let range = &location.range;
+    (range.start.line, range.start.character, range.end.line, range.end.character)
 }
 
 /// Whether an edit range (pre-edit positions) covers the hit's identifier.
@@ -354,7 +399,7 @@ fn covers(range: (u32, u32, u32, u32), line: u32, start: u32, end: u32) -> bool 
 pub struct RenameCoverage {
     /// The edit to apply: the server's, merged with the renames from missed references and the
     /// edits runbound added.
-    pub edit: Value,
+    pub edit: lsp_types::WorkspaceEdit,
     /// Lines for the tool result (the first says what was checked).
     pub report: Vec<String>,
     /// The same, typed (`structuredContent.coverage`).
@@ -374,7 +419,7 @@ pub fn complete_rename(
     character: u32,
     old_name: &str,
     new_name: &str,
-    edit: Value,
+    edit: lsp_types::WorkspaceEdit,
     deadline: Instant,
 ) -> RenameCoverage {
     let shown = |path: &Path| crate::render::display_path(workspace_root, path);
@@ -415,17 +460,18 @@ pub fn complete_rename(
             encoding.column_from_byte(&hit.line_text, hit.byte_start + old_name.len()),
         )
     };
-    let is_covered = |edits: &BTreeMap<PathBuf, Vec<Value>>, hit: &WordHit| -> bool {
+    let is_covered = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, hit: &WordHit| -> bool {
         let (start, end) = columns(hit);
-        edits.get(&hit.path).is_some_and(|list| list.iter().filter_map(range_of).any(|range| covers(range, hit.line, start, end)))
+        edits.get(&hit.path).is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, hit.line, start, end)))
     };
     // Whether the edit renames the identifier at a target (a binding the edit changes).
-    let renamed_by = |edits: &BTreeMap<PathBuf, Vec<Value>>, (path, target_line, target_char): &Target| -> bool {
+    let renamed_by = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, (path, target_line, target_char): &Target| -> bool {
         edits
             .get(path)
-            .is_some_and(|list| list.iter().filter_map(range_of).any(|range| covers(range, *target_line, *target_char, *target_char + 1)))
+            .is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, *target_line, *target_char, *target_char + 1)))
     };
-    let renames_declaration = |edits: &BTreeMap<PathBuf, Vec<Value>>| -> bool { origin_targets.iter().any(|t| renamed_by(edits, t)) };
+    let renames_declaration =
+        |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>| -> bool { origin_targets.iter().any(|t| renamed_by(edits, t)) };
     // Python `__all__` entries name a module's bindings in strings no definition request
     // resolves; one whose file has its binding of the name renamed by the edit is a reference.
     let mut dunder_all: BTreeMap<PathBuf, Vec<std::ops::Range<usize>>> = BTreeMap::new();
@@ -483,8 +529,12 @@ pub fn complete_rename(
         }
         // A missed reference: ask the server again from here, else edit it ourselves.
         if extra_renames.len() < MAX_EXTRA_RENAMES {
-            let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "newName": new_name});
-            if let Ok(more) = server.request_untyped("textDocument/rename", params, deadline, false) {
+            let params = lsp_types::RenameParams {
+                text_document_position: text_document_position(&hit.path, hit.line, start),
+                new_name: new_name.to_owned(),
+                work_done_progress_params: Default::default(),
+            };
+            if let Ok(Some(more)) = server.request::<lsp_types::request::Rename>(params, deadline) {
                 if let Some(more) = text_edits_by_path(&reader, &more, encoding) {
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
@@ -496,7 +546,7 @@ pub fn complete_rename(
         }
         if renames_declaration(&edits) {
             let (start, end) = columns(&hit);
-            let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
+            let own = text_edit(hit.line, start, end, new_name);
             conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
             added.push(hit);
         } else {
@@ -507,7 +557,7 @@ pub fn complete_rename(
         let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
         if binding_renamed {
             let (start, end) = columns(&hit);
-            let own = json!({"range": {"start": {"line": hit.line, "character": start}, "end": {"line": hit.line, "character": end}}, "newText": new_name});
+            let own = text_edit(hit.line, start, end, new_name);
             conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
             dunder_all_added.push(hit);
         } else {
@@ -673,7 +723,10 @@ pub fn complete_rename(
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         files_not_changed: untouched_files,
     });
-    let merged = json!({"changes": edits.into_iter().map(|(path, list)| (path_to_uri(&path), Value::Array(list))).collect::<serde_json::Map<String, Value>>()});
+    let merged = lsp_types::WorkspaceEdit {
+        changes: Some(edits.into_iter().map(|(path, list)| (path_to_lsp_uri(&path), list)).collect()),
+        ..lsp_types::WorkspaceEdit::default()
+    };
     let mut warnings = Vec::new();
     if !doc_tests.is_empty() {
         warnings.push(format!(
@@ -940,16 +993,16 @@ fn byte_offset(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: us
 
 /// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
 /// one already there (counted and returned).
-fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<Value>>, more: BTreeMap<PathBuf, Vec<Value>>) -> usize {
+fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>) -> usize {
     let mut conflicts = 0;
     for (path, list) in more {
         let existing = edits.entry(path).or_default();
         for edit in list {
-            let Some(range) = range_of(&edit) else { continue };
+            let range = range_of(&edit);
             let mut duplicate = false;
             let mut overlaps = false;
             for other in existing.iter() {
-                let Some(other_range) = range_of(other) else { continue };
+                let other_range = range_of(other);
                 if other_range == range {
                     duplicate = true;
                     break;
@@ -980,9 +1033,9 @@ pub const MAX_REFERENCE_CHECKS: usize = 400;
 /// The result of [`complete_references`].
 #[derive(Debug, Clone)]
 pub struct ReferencesCoverage {
-    /// The references to render: the server's, plus those found from missed uses (LSP
-    /// `Location[]` JSON).
-    pub answer: Value,
+    /// The references to render: the server's, plus those found from missed uses (a server's
+    /// `null` becomes an empty list).
+    pub answer: Vec<lsp_types::Location>,
     /// Notes for the answer (empty when the server's answer already covered every use grep
     /// finds).
     pub notes: Vec<String>,
@@ -1004,24 +1057,24 @@ pub fn complete_references(
     line: u32,
     character: u32,
     name: &str,
-    answer: Value,
+    answer: Option<Vec<lsp_types::Location>>,
     deadline: Instant,
 ) -> ReferencesCoverage {
     let shown = |path: &Path| crate::render::display_path(workspace_root, path);
-    let mut references: Vec<Value> = answer.as_array().cloned().unwrap_or_default();
+    let mut references: Vec<lsp_types::Location> = answer.unwrap_or_default();
     let grep = grep_word(server.definition(), server.root(), name);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
         (encoding.column_from_byte(&hit.line_text, hit.byte_start), encoding.column_from_byte(&hit.line_text, hit.byte_start + name.len()))
     };
-    let location_path = |location: &Value| -> Option<PathBuf> {
-        let path = location.get("uri").and_then(Value::as_str).and_then(uri_to_path)?;
+    let location_path = |location: &lsp_types::Location| -> Option<PathBuf> {
+        let path = lsp_uri_to_path(&location.uri)?;
         Some(std::fs::canonicalize(&path).unwrap_or(path))
     };
-    let contains = |references: &[Value], path: &Path, line: u32, start: u32, end: u32| -> bool {
-        references.iter().any(|location| {
-            location_path(location).is_some_and(|p| p == path) && range_of(location).is_some_and(|range| covers(range, line, start, end))
-        })
+    let contains = |references: &[lsp_types::Location], path: &Path, line: u32, start: u32, end: u32| -> bool {
+        references
+            .iter()
+            .any(|location| location_path(location).is_some_and(|p| p == path) && covers(location_range(location), line, start, end))
     };
     let uncovered: Vec<&WordHit> = grep
         .hits
@@ -1032,11 +1085,11 @@ pub fn complete_references(
         })
         .collect();
     if uncovered.is_empty() {
-        return ReferencesCoverage { answer: Value::Array(references), notes: Vec::new() };
+        return ReferencesCoverage { answer: references, notes: Vec::new() };
     }
     if uncovered.len() > MAX_REFERENCE_CHECKS {
         return ReferencesCoverage {
-            answer: Value::Array(references),
+            answer: references,
             notes: vec![format!(
                 "note: {} whole-word occurrences of `{name}` under {} are not in this answer; too many to cross-check (more than {MAX_REFERENCE_CHECKS}) — most are probably other symbols with this name",
                 uncovered.len(),
@@ -1047,7 +1100,7 @@ pub fn complete_references(
     let origin_targets = definition_targets(server, origin, line, character, deadline);
     if origin_targets.is_empty() {
         return ReferencesCoverage {
-            answer: Value::Array(references),
+            answer: references,
             notes: vec![format!(
                 "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({} gave no definition here)",
                 uncovered.len(),
@@ -1085,12 +1138,17 @@ pub fn complete_references(
             continue;
         }
         if asked_again.len() < MAX_EXTRA_RENAMES {
-            let params = json!({"textDocument": {"uri": path_to_uri(&hit.path)}, "position": {"line": hit.line, "character": start}, "context": {"includeDeclaration": true}});
-            if let Ok(Value::Array(more)) = server.request_untyped("textDocument/references", params, deadline, true) {
+            let params = lsp_types::ReferenceParams {
+                text_document_position: text_document_position(&hit.path, hit.line, start),
+                work_done_progress_params: Default::default(),
+                partial_result_params: Default::default(),
+                context: lsp_types::ReferenceContext { include_declaration: true },
+            };
+            if let Ok(Some(more)) = server.request::<lsp_types::request::References>(params, deadline) {
                 asked_again.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                 for location in more {
                     let Some(path) = location_path(&location) else { continue };
-                    let Some(range) = range_of(&location) else { continue };
+                    let range = location_range(&location);
                     if !contains(&references, &path, range.0, range.1, range.1) {
                         references.push(location);
                     }
@@ -1134,7 +1192,7 @@ pub fn complete_references(
             "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere or nowhere, {in_text} are in comments or strings"
         ));
     }
-    ReferencesCoverage { answer: Value::Array(references), notes }
+    ReferencesCoverage { answer: references, notes }
 }
 
 #[cfg(test)]
@@ -1152,17 +1210,8 @@ mod tests {
         let old = "from shop.pricing import total_price\n__all__ = [\"total_price\"]\nx = total_price(1)  # é\n";
         let new = "from shop.pricing import gross_price\n__all__ = [\"total_price\"]\nx = gross_price(1)  # é\n";
         let edits = minimal_edits(old, new, PositionEncoding::Utf16);
-        let ranges: Vec<(u64, u64, u64, &str)> = edits
-            .iter()
-            .map(|e| {
-                (
-                    e.pointer("/range/start/line").unwrap().as_u64().unwrap(),
-                    e.pointer("/range/start/character").unwrap().as_u64().unwrap(),
-                    e.pointer("/range/end/character").unwrap().as_u64().unwrap(),
-                    e["newText"].as_str().unwrap(),
-                )
-            })
-            .collect();
+        let ranges: Vec<(u32, u32, u32, &str)> =
+            edits.iter().map(|e| (e.range.start.line, e.range.start.character, e.range.end.character, e.new_text.as_str())).collect();
         assert_eq!(ranges, vec![(0, 25, 36, "gross_price"), (2, 4, 15, "gross_price")]);
         assert_eq!(crate::lsp::rename::apply_text_edits(old, &edits, PositionEncoding::Utf16).unwrap(), new);
         // Inserted lines become one whole-line edit.
@@ -1249,7 +1298,7 @@ mod tests {
 
     #[test]
     fn merging_skips_duplicates_and_overlaps() {
-        let edit = |l: u32, a: u32, b: u32| json!({"range": {"start": {"line": l, "character": a}, "end": {"line": l, "character": b}}, "newText": "n"});
+        let edit = |l: u32, a: u32, b: u32| text_edit(l, a, b, "n");
         let mut edits = BTreeMap::from([(PathBuf::from("/a.py"), vec![edit(1, 0, 6)])]);
         let conflicts = merge_edits(
             &mut edits,

@@ -33,7 +33,7 @@ use crate::lsp::output::{
 };
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line, split_lines, PositionEncoding, ResolvedSymbol};
 use crate::lsp::supervisor::LspSupervisor;
-use crate::lsp::uri::{path_to_uri, uri_to_path};
+use crate::lsp::uri::uri_to_path;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
 use crate::render::{cut_chars, plural};
 use crate::result::ToolResult;
@@ -364,20 +364,50 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(request_deadline));
         let encoding = server.position_encoding();
         let (line0, character) = resolved.lsp_position(encoding);
-        let text_document = json!({"uri": path_to_uri(&path)});
-        let position = json!({"line": line0, "character": character});
-        let params = match op {
-            "references" => json!({"textDocument": text_document, "position": position, "context": {"includeDeclaration": true}}),
-            "code_actions" => crate::lsp::code_action::code_action_params(server, &path, &resolved, request_deadline),
-            _ => json!({"textDocument": text_document, "position": position}),
+        let position = lsp_types::TextDocumentPositionParams {
+            text_document: crate::lsp::client::text_document(&path),
+            position: lsp_types::Position { line: line0, character },
+        };
+        let goto = || lsp_types::GotoDefinitionParams {
+            text_document_position_params: position.clone(),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
         };
         // Long answers (and slow ones) keep their answer for later pages; a definition's few
         // locations are asked again.
         let is_list = matches!(op, "references" | "implementation") || (args.offset > 0 && matches!(op, "definition" | "type_definition"));
-        let asked = if is_list {
-            list_request(supervisor, server, spec.method, params, args.offset, request_deadline)
-        } else {
-            server.request_untyped(spec.method, params, request_deadline, true).map(|answer| (answer, None))
+        let offset = args.offset;
+        let asked = match op {
+            "definition" => list_request::<GotoDefinition>(supervisor, server, goto(), offset, is_list, request_deadline)
+                .map(|(answer, reused)| (NavigationAnswer::Locations(answer), reused)),
+            "type_definition" => list_request::<GotoTypeDefinition>(supervisor, server, goto(), offset, is_list, request_deadline)
+                .map(|(answer, reused)| (NavigationAnswer::Locations(answer), reused)),
+            "implementation" => list_request::<GotoImplementation>(supervisor, server, goto(), offset, is_list, request_deadline)
+                .map(|(answer, reused)| (NavigationAnswer::Locations(answer), reused)),
+            "references" => {
+                let params = lsp_types::ReferenceParams {
+                    text_document_position: position.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                    context: lsp_types::ReferenceContext { include_declaration: true },
+                };
+                list_request::<References>(supervisor, server, params, offset, is_list, request_deadline)
+                    .map(|(answer, reused)| (NavigationAnswer::References(answer), reused))
+            }
+            "hover" => {
+                let params = lsp_types::HoverParams {
+                    text_document_position_params: position.clone(),
+                    work_done_progress_params: Default::default(),
+                };
+                server.request::<HoverRequest>(params, request_deadline).map(|answer| (NavigationAnswer::Hover(answer), None))
+            }
+            _ => {
+                // Code actions stay JSON: each listed action keeps the server's object for the
+                // `codeAction/resolve` round trip (see `code_action::OfferedAction`).
+                let params = crate::lsp::code_action::code_action_params(server, &path, &resolved, request_deadline);
+                crate::lsp::code_action::request_code_actions(server, params, request_deadline)
+                    .map(|answer| (NavigationAnswer::CodeActions(answer), None))
+            }
         };
         match asked {
             Ok((answer, reused)) => {
@@ -408,43 +438,44 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // References are cross-checked against grep -w where the server is known to skip uses
     // (pyright's through a .pyi stub beside the source): see
     // `rename_coverage::complete_references` and `ServerDefinition::cross_check_references`.
-    let (answer, coverage_notes) = if op == "references" && server.definition().cross_check_references {
-        let (line0, character) = resolved.lsp_position(encoding);
-        let budget = (request_deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(10));
-        let checked = crate::lsp::rename_coverage::complete_references(
-            server,
-            supervisor.workspace_root(),
-            &path,
-            line0,
-            character,
-            &resolved.cursor_identifier,
-            answer,
-            Instant::now() + budget,
-        );
-        (checked.answer, checked.notes)
-    } else {
-        (answer, Vec::new())
+    let (answer, coverage_notes) = match answer {
+        NavigationAnswer::References(answer) if server.definition().cross_check_references => {
+            let (line0, character) = resolved.lsp_position(encoding);
+            let budget = (request_deadline.saturating_duration_since(Instant::now()) / 3).min(Duration::from_secs(10));
+            let checked = crate::lsp::rename_coverage::complete_references(
+                server,
+                supervisor.workspace_root(),
+                &path,
+                line0,
+                character,
+                &resolved.cursor_identifier,
+                answer,
+                Instant::now() + budget,
+            );
+            (NavigationAnswer::References(Some(checked.answer)), checked.notes)
+        }
+        answer => (answer, Vec::new()),
     };
     notes.extend(coverage_notes);
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);
     }
-    let (body, results, page) = match op {
-        "references" => {
-            let (body, results, page) = render_references(&query, &answer, args.offset)?;
+    let (body, results, page) = match answer {
+        NavigationAnswer::References(answer) => {
+            let (body, results, page) = render_references(&query, answer, args.offset)?;
             (body, NavigationResults::References(results), page)
         }
-        "hover" => {
-            let (body, results) = render_hover(&query, &answer)?;
+        NavigationAnswer::Hover(answer) => {
+            let (body, results) = render_hover(&query, answer);
             (body, NavigationResults::Hover(results), None)
         }
-        "code_actions" => {
+        NavigationAnswer::CodeActions(answer) => {
             let (body, results) = render_code_actions(&query, &answer)?;
             (body, NavigationResults::CodeActions(results), None)
         }
-        _ => {
-            let (body, results, page) = render_locations(&query, spec.what, &answer, args.offset)?;
+        NavigationAnswer::Locations(answer) => {
+            let (body, results, page) = render_locations(&query, spec.what, answer, args.offset)?;
             (body, NavigationResults::Locations(results), page)
         }
     };
@@ -476,6 +507,18 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         notes: query.notes.clone(),
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(to_structured(&output))))
+}
+
+/// A navigation request's answer, decoded into its lsp-types result (`None` for `null`).
+enum NavigationAnswer {
+    /// `definition`, `type_definition`, `implementation`: a location, locations or links.
+    Locations(Option<lsp_types::GotoDefinitionResponse>),
+    /// `references`.
+    References(Option<Vec<lsp_types::Location>>),
+    /// `hover`.
+    Hover(Option<lsp_types::Hover>),
+    /// `code_actions`: the server's JSON, kept for the `codeAction/resolve` round trip.
+    CodeActions(Value),
 }
 
 /// The entries of a navigation answer, by op.
@@ -526,22 +569,30 @@ impl<F: FnOnce() -> Navigation<(), ()>> NavigationEnvelope for F {
     }
 }
 
-/// Asks `server` for a list answer or — for a later page (`offset` > 0) — reuses the answer the
-/// same request (same process, method and parameters) got before, while no file under the
-/// server's root changed since (fingerprint taken before that request). Returns the answer and,
-/// when reused, a note saying so.
-fn list_request(
+/// Asks `server` request `R` with `params` and, when `cached`, keeps the decoded answer for
+/// later pages: a later page (`offset` > 0) reuses the answer the same request (same process,
+/// method and parameters) got before, while no file under the server's root changed since
+/// (fingerprint taken before that request). Returns the answer and, when reused, a note saying
+/// so.
+fn list_request<R>(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
-    method: &str,
-    params: Value,
+    params: R::Params,
     offset: usize,
+    cached: bool,
     deadline: Instant,
-) -> Result<(Value, Option<String>), RequestFailure> {
-    let key = format!("{}|{method}|{params}", server.pid());
+) -> Result<(R::Result, Option<String>), RequestFailure>
+where
+    R: lsp_types::request::Request,
+    R::Result: Clone,
+{
+    if !cached {
+        return server.request::<R>(params, deadline).map(|answer| (answer, None));
+    }
+    let key = format!("{}|{}|{}", server.pid(), R::METHOD, serde_json::to_string(&params).unwrap_or_default());
     let fingerprint = workspace_fingerprint(server.root());
     if offset > 0 {
-        if let Some((at, answer)) = supervisor.answer_cache().get(&key, &fingerprint) {
+        if let Some((at, answer)) = supervisor.answer_cache().get::<R::Result>(&key, &fingerprint) {
             let note = format!(
                 "note: this page comes from {}'s answer {} s ago (no file under {} changed since); offset 0 asks the server again",
                 server.id(),
@@ -551,7 +602,7 @@ fn list_request(
             return Ok((answer, Some(note)));
         }
     }
-    let answer = server.request_untyped(method, params, deadline, true)?;
+    let answer = server.request::<R>(params, deadline)?;
     supervisor.answer_cache().put(key, fingerprint, answer.clone());
     Ok((answer, None))
 }
@@ -789,28 +840,17 @@ impl SourceCache {
     }
 }
 
-/// `(uri, start line, start character)` (0-based, server encoding) of each location in a
-/// definition-like answer: `Location`, `Location[]`, `LocationLink[]` (target selection range),
-/// or null.
-fn locations(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, u32, u32)>, ToolError> {
-    Ok(location_ranges(answer, server_id, method)?.into_iter().map(|(uri, range)| (uri, range.start.line, range.start.character)).collect())
-}
-
-/// `(uri, range)` (0-based, server encoding) of each location in a definition-like answer (a
-/// link's target selection range).
-fn location_ranges(answer: &Value, server_id: &str, method: &str) -> Result<Vec<(String, lsp_types::Range)>, ToolError> {
-    if answer.is_null() {
-        return Ok(Vec::new());
-    }
-    let response: lsp_types::GotoDefinitionResponse =
-        serde_json::from_value(answer.clone()).map_err(|err| unparseable(server_id, method, &err, answer))?;
-    Ok(match response {
-        lsp_types::GotoDefinitionResponse::Scalar(location) => vec![(location.uri.as_str().to_owned(), location.range)],
-        lsp_types::GotoDefinitionResponse::Array(list) => list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range)).collect(),
-        lsp_types::GotoDefinitionResponse::Link(links) => {
+/// `(uri, range)` (0-based, server encoding) of each location in a definition-like answer: a
+/// `Location`, `Location[]`, or `LocationLink[]` (a link's target selection range).
+fn location_ranges(answer: Option<lsp_types::GotoDefinitionResponse>) -> Vec<(String, lsp_types::Range)> {
+    match answer {
+        None => Vec::new(),
+        Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(location.uri.as_str().to_owned(), location.range)],
+        Some(lsp_types::GotoDefinitionResponse::Array(list)) => list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range)).collect(),
+        Some(lsp_types::GotoDefinitionResponse::Link(links)) => {
             links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range)).collect()
         }
-    })
+    }
 }
 
 /// What a location's single-line range covers, when that says more than its line: the entry of
@@ -873,14 +913,15 @@ pub(crate) fn counted(total: usize, noun: &str, extra: &str, tally: &PathTally) 
 fn render_locations(
     query: &Query<'_>,
     what: &str,
-    answer: &Value,
+    answer: Option<lsp_types::GotoDefinitionResponse>,
     offset: usize,
 ) -> Result<(String, Vec<LocationEntry>, Option<Page>), ToolError> {
-    let mut found = location_ranges(answer, query.server.id(), what)?;
+    let answered_null = answer.is_none();
+    let mut found = location_ranges(answer);
     let mut seen = HashSet::new();
     found.retain(|(uri, range)| seen.insert((uri.clone(), range.start.line, range.start.character)));
     if found.is_empty() {
-        let raw = if answer.is_null() { "null" } else { "an empty list" };
+        let raw = if answered_null { "null" } else { "an empty list" };
         return Ok((query.empty_answer(what, raw), Vec::new(), None));
     }
     let mut cache = SourceCache::new(query.supervisor.workspace_root());
@@ -918,10 +959,20 @@ fn render_locations(
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
-fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result<(String, Vec<ReferenceEntry>, Option<Page>), ToolError> {
-    let found = locations(answer, query.server.id(), "textDocument/references")?;
+fn render_references(
+    query: &Query<'_>,
+    answer: Option<Vec<lsp_types::Location>>,
+    offset: usize,
+) -> Result<(String, Vec<ReferenceEntry>, Option<Page>), ToolError> {
+    let answered_null = answer.is_none();
+    // `(uri, start line, start character)` (0-based, server encoding) of each reference.
+    let found: Vec<(String, u32, u32)> = answer
+        .unwrap_or_default()
+        .into_iter()
+        .map(|location| (location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character))
+        .collect();
     if found.is_empty() {
-        let raw = if answer.is_null() { "null" } else { "an empty list" };
+        let raw = if answered_null { "null" } else { "an empty list" };
         return Ok((query.empty_answer("references", raw), Vec::new(), None));
     }
     let mut cache = SourceCache::new(query.supervisor.workspace_root());
@@ -974,12 +1025,10 @@ fn render_references(query: &Query<'_>, answer: &Value, offset: usize) -> Result
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
-fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<HoverEntry>), ToolError> {
-    if answer.is_null() {
-        return Ok((query.empty_answer("hover information", "null"), Vec::new()));
-    }
-    let hover: lsp_types::Hover =
-        serde_json::from_value(answer.clone()).map_err(|err| unparseable(query.server.id(), "textDocument/hover", &err, answer))?;
+fn render_hover(query: &Query<'_>, answer: Option<lsp_types::Hover>) -> (String, Vec<HoverEntry>) {
+    let Some(hover) = answer else {
+        return (query.empty_answer("hover information", "null"), Vec::new());
+    };
     let marked = |marked: lsp_types::MarkedString| match marked {
         lsp_types::MarkedString::String(text) => text,
         lsp_types::MarkedString::LanguageString(code) => format!("```{}\n{}\n```", code.language, code.value),
@@ -991,11 +1040,11 @@ fn render_hover(query: &Query<'_>, answer: &Value) -> Result<(String, Vec<HoverE
     };
     let text = decode_entities_outside_code(text.trim());
     if text.is_empty() {
-        return Ok((query.empty_answer("hover information", "an empty hover"), Vec::new()));
+        return (query.empty_answer("hover information", "an empty hover"), Vec::new());
     }
     let cap = query.supervisor.config().hover_chars_cap;
     let shown = cut_chars(&text, cap);
-    Ok((shown, vec![HoverEntry { hover: text }]))
+    (shown, vec![HoverEntry { hover: text }])
 }
 
 /// Decodes HTML character references (`&nbsp;`, `&lt;`, `&#39;`, …) that servers put into hover
@@ -1081,19 +1130,27 @@ fn render_code_actions(query: &Query<'_>, answer: &Value) -> Result<(String, Vec
     Ok((out, results))
 }
 
-/// Published (and, where supported, pulled) diagnostics overlapping 0-based `line0`, as raw LSP
-/// objects for a code-action context.
-pub(crate) fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<Value> {
-    let mut all: Vec<Value> = server.published_diagnostics(path).map(|set| set.diagnostics).unwrap_or_default();
+/// The LSP number of a diagnostic severity: 1 error (also when absent, as the specification
+/// lets clients assume), 2 warning, 3 information, 4 hint, 5 for a value outside the spec.
+fn severity_number(severity: Option<lsp_types::DiagnosticSeverity>) -> u8 {
+    match severity {
+        None | Some(lsp_types::DiagnosticSeverity::ERROR) => 1,
+        Some(lsp_types::DiagnosticSeverity::WARNING) => 2,
+        Some(lsp_types::DiagnosticSeverity::INFORMATION) => 3,
+        Some(lsp_types::DiagnosticSeverity::HINT) => 4,
+        Some(_) => 5,
+    }
+}
+
+/// Published (and, where supported, pulled) diagnostics overlapping 0-based `line0`, for a
+/// code-action context (each with its `data` as the server sent it).
+pub(crate) fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<lsp_types::Diagnostic> {
+    let mut all: Vec<lsp_types::Diagnostic> = server.published_diagnostics(path).map(|set| set.diagnostics).unwrap_or_default();
     let pull_deadline = (Instant::now() + Duration::from_secs(3)).min(deadline);
     if let Ok(Some(pulled)) = server.pull_diagnostics(path, pull_deadline) {
         all.extend(pulled);
     }
-    all.retain(|diagnostic| {
-        let start = diagnostic.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(u64::MAX);
-        let end = diagnostic.pointer("/range/end/line").and_then(Value::as_u64).unwrap_or(start);
-        (start..=end).contains(&u64::from(line0))
-    });
+    all.retain(|diagnostic| (diagnostic.range.start.line..=diagnostic.range.end.line).contains(&line0));
     all
 }
 
@@ -1173,19 +1230,19 @@ fn workspace_symbols(
             continue;
         }
         let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
-        let (answer, reused) =
-            list_request(supervisor, server, WorkspaceSymbolRequest::METHOD, json!({"query": query}), args.offset, deadline)
-                .map_err(|failure| failure.to_tool_error(server.id(), WorkspaceSymbolRequest::METHOD))?;
+        let params = lsp_types::WorkspaceSymbolParams {
+            query: query.to_owned(),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        let (answer, reused) = list_request::<WorkspaceSymbolRequest>(supervisor, server, params, args.offset, true, deadline)
+            .map_err(|failure| failure.to_tool_error(server.id(), WorkspaceSymbolRequest::METHOD))?;
         notes.extend(reused);
         if let Some(note) = readiness_note(server, &readiness) {
             notes.push(note);
         }
         asked.push(format!("{} @ {}", server.id(), supervisor.display_path(server.root())));
-        if answer.is_null() {
-            continue;
-        }
-        let response: lsp_types::WorkspaceSymbolResponse = serde_json::from_value(answer.clone())
-            .map_err(|err| unparseable(server.id(), WorkspaceSymbolRequest::METHOD, &err, &answer))?;
+        let Some(response) = answer else { continue };
         let flat: Vec<(String, u64, Option<String>, String, u32, u32)> = match response {
             lsp_types::WorkspaceSymbolResponse::Flat(list) => list
                 .into_iter()
@@ -1420,8 +1477,13 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
         return Err(unsupported_error(supervisor, &path, server, "symbols (outline)", DocumentSymbolRequest::METHOD, deadline));
     }
     let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    let params = lsp_types::DocumentSymbolParams {
+        text_document: crate::lsp::client::text_document(&path),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
     let answer = server
-        .request_untyped(DocumentSymbolRequest::METHOD, json!({"textDocument": {"uri": path_to_uri(&path)}}), deadline, true)
+        .request::<DocumentSymbolRequest>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), DocumentSymbolRequest::METHOD))?;
     if let Some(note) = readiness_note(server, &readiness) {
         notes.push(note);
@@ -1429,9 +1491,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     let relative = supervisor.display_path(&path);
     let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let entries = build_outline(&answer, &file_text, extension).map_err(|err| {
-        ToolError::failed(format!("{}'s answer to {} could not be read: {err}", server.id(), DocumentSymbolRequest::METHOD))
-    })?;
+    let entries = build_outline(answer, &file_text, extension);
     let view = outline_view(&entries, args.locals, args.depth, kinds.as_deref());
     let total = view.visible.len();
     let page = Page::new(total, args.offset, supervisor.config().document_symbols_cap, "symbols")?;
@@ -1646,23 +1706,16 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         }
         return Err(err);
     }
-    let mut all: Vec<Value> = pulled.unwrap_or_default();
+    let mut all: Vec<lsp_types::Diagnostic> = pulled.unwrap_or_default();
     if let Some(set) = &pushed {
         all.extend(set.diagnostics.iter().cloned());
     }
     let mut seen = std::collections::HashSet::new();
-    all.retain(|d| {
-        let key = (
-            d.pointer("/range/start/line").and_then(Value::as_u64),
-            d.get("code").map(Value::to_string),
-            d.get("message").and_then(Value::as_str).map(str::to_owned),
-        );
-        seen.insert(key)
-    });
-    let severity = |d: &Value| d.get("severity").and_then(Value::as_u64).unwrap_or(1);
+    all.retain(|d| seen.insert((d.range.start.line, d.code.clone(), d.message.clone())));
+    let severity = |d: &lsp_types::Diagnostic| severity_number(d.severity);
     let n_hints = all.iter().filter(|d| severity(d) == 4).count();
     all.retain(|d| severity(d) != 4);
-    all.sort_by_key(|d| (severity(d), d.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0)));
+    all.sort_by_key(|d| (severity(d), d.range.start.line));
     let n_errors = all.iter().filter(|d| severity(d) == 1).count();
     let n_warnings = all.iter().filter(|d| severity(d) == 2).count();
     let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
@@ -1681,28 +1734,28 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let page = Page::new(all.len(), args.offset, supervisor.config().diagnostics_cap, "diagnostics")?;
     let mut results = Vec::new();
     for diagnostic in &all[page.range()] {
-        let line = diagnostic.pointer("/range/start/line").and_then(Value::as_u64).unwrap_or(0) as u32 + 1;
+        let line = diagnostic.range.start.line.saturating_add(1);
         let severity_name = match severity(diagnostic) {
             1 => "error",
             2 => "warning",
             3 => "info",
             _ => "hint",
         };
-        let code = match diagnostic.get("code") {
-            Some(Value::String(code)) => format!(" [{code}]"),
-            Some(Value::Number(code)) => format!(" [{code}]"),
-            _ => String::new(),
+        let code = match &diagnostic.code {
+            Some(lsp_types::NumberOrString::String(code)) => format!(" [{code}]"),
+            Some(lsp_types::NumberOrString::Number(code)) => format!(" [{code}]"),
+            None => String::new(),
         };
-        let message = diagnostic.get("message").and_then(Value::as_str).unwrap_or("").replace('\n', " ");
-        let source = diagnostic.get("source").and_then(Value::as_str).map(|s| format!(" ({s})")).unwrap_or_default();
+        let message = diagnostic.message.replace('\n', " ");
+        let source = diagnostic.source.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
         text.push_str(&format!("\n{relative}:{line}: {severity_name}{code} {message}{source}"));
         if let Some(source_line) = lines.get(line as usize - 1) {
             text.push_str(&format!("\n{line:>6} | {}", cut_chars(source_line.trim_end(), 200)));
         }
-        let code = match diagnostic.get("code") {
-            Some(Value::String(code)) => Some(DiagnosticCode::Text(code.clone())),
-            Some(Value::Number(code)) => code.as_i64().map(DiagnosticCode::Number),
-            _ => None,
+        let code = match &diagnostic.code {
+            Some(lsp_types::NumberOrString::String(code)) => Some(DiagnosticCode::Text(code.clone())),
+            Some(lsp_types::NumberOrString::Number(code)) => Some(DiagnosticCode::Number(i64::from(*code))),
+            None => None,
         };
         results.push(DiagnosticEntry {
             path: relative.clone(),
@@ -1710,7 +1763,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             severity: severity_name.to_owned(),
             code,
             message,
-            source: diagnostic.get("source").and_then(Value::as_str).map(str::to_owned),
+            source: diagnostic.source.clone(),
         });
     }
     if let Some(notice) = page.notice() {

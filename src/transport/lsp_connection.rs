@@ -93,22 +93,7 @@ impl LspPendingResponse {
     /// [`RpcErrorKind::Timeout`] naming the method, the id, the server and the budget in ms (the
     /// pending entry is dropped); [`RpcErrorKind::PeerClosed`] when the server went away.
     pub fn wait_until(self, deadline: Instant) -> Result<Response, RpcError> {
-        match self.receiver.recv_deadline(deadline) {
-            Ok(result) => result,
-            Err(RecvTimeoutError::Timeout) => {
-                self.shared.pending.lock().waiting.remove(&self.id);
-                // The response may have raced in between the timeout and the removal.
-                if let Ok(result) = self.receiver.try_recv() {
-                    return result;
-                }
-                let budget = deadline.saturating_duration_since(self.sent_at).as_millis();
-                Err(RpcError::new(
-                    RpcErrorKind::Timeout,
-                    format!("request `{}` (id {}) to {} got no response within {budget} ms", self.method, self.id, self.shared.peer_name),
-                ))
-            }
-            Err(RecvTimeoutError::Disconnected) => Err(self.shared.closed_error(&self.method)),
-        }
+        self.shared.wait_for_answer(&self.id, &self.method, &self.receiver, self.sent_at, deadline)
     }
 }
 

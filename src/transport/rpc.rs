@@ -297,22 +297,7 @@ impl PendingResponse {
 
     /// Waits until `deadline`; see [`PendingResponse::wait`].
     pub fn wait_until(self, deadline: Instant) -> Result<Value, RpcError> {
-        match self.receiver.recv_deadline(deadline) {
-            Ok(result) => result,
-            Err(RecvTimeoutError::Timeout) => {
-                self.shared.pending.lock().waiting.remove(&self.id);
-                // The response may have raced in between the timeout and the removal.
-                if let Ok(result) = self.receiver.try_recv() {
-                    return result;
-                }
-                let budget = deadline.saturating_duration_since(self.sent_at).as_millis();
-                Err(RpcError::new(
-                    RpcErrorKind::Timeout,
-                    format!("request `{}` (id {}) to {} got no response within {budget} ms", self.method, self.id, self.shared.peer_name),
-                ))
-            }
-            Err(RecvTimeoutError::Disconnected) => Err(self.shared.closed_error(&self.method)),
-        }
+        self.shared.wait_for_answer(&self.id, &self.method, &self.receiver, self.sent_at, deadline)
     }
 }
 
@@ -673,6 +658,45 @@ impl<Id, Answer> Shared<Id, Answer> {
         };
         for (_, (method, sender)) in waiting {
             let _ = sender.send(Err(self.closed_error(&method)));
+        }
+    }
+
+    /// Waits until `deadline` for the one answer to request `id` (`method`, sent at `sent_at`)
+    /// on `receiver`: the wait under both [`PendingResponse::wait_until`] and the LSP
+    /// connection's `LspPendingResponse::wait_until`. On timeout the pending entry is dropped
+    /// (an answer that raced in meanwhile is still returned).
+    ///
+    /// # Errors
+    /// [`RpcErrorKind::Timeout`] naming the method, the id, the peer and the budget in ms;
+    /// [`RpcErrorKind::PeerClosed`] when the peer went away.
+    // The same result as the two `wait_until`s it serves.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn wait_for_answer(
+        &self,
+        id: &Id,
+        method: &str,
+        receiver: &Receiver<Result<Answer, RpcError>>,
+        sent_at: Instant,
+        deadline: Instant,
+    ) -> Result<Answer, RpcError>
+    where
+        Id: Eq + std::hash::Hash + fmt::Display,
+    {
+        match receiver.recv_deadline(deadline) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => {
+                self.pending.lock().waiting.remove(id);
+                // The response may have raced in between the timeout and the removal.
+                if let Ok(result) = receiver.try_recv() {
+                    return result;
+                }
+                let budget = deadline.saturating_duration_since(sent_at).as_millis();
+                Err(RpcError::new(
+                    RpcErrorKind::Timeout,
+                    format!("request `{method}` (id {id}) to {} got no response within {budget} ms", self.peer_name),
+                ))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.closed_error(method)),
         }
     }
 
