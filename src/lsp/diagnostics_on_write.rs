@@ -2079,7 +2079,7 @@ fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize,
 }
 
 /// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic` JSON.
-fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
+pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Value>, String> {
     let mut diagnostics = Vec::new();
     for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
         let body = server

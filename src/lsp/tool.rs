@@ -1600,13 +1600,34 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         }
     }
     let publish_wait_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
-    let pulled = match server.pull_diagnostics(&path, publish_wait_end) {
-        Ok(pulled) => pulled,
-        Err(failure) => {
-            notes.push(format!("note: pull diagnostics failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message));
-            None
+    // tsserver publishes nothing for a file that stays clean, and what it published before a
+    // change to another file (one it does not have open) may be old: its own diagnostics
+    // requests answer after every change it was sent, and are the answer.
+    let by_requests = server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests;
+    let pulled = if by_requests {
+        match crate::lsp::diagnostics_on_write::tsserver_diagnostics(server, &path, publish_wait_end) {
+            Ok(diagnostics) => Some(diagnostics),
+            Err(message) => {
+                notes.push(format!("note: tsserver diagnostics request failed: {message}"));
+                None
+            }
+        }
+    } else {
+        match server.pull_diagnostics(&path, publish_wait_end) {
+            Ok(pulled) => pulled,
+            Err(failure) => {
+                notes.push(format!(
+                    "note: pull diagnostics failed: {}",
+                    failure.to_tool_error(server.id(), "textDocument/diagnostic").message
+                ));
+                None
+            }
         }
     };
+    if pulled.is_some() {
+        // Asked after the changes reached the server: current.
+        server.mark_checked_after_change(&path);
+    }
     // A push that arrived after this document was last synced is fresh; otherwise wait for one.
     // Only a publish that came after the server got this file's current text (and after any
     // change on disk outside the tools) is fresh.
@@ -1621,6 +1642,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         _ => None,
     };
     let pushed = match fresh_existing {
+        _ if by_requests && pulled.is_some() => None,
         Some(set) => Some(set),
         None => {
             let settle = server.definition().diagnostics_settle;
