@@ -1092,6 +1092,8 @@ impl LanguageServer {
                 }
             }
         }
+        // A server answering pulls (pyright) publishes nothing: a pull after the change is fresh.
+        let answers_pulls = self.supports(request::DocumentDiagnosticRequest::METHOD);
         let anything_changed = !deleted.is_empty() || !changed_open.is_empty() || !events.is_empty();
         if anything_changed {
             let (lock, _) = &*self.shared;
@@ -1113,7 +1115,7 @@ impl LanguageServer {
                 // anew) when asked about.
                 let ends = match write_check {
                     WriteCheck::ProjectCheckRun => true,
-                    WriteCheck::WorkspacePublishes | WriteCheck::OpenImporters => cycled.contains(path),
+                    WriteCheck::WorkspacePublishes | WriteCheck::OpenImporters => cycled.contains(path) && !answers_pulls,
                     WriteCheck::TsserverRequests | WriteCheck::WrittenFilesOnly => false,
                 };
                 if ends {
@@ -1210,18 +1212,22 @@ impl LanguageServer {
         }
         let open: Vec<PathBuf> = self.documents.lock().keys().cloned().collect();
         let project_check = self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun;
+        // (`supports` takes the state lock: asked before it is held.)
+        let by_requests = self.definition.write_check == crate::lsp::servers::WriteCheck::TsserverRequests
+            || self.supports(request::DocumentDiagnosticRequest::METHOD);
         let (lock, condvar) = &*self.shared;
         let mut state = lock.lock();
         // Servers that publish per file publish for the open documents they were sent; a
         // changed file that is not open may get no publish at all (pyright in openFilesOnly).
-        // tsserver publishes nothing for a file that stays clean: its answers come from
-        // requests, which it answers after every change it was sent (no publish to wait for).
-        let by_requests = self.definition.write_check == crate::lsp::servers::WriteCheck::TsserverRequests;
+        // tsserver publishes nothing for a file that stays clean, and a server answering pulls
+        // (pyright) publishes nothing at all: their answers come from requests, which they answer
+        // after every change they were sent (no publish to wait for; a request answered after
+        // the change ends the mark, see `mark_checked_after_change`).
         let pending = |state: &ServerState| {
-            if by_requests {
-                false
-            } else if project_check {
+            if project_check {
                 !state.stale.is_empty() || state.progress.keys().any(|token| is_check_run_token(token))
+            } else if by_requests {
+                false
             } else {
                 state.stale.keys().any(|path| open.contains(path))
             }
