@@ -1876,7 +1876,13 @@ fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<FileS
     Some(files)
 }
 
-/// The first served file under `root` (for servers that need one open file per project).
+/// A served file under `root` that the project's own configuration most likely includes (for
+/// servers that need one open file per project: tsserver searches only the projects of its open
+/// files). Files of the server's first extension (`.ts` for typescript-language-server) come
+/// before the others and declaration files (`.d.ts`) last: a stray `src/Rx.global.js` that
+/// `tsconfig.json` does not include gets an inferred project of its own, and a workspace symbol
+/// search then finds nothing of the real project. Within a rank, the first in file-name order
+/// (depth-first, at most 4 levels). `None` when no served file is found.
 pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option<PathBuf> {
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
@@ -1884,7 +1890,27 @@ pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option
         .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | "dist" | "build")))
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
-    walker.flatten().map(|entry| entry.into_path()).find(|path| path.is_file() && definition.serves(path))
+    let rank = |path: &Path| -> Option<(bool, usize)> {
+        let extension = path.extension()?.to_str()?;
+        let position = definition.extensions.iter().position(|(served, _)| served == extension)?;
+        let declaration = path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.ends_with(".d.ts"));
+        Some((declaration, position))
+    };
+    let mut best: Option<((bool, usize), PathBuf)> = None;
+    for path in walker.flatten().map(|entry| entry.into_path()) {
+        if !path.is_file() {
+            continue;
+        }
+        let Some(rank) = rank(&path) else { continue };
+        if best.as_ref().is_none_or(|(best_rank, _)| rank < *best_rank) {
+            let first_choice = rank == (false, 0);
+            best = Some((rank, path));
+            if first_choice {
+                break;
+            }
+        }
+    }
+    best.map(|(_, path)| path)
 }
 
 /// `params` of `textDocument/*` requests about one document.

@@ -1251,6 +1251,17 @@ fn workspace_symbols(
     let mut tally = PathTally::default();
     found.iter().filter_map(|symbol| symbol.place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(total, args.offset, supervisor.config().workspace_symbols_cap, "symbols")?;
+    if total == 0 {
+        // tsserver's workspace symbol search covers only the projects of the files it has open.
+        for server in servers.iter().filter(|server| server.definition().open_representative_file) {
+            let open: Vec<String> = server.open_documents().iter().take(3).map(|path| supervisor.display_path(path)).collect();
+            notes.push(format!(
+                "note: {} searches only the projects (tsconfig.json) of the files it has open ({}); a symbol in a file none of them includes is not found: open a file of that project (e.g. {{\"op\": \"symbols\", \"file\": \"<a file of it>\"}}) and ask again",
+                server.id(),
+                if open.is_empty() { "none".to_owned() } else { open.join(", ") }
+            ));
+        }
+    }
     let mut text = if total == 0 {
         format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "))
     } else {
