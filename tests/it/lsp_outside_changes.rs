@@ -158,3 +158,28 @@ fn typescript_cold_workspace_symbols_search_the_tsconfig_project() {
     let (text, _) = call(&run, json!({"op": "symbols", "query": "Subscriber"}));
     assert!(text.contains("class Subscriber — src/internal/Subscriber.ts:1"), "a cold search missed the project's class:\n{text}");
 }
+
+#[test]
+fn gopls_dependent_in_go_cmp_sees_an_outside_change_to_a_file_not_open_at_once() {
+    let test = "lsp_outside_changes::gopls_dependent_in_go_cmp_sees_an_outside_change_to_a_file_not_open_at_once";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    // The trial on go-spew, here on the corpus' go-cmp: a real package, where gopls re-checks a
+    // dependent ~1 s after a change on disk and the answer came before that (one change behind).
+    let Some(dir) = support::corpus::project("go-cmp") else { return };
+    let path_go = dir.path().join("cmp/path.go");
+    let clean = std::fs::read_to_string(&path_go).unwrap();
+    let broken = clean.replace("func isExported(id string) bool {", "func isExported(id string, strict bool) bool {");
+    assert_ne!(clean, broken, "go-cmp's cmp/path.go declares isExported");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    assert!(diagnostics(&run, "cmp/report_reflect.go").contains("reports no errors"), "report_reflect.go starts clean");
+    for round in 0..2 {
+        std::fs::write(&path_go, &broken).unwrap();
+        let text = diagnostics(&run, "cmp/report_reflect.go");
+        assert!(text.contains("not enough arguments in call to isExported"), "round {round}: the change to path.go was not seen:\n{text}");
+        std::fs::write(&path_go, &clean).unwrap();
+        let text = diagnostics(&run, "cmp/report_reflect.go");
+        assert!(text.contains("reports no errors") && !text.contains("isExported"), "round {round}: the old error returned:\n{text}");
+    }
+}
