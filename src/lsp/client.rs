@@ -984,7 +984,11 @@ impl LanguageServer {
     /// closes documents whose file was deleted, and sends `workspace/didChangeWatchedFiles` for
     /// served files created, changed or deleted under the root since the last scan (bounded to
     /// 5000 files); a created file also gets a `didOpen`/`didClose` cycle (pyright ignores bare
-    /// creation events). Every path changed this way is marked stale: the diagnostics stored for
+    /// creation events; a changed file not open gets the same cycle, up to 64 per resync, since
+    /// tsserver does not act on watched-file events). When a file the server does not have open
+    /// changed, the open documents it published for are sent again as a new version (gopls,
+    /// pyright, clangd, pylsp), so their publish for that version says whether they still hold.
+    /// Marks are recorded before anything is sent. Every path changed this way is marked stale: the diagnostics stored for
     /// it predate the change and are not returned as current until the server publishes for it
     /// again (or, for a server with its own check run, until a check run that began after the
     /// change ends; rust-analyzer gets `rust-analyzer/runFlycheck`, since its flycheck reruns only on
