@@ -19,7 +19,7 @@
 //! Dropping the handle: `shutdown` (≤ 1 s) → `exit` → wait ≤ 500 ms → the connection's drop kills
 //! the process group and joins the reader/writer threads; the pump thread is joined first.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -355,11 +355,14 @@ pub(crate) struct ServerState {
     /// that ended after the write reached the disk may have compiled the written text).
     check_run_last_end_wall: Option<SystemTime>,
     /// Files changed on disk outside the tools (seen by [`LanguageServer::resync_from_disk`]):
-    /// path → (publish generation, check runs started) when the change was seen. Until a newer
-    /// publish for the path arrives, or (servers with a check run) a check run that began after
-    /// the change ends, the stored diagnostics of the path predate the change and are not
-    /// returned as current.
-    stale: HashMap<PathBuf, (u64, u64)>,
+    /// path → (publish generation, check runs started, lowest document version that counts)
+    /// when the change was seen, recorded *before* the server is sent the change (a fast publish
+    /// must find the mark to clear it). Until a publish for the path arrives (for that document
+    /// version or a later one, when the server sends versions), a pull answered after the change
+    /// ([`LanguageServer::mark_checked_after_change`]), or (servers with a check run) a check run
+    /// that began after the change ends, the stored diagnostics of the path predate the change
+    /// and are not returned as current.
+    stale: HashMap<PathBuf, (u64, u64, Option<i32>)>,
     /// When [`LanguageServer::resync_from_disk`] last sent the server a change made outside the
     /// tools that [`LanguageServer::settle_outside_changes`] has not seen settle yet: until then
     /// the diagnostics stored for *any* file may predate it (a changed signature breaks its
@@ -499,6 +502,14 @@ type FileStamps = HashMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// How many served files the creation/deletion scan tracks per root before it gives up.
 const WATCHED_FILES_CAP: usize = 5000;
+
+/// How many files changed outside the tools that the server does not have open get an
+/// open/close cycle per resync (the rest reach it through `workspace/didChangeWatchedFiles`).
+const OUTSIDE_CHANGE_CYCLE_CAP: usize = 64;
+
+/// How many open documents are sent again as a new version after a change outside the tools to
+/// a file the server does not have open (see [`LanguageServer::resync_from_disk`]).
+const OUTSIDE_CHANGE_DEPENDENTS_CAP: usize = 64;
 
 impl LanguageServer {
     /// Spawns `binary` for `root` and runs the `initialize` handshake within `timeout`.
@@ -998,7 +1009,11 @@ impl LanguageServer {
     /// closes documents whose file was deleted, and sends `workspace/didChangeWatchedFiles` for
     /// served files created, changed or deleted under the root since the last scan (bounded to
     /// 5000 files); a created file also gets a `didOpen`/`didClose` cycle (pyright ignores bare
-    /// creation events). Every path changed this way is marked stale: the diagnostics stored for
+    /// creation events; a changed file not open gets the same cycle, up to 64 per resync, since
+    /// tsserver does not act on watched-file events). When a file the server does not have open
+    /// changed, the open documents it published for are sent again as a new version (gopls,
+    /// pyright, clangd, pylsp), so their publish for that version says whether they still hold.
+    /// Marks are recorded before anything is sent. Every path changed this way is marked stale: the diagnostics stored for
     /// it predate the change and are not returned as current until the server publishes for it
     /// again (or, for a server with its own check run, until a check run that began after the
     /// change ends; rust-analyzer gets `rust-analyzer/runFlycheck`, since its flycheck reruns only on
@@ -1011,30 +1026,29 @@ impl LanguageServer {
     /// [`LanguageServer::resync_from_disk`] leaving `skip` alone (files a tool just wrote, which
     /// diagnostics on write syncs itself after taking the pre-write state).
     pub fn resync_from_disk_except(&self, skip: &[PathBuf]) -> usize {
-        let mut events: Vec<(PathBuf, lsp_types::FileChangeType)> = Vec::new();
-        let mut resynced = 0;
-        let mut changed_paths: Vec<PathBuf> = Vec::new();
-        let tracked: Vec<(PathBuf, Option<SystemTime>, u64)> = self
+        use crate::lsp::servers::WriteCheck;
+        let write_check = self.definition.write_check;
+        // What changed is found first and marked stale before the server hears of it: a server
+        // that answers fast (pyright publishes a resynced document within milliseconds) must find
+        // the mark to clear it, or the mark outlives the answer and every later call waits for a
+        // publish that never comes.
+        let mut deleted: Vec<PathBuf> = Vec::new();
+        let mut changed_open: Vec<(PathBuf, i32)> = Vec::new();
+        let tracked: Vec<(PathBuf, Option<SystemTime>, u64, i32)> = self
             .documents
             .lock()
             .iter()
             .filter(|(path, _)| !skip.contains(path))
-            .map(|(path, doc)| (path.clone(), doc.mtime, doc.size))
+            .map(|(path, doc)| (path.clone(), doc.mtime, doc.size, doc.version))
             .collect();
-        for (path, mtime, size) in tracked {
+        for (path, mtime, size, version) in tracked {
             if !path.exists() {
-                self.documents.lock().remove(&path);
-                let _ = self.notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams {
-                    text_document: text_document(&path),
-                });
-                changed_paths.push(path);
-                continue;
-            }
-            if file_stamp(&path) != (mtime, size) && self.sync_document(&path).is_ok_and(|sync| sync.changed) {
-                resynced += 1;
-                changed_paths.push(path);
+                deleted.push(path);
+            } else if file_stamp(&path) != (mtime, size) {
+                changed_open.push((path, version));
             }
         }
+        let mut events: Vec<(PathBuf, lsp_types::FileChangeType)> = Vec::new();
         let current = scan_served_files(&self.definition, &self.root);
         let mut watched = self.watched_files.lock();
         if let (Some(previous), Some(current)) = (watched.as_ref(), current.as_ref()) {
@@ -1069,19 +1083,97 @@ impl LanguageServer {
         }
         *watched = next;
         drop(watched);
+        let open: HashSet<PathBuf> = self.documents.lock().keys().cloned().collect();
+        // Files the server does not have open that changed: the server learns their new text
+        // through an open/close cycle (tsserver, which does not act on
+        // `workspace/didChangeWatchedFiles` unless its client watches files for it, and pyright,
+        // which ignores bare creation events), bounded so a large checkout stays cheap (the
+        // rest reach the server through `workspace/didChangeWatchedFiles` alone).
+        let mut cycled: Vec<PathBuf> = Vec::new();
+        for (path, typ) in &events {
+            if *typ != lsp_types::FileChangeType::DELETED && !open.contains(path) && cycled.len() < OUTSIDE_CHANGE_CYCLE_CAP {
+                cycled.push(path.clone());
+            }
+        }
+        let unopened_changed = events.iter().any(|(path, _)| !open.contains(path));
+        // The open documents that may depend on a changed file the server does not have open
+        // (a caller of a changed signature): their stored diagnostics predate the change. A
+        // server that publishes per open document on every new version (gopls, pyright, clangd,
+        // pylsp) is sent the same text as a new version, and its publish for that version ends
+        // the wait; only documents it published for before count (one it never publishes for
+        // would hold the wait until the budget ends). tsserver publishes nothing for a file that
+        // stays clean: its answers come from requests, which it answers after the change.
+        let mut dependents: Vec<(PathBuf, i32)> = Vec::new();
+        if unopened_changed
+            && matches!(write_check, WriteCheck::WorkspacePublishes | WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly)
+        {
+            let documents = self.documents.lock();
+            let state = self.shared.0.lock();
+            for (path, doc) in documents.iter() {
+                if dependents.len() >= OUTSIDE_CHANGE_DEPENDENTS_CAP {
+                    break;
+                }
+                if skip.contains(path) || deleted.contains(path) || changed_open.iter().any(|(p, _)| p == path) {
+                    continue;
+                }
+                if state.diagnostics.contains_key(path) {
+                    dependents.push((path.clone(), doc.version));
+                }
+            }
+        }
+        // A server answering pulls (pyright) publishes nothing: a pull after the change is fresh.
+        let answers_pulls = self.supports(request::DocumentDiagnosticRequest::METHOD);
+        let anything_changed = !deleted.is_empty() || !changed_open.is_empty() || !events.is_empty();
+        if anything_changed {
+            let (lock, _) = &*self.shared;
+            let mut state = lock.lock();
+            let (generation, runs) = (state.publish_generation, state.check_runs_started);
+            for path in &deleted {
+                state.stale.insert(path.clone(), (generation, runs, None));
+            }
+            for (path, version) in changed_open.iter().chain(&dependents) {
+                state.stale.insert(path.clone(), (generation, runs, Some(version + 1)));
+            }
+            for (path, _) in &events {
+                if open.contains(path) {
+                    continue;
+                }
+                // Marked only where something ends the mark: a check run (rust-analyzer), or the
+                // publish that the open/close cycle brings (gopls, pyright, clangd). tsserver's
+                // answers come from requests; a file it has not open is opened (and so synced
+                // anew) when asked about.
+                let ends = match write_check {
+                    WriteCheck::ProjectCheckRun => true,
+                    WriteCheck::WorkspacePublishes | WriteCheck::OpenImporters => cycled.contains(path) && !answers_pulls,
+                    WriteCheck::TsserverRequests | WriteCheck::WrittenFilesOnly => false,
+                };
+                if ends {
+                    state.stale.insert(path.clone(), (generation, runs, None));
+                }
+            }
+            state.outside_change_at = Some(Instant::now());
+        }
+        let mut resynced = 0;
+        for path in &deleted {
+            self.documents.lock().remove(path);
+            let _ = self
+                .notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams { text_document: text_document(path) });
+        }
+        for (path, _) in &changed_open {
+            if self.sync_document(path).is_ok_and(|sync| sync.changed) {
+                resynced += 1;
+            } else {
+                // Same text (touched, or written back): the stored diagnostics still hold.
+                self.shared.0.lock().stale.remove(path);
+            }
+        }
         if !events.is_empty() {
             self.bump_content_epoch();
             let changes = events.iter().map(|(path, typ)| lsp_types::FileEvent { uri: path_to_lsp_uri(path), typ: *typ }).collect();
             let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams { changes });
         }
-        // Some servers (pyright) ignore a bare "created" event: an open/close cycle makes them
-        // read the new file.
         let reader = crate::files::WorkspaceReader::open(&self.workspace_root).ok();
-        for (path, typ) in &events {
-            changed_paths.push(path.clone());
-            if *typ != lsp_types::FileChangeType::CREATED || self.documents.lock().contains_key(path) {
-                continue;
-            }
+        for path in &cycled {
             let Some(Ok(text)) = reader.as_ref().map(|reader| reader.read_to_string(path)) else { continue };
             let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
             let _ = self.notify::<notification::DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
@@ -1090,23 +1182,49 @@ impl LanguageServer {
             let _ = self
                 .notify::<notification::DidCloseTextDocument>(lsp_types::DidCloseTextDocumentParams { text_document: text_document(path) });
         }
-        if !changed_paths.is_empty() {
-            let (lock, _) = &*self.shared;
-            let mut state = lock.lock();
-            let mark = (state.publish_generation, state.check_runs_started);
-            for path in &changed_paths {
-                state.stale.insert(path.clone(), mark);
-            }
-            state.outside_change_at = Some(Instant::now());
-            drop(state);
-            // rust-analyzer reruns its flycheck (cargo check, which reads the disk) only on
-            // save, and drops the check of a save now and then (while it primes caches): an
-            // explicit run, or the errors stay those of the old text (rust-analyzer #22359).
-            if self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun {
-                let _ = self.notify::<RunFlycheck>(RunFlycheckParams::default());
+        for (path, _) in &dependents {
+            if self.resend_document(path).is_err() {
+                self.shared.0.lock().stale.remove(path);
             }
         }
+        // rust-analyzer reruns its flycheck (cargo check, which reads the disk) only on save, and
+        // drops the check of a save now and then (while it primes caches): an explicit run, or the
+        // errors stay those of the old text (rust-analyzer #22359).
+        if anything_changed && write_check == WriteCheck::ProjectCheckRun {
+            let _ = self.notify::<RunFlycheck>(RunFlycheckParams::default());
+        }
         resynced
+    }
+
+    /// Sends an open document's unchanged text again as its next version (`didChange`), so the
+    /// server re-checks it against what changed around it and publishes for that version.
+    ///
+    /// # Errors
+    /// `not_found` when the document is not open; transport errors.
+    fn resend_document(&self, path: &Path) -> Result<i32, ToolError> {
+        let generation_before = self.diagnostics_generation();
+        let mut documents = self.documents.lock();
+        let Some(document) = documents.get_mut(path) else {
+            return Err(ToolError::new(ErrorKind::NotFound, format!("{} is not open in {}", path.display(), self.definition.id)));
+        };
+        document.version += 1;
+        document.synced_generation = generation_before;
+        self.notify::<notification::DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+            text_document: lsp_types::VersionedTextDocumentIdentifier { uri: path_to_lsp_uri(path), version: document.version },
+            content_changes: vec![lsp_types::TextDocumentContentChangeEvent {
+                range: None,
+                range_length: None,
+                text: document.text.clone(),
+            }],
+        })?;
+        Ok(document.version)
+    }
+
+    /// Records that the diagnostics of `path` were asked of the server (a pull, or tsserver's
+    /// diagnostics requests) after the changes made outside the tools reached it: its stale
+    /// mark ends (see [`LanguageServer::resync_from_disk`]).
+    pub fn mark_checked_after_change(&self, path: &Path) {
+        self.shared.0.lock().stale.remove(path);
     }
 
     /// After [`LanguageServer::resync_from_disk`] sent the server changes made outside the tools,
@@ -1123,13 +1241,22 @@ impl LanguageServer {
         }
         let open: Vec<PathBuf> = self.documents.lock().keys().cloned().collect();
         let project_check = self.definition.write_check == crate::lsp::servers::WriteCheck::ProjectCheckRun;
+        // (`supports` takes the state lock: asked before it is held.)
+        let by_requests = self.definition.write_check == crate::lsp::servers::WriteCheck::TsserverRequests
+            || self.supports(request::DocumentDiagnosticRequest::METHOD);
         let (lock, condvar) = &*self.shared;
         let mut state = lock.lock();
         // Servers that publish per file publish for the open documents they were sent; a
         // changed file that is not open may get no publish at all (pyright in openFilesOnly).
+        // tsserver publishes nothing for a file that stays clean, and a server answering pulls
+        // (pyright) publishes nothing at all: their answers come from requests, which they answer
+        // after every change they were sent (no publish to wait for; a request answered after
+        // the change ends the mark, see `mark_checked_after_change`).
         let pending = |state: &ServerState| {
             if project_check {
                 !state.stale.is_empty() || state.progress.keys().any(|token| is_check_run_token(token))
+            } else if by_requests {
+                false
             } else {
                 state.stale.keys().any(|path| open.contains(path))
             }
@@ -1767,7 +1894,13 @@ fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<FileS
     Some(files)
 }
 
-/// The first served file under `root` (for servers that need one open file per project).
+/// A served file under `root` that the project's own configuration most likely includes (for
+/// servers that need one open file per project: tsserver searches only the projects of its open
+/// files). Files of the server's first extension (`.ts` for typescript-language-server) come
+/// before the others and declaration files (`.d.ts`) last: a stray `src/Rx.global.js` that
+/// `tsconfig.json` does not include gets an inferred project of its own, and a workspace symbol
+/// search then finds nothing of the real project. Within a rank, the first in file-name order
+/// (depth-first, at most 4 levels). `None` when no served file is found.
 pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option<PathBuf> {
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
@@ -1775,7 +1908,27 @@ pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option
         .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | "dist" | "build")))
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
-    walker.flatten().map(|entry| entry.into_path()).find(|path| path.is_file() && definition.serves(path))
+    let rank = |path: &Path| -> Option<(bool, usize)> {
+        let extension = path.extension()?.to_str()?;
+        let position = definition.extensions.iter().position(|(served, _)| served == extension)?;
+        let declaration = path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name.ends_with(".d.ts"));
+        Some((declaration, position))
+    };
+    let mut best: Option<((bool, usize), PathBuf)> = None;
+    for path in walker.flatten().map(|entry| entry.into_path()) {
+        if !path.is_file() {
+            continue;
+        }
+        let Some(rank) = rank(&path) else { continue };
+        if best.as_ref().is_none_or(|(best_rank, _)| rank < *best_rank) {
+            let first_choice = rank == (false, 0);
+            best = Some((rank, path));
+            if first_choice {
+                break;
+            }
+        }
+    }
+    best.map(|(_, path)| path)
 }
 
 /// `params` of `textDocument/*` requests about one document.
@@ -2123,7 +2276,7 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                     // (or the lack of one) are current for every file.
                     if state.progress.keys().all(|t| !is_check_run_token(t)) {
                         let started = state.check_runs_started;
-                        state.stale.retain(|_, (_, runs_started_at_change)| *runs_started_at_change >= started);
+                        state.stale.retain(|_, (_, runs_started_at_change, _)| *runs_started_at_change >= started);
                     }
                 }
                 lsp_types::WorkDoneProgress::End(_) => (),
@@ -2175,7 +2328,15 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                 received_at: Instant::now(),
             };
             let key = std::fs::canonicalize(&path).unwrap_or(path);
-            state.stale.remove(&key);
+            // A publish for a document version older than the one the change was sent as is
+            // the server's answer about the old text (it was on the wire before the change).
+            let current = match (state.stale.get(&key), version) {
+                (Some((_, _, Some(lowest))), Some(version)) => version >= *lowest,
+                _ => true,
+            };
+            if current {
+                state.stale.remove(&key);
+            }
             state.diagnostics.insert(key, set);
         }
         LogMessage::METHOD | ShowMessage::METHOD => {
@@ -2354,8 +2515,8 @@ mod tests {
         };
         let a = PathBuf::from("/nonexistent/a.rs");
         let b = PathBuf::from("/nonexistent/b.rs");
-        state.stale.insert(a.clone(), (state.publish_generation, state.check_runs_started));
-        state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started));
+        state.stale.insert(a.clone(), (state.publish_generation, state.check_runs_started, None));
+        state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started, None));
         publish(&mut state, "file:///nonexistent/a.rs");
         assert!(!state.stale.contains_key(&a) && state.stale.contains_key(&b));
         // A check run that began after the change clears the rest once it ends.
@@ -2373,9 +2534,30 @@ mod tests {
         assert_eq!((state.check_runs_started, state.check_runs_finished), (1, 1));
         // A run that began before the change does not.
         progress(&mut state, "begin");
-        state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started));
+        state.stale.insert(b.clone(), (state.publish_generation, state.check_runs_started, None));
         progress(&mut state, "end");
         assert!(state.stale.contains_key(&b));
+    }
+
+    #[test]
+    fn a_publish_for_a_document_version_older_than_the_resynced_one_does_not_clear_the_stale_mark() {
+        let mut state = ServerState::default();
+        let a = PathBuf::from("/nonexistent/a.go");
+        state.stale.insert(a.clone(), (0, 0, Some(3)));
+        let publish = |state: &mut ServerState, version: Option<i32>| {
+            apply_notification(
+                state,
+                "textDocument/publishDiagnostics",
+                &json!({"uri": "file:///nonexistent/a.go", "version": version, "diagnostics": []}),
+            );
+        };
+        publish(&mut state, Some(2));
+        assert!(state.stale.contains_key(&a), "a publish for version 2 answers about the text before the change");
+        publish(&mut state, Some(3));
+        assert!(!state.stale.contains_key(&a));
+        state.stale.insert(a.clone(), (0, 0, Some(5)));
+        publish(&mut state, None);
+        assert!(!state.stale.contains_key(&a), "a server that sends no version: any later publish counts");
     }
 
     #[test]

@@ -2081,7 +2081,7 @@ fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize,
 }
 
 /// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic`s.
-fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
+pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
     let mut diagnostics = Vec::new();
     for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
         let body = server

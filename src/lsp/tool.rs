@@ -1308,6 +1308,17 @@ fn workspace_symbols(
     let mut tally = PathTally::default();
     found.iter().filter_map(|symbol| symbol.place.path.as_ref()).for_each(|path| tally.add(path));
     let page = Page::new(total, args.offset, supervisor.config().workspace_symbols_cap, "symbols")?;
+    if total == 0 {
+        // tsserver's workspace symbol search covers only the projects of the files it has open.
+        for server in servers.iter().filter(|server| server.definition().open_representative_file) {
+            let open: Vec<String> = server.open_documents().iter().take(3).map(|path| supervisor.display_path(path)).collect();
+            notes.push(format!(
+                "note: {} searches only the projects (tsconfig.json) of the files it has open ({}); a symbol in a file none of them includes is not found: open a file of that project (e.g. {{\"op\": \"symbols\", \"file\": \"<a file of it>\"}}) and ask again",
+                server.id(),
+                if open.is_empty() { "none".to_owned() } else { open.join(", ") }
+            ));
+        }
+    }
     let mut text = if total == 0 {
         format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "))
     } else {
@@ -1660,13 +1671,34 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         }
     }
     let publish_wait_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
-    let pulled = match server.pull_diagnostics(&path, publish_wait_end) {
-        Ok(pulled) => pulled,
-        Err(failure) => {
-            notes.push(format!("note: pull diagnostics failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message));
-            None
+    // tsserver publishes nothing for a file that stays clean, and what it published before a
+    // change to another file (one it does not have open) may be old: its own diagnostics
+    // requests answer after every change it was sent, and are the answer.
+    let by_requests = server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests;
+    let pulled = if by_requests {
+        match crate::lsp::diagnostics_on_write::tsserver_diagnostics(server, &path, publish_wait_end) {
+            Ok(diagnostics) => Some(diagnostics),
+            Err(message) => {
+                notes.push(format!("note: tsserver diagnostics request failed: {message}"));
+                None
+            }
+        }
+    } else {
+        match server.pull_diagnostics(&path, publish_wait_end) {
+            Ok(pulled) => pulled,
+            Err(failure) => {
+                notes.push(format!(
+                    "note: pull diagnostics failed: {}",
+                    failure.to_tool_error(server.id(), "textDocument/diagnostic").message
+                ));
+                None
+            }
         }
     };
+    if pulled.is_some() {
+        // Asked after the changes reached the server: current.
+        server.mark_checked_after_change(&path);
+    }
     // A push that arrived after this document was last synced is fresh; otherwise wait for one.
     // Only a publish that came after the server got this file's current text (and after any
     // change on disk outside the tools) is fresh.
@@ -1681,6 +1713,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         _ => None,
     };
     let pushed = match fresh_existing {
+        _ if by_requests && pulled.is_some() => None,
         Some(set) => Some(set),
         None => {
             let settle = server.definition().diagnostics_settle;

@@ -27,6 +27,7 @@ mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
 mod lsp_hierarchy;
 mod lsp_lists;
+mod lsp_outside_changes;
 mod lsp_python_env;
 mod lsp_rename;
 mod mcp_sdk;
