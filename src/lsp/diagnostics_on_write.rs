@@ -2392,6 +2392,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let mut written_unavailable: Vec<String> = Vec::new();
         let mut dependents_unavailable: Vec<String> = Vec::new();
         let mut dependents_checked: usize = 0;
+        // Files of this server whose diagnostics were obtained (withdrawn from `files_checked`
+        // when the server's answer claims nothing).
+        let mut files_checked_here: usize = 0;
         let mut files_json = Vec::new();
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
@@ -2433,6 +2436,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 }
                 FileDiagnostics::Checked { before, after, line_map, notes } => {
                     files_checked += 1;
+                    files_checked_here += 1;
                     if file.role == CheckedRole::Dependent {
                         dependents_checked += 1;
                     }
@@ -2613,6 +2617,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             }
             tail.push(format!("{files_part} ({server_id})"));
             if dependents_checked == 0 && !project_wide {
+                files_checked -= files_checked_here;
                 tail.push(format!(
                     "NOT checked: {}: their diagnostics were unavailable (see above); next step: {}",
                     name_some(&written_unavailable),
@@ -2630,6 +2635,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         }
         if written_text.is_empty() {
             // Nothing written was built: no claim about the project either.
+            files_checked -= files_checked_here;
             let (verb, pronoun) = if not_built.len() == 1 { ("is", "it") } else { ("are", "them") };
             tail.push(format!(
                 "checked: nothing: {} {verb} not built by {server_id} in its current configuration, so no change in {pronoun} was checked (see above)",
@@ -2750,7 +2756,7 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_erro
         return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step());
     }
     let total: usize = remaining.iter().map(|(_, count)| count).sum();
-    let unchecked = if any_unavailable { " (the files whose diagnostics were unavailable are not counted)" } else { "" };
+    let unchecked = if any_unavailable { " (the files NOT checked, listed above, are not counted)" } else { "" };
     if total == 0 {
         return if new_errors > 0 {
             format!(

@@ -54,6 +54,7 @@ fn rust_analyzer_code_compiled_out_by_a_feature_is_said_not_checked() {
     assert!(!dow.contains("no new errors in src/gated.rs"), "inactive code called checked:\n{text}");
     assert!(dow.contains("src/gated.rs: NOT checked: "), "{text}");
     assert!(dow.contains("cargo check --features serde"), "{text}");
+    assert!(!dow.contains("files that were checked"), "a claim about checked files when none was:\n{text}");
     // The gated function inside the active lib.rs: the written lines are inactive.
     let text = edit(&run, "src/lib.rs", "    2\n}", "    let n: u32 = \"not a number\";\n    n\n}");
     let dow = block(&text);
@@ -89,6 +90,11 @@ fn a_block_with_new_errors_leads_with_them_and_never_says_no_errors_remain() {
     }
     let dir = go_package();
     let run = support::lsp_run_allowing_writes(dir.path());
+    // gopls loaded and both files known clean before the write.
+    for file in ["helper.go", "use.go"] {
+        let text = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file})).joined_text();
+        assert!(text.contains("no errors or warnings"), "{text}");
+    }
     let result = run.call(
         Caller::Main,
         "edit",
@@ -155,4 +161,46 @@ fn files_whose_diagnostics_were_unavailable_are_not_named_checked() {
     assert_eq!(text.matches("Diagnostics after the write:").count(), 1, "{text}");
     let structured = result.structured_content.expect("structured content");
     assert_eq!(structured["diagnostics_on_write"]["files_checked"], 0);
+}
+
+#[test]
+fn pyright_hover_has_no_markdown_backslash_escapes() {
+    if support::require_binary("pyright_hover_has_no_markdown_backslash_escapes", "pyright-langserver").is_none() {
+        return;
+    }
+    // pluggy 1.5.0's _multicall docstring: pyright escapes `__call__` as `\_\_call\_\_`.
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"hooks\"\nversion = \"0.1.0\"\n"),
+        (
+            "hooks.py",
+            "def multicall(kwargs):\n    \"\"\"Execute a call.\n\n    `kwargs` comes from HookCaller.__call__() and *stars*.\n    \"\"\"\n    return kwargs\n\n\nmulticall({})\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let hover = run.call(Caller::Main, "lsp", json!({"op": "hover", "file": "hooks.py", "line": 9, "symbol": "multicall"}));
+    let text = hover.joined_text();
+    assert!(!hover.is_error, "{text}");
+    assert!(text.contains("comes from HookCaller.__call__() and"), "escaped markdown in the hover:\n{text}");
+    assert!(!text.contains("\\_"), "{text}");
+}
+
+#[test]
+fn gopls_workspace_symbols_at_its_cap_say_the_list_may_be_cut() {
+    if support::require_binary("gopls_workspace_symbols_at_its_cap_say_the_list_may_be_cut", "gopls").is_none() {
+        return;
+    }
+    // 130 functions match "Probe": gopls answers 100 (trial 11 M2 on go-spew: "Test" → 100).
+    let mut source = String::from("package capped\n\n");
+    for index in 0..130 {
+        source.push_str(&format!("func Probe{index:03}() int {{\n\treturn {index}\n}}\n\n"));
+    }
+    let dir = support::workspace_with(&[("go.mod", "module example.com/capped\n\ngo 1.19\n"), ("capped.go", &source)]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = run.call(Caller::Main, "lsp", json!({"op": "symbols", "query": "Probe", "file": "capped.go"})).joined_text();
+    assert!(text.contains("gopls answered exactly 100 symbols, its own cap for workspace/symbol"), "{text}");
+    assert!(text.contains("narrow the query"), "{text}");
+    // A query under the cap has no such note.
+    let text = run.call(Caller::Main, "lsp", json!({"op": "symbols", "query": "Probe12", "file": "capped.go"})).joined_text();
+    assert!(text.contains("Probe120"), "{text}");
+    assert!(!text.contains("its own cap"), "{text}");
 }
