@@ -204,3 +204,27 @@ fn gopls_workspace_symbols_at_its_cap_say_the_list_may_be_cut() {
     assert!(text.contains("Probe120"), "{text}");
     assert!(!text.contains("its own cap"), "{text}");
 }
+
+#[test]
+fn rust_analyzer_errors_repeating_rustc_at_the_same_place_count_once() {
+    if support::require_binary("rust_analyzer_errors_repeating_rustc_at_the_same_place_count_once", "rust-analyzer").is_none() {
+        return;
+    }
+    // Trial 11 M3 on either: 6 errors where cargo check says 3 (rust-analyzer's own E0107
+    // "expected 2 arguments, found 1" beside rustc's E0061 on the same calls).
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"dup\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "src/lib.rs",
+            "pub fn scale(x: i32, f: i32) -> i32 {\n    x * f\n}\n\npub fn one() -> i32 {\n    scale(1)\n}\n\npub fn two() -> i32 {\n    scale(2)\n}\n\npub fn three() -> u32 {\n    let n: u32 = \"x\";\n    n\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let diagnostics = || run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"})).joined_text();
+    // cargo check's errors arrive after rust-analyzer's own.
+    assert!(support::wait_until(Duration::from_secs(180), || diagnostics().matches("[E0061]").count() == 2), "{}", diagnostics());
+    let text = diagnostics();
+    assert!(text.starts_with("rust-analyzer diagnostics for src/lib.rs: 3 errors, 0 warnings"), "cargo check says 3:\n{text}");
+    assert!(!text.contains("[E0107]"), "{text}");
+    assert!(text.contains("repeated rustc's (cargo check) at the same place and were counted once"), "{text}");
+}
