@@ -2611,7 +2611,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         };
         if written_text.is_empty() && not_built.is_empty() {
             // No written file's diagnostics were obtained: nothing about them is claimed.
-            let files_part = if dependents_checked > 0 || project_wide { checked_line.clone() } else { "checked: nothing".to_owned() };
+            let files_part = if dependents_checked > 0 || project_wide {
+                checked_line.clone()
+            } else {
+                "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned()
+            };
             if !clean_text.is_empty() {
                 tail.push(format!("no new {what} in {clean_text} ({server_id})"));
             }
@@ -2619,8 +2623,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             if dependents_checked == 0 && !project_wide {
                 files_checked -= files_checked_here;
                 tail.push(format!(
-                    "NOT checked: {}: their diagnostics were unavailable (see above); next step: {}",
+                    "NOT checked: {}: {} diagnostics were unavailable (see above); next step: {}",
                     name_some(&written_unavailable),
+                    crate::render::one_or_many(written_unavailable.len(), "its", "their"),
                     next_step()
                 ));
             }

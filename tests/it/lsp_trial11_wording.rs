@@ -152,7 +152,7 @@ fn files_whose_diagnostics_were_unavailable_are_not_named_checked() {
         assert!(!line.starts_with("checked: src/a.ts"), "an unavailable file named checked:\n{text}");
     }
     assert!(
-        dow.contains("NOT checked: src/a.ts: their diagnostics were unavailable")
+        dow.contains("NOT checked: src/a.ts: its diagnostics were unavailable")
             || dow.contains("NOT checked (their diagnostics were unavailable, see above): 1 written file src/a.ts"),
         "{text}"
     );
