@@ -417,13 +417,37 @@ fn python_root_keeps_own_run(dir: &Path) -> bool {
 }
 
 /// Sorts records errors first (then warnings, information), then by path and 1-based line, and
-/// drops repeats of the same finding (same path, line, severity and message) reported by two
-/// steps or sources, keeping the first.
+/// collapses repeats of the same finding (same path, line and message) reported by two steps or
+/// sources into one: the most severe is kept (`go vet` repeats the compiler's type errors, and
+/// go 1.19 prints them without the `vet: ` prefix that marks them as errors), counted once, and
+/// its `source` names every step that reported it (`go build, go vet`).
 pub fn sorted_and_deduplicated(mut records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     records.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
-    let mut seen = std::collections::HashSet::new();
-    records.retain(|r| seen.insert((r.path.clone(), r.line, r.severity, r.message.clone())));
-    records
+    let mut kept: Vec<DiagnosticRecord> = Vec::with_capacity(records.len());
+    let mut index: std::collections::HashMap<(PathBuf, u32, String), usize> = std::collections::HashMap::new();
+    for record in records {
+        match index.get(&(record.path.clone(), record.line, record.message.clone())) {
+            Some(&at) => {
+                // Sorted by severity: the one kept is at least as severe.
+                if let Some(source) = record.source {
+                    let first = &mut kept[at].source;
+                    match first {
+                        Some(sources) if !sources.split(", ").any(|known| known == source) => {
+                            sources.push_str(", ");
+                            sources.push_str(&source);
+                        }
+                        Some(_) => {}
+                        None => *first = Some(source),
+                    }
+                }
+            }
+            None => {
+                index.insert((record.path.clone(), record.line, record.message.clone()), kept.len());
+                kept.push(record);
+            }
+        }
+    }
+    kept
 }
 
 /// The checker binary: trusted, the project-local bin directories of `root` first, then `PATH`;
@@ -1097,6 +1121,21 @@ mod tests {
             make("/w/b.go", 3, Severity::Error, "go build"),
         ]);
         let got: Vec<(&str, u32, &str)> = sorted.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.source.as_deref().unwrap())).collect();
-        assert_eq!(got, vec![("/w/a.go", 9, "go build"), ("/w/b.go", 3, "go vet"), ("/w/a.go", 1, "go vet")]);
+        assert_eq!(got, vec![("/w/a.go", 9, "go build"), ("/w/b.go", 3, "go vet, go build"), ("/w/a.go", 1, "go vet")]);
+    }
+
+    #[test]
+    fn a_compiler_error_repeated_by_go_vet_as_a_warning_is_counted_once_as_an_error() {
+        // go 1.19's `go vet` prints the type errors of a package that does not compile without
+        // the `vet: ` prefix (trial 11 on go-spew: "6 errors, 6 warnings" for 6 problems).
+        let root = Path::new("/w");
+        let vet = "# github.com/davecgh/go-spew/spew [github.com/davecgh/go-spew/spew.test]\nspew/dump.go:138:21: not enough arguments in call to printHexPtr\n\thave (io.Writer, uintptr)\n\twant (io.Writer, uintptr, bool)\n";
+        let build = "# github.com/davecgh/go-spew/spew\nspew/dump.go:138:21: not enough arguments in call to printHexPtr\n\thave (io.Writer, uintptr)\n\twant (io.Writer, uintptr, bool)\n";
+        let mut records = parse_go(vet, root, "go vet").unwrap();
+        records.extend(parse_go(build, root, "go build").unwrap());
+        let sorted = sorted_and_deduplicated(records);
+        assert_eq!(sorted.len(), 1, "{sorted:?}");
+        assert_eq!(sorted[0].severity, Severity::Error);
+        assert_eq!(sorted[0].source.as_deref(), Some("go build, go vet"));
     }
 }

@@ -1437,6 +1437,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             Some(Ok(raw)) if role == CheckedRole::Written && gopls_found_no_package(raw) => {
                 FileDiagnostics::NotBuilt(go_build_constraint_reason(server.id(), &path, server.root()))
             }
+            Some(Ok(raw)) if role == CheckedRole::Written && written_code_inactive(&server, &path, raw, &group.old_texts).is_some() => {
+                FileDiagnostics::NotBuilt(written_code_inactive(&server, &path, raw, &group.old_texts).unwrap_or_default())
+            }
             Some(Ok(raw)) => {
                 let mut file_notes = Vec::new();
                 let before_raw: Option<Vec<Diagnostic>> = match role {
@@ -1451,8 +1454,10 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     },
                 };
                 let to_records = |raw: &[Diagnostic]| -> Vec<DiagnosticRecord> {
-                    let mut records: Vec<DiagnosticRecord> =
-                        without_exact_duplicates(raw.to_vec()).iter().filter_map(|d| DiagnosticRecord::from_lsp(&path, d)).collect();
+                    let mut raw = without_exact_duplicates(raw.to_vec());
+                    // One problem reported by rust-analyzer and by rustc at one place counts once.
+                    crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut raw);
+                    let mut records: Vec<DiagnosticRecord> = raw.iter().filter_map(|d| DiagnosticRecord::from_lsp(&path, d)).collect();
                     records.sort_by_key(|record| (record.severity, record.line));
                     records
                 };
@@ -1738,6 +1743,37 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
 /// Whether a set published for a written Go file is gopls saying that no package contains
 /// the file (`No packages found for open file …: if this file contains build tags, try adding
 /// "-tags=<build tag>" …`): gopls does not type-check it at all.
+/// Why the written code of `path` was not checked when the server says it is not compiled in
+/// the current configuration (rust-analyzer's `inactive-code` over the written lines, or the
+/// whole file inactive or unlinked): the cfg and how to check it. `None` when the written code
+/// is active.
+fn written_code_inactive(server: &LanguageServer, path: &Path, raw: &[Diagnostic], old_texts: &HashMap<PathBuf, String>) -> Option<String> {
+    let ranges = crate::lsp::inactive::inactive_ranges(raw);
+    if ranges.is_empty() {
+        return None;
+    }
+    let new_text = server.document_text(path).unwrap_or_default();
+    let whole = ranges.iter().find(|range| crate::lsp::inactive::covers_whole_text(range, &new_text));
+    let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
+    if let Some(whole) = whole {
+        return Some(crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some(path), &[whole], true).replacen(
+            "NOT checked: ",
+            "",
+            1,
+        ));
+    }
+    let changed = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &new_text))?;
+    let covering = crate::lsp::inactive::covering(&ranges, Some(&changed));
+    if covering.is_empty() {
+        return None;
+    }
+    Some(crate::lsp::inactive::inactive_sentence(server.id(), &display, &covering, false).replacen(
+        "NOT checked: ",
+        "the written code: ",
+        1,
+    ))
+}
+
 fn gopls_found_no_package(raw: &[Diagnostic]) -> bool {
     raw.iter().any(|diagnostic| diagnostic.message.contains("No packages found for open file"))
 }
@@ -2342,6 +2378,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
     let mut total_new = 0;
     let mut total_resolved = 0;
     let mut any_unavailable = false;
+    // Files whose diagnostics were obtained (any server), and new error-severity records.
+    let mut files_checked = 0;
+    let mut new_errors = 0;
+    let mut files_with_new_errors = 0;
     let shown_list = |records: &[DiagnosticRecord], display: &str| -> Vec<String> {
         records.iter().take(cap).map(|record| format!("  {}", record.render(display))).collect()
     };
@@ -2353,6 +2393,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let mut files_with_new: usize = 0;
         // Written files the server does not build (excluded by build constraints).
         let mut not_built: Vec<String> = Vec::new();
+        // Files whose diagnostics were unavailable: never named on the `checked:` line.
+        let mut written_unavailable: Vec<String> = Vec::new();
+        let mut dependents_unavailable: Vec<String> = Vec::new();
+        let mut dependents_checked: usize = 0;
+        // Files of this server whose diagnostics were obtained (withdrawn from `files_checked`
+        // when the server's answer claims nothing).
+        let mut files_checked_here: usize = 0;
         let mut files_json = Vec::new();
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
@@ -2379,6 +2426,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             match &file.diagnostics {
                 FileDiagnostics::Unavailable(reason) => {
                     any_unavailable = true;
+                    match file.role {
+                        CheckedRole::Written => written_unavailable.push(display.clone()),
+                        CheckedRole::Dependent | CheckedRole::Republished => dependents_unavailable.push(display.clone()),
+                    }
                     lines.push(format!("{display}: diagnostics unavailable: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "unavailable", "reason": reason}));
                 }
@@ -2389,6 +2440,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
                 FileDiagnostics::Checked { before, after, line_map, notes } => {
+                    files_checked += 1;
+                    files_checked_here += 1;
+                    if file.role == CheckedRole::Dependent {
+                        dependents_checked += 1;
+                    }
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
                     let before_wanted: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
@@ -2419,6 +2475,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         remaining.push((display.clone(), remaining_here));
                     }
                     total_new += diff.new.len();
+                    let new_errors_here = diff.new.iter().filter(|r| r.severity == Severity::Error).count();
+                    new_errors += new_errors_here;
+                    if new_errors_here > 0 {
+                        files_with_new_errors += 1;
+                    }
                     total_resolved += resolved.len();
                     if !diff.new.is_empty() {
                         files_with_new += 1;
@@ -2483,7 +2544,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             }
         }
         let written_display: Vec<String> = check.written.iter().map(|path| supervisor.display_path(path)).collect();
-        let written_text = written_display.iter().filter(|name| !not_built.contains(name)).cloned().collect::<Vec<_>>().join(", ");
+        // Only the written files whose diagnostics were obtained are named as checked.
+        let written_text = written_display
+            .iter()
+            .filter(|name| !not_built.contains(name) && !written_unavailable.contains(name))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
         let more_clean = clean_dependents.saturating_sub(8);
         let mut clean_text = clean.join(", ");
         if more_clean > 0 {
@@ -2491,13 +2558,24 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 .push_str(&format!(" and {more_clean} more {} that import it", crate::render::one_or_many(more_clean, "file", "files")));
         }
         let (checked_line, project_wide) = match &check.scope {
+            CheckScope::Project { description } if written_text.is_empty() => (format!("checked: {description}"), true),
             CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
             CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time } => {
-                let mut line = format!(
-                    "checked: {written_text} and {} that {} it ({found_by})",
-                    crate::render::plural(*checked, "file"),
-                    crate::render::one_or_many(*checked, "imports", "import")
-                );
+                // What was meant to be checked, minus the files whose diagnostics were unavailable.
+                let checked = (*checked).min(dependents_checked);
+                let mut line = if written_text.is_empty() {
+                    format!(
+                        "checked: {} that {} it ({found_by})",
+                        crate::render::plural(checked, "file"),
+                        crate::render::one_or_many(checked, "imports", "import")
+                    )
+                } else {
+                    format!(
+                        "checked: {written_text} and {} that {} it ({found_by})",
+                        crate::render::plural(checked, "file"),
+                        crate::render::one_or_many(checked, "imports", "import")
+                    )
+                };
                 if !out_of_time.is_empty() {
                     let mut names: Vec<String> = out_of_time.iter().take(8).map(|path| supervisor.display_path(path)).collect();
                     if out_of_time.len() > 8 {
@@ -2516,7 +2594,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     ));
                 }
                 if let Some(because) = not_checked_because {
-                    let more = found.saturating_sub(*checked + out_of_time.len());
+                    let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len());
                     line.push_str(&format!("; {more} more that import it were not checked ({because})"));
                 }
                 line.push_str(&format!("; other files were not checked: {}", next_step()));
@@ -2531,8 +2609,43 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 (format!("checked: {written_text} only; files that import it were not checked: {reason}; {}", next_step()), false)
             }
         };
+        let checked_line = if written_unavailable.is_empty() && dependents_unavailable.is_empty() {
+            checked_line
+        } else {
+            format!("{checked_line}{}", not_checked_text(&written_unavailable, &dependents_unavailable))
+        };
+        if written_text.is_empty() && not_built.is_empty() {
+            // No written file's diagnostics were obtained: nothing about them is claimed.
+            let files_part = if dependents_checked > 0 || project_wide {
+                checked_line.clone()
+            } else {
+                "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned()
+            };
+            if !clean_text.is_empty() {
+                tail.push(format!("no new {what} in {clean_text} ({server_id})"));
+            }
+            tail.push(format!("{files_part} ({server_id})"));
+            if dependents_checked == 0 && !project_wide {
+                files_checked -= files_checked_here;
+                tail.push(format!(
+                    "NOT checked: {}: {} diagnostics were unavailable (see above); next step: {}",
+                    name_some(&written_unavailable),
+                    crate::render::one_or_many(written_unavailable.len(), "its", "their"),
+                    next_step()
+                ));
+            }
+            if let Some(reason) = &check.attribution {
+                tail.push(format!("note: what differs from the state before this write is not known to be new: {reason}"));
+            }
+            for note in &check.notes {
+                tail.push(format!("note: {note}"));
+            }
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms}));
+            continue;
+        }
         if written_text.is_empty() {
             // Nothing written was built: no claim about the project either.
+            files_checked -= files_checked_here;
             let (verb, pronoun) = if not_built.len() == 1 { ("is", "it") } else { ("are", "them") };
             tail.push(format!(
                 "checked: nothing: {} {verb} not built by {server_id} in its current configuration, so no change in {pronoun} was checked (see above)",
@@ -2576,7 +2689,18 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
-    lines.push(remaining_line(&remaining, any_unavailable));
+    if new_errors > 0 {
+        // The summary leads with what the write broke.
+        lines.insert(
+            0,
+            format!(
+                "this write introduced {} in {} (listed below)",
+                crate::render::plural(new_errors, "new error"),
+                crate::render::plural(files_with_new_errors, "file")
+            ),
+        );
+    }
+    lines.push(remaining_line(&remaining, any_unavailable, new_errors, files_checked));
     if unresolved > 0 {
         let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
         lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
@@ -2585,22 +2709,72 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
     let text = format!("Diagnostics after the write:\n{}", lines.join("\n"));
     (
         text,
-        json!({"new_total": total_new, "resolved_total": total_resolved, "still_unresolved_errors": unresolved, "errors_remaining": errors_remaining, "complete": !any_unavailable, "servers": servers_json}),
+        json!({
+            "new_total": total_new,
+            "new_errors": new_errors,
+            "resolved_total": total_resolved,
+            "still_unresolved_errors": unresolved,
+            "errors_remaining": errors_remaining,
+            "errors_after_write": errors_remaining + new_errors,
+            "files_checked": files_checked,
+            "complete": !any_unavailable,
+            "fields": FIELD_DESCRIPTIONS,
+            "servers": servers_json
+        }),
     )
 }
 
-/// The line saying how many errors the checked files still hold that the write did not
-/// introduce (`remaining`: file → count, in report order): `2 errors already present remain (not
-/// introduced by this write): src/refill.rs (2)`, at most 8 files named; `no errors remain in the
-/// checked files` when there are none and every file was checked, else that the count covers
-/// only the files checked.
-fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool) -> String {
+/// What the counts of the `diagnostics_on_write` object mean (its `fields` member), so a host
+/// reads `errors_remaining` as the errors present before the write, not all errors.
+const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
+
+/// `name, name, … and N more` for at most 8 names.
+fn name_some(names: &[String]) -> String {
+    let mut shown: Vec<String> = names.iter().take(8).cloned().collect();
+    if names.len() > 8 {
+        shown.push(format!("and {} more", names.len() - 8));
+    }
+    shown.join(", ")
+}
+
+/// The `checked:` line's addition naming the files whose diagnostics were unavailable: they
+/// were NOT checked, why, and the next step.
+fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[String]) -> String {
+    let mut parts = Vec::new();
+    if !written_unavailable.is_empty() {
+        parts.push(format!("{} {}", crate::render::plural(written_unavailable.len(), "written file"), name_some(written_unavailable)));
+    }
+    if !dependents_unavailable.is_empty() {
+        parts.push(format!(
+            "{} that {} it: {}",
+            crate::render::plural(dependents_unavailable.len(), "file"),
+            crate::render::one_or_many(dependents_unavailable.len(), "imports", "import"),
+            name_some(dependents_unavailable)
+        ));
+    }
+    format!("; NOT checked (their diagnostics were unavailable, see above): {}; next step: {}", parts.join("; "), next_step())
+}
+
+/// The closing line: how many errors the checked files hold that were already there before
+/// the write (`remaining`: file → count, in report order), worded so it never contradicts the
+/// new errors listed above (`new_errors`): `2 errors already present before this write remain:
+/// src/refill.rs (2)`, at most 8 files named; `no other errors in the checked files (none was
+/// present before this write)` beside new errors; `no errors in the checked files` otherwise;
+/// nothing is said about the checked files when none was checked (`files_checked` 0).
+fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_errors: usize, files_checked: usize) -> String {
+    if files_checked == 0 {
+        return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step());
+    }
     let total: usize = remaining.iter().map(|(_, count)| count).sum();
+    let unchecked = if any_unavailable { " (the files NOT checked, listed above, are not counted)" } else { "" };
     if total == 0 {
-        return if any_unavailable {
-            "no errors remain in the files that were checked (the files whose diagnostics were unavailable are not counted)".to_owned()
+        return if new_errors > 0 {
+            format!(
+                "no errors in the files that were checked besides the {} listed above (none was present before this write){unchecked}",
+                crate::render::plural(new_errors, "new error")
+            )
         } else {
-            "no errors remain in the checked files".to_owned()
+            format!("no errors in the files that were checked{unchecked}")
         };
     }
     let mut files: Vec<String> = remaining.iter().take(8).map(|(file, count)| format!("{file} ({count})")).collect();
@@ -2608,8 +2782,8 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool) -> Strin
         files.push(format!("and {} more files", remaining.len() - 8));
     }
     let (noun, verb) = if total == 1 { ("error", "remains") } else { ("errors", "remain") };
-    let unchecked = if any_unavailable { "; files whose diagnostics were unavailable are not counted" } else { "" };
-    format!("{total} {noun} already present {verb} (not introduced by this write): {}{unchecked}", files.join(", "))
+    let besides = if new_errors > 0 { ", besides the new ones listed above" } else { "" };
+    format!("{total} {noun} already present before this write {verb} (not introduced by it{besides}): {}{unchecked}", files.join(", "))
 }
 
 fn next_step() -> &'static str {

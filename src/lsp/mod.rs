@@ -35,6 +35,7 @@ pub(crate) mod code_action;
 pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod hierarchy;
+pub(crate) mod inactive;
 pub(crate) mod listing;
 pub(crate) mod outline;
 pub(crate) mod output;

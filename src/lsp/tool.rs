@@ -1078,12 +1078,35 @@ fn decode_entities_outside_code(text: &str) -> String {
             if part_index > 0 {
                 out.push('`');
             }
-            if part_index % 2 == 1 || !part.contains('&') {
+            if part_index % 2 == 1 {
                 out.push_str(part);
             } else {
-                out.push_str(&html_escape::decode_html_entities(part).replace('\u{a0}', " "));
+                let decoded =
+                    if part.contains('&') { html_escape::decode_html_entities(part).replace('\u{a0}', " ") } else { part.to_owned() };
+                out.push_str(&unescape_markdown_backslashes(&decoded));
             }
         }
+    }
+    out
+}
+
+/// Removes markdown backslash escapes (`\_` → `_`, `\*` → `*`: a backslash before ASCII
+/// punctuation, CommonMark §2.4) from text outside code (pyright escapes `__call__` as
+/// `\_\_call\_\_`); any other backslash is kept.
+fn unescape_markdown_backslashes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(&next) = chars.peek() {
+                if next.is_ascii_punctuation() {
+                    out.push(next);
+                    chars.next();
+                    continue;
+                }
+            }
+        }
+        out.push(c);
     }
     out
 }
@@ -1191,6 +1214,32 @@ fn match_quality(name: &str, query: &str) -> u8 {
     }
 }
 
+/// A language server's own limit on the length of a `workspace/symbol` answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ResultCap {
+    /// At most this many symbols are answered.
+    limit: usize,
+    /// Where the limit comes from (for the note).
+    source: &'static str,
+}
+
+/// The known caps on `workspace/symbol` answers, by server id: gopls answers at most 100
+/// (`maxSymbols` in gopls' workspace_symbol.go, not configurable), rust-analyzer 128 by default
+/// (`rust-analyzer.workspace.symbol.search.limit`), clangd 100 by default (`--limit-results`).
+/// pyright, basedpyright and typescript-language-server (tsserver `navto` without
+/// `maxResultCount`) answer every match. An answer whose length equals the cap may have been
+/// cut by the server.
+fn workspace_symbol_result_cap(server_id: &str) -> Option<ResultCap> {
+    match server_id {
+        "gopls" => Some(ResultCap { limit: 100, source: "gopls answers at most 100, not configurable" }),
+        "rust-analyzer" => {
+            Some(ResultCap { limit: 128, source: "rust-analyzer's default rust-analyzer.workspace.symbol.search.limit of 128" })
+        }
+        "clangd" => Some(ResultCap { limit: 100, source: "clangd's default --limit-results of 100" }),
+        _ => None,
+    }
+}
+
 fn workspace_symbols(
     supervisor: &LspSupervisor,
     query: &str,
@@ -1265,6 +1314,16 @@ fn workspace_symbols(
                 })
                 .collect(),
         };
+        if let Some(cap) = workspace_symbol_result_cap(server.id()) {
+            if flat.len() == cap.limit {
+                notes.push(format!(
+                    "note: {} answered exactly {} symbols, its own cap for workspace/symbol ({}): more symbols may match {query:?} than it returned (missing from this list and its count); narrow the query (more of the name than {query:?}, or the exact name), or ask within one file with \"op\": \"outline\"",
+                    server.id(),
+                    cap.limit,
+                    cap.source
+                ));
+            }
+        }
         for (name, kind_number, container, uri, line0, character) in flat {
             let place = cache.place(&uri, line0);
             let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
@@ -1745,15 +1804,34 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     }
     let mut seen = std::collections::HashSet::new();
     all.retain(|d| seen.insert((d.range.start.line, d.code.clone(), d.message.clone())));
+    let collapsed = crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut all);
+    if collapsed > 0 {
+        notes.push(format!(
+            "note: {} of {}'s own analysis repeated rustc's (cargo check) at the same place and {} counted once",
+            plural(collapsed, "error"),
+            server.id(),
+            crate::render::one_or_many(collapsed, "was", "were")
+        ));
+    }
+    // Code not compiled in the current configuration: said, never passed as clean.
+    let inactive = crate::lsp::inactive::inactive_ranges(&all);
     let severity = |d: &lsp_types::Diagnostic| severity_number(d.severity);
-    let n_hints = all.iter().filter(|d| severity(d) == 4).count();
-    all.retain(|d| severity(d) != 4);
+    let n_hints = all.iter().filter(|d| severity(d) == 4 && !crate::lsp::inactive::is_inactive_marker(d)).count();
+    all.retain(|d| severity(d) != 4 && !crate::lsp::inactive::is_inactive_marker(d));
     all.sort_by_key(|d| (severity(d), d.range.start.line));
     let n_errors = all.iter().filter(|d| severity(d) == 1).count();
     let n_warnings = all.iter().filter(|d| severity(d) == 2).count();
     let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
     let lines = split_lines(&file_text);
-    let mut text = if all.is_empty() {
+    let whole_file_inactive = inactive.iter().any(|range| crate::lsp::inactive::covers_whole_text(range, &file_text));
+    let mut text = if whole_file_inactive {
+        let ranges: Vec<&crate::lsp::inactive::InactiveRange> = inactive.iter().collect();
+        let mut text = crate::lsp::inactive::inactive_sentence_at(server.id(), &relative, Some(&path), &ranges, true);
+        if !all.is_empty() {
+            text.push_str(&format!(" ({} reports {} in it, listed below)", server.id(), plural(all.len(), "diagnostic")));
+        }
+        text
+    } else if all.is_empty() {
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)
     } else {
         format!(
@@ -1803,6 +1881,11 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         text.push('\n');
         text.push_str(&notice);
     }
+    if !inactive.is_empty() && !whole_file_inactive {
+        let ranges: Vec<&crate::lsp::inactive::InactiveRange> = inactive.iter().collect();
+        text.push('\n');
+        text.push_str(&crate::lsp::inactive::inactive_sentence(server.id(), &relative, &ranges, false));
+    }
     if n_hints > 0 {
         text.push_str(&format!("\n({} omitted)", plural(n_hints, "hint-level diagnostic")));
     }
@@ -1834,5 +1917,16 @@ mod tests {
     fn hover_entities_are_decoded_outside_code_only() {
         let hover = "Args:  \n&nbsp;&nbsp;a: x &lt;b&gt; &amp; `a &lt; b` &#39;q&#39;\n```html\n&lt;p&gt;\n```\nafter&nbsp;fence";
         assert_eq!(decode_entities_outside_code(hover), "Args:\n  a: x <b> & `a &lt; b` 'q'\n```html\n&lt;p&gt;\n```\nafter fence");
+    }
+
+    #[test]
+    fn hover_markdown_backslash_escapes_are_removed_outside_code_only() {
+        // pyright's hover on pluggy 1.5.0's HookCaller (trial 11, M4).
+        let hover =
+            "Call \\_\\_call\\_\\_() via `HookCaller.\\_\\_call\\_\\_`\n```python\nx = \"a\\_b\"\n```\npath C:\\dir \\\\ \\*bold\\*";
+        assert_eq!(
+            decode_entities_outside_code(hover),
+            "Call __call__() via `HookCaller.\\_\\_call\\_\\_`\n```python\nx = \"a\\_b\"\n```\npath C:\\dir \\ *bold*"
+        );
     }
 }

@@ -205,7 +205,7 @@ fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
     let workspace = support::copy_fixture("lsp_checker/go");
     let run = checker_run(workspace.path(), |_| ());
     let (text, structured) = check_ok(&run);
-    // The type error is printed by both `go vet` and `go build`: listed once.
+    // The type error is printed by both `go vet` and `go build`: listed once, naming both.
     assert_eq!(
         records(&structured),
         expected(&[
@@ -215,7 +215,7 @@ fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
                 "error",
                 None,
                 "cannot use \"seven\" (untyped string constant) as int value in variable declaration",
-                "go vet"
+                "go vet, go build"
             ),
             ("main.go", 7, "warning", None, "fmt.Printf format %d has arg name of wrong type string", "go vet"),
         ]),

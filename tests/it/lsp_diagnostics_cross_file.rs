@@ -636,14 +636,14 @@ fn every_write_says_how_many_errors_already_present_remain() {
     let dir = flag_package();
     let run = support::lsp_run_allowing_writes(dir.path());
     let text = edit(&run, "flag.go", "// FlagSet is", "// FlagSet (a comment) is");
-    assert!(block(&text).contains("\nno errors remain in the checked files"), "{text}");
+    assert!(block(&text).contains("\nno errors in the files that were checked"), "{text}");
     let broken = FLAG_GO.replace("getFlagType(name string, ftype string)", "getFlagType(name string, extra int, ftype string)");
     std::fs::write(dir.path().join("flag.go"), &broken).unwrap();
     // The written file's own error, then the other files of the package gopls checked.
     let text = edit(&run, "int.go", "// -- int Value", "// -- int Value (probe)");
     let dow = block(&text);
     assert!(
-        dow.contains("\n4 errors already present remain (not introduced by this write): int.go (1), bool.go (1), bytes.go (2)"),
+        dow.contains("\n4 errors already present before this write remain (not introduced by it): int.go (1), bool.go (1), bytes.go (2)"),
         "{text}"
     );
     assert!(dow.contains("no new errors in int.go"), "{text}");
@@ -651,5 +651,5 @@ fn every_write_says_how_many_errors_already_present_remain() {
     let text = edit(&run, "bool.go", "f.getFlagType(name, \"bool\")", "f.getFlagType(name, 0, \"bool\")");
     let dow = block(&text);
     assert!(dow.contains("bool.go: resolved by this write (1, gopls)"), "{text}");
-    assert!(dow.contains("\n3 errors already present remain (not introduced by this write): bytes.go (2), int.go (1)"), "{text}");
+    assert!(dow.contains("\n3 errors already present before this write remain (not introduced by it): bytes.go (2), int.go (1)"), "{text}");
 }

@@ -30,6 +30,7 @@ mod lsp_lists;
 mod lsp_outside_changes;
 mod lsp_python_env;
 mod lsp_rename;
+mod lsp_trial11_wording;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
