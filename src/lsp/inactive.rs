@@ -246,6 +246,26 @@ pub fn collapse_rust_analyzer_repeats(all: &mut Vec<Diagnostic>) -> usize {
     before - all.len()
 }
 
+/// The 1-based lines of `new` that a write inserted or replaced (a line diff from `old`, Myers);
+/// a pure deletion marks the line after it.
+pub fn changed_lines(old: &str, new: &str) -> Vec<u32> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut lines = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, _, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        if new_range.is_empty() {
+            lines.push(new_range.start as u32 + 1);
+        } else {
+            lines.extend(new_range.map(|index| index as u32 + 1));
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,24 +296,4 @@ mod tests {
         let left: Vec<(u64, &str)> = all.iter().map(|d| (u64::from(d.range.start.line), d.source.as_deref().unwrap())).collect();
         assert_eq!(left, vec![(3, "rustc"), (7, "rust-analyzer"), (9, "rustc")]);
     }
-}
-
-/// The 1-based lines of `new` that a write inserted or replaced (a line diff from `old`, Myers);
-/// a pure deletion marks the line after it.
-pub fn changed_lines(old: &str, new: &str) -> Vec<u32> {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-    let mut lines = Vec::new();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
-        let (tag, _, new_range) = op.as_tag_tuple();
-        if tag == similar::DiffTag::Equal {
-            continue;
-        }
-        if new_range.is_empty() {
-            lines.push(new_range.start as u32 + 1);
-        } else {
-            lines.extend(new_range.map(|index| index as u32 + 1));
-        }
-    }
-    lines
 }
