@@ -1756,7 +1756,7 @@ fn written_code_inactive(server: &LanguageServer, path: &Path, raw: &[Diagnostic
     let whole = ranges.iter().find(|range| crate::lsp::inactive::covers_whole_text(range, &new_text));
     let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
     if let Some(whole) = whole {
-        return Some(crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some(path), &[whole], true).replacen(
+        return Some(crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some((server.root(), path)), &[whole], true).replacen(
             "NOT checked: ",
             "",
             1,

@@ -107,11 +107,12 @@ pub fn inactive_sentence(server_id: &str, file: &str, ranges: &[&InactiveRange],
     inactive_sentence_at(server_id, file, None, ranges, whole_file)
 }
 
-/// [`inactive_sentence`] with the file's absolute path.
+/// [`inactive_sentence`] with the file's absolute path and the root its declaring module files
+/// are read beneath (`(root, path)`; reads never follow a symlink out of `root`).
 pub fn inactive_sentence_at(
     server_id: &str,
     file: &str,
-    path: Option<&std::path::Path>,
+    path: Option<(&std::path::Path, &std::path::Path)>,
     ranges: &[&InactiveRange],
     whole_file: bool,
 ) -> String {
@@ -137,7 +138,7 @@ pub fn inactive_sentence_at(
     // The server's message, on one line and without its advice to silence it.
     let message: String = first.message.split("\n\n").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
     if unlinked {
-        if let Some(declared) = path.and_then(gating_declaration) {
+        if let Some(declared) = path.and_then(|(root, path)| gating_declaration(root, path)) {
             return format!(
                 "NOT checked: {place} {verb} not compiled in the current configuration: its module is declared under `{}` ({}), so {server_id} does not analyse it (\"{message}\") and no error in it is reported; {}",
                 declared.cfg,
@@ -166,8 +167,8 @@ struct GatingDeclaration {
 
 /// The `#[cfg(…)]` attribute on the `mod` item that declares `path` (`foo.rs` or `foo/mod.rs`),
 /// searched in the files that can declare it (`lib.rs`, `main.rs`, `mod.rs` beside it, or the
-/// parent module file `<dir>.rs`).
-fn gating_declaration(path: &std::path::Path) -> Option<GatingDeclaration> {
+/// parent module file `<dir>.rs`), each read beneath `root`.
+fn gating_declaration(root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
     let (name, dir) = if path.file_name()?.to_str()? == "mod.rs" {
         let dir = path.parent()?;
         (dir.file_name()?.to_str()?.to_owned(), dir.parent()?.to_path_buf())
@@ -179,7 +180,7 @@ fn gating_declaration(path: &std::path::Path) -> Option<GatingDeclaration> {
         candidates.push(parent.join(format!("{}.rs", dir_name.to_string_lossy())));
     }
     for candidate in candidates {
-        let Ok(text) = std::fs::read_to_string(&candidate) else { continue };
+        let Ok(text) = crate::files::read_workspace_file_to_string(root, &candidate) else { continue };
         let lines: Vec<&str> = text.lines().collect();
         for (index, line) in lines.iter().enumerate() {
             let item = line.trim();
