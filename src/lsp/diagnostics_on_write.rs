@@ -1756,11 +1756,13 @@ fn written_code_inactive(server: &LanguageServer, path: &Path, raw: &[Diagnostic
     let whole = ranges.iter().find(|range| crate::lsp::inactive::covers_whole_text(range, &new_text));
     let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
     if let Some(whole) = whole {
-        return Some(crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some((server.root(), path)), &[whole], true).replacen(
-            "NOT checked: ",
-            "",
-            1,
-        ));
+        return Some(
+            crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some((server.root(), path)), &[whole], true).replacen(
+                "NOT checked: ",
+                "",
+                1,
+            ),
+        );
     }
     let changed = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &new_text))?;
     let covering = crate::lsp::inactive::covering(&ranges, Some(&changed));
@@ -2544,6 +2546,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             }
         }
         let written_display: Vec<String> = check.written.iter().map(|path| supervisor.display_path(path)).collect();
+        // Importers left unchecked because the budget ran out: named in every shape of the result.
+        let not_checked_out_of_budget: Vec<String> = match &check.scope {
+            CheckScope::Dependents { out_of_time, .. } => out_of_time.iter().map(|path| supervisor.display_path(path)).collect(),
+            _ => Vec::new(),
+        };
         // Only the written files whose diagnostics were obtained are named as checked.
         let written_text = written_display
             .iter()
@@ -2640,7 +2647,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             for note in &check.notes {
                 tail.push(format!("note: {note}"));
             }
-            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms}));
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
             continue;
         }
         if written_text.is_empty() {
@@ -2655,7 +2662,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 tail.push(format!("note: {note}"));
             }
             servers_json.push(
-                json!({"server": server_id, "written": written_display, "scope": "not built", "files": files_json, "notes": check.notes}),
+                json!({"server": server_id, "written": written_display, "scope": "not built", "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes}),
             );
             continue;
         }
@@ -2682,10 +2689,6 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        let not_checked_out_of_budget: Vec<String> = match &check.scope {
-            CheckScope::Dependents { out_of_time, .. } => out_of_time.iter().map(|path| supervisor.display_path(path)).collect(),
-            _ => Vec::new(),
-        };
         servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);

@@ -1826,7 +1826,8 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let whole_file_inactive = inactive.iter().any(|range| crate::lsp::inactive::covers_whole_text(range, &file_text));
     let mut text = if whole_file_inactive {
         let ranges: Vec<&crate::lsp::inactive::InactiveRange> = inactive.iter().collect();
-        let mut text = crate::lsp::inactive::inactive_sentence_at(server.id(), &relative, Some((supervisor.workspace_root(), &path)), &ranges, true);
+        let mut text =
+            crate::lsp::inactive::inactive_sentence_at(server.id(), &relative, Some((supervisor.workspace_root(), &path)), &ranges, true);
         if !all.is_empty() {
             text.push_str(&format!(" ({} reports {} in it, listed below)", server.id(), plural(all.len(), "diagnostic")));
         }

@@ -468,8 +468,12 @@ fn a_write_stays_within_its_diagnostics_budget_and_names_the_importers_it_did_no
         servers.as_ref().and_then(|servers| servers.as_array()).and_then(|servers| servers.first()).cloned().expect("a pyright check");
     let checked: Vec<String> =
         server["files"].as_array().unwrap().iter().filter_map(|file| file["file"].as_str().map(str::to_owned)).collect();
-    let not_checked: Vec<String> =
-        server["not_checked_out_of_budget"].as_array().unwrap().iter().filter_map(|file| file.as_str().map(str::to_owned)).collect();
+    let not_checked: Vec<String> = server["not_checked_out_of_budget"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no not_checked_out_of_budget list in {server:#}"))
+        .iter()
+        .filter_map(|file| file.as_str().map(str::to_owned))
+        .collect();
     for importer in &importers {
         assert!(
             checked.contains(importer) || not_checked.contains(importer),
