@@ -2626,7 +2626,21 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             let files_part = if dependents_checked > 0 || project_wide {
                 checked_line.clone()
             } else {
-                "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned()
+                let mut line = "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned();
+                if !not_checked_out_of_budget.is_empty() {
+                    let mut names: Vec<String> = not_checked_out_of_budget.iter().take(8).cloned().collect();
+                    if not_checked_out_of_budget.len() > 8 {
+                        names.push(format!("and {} more", not_checked_out_of_budget.len() - 8));
+                    }
+                    line.push_str(&format!(
+                        "; {} that import it {} not checked because {server_id}'s budget of {:.1} s for this write ran out: {}",
+                        not_checked_out_of_budget.len(),
+                        crate::render::one_or_many(not_checked_out_of_budget.len(), "was", "were"),
+                        config.write_diagnostics_budget.as_secs_f64(),
+                        names.join(", ")
+                    ));
+                }
+                line
             };
             if !clean_text.is_empty() {
                 tail.push(format!("no new {what} in {clean_text} ({server_id})"));
