@@ -410,7 +410,8 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
                 }
                 // `..` folded by name: the file is then read beneath the workspace root, which
                 // refuses `..` components (and an `extends` that leaves the workspace).
-                next = table.get("extends").and_then(Value::as_str).map(|extends| lexically_normal(&base.join(extends)));
+                next =
+                    table.get("extends").and_then(Value::as_str).map(|extends| crate::files::path::lexically_normal(&base.join(extends)));
             }
             return Some(config);
         }
@@ -420,21 +421,6 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
         dir = current.parent();
     }
     None
-}
-
-/// `path` with `.` and `..` components folded away by name (`a/b/../c.json` → `a/c.json`).
-fn lexically_normal(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    normal
 }
 
 /// The pyright settings table of a configuration file's `text`: the whole object of a

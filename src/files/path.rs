@@ -189,6 +189,23 @@ fn outside_error(root: &Path, user_path: &str, resolution: &Resolution) -> ToolE
         }))
 }
 
+/// `path` with `.` and `..` components folded away by name, without touching the file system
+/// (`src/../README.md` → `README.md`, `a/b/../c.json` → `a/c.json`), so that it can be read beneath
+/// a root, which refuses `..`. A `..` above the start is dropped.
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

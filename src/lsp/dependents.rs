@@ -292,7 +292,7 @@ pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
     if !lib_path.is_file() {
         return None;
     }
-    let lib_dir = lexically_normal(lib_path.parent()?);
+    let lib_dir = crate::files::path::lexically_normal(lib_path.parent()?);
     let (sources, scan_incomplete) = source_files(&reader, &lib_dir, &["rs"]);
     let written = std::fs::canonicalize(written).unwrap_or_else(|_| written.to_path_buf());
     let (mut total, mut files, mut in_written) = (0, 0, 0);
@@ -307,7 +307,7 @@ pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
         }));
         if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
             for markdown in included_docs(text) {
-                if let Ok(included) = reader.read_to_string(&lexically_normal(&lib_dir.join(&markdown))) {
+                if let Ok(included) = reader.read_to_string(&crate::files::path::lexically_normal(&lib_dir.join(&markdown))) {
                     count += rust_doc_test_blocks(included.lines());
                 }
             }
@@ -321,22 +321,6 @@ pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
         }
     }
     (total > 0).then_some(RustDocTests { crate_name, manifest_dir, total, files, in_written, scan_incomplete })
-}
-
-/// `path` with `.` and `..` components folded away by name (`src/../README.md` → `README.md`),
-/// so that it can be read beneath a root, which refuses `..`.
-fn lexically_normal(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    normal
 }
 
 /// `key = "value"` of `[section]` in a Cargo manifest (single-line string values only).
