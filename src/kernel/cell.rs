@@ -283,6 +283,16 @@ pub(crate) struct CellOutcome {
 /// How long a finished cell waits for the rest of its raw fd-1 output: 2 s.
 const RAW_CELL_END_WAIT: Duration = Duration::from_secs(2);
 
+/// How often [`CellRun::stop`] re-trips an embedded interpreter's eval breaker within the
+/// interrupt grace: 100 ms (the same cadence as the embedded kernel's own kill loop).
+const EMBEDDED_INTERRUPT_RETRIGGER: Duration = Duration::from_millis(100);
+
+/// Once the kernel says the interrupt landed (its `interrupted` message), how long
+/// [`CellRun::stop`] waits more for its traceback and `done`: 5 s. The interrupt grace bounds
+/// how long the kernel takes to react; formatting the report is the driver's own work (slow in
+/// the embedded interpreter of a debug build on a loaded machine), not the cell's.
+const INTERRUPT_REPORT_BOUND: Duration = Duration::from_secs(5);
+
 /// Runs cell `cell_number` with `code` on `kernel` and watches it until it ends.
 pub(crate) fn run_cell(
     kernel: &mut LiveKernel,
@@ -580,11 +590,33 @@ impl<'k> CellRun<'k> {
     fn stop(&mut self, reason: StopReason) {
         let kernel = &mut *self.kernel;
         kernel.interrupt();
-        let deadline = Instant::now() + self.config.interrupt_grace;
+        let mut deadline = Instant::now() + self.config.interrupt_grace;
+        // An embedded interpreter's interrupt waits for a trip of RustPython's process-global eval
+        // breaker, which another interpreter in this process may consume first: re-trip it (no
+        // second KeyboardInterrupt is queued). A spawned kernel's SIGINT is not lost.
+        let retrigger_every = kernel.is_embedded().then_some(EMBEDDED_INTERRUPT_RETRIGGER);
+        let mut next_trigger = retrigger_every.map(|every| Instant::now() + every);
         let mut traceback = None;
         let mut cell_ended = false;
-        while let Ok(event) = kernel.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        loop {
+            let now = Instant::now();
+            if let (Some(at), Some(every)) = (next_trigger, retrigger_every) {
+                if now >= at {
+                    kernel.retrigger_interrupt();
+                    next_trigger = Some(now + every);
+                }
+            }
+            let wake = next_trigger.map_or(deadline, |at| at.min(deadline));
+            let event = match kernel.events.recv_timeout(wake.saturating_duration_since(now)) {
+                Ok(event) => event,
+                Err(RecvTimeoutError::Timeout) if Instant::now() < deadline => continue,
+                Err(_) => break,
+            };
             match event {
+                KernelEvent::Message(message) if message["type"] == "interrupted" => {
+                    deadline = deadline.max(Instant::now() + INTERRUPT_REPORT_BOUND);
+                    next_trigger = None;
+                }
                 KernelEvent::Message(message) if message["type"] == "error" => {
                     traceback = message["traceback"].as_str().map(str::to_owned);
                 }

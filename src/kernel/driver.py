@@ -835,6 +835,9 @@ def _main():
             _execute(cell, message.get("code", ""))
             _flush_figures()
         except BaseException as err:  # noqa: BLE001 - every cell ends with a report
+            if isinstance(err, KeyboardInterrupt):
+                # The host's interrupt grace ends here: the report below may take a while.
+                _send({"type": "interrupted", "cell": cell})
             if isinstance(err, SystemExit) and err.code in (None, 0):
                 status = "ok"
             else:

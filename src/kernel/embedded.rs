@@ -55,6 +55,10 @@ pub(crate) const RUSTPYTHON_VERSION: &str = "0.5.0";
 /// interrupt every 100 ms) before abandoning it: 3 s.
 pub(crate) const ABANDON_AFTER: Duration = Duration::from_secs(3);
 
+/// How long [`EmbeddedKernel::kill`] waits for the owner thread once no cell runs any more (the
+/// driver returned; RustPython finalizes the interpreter) before detaching it: 10 s.
+pub(crate) const FINALIZE_BOUND: Duration = Duration::from_secs(10);
+
 /// Stack of the owner thread: 256 MiB of address space (committed only as used). RustPython
 /// recurses on the native stack per Python frame, and a debug build overflows 2 MiB while still
 /// initialising; this leaves room for Python's default recursion limit (1000 frames).
@@ -151,6 +155,16 @@ impl EmbeddedKernel {
         }));
     }
 
+    /// Trips the interpreter's eval breaker again without queueing another interrupt: the
+    /// breaker bit is process-global, so another RustPython interpreter in this process may have
+    /// consumed the trip meant for this one, leaving [`EmbeddedKernel::interrupt`]'s closure
+    /// queued. A no-op closure sets the bit; the queued interrupt then runs first. Unlike a
+    /// second interrupt, this can never raise a second `KeyboardInterrupt` while the driver is
+    /// still reporting the first.
+    pub(crate) fn retrigger_interrupt(&self) {
+        let _ = self.interrupts.send(Box::new(|_: &VirtualMachine| Ok(())));
+    }
+
     /// One line describing the owner thread's state.
     pub(crate) fn describe_state(&self) -> String {
         if let Some(why) = &self.abandoned {
@@ -164,17 +178,24 @@ impl EmbeddedKernel {
     }
 
     /// Shuts the interpreter down: marks the shutdown, re-sends the interrupt every 100 ms and
-    /// joins the owner thread; after [`ABANDON_AFTER`] without it stopping, detaches it and
-    /// records why in [`EmbeddedKernel::abandoned`].
+    /// joins the owner thread; after [`ABANDON_AFTER`] with a cell still running, detaches it and
+    /// records why in [`EmbeddedKernel::abandoned`]. Once no cell runs, the thread is only
+    /// finalizing the interpreter (slow in a debug build on a loaded machine): it gets up to
+    /// [`FINALIZE_BOUND`] from then before it is detached.
     pub(crate) fn kill(&mut self) {
         let Some(owner) = self.owner.take() else {
             return;
         };
         self.control.shutdown.store(true, Ordering::Release);
         let _ = self.requests.send(json!({"type": "shutdown"}));
-        let deadline = Instant::now() + ABANDON_AFTER;
+        let mut deadline = Instant::now() + ABANDON_AFTER;
+        let mut finalizing = false;
         let mut next_interrupt = Instant::now();
         while !owner.is_finished() && Instant::now() < deadline {
+            if !finalizing && self.control.running_cell.load(Ordering::Acquire) == 0 {
+                finalizing = true;
+                deadline = deadline.max(Instant::now() + FINALIZE_BOUND);
+            }
             if Instant::now() >= next_interrupt {
                 self.interrupt();
                 next_interrupt += Duration::from_millis(100);
@@ -185,11 +206,19 @@ impl EmbeddedKernel {
             let _ = owner.join();
             return;
         }
-        self.abandoned = Some(format!(
-            "it did not stop within {} s of repeated interrupts (the cell is blocked in native code or catches KeyboardInterrupt); \
-             the thread was detached and keeps its memory until the cell ends on its own",
-            ABANDON_AFTER.as_secs()
-        ));
+        self.abandoned = Some(if self.control.running_cell.load(Ordering::Acquire) == 0 {
+            format!(
+                "its cell had stopped, but the interpreter did not finish shutting down within {} s; \
+                 the thread was detached and keeps its memory until it finishes",
+                FINALIZE_BOUND.as_secs()
+            )
+        } else {
+            format!(
+                "it did not stop within {} s of repeated interrupts (the cell is blocked in native code or catches KeyboardInterrupt); \
+                 the thread was detached and keeps its memory until the cell ends on its own",
+                ABANDON_AFTER.as_secs()
+            )
+        });
         drop(owner);
     }
 }

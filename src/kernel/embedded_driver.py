@@ -502,6 +502,9 @@ def _handle_execute(message):
         _execute(cell, message.get("code", ""))
     except BaseException as err:  # noqa: BLE001 - every cell ends with a report
         _native_cell(0)
+        if isinstance(err, KeyboardInterrupt):
+            # The host's interrupt grace ends here: the report below may take a while.
+            _send({"type": "interrupted", "cell": cell})
         if isinstance(err, SystemExit) and err.code in (None, 0) and not getattr(err, "_runbound_shutdown", False):
             status = "ok"
         else:

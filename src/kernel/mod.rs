@@ -21,9 +21,10 @@
 //! group and every shell child are killed, and the result says the state was lost; the next call
 //! starts a new generation. A cell that keeps printing is stopped by the wall-clock cap per cell
 //! ([`KernelConfig::cell_wall_clock_cap`], default 30 min). That cap, a call the host cancels,
-//! and one that reaches its own time budget interrupt the cell like a notebook's interrupt: when the cell ends within
-//! [`KernelConfig::interrupt_grace`] the kernel is kept with its state (only its shell children
-//! are killed); otherwise it is killed and restarted as above.
+//! and one that reaches its own time budget interrupt the cell like a notebook's interrupt: when the cell takes the
+//! interrupt within [`KernelConfig::interrupt_grace`] (and then reports and ends within 5 s) the
+//! kernel is kept with its state (only its shell children are killed); otherwise it is killed and
+//! restarted as above.
 //!
 //! Sandbox (R-EVAL-6): when the run carries a [`Sandbox`] (a host-supplied command prefix such
 //! as a `bwrap …` invocation), the kernel is started through it; the kernel never starts a
@@ -74,7 +75,9 @@ pub struct KernelConfig {
     /// within [`KernelConfig::interrupt_grace`], else killed and restarted. Time inside `tool()`
     /// calls counts.
     pub cell_wall_clock_cap: Duration,
-    /// After an interrupt, how long to collect the traceback before the kill (default 1 s).
+    /// After an interrupt, how long the kernel has to take it before the kill (default 1 s).
+    /// Once the driver says it took it (its `interrupted` message, before it formats the
+    /// traceback), up to 5 s more are allowed for the report and the cell's end.
     pub interrupt_grace: Duration,
     /// How long a kernel may take to start and report ready (default 30 s).
     pub startup_timeout: Duration,

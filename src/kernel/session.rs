@@ -391,6 +391,17 @@ impl LiveKernel {
         }
     }
 
+    /// For an embedded kernel, trips its eval breaker again so an interrupt already sent is
+    /// delivered even if another interpreter consumed the first trip (see
+    /// `EmbeddedKernel::retrigger_interrupt`). Nothing for a spawned kernel: its interrupt is a
+    /// SIGINT, which is not lost.
+    pub(crate) fn retrigger_interrupt(&self) {
+        #[cfg(feature = "embedded-python")]
+        if let KernelTransport::Embedded(embedded) = &self.transport {
+            embedded.retrigger_interrupt();
+        }
+    }
+
     /// One line describing the kernel process state plus its stderr tail.
     pub(crate) fn describe_exit(&self) -> String {
         #[cfg(feature = "embedded-python")]

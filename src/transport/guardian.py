@@ -19,7 +19,9 @@
 #   process group, sweeps its descendant tag) and may report what it found in the group; so the
 #   guardian kills only what the host cannot find there — every descendant outside the guardian's
 #   process group (a `setsid` or `setpgid` child, a daemon) — then exits the way PROGRAM did (same
-#   exit code, or the same signal), so the host sees PROGRAM's status.
+#   exit code, or the same signal), so the host sees PROGRAM's status. While descendants remain
+#   in the group it first watches 50 ms more for one leaving it (forked before PROGRAM exited,
+#   not yet through its setsid), which the host's group kill would miss.
 #
 # PROGRAM gets PR_SET_PDEATHSIG(SIGKILL) towards the guardian, an empty signal mask, and the
 # guardian's environment plus RUNBOUND_GUARDIAN_PID=<guardian pid> (or, when the guardian could
@@ -37,6 +39,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 WATCHED = (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 CLEAN_UP_LIMIT_SECONDS = 5.0
+LEAVE_SETTLE_SECONDS = 0.05
 
 
 def _prctl(libc, option, value):
@@ -104,20 +107,19 @@ def _process_table():
     return table
 
 
-def _descendants_outside_group():
-    """Pids of this process's descendants that are not in its process group."""
+def _descendants_by_group():
+    """Pids of this process's descendants outside its process group, and of those inside it."""
     me, group = os.getpid(), os.getpgid(0)
     table = _process_table()
     children = {}
     for pid, (parent, _) in table.items():
         children.setdefault(parent, []).append(pid)
-    found, frontier = [], [me]
+    outside, inside, frontier = [], [], [me]
     while frontier:
         for pid in children.get(frontier.pop(), []):
             frontier.append(pid)
-            if table[pid][1] != group:
-                found.append(pid)
-    return found
+            (outside if table[pid][1] != group else inside).append(pid)
+    return outside, inside
 
 
 def _reap(program_pid, status):
@@ -152,17 +154,30 @@ def _clean_up(program_pid, status):
 
 
 def _kill_outside_group(program_pid, status):
-    """SIGKILLs every descendant outside the process group, reaps, repeats until none (bounded)."""
+    """SIGKILLs every descendant outside the process group, reaps, repeats until none (bounded).
+    While descendants remain inside the group, keeps watching until none has left it for
+    LEAVE_SETTLE_SECONDS: one may be on its way out (forked, not yet through setsid) when
+    PROGRAM exits, and the host's group kill would miss it."""
     give_up = time.monotonic() + CLEAN_UP_LIMIT_SECONDS
+    quiet_since = None
     while True:
-        victims = _descendants_outside_group()
+        victims, inside = _descendants_by_group()
         for pid in victims:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         status, _ = _reap(program_pid, status)
-        if not victims or time.monotonic() > give_up:
+        now = time.monotonic()
+        if victims:
+            quiet_since = None
+        elif not inside:
+            return status
+        elif quiet_since is None:
+            quiet_since = now
+        elif now - quiet_since >= LEAVE_SETTLE_SECONDS:
+            return status
+        if now > give_up:
             return status
         time.sleep(0.005)
 

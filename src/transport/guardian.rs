@@ -22,7 +22,8 @@
 //! - PROGRAM gets `PR_SET_PDEATHSIG(SIGKILL)` towards the guardian; when PROGRAM exits on its
 //!   own (the host is alive then, and kills the group as always, and may say what it found
 //!   there), the guardian kills only what the host cannot find — every descendant outside its
-//!   process group — and exits the way PROGRAM did (code or signal), so the host sees PROGRAM's
+//!   process group, watching 50 ms more for one on its way out while any remain in the group —
+//!   and exits the way PROGRAM did (code or signal), so the host sees PROGRAM's
 //!   status; SIGINT, SIGHUP and SIGQUIT to the group are meant for PROGRAM and ignored by the
 //!   guardian;
 //! - PROGRAM's environment says whether it is guarded: [`GUARDIAN_PID_ENV`], or

@@ -1099,8 +1099,21 @@ fn a_guarded_program_keeps_its_exit_status_and_loses_what_left_its_group() {
     use std::os::unix::process::ExitStatusExt;
     let workspace = tempfile::tempdir().unwrap();
     let marker = 500 + std::process::id() % 400;
-    let script = format!("sleep {marker}.1 & setsid sleep {marker}.2 & (setsid sleep {marker}.3 &); echo started; exit 5");
-    let spec = ProcessSpec::new("/bin/sh", workspace.path()).with_args(["-c", &script]).with_stdin_piped(false);
+    // The program exits only once its children have left the group: `Popen` returns after the
+    // child's exec, and `start_new_session` calls setsid before it; `.3` is a double fork (its
+    // parent exited, so it was re-parented to the guardian). A shell's `setsid sleep &` could
+    // still be on its way out of the group when the shell exits.
+    let script = format!(
+        "import os, subprocess, sys\n\
+         subprocess.Popen(['sleep', '{marker}.1'])\n\
+         subprocess.Popen(['sleep', '{marker}.2'], start_new_session=True)\n\
+         middle = os.fork()\n\
+         if middle == 0:\n    subprocess.Popen(['sleep', '{marker}.3'], start_new_session=True)\n    os._exit(0)\n\
+         os.waitpid(middle, 0)\n\
+         print('started')\n\
+         sys.exit(5)\n"
+    );
+    let spec = ProcessSpec::new(&python, workspace.path()).with_args(["-c", &script]).with_stdin_piped(false);
     let child = spawn_guarded(spec, Some(&python)).unwrap();
     let status = child.wait_timeout(Duration::from_secs(30)).expect("the guarded program exits");
     assert_eq!(status.code(), Some(5), "the program's exit code: {status:?}");

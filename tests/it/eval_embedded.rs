@@ -434,7 +434,7 @@ fn no_embedded_kernel_thread_survives_the_run() {
     assert_eq!(embedded_threads(), vec!["rb-rustpy-g1".to_owned()]);
     let spin = cell(&run, "while True:\n    pass");
     assert_eq!(structured(&spin)["status"], "timeout");
-    assert!(embedded_threads().is_empty(), "the stopped generation's thread was joined: {:?}", embedded_threads());
+    assert!(embedded_threads().is_empty(), "the stopped generation's thread was joined: {:?}\n{}", embedded_threads(), spin.joined_text());
     cell(&run, "b = 2");
     let reset = run.call(Caller::Main, "eval", json!({"code": "c = 3", "description": "reset the kernel and set c", "reset": true}));
     assert_eq!(structured(&reset)["generation"], 3);
@@ -477,7 +477,8 @@ fn embedded_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
     config.kernel.inactivity_budget = Duration::from_secs(2);
     config.kernel.cell_wall_clock_cap = Duration::from_secs(3);
     let run = builder(workspace.path()).config(config).build().unwrap();
-    assert!(!cell(&run, "kept = 'yes'").is_error);
+    let first = cell(&run, "kept = 'yes'");
+    assert!(!first.is_error, "{}", first.joined_text());
     let stopped = cell(&run, "while True:\n    print('tick')");
     let text = stopped.joined_text();
     assert_eq!(structured(&stopped)["status"], "timeout", "{text}");
