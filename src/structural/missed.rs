@@ -172,7 +172,7 @@ impl MissedParts {
             for form in part.forms {
                 entry.add_form(form);
             }
-            entry.forms.sort_by(|a, b| b.count.cmp(&a.count));
+            entry.forms.sort_by_key(|form| std::cmp::Reverse(form.count));
         }
         if self.example.is_none() {
             self.example = other.example;
@@ -515,7 +515,7 @@ fn specialise<'t>(
         }
     }
     merged.extend(trailing);
-    changed.then(|| PatternNode::Internal { kind_id: *kind_id, children: merged })
+    changed.then_some(PatternNode::Internal { kind_id: *kind_id, children: merged })
 }
 
 fn terminal_of(node: &Node<'_, StrDoc<SupportLang>>) -> PatternNode {

@@ -139,13 +139,7 @@ fn responsible_edit(problem: std::ops::Range<usize>, edits: &[AppliedEdit]) -> O
     for edit in edits {
         let start = (edit.position as isize + delta).max(0) as usize;
         let end = start + edit.inserted.len();
-        let distance = if end < problem.start {
-            problem.start - end
-        } else if start > problem.end {
-            start - problem.end
-        } else {
-            0
-        };
+        let distance = if end < problem.start { problem.start - end } else { start.saturating_sub(problem.end) };
         if best.is_none_or(|(best_distance, _)| distance < best_distance) {
             best = Some((distance, edit));
         }

@@ -1018,7 +1018,6 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let file_summaries: Vec<AstEditFile> = files.iter().map(|f| AstEditFile { path: f.display.clone(), replacements: f.changes }).collect();
     let file_count = files.len();
     let description = format!("{} → `{}` ({lang})", query.display(), args.rewrite);
-    let mut warnings = warnings;
     warnings.extend(crate::staged::read_only_warning(&files));
     let store = ctx.resource::<crate::staged::StagedResource>()?;
     let max_pending = store.config().max_pending_edits;
