@@ -8,7 +8,7 @@
 //!
 //! | marker | checker |
 //! |---|---|
-//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project) |
+//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project), plus the call's `--features` / `--all-features` / `--no-default-features`; then `cargo metadata --no-deps` for the features left off and the files gated on them ([`crate::lsp::cargo_features`]) |
 //! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
 //! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
 //! | `go.mod` | `go vet ./...` and `go build ./...` |
@@ -491,9 +491,10 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
         let enabled = if package.enabled.is_empty() { "none".to_owned() } else { package.enabled.join(", ") };
         let manifest = supervisor.display_path(&package.manifest);
         if package.not_enabled.is_empty() {
-            if several || !selection.is_default() {
-                let declared = if package.enabled.is_empty() { "declares no features" } else { "every feature enabled" };
-                lines.push(format!("features of `{}` ({manifest}): {declared} ({enabled})", package.package));
+            // A package without features has nothing to say; one whose every feature is on says
+            // so (the check covered all its gated code).
+            if !package.enabled.is_empty() {
+                lines.push(format!("features of `{}` ({manifest}): every feature enabled ({enabled})", package.package));
             }
         } else {
             lines.push(format!(

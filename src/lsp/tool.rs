@@ -381,7 +381,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
         notes.extend(lease.notes.iter().cloned());
         let server = &*lease.server;
-        server.resync_from_disk();
+        notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
         server.sync_document(&path)?;
         if !server.supports(spec.method) {
             return Err(unsupported_error(supervisor, &path, server, op, spec.method, request_deadline));
@@ -1298,7 +1298,7 @@ fn workspace_symbols(
     let mut cache = SourceCache::new(supervisor.workspace_root());
     let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     for server in &servers {
-        server.resync_from_disk();
+        notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
         if !server.supports(WorkspaceSymbolRequest::METHOD) {
             notes.push(format!("note: workspace symbols are unsupported by {}", server.id()));
             continue;
@@ -1566,7 +1566,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
-    server.resync_from_disk();
+    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
     server.sync_document(&path)?;
     if !server.supports(DocumentSymbolRequest::METHOD) {
         return Err(unsupported_error(supervisor, &path, server, "symbols (outline)", DocumentSymbolRequest::METHOD, deadline));
@@ -1726,7 +1726,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
     let check_runs_before = server.check_runs().0;
-    server.resync_from_disk();
+    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
     let sync = server.sync_document(&path)?;
     let budget_end = (Instant::now() + supervisor.config().diagnostics_wait.max(supervisor.config().indexing_wait)).min(deadline);
     let readiness = server.wait_until_ready(budget_end);
