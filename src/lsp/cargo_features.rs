@@ -245,6 +245,7 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
             files_unread,
         });
     }
+    out.sort_by(|a, b| a.package.cmp(&b.package));
     out
 }
 
