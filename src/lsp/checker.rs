@@ -96,8 +96,12 @@ pub struct CheckerRun {
 /// ([`crate::lsp::listing::workspace_fingerprint`]) is the same.
 #[derive(Debug, Default)]
 pub struct CheckerCache {
-    last: parking_lot::Mutex<Option<(Fingerprint, FeatureSelection, Instant, Vec<CheckerRun>)>>,
+    last: parking_lot::Mutex<Option<CachedCheck>>,
 }
+
+/// A stored `"*"` run: the workspace fingerprint and feature selection it ran under, when, and
+/// its runs.
+type CachedCheck = (Fingerprint, FeatureSelection, Instant, Vec<CheckerRun>);
 
 impl CheckerCache {
     fn reuse(&self, fingerprint: &Fingerprint, selection: &FeatureSelection) -> Option<(Instant, Vec<CheckerRun>)> {
