@@ -300,6 +300,9 @@ fn scan_gates(
         for gate in feature_gates(&text) {
             let (line, names) = if gate.negated && enabled.contains(&gate.feature) {
                 (&mut neg.0, &mut neg.1)
+            } else if gate.negated {
+                // `not(feature = "X")` with X off: that code was compiled.
+                continue;
             } else if not_enabled.contains(&gate.feature) {
                 if let Some(module) = gate.gated_module.as_deref().and_then(|name| module_file(&path, name)) {
                     match modules.iter_mut().find(|known| known.path == module) {
@@ -396,6 +399,10 @@ fn feature_gates(text: &str) -> Vec<FeatureGate> {
         if !(opener.starts_with('(') || opener.starts_with("_attr") || opener.starts_with("!(")) || between.contains([']', ';']) {
             continue;
         }
+        // `doc(cfg(feature = "x"))` (docs.rs badges) gates nothing.
+        if before[..cfg_at].trim_end().ends_with("doc(") {
+            continue;
+        }
         let negated = before.trim_end().strip_suffix('(').is_some_and(|head| head.trim_end().ends_with("not"));
         let line = text[..at].matches('\n').count() as u32 + 1;
         let gated_module = if opener.starts_with('(') && !negated { gated_module_after(&text[at..]) } else { None };
@@ -457,10 +464,10 @@ mod tests {
     fn gates_are_found_in_cfg_cfg_attr_and_cfg_macro_only() {
         let text = "#[cfg(feature = \"serde\")]\nmod a;\n#[cfg_attr(feature = \"derive\", derive(X))]\nstruct S;\n\
 #[cfg(any(test,\n    feature = \"multi\"))]\nfn f() {}\n#[cfg(not(feature = \"std\"))]\nfn g() {}\n\
-// #[cfg(feature = \"commented\")]\nconst DOC: &str = \"feature = \\\"text\\\"\";\nfn h() { if cfg!(feature = \"mac\") {} }\n";
+// #[cfg(feature = \"commented\")]\n#[cfg_attr(docsrs, doc(cfg(feature = \"badge\")))]\nconst DOC: &str = \"feature = \\\"text\\\"\";\nfn h() { if cfg!(feature = \"mac\") {} }\n";
         let gates = feature_gates(text);
         let names: Vec<(&str, u32, bool)> = gates.iter().map(|g| (g.feature.as_str(), g.line, g.negated)).collect();
-        assert_eq!(names, [("serde", 1, false), ("derive", 3, false), ("multi", 6, false), ("std", 8, true), ("mac", 12, false)]);
+        assert_eq!(names, [("serde", 1, false), ("derive", 3, false), ("multi", 6, false), ("std", 8, true), ("mac", 13, false)]);
         let modules: Vec<Option<&str>> = gates.iter().map(|g| g.gated_module.as_deref()).collect();
         assert_eq!(modules, [Some("a"), None, None, None, None]);
         let gates = feature_gates(

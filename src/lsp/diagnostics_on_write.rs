@@ -2806,7 +2806,7 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_erro
 }
 
 fn next_step() -> &'static str {
-    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
+    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project (Rust: add \"features\": [...] or \"all_features\": true for code behind cargo features that are not on by default)"
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers. It takes every
