@@ -385,6 +385,12 @@ pub fn project_diagnostics(
             supervisor.display_path(dir)
         ));
     }
+    if !selection.is_default() && !runs.iter().any(|run| run.command.starts_with("cargo") || run.features.is_some()) {
+        text.push_str(&format!(
+            "\n  note: `{}` was not used: it applies to cargo check, and this workspace has no Cargo root",
+            selection.cargo_args().join(" ")
+        ));
+    }
     if let Some(at) = reused_at {
         text.push_str(&format!(
             "\n  (this page comes from the check run {} s ago: no file of the workspace changed since; offset 0 runs the checkers again)",

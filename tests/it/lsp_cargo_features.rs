@@ -206,3 +206,21 @@ fn more_outside_changes_than_the_open_close_cap_are_said_not_resynced() {
     let again = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "main.py"}));
     assert!(!again.joined_text().contains("NOT re-synced"), "{}", again.joined_text());
 }
+
+/// Feature arguments on a workspace with no Cargo root are said unused, never silently dropped.
+#[test]
+fn feature_arguments_without_a_cargo_root_are_said_unused() {
+    if support::require_binary("lsp_cargo_features::feature_arguments_without_a_cargo_root_are_said_unused", "pyright").is_none() {
+        return;
+    }
+    let dir =
+        support::workspace_with(&[("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0.1.0\"\n"), ("m.py", "x: int = \"a\"\n")]);
+    let run = checker_run(dir.path());
+    let (is_error, text, _) = check(&run, json!({"all_features": true}));
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("project check: 1 error"), "{text}");
+    assert!(
+        text.contains("note: `--all-features` was not used: it applies to cargo check, and this workspace has no Cargo root"),
+        "{text}"
+    );
+}
