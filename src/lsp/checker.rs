@@ -8,7 +8,7 @@
 //!
 //! | marker | checker |
 //! |---|---|
-//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project) |
+//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project), plus the call's `--features` / `--all-features` / `--no-default-features`; then `cargo metadata --no-deps` for the features left off and the files gated on them ([`crate::lsp::cargo_features`]) |
 //! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
 //! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
 //! | `go.mod` | `go vet ./...` and `go build ./...` |
@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{ErrorKind, ToolError};
+use crate::lsp::cargo_features::{FeatureSelection, PackageFeatures};
 use crate::lsp::diagnostics_on_write::{DiagnosticRecord, Severity};
 use crate::lsp::listing::{workspace_fingerprint, Fingerprint};
 use crate::lsp::output::{CheckerDiagnostic, CheckerRunSummary, DiagnosticsOp, LspOutput, PageWindow, WorkspaceCheck};
@@ -82,6 +83,12 @@ pub struct CheckerRun {
     /// The checker was not run because it would run the checkout's code (`cargo check`,
     /// `dart analyze` in a restricted run); `problem` says why.
     pub refused_by_trust: bool,
+    /// Cargo runs: each workspace member's features against what the check enabled (which
+    /// were off, where code is gated on them), or why they could not be read.
+    pub features: Option<Result<Vec<PackageFeatures>, String>>,
+    /// Cargo runs: `compile_error!` diagnostics (`path:line: message`), which a crate uses to
+    /// refuse a combination of features (mutually exclusive ones under `--all-features`).
+    pub compile_errors: Vec<String>,
 }
 
 /// The last `"*"` run of a supervisor, kept so that later pages do not run the checkers again.
@@ -89,18 +96,22 @@ pub struct CheckerRun {
 /// ([`crate::lsp::listing::workspace_fingerprint`]) is the same.
 #[derive(Debug, Default)]
 pub struct CheckerCache {
-    last: parking_lot::Mutex<Option<(Fingerprint, Instant, Vec<CheckerRun>)>>,
+    last: parking_lot::Mutex<Option<CachedCheck>>,
 }
 
+/// A stored `"*"` run: the workspace fingerprint and feature selection it ran under, when, and
+/// its runs.
+type CachedCheck = (Fingerprint, FeatureSelection, Instant, Vec<CheckerRun>);
+
 impl CheckerCache {
-    fn reuse(&self, fingerprint: &Fingerprint) -> Option<(Instant, Vec<CheckerRun>)> {
+    fn reuse(&self, fingerprint: &Fingerprint, selection: &FeatureSelection) -> Option<(Instant, Vec<CheckerRun>)> {
         let last = self.last.lock();
-        let (stored, at, runs) = last.as_ref()?;
-        (stored == fingerprint).then(|| (*at, runs.clone()))
+        let (stored, stored_selection, at, runs) = last.as_ref()?;
+        (stored == fingerprint && stored_selection == selection).then(|| (*at, runs.clone()))
     }
 
-    fn store(&self, fingerprint: Fingerprint, runs: &[CheckerRun]) {
-        *self.last.lock() = Some((fingerprint, Instant::now(), runs.to_vec()));
+    fn store(&self, fingerprint: Fingerprint, selection: &FeatureSelection, runs: &[CheckerRun]) {
+        *self.last.lock() = Some((fingerprint, selection.clone(), Instant::now(), runs.to_vec()));
     }
 }
 
@@ -181,13 +192,20 @@ impl CheckerRun {
 /// margin for the answer); `call_budget` is the call's whole budget, named when it is what ran
 /// out.
 ///
+/// Cargo roots are checked with `selection`'s features (`--features`, `--all-features`,
+/// `--no-default-features`; default: each package's `default` features), and the answer names
+/// every workspace member's features left off, the files whose `#[cfg]`/`cfg_attr` gates name
+/// them (code NOT checked), and the `features` / `all_features` arguments that check it.
+///
 /// # Errors
 /// `unavailable` when no project root with a known checker marker exists in the workspace, or no
-/// checker could run (the message says why: missing, timed out — and which budget);
+/// checker could run (the message says why: missing, timed out — and which budget — or cargo
+/// refused the requested features, with its message);
 /// `invalid_arguments` for an `offset` past the end.
 pub fn project_diagnostics(
     supervisor: &LspSupervisor,
     offset: usize,
+    selection: &FeatureSelection,
     deadline: Instant,
     call_budget: Duration,
 ) -> Result<ToolOutput, ToolError> {
@@ -251,13 +269,15 @@ pub fn project_diagnostics(
         WorkspaceTrust::Trusted => path_env,
         WorkspaceTrust::Restricted => restricted_search_path(path_env.as_deref(), root).value,
     };
-    let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root)) } else { None };
+    let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root), selection) } else { None };
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
-            let runs: Vec<CheckerRun> =
-                roots.iter().map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), &budget, trust)).collect();
-            supervisor.checker_cache().store(workspace_fingerprint(root), &runs);
+            let runs: Vec<CheckerRun> = roots
+                .iter()
+                .map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection))
+                .collect();
+            supervisor.checker_cache().store(workspace_fingerprint(root), selection, &runs);
             (runs, None)
         }
     };
@@ -269,12 +289,20 @@ pub fn project_diagnostics(
         })
         .collect();
     if all.is_empty() && problems.len() == runs.len() {
-        let hint = if runs.iter().all(|run| run.refused_by_trust) {
-            "the workspace trust is restricted, so checkers that run the checkout's code do not run; `diagnostics` on one file asks the language server (restricted too), and a human who trusts this checkout can pass --workspace-trust trusted"
+        let declared = declared_features_text(&runs, supervisor);
+        let cargo_refused = !selection.is_default() && runs.iter().any(|run| run.features.is_some() && !run.timed_out);
+        let hint = if cargo_refused {
+            format!(
+                "cargo refused the requested features (`{}`; its message is above): pass features the packages declare{declared}, or leave `features`/`all_features`/`no_default_features` out for the default features",
+                selection.cargo_args().join(" ")
+            )
+        } else if runs.iter().all(|run| run.refused_by_trust) {
+            "the workspace trust is restricted, so checkers that run the checkout's code do not run; `diagnostics` on one file asks the language server (restricted too), and a human who trusts this checkout can pass --workspace-trust trusted".to_owned()
         } else if runs.iter().any(|run| run.timed_out) {
-            "give it more time as said above; meanwhile `diagnostics` on one file asks the language server"
+            "give it more time as said above; meanwhile `diagnostics` on one file asks the language server".to_owned()
         } else {
             "install the checker named above (or fix its project setup); `diagnostics` on one file asks the language server instead"
+                .to_owned()
         };
         return Err(ToolError::new(ErrorKind::Unavailable, format!("the project checker could not run: {}", problems.join("; ")))
             .with_hint(hint)
@@ -294,6 +322,22 @@ pub fn project_diagnostics(
             problems.len(),
             runs.len()
         ));
+    }
+    let features_not_checked: Vec<String> = runs
+        .iter()
+        .filter_map(|run| run.features.as_ref()?.as_ref().ok())
+        .flatten()
+        .filter(|package| !package.not_enabled.is_empty())
+        .map(|package| format!("{}: {}", package.package, package.not_enabled.join(", ")))
+        .collect();
+    let features_unread = runs.iter().any(|run| matches!(run.features, Some(Err(_))));
+    if !features_not_checked.is_empty() {
+        text.push_str(&format!(
+            " — NOT checked: code behind cargo features not enabled in this check ({}), see below",
+            features_not_checked.join("; ")
+        ));
+    } else if features_unread {
+        text.push_str(" — the cargo features could not be read: code behind features that are not enabled may be unchecked, see below");
     }
     for run in &runs {
         // What this run contributes after repeats (the same finding from two steps, or twice from
@@ -322,6 +366,10 @@ pub fn project_diagnostics(
         if let Some(restricted) = &run.restricted {
             text.push_str(&format!("\n    workspace trust: restricted — {restricted}"));
         }
+        for line in feature_lines(run, selection, supervisor) {
+            text.push_str("\n    ");
+            text.push_str(&line);
+        }
     }
     for (inner, outer) in &python_roots_merged {
         text.push_str(&format!(
@@ -335,6 +383,12 @@ pub fn project_diagnostics(
         text.push_str(&format!(
             "\n  {} has a Python root marker but no .py/.pyi files: not a Python project, not checked",
             supervisor.display_path(dir)
+        ));
+    }
+    if !selection.is_default() && !runs.iter().any(|run| run.command.starts_with("cargo") || run.features.is_some()) {
+        text.push_str(&format!(
+            "\n  note: `{}` was not used: it applies to cargo check, and this workspace has no Cargo root",
+            selection.cargo_args().join(" ")
         ));
     }
     if let Some(at) = reused_at {
@@ -373,6 +427,15 @@ pub fn project_diagnostics(
             elapsed_ms: u64::try_from(run.elapsed.as_millis()).unwrap_or(u64::MAX),
             interpreter: run.interpreter.clone(),
             restricted: run.restricted.clone(),
+            features: match &run.features {
+                Some(Ok(packages)) => packages.iter().map(|package| package_summary(package, supervisor)).collect(),
+                _ => Vec::new(),
+            },
+            features_problem: match &run.features {
+                Some(Err(why)) => Some(why.clone()),
+                _ => None,
+            },
+            compile_errors: run.compile_errors.clone(),
         })
         .collect();
     let output = LspOutput::WorkspaceCheck(WorkspaceCheck {
@@ -390,8 +453,157 @@ pub fn project_diagnostics(
         workspace_trust: trust,
         python_roots_covered_by_outer_run: python_roots_merged.iter().map(|(inner, _)| supervisor.display_path(inner)).collect(),
         not_python_projects: not_python_projects.iter().map(|dir| supervisor.display_path(dir)).collect(),
+        cargo_feature_arguments: selection.cargo_args(),
+        features_not_checked,
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// `; declared: either: serde, std, use_std` for the cargo runs whose features were read, or
+/// nothing.
+fn declared_features_text(runs: &[CheckerRun], supervisor: &LspSupervisor) -> String {
+    let declared: Vec<String> = runs
+        .iter()
+        .filter_map(|run| run.features.as_ref()?.as_ref().ok())
+        .flatten()
+        .map(|package| {
+            let mut all: Vec<&str> = package.enabled.iter().chain(&package.not_enabled).map(String::as_str).collect();
+            all.sort_unstable();
+            let shown = if all.is_empty() { "no features".to_owned() } else { all.join(", ") };
+            format!("{} ({}): {shown}", package.package, supervisor.display_path(&package.manifest))
+        })
+        .collect();
+    if declared.is_empty() {
+        String::new()
+    } else {
+        format!(" — declared: {}", declared.join("; "))
+    }
+}
+
+/// The lines a cargo run adds about features: per workspace member, the features left off and
+/// the files gating code on them (NOT checked), how to check them; `not(feature = …)` code
+/// left out by an enabled feature; a `compile_error!` that refused the requested combination.
+fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &LspSupervisor) -> Vec<String> {
+    let mut lines = Vec::new();
+    let packages = match &run.features {
+        None => return lines,
+        Some(Err(why)) => {
+            lines.push(format!(
+                "features: could not be read ({why}); code behind `#[cfg(feature = …)]` for features this check did not enable was not compiled and may hold errors not listed here"
+            ));
+            return lines;
+        }
+        Some(Ok(packages)) => packages,
+    };
+    let several = packages.len() > 1;
+    let asked = if selection.is_default() { "default features".to_owned() } else { format!("`{}`", selection.cargo_args().join(" ")) };
+    for package in packages {
+        let enabled = if package.enabled.is_empty() { "none".to_owned() } else { package.enabled.join(", ") };
+        let manifest = supervisor.display_path(&package.manifest);
+        if package.not_enabled.is_empty() {
+            // A package without features has nothing to say; one whose every feature is on says
+            // so (the check covered all its gated code).
+            if !package.enabled.is_empty() {
+                lines.push(format!("features of `{}` ({manifest}): every feature enabled ({enabled})", package.package));
+            }
+        } else {
+            lines.push(format!(
+                "features of `{}` ({manifest}) NOT enabled in this check ({asked}; enabled: {enabled}): {} — code behind `#[cfg(feature = …)]` / `cfg_attr` for them was not compiled, so no error in it is reported",
+                package.package,
+                package.not_enabled.join(", ")
+            ));
+            if package.gated_files.is_empty() {
+                lines.push(
+                    "  no `cfg` gate naming them was found in the package's .rs files (they may switch dependencies or their features only)"
+                        .to_owned(),
+                );
+            } else {
+                let shown: Vec<String> = package
+                    .gated_files
+                    .iter()
+                    .take(crate::lsp::cargo_features::GATED_FILES_SHOWN)
+                    .map(|file| gated_file_text(file, supervisor))
+                    .collect();
+                let more = package.gated_files.len().saturating_sub(shown.len());
+                lines.push(format!(
+                    "  gated code NOT checked, in {}: {}{}",
+                    crate::render::plural(package.gated_files.len(), "file"),
+                    shown.join(", "),
+                    if more > 0 { format!(", and {more} more") } else { String::new() }
+                ));
+            }
+            // The features that gate code, when any do (a feature that only switches others on,
+            // like `use_std = ["std"]`, adds nothing to check).
+            let gating: Vec<&String> = package
+                .not_enabled
+                .iter()
+                .filter(|feature| package.gated_files.iter().any(|file| file.features.contains(feature)))
+                .collect();
+            let suggested: Vec<&String> = if gating.is_empty() { package.not_enabled.iter().collect() } else { gating };
+            let names: Vec<String> = suggested
+                .into_iter()
+                .map(|feature| if several { format!("\"{}/{feature}\"", package.package) } else { format!("\"{feature}\"") })
+                .collect();
+            lines.push(format!(
+                "  to check it: {{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}} (cargo check --features …), or \"all_features\": true (--all-features; fails if the crate has mutually exclusive features)",
+                names.join(", ")
+            ));
+        }
+        if !package.negated_gates.is_empty() {
+            let shown: Vec<String> = package
+                .negated_gates
+                .iter()
+                .take(crate::lsp::cargo_features::GATED_FILES_SHOWN)
+                .map(|file| format!("{}:{} ({})", supervisor.display_path(&file.path), file.line, file.features.join(", ")))
+                .collect();
+            let more = package.negated_gates.len().saturating_sub(shown.len());
+            lines.push(format!(
+                "  code under `cfg(not(feature = …))` for enabled features was NOT compiled either, in {}: {}{} — check it with \"no_default_features\": true (plus the features it still needs)",
+                crate::render::plural(package.negated_gates.len(), "file"),
+                shown.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            ));
+        }
+        if package.files_unread > 0 {
+            lines.push(format!("  {} .rs files of the package were not read for gates (file cap)", package.files_unread));
+        }
+    }
+    if !selection.is_default() && !run.compile_errors.is_empty() {
+        lines.push(format!(
+            "cargo check with `{}` stopped at compile_error!: {} — the crate refuses this combination of features (mutually exclusive features, a cargo error, not a bug in the code): check the features one at a time with \"features\": [...] instead",
+            selection.cargo_args().join(" "),
+            run.compile_errors.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+        ));
+    }
+    lines
+}
+
+/// `src/lib.rs:21 (serde)`, or for a module file declared under a gate
+/// `src/serde_untagged.rs (whole file: its `mod` at src/lib.rs:21 is gated on serde)`.
+fn gated_file_text(file: &crate::lsp::cargo_features::GatedFile, supervisor: &LspSupervisor) -> String {
+    match &file.declared_at {
+        Some((declaring, line)) => format!(
+            "{} (whole file: its `mod` at {}:{line} is gated on {})",
+            supervisor.display_path(&file.path),
+            supervisor.display_path(declaring),
+            file.features.join(", ")
+        ),
+        None => format!("{}:{} ({})", supervisor.display_path(&file.path), file.line, file.features.join(", ")),
+    }
+}
+
+/// The structured form of one package's features.
+fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> crate::lsp::output::PackageFeaturesSummary {
+    let file = |file: &crate::lsp::cargo_features::GatedFile| gated_file_text(file, supervisor);
+    crate::lsp::output::PackageFeaturesSummary {
+        package: package.package.clone(),
+        manifest: supervisor.display_path(&package.manifest),
+        enabled: package.enabled.clone(),
+        not_enabled: package.not_enabled.clone(),
+        gated_files_total: package.gated_files.len(),
+        gated_files: package.gated_files.iter().take(crate::lsp::cargo_features::GATED_FILES_SHOWN).map(file).collect(),
+        negated_gates: package.negated_gates.iter().take(crate::lsp::cargo_features::GATED_FILES_SHOWN).map(file).collect(),
+    }
 }
 
 /// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down
@@ -491,6 +703,7 @@ fn run_checker(
     path_env: Option<&std::ffi::OsStr>,
     budget: &CheckerBudget,
     trust: WorkspaceTrust,
+    selection: &FeatureSelection,
 ) -> CheckerRun {
     let end = budget.end;
     let start = Instant::now();
@@ -504,6 +717,8 @@ fn run_checker(
         interpreter: None,
         restricted: None,
         refused_by_trust: false,
+        features: None,
+        compile_errors: Vec::new(),
     };
     if trust.is_restricted() {
         let refusal = match checker {
@@ -529,10 +744,13 @@ fn run_checker(
         // compile is broken (semver's bench needs nightly: E0554). `--keep-going` reports every
         // target's errors, not only the first failing one's. Costlier than the library alone
         // (dev-dependencies are checked too; semver: 0.1 s → 0.3 s warm), and said in the command.
-        "cargo" => vec![(
-            vec!["cargo"],
-            vec!["check".into(), "--all-targets".into(), "--keep-going".into(), "--message-format=json".into(), "--quiet".into()],
-        )],
+        // The call's features (`--features`, `--all-features`, `--no-default-features`) follow.
+        "cargo" => {
+            let mut args: Vec<String> =
+                vec!["check".into(), "--all-targets".into(), "--keep-going".into(), "--message-format=json".into(), "--quiet".into()];
+            args.extend(selection.cargo_args());
+            vec![(vec!["cargo"], args)]
+        }
         "pyright" => {
             // The same interpreter the language servers get (a configured venv, the project's
             // .venv/venv, else python3 on PATH), so imports resolve against the project's
@@ -676,6 +894,9 @@ fn run_checker(
                 break;
             }
         }
+        if checker == "cargo" {
+            run.compile_errors.extend(compile_error_messages(&stdout, root));
+        }
         let parsed = match checker {
             "cargo" => parse_cargo(&stdout, root),
             "pyright" => parse_pyright(&stdout, root),
@@ -702,6 +923,18 @@ fn run_checker(
     }
     run.command = commands.join(" && ");
     run.elapsed = start.elapsed();
+    if checker == "cargo" {
+        // Which features the check left off, and where code is gated on them: read after the
+        // check (whose own time is what the answer reports), within what is left of the budget
+        // (at least 5 s: `cargo metadata --no-deps` reads manifests only).
+        run.features = Some(match find_binary_for(&["cargo"], root, workspace_root, path_env, trust) {
+            Some(cargo) => {
+                let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
+                crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout)
+            }
+            None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
+        });
+    }
     if trust.is_restricted() {
         run.restricted = Some(if restricted_notes.is_empty() {
             "no project-local binary; nothing else of the checkout runs in this checker".to_owned()
@@ -845,6 +1078,41 @@ pub fn parse_cargo(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, S
         ));
     }
     Ok(records)
+}
+
+/// The `compile_error!` errors in `cargo check --message-format=json` stdout, as
+/// `path:line: message` (path relative to `root` when under it): the primary span's source text
+/// calls `compile_error!`, or the error comes from its expansion. A crate uses them to refuse a
+/// combination of features (`features "a" and "b" are mutually exclusive`).
+pub fn compile_error_messages(stdout: &str, root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in stdout.lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
+        if message.get("reason").and_then(Value::as_str) != Some("compiler-message") {
+            continue;
+        }
+        let inner = &message["message"];
+        if inner.get("level").and_then(Value::as_str) != Some("error") {
+            continue;
+        }
+        let Some(span) = inner.get("spans").and_then(Value::as_array).and_then(|spans| spans.iter().find(|s| s["is_primary"] == true))
+        else {
+            continue;
+        };
+        let in_text =
+            span["text"].as_array().into_iter().flatten().any(|text| text["text"].as_str().is_some_and(|t| t.contains("compile_error!")));
+        let in_expansion = span.pointer("/expansion/macro_decl_name").and_then(Value::as_str) == Some("compile_error!");
+        if !(in_text || in_expansion) {
+            continue;
+        }
+        let file = span["file_name"].as_str().unwrap_or("");
+        let file = Path::new(file).strip_prefix(root).map_or_else(|_| file.to_owned(), |relative| relative.display().to_string());
+        let entry = format!("{file}:{}: {}", span["line_start"].as_u64().unwrap_or(1), inner["message"].as_str().unwrap_or(""));
+        if !found.contains(&entry) {
+            found.push(entry);
+        }
+    }
+    found
 }
 
 /// Parses `pyright --outputjson` stdout.

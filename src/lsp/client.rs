@@ -451,6 +451,9 @@ pub struct LanguageServer {
     /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
     warming: Mutex<Vec<PathBuf>>,
     watched_files: Mutex<Option<FileStamps>>,
+    /// What a resync whose caller had no answer to put it in left out (see
+    /// [`LanguageServer::carry_resync_report`]): merged into the next resync's report.
+    carried_resync: Mutex<Option<ResyncReport>>,
     /// The project state taken before the last write (diagnostics on write's seed).
     write_baseline: Mutex<Option<WriteBaseline>>,
     capabilities: ServerCapabilities,
@@ -511,6 +514,64 @@ const OUTSIDE_CHANGE_CYCLE_CAP: usize = 64;
 /// a file the server does not have open (see [`LanguageServer::resync_from_disk`]).
 const OUTSIDE_CHANGE_DEPENDENTS_CAP: usize = 64;
 
+/// What one [`LanguageServer::resync_from_disk`] sent the server, and what its caps left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[must_use = "the caps' shortfall must reach the answer: push `note()` into its notes"]
+pub struct ResyncReport {
+    /// Open documents sent again with their new text.
+    pub resynced: usize,
+    /// Files created, changed or deleted under the root since the last scan (all sent in
+    /// `workspace/didChangeWatchedFiles`).
+    pub changed_outside: usize,
+    /// Files not open that got a `didOpen`/`didClose` cycle (at most 64).
+    pub cycled: usize,
+    /// Files not open, created or changed, left without a cycle by the cap (absolute, sorted):
+    /// they reach the server only through `workspace/didChangeWatchedFiles`.
+    pub not_cycled: Vec<PathBuf>,
+    /// Open documents re-sent as a new version because a file they may depend on changed.
+    pub dependents_resent: usize,
+    /// Open documents with diagnostics left without that re-send by the cap (64): their
+    /// diagnostics may predate the change until the server re-checks them on its own.
+    pub dependents_not_resent: usize,
+    /// The server's id, for the note.
+    pub server_id: String,
+}
+
+impl ResyncReport {
+    /// The sentence for an answer when a cap left files out, naming how many were not re-synced
+    /// and what that means for freshness (up to 3 example paths via `display`); `None` when
+    /// nothing was left out.
+    pub fn note(&self, display: impl Fn(&Path) -> String) -> Option<String> {
+        self.sentence(display).map(|sentence| format!("note: {sentence}"))
+    }
+
+    /// [`ResyncReport::note`] without its `note: ` prefix (for lists that add their own).
+    pub fn sentence(&self, display: impl Fn(&Path) -> String) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.not_cycled.is_empty() {
+            let mut examples: Vec<String> = self.not_cycled.iter().take(3).map(|path| display(path)).collect();
+            if self.not_cycled.len() > 3 {
+                examples.push("…".to_owned());
+            }
+            parts.push(format!(
+                "{} of the {} files changed outside the tools (not open in {}) were NOT re-synced by an open/close cycle (cap {OUTSIDE_CHANGE_CYCLE_CAP} per call; e.g. {}): they reach {} only through workspace/didChangeWatchedFiles, so a server that does not act on those events for files it has not open (tsserver; pyright for created files) may answer from their old text until they are opened — ask about those files directly, or `reload` the server",
+                self.not_cycled.len(),
+                self.changed_outside,
+                self.server_id,
+                examples.join(", "),
+                self.server_id
+            ));
+        }
+        if self.dependents_not_resent > 0 {
+            parts.push(format!(
+                "{} open documents that may depend on the changed files were NOT re-sent to {} (cap {OUTSIDE_CHANGE_DEPENDENTS_CAP}; {} were): their stored diagnostics may predate the change until {} re-checks them on its own",
+                self.dependents_not_resent, self.server_id, self.dependents_resent, self.server_id
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
 impl LanguageServer {
     /// Spawns `binary` for `root` and runs the `initialize` handshake within `timeout`.
     ///
@@ -559,6 +620,7 @@ impl LanguageServer {
             pulled_states: Mutex::new(HashMap::new()),
             warming: Mutex::new(Vec::new()),
             watched_files: Mutex::new(None),
+            carried_resync: Mutex::new(None),
             write_baseline: Mutex::new(None),
             capabilities: ServerCapabilities::default(),
             capability_notes: Vec::new(),
@@ -1018,14 +1080,14 @@ impl LanguageServer {
     /// again (or, for a server with its own check run, until a check run that began after the
     /// change ends; rust-analyzer gets `rust-analyzer/runFlycheck`, since its flycheck reruns only on
     /// save and drops the check of a save now and then). Returns how many documents
-    /// were resynced.
-    pub fn resync_from_disk(&self) -> usize {
+    /// were resynced and what the caps left out ([`ResyncReport::note`] says it).
+    pub fn resync_from_disk(&self) -> ResyncReport {
         self.resync_from_disk_except(&[])
     }
 
     /// [`LanguageServer::resync_from_disk`] leaving `skip` alone (files a tool just wrote, which
     /// diagnostics on write syncs itself after taking the pre-write state).
-    pub fn resync_from_disk_except(&self, skip: &[PathBuf]) -> usize {
+    pub fn resync_from_disk_except(&self, skip: &[PathBuf]) -> ResyncReport {
         use crate::lsp::servers::WriteCheck;
         let write_check = self.definition.write_check;
         // What changed is found first and marked stale before the server hears of it: a server
@@ -1066,6 +1128,8 @@ impl LanguageServer {
                 events.push((path.clone(), lsp_types::FileChangeType::DELETED));
             }
         }
+        // In path order: which files the open/close cap leaves out does not depend on hashing.
+        events.sort_by(|a, b| a.0.cmp(&b.0));
         // Skipped files keep their previous stamp, so a later scan still reports them if the
         // caller never syncs them.
         let mut next = current;
@@ -1090,9 +1154,14 @@ impl LanguageServer {
         // which ignores bare creation events), bounded so a large checkout stays cheap (the
         // rest reach the server through `workspace/didChangeWatchedFiles` alone).
         let mut cycled: Vec<PathBuf> = Vec::new();
+        let mut not_cycled: Vec<PathBuf> = Vec::new();
         for (path, typ) in &events {
-            if *typ != lsp_types::FileChangeType::DELETED && !open.contains(path) && cycled.len() < OUTSIDE_CHANGE_CYCLE_CAP {
-                cycled.push(path.clone());
+            if *typ != lsp_types::FileChangeType::DELETED && !open.contains(path) {
+                if cycled.len() < OUTSIDE_CHANGE_CYCLE_CAP {
+                    cycled.push(path.clone());
+                } else {
+                    not_cycled.push(path.clone());
+                }
             }
         }
         let unopened_changed = events.iter().any(|(path, _)| !open.contains(path));
@@ -1104,20 +1173,22 @@ impl LanguageServer {
         // would hold the wait until the budget ends). tsserver publishes nothing for a file that
         // stays clean: its answers come from requests, which it answers after the change.
         let mut dependents: Vec<(PathBuf, i32)> = Vec::new();
+        let mut dependents_not_resent = 0;
         if unopened_changed
             && matches!(write_check, WriteCheck::WorkspacePublishes | WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly)
         {
             let documents = self.documents.lock();
             let state = self.shared.0.lock();
             for (path, doc) in documents.iter() {
-                if dependents.len() >= OUTSIDE_CHANGE_DEPENDENTS_CAP {
-                    break;
-                }
                 if skip.contains(path) || deleted.contains(path) || changed_open.iter().any(|(p, _)| p == path) {
                     continue;
                 }
                 if state.diagnostics.contains_key(path) {
-                    dependents.push((path.clone(), doc.version));
+                    if dependents.len() >= OUTSIDE_CHANGE_DEPENDENTS_CAP {
+                        dependents_not_resent += 1;
+                    } else {
+                        dependents.push((path.clone(), doc.version));
+                    }
                 }
             }
         }
@@ -1193,7 +1264,45 @@ impl LanguageServer {
         if anything_changed && write_check == WriteCheck::ProjectCheckRun {
             let _ = self.notify::<RunFlycheck>(RunFlycheckParams::default());
         }
-        resynced
+        not_cycled.sort();
+        let mut report = ResyncReport {
+            resynced,
+            changed_outside: events.len(),
+            cycled: cycled.len(),
+            not_cycled,
+            dependents_resent: dependents.len(),
+            dependents_not_resent,
+            server_id: self.definition.id.clone(),
+        };
+        if let Some(carried) = self.carried_resync.lock().take() {
+            report.changed_outside += carried.changed_outside;
+            report.cycled += carried.cycled;
+            report.not_cycled.extend(carried.not_cycled.into_iter().filter(|path| !cycled.contains(path)));
+            report.not_cycled.sort();
+            report.not_cycled.dedup();
+            report.dependents_resent += carried.dependents_resent;
+            report.dependents_not_resent += carried.dependents_not_resent;
+        }
+        report
+    }
+
+    /// Keeps `report` (from a resync whose caller has no answer to say it in: the pre-write
+    /// seeding of diagnostics on write) when a cap left files out, for the next resync's report
+    /// to carry into its answer.
+    pub fn carry_resync_report(&self, report: ResyncReport) {
+        if !report.not_cycled.is_empty() || report.dependents_not_resent > 0 {
+            let mut carried = self.carried_resync.lock();
+            match carried.as_mut() {
+                Some(earlier) => {
+                    earlier.changed_outside += report.changed_outside;
+                    earlier.cycled += report.cycled;
+                    earlier.not_cycled.extend(report.not_cycled);
+                    earlier.dependents_resent += report.dependents_resent;
+                    earlier.dependents_not_resent += report.dependents_not_resent;
+                }
+                None => *carried = Some(report),
+            }
+        }
     }
 
     /// Sends an open document's unchanged text again as its next version (`didChange`), so the
@@ -2575,5 +2684,25 @@ mod tests {
         for line in ["Found 1 source file", "No source files found."] {
             assert!(is_pyright_source_files_found(line), "{line}");
         }
+    }
+
+    #[test]
+    fn a_resync_report_says_what_the_caps_left_out_and_nothing_otherwise() {
+        let display = |path: &Path| path.display().to_string();
+        let report = ResyncReport { changed_outside: 3, cycled: 3, server_id: "gopls".to_owned(), ..ResyncReport::default() };
+        assert_eq!(report.note(display), None);
+        let report = ResyncReport {
+            changed_outside: 70,
+            cycled: 64,
+            not_cycled: (64..70).map(|n| PathBuf::from(format!("m{n}.go"))).collect(),
+            dependents_resent: 64,
+            dependents_not_resent: 9,
+            server_id: "gopls".to_owned(),
+            ..ResyncReport::default()
+        };
+        let note = report.note(display).expect("a note");
+        assert!(note.starts_with("note: 6 of the 70 files changed outside the tools (not open in gopls) were NOT re-synced by an open/close cycle (cap 64 per call; e.g. m64.go, m65.go, m66.go, …)"), "{note}");
+        assert!(note.ends_with("9 open documents that may depend on the changed files were NOT re-sent to gopls (cap 64; 64 were): their stored diagnostics may predate the change until gopls re-checks them on its own"), "{note}");
+        assert_eq!(report.sentence(display).as_deref(), note.strip_prefix("note: "));
     }
 }

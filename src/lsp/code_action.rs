@@ -335,7 +335,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
-    server.resync_from_disk();
+    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
     server.sync_document(&path)?;
     if !server.supports("textDocument/codeAction") {
         return Err(crate::lsp::tool::unsupported_error(supervisor, &path, server, "code actions", "textDocument/codeAction", deadline));

@@ -576,7 +576,8 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         }
         let counted_from = Instant::now();
         let seed_end = (counted_from + supervisor.config().write_diagnostics_budget / 2).min(deadline);
-        server.resync_from_disk();
+        // No answer to say a cap's shortfall in here: the next resync (this write's check) says it.
+        server.carry_resync_report(server.resync_from_disk());
         for path in &files {
             let _ = server.sync_document(path);
         }
@@ -771,7 +772,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     let server = Arc::clone(&group.server);
     // What changed on disk outside the tools since the last op reaches the server first (the
     // written files are left alone: their old text is what the pre-write state needs).
-    server.resync_from_disk_except(&group.written);
+    let resync = server.resync_from_disk_except(&group.written);
+    group.notes.extend(resync.sentence(|path| supervisor.display_path(path)));
     // A server still starting or indexing cannot answer yet: wait (within the call's deadline),
     // then give the check its own budget.
     let phase_started = Instant::now();
@@ -2804,7 +2806,7 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_erro
 }
 
 fn next_step() -> &'static str {
-    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
+    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project (Rust: add \"features\": [...] or \"all_features\": true for code behind cargo features that are not on by default)"
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers. It takes every

@@ -390,7 +390,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
-    server.resync_from_disk();
+    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
     server.sync_document(&path)?;
     if !server.supports(dir.prepare) {
         return Err(unsupported_error(supervisor, &path, server, op, dir.prepare, deadline));

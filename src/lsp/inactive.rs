@@ -83,7 +83,8 @@ pub fn how_to_check(message: &str) -> String {
     let list = features.join(",");
     let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
     format!(
-        "check it with `cargo check --features {list}` (e.g. through an exec tool), or give rust-analyzer the setting rust-analyzer.cargo.features = [{}] so its answers cover it",
+        "check it with {{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}} (`cargo check --features {list}`), or give rust-analyzer the setting rust-analyzer.cargo.features = [{}] so its answers cover it",
+        quoted.join(", "),
         quoted.join(", ")
     )
 }

@@ -29,6 +29,7 @@
 //! Architecture invariant: `lsp_types` stays inside this module; tool outputs are our own text
 //! and JSON.
 
+pub(crate) mod cargo_features;
 pub(crate) mod checker;
 pub(crate) mod client;
 pub(crate) mod code_action;

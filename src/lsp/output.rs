@@ -603,6 +603,13 @@ pub struct WorkspaceCheck {
     pub python_roots_covered_by_outer_run: Vec<String>,
     /// Folders with a Python marker but no Python files, not checked as Python projects.
     pub not_python_projects: Vec<String>,
+    /// The feature arguments given to `cargo check` (`--features a,b`, `--all-features`,
+    /// `--no-default-features`); empty: each package's default features.
+    pub cargo_feature_arguments: Vec<String>,
+    /// `package: feature, feature` for every workspace member with features the check did not
+    /// enable: code behind them was NOT checked (empty when every feature was on, or no cargo
+    /// root).
+    pub features_not_checked: Vec<String>,
 }
 
 /// One checker diagnostic.
@@ -641,6 +648,33 @@ pub struct CheckerRunSummary {
     pub interpreter: Option<String>,
     /// Restricted runs: what restricted mode changed for it.
     pub restricted: Option<String>,
+    /// Cargo runs: each workspace member's features against what the check enabled.
+    pub features: Vec<PackageFeaturesSummary>,
+    /// Cargo runs: why the features could not be read (`cargo metadata` failed).
+    pub features_problem: Option<String>,
+    /// Cargo runs: `compile_error!` errors (`path:line: message`), e.g. a crate refusing
+    /// mutually exclusive features under `--all-features`.
+    pub compile_errors: Vec<String>,
+}
+
+/// One workspace member's cargo features in a `"*"` check.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PackageFeaturesSummary {
+    /// The package name.
+    pub package: String,
+    /// Its `Cargo.toml`, workspace-relative.
+    pub manifest: String,
+    /// Features the check enabled (closure of `default` and the requested ones), sorted.
+    pub enabled: Vec<String>,
+    /// Features it did not enable: code gated on them was NOT checked.
+    pub not_enabled: Vec<String>,
+    /// Files with a `cfg`/`cfg_attr`/`cfg!` naming a feature in `not_enabled`, as
+    /// `path:line (features)` with the 1-based line of the first gate (at most 10).
+    pub gated_files: Vec<String>,
+    /// How many such files there are.
+    pub gated_files_total: usize,
+    /// Files with `cfg(not(feature = …))` for an enabled feature (code left out; at most 10).
+    pub negated_gates: Vec<String>,
 }
 
 /// What `reload` restarted or stopped, one line each.

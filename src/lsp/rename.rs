@@ -493,7 +493,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let deadline = ctx.deadline().checked_sub(Duration::from_millis(250)).unwrap_or_else(Instant::now);
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
-    server.resync_from_disk();
+    let resync_note = server.resync_from_disk().note(|path| supervisor.display_path(path));
     server.sync_document(&path)?;
     if !server.supports("textDocument/rename") {
         return Err(ToolError::new(
@@ -584,6 +584,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         }
         lines.extend(coverage.report.iter().cloned());
         lines.extend(lease.notes.iter().cloned());
+        lines.extend(resync_note.iter().cloned());
         lines.push(staged.instructions(max_pending));
         lines.push(staged.preview.text.clone());
         let output = RenameOutput::Staged(RenameStaged {
@@ -621,7 +622,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
     }
     lines.extend(coverage.report.iter().cloned());
-    for note in &lease.notes {
+    for note in lease.notes.iter().chain(&resync_note) {
         lines.push(note.clone());
     }
     let output = RenameOutput::Applied(RenameApplied {

@@ -896,7 +896,8 @@ impl LspSupervisor {
             }
         }
         // Take the first snapshot of served files so later creations and deletions are noticed.
-        server.resync_from_disk();
+        // The first scan sends nothing (no earlier scan to compare with): no cap can leave out.
+        let _ = server.resync_from_disk();
         instance.server = Some(Arc::clone(&server));
         Ok(server)
     }

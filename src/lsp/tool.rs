@@ -80,7 +80,7 @@ Address a position by `line` (1-based) plus `symbol`, a substring of that line c
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
 Ops: definition, type_definition, implementation, references (50 per page, grouped per file, workspace first), hover, code_actions (file, line, symbol; listing only — lsp_code_action applies one); \
 incoming_calls / outgoing_calls (callers / callees of the function at file+line+symbol, each with its call-site lines, grouped per file) and supertypes / subtypes (of the class, struct or interface there); `depth` 2–3 follows them further (workspace code only); \
-symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page); \
+symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page; on Rust cargo checks default features and names the features left off and the files whose gated code was NOT checked: pass `features` [\"serde\"], `all_features` or `no_default_features` to check them); \
 status (which servers can serve this workspace and why not; running processes); reload (restart the server for `file`'s root, or all). \
 Every list says `showing A–B of N; next: offset=B` when it continues: pass `offset` for the next page. Paths of dependency code are shortened to package + path inside it and marked (e.g. `numpy/core/fromnumeric.py [site-packages]`). \
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
@@ -162,6 +162,22 @@ pub(crate) struct LspArguments {
     /// declared inside functions (default false).
     #[serde(default)]
     pub(crate) locals: bool,
+    /// diagnostics with `file: "*"` on a Rust project: cargo features to check with (`cargo
+    /// check --features a,b`), e.g. ["serde"]; `member/feature` for one workspace member's.
+    /// Without it cargo checks each package's `default` features, and the answer names the
+    /// features left off and the files whose `#[cfg(feature = …)]` code was NOT checked.
+    #[schemars(length(min = 1))]
+    pub(crate) features: Option<Vec<String>>,
+    /// diagnostics with `file: "*"` on a Rust project: check with every feature of every
+    /// package (`cargo check --all-features`; a crate with mutually exclusive features refuses
+    /// it with a `compile_error!`, which the answer says). Default false.
+    #[serde(default)]
+    pub(crate) all_features: bool,
+    /// diagnostics with `file: "*"` on a Rust project: leave the `default` features off
+    /// (`cargo check --no-default-features`), to check code under `cfg(not(feature = …))`.
+    /// Default false.
+    #[serde(default)]
+    pub(crate) no_default_features: bool,
 }
 
 /// An `lsp` op (wire names as in [`OPS`]).
@@ -198,6 +214,15 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let args: LspArguments = ctx.parse_arguments(arguments)?;
     let supervisor = ctx.resource::<LspSupervisor>()?;
     let deadline = op_deadline(ctx, supervisor, &args);
+    let asks_features = args.features.is_some() || args.all_features || args.no_default_features;
+    if asks_features && !(args.op == LspOp::Diagnostics && args.file.as_deref() == Some("*")) {
+        return Err(ToolError::invalid(format!(
+            "`features`, `all_features` and `no_default_features` apply to the project check (`diagnostics` with `file: \"*\"`, cargo check), not to {} on {}: the language server answers in its own configuration",
+            args.op.as_str(),
+            args.file.as_deref().unwrap_or("the workspace")
+        ))
+        .with_hint("pass {\"op\": \"diagnostics\", \"file\": \"*\"} with them, or give rust-analyzer the setting rust-analyzer.cargo.features for per-file answers"));
+    }
     match args.op.as_str() {
         "status" => {
             let status = supervisor.status();
@@ -356,7 +381,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
         notes.extend(lease.notes.iter().cloned());
         let server = &*lease.server;
-        server.resync_from_disk();
+        notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
         server.sync_document(&path)?;
         if !server.supports(spec.method) {
             return Err(unsupported_error(supervisor, &path, server, op, spec.method, request_deadline));
@@ -1273,7 +1298,7 @@ fn workspace_symbols(
     let mut cache = SourceCache::new(supervisor.workspace_root());
     let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     for server in &servers {
-        server.resync_from_disk();
+        notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
         if !server.supports(WorkspaceSymbolRequest::METHOD) {
             notes.push(format!("note: workspace symbols are unsupported by {}", server.id()));
             continue;
@@ -1541,7 +1566,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
-    server.resync_from_disk();
+    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
     server.sync_document(&path)?;
     if !server.supports(DocumentSymbolRequest::METHOD) {
         return Err(unsupported_error(supervisor, &path, server, "symbols (outline)", DocumentSymbolRequest::METHOD, deadline));
@@ -1690,15 +1715,18 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             .with_hint("pass the file to check, e.g. {\"op\": \"diagnostics\", \"file\": \"src/app.py\"}"));
     };
     let deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
+    let selection = crate::lsp::cargo_features::FeatureSelection::new(args.all_features, args.features.as_deref().unwrap_or_default())
+        .without_defaults(args.no_default_features);
     if file == "*" {
-        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, deadline, ctx.budget());
+        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, &selection, deadline, ctx.budget());
     }
+
     let path = resolve_file(supervisor.workspace_root(), file)?;
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
     let check_runs_before = server.check_runs().0;
-    server.resync_from_disk();
+    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
     let sync = server.sync_document(&path)?;
     let budget_end = (Instant::now() + supervisor.config().diagnostics_wait.max(supervisor.config().indexing_wait)).min(deadline);
     let readiness = server.wait_until_ready(budget_end);

@@ -21,6 +21,7 @@ mod files;
 mod files_race;
 mod host_callbacks;
 mod lsp;
+mod lsp_cargo_features;
 mod lsp_checker;
 mod lsp_code_action;
 mod lsp_diagnostics_cross_file;
