@@ -115,6 +115,14 @@ pub struct DiagnosticRecord {
     pub message: String,
     /// Who produced it (`rustc`, `Pyright`, `typescript`, `go vet`, …), when known.
     pub source: Option<String>,
+    /// The project checker (`"*"`): 0 for the first record with this path, line and message
+    /// in one checker step, n for the n-th further one from a step that never repeats itself
+    /// (pyright, tsc, one Go command: `doc["a"]["b"]` gives pyright two diagnostics with the
+    /// same start and message). Records that differ here are distinct diagnostics, never
+    /// merged as a repeat; repeats across steps or targets keep their numbers and merge.
+    /// Always 0 for server diagnostics. Not serialized.
+    #[serde(skip)]
+    pub repeat_in_step: u32,
 }
 
 impl DiagnosticRecord {
@@ -143,6 +151,7 @@ impl DiagnosticRecord {
             code,
             message: diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" "),
             source: diagnostic.source.clone(),
+            repeat_in_step: 0,
         })
     }
 
@@ -2881,6 +2890,7 @@ mod tests {
             code: Some("E1".into()),
             message: message.into(),
             source: None,
+            repeat_in_step: 0,
         }
     }
 
