@@ -2331,6 +2331,23 @@ fn name_new_by_line(new: Vec<DiagnosticRecord>, unpaired_after: &[DiagnosticReco
     named
 }
 
+/// The `severity` instances of `after` beyond those `before` held, per ledger key (severity,
+/// code, message: a warning that only moved lines is not new), in `after`'s order.
+fn new_by_ledger_key(before: &[DiagnosticRecord], after: &[DiagnosticRecord], severity: Severity) -> Vec<DiagnosticRecord> {
+    let mut earlier: HashMap<LedgerKey, usize> = HashMap::new();
+    for record in before.iter().filter(|record| record.severity == severity) {
+        *earlier.entry(record.ledger_key()).or_default() += 1;
+    }
+    let mut new = Vec::new();
+    for record in after.iter().filter(|record| record.severity == severity) {
+        match earlier.get_mut(&record.ledger_key()) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => new.push(record.clone()),
+        }
+    }
+    new
+}
+
 /// The instances present in `before` and gone from `after`, per ledger key (the later ones of
 /// a key count as gone first).
 #[cfg(test)]
@@ -2540,6 +2557,26 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     }
                     for note in notes {
                         lines.push(format!("  note: {display}: {note}"));
+                    }
+                    // Warnings are not listed unless configured, but a write that adds one is
+                    // said (indexmap 2.7.1: `self.len() == 0` → `self.is_empty()` inside
+                    // `is_empty` gave rustc's unconditional_recursion and a stack overflow in
+                    // the tests, under "no new errors").
+                    if !config.write_diagnostics_warnings {
+                        if let Some(before) = before {
+                            let new_warnings = new_by_ledger_key(before, after, Severity::Warning);
+                            if !new_warnings.is_empty() {
+                                let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
+                                lines.push(format!(
+                                    "  note: {display}: this write also introduced {} new warning{} (diagnostics on write lists errors only): {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
+                                    new_warnings.len(),
+                                    if new_warnings.len() == 1 { "" } else { "s" },
+                                    shown.join("; "),
+                                    if new_warnings.len() > shown.len() { format!("; and {} more", new_warnings.len() - shown.len()) } else { String::new() },
+                                    if new_warnings.len() == 1 { "it" } else { "them" },
+                                ));
+                            }
+                        }
                     }
                     for (before, after) in &reworded {
                         lines.push(format!(

@@ -3,7 +3,8 @@
 //! compiles when a tsconfig sets both `exclude` and `outDir` (tsc then compiles the build output
 //! again); the Go project check counts errors in `_test.go` files of a package whose type errors
 //! stopped `go vet`; the pyright project check counts two diagnostics of one run with the same
-//! start and message twice, not as a "repeat".
+//! start and message twice, not as a "repeat"; a write that adds a warning says so (warnings
+//! are not listed on write by default).
 
 use crate::support;
 
@@ -117,4 +118,43 @@ fn pyright_project_check_counts_two_errors_at_one_start_as_two() {
     assert!(text.starts_with("project check: 2 errors"), "pyright's two errors not both counted:\n{text}");
     assert!(!text.contains("repeated by another target or step"), "{text}");
     assert_eq!(text.matches("chain.py:14: error").count(), 2, "{text}");
+}
+
+#[test]
+fn a_write_that_adds_a_warning_says_so_though_warnings_are_not_listed() {
+    if support::require_binary("a_write_that_adds_a_warning_says_so_though_warnings_are_not_listed", "rust-analyzer").is_none() {
+        return;
+    }
+    // indexmap 2.7.1: `ast_edit` `$A.len() == 0` → `$A.is_empty()` rewrote `is_empty` into a
+    // call of itself; rustc warned unconditional_recursion, the tests died of a stack overflow,
+    // and the write said only "no new errors".
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"warns\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "src/lib.rs",
+            "pub struct Bag(Vec<u8>);\n\nimpl Bag {\n    pub fn is_empty(&self) -> bool {\n        self.0.len() == 0\n    }\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "        self.0.len() == 0\n", "new_string": "        self.is_empty()\n"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("no new errors"), "{text}");
+    assert!(
+        text.contains("note: src/lib.rs: this write also introduced 1 new warning (diagnostics on write lists errors only): src/lib.rs:4: warning[unconditional_recursion]"),
+        "the new warning is not said:\n{text}"
+    );
+    // The revert adds none.
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "        self.is_empty()\n", "new_string": "        self.0.len() == 0\n"}),
+    );
+    let text = result.joined_text();
+    assert!(!text.contains("new warning"), "{text}");
 }
