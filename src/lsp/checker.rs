@@ -700,9 +700,11 @@ fn run_checker(
         };
         match parsed {
             Ok(mut records) => {
-                // cargo repeats a diagnostic once per target (lib, test, bench) within its one
-                // step: those are repeats; the other checkers print each diagnostic once.
-                if checker != "cargo" {
+                // pyright and tsc print each diagnostic of their one program once: equal
+                // records are distinct diagnostics. The others repeat within a step: cargo once
+                // per target (lib, test, bench), go vet for a package and its test variant,
+                // clang-tidy for a header in each translation unit.
+                if matches!(checker, "pyright" | "tsc") {
                     number_repeats_within_step(&mut records);
                 }
                 if records.is_empty() && !completed.status.success() && !completed.timed_out && run.problem.is_none() {

@@ -117,8 +117,8 @@ pub struct DiagnosticRecord {
     pub source: Option<String>,
     /// The project checker (`"*"`): 0 for the first record with this path, line and message
     /// in one checker step, n for the n-th further one from a step that never repeats itself
-    /// (pyright, tsc, one Go command: `doc["a"]["b"]` gives pyright two diagnostics with the
-    /// same start and message). Records that differ here are distinct diagnostics, never
+    /// (pyright, tsc: `doc["a"]["b"]` gives pyright two diagnostics with the same start and
+    /// message). Records that differ here are distinct diagnostics, never
     /// merged as a repeat; repeats across steps or targets keep their numbers and merge.
     /// Always 0 for server diagnostics. Not serialized.
     #[serde(skip)]
