@@ -629,16 +629,16 @@ fn python_root_keeps_own_run(dir: &Path) -> bool {
 }
 
 /// Sorts records errors first (then warnings, information), then by path and 1-based line, and
-/// collapses repeats of the same finding (same path, line and message) reported by two steps or
-/// sources into one: the most severe is kept (`go vet` repeats the compiler's type errors, and
+/// collapses repeats of the same finding (same path, line and message, and the same
+/// [`DiagnosticRecord::repeat_in_step`]) reported by two steps, targets or sources into one: the most severe is kept (`go vet` repeats the compiler's type errors, and
 /// go 1.19 prints them without the `vet: ` prefix that marks them as errors), counted once, and
 /// its `source` names every step that reported it (`go build, go vet`).
 pub fn sorted_and_deduplicated(mut records: Vec<DiagnosticRecord>) -> Vec<DiagnosticRecord> {
     records.sort_by(|a, b| (a.severity, &a.path, a.line).cmp(&(b.severity, &b.path, b.line)));
     let mut kept: Vec<DiagnosticRecord> = Vec::with_capacity(records.len());
-    let mut index: std::collections::HashMap<(PathBuf, u32, String), usize> = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<(PathBuf, u32, String, u32), usize> = std::collections::HashMap::new();
     for record in records {
-        match index.get(&(record.path.clone(), record.line, record.message.clone())) {
+        match index.get(&(record.path.clone(), record.line, record.message.clone(), record.repeat_in_step)) {
             Some(&at) => {
                 // Sorted by severity: the one kept is at least as severe.
                 if let Some(source) = record.source {
@@ -654,7 +654,7 @@ pub fn sorted_and_deduplicated(mut records: Vec<DiagnosticRecord>) -> Vec<Diagno
                 }
             }
             None => {
-                index.insert((record.path.clone(), record.line, record.message.clone()), kept.len());
+                index.insert((record.path.clone(), record.line, record.message.clone(), record.repeat_in_step), kept.len());
                 kept.push(record);
             }
         }
@@ -811,9 +811,12 @@ fn run_checker(
                 extra_env.push(("GOTOOLCHAIN".to_owned(), "local".to_owned()));
                 restricted_notes.push("GOTOOLCHAIN=local (go.mod cannot switch to another Go toolchain)".to_owned());
             }
+            // `-gcflags=-e`: every error, not the compiler's first 10 per package and a
+            // "too many errors" line. A third step (`go test` compiling without running) is
+            // added below for the packages whose type check stopped `go vet`.
             vec![
                 (vec!["go"], vec!["vet".into(), "./...".into()]),
-                (vec!["go"], vec!["build".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
+                (vec!["go"], vec!["build".into(), "-gcflags=-e".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
             ]
         }
         "dart" => vec![(vec!["dart"], vec!["analyze".into(), "--format=machine".into()])],
@@ -847,7 +850,10 @@ fn run_checker(
             );
         }
     }
-    for (names, args) in steps {
+    let mut steps = steps;
+    let mut step_index = 0;
+    while let Some((names, args)) = steps.get(step_index).cloned() {
+        step_index += 1;
         let Some(binary) = find_binary_for(&names, root, workspace_root, path_env, trust) else {
             run.add_problem(match trust {
                 WorkspaceTrust::Trusted => {
@@ -901,12 +907,27 @@ fn run_checker(
             "cargo" => parse_cargo(&stdout, root),
             "pyright" => parse_pyright(&stdout, root),
             "tsc" => parse_tsc(&stdout, root),
-            "go" => parse_go(&stderr, root, if args[0] == "vet" { "go vet" } else { "go build" }),
+            "go" => parse_go(
+                &stderr,
+                root,
+                match args[0].as_str() {
+                    "vet" => "go vet",
+                    "test" => GO_TEST_COMPILE_SOURCE,
+                    _ => "go build",
+                },
+            ),
             "dart" => parse_dart(&stdout, root),
             _ => parse_clang(&format!("{stdout}\n{stderr}"), root, args.last().map(|arg| arg.trim_start_matches("--check=")).unwrap_or("")),
         };
         match parsed {
-            Ok(records) => {
+            Ok(mut records) => {
+                // pyright and tsc print each diagnostic of their one program once: equal
+                // records are distinct diagnostics. The others repeat within a step: cargo once
+                // per target (lib, test, bench), go vet for a package and its test variant,
+                // clang-tidy for a header in each translation unit.
+                if matches!(checker, "pyright" | "tsc") {
+                    number_repeats_within_step(&mut records);
+                }
                 if records.is_empty() && !completed.status.success() && !completed.timed_out && run.problem.is_none() {
                     let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
                     run.problem = Some(format!(
@@ -919,6 +940,18 @@ fn run_checker(
             }
             Err(_) if completed.timed_out => {}
             Err(why) => run.add_problem(format!("{name} output could not be parsed: {why}")),
+        }
+        if checker == "go" && args[0] == "vet" && !completed.timed_out {
+            // go vet stops a package at its first type error, before its _test.go files, and
+            // go build never compiles those: compile the test variants of those packages
+            // without running them (`-exec` a no-op), so test-file errors are counted too.
+            let stopped = go_vet_packages_stopped_by_type_errors(&stderr);
+            if !stopped.is_empty() {
+                let mut test_args: Vec<String> =
+                    ["test", "-gcflags=-e", "-vet=off", "-count=1", "-run=^$", "-exec=/bin/true"].into_iter().map(str::to_owned).collect();
+                test_args.extend(stopped);
+                steps.push((vec!["go"], test_args));
+            }
         }
     }
     run.command = commands.join(" && ");
@@ -1034,6 +1067,21 @@ fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<S
         code,
         message: message.split_whitespace().collect::<Vec<_>>().join(" "),
         source: Some(source.to_owned()),
+        repeat_in_step: 0,
+    }
+}
+
+/// Numbers the records of one step of a checker that never prints a diagnostic twice
+/// ([`DiagnosticRecord::repeat_in_step`]): the second record with the same path, line and
+/// message is 1, the third 2, … so [`sorted_and_deduplicated`] keeps them apart (pyright on
+/// tomlkit 0.13.2: 388 errors, 21 of them a chained subscript's second `__getitem__` error at
+/// the same start, had been counted 367 "repeated by another target or step").
+fn number_repeats_within_step(records: &mut [DiagnosticRecord]) {
+    let mut seen: std::collections::HashMap<(PathBuf, u32, String), u32> = std::collections::HashMap::new();
+    for record in records {
+        let count = seen.entry((record.path.clone(), record.line, record.message.clone())).or_insert(0);
+        record.repeat_in_step = *count;
+        *count += 1;
     }
 }
 
@@ -1180,15 +1228,42 @@ pub fn parse_tsc(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, Str
     Ok(records)
 }
 
-/// Parses `go vet` / `go build` stderr: `path.go:line:col: message`. `go build` lines and the
-/// type errors `go vet` prints with a `vet: ` prefix are errors; other `go vet` lines are
-/// analyzer findings, reported as warnings (as gopls does).
+/// The source named for errors of the Go checker's third step: `go test` compiling the test
+/// variants of the packages whose type errors stopped `go vet`, running nothing.
+pub const GO_TEST_COMPILE_SOURCE: &str = "go test (compile only)";
+
+/// The import paths of the packages whose `go vet` run stopped at a type error (a `# path`
+/// header followed by `vet: ` lines): vet type-checked nothing after that error, so those
+/// packages' `_test.go` files were not checked (mapstructure 1.5.0: 3 errors in the package
+/// hid 13 in decode_hooks_test.go). In the order vet printed them, each once.
+pub fn go_vet_packages_stopped_by_type_errors(stderr: &str) -> Vec<String> {
+    let mut packages: Vec<String> = Vec::new();
+    let mut current: Option<&str> = None;
+    for line in stderr.lines() {
+        if let Some(header) = line.strip_prefix("# ") {
+            current = header.split_whitespace().next();
+        } else if line.starts_with("vet: ") {
+            if let Some(package) = current.filter(|package| !packages.iter().any(|known| known == package)) {
+                packages.push(package.to_owned());
+            }
+        }
+    }
+    packages
+}
+
+/// Parses `go vet` / `go build` / `go test` stderr: `path.go:line:col: message`. `go build` and
+/// `go test` lines and the type errors `go vet` prints with a `vet: ` prefix are errors; other
+/// `go vet` lines are analyzer findings, reported as warnings (as gopls does). The compiler's
+/// "too many errors" line is no diagnostic and is skipped.
 ///
 /// # Errors
 /// Never: other lines are skipped.
 pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<DiagnosticRecord>, String> {
     let mut records = Vec::new();
     for line in stderr.lines() {
+        if line.ends_with(": too many errors") {
+            continue;
+        }
         let type_error = line.starts_with("vet: ") || source != "go vet";
         let line = line.trim_start_matches("vet: ");
         let Some(go_at) = line.find(".go:") else { continue };
@@ -1337,6 +1412,42 @@ mod tests {
     }
 
     #[test]
+    fn go_vet_type_errors_name_the_packages_whose_test_files_vet_did_not_reach() {
+        let stderr = "# example.com/m\nvet: ./a.go:3:17: not enough arguments\n\thave (int)\n# example.com/m/ok\n./ok/x.go:7:2: fmt.Printf format %d has arg name of wrong type string\n# example.com/m/sub\nvet: sub/b.go:1:1: undefined: y\nvet: sub/b.go:2:1: undefined: z\n";
+        assert_eq!(go_vet_packages_stopped_by_type_errors(stderr), vec!["example.com/m", "example.com/m/sub"]);
+        assert!(go_vet_packages_stopped_by_type_errors("# example.com/m\n./a.go:7:2: printf finding\n").is_empty());
+        // go test's compile errors (with the package's test variant header) are errors; the
+        // compiler's "too many errors" line is no diagnostic.
+        let test = parse_go(
+            "# example.com/m [example.com/m.test]\n./a_test.go:30:27: not enough arguments in call to F\n./a_test.go:234:42: too many errors\n",
+            Path::new("/w"),
+            GO_TEST_COMPILE_SOURCE,
+        )
+        .unwrap();
+        let got: Vec<(&str, u32, Severity)> = test.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.severity)).collect();
+        assert_eq!(got, vec![("/w/a_test.go", 30, Severity::Error)]);
+    }
+
+    #[test]
+    fn two_diagnostics_of_one_pyright_run_at_the_same_line_and_message_both_count() {
+        // tomlkit 0.13.2 tests/test_toml_document.py: `doc["a"]["b"]` on an `Item` gives two
+        // `__getitem__` errors with the same start (their ends differ).
+        let report = json!({"generalDiagnostics": [
+            {"file": "/w/t.py", "severity": "error", "message": "\"__getitem__\" method not defined on type \"Item\"", "rule": "reportIndexIssue",
+             "range": {"start": {"line": 232, "character": 11}, "end": {"line": 232, "character": 19}}},
+            {"file": "/w/t.py", "severity": "error", "message": "\"__getitem__\" method not defined on type \"Item\"", "rule": "reportIndexIssue",
+             "range": {"start": {"line": 232, "character": 11}, "end": {"line": 232, "character": 24}}}
+        ]});
+        let mut records = parse_pyright(&report.to_string(), Path::new("/w")).unwrap();
+        number_repeats_within_step(&mut records);
+        assert_eq!(sorted_and_deduplicated(records.clone()).len(), 2);
+        // The same two from a second step (or target) are repeats of those two, not new ones.
+        let mut twice = records.clone();
+        twice.extend(records);
+        assert_eq!(sorted_and_deduplicated(twice).len(), 2);
+    }
+
+    #[test]
     fn go_vet_findings_are_warnings_and_type_errors_are_errors() {
         let stderr = "# example.com/x\nvet: bad/bad.go:3:17: cannot use \"s\" as int value\n./main.go:7:2: fmt.Printf format %d has arg name of wrong type string\n";
         let records = parse_go(stderr, Path::new("/w"), "go vet").unwrap();
@@ -1381,6 +1492,7 @@ mod tests {
             code: None,
             message: "m".into(),
             source: Some(source.into()),
+            repeat_in_step: 0,
         };
         let sorted = sorted_and_deduplicated(vec![
             make("/w/a.go", 1, Severity::Warning, "go vet"),

@@ -115,6 +115,14 @@ pub struct DiagnosticRecord {
     pub message: String,
     /// Who produced it (`rustc`, `Pyright`, `typescript`, `go vet`, …), when known.
     pub source: Option<String>,
+    /// The project checker (`"*"`): 0 for the first record with this path, line and message
+    /// in one checker step, n for the n-th further one from a step that never repeats itself
+    /// (pyright, tsc: `doc["a"]["b"]` gives pyright two diagnostics with the same start and
+    /// message). Records that differ here are distinct diagnostics, never
+    /// merged as a repeat; repeats across steps or targets keep their numbers and merge.
+    /// Always 0 for server diagnostics. Not serialized.
+    #[serde(skip)]
+    pub repeat_in_step: u32,
 }
 
 impl DiagnosticRecord {
@@ -143,6 +151,7 @@ impl DiagnosticRecord {
             code,
             message: diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" "),
             source: diagnostic.source.clone(),
+            repeat_in_step: 0,
         })
     }
 
@@ -2324,6 +2333,23 @@ fn name_new_by_line(new: Vec<DiagnosticRecord>, unpaired_after: &[DiagnosticReco
     named
 }
 
+/// The `severity` instances of `after` beyond those `before` held, per ledger key (severity,
+/// code, message: a warning that only moved lines is not new), in `after`'s order.
+fn new_by_ledger_key(before: &[DiagnosticRecord], after: &[DiagnosticRecord], severity: Severity) -> Vec<DiagnosticRecord> {
+    let mut earlier: HashMap<LedgerKey, usize> = HashMap::new();
+    for record in before.iter().filter(|record| record.severity == severity) {
+        *earlier.entry(record.ledger_key()).or_default() += 1;
+    }
+    let mut new = Vec::new();
+    for record in after.iter().filter(|record| record.severity == severity) {
+        match earlier.get_mut(&record.ledger_key()) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => new.push(record.clone()),
+        }
+    }
+    new
+}
+
 /// The instances present in `before` and gone from `after`, per ledger key (the later ones of
 /// a key count as gone first).
 #[cfg(test)]
@@ -2533,6 +2559,26 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     }
                     for note in notes {
                         lines.push(format!("  note: {display}: {note}"));
+                    }
+                    // Warnings are not listed unless configured, but a write that adds one is
+                    // said (indexmap 2.7.1: `self.len() == 0` → `self.is_empty()` inside
+                    // `is_empty` gave rustc's unconditional_recursion and a stack overflow in
+                    // the tests, under "no new errors").
+                    if !config.write_diagnostics_warnings {
+                        if let Some(before) = before {
+                            let new_warnings = new_by_ledger_key(before, after, Severity::Warning);
+                            if !new_warnings.is_empty() {
+                                let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
+                                lines.push(format!(
+                                    "  note: {display}: this write also introduced {} new warning{} (diagnostics on write lists errors only): {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
+                                    new_warnings.len(),
+                                    if new_warnings.len() == 1 { "" } else { "s" },
+                                    shown.join("; "),
+                                    if new_warnings.len() > shown.len() { format!("; and {} more", new_warnings.len() - shown.len()) } else { String::new() },
+                                    if new_warnings.len() == 1 { "it" } else { "them" },
+                                ));
+                            }
+                        }
                     }
                     for (before, after) in &reworded {
                         lines.push(format!(
@@ -2883,6 +2929,7 @@ mod tests {
             code: Some("E1".into()),
             message: message.into(),
             source: None,
+            repeat_in_step: 0,
         }
     }
 

@@ -8,8 +8,9 @@
 //! time. The scope keeps the walk to what the project compiles:
 //!
 //! - TypeScript/JavaScript servers with a `tsconfig.json` (else `jsconfig.json`) at the root: the
-//!   file's `files` and `include` (default `**/*`), minus `exclude` (default `node_modules`,
-//!   `bower_components`, `jspm_packages`) and `compilerOptions.outDir` / `declarationDir`, with
+//!   file's `files` and `include` (default `**/*`), minus `exclude` (when absent: `node_modules`,
+//!   `bower_components`, `jspm_packages` and `compilerOptions.outDir` / `declarationDir`; an
+//!   explicit `exclude` replaces all of them, as in tsc, so the build output counts again), with
 //!   tsc's glob rules (`*` and `?` within one path segment, `**/` any depth, a pattern whose last
 //!   segment has no wildcard and no extension names a directory). `.js`/`.jsx`/`.mjs`/`.cjs`
 //!   files count only with `compilerOptions.allowJs` (or for a `jsconfig.json`). A tsconfig that
@@ -119,11 +120,19 @@ impl WalkScope {
             (None, Some(_)) => Vec::new(),
             (None, None) => vec!["**/*".to_owned()],
         };
-        let mut exclude_patterns: Vec<String> = strings("exclude")
-            .unwrap_or_else(|| vec!["node_modules".to_owned(), "bower_components".to_owned(), "jspm_packages".to_owned()]);
-        for output in [option_string("outDir"), option_string("declarationDir")].into_iter().flatten() {
-            exclude_patterns.push(output);
-        }
+        // tsc (`getConfigFileSpecs`): an `exclude` property replaces the default, and only without
+        // one do `outDir` and `declarationDir` become excludes; with one, the build output is
+        // compiled again (json-schema-to-typescript 15.0.3: `"exclude": ["example",
+        // "node_modules"]` beside `"outDir": "dist"`, and `tsc --listFilesOnly` lists its
+        // dist/src/*.d.ts). The package folders are never walked (the walkers skip node_modules).
+        let exclude_patterns: Vec<String> = match strings("exclude") {
+            Some(exclude) => exclude,
+            None => ["node_modules", "bower_components", "jspm_packages"]
+                .into_iter()
+                .map(str::to_owned)
+                .chain([option_string("outDir"), option_string("declarationDir")].into_iter().flatten())
+                .collect(),
+        };
         let include_globs = build_globs(&include_patterns, true);
         let exclude_globs = build_globs(&exclude_patterns, false);
         let include_bases = include_patterns.iter().map(|pattern| literal_base(pattern)).collect();
@@ -288,6 +297,19 @@ mod tests {
         assert!(scope.walks_file(Path::new("index.ts")));
         assert!(!scope.walks_directory(Path::new("lib")));
         assert!(!scope.walks_directory(Path::new("node_modules")));
+        // An explicit `exclude` replaces the default, outDir included (tsc's getConfigFileSpecs):
+        // json-schema-to-typescript 15.0.3 compiles its dist/src/*.d.ts.
+        let scope = WalkScope::from_tsconfig(
+            "tsconfig.json",
+            &json!({"exclude": ["example", "node_modules"], "compilerOptions": {"outDir": "dist", "declarationDir": "types"}}),
+        )
+        .expect("scope");
+        assert!(scope.walks_directory(Path::new("dist")));
+        assert!(scope.walks_file(Path::new("dist/src/utils.d.ts")));
+        assert!(scope.walks_directory(Path::new("types")));
+        assert!(!scope.walks_directory(Path::new("example")));
+        let said = scope.describe().unwrap();
+        assert!(said.contains("exclude example, node_modules") && !said.contains("dist"), "{said}");
         // An inherited file list is not guessed.
         assert!(WalkScope::from_tsconfig("tsconfig.json", &json!({"extends": "./base.json"})).is_err());
     }

@@ -535,7 +535,10 @@ pub fn complete_rename(
                 work_done_progress_params: Default::default(),
             };
             if let Ok(Some(more)) = server.request::<lsp_types::request::Rename>(params, deadline) {
-                if let Some(more) = text_edits_by_path(&reader, &more, encoding) {
+                if let Some(mut more) = text_edits_by_path(&reader, &more, encoding) {
+                    if renames_declaration(&edits) {
+                        drop_import_site_aliases(&mut more, old_name, new_name);
+                    }
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
                     if is_covered(&edits, &hit) {
@@ -993,6 +996,24 @@ fn byte_offset(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: us
 
 /// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
 /// one already there (counted and returned).
+/// A rename asked again from an import site renames only the local binding there: tsserver
+/// answers `{generateName}` with `generateName as makeUniqueName` (its prefix text keeps the
+/// imported name). When the edit already renames the declaration, that alias imports a name
+/// that no longer exists (json-schema-to-typescript 15.0.3, a cold `runbound call lsp_rename`:
+/// `import {generateName as makeUniqueName} from './utils'`, TS2305 on write), so the alias
+/// becomes the new name alone. Returns how many edits were changed.
+fn drop_import_site_aliases(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, old_name: &str, new_name: &str) -> usize {
+    let alias = format!("{old_name} as {new_name}");
+    let mut changed = 0;
+    for edit in edits.values_mut().flatten() {
+        if edit.new_text == alias {
+            edit.new_text = new_name.to_owned();
+            changed += 1;
+        }
+    }
+    changed
+}
+
 fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>) -> usize {
     let mut conflicts = 0;
     for (path, list) in more {
@@ -1197,6 +1218,27 @@ pub fn complete_references(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_import_site_alias_from_a_second_rename_becomes_the_new_name_when_the_declaration_is_renamed() {
+        use super::*;
+        let edit = |line: u32, start: u32, end: u32, text: &str| lsp_types::TextEdit {
+            range: lsp_types::Range::new(lsp_types::Position::new(line, start), lsp_types::Position::new(line, end)),
+            new_text: text.to_owned(),
+        };
+        // tsserver's answer to a rename at `import {generateName, log} from './utils'` (line 17)
+        // plus the call at line 334.
+        let mut more = BTreeMap::from([(
+            PathBuf::from("/w/src/parser.ts"),
+            vec![edit(16, 8, 20, "generateName as makeUniqueName"), edit(333, 11, 23, "makeUniqueName")],
+        )]);
+        assert_eq!(drop_import_site_aliases(&mut more, "generateName", "makeUniqueName"), 1);
+        let texts: Vec<&str> = more.values().flatten().map(|edit| edit.new_text.as_str()).collect();
+        assert_eq!(texts, vec!["makeUniqueName", "makeUniqueName"]);
+        // Any other text (an export keeping its public name) is left alone.
+        let mut other = BTreeMap::from([(PathBuf::from("/w/src/index.ts"), vec![edit(1, 9, 21, "makeUniqueName as generateName")])]);
+        assert_eq!(drop_import_site_aliases(&mut other, "generateName", "makeUniqueName"), 0);
+    }
+
     use super::*;
 
     #[test]

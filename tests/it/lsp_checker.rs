@@ -1,6 +1,7 @@
 //! The project checker (`lsp` `diagnostics` with `file: "*"`) against the real checkers on the
 //! fixture projects under `tests/data/lsp_checker/`: `cargo check` (Rust), `pyright` (Python),
-//! `tsc` (TypeScript), `go vet` + `go build` (Go) and `clangd-19 --check` (C; clang-tidy is not
+//! `tsc` (TypeScript), `go vet` + `go build` (+ a compile-only `go test` of the packages whose
+//! type errors stopped `go vet`) (Go) and `clangd-19 --check` (C; clang-tidy is not
 //! installed by `.ci/install`). Each test compares the exact records (path, 1-based line,
 //! severity, code, message, source) in their order (errors first), and the page ("showing A–B of
 //! N"), a tiny timeout (an honest timeout message, the checker killed) and a missing checker
@@ -205,7 +206,8 @@ fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
     let workspace = support::copy_fixture("lsp_checker/go");
     let run = checker_run(workspace.path(), |_| ());
     let (text, structured) = check_ok(&run);
-    // The type error is printed by both `go vet` and `go build`: listed once, naming both.
+    // The type error is printed by `go vet`, `go build` and the compile-only `go test` of the
+    // package vet stopped in: listed once, naming all three.
     assert_eq!(
         records(&structured),
         expected(&[
@@ -215,13 +217,17 @@ fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
                 "error",
                 None,
                 "cannot use \"seven\" (untyped string constant) as int value in variable declaration",
-                "go vet, go build"
+                "go vet, go build, go test (compile only)"
             ),
             ("main.go", 7, "warning", None, "fmt.Printf format %d has arg name of wrong type string", "go vet"),
         ]),
         "{text}"
     );
-    assert!(text.contains("ran `go vet ./... && go build -o /dev/null ./...` in ."), "{text}");
+    // bad/ stopped go vet at a type error: its test variant is compiled (it has no tests).
+    assert!(
+        text.contains("ran `go vet ./... && go build -gcflags=-e -o /dev/null ./... && go test -gcflags=-e -vet=off -count=1 -run=^$ -exec=/bin/true example.com/checker/bad` in ."),
+        "{text}"
+    );
 }
 
 #[test]

@@ -32,6 +32,7 @@ mod lsp_outside_changes;
 mod lsp_python_env;
 mod lsp_rename;
 mod lsp_trial11_wording;
+mod lsp_trial14;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
