@@ -320,6 +320,8 @@ impl RunBuilder {
             wire(&mut registry, Arc::new(roster))?;
         }
         if let Some(factory) = self.kernel_factory {
+            // A restricted run starts no interpreter the checkout provides (issue 13 §2).
+            let factory = factory.workspace_trust(self.workspace_trust);
             let kernels = crate::kernel::Kernels::new(factory, self.sandbox.clone(), self.config.kernel.clone(), &workspace_root);
             crate::kernel::register_tools(&mut registry);
             wire(&mut registry, Arc::new(kernels))?;

@@ -50,6 +50,7 @@ pub(crate) fn connect(
     label: &str,
     output: &Arc<Mutex<OutputRing>>,
     timeout: Duration,
+    workspace_root: &std::path::Path,
 ) -> Result<AdapterLink, ToolError> {
     let options = RpcOptions::new(peer_name.to_owned(), label.to_owned());
     match reach {
@@ -72,8 +73,10 @@ pub(crate) fn connect(
                 process = process.with_stdin_piped(false);
             }
             // Under the process guardian: the debuggee and whatever it starts die with the
-            // adapter even when the host is killed with SIGKILL (transport::guardian).
-            let child = crate::transport::guardian::spawn_guarded(process, crate::transport::guardian::find_python().as_deref())?;
+            // adapter even when the host is killed with SIGKILL (transport::guardian). The
+            // guardian's python never comes from inside the workspace.
+            let guardian_python = crate::transport::guardian::find_python(workspace_root);
+            let child = crate::transport::guardian::spawn_guarded(process, guardian_python.as_deref())?;
             let adapter_pid = Some(child.pid());
             match spec.transport {
                 AdapterTransport::Stdio => {

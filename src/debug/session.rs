@@ -566,7 +566,7 @@ impl Session {
             (None, SessionTarget::Launch { .. }) => unreachable!("launch always resolves an adapter"),
         };
         crate::progress::report_phase(Some(deadline), || format!("starting the {} debug adapter ({peer_name})", spec.name));
-        let link = connect::connect(spec, reach, &peer_name, &label, &output, config.initialize_timeout)?;
+        let link = connect::connect(spec, reach, &peer_name, &label, &output, config.initialize_timeout, workspace_root)?;
         let incoming = link.connection.incoming().clone();
         let description = match &target {
             SessionTarget::Launch(plan) => format!("{} session {number} on {}", spec.name, plan.description),

@@ -23,6 +23,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -212,18 +213,40 @@ impl Beneath {
     /// The names in the directory `relative`, sorted, with whether each is a directory
     /// (entries that are symlinks count as what they are: not directories).
     pub(crate) fn list_dir(&self, relative: &Path) -> Result<Vec<(String, bool)>, BeneathError> {
+        let entries = self.list_entries(relative)?;
+        let mut listed: Vec<(String, bool)> = entries
+            .into_iter()
+            .map(|(name, kind)| (name.to_string_lossy().into_owned(), kind == rustix::fs::FileType::Directory))
+            .collect();
+        listed.sort();
+        Ok(listed)
+    }
+
+    /// The entries of the directory `relative` (opened beneath the root, read through that
+    /// handle), sorted by name, each with its type as the directory says it — a symlink is
+    /// `Symlink`, never what it points at (`d_type`; `fstatat(AT_SYMLINK_NOFOLLOW)` in the open
+    /// directory when the file system leaves it unknown). `.` and `..` are left out.
+    pub(crate) fn list_entries(&self, relative: &Path) -> Result<Vec<(OsString, rustix::fs::FileType)>, BeneathError> {
         let fd = self.open_at(self.fd.as_fd(), relative, OFlags::RDONLY | OFlags::DIRECTORY)?;
-        let mut dir = rustix::fs::Dir::new(fd).map_err(io::Error::from)?;
+        let mut dir = rustix::fs::Dir::read_from(&fd).map_err(io::Error::from)?;
         let mut entries = Vec::new();
         while let Some(entry) = dir.read() {
             let entry = entry.map_err(io::Error::from)?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
             if name == "." || name == ".." {
                 continue;
             }
-            entries.push((name, entry.file_type() == rustix::fs::FileType::Directory));
+            let mut kind = entry.file_type();
+            if kind == rustix::fs::FileType::Unknown {
+                kind = match rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat) => rustix::fs::FileType::from_raw_mode(stat.st_mode),
+                    // Removed meanwhile: not listed.
+                    Err(_) => continue,
+                };
+            }
+            entries.push((name.to_os_string(), kind));
         }
-        entries.sort();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(entries)
     }
 

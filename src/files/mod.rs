@@ -32,6 +32,7 @@ mod read;
 #[cfg(test)]
 pub(crate) mod test_exchange;
 mod tool_read;
+pub(crate) mod walk_beneath;
 mod write;
 
 use std::sync::Arc;

@@ -51,6 +51,12 @@ impl WorkspaceReader {
         self.beneath.root()
     }
 
+    /// The handle beneath which this reader reads (for a walk that lists through it:
+    /// [`crate::files::walk_beneath`]).
+    pub(crate) fn beneath(&self) -> &Beneath {
+        &self.beneath
+    }
+
     /// The bytes of the regular file at `path` (absolute under the root, or root-relative).
     ///
     /// # Errors

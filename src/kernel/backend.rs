@@ -64,6 +64,7 @@ pub struct KernelFactory {
     python_executable: Option<PathBuf>,
     node_executable: Option<PathBuf>,
     search_path: Option<OsString>,
+    workspace_trust: crate::trust::WorkspaceTrust,
 }
 
 /// The Python backend that serves a workspace (see [`KernelFactory::resolve_python`]).
@@ -122,6 +123,19 @@ impl KernelFactory {
         self
     }
 
+    /// The run's workspace trust (set by [`crate::RunBuilder::build`] from
+    /// [`crate::RunBuilder::workspace_trust`]). Restricted: no interpreter the checkout provides
+    /// is started — the project's `.venv/bin/python` / `venv/bin/python` is passed over, and
+    /// `python3`, `python` and `node` are looked up only in absolute PATH entries outside the
+    /// workspace, never resolving (through symlinks) inside it. An executable the host
+    /// configured ([`KernelFactory::python_executable`], [`KernelFactory::node_executable`]) is
+    /// the host's choice and kept.
+    #[must_use]
+    pub fn workspace_trust(mut self, trust: crate::trust::WorkspaceTrust) -> KernelFactory {
+        self.workspace_trust = trust;
+        self
+    }
+
     /// The configured selection.
     pub fn selected(&self) -> KernelSelection {
         self.selection
@@ -129,8 +143,9 @@ impl KernelFactory {
 
     /// Which Python backend serves `workspace` and why: `Ok((backend, reason))`, or
     /// `Err(reason)` when none can. CPython candidates in order: the host-configured executable,
-    /// `<workspace>/.venv/bin/python`, `<workspace>/venv/bin/python`, `python3` then `python` on
-    /// PATH. `auto` falls back to [`PythonBackend::Embedded`] when none resolves (and this build
+    /// `<workspace>/.venv/bin/python`, `<workspace>/venv/bin/python` (not in a restricted
+    /// workspace: see [`KernelFactory::workspace_trust`]), `python3` then `python` on PATH
+    /// (restricted: outside the workspace only). `auto` falls back to [`PythonBackend::Embedded`] when none resolves (and this build
     /// has it). Does not consider a sandbox; [`super::Kernels::resolve_python`] does.
     pub fn resolve_python(&self, workspace: &Path) -> Result<(PythonBackend, String), String> {
         if self.selection == KernelSelection::Embedded {
@@ -144,16 +159,31 @@ impl KernelFactory {
         if let Some(path) = &self.python_executable {
             return Ok((PythonBackend::Cpython(path.clone()), format!("the host configured {}", path.display())));
         }
-        if let Some(candidate) = crate::python_env::project_venv_python(workspace) {
-            let shown = candidate.strip_prefix(workspace).unwrap_or(&candidate).display().to_string();
-            return Ok((PythonBackend::Cpython(candidate), format!("the project's {shown}")));
-        }
+        let restricted = self.workspace_trust.is_restricted();
+        let passed_over = match crate::python_env::project_venv_python(workspace) {
+            Some(candidate) => {
+                let shown = candidate.strip_prefix(workspace).unwrap_or(&candidate).display().to_string();
+                if !restricted {
+                    return Ok((PythonBackend::Cpython(candidate), format!("the project's {shown}")));
+                }
+                Some(shown)
+            }
+            None => None,
+        };
         for name in ["python3", "python"] {
             if let Some(path) = self.find_on_path(name, workspace) {
-                return Ok((
-                    PythonBackend::Cpython(path),
-                    format!("{name} on PATH (no .venv/bin/python or venv/bin/python in the workspace)"),
-                ));
+                let why = match &passed_over {
+                    Some(shown) => format!(
+                        "{name} on PATH outside the workspace: the workspace trust is restricted, so the project's {shown} is not \
+                         started and its packages are not importable (a human who trusts this checkout can pass \
+                         --workspace-trust trusted)"
+                    ),
+                    None if restricted => {
+                        format!("{name} on PATH outside the workspace (no .venv/bin/python or venv/bin/python in the workspace)")
+                    }
+                    None => format!("{name} on PATH (no .venv/bin/python or venv/bin/python in the workspace)"),
+                };
+                return Ok((PythonBackend::Cpython(path), why));
             }
         }
         let tried = ".venv/bin/python, venv/bin/python, python3 and python on PATH were tried";
@@ -167,10 +197,22 @@ impl KernelFactory {
     }
 
     fn find_on_path(&self, name: &str, workspace: &Path) -> Option<PathBuf> {
+        if self.workspace_trust.is_restricted() {
+            return self.find_outside(name, workspace);
+        }
         match &self.search_path {
             Some(path) => which::which_in(name, Some(path), workspace).ok(),
             None => which::which(name).ok(),
         }
+    }
+
+    /// `name` in the absolute search-path entries outside `workspace`, not resolving inside it
+    /// (a restricted workspace).
+    fn find_outside(&self, name: &str, workspace: &Path) -> Option<PathBuf> {
+        let path = self.search_path.clone().or_else(|| std::env::var_os("PATH"))?;
+        std::env::split_paths(&path)
+            .filter(|dir| dir.is_absolute() && !crate::trust::resolves_inside(workspace, dir))
+            .find_map(|dir| which::which_in(name, Some(&dir), "/").ok().filter(|found| !crate::trust::resolves_inside(workspace, found)))
     }
 
     /// The CPython that runs the process guardian of a JavaScript kernel (a Python kernel's
@@ -190,10 +232,19 @@ impl KernelFactory {
             .ok_or_else(|| "no CPython to run the process guardian (python3 and python are not on PATH)".to_owned())
     }
 
-    /// The Node executable, or why there is none.
-    pub fn resolve_node(&self) -> Result<PathBuf, String> {
+    /// The Node executable, or why there is none. Restricted workspace: only outside `workspace` (see [`KernelFactory::workspace_trust`]).
+    ///
+    /// # Errors
+    ///
+    /// One sentence saying what was looked for.
+    pub fn resolve_node(&self, workspace: &Path) -> Result<PathBuf, String> {
         if let Some(path) = &self.node_executable {
             return Ok(path.clone());
+        }
+        if self.workspace_trust.is_restricted() {
+            return self.find_outside("node", workspace).ok_or_else(|| {
+                "node was not found on PATH outside the workspace (restricted workspace trust); install Node.js (v18 or newer)".to_owned()
+            });
         }
         let found = match &self.search_path {
             Some(path) => which::which_in("node", Some(path), "/"),
@@ -230,5 +281,46 @@ impl Language {
 impl fmt::Display for Language {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn executable(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "#!/bin/sh\nexit 1\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// Issue 13 §2: a restricted run's kernel never starts an interpreter the checkout provides
+    /// (the project's `.venv` python, a `python3` or `node` on a PATH entry inside the
+    /// workspace); a trusted run keeps the project's venv first.
+    #[test]
+    fn a_restricted_workspace_starts_no_interpreter_of_the_checkout() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let workspace = base.join("ws");
+        executable(&workspace.join(".venv/bin/python"));
+        for name in ["python3", "node"] {
+            executable(&workspace.join("bin").join(name));
+            executable(&base.join("outside").join(name));
+        }
+        let search = std::env::join_paths([workspace.join("bin"), base.join("outside")]).unwrap();
+        let trusted = KernelFactory::new().selection(KernelSelection::Cpython).search_path(search.clone());
+        let (backend, why) = trusted.resolve_python(&workspace).unwrap();
+        assert_eq!((backend, why.as_str()), (PythonBackend::Cpython(workspace.join(".venv/bin/python")), "the project's .venv/bin/python"));
+        assert_eq!(trusted.resolve_node(&workspace).unwrap(), workspace.join("bin/node"));
+        let restricted = trusted.workspace_trust(crate::trust::WorkspaceTrust::Restricted);
+        let (backend, why) = restricted.resolve_python(&workspace).unwrap();
+        assert_eq!(backend, PythonBackend::Cpython(base.join("outside/python3")));
+        assert!(why.contains("restricted") && why.contains(".venv/bin/python is not started"), "{why}");
+        assert_eq!(restricted.resolve_node(&workspace).unwrap(), base.join("outside/node"));
+        assert_eq!(restricted.resolve_guardian_python(&workspace).unwrap(), base.join("outside/python3"));
+        let only_inside = restricted.search_path(workspace.join("bin").into_os_string());
+        assert!(only_inside.resolve_python(&workspace).is_err());
+        assert!(only_inside.resolve_node(&workspace).unwrap_err().contains("outside the workspace"));
     }
 }

@@ -280,7 +280,7 @@ impl Kernels {
             Language::Javascript => {
                 let path = self
                     .factory
-                    .resolve_node()
+                    .resolve_node(workspace_root)
                     .map_err(|why| ToolError::new(ErrorKind::Unavailable, format!("no JavaScript kernel can start: {why}")))?;
                 (path, JAVASCRIPT_DRIVER)
             }

@@ -25,7 +25,7 @@ pub fn kernel_status(kernels: Option<&Kernels>) -> String {
         )),
         Err(why) => lines.push(format!("  python: unavailable — {why}")),
     }
-    match kernels.factory().resolve_node() {
+    match kernels.factory().resolve_node(workspace) {
         Ok(path) => lines.push(format!("  javascript: node {}", path.display())),
         Err(why) => lines.push(format!("  javascript: unavailable — {why}")),
     }

@@ -34,9 +34,12 @@ pub struct Dependents {
 }
 
 /// Python files under `root` that import `written` (a `.py`/`.pyi` file), directly or through
-/// an `__init__.py` that imports it; at most `cap`.
-pub fn python_importers(root: &Path, written: &Path, cap: usize) -> Dependents {
-    let Ok(reader) = WorkspaceReader::open(root) else { return finish(Vec::new(), cap, true) };
+/// an `__init__.py` that imports it; at most `cap`. Every file is read beneath a handle of
+/// `workspace_root` (the run's root), never of `root`: a server root is a directory inside the
+/// workspace, which a concurrent swap can turn into a symlink to outside, and a handle opened on
+/// it would follow that link (issue 13 §1).
+pub fn python_importers(workspace_root: &Path, root: &Path, written: &Path, cap: usize) -> Dependents {
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return finish(Vec::new(), cap, true) };
     let (sources, scan_incomplete) = source_files(&reader, root, &["py", "pyi"]);
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -66,9 +69,10 @@ pub fn python_importers(root: &Path, written: &Path, cap: usize) -> Dependents {
 
 /// C/C++ translation units under `root` that include `written` (a header), directly or through
 /// headers that include it; at most `cap`. Headers on the way are followed, not returned.
-pub fn c_includers(root: &Path, written: &Path, cap: usize) -> Dependents {
+/// Read beneath `workspace_root`, as [`python_importers`].
+pub fn c_includers(workspace_root: &Path, root: &Path, written: &Path, cap: usize) -> Dependents {
     let extensions = ["c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "inl", "ipp"];
-    let Ok(reader) = WorkspaceReader::open(root) else { return finish(Vec::new(), cap, true) };
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return finish(Vec::new(), cap, true) };
     let (sources, scan_incomplete) = source_files(&reader, root, &extensions);
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -270,10 +274,11 @@ pub struct RustDocTests {
 /// rustdoc's own attributes such as `rust`, `no_run`, `should_panic`, `compile_fail`,
 /// `edition2021`; `ignore` and other languages are not compiled), plus those of a Markdown file
 /// included with `#![doc = include_str!(…)]`. `None` when the crate has no library target or no
-/// doc-test.
-pub fn rust_doc_tests(root: &Path, written: &Path) -> Option<RustDocTests> {
-    // The manifest, sources and included documents are read beneath `root` (the server's root).
-    let reader = WorkspaceReader::open(root).ok()?;
+/// doc-test. Read beneath `workspace_root`, as [`python_importers`].
+pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Option<RustDocTests> {
+    // The manifest, sources and included documents are read beneath the run's root, never
+    // beneath a handle of `root` (the server's root, which a swap could make a symlink).
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
     let mut dir = written.parent()?;
     let manifest_dir = loop {
         let manifest = dir.join("Cargo.toml");
@@ -426,12 +431,12 @@ mod tests {
             ("comment.py", "import os  # util\n"),
         ]);
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let found = python_importers(&root, &root.join("pkg/util.py"), 10);
+        let found = python_importers(&root, &root, &root.join("pkg/util.py"), 10);
         let mut got = names(&root, &found);
         got.sort();
         assert_eq!(got, ["app.py", "pkg/__init__.py", "pkg/continued.py", "pkg/direct.py", "pkg/plain.py", "pkg/relative.py"]);
         assert_eq!(found.total_found, 6);
-        let capped = python_importers(&root, &root.join("pkg/util.py"), 2);
+        let capped = python_importers(&root, &root, &root.join("pkg/util.py"), 2);
         assert_eq!((capped.files.len(), capped.total_found), (2, 6));
     }
 
@@ -446,7 +451,7 @@ mod tests {
             ("src/four.c", "// a.h\n"),
         ]);
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let found = c_includers(&root, &root.join("include/lib/a.h"), 10);
+        let found = c_includers(&root, &root, &root.join("include/lib/a.h"), 10);
         let mut got = names(&root, &found);
         got.sort();
         assert_eq!(got, ["src/one.c", "src/two.c"]);
@@ -463,12 +468,43 @@ mod tests {
             ("src/b.rs", "// ```\n// not a doc comment\n// ```\npub fn b() {}\n"),
         ]);
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let found = rust_doc_tests(&root, &root.join("src/a.rs")).unwrap();
+        let found = rust_doc_tests(&root, &root, &root.join("src/a.rs")).unwrap();
         assert_eq!((found.crate_name.as_str(), found.total, found.files, found.in_written), ("doccy", 3, 2, 1));
-        assert_eq!(rust_doc_tests(&root, &root.join("src/b.rs")).unwrap().in_written, 0);
+        assert_eq!(rust_doc_tests(&root, &root, &root.join("src/b.rs")).unwrap().in_written, 0);
         // A binary-only crate has no doc-tests.
         let bin = tree(&[("Cargo.toml", "[package]\nname = \"tool\"\n"), ("src/main.rs", "/// ```\n/// x\n/// ```\nfn main() {}\n")]);
         let bin_root = std::fs::canonicalize(bin.path()).unwrap();
-        assert_eq!(rust_doc_tests(&bin_root, &bin_root.join("src/main.rs")), None);
+        assert_eq!(rust_doc_tests(&bin_root, &bin_root, &bin_root.join("src/main.rs")), None);
+    }
+
+    /// Issue 13 §1: a server root inside the workspace that is (now) a symlink to a directory
+    /// outside — a swap caught it so — is never read through: the scans read beneath the run's
+    /// root. (An adversarial run saw diagnostics on write read outside `__init__.py`, `mod.py`
+    /// and `user.py` when the handle was opened on the server root.)
+    #[test]
+    fn a_server_root_swapped_for_a_symlink_is_never_read_through() {
+        let outside = tree(&[
+            ("pkg/mod.py", "def helper(): pass\n"),
+            ("pkg/user.py", "from pkg.mod import helper\n"),
+            ("pkg/lib.h", "int x;\n"),
+            ("pkg/a.c", "#include \"lib.h\"\n"),
+            ("crate/Cargo.toml", "[package]\nname = \"outside\"\n"),
+            ("crate/src/lib.rs", "#![doc = include_str!(\"../README.md\")]\n/// ```\n/// f();\n/// ```\npub fn f() {}\n"),
+            ("crate/README.md", "```\nf();\n```\n"),
+        ]);
+        let workspace = tempfile::tempdir().unwrap();
+        let workspace_root = std::fs::canonicalize(workspace.path()).unwrap();
+        for name in ["pkg", "crate"] {
+            std::os::unix::fs::symlink(outside.path().join(name), workspace_root.join(name)).unwrap();
+        }
+        let root = workspace_root.join("pkg");
+        assert!(python_importers(&workspace_root, &root, &root.join("mod.py"), 10).files.is_empty());
+        assert!(c_includers(&workspace_root, &root, &root.join("lib.h"), 10).files.is_empty());
+        let crate_root = workspace_root.join("crate");
+        assert_eq!(rust_doc_tests(&workspace_root, &crate_root, &crate_root.join("src/lib.rs")), None);
+        // The same scans with the outside tree as the workspace find them (the test can fail).
+        let real = std::fs::canonicalize(outside.path()).unwrap();
+        assert_eq!(python_importers(&real, &real.join("pkg"), &real.join("pkg/mod.py"), 10).files.len(), 1);
+        assert_eq!(rust_doc_tests(&real, &real.join("crate"), &real.join("crate/src/lib.rs")).map(|found| found.total), Some(2));
     }
 }

@@ -1663,10 +1663,10 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     for path in written {
         let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
             how = "import statements";
-            crate::lsp::dependents::python_importers(server.root(), path, cap)
+            crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap)
         } else if crate::lsp::dependents::is_c_header(path) {
             how = "#include directives";
-            crate::lsp::dependents::c_includers(server.root(), path, cap)
+            crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap)
         } else {
             continue;
         };
@@ -1719,7 +1719,7 @@ fn halfway_to(end: Instant) -> Instant {
 fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf]) -> String {
     let mut crates: Vec<crate::lsp::dependents::RustDocTests> = Vec::new();
     for path in written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")) {
-        if let Some(found) = crate::lsp::dependents::rust_doc_tests(root, path) {
+        if let Some(found) = crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), root, path) {
             match crates.iter_mut().find(|known| known.manifest_dir == found.manifest_dir) {
                 Some(known) => known.in_written += found.in_written,
                 None => crates.push(found),

@@ -79,8 +79,26 @@ pub fn command_prefix(python: &Path, source_fd: RawFd) -> Vec<OsString> {
 /// The CPython that runs guardians when the caller has none at hand: `python3`, then `python`,
 /// on the process's PATH; `None` when neither is there (the caller then spawns unguarded and
 /// says so).
-pub fn find_python() -> Option<std::path::PathBuf> {
-    ["python3", "python"].into_iter().find_map(|name| which::which(name).ok())
+///
+/// The guardian is runbound's own helper, so it is never a binary the checkout provides,
+/// whatever the workspace trust: PATH entries that are relative (`bin`, `.`: they resolve
+/// against the current directory, often the workspace) or lie inside `workspace_root` are
+/// skipped, and so is a candidate whose real path (symlinks resolved) is inside it. (An
+/// adversarial run found a restricted run's debug adapter started under a
+/// `<workspace>/bin/python3` that a PATH entry inside the workspace named.)
+pub fn find_python(workspace_root: &Path) -> Option<std::path::PathBuf> {
+    find_python_in(&std::env::var_os("PATH")?, workspace_root)
+}
+
+/// [`find_python`] over the PATH-style list `path`.
+fn find_python_in(path: &std::ffi::OsStr, workspace_root: &Path) -> Option<std::path::PathBuf> {
+    let outside: Vec<std::path::PathBuf> =
+        std::env::split_paths(path).filter(|dir| dir.is_absolute() && !crate::trust::resolves_inside(workspace_root, dir)).collect();
+    ["python3", "python"].into_iter().find_map(|name| {
+        outside.iter().find_map(|dir| {
+            which::which_in(name, Some(dir), "/").ok().filter(|found| !crate::trust::resolves_inside(workspace_root, found))
+        })
+    })
 }
 
 /// Spawns `spec` under the guardian run by `python` (see the module docs): the guardian's argv
@@ -149,4 +167,37 @@ pub fn feed_source(child: &ChildProcess, fd: RawFd, source: &str) -> Result<(), 
             format!("{}: writing the program source to fd {fd} failed: {err}; {}", child.display_name(), child.describe_state()),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn executable(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "#!/bin/sh\nexit 1\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// Issue 13 §2: the guardian's python is never one the checkout provides — not from a PATH
+    /// entry inside the workspace, not from a relative entry, not through a symlink into it.
+    #[test]
+    fn the_guardian_python_never_comes_from_inside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let workspace = base.join("ws");
+        executable(&workspace.join("bin/python3"));
+        executable(&base.join("outside/python3"));
+        std::fs::create_dir_all(base.join("linked")).unwrap();
+        std::os::unix::fs::symlink(workspace.join("bin/python3"), base.join("linked/python3")).unwrap();
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
+        let inside = workspace.join("bin");
+        let (linked, outside) = (base.join("linked"), base.join("outside"));
+        assert_eq!(find_python_in(&path(&[&inside, &outside]), &workspace), Some(outside.join("python3")));
+        assert_eq!(find_python_in(&path(&[Path::new("bin"), &linked, &outside]), &workspace), Some(outside.join("python3")));
+        assert_eq!(find_python_in(&path(&[&inside, &linked]), &workspace), None);
+        // Outside the workspace, the first one on PATH as always.
+        assert_eq!(find_python_in(&path(&[&inside, &outside]), &base.join("elsewhere")), Some(inside.join("python3")));
+    }
 }

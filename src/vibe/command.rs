@@ -196,7 +196,7 @@ fn run_command_attempt(job: &WorkerJob<'_>, command_line: &str, output_max_bytes
     }
     // Under the process guardian: what the worker starts dies with it even when the host is
     // killed with SIGKILL (transport::guardian).
-    let child = crate::transport::guardian::spawn_guarded(spec, crate::transport::guardian::find_python().as_deref())
+    let child = crate::transport::guardian::spawn_guarded(spec, crate::transport::guardian::find_python(job.workspace_root()).as_deref())
         .map_err(|err| format!("cannot start the worker command `{command_line}`: {err}"))?;
     let stdin_done = child.take_stdin().map(|stdin| write_brief_on_thread(job, stdin));
     let Some(stdout) = child.take_stdout() else {

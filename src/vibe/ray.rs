@@ -731,48 +731,39 @@ struct Package {
 /// `.git` left out, symlinks skipped), in path order with fixed timestamps, so equal contents
 /// give equal bytes (and one upload).
 ///
-/// Confinement (issue 13 §1): the walk only lists names; every file is then opened beneath a
-/// handle of `dir` (`files::WorkspaceReader`: `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`
-/// or an `O_NOFOLLOW` walk), and its size and mode come from that open file. A directory of
-/// the working directory swapped for a symlink after it was listed (a concurrent
-/// `renameat2(RENAME_EXCHANGE)`) fails the package with the file named instead of packaging
-/// what the link points at; nothing outside `dir` is read.
+/// Confinement (issue 13 §1): both the listing and the reads happen beneath one handle of `dir`
+/// (`files::walk_beneath` over `files::WorkspaceReader`: `openat2(RESOLVE_BENEATH |
+/// RESOLVE_NO_SYMLINKS)` or an `O_NOFOLLOW` walk). Every directory is listed through a handle
+/// opened that way and every `.gitignore` / `.ignore` read that way, and each file's size and
+/// mode come from its open file. A directory of the working directory swapped for a symlink
+/// (a concurrent `renameat2(RENAME_EXCHANGE)`) fails the package with the directory or file
+/// named instead of listing, reading or packaging what the link points at; nothing outside
+/// `dir` is listed or read (git's own `info/exclude` of a worktree's repository aside).
 ///
 /// # Errors
 /// A sentence naming the file when listing or reading fails (a file removed or a directory
 /// replaced by a symlink while packaging: retry once the working directory is quiet), or when
 /// the files add up to more than `max_bytes`.
 fn working_dir_package(dir: &Path, max_bytes: u64) -> Result<Package, String> {
-    let mut paths = Vec::new();
-    let walker = ignore::WalkBuilder::new(dir)
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .parents(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build();
-    for entry in walker {
-        let entry = entry.map_err(|err| format!("cannot list {} for the Ray package: {err}", dir.display()))?;
-        if entry.file_type().is_some_and(|kind| kind.is_file()) {
-            paths.push(entry.into_path());
-        }
-    }
-    paths.sort();
     let reader = crate::files::WorkspaceReader::open(dir)
         .map_err(|err| format!("cannot open the working directory {} for the Ray package: {}", dir.display(), err.message))?;
+    let options = crate::files::walk_beneath::WalkOptions { hidden: true, skip_names: &[".git"] };
+    let paths = crate::files::walk_beneath::list_files_beneath(reader.beneath(), Path::new(""), &options).map_err(|err| {
+        format!(
+            "cannot list {} for the Ray package: {err} (nothing outside the working directory was listed or read); retry once \
+             the working directory is quiet",
+            dir.display()
+        )
+    })?;
     let mut total: u64 = 0;
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default())
         .unix_permissions(0o644);
-    for path in &paths {
-        let relative = path.strip_prefix(dir).map_err(|_| format!("{} is outside {}", path.display(), dir.display()))?;
+    for relative in &paths {
         let name = relative.to_string_lossy().replace('\\', "/");
-        let mut file = reader.open_file(path).map_err(|err| {
+        let mut file = reader.open_file(relative).map_err(|err| {
             format!(
                 "the Ray package of {}: {} (nothing outside the working directory was read); {}",
                 dir.display(),
