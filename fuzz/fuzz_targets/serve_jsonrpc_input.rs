@@ -1,6 +1,15 @@
 //! Fuzz target: the `serve` JSON-RPC input path, end to end — arbitrary bytes as stdin lines into
-//! `runbound::serve::serve` over an in-memory reader and writer (a run with the file tools over
-//! an empty workspace, write and exec denied).
+//! one serve session (`runbound::fuzzing::serve_in_memory_with_run`: serve's reader, JSON-RPC
+//! parse, routing, method handlers, a worker thread per `tools/call` and its writer loop) over
+//! an in-memory reader and output. The run (the file tools over a one-file workspace, write and
+//! exec denied) is built once per process and handed to each session's `initialize`, and the
+//! writer loop drains the output after the session instead of on a thread of its own: per input
+//! this saves a run build and a thread spawn and join, which were most of the time per input
+//! that was not serve's parsing and dispatch.
+//!
+//! Seeds: `fuzz/seeds/serve_jsonrpc_input/` (initialize, tools/list, tools/call, cancellation,
+//! logging/setLevel sessions) and the dictionary `fuzz/serve_jsonrpc_input.dict` (method names,
+//! member names); run with `-dict=fuzz/serve_jsonrpc_input.dict`.
 //!
 //! Properties: no panic (libfuzzer-sys aborts on a panic in any thread, call threads included);
 //! the session ends cleanly with no call left running; every output line is a well-formed
@@ -17,13 +26,14 @@
 #![no_main]
 
 use std::collections::HashMap;
-use std::io::{Cursor, Write};
+use std::io::Cursor;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use runbound::serve::{serve, ServeConfig};
+use runbound::fuzzing::serve_in_memory_with_run;
+use runbound::serve::ServeConfig;
 use runbound::{Approval, ApprovalPolicy, Caller, Run};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -41,17 +51,13 @@ fn workspace() -> &'static PathBuf {
     })
 }
 
-struct SharedBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for SharedBuffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+/// The run every session's `initialize` gets, built once per process.
+fn run() -> &'static Arc<Run> {
+    static RUN: OnceLock<Arc<Run>> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let builder = Run::builder(workspace()).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Deny));
+        Arc::new(builder.build().expect("build the fuzz run"))
+    })
 }
 
 /// The canonical text of a valid id (a string or an integer), or `None`.
@@ -92,13 +98,11 @@ fn expected_response(line: &[u8]) -> Option<String> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let builder = Run::builder(workspace()).approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Deny));
-    let output = Arc::new(Mutex::new(Vec::new()));
     let mut config = ServeConfig::new(Caller::Main);
     config.max_message_bytes = MAX_MESSAGE_BYTES;
     config.shutdown_grace = Duration::from_secs(60);
-    let summary = serve(&mut Cursor::new(data), Box::new(SharedBuffer(Arc::clone(&output))), builder, &config)
-        .expect("in-memory input and output never fail");
+    let (summary, output) =
+        serve_in_memory_with_run(&mut Cursor::new(data), Arc::clone(run()), &config).expect("in-memory input and output never fail");
     assert!(summary.calls_still_running.is_empty(), "calls outlived the grace: {:?}", summary.calls_still_running);
 
     let mut expected: Vec<String> = data
@@ -107,7 +111,6 @@ fuzz_target!(|data: &[u8]| {
         .filter(|line| !line.is_empty())
         .filter_map(|line| if line.len() > MAX_MESSAGE_BYTES { Some("null".to_owned()) } else { expected_response(line) })
         .collect();
-    let output = output.lock().unwrap();
     let mut answered = Vec::new();
     for line in output.split(|&b| b == b'\n').filter(|line| !line.is_empty()) {
         let message: Value = serde_json::from_slice(line).unwrap_or_else(|err| panic!("output line is not JSON ({err}): {:?}", String::from_utf8_lossy(line)));
