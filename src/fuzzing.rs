@@ -30,3 +30,22 @@ pub use crate::transport::framing::{
 };
 /// See above.
 pub use ast_grep_language::SupportLang;
+
+/// One `serve` session over `reader` with a run built once by the caller, the output collected
+/// in memory (`fuzz_targets/serve_jsonrpc_input.rs`): returns the session summary and the
+/// output bytes, one JSON-RPC message per line. The session is `serve`'s own (reader, JSON-RPC
+/// parse, routing, method handlers, a worker thread per `tools/call`, the writer loop); what it
+/// skips is building a run per session and the writer thread (the writer loop drains the output
+/// after the session). At `initialize` no ask port is attached and the run's events are not
+/// forwarded, since `run` outlives the session.
+///
+/// # Errors
+/// As [`crate::serve::serve`]: [`crate::serve::ServeError::Framing`] when the input ends inside a
+/// message.
+pub fn serve_in_memory_with_run(
+    reader: &mut dyn std::io::BufRead,
+    run: std::sync::Arc<crate::Run>,
+    config: &crate::serve::ServeConfig,
+) -> Result<(crate::serve::ServeSummary, Vec<u8>), crate::serve::ServeError> {
+    crate::serve::serve_in_memory_with_run(reader, run, config)
+}

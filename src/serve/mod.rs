@@ -171,13 +171,61 @@ pub fn serve(
     let write_failure: Arc<Mutex<Option<io::Error>>> = Arc::new(Mutex::new(None));
     let writer_thread = {
         let write_failure = Arc::clone(&write_failure);
+        let mut writer = writer;
         std::thread::Builder::new()
             .name("runbound-serve-writer".to_owned())
-            .spawn(move || write_loop(writer, &outgoing_rx, &write_failure))
+            .spawn(move || write_loop(&mut *writer, &outgoing_rx, &write_failure))
             .map_err(ServeError::Io)?
     };
+    let outcome = run_session(reader, outgoing_tx, RunSource::Builder(Box::new(builder)), config, &write_failure);
+    let _ = writer_thread.join();
+    finish_session(outcome, &write_failure)
+}
+
+/// One `serve` session whose output is collected in memory, with `run` handed to `initialize`
+/// instead of a run built there: the entry point of the `serve_jsonrpc_input` fuzz target (see
+/// `crate::fuzzing`), which builds the run once per process and hosts thousands of sessions a
+/// second.
+///
+/// Everything between the input bytes and the output lines is `serve`'s own code: the JSON-lines
+/// reader, the JSON-RPC parse, the routing and every method handler (`tools/call` on its own
+/// worker thread, cancelled and joined at the end of the input), and the writer loop, which here
+/// runs on the caller's thread after the session ends instead of on a thread of its own (the
+/// output channel is unbounded, so nothing waits on it). What differs from `serve` at
+/// `initialize`: no ask port is attached (the host's `elicitation` capability is ignored) and
+/// the run's events and worker notifications are not forwarded as log messages, since the run
+/// outlives the session.
+///
+/// Returns the session summary and the output bytes (one JSON-RPC message per `\n`-terminated
+/// line, as `serve` writes them).
+///
+/// # Errors
+/// As [`serve`] ([`ServeError::Framing`] when the input ends inside a message; writing to memory
+/// does not fail).
+pub(crate) fn serve_in_memory_with_run(
+    reader: &mut dyn BufRead,
+    run: Arc<Run>,
+    config: &ServeConfig,
+) -> Result<(ServeSummary, Vec<u8>), ServeError> {
+    let (outgoing_tx, outgoing_rx) = crossbeam_channel::unbounded::<Outgoing>();
+    let write_failure: Arc<Mutex<Option<io::Error>>> = Arc::new(Mutex::new(None));
+    let outcome = run_session(reader, outgoing_tx, RunSource::Prebuilt(run), config, &write_failure);
+    let mut output = Vec::new();
+    write_loop(&mut output, &outgoing_rx, &write_failure);
+    finish_session(outcome, &write_failure).map(|summary| (summary, output))
+}
+
+/// Reads and routes until the input ends, shuts the session down and sends `Stop` to the
+/// writer. The writer (on its thread, or drained by the caller afterwards) writes until `Stop`.
+fn run_session(
+    reader: &mut dyn BufRead,
+    outgoing: Sender<Outgoing>,
+    run_source: RunSource,
+    config: &ServeConfig,
+    write_failure: &Arc<Mutex<Option<io::Error>>>,
+) -> (Result<(), ServeError>, ServeSummary) {
     let shared = Arc::new(Shared {
-        outgoing: outgoing_tx,
+        outgoing,
         pending_elicitations: Mutex::new(HashMap::new()),
         next_server_request_id: AtomicU64::new(1),
         closed: AtomicBool::new(false),
@@ -186,7 +234,7 @@ pub fn serve(
     let mut session = Session {
         config: config.clone(),
         shared: Arc::clone(&shared),
-        state: SessionState::AwaitingInitialize(Some(Box::new(builder))),
+        state: SessionState::AwaitingInitialize(Some(run_source)),
         in_flight: HashMap::new(),
         summary: ServeSummary {
             client_name: None,
@@ -196,13 +244,20 @@ pub fn serve(
             invalid_messages: 0,
             calls_still_running: Vec::new(),
         },
-        write_failure: Arc::clone(&write_failure),
+        write_failure: Arc::clone(write_failure),
     };
     let read_outcome = session.read_loop(reader);
     let summary = session.shut_down();
     let _ = shared.outgoing.send(Outgoing::Stop);
-    drop(shared);
-    let _ = writer_thread.join();
+    (read_outcome, summary)
+}
+
+/// The session's result once the writer has finished: a write failure first, then a read
+/// failure, else the summary.
+fn finish_session(
+    (read_outcome, summary): (Result<(), ServeError>, ServeSummary),
+    write_failure: &Mutex<Option<io::Error>>,
+) -> Result<ServeSummary, ServeError> {
     if let Some(err) = write_failure.lock().take() {
         return Err(ServeError::Io(err));
     }
@@ -264,8 +319,17 @@ impl Shared {
     }
 }
 
+/// Where `initialize` gets the session's run from.
+enum RunSource {
+    /// Built at `initialize` (the ask port and the callbacks depend on the host's capabilities).
+    Builder(Box<RunBuilder>),
+    /// Built by the caller once and shared by many sessions ([`serve_in_memory_with_run`], the
+    /// fuzz target's entry point): no ask port is attached and no callback is added.
+    Prebuilt(Arc<Run>),
+}
+
 enum SessionState {
-    AwaitingInitialize(Option<Box<RunBuilder>>),
+    AwaitingInitialize(Option<RunSource>),
     Ready(Arc<Run>),
     Failed(String),
 }
@@ -395,43 +459,27 @@ impl Session {
     }
 
     fn initialize(&mut self, id: &RequestId, params: &Value) {
-        let builder = match &mut self.state {
-            SessionState::AwaitingInitialize(builder) => builder.take(),
+        let source = match &mut self.state {
+            SessionState::AwaitingInitialize(source) => source.take(),
             _ => None,
         };
-        let Some(builder) = builder else {
+        let Some(source) = source else {
             return self.respond_error(Some(id), INVALID_REQUEST, "initialize was already received in this session");
         };
         let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
         let protocol_version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&requested) { requested } else { PROTOCOL_VERSION };
         let client_name = params.pointer("/clientInfo/name").and_then(Value::as_str).map(str::to_owned);
-        let mut builder = *builder;
-        // A port attached before serve (the CLI inside a vibe worker attaches the parent run's
-        // ask channel: the human is there, not behind the worker's agent) wins over elicitation.
-        let port_given = builder.has_ask_port();
-        let elicitation = !port_given && params.pointer("/capabilities/elicitation").is_some_and(|value| !value.is_null());
-        if elicitation {
-            let target_space = format!("mcp:{}", client_name.as_deref().unwrap_or("host"));
-            builder = builder.ask_port(Arc::new(ElicitationAskPort { shared: Arc::clone(&self.shared) }), target_space);
-        }
-        if builder.has_vibe_roster() {
-            // Worker completion is announced without a poll. The callback holds only a sender
-            // (never the run), so dropping the run is not prevented.
-            let outgoing = self.shared.outgoing.clone();
-            builder = builder.on_worker_event(Arc::new(move |event: &crate::vibe::WorkerEvent| {
-                let message = json!({"jsonrpc": "2.0", "method": WORKER_EVENT_NOTIFICATION, "params": event.to_json()});
-                let _ = outgoing.send(Outgoing::Line(value_line(&message)));
-            }));
-        }
-        // The run's events become log messages. The callback holds the shared output state,
-        // never the run.
-        let shared = Arc::clone(&self.shared);
-        builder = builder.on_event(Arc::new(move |event: &RunEvent| shared.log(event)));
-        let run = match builder.build() {
-            Ok(run) => Arc::new(run),
-            Err(RunError { message }) => {
-                self.state = SessionState::Failed(message.clone());
-                return self.respond_error(Some(id), INTERNAL_ERROR, &format!("the run could not be built: {message}"));
+        let (run, elicitation, port_given) = match source {
+            RunSource::Builder(builder) => match self.build_run(*builder, params, client_name.as_deref()) {
+                Ok(built) => built,
+                Err(message) => {
+                    self.state = SessionState::Failed(message.clone());
+                    return self.respond_error(Some(id), INTERNAL_ERROR, &format!("the run could not be built: {message}"));
+                }
+            },
+            RunSource::Prebuilt(run) => {
+                let port_given = run.ask_binding().is_some();
+                (run, false, port_given)
             }
         };
         self.summary.client_name = client_name;
@@ -470,6 +518,37 @@ impl Session {
                 "instructions": instructions,
             }),
         );
+    }
+
+    /// Builds the session's run from `builder` for the host's `initialize` `params`: attaches
+    /// the elicitation ask port when the host declared the capability (and no port was attached
+    /// before serve), forwards worker notifications and the run's events. Returns the run,
+    /// whether elicitation was attached, and whether a port was given before serve.
+    fn build_run(&self, builder: RunBuilder, params: &Value, client_name: Option<&str>) -> Result<(Arc<Run>, bool, bool), String> {
+        let mut builder = builder;
+        // A port attached before serve (the CLI inside a vibe worker attaches the parent run's
+        // ask channel: the human is there, not behind the worker's agent) wins over elicitation.
+        let port_given = builder.has_ask_port();
+        let elicitation = !port_given && params.pointer("/capabilities/elicitation").is_some_and(|value| !value.is_null());
+        if elicitation {
+            let target_space = format!("mcp:{}", client_name.unwrap_or("host"));
+            builder = builder.ask_port(Arc::new(ElicitationAskPort { shared: Arc::clone(&self.shared) }), target_space);
+        }
+        if builder.has_vibe_roster() {
+            // Worker completion is announced without a poll. The callback holds only a sender
+            // (never the run), so dropping the run is not prevented.
+            let outgoing = self.shared.outgoing.clone();
+            builder = builder.on_worker_event(Arc::new(move |event: &crate::vibe::WorkerEvent| {
+                let message = json!({"jsonrpc": "2.0", "method": WORKER_EVENT_NOTIFICATION, "params": event.to_json()});
+                let _ = outgoing.send(Outgoing::Line(value_line(&message)));
+            }));
+        }
+        // The run's events become log messages. The callback holds the shared output state,
+        // never the run.
+        let shared = Arc::clone(&self.shared);
+        builder = builder.on_event(Arc::new(move |event: &RunEvent| shared.log(event)));
+        let run = builder.build().map_err(|RunError { message }| message)?;
+        Ok((Arc::new(run), elicitation, port_given))
     }
 
     fn start_call(&mut self, run: Arc<Run>, id: RequestId, params: &Value, progress_token: Option<RequestId>) {
@@ -611,7 +690,7 @@ fn landed_after_cancel_event(
     )
 }
 
-fn write_loop(mut writer: Box<dyn Write + Send>, outgoing: &Receiver<Outgoing>, write_failure: &Mutex<Option<io::Error>>) {
+fn write_loop(writer: &mut dyn Write, outgoing: &Receiver<Outgoing>, write_failure: &Mutex<Option<io::Error>>) {
     // Ends on Stop, or when every sender is gone; after a write failure the rest is discarded.
     while let Ok(Outgoing::Line(mut line)) = outgoing.recv() {
         if write_failure.lock().is_some() {
