@@ -2570,9 +2570,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                             if !new_warnings.is_empty() {
                                 let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
                                 lines.push(format!(
-                                    "  note: {display}: this write also introduced {} new warning{} (diagnostics on write lists errors only): {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
-                                    new_warnings.len(),
-                                    if new_warnings.len() == 1 { "" } else { "s" },
+                                    "  note: {display}: this write also introduced {} (diagnostics on write lists errors only): {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
+                                    crate::render::plural(new_warnings.len(), "new warning"),
                                     shown.join("; "),
                                     if new_warnings.len() > shown.len() { format!("; and {} more", new_warnings.len() - shown.len()) } else { String::new() },
                                     if new_warnings.len() == 1 { "it" } else { "them" },
