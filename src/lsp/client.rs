@@ -340,6 +340,10 @@ pub(crate) struct ServerState {
     publish_generation: u64,
     /// Latest published set per document.
     diagnostics: HashMap<PathBuf, PublishedDiagnostics>,
+    /// Latest published set per document that named a document version (gopls names the
+    /// version of an open file's text; a later set without one, from a snapshot in which the
+    /// file was not open, does not replace it here).
+    versioned_diagnostics: HashMap<PathBuf, PublishedDiagnostics>,
     /// `workspace/diagnostic/refresh` requests received.
     diagnostic_refreshes: u64,
     /// Last log / show messages.
@@ -1577,6 +1581,12 @@ impl LanguageServer {
         self.shared.0.lock().diagnostic_refreshes
     }
 
+    /// The latest set published for `path` that named document version `version` (among the
+    /// sets that named a version: one without a version published after it does not hide it).
+    pub fn published_for_version(&self, path: &Path, version: i32) -> Option<PublishedDiagnostics> {
+        self.shared.0.lock().versioned_diagnostics.get(path).filter(|set| set.version == Some(i64::from(version))).cloned()
+    }
+
     /// The latest published diagnostics for `path`.
     pub fn published_diagnostics(&self, path: &Path) -> Option<PublishedDiagnostics> {
         self.shared.0.lock().diagnostics.get(path).cloned()
@@ -2501,6 +2511,9 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
             };
             if current {
                 state.stale.remove(&key);
+            }
+            if set.version.is_some() {
+                state.versioned_diagnostics.insert(key.clone(), set.clone());
             }
             state.diagnostics.insert(key, set);
         }

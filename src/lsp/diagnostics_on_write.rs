@@ -730,20 +730,15 @@ fn settle_publishes_before_write(server: &LanguageServer, files: &[PathBuf], dia
 /// # Errors
 /// Why no such set came: the server crashed, or did not publish for that version in time.
 fn published_for_version(server: &LanguageServer, path: &Path, version: i32, end: Instant) -> Result<Vec<Diagnostic>, String> {
-    if let StoredDiagnostics::Current(set) = server.stored_diagnostics(path) {
-        if set.version == Some(i64::from(version)) {
-            return Ok(set.diagnostics);
-        }
-    }
     let start = Instant::now();
-    let settle = server.definition().diagnostics_settle;
-    let mut after = server.document_synced_generation(path).unwrap_or(0);
-    while let Some(set) = server.wait_for_published_diagnostics(path, after, settle, end) {
-        if set.version == Some(i64::from(version)) {
+    loop {
+        let after = server.diagnostics_generation();
+        // (Kept apart from sets without a version: one of those from an older snapshot can
+        // arrive after the versioned one.)
+        if let Some(set) = server.published_for_version(path, version) {
             return Ok(set.diagnostics);
         }
-        after = set.generation;
-        if Instant::now() >= end {
+        if Instant::now() >= end || server.wait_for_published_diagnostics(path, after, Duration::ZERO, end).is_none() {
             break;
         }
     }
@@ -1049,7 +1044,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 let version = server.document_version(path);
                 let state = match (baseline.as_ref().and_then(|baseline| baseline.snapshot.get(path)), version) {
                     (Some(set), Some(version)) if set.version == Some(i64::from(version)) => Ok(set.diagnostics.clone()),
-                    (_, Some(version)) => published_for_version(&server, path, version, end),
+                    // (Within half of the budget: the other half is for the state after.)
+                    (_, Some(version)) => published_for_version(&server, path, version, halfway_to(end)),
                     (_, None) => stored_or_wait(&server, path, end),
                 };
                 group.before.insert(path.clone(), state);
