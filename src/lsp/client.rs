@@ -340,6 +340,10 @@ pub(crate) struct ServerState {
     publish_generation: u64,
     /// Latest published set per document.
     diagnostics: HashMap<PathBuf, PublishedDiagnostics>,
+    /// Latest published set per document that named a document version (gopls names the
+    /// version of an open file's text; a later set without one, from a snapshot in which the
+    /// file was not open, does not replace it here).
+    versioned_diagnostics: HashMap<PathBuf, PublishedDiagnostics>,
     /// `workspace/diagnostic/refresh` requests received.
     diagnostic_refreshes: u64,
     /// Last log / show messages.
@@ -351,6 +355,10 @@ pub(crate) struct ServerState {
     check_runs_started: u64,
     /// See `check_runs_started`.
     check_runs_finished: u64,
+    /// The server's diagnosis passes (gopls' `diagnosing …` progress, reported with
+    /// `verboseWorkDoneProgress`: one per `didOpen` / `didChange` / `didSave` /
+    /// watched-files batch, ended after every set of the pass was published) that began.
+    diagnoses_started: u64,
     /// Wall-clock time the latest check run ended (compared with a written file's mtime: a run
     /// that ended after the write reached the disk may have compiled the written text).
     check_run_last_end_wall: Option<SystemTime>,
@@ -498,6 +506,9 @@ pub struct WriteBaseline {
     pub settled: bool,
     /// Files changed on disk outside the tools whose check had not ended when it was taken.
     pub unchecked_outside_changes: Vec<PathBuf>,
+    /// [`LanguageServer::content_epoch`] when it was taken: when the server was sent a change
+    /// since, its later publishes may be about that change.
+    pub content_epoch: u64,
 }
 
 /// Path → (mtime, size) of the served files under a root.
@@ -1570,6 +1581,12 @@ impl LanguageServer {
         self.shared.0.lock().diagnostic_refreshes
     }
 
+    /// The latest set published for `path` that named document version `version` (among the
+    /// sets that named a version: one without a version published after it does not hide it).
+    pub fn published_for_version(&self, path: &Path, version: i32) -> Option<PublishedDiagnostics> {
+        self.shared.0.lock().versioned_diagnostics.get(path).filter(|set| set.version == Some(i64::from(version))).cloned()
+    }
+
     /// The latest published diagnostics for `path`.
     pub fn published_diagnostics(&self, path: &Path) -> Option<PublishedDiagnostics> {
         self.shared.0.lock().diagnostics.get(path).cloned()
@@ -1638,6 +1655,45 @@ impl LanguageServer {
     /// Wall-clock time the latest of the server's own check runs ended, if one did.
     pub fn check_run_last_end_wall(&self) -> Option<SystemTime> {
         self.shared.0.lock().check_run_last_end_wall
+    }
+
+    /// Diagnosis passes (gopls' `diagnosing …` progress, see [`LanguageServer::wait_for_diagnoses`])
+    /// that began so far, and whether one is running now. `(0, false)` for a server that never
+    /// reports them.
+    pub fn diagnoses(&self) -> (u64, bool) {
+        let state = self.shared.0.lock();
+        (state.diagnoses_started, state.progress.values().any(|(title, _)| is_diagnosis_progress_title(title)))
+    }
+
+    /// For a server that reports its diagnosis passes as progress (gopls with
+    /// `verboseWorkDoneProgress`: one pass per `didOpen`, `didChange`, `didSave`, each ended
+    /// after every set it computed was published): waits until at least `expected` passes began
+    /// after `started_before` (a count from [`LanguageServer::diagnoses`]) and none is running,
+    /// bounded by `deadline`. When fewer begin, the wait ends once no pass has run for
+    /// `begin_grace` (a server that merged two notifications into one pass, or whose pass for a
+    /// change that altered nothing was skipped). `true` when the server is idle by that rule;
+    /// `false` at the deadline or when the connection closed.
+    pub fn wait_for_diagnoses(&self, started_before: u64, expected: u64, begin_grace: Duration, deadline: Instant) -> bool {
+        let (lock, condvar) = &*self.shared;
+        let mut state = lock.lock();
+        let mut idle_since: Option<Instant> = None;
+        loop {
+            let running = state.progress.values().any(|(title, _)| is_diagnosis_progress_title(title));
+            let began = state.diagnoses_started.saturating_sub(started_before);
+            let now = Instant::now();
+            if !running && began >= expected {
+                return true;
+            }
+            if running {
+                idle_since = None;
+            } else if now >= *idle_since.get_or_insert(now) + begin_grace {
+                return true;
+            }
+            if now >= deadline || state.closed.is_some() {
+                return false;
+            }
+            condvar.wait_until(&mut state, (now + Duration::from_millis(50)).min(deadline));
+        }
     }
 
     /// Stores the project state taken before a write (replacing the previous one).
@@ -1873,7 +1929,10 @@ impl LanguageServer {
     }
 
     fn readiness_of(&self, state: &ServerState) -> Readiness {
-        let mut running: Vec<String> = state.progress.values().map(|(_, text)| text.clone()).collect();
+        // A diagnosis pass (gopls re-checking after a change) is not loading: queries are
+        // answered meanwhile; diagnostics on write waits for it on its own.
+        let mut running: Vec<String> =
+            state.progress.values().filter(|(title, _)| !is_diagnosis_progress_title(title)).map(|(_, text)| text.clone()).collect();
         running.sort();
         if let Some(text) = &state.pyright_progress {
             running.push(text.clone());
@@ -2366,7 +2425,14 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
             let lsp_types::ProgressParamsValue::WorkDone(value) = progress.value;
             match value {
                 lsp_types::WorkDoneProgress::Begin(begin) => {
-                    state.progress_seen = true;
+                    // A diagnosis pass is not loading progress (see `readiness_of`): gopls begins
+                    // its initial workspace load's before its "Setting up workspace", and a server
+                    // counts as starting until it reports loading progress (or the grace ends).
+                    if is_diagnosis_progress_title(&begin.title) {
+                        state.diagnoses_started += 1;
+                    } else {
+                        state.progress_seen = true;
+                    }
                     if is_check_run_token(&token) {
                         state.check_runs_started += 1;
                     }
@@ -2446,6 +2512,9 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
             if current {
                 state.stale.remove(&key);
             }
+            if set.version.is_some() {
+                state.versioned_diagnostics.insert(key.clone(), set.clone());
+            }
             state.diagnostics.insert(key, set);
         }
         LogMessage::METHOD | ShowMessage::METHOD => {
@@ -2506,6 +2575,13 @@ fn is_pyright_source_files_found(message: &str) -> bool {
 
 /// Whether a progress token belongs to the server's own project check (rust-analyzer's
 /// `rust-analyzer/flycheck/N`).
+/// Whether a progress title is a diagnosis pass of gopls (`diagnosing initial workspace load`,
+/// `diagnosing opened files`, `diagnosing changed files`, `diagnosing saved files`, … — sent
+/// with its `verboseWorkDoneProgress` option, ended once every set of the pass was published).
+fn is_diagnosis_progress_title(title: &str) -> bool {
+    title.starts_with("diagnosing ")
+}
+
 fn is_check_run_token(token: &str) -> bool {
     token.contains("flycheck")
 }
@@ -2614,6 +2690,31 @@ mod tests {
         let set = state.diagnostics.get(Path::new("/nonexistent/b.rs")).unwrap();
         assert_eq!((set.generation, set.diagnostics.len(), set.diagnostics[0].message.as_str()), (2, 1, "y"));
         assert!(state.log_tail.back().is_some_and(|line| line.contains("dropped 1 of 2")), "{:?}", state.log_tail);
+    }
+
+    #[test]
+    fn gopls_diagnosis_passes_are_counted_and_are_not_loading() {
+        // gopls with `verboseWorkDoneProgress`, as seen on go-cmp: a pass per didChange/didSave.
+        let mut state = ServerState::default();
+        let progress = |state: &mut ServerState, token: &str, value: Value| {
+            apply_notification(state, "$/progress", &json!({"token": token, "value": value}));
+        };
+        let diagnosing = |state: &ServerState| state.progress.values().filter(|(title, _)| is_diagnosis_progress_title(title)).count();
+        // Its first report, before "Setting up workspace": not loading progress yet.
+        progress(&mut state, "0", json!({"kind": "begin", "title": "diagnosing initial workspace load"}));
+        assert!(!state.progress_seen && state.diagnoses_started == 1);
+        progress(&mut state, "0", json!({"kind": "end", "message": "Done."}));
+        state.diagnoses_started = 0;
+        progress(&mut state, "1", json!({"kind": "begin", "title": "Setting up workspace", "message": "Loading packages..."}));
+        progress(&mut state, "2", json!({"kind": "begin", "title": "diagnosing changed files"}));
+        progress(&mut state, "3", json!({"kind": "begin", "title": "diagnosing saved files"}));
+        assert_eq!((state.diagnoses_started, diagnosing(&state)), (2, 2));
+        progress(&mut state, "1", json!({"kind": "end", "message": "Finished loading packages."}));
+        progress(&mut state, "2", json!({"kind": "end", "message": "Done."}));
+        assert_eq!((state.diagnoses_started, diagnosing(&state)), (2, 1));
+        progress(&mut state, "3", json!({"kind": "end", "message": "Done."}));
+        assert_eq!((state.diagnoses_started, diagnosing(&state), state.progress.len()), (2, 0, 0));
+        assert!(is_diagnosis_progress_title("diagnosing initial workspace load") && !is_diagnosis_progress_title("Setting up workspace"));
     }
 
     #[test]

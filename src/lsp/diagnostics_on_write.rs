@@ -12,16 +12,19 @@
 //! 1. before the write (the [`PreWriteLayer`] half, [`seed_files`]): changes made on disk outside
 //!    the tools are resynced, the files about to be written are opened with their old text, and
 //!    for [`WriteCheck::OpenImporters`] the importers are opened too (clangd reads headers from
-//!    disk, so they must be built before the new text lands);
+//!    disk, so they must be built before the new text lands); gopls' diagnosis of what it was
+//!    sent ends and its published sets are kept as the pre-write state (taken while the disk
+//!    still holds the old text);
 //! 2. after the write, before the sync: readiness (rust-analyzer: its workspace loaded; cache
 //!    priming is not awaited), then each checked file's state while the server still has the old
 //!    text — pulls, tsserver requests, or the store of publishes (all of it, for servers that
 //!    publish project-wide);
 //! 3. the sync (full-text `didChange` with a new version, then `didSave`);
 //! 4. the server's own end-of-check signal, never a fixed sleep: the end of rust-analyzer's
-//!    flycheck (`$/progress`) plus a short quiet time; gopls' publish for the synced version plus
-//!    the settle time; the answers of pulls and tsserver requests; clangd's publishes for the
-//!    written version and for each importer;
+//!    flycheck (`$/progress`) plus a short quiet time; gopls' publish for the synced version, then
+//!    the end of the diagnosis passes the sync started (`diagnosing …` progress); the answers of
+//!    pulls and tsserver requests; clangd's publishes for the written version and for each
+//!    importer;
 //! 5. each checked file's state after, compared with the state before through the ledger.
 //!
 //! Every wait is bounded by a per-server budget that starts once the server is loaded
@@ -506,6 +509,8 @@ struct Pending {
     /// The store before the sync (project-wide publishers).
     snapshot: HashMap<PathBuf, PublishedDiagnostics>,
     generation_before: u64,
+    /// The server's diagnosis passes begun before the sync ([`LanguageServer::diagnoses`]).
+    diagnoses_before: u64,
     check_runs_before: u64,
     check_runs_finished_before: u64,
     syncs: HashMap<PathBuf, Result<DocumentSync, String>>,
@@ -583,17 +588,28 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
         if server.definition().write_check != WriteCheck::ProjectCheckRun {
             server.wait_until_loaded(deadline);
         }
+        // gopls' diagnosis of its initial workspace load is part of its loading (not counted).
+        if server.definition().write_check == WriteCheck::WorkspacePublishes && server.diagnoses().1 {
+            server.wait_for_diagnoses(server.diagnoses().0, 0, DIAGNOSIS_BEGIN_GRACE, deadline);
+        }
         let counted_from = Instant::now();
         let seed_end = (counted_from + supervisor.config().write_diagnostics_budget / 2).min(deadline);
         // No answer to say a cap's shortfall in here: the next resync (this write's check) says it.
         server.carry_resync_report(server.resync_from_disk());
+        let diagnoses_before = server.diagnoses().0;
+        let mut passes_expected = 0;
         for path in &files {
-            let _ = server.sync_document(path);
+            if let Ok(sync) = server.sync_document(path) {
+                passes_expected += diagnosis_passes_for(&sync);
+            }
         }
         // The pre-write state is taken once the server has re-checked what changed outside the
         // tools (its dependents too), so that change is never attributed to the write.
         if server.definition().write_check != WriteCheck::ProjectCheckRun {
             server.settle_outside_changes(seed_end);
+        }
+        if server.definition().write_check == WriteCheck::WorkspacePublishes {
+            settle_publishes_before_write(&server, &files, diagnoses_before, passes_expected, seed_end);
         }
         counted += counted_from.elapsed();
         // cargo check reads the disk: a check still running (or due, for files changed outside
@@ -655,7 +671,86 @@ fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant)
         taken_at: std::time::SystemTime::now(),
         settled,
         unchecked_outside_changes: server.stale_paths(),
+        content_epoch: server.content_epoch(),
     });
+}
+
+/// How long after its last diagnosis pass ended a server that reports them (gopls) counts as
+/// idle when fewer passes began than the notifications sent (see
+/// [`LanguageServer::wait_for_diagnoses`]); the progress `begin` of a pass follows a
+/// `window/workDoneProgress/create` round trip, a few ms idle, more under load.
+const DIAGNOSIS_BEGIN_GRACE: Duration = Duration::from_millis(1500);
+
+/// How many diagnosis passes gopls runs for a sync: one for a `didOpen`, one each for the
+/// `didChange` and the `didSave` of a changed text, none when the text was unchanged.
+fn diagnosis_passes_for(sync: &DocumentSync) -> u64 {
+    if sync.changed {
+        2
+    } else {
+        u64::from(sync.opened)
+    }
+}
+
+/// Before a write, for a server that publishes for the whole workspace (gopls): waits (bounded
+/// by `end`) until its diagnosis of what it was just sent (the written files opened with their
+/// old text, and the initial workspace load's diagnosis in a fresh run) has ended and each of
+/// `files` has its set published for the version the server has — its text before the write —
+/// then stores every published set with [`LanguageServer::set_write_baseline`]: the state before
+/// the write, taken while the disk still holds the old text, so no set in it can have been
+/// computed from the written text (a pass that began before the `didOpen` reads a file that is
+/// not open from disk, and in a fresh run it can run after the write reached the disk; its sets
+/// carry no version). `settled` says that all of it arrived in time.
+fn settle_publishes_before_write(server: &LanguageServer, files: &[PathBuf], diagnoses_before: u64, passes_expected: u64, end: Instant) {
+    let reports_passes = server.diagnoses().0 > 0;
+    let mut settled =
+        if reports_passes { server.wait_for_diagnoses(diagnoses_before, passes_expected, DIAGNOSIS_BEGIN_GRACE, end) } else { true };
+    for path in files {
+        if let Some(version) = server.document_version(path) {
+            settled &= published_for_version(server, path, version, end).is_ok();
+        }
+    }
+    if !reports_passes {
+        settled &= server.wait_for_publish_quiet(server.definition().diagnostics_settle, end);
+    }
+    server.set_write_baseline(WriteBaseline {
+        snapshot: server.published_snapshot(),
+        taken_at: std::time::SystemTime::now(),
+        settled,
+        unchecked_outside_changes: server.stale_paths(),
+        content_epoch: server.content_epoch(),
+    });
+}
+
+/// The set the server published for the open document `path` at `version`, waiting for it
+/// until `end`. Sets without a version, or for another one, are skipped: gopls publishes an
+/// open file's set with the version of the text it checked; a set without one comes from a
+/// snapshot in which the file was not open (read from disk, which may already hold a write's
+/// text), and one for another version is about another text.
+///
+/// # Errors
+/// Why no such set came: the server crashed, or did not publish for that version in time.
+fn published_for_version(server: &LanguageServer, path: &Path, version: i32, end: Instant) -> Result<Vec<Diagnostic>, String> {
+    let start = Instant::now();
+    loop {
+        let after = server.diagnostics_generation();
+        // (Kept apart from sets without a version: one of those from an older snapshot can
+        // arrive after the versioned one.)
+        if let Some(set) = server.published_for_version(path, version) {
+            return Ok(set.diagnostics);
+        }
+        if Instant::now() >= end || server.wait_for_published_diagnostics(path, after, Duration::ZERO, end).is_none() {
+            break;
+        }
+    }
+    if let Some(how) = server.exit_description() {
+        return Err(format!("{} crashed: {how}", server.id()));
+    }
+    Err(format!(
+        "{} published no diagnostics for the text it had before the write (version {version}) within {} ms (server {})",
+        server.id(),
+        start.elapsed().as_millis(),
+        server.readiness().describe()
+    ))
 }
 
 /// The earliest modification time of the existing files of `paths`: when the write reached the
@@ -758,6 +853,7 @@ pub fn check_write(
             not_open_before: Vec::new(),
             snapshot: HashMap::new(),
             generation_before: 0,
+            diagnoses_before: 0,
             check_runs_before: 0,
             check_runs_finished_before: 0,
             syncs: HashMap::new(),
@@ -934,15 +1030,42 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             }
         }
         WriteCheck::WorkspacePublishes => {
+            // The state the pre-write half stored before the write reached the disk, when
+            // nothing was sent to the server since (no change made outside the tools).
+            let write_landed = earliest_mtime(&group.written);
+            let baseline = server.take_write_baseline().filter(|baseline| {
+                baseline.settled
+                    && baseline.content_epoch == server.content_epoch()
+                    && write_landed.is_some_and(|landed| baseline.taken_at <= landed + MTIME_CLOCK_SLACK)
+            });
+            // Each written file's state is the set published for the text the server has now,
+            // the old one (its version), never a set computed from the disk.
             for path in &written_open {
-                group.before.insert(path.clone(), stored_or_wait(&server, path, end));
+                let version = server.document_version(path);
+                let state = match (baseline.as_ref().and_then(|baseline| baseline.snapshot.get(path)), version) {
+                    (Some(set), Some(version)) if set.version == Some(i64::from(version)) => Ok(set.diagnostics.clone()),
+                    // (Within half of the budget: the other half is for the state after.)
+                    (_, Some(version)) => published_for_version(&server, path, version, halfway_to(end)),
+                    (_, None) => stored_or_wait(&server, path, end),
+                };
+                group.before.insert(path.clone(), state);
             }
-            // A publish burst still arriving (the previous change's reverse dependencies, or the
-            // files changed outside the tools) ends before the snapshot.
-            if server.has_stale() || server.last_publish_at().is_some_and(|at| at.elapsed() < server.definition().diagnostics_settle) {
-                server.wait_for_publish_quiet(server.definition().diagnostics_settle, end);
+            match baseline {
+                Some(baseline) => group.snapshot = baseline.snapshot,
+                None => {
+                    // A diagnosis still running (the previous change's reverse dependencies, or
+                    // the files changed outside the tools) ends before the snapshot.
+                    if server.diagnoses().1 {
+                        server.wait_for_diagnoses(server.diagnoses().0, 0, DIAGNOSIS_BEGIN_GRACE, end);
+                    }
+                    if server.has_stale()
+                        || server.last_publish_at().is_some_and(|at| at.elapsed() < server.definition().diagnostics_settle)
+                    {
+                        server.wait_for_publish_quiet(server.definition().diagnostics_settle, end);
+                    }
+                    group.snapshot = server.published_snapshot();
+                }
             }
-            group.snapshot = server.published_snapshot();
         }
         WriteCheck::TsserverRequests => {
             let (scripts, augmenting) = typescript_global_declarers(server.workspace_root(), &group.written);
@@ -1114,6 +1237,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     let phase_started = Instant::now();
     // The sync: every written file's new text (didChange + didSave, or didOpen).
     group.generation_before = server.diagnostics_generation();
+    group.diagnoses_before = server.diagnoses().0;
     let (started, finished) = server.check_runs();
     group.check_runs_before = started;
     group.check_runs_finished_before = finished;
@@ -1322,7 +1446,15 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                 };
                 after.insert(path.clone(), state);
             }
-            let quiet = server.wait_for_publish_quiet(settle, end);
+            // The end of the diagnosis passes the sync started (the written package first, the
+            // packages that import it later: more than the settle time later under load); a
+            // server that does not report them is given the settle time.
+            let quiet = if server.diagnoses().0 > 0 {
+                let passes: u64 = group.syncs.values().filter_map(|sync| sync.as_ref().ok()).map(diagnosis_passes_for).sum();
+                server.wait_for_diagnoses(group.diagnoses_before, passes, DIAGNOSIS_BEGIN_GRACE, end)
+            } else {
+                server.wait_for_publish_quiet(settle, end)
+            };
             let published = server.published_since(group.generation_before);
             for (path, set) in &published {
                 if group.written.contains(path) {
@@ -1339,7 +1471,10 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     ),
                 }
             } else {
-                CheckScope::Unavailable(format!("{} kept publishing until the budget ran out", server.id()))
+                CheckScope::Unavailable(format!(
+                    "{} had not finished re-checking the packages the write affects when the budget ran out",
+                    server.id()
+                ))
             });
         }
         WriteCheck::TsserverRequests => {

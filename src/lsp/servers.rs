@@ -294,6 +294,11 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             root_markers: strings(&["go.work", "go.mod"]),
             root_strategy: RootStrategy::GoWorkThenModule,
             write_check: WriteCheck::WorkspacePublishes,
+            // gopls then reports each diagnosis pass (`diagnosing changed files`, …) as progress
+            // that ends after every set of the pass was published: the end of a write's check
+            // and a settled pre-write state, instead of a quiet time (under load gopls published
+            // the importing packages' sets more than the 300 ms settle after the written file's).
+            initialization_options: json!({"verboseWorkDoneProgress": true}),
             ..base("gopls", "gopls", &[])
         },
         ServerDefinition {

@@ -312,3 +312,82 @@ fn ast_edit_accept_matches_the_ast_grep_cli_and_go_test_passes() {
         edit.files.len()
     ));
 }
+
+/// The first write of a fresh run (no warm-up: gopls starts inside the write's pre-write half)
+/// that breaks the written file and its callers in other packages: every error it causes is new
+/// and none counts as "already present before this write" — the pre-write state is gopls' set
+/// for the text it had before the write (the version sent before the change), never a set it
+/// computed from the disk after the write landed, nor a late set for another version. Ground
+/// truth: `go build` is clean before the write and, after it, `go vet` names the errors in the
+/// written package and a word search the calls in the importing packages (each one an error). Three
+/// fresh runs (each a new copy and a new gopls), since the race this guards is timing-dependent.
+#[test]
+fn first_breaking_write_of_a_fresh_run_counts_every_error_as_new() {
+    if !require_tools("corpus_go::first_breaking_write_of_a_fresh_run") {
+        return;
+    }
+    let file = "cmp/internal/value/name.go";
+    let (old, new) = (
+        "func TypeString(t reflect.Type, qualified bool) string {\n",
+        "func TypeString(t reflect.Type, qualified bool, depth int) string {\n\tvar wrong int = \"text\"\n",
+    );
+    for attempt in 1..=3 {
+        let Some(dir) = corpus::project(PROJECT) else { return };
+        if attempt == 1 {
+            corpus::assert_success(&go(dir.path(), &["build", "./..."]), "go build before the write (ground truth: clean)");
+        }
+        let run = corpus::tools_run(dir.path());
+        let result = run.call(runbound::Caller::Main, "edit", json!({"path": file, "old_string": old, "new_string": new}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "attempt {attempt}: the edit failed:\n{text}");
+        let vet = go(dir.path(), &["vet", "./..."]);
+        // go vet stops at the package's own type error: it names the bad assignment and the
+        // package's test file's calls (gopls also checks the importing packages; the counts
+        // below say none of theirs was there before either).
+        let mut errors: Vec<String> = corpus::compiler_error_locations(&vet.text, dir.path())
+            .into_iter()
+            .filter(|location| {
+                vet.text.lines().any(|line| {
+                    line.contains(location.as_str()) && (line.contains("not enough arguments") || line.contains("cannot use \"text\""))
+                })
+            })
+            .collect();
+        errors.sort();
+        errors.dedup();
+        assert!(errors.len() >= 3, "ground truth: go vet should report the broken calls and the bad assignment:\n{}", vet.text);
+        // go vet does not reach the importing packages; a word search does: every call of
+        // TypeString outside the written file now lacks an argument.
+        let calls: Vec<String> = occurrences(dir.path(), "TypeString")
+            .into_iter()
+            .filter(|o| o.file != file && o.text.contains("TypeString(") && !o.text.contains("func "))
+            .map(|o| o.location())
+            .collect();
+        assert!(calls.iter().any(|call| !call.starts_with("cmp/internal/value/")), "ground truth: calls in another package: {calls:?}");
+        errors.extend(calls);
+        errors.sort();
+        errors.dedup();
+        let summary = result.structured_content.as_ref().and_then(|value| value.get("diagnostics_on_write")).cloned().unwrap_or_default();
+        assert_eq!(
+            summary["errors_remaining"], 0,
+            "attempt {attempt}: go build was clean before the write, so no error is 'already present':\n{text}\n{summary:#}"
+        );
+        assert_eq!(summary["complete"], true, "attempt {attempt}: the check should complete:\n{text}");
+        let block = corpus::diagnostics_block(&text);
+        let unreported: Vec<&String> = errors.iter().filter(|location| !block.contains(location.as_str())).collect();
+        assert!(
+            unreported.is_empty(),
+            "attempt {attempt}: go vet reports {errors:?}; the write's result does not name {unreported:?}:\n{text}"
+        );
+        assert!(
+            summary["new_errors"].as_u64().unwrap_or(0) >= errors.len() as u64,
+            "attempt {attempt}: every error go vet reports is new ({} of them):\n{text}",
+            errors.len()
+        );
+        eprintln!(
+            "attempt {attempt}: new_errors {} errors_remaining {} (ground truth: {})",
+            summary["new_errors"],
+            summary["errors_remaining"],
+            errors.len()
+        );
+    }
+}

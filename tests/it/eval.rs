@@ -767,14 +767,22 @@ fn status_reports_backend_choice_and_reason() {
         return;
     };
     let workspace = support::workspace_with(&[]);
-    let run = builder(workspace.path()).build().unwrap();
+    // What is checked is which backend runs and why, not how fast it starts: the in-process
+    // RustPython interpreter of a debug build needs more than the default 30 s to start on a
+    // loaded 2-core machine (seen under CI load: "not ready within 30000 ms"), so the kernels
+    // get room to start.
+    let config =
+        RunConfig { kernel: KernelConfig { startup_timeout: Duration::from_secs(300), ..KernelConfig::default() }, ..RunConfig::default() };
+    let run = builder(workspace.path()).config(config.clone()).build().unwrap();
     let before = kernels_report(&run);
     assert!(before.contains("kernel selection cpython") && before.contains("python3 on PATH"), "{before}");
     assert!(before.contains("python kernel: not running"), "{before}");
-    cell(&run, "1");
+    let first = cell(&run, "1");
+    assert!(!first.is_error, "the cpython kernel runs a cell: {}", first.joined_text());
     let after = kernels_report(&run);
     assert!(after.contains("python kernel: running — cpython 3."), "{after}");
     let embedded = Run::builder(workspace.path())
+        .config(config)
         .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
         .approval_policy(allow_all())
         .build()

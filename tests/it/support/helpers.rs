@@ -162,6 +162,28 @@ pub fn lsp_run_allowing_writes(workspace: &Path) -> runbound::Run {
         .expect("build run")
 }
 
+/// [`lsp_run_allowing_writes`] with room for a fresh server on a loaded machine: a write's
+/// check may wait for the server's loading and first check (rust-analyzer scanning the sysroot
+/// and running its first `cargo check`: more than a 30 s call on a loaded 2-core CI machine,
+/// answered honestly as "diagnostics unavailable"). For tests that assert what a write reports,
+/// not how fast: `write`/`edit` get 300 s, the check budgets 120 s / 240 s, navigation's
+/// indexing wait 180 s (the corpus tests' settings, see `corpus::tools_run`).
+pub fn lsp_run_allowing_writes_with_room(workspace: &Path) -> runbound::Run {
+    let mut config = runbound::RunConfig::default();
+    config.lsp.write_diagnostics_budget = Duration::from_secs(120);
+    config.lsp.write_diagnostics_check_budget = Duration::from_secs(240);
+    config.lsp.indexing_wait = Duration::from_secs(180);
+    for tool in ["write", "edit"] {
+        config.tool_timeouts.insert(tool.to_owned(), Duration::from_secs(300));
+    }
+    runbound::Run::builder(workspace)
+        .config(config)
+        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
+        .language_servers()
+        .build()
+        .expect("build run")
+}
+
 /// Whether lldb's DAP adapter (`lldb-dap`, `lldb-dap-NN`, an LLVM tree's, the legacy
 /// `lldb-vscode`) is found the way the `debug` tool finds it: the `lldb` row of a run's debug
 /// adapters report names a binary (an empty workspace: the binary is resolved with or without a
