@@ -123,7 +123,11 @@ impl EmbeddedKernel {
                         ErrorKind::Timeout,
                         format!("the embedded RustPython kernel was not ready within {} ms", startup_timeout.as_millis()),
                     )
-                    .with_hint("retry; a debug build starts the interpreter more slowly than a release build"));
+                    .with_hint(
+                        "a retry starts the interpreter from scratch and may time out again on a loaded machine (a debug build \
+                         starts it far more slowly than a release build); raise KernelConfig::startup_timeout, or select the \
+                         cpython kernel (`--kernel cpython`), which starts in well under a second",
+                    ));
                 }
             }
         }

@@ -32,7 +32,19 @@ fn allow_all() -> ApprovalPolicy {
 }
 
 fn builder(workspace: &Path) -> RunBuilder {
-    Run::builder(workspace).approval_policy(allow_all()).kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
+    Run::builder(workspace)
+        .approval_policy(allow_all())
+        .kernel_factory(KernelFactory::new().selection(KernelSelection::Embedded))
+        .config(embedded_test_config())
+}
+
+/// The default configuration with room for the embedded interpreter to start: RustPython in a
+/// debug build takes far longer than the default 30 s on a loaded 2-core CI machine (the start
+/// timeout is reported as such; these tests are about what happens after it).
+fn embedded_test_config() -> RunConfig {
+    let mut config = RunConfig::default();
+    config.kernel.startup_timeout = Duration::from_secs(300);
+    config
 }
 
 fn cell(run: &Run, code: &str) -> ToolResult {
@@ -255,7 +267,7 @@ fn embedded_inactivity_budget_interrupts_silent_cells_and_restarts() {
     let _serial = SERIAL.lock();
     let workspace = support::workspace_with(&[]);
     let (descriptor, handler) = slow_tool(Duration::from_millis(3500));
-    let mut config = RunConfig::default();
+    let mut config = embedded_test_config();
     config.kernel.inactivity_budget = Duration::from_secs(2);
     let run = builder(workspace.path()).config(config).tool(descriptor, handler).build().unwrap();
     cell(&run, "state = 'kept'");
@@ -427,7 +439,7 @@ fn no_embedded_kernel_thread_survives_the_run() {
     assert!(settled, "threads left by an earlier test: {:?}", embedded_threads());
     let threads_before = support::thread_count();
     let workspace = support::workspace_with(&[]);
-    let mut config = RunConfig::default();
+    let mut config = embedded_test_config();
     config.kernel.inactivity_budget = Duration::from_secs(2);
     let run = builder(workspace.path()).config(config).build().unwrap();
     cell(&run, "a = 1");
@@ -473,7 +485,7 @@ fn embedded_cancelled_cell_is_interrupted_and_the_interpreter_keeps_its_state() 
 fn embedded_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
     let _serial = SERIAL.lock();
     let workspace = support::workspace_with(&[]);
-    let mut config = RunConfig::default();
+    let mut config = embedded_test_config();
     config.kernel.inactivity_budget = Duration::from_secs(2);
     config.kernel.cell_wall_clock_cap = Duration::from_secs(3);
     let run = builder(workspace.path()).config(config).build().unwrap();
