@@ -287,12 +287,9 @@ impl fmt::Display for Language {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn executable(path: &Path) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "#!/bin/sh\nexit 1\n").unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_support::write_executable(path, "#!/bin/sh\nexit 1\n");
     }
 
     /// Issue 13 §2: a restricted run's kernel never starts an interpreter the checkout provides

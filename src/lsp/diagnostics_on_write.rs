@@ -742,15 +742,7 @@ fn published_for_version(server: &LanguageServer, path: &Path, version: i32, end
             break;
         }
     }
-    if let Some(how) = server.exit_description() {
-        return Err(format!("{} crashed: {how}", server.id()));
-    }
-    Err(format!(
-        "{} published no diagnostics for the text it had before the write (version {version}) within {} ms (server {})",
-        server.id(),
-        start.elapsed().as_millis(),
-        server.readiness().describe()
-    ))
+    Err(no_published_set(server, "the text it had before the write", version, start))
 }
 
 /// The earliest modification time of the existing files of `paths`: when the write reached the
@@ -2171,15 +2163,21 @@ fn wait_for_version_publish(
             break;
         }
     }
+    Err(no_published_set(server, "this version", version, start))
+}
+
+/// Why no published set came for `what` (version `version`) since `start`: the server crashed
+/// (how), or it published none in time (with its readiness).
+fn no_published_set(server: &LanguageServer, what: &str, version: i32, start: Instant) -> String {
     if let Some(how) = server.exit_description() {
-        return Err(format!("{} crashed: {how}", server.id()));
+        return format!("{} crashed: {how}", server.id());
     }
-    Err(format!(
-        "{} published no diagnostics for this version within {} ms (server {})",
+    format!(
+        "{} published no diagnostics for {what} (version {version}) within {} ms (server {})",
         server.id(),
         start.elapsed().as_millis(),
         server.readiness().describe()
-    ))
+    )
 }
 
 /// The compiler's (pushed, from the check run) and the server's own (pulled) diagnostics of one

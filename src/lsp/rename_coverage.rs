@@ -994,8 +994,6 @@ fn byte_offset(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: us
     None
 }
 
-/// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
-/// one already there (counted and returned).
 /// A rename asked again from an import site renames only the local binding there: tsserver
 /// answers `{generateName}` with `generateName as makeUniqueName` (its prefix text keeps the
 /// imported name). When the edit already renames the declaration, that alias imports a name
@@ -1014,6 +1012,8 @@ fn drop_import_site_aliases(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdi
     changed
 }
 
+/// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
+/// one already there (counted and returned).
 fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>) -> usize {
     let mut conflicts = 0;
     for (path, list) in more {

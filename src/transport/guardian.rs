@@ -172,12 +172,9 @@ pub fn feed_source(child: &ChildProcess, fd: RawFd, source: &str) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn executable(path: &Path) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "#!/bin/sh\nexit 1\n").unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_support::write_executable(path, "#!/bin/sh\nexit 1\n");
     }
 
     /// Issue 13 §2: the guardian's python is never one the checkout provides — not from a PATH

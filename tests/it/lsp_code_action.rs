@@ -177,13 +177,30 @@ fn a_read_only_caller_lists_code_actions_and_applies_none_by_any_route() {
         assert!(text.contains("only while its write-tier tool lsp_code_action runs"), "{text}");
         assert_eq!(read(workspace.path(), "notes.fake"), original, "a read-only caller changed the file");
     }
-    // The `lsp` schema has no argument that writes, and the tool is read tier.
+    // The `lsp` schema has no argument that writes, and the tool is read tier (`features`,
+    // `all_features`, `no_default_features` choose what `diagnostics "*"` compiles).
     let lsp = run.tools(Caller::Main).into_iter().find(|tool| tool.name == "lsp").unwrap();
     assert_eq!(lsp.tier, Tier::Read);
     assert_eq!(lsp.input_schema["additionalProperties"], false);
     let properties: BTreeSet<&str> = lsp.input_schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-    let read_only: BTreeSet<&str> =
-        ["op", "file", "line", "symbol", "occurrence", "server", "query", "offset", "kind", "depth", "locals"].into_iter().collect();
+    let read_only: BTreeSet<&str> = [
+        "op",
+        "file",
+        "line",
+        "symbol",
+        "occurrence",
+        "server",
+        "query",
+        "offset",
+        "kind",
+        "depth",
+        "locals",
+        "features",
+        "all_features",
+        "no_default_features",
+    ]
+    .into_iter()
+    .collect();
     assert_eq!(properties, read_only, "every `lsp` argument only reads");
     let code_action = run.tools(Caller::Main).into_iter().find(|tool| tool.name == "lsp_code_action").unwrap();
     assert_eq!(code_action.tier, Tier::Write);

@@ -154,6 +154,12 @@ fn copy_dir(source: &Path, target: &Path) {
 pub fn lsp_run_allowing_writes(workspace: &Path) -> runbound::Run {
     let mut config = runbound::RunConfig::default();
     config.lsp.write_diagnostics_budget = Duration::from_secs(20);
+    lsp_run_allowing_writes_with_config(workspace, config)
+}
+
+/// A run over `workspace` with `config`, language servers wired, write and exec tools allowed
+/// without asking.
+pub fn lsp_run_allowing_writes_with_config(workspace: &Path, config: runbound::RunConfig) -> runbound::Run {
     runbound::Run::builder(workspace)
         .config(config)
         .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
@@ -176,12 +182,7 @@ pub fn lsp_run_allowing_writes_with_room(workspace: &Path) -> runbound::Run {
     for tool in ["write", "edit"] {
         config.tool_timeouts.insert(tool.to_owned(), Duration::from_secs(300));
     }
-    runbound::Run::builder(workspace)
-        .config(config)
-        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run")
+    lsp_run_allowing_writes_with_config(workspace, config)
 }
 
 /// Whether lldb's DAP adapter (`lldb-dap`, `lldb-dap-NN`, an LLVM tree's, the legacy
