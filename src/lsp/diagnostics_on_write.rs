@@ -1762,7 +1762,7 @@ fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mu
         names.iter().filter(|name| contains_word(&text, name)).count()
     };
     let mut scored: Vec<(usize, PathBuf)> = importers.iter().map(|path| (uses(path), path.clone())).collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|(uses, _)| std::cmp::Reverse(*uses));
     for (slot, (_, path)) in importers.iter_mut().zip(scored) {
         *slot = path;
     }
@@ -3240,10 +3240,10 @@ mod tests {
         // earlier-reported error still unresolved.
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
-        ledger.seed(path, &[before.clone()]);
-        assert_eq!(ledger.record(path, &[after.clone()], Observation::Complete).new.len(), 1);
+        ledger.seed(path, std::slice::from_ref(&before));
+        assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).new.len(), 1);
         ledger.unreport(path, &after);
-        assert_eq!(ledger.record(path, &[after.clone()], Observation::Complete).still_unresolved_errors, 0);
+        assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).still_unresolved_errors, 0);
     }
 
     #[test]

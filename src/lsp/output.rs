@@ -749,8 +749,8 @@ pub struct RenameStaged {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RenameCoverageSummary {
-    /// The check ran.
-    Checked(CheckedRenameCoverage),
+    /// The check ran (boxed: it is far larger than the skipped variant).
+    Checked(Box<CheckedRenameCoverage>),
     /// The check was skipped, with why.
     NotChecked(UncheckedRenameCoverage),
 }

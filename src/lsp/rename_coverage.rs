@@ -705,7 +705,7 @@ pub fn complete_rename(
             }
         ));
     }
-    let summary = RenameCoverageSummary::Checked(CheckedRenameCoverage {
+    let summary = RenameCoverageSummary::Checked(Box::new(CheckedRenameCoverage {
         checked: true,
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         occurrences: grep.hits.len(),
@@ -725,7 +725,7 @@ pub fn complete_rename(
         left_unrenamed: elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         files_not_changed: untouched_files,
-    });
+    }));
     let merged = lsp_types::WorkspaceEdit {
         changes: Some(edits.into_iter().map(|(path, list)| (path_to_lsp_uri(&path), list)).collect()),
         ..lsp_types::WorkspaceEdit::default()

@@ -37,7 +37,7 @@ fn check_ok(run: &Run) -> (String, Value) {
 }
 
 /// The records of a structured answer as (path, line, severity, code, message, source).
-fn records(structured: &Value) -> Vec<(String, u64, String, Option<String>, String, String)> {
+fn records(structured: &Value) -> Vec<ExpectedRow> {
     structured["results"]
         .as_array()
         .expect("results")
@@ -55,7 +55,13 @@ fn records(structured: &Value) -> Vec<(String, u64, String, Option<String>, Stri
         .collect()
 }
 
-fn expected(rows: &[(&str, u64, &str, Option<&str>, &str, &str)]) -> Vec<(String, u64, String, Option<String>, String, String)> {
+/// One listed diagnostic: path, line, severity, code, message, source.
+type ExpectedRow = (String, u64, String, Option<String>, String, String);
+
+/// [`ExpectedRow`] as the tests write it.
+type ExpectedRowText<'a> = (&'a str, u64, &'a str, Option<&'a str>, &'a str, &'a str);
+
+fn expected(rows: &[ExpectedRowText]) -> Vec<ExpectedRow> {
     rows.iter()
         .map(|(path, line, severity, code, message, source)| {
             ((*path).to_owned(), *line, (*severity).to_owned(), code.map(str::to_owned), (*message).to_owned(), (*source).to_owned())
