@@ -666,6 +666,12 @@ fn settle_project_check_before_write(server: &LanguageServer, deadline: Instant)
         }
         ended && !server.has_stale() && !server.check_run_in_progress() && server.check_runs().1 > 0
     };
+    store_write_baseline(server, settled);
+}
+
+/// Stores what `server` has published now as the state before the write
+/// ([`LanguageServer::set_write_baseline`]), with whether it `settled` in time.
+fn store_write_baseline(server: &LanguageServer, settled: bool) {
     server.set_write_baseline(WriteBaseline {
         snapshot: server.published_snapshot(),
         taken_at: std::time::SystemTime::now(),
@@ -712,13 +718,7 @@ fn settle_publishes_before_write(server: &LanguageServer, files: &[PathBuf], dia
     if !reports_passes {
         settled &= server.wait_for_publish_quiet(server.definition().diagnostics_settle, end);
     }
-    server.set_write_baseline(WriteBaseline {
-        snapshot: server.published_snapshot(),
-        taken_at: std::time::SystemTime::now(),
-        settled,
-        unchecked_outside_changes: server.stale_paths(),
-        content_epoch: server.content_epoch(),
-    });
+    store_write_baseline(server, settled);
 }
 
 /// The set the server published for the open document `path` at `version`, waiting for it
