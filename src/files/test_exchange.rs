@@ -1,6 +1,6 @@
-//! Test support (unit tests only): a thread that swaps two paths with
-//! `renameat2(RENAME_EXCHANGE)` again and again — a workspace directory and a symlink to a
-//! directory outside — the attack `tests/it/files_race.rs` runs against the file tools, for the
+//! Test support: a thread that swaps two paths with `renameat2(RENAME_EXCHANGE)` again and
+//! again — a workspace directory and a symlink to a directory outside. `tests/it/files_race.rs`
+//! runs it against the file tools (it includes this file by path), the unit tests against the
 //! modules whose by-path reads are private (`vibe::ray`'s package, `vibe::roster`'s drift check,
 //! `python_env`).
 

@@ -134,25 +134,11 @@ fn python_standard_library_matches_equal_ast_grep_cli() {
 
 #[test]
 fn cargo_registry_crates_matches_equal_ast_grep_cli() {
-    let Some(index) = std::env::var("HOME")
-        .ok()
-        .and_then(|home| std::fs::read_dir(Path::new(&home).join(".cargo/registry/src")).ok())
-        .and_then(|mut dirs| dirs.next())
-        .and_then(|entry| entry.ok())
-        .map(|entry| entry.path())
-    else {
-        support::skip_or_fail("cargo_registry_crates_matches_equal_ast_grep_cli", "no ~/.cargo/registry/src");
+    let wanted = ["ignore-", "regex-syntax-", "serde_json-", "similar-", "crossbeam-channel-", "ast-grep-core-", "clap_builder-"];
+    let Some(dirs) = rust_crate_dirs("cargo_registry_crates_matches_equal_ast_grep_cli", &wanted) else {
         return;
     };
-    let wanted = ["ignore-", "regex-syntax-", "serde_json-", "similar-", "crossbeam-channel-", "ast-grep-core-", "clap_builder-"];
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&index)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| wanted.iter().any(|w| n.starts_with(w))))
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= 5, "expected crates under {}", index.display());
+    assert!(dirs.len() >= 5, "expected crates in the cargo registry: {dirs:?}");
     let patterns = [
         "$X.unwrap()",
         "Box::new($X)",

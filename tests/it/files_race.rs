@@ -7,12 +7,8 @@
 //! on a real pyright: no answer may quote the outside file.
 
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use runbound::{Approval, ApprovalPolicy, Caller, Run};
@@ -24,8 +20,6 @@ use crate::support;
 const CALLS_PER_TOOL: usize = 300;
 /// Wall-clock cap per tool, so the test stays within a few seconds on a loaded machine.
 const TIME_CAP_PER_TOOL: Duration = Duration::from_millis(1500);
-/// How long the exchange loop keeps each state before swapping again.
-const STATE_HOLD: Duration = Duration::from_micros(40);
 /// Longest a tool is called while none of its calls has succeeded yet.
 const GIVE_UP_AFTER: Duration = Duration::from_secs(10);
 /// Files prepared per tool (calls past this reuse names; their outcome still counts).
@@ -33,67 +27,10 @@ const FILES_PER_TOOL: usize = CALLS_PER_TOOL;
 /// What only the outside copy of `secret.txt` contains.
 const OUTSIDE_MARKER: &str = "OUTSIDE-SECRET";
 
-/// Swaps two paths atomically, again and again, until stopped.
-struct ExchangeLoop {
-    stop: Arc<AtomicBool>,
-    swaps: Arc<AtomicU64>,
-    thread: Option<JoinHandle<()>>,
-}
-
-fn exchange(a: &Path, b: &Path) -> bool {
-    let a = std::ffi::CString::new(a.as_os_str().as_bytes()).unwrap();
-    let b = std::ffi::CString::new(b.as_os_str().as_bytes()).unwrap();
-    // SAFETY: two valid NUL-terminated paths; renameat2 does not retain them.
-    let rc = unsafe { libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
-    rc == 0
-}
-
-impl ExchangeLoop {
-    fn start(a: PathBuf, b: PathBuf) -> ExchangeLoop {
-        let stop = Arc::new(AtomicBool::new(false));
-        let swaps = Arc::new(AtomicU64::new(0));
-        let thread = std::thread::Builder::new()
-            .name("test-rename-exchange".to_owned())
-            .spawn({
-                let stop = stop.clone();
-                let swaps = swaps.clone();
-                move || {
-                    while !stop.load(Ordering::Relaxed) {
-                        if exchange(&a, &b) {
-                            swaps.fetch_add(1, Ordering::Relaxed);
-                        }
-                        // Hold each state briefly (busy, not a sleep: the scheduler would make it
-                        // milliseconds) so a tool's check and use often fall in different states.
-                        let held = Instant::now();
-                        while held.elapsed() < STATE_HOLD && !stop.load(Ordering::Relaxed) {
-                            std::hint::spin_loop();
-                        }
-                    }
-                    // Leave the directory where it started.
-                    if swaps.load(Ordering::Relaxed) % 2 == 1 && exchange(&a, &b) {
-                        swaps.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            })
-            .unwrap();
-        ExchangeLoop { stop, swaps, thread: Some(thread) }
-    }
-
-    fn finish(mut self) -> u64 {
-        self.stop.store(true, Ordering::Relaxed);
-        self.thread.take().unwrap().join().unwrap();
-        self.swaps.load(Ordering::Relaxed)
-    }
-}
-
-impl Drop for ExchangeLoop {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
+/// The exchange loop the unit tests of by-path reads use too (`src/files/test_exchange.rs`).
+#[path = "../../src/files/test_exchange.rs"]
+mod test_exchange;
+use test_exchange::ExchangeLoop;
 
 /// Every file under `dir` (recursively, not following symlinks) with its bytes.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {

@@ -27,12 +27,7 @@ use serde_json::{json, Value};
 fn lsp_run(workspace: &Path, configure: impl FnOnce(&mut LspConfig)) -> Run {
     let mut config = RunConfig::default();
     configure(&mut config.lsp);
-    Run::builder(workspace)
-        .config(config)
-        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run")
+    support::lsp_run_allowing_writes_with_config(workspace, config)
 }
 
 fn ok(run: &Run, caller: Caller, tool: &str, arguments: Value) -> (String, Value) {

@@ -252,12 +252,7 @@ fn a_check_without_an_answer_says_unavailable_and_never_clean() {
     // A budget of 1 ms: no request can be answered in time.
     let mut config = RunConfig::default();
     config.lsp.write_diagnostics_budget = Duration::from_millis(1);
-    let run = Run::builder(dir.path())
-        .config(config)
-        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run");
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
     // A change of code (a comment alone would need no importer re-checked).
     let text = write(&run, "src/a.ts", "export const a: number = 2;\n");
     let dow = block(&text);

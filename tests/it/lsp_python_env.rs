@@ -104,12 +104,7 @@ fn run_for(project: &Project) -> Run {
     let mut config = RunConfig::default();
     config.lsp.diagnostics_wait = Duration::from_secs(20);
     config.lsp.write_diagnostics_budget = Duration::from_secs(20);
-    Run::builder(project.dir.path())
-        .config(config)
-        .approval_policy(runbound::ApprovalPolicy::for_write_and_exec(runbound::Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run")
+    support::lsp_run_allowing_writes_with_config(project.dir.path(), config)
 }
 
 fn ok(run: &Run, tool: &str, arguments: Value) -> (String, Value) {

@@ -9,7 +9,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use runbound::{Approval, ApprovalPolicy, Caller, Run, RunConfig};
+use runbound::{Caller, Run, RunConfig};
 use serde_json::json;
 
 fn edit(run: &Run, path: &str, old: &str, new: &str) -> String {
@@ -136,12 +136,7 @@ fn files_whose_diagnostics_were_unavailable_are_not_named_checked() {
     // A budget of 1 ms: no request can be answered in time.
     let mut config = RunConfig::default();
     config.lsp.write_diagnostics_budget = Duration::from_millis(1);
-    let run = Run::builder(dir.path())
-        .config(config)
-        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
-        .language_servers()
-        .build()
-        .expect("build run");
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
     let result = run.call(Caller::Main, "write", json!({"path": "src/a.ts", "content": "export const a: number = 2;\n"}));
     let text = result.joined_text();
     let dow = block(&text);
