@@ -25,7 +25,7 @@ pub use crate::lsp::position::resolve_symbol_on_line;
 /// See above: how many whole-word occurrences of `word` the `grep -w` ground truth of the
 /// rename and references cross-checks finds under `root` for `definition`'s languages.
 pub fn grep_word_hit_count(definition: &crate::lsp::ServerDefinition, root: &std::path::Path, word: &str) -> usize {
-    crate::lsp::rename_coverage::grep_word(definition, root, word).hits.len()
+    crate::lsp::rename_coverage::grep_word(definition, root, root, word).hits.len()
 }
 
 /// See above: the `references` cross-check of `answer` (the server's typed locations) for

@@ -278,10 +278,11 @@ pub fn find_root_marker(adapter: AdapterId, start: &Path, workspace_root: &Path)
 pub fn find_markers_in_workspace(adapter: AdapterId, workspace_root: &Path, max_depth: usize, limit: usize) -> Vec<PathBuf> {
     let markers = adapter.spec().root_markers;
     let mut found = Vec::new();
-    let walker = ignore::WalkBuilder::new(workspace_root).max_depth(Some(max_depth)).build();
-    for entry in walker.flatten() {
-        let is_file = entry.file_type().is_some_and(|kind| kind.is_file());
-        if !is_file {
+    // Listed beneath a handle of the root, no symlink followed (issue 13 §1).
+    let Ok(handle) = crate::files::Beneath::open(workspace_root) else { return found };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, workspace_root) else { return found };
+    for entry in walk.max_depth(Some(max_depth)).iter().flatten() {
+        if !entry.is_file() {
             continue;
         }
         let Some(name) = entry.file_name().to_str() else { continue };

@@ -471,7 +471,9 @@ fn go_test_names(reader: &WorkspaceReader, directory: &Path, limit: usize) -> Ve
 /// Directories under `root` holding a `package main` Go file, at most `limit`.
 fn go_main_packages(reader: &WorkspaceReader, root: &Path, limit: usize) -> Vec<PathBuf> {
     let mut found = BTreeSet::new();
-    for entry in ignore::WalkBuilder::new(root).max_depth(Some(6)).build().flatten() {
+    // Listed beneath the reader's handle, no symlink followed (issue 13 §1).
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return Vec::new() };
+    for entry in walk.max_depth(Some(6)).iter().flatten() {
         let path = entry.path();
         if path.extension().is_none_or(|ext| ext != "go") || path.to_string_lossy().ends_with("_test.go") {
             continue;
@@ -660,7 +662,9 @@ fn find_go_test(workspace_root: &Path, name: &str) -> Vec<PathBuf> {
     let needle = format!("func {name}(");
     let mut found = BTreeSet::new();
     let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
-    for entry in ignore::WalkBuilder::new(workspace_root).build().flatten() {
+    // Listed beneath the reader's handle, no symlink followed (issue 13 §1).
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root) else { return Vec::new() };
+    for entry in walk.iter().flatten() {
         let path = entry.path();
         if !path.to_string_lossy().ends_with("_test.go") {
             continue;

@@ -227,27 +227,14 @@ impl Beneath {
     /// `Symlink`, never what it points at (`d_type`; `fstatat(AT_SYMLINK_NOFOLLOW)` in the open
     /// directory when the file system leaves it unknown). `.` and `..` are left out.
     pub(crate) fn list_entries(&self, relative: &Path) -> Result<Vec<(OsString, rustix::fs::FileType)>, BeneathError> {
-        let fd = self.open_at(self.fd.as_fd(), relative, OFlags::RDONLY | OFlags::DIRECTORY)?;
-        let mut dir = rustix::fs::Dir::read_from(&fd).map_err(io::Error::from)?;
-        let mut entries = Vec::new();
-        while let Some(entry) = dir.read() {
-            let entry = entry.map_err(io::Error::from)?;
-            let name = OsStr::from_bytes(entry.file_name().to_bytes());
-            if name == "." || name == ".." {
-                continue;
-            }
-            let mut kind = entry.file_type();
-            if kind == rustix::fs::FileType::Unknown {
-                kind = match rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(stat) => rustix::fs::FileType::from_raw_mode(stat.st_mode),
-                    // Removed meanwhile: not listed.
-                    Err(_) => continue,
-                };
-            }
-            entries.push((name.to_os_string(), kind));
-        }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(entries)
+        let fd = self.open_dir_for_listing(relative)?;
+        Ok(read_directory_entries(&fd)?)
+    }
+
+    /// Opens the directory `relative` (empty: the root) beneath the root for reading its entries
+    /// ([`read_directory_entries`]) and asking about them (`fstatat` in it).
+    pub(crate) fn open_dir_for_listing(&self, relative: &Path) -> Result<OwnedFd, BeneathError> {
+        self.open_at(self.fd.as_fd(), relative, OFlags::RDONLY | OFlags::DIRECTORY)
     }
 
     /// Opens the parent directory of `relative` and returns it with the final name. `Ok(None)`
@@ -295,6 +282,33 @@ impl Beneath {
         let fd = self.open_dir(parent)?;
         rustix::fs::unlinkat(fd.as_fd(), name, AtFlags::REMOVEDIR).map_err(|err| BeneathError::Io(err.into()))
     }
+}
+
+/// The entries of the open directory `fd`, sorted by name, each with its type as the directory
+/// says it — a symlink is `Symlink`, never what it points at (`d_type`; `fstatat(AT_SYMLINK_NOFOLLOW)`
+/// in the directory when the file system leaves it unknown). `.` and `..` are left out; an entry
+/// removed meanwhile is not listed.
+pub(crate) fn read_directory_entries(fd: &OwnedFd) -> io::Result<Vec<(OsString, rustix::fs::FileType)>> {
+    let mut dir = rustix::fs::Dir::read_from(fd).map_err(io::Error::from)?;
+    let mut entries = Vec::new();
+    while let Some(entry) = dir.read() {
+        let entry = entry.map_err(io::Error::from)?;
+        let name = OsStr::from_bytes(entry.file_name().to_bytes());
+        if name == "." || name == ".." {
+            continue;
+        }
+        let mut kind = entry.file_type();
+        if kind == rustix::fs::FileType::Unknown {
+            kind = match rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => rustix::fs::FileType::from_raw_mode(stat.st_mode),
+                // Removed meanwhile: not listed.
+                Err(_) => continue,
+            };
+        }
+        entries.push((name.to_os_string(), kind));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
 }
 
 /// A symlink error keeps its location; others stay as they are.

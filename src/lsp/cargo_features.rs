@@ -280,13 +280,20 @@ fn scan_gates(
     enabled: &BTreeSet<String>,
 ) -> (Vec<GatedFile>, Vec<GatedFile>, usize) {
     let others: Vec<PathBuf> = others.iter().map(|other| other.to_path_buf()).collect();
-    let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
-        .filter_entry(move |entry| entry.file_name() != "target" && !others.iter().any(|other| entry.path() == other))
-        .build()
-        .flatten()
-        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()) && entry.path().extension().is_some_and(|ext| ext == "rs"))
-        .map(|entry| entry.into_path())
-        .collect();
+    // Listed beneath a handle of the run's root, no symlink followed (issue 13 §1).
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, dir) {
+        if let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, dir) {
+            files = walk
+                .skip_names(&["target"])
+                .filter_entry(move |entry| !others.iter().any(|other| entry.path() == other))
+                .iter()
+                .flatten()
+                .filter(|entry| entry.is_file() && entry.path().extension().is_some_and(|ext| ext == "rs"))
+                .map(|entry| entry.into_path())
+                .collect();
+        }
+    }
     files.sort();
     let unread = files.len().saturating_sub(FILES_READ_CAP);
     files.truncate(FILES_READ_CAP);

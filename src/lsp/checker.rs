@@ -212,13 +212,16 @@ pub fn project_diagnostics(
     let root = supervisor.workspace_root();
     let config = supervisor.config();
     let mut roots: Vec<(&str, PathBuf)> = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
+    // Listed beneath a handle of the root, no symlink followed (issue 13 §1).
+    let handle = crate::files::Beneath::open(root).map_err(|err| {
+        ToolError::new(ErrorKind::Io, format!("cannot open the workspace root {}: {err}", root.display()))
+            .with_hint("the workspace directory must exist; restart the run on an existing directory")
+    })?;
+    let walker = crate::files::walk_beneath::BeneathWalk::new(&handle, root)
+        .map_err(|err| ToolError::new(ErrorKind::Io, format!("cannot walk {}: {err}", root.display())))?
         .max_depth(Some(4))
-        .filter_entry(|entry| {
-            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "build" | "dist"))
-        })
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+        .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "build", "dist"])
+        .iter();
     let mut candidates: Vec<(&str, PathBuf)> = Vec::new();
     for entry in walker.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -238,7 +241,7 @@ pub fn project_diagnostics(
     let mut python_roots_merged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut not_python_projects: Vec<PathBuf> = Vec::new();
     for (checker, dir) in candidates {
-        if *checker == *"pyright" && !has_python_sources(&dir) {
+        if *checker == *"pyright" && !has_python_sources(&handle, &dir) {
             // A requirements.txt for the docs build is no Python project: nothing to check.
             not_python_projects.push(dir);
             continue;
@@ -269,7 +272,7 @@ pub fn project_diagnostics(
         WorkspaceTrust::Trusted => path_env,
         WorkspaceTrust::Restricted => restricted_search_path(path_env.as_deref(), root).value,
     };
-    let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root), selection) } else { None };
+    let reused = if offset > 0 { supervisor.checker_cache().reuse(&workspace_fingerprint(root, root), selection) } else { None };
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
@@ -277,7 +280,7 @@ pub fn project_diagnostics(
                 .iter()
                 .map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection))
                 .collect();
-            supervisor.checker_cache().store(workspace_fingerprint(root), selection, &runs);
+            supervisor.checker_cache().store(workspace_fingerprint(root, root), selection, &runs);
             (runs, None)
         }
     };
@@ -609,15 +612,13 @@ fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> cra
 /// Whether `dir` holds Python sources (`.py`/`.pyi`) of its own, at most 4 levels down
 /// (environment and build directories skipped). A folder whose only Python marker is a
 /// `requirements.txt` for a docs build (`docs/requirements.txt`) has none.
-fn has_python_sources(dir: &Path) -> bool {
-    ignore::WalkBuilder::new(dir)
-        .max_depth(Some(4))
-        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | ".git" | ".venv" | "venv" | "build" | "dist")))
-        .build()
+fn has_python_sources(handle: &crate::files::Beneath, dir: &Path) -> bool {
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(handle, dir) else { return false };
+    walk.max_depth(Some(4))
+        .skip_names(&["node_modules", ".git", ".venv", "venv", "build", "dist"])
+        .iter()
         .flatten()
-        .any(|entry| {
-            entry.file_type().is_some_and(|t| t.is_file()) && entry.path().extension().is_some_and(|ext| ext == "py" || ext == "pyi")
-        })
+        .any(|entry| entry.is_file() && entry.path().extension().is_some_and(|ext| ext == "py" || ext == "pyi"))
 }
 
 /// Whether a Python root nested in another keeps a checker run of its own: it has its own
@@ -820,7 +821,7 @@ fn run_checker(
             ]
         }
         "dart" => vec![(vec!["dart"], vec!["analyze".into(), "--format=machine".into()])],
-        _ => clang_steps(root),
+        _ => clang_steps(workspace_root, root),
     };
     if steps.is_empty() {
         // Only the clang checker can have no step: say so rather than answer "0 diagnostics".
@@ -1034,12 +1035,17 @@ const CLANG_TIDY_NAMES: &[&str] = &["clang-tidy", "clang-tidy-19", "clang-tidy-1
 /// clangd binaries for the `--check` fallback, preferred first.
 const CLANGD_NAMES: &[&str] = &["clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16", "clangd-15", "clangd-14"];
 
-fn clang_steps(root: &Path) -> Vec<(Vec<&'static str>, Vec<String>)> {
+fn clang_steps(workspace_root: &Path, root: &Path) -> Vec<(Vec<&'static str>, Vec<String>)> {
     let mut files = Vec::new();
-    for entry in ignore::WalkBuilder::new(root).max_depth(Some(4)).build().flatten() {
-        let path = entry.path();
-        if matches!(path.extension().and_then(|e| e.to_str()), Some("c" | "cc" | "cpp" | "cxx")) {
-            files.push(path.to_path_buf());
+    // Listed beneath a handle of the run's root, no symlink followed (issue 13 §1).
+    if let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, root) {
+        if let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, root) {
+            for entry in walk.max_depth(Some(4)).iter().flatten() {
+                let path = entry.path();
+                if matches!(path.extension().and_then(|e| e.to_str()), Some("c" | "cc" | "cpp" | "cxx")) {
+                    files.push(path.to_path_buf());
+                }
+            }
         }
     }
     files.sort();

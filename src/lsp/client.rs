@@ -1122,7 +1122,7 @@ impl LanguageServer {
             }
         }
         let mut events: Vec<(PathBuf, lsp_types::FileChangeType)> = Vec::new();
-        let current = scan_served_files(&self.definition, &self.root);
+        let current = scan_served_files(&self.definition, &self.workspace_root, &self.root);
         let mut watched = self.watched_files.lock();
         if let (Some(previous), Some(current)) = (watched.as_ref(), current.as_ref()) {
             for (path, stamp) in current {
@@ -2041,25 +2041,30 @@ fn file_stamp(path: &Path) -> (Option<SystemTime>, u64) {
     }
 }
 
-/// Served files under `root` with their stamps; `None` when there are more than the cap.
-fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<FileStamps> {
+/// Served files under `root` with their stamps; `None` when there are more than the cap. Listed
+/// beneath a handle of `workspace_root` (`files::walk_beneath`), stamps asked in each open
+/// directory: a directory swapped for a symlink is never followed (issue 13 §1).
+fn scan_served_files(definition: &ServerDefinition, workspace_root: &Path, root: &Path) -> Option<FileStamps> {
     let mut files = HashMap::new();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .filter_entry(|entry| {
-            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
-        })
-        .build();
+    let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, root) else { return Some(files) };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, root) else { return Some(files) };
+    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
     for entry in walker.flatten() {
-        let path = entry.path();
-        if entry.file_type().is_some_and(|t| t.is_file()) && definition.serves(path) {
+        if entry.is_file() && definition.serves(entry.path()) {
             if files.len() >= WATCHED_FILES_CAP {
                 return None;
             }
-            files.insert(path.to_path_buf(), file_stamp(path));
+            let stamp = entry.stat().map_or((None, 0), |stat| (Some(stat.modified), stat.len));
+            files.insert(entry.into_path(), stamp);
         }
     }
     Some(files)
+}
+
+/// [`scan_served_files`] for the unit tests of `lsp::walk_confinement_tests`.
+#[cfg(test)]
+pub(crate) fn scan_served_files_for_tests(definition: &ServerDefinition, workspace_root: &Path, root: &Path) -> Option<FileStamps> {
+    scan_served_files(definition, workspace_root, root)
 }
 
 /// A served file under `root` that the project's own configuration most likely includes (for
@@ -2068,14 +2073,16 @@ fn scan_served_files(definition: &ServerDefinition, root: &Path) -> Option<FileS
 /// before the others and declaration files (`.d.ts`) last: a stray `src/Rx.global.js` that
 /// `tsconfig.json` does not include gets an inferred project of its own, and a workspace symbol
 /// search then finds nothing of the real project. Within a rank, the first in file-name order
-/// (depth-first, at most 4 levels). `None` when no served file is found.
-pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option<PathBuf> {
-    let walker = ignore::WalkBuilder::new(root)
+/// (depth-first, at most 4 levels). `None` when no served file is found. Listed beneath a handle
+/// of `workspace_root` when `root` is in it (`files::walk_beneath`: no symlink followed).
+pub fn representative_file(definition: &ServerDefinition, workspace_root: &Path, root: &Path) -> Option<PathBuf> {
+    let handle = crate::files::walk_beneath::handle_for_walk(workspace_root, root).ok()?;
+    let walker = crate::files::walk_beneath::BeneathWalk::new(&handle, root)
+        .ok()?
         .hidden(true)
         .max_depth(Some(4))
-        .filter_entry(|entry| !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | "dist" | "build")))
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+        .skip_names(&["node_modules", "target", ".git", "dist", "build"])
+        .iter();
     let rank = |path: &Path| -> Option<(bool, usize)> {
         let extension = path.extension()?.to_str()?;
         let position = definition.extensions.iter().position(|(served, _)| served == extension)?;
@@ -2083,10 +2090,11 @@ pub fn representative_file(definition: &ServerDefinition, root: &Path) -> Option
         Some((declaration, position))
     };
     let mut best: Option<((bool, usize), PathBuf)> = None;
-    for path in walker.flatten().map(|entry| entry.into_path()) {
-        if !path.is_file() {
+    for entry in walker.flatten() {
+        if !entry.is_file() {
             continue;
         }
+        let path = entry.into_path();
         let Some(rank) = rank(&path) else { continue };
         if best.as_ref().is_none_or(|(best_rank, _)| rank < *best_rank) {
             let first_choice = rank == (false, 0);

@@ -599,7 +599,7 @@ impl Applier<'_> {
         // Files under the server's root before and after: a server may change files itself
         // while running a command (typescript-language-server creates the empty target file of
         // "Move to a new file" before sending its edit).
-        let before = file_stamps(self.server.root());
+        let before = file_stamps(self.server.workspace_root(), self.server.root());
         let window = self.server.open_apply_edit_window(mode, &format!("lsp_code_action {}", self.description))?;
         let params = lsp_types::ExecuteCommandParams {
             command: name.to_owned(),
@@ -613,7 +613,7 @@ impl Applier<'_> {
         let result =
             self.server.request::<lsp_types::request::ExecuteCommand>(params, self.deadline).map(|result| result.unwrap_or(Value::Null));
         let received = window.close();
-        let after = file_stamps(self.server.root());
+        let after = file_stamps(self.server.workspace_root(), self.server.root());
         let applied: std::collections::HashSet<&PathBuf> = received.iter().flat_map(|edit| edit.written.iter()).collect();
         let mut server_changes = Vec::new();
         for (path, stamp) in &after {

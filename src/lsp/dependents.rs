@@ -217,21 +217,19 @@ fn c_text_includes(text: &str, header: &Path) -> bool {
 /// `reader`'s root (opened once by the caller), no symlink followed.
 fn source_files(reader: &WorkspaceReader, root: &Path, extensions: &[&str]) -> (Vec<(PathBuf, String)>, bool) {
     let mut files = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .filter_entry(|entry| {
-            !matches!(
-                entry.file_name().to_str(),
-                Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__" | "site-packages")
-            )
-        })
-        .build();
+    // Listed beneath the same handle, no symlink followed: a directory swapped for a symlink to
+    // outside is neither listed nor entered (issue 13 §1).
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return (files, true) };
+    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__", "site-packages"]).iter();
+    // Paths as the servers name them: the root canonicalized once (it is trusted), the
+    // listed components (no symlink among them) joined to it.
+    let canonical_root = std::fs::canonicalize(reader.root()).unwrap_or_else(|_| reader.root().to_path_buf());
     let mut incomplete = false;
     for entry in walker.flatten() {
-        let path = entry.path();
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        if !entry.is_file() {
             continue;
         }
+        let path = entry.path();
         let Some(extension) = path.extension().and_then(|e| e.to_str()) else { continue };
         if !extensions.contains(&extension) {
             continue;
@@ -241,7 +239,7 @@ fn source_files(reader: &WorkspaceReader, root: &Path, extensions: &[&str]) -> (
             break;
         }
         if let Ok(text) = reader.read_to_string(path) {
-            files.push((std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()), text));
+            files.push((canonical_root.join(entry.relative()), text));
         }
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));

@@ -405,7 +405,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     };
     // Later pages reuse the walk of the first page while no file under the server's root changed.
     let key = format!("{}|{op}|{}|{line0}:{character}|depth {depth}", server.pid(), position.text_document.uri.as_str());
-    let fingerprint = workspace_fingerprint(server.root());
+    let fingerprint = workspace_fingerprint(server.workspace_root(), server.root());
     let cached = if args.offset > 0 { supervisor.answer_cache().get::<Walk>(&key, &fingerprint) } else { None };
     let walk = match cached {
         Some((at, walk)) => {

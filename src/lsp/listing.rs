@@ -90,9 +90,9 @@ impl Page {
 /// modified in between (to the file system's timestamp resolution).
 pub type Fingerprint = (u64, u64, u128);
 
-/// The [`Fingerprint`] of the files under `root`.
-pub fn workspace_fingerprint(root: &Path) -> Fingerprint {
-    let stamps = file_stamps(root);
+/// The [`Fingerprint`] of the files under `root` (listed as [`file_stamps`] lists them).
+pub fn workspace_fingerprint(workspace_root: &Path, root: &Path) -> Fingerprint {
+    let stamps = file_stamps(workspace_root, root);
     let bytes = stamps.values().map(|(size, _)| size).sum();
     let newest = stamps.values().map(|(_, modified)| *modified).max().unwrap_or(0);
     (stamps.len() as u64, bytes, newest)
@@ -101,21 +101,21 @@ pub fn workspace_fingerprint(root: &Path) -> Fingerprint {
 /// (size in bytes, modification time in ns since the epoch) of every file under `root`, as a
 /// gitignore-aware walk sees them (`node_modules`, `target`, `.git`, `.venv`, `venv`,
 /// `__pycache__` skipped; at most 200,000 files). Two snapshots taken around an action show
-/// which files it created, changed or deleted.
-pub fn file_stamps(root: &Path) -> std::collections::BTreeMap<PathBuf, (u64, u128)> {
-    let walker = ignore::WalkBuilder::new(root)
-        .filter_entry(|entry| {
-            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
-        })
-        .build();
+/// which files it created, changed or deleted. Listed beneath a handle of `workspace_root` when
+/// `root` is in it (`files::walk_beneath`), each stamp asked in the open directory: a directory
+/// swapped for a symlink to outside is never listed nor followed (issue 13 §1); an empty map
+/// when the root cannot be opened.
+pub fn file_stamps(workspace_root: &Path, root: &Path) -> std::collections::BTreeMap<PathBuf, (u64, u128)> {
     let mut stamps = std::collections::BTreeMap::new();
+    let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, root) else { return stamps };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, root) else { return stamps };
+    let walker = walk.skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
     for entry in walker.flatten().take(200_000) {
-        let Ok(metadata) = entry.metadata() else { continue };
-        if !metadata.is_file() {
+        if !entry.is_file() {
             continue;
         }
-        let modified = metadata.modified().ok().and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
-        stamps.insert(entry.into_path(), (metadata.len(), modified));
+        let Some(stat) = entry.stat() else { continue };
+        stamps.insert(entry.into_path(), (stat.len, stat.modified_ns()));
     }
     stamps
 }

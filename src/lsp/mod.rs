@@ -228,3 +228,8 @@ pub(crate) use tool::register_tools;
 /// Unit tests of the WorkspaceEdit planner and applier (moved from `tests/it/lsp_rename.rs`).
 #[cfg(test)]
 mod rename_tests;
+
+/// Unit tests of the lsp-side walks (served files, stamps, dependents, rename coverage, marker
+/// scans) against a workspace directory that is, or is swapped for, a symlink to outside.
+#[cfg(test)]
+mod walk_confinement_tests;

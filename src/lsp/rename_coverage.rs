@@ -67,27 +67,27 @@ pub struct WordHit {
 /// environment/build directories named in the module docs, keeps to the project's files by its
 /// configuration ([`WalkScope`]: a tsconfig's `include`/`exclude`/`outDir`, else no `dist/`), and stops at [`MAX_FILES`] files or
 /// [`MAX_HITS`] occurrences (`truncated` then says so).
-pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> GrepResult {
+pub fn grep_word(definition: &ServerDefinition, workspace_root: &Path, root: &Path, word: &str) -> GrepResult {
     let scope = WalkScope::for_server(definition, root);
     let mut result = GrepResult { scope: scope.describe().map(str::to_owned), ..GrepResult::default() };
     let walk_root = root.to_path_buf();
     let walk_scope = scope.clone();
-    // Every file is read beneath the root, opened once for the walk, no symlink followed.
-    let Ok(reader) = WorkspaceReader::open(root) else { return result };
-    let walker = ignore::WalkBuilder::new(root)
+    // Listed and read beneath a handle of the run's root (not of the server root, a directory a
+    // concurrent swap can turn into a symlink), no symlink followed (issue 13 §1).
+    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return result };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return result };
+    let walker = walk
         .hidden(true)
+        .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"])
         .filter_entry(move |entry| {
-            if matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__")) {
-                return false;
-            }
             let relative = entry.path().strip_prefix(&walk_root).unwrap_or(entry.path());
-            !entry.file_type().is_some_and(|t| t.is_dir()) || walk_scope.walks_directory(relative)
+            !entry.is_dir() || walk_scope.walks_directory(relative)
         })
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+        .iter();
+    let canonical_root = std::fs::canonicalize(reader.root()).unwrap_or_else(|_| reader.root().to_path_buf());
     for entry in walker.flatten() {
         let path = entry.path();
-        if !entry.file_type().is_some_and(|t| t.is_file()) || !definition.serves(path) {
+        if !entry.is_file() || !definition.serves(path) {
             continue;
         }
         if !scope.walks_file(path.strip_prefix(root).unwrap_or(path)) {
@@ -102,7 +102,7 @@ pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> Grep
         if !text.contains(word) {
             continue;
         }
-        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let path = canonical_root.join(entry.relative());
         for (line, line_text) in split_lines(&text).into_iter().enumerate() {
             for byte_start in word_positions(line_text, word) {
                 if result.hits.len() >= MAX_HITS {
@@ -119,21 +119,16 @@ pub fn grep_word(definition: &ServerDefinition, root: &Path, word: &str) -> Grep
 /// Whole-word occurrences of `word` in the documentation files (`.md`, `.markdown`, `.rst`,
 /// `.adoc`) under `root` — README code examples no language server edits: `(path, 1-based line)`,
 /// the same walk as [`grep_word`], at most [`MAX_HITS`].
-pub fn grep_documentation(root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
+pub fn grep_documentation(workspace_root: &Path, root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
     let mut found = Vec::new();
-    let Ok(reader) = WorkspaceReader::open(root) else { return found };
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .filter_entry(|entry| {
-            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
-        })
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return found };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return found };
+    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
     for entry in walker.flatten().take(MAX_FILES) {
         let path = entry.path();
         let is_documentation =
             path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| matches!(ext, "md" | "markdown" | "rst" | "adoc"));
-        if !is_documentation || !entry.file_type().is_some_and(|t| t.is_file()) {
+        if !is_documentation || !entry.is_file() {
             continue;
         }
         let Ok(text) = reader.read_to_string(path) else { continue };
@@ -452,7 +447,7 @@ pub fn complete_rename(
     };
     let started = Instant::now();
     let origin_targets = definition_targets(server, origin, line, character, deadline);
-    let grep = grep_word(server.definition(), server.root(), old_name);
+    let grep = grep_word(server.definition(), server.workspace_root(), server.root(), old_name);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
         (
@@ -490,7 +485,7 @@ pub fn complete_rename(
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
-    let mut classifier = Classifier::new(&grep, old_name.len(), server.root());
+    let mut classifier = Classifier::new(&grep, old_name.len(), server.workspace_root(), server.root());
     let mut unchecked: Vec<WordHit> = Vec::new();
     let mut conflicts = 0usize;
     let pending: Vec<WordHit> = grep.hits.iter().filter(|hit| !is_covered(&edits, hit)).cloned().collect();
@@ -692,7 +687,7 @@ pub fn complete_rename(
     if !untouched_files.is_empty() {
         report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
     }
-    let documentation = grep_documentation(server.root(), old_name);
+    let documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
     if !documentation.is_empty() {
         let shown_docs: Vec<String> = documentation.iter().take(LISTED).map(|(path, line)| format!("{}:{line}", shown(path))).collect();
         report.push(format!(
@@ -931,15 +926,17 @@ pub fn classify_position(workspace_root: &Path, path: &Path, line: u32, byte_sta
 /// Per-file cache of [`classify_occurrences`] for the occurrences of one [`GrepResult`].
 struct Classifier<'a> {
     grep: &'a GrepResult,
-    /// The root the grep walked (the server's), opened once: each file is read beneath it.
+    /// The root the grep walked beneath (the run's, or the server's when outside the run's),
+    /// opened once: each file is read beneath it, no symlink followed.
     reader: Option<WorkspaceReader>,
     word_len: usize,
     cache: BTreeMap<PathBuf, Vec<(u32, usize, OccurrenceKind)>>,
 }
 
 impl<'a> Classifier<'a> {
-    fn new(grep: &'a GrepResult, word_len: usize, root: &Path) -> Classifier<'a> {
-        Classifier { grep, reader: WorkspaceReader::open(root).ok(), word_len, cache: BTreeMap::new() }
+    fn new(grep: &'a GrepResult, word_len: usize, workspace_root: &Path, root: &Path) -> Classifier<'a> {
+        let reader = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)).ok();
+        Classifier { grep, reader, word_len, cache: BTreeMap::new() }
     }
 
     fn kind(&mut self, hit: &WordHit) -> OccurrenceKind {
@@ -1083,7 +1080,7 @@ pub fn complete_references(
 ) -> ReferencesCoverage {
     let shown = |path: &Path| crate::render::display_path(workspace_root, path);
     let mut references: Vec<lsp_types::Location> = answer.unwrap_or_default();
-    let grep = grep_word(server.definition(), server.root(), name);
+    let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
         (encoding.column_from_byte(&hit.line_text, hit.byte_start), encoding.column_from_byte(&hit.line_text, hit.byte_start + name.len()))
@@ -1132,7 +1129,7 @@ pub fn complete_references(
     let mut asked_again: Vec<String> = Vec::new();
     let mut not_listed: Vec<String> = Vec::new();
     let mut in_text = 0usize;
-    let mut classifier = Classifier::new(&grep, name.len(), server.root());
+    let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
     let before = references.len();

@@ -891,7 +891,7 @@ impl LspSupervisor {
             }
         }
         if definition.open_representative_file && server.open_documents().is_empty() {
-            if let Some(path) = representative_file(definition, root) {
+            if let Some(path) = representative_file(definition, &self.workspace_root, root) {
                 let _ = server.sync_document(&path);
             }
         }
@@ -1286,13 +1286,11 @@ impl crate::registry::Resource for LspSupervisor {
 fn scan_marker_dirs(workspace_root: &Path, table: &[Arc<ServerDefinition>]) -> HashMap<String, Vec<PathBuf>> {
     let markers: Vec<&str> = table.iter().flat_map(|definition| definition.root_markers.iter().map(String::as_str)).collect();
     let mut found: HashMap<String, Vec<PathBuf>> = HashMap::new();
-    let walker = ignore::WalkBuilder::new(workspace_root)
-        .hidden(false)
-        .max_depth(Some(8))
-        .filter_entry(|entry| {
-            !matches!(entry.file_name().to_str(), Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__"))
-        })
-        .build();
+    // Listed beneath a handle of the root, no symlink followed (issue 13 §1).
+    let Ok(handle) = crate::files::Beneath::open(workspace_root) else { return found };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, workspace_root) else { return found };
+    let walker =
+        walk.hidden(false).max_depth(Some(8)).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
     for (seen, entry) in walker.flatten().enumerate() {
         if seen > 50_000 {
             break;

@@ -615,7 +615,7 @@ where
         return server.request::<R>(params, deadline).map(|answer| (answer, None));
     }
     let key = format!("{}|{}|{}", server.pid(), R::METHOD, serde_json::to_string(&params).unwrap_or_default());
-    let fingerprint = workspace_fingerprint(server.root());
+    let fingerprint = workspace_fingerprint(server.workspace_root(), server.root());
     if offset > 0 {
         if let Some((at, answer)) = supervisor.answer_cache().get::<R::Result>(&key, &fingerprint) {
             let note = format!(

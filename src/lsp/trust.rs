@@ -206,7 +206,7 @@ pub fn restrict_server(
                 }
             }
             let src = root.join("src");
-            if has_compiled_extension(&src) {
+            if has_compiled_extension(workspace_root, &src) {
                 for value in [&mut definition.settings, &mut definition.initialization_options] {
                     if let Some(jedi) = value.pointer_mut("/pylsp/plugins/jedi").and_then(Value::as_object_mut) {
                         jedi.insert("extra_paths".to_owned(), json!([]));
@@ -358,12 +358,11 @@ pub fn trusted_tsserver(binary: &Path, search: Option<&OsString>, workspace_root
 
 /// Whether `dir` holds a compiled Python extension (`*.so`, `*.pyd`) within 6 levels (at most
 /// 20,000 entries looked at; more counts as yes).
-fn has_compiled_extension(dir: &Path) -> bool {
-    if !dir.is_dir() {
-        return false;
-    }
-    let walker = ignore::WalkBuilder::new(dir).max_depth(Some(6)).standard_filters(false).build();
-    for (seen, entry) in walker.flatten().enumerate() {
+fn has_compiled_extension(workspace_root: &Path, dir: &Path) -> bool {
+    // Listed beneath a handle of the run's root, no symlink followed (issue 13 §1).
+    let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, dir) else { return false };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, dir) else { return false };
+    for (seen, entry) in walk.max_depth(Some(6)).standard_filters(false).iter().flatten().enumerate() {
         if seen > 20_000 {
             return true;
         }

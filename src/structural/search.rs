@@ -3,11 +3,15 @@
 //!
 //! # Which files are searched (the same rule for `ast_grep` and `ast_edit`)
 //!
-//! The walk is `ignore::WalkBuilder::build_parallel` with its standard filters, as ripgrep and
-//! the ast-grep CLI: hidden directories (name starting with `.`) are skipped, and so are paths
-//! ignored by `.gitignore` (inside a git repository), `.ignore` and git's exclude files. (A
-//! hidden *file* with the language's extension is searched: the walker's file-type match takes
-//! precedence over hiddenness, as in the ast-grep CLI.) On top of that, vendored and generated trees are skipped by a fixed rule: directories
+//! The walk is `files::walk_beneath::BeneathWalk::run_parallel` with the `ignore` crate's
+//! standard filters and matching, as ripgrep and the ast-grep CLI: hidden directories (name
+//! starting with `.`) are skipped, and so are paths ignored by `.gitignore` (inside a git
+//! repository), `.ignore` and git's exclude files. (A hidden *file* with the language's extension
+//! is searched: the file-type match takes precedence over hiddenness, as in the ast-grep CLI.)
+//! Every directory is listed, and every ignore file read, beneath a handle of the run's root with
+//! no symlink followed, so a directory swapped for a symlink to outside during the walk is never
+//! listed (it is said as unreadable) and no outside file is named (issue 13 §1). On top of that,
+//! vendored and generated trees are skipped by a fixed rule: directories
 //! named `node_modules`, Python virtual environments (a directory holding `pyvenv.cfg`) and
 //! cache directories (holding `CACHEDIR.TAG`, as cargo's `target/`). Everything skipped is
 //! counted in [`WalkStats`] and said in the result. `no_ignore: true` turns every filter off,
@@ -16,21 +20,21 @@
 //!
 //! Each worker reads a file, skips it unless it satisfies the query's [`LiteralRequirement`]
 //! (a match always contains those texts, so this never drops a true match), parses it, and
-//! hands owned results to the caller's per-file function. `WalkParallel::run` returns only
-//! after every worker thread has finished.
+//! hands owned results to the caller's per-file function. `run_parallel` returns only after
+//! every worker thread has finished.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::AstGrep;
 use ast_grep_language::SupportLang;
-use ignore::{DirEntry, WalkBuilder, WalkState};
+use ignore::WalkState;
 use parking_lot::Mutex;
+use rustix::fs::FileType;
 
+use crate::files::walk_beneath::{BeneathWalk, Skipped, WalkEntry, WalkError};
 use crate::progress::ProgressUpdate;
 use crate::registry::CancelToken;
 use crate::structural::literals::LiteralRequirement;
@@ -165,8 +169,18 @@ pub fn walk_and_match<T: Send>(
     // The calling call's progress sink (a no-op when its host does not listen), shared with the
     // walker threads: files searched so far; the total is unknown until the walk ends.
     let progress = crate::progress::current();
-    // The root is opened once per walk; each file is then opened beneath it.
+    // The root is opened once per walk; each file is then opened beneath it, and the walk
+    // lists beneath it. Unconfined (benches and tests over trees outside a run), a directory
+    // target is its own root.
     let confined_root: Option<std::io::Result<crate::files::Beneath>> = limits.confine_reads_to.as_deref().map(crate::files::Beneath::open);
+    let target_is_file = match &confined_root {
+        Some(Ok(root)) => {
+            root.relative(target).ok().and_then(|relative| root.metadata(relative).ok().flatten()).is_some_and(|m| m.is_file())
+        }
+        _ => std::fs::metadata(target).is_ok_and(|m| m.is_file()),
+    };
+    let own_root = (confined_root.is_none() && !target_is_file).then(|| crate::files::Beneath::open(target));
+    let read_root = confined_root.as_ref().or(own_root.as_ref());
     let visit_file = |path: &Path| -> WalkState {
         if stop.load(Ordering::Relaxed) {
             return WalkState::Quit;
@@ -182,7 +196,7 @@ pub fn walk_and_match<T: Send>(
         if let Some(progress) = &progress {
             progress.report_with(|| ProgressUpdate::new(searched as f64).with_message(format!("{searched} files searched")));
         }
-        match search_one_file(path, confined_root.as_ref(), language, requirement, limits, per_file) {
+        match search_one_file(path, read_root, language, requirement, limits, per_file) {
             FileOutcome::Output(output, bytes) => {
                 stats.lock().count_parsed(bytes);
                 outputs.lock().push(output);
@@ -199,74 +213,15 @@ pub fn walk_and_match<T: Send>(
         }
         WalkState::Continue
     };
-    let metadata = std::fs::metadata(target);
     let mut skipped = SkipCounter::default();
-    if metadata.as_ref().is_ok_and(|m| m.is_file()) {
+    if target_is_file {
         visit_file(target);
     } else {
-        let file_types = language.file_types();
-        let mut builder = WalkBuilder::new(target);
-        builder.types(file_types.clone()).threads(limits.threads);
-        let vendored: Arc<Mutex<Vec<PathBuf>>> = Arc::new(Mutex::new(Vec::new()));
-        if limits.no_ignore {
-            builder.standard_filters(false);
-        } else {
-            let vendored = Arc::clone(&vendored);
-            builder.filter_entry(move |entry| {
-                let vendored_dir = entry.depth() > 0 && is_vendored_directory(entry);
-                if vendored_dir {
-                    vendored.lock().push(entry.path().to_path_buf());
-                }
-                !vendored_dir
-            });
-        }
-        let count_skipped = limits.count_skipped && !limits.no_ignore;
-        let listings: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
-        let yielded: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
-        builder.build_parallel().run(|| {
-            Box::new(|entry| match entry {
-                Ok(entry) => {
-                    let file_type = entry.file_type();
-                    if count_skipped {
-                        yielded.lock().insert(entry.path().to_path_buf());
-                        if file_type.is_some_and(|t| t.is_dir()) {
-                            let children = list_relevant_children(entry.path(), &file_types);
-                            listings.lock().extend(children);
-                        }
-                    }
-                    match file_type {
-                        Some(t) if t.is_file() => visit_file(entry.path()),
-                        Some(t) if !t.is_dir() && !t.is_symlink() => {
-                            // A FIFO, socket or device named like a source file: never opened
-                            // (a FIFO would block the walk), but said with the skipped files.
-                            let shown = entry.path().strip_prefix(target).unwrap_or(entry.path()).display().to_string();
-                            stats
-                                .lock()
-                                .push_unreadable(format!("{shown}: skipped, not a regular file ({})", crate::render::file_type_name(&t)));
-                            WalkState::Continue
-                        }
-                        _ => WalkState::Continue,
-                    }
-                }
-                Err(err) => {
-                    stats.lock().push_unreadable(err.to_string());
-                    WalkState::Continue
-                }
-            })
-        });
-        let vendored = std::mem::take(&mut *vendored.lock());
-        if count_skipped {
-            let yielded = yielded.into_inner();
-            let vendored_set: HashSet<&PathBuf> = vendored.iter().collect();
-            for (path, is_dir) in listings.into_inner() {
-                if yielded.contains(&path) || vendored_set.contains(&path) {
-                    continue;
-                }
-                skipped.ignored(target, &path, is_dir);
-            }
-        }
-        for path in &vendored {
-            skipped.vendored(target, path);
+        match read_root.map(|root| root.as_ref().map(|handle| (handle, BeneathWalk::new(handle, target)))) {
+            Some(Ok((handle, Ok(walk)))) => walk_directory(handle, walk, target, language, limits, &visit_file, &stats, &mut skipped),
+            Some(Ok((_, Err(err)))) => stats.lock().push_unreadable(format!("{}: {err}", target.display())),
+            Some(Err(err)) => stats.lock().push_unreadable(format!("{}: the root could not be opened: {err}", target.display())),
+            None => {}
         }
     }
     let mut stats = stats.into_inner();
@@ -276,38 +231,102 @@ pub fn walk_and_match<T: Send>(
     (outputs.into_inner(), stats)
 }
 
-/// Whether `entry` is a directory the vendored rule skips.
-fn is_vendored_directory(entry: &DirEntry) -> bool {
-    if !entry.file_type().is_some_and(|t| t.is_dir()) {
+/// The parallel walk of the directory `target` beneath `handle`: every kept file of the
+/// language goes to `visit_file`; hidden, ignored and vendored entries are counted in `skipped`.
+#[allow(clippy::too_many_arguments)]
+fn walk_directory(
+    handle: &crate::files::Beneath,
+    walk: BeneathWalk<'_>,
+    target: &Path,
+    language: SupportLang,
+    limits: &WalkLimits,
+    visit_file: &(dyn Fn(&Path) -> WalkState + Sync),
+    stats: &Mutex<WalkStats>,
+    skipped: &mut SkipCounter,
+) {
+    let file_types = language.file_types();
+    let mut walk = walk.types(file_types.clone());
+    if limits.no_ignore {
+        walk = walk.standard_filters(false);
+    } else {
+        walk = walk.filter_entry(|entry| !(entry.depth() > 0 && is_vendored_directory(handle, entry)));
+    }
+    let count_skipped = limits.count_skipped && !limits.no_ignore;
+    // (path, is_dir) of hidden or ignored entries, and vendored directories.
+    let ignored: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
+    let vendored: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let on_skipped = |entry: &WalkEntry, why: Skipped| match why {
+        Skipped::Filtered => vendored.lock().push(entry.path().to_path_buf()),
+        Skipped::HiddenOrIgnored if entry.is_dir() => {
+            let name = entry.file_name();
+            if VCS_DIRECTORIES.iter().any(|vcs| name == std::ffi::OsStr::new(vcs)) {
+                return;
+            }
+            // A directory both ignored and vendored counts as vendored.
+            if !limits.no_ignore && is_vendored_directory(handle, entry) {
+                vendored.lock().push(entry.path().to_path_buf());
+            } else if count_skipped {
+                ignored.lock().push((entry.path().to_path_buf(), true));
+            }
+        }
+        Skipped::HiddenOrIgnored => {
+            if count_skipped && entry.is_file() && file_types.matched(entry.path(), false).is_whitelist() {
+                ignored.lock().push((entry.path().to_path_buf(), false));
+            }
+        }
+        Skipped::NotOfTheTypes | Skipped::Named => {}
+    };
+    let visit = |entry: Result<WalkEntry, WalkError>| match entry {
+        Ok(entry) => {
+            let kind = entry.file_type();
+            if entry.is_file() {
+                visit_file(entry.path())
+            } else if kind != FileType::Directory && kind != FileType::Symlink {
+                // A FIFO, socket or device named like a source file: never opened (a FIFO
+                // would block the walk), but said with the skipped files.
+                let shown = entry.path().strip_prefix(target).unwrap_or(entry.path()).display().to_string();
+                stats.lock().push_unreadable(format!("{shown}: skipped, not a regular file ({})", special_file_type_name(kind)));
+                WalkState::Continue
+            } else {
+                WalkState::Continue
+            }
+        }
+        Err(err) => {
+            stats.lock().push_unreadable(err.to_string());
+            WalkState::Continue
+        }
+    };
+    walk.run_parallel(limits.threads, &visit, &on_skipped);
+    for (path, is_dir) in ignored.into_inner() {
+        skipped.ignored(target, &path, is_dir);
+    }
+    for path in vendored.into_inner() {
+        skipped.vendored(target, &path);
+    }
+}
+
+/// Whether `entry` is a directory the vendored rule skips (its marker files looked up beneath
+/// the walk's handle, no symlink followed).
+fn is_vendored_directory(handle: &crate::files::Beneath, entry: &WalkEntry) -> bool {
+    if !entry.is_dir() {
         return false;
     }
     let name = entry.file_name().to_string_lossy();
-    VENDORED_DIRECTORY_NAMES.contains(&name.as_ref()) || VENDORED_DIRECTORY_MARKERS.iter().any(|marker| entry.path().join(marker).is_file())
+    VENDORED_DIRECTORY_NAMES.contains(&name.as_ref())
+        || VENDORED_DIRECTORY_MARKERS
+            .iter()
+            .any(|marker| handle.metadata(&entry.relative().join(marker)).ok().flatten().is_some_and(|m| m.is_file()))
 }
 
-/// The children of `dir` the walk would search if nothing filtered them: directories, and files
-/// whose extension belongs to the language (symlinks are not followed, as by the walk).
-fn list_relevant_children(dir: &Path, file_types: &ignore::types::Types) -> Vec<(PathBuf, bool)> {
-    let Ok(read) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    read.flatten()
-        .filter_map(|child| {
-            let file_type = child.file_type().ok()?;
-            let path = child.path();
-            if file_type.is_dir() {
-                let name = child.file_name();
-                if VCS_DIRECTORIES.iter().any(|vcs| name == std::ffi::OsStr::new(vcs)) {
-                    return None;
-                }
-                Some((path, true))
-            } else if file_type.is_file() && file_types.matched(&path, false).is_whitelist() {
-                Some((path, false))
-            } else {
-                None
-            }
-        })
-        .collect()
+/// What a file that is neither regular, a directory nor a symlink is, for messages.
+fn special_file_type_name(kind: FileType) -> &'static str {
+    match kind {
+        FileType::Fifo => "a FIFO (named pipe)",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        _ => "not a regular file",
+    }
 }
 
 #[derive(Default)]

@@ -86,3 +86,67 @@ fn assert_prefilter_exact(tree: &Path, query: &Query, what: &str) {
         assert!(filtered_stats.files_parsed < unfiltered_stats.files_parsed, "{what}: the pre-filter skipped no file");
     }
 }
+
+/// Issue 13 §1: structural search lists beneath the run's root. A target directory that is a
+/// symlink to outside (as a concurrent swap can leave it) is not entered, and while a workspace
+/// directory is exchanged with a symlink to outside again and again, no answer names an outside
+/// file (the by-path walk named `zz_outside_only.py` as unreadable in 122 of 1,608 answers), no
+/// outside content is read and the outside `.gitignore` never hides an inside file.
+#[test]
+fn a_directory_swapped_for_a_symlink_to_outside_is_never_walked() {
+    use std::fs;
+    use std::time::{Duration, Instant};
+    let write = |root: &Path, relative: &str, text: &str| {
+        let path = root.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    };
+    let outside_dir = tempfile::tempdir().unwrap();
+    let outside = fs::canonicalize(outside_dir.path()).unwrap();
+    write(&outside, "sub/zz_outside_only.py", "print('outside')\n");
+    write(&outside, "sub/f.py", "print('outside')\n");
+    write(&outside, "sub/.gitignore", "f.py\n");
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    write(&root, "a.py", "print('inside a')\n");
+    write(&root, "sub/f.py", "print('inside f')\n");
+    std::os::unix::fs::symlink(outside.join("sub"), root.join("swap")).unwrap();
+    let query = Query::Pattern(compile_pattern("print($X)", SupportLang::Python).unwrap());
+    let search = |target: &Path| {
+        let mut limits = WalkLimits::new(Instant::now() + Duration::from_secs(30));
+        limits.confine_reads_to = Some(root.clone());
+        let (found, stats) = walk_and_match(target, SupportLang::Python, query.requirement(), &limits, &|path, parsed| {
+            Some((path.strip_prefix(&root).unwrap().display().to_string(), parsed.root().text().to_string()))
+        });
+        let mut found: Vec<(String, String)> = found;
+        found.sort();
+        (found, stats)
+    };
+    // The target itself a symlink to outside: nothing listed or named; said as not walkable.
+    let (found, stats) = search(&root.join("swap"));
+    assert!(found.is_empty() && stats.files_visited == 0, "{found:?} {stats:?}");
+    assert_eq!(stats.unreadable.len(), 1, "{stats:?}");
+    assert!(stats.unreadable[0].starts_with("swap: ") && stats.unreadable[0].contains("symlink"), "{stats:?}");
+    assert!(!stats.unreadable[0].contains("outside"), "{stats:?}");
+    // The whole tree with the symlink in it: the symlink is not entered.
+    let (found, stats) = search(&root);
+    let names: Vec<&str> = found.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["a.py", "sub/f.py"], "{stats:?}");
+    // Exchanged again and again during the walks.
+    let exchange = crate::files::test_exchange::ExchangeLoop::start(root.join("sub"), root.join("swap"));
+    let started = Instant::now();
+    let (mut walks, mut wrong, mut listed_f) = (0, Vec::new(), 0);
+    while started.elapsed() < Duration::from_millis(1500) || walks == 0 {
+        walks += 1;
+        let (found, stats) = search(&root);
+        let said = format!("{found:?} {:?}", stats.unreadable);
+        if said.contains("outside") {
+            wrong.push(said);
+        }
+        // Whichever of sub/ and swap/ was the directory when listed shows the inside f.py.
+        listed_f += found.iter().filter(|(name, _)| name.ends_with("f.py")).count();
+    }
+    let swaps = exchange.finish();
+    assert!(swaps > 0 && listed_f > 0, "{swaps} swaps, {walks} walks, f.py found {listed_f} times");
+    assert!(wrong.is_empty(), "{} of {walks} walks named or read outside files, e.g. {}", wrong.len(), wrong[0]);
+}
