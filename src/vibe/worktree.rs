@@ -140,6 +140,7 @@ impl Worktree {
             .tempdir()
             .map_err(|err| format!("cannot create a private temp dir for the worktree: {err}"))?;
         let base_commit = snapshot_commit(repo, dir.path(), worker_id)?;
+        refuse_symlinks_leaving_the_worktree(repo, &base_commit)?;
         let name = repo.toplevel.file_name().map_or_else(|| "workspace".into(), |name| name.to_os_string());
         let root = dir.path().join(name);
         let branch = format!("runbound/{worker_id}-{}", unique_suffix());
@@ -325,6 +326,88 @@ fn snapshot_commit(repo: &GitWorkspace, scratch: &Path, worker_id: &str) -> Resu
     })();
     let _ = std::fs::remove_file(&index);
     result
+}
+
+/// Most symlinks named in the refusal of [`refuse_symlinks_leaving_the_worktree`].
+const SYMLINKS_NAMED: usize = 5;
+
+/// Refuses a base whose tree holds a symlink that leads out of the worktree: an absolute target
+/// (in the worktree it names the real file system — the real workspace itself, or a place
+/// outside it), or a relative one whose `..` climb above the repository's top level. git
+/// records a symlink as it finds it, so a workspace directory swapped for a symlink to outside
+/// while the snapshot was taken (issue 13 §1), or a checkout that holds such a link, would give
+/// the worker — an approved, unsandboxed process — a path out of its isolation: it would read and
+/// write outside files through it, and a write through a link to the workspace would bypass the
+/// staged change. Symlinks that stay inside the checkout are fine.
+///
+/// # Errors
+/// The links (up to 5, path relative to the repository's top level and target), why, and the
+/// next step.
+fn refuse_symlinks_leaving_the_worktree(repo: &GitWorkspace, commit: &str) -> Result<(), String> {
+    let listing = git(&repo.toplevel, &["ls-tree", "-r", "-z", "--full-tree", commit], &[], b"")?;
+    // `<mode> SP <type> SP <oid> TAB <path>` per entry, NUL-terminated.
+    let links: Vec<(String, String)> = listing
+        .split(|&byte| byte == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (header, path) = entry.split_once('\t')?;
+            let mut fields = header.split(' ');
+            if fields.next()? != "120000" {
+                return None;
+            }
+            Some((fields.nth(1)?.to_owned(), path.to_owned()))
+        })
+        .collect();
+    if links.is_empty() {
+        return Ok(());
+    }
+    let oids: Vec<&str> = links.iter().map(|(oid, _)| oid.as_str()).collect();
+    let targets = read_blobs(&repo.toplevel, &oids)?;
+    let leaving: Vec<String> = links
+        .iter()
+        .filter_map(|(oid, path)| {
+            let target = String::from_utf8_lossy(targets.get(oid)?).into_owned();
+            symlink_leaves_checkout(Path::new(path), Path::new(&target)).then(|| format!("{path} -> {target}"))
+        })
+        .collect();
+    if leaving.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = leaving.iter().take(SYMLINKS_NAMED).map(String::as_str).collect();
+    let more = if leaving.len() > SYMLINKS_NAMED { format!(" and {} more", leaving.len() - SYMLINKS_NAMED) } else { String::new() };
+    Err(format!(
+        "isolation \"worktree\" refused: the workspace as found holds {} symlink{} leading out of the checkout ({}{more}); in a worktree \
+         the worker would read and write outside files (or the real workspace) through {}. Next step: replace or remove {} (an \
+         untracked one can also go into .gitignore), or if a directory was being swapped for a symlink, wait for it to settle and spawn \
+         again; or spawn with isolation \"none\"",
+        leaving.len(),
+        if leaving.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        if leaving.len() == 1 { "it" } else { "them" },
+        if leaving.len() == 1 { "the link" } else { "the links" },
+    ))
+}
+
+/// Whether a symlink at `path` (relative to the top level) with `target` leads out of the
+/// checkout: an absolute target, or `..` climbing above the top level (lexically, as the link is
+/// resolved from its directory; links to links inside the checkout are checked on their own).
+fn symlink_leaves_checkout(path: &Path, target: &Path) -> bool {
+    if target.is_absolute() {
+        return true;
+    }
+    let mut depth = path.parent().map_or(0, |parent| parent.components().count()) as isize;
+    for component in target.components() {
+        match component {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return true,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Copies the index of the repository or worktree at `dir` to `destination` (so `git add -A`
@@ -517,5 +600,19 @@ mod tests {
         assert_eq!(inside_prefix("other/a.txt", Path::new("sub")), None);
         assert_eq!(inside_prefix("a.txt", Path::new("")), Some(PathBuf::from("a.txt")));
         assert!(parse_raw_diff(b"garbage\0").is_err());
+    }
+
+    #[test]
+    fn symlinks_leave_the_checkout_when_absolute_or_climbing_above_the_top_level() {
+        let leaves = |path: &str, target: &str| symlink_leaves_checkout(Path::new(path), Path::new(target));
+        assert!(leaves("sub", "/tmp/outside/sub"));
+        assert!(leaves("a/b/link", "/work/ws/a"), "an absolute link into the workspace names the real one, not the worktree's");
+        assert!(leaves("link", "../x"));
+        assert!(leaves("a/link", "../../x"));
+        assert!(leaves("a/link", "b/../../../x"), "climbing out in the middle counts");
+        assert!(!leaves("a/link", "../x"));
+        assert!(!leaves("a/b/link", "../../c/d"));
+        assert!(!leaves("link", "a.txt"));
+        assert!(!leaves("link", "./a/./b"));
     }
 }

@@ -270,3 +270,34 @@ fn worktree_isolation_outside_a_git_repository_is_a_clear_error() {
     assert_eq!(structured(&done)["status"], "completed", "{}", done.joined_text());
     assert_eq!(read(workspace.path(), "a.txt").as_deref(), Some("alpha\ndirect\n"));
 }
+
+/// Issue 13 §1 (decision after the adversarial run): git records a symlink as it finds it, so a
+/// workspace directory that is (or was swapped for) a symlink to outside when the base is taken
+/// would give the unsandboxed worker a path out of its worktree. Such a base is refused, naming
+/// the link and the next step; no worktree or branch is left; a link that stays inside the
+/// checkout is fine, and once the outside link is gone the same spawn works.
+#[test]
+fn a_symlink_leading_out_of_the_workspace_refuses_the_worktree_and_names_it() {
+    let test_name = "vibe_worktree::a_symlink_leading_out_of_the_workspace_refuses_the_worktree_and_names_it";
+    let Some(workspace) = repository(test_name) else { return };
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("f.txt"), "outside\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), workspace.path().join("sub")).unwrap();
+    std::os::unix::fs::symlink("a.txt", workspace.path().join("inside_link")).unwrap();
+    let run = isolated_run(workspace.path(), VibeConfig::default());
+    let (worker_id, _) = spawn_isolated(&run, "append=sub/f.txt:through the link", "escape");
+    let done = wait_done(&run, &worker_id);
+    let text = done.joined_text();
+    assert_ne!(structured(&done)["status"], "completed", "{text}");
+    assert!(text.contains(&format!("sub -> {}", outside.path().display())), "the link is named: {text}");
+    assert!(!text.contains("inside_link"), "a link inside the checkout is not refused: {text}");
+    assert!(text.contains("isolation \\\"none\\\"") || text.contains("isolation \"none\""), "the next step is said: {text}");
+    assert_eq!(std::fs::read_to_string(outside.path().join("f.txt")).unwrap(), "outside\n");
+    assert_eq!(worktree_paths(workspace.path()).len(), 1, "no worktree left");
+    assert!(runbound_branches(workspace.path()).is_empty(), "no branch left");
+    // The link removed: the same spawn makes its worktree (the inside link stays) and works.
+    std::fs::remove_file(workspace.path().join("sub")).unwrap();
+    let (worker_id, _) = spawn_isolated(&run, "append=a.txt:isolated", "settled");
+    let done = wait_done(&run, &worker_id);
+    assert_eq!(structured(&done)["status"], "completed", "{}", done.joined_text());
+}
