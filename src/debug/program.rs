@@ -222,7 +222,7 @@ fn plan_program(request: &LaunchRequest, program: &Path, workspace_root: &Path, 
         "py" | "pyw" => return Ok(with(AdapterId::Debugpy, "a Python file (.py)".to_owned(), parent)),
         "dart" => return Ok(with(AdapterId::Dart, "a Dart file (.dart)".to_owned(), parent)),
         "go" => {
-            let package_files = go_package_files(&parent);
+            let package_files = go_package_files(&reader, &parent);
             if package_files.len() > 1 && !program.to_string_lossy().ends_with("_test.go") {
                 // `go build main.go` alone misses the names the package's other files define.
                 let mut plan = LaunchPlan::new(
@@ -308,7 +308,7 @@ fn plan_directory(
 ) -> Result<LaunchPlan, ToolError> {
     // Go sources are read beneath the workspace root, opened once, no symlink followed.
     let reader = WorkspaceReader::open(workspace_root)?;
-    let go_files = go_package_files(directory);
+    let go_files = go_package_files(&reader, directory);
     if !go_files.is_empty() {
         if let Some(package) = go_package_name(&reader, &go_files).filter(|name| name != "main") {
             // `go build` of a library makes no executable: there is nothing to run but tests.
@@ -426,15 +426,17 @@ pub fn elf_facts(file: std::fs::File) -> Option<ElfFacts> {
 }
 
 /// The non-test `.go` files directly in `directory`.
-fn go_package_files(directory: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(directory) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "go") && !path.to_string_lossy().ends_with("_test.go"))
-        .collect();
-    files.sort();
-    files
+fn go_package_files(reader: &WorkspaceReader, directory: &Path) -> Vec<PathBuf> {
+    // Listed beneath the reader's root, no symlink followed (issue 13 §1).
+    crate::files::walk_beneath::list_directory(reader.root(), directory)
+        .into_iter()
+        .filter(|(path, kind)| {
+            *kind == rustix::fs::FileType::RegularFile
+                && path.extension().is_some_and(|ext| ext == "go")
+                && !path.to_string_lossy().ends_with("_test.go")
+        })
+        .map(|(path, _)| path)
+        .collect()
 }
 
 /// The package clause (`package calc`) of the first of `files` that has one.
@@ -447,10 +449,9 @@ fn go_package_name(reader: &WorkspaceReader, files: &[PathBuf]) -> Option<String
 
 /// Names of the `func TestX(` in the `_test.go` files of `directory`, at most `limit`.
 fn go_test_names(reader: &WorkspaceReader, directory: &Path, limit: usize) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(directory) else { return Vec::new() };
     let mut names = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
+    // Listed beneath the reader's root, no symlink followed (issue 13 §1).
+    for (path, _) in crate::files::walk_beneath::list_directory(reader.root(), directory) {
         if !path.to_string_lossy().ends_with("_test.go") {
             continue;
         }
@@ -529,8 +530,10 @@ fn guess_test_kind(request: &LaunchRequest, test: &str, workspace_root: &Path) -
     }
     let go_name = ["Test", "Benchmark", "Example", "Fuzz"].iter().any(|prefix| test.starts_with(prefix)) && !test.contains("::");
     let package_is_go = request.package.as_deref().is_some_and(|package| {
-        std::fs::read_dir(workspace_root.join(package))
-            .is_ok_and(|entries| entries.flatten().any(|entry| entry.path().extension().is_some_and(|ext| ext == "go")))
+        // Listed beneath the workspace root, no symlink followed (issue 13 §1).
+        crate::files::walk_beneath::list_directory(workspace_root, &workspace_root.join(package))
+            .iter()
+            .any(|(path, _)| path.extension().is_some_and(|ext| ext == "go"))
     });
     let has_go_module = !adapters::find_markers_in_workspace(AdapterId::Delve, workspace_root, adapters::MARKER_SCAN_DEPTH, 1).is_empty();
     if package_is_go || (go_name && has_go_module) {

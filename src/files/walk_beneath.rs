@@ -103,6 +103,16 @@ pub(crate) fn handle_for_walk(workspace_root: &Path, directory: &Path) -> std::i
     Beneath::open(root_for_walk(workspace_root, directory))
 }
 
+/// The entries of the one directory `directory` (absolute), listed beneath a handle of
+/// [`root_for_walk`] with no symlink followed: (absolute path, type as listed — a symlink is a
+/// symlink), sorted by name. Empty when it cannot be listed (missing, now a symlink, unreadable).
+pub(crate) fn list_directory(workspace_root: &Path, directory: &Path) -> Vec<(PathBuf, FileType)> {
+    let Ok(handle) = handle_for_walk(workspace_root, directory) else { return Vec::new() };
+    let Ok(relative) = handle.relative(directory) else { return Vec::new() };
+    let Ok(entries) = handle.list_entries(relative) else { return Vec::new() };
+    entries.into_iter().map(|(name, kind)| (directory.join(name), kind)).collect()
+}
+
 /// A directory a walk could not list beneath the root: swapped for a symlink after its parent
 /// was listed ([`BeneathError::SymlinkOnPath`]), removed meanwhile, or unreadable.
 #[derive(Debug)]
@@ -290,8 +300,11 @@ struct DirectoryJob {
     rules: Option<Arc<DirectoryRules>>,
 }
 
-/// A listed directory: its rules and its entries with why each is skipped (`None`: kept).
-type Listing = (Arc<DirectoryRules>, Vec<(WalkEntry, Option<Skipped>)>);
+/// An entry of a listed directory with why it is skipped (`None`: kept).
+type DecidedEntry = (WalkEntry, Option<Skipped>);
+
+/// A listed directory: its rules and its decided entries.
+type Listing = (Arc<DirectoryRules>, Vec<DecidedEntry>);
 
 impl<'w> BeneathWalk<'w> {
     /// A walk of `start` (absolute under the root as opened, or root-relative; empty or the
@@ -695,7 +708,7 @@ pub(crate) struct BeneathWalkIter<'w> {
     prepared: Prepared,
     started: bool,
     to_list: Option<DirectoryJob>,
-    stack: Vec<(Arc<DirectoryRules>, std::vec::IntoIter<(WalkEntry, Option<Skipped>)>)>,
+    stack: Vec<(Arc<DirectoryRules>, std::vec::IntoIter<DecidedEntry>)>,
 }
 
 impl Iterator for BeneathWalkIter<'_> {
