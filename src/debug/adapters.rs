@@ -297,10 +297,16 @@ pub fn find_markers_in_workspace(adapter: AdapterId, workspace_root: &Path, max_
 
 /// For a compiled program without a root marker: the binary's directory counts as its root
 /// when C, C++ or Rust source sits beside it (a lone `prog.c` built to `prog`).
-pub fn lone_source_root(program: &Path) -> Option<PathBuf> {
+/// The directory is listed beneath a handle of `workspace_root` when it is in the workspace
+/// (`files::walk_beneath::list_directory`: no symlink followed).
+pub fn lone_source_root(program: &Path, workspace_root: &Path) -> Option<PathBuf> {
     let dir = program.parent()?;
+    let entries = crate::files::walk_beneath::list_directory(workspace_root, dir);
     for extension in ["c", "cc", "cpp", "cxx", "rs"] {
-        if has_file_with_extension(dir, extension) {
+        if entries
+            .iter()
+            .any(|(path, kind)| *kind == rustix::fs::FileType::RegularFile && path.extension().is_some_and(|ext| ext == extension))
+        {
             return Some(dir.to_path_buf());
         }
     }
@@ -632,11 +638,6 @@ pub fn is_executable_file(path: &Path) -> bool {
         Ok(meta) => meta.is_file() && meta.permissions().mode() & 0o111 != 0,
         Err(_) => false,
     }
-}
-
-fn has_file_with_extension(dir: &Path, extension: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else { return false };
-    entries.flatten().any(|entry| entry.path().extension().is_some_and(|ext| ext == extension) && entry.path().is_file())
 }
 
 #[cfg(test)]

@@ -507,22 +507,24 @@ impl Session {
                 let shown = &plan.description;
                 match adapters::find_root_marker(adapter, &start_dir, workspace_root) {
                     Some((root, _marker)) => root,
-                    None => match (adapter, plan.program.as_deref().and_then(adapters::lone_source_root)) {
-                        (AdapterId::Lldb, Some(root)) => root,
-                        _ => {
-                            return Err(ToolError::new(
-                                ErrorKind::Unavailable,
-                                format!(
+                    None => {
+                        match (adapter, plan.program.as_deref().and_then(|program| adapters::lone_source_root(program, workspace_root))) {
+                            (AdapterId::Lldb, Some(root)) => root,
+                            _ => {
+                                return Err(ToolError::new(
+                                    ErrorKind::Unavailable,
+                                    format!(
                                 "{}: no root marker for {} ({}) in {} or any parent up to the workspace root; the adapter was not started",
                                 spec.name,
                                 shown,
                                 spec.root_markers.join(", "),
                                 render::display_path(workspace_root, &start_dir),
                             ),
-                            )
-                            .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file"))
+                                )
+                                .with_hint("call debug op \"adapters\" to see what is available, or add the project's marker file"))
+                            }
                         }
-                    },
+                    }
                 }
             }
             SessionTarget::Attach { .. } => workspace_root.to_path_buf(),

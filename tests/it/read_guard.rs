@@ -5,7 +5,9 @@
 //! `File::open` — appears in the tool modules outside the allow-list below, each entry with the
 //! reason the site is safe. Unit tests (`#[cfg(test)] mod tests` and what follows it, and the
 //! sibling test files `tests.rs` / `*_tests.rs` a module declares under `#[cfg(test)]`) are not
-//! scanned: they build their fixtures by path.
+//! scanned: they build their fixtures by path. A second scan fails on a listing by path
+//! (`WalkBuilder`, `read_dir(`, `walkdir::`) outside its own allow-list: the workspace is walked
+//! through `files::walk_beneath` only.
 
 use std::path::{Path, PathBuf};
 
@@ -122,4 +124,65 @@ fn the_guard_recognises_a_read_by_path_and_skips_unit_tests() {
         .map(|(number, _)| number)
         .collect();
     assert_eq!(hits, vec![2]);
+}
+
+/// Listings by path that would list a swapped directory's outside names and read its ignore
+/// files (issue 13 §1): every walk of the workspace goes through `files::walk_beneath`.
+const FORBIDDEN_LISTINGS: [&str; 3] = ["WalkBuilder", "read_dir(", "walkdir::"];
+
+/// `(file, text on the line, reason)`: listings by path of places outside the workspace.
+const ALLOWED_LISTINGS: [(&str, &str, &str); 3] = [
+    (
+        "src/lsp/servers.rs",
+        "std::fs::read_dir(dir)",
+        "the versioned language-server binaries (`clangd-NN`) in the PATH directories the binary search allows (the \
+         workspace's own directories are left out of it in restricted trust): not a walk of the workspace",
+    ),
+    (
+        "src/debug/adapters.rs",
+        "std::fs::read_dir(dir)",
+        "the versioned debug-adapter binaries (`lldb-dap-NN`) in the binary search's directories: not a walk of the workspace",
+    ),
+    (
+        "src/debug/adapters.rs",
+        "std::fs::read_dir(&self.llvm_parent_dir)",
+        "the toolchain's `/usr/lib/llvm-NN` trees: outside the workspace, installed by the system",
+    ),
+];
+
+#[test]
+fn tool_modules_list_the_workspace_only_beneath_its_root() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in SCANNED {
+        rust_files(&repository.join(dir), &mut files);
+    }
+    files.sort();
+    assert!(files.len() > 20, "the scan found only {} files under {SCANNED:?}", files.len());
+    let mut used_allowances = vec![false; ALLOWED_LISTINGS.len()];
+    let mut offenders = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(repository).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in production_lines(&text) {
+            let code = line.split("//").next().unwrap_or("");
+            if !FORBIDDEN_LISTINGS.iter().any(|needle| code.contains(needle)) {
+                continue;
+            }
+            match ALLOWED_LISTINGS.iter().position(|(path, site, _)| *path == relative && code.contains(site)) {
+                Some(index) => used_allowances[index] = true,
+                None => offenders.push(format!("{relative}:{number}: {}", line.trim())),
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "listings by path in tool modules (walk with files::walk_beneath::BeneathWalk, or list one directory with \
+         files::walk_beneath::list_directory; or add the site to ALLOWED_LISTINGS with the reason it is outside the \
+         workspace):\n{}",
+        offenders.join("\n")
+    );
+    let stale: Vec<&str> =
+        ALLOWED_LISTINGS.iter().zip(&used_allowances).filter(|(_, used)| !**used).map(|((path, _, _), _)| *path).collect();
+    assert!(stale.is_empty(), "allow-list entries that match no site: {stale:?}");
 }
