@@ -8,7 +8,7 @@
 //!
 //! | marker | checker |
 //! |---|---|
-//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project), plus the call's `--features` / `--all-features` / `--no-default-features`; then `cargo metadata --no-deps` for the features left off and the files gated on them ([`crate::lsp::cargo_features`]) |
+//! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project), plus the call's `--features` / `--all-features` / `--no-default-features`, in rust-analyzer's target directory (`--target-dir target/rust-analyzer`, or `$CARGO_TARGET_DIR/rust-analyzer`: what its flycheck built is reused, and `target/`'s build lock, held by the user's own cargo builds, is never waited for); then `cargo metadata --no-deps` for the features left off and the files gated on them ([`crate::lsp::cargo_features`]) |
 //! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
 //! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
 //! | `go.mod` | `go vet ./...` and `go build ./...` |
@@ -750,6 +750,8 @@ fn run_checker(
             let mut args: Vec<String> =
                 vec!["check".into(), "--all-targets".into(), "--keep-going".into(), "--message-format=json".into(), "--quiet".into()];
             args.extend(selection.cargo_args());
+            args.push("--target-dir".into());
+            args.push(rust_analyzer_target_dir());
             vec![(vec!["cargo"], args)]
         }
         "pyright" => {
@@ -1345,6 +1347,17 @@ pub fn parse_clang(output: &str, root: &Path, file: &str) -> Result<Vec<Diagnost
         }
     }
     Ok(records)
+}
+
+/// The target directory rust-analyzer's own cargo check uses with `cargo.targetDir: true` (the
+/// setting runbound gives it, see `servers.rs`): `$CARGO_TARGET_DIR/rust-analyzer`, else
+/// `target/rust-analyzer`, relative to the directory cargo runs in (the root). The project check
+/// runs there too: it reuses what the flycheck already checked (a `"*"` right after a write is
+/// incremental), and neither waits on `target/`'s build lock while the user's or the agent's own
+/// cargo builds there.
+fn rust_analyzer_target_dir() -> String {
+    let base = std::env::var("CARGO_TARGET_DIR").ok().filter(|dir| !dir.is_empty()).unwrap_or_else(|| "target".to_owned());
+    format!("{}/rust-analyzer", base.trim_end_matches('/'))
 }
 
 #[cfg(test)]

@@ -73,7 +73,9 @@ pub struct LspConfig {
     /// Budget of the `initialize` handshake. Default 30 s.
     pub initialize_timeout: Duration,
     /// How long a navigation op waits for a server that is still indexing before answering with
-    /// what it has (and saying so). Default 15 s; always bounded by the call's deadline.
+    /// what it has (and saying so). Default 15 s; always bounded by the call's deadline. A file
+    /// outline (`symbols` with `file`) is asked at once and waits only when a server that is not
+    /// ready yet answered it with no symbol.
     pub indexing_wait: Duration,
     /// How long `diagnostics` waits for a server's answer (pull) or first publish after a sync;
     /// it returns as soon as one arrives. Default 30 s (bounded by the call's deadline): pyright

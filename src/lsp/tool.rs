@@ -1560,6 +1560,16 @@ fn outline_line(entries: &[OutlineEntry], view: &OutlineView, index: usize, suff
     format!("{}{lines}: {kind}{}{detail}{enclosing}{mark}{suffix}", "  ".repeat(view.display_depth[index] - 1), entry.name)
 }
 
+/// Whether a `textDocument/documentSymbol` answer lists no symbol (`null`, or an empty list of
+/// either shape).
+fn outline_is_empty(answer: &Option<lsp_types::DocumentSymbolResponse>) -> bool {
+    match answer {
+        None => true,
+        Some(lsp_types::DocumentSymbolResponse::Flat(symbols)) => symbols.is_empty(),
+        Some(lsp_types::DocumentSymbolResponse::Nested(symbols)) => symbols.is_empty(),
+    }
+}
+
 fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let kinds = kind_filter(args.kind.as_deref())?;
     let path = resolve_file(supervisor.workspace_root(), file)?;
@@ -1571,17 +1581,30 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     if !server.supports(DocumentSymbolRequest::METHOD) {
         return Err(unsupported_error(supervisor, &path, server, "symbols (outline)", DocumentSymbolRequest::METHOD, deadline));
     }
-    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
-    let params = lsp_types::DocumentSymbolParams {
-        text_document: crate::lsp::client::text_document(&path),
-        work_done_progress_params: Default::default(),
-        partial_result_params: Default::default(),
+    // An outline is read from the file's own syntax (rust-analyzer's file structure, tsserver's
+    // navtree, gopls' and pyright's parse of the file), so it is asked at once, without waiting
+    // for the project's indexing (a cold rust-analyzer indexes for 10-15 s; trial 14 spent the
+    // whole `indexing_wait` before asking). Only an EMPTY outline from a server that was not
+    // ready yet is doubted (typescript-language-server answers `[]` for a navtree it could not
+    // get): then the server gets its indexing wait and is asked once more.
+    let ask = || {
+        let params = lsp_types::DocumentSymbolParams {
+            text_document: crate::lsp::client::text_document(&path),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        server
+            .request::<DocumentSymbolRequest>(params, deadline)
+            .map_err(|failure| failure.to_tool_error(server.id(), DocumentSymbolRequest::METHOD))
     };
-    let answer = server
-        .request::<DocumentSymbolRequest>(params, deadline)
-        .map_err(|failure| failure.to_tool_error(server.id(), DocumentSymbolRequest::METHOD))?;
-    if let Some(note) = readiness_note(server, &readiness) {
-        notes.push(note);
+    let readiness_when_asked = server.readiness();
+    let mut answer = ask()?;
+    if outline_is_empty(&answer) && !matches!(readiness_when_asked, crate::lsp::Readiness::Ready | crate::lsp::Readiness::Exited(_)) {
+        let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+        answer = ask()?;
+        if let Some(note) = readiness_note(server, &readiness) {
+            notes.push(note);
+        }
     }
     let relative = supervisor.display_path(&path);
     let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;

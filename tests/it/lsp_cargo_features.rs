@@ -87,7 +87,10 @@ fn default_features_name_the_features_left_off_and_the_gated_files_not_checked()
     let (is_error, text, structured) = check(&run, json!({"features": ["extra"]}));
     assert!(!is_error, "{text}");
     assert!(text.starts_with("project check: 1 error, 0 warnings, 0 other — NOT checked: code behind cargo features not enabled in this check (gates: fast, slow)"), "{text}");
-    assert!(text.contains("ran `cargo check --all-targets --keep-going --message-format=json --quiet --features extra`"), "{text}");
+    assert!(
+        text.contains("ran `cargo check --all-targets --keep-going --message-format=json --quiet --features extra --target-dir "),
+        "{text}"
+    );
     assert!(text.contains("src/extra.rs:2: error[E0308] mismatched types (rustc)"), "{text}");
     assert_eq!(structured.expect("structured")["cargo_feature_arguments"], json!(["--features", "extra"]));
 }
@@ -106,7 +109,10 @@ fn all_features_on_mutually_exclusive_features_says_the_crate_refused_the_combin
     let run = checker_run(dir.path());
     let (is_error, text, structured) = check(&run, json!({"all_features": true}));
     assert!(!is_error, "{text}");
-    assert!(text.contains("ran `cargo check --all-targets --keep-going --message-format=json --quiet --all-features`"), "{text}");
+    assert!(
+        text.contains("ran `cargo check --all-targets --keep-going --message-format=json --quiet --all-features --target-dir "),
+        "{text}"
+    );
     assert!(
         text.contains("cargo check with `--all-features` stopped at compile_error!: src/lib.rs:5: features `fast` and `slow` are mutually exclusive — the crate refuses this combination of features"),
         "{text}"

@@ -87,7 +87,18 @@ fn cargo_check_reports_workspace_errors_first_with_workspace_relative_paths() {
         "{text}"
     );
     assert!(text.starts_with("project check: 2 errors, 1 warning, 0 other\n"), "{text}");
-    assert!(text.contains("ran `cargo check --all-targets --keep-going --message-format=json --quiet` in . ("), "{text}");
+    // In rust-analyzer's target directory (`cargo.targetDir: true`), which `$CARGO_TARGET_DIR`
+    // moves as it moves rust-analyzer's.
+    let target_dir = match std::env::var("CARGO_TARGET_DIR") {
+        Ok(dir) if !dir.is_empty() => format!("{}/rust-analyzer", dir.trim_end_matches('/')),
+        _ => "target/rust-analyzer".to_owned(),
+    };
+    assert!(
+        text.contains(&format!(
+            "ran `cargo check --all-targets --keep-going --message-format=json --quiet --target-dir {target_dir}` in . ("
+        )),
+        "{text}"
+    );
     // The library and its test target compile the same file: each finding once, counted once.
     assert!(text.contains("): 3 diagnostics (+3 repeated by another target or step, listed once)"), "{text}");
     assert!(text.contains("broken/src/lib.rs:4: error[E0308] mismatched types (rustc)"), "{text}");

@@ -4,7 +4,8 @@
 //! again); the Go project check counts errors in `_test.go` files of a package whose type errors
 //! stopped `go vet`; the pyright project check counts two diagnostics of one run with the same
 //! start and message twice, not as a "repeat"; a write that adds a warning says so (warnings
-//! are not listed on write by default).
+//! are not listed on write by default); a cold TypeScript rename whose cross-check renames again
+//! from the import site imports the new name, not `OLD as NEW` (F5).
 
 use crate::support;
 
@@ -157,4 +158,76 @@ fn a_write_that_adds_a_warning_says_so_though_warnings_are_not_listed() {
     );
     let text = result.joined_text();
     assert!(!text.contains("new warning"), "{text}");
+}
+
+/// A TypeScript project whose first rename comes from typescript-language-server's syntax server:
+/// `names.ts` declares `makeName`, `main.ts` imports and calls it, and `bulk.ts` (2,000 exported
+/// functions) keeps the semantic server loading the project for seconds.
+fn cold_typescript_rename_workspace() -> tempfile::TempDir {
+    let mut bulk = String::new();
+    for index in 0..2000 {
+        bulk.push_str(&format!(
+            "export function helper{index}(value: number, label: string): string {{\n  return label.repeat(value % 3) + String(value * {index})\n}}\n"
+        ));
+    }
+    let mut files: Vec<(&str, String)> = vec![
+        ("package.json", "{\"name\": \"cold-rename\", \"version\": \"1.0.0\"}\n".to_owned()),
+        (
+            "tsconfig.json",
+            "{\"include\": [\"src\"], \"compilerOptions\": {\"strict\": true, \"module\": \"commonjs\", \"target\": \"es2019\", \"noEmit\": true}}\n"
+                .to_owned(),
+        ),
+        ("src/names.ts", "export function makeName(from: string): string {\n  return from.toUpperCase()\n}\n\nexport const separator = '-'\n".to_owned()),
+        (
+            "src/main.ts",
+            "import {makeName, separator} from './names'\n\nexport const greeting = makeName('hi') + separator\n".to_owned(),
+        ),
+    ];
+    files.push(("src/bulk.ts", bulk));
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(path, text)| (*path, text.as_str())).collect();
+    support::workspace_with(&borrowed)
+}
+
+/// Trial 14 F5 on real servers: a cold rename (the indexing wait 0, as when a cold `runbound call`
+/// outlasts it) goes to typescript-language-server's syntax server while the semantic one loads
+/// the project, and edits only the open declaration file; the cross-check renames again from
+/// the import site in `main.ts`, whose answer keeps the imported name (`makeName as
+/// createName`). Since the declaration is renamed too, that alias must become `createName`:
+/// without it `main.ts` imported a name `names.ts` no longer exports (TS2305; this test failed
+/// that way with the alias kept). Ground truth: `tsc -p .` compiles the result.
+#[test]
+fn typescript_cold_rename_imports_the_new_name_where_a_second_rename_from_the_import_site_merged() {
+    let test = "typescript_cold_rename_imports_the_new_name_where_a_second_rename_from_the_import_site_merged";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = cold_typescript_rename_workspace();
+    let mut config = runbound::RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::ZERO;
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    config.tool_timeouts.insert("lsp_rename".to_owned(), std::time::Duration::from_secs(180));
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "src/names.ts", "line": 1, "symbol": "makeName", "new_name": "createName"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // The path under test: the server's first edit left main.ts out and the cross-check renamed
+    // again from its import.
+    assert!(
+        text.contains("first edit missed references that lead to the renamed symbol; renamed again from src/main.ts:1"),
+        "the cold rename did not take the second-rename path this test is about (did the server answer complete at once?):\n{text}"
+    );
+    let main = std::fs::read_to_string(dir.path().join("src/main.ts")).expect("read main.ts");
+    assert!(main.starts_with("import {createName, separator} from './names'\n"), "main.ts after the rename:\n{main}\n{text}");
+    assert!(!main.contains("makeName") && main.contains("createName('hi')"), "main.ts after the rename:\n{main}");
+    let names = std::fs::read_to_string(dir.path().join("src/names.ts")).expect("read names.ts");
+    assert!(names.starts_with("export function createName(from: string)"), "names.ts after the rename:\n{names}");
+    assert!(!text.contains("error[2305]"), "the write's own diagnostics report the broken import:\n{text}");
+    let tsc = std::process::Command::new("tsc").args(["-p", ".", "--pretty", "false"]).current_dir(dir.path()).output().expect("run tsc");
+    assert!(
+        tsc.status.success(),
+        "tsc -p . after the rename:\n{}{}\n{text}",
+        String::from_utf8_lossy(&tsc.stdout),
+        String::from_utf8_lossy(&tsc.stderr)
+    );
 }
