@@ -6,12 +6,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::debug::adapters::AdapterAvailability;
+use crate::debug::adapters::{AdapterAvailability, AdapterId};
 use crate::debug::events::{BreakpointStatus, RunState, StopInfo};
 use crate::debug::session::{
-    ConfigurationNote, EvaluatePoll, EvaluateReport, ExceptionFiltersReport, FrameInfo, FunctionBreakpointStatus, InlineChildren,
-    LaunchReport, OutputSnapshot, ResumeReport, ScopeInfo, SessionEnd, SessionStatus, SessionSummary, SessionTarget, StackReport,
-    StopOutcome, TeardownReport, ThreadInfo, VariableInfo, VariablesPage, WaitReport,
+    ConfigurationNote, DebuggeeKilledOnRequest, EvaluatePoll, EvaluateReport, ExceptionFiltersReport, FrameInfo, FunctionBreakpointStatus,
+    InlineChildren, LaunchReport, OutputSnapshot, ResumeReport, ScopeInfo, SessionEnd, SessionStatus, SessionSummary, SessionTarget,
+    StackReport, StopOutcome, TeardownReport, ThreadInfo, VariableInfo, VariablesPage, WaitReport,
 };
 use crate::debug::state::{resolve_breakpoints, BreakpointAnchor, BreakpointSpec, BreakpointStore};
 pub use crate::render::{cut_chars, cut_middle, display_path};
@@ -132,13 +132,61 @@ pub fn session_end(end: &SessionEnd) -> String {
     }
 }
 
-/// What teardown did: `disconnected with terminateDebuggee, adapter exited (reason)`.
+/// What teardown did: `disconnected with terminateDebuggee, adapter exited (reason)`, then how
+/// the program ended. A program that was alive when runbound asked the adapter to end it is
+/// said the same way for every adapter — `the program was killed by SIGKILL, sent by debugpy
+/// because runbound's teardown asked it to end the program (disconnect with
+/// terminateDebuggee); debugpy reports that death as exit code 247 (256 − 9)` — since debugpy
+/// (247), lldb-dap (9) and delve (no code) each spell the same kill differently.
 pub fn teardown(report: &TeardownReport) -> String {
     let mut text = format!("{} ({})", report.steps.join(", "), report.reason);
-    if let Some(code) = report.late_exit_code {
+    if let Some(killed) = &report.killed_on_request {
+        let _ = write!(text, "; {}", killed_on_request(killed));
+    } else if let Some(code) = report.late_exit_code {
         let _ = write!(text, "; the program exited with code {}", exit_code(code));
     }
     text
+}
+
+/// How `adapter` reports a death by SIGKILL as an exit code, for [`teardown`]: the code and
+/// the encoding in words; `None` when the adapter reports no code for it.
+fn sigkill_exit_code(adapter: AdapterId) -> Option<(i64, &'static str)> {
+    match adapter {
+        // debugpy's launcher masks Popen's negative return code: `code &= 0xFF`.
+        AdapterId::Debugpy => Some((247, "256 − 9: debugpy reports a death by signal N as 256 − N")),
+        // lldb reports a death by signal N as exit status N (`exited with status = 9`).
+        AdapterId::Lldb => Some((9, "lldb reports a death by signal N as exit code N")),
+        AdapterId::Delve | AdapterId::Dart => None,
+    }
+}
+
+fn killed_on_request(killed: &DebuggeeKilledOnRequest) -> String {
+    let adapter = killed.adapter.name();
+    let expected = sigkill_exit_code(killed.adapter);
+    match killed.reported_exit_code {
+        // The program ended on its own between runbound's request and the adapter's kill.
+        Some(code) if expected.is_none_or(|(sigkill, _)| sigkill != code) && code != -9 && code != 137 => {
+            format!("the program exited with code {} while runbound's teardown was ending it", exit_code(code))
+        }
+        reported => {
+            let mut text = format!(
+                "the program was killed by SIGKILL, sent by {adapter} because runbound's teardown asked it to end the program \
+                 (disconnect with terminateDebuggee)"
+            );
+            match (reported, expected) {
+                (Some(code), Some((sigkill, encoding))) if code == sigkill => {
+                    let _ = write!(text, "; {adapter} reports that death as exit code {code} ({encoding})");
+                }
+                (Some(code), _) => {
+                    let _ = write!(text, "; {adapter} reports that death as exit code {code}");
+                }
+                (None, _) => {
+                    let _ = write!(text, "; {adapter} reported no exit code for it");
+                }
+            }
+            text
+        }
+    }
 }
 
 /// One frame: `#0 app.py:13 in main  [frame_id 3]` and, with `quote`, the source line.

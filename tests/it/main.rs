@@ -14,6 +14,7 @@ mod corpus_rust;
 mod corpus_typescript;
 mod debug;
 mod debug_corpus;
+mod debug_trial14;
 mod docs;
 mod eval;
 mod eval_embedded;
