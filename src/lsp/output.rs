@@ -610,6 +610,10 @@ pub struct WorkspaceCheck {
     /// enable: code behind them was NOT checked (empty when every feature was on, or no cargo
     /// root).
     pub features_not_checked: Vec<String>,
+    /// Cargo targets of the workspace members that cargo never compiled in this check, as
+    /// `path (kind `name`): why` (a library they depend on failed, `required-features` off, the
+    /// check stopped): their diagnostics are unknown, not clean.
+    pub targets_not_checked: Vec<String>,
 }
 
 /// One checker diagnostic.
@@ -655,6 +659,8 @@ pub struct CheckerRunSummary {
     /// Cargo runs: `compile_error!` errors (`path:line: message`), e.g. a crate refusing
     /// mutually exclusive features under `--all-features`.
     pub compile_errors: Vec<String>,
+    /// Cargo runs: the targets cargo never compiled, as `path (kind `name`): why`.
+    pub targets_not_checked: Vec<String>,
 }
 
 /// One workspace member's cargo features in a `"*"` check.

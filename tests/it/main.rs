@@ -34,6 +34,7 @@ mod lsp_python_env;
 mod lsp_rename;
 mod lsp_trial11_wording;
 mod lsp_trial14;
+mod lsp_trial14_wording;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
