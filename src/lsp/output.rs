@@ -794,8 +794,14 @@ pub struct CheckedRenameCoverage {
     pub added_by_runbound: Vec<String>,
     /// Occurrences left in comments and strings.
     pub left_in_comments_and_strings: Vec<String>,
-    /// Occurrences left in doc-test code.
+    /// Occurrences left in doc-test code that could not be resolved (`path:line`).
     pub left_in_doc_tests: Vec<String>,
+    /// Occurrences in doc-test code that the server resolved, in a copy of the example, to the
+    /// renamed symbol, and runbound renamed (`path:line`; also in `added_by_runbound`).
+    pub renamed_in_doc_tests: Vec<String>,
+    /// Occurrences in doc-test code that the server resolved to another definition of the same
+    /// name (rightly left).
+    pub doc_tests_of_other_symbols: usize,
     /// Occurrences in documentation files (no server edits them).
     pub left_in_documentation_files: Vec<String>,
     /// Code occurrences the edit leaves (another symbol of the same name, or missed).
