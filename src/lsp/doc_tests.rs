@@ -26,6 +26,10 @@ use crate::lsp::client::LanguageServer;
 use crate::lsp::position::split_lines;
 use crate::lsp::rename_coverage::{definition_targets, WordHit};
 
+/// How long to wait for the server's diagnostics of a file's restored text after its examples
+/// were resolved in a copy (rust-analyzer publishes within ~100 ms when idle).
+const RESTORED_PUBLISH_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// A definition target: canonical path, 0-based line and character of its start.
 pub type Target = (PathBuf, u32, u32);
 
@@ -176,7 +180,7 @@ pub fn resolve_doc_test_occurrences(
             file_hits.iter().map(|hit| ((*hit).clone(), DocTestResolution::Unresolved(why.to_owned()))).collect()
         };
         if path.extension().is_none_or(|ext| ext != "rs") {
-            out.extend(unresolved("not a Rust doc-test: not resolved"));
+            out.extend(unresolved(&format!("a doctest in a docstring: {} is not asked there", server.id())));
             continue;
         }
         let Ok(source) = reader.read_to_string(&path) else {
@@ -213,6 +217,7 @@ pub fn resolve_doc_test_occurrences(
             });
         }
         let (text, firsts) = source_with_doc_tests(&source, &crate_name, &blocks);
+        let generation_before = server.diagnostics_generation();
         let asked = server.with_unsaved_text(&path, text, || {
             file_hits
                 .iter()
@@ -239,6 +244,22 @@ pub fn resolve_doc_test_occurrences(
                 })
                 .collect::<Vec<_>>()
         });
+        // The server's diagnostics of the copy must not stand for the file's: when it published
+        // for the file meanwhile, wait (briefly) for its publish of the restored text, so a later
+        // "before the write" snapshot holds that. (rust-analyzer publishes only sets that
+        // changed: an example that adds no diagnostic brings no publish to wait for.)
+        let published_meanwhile = server.published_diagnostics(&path).is_some_and(|set| set.generation > generation_before);
+        if let (Ok(_), Some(version), true) = (&asked, server.document_version(&path), published_meanwhile) {
+            let end = deadline.min(Instant::now() + RESTORED_PUBLISH_WAIT);
+            while server.published_for_version(&path, version).is_none() && Instant::now() < end {
+                let after = server.diagnostics_generation();
+                if server.published_for_version(&path, version).is_some()
+                    || server.wait_for_published_diagnostics(&path, after, std::time::Duration::ZERO, end).is_none()
+                {
+                    break;
+                }
+            }
+        }
         match asked {
             Ok(resolved) => out.extend(resolved),
             Err(err) => out.extend(unresolved(&format!("the example could not be shown to {}: {}", server.id(), err.message))),

@@ -575,6 +575,7 @@ pub fn complete_rename(
     let doc_test_hits: Vec<WordHit> =
         in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::DocTest).map(|(hit, _)| hit.clone()).collect();
     in_text.retain(|(_, kind)| *kind != OccurrenceKind::DocTest);
+    let doc_tests_started = Instant::now();
     let doc_test_resolutions: Vec<(WordHit, DocTestResolution)> = if doc_test_hits.is_empty() {
         Vec::new()
     } else if origin_targets.is_empty() {
@@ -583,6 +584,7 @@ pub fn complete_rename(
     } else {
         crate::lsp::doc_tests::resolve_doc_test_occurrences(server, &reader, &doc_test_hits, deadline)
     };
+    let doc_tests_elapsed = doc_tests_started.elapsed();
     let mut doc_tests_renamed: Vec<WordHit> = Vec::new();
     let mut doc_tests_of_others: Vec<(WordHit, Target)> = Vec::new();
     let mut doc_tests: Vec<(WordHit, String)> = Vec::new();
@@ -655,9 +657,10 @@ pub fn complete_rename(
     }
     if !doc_tests_renamed.is_empty() {
         report.push(format!(
-            "  runbound renamed {} in doc-test examples (doc comments) — {} resolved each, in an unsaved copy of its example, to the renamed symbol; run {} to confirm:",
+            "  runbound renamed {} in doc-test examples (doc comments) — {} resolved each, in an unsaved copy of its example, to the renamed symbol ({} ms); run {} to confirm:",
             crate::render::plural(doc_tests_renamed.len(), "occurrence"),
             server.id(),
+            doc_tests_elapsed.as_millis(),
             doc_test_command(doc_tests_renamed.iter())
         ));
         let lines = one_per_line(doc_tests_renamed.iter(), |hit| hit);
