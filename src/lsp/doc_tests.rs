@@ -116,10 +116,21 @@ pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
 
 /// The name of the library crate the file at `path` belongs to, as doc-tests spell it: `[lib]
 /// name`, else `[package] name` with `-` as `_`, from the nearest `Cargo.toml` above `path`
-/// within `root`. `None` without one.
+/// within `root`. `None` without one, and for a file outside the library's sources (`tests/`,
+/// `examples/`, `benches/`, `src/main.rs`, `src/bin/`): those targets see the library as a
+/// dependency already, and `use crate as NAME;` would name their own root instead.
 pub fn library_crate_name(reader: &WorkspaceReader, root: &Path, path: &Path) -> Option<String> {
+    let (dir, name) = manifest_crate_name(reader, root, path)?;
+    let relative = path.strip_prefix(&dir).ok()?;
+    let in_library = relative.starts_with("src") && relative != Path::new("src/main.rs") && !relative.starts_with("src/bin");
+    in_library.then_some(name)
+}
+
+/// The nearest `Cargo.toml` above `path` (within `root`): its directory and crate name.
+fn manifest_crate_name(reader: &WorkspaceReader, root: &Path, path: &Path) -> Option<(PathBuf, String)> {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     for dir in path.ancestors().skip(1) {
-        if !dir.starts_with(root) {
+        if !dir.starts_with(&root) {
             return None;
         }
         let manifest = dir.join("Cargo.toml");
@@ -131,14 +142,15 @@ pub fn library_crate_name(reader: &WorkspaceReader, root: &Path, path: &Path) ->
             .and_then(|lib| lib.get("name"))
             .and_then(|name| name.as_str())
             .or_else(|| table.get("package").and_then(|package| package.get("name")).and_then(|name| name.as_str()))?;
-        return Some(name.replace('-', "_"));
+        return Some((dir.to_path_buf(), name.replace('-', "_")));
     }
     None
 }
 
 /// `source` with the `blocks` appended as functions of a module the server compiles with the
-/// file, and for each block the 0-based line of its first code line in the result.
-pub fn source_with_doc_tests(source: &str, crate_name: &str, blocks: &[DocTestBlock]) -> (String, Vec<usize>) {
+/// file, and for each block the 0-based line of its first code line in the result. With a
+/// `crate_name`, each function starts with `use crate as NAME;`.
+pub fn source_with_doc_tests(source: &str, crate_name: Option<&str>, blocks: &[DocTestBlock]) -> (String, Vec<usize>) {
     let mut text = source.to_owned();
     if !text.ends_with('\n') {
         text.push('\n');
@@ -146,7 +158,8 @@ pub fn source_with_doc_tests(source: &str, crate_name: &str, blocks: &[DocTestBl
     text.push_str("\n#[allow(warnings, clippy::all)]\nmod __runbound_doc_tests {\n");
     let mut firsts = Vec::new();
     for (index, block) in blocks.iter().enumerate() {
-        text.push_str(&format!("fn __runbound_doc_test_{index}() {{\nuse crate as {crate_name};\n"));
+        text.push_str(&format!("fn __runbound_doc_test_{index}() {{\n"));
+        text.push_str(&crate_name.map(|name| format!("use crate as {name};\n")).unwrap_or_else(|| "\n".to_owned()));
         firsts.push(text.matches('\n').count());
         for (_, _, code) in &block.lines {
             text.push_str(code);
@@ -187,10 +200,9 @@ pub fn resolve_doc_test_occurrences(
             out.extend(unresolved("the file could not be read again"));
             continue;
         };
-        let Some(crate_name) = library_crate_name(reader, server.root(), &path) else {
-            out.extend(unresolved("no Cargo.toml above the file names its crate"));
-            continue;
-        };
+        // A file of the library gets `use crate as NAME;` (rustdoc's view of the crate); a
+        // test, bench, example or bin sees the library as a dependency already.
+        let crate_name = library_crate_name(reader, server.root(), &path);
         let lines = split_lines(&source);
         let mut blocks: Vec<DocTestBlock> = Vec::new();
         // Per hit: (block index, line within the block) or why not.
@@ -216,7 +228,7 @@ pub fn resolve_doc_test_occurrences(
                 None => Err("its fenced block could not be found"),
             });
         }
-        let (text, firsts) = source_with_doc_tests(&source, &crate_name, &blocks);
+        let (text, firsts) = source_with_doc_tests(&source, crate_name.as_deref(), &blocks);
         let generation_before = server.diagnostics_generation();
         let asked = server.with_unsaved_text(&path, text, || {
             file_hits
@@ -283,7 +295,7 @@ mod tests {
         );
         assert_eq!(doc_test_block(&lines, 0), None, "text before the fence");
         assert_eq!(doc_test_block(&lines, 7), None, "code after the doc comment");
-        let (text, firsts) = source_with_doc_tests(source, "krate", &[block]);
+        let (text, firsts) = source_with_doc_tests(source, Some("krate"), &[block]);
         let appended = split_lines(&text);
         assert_eq!(appended[firsts[0]], "use krate::Map;");
         assert_eq!(appended[firsts[0] - 1], "use crate as krate;");

@@ -157,6 +157,10 @@ impl Set {
 }
 "#,
         ),
+        (
+            "tests/uses.rs",
+            "/// An integration test sees the library as a dependency:\n///\n/// ```\n/// let map = two_maps::Map::new(vec![1]);\n/// map.position_of(1);\n/// ```\n#[test]\nfn uses() {\n    assert_eq!(two_maps::Map::new(vec![1]).position_of(1), Some(0));\n}\n",
+        ),
     ])
 }
 
@@ -186,7 +190,7 @@ fn a_rename_renames_the_doc_test_calls_of_the_renamed_method_and_leaves_another_
     assert!(!text.contains("WARNING"), "every doc-test occurrence was resolved: {text}");
     assert!(
         text.contains(
-            "runbound renamed 2 occurrences in doc-test examples (doc comments) — rust-analyzer resolved each, in an unsaved copy of its example, to the renamed symbol"
+            "runbound renamed 3 occurrences in doc-test examples (doc comments) — rust-analyzer resolved each, in an unsaved copy of its example, to the renamed symbol"
         ),
         "{text}"
     );
@@ -201,13 +205,15 @@ fn a_rename_renames_the_doc_test_calls_of_the_renamed_method_and_leaves_another_
     assert!(lib.contains("/// assert_eq!(set.position_of(5), Some(0));"), "{lib}");
     assert_eq!(set.matches("set.position_of(").count(), 2, "{set}");
     assert!(!lib.contains("__runbound"), "the copy of the examples was never written: {lib}");
+    let uses = std::fs::read_to_string(dir.path().join("tests/uses.rs")).unwrap();
+    assert!(uses.contains("/// map.index_of_key(1);") && uses.contains(".index_of_key(1), Some(0))"), "{uses}");
     // Ground truth: the crate's own doc-tests pass after the rename (before this fix, two of
     // them failed and three passing calls were listed as "may fail").
-    let (passed, output) = cargo_in(dir.path(), &["test", "--offline", "--doc", "-q"]);
-    assert!(passed, "cargo test --doc after the rename:\n{output}");
+    let (passed, output) = cargo_in(dir.path(), &["test", "--offline", "-q"]);
+    assert!(passed, "cargo test (with the doc-tests) after the rename:\n{output}");
     let structured = result.structured_content.expect("structured");
     let coverage = &structured["coverage"];
-    assert_eq!(coverage["renamed_in_doc_tests"].as_array().map(Vec::len), Some(2), "{coverage}");
+    assert_eq!(coverage["renamed_in_doc_tests"].as_array().map(Vec::len), Some(3), "{coverage}");
     assert_eq!(coverage["doc_tests_of_other_symbols"], 3, "{coverage}");
     assert_eq!(coverage["left_in_doc_tests"].as_array().map(Vec::len), Some(0), "{coverage}");
 }
