@@ -119,8 +119,9 @@ pub const ANSWER_RESERVE: Duration = Duration::from_secs(2);
 pub enum StopOutcome {
     /// The program stopped.
     Stopped(StoppedAt),
-    /// The program ended (exit code when known).
-    Exited(Option<i64>),
+    /// The program ended (exit code when known, and the adapter that reported it: the code of a
+    /// death by signal depends on it).
+    Exited(Option<i64>, AdapterId),
     /// The adapter or the session went away.
     Closed(String),
     /// Still running after waiting this long.
@@ -223,8 +224,8 @@ pub enum SessionEnd {
     Expired(String),
     /// The adapter went away without the program ending (why).
     AdapterGone(String),
-    /// The program ended (exit code when known).
-    ProgramEnded(Option<i64>),
+    /// The program ended (exit code when known, and the adapter that reported it).
+    ProgramEnded(Option<i64>, AdapterId),
 }
 
 /// What polling an evaluate left in flight found.
@@ -271,6 +272,8 @@ pub struct SessionStatus {
     pub generation: u64,
     /// The exit code, when the program ended.
     pub exit_code: Option<i64>,
+    /// The adapter (how it reports a death by signal as an exit code).
+    pub adapter: AdapterId,
     /// Breakpoints as the adapter reports them, by file and requested line.
     pub breakpoints: Vec<BreakpointStatus>,
     /// An evaluate in flight or answered late.
@@ -443,6 +446,8 @@ pub struct TeardownReport {
     pub reason: String,
     /// An exit code first learned during teardown (delve tells it while disconnecting).
     pub late_exit_code: Option<i64>,
+    /// The adapter of the session (how it reports a death by signal as an exit code).
+    pub adapter: AdapterId,
     /// Set when the program was still alive at teardown and runbound's `disconnect` with
     /// `terminateDebuggee` was answered: the adapter then killed it (every adapter runbound
     /// drives sends SIGKILL), and [`crate::debug::render::teardown`] says so in one spelling
@@ -880,7 +885,7 @@ impl Session {
             }
         }
         if state.terminated || state.exit_code.is_some() {
-            return Some(SessionEnd::ProgramEnded(state.exit_code));
+            return Some(SessionEnd::ProgramEnded(state.exit_code, self.inner.adapter));
         }
         None
     }
@@ -934,6 +939,7 @@ impl Session {
             run: state.run.clone(),
             generation: state.generation,
             exit_code: state.exit_code,
+            adapter: inner.adapter,
             breakpoints,
             evaluate,
             function_breakpoints: inner.function_breakpoints.lock().clone(),
@@ -1558,7 +1564,7 @@ impl SessionInner {
                 }
             }
             if state.exit_code.is_some() {
-                return StopOutcome::Exited(state.exit_code);
+                return StopOutcome::Exited(state.exit_code, self.adapter);
             }
             if state.terminated {
                 // delve announces the exit status after `terminated` (as console text); give a
@@ -1569,7 +1575,7 @@ impl SessionInner {
                         break;
                     }
                 }
-                return StopOutcome::Exited(state.exit_code);
+                return StopOutcome::Exited(state.exit_code, self.adapter);
             }
             if let Some(expired) = &state.expired {
                 return StopOutcome::Closed(expired.clone());
@@ -1958,7 +1964,7 @@ impl SessionInner {
         self.temp_dir.lock().take();
         let killed_on_request = (terminate_requested && !program_ended_before)
             .then_some(DebuggeeKilledOnRequest { adapter: self.adapter, reported_exit_code: late_exit_code });
-        let report = TeardownReport { steps, reason: reason.to_owned(), late_exit_code, killed_on_request };
+        let report = TeardownReport { steps, reason: reason.to_owned(), late_exit_code, adapter: self.adapter, killed_on_request };
         *done = Some(report.clone());
         drop(done);
         self.changed.notify_all();

@@ -113,3 +113,62 @@ fn delve_named_constants_read_as_the_dlv_cli_prints_them() {
     assert!(evaluated.contains("String (24)") && !evaluated.contains("0x0"), "{evaluated}");
     ok(&run, json!({"op": "terminate"}));
 }
+
+/// A program killed by SIGKILL that runbound did not ask for (the OOM killer, a `kill -9`) is
+/// said alike under debugpy (code 247) and lldb-dap (code 9): "likely killed by SIGKILL" with
+/// the adapter's encoding, since a plain exit with that number cannot be told apart.
+#[test]
+fn a_kill_runbound_did_not_send_is_said_alike_for_debugpy_and_lldb() {
+    let _serial = serial();
+    let test = "debug_trial14::a_kill_runbound_did_not_send_is_said_alike_for_debugpy_and_lldb";
+    let mut texts = Vec::new();
+    if debugpy_python(test).is_some() {
+        let workspace = support::workspace_with(&[
+            ("pyproject.toml", "[project]\nname = \"killed\"\nversion = \"0\"\n"),
+            ("killed.py", "import os, signal\nprint('about to die', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"),
+        ]);
+        texts.push(("debugpy", launch_to_the_end(workspace.path(), "killed.py")));
+    }
+    if lldb_dap(test).is_some() {
+        let workspace = support::workspace_with(&[
+            ("Makefile", "killed: killed.c\n\tgcc -g -O0 -o killed killed.c\n"),
+            ("killed.c", "#include <signal.h>\n#include <unistd.h>\nint main(void) { kill(getpid(), SIGKILL); return 0; }\n"),
+        ]);
+        let status = std::process::Command::new("gcc")
+            .args(["-g", "-O0", "-o", "killed", "killed.c"])
+            .current_dir(workspace.path())
+            .status()
+            .expect("run gcc");
+        assert!(status.success());
+        texts.push(("lldb", launch_to_the_end(workspace.path(), "killed")));
+    }
+    assert!(!texts.is_empty(), "no adapter was available");
+    for (adapter, text) in &texts {
+        assert!(text.contains(" (likely killed by SIGKILL: "), "{adapter}: {text}");
+        assert!(!text.contains("runbound's teardown asked"), "{adapter}: runbound sent no kill: {text}");
+    }
+    if let Some((_, debugpy)) = texts.iter().find(|(adapter, _)| *adapter == "debugpy") {
+        assert!(
+            debugpy.contains("exited with code 247 (likely killed by SIGKILL: debugpy reports a death by signal N as 256 − N)"),
+            "{debugpy}"
+        );
+    }
+    if let Some((_, lldb)) = texts.iter().find(|(adapter, _)| *adapter == "lldb") {
+        assert!(lldb.contains("exited with code 9 (likely killed by SIGKILL: lldb reports a death by signal N as exit code N)"), "{lldb}");
+    }
+}
+
+/// Launches `program` without breakpoints and returns everything said until its end.
+fn launch_to_the_end(workspace: &std::path::Path, program: &str) -> String {
+    let run = build_run(workspace, DebugConfig::default());
+    let mut text = ok(&run, json!({"op": "launch", "program": program}));
+    for _ in 0..5 {
+        if text.contains("exited with code") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        text.push('\n');
+        text.push_str(&run.call(runbound::Caller::Main, "debug", json!({"op": "status"})).joined_text());
+    }
+    text
+}
