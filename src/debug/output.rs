@@ -122,7 +122,7 @@ impl ProgramState {
     pub(crate) fn from_wait(outcome: &StopOutcome, workspace_root: &Path, frames: &mut Option<Vec<FrameOutput>>) -> ProgramState {
         match outcome {
             StopOutcome::Stopped(stopped) => ProgramState::from_stop(stopped, workspace_root, frames),
-            StopOutcome::Exited(code) => ProgramState::Exited { exit_code: *code },
+            StopOutcome::Exited(code, _) => ProgramState::Exited { exit_code: *code },
             StopOutcome::Closed(message) => ProgramState::Closed { message: message.clone() },
             StopOutcome::StillRunning(waited) => {
                 ProgramState::Running { waited_ms: Some(u64::try_from(waited.as_millis()).unwrap_or(u64::MAX)) }

@@ -6,12 +6,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::debug::adapters::AdapterAvailability;
+use crate::debug::adapters::{AdapterAvailability, AdapterId};
 use crate::debug::events::{BreakpointStatus, RunState, StopInfo};
 use crate::debug::session::{
-    ConfigurationNote, EvaluatePoll, EvaluateReport, ExceptionFiltersReport, FrameInfo, FunctionBreakpointStatus, InlineChildren,
-    LaunchReport, OutputSnapshot, ResumeReport, ScopeInfo, SessionEnd, SessionStatus, SessionSummary, SessionTarget, StackReport,
-    StopOutcome, TeardownReport, ThreadInfo, VariableInfo, VariablesPage, WaitReport,
+    ConfigurationNote, DebuggeeKilledOnRequest, EvaluatePoll, EvaluateReport, ExceptionFiltersReport, FrameInfo, FunctionBreakpointStatus,
+    InlineChildren, LaunchReport, OutputSnapshot, ResumeReport, ScopeInfo, SessionEnd, SessionStatus, SessionSummary, SessionTarget,
+    StackReport, StopOutcome, TeardownReport, ThreadInfo, VariableInfo, VariablesPage, WaitReport,
 };
 use crate::debug::state::{resolve_breakpoints, BreakpointAnchor, BreakpointSpec, BreakpointStore};
 pub use crate::render::{cut_chars, cut_middle, display_path};
@@ -43,31 +43,38 @@ pub fn source_line(workspace_root: &Path, path: &Path, line: u64) -> Option<Stri
     Some(cut_chars(raw.trim(), MAX_SOURCE_LINE_CHARS))
 }
 
-/// An exit code as DAP's `exited` event gives it, with the signal spelled out when the code
-/// encodes a death by signal: certainly for a negative code (`-9` → `"-9 (killed by SIGKILL)"`),
-/// as a likelihood for the shell's `128 + N` (`137`) and for `-N` as an unsigned byte (`247`, as
-/// debugpy reports a SIGKILLed debuggee) → `"247 (likely killed by SIGKILL)"`, since a program
-/// may also exit with those numbers. Other codes are shown as they are.
-pub fn exit_code(code: i64) -> String {
+/// An exit code as `adapter`'s `exited` event gives it, with the signal spelled out when the
+/// code encodes a death by signal, in one spelling for every adapter: certainly for a negative
+/// code (`-9` → `"-9 (killed by SIGKILL)"`); as a likelihood, with the adapter's encoding, for
+/// debugpy's `256 − N` (`247` → `"247 (likely killed by SIGKILL: debugpy reports a death by signal
+/// N as 256 − N)"`), lldb's `N` for SIGKILL, the one fatal signal lldb cannot stop on first (`9` →
+/// `"9 (likely killed by SIGKILL: lldb reports a death by signal N as exit code N)"`) and the shell's `128 + N` (`137`), since a program may also exit
+/// with those numbers. Other codes are shown as they are.
+pub fn exit_code(code: i64, adapter: AdapterId) -> String {
     use nix::sys::signal::Signal;
-    let (number, certain) = match code {
-        -64..=-1 => (-code, true),
-        129..=192 => (code - 128, false),
-        193..=255 => (256 - code, false),
+    let (number, certain, encoding) = match (code, adapter) {
+        (-64..=-1, _) => (-code, true, None),
+        (193..=255, AdapterId::Debugpy) => (256 - code, false, Some("debugpy reports a death by signal N as 256 − N")),
+        // lldb stops the program on the other fatal signals (SIGSEGV, SIGABRT, …) before it
+        // dies: an exit with their number is a plain exit; SIGKILL cannot be stopped on.
+        (9, AdapterId::Lldb) => (code, false, Some("lldb reports a death by signal N as exit code N")),
+        (129..=192, _) => (code - 128, false, Some("a shell reports a death by signal N as 128 + N")),
+        (193..=255, _) => (256 - code, false, None),
         _ => return code.to_string(),
     };
-    // Deaths worth naming; SIGINT and SIGHUP only when certain (as byte-encoded codes they
-    // would be 254 and 255, common plain exit codes).
+    // Deaths worth naming; SIGINT and SIGHUP only when certain (as encoded codes they would be
+    // 254 and 255, or 1 and 2: common plain exit codes).
     let signal = i32::try_from(number).ok().and_then(|number| Signal::try_from(number).ok()).filter(|signal| {
         matches!(
             signal,
             Signal::SIGKILL | Signal::SIGTERM | Signal::SIGSEGV | Signal::SIGABRT | Signal::SIGBUS | Signal::SIGFPE | Signal::SIGILL
         ) || (certain && matches!(signal, Signal::SIGINT | Signal::SIGHUP))
     });
-    match (signal, certain) {
-        (Some(signal), true) => format!("{code} (killed by {signal})"),
-        (Some(signal), false) => format!("{code} (likely killed by {signal})"),
-        (None, _) => code.to_string(),
+    match (signal, certain, encoding) {
+        (Some(signal), true, _) => format!("{code} (killed by {signal})"),
+        (Some(signal), false, Some(encoding)) => format!("{code} (likely killed by {signal}: {encoding})"),
+        (Some(signal), false, None) => format!("{code} (likely killed by {signal})"),
+        (None, _, _) => code.to_string(),
     }
 }
 
@@ -127,18 +134,66 @@ pub fn session_end(end: &SessionEnd) -> String {
     match end {
         SessionEnd::Expired(message) => message.clone(),
         SessionEnd::AdapterGone(why) => format!("the debug adapter went away: {why}"),
-        SessionEnd::ProgramEnded(Some(code)) => format!("the program exited with code {}", exit_code(*code)),
-        SessionEnd::ProgramEnded(None) => "the program terminated".to_owned(),
+        SessionEnd::ProgramEnded(Some(code), adapter) => format!("the program exited with code {}", exit_code(*code, *adapter)),
+        SessionEnd::ProgramEnded(None, _) => "the program terminated".to_owned(),
     }
 }
 
-/// What teardown did: `disconnected with terminateDebuggee, adapter exited (reason)`.
+/// What teardown did: `disconnected with terminateDebuggee, adapter exited (reason)`, then how
+/// the program ended. A program that was alive when runbound asked the adapter to end it is
+/// said the same way for every adapter — `the program was killed by SIGKILL, sent by debugpy
+/// because runbound's teardown asked it to end the program (disconnect with
+/// terminateDebuggee); debugpy reports that death as exit code 247 (256 − 9)` — since debugpy
+/// (247), lldb-dap (9) and delve (no code) each spell the same kill differently.
 pub fn teardown(report: &TeardownReport) -> String {
     let mut text = format!("{} ({})", report.steps.join(", "), report.reason);
-    if let Some(code) = report.late_exit_code {
-        let _ = write!(text, "; the program exited with code {}", exit_code(code));
+    if let Some(killed) = &report.killed_on_request {
+        let _ = write!(text, "; {}", killed_on_request(killed));
+    } else if let Some(code) = report.late_exit_code {
+        let _ = write!(text, "; the program exited with code {}", exit_code(code, report.adapter));
     }
     text
+}
+
+/// How `adapter` reports a death by SIGKILL as an exit code, for [`teardown`]: the code and
+/// the encoding in words; `None` when the adapter reports no code for it.
+fn sigkill_exit_code(adapter: AdapterId) -> Option<(i64, &'static str)> {
+    match adapter {
+        // debugpy's launcher masks Popen's negative return code: `code &= 0xFF`.
+        AdapterId::Debugpy => Some((247, "256 − 9: debugpy reports a death by signal N as 256 − N")),
+        // lldb reports a death by signal N as exit status N (`exited with status = 9`).
+        AdapterId::Lldb => Some((9, "lldb reports a death by signal N as exit code N")),
+        AdapterId::Delve | AdapterId::Dart => None,
+    }
+}
+
+fn killed_on_request(killed: &DebuggeeKilledOnRequest) -> String {
+    let adapter = killed.adapter.name();
+    let expected = sigkill_exit_code(killed.adapter);
+    match killed.reported_exit_code {
+        // The program ended on its own between runbound's request and the adapter's kill.
+        Some(code) if expected.is_none_or(|(sigkill, _)| sigkill != code) && code != -9 && code != 137 => {
+            format!("the program exited with code {} while runbound's teardown was ending it", exit_code(code, killed.adapter))
+        }
+        reported => {
+            let mut text = format!(
+                "the program was killed by SIGKILL, sent by {adapter} because runbound's teardown asked it to end the program \
+                 (disconnect with terminateDebuggee)"
+            );
+            match (reported, expected) {
+                (Some(code), Some((sigkill, encoding))) if code == sigkill => {
+                    let _ = write!(text, "; {adapter} reports that death as exit code {code} ({encoding})");
+                }
+                (Some(code), _) => {
+                    let _ = write!(text, "; {adapter} reports that death as exit code {code}");
+                }
+                (None, _) => {
+                    let _ = write!(text, "; {adapter} reported no exit code for it");
+                }
+            }
+            text
+        }
+    }
 }
 
 /// One frame: `#0 app.py:13 in main  [frame_id 3]` and, with `quote`, the source line.
@@ -422,8 +477,8 @@ pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
             }
             text
         }
-        StopOutcome::Exited(code) => match code {
-            Some(code) => format!("the program exited with code {}; the session is over", exit_code(*code)),
+        StopOutcome::Exited(code, adapter) => match code {
+            Some(code) => format!("the program exited with code {}; the session is over", exit_code(*code, *adapter)),
             None => "the program terminated; the session is over (the exit code was not reported yet: some adapters, e.g. delve, report it at disconnect)".to_owned(),
         },
         StopOutcome::Closed(reason) => format!("the session ended: {reason}"),
@@ -758,7 +813,7 @@ pub fn session_status(status: &SessionStatus, workspace_root: &Path) -> String {
         }
     }
     if let Some(code) = status.exit_code {
-        let _ = writeln!(text, "program exited with code {}", exit_code(code));
+        let _ = writeln!(text, "program exited with code {}", exit_code(code, status.adapter));
     }
     for breakpoint in &status.breakpoints {
         let _ = writeln!(text, "  {}", breakpoint_status(breakpoint, workspace_root));
@@ -901,12 +956,18 @@ mod tests {
 
     #[test]
     fn exit_codes_name_the_usual_signal_encodings() {
-        assert_eq!(exit_code(0), "0");
-        assert_eq!(exit_code(4), "4");
-        assert_eq!(exit_code(247), "247 (likely killed by SIGKILL)");
-        assert_eq!(exit_code(137), "137 (likely killed by SIGKILL)");
-        assert_eq!(exit_code(-11), "-11 (killed by SIGSEGV)");
-        assert_eq!(exit_code(255), "255", "-1 is no signal worth naming");
+        use AdapterId::{Debugpy, Delve, Lldb};
+        assert_eq!(exit_code(0, Debugpy), "0");
+        assert_eq!(exit_code(4, Debugpy), "4");
+        assert_eq!(exit_code(4, Lldb), "4", "lldb stops on SIGILL before a death by it: 4 is a plain exit code");
+        assert_eq!(exit_code(11, Lldb), "11");
+        assert_eq!(exit_code(247, Debugpy), "247 (likely killed by SIGKILL: debugpy reports a death by signal N as 256 − N)");
+        assert_eq!(exit_code(9, Lldb), "9 (likely killed by SIGKILL: lldb reports a death by signal N as exit code N)");
+        assert_eq!(exit_code(9, Debugpy), "9", "debugpy reports a plain exit(9) as 9");
+        assert_eq!(exit_code(137, Delve), "137 (likely killed by SIGKILL: a shell reports a death by signal N as 128 + N)");
+        assert_eq!(exit_code(-11, Lldb), "-11 (killed by SIGSEGV)");
+        assert_eq!(exit_code(255, Debugpy), "255", "-1 is no signal worth naming");
+        assert_eq!(exit_code(1, Lldb), "1", "SIGHUP only when certain");
     }
 
     #[test]

@@ -119,8 +119,9 @@ pub const ANSWER_RESERVE: Duration = Duration::from_secs(2);
 pub enum StopOutcome {
     /// The program stopped.
     Stopped(StoppedAt),
-    /// The program ended (exit code when known).
-    Exited(Option<i64>),
+    /// The program ended (exit code when known, and the adapter that reported it: the code of a
+    /// death by signal depends on it).
+    Exited(Option<i64>, AdapterId),
     /// The adapter or the session went away.
     Closed(String),
     /// Still running after waiting this long.
@@ -223,8 +224,8 @@ pub enum SessionEnd {
     Expired(String),
     /// The adapter went away without the program ending (why).
     AdapterGone(String),
-    /// The program ended (exit code when known).
-    ProgramEnded(Option<i64>),
+    /// The program ended (exit code when known, and the adapter that reported it).
+    ProgramEnded(Option<i64>, AdapterId),
 }
 
 /// What polling an evaluate left in flight found.
@@ -271,6 +272,8 @@ pub struct SessionStatus {
     pub generation: u64,
     /// The exit code, when the program ended.
     pub exit_code: Option<i64>,
+    /// The adapter (how it reports a death by signal as an exit code).
+    pub adapter: AdapterId,
     /// Breakpoints as the adapter reports them, by file and requested line.
     pub breakpoints: Vec<BreakpointStatus>,
     /// An evaluate in flight or answered late.
@@ -443,6 +446,24 @@ pub struct TeardownReport {
     pub reason: String,
     /// An exit code first learned during teardown (delve tells it while disconnecting).
     pub late_exit_code: Option<i64>,
+    /// The adapter of the session (how it reports a death by signal as an exit code).
+    pub adapter: AdapterId,
+    /// Set when the program was still alive at teardown and runbound's `disconnect` with
+    /// `terminateDebuggee` was answered: the adapter then killed it (every adapter runbound
+    /// drives sends SIGKILL), and [`crate::debug::render::teardown`] says so in one spelling
+    /// whatever exit code the adapter reported for it.
+    pub killed_on_request: Option<DebuggeeKilledOnRequest>,
+}
+
+/// The program's end that runbound's teardown asked the adapter for (`disconnect` with
+/// `terminateDebuggee` on a live launched program).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DebuggeeKilledOnRequest {
+    /// The adapter that killed it.
+    pub adapter: AdapterId,
+    /// The exit code the adapter reported for that death, if any (debugpy: 247 = 256 − 9;
+    /// lldb-dap: 9; delve reports none).
+    pub reported_exit_code: Option<i64>,
 }
 
 /// A live debug session. Dropping it tears it down (see [`Session::terminate`]).
@@ -866,7 +887,7 @@ impl Session {
             }
         }
         if state.terminated || state.exit_code.is_some() {
-            return Some(SessionEnd::ProgramEnded(state.exit_code));
+            return Some(SessionEnd::ProgramEnded(state.exit_code, self.inner.adapter));
         }
         None
     }
@@ -920,6 +941,7 @@ impl Session {
             run: state.run.clone(),
             generation: state.generation,
             exit_code: state.exit_code,
+            adapter: inner.adapter,
             breakpoints,
             evaluate,
             function_breakpoints: inner.function_breakpoints.lock().clone(),
@@ -1071,6 +1093,7 @@ impl Session {
                 variable_info(
                     &mut state,
                     generation,
+                    inner.adapter,
                     &variable.name,
                     variable.type_.as_deref(),
                     &variable.value,
@@ -1152,9 +1175,11 @@ fn frame_info(state: &mut SessionState, frame: &dap_types::StackFrame) -> FrameI
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn variable_info(
     state: &mut SessionState,
     generation: u64,
+    adapter: AdapterId,
     name: &str,
     type_name: Option<&str>,
     value: &str,
@@ -1165,7 +1190,24 @@ fn variable_info(
     if let (Some(handle), Some(count)) = (handle, count) {
         state.child_counts.insert(handle, count);
     }
-    VariableInfo { name: name.to_owned(), type_name: type_name.map(str::to_owned), value: value.to_owned(), handle, count, inline: None }
+    let value = value_as_the_debugger_prints_it(adapter, value);
+    VariableInfo { name: name.to_owned(), type_name: type_name.map(str::to_owned), value, handle, count, inline: None }
+}
+
+/// The adapter's `value` text, mended where the adapter's DAP layer garbles what its own CLI
+/// prints. delve's DAP server appends ` = %#x` of `strconv.ParseUint(value)` to every unsigned
+/// integer; for a named constant (`reflect.Kind` → `String (24)`, a flag set `A|B`) the parse
+/// fails and the suffix is always ` = 0x0`, which reads as a zero value. That suffix is dropped
+/// (the dlv CLI prints `String (24)`); a plain number keeps its hex (`24 = 0x18`).
+fn value_as_the_debugger_prints_it(adapter: AdapterId, value: &str) -> String {
+    if adapter == AdapterId::Delve {
+        if let Some(text) = value.strip_suffix(" = 0x0") {
+            if !text.is_empty() && text.parse::<u64>().is_err() {
+                return text.to_owned();
+            }
+        }
+    }
+    value.to_owned()
 }
 
 /// Whether a value says little about its contents, so its children are worth showing inline:
@@ -1524,7 +1566,7 @@ impl SessionInner {
                 }
             }
             if state.exit_code.is_some() {
-                return StopOutcome::Exited(state.exit_code);
+                return StopOutcome::Exited(state.exit_code, self.adapter);
             }
             if state.terminated {
                 // delve announces the exit status after `terminated` (as console text); give a
@@ -1535,7 +1577,7 @@ impl SessionInner {
                         break;
                     }
                 }
-                return StopOutcome::Exited(state.exit_code);
+                return StopOutcome::Exited(state.exit_code, self.adapter);
             }
             if let Some(expired) = &state.expired {
                 return StopOutcome::Closed(expired.clone());
@@ -1711,7 +1753,8 @@ impl SessionInner {
             let name = child.name.trim_start_matches('[').trim_end_matches(']');
             !name.is_empty() && name.chars().all(|c| c.is_ascii_digit())
         });
-        let items = children.iter().map(|child| (child.name.clone(), child.value.clone())).collect();
+        let items =
+            children.iter().map(|child| (child.name.clone(), value_as_the_debugger_prints_it(self.adapter, &child.value))).collect();
         Some(InlineChildren {
             items,
             total: variable.count.unwrap_or(children.len() as u64).max(children.len() as u64),
@@ -1745,7 +1788,7 @@ impl SessionInner {
                 .map(|body| VariableInfo {
                     name: unanswered.expression.clone(),
                     type_name: body.type_,
-                    value: body.result,
+                    value: value_as_the_debugger_prints_it(self.adapter, &body.result),
                     handle: None,
                     count: None,
                     inline: None,
@@ -1827,6 +1870,7 @@ impl SessionInner {
         let value = variable_info(
             &mut state,
             generation,
+            self.adapter,
             expression,
             body.type_.as_deref(),
             &body.result,
@@ -1858,7 +1902,11 @@ impl SessionInner {
         }
         self.record_debuggee_processes();
         let mut steps = Vec::new();
-        let exit_code_known = self.state.lock().exit_code.is_some();
+        let (exit_code_known, program_ended_before) = {
+            let state = self.state.lock();
+            (state.exit_code.is_some(), state.exit_code.is_some() || state.terminated)
+        };
+        let mut terminate_requested = false;
         let connection = self.connection.lock().take();
         if let Some(connection) = connection {
             let alive = connection.closed().is_none();
@@ -1871,6 +1919,7 @@ impl SessionInner {
                 let sent = Self::encode::<req::Disconnect>(arguments)
                     .ok()
                     .and_then(|arguments| connection.request(req::Disconnect::COMMAND, arguments, self.disconnect_timeout).ok());
+                terminate_requested = sent.is_some() && !self.is_attach;
                 steps.push(match (sent, self.is_attach) {
                     (Some(_), true) => "disconnected (the attached program keeps running)",
                     (Some(_), false) => "disconnected with terminateDebuggee",
@@ -1912,10 +1961,12 @@ impl SessionInner {
         }
         let leftovers = process::kill_recorded_processes(&self.state.lock().debuggee_processes);
         if leftovers > 0 {
-            steps.push("leftover debuggee processes killed");
+            steps.push("leftover debuggee processes killed by runbound (SIGKILL)");
         }
         self.temp_dir.lock().take();
-        let report = TeardownReport { steps, reason: reason.to_owned(), late_exit_code };
+        let killed_on_request = (terminate_requested && !program_ended_before)
+            .then_some(DebuggeeKilledOnRequest { adapter: self.adapter, reported_exit_code: late_exit_code });
+        let report = TeardownReport { steps, reason: reason.to_owned(), late_exit_code, adapter: self.adapter, killed_on_request };
         *done = Some(report.clone());
         drop(done);
         self.changed.notify_all();
@@ -1934,6 +1985,16 @@ fn exception_id_without_notes(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::exception_id_without_notes;
+
+    #[test]
+    fn delve_named_constants_lose_the_zero_hex_of_a_failed_parse() {
+        use super::{value_as_the_debugger_prints_it, AdapterId};
+        assert_eq!(value_as_the_debugger_prints_it(AdapterId::Delve, "String (24) = 0x0"), "String (24)");
+        assert_eq!(value_as_the_debugger_prints_it(AdapterId::Delve, "ModeDir|ModePerm = 0x0"), "ModeDir|ModePerm");
+        assert_eq!(value_as_the_debugger_prints_it(AdapterId::Delve, "24 = 0x18"), "24 = 0x18");
+        assert_eq!(value_as_the_debugger_prints_it(AdapterId::Delve, "0 = 0x0"), "0 = 0x0");
+        assert_eq!(value_as_the_debugger_prints_it(AdapterId::Lldb, "String (24) = 0x0"), "String (24) = 0x0");
+    }
 
     #[test]
     fn debugpy_notes_are_cut_from_exception_names() {

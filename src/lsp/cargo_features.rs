@@ -98,6 +98,33 @@ pub struct PackageFeatures {
     pub negated_gates: Vec<GatedFile>,
     /// `.rs` files left unread for the file cap (0 normally).
     pub files_unread: usize,
+    /// The package's build targets (`cargo metadata`'s `targets`, build scripts left out), so a
+    /// check can say which of them cargo never got to.
+    pub targets: Vec<CargoTarget>,
+}
+
+/// One build target of a workspace member, from `cargo metadata`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CargoTarget {
+    /// The target's name (`indexmap`, `bench`).
+    pub name: String,
+    /// Its first kind: `lib`, `bin`, `test`, `bench`, `example` (a `proc-macro`, `rlib`, …
+    /// library kind is said as `lib`).
+    pub kind: String,
+    /// Its root source file (absolute).
+    pub src_path: PathBuf,
+    /// `required-features`: cargo skips the target, silently, when one is not enabled.
+    pub required_features: Vec<String>,
+}
+
+/// A `cargo metadata` target kind list as one kind: the library kinds (`rlib`, `proc-macro`, …)
+/// are `lib`.
+pub fn target_kind(kinds: &[&str]) -> String {
+    match kinds.first() {
+        Some(&("bin" | "test" | "bench" | "example" | "custom-build")) => kinds[0].to_owned(),
+        Some(_) => "lib".to_owned(),
+        None => String::new(),
+    }
 }
 
 /// A file with feature gates.
@@ -243,6 +270,27 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
             gated_files,
             negated_gates,
             files_unread,
+            targets: package["targets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|target| {
+                    let kinds: Vec<&str> = target["kind"].as_array()?.iter().filter_map(Value::as_str).collect();
+                    let kind = target_kind(&kinds);
+                    (kind != "custom-build").then(|| CargoTarget {
+                        name: target["name"].as_str().unwrap_or("").to_owned(),
+                        kind,
+                        src_path: PathBuf::from(target["src_path"].as_str().unwrap_or("")),
+                        required_features: target["required-features"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect(),
+                    })
+                })
+                .collect(),
         });
     }
     out.sort_by(|a, b| a.package.cmp(&b.package));

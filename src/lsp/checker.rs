@@ -89,6 +89,103 @@ pub struct CheckerRun {
     /// Cargo runs: `compile_error!` diagnostics (`path:line: message`), which a crate uses to
     /// refuse a combination of features (mutually exclusive ones under `--all-features`).
     pub compile_errors: Vec<String>,
+    /// Cargo runs: the workspace members' targets cargo never compiled in this check (a
+    /// library they depend on failed, the check stopped, or `required-features` are off):
+    /// their diagnostics are unknown, not clean.
+    pub targets_not_checked: Vec<UncheckedCargoTarget>,
+}
+
+/// A build target of a workspace member that a `cargo check --all-targets` did not compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UncheckedCargoTarget {
+    /// The package it belongs to.
+    pub package: String,
+    /// The target.
+    pub target: crate::lsp::cargo_features::CargoTarget,
+    /// Why cargo did not compile it.
+    pub reason: UncheckedCargoTargetReason,
+}
+
+/// Why cargo did not compile a target (see [`cargo_targets_not_checked`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UncheckedCargoTargetReason {
+    /// The package's library, which every other target of it depends on, failed to compile:
+    /// cargo does not start its dependents.
+    LibraryFailed {
+        /// The library's name.
+        library: String,
+    },
+    /// `required-features` not enabled in the check: cargo skips the target silently.
+    RequiredFeatures {
+        /// The required features that were off.
+        missing: Vec<String>,
+    },
+    /// No artifact and no message for it: something it depends on failed, or the check
+    /// stopped first.
+    NotReached,
+}
+
+impl UncheckedCargoTarget {
+    /// `benches/bench.rs (bench `bench`): not compiled because the library `indexmap` failed`,
+    /// the path shown by `display_path`.
+    pub fn render(&self, display_path: impl Fn(&Path) -> String) -> String {
+        let why = match &self.reason {
+            UncheckedCargoTargetReason::LibraryFailed { library } => {
+                format!("not compiled: it depends on the library `{library}`, which failed to compile")
+            }
+            UncheckedCargoTargetReason::RequiredFeatures { missing } => {
+                format!("skipped by cargo: its required-features {} are not enabled", missing.join(", "))
+            }
+            UncheckedCargoTargetReason::NotReached => "not compiled: something it depends on failed, or the check stopped first".to_owned(),
+        };
+        format!("{} ({} `{}`): {why}", display_path(&self.target.src_path), self.target.kind, self.target.name)
+    }
+}
+
+/// The targets of `packages` (the workspace members, with their targets from `cargo metadata`)
+/// that a `cargo check --all-targets --message-format=json` whose stdout is `stdout` never
+/// compiled: cargo prints a `compiler-artifact` (fresh or built) or a `compiler-message` for every
+/// target it compiles, keyed here by the target's `src_path`; a target with neither was not
+/// compiled. Its reason: its package's library has an error (cargo never starts a library's
+/// dependents), its `required-features` are not all in the package's enabled features, or
+/// neither (not reached).
+pub fn cargo_targets_not_checked(stdout: &str, packages: &[PackageFeatures]) -> Vec<UncheckedCargoTarget> {
+    let mut compiled: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut failed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for line in stdout.lines() {
+        let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
+        let reason = message.get("reason").and_then(Value::as_str);
+        if !matches!(reason, Some("compiler-artifact" | "compiler-message")) {
+            continue;
+        }
+        let Some(src_path) = message.pointer("/target/src_path").and_then(Value::as_str) else { continue };
+        let src_path = PathBuf::from(src_path);
+        if reason == Some("compiler-message") && message.pointer("/message/level").and_then(Value::as_str) == Some("error") {
+            failed.insert(src_path.clone());
+        }
+        compiled.insert(src_path);
+    }
+    let mut out = Vec::new();
+    for package in packages {
+        let library = package.targets.iter().find(|target| target.kind == "lib");
+        let library_failed = library.filter(|lib| failed.contains(&lib.src_path));
+        for target in &package.targets {
+            if compiled.contains(&target.src_path) {
+                continue;
+            }
+            let missing: Vec<String> =
+                target.required_features.iter().filter(|feature| !package.enabled.contains(feature)).cloned().collect();
+            let reason = if !missing.is_empty() {
+                UncheckedCargoTargetReason::RequiredFeatures { missing }
+            } else if let Some(library) = library_failed.filter(|library| library.src_path != target.src_path) {
+                UncheckedCargoTargetReason::LibraryFailed { library: library.name.clone() }
+            } else {
+                UncheckedCargoTargetReason::NotReached
+            };
+            out.push(UncheckedCargoTarget { package: package.package.clone(), target: target.clone(), reason });
+        }
+    }
+    out
 }
 
 /// The last `"*"` run of a supervisor, kept so that later pages do not run the checkers again.
@@ -342,6 +439,7 @@ pub fn project_diagnostics(
     } else if features_unread {
         text.push_str(" — the cargo features could not be read: code behind features that are not enabled may be unchecked, see below");
     }
+    text.push_str(&targets_not_checked_headline(&runs, supervisor));
     for run in &runs {
         // What this run contributes after repeats (the same finding from two steps, or twice from
         // one) were listed once, so the counts agree with the header.
@@ -372,6 +470,9 @@ pub fn project_diagnostics(
         for line in feature_lines(run, selection, supervisor) {
             text.push_str("\n    ");
             text.push_str(&line);
+        }
+        for target in &run.targets_not_checked {
+            text.push_str(&format!("\n    NOT checked: {}", target.render(|path| supervisor.display_path(path))));
         }
     }
     for (inner, outer) in &python_roots_merged {
@@ -439,8 +540,10 @@ pub fn project_diagnostics(
                 _ => None,
             },
             compile_errors: run.compile_errors.clone(),
+            targets_not_checked: run.targets_not_checked.iter().map(|target| target.render(|path| supervisor.display_path(path))).collect(),
         })
         .collect();
+    let targets_not_checked: Vec<String> = runs.iter().flat_map(|run| run.targets_not_checked.clone()).collect();
     let output = LspOutput::WorkspaceCheck(WorkspaceCheck {
         op: DiagnosticsOp::Diagnostics,
         file: "*".to_owned(),
@@ -458,8 +561,59 @@ pub fn project_diagnostics(
         not_python_projects: not_python_projects.iter().map(|dir| supervisor.display_path(dir)).collect(),
         cargo_feature_arguments: selection.cargo_args(),
         features_not_checked,
+        targets_not_checked,
     });
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// The headline's words on cargo targets never compiled, grouped by why: ` — NOT checked:
+/// benches/bench.rs, benches/faststring.rs (cargo never compiled them: the library `indexmap`
+/// they depend on failed to compile; their diagnostics are unknown, not clean — fix its errors
+/// and check again)`; empty when every target was compiled.
+fn targets_not_checked_headline(runs: &[CheckerRun], supervisor: &LspSupervisor) -> String {
+    let targets: Vec<&UncheckedCargoTarget> = runs.iter().flat_map(|run| &run.targets_not_checked).collect();
+    if targets.is_empty() {
+        return String::new();
+    }
+    let paths = |reason: &dyn Fn(&UncheckedCargoTargetReason) -> bool| -> Vec<String> {
+        targets.iter().filter(|target| reason(&target.reason)).map(|target| supervisor.display_path(&target.target.src_path)).collect()
+    };
+    let mut libraries: Vec<&str> = targets
+        .iter()
+        .filter_map(|target| match &target.reason {
+            UncheckedCargoTargetReason::LibraryFailed { library } => Some(library.as_str()),
+            _ => None,
+        })
+        .collect();
+    libraries.dedup();
+    let mut parts = Vec::new();
+    let after_library = paths(&|reason| matches!(reason, UncheckedCargoTargetReason::LibraryFailed { .. }));
+    if !after_library.is_empty() {
+        let named: Vec<String> = libraries.iter().map(|library| format!("`{library}`")).collect();
+        parts.push(format!(
+            "{} (cargo never compiled {}: the {} {} that {} on failed to compile; {} diagnostics are unknown, not clean — fix those errors and check again)",
+            after_library.join(", "),
+            if after_library.len() == 1 { "it" } else { "them" },
+            if named.len() == 1 { "library" } else { "libraries" },
+            named.join(", "),
+            if after_library.len() == 1 { "it depends" } else { "they depend" },
+            if after_library.len() == 1 { "its" } else { "their" },
+        ));
+    }
+    let not_reached = paths(&|reason| matches!(reason, UncheckedCargoTargetReason::NotReached));
+    if !not_reached.is_empty() {
+        parts.push(format!(
+            "{} (cargo never compiled {}: something {} on failed, or the check stopped first; diagnostics unknown, not clean)",
+            not_reached.join(", "),
+            if not_reached.len() == 1 { "it" } else { "them" },
+            if not_reached.len() == 1 { "it depends" } else { "they depend" },
+        ));
+    }
+    let by_features = paths(&|reason| matches!(reason, UncheckedCargoTargetReason::RequiredFeatures { .. }));
+    if !by_features.is_empty() {
+        parts.push(format!("{} (required-features not enabled, see below)", by_features.join(", ")));
+    }
+    format!(" — NOT checked: {}", parts.join("; "))
 }
 
 /// `; declared: either: serde, std, use_std` for the cargo runs whose features were read, or
@@ -720,7 +874,9 @@ fn run_checker(
         refused_by_trust: false,
         features: None,
         compile_errors: Vec::new(),
+        targets_not_checked: Vec::new(),
     };
+    let mut cargo_stdout = String::new();
     if trust.is_restricted() {
         let refusal = match checker {
             "cargo" => Some(("cargo check", "it runs the project's build scripts (build.rs) and proc macros")),
@@ -905,6 +1061,7 @@ fn run_checker(
         }
         if checker == "cargo" {
             run.compile_errors.extend(compile_error_messages(&stdout, root));
+            cargo_stdout.push_str(&stdout);
         }
         let parsed = match checker {
             "cargo" => parse_cargo(&stdout, root),
@@ -970,6 +1127,9 @@ fn run_checker(
             }
             None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
         });
+        if let Some(Ok(packages)) = &run.features {
+            run.targets_not_checked = cargo_targets_not_checked(&cargo_stdout, packages);
+        }
     }
     if trust.is_restricted() {
         run.restricted = Some(if restricted_notes.is_empty() {

@@ -1078,6 +1078,39 @@ impl LanguageServer {
         }
     }
 
+    /// Shows the server `text` as `path`'s content without saving it (`didChange`, no
+    /// `didSave`, so no check-on-save starts), runs `during`, then sends the tracked text back
+    /// the same way. The file on disk is never touched and the tracked text stays the file's,
+    /// so a [`LanguageServer::sync_document`] of `path` inside `during` is a no-op and the server
+    /// answers requests on `text`. Used to let a server resolve code it does not analyse in place
+    /// (a Rust doc-test example, copied into a module appended to its file).
+    ///
+    /// # Errors
+    /// When the file cannot be read or opened, or a notification cannot be sent (then
+    /// `during` did not run, or the text was restored as far as the transport allowed).
+    pub fn with_unsaved_text<T>(&self, path: &Path, text: String, during: impl FnOnce() -> T) -> Result<T, ToolError> {
+        self.sync_document(path)?;
+        let send = |text: String, restore: bool| -> Result<(), ToolError> {
+            let mut documents = self.documents.lock();
+            let generation_before = self.diagnostics_generation();
+            let document = documents
+                .get_mut(path)
+                .ok_or_else(|| ToolError::failed(format!("{} is not open on {}", path.display(), self.definition.id)))?;
+            document.version += 1;
+            document.synced_generation = generation_before;
+            self.bump_content_epoch();
+            let text = if restore { document.text.clone() } else { text };
+            self.notify::<notification::DidChangeTextDocument>(lsp_types::DidChangeTextDocumentParams {
+                text_document: lsp_types::VersionedTextDocumentIdentifier { uri: path_to_lsp_uri(path), version: document.version },
+                content_changes: vec![lsp_types::TextDocumentContentChangeEvent { range: None, range_length: None, text }],
+            })
+        };
+        send(text, false)?;
+        let answer = during();
+        send(String::new(), true)?;
+        Ok(answer)
+    }
+
     /// Before an op: resyncs every tracked document whose file changed on disk (mtime + size),
     /// closes documents whose file was deleted, and sends `workspace/didChangeWatchedFiles` for
     /// served files created, changed or deleted under the root since the last scan (bounded to

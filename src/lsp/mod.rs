@@ -35,6 +35,7 @@ pub(crate) mod client;
 pub(crate) mod code_action;
 pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
+pub(crate) mod doc_tests;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

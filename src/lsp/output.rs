@@ -610,6 +610,10 @@ pub struct WorkspaceCheck {
     /// enable: code behind them was NOT checked (empty when every feature was on, or no cargo
     /// root).
     pub features_not_checked: Vec<String>,
+    /// Cargo targets of the workspace members that cargo never compiled in this check, as
+    /// `path (kind `name`): why` (a library they depend on failed, `required-features` off, the
+    /// check stopped): their diagnostics are unknown, not clean.
+    pub targets_not_checked: Vec<String>,
 }
 
 /// One checker diagnostic.
@@ -655,6 +659,8 @@ pub struct CheckerRunSummary {
     /// Cargo runs: `compile_error!` errors (`path:line: message`), e.g. a crate refusing
     /// mutually exclusive features under `--all-features`.
     pub compile_errors: Vec<String>,
+    /// Cargo runs: the targets cargo never compiled, as `path (kind `name`): why`.
+    pub targets_not_checked: Vec<String>,
 }
 
 /// One workspace member's cargo features in a `"*"` check.
@@ -788,8 +794,14 @@ pub struct CheckedRenameCoverage {
     pub added_by_runbound: Vec<String>,
     /// Occurrences left in comments and strings.
     pub left_in_comments_and_strings: Vec<String>,
-    /// Occurrences left in doc-test code.
+    /// Occurrences left in doc-test code that could not be resolved (`path:line`).
     pub left_in_doc_tests: Vec<String>,
+    /// Occurrences in doc-test code that the server resolved, in a copy of the example, to the
+    /// renamed symbol, and runbound renamed (`path:line`; also in `added_by_runbound`).
+    pub renamed_in_doc_tests: Vec<String>,
+    /// Occurrences in doc-test code that the server resolved to another definition of the same
+    /// name (rightly left).
+    pub doc_tests_of_other_symbols: usize,
     /// Occurrences in documentation files (no server edits them).
     pub left_in_documentation_files: Vec<String>,
     /// Code occurrences the edit leaves (another symbol of the same name, or missed).

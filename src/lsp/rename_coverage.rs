@@ -32,6 +32,7 @@ use std::time::Instant;
 
 use crate::files::WorkspaceReader;
 use crate::lsp::client::LanguageServer;
+use crate::lsp::doc_tests::DocTestResolution;
 use crate::lsp::output::{CheckedRenameCoverage, RenameCoverageSummary, UncheckedRenameCoverage};
 use crate::lsp::position::{is_identifier_char, split_lines, PositionEncoding};
 use crate::lsp::project_scope::WalkScope;
@@ -562,6 +563,45 @@ pub fn complete_rename(
             in_text.push((hit, OccurrenceKind::Text));
         }
     }
+    // Doc-test occurrences: the server resolves each in a copy of its example (it answers
+    // nothing in the doc comment itself); those that lead to the renamed symbol are renamed like
+    // missed references, those that lead elsewhere are another item's (left, counted), and the
+    // rest are listed as unresolved.
+    let doc_test_hits: Vec<WordHit> =
+        in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::DocTest).map(|(hit, _)| hit.clone()).collect();
+    in_text.retain(|(_, kind)| *kind != OccurrenceKind::DocTest);
+    let doc_tests_started = Instant::now();
+    let doc_test_resolutions: Vec<(WordHit, DocTestResolution)> = if doc_test_hits.is_empty() {
+        Vec::new()
+    } else if origin_targets.is_empty() {
+        let why = format!("{} gave no definition for the renamed position", server.id());
+        doc_test_hits.into_iter().map(|hit| (hit, DocTestResolution::Unresolved(why.clone()))).collect()
+    } else {
+        crate::lsp::doc_tests::resolve_doc_test_occurrences(server, &reader, &doc_test_hits, deadline)
+    };
+    let doc_tests_elapsed = doc_tests_started.elapsed();
+    let mut doc_tests_renamed: Vec<WordHit> = Vec::new();
+    let mut doc_tests_of_others: Vec<(WordHit, Target)> = Vec::new();
+    let mut doc_tests: Vec<(WordHit, String)> = Vec::new();
+    for (hit, resolution) in doc_test_resolutions {
+        match resolution {
+            DocTestResolution::Resolved(targets) => {
+                let leads_to_renamed = targets.iter().any(|target| origin_targets.contains(target) || renamed_by(&edits, target));
+                if !leads_to_renamed {
+                    let first = targets.into_iter().min().expect("resolved to at least one target");
+                    doc_tests_of_others.push((hit, first));
+                } else if renames_declaration(&edits) {
+                    let (start, end) = columns(&hit);
+                    let own = text_edit(hit.line, start, end, new_name);
+                    conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+                    doc_tests_renamed.push(hit);
+                } else {
+                    doc_tests.push((hit, "it calls the renamed symbol, but the edit does not rename its declaration".to_owned()));
+                }
+            }
+            DocTestResolution::Unresolved(why) => doc_tests.push((hit, why)),
+        }
+    }
     let covered_now = grep.hits.iter().filter(|hit| is_covered(&edits, hit)).count();
     let mut report = vec![format!(
         "grep -w check: {} whole-word occurrence{} of `{old_name}` in {} of the {} {} file{} under {root_shown}{}; {covered_now} renamed by this edit ({} ms)",
@@ -610,17 +650,41 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
-    let doc_tests: Vec<WordHit> = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::DocTest).map(|(hit, _)| hit.clone()).collect();
-    if !doc_tests.is_empty() {
+    if !doc_tests_renamed.is_empty() {
         report.push(format!(
-            "  left unrenamed: {} in doc comments (doc-tests may fail) — code examples the server does not rename; edit them yourself, then run {}:",
-            doc_tests.len(),
-            if doc_tests.iter().any(|hit| hit.path.extension().is_some_and(|ext| ext == "rs")) { "`cargo test --doc`" } else { "the doctests" }
+            "  runbound renamed {} in doc-test examples (doc comments) — {} resolved each, in an unsaved copy of its example, to the renamed symbol ({} ms); run {} to confirm:",
+            crate::render::plural(doc_tests_renamed.len(), "occurrence"),
+            server.id(),
+            doc_tests_elapsed.as_millis(),
+            doc_test_command(doc_tests_renamed.iter())
         ));
-        let lines = one_per_line(doc_tests.iter(), |hit| hit);
+        let lines = one_per_line(doc_tests_renamed.iter(), |hit| hit);
         list_lines(&mut report, &lines, DOC_TESTS_LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
-    in_text.retain(|(_, kind)| *kind != OccurrenceKind::DocTest);
+    if !doc_tests_of_others.is_empty() {
+        let mut definitions: BTreeMap<String, usize> = BTreeMap::new();
+        for (_, (path, target_line, _)) in &doc_tests_of_others {
+            *definitions.entry(format!("{}:{}", shown(path), target_line + 1)).or_default() += 1;
+        }
+        let definitions: Vec<String> = definitions.into_iter().map(|(at, count)| format!("{at} ({count})")).collect();
+        report.push(format!(
+            "  left unrenamed, rightly: {} in doc-test examples that call another `{old_name}` ({} resolved {} in a copy of the example to: {}) — not this symbol; leave {}",
+            crate::render::plural(doc_tests_of_others.len(), "occurrence"),
+            server.id(),
+            if doc_tests_of_others.len() == 1 { "it" } else { "them" },
+            definitions.join(", "),
+            if doc_tests_of_others.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    if !doc_tests.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} in doc comments (doc-tests may fail) — code examples whose `{old_name}` could not be resolved; edit those that use this symbol, then run {}:",
+            doc_tests.len(),
+            doc_test_command(doc_tests.iter().map(|(hit, _)| hit))
+        ));
+        let lines = one_per_line(doc_tests.iter(), |(hit, _)| hit);
+        list_lines(&mut report, &lines, DOC_TESTS_LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, why)| format!("   ({why})"));
+    }
     if !in_text.is_empty() {
         let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
         report.push(format!(
@@ -712,10 +776,13 @@ pub fn complete_rename(
         added_by_runbound: added
             .iter()
             .chain(dunder_all_added.iter())
+            .chain(doc_tests_renamed.iter())
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         left_in_comments_and_strings: in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
-        left_in_doc_tests: doc_tests.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        left_in_doc_tests: doc_tests.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_unrenamed: elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -730,13 +797,22 @@ pub fn complete_rename(
         warnings.push(format!(
             "WARNING: {} left unrenamed in doc comments (doc-tests may fail) — listed below",
             if doc_tests.len() == 1 {
-                "1 occurrence in example code was".to_owned()
+                "1 occurrence in example code that could not be resolved was".to_owned()
             } else {
-                format!("{} occurrences in example code were", doc_tests.len())
+                format!("{} occurrences in example code that could not be resolved were", doc_tests.len())
             }
         ));
     }
     RenameCoverage { edit: merged, report, summary, warnings }
+}
+
+/// `` `cargo test --doc` `` when one of `hits` is in a Rust file, else `the doctests`.
+fn doc_test_command<'a>(mut hits: impl Iterator<Item = &'a WordHit>) -> &'static str {
+    if hits.any(|hit| hit.path.extension().is_some_and(|ext| ext == "rs")) {
+        "`cargo test --doc`"
+    } else {
+        "the doctests"
+    }
 }
 
 /// What an occurrence of a name is, by the file's syntax tree.

@@ -20,7 +20,7 @@ pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn build_run(workspace: &Path, config: DebugConfig) -> Run {
+pub(crate) fn build_run(workspace: &Path, config: DebugConfig) -> Run {
     let run_config = RunConfig { debug: config, ..RunConfig::default() };
     Run::builder(workspace)
         .config(run_config)
@@ -34,7 +34,7 @@ fn call(run: &Run, arguments: Value) -> ToolResult {
     run.call(Caller::Main, "debug", arguments)
 }
 
-fn ok(run: &Run, arguments: Value) -> String {
+pub(crate) fn ok(run: &Run, arguments: Value) -> String {
     let result = call(run, arguments.clone());
     let text = result.joined_text();
     assert!(!result.is_error, "debug {arguments} failed:\n{text}");
@@ -52,7 +52,7 @@ fn err(run: &Run, arguments: Value) -> (String, String) {
 }
 
 /// The number after `marker` in `text` on the first line containing `line_filter`.
-fn number_after(text: &str, line_filter: &str, marker: &str) -> u64 {
+pub(crate) fn number_after(text: &str, line_filter: &str, marker: &str) -> u64 {
     let line = text.lines().find(|l| l.contains(line_filter)).unwrap_or_else(|| panic!("no line with {line_filter:?} in:\n{text}"));
     let rest = &line[line.find(marker).unwrap_or_else(|| panic!("no {marker:?} in {line:?}")) + marker.len()..];
     rest.trim_start().chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
@@ -273,7 +273,7 @@ fn delve_full_walk_on_go_module() {
     assert!(!workspace.path().join("__debug_bin").exists(), "delve's build output must not land in the module");
 }
 
-fn debugpy_python(test: &str) -> Option<PathBuf> {
+pub(crate) fn debugpy_python(test: &str) -> Option<PathBuf> {
     let python = support::require_binary(test, "python3")?;
     let ok = std::process::Command::new(&python).args(["-c", "import debugpy"]).status().map(|s| s.success()).unwrap_or(false);
     if !ok {
@@ -283,7 +283,7 @@ fn debugpy_python(test: &str) -> Option<PathBuf> {
     Some(python)
 }
 
-fn lldb_dap(test: &str) -> Option<()> {
+pub(crate) fn lldb_dap(test: &str) -> Option<()> {
     if support::lldb_dap_found() {
         Some(())
     } else {
