@@ -559,19 +559,41 @@ pub fn go_missing_modules(stderr: &str) -> Vec<String> {
         let line = line.trim();
         if let Some(rest) = line.strip_prefix("go: downloading ") {
             push(rest.split_whitespace().take(2).collect::<Vec<_>>().join(" "));
-        } else if let Some(rest) = line.strip_prefix("go: ") {
-            let lookup_failed =
-                ["module lookup disabled", "dial tcp", "no such host", "connection refused", "proxy.golang.org", "i/o timeout"]
-                    .iter()
-                    .any(|sign| rest.contains(sign));
-            if let (true, Some((module, _))) = (lookup_failed, rest.split_once(':')) {
-                if let Some((path, version)) = module.split_once('@') {
+            continue;
+        }
+        if !is_go_download_failure(line) {
+            continue;
+        }
+        // `go: MODULE@VERSION: …` or `file.go:3:8: MODULE@VERSION: …`.
+        for part in line.split(": ") {
+            let part = part.trim();
+            if let Some((path, version)) = part.split_once('@') {
+                if !path.is_empty() && !path.contains(' ') && version.starts_with('v') && !version.contains(' ') {
                     push(format!("{path} {version}"));
+                    break;
                 }
             }
         }
     }
     modules
+}
+
+/// Whether a line (or a diagnostic's message) of go is a module download that failed: no
+/// proxy reachable, lookups disabled (`GOPROXY=off`), a proxy that does not have it.
+fn is_go_download_failure(line: &str) -> bool {
+    line.contains('@')
+        && [
+            "module lookup disabled",
+            "dial tcp",
+            "no such host",
+            "connection refused",
+            "proxy.golang.org",
+            "i/o timeout",
+            "404 Not Found",
+            "410 Gone",
+        ]
+        .iter()
+        .any(|sign| line.contains(sign))
 }
 
 /// `; declared: either: serde, std, use_std` for the cargo runs whose features were read, or
@@ -1043,22 +1065,23 @@ fn run_checker(
                 if matches!(checker, "pyright" | "tsc") {
                     number_repeats_within_step(&mut records);
                 }
-                let missing = if checker == "go" && records.is_empty() && !completed.status.success() {
-                    go_missing_modules(&stderr)
-                } else {
-                    Vec::new()
-                };
-                if !missing.is_empty() && !completed.timed_out && run.problem.is_none() {
-                    let shown_root = crate::render::display_path(workspace_root, root);
-                    let mut names: Vec<String> = missing.iter().take(5).cloned().collect();
-                    if missing.len() > 5 {
-                        names.push(format!("and {} more", missing.len() - 5));
+                let missing = if checker == "go" && !completed.status.success() { go_missing_modules(&stderr) } else { Vec::new() };
+                if !missing.is_empty() {
+                    // A failed download is the environment's, not a diagnostic of the project.
+                    records.retain(|record| !is_go_download_failure(&record.message));
+                    if !completed.timed_out && run.problem.is_none() {
+                        let shown_root = crate::render::display_path(workspace_root, root);
+                        let mut names: Vec<String> = missing.iter().take(5).cloned().collect();
+                        if missing.len() > 5 {
+                            names.push(format!("and {} more", missing.len() - 5));
+                        }
+                        let last = stderr.lines().rev().find(|line| is_go_download_failure(line)).unwrap_or("").trim();
+                        run.problem = Some(format!(
+                            "the Go module at {shown_root} could not be checked{}: its dependencies are not available locally ({}); go tried to download them and could not (`{last}`); the other runs are not affected. To check it, make them available (`go mod download` in {shown_root} where a module proxy is reachable, or a vendor/ folder); to leave it out, call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\", \"exclude\": [\"{shown_root}\"]}}",
+                            if records.is_empty() { "" } else { " in full (what go reported before it stopped is listed)" },
+                            names.join(", ")
+                        ));
                     }
-                    let last = stderr.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("").trim();
-                    run.problem = Some(format!(
-                        "the Go module at {shown_root} could not be checked: its dependencies are not available locally ({}); go tried to download them and could not (`{last}`). Nothing of it was checked; the other runs are not affected. To check it, make them available (`go mod download` in {shown_root} where a module proxy is reachable, or a vendor/ folder); to leave it out, call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\", \"exclude\": [\"{shown_root}\"]}}",
-                        names.join(", ")
-                    ));
                     // The next steps (go build, go test) need the same modules.
                     run.records.extend(records);
                     break;
@@ -1479,6 +1502,24 @@ pub fn parse_clang(output: &str, root: &Path, file: &str) -> Result<Vec<Diagnost
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_missing_modules_come_from_download_lines_and_failed_lookups() {
+        // tomlkit 0.13.2's tests/toml-test, no module proxy reachable.
+        let tomlkit = "go: github.com/BurntSushi/toml@v0.4.0: Get \"https://proxy.golang.org/github.com/%21burnt%21sushi/toml/@v/v0.4.0.mod\": dial tcp: lookup proxy.golang.org on 10.255.255.53:53: no such host\ngo: downloading github.com/BurntSushi/toml v0.4.0\ngo: downloading zgo.at/zli v0.0.0-20210619044753-e7020a328e59\n";
+        assert_eq!(
+            go_missing_modules(tomlkit),
+            vec!["github.com/BurntSushi/toml v0.4.0".to_owned(), "zgo.at/zli v0.0.0-20210619044753-e7020a328e59".to_owned()]
+        );
+        // The same failure reported at the import, and with lookups turned off.
+        let at_import = "main.go:3:8: example.invalid/missing@v1.0.0: Get \"https://proxy.golang.org/example.invalid/missing/@v/v1.0.0.zip\": dial tcp: lookup proxy.golang.org: no such host\n";
+        assert_eq!(go_missing_modules(at_import), vec!["example.invalid/missing v1.0.0".to_owned()]);
+        assert!(is_go_download_failure(at_import));
+        let disabled = "go: example.invalid/missing@v1.0.0: module lookup disabled by GOPROXY=off\n";
+        assert_eq!(go_missing_modules(disabled), vec!["example.invalid/missing v1.0.0".to_owned()]);
+        // A type error is no missing module.
+        assert!(go_missing_modules("./main.go:5:2: undefined: missing\n").is_empty());
+    }
 
     #[test]
     fn tsc_go_dart_and_clang_lines_parse() {

@@ -3083,22 +3083,29 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len() + use_no_changed_name.len());
                     line.push_str(&format!("; {more} more that import it were not checked ({because})"));
                 }
-                line.push_str(&format!("; other files were not checked: {}", next_step()));
+                line.push_str(&format!("; other files were not checked: {}", next_step(any_rust(&check.written))));
                 (line, false)
             }
-            CheckScope::WrittenOnly(why) => {
-                (format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step()), false)
-            }
+            CheckScope::WrittenOnly(why) => (
+                format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step(any_rust(&check.written))),
+                false,
+            ),
             CheckScope::OthersUnaffected(why) => (format!("checked: {written_text}; other files need no re-check: {why}"), false),
             CheckScope::Unavailable(reason) => {
                 any_unavailable = true;
-                (format!("checked: {written_text} only; files that import it were not checked: {reason}; {}", next_step()), false)
+                (
+                    format!(
+                        "checked: {written_text} only; files that import it were not checked: {reason}; {}",
+                        next_step(any_rust(&check.written))
+                    ),
+                    false,
+                )
             }
         };
         let checked_line = if written_unavailable.is_empty() && dependents_unavailable.is_empty() {
             checked_line
         } else {
-            format!("{checked_line}{}", not_checked_text(&written_unavailable, &dependents_unavailable))
+            format!("{checked_line}{}", not_checked_text(&written_unavailable, &dependents_unavailable, any_rust(&check.written)))
         };
         if written_text.is_empty() && not_built.is_empty() {
             // No written file's diagnostics were obtained: nothing about them is claimed.
@@ -3131,7 +3138,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     "NOT checked: {}: {} diagnostics were unavailable (see above); next step: {}",
                     name_some(&written_unavailable),
                     crate::render::one_or_many(written_unavailable.len(), "its", "their"),
-                    next_step()
+                    next_step(any_rust(&check.written))
                 ));
             }
             if let Some(reason) = &check.attribution {
@@ -3196,7 +3203,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             ),
         );
     }
-    lines.push(remaining_line(&remaining, any_unavailable, new_errors, files_checked));
+    let rust = checks.iter().any(|check| any_rust(&check.written));
+    lines.push(remaining_line(&remaining, any_unavailable, new_errors, files_checked, rust));
     if unresolved > 0 {
         let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
         lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
@@ -3235,7 +3243,7 @@ fn name_some(names: &[String]) -> String {
 
 /// The `checked:` line's addition naming the files whose diagnostics were unavailable: they
 /// were NOT checked, why, and the next step.
-fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[String]) -> String {
+fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[String], rust: bool) -> String {
     let mut parts = Vec::new();
     if !written_unavailable.is_empty() {
         parts.push(format!("{} {}", crate::render::plural(written_unavailable.len(), "written file"), name_some(written_unavailable)));
@@ -3248,7 +3256,7 @@ fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[St
             name_some(dependents_unavailable)
         ));
     }
-    format!("; NOT checked (their diagnostics were unavailable, see above): {}; next step: {}", parts.join("; "), next_step())
+    format!("; NOT checked (their diagnostics were unavailable, see above): {}; next step: {}", parts.join("; "), next_step(rust))
 }
 
 /// The closing line: how many errors the checked files hold that were already there before
@@ -3257,9 +3265,9 @@ fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[St
 /// src/refill.rs (2)`, at most 8 files named; `no other errors in the checked files (none was
 /// present before this write)` beside new errors; `no errors in the checked files` otherwise;
 /// nothing is said about the checked files when none was checked (`files_checked` 0).
-fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_errors: usize, files_checked: usize) -> String {
+fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_errors: usize, files_checked: usize, rust: bool) -> String {
     if files_checked == 0 {
-        return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step());
+        return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step(rust));
     }
     let total: usize = remaining.iter().map(|(_, count)| count).sum();
     let unchecked = if any_unavailable { " (the files NOT checked, listed above, are not counted)" } else { "" };
@@ -3282,8 +3290,17 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_erro
     format!("{total} {noun} already present before this write {verb} (not introduced by it{besides}): {}{unchecked}", files.join(", "))
 }
 
-fn next_step() -> &'static str {
-    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project (Rust: add \"features\": [...] or \"all_features\": true for code behind cargo features that are not on by default)"
+fn next_step(rust: bool) -> &'static str {
+    if rust {
+        "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project (Rust: add \"features\": [...] or \"all_features\": true for code behind cargo features that are not on by default)"
+    } else {
+        "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
+    }
+}
+
+/// Whether any of `paths` is Rust (the next step then names cargo features).
+fn any_rust<P: AsRef<Path>>(paths: &[P]) -> bool {
+    paths.iter().any(|path| path.as_ref().extension().is_some_and(|ext| ext == "rs"))
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers. It takes every
