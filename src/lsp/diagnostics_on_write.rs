@@ -3053,31 +3053,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     ));
                 }
                 if !use_no_changed_name.is_empty() {
-                    let mut names: Vec<String> = use_no_changed_name.iter().take(8).map(|path| supervisor.display_path(path)).collect();
-                    if use_no_changed_name.len() > 8 {
-                        names.push(format!("and {} more", use_no_changed_name.len() - 8));
-                    }
-                    let mut changed: Vec<String> = changed_names.iter().take(6).map(|name| format!("`{name}`")).collect();
-                    if changed_names.len() > 6 {
-                        changed.push(format!("and {} more", changed_names.len() - 6));
-                    }
-                    let why = if changed.is_empty() {
-                        "this write changed no name another module sees (only bodies of functions that declare their return type)"
-                            .to_owned()
-                    } else {
-                        format!(
-                            "{} none of the names whose definitions this write changed ({}): a change reaches {} only through types inferred in other modules",
-                            if use_no_changed_name.len() == 1 { "it uses" } else { "they use" },
-                            changed.join(", "),
-                            if use_no_changed_name.len() == 1 { "it" } else { "them" },
-                        )
-                    };
-                    line.push_str(&format!(
-                        "; {} that import it {} not checked because {why}: {}",
-                        use_no_changed_name.len(),
-                        if use_no_changed_name.len() == 1 { "was" } else { "were" },
-                        names.join(", ")
-                    ));
+                    let shown: Vec<String> = use_no_changed_name.iter().map(|path| supervisor.display_path(path)).collect();
+                    line.push_str(&use_no_changed_name_text(&shown, changed_names));
                 }
                 if let Some(because) = not_checked_because {
                     let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len() + use_no_changed_name.len());
@@ -3125,6 +3102,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         config.write_diagnostics_budget.as_secs_f64(),
                         names.join(", ")
                     ));
+                }
+                if let CheckScope::Dependents { changed_names, .. } = &check.scope {
+                    if !not_checked_use_no_changed_name.is_empty() {
+                        line.push_str(&use_no_changed_name_text(&not_checked_use_no_changed_name, changed_names));
+                    }
                 }
                 line
             };
@@ -3296,6 +3278,31 @@ fn next_step(rust: bool) -> &'static str {
     } else {
         "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
     }
+}
+
+/// The `checked:` line's addition naming the importers left unchecked because they use none of
+/// the names whose definitions the write changed (`shown`: display paths; at most 8 named).
+fn use_no_changed_name_text(shown: &[String], changed_names: &[String]) -> String {
+    let mut names: Vec<String> = shown.iter().take(8).cloned().collect();
+    if shown.len() > 8 {
+        names.push(format!("and {} more", shown.len() - 8));
+    }
+    let mut changed: Vec<String> = changed_names.iter().take(6).map(|name| format!("`{name}`")).collect();
+    if changed_names.len() > 6 {
+        changed.push(format!("and {} more", changed_names.len() - 6));
+    }
+    let one = shown.len() == 1;
+    let why = if changed.is_empty() {
+        "this write changed no name another module sees (only bodies of functions that declare their return type)".to_owned()
+    } else {
+        format!(
+            "{} none of the names whose definitions this write changed ({}): a change reaches {} only through types inferred in other modules",
+            if one { "it uses" } else { "they use" },
+            changed.join(", "),
+            if one { "it" } else { "them" },
+        )
+    };
+    format!("; {} that import it {} not checked because {why}: {}", shown.len(), if one { "was" } else { "were" }, names.join(", "))
 }
 
 /// Whether any of `paths` is Rust (the next step then names cargo features).
