@@ -286,14 +286,6 @@ pub fn project_diagnostics(
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
-            // The language servers analyse the files opened for earlier writes' checks in the
-            // background (pyright re-checks every open importer after each change), on the same
-            // cores as the checker: on tomlkit the pyright run took 21.5 s after a rename and an
-            // edit against 5.4 s alone. Those files are closed first; a later write opens what it
-            // needs again.
-            for server in supervisor.running_servers() {
-                server.close_opened_for_checks();
-            }
             let runs: Vec<CheckerRun> = roots
                 .iter()
                 .map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection))

@@ -1431,22 +1431,6 @@ impl LanguageServer {
         opened.push_back(path.to_path_buf());
     }
 
-    /// Closes every file opened only for checks (importers of earlier writes, warmed ones), so
-    /// the server stops analysing them in the background (pyright re-checks every open file
-    /// after each change). Returns how many were closed. A later write opens what it needs again.
-    pub fn close_opened_for_checks(&self) -> usize {
-        let opened: Vec<PathBuf> = self.opened_for_checks.lock().drain(..).collect();
-        self.warming.lock().clear();
-        let mut closed = 0;
-        for path in opened {
-            if self.document_text(&path).is_some() {
-                self.close_document(&path);
-                closed += 1;
-            }
-        }
-        closed
-    }
-
     /// Closes the least recently checked of the files opened only for checks until at most `cap`
     /// remain, never one of `keep`.
     pub fn trim_opened_for_checks(&self, cap: usize, keep: &[PathBuf]) {
