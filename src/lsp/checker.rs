@@ -305,9 +305,12 @@ pub fn project_diagnostics(
     selection: &FeatureSelection,
     deadline: Instant,
     call_budget: Duration,
+    exclude: &[String],
 ) -> Result<ToolOutput, ToolError> {
     let root = supervisor.workspace_root();
     let config = supervisor.config();
+    let excluded_dirs = excluded_directories(root, exclude)?;
+    let mut excluded_roots: Vec<(&str, PathBuf)> = Vec::new();
     let mut roots: Vec<(&str, PathBuf)> = Vec::new();
     // Listed beneath a handle of the root, no symlink followed (issue 13 §1).
     let handle = crate::files::Beneath::open(root).map_err(|err| {
@@ -338,6 +341,10 @@ pub fn project_diagnostics(
     let mut python_roots_merged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut not_python_projects: Vec<PathBuf> = Vec::new();
     for (checker, dir) in candidates {
+        if excluded_dirs.iter().any(|excluded| dir.starts_with(excluded)) {
+            excluded_roots.push((checker, dir));
+            continue;
+        }
         if *checker == *"pyright" && !has_python_sources(&handle, &dir) {
             // A requirements.txt for the docs build is no Python project: nothing to check.
             not_python_projects.push(dir);
@@ -356,6 +363,12 @@ pub fn project_diagnostics(
             }
             None => roots.push((checker, dir)),
         }
+    }
+    if roots.is_empty() && !excluded_roots.is_empty() {
+        let left_out: Vec<String> =
+            excluded_roots.iter().map(|(checker, dir)| root_description(checker, &supervisor.display_path(dir))).collect();
+        return Err(ToolError::invalid(format!("`exclude` left out every project root of the workspace: {}", left_out.join(", ")))
+            .with_hint("exclude fewer folders, or leave `exclude` out to check every project root"));
     }
     if roots.is_empty() {
         let markers: Vec<&str> = CHECKERS.iter().flat_map(|(_, markers)| markers.iter().copied()).collect();
@@ -417,11 +430,26 @@ pub fn project_diagnostics(
         all.len() - errors - warnings
     );
     if !problems.is_empty() {
+        let with_problems: Vec<String> = runs
+            .iter()
+            .filter(|run| run.problem.is_some())
+            .map(|run| root_description(run_checker_name(run), &supervisor.display_path(&run.root)))
+            .collect();
+        let without: Vec<String> = runs
+            .iter()
+            .filter(|run| run.problem.is_none())
+            .map(|run| root_description(run_checker_name(run), &supervisor.display_path(&run.root)))
+            .collect();
         text.push_str(&format!(
-            " (INCOMPLETE: {} of {} checker runs had problems, listed below; the counts cover only what ran)",
+            " (INCOMPLETE: {} of {} checker runs had problems, listed below: {}; the counts cover only what ran",
             problems.len(),
-            runs.len()
+            runs.len(),
+            with_problems.join(", ")
         ));
+        if !without.is_empty() {
+            text.push_str(&format!("; complete: {} (its own check ran to its end without a problem)", without.join(", ")));
+        }
+        text.push(')');
     }
     let features_not_checked: Vec<String> = runs
         .iter()
@@ -487,6 +515,12 @@ pub fn project_diagnostics(
         text.push_str(&format!(
             "\n  {} has a Python root marker but no .py/.pyi files: not a Python project, not checked",
             supervisor.display_path(dir)
+        ));
+    }
+    for (checker, dir) in &excluded_roots {
+        text.push_str(&format!(
+            "\n  NOT checked (left out by `exclude`): {}; a run rooted above it still covers its files in that run's own language",
+            root_description(checker, &supervisor.display_path(dir))
         ));
     }
     if !selection.is_default() && !runs.iter().any(|run| run.command.starts_with("cargo") || run.features.is_some()) {
@@ -559,6 +593,7 @@ pub fn project_diagnostics(
         workspace_trust: trust,
         python_roots_covered_by_outer_run: python_roots_merged.iter().map(|(inner, _)| supervisor.display_path(inner)).collect(),
         not_python_projects: not_python_projects.iter().map(|dir| supervisor.display_path(dir)).collect(),
+        excluded_roots: excluded_roots.iter().map(|(checker, dir)| root_description(checker, &supervisor.display_path(dir))).collect(),
         cargo_feature_arguments: selection.cargo_args(),
         features_not_checked,
         targets_not_checked,
@@ -614,6 +649,108 @@ fn targets_not_checked_headline(runs: &[CheckerRun], supervisor: &LspSupervisor)
         parts.push(format!("{} (required-features not enabled, see below)", by_features.join(", ")));
     }
     format!(" — NOT checked: {}", parts.join("; "))
+}
+
+/// The `exclude` argument's folders, absolute. Each is workspace-relative (or absolute inside
+/// the workspace) and must be an existing folder.
+///
+/// # Errors
+/// `invalid` for a folder outside the workspace or one that does not exist.
+fn excluded_directories(root: &Path, exclude: &[String]) -> Result<Vec<PathBuf>, ToolError> {
+    let mut dirs = Vec::new();
+    for entry in exclude {
+        let trimmed = entry.trim_end_matches('/');
+        let joined = if Path::new(trimmed).is_absolute() { PathBuf::from(trimmed) } else { root.join(trimmed) };
+        let normalized: PathBuf = joined.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect();
+        if normalized.components().any(|c| matches!(c, std::path::Component::ParentDir)) || !normalized.starts_with(root) {
+            return Err(ToolError::invalid(format!("`exclude` entry {entry:?} is not a folder inside the workspace"))
+                .with_hint("give folders relative to the workspace root, e.g. [\"tests/toml-test\"]"));
+        }
+        if !normalized.is_dir() {
+            return Err(ToolError::invalid(format!("`exclude` entry {entry:?} is not an existing folder of the workspace"))
+                .with_hint("give folders relative to the workspace root, e.g. [\"tests/toml-test\"]; a project root is a folder holding a root marker (go.mod, Cargo.toml, pyproject.toml, tsconfig.json, …)"));
+        }
+        dirs.push(normalized);
+    }
+    Ok(dirs)
+}
+
+/// `the Go module at tests/toml-test`, `the Python project at .` — a checker root in words.
+fn root_description(checker: &str, display: &str) -> String {
+    let kind = match checker {
+        "cargo" => "the Cargo project",
+        "pyright" => "the Python project",
+        "tsc" => "the TypeScript project",
+        "go" => "the Go module",
+        "dart" => "the Dart package",
+        _ => "the C/C++ project",
+    };
+    format!("{kind} at {display}")
+}
+
+/// The checker a run belongs to, from its command line.
+fn run_checker_name(run: &CheckerRun) -> &'static str {
+    let first = run.command.split_whitespace().next().unwrap_or("");
+    match first {
+        "cargo" => "cargo",
+        "pyright" | "basedpyright" => "pyright",
+        "tsc" => "tsc",
+        "go" => "go",
+        "dart" => "dart",
+        _ => "clang",
+    }
+}
+
+/// The modules a failed `go` step could not find locally: the `go: downloading MODULE VERSION`
+/// lines and the `go: MODULE@VERSION: …` lookup failures (no module proxy reachable,
+/// `GOPROXY=off`, `GOFLAGS=-mod=mod` without the cache), deduplicated, in order. Empty when the
+/// step failed for another reason.
+pub fn go_missing_modules(stderr: &str) -> Vec<String> {
+    let mut modules: Vec<String> = Vec::new();
+    let mut push = |module: String| {
+        if !modules.contains(&module) {
+            modules.push(module);
+        }
+    };
+    for line in stderr.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("go: downloading ") {
+            push(rest.split_whitespace().take(2).collect::<Vec<_>>().join(" "));
+            continue;
+        }
+        if !is_go_download_failure(line) {
+            continue;
+        }
+        // `go: MODULE@VERSION: …` or `file.go:3:8: MODULE@VERSION: …`.
+        for part in line.split(": ") {
+            let part = part.trim();
+            if let Some((path, version)) = part.split_once('@') {
+                if !path.is_empty() && !path.contains(' ') && version.starts_with('v') && !version.contains(' ') {
+                    push(format!("{path} {version}"));
+                    break;
+                }
+            }
+        }
+    }
+    modules
+}
+
+/// Whether a line (or a diagnostic's message) of go is a module download that failed: no
+/// proxy reachable, lookups disabled (`GOPROXY=off`), a proxy that does not have it.
+fn is_go_download_failure(line: &str) -> bool {
+    line.contains('@')
+        && [
+            "module lookup disabled",
+            "dial tcp",
+            "no such host",
+            "connection refused",
+            "proxy.golang.org",
+            "i/o timeout",
+            "404 Not Found",
+            "410 Gone",
+        ]
+        .iter()
+        .any(|sign| line.contains(sign))
 }
 
 /// `; declared: either: serde, std, use_std` for the cargo runs whose features were read, or
@@ -1088,6 +1225,27 @@ fn run_checker(
                 if matches!(checker, "pyright" | "tsc") {
                     number_repeats_within_step(&mut records);
                 }
+                let missing = if checker == "go" && !completed.status.success() { go_missing_modules(&stderr) } else { Vec::new() };
+                if !missing.is_empty() {
+                    // A failed download is the environment's, not a diagnostic of the project.
+                    records.retain(|record| !is_go_download_failure(&record.message));
+                    if !completed.timed_out && run.problem.is_none() {
+                        let shown_root = crate::render::display_path(workspace_root, root);
+                        let mut names: Vec<String> = missing.iter().take(5).cloned().collect();
+                        if missing.len() > 5 {
+                            names.push(format!("and {} more", missing.len() - 5));
+                        }
+                        let last = stderr.lines().rev().find(|line| is_go_download_failure(line)).unwrap_or("").trim();
+                        run.problem = Some(format!(
+                            "the Go module at {shown_root} could not be checked{}: its dependencies are not available locally ({}); go tried to download them and could not (`{last}`); the other runs are not affected. To check it, make them available (`go mod download` in {shown_root} where a module proxy is reachable, or a vendor/ folder); to leave it out, call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\", \"exclude\": [\"{shown_root}\"]}}",
+                            if records.is_empty() { "" } else { " in full (what go reported before it stopped is listed)" },
+                            names.join(", ")
+                        ));
+                    }
+                    // The next steps (go build, go test) need the same modules.
+                    run.records.extend(records);
+                    break;
+                }
                 if records.is_empty() && !completed.status.success() && !completed.timed_out && run.problem.is_none() {
                     let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
                     run.problem = Some(format!(
@@ -1523,6 +1681,24 @@ fn rust_analyzer_target_dir() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_missing_modules_come_from_download_lines_and_failed_lookups() {
+        // tomlkit 0.13.2's tests/toml-test, no module proxy reachable.
+        let tomlkit = "go: github.com/BurntSushi/toml@v0.4.0: Get \"https://proxy.golang.org/github.com/%21burnt%21sushi/toml/@v/v0.4.0.mod\": dial tcp: lookup proxy.golang.org on 10.255.255.53:53: no such host\ngo: downloading github.com/BurntSushi/toml v0.4.0\ngo: downloading zgo.at/zli v0.0.0-20210619044753-e7020a328e59\n";
+        assert_eq!(
+            go_missing_modules(tomlkit),
+            vec!["github.com/BurntSushi/toml v0.4.0".to_owned(), "zgo.at/zli v0.0.0-20210619044753-e7020a328e59".to_owned()]
+        );
+        // The same failure reported at the import, and with lookups turned off.
+        let at_import = "main.go:3:8: example.invalid/missing@v1.0.0: Get \"https://proxy.golang.org/example.invalid/missing/@v/v1.0.0.zip\": dial tcp: lookup proxy.golang.org: no such host\n";
+        assert_eq!(go_missing_modules(at_import), vec!["example.invalid/missing v1.0.0".to_owned()]);
+        assert!(is_go_download_failure(at_import));
+        let disabled = "go: example.invalid/missing@v1.0.0: module lookup disabled by GOPROXY=off\n";
+        assert_eq!(go_missing_modules(disabled), vec!["example.invalid/missing v1.0.0".to_owned()]);
+        // A type error is no missing module.
+        assert!(go_missing_modules("./main.go:5:2: undefined: missing\n").is_empty());
+    }
 
     #[test]
     fn tsc_go_dart_and_clang_lines_parse() {

@@ -421,6 +421,15 @@ pub enum CheckScope {
         /// Found and meant to be checked, but not reached before the server's budget ran out
         /// (not counted in `checked`).
         out_of_time: Vec<PathBuf>,
+        /// Python: the top-level names whose definitions the write changed (`def`, `class`,
+        /// module-level assignments), when every changed line lies in such a definition; empty
+        /// when that is unknown (a changed import or module-level statement), and then every
+        /// importer is meant to be checked.
+        changed_names: Vec<String>,
+        /// Python: importers that use none of `changed_names` as a word, not checked (not
+        /// counted in `checked`): a change reaches them only through types inferred in other
+        /// modules, and pyright re-checks each importer in full (seconds per module).
+        use_no_changed_name: Vec<PathBuf>,
     },
     /// Only the written files: why.
     WrittenOnly(String),
@@ -1084,6 +1093,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                             checked: files.len(),
                             not_checked_because: (found > files.len()).then(|| format!("the cap of {cap} files")),
                             out_of_time: Vec::new(),
+                            changed_names: Vec::new(),
+                            use_no_changed_name: Vec::new(),
                         });
                         group.dependents = files;
                     }
@@ -1768,6 +1779,220 @@ fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mu
     }
 }
 
+/// The names whose definitions a write of a Python module changed: for every changed line (of
+/// the old text and of the new, by a line diff), the `def`/`class` it declares or lies in (each
+/// enclosing one, methods and their classes alike) and, at module level, the name an
+/// assignment binds. `None` when a changed line is a module-level statement that binds no name
+/// (an import, an `if`, a call) or a decorator of nothing: then any importer can be affected.
+/// Blank and comment-only lines are ignored.
+pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let mut names: Vec<String> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        for (lines, range) in [(&old_lines, old_range), (&new_lines, new_range)] {
+            for index in range {
+                for name in python_names_around(lines, index)? {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+        }
+    }
+    Some(names)
+}
+
+/// The names [`changed_python_names`] takes for changed line `index` of `lines`:
+/// - a `def`/`class` header line (its decorators and signature lines too): that name and the
+///   classes around it (a subclass elsewhere may override it);
+/// - a line in the body of a function: nothing when the function (the outermost one, directly
+///   in a class or the module) declares its return type (`->`), as callers see only that, else
+///   its name (pyright infers the return type from the body);
+/// - a line directly in a class body: the class (and the classes around it) and the attribute
+///   it assigns;
+/// - a module-level assignment: the name it binds; an import: the names it binds;
+/// - any line: the `self.NAME` attributes it touches (an assignment in `__init__` declares the
+///   attribute's type, which other modules see).
+///
+/// An empty list for a blank or comment-only line; `None` for a module-level statement that
+/// binds no name (an `if`, a call, a closing bracket), when any importer may be affected.
+fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
+    fn indent_of(line: &str) -> usize {
+        line.len() - line.trim_start().len()
+    }
+    fn is_trivia(line: &str) -> bool {
+        line.trim().is_empty() || line.trim_start().starts_with('#')
+    }
+    fn code_of(line: &str) -> &str {
+        line.split('#').next().unwrap_or(line).trim_end()
+    }
+    fn identifier_at(text: &str) -> String {
+        text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+    }
+    fn header(line: &str) -> Option<(bool, String)> {
+        let rest = line.trim_start();
+        let rest = rest.strip_prefix("async ").unwrap_or(rest);
+        let (is_def, rest) = match (rest.strip_prefix("def "), rest.strip_prefix("class ")) {
+            (Some(rest), _) => (true, rest),
+            (None, Some(rest)) => (false, rest),
+            (None, None) => return None,
+        };
+        let name = identifier_at(rest.trim_start());
+        (!name.is_empty()).then_some((is_def, name))
+    }
+    // `NAME = …`, `NAME: T = …`, `NAME += …` (not `==`, not `:=`).
+    fn assigned_name(line: &str) -> Option<String> {
+        let line = line.trim_start();
+        let name = identifier_at(line);
+        if name.is_empty() || name.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let rest = line[name.len()..].trim_start();
+        let binds = rest.starts_with(':') && !rest.starts_with(":=")
+            || rest.starts_with('=') && !rest.starts_with("==")
+            || rest.len() > 1 && rest.is_char_boundary(1) && rest[1..].starts_with('=') && "+-*/%&|^@".contains(&rest[..1]);
+        binds.then_some(name)
+    }
+    // The names an import line (or a continuation line of a parenthesized import) binds.
+    fn imported_names(line: &str) -> Vec<String> {
+        let code = code_of(line).trim();
+        let bound_part = if let Some(rest) = code.strip_prefix("import ") {
+            rest.to_owned()
+        } else if code.starts_with("from ") {
+            match code.split_once(" import ") {
+                Some((_, rest)) => rest.to_owned(),
+                None => String::new(),
+            }
+        } else {
+            code.to_owned()
+        };
+        let mut names = Vec::new();
+        for item in bound_part.split(',') {
+            let item = item.trim().trim_matches(|c| c == '(' || c == ')' || c == '\\').trim();
+            let bound = match item.split_once(" as ") {
+                Some((_, alias)) => alias.trim(),
+                None => item.split('.').next().unwrap_or(""),
+            };
+            let name = identifier_at(bound);
+            if !name.is_empty() {
+                names.push(name);
+            }
+        }
+        names
+    }
+    // `self.NAME` attributes on a line.
+    fn self_attributes(line: &str) -> Vec<String> {
+        line.match_indices("self.")
+            .filter_map(|(at, found)| {
+                let before = line[..at].chars().next_back();
+                if before.is_some_and(crate::lsp::position::is_identifier_char) {
+                    return None;
+                }
+                let name = identifier_at(&line[at + found.len()..]);
+                (!name.is_empty()).then_some(name)
+            })
+            .collect()
+    }
+    // The last line of the header that starts at `start` (the first whose code ends with `:`).
+    let header_end = |start: usize| -> usize { (start..lines.len()).find(|at| code_of(lines[*at]).ends_with(':')).unwrap_or(start) };
+    let line = lines[index];
+    if is_trivia(line) {
+        return Some(Vec::new());
+    }
+    let mut names = self_attributes(line);
+    // The enclosing lines (each less indented than the one below it), innermost first.
+    let mut parents: Vec<usize> = Vec::new();
+    let mut indent = indent_of(line);
+    // A decorator belongs to the definition below it: start from there.
+    let mut own = index;
+    if line.trim_start().starts_with('@') {
+        match (index + 1..lines.len()).find(|at| !is_trivia(lines[*at]) && !lines[*at].trim_start().starts_with('@')) {
+            Some(at) if indent_of(lines[at]) == indent && header(lines[at]).is_some() => own = at,
+            _ => return None,
+        }
+    }
+    for at in (0..own).rev() {
+        if indent == 0 {
+            break;
+        }
+        let above = lines[at];
+        if is_trivia(above) || indent_of(above) >= indent {
+            continue;
+        }
+        indent = indent_of(above);
+        parents.push(at);
+    }
+    // The definitions around the line (itself first when it is one), innermost first.
+    let mut definitions: Vec<usize> = Vec::new();
+    if header(lines[own]).is_some() {
+        definitions.push(own);
+    }
+    definitions.extend(parents.iter().copied().filter(|at| header(lines[*at]).is_some()));
+    let Some(&innermost) = definitions.first() else {
+        // Module level: the statement the line belongs to starts at column 0.
+        let start = parents.last().copied().unwrap_or(own);
+        let statement = code_of(lines[start]).trim_start();
+        if statement.starts_with("import ") || statement.starts_with("from ") {
+            names.extend(imported_names(line));
+            return Some(names);
+        }
+        return assigned_name(lines[start]).map(|name| {
+            names.push(name);
+            names
+        });
+    };
+    let classes_around = |from: usize| -> Vec<String> {
+        definitions
+            .iter()
+            .filter(|at| **at < from)
+            .filter_map(|at| header(lines[*at]))
+            .filter(|(is_def, _)| !is_def)
+            .map(|(_, name)| name)
+            .collect()
+    };
+    // The outermost function of the innermost run of functions around the line.
+    let mut outermost_def: Option<usize> = None;
+    for at in &definitions {
+        match header(lines[*at]) {
+            Some((true, _)) => outermost_def = Some(*at),
+            _ => break,
+        }
+    }
+    match outermost_def {
+        Some(def) if def == innermost && index <= header_end(def) => {
+            // The signature (or a decorator) of a function directly in a class or the module.
+            if let Some((_, name)) = header(lines[def]) {
+                names.push(name);
+            }
+            names.extend(classes_around(def));
+        }
+        Some(def) => {
+            let declared_return = (def..=header_end(def)).any(|at| code_of(lines[at]).contains("->"));
+            if !declared_return {
+                if let Some((_, name)) = header(lines[def]) {
+                    names.push(name);
+                }
+            }
+        }
+        None => {
+            // A class header, or a line directly in a class body.
+            if let Some((_, name)) = header(lines[innermost]) {
+                names.push(name);
+            }
+            names.extend(classes_around(innermost));
+            if let Some(name) = assigned_name(line) {
+                names.push(name);
+            }
+        }
+    }
+    Some(names)
+}
+
 /// Whether `word` occurs in `text` with no identifier character on either side.
 fn contains_word(text: &str, word: &str) -> bool {
     use crate::lsp::position::is_identifier_char;
@@ -1808,6 +2033,23 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     }
     let found_total = all_found.len() + beyond_cap;
     rank_by_names_used(supervisor.workspace_root(), written, &mut all_found);
+    // Python: the importers that use a name whose definition the write changed are the ones it
+    // can break; the others are named, not checked (pyright re-checks each importer in full, and
+    // a write to a module most of the project imports would spend its whole budget on them).
+    let changed_names = changed_names_of_written(server, written);
+    let mut use_no_changed_name: Vec<PathBuf> = Vec::new();
+    if let Some(names) = changed_names.as_ref() {
+        let Ok(reader) = crate::files::WorkspaceReader::open(supervisor.workspace_root()) else {
+            return (dependents, CheckScope::Unavailable("the workspace could not be read".to_owned()));
+        };
+        let (users, others): (Vec<PathBuf>, Vec<PathBuf>) = all_found.into_iter().partition(|path| {
+            reader
+                .read_to_string(path)
+                .map_or(true, |text| text.contains("import *") || names.iter().any(|name| contains_word(&text, name)))
+        });
+        all_found = users;
+        use_no_changed_name = others;
+    }
     dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
@@ -1815,7 +2057,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         return (dependents, CheckScope::WrittenOnly(reason));
     }
     let checked = dependents.len();
-    let not_checked_because = if found_total > checked {
+    let not_checked_because = if found_total > checked + use_no_changed_name.len() {
         Some(format!("the cap of {cap} files"))
     } else if incomplete {
         Some(format!("the scan stopped after {} files", crate::lsp::dependents::SCAN_FILES_CAP))
@@ -1828,8 +2070,31 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         checked,
         not_checked_because,
         out_of_time: Vec::new(),
+        changed_names: changed_names.unwrap_or_default(),
+        use_no_changed_name,
     };
     (dependents, scope)
+}
+
+/// [`changed_python_names`] over every written Python file whose old text the server still
+/// holds (before the sync) and whose new text is on disk; `None` when any is unknown (a file
+/// not open, a module-level change, a file that is not Python).
+fn changed_names_of_written(server: &LanguageServer, written: &[PathBuf]) -> Option<Vec<String>> {
+    let reader = crate::files::WorkspaceReader::open(server.workspace_root()).ok()?;
+    let mut names: Vec<String> = Vec::new();
+    for path in written {
+        if !matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+            return None;
+        }
+        let old = server.document_text(path)?;
+        let new = reader.read_to_string(path).ok()?;
+        for name in changed_python_names(&old, &new)? {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    Some(names)
 }
 
 /// The instant halfway between now and `end` (now when `end` has passed): the pre-write half of a
@@ -2731,6 +2996,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             CheckScope::Dependents { out_of_time, .. } => out_of_time.iter().map(|path| supervisor.display_path(path)).collect(),
             _ => Vec::new(),
         };
+        // Importers left unchecked because they use none of the changed names (Python).
+        let not_checked_use_no_changed_name: Vec<String> = match &check.scope {
+            CheckScope::Dependents { use_no_changed_name, .. } => {
+                use_no_changed_name.iter().map(|path| supervisor.display_path(path)).collect()
+            }
+            _ => Vec::new(),
+        };
         // Only the written files whose diagnostics were obtained are named as checked.
         let written_text = written_display
             .iter()
@@ -2747,7 +3019,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         let (checked_line, project_wide) = match &check.scope {
             CheckScope::Project { description } if written_text.is_empty() => (format!("checked: {description}"), true),
             CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
-            CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time } => {
+            CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time, changed_names, use_no_changed_name } => {
                 // What was meant to be checked, minus the files whose diagnostics were unavailable.
                 let checked = (*checked).min(dependents_checked);
                 let mut line = if written_text.is_empty() {
@@ -2780,26 +3052,37 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         names.join(", ")
                     ));
                 }
+                if !use_no_changed_name.is_empty() {
+                    let shown: Vec<String> = use_no_changed_name.iter().map(|path| supervisor.display_path(path)).collect();
+                    line.push_str(&use_no_changed_name_text(&shown, changed_names));
+                }
                 if let Some(because) = not_checked_because {
-                    let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len());
+                    let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len() + use_no_changed_name.len());
                     line.push_str(&format!("; {more} more that import it were not checked ({because})"));
                 }
-                line.push_str(&format!("; other files were not checked: {}", next_step()));
+                line.push_str(&format!("; other files were not checked: {}", next_step(any_rust(&check.written))));
                 (line, false)
             }
-            CheckScope::WrittenOnly(why) => {
-                (format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step()), false)
-            }
+            CheckScope::WrittenOnly(why) => (
+                format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step(any_rust(&check.written))),
+                false,
+            ),
             CheckScope::OthersUnaffected(why) => (format!("checked: {written_text}; other files need no re-check: {why}"), false),
             CheckScope::Unavailable(reason) => {
                 any_unavailable = true;
-                (format!("checked: {written_text} only; files that import it were not checked: {reason}; {}", next_step()), false)
+                (
+                    format!(
+                        "checked: {written_text} only; files that import it were not checked: {reason}; {}",
+                        next_step(any_rust(&check.written))
+                    ),
+                    false,
+                )
             }
         };
         let checked_line = if written_unavailable.is_empty() && dependents_unavailable.is_empty() {
             checked_line
         } else {
-            format!("{checked_line}{}", not_checked_text(&written_unavailable, &dependents_unavailable))
+            format!("{checked_line}{}", not_checked_text(&written_unavailable, &dependents_unavailable, any_rust(&check.written)))
         };
         if written_text.is_empty() && not_built.is_empty() {
             // No written file's diagnostics were obtained: nothing about them is claimed.
@@ -2820,6 +3103,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         names.join(", ")
                     ));
                 }
+                if let CheckScope::Dependents { changed_names, .. } = &check.scope {
+                    if !not_checked_use_no_changed_name.is_empty() {
+                        line.push_str(&use_no_changed_name_text(&not_checked_use_no_changed_name, changed_names));
+                    }
+                }
                 line
             };
             if !clean_text.is_empty() {
@@ -2832,7 +3120,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     "NOT checked: {}: {} diagnostics were unavailable (see above); next step: {}",
                     name_some(&written_unavailable),
                     crate::render::one_or_many(written_unavailable.len(), "its", "their"),
-                    next_step()
+                    next_step(any_rust(&check.written))
                 ));
             }
             if let Some(reason) = &check.attribution {
@@ -2841,7 +3129,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             for note in &check.notes {
                 tail.push(format!("note: {note}"));
             }
-            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
             continue;
         }
         if written_text.is_empty() {
@@ -2883,7 +3171,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
     if new_errors > 0 {
@@ -2897,7 +3185,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             ),
         );
     }
-    lines.push(remaining_line(&remaining, any_unavailable, new_errors, files_checked));
+    let rust = checks.iter().any(|check| any_rust(&check.written));
+    lines.push(remaining_line(&remaining, any_unavailable, new_errors, files_checked, rust));
     if unresolved > 0 {
         let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
         lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
@@ -2936,7 +3225,7 @@ fn name_some(names: &[String]) -> String {
 
 /// The `checked:` line's addition naming the files whose diagnostics were unavailable: they
 /// were NOT checked, why, and the next step.
-fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[String]) -> String {
+fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[String], rust: bool) -> String {
     let mut parts = Vec::new();
     if !written_unavailable.is_empty() {
         parts.push(format!("{} {}", crate::render::plural(written_unavailable.len(), "written file"), name_some(written_unavailable)));
@@ -2949,7 +3238,7 @@ fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[St
             name_some(dependents_unavailable)
         ));
     }
-    format!("; NOT checked (their diagnostics were unavailable, see above): {}; next step: {}", parts.join("; "), next_step())
+    format!("; NOT checked (their diagnostics were unavailable, see above): {}; next step: {}", parts.join("; "), next_step(rust))
 }
 
 /// The closing line: how many errors the checked files hold that were already there before
@@ -2958,9 +3247,9 @@ fn not_checked_text(written_unavailable: &[String], dependents_unavailable: &[St
 /// src/refill.rs (2)`, at most 8 files named; `no other errors in the checked files (none was
 /// present before this write)` beside new errors; `no errors in the checked files` otherwise;
 /// nothing is said about the checked files when none was checked (`files_checked` 0).
-fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_errors: usize, files_checked: usize) -> String {
+fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_errors: usize, files_checked: usize, rust: bool) -> String {
     if files_checked == 0 {
-        return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step());
+        return format!("no file's diagnostics were obtained, so nothing is known about errors after this write: {}", next_step(rust));
     }
     let total: usize = remaining.iter().map(|(_, count)| count).sum();
     let unchecked = if any_unavailable { " (the files NOT checked, listed above, are not counted)" } else { "" };
@@ -2983,8 +3272,42 @@ fn remaining_line(remaining: &[(String, usize)], any_unavailable: bool, new_erro
     format!("{total} {noun} already present before this write {verb} (not introduced by it{besides}): {}{unchecked}", files.join(", "))
 }
 
-fn next_step() -> &'static str {
-    "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project (Rust: add \"features\": [...] or \"all_features\": true for code behind cargo features that are not on by default)"
+fn next_step(rust: bool) -> &'static str {
+    if rust {
+        "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project (Rust: add \"features\": [...] or \"all_features\": true for code behind cargo features that are not on by default)"
+    } else {
+        "call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"
+    }
+}
+
+/// The `checked:` line's addition naming the importers left unchecked because they use none of
+/// the names whose definitions the write changed (`shown`: display paths; at most 8 named).
+fn use_no_changed_name_text(shown: &[String], changed_names: &[String]) -> String {
+    let mut names: Vec<String> = shown.iter().take(8).cloned().collect();
+    if shown.len() > 8 {
+        names.push(format!("and {} more", shown.len() - 8));
+    }
+    let mut changed: Vec<String> = changed_names.iter().take(6).map(|name| format!("`{name}`")).collect();
+    if changed_names.len() > 6 {
+        changed.push(format!("and {} more", changed_names.len() - 6));
+    }
+    let one = shown.len() == 1;
+    let why = if changed.is_empty() {
+        "this write changed no name another module sees (only bodies of functions that declare their return type)".to_owned()
+    } else {
+        format!(
+            "{} none of the names whose definitions this write changed ({}): a change reaches {} only through types inferred in other modules",
+            if one { "it uses" } else { "they use" },
+            changed.join(", "),
+            if one { "it" } else { "them" },
+        )
+    };
+    format!("; {} that import it {} not checked because {why}: {}", shown.len(), if one { "was" } else { "were" }, names.join(", "))
+}
+
+/// Whether any of `paths` is Rust (the next step then names cargo features).
+fn any_rust<P: AsRef<Path>>(paths: &[P]) -> bool {
+    paths.iter().any(|path| path.as_ref().extension().is_some_and(|ext| ext == "rs"))
 }
 
 /// The layer wired by `RunBuilder::build` when the run has language servers. It takes every
@@ -3063,6 +3386,53 @@ mod tests {
             source: None,
             repeat_in_step: 0,
         }
+    }
+
+    const MODULE: &str = "from .items import Whitespace, Item\n\nLIMIT = 3\n\n\ndef parse(raw: str) -> int:\n    value = int(raw)\n    return value\n\n\ndef guess(raw):\n    return raw.strip()\n\n\nclass Box(Item):\n    size: int = 0\n\n    def __init__(self, size: int) -> None:\n        self.size = size\n\n    @property\n    def area(\n        self,\n    ) -> int:\n        return self.size * self.size\n\nif LIMIT:\n    print(LIMIT)\n";
+
+    fn changed(old: &str, from: &str, to: &str) -> Option<Vec<String>> {
+        assert!(old.contains(from), "{from}");
+        let mut names = super::changed_python_names(old, &old.replacen(from, to, 1))?;
+        names.sort();
+        Some(names)
+    }
+
+    #[test]
+    fn a_signature_change_names_the_function_and_a_body_change_under_a_declared_return_names_nothing() {
+        assert_eq!(changed(MODULE, "def parse(raw: str)", "def parse(raw: str, strict: bool)"), Some(vec!["parse".to_owned()]));
+        assert_eq!(changed(MODULE, "    value = int(raw)", "    value = int(raw, 10)"), Some(vec![]));
+        // No declared return type: pyright infers it from the body, which callers see.
+        assert_eq!(changed(MODULE, "    return raw.strip()", "    return raw"), Some(vec!["guess".to_owned()]));
+        // Comments and blank lines change nothing another module sees.
+        assert_eq!(changed(MODULE, "    value = int(raw)\n", "    # note\n    value = int(raw)\n\n"), Some(vec![]));
+    }
+
+    #[test]
+    fn methods_decorators_multi_line_signatures_and_instance_attributes_name_what_other_modules_use() {
+        // A parameter line of a multi-line signature: the method and its class.
+        assert_eq!(
+            changed(MODULE, "        self,\n    ) -> int:", "        self, scale: int,\n    ) -> int:"),
+            Some(vec!["Box".to_owned(), "area".to_owned()])
+        );
+        // A decorator belongs to the method below it.
+        assert_eq!(changed(MODULE, "    @property\n", "    @staticmethod\n"), Some(vec!["Box".to_owned(), "area".to_owned()]));
+        // An assignment in an annotated __init__: the attribute's type is what others see.
+        assert_eq!(changed(MODULE, "        self.size = size", "        self.size = str(size)"), Some(vec!["size".to_owned()]));
+        // A class attribute: the class and the attribute.
+        assert_eq!(changed(MODULE, "    size: int = 0", "    size: str = \"\""), Some(vec!["Box".to_owned(), "size".to_owned()]));
+        // A renamed class: both names.
+        assert_eq!(changed(MODULE, "class Box(Item):", "class Crate(Item):"), Some(vec!["Box".to_owned(), "Crate".to_owned()]));
+    }
+
+    #[test]
+    fn module_level_imports_and_assignments_name_what_they_bind_and_other_statements_are_unknown() {
+        assert_eq!(
+            changed(MODULE, "from .items import Whitespace, Item", "from .items import WhitespaceItem, Item"),
+            Some(vec!["Item".to_owned(), "Whitespace".to_owned(), "WhitespaceItem".to_owned()])
+        );
+        assert_eq!(changed(MODULE, "LIMIT = 3", "LIMIT = 4"), Some(vec!["LIMIT".to_owned()]));
+        // A module-level `if` body binds nothing known: any importer may be affected.
+        assert_eq!(changed(MODULE, "    print(LIMIT)", "    print(LIMIT + 1)"), None);
     }
 
     #[test]

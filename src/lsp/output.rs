@@ -603,6 +603,8 @@ pub struct WorkspaceCheck {
     pub python_roots_covered_by_outer_run: Vec<String>,
     /// Folders with a Python marker but no Python files, not checked as Python projects.
     pub not_python_projects: Vec<String>,
+    /// Project roots the call's `exclude` left out, e.g. `the Go module at tests/toml-test`.
+    pub excluded_roots: Vec<String>,
     /// The feature arguments given to `cargo check` (`--features a,b`, `--all-features`,
     /// `--no-default-features`); empty: each package's default features.
     pub cargo_feature_arguments: Vec<String>,

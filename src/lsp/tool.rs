@@ -80,7 +80,7 @@ Address a position by `line` (1-based) plus `symbol`, a substring of that line c
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
 Ops: definition, type_definition, implementation, references (50 per page, grouped per file, workspace first), hover, code_actions (file, line, symbol; listing only — lsp_code_action applies one); \
 incoming_calls / outgoing_calls (callers / callees of the function at file+line+symbol, each with its call-site lines, grouped per file) and supertypes / subtypes (of the class, struct or interface there); `depth` 2–3 follows them further (workspace code only); \
-symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page; on Rust cargo checks default features and names the features left off and the files whose gated code was NOT checked: pass `features` [\"serde\"], `all_features` or `no_default_features` to check them); \
+symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page; on Rust cargo checks default features and names the features left off and the files whose gated code was NOT checked: pass `features` [\"serde\"], `all_features` or `no_default_features` to check them; `exclude` [\"folder\"] leaves project roots under a folder out, named as NOT checked); \
 status (which servers can serve this workspace and why not; running processes); reload (restart the server for `file`'s root, or all). \
 Every list says `showing A–B of N; next: offset=B` when it continues: pass `offset` for the next page. Paths of dependency code are shortened to package + path inside it and marked (e.g. `numpy/core/fromnumeric.py [site-packages]`). \
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
@@ -178,6 +178,13 @@ pub(crate) struct LspArguments {
     /// Default false.
     #[serde(default)]
     pub(crate) no_default_features: bool,
+    /// diagnostics with `file: "*"`: workspace-relative folders whose project roots are left
+    /// out of the check, e.g. ["tests/toml-test"] (a vendored Go helper inside a Python
+    /// project). A root at or under one of them starts no checker run and the answer names it
+    /// as NOT checked; a run rooted above it still covers its files in that run's own
+    /// language.
+    #[schemars(length(min = 1))]
+    pub(crate) exclude: Option<Vec<String>>,
 }
 
 /// An `lsp` op (wire names as in [`OPS`]).
@@ -215,6 +222,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let supervisor = ctx.resource::<LspSupervisor>()?;
     let deadline = op_deadline(ctx, supervisor, &args);
     let asks_features = args.features.is_some() || args.all_features || args.no_default_features;
+    if args.exclude.is_some() && !(args.op == LspOp::Diagnostics && args.file.as_deref() == Some("*")) {
+        return Err(ToolError::invalid(format!(
+            "`exclude` applies to the project check (`diagnostics` with `file: \"*\"`), not to {} on {}",
+            args.op.as_str(),
+            args.file.as_deref().unwrap_or("the workspace")
+        ))
+        .with_hint("pass {\"op\": \"diagnostics\", \"file\": \"*\", \"exclude\": [\"folder\"]}"));
+    }
     if asks_features && !(args.op == LspOp::Diagnostics && args.file.as_deref() == Some("*")) {
         return Err(ToolError::invalid(format!(
             "`features`, `all_features` and `no_default_features` apply to the project check (`diagnostics` with `file: \"*\"`, cargo check), not to {} on {}: the language server answers in its own configuration",
@@ -1741,7 +1756,14 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let selection = crate::lsp::cargo_features::FeatureSelection::new(args.all_features, args.features.as_deref().unwrap_or_default())
         .without_defaults(args.no_default_features);
     if file == "*" {
-        return crate::lsp::checker::project_diagnostics(supervisor, args.offset, &selection, deadline, ctx.budget());
+        return crate::lsp::checker::project_diagnostics(
+            supervisor,
+            args.offset,
+            &selection,
+            deadline,
+            ctx.budget(),
+            args.exclude.as_deref().unwrap_or_default(),
+        );
     }
 
     let path = resolve_file(supervisor.workspace_root(), file)?;

@@ -453,7 +453,8 @@ fn a_write_stays_within_its_diagnostics_budget_and_names_the_importers_it_did_no
     let result = run.call(
         runbound::Caller::Main,
         "edit",
-        json!({"path": file, "old_string": "\nclass tzutc(datetime.tzinfo):", "new_string": "\nRUNBOUND_BUDGET_PROBE = 1\n\n\nclass tzutc(datetime.tzinfo):"}),
+        // A class attribute of `tzutc`: the importers that use `tzutc` are to be re-checked.
+        json!({"path": file, "old_string": "\nclass tzutc(datetime.tzinfo):\n", "new_string": "\nclass tzutc(datetime.tzinfo):\n    RUNBOUND_BUDGET_PROBE = 1\n"}),
     );
     let elapsed = started.elapsed();
     let text = result.joined_text();
@@ -474,11 +475,36 @@ fn a_write_stays_within_its_diagnostics_budget_and_names_the_importers_it_did_no
         .iter()
         .filter_map(|file| file.as_str().map(str::to_owned))
         .collect();
+    // Importers that use none of the changed names (`tzutc`, the attribute) are named apart.
+    let use_no_changed_name: Vec<String> = server["not_checked_use_no_changed_name"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no not_checked_use_no_changed_name list in {server:#}"))
+        .iter()
+        .filter_map(|file| file.as_str().map(str::to_owned))
+        .collect();
     for importer in &importers {
         assert!(
-            checked.contains(importer) || not_checked.contains(importer),
+            checked.contains(importer) || not_checked.contains(importer) || use_no_changed_name.contains(importer),
             "{importer} imports {file} but is neither checked nor named as not checked:\n{text}"
         );
+        if use_no_changed_name.contains(importer) {
+            let source = std::fs::read_to_string(dir.path().join(importer)).unwrap();
+            assert!(!source.contains("tzutc"), "{importer} uses tzutc but was left out as using no changed name:\n{text}");
+        }
+    }
+    assert!(
+        importers.iter().any(|importer| !use_no_changed_name.contains(importer)),
+        "every test importer was left out, none uses tzutc?\n{text}"
+    );
+    if !use_no_changed_name.is_empty() {
+        // Counted in the text (the first 8 named), listed whole in the structured result.
+        let said = format!("{} that import it", use_no_changed_name.len());
+        assert!(
+            block.contains(&format!("{said} were not checked because they use none of the names"))
+                || block.contains(&format!("{said} was not checked because it uses none of the names")),
+            "{text}"
+        );
+        assert!(block.contains(use_no_changed_name[0].as_str()), "{text}");
     }
     if !not_checked.is_empty() {
         assert!(

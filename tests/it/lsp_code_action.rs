@@ -193,6 +193,7 @@ fn a_read_only_caller_lists_code_actions_and_applies_none_by_any_route() {
         "features",
         "all_features",
         "no_default_features",
+        "exclude",
     ]
     .into_iter()
     .collect();

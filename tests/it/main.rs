@@ -31,6 +31,7 @@ mod lsp_diagnostics_on_write;
 mod lsp_hierarchy;
 mod lsp_lists;
 mod lsp_outside_changes;
+mod lsp_pyright16;
 mod lsp_python_env;
 mod lsp_rename;
 mod lsp_trial11_wording;
