@@ -482,6 +482,11 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         answer => (answer, Vec::new()),
     };
     notes.extend(coverage_notes);
+    // pyright's implementations come from the files its configuration includes: the subclasses
+    // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
+    if op == "implementation" {
+        notes.extend(pyright_scope_note(supervisor, server, None, "implementations"));
+    }
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);
@@ -1265,6 +1270,101 @@ fn workspace_symbol_result_cap(server_id: &str) -> Option<ResultCap> {
     }
 }
 
+/// How many Python files outside a pyright `include` are read for [`pyright_scope_note`].
+const PYRIGHT_OUTSIDE_FILES_READ: usize = 3000;
+
+/// For pyright and basedpyright with an `include` in their configuration: what their workspace
+/// symbols and implementations do not cover — the Python files under the server's root outside
+/// that list (counted, a few named) and, for a symbol `query`, the `def`/`class` declarations
+/// there whose name contains it (case-insensitive), so an answer from pyright's index never
+/// reads as the whole project's. `None` for other servers, without `include`, or when every
+/// Python file is included.
+fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query: Option<&str>, what: &str) -> Option<String> {
+    if !matches!(server.id(), "pyright" | "basedpyright") {
+        return None;
+    }
+    let include = crate::python_env::pyright_include(server.root(), supervisor.workspace_root())?;
+    let walker = ignore::WalkBuilder::new(server.root())
+        .hidden(true)
+        .filter_entry(|entry| {
+            !matches!(
+                entry.file_name().to_str(),
+                Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__" | "build" | "dist")
+            )
+        })
+        .build();
+    let mut outside: Vec<PathBuf> = Vec::new();
+    let mut more = 0usize;
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|kind| kind.is_file())
+            || !path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
+            || include.includes(path)
+        {
+            continue;
+        }
+        if outside.len() < PYRIGHT_OUTSIDE_FILES_READ {
+            outside.push(path.to_path_buf());
+        } else {
+            more += 1;
+        }
+    }
+    if outside.is_empty() {
+        return None;
+    }
+    outside.sort();
+    let mut declarations: Vec<String> = Vec::new();
+    let mut declarations_total = 0usize;
+    if let Some(query) = query.map(str::to_lowercase).filter(|query| !query.is_empty()) {
+        for path in &outside {
+            let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { continue };
+            for (index, line) in text.lines().enumerate() {
+                let trimmed = line.trim_start();
+                let rest = trimmed.strip_prefix("async ").map(str::trim_start).unwrap_or(trimmed);
+                let (keyword, rest) = if let Some(rest) = rest.strip_prefix("def ") {
+                    ("def", rest)
+                } else if let Some(rest) = rest.strip_prefix("class ") {
+                    ("class", rest)
+                } else {
+                    continue;
+                };
+                let name: String = rest.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if !name.is_empty() && name.to_lowercase().contains(&query) {
+                    declarations_total += 1;
+                    if declarations.len() < 10 {
+                        declarations.push(format!("{}:{} {keyword} {name}", supervisor.display_path(path), index + 1));
+                    }
+                }
+            }
+        }
+    }
+    let mut dirs: Vec<String> = Vec::new();
+    for path in &outside {
+        let shown = supervisor.display_path(path.parent().unwrap_or(path));
+        if !dirs.contains(&shown) {
+            dirs.push(shown);
+        }
+    }
+    let dirs_text = if dirs.len() > 4 { format!("{}, … {} more folders", dirs[..4].join(", "), dirs.len() - 4) } else { dirs.join(", ") };
+    let mut note = format!(
+        "note: NOT searched: {} Python files outside what {} analyses — its {what} cover only the files its configuration includes ({} include = {}) and the files open in it; outside: {dirs_text}",
+        outside.len() + more,
+        server.id(),
+        include.source,
+        include.entries.join(", "),
+    );
+    match (query, declarations_total) {
+        (Some(query), 0) => note.push_str(&format!("; grep finds no `def`/`class` there whose name contains {query:?}")),
+        (Some(query), total) => note.push_str(&format!(
+            "; grep finds {total} `def`/`class` there whose name contains {query:?}: {}{}",
+            declarations.join(", "),
+            if total > declarations.len() { format!(", and {} more", total - declarations.len()) } else { String::new() }
+        )),
+        (None, _) => note.push_str(" (grep them, or open one of those files first: pyright then analyses it)"),
+    }
+    Some(note)
+}
+
 fn workspace_symbols(
     supervisor: &LspSupervisor,
     query: &str,
@@ -1316,6 +1416,10 @@ fn workspace_symbols(
             notes.push(note);
         }
         asked.push(format!("{} @ {}", server.id(), supervisor.display_path(server.root())));
+        // pyright and basedpyright share the configuration: said once.
+        if !notes.iter().any(|note| note.starts_with("note: NOT searched: ")) {
+            notes.extend(pyright_scope_note(supervisor, server, Some(query), "workspace symbols"));
+        }
         let Some(response) = answer else { continue };
         let flat: Vec<(String, u64, Option<String>, String, u32, u32)> = match response {
             lsp_types::WorkspaceSymbolResponse::Flat(list) => list
@@ -1796,6 +1900,13 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         {
             // rust-analyzer's flycheck publishes only files with compiler errors.
             Some(crate::lsp::PublishedDiagnostics { generation: 0, version: None, diagnostics: Vec::new(), received_at: Instant::now() })
+        }
+        // Published by a check run before this file was opened: still what the run found, when
+        // the run read the file's current text (it publishes again only when it runs again).
+        crate::lsp::StoredDiagnostics::Stale
+            if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun && pulled.is_some() =>
+        {
+            server.check_run_diagnostics_still_current(&path)
         }
         _ => None,
     };

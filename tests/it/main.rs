@@ -33,6 +33,7 @@ mod lsp_python_env;
 mod lsp_rename;
 mod lsp_trial11_wording;
 mod lsp_trial14;
+mod lsp_trial16;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
