@@ -486,6 +486,9 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
     if op == "implementation" {
         notes.extend(pyright_scope_note(supervisor, server, None, "implementations"));
+        if let NavigationAnswer::Locations(locations) = &answer {
+            notes.extend(rust_impls_not_listed(supervisor, server, &resolved.cursor_identifier, locations.clone()));
+        }
     }
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
@@ -1268,6 +1271,62 @@ fn workspace_symbol_result_cap(server_id: &str) -> Option<ResultCap> {
         "clangd" => Some(ResultCap { limit: 100, source: "clangd's default --limit-results of 100" }),
         _ => None,
     }
+}
+
+/// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
+/// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
+/// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
+/// for HasRunFinish` in test functions — and impls in code it does not analyze, behind a
+/// `#[cfg]` that is off). `None` when every such line is in the answer, for other servers, or
+/// when the answer is empty (not a trait, or nothing known).
+fn rust_impls_not_listed(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    name: &str,
+    answer: Option<lsp_types::GotoDefinitionResponse>,
+) -> Option<String> {
+    if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
+        return None;
+    }
+    let listed: HashSet<(PathBuf, u32)> = location_ranges(answer)
+        .into_iter()
+        .filter_map(|(uri, range)| {
+            let path = <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))?;
+            Some((std::fs::canonicalize(&path).unwrap_or(path), range.start.line))
+        })
+        .collect();
+    if listed.is_empty() {
+        return None;
+    }
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), server.root(), name);
+    let mut missing: Vec<String> = Vec::new();
+    let mut seen: HashSet<(PathBuf, u32)> = HashSet::new();
+    for hit in &grep.hits {
+        // `impl<…> Trait for Type` / `impl<D: Trait> Trait for …`: the name right before ` for `.
+        let code = hit.line_text.split("//").next().unwrap_or_default();
+        let Some(impl_at) = code.find("impl") else { continue };
+        let Some(for_at) = code.find(" for ") else { continue };
+        let before_for = code[..for_at].trim_end();
+        let names_trait = before_for.ends_with(name)
+            || before_for.strip_suffix('>').is_some_and(|rest| rest.rsplit_once('<').is_some_and(|(head, _)| head.trim_end().ends_with(name)));
+        if !names_trait || impl_at > for_at || hit.byte_start > for_at {
+            continue;
+        }
+        let canonical = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
+        if !listed.contains(&(canonical.clone(), hit.line)) && seen.insert((canonical, hit.line)) {
+            missing.push(format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1));
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: NOT in this answer: {} `impl {name} for …` line(s) grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; read them before changing the trait",
+        missing.len(),
+        missing.iter().take(15).cloned().collect::<Vec<_>>().join(", "),
+        if missing.len() > 15 { format!(" and {} more", missing.len() - 15) } else { String::new() },
+        server.id()
+    ))
 }
 
 /// How many Python files outside a pyright `include` are read for [`pyright_scope_note`].
