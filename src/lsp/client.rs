@@ -1643,6 +1643,34 @@ impl LanguageServer {
         }
     }
 
+    /// For a server whose compiler diagnostics come from its own check run over the files on
+    /// disk (rust-analyzer's flycheck = `cargo check`): the set stored for `path` when it still
+    /// describes the file — no check run is in progress, the latest one ended after the file's
+    /// text last reached the disk (its mtime), and nothing changed it outside the tools since.
+    /// `Some(empty set)` when such a run published nothing for it (flycheck publishes only files
+    /// with diagnostics). `None` otherwise, or when no check run has ended yet.
+    ///
+    /// Opening a file after the check does not make that run's set stale: the run read the same
+    /// text (similar 2.7.0: `lsp diagnostics src/algorithms/utils.rs`, opened after cargo check
+    /// had published its warning, answered "no errors or warnings").
+    pub fn check_run_diagnostics_still_current(&self, path: &Path) -> Option<PublishedDiagnostics> {
+        let modified = std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok()?;
+        let state = self.shared.0.lock();
+        if state.stale.contains_key(path) || state.progress.keys().any(|token| is_check_run_token(token)) {
+            return None;
+        }
+        let ended = state.check_run_last_end_wall?;
+        if modified > ended {
+            return None;
+        }
+        Some(state.diagnostics.get(path).cloned().unwrap_or_else(|| PublishedDiagnostics {
+            generation: 0,
+            version: None,
+            diagnostics: Vec::new(),
+            received_at: Instant::now(),
+        }))
+    }
+
     /// Whether diagnostics stored for `path` predate a change on disk outside the tools (see
     /// [`LanguageServer::resync_from_disk`]).
     pub fn is_stale(&self, path: &Path) -> bool {

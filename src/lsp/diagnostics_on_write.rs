@@ -2842,6 +2842,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 }
                 FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => false,
             });
+        // Errors this write resolved anywhere in this server's check: rustc's lints and gopls'
+        // analyzers do not run while the crate or package has type errors, so warnings that
+        // appear with the fix may have been there before those errors (similar 2.7.0: reverting
+        // a breaking edit said it "introduced" a warning cargo check reported before the break).
+        let resolved_errors = check.files.iter().any(|file| match &file.diagnostics {
+            FileDiagnostics::Checked { before: Some(before), after, .. } => !new_by_ledger_key(after, before, Severity::Error).is_empty(),
+            _ => false,
+        });
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
             let observation =
@@ -2964,12 +2972,26 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     // the tests, under "no new errors").
                     if !config.write_diagnostics_warnings {
                         if let Some(before) = before {
-                            let new_warnings = new_by_ledger_key(before, after, Severity::Warning);
+                            let mut new_warnings = new_by_ledger_key(before, after, Severity::Warning);
+                            // One warning reported for two targets (the lib and its tests) is one.
+                            let mut seen_warnings = HashSet::new();
+                            new_warnings.retain(|record| seen_warnings.insert(record.render(&display)));
                             if !new_warnings.is_empty() {
                                 let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
+                                let what = if resolved_errors {
+                                    format!(
+                                        "{} reported now that this write resolved errors, not known to be introduced by it ({server_id} skips most lints while the code has type errors, so {} may predate those errors; diagnostics on write lists errors only)",
+                                        crate::render::plural(new_warnings.len(), "warning"),
+                                        if new_warnings.len() == 1 { "it" } else { "they" },
+                                    )
+                                } else {
+                                    format!(
+                                        "this write also introduced {} (diagnostics on write lists errors only)",
+                                        crate::render::plural(new_warnings.len(), "new warning")
+                                    )
+                                };
                                 lines.push(format!(
-                                    "  note: {display}: this write also introduced {} (diagnostics on write lists errors only): {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
-                                    crate::render::plural(new_warnings.len(), "new warning"),
+                                    "  note: {display}: {what}: {}{}; call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}} to see {}",
                                     shown.join("; "),
                                     if new_warnings.len() > shown.len() { format!("; and {} more", new_warnings.len() - shown.len()) } else { String::new() },
                                     if new_warnings.len() == 1 { "it" } else { "them" },

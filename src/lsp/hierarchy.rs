@@ -26,7 +26,8 @@
 //! (the mechanism `lsp` uses for every op), never an empty list.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::time::Instant;
 
 use lsp_types::request::Request as LspRequest;
@@ -445,6 +446,44 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         }
     };
     notes.extend(walk.notes.iter().cloned());
+    // Callers in code the server does not analyze are not in its answer: said, with where they
+    // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
+    // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").
+    if op == "incoming_calls" && server.definition().cross_check_references {
+        let canonical = |path: PathBuf| std::fs::canonicalize(&path).unwrap_or(path);
+        let mut covered: HashSet<(PathBuf, u32)> = HashSet::new();
+        covered.insert((canonical(path.clone()), line0));
+        for entry in walk.entries.iter().filter(|entry| entry.depth == 1) {
+            for site in &entry.call_sites {
+                if let Some(site_path) = lsp_types::Uri::from_str(&site.uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri)) {
+                    covered.insert((canonical(site_path), site.line0));
+                }
+            }
+        }
+        if let Some(nowhere) = crate::lsp::rename_coverage::unresolved_occurrences(
+            server,
+            supervisor.workspace_root(),
+            &resolved.cursor_identifier,
+            &covered,
+            deadline,
+        ) {
+            if !nowhere.is_empty() {
+                let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
+                    " (rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes)"
+                } else {
+                    ""
+                };
+                notes.push(format!(
+                    "note: NOT in this answer: {} whole-word occurrence(s) of `{}` in code where {} gives no definition, so calls there are not listed{cfg_hint}: {}{} — read them before relying on this list",
+                    nowhere.len(),
+                    resolved.cursor_identifier,
+                    server.id(),
+                    nowhere.iter().take(15).cloned().collect::<Vec<_>>().join(", "),
+                    if nowhere.len() > 15 { format!(" and {} more", nowhere.len() - 15) } else { String::new() },
+                ));
+            }
+        }
+    }
     if let Some(note) = readiness_note(server, &readiness) {
         notes.push(note);
     }

@@ -1135,6 +1135,46 @@ pub struct ReferencesCoverage {
     pub notes: Vec<String>,
 }
 
+/// Whole-word occurrences of `name` in code (not comments or strings) under the server's root
+/// that are not at one of the `covered` places (absolute path, 0-based line) and where the
+/// server gives no definition: code it does not analyze (rust-analyzer: behind a `#[cfg]` that
+/// is off), so an answer built from its index (incoming calls) cannot include them. Rendered as
+/// `path:line` (1-based), at most [`MAX_REFERENCE_CHECKS`] occurrences asked; `None` when there
+/// are more (not checked) or the deadline passed first.
+pub fn unresolved_occurrences(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    name: &str,
+    covered: &HashSet<(PathBuf, u32)>,
+    deadline: Instant,
+) -> Option<Vec<String>> {
+    let grep = grep_word(server.definition(), server.root(), name);
+    let encoding = server.position_encoding();
+    let uncovered: Vec<&WordHit> = grep
+        .hits
+        .iter()
+        .filter(|hit| !covered.contains(&(std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone()), hit.line)))
+        .collect();
+    if uncovered.len() > MAX_REFERENCE_CHECKS {
+        return None;
+    }
+    let mut classifier = Classifier::new(&grep, name.len(), server.root());
+    let mut nowhere = Vec::new();
+    for hit in uncovered {
+        if Instant::now() >= deadline {
+            return None;
+        }
+        if classifier.kind(hit) != OccurrenceKind::Code {
+            continue;
+        }
+        let start = encoding.column_from_byte(&hit.line_text, hit.byte_start);
+        if definition_targets(server, &hit.path, hit.line, start, deadline).is_empty() {
+            nowhere.push(format!("{}:{}", crate::render::display_path(workspace_root, &hit.path), hit.line + 1));
+        }
+    }
+    Some(nowhere)
+}
+
 /// Cross-checks a `textDocument/references` answer for `name` at (`line`, `character`) of
 /// `origin` against `grep -w` (the same ground truth as [`complete_rename`]): an occurrence
 /// outside the answer whose definition leads to the symbol (or to a reference in the answer)
@@ -1208,6 +1248,7 @@ pub fn complete_references(
     let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
+    let mut nowhere: Vec<String> = Vec::new();
     let before = references.len();
     for hit in uncovered {
         let (start, end) = columns(hit);
@@ -1223,6 +1264,12 @@ pub fn complete_references(
             continue;
         }
         let targets = definition_targets(server, &hit.path, hit.line, start, deadline);
+        if targets.is_empty() {
+            // The server cannot resolve it: code it does not analyze (behind a `#[cfg]` that is
+            // off, a file outside every target) may call this very symbol.
+            nowhere.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+            continue;
+        }
         let leads_here = !targets.is_disjoint(&origin_targets)
             || targets
                 .iter()
@@ -1281,9 +1328,26 @@ pub fn complete_references(
             "note: {unchecked} whole-word occurrence(s) of `{name}` outside this answer were NOT checked (time budget); they may be references"
         ));
     }
+    if !nowhere.is_empty() {
+        // similar 2.7.0: `get_diff_ratio` is called in src/text/inline.rs, a module behind
+        // `#[cfg(feature = "inline")]` (off by default); rust-analyzer's 3 references left it
+        // out and nothing said so.
+        let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
+            " (rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes)"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "note: NOT in this answer: {} whole-word occurrence(s) of `{name}` in code where {} gives no definition, so it cannot say whether they are references{cfg_hint}: {}{} — read them before relying on this list",
+            nowhere.len(),
+            server.id(),
+            nowhere.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", "),
+            if nowhere.len() > LISTED { format!(" and {} more", nowhere.len() - LISTED) } else { String::new() },
+        ));
+    }
     if found > 0 || !not_listed.is_empty() {
         notes.push(format!(
-            "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere or nowhere, {in_text} are in comments or strings"
+            "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere, {in_text} are in comments or strings"
         ));
     }
     ReferencesCoverage { answer: references, notes }

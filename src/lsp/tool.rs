@@ -497,6 +497,14 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         answer => (answer, Vec::new()),
     };
     notes.extend(coverage_notes);
+    // pyright's implementations come from the files its configuration includes: the subclasses
+    // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
+    if op == "implementation" {
+        notes.extend(pyright_scope_note(supervisor, server, None, "implementations"));
+        if let NavigationAnswer::Locations(locations) = &answer {
+            notes.extend(rust_impls_not_listed(supervisor, server, &resolved.cursor_identifier, locations.clone()));
+        }
+    }
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
     if let Some(note) = readiness_note(server, &readiness) {
         query.notes.push(note);
@@ -1280,6 +1288,157 @@ fn workspace_symbol_result_cap(server_id: &str) -> Option<ResultCap> {
     }
 }
 
+/// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
+/// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
+/// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
+/// for HasRunFinish` in test functions — and impls in code it does not analyze, behind a
+/// `#[cfg]` that is off). `None` when every such line is in the answer, for other servers, or
+/// when the answer is empty (not a trait, or nothing known).
+fn rust_impls_not_listed(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    name: &str,
+    answer: Option<lsp_types::GotoDefinitionResponse>,
+) -> Option<String> {
+    if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
+        return None;
+    }
+    let listed: HashSet<(PathBuf, u32)> = location_ranges(answer)
+        .into_iter()
+        .filter_map(|(uri, range)| {
+            let path = <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))?;
+            Some((std::fs::canonicalize(&path).unwrap_or(path), range.start.line))
+        })
+        .collect();
+    if listed.is_empty() {
+        return None;
+    }
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), server.root(), name);
+    let mut missing: Vec<String> = Vec::new();
+    let mut seen: HashSet<(PathBuf, u32)> = HashSet::new();
+    for hit in &grep.hits {
+        // `impl<…> Trait for Type` / `impl<D: Trait> Trait for …`: the name right before ` for `.
+        let code = hit.line_text.split("//").next().unwrap_or_default();
+        let Some(impl_at) = code.find("impl") else { continue };
+        let Some(for_at) = code.find(" for ") else { continue };
+        let before_for = code[..for_at].trim_end();
+        let names_trait = before_for.ends_with(name)
+            || before_for.strip_suffix('>').is_some_and(|rest| rest.rsplit_once('<').is_some_and(|(head, _)| head.trim_end().ends_with(name)));
+        if !names_trait || impl_at > for_at || hit.byte_start > for_at {
+            continue;
+        }
+        let canonical = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
+        if !listed.contains(&(canonical.clone(), hit.line)) && seen.insert((canonical, hit.line)) {
+            missing.push(format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1));
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: NOT in this answer: {} `impl {name} for …` line(s) grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; read them before changing the trait",
+        missing.len(),
+        missing.iter().take(15).cloned().collect::<Vec<_>>().join(", "),
+        if missing.len() > 15 { format!(" and {} more", missing.len() - 15) } else { String::new() },
+        server.id()
+    ))
+}
+
+/// How many Python files outside a pyright `include` are read for [`pyright_scope_note`].
+const PYRIGHT_OUTSIDE_FILES_READ: usize = 3000;
+
+/// For pyright and basedpyright with an `include` in their configuration: what their workspace
+/// symbols and implementations do not cover — the Python files under the server's root outside
+/// that list (counted, a few named) and, for a symbol `query`, the `def`/`class` declarations
+/// there whose name contains it (case-insensitive), so an answer from pyright's index never
+/// reads as the whole project's. `None` for other servers, without `include`, or when every
+/// Python file is included.
+fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query: Option<&str>, what: &str) -> Option<String> {
+    if !matches!(server.id(), "pyright" | "basedpyright") {
+        return None;
+    }
+    let include = crate::python_env::pyright_include(server.root(), supervisor.workspace_root())?;
+    let walker = ignore::WalkBuilder::new(server.root())
+        .hidden(true)
+        .filter_entry(|entry| {
+            !matches!(
+                entry.file_name().to_str(),
+                Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__" | "build" | "dist")
+            )
+        })
+        .build();
+    let mut outside: Vec<PathBuf> = Vec::new();
+    let mut more = 0usize;
+    for entry in walker.flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_some_and(|kind| kind.is_file())
+            || !path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
+            || include.includes(path)
+        {
+            continue;
+        }
+        if outside.len() < PYRIGHT_OUTSIDE_FILES_READ {
+            outside.push(path.to_path_buf());
+        } else {
+            more += 1;
+        }
+    }
+    if outside.is_empty() {
+        return None;
+    }
+    outside.sort();
+    let mut declarations: Vec<String> = Vec::new();
+    let mut declarations_total = 0usize;
+    if let Some(query) = query.map(str::to_lowercase).filter(|query| !query.is_empty()) {
+        for path in &outside {
+            let Ok(text) = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path) else { continue };
+            for (index, line) in text.lines().enumerate() {
+                let trimmed = line.trim_start();
+                let rest = trimmed.strip_prefix("async ").map(str::trim_start).unwrap_or(trimmed);
+                let (keyword, rest) = if let Some(rest) = rest.strip_prefix("def ") {
+                    ("def", rest)
+                } else if let Some(rest) = rest.strip_prefix("class ") {
+                    ("class", rest)
+                } else {
+                    continue;
+                };
+                let name: String = rest.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if !name.is_empty() && name.to_lowercase().contains(&query) {
+                    declarations_total += 1;
+                    if declarations.len() < 10 {
+                        declarations.push(format!("{}:{} {keyword} {name}", supervisor.display_path(path), index + 1));
+                    }
+                }
+            }
+        }
+    }
+    let mut dirs: Vec<String> = Vec::new();
+    for path in &outside {
+        let shown = supervisor.display_path(path.parent().unwrap_or(path));
+        if !dirs.contains(&shown) {
+            dirs.push(shown);
+        }
+    }
+    let dirs_text = if dirs.len() > 4 { format!("{}, … {} more folders", dirs[..4].join(", "), dirs.len() - 4) } else { dirs.join(", ") };
+    let mut note = format!(
+        "note: NOT searched: {} Python files outside what {} analyses — its {what} cover only the files its configuration includes ({} include = {}) and the files open in it; outside: {dirs_text}",
+        outside.len() + more,
+        server.id(),
+        include.source,
+        include.entries.join(", "),
+    );
+    match (query, declarations_total) {
+        (Some(query), 0) => note.push_str(&format!("; grep finds no `def`/`class` there whose name contains {query:?}")),
+        (Some(query), total) => note.push_str(&format!(
+            "; grep finds {total} `def`/`class` there whose name contains {query:?}: {}{}",
+            declarations.join(", "),
+            if total > declarations.len() { format!(", and {} more", total - declarations.len()) } else { String::new() }
+        )),
+        (None, _) => note.push_str(" (grep them, or open one of those files first: pyright then analyses it)"),
+    }
+    Some(note)
+}
+
 fn workspace_symbols(
     supervisor: &LspSupervisor,
     query: &str,
@@ -1331,6 +1490,10 @@ fn workspace_symbols(
             notes.push(note);
         }
         asked.push(format!("{} @ {}", server.id(), supervisor.display_path(server.root())));
+        // pyright and basedpyright share the configuration: said once.
+        if !notes.iter().any(|note| note.starts_with("note: NOT searched: ")) {
+            notes.extend(pyright_scope_note(supervisor, server, Some(query), "workspace symbols"));
+        }
         let Some(response) = answer else { continue };
         let flat: Vec<(String, u64, Option<String>, String, u32, u32)> = match response {
             lsp_types::WorkspaceSymbolResponse::Flat(list) => list
@@ -1841,6 +2004,13 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         {
             // rust-analyzer's flycheck publishes only files with compiler errors.
             Some(crate::lsp::PublishedDiagnostics { generation: 0, version: None, diagnostics: Vec::new(), received_at: Instant::now() })
+        }
+        // Published by a check run before this file was opened: still what the run found, when
+        // the run read the file's current text (it publishes again only when it runs again).
+        crate::lsp::StoredDiagnostics::Stale
+            if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun && pulled.is_some() =>
+        {
+            server.check_run_diagnostics_still_current(&path)
         }
         _ => None,
     };

@@ -37,6 +37,7 @@ mod lsp_rename;
 mod lsp_trial11_wording;
 mod lsp_trial14;
 mod lsp_trial14_wording;
+mod lsp_trial16;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
