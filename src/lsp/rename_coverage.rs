@@ -1148,7 +1148,7 @@ pub fn unresolved_occurrences(
     covered: &HashSet<(PathBuf, u32)>,
     deadline: Instant,
 ) -> Option<Vec<String>> {
-    let grep = grep_word(server.definition(), server.root(), name);
+    let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
     let encoding = server.position_encoding();
     let uncovered: Vec<&WordHit> = grep
         .hits
@@ -1158,7 +1158,7 @@ pub fn unresolved_occurrences(
     if uncovered.len() > MAX_REFERENCE_CHECKS {
         return None;
     }
-    let mut classifier = Classifier::new(&grep, name.len(), server.root());
+    let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
     let mut nowhere = Vec::new();
     for hit in uncovered {
         if Instant::now() >= deadline {

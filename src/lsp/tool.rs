@@ -1313,7 +1313,7 @@ fn rust_impls_not_listed(
     if listed.is_empty() {
         return None;
     }
-    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), server.root(), name);
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), server.workspace_root(), server.root(), name);
     let mut missing: Vec<String> = Vec::new();
     let mut seen: HashSet<(PathBuf, u32)> = HashSet::new();
     for hit in &grep.hits {
