@@ -433,6 +433,14 @@ impl Session {
                     }
                 };
                 if method == "tools/list" {
+                    // One page holds every tool and no nextCursor is ever sent, so any cursor is
+                    // one this server did not issue: MCP's pagination answers it with -32602.
+                    if let Some(cursor) = params.get("cursor").filter(|cursor| !cursor.is_null()) {
+                        let message = format!(
+                            "tools/list params.cursor {cursor} was not issued by this server: it lists every tool in one page and never sends a nextCursor; send tools/list without a cursor"
+                        );
+                        return self.respond_error(Some(&id), INVALID_PARAMS, &message);
+                    }
                     self.respond(&id, &json!({"tools": run.tools_json(self.config.caller)}));
                 } else {
                     self.start_call(run, id, params, progress_token);

@@ -112,6 +112,9 @@ fn serve_holds_json_rpc_input_to_the_spec_and_echoes_ids_exactly() {
         (r#"{"jsonrpc":"2.0","id":46"#, "null", -32700),
         (r#"{"jsonrpc":"2.0","id":47,"method":"logging/setLevel","params":{"level":"verbose"}}"#, "47", -32602),
         (r#"{"jsonrpc":"2.0","id":48,"method":"resources/list"}"#, "48", -32601),
+        // Every tool is listed in one page and no nextCursor is sent: a cursor is not ours.
+        (r#"{"jsonrpc":"2.0","id":49,"method":"tools/list","params":{"cursor":{"x":1}}}"#, "49", -32602),
+        (r#"{"jsonrpc":"2.0","id":50,"method":"tools/list","params":{"cursor":"page-2"}}"#, "50", -32602),
     ];
     for (line, id, code) in &cases {
         serve.send_raw_line(line);
@@ -134,6 +137,10 @@ fn serve_holds_json_rpc_input_to_the_spec_and_echoes_ids_exactly() {
     }
     let ping = serve.call("ping", json!({}));
     assert_eq!(ping["result"], json!({}), "nothing was answered before the ping: {ping}");
+    let listed = serve.call("tools/list", json!({"cursor": null}));
+    let names: Vec<&str> = listed["result"]["tools"].as_array().expect("tools").iter().filter_map(|tool| tool["name"].as_str()).collect();
+    assert!(names.contains(&"read"), "a null cursor is no cursor: {listed}");
+    assert!(listed["result"].get("nextCursor").is_none(), "{listed}");
     // A call with an id beyond 2^53 is answered (and could be cancelled) by that exact id.
     serve.send_raw_line(
         r#"{"jsonrpc":"2.0","id":1180591620717411303425,"method":"tools/call","params":{"name":"read","arguments":{"path":"hello.txt"}}}"#,
