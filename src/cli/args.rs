@@ -44,6 +44,12 @@ pub struct Cli {
     /// python3 on PATH — else the embedded RustPython), cpython, or embedded.
     #[arg(long, global = true, value_enum, ignore_case = true, value_name = "KIND", default_value_t = KernelArg::Auto)]
     pub kernel: KernelArg,
+    /// Wall-clock cap of one `eval` cell, in seconds, whatever it prints (default 1800: 30
+    /// minutes). A cell still running at the cap is interrupted like a notebook cell and its
+    /// result says `stopped_by: cell_wall_clock_cap`; the inactivity budget (5 minutes without
+    /// output) applies besides it.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cell_wall_clock_cap: Option<u64>,
     /// Turn vibe mode on: registers vibe_spawn, vibe_send, vibe_wait, vibe_kill, vibe_list.
     #[arg(long, global = true)]
     pub vibe: bool,

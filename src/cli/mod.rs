@@ -2,6 +2,7 @@
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
 //! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded]
+//! [--cell-wall-clock-cap SECONDS]
 //! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]
 //! [--max-running-workers [BACKEND=]N]...]
 //! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
@@ -28,13 +29,14 @@ mod status;
 
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Parser;
 
 use runbound::debug::DebugSupervisor;
 use runbound::kernel::{KernelFactory, KernelSelection};
 use runbound::vibe::{InheritedWorkerCaller, InheritedWorkspaceTrust, VibeSetup};
-use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunEvent, WorkspaceTrust};
+use runbound::{Approval, ApprovalPolicy, Caller, EventLevel, Run, RunConfig, RunEvent, WorkspaceTrust};
 
 use args::{Cli, Command};
 use call::{attach_parent_channel, attach_terminal, build_run, print_json, TerminalState};
@@ -169,6 +171,11 @@ pub fn run_command_line() -> ExitCode {
         .language_servers()
         .debug_supervisor(DebugSupervisor::new())
         .kernel_factory(KernelFactory::new().selection(KernelSelection::from(cli.kernel)));
+    if let Some(seconds) = cli.cell_wall_clock_cap {
+        let mut config = RunConfig::default();
+        config.kernel.cell_wall_clock_cap = Duration::from_secs(seconds);
+        builder = builder.config(config);
+    }
     if cli.vibe {
         let backend_choices: Vec<_> = cli.worker_backend.iter().map(|choice| choice.choice()).collect();
         let caps: Vec<_> = cli.max_running_workers.iter().map(|arg| arg.cap()).collect();

@@ -287,6 +287,44 @@ fn max_running_workers_sets_each_backends_cap_and_status_shows_it() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("need --vibe"), "{output:?}");
 }
 
+/// `--cell-wall-clock-cap` sets the per-cell wall-clock cap of `eval` (issue 13 §5): a cell that
+/// prints forever never runs out of its inactivity budget, and with a 3 s cap it is stopped by
+/// the cap, says so, and the kernel answers the next cell; `status` shows the cap; 0 is refused.
+#[test]
+fn cell_wall_clock_cap_flag_stops_a_cell_that_prints_forever() {
+    if support::require_binary("cli::cell_wall_clock_cap_flag_stops_a_cell_that_prints_forever", "python3").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[]);
+    let output = runbound(workspace.path(), &["--cell-wall-clock-cap", "3", "status"]);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("wall-clock cap per cell: 3 s"),
+        "status shows the cap: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let output = runbound(workspace.path(), &["--cell-wall-clock-cap", "0", "status"]);
+    assert_eq!(output.status.code(), Some(2), "a zero cap is a usage error: {output:?}");
+
+    let mut serve = ServeProcess::start(workspace.path(), &["--approve", "allow", "--cell-wall-clock-cap", "3", "--kernel", "cpython"]);
+    serve.initialize(json!({}));
+    let started = Instant::now();
+    let stopped = serve.call(
+        "tools/call",
+        json!({"name": "eval", "arguments": {"code": "while True:\n    print('x' * 60, flush=True)\n", "description": "print until a budget stops the cell"}}),
+    );
+    let elapsed = started.elapsed();
+    let text = result_text(&stopped["result"]);
+    assert_eq!(stopped["result"]["structuredContent"]["stopped_by"], "cell_wall_clock_cap", "{text}");
+    assert!(elapsed < Duration::from_secs(60), "stopped by the 3 s cap, not a later budget ({elapsed:?}): {text}");
+    let next = serve.call(
+        "tools/call",
+        json!({"name": "eval", "arguments": {"code": "print(6 * 7)", "description": "the kernel answers after the stop"}}),
+    );
+    assert!(result_text(&next["result"]).contains("42"), "{next}");
+    serve.close();
+}
+
 // ---------------------------------------------------------------------------------------------
 // The terminal ask port, through a real pseudo-terminal.
 
