@@ -438,6 +438,9 @@ pub struct WorkspaceSymbols {
     pub notes: Vec<String>,
     /// Symbols declared inside functions, not listed (`locals: true` lists them).
     pub locals_not_listed: usize,
+    /// Symbols the servers found in files outside the workspace and its known dependency roots,
+    /// not listed: a symbol's name is that file's content (the files are named in the text).
+    pub outside_not_listed: usize,
 }
 
 /// One workspace symbol.

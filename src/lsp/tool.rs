@@ -439,7 +439,19 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
                     text_document_position_params: position.clone(),
                     work_done_progress_params: Default::default(),
                 };
-                server.request::<HoverRequest>(params, request_deadline).map(|answer| (NavigationAnswer::Hover(answer), None))
+                server.request::<HoverRequest>(params, request_deadline).map(|answer| {
+                    // Where the symbol is defined decides whether its hover may be shown: a hover
+                    // is the defining file's text (signature, docstring, inferred literals).
+                    let defined = if answer.is_some() && server.supports(GotoDefinition::METHOD) {
+                        server.request::<GotoDefinition>(goto(), request_deadline).map(location_ranges).map_err(|failure| match failure {
+                            RequestFailure::Transport(err) => err.message,
+                            other => format!("{other:?}"),
+                        })
+                    } else {
+                        Ok(Vec::new())
+                    };
+                    (NavigationAnswer::Hover(answer, defined), None)
+                })
             }
             _ => {
                 // Code actions stay JSON: each listed action keeps the server's object for the
@@ -514,8 +526,26 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             let (body, results, page) = render_references(&query, answer, args.offset)?;
             (body, NavigationResults::References(results), page)
         }
-        NavigationAnswer::Hover(answer) => {
-            let (body, results) = render_hover(&query, answer);
+        NavigationAnswer::Hover(answer, defined) => {
+            let (body, results) = match hover_defined_outside(supervisor.workspace_root(), &defined) {
+                Some(outside) => (
+                    format!(
+                        "hover not shown: `{}` is defined in {outside}, outside the workspace and its known dependency roots; a hover quotes the defining file (signature, docstring), and files there are named, not quoted",
+                        query.resolved.cursor_identifier
+                    ),
+                    Vec::new(),
+                ),
+                None => {
+                    if let Err(reason) = &defined {
+                        query.notes.push(format!(
+                            "note: where `{}` is defined could not be asked ({reason}); the hover is shown as {} gave it",
+                            query.resolved.cursor_identifier,
+                            server.id()
+                        ));
+                    }
+                    render_hover(&query, answer)
+                }
+            };
             (body, NavigationResults::Hover(results), None)
         }
         NavigationAnswer::CodeActions(answer) => {
@@ -564,7 +594,7 @@ enum NavigationAnswer {
     /// `references`.
     References(Option<Vec<lsp_types::Location>>),
     /// `hover`.
-    Hover(Option<lsp_types::Hover>),
+    Hover(Option<lsp_types::Hover>, Result<Vec<(String, lsp_types::Range)>, String>),
     /// `code_actions`: the server's JSON, kept for the `codeAction/resolve` round trip.
     CodeActions(Value),
 }
@@ -1073,6 +1103,20 @@ fn render_references(
     Ok((out.trim_end().to_owned(), results, Some(page)))
 }
 
+/// The first place among a hover's definition locations that is outside the workspace and its
+/// known dependency roots, labeled (`/opt/x.py:3 [outside workspace]`); `None` when every one is
+/// workspace or dependency code, or when the definition could not be asked.
+fn hover_defined_outside(workspace_root: &Path, defined: &Result<Vec<(String, lsp_types::Range)>, String>) -> Option<String> {
+    let locations = defined.as_ref().ok()?;
+    locations.iter().find_map(|(uri, range)| {
+        let path = uri_to_path(uri)?;
+        // Classified by where it resolves, as list entries are (`SourceCache::place`).
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        let listed = ListedPath::new(workspace_root, &path);
+        (listed.class == PathClass::Outside && listed.origin.is_none()).then(|| listed.with_line(range.start.line + 1))
+    })
+}
+
 fn render_hover(query: &Query<'_>, answer: Option<lsp_types::Hover>) -> (String, Vec<HoverEntry>) {
     let Some(hover) = answer else {
         return (query.empty_answer("hover information", "null"), Vec::new());
@@ -1565,6 +1609,18 @@ fn workspace_symbols(
             None => true,
         });
     }
+    // A symbol a server found in a file outside the workspace and its known dependency roots (a
+    // workspace configuration, or a directory swapped for a symlink while the server read the
+    // disk, can point it anywhere): its name is that file's content, so it is not listed, as
+    // lines of such files are not quoted; the file is named and its symbols counted.
+    let mut outside_hidden: BTreeMap<String, usize> = BTreeMap::new();
+    found.retain(|symbol| {
+        let outside_unknown = symbol.place.path.is_some() && !symbol.place.quoted;
+        if outside_unknown {
+            *outside_hidden.entry(symbol.place.labeled()).or_default() += 1;
+        }
+        !outside_unknown
+    });
     // Workspace code first; within it the closest name matches first, declarations before
     // re-exports and imports of them; the servers' order within.
     found.sort_by_key(|symbol| (symbol.place.rank(), symbol.match_quality, matches!(symbol.kind, "re-export" | "import")));
@@ -1583,7 +1639,9 @@ fn workspace_symbols(
             ));
         }
     }
-    let mut text = if total == 0 {
+    let mut text = if total == 0 && !outside_hidden.is_empty() {
+        format!("no workspace symbols match {query:?} in the workspace or its dependency roots ({})\n", asked.join(", "))
+    } else if total == 0 {
         format!("no workspace symbols match {query:?} ({} answered with none)\n", asked.join(", "))
     } else {
         format!("workspace symbols matching {query:?} ({}): {}\n", asked.join(", "), counted(total, "symbol", "", &tally))
@@ -1614,6 +1672,18 @@ fn workspace_symbols(
             locals_hidden.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ")
         ));
     }
+    if !outside_hidden.is_empty() {
+        const NAMED: usize = 5;
+        let hidden: usize = outside_hidden.values().sum();
+        let files: Vec<String> =
+            outside_hidden.iter().take(NAMED).map(|(file, count)| format!("{file} ({})", plural(*count, "symbol"))).collect();
+        let more = if outside_hidden.len() > NAMED { format!(", … {} more files", outside_hidden.len() - NAMED) } else { String::new() };
+        text.push_str(&format!(
+            "not listed: {} the server found in files outside the workspace and its known dependency roots (a symbol's name is that file's content, not shown): {}{more}\n",
+            plural(hidden, "symbol"),
+            files.join(", ")
+        ));
+    }
     for note in &notes {
         text.push_str(note);
         text.push('\n');
@@ -1627,6 +1697,7 @@ fn workspace_symbols(
         servers: asked.iter().map(ToString::to_string).collect(),
         notes,
         locals_not_listed: locals_hidden.len(),
+        outside_not_listed: outside_hidden.values().sum(),
     });
     Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(to_structured(&output))))
 }

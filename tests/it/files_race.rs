@@ -3,8 +3,9 @@
 //! `edit`, `apply_patch` and `ast_edit` + `resolve accept` run on paths inside that directory.
 //! Whatever the interleaving, nothing outside may be read or written and no temp file may be
 //! left behind. Each tool runs for a bounded number of calls (and at most a few seconds); the
-//! test asserts counts, never timings. A second test does the same to `lsp` outline and hover
-//! on a real pyright: no answer may quote the outside file.
+//! test asserts counts, never timings. A second test does the same to `lsp` outline, hover and
+//! a workspace symbol query on a real pyright: no answer may quote the outside file or list a
+//! symbol name from it.
 
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -232,6 +233,9 @@ fn symlink_exchange_race_never_makes_lsp_answer_from_outside() {
     let run = Run::builder(&root).language_servers().build().unwrap();
     let symbols = json!({"op": "symbols", "file": "d/m.py"});
     let hover = json!({"op": "hover", "file": "d/m.py", "line": 1, "symbol": "fn"});
+    // pyright reads the files it indexes by path itself: under the race it can index the
+    // outside copy; a symbol's name is that file's content, so the answer must not list it.
+    let workspace_symbols = json!({"op": "symbols", "query": "fn"});
     // Warm up without the race: pyright started, the file analysed.
     let warm = Instant::now();
     loop {
@@ -245,7 +249,7 @@ fn symlink_exchange_race_never_makes_lsp_answer_from_outside() {
 
     let exchange = ExchangeLoop::start(root.join("d"), root.join("s"));
     let mut tallies = Vec::new();
-    for (op, arguments) in [("symbols", &symbols), ("hover", &hover)] {
+    for (op, arguments) in [("symbols", &symbols), ("hover", &hover), ("workspace symbols", &workspace_symbols)] {
         let mut tally = Tally { calls: 0, successes: 0, outside_reads: 0 };
         let mut leaked: Vec<String> = Vec::new();
         let started = Instant::now();

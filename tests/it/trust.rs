@@ -379,12 +379,17 @@ fn outside_lines_are_quoted_only_from_known_dependency_roots() {
     // A file outside the workspace, in no dependency root, that the project's configuration
     // points the server at.
     let outside = tempfile::tempdir().unwrap();
-    write(&outside.path().join("secretmod.py"), "def leak() -> str:  # TOP-SECRET-LINE\n    return 'x'\n");
+    write(
+        &outside.path().join("secretmod.py"),
+        "def leak() -> str:  # TOP-SECRET-LINE\n    \"\"\"TOP-SECRET-DOCSTRING\"\"\"\n    return 'x'\n\n\ndef zz_secret_name():\n    return 1\n",
+    );
     let outside_dir = std::fs::canonicalize(outside.path()).unwrap();
     let workspace = support::workspace_with(&[
         ("pyrightconfig.json", &format!("{{\"extraPaths\": [{:?}]}}\n", outside_dir)),
         ("main.py", "from secretmod import leak\n\nprint(leak())\n"),
     ]);
+    // A checkout can also carry a file symlink to any file: pyright indexes what it points to.
+    std::os::unix::fs::symlink(outside_dir.join("secretmod.py"), workspace.path().join("linked.py")).unwrap();
     for trust in [WorkspaceTrust::Trusted, WorkspaceTrust::Restricted] {
         let run = lsp_run(workspace.path(), trust);
         let (is_error, text, structured) =
@@ -395,6 +400,19 @@ fn outside_lines_are_quoted_only_from_known_dependency_roots() {
         assert!(text.contains("line not quoted"), "{text}");
         let result = &structured["results"][0];
         assert_eq!((result["quoted"].clone(), result["text"].clone()), (json!(false), Value::Null), "{structured}");
+        // A hover is the defining file's text (signature, docstring): not shown for such a file.
+        let (is_error, text, _) = call(&run, json!({"op": "hover", "file": "main.py", "line": 3, "symbol": "leak", "server": "pyright"}));
+        assert!(!is_error, "{text}");
+        assert!(!text.contains("TOP-SECRET-DOCSTRING"), "{trust}: a hover from an outside file of no dependency root:\n{text}");
+        assert!(text.contains("hover not shown: `leak` is defined in") && text.contains("secretmod.py:1 [outside workspace]"), "{text}");
+        let (is_error, text, _) = call(&run, json!({"op": "hover", "file": "main.py", "line": 3, "symbol": "print", "server": "pyright"}));
+        assert!(!is_error && text.contains("def print("), "dependency code (typeshed) keeps its hover:\n{text}");
+        // A symbol's name is its file's content: the workspace symbol list names the file only.
+        let (is_error, text, structured) = call(&run, json!({"op": "symbols", "query": "zz_secret", "server": "pyright"}));
+        assert!(!is_error, "{text}");
+        assert!(!text.contains("zz_secret_name"), "{trust}: a symbol name from an outside file of no dependency root:\n{text}");
+        assert!(text.contains("not listed: 1 symbol the server found in files outside the workspace"), "{text}");
+        assert_eq!(structured["outside_not_listed"], json!(1), "{structured}");
     }
 }
 
