@@ -797,6 +797,10 @@ fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
     Some(if called || after.is_empty() { SiteUsage::Call } else { SiteUsage::Value })
 }
 
+/// What an entry in a file outside the workspace and its known dependency roots shows instead of
+/// its name.
+const OUTSIDE_NAME_NOT_SHOWN: &str = "(name not shown: outside the workspace and its known dependency roots)";
+
 fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset: usize) -> Result<Rendered, ToolError> {
     let supervisor = query.supervisor;
     let server_id = query.server.id();
@@ -885,7 +889,11 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             current_file = Some(labeled);
         }
         let kind = readable_kind(node, place);
-        let mut annotations = vec![format!("{kind} {}", node.name)];
+        // An item in a file outside the workspace and its known dependency roots: its name and
+        // detail are that file's content, named by path only (as its lines are not quoted).
+        let outside_unknown = place.path.is_some() && !place.quoted;
+        let name = if outside_unknown { OUTSIDE_NAME_NOT_SHOWN.to_owned() } else { node.name.clone() };
+        let mut annotations = vec![if outside_unknown { kind.to_string() } else { format!("{kind} {name}") }];
         if !node.overload_lines0.is_empty() {
             let lines: Vec<String> = node.overload_lines0.iter().map(|line0| (line0 + 1).to_string()).collect();
             annotations.push(format!("{} at lines {}", plural(node.overload_lines0.len(), "more overload"), lines.join(", ")));
@@ -897,12 +905,15 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::Yes | Followed::DepthReached => {}
             Followed::Repeated => annotations.push("already followed above; not followed again".to_owned()),
             Followed::Recursive => annotations.push("recursive: the queried item itself".to_owned()),
+            Followed::Dependency if outside_unknown => {
+                annotations.push("outside the workspace and its known dependency roots; not followed".to_owned())
+            }
             Followed::Dependency => annotations.push("dependency code; not followed".to_owned()),
             Followed::Cap => annotations.push("not followed: follow cap reached".to_owned()),
             Followed::Deadline => annotations.push("not followed: out of time".to_owned()),
             Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
         }
-        let source = if place.text.is_empty() { node.name.clone() } else { place.text.clone() };
+        let source = if place.text.is_empty() { name.clone() } else { place.text.clone() };
         let entry_line = |annotations: &[String]| format!("  {}: {source}   [{}]\n", place.line, annotations.join("; "));
         // Call sites, one line each (several calls on one line counted), with the incoming
         // sites that only name the function (`.map(parse)`) told apart from calls.
@@ -965,9 +976,9 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         results.push(HierarchyEntry {
             location: place.to_location(),
             depth: node.depth,
-            name: node.name.clone(),
+            name: name.clone(),
             kind: kind.to_string(),
-            detail: node.detail.clone(),
+            detail: if outside_unknown { None } else { node.detail.clone() },
             via: node.via.clone(),
             followed: followed_name(node.followed).to_owned(),
             overload_lines: node.overload_lines0.iter().map(|line0| line0 + 1).collect(),

@@ -381,12 +381,13 @@ fn outside_lines_are_quoted_only_from_known_dependency_roots() {
     let outside = tempfile::tempdir().unwrap();
     write(
         &outside.path().join("secretmod.py"),
-        "def leak() -> str:  # TOP-SECRET-LINE\n    \"\"\"TOP-SECRET-DOCSTRING\"\"\"\n    return 'x'\n\n\ndef zz_secret_name():\n    return 1\n",
+        "def leak() -> str:  # TOP-SECRET-LINE\n    \"\"\"TOP-SECRET-DOCSTRING\"\"\"\n    return 'x'\n\n\ndef zz_secret_name():\n    return 1\n\n\ndef zz_secret_caller():\n    return zz_secret_name()\n",
     );
     let outside_dir = std::fs::canonicalize(outside.path()).unwrap();
     let workspace = support::workspace_with(&[
         ("pyrightconfig.json", &format!("{{\"extraPaths\": [{:?}]}}\n", outside_dir)),
         ("main.py", "from secretmod import leak\n\nprint(leak())\n"),
+        ("calls.py", "from linked import zz_secret_name\n\nzz_secret_name()\n"),
     ]);
     // A checkout can also carry a file symlink to any file: pyright indexes what it points to.
     std::os::unix::fs::symlink(outside_dir.join("secretmod.py"), workspace.path().join("linked.py")).unwrap();
@@ -411,8 +412,17 @@ fn outside_lines_are_quoted_only_from_known_dependency_roots() {
         let (is_error, text, structured) = call(&run, json!({"op": "symbols", "query": "zz_secret", "server": "pyright"}));
         assert!(!is_error, "{text}");
         assert!(!text.contains("zz_secret_name"), "{trust}: a symbol name from an outside file of no dependency root:\n{text}");
-        assert!(text.contains("not listed: 1 symbol the server found in files outside the workspace"), "{text}");
-        assert_eq!(structured["outside_not_listed"], json!(1), "{structured}");
+        assert!(text.contains("not listed: 2 symbols the server found in files outside the workspace"), "{text}");
+        assert_eq!(structured["outside_not_listed"], json!(2), "{structured}");
+        // A caller in such a file is placed by path and line; its name is not shown.
+        let (is_error, text, _) =
+            call(&run, json!({"op": "incoming_calls", "file": "calls.py", "line": 3, "symbol": "zz_secret_name", "server": "pyright"}));
+        assert!(!is_error, "{text}");
+        assert!(!text.contains("zz_secret_caller"), "{trust}: a caller's name from an outside file of no dependency root:\n{text}");
+        assert!(
+            text.contains("secretmod.py [outside workspace] (1):") && text.contains("(name not shown: outside the workspace"),
+            "{text}"
+        );
     }
 }
 
