@@ -1323,7 +1323,9 @@ fn rust_impls_not_listed(
         let Some(for_at) = code.find(" for ") else { continue };
         let before_for = code[..for_at].trim_end();
         let names_trait = before_for.ends_with(name)
-            || before_for.strip_suffix('>').is_some_and(|rest| rest.rsplit_once('<').is_some_and(|(head, _)| head.trim_end().ends_with(name)));
+            || before_for
+                .strip_suffix('>')
+                .is_some_and(|rest| rest.rsplit_once('<').is_some_and(|(head, _)| head.trim_end().ends_with(name)));
         if !names_trait || impl_at > for_at || hit.byte_start > for_at {
             continue;
         }

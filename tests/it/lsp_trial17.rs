@@ -1,0 +1,96 @@
+//! Wrong answers from the fresh-user trial 17 (marshmallow 3.21.3, arrayvec 0.7.6,
+//! @tanstack/query-core 5.59.0, hashicorp/golang-lru 0.5.4), against the real tools: a breaking
+//! edit of a library's function said "no new errors in the other files of the checked project"
+//! while cargo never compiled the crate's tests (their library failed); rust-analyzer's
+//! implementation answer leaves out `impl Trait for` blocks inside function bodies and the
+//! answer names them (the trial-16 check, exercised by arrayvec's `impl Drop for` test helpers).
+
+use crate::support;
+
+use runbound::Caller;
+use serde_json::json;
+
+/// A library shaped like arrayvec 0.7.6: `Stack::truncate` in the library is called by the
+/// library itself (src/lib.rs, as arrayvec.rs:1166 does) and by an integration test
+/// (tests/stack.rs, as tests/tests.rs:255 does), a benchmark target sits in benches/, and the
+/// tests define `impl Drop for` helpers inside test functions (arrayvec's `Bump`), besides the
+/// library's own top-level `impl Drop for Stack`.
+fn stack_crate() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"stack\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[[bench]]\nname = \"grow\"\nharness = false\n"),
+        (
+            "src/lib.rs",
+            "pub struct Stack {\n    pub items: Vec<u8>,\n}\n\nimpl Stack {\n    pub fn truncate(&mut self, new_len: usize) {\n        self.items.truncate(new_len);\n    }\n\n    pub fn clear(&mut self) {\n        self.truncate(0);\n    }\n}\n\nimpl Drop for Stack {\n    fn drop(&mut self) {\n        self.items.clear();\n    }\n}\n",
+        ),
+        (
+            "tests/stack.rs",
+            "use stack::Stack;\n\n#[test]\nfn truncates() {\n    struct Bump<'a>(&'a mut u32);\n    impl<'a> Drop for Bump<'a> {\n        fn drop(&mut self) {\n            *self.0 += 1;\n        }\n    }\n    let mut count = 0;\n    drop(Bump(&mut count));\n    let mut stack = Stack { items: vec![1, 2, 3] };\n    stack.truncate(1);\n    assert_eq!(stack.items.len(), count as usize);\n}\n",
+        ),
+        ("benches/grow.rs", "fn main() {\n    let mut stack = stack::Stack { items: vec![1] };\n    stack.clear();\n}\n"),
+    ])
+}
+
+#[test]
+fn rust_analyzer_breaking_a_library_function_names_the_targets_cargo_never_compiled() {
+    if support::require_binary("rust_analyzer_breaking_a_library_function_names_the_targets_cargo_never_compiled", "rust-analyzer")
+        .is_none()
+    {
+        return;
+    }
+    let dir = stack_crate();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    // arrayvec 0.7.6: adding a parameter to `ArrayVec::truncate` reported arrayvec.rs:1166 only,
+    // then "no new errors in the other files of the checked project … checked: the whole cargo
+    // workspace", while tests/tests.rs:255 was broken too: cargo never compiled the tests.
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn truncate(&mut self, new_len: usize)", "new_string": "pub fn truncate(&mut self, new_len: usize, keep: bool)"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/lib.rs:11: error[E0061]"), "the error in the library is not reported:\n{text}");
+    assert!(
+        text.contains("NOT checked: benches/grow.rs, tests/stack.rs — cargo never compiled them: the library `stack` they depend on has compiler errors after this write"),
+        "the targets cargo never compiled are not named:\n{text}"
+    );
+    assert!(
+        !text.contains("the other files of the checked project"),
+        "the targets cargo never compiled are covered by a clean claim:\n{text}"
+    );
+    assert!(text.contains("no new errors in the other files cargo compiled"), "{text}");
+    // The revert compiles everything again: no target is named as not compiled.
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn truncate(&mut self, new_len: usize, keep: bool)", "new_string": "pub fn truncate(&mut self, new_len: usize)"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("resolved by this write"), "{text}");
+    assert!(!text.contains("cargo never compiled"), "the revert still names targets as not compiled:\n{text}");
+}
+
+#[test]
+fn rust_analyzer_implementation_names_impls_inside_function_bodies_it_leaves_out() {
+    if support::require_binary("rust_analyzer_implementation_names_impls_inside_function_bodies_it_leaves_out", "rust-analyzer").is_none() {
+        return;
+    }
+    // arrayvec 0.7.6: `implementation` of `Drop` at tests/tests.rs:108 listed the 4 top-level
+    // `impl Drop for` blocks of src/arrayvec.rs (and 91 in the sysroot and registry) but none
+    // of the 6 inside function bodies (arrayvec.rs:482, five `Bump`/`DropPanic` helpers in test
+    // functions); the answer names them as not listed.
+    let dir = stack_crate();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/lib.rs", "line": 15, "symbol": "Drop"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/lib.rs:15: impl Drop for Stack {"), "the top-level impl is missing:\n{text}");
+    assert!(
+        text.contains("note: NOT in this answer: 1 `impl Drop for …` line(s) grep finds: tests/stack.rs:6")
+            && text.contains("rust-analyzer leaves out impls inside function bodies"),
+        "the impl inside the test function is not named:\n{text}"
+    );
+}
