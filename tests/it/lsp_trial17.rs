@@ -94,3 +94,49 @@ fn rust_analyzer_implementation_names_impls_inside_function_bodies_it_leaves_out
         "the impl inside the test function is not named:\n{text}"
     );
 }
+
+/// The shape of arrayvec 0.7.6's `extend_from_iter` (src/arrayvec.rs:1091–1097): a closure
+/// parameter `self_len: &mut &mut u32` written through `**self_len = …`, which rustc accepts and
+/// rust-analyzer's own analysis reports as E0384 "cannot mutate immutable variable `self_len`".
+const SCOPE_EXIT_GUARD: &str = "pub struct ScopeExitGuard<T, Data, F>\nwhere\n    F: FnMut(&Data, &mut T),\n{\n    value: T,\n    data: Data,\n    f: F,\n}\n\nimpl<T, Data, F> Drop for ScopeExitGuard<T, Data, F>\nwhere\n    F: FnMut(&Data, &mut T),\n{\n    fn drop(&mut self) {\n        (self.f)(&self.data, &mut self.value)\n    }\n}\n\npub fn store_len(slot: &mut u32, len: u32) {\n    let _guard = ScopeExitGuard {\n        value: slot,\n        data: len,\n        f: move |&len, self_len| {\n            **self_len = len;\n        },\n    };\n}\n";
+
+#[test]
+fn rust_analyzer_file_diagnostics_say_an_error_of_its_own_that_a_clean_cargo_check_does_not_confirm() {
+    if support::require_binary(
+        "rust_analyzer_file_diagnostics_say_an_error_of_its_own_that_a_clean_cargo_check_does_not_confirm",
+        "rust-analyzer",
+    )
+    .is_none()
+    {
+        return;
+    }
+    // arrayvec 0.7.6: `lsp diagnostics src/arrayvec.rs` said "1 error" (E0384 at line 1095,
+    // rust-analyzer's own) for a crate that compiles and whose tests pass.
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"guarded\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", SCOPE_EXIT_GUARD),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("rust-analyzer diagnostics for src/lib.rs: 0 errors, 0 warnings, 0 other (and 1 error of its own that rustc does NOT confirm, see the note)")
+            && text.contains("src/lib.rs:24: error [E0384] cannot mutate immutable variable `self_len` (rust-analyzer) — NOT confirmed by rustc")
+            && text.contains("compiled the project with no error, so it is likely a false positive of rust-analyzer"),
+        "rust-analyzer's error is presented as the compiler's:\n{text}"
+    );
+    // With a real compiler error anywhere, rustc's verdict on the rest is not known: nothing is
+    // marked, and rust-analyzer's error counts again.
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn store_len(", "new_string": "pub fn broken() -> u32 {\n    \"text\"\n}\n\npub fn store_len("}),
+    );
+    assert!(result.joined_text().contains("error[E0308]"), "{}", result.joined_text());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("rust-analyzer diagnostics for src/lib.rs: 2 errors"), "{text}");
+    assert!(!text.contains("NOT confirmed by rustc"), "an error is marked unconfirmed while rustc reports errors:\n{text}");
+}
