@@ -140,3 +140,36 @@ fn rust_analyzer_file_diagnostics_say_an_error_of_its_own_that_a_clean_cargo_che
     assert!(text.contains("rust-analyzer diagnostics for src/lib.rs: 2 errors"), "{text}");
     assert!(!text.contains("NOT confirmed by rustc"), "an error is marked unconfirmed while rustc reports errors:\n{text}");
 }
+
+#[test]
+fn typescript_rename_through_a_re_export_keeps_the_code_compiling_both_ways() {
+    if support::require_binary("typescript_rename_through_a_re_export_keeps_the_code_compiling_both_ways", "typescript-language-server")
+        .is_none()
+    {
+        return;
+    }
+    // @tanstack/query-core 5.59.0: renaming `replaceEqualDeep` (re-exported by src/index.ts)
+    // and back. tsserver keeps a re-export's public name (`export { NEW as OLD }`) in some runs
+    // and not in others; runbound's second rename from a module importing OLD through that
+    // re-export then dropped the import's alias and wrote `import { NEW as NEW } from './index'`
+    // (an error: index exports OLD), and the rename back failed with "src/index.ts: two edits
+    // overlap (bytes 709..726 and 709..726); nothing was changed".
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"q\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/utils.ts", "export function replaceEqualDeep(a: unknown, b: unknown): unknown {\n  return a === b ? a : b\n}\n"),
+        ("src/index.ts", "export {\n  replaceEqualDeep,\n} from './utils'\n"),
+        ("src/observer.ts", "import { replaceEqualDeep } from './utils'\n\nexport const kept = replaceEqualDeep(1, 1)\n"),
+        ("src/app.ts", "import { replaceEqualDeep } from './index'\n\nexport const same = replaceEqualDeep(2, 2)\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    for (from, to) in [("replaceEqualDeep", "structurallyShare"), ("structurallyShare", "replaceEqualDeep")] {
+        let result = run.call(Caller::Main, "lsp_rename", json!({"file": "src/utils.ts", "line": 1, "symbol": from, "new_name": to}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "the rename {from} → {to} failed:\n{text}");
+        assert!(!text.contains("this write introduced"), "the rename {from} → {to} broke the code:\n{text}");
+        assert!(text.contains("no new errors in"), "{text}");
+        let utils = std::fs::read_to_string(dir.path().join("src/utils.ts")).unwrap();
+        assert!(utils.contains(&format!("export function {to}(")), "{utils}\n{text}");
+    }
+}
