@@ -11,9 +11,15 @@
 // shows as raw output and never parses. process.stdout/process.stderr writes are turned into
 // `stream` messages (ordered with display items). After each cell an end marker
 // (NUL "runbound-cell-end N" NUL) is written to fd 1 so the host knows its raw output is complete.
-// One persistent `vm` context; top-level let/const become context globals so they persist and
-// may be re-declared; top-level await via Node's own REPL transform; the completion value of
-// the cell is echoed. tool(name, args) is synchronous (so `await tool(...)` works too).
+// Cells run in Node's main context (the realm of every module they `require`), like the `node`
+// REPL: an object a cell creates has the same Object.prototype as the modules' own, so a
+// library's `Object.getPrototypeOf(o) === Object.prototype` / `instanceof Array` checks answer
+// as under plain Node (a separate `vm` context gave @tanstack/query-core's hashKey a different
+// hash: its isPlainObject was false for cell objects). The driver's own bindings live in this
+// function's scope, out of the cells' way. Top-level let/const become globals so they persist
+// and may be re-declared; top-level await via Node's own REPL transform; the completion value
+// of the cell is echoed. tool(name, args) is synchronous (so `await tool(...)` works too).
+(function runboundKernelDriver() {
 'use strict';
 const fs = require('fs');
 const util = require('util');
@@ -181,8 +187,12 @@ const sandbox = {
   clearImmediate, queueMicrotask, structuredClone, module: { exports: {} },
 };
 if (typeof fetch === 'function') sandbox.fetch = fetch;
-const context = vm.createContext(sandbox, { name: 'runbound-cell' });
-const initialNames = new Set(Object.keys(sandbox));
+// The cells' globals are the main context's: the names above are installed on it.
+const context = globalThis;
+for (const [name, value] of Object.entries(sandbox)) {
+  Object.defineProperty(context, name, { value, writable: true, configurable: true, enumerable: false });
+}
+const initialNames = new Set(Object.getOwnPropertyNames(context));
 
 let acorn = null;
 let processTopLevelAwait = null;
@@ -230,7 +240,7 @@ async function execute(cell, source) {
     }
   }
   const script = new vm.Script(code, { filename });
-  let value = script.runInContext(context, { breakOnSigint: true, displayErrors: false });
+  let value = script.runInThisContext({ breakOnSigint: true, displayErrors: false });
   if (wrapped) {
     const settled = await value;
     value = settled && typeof settled === 'object' && 'value' in settled ? settled.value : undefined;
@@ -295,3 +305,4 @@ async function main() {
   }
 }
 main();
+})();

@@ -3,8 +3,9 @@
 //! A cell's variables, imports and loaded data persist across calls of the same run and
 //! language. Python runs in a spawned CPython ("the full notebook experience": the project's
 //! `.venv/bin/python` or `venv/bin/python` first, then `python3` on PATH) driven by an embedded
-//! driver script (`driver.py`); JavaScript runs in a spawned Node with `driver.js` (one
-//! persistent `vm` context). Each kernel is one child process in its own process group with a
+//! driver script (`driver.py`); JavaScript runs in a spawned Node with `driver.js` (cells run
+//! in Node's main context, the realm of the modules they `require`, as in the `node` REPL).
+//! Each kernel is one child process in its own process group with a
 //! named reader thread pumping its JSON-lines messages over a crossbeam channel
 //! (`session.rs`); the handler thread is the host's watchdog (the kernel never times itself).
 //!

@@ -326,6 +326,83 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
     (total > 0).then_some(RustDocTests { crate_name, manifest_dir, total, files, in_written, scan_incomplete })
 }
 
+/// The other build targets of a package whose library has errors: cargo (`cargo check
+/// --all-targets`, rust-analyzer's flycheck) never starts the targets that depend on a library
+/// that failed to compile, so their diagnostics are unknown, not clean (arrayvec 0.7.6: a
+/// breaking edit of `ArrayVec::truncate` left `tests/tests.rs:255` broken while the write said
+/// "no new errors in the other files of the checked project").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustLibraryDependents {
+    /// The package name from the crate's `Cargo.toml`.
+    pub crate_name: String,
+    /// The crate's directory (where its `Cargo.toml` is).
+    pub manifest_dir: PathBuf,
+    /// The root files (absolute, sorted) of the package's targets besides the library, found by
+    /// cargo's layout conventions: `src/main.rs`, `src/bin/*.rs`, `src/bin/*/main.rs`, and the
+    /// `*.rs` / `*/main.rs` under `tests/`, `benches/`, `examples/` (targets declared at other
+    /// paths in the manifest are not found).
+    pub targets: Vec<PathBuf>,
+}
+
+/// When `file` (a `.rs` file under `root` with a compiler error) belongs to the library target
+/// of its package — the nearest `Cargo.toml` above it with a `[package]`, whose library is
+/// `src/lib.rs` or the `[lib] path`; the file lies under the library's directory and is not a
+/// binary's (`src/main.rs`, `src/bin/`) — the package's other targets, which cargo did not
+/// compile. `None` when the file is not library code or the package has no other target. Read
+/// beneath `workspace_root`, as [`rust_doc_tests`].
+pub fn rust_library_dependents(workspace_root: &Path, root: &Path, file: &Path) -> Option<RustLibraryDependents> {
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
+    let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut dir = file.parent()?;
+    let manifest_dir = loop {
+        let manifest = dir.join("Cargo.toml");
+        if manifest.is_file() && reader.read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
+            break dir.to_path_buf();
+        }
+        if dir == root || !dir.starts_with(root) {
+            return None;
+        }
+        dir = dir.parent()?;
+    };
+    let manifest = reader.read_to_string(&manifest_dir.join("Cargo.toml")).ok()?;
+    let crate_name = toml_value(&manifest, "package", "name")?;
+    let lib_path =
+        toml_value(&manifest, "lib", "path").map(|path| manifest_dir.join(path)).unwrap_or_else(|| manifest_dir.join("src/lib.rs"));
+    if !lib_path.is_file() {
+        return None;
+    }
+    let lib_dir = crate::files::path::lexically_normal(lib_path.parent()?);
+    let src = manifest_dir.join("src");
+    if !file.starts_with(&lib_dir) || file == src.join("main.rs") || file.starts_with(src.join("bin")) {
+        return None;
+    }
+    for folder in ["tests", "benches", "examples"] {
+        if file.starts_with(manifest_dir.join(folder)) {
+            return None;
+        }
+    }
+    let mut targets = Vec::new();
+    if src.join("main.rs").is_file() {
+        targets.push(src.join("main.rs"));
+    }
+    for folder in [src.join("bin"), manifest_dir.join("tests"), manifest_dir.join("benches"), manifest_dir.join("examples")] {
+        if !folder.is_dir() {
+            continue;
+        }
+        let (sources, _) = source_files(&reader, &folder, &["rs"]);
+        for (path, _) in sources {
+            let Ok(relative) = path.strip_prefix(&folder) else { continue };
+            let depth = relative.components().count();
+            if depth == 1 || (depth == 2 && relative.file_name().is_some_and(|name| name == "main.rs")) {
+                targets.push(path);
+            }
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    (!targets.is_empty()).then_some(RustLibraryDependents { crate_name, manifest_dir, targets })
+}
+
 /// `key = "value"` of `[section]` in a Cargo manifest (single-line string values only).
 fn toml_value(manifest: &str, section: &str, key: &str) -> Option<String> {
     let mut in_section = false;

@@ -1427,6 +1427,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
                     };
                     description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written));
+                    description.push_str(&library_dependents_not_compiled(supervisor, server.root(), &after));
                     scope = Some(CheckScope::Project { description });
                 }
                 Err(reason) => {
@@ -2138,6 +2139,64 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             found.total,
             crate::render::plural(found.files, "file"),
             found.crate_name
+        ));
+    }
+    text
+}
+
+/// The words on the targets cargo never compiled after this write because their package's
+/// library has compiler errors (rustc's, in `after`): `; NOT checked: tests/tests.rs,
+/// benches/extend.rs (cargo never compiled them: …)`; empty when no library has an error.
+/// Files with rustc diagnostics of their own in `after` were compiled and are left out.
+fn library_dependents_not_compiled(
+    supervisor: &LspSupervisor,
+    root: &Path,
+    after: &HashMap<PathBuf, Result<Vec<Diagnostic>, String>>,
+) -> String {
+    let from_rustc = |diagnostic: &Diagnostic| diagnostic.source.as_deref() == Some("rustc");
+    let is_error = |diagnostic: &Diagnostic| {
+        diagnostic.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
+    };
+    let mut error_files: Vec<&PathBuf> = after
+        .iter()
+        .filter(|(_, result)| result.as_ref().is_ok_and(|diagnostics| diagnostics.iter().any(|d| from_rustc(d) && is_error(d))))
+        .map(|(path, _)| path)
+        .collect();
+    if error_files.is_empty() {
+        return String::new();
+    }
+    error_files.sort();
+    let compiled: HashSet<&PathBuf> = after
+        .iter()
+        .filter(|(_, result)| result.as_ref().is_ok_and(|diagnostics| diagnostics.iter().any(from_rustc)))
+        .map(|(path, _)| path)
+        .collect();
+    let mut crates: Vec<crate::lsp::dependents::RustLibraryDependents> = Vec::new();
+    for path in error_files {
+        if let Some(found) = crate::lsp::dependents::rust_library_dependents(supervisor.workspace_root(), root, path) {
+            if !crates.iter().any(|known| known.manifest_dir == found.manifest_dir) {
+                crates.push(found);
+            }
+        }
+    }
+    let mut text = String::new();
+    for found in crates {
+        let targets: Vec<String> =
+            found.targets.iter().filter(|target| !compiled.contains(target)).map(|target| supervisor.display_path(target)).collect();
+        if targets.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = targets.iter().take(8).cloned().collect();
+        let more = if targets.len() > shown.len() { format!(" and {} more", targets.len() - shown.len()) } else { String::new() };
+        text.push_str(&format!(
+            "; NOT checked: {}{more} — cargo never compiled {}: the library `{}` {} on has compiler errors after this write, so {} diagnostics are unknown, not clean (nor those of workspace members that depend on `{}`); fix those errors and the check reaches them, or read rust-analyzer's own analysis of one with lsp {{\"op\": \"diagnostics\", \"file\": \"{}\"}}",
+            shown.join(", "),
+            if targets.len() == 1 { "it" } else { "them" },
+            found.crate_name,
+            if targets.len() == 1 { "it depends" } else { "they depend" },
+            if targets.len() == 1 { "its" } else { "their" },
+            found.crate_name,
+            targets[0]
         ));
     }
     text
@@ -3177,6 +3236,17 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         };
         // "elsewhere" must not deny the files listed above with new diagnostics.
         let others = if files_with_new > 0 { "in the other files of the checked project" } else { "elsewhere in the checked project" };
+        // Targets cargo never compiled (their library has errors) are not part of what was
+        // checked: the line below names them NOT checked, and this one must not cover them.
+        let others = if checked_line.contains("cargo never compiled") {
+            if files_with_new > 0 {
+                "in the other files cargo compiled"
+            } else {
+                "elsewhere in the files cargo compiled"
+            }
+        } else {
+            others
+        };
         if !clean_text.is_empty() {
             let elsewhere = if project_wide { format!(" or {others}") } else { String::new() };
             tail.push(format!("no new {what} in {clean_text}{elsewhere} ({server_id})"));

@@ -398,7 +398,8 @@ fn load<'a>(
 }
 
 /// Applies LSP `TextEdit`s to `text`: positions converted with `encoding`, edits sorted and
-/// applied in descending order; overlapping edits are an error.
+/// applied in descending order; an exact repeat of a replacement (same range, same text) is
+/// applied once; other overlapping edits are an error.
 ///
 /// # Errors
 /// A sentence saying which edits overlap or which range is out of bounds.
@@ -440,6 +441,10 @@ pub fn apply_text_edits<'a>(
     }
     // Stable sort ascending; equal-start inserts keep server order.
     resolved.sort_by_key(|(start, end, _)| (*start, *end));
+    // The same replacement sent twice is one edit (tsserver renaming `b` in `export { b as a }`
+    // back to `a` sends the edit of `b` twice: @tanstack/query-core 5.59.0, trial 17). Two
+    // inserts at one place are two edits and stay.
+    resolved.dedup_by(|later, earlier| later.0 < later.1 && later == earlier);
     for pair in resolved.windows(2) {
         if pair[1].0 < pair[0].1 {
             return Err(format!("two edits overlap (bytes {}..{} and {}..{})", pair[0].0, pair[0].1, pair[1].0, pair[1].1));
@@ -655,6 +660,14 @@ mod tests {
         assert_eq!(apply_text_edits(text, &edits, PositionEncoding::Utf16).unwrap(), "let bar = 1;\nbar + bar\n");
         let overlapping = [edit(0, 0, 0, 5, "x"), edit(0, 3, 0, 7, "y")];
         assert!(apply_text_edits(text, &overlapping, PositionEncoding::Utf16).unwrap_err().contains("overlap"));
+        // The same replacement twice (tsserver, @tanstack/query-core 5.59.0) is applied once;
+        // two different replacements of one range are still refused, two inserts both land.
+        let repeated = [edit(0, 4, 0, 7, "bar"), edit(0, 4, 0, 7, "bar"), edit(1, 0, 1, 3, "bar")];
+        assert_eq!(apply_text_edits(text, &repeated, PositionEncoding::Utf16).unwrap(), "let bar = 1;\nbar + foo\n");
+        let conflicting = [edit(0, 4, 0, 7, "bar"), edit(0, 4, 0, 7, "baz")];
+        assert!(apply_text_edits(text, &conflicting, PositionEncoding::Utf16).unwrap_err().contains("overlap"));
+        let inserts = [edit(0, 0, 0, 0, "a"), edit(0, 0, 0, 0, "a")];
+        assert_eq!(apply_text_edits(text, &inserts, PositionEncoding::Utf16).unwrap(), "aalet foo = 1;\nfoo + foo\n");
     }
 
     #[test]

@@ -483,6 +483,7 @@ pub fn complete_rename(
     let mut added: Vec<WordHit> = Vec::new();
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
+    let mut kept_by_export_alias: Vec<WordHit> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
@@ -532,8 +533,22 @@ pub fn complete_rename(
             };
             if let Ok(Some(more)) = server.request::<lsp_types::request::Rename>(params, deadline) {
                 if let Some(mut more) = text_edits_by_path(&reader, &more, encoding) {
-                    if renames_declaration(&edits) {
+                    // An import-site alias `OLD as NEW` is dropped (the module now exports
+                    // NEW) unless the first edit kept OLD as a public name (`export { NEW as
+                    // OLD }`): a module importing through that re-export still gets OLD.
+                    let export_alias_kept = edits.values().flatten().any(|edit| edit.new_text == format!("{new_name} as {old_name}"));
+                    if renames_declaration(&edits) && !export_alias_kept {
                         drop_import_site_aliases(&mut more, old_name, new_name);
+                    }
+                    // A second rename that overlaps the first one's edits (tsserver renaming
+                    // the exported name of `export { NEW as OLD }`, which its first edit wrote
+                    // to keep the public name) would be merged only in part — its importers
+                    // renamed, the export not — and break them: none of it is taken, and the
+                    // occurrence is said as kept through that alias (@tanstack/query-core
+                    // 5.59.0 shape, trial 17: `import { NEW as NEW } from './index'`).
+                    if overlapping_edits(&edits, &more) > 0 {
+                        kept_by_export_alias.push(hit);
+                        continue;
                     }
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                     conflicts += merge_edits(&mut edits, more);
@@ -543,7 +558,12 @@ pub fn complete_rename(
                 }
             }
         }
-        if renames_declaration(&edits) {
+        if edits.values().flatten().any(|edit| edit.new_text == format!("{new_name} as {old_name}")) {
+            // The public name OLD was kept by a re-export (`export { NEW as OLD }`): this
+            // occurrence imports or uses OLD through it and must keep it (renaming it would
+            // import a name the module does not export).
+            kept_by_export_alias.push(hit);
+        } else if renames_declaration(&edits) {
             let (start, end) = columns(&hit);
             let own = text_edit(hit.line, start, end, new_name);
             conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
@@ -552,6 +572,11 @@ pub fn complete_rename(
             declaration_kept.push(hit);
         }
     }
+    // A later rename (from another missed reference) may have covered an occurrence judged
+    // before it: only what the final edit leaves is said as left.
+    elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
+    declaration_kept.retain(|hit| !is_covered(&edits, hit));
+    kept_by_export_alias.retain(|hit| !is_covered(&edits, hit));
     for hit in dunder_all_pending {
         let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
         if binding_renamed {
@@ -729,6 +754,27 @@ pub fn complete_rename(
             if declaration_kept.len() == 1 { "" } else { "s" }
         ));
         let lines = one_per_line(declaration_kept.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !kept_by_export_alias.is_empty() {
+        let aliases: Vec<String> = edits
+            .iter()
+            .flat_map(|(path, list)| {
+                list.iter().filter(|edit| edit.new_text == format!("{new_name} as {old_name}")).map(move |edit| (path, edit))
+            })
+            .map(|(path, edit)| format!("{}:{}", shown(path), edit.range.start.line + 1))
+            .collect();
+        let through = if aliases.is_empty() { String::new() } else { format!(" (`{new_name} as {old_name}` at {})", aliases.join(", ")) };
+        report.push(format!(
+            "  left unrenamed: {} reference{} that {} the symbol through a re-export whose public name the server kept as `{old_name}`{through}; renaming {} would rename that export only in part, so {} the old name and {} working — rename the export too if the public name should change:",
+            kept_by_export_alias.len(),
+            if kept_by_export_alias.len() == 1 { "" } else { "s" },
+            if kept_by_export_alias.len() == 1 { "reaches" } else { "reach" },
+            if kept_by_export_alias.len() == 1 { "it" } else { "them" },
+            if kept_by_export_alias.len() == 1 { "it keeps" } else { "they keep" },
+            if kept_by_export_alias.len() == 1 { "keeps" } else { "keep" }
+        ));
+        let lines = one_per_line(kept_by_export_alias.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !unchecked.is_empty() {
@@ -1083,6 +1129,31 @@ fn drop_import_site_aliases(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdi
         }
     }
     changed
+}
+
+/// How many edits of `more` disagree with an edit already in `edits`: they overlap it, or
+/// replace the same range with other text (an identical edit agrees).
+fn overlapping_edits(edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>) -> usize {
+    let mut disagreeing = 0;
+    for (path, list) in more {
+        let Some(existing) = edits.get(path) else { continue };
+        for edit in list {
+            let range = range_of(edit);
+            let (a_start, a_end) = ((range.0, range.1), (range.2, range.3));
+            let disagrees = existing.iter().any(|other| {
+                let other_range = range_of(other);
+                if other_range == range {
+                    return other.new_text != edit.new_text;
+                }
+                let (b_start, b_end) = ((other_range.0, other_range.1), (other_range.2, other_range.3));
+                a_start < b_end && b_start < a_end
+            });
+            if disagrees {
+                disagreeing += 1;
+            }
+        }
+    }
+    disagreeing
 }
 
 /// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping

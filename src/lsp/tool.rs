@@ -1332,6 +1332,50 @@ fn workspace_symbol_result_cap(server_id: &str) -> Option<ResultCap> {
     }
 }
 
+/// Whether rust-analyzer's cargo check (rustc) has the last word on `path` and found no error
+/// anywhere: the server checks by a project check run (rust-analyzer), its flycheck set for the
+/// file is fresh (`pushed_fresh`), a check run ended after the file's last change with none in
+/// progress and none failed to run, nothing changed outside the tools since, and no stored
+/// publish of any file holds a rustc error; and the file is library or main code (under a
+/// package's `src/`, not `src/bin/`), which every check compiles. Then an error of
+/// rust-analyzer's own analysis in the file is one the compiler does not report.
+fn rustc_found_no_error_anywhere(server: &LanguageServer, path: &Path, pushed_fresh: bool) -> bool {
+    if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun || !pushed_fresh {
+        return false;
+    }
+    let (started, finished) = server.check_runs();
+    if finished == 0 || started > finished || server.check_run_failure().is_some() || server.has_stale() {
+        return false;
+    }
+    if server.check_run_diagnostics_still_current(path).is_none() {
+        return false;
+    }
+    // Only code every check compiles: a package's `src/` outside `src/bin/` (a test, bench,
+    // example or bin target can be skipped by cargo for its required-features).
+    let mut dir = path.parent();
+    let in_always_compiled_code = loop {
+        let Some(current) = dir else { break false };
+        if current.join("Cargo.toml").is_file() {
+            let relative = path.strip_prefix(current).unwrap_or(path);
+            let mut components = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+            break components.next().as_deref() == Some("src") && components.next().as_deref() != Some("bin");
+        }
+        if current == server.root() {
+            break false;
+        }
+        dir = current.parent();
+    };
+    if !in_always_compiled_code {
+        return false;
+    }
+    server.published_snapshot().values().all(|set| {
+        !set.diagnostics.iter().any(|d| {
+            d.source.as_deref() == Some("rustc")
+                && d.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
+        })
+    })
+}
+
 /// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
 /// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
 /// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
@@ -2135,8 +2179,33 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let n_hints = all.iter().filter(|d| severity(d) == 4 && !crate::lsp::inactive::is_inactive_marker(d)).count();
     all.retain(|d| severity(d) != 4 && !crate::lsp::inactive::is_inactive_marker(d));
     all.sort_by_key(|d| (severity(d), d.range.start.line));
-    let n_errors = all.iter().filter(|d| severity(d) == 1).count();
+    // rust-analyzer's own analysis can report an error rustc does not (arrayvec 0.7.6: E0384
+    // "cannot mutate immutable variable `self_len`" at src/arrayvec.rs:1095, where the crate
+    // compiles and its tests pass). When its cargo check ran over this file's current text and
+    // found no compiler error anywhere, such an error is not confirmed by the compiler: said so.
+    let unconfirmed: HashSet<(u32, String)> = if rustc_found_no_error_anywhere(server, &path, pushed.is_some()) {
+        all.iter()
+            .filter(|d| severity(d) == 1 && d.source.as_deref() == Some("rust-analyzer"))
+            .map(|d| (d.range.start.line, d.message.clone()))
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    let is_unconfirmed = |d: &lsp_types::Diagnostic| unconfirmed.contains(&(d.range.start.line, d.message.clone()));
+    let n_errors = all.iter().filter(|d| severity(d) == 1).count() - unconfirmed.len().min(all.len());
     let n_warnings = all.iter().filter(|d| severity(d) == 2).count();
+    if !unconfirmed.is_empty() {
+        notes.push(format!(
+            "note: {} marked \"NOT confirmed by rustc\" {} from {}'s own analysis only: its cargo check (rustc), which ran after this file's last change, compiled the project with no error, so {} likely a false positive of {} and {} not counted as {} above; `cargo check` / `cargo build` is the authority",
+            plural(unconfirmed.len(), "error"),
+            crate::render::one_or_many(unconfirmed.len(), "comes", "come"),
+            server.id(),
+            crate::render::one_or_many(unconfirmed.len(), "it is", "they are"),
+            server.id(),
+            crate::render::one_or_many(unconfirmed.len(), "is", "are"),
+            crate::render::one_or_many(unconfirmed.len(), "an error", "errors"),
+        ));
+    }
     let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
     let lines = split_lines(&file_text);
     let whole_file_inactive = inactive.iter().any(|range| crate::lsp::inactive::covers_whole_text(range, &file_text));
@@ -2151,12 +2220,17 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     } else if all.is_empty() {
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)
     } else {
+        let unconfirmed_words = if unconfirmed.is_empty() {
+            String::new()
+        } else {
+            format!(" (and {} of its own that rustc does NOT confirm, see the note)", plural(unconfirmed.len(), "error"))
+        };
         format!(
-            "{} diagnostics for {relative}: {}, {}, {} other",
+            "{} diagnostics for {relative}: {}, {}, {} other{unconfirmed_words}",
             server.id(),
             plural(n_errors, "error"),
             plural(n_warnings, "warning"),
-            all.len() - n_errors - n_warnings
+            all.len() - n_errors - unconfirmed.len() - n_warnings
         )
     };
     let page = Page::new(all.len(), args.offset, supervisor.config().diagnostics_cap, "diagnostics")?;
@@ -2175,7 +2249,10 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             None => String::new(),
         };
         let message = diagnostic.message.replace('\n', " ");
-        let source = diagnostic.source.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        let mut source = diagnostic.source.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+        if is_unconfirmed(diagnostic) {
+            source.push_str(" — NOT confirmed by rustc");
+        }
         text.push_str(&format!("\n{relative}:{line}: {severity_name}{code} {message}{source}"));
         if let Some(source_line) = lines.get(line as usize - 1) {
             text.push_str(&format!("\n{line:>6} | {}", cut_chars(source_line.trim_end(), 200)));

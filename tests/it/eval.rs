@@ -659,6 +659,36 @@ fn javascript_kernel_persists_awaits_echoes_and_bridges() {
     assert_eq!(structured(&python_too)["generation"], 1, "languages have separate kernels");
 }
 
+/// @tanstack/query-core 5.59.0 (trial 17): `require("./build/modern/index.cjs").hashKey(["todos",
+/// {b: 1, a: 2}])` answered `["todos",{"b":1,"a":2}]` in a cell and `["todos",{"a":2,"b":1}]`
+/// under `node`: cells ran in a separate `vm` context, so a cell's object failed the module's
+/// `Object.getPrototypeOf(o) === Object.prototype` check. The module here is that check (the
+/// shape of query-core's isPlainObject), required from the workspace as the trial did.
+#[test]
+fn javascript_cells_share_the_realm_of_the_modules_they_require() {
+    let Some(_) = node_or_skip("javascript_cells_share_the_realm_of_the_modules_they_require") else {
+        return;
+    };
+    let workspace = support::workspace_with(&[(
+        "plain.cjs",
+        "function isPlainObject(o) {\n  return Object.prototype.toString.call(o) === '[object Object]' && Object.getPrototypeOf(o) === Object.prototype;\n}\nfunction hashKey(key) {\n  return JSON.stringify(key, (_, v) => isPlainObject(v) ? Object.keys(v).sort().reduce((r, k) => { r[k] = v[k]; return r; }, {}) : v);\n}\nmodule.exports = { isPlainObject, hashKey, isArray: (v) => v instanceof Array };\n",
+    )]);
+    let run = builder(workspace.path()).build().unwrap();
+    let result = cell_in(
+        &run,
+        "javascript",
+        "const plain = require(require('path').join(process.cwd(), 'plain.cjs'));\n[plain.hashKey(['todos', {b: 1, a: 2}]), plain.isPlainObject({}), plain.isArray([1])]",
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains(r#"'["todos",{"a":2,"b":1}]', true, true"#), "a cell's objects are foreign to the required module:\n{text}");
+    // The driver's own names (fs, util, vm, …) stay out of the cells' way.
+    let result = cell_in(&run, "javascript", "const fs = 1; const util = 2; var vm = 3; fs + util + vm");
+    assert!(result.joined_text().contains("Out: 6"), "{}", result.joined_text());
+    let result = cell_in(&run, "javascript", "typeof tool + ' ' + typeof display");
+    assert!(result.joined_text().contains("Out: 'function function'"), "{}", result.joined_text());
+}
+
 #[test]
 fn javascript_silent_cell_is_killed_by_the_budget() {
     let Some(_) = node_or_skip("javascript_silent_cell_is_killed_by_the_budget") else {

@@ -38,6 +38,7 @@ mod lsp_trial11_wording;
 mod lsp_trial14;
 mod lsp_trial14_wording;
 mod lsp_trial16;
+mod lsp_trial17;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
