@@ -1421,6 +1421,42 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                             }
                         }
                     }
+                    // rust-analyzer's own errors that the compiler does not confirm (its cargo
+                    // check, just run over the write, found no error anywhere) are neither
+                    // present, new nor resolved (arrayvec 0.7.6: every write said "1 error
+                    // already present … src/arrayvec.rs (1)" for a phantom E0384); said once.
+                    let snapshot = server.published_snapshot();
+                    if crate::lsp::inactive::no_rustc_error_published(snapshot.values().map(|set| &set.diagnostics)) {
+                        let unconfirmed = |d: &Diagnostic| {
+                            d.source.as_deref() == Some("rust-analyzer")
+                                && d.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
+                        };
+                        for path in &group.written {
+                            if !crate::lsp::inactive::in_always_compiled_rust_code(path, server.root()) {
+                                continue;
+                            }
+                            let mut left_out = 0;
+                            if let Some(Ok(list)) = after.get_mut(path) {
+                                let before_len = list.len();
+                                list.retain(|d| !unconfirmed(d));
+                                left_out = before_len - list.len();
+                            }
+                            if let Some(Ok(list)) = group.before.get_mut(path) {
+                                list.retain(|d| !unconfirmed(d));
+                            }
+                            if left_out > 0 {
+                                notes.push(format!(
+                                    "{}: {} of {}'s own analysis left out: its cargo check compiled the project with no error, so rustc does not confirm {} (likely a false positive of {}; `lsp diagnostics` on the file lists {} marked)",
+                                    supervisor.display_path(path),
+                                    crate::render::plural(left_out, "error"),
+                                    server.id(),
+                                    crate::render::one_or_many(left_out, "it", "them"),
+                                    server.id(),
+                                    crate::render::one_or_many(left_out, "it", "them"),
+                                ));
+                            }
+                        }
+                    }
                     let mut description = if changed {
                         format!("the whole cargo workspace ({}'s cargo check, {:.1} s after the save)", server.id(), took.as_secs_f64())
                     } else {

@@ -268,6 +268,34 @@ pub fn changed_lines(old: &str, new: &str) -> Vec<u32> {
     lines
 }
 
+/// Whether `path` is Rust code every `cargo check` of its package compiles: under a package's
+/// `src/` (the nearest `Cargo.toml` above it, at or below `root`), outside `src/bin/` — a test,
+/// bench, example or bin target can be skipped for its `required-features`.
+pub fn in_always_compiled_rust_code(path: &std::path::Path, root: &std::path::Path) -> bool {
+    let mut dir = path.parent();
+    while let Some(current) = dir {
+        if current.join("Cargo.toml").is_file() {
+            let relative = path.strip_prefix(current).unwrap_or(path);
+            let mut components = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+            return components.next().as_deref() == Some("src") && components.next().as_deref() != Some("bin");
+        }
+        if current == root {
+            return false;
+        }
+        dir = current.parent();
+    }
+    false
+}
+
+/// Whether no stored publish holds a rustc error (rust-analyzer's cargo check found none).
+pub fn no_rustc_error_published<'a>(sets: impl IntoIterator<Item = &'a Vec<Diagnostic>>) -> bool {
+    sets.into_iter().all(|diagnostics| {
+        !diagnostics
+            .iter()
+            .any(|d| d.source.as_deref() == Some("rustc") && d.severity.unwrap_or(DiagnosticSeverity::ERROR) == DiagnosticSeverity::ERROR)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

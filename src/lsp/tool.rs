@@ -1350,30 +1350,12 @@ fn rustc_found_no_error_anywhere(server: &LanguageServer, path: &Path, pushed_fr
     if server.check_run_diagnostics_still_current(path).is_none() {
         return false;
     }
-    // Only code every check compiles: a package's `src/` outside `src/bin/` (a test, bench,
-    // example or bin target can be skipped by cargo for its required-features).
-    let mut dir = path.parent();
-    let in_always_compiled_code = loop {
-        let Some(current) = dir else { break false };
-        if current.join("Cargo.toml").is_file() {
-            let relative = path.strip_prefix(current).unwrap_or(path);
-            let mut components = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
-            break components.next().as_deref() == Some("src") && components.next().as_deref() != Some("bin");
-        }
-        if current == server.root() {
-            break false;
-        }
-        dir = current.parent();
-    };
-    if !in_always_compiled_code {
+    // Only code every check compiles: a package's `src/` outside `src/bin/`.
+    if !crate::lsp::inactive::in_always_compiled_rust_code(path, server.root()) {
         return false;
     }
-    server.published_snapshot().values().all(|set| {
-        !set.diagnostics.iter().any(|d| {
-            d.source.as_deref() == Some("rustc")
-                && d.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
-        })
-    })
+    let snapshot = server.published_snapshot();
+    crate::lsp::inactive::no_rustc_error_published(snapshot.values().map(|set| &set.diagnostics))
 }
 
 /// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep

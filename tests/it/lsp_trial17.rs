@@ -126,6 +126,22 @@ fn rust_analyzer_file_diagnostics_say_an_error_of_its_own_that_a_clean_cargo_che
             && text.contains("compiled the project with no error, so it is likely a false positive of rust-analyzer"),
         "rust-analyzer's error is presented as the compiler's:\n{text}"
     );
+    // A write after which cargo check still finds no error: the phantom is neither "already
+    // present" nor new (arrayvec: every write said "1 error already present … (1)").
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn store_len(", "new_string": "/// Stores the length on scope exit.\npub fn store_len("}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("already present"), "rust-analyzer's phantom is counted as present:\n{text}");
+    assert!(
+        text.contains(
+            "note: src/lib.rs: 1 error of rust-analyzer's own analysis left out: its cargo check compiled the project with no error"
+        ),
+        "{text}"
+    );
     // With a real compiler error anywhere, rustc's verdict on the rest is not known: nothing is
     // marked, and rust-analyzer's error counts again.
     let result = run.call(
