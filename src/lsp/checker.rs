@@ -1218,6 +1218,7 @@ fn run_checker(
         };
         match parsed {
             Ok(mut records) => {
+                withhold_messages_from_unknown_outside_files(workspace_root, &mut records);
                 // pyright and tsc print each diagnostic of their one program once: equal
                 // records are distinct diagnostics. The others repeat within a step: cargo once
                 // per target (lib, test, bench), go vet for a package and its test variant,
@@ -1394,6 +1395,26 @@ fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<S
         message: message.split_whitespace().collect::<Vec<_>>().join(" "),
         source: Some(source.to_owned()),
         repeat_in_step: 0,
+    }
+}
+
+/// The message a record keeps when its file lies outside the workspace and every dependency
+/// root the run knows ([`crate::lsp::listing::ListedPath`]'s origins: site-packages,
+/// `node_modules`, typeshed, toolchain sysroots, module and registry caches).
+const WITHHELD_OUTSIDE_MESSAGE: &str = "message withheld: this file is outside the workspace and every dependency root the run knows (a workspace configuration or a directory swapped for a symlink can point a checker at any file); read the file yourself if you trust it";
+
+/// Replaces the message of every record whose file (canonical, as [`record`] makes it) lies
+/// outside `workspace_root` and outside every known dependency root by
+/// [`WITHHELD_OUTSIDE_MESSAGE`]: its path and line are still said, but nothing of the file's
+/// content — pyright quotes identifiers and inferred types in its messages (issue 13 §2: only
+/// dependency roots the run knows are quoted; the adversarial re-run saw a `"*"` pyright run
+/// report an outside file's names through a workspace directory swapped for a symlink).
+fn withhold_messages_from_unknown_outside_files(workspace_root: &Path, records: &mut [DiagnosticRecord]) {
+    for record in records {
+        let listed = crate::lsp::listing::ListedPath::new(workspace_root, &record.path);
+        if listed.class == crate::lsp::listing::PathClass::Outside && listed.origin.is_none() {
+            WITHHELD_OUTSIDE_MESSAGE.clone_into(&mut record.message);
+        }
     }
 }
 
@@ -1747,6 +1768,27 @@ mod tests {
         assert_eq!(records[0].path, root.join("member/src/lib.rs"));
         assert_eq!((records[0].line, records[0].severity, records[0].code.as_deref()), (4, Severity::Error, Some("E0308")));
         assert_eq!(records[0].message, "mismatched types");
+    }
+
+    #[test]
+    fn records_from_files_outside_the_workspace_and_its_dependency_roots_keep_no_message() {
+        let workspace = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(workspace.path()).unwrap();
+        let outside_file = std::fs::canonicalize(outside.path()).unwrap().join("secret.py");
+        let report = json!({"generalDiagnostics": [
+            {"file": root.join("a.py"), "severity": "error", "message": "\"inside_name\" is not defined", "range": {"start": {"line": 0, "character": 0}}},
+            {"file": outside_file, "severity": "error", "message": "\"outside_canary\" is not defined", "range": {"start": {"line": 4, "character": 0}}},
+            {"file": "/opt/venv/lib/python3.11/site-packages/pkg/mod.py", "severity": "error", "message": "\"dependency_name\" is unknown", "range": {"start": {"line": 1, "character": 0}}},
+        ]});
+        let mut records = parse_pyright(&report.to_string(), &root).unwrap();
+        withhold_messages_from_unknown_outside_files(&root, &mut records);
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[0].message, "\"inside_name\" is not defined");
+        assert_eq!(records[1].path, outside_file, "the outside file is still named");
+        assert_eq!(records[1].line, 5);
+        assert_eq!(records[1].message, WITHHELD_OUTSIDE_MESSAGE);
+        assert_eq!(records[2].message, "\"dependency_name\" is unknown", "site-packages is a known dependency root");
     }
 
     #[test]
