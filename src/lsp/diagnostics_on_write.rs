@@ -1427,6 +1427,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
                     };
                     description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written));
+                    description.push_str(&library_dependents_not_compiled(supervisor, &server));
                     scope = Some(CheckScope::Project { description });
                 }
                 Err(reason) => {
@@ -2138,6 +2139,57 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             found.total,
             crate::render::plural(found.files, "file"),
             found.crate_name
+        ));
+    }
+    text
+}
+
+/// The scope's words on the targets cargo's check never compiled because a library they depend
+/// on has rustc errors in the state after the write (new or already present): "; NOT checked:
+/// tests/, benches/ of crate semver (…)". Cargo compiles no test, bench, example or binary of a
+/// package whose library fails, so their errors are unknown, not clean (semver 1.0.28: a type
+/// error in `Version::parse` left its 4 tests and 1 bench uncompiled while the write said "no
+/// new errors in the other files of the checked project"). Empty when no library has a rustc
+/// error or the package has none of those targets.
+fn library_dependents_not_compiled(supervisor: &LspSupervisor, server: &LanguageServer) -> String {
+    let mut libraries: Vec<crate::lsp::dependents::RustLibrary> = Vec::new();
+    let mut failing: Vec<PathBuf> = server
+        .published_snapshot()
+        .into_iter()
+        .filter(|(_, set)| {
+            set.diagnostics.iter().any(|diagnostic| {
+                diagnostic.severity == Some(lsp_types::DiagnosticSeverity::ERROR) && diagnostic.source.as_deref() == Some("rustc")
+            })
+        })
+        .map(|(path, _)| path)
+        .collect();
+    failing.sort();
+    for path in &failing {
+        if libraries.iter().any(|library| library.holds(path)) {
+            continue;
+        }
+        if let Some(library) = crate::lsp::dependents::rust_library(supervisor.workspace_root(), server.root(), path) {
+            if library.holds(path) {
+                libraries.push(library);
+            }
+        }
+    }
+    let mut text = String::new();
+    for library in libraries {
+        let targets = library.dependent_target_paths();
+        if targets.is_empty() {
+            continue;
+        }
+        let failed_in = failing.iter().find(|path| library.holds(path)).map(|path| supervisor.display_path(path)).unwrap_or_default();
+        let dir = if library.manifest_dir == supervisor.workspace_root() {
+            String::new()
+        } else {
+            format!(" (in {})", supervisor.display_path(&library.manifest_dir))
+        };
+        text.push_str(&format!(
+            "; NOT checked: {} of crate {}{dir}: cargo compiles none of them while its library fails to compile (rustc errors in {failed_in}), so their errors are unknown, not clean: fix the library, then call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} to check them",
+            targets.join(", "),
+            library.crate_name
         ));
     }
     text
