@@ -50,7 +50,8 @@ pub const METHOD_NOT_FOUND: i32 = ErrorCode::MethodNotFound as i32;
 
 /// Methods announced to servers as retried on ContentModified
 /// (`general.staleRequestSupport.retryOnContentModified`); [`LanguageServer::request`] retries
-/// these, `textDocument/prepareRename` and `textDocument/codeAction` (all read only).
+/// these, `textDocument/prepareRename`, `textDocument/rename` and `textDocument/codeAction` (all
+/// without effect on the server: a rename's answer is an edit that runbound applies itself).
 pub const RETRY_ON_CONTENT_MODIFIED: &[&str] = &[
     "textDocument/hover",
     "textDocument/definition",
@@ -69,9 +70,13 @@ pub const RETRY_ON_CONTENT_MODIFIED: &[&str] = &[
 ];
 
 /// Whether [`LanguageServer::request`] retries `method` after ContentModified / ServerCancelled:
-/// it only reads, so asking again is safe.
+/// it only reads, so asking again is safe. `textDocument/rename` counts: the server only computes
+/// the `WorkspaceEdit`, which runbound applies (rust-analyzer answers a rename sent while it
+/// still loads the workspace with ContentModified: semver 1.0.28, a cold `lsp_rename` under load
+/// failed with "-32801: content modified" after the 15 s indexing wait).
 pub fn is_read_only_method(method: &str) -> bool {
-    RETRY_ON_CONTENT_MODIFIED.contains(&method) || matches!(method, "textDocument/prepareRename" | "textDocument/codeAction")
+    RETRY_ON_CONTENT_MODIFIED.contains(&method)
+        || matches!(method, "textDocument/prepareRename" | "textDocument/rename" | "textDocument/codeAction")
 }
 
 /// rust-analyzer's `rust-analyzer/runFlycheck` notification (its `lsp_ext`): run the project

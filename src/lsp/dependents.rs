@@ -277,25 +277,7 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
     // The manifest, sources and included documents are read beneath the run's root, never
     // beneath a handle of `root` (the server's root, which a swap could make a symlink).
     let reader = WorkspaceReader::open(workspace_root).ok()?;
-    let mut dir = written.parent()?;
-    let manifest_dir = loop {
-        let manifest = dir.join("Cargo.toml");
-        if manifest.is_file() && reader.read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
-            break dir.to_path_buf();
-        }
-        if dir == root || !dir.starts_with(root) {
-            return None;
-        }
-        dir = dir.parent()?;
-    };
-    let manifest = reader.read_to_string(&manifest_dir.join("Cargo.toml")).ok()?;
-    let crate_name = toml_value(&manifest, "package", "name")?;
-    let lib_path =
-        toml_value(&manifest, "lib", "path").map(|path| manifest_dir.join(path)).unwrap_or_else(|| manifest_dir.join("src/lib.rs"));
-    if !lib_path.is_file() {
-        return None;
-    }
-    let lib_dir = crate::files::path::lexically_normal(lib_path.parent()?);
+    let RustLibrary { crate_name, manifest_dir, lib_path, lib_dir } = rust_library_with(&reader, root, written)?;
     let (sources, scan_incomplete) = source_files(&reader, &lib_dir, &["rs"]);
     let written = std::fs::canonicalize(written).unwrap_or_else(|_| written.to_path_buf());
     let (mut total, mut files, mut in_written) = (0, 0, 0);
@@ -326,6 +308,19 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
     (total > 0).then_some(RustDocTests { crate_name, manifest_dir, total, files, in_written, scan_incomplete })
 }
 
+/// The library target of a cargo package (see [`rust_library_with`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustLibrary {
+    /// `[package] name`.
+    pub crate_name: String,
+    /// The package's directory (where its `Cargo.toml` is).
+    pub manifest_dir: PathBuf,
+    /// The library's root file (`src/lib.rs` or the `[lib] path`).
+    pub lib_path: PathBuf,
+    /// The directory of `lib_path`, lexically normal.
+    pub lib_dir: PathBuf,
+}
+
 /// The other build targets of a package whose library has errors: cargo (`cargo check
 /// --all-targets`, rust-analyzer's flycheck) never starts the targets that depend on a library
 /// that failed to compile, so their diagnostics are unknown, not clean (arrayvec 0.7.6: a
@@ -353,25 +348,7 @@ pub struct RustLibraryDependents {
 pub fn rust_library_dependents(workspace_root: &Path, root: &Path, file: &Path) -> Option<RustLibraryDependents> {
     let reader = WorkspaceReader::open(workspace_root).ok()?;
     let file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    let mut dir = file.parent()?;
-    let manifest_dir = loop {
-        let manifest = dir.join("Cargo.toml");
-        if manifest.is_file() && reader.read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
-            break dir.to_path_buf();
-        }
-        if dir == root || !dir.starts_with(root) {
-            return None;
-        }
-        dir = dir.parent()?;
-    };
-    let manifest = reader.read_to_string(&manifest_dir.join("Cargo.toml")).ok()?;
-    let crate_name = toml_value(&manifest, "package", "name")?;
-    let lib_path =
-        toml_value(&manifest, "lib", "path").map(|path| manifest_dir.join(path)).unwrap_or_else(|| manifest_dir.join("src/lib.rs"));
-    if !lib_path.is_file() {
-        return None;
-    }
-    let lib_dir = crate::files::path::lexically_normal(lib_path.parent()?);
+    let RustLibrary { crate_name, manifest_dir, lib_dir, .. } = rust_library_with(&reader, root, &file)?;
     let src = manifest_dir.join("src");
     if !file.starts_with(&lib_dir) || file == src.join("main.rs") || file.starts_with(src.join("bin")) {
         return None;
@@ -401,6 +378,32 @@ pub fn rust_library_dependents(workspace_root: &Path, root: &Path, file: &Path) 
     targets.sort();
     targets.dedup();
     (!targets.is_empty()).then_some(RustLibraryDependents { crate_name, manifest_dir, targets })
+}
+
+/// The library target of the cargo package holding `file` (a path under `root`): the nearest
+/// `Cargo.toml` above it with a `[package]`, and its `src/lib.rs` or `[lib] path`, read through
+/// `reader`. `None` when no package under `root` holds `file` or the package has no library.
+fn rust_library_with(reader: &WorkspaceReader, root: &Path, file: &Path) -> Option<RustLibrary> {
+    let mut dir = file.parent()?;
+    let manifest_dir = loop {
+        let manifest = dir.join("Cargo.toml");
+        if manifest.is_file() && reader.read_to_string(&manifest).is_ok_and(|text| text.lines().any(|line| line.trim() == "[package]")) {
+            break dir.to_path_buf();
+        }
+        if dir == root || !dir.starts_with(root) {
+            return None;
+        }
+        dir = dir.parent()?;
+    };
+    let manifest = reader.read_to_string(&manifest_dir.join("Cargo.toml")).ok()?;
+    let crate_name = toml_value(&manifest, "package", "name")?;
+    let lib_path =
+        toml_value(&manifest, "lib", "path").map(|path| manifest_dir.join(path)).unwrap_or_else(|| manifest_dir.join("src/lib.rs"));
+    if !lib_path.is_file() {
+        return None;
+    }
+    let lib_dir = crate::files::path::lexically_normal(lib_path.parent()?);
+    Some(RustLibrary { crate_name, manifest_dir, lib_path, lib_dir })
 }
 
 /// `key = "value"` of `[section]` in a Cargo manifest (single-line string values only).

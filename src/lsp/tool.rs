@@ -1430,23 +1430,16 @@ fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query
         return None;
     }
     let include = crate::python_env::pyright_include(server.root(), supervisor.workspace_root())?;
-    let walker = ignore::WalkBuilder::new(server.root())
-        .hidden(true)
-        .filter_entry(|entry| {
-            !matches!(
-                entry.file_name().to_str(),
-                Some("node_modules" | "target" | ".git" | ".venv" | "venv" | "__pycache__" | "build" | "dist")
-            )
-        })
-        .build();
+    // Listed beneath the run's root handle, no symlink followed: a directory swapped for a
+    // symlink to outside is neither listed nor entered (issue 13 §1, `files::walk_beneath`).
+    let reader = crate::files::WorkspaceReader::open(supervisor.workspace_root()).ok()?;
+    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), server.root()).ok()?;
+    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__", "build", "dist"]).iter();
     let mut outside: Vec<PathBuf> = Vec::new();
     let mut more = 0usize;
     for entry in walker.flatten() {
         let path = entry.path();
-        if !entry.file_type().is_some_and(|kind| kind.is_file())
-            || !path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
-            || include.includes(path)
-        {
+        if !entry.is_file() || !path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") || include.includes(path) {
             continue;
         }
         if outside.len() < PYRIGHT_OUTSIDE_FILES_READ {

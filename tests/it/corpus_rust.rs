@@ -359,6 +359,15 @@ fn breaking_edit_reports_the_errors_cargo_reports_in_other_files() {
     let block = corpus::diagnostics_block(&text);
     let unreported: Vec<&String> = errors.iter().filter(|location| !block.contains(location.as_str())).collect();
     assert!(unreported.is_empty(), "cargo check reports errors at {errors:?}; the edit's result does not name {unreported:?}:\n{text}");
+    // The library fails, so cargo compiled none of the crate's tests and benches: their errors
+    // are unknown, and the result must not let "no new errors" cover them.
+    assert!(check.text.contains("could not compile `semver` (lib)"), "ground truth: the library fails:\n{}", check.text);
+    assert!(
+        block.contains("— cargo never compiled them: the library `semver` they depend on has compiler errors after this write")
+            && block.contains("tests/test_version.rs")
+            && block.contains("benches/parse.rs"),
+        "the tests and benches cargo never compiled are not named:\n{text}"
+    );
 
     let (text, reverting) = timed_ok(&run, "edit", json!({"path": file, "old_string": new, "new_string": old}));
     let block = corpus::diagnostics_block(&text);

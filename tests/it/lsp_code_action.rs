@@ -375,6 +375,23 @@ fn code_actions_on_typescript_run_commands_inside_the_apply_window() {
     }
 }
 
+/// A rename the server answers with ContentModified (rust-analyzer does so for a rename sent
+/// while it still loads the workspace: a cold `lsp_rename` on semver 1.0.28 under load failed with
+/// "-32801: content modified") is asked again: the rename only computes an edit that runbound
+/// applies, so asking again is safe, and the second answer is written.
+#[test]
+fn a_rename_answered_content_modified_is_asked_again() {
+    if support::require_binary("lsp_code_action::a_rename_answered_content_modified_is_asked_again", "python3").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[("fake.toml", ""), ("notes.fake", "original first line\nsecond line\n")]);
+    let run = lsp_run(workspace.path(), fake_config);
+    let (text, _) =
+        ok(&run, Caller::Main, "lsp_rename", json!({"file": "notes.fake", "line": 1, "symbol": "original", "new_name": "renamed"}));
+    assert_eq!(read(workspace.path(), "notes.fake"), "renamed first line\nsecond line\n", "{text}");
+    assert!(!text.contains("content modified"), "{text}");
+}
+
 fn support_fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
 }
