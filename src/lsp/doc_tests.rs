@@ -60,28 +60,31 @@ impl DocTestBlock {
     }
 }
 
+/// The doc-comment marker a line starts with (after indentation): `"///"` (outer) or `"//!"`
+/// (inner); `None` for any other line, `////` (a plain comment) included.
+pub(crate) fn doc_comment_marker(text: &str) -> Option<&'static str> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with("////") {
+        None
+    } else if trimmed.starts_with("///") {
+        Some("///")
+    } else if trimmed.starts_with("//!") {
+        Some("//!")
+    } else {
+        None
+    }
+}
+
 /// The fenced doc-test block of `lines` (a Rust file) that holds 0-based `line`, found by
 /// walking the run of doc comment lines with the same marker (`///` or `//!`) up to the
 /// opening fence and down to the closing one. `None` when `line` is not inside such a block.
 /// Hidden lines (`# use x;`) are code for rustdoc and stay, without their `# `.
 pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
-    let marker_of = |text: &str| -> Option<&'static str> {
-        let trimmed = text.trim_start();
-        if trimmed.starts_with("////") {
-            None
-        } else if trimmed.starts_with("///") {
-            Some("///")
-        } else if trimmed.starts_with("//!") {
-            Some("//!")
-        } else {
-            None
-        }
-    };
-    let marker = marker_of(lines.get(line)?)?;
-    let is_fence = |text: &str| marker_of(text) == Some(marker) && text.trim_start()[marker.len()..].trim().starts_with("```");
+    let marker = doc_comment_marker(lines.get(line)?)?;
+    let is_fence = |text: &str| doc_comment_marker(text) == Some(marker) && text.trim_start()[marker.len()..].trim().starts_with("```");
     let mut open = None;
     for index in (0..line).rev() {
-        if marker_of(lines[index]) != Some(marker) {
+        if doc_comment_marker(lines[index]) != Some(marker) {
             break;
         }
         if is_fence(lines[index]) {
@@ -92,7 +95,7 @@ pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
     let open = open?;
     let mut code = Vec::new();
     for (index, text) in lines.iter().enumerate().skip(open + 1) {
-        if marker_of(text) != Some(marker) {
+        if doc_comment_marker(text) != Some(marker) {
             return None;
         }
         if is_fence(text) {

@@ -980,19 +980,7 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
 /// `compile_fail`, `edition20xx`, …) — not `ignore`, `text` or another language — and the
 /// occurrence is not in a `//` comment of the example itself.
 fn in_rust_doc_test(lines: &[&str], line: usize, byte_start: usize) -> bool {
-    let marker_of = |text: &str| -> Option<&'static str> {
-        let trimmed = text.trim_start();
-        if trimmed.starts_with("////") {
-            None
-        } else if trimmed.starts_with("///") {
-            Some("///")
-        } else if trimmed.starts_with("//!") {
-            Some("//!")
-        } else {
-            None
-        }
-    };
-    let Some(marker) = lines.get(line).and_then(|text| marker_of(text)) else { return false };
+    let Some(marker) = lines.get(line).and_then(|text| crate::lsp::doc_tests::doc_comment_marker(text)) else { return false };
     let content = |text: &str| text.trim_start()[marker.len()..].trim().to_owned();
     if content(lines[line]).starts_with("```") {
         return false;
@@ -1005,7 +993,7 @@ fn in_rust_doc_test(lines: &[&str], line: usize, byte_start: usize) -> bool {
     let mut opening: Option<String> = None;
     let mut fences = 0usize;
     for above in lines[..line].iter().rev() {
-        if marker_of(above) != Some(marker) {
+        if crate::lsp::doc_tests::doc_comment_marker(above) != Some(marker) {
             break;
         }
         let text = content(above);

@@ -72,8 +72,10 @@ fn production_lines(text: &str) -> Vec<(usize, &str)> {
     out
 }
 
-#[test]
-fn tool_modules_read_files_only_beneath_a_root() {
+/// Scans the production lines of every Rust file under [`SCANNED`] for the `forbidden` needles:
+/// returns the offending sites (`path:line: code`) that no `allowed` entry (path, site, reason)
+/// covers, and the allow-list entries (by path) that matched no site or give no reason.
+fn scan_tool_modules(forbidden: &[&str], allowed: &[(&str, &str, &str)]) -> (Vec<String>, Vec<String>) {
     let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for dir in SCANNED {
@@ -81,22 +83,34 @@ fn tool_modules_read_files_only_beneath_a_root() {
     }
     files.sort();
     assert!(files.len() > 20, "the scan found only {} files under {SCANNED:?}: is the layout changed?", files.len());
-    let mut used_allowances = vec![false; ALLOWED.len()];
+    let mut used_allowances = vec![false; allowed.len()];
     let mut offenders = Vec::new();
     for file in &files {
         let relative = file.strip_prefix(repository).unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(file).unwrap();
         for (number, line) in production_lines(&text) {
             let code = line.split("//").next().unwrap_or("");
-            if !FORBIDDEN.iter().any(|needle| code.contains(needle)) {
+            if !forbidden.iter().any(|needle| code.contains(needle)) {
                 continue;
             }
-            match ALLOWED.iter().position(|(path, site, _)| *path == relative && code.contains(site)) {
+            match allowed.iter().position(|(path, site, _)| *path == relative && code.contains(site)) {
                 Some(index) => used_allowances[index] = true,
                 None => offenders.push(format!("{relative}:{number}: {}", line.trim())),
             }
         }
     }
+    let stale = allowed
+        .iter()
+        .zip(&used_allowances)
+        .filter(|((_, _, reason), used)| !**used || reason.trim().is_empty())
+        .map(|((path, _, _), _)| (*path).to_owned())
+        .collect();
+    (offenders, stale)
+}
+
+#[test]
+fn tool_modules_read_files_only_beneath_a_root() {
+    let (offenders, stale) = scan_tool_modules(&FORBIDDEN, &ALLOWED);
     assert!(
         offenders.is_empty(),
         "reads by path in tool modules (read through files::WorkspaceReader / read_workspace_file_to_string, or \
@@ -104,13 +118,6 @@ fn tool_modules_read_files_only_beneath_a_root() {
          the reason it is safe):\n{}",
         offenders.join("\n")
     );
-    let stale: Vec<&str> = ALLOWED
-        .iter()
-        .zip(&used_allowances)
-        .filter(|(_, used)| !**used)
-        .map(|((path, _, _), _)| *path)
-        .chain(ALLOWED.iter().filter(|(_, _, reason)| reason.trim().is_empty()).map(|(path, _, _)| *path))
-        .collect();
     assert!(stale.is_empty(), "allow-list entries that match no site (or give no reason): {stale:?}");
 }
 
@@ -152,29 +159,7 @@ const ALLOWED_LISTINGS: [(&str, &str, &str); 3] = [
 
 #[test]
 fn tool_modules_list_the_workspace_only_beneath_its_root() {
-    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for dir in SCANNED {
-        rust_files(&repository.join(dir), &mut files);
-    }
-    files.sort();
-    assert!(files.len() > 20, "the scan found only {} files under {SCANNED:?}", files.len());
-    let mut used_allowances = vec![false; ALLOWED_LISTINGS.len()];
-    let mut offenders = Vec::new();
-    for file in &files {
-        let relative = file.strip_prefix(repository).unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(file).unwrap();
-        for (number, line) in production_lines(&text) {
-            let code = line.split("//").next().unwrap_or("");
-            if !FORBIDDEN_LISTINGS.iter().any(|needle| code.contains(needle)) {
-                continue;
-            }
-            match ALLOWED_LISTINGS.iter().position(|(path, site, _)| *path == relative && code.contains(site)) {
-                Some(index) => used_allowances[index] = true,
-                None => offenders.push(format!("{relative}:{number}: {}", line.trim())),
-            }
-        }
-    }
+    let (offenders, stale) = scan_tool_modules(&FORBIDDEN_LISTINGS, &ALLOWED_LISTINGS);
     assert!(
         offenders.is_empty(),
         "listings by path in tool modules (walk with files::walk_beneath::BeneathWalk, or list one directory with \
@@ -182,7 +167,5 @@ fn tool_modules_list_the_workspace_only_beneath_its_root() {
          workspace):\n{}",
         offenders.join("\n")
     );
-    let stale: Vec<&str> =
-        ALLOWED_LISTINGS.iter().zip(&used_allowances).filter(|(_, used)| !**used).map(|((path, _, _), _)| *path).collect();
-    assert!(stale.is_empty(), "allow-list entries that match no site: {stale:?}");
+    assert!(stale.is_empty(), "allow-list entries that match no site (or give no reason): {stale:?}");
 }
