@@ -1533,6 +1533,10 @@ fn workspace_symbols(
         }
     };
     let mut found: Vec<FoundSymbol> = Vec::new();
+    // Symbols pyright placed in a workspace file whose line, as read now beneath the root, does
+    // not hold the name: the server read another text (a stale index, or a directory swapped for
+    // a symlink while it read the disk), so the name is not shown (per file, counted).
+    let mut not_at_location: BTreeMap<String, usize> = BTreeMap::new();
     let mut asked = Vec::new();
     let mut cache = SourceCache::new(supervisor.workspace_root());
     let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
@@ -1594,6 +1598,17 @@ fn workspace_symbols(
         }
         for (name, kind_number, container, uri, line0, character) in flat {
             let place = cache.place(&uri, line0);
+            let names_an_identifier = !name.is_empty() && name.chars().all(crate::lsp::position::is_identifier_char);
+            if server.id().contains("pyright")
+                && names_an_identifier
+                && place.quoted
+                && place.rank() == PathClass::Workspace
+                && place.text.chars().count() < 200
+                && !line_holds_word(&place.text, &name)
+            {
+                *not_at_location.entry(place.labeled()).or_default() += 1;
+                continue;
+            }
             let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
             let mut kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
             // Workspace code is asked its syntax tree: what the declaration is where the server
@@ -1703,6 +1718,15 @@ fn workspace_symbols(
             files.join(", ")
         ));
     }
+    if !not_at_location.is_empty() {
+        let files: Vec<String> =
+            not_at_location.iter().take(5).map(|(file, count)| format!("{file} ({})", plural(*count, "symbol"))).collect();
+        text.push_str(&format!(
+            "not listed: {} the server placed on a line of a workspace file that does not hold its name as the file reads now (the server read another text: a stale index, or a directory swapped for a symlink while it read the disk): {}\n",
+            plural(not_at_location.values().sum(), "symbol"),
+            files.join(", ")
+        ));
+    }
     for note in &notes {
         text.push_str(note);
         text.push('\n');
@@ -1719,6 +1743,15 @@ fn workspace_symbols(
         outside_not_listed: outside_hidden.values().sum(),
     });
     Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(to_structured(&output))))
+}
+
+/// Whether `line` holds `word` with no identifier character on either side.
+fn line_holds_word(line: &str, word: &str) -> bool {
+    line.match_indices(word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + word.len()..].chars().next();
+        !before.is_some_and(crate::lsp::position::is_identifier_char) && !after.is_some_and(crate::lsp::position::is_identifier_char)
+    })
 }
 
 /// The `kind` filter, normalized.
