@@ -1807,7 +1807,7 @@ fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mu
     }
     let uses = |path: &PathBuf| -> usize {
         let Ok(text) = reader.read_to_string(path) else { return 0 };
-        names.iter().filter(|name| contains_word(&text, name)).count()
+        names.iter().filter(|name| crate::lsp::position::contains_word(&text, name)).count()
     };
     let mut scored: Vec<(usize, PathBuf)> = importers.iter().map(|path| (uses(path), path.clone())).collect();
     scored.sort_by_key(|(uses, _)| std::cmp::Reverse(*uses));
@@ -2030,16 +2030,6 @@ fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
     Some(names)
 }
 
-/// Whether `word` occurs in `text` with no identifier character on either side.
-fn contains_word(text: &str, word: &str) -> bool {
-    use crate::lsp::position::is_identifier_char;
-    text.match_indices(word).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(is_identifier_char) && !after.is_some_and(is_identifier_char)
-    })
-}
-
 /// The files under the server's root that import (include) the written ones, found by
 /// [`crate::lsp::dependents`] (Python imports, C/C++ `#include`s of a header), at most `cap`,
 /// with the scope line; no scan for other files.
@@ -2082,7 +2072,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         let (users, others): (Vec<PathBuf>, Vec<PathBuf>) = all_found.into_iter().partition(|path| {
             reader
                 .read_to_string(path)
-                .map_or(true, |text| text.contains("import *") || names.iter().any(|name| contains_word(&text, name)))
+                .map_or(true, |text| text.contains("import *") || names.iter().any(|name| crate::lsp::position::contains_word(&text, name)))
         });
         all_found = users;
         use_no_changed_name = others;

@@ -265,6 +265,16 @@ pub fn is_identifier_char(ch: char) -> bool {
     ch.is_alphanumeric() || ch == '_' || ch == '$'
 }
 
+/// Whether `word` occurs in `text` with no identifier character ([`is_identifier_char`]) on
+/// either side.
+pub fn contains_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_identifier_char) && !after.is_some_and(is_identifier_char)
+    })
+}
+
 /// A rough, language-agnostic check whether byte `column` of `line_text` sits inside a line
 /// comment (`//`, `#`, `--`) or a string literal started on the same line. Used only to explain an
 /// empty answer ("probably inside a comment or string"), never to refuse a request.

@@ -1604,7 +1604,7 @@ fn workspace_symbols(
                 && place.quoted
                 && place.rank() == PathClass::Workspace
                 && place.text.chars().count() < 200
-                && !line_holds_word(&place.text, &name)
+                && !crate::lsp::position::contains_word(&place.text, &name)
             {
                 *not_at_location.entry(place.labeled()).or_default() += 1;
                 continue;
@@ -1743,15 +1743,6 @@ fn workspace_symbols(
         outside_not_listed: outside_hidden.values().sum(),
     });
     Ok(ToolOutput::new(ToolResult::text(text.trim_end()).with_structured(to_structured(&output))))
-}
-
-/// Whether `line` holds `word` with no identifier character on either side.
-fn line_holds_word(line: &str, word: &str) -> bool {
-    line.match_indices(word).any(|(at, _)| {
-        let before = line[..at].chars().next_back();
-        let after = line[at + word.len()..].chars().next();
-        !before.is_some_and(crate::lsp::position::is_identifier_char) && !after.is_some_and(crate::lsp::position::is_identifier_char)
-    })
 }
 
 /// The `kind` filter, normalized.
