@@ -19,20 +19,24 @@
 //! Interrupts use RustPython's user-signal channel (`vm.set_user_signal_channel`): the host sends
 //! a closure that raises `KeyboardInterrupt` when the VM next checks its eval breaker (once per
 //! bytecode instruction). The breaker bit is process-global and another interpreter in the same
-//! process can consume it, so [`EmbeddedKernel::kill`] re-sends every 100 ms; each closure is
-//! tagged with its cell and does nothing in a later one. A cell blocked in native code or
+//! process can consume it, so [`EmbeddedKernel::kill`] re-sends every 100 ms; an interrupt is
+//! pending for one cell and does nothing in a later one. It is raised only at an instruction
+//! whose argument state a raise leaves clean (RustPython 0.5.0 panics otherwise when a handler
+//! in the same frame catches it; see [`vm_stands_where_an_interrupt_is_safe`]), or after
+//! [`MAX_INTERRUPT_DEFERRALS`] re-trips. A cell blocked in native code or
 //! swallowing `KeyboardInterrupt` (`except BaseException:` in a loop) cannot be stopped from
 //! outside: after [`ABANDON_AFTER`] the thread is detached (abandoned), reported, and the next
 //! call builds a fresh interpreter on a new thread.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use rustpython_vm::builtins::PyStrRef;
+use rustpython_vm::bytecode::Instruction;
 use rustpython_vm::compiler::Mode;
 use rustpython_vm::function::ArgIntoFloat;
 use rustpython_vm::scope::Scope;
@@ -70,7 +74,24 @@ struct EmbeddedControl {
     shutdown: AtomicBool,
     /// The cell the driver is running, 0 when idle.
     running_cell: AtomicU64,
+    /// The cell an interrupt was asked for and not yet raised in, 0 when none is pending.
+    interrupt_pending_for_cell: AtomicU64,
+    /// Trips at which the pending interrupt was held back because the VM stood at an
+    /// instruction where raising would corrupt its argument state (see
+    /// [`vm_stands_where_an_interrupt_is_safe`]); reset when the interrupt is raised.
+    interrupt_deferrals: AtomicU32,
+    /// True while a native function (`_native_receive`, `_native_sleep`) checks signals: an
+    /// exception raised there leaves the native call as its error, which the frame loop handles
+    /// with its argument state reset, so raising is always safe.
+    checking_signals_in_native_call: AtomicBool,
 }
+
+/// How many eval-breaker trips a pending interrupt waits for an instruction where raising is
+/// safe (see [`vm_stands_where_an_interrupt_is_safe`]) before it is raised anyway: at the
+/// host's 100 ms re-trips, about 2 s. A loop made only of instructions with arguments never
+/// offers such a point; raising there risks RustPython's panic, which the owner thread turns
+/// into a stated kernel loss.
+const MAX_INTERRUPT_DEFERRALS: u32 = 20;
 
 /// A live embedded interpreter: the owner thread and the host's ends of its channels.
 pub(crate) struct EmbeddedKernel {
@@ -94,7 +115,13 @@ impl EmbeddedKernel {
         let (request_sender, request_receiver) = crossbeam_channel::unbounded::<Value>();
         let (event_sender, events) = crossbeam_channel::unbounded::<KernelEvent>();
         let (interrupts, signal_receiver) = user_signal_channel();
-        let control = Arc::new(EmbeddedControl { shutdown: AtomicBool::new(false), running_cell: AtomicU64::new(0) });
+        let control = Arc::new(EmbeddedControl {
+            shutdown: AtomicBool::new(false),
+            running_cell: AtomicU64::new(0),
+            interrupt_pending_for_cell: AtomicU64::new(0),
+            interrupt_deferrals: AtomicU32::new(0),
+            checking_signals_in_native_call: AtomicBool::new(false),
+        });
         let thread_control = control.clone();
         let workspace: PathBuf = workspace.to_path_buf();
         let owner = std::thread::Builder::new()
@@ -141,32 +168,33 @@ impl EmbeddedKernel {
         self.requests.send(message.clone()).map_err(|_| "the embedded kernel's thread has stopped".to_owned())
     }
 
-    /// Asks the running cell to raise `KeyboardInterrupt` at its next bytecode instruction
-    /// (nothing happens when the kernel is idle or the cell already finished).
+    /// Asks the running cell to raise `KeyboardInterrupt` at its next bytecode instruction where
+    /// raising is safe (nothing happens when the kernel is idle or the cell already finished).
+    /// The request is recorded as pending for that cell and raised at most once, by the first
+    /// closure the VM runs at a safe instruction (see [`raise_pending_interrupt`]).
     pub(crate) fn interrupt(&self) {
         let cell = self.control.running_cell.load(Ordering::Acquire);
         if cell == 0 && !self.control.shutdown.load(Ordering::Acquire) {
             return;
         }
-        let control = self.control.clone();
-        let _ = self.interrupts.send(Box::new(move |vm: &VirtualMachine| {
-            let running = control.running_cell.load(Ordering::Acquire);
-            let target_still_running = cell != 0 && running == cell;
-            if target_still_running || (control.shutdown.load(Ordering::Acquire) && running != 0) {
-                return Err(vm.new_exception_msg(vm.ctx.exceptions.keyboard_interrupt.to_owned(), "the host interrupted the cell".into()));
-            }
-            Ok(())
-        }));
+        if cell != 0 {
+            self.control.interrupt_pending_for_cell.store(cell, Ordering::Release);
+        }
+        self.send_interrupt_check();
     }
 
-    /// Trips the interpreter's eval breaker again without queueing another interrupt: the
+    /// Trips the interpreter's eval breaker again without asking for another interrupt: the
     /// breaker bit is process-global, so another RustPython interpreter in this process may have
-    /// consumed the trip meant for this one, leaving [`EmbeddedKernel::interrupt`]'s closure
-    /// queued. A no-op closure sets the bit; the queued interrupt then runs first. Unlike a
-    /// second interrupt, this can never raise a second `KeyboardInterrupt` while the driver is
-    /// still reporting the first.
+    /// consumed the trip meant for this one, and a pending interrupt may have been held back at
+    /// an unsafe instruction. The closure raises only an interrupt still pending, so this can
+    /// never raise a second `KeyboardInterrupt` while the driver is still reporting the first.
     pub(crate) fn retrigger_interrupt(&self) {
-        let _ = self.interrupts.send(Box::new(|_: &VirtualMachine| Ok(())));
+        self.send_interrupt_check();
+    }
+
+    fn send_interrupt_check(&self) {
+        let control = self.control.clone();
+        let _ = self.interrupts.send(Box::new(move |vm: &VirtualMachine| raise_pending_interrupt(&control, vm)));
     }
 
     /// One line describing the owner thread's state.
@@ -231,6 +259,61 @@ impl Drop for EmbeddedKernel {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Runs in the VM (from its eval breaker): raises `KeyboardInterrupt` when an interrupt is
+/// pending for the running cell (or the kernel is shutting down with a cell running) and the VM
+/// stands where raising is safe, or after [`MAX_INTERRUPT_DEFERRALS`] trips without one.
+fn raise_pending_interrupt(control: &EmbeddedControl, vm: &VirtualMachine) -> PyResult<()> {
+    let running = control.running_cell.load(Ordering::Acquire);
+    let pending = control.interrupt_pending_for_cell.load(Ordering::Acquire);
+    let shutting_down = control.shutdown.load(Ordering::Acquire);
+    if running == 0 || (pending != running && !shutting_down) {
+        return Ok(());
+    }
+    let safe = control.checking_signals_in_native_call.load(Ordering::Acquire) || vm_stands_where_an_interrupt_is_safe(vm);
+    if !safe && control.interrupt_deferrals.fetch_add(1, Ordering::AcqRel) < MAX_INTERRUPT_DEFERRALS {
+        return Ok(());
+    }
+    control.interrupt_pending_for_cell.store(0, Ordering::Release);
+    control.interrupt_deferrals.store(0, Ordering::Release);
+    Err(vm.new_exception_msg(vm.ctx.exceptions.keyboard_interrupt.to_owned(), "the host interrupted the cell".into()))
+}
+
+/// `vm.check_signals()` from inside a native function, where raising a pending interrupt is
+/// always safe (see [`EmbeddedControl::checking_signals_in_native_call`]).
+fn check_signals_in_native_call(control: &EmbeddedControl, vm: &VirtualMachine) -> PyResult<()> {
+    control.checking_signals_in_native_call.store(true, Ordering::Release);
+    let result = vm.check_signals();
+    control.checking_signals_in_native_call.store(false, Ordering::Release);
+    result
+}
+
+/// Whether an exception raised from the eval breaker now leaves the VM's argument state clean.
+///
+/// RustPython 0.5.0's frame loop (`ExecutingFrame::run`) folds the current instruction's
+/// argument byte into its `OpArgState` before it checks signals, and when a signal raises and a
+/// handler in the same frame catches it, the loop continues without resetting that state: the
+/// handler's first instruction then reads `(previous << 8) | its own argument`, which panics in
+/// `OpArg` decoding (`InvalidBytecode`, compiler-core `instruction.rs`) when it is not a valid
+/// value for that instruction. The state is clean exactly when the interrupted instruction's
+/// argument byte is 0 and no `EXTENDED_ARG` precedes it. The frame loop advanced `lasti` past the
+/// instruction before the check, so the instruction is at `lasti - 1`. Without a current frame
+/// (a native call outside any frame) raising is safe.
+fn vm_stands_where_an_interrupt_is_safe(vm: &VirtualMachine) -> bool {
+    let Some(frame) = vm.current_frame() else {
+        return true;
+    };
+    let Some(index) = (frame.lasti() as usize).checked_sub(1) else {
+        return true;
+    };
+    let instructions = &frame.code.code.instructions;
+    if index >= instructions.len() {
+        return true;
+    }
+    let argument_byte: u8 = instructions.read_arg(index).into();
+    let after_extended_argument = index > 0 && matches!(instructions.read_op(index - 1), Instruction::ExtendedArg);
+    argument_byte == 0 && !after_extended_argument
 }
 
 /// The owner thread: builds the interpreter, runs the driver until shutdown, finalizes.
@@ -322,7 +405,7 @@ fn run_driver(
                     Ok(Some(message.to_string()))
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    vm.check_signals()?;
+                    check_signals_in_native_call(&receive_control, vm)?;
                     Ok(None)
                 }
                 Err(RecvTimeoutError::Disconnected) => Err(shut_down(vm)),
@@ -340,7 +423,7 @@ fn run_driver(
             }
             let deadline = Instant::now() + Duration::from_secs_f64(seconds);
             loop {
-                vm.check_signals()?;
+                check_signals_in_native_call(&sleep_control, vm)?;
                 if sleep_control.shutdown.load(Ordering::Acquire) {
                     return Err(vm.new_exception_msg(
                         vm.ctx.exceptions.keyboard_interrupt.to_owned(),

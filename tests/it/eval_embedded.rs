@@ -481,6 +481,35 @@ fn embedded_cancelled_cell_is_interrupted_and_the_interpreter_keeps_its_state() 
 
 /// The wall-clock cap per cell stops an embedded cell that prints forever (the inactivity
 /// budget never runs out); the interpreter is kept with its state.
+/// A cell interrupted inside a generator expression keeps the kernel. RustPython 0.5.0 leaves its
+/// argument state dirty when a signal raises at an instruction with an argument and a handler in
+/// the same frame catches it; every generator frame has one (`CALL_INTRINSIC_1
+/// INTRINSIC_STOPITERATION_ERROR`), whose argument then decoded as garbage and panicked the
+/// interpreter (`InvalidBytecode`), losing the kernel about one time in five in the
+/// print-forever test below (`print` runs the driver's `sum(len(part) for part in …)`). The
+/// interrupt is now raised only where the state is clean. Five interrupted cells in a row, each
+/// followed by a read of a kept name.
+#[test]
+fn embedded_cell_interrupted_inside_a_generator_expression_keeps_the_kernel() {
+    let _serial = SERIAL.lock();
+    let workspace = support::workspace_with(&[]);
+    let mut config = embedded_test_config();
+    config.kernel.inactivity_budget = Duration::from_secs(60);
+    config.kernel.cell_wall_clock_cap = Duration::from_secs(2);
+    let run = builder(workspace.path()).config(config).build().unwrap();
+    let first = cell(&run, "kept = 'yes'\ntable = {'a': 1, 'b': 2}");
+    assert!(!first.is_error, "{}", first.joined_text());
+    let looping = "total = 0\nwhile True:\n    total += sum(value * 3 + 7 for value in table.values() if value > 0)";
+    for round in 0..5 {
+        let stopped = cell(&run, looping);
+        let text = stopped.joined_text();
+        assert_eq!(structured(&stopped)["stopped_by"], "cell_wall_clock_cap", "round {round}: {text}");
+        assert!(text.contains("and kept (generation 1)"), "round {round}: the kernel was not kept: {text}");
+        let after = cell(&run, "kept, total > 0");
+        assert!(after.joined_text().contains("Out: ('yes', True)"), "round {round}: {}", after.joined_text());
+    }
+}
+
 #[test]
 fn embedded_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
     let _serial = SERIAL.lock();
