@@ -134,6 +134,12 @@ pub struct WalkStats {
     pub vendored_dirs: usize,
     /// Up to 5 of them, relative to the walk's root, sorted.
     pub vendored_examples: Vec<String>,
+    /// Files the walk passed over because they belong to the searched language's sibling
+    /// grammar, which parses them instead (`.tsx` files when searching `typescript`, `.ts`/`.mts`/
+    /// `.cts` files when searching `tsx`), in directories it walked and not hidden or ignored.
+    pub sibling_grammar_files: usize,
+    /// Up to 5 of them, relative to the walk's root, sorted.
+    pub sibling_grammar_examples: Vec<String>,
     /// The deadline passed before the walk finished.
     #[serde(skip)]
     pub timed_out: bool,
@@ -146,6 +152,17 @@ impl WalkStats {
     /// Whether the walk skipped anything as hidden, ignored or vendored.
     pub fn skipped_any(&self) -> bool {
         self.ignored_files + self.ignored_dirs + self.vendored_dirs > 0
+    }
+}
+
+/// The grammar that parses the files a search in `language` passes over although a user asking
+/// for `language` likely means them too: TypeScript and TSX are two grammars in ast-grep (and
+/// here), each with its own extensions. `None` for every other language.
+pub fn sibling_grammar(language: SupportLang) -> Option<SupportLang> {
+    match language {
+        SupportLang::TypeScript => Some(SupportLang::Tsx),
+        SupportLang::Tsx => Some(SupportLang::TypeScript),
+        _ => None,
     }
 }
 
@@ -252,6 +269,8 @@ fn walk_directory(
         walk = walk.filter_entry(|entry| !(entry.depth() > 0 && is_vendored_directory(handle, entry)));
     }
     let count_skipped = limits.count_skipped && !limits.no_ignore;
+    let sibling_types = sibling_grammar(language).map(|sibling| sibling.file_types());
+    let sibling_files: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     // (path, is_dir) of hidden or ignored entries, and vendored directories.
     let ignored: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
     let vendored: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -274,7 +293,14 @@ fn walk_directory(
                 ignored.lock().push((entry.path().to_path_buf(), false));
             }
         }
-        Skipped::NotOfTheTypes | Skipped::Named => {}
+        Skipped::NotOfTheTypes => {
+            if let Some(sibling_types) = &sibling_types {
+                if entry.is_file() && sibling_types.matched(entry.path(), false).is_whitelist() {
+                    sibling_files.lock().push(entry.path().to_path_buf());
+                }
+            }
+        }
+        Skipped::Named => {}
     };
     let visit = |entry: Result<WalkEntry, WalkError>| match entry {
         Ok(entry) => {
@@ -302,6 +328,9 @@ fn walk_directory(
     }
     for path in vendored.into_inner() {
         skipped.vendored(target, &path);
+    }
+    for path in sibling_files.into_inner() {
+        skipped.sibling_grammar(target, &path);
     }
 }
 
@@ -336,6 +365,8 @@ struct SkipCounter {
     ignored_examples: Vec<String>,
     vendored_dirs: usize,
     vendored_examples: Vec<String>,
+    sibling_grammar_files: usize,
+    sibling_grammar_examples: Vec<String>,
 }
 
 impl SkipCounter {
@@ -353,8 +384,13 @@ impl SkipCounter {
         self.vendored_examples.push(relative(root, path, true));
     }
 
+    fn sibling_grammar(&mut self, root: &Path, path: &Path) {
+        self.sibling_grammar_files += 1;
+        self.sibling_grammar_examples.push(relative(root, path, false));
+    }
+
     fn into_stats(mut self, stats: &mut WalkStats) {
-        for examples in [&mut self.ignored_examples, &mut self.vendored_examples] {
+        for examples in [&mut self.ignored_examples, &mut self.vendored_examples, &mut self.sibling_grammar_examples] {
             examples.sort();
             examples.truncate(SKIPPED_EXAMPLES);
         }
@@ -363,6 +399,8 @@ impl SkipCounter {
         stats.ignored_examples = self.ignored_examples;
         stats.vendored_dirs = self.vendored_dirs;
         stats.vendored_examples = self.vendored_examples;
+        stats.sibling_grammar_files = self.sibling_grammar_files;
+        stats.sibling_grammar_examples = self.sibling_grammar_examples;
     }
 }
 

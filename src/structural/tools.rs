@@ -21,7 +21,7 @@ use crate::render::{cut_marker, display_path, one_or_many, truncation_notice};
 use crate::result::ToolResult;
 use crate::schema::to_structured;
 use crate::staged::{StagedChange, StagedFile};
-use crate::structural::compile::{compile_pattern_in_context, CompiledPattern};
+use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
 use crate::structural::contexts::ContextKind;
 use crate::structural::missed::MissedParts;
 use crate::structural::output::{
@@ -685,7 +685,27 @@ fn describe_stats(stats: &WalkStats, lang: &str, target: &str, query: &Query) ->
     if let Some(skipped) = describe_skipped(stats, lang) {
         let _ = write!(text, "\n{skipped}");
     }
+    if let Some(sibling) = describe_sibling_grammar_files(stats, query.language()) {
+        let _ = write!(text, "\n{sibling}");
+    }
     text
+}
+
+/// `not searched: N .tsx files …` when the walk passed over files of the language's sibling
+/// grammar (see [`super::search::sibling_grammar`]), or `None`.
+fn describe_sibling_grammar_files(stats: &WalkStats, language: SupportLang) -> Option<String> {
+    if stats.sibling_grammar_files == 0 {
+        return None;
+    }
+    let lang = language_id(language);
+    let sibling_name = language_id(super::search::sibling_grammar(language)?);
+    Some(format!(
+        "not searched: {} {} of the {sibling_name} grammar ({}{}): the {lang} grammar does not parse them; search them with language: \"{sibling_name}\" (same pattern)",
+        stats.sibling_grammar_files,
+        one_or_many(stats.sibling_grammar_files, "file", "files"),
+        if stats.sibling_grammar_files > stats.sibling_grammar_examples.len() { "e.g. " } else { "" },
+        stats.sibling_grammar_examples.join(", ")
+    ))
 }
 
 /// `not searched: …` for hidden, ignored and vendored paths, or `None` when nothing was skipped.

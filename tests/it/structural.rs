@@ -1069,6 +1069,34 @@ fn skipped_hidden_ignored_and_vendored_paths_are_counted_and_can_be_included() {
     assert_eq!(structured["files"].as_array().unwrap().len(), 7);
 }
 
+/// TypeScript and TSX are two grammars: a `typescript` search passes over `.tsx` files and a
+/// `tsx` search over `.ts` files, and each says how many it passed over and the language that
+/// parses them (trial 17 on @tanstack/query-core: a `typescript` search said nothing of the
+/// `.tsx` files it skipped). Hidden and vendored `.tsx` files are not counted as such.
+#[test]
+fn typescript_and_tsx_searches_name_the_files_of_the_other_grammar_they_passed_over() {
+    let dir = support::workspace_with(&[
+        ("src/query.ts", "export function run() { return fetchQuery(1); }\n"),
+        ("src/view.tsx", "export const View = () => <div>{fetchQuery(2)}</div>;\n"),
+        ("src/list.tsx", "export const List = () => <ul>{fetchQuery(3)}</ul>;\n"),
+        ("node_modules/pkg/v.tsx", "export const V = () => <p>{fetchQuery(4)}</p>;\n"),
+    ]);
+    let run = run_for(dir.path());
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fetchQuery($A)", "language": "typescript"})));
+    assert_eq!(match_lines(&structured), vec![("src/query.ts".to_owned(), 1)], "{text}");
+    assert!(
+        text.contains("not searched: 2 files of the tsx grammar (src/list.tsx, src/view.tsx): the typescript grammar does not parse them; search them with language: \"tsx\""),
+        "{text}"
+    );
+    assert_eq!(structured["stats"]["sibling_grammar_files"], 2, "{text}");
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fetchQuery($A)", "language": "tsx"})));
+    assert_eq!(structured["total_matches"], 2, "{text}");
+    assert!(text.contains("not searched: 1 file of the typescript grammar (src/query.ts)"), "{text}");
+    let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fetchQuery($A)", "language": "javascript"})));
+    assert_eq!(structured["stats"]["sibling_grammar_files"], 0, "{text}");
+    assert!(!text.contains("grammar does not parse them"), "{text}");
+}
+
 /// A FIFO named like a source file is never opened (it would block the walk) and is said with
 /// the skipped files; `lsp` on it says it is a FIFO (issue 13 re-run: the walk skipped it
 /// silently, and `lsp` called it "not a file … not a directory").
