@@ -228,6 +228,21 @@ function hoistDeclarations(code) {
   return out;
 }
 
+// Dynamic `import()` in a cell: Node's main-context loader resolves it (bare names from the
+// workspace's node_modules, relative paths from the working directory, `node:` builtins). The
+// option exists from Node 20.12 / 21.7 on and warns once per script that it is experimental; that
+// one warning is dropped, every other warning still reaches the cell's stderr. Older Node: the
+// error names require() as the way (see formatError).
+const dynamicImportLoader = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+if (dynamicImportLoader) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function filteredEmitWarning(warning, ...rest) {
+    const text = String((warning && warning.message) || warning);
+    if (text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return undefined;
+    return emitWarning.call(process, warning, ...rest);
+  };
+}
+
 async function execute(cell, source) {
   const filename = `cell-${cell}`;
   let code = hoistDeclarations(source);
@@ -239,7 +254,9 @@ async function execute(cell, source) {
       wrapped = true;
     }
   }
-  const script = new vm.Script(code, { filename });
+  const options = { filename };
+  if (dynamicImportLoader) options.importModuleDynamically = dynamicImportLoader;
+  const script = new vm.Script(code, options);
   let value = script.runInThisContext({ breakOnSigint: true, displayErrors: false });
   if (wrapped) {
     const settled = await value;
@@ -266,6 +283,9 @@ process.on('uncaughtException', (err) => {
 });
 
 function formatError(err) {
+  if (err && err.code === 'ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING') {
+    return `${err.name}: dynamic import() is not available in this kernel: Node ${process.versions.node} lacks vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER (Node 20.12 and 21.7 added it).\nNext step: use require('name') for CommonJS packages and node: builtins, or select a newer node.`;
+  }
   if (err && err.stack) {
     const lines = String(err.stack).split('\n');
     const kept = [];

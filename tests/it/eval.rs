@@ -615,6 +615,32 @@ fn raw_fd_output_cuts_say_what_was_kept_of_how_much() {
     assert_eq!(structured(&result)["omitted_output_bytes"], 300000 - shown as u64);
 }
 
+/// Dynamic `import()` in a JavaScript cell resolves `node:` builtins, relative paths from the
+/// workspace and ES modules, without Node's experimental-feature warning in the output (trial 17:
+/// it failed with `ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING` and no next step).
+#[test]
+fn javascript_cells_can_use_dynamic_import() {
+    let Some(_) = node_or_skip("javascript_cells_can_use_dynamic_import") else {
+        return;
+    };
+    let workspace =
+        support::workspace_with(&[("lib/answer.mjs", "export const answer = 42;\nexport default function twice(x) { return 2 * x; }\n")]);
+    let run = builder(workspace.path()).build().unwrap();
+    let imported = cell_in(
+        &run,
+        "javascript",
+        "const path = await import('node:path');\nconst lib = await import('./lib/answer.mjs');\npath.join('a', 'b') + ' ' + lib.answer + ' ' + lib.default(5)",
+    );
+    let text = imported.joined_text();
+    assert!(!imported.is_error, "{text}");
+    assert!(text.contains("Out: 'a/b 42 10'"), "{text}");
+    assert!(!text.contains("ExperimentalWarning"), "{text}");
+    let again = cell_in(&run, "javascript", "lib.answer + 1");
+    assert!(again.joined_text().contains("Out: 43"), "{}", again.joined_text());
+    let missing = cell_in(&run, "javascript", "await import('./lib/absent.mjs')");
+    assert!(missing.is_error && missing.joined_text().contains("absent.mjs"), "{}", missing.joined_text());
+}
+
 #[test]
 fn javascript_kernel_persists_awaits_echoes_and_bridges() {
     let Some(_) = node_or_skip("javascript_kernel_persists_awaits_echoes_and_bridges") else {
