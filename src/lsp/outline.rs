@@ -500,6 +500,16 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
         "function" if extension == "rs" && has_word("macro_rules!") => "macro",
         "constant" if extension == "rs" && has_word("static") => "static",
         "struct" if has_word("union") => "union",
+        // gopls gives a type whose underlying type is a signature (`type HandlerFunc func(…)`,
+        // also inside a `type ( … )` group) the kind of a function; a Go function or method
+        // always has `func` before its name.
+        "function" if extension == "go" && !has_word("func") => {
+            if after_name.starts_with('=') {
+                "type alias"
+            } else {
+                "type"
+            }
+        }
         "class" if extension == "go" => {
             if after_name.starts_with('=') {
                 "type alias"
@@ -705,6 +715,24 @@ mod tests {
         let text = "type Meters = float64\ntype Celsius float64\n";
         let answer = json!([symbol("Meters", 5, (0, 0, 0, 21), (0, 5), json!([])), symbol("Celsius", 5, (1, 0, 1, 20), (1, 5), json!([]))]);
         assert_eq!(summary(&build_outline(&answer, text, "go").unwrap()), vec!["type alias Meters 1-1", "type Celsius 2-2"]);
+        // gopls' kind for a func type is Function (12); a function or method keeps it.
+        let text = "type Handler func(int) error
+type (
+	Hook = func()
+)
+func Run() {}
+func (h Handler) Serve() {}
+";
+        let answer = json!([
+            symbol("Handler", 12, (0, 0, 0, 28), (0, 5), json!([])),
+            symbol("Hook", 12, (2, 1, 2, 14), (2, 1), json!([])),
+            symbol("Run", 12, (4, 0, 4, 13), (4, 5), json!([])),
+            symbol("(Handler).Serve", 6, (5, 0, 5, 27), (5, 17), json!([])),
+        ]);
+        assert_eq!(
+            summary(&build_outline(&answer, text, "go").unwrap()),
+            vec!["type Handler 1-1", "type alias Hook 3-3", "function Run 5-5", "method (Handler).Serve 6-6"]
+        );
         let text = "typedef double meters;\nstruct square { double side; };\n";
         let mut alias = symbol("meters", 5, (0, 0, 0, 21), (0, 15), json!([]));
         alias["detail"] = json!("type alias");
