@@ -469,6 +469,16 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!')).filter(|word| !word.is_empty())
 }
 
+/// Whether the text after a Python function's name opens a parameter list whose first parameter
+/// is `self` or `cls` (`(self)`, `(self, x)`, `(cls: type[T], …)`).
+fn python_first_parameter_is_self_or_cls(after_name: &str) -> bool {
+    let Some(parameters) = after_name.strip_prefix('(') else { return false };
+    let parameters = parameters.trim_start();
+    ["self", "cls"]
+        .iter()
+        .any(|word| parameters.strip_prefix(word).is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')))
+}
+
 fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Option<&'static str>) -> &'static str {
     let base = lsp_kind_name(node.kind);
     let name_column =
@@ -500,6 +510,9 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
         "function" if extension == "rs" && has_word("macro_rules!") => "macro",
         "constant" if extension == "rs" && has_word("static") => "static",
         "struct" if has_word("union") => "union",
+        // pyright's call hierarchy items and workspace symbols give a method the kind of a
+        // function; its first parameter (`self`, `cls`) says what it is.
+        "function" if matches!(extension, "py" | "pyi") && python_first_parameter_is_self_or_cls(after_name) => "method",
         // gopls gives a type whose underlying type is a signature (`type HandlerFunc func(…)`,
         // also inside a `type ( … )` group) the kind of a function; a Go function or method
         // always has `func` before its name.
@@ -715,6 +728,11 @@ mod tests {
         let text = "type Meters = float64\ntype Celsius float64\n";
         let answer = json!([symbol("Meters", 5, (0, 0, 0, 21), (0, 5), json!([])), symbol("Celsius", 5, (1, 0, 1, 20), (1, 5), json!([]))]);
         assert_eq!(summary(&build_outline(&answer, text, "go").unwrap()), vec!["type alias Meters 1-1", "type Celsius 2-2"]);
+        // pyright's Function for a method (call hierarchy items, workspace symbols).
+        assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
+        assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
+        assert_eq!(readable_kind_on_line(12, "helper", "def helper(selfish, x):", "py"), "function");
+        assert_eq!(readable_kind_on_line(12, "helper", "def helper(x):", "py"), "function");
         // gopls' kind for a func type is Function (12); a function or method keeps it.
         let text = "type Handler func(int) error
 type (
