@@ -423,6 +423,20 @@ pub fn rust_formatter_commands(sysroot: &Path) -> Result<Vec<String>, String> {
     Ok(vec![format!("command script import \"{}\"", lookup.display()), format!("command source -s 1 \"{}\"", commands.display())])
 }
 
+/// lldb commands that print Rust's `u8` / `i8` as numbers: lldb types them `unsigned char` /
+/// `char` and prints `'\x05'`, `'A'`, `'\xfd'` (for -3), and a `[u8; 3]` as a C string
+/// (`"\U00000001\U00000002\xc8"`), inside structs and vectors too. With these, the values read
+/// `5`, `65`, `-3`, `[1,2,200]`. Run for every Rust program under lldb, with or without the
+/// toolchain's formatters.
+pub fn rust_primitive_format_commands() -> Vec<String> {
+    vec![
+        r#"type format add --format unsigned "unsigned char""#.to_owned(),
+        r#"type format add --format decimal "signed char""#.to_owned(),
+        r#"type format add --format decimal char"#.to_owned(),
+        r#"type summary add --summary-string "${var[]}" -x "^(unsigned |signed )?char ?\[[0-9]+\]$""#.to_owned(),
+    ]
+}
+
 /// The Rust sysroot as `rustc --print sysroot` run in `cwd` says (a `rust-toolchain.toml` there
 /// is honoured); `Err` with why not.
 pub fn rust_sysroot(cwd: &Path, timeout: Duration) -> Result<PathBuf, String> {

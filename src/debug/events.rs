@@ -116,6 +116,9 @@ pub(crate) struct SessionState {
     pub stack_cache: Option<(u64, u64, dap_types::StackTraceResponse)>,
     /// An `evaluate` that timed out and has not answered since.
     pub unanswered_evaluate: Option<UnansweredEvaluate>,
+    /// The debuggee is a Rust program under lldb: lldb's C names of Rust's primitive types
+    /// (`unsigned char`, `char32_t`, …) are shown as Rust's (see `render::rust_type_name_from_lldb`).
+    pub rust_debuggee: bool,
 }
 
 impl Default for SessionState {
@@ -138,6 +141,7 @@ impl Default for SessionState {
             debuggee_processes: Vec::new(),
             stack_cache: None,
             unanswered_evaluate: None,
+            rust_debuggee: false,
         }
     }
 }

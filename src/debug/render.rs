@@ -97,6 +97,105 @@ pub fn variable_line(name: &str, type_name: Option<&str>, value: &str, handle: O
     line
 }
 
+/// lldb's C names of Rust's primitive types, in the order they are replaced (longest first).
+/// `unsigned long` / `long` are both `u64`/`usize` (`i64`/`isize`) in Rust's debuginfo as lldb
+/// reads it, so both names are given.
+const LLDB_RUST_PRIMITIVE_NAMES: [(&str, &str); 15] = [
+    ("unsigned __int128", "u128"),
+    ("__int128", "i128"),
+    ("unsigned char", "u8"),
+    ("signed char", "i8"),
+    ("unsigned short", "u16"),
+    ("unsigned int", "u32"),
+    ("unsigned long", "u64/usize"),
+    ("char32_t", "char"),
+    ("char", "i8"),
+    ("short", "i16"),
+    ("int", "i32"),
+    ("long", "i64/isize"),
+    ("float", "f32"),
+    ("double", "f64"),
+    ("_Bool", "bool"),
+];
+
+/// A type name lldb gives a Rust value, with the C names of Rust's primitive types replaced by
+/// Rust's (`unsigned char` → `u8`, `char32_t` → `char`, `unsigned long` → `u64/usize`, …, also
+/// inside generics: `Vec<unsigned char, Global>` → `Vec<u8, Global>`) and a trailing C array
+/// `T[N]` written `[T; N]`. Path segments (`a::int::B`) are left alone.
+pub fn rust_type_name_from_lldb(type_name: &str) -> String {
+    if let Some(open) = type_name.rfind('[') {
+        let (element, bracket) = type_name.split_at(open);
+        if let Some(length) = bracket.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) {
+            if !element.trim().is_empty() && !length.is_empty() && length.bytes().all(|b| b.is_ascii_digit()) {
+                return format!("[{}; {length}]", rust_type_name_from_lldb(element.trim_end()));
+            }
+        }
+    }
+    let mut out = String::with_capacity(type_name.len());
+    let mut rest = type_name;
+    'scan: while !rest.is_empty() {
+        let at_word_start = !out.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':');
+        if at_word_start {
+            for (c_name, rust_name) in LLDB_RUST_PRIMITIVE_NAMES {
+                if let Some(after) = rest.strip_prefix(c_name) {
+                    if !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                        out.push_str(rust_name);
+                        rest = after;
+                        continue 'scan;
+                    }
+                }
+            }
+        }
+        let mut chars = rest.chars();
+        let first = chars.next().unwrap_or_default();
+        out.push(first);
+        rest = chars.as_str();
+    }
+    out
+}
+
+/// A value lldb prints for a Rust program with its `char32_t` renderings
+/// (`U+0x0000007a U+0x0000007a U'z'`, `U+0x0000007a U'z'`) written as Rust's `'z'`, wherever they
+/// occur (a struct's or a vector's inline value too).
+pub fn rust_chars_from_lldb(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("U+0x") {
+        out.push_str(&rest[..start]);
+        let mut cursor = &rest[start..];
+        // One or more `U+0x` + 8 hex digits, separated by single spaces, then ` U'…'`.
+        let mut matched_codes = 0;
+        while let Some(code) = cursor.strip_prefix("U+0x") {
+            if code.len() >= 8 && code.as_bytes()[..8].iter().all(u8::is_ascii_hexdigit) {
+                cursor = code[8..].strip_prefix(' ').unwrap_or(&code[8..]);
+                matched_codes += 1;
+            } else {
+                break;
+            }
+        }
+        let quoted = cursor.strip_prefix("U'").and_then(|inner| {
+            let mut chars = inner.char_indices();
+            let (_, first) = chars.next()?;
+            let end = if first == '\\' { inner[1..].find('\'').map(|i| i + 1)? } else { first.len_utf8() };
+            inner[end..].starts_with('\'').then(|| (&inner[..end], &inner[end + 1..]))
+        });
+        match (matched_codes, quoted) {
+            (1.., Some((character, after))) => {
+                out.push('\'');
+                out.push_str(character);
+                out.push('\'');
+                rest = after;
+            }
+            _ => {
+                out.push_str("U+0x");
+                rest = &rest[start + 4..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A duration as people say it: `30 min`, `1 min 30 s`, `12 s`, `300 ms`.
 pub fn format_duration(duration: std::time::Duration) -> String {
     let seconds = duration.as_secs();
@@ -1014,5 +1113,39 @@ mod tests {
         assert_eq!(format_duration(Duration::from_secs(90)), "1 min 30 s");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1 s");
         assert_eq!(format_duration(Duration::from_millis(300)), "300 ms");
+    }
+
+    #[test]
+    fn lldb_names_of_rust_primitives_are_written_as_rust_names() {
+        assert_eq!(rust_type_name_from_lldb("unsigned char"), "u8");
+        assert_eq!(rust_type_name_from_lldb("char"), "i8");
+        assert_eq!(rust_type_name_from_lldb("char32_t"), "char");
+        assert_eq!(rust_type_name_from_lldb("unsigned long"), "u64/usize");
+        assert_eq!(rust_type_name_from_lldb("unsigned __int128"), "u128");
+        assert_eq!(rust_type_name_from_lldb("unsigned char[3]"), "[u8; 3]");
+        assert_eq!(rust_type_name_from_lldb("char[2]"), "[i8; 2]");
+        assert_eq!(
+            rust_type_name_from_lldb("alloc::vec::Vec<unsigned char, alloc::alloc::Global>"),
+            "alloc::vec::Vec<u8, alloc::alloc::Global>"
+        );
+        assert_eq!(rust_type_name_from_lldb("&[int]"), "&[i32]");
+        assert_eq!(rust_type_name_from_lldb("core::option::Option<int>"), "core::option::Option<i32>");
+        // Path segments and longer identifiers stay.
+        assert_eq!(rust_type_name_from_lldb("shapes::int::Point"), "shapes::int::Point");
+        assert_eq!(rust_type_name_from_lldb("interval::Interval<character>"), "interval::Interval<character>");
+        assert_eq!(rust_type_name_from_lldb("rsu8::Pixel"), "rsu8::Pixel");
+    }
+
+    #[test]
+    fn lldb_char32_renderings_are_written_as_rust_chars() {
+        assert_eq!(rust_chars_from_lldb("U+0x0000007a U+0x0000007a U'z'"), "'z'");
+        assert_eq!(rust_chars_from_lldb("U+0x0001f600 U'😀'"), "'😀'");
+        assert_eq!(
+            rust_chars_from_lldb("Pixel {red: 255, offset: -128, label: U+0x00000070 U+0x00000070 U'p'}"),
+            "Pixel {red: 255, offset: -128, label: 'p'}"
+        );
+        assert_eq!(rust_chars_from_lldb("U+0x0000000a U'\\n'"), "'\\n'");
+        assert_eq!(rust_chars_from_lldb("no chars here"), "no chars here");
+        assert_eq!(rust_chars_from_lldb("U+0x12 odd"), "U+0x12 odd");
     }
 }

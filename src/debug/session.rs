@@ -712,6 +712,8 @@ impl Session {
                         }
                         Err(why) => Err(why),
                     });
+                    init_commands.extend(adapters::rust_primitive_format_commands());
+                    inner.state.lock().rust_debuggee = true;
                 }
                 let mut launch_args = adapters::launch_arguments(
                     inner.adapter,
@@ -1190,8 +1192,13 @@ fn variable_info(
     if let (Some(handle), Some(count)) = (handle, count) {
         state.child_counts.insert(handle, count);
     }
-    let value = value_as_the_debugger_prints_it(adapter, value);
-    VariableInfo { name: name.to_owned(), type_name: type_name.map(str::to_owned), value, handle, count, inline: None }
+    let mut value = value_as_the_debugger_prints_it(adapter, value);
+    let mut type_name = type_name.map(str::to_owned);
+    if state.rust_debuggee {
+        value = render::rust_chars_from_lldb(&value);
+        type_name = type_name.map(|type_name| render::rust_type_name_from_lldb(&type_name));
+    }
+    VariableInfo { name: name.to_owned(), type_name, value, handle, count, inline: None }
 }
 
 /// The adapter's `value` text, mended where the adapter's DAP layer garbles what its own CLI
@@ -1731,9 +1738,9 @@ impl SessionInner {
         if variable.count.is_some_and(|count| count > MAX_INLINE_CHILDREN) || !value_hides_contents(&variable.value) {
             return None;
         }
-        let raw = {
+        let (raw, rust_debuggee) = {
             let state = self.state.lock();
-            state.handles.resolve(handle, HandleKind::Variables, state.generation).ok()?
+            (state.handles.resolve(handle, HandleKind::Variables, state.generation).ok()?, state.rust_debuggee)
         };
         let arguments = dap_types::VariablesArguments {
             variables_reference: raw,
@@ -1753,8 +1760,13 @@ impl SessionInner {
             let name = child.name.trim_start_matches('[').trim_end_matches(']');
             !name.is_empty() && name.chars().all(|c| c.is_ascii_digit())
         });
-        let items =
-            children.iter().map(|child| (child.name.clone(), value_as_the_debugger_prints_it(self.adapter, &child.value))).collect();
+        let items = children
+            .iter()
+            .map(|child| {
+                let value = value_as_the_debugger_prints_it(self.adapter, &child.value);
+                (child.name.clone(), if rust_debuggee { render::rust_chars_from_lldb(&value) } else { value })
+            })
+            .collect();
         Some(InlineChildren {
             items,
             total: variable.count.unwrap_or(children.len() as u64).max(children.len() as u64),
@@ -1787,8 +1799,12 @@ impl SessionInner {
             Ok(Ok(body)) => decode_body::<dap_types::EvaluateResponse>(&body)
                 .map(|body| VariableInfo {
                     name: unanswered.expression.clone(),
-                    type_name: body.type_,
-                    value: value_as_the_debugger_prints_it(self.adapter, &body.result),
+                    type_name: if state.rust_debuggee { body.type_.map(|t| render::rust_type_name_from_lldb(&t)) } else { body.type_ },
+                    value: if state.rust_debuggee {
+                        render::rust_chars_from_lldb(&value_as_the_debugger_prints_it(self.adapter, &body.result))
+                    } else {
+                        value_as_the_debugger_prints_it(self.adapter, &body.result)
+                    },
                     handle: None,
                     count: None,
                     inline: None,

@@ -785,6 +785,13 @@ fn rust_test_by_name_shows_enums_vectors_and_folds_the_harness() {
     assert!(line("maybe").contains("Some(7)"), "{locals}");
     let origin = line("origin");
     assert!(origin.contains("x: 1") && origin.contains("y: 2"), "a struct shows its fields inline: {origin}");
+    // lldb's C names and renderings of Rust's primitives are written as Rust's (trial 17: a u8
+    // read `unsigned char = '\x05'`, an i8 of -3 `char = '\xfd'`).
+    assert!(line("byte").contains("byte: u8 = 200"), "{locals}");
+    assert!(line("offset").contains("offset: i8 = -3"), "{locals}");
+    assert!(line("letter").contains("letter: char = 'z'"), "{locals}");
+    assert!(line("bytes").contains("bytes: [u8; 3] = [1,2,200]"), "{locals}");
+    assert!(line("size").contains("size: u64/usize = 13"), "{locals}");
     let shape = ok(&run, json!({"op": "evaluate", "expression": "*shape"}));
     assert!(shape.contains("Rect(2, 3)"), "{shape}");
 

@@ -42,8 +42,9 @@ mod tests {
         let origin = Point { x: 1, y: 2 };
         let mut counts = HashMap::new();
         counts.insert("rects", 1);
+        let (byte, offset, letter, bytes, size): (u8, i8, char, [u8; 3], usize) = (200, -3, 'z', [1, 2, 200], 13);
         let sum = total(&shapes);
-        assert_eq!(sum, 9.0, "{name} {maybe:?} {origin:?} {counts:?}");
+        assert_eq!(sum, 9.0, "{name} {maybe:?} {origin:?} {counts:?} {byte} {offset} {letter} {bytes:?} {size}");
     }
 
     #[test]
