@@ -31,7 +31,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::transport::FilesystemConfinement;
+pub use crate::transport::confinement::landlock_abi_version;
+pub use crate::transport::{ConfinementOutcome, FilesystemConfinement};
 
 /// System hierarchies every confined server may read and execute beneath: the programs,
 /// libraries, configuration (`/etc`: resolv.conf, ld.so.cache, ssl certificates) and kernel

@@ -25,6 +25,7 @@ mod lsp;
 mod lsp_cargo_features;
 mod lsp_checker;
 mod lsp_code_action;
+mod lsp_confinement;
 mod lsp_cold_outline;
 mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
