@@ -501,7 +501,9 @@ pub fn project_diagnostics(
             text.push_str(&format!("\n    workspace trust: restricted — {restricted}"));
         }
         if let Some(not_confined) = &run.not_confined {
-            text.push_str(&format!("\n    note: {not_confined} (a symlink in the workspace leading outside it can make the checker read that file)"));
+            text.push_str(&format!(
+                "\n    note: {not_confined} (a symlink in the workspace leading outside it can make the checker read that file)"
+            ));
         }
         for line in feature_lines(run, selection, supervisor) {
             text.push_str("\n    ");

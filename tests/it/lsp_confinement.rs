@@ -41,7 +41,12 @@ fn call(run: &Run, arguments: Value) -> String {
 
 /// `<tmp>/ws` (the workspace) and `<tmp>/outside/<file>` (`outside_text`), with
 /// `ws/<link>` a relative symlink to the outside file.
-fn workspace_with_link_out(files: &[(&str, &str)], link: &str, outside_name: &str, outside_text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+fn workspace_with_link_out(
+    files: &[(&str, &str)],
+    link: &str,
+    outside_name: &str,
+    outside_text: &str,
+) -> (tempfile::TempDir, std::path::PathBuf) {
     let base = tempfile::tempdir().unwrap();
     let workspace = base.path().join("ws");
     for (relative, text) in files {
@@ -64,7 +69,9 @@ fn workspace_with_link_out(files: &[(&str, &str)], link: &str, outside_name: &st
 #[test]
 fn pyright_never_reads_a_module_planted_as_a_symlink_out_of_the_workspace() {
     let test = "pyright_never_reads_a_module_planted_as_a_symlink_out_of_the_workspace";
-    if !landlock(test) || support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "pyright").is_none()
+    if !landlock(test)
+        || support::require_binary(test, "pyright-langserver").is_none()
+        || support::require_binary(test, "pyright").is_none()
     {
         return;
     }
