@@ -131,8 +131,10 @@ pub(crate) fn tool_confinement_with(
     }
     // The project's Python: its venv (when outside the workspace) and the install it links to.
     programs.extend(interpreter.map(Path::to_path_buf));
+    // `~/.cargo/bin/rust-analyzer` (a rustup proxy) must not open `~/.cargo` as a whole.
+    let partial_homes: Vec<PathBuf> = cargo_home.into_iter().collect();
     for program in programs {
-        for prefix in install_prefixes(&program, home.as_deref()) {
+        for prefix in install_prefixes(&program, home.as_deref(), &partial_homes) {
             confinement.allow_read(prefix);
         }
     }
@@ -141,8 +143,10 @@ pub(crate) fn tool_confinement_with(
 
 /// The install prefixes of `program`: for the path itself and for the file it resolves to, the
 /// directory above its `bin/` (or `Scripts/`), else its own directory — never `/` or the home
-/// directory (or a directory above it): then the program file alone.
-fn install_prefixes(program: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+/// directory (or a directory above it): then the program file alone; never one of
+/// `partial_homes` (homes only parts of which are allowed, `CARGO_HOME`) or a directory above
+/// one: then the program's own directory (`~/.cargo/bin`).
+fn install_prefixes(program: &Path, home: Option<&Path>, partial_homes: &[PathBuf]) -> Vec<PathBuf> {
     let mut prefixes = Vec::new();
     let resolved = std::fs::canonicalize(program).ok();
     for path in std::iter::once(program.to_path_buf()).chain(resolved) {
@@ -152,7 +156,18 @@ fn install_prefixes(program: &Path, home: Option<&Path>) -> Vec<PathBuf> {
             _ => dir,
         };
         let too_wide = prefix.parent().is_none() || home.is_some_and(|home| home.starts_with(prefix));
-        let allowed = if too_wide { path.clone() } else { prefix.to_path_buf() };
+        let partial = partial_homes.iter().any(|partial| partial.starts_with(prefix));
+        let allowed = if too_wide {
+            path.clone()
+        } else if partial {
+            if partial_homes.iter().any(|partial| partial.starts_with(dir)) {
+                path.clone()
+            } else {
+                dir.to_path_buf()
+            }
+        } else {
+            prefix.to_path_buf()
+        };
         if !prefixes.contains(&allowed) {
             prefixes.push(allowed);
         }
@@ -191,6 +206,10 @@ mod tests {
     fn never_the_home_directory_or_the_filesystem_root() {
         let env = env_of(&[("HOME", "/home/u"), ("CARGO_TARGET_DIR", "/work/targets/x")]);
         let confinement = tool_confinement_with(Path::new("/work/ws"), Path::new("/home/u/server"), None, &env);
+        // A rustup proxy in ~/.cargo/bin: its directory, not ~/.cargo (credentials.toml).
+        let proxy = tool_confinement_with(Path::new("/work/ws"), Path::new("/home/u/.cargo/bin/rust-analyzer"), None, &env);
+        assert!(!proxy.read_roots.iter().chain(&proxy.write_roots).any(|root| root.as_path() == Path::new("/home/u/.cargo")), "{proxy:?}");
+        assert!(proxy.read_roots.contains(&PathBuf::from("/home/u/.cargo/bin")), "{proxy:?}");
         let all: Vec<&PathBuf> = confinement.read_roots.iter().chain(&confinement.write_roots).collect();
         assert!(!all.iter().any(|root| root.as_path() == Path::new("/") || root.as_path() == Path::new("/home/u")), "{all:?}");
         assert!(!all.iter().any(|root| root.as_path() == Path::new("/tmp")), "{all:?}");
@@ -206,9 +225,11 @@ mod tests {
 
     #[test]
     fn install_prefix_is_the_directory_above_bin() {
-        assert_eq!(install_prefixes(Path::new("/opt/tool/bin/server"), Some(Path::new("/home/u")))[0], PathBuf::from("/opt/tool"));
+        assert_eq!(install_prefixes(Path::new("/opt/tool/bin/server"), Some(Path::new("/home/u")), &[])[0], PathBuf::from("/opt/tool"));
         // /bin/x: the prefix would be `/`, so the program alone.
-        assert_eq!(install_prefixes(Path::new("/nonexistent-bin/x"), None)[0], PathBuf::from("/nonexistent-bin"));
-        assert_eq!(install_prefixes(Path::new("/bin/x"), None)[0], PathBuf::from("/bin/x"));
+        assert_eq!(install_prefixes(Path::new("/nonexistent-bin/x"), None, &[])[0], PathBuf::from("/nonexistent-bin"));
+        assert_eq!(install_prefixes(Path::new("/bin/x"), None, &[])[0], PathBuf::from("/bin/x"));
+        let cargo_home = [PathBuf::from("/home/u/.cargo")];
+        assert_eq!(install_prefixes(Path::new("/home/u/.cargo/bin/cargo"), None, &cargo_home)[0], PathBuf::from("/home/u/.cargo/bin"));
     }
 }
