@@ -282,8 +282,9 @@ pub struct ChildProcess {
     tail: StderrTail,
     drain_stop: Arc<AtomicBool>,
     drain: Mutex<Option<JoinHandle<()>>>,
-    /// Whether the child runs under its spec's filesystem confinement (`None`: none asked).
-    filesystem_confinement: Option<ConfinementOutcome>,
+    /// Whether the child runs under its spec's filesystem confinement (`None`: none asked);
+    /// boxed: it lists roots, and a handle is embedded in other enums.
+    filesystem_confinement: Option<Box<ConfinementOutcome>>,
     /// The child's private temp dir (removed on drop, after the group is killed).
     _private_temp_dir: Option<tempfile::TempDir>,
     // Last field: released after the child is reaped, so the spawner thread outlives it.
@@ -399,7 +400,7 @@ impl ChildProcess {
             tail,
             drain_stop: stop,
             drain: Mutex::new(drain),
-            filesystem_confinement: outcome,
+            filesystem_confinement: outcome.map(Box::new),
             _private_temp_dir: temp_dir,
             _lease: lease,
         })
@@ -418,7 +419,7 @@ impl ChildProcess {
     /// Whether the child runs under its spec's [`ProcessSpec::filesystem_confinement`]
     /// (`None` when the spec asked for none).
     pub fn filesystem_confinement(&self) -> Option<&ConfinementOutcome> {
-        self.filesystem_confinement.as_ref()
+        self.filesystem_confinement.as_deref()
     }
 
     /// Takes the child's stdin pipe (once; `None` afterwards or if not piped). Dropping it
@@ -661,7 +662,7 @@ pub fn run_to_completion(
         timed_out,
         truncated,
         elapsed: start.elapsed(),
-        filesystem_confinement: child.filesystem_confinement.clone(),
+        filesystem_confinement: child.filesystem_confinement().cloned(),
     })
 }
 
