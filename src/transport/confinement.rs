@@ -101,7 +101,7 @@ impl ConfinementOutcome {
     }
 
     /// One line: `file access confined (Landlock ABI 7): read beneath …; read-write beneath …`
-    /// or `file reads not confined: <reason>`.
+    /// or `server file reads not confined: <reason>`.
     pub fn describe(&self) -> String {
         match self {
             ConfinementOutcome::Confined { abi, read_roots, write_roots, missing_roots, .. } => {
@@ -116,7 +116,7 @@ impl ConfinementOutcome {
                 }
                 text
             }
-            ConfinementOutcome::NotConfined { reason } => format!("file reads not confined: {reason}"),
+            ConfinementOutcome::NotConfined { reason } => format!("server file reads not confined: {reason}"),
         }
     }
 }
@@ -297,6 +297,6 @@ mod tests {
             panic!("expected NotConfined, got {:?}", child.filesystem_confinement());
         };
         assert!(reason.contains("did not start under Landlock") && reason.contains("Permission denied"), "{reason}");
-        assert!(child.filesystem_confinement().unwrap().describe().starts_with("file reads not confined: "));
+        assert!(child.filesystem_confinement().unwrap().describe().starts_with("server file reads not confined: "));
     }
 }
