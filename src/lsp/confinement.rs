@@ -1,6 +1,6 @@
 //! What a language server or a project checker (`diagnostics "*"`: pyright CLI, tsc, cargo
 //! check, go vet, clang-tidy) may read and write when runbound confines it with Landlock
-//! ([`crate::transport::confinement`], issue 13 §1).
+//! (`transport::confinement`, issue 13 §1).
 //!
 //! These programs read files by path themselves: a symlink in the checkout that leads out
 //! (planted, or swapped in while they run) would make them read — and an answer quote — a file

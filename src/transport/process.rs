@@ -93,7 +93,7 @@ pub struct ProcessSpec {
     /// end is close-on-exec and is taken with [`ChildProcess::take_extra_pipe`].
     pub extra_pipes: Vec<ExtraPipe>,
     /// Landlock confinement of the child's file access (issue 13 §1; see
-    /// [`crate::transport::confinement`]). Default `None` (unconfined). Best effort: when the
+    /// `transport::confinement`). Default `None` (unconfined). Best effort: when the
     /// kernel cannot confine, the child starts unconfined and
     /// [`ChildProcess::filesystem_confinement`] says why.
     pub filesystem_confinement: Option<FilesystemConfinement>,
