@@ -77,6 +77,7 @@ pub struct RunBuilder {
     config: RunConfig,
     approval_policy: ApprovalPolicy,
     workspace_trust: WorkspaceTrust,
+    confine_language_server_file_access: bool,
     ask: Option<(Arc<dyn AskPort>, String)>,
     guardrails: Vec<Arc<dyn Guardrail>>,
     pre_write_layers: Vec<Arc<dyn PreWriteLayer>>,
@@ -121,6 +122,22 @@ impl RunBuilder {
     /// process with `--workspace-trust`, restricted by default for `plan` and `readonly`.
     pub fn workspace_trust(mut self, trust: WorkspaceTrust) -> RunBuilder {
         self.workspace_trust = trust;
+        self
+    }
+
+    /// Confines the file access of every language server and project checker the run starts
+    /// (`true`, the default, in both trust levels) or not (`false`). Confined (Linux Landlock),
+    /// a server reads only beneath the workspace, the dependency roots the run knows (the
+    /// project interpreter's prefix, toolchain homes and sysroots, module and package caches,
+    /// its own install) and system hierarchies, and writes only beneath the workspace, the
+    /// caches and a private temp dir: a symlink in the checkout that leads elsewhere — planted,
+    /// or swapped in while the server runs — fails with EACCES in the server instead of being
+    /// read and quoted (issue 13 §1; roots: [`crate::lsp::confinement`]). Best effort: where
+    /// the kernel has no Landlock the servers start unconfined, `lsp` status and the run's
+    /// first `lsp` answer say so. Debug adapters and `eval` kernels are never confined: they
+    /// run the user's program. CLI: `--no-language-server-file-confinement` turns it off.
+    pub fn confine_language_server_file_access(mut self, confine: bool) -> RunBuilder {
+        self.confine_language_server_file_access = confine;
         self
     }
 
@@ -331,8 +348,9 @@ impl RunBuilder {
             wire(&mut registry, Arc::new(supervisor.with_config(self.config.debug.clone())))?;
         }
         if self.language_servers {
-            let supervisor =
-                crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone()).with_workspace_trust(self.workspace_trust);
+            let supervisor = crate::lsp::LspSupervisor::new(&workspace_root, self.config.lsp.clone())
+                .with_workspace_trust(self.workspace_trust)
+                .with_file_access_confinement(self.confine_language_server_file_access);
             // Servers' workspace/applyEdit goes through the same atomic applier as lsp_rename.
             supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
@@ -413,6 +431,7 @@ impl Run {
             config: RunConfig::default(),
             approval_policy: ApprovalPolicy::default(),
             workspace_trust: WorkspaceTrust::default(),
+            confine_language_server_file_access: true,
             ask: None,
             guardrails: Vec::new(),
             pre_write_layers: Vec::new(),

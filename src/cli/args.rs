@@ -37,6 +37,14 @@ pub struct Cli {
     /// restricted) the run is restricted and trusted is refused.
     #[arg(long, global = true, value_enum)]
     pub workspace_trust: Option<TrustArg>,
+    /// Start language servers and project checkers WITHOUT the Landlock confinement of their
+    /// file access. By default (both trust levels) they may read only beneath the workspace,
+    /// the dependency roots (interpreter prefix, toolchain homes, module caches, their own
+    /// install) and system hierarchies, so a symlink in the checkout that leads elsewhere fails
+    /// in the server instead of being read and quoted. Debug adapters and eval kernels are never
+    /// confined (they run the user's program).
+    #[arg(long, global = true)]
+    pub no_language_server_file_confinement: bool,
     /// Conversation id of this run (default: generated per process).
     #[arg(long, global = true, value_name = "ID")]
     pub conversation_id: Option<String>,

@@ -2,7 +2,7 @@
 //!
 //! `runbound [--workspace DIR] [--caller main|plan|readonly] [--approve ask|allow|deny]
 //! [--workspace-trust trusted|restricted] [--conversation-id ID] [--kernel auto|cpython|embedded]
-//! [--cell-wall-clock-cap SECONDS]
+//! [--cell-wall-clock-cap SECONDS] [--no-language-server-file-confinement]
 //! [--vibe [--worker TIER=COMMAND]... [--worker-backend [TIER=]command|ray]... [--ray-address URL]
 //! [--max-running-workers [BACKEND=]N]...]
 //! <tools | call TOOL [ARGS_JSON|-] | status [--json] | serve>`
@@ -160,6 +160,7 @@ pub fn run_command_line() -> ExitCode {
     let mut builder = Run::builder(&cli.workspace)
         .approval_policy(ApprovalPolicy::for_write_and_exec(approval))
         .workspace_trust(trust)
+        .confine_language_server_file_access(!cli.no_language_server_file_confinement)
         // `call`, `tools` and `status` say warnings and worse on stderr; `serve` replaces this
         // with MCP log messages at the host's level.
         .on_event(Arc::new(|event: &RunEvent| {

@@ -143,7 +143,8 @@ pub struct GatedFile {
 
 /// Runs `cargo metadata --no-deps --format-version 1` in `root` and works out, for every
 /// workspace member, which features `selection` leaves off and which files gate code on them.
-/// `env` is passed to cargo (a restricted PATH). Bounded by `timeout`.
+/// `env` is passed to cargo (a restricted PATH). Bounded by `timeout`. With `confinement`, cargo
+/// runs under it (Landlock; see [`crate::lsp::confinement`]).
 ///
 /// # Errors
 /// What failed, as a sentence: cargo could not run, timed out, or printed no metadata (with the
@@ -155,6 +156,7 @@ pub fn package_features(
     selection: &FeatureSelection,
     env: &[(String, String)],
     timeout: Duration,
+    confinement: Option<crate::transport::FilesystemConfinement>,
 ) -> Result<Vec<PackageFeatures>, String> {
     let mut spec = crate::transport::process::ProcessSpec::new(cargo, root)
         .with_args(["metadata", "--no-deps", "--format-version", "1", "--offline"].map(str::to_owned))
@@ -162,6 +164,7 @@ pub fn package_features(
     for (key, value) in env {
         spec = spec.with_env(key, value);
     }
+    spec.filesystem_confinement = confinement;
     let completed = crate::transport::process::run_to_completion(spec, b"", timeout, 32 * 1024 * 1024)
         .map_err(|err| format!("`cargo metadata` failed to run: {}", err.message))?;
     if completed.timed_out {

@@ -93,6 +93,9 @@ pub struct CheckerRun {
     /// library they depend on failed, the check stopped, or `required-features` are off):
     /// their diagnostics are unknown, not clean.
     pub targets_not_checked: Vec<UncheckedCargoTarget>,
+    /// Why a step ran without the file-access confinement it was asked for (Landlock
+    /// unavailable, see [`crate::lsp::confinement`]); `None` when confined or not asked.
+    pub not_confined: Option<String>,
 }
 
 /// A build target of a workspace member that a `cargo check --all-targets` did not compile.
@@ -388,7 +391,9 @@ pub fn project_diagnostics(
         None => {
             let runs: Vec<CheckerRun> = roots
                 .iter()
-                .map(|(checker, dir)| run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection))
+                .map(|(checker, dir)| {
+                    run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection, supervisor.confines_file_access())
+                })
                 .collect();
             supervisor.checker_cache().store(workspace_fingerprint(root, root), selection, &runs);
             (runs, None)
@@ -494,6 +499,11 @@ pub fn project_diagnostics(
         }
         if let Some(restricted) = &run.restricted {
             text.push_str(&format!("\n    workspace trust: restricted — {restricted}"));
+        }
+        if let Some(not_confined) = &run.not_confined {
+            text.push_str(&format!(
+                "\n    note: {not_confined} (a symlink in the workspace leading outside it can make the checker read that file)"
+            ));
         }
         for line in feature_lines(run, selection, supervisor) {
             text.push_str("\n    ");
@@ -988,6 +998,9 @@ fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
     None
 }
 
+/// `confine`: start each step under the file-access confinement (Landlock) of
+/// [`crate::lsp::confinement::tool_confinement`].
+#[allow(clippy::too_many_arguments)]
 fn run_checker(
     checker: &str,
     root: &Path,
@@ -996,6 +1009,7 @@ fn run_checker(
     budget: &CheckerBudget,
     trust: WorkspaceTrust,
     selection: &FeatureSelection,
+    confine: bool,
 ) -> CheckerRun {
     let end = budget.end;
     let start = Instant::now();
@@ -1012,7 +1026,10 @@ fn run_checker(
         features: None,
         compile_errors: Vec::new(),
         targets_not_checked: Vec::new(),
+        not_confined: None,
     };
+    // The interpreter pyright is given, for the confinement's read roots.
+    let mut checker_interpreter: Option<PathBuf> = None;
     let mut cargo_stdout = String::new();
     if trust.is_restricted() {
         let refusal = match checker {
@@ -1067,6 +1084,7 @@ fn run_checker(
                     if let Some(base) = &base {
                         args.push("--pythonpath".into());
                         args.push(base.to_string_lossy().into_owned());
+                        checker_interpreter = Some(base.clone());
                     }
                     let venv = interpreter.venv_dir().map(Path::to_path_buf);
                     let has_config = crate::python_env::has_pyright_config(root, workspace_root);
@@ -1096,6 +1114,7 @@ fn run_checker(
                     run.interpreter = Some(format!("{shown} ({})", interpreter.reason(workspace_root)));
                     args.push("--pythonpath".into());
                     args.push(interpreter.python.to_string_lossy().into_owned());
+                    checker_interpreter = Some(interpreter.python.clone());
                 }
                 Err(why) => run.interpreter = Some(format!("none: {why}; pyright uses python3 on its own PATH")),
             }
@@ -1175,6 +1194,17 @@ fn run_checker(
         for (key, value) in &extra_env {
             spec = spec.with_env(key, value);
         }
+        if confine {
+            let mut confinement = crate::lsp::confinement::tool_confinement(workspace_root, &binary, checker_interpreter.as_deref());
+            // The pyright configuration generated outside the workspace (restricted runs).
+            if let Some(dir) = &generated_config {
+                confinement.allow_read(dir.path());
+                if let Ok(resolved) = std::fs::canonicalize(dir.path()) {
+                    confinement.allow_read(resolved);
+                }
+            }
+            spec = spec.with_filesystem_confinement(confinement);
+        }
         let shown = format!("{name} {}", args.first().map_or("", String::as_str));
         let describe = |elapsed: Duration| format!("checker `{shown}` running, {} s", elapsed.as_secs());
         let completed =
@@ -1185,6 +1215,9 @@ fn run_checker(
                     continue;
                 }
             };
+        if let Some(crate::transport::ConfinementOutcome::NotConfined { reason }) = &completed.filesystem_confinement {
+            run.not_confined.get_or_insert_with(|| format!("`{name}` ran with file reads not confined: {reason}"));
+        }
         let stdout = String::from_utf8_lossy(&completed.stdout);
         let stderr = String::from_utf8_lossy(&completed.stderr);
         if completed.timed_out {
@@ -1282,7 +1315,8 @@ fn run_checker(
         run.features = Some(match find_binary_for(&["cargo"], root, workspace_root, path_env, trust) {
             Some(cargo) => {
                 let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
-                crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout)
+                let confinement = confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &cargo, None));
+                crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout, confinement)
             }
             None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
         });

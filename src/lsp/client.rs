@@ -479,6 +479,8 @@ pub struct LanguageServer {
     position_encoding: PositionEncoding,
     pid: u32,
     started_at: Instant,
+    /// Whether the process runs under its file-access confinement (`None`: none was asked).
+    filesystem_confinement: Option<crate::transport::ConfinementOutcome>,
     initialized_at: Instant,
     stop_pump: Option<Sender<()>>,
     pump_thread: Option<JoinHandle<()>>,
@@ -589,7 +591,10 @@ impl ResyncReport {
 }
 
 impl LanguageServer {
-    /// Spawns `binary` for `root` and runs the `initialize` handshake within `timeout`.
+    /// Spawns `binary` for `root` and runs the `initialize` handshake within `timeout`. With
+    /// `confinement`, the process (and everything it starts) may touch files only beneath its
+    /// roots (Landlock; see `crate::lsp::confinement`); whether that took is
+    /// [`LanguageServer::filesystem_confinement`].
     ///
     /// # Errors
     /// `unavailable` when the process cannot start or exits during the handshake (with its exit
@@ -601,15 +606,18 @@ impl LanguageServer {
         workspace_root: &Path,
         timeout: Duration,
         edit_applier: Arc<Mutex<Option<Arc<dyn WorkspaceEditApplier>>>>,
+        confinement: Option<crate::transport::FilesystemConfinement>,
     ) -> Result<LanguageServer, ToolError> {
         let display_name = format!("{} @ {}", definition.id, root.display());
         let mut spec = ProcessSpec::new(binary, root).with_args(definition.args.iter().cloned()).with_display_name(display_name.clone());
         for (key, value) in &definition.env {
             spec = spec.with_env(key, value);
         }
+        spec.filesystem_confinement = confinement;
         let started_at = Instant::now();
         let child = ChildProcess::spawn(spec)?;
         let pid = child.pid();
+        let filesystem_confinement = child.filesystem_confinement().cloned();
         let options = RpcOptions::new(display_name.clone(), format!("lsp-{}", definition.id));
         let connection = Arc::new(LspConnection::over_child(child, options)?);
         let shared: Arc<(Mutex<ServerState>, Condvar)> = Arc::default();
@@ -645,6 +653,7 @@ impl LanguageServer {
             position_encoding: PositionEncoding::Utf16,
             pid,
             started_at,
+            filesystem_confinement,
             initialized_at: Instant::now(),
             stop_pump: Some(stop_pump),
             pump_thread: Some(pump_thread),
@@ -721,6 +730,13 @@ impl LanguageServer {
     /// When the process was started.
     pub fn started_at(&self) -> Instant {
         self.started_at
+    }
+
+    /// Whether the process runs under the file-access confinement it was started with (Landlock,
+    /// issue 13 §1), and beneath which roots; `None` when it was started without one (the run
+    /// opted out).
+    pub fn filesystem_confinement(&self) -> Option<&crate::transport::ConfinementOutcome> {
+        self.filesystem_confinement.as_ref()
     }
 
     /// The position encoding negotiated at `initialize` (UTF-16 when the server named none).

@@ -20,6 +20,8 @@
 //! - `listing`: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
 //!   dependency code shortened to package + path inside it.
 //! - `trust`: what a restricted run turns off per server and checker (workspace trust).
+//! - [`confinement`]: which hierarchies a server or checker may read and write under Landlock
+//!   (issue 13 §1: a symlink leading out of the checkout makes the server's own read fail).
 //! - `uri`: `file://` URIs ↔ paths.
 //!
 //! Wiring: [`crate::RunBuilder::language_servers`] creates the supervisor from
@@ -33,6 +35,7 @@ pub(crate) mod cargo_features;
 pub(crate) mod checker;
 pub(crate) mod client;
 pub(crate) mod code_action;
+pub mod confinement;
 pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;

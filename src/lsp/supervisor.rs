@@ -59,6 +59,12 @@ pub struct LspSupervisor {
     /// The (server id, root, decision) workspace-trust decisions already announced as operator
     /// events, so each is told once per run, not on every call.
     announced_trust: Mutex<std::collections::HashSet<(String, PathBuf, String)>>,
+    /// Confine servers' and checkers' file access with Landlock (default on; see
+    /// [`crate::lsp::confinement`]).
+    confine_file_access: bool,
+    /// A server started without the confinement it was asked for has been said in an answer
+    /// (once per run).
+    confinement_gap_told: std::sync::atomic::AtomicBool,
 }
 
 /// (server id, root): one process each.
@@ -132,7 +138,53 @@ impl LspSupervisor {
             checker_cache: crate::lsp::checker::CheckerCache::default(),
             answer_cache: crate::lsp::listing::AnswerCache::default(),
             announced_trust: Mutex::new(std::collections::HashSet::new()),
+            confine_file_access: true,
+            confinement_gap_told: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// The supervisor with the file-access confinement of its language servers and project
+    /// checkers on (`true`, the default) or off (see [`crate::lsp::confinement`] and
+    /// [`crate::RunBuilder::confine_language_server_file_access`]). Set it before the first
+    /// server starts.
+    #[must_use]
+    pub fn with_file_access_confinement(mut self, confine: bool) -> LspSupervisor {
+        self.confine_file_access = confine;
+        self
+    }
+
+    /// Whether servers and checkers start confined (see
+    /// [`LspSupervisor::with_file_access_confinement`]).
+    pub fn confines_file_access(&self) -> bool {
+        self.confine_file_access
+    }
+
+    /// The confinement for a server or checker started from `binary` (with the project's
+    /// `interpreter`, if any); `None` when the run opted out.
+    pub(crate) fn file_access_confinement(
+        &self,
+        binary: &Path,
+        interpreter: Option<&Path>,
+    ) -> Option<crate::transport::FilesystemConfinement> {
+        self.confine_file_access.then(|| crate::lsp::confinement::tool_confinement(&self.workspace_root, binary, interpreter))
+    }
+
+    /// The note the first answer of the run carries when `server` was asked to run confined
+    /// and is not (`None` afterwards, and when it is confined or the run opted out).
+    fn confinement_gap_note(&self, server: &LanguageServer) -> Option<String> {
+        let Some(crate::transport::ConfinementOutcome::NotConfined { reason }) = server.filesystem_confinement() else {
+            return None;
+        };
+        if self.confinement_gap_told.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        let message = format!(
+            "note: {} (pid {}): server file reads not confined: {reason}. A symlink in the workspace that leads outside it can make the server read and quote that file; `lsp` op status says which servers run confined",
+            server.id(),
+            server.pid()
+        );
+        lsp_event(EventLevel::Warning, message.trim_start_matches("note: ").to_owned());
+        Some(message)
     }
 
     /// Raises a workspace-trust decision about `id` at `root` as an operator event (a server
@@ -578,6 +630,7 @@ impl LspSupervisor {
                                 stderr_tail: snapshot.stderr_tail,
                                 log_tail: snapshot.log_tail,
                                 server_info: snapshot.server_info,
+                                file_access: server.filesystem_confinement().cloned(),
                             }
                         });
                         let next_start_in_ms = instance
@@ -650,6 +703,20 @@ impl LspSupervisor {
             workspace_trust: self.workspace_trust,
             servers,
             disabled: self.config.disabled_servers.clone(),
+            file_access_confinement: self.file_access_confinement_summary(),
+        }
+    }
+
+    /// [`LspStatus::file_access_confinement`].
+    fn file_access_confinement_summary(&self) -> String {
+        if !self.confine_file_access {
+            return "off: the host turned it off (RunBuilder::confine_language_server_file_access(false), CLI --no-language-server-file-confinement); servers and checkers can read any file the user can, through a symlink in the workspace too".to_owned();
+        }
+        match crate::transport::confinement::landlock_abi_version() {
+            Ok(abi) => format!(
+                "on (Landlock ABI {abi}): servers and checkers read only beneath the workspace, the dependency roots and system hierarchies listed per running server; a path that resolves elsewhere (a symlink leading out) fails with EACCES in the server"
+            ),
+            Err(reason) => format!("unavailable: server file reads not confined: {reason}; servers and checkers start unconfined"),
         }
     }
 
@@ -749,6 +816,7 @@ impl LspSupervisor {
         }
         let server = self.start_into(&mut instance, definition, root, binary, deadline)?;
         notes.extend(instance.restricted_note.clone());
+        notes.extend(self.confinement_gap_note(&server));
         if restarting && !notes.is_empty() {
             instance.restarts += 1;
             notes.push(format!(
@@ -850,6 +918,8 @@ impl LspSupervisor {
             resolved,
             checked_at: Instant::now(),
         });
+        let interpreter = instance.interpreter.as_ref().and_then(|in_use| in_use.resolved.as_ref().ok()).map(|found| found.python.clone());
+        let confinement = self.file_access_confinement(binary, interpreter.as_deref());
         let started = LanguageServer::start(
             Arc::new(configured.definition),
             binary,
@@ -857,6 +927,7 @@ impl LspSupervisor {
             &self.workspace_root,
             timeout,
             Arc::clone(&self.edit_applier),
+            confinement,
         );
         let server = match started {
             Ok(server) => Arc::new(server),
@@ -1078,6 +1149,10 @@ pub struct LspStatus {
     pub servers: Vec<ServerStatus>,
     /// Server ids disabled by configuration.
     pub disabled: Vec<String>,
+    /// The run's file-access confinement of servers and checkers, one line: on (with the
+    /// kernel's Landlock ABI), unavailable on this kernel (why), or turned off by the host.
+    /// Each running server's own state is [`RunningStatus::file_access`].
+    pub file_access_confinement: String,
 }
 
 /// One configured server in [`LspStatus`].
@@ -1174,6 +1249,9 @@ pub struct RunningStatus {
     pub log_tail: Vec<String>,
     /// `serverInfo` name + version.
     pub server_info: Option<String>,
+    /// Whether the process runs under its file-access confinement (Landlock) and beneath which
+    /// roots, or why not; `None` when the run opted out (see [`LspStatus::file_access_confinement`]).
+    pub file_access: Option<crate::transport::ConfinementOutcome>,
 }
 
 impl LspStatus {
@@ -1189,6 +1267,7 @@ impl LspStatus {
             out.push_str(&format!("; disabled: {}", self.disabled.join(", ")));
         }
         out.push_str("):\n");
+        out.push_str(&format!("file access confinement: {}\n", self.file_access_confinement));
         for server in &self.servers {
             let binary = match &server.binary {
                 Some(path) => format!("binary {path}"),
@@ -1239,6 +1318,9 @@ impl LspStatus {
                 if let Some(running) = &root.running {
                     if let Some(info) = &running.server_info {
                         out.push_str(&format!("    server: {info}\n"));
+                    }
+                    if let Some(file_access) = &running.file_access {
+                        out.push_str(&format!("    {}\n", file_access.describe()));
                     }
                     for line in &running.stderr_tail {
                         out.push_str(&format!("    stderr: {line}\n"));

@@ -3,6 +3,9 @@
 //! - [`process`]: the only place in the crate that spawns a child process ([`ChildProcess`]:
 //!   own process group, absolute cwd, stderr drained into a bounded tail, group killed and
 //!   reaped on drop; [`run_to_completion`] for one-shot checker and shell commands).
+//! - [`confinement`]: Landlock confinement of a child's file access ([`FilesystemConfinement`]
+//!   on a [`ProcessSpec`]): language servers and project checkers read only beneath the
+//!   workspace, the dependency roots and system hierarchies, whatever symlink they follow.
 //! - [`framing`]: Content-Length frames (LSP, DAP) with header resync and size caps, the DAP
 //!   envelope ([`DapMessage`]), and newline-delimited JSON (kernel pipe, MCP stdio host).
 //! - [`guardian`]: a Python guardian that runs a program as a child subreaper and kills every
@@ -18,6 +21,7 @@
 //! Invariants: every blocking wait has a timeout; every thread is named and joined (bounded);
 //! every child lives in its own process group and dies with its handle.
 
+pub mod confinement;
 pub mod framing;
 pub mod guardian;
 pub mod lsp_connection;
@@ -28,6 +32,7 @@ pub mod process;
 #[allow(clippy::result_large_err)]
 pub mod rpc;
 
+pub use confinement::{ConfinementOutcome, FilesystemConfinement};
 pub use lsp_connection::{LspConnection, LspIncoming, LspPendingResponse};
 pub use process::{run_to_completion, ChildProcess, ProcessSpec};
 pub use rpc::{Incoming, PendingResponse, ResponseError, RpcConnection, RpcError, RpcErrorKind, RpcOptions, WireProtocol};

@@ -55,6 +55,7 @@ use nix::unistd::Pid;
 use parking_lot::Mutex;
 
 use crate::error::{ErrorKind, ToolError};
+use crate::transport::confinement::{self, ConfinementOutcome, FilesystemConfinement};
 
 /// Default size of the stderr tail ring: 64 KiB.
 pub const DEFAULT_STDERR_TAIL_BYTES: usize = 64 * 1024;
@@ -91,6 +92,11 @@ pub struct ProcessSpec {
     /// installed with `dup2` between fork and exec (so it is inheritable there); the parent's
     /// end is close-on-exec and is taken with [`ChildProcess::take_extra_pipe`].
     pub extra_pipes: Vec<ExtraPipe>,
+    /// Landlock confinement of the child's file access (issue 13 §1; see
+    /// `transport::confinement`). Default `None` (unconfined). Best effort: when the
+    /// kernel cannot confine, the child starts unconfined and
+    /// [`ChildProcess::filesystem_confinement`] says why.
+    pub filesystem_confinement: Option<FilesystemConfinement>,
 }
 
 /// One extra pipe for [`ProcessSpec::extra_pipes`]: the fd number the child sees and which
@@ -130,6 +136,7 @@ impl ProcessSpec {
             stdout: true,
             stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
             extra_pipes: Vec::new(),
+            filesystem_confinement: None,
         }
     }
 
@@ -190,6 +197,14 @@ impl ProcessSpec {
     #[must_use]
     pub fn with_stderr_tail_bytes(mut self, bytes: usize) -> ProcessSpec {
         self.stderr_tail_bytes = bytes;
+        self
+    }
+
+    /// Confines the child's file access to `confinement` (see
+    /// [`ProcessSpec::filesystem_confinement`]).
+    #[must_use]
+    pub fn with_filesystem_confinement(mut self, confinement: FilesystemConfinement) -> ProcessSpec {
+        self.filesystem_confinement = Some(confinement);
         self
     }
 
@@ -267,6 +282,11 @@ pub struct ChildProcess {
     tail: StderrTail,
     drain_stop: Arc<AtomicBool>,
     drain: Mutex<Option<JoinHandle<()>>>,
+    /// Whether the child runs under its spec's filesystem confinement (`None`: none asked);
+    /// boxed: it lists roots, and a handle is embedded in other enums.
+    filesystem_confinement: Option<Box<ConfinementOutcome>>,
+    /// The child's private temp dir (removed on drop, after the group is killed).
+    _private_temp_dir: Option<tempfile::TempDir>,
     // Last field: released after the child is reaped, so the spawner thread outlives it.
     _lease: SpawnerLease,
 }
@@ -278,8 +298,60 @@ impl ChildProcess {
     /// fd is below 3 or repeated; `not_found` if the cwd or the program does not exist;
     /// `unavailable` for any other spawn failure (permission denied, not executable, no pipe).
     /// Messages name `display_name`, the program and the cwd.
+    ///
+    /// With [`ProcessSpec::filesystem_confinement`], the child is confined with Landlock; when
+    /// that cannot be done (no Landlock, the ruleset refused, the program failing to start
+    /// under it) it is started unconfined and [`ChildProcess::filesystem_confinement`] says why.
     pub fn spawn(spec: ProcessSpec) -> Result<ChildProcess, ToolError> {
+        let Some(confinement) = spec.filesystem_confinement.clone() else {
+            return ChildProcess::spawn_confined(spec, None, None);
+        };
+        let temp_dir = if confinement.private_temp_dir {
+            match tempfile::Builder::new().prefix("runbound-child-tmp-").tempdir() {
+                Ok(dir) => Some(dir),
+                Err(err) => {
+                    let reason = format!("its private temporary directory could not be created ({err})");
+                    return ChildProcess::spawn_confined(spec, Some((None, ConfinementOutcome::NotConfined { reason })), None);
+                }
+            }
+        } else {
+            None
+        };
+        let prepared = match confinement::prepare(&confinement, temp_dir.as_ref().map(tempfile::TempDir::path)) {
+            Ok(prepared) => prepared,
+            Err(reason) => return ChildProcess::spawn_confined(spec, Some((None, ConfinementOutcome::NotConfined { reason })), None),
+        };
+        match ChildProcess::spawn_confined(spec.clone(), Some((Some(prepared.ruleset), prepared.outcome)), temp_dir) {
+            Ok(child) => Ok(child),
+            // Not the confinement's doing: the same spawn would fail unconfined.
+            Err(err) if matches!(err.kind, ErrorKind::NotFound | ErrorKind::InvalidArguments) => Err(err),
+            Err(err) => {
+                let reason = format!("{} did not start under Landlock ({}), so it was started without", spec.display_name, err.message);
+                ChildProcess::spawn_confined(spec, Some((None, ConfinementOutcome::NotConfined { reason })), None)
+            }
+        }
+    }
+
+    /// [`ChildProcess::spawn`] with the confinement decided: `(ruleset to restrict the child
+    /// to, outcome to report)`, and the private temp dir to hand over.
+    fn spawn_confined(
+        spec: ProcessSpec,
+        confinement: Option<(Option<OwnedFd>, ConfinementOutcome)>,
+        temp_dir: Option<tempfile::TempDir>,
+    ) -> Result<ChildProcess, ToolError> {
         let mut command = build_command(&spec)?;
+        if let Some(dir) = &temp_dir {
+            for key in ["TMPDIR", "TMP", "TEMP"] {
+                command.env(key, dir.path());
+            }
+        }
+        let (ruleset, outcome) = match confinement {
+            Some((ruleset, outcome)) => (ruleset, Some(outcome)),
+            None => (None, None),
+        };
+        if let Some(ruleset) = ruleset {
+            confinement::install_before_exec(&mut command, ruleset);
+        }
         let descendant_tag = next_descendant_tag();
         command.env(&descendant_tag, "1");
         let (parent_ends, child_ends) = open_extra_pipes(&spec)?;
@@ -328,6 +400,8 @@ impl ChildProcess {
             tail,
             drain_stop: stop,
             drain: Mutex::new(drain),
+            filesystem_confinement: outcome.map(Box::new),
+            _private_temp_dir: temp_dir,
             _lease: lease,
         })
     }
@@ -340,6 +414,12 @@ impl ChildProcess {
     /// The spec's display name.
     pub fn display_name(&self) -> &str {
         &self.display_name
+    }
+
+    /// Whether the child runs under its spec's [`ProcessSpec::filesystem_confinement`]
+    /// (`None` when the spec asked for none).
+    pub fn filesystem_confinement(&self) -> Option<&ConfinementOutcome> {
+        self.filesystem_confinement.as_deref()
     }
 
     /// Takes the child's stdin pipe (once; `None` afterwards or if not piped). Dropping it
@@ -496,6 +576,8 @@ pub struct CompletedProcess {
     pub truncated: bool,
     /// Wall time from spawn to reap.
     pub elapsed: Duration,
+    /// Whether the command ran under its spec's filesystem confinement (`None`: none asked).
+    pub filesystem_confinement: Option<ConfinementOutcome>,
 }
 
 /// Runs `spec` to completion for a checker or shell command: writes `stdin_bytes` to its stdin
@@ -571,7 +653,17 @@ pub fn run_to_completion(
     let stderr = child.tail.bytes();
     let (stdout, stdout_total_bytes) = std::mem::take(&mut *stdout_capture.lock());
     let truncated = stdout_total_bytes > stdout.len() as u64 || stderr_total_bytes > stderr.len() as u64;
-    Ok(CompletedProcess { status, stdout, stderr, stdout_total_bytes, stderr_total_bytes, timed_out, truncated, elapsed: start.elapsed() })
+    Ok(CompletedProcess {
+        status,
+        stdout,
+        stderr,
+        stdout_total_bytes,
+        stderr_total_bytes,
+        timed_out,
+        truncated,
+        elapsed: start.elapsed(),
+        filesystem_confinement: child.filesystem_confinement().cloned(),
+    })
 }
 
 impl Drop for ChildProcess {

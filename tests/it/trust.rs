@@ -61,10 +61,20 @@ fn executable(path: &Path, text: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// A run on `workspace` at `trust`, its servers and checkers NOT confined with Landlock: the
+/// planted code writes its markers outside the workspace, which the confinement (on by default)
+/// would refuse — a restricted run's missing marker would then prove nothing. Trust is about
+/// what executes; the confinement has its own tests (`lsp_confinement`).
 fn lsp_run(workspace: &Path, trust: WorkspaceTrust) -> Run {
     let mut config = RunConfig::default();
     config.lsp.diagnostics_wait = Duration::from_secs(20);
-    Run::builder(workspace).config(config).workspace_trust(trust).language_servers().build().expect("build run")
+    Run::builder(workspace)
+        .config(config)
+        .workspace_trust(trust)
+        .confine_language_server_file_access(false)
+        .language_servers()
+        .build()
+        .expect("build run")
 }
 
 fn call(run: &Run, arguments: Value) -> (bool, String, Value) {
