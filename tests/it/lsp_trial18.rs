@@ -1,0 +1,102 @@
+//! Trial 18 (issue 11, a fresh-user session on cattrs 24.1.2 from PyPI): pyright and the files a
+//! write breaks through RELATIVE imports. cattrs' nine `preconf/*.py` converters import `wrap`
+//! from their package with `from . import wrap`, and `strategies/_class_methods.py` imports
+//! `BaseConverter` with `from .. import BaseConverter` (re-exported by `cattrs/__init__.py` from
+//! `converters.py`). Giving `wrap` a required parameter broke all nine (the pyright CLI: 9 ×
+//! `Argument missing for parameter "strict"`), and the write answered `no new errors` having
+//! found "0 files that import it": the importer scan matched the package's name, which a relative
+//! import does not spell. The fixture has cattrs' shape; the real pyright checks it.
+
+use crate::support;
+
+use runbound::{Caller, Run, RunConfig};
+use serde_json::{json, Value};
+
+fn edit(run: &Run, path: &str, old: &str, new: &str) -> (String, Value) {
+    let result = run.call(Caller::Main, "edit", json!({"path": path, "old_string": old, "new_string": new}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "edit {path} failed:\n{text}");
+    let server = result.structured_content.as_ref().map(|structured| structured["diagnostics_on_write"]["servers"][0].clone());
+    (text, server.unwrap_or(Value::Null))
+}
+
+fn checked_files(server: &Value) -> Vec<String> {
+    let mut files: Vec<String> = server["files"]
+        .as_array()
+        .map(|files| {
+            files.iter().filter(|file| file["status"] == "checked").filter_map(|file| file["file"].as_str().map(str::to_owned)).collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The lines of `text` that list `message` under `file`.
+fn listed(text: &str, file: &str, message: &str) -> usize {
+    text.lines().filter(|line| line.trim_start().starts_with(&format!("{file}:")) && line.contains(message)).count()
+}
+
+#[test]
+fn pyright_write_reports_the_errors_it_causes_in_files_that_import_it_relatively() {
+    let test = "pyright_write_reports_the_errors_it_causes_in_files_that_import_it_relatively";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"cattrs\"\nversion = \"0.1.0\"\n"),
+        ("src/cattrs/__init__.py", "from .converters import BaseConverter\n\n__all__ = [\"BaseConverter\"]\n"),
+        (
+            "src/cattrs/converters.py",
+            "class BaseConverter:\n    def structure(self, obj: object) -> object:\n        return obj\n",
+        ),
+        ("src/cattrs/preconf/__init__.py", "from typing import Any, Callable\n\n\ndef wrap(_: Callable[..., Any]) -> Callable[..., Any]:\n    return _\n"),
+        ("src/cattrs/preconf/json.py", "from . import wrap\n\n\n@wrap(dict)\ndef make_converter() -> None:\n    pass\n"),
+        (
+            "src/cattrs/preconf/pyyaml.py",
+            "from . import (\n    wrap,\n)\n\n\n@wrap(list)\ndef make_converter() -> None:\n    pass\n",
+        ),
+        (
+            "src/cattrs/strategies/_class_methods.py",
+            "from .. import BaseConverter\n\n\ndef use_class_methods(converter: BaseConverter) -> object:\n    return converter.structure(1)\n",
+        ),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    config.lsp.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+
+    // A comment opens the module in the server (its pre-write state is then known).
+    let wrap = "def wrap(_: Callable[..., Any]) -> Callable[..., Any]:";
+    let (text, _) = edit(&run, "src/cattrs/preconf/__init__.py", wrap, &format!("# Wraps.\n{wrap}"));
+    assert!(text.contains("no new errors in src/cattrs/preconf/__init__.py (pyright)"), "{text}");
+
+    // `wrap` gets a required parameter: both `from . import wrap` importers break.
+    let strict = "def wrap(_: Callable[..., Any], strict: bool) -> Callable[..., Any]:";
+    let (text, server) = edit(&run, "src/cattrs/preconf/__init__.py", wrap, strict);
+    let missing = "Argument missing for parameter \"strict\"";
+    for file in ["src/cattrs/preconf/json.py", "src/cattrs/preconf/pyyaml.py"] {
+        assert_eq!(listed(&text, file, missing), 1, "the new error under {file} is not listed:\n{text}");
+    }
+    assert_eq!(
+        checked_files(&server),
+        ["src/cattrs/preconf/__init__.py", "src/cattrs/preconf/json.py", "src/cattrs/preconf/pyyaml.py"],
+        "{text}"
+    );
+    assert!(!text.contains("0 files that import it"), "{text}");
+    let (text, _) = edit(&run, "src/cattrs/preconf/__init__.py", strict, wrap);
+    assert_eq!(text.matches(missing).count(), 2, "the revert lists both errors as resolved:\n{text}");
+
+    // `BaseConverter.structure` gets a required parameter: `from .. import BaseConverter` reaches
+    // it through the package's `__init__.py`, which re-exports it.
+    let structure = "    def structure(self, obj: object) -> object:";
+    let (text, _) = edit(&run, "src/cattrs/converters.py", structure, &format!("    # Structures.\n{structure}"));
+    assert!(text.contains("no new errors in"), "{text}");
+    let (text, server) =
+        edit(&run, "src/cattrs/converters.py", structure, "    def structure(self, obj: object, cl: type) -> object:");
+    assert_eq!(
+        listed(&text, "src/cattrs/strategies/_class_methods.py", "Argument missing for parameter \"cl\""),
+        1,
+        "the new error under strategies/_class_methods.py is not listed:\n{text}"
+    );
+    assert!(checked_files(&server).contains(&"src/cattrs/strategies/_class_methods.py".to_owned()), "{text}");
+}
