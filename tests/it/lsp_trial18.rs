@@ -100,3 +100,28 @@ fn pyright_write_reports_the_errors_it_causes_in_files_that_import_it_relatively
     );
     assert!(checked_files(&server).contains(&"src/cattrs/strategies/_class_methods.py".to_owned()), "{text}");
 }
+
+/// cattrs 24.1.2's `src/cattrs/converters.py` holds, on line 202, the same pyright error twice
+/// (`Type variable "T" has no meaning in this context`, columns 68 and 73) and on line 619 two
+/// `Expected 1 more positional argument` at other columns: the file's diagnostics said 64 errors
+/// where the pyright CLI finds 66, as if one of each pair were not there.
+#[test]
+fn pyright_file_diagnostics_keep_the_same_error_twice_on_one_line() {
+    let test = "pyright_file_diagnostics_keep_the_same_error_twice_on_one_line";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"twice\"\nversion = \"0.1.0\"\n"),
+        ("twice.py", "def take(a: int, b: int) -> int:\n    return a + b\n\n\npair = (take(1), take(2))\n"),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
+    let run = Run::builder(dir.path()).config(config).language_servers().build().expect("build run");
+    let result = run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "twice.py"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let missing = "Argument missing for parameter \"b\"";
+    assert_eq!(listed(&text, "twice.py", missing), 2, "both calls on line 5 miss `b`:\n{text}");
+    assert!(text.contains("2 errors"), "{text}");
+}
