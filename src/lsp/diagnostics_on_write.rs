@@ -1816,6 +1816,23 @@ fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mu
     }
 }
 
+/// Orders the importers that use a changed name so that those using the rarest changed names
+/// come first (each name used scores 1 / the number of importers using it; a stable sort keeps
+/// [`rank_by_names_used`]'s order among equals). A method's name is used by its callers, its
+/// class's name by every module that merely annotates with it: on cattrs 24.1.2, a signature
+/// change to `BaseConverter.get_structure_hook` (changed names `get_structure_hook`,
+/// `BaseConverter`) had the 15 s budget spent on `src/cattr/*` shims and `bench/` files that name
+/// only the class, while `cols.py`, `disambiguators.py` and `strategies/*`, which call the method
+/// and broke, went unchecked.
+fn rank_by_rare_changed_names(users: &mut [(PathBuf, Vec<bool>)]) {
+    let names = users.first().map_or(0, |(_, used)| used.len());
+    let users_of: Vec<usize> = (0..names).map(|at| users.iter().filter(|(_, used)| used[at]).count()).collect();
+    let score = |used: &[bool]| -> f64 {
+        used.iter().zip(&users_of).filter(|(used, _)| **used).map(|(_, count)| 1.0 / (*count).max(1) as f64).sum()
+    };
+    users.sort_by(|a, b| score(&b.1).total_cmp(&score(&a.1)));
+}
+
 /// The names whose definitions a write of a Python module changed: for every changed line (of
 /// the old text and of the new, by a line diff), the `def`/`class` it declares or lies in (each
 /// enclosing one, methods and their classes alike) and, at module level, the name an
@@ -2036,21 +2053,21 @@ fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
 fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, written: &[PathBuf], cap: usize) -> (Vec<PathBuf>, CheckScope) {
     let mut dependents: Vec<PathBuf> = Vec::new();
     let mut all_found: Vec<PathBuf> = Vec::new();
-    let mut beyond_cap = 0;
     let mut how = "";
     let mut incomplete = false;
+    // Every importer is found (the scan itself is bounded by SCAN_FILES_CAP) and ranked before
+    // the cap is applied: a cap taken in scan order kept the first 40 of cattrs 24.1.2's
+    // importers of converters.py, whatever they use, and only those were ranked.
     for path in written {
         let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
             how = "import statements";
-            crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap)
+            crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, usize::MAX)
         } else if crate::lsp::dependents::is_c_header(path) {
             how = "#include directives";
-            crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap)
+            crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, usize::MAX)
         } else {
             continue;
         };
-        // Beyond the cap of one scan, files are only counted (they may repeat across scans).
-        beyond_cap += found.total_found - found.files.len();
         incomplete |= found.scan_incomplete;
         for file in found.files {
             if !written.contains(&file) && !all_found.contains(&file) {
@@ -2058,7 +2075,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
             }
         }
     }
-    let found_total = all_found.len() + beyond_cap;
+    let found_total = all_found.len();
     rank_by_names_used(supervisor.workspace_root(), written, &mut all_found);
     // Python: the importers that use a name whose definition the write changed are the ones it
     // can break; the others are named, not checked (pyright re-checks each importer in full, and
@@ -2069,13 +2086,22 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         let Ok(reader) = crate::files::WorkspaceReader::open(supervisor.workspace_root()) else {
             return (dependents, CheckScope::Unavailable("the workspace could not be read".to_owned()));
         };
-        let (users, others): (Vec<PathBuf>, Vec<PathBuf>) = all_found.into_iter().partition(|path| {
-            reader
-                .read_to_string(path)
-                .map_or(true, |text| text.contains("import *") || names.iter().any(|name| crate::lsp::position::contains_word(&text, name)))
-        });
-        all_found = users;
-        use_no_changed_name = others;
+        // Each user with the changed names it uses (none known when it could not be read).
+        let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
+        for path in all_found {
+            let Ok(text) = reader.read_to_string(&path) else {
+                users.push((path, vec![false; names.len()]));
+                continue;
+            };
+            let used: Vec<bool> = names.iter().map(|name| crate::lsp::position::contains_word(&text, name)).collect();
+            if text.contains("import *") || used.contains(&true) {
+                users.push((path, used));
+            } else {
+                use_no_changed_name.push(path);
+            }
+        }
+        rank_by_rare_changed_names(&mut users);
+        all_found = users.into_iter().map(|(path, _)| path).collect();
     }
     dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {

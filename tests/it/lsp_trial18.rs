@@ -125,3 +125,53 @@ fn pyright_file_diagnostics_keep_the_same_error_twice_on_one_line() {
     assert_eq!(listed(&text, "twice.py", missing), 2, "both calls on line 5 miss `b`:\n{text}");
     assert!(text.contains("2 errors"), "{text}");
 }
+
+/// cattrs 24.1.2, `BaseConverter.get_structure_hook` losing its default: 79 files import
+/// converters.py; the importers checked within the cap (40) and budget were taken in scan order
+/// among those that name `get_structure_hook` or `BaseConverter`, so `src/cattr/*` shims and
+/// `bench/` files (the class named in an annotation) were checked and callers that broke were
+/// not. The fixture has three such shims before the one caller, and a cap of 2 importers: the
+/// caller, which uses the rarer changed name, is checked and its error reported.
+#[test]
+fn pyright_write_checks_the_importers_using_the_changed_method_before_those_naming_its_class() {
+    let test = "pyright_write_checks_the_importers_using_the_changed_method_before_those_naming_its_class";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let shim = "from pkg.converters import BaseConverter\n\nShimConverter = BaseConverter\n";
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/converters.py",
+            "class BaseConverter:\n    def get_structure_hook(self, cl: type, cache_result: bool = True) -> object:\n        return cl\n",
+        ),
+        ("pkg/a_shim.py", shim),
+        ("pkg/b_shim.py", shim),
+        ("pkg/c_shim.py", shim),
+        (
+            "pkg/z_cols.py",
+            "from pkg.converters import BaseConverter\n\n\ndef hook(converter: BaseConverter) -> object:\n    return converter.get_structure_hook(int)\n",
+        ),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    config.lsp.write_diagnostics_dependents_cap = 2;
+    config.lsp.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+
+    let signature = "    def get_structure_hook(self, cl: type, cache_result: bool = True) -> object:";
+    let (text, _) = edit(&run, "pkg/converters.py", signature, &format!("    # Gets the hook.\n{signature}"));
+    assert!(text.contains("no new errors in pkg/converters.py (pyright)"), "{text}");
+    let (text, server) =
+        edit(&run, "pkg/converters.py", signature, "    def get_structure_hook(self, cl: type, cache_result: bool) -> object:");
+    assert_eq!(
+        listed(&text, "pkg/z_cols.py", "Argument missing for parameter \"cache_result\""),
+        1,
+        "the caller's new error is not listed:\n{text}"
+    );
+    let checked = checked_files(&server);
+    assert!(checked.contains(&"pkg/z_cols.py".to_owned()), "{text}");
+    assert_eq!(checked.len(), 3, "the written file and 2 importers (the cap): {checked:?}\n{text}");
+    assert!(text.contains("2 more that import it were not checked (the cap of 2 files)"), "{text}");
+}
