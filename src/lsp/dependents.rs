@@ -199,7 +199,8 @@ fn python_text_imports_relatively(importer: &Path, text: &str, target: &Path) ->
 /// Whether `target` is the module at `module` (a path without extension): its package's
 /// `__init__.py`/`__init__.pyi`, or (`may_be_file`) `module.py`/`module.pyi`.
 fn python_module_file_is(module: &Path, may_be_file: bool, target: &Path) -> bool {
-    let in_package = target.parent() == Some(module) && matches!(target.file_name().and_then(|n| n.to_str()), Some("__init__.py" | "__init__.pyi"));
+    let in_package =
+        target.parent() == Some(module) && matches!(target.file_name().and_then(|n| n.to_str()), Some("__init__.py" | "__init__.pyi"));
     let as_file = may_be_file
         && target.parent() == module.parent()
         && target.file_stem() == module.file_name()
@@ -597,10 +598,7 @@ mod tests {
         assert_eq!(sorted(&preconf), ["src/cattrs/preconf/json.py", "src/cattrs/preconf/star.py", "src/cattrs/preconf/yaml.py"]);
         let converters = python_importers(&root, &root, &root.join("src/cattrs/converters.py"), 10);
         // `from .. import gen` imports the package's `__init__.py` too (Python runs it first).
-        assert_eq!(
-            sorted(&converters),
-            ["src/cattrs/__init__.py", "src/cattrs/strategies/methods.py", "src/cattrs/strategies/module.py"]
-        );
+        assert_eq!(sorted(&converters), ["src/cattrs/__init__.py", "src/cattrs/strategies/methods.py", "src/cattrs/strategies/module.py"]);
         let generator = python_importers(&root, &root, &root.join("src/cattrs/gen/__init__.py"), 10);
         assert_eq!(sorted(&generator), ["src/cattrs/strategies/module.py", "src/cattrs/strategies/subclasses.py"]);
         let methods = python_importers(&root, &root, &root.join("src/cattrs/strategies/methods.py"), 10);

@@ -177,7 +177,12 @@ impl fmt::Display for AddressError {
                 if lines_with_symbol.is_empty() {
                     write!(f, "; it occurs nowhere in the file")
                 } else if *lines_with_symbol_total > lines_with_symbol.len() {
-                    write!(f, "; it occurs on {lines_with_symbol_total} lines, the {} nearest to line {line}: {}", lines.len(), lines.join(", "))
+                    write!(
+                        f,
+                        "; it occurs on {lines_with_symbol_total} lines, the {} nearest to line {line}: {}",
+                        lines.len(),
+                        lines.join(", ")
+                    )
                 } else {
                     write!(f, "; it occurs on line(s) {}", lines.join(", "))
                 }

@@ -91,8 +91,7 @@ fn pyright_write_reports_the_errors_it_causes_in_files_that_import_it_relatively
     let structure = "    def structure(self, obj: object) -> object:";
     let (text, _) = edit(&run, "src/cattrs/converters.py", structure, &format!("    # Structures.\n{structure}"));
     assert!(text.contains("no new errors in"), "{text}");
-    let (text, server) =
-        edit(&run, "src/cattrs/converters.py", structure, "    def structure(self, obj: object, cl: type) -> object:");
+    let (text, server) = edit(&run, "src/cattrs/converters.py", structure, "    def structure(self, obj: object, cl: type) -> object:");
     assert_eq!(
         listed(&text, "src/cattrs/strategies/_class_methods.py", "Argument missing for parameter \"cl\""),
         1,
