@@ -1838,7 +1838,10 @@ fn rank_by_rare_changed_names(users: &mut [(PathBuf, Vec<bool>)]) {
 /// enclosing one, methods and their classes alike) and, at module level, the name an
 /// assignment binds. `None` when a changed line is a module-level statement that binds no name
 /// (an import, an `if`, a call) or a decorator of nothing: then any importer can be affected.
-/// Blank and comment-only lines are ignored.
+/// Blank and comment-only lines are ignored. A module-level assignment of the new text whose
+/// value or annotation names a changed name binds a changed name too (`GenConverter: TypeAlias =
+/// Converter` in cattrs 24.1.2's converters.py: an importer that uses only the alias is reached
+/// by a change to `Converter`).
 pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
@@ -1856,6 +1859,28 @@ pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> 
                     }
                 }
             }
+        }
+    }
+    // Aliases of changed names, and aliases of those, at module level.
+    let assignments: Vec<(String, &str)> = new_lines
+        .iter()
+        .filter(|line| line.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+        .filter_map(|line| {
+            let name: String = line.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let rest = line[name.len()..].trim_start();
+            let binds = (rest.starts_with(':') && !rest.starts_with(":=")) || (rest.starts_with('=') && !rest.starts_with("=="));
+            binds.then(|| (name, &rest[1..]))
+        })
+        .collect();
+    loop {
+        let before = names.len();
+        for (name, value) in &assignments {
+            if !names.contains(name) && names.iter().any(|changed| crate::lsp::position::contains_word(value, changed)) {
+                names.push(name.clone());
+            }
+        }
+        if names.len() == before {
+            break;
         }
     }
     Some(names)
@@ -3600,6 +3625,18 @@ mod tests {
         assert_eq!(changed(MODULE, "    size: int = 0", "    size: str = \"\""), Some(vec!["Box".to_owned(), "size".to_owned()]));
         // A renamed class: both names.
         assert_eq!(changed(MODULE, "class Box(Item):", "class Crate(Item):"), Some(vec!["Box".to_owned(), "Crate".to_owned()]));
+    }
+
+    #[test]
+    fn module_level_aliases_of_a_changed_name_are_changed_names() {
+        // cattrs 24.1.2's converters.py ends with `GenConverter: TypeAlias = Converter`.
+        let module = "class Converter:\n    def __init__(self, a: int) -> None:\n        self.a = a\n\n\nGenConverter: TypeAlias = Converter\nOld = GenConverter\nLIMIT = 3\n";
+        assert_eq!(
+            changed(module, "(self, a: int)", "(self, a: int, b: int)"),
+            Some(vec!["Converter".to_owned(), "GenConverter".to_owned(), "Old".to_owned(), "__init__".to_owned()])
+        );
+        // A change that names no aliased name adds none.
+        assert_eq!(changed(module, "LIMIT = 3", "LIMIT = 4"), Some(vec!["LIMIT".to_owned()]));
     }
 
     #[test]

@@ -174,3 +174,38 @@ fn pyright_write_checks_the_importers_using_the_changed_method_before_those_nami
     assert_eq!(checked.len(), 3, "the written file and 2 importers (the cap): {checked:?}\n{text}");
     assert!(text.contains("2 more that import it were not checked (the cap of 2 files)"), "{text}");
 }
+
+/// cattrs 24.1.2's converters.py ends with `GenConverter: TypeAlias = Converter`: a change to
+/// `Converter.__init__` reaches an importer that names only the alias, which the importer filter
+/// (importers that use a changed name) had left unchecked "because it uses none of the names".
+#[test]
+fn pyright_write_checks_an_importer_that_uses_only_an_alias_of_the_changed_class() {
+    let test = "pyright_write_checks_an_importer_that_uses_only_an_alias_of_the_changed_class";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/converters.py",
+            "from typing import TypeAlias\n\n\nclass Converter:\n    def __init__(self, a: int) -> None:\n        self.a = a\n\n\nGenConverter: TypeAlias = Converter\n",
+        ),
+        ("pkg/uses_alias.py", "from pkg.converters import GenConverter\n\nconverter = GenConverter(1)\n"),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    config.lsp.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+
+    let init = "    def __init__(self, a: int) -> None:";
+    let (text, _) = edit(&run, "pkg/converters.py", init, &format!("    # Builds it.\n{init}"));
+    assert!(text.contains("no new errors in pkg/converters.py (pyright)"), "{text}");
+    let (text, server) = edit(&run, "pkg/converters.py", init, "    def __init__(self, a: int, b: int) -> None:");
+    assert_eq!(
+        listed(&text, "pkg/uses_alias.py", "Argument missing for parameter \"b\""),
+        1,
+        "the error in the alias's user is not listed:\n{text}"
+    );
+    assert!(checked_files(&server).contains(&"pkg/uses_alias.py".to_owned()), "{text}");
+}
