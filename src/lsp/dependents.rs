@@ -62,7 +62,7 @@ pub fn python_importers(workspace_root: &Path, root: &Path, written: &Path, cap:
                 continue;
             }
             let by_name = name.as_deref().is_some_and(|name| text.contains(name) && python_text_imports(text, name));
-            if by_name || python_text_imports_relatively(path, text, &target) {
+            if by_name || (text.contains("from .") && python_text_imports_relatively(path, text, &target)) {
                 seen.insert(path.clone());
                 found.push(path.clone());
                 if path.file_name().is_some_and(|file| file == "__init__.py") {
