@@ -3293,7 +3293,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             for note in &check.notes {
                 tail.push(format!("note: {note}"));
             }
-            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": files_part, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
             continue;
         }
         if written_text.is_empty() {
@@ -3336,7 +3336,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         } else if project_wide {
             tail.push(format!("no new {what} {others} ({server_id})"));
         }
-        tail.push(checked_line);
+        tail.push(checked_line.clone());
         if let Some(reason) = &check.attribution {
             tail.push(format!("note: what differs from the state before this write is not known to be new: {reason}"));
         }
@@ -3346,7 +3346,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
     if new_errors > 0 {

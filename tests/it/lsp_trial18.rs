@@ -83,6 +83,11 @@ fn pyright_write_reports_the_errors_it_causes_in_files_that_import_it_relatively
         "{text}"
     );
     assert!(!text.contains("0 files that import it"), "{text}");
+    // The structured scope is the `checked:` line the text shows (it had been a Rust Debug dump
+    // with absolute paths: `Dependents { found_by: …, out_of_time: ["/tmp/…"] … }`).
+    let scope = server["scope"].as_str().unwrap_or_default();
+    assert!(scope.starts_with("checked: src/cattrs/preconf/__init__.py and 2 files that import it"), "{scope}");
+    assert!(text.contains(scope), "{scope}\n{text}");
     let (text, _) = edit(&run, "src/cattrs/preconf/__init__.py", strict, wrap);
     assert_eq!(text.matches(missing).count(), 2, "the revert lists both errors as resolved:\n{text}");
 
