@@ -34,7 +34,12 @@ pub struct Dependents {
 }
 
 /// Python files under `root` that import `written` (a `.py`/`.pyi` file), directly or through
-/// an `__init__.py` that imports it; at most `cap`. Every file is read beneath a handle of
+/// an `__init__.py` that imports it; at most `cap`. Absolute imports are matched by module name
+/// (a dotted component, or a name imported from a package); relative imports (`from . import
+/// wrap`, `from .. import BaseConverter`, `from .mod import name`) are resolved against the
+/// importing file's package and matched by path, since their module part does not name the
+/// package they import from (cattrs 24.1.2: the nine `preconf/*.py` converters import `wrap` with
+/// `from . import wrap`). Every file is read beneath a handle of
 /// `workspace_root` (the run's root), never of `root`: a server root is a directory inside the
 /// workspace, which a concurrent swap can turn into a symlink to outside, and a handle opened on
 /// it would follow that link (issue 13 §1).
@@ -44,22 +49,24 @@ pub fn python_importers(workspace_root: &Path, root: &Path, written: &Path, cap:
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     seen.insert(written.to_path_buf());
-    let mut queue: VecDeque<String> = VecDeque::new();
-    queue.extend(python_module_name(written));
-    let mut names_done: HashSet<String> = HashSet::new();
-    while let Some(name) = queue.pop_front() {
-        if !names_done.insert(name.clone()) {
+    // Each imported file: the written one, then the `__init__.py` files that import it.
+    let mut queue: VecDeque<PathBuf> = VecDeque::from([written.to_path_buf()]);
+    let mut targets_done: HashSet<PathBuf> = HashSet::new();
+    while let Some(target) = queue.pop_front() {
+        if !targets_done.insert(target.clone()) {
             continue;
         }
+        let name = python_module_name(&target);
         for (path, text) in &sources {
-            if seen.contains(path) || !text.contains(name.as_str()) {
+            if seen.contains(path) {
                 continue;
             }
-            if python_text_imports(text, &name) {
+            let by_name = name.as_deref().is_some_and(|name| text.contains(name) && python_text_imports(text, name));
+            if by_name || (text.contains("from .") && python_text_imports_relatively(path, text, &target)) {
                 seen.insert(path.clone());
                 found.push(path.clone());
                 if path.file_name().is_some_and(|file| file == "__init__.py") {
-                    queue.extend(python_module_name(path));
+                    queue.push_back(path.clone());
                 }
             }
         }
@@ -155,6 +162,50 @@ fn python_text_imports(text: &str, name: &str) -> bool {
         }
     }
     false
+}
+
+/// Whether one of `text`'s relative imports (`from . import a`, `from ..pkg.mod import b`), read
+/// as the file at `importer` would run it, imports the file `target`: the module it names is
+/// `target` (`mod.py`/`mod.pyi`, or a package's `__init__.py`/`__init__.pyi`), or one of the
+/// imported names is the submodule `target`.
+fn python_text_imports_relatively(importer: &Path, text: &str, target: &Path) -> bool {
+    let Some(package) = importer.parent() else { return false };
+    for statement in python_import_statements(text) {
+        let statement = statement.replace(['(', ')'], " ");
+        let mut words = statement.split_whitespace();
+        if words.next() != Some("from") {
+            continue;
+        }
+        let Some(module) = words.next().filter(|module| module.starts_with('.')) else { continue };
+        let dots = module.chars().take_while(|&c| c == '.').count();
+        let Some(base) = (1..dots).try_fold(package, |dir, _| dir.parent()) else { continue };
+        let rest = &module[dots..];
+        let module_dir = rest.split('.').filter(|part| !part.is_empty()).fold(base.to_path_buf(), |dir, part| dir.join(part));
+        if python_module_file_is(&module_dir, !rest.is_empty(), target) {
+            return true;
+        }
+        if let Some((_, imported)) = statement.split_once(" import ") {
+            for item in imported.split(',') {
+                let Some(item) = item.split_whitespace().next().filter(|item| *item != "*") else { continue };
+                if python_module_file_is(&module_dir.join(item), true, target) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether `target` is the module at `module` (a path without extension): its package's
+/// `__init__.py`/`__init__.pyi`, or (`may_be_file`) `module.py`/`module.pyi`.
+fn python_module_file_is(module: &Path, may_be_file: bool, target: &Path) -> bool {
+    let in_package =
+        target.parent() == Some(module) && matches!(target.file_name().and_then(|n| n.to_str()), Some("__init__.py" | "__init__.pyi"));
+    let as_file = may_be_file
+        && target.parent() == module.parent()
+        && target.file_stem() == module.file_name()
+        && matches!(target.extension().and_then(|e| e.to_str()), Some("py" | "pyi"));
+    in_package || as_file
 }
 
 /// The `import …` / `from … import …` statements of `text`, each joined onto one line
@@ -516,6 +567,42 @@ mod tests {
         assert_eq!(found.total_found, 6);
         let capped = python_importers(&root, &root, &root.join("pkg/util.py"), 2);
         assert_eq!((capped.files.len(), capped.total_found), (2, 6));
+    }
+
+    #[test]
+    fn python_relative_imports_are_resolved_against_the_importing_package() {
+        // cattrs 24.1.2's shapes: `from . import wrap` in preconf/*.py (wrap lives in
+        // preconf/__init__.py), `from .. import BaseConverter` in strategies/ (re-exported by the
+        // package's __init__.py from converters.py), `from ..gen import x`, `from .. import mod`.
+        let dir = tree(&[
+            ("src/cattrs/__init__.py", "from .converters import BaseConverter\n"),
+            ("src/cattrs/converters.py", "class BaseConverter: ...\n"),
+            ("src/cattrs/gen/__init__.py", "def make(): ...\n"),
+            ("src/cattrs/preconf/__init__.py", "def wrap(x): ...\n"),
+            ("src/cattrs/preconf/json.py", "from . import wrap\n"),
+            ("src/cattrs/preconf/yaml.py", "from . import (\n    validate_datetime,\n    wrap,\n)\n"),
+            ("src/cattrs/preconf/star.py", "from . import *\n"),
+            ("src/cattrs/strategies/methods.py", "from .. import BaseConverter\n"),
+            ("src/cattrs/strategies/subclasses.py", "from ..gen import make\n"),
+            ("src/cattrs/strategies/module.py", "from .. import gen as generated\n"),
+            ("src/cattrs/strategies/sibling.py", "from . import methods\n"),
+            ("src/other/preconf.py", "from . import wrap\n"),
+        ]);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let sorted = |found: &Dependents| {
+            let mut got = names(&root, found);
+            got.sort();
+            got
+        };
+        let preconf = python_importers(&root, &root, &root.join("src/cattrs/preconf/__init__.py"), 10);
+        assert_eq!(sorted(&preconf), ["src/cattrs/preconf/json.py", "src/cattrs/preconf/star.py", "src/cattrs/preconf/yaml.py"]);
+        let converters = python_importers(&root, &root, &root.join("src/cattrs/converters.py"), 10);
+        // `from .. import gen` imports the package's `__init__.py` too (Python runs it first).
+        assert_eq!(sorted(&converters), ["src/cattrs/__init__.py", "src/cattrs/strategies/methods.py", "src/cattrs/strategies/module.py"]);
+        let generator = python_importers(&root, &root, &root.join("src/cattrs/gen/__init__.py"), 10);
+        assert_eq!(sorted(&generator), ["src/cattrs/strategies/module.py", "src/cattrs/strategies/subclasses.py"]);
+        let methods = python_importers(&root, &root, &root.join("src/cattrs/strategies/methods.py"), 10);
+        assert_eq!(sorted(&methods), ["src/cattrs/strategies/sibling.py"]);
     }
 
     #[test]

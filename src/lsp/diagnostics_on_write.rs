@@ -1816,12 +1816,32 @@ fn rank_by_names_used(workspace_root: &Path, written: &[PathBuf], importers: &mu
     }
 }
 
+/// Orders the importers that use a changed name so that those using the rarest changed names
+/// come first (each name used scores 1 / the number of importers using it; a stable sort keeps
+/// [`rank_by_names_used`]'s order among equals). A method's name is used by its callers, its
+/// class's name by every module that merely annotates with it: on cattrs 24.1.2, a signature
+/// change to `BaseConverter.get_structure_hook` (changed names `get_structure_hook`,
+/// `BaseConverter`) had the 15 s budget spent on `src/cattr/*` shims and `bench/` files that name
+/// only the class, while `cols.py`, `disambiguators.py` and `strategies/*`, which call the method
+/// and broke, went unchecked.
+fn rank_by_rare_changed_names(users: &mut [(PathBuf, Vec<bool>)]) {
+    let names = users.first().map_or(0, |(_, used)| used.len());
+    let users_of: Vec<usize> = (0..names).map(|at| users.iter().filter(|(_, used)| used[at]).count()).collect();
+    let score = |used: &[bool]| -> f64 {
+        used.iter().zip(&users_of).filter(|(used, _)| **used).map(|(_, count)| 1.0 / (*count).max(1) as f64).sum()
+    };
+    users.sort_by(|a, b| score(&b.1).total_cmp(&score(&a.1)));
+}
+
 /// The names whose definitions a write of a Python module changed: for every changed line (of
 /// the old text and of the new, by a line diff), the `def`/`class` it declares or lies in (each
 /// enclosing one, methods and their classes alike) and, at module level, the name an
 /// assignment binds. `None` when a changed line is a module-level statement that binds no name
 /// (an import, an `if`, a call) or a decorator of nothing: then any importer can be affected.
-/// Blank and comment-only lines are ignored.
+/// Blank and comment-only lines are ignored. A module-level assignment of the new text whose
+/// value or annotation names a changed name binds a changed name too (`GenConverter: TypeAlias =
+/// Converter` in cattrs 24.1.2's converters.py: an importer that uses only the alias is reached
+/// by a change to `Converter`).
 pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
@@ -1839,6 +1859,28 @@ pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> 
                     }
                 }
             }
+        }
+    }
+    // Aliases of changed names, and aliases of those, at module level.
+    let assignments: Vec<(String, &str)> = new_lines
+        .iter()
+        .filter(|line| line.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_'))
+        .filter_map(|line| {
+            let name: String = line.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let rest = line[name.len()..].trim_start();
+            let binds = (rest.starts_with(':') && !rest.starts_with(":=")) || (rest.starts_with('=') && !rest.starts_with("=="));
+            binds.then(|| (name, &rest[1..]))
+        })
+        .collect();
+    loop {
+        let before = names.len();
+        for (name, value) in &assignments {
+            if !names.contains(name) && names.iter().any(|changed| crate::lsp::position::contains_word(value, changed)) {
+                names.push(name.clone());
+            }
+        }
+        if names.len() == before {
+            break;
         }
     }
     Some(names)
@@ -2036,21 +2078,21 @@ fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
 fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, written: &[PathBuf], cap: usize) -> (Vec<PathBuf>, CheckScope) {
     let mut dependents: Vec<PathBuf> = Vec::new();
     let mut all_found: Vec<PathBuf> = Vec::new();
-    let mut beyond_cap = 0;
     let mut how = "";
     let mut incomplete = false;
+    // Every importer is found (the scan itself is bounded by SCAN_FILES_CAP) and ranked before
+    // the cap is applied: a cap taken in scan order kept the first 40 of cattrs 24.1.2's
+    // importers of converters.py, whatever they use, and only those were ranked.
     for path in written {
         let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
             how = "import statements";
-            crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, cap)
+            crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, usize::MAX)
         } else if crate::lsp::dependents::is_c_header(path) {
             how = "#include directives";
-            crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, cap)
+            crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, usize::MAX)
         } else {
             continue;
         };
-        // Beyond the cap of one scan, files are only counted (they may repeat across scans).
-        beyond_cap += found.total_found - found.files.len();
         incomplete |= found.scan_incomplete;
         for file in found.files {
             if !written.contains(&file) && !all_found.contains(&file) {
@@ -2058,7 +2100,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
             }
         }
     }
-    let found_total = all_found.len() + beyond_cap;
+    let found_total = all_found.len();
     rank_by_names_used(supervisor.workspace_root(), written, &mut all_found);
     // Python: the importers that use a name whose definition the write changed are the ones it
     // can break; the others are named, not checked (pyright re-checks each importer in full, and
@@ -2069,13 +2111,22 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         let Ok(reader) = crate::files::WorkspaceReader::open(supervisor.workspace_root()) else {
             return (dependents, CheckScope::Unavailable("the workspace could not be read".to_owned()));
         };
-        let (users, others): (Vec<PathBuf>, Vec<PathBuf>) = all_found.into_iter().partition(|path| {
-            reader
-                .read_to_string(path)
-                .map_or(true, |text| text.contains("import *") || names.iter().any(|name| crate::lsp::position::contains_word(&text, name)))
-        });
-        all_found = users;
-        use_no_changed_name = others;
+        // Each user with the changed names it uses (none known when it could not be read).
+        let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
+        for path in all_found {
+            let Ok(text) = reader.read_to_string(&path) else {
+                users.push((path, vec![false; names.len()]));
+                continue;
+            };
+            let used: Vec<bool> = names.iter().map(|name| crate::lsp::position::contains_word(&text, name)).collect();
+            if text.contains("import *") || used.contains(&true) {
+                users.push((path, used));
+            } else {
+                use_no_changed_name.push(path);
+            }
+        }
+        rank_by_rare_changed_names(&mut users);
+        all_found = users.into_iter().map(|(path, _)| path).collect();
     }
     dependents.extend(all_found.into_iter().take(cap));
     if how.is_empty() {
@@ -3242,7 +3293,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             for note in &check.notes {
                 tail.push(format!("note: {note}"));
             }
-            servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": files_part, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
             continue;
         }
         if written_text.is_empty() {
@@ -3285,7 +3336,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         } else if project_wide {
             tail.push(format!("no new {what} {others} ({server_id})"));
         }
-        tail.push(checked_line);
+        tail.push(checked_line.clone());
         if let Some(reason) = &check.attribution {
             tail.push(format!("note: what differs from the state before this write is not known to be new: {reason}"));
         }
@@ -3295,7 +3346,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": format!("{:?}", check.scope), "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
     if new_errors > 0 {
@@ -3574,6 +3625,18 @@ mod tests {
         assert_eq!(changed(MODULE, "    size: int = 0", "    size: str = \"\""), Some(vec!["Box".to_owned(), "size".to_owned()]));
         // A renamed class: both names.
         assert_eq!(changed(MODULE, "class Box(Item):", "class Crate(Item):"), Some(vec!["Box".to_owned(), "Crate".to_owned()]));
+    }
+
+    #[test]
+    fn module_level_aliases_of_a_changed_name_are_changed_names() {
+        // cattrs 24.1.2's converters.py ends with `GenConverter: TypeAlias = Converter`.
+        let module = "class Converter:\n    def __init__(self, a: int) -> None:\n        self.a = a\n\n\nGenConverter: TypeAlias = Converter\nOld = GenConverter\nLIMIT = 3\n";
+        assert_eq!(
+            changed(module, "(self, a: int)", "(self, a: int, b: int)"),
+            Some(vec!["Converter".to_owned(), "GenConverter".to_owned(), "Old".to_owned(), "__init__".to_owned()])
+        );
+        // A change that names no aliased name adds none.
+        assert_eq!(changed(module, "LIMIT = 3", "LIMIT = 4"), Some(vec!["LIMIT".to_owned()]));
     }
 
     #[test]

@@ -136,8 +136,11 @@ pub enum AddressError {
         symbol: String,
         /// The line's text.
         line_text: String,
-        /// Other 1-based lines of the file where the substring occurs (at most 5).
+        /// The 1-based lines of the file where the substring occurs nearest to `line` (at most
+        /// 5, in file order): an address one line off finds its line among them.
         lines_with_symbol: Vec<u32>,
+        /// How many lines of the file hold the substring (≥ `lines_with_symbol.len()`).
+        lines_with_symbol_total: usize,
     },
     /// Several candidate occurrences and no `occurrence` given.
     Ambiguous {
@@ -168,12 +171,19 @@ impl fmt::Display for AddressError {
                 write!(f, "line {line} does not exist: the file has {line_count} lines (lines are 1-based)")
             }
             AddressError::EmptySymbol => f.write_str("symbol is empty: pass a substring of the line that contains the identifier"),
-            AddressError::SymbolNotOnLine { line, symbol, line_text, lines_with_symbol } => {
+            AddressError::SymbolNotOnLine { line, symbol, line_text, lines_with_symbol, lines_with_symbol_total } => {
                 write!(f, "symbol {symbol:?} does not occur on line {line}, which reads: {:?}", line_text.trim_end())?;
+                let lines: Vec<String> = lines_with_symbol.iter().map(u32::to_string).collect();
                 if lines_with_symbol.is_empty() {
                     write!(f, "; it occurs nowhere in the file")
+                } else if *lines_with_symbol_total > lines_with_symbol.len() {
+                    write!(
+                        f,
+                        "; it occurs on {lines_with_symbol_total} lines, the {} nearest to line {line}: {}",
+                        lines.len(),
+                        lines.join(", ")
+                    )
                 } else {
-                    let lines: Vec<String> = lines_with_symbol.iter().map(u32::to_string).collect();
                     write!(f, "; it occurs on line(s) {}", lines.join(", "))
                 }
             }
@@ -219,9 +229,21 @@ pub fn resolve_symbol_on_line(file_text: &str, line: u32, symbol: &str, occurren
     let line_text = lines[line as usize - 1];
     let all: Vec<usize> = line_text.match_indices(symbol).map(|(idx, _)| idx).collect();
     if all.is_empty() {
-        let lines_with_symbol =
-            lines.iter().enumerate().filter(|(_, text)| text.contains(symbol)).map(|(idx, _)| idx as u32 + 1).take(5).collect();
-        return Err(AddressError::SymbolNotOnLine { line, symbol: symbol.to_owned(), line_text: line_text.to_owned(), lines_with_symbol });
+        // The nearest lines, not the first: on bytes 1.7.2, `reserve` asked at the `#[inline]`
+        // above `pub fn reserve` (line 589) had named lines 166–492 and not 590.
+        let mut lines_with_symbol: Vec<u32> =
+            lines.iter().enumerate().filter(|(_, text)| text.contains(symbol)).map(|(idx, _)| idx as u32 + 1).collect();
+        let lines_with_symbol_total = lines_with_symbol.len();
+        lines_with_symbol.sort_by_key(|found| (found.abs_diff(line), *found));
+        lines_with_symbol.truncate(5);
+        lines_with_symbol.sort_unstable();
+        return Err(AddressError::SymbolNotOnLine {
+            line,
+            symbol: symbol.to_owned(),
+            line_text: line_text.to_owned(),
+            lines_with_symbol,
+            lines_with_symbol_total,
+        });
     }
     let whole: Vec<usize> = all.iter().copied().filter(|&start| is_whole_identifier_match(line_text, start, symbol)).collect();
     let candidates = if whole.is_empty() { all } else { whole };
@@ -407,6 +429,13 @@ mod tests {
         let text = "a = 1\nb = foo\n";
         let err = resolve_symbol_on_line(text, 1, "foo", None).unwrap_err();
         assert_eq!(err.to_string(), "symbol \"foo\" does not occur on line 1, which reads: \"a = 1\"; it occurs on line(s) 2");
+        // Many lines hold it: the nearest five are named, and how many there are.
+        let many: String = (1..=40).map(|n| if n == 30 { "#[inline]\n".to_owned() } else { format!("reserve({n})\n") }).collect();
+        let err = resolve_symbol_on_line(&many, 30, "reserve", None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "symbol \"reserve\" does not occur on line 30, which reads: \"#[inline]\"; it occurs on 39 lines, the 5 nearest to line 30: 27, 28, 29, 31, 32"
+        );
         assert!(matches!(resolve_symbol_on_line(text, 3, "a", None), Err(AddressError::LineOutOfRange { line: 3, line_count: 2 })));
         assert!(matches!(resolve_symbol_on_line(text, 0, "a", None), Err(AddressError::LineOutOfRange { .. })));
         assert_eq!(resolve_symbol_on_line(text, 1, " ", None), Err(AddressError::EmptySymbol));

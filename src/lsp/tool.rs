@@ -2161,8 +2161,14 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     if let Some(set) = &pushed {
         all.extend(set.diagnostics.iter().cloned());
     }
+    // The same diagnostic pulled and pushed is one; two at other columns of a line are two
+    // (cattrs 24.1.2's converters.py:202, `Type variable "T" has no meaning in this context`
+    // at columns 68 and 73: the pyright CLI counts 66 errors in the file, keyed by line 64).
     let mut seen = std::collections::HashSet::new();
-    all.retain(|d| seen.insert((d.range.start.line, d.code.clone(), d.message.clone())));
+    all.retain(|d| {
+        let range = (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character);
+        seen.insert((range, d.code.clone(), d.message.clone()))
+    });
     let collapsed = crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut all);
     if collapsed > 0 {
         notes.push(format!(

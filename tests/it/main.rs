@@ -40,6 +40,7 @@ mod lsp_trial14;
 mod lsp_trial14_wording;
 mod lsp_trial16;
 mod lsp_trial17;
+mod lsp_trial18;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
