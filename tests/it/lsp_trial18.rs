@@ -12,13 +12,7 @@ use crate::support;
 use runbound::{Caller, Run, RunConfig};
 use serde_json::{json, Value};
 
-fn edit(run: &Run, path: &str, old: &str, new: &str) -> (String, Value) {
-    let result = run.call(Caller::Main, "edit", json!({"path": path, "old_string": old, "new_string": new}));
-    let text = result.joined_text();
-    assert!(!result.is_error, "edit {path} failed:\n{text}");
-    let server = result.structured_content.as_ref().map(|structured| structured["diagnostics_on_write"]["servers"][0].clone());
-    (text, server.unwrap_or(Value::Null))
-}
+use support::edit_and_first_server_check as edit;
 
 fn checked_files(server: &Value) -> Vec<String> {
     let mut files: Vec<String> = server["files"]

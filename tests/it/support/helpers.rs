@@ -292,3 +292,13 @@ impl Drop for TestProcess {
         self.kill_group_with_grace(Duration::from_secs(5));
     }
 }
+
+/// Calls `edit` as the main caller (the call must succeed) and returns the result's text and the
+/// first server's block of its `diagnostics_on_write` (`Value::Null` when there is none).
+pub fn edit_and_first_server_check(run: &runbound::Run, path: &str, old: &str, new: &str) -> (String, serde_json::Value) {
+    let result = run.call(runbound::Caller::Main, "edit", serde_json::json!({"path": path, "old_string": old, "new_string": new}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "edit {path} failed:\n{text}");
+    let server = result.structured_content.as_ref().map(|structured| structured["diagnostics_on_write"]["servers"][0].clone());
+    (text, server.unwrap_or(serde_json::Value::Null))
+}
