@@ -1192,13 +1192,30 @@ fn variable_info(
     if let (Some(handle), Some(count)) = (handle, count) {
         state.child_counts.insert(handle, count);
     }
-    let mut value = value_as_the_debugger_prints_it(adapter, value);
-    let mut type_name = type_name.map(str::to_owned);
-    if state.rust_debuggee {
-        value = render::rust_chars_from_lldb(&value);
-        type_name = type_name.map(|type_name| render::rust_type_name_from_lldb(&type_name));
-    }
+    let value = value_shown(adapter, state.rust_debuggee, value);
+    let type_name = type_name.map(|type_name| type_name_shown(state.rust_debuggee, type_name));
     VariableInfo { name: name.to_owned(), type_name, value, handle, count, inline: None }
+}
+
+/// A value as shown: [`value_as_the_debugger_prints_it`], then for a Rust program under lldb its
+/// `char32_t` renderings as Rust chars ([`render::rust_chars_from_lldb`]).
+fn value_shown(adapter: AdapterId, rust_debuggee: bool, value: &str) -> String {
+    let value = value_as_the_debugger_prints_it(adapter, value);
+    if rust_debuggee {
+        render::rust_chars_from_lldb(&value)
+    } else {
+        value
+    }
+}
+
+/// A type name as shown: for a Rust program under lldb, Rust's names of its primitive types
+/// ([`render::rust_type_name_from_lldb`]).
+fn type_name_shown(rust_debuggee: bool, type_name: &str) -> String {
+    if rust_debuggee {
+        render::rust_type_name_from_lldb(type_name)
+    } else {
+        type_name.to_owned()
+    }
 }
 
 /// The adapter's `value` text, mended where the adapter's DAP layer garbles what its own CLI
@@ -1760,13 +1777,7 @@ impl SessionInner {
             let name = child.name.trim_start_matches('[').trim_end_matches(']');
             !name.is_empty() && name.chars().all(|c| c.is_ascii_digit())
         });
-        let items = children
-            .iter()
-            .map(|child| {
-                let value = value_as_the_debugger_prints_it(self.adapter, &child.value);
-                (child.name.clone(), if rust_debuggee { render::rust_chars_from_lldb(&value) } else { value })
-            })
-            .collect();
+        let items = children.iter().map(|child| (child.name.clone(), value_shown(self.adapter, rust_debuggee, &child.value))).collect();
         Some(InlineChildren {
             items,
             total: variable.count.unwrap_or(children.len() as u64).max(children.len() as u64),
@@ -1799,12 +1810,8 @@ impl SessionInner {
             Ok(Ok(body)) => decode_body::<dap_types::EvaluateResponse>(&body)
                 .map(|body| VariableInfo {
                     name: unanswered.expression.clone(),
-                    type_name: if state.rust_debuggee { body.type_.map(|t| render::rust_type_name_from_lldb(&t)) } else { body.type_ },
-                    value: if state.rust_debuggee {
-                        render::rust_chars_from_lldb(&value_as_the_debugger_prints_it(self.adapter, &body.result))
-                    } else {
-                        value_as_the_debugger_prints_it(self.adapter, &body.result)
-                    },
+                    type_name: body.type_.as_deref().map(|type_name| type_name_shown(state.rust_debuggee, type_name)),
+                    value: value_shown(self.adapter, state.rust_debuggee, &body.result),
                     handle: None,
                     count: None,
                     inline: None,
