@@ -600,22 +600,25 @@ fn an_op_the_server_lacks_names_the_installed_server_that_offers_it() {
 
 /// A fake language server (protocol edge case: a binary that starts but never answers
 /// `initialize`). It appends its pid to `starts.log` beside it, then sleeps.
-fn silent_server(dir: &Path) -> std::path::PathBuf {
+/// A `pyright-langserver` in `dir` that never answers; each start appends its pid to
+/// `starts_log`, which must lie beneath the workspace: the server runs confined to it.
+fn silent_server(dir: &Path, starts_log: &Path) -> std::path::PathBuf {
     let script = dir.join("pyright-langserver");
-    std::fs::write(&script, format!("#!/bin/sh\necho $$ >> '{}'\nexec sleep 600\n", dir.join("starts.log").display())).unwrap();
+    std::fs::write(&script, format!("#!/bin/sh\necho $$ >> '{}'\nexec sleep 600\n", starts_log.display())).unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     script
 }
 
-fn starts(dir: &Path) -> Vec<u32> {
-    std::fs::read_to_string(dir.join("starts.log")).unwrap_or_default().lines().map(|line| line.trim().parse().unwrap()).collect()
+fn starts(starts_log: &Path) -> Vec<u32> {
+    std::fs::read_to_string(starts_log).unwrap_or_default().lines().map(|line| line.trim().parse().unwrap()).collect()
 }
 
 #[test]
 fn a_server_that_never_answers_initialize_is_not_started_again_within_its_backoff() {
     let workspace = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"silent\"\n"), ("app.py", "x = 1\n")]);
     let bin = tempfile::tempdir().unwrap();
-    silent_server(bin.path());
+    let starts_log = workspace.path().join("starts.log");
+    silent_server(bin.path(), &starts_log);
     let run = lsp_run(workspace.path(), |config| {
         config.search_path = Some(bin.path().as_os_str().to_owned());
         config.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
@@ -630,7 +633,7 @@ fn a_server_that_never_answers_initialize_is_not_started_again_within_its_backof
     let first_returned = Instant::now();
     assert!(text.contains("failed during initialize") && text.contains("calls in the next 6 s answer with this failure"), "{text}");
     assert!(first_took >= Duration::from_secs(2), "the first start waited for initialize: {first_took:?}");
-    assert_eq!(starts(bin.path()).len(), 1);
+    assert_eq!(starts(&starts_log).len(), 1);
 
     // Within the backoff: the earlier failure at once, no new process.
     let again = Instant::now();
@@ -642,7 +645,7 @@ fn a_server_that_never_answers_initialize_is_not_started_again_within_its_backof
     // timeout), yet it failed 0 s ago and the retry is the whole 6 s backoff from now.
     assert!(text.contains("the last failed 0 s ago") && text.contains("allowed in 6 s from now"), "{text}");
     assert!(again_took < Duration::from_secs(2), "answered without waiting for another initialize: {again_took:?}");
-    assert_eq!(starts(bin.path()).len(), 1, "no new start within the backoff");
+    assert_eq!(starts(&starts_log).len(), 1, "no new start within the backoff");
     let status = ok(&run, json!({"op": "status"})).0;
     assert!(status.contains("start backoff: 1 failed start(s) in a row; next attempt allowed in"), "{status}");
 
@@ -650,18 +653,18 @@ fn a_server_that_never_answers_initialize_is_not_started_again_within_its_backof
     std::thread::sleep(Duration::from_millis(6300).saturating_sub(first_returned.elapsed()));
     let text = err(&run, hover.clone());
     assert!(text.contains("failed during initialize") && text.contains("calls in the next 12 s"), "{text}");
-    assert_eq!(starts(bin.path()).len(), 2);
+    assert_eq!(starts(&starts_log).len(), 2);
     let text = err(&run, hover.clone());
     assert!(text.contains("did not start (2 failed starts in a row"), "{text}");
-    assert_eq!(starts(bin.path()).len(), 2);
+    assert_eq!(starts(&starts_log).len(), 2);
 
     // `reload` retries at once.
     let text = ok(&run, json!({"op": "reload", "file": "app.py"})).0;
     assert!(text.contains("reload failed") && text.contains("failed during initialize"), "{text}");
-    assert_eq!(starts(bin.path()).len(), 3);
+    assert_eq!(starts(&starts_log).len(), 3);
 
     // Every failed start's process is gone.
-    let pids = starts(bin.path());
+    let pids = starts(&starts_log);
     let gone = support::wait_until(Duration::from_secs(5), || {
         pids.iter().all(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/stat"))
