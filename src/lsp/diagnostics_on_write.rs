@@ -2079,21 +2079,28 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     let mut dependents: Vec<PathBuf> = Vec::new();
     let mut all_found: Vec<PathBuf> = Vec::new();
     let mut how = "";
+    let mut through = "";
     let mut incomplete = false;
+    // The importers found directly (not only through another file) for at least one written file.
+    let mut found_directly: HashSet<PathBuf> = HashSet::new();
     // Every importer is found (the scan itself is bounded by SCAN_FILES_CAP) and ranked before
     // the cap is applied: a cap taken in scan order kept the first 40 of cattrs 24.1.2's
     // importers of converters.py, whatever they use, and only those were ranked.
     for path in written {
         let found = if matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
             how = "import statements";
+            through = "import it only through a package whose `__init__.py` imports it";
             crate::lsp::dependents::python_importers(supervisor.workspace_root(), server.root(), path, usize::MAX)
         } else if crate::lsp::dependents::is_c_header(path) {
             how = "#include directives";
+            through = "include it only through another header";
             crate::lsp::dependents::c_includers(supervisor.workspace_root(), server.root(), path, usize::MAX)
         } else {
             continue;
         };
         incomplete |= found.scan_incomplete;
+        let through: HashSet<&PathBuf> = found.found_through_another_file.iter().collect();
+        found_directly.extend(found.files.iter().filter(|file| !through.contains(file)).cloned());
         for file in found.files {
             if !written.contains(&file) && !all_found.contains(&file) {
                 all_found.push(file);
@@ -2101,6 +2108,8 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         }
     }
     let found_total = all_found.len();
+    // A file found directly for one written file and through a package for another is direct.
+    let found_through_count = all_found.iter().filter(|file| !found_directly.contains(*file)).count();
     rank_by_names_used(supervisor.workspace_root(), written, &mut all_found);
     // Python: the importers that use a name whose definition the write changed are the ones it
     // can break; the others are named, not checked (pyright re-checks each importer in full, and
@@ -2142,8 +2151,13 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     } else {
         None
     };
+    // Said, so that "N files that import it" does not read as N direct importers (trial19py M3).
+    let through_text = match found_through_count {
+        0 => String::new(),
+        count => format!("; {count} of the {found_total} found {through}"),
+    };
     let scope = CheckScope::Dependents {
-        found_by: format!("a scan of {how} under {}", supervisor.display_path(server.root())),
+        found_by: format!("a scan of {how} under {}{through_text}", supervisor.display_path(server.root())),
         found: found_total,
         checked,
         not_checked_because,

@@ -138,7 +138,7 @@ fn pyright_break_in_importers_is_reported_under_their_names() {
             ("pkg/b.py", "Argument missing for parameter \"factor\"", 2),
             ("app.py", "Argument missing for parameter \"factor\"", 1),
         ],
-        checked_fragment: "3 files that import it (a scan of import statements",
+        checked_fragment: "3 files that import it (a scan of import statements under .; 1 of the 3 found import it only through a package whose `__init__.py` imports it)",
     });
 }
 
