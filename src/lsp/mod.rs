@@ -48,6 +48,7 @@ pub(crate) mod position;
 pub(crate) mod project_scope;
 pub(crate) mod rename;
 pub(crate) mod rename_coverage;
+pub(crate) mod rename_public_names;
 pub(crate) mod servers;
 pub(crate) mod supervisor;
 pub(crate) mod syntax;

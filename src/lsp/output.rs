@@ -731,6 +731,10 @@ pub struct RenameApplied {
     pub files: Vec<ChangedFile>,
     /// The `grep -w` cross-check of the server's edit.
     pub coverage: RenameCoverageSummary,
+    /// Public names of a Python package the rename changed (a re-export in an `__init__.py`),
+    /// each a note naming the file, 1-based line, old and new public name and how to keep the
+    /// old one; empty when none.
+    pub public_name_changes: Vec<String>,
 }
 
 /// A staged rename.
@@ -748,6 +752,8 @@ pub struct RenameStaged {
     pub files: Vec<ChangedFile>,
     /// The `grep -w` cross-check of the server's edit.
     pub coverage: RenameCoverageSummary,
+    /// As [`RenameApplied::public_name_changes`], for the staged change.
+    pub public_name_changes: Vec<String>,
     /// Diff hunks shown in the text preview.
     pub preview_hunks_shown: usize,
     /// Diff hunks in the whole change.

@@ -564,16 +564,23 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         return Err(ToolError::new(ErrorKind::Failed, format!("{}'s rename edit changes nothing; nothing was written", server.id())));
     }
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
+    // A changed public name of a Python package is said near the top, in both shapes.
+    let public_name_notes = crate::lsp::rename_public_names::public_name_notes(root, &plan, &resolved.cursor_identifier, &args.new_name);
     if args.preview {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The check's findings (indented under its summary line) are repeated when the change is
         // accepted: what runbound added, what stays unrenamed, what could not be verified.
-        let warnings: Vec<String> = coverage
-            .report
+        let warnings: Vec<String> = public_name_notes
             .iter()
-            .filter(|line| line.starts_with(' '))
-            .map(|line| line.trim().to_owned())
-            .filter(|line| !line.is_empty())
+            .cloned()
+            .chain(
+                coverage
+                    .report
+                    .iter()
+                    .filter(|line| line.starts_with(' '))
+                    .map(|line| line.trim().to_owned())
+                    .filter(|line| !line.is_empty()),
+            )
             .collect();
         let (staged, max_pending) = stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings)?;
         let mut lines = vec![format!(
@@ -581,6 +588,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
         )];
+        lines.extend(public_name_notes.iter().cloned());
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = supervisor.display_path(&file.path);
@@ -599,6 +607,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             edits: total,
             files,
             coverage: coverage.summary.clone(),
+            public_name_changes: public_name_notes.clone(),
             preview_hunks_shown: staged.preview.shown,
             preview_hunks_total: staged.preview.total,
             evicted: staged.evicted.clone(),
@@ -618,8 +627,10 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         plan.files.len(),
         if plan.files.len() == 1 { "" } else { "s" }
     )];
-    // Occurrences left where tests run them (doc-tests) are said before the file list.
+    // Occurrences left where tests run them (doc-tests) and changed public names are said
+    // before the file list.
     lines.extend(coverage.warnings.iter().cloned());
+    lines.extend(public_name_notes.iter().cloned());
     let mut files = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);
@@ -636,6 +647,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         edits: total,
         files,
         coverage: coverage.summary,
+        public_name_changes: public_name_notes,
     });
     Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
         .with_written_paths(written))

@@ -189,3 +189,60 @@ fn unrenamed_comment_occurrences_are_listed_once_per_line_cut_around_the_name() 
     assert!(long_entry.contains(&format!("of {}]", long.trim().chars().count())), "{text}");
     assert!(listed[1].contains("(2 occurrences on this line)"), "{text}");
 }
+
+/// itsdangerous 2.2.0 (trial19py M4): renaming `want_bytes` also renamed the explicit re-export
+/// `from .encoding import want_bytes as want_bytes` in the package's `__init__.py`, so the public
+/// `itsdangerous.want_bytes` vanished and nothing said so. The preview and the applied rename say
+/// which public name changed (text and structured content); a rename of a name the package does
+/// not publish says nothing of the kind.
+#[test]
+fn renaming_a_name_a_python_package_re_exports_says_its_public_name_changes() {
+    if support::require_binary("renaming_a_name_a_python_package_re_exports_says_its_public_name_changes", "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"signing\"\nversion = \"0.1.0\"\n"),
+        ("signing/__init__.py", "from .encoding import want_bytes as want_bytes\nfrom .encoding import base64_encode\n"),
+        (
+            "signing/encoding.py",
+            "def want_bytes(s: str | bytes) -> bytes:\n    return s.encode() if isinstance(s, str) else s\n\n\ndef _pad(b: bytes) -> bytes:\n    return b\n\n\ndef base64_encode(s: str | bytes) -> bytes:\n    return _pad(want_bytes(s))\n",
+        ),
+        ("app.py", "from signing import want_bytes\n\nprint(want_bytes(\"x\"))\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let arguments = json!({"file": "signing/encoding.py", "line": 1, "symbol": "want_bytes", "new_name": "ensure_bytes", "preview": true});
+    let preview = run.call(Caller::Main, "lsp_rename", arguments);
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    let said = "note: public name changed: signing/__init__.py:1 re-exports `want_bytes` (`from .encoding import want_bytes as want_bytes`), so this rename replaces `signing.want_bytes` with `signing.ensure_bytes`";
+    assert!(text.contains(said), "{text}");
+    assert!(text.contains("to keep it, also add `want_bytes = ensure_bytes` in signing/__init__.py"), "{text}");
+    let structured = preview.structured_content.clone().unwrap();
+    assert_eq!(structured["public_name_changes"].as_array().map(Vec::len), Some(1), "{structured}");
+    let edit_id = structured["edit_id"].as_str().unwrap().to_owned();
+    let discarded = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "discard"}));
+    assert!(!discarded.is_error, "{}", discarded.joined_text());
+    assert!(read(dir.path(), "signing/__init__.py").contains("want_bytes as want_bytes"), "a discarded preview changed nothing");
+
+    let applied = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "signing/encoding.py", "line": 1, "symbol": "want_bytes", "new_name": "ensure_bytes"}),
+    );
+    let text = applied.joined_text();
+    assert!(!applied.is_error, "{text}");
+    assert!(text.contains(said), "{text}");
+    assert_eq!(
+        read(dir.path(), "signing/__init__.py"),
+        "from .encoding import ensure_bytes as ensure_bytes\nfrom .encoding import base64_encode\n",
+        "{text}"
+    );
+
+    // `_pad` is published by nothing: no such note.
+    let private =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "signing/encoding.py", "line": 5, "symbol": "_pad", "new_name": "_padded"}));
+    let text = private.joined_text();
+    assert!(!private.is_error, "{text}");
+    assert!(!text.contains("public name changed"), "{text}");
+    assert_eq!(private.structured_content.unwrap()["public_name_changes"], json!([]));
+}

@@ -1,0 +1,203 @@
+//! What a Python rename does to a package's public names (R-REN-1; issue 11, trial19py M4).
+//!
+//! pyright renames a re-export along with the symbol: itsdangerous 2.2.0's
+//! `src/itsdangerous/__init__.py` has `from .encoding import want_bytes as want_bytes` (the
+//! PEP 484 explicit re-export), and renaming `want_bytes` to `ensure_bytes` turned it into
+//! `ensure_bytes as ensure_bytes` — so `itsdangerous.want_bytes`, a name code outside the
+//! workspace may use, disappeared, and the answer did not say so. [`public_name_notes`] finds
+//! the import statements of a rename's plan that publish the old name and says which public
+//! name changes and how to keep the old one.
+//!
+//! A statement publishes the old name when it is an explicit re-export (`import … OLD as OLD`
+//! in any `.py`/`.pyi` file, the form type checkers treat as public) or, in a package's
+//! `__init__.py`, a plain `from … import OLD` of a name that does not start with `_` (it makes
+//! `package.OLD` importable). Read from the plan's own texts; nothing is read from disk.
+
+use std::path::Path;
+
+use crate::files::ExpectedState;
+use crate::lsp::rename::WorkspaceEditPlan;
+
+/// One note per import statement of `plan` (its pre-rename text) that publishes `old_name` and
+/// that the rename changes, e.g. `note: public name changed: src/pkg/__init__.py:27 re-exports
+/// `want_bytes` (`from .encoding import want_bytes as want_bytes`), so this rename replaces
+/// `pkg.want_bytes` with `pkg.ensure_bytes` — code outside this workspace that imports the old
+/// name breaks; to keep it, also add `want_bytes = ensure_bytes` in that file`. Lines are
+/// 1-based; a statement is quoted on one line, cut (and marked) after 120 characters. Empty for other languages and when no
+/// such statement changes.
+pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for change in &plan.changes {
+        let is_python = matches!(change.path.extension().and_then(|e| e.to_str()), Some("py" | "pyi"));
+        let (ExpectedState::Content(old_bytes), Some(new_bytes)) = (&change.expected, &change.new_content) else { continue };
+        if !is_python {
+            continue;
+        }
+        let old_text = String::from_utf8_lossy(old_bytes);
+        let new_text = String::from_utf8_lossy(new_bytes);
+        let old_lines: Vec<&str> = old_text.lines().collect();
+        let new_lines: Vec<&str> = new_text.lines().collect();
+        let is_package_init = change.path.file_name().is_some_and(|name| name == "__init__.py" || name == "__init__.pyi");
+        for statement in import_statements(&old_lines) {
+            let changed = if old_lines.len() == new_lines.len() {
+                statement.lines.clone().any(|index| old_lines[index] != new_lines[index])
+            } else {
+                !new_text.contains(&statement.text)
+            };
+            if !changed {
+                continue;
+            }
+            let explicit = publishes_explicitly(&statement.words, old_name);
+            let implicit = is_package_init && !old_name.starts_with('_') && publishes_from_package_init(&statement.words, old_name);
+            if !(explicit || implicit) {
+                continue;
+            }
+            let shown = crate::render::display_path(workspace_root, &change.path);
+            let public_owner = public_owner_name(&change.path, is_package_init);
+            let quoted: String = statement.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let quoted = crate::render::cut_chars(&quoted, 120);
+            let how = if explicit { "re-exports" } else { "imports into the package (a public name of it)" };
+            notes.push(format!(
+                "note: public name changed: {shown}:{} {how} `{old_name}` (`{quoted}`), so this rename replaces `{public_owner}.{old_name}` with `{public_owner}.{new_name}` — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown} (or re-export with `… import {new_name} as {old_name}`)",
+                statement.lines.start + 1
+            ));
+        }
+    }
+    notes
+}
+
+/// One import statement: its lines (0-based, half-open), its text (lines joined by newlines)
+/// and its identifier words, comments left out.
+struct ImportStatement {
+    lines: std::ops::Range<usize>,
+    text: String,
+    words: Vec<String>,
+}
+
+/// The `import …` / `from … import …` statements of a module, each with the lines it spans (a
+/// parenthesized name list or `\` continuations).
+fn import_statements(lines: &[&str]) -> Vec<ImportStatement> {
+    let mut statements = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let trimmed = lines[index].trim_start();
+        if !(trimmed.starts_with("from ") || trimmed.starts_with("import ")) {
+            index += 1;
+            continue;
+        }
+        let start = index;
+        let mut depth: i32 = 0;
+        loop {
+            let code = lines[index].split('#').next().unwrap_or("");
+            depth += code.matches('(').count() as i32 - code.matches(')').count() as i32;
+            let continued = code.trim_end().ends_with('\\');
+            index += 1;
+            if index >= lines.len() || (depth <= 0 && !continued) {
+                break;
+            }
+        }
+        let text = lines[start..index].join("\n");
+        let words = lines[start..index].iter().flat_map(|line| identifier_words(line.split('#').next().unwrap_or(""))).collect();
+        statements.push(ImportStatement { lines: start..index, text, words });
+    }
+    statements
+}
+
+/// The identifiers of `code` in order (dots, commas and parentheses separate them).
+fn identifier_words(code: &str) -> Vec<String> {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty()).map(str::to_owned).collect()
+}
+
+/// `import … NAME as NAME` / `from … import … NAME as NAME`: the explicit re-export.
+fn publishes_explicitly(words: &[String], name: &str) -> bool {
+    words.windows(3).any(|window| window[0] == name && window[1] == "as" && window[2] == name)
+}
+
+/// `from … import …, NAME, …` with NAME not aliased (`NAME as other` publishes `other`).
+fn publishes_from_package_init(words: &[String], name: &str) -> bool {
+    if words.first().map(String::as_str) != Some("from") {
+        return false;
+    }
+    let Some(import_at) = words.iter().position(|word| word == "import") else { return false };
+    let imported = &words[import_at + 1..];
+    imported.iter().enumerate().any(|(index, word)| {
+        word == name && imported.get(index + 1).map(String::as_str) != Some("as") && (index == 0 || imported[index - 1] != "as")
+    })
+}
+
+/// The dotted name the public name hangs off: the package directory's name for an
+/// `__init__.py`, else the module's stem (`encoding`); the innermost name only (the full dotted
+/// path would need the package layout on disk).
+fn public_owner_name(path: &Path, is_package_init: bool) -> String {
+    let owner = if is_package_init { path.parent().and_then(Path::file_name) } else { path.file_stem() };
+    owner.map_or_else(|| "the package".to_owned(), |name| name.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::FileChange;
+    use std::path::PathBuf;
+
+    fn plan(path: &str, old: &str, new: &str) -> WorkspaceEditPlan {
+        WorkspaceEditPlan {
+            changes: vec![FileChange {
+                path: PathBuf::from(path),
+                new_content: Some(new.as_bytes().to_vec()),
+                expected: ExpectedState::Content(old.as_bytes().to_vec()),
+            }],
+            files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_explicit_re_export_in_a_package_init_is_a_public_name_change() {
+        let old = "from .encoding import base64_decode as base64_decode\nfrom .encoding import want_bytes as want_bytes\n";
+        let new = "from .encoding import base64_decode as base64_decode\nfrom .encoding import ensure_bytes as ensure_bytes\n";
+        let notes = public_name_notes(Path::new("/w"), &plan("/w/src/itsdangerous/__init__.py", old, new), "want_bytes", "ensure_bytes");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("src/itsdangerous/__init__.py:2 re-exports `want_bytes`"), "{}", notes[0]);
+        assert!(notes[0].contains("replaces `itsdangerous.want_bytes` with `itsdangerous.ensure_bytes`"), "{}", notes[0]);
+        assert!(notes[0].contains("add `want_bytes = ensure_bytes`"), "{}", notes[0]);
+    }
+
+    #[test]
+    fn a_plain_import_into_a_package_init_counts_multi_line_lists_too() {
+        let old = "from .a import (\n    other,\n    helper,  # the helper\n)\nx = helper\n";
+        let new = "from .a import (\n    other,\n    assist,  # the helper\n)\nx = assist\n";
+        let notes = public_name_notes(Path::new("/w"), &plan("/w/pkg/__init__.py", old, new), "helper", "assist");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("pkg/__init__.py:1 imports into the package") && notes[0].contains("`pkg.helper`"), "{}", notes[0]);
+    }
+
+    #[test]
+    fn private_aliased_and_module_level_plain_imports_are_not_public_name_changes() {
+        // A plain import in a module (not a package init) publishes nothing by convention.
+        let plain = plan("/w/pkg/user.py", "from .a import helper\n", "from .a import assist\n");
+        assert!(public_name_notes(Path::new("/w"), &plain, "helper", "assist").is_empty());
+        // A private name in an __init__.py.
+        let private = plan("/w/pkg/__init__.py", "from .a import _helper\n", "from .a import _assist\n");
+        assert!(public_name_notes(Path::new("/w"), &private, "_helper", "_assist").is_empty());
+        // `helper as h` publishes `h`, which the rename keeps.
+        let aliased = plan("/w/pkg/__init__.py", "from .a import helper as h\n", "from .a import assist as h\n");
+        assert!(public_name_notes(Path::new("/w"), &aliased, "helper", "assist").is_empty());
+        // The name only in the module path, and an unchanged statement.
+        let module = plan("/w/pkg/__init__.py", "from .helper import run\nhelper = 1\n", "from .helper import run\nassist = 1\n");
+        assert!(public_name_notes(Path::new("/w"), &module, "helper", "assist").is_empty());
+        // Not Python.
+        let rust = plan("/w/src/lib.rs", "pub use a::helper as helper;\n", "pub use a::assist as assist;\n");
+        assert!(public_name_notes(Path::new("/w"), &rust, "helper", "assist").is_empty());
+    }
+
+    #[test]
+    fn an_explicit_re_export_in_a_module_names_the_module() {
+        let notes = public_name_notes(
+            Path::new("/w"),
+            &plan("/w/pkg/api.pyi", "import json\nfrom ._impl import load as load\n", "import json\nfrom ._impl import read as read\n"),
+            "load",
+            "read",
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("pkg/api.pyi:2 re-exports `load`") && notes[0].contains("`api.load` with `api.read`"), "{}", notes[0]);
+    }
+}
