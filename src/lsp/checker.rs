@@ -418,6 +418,12 @@ pub fn project_diagnostics(
             "the workspace trust is restricted, so checkers that run the checkout's code do not run; `diagnostics` on one file asks the language server (restricted too), and a human who trusts this checkout can pass --workspace-trust trusted".to_owned()
         } else if runs.iter().any(|run| run.timed_out) {
             "give it more time as said above; meanwhile `diagnostics` on one file asks the language server".to_owned()
+        } else if supervisor.confines_file_access()
+            && problems.iter().any(|problem| problem.contains("Permission denied") || problem.contains("EACCES"))
+        {
+            // A crate opened alone whose manifest reads a file outside the workspace the
+            // confinement does not know of: "install the checker" would send the agent astray.
+            "the checker runs with its file reads confined to the workspace (and the project's outside roots `lsp` op status lists) and was refused a file (Permission denied): the project reads something outside the workspace — open the workspace at the project's root (its repository, or the cargo/npm/go workspace that holds it), or a human who trusts this checkout can run without confinement (--no-language-server-file-confinement, RunBuilder::confine_language_server_file_access(false))".to_owned()
         } else {
             "install the checker named above (or fix its project setup); `diagnostics` on one file asks the language server instead"
                 .to_owned()
@@ -1013,6 +1019,10 @@ fn run_checker(
 ) -> CheckerRun {
     let end = budget.end;
     let start = Instant::now();
+    // What of the project outside the workspace a confined step may read, and whose messages
+    // are quoted (granted roots, confined or not).
+    let project_roots_for_quoting = crate::lsp::confinement::project_outside_roots(workspace_root, trust);
+    let project_roots: &[crate::lsp::confinement::ProjectOutsideRoot] = if confine { &project_roots_for_quoting } else { &[] };
     let mut run = CheckerRun {
         command: String::new(),
         root: root.to_path_buf(),
@@ -1195,7 +1205,8 @@ fn run_checker(
             spec = spec.with_env(key, value);
         }
         if confine {
-            let mut confinement = crate::lsp::confinement::tool_confinement(workspace_root, &binary, checker_interpreter.as_deref());
+            let mut confinement =
+                crate::lsp::confinement::tool_confinement(workspace_root, &binary, checker_interpreter.as_deref(), project_roots);
             // The pyright configuration generated outside the workspace (restricted runs).
             if let Some(dir) = &generated_config {
                 confinement.allow_read(dir.path());
@@ -1251,7 +1262,9 @@ fn run_checker(
         };
         match parsed {
             Ok(mut records) => {
-                withhold_messages_from_unknown_outside_files(workspace_root, &mut records);
+                let granted: Vec<PathBuf> =
+                    project_roots_for_quoting.iter().filter(|root| root.granted).map(|root| root.path.clone()).collect();
+                withhold_messages_from_unknown_outside_files(workspace_root, &granted, &mut records);
                 // pyright and tsc print each diagnostic of their one program once: equal
                 // records are distinct diagnostics. The others repeat within a step: cargo once
                 // per target (lib, test, bench), go vet for a package and its test variant,
@@ -1315,7 +1328,7 @@ fn run_checker(
         run.features = Some(match find_binary_for(&["cargo"], root, workspace_root, path_env, trust) {
             Some(cargo) => {
                 let timeout = end.saturating_duration_since(Instant::now()).max(Duration::from_secs(5));
-                let confinement = confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &cargo, None));
+                let confinement = confine.then(|| crate::lsp::confinement::tool_confinement(workspace_root, &cargo, None, project_roots));
                 crate::lsp::cargo_features::package_features(&cargo, root, workspace_root, selection, &extra_env, timeout, confinement)
             }
             None => Err("cargo was not found, so the packages' features could not be read".to_owned()),
@@ -1438,14 +1451,15 @@ fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<S
 const WITHHELD_OUTSIDE_MESSAGE: &str = "message withheld: this file is outside the workspace and every dependency root the run knows (a workspace configuration or a directory swapped for a symlink can point a checker at any file); read the file yourself if you trust it";
 
 /// Replaces the message of every record whose file (canonical, as [`record`] makes it) lies
-/// outside `workspace_root` and outside every known dependency root by
+/// outside `workspace_root`, every known dependency root and every granted outside root of the
+/// project (`project_roots`) by
 /// [`WITHHELD_OUTSIDE_MESSAGE`]: its path and line are still said, but nothing of the file's
 /// content — pyright quotes identifiers and inferred types in its messages (issue 13 §2: only
 /// dependency roots the run knows are quoted; the adversarial re-run saw a `"*"` pyright run
 /// report an outside file's names through a workspace directory swapped for a symlink).
-fn withhold_messages_from_unknown_outside_files(workspace_root: &Path, records: &mut [DiagnosticRecord]) {
+fn withhold_messages_from_unknown_outside_files(workspace_root: &Path, project_roots: &[PathBuf], records: &mut [DiagnosticRecord]) {
     for record in records {
-        let listed = crate::lsp::listing::ListedPath::new(workspace_root, &record.path);
+        let listed = crate::lsp::listing::ListedPath::new_in_project(workspace_root, &record.path, project_roots);
         if listed.class == crate::lsp::listing::PathClass::Outside && listed.origin.is_none() {
             WITHHELD_OUTSIDE_MESSAGE.clone_into(&mut record.message);
         }
@@ -1816,7 +1830,7 @@ mod tests {
             {"file": "/opt/venv/lib/python3.11/site-packages/pkg/mod.py", "severity": "error", "message": "\"dependency_name\" is unknown", "range": {"start": {"line": 1, "character": 0}}},
         ]});
         let mut records = parse_pyright(&report.to_string(), &root).unwrap();
-        withhold_messages_from_unknown_outside_files(&root, &mut records);
+        withhold_messages_from_unknown_outside_files(&root, &[], &mut records);
         assert_eq!(records.len(), 3);
         assert_eq!(records[0].message, "\"inside_name\" is not defined");
         assert_eq!(records[1].path, outside_file, "the outside file is still named");

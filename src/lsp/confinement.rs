@@ -20,7 +20,9 @@
 //!   `~/.config/go`: go's own env file), the **program's install prefix** (the directory above
 //!   its `bin/`, for the path found and the file it resolves to, and the same for a script's
 //!   `#!` interpreter) and the **project interpreter's prefix** (a venv outside the workspace,
-//!   and the Python install it links to: its site-packages).
+//!   and the Python install it links to: its site-packages);
+//! - read beneath the **project's outside roots** ([`project_outside_roots`]): the repository the
+//!   workspace is a part of, and (trusted runs) the paths its manifests name outside it.
 //!
 //! Never `/`, `/tmp` as a whole, or `$HOME` as a whole: `~/.ssh`, `~/.cargo/credentials.toml`,
 //! `~/.npmrc`, `~/.gitconfig` and the rest of the home directory stay out of reach.
@@ -46,9 +48,20 @@ const SYSTEM_READ_ROOTS: &[&str] =
 /// interpreter when the server was given one. The environment (`HOME`, `XDG_CACHE_HOME`,
 /// `CARGO_HOME`, `RUSTUP_HOME`, `GOPATH`, `GOMODCACHE`, `GOCACHE`, `GOROOT`, `PYENV_ROOT`,
 /// `NVM_DIR`, `npm_config_cache`, `CARGO_TARGET_DIR`, `CARGO_BUILD_TARGET_DIR`) is this
-/// process's, which the child inherits. See the module documentation for the roots and why.
-pub fn tool_confinement(workspace_root: &Path, binary: &Path, interpreter: Option<&Path>) -> FilesystemConfinement {
-    tool_confinement_with(workspace_root, binary, interpreter, &|key| std::env::var_os(key))
+/// process's, which the child inherits. The granted entries of `project_roots` (from
+/// [`project_outside_roots`]) are readable too. See the module documentation for the roots and
+/// why.
+pub fn tool_confinement(
+    workspace_root: &Path,
+    binary: &Path,
+    interpreter: Option<&Path>,
+    project_roots: &[ProjectOutsideRoot],
+) -> FilesystemConfinement {
+    let mut confinement = tool_confinement_with(workspace_root, binary, interpreter, &|key| std::env::var_os(key));
+    for root in project_roots.iter().filter(|root| root.granted) {
+        confinement.allow_read(&root.path);
+    }
+    confinement
 }
 
 /// [`tool_confinement`] with the environment given as a lookup (tests).
@@ -194,6 +207,240 @@ fn script_interpreter(program: &Path, path_env: Option<&std::ffi::OsStr>) -> Opt
     first.is_absolute().then_some(first)
 }
 
+/// A directory (or file) outside the workspace that the project itself reads: the repository the
+/// workspace is a part of, or a path its manifests name. Servers and checkers are given read
+/// access to it when `granted`; otherwise it is named as out of their reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectOutsideRoot {
+    /// Absolute (canonical when it exists).
+    pub path: PathBuf,
+    /// Why the project reads it, e.g. `the git repository the workspace is in`, `a path
+    /// dependency in Cargo.toml`.
+    pub why: String,
+    /// Whether confined servers and checkers may read beneath it.
+    pub granted: bool,
+    /// Why not, when not granted.
+    pub withheld_because: Option<String>,
+}
+
+/// The outside roots of a project at `workspace_root` (see [`ProjectOutsideRoot`]), found without
+/// running anything:
+///
+/// - **the repository around the workspace**: the nearest strict ancestor holding `.git` (a
+///   directory, or the file of a worktree or submodule), `.hg`, `.jj` or `.svn` — a workspace
+///   that is one crate, package or module of a larger repository reads its siblings (cargo
+///   reads the parent workspace's `Cargo.toml` and path dependencies, node resolves hoisted
+///   `node_modules` and a `tsconfig` `extends` above, go a `go.work`). Granted in both trust
+///   modes (the checkout cannot create its ancestors), except when it is `/`, the home
+///   directory or above it (a dotfiles repository): then withheld.
+/// - **the workspace it is a member of**: the nearest strict ancestor whose `Cargo.toml` has a
+///   `[workspace]` table, or that holds `go.work`, `pnpm-workspace.yaml` or a `package.json`
+///   with `"workspaces"` (cargo reads the workspace's manifest and lock file above a member),
+///   when not inside the repository already; granted on the same terms.
+/// - **paths the manifests at the workspace root name** that lead out of it: `path = "…"` in
+///   `Cargo.toml`, `replace … => ../…` in `go.mod`, `"extends"` / `"path"` in
+///   `tsconfig.json` / `jsconfig.json`, `"file:…"` in `package.json`, `extraPaths` in
+///   `pyrightconfig.json` / `pyproject.toml`. A scan of the text, not a parser. Granted in
+///   trusted runs; in restricted runs withheld (the checkout chose them: it could name any
+///   file).
+///
+/// Before this, a crate with `common = { path = "../common" }` opened as its own workspace got
+/// "no hover information found" for every `common::` name and `"*"` failed with `Permission
+/// denied`, nothing said why.
+pub fn project_outside_roots(workspace_root: &Path, trust: crate::trust::WorkspaceTrust) -> Vec<ProjectOutsideRoot> {
+    project_outside_roots_with(workspace_root, trust, std::env::var_os("HOME").map(PathBuf::from).as_deref())
+}
+
+/// [`project_outside_roots`] with the home directory given (tests).
+pub(crate) fn project_outside_roots_with(
+    workspace_root: &Path,
+    trust: crate::trust::WorkspaceTrust,
+    home: Option<&Path>,
+) -> Vec<ProjectOutsideRoot> {
+    let mut roots: Vec<ProjectOutsideRoot> = Vec::new();
+    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let markers = [".git", ".hg", ".jj", ".svn"];
+    if let Some((repository, marker)) = workspace_root
+        .ancestors()
+        .skip(1)
+        .find_map(|dir| markers.iter().find(|marker| dir.join(marker).exists()).map(|marker| (dir, *marker)))
+    {
+        let too_wide = repository.parent().is_none() || home.is_some_and(|home| home.starts_with(repository));
+        roots.push(ProjectOutsideRoot {
+            path: canonical(repository),
+            why: format!("the repository the workspace is in ({marker} there)"),
+            granted: !too_wide,
+            withheld_because: too_wide.then(|| "it is the file-system root, the home directory or above it".to_owned()),
+        });
+    }
+    // The cargo / go / npm workspace the workspace is a member of, when not inside the
+    // repository already (an unpacked archive has no `.git`).
+    if let Some((root, manifest)) =
+        workspace_root.ancestors().skip(1).find_map(|dir| member_of_workspace(dir).map(|manifest| (dir, manifest)))
+    {
+        let path = canonical(root);
+        if !roots.iter().any(|known| known.granted && path.starts_with(&known.path)) {
+            let too_wide = root.parent().is_none() || home.is_some_and(|home| home.starts_with(root));
+            roots.push(ProjectOutsideRoot {
+                path,
+                why: format!("the workspace this one is a member of ({manifest} there)"),
+                granted: !too_wide,
+                withheld_because: too_wide.then(|| "it is the file-system root, the home directory or above it".to_owned()),
+            });
+        }
+    }
+    let granted_ancestors: Vec<PathBuf> = roots.iter().filter(|root| root.granted).map(|root| root.path.clone()).collect();
+    for (path, why) in manifest_outside_paths(workspace_root) {
+        let path = canonical(&path);
+        if path.starts_with(workspace_root)
+            || granted_ancestors.iter().any(|ancestor| path.starts_with(ancestor))
+            || roots.iter().any(|known| known.path == path)
+        {
+            continue;
+        }
+        let restricted = trust.is_restricted();
+        roots.push(ProjectOutsideRoot {
+            path,
+            why,
+            granted: !restricted,
+            withheld_because: restricted.then(|| "workspace trust is restricted: a path the checkout names is not opened".to_owned()),
+        });
+    }
+    roots
+}
+
+/// The manifest that makes `dir` a cargo, go or npm/pnpm workspace (`Cargo.toml` with a
+/// `[workspace]` table, `go.work`, `pnpm-workspace.yaml`, `package.json` with `"workspaces"`),
+/// if any. `dir` is outside the run's workspace: read beneath `dir` itself.
+fn member_of_workspace(dir: &Path) -> Option<&'static str> {
+    let read = |name: &str| crate::files::read_dependency_file_to_string(dir, &dir.join(name)).ok();
+    if read("Cargo.toml").is_some_and(|text| text.lines().any(|line| line.trim() == "[workspace]")) {
+        return Some("Cargo.toml [workspace]");
+    }
+    if dir.join("go.work").is_file() {
+        return Some("go.work");
+    }
+    if dir.join("pnpm-workspace.yaml").is_file() {
+        return Some("pnpm-workspace.yaml");
+    }
+    read("package.json").is_some_and(|text| text.contains("\"workspaces\"")).then_some("package.json \"workspaces\"")
+}
+
+/// Paths outside `workspace_root` named by the manifests at its top, each with where it was
+/// found (see [`project_outside_roots`]); absolute, lexically normalized.
+fn manifest_outside_paths(workspace_root: &Path) -> Vec<(PathBuf, String)> {
+    let read = |name: &str| crate::files::read_workspace_file_to_string(workspace_root, &workspace_root.join(name)).ok();
+    let mut named: Vec<(String, String)> = Vec::new();
+    if let Some(text) = read("Cargo.toml") {
+        for line in text.lines() {
+            if let Some(value) = toml_string_value(line, "path") {
+                named.push((value, "a path dependency in Cargo.toml".to_owned()));
+            }
+        }
+    }
+    if let Some(text) = read("go.mod") {
+        for line in text.lines() {
+            if let Some((_, target)) = line.split_once("=>") {
+                if let Some(first) = target.split_whitespace().next() {
+                    named.push((first.to_owned(), "a `replace` in go.mod".to_owned()));
+                }
+            }
+        }
+    }
+    for config in ["tsconfig.json", "jsconfig.json"] {
+        if let Some(text) = read(config) {
+            for key in ["extends", "path"] {
+                for value in json_string_values(&text, key) {
+                    named.push((value, format!("`{key}` in {config}")));
+                }
+            }
+        }
+    }
+    if let Some(text) = read("package.json") {
+        for value in quoted_strings(&text) {
+            if let Some(target) = value.strip_prefix("file:").or_else(|| value.strip_prefix("link:")) {
+                named.push((target.to_owned(), "a `file:` dependency in package.json".to_owned()));
+            }
+        }
+    }
+    for config in ["pyrightconfig.json", "pyproject.toml"] {
+        if let Some(text) = read(config) {
+            // `extraPaths = ["../lib"]` or `"extraPaths": ["../lib"]`, possibly over several lines.
+            if let Some(at) = text.find("extraPaths") {
+                let list = &text[at..];
+                let list = &list[..list.find(']').unwrap_or(list.len())];
+                for value in quoted_strings(list) {
+                    named.push((value, format!("pyright `extraPaths` in {config}")));
+                }
+            }
+        }
+    }
+    named
+        .into_iter()
+        .filter(|(value, _)| value.starts_with("../") || value.starts_with('/') || value == "..")
+        .map(|(value, why)| (crate::files::path::lexically_normal(&workspace_root.join(value)), why))
+        .filter(|(path, _)| !path.starts_with(workspace_root))
+        .collect()
+}
+
+/// The string value of `key = "…"` (or `key = '…'`) anywhere on a TOML line (also inside an
+/// inline table: `common = { path = "../common" }`).
+fn toml_string_value(line: &str, key: &str) -> Option<String> {
+    let code = line.split('#').next().unwrap_or("");
+    let mut rest = code;
+    while let Some(at) = rest.find(key) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + key.len()..].trim_start();
+        rest = &rest[at + key.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-') {
+            continue;
+        }
+        if let Some(value) = after.strip_prefix('=') {
+            return quoted_strings(value).into_iter().next();
+        }
+    }
+    None
+}
+
+/// The string values of `"key": "…"` in a JSON(C) text.
+fn json_string_values(text: &str, key: &str) -> Vec<String> {
+    let needle = format!("\"{key}\"");
+    let mut values = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&needle) {
+        rest = &rest[at + needle.len()..];
+        if let Some(value) = rest.trim_start().strip_prefix(':') {
+            if value.trim_start().starts_with('"') {
+                values.extend(quoted_strings(value).into_iter().next());
+            }
+        }
+    }
+    values
+}
+
+/// The double- or single-quoted strings of `text`, in order (no escapes decoded).
+fn quoted_strings(text: &str) -> Vec<String> {
+    let mut strings = Vec::new();
+    let mut chars = text.char_indices();
+    while let Some((start, quote)) = chars.next() {
+        if quote != '"' && quote != '\'' {
+            continue;
+        }
+        let mut end = None;
+        for (index, c) in chars.by_ref() {
+            if c == quote {
+                end = Some(index);
+                break;
+            }
+        }
+        match end {
+            Some(end) => strings.push(text[start + 1..end].to_owned()),
+            None => break,
+        }
+    }
+    strings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,6 +468,81 @@ mod tests {
         assert!(confinement.write_roots.contains(&PathBuf::from("/home/u/.cargo/registry")));
         assert!(confinement.read_roots.contains(&PathBuf::from("/home/u/.rustup")));
         assert!(confinement.private_temp_dir);
+    }
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (relative, text) in files {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn manifests_name_outside_paths_granted_when_trusted_and_withheld_when_restricted() {
+        use crate::trust::WorkspaceTrust;
+        let dir = tree(&[
+            (
+                "ws/Cargo.toml",
+                "[dependencies]\ncommon = { path = \"../common\" }\ninner = { path = \"crates/inner\" }\n# old = { path = \"../commented\" }\nmy_path = \"../not-a-path-key\"\n",
+            ),
+            ("ws/go.mod", "module x\n\nreplace example.com/y => ../y\nreplace example.com/z v1.0.0 => example.com/z v1.1.0\n"),
+            ("ws/tsconfig.json", "{\n  // base\n  \"extends\": \"../tsconfig.base.json\",\n  \"references\": [{ \"path\": \"../shared\" }]\n}\n"),
+            ("ws/package.json", "{\"dependencies\": {\"lib\": \"file:../lib\", \"left-pad\": \"^1.0.0\"}}\n"),
+            ("ws/pyproject.toml", "[tool.pyright]\nextraPaths = [\n  \"../pylib\",\n  \"src\",\n]\ninclude = [\"../not-extra\"]\n"),
+        ]);
+        let workspace = std::fs::canonicalize(dir.path()).unwrap().join("ws");
+        let base = workspace.parent().unwrap().to_path_buf();
+        let trusted = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, None);
+        let found: Vec<(PathBuf, &str, bool)> = trusted.iter().map(|root| (root.path.clone(), root.why.as_str(), root.granted)).collect();
+        assert_eq!(
+            found,
+            vec![
+                (base.join("common"), "a path dependency in Cargo.toml", true),
+                (base.join("y"), "a `replace` in go.mod", true),
+                (base.join("tsconfig.base.json"), "`extends` in tsconfig.json", true),
+                (base.join("shared"), "`path` in tsconfig.json", true),
+                (base.join("lib"), "a `file:` dependency in package.json", true),
+                (base.join("pylib"), "pyright `extraPaths` in pyproject.toml", true),
+            ]
+        );
+        let restricted = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, None);
+        assert_eq!(restricted.len(), 6);
+        assert!(restricted
+            .iter()
+            .all(|root| !root.granted && root.withheld_because.as_deref().is_some_and(|why| why.contains("restricted"))));
+    }
+
+    #[test]
+    fn the_repository_around_the_workspace_is_granted_unless_it_holds_the_home_directory() {
+        use crate::trust::WorkspaceTrust;
+        let dir = tree(&[
+            ("repo/.git/HEAD", "ref: refs/heads/main\n"),
+            ("repo/packages/app/Cargo.toml", "[dependencies]\nlib = { path = \"../lib\" }\n"),
+        ]);
+        let repository = std::fs::canonicalize(dir.path()).unwrap().join("repo");
+        let workspace = repository.join("packages/app");
+        let roots = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, Some(Path::new("/home/u")));
+        // The path dependency lies inside the repository: covered by it, not listed again.
+        assert_eq!(roots.len(), 1, "{roots:?}");
+        assert_eq!((roots[0].path.as_path(), roots[0].granted), (repository.as_path(), true));
+        assert!(roots[0].why.contains(".git"), "{roots:?}");
+        // A dotfiles repository at the home directory: withheld.
+        let roots = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, Some(&repository.join("packages")));
+        assert!(!roots[0].granted && roots[0].withheld_because.is_some(), "{roots:?}");
+        // Without the repository (an unpacked archive): the cargo workspace above is the root.
+        std::fs::remove_dir_all(repository.join(".git")).unwrap();
+        std::fs::write(repository.join("Cargo.toml"), "[workspace]\nmembers = [\"packages/*\"]\n").unwrap();
+        let roots = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, None);
+        assert_eq!(roots.len(), 1, "{roots:?}");
+        assert_eq!((roots[0].path.as_path(), roots[0].granted), (repository.as_path(), true));
+        assert_eq!(roots[0].why, "the workspace this one is a member of (Cargo.toml [workspace] there)");
+        // The confinement reads what is granted.
+        let granted = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, None);
+        let confinement = tool_confinement(&workspace, Path::new("/usr/bin/true"), None, &granted);
+        assert!(confinement.read_roots.contains(&repository), "{confinement:?}");
     }
 
     #[test]

@@ -560,7 +560,6 @@ fn walk(
         walk.roots.push(root);
     }
     let follow_cap = supervisor.config().hierarchy_follow_cap;
-    let workspace_root = supervisor.workspace_root();
     // Keys of every item asked (roots included): an item is followed once.
     let mut asked: HashSet<(String, u32, u32, String)> = walk.roots.iter().map(Node::key).collect();
     let root_keys = asked.clone();
@@ -635,7 +634,7 @@ fn walk(
             }
         }
         // Order: workspace code first, then path, then line.
-        let mut cache = SourceCache::new(workspace_root);
+        let mut cache = SourceCache::new(supervisor);
         level_nodes.sort_by_cached_key(|node| {
             let place = cache.place(&node.uri, node.line0);
             (place.rank(), place.labeled(), node.line0, node.character0)
@@ -812,7 +811,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         };
         return Ok((query.empty_answer(what, &format!("nothing for {}", dir.prepare)), Vec::new(), None));
     }
-    let mut cache = SourceCache::new(supervisor.workspace_root());
+    let mut cache = SourceCache::new(supervisor);
     let mut site_source: HashMap<String, Option<Vec<String>>> = HashMap::new();
     let encoding = query.server.position_encoding();
     let root_names: Vec<String> = walk

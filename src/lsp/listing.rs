@@ -196,7 +196,32 @@ pub struct ListedPath {
     pub origin_root: Option<PathBuf>,
 }
 
+/// The origin of a file beneath one of the project's outside roots (its repository, a path
+/// dependency: [`crate::lsp::confinement::project_outside_roots`]).
+pub const PROJECT_OUTSIDE_ORIGIN: &str = "project, outside the workspace";
+
 impl ListedPath {
+    /// [`ListedPath::new`], and a path outside the workspace of no other known origin beneath one
+    /// of `project_roots` (the granted outside roots of the project) is of origin
+    /// [`PROJECT_OUTSIDE_ORIGIN`], shortened to the root's name + the path inside it
+    /// (`common/src/lib.rs`), so that it is quoted like dependency code.
+    pub fn new_in_project(workspace_root: &Path, path: &Path, project_roots: &[PathBuf]) -> ListedPath {
+        let listed = ListedPath::new(workspace_root, path);
+        if listed.class != PathClass::Outside || listed.origin.is_some() {
+            return listed;
+        }
+        // The innermost root wins (a path dependency inside the repository).
+        let Some(root) = project_roots.iter().filter(|root| path.starts_with(root)).max_by_key(|root| root.components().count()) else {
+            return listed;
+        };
+        let inside = path.strip_prefix(root).unwrap_or(path);
+        let text = match root.file_name() {
+            Some(name) => Path::new(name).join(inside).display().to_string(),
+            None => inside.display().to_string(),
+        };
+        ListedPath { text, origin: Some(PROJECT_OUTSIDE_ORIGIN), origin_root: Some(root.clone()), ..listed }
+    }
+
     /// Classifies and shortens `path` (absolute) for a list in `workspace_root`.
     pub fn new(workspace_root: &Path, path: &Path) -> ListedPath {
         let dependency = dependency_origin(path);

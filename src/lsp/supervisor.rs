@@ -65,6 +65,12 @@ pub struct LspSupervisor {
     /// A server started without the confinement it was asked for has been said in an answer
     /// (once per run).
     confinement_gap_told: std::sync::atomic::AtomicBool,
+    /// The project's directories outside the workspace (its repository, paths its manifests
+    /// name), found on first use.
+    project_outside_roots: std::sync::OnceLock<Vec<crate::lsp::confinement::ProjectOutsideRoot>>,
+    /// The outside roots confined servers may not read have been said in an answer (once per
+    /// run).
+    withheld_roots_told: std::sync::atomic::AtomicBool,
 }
 
 /// (server id, root): one process each.
@@ -140,6 +146,8 @@ impl LspSupervisor {
             announced_trust: Mutex::new(std::collections::HashSet::new()),
             confine_file_access: true,
             confinement_gap_told: std::sync::atomic::AtomicBool::new(false),
+            project_outside_roots: std::sync::OnceLock::new(),
+            withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -166,7 +174,44 @@ impl LspSupervisor {
         binary: &Path,
         interpreter: Option<&Path>,
     ) -> Option<crate::transport::FilesystemConfinement> {
-        self.confine_file_access.then(|| crate::lsp::confinement::tool_confinement(&self.workspace_root, binary, interpreter))
+        self.confine_file_access
+            .then(|| crate::lsp::confinement::tool_confinement(&self.workspace_root, binary, interpreter, self.project_outside_roots()))
+    }
+
+    /// The project's directories outside the workspace that servers and checkers read
+    /// ([`crate::lsp::confinement::project_outside_roots`] for this run's root and trust),
+    /// found once per run.
+    pub(crate) fn project_outside_roots(&self) -> &[crate::lsp::confinement::ProjectOutsideRoot] {
+        self.project_outside_roots
+            .get_or_init(|| crate::lsp::confinement::project_outside_roots(&self.workspace_root, self.workspace_trust))
+    }
+
+    /// The paths of [`LspSupervisor::project_outside_roots`] that are granted: code there is
+    /// quoted like dependency code (a withheld one is named, not quoted, confined or not).
+    pub(crate) fn granted_project_outside_roots(&self) -> Vec<PathBuf> {
+        self.project_outside_roots().iter().filter(|root| root.granted).map(|root| root.path.clone()).collect()
+    }
+
+    /// The note the first answer of a confined run carries when the project names directories
+    /// outside the workspace that confined servers may not read (`None` afterwards, and when
+    /// there are none or the run opted out of confinement).
+    fn withheld_roots_note(&self) -> Option<String> {
+        if !self.confine_file_access {
+            return None;
+        }
+        let withheld: Vec<String> = self
+            .project_outside_roots()
+            .iter()
+            .filter(|root| !root.granted)
+            .map(|root| format!("{} ({}; {})", root.path.display(), root.why, root.withheld_because.as_deref().unwrap_or("not granted")))
+            .collect();
+        if withheld.is_empty() || self.withheld_roots_told.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        Some(format!(
+            "note: the project reads files outside the workspace that confined servers and checkers may NOT read: {}. Answers about code that uses them may be wrong (unresolved names, no hover, a checker refused with Permission denied); open the workspace at the project's root, or a human who trusts this checkout can run with --workspace-trust trusted or without confinement (--no-language-server-file-confinement)",
+            withheld.join("; ")
+        ))
     }
 
     /// The note the first answer of the run carries when `server` was asked to run confined
@@ -712,9 +757,24 @@ impl LspSupervisor {
         if !self.confine_file_access {
             return "off: the host turned it off (RunBuilder::confine_language_server_file_access(false), CLI --no-language-server-file-confinement); servers and checkers can read any file the user can, through a symlink in the workspace too".to_owned();
         }
+        let mut outside = String::new();
+        for root in self.project_outside_roots() {
+            match &root.withheld_because {
+                None => outside.push_str(&format!(
+                    "; readable outside the workspace, the project uses it: {} ({})",
+                    root.path.display(),
+                    root.why
+                )),
+                Some(because) => outside.push_str(&format!(
+                    "; NOT readable outside the workspace though the project uses it: {} ({}; {because})",
+                    root.path.display(),
+                    root.why
+                )),
+            }
+        }
         match crate::transport::confinement::landlock_abi_version() {
             Ok(abi) => format!(
-                "on (Landlock ABI {abi}): servers and checkers read only beneath the workspace, the dependency roots and system hierarchies listed per running server; a path that resolves elsewhere (a symlink leading out) fails with EACCES in the server"
+                "on (Landlock ABI {abi}): servers and checkers read only beneath the workspace, the dependency roots and system hierarchies listed per running server; a path that resolves elsewhere (a symlink leading out) fails with EACCES in the server{outside}"
             ),
             Err(reason) => format!("unavailable: server file reads not confined: {reason}; servers and checkers start unconfined"),
         }
@@ -817,6 +877,7 @@ impl LspSupervisor {
         let server = self.start_into(&mut instance, definition, root, binary, deadline)?;
         notes.extend(instance.restricted_note.clone());
         notes.extend(self.confinement_gap_note(&server));
+        notes.extend(self.withheld_roots_note());
         if restarting && !notes.is_empty() {
             instance.restarts += 1;
             notes.push(format!(

@@ -527,7 +527,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             (body, NavigationResults::References(results), page)
         }
         NavigationAnswer::Hover(answer, defined) => {
-            let (body, results) = match hover_defined_outside(supervisor.workspace_root(), &defined) {
+            let (body, results) = match hover_defined_outside(supervisor, &defined) {
                 Some(outside) => (
                     format!(
                         "hover not shown: `{}` is defined in {outside}, outside the workspace and its known dependency roots; a hover quotes the defining file (signature, docstring), and files there are named, not quoted",
@@ -859,6 +859,8 @@ impl Place {
 
 pub(crate) struct SourceCache {
     workspace_root: PathBuf,
+    /// The project's granted outside roots (quoted like dependency code).
+    project_roots: Vec<PathBuf>,
     /// Per URI: the listed path and the file's lines (`None` when unreadable), computed once per
     /// answer (a call hierarchy places hundreds of call sites in a few large files).
     files: HashMap<String, (ListedPath, Option<Vec<String>>)>,
@@ -867,9 +869,11 @@ pub(crate) struct SourceCache {
 }
 
 impl SourceCache {
-    pub(crate) fn new(workspace_root: &Path) -> SourceCache {
+    pub(crate) fn new(supervisor: &LspSupervisor) -> SourceCache {
+        let workspace_root = supervisor.workspace_root();
         SourceCache {
             workspace_root: workspace_root.to_path_buf(),
+            project_roots: supervisor.granted_project_outside_roots(),
             files: HashMap::new(),
             reader: crate::files::WorkspaceReader::open(workspace_root).ok(),
         }
@@ -889,7 +893,7 @@ impl SourceCache {
             };
             // Classified by where it resolves: a symlink into an unknown place is that place.
             let path = std::fs::canonicalize(&path).unwrap_or(path);
-            let listed = ListedPath::new(&self.workspace_root, &path);
+            let listed = ListedPath::new_in_project(&self.workspace_root, &path, &self.project_roots);
             // Only the workspace and dependency code of a known origin are read at all.
             let lines = (listed.class != PathClass::Outside || listed.origin.is_some())
                 .then(|| match (&listed.class, &listed.origin_root) {
@@ -1002,7 +1006,7 @@ fn render_locations(
         let raw = if answered_null { "null" } else { "an empty list" };
         return Ok((query.empty_answer(what, raw), Vec::new(), None));
     }
-    let mut cache = SourceCache::new(query.supervisor.workspace_root());
+    let mut cache = SourceCache::new(query.supervisor);
     let mut lines_seen: HashMap<(String, u32), usize> = HashMap::new();
     for (uri, range) in &found {
         *lines_seen.entry((uri.clone(), range.start.line)).or_default() += 1;
@@ -1053,7 +1057,7 @@ fn render_references(
         let raw = if answered_null { "null" } else { "an empty list" };
         return Ok((query.empty_answer("references", raw), Vec::new(), None));
     }
-    let mut cache = SourceCache::new(query.supervisor.workspace_root());
+    let mut cache = SourceCache::new(query.supervisor);
     // Each location once (servers repeat some); several on one line stay several references.
     let mut seen = HashSet::new();
     let mut places: Vec<(Place, u32)> = found
@@ -1106,13 +1110,15 @@ fn render_references(
 /// The first place among a hover's definition locations that is outside the workspace and its
 /// known dependency roots, labeled (`/opt/x.py:3 [outside workspace]`); `None` when every one is
 /// workspace or dependency code, or when the definition could not be asked.
-fn hover_defined_outside(workspace_root: &Path, defined: &Result<Vec<(String, lsp_types::Range)>, String>) -> Option<String> {
+fn hover_defined_outside(supervisor: &LspSupervisor, defined: &Result<Vec<(String, lsp_types::Range)>, String>) -> Option<String> {
+    let workspace_root = supervisor.workspace_root();
+    let project_roots = supervisor.granted_project_outside_roots();
     let locations = defined.as_ref().ok()?;
     locations.iter().find_map(|(uri, range)| {
         let path = uri_to_path(uri)?;
         // Classified by where it resolves, as list entries are (`SourceCache::place`).
         let path = std::fs::canonicalize(&path).unwrap_or(path);
-        let listed = ListedPath::new(workspace_root, &path);
+        let listed = ListedPath::new_in_project(workspace_root, &path, &project_roots);
         (listed.class == PathClass::Outside && listed.origin.is_none()).then(|| listed.with_line(range.start.line + 1))
     })
 }
@@ -1538,7 +1544,7 @@ fn workspace_symbols(
     // a symlink while it read the disk), so the name is not shown (per file, counted).
     let mut not_at_location: BTreeMap<String, usize> = BTreeMap::new();
     let mut asked = Vec::new();
-    let mut cache = SourceCache::new(supervisor.workspace_root());
+    let mut cache = SourceCache::new(supervisor);
     let mut parsed_files: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     for server in &servers {
         notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));

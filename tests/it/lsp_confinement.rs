@@ -145,3 +145,90 @@ fn rust_analyzer_and_cargo_never_read_a_path_module_planted_as_a_symlink_out_of_
     let answers = ask(&unconfined);
     assert!(answers[0].contains("CanarySecret43"), "unconfined, rustc read the outside file:\n{}", answers[0]);
 }
+
+/// A crate opened alone whose `Cargo.toml` has `common = { path = "../common" }` (one crate of a
+/// larger checkout): before the project's outside roots, confined rust-analyzer answered "no
+/// hover information found" for every `common::` name and `"*"` failed with `Permission denied`
+/// and the hint "install the checker". Trusted: the path dependency is readable and quoted like
+/// dependency code, `"*"` sees a break in the caller. Restricted: it is not opened, and the first
+/// answer says so. Inside a git repository, the repository is readable in either mode.
+#[test]
+fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_restricted_ones() {
+    let test = "a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_restricted_ones";
+    if !landlock(test) || support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let base = tempfile::tempdir().unwrap();
+    let write = |relative: &str, text: &str| {
+        let path = base.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("common/Cargo.toml", "[package]\nname = \"common\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    write("common/src/lib.rs", "/// Adds two numbers.\npub fn add_numbers(left: u64, right: u64) -> u64 {\n    left + right\n}\n");
+    write(
+        "app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dependencies]\ncommon = { path = \"../common\" }\n",
+    );
+    write("app/src/main.rs", "fn main() {\n    let sum: u64 = common::add_numbers(1, 2);\n    println!(\"{sum}\");\n}\n");
+    let workspace = std::fs::canonicalize(base.path().join("app")).unwrap();
+    let common = std::fs::canonicalize(base.path().join("common")).unwrap();
+
+    let trusted = run(&workspace, true);
+    let definition = call(&trusted, json!({"op": "definition", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
+    assert!(
+        definition.contains("common/src/lib.rs:2 [project, outside the workspace]: pub fn add_numbers(left: u64, right: u64) -> u64 {"),
+        "{definition}"
+    );
+    let status = call(&trusted, json!({"op": "status"}));
+    assert!(
+        status.contains(&format!(
+            "readable outside the workspace, the project uses it: {} (a path dependency in Cargo.toml)",
+            common.display()
+        )),
+        "{status}"
+    );
+    let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
+    assert!(check.contains("project check: 0 errors") && !check.contains("Permission denied"), "{check}");
+    // A break in the dependency's caller is seen: cargo compiled the dependency.
+    std::fs::write(workspace.join("src/main.rs"), "fn main() {\n    let sum: u64 = common::add_numbers(1);\n    println!(\"{sum}\");\n}\n")
+        .unwrap();
+    let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
+    assert!(check.contains("src/main.rs:2") && check.contains("E0061"), "{check}");
+    drop(trusted);
+    std::fs::write(
+        workspace.join("src/main.rs"),
+        "fn main() {\n    let sum: u64 = common::add_numbers(1, 2);\n    println!(\"{sum}\");\n}\n",
+    )
+    .unwrap();
+
+    let restricted =
+        Run::builder(&workspace).workspace_trust(runbound::WorkspaceTrust::Restricted).language_servers().build().expect("build run");
+    let result =
+        restricted.call(Caller::Main, "lsp", json!({"op": "definition", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
+    let text = result.joined_text();
+    assert!(
+        text.contains(&format!(
+            "the project reads files outside the workspace that confined servers and checkers may NOT read: {} (a path dependency in Cargo.toml; workspace trust is restricted",
+            common.display()
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("Adds two numbers") && !text.contains("pub fn add_numbers"), "restricted quoted the dependency:\n{text}");
+    drop(restricted);
+
+    // The same layout inside a git repository: the repository is readable, restricted too.
+    std::fs::create_dir(base.path().join(".git")).unwrap();
+    let in_repository =
+        Run::builder(&workspace).workspace_trust(runbound::WorkspaceTrust::Restricted).language_servers().build().expect("build run");
+    let status = call(&in_repository, json!({"op": "status"}));
+    let repository = std::fs::canonicalize(base.path()).unwrap();
+    assert!(
+        status.contains(&format!(
+            "readable outside the workspace, the project uses it: {} (the repository the workspace is in (.git there))",
+            repository.display()
+        )),
+        "{status}"
+    );
+    assert!(!status.contains("NOT readable"), "{status}");
+}
