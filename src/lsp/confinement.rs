@@ -242,7 +242,7 @@ pub struct ProjectOutsideRoot {
 ///   `tsconfig.json` / `jsconfig.json`, `"file:…"` in `package.json`, `extraPaths` in
 ///   `pyrightconfig.json` / `pyproject.toml`. A scan of the text, not a parser. Granted in
 ///   trusted runs; in restricted runs withheld (the checkout chose them: it could name any
-///   file).
+///   file); never `/`, the home directory or above it.
 ///
 /// Before this, a crate with `common = { path = "../common" }` opened as its own workspace got
 /// "no hover information found" for every `common::` name and `"*"` failed with `Permission
@@ -298,13 +298,14 @@ pub(crate) fn project_outside_roots_with(
         {
             continue;
         }
-        let restricted = trust.is_restricted();
-        roots.push(ProjectOutsideRoot {
-            path,
-            why,
-            granted: !restricted,
-            withheld_because: restricted.then(|| "workspace trust is restricted: a path the checkout names is not opened".to_owned()),
-        });
+        let withheld_because = if path.parent().is_none() || home.is_some_and(|home| home.starts_with(&path)) {
+            Some("it is the file-system root, the home directory or above it".to_owned())
+        } else if trust.is_restricted() {
+            Some("workspace trust is restricted: a path the checkout names is not opened".to_owned())
+        } else {
+            None
+        };
+        roots.push(ProjectOutsideRoot { path, why, granted: withheld_because.is_none(), withheld_because });
     }
     roots
 }
@@ -507,6 +508,16 @@ mod tests {
                 (base.join("lib"), "a `file:` dependency in package.json", true),
                 (base.join("pylib"), "pyright `extraPaths` in pyproject.toml", true),
             ]
+        );
+        // Never the file-system root or the home directory, trusted or not.
+        let wide =
+            tree(&[("home/u/ws/Cargo.toml", "[dependencies]\na = { path = \"/\" }\nb = { path = \"..\" }\nc = { path = \"../../..\" }\n")]);
+        let home = std::fs::canonicalize(wide.path()).unwrap().join("home/u");
+        let roots = project_outside_roots_with(&home.join("ws"), WorkspaceTrust::Trusted, Some(&home));
+        assert_eq!(roots.len(), 3, "{roots:?}");
+        assert!(
+            roots.iter().all(|root| !root.granted && root.withheld_because.as_deref().is_some_and(|why| why.contains("home directory"))),
+            "{roots:?}"
         );
         let restricted = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, None);
         assert_eq!(restricted.len(), 6);
