@@ -1416,42 +1416,30 @@ fn rust_impls_not_listed(
     ))
 }
 
-/// How many Python files outside a pyright `include` are read for [`pyright_scope_note`].
-const PYRIGHT_OUTSIDE_FILES_READ: usize = 3000;
-
-/// For pyright and basedpyright with an `include` in their configuration: what their workspace
-/// symbols and implementations do not cover — the Python files under the server's root outside
-/// that list (counted, a few named) and, for a symbol `query`, the `def`/`class` declarations
-/// there whose name contains it (case-insensitive), so an answer from pyright's index never
-/// reads as the whole project's. `None` for other servers, without `include`, or when every
-/// Python file is included.
+/// For pyright and basedpyright with an `include` / `exclude` in their configuration (read as
+/// pyright reads it, [`crate::lsp::pyright_scope`]): what their workspace symbols and
+/// implementations do not cover — the Python files under the server's root outside that scope
+/// (counted, a few named) and, for a symbol `query`, the `def`/`class` declarations there whose
+/// name contains it (case-insensitive), so an answer from pyright's index never reads as the
+/// whole project's. `None` for other servers, without such a configuration, or when every
+/// Python file is in scope.
 fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query: Option<&str>, what: &str) -> Option<String> {
     if !matches!(server.id(), "pyright" | "basedpyright") {
         return None;
     }
-    let include = crate::python_env::pyright_include(server.root(), supervisor.workspace_root())?;
+    let crate::lsp::pyright_scope::PyrightScopeRead::Configured(scope) =
+        crate::lsp::pyright_scope::read_pyright_scope(server.root(), supervisor.workspace_root())
+    else {
+        return None;
+    };
     // Listed beneath the run's root handle, no symlink followed: a directory swapped for a
     // symlink to outside is neither listed nor entered (issue 13 §1, `files::walk_beneath`).
-    let reader = crate::files::WorkspaceReader::open(supervisor.workspace_root()).ok()?;
-    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), server.root()).ok()?;
-    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__", "build", "dist"]).iter();
-    let mut outside: Vec<PathBuf> = Vec::new();
-    let mut more = 0usize;
-    for entry in walker.flatten() {
-        let path = entry.path();
-        if !entry.is_file() || !path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") || include.includes(path) {
-            continue;
-        }
-        if outside.len() < PYRIGHT_OUTSIDE_FILES_READ {
-            outside.push(path.to_path_buf());
-        } else {
-            more += 1;
-        }
-    }
+    let found = crate::lsp::pyright_scope::python_files_outside_scope(&scope, server.root(), supervisor.workspace_root(), &[]).ok()?;
+    let outside = found.not_checked;
+    let more = found.not_checked_total - outside.len();
     if outside.is_empty() {
         return None;
     }
-    outside.sort();
     let mut declarations: Vec<String> = Vec::new();
     let mut declarations_total = 0usize;
     if let Some(query) = query.map(str::to_lowercase).filter(|query| !query.is_empty()) {
@@ -1486,11 +1474,11 @@ fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query
     }
     let dirs_text = if dirs.len() > 4 { format!("{}, … {} more folders", dirs[..4].join(", "), dirs.len() - 4) } else { dirs.join(", ") };
     let mut note = format!(
-        "note: NOT searched: {} Python files outside what {} analyses — its {what} cover only the files its configuration includes ({} include = {}) and the files open in it; outside: {dirs_text}",
+        "note: NOT searched: {} Python files outside what {} analyses — its {what} cover only the files its configuration includes ({} {}) and the files open in it; outside: {dirs_text}",
         outside.len() + more,
         server.id(),
-        include.source,
-        include.entries.join(", "),
+        scope.source,
+        scope.describe(),
     );
     match (query, declarations_total) {
         (Some(query), 0) => note.push_str(&format!("; grep finds no `def`/`class` there whose name contains {query:?}")),
