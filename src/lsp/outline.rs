@@ -413,6 +413,56 @@ pub fn readable_kind_on_line(kind: u64, name: &str, line_text: &str, extension: 
     readable_kind(&node, line_text, extension, None)
 }
 
+/// How many lines a Python `def` header is followed for [`python_def_header`].
+const PYTHON_DEF_HEADER_LINES: usize = 40;
+
+/// The Python `def` header that starts on `lines[line0]`: that line joined (by single spaces,
+/// each line trimmed) with the following ones up to the parenthesis that closes its parameter
+/// list, at most 40 lines, so that a parameter list spread over lines (`def __init__(\n
+/// self,\n …`) reads as one line for the `self`/`cls` test. Brackets inside string literals
+/// and `#` comments are not counted. `None` when `line0` is past the end.
+pub fn python_def_header(lines: &[String], line0: usize) -> Option<String> {
+    let first = lines.get(line0)?;
+    let mut depth = 0i32;
+    let mut opened = false;
+    let mut joined = String::new();
+    for line in lines[line0..].iter().take(PYTHON_DEF_HEADER_LINES) {
+        if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(line.trim());
+        let mut quote: Option<char> = None;
+        let mut escaped = false;
+        for c in line.chars() {
+            match quote {
+                Some(open) => {
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == open {
+                        quote = None;
+                    }
+                }
+                None => match c {
+                    '#' => break,
+                    '"' | '\'' => quote = Some(c),
+                    '(' | '[' | '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    ')' | ']' | '}' => depth -= 1,
+                    _ => {}
+                },
+            }
+        }
+        if (opened && depth <= 0) || (!opened && line.trim_end().ends_with(':')) {
+            break;
+        }
+    }
+    Some(if joined.is_empty() { first.trim().to_owned() } else { joined })
+}
+
 /// Whether a function symbol's name is the one a server gives an anonymous function: tsserver's
 /// `items.forEach() callback` / `<function>`, or an `<anonymous>` / `<lambda>` placeholder.
 fn is_anonymous_callback(name: &str) -> bool {
@@ -732,6 +782,32 @@ mod tests {
         assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "helper", "def helper(selfish, x):", "py"), "function");
+        // A parameter list spread over lines (itsdangerous serializer.py:192, `def __init__(`
+        // then `self,` on the next line) reads as one header.
+        let lines: Vec<String> = [
+            "    def __init__(",
+            "        self,  # the instance (a comment with a ( in it",
+            "        secret_key: str = \")(\",",
+            "        salt: bytes | None = b\"itsdangerous\",",
+            "    ):",
+            "        self.x = 1",
+            "def helper(",
+            "    value,",
+            "):",
+        ]
+        .iter()
+        .map(|line| (*line).to_owned())
+        .collect();
+        let header = python_def_header(&lines, 0).unwrap();
+        assert!(header.starts_with("def __init__( self,") && header.ends_with("):"), "{header}");
+        assert!(!header.contains("self.x"), "the header stops at its closing parenthesis: {header}");
+        assert_eq!(readable_kind_on_line(12, "__init__", &header, "py"), "method");
+        assert_eq!(readable_kind_on_line(12, "__init__", lines[0].trim(), "py"), "function", "one line alone cannot tell");
+        let helper = python_def_header(&lines, 6).unwrap();
+        assert_eq!(helper, "def helper( value, ):");
+        assert_eq!(readable_kind_on_line(12, "helper", &helper, "py"), "function");
+        assert_eq!(python_def_header(&lines, 4).unwrap(), "):");
+        assert_eq!(python_def_header(&lines, 99), None);
         assert_eq!(readable_kind_on_line(12, "helper", "def helper(x):", "py"), "function");
         // gopls' kind for a func type is Function (12); a function or method keeps it.
         let text = "type Handler func(int) error

@@ -909,6 +909,20 @@ impl SourceCache {
         Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text, quoted }
     }
 
+    /// For a Python file: the `def` header starting at the 0-based `line0`, continued to the
+    /// parenthesis closing its parameter list ([`crate::lsp::outline::python_def_header`]);
+    /// `None` for other files and unreadable lines.
+    pub(crate) fn python_def_header(&mut self, uri: &str, line0: u32) -> Option<String> {
+        if !self.files.contains_key(uri) {
+            self.place(uri, line0);
+        }
+        let (listed, lines) = self.files.get(uri)?;
+        if !listed.absolute.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
+            return None;
+        }
+        crate::lsp::outline::python_def_header(lines.as_ref()?, line0 as usize)
+    }
+
     /// The whole 0-based line `line0` of a file [`SourceCache::place`] resolved, if readable.
     fn line(&mut self, uri: &str, line0: u32) -> Option<&str> {
         if !self.files.contains_key(uri) {
@@ -1598,7 +1612,10 @@ fn workspace_symbols(
                 continue;
             }
             let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
-            let mut kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            // A method's `self` may sit on the line after `def name(`.
+            let header = if place.quoted { cache.python_def_header(&uri, line0) } else { None };
+            let mut kind =
+                crate::lsp::outline::readable_kind_on_line(kind_number, &name, header.as_deref().unwrap_or(&place.text), &extension);
             // Workspace code is asked its syntax tree: what the declaration is where the server
             // says `variable` (a type alias, a re-export), and whether it is a function's local.
             let mut local_of = None;
