@@ -516,6 +516,13 @@ pub struct OutlineNotListed {
     pub deeper: usize,
     /// Entries of other kinds than `kind` asks.
     pub other_kinds: usize,
+    /// Python: `def`s, `class`es and assigned names of the module and class bodies that no
+    /// entry stands for (pyright gives one symbol per name: `@overload` signatures,
+    /// redefinitions).
+    pub other_definitions: usize,
+    /// Those definitions as `name:line (why)`, in source order; `why` is `@overload`,
+    /// `property setter`, `property deleter`, `redefinition` or `not reported by the server`.
+    pub other_definition_lines: Vec<String>,
 }
 
 /// One file's diagnostics.

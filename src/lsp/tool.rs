@@ -1869,6 +1869,32 @@ fn outline_is_empty(answer: &Option<lsp_types::DocumentSymbolResponse>) -> bool 
     }
 }
 
+/// `__init__ at lines 110, 126, 142 (@overload), _TSerialized at line 23 (redefinition)`: the
+/// definitions grouped by name and reason in source order, at most 10 groups.
+fn unlisted_definitions_text(definitions: &[crate::lsp::outline::UnlistedDefinition]) -> String {
+    let mut groups: Vec<(&str, &str, Vec<u32>)> = Vec::new();
+    for definition in definitions {
+        match groups.iter_mut().find(|(name, why, _)| *name == definition.name && *why == definition.why) {
+            Some((_, _, lines)) => lines.push(definition.line),
+            None => groups.push((&definition.name, definition.why, vec![definition.line])),
+        }
+    }
+    let shown: Vec<String> = groups
+        .iter()
+        .take(10)
+        .map(|(name, why, lines)| {
+            let lines_text: Vec<String> = lines.iter().map(u32::to_string).collect();
+            format!("{name} at {} {} ({why})", if lines.len() == 1 { "line" } else { "lines" }, lines_text.join(", "))
+        })
+        .collect();
+    let more: usize = groups.iter().skip(10).map(|(_, _, lines)| lines.len()).sum();
+    let mut text = shown.join(", ");
+    if more > 0 {
+        text.push_str(&format!(", and {more} more"));
+    }
+    text
+}
+
 fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let kinds = kind_filter(args.kind.as_deref())?;
     let path = resolve_file(supervisor.workspace_root(), file)?;
@@ -2000,6 +2026,20 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     if !not_listed.is_empty() {
         text.push_str(&format!("\nnot listed: {}", not_listed.join("; ")));
     }
+    // pyright gives one symbol per name: overload signatures and redefinitions are not entries.
+    let unlisted_definitions = if matches!(extension, "py" | "pyi") {
+        crate::lsp::outline::python_definitions_not_listed(&entries, &path, &file_text)
+    } else {
+        Vec::new()
+    };
+    if !unlisted_definitions.is_empty() {
+        text.push_str(&format!(
+            "\nnot listed: {} in the file that no entry stands for ({} gives one symbol per name): {} — read those lines for their signatures",
+            plural(unlisted_definitions.len(), "more definition"),
+            server.id(),
+            unlisted_definitions_text(&unlisted_definitions)
+        ));
+    }
     if (page.next_offset().is_some() || (total == 0 && !entries.is_empty())) && !entries.is_empty() {
         let mut per_kind: BTreeMap<&str, usize> = BTreeMap::new();
         for entry in entries.iter().filter(|entry| args.locals || entry.hidden.is_none()) {
@@ -2025,6 +2065,11 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             imports: view.imports_hidden,
             deeper: view.deeper,
             other_kinds: view.other_kinds,
+            other_definitions: unlisted_definitions.len(),
+            other_definition_lines: unlisted_definitions
+                .iter()
+                .map(|definition| format!("{}:{} ({})", definition.name, definition.line, definition.why))
+                .collect(),
         },
         notes,
     });
