@@ -819,11 +819,13 @@ fn python_scope_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<Strin
             }
             if files.ignored_total > 0 {
                 lines.push(format!(
-                    "diagnostics suppressed: {} under {} {} in pyright's `ignore` ({source}: {settings}): {} — pyright checks them but reports nothing for them; ask `lsp diagnostics` with `file` to see one's",
+                    "diagnostics suppressed: {} under {} {} in pyright's `ignore` ({source}: {settings}): {} — pyright checks {} but reports nothing for {}; ask `lsp diagnostics` with `file` to see a file's diagnostics",
                     crate::render::plural(files.ignored_total, "Python file"),
                     display(&run.root),
                     if files.ignored_total == 1 { "is" } else { "are" },
                     crate::lsp::pyright_scope::grouped_paths(&files.ignored, files.ignored_total, PYTHON_FILE_GROUPS_SHOWN, display),
+                    if files.ignored_total == 1 { "it" } else { "them" },
+                    if files.ignored_total == 1 { "it" } else { "them" },
                 ));
             }
         }

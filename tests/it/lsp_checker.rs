@@ -195,15 +195,23 @@ fn pyright_project_check_names_the_python_files_outside_its_configured_include_a
     // pyproject's include (which would have left tests/ in) is not read.
     let dir = project(
         "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[tool.pyright]\ninclude = [\"src\", \"tests\"]\n",
-        &[("pyrightconfig.json", "{\"exclude\": [\"tests\"]}\n")],
+        &[
+            ("pyrightconfig.json", "{\"exclude\": [\"tests\"], \"ignore\": [\"src/pkg/generated.py\"]}\n"),
+            ("src/pkg/generated.py", error_line),
+        ],
     );
     let (text, structured) = check_ok(&checker_run(dir.path(), |_| ()));
-    assert_eq!(paths(&structured), vec!["src/pkg/a.py:1"], "{text}");
+    assert_eq!(paths(&structured), vec!["src/pkg/a.py:1"], "pyright reports nothing for the ignored file:\n{text}");
     assert!(
-        text.contains("NOT checked: 1 Python file under . is outside pyright's configured include/exclude (pyrightconfig.json: exclude = tests): tests/test_x.py"),
+        text.contains("NOT checked: 1 Python file under . is outside pyright's configured include/exclude (pyrightconfig.json: exclude = tests; ignore = src/pkg/generated.py): tests/test_x.py"),
+        "{text}"
+    );
+    assert!(
+        text.contains("diagnostics suppressed: 1 Python file under . is in pyright's `ignore` (pyrightconfig.json: exclude = tests; ignore = src/pkg/generated.py): src/pkg/generated.py — pyright checks it but reports nothing for it"),
         "{text}"
     );
     assert_eq!(structured["runs"][0]["python_files_not_checked"], json!(["tests/test_x.py"]), "{text}");
+    assert_eq!(structured["runs"][0]["python_files_ignored"], json!(["src/pkg/generated.py"]), "{text}");
 
     // No include/exclude: pyright checks both files, and no line says otherwise.
     let dir = project("[project]\nname = \"pkg\"\nversion = \"0\"\n", &[]);
