@@ -615,6 +615,16 @@ pub fn project_diagnostics(
             source: r.source.clone(),
         })
         .collect();
+    // A pyright run's files outside its configured scope, listed up to STRUCTURED_PYTHON_FILES.
+    fn python_files(run: &CheckerRun) -> Option<&crate::lsp::pyright_scope::FilesOutsideScope> {
+        match &run.python_scope {
+            Some(PythonScopeOutcome::Read { files, .. }) => Some(files),
+            _ => None,
+        }
+    }
+    let shown_paths = |paths: Option<&[PathBuf]>| -> Vec<String> {
+        paths.unwrap_or_default().iter().take(STRUCTURED_PYTHON_FILES).map(|path| supervisor.display_path(path)).collect()
+    };
     let runs: Vec<CheckerRunSummary> = runs
         .iter()
         .map(|run| CheckerRunSummary {
@@ -641,26 +651,10 @@ pub fn project_diagnostics(
                 Some(PythonScopeOutcome::Unreadable(why)) => Some(format!("could not be read: {why}")),
                 None => None,
             },
-            python_files_not_checked_total: match &run.python_scope {
-                Some(PythonScopeOutcome::Read { files, .. }) => files.not_checked_total,
-                _ => 0,
-            },
-            python_files_not_checked: match &run.python_scope {
-                Some(PythonScopeOutcome::Read { files, .. }) => {
-                    files.not_checked.iter().take(STRUCTURED_PYTHON_FILES).map(|path| supervisor.display_path(path)).collect()
-                }
-                _ => Vec::new(),
-            },
-            python_files_ignored_total: match &run.python_scope {
-                Some(PythonScopeOutcome::Read { files, .. }) => files.ignored_total,
-                _ => 0,
-            },
-            python_files_ignored: match &run.python_scope {
-                Some(PythonScopeOutcome::Read { files, .. }) => {
-                    files.ignored.iter().take(STRUCTURED_PYTHON_FILES).map(|path| supervisor.display_path(path)).collect()
-                }
-                _ => Vec::new(),
-            },
+            python_files_not_checked_total: python_files(run).map_or(0, |files| files.not_checked_total),
+            python_files_not_checked: shown_paths(python_files(run).map(|files| files.not_checked.as_slice())),
+            python_files_ignored_total: python_files(run).map_or(0, |files| files.ignored_total),
+            python_files_ignored: shown_paths(python_files(run).map(|files| files.ignored.as_slice())),
         })
         .collect();
     let targets_not_checked: Vec<String> = runs.iter().flat_map(|run| run.targets_not_checked.clone()).collect();
