@@ -804,11 +804,14 @@ fn python_scope_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<Strin
         Some(PythonScopeOutcome::Read { source, settings, files }) => {
             if files.not_checked_total > 0 {
                 lines.push(format!(
-                    "NOT checked: {} under {} {} outside pyright's configured include/exclude ({source}: {settings}): {} — pyright did not check them and their errors are not in the counts above; ask `lsp diagnostics` with `file` set to one of them to check it",
+                    "NOT checked: {} under {} {} outside pyright's configured include/exclude ({source}: {settings}): {} — pyright did not check {} and {} errors are not in the counts above; ask `lsp diagnostics` with `file` set to {} to check it",
                     crate::render::plural(files.not_checked_total, "Python file"),
                     display(&run.root),
                     if files.not_checked_total == 1 { "is" } else { "are" },
                     crate::lsp::pyright_scope::grouped_paths(&files.not_checked, files.not_checked_total, PYTHON_FILE_GROUPS_SHOWN, display),
+                    if files.not_checked_total == 1 { "it" } else { "them" },
+                    if files.not_checked_total == 1 { "its" } else { "their" },
+                    if files.not_checked_total == 1 { "it" } else { "one of them" },
                 ));
             }
             if files.ignored_total > 0 {

@@ -203,7 +203,7 @@ fn pyright_project_check_names_the_python_files_outside_its_configured_include_a
     let (text, structured) = check_ok(&checker_run(dir.path(), |_| ()));
     assert_eq!(paths(&structured), vec!["src/pkg/a.py:1"], "pyright reports nothing for the ignored file:\n{text}");
     assert!(
-        text.contains("NOT checked: 1 Python file under . is outside pyright's configured include/exclude (pyrightconfig.json: exclude = tests; ignore = src/pkg/generated.py): tests/test_x.py"),
+        text.contains("NOT checked: 1 Python file under . is outside pyright's configured include/exclude (pyrightconfig.json: exclude = tests; ignore = src/pkg/generated.py): tests/test_x.py — pyright did not check it and its errors are not in the counts above"),
         "{text}"
     );
     assert!(
