@@ -184,7 +184,7 @@ fn venv_files(venv_dir: &Path, workspace_root: &Path) -> Option<Beneath> {
 
 /// The text of the regular file `path` beneath `beneath`, no symlink followed at use time;
 /// `None` when it is missing, not a regular file, not UTF-8, or a symlink is on its path.
-fn read_text_beneath(beneath: &Beneath, path: &Path) -> Option<String> {
+pub(crate) fn read_text_beneath(beneath: &Beneath, path: &Path) -> Option<String> {
     let relative = beneath.relative(path).ok()?;
     let (mut file, metadata) = beneath.open_read(relative).ok()?;
     if !metadata.is_file() {
@@ -354,63 +354,6 @@ pub fn static_search_paths(venv_dir: &Path, workspace_root: &Path) -> Vec<PathBu
     found
 }
 
-/// The `include` list of the pyright configuration that applies to `root` (see
-/// [`pyright_include`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyrightInclude {
-    /// Where it was read, for messages: `pyproject.toml [tool.pyright]`, `pyrightconfig.json`
-    /// (relative to the workspace root).
-    pub source: String,
-    /// The directory the entries are relative to (absolute).
-    pub base: PathBuf,
-    /// The entries as written (`src`, `tests/typing`, `src/**/*.py`).
-    pub entries: Vec<String>,
-}
-
-impl PyrightInclude {
-    /// Whether pyright's program holds `path` (absolute) by this `include`: under one of the
-    /// entries (a directory or file path, or a glob with `*`, `**`, `?`).
-    pub fn includes(&self, path: &Path) -> bool {
-        let Ok(relative) = path.strip_prefix(&self.base) else { return false };
-        self.entries.iter().any(|entry| {
-            let entry = entry.trim_start_matches("./").trim_end_matches('/');
-            if entry.is_empty() || entry == "." {
-                return true;
-            }
-            if entry.contains(['*', '?', '[']) {
-                // A glob: the path or one of its ancestors matches it (pyright includes what
-                // lies beneath a matched directory).
-                let Ok(glob) = globset::GlobBuilder::new(entry).literal_separator(true).build() else { return true };
-                let matcher = glob.compile_matcher();
-                return relative.ancestors().any(|ancestor| !ancestor.as_os_str().is_empty() && matcher.is_match(ancestor));
-            }
-            relative.starts_with(entry)
-        })
-    }
-}
-
-/// The `include` list of the pyright configuration that applies to `root` (the same search as
-/// for `venv`: a `pyrightconfig.json` or a `pyproject.toml` `[tool.pyright]` /
-/// `[tool.basedpyright]` table, from `root` up), when it sets one. Without `include` pyright's
-/// program is every Python file under the configuration's directory; with it, only those
-/// entries (plus the files open in it): its workspace symbols and implementations cover no
-/// other file (click 8.5.1: `include = ["src", "tests/typing"]`, and
-/// `no workspace symbols match "_CustomTypeNoValue"` though tests/test_termui.py:1722 declares
-/// it). `extends` is not followed for `include`.
-pub fn pyright_include(root: &Path, workspace_root: &Path) -> Option<PyrightInclude> {
-    let config = find_pyright_config(root, workspace_root)?;
-    let files = Beneath::open(workspace_root).ok()?;
-    let text = read_text_beneath(&files, &config.file)?;
-    let (_, table) = config_table(&config.file, &text)?;
-    let entries: Vec<String> = table.get("include")?.as_array()?.iter().filter_map(Value::as_str).map(str::to_owned).collect();
-    if entries.is_empty() {
-        return None;
-    }
-    let file_display = relative(workspace_root, &config.file);
-    let source = if config.section == "pyrightconfig.json" { file_display } else { format!("{file_display} {}", config.section) };
-    Some(PyrightInclude { source, base: config.file.parent().unwrap_or(root).to_path_buf(), entries })
-}
-
 /// The `venvPath` / `venv` settings of the pyright configuration that applies to `root`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PyrightConfig {
@@ -485,7 +428,7 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
 /// `[tool.basedpyright]` / `[tool.pyright]` table of a `pyproject.toml` (string values only;
 /// enough for `venvPath`, `venv`, `extends`). `None` when the text cannot be parsed, or a
 /// `pyproject.toml` has neither table.
-fn config_table(file: &Path, text: &str) -> Option<(String, serde_json::Map<String, Value>)> {
+pub(crate) fn config_table(file: &Path, text: &str) -> Option<(String, serde_json::Map<String, Value>)> {
     if file.extension().is_some_and(|ext| ext == "toml") {
         let document = toml_edit::Document::parse(text.to_owned()).ok()?;
         let tool = document.as_table().get("tool")?.as_table_like()?;

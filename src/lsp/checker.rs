@@ -18,7 +18,10 @@
 //! Roots: the outermost marker per checker wins. A Python marker in a folder with no `.py`/`.pyi`
 //! files (a `docs/requirements.txt`) is not a project and starts no run; a Python root inside
 //! another is covered by the outer run (pyright checks every Python file under its root) unless
-//! it has its own `pyrightconfig.json` or `.venv`/`venv`. Both are said in the answer.
+//! it has its own `pyrightconfig.json` or `.venv`/`venv`. Both are said in the answer. A pyright
+//! run also names the Python files under its root that its configuration's `include`/`exclude`
+//! leave out (NOT checked: their errors are not in the counts) and those its `ignore` silences
+//! ([`crate::lsp::pyright_scope`]), or says the configuration could not be read.
 //!
 //! Severities: the checker's own, except `go vet` analyzer findings (warnings, as gopls reports
 //! them; type errors vet prints with a `vet: ` prefix stay errors) and `clangd --check`, which
@@ -96,6 +99,27 @@ pub struct CheckerRun {
     /// Why a step ran without the file-access confinement it was asked for (Landlock
     /// unavailable, see [`crate::lsp::confinement`]); `None` when confined or not asked.
     pub not_confined: Option<String>,
+    /// pyright runs: the Python files under the root that pyright's configured scope leaves out
+    /// (NOT checked) or silences (`ignore`), or why the configuration could not be read; `None`
+    /// for other checkers and for a pyright run without a configuration that restricts it.
+    pub python_scope: Option<PythonScopeOutcome>,
+}
+
+/// What a pyright run's configuration leaves unchecked under its root (see
+/// [`crate::lsp::pyright_scope`]).
+#[derive(Debug, Clone)]
+pub enum PythonScopeOutcome {
+    /// The configuration was read.
+    Read {
+        /// Where: `pyproject.toml [tool.pyright]`, `pyrightconfig.json`.
+        source: String,
+        /// The settings that decide it: `include = src/pkg`.
+        settings: String,
+        /// The Python files it leaves out or silences.
+        files: crate::lsp::pyright_scope::FilesOutsideScope,
+    },
+    /// It could not be read: the sentence says which file and why.
+    Unreadable(String),
 }
 
 /// A build target of a workspace member that a `cargo check --all-targets` did not compile.
@@ -389,12 +413,23 @@ pub fn project_diagnostics(
     let (runs, reused_at) = match reused {
         Some((at, runs)) => (runs, Some(at)),
         None => {
-            let runs: Vec<CheckerRun> = roots
+            let mut runs: Vec<CheckerRun> = roots
                 .iter()
                 .map(|(checker, dir)| {
                     run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection, supervisor.confines_file_access())
                 })
                 .collect();
+            for (run, _) in runs.iter_mut().zip(&roots).filter(|(_, (checker, _))| *checker == "pyright") {
+                // The folders other runs check and the ones the call excluded are not this
+                // run's to report.
+                let mut skip: Vec<PathBuf> = roots
+                    .iter()
+                    .filter(|(checker, dir)| *checker == "pyright" && *dir != run.root && dir.starts_with(&run.root))
+                    .map(|(_, dir)| dir.clone())
+                    .collect();
+                skip.extend(excluded_dirs.iter().cloned());
+                run.python_scope = python_scope_outcome(&run.root, root, &skip);
+            }
             supervisor.checker_cache().store(workspace_fingerprint(root, root), selection, &runs);
             (runs, None)
         }
@@ -479,6 +514,7 @@ pub fn project_diagnostics(
         text.push_str(" — the cargo features could not be read: code behind features that are not enabled may be unchecked, see below");
     }
     text.push_str(&targets_not_checked_headline(&runs, supervisor));
+    text.push_str(&python_scope_headline(&runs));
     for run in &runs {
         // What this run contributes after repeats (the same finding from two steps, or twice from
         // one) were listed once, so the counts agree with the header.
@@ -518,13 +554,28 @@ pub fn project_diagnostics(
         for target in &run.targets_not_checked {
             text.push_str(&format!("\n    NOT checked: {}", target.render(|path| supervisor.display_path(path))));
         }
+        for line in python_scope_lines(run, supervisor) {
+            text.push_str("\n    ");
+            text.push_str(&line);
+        }
     }
     for (inner, outer) in &python_roots_merged {
+        // The outer run reads the same pyright configuration: what its include/exclude leave
+        // out of the inner folder is NOT checked by it either.
+        let left_out = runs.iter().filter(|run| run.root == *outer).any(|run| match &run.python_scope {
+            Some(PythonScopeOutcome::Read { files, .. }) => files.not_checked.iter().any(|file| file.starts_with(inner)),
+            _ => false,
+        });
         text.push_str(&format!(
-            "\n  {} (a Python root marker inside {}) is covered by the run in {}: no second run",
+            "\n  {} (a Python root marker inside {}) is covered by the run in {}: no second run{}",
             supervisor.display_path(inner),
             supervisor.display_path(outer),
-            supervisor.display_path(outer)
+            supervisor.display_path(outer),
+            if left_out {
+                " (pyright reads the same configuration there, and its Python files outside that configuration's include/exclude are NOT checked, listed above)"
+            } else {
+                ""
+            }
         ));
     }
     for dir in &not_python_projects {
@@ -570,6 +621,16 @@ pub fn project_diagnostics(
             source: r.source.clone(),
         })
         .collect();
+    // A pyright run's files outside its configured scope, listed up to STRUCTURED_PYTHON_FILES.
+    fn python_files(run: &CheckerRun) -> Option<&crate::lsp::pyright_scope::FilesOutsideScope> {
+        match &run.python_scope {
+            Some(PythonScopeOutcome::Read { files, .. }) => Some(files),
+            _ => None,
+        }
+    }
+    let shown_paths = |paths: Option<&[PathBuf]>| -> Vec<String> {
+        paths.unwrap_or_default().iter().take(STRUCTURED_PYTHON_FILES).map(|path| supervisor.display_path(path)).collect()
+    };
     let runs: Vec<CheckerRunSummary> = runs
         .iter()
         .map(|run| CheckerRunSummary {
@@ -591,6 +652,15 @@ pub fn project_diagnostics(
             },
             compile_errors: run.compile_errors.clone(),
             targets_not_checked: run.targets_not_checked.iter().map(|target| target.render(|path| supervisor.display_path(path))).collect(),
+            python_scope: match &run.python_scope {
+                Some(PythonScopeOutcome::Read { source, settings, .. }) => Some(format!("{source}: {settings}")),
+                Some(PythonScopeOutcome::Unreadable(why)) => Some(format!("could not be read: {why}")),
+                None => None,
+            },
+            python_files_not_checked_total: python_files(run).map_or(0, |files| files.not_checked_total),
+            python_files_not_checked: shown_paths(python_files(run).map(|files| files.not_checked.as_slice())),
+            python_files_ignored_total: python_files(run).map_or(0, |files| files.ignored_total),
+            python_files_ignored: shown_paths(python_files(run).map(|files| files.ignored.as_slice())),
         })
         .collect();
     let targets_not_checked: Vec<String> = runs.iter().flat_map(|run| run.targets_not_checked.clone()).collect();
@@ -665,6 +735,105 @@ fn targets_not_checked_headline(runs: &[CheckerRun], supervisor: &LspSupervisor)
         parts.push(format!("{} (required-features not enabled, see below)", by_features.join(", ")));
     }
     format!(" — NOT checked: {}", parts.join("; "))
+}
+
+/// How many paths of the Python files a pyright run leaves out (or silences) the structured
+/// answer lists per run.
+const STRUCTURED_PYTHON_FILES: usize = 100;
+
+/// How many folders (or single files) the text names per list of Python files left out.
+const PYTHON_FILE_GROUPS_SHOWN: usize = 8;
+
+/// What the pyright configuration of the run rooted at `run_root` leaves unchecked under it
+/// (folders in `skip` not walked), `None` without such a configuration or when it leaves
+/// nothing out.
+fn python_scope_outcome(run_root: &Path, workspace_root: &Path, skip: &[PathBuf]) -> Option<PythonScopeOutcome> {
+    use crate::lsp::pyright_scope::{python_files_outside_scope, read_pyright_scope, PyrightScopeRead};
+    match read_pyright_scope(run_root, workspace_root) {
+        PyrightScopeRead::NoConfiguration => None,
+        PyrightScopeRead::Unreadable { file, why } => {
+            Some(PythonScopeOutcome::Unreadable(format!("pyright's configuration {file} could not be read ({why})")))
+        }
+        PyrightScopeRead::Configured(scope) => match python_files_outside_scope(&scope, run_root, workspace_root, skip) {
+            Ok(files) if files.not_checked_total == 0 && files.ignored_total == 0 => None,
+            Ok(files) => Some(PythonScopeOutcome::Read { source: scope.source.clone(), settings: scope.describe(), files }),
+            Err(why) => Some(PythonScopeOutcome::Unreadable(format!("the Python files under the root could not be listed ({why})"))),
+        },
+    }
+}
+
+/// The headline's words on Python files pyright's configuration leaves out: ` — NOT checked:
+/// 7 Python files outside pyright's configured include/exclude (pyproject.toml
+/// [tool.pyright]), see below`, or that the configuration could not be read; empty when
+/// nothing is left out.
+fn python_scope_headline(runs: &[CheckerRun]) -> String {
+    let mut not_checked = 0usize;
+    let mut sources: Vec<&str> = Vec::new();
+    let mut unreadable = false;
+    for run in runs {
+        match &run.python_scope {
+            Some(PythonScopeOutcome::Read { source, files, .. }) if files.not_checked_total > 0 => {
+                not_checked += files.not_checked_total;
+                if !sources.contains(&source.as_str()) {
+                    sources.push(source);
+                }
+            }
+            Some(PythonScopeOutcome::Unreadable(_)) => unreadable = true,
+            _ => {}
+        }
+    }
+    let mut text = String::new();
+    if not_checked > 0 {
+        text.push_str(&format!(
+            " — NOT checked: {} outside pyright's configured include/exclude ({}); their errors are not counted, see below",
+            crate::render::plural(not_checked, "Python file"),
+            sources.join(", ")
+        ));
+    }
+    if unreadable {
+        text.push_str(" — which Python files pyright's configuration leaves out is unknown (it could not be read, see below)");
+    }
+    text
+}
+
+/// The lines a pyright run adds about its scope: the Python files under its root its
+/// configuration leaves out (NOT checked) or silences (`ignore`), grouped by folder, with the
+/// next step; or why that could not be determined.
+fn python_scope_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
+    let mut lines = Vec::new();
+    let display = |path: &Path| supervisor.display_path(path);
+    match &run.python_scope {
+        None => {}
+        Some(PythonScopeOutcome::Unreadable(why)) => lines.push(format!(
+            "pyright's scope unknown: {why} — which Python files its include/exclude leave out (NOT checked) cannot be said; fix the file, or ask `lsp diagnostics` with `file` for a file you need checked"
+        )),
+        Some(PythonScopeOutcome::Read { source, settings, files }) => {
+            if files.not_checked_total > 0 {
+                lines.push(format!(
+                    "NOT checked: {} under {} {} outside pyright's configured include/exclude ({source}: {settings}): {} — pyright did not check {} and {} errors are not in the counts above; ask `lsp diagnostics` with `file` set to {} to check it",
+                    crate::render::plural(files.not_checked_total, "Python file"),
+                    display(&run.root),
+                    if files.not_checked_total == 1 { "is" } else { "are" },
+                    crate::lsp::pyright_scope::grouped_paths(&files.not_checked, files.not_checked_total, PYTHON_FILE_GROUPS_SHOWN, display),
+                    if files.not_checked_total == 1 { "it" } else { "them" },
+                    if files.not_checked_total == 1 { "its" } else { "their" },
+                    if files.not_checked_total == 1 { "it" } else { "one of them" },
+                ));
+            }
+            if files.ignored_total > 0 {
+                lines.push(format!(
+                    "diagnostics suppressed: {} under {} {} in pyright's `ignore` ({source}: {settings}): {} — pyright checks {} but reports nothing for {}; ask `lsp diagnostics` with `file` to see a file's diagnostics",
+                    crate::render::plural(files.ignored_total, "Python file"),
+                    display(&run.root),
+                    if files.ignored_total == 1 { "is" } else { "are" },
+                    crate::lsp::pyright_scope::grouped_paths(&files.ignored, files.ignored_total, PYTHON_FILE_GROUPS_SHOWN, display),
+                    if files.ignored_total == 1 { "it" } else { "them" },
+                    if files.ignored_total == 1 { "it" } else { "them" },
+                ));
+            }
+        }
+    }
+    lines
 }
 
 /// The `exclude` argument's folders, absolute. Each is workspace-relative (or absolute inside
@@ -1037,6 +1206,7 @@ fn run_checker(
         compile_errors: Vec::new(),
         targets_not_checked: Vec::new(),
         not_confined: None,
+        python_scope: None,
     };
     // The interpreter pyright is given, for the confinement's read roots.
     let mut checker_interpreter: Option<PathBuf> = None;

@@ -716,9 +716,12 @@ fn followed_name(followed: Followed) -> &'static str {
     }
 }
 
-fn readable_kind(node: &Node, place: &Place) -> &'static str {
+/// The item's readable kind from its declaration: for Python, the whole `def` header (a
+/// method's `self` may sit on the line after `def name(`: itsdangerous serializer.py:192).
+fn readable_kind(node: &Node, place: &Place, cache: &mut SourceCache) -> &'static str {
     let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
-    crate::lsp::outline::readable_kind_on_line(node.kind, &node.name, &place.text, &extension)
+    let header = if place.quoted { cache.python_def_header(&node.uri, node.line0) } else { None };
+    crate::lsp::outline::readable_kind_on_line(node.kind, &node.name, header.as_deref().unwrap_or(&place.text), &extension)
 }
 
 type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
@@ -819,7 +822,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         .iter()
         .map(|root| {
             let place = cache.place(&root.uri, root.line0);
-            format!("{} {} ({})", readable_kind(root, &place), root.name, place.located())
+            format!("{} {} ({})", readable_kind(root, &place, &mut cache), root.name, place.located())
         })
         .collect();
     let places: Vec<Place> = walk.entries.iter().map(|node| cache.place(&node.uri, node.line0)).collect();
@@ -887,7 +890,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             out.push_str(&format!("{labeled} ({count}):\n"));
             current_file = Some(labeled);
         }
-        let kind = readable_kind(node, place);
+        let kind = readable_kind(node, place, &mut cache);
         // An item in a file outside the workspace and its known dependency roots: its name and
         // detail are that file's content, named by path only (as its lines are not quoted).
         let outside_unknown = place.path.is_some() && !place.quoted;

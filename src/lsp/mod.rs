@@ -19,6 +19,9 @@
 //!   parameters and locals marked).
 //! - `listing`: pages of long lists (`offset`, "showing A–B of N; next: offset=B") and paths of
 //!   dependency code shortened to package + path inside it.
+//! - `pyright_scope`: which Python files pyright checks under a root (its configuration's
+//!   `include`/`exclude`/`ignore`, read as pyright reads them), so `"*"`, workspace symbols and
+//!   implementations name the files it never looked at.
 //! - `trust`: what a restricted run turns off per server and checker (workspace trust).
 //! - [`confinement`]: which hierarchies a server or checker may read and write under Landlock
 //!   (issue 13 §1: a symlink leading out of the checkout makes the server's own read fail).
@@ -46,6 +49,7 @@ pub(crate) mod outline;
 pub(crate) mod output;
 pub(crate) mod position;
 pub(crate) mod project_scope;
+pub(crate) mod pyright_scope;
 pub(crate) mod rename;
 pub(crate) mod rename_coverage;
 pub(crate) mod rename_public_names;

@@ -312,6 +312,20 @@ fn flatten(
     for node in order {
         let line_text = lines.get(node.name_start.0 as usize).copied().unwrap_or("");
         let mut kind = readable_kind(node, line_text, extension, parent_kind);
+        // A method's `self` may sit on the line after `def name(`, and a server that lists
+        // methods as functions (pylsp) may place a decorated one at its decorator's line: the
+        // whole header from the `def` line decides.
+        if kind == "function" && matches!(extension, "py" | "pyi") {
+            let def_line = (node.name_start.0 as usize..lines.len()).take(20).find(|&index| {
+                lines[index].split_whitespace().collect::<Vec<_>>().windows(2).any(|pair| {
+                    pair[0] == "def"
+                        && pair[1].strip_prefix(node.name.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('('))
+                })
+            });
+            if let Some(header) = def_line.and_then(|line0| python_def_header(lines, line0)) {
+                kind = readable_kind_on_line(node.kind, &node.name, &header, extension);
+            }
+        }
         if kind == "class" && matches!(extension, "py" | "pyi") && derives_from_python_enum(lines, node.name_start.0, entries) {
             kind = "enum";
         }
@@ -411,6 +425,119 @@ pub fn readable_kind_on_line(kind: u64, name: &str, line_text: &str, extension: 
     let node =
         Node { name: name.to_owned(), kind, detail: None, start: (0, 0), end: (0, 0), name_start: (0, column), children: Vec::new() };
     readable_kind(&node, line_text, extension, None)
+}
+
+/// A Python definition no outline entry stands for (see [`python_definitions_not_listed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnlistedDefinition {
+    /// The name defined.
+    pub name: String,
+    /// 1-based line of the name.
+    pub line: u32,
+    /// Why it is likely missing: `@overload` (a signature of an overloaded function), `property
+    /// setter` / `property deleter`, `redefinition` (the name is listed at another line) or
+    /// `not reported by the server`.
+    pub why: &'static str,
+}
+
+/// The `def`s, `class`es and assigned names of a Python module's and its classes' bodies
+/// (`ParsedSource::python_definitions`) that no entry of the outline stands for (same name on
+/// the same line): pyright's `documentSymbol` gives one symbol per name, so the `@overload`
+/// signatures of a function and a name assigned in both branches of an `if` are not in it
+/// (itsdangerous serializer.py: 5 `@t.overload def __init__`, the second `_TSerialized =`).
+/// Empty for files no bundled grammar parses, or with no entries at all.
+pub fn python_definitions_not_listed(entries: &[OutlineEntry], path: &std::path::Path, file_text: &str) -> Vec<UnlistedDefinition> {
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    let Some(parsed) = ParsedSource::parse(path, file_text) else { return Vec::new() };
+    let listed: std::collections::HashSet<(&str, u32)> = entries.iter().map(|entry| (entry.name.as_str(), entry.line)).collect();
+    let listed_names: std::collections::HashSet<&str> = entries.iter().map(|entry| entry.name.as_str()).collect();
+    parsed
+        .python_definitions()
+        .into_iter()
+        .filter(|definition| !listed.contains(&(definition.name.as_str(), definition.line0 + 1)))
+        .map(|definition| {
+            let decorated = |suffix: &str| {
+                definition.decorators.iter().any(|decorator| {
+                    let head = decorator.trim_start_matches('@').split('(').next().unwrap_or("").trim();
+                    head == suffix.trim_start_matches('.') || head.ends_with(suffix)
+                })
+            };
+            let why = if decorated(".overload") {
+                "@overload"
+            } else if decorated(".setter") && definition.keyword == "def" {
+                "property setter"
+            } else if decorated(".deleter") && definition.keyword == "def" {
+                "property deleter"
+            } else if listed_names.contains(definition.name.as_str()) {
+                "redefinition"
+            } else {
+                "not reported by the server"
+            };
+            UnlistedDefinition { name: definition.name, line: definition.line0 + 1, why }
+        })
+        .collect()
+}
+
+/// How many lines a Python `def` header is followed for [`python_def_header`].
+const PYTHON_DEF_HEADER_LINES: usize = 40;
+
+/// The Python `def` header that starts on `lines[line0]`: that line (indentation kept) joined
+/// (by single spaces, each further line trimmed) with the following ones up to the parenthesis that closes its parameter
+/// list, at most 40 lines, so that a parameter list spread over lines (`def __init__(\n
+/// self,\n …`) reads as one line for the `self`/`cls` test. Brackets inside string literals
+/// and `#` comments are not counted. `None` when `line0` is past the end.
+pub fn python_def_header<S: AsRef<str>>(lines: &[S], line0: usize) -> Option<String> {
+    lines.get(line0)?;
+    let mut depth = 0i32;
+    let mut opened = false;
+    let mut joined = String::new();
+    for (index, line) in lines[line0..].iter().take(PYTHON_DEF_HEADER_LINES).enumerate() {
+        let line = line.as_ref();
+        let mut quote: Option<char> = None;
+        let mut escaped = false;
+        // Where a `#` comment starts (outside string literals): it is left out of the header.
+        let mut code_end = line.len();
+        for (at, c) in line.char_indices() {
+            match quote {
+                Some(open) => {
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == open {
+                        quote = None;
+                    }
+                }
+                None => match c {
+                    '#' => {
+                        code_end = at;
+                        break;
+                    }
+                    '"' | '\'' => quote = Some(c),
+                    '(' | '[' | '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    ')' | ']' | '}' => depth -= 1,
+                    _ => {}
+                },
+            }
+        }
+        let code = &line[..code_end];
+        if index == 0 {
+            // The first line keeps its indentation: columns on it stay right.
+            joined.push_str(code.trim_end());
+        } else if !code.trim().is_empty() {
+            joined.push(' ');
+            joined.push_str(code.trim());
+        }
+        if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(':')) {
+            break;
+        }
+    }
+    Some(joined)
 }
 
 /// Whether a function symbol's name is the one a server gives an anonymous function: tsserver's
@@ -588,6 +715,43 @@ mod tests {
     }
 
     #[test]
+    fn python_overloads_and_redefinitions_pyright_folds_into_one_symbol_are_found() {
+        // The shape of itsdangerous serializer.py: a name assigned in both branches of an `if`,
+        // `@t.overload` signatures before the implementation, a property setter; pyright lists
+        // the first `_T`, the implementation `__init__` and one `value`.
+        let text = "import typing as t\nif t.TYPE_CHECKING:\n    _T = int\nelse:\n    _T = str\n\nclass S:\n    limit: int = 3\n\n    @t.overload\n    def __init__(self, a: int) -> None: ...\n\n    @t.overload\n    def __init__(self, a: str) -> None: ...\n\n    def __init__(self, a: t.Any) -> None:\n        local = a\n        self.a = local\n\n    @property\n    def value(self) -> int:\n        return 1\n\n    @value.setter\n    def value(self, v: int) -> None:\n        pass\n\nx = y = 0\n";
+        let answer = json!([
+            symbol("_T", 13, (2, 4, 2, 6), (2, 4), json!([])),
+            symbol(
+                "S",
+                5,
+                (6, 0, 25, 12),
+                (6, 6),
+                json!([
+                    symbol("limit", 13, (7, 4, 7, 9), (7, 4), json!([])),
+                    symbol("__init__", 6, (15, 4, 17, 23), (15, 8), json!([symbol("local", 13, (16, 8, 16, 13), (16, 8), json!([]))])),
+                    symbol("value", 7, (19, 4, 21, 16), (20, 8), json!([])),
+                ])
+            ),
+            symbol("x", 13, (27, 0, 27, 1), (27, 0), json!([])),
+        ]);
+        let entries = build_outline(&answer, text, "py").unwrap();
+        let missing = python_definitions_not_listed(&entries, std::path::Path::new("serializer.py"), text);
+        let found: Vec<(String, u32, &str)> = missing.into_iter().map(|d| (d.name, d.line, d.why)).collect();
+        assert_eq!(
+            found,
+            vec![
+                ("_T".to_owned(), 5, "redefinition"),
+                ("__init__".to_owned(), 11, "@overload"),
+                ("__init__".to_owned(), 14, "@overload"),
+                ("value".to_owned(), 25, "property setter"),
+                ("y".to_owned(), 28, "not reported by the server"),
+            ],
+            "locals inside a function are never counted"
+        );
+    }
+
+    #[test]
     fn nested_answers_are_put_in_source_order_with_readable_kinds() {
         // tsserver's shape: alphabetical at every level, a type alias reported as a variable,
         // enum members as constants, locals inside functions.
@@ -732,6 +896,38 @@ mod tests {
         assert_eq!(readable_kind_on_line(12, "area", "    def area(self) -> float:", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "make", "    def make(cls, x):", "py"), "method");
         assert_eq!(readable_kind_on_line(12, "helper", "def helper(selfish, x):", "py"), "function");
+        // A parameter list spread over lines (itsdangerous serializer.py:192, `def __init__(`
+        // then `self,` on the next line) reads as one header.
+        let lines: Vec<String> = [
+            "    def __init__(",
+            "        self,  # the instance (a comment with a ( in it, left out",
+            "        secret_key: str = \")(\",",
+            "        salt: bytes | None = b\"itsdangerous\",",
+            "    ):",
+            "        self.x = 1",
+            "def helper(",
+            "    value,",
+            "):",
+        ]
+        .iter()
+        .map(|line| (*line).to_owned())
+        .collect();
+        let header = python_def_header(&lines, 0).unwrap();
+        assert_eq!(header, "    def __init__( self, secret_key: str = \")(\", salt: bytes | None = b\"itsdangerous\", ):");
+        assert!(!header.contains("self.x"), "the header stops at its closing parenthesis: {header}");
+        assert_eq!(readable_kind_on_line(12, "__init__", &header, "py"), "method");
+        assert_eq!(readable_kind_on_line(12, "__init__", lines[0].trim(), "py"), "function", "one line alone cannot tell");
+        let helper = python_def_header(&lines, 6).unwrap();
+        assert_eq!(helper, "def helper( value, ):");
+        assert_eq!(readable_kind_on_line(12, "helper", &helper, "py"), "function");
+        assert_eq!(python_def_header(&lines, 4).unwrap(), "    ):");
+        // A comment after the opening parenthesis (itsdangerous timed.py:57
+        // `def unsign(  # type: ignore[overload-overlap]`) is no parameter.
+        let commented = ["    def unsign(  # type: ignore[overload-overlap]", "        self,", "    ) -> bytes: ..."];
+        let header = python_def_header(&commented, 0).unwrap();
+        assert_eq!(header, "    def unsign( self, ) -> bytes: ...");
+        assert_eq!(readable_kind_on_line(12, "unsign", &header, "py"), "method");
+        assert_eq!(python_def_header(&lines, 99), None);
         assert_eq!(readable_kind_on_line(12, "helper", "def helper(x):", "py"), "function");
         // gopls' kind for a func type is Function (12); a function or method keeps it.
         let text = "type Handler func(int) error

@@ -516,6 +516,13 @@ pub struct OutlineNotListed {
     pub deeper: usize,
     /// Entries of other kinds than `kind` asks.
     pub other_kinds: usize,
+    /// Python: `def`s, `class`es and assigned names of the module and class bodies that no
+    /// entry stands for (pyright gives one symbol per name: `@overload` signatures,
+    /// redefinitions).
+    pub other_definitions: usize,
+    /// Those definitions as `name:line (why)`, in source order; `why` is `@overload`,
+    /// `property setter`, `property deleter`, `redefinition` or `not reported by the server`.
+    pub other_definition_lines: Vec<String>,
 }
 
 /// One file's diagnostics.
@@ -666,6 +673,20 @@ pub struct CheckerRunSummary {
     pub compile_errors: Vec<String>,
     /// Cargo runs: the targets cargo never compiled, as `path (kind `name`): why`.
     pub targets_not_checked: Vec<String>,
+    /// pyright runs whose configuration restricts what pyright checks: where it was read and
+    /// its settings (`pyproject.toml [tool.pyright]: include = src/pkg`), or `could not be
+    /// read: …` (then which files it leaves out is unknown).
+    pub python_scope: Option<String>,
+    /// pyright runs: how many Python files under the root its configured include/exclude leave
+    /// out — NOT checked, their errors not counted (hidden folders, `node_modules`,
+    /// `__pycache__`, virtual environments and `.gitignore`d files are not counted).
+    pub python_files_not_checked_total: usize,
+    /// pyright runs: those files, workspace-relative, sorted (at most 100).
+    pub python_files_not_checked: Vec<String>,
+    /// pyright runs: how many Python files its `ignore` silences (checked, nothing reported).
+    pub python_files_ignored_total: usize,
+    /// pyright runs: those files, workspace-relative, sorted (at most 100).
+    pub python_files_ignored: Vec<String>,
 }
 
 /// One workspace member's cargo features in a `"*"` check.

@@ -149,6 +149,19 @@ const FUNCTION_KINDS: &[&str] = &[
     "anonymous_function",
 ];
 
+/// A name a Python module or class body defines (see [`ParsedSource::python_definitions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonDefinition {
+    /// The name defined.
+    pub name: String,
+    /// 0-based line of the name.
+    pub line0: u32,
+    /// `def`, `class` or `assignment`.
+    pub keyword: &'static str,
+    /// The decorators' text (`@t.overload`, `@value.setter`), in order; empty for none.
+    pub decorators: Vec<String>,
+}
+
 /// A file parsed once for several [`ParsedSource::declaration_facts`] questions.
 pub struct ParsedSource {
     source: String,
@@ -212,6 +225,83 @@ impl ParsedSource {
             }
         }
         Some(facts)
+    }
+
+    /// For a Python file: every `def`, `class` and assigned name (`x = …`, `x: T = …`,
+    /// `a, b = …`, each target of `a = b = …`) of the module and of class bodies, also inside
+    /// `if`/`else`, `try`, `with`, `for` and `while` blocks there, in source order — never
+    /// inside a function body (parameters and locals). Empty for other grammars.
+    pub fn python_definitions(&self) -> Vec<PythonDefinition> {
+        let mut found = Vec::new();
+        let root = self.root.root().get_inner_node();
+        if root.kind() == "module" {
+            self.collect_python_definitions(root, &mut found);
+        }
+        found
+    }
+
+    fn collect_python_definitions(&self, node: tree_sitter::Node<'_>, found: &mut Vec<PythonDefinition>) {
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("").to_owned();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "function_definition" | "class_definition" | "decorated_definition" => {
+                    let (definition, decorators) = if child.kind() == "decorated_definition" {
+                        let mut inner = child.walk();
+                        let decorators: Vec<String> =
+                            child.named_children(&mut inner).filter(|part| part.kind() == "decorator").map(text).collect();
+                        match child.child_by_field_name("definition") {
+                            Some(definition) => (definition, decorators),
+                            None => continue,
+                        }
+                    } else {
+                        (child, Vec::new())
+                    };
+                    let Some(name) = definition.child_by_field_name("name") else { continue };
+                    let keyword = if definition.kind() == "class_definition" { "class" } else { "def" };
+                    found.push(PythonDefinition { name: text(name), line0: name.start_position().row as u32, keyword, decorators });
+                    // A class body's members are definitions too; a function's body is locals.
+                    if keyword == "class" {
+                        if let Some(body) = definition.child_by_field_name("body") {
+                            self.collect_python_definitions(body, found);
+                        }
+                    }
+                }
+                "expression_statement" => {
+                    let mut inner = child.walk();
+                    for statement in child.named_children(&mut inner) {
+                        let mut assignment = Some(statement);
+                        // `a = b = 1` nests: the right side is another assignment.
+                        while let Some(current) = assignment.filter(|node| node.kind() == "assignment") {
+                            if let Some(left) = current.child_by_field_name("left") {
+                                let targets: Vec<tree_sitter::Node<'_>> = match left.kind() {
+                                    "identifier" => vec![left],
+                                    "pattern_list" | "tuple_pattern" => {
+                                        let mut parts = left.walk();
+                                        left.named_children(&mut parts).filter(|part| part.kind() == "identifier").collect()
+                                    }
+                                    _ => Vec::new(),
+                                };
+                                for target in targets {
+                                    found.push(PythonDefinition {
+                                        name: text(target),
+                                        line0: target.start_position().row as u32,
+                                        keyword: "assignment",
+                                        decorators: Vec::new(),
+                                    });
+                                }
+                            }
+                            assignment = current.child_by_field_name("right");
+                        }
+                    }
+                }
+                "if_statement" | "elif_clause" | "else_clause" | "try_statement" | "except_clause" | "finally_clause"
+                | "with_statement" | "for_statement" | "while_statement" | "block" => {
+                    self.collect_python_definitions(child, found);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// For a TypeScript/JavaScript file: whether it is a module (a top-level `import` or

@@ -80,7 +80,7 @@ Address a position by `line` (1-based) plus `symbol`, a substring of that line c
 If the substring occurs several times on the line the error lists them; pass `occurrence` (1-based) or a longer substring. \
 Ops: definition, type_definition, implementation, references (50 per page, grouped per file, workspace first), hover, code_actions (file, line, symbol; listing only — lsp_code_action applies one); \
 incoming_calls / outgoing_calls (callers / callees of the function at file+line+symbol, each with its call-site lines, grouped per file) and supertypes / subtypes (of the class, struct or interface there); `depth` 2–3 follows them further (workspace code only); \
-symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page; on Rust cargo checks default features and names the features left off and the files whose gated code was NOT checked: pass `features` [\"serde\"], `all_features` or `no_default_features` to check them; `exclude` [\"folder\"] leaves project roots under a folder out, named as NOT checked); \
+symbols (`query` → workspace search, 100 per page, no `file` needed; or `file` → that file's outline: a tree in source order, 200 entries per page, parameters and locals hidden unless `locals`; narrow with `kind` and `depth`); diagnostics (file: errors and warnings of one file; `\"*\"` runs the project's own checker — cargo check, pyright, tsc, go vet + go build, dart analyze, clang-tidy/clangd — errors first, 100 per page; on Rust cargo checks default features and names the features left off and the files whose gated code was NOT checked: pass `features` [\"serde\"], `all_features` or `no_default_features` to check them; `exclude` [\"folder\"] leaves project roots under a folder out, named as NOT checked; on Python the files pyright's configured include/exclude leave out are named NOT checked); \
 status (which servers can serve this workspace and why not; running processes); reload (restart the server for `file`'s root, or all). \
 Every list says `showing A–B of N; next: offset=B` when it continues: pass `offset` for the next page. Paths of dependency code are shortened to package + path inside it and marked (e.g. `numpy/core/fromnumeric.py [site-packages]`). \
 A server that is still indexing answers with what it has and the answer says so; a crashed server restarts on the next call and the answer says so."
@@ -913,6 +913,20 @@ impl SourceCache {
         Place { path: Some(listed.clone()), uri: uri.to_owned(), line: line0 + 1, text, quoted }
     }
 
+    /// For a Python file: the `def` header starting at the 0-based `line0`, continued to the
+    /// parenthesis closing its parameter list ([`crate::lsp::outline::python_def_header`]);
+    /// `None` for other files and unreadable lines.
+    pub(crate) fn python_def_header(&mut self, uri: &str, line0: u32) -> Option<String> {
+        if !self.files.contains_key(uri) {
+            self.place(uri, line0);
+        }
+        let (listed, lines) = self.files.get(uri)?;
+        if !listed.absolute.extension().is_some_and(|ext| ext == "py" || ext == "pyi") {
+            return None;
+        }
+        crate::lsp::outline::python_def_header(lines.as_ref()?, line0 as usize)
+    }
+
     /// The whole 0-based line `line0` of a file [`SourceCache::place`] resolved, if readable.
     fn line(&mut self, uri: &str, line0: u32) -> Option<&str> {
         if !self.files.contains_key(uri) {
@@ -1422,42 +1436,30 @@ fn rust_impls_not_listed(
     ))
 }
 
-/// How many Python files outside a pyright `include` are read for [`pyright_scope_note`].
-const PYRIGHT_OUTSIDE_FILES_READ: usize = 3000;
-
-/// For pyright and basedpyright with an `include` in their configuration: what their workspace
-/// symbols and implementations do not cover — the Python files under the server's root outside
-/// that list (counted, a few named) and, for a symbol `query`, the `def`/`class` declarations
-/// there whose name contains it (case-insensitive), so an answer from pyright's index never
-/// reads as the whole project's. `None` for other servers, without `include`, or when every
-/// Python file is included.
+/// For pyright and basedpyright with an `include` / `exclude` in their configuration (read as
+/// pyright reads it, [`crate::lsp::pyright_scope`]): what their workspace symbols and
+/// implementations do not cover — the Python files under the server's root outside that scope
+/// (counted, a few named) and, for a symbol `query`, the `def`/`class` declarations there whose
+/// name contains it (case-insensitive), so an answer from pyright's index never reads as the
+/// whole project's. `None` for other servers, without such a configuration, or when every
+/// Python file is in scope.
 fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query: Option<&str>, what: &str) -> Option<String> {
     if !matches!(server.id(), "pyright" | "basedpyright") {
         return None;
     }
-    let include = crate::python_env::pyright_include(server.root(), supervisor.workspace_root())?;
+    let crate::lsp::pyright_scope::PyrightScopeRead::Configured(scope) =
+        crate::lsp::pyright_scope::read_pyright_scope(server.root(), supervisor.workspace_root())
+    else {
+        return None;
+    };
     // Listed beneath the run's root handle, no symlink followed: a directory swapped for a
     // symlink to outside is neither listed nor entered (issue 13 §1, `files::walk_beneath`).
-    let reader = crate::files::WorkspaceReader::open(supervisor.workspace_root()).ok()?;
-    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), server.root()).ok()?;
-    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__", "build", "dist"]).iter();
-    let mut outside: Vec<PathBuf> = Vec::new();
-    let mut more = 0usize;
-    for entry in walker.flatten() {
-        let path = entry.path();
-        if !entry.is_file() || !path.extension().is_some_and(|ext| ext == "py" || ext == "pyi") || include.includes(path) {
-            continue;
-        }
-        if outside.len() < PYRIGHT_OUTSIDE_FILES_READ {
-            outside.push(path.to_path_buf());
-        } else {
-            more += 1;
-        }
-    }
+    let found = crate::lsp::pyright_scope::python_files_outside_scope(&scope, server.root(), supervisor.workspace_root(), &[]).ok()?;
+    let outside = found.not_checked;
+    let more = found.not_checked_total - outside.len();
     if outside.is_empty() {
         return None;
     }
-    outside.sort();
     let mut declarations: Vec<String> = Vec::new();
     let mut declarations_total = 0usize;
     if let Some(query) = query.map(str::to_lowercase).filter(|query| !query.is_empty()) {
@@ -1492,11 +1494,11 @@ fn pyright_scope_note(supervisor: &LspSupervisor, server: &LanguageServer, query
     }
     let dirs_text = if dirs.len() > 4 { format!("{}, … {} more folders", dirs[..4].join(", "), dirs.len() - 4) } else { dirs.join(", ") };
     let mut note = format!(
-        "note: NOT searched: {} Python files outside what {} analyses — its {what} cover only the files its configuration includes ({} include = {}) and the files open in it; outside: {dirs_text}",
+        "note: NOT searched: {} Python files outside what {} analyses — its {what} cover only the files its configuration includes ({} {}) and the files open in it; outside: {dirs_text}",
         outside.len() + more,
         server.id(),
-        include.source,
-        include.entries.join(", "),
+        scope.source,
+        scope.describe(),
     );
     match (query, declarations_total) {
         (Some(query), 0) => note.push_str(&format!("; grep finds no `def`/`class` there whose name contains {query:?}")),
@@ -1616,7 +1618,10 @@ fn workspace_symbols(
                 continue;
             }
             let extension = place.absolute().and_then(Path::extension).and_then(|e| e.to_str()).unwrap_or("").to_owned();
-            let mut kind = crate::lsp::outline::readable_kind_on_line(kind_number, &name, &place.text, &extension);
+            // A method's `self` may sit on the line after `def name(`.
+            let header = if place.quoted { cache.python_def_header(&uri, line0) } else { None };
+            let mut kind =
+                crate::lsp::outline::readable_kind_on_line(kind_number, &name, header.as_deref().unwrap_or(&place.text), &extension);
             // Workspace code is asked its syntax tree: what the declaration is where the server
             // says `variable` (a type alias, a re-export), and whether it is a function's local.
             let mut local_of = None;
@@ -1870,6 +1875,32 @@ fn outline_is_empty(answer: &Option<lsp_types::DocumentSymbolResponse>) -> bool 
     }
 }
 
+/// `__init__ at lines 110, 126, 142 (@overload), _TSerialized at line 23 (redefinition)`: the
+/// definitions grouped by name and reason in source order, at most 10 groups.
+fn unlisted_definitions_text(definitions: &[crate::lsp::outline::UnlistedDefinition]) -> String {
+    let mut groups: Vec<(&str, &str, Vec<u32>)> = Vec::new();
+    for definition in definitions {
+        match groups.iter_mut().find(|(name, why, _)| *name == definition.name && *why == definition.why) {
+            Some((_, _, lines)) => lines.push(definition.line),
+            None => groups.push((&definition.name, definition.why, vec![definition.line])),
+        }
+    }
+    let shown: Vec<String> = groups
+        .iter()
+        .take(10)
+        .map(|(name, why, lines)| {
+            let lines_text: Vec<String> = lines.iter().map(u32::to_string).collect();
+            format!("{name} at {} {} ({why})", if lines.len() == 1 { "line" } else { "lines" }, lines_text.join(", "))
+        })
+        .collect();
+    let more: usize = groups.iter().skip(10).map(|(_, _, lines)| lines.len()).sum();
+    let mut text = shown.join(", ");
+    if more > 0 {
+        text.push_str(&format!(", and {more} more"));
+    }
+    text
+}
+
 fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let kinds = kind_filter(args.kind.as_deref())?;
     let path = resolve_file(supervisor.workspace_root(), file)?;
@@ -2001,6 +2032,20 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     if !not_listed.is_empty() {
         text.push_str(&format!("\nnot listed: {}", not_listed.join("; ")));
     }
+    // pyright gives one symbol per name: overload signatures and redefinitions are not entries.
+    let unlisted_definitions = if matches!(extension, "py" | "pyi") {
+        crate::lsp::outline::python_definitions_not_listed(&entries, &path, &file_text)
+    } else {
+        Vec::new()
+    };
+    if !unlisted_definitions.is_empty() {
+        text.push_str(&format!(
+            "\nnot listed: {} in the file that no entry stands for ({} gives one symbol per name): {} — read those lines for their signatures",
+            plural(unlisted_definitions.len(), "more definition"),
+            server.id(),
+            unlisted_definitions_text(&unlisted_definitions)
+        ));
+    }
     if (page.next_offset().is_some() || (total == 0 && !entries.is_empty())) && !entries.is_empty() {
         let mut per_kind: BTreeMap<&str, usize> = BTreeMap::new();
         for entry in entries.iter().filter(|entry| args.locals || entry.hidden.is_none()) {
@@ -2026,6 +2071,11 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             imports: view.imports_hidden,
             deeper: view.deeper,
             other_kinds: view.other_kinds,
+            other_definitions: unlisted_definitions.len(),
+            other_definition_lines: unlisted_definitions
+                .iter()
+                .map(|definition| format!("{}:{} ({})", definition.name, definition.line, definition.why))
+                .collect(),
         },
         notes,
     });

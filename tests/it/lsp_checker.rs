@@ -144,6 +144,93 @@ fn a_python_marker_in_a_subfolder_starts_no_second_pyright_run() {
     assert!(text.contains("docs has a Python root marker but no .py/.pyi files"), "{text}");
 }
 
+/// The Python files that pyright's configured `include`/`exclude` leave out are said, counted
+/// and listed (text and structured), with the next step — never a silent "0 errors" over a
+/// project whose tests pyright never looked at (itsdangerous 2.2.0: `include =
+/// ["src/itsdangerous"]`, `"*"` said "0 errors" while tests/ held 3). `pyrightconfig.json` wins
+/// over `pyproject.toml`; without a restricting configuration nothing is said.
+#[test]
+fn pyright_project_check_names_the_python_files_outside_its_configured_include_and_exclude() {
+    let test = "pyright_project_check_names_the_python_files_outside_its_configured_include_and_exclude";
+    if support::require_binary(test, "pyright").is_none() || support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let error_line = "count: int = \"three\"\n";
+    let project = |pyproject: &str, extra: &[(&str, &str)]| {
+        let mut files: Vec<(&str, &str)> =
+            vec![("pyproject.toml", pyproject), ("src/pkg/__init__.py", ""), ("src/pkg/a.py", error_line), ("tests/test_x.py", error_line)];
+        files.extend_from_slice(extra);
+        support::workspace_with(&files)
+    };
+    let paths = |structured: &Value| -> Vec<String> { records(structured).into_iter().map(|r| format!("{}:{}", r.0, r.1)).collect() };
+
+    // `[tool.pyright] include`: tests/ and docs/ are outside it.
+    let dir = project(
+        "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[tool.pyright]\ninclude = [\"src/pkg\"]\n",
+        &[("docs/requirements.txt", "sphinx\n"), ("docs/conf.py", "project = \"pkg\"\n")],
+    );
+    let run = checker_run(dir.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert_eq!(paths(&structured), vec!["src/pkg/a.py:1"], "only the included file's error is pyright's:\n{text}");
+    assert!(
+        text.starts_with("project check: 1 error, 0 warnings, 0 other — NOT checked: 2 Python files outside pyright's configured include/exclude (pyproject.toml [tool.pyright]); their errors are not counted, see below"),
+        "the headline must say what was not checked:\n{text}"
+    );
+    assert!(
+        text.contains("NOT checked: 2 Python files under . are outside pyright's configured include/exclude (pyproject.toml [tool.pyright]: include = src/pkg): docs/conf.py, tests/test_x.py — pyright did not check them")
+            && text.contains("ask `lsp diagnostics` with `file` set to one of them to check it"),
+        "the run must list them with the next step:\n{text}"
+    );
+    assert!(text.contains("docs (a Python root marker inside .) is covered by the run in .: no second run (pyright reads the same configuration there, and its Python files outside that configuration's include/exclude are NOT checked"), "{text}");
+    let pyright_run = &structured["runs"][0];
+    assert_eq!(pyright_run["python_scope"], json!("pyproject.toml [tool.pyright]: include = src/pkg"), "{text}");
+    assert_eq!(pyright_run["python_files_not_checked_total"], json!(2), "{text}");
+    assert_eq!(pyright_run["python_files_not_checked"], json!(["docs/conf.py", "tests/test_x.py"]), "{text}");
+    // The next step the answer names finds the error pyright's project run never saw.
+    let result = run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "tests/test_x.py"}));
+    let file_text = result.joined_text();
+    assert!(!result.is_error && file_text.contains("tests/test_x.py:1: error"), "{file_text}");
+
+    // pyrightconfig.json wins over pyproject.toml: its `exclude` leaves tests/ out, and the
+    // pyproject's include (which would have left tests/ in) is not read.
+    let dir = project(
+        "[project]\nname = \"pkg\"\nversion = \"0\"\n\n[tool.pyright]\ninclude = [\"src\", \"tests\"]\n",
+        &[
+            ("pyrightconfig.json", "{\"exclude\": [\"tests\"], \"ignore\": [\"src/pkg/generated.py\"]}\n"),
+            ("src/pkg/generated.py", error_line),
+        ],
+    );
+    let (text, structured) = check_ok(&checker_run(dir.path(), |_| ()));
+    assert_eq!(paths(&structured), vec!["src/pkg/a.py:1"], "pyright reports nothing for the ignored file:\n{text}");
+    assert!(
+        text.contains("NOT checked: 1 Python file under . is outside pyright's configured include/exclude (pyrightconfig.json: exclude = tests; ignore = src/pkg/generated.py): tests/test_x.py — pyright did not check it and its errors are not in the counts above"),
+        "{text}"
+    );
+    assert!(
+        text.contains("diagnostics suppressed: 1 Python file under . is in pyright's `ignore` (pyrightconfig.json: exclude = tests; ignore = src/pkg/generated.py): src/pkg/generated.py — pyright checks it but reports nothing for it"),
+        "{text}"
+    );
+    assert_eq!(structured["runs"][0]["python_files_not_checked"], json!(["tests/test_x.py"]), "{text}");
+    assert_eq!(structured["runs"][0]["python_files_ignored"], json!(["src/pkg/generated.py"]), "{text}");
+
+    // No include/exclude: pyright checks both files, and no line says otherwise.
+    let dir = project("[project]\nname = \"pkg\"\nversion = \"0\"\n", &[]);
+    let (text, structured) = check_ok(&checker_run(dir.path(), |_| ()));
+    assert_eq!(paths(&structured), vec!["src/pkg/a.py:1", "tests/test_x.py:1"], "{text}");
+    assert!(!text.contains("NOT checked") && !text.contains("include/exclude"), "{text}");
+    assert_eq!(structured["runs"][0]["python_scope"], Value::Null, "{text}");
+    assert_eq!(structured["runs"][0]["python_files_not_checked_total"], json!(0), "{text}");
+
+    // A configuration pyright cannot parse: the answer says the scope is unknown, not nothing.
+    let dir = project("[project]\nname = \"pkg\"\n\n[tool.pyright\ninclude = [\"src/pkg\"]\n", &[]);
+    let result = project_check(&checker_run(dir.path(), |_| ()));
+    let text = result.joined_text();
+    assert!(
+        text.contains("pyright's scope unknown: pyright's configuration pyproject.toml could not be read (not valid TOML"),
+        "a broken configuration must be said:\n{text}"
+    );
+}
+
 #[test]
 fn pyright_reports_exact_records_and_the_cap_says_showing_n_of_m() {
     if support::require_binary("pyright_reports_exact_records_and_the_cap_says_showing_n_of_m", "pyright").is_none() {

@@ -254,6 +254,31 @@ fn call_hierarchy_on_pyright_matches_grep_and_pylsp_names_pyright() {
     assert!(!max["overload_lines"].as_array().unwrap().is_empty(), "{text}");
     assert!(text.contains("more overloads at lines"), "{text}");
 
+    // pyright gives a method the kind of a function; the `self` that says it is a method may
+    // sit on the line after `def name(` (itsdangerous serializer.py:192 `def __init__(` was
+    // labelled `[function __init__]`): the whole header is read, not only the name's line.
+    let methods = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"shapes\"\nversion = \"0\"\n"),
+        (
+        "shapes.py",
+        "def area(size: int) -> int:\n    return size * size\n\n\nclass Square:\n    def __init__(\n        self,\n        size: int,\n    ) -> None:\n        self.size = size\n        self.total = area(size)\n\n    def again(self) -> int:\n        return area(self.size)\n\n    @classmethod\n    def build(\n        cls,  # the class (\n        size: int = 2,\n    ) -> \"Square\":\n        area(size)\n        return cls(size)\n\n\ndef plain(\n    selfish: int,\n) -> int:\n    return area(selfish)\n",
+        ),
+    ]);
+    let methods_run = lsp_run(methods.path(), |_| ());
+    let (text, structured) = ok(&methods_run, json!({"op": "incoming_calls", "file": "shapes.py", "line": 1, "symbol": "area"}));
+    let kinds: BTreeSet<(String, String)> = structured["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| (result["name"].as_str().unwrap().to_owned(), result["kind"].as_str().unwrap().to_owned()))
+        .collect();
+    let expected: BTreeSet<(String, String)> = [("__init__", "method"), ("again", "method"), ("build", "method"), ("plain", "function")]
+        .iter()
+        .map(|(name, kind)| ((*name).to_owned(), (*kind).to_owned()))
+        .collect();
+    assert_eq!(kinds, expected, "{text}");
+    assert!(text.contains("[method __init__]") && text.contains("[method build]") && text.contains("[function plain]"), "{text}");
+
     // pylsp has no call hierarchy: the error names pyright, which has it.
     if support::require_binary("lsp_hierarchy::call_hierarchy_on_pyright (pylsp)", "pylsp").is_some() {
         let text = err(&run, json!({"op": "incoming_calls", "file": "basics.py", "line": 1, "symbol": "helper", "server": "pylsp"}));

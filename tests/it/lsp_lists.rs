@@ -194,6 +194,46 @@ fn pyright_outline_is_a_source_order_tree_without_locals_and_pages_cover_it_exac
     assert!(text.contains("offset 10000 is past the end"), "{text}");
 }
 
+/// pyright's outline gives one symbol per name: the `@overload` signatures of a method and a
+/// name assigned in both branches of an `if` are not entries (itsdangerous 2.2.0
+/// serializer.py: 5 `@t.overload def __init__` and the second `_TSerialized =`, while the
+/// answer read "30 symbols in source order"). The outline names each such definition by line,
+/// in the text and the structured `not_listed`, against grep's count of them.
+#[test]
+fn pyright_outline_names_the_overloads_and_redefinitions_it_folds_into_one_symbol() {
+    if support::require_binary("pyright_outline_names_the_overloads_and_redefinitions_it_folds_into_one_symbol", "pyright-langserver")
+        .is_none()
+    {
+        return;
+    }
+    let module = "import typing as t\n\nif t.TYPE_CHECKING:\n    _Kind = t.TypeVar(\"_Kind\", bound=str)\nelse:\n    _Kind = t.TypeVar(\"_Kind\", bound=t.Union[str, bytes])\n\n\nclass Serializer:\n    @t.overload\n    def __init__(\n        self,\n        key: str,\n    ) -> None: ...\n\n    @t.overload\n    def __init__(self, key: bytes) -> None: ...\n\n    def __init__(self, key: t.Any) -> None:\n        self.key = key\n\n    def dumps(self, value: str) -> str:\n        return value\n";
+    let workspace = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"ser\"\n"), ("pkg/ser.py", module)]);
+    let run = lsp_run(workspace.path(), |config| config.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()]);
+    let (text, structured) = ok(&run, json!({"op": "symbols", "file": "pkg/ser.py"}));
+    // grep's ground truth: the `def`s right after `@t.overload`, and the second `_Kind =`.
+    let lines: Vec<&str> = module.lines().collect();
+    let overloads: Vec<usize> = (1..lines.len()).filter(|&index| lines[index - 1].trim() == "@t.overload").map(|index| index + 1).collect();
+    assert_eq!(overloads, vec![11, 17], "the fixture's overload signatures");
+    let listed: Vec<(String, u64)> = structured["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["name"].as_str().unwrap().to_owned(), entry["line"].as_u64().unwrap()))
+        .collect();
+    assert!(listed.contains(&("__init__".to_owned(), 19)) && listed.contains(&("_Kind".to_owned(), 4)), "{text}");
+    assert!(!listed.iter().any(|(name, line)| name == "__init__" && *line != 19), "pyright lists one __init__:\n{text}");
+    assert!(
+        text.contains("not listed: 3 more definitions in the file that no entry stands for (pyright gives one symbol per name): _Kind at line 6 (redefinition), __init__ at lines 11, 17 (@overload)"),
+        "the folded definitions must be said:\n{text}"
+    );
+    assert_eq!(structured["not_listed"]["other_definitions"], json!(3), "{text}");
+    assert_eq!(
+        structured["not_listed"]["other_definition_lines"],
+        json!(["_Kind:6 (redefinition)", "__init__:11 (@overload)", "__init__:17 (@overload)"]),
+        "{text}"
+    );
+}
+
 /// pyright reports an Enum's members as the class's constants and variables; the outline names
 /// the class an `enum` (by its bases: the standard enum classes, `enum.IntFlag`, an enum class of
 /// the same file) and its value assignments `enum member`s, and leaves a plain class, a method,
