@@ -58,8 +58,12 @@ pub fn tool_confinement(
     project_roots: &[ProjectOutsideRoot],
 ) -> FilesystemConfinement {
     let mut confinement = tool_confinement_with(workspace_root, binary, interpreter, &|key| std::env::var_os(key));
+    // A granted root is added only while it still resolves to itself: a component swapped for
+    // a symlink since the scan would make the rule cover what the link leads to.
     for root in project_roots.iter().filter(|root| root.granted) {
-        confinement.allow_read(&root.path);
+        if std::fs::canonicalize(&root.path).is_ok_and(|resolved| resolved == root.path) {
+            confinement.allow_read(&root.path);
+        }
     }
     confinement
 }
@@ -248,64 +252,140 @@ pub struct ProjectOutsideRoot {
 /// "no hover information found" for every `common::` name and `"*"` failed with `Permission
 /// denied`, nothing said why.
 pub fn project_outside_roots(workspace_root: &Path, trust: crate::trust::WorkspaceTrust) -> Vec<ProjectOutsideRoot> {
-    project_outside_roots_with(workspace_root, trust, std::env::var_os("HOME").map(PathBuf::from).as_deref())
+    project_outside_roots_with(workspace_root, trust, home_directory().as_deref())
 }
 
-/// [`project_outside_roots`] with the home directory given (tests).
+/// At most this many distinct paths named by the manifests are considered (a checkout can name
+/// thousands); the rest are counted in one withheld entry.
+const MANIFEST_PATHS_CAP: usize = 32;
+
+/// The home directory: `$HOME` when absolute, else the user database's entry for this uid;
+/// `None` when neither is known (then no outside root is granted).
+fn home_directory() -> Option<PathBuf> {
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|home| home.is_absolute()) {
+        return Some(home);
+    }
+    // SAFETY: getpwuid_r writes into the buffers given, sized as passed; the result pointer is
+    // checked before use and the directory string is copied out before the buffer goes away.
+    unsafe {
+        let mut entry: libc::passwd = std::mem::zeroed();
+        let mut buffer = vec![0 as libc::c_char; 16 * 1024];
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        let status = libc::getpwuid_r(libc::getuid(), &mut entry, buffer.as_mut_ptr(), buffer.len(), &mut result);
+        if status != 0 || result.is_null() || entry.pw_dir.is_null() {
+            return None;
+        }
+        let dir = std::ffi::CStr::from_ptr(entry.pw_dir);
+        use std::os::unix::ffi::OsStrExt;
+        let home = PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+        home.is_absolute().then_some(home)
+    }
+}
+
+/// Why `path` (canonical, or as written when it does not resolve) is never granted, whatever
+/// the trust: `None` when it may be. `home` is the home directory as given and canonical.
+fn never_granted_because(path: &Path, home: &[PathBuf]) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    if home.is_empty() {
+        return Some("the home directory is unknown (HOME unset or relative, no user database entry)".to_owned());
+    }
+    if path.parent().is_none() || home.iter().any(|home| home.starts_with(path)) {
+        return Some("it is the file-system root, the home directory or above it".to_owned());
+    }
+    if let Some(hidden) = home.iter().find_map(|home| path.strip_prefix(home).ok()?.components().next()) {
+        if hidden.as_os_str().to_string_lossy().starts_with('.') {
+            return Some("it is in a hidden directory of the home directory, where credentials live (~/.ssh, ~/.cargo)".to_owned());
+        }
+    }
+    if ["/proc", "/sys", "/dev"].iter().any(|kernel| path.starts_with(kernel)) {
+        return Some("it is a kernel file system (/proc, /sys, /dev)".to_owned());
+    }
+    if path.components().count() <= 2 {
+        return Some("it is a top-level directory, shared with the whole system (/tmp, /home, /var)".to_owned());
+    }
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Some("it does not exist (a path made later could lead anywhere)".to_owned()),
+        Ok(metadata) if !(metadata.is_dir() || metadata.is_file()) => Some("it is not a directory or a regular file".to_owned()),
+        Ok(metadata) if metadata.permissions().mode() & 0o002 != 0 => {
+            Some("any user can write it (like /tmp), so anyone could have put it there".to_owned())
+        }
+        Ok(_) => None,
+    }
+}
+
+/// [`project_outside_roots`] with the home directory given (tests); `None`: unknown.
 pub(crate) fn project_outside_roots_with(
     workspace_root: &Path,
     trust: crate::trust::WorkspaceTrust,
     home: Option<&Path>,
 ) -> Vec<ProjectOutsideRoot> {
-    let mut roots: Vec<ProjectOutsideRoot> = Vec::new();
-    let canonical = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let markers = [".git", ".hg", ".jj", ".svn"];
-    if let Some((repository, marker)) = workspace_root
-        .ancestors()
-        .skip(1)
-        .find_map(|dir| markers.iter().find(|marker| dir.join(marker).exists()).map(|marker| (dir, *marker)))
-    {
-        let too_wide = repository.parent().is_none() || home.is_some_and(|home| home.starts_with(repository));
-        roots.push(ProjectOutsideRoot {
-            path: canonical(repository),
-            why: format!("the repository the workspace is in ({marker} there)"),
-            granted: !too_wide,
-            withheld_because: too_wide.then(|| "it is the file-system root, the home directory or above it".to_owned()),
-        });
-    }
-    // The cargo / go / npm workspace the workspace is a member of, when not inside the
-    // repository already (an unpacked archive has no `.git`).
-    if let Some((root, manifest)) =
-        workspace_root.ancestors().skip(1).find_map(|dir| member_of_workspace(dir).map(|manifest| (dir, manifest)))
-    {
-        let path = canonical(root);
-        if !roots.iter().any(|known| known.granted && path.starts_with(&known.path)) {
-            let too_wide = root.parent().is_none() || home.is_some_and(|home| home.starts_with(root));
-            roots.push(ProjectOutsideRoot {
-                path,
-                why: format!("the workspace this one is a member of ({manifest} there)"),
-                granted: !too_wide,
-                withheld_because: too_wide.then(|| "it is the file-system root, the home directory or above it".to_owned()),
-            });
+    // `$HOME` may be a symlink (`/home` → `/var/home`): compared as given and resolved.
+    let mut homes: Vec<PathBuf> = home.map(Path::to_path_buf).into_iter().collect();
+    if let Some(resolved) = home.and_then(|home| std::fs::canonicalize(home).ok()) {
+        if !homes.contains(&resolved) {
+            homes.push(resolved);
         }
     }
+    let mut roots: Vec<ProjectOutsideRoot> = Vec::new();
+    let markers = [".git", ".hg", ".jj", ".svn"];
+    let repository = workspace_root.ancestors().skip(1).find_map(|dir| {
+        markers
+            .iter()
+            .find(|marker| dir.join(marker).exists())
+            .map(|marker| (dir, format!("the repository the workspace is in ({marker} there)")))
+    });
+    // The cargo / go / npm workspace the workspace is a member of, when not inside the
+    // repository already (an unpacked archive has no `.git`).
+    let member_of = || {
+        workspace_root.ancestors().skip(1).find_map(|dir| {
+            member_of_workspace(dir).map(|manifest| (dir, format!("the workspace this one is a member of ({manifest} there)")))
+        })
+    };
+    for (ancestor, why) in repository.into_iter().chain(member_of()) {
+        // The workspace root is canonical, so are its ancestors.
+        if roots.iter().any(|known| known.granted && ancestor.starts_with(&known.path)) {
+            continue;
+        }
+        let withheld_because = never_granted_because(ancestor, &homes);
+        roots.push(ProjectOutsideRoot { path: ancestor.to_path_buf(), why, granted: withheld_because.is_none(), withheld_because });
+    }
     let granted_ancestors: Vec<PathBuf> = roots.iter().filter(|root| root.granted).map(|root| root.path.clone()).collect();
-    for (path, why) in manifest_outside_paths(workspace_root) {
-        let path = canonical(&path);
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut not_considered = 0usize;
+    for (written, why) in manifest_outside_paths(workspace_root) {
+        if !seen.insert(written.clone()) {
+            continue;
+        }
+        if seen.len() > MANIFEST_PATHS_CAP {
+            not_considered += 1;
+            continue;
+        }
+        let resolved = std::fs::canonicalize(&written).ok();
+        let path = resolved.clone().unwrap_or_else(|| written.clone());
+        // Readable anyway (system hierarchies), inside the workspace, or inside a granted
+        // ancestor: nothing to add or say.
         if path.starts_with(workspace_root)
+            || SYSTEM_READ_ROOTS.iter().any(|system| path.starts_with(system))
             || granted_ancestors.iter().any(|ancestor| path.starts_with(ancestor))
-            || roots.iter().any(|known| known.path == path)
         {
             continue;
         }
-        let withheld_because = if path.parent().is_none() || home.is_some_and(|home| home.starts_with(&path)) {
-            Some("it is the file-system root, the home directory or above it".to_owned())
-        } else if trust.is_restricted() {
-            Some("workspace trust is restricted: a path the checkout names is not opened".to_owned())
-        } else {
-            None
-        };
-        roots.push(ProjectOutsideRoot { path, why, granted: withheld_because.is_none(), withheld_because });
+        let withheld_because = never_granted_because(&path, &homes)
+            .or_else(|| trust.is_restricted().then(|| "workspace trust is restricted: a path the checkout names is not opened".to_owned()));
+        // A withheld path is shown as the manifest wrote it: its resolved form could name what a
+        // symlink leads to outside.
+        let shown = if withheld_because.is_some() { written } else { path };
+        if !roots.iter().any(|known| known.path == shown) {
+            roots.push(ProjectOutsideRoot { path: shown, why, granted: withheld_because.is_none(), withheld_because });
+        }
+    }
+    if not_considered > 0 {
+        roots.push(ProjectOutsideRoot {
+            path: workspace_root.to_path_buf(),
+            why: format!("{not_considered} more distinct paths its manifests name"),
+            granted: false,
+            withheld_because: Some(format!("not considered: at most {MANIFEST_PATHS_CAP} are")),
+        });
     }
     roots
 }
@@ -335,7 +415,7 @@ fn manifest_outside_paths(workspace_root: &Path) -> Vec<(PathBuf, String)> {
     if let Some(text) = read("Cargo.toml") {
         for line in text.lines() {
             if let Some(value) = toml_string_value(line, "path") {
-                named.push((value, "a path dependency in Cargo.toml".to_owned()));
+                named.push((value, "a `path =` in Cargo.toml".to_owned()));
             }
         }
     }
@@ -366,8 +446,11 @@ fn manifest_outside_paths(workspace_root: &Path) -> Vec<(PathBuf, String)> {
     }
     for config in ["pyrightconfig.json", "pyproject.toml"] {
         if let Some(text) = read(config) {
-            // `extraPaths = ["../lib"]` or `"extraPaths": ["../lib"]`, possibly over several lines.
-            if let Some(at) = text.find("extraPaths") {
+            // `extraPaths = ["../lib"]` or `"extraPaths": ["../lib"]`, possibly over several
+            // lines; a mention in a comment is not a setting.
+            let setting =
+                text.match_indices("extraPaths").map(|(at, _)| at).find(|&at| !text[..at].rsplit('\n').next().unwrap_or("").contains('#'));
+            if let Some(at) = setting {
                 let list = &text[at..];
                 let list = &list[..list.find(']').unwrap_or(list.len())];
                 for value in quoted_strings(list) {
@@ -485,6 +568,12 @@ mod tests {
     fn manifests_name_outside_paths_granted_when_trusted_and_withheld_when_restricted() {
         use crate::trust::WorkspaceTrust;
         let dir = tree(&[
+            ("common/Cargo.toml", ""),
+            ("y/go.mod", ""),
+            ("tsconfig.base.json", "{}"),
+            ("shared/tsconfig.json", "{}"),
+            ("lib/package.json", "{}"),
+            ("pylib/m.py", ""),
             (
                 "ws/Cargo.toml",
                 "[dependencies]\ncommon = { path = \"../common\" }\ninner = { path = \"crates/inner\" }\n# old = { path = \"../commented\" }\nmy_path = \"../not-a-path-key\"\n",
@@ -496,12 +585,13 @@ mod tests {
         ]);
         let workspace = std::fs::canonicalize(dir.path()).unwrap().join("ws");
         let base = workspace.parent().unwrap().to_path_buf();
-        let trusted = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, None);
+        let home = Some(Path::new("/nonexistent-home/u"));
+        let trusted = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, home);
         let found: Vec<(PathBuf, &str, bool)> = trusted.iter().map(|root| (root.path.clone(), root.why.as_str(), root.granted)).collect();
         assert_eq!(
             found,
             vec![
-                (base.join("common"), "a path dependency in Cargo.toml", true),
+                (base.join("common"), "a `path =` in Cargo.toml", true),
                 (base.join("y"), "a `replace` in go.mod", true),
                 (base.join("tsconfig.base.json"), "`extends` in tsconfig.json", true),
                 (base.join("shared"), "`path` in tsconfig.json", true),
@@ -512,18 +602,71 @@ mod tests {
         // Never the file-system root or the home directory, trusted or not.
         let wide =
             tree(&[("home/u/ws/Cargo.toml", "[dependencies]\na = { path = \"/\" }\nb = { path = \"..\" }\nc = { path = \"../../..\" }\n")]);
-        let home = std::fs::canonicalize(wide.path()).unwrap().join("home/u");
-        let roots = project_outside_roots_with(&home.join("ws"), WorkspaceTrust::Trusted, Some(&home));
+        let wide_home = std::fs::canonicalize(wide.path()).unwrap().join("home/u");
+        let roots = project_outside_roots_with(&wide_home.join("ws"), WorkspaceTrust::Trusted, Some(&wide_home));
         assert_eq!(roots.len(), 3, "{roots:?}");
         assert!(
             roots.iter().all(|root| !root.granted && root.withheld_because.as_deref().is_some_and(|why| why.contains("home directory"))),
             "{roots:?}"
         );
-        let restricted = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, None);
+        let restricted = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, home);
         assert_eq!(restricted.len(), 6);
         assert!(restricted
             .iter()
             .all(|root| !root.granted && root.withheld_because.as_deref().is_some_and(|why| why.contains("restricted"))));
+    }
+
+    /// adv19's attempts, each of which granted too much before.
+    #[test]
+    fn never_granted_the_home_through_a_symlink_hidden_home_dirs_kernel_files_absent_or_shared_paths() {
+        use crate::trust::WorkspaceTrust;
+        use std::os::unix::fs::PermissionsExt;
+        let dir =
+            tree(&[("realhome/.ssh/id", "secret\n"), ("realhome/private/x", "x\n"), ("shared/x", "x\n"), ("out/lib/x.py", "x = 1\n")]);
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::os::unix::fs::symlink(base.join("realhome"), base.join("homelink")).unwrap();
+        std::fs::set_permissions(base.join("shared"), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        std::os::unix::fs::symlink(base.join("out"), base.join("canary-target-name")).unwrap();
+        let manifest = format!(
+            "[dependencies]\nh = {{ path = \"{home}\" }}\nssh = {{ path = \"{home}/.ssh\" }}\nfd = {{ path = \"/proc/self/fd/0\" }}\nlater = {{ path = \"../not-yet\" }}\nshared = {{ path = \"../shared\" }}\netc = {{ path = \"/etc\" }}\nvar = {{ path = \"/var\" }}\nlink = {{ path = \"../canary-target-name/lib\" }}\n",
+            home = base.join("realhome").display()
+        );
+        std::fs::create_dir_all(base.join("ws")).unwrap();
+        std::fs::write(base.join("ws/Cargo.toml"), manifest).unwrap();
+        std::fs::write(base.join("ws/pyproject.toml"), "# extraPaths = [\"../out\"] is not set here\n[tool.pyright]\n").unwrap();
+        let workspace = base.join("ws");
+        // $HOME given as the symlink: the resolved home is recognised too.
+        let roots = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, Some(&base.join("homelink")));
+        let why = |name: &str| -> String {
+            let root = roots.iter().find(|root| root.path.to_string_lossy().ends_with(name)).unwrap_or_else(|| panic!("{name}: {roots:?}"));
+            assert!(!root.granted, "{name} granted: {roots:?}");
+            root.withheld_because.clone().unwrap()
+        };
+        assert!(why("realhome").contains("home directory"));
+        assert!(why(".ssh").contains("hidden directory of the home directory"));
+        assert!(why("/proc/self/fd/0").contains("kernel file system"));
+        assert!(why("not-yet").contains("does not exist"));
+        assert!(why("shared").contains("any user can write it"));
+        assert!(why("/var").contains("top-level directory"), "{roots:?}");
+        // Readable anyway: not listed. The comment's extraPaths: not a setting.
+        assert!(!roots.iter().any(|root| root.path.starts_with("/etc") || root.path.ends_with("out")), "{roots:?}");
+        // A granted path through a symlink is its resolved form; only the link is granted.
+        let granted: Vec<&ProjectOutsideRoot> = roots.iter().filter(|root| root.granted).collect();
+        assert_eq!(granted.len(), 1, "{roots:?}");
+        assert_eq!(granted[0].path, base.join("out/lib"));
+        // Restricted: a withheld path is shown as written, not as what its link resolves to.
+        let restricted = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, Some(&base.join("homelink")));
+        assert!(restricted.iter().any(|root| root.path == base.join("canary-target-name/lib")), "{restricted:?}");
+        assert!(!restricted.iter().any(|root| root.path.starts_with(base.join("out"))), "{restricted:?}");
+        // The home directory unknown: nothing is granted.
+        let unknown = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, None);
+        assert!(unknown.iter().all(|root| !root.granted), "{unknown:?}");
+        // Thousands of distinct paths: at most the cap are considered, the rest counted.
+        let many: String = (0..500).map(|index| format!("d{index} = {{ path = \"/nonexistent/{index}\" }}\n")).collect();
+        std::fs::write(base.join("ws/Cargo.toml"), many).unwrap();
+        let capped = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, Some(&base.join("homelink")));
+        assert_eq!(capped.len(), MANIFEST_PATHS_CAP + 1, "{capped:?}");
+        assert!(capped.last().unwrap().why.starts_with(&format!("{} more distinct paths", 500 - MANIFEST_PATHS_CAP)), "{capped:?}");
     }
 
     #[test]
@@ -546,12 +689,12 @@ mod tests {
         // Without the repository (an unpacked archive): the cargo workspace above is the root.
         std::fs::remove_dir_all(repository.join(".git")).unwrap();
         std::fs::write(repository.join("Cargo.toml"), "[workspace]\nmembers = [\"packages/*\"]\n").unwrap();
-        let roots = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, None);
+        let roots = project_outside_roots_with(&workspace, WorkspaceTrust::Restricted, Some(Path::new("/home/u")));
         assert_eq!(roots.len(), 1, "{roots:?}");
         assert_eq!((roots[0].path.as_path(), roots[0].granted), (repository.as_path(), true));
         assert_eq!(roots[0].why, "the workspace this one is a member of (Cargo.toml [workspace] there)");
         // The confinement reads what is granted.
-        let granted = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, None);
+        let granted = project_outside_roots_with(&workspace, WorkspaceTrust::Trusted, Some(Path::new("/home/u")));
         let confinement = tool_confinement(&workspace, Path::new("/usr/bin/true"), None, &granted);
         assert!(confinement.read_roots.contains(&repository), "{confinement:?}");
     }

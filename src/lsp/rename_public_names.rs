@@ -75,13 +75,29 @@ struct ImportStatement {
 }
 
 /// The `import …` / `from … import …` statements of a module, each with the lines it spans (a
-/// parenthesized name list or `\` continuations).
+/// parenthesized name list or `\` continuations). Lines inside a triple-quoted string (a
+/// docstring saying "import the things you need") are not statements.
 fn import_statements(lines: &[&str]) -> Vec<ImportStatement> {
     let mut statements = Vec::new();
     let mut index = 0;
+    // The delimiter of the triple-quoted string the scan is inside, if any.
+    let mut open_string: Option<&str> = None;
     while index < lines.len() {
-        let trimmed = lines[index].trim_start();
-        if !(trimmed.starts_with("from ") || trimmed.starts_with("import ")) {
+        let line = lines[index];
+        if let Some(delimiter) = open_string {
+            if line.matches(delimiter).count() % 2 == 1 {
+                open_string = None;
+            }
+            index += 1;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let keyword_then = |keyword: &str, also: char| {
+            trimmed.strip_prefix(keyword).and_then(|rest| rest.chars().next()).is_some_and(|next| next.is_whitespace() || next == also)
+        };
+        if !(keyword_then("from", '.') || keyword_then("import", ' ')) {
+            let code = line.split('#').next().unwrap_or("");
+            open_string = ["\"\"\"", "'''"].into_iter().find(|delimiter| code.matches(delimiter).count() % 2 == 1);
             index += 1;
             continue;
         }
@@ -187,6 +203,22 @@ mod tests {
         // Not Python.
         let rust = plan("/w/src/lib.rs", "pub use a::helper as helper;\n", "pub use a::assist as assist;\n");
         assert!(public_name_notes(Path::new("/w"), &rust, "helper", "assist").is_empty());
+    }
+
+    #[test]
+    fn docstring_lines_are_not_statements_and_tab_or_dot_after_from_is() {
+        // adv19 R5/R6: a docstring line reading like an import moved or hid the note.
+        let old = "\"\"\"Package.\n\nimport the things you need (see below\nfrom here on (see the docs\n\"\"\"\nfrom .m import helper5\n";
+        let new = old.replace("import helper5", "import helper6");
+        let notes = public_name_notes(Path::new("/w"), &plan("/w/pkg5/__init__.py", old, &new), "helper5", "helper6");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("pkg5/__init__.py:6 imports into the package"), "{}", notes[0]);
+        // adv19 R7: `from\t.m` and `from.m` are valid Python.
+        for old in ["from\t.m import helper7\n", "from.m import helper7 as helper7\n"] {
+            let new = old.replace("helper7", "helper8");
+            let notes = public_name_notes(Path::new("/w"), &plan("/w/pkg7/__init__.py", old, &new), "helper7", "helper8");
+            assert_eq!(notes.len(), 1, "{old:?}: {notes:?}");
+        }
     }
 
     #[test]

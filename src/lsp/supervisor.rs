@@ -199,7 +199,7 @@ impl LspSupervisor {
         if !self.confine_file_access {
             return None;
         }
-        let withheld: Vec<String> = self
+        let mut withheld: Vec<String> = self
             .project_outside_roots()
             .iter()
             .filter(|root| !root.granted)
@@ -208,8 +208,23 @@ impl LspSupervisor {
         if withheld.is_empty() || self.withheld_roots_told.swap(true, std::sync::atomic::Ordering::SeqCst) {
             return None;
         }
+        const LISTED: usize = 8;
+        if withheld.len() > LISTED {
+            let more = withheld.len() - LISTED;
+            withheld.truncate(LISTED);
+            withheld.push(format!("and {more} more (`lsp` op status lists them)"));
+        }
+        let restricted = self
+            .project_outside_roots()
+            .iter()
+            .any(|root| root.withheld_because.as_deref().is_some_and(|because| because.starts_with("workspace trust is restricted")));
+        let next = if restricted {
+            "; a human who trusts this checkout can run with --workspace-trust trusted (the paths its manifests name become readable)"
+        } else {
+            ""
+        };
         Some(format!(
-            "note: the project reads files outside the workspace that confined servers and checkers may NOT read: {}. Answers about code that uses them may be wrong (unresolved names, no hover, a checker refused with Permission denied); open the workspace at the project's root, or a human who trusts this checkout can run with --workspace-trust trusted or without confinement (--no-language-server-file-confinement)",
+            "note: the project reads files outside the workspace that confined servers and checkers may NOT read: {}. Answers about code that uses them may be wrong (unresolved names, no hover, a checker refused with Permission denied){next}",
             withheld.join("; ")
         ))
     }

@@ -182,10 +182,7 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
     );
     let status = call(&trusted, json!({"op": "status"}));
     assert!(
-        status.contains(&format!(
-            "readable outside the workspace, the project uses it: {} (a path dependency in Cargo.toml)",
-            common.display()
-        )),
+        status.contains(&format!("readable outside the workspace, the project uses it: {} (a `path =` in Cargo.toml)", common.display())),
         "{status}"
     );
     let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
@@ -209,7 +206,7 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
     let text = result.joined_text();
     assert!(
         text.contains(&format!(
-            "the project reads files outside the workspace that confined servers and checkers may NOT read: {} (a path dependency in Cargo.toml; workspace trust is restricted",
+            "the project reads files outside the workspace that confined servers and checkers may NOT read: {} (a `path =` in Cargo.toml; workspace trust is restricted",
             common.display()
         )),
         "{text}"
