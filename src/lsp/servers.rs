@@ -219,7 +219,16 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             // check's artifacts (metadata only) exist twice, and the first check of a run whose
             // `target/rust-analyzer` is new checks the dependencies once. The project check
             // (`"*"`, `checker.rs`) uses the same directory, so it reuses what the flycheck built.
-            settings: json!({"rust-analyzer": {"checkOnSave": true, "cargo": {"targetDir": true}}}),
+            //
+            // `workspace.symbol.search.kind: all_symbols`: rust-analyzer's default searches types
+            // only whenever a type matches, so `symbols` with query `prefilter` on aho-corasick
+            // 1.1.3 listed 10 types and none of the 10 `fn prefilter` (trial20 F4).
+            settings: json!({"rust-analyzer": {
+                "checkOnSave": true,
+                "cargo": {"targetDir": true},
+                "workspace": {"symbol": {"search": {"kind": "all_symbols"}}},
+            }}),
+            initialization_options: json!({"workspace": {"symbol": {"search": {"kind": "all_symbols"}}}}),
             write_check: WriteCheck::ProjectCheckRun,
             cross_check_references: true,
             ..base("rust-analyzer", "rust-analyzer", &[])

@@ -713,3 +713,26 @@ fn a_server_that_never_answers_initialize_is_not_started_again_within_its_backof
     });
     assert!(gone, "a silent server survived its failed start: {pids:?}");
 }
+
+/// rust-analyzer's workspace symbol search is types-only by default whenever a type matches:
+/// on aho-corasick 1.1.3 `symbols` with query `prefilter` listed 10 types and none of the 10
+/// `fn prefilter` (trial20 F4). runbound asks for all symbols: the function, the struct and a
+/// nested function all come back.
+#[test]
+fn rust_analyzer_workspace_symbols_list_functions_beside_a_matching_type() {
+    if support::require_binary("rust_analyzer_workspace_symbols_list_functions_beside_a_matching_type", "rust-analyzer").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"symbols\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n"),
+        (
+            "src/lib.rs",
+            "pub struct Prefilter;\n\npub fn prefilter() -> Prefilter {\n    Prefilter\n}\n\npub mod inner {\n    pub fn prefilter_again() {}\n}\n",
+        ),
+    ]);
+    let run = lsp_run(workspace.path(), |_| {});
+    let text = ok(&run, json!({"op": "symbols", "query": "prefilter"})).0;
+    for listed in ["function prefilter — src/lib.rs:3", "struct Prefilter — src/lib.rs:1", "function prefilter_again — src/lib.rs:8"] {
+        assert!(text.contains(listed), "{listed} missing:\n{text}");
+    }
+}
