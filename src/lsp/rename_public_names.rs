@@ -38,6 +38,23 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
         let old_lines: Vec<&str> = old_text.lines().collect();
         let new_lines: Vec<&str> = new_text.lines().collect();
         let is_package_init = change.path.file_name().is_some_and(|name| name == "__init__.py" || name == "__init__.pyi");
+        for statement in all_statements(&old_lines) {
+            let listed = [format!("\"{old_name}\""), format!("'{old_name}'")].iter().any(|quoted| statement.text.contains(quoted.as_str()));
+            let changed = if old_lines.len() == new_lines.len() {
+                statement.lines.clone().any(|index| old_lines[index] != new_lines[index])
+            } else {
+                !new_text.contains(&statement.text)
+            };
+            if !(listed && changed) {
+                continue;
+            }
+            let shown = crate::render::display_path(workspace_root, &change.path);
+            let module = public_owner_name(&change.path, is_package_init);
+            notes.push(format!(
+                "note: public name changed: {shown}:{} lists `{old_name}` in `__all__`, so `from {module} import *` — and every package that star-imports it — exports `{new_name}` instead of `{old_name}` (`{module}.{old_name}` and the package-level name are gone) — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown} and list both names in `__all__`",
+                statement.lines.start + 1
+            ));
+        }
         for statement in import_statements(&old_lines) {
             let changed = if old_lines.len() == new_lines.len() {
                 statement.lines.clone().any(|index| old_lines[index] != new_lines[index])
@@ -115,6 +132,38 @@ fn import_statements(lines: &[&str]) -> Vec<ImportStatement> {
         let text = lines[start..index].join("\n");
         let words = lines[start..index].iter().flat_map(|line| identifier_words(line.split('#').next().unwrap_or(""))).collect();
         statements.push(ImportStatement { lines: start..index, text, words });
+    }
+    statements
+}
+
+/// The `__all__ = …` / `__all__ += …` / `__all__.extend(…)` statements of a module (a list or
+/// tuple over several lines counted by brackets); `words` is left empty.
+fn all_statements(lines: &[&str]) -> Vec<ImportStatement> {
+    let mut statements = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let trimmed = lines[index].trim_start();
+        let Some(rest) = trimmed.strip_prefix("__all__") else {
+            index += 1;
+            continue;
+        };
+        let rest = rest.trim_start();
+        if !(rest.starts_with('=') || rest.starts_with("+=") || rest.starts_with('.')) || rest.starts_with("==") {
+            index += 1;
+            continue;
+        }
+        let start = index;
+        let mut depth: i32 = 0;
+        loop {
+            let code = lines[index].split('#').next().unwrap_or("");
+            depth += code.matches(['(', '[']).count() as i32 - code.matches([')', ']']).count() as i32;
+            let continued = code.trim_end().ends_with('\\');
+            index += 1;
+            if index >= lines.len() || (depth <= 0 && !continued) {
+                break;
+            }
+        }
+        statements.push(ImportStatement { lines: start..index, text: lines[start..index].join("\n"), words: Vec::new() });
     }
     statements
 }
@@ -219,6 +268,22 @@ mod tests {
             let notes = public_name_notes(Path::new("/w"), &plan("/w/pkg7/__init__.py", old, &new), "helper7", "helper8");
             assert_eq!(notes.len(), 1, "{old:?}: {notes:?}");
         }
+    }
+
+    #[test]
+    fn a_name_listed_in_all_is_a_public_name_star_imports_carry() {
+        // toolz 1.0.0 (trial20 F3): `valfilter` in dicttoolz.py's `__all__`, star-imported by
+        // toolz/__init__.py: the rename removed `toolz.valfilter` and nothing said so.
+        let old = "__all__ = ('merge', 'merge_with',\n           'valfilter', 'keyfilter')\n\ndef valfilter(predicate, d):\n    ...\n";
+        let new = old.replace("valfilter", "filter_values");
+        let notes = public_name_notes(Path::new("/w"), &plan("/w/toolz/dicttoolz.py", old, &new), "valfilter", "filter_values");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("toolz/dicttoolz.py:1 lists `valfilter` in `__all__`"), "{}", notes[0]);
+        assert!(notes[0].contains("`from dicttoolz import *`"), "{}", notes[0]);
+        // Not listed (a name that merely contains it), or `__all__` unchanged: nothing.
+        let other = "__all__ = ['valfilters']\nvalfilter = 1\n";
+        let notes = public_name_notes(Path::new("/w"), &plan("/w/m.py", other, &other.replace("valfilter =", "vf =")), "valfilter", "vf");
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]

@@ -732,7 +732,8 @@ fn rust_analyzer_workspace_symbols_list_functions_beside_a_matching_type() {
     ]);
     let run = lsp_run(workspace.path(), |_| {});
     let text = ok(&run, json!({"op": "symbols", "query": "prefilter"})).0;
-    for listed in ["function prefilter — src/lib.rs:3", "struct Prefilter — src/lib.rs:1", "function prefilter_again — src/lib.rs:8"] {
+    for listed in ["function prefilter — src/lib.rs:3", "struct Prefilter — src/lib.rs:1", "function prefilter_again — src/lib.rs:8"]
+    {
         assert!(text.contains(listed), "{listed} missing:\n{text}");
     }
 }
