@@ -192,6 +192,15 @@ impl LspSupervisor {
         self.project_outside_roots().iter().filter(|root| root.granted).map(|root| root.path.clone()).collect()
     }
 
+    /// The paths of [`LspSupervisor::project_outside_roots`] that confined servers may not read
+    /// (none when the run does not confine).
+    pub(crate) fn withheld_project_outside_roots(&self) -> Vec<PathBuf> {
+        if !self.confine_file_access {
+            return Vec::new();
+        }
+        self.project_outside_roots().iter().filter(|root| !root.granted).map(|root| root.path.clone()).collect()
+    }
+
     /// The note the first answer of a confined run carries when the project names directories
     /// outside the workspace that confined servers may not read (`None` afterwards, and when
     /// there are none or the run opted out of confinement).

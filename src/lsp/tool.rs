@@ -350,6 +350,19 @@ impl Query<'_> {
                 self.resolved.display_column()
             ));
         }
+        // Every empty answer of a confined run that withholds part of the project says so, not
+        // only the run's first answer: aho-corasick opened restricted with memchr at
+        // `path = "../memchr"` answered "no definition found" for a struct in the same file
+        // (cargo metadata could not read the dependency, so rust-analyzer loaded the crate with
+        // its features off) and nothing there said why (trial20 F2).
+        let withheld = self.supervisor.withheld_project_outside_roots();
+        if !withheld.is_empty() {
+            text.push_str(&format!(
+                "; note: servers here may not read {} of the project's files outside the workspace ({}; `lsp` op status lists them): an answer about code that depends on them can be empty or incomplete",
+                crate::render::plural(withheld.len(), "path"),
+                withheld.iter().take(3).map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ")
+            ));
+        }
         text
     }
 }

@@ -212,6 +212,15 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
         "{text}"
     );
     assert!(!text.contains("Adds two numbers") && !text.contains("pub fn add_numbers"), "restricted quoted the dependency:\n{text}");
+    // Not only the first answer: a later empty one says why it may be empty (trial20 F2).
+    let later = restricted.call(Caller::Main, "lsp", json!({"op": "hover", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
+    let text = later.joined_text();
+    assert!(
+        !text.contains("no hover information found")
+            || text.contains("servers here may not read 1 path of the project's files outside the workspace"),
+        "{text}"
+    );
+    assert!(!text.contains("Adds two numbers"), "{text}");
     drop(restricted);
 
     // The same layout inside a git repository: the repository is readable, restricted too.
