@@ -2225,10 +2225,11 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} ({}{more} in {}{in_written}), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
             crate::render::plural(found.files, "file"),
+            found.crate_name,
             found.crate_name
         ));
     }
