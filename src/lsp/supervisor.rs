@@ -785,7 +785,7 @@ impl LspSupervisor {
         for root in self.project_outside_roots() {
             match &root.withheld_because {
                 None => outside.push_str(&format!(
-                    "; readable outside the workspace, the project uses it: {} ({})",
+                    "; readable outside the workspace, the project uses it: {} ({}; a change made there outside runbound reaches the servers only after `lsp` op reload)",
                     root.path.display(),
                     root.why
                 )),

@@ -182,7 +182,7 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
     );
     let status = call(&trusted, json!({"op": "status"}));
     assert!(
-        status.contains(&format!("readable outside the workspace, the project uses it: {} (a `path =` in Cargo.toml)", common.display())),
+        status.contains(&format!("readable outside the workspace, the project uses it: {} (a `path =` in Cargo.toml; a change made there outside runbound reaches the servers only after `lsp` op reload)", common.display())),
         "{status}"
     );
     let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
@@ -231,7 +231,7 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
     let repository = std::fs::canonicalize(base.path()).unwrap();
     assert!(
         status.contains(&format!(
-            "readable outside the workspace, the project uses it: {} (the repository the workspace is in (.git there))",
+            "readable outside the workspace, the project uses it: {} (the repository the workspace is in (.git there); a change made there",
             repository.display()
         )),
         "{status}"
