@@ -554,15 +554,7 @@ mod tests {
         assert!(confinement.private_temp_dir);
     }
 
-    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (relative, text) in files {
-            let path = dir.path().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        dir
-    }
+    use crate::test_support::workspace_with as tree;
 
     #[test]
     fn manifests_name_outside_paths_granted_when_trusted_and_withheld_when_restricted() {

@@ -547,15 +547,7 @@ fn is_compiled_doc_test(info: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (relative, text) in files {
-            let path = dir.path().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        dir
-    }
+    use crate::test_support::workspace_with as tree;
 
     fn names(root: &Path, found: &Dependents) -> Vec<String> {
         let root = std::fs::canonicalize(root).unwrap();

@@ -38,13 +38,17 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
         let old_lines: Vec<&str> = old_text.lines().collect();
         let new_lines: Vec<&str> = new_text.lines().collect();
         let is_package_init = change.path.file_name().is_some_and(|name| name == "__init__.py" || name == "__init__.pyi");
-        for statement in all_statements(&old_lines) {
-            let listed = [format!("\"{old_name}\""), format!("'{old_name}'")].iter().any(|quoted| statement.text.contains(quoted.as_str()));
-            let changed = if old_lines.len() == new_lines.len() {
+        // Lines pair up when the rename kept the line count (it renames within lines).
+        let changed_by_rename = |statement: &ImportStatement| {
+            if old_lines.len() == new_lines.len() {
                 statement.lines.clone().any(|index| old_lines[index] != new_lines[index])
             } else {
                 !new_text.contains(&statement.text)
-            };
+            }
+        };
+        for statement in all_statements(&old_lines) {
+            let listed = [format!("\"{old_name}\""), format!("'{old_name}'")].iter().any(|quoted| statement.text.contains(quoted.as_str()));
+            let changed = changed_by_rename(&statement);
             if !(listed && changed) {
                 continue;
             }
@@ -56,11 +60,7 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
             ));
         }
         for statement in import_statements(&old_lines) {
-            let changed = if old_lines.len() == new_lines.len() {
-                statement.lines.clone().any(|index| old_lines[index] != new_lines[index])
-            } else {
-                !new_text.contains(&statement.text)
-            };
+            let changed = changed_by_rename(&statement);
             if !changed {
                 continue;
             }
@@ -119,16 +119,7 @@ fn import_statements(lines: &[&str]) -> Vec<ImportStatement> {
             continue;
         }
         let start = index;
-        let mut depth: i32 = 0;
-        loop {
-            let code = lines[index].split('#').next().unwrap_or("");
-            depth += code.matches('(').count() as i32 - code.matches(')').count() as i32;
-            let continued = code.trim_end().ends_with('\\');
-            index += 1;
-            if index >= lines.len() || (depth <= 0 && !continued) {
-                break;
-            }
-        }
+        index = statement_end(lines, start);
         let text = lines[start..index].join("\n");
         let words = lines[start..index].iter().flat_map(|line| identifier_words(line.split('#').next().unwrap_or(""))).collect();
         statements.push(ImportStatement { lines: start..index, text, words });
@@ -153,19 +144,26 @@ fn all_statements(lines: &[&str]) -> Vec<ImportStatement> {
             continue;
         }
         let start = index;
-        let mut depth: i32 = 0;
-        loop {
-            let code = lines[index].split('#').next().unwrap_or("");
-            depth += code.matches(['(', '[']).count() as i32 - code.matches([')', ']']).count() as i32;
-            let continued = code.trim_end().ends_with('\\');
-            index += 1;
-            if index >= lines.len() || (depth <= 0 && !continued) {
-                break;
-            }
-        }
+        index = statement_end(lines, start);
         statements.push(ImportStatement { lines: start..index, text: lines[start..index].join("\n"), words: Vec::new() });
     }
     statements
+}
+
+/// The index after the last line of the statement starting at `start`: its brackets closed
+/// (`(`/`[` against `)`/`]`, comments left out) and no `\` continuation.
+fn statement_end(lines: &[&str], start: usize) -> usize {
+    let mut index = start;
+    let mut depth: i32 = 0;
+    loop {
+        let code = lines[index].split('#').next().unwrap_or("");
+        depth += code.matches(['(', '[']).count() as i32 - code.matches([')', ']']).count() as i32;
+        let continued = code.trim_end().ends_with('\\');
+        index += 1;
+        if index >= lines.len() || (depth <= 0 && !continued) {
+            return index;
+        }
+    }
 }
 
 /// The identifiers of `code` in order (dots, commas and parentheses separate them).
