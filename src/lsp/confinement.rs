@@ -563,7 +563,7 @@ mod tests {
             ("common/Cargo.toml", ""),
             ("y/go.mod", ""),
             ("tsconfig.base.json", "{}"),
-            ("shared/tsconfig.json", "{}"),
+            ("types/tsconfig.json", "{}"),
             ("lib/package.json", "{}"),
             ("pylib/m.py", ""),
             (
@@ -571,7 +571,7 @@ mod tests {
                 "[dependencies]\ncommon = { path = \"../common\" }\ninner = { path = \"crates/inner\" }\n# old = { path = \"../commented\" }\nmy_path = \"../not-a-path-key\"\n",
             ),
             ("ws/go.mod", "module x\n\nreplace example.com/y => ../y\nreplace example.com/z v1.0.0 => example.com/z v1.1.0\n"),
-            ("ws/tsconfig.json", "{\n  // base\n  \"extends\": \"../tsconfig.base.json\",\n  \"references\": [{ \"path\": \"../shared\" }]\n}\n"),
+            ("ws/tsconfig.json", "{\n  // base\n  \"extends\": \"../tsconfig.base.json\",\n  \"references\": [{ \"path\": \"../types\" }]\n}\n"),
             ("ws/package.json", "{\"dependencies\": {\"lib\": \"file:../lib\", \"left-pad\": \"^1.0.0\"}}\n"),
             ("ws/pyproject.toml", "[tool.pyright]\nextraPaths = [\n  \"../pylib\",\n  \"src\",\n]\ninclude = [\"../not-extra\"]\n"),
         ]);
@@ -586,7 +586,7 @@ mod tests {
                 (base.join("common"), "a `path =` in Cargo.toml", true),
                 (base.join("y"), "a `replace` in go.mod", true),
                 (base.join("tsconfig.base.json"), "`extends` in tsconfig.json", true),
-                (base.join("shared"), "`path` in tsconfig.json", true),
+                (base.join("types"), "`path` in tsconfig.json", true),
                 (base.join("lib"), "a `file:` dependency in package.json", true),
                 (base.join("pylib"), "pyright `extraPaths` in pyproject.toml", true),
             ]
@@ -614,13 +614,13 @@ mod tests {
         use crate::trust::WorkspaceTrust;
         use std::os::unix::fs::PermissionsExt;
         let dir =
-            tree(&[("realhome/.ssh/id", "secret\n"), ("realhome/private/x", "x\n"), ("shared/x", "x\n"), ("out/lib/x.py", "x = 1\n")]);
+            tree(&[("realhome/.ssh/id", "secret\n"), ("realhome/private/x", "x\n"), ("open-to-all/x", "x\n"), ("out/lib/x.py", "x = 1\n")]);
         let base = std::fs::canonicalize(dir.path()).unwrap();
         std::os::unix::fs::symlink(base.join("realhome"), base.join("homelink")).unwrap();
-        std::fs::set_permissions(base.join("shared"), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        std::fs::set_permissions(base.join("open-to-all"), std::fs::Permissions::from_mode(0o1777)).unwrap();
         std::os::unix::fs::symlink(base.join("out"), base.join("canary-target-name")).unwrap();
         let manifest = format!(
-            "[dependencies]\nh = {{ path = \"{home}\" }}\nssh = {{ path = \"{home}/.ssh\" }}\nfd = {{ path = \"/proc/self/fd/0\" }}\nlater = {{ path = \"../not-yet\" }}\nshared = {{ path = \"../shared\" }}\netc = {{ path = \"/etc\" }}\nvar = {{ path = \"/var\" }}\nlink = {{ path = \"../canary-target-name/lib\" }}\n",
+            "[dependencies]\nh = {{ path = \"{home}\" }}\nssh = {{ path = \"{home}/.ssh\" }}\nfd = {{ path = \"/proc/self/fd/0\" }}\nlater = {{ path = \"../not-yet\" }}\nopen = {{ path = \"../open-to-all\" }}\netc = {{ path = \"/etc\" }}\nvar = {{ path = \"/var\" }}\nlink = {{ path = \"../canary-target-name/lib\" }}\n",
             home = base.join("realhome").display()
         );
         std::fs::create_dir_all(base.join("ws")).unwrap();
@@ -638,7 +638,7 @@ mod tests {
         assert!(why(".ssh").contains("hidden directory of the home directory"));
         assert!(why("/proc/self/fd/0").contains("kernel file system"));
         assert!(why("not-yet").contains("does not exist"));
-        assert!(why("shared").contains("any user can write it"));
+        assert!(why("open-to-all").contains("any user can write it"));
         assert!(why("/var").contains("top-level directory"), "{roots:?}");
         // Readable anyway: not listed. The comment's extraPaths: not a setting.
         assert!(!roots.iter().any(|root| root.path.starts_with("/etc") || root.path.ends_with("out")), "{roots:?}");

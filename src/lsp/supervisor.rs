@@ -201,6 +201,31 @@ impl LspSupervisor {
         self.project_outside_roots().iter().filter(|root| !root.granted).map(|root| root.path.clone()).collect()
     }
 
+    /// The notes a file-diagnostics answer carries about the project's outside roots: the ones
+    /// confined servers may not read (errors in code that uses them can be missing), and the
+    /// readable ones (a change made there by hand reaches the servers after `reload`). Empty when
+    /// the project has none.
+    pub(crate) fn outside_roots_diagnostics_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let shown = |paths: Vec<PathBuf>| paths.iter().take(3).map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ");
+        let withheld = self.withheld_project_outside_roots();
+        if !withheld.is_empty() {
+            notes.push(format!(
+                "note: the servers may not read {} of the project's files outside the workspace ({}): errors in code that uses them can be missing here; `lsp` op status lists them",
+                crate::render::plural(withheld.len(), "path"),
+                shown(withheld)
+            ));
+        }
+        let readable = self.granted_project_outside_roots();
+        if !readable.is_empty() {
+            notes.push(format!(
+                "note: a file changed by hand outside the workspace (in {}) reaches the servers only after `lsp` op reload; until then answers about code that uses it can be stale",
+                shown(readable)
+            ));
+        }
+        notes
+    }
+
     /// The note the first answer of a confined run carries when the project names directories
     /// outside the workspace that confined servers may not read (`None` afterwards, and when
     /// there are none or the run opted out of confinement).

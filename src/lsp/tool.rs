@@ -2280,6 +2280,10 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             crate::render::one_or_many(unconfirmed.len(), "an error", "errors"),
         ));
     }
+    // What the project's outside roots mean for this answer (trial21 F1, F2): a restricted run's
+    // "no errors" said nothing of the dependency rust-analyzer could not read, and a trusted
+    // run's stayed stale after a hand edit in `../num-traits` until `reload`.
+    notes.extend(supervisor.outside_roots_diagnostics_notes());
     let file_text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).unwrap_or_default();
     let lines = split_lines(&file_text);
     let whole_file_inactive = inactive.iter().any(|range| crate::lsp::inactive::covers_whole_text(range, &file_text));

@@ -192,6 +192,15 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
         .unwrap();
     let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
     assert!(check.contains("src/main.rs:2") && check.contains("E0061"), "{check}");
+    // File diagnostics say that a hand edit in the dependency needs a reload (trial21 F2).
+    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(
+        file.contains(&format!(
+            "a file changed by hand outside the workspace (in {}) reaches the servers only after `lsp` op reload",
+            common.display()
+        )),
+        "{file}"
+    );
     drop(trusted);
     std::fs::write(
         workspace.join("src/main.rs"),
@@ -212,6 +221,9 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
         "{text}"
     );
     assert!(!text.contains("Adds two numbers") && !text.contains("pub fn add_numbers"), "restricted quoted the dependency:\n{text}");
+    // File diagnostics say errors can be missing (trial21 F1: "no errors" where cargo had one).
+    let file = restricted.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/main.rs"})).joined_text();
+    assert!(file.contains("the servers may not read 1 path of the project's files outside the workspace"), "{file}");
     // Not only the first answer: a later empty one says why it may be empty (trial20 F2).
     let later = restricted.call(Caller::Main, "lsp", json!({"op": "hover", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
     let text = later.joined_text();
