@@ -737,3 +737,31 @@ fn rust_analyzer_workspace_symbols_list_functions_beside_a_matching_type() {
         assert!(text.contains(listed), "{listed} missing:\n{text}");
     }
 }
+
+/// pyparsing 3.3.3 (trial21 F5): `tests/requirements.txt` makes `tests/` a pyright root of its
+/// own, which the root's pyright covers too; a workspace symbol query asked both and listed a
+/// symbol of `tests/` twice ("5 symbols" for 3). Listed once, and the overlap said.
+#[test]
+fn workspace_symbols_of_overlapping_pyright_roots_are_listed_once() {
+    if support::require_binary("workspace_symbols_of_overlapping_pyright_roots_are_listed_once", "pyright-langserver").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"overlap\"\nversion = \"0.1.0\"\n"),
+        ("overlap/__init__.py", "def zebra_helper() -> int:\n    return 1\n"),
+        ("tests/requirements.txt", "pytest\n"),
+        (
+            "tests/test_zebra.py",
+            "from overlap import zebra_helper\n\n\ndef test_zebra_helper_value() -> None:\n    assert zebra_helper() == 1\n",
+        ),
+    ]);
+    let run = lsp_run(workspace.path(), |config| config.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()]);
+    // Both roots' servers running: one for the package, one for tests/.
+    ok(&run, json!({"op": "symbols", "file": "overlap/__init__.py"}));
+    ok(&run, json!({"op": "symbols", "file": "tests/test_zebra.py"}));
+    let status = ok(&run, json!({"op": "status"})).0;
+    let text = ok(&run, json!({"op": "symbols", "query": "test_zebra_helper_value"})).0;
+    let listed = text.lines().filter(|line| line.contains("tests/test_zebra.py:4")).count();
+    assert_eq!(listed, 1, "status:\n{status}\nanswer:\n{text}");
+    assert!(text.contains("reported by more than one server root at the same place is listed once"), "status:\n{status}\nanswer:\n{text}");
+}
