@@ -416,7 +416,17 @@ pub fn project_diagnostics(
             let mut runs: Vec<CheckerRun> = roots
                 .iter()
                 .map(|(checker, dir)| {
-                    run_checker(checker, dir, root, path_env.as_deref(), &budget, trust, selection, supervisor.confines_file_access())
+                    run_checker(
+                        checker,
+                        dir,
+                        root,
+                        path_env.as_deref(),
+                        &budget,
+                        trust,
+                        selection,
+                        supervisor.confines_file_access(),
+                        supervisor.project_outside_roots(),
+                    )
                 })
                 .collect();
             for (run, _) in runs.iter_mut().zip(&roots).filter(|(_, (checker, _))| *checker == "pyright") {
@@ -1174,7 +1184,9 @@ fn find_binary(names: &[&str], root: &Path) -> Option<PathBuf> {
 }
 
 /// `confine`: start each step under the file-access confinement (Landlock) of
-/// [`crate::lsp::confinement::tool_confinement`].
+/// [`crate::lsp::confinement::tool_confinement`], which may also read the granted entries of
+/// `project_outside_roots` (the run's, [`LspSupervisor::project_outside_roots`]); their files'
+/// messages are quoted, confined or not.
 #[allow(clippy::too_many_arguments)]
 fn run_checker(
     checker: &str,
@@ -1185,13 +1197,13 @@ fn run_checker(
     trust: WorkspaceTrust,
     selection: &FeatureSelection,
     confine: bool,
+    project_outside_roots: &[crate::lsp::confinement::ProjectOutsideRoot],
 ) -> CheckerRun {
     let end = budget.end;
     let start = Instant::now();
-    // What of the project outside the workspace a confined step may read, and whose messages
-    // are quoted (granted roots, confined or not).
-    let project_roots_for_quoting = crate::lsp::confinement::project_outside_roots(workspace_root, trust);
-    let project_roots: &[crate::lsp::confinement::ProjectOutsideRoot] = if confine { &project_roots_for_quoting } else { &[] };
+    let project_roots: &[crate::lsp::confinement::ProjectOutsideRoot] = if confine { project_outside_roots } else { &[] };
+    let quoted_outside_roots: Vec<PathBuf> =
+        project_outside_roots.iter().filter(|root| root.granted).map(|root| root.path.clone()).collect();
     let mut run = CheckerRun {
         command: String::new(),
         root: root.to_path_buf(),
@@ -1432,9 +1444,7 @@ fn run_checker(
         };
         match parsed {
             Ok(mut records) => {
-                let granted: Vec<PathBuf> =
-                    project_roots_for_quoting.iter().filter(|root| root.granted).map(|root| root.path.clone()).collect();
-                withhold_messages_from_unknown_outside_files(workspace_root, &granted, &mut records);
+                withhold_messages_from_unknown_outside_files(workspace_root, &quoted_outside_roots, &mut records);
                 // pyright and tsc print each diagnostic of their one program once: equal
                 // records are distinct diagnostics. The others repeat within a step: cargo once
                 // per target (lib, test, bench), go vet for a package and its test variant,

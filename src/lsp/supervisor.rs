@@ -107,6 +107,11 @@ struct Instance {
     interpreter: Option<InterpreterInUse>,
 }
 
+/// The first three of `paths`, joined by `, ` (a note's short list; the status lists them all).
+fn first_paths(paths: &[PathBuf]) -> String {
+    paths.iter().take(3).map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
 /// Raises an operator event about a language server (see [`crate::events`]).
 fn lsp_event(level: EventLevel, message: String) {
     crate::events::emit(RunEvent::new(level, "lsp", message));
@@ -207,23 +212,26 @@ impl LspSupervisor {
     /// the project has none.
     pub(crate) fn outside_roots_diagnostics_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        let shown = |paths: Vec<PathBuf>| paths.iter().take(3).map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ");
-        let withheld = self.withheld_project_outside_roots();
-        if !withheld.is_empty() {
+        if let Some((count, shown)) = self.withheld_roots_summary() {
             notes.push(format!(
-                "note: the servers may not read {} of the project's files outside the workspace ({}): errors in code that uses them can be missing here; `lsp` op status lists them",
-                crate::render::plural(withheld.len(), "path"),
-                shown(withheld)
+                "note: the servers may not read {count} of the project's files outside the workspace ({shown}): errors in code that uses them can be missing here; `lsp` op status lists them"
             ));
         }
         let readable = self.granted_project_outside_roots();
         if !readable.is_empty() {
             notes.push(format!(
                 "note: a file changed by hand outside the workspace (in {}) reaches the servers only after `lsp` op reload; until then answers about code that uses it can be stale",
-                shown(readable)
+                first_paths(&readable)
             ));
         }
         notes
+    }
+
+    /// The withheld outside roots ([`LspSupervisor::withheld_project_outside_roots`]) said
+    /// briefly: (`2 paths`, the first three joined by `, `); `None` when there are none.
+    pub(crate) fn withheld_roots_summary(&self) -> Option<(String, String)> {
+        let withheld = self.withheld_project_outside_roots();
+        (!withheld.is_empty()).then(|| (crate::render::plural(withheld.len(), "path"), first_paths(&withheld)))
     }
 
     /// The note the first answer of a confined run carries when the project names directories

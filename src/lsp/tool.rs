@@ -355,12 +355,9 @@ impl Query<'_> {
         // `path = "../memchr"` answered "no definition found" for a struct in the same file
         // (cargo metadata could not read the dependency, so rust-analyzer loaded the crate with
         // its features off) and nothing there said why (trial20 F2).
-        let withheld = self.supervisor.withheld_project_outside_roots();
-        if !withheld.is_empty() {
+        if let Some((count, shown)) = self.supervisor.withheld_roots_summary() {
             text.push_str(&format!(
-                "; note: servers here may not read {} of the project's files outside the workspace ({}; `lsp` op status lists them): an answer about code that depends on them can be empty or incomplete",
-                crate::render::plural(withheld.len(), "path"),
-                withheld.iter().take(3).map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ")
+                "; note: servers here may not read {count} of the project's files outside the workspace ({shown}; `lsp` op status lists them): an answer about code that depends on them can be empty or incomplete"
             ));
         }
         text
