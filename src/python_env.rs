@@ -425,8 +425,8 @@ fn find_pyright_config(root: &Path, workspace_root: &Path) -> Option<PyrightConf
 
 /// The pyright settings table of a configuration file's `text`: the whole object of a
 /// `pyrightconfig.json` (JSON with comments and trailing commas, as pyright accepts), or the
-/// `[tool.basedpyright]` / `[tool.pyright]` table of a `pyproject.toml` (string values only;
-/// enough for `venvPath`, `venv`, `extends`). `None` when the text cannot be parsed, or a
+/// `[tool.basedpyright]` / `[tool.pyright]` table of a `pyproject.toml` (string, boolean and
+/// string-array values; enough for `venvPath`, `venv`, `extends`, `include`, `report…` rules). `None` when the text cannot be parsed, or a
 /// `pyproject.toml` has neither table.
 pub(crate) fn config_table(file: &Path, text: &str) -> Option<(String, serde_json::Map<String, Value>)> {
     if file.extension().is_some_and(|ext| ext == "toml") {
@@ -438,6 +438,10 @@ pub(crate) fn config_table(file: &Path, text: &str) -> Option<(String, serde_jso
                 for (key, item) in table.iter() {
                     if let Some(value) = item.as_str() {
                         map.insert(key.to_owned(), Value::String(value.to_owned()));
+                    } else if let Some(value) = item.as_bool() {
+                        // `reportMissingImports = false`: read by the diagnostics-on-write note
+                        // on rules turned off (`lsp::pyright_blind_spots`).
+                        map.insert(key.to_owned(), Value::Bool(value));
                     } else if let Some(array) = item.as_array() {
                         // `include` / `exclude`: arrays of strings.
                         let strings: Vec<Value> =

@@ -1082,12 +1082,19 @@ fn shown_in_workspace(root: &Path, path: &Path) -> String {
 }
 
 fn validate_arguments(tool: &RegisteredTool, arguments: &Value) -> Result<(), ToolError> {
+    let mut fields_at_fault: Vec<String> = Vec::new();
+    let mut all_at_a_field = true;
     let problems: Vec<String> = tool
         .validator
         .iter_errors(arguments)
         .take(5)
         .map(|err| {
             let path = err.instance_path().to_string();
+            match path.trim_start_matches('/').split('/').next().filter(|field| !field.is_empty()) {
+                Some(field) if !fields_at_fault.iter().any(|known| known == field) => fields_at_fault.push(field.to_owned()),
+                Some(_) => {}
+                None => all_at_a_field = false,
+            }
             let at = if path.is_empty() { "arguments".to_owned() } else { format!("field {path}") };
             format!("{at}: {err}")
         })
@@ -1095,8 +1102,34 @@ fn validate_arguments(tool: &RegisteredTool, arguments: &Value) -> Result<(), To
     if problems.is_empty() {
         return Ok(());
     }
+    // A wrong value of a named field: that field's description, not the whole schema (the lsp
+    // tool's is ~3,000 characters); a missing or unknown field: every field.
+    let only = all_at_a_field.then_some(fields_at_fault.as_slice());
     Err(ToolError::invalid(format!("invalid arguments for {}: {}", tool.descriptor.name, problems.join("; ")))
-        .with_hint(describe_fields(&tool.descriptor.input_schema)))
+        .with_hint(describe_fields_of(&tool.descriptor.input_schema, only)))
+}
+
+/// The fields of an input schema for an LLM (see [`describe_fields`]); with `only`, just the
+/// named fields that exist in the schema, then the names of the others.
+fn describe_fields_of(schema: &Value, only: Option<&[String]>) -> String {
+    let Some(only) = only else { return describe_fields(schema) };
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return describe_fields(schema) };
+    if only.is_empty() || !only.iter().all(|name| properties.contains_key(name)) {
+        return describe_fields(schema);
+    }
+    let mut narrowed = schema.clone();
+    if let Some(Value::Object(kept)) = narrowed.get_mut("properties") {
+        kept.retain(|name, _| only.contains(name));
+    }
+    let others: Vec<&str> = properties.keys().filter(|name| !only.contains(name)).map(String::as_str).collect();
+    let mut hint = describe_fields(&narrowed).replacen("send a JSON object with these fields:", "fix this field:", 1);
+    if only.len() > 1 {
+        hint = hint.replacen("fix this field:", "fix these fields:", 1);
+    }
+    if !others.is_empty() {
+        hint.push_str(&format!("\nthe other fields ({}) are described in the tool's inputSchema (tools/list)", others.join(", ")));
+    }
+    hint
 }
 
 /// The fields of an input schema for an LLM, one per line: `name (type, required): description`,
@@ -1148,6 +1181,22 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrong_value_of_a_named_field_describes_that_field_only() {
+        let schema = json!({"type": "object", "properties": {
+            "op": {"type": "string", "description": "What to do."},
+            "kind": {"type": "array", "description": "Kinds to keep, e.g. [\"function\"]."},
+            "depth": {"type": "integer", "description": "How deep."}
+        }, "required": ["op"]});
+        let only = ["kind".to_owned()];
+        let hint = describe_fields_of(&schema, Some(&only));
+        assert!(hint.starts_with("fix this field:\n- kind (array): Kinds to keep"), "{hint}");
+        assert!(!hint.contains("How deep") && hint.contains("the other fields (depth, op)"), "{hint}");
+        // A field the schema does not have, or no field named: every field.
+        assert!(describe_fields_of(&schema, Some(&["nope".to_owned()])).contains("How deep"));
+        assert!(describe_fields_of(&schema, None).contains("How deep"));
+    }
 
     #[test]
     fn field_hints_cover_plain_composed_and_empty_schemas() {

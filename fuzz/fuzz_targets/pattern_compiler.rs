@@ -1,7 +1,8 @@
 //! Fuzz target: arbitrary pattern text × language × context through the contextual pattern
 //! compiler. Properties: no panic, and bounded time per input (the compiler refuses patterns
-//! over `MAX_PATTERN_BYTES`; each accepted pattern is also matched against a small source so the
-//! compiled tree is exercised).
+//! over `MAX_PATTERN_BYTES`, and patterns nesting `$$$` deeper than
+//! `MAX_MULTI_METAVARIABLE_NESTING`, whose matching time doubles per level; each accepted
+//! pattern is also matched against itself as source so the compiled tree is exercised).
 //!
 //! Input: the first byte selects the language (`byte % languages`) and, from its remaining
 //! range (`byte / languages`), either one of that language's wrapping contexts
@@ -12,7 +13,12 @@
 //! runs several times faster while every context of every language, and the full search, stay
 //! reachable. Corpora from the earlier layout (first byte = language only) stay valid inputs.
 //!
-//! Run: `cargo +nightly fuzz run pattern_compiler -- -max_total_time=120 -timeout=5`.
+//! Seeds: `fuzz/seeds/pattern_compiler/` (`nested_cpp_labels_46.txt`: selector `Y` = C++ in
+//! the declaration context, then `$$$:` 46 times, the input that timed out before the compiler
+//! refused `$$$` nested deeper than `MAX_MULTI_METAVARIABLE_NESTING`).
+//!
+//! Run: `cargo +nightly fuzz run pattern_compiler fuzz/corpus/pattern_compiler fuzz/seeds/pattern_compiler -- -max_total_time=120 -timeout=5`
+//! (libFuzzer writes new inputs to the first directory only, so the seeds stay as committed).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -11,7 +11,7 @@
 //! | `Cargo.toml` | `cargo check --all-targets --keep-going --message-format=json` (lib, bins, tests, benches, examples: what rust-analyzer's own check covers; an error in a bench is an error of the project), plus the call's `--features` / `--all-features` / `--no-default-features`, in rust-analyzer's target directory (`--target-dir target/rust-analyzer`, or `$CARGO_TARGET_DIR/rust-analyzer`: what its flycheck built is reused, and `target/`'s build lock, held by the user's own cargo builds, is never waited for); then `cargo metadata --no-deps` for the features left off and the files gated on them ([`crate::lsp::cargo_features`]) |
 //! | `pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`, `pyrightconfig.json` | `pyright --outputjson` (or `basedpyright`) |
 //! | `tsconfig.json` | `tsc --noEmit -p tsconfig.json --pretty false` |
-//! | `go.mod` | `go vet ./...` and `go build ./...` |
+//! | `go.mod` | `go vet ./...` and `go build ./...` (a compile-only `go test` of the packages whose type errors stopped vet), `go list -e` of the module's packages, then `gopls check` of the files of the packages (and test packages) that import a package that failed to compile: go compiles none of them ([`GoCoverage`]); files excluded by build constraints are named NOT compiled |
 //! | `pubspec.yaml` | `dart analyze --format=machine` |
 //! | `compile_commands.json`, `compile_flags.txt` | `clang-tidy -p <root>` per source file (at most 50), else `clangd --check=<file>` |
 //!
@@ -45,6 +45,7 @@ use crate::lsp::listing::{workspace_fingerprint, Fingerprint};
 use crate::lsp::output::{CheckerDiagnostic, CheckerRunSummary, DiagnosticsOp, LspOutput, PageWindow, WorkspaceCheck};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::ToolOutput;
+use crate::render::plural;
 use crate::result::ToolResult;
 use crate::transport::process::{run_to_completion, ProcessSpec};
 use crate::trust::{restricted_search_path, WorkspaceTrust};
@@ -103,6 +104,52 @@ pub struct CheckerRun {
     /// (NOT checked) or silences (`ignore`), or why the configuration could not be read; `None`
     /// for other checkers and for a pyright run without a configuration that restricts it.
     pub python_scope: Option<PythonScopeOutcome>,
+    /// Go runs: what `go list` says the compiler never type-checked (packages importing a
+    /// package that failed to compile, files excluded by build constraints), and whether
+    /// `gopls check` type-checked the former instead; `None` for other checkers or when `go
+    /// list` did not run (its problem is in `problem`).
+    pub go_coverage: Option<GoCoverage>,
+}
+
+/// What a Go run's compiler steps (`go vet`, `go build`, `go test` compiling) never type-checked,
+/// from `go list -e` of the module's packages (issue 11, trial22 F3/F5).
+#[derive(Debug, Clone, Default)]
+pub struct GoCoverage {
+    /// Packages (and test packages) of the module that import, directly or not, a package that
+    /// failed to compile: go builds nothing that depends on a failed package, so their own
+    /// errors never reach its output.
+    pub packages_not_compiled: Vec<GoPackageNotCompiled>,
+    /// `gopls check` type-checked the files of `packages_not_compiled` (it type-checks a
+    /// package whatever its imports' errors); its findings are in the run's records with the
+    /// source `gopls check`. `false`: they are NOT checked (the run's `problem` says why).
+    pub checked_by_gopls: bool,
+    /// Go files of the module's packages that the build constraints (`//go:build` lines, file
+    /// name suffixes) exclude for the GOOS/GOARCH/tags in force (`go list`'s `IgnoredGoFiles`):
+    /// no step compiled them.
+    pub excluded_by_build_constraints: Vec<GoConstrainedFile>,
+}
+
+/// A package (or a package's test files) the Go compiler never type-checked because a package it
+/// imports failed to compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoPackageNotCompiled {
+    /// Its import path; ` (tests)` follows it when only its `_test.go` files are concerned.
+    pub package: String,
+    /// Its files that were not compiled (absolute).
+    pub files: Vec<PathBuf>,
+    /// The failed package it imports (the first found, by import path).
+    pub failed_import: String,
+}
+
+/// A Go file excluded by build constraints, and the command that compiles it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoConstrainedFile {
+    /// The file (absolute).
+    pub path: PathBuf,
+    /// Its constraint terms, e.g. `appengine js`, or its file-name suffix.
+    pub terms: String,
+    /// A command that compiles it, e.g. `GOOS=js GOARCH=wasm go vet -tags=appengine ./util`.
+    pub check_command: String,
 }
 
 /// What a pyright run's configuration leaves unchecked under its root (see
@@ -425,7 +472,7 @@ pub fn project_diagnostics(
                         trust,
                         selection,
                         supervisor.confines_file_access(),
-                        supervisor.project_outside_roots(),
+                        &supervisor.project_outside_roots(),
                     )
                 })
                 .collect();
@@ -525,6 +572,7 @@ pub fn project_diagnostics(
     }
     text.push_str(&targets_not_checked_headline(&runs, supervisor));
     text.push_str(&python_scope_headline(&runs));
+    text.push_str(&go_coverage_headline(&runs, supervisor));
     for run in &runs {
         // What this run contributes after repeats (the same finding from two steps, or twice from
         // one) were listed once, so the counts agree with the header.
@@ -565,6 +613,10 @@ pub fn project_diagnostics(
             text.push_str(&format!("\n    NOT checked: {}", target.render(|path| supervisor.display_path(path))));
         }
         for line in python_scope_lines(run, supervisor) {
+            text.push_str("\n    ");
+            text.push_str(&line);
+        }
+        for line in go_coverage_lines(run, supervisor) {
             text.push_str("\n    ");
             text.push_str(&line);
         }
@@ -671,6 +723,21 @@ pub fn project_diagnostics(
             python_files_not_checked: shown_paths(python_files(run).map(|files| files.not_checked.as_slice())),
             python_files_ignored_total: python_files(run).map_or(0, |files| files.ignored_total),
             python_files_ignored: shown_paths(python_files(run).map(|files| files.ignored.as_slice())),
+            go_packages_not_compiled: run
+                .go_coverage
+                .iter()
+                .flat_map(|coverage| &coverage.packages_not_compiled)
+                .map(|package| {
+                    format!("{}: {} (imports failed {})", package.package, plural(package.files.len(), "file"), package.failed_import)
+                })
+                .collect(),
+            go_packages_checked_by_gopls: run.go_coverage.as_ref().is_some_and(|coverage| coverage.checked_by_gopls),
+            go_files_excluded_by_build_constraints: run
+                .go_coverage
+                .iter()
+                .flat_map(|coverage| &coverage.excluded_by_build_constraints)
+                .map(|file| go_constrained_file_text(file, supervisor))
+                .collect(),
         })
         .collect();
     let targets_not_checked: Vec<String> = runs.iter().flat_map(|run| run.targets_not_checked.clone()).collect();
@@ -745,6 +812,121 @@ fn targets_not_checked_headline(runs: &[CheckerRun], supervisor: &LspSupervisor)
         parts.push(format!("{} (required-features not enabled, see below)", by_features.join(", ")));
     }
     format!(" — NOT checked: {}", parts.join("; "))
+}
+
+/// How many Go files excluded by build constraints the headline names (the run's lines name
+/// up to [`GO_LINES_SHOWN`]).
+const GO_HEADLINE_FILES: usize = 5;
+
+/// How many packages go never compiled, and files build constraints exclude, a Go run's lines name.
+const GO_LINES_SHOWN: usize = 30;
+
+/// `util/util_safe.go (appengine js): check with `GOOS=js GOARCH=wasm go vet -tags=appengine ./util``.
+fn go_constrained_file_text(file: &GoConstrainedFile, supervisor: &LspSupervisor) -> String {
+    let terms = if file.terms.is_empty() { String::new() } else { format!(" ({})", file.terms) };
+    format!("{}{terms}: check with `{}`", supervisor.display_path(&file.path), file.check_command)
+}
+
+/// The headline's words on what the Go runs never compiled: packages importing a failed
+/// package that `gopls check` could not check either (NOT checked), and files excluded by build
+/// constraints (NOT compiled), with the command that checks the first of them; empty when
+/// there is none.
+fn go_coverage_headline(runs: &[CheckerRun], supervisor: &LspSupervisor) -> String {
+    let mut text = String::new();
+    let unchecked: Vec<&GoPackageNotCompiled> = runs
+        .iter()
+        .filter_map(|run| run.go_coverage.as_ref())
+        .filter(|coverage| !coverage.checked_by_gopls)
+        .flat_map(|coverage| &coverage.packages_not_compiled)
+        .collect();
+    if !unchecked.is_empty() {
+        let mut failed: Vec<&str> = unchecked.iter().map(|package| package.failed_import.as_str()).collect();
+        failed.sort_unstable();
+        failed.dedup();
+        let names: Vec<&str> = unchecked.iter().take(GO_HEADLINE_FILES).map(|package| package.package.as_str()).collect();
+        let more = unchecked.len().saturating_sub(names.len());
+        text.push_str(&format!(
+            " — NOT checked: {} Go package{} ({}{}) import{} a package that failed to compile ({}), so go never compiled {} and gopls check could not check {} either (see below): {} errors are unknown, not clean — fix the errors above and check again",
+            unchecked.len(),
+            if unchecked.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() },
+            if unchecked.len() == 1 { "s" } else { "" },
+            failed.join(", "),
+            if unchecked.len() == 1 { "it" } else { "them" },
+            if unchecked.len() == 1 { "it" } else { "them" },
+            if unchecked.len() == 1 { "its" } else { "their" },
+        ));
+    }
+    let excluded: Vec<&GoConstrainedFile> =
+        runs.iter().filter_map(|run| run.go_coverage.as_ref()).flat_map(|coverage| &coverage.excluded_by_build_constraints).collect();
+    if let Some(first) = excluded.first() {
+        let names: Vec<String> = excluded
+            .iter()
+            .take(GO_HEADLINE_FILES)
+            .map(|file| {
+                let terms = if file.terms.is_empty() { String::new() } else { format!(" ({})", file.terms) };
+                format!("{}{terms}", supervisor.display_path(&file.path))
+            })
+            .collect();
+        let more = excluded.len() - names.len();
+        text.push_str(&format!(
+            " — NOT checked: {} Go file{} excluded by build constraints for the GOOS/GOARCH/tags in force and {} NOT compiled: {}{} — check with `{}`{}",
+            excluded.len(),
+            if excluded.len() == 1 { " is" } else { "s are" },
+            if excluded.len() == 1 { "was" } else { "were" },
+            names.join(", "),
+            if more > 0 { format!(" and {more} more (listed below)") } else { String::new() },
+            first.check_command,
+            if excluded.len() > 1 { " (each file's command is below)" } else { "" },
+        ));
+    }
+    text
+}
+
+/// A Go run's lines on what the compiler never reached: the packages importing a failed
+/// package and whether `gopls check` checked them instead, and each file excluded by build
+/// constraints with its command (at most [`GO_LINES_SHOWN`] each).
+fn go_coverage_lines(run: &CheckerRun, supervisor: &LspSupervisor) -> Vec<String> {
+    let Some(coverage) = &run.go_coverage else { return Vec::new() };
+    let mut lines = Vec::new();
+    let packages = &coverage.packages_not_compiled;
+    if !packages.is_empty() {
+        let files: usize = packages.iter().map(|package| package.files.len()).sum();
+        lines.push(if coverage.checked_by_gopls {
+            format!(
+                "{} go never compiled (they import a package that failed to compile); `gopls check` type-checked their {} instead: its findings are listed with source `gopls check` and counted as errors (it prints no severity)",
+                plural(packages.len(), "package"),
+                plural(files, "file")
+            )
+        } else {
+            format!(
+                "NOT checked: {} go never compiled (they import a package that failed to compile) and `gopls check` did not check ({} — see the problem above): their {} are unknown, not clean",
+                plural(packages.len(), "package"),
+                if run.command.contains("gopls") { "it did not finish" } else { "it did not run" },
+                plural(files, "file")
+            )
+        });
+        for package in packages.iter().take(GO_LINES_SHOWN) {
+            lines.push(format!(
+                "  {} ({}, imports failed {})",
+                package.package,
+                plural(package.files.len(), "file"),
+                package.failed_import
+            ));
+        }
+        if packages.len() > GO_LINES_SHOWN {
+            lines.push(format!("  and {} more", packages.len() - GO_LINES_SHOWN));
+        }
+    }
+    let excluded = &coverage.excluded_by_build_constraints;
+    for file in excluded.iter().take(GO_LINES_SHOWN) {
+        lines.push(format!("NOT compiled (build constraints): {}", go_constrained_file_text(file, supervisor)));
+    }
+    if excluded.len() > GO_LINES_SHOWN {
+        lines.push(format!("and {} more Go files excluded by build constraints", excluded.len() - GO_LINES_SHOWN));
+    }
+    lines
 }
 
 /// How many paths of the Python files a pyright run leaves out (or silences) the structured
@@ -1219,6 +1401,7 @@ fn run_checker(
         targets_not_checked: Vec::new(),
         not_confined: None,
         python_scope: None,
+        go_coverage: None,
     };
     // The interpreter pyright is given, for the confinement's read roots.
     let mut checker_interpreter: Option<PathBuf> = None;
@@ -1321,9 +1504,13 @@ fn run_checker(
             // `-gcflags=-e`: every error, not the compiler's first 10 per package and a
             // "too many errors" line. A third step (`go test` compiling without running) is
             // added below for the packages whose type check stopped `go vet`.
+            // Then `go list -e` of the module's packages: which import a package that failed
+            // (go compiles none of them) and which files build constraints exclude; `gopls
+            // check` is added for the files of the former.
             vec![
                 (vec!["go"], vec!["vet".into(), "./...".into()]),
                 (vec!["go"], vec!["build".into(), "-gcflags=-e".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
+                (vec!["go"], vec!["list".into(), "-e".into(), "-f".into(), GO_LIST_TEMPLATE.into(), "./...".into()]),
             ]
         }
         "dart" => vec![(vec!["dart"], vec!["analyze".into(), "--format=machine".into()])],
@@ -1359,6 +1546,10 @@ fn run_checker(
     }
     let mut steps = steps;
     let mut step_index = 0;
+    // Go: the packages whose compilation failed (`go vet` stopped at their type errors, `go
+    // build` printed their errors).
+    let mut go_failed_packages: Vec<String> = Vec::new();
+    let mut gopls_checked = false;
     while let Some((names, args)) = steps.get(step_index).cloned() {
         step_index += 1;
         let Some(binary) = find_binary_for(&names, root, workspace_root, path_env, trust) else {
@@ -1399,6 +1590,13 @@ fn run_checker(
             spec = spec.with_filesystem_confinement(confinement);
         }
         let shown = format!("{name} {}", args.first().map_or("", String::as_str));
+        // The go list template is long and says nothing to the reader.
+        if let Some(last) = commands.last_mut().filter(|_| checker == "go" && args[0] == "list") {
+            *last = "go list -e -f <packages, files, imports> ./...".to_owned();
+        }
+        if let Some(last) = commands.last_mut().filter(|_| checker == "go" && args[0] == "check") {
+            *last = format!("gopls check <the {} files of the packages go never compiled>", args.len() - 1);
+        }
         let describe = |elapsed: Duration| format!("checker `{shown}` running, {} s", elapsed.as_secs());
         let completed =
             match crate::progress::while_waiting(Some(remaining), describe, || run_to_completion(spec, b"", remaining, 8 * 1024 * 1024)) {
@@ -1431,14 +1629,17 @@ fn run_checker(
             "pyright" => parse_pyright(&stdout, root),
             "tsc" => parse_tsc(&stdout, root),
             "go" => parse_go(
-                &stderr,
+                if args[0] == "check" { &stdout } else { &stderr },
                 root,
                 match args[0].as_str() {
                     "vet" => "go vet",
                     "test" => GO_TEST_COMPILE_SOURCE,
+                    "check" => GOPLS_CHECK_SOURCE,
                     _ => "go build",
                 },
-            ),
+            )
+            // go list prints no diagnostic (its -e errors are the build's, reported by go build).
+            .map(|records| if args[0] == "list" { Vec::new() } else { records }),
             "dart" => parse_dart(&stdout, root),
             _ => parse_clang(&format!("{stdout}\n{stderr}"), root, args.last().map(|arg| arg.trim_start_matches("--check=")).unwrap_or("")),
         };
@@ -1491,6 +1692,7 @@ fn run_checker(
             // go build never compiles those: compile the test variants of those packages
             // without running them (`-exec` a no-op), so test-file errors are counted too.
             let stopped = go_vet_packages_stopped_by_type_errors(&stderr);
+            go_failed_packages.extend(stopped.iter().cloned());
             if !stopped.is_empty() {
                 let mut test_args: Vec<String> =
                     ["test", "-gcflags=-e", "-vet=off", "-count=1", "-run=^$", "-exec=/bin/true"].into_iter().map(str::to_owned).collect();
@@ -1498,9 +1700,54 @@ fn run_checker(
                 steps.push((vec!["go"], test_args));
             }
         }
+        if checker == "go" && args[0] == "build" && !completed.timed_out {
+            for package in go_packages_with_errors(&stderr) {
+                if !go_failed_packages.contains(&package) {
+                    go_failed_packages.push(package);
+                }
+            }
+        }
+        if checker == "go" && args[0] == "list" && !completed.timed_out && completed.status.success() {
+            let coverage = go_coverage_from_list(&stdout, &go_failed_packages, root);
+            let mut files: Vec<String> = coverage
+                .packages_not_compiled
+                .iter()
+                .flat_map(|package| &package.files)
+                .map(|file| file.strip_prefix(root).unwrap_or(file).to_string_lossy().into_owned())
+                .collect();
+            // Test files first: gopls check prints each file's diagnostics as of its first
+            // publication after all were opened, and a package file opened before its
+            // package's test file was seen to lose its errors now and then (gopls 0.11: the
+            // test variant's later re-check of it; `c.go c_test.go` gave 1 of 2 errors once in
+            // 5 runs, `c_test.go c.go` 2 in 13 of 13).
+            files.sort_by_key(|file| !file.ends_with("_test.go"));
+            if !files.is_empty() {
+                // gopls type-checks a package whatever its imports' errors: what the compiler
+                // never reached.
+                let mut check_args = vec!["check".to_owned()];
+                check_args.extend(files);
+                steps.push((vec!["gopls"], check_args));
+            }
+            run.go_coverage = Some(coverage);
+        }
+        if checker == "go" && args[0] == "check" {
+            gopls_checked = !completed.timed_out && completed.status.success();
+            if !gopls_checked && run.problem.is_none() {
+                let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+                run.problem = Some(format!(
+                    "`gopls check` of the packages go never compiled exited with {}: {} — their errors are NOT all counted",
+                    completed.status,
+                    tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                ));
+            }
+        }
     }
     run.command = commands.join(" && ");
     run.elapsed = start.elapsed();
+    if let Some(coverage) = &mut run.go_coverage {
+        // gopls check ran to its end over the files of the packages go never compiled.
+        coverage.checked_by_gopls = !coverage.packages_not_compiled.is_empty() && gopls_checked;
+    }
     if checker == "cargo" {
         // Which features the check left off, and where code is gated on them: read after the
         // check (whose own time is what the answer reports), within what is left of the budget
@@ -1807,6 +2054,122 @@ pub fn parse_tsc(stdout: &str, root: &Path) -> Result<Vec<DiagnosticRecord>, Str
 /// variants of the packages whose type errors stopped `go vet`, running nothing.
 pub const GO_TEST_COMPILE_SOURCE: &str = "go test (compile only)";
 
+/// The source named for findings of `gopls check` over the files of the packages go never
+/// compiled (they import a package that failed). `gopls check` prints no severity: they are
+/// counted as errors (in such packages they are type errors, which the compiler reports once
+/// the failed import is fixed).
+pub const GOPLS_CHECK_SOURCE: &str = "gopls check";
+
+/// The `go list -e -f` template of the Go checker: per package one line of tab-separated
+/// fields — import path, directory, then comma-joined GoFiles+CgoFiles, TestGoFiles,
+/// XTestGoFiles, IgnoredGoFiles, Deps, TestImports, XTestImports (see [`go_coverage_from_list`]).
+pub const GO_LIST_TEMPLATE: &str = "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \",\"}}{{if .CgoFiles}},{{join .CgoFiles \",\"}}{{end}}\t{{join .TestGoFiles \",\"}}\t{{join .XTestGoFiles \",\"}}\t{{join .IgnoredGoFiles \",\"}}\t{{join .Deps \",\"}}\t{{join .TestImports \",\"}}\t{{join .XTestImports \",\"}}";
+
+/// The import paths of the packages `go build` printed errors for (a `# path` header followed
+/// by `file.go:line:` lines), each once, in its order.
+pub fn go_packages_with_errors(stderr: &str) -> Vec<String> {
+    let mut packages: Vec<String> = Vec::new();
+    let mut current: Option<&str> = None;
+    for line in stderr.lines() {
+        if let Some(header) = line.strip_prefix("# ") {
+            current = header.split_whitespace().next();
+        } else if line.contains(".go:") {
+            if let Some(package) = current.filter(|package| !packages.iter().any(|known| known == package)) {
+                packages.push(package.to_owned());
+            }
+        }
+    }
+    packages
+}
+
+/// What the compiler never type-checked, from the output of `go list -e -f GO_LIST_TEMPLATE
+/// ./...` run in `root` and the packages that failed to compile (`failed`, import paths):
+/// - every package that imports a failed one, directly or through others (its `Deps`), with all
+///   its files: go compiles nothing that depends on a failed package;
+/// - otherwise a package's `_test.go` files when its tests import one (`TestImports`,
+///   `XTestImports` and their `Deps`; an external test package of a failed package too). A
+///   failed package's own in-package tests are compiled by the checker's `go test` step;
+/// - every `IgnoredGoFiles` entry (excluded by build constraints), with the `go vet` that
+///   compiles it.
+///
+/// Lines with fewer fields are skipped. Packages in import-path order, as go lists them.
+pub fn go_coverage_from_list(stdout: &str, failed: &[String], root: &Path) -> GoCoverage {
+    struct Listed<'a> {
+        import_path: &'a str,
+        dir: PathBuf,
+        fields: Vec<Vec<&'a str>>,
+    }
+    let listed: Vec<Listed<'_>> = stdout
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            if fields.len() < 9 {
+                return None;
+            }
+            let lists = fields[2..9].iter().map(|field| field.split(',').filter(|item| !item.is_empty()).collect()).collect();
+            Some(Listed { import_path: fields[0], dir: PathBuf::from(fields[1]), fields: lists })
+        })
+        .collect();
+    const GO_FILES: usize = 0;
+    const TEST_FILES: usize = 1;
+    const XTEST_FILES: usize = 2;
+    const IGNORED: usize = 3;
+    const DEPS: usize = 4;
+    const TEST_IMPORTS: usize = 5;
+    const XTEST_IMPORTS: usize = 6;
+    let deps_of = |import_path: &str| -> Vec<&str> {
+        listed.iter().find(|package| package.import_path == import_path).map(|package| package.fields[DEPS].clone()).unwrap_or_default()
+    };
+    // The first failed package among `imports` and what they depend on.
+    let failed_among = |imports: &[&str]| -> Option<String> {
+        imports
+            .iter()
+            .flat_map(|import| std::iter::once(*import).chain(deps_of(import)))
+            .find(|import| failed.iter().any(|package| package == import))
+            .map(str::to_owned)
+    };
+    let mut coverage = GoCoverage::default();
+    for package in &listed {
+        let files = |index: usize| package.fields[index].iter().map(|name| package.dir.join(name)).collect::<Vec<PathBuf>>();
+        let is_failed = failed.iter().any(|name| name == package.import_path);
+        match failed_among(&package.fields[DEPS]).filter(|_| !is_failed) {
+            Some(failed_import) => coverage.packages_not_compiled.push(GoPackageNotCompiled {
+                package: package.import_path.to_owned(),
+                files: [files(GO_FILES), files(TEST_FILES), files(XTEST_FILES)].concat(),
+                failed_import,
+            }),
+            None => {
+                let mut test_files = Vec::new();
+                let mut first_failed = None;
+                if let Some(failed_import) = failed_among(&package.fields[TEST_IMPORTS]) {
+                    test_files.extend(files(TEST_FILES));
+                    first_failed = Some(failed_import);
+                }
+                if let Some(failed_import) = failed_among(&package.fields[XTEST_IMPORTS]) {
+                    test_files.extend(files(XTEST_FILES));
+                    first_failed.get_or_insert(failed_import);
+                }
+                if let (Some(failed_import), false) = (first_failed, test_files.is_empty()) {
+                    coverage.packages_not_compiled.push(GoPackageNotCompiled {
+                        package: format!("{} (tests)", package.import_path),
+                        files: test_files,
+                        failed_import,
+                    });
+                }
+            }
+        }
+        for path in files(IGNORED) {
+            let constraint = crate::lsp::diagnostics_on_write::go_build_constraint(&path, root);
+            coverage.excluded_by_build_constraints.push(GoConstrainedFile {
+                path,
+                terms: constraint.terms.join(" "),
+                check_command: constraint.check_command,
+            });
+        }
+    }
+    coverage
+}
+
 /// The import paths of the packages whose `go vet` run stopped at a type error (a `# path`
 /// header followed by `vet: ` lines): vet type-checked nothing after that error, so those
 /// packages' `_test.go` files were not checked (mapstructure 1.5.0: 3 errors in the package
@@ -1846,7 +2209,13 @@ pub fn parse_go(stderr: &str, root: &Path, source: &str) -> Result<Vec<Diagnosti
         let mut parts = line[go_at + 4..].splitn(3, ':');
         let Some(Ok(line_no)) = parts.next().map(str::parse::<u64>) else { continue };
         let rest: Vec<&str> = parts.collect();
+        // gopls check prints ranges: `line:col-col: ` and `line:col-line:col: `.
+        let after_line = rest.join(":");
+        let range_message = after_line.split_once(": ").filter(|(range, _)| {
+            range.contains('-') && range.split(['-', ':']).all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+        });
         let message = match rest.as_slice() {
+            _ if range_message.is_some() => range_message.map_or("", |(_, message)| message.trim()),
             [col, message] if col.trim().parse::<u64>().is_ok() => message.trim(),
             [a, b] => &line[line.len() - a.len() - b.len() - 1..],
             [message] => message.trim(),
@@ -2051,6 +2420,58 @@ mod tests {
         .unwrap();
         let got: Vec<(&str, u32, Severity)> = test.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.severity)).collect();
         assert_eq!(got, vec![("/w/a_test.go", 30, Severity::Error)]);
+    }
+
+    #[test]
+    fn gopls_check_ranges_are_cut_from_the_message() {
+        // gopls check prints `line:col`, `line:col-col` and `line:col-line:col` (goldmark 1.5.4
+        // after `New(extra int, …)`: commonmark_test.go:52:18-55:3).
+        let stdout = "/w/a_test.go:52:18-55:3: cannot use X (value of type goldmark.Option) as int value in argument to New\n\thave ([]byte)\n/w/b.go:77:18-63: cannot use Y as int value\n/w/c.go:9:2: undefined: z\n";
+        let records = parse_go(stdout, Path::new("/w"), GOPLS_CHECK_SOURCE).unwrap();
+        let got: Vec<(&str, u32, &str, Severity)> =
+            records.iter().map(|r| (r.path.to_str().unwrap(), r.line, r.message.as_str(), r.severity)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("/w/a_test.go", 52, "cannot use X (value of type goldmark.Option) as int value in argument to New", Severity::Error),
+                ("/w/b.go", 77, "cannot use Y as int value", Severity::Error),
+                ("/w/c.go", 9, "undefined: z", Severity::Error),
+            ]
+        );
+    }
+
+    #[test]
+    fn go_list_names_the_packages_and_tests_that_import_a_failed_package_and_the_constrained_files() {
+        // a <- b <- c; d's external tests import b; e imports nothing of them; a's own
+        // external test package imports a (failed): its files were never compiled.
+        let line = |fields: [&str; 9]| fields.join("\t");
+        let stdout = [
+            line(["m/a", "/w/a", "a.go", "", "a_x_test.go", "a_js.go", "fmt", "", "m/a"]),
+            line(["m/b", "/w/b", "b.go", "b_test.go", "", "", "fmt,m/a", "testing", ""]),
+            line(["m/c", "/w/c", "c.go", "", "", "", "m/a,m/b", "", ""]),
+            line(["m/d", "/w/d", "d.go", "d_in_test.go", "d_test.go", "", "fmt", "testing", "m/b,m/d"]),
+            line(["m/e", "/w/e", "e.go", "e_test.go", "", "", "fmt", "testing", ""]),
+        ]
+        .join("\n");
+        let coverage = go_coverage_from_list(&stdout, &["m/a".to_owned()], Path::new("/w"));
+        let got: Vec<(&str, Vec<&str>, &str)> = coverage
+            .packages_not_compiled
+            .iter()
+            .map(|p| (p.package.as_str(), p.files.iter().map(|f| f.to_str().unwrap()).collect(), p.failed_import.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("m/a (tests)", vec!["/w/a/a_x_test.go"], "m/a"),
+                ("m/b", vec!["/w/b/b.go", "/w/b/b_test.go"], "m/a"),
+                ("m/c", vec!["/w/c/c.go"], "m/a"),
+                ("m/d (tests)", vec!["/w/d/d_test.go"], "m/a"),
+            ]
+        );
+        let excluded: Vec<&str> = coverage.excluded_by_build_constraints.iter().map(|f| f.path.to_str().unwrap()).collect();
+        assert_eq!(excluded, vec!["/w/a/a_js.go"]);
+        assert!(coverage.excluded_by_build_constraints[0].check_command.contains("GOOS=js GOARCH=wasm go vet ./a"));
+        assert_eq!(go_packages_with_errors("# m/a\na/a.go:3:1: undefined: x\n# m/z\n"), vec!["m/a"]);
     }
 
     #[test]

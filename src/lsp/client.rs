@@ -464,6 +464,10 @@ pub struct LanguageServer {
     /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
     warming: Mutex<Vec<PathBuf>>,
     watched_files: Mutex<Option<FileStamps>>,
+    /// The project's directories outside the workspace this server reads (a path dependency, the
+    /// repository around the workspace: [`LanguageServer::watch_project_outside_roots`]), whose
+    /// served files each resync also scans, and the stamps of the last scan (`None` before it).
+    outside_watch: Mutex<OutsideWatch>,
     /// What a resync whose caller had no answer to put it in left out (see
     /// [`LanguageServer::carry_resync_report`]): merged into the next resync's report.
     carried_resync: Mutex<Option<ResyncReport>>,
@@ -519,10 +523,28 @@ pub struct WriteBaseline {
 }
 
 /// Path → (mtime, size) of the served files under a root.
-type FileStamps = HashMap<PathBuf, (Option<SystemTime>, u64)>;
+pub(crate) type FileStamps = HashMap<PathBuf, (Option<SystemTime>, u64)>;
 
 /// How many served files the creation/deletion scan tracks per root before it gives up.
 const WATCHED_FILES_CAP: usize = 5000;
+
+/// How many served files the scan of one project root outside the workspace tracks before it
+/// gives that root up (said: [`LanguageServer::unwatched_project_outside_roots`]).
+const OUTSIDE_ROOT_WATCHED_FILES_CAP: usize = 5000;
+
+/// The project's directories outside the workspace a server reads, and what their last scan
+/// found (see [`LanguageServer::watch_project_outside_roots`]).
+#[derive(Default)]
+struct OutsideWatch {
+    /// The directories (absolute), as the supervisor granted them.
+    roots: Vec<PathBuf>,
+    /// The served files beneath `roots` (not beneath the workspace) and their stamps at the last
+    /// scan; `None` before the first.
+    stamps: Option<FileStamps>,
+    /// Roots left out of the scan because they hold more than
+    /// [`OUTSIDE_ROOT_WATCHED_FILES_CAP`] served files (or could not be listed), with why.
+    unwatched: Vec<(PathBuf, String)>,
+}
 
 /// How many files changed outside the tools that the server does not have open get an
 /// open/close cycle per resync (the rest reach it through `workspace/didChangeWatchedFiles`).
@@ -644,6 +666,7 @@ impl LanguageServer {
             pulled_states: Mutex::new(HashMap::new()),
             warming: Mutex::new(Vec::new()),
             watched_files: Mutex::new(None),
+            outside_watch: Mutex::new(OutsideWatch::default()),
             carried_resync: Mutex::new(None),
             write_baseline: Mutex::new(None),
             capabilities: ServerCapabilities::default(),
@@ -681,7 +704,7 @@ impl LanguageServer {
         server.capabilities = result.capabilities;
         server.capability_notes = capability_notes;
         server.server_info = result.server_info.map(|info| match info.version {
-            Some(version) => format!("{} {version}", info.name),
+            Some(version) => format!("{} {}", info.name, short_server_version(&version)),
             None => info.name,
         });
         server.position_encoding = server
@@ -1040,10 +1063,19 @@ impl LanguageServer {
     pub fn sync_document_text(&self, path: &Path, text: String, mtime: Option<SystemTime>, size: u64) -> Result<DocumentSync, ToolError> {
         // The served-files snapshot learns the new stamp too, so the next scan does not report
         // (and mark stale) a change the server was just sent.
+        // A file the snapshot did not hold was created (by a tool): the server is told with a
+        // `Created` event as well as the `didOpen` below — tsserver keeps "Cannot find module"
+        // in the files that import a re-created file until a watched-file event says it exists.
+        let mut created = false;
         if let Some(watched) = self.watched_files.lock().as_mut() {
             if path.starts_with(&self.root) && self.definition.serves(path) {
-                watched.insert(path.to_path_buf(), (mtime, size));
+                created = watched.insert(path.to_path_buf(), (mtime, size)).is_none();
             }
+        }
+        if created {
+            let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams {
+                changes: vec![lsp_types::FileEvent { uri: path_to_lsp_uri(path), typ: lsp_types::FileChangeType::CREATED }],
+            });
         }
         let mut documents = self.documents.lock();
         let generation_before = self.diagnostics_generation();
@@ -1212,6 +1244,13 @@ impl LanguageServer {
         }
         *watched = next;
         drop(watched);
+        // Changes beneath the project's directories outside the workspace (a path dependency
+        // edited by hand) reach the server the same way (trial20 F5, trial21 F2).
+        let outside_events = self.scan_project_outside_roots();
+        if !outside_events.is_empty() {
+            events.extend(outside_events);
+            events.sort_by(|a, b| a.0.cmp(&b.0));
+        }
         let open: HashSet<PathBuf> = self.documents.lock().keys().cloned().collect();
         // Files the server does not have open that changed: the server learns their new text
         // through an open/close cycle (tsserver, which does not act on
@@ -1309,8 +1348,19 @@ impl LanguageServer {
             let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams { changes });
         }
         let reader = crate::files::WorkspaceReader::open(&self.workspace_root).ok();
+        let outside_roots = self.outside_watch.lock().roots.clone();
         for path in &cycled {
-            let Some(Ok(text)) = reader.as_ref().map(|reader| reader.read_to_string(path)) else { continue };
+            // A file of an outside root is read beneath that root, as the server reads it.
+            let text = if path.starts_with(&self.workspace_root) {
+                reader.as_ref().map(|reader| reader.read_to_string(path))
+            } else {
+                outside_roots
+                    .iter()
+                    .find(|root| path.starts_with(root))
+                    .and_then(|root| crate::files::WorkspaceReader::open(root).ok())
+                    .map(|reader| reader.read_to_string(path))
+            };
+            let Some(Ok(text)) = text else { continue };
             let language_id = self.definition.language_id_for(path).unwrap_or("plaintext").to_owned();
             let _ = self.notify::<notification::DidOpenTextDocument>(lsp_types::DidOpenTextDocumentParams {
                 text_document: lsp_types::TextDocumentItem { uri: path_to_lsp_uri(path), language_id, version: 1, text },
@@ -1349,6 +1399,69 @@ impl LanguageServer {
             report.dependents_not_resent += carried.dependents_not_resent;
         }
         report
+    }
+
+    /// Sets the project's directories outside the workspace that this server reads (the
+    /// supervisor's granted outside roots: a path dependency, the repository around the
+    /// workspace; see `crate::lsp::confinement::project_outside_roots`) and takes their first
+    /// scan. From then on every [`LanguageServer::resync_from_disk`] also scans the served files
+    /// beneath them (not beneath the workspace; hidden directories, `target`, `node_modules`,
+    /// `.venv` skipped) and sends what changed as it does for the workspace's files, so a hand
+    /// edit in `../common` reaches the server without `reload`. A root with more than 5000
+    /// served files, or one that cannot be listed, is left out and named by
+    /// [`LanguageServer::unwatched_project_outside_roots`].
+    pub(crate) fn watch_project_outside_roots(&self, roots: Vec<PathBuf>) {
+        let (stamps, unwatched) =
+            scan_project_outside_roots(&self.definition, &self.workspace_root, &roots, OUTSIDE_ROOT_WATCHED_FILES_CAP);
+        *self.outside_watch.lock() = OutsideWatch { roots, stamps: Some(stamps), unwatched };
+    }
+
+    /// The outside roots this server was given at its start
+    /// ([`LanguageServer::watch_project_outside_roots`]): the ones it may read when confined.
+    pub(crate) fn watched_project_outside_roots(&self) -> Vec<PathBuf> {
+        self.outside_watch.lock().roots.clone()
+    }
+
+    /// The project's directories outside the workspace whose changes the resync does NOT pick up
+    /// (more than 5000 served files, or not listable), with why: a hand edit there reaches the
+    /// server only after `reload`. Empty when every outside root is watched (or there are none).
+    pub(crate) fn unwatched_project_outside_roots(&self) -> Vec<(PathBuf, String)> {
+        self.outside_watch.lock().unwatched.clone()
+    }
+
+    /// Scans the watched outside roots again and returns the served files created, changed or
+    /// deleted beneath them since the last scan (none on the first scan, or without roots). A
+    /// root given up (over the cap, not listable) is not scanned again.
+    fn scan_project_outside_roots(&self) -> Vec<(PathBuf, lsp_types::FileChangeType)> {
+        let mut watch = self.outside_watch.lock();
+        if watch.roots.is_empty() {
+            return Vec::new();
+        }
+        // A root given up stays given up until the server restarts: no walk of 5000 files per call.
+        let roots: Vec<PathBuf> =
+            watch.roots.iter().filter(|root| !watch.unwatched.iter().any(|(given_up, _)| given_up == *root)).cloned().collect();
+        let (current, newly_unwatched) =
+            scan_project_outside_roots(&self.definition, &self.workspace_root, &roots, OUTSIDE_ROOT_WATCHED_FILES_CAP);
+        let mut unwatched = std::mem::take(&mut watch.unwatched);
+        unwatched.extend(newly_unwatched);
+        let mut events = Vec::new();
+        if let Some(previous) = watch.stamps.as_ref() {
+            for (path, stamp) in &current {
+                match previous.get(path) {
+                    None => events.push((path.clone(), lsp_types::FileChangeType::CREATED)),
+                    Some(old) if old != stamp => events.push((path.clone(), lsp_types::FileChangeType::CHANGED)),
+                    Some(_) => (),
+                }
+            }
+            // A root given up since (over the cap) did not lose its files: no deletion for them.
+            let given_up = |path: &Path| unwatched.iter().any(|(root, _)| path.starts_with(root));
+            for path in previous.keys().filter(|path| !current.contains_key(*path) && !given_up(path)) {
+                events.push((path.clone(), lsp_types::FileChangeType::DELETED));
+            }
+        }
+        watch.stamps = Some(current);
+        watch.unwatched = unwatched;
+        events
     }
 
     /// Keeps `report` (from a resync whose caller has no answer to say it in: the pre-write
@@ -1901,6 +2014,82 @@ impl LanguageServer {
         Ok(answer.body.unwrap_or(Value::Null))
     }
 
+    /// Tells the server of files a tool created, changed or deleted on disk with one
+    /// `workspace/didChangeWatchedFiles` notification (tsserver re-resolves the imports it could
+    /// not resolve only on such an event; gopls reloads its workspace on a `go.mod` change), and
+    /// keeps the served-files snapshot in step so the next scan does not report them again.
+    /// Nothing is sent for an empty list. Transport errors are ignored (the next call's lease
+    /// restarts a dead server).
+    pub fn notify_file_events(&self, events: &[(PathBuf, lsp_types::FileChangeType)]) {
+        if events.is_empty() {
+            return;
+        }
+        if let Some(watched) = self.watched_files.lock().as_mut() {
+            for (path, typ) in events {
+                if *typ == lsp_types::FileChangeType::DELETED {
+                    watched.remove(path);
+                } else if path.starts_with(&self.root) && self.definition.serves(path) {
+                    watched.insert(path.clone(), file_stamp(path));
+                }
+            }
+        }
+        self.bump_content_epoch();
+        let changes = events.iter().map(|(path, typ)| lsp_types::FileEvent { uri: path_to_lsp_uri(path), typ: *typ }).collect();
+        let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams { changes });
+    }
+
+    /// A project configuration file (`go.mod`, `tsconfig.json`, …) a tool wrote or deleted: sends
+    /// the watched-file event ([`LanguageServer::notify_file_events`]), then, for a server that
+    /// publishes per open document (gopls, pyright, clangd, pylsp), sends every open document it
+    /// published for again as a new version and marks it stale, so the next answer about it
+    /// waits for the server's publish under the new configuration instead of returning the set
+    /// from before (trial25 F: gopls' "no errors" in util.go after go.mod broke the module).
+    /// Returns how many documents were sent again.
+    pub fn project_configuration_changed(&self, path: &Path, typ: lsp_types::FileChangeType) -> usize {
+        use crate::lsp::servers::WriteCheck;
+        self.notify_file_events(&[(path.to_path_buf(), typ)]);
+        if !matches!(self.definition.write_check, WriteCheck::WorkspacePublishes | WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly)
+            || self.supports(request::DocumentDiagnosticRequest::METHOD)
+        {
+            return 0;
+        }
+        let open: Vec<(PathBuf, i32)> = {
+            let documents = self.documents.lock();
+            let state = self.shared.0.lock();
+            documents
+                .iter()
+                .filter(|(path, _)| state.diagnostics.contains_key(*path))
+                .take(OUTSIDE_CHANGE_DEPENDENTS_CAP)
+                .map(|(path, doc)| (path.clone(), doc.version))
+                .collect()
+        };
+        {
+            let mut state = self.shared.0.lock();
+            let (generation, runs) = (state.publish_generation, state.check_runs_started);
+            for (path, version) in &open {
+                state.stale.insert(path.clone(), (generation, runs, Some(version + 1)));
+            }
+            state.outside_change_at = Some(Instant::now());
+        }
+        let mut resent = 0;
+        for (path, _) in &open {
+            if self.resend_document(path).is_ok() {
+                resent += 1;
+            } else {
+                self.shared.0.lock().stale.remove(path);
+            }
+        }
+        resent
+    }
+
+    /// A file a tool deleted: closes its document (`didClose`, if open) and sends a `Deleted`
+    /// `workspace/didChangeWatchedFiles` event for it (see
+    /// [`LanguageServer::notify_file_events`]).
+    pub fn document_deleted(&self, path: &Path) {
+        self.close_document(path);
+        self.notify_file_events(&[(path.to_path_buf(), lsp_types::FileChangeType::DELETED)]);
+    }
+
     /// Closes `path` (`didClose`) if it is open.
     pub fn close_document(&self, path: &Path) {
         if self.documents.lock().remove(path).is_some() {
@@ -2005,6 +2194,14 @@ impl LanguageServer {
         }
     }
 
+    /// The server's report that its workspace failed to load (gopls: a progress titled "Error
+    /// loading workspace: …", open until a load succeeds), or `None`. While it stands, the
+    /// server's diagnostics are no check of the project: an empty set is not "no errors".
+    pub fn workspace_load_failure(&self) -> Option<String> {
+        let state = self.shared.0.lock();
+        state.progress.values().find(|(title, text)| is_workspace_load_failure(title, text)).map(|(_, text)| text.clone())
+    }
+
     /// The workspace root of the run (paths under it are shown relative).
     pub fn workspace_root(&self) -> &Path {
         &self.workspace_root
@@ -2013,8 +2210,15 @@ impl LanguageServer {
     fn readiness_of(&self, state: &ServerState) -> Readiness {
         // A diagnosis pass (gopls re-checking after a change) is not loading: queries are
         // answered meanwhile; diagnostics on write waits for it on its own.
-        let mut running: Vec<String> =
-            state.progress.values().filter(|(title, _)| !is_diagnosis_progress_title(title)).map(|(_, text)| text.clone()).collect();
+        // gopls leaves a failed workspace load open as a progress ("Error loading workspace: …")
+        // until a load succeeds: no work runs, so waiting for it only spent each call's whole
+        // wait (trial25: 30 s per call); the failure is said by `workspace_load_failure`.
+        let mut running: Vec<String> = state
+            .progress
+            .values()
+            .filter(|(title, text)| !is_diagnosis_progress_title(title) && !is_workspace_load_failure(title, text))
+            .map(|(_, text)| text.clone())
+            .collect();
         running.sort();
         if let Some(text) = &state.pyright_progress {
             running.push(text.clone());
@@ -2143,6 +2347,56 @@ fn scan_served_files(definition: &ServerDefinition, workspace_root: &Path, root:
     Some(files)
 }
 
+/// The served files beneath `roots` (the project's directories outside the workspace) and their
+/// stamps, each root listed beneath a handle of itself (`files::walk_beneath`: no symlink
+/// followed) and without what lies beneath `workspace_root` (the workspace scan's). A root with
+/// more than `cap` served files ([`OUTSIDE_ROOT_WATCHED_FILES_CAP`]), or that cannot be listed,
+/// adds nothing and is returned with why.
+pub(crate) fn scan_project_outside_roots(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    roots: &[PathBuf],
+    cap: usize,
+) -> (FileStamps, Vec<(PathBuf, String)>) {
+    let mut files = HashMap::new();
+    let mut unwatched = Vec::new();
+    'roots: for root in roots {
+        let handle = match crate::files::walk_beneath::handle_for_walk(root, root) {
+            Ok(handle) => handle,
+            Err(err) => {
+                unwatched.push((root.clone(), format!("it cannot be opened: {err}")));
+                continue;
+            }
+        };
+        let walk = match crate::files::walk_beneath::BeneathWalk::new(&handle, root) {
+            Ok(walk) => walk,
+            Err(err) => {
+                unwatched.push((root.clone(), format!("it cannot be listed: {err}")));
+                continue;
+            }
+        };
+        let workspace_root = workspace_root.to_path_buf();
+        let walker = walk
+            .hidden(true)
+            .skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"])
+            .filter_entry(move |entry| !entry.path().starts_with(&workspace_root))
+            .iter();
+        let mut found = HashMap::new();
+        for entry in walker.flatten() {
+            if entry.is_file() && definition.serves(entry.path()) {
+                if found.len() >= cap {
+                    unwatched.push((root.clone(), format!("it holds more than {cap} files the server reads")));
+                    continue 'roots;
+                }
+                let stamp = entry.stat().map_or((None, 0), |stat| (Some(stat.modified), stat.len));
+                found.insert(entry.into_path(), stamp);
+            }
+        }
+        files.extend(found);
+    }
+    (files, unwatched)
+}
+
 /// [`scan_served_files`] for the unit tests of `lsp::walk_confinement_tests`.
 #[cfg(test)]
 pub(crate) fn scan_served_files_for_tests(definition: &ServerDefinition, workspace_root: &Path, root: &Path) -> Option<FileStamps> {
@@ -2218,6 +2472,31 @@ fn decode_answer<T: serde::de::DeserializeOwned>(server_id: &str, method: &str, 
             ))
         }
     }
+}
+
+/// A server's `serverInfo.version` as answers show it: gopls sends its whole build info as
+/// JSON (`{"GoVersion":…,"Main":{"Version":"v0.11.0"},"Deps":[…],"Settings":[…]}`, ~500
+/// bytes), which becomes its module version (`v0.11.0`, with `go1.19.5` when given); any other
+/// version longer than 60 bytes is cut there with `…`.
+pub(crate) fn short_server_version(version: &str) -> String {
+    if let Ok(Value::Object(build)) = serde_json::from_str::<Value>(version) {
+        let module_version = build.get("Main").and_then(|main| main.get("Version")).and_then(Value::as_str);
+        let go_version = build.get("GoVersion").and_then(Value::as_str);
+        match (module_version, go_version) {
+            (Some(module_version), Some(go_version)) => return format!("{module_version} ({go_version})"),
+            (Some(module_version), None) => return module_version.to_owned(),
+            _ => {}
+        }
+    }
+    const LONGEST: usize = 60;
+    if version.len() <= LONGEST {
+        return version.to_owned();
+    }
+    let mut end = LONGEST;
+    while !version.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &version[..end])
 }
 
 /// Decodes an `initialize` answer. A capability whose shape lsp-types cannot read is left out
@@ -2668,6 +2947,11 @@ fn is_pyright_source_files_found(message: &str) -> bool {
 /// Whether a progress title is a diagnosis pass of gopls (`diagnosing initial workspace load`,
 /// `diagnosing opened files`, `diagnosing changed files`, `diagnosing saved files`, … — sent
 /// with its `verboseWorkDoneProgress` option, ended once every set of the pass was published).
+/// Whether a progress report is gopls' failed workspace load (left open until a load succeeds).
+fn is_workspace_load_failure(title: &str, text: &str) -> bool {
+    title.starts_with("Error loading workspace") || text.starts_with("Error loading workspace")
+}
+
 fn is_diagnosis_progress_title(title: &str) -> bool {
     title.starts_with("diagnosing ")
 }
@@ -2698,6 +2982,18 @@ fn push_log(state: &mut ServerState, line: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn server_versions_that_are_build_info_json_or_long_are_shortened() {
+        let gopls = r#"{"GoVersion":"go1.19.5","Path":"golang.org/x/tools/gopls","Main":{"Path":"golang.org/x/tools/gopls","Version":"v0.11.0"},"Deps":[{"Path":"golang.org/x/mod","Version":"v0.7.0"}],"Settings":[{"Key":"-compiler","Value":"gc"}]}"#;
+        assert_eq!(short_server_version(gopls), "v0.11.0 (go1.19.5)");
+        assert_eq!(short_server_version("1.1.390"), "1.1.390");
+        let long = "x".repeat(61);
+        assert_eq!(short_server_version(&long), format!("{}…", "x".repeat(60)));
+        // A cut never splits a character.
+        let wide = "é".repeat(40);
+        assert!(short_server_version(&wide).ends_with('…'));
+    }
 
     /// Every field of `expected` is in `actual` with the same value (`actual` may add none).
     fn assert_kept(expected: &Value, actual: &Value, at: &str) {

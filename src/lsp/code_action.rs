@@ -495,7 +495,8 @@ impl Applier<'_> {
             return Err(ToolError::failed(format!("{}: the edit changes nothing; nothing was staged", self.description)));
         }
         let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
-        let (staged, max_pending) = stage_plan(self.ctx, self.root, plan, "lsp_code_action", self.description.clone(), warnings.clone())?;
+        let (staged, max_pending) =
+            stage_plan(self.ctx, self.root, plan, "lsp_code_action", self.description.clone(), warnings.clone(), Vec::new())?;
         let (file_lines, files) = self.file_lines(plan);
         lines.insert(0, format!("(proposed) {}: {} in {}:", self.description, plural(total, "edit"), plural(plan.files.len(), "file")));
         lines.splice(1..1, file_lines);

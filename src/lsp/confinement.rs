@@ -255,6 +255,23 @@ pub fn project_outside_roots(workspace_root: &Path, trust: crate::trust::Workspa
     project_outside_roots_with(workspace_root, trust, home_directory().as_deref())
 }
 
+/// The manifests at the workspace root that [`project_outside_roots`] reads the paths of.
+const PROJECT_MANIFESTS: [&str; 7] =
+    ["Cargo.toml", "go.mod", "tsconfig.json", "jsconfig.json", "package.json", "pyrightconfig.json", "pyproject.toml"];
+
+/// The (modification time, size in bytes) of each of the workspace-root manifests
+/// [`project_outside_roots`] reads, in a fixed order (`(None, 0)` for one that is missing): when
+/// they are unchanged, so are the paths the manifests name.
+pub fn project_manifest_stamps(workspace_root: &Path) -> Vec<(Option<std::time::SystemTime>, u64)> {
+    PROJECT_MANIFESTS
+        .iter()
+        .map(|name| match std::fs::symlink_metadata(workspace_root.join(name)) {
+            Ok(metadata) => (metadata.modified().ok(), metadata.len()),
+            Err(_) => (None, 0),
+        })
+        .collect()
+}
+
 /// At most this many distinct paths named by the manifests are considered (a checkout can name
 /// thousands); the rest are counted in one withheld entry.
 const MANIFEST_PATHS_CAP: usize = 32;

@@ -353,10 +353,20 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
         if relative.components().next().is_some_and(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches" | "examples"))) {
             continue;
         }
-        let mut count = rust_doc_test_blocks(text.lines().filter_map(|line| {
+        // One doc comment at a time: a fence left open closes at the end of its comment
+        // (CommonMark), not at the next comment's opening fence (smallvec 1.16.6 counted 18 for
+        // rustdoc's 14).
+        let mut count = 0;
+        let mut comment: Vec<&str> = Vec::new();
+        for line in text.lines().chain(std::iter::once("")) {
             let trimmed = line.trim_start();
-            trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!"))
-        }));
+            match trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!")) {
+                Some(content) if !trimmed.starts_with("////") => comment.push(content),
+                _ => {
+                    count += rust_doc_test_blocks(comment.drain(..));
+                }
+            }
+        }
         if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
             for markdown in included_docs(text) {
                 if let Ok(included) = reader.read_to_string(&crate::files::path::lexically_normal(&lib_dir.join(&markdown))) {

@@ -255,7 +255,9 @@ impl FileLedger {
             let entry = self.entries.get(&key).copied().unwrap_or_default();
             let present = records.len();
             if key.0 == Severity::Error {
-                diff.still_unresolved_errors += entry.reported.min(present);
+                // The ledger has no positions: with more instances than were reported, the
+                // earlier lines are named (the later ones are the ones counted new).
+                diff.still_unresolved_errors.extend(records[..entry.reported.min(present)].iter().map(|record| (*record).clone()));
             }
             let new_count = present.saturating_sub(entry.known);
             // The later instances are the new ones (an added copy usually comes after the old).
@@ -287,8 +289,9 @@ impl FileLedger {
 pub struct LedgerDiff {
     /// Diagnostics the write introduced (instances beyond the known count per key).
     pub new: Vec<DiagnosticRecord>,
-    /// Errors reported by earlier writes that are still present.
-    pub still_unresolved_errors: usize,
+    /// Errors reported as new by earlier writes of the run that are still present (per key, the
+    /// first instances by line when a key has more instances than were reported).
+    pub still_unresolved_errors: Vec<DiagnosticRecord>,
 }
 
 /// The per-run new-only ledger (R-DOW-2), keyed by file, then (severity, code, message), with
@@ -300,9 +303,24 @@ pub struct LedgerDiff {
 #[derive(Debug, Default)]
 pub struct DiagnosticsLedger {
     files: Mutex<HashMap<PathBuf, FileLedger>>,
+    /// Files the pre-write half found absent (about to be created), until the post-write half
+    /// takes them: their state before the write is "no file", not unknown.
+    created: Mutex<HashSet<PathBuf>>,
 }
 
 impl DiagnosticsLedger {
+    /// Records that `path` did not exist before the current write (see
+    /// [`DiagnosticsLedger::take_created`]).
+    pub fn mark_created(&self, path: &Path) {
+        self.created.lock().insert(path.to_path_buf());
+    }
+
+    /// Whether the current write's pre-write half found `path` absent (it is being created);
+    /// forgets the mark.
+    pub fn take_created(&self, path: &Path) -> bool {
+        self.created.lock().remove(path)
+    }
+
     /// Whether `path` has a baseline (seeded or recorded before).
     pub fn is_seeded(&self, path: &Path) -> bool {
         self.files.lock().contains_key(path)
@@ -322,7 +340,7 @@ impl DiagnosticsLedger {
     }
 
     /// Records the current set of `path` after a write: returns the instances beyond what the
-    /// run knew of (new) and the count of earlier-reported errors still present. Keys absent
+    /// run knew of (new) and the earlier-reported errors still present. Keys absent
     /// from `current` are forgotten when `observation` is [`Observation::Complete`], kept as
     /// hidden when it is [`Observation::MaybeMasked`].
     pub fn record(&self, path: &Path, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
@@ -380,6 +398,10 @@ pub enum FileDiagnostics {
         line_map: LineMap,
         /// Notes for the answer.
         notes: Vec<String>,
+        /// Some of the written lines are code the server does not compile in its current
+        /// configuration (rust-analyzer's `inactive-code`: behind a `#[cfg]` that is off): which
+        /// lines, the cfg and how to check them. The rest of the file was checked.
+        written_lines_not_built: Option<String>,
     },
     /// No trustworthy answer: the reason, e.g. "pyright crashed (…)".
     Unavailable(String),
@@ -474,6 +496,10 @@ pub struct ServerCheck {
     pub warming_cancelled: usize,
     /// The call's deadline ended the check before the server's budget would have.
     pub limited_by_call: bool,
+    /// How many of the importers not checked for lack of time were not reached while taking
+    /// the states before the write, which may use at most half of the server's budget (the
+    /// rest is kept for the states after it); the answer names that half, not the whole budget.
+    pub out_of_time_before_write: usize,
     /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
     /// `files` whose latest published set holds errors, with how many (the check covered them
     /// and they did not change), sorted by path.
@@ -485,6 +511,9 @@ struct Pending {
     server: Arc<LanguageServer>,
     write_check: WriteCheck,
     written: Vec<PathBuf>,
+    /// The written files the write deleted (also in `written`): their importers are checked,
+    /// they are not (the server is told they are gone instead of sent a text).
+    deleted: Vec<PathBuf>,
     notes: Vec<String>,
     /// The end of the server's budget: every file of the check, the written ones first, is
     /// checked until then (before the readiness wait: the call's deadline).
@@ -492,6 +521,9 @@ struct Pending {
     /// Files that import the written ones whose state could not be taken before the budget ran
     /// out: not checked, and said so.
     dependents_out_of_time: Vec<PathBuf>,
+    /// How many of `dependents_out_of_time` were not reached in the pre-write half of the
+    /// budget ([`ServerCheck::out_of_time_before_write`]).
+    out_of_time_before_write: usize,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
     /// The call's deadline ends the check before the server's budget does.
@@ -581,6 +613,7 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
     for path in paths {
         if !path.is_file() {
             ledger.seed(path, &[]);
+            ledger.mark_created(path);
             continue;
         }
         if supervisor.servers().all(|definition| !definition.serves(path)) {
@@ -760,7 +793,29 @@ fn earliest_mtime(paths: &[PathBuf]) -> Option<std::time::SystemTime> {
     paths.iter().filter_map(|path| std::fs::metadata(path).ok()?.modified().ok()).min()
 }
 
-/// Checks `written` (absolute paths; deleted ones are forgotten) and every file the write can
+/// What ran out when importers were left unchecked for lack of time, as the answer names it:
+/// the write call's own deadline, the half of the server's budget that takes the importers'
+/// states before the write (when every unreached importer was left there), or the whole
+/// budget.
+fn out_of_time_cause(check: &ServerCheck, server_id: &str, budget: Duration) -> String {
+    let out_of_time = match &check.scope {
+        CheckScope::Dependents { out_of_time, .. } => out_of_time.len(),
+        _ => 0,
+    };
+    if check.limited_by_call {
+        "the write call's own time budget (shorter than the server's)".to_owned()
+    } else if out_of_time > 0 && check.out_of_time_before_write >= out_of_time {
+        format!(
+            "the half of {server_id}'s {:.1} s budget for this write that takes the importers' states before the write (the other half is kept for their states after it; a busy machine slows the server)",
+            budget.as_secs_f64()
+        )
+    } else {
+        format!("{server_id}'s budget of {:.1} s for this write", budget.as_secs_f64())
+    }
+}
+
+/// Checks `written` (absolute paths; a deleted one is checked through the files that import it
+/// when a server had it open, else returned in the third list, not checked) and every file the write can
 /// break that each server can reach (see [`WriteCheck`]): takes each file's state before the
 /// sync, syncs the written files, waits for each server's end-of-check signal, and collects the
 /// state after. Servers are synced first, then waited for, each within its own budget (never
@@ -776,16 +831,41 @@ pub fn check_write(
     written: &[PathBuf],
     deadline: Instant,
     spent_before: Duration,
-) -> (Vec<ServerCheck>, Vec<PathBuf>) {
+) -> (Vec<ServerCheck>, Vec<PathBuf>, Vec<PathBuf>) {
     let ledger = supervisor.diagnostics_ledger();
     let mut pending: Vec<Pending> = Vec::new();
     let mut not_served = Vec::new();
     let mut failed_leases: Vec<ServerCheck> = Vec::new();
+    let mut deleted_unchecked = Vec::new();
     for path in written {
         if !path.exists() {
             ledger.forget(path);
-            for server in supervisor.running_servers() {
-                server.close_document(path);
+            // A deleted file the server had open (the pre-write half opened it) is checked like
+            // a write: the files that import it are found while the server still has its text,
+            // and compared before and after the server is told it is gone (trial25 F: a
+            // deletion broke 3 importers and the answer said nothing).
+            let holder = supervisor.running_servers().into_iter().find(|server| server.document_text(path).is_some());
+            match holder {
+                Some(server) => match pending.iter_mut().find(|group| Arc::ptr_eq(&group.server, &server)) {
+                    Some(group) => {
+                        group.written.push(path.clone());
+                        group.deleted.push(path.clone());
+                    }
+                    None => {
+                        let write_check = server.definition().write_check;
+                        let mut group = Pending::new(server, write_check, path.clone(), deadline, Vec::new());
+                        group.deleted.push(path.clone());
+                        pending.push(group);
+                    }
+                },
+                None => {
+                    for server in supervisor.running_servers() {
+                        server.document_deleted(path);
+                    }
+                    if supervisor.servers().any(|definition| definition.serves(path)) {
+                        deleted_unchecked.push(path.clone());
+                    }
+                }
             }
             continue;
         }
@@ -816,6 +896,7 @@ pub fn check_write(
                     states_reused: 0,
                     warming_cancelled: 0,
                     limited_by_call: false,
+                    out_of_time_before_write: 0,
                     errors_elsewhere: Vec::new(),
                 });
                 continue;
@@ -833,16 +914,31 @@ pub fn check_write(
             .map(|note| format!("{} crashed before this write and was restarted: {}", lease.server.id(), note.trim_start_matches("note: ")))
             .collect();
         let write_check = lease.server.definition().write_check;
-        pending.push(Pending {
-            server: lease.server,
+        pending.push(Pending::new(lease.server, write_check, path.clone(), deadline, notes));
+    }
+    for group in &mut pending {
+        prepare_and_sync(supervisor, group, spent_before);
+    }
+    let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
+    checks.extend(failed_leases);
+    (checks, not_served, deleted_unchecked)
+}
+
+impl Pending {
+    /// A server's check of `first` (more written files join it later).
+    fn new(server: Arc<LanguageServer>, write_check: WriteCheck, first: PathBuf, deadline: Instant, notes: Vec<String>) -> Pending {
+        Pending {
+            server,
             write_check,
-            written: vec![path.clone()],
+            written: vec![first],
+            deleted: Vec::new(),
             restarted_after_write: !notes.is_empty(),
             limited_by_call: false,
             notes,
             // Set after the readiness wait: the budget is for the check, not for indexing.
             end: deadline,
             dependents_out_of_time: Vec::new(),
+            out_of_time_before_write: 0,
             failed: None,
             warm_importers: false,
             reused_states: 0,
@@ -862,14 +958,8 @@ pub fn check_write(
             synced_at: Instant::now(),
             attribution: None,
             phases: Vec::new(),
-        });
+        }
     }
-    for group in &mut pending {
-        prepare_and_sync(supervisor, group, spent_before);
-    }
-    let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
-    checks.extend(failed_leases);
-    (checks, not_served)
 }
 
 /// Before the sync: readiness, the pre-write state of the written files and of the files that
@@ -918,10 +1008,34 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             return;
         }
     }
+    // A workspace that failed to load (gopls after a broken go.mod) checks nothing: its empty
+    // sets would read as "no new errors" (trial25 F).
+    if let Some(failure) = server.workspace_load_failure() {
+        group.failed = Some(format!(
+            "{} could not load the workspace ({}), so nothing was checked; fix the cause (go.mod / go.sum), then check with lsp {{\"op\": \"diagnostics\", \"file\": \"*\"}}",
+            server.id(),
+            crate::render::cut_chars(&failure, 300)
+        ));
+        return;
+    }
     // A server restarted after the write (found dead by this check's lease) reopened the written
     // files with their new text: their old text, and so their pre-write state, is gone.
     let restarted = group.restarted_after_write;
-    group.not_open_before = group.written.iter().filter(|path| restarted || server.document_text(path).is_none()).cloned().collect();
+    // A file the write created had no state before it (no file), not an unknown one, and no
+    // file imported it (trial25 M: a new file was said "pre-write state unknown" and made the
+    // whole write skip the importers of the other written files).
+    let ledger = supervisor.diagnostics_ledger();
+    let created: Vec<PathBuf> =
+        group.written.iter().filter(|path| server.document_text(path).is_none() && ledger.take_created(path)).cloned().collect();
+    for path in &created {
+        group.before.insert(path.clone(), Ok(Vec::new()));
+    }
+    group.not_open_before = group
+        .written
+        .iter()
+        .filter(|path| !created.contains(path) && (restarted || server.document_text(path).is_none()))
+        .cloned()
+        .collect();
     for path in &group.not_open_before {
         group.notes.push(format!(
             "{} was not open in {} before the write, so its pre-write state is unknown (the ledger's is used when there is one)",
@@ -929,7 +1043,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             server.id()
         ));
     }
-    let written_open: Vec<PathBuf> = group.written.iter().filter(|path| !group.not_open_before.contains(path)).cloned().collect();
+    let written_open: Vec<PathBuf> =
+        group.written.iter().filter(|path| !group.not_open_before.contains(path) && !created.contains(path)).cloned().collect();
     let cap = supervisor.config().write_diagnostics_dependents_cap;
     // A write of comments or whitespace only cannot change another file's diagnostics: its
     // importers need no re-check (pyright on python-dateutil spent most of a clean write on them).
@@ -1084,8 +1199,15 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     if names.len() == 1 { "its" } else { "their" },
                     if names.len() == 1 { "it" } else { "them" },
                 )));
+            } else if group.not_open_before.is_empty() && written_open.is_empty() {
+                let names: Vec<String> = created.iter().map(|path| supervisor.display_path(path)).collect();
+                group.scope = Some(CheckScope::WrittenOnly(format!(
+                    "{} did not exist before the write: the files whose import of {} failed until now were not checked",
+                    names.join(", "),
+                    if names.len() == 1 { "it" } else { "them" }
+                )));
             } else if group.not_open_before.is_empty() {
-                match tsserver_dependents(&server, &group.written, cap, end) {
+                match tsserver_dependents(&server, &written_open, cap, end) {
                     Ok((files, found)) => {
                         group.scope = Some(CheckScope::Dependents {
                             found_by: "tsserver fileReferences, following re-exports".to_owned(),
@@ -1215,6 +1337,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 group.before.insert(path, state);
             }
             let out_of_time = group.dependents_out_of_time.clone();
+            group.out_of_time_before_write = out_of_time.len();
             group.dependents.retain(|path| !out_of_time.contains(path));
         }
         WriteCheck::WrittenFilesOnly => {
@@ -1252,6 +1375,23 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     for path in group.written.clone() {
         if let Some(old) = server.document_text(&path) {
             group.old_texts.insert(path.clone(), old);
+        }
+        if group.deleted.contains(&path) {
+            let version = server.document_version(&path).unwrap_or(0) + 1;
+            let generation_before = server.diagnostics_generation();
+            server.document_deleted(&path);
+            group.syncs.insert(
+                path.clone(),
+                Ok(DocumentSync {
+                    uri: crate::lsp::uri::path_to_uri(&path),
+                    path,
+                    version,
+                    opened: false,
+                    changed: true,
+                    generation_before,
+                }),
+            );
+            continue;
         }
         let outcome = match reader.as_ref().map_err(Clone::clone).and_then(|reader| reader.read_to_string(&path)) {
             Err(err) => Err(format!("cannot read the written file: {}", err.message)),
@@ -1319,6 +1459,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         states_reused: 0,
         warming_cancelled: 0,
         limited_by_call: false,
+        out_of_time_before_write: 0,
         errors_elsewhere: Vec::new(),
     };
     if let Some(reason) = &group.failed {
@@ -1478,6 +1619,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
         WriteCheck::WorkspacePublishes => {
             for path in &group.written {
+                if group.deleted.contains(path) {
+                    continue;
+                }
                 let Some(Ok(sync)) = group.syncs.get(path) else { continue };
                 let state = if sync.changed || sync.opened {
                     wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, end)
@@ -1498,10 +1642,38 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             let published = server.published_since(group.generation_before);
             for (path, set) in &published {
                 if group.written.contains(path) {
+                    // The first set for a written file's new version is no final state when a
+                    // write spans files: gopls checks each file as soon as its didChange arrives,
+                    // against the files not synced yet (a renamed function's callers, synced
+                    // before its declaration, are "undeclared name" in that snapshot: goldmark's
+                    // `New` → `NewMarkdown`, 16 phantom errors in 5 test files), and publishes
+                    // again for the same version once the passes over the whole write ran. The
+                    // latest set for the synced version, taken after those passes, is the state.
+                    let synced = group.syncs.get(path).and_then(|sync| sync.as_ref().ok());
+                    if let Some(sync) = synced.filter(|sync| sync.changed || sync.opened) {
+                        if set.version == Some(i64::from(sync.version)) {
+                            after.insert(path.clone(), Ok(set.diagnostics.clone()));
+                        }
+                    }
                     continue;
                 }
                 republished.push(path.clone());
                 after.insert(path.clone(), Ok(set.diagnostics.clone()));
+            }
+            // Passes still running at the deadline: a written file's latest set may have been
+            // computed before the other written files were synced (errors that are not there,
+            // or none where there are), so none is given as the write's result.
+            let synced_written = group.written.iter().filter(|path| matches!(group.syncs.get(*path), Some(Ok(_)))).count();
+            if !quiet && synced_written > 1 {
+                for path in &group.written {
+                    if let Some(state) = after.get_mut(path).filter(|state| state.is_ok()) {
+                        *state = Err(format!(
+                            "not confirmed: {} had not finished checking the {synced_written} files of this write together when the budget ran out, so its diagnostics for this file may be from before the other written files were synced; next step: call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}}",
+                            server.id(),
+                            supervisor.display_path(path)
+                        ));
+                    }
+                }
             }
             scope = Some(if quiet {
                 CheckScope::Project {
@@ -1519,7 +1691,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
         WriteCheck::TsserverRequests => {
             for path in group.written.iter().chain(group.dependents.iter()) {
-                if group.written.contains(path) && !matches!(group.syncs.get(path), Some(Ok(_))) {
+                if group.deleted.contains(path) || (group.written.contains(path) && !matches!(group.syncs.get(path), Some(Ok(_)))) {
                     continue;
                 }
                 after.insert(path.clone(), tsserver_diagnostics(&server, path, end));
@@ -1531,6 +1703,9 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             // out (those not reached are named, not called clean).
             let mut out_of_time: Vec<PathBuf> = Vec::new();
             for path in group.written.iter().chain(group.dependents.iter()) {
+                if group.deleted.contains(path) {
+                    continue;
+                }
                 let written = group.written.contains(path);
                 let file_end = end;
                 if !written && Instant::now() >= end {
@@ -1609,7 +1784,22 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         *out_of_time = group.dependents_out_of_time.clone();
     }
     let mut files: Vec<CheckedFile> = Vec::new();
-    let ordered: Vec<PathBuf> = group.written.iter().chain(group.dependents.iter()).chain(republished.iter()).cloned().collect();
+    // A deleted file has no state after the write: the files that import it are what is checked.
+    let ordered: Vec<PathBuf> = group
+        .written
+        .iter()
+        .chain(group.dependents.iter())
+        .chain(republished.iter())
+        .filter(|path| !group.deleted.contains(path))
+        .cloned()
+        .collect();
+    for path in &group.deleted {
+        notes.push(format!(
+            "{} was deleted: {} was told (didClose and a Deleted workspace/didChangeWatchedFiles event), and the files that import it were checked against their state before the deletion",
+            supervisor.display_path(path),
+            server.id()
+        ));
+    }
     let mut dependents_failed = 0;
     for path in ordered {
         let role = if republished.contains(&path) { CheckedRole::Republished } else { written_role(&path) };
@@ -1623,11 +1813,24 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             Some(Ok(raw)) if role == CheckedRole::Written && gopls_found_no_package(raw) => {
                 FileDiagnostics::NotBuilt(go_build_constraint_reason(server.id(), &path, server.root()))
             }
-            Some(Ok(raw)) if role == CheckedRole::Written && written_code_inactive(&server, &path, raw, &group.old_texts).is_some() => {
-                FileDiagnostics::NotBuilt(written_code_inactive(&server, &path, raw, &group.old_texts).unwrap_or_default())
+            Some(Ok(raw))
+                if role == CheckedRole::Written
+                    && matches!(written_code_inactive(&server, &path, raw, &group.old_texts), Some(WrittenCodeInactive::All(_))) =>
+            {
+                match written_code_inactive(&server, &path, raw, &group.old_texts) {
+                    Some(WrittenCodeInactive::All(reason)) => FileDiagnostics::NotBuilt(reason),
+                    _ => FileDiagnostics::Unavailable("internal: the inactive written code changed during the check".to_owned()),
+                }
             }
             Some(Ok(raw)) => {
                 let mut file_notes = Vec::new();
+                // Written lines in cfg-off code (smallvec 1.16.6: a rename with 24 of 28 edits in
+                // active code said "checked: nothing" because 4 landed in gated code): the file
+                // is still checked, only those lines are not.
+                let written_lines_not_built = match written_code_inactive(&server, &path, raw, &group.old_texts) {
+                    Some(WrittenCodeInactive::Some(reason)) if role == CheckedRole::Written => Some(reason),
+                    _ => None,
+                };
                 let before_raw: Option<Vec<Diagnostic>> = match role {
                     CheckedRole::Republished => Some(group.snapshot.get(&path).map(|set| set.diagnostics.clone()).unwrap_or_default()),
                     _ => match group.before.get(&path) {
@@ -1659,6 +1862,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     after: to_records(raw),
                     line_map,
                     notes: file_notes,
+                    written_lines_not_built,
                 }
             }
         };
@@ -1702,6 +1906,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         states_reused: group.reused_states,
         warming_cancelled: group.warming_cancelled,
         limited_by_call: group.limited_by_call,
+        out_of_time_before_write: group.out_of_time_before_write,
         errors_elsewhere,
     }
 }
@@ -2201,22 +2406,26 @@ fn halfway_to(end: Instant) -> Instant {
 /// breaks one is not seen; names the crate, how many there are, and `cargo test --doc`.
 /// Empty when no written crate has doc-tests.
 fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[PathBuf]) -> String {
-    let mut crates: Vec<crate::lsp::dependents::RustDocTests> = Vec::new();
+    // Per crate: its doc-tests, and the written files that hold some (by name).
+    let mut crates: Vec<(crate::lsp::dependents::RustDocTests, Vec<String>)> = Vec::new();
     for path in written.iter().filter(|path| path.extension().is_some_and(|e| e == "rs")) {
         if let Some(found) = crate::lsp::dependents::rust_doc_tests(supervisor.workspace_root(), root, path) {
-            match crates.iter_mut().find(|known| known.manifest_dir == found.manifest_dir) {
-                Some(known) => known.in_written += found.in_written,
-                None => crates.push(found),
+            let holder: Vec<String> = if found.in_written > 0 { vec![supervisor.display_path(path)] } else { Vec::new() };
+            match crates.iter_mut().find(|(known, _)| known.manifest_dir == found.manifest_dir) {
+                Some((known, holders)) => {
+                    known.in_written += found.in_written;
+                    holders.extend(holder);
+                }
+                None => crates.push((found, holder)),
             }
         }
     }
     let mut text = String::new();
-    for found in crates {
+    for (found, holders) in crates {
         let in_written = if found.in_written > 0 {
-            let names: Vec<String> = written.iter().map(|path| supervisor.display_path(path)).collect();
-            format!(", {} of them in {}", found.in_written, names.join(", "))
+            format!(", {} of them in {}", found.in_written, holders.join(", "))
         } else {
-            String::new()
+            ", none in the written files".to_owned()
         };
         let more = if found.scan_incomplete { " or more" } else { "" };
         let dir = if found.manifest_dir == supervisor.workspace_root() {
@@ -2225,7 +2434,7 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
             crate::render::plural(found.files, "file"),
@@ -2297,11 +2506,26 @@ fn library_dependents_not_compiled(
 /// Whether a set published for a written Go file is gopls saying that no package contains
 /// the file (`No packages found for open file …: if this file contains build tags, try adding
 /// "-tags=<build tag>" …`): gopls does not type-check it at all.
+/// How much of a written file's written code the server does not compile in its current
+/// configuration.
+enum WrittenCodeInactive {
+    /// The whole file, or every written line: nothing the write changed was checked (why, and
+    /// how to check it).
+    All(String),
+    /// Some written lines only: the rest of the file was checked (which lines, why, how).
+    Some(String),
+}
+
 /// Why the written code of `path` was not checked when the server says it is not compiled in
 /// the current configuration (rust-analyzer's `inactive-code` over the written lines, or the
 /// whole file inactive or unlinked): the cfg and how to check it. `None` when the written code
 /// is active.
-fn written_code_inactive(server: &LanguageServer, path: &Path, raw: &[Diagnostic], old_texts: &HashMap<PathBuf, String>) -> Option<String> {
+fn written_code_inactive(
+    server: &LanguageServer,
+    path: &Path,
+    raw: &[Diagnostic],
+    old_texts: &HashMap<PathBuf, String>,
+) -> Option<WrittenCodeInactive> {
     let ranges = crate::lsp::inactive::inactive_ranges(raw);
     if ranges.is_empty() {
         return None;
@@ -2310,24 +2534,30 @@ fn written_code_inactive(server: &LanguageServer, path: &Path, raw: &[Diagnostic
     let whole = ranges.iter().find(|range| crate::lsp::inactive::covers_whole_text(range, &new_text));
     let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
     if let Some(whole) = whole {
-        return Some(
+        return Some(WrittenCodeInactive::All(
             crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some((server.root(), path)), &[whole], true).replacen(
                 "NOT checked: ",
                 "",
                 1,
             ),
-        );
+        ));
     }
     let changed = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &new_text))?;
     let covering = crate::lsp::inactive::covering(&ranges, Some(&changed));
     if covering.is_empty() {
         return None;
     }
-    Some(crate::lsp::inactive::inactive_sentence(server.id(), &display, &covering, false).replacen(
+    let inactive_lines: Vec<u32> =
+        changed.iter().copied().filter(|line| covering.iter().any(|range| (range.start_line..=range.end_line).contains(line))).collect();
+    let sentence = crate::lsp::inactive::inactive_sentence(server.id(), &display, &covering, false);
+    if inactive_lines.len() == changed.len() {
+        return Some(WrittenCodeInactive::All(sentence.replacen("NOT checked: ", "the written code: ", 1)));
+    }
+    Some(WrittenCodeInactive::Some(sentence.replacen(
         "NOT checked: ",
-        "the written code: ",
+        &format!("{} of the {} written lines: ", inactive_lines.len(), changed.len()),
         1,
-    ))
+    )))
 }
 
 fn gopls_found_no_package(raw: &[Diagnostic]) -> bool {
@@ -2402,12 +2632,38 @@ fn host_go_target() -> (String, String) {
     (os, arch)
 }
 
-/// Why gopls did not check the Go file `path` and the next step that does: its build
-/// constraint (`//go:build` or `// +build` lines before `package`) and its file-name suffix
-/// (`_js.go`, `_linux_arm64.go`) name a GOOS/GOARCH or tags the current configuration lacks; the
-/// next step is a `go vet` of its package with the GOOS/GOARCH/tags they name (run from `root`).
-fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> String {
-    // Read beneath the server's root (inside the workspace), no symlink followed.
+/// A Go file's build constraint as read from its text and name (see [`go_build_constraint`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GoBuildConstraint {
+    /// Its `//go:build` / `// +build` lines, as written.
+    pub lines: Vec<String>,
+    /// The GOOS/GOARCH/tags it requires (not negated), file-name suffix first, e.g. `appengine js`.
+    pub terms: Vec<String>,
+    /// `//go:build ignore`: excluded from every build.
+    pub ignored: bool,
+    /// Its file name names a GOOS/GOARCH (`_js.go`, `_linux_arm64.go`).
+    pub named_by_file_name: bool,
+    /// A command, run from the root, that compiles it: `GOOS=js GOARCH=wasm go vet
+    /// -tags=appengine ./util`; for an ignored file `go vet <path relative to the root>`.
+    pub check_command: String,
+}
+
+impl GoBuildConstraint {
+    /// Its lines quoted (`` `//go:build appengine || js` ``), else its file-name suffix's terms.
+    pub fn summary(&self) -> String {
+        if self.lines.is_empty() {
+            format!("(file name: {})", self.terms.join(" "))
+        } else {
+            format!("`{}`", self.lines.join("` and `"))
+        }
+    }
+}
+
+/// The build constraint of the Go file `path` (`//go:build` or `// +build` lines before
+/// `package`, and its file-name suffix) and a `go vet` of its package, run from `root`, with the
+/// GOOS/GOARCH/tags they name. Read beneath `root` (inside the workspace), no symlink followed;
+/// an unreadable file gives no lines.
+pub(crate) fn go_build_constraint(path: &Path, root: &Path) -> GoBuildConstraint {
     let text = crate::files::read_workspace_file_to_string(root, path).unwrap_or_default();
     let mut constraints: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -2432,6 +2688,8 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
         [.., last] if GO_ARCH_NAMES.contains(last) => goarch = Some((*last).to_owned()),
         _ => (),
     }
+    let named_by_file_name = goos.is_some() || goarch.is_some();
+    let mut terms: Vec<String> = goos.iter().chain(goarch.iter()).cloned().collect();
     // Terms the constraint requires (not negated): GOOS, GOARCH, or tags.
     let mut tags: Vec<String> = Vec::new();
     let mut ignored = false;
@@ -2445,6 +2703,9 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
                 continue;
             }
             if !term.is_empty() && !negated {
+                if !terms.contains(&term) {
+                    terms.push(term.clone());
+                }
                 if term == "ignore" {
                     ignored = true;
                 } else if GO_OS_NAMES.contains(&term.as_str()) || term == "unix" {
@@ -2465,36 +2726,50 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
     if goarch.is_none() && matches!(goos.as_deref(), Some("js" | "wasip1")) {
         goarch = Some("wasm".to_owned());
     }
-    let dir = path.parent().unwrap_or(root);
-    let package = match dir.strip_prefix(root) {
+    let relative = |target: &Path| match target.strip_prefix(root) {
         Ok(relative) if relative.as_os_str().is_empty() => ".".to_owned(),
         Ok(relative) => format!("./{}", relative.display()),
-        Err(_) => dir.display().to_string(),
+        Err(_) => target.display().to_string(),
     };
+    let check_command = if ignored {
+        format!("go vet {}", relative(path))
+    } else {
+        let mut command = Vec::new();
+        if let Some(os) = goos.as_ref().filter(|os| **os != host_os) {
+            command.push(format!("GOOS={os}"));
+        }
+        if let Some(arch) = goarch.as_ref().filter(|arch| **arch != host_arch) {
+            command.push(format!("GOARCH={arch}"));
+        }
+        command.push("go vet".to_owned());
+        if !tags.is_empty() {
+            command.push(format!("-tags={}", tags.join(",")));
+        }
+        command.push(relative(path.parent().unwrap_or(root)));
+        command.join(" ")
+    };
+    GoBuildConstraint { lines: constraints, terms, ignored, named_by_file_name, check_command }
+}
+
+/// Why gopls did not check the Go file `path` and the next step that does: its build
+/// constraint (`//go:build` or `// +build` lines before `package`) and its file-name suffix
+/// (`_js.go`, `_linux_arm64.go`) name a GOOS/GOARCH or tags the current configuration lacks; the
+/// next step is a `go vet` of its package with the GOOS/GOARCH/tags they name (run from `root`).
+fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> String {
+    let constraint = go_build_constraint(path, root);
+    let (host_os, host_arch) = host_go_target();
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("the file");
-    let constraint_text = if constraints.is_empty() { String::new() } else { format!(" (`{}`)", constraints.join("` and `")) };
-    if ignored {
+    let constraint_text = if constraint.lines.is_empty() { String::new() } else { format!(" (`{}`)", constraint.lines.join("` and `")) };
+    if constraint.ignored {
         return format!(
             "{server_id} does not build {file_name}: its build constraint{constraint_text} excludes it from every build; check it on its own with `go vet {}`",
             path.display()
         );
     }
-    let mut command = Vec::new();
-    if let Some(os) = goos.as_ref().filter(|os| **os != host_os) {
-        command.push(format!("GOOS={os}"));
-    }
-    if let Some(arch) = goarch.as_ref().filter(|arch| **arch != host_arch) {
-        command.push(format!("GOARCH={arch}"));
-    }
-    command.push("go vet".to_owned());
-    if !tags.is_empty() {
-        command.push(format!("-tags={}", tags.join(",")));
-    }
-    command.push(package);
-    let suffix = if goos.is_some() || goarch.is_some() { format!(", file name `{file_name}`") } else { String::new() };
+    let suffix = if constraint.named_by_file_name { format!(", file name `{file_name}`") } else { String::new() };
     format!(
         "{server_id} does not build {file_name} under the current GOOS={host_os} GOARCH={host_arch} and build tags (its build constraints{constraint_text}{suffix} exclude it; {server_id} reports \"No packages found\" for it), so no change in it was checked; next step: run `{}` in {} (e.g. through an exec tool), or give {server_id} that GOOS/GOARCH in its environment or the tags in its \"buildFlags\" setting",
-        command.join(" "),
+        constraint.check_command,
         root.display()
     )
 }
@@ -2739,10 +3014,17 @@ fn without_exact_duplicates(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 /// after the write, from a line diff (`similar`, Myers). Lines the write left unchanged map
 /// exactly; a line it replaced or deleted maps to where its hunk now starts (approximate).
 /// Empty: the identity (a file the write did not touch, or whose old text is unknown).
+///
+/// For a line the write replaced, the map also keeps the identifiers the write replaced on it
+/// ([`LineMap::identifiers_replaced`]): a rename's `parseChunk` → `parse_chunk`, an edit's
+/// `f(` → `g(`.
 #[derive(Debug, Clone, Default)]
 pub struct LineMap {
     /// Index `line - 1` → (line after the write, whether the line itself survived unchanged).
     old_to_new: Vec<(u32, bool)>,
+    /// 1-based line before the write → the identifiers the write replaced on it, (before,
+    /// after), in order; only lines of a replaced hunk that have a counterpart line after it.
+    identifiers_replaced: HashMap<u32, Vec<(String, String)>>,
 }
 
 impl LineMap {
@@ -2751,15 +3033,29 @@ impl LineMap {
         let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
         let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
         let mut old_to_new = vec![(0, false); old_lines.len()];
+        let mut identifiers_replaced = HashMap::new();
         for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
             let (tag, old_range, new_range) = op.as_tag_tuple();
             for (offset, old_index) in old_range.clone().enumerate() {
                 let exact = tag == similar::DiffTag::Equal;
                 let new_index = if new_range.is_empty() { new_range.start } else { new_range.start + offset.min(new_range.len() - 1) };
                 old_to_new[old_index] = (new_index as u32 + 1, exact);
+                if tag == similar::DiffTag::Replace && offset < new_range.len() {
+                    let replaced = identifiers_replaced_between(old_lines[old_index], new_lines[new_index]);
+                    if !replaced.is_empty() {
+                        identifiers_replaced.insert(old_index as u32 + 1, replaced);
+                    }
+                }
             }
         }
-        LineMap { old_to_new }
+        LineMap { old_to_new, identifiers_replaced }
+    }
+
+    /// The identifiers the write replaced on 1-based `line` (before the write), as (before,
+    /// after) pairs: empty for a line it left unchanged, deleted, or changed without replacing
+    /// one identifier by another at the same place.
+    pub fn identifiers_replaced(&self, line: u32) -> &[(String, String)] {
+        self.identifiers_replaced.get(&line).map_or(&[], Vec::as_slice)
     }
 
     /// The line after the write of 1-based `line` before it, and whether that line survived
@@ -2774,32 +3070,113 @@ impl LineMap {
     }
 }
 
-/// Pairs the instances of each ledger key in `before` (lines mapped through `line_map`) with
-/// those in `after`: an instance whose line survived the write pairs with one on its mapped line
-/// first, then the rest by distance. Returns (the instances of `before` left unpaired, in order:
-/// gone; the instances of `after` left unpaired: candidates for "new"). The counts per key are
-/// those of a positionless comparison (max(0, before − after) and max(0, after − before)); only
-/// which instances are named depends on lines.
-/// Pairs each instance named new with a gone one that is the same diagnostic reworded: same
-/// severity, the same code (a diagnostic without a code is never paired), and the gone one's line
-/// survived the write unchanged ([`LineMap::map`] exact) as the new one's line. Returns the pairs
-/// (gone, new) and what is left of `new` and `gone`.
-#[allow(clippy::type_complexity)]
-fn pair_rewordings(
+/// The tokens of a line or message: identifiers (runs of alphanumerics and `_`) and every other
+/// character that is not white space, one token each.
+fn word_tokens(text: &str) -> Vec<&str> {
+    let mut tokens = Vec::new();
+    let mut start: Option<usize> = None;
+    for (index, character) in text.char_indices() {
+        let in_identifier = character.is_alphanumeric() || character == '_';
+        match (start, in_identifier) {
+            (None, true) => start = Some(index),
+            (Some(from), false) => {
+                tokens.push(&text[from..index]);
+                start = None;
+            }
+            _ => (),
+        }
+        if !in_identifier && !character.is_whitespace() {
+            tokens.push(&text[index..index + character.len_utf8()]);
+        }
+    }
+    if let Some(from) = start {
+        tokens.push(&text[from..]);
+    }
+    tokens
+}
+
+fn is_identifier(token: &str) -> bool {
+    token.chars().next().is_some_and(|first| first.is_alphabetic() || first == '_')
+}
+
+/// The identifiers replaced one for one between a line before a write and the line it became:
+/// a token diff of the two; each replaced run of equal length pairs its tokens in order, and the
+/// pairs of two different identifiers are kept (each pair once).
+fn identifiers_replaced_between(old_line: &str, new_line: &str) -> Vec<(String, String)> {
+    let old_tokens = word_tokens(old_line);
+    let new_tokens = word_tokens(new_line);
+    let mut replaced: Vec<(String, String)> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_tokens, &new_tokens) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag != similar::DiffTag::Replace || old_range.len() != new_range.len() {
+            continue;
+        }
+        for (old_token, new_token) in old_tokens[old_range].iter().zip(&new_tokens[new_range]) {
+            let pair = ((*old_token).to_owned(), (*new_token).to_owned());
+            if is_identifier(old_token) && is_identifier(new_token) && old_token != new_token && !replaced.contains(&pair) {
+                replaced.push(pair);
+            }
+        }
+    }
+    replaced
+}
+
+/// `message` with each whole-word occurrence of a replaced identifier's old name written as its
+/// new name (all at once: `f`→`g` and `g`→`f` swap).
+fn with_identifiers_replaced(message: &str, replaced: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(|c: char| c.is_alphanumeric() || c == '_') {
+        out.push_str(&rest[..start]);
+        let word_and_after = &rest[start..];
+        let end = word_and_after.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(word_and_after.len());
+        let word = &word_and_after[..end];
+        match replaced.iter().find(|(old, _)| old == word) {
+            Some((_, new)) => out.push_str(new),
+            None => out.push_str(word),
+        }
+        rest = &word_and_after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Pairs each instance named new with a gone one that is the same diagnostic with a name the
+/// write replaced on its line (a rename's `parseChunk` → `parse_chunk` in `… in function
+/// "parseChunk"`, trial21 F4): the gone one's line was replaced by the write and maps to the
+/// new one's line, same severity, same code (or both without one), and its message with the
+/// identifiers the write replaced on that line ([`LineMap::identifiers_replaced`]) written new
+/// is the new one's message. Returns the pairs (gone, new) and what is left of `new` and `gone`.
+fn pair_renamed_in_message(new: Vec<DiagnosticRecord>, gone: Vec<DiagnosticRecord>, line_map: &LineMap) -> Pairing {
+    pair_each_new_with_a_gone(new, gone, |old, record| {
+        let (mapped, exact) = line_map.map(old.line);
+        let replaced = line_map.identifiers_replaced(old.line);
+        !exact
+            && mapped == record.line
+            && old.severity == record.severity
+            && old.code == record.code
+            && !replaced.is_empty()
+            && old.message != record.message
+            && with_identifiers_replaced(&old.message, replaced) == record.message
+    })
+}
+
+/// What a pairing of new and gone instances found: the pairs (gone, new), then what is left of
+/// the new ones and of the gone ones.
+type Pairing = (Vec<(DiagnosticRecord, DiagnosticRecord)>, Vec<DiagnosticRecord>, Vec<DiagnosticRecord>);
+
+/// Pairs each of `new`, in order, with the first still unpaired of `gone` that `same(gone, new)`
+/// says is the same diagnostic.
+fn pair_each_new_with_a_gone(
     new: Vec<DiagnosticRecord>,
     gone: Vec<DiagnosticRecord>,
-    line_map: &LineMap,
-) -> (Vec<(DiagnosticRecord, DiagnosticRecord)>, Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) {
+    same: impl Fn(&DiagnosticRecord, &DiagnosticRecord) -> bool,
+) -> Pairing {
     let mut gone: Vec<Option<DiagnosticRecord>> = gone.into_iter().map(Some).collect();
     let mut pairs = Vec::new();
     let mut new_left = Vec::new();
     for record in new {
-        let partner = gone.iter_mut().find(|slot| {
-            slot.as_ref().is_some_and(|old| {
-                let (mapped, exact) = line_map.map(old.line);
-                exact && mapped == record.line && old.severity == record.severity && old.code.is_some() && old.code == record.code
-            })
-        });
+        let partner = gone.iter_mut().find(|slot| slot.as_ref().is_some_and(|old| same(old, &record)));
         match partner.and_then(Option::take) {
             Some(old) => pairs.push((old, record)),
             None => new_left.push(record),
@@ -2808,6 +3185,74 @@ fn pair_rewordings(
     (pairs, new_left, gone.into_iter().flatten().collect())
 }
 
+/// Pairs each instance named new with a gone one that is the same diagnostic reworded: same
+/// severity, the same code (a diagnostic without a code is never paired), and the gone one's line
+/// survived the write unchanged ([`LineMap::map`] exact) as the new one's line. Returns the pairs
+/// (gone, new) and what is left of `new` and `gone`.
+fn pair_rewordings(new: Vec<DiagnosticRecord>, gone: Vec<DiagnosticRecord>, line_map: &LineMap) -> Pairing {
+    pair_each_new_with_a_gone(new, gone, |old, record| {
+        let (mapped, exact) = line_map.map(old.line);
+        exact && mapped == record.line && old.severity == record.severity && old.code.is_some() && old.code == record.code
+    })
+}
+
+/// A checked file's diagnostics paired through a write ([`pair_through_write`]).
+struct PairedThroughWrite {
+    /// The instances the write introduced, named by line.
+    new: Vec<DiagnosticRecord>,
+    /// The instances before the write that are gone (empty without a pre-write state).
+    gone: Vec<DiagnosticRecord>,
+    /// (before, after): one diagnostic the server reworded on a line the write left unchanged.
+    reworded: Vec<(DiagnosticRecord, DiagnosticRecord)>,
+    /// (before, after): one diagnostic whose message names what the write renamed on its line.
+    renamed: Vec<(DiagnosticRecord, DiagnosticRecord)>,
+}
+
+/// Names the instances the ledger counted new (`ledger_new`) and the gone ones by line through
+/// the write ([`pair_by_line`], [`name_new_by_line`]), then takes out of both the pairs that are
+/// one diagnostic: reworded on an unchanged line ([`pair_rewordings`]: pyright printing
+/// `type[Self@C]` one time and `type[C]` the next) or renamed in the message on a line the write
+/// changed ([`pair_renamed_in_message`]). `before`: the file's state before the write, when known.
+fn pair_through_write(
+    ledger_new: Vec<DiagnosticRecord>,
+    before: Option<&[DiagnosticRecord]>,
+    current: &[DiagnosticRecord],
+    line_map: &LineMap,
+) -> PairedThroughWrite {
+    let (gone, unpaired_after) = pair_by_line(before.unwrap_or(&[]), current, line_map);
+    let gone = if before.is_some() { gone } else { Vec::new() };
+    let new = name_new_by_line(ledger_new, &unpaired_after, current);
+    let (reworded, new, gone) = pair_rewordings(new, gone, line_map);
+    let (renamed, new, gone) = pair_renamed_in_message(new, gone, line_map);
+    PairedThroughWrite { new, gone, reworded, renamed }
+}
+
+/// The note for a diagnostic [`pair_renamed_in_message`] paired: `before` (its line before the
+/// write) and `after` are the same diagnostic, whose message names what the write renamed on
+/// that line.
+fn renamed_in_message_note(display: &str, before: &DiagnosticRecord, after: &DiagnosticRecord, line_map: &LineMap) -> String {
+    let names: Vec<String> = line_map
+        .identifiers_replaced(before.line)
+        .iter()
+        .filter(|(old, _)| word_tokens(&before.message).contains(&old.as_str()))
+        .map(|(old, new)| format!("`{old}` → `{new}`"))
+        .collect();
+    let code = after.code.as_ref().map(|code| format!("[{code}]")).unwrap_or_default();
+    format!(
+        "  note: {display}:{}: {}{code} already present before this write, renamed in the message ({}, as this write changed its line), not counted as new or resolved: now \"{}\"",
+        after.line,
+        after.severity.as_str(),
+        names.join(", "),
+        after.message
+    )
+}
+
+/// Pairs the instances of each ledger key in `before` (lines mapped through `line_map`) with
+/// those in `after`: an instance whose line survived the write pairs with one on its mapped line
+/// first, then the rest by distance. Returns (the instances of `before` left unpaired, in order:
+/// gone; the instances of `after` left unpaired: candidates for "new"). The counts per key are
+/// those of a positionless comparison (max(0, before − after) and max(0, after − before)); only
+/// which instances are named depends on lines.
 fn pair_by_line(
     before: &[DiagnosticRecord],
     after: &[DiagnosticRecord],
@@ -2923,26 +3368,107 @@ fn resolved_between(before: &[DiagnosticRecord], after: &[DiagnosticRecord]) -> 
 /// `diagnostics unavailable: <reason>` where there is no trustworthy answer, one
 /// `no new errors in <files>` line per server for the checked files that stayed clean, one
 /// `checked:` line per server saying which files were checked and which were not (with the next
-/// step), and one line counting earlier-reported errors still unresolved. `None` when no
-/// written file is served by a language server. Also returns the block as JSON.
+/// step), and one line naming the errors among those already present that an earlier write of
+/// the run introduced and that are still unresolved. `None` when no written file is served by a
+/// language server. Also returns the block as JSON.
 ///
 /// `spent_before`: what the pre-write half of the call ([`seed_files`]) spent of the servers'
-/// budgets (see [`check_write`]).
+/// budgets (see [`check_write`]). `blind_spots`: what the writing tool said this check cannot
+/// see (a rename's occurrences left behind a `#[cfg]` that is off), put on the `checked:` line
+/// of the first server whose check claims something.
 pub fn diagnostics_block(
     supervisor: &LspSupervisor,
     written: &[PathBuf],
     deadline: Instant,
     spent_before: Duration,
+    blind_spots: &[String],
 ) -> Option<(String, Value)> {
-    let (checks, _not_served) = check_write(supervisor, written, deadline, spent_before);
-    if checks.is_empty() {
+    // Project configuration first: a server that reloads its workspace on the event (gopls on
+    // go.mod) must hear of it before the written files are checked.
+    let config_lines = project_config_written(supervisor, written);
+    let (checks, _not_served, deleted_unchecked) = check_write(supervisor, written, deadline, spent_before);
+    let mut extra: Vec<String> = config_lines;
+    for path in &deleted_unchecked {
+        extra.push(format!(
+            "{} was deleted and was not open in a language server, so the files that import it were NOT checked (they may now fail to build); next step: call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}}",
+            supervisor.display_path(path)
+        ));
+    }
+    if checks.is_empty() && extra.is_empty() {
         return None;
     }
-    Some(render_checks(supervisor, &checks))
+    let (mut text, mut structured) = if checks.is_empty() {
+        ("Diagnostics after the write:".to_owned(), json!({}))
+    } else {
+        render_checks(supervisor, &checks, blind_spots)
+    };
+    if !extra.is_empty() {
+        for line in &extra {
+            text.push('\n');
+            text.push_str(line);
+        }
+        if let Value::Object(map) = &mut structured {
+            map.insert("project_notes".to_owned(), json!(extra));
+        }
+    }
+    Some((text, structured))
+}
+
+/// Whether `path` is a project configuration file: one that changes how the whole project
+/// builds or is checked (`go.mod`, `go.work`, `go.sum`, `tsconfig*.json`, `jsconfig*.json`,
+/// `package.json`, `Cargo.toml`, `Cargo.lock`, `pyproject.toml`, `pyrightconfig.json`,
+/// `setup.cfg`, `compile_commands.json`).
+pub fn is_project_config_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else { return false };
+    matches!(
+        name,
+        "go.mod"
+            | "go.work"
+            | "go.sum"
+            | "go.work.sum"
+            | "package.json"
+            | "Cargo.toml"
+            | "Cargo.lock"
+            | "pyproject.toml"
+            | "pyrightconfig.json"
+            | "setup.cfg"
+            | "compile_commands.json"
+    ) || ((name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json"))
+}
+
+/// For each written project configuration file ([`is_project_config_file`]): tells every
+/// running server whose root holds it (a `workspace/didChangeWatchedFiles` event: gopls reloads
+/// its workspace on a `go.mod` change, tsserver its project on a `tsconfig.json` one) and
+/// returns one line per file saying that it changes how the whole project builds, that this
+/// write's check does not cover that, and the whole-project check to run next (trial25 F: an
+/// edit of go.mod broke the module and every answer after it read clean).
+fn project_config_written(supervisor: &LspSupervisor, written: &[PathBuf]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for path in written.iter().filter(|path| is_project_config_file(path)) {
+        let typ = if path.exists() { lsp_types::FileChangeType::CHANGED } else { lsp_types::FileChangeType::DELETED };
+        let mut told: Vec<String> = Vec::new();
+        for server in supervisor.running_servers() {
+            if path.starts_with(server.root()) || server.root().starts_with(path.parent().unwrap_or(path)) {
+                server.project_configuration_changed(path, typ);
+                told.push(server.id().to_owned());
+            }
+        }
+        let told = if told.is_empty() {
+            "no language server was running for it".to_owned()
+        } else {
+            format!("{} {} told of the change", told.join(", "), if told.len() == 1 { "was" } else { "were" })
+        };
+        lines.push(format!(
+            "{} is a project configuration file: changing it changes how the whole project builds, which this write's check does not cover ({told}); next step: call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} to check the whole project",
+            supervisor.display_path(path)
+        ));
+    }
+    lines
 }
 
 /// Renders the checks (see [`diagnostics_block`]), recording each checked file in the ledger.
-fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String, Value) {
+fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots: &[String]) -> (String, Value) {
+    let mut blind_spots_said = blind_spots.is_empty();
     let config = supervisor.config();
     let ledger = supervisor.diagnostics_ledger();
     let wanted = |severity: Severity| severity == Severity::Error || (config.write_diagnostics_warnings && severity == Severity::Warning);
@@ -2951,7 +3477,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
     let mut lines: Vec<String> = Vec::new();
     let mut tail: Vec<String> = Vec::new();
     let mut servers_json = Vec::new();
-    let mut unresolved = 0;
+    // Errors reported as new by earlier writes that are still present: (file, line, code).
+    let mut unresolved: Vec<(String, u32, Option<String>)> = Vec::new();
     // Errors the checked files still hold that this write did not introduce: (file, count).
     let mut remaining: Vec<(String, usize)> = Vec::new();
     let mut total_new = 0;
@@ -2964,17 +3491,28 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
     // attribution is unknown: listed "not known to be new", never claimed as introduced.
     let mut new_errors_not_known_new = 0;
     let mut files_with_new_errors = 0;
+    // A server's check covered less than the project (the written files and their importers):
+    // the headline's count is then the checked files' (trial22 M7: "12 new errors in 1 file"
+    // while tsc found 20 in 2). `importers_not_checked`: importers found but left out.
+    let mut partial_scope = false;
+    let mut importers_not_checked = 0usize;
     let shown_list = |records: &[DiagnosticRecord], display: &str| -> Vec<String> {
         records.iter().take(cap).map(|record| format!("  {}", record.render(display))).collect()
     };
     let count_text = |shown: usize, total: usize| if shown < total { format!("showing {shown} of {total}") } else { total.to_string() };
     for check in checks {
         let server_id = &check.server_id;
+        // What the checker cannot see (Python): a stub beside a written `.py`, rules turned off
+        // by the configuration or, below, by a pragma in a file with no new errors.
+        let mut blind_spot_notes: Vec<String> =
+            crate::lsp::pyright_blind_spots::stub_notes(supervisor.workspace_root(), &check.written, |path| supervisor.display_path(path));
         let mut clean: Vec<String> = Vec::new();
         let mut clean_dependents: usize = 0;
         let mut files_with_new: usize = 0;
         // Written files the server does not build (excluded by build constraints).
         let mut not_built: Vec<String> = Vec::new();
+        // Written files checked but for some written lines in code the server does not compile.
+        let mut partly_not_built: Vec<String> = Vec::new();
         // Files whose diagnostics were unavailable: never named on the `checked:` line.
         let mut written_unavailable: Vec<String> = Vec::new();
         let mut dependents_unavailable: Vec<String> = Vec::new();
@@ -2986,24 +3524,29 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
         // builds): what vanished from a file the write did not touch is then only hidden.
-        let introduced_errors = check.check_can_mask
-            && check.files.iter().any(|file| match &file.diagnostics {
-                FileDiagnostics::Checked { before, after, .. } => {
+        // What each checked file's new and gone instances would be (the ledger unchanged), paired
+        // as below: a reworded or renamed-in-the-message error is neither introduced nor resolved.
+        let previews: Vec<PairedThroughWrite> = check
+            .files
+            .iter()
+            .filter_map(|file| match &file.diagnostics {
+                FileDiagnostics::Checked { before, after, line_map, .. } => {
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
                     let before: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
-                    ledger.preview_new(&file.path, before.as_deref(), &current).iter().any(|record| record.severity == Severity::Error)
+                    let new = ledger.preview_new(&file.path, before.as_deref(), &current);
+                    Some(pair_through_write(new, before.as_deref(), &current, line_map))
                 }
-                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => false,
-            });
+                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
+            })
+            .collect();
+        let introduced_errors =
+            check.check_can_mask && previews.iter().any(|paired| paired.new.iter().any(|record| record.severity == Severity::Error));
         // Errors this write resolved anywhere in this server's check: rustc's lints and gopls'
         // analyzers do not run while the crate or package has type errors, so warnings that
         // appear with the fix may have been there before those errors (similar 2.7.0: reverting
         // a breaking edit said it "introduced" a warning cargo check reported before the break).
-        let resolved_errors = check.files.iter().any(|file| match &file.diagnostics {
-            FileDiagnostics::Checked { before: Some(before), after, .. } => !new_by_ledger_key(after, before, Severity::Error).is_empty(),
-            _ => false,
-        });
+        let resolved_errors = previews.iter().any(|paired| paired.gone.iter().any(|record| record.severity == Severity::Error));
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
             let observation =
@@ -3029,7 +3572,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
-                FileDiagnostics::Checked { before, after, line_map, notes } => {
+                FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built } => {
+                    if let Some(reason) = written_lines_not_built {
+                        partly_not_built.push(display.clone());
+                        lines.push(format!(
+                            "{display}: NOT checked: {reason} (the rest of {display} was checked; those lines are not a clean result)"
+                        ));
+                    }
                     files_checked += 1;
                     files_checked_here += 1;
                     if file.role == CheckedRole::Dependent {
@@ -3043,22 +3592,18 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         ledger.rebase(&file.path, before);
                     }
                     let mut diff = ledger.record(&file.path, &current, observation);
-                    // Which instances are named gone and new: paired by line through the write.
-                    let (gone, unpaired_after) = pair_by_line(before_wanted.as_deref().unwrap_or(&[]), &current, line_map);
-                    let gone = if before_wanted.is_some() { gone } else { Vec::new() };
-                    diff.new = name_new_by_line(std::mem::take(&mut diff.new), &unpaired_after, &current);
-                    // A server that only rewords a diagnostic (pyright printing `type[Self@C]` one
-                    // time and `type[C]` the next) must not read as one error fixed and one new.
-                    let (reworded, new_left, gone) = pair_rewordings(std::mem::take(&mut diff.new), gone, line_map);
-                    diff.new = new_left;
-                    for (_, after) in &reworded {
+                    let PairedThroughWrite { new, gone, reworded, renamed } =
+                        pair_through_write(std::mem::take(&mut diff.new), before_wanted.as_deref(), &current, line_map);
+                    diff.new = new;
+                    for (_, after) in reworded.iter().chain(&renamed) {
                         ledger.unreport(&file.path, after);
                     }
                     let (resolved, hidden) = match observation {
                         Observation::Complete => (gone, Vec::new()),
                         Observation::MaybeMasked => (Vec::new(), gone),
                     };
-                    unresolved += diff.still_unresolved_errors;
+                    unresolved
+                        .extend(diff.still_unresolved_errors.iter().map(|record| (display.clone(), record.line, record.code.clone())));
                     let remaining_here = current.iter().filter(|r| r.severity == Severity::Error).count()
                         - diff.new.iter().filter(|r| r.severity == Severity::Error).count();
                     if remaining_here > 0 {
@@ -3101,6 +3646,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         lines.push(format!(
                             "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: this write's new errors may stop the check before it reaches them ({server_id})",
                             hidden.len()
+                        ));
+                    }
+                    if diff.new.is_empty() && file.role != CheckedRole::Republished {
+                        blind_spot_notes.extend(crate::lsp::pyright_blind_spots::checks_turned_off_note(
+                            supervisor.workspace_root(),
+                            &file.path,
+                            file.role == CheckedRole::Written,
+                            &display,
                         ));
                     }
                     if diff.new.is_empty() {
@@ -3162,14 +3715,24 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                             after.line, before.message, after.message
                         ));
                     }
+                    for (before, after) in &renamed {
+                        lines.push(renamed_in_message_note(&display, before, after, line_map));
+                    }
                     files_json.push(json!({
                         "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
-                        "still_unresolved_errors": diff.still_unresolved_errors,
+                        "renamed_in_message": renamed.iter().map(|(before, after)| json!({"line": after.line, "was": before.message, "now": after.message})).collect::<Vec<_>>(),
+                        "still_unresolved_errors": diff.still_unresolved_errors.len(),
                     }));
                 }
             }
         }
-        let written_display: Vec<String> = check.written.iter().map(|path| supervisor.display_path(path)).collect();
+        if !clean.is_empty() {
+            // Said where a file is said clean: rules turned off project-wide are not checked.
+            blind_spot_notes.extend(crate::lsp::pyright_blind_spots::configuration_note(supervisor.workspace_root(), &check.written));
+        }
+        // A deleted file is not checked (its importers are): it is named in a note instead.
+        let written_display: Vec<String> =
+            check.written.iter().filter(|path| path.exists()).map(|path| supervisor.display_path(path)).collect();
         // Importers left unchecked because the budget ran out: named in every shape of the result.
         let not_checked_out_of_budget: Vec<String> = match &check.scope {
             CheckScope::Dependents { out_of_time, .. } => out_of_time.iter().map(|path| supervisor.display_path(path)).collect(),
@@ -3223,11 +3786,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         "; {} that import it {} not checked because {} ran out: {}",
                         out_of_time.len(),
                         if out_of_time.len() == 1 { "was" } else { "were" },
-                        if check.limited_by_call {
-                            "the write call's own time budget (shorter than the server's)".to_owned()
-                        } else {
-                            format!("{server_id}'s budget of {:.1} s for this write", config.write_diagnostics_budget.as_secs_f64())
-                        },
+                        out_of_time_cause(check, server_id, config.write_diagnostics_budget),
                         names.join(", ")
                     ));
                 }
@@ -3235,20 +3794,27 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                     let shown: Vec<String> = use_no_changed_name.iter().map(|path| supervisor.display_path(path)).collect();
                     line.push_str(&use_no_changed_name_text(&shown, changed_names));
                 }
+                partial_scope = true;
+                importers_not_checked += out_of_time.len() + use_no_changed_name.len() + dependents_unavailable.len();
                 if let Some(because) = not_checked_because {
                     let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len() + use_no_changed_name.len());
+                    importers_not_checked += more;
                     line.push_str(&format!("; {more} more that import it were not checked ({because})"));
                 }
                 line.push_str(&format!("; other files were not checked: {}", next_step(any_rust(&check.written))));
                 (line, false)
             }
             CheckScope::WrittenOnly(why) => (
-                format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step(any_rust(&check.written))),
+                {
+                    partial_scope = true;
+                    format!("checked: {written_text} only ({why}); other files were not checked: {}", next_step(any_rust(&check.written)))
+                },
                 false,
             ),
             CheckScope::OthersUnaffected(why) => (format!("checked: {written_text}; other files need no re-check: {why}"), false),
             CheckScope::Unavailable(reason) => {
                 any_unavailable = true;
+                partial_scope = true;
                 (
                     format!(
                         "checked: {written_text} only; files that import it were not checked: {reason}; {}",
@@ -3275,10 +3841,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                         names.push(format!("and {} more", not_checked_out_of_budget.len() - 8));
                     }
                     line.push_str(&format!(
-                        "; {} that import it {} not checked because {server_id}'s budget of {:.1} s for this write ran out: {}",
+                        "; {} that import it {} not checked because {} ran out: {}",
                         not_checked_out_of_budget.len(),
                         crate::render::one_or_many(not_checked_out_of_budget.len(), "was", "were"),
-                        config.write_diagnostics_budget.as_secs_f64(),
+                        out_of_time_cause(check, server_id, config.write_diagnostics_budget),
                         names.join(", ")
                     ));
                 }
@@ -3305,10 +3871,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             if let Some(reason) = &check.attribution {
                 tail.push(format!("note: what differs from the state before this write is not known to be new: {reason}"));
             }
-            for note in &check.notes {
+            for note in check.notes.iter().chain(&blind_spot_notes) {
                 tail.push(format!("note: {note}"));
             }
-            servers_json.push(json!({"server": server_id, "written": written_display, "scope": files_part, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": files_part, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
             continue;
         }
         if written_text.is_empty() {
@@ -3319,7 +3885,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 "checked: nothing: {} {verb} not built by {server_id} in its current configuration, so no change in {pronoun} was checked (see above)",
                 not_built.join(", ")
             ));
-            for note in &check.notes {
+            for note in check.notes.iter().chain(&blind_spot_notes) {
                 tail.push(format!("note: {note}"));
             }
             servers_json.push(
@@ -3331,6 +3897,20 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             checked_line
         } else {
             format!("{checked_line}; not checked: {} (not built by {server_id}, see above)", not_built.join(", "))
+        };
+        let checked_line = if blind_spots_said {
+            checked_line
+        } else {
+            blind_spots_said = true;
+            format!("{checked_line}; NOT compiled by this check: {}", blind_spots.join("; "))
+        };
+        let checked_line = if partly_not_built.is_empty() {
+            checked_line
+        } else {
+            format!(
+                "{checked_line}; except the written lines of {} that {server_id} does not compile in its current configuration (a `#[cfg]` that is off, see above)",
+                partly_not_built.join(", ")
+            )
         };
         // "elsewhere" must not deny the files listed above with new diagnostics.
         let others = if files_with_new > 0 { "in the other files of the checked project" } else { "elsewhere in the checked project" };
@@ -3355,13 +3935,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
         if let Some(reason) = &check.attribution {
             tail.push(format!("note: what differs from the state before this write is not known to be new: {reason}"));
         }
-        for note in &check.notes {
+        for note in check.notes.iter().chain(&blind_spot_notes) {
             tail.push(format!("note: {note}"));
         }
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
     if new_errors > 0 {
@@ -3387,15 +3967,31 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
                 crate::render::plural(files_with_new_errors, "file")
             )
         };
+        let headline = if partial_scope {
+            let importers = if importers_not_checked > 0 {
+                format!(
+                    " ({} that import it NOT checked, named on the `checked:` line)",
+                    crate::render::plural(importers_not_checked, "file")
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{headline} — counted in the {} checked only, NOT the whole project{importers}: files that use the changed code through another module were not checked; for the whole count, {}",
+                crate::render::plural(files_checked, "file"),
+                next_step(checks.iter().any(|check| any_rust(&check.written)))
+            )
+        } else {
+            headline
+        };
         lines.insert(0, headline);
     }
     let rust = checks.iter().any(|check| any_rust(&check.written));
     lines.push(remaining_line(&remaining, any_unavailable, new_errors, new_errors_not_known_new, files_checked, rust));
-    if unresolved > 0 {
-        let (noun, verb) = if unresolved == 1 { ("error", "is") } else { ("errors", "are") };
-        lines.push(format!("{unresolved} earlier-reported {noun} in the checked files {verb} still unresolved"));
-    }
     let errors_remaining: usize = remaining.iter().map(|(_, count)| count).sum();
+    if let Some(line) = earlier_reported_line(&unresolved, errors_remaining) {
+        lines.push(line);
+    }
     let text = format!("Diagnostics after the write:\n{}", lines.join("\n"));
     (
         text,
@@ -3403,7 +3999,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
             "new_total": total_new,
             "new_errors": new_errors,
             "resolved_total": total_resolved,
-            "still_unresolved_errors": unresolved,
+            "still_unresolved_errors": unresolved.len(),
+            "still_unresolved": unresolved.iter().map(|(file, line, code)| json!({"file": file, "line": line, "code": code})).collect::<Vec<_>>(),
             "errors_remaining": errors_remaining,
             "errors_after_write": errors_remaining + new_errors,
             "files_checked": files_checked,
@@ -3416,7 +4013,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck]) -> (String,
 
 /// What the counts of the `diagnostics_on_write` object mean (its `fields` member), so a host
 /// reads `errors_remaining` as the errors present before the write, not all errors.
-const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
+const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
 
 /// `name, name, … and N more` for at most 8 names.
 fn name_some(names: &[String]) -> String {
@@ -3488,6 +4085,42 @@ fn remaining_line(
     let (noun, verb) = if total == 1 { ("error", "remains") } else { ("errors", "remain") };
     let besides = if new_errors > 0 { ", besides the new ones listed above" } else { "" };
     format!("{total} {noun} already present before this write {verb} (not introduced by it{besides}): {}{unchecked}", files.join(", "))
+}
+
+/// The line after [`remaining_line`] naming the errors among the `errors_remaining` already
+/// present that this run reported as new in an earlier write and that are still there
+/// (`unresolved`: display path, line, code; at most 8 named): `of these 197 errors, 2 were
+/// reported as new by an earlier write in this run and are still there (not fixed since):
+/// a.py:12 [reportX], b.py:3` (trial21 M7: a bare count did not say which, nor that they are
+/// part of the count above). `None` when there are none.
+fn earlier_reported_line(unresolved: &[(String, u32, Option<String>)], errors_remaining: usize) -> Option<String> {
+    if unresolved.is_empty() {
+        return None;
+    }
+    let mut named: Vec<String> = unresolved
+        .iter()
+        .take(8)
+        .map(|(file, line, code)| match code {
+            Some(code) => format!("{file}:{line} [{code}]"),
+            None => format!("{file}:{line}"),
+        })
+        .collect();
+    if unresolved.len() > 8 {
+        named.push(format!("and {} more", unresolved.len() - 8));
+    }
+    let (verb, still) = if unresolved.len() == 1 { ("was", "is") } else { ("were", "are") };
+    // An earlier-reported error is present and not new, so it is one of `errors_remaining`; the
+    // last arm only guards the wording should the counts ever disagree.
+    let which = match (unresolved.len(), errors_remaining) {
+        (1, 1) => "that error".to_owned(),
+        (count, remaining) if count == remaining => format!("all {count} of them"),
+        (count, remaining) if count < remaining => format!("of these {remaining} errors, {count}"),
+        (count, _) => format!("of the errors in the checked files, {count}"),
+    };
+    Some(format!(
+        "{which} {verb} reported as new by an earlier write in this run and {still} still there (not fixed since): {}",
+        named.join(", ")
+    ))
 }
 
 fn next_step(rust: bool) -> &'static str {
@@ -3568,20 +4201,44 @@ thread_local! {
     static SEED_COUNTED: std::cell::Cell<Option<(Instant, Duration)>> = const { std::cell::Cell::new(None) };
 }
 
+thread_local! {
+    /// What the current call's write check cannot see, said by the tool that wrote (a rename's
+    /// occurrences left behind a `#[cfg]` that is off), keyed by the call's deadline; taken by
+    /// the post-write half (the registry runs both on the call's thread) and put on its
+    /// `checked:` line.
+    static WRITE_CHECK_BLIND_SPOTS: std::cell::RefCell<Option<(Instant, Vec<String>)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records what the write check of the call with `deadline` cannot see (each a sentence, e.g.
+/// "3 occurrences of `capacity` left unrenamed behind a `#[cfg]` that is off … NOT compiled by
+/// this check — {…} compiles them"): the check's `checked:` line says it. Call it from the tool
+/// that writes, on the call's thread.
+pub(crate) fn note_write_check_blind_spots(deadline: Instant, blind_spots: Vec<String>) {
+    if blind_spots.is_empty() {
+        return;
+    }
+    WRITE_CHECK_BLIND_SPOTS.with(|cell| *cell.borrow_mut() = Some((deadline, blind_spots)));
+}
+
 impl PostWriteLayer for DiagnosticsOnWriteLayer {
     fn after_write(&self, ctx: &CallContext<'_>, written_paths: &[PathBuf], result: &mut ToolResult) {
+        let call = ctx.deadline();
+        let blind_spots: Vec<String> = WRITE_CHECK_BLIND_SPOTS
+            .with(|cell| cell.borrow_mut().take())
+            .filter(|(of, _)| *of == call)
+            .map(|(_, spots)| spots)
+            .unwrap_or_default();
         let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }
-        let call = ctx.deadline();
         let spent_before = SEED_COUNTED.with(|seed| seed.take()).filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
         // The write already succeeded: each server's check ends within its own budget (counted
         // from its readiness, less what the pre-write half spent); the servers' start and
         // loading get the larger of the call's remaining time and the check run's budget.
         let budget = supervisor.config().write_diagnostics_check_budget.max(ctx.remaining());
         let deadline = Instant::now() + budget;
-        if let Some((text, structured)) = diagnostics_block(supervisor, written_paths, deadline, spent_before) {
+        if let Some((text, structured)) = diagnostics_block(supervisor, written_paths, deadline, spent_before, &blind_spots) {
             result.push_text(text);
             if let Some(Value::Object(map)) = result.structured_content.as_mut() {
                 map.insert("diagnostics_on_write".to_owned(), structured);
@@ -3613,6 +4270,47 @@ mod tests {
         let mut names = super::changed_python_names(old, &old.replacen(from, to, 1))?;
         names.sort();
         Some(names)
+    }
+
+    fn check_with_out_of_time(out_of_time: usize, before_write: usize, limited_by_call: bool) -> ServerCheck {
+        ServerCheck {
+            server_id: "pyright".into(),
+            written: vec![PathBuf::from("/w/a.py")],
+            files: Vec::new(),
+            scope: CheckScope::Dependents {
+                found_by: "import scan".into(),
+                found: out_of_time + 1,
+                checked: 1,
+                not_checked_because: None,
+                out_of_time: (0..out_of_time).map(|index| PathBuf::from(format!("/w/importer_{index}.py"))).collect(),
+                changed_names: Vec::new(),
+                use_no_changed_name: Vec::new(),
+            },
+            notes: Vec::new(),
+            check_can_mask: false,
+            attribution: None,
+            phases_ms: Vec::new(),
+            states_reused: 0,
+            warming_cancelled: 0,
+            limited_by_call,
+            out_of_time_before_write: before_write,
+            errors_elsewhere: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn importers_left_in_the_pre_write_half_name_that_half_not_the_whole_budget() {
+        // tenacity (trial24): 3 importers left while taking the states before the write; the
+        // whole call took 9.8 s, so "the budget of 15.0 s ran out" was wrong in its detail.
+        let budget = Duration::from_secs(15);
+        let before = out_of_time_cause(&check_with_out_of_time(3, 3, false), "pyright", budget);
+        assert!(before.contains("the half of pyright's 15.0 s budget") && before.contains("states before the write"), "{before}");
+        // Some left after the write too: the whole budget ran out.
+        let whole = out_of_time_cause(&check_with_out_of_time(3, 1, false), "pyright", budget);
+        assert_eq!(whole, "pyright's budget of 15.0 s for this write");
+        // The call's deadline came first: that is what is named.
+        let call = out_of_time_cause(&check_with_out_of_time(3, 3, true), "pyright", budget);
+        assert!(call.starts_with("the write call's own time budget"), "{call}");
     }
 
     #[test]
@@ -3672,11 +4370,11 @@ mod tests {
         ledger.seed(path, &[record(3, "old")]);
         let diff = ledger.record(path, &[record(3, "old"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
-        assert_eq!(diff.still_unresolved_errors, 0);
+        assert_eq!(diff.still_unresolved_errors.len(), 0);
         // Moved down four lines: not new; reported earlier and still there.
         let diff = ledger.record(path, &[record(3, "old"), record(13, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
-        assert_eq!(diff.still_unresolved_errors, 1);
+        assert_eq!(diff.still_unresolved_errors.len(), 1);
         // Same message twice: the second instance is new.
         let diff = ledger.record(path, &[record(3, "old"), record(13, "boom"), record(20, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(20, "boom")]);
@@ -3699,7 +4397,7 @@ mod tests {
         ledger.rebase(path, &[record(4, "other"), record(9, "boom")]);
         let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
-        assert_eq!(diff.still_unresolved_errors, 1);
+        assert_eq!(diff.still_unresolved_errors.len(), 1);
     }
 
     #[test]
@@ -3730,7 +4428,7 @@ mod tests {
         ledger.rebase(path, &[]);
         let diff = ledger.record(path, &[record(9, "args")], Observation::Complete);
         assert!(diff.new.is_empty());
-        assert_eq!(diff.still_unresolved_errors, 1);
+        assert_eq!(diff.still_unresolved_errors.len(), 1);
         // Gone in a state that can be trusted: forgotten, so a reintroduction is new again.
         assert!(ledger.record(path, &[], Observation::Complete).new.is_empty());
         assert_eq!(ledger.record(path, &[record(9, "args")], Observation::Complete).new.len(), 1);
@@ -3855,7 +4553,105 @@ mod tests {
         ledger.seed(path, std::slice::from_ref(&before));
         assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).new.len(), 1);
         ledger.unreport(path, &after);
-        assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).still_unresolved_errors, 0);
+        assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).still_unresolved_errors.len(), 0);
+    }
+
+    #[test]
+    fn an_error_whose_message_names_what_the_write_renamed_on_its_line_is_neither_new_nor_resolved() {
+        // Markdown 3.11.3 admonition.py:168 (trial21 F4): lsp_rename parseChunk → parse_chunk
+        // edited the line of a pre-existing reportArgumentType error that names the method.
+        let old: String = (1..=200)
+            .map(|n| format!("line {n}\n"))
+            .collect::<String>()
+            .replace("line 168\n", "                self.parser.parseChunk(sibling, block)\n");
+        let new = old.replace("parseChunk", "parse_chunk");
+        let map = LineMap::between(&old, &new);
+        assert_eq!(map.identifiers_replaced(168), [("parseChunk".to_owned(), "parse_chunk".to_owned())]);
+        assert!(map.identifiers_replaced(167).is_empty());
+        let message = |name: &str| {
+            format!("Argument of type \"Element[str] | None\" cannot be assigned to parameter \"parent\" of type \"Element[str]\" in function \"{name}\"")
+        };
+        let before = record(168, &message("parseChunk"));
+        let after = record(168, &message("parse_chunk"));
+        let (pairs, new_left, gone_left) = pair_renamed_in_message(vec![after.clone()], vec![before.clone()], &map);
+        assert_eq!(pairs, vec![(before.clone(), after.clone())]);
+        assert!(new_left.is_empty() && gone_left.is_empty());
+        let note = renamed_in_message_note("markdown/extensions/admonition.py", &before, &after, &map);
+        assert!(
+            note.contains(
+                "admonition.py:168: error[E1] already present before this write, renamed in the message (`parseChunk` → `parse_chunk`"
+            ) && note.contains("not counted as new or resolved"),
+            "{note}"
+        );
+        // The message must be the old one with the name replaced, whole word, nothing else.
+        let other = record(168, &message("parse_chunk").replace("Element[str] | None", "int"));
+        assert!(pair_renamed_in_message(vec![other], vec![before.clone()], &map).0.is_empty());
+        let not_whole_word = record(168, &message("parseChunkX").replace("parseChunkX", "parse_chunkX"));
+        assert!(pair_renamed_in_message(vec![not_whole_word], vec![record(168, &message("parseChunkX"))], &map).0.is_empty());
+        // Another code or severity, another line, or a line the write did not change: not this rule.
+        let mut other_code = after.clone();
+        other_code.code = Some("E2".into());
+        assert!(pair_renamed_in_message(vec![other_code], vec![before.clone()], &map).0.is_empty());
+        let mut warning = after.clone();
+        warning.severity = Severity::Warning;
+        assert!(pair_renamed_in_message(vec![warning], vec![before.clone()], &map).0.is_empty());
+        assert!(pair_renamed_in_message(vec![record(169, &message("parse_chunk"))], vec![before.clone()], &map).0.is_empty());
+        assert!(pair_renamed_in_message(vec![record(20, &message("parse_chunk"))], vec![record(20, &message("parseChunk"))], &map)
+            .0
+            .is_empty());
+        // The composition used for the report and for the masking preview: nothing new or gone.
+        let paired = pair_through_write(vec![after.clone()], Some(std::slice::from_ref(&before)), std::slice::from_ref(&after), &map);
+        assert!(paired.new.is_empty() && paired.gone.is_empty() && paired.reworded.is_empty(), "{:?}", paired.new);
+        assert_eq!(paired.renamed, vec![(before.clone(), after.clone())]);
+        // Diagnostics without a code pair too when both have none (gopls): the message decides.
+        let (mut before_without, mut after_without) = (before.clone(), after.clone());
+        before_without.code = None;
+        after_without.code = None;
+        assert_eq!(pair_renamed_in_message(vec![after_without], vec![before_without], &map).0.len(), 1);
+    }
+
+    #[test]
+    fn an_edit_that_replaces_several_identifiers_on_a_line_pairs_messages_naming_any_of_them() {
+        let old = "x = 1\ntotal = f(a, count)\ny = 2\n";
+        let new = "x = 1\ntotal = g(a, amount)\ny = 2\n";
+        let map = LineMap::between(old, new);
+        assert_eq!(map.identifiers_replaced(2), [("f".to_owned(), "g".to_owned()), ("count".to_owned(), "amount".to_owned())]);
+        let before = record(2, "Argument \"count\" of f: \"str\" is not \"int\" (f.count)");
+        let after = record(2, "Argument \"amount\" of g: \"str\" is not \"int\" (g.amount)");
+        assert_eq!(pair_renamed_in_message(vec![after], vec![before], &map).0.len(), 1);
+        // A line whose hunk changed its length pairs only lines that have a counterpart.
+        let map = LineMap::between("a = f(1)\n", "a = g(1)\nb = 2\n");
+        assert_eq!(map.identifiers_replaced(1), [("f".to_owned(), "g".to_owned())]);
+        assert!(identifiers_replaced_between("a = f(1)", "a = f(1, 2)").is_empty());
+        assert_eq!(with_identifiers_replaced("f and g (f.g)", &[("f".into(), "g".into()), ("g".into(), "f".into())]), "g and f (g.f)");
+    }
+
+    #[test]
+    fn earlier_reported_errors_still_there_are_named_as_part_of_the_remaining_count() {
+        // trial21 M7: "197 errors already present … remain" then a bare "2 earlier-reported errors
+        // … are still unresolved": which 2, and are they among the 197?
+        let unresolved = vec![
+            ("markdown/extensions/toc.py".to_owned(), 12, Some("reportAttributeAccessIssue".to_owned())),
+            ("markdown/core.py".to_owned(), 40, None),
+        ];
+        let line = earlier_reported_line(&unresolved, 197).unwrap();
+        assert_eq!(
+            line,
+            "of these 197 errors, 2 were reported as new by an earlier write in this run and are still there (not fixed since): markdown/extensions/toc.py:12 [reportAttributeAccessIssue], markdown/core.py:40"
+        );
+        assert!(earlier_reported_line(&unresolved[..1], 1).unwrap().starts_with("that error was reported as new"));
+        assert!(earlier_reported_line(&unresolved, 2).unwrap().starts_with("all 2 of them were reported as new"));
+        assert!(earlier_reported_line(&[], 197).is_none());
+        let many: Vec<(String, u32, Option<String>)> = (1..=10).map(|n| ("a.py".to_owned(), n, None)).collect();
+        let line = earlier_reported_line(&many, 50).unwrap();
+        assert!(line.ends_with("a.py:7, a.py:8, and 2 more"), "{line}");
+        // The ledger names the instances: the earlier lines of a key with more instances.
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/w/a.py");
+        ledger.seed(path, &[]);
+        assert_eq!(ledger.record(path, &[record(5, "E")], Observation::Complete).new.len(), 1);
+        let diff = ledger.record(path, &[record(3, "E"), record(9, "E")], Observation::Complete);
+        assert_eq!((diff.still_unresolved_errors, diff.new), (vec![record(3, "E")], vec![record(9, "E")]));
     }
 
     #[test]

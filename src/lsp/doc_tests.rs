@@ -77,7 +77,9 @@ pub(crate) fn doc_comment_marker(text: &str) -> Option<&'static str> {
 
 /// The fenced doc-test block of `lines` (a Rust file) that holds 0-based `line`, found by
 /// walking the run of doc comment lines with the same marker (`///` or `//!`) up to the
-/// opening fence and down to the closing one. `None` when `line` is not inside such a block.
+/// opening fence and down to the closing one, or to the end of the doc comment when the fence
+/// is never closed (CommonMark; rustdoc runs such a block). `None` when `line` is not inside
+/// such a block.
 /// Hidden lines (`# use x;`) are code for rustdoc and stay, without their `# `.
 pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
     let marker = doc_comment_marker(lines.get(line)?)?;
@@ -96,7 +98,9 @@ pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
     let mut code = Vec::new();
     for (index, text) in lines.iter().enumerate().skip(open + 1) {
         if doc_comment_marker(text) != Some(marker) {
-            return None;
+            // An unclosed fence: the block runs to the end of the doc comment (CommonMark), and
+            // rustdoc runs it (smallvec 1.16.6 `from_raw_parts`, lib.rs:1920).
+            return (index > line).then_some(DocTestBlock { lines: code });
         }
         if is_fence(text) {
             return (index > line).then_some(DocTestBlock { lines: code });
@@ -114,7 +118,8 @@ pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
         }
         code.push((index, prefix, text[prefix..].to_owned()));
     }
-    None
+    // An unclosed fence at the end of the file: the block runs to the end.
+    (!code.is_empty()).then_some(DocTestBlock { lines: code })
 }
 
 /// The name of the library crate the file at `path` belongs to, as doc-tests spell it: `[lib]
@@ -306,8 +311,13 @@ mod tests {
     }
 
     #[test]
-    fn an_unclosed_fence_is_no_block() {
-        let source = "    /// ```\n    /// let a = 1;\nfn f() {}\n";
-        assert_eq!(doc_test_block(&split_lines(source), 1), None);
+    fn an_unclosed_fence_runs_to_the_end_of_the_doc_comment() {
+        let source = "    /// ```\n    /// let a = 1;\n    /// a.spilled();\nfn f() {}\n";
+        let block = doc_test_block(&split_lines(source), 2).expect("an unclosed fence is a block rustdoc runs");
+        assert_eq!(
+            block.lines.iter().map(|(line, _, code)| (*line, code.as_str())).collect::<Vec<_>>(),
+            vec![(1, "let a = 1;"), (2, "a.spilled();")]
+        );
+        assert_eq!(doc_test_block(&split_lines(source), 3), None, "code after the doc comment");
     }
 }

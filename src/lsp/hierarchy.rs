@@ -22,6 +22,16 @@
 //! at the site: a call has `(` (after a Rust turbofish), a macro `!`, a tagged template or a
 //! decorator `@`.
 //!
+//! `outgoing_calls` lists only the calls the server resolves to a function. The calls each
+//! followed function's syntax tree shows in its body
+//! ([`crate::lsp::syntax::ParsedSource::call_sites_in_function`], Python, TypeScript/JavaScript,
+//! Rust, Go) that no `fromRanges` range of the answer covers — calls through a variable,
+//! attribute or parameter, an `any` value; gopls: builtins and conversions; rust-analyzer:
+//! calls written inside macro arguments, marked with their macro — are named in a
+//! "NOT in this answer" note per function (the queried one and, at depth ≥ 2, each followed
+//! callee) and in `unlisted_call_sites`; a queried function whose body could not be scanned is
+//! said.
+//!
 //! A server without the capability gets the error naming the installed server that has it
 //! (the mechanism `lsp` uses for every op), never an empty list.
 
@@ -36,7 +46,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 use crate::lsp::client::{LanguageServer, RequestFailure};
 use crate::lsp::listing::{workspace_fingerprint, Page, PathClass, PathTally};
-use crate::lsp::output::{CallSiteEntry, HierarchyEntry, HierarchyItemSummary, HierarchyOp, HierarchyOutput, LspOutput, PageWindow};
+use crate::lsp::output::{
+    AliasCallsEntry, CallSiteEntry, HierarchyEntry, HierarchyItemSummary, HierarchyOp, HierarchyOutput, ListedLocation, LspOutput,
+    PageWindow, UnlistedCallSite,
+};
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::tool::{
@@ -184,6 +197,89 @@ struct Walk {
     notes: Vec<String>,
     requests: usize,
     elapsed_ms: u128,
+    /// `outgoing_calls`: per followed item, the calls its syntax tree shows that the server
+    /// listed under no callee.
+    #[serde(default)]
+    unlisted: Vec<UnlistedCalls>,
+    /// `incoming_calls`: names bound to the queried item and the calls through them
+    /// ([`crate::lsp::call_aliases`]).
+    #[serde(default)]
+    aliases: crate::lsp::call_aliases::AliasWalk,
+}
+
+/// Calls in one followed item's body that its `callHierarchy/outgoingCalls` answer does not
+/// cover (no `fromRanges` range overlaps the called name), found by
+/// [`crate::lsp::syntax::ParsedSource::call_sites_in_function`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct UnlistedCalls {
+    /// The item's depth (0: the queried item).
+    depth: usize,
+    name: String,
+    uri: String,
+    line0: u32,
+    /// Why the body was not scanned (`None`: scanned).
+    not_scanned: Option<String>,
+    /// Calls listed under no callee: (0-based line, call text, the Rust macro whose arguments
+    /// hold it, as `itry!(…)`).
+    sites: Vec<(u32, String, Option<String>)>,
+    /// Go builtins and conversions among them (gopls lists none): (0-based line, call text,
+    /// always `None`).
+    go_builtins: Vec<(u32, String, Option<String>)>,
+}
+
+/// The calls in `parent`'s body that `ranges` (the `fromRanges` of its outgoing calls, in the
+/// server's position encoding) do not cover. The body is read beneath `workspace_root` (an item
+/// outside the workspace is not scanned, and said).
+fn unlisted_calls(
+    workspace_root: &Path,
+    parent: &Node,
+    ranges: &[lsp_types::Range],
+    encoding: crate::lsp::position::PositionEncoding,
+    parsed_files: &mut HashMap<String, Option<std::rc::Rc<crate::lsp::syntax::ParsedSource>>>,
+) -> UnlistedCalls {
+    let mut unlisted = UnlistedCalls {
+        depth: parent.depth,
+        name: parent.name.clone(),
+        uri: parent.uri.clone(),
+        line0: parent.line0,
+        not_scanned: None,
+        sites: Vec::new(),
+        go_builtins: Vec::new(),
+    };
+    let parsed = parsed_files
+        .entry(parent.uri.clone())
+        .or_insert_with(|| {
+            let path = lsp_types::Uri::from_str(&parent.uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))?;
+            let text = crate::files::read_workspace_file_to_string(workspace_root, &path).ok()?;
+            crate::lsp::syntax::ParsedSource::parse(&path, &text).map(std::rc::Rc::new)
+        })
+        .clone();
+    let Some(parsed) = parsed else {
+        unlisted.not_scanned = Some("its file could not be read or has no bundled grammar".to_owned());
+        return unlisted;
+    };
+    let Some(sites) = parsed.call_sites_in_function(parent.line0, parent.character0, &parent.name) else {
+        unlisted.not_scanned = Some(format!("no function body named `{}` was found at that line in the syntax tree", parent.name));
+        return unlisted;
+    };
+    let offset = |position: &lsp_types::Position| {
+        let line_text = parsed.line_text(position.line)?;
+        parsed.byte_offset(position.line, encoding.byte_from_column(line_text, position.character))
+    };
+    let covered: Vec<std::ops::Range<usize>> = ranges.iter().filter_map(|range| Some(offset(&range.start)?..offset(&range.end)?)).collect();
+    for site in sites {
+        let listed =
+            covered.iter().any(|range| range.start < site.callee_bytes.end && site.callee_bytes.start < range.end.max(range.start + 1));
+        if listed {
+            continue;
+        }
+        if site.go_builtin {
+            unlisted.go_builtins.push((site.line0, site.text, None));
+        } else {
+            unlisted.sites.push((site.line0, site.text, site.inside_macro));
+        }
+    }
+    unlisted
 }
 
 /// A call or type hierarchy item. Both are typed as lsp-types' `CallHierarchyItem`: LSP 3.17
@@ -446,6 +542,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         }
     };
     notes.extend(walk.notes.iter().cloned());
+    // Calls the server resolves to no function (Markdown 3.11.3: `self.serializer(root)`, a call
+    // through a Callable attribute, was missing from `Markdown.convert`'s "17 call sites").
+    notes.extend(unlisted_call_notes(supervisor, server.id(), &walk.unlisted));
     // Callers in code the server does not analyze are not in its answer: said, with where they
     // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
     // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").
@@ -460,28 +559,32 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 }
             }
         }
-        if let Some(nowhere) = crate::lsp::rename_coverage::unresolved_occurrences(
-            server,
-            supervisor.workspace_root(),
-            &resolved.cursor_identifier,
-            &covered,
-            deadline,
-        ) {
+        if let Some(nowhere) = crate::lsp::rename_coverage::unresolved_occurrences(server, &resolved.cursor_identifier, &covered, deadline)
+        {
             if !nowhere.is_empty() {
+                let place =
+                    |path: &Path, line0: u32| format!("{}:{}", crate::render::display_path(supervisor.workspace_root(), path), line0 + 1);
                 let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
-                    " (rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes)"
+                    crate::lsp::inactive::rust_unanalyzed_hint(server.workspace_root(), &nowhere, &place)
                 } else {
-                    ""
+                    String::new()
                 };
                 notes.push(format!(
                     "note: NOT in this answer: {} whole-word occurrence(s) of `{}` in code where {} gives no definition, so calls there are not listed{cfg_hint}: {}{} — read them before relying on this list",
                     nowhere.len(),
                     resolved.cursor_identifier,
                     server.id(),
-                    nowhere.iter().take(15).cloned().collect::<Vec<_>>().join(", "),
+                    nowhere.iter().take(15).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", "),
                     if nowhere.len() > 15 { format!(" and {} more", nowhere.len() - 15) } else { String::new() },
                 ));
             }
+        }
+        // Callers in doc-test examples: rustdoc compiles them, rust-analyzer does not analyze them
+        // (smallvec 1.16.6: `append`, called by the example at lib.rs:1312, had "no callers").
+        if let Some(note) =
+            crate::lsp::rename_coverage::doc_test_uses_note(server, &path, line0, character, &resolved.cursor_identifier, "calls", deadline)
+        {
+            notes.push(note);
         }
     }
     if let Some(note) = readiness_note(server, &readiness) {
@@ -501,6 +604,11 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     let mut text = query.header(dir.what);
     text.push('\n');
     text.push_str(&body);
+    let (alias_text, alias_calls) = render_aliases(supervisor, server.id(), &walk.aliases).unwrap_or_default();
+    if !alias_text.is_empty() {
+        text.push('\n');
+        text.push_str(&alias_text);
+    }
     for note in &query.notes {
         text.push('\n');
         text.push_str(note);
@@ -533,9 +641,127 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         walk_ms: u64::try_from(walk.elapsed_ms).unwrap_or(u64::MAX),
         still_indexing: !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
         notes: query.notes.clone(),
+        unlisted_call_sites: unlisted_call_site_entries(supervisor, &walk.unlisted),
+        alias_calls,
     };
     let output = LspOutput::Hierarchy(output);
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
+}
+
+/// Items whose unlisted calls get a note each; the rest are counted.
+const UNLISTED_ITEMS_SHOWN: usize = 5;
+
+/// Unlisted calls named per item in a note; the rest are counted.
+const UNLISTED_SITES_SHOWN: usize = 10;
+
+/// Unlisted calls in `structuredContent` (all items together).
+const UNLISTED_SITES_STRUCTURED: usize = 200;
+
+/// `file:line` of 0-based `line0` in the file of `uri`.
+fn uri_line_label(supervisor: &LspSupervisor, uri: &str, line0: u32) -> String {
+    let file = lsp_types::Uri::from_str(uri)
+        .ok()
+        .and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))
+        .map_or_else(|| uri.to_owned(), |path| supervisor.display_path(&path));
+    format!("{file}:{}", line0 + 1)
+}
+
+/// The notes saying which calls of the followed items' bodies the `outgoing_calls` answer
+/// leaves out (see [`UnlistedCalls`]), and a queried item whose body was not scanned.
+fn unlisted_call_notes(supervisor: &LspSupervisor, server_id: &str, unlisted: &[UnlistedCalls]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let list = |sites: &[(u32, String, Option<String>)], uri: &str| {
+        let shown: Vec<String> = sites
+            .iter()
+            .take(UNLISTED_SITES_SHOWN)
+            .map(|(line0, text, inside_macro)| match inside_macro {
+                Some(label) => format!("{} `{text}` (inside `{label}`)", uri_line_label(supervisor, uri, *line0)),
+                None => format!("{} `{text}`", uri_line_label(supervisor, uri, *line0)),
+            })
+            .collect();
+        let more = sites.len().saturating_sub(UNLISTED_SITES_SHOWN);
+        format!(
+            "{}{}",
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more (all in structuredContent `unlisted_call_sites`)") } else { String::new() }
+        )
+    };
+    let with_sites: Vec<&UnlistedCalls> = unlisted.iter().filter(|calls| !calls.sites.is_empty()).collect();
+    for calls in with_sites.iter().take(UNLISTED_ITEMS_SHOWN) {
+        let whose = if calls.depth == 0 {
+            format!("the body of `{}`", calls.name)
+        } else {
+            format!("the body of depth-{} callee `{}` ({})", calls.depth, calls.name, uri_line_label(supervisor, &calls.uri, calls.line0))
+        };
+        let in_macros = calls.sites.iter().filter(|site| site.2.is_some()).count();
+        let why = if in_macros == 0 {
+            format!("that {server_id} resolves to no function (calls through a variable, attribute or parameter are not followed)")
+        } else if in_macros == calls.sites.len() {
+            format!("written inside macro arguments (each marked `inside m!(…)`), which {server_id} lists no calls in")
+        } else {
+            format!(
+                "that {server_id} resolves to no function (through a variable, attribute or parameter) or, {in_macros} of them (marked `inside m!(…)`), written inside macro arguments, which it lists no calls in"
+            )
+        };
+        notes.push(format!(
+            "note: NOT in this answer: {} in {whose} {why}: {} — read them before relying on this list",
+            plural(calls.sites.len(), "call site"),
+            list(&calls.sites, &calls.uri),
+        ));
+    }
+    if with_sites.len() > UNLISTED_ITEMS_SHOWN {
+        let rest = &with_sites[UNLISTED_ITEMS_SHOWN..];
+        notes.push(format!(
+            "note: NOT in this answer either: {} in the bodies of {} more followed callees ({}) that {server_id} resolves to no function or that are written inside macro arguments; see structuredContent `unlisted_call_sites`",
+            plural(rest.iter().map(|calls| calls.sites.len()).sum(), "call site"),
+            rest.len(),
+            rest.iter().map(|calls| format!("`{}`", calls.name)).collect::<Vec<_>>().join(", "),
+        ));
+    }
+    for calls in unlisted.iter().filter(|calls| !calls.go_builtins.is_empty()).take(UNLISTED_ITEMS_SHOWN) {
+        let whose = format!("the body of `{}`", calls.name);
+        notes.push(format!(
+            "note: also not listed: {} in {whose}, which {server_id} lists no callee for: {}",
+            plural(calls.go_builtins.len(), "Go builtin or conversion call"),
+            list(&calls.go_builtins, &calls.uri),
+        ));
+    }
+    for calls in unlisted.iter().filter(|calls| calls.depth == 0) {
+        if let Some(reason) = &calls.not_scanned {
+            notes.push(format!(
+                "note: the calls in `{}`'s body were not checked against its syntax tree ({reason}): calls {server_id} resolves to no function (through a variable, attribute or parameter) may be missing from this answer without a note",
+                calls.name
+            ));
+        }
+    }
+    notes
+}
+
+/// The unlisted calls of [`unlisted_call_notes`] for `structuredContent` (at most
+/// [`UNLISTED_SITES_STRUCTURED`]).
+fn unlisted_call_site_entries(supervisor: &LspSupervisor, unlisted: &[UnlistedCalls]) -> Vec<UnlistedCallSite> {
+    let mut entries = Vec::new();
+    for calls in unlisted {
+        let caller = uri_line_label(supervisor, &calls.uri, calls.line0);
+        let (caller_file, caller_line) =
+            caller.rsplit_once(':').map_or((caller.clone(), 0), |(file, line)| (file.to_owned(), line.parse().unwrap_or(0)));
+        for (sites, go_builtin) in [(&calls.sites, false), (&calls.go_builtins, true)] {
+            for (line0, text, inside_macro) in sites {
+                entries.push(UnlistedCallSite {
+                    caller: calls.name.clone(),
+                    caller_depth: calls.depth,
+                    file: caller_file.clone(),
+                    caller_line,
+                    line: line0 + 1,
+                    call: text.clone(),
+                    go_builtin,
+                    inside_macro: inside_macro.clone(),
+                });
+            }
+        }
+    }
+    entries.truncate(UNLISTED_SITES_STRUCTURED);
+    entries
 }
 
 enum WalkFailure {
@@ -553,7 +779,17 @@ fn walk(
 ) -> Result<Walk, WalkFailure> {
     let started = Instant::now();
     let prepared = prepare(server, dir, position, deadline).map_err(|failure| WalkFailure::Request(dir.prepare, failure))?;
-    let mut walk = Walk { roots: Vec::new(), entries: Vec::new(), notes: Vec::new(), requests: 1, elapsed_ms: 0 };
+    let mut walk = Walk {
+        roots: Vec::new(),
+        entries: Vec::new(),
+        notes: Vec::new(),
+        requests: 1,
+        elapsed_ms: 0,
+        unlisted: Vec::new(),
+        aliases: Default::default(),
+    };
+    let encoding = server.position_encoding();
+    let mut parsed_files = HashMap::new();
     for item in prepared {
         let mut root = node_from_item(item, 0);
         root.followed = Followed::Yes;
@@ -587,6 +823,10 @@ fn walk(
                 }
             };
             walk.requests += 1;
+            if dir.op == "outgoing_calls" {
+                let ranges: Vec<lsp_types::Range> = answer.iter().flat_map(|(_, ranges)| ranges.iter().copied()).collect();
+                walk.unlisted.push(unlisted_calls(supervisor.workspace_root(), parent, &ranges, encoding, &mut parsed_files));
+            }
             let parent_name = parent.name.clone();
             let parent_uri = parent.uri.clone();
             for (item, ranges) in answer {
@@ -691,6 +931,20 @@ fn walk(
             break;
         }
     }
+    // Calls through names bound to the queried item (`const ok = ResultImpl.ok`): the call
+    // hierarchy lists only calls of the item's own name (trial22 F2).
+    if dir.op == "incoming_calls" && !walk.roots.is_empty() {
+        let roots: Vec<(String, u32, u32)> = walk.roots.iter().map(|root| (root.uri.clone(), root.line0, root.character0)).collect();
+        let sites: Vec<(String, u32, u32)> = walk
+            .entries
+            .iter()
+            .filter(|entry| entry.depth == 1)
+            .flat_map(|entry| entry.call_sites.iter().map(|site| (site.uri.clone(), site.line0, site.character0)))
+            .collect();
+        let listed: HashSet<(String, u32, u32)> = sites.iter().cloned().collect();
+        walk.aliases = crate::lsp::call_aliases::follow_aliases(server, &roots, &sites, &listed, deadline);
+        walk.requests += walk.aliases.requests;
+    }
     walk.elapsed_ms = started.elapsed().as_millis();
     Ok(walk)
 }
@@ -726,12 +980,17 @@ fn readable_kind(node: &Node, place: &Place, cache: &mut SourceCache) -> &'stati
 
 type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
 
+/// One source line of an entry's call sites: its place, the calls on it, the callees called
+/// there, how many of them only name the function as a value, and the name the line binds the
+/// function to (`const ok = Impl.ok`), whose calls are listed after the callers.
+type SiteLine = (Place, usize, Vec<String>, usize, Option<String>);
+
 /// How an incoming call site is labelled when the function is only named there.
 const VALUE_REFERENCE: &str = "referenced as a value, not called";
 
 /// What the source text at an incoming call site does with the function's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SiteUsage {
+pub(crate) enum SiteUsage {
     /// The name is called: `(` follows it (after a Rust turbofish `::<…>`), a macro's `!`, a
     /// tagged template's `` ` ``, or a decorator's `@` precedes it.
     Call,
@@ -766,7 +1025,7 @@ fn site_usage(
 }
 
 /// [`SiteUsage`] of the identifier starting at byte `start` of `line`.
-fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
+pub(crate) fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
     let rest = line.get(start..)?;
     let name_length = rest.chars().take_while(|c| crate::lsp::position::is_identifier_char(*c)).map(char::len_utf8).sum::<usize>();
     if name_length == 0 {
@@ -776,13 +1035,20 @@ fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
         return Some(SiteUsage::Call);
     }
     let mut after = rest[name_length..].trim_start();
-    if let Some(generic) = after.strip_prefix("::<") {
-        // A turbofish: skip to its closing `>`.
+    // A turbofish (`parse::<u8>(`) or TypeScript type arguments (`Result.ok<T, E>(v)`).
+    let generic = after.strip_prefix("::<").or_else(|| after.strip_prefix('<').filter(|rest| !rest.starts_with(['=', '<'])));
+    if let Some(generic) = generic {
+        // Skip to its closing `>`.
         let mut depth = 1usize;
         let mut end = None;
+        let mut previous = ' ';
         for (at, c) in generic.char_indices() {
+            let arrow = previous == '=' || previous == '-';
+            previous = c;
             match c {
                 '<' => depth += 1,
+                // `=>` and `->` inside the arguments (`ok<(v: string) => number>(…)`) close nothing.
+                '>' if arrow => {}
                 '>' => {
                     depth -= 1;
                     if depth == 0 {
@@ -793,10 +1059,160 @@ fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
                 _ => {}
             }
         }
-        after = generic.get(end?..)?.trim_start();
+        let turbofish = after.starts_with("::");
+        let Some(end) = end else { return (!turbofish).then_some(SiteUsage::Value) };
+        let skipped = generic.get(end..)?.trim_start();
+        // `a < b && c > (d)` is a comparison, not type arguments: only `<…>(` counts as a call.
+        if !turbofish && !skipped.starts_with('(') {
+            return Some(SiteUsage::Value);
+        }
+        after = skipped;
     }
     let called = after.starts_with('(') || after.starts_with('`') || after.starts_with('!');
     Some(if called || after.is_empty() { SiteUsage::Call } else { SiteUsage::Value })
+}
+
+/// The headline's part about calls through names bound to the queried item (empty when none).
+fn alias_headline(aliases: &crate::lsp::call_aliases::AliasWalk) -> String {
+    if aliases.aliases.is_empty() {
+        return String::new();
+    }
+    let calls = aliases.call_count();
+    let unfollowed = aliases.aliases.iter().filter(|alias| alias.not_followed.is_some()).count();
+    let mut text = format!(
+        " — and {} through {} bound to it, which this call hierarchy leaves out (listed below)",
+        plural(calls, "call site"),
+        plural(aliases.aliases.len(), "other name")
+    );
+    if unfollowed > 0 {
+        text.push_str(&format!("; {unfollowed} of those names not followed, so more calls may reach it"));
+    }
+    text
+}
+
+/// Call-site lines listed per bound name; the rest are counted per file.
+const ALIAS_SITES_SHOWN: usize = 8;
+
+/// Call sites of bound names in `structuredContent` (all names together).
+const ALIAS_SITES_STRUCTURED: usize = 200;
+
+/// The `lsp` request that follows a bound name: the references of `name` at 0-based `line0` of
+/// `uri` (`occurrence` as in [`crate::lsp::call_aliases::AliasCalls::occurrence`]).
+fn alias_request(supervisor: &LspSupervisor, uri: &str, line0: u32, name: &str, occurrence: usize) -> String {
+    let file = crate::lsp::uri::uri_to_path(uri).map_or_else(|| uri.to_owned(), |path| supervisor.display_path(&path));
+    let mut request = serde_json::json!({"op": "references", "file": file, "line": line0 + 1, "symbol": name});
+    if occurrence > 0 {
+        request["occurrence"] = serde_json::json!(occurrence);
+    }
+    request.to_string()
+}
+
+/// The section listing the calls through names bound to the queried item, and its
+/// `structuredContent` entries (see [`crate::lsp::call_aliases`]); `None` when no name was found.
+fn render_aliases(
+    supervisor: &LspSupervisor,
+    server_id: &str,
+    aliases: &crate::lsp::call_aliases::AliasWalk,
+) -> Option<(String, Vec<AliasCallsEntry>)> {
+    if aliases.aliases.is_empty() {
+        return None;
+    }
+    let mut cache = SourceCache::new(supervisor);
+    let mut out = format!(
+        "calls through other names bound to it — {server_id}'s call hierarchy lists only calls of the function's own name; each name below was followed one level by its references, a call told by the `(` after the name:\n"
+    );
+    let mut entries = Vec::new();
+    let mut structured_sites = 0usize;
+    for alias in &aliases.aliases {
+        let place = cache.place(&alias.uri, alias.line0);
+        let binding = alias.kind.describe();
+        let site_places: Vec<Place> = alias.calls.iter().map(|(uri, line0, _)| cache.place(uri, *line0)).collect();
+        match &alias.not_followed {
+            Some(reason) => out.push_str(&format!(
+                "through `{}` — {}: {}   ({binding}) — NOT followed ({reason}): calls through it are not counted; ask {}\n",
+                alias.name,
+                place.located(),
+                place.shown(),
+                alias_request(supervisor, &alias.uri, alias.line0, &alias.name, alias.occurrence)
+            )),
+            None => {
+                let mut per_file: Vec<(String, usize)> = Vec::new();
+                for site in &site_places {
+                    let label = site.labeled();
+                    match per_file.iter_mut().find(|(file, _)| *file == label) {
+                        Some((_, count)) => *count += 1,
+                        None => per_file.push((label, 1)),
+                    }
+                }
+                let files = if per_file.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " in {}: {}",
+                        plural(per_file.len(), "file"),
+                        per_file.iter().map(|(file, count)| format!("{file} {count}")).collect::<Vec<_>>().join(", ")
+                    )
+                };
+                out.push_str(&format!(
+                    "through `{}` — {}: {}   ({binding}): {}{files}\n",
+                    alias.name,
+                    place.located(),
+                    place.shown(),
+                    plural(alias.calls.len(), "call site")
+                ));
+                // One line per source line, several calls on it counted.
+                let mut lines: Vec<(&Place, usize)> = Vec::new();
+                for site in &site_places {
+                    match lines.last_mut() {
+                        Some((last, count)) if last.uri == site.uri && last.line == site.line => *count += 1,
+                        _ => lines.push((site, 1)),
+                    }
+                }
+                for (site, count) in lines.iter().take(ALIAS_SITES_SHOWN) {
+                    let times = if *count > 1 { format!("   ({count} calls on this line)") } else { String::new() };
+                    out.push_str(&format!("      {}: {}{times}\n", site.located(), site.shown()));
+                }
+                if let Some(notice) = crate::render::truncation_notice(ALIAS_SITES_SHOWN.min(lines.len()), lines.len(), "call-site lines") {
+                    out.push_str(&format!("      {notice} (structuredContent `alias_calls` has up to {ALIAS_SITES_STRUCTURED})\n"));
+                }
+                if alias.already_listed > 0 {
+                    out.push_str(&format!(
+                        "      ({} through it already listed among the callers above)\n",
+                        plural(alias.already_listed, "call")
+                    ));
+                }
+                for (uri, line0, name, occurrence) in &alias.further {
+                    out.push_str(&format!(
+                        "      NOT followed: `{name}` at {} holds it in turn; calls through `{name}` are not counted — ask {}\n",
+                        cache.place(uri, *line0).located(),
+                        alias_request(supervisor, uri, *line0, name, *occurrence)
+                    ));
+                }
+            }
+        }
+        let call_sites: Vec<ListedLocation> =
+            site_places.iter().take(ALIAS_SITES_STRUCTURED.saturating_sub(structured_sites)).map(Place::to_location).collect();
+        structured_sites += call_sites.len();
+        entries.push(AliasCallsEntry {
+            name: alias.name.clone(),
+            binding: binding.to_owned(),
+            location: place.to_location(),
+            calls: alias.calls.len(),
+            call_sites,
+            already_listed: alias.already_listed,
+            further_names: alias
+                .further
+                .iter()
+                .map(|(uri, line0, name, _)| format!("{name} ({})", cache.place(uri, *line0).located()))
+                .collect(),
+            other_uses: alias.other_uses,
+            not_followed: alias.not_followed.clone(),
+        });
+    }
+    if let Some(failure) = &aliases.references_failed {
+        out.push_str(&format!("note: the references of the queried item could not be asked ({failure}): names bound to it elsewhere (a `typeof` member, a renaming) may be missing above\n"));
+    }
+    Some((out.trim_end().to_owned(), entries))
 }
 
 /// What an entry in a file outside the workspace and its known dependency roots shows instead of
@@ -853,6 +1269,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         out.push_str(&format!("{server_id} reports {none} of {of}"));
         if dir.op == "subtypes" || dir.op == "incoming_calls" {
             out.push_str(" in the code it has indexed");
+            out.push_str(&alias_headline(&walk.aliases));
             if let Some(note) = index_note(query.server) {
                 out.push_str(&format!("\n{note}"));
             }
@@ -863,7 +1280,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
     let depth_text = if depth == 1 { String::new() } else { format!(", {} deep (asked {depth})", plural(deepest, "level")) };
     let sites_text = if dir.call_field.is_some() { format!(", {}", plural(sites_total, "call site")) } else { String::new() };
     let extra = format!("{sites_text}{depth_text}");
-    out.push_str(&format!("{} of {of}: {}\n", dir.what, counted(total, dir.noun, &extra, &tally)));
+    out.push_str(&format!("{} of {of}: {}{}\n", dir.what, counted(total, dir.noun, &extra, &tally), alias_headline(&walk.aliases)));
     let page = Page::new(total, offset, supervisor.config().hierarchy_cap, &format!("{}s", dir.noun))?;
     let mut results = Vec::new();
     let mut current_level: Option<usize> = None;
@@ -919,7 +1336,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         let entry_line = |annotations: &[String]| format!("  {}: {source}   [{}]\n", place.line, annotations.join("; "));
         // Call sites, one line each (several calls on one line counted), with the incoming
         // sites that only name the function (`.map(parse)`) told apart from calls.
-        let mut site_lines: Vec<(Place, usize, Vec<String>, usize)> = Vec::new();
+        let mut site_lines: Vec<SiteLine> = Vec::new();
         for site in &node.call_sites {
             let site_place = cache.place(&site.uri, site.line0);
             let as_value = usize::from(
@@ -927,38 +1344,58 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
                     && site_place.quoted
                     && site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value),
             );
+            let binds = (as_value > 0).then(|| walk.aliases.bound_at(&site.uri, site.line0).map(|alias| alias.name.clone())).flatten();
             match site_lines.last_mut() {
-                Some((last, count, callees, values)) if last.uri == site_place.uri && last.line == site_place.line => {
+                Some((last, count, callees, values, _)) if last.uri == site_place.uri && last.line == site_place.line => {
                     *count += 1;
                     *values += as_value;
                     if !callees.contains(&site.callee) {
                         callees.push(site.callee.clone());
                     }
                 }
-                _ => site_lines.push((site_place, 1, vec![site.callee.clone()], as_value)),
+                _ => site_lines.push((site_place, 1, vec![site.callee.clone()], as_value, binds)),
             }
         }
-        let entry_values: usize = site_lines.iter().map(|(_, _, _, values)| values).sum();
+        let entry_values: usize = site_lines.iter().map(|(_, _, _, values, _)| values).sum();
         if entry_values > 0 {
-            let entry_sites: usize = site_lines.iter().map(|(_, count, _, _)| count).sum();
-            annotations.push(if entry_values == entry_sites {
-                format!("{VALUE_REFERENCE}: no call site calls it here")
+            let entry_sites: usize = site_lines.iter().map(|(_, count, _, _, _)| count).sum();
+            let mut bound: Vec<String> = Vec::new();
+            for name in site_lines.iter().filter_map(|(_, _, _, _, binds)| binds.as_ref()) {
+                let name = format!("`{name}`");
+                if !bound.contains(&name) {
+                    bound.push(name);
+                }
+            }
+            let binds = if bound.is_empty() {
+                String::new()
             } else {
-                format!("{} of {} {VALUE_REFERENCE}", entry_values, plural(entry_sites, "site"))
+                format!(
+                    "; it binds {} — calls through {} are listed after the callers",
+                    bound.join(", "),
+                    if bound.len() == 1 { "it" } else { "them" }
+                )
+            };
+            annotations.push(if entry_values == entry_sites && bound.is_empty() {
+                format!("{VALUE_REFERENCE}: no call site calls it here")
+            } else if entry_values == entry_sites {
+                format!("{VALUE_REFERENCE} here{binds}")
+            } else {
+                format!("{} of {} {VALUE_REFERENCE}{binds}", entry_values, plural(entry_sites, "site"))
             });
         }
         out.push_str(&entry_line(&annotations));
         let mut sites = Vec::new();
-        for (shown, (site_place, count, callees, values)) in site_lines.iter().enumerate() {
+        for (shown, (site_place, count, callees, values, binds)) in site_lines.iter().enumerate() {
             let times = match (*count, callees.len()) {
                 (1, _) => String::new(),
                 (count, 2..) => format!("   ({count} calls on this line: {})", callees.join(", ")),
                 (count, _) => format!("   ({count} calls on this line)"),
             };
+            let binds = binds.as_ref().map(|name| format!(": binds `{name}`, calls through it listed below")).unwrap_or_default();
             let usage = match (*values, *count) {
                 (0, _) => String::new(),
-                (values, count) if values == count => format!("   ({VALUE_REFERENCE})"),
-                (values, _) => format!("   ({values} of them {VALUE_REFERENCE})"),
+                (values, count) if values == count => format!("   ({VALUE_REFERENCE}{binds})"),
+                (values, _) => format!("   ({values} of them {VALUE_REFERENCE}{binds})"),
             };
             if shown < CALL_SITES_SHOWN {
                 let location = if site_place.uri == node.uri { site_place.line.to_string() } else { site_place.located() };
@@ -1028,6 +1465,11 @@ mod tests {
         assert_eq!(usage("        transform(self.0.as_ref(), lowercase, |f| write!(f, \"-\"), f)", "transform"), Some(SiteUsage::Call));
         assert_eq!(usage("    items.iter().map(parse).collect()", "parse"), Some(SiteUsage::Value));
         assert_eq!(usage("    let v = parse::<u8>(text)?;", "parse"), Some(SiteUsage::Call));
+        assert_eq!(usage("      Just: (v) => Maybe.just(Result.ok<T, E>(v)),", "ok"), Some(SiteUsage::Call));
+        assert_eq!(usage("    const x = make<Map<string, number>>();", "make"), Some(SiteUsage::Call));
+        assert_eq!(usage("    const fn = Result.ok<(val: string) => number, string>((str) => str.length);", "ok"), Some(SiteUsage::Call));
+        assert_eq!(usage("    let f = apply::<fn() -> u8>(g);", "apply"), Some(SiteUsage::Call));
+        assert_eq!(usage("    if (limit < max) {", "limit"), Some(SiteUsage::Value));
         assert_eq!(usage("    self.parse (text)", "parse"), Some(SiteUsage::Call));
         assert_eq!(usage("    tag!(x)", "tag"), Some(SiteUsage::Call));
         assert_eq!(usage("@cached", "cached"), Some(SiteUsage::Call));

@@ -80,13 +80,7 @@ pub fn how_to_check(message: &str) -> String {
     if features.is_empty() {
         return "check it with the cfg enabled (e.g. `cargo check` with the matching `--features`, `--target` or RUSTFLAGS=\"--cfg …\"), or give rust-analyzer that configuration (rust-analyzer.cargo.features / rust-analyzer.cargo.cfgs in its settings)".to_owned();
     }
-    let list = features.join(",");
-    let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
-    format!(
-        "check it with {{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}} (`cargo check --features {list}`), or give rust-analyzer the setting rust-analyzer.cargo.features = [{}] so its answers cover it",
-        quoted.join(", "),
-        quoted.join(", ")
-    )
+    how_to_check_features(&features)
 }
 
 /// The inactive ranges that cover any of `lines` (1-based), or every inactive range when `lines`
@@ -119,22 +113,25 @@ pub fn inactive_sentence_at(
 ) -> String {
     let Some(first) = ranges.first() else { return String::new() };
     let unlinked = first.end_line == u32::MAX;
+    let merged = merge_adjacent(ranges);
     let (place, verb) = if whole_file {
         (format!("all of {file}"), "is")
     } else {
-        let spans: Vec<String> = ranges
-            .iter()
-            .take(5)
-            .map(|range| {
-                if range.start_line == range.end_line {
-                    range.start_line.to_string()
-                } else {
-                    format!("{}–{}", range.start_line, range.end_line)
-                }
-            })
-            .collect();
-        let noun = if spans.len() == 1 && !spans[0].contains('–') { "line" } else { "lines" };
-        (format!("{noun} {} of {file}", spans.join(", ")), if noun == "line" { "is" } else { "are" })
+        let spans: Vec<String> = merged.iter().take(LISTED_RANGES).map(MergedRange::render).collect();
+        let more = if merged.len() > LISTED_RANGES {
+            let rest = &merged[LISTED_RANGES..];
+            format!(
+                " and {} more range{} (lines {}–{})",
+                rest.len(),
+                if rest.len() == 1 { "" } else { "s" },
+                rest[0].start_line,
+                rest[rest.len() - 1].end_line
+            )
+        } else {
+            String::new()
+        };
+        let noun = if merged.len() == 1 && merged[0].start_line == merged[0].end_line { "line" } else { "lines" };
+        (format!("{noun} {}{more} of {file}", spans.join(", ")), if noun == "line" { "is" } else { "are" })
     };
     // The server's message, on one line and without its advice to silence it.
     let message: String = first.message.split("\n\n").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
@@ -152,24 +149,115 @@ pub fn inactive_sentence_at(
             how_to_check("")
         );
     }
-    format!(
-        "NOT checked: {place} {verb} not compiled in the current configuration ({server_id}: \"{message}\"), so no error in it is reported; {}",
+    // Every feature of every range, so that one next step covers them all.
+    let mut features: Vec<String> = Vec::new();
+    for range in &merged {
+        for feature in &range.features {
+            if !features.contains(feature) {
+                features.push(feature.clone());
+            }
+        }
+    }
+    let other_cfgs = merged.iter().filter(|range| range.features.is_empty()).count();
+    let server_says = if merged.len() == 1 || features.is_empty() {
+        format!("{server_id}: \"{message}\"")
+    } else {
+        format!("{server_id} marks them inactive-code: a `#[cfg]` that is off, the features disabled are named beside each range")
+    };
+    let next = if features.is_empty() {
         how_to_check(&message)
+    } else {
+        let mut next = how_to_check_features(&features);
+        if other_cfgs > 0 {
+            next.push_str(&format!(
+                "; {} marked (other cfg) {} off by a cfg other than a feature: {}",
+                crate::render::plural(other_cfgs, "range"),
+                if other_cfgs == 1 { "is" } else { "are" },
+                how_to_check("")
+            ));
+        }
+        next
+    };
+    format!(
+        "NOT checked: {place} {verb} not compiled in the current configuration ({server_says}), so no error in {} is reported; {next}",
+        if verb == "is" { "it" } else { "them" }
+    )
+}
+
+/// How many merged inactive ranges a sentence lists before "and N more ranges".
+const LISTED_RANGES: usize = 12;
+
+/// Inactive ranges that touch or overlap, merged, with the features each names disabled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MergedRange {
+    /// 1-based first line.
+    start_line: u32,
+    /// 1-based last line (inclusive).
+    end_line: u32,
+    /// The features named disabled in the merged ranges' messages, in order, no repeats.
+    features: Vec<String>,
+}
+
+impl MergedRange {
+    /// `116–139 (malloc_size_of, serde)`; `(other cfg)` when no feature is named.
+    fn render(&self) -> String {
+        let lines =
+            if self.start_line == self.end_line { self.start_line.to_string() } else { format!("{}–{}", self.start_line, self.end_line) };
+        if self.features.is_empty() {
+            format!("{lines} (other cfg)")
+        } else {
+            format!("{lines} ({})", self.features.join(", "))
+        }
+    }
+}
+
+/// `ranges` sorted by line, those that touch (the next starts at most one line after the last
+/// ends) or overlap merged into one.
+fn merge_adjacent(ranges: &[&InactiveRange]) -> Vec<MergedRange> {
+    let mut sorted: Vec<&InactiveRange> = ranges.to_vec();
+    sorted.sort_by_key(|range| (range.start_line, range.end_line));
+    let mut merged: Vec<MergedRange> = Vec::new();
+    for range in sorted {
+        let features = disabled_features(&range.message);
+        match merged.last_mut() {
+            Some(last) if range.start_line <= last.end_line.saturating_add(1) => {
+                last.end_line = last.end_line.max(range.end_line);
+                for feature in features {
+                    if !last.features.contains(&feature) {
+                        last.features.push(feature);
+                    }
+                }
+            }
+            _ => merged.push(MergedRange { start_line: range.start_line, end_line: range.end_line, features }),
+        }
+    }
+    merged
+}
+
+/// [`how_to_check`] for a list of features: one call that enables them all.
+pub fn how_to_check_features(features: &[String]) -> String {
+    let list = features.join(",");
+    let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+    format!(
+        "check {} with {{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}} (`cargo check --features {list}`; or {{\"op\": \"diagnostics\", \"file\": \"*\", \"all_features\": true}}), or give rust-analyzer the setting rust-analyzer.cargo.features = [{}] so its answers cover it",
+        if features.len() == 1 { "it" } else { "them all" },
+        quoted.join(", "),
+        quoted.join(", ")
     )
 }
 
 /// Where a `#[cfg(…)]`-gated `mod` declares a module file.
-struct GatingDeclaration {
+pub(crate) struct GatingDeclaration {
     /// The attribute, e.g. `#[cfg(feature = "serde")]`.
-    cfg: String,
+    pub(crate) cfg: String,
     /// `src/lib.rs:2`-style: the declaring file's name and 1-based line.
-    location: String,
+    pub(crate) location: String,
 }
 
 /// The `#[cfg(…)]` attribute on the `mod` item that declares `path` (`foo.rs` or `foo/mod.rs`),
 /// searched in the files that can declare it (`lib.rs`, `main.rs`, `mod.rs` beside it, or the
 /// parent module file `<dir>.rs`), each read beneath `root`.
-fn gating_declaration(root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
+pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
     let (name, dir) = if path.file_name()?.to_str()? == "mod.rs" {
         let dir = path.parent()?;
         (dir.file_name()?.to_str()?.to_owned(), dir.parent()?.to_path_buf())
@@ -296,10 +384,274 @@ pub fn no_rustc_error_published<'a>(sets: impl IntoIterator<Item = &'a Vec<Diagn
     })
 }
 
+/// The 0-based line ranges (first, last; inclusive) of the `macro_rules!` definitions in Rust
+/// `source` (tree-sitter's `macro_definition`): templates rust-analyzer resolves names in only
+/// where the macro is invoked. Empty when the text does not parse as Rust.
+pub fn macro_rules_line_ranges(source: &str) -> Vec<(u32, u32)> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let Ok(root) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let mut ranges = Vec::new();
+    let mut stack = vec![root.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "macro_definition" {
+            ranges.push((node.start_position().row as u32, node.end_position().row as u32));
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    ranges.sort_unstable();
+    ranges
+}
+
+/// Why rust-analyzer gives no definition at `places` (absolute path, 0-based line: occurrences
+/// grep finds that an answer built from its index leaves out), as a parenthesis for a
+/// "NOT in this answer" note: the places inside a `macro_rules!` body are templates (their
+/// expansions, where the macro is invoked, are what the server resolves), named by `shown`; the
+/// others are code behind a `#[cfg]` that is off or files no target includes. Files are read
+/// beneath `workspace_root`; one that cannot be read counts among the others.
+pub fn rust_unanalyzed_hint(
+    workspace_root: &std::path::Path,
+    places: &[(std::path::PathBuf, u32)],
+    shown: &dyn Fn(&std::path::Path, u32) -> String,
+) -> String {
+    let mut in_macro_rules: Vec<String> = Vec::new();
+    let mut ranges_by_file: std::collections::HashMap<&std::path::Path, Vec<(u32, u32)>> = std::collections::HashMap::new();
+    for (path, line0) in places {
+        let ranges = ranges_by_file.entry(path.as_path()).or_insert_with(|| {
+            crate::files::read_workspace_file_to_string(workspace_root, path).map(|text| macro_rules_line_ranges(&text)).unwrap_or_default()
+        });
+        if ranges.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
+            in_macro_rules.push(shown(path, *line0));
+        }
+    }
+    const CFG_REASON: &str = "rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes";
+    const MACRO_REASON: &str =
+        "inside a `macro_rules!` body: a template whose names rust-analyzer resolves only in its expansions, where the macro is invoked";
+    match in_macro_rules.len() {
+        0 => format!(" ({CFG_REASON})"),
+        all if all == places.len() => format!(" ({MACRO_REASON})"),
+        some => {
+            let listed: Vec<String> = in_macro_rules.iter().take(8).cloned().collect();
+            let more = if some > 8 { format!(" and {} more", some - 8) } else { String::new() };
+            format!(" ({some} of them — {}{more} — {MACRO_REASON}; for the others, {CFG_REASON})", listed.join(", "))
+        }
+    }
+}
+
+/// Why rust-analyzer could not resolve an occurrence in Rust code: the `#[cfg]` that gates it
+/// or its module, or the `macro_rules!` template it sits in. For a rename's "left unrenamed"
+/// list and the write check that follows it (smallvec 1.16.6: occurrences behind
+/// `#[cfg(feature = "const_new")]` and inside `macro_rules! impl_array` were called "(no
+/// definition) … another symbol with this name").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustUnresolvedPlace {
+    /// The parenthesis for the listing: the cfg and its line, or the template and where the
+    /// macro is invoked, and the next step.
+    pub reason: String,
+    /// The features to enable to compile it (empty for a template or a cfg that is no feature).
+    pub features: Vec<String>,
+    /// `true` inside a `macro_rules!` body; `false` behind a `#[cfg]`.
+    pub in_macro_template: bool,
+}
+
+/// The `#[cfg(…)]` attribute nearest around `line0` (0-based) of parsed Rust: the innermost item
+/// or statement it gates that spans the line, as (attribute text, 0-based attribute line, start
+/// byte of the gated item — of the file's root for an inner `#![cfg(…)]`, which counts for
+/// every line). With `only_off_by_default`, gates that
+/// are on in rust-analyzer's usual configuration (`#[cfg(test)]`, `#[cfg(not(…))]`) are passed
+/// over for the next one out.
+pub(crate) fn cfg_gate_at(
+    root: &tree_sitter::Node<'_>,
+    source: &str,
+    line0: u32,
+    only_off_by_default: bool,
+) -> Option<(String, u32, usize)> {
+    let passed_over = |attribute: &str| {
+        let compact = attribute.replace(' ', "");
+        only_off_by_default
+            && (compact.starts_with("#[cfg(test)") || compact.starts_with("#[cfg(not(") || compact.starts_with("#![cfg(test)"))
+    };
+    let text = |node: &tree_sitter::Node<'_>| source.get(node.start_byte()..node.end_byte()).unwrap_or("").to_owned();
+    // (attribute, 0-based line, span in bytes, gated item's start byte)
+    let mut found: Option<(String, u32, usize, usize)> = None;
+    let mut stack = vec![*root];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<_> = node.named_children(&mut cursor).collect();
+        for (index, child) in children.iter().enumerate() {
+            let kind = child.kind();
+            if kind == "inner_attribute_item"
+                && node.kind() == "source_file"
+                && text(child).replace(' ', "").starts_with("#![cfg(")
+                && !passed_over(&text(child))
+            {
+                found.get_or_insert((text(child), child.start_position().row as u32, usize::MAX, root.start_byte()));
+                continue;
+            }
+            if kind != "attribute_item" || !text(child).replace(' ', "").starts_with("#[cfg(") || passed_over(&text(child)) {
+                continue;
+            }
+            // The gated item: the next sibling that is no attribute or comment.
+            let Some(item) =
+                children[index + 1..].iter().find(|next| !matches!(next.kind(), "attribute_item" | "line_comment" | "block_comment"))
+            else {
+                continue;
+            };
+            let item_last = item.end_position().row as u32;
+            let span = item.end_byte().saturating_sub(child.start_byte());
+            let narrower = match &found {
+                Some((_, _, known, _)) => span < *known,
+                None => true,
+            };
+            if (child.start_position().row as u32..=item_last).contains(&line0) && narrower {
+                found = Some((text(child), child.start_position().row as u32, span, item.start_byte()));
+            }
+        }
+        stack.extend(children.into_iter().filter(|child| {
+            let (first, last) = (child.start_position().row as u32, child.end_position().row as u32);
+            (first..=last).contains(&line0)
+        }));
+    }
+    found.map(|(attribute, line, _, item_start)| (attribute, line, item_start))
+}
+
+/// Why rust-analyzer gives no definition at `line0` (0-based) of the Rust file `path` (read
+/// beneath `workspace_root`): inside a `macro_rules!` body (a template: named with the
+/// invocations of the macro in the same file and whether each is gated), behind a `#[cfg(…)]`
+/// (the attribute and its line), or in a module file whose `mod` is gated. `None` when none of
+/// these holds or the file cannot be read or parsed. `shown` renders a place (`src/lib.rs:12`).
+pub fn rust_unresolved_place(
+    workspace_root: &std::path::Path,
+    path: &std::path::Path,
+    line0: u32,
+    shown: &dyn Fn(&std::path::Path, u32) -> String,
+) -> Option<RustUnresolvedPlace> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let source = crate::files::read_workspace_file_to_string(workspace_root, path).ok()?;
+    let grep =
+        ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source.as_str(), ast_grep_language::SupportLang::Rust)
+            .ok()?;
+    let root = grep.root().get_inner_node();
+    let check_for = |features: &[String]| -> String {
+        let check = if features.is_empty() { how_to_check("") } else { how_to_check_features(features) };
+        check.replacen("check it with", "check with", 1).replacen("check them all with", "check with", 1)
+    };
+    // A macro_rules! template.
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let (first, last) = (node.start_position().row as u32, node.end_position().row as u32);
+        if !(first..=last).contains(&line0) {
+            continue;
+        }
+        if node.kind() == "macro_definition" {
+            let name = node.child_by_field_name("name").and_then(|name| source.get(name.start_byte()..name.end_byte())).unwrap_or("");
+            let mut invocations: Vec<String> = Vec::new();
+            let mut active = 0usize;
+            for (index, line) in source.lines().enumerate() {
+                let index = index as u32;
+                if (first..=last).contains(&index) || line.trim_start().starts_with("//") || name.is_empty() {
+                    continue;
+                }
+                let called = line
+                    .match_indices(&format!("{name}!"))
+                    .any(|(at, _)| !line[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_'));
+                if !called {
+                    continue;
+                }
+                match cfg_gate_at(&root, &source, index, false) {
+                    Some((attribute, _, _)) => invocations.push(format!("{} (under `{attribute}`)", shown(path, index))),
+                    None => {
+                        active += 1;
+                        invocations.push(format!("{} (not gated: compiled in every build)", shown(path, index)));
+                    }
+                }
+            }
+            let invoked = if invocations.is_empty() {
+                format!("no invocation of `{name}!` in this file: look for them in the files that use the macro")
+            } else {
+                let listed: Vec<String> = invocations.iter().take(4).cloned().collect();
+                let more = if invocations.len() > 4 { format!(" and {} more", invocations.len() - 4) } else { String::new() };
+                format!(
+                    "invoked at {}{more}{}",
+                    listed.join(", "),
+                    if active > 0 {
+                        " — an active invocation compiles this template, so a build breaks if it names the renamed symbol"
+                    } else {
+                        ""
+                    }
+                )
+            };
+            return Some(RustUnresolvedPlace {
+                reason: format!(
+                    "inside the `macro_rules! {name}` body at {}: a template rust-analyzer resolves only where the macro is invoked, so no rename reaches it — rename it by hand if it names this symbol; {invoked}",
+                    shown(path, first)
+                ),
+                features: Vec::new(),
+                in_macro_template: true,
+            });
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    if let Some((attribute, at, _)) = cfg_gate_at(&root, &source, line0, true) {
+        let features = disabled_features(&attribute);
+        return Some(RustUnresolvedPlace {
+            reason: format!(
+                "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
+                shown(path, at),
+                check_for(&features)
+            ),
+            features,
+            in_macro_template: false,
+        });
+    }
+    let declared = gating_declaration(workspace_root, path)?;
+    let features = disabled_features(&declared.cfg);
+    Some(RustUnresolvedPlace {
+        reason: format!(
+            "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
+            declared.cfg,
+            declared.location,
+            check_for(&features)
+        ),
+        features,
+        in_macro_template: false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_lines_of_macro_rules_definitions_are_found_and_nothing_else() {
+        let source = "fn a() {}\n\nmacro_rules! roots {\n    ($T:ty) => {\n        impl Roots for $T {}\n    };\n}\n\nroots!(u8);\nmod inner {\n    macro_rules! two { () => { checked_pow(1) } }\n}\n";
+        assert_eq!(macro_rules_line_ranges(source), vec![(2, 6), (10, 10)]);
+        assert!(macro_rules_line_ranges("fn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn the_unanalyzed_hint_names_macro_template_places_apart_from_cfg_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("lib.rs"), "macro_rules! m {\n    () => { helper() };\n}\n#[cfg(feature = \"x\")]\nfn g() { helper() }\n")
+            .unwrap();
+        let shown = |path: &std::path::Path, line0: u32| format!("{}:{}", path.file_name().unwrap().to_string_lossy(), line0 + 1);
+        let all_macro = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 1)], &shown);
+        assert!(all_macro.contains("inside a `macro_rules!` body") && !all_macro.contains("#[cfg]"), "{all_macro}");
+        let none_macro = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 4)], &shown);
+        assert!(none_macro.contains("behind a `#[cfg]` that is off") && !none_macro.contains("macro_rules"), "{none_macro}");
+        let mixed = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 1), (root.join("lib.rs"), 4)], &shown);
+        assert!(
+            mixed.contains("1 of them — lib.rs:2 — inside a `macro_rules!` body") && mixed.contains("for the others, rust-analyzer"),
+            "{mixed}"
+        );
+    }
 
     #[test]
     fn features_are_read_from_the_message() {

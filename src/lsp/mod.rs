@@ -34,6 +34,7 @@
 //! Architecture invariant: `lsp_types` stays inside this module; tool outputs are our own text
 //! and JSON.
 
+pub(crate) mod call_aliases;
 pub(crate) mod cargo_features;
 pub(crate) mod checker;
 pub(crate) mod client;
@@ -49,10 +50,13 @@ pub(crate) mod outline;
 pub(crate) mod output;
 pub(crate) mod position;
 pub(crate) mod project_scope;
+pub(crate) mod pyright_blind_spots;
 pub(crate) mod pyright_scope;
 pub(crate) mod rename;
 pub(crate) mod rename_coverage;
+pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_names;
+pub(crate) mod rust_answer_checks;
 pub(crate) mod servers;
 pub(crate) mod supervisor;
 pub(crate) mod syntax;

@@ -361,8 +361,69 @@ pub struct HierarchyOutput {
     pub walk_ms: u64,
     /// The server was still indexing.
     pub still_indexing: bool,
-    /// Notes: failed steps, reused walks, readiness, what was not followed.
+    /// Notes: failed steps, reused walks, readiness, what was not followed, calls left out.
     pub notes: Vec<String>,
+    /// `outgoing_calls`: calls the followed items' syntax trees show in their bodies that the
+    /// server listed under no callee (calls through a variable, attribute or parameter; gopls:
+    /// builtins and conversions), at most 200; empty for the other ops.
+    pub unlisted_call_sites: Vec<UnlistedCallSite>,
+    /// `incoming_calls`: names bound to the queried function (`const ok = Impl.ok`, `{ build:
+    /// make }`, `ok: typeof Impl.ok`, `make as create`, Python `alias = f`) and the calls through
+    /// each, which the server's call hierarchy does not list; empty for the other ops and when
+    /// no such name was found.
+    pub alias_calls: Vec<AliasCallsEntry>,
+}
+
+/// A name bound to the queried function and the calls through it (followed one level by the
+/// server's references of the name; see `src/lsp/call_aliases.rs`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AliasCallsEntry {
+    /// The bound name.
+    pub name: String,
+    /// How it holds the function, in words: a name assigned it, a property holding it, a member
+    /// typed as it (`typeof`), a renaming import or export.
+    pub binding: String,
+    /// Where it is bound (the line referencing the function).
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// Calls through the name that the answer's callers do not already list.
+    pub calls: usize,
+    /// The call sites, one per call (at most 200 over all names).
+    pub call_sites: Vec<ListedLocation>,
+    /// Calls through the name that the answer already lists.
+    pub already_listed: usize,
+    /// Names bound in turn to this one (`name (file:line)`), not followed.
+    pub further_names: Vec<String>,
+    /// Other references of the name: imports, exports, values passed on.
+    pub other_uses: usize,
+    /// Why the name was not followed (absent: followed; `calls` is then complete for the
+    /// server's references).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_followed: Option<String>,
+}
+
+/// A call in a followed item's body that an `outgoing_calls` answer lists under no callee.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UnlistedCallSite {
+    /// The item whose body makes the call.
+    pub caller: String,
+    /// The item's depth: 0 for the queried item, 1 for a depth-1 callee that was followed, ….
+    pub caller_depth: usize,
+    /// The file of the item and the call (workspace-relative).
+    pub file: String,
+    /// 1-based line of the item's name.
+    pub caller_line: u32,
+    /// 1-based line where the call starts.
+    pub line: u32,
+    /// The call's text on one line (at most 60 characters).
+    pub call: String,
+    /// A Go builtin or conversion (`len(x)`, `int(x)`), which gopls lists no callee for.
+    pub go_builtin: bool,
+    /// Rust: the macro whose arguments hold this call-shaped token run, with its delimiters
+    /// (`itry!(…)`, `vec![…]`); rust-analyzer lists no call inside macro arguments. Absent for
+    /// a call outside macros.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inside_macro: Option<String>,
 }
 
 /// A prepared hierarchy item.
@@ -687,6 +748,16 @@ pub struct CheckerRunSummary {
     pub python_files_ignored_total: usize,
     /// pyright runs: those files, workspace-relative, sorted (at most 100).
     pub python_files_ignored: Vec<String>,
+    /// Go runs: the packages (`path (tests)` for test files only) go never compiled because a
+    /// package they import failed to compile, as `import/path: N files (imports failed
+    /// import/path)`.
+    pub go_packages_not_compiled: Vec<String>,
+    /// Go runs: whether `gopls check` type-checked those packages' files (its findings are in
+    /// `results` with source `gopls check`, counted as errors); `false`: they are NOT checked.
+    pub go_packages_checked_by_gopls: bool,
+    /// Go runs: the Go files build constraints exclude for the GOOS/GOARCH/tags in force (NOT
+    /// compiled), as `path (terms): check with `command``.
+    pub go_files_excluded_by_build_constraints: Vec<String>,
 }
 
 /// One workspace member's cargo features in a `"*"` check.
@@ -756,6 +827,14 @@ pub struct RenameApplied {
     /// each a note naming the file, 1-based line, old and new public name and how to keep the
     /// old one; empty when none.
     pub public_name_changes: Vec<String>,
+    /// Python: methods of the same name in base classes or subclasses that the rename left with
+    /// the old name, so dispatch changed (a note each with file, 1-based line and the next step);
+    /// empty when none.
+    pub dispatch_changes: Vec<String>,
+    /// Python: the override check's summary (classes searched, related methods found, what was
+    /// not searched); absent when the renamed symbol is no method.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub override_check: Option<String>,
 }
 
 /// A staged rename.
@@ -775,6 +854,11 @@ pub struct RenameStaged {
     pub coverage: RenameCoverageSummary,
     /// As [`RenameApplied::public_name_changes`], for the staged change.
     pub public_name_changes: Vec<String>,
+    /// As [`RenameApplied::dispatch_changes`], for the staged change.
+    pub dispatch_changes: Vec<String>,
+    /// As [`RenameApplied::override_check`], for the staged change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub override_check: Option<String>,
     /// Diff hunks shown in the text preview.
     pub preview_hunks_shown: usize,
     /// Diff hunks in the whole change.

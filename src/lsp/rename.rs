@@ -271,6 +271,7 @@ pub(crate) fn stage_plan(
     tool: &'static str,
     description: String,
     warnings: Vec<String>,
+    write_check_blind_spots: Vec<String>,
 ) -> Result<(crate::staged::Staged, usize), ToolError> {
     let store = ctx.resource::<crate::staged::StagedResource>()?;
     let files = plan
@@ -295,6 +296,7 @@ pub(crate) fn stage_plan(
         change_noun: "edit",
         files,
         warnings,
+        write_check_blind_spots,
         restage_hint: None,
         held: false,
     });
@@ -566,12 +568,28 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     // A changed public name of a Python package is said near the top, in both shapes.
     let public_name_notes = crate::lsp::rename_public_names::public_name_notes(root, &plan, &resolved.cursor_identifier, &args.new_name);
+    // A renamed Python method whose overrides (or overridden base method) keep the old name
+    // changes dispatch without a type error: said near the top too (a sixth of what is left,
+    // at most 15 s).
+    let override_deadline =
+        (Instant::now() + (deadline.saturating_duration_since(Instant::now()) / 6).min(Duration::from_secs(15))).min(deadline);
+    let overrides = crate::lsp::rename_overrides::override_findings(
+        server,
+        root,
+        &path,
+        line0,
+        &resolved.cursor_identifier,
+        &args.new_name,
+        &plan,
+        override_deadline,
+    );
     if args.preview {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The check's findings (indented under its summary line) are repeated when the change is
         // accepted: what runbound added, what stays unrenamed, what could not be verified.
         let warnings: Vec<String> = public_name_notes
             .iter()
+            .chain(&overrides.dispatch_notes)
             .cloned()
             .chain(
                 coverage
@@ -582,13 +600,15 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
                     .filter(|line| !line.is_empty()),
             )
             .collect();
-        let (staged, max_pending) = stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings)?;
+        let (staged, max_pending) =
+            stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings, coverage.write_check_blind_spots.clone())?;
         let mut lines = vec![format!(
             "(proposed) {description}: {} in {}:",
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
         )];
         lines.extend(public_name_notes.iter().cloned());
+        lines.extend(overrides.dispatch_notes.iter().cloned());
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = supervisor.display_path(&file.path);
@@ -596,6 +616,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         lines.extend(coverage.report.iter().cloned());
+        lines.extend(overrides.summary.iter().cloned());
         lines.extend(lease.notes.iter().cloned());
         lines.extend(resync_note.iter().cloned());
         lines.push(staged.instructions(max_pending));
@@ -608,6 +629,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             files,
             coverage: coverage.summary.clone(),
             public_name_changes: public_name_notes.clone(),
+            dispatch_changes: overrides.dispatch_notes.clone(),
+            override_check: overrides.summary.clone(),
             preview_hunks_shown: staged.preview.shown,
             preview_hunks_total: staged.preview.total,
             evicted: staged.evicted.clone(),
@@ -618,6 +641,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
     ctx.before_write(&touched);
     let written = commit_workspace_edit(root, &plan)?;
+    crate::lsp::diagnostics_on_write::note_write_check_blind_spots(ctx.deadline(), coverage.write_check_blind_spots.clone());
     let mut lines = vec![format!(
         "Renamed `{}` to `{}` ({}): {total} edit{} in {} file{}:",
         resolved.cursor_identifier,
@@ -631,6 +655,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     // before the file list.
     lines.extend(coverage.warnings.iter().cloned());
     lines.extend(public_name_notes.iter().cloned());
+    lines.extend(overrides.dispatch_notes.iter().cloned());
     let mut files = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);
@@ -638,6 +663,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
     }
     lines.extend(coverage.report.iter().cloned());
+    lines.extend(overrides.summary.iter().cloned());
     for note in lease.notes.iter().chain(&resync_note) {
         lines.push(note.clone());
     }
@@ -648,6 +674,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         files,
         coverage: coverage.summary,
         public_name_changes: public_name_notes,
+        dispatch_changes: overrides.dispatch_notes,
+        override_check: overrides.summary,
     });
     Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
         .with_written_paths(written))

@@ -402,6 +402,9 @@ pub struct RenameCoverage {
     pub summary: RenameCoverageSummary,
     /// What the result must say near its top (occurrences left in doc-test code).
     pub warnings: Vec<String>,
+    /// What the write check after this rename cannot see (occurrences left in code behind a
+    /// `#[cfg]` that is off), for its `checked:` line.
+    pub write_check_blind_spots: Vec<String>,
 }
 
 /// Checks and completes the server's rename `edit` of `old_name` → `new_name` requested at
@@ -432,6 +435,7 @@ pub fn complete_rename(
                     reason: "workspace root unreadable".to_owned(),
                 }),
                 warnings: Vec::new(),
+                write_check_blind_spots: Vec::new(),
             }
         }
     };
@@ -444,6 +448,7 @@ pub fn complete_rename(
                 reason: "resource operations".to_owned(),
             }),
             warnings: Vec::new(),
+            write_check_blind_spots: Vec::new(),
         };
     };
     let started = Instant::now();
@@ -727,6 +732,59 @@ pub fn complete_rename(
             |(_, kind)| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }),
         );
     }
+    // Rust occurrences rust-analyzer does not analyze (behind a `#[cfg]` that is off, inside a
+    // `macro_rules!` template): said apart, each with its reason and next step (smallvec 1.16.6:
+    // they were "(no definition) … another symbol with this name").
+    let mut unanalyzed: Vec<(WordHit, crate::lsp::inactive::RustUnresolvedPlace)> = Vec::new();
+    elsewhere.retain(|(hit, target)| {
+        if target.is_some() || hit.path.extension().and_then(|ext| ext.to_str()) != Some("rs") {
+            return true;
+        }
+        let place = |path: &Path, line0: u32| format!("{}:{}", shown(path), line0 + 1);
+        match crate::lsp::inactive::rust_unresolved_place(workspace_root, &hit.path, hit.line, &place) {
+            Some(found) => {
+                unanalyzed.push((hit.clone(), found));
+                false
+            }
+            None => true,
+        }
+    });
+    let mut write_check_blind_spots: Vec<String> = Vec::new();
+    if !unanalyzed.is_empty() {
+        let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
+        let gated = unanalyzed.len() - templates;
+        let mut features: Vec<String> = Vec::new();
+        for (_, place) in &unanalyzed {
+            for feature in &place.features {
+                if !features.contains(feature) {
+                    features.push(feature.clone());
+                }
+            }
+        }
+        report.push(format!(
+            "  left unrenamed: {} in code {} does not analyze ({gated} behind a `#[cfg]` that is off, {templates} in `macro_rules!` templates), so its rename could not reach {} — if {} this symbol, edit {} by hand:",
+            crate::render::plural(unanalyzed.len(), "occurrence"),
+            server.id(),
+            if unanalyzed.len() == 1 { "it" } else { "them" },
+            if unanalyzed.len() == 1 { "it names" } else { "they name" },
+            if unanalyzed.len() == 1 { "it" } else { "them" },
+        ));
+        let lines = one_per_line(unanalyzed.iter(), |(hit, _)| hit);
+        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, place)| format!("   ({})", place.reason));
+        if gated > 0 {
+            let check = if features.is_empty() {
+                "a `cargo check` with the cfg enabled".to_owned()
+            } else {
+                let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+                format!("{{\"op\": \"diagnostics\", \"file\": \"*\", \"features\": [{}]}}", quoted.join(", "))
+            };
+            write_check_blind_spots.push(format!(
+                "{} of `{old_name}` left unrenamed behind a `#[cfg]` that is off (listed above) — {check} compiles {}",
+                crate::render::plural(gated, "occurrence"),
+                if gated == 1 { "it" } else { "them" }
+            ));
+        }
+    }
     if !elsewhere.is_empty() {
         report.push(format!(
             "  left unrenamed: {} occurrence{} in code whose definition leads elsewhere or nowhere (another symbol with this name, code the server cannot resolve) — check them:",
@@ -741,9 +799,19 @@ pub fn complete_rename(
             |(hit, _)| hit,
             &shown,
             old_name.len(),
-            |(_, target)| match target {
+            |(hit, target)| {
+                match target {
                 Some((path, target_line, _)) => format!("   (definition: {}:{})", shown(path), target_line + 1),
-                None => "   (no definition)".to_owned(),
+                None => match go_file_outside_the_build(server, &hit.path) {
+                    Some(constraint) => format!(
+                        "   (in a file {} does not build: its build constraint {} excludes it under the GOOS/GOARCH/tags in force, so the rename did not reach it and that build now breaks if this is the renamed symbol — check with `{}`)",
+                        server.id(),
+                        constraint.summary(),
+                        constraint.check_command
+                    ),
+                    None => "   (no definition)".to_owned(),
+                },
+            }
             },
         );
     }
@@ -830,7 +898,12 @@ pub fn complete_rename(
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
-        left_unrenamed: elsewhere.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        left_unrenamed: elsewhere
+            .iter()
+            .map(|(hit, _)| hit)
+            .chain(unanalyzed.iter().map(|(hit, _)| hit))
+            .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
+            .collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         files_not_changed: untouched_files,
     }));
@@ -849,7 +922,7 @@ pub fn complete_rename(
             }
         ));
     }
-    RenameCoverage { edit: merged, report, summary, warnings }
+    RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
 }
 
 /// `` `cargo test --doc` `` when one of `hits` is in a Rust file, else `the doctests`.
@@ -908,6 +981,19 @@ fn one_per_line<'a, T>(items: impl IntoIterator<Item = &'a T>, hit: impl Fn(&T) 
 
 /// The listing lines of `lines` (see [`one_per_line`]), at most `cap`, then `(showing N of M
 /// lines)` when cut; `suffix` adds a per-entry note.
+/// The build constraint of `path` when it is a Go file served by gopls that its build
+/// constraint (or file-name suffix) excludes under the host's GOOS/GOARCH and no tags: the file
+/// needs another GOOS/GOARCH, a tag, or is `ignore`d (trial22 M6: util/util_safe.go's
+/// `// +build appengine js` twin of a renamed function read as "no definition").
+fn go_file_outside_the_build(server: &LanguageServer, path: &Path) -> Option<crate::lsp::diagnostics_on_write::GoBuildConstraint> {
+    if server.id() != "gopls" || path.extension().and_then(|e| e.to_str()) != Some("go") {
+        return None;
+    }
+    let constraint = crate::lsp::diagnostics_on_write::go_build_constraint(path, server.root());
+    let needs_more = constraint.ignored || constraint.check_command.contains('=');
+    ((!constraint.lines.is_empty() || constraint.named_by_file_name) && needs_more).then_some(constraint)
+}
+
 fn list_lines<T>(
     report: &mut Vec<String>,
     lines: &[(&T, usize)],
@@ -1197,16 +1283,15 @@ pub struct ReferencesCoverage {
 /// Whole-word occurrences of `name` in code (not comments or strings) under the server's root
 /// that are not at one of the `covered` places (absolute path, 0-based line) and where the
 /// server gives no definition: code it does not analyze (rust-analyzer: behind a `#[cfg]` that
-/// is off), so an answer built from its index (incoming calls) cannot include them. Rendered as
-/// `path:line` (1-based), at most [`MAX_REFERENCE_CHECKS`] occurrences asked; `None` when there
-/// are more (not checked) or the deadline passed first.
+/// is off, or a `macro_rules!` body), so an answer built from its index (incoming calls) cannot
+/// include them. As (absolute path, 0-based line), at most [`MAX_REFERENCE_CHECKS`] occurrences
+/// asked; `None` when there are more (not checked) or the deadline passed first.
 pub fn unresolved_occurrences(
     server: &LanguageServer,
-    workspace_root: &Path,
     name: &str,
     covered: &HashSet<(PathBuf, u32)>,
     deadline: Instant,
-) -> Option<Vec<String>> {
+) -> Option<Vec<(PathBuf, u32)>> {
     let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
     let encoding = server.position_encoding();
     let uncovered: Vec<&WordHit> = grep
@@ -1228,10 +1313,92 @@ pub fn unresolved_occurrences(
         }
         let start = encoding.column_from_byte(&hit.line_text, hit.byte_start);
         if definition_targets(server, &hit.path, hit.line, start, deadline).is_empty() {
-            nowhere.push(format!("{}:{}", crate::render::display_path(workspace_root, &hit.path), hit.line + 1));
+            nowhere.push((hit.path.clone(), hit.line));
         }
     }
     Some(nowhere)
+}
+
+/// At most this many doc-test occurrences are resolved for a references or incoming-calls note.
+const MAX_DOC_TEST_OCCURRENCES: usize = 40;
+
+/// The note for a Rust references or incoming-calls answer about the symbol at (`line`,
+/// `character`) of `origin` named `name`: its whole-word occurrences inside doc-test examples
+/// (the fenced code blocks of doc comments, which rustdoc compiles and rust-analyzer does not
+/// analyze), each resolved in a copy of its example ([`crate::lsp::doc_tests`]); those that lead
+/// to this symbol, and those that could not be resolved, are listed. `None` when there are none
+/// or the server is not rust-analyzer's kind (its write check is a cargo check run). At most
+/// [`MAX_DOC_TEST_OCCURRENCES`] are resolved; the rest are counted.
+pub fn doc_test_uses_note(
+    server: &LanguageServer,
+    origin: &Path,
+    line: u32,
+    character: u32,
+    name: &str,
+    what: &str,
+    deadline: Instant,
+) -> Option<String> {
+    if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
+        return None;
+    }
+    let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
+    let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
+    let doc_test_hits: Vec<WordHit> = grep.hits.iter().filter(|hit| classifier.kind(hit) == OccurrenceKind::DocTest).cloned().collect();
+    if doc_test_hits.is_empty() {
+        return None;
+    }
+    let shown = |hit: &WordHit| format!("{}:{}", crate::render::display_path(server.workspace_root(), &hit.path), hit.line + 1);
+    let resolved_part: Vec<WordHit> = doc_test_hits.iter().take(MAX_DOC_TEST_OCCURRENCES).cloned().collect();
+    let not_resolved = doc_test_hits.len() - resolved_part.len();
+    let origin_targets = definition_targets(server, origin, line, character, deadline);
+    let reader = WorkspaceReader::open(server.workspace_root()).ok()?;
+    let resolutions = if origin_targets.is_empty() {
+        Vec::new()
+    } else {
+        crate::lsp::doc_tests::resolve_doc_test_occurrences(server, &reader, &resolved_part, deadline)
+    };
+    let mut here: Vec<String> = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
+    let mut others = 0usize;
+    if resolutions.is_empty() {
+        unknown.extend(resolved_part.iter().map(&shown));
+    }
+    for (hit, resolution) in &resolutions {
+        match resolution {
+            DocTestResolution::Resolved(targets) if targets.iter().any(|target| origin_targets.contains(target)) => here.push(shown(hit)),
+            DocTestResolution::Resolved(_) => others += 1,
+            DocTestResolution::Unresolved(_) => unknown.push(shown(hit)),
+        }
+    }
+    if here.is_empty() && unknown.is_empty() && not_resolved == 0 {
+        return None;
+    }
+    let list = |places: &[String]| {
+        let listed: Vec<String> = places.iter().take(LISTED).cloned().collect();
+        let more = if places.len() > LISTED { format!(" and {} more", places.len() - LISTED) } else { String::new() };
+        format!("{}{more}", listed.join(", "))
+    };
+    let mut parts: Vec<String> = Vec::new();
+    if !here.is_empty() {
+        parts.push(format!(
+            "{} that {} resolved, in a copy of the example, to this symbol: {}",
+            crate::render::plural(here.len(), "use"),
+            server.id(),
+            list(&here)
+        ));
+    }
+    if !unknown.is_empty() {
+        parts.push(format!("{} it could not resolve (read them): {}", crate::render::plural(unknown.len(), "occurrence"), list(&unknown)));
+    }
+    if not_resolved > 0 {
+        parts.push(format!("{not_resolved} more not resolved (cap of {MAX_DOC_TEST_OCCURRENCES})"));
+    }
+    let others_text = if others > 0 { format!("; {others} more lead to another `{name}`, not listed") } else { String::new() };
+    Some(format!(
+        "note: NOT in this answer: {what} in doc-test examples (doc comments' code blocks: not analyzed by {}; `cargo test --doc` compiles them): {}{others_text}",
+        server.id(),
+        parts.join("; ")
+    ))
 }
 
 /// Cross-checks a `textDocument/references` answer for `name` at (`line`, `character`) of
@@ -1307,7 +1474,7 @@ pub fn complete_references(
     let mut classifier = Classifier::new(&grep, name.len(), server.workspace_root(), server.root());
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
-    let mut nowhere: Vec<String> = Vec::new();
+    let mut nowhere: Vec<(PathBuf, u32)> = Vec::new();
     let before = references.len();
     for hit in uncovered {
         let (start, end) = columns(hit);
@@ -1326,7 +1493,7 @@ pub fn complete_references(
         if targets.is_empty() {
             // The server cannot resolve it: code it does not analyze (behind a `#[cfg]` that is
             // off, a file outside every target) may call this very symbol.
-            nowhere.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+            nowhere.push((hit.path.clone(), hit.line));
             continue;
         }
         let leads_here = !targets.is_disjoint(&origin_targets)
@@ -1382,6 +1549,9 @@ pub fn complete_references(
             not_listed.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ")
         ));
     }
+    if let Some(note) = doc_test_uses_note(server, origin, line, character, name, "references", deadline) {
+        notes.push(note);
+    }
     if unchecked > 0 {
         notes.push(format!(
             "note: {unchecked} whole-word occurrence(s) of `{name}` outside this answer were NOT checked (time budget); they may be references"
@@ -1391,16 +1561,19 @@ pub fn complete_references(
         // similar 2.7.0: `get_diff_ratio` is called in src/text/inline.rs, a module behind
         // `#[cfg(feature = "inline")]` (off by default); rust-analyzer's 3 references left it
         // out and nothing said so.
+        // aho-corasick src/tests.rs:681 and num-integer src/roots.rs:267 sit in `macro_rules!`
+        // bodies, not behind a cfg (trial20 M1, trial21 M2): the hint says which is which.
+        let place = |path: &Path, line0: u32| format!("{}:{}", shown(path), line0 + 1);
         let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
-            " (rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes)"
+            crate::lsp::inactive::rust_unanalyzed_hint(server.workspace_root(), &nowhere, &place)
         } else {
-            ""
+            String::new()
         };
         notes.push(format!(
             "note: NOT in this answer: {} whole-word occurrence(s) of `{name}` in code where {} gives no definition, so it cannot say whether they are references{cfg_hint}: {}{} — read them before relying on this list",
             nowhere.len(),
             server.id(),
-            nowhere.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", "),
+            nowhere.iter().take(LISTED).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", "),
             if nowhere.len() > LISTED { format!(" and {} more", nowhere.len() - LISTED) } else { String::new() },
         ));
     }

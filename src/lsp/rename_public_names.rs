@@ -11,7 +11,9 @@
 //! A statement publishes the old name when it is an explicit re-export (`import … OLD as OLD`
 //! in any `.py`/`.pyi` file, the form type checkers treat as public) or, in a package's
 //! `__init__.py`, a plain `from … import OLD` of a name that does not start with `_` (it makes
-//! `package.OLD` importable). Read from the plan's own texts; nothing is read from disk.
+//! `package.OLD` importable). Read from the plan's own texts; from disk only the package layout
+//! (which directories hold an `__init__.py`, for the dotted module name `markdown.core`) and the
+//! enclosing package's `__init__.py` (whether it star-imports the module).
 
 use std::path::Path;
 
@@ -53,10 +55,23 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
                 continue;
             }
             let shown = crate::render::display_path(workspace_root, &change.path);
-            let module = public_owner_name(&change.path, is_package_init);
+            let module = dotted_module_name(workspace_root, &change.path, is_package_init);
+            // The entry's own line (pyparsing 3.3.3: `"counted_array",` is at :316, the
+            // `__all__ = [` it belongs to at :240).
+            let entry_line = statement
+                .lines
+                .clone()
+                .find(|&index| {
+                    [format!("\"{old_name}\""), format!("'{old_name}'")].iter().any(|quoted| old_lines[index].contains(quoted.as_str()))
+                })
+                .unwrap_or(statement.lines.start);
+            let gone = match package_star_importing(workspace_root, &change.path, is_package_init) {
+                Some(package) => format!("`{module}.{old_name}` and the package-level `{package}.{old_name}` are gone"),
+                None => format!("`{module}.{old_name}` is gone"),
+            };
             notes.push(format!(
-                "note: public name changed: {shown}:{} lists `{old_name}` in `__all__`, so `from {module} import *` — and every package that star-imports it — exports `{new_name}` instead of `{old_name}` (`{module}.{old_name}` and the package-level name are gone) — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown} and list both names in `__all__`",
-                statement.lines.start + 1
+                "note: public name changed: {shown}:{} lists `{old_name}` in `__all__`, so `from {module} import *` — and every package that star-imports it — exports `{new_name}` instead of `{old_name}` ({gone}) — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown} and list both names in `__all__`",
+                entry_line + 1
             ));
         }
         for statement in import_statements(&old_lines) {
@@ -70,7 +85,7 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
                 continue;
             }
             let shown = crate::render::display_path(workspace_root, &change.path);
-            let public_owner = public_owner_name(&change.path, is_package_init);
+            let public_owner = dotted_module_name(workspace_root, &change.path, is_package_init);
             let quoted: String = statement.text.split_whitespace().collect::<Vec<_>>().join(" ");
             let quoted = crate::render::cut_chars(&quoted, 120);
             let how = if explicit { "re-exports" } else { "imports into the package (a public name of it)" };
@@ -188,12 +203,64 @@ fn publishes_from_package_init(words: &[String], name: &str) -> bool {
     })
 }
 
-/// The dotted name the public name hangs off: the package directory's name for an
-/// `__init__.py`, else the module's stem (`encoding`); the innermost name only (the full dotted
-/// path would need the package layout on disk).
+/// The innermost name the public name hangs off: the package directory's name for an
+/// `__init__.py`, else the module's stem (`encoding`).
 fn public_owner_name(path: &Path, is_package_init: bool) -> String {
     let owner = if is_package_init { path.parent().and_then(Path::file_name) } else { path.file_stem() };
     owner.map_or_else(|| "the package".to_owned(), |name| name.to_string_lossy().into_owned())
+}
+
+/// Whether `directory` is a regular package: it holds an `__init__.py` or `__init__.pyi`.
+fn is_package_directory(directory: &Path) -> bool {
+    directory.join("__init__.py").is_file() || directory.join("__init__.pyi").is_file()
+}
+
+/// The dotted import name of the module at `path` (a package for an `__init__.py`): its stem
+/// under the chain of enclosing package directories (each with an `__init__.py`), up to the
+/// workspace root — `markdown.core` for `markdown/core.py`, `pyparsing` for
+/// `pyparsing/__init__.py`, `itsdangerous` for `src/itsdangerous/__init__.py`. Falls back to
+/// [`public_owner_name`] when no enclosing directory is a package on disk.
+fn dotted_module_name(workspace_root: &Path, path: &Path, is_package_init: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !is_package_init {
+        if let Some(stem) = path.file_stem() {
+            parts.push(stem.to_string_lossy().into_owned());
+        }
+    }
+    let mut directory = path.parent();
+    while let Some(current) = directory.filter(|current| current.starts_with(workspace_root) && is_package_directory(current)) {
+        let Some(name) = current.file_name() else { break };
+        parts.push(name.to_string_lossy().into_owned());
+        directory = current.parent();
+    }
+    let found_package = parts.len() > usize::from(!is_package_init);
+    if !found_package {
+        return public_owner_name(path, is_package_init);
+    }
+    parts.reverse();
+    parts.join(".")
+}
+
+/// For a module (not an `__init__.py`): the dotted name of its package when the package's
+/// `__init__.py` star-imports it (`from .dicttoolz import *` or `from toolz.dicttoolz import *`),
+/// so the module's `__all__` names are the package's too. `None` otherwise — an explicit
+/// `from .core import name` in the package is another note's case.
+fn package_star_importing(workspace_root: &Path, path: &Path, is_package_init: bool) -> Option<String> {
+    if is_package_init {
+        return None;
+    }
+    let package_directory = path.parent()?;
+    let init_text = ["__init__.py", "__init__.pyi"]
+        .iter()
+        .find_map(|name| crate::files::read_workspace_file_to_string(workspace_root, &package_directory.join(name)).ok())?;
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let module = dotted_module_name(workspace_root, path, false);
+    let star_imports = init_text.lines().any(|line| {
+        let words: Vec<&str> = line.split('#').next().unwrap_or("").split_whitespace().collect();
+        let from_this_module = words.get(1).is_some_and(|source| *source == format!(".{stem}") || *source == module);
+        words.first() == Some(&"from") && from_this_module && words.get(2) == Some(&"import") && words.get(3) == Some(&"*")
+    });
+    star_imports.then(|| dotted_module_name(workspace_root, package_directory.join("__init__.py").as_path(), true))
 }
 
 #[cfg(test)]
@@ -276,12 +343,63 @@ mod tests {
         let new = old.replace("valfilter", "filter_values");
         let notes = public_name_notes(Path::new("/w"), &plan("/w/toolz/dicttoolz.py", old, &new), "valfilter", "filter_values");
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains("toolz/dicttoolz.py:1 lists `valfilter` in `__all__`"), "{}", notes[0]);
+        assert!(notes[0].contains("toolz/dicttoolz.py:2 lists `valfilter` in `__all__`"), "{}", notes[0]);
         assert!(notes[0].contains("`from dicttoolz import *`"), "{}", notes[0]);
         // Not listed (a name that merely contains it), or `__all__` unchanged: nothing.
         let other = "__all__ = ['valfilters']\nvalfilter = 1\n";
         let notes = public_name_notes(Path::new("/w"), &plan("/w/m.py", other, &other.replace("valfilter =", "vf =")), "valfilter", "vf");
         assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn an_all_note_names_the_entry_line_and_the_dotted_module() {
+        // pyparsing 3.3.3 (trial21 M10): the entry `"counted_array",` is on its own line, not
+        // the `__all__ = [` line.
+        let workspace = tempfile::tempdir().expect("temp dir");
+        let root = workspace.path();
+        let write = |relative: &str, text: &str| {
+            let path = root.join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let old = "__all__ = [\n    \"col\",\n    \"counted_array\",\n]\nfrom .helpers import *\n";
+        let init = write("pyparsing/__init__.py", old);
+        let notes = public_name_notes(
+            root,
+            &plan(init.to_str().unwrap(), old, &old.replace("counted_array", "counted_items")),
+            "counted_array",
+            "counted_items",
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("pyparsing/__init__.py:3 lists `counted_array` in `__all__`"), "{}", notes[0]);
+        assert!(notes[0].contains("`from pyparsing import *`") && notes[0].contains("(`pyparsing.counted_array` is gone)"), "{}", notes[0]);
+
+        // Markdown 3.11.3 (trial21 M6): core.py is the module `markdown.core`; the package
+        // imports the name explicitly (another note), so no package-level name is claimed here.
+        write("markdown/__init__.py", "from .core import Markdown, markdownFromFile\n");
+        let old = "__all__ = ['Markdown', 'markdown', 'markdownFromFile']\n\ndef markdownFromFile(**kwargs):\n    pass\n";
+        let core = write("markdown/core.py", old);
+        let new = old.replace("markdownFromFile", "markdown_from_file");
+        let notes = public_name_notes(root, &plan(core.to_str().unwrap(), old, &new), "markdownFromFile", "markdown_from_file");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("markdown/core.py:1 lists `markdownFromFile` in `__all__`"), "{}", notes[0]);
+        assert!(notes[0].contains("`from markdown.core import *`"), "{}", notes[0]);
+        assert!(notes[0].contains("(`markdown.core.markdownFromFile` is gone)") && !notes[0].contains("package-level"), "{}", notes[0]);
+
+        // toolz: the package star-imports the module, so the package-level name goes too.
+        write("toolz/__init__.py", "from .dicttoolz import *\n");
+        let old = "__all__ = ('merge',\n           'valfilter')\n";
+        let module = write("toolz/dicttoolz.py", old);
+        let notes = public_name_notes(root, &plan(module.to_str().unwrap(), old, &old.replace("valfilter", "vf")), "valfilter", "vf");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("toolz/dicttoolz.py:2 lists `valfilter`"), "{}", notes[0]);
+        assert!(
+            notes[0].contains("`from toolz.dicttoolz import *`")
+                && notes[0].contains("(`toolz.dicttoolz.valfilter` and the package-level `toolz.valfilter` are gone)"),
+            "{}",
+            notes[0]
+        );
     }
 
     #[test]

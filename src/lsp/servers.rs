@@ -55,8 +55,12 @@ pub enum WriteCheck {
     /// state before the write.
     ProjectCheckRun,
     /// The server publishes diagnostics for every file of the workspace the change affects, open
-    /// or not (gopls: the changed package and its reverse dependencies): the publish for the
-    /// written file's synced version, then the settle time, ends the wait.
+    /// or not (gopls: the changed package and its reverse dependencies): the end of the
+    /// diagnosis passes the sync started (gopls' `diagnosing …` progress; for a server that
+    /// reports none, the settle time after the last publish) ends the wait. Each written file's
+    /// state is its latest set for the synced version: a write over several files is first
+    /// checked file by file against the written files not synced yet. Passes still running at the
+    /// budget make the written files' states "not confirmed" (diagnostics unavailable).
     WorkspacePublishes,
     /// typescript-language-server: importers from tsserver's `fileReferences` (followed through
     /// re-exporting files), diagnostics asked with `semanticDiagnosticsSync` and
@@ -223,12 +227,22 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
             // `workspace.symbol.search.kind: all_symbols`: rust-analyzer's default searches types
             // only whenever a type matches, so `symbols` with query `prefilter` on aho-corasick
             // 1.1.3 listed 10 types and none of the 10 `fn prefilter` (trial20 F4).
+            //
+            // `cargo.cfgs: ["debug_assertions"]`: rust-analyzer's default also enables `miri`
+            // (`["debug_assertions", "miri"]`), so code under `#[cfg(not(miri))]` — the tests
+            // many crates keep from Miri — was inactive to it while cargo compiles it:
+            // references of bitflags' `to_writer` missed the call at src/tests/parser.rs:15
+            // that a rename then broke (E0423), with no note (trial26). Without `miri` the
+            // analysis sees what `cargo build`/`cargo test` compile.
             settings: json!({"rust-analyzer": {
                 "checkOnSave": true,
-                "cargo": {"targetDir": true},
+                "cargo": {"targetDir": true, "cfgs": ["debug_assertions"]},
                 "workspace": {"symbol": {"search": {"kind": "all_symbols"}}},
             }}),
-            initialization_options: json!({"workspace": {"symbol": {"search": {"kind": "all_symbols"}}}}),
+            initialization_options: json!({
+                "cargo": {"cfgs": ["debug_assertions"]},
+                "workspace": {"symbol": {"search": {"kind": "all_symbols"}}},
+            }),
             write_check: WriteCheck::ProjectCheckRun,
             cross_check_references: true,
             ..base("rust-analyzer", "rust-analyzer", &[])

@@ -67,7 +67,7 @@ pub struct LspSupervisor {
     confinement_gap_told: std::sync::atomic::AtomicBool,
     /// The project's directories outside the workspace (its repository, paths its manifests
     /// name), found on first use.
-    project_outside_roots: std::sync::OnceLock<Vec<crate::lsp::confinement::ProjectOutsideRoot>>,
+    project_outside_roots: Mutex<Option<ProjectOutsideRootsMemo>>,
     /// The outside roots confined servers may not read have been said in an answer (once per
     /// run).
     withheld_roots_told: std::sync::atomic::AtomicBool,
@@ -81,6 +81,13 @@ type CachedBinary = (Instant, BinaryLookup);
 
 /// How long a binary lookup (found or not) is reused before `PATH` is searched again.
 const BINARY_CACHE_TTL: Duration = Duration::from_secs(30);
+
+/// [`LspSupervisor::project_outside_roots`]'s memo: the roots, and the stamps of the manifests
+/// they were found from.
+struct ProjectOutsideRootsMemo {
+    manifest_stamps: Vec<(Option<std::time::SystemTime>, u64)>,
+    roots: Arc<Vec<crate::lsp::confinement::ProjectOutsideRoot>>,
+}
 
 #[derive(Default)]
 struct Instance {
@@ -151,7 +158,7 @@ impl LspSupervisor {
             announced_trust: Mutex::new(std::collections::HashSet::new()),
             confine_file_access: true,
             confinement_gap_told: std::sync::atomic::AtomicBool::new(false),
-            project_outside_roots: std::sync::OnceLock::new(),
+            project_outside_roots: Mutex::new(None),
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -180,21 +187,68 @@ impl LspSupervisor {
         interpreter: Option<&Path>,
     ) -> Option<crate::transport::FilesystemConfinement> {
         self.confine_file_access
-            .then(|| crate::lsp::confinement::tool_confinement(&self.workspace_root, binary, interpreter, self.project_outside_roots()))
+            .then(|| crate::lsp::confinement::tool_confinement(&self.workspace_root, binary, interpreter, &self.project_outside_roots()))
     }
 
     /// The project's directories outside the workspace that servers and checkers read
-    /// ([`crate::lsp::confinement::project_outside_roots`] for this run's root and trust),
-    /// found once per run.
-    pub(crate) fn project_outside_roots(&self) -> &[crate::lsp::confinement::ProjectOutsideRoot] {
-        self.project_outside_roots
-            .get_or_init(|| crate::lsp::confinement::project_outside_roots(&self.workspace_root, self.workspace_trust))
+    /// ([`crate::lsp::confinement::project_outside_roots`] for this run's root and trust), found
+    /// again only when a manifest they come from changed (its modification time or size: a
+    /// `path =` added to `Cargo.toml` mid-run — trial23 F3 — is granted to the next server
+    /// start, and `reload` brings it to the running ones).
+    pub(crate) fn project_outside_roots(&self) -> Arc<Vec<crate::lsp::confinement::ProjectOutsideRoot>> {
+        let stamps = crate::lsp::confinement::project_manifest_stamps(&self.workspace_root);
+        let mut memo = self.project_outside_roots.lock();
+        if let Some(known) = memo.as_ref().filter(|known| known.manifest_stamps == stamps) {
+            return Arc::clone(&known.roots);
+        }
+        let roots = Arc::new(crate::lsp::confinement::project_outside_roots(&self.workspace_root, self.workspace_trust));
+        *memo = Some(ProjectOutsideRootsMemo { manifest_stamps: stamps, roots: Arc::clone(&roots) });
+        roots
+    }
+
+    /// The readable outside roots that a running server was started without (the manifests
+    /// named them after it started), per server (`id @ root`): it may not read them (confined)
+    /// and does not watch them until `reload` restarts it. Empty when every running server has
+    /// them all.
+    fn outside_roots_newer_than_servers(&self) -> Vec<(String, Vec<PathBuf>)> {
+        let readable = self.readable_project_outside_roots();
+        let mut missing = Vec::new();
+        for server in self.running_servers() {
+            let watched = server.watched_project_outside_roots();
+            let new: Vec<PathBuf> = readable.iter().filter(|root| !watched.contains(root)).cloned().collect();
+            if !new.is_empty() {
+                missing.push((format!("{} @ {}", server.id(), self.display_path(server.root())), new));
+            }
+        }
+        missing
     }
 
     /// The paths of [`LspSupervisor::project_outside_roots`] that are granted: code there is
     /// quoted like dependency code (a withheld one is named, not quoted, confined or not).
     pub(crate) fn granted_project_outside_roots(&self) -> Vec<PathBuf> {
         self.project_outside_roots().iter().filter(|root| root.granted).map(|root| root.path.clone()).collect()
+    }
+
+    /// The paths of [`LspSupervisor::project_outside_roots`] the servers read: the granted ones,
+    /// and every one when the run does not confine (an unconfined server reads a withheld path
+    /// dependency too). Each server's resync watches them
+    /// ([`LanguageServer::watch_project_outside_roots`]).
+    fn readable_project_outside_roots(&self) -> Vec<PathBuf> {
+        self.project_outside_roots().iter().filter(|root| root.granted || !self.confine_file_access).map(|root| root.path.clone()).collect()
+    }
+
+    /// The outside roots some running server does not watch for hand edits (too many files, not
+    /// listable), with why, each once: a change there reaches that server only after `reload`.
+    fn unwatched_project_outside_roots(&self) -> Vec<(PathBuf, String)> {
+        let mut unwatched: Vec<(PathBuf, String)> = Vec::new();
+        for server in self.running_servers() {
+            for (root, why) in server.unwatched_project_outside_roots() {
+                if !unwatched.iter().any(|(known, _)| *known == root) {
+                    unwatched.push((root, why));
+                }
+            }
+        }
+        unwatched
     }
 
     /// The paths of [`LspSupervisor::project_outside_roots`] that confined servers may not read
@@ -208,20 +262,30 @@ impl LspSupervisor {
 
     /// The notes a file-diagnostics answer carries about the project's outside roots: the ones
     /// confined servers may not read (errors in code that uses them can be missing), and the
-    /// readable ones (a change made there by hand reaches the servers after `reload`). Empty when
-    /// the project has none.
+    /// readable ones a running server does not watch (too many files: a change made there by hand
+    /// reaches it after `reload`). Empty when there are none of either.
     pub(crate) fn outside_roots_diagnostics_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        for (server, new) in self.outside_roots_newer_than_servers() {
+            notes.push(format!(
+                "note: the project's manifests now name {} outside the workspace, which {server} was started without: it may not read {} (file access confinement) and errors in code that uses {} can be missing or stale here — `lsp` op reload restarts it with access",
+                first_paths(&new),
+                crate::render::one_or_many(new.len(), "it", "them"),
+                crate::render::one_or_many(new.len(), "it", "them"),
+            ));
+        }
         if let Some((count, shown)) = self.withheld_roots_summary() {
             notes.push(format!(
                 "note: the servers may not read {count} of the project's files outside the workspace ({shown}): errors in code that uses them can be missing here; `lsp` op status lists them"
             ));
         }
-        let readable = self.granted_project_outside_roots();
-        if !readable.is_empty() {
+        let unwatched = self.unwatched_project_outside_roots();
+        if !unwatched.is_empty() {
+            let shown: Vec<String> = unwatched.iter().take(3).map(|(root, why)| format!("{} ({why})", root.display())).collect();
             notes.push(format!(
-                "note: a file changed by hand outside the workspace (in {}) reaches the servers only after `lsp` op reload; until then answers about code that uses it can be stale",
-                first_paths(&readable)
+                "note: files changed by hand in {} of the project's directories outside the workspace are NOT re-synced ({}): such a change reaches the servers only after `lsp` op reload; until then answers about code that uses it can be stale",
+                unwatched.len(),
+                shown.join(", ")
             ));
         }
         notes
@@ -815,13 +879,20 @@ impl LspSupervisor {
             return "off: the host turned it off (RunBuilder::confine_language_server_file_access(false), CLI --no-language-server-file-confinement); servers and checkers can read any file the user can, through a symlink in the workspace too".to_owned();
         }
         let mut outside = String::new();
-        for root in self.project_outside_roots() {
+        for root in self.project_outside_roots().iter() {
             match &root.withheld_because {
-                None => outside.push_str(&format!(
-                    "; readable outside the workspace, the project uses it: {} ({}; a change made there outside runbound reaches the servers only after `lsp` op reload)",
-                    root.path.display(),
-                    root.why
-                )),
+                None => {
+                    let unwatched = self.unwatched_project_outside_roots();
+                    let resync = match unwatched.iter().find(|(path, _)| *path == root.path) {
+                        Some((_, why)) => format!("NOT re-synced after a change made there by hand: {why}; `lsp` op reload sends it"),
+                        None => "files changed there by hand are re-synced like the workspace's".to_owned(),
+                    };
+                    outside.push_str(&format!(
+                        "; readable outside the workspace, the project uses it: {} ({}; {resync})",
+                        root.path.display(),
+                        root.why
+                    ))
+                }
                 Some(because) => outside.push_str(&format!(
                     "; NOT readable outside the workspace though the project uses it: {} ({}; {because})",
                     root.path.display(),
@@ -1087,6 +1158,7 @@ impl LspSupervisor {
         // Take the first snapshot of served files so later creations and deletions are noticed.
         // The first scan sends nothing (no earlier scan to compare with): no cap can leave out.
         let _ = server.resync_from_disk();
+        server.watch_project_outside_roots(self.readable_project_outside_roots());
         instance.server = Some(Arc::clone(&server));
         Ok(server)
     }

@@ -112,6 +112,61 @@ fn meaningful_comment(text: &str, language: CommentLanguage) -> bool {
     }
 }
 
+/// Which call syntax [`ParsedSource::call_sites_in_function`] scans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallScan {
+    Python,
+    TypeScript,
+    Rust,
+    Go,
+}
+
+impl CallScan {
+    fn for_language(language: SupportLang) -> Option<CallScan> {
+        match language {
+            SupportLang::Python => Some(CallScan::Python),
+            SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript => Some(CallScan::TypeScript),
+            SupportLang::Rust => Some(CallScan::Rust),
+            SupportLang::Go => Some(CallScan::Go),
+            _ => None,
+        }
+    }
+}
+
+/// Whether tsserver makes `node` a call hierarchy item of its own (its
+/// `isValidCallHierarchyDeclaration`): the outer function's outgoing calls skip its body.
+fn typescript_own_call_hierarchy_item(node: tree_sitter::Node<'_>) -> bool {
+    match node.kind() {
+        "function_declaration"
+        | "generator_function_declaration"
+        | "class_declaration"
+        | "abstract_class_declaration"
+        | "method_definition"
+        | "class_static_block"
+        | "module"
+        | "internal_module" => true,
+        "function_expression" | "function" | "generator_function" | "class" | "arrow_function" => {
+            if node.child_by_field_name("name").is_some() {
+                return true;
+            }
+            // A class property's value (`f = () => …`): tsserver lists the property itself.
+            if let Some(property) = node.parent().filter(|parent| parent.kind() == "public_field_definition") {
+                return property.child_by_field_name("value").is_some_and(|value| value.id() == node.id());
+            }
+            // `const f = () => …`: the declarator's value, in a `const` declaration.
+            let Some(declarator) = node.parent().filter(|parent| parent.kind() == "variable_declarator") else {
+                return false;
+            };
+            let is_value = declarator.child_by_field_name("value").is_some_and(|value| value.id() == node.id());
+            let is_const = declarator.parent().is_some_and(|declaration| {
+                declaration.kind() == "lexical_declaration" && declaration.child(0).is_some_and(|first| first.kind() == "const")
+            });
+            is_value && is_const
+        }
+        _ => false,
+    }
+}
+
 /// What [`ParsedSource::typescript_scope_facts`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TypeScriptScopeFacts {
@@ -162,12 +217,134 @@ pub struct PythonDefinition {
     pub decorators: Vec<String>,
 }
 
+/// A Python class statement as its syntax tree shows it (see
+/// [`ParsedSource::python_class_of_method`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonClassFacts {
+    /// The class's name.
+    pub name: String,
+    /// 0-based line of the class's name.
+    pub name_line0: u32,
+    /// Byte column of the class's name on its line.
+    pub name_byte_column: usize,
+    /// The base classes listed in its `class …(…)` header, in order (keyword arguments such as
+    /// `metaclass=` left out).
+    pub bases: Vec<PythonBaseClass>,
+    /// The members its body defines directly (`def`, decorated or not, and class attributes
+    /// `name = …`): name and 0-based line of the name, in source order (a name twice for
+    /// `@property` + `@x.setter`).
+    pub methods: Vec<(String, u32)>,
+}
+
+/// One base class of a [`PythonClassFacts`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonBaseClass {
+    /// The base expression as written (`Base`, `abc.MutableMapping`, `Generic[T]`).
+    pub text: String,
+    /// 0-based line of the name that resolves to the class (the last part of `mod.Base`, the
+    /// value of `Base[int]`).
+    pub line0: u32,
+    /// Byte column of that name on its line.
+    pub byte_column: usize,
+}
+
 /// A file parsed once for several [`ParsedSource::declaration_facts`] questions.
 pub struct ParsedSource {
     source: String,
     line_starts: Vec<usize>,
+    language: SupportLang,
     root: AstGrep<StrDoc<SupportLang>>,
 }
+
+/// One call that a function's syntax tree shows in its body (see
+/// [`ParsedSource::call_sites_in_function`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxCallSite {
+    /// 0-based line where the call starts.
+    pub line0: u32,
+    /// Byte offsets in the file of the called name: the last identifier of the called expression
+    /// (`serializer` in `self.serializer(root)`, `Box` in `new Box(x)`), or the last character
+    /// of the called expression when it ends in no name (the `)` of `getattr(m, c)(**kw)`).
+    pub callee_bytes: std::ops::Range<usize>,
+    /// The call's source text on one line (whitespace runs collapsed), at most
+    /// [`CALL_TEXT_CHARS`] characters (longer ones end in `…`).
+    pub text: String,
+    /// A Go builtin function or a conversion to a predeclared or composite type (`len(x)`,
+    /// `int(x)`, `[]byte(s)`), which gopls lists no callee for.
+    pub go_builtin: bool,
+    /// Rust: the macro whose arguments hold this call-shaped token run, as written with its
+    /// delimiter (`itry!(…)`, `vec![…]`; the innermost one when nested). rust-analyzer's
+    /// `callHierarchy/outgoingCalls` does not descend into macro calls, so it lists none of
+    /// these. `None`: a call the syntax tree parses as one.
+    pub inside_macro: Option<String>,
+}
+
+/// `call_text` on one line (whitespace runs collapsed), cut to [`CALL_TEXT_CHARS`] characters
+/// ending in `…`.
+fn shortened_call_text(call_text: &str) -> String {
+    let text = call_text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() > CALL_TEXT_CHARS {
+        text.chars().take(CALL_TEXT_CHARS - 1).collect::<String>() + "…"
+    } else {
+        text
+    }
+}
+
+/// A macro named as written, with its token tree's delimiters: `itry!(…)`, `vec![…]`.
+fn macro_label(name: &str, token_tree: tree_sitter::Node<'_>) -> String {
+    let delimiters = match token_tree.child(0).map(|open| open.kind()) {
+        Some("[") => "[…]",
+        Some("{") => "{…}",
+        _ => "(…)",
+    };
+    format!("{name}!{delimiters}")
+}
+
+/// Longest call text [`SyntaxCallSite::text`] keeps, in characters.
+pub const CALL_TEXT_CHARS: usize = 60;
+
+/// Go's predeclared functions and types: a call of one is a builtin or a conversion.
+const GO_PREDECLARED: &[&str] = &[
+    "append",
+    "cap",
+    "clear",
+    "close",
+    "complex",
+    "copy",
+    "delete",
+    "imag",
+    "len",
+    "make",
+    "max",
+    "min",
+    "new",
+    "panic",
+    "print",
+    "println",
+    "real",
+    "recover",
+    "bool",
+    "byte",
+    "complex64",
+    "complex128",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "rune",
+    "string",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+    "any",
+];
 
 impl ParsedSource {
     /// Parses `source`, the text of `path`, with the bundled grammar its extension names.
@@ -177,7 +354,196 @@ impl ParsedSource {
         let root = AstGrep::<StrDoc<SupportLang>>::try_new(source, language).ok()?;
         let mut line_starts = vec![0usize];
         line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
-        Some(ParsedSource { source: source.to_owned(), line_starts, root })
+        Some(ParsedSource { source: source.to_owned(), line_starts, language, root })
+    }
+
+    /// The byte offset in the file of 0-based `line0` and byte column `byte_column` (clamped to
+    /// the line's end); `None` past the last line.
+    pub fn byte_offset(&self, line0: u32, byte_column: usize) -> Option<usize> {
+        let start = *self.line_starts.get(line0 as usize)?;
+        let end = self.line_starts.get(line0 as usize + 1).map_or(self.source.len(), |next| next - 1);
+        Some((start + byte_column).min(end))
+    }
+
+    /// The text of 0-based line `line0` without its line break; `None` past the last line.
+    pub fn line_text(&self, line0: u32) -> Option<&str> {
+        let start = *self.line_starts.get(line0 as usize)?;
+        let end = self.line_starts.get(line0 as usize + 1).map_or(self.source.len(), |next| next - 1);
+        self.source.get(start..end).map(|line| line.trim_end_matches('\r'))
+    }
+
+    /// Every call in the body of the function (method, `const f = () => …`) whose name
+    /// `name` is on 0-based `line0` (searched from `character_hint` as in
+    /// [`ParsedSource::declaration_facts`]), in source order, scanned the way the language's
+    /// server scans a body for `callHierarchy/outgoingCalls`:
+    ///
+    /// - Python (`call`), Go (`call_expression`, `type_conversion_expression`) and Rust
+    ///   (`call_expression`): the whole body, nested functions,
+    ///   lambdas, closures and classes included (pyright, gopls and rust-analyzer list their
+    ///   calls as the outer function's). A Rust macro's arguments are token trees to the
+    ///   grammar: inside them (nested token trees and nested macros too) every call-shaped token
+    ///   run — a name, optionally after a `a.b.` / `A::` path, directly followed by `(…)`, not
+    ///   a `fn` or `struct` being declared — counts as a call, marked
+    ///   [`SyntaxCallSite::inside_macro`]; string literals (`format!` strings) are single
+    ///   tokens and count for nothing. A tuple-struct pattern (`matches!(x, Some(_))`) is
+    ///   call-shaped too and counts.
+    /// - TypeScript / JavaScript (`call_expression`, `new_expression`): nested declarations
+    ///   tsserver makes items of their own are skipped — function and class declarations,
+    ///   methods, static blocks, named function or class expressions, and function, arrow or
+    ///   class expressions a `const` is initialized with; `import(…)` is no call.
+    ///
+    /// `None` for other grammars, when no function is named there, or when it has no body.
+    pub fn call_sites_in_function(&self, line0: u32, character_hint: u32, name: &str) -> Option<Vec<SyntaxCallSite>> {
+        let scan = CallScan::for_language(self.language)?;
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let function = self.function_named_by(identifier)?;
+        let body = function.child_by_field_name("body")?;
+        let mut found = Vec::new();
+        let mut stack = vec![body];
+        while let Some(node) = stack.pop() {
+            if scan == CallScan::TypeScript && node.id() != body.id() && typescript_own_call_hierarchy_item(node) {
+                continue;
+            }
+            if let Some(site) = self.call_site(scan, node) {
+                found.push(site);
+            }
+            if scan == CallScan::Rust && node.kind() == "macro_invocation" {
+                let macro_name = node.child_by_field_name("macro").map_or("", |name| self.node_text(name));
+                let mut cursor = node.walk();
+                let token_trees: Vec<tree_sitter::Node<'_>> =
+                    node.children(&mut cursor).filter(|child| child.kind() == "token_tree").collect();
+                for token_tree in token_trees {
+                    self.macro_call_sites(token_tree, &macro_label(macro_name, token_tree), &mut found);
+                }
+                continue;
+            }
+            for index in (0..node.child_count()).rev() {
+                if let Some(child) = node.child(index as _) {
+                    stack.push(child);
+                }
+            }
+        }
+        Some(found)
+    }
+
+    fn node_text(&self, node: tree_sitter::Node<'_>) -> &str {
+        self.source.get(node.start_byte()..node.end_byte()).unwrap_or("")
+    }
+
+    /// The call-shaped token runs in a Rust macro's `token_tree` (see
+    /// [`ParsedSource::call_sites_in_function`]), in source order, nested token trees included;
+    /// `label` names the macro (`itry!(…)`), a nested `name!(…)` names its own.
+    fn macro_call_sites(&self, token_tree: tree_sitter::Node<'_>, label: &str, found: &mut Vec<SyntaxCallSite>) {
+        let mut cursor = token_tree.walk();
+        let tokens: Vec<tree_sitter::Node<'_>> = token_tree.children(&mut cursor).collect();
+        for (index, token) in tokens.iter().enumerate() {
+            if token.kind() != "token_tree" {
+                continue;
+            }
+            let before = |back: usize| index.checked_sub(back).map(|at| tokens[at]);
+            let nested_macro =
+                before(1).filter(|bang| self.node_text(*bang) == "!").and(before(2)).filter(|name| name.kind() == "identifier");
+            if let Some(name) = nested_macro {
+                self.macro_call_sites(*token, &macro_label(self.node_text(name), *token), found);
+                continue;
+            }
+            let opens_with_parenthesis = token.child(0).is_some_and(|open| open.kind() == "(");
+            let callee = before(1).filter(|name| name.kind() == "identifier");
+            let declared = before(2).is_some_and(|keyword| matches!(keyword.kind(), "fn" | "struct" | "enum" | "union"));
+            if let (true, Some(callee), false) = (opens_with_parenthesis, callee, declared) {
+                // Walk back over the receiver or path: `a.b.`, `A::`, `dent.path().`.
+                let mut start = index - 1;
+                while start >= 2 && matches!(self.node_text(tokens[start - 1]), "." | "::") {
+                    let part = tokens[start - 2];
+                    if matches!(part.kind(), "identifier" | "self" | "super" | "crate" | "primitive_type") {
+                        start -= 2;
+                    } else if part.kind() == "token_tree" && start >= 3 && tokens[start - 3].kind() == "identifier" {
+                        start -= 3;
+                    } else {
+                        break;
+                    }
+                }
+                let call_text = self.source.get(tokens[start].start_byte()..token.end_byte()).unwrap_or("");
+                found.push(SyntaxCallSite {
+                    line0: tokens[start].start_position().row as u32,
+                    callee_bytes: callee.start_byte()..callee.end_byte(),
+                    text: shortened_call_text(call_text),
+                    go_builtin: false,
+                    inside_macro: Some(label.to_owned()),
+                });
+            }
+            self.macro_call_sites(*token, label, found);
+        }
+    }
+
+    /// The function `identifier` names: the closest function-like ancestor whose `name` it is,
+    /// or the function or arrow expression of `const identifier = …` (TypeScript/JavaScript).
+    fn function_named_by<'t>(&'t self, identifier: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        let mut node = identifier;
+        while let Some(parent) = node.parent() {
+            node = parent;
+            let names_identifier = node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte());
+            if FUNCTION_KINDS.contains(&node.kind()) {
+                return names_identifier.then_some(node);
+            }
+            // `const f = () => …`, and a class property `f = () => …` (the style of whole
+            // packages: @tanstack/form-core writes every method so).
+            if matches!(node.kind(), "variable_declarator" | "public_field_definition") && names_identifier {
+                return node.child_by_field_name("value").filter(|value| FUNCTION_KINDS.contains(&value.kind()));
+            }
+        }
+        None
+    }
+
+    /// The call `node` is, if it is one.
+    fn call_site(&self, scan: CallScan, node: tree_sitter::Node<'_>) -> Option<SyntaxCallSite> {
+        let callee = match (scan, node.kind()) {
+            (CallScan::Python, "call") => node.child_by_field_name("function")?,
+            (CallScan::TypeScript, "call_expression") => {
+                let function = node.child_by_field_name("function")?;
+                if function.kind() == "import" {
+                    return None;
+                }
+                function
+            }
+            (CallScan::TypeScript, "new_expression") => node.child_by_field_name("constructor")?,
+            (CallScan::Rust | CallScan::Go, "call_expression") => node.child_by_field_name("function")?,
+            // `[]byte(s)`, `map[string]int(m)`: a conversion the grammar tells from a call.
+            (CallScan::Go, "type_conversion_expression") => node.child_by_field_name("type")?,
+            _ => return None,
+        };
+        let mut name = callee;
+        loop {
+            let field = match name.kind() {
+                "attribute" => "attribute",
+                "member_expression" => "property",
+                "field_expression" | "selector_expression" => "field",
+                "scoped_identifier" => "name",
+                "generic_function" => "function",
+                _ => break,
+            };
+            match name.child_by_field_name(field) {
+                Some(inner) => name = inner,
+                None => break,
+            }
+        }
+        // A called expression that ends in no name (`getattr(m, c)(**kw)`, `handlers[0](x)`,
+        // `(self.fun)(a)`) is named by its last character: a server's range of the inner call's
+        // name (`getattr`) must not count for the outer call.
+        let callee_bytes = if name.child_count() == 0 || name.id() != callee.id() || !callee.is_named() {
+            name.start_byte()..name.end_byte()
+        } else {
+            callee.end_byte().saturating_sub(1)..callee.end_byte()
+        };
+        let text = shortened_call_text(self.source.get(node.start_byte()..node.end_byte()).unwrap_or(""));
+        let callee_text = self.source.get(callee.start_byte()..callee.end_byte()).unwrap_or("");
+        Some(SyntaxCallSite {
+            line0: node.start_position().row as u32,
+            callee_bytes,
+            text,
+            go_builtin: scan == CallScan::Go && (node.kind() == "type_conversion_expression" || GO_PREDECLARED.contains(&callee_text)),
+            inside_macro: None,
+        })
     }
 
     /// Facts about the declaration of `name` reported at 0-based `line0` (the server's location
@@ -302,6 +668,147 @@ impl ParsedSource {
                 _ => {}
             }
         }
+    }
+
+    /// For a Python file: the class whose body defines the method `name` at 0-based `line0`
+    /// (a `def`, decorated or not, or a class attribute `name = …`, directly in the class body).
+    /// `None` when no such definition is on that line or it is no class member (a module-level
+    /// or nested function, a local).
+    pub fn python_class_of_method(&self, line0: u32, name: &str) -> Option<PythonClassFacts> {
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let definition = identifier.parent()?;
+        let names_it = |field: &str| definition.child_by_field_name(field).is_some_and(|named| named.id() == identifier.id());
+        let mut outer = match definition.kind() {
+            "function_definition" if names_it("name") => definition.parent()?,
+            // A class attribute (`D = dict`, `kw: dict = {}`): a member a subclass can override.
+            "assignment" if names_it("left") => {
+                definition.parent().filter(|statement| statement.kind() == "expression_statement")?.parent()?
+            }
+            _ => return None,
+        };
+        if outer.kind() == "decorated_definition" {
+            outer = outer.parent()?;
+        }
+        let class = outer.parent().filter(|node| outer.kind() == "block" && node.kind() == "class_definition")?;
+        self.python_class_facts(class)
+    }
+
+    /// For a Python file: the class whose name starts at 0-based `line0` (the start of the
+    /// location `textDocument/definition` gives for a class), at any depth. `None` when no class
+    /// is named on that line.
+    pub fn python_class_named_at(&self, line0: u32) -> Option<PythonClassFacts> {
+        let mut stack = vec![self.root.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            if node.start_position().row > line0 as usize || node.end_position().row < line0 as usize {
+                continue;
+            }
+            if node.kind() == "class_definition"
+                && node.child_by_field_name("name").is_some_and(|name| name.start_position().row == line0 as usize)
+            {
+                return self.python_class_facts(node);
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+        None
+    }
+
+    /// For a Python file: the class that lists, among its base classes, the expression whose name
+    /// is at 0-based `line0`, byte column `byte_column` (a location `textDocument/references`
+    /// gives for a class: `class Sub(Base)`, `class Sub(mod.Base)`, `class Sub(Base[int])`).
+    /// `None` when that name is not a base of a class statement (a call, an annotation, an
+    /// import, a keyword argument such as `metaclass=`).
+    pub fn python_subclass_listing_base_at(&self, line0: u32, byte_column: usize) -> Option<PythonClassFacts> {
+        let start = self.byte_offset(line0, byte_column)?;
+        let identifier = self.root.root().get_inner_node().descendant_for_byte_range(start, start)?;
+        if identifier.kind() != "identifier" {
+            return None;
+        }
+        let mut node = identifier;
+        // `mod.Base` (the last part only), `Base[int]` (the subscripted value).
+        loop {
+            let parent = node.parent()?;
+            let continues = match parent.kind() {
+                "attribute" => parent.child_by_field_name("attribute").is_some_and(|part| part.id() == node.id()),
+                "subscript" | "generic_type" => parent.child_by_field_name("value").is_some_and(|part| part.id() == node.id()),
+                _ => false,
+            };
+            if !continues {
+                break;
+            }
+            node = parent;
+        }
+        let arguments = node.parent().filter(|parent| parent.kind() == "argument_list")?;
+        let class = arguments.parent().filter(|parent| parent.kind() == "class_definition")?;
+        class.child_by_field_name("superclasses").filter(|superclasses| superclasses.id() == arguments.id())?;
+        self.python_class_facts(class)
+    }
+
+    fn python_class_facts(&self, class: tree_sitter::Node<'_>) -> Option<PythonClassFacts> {
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).unwrap_or("").to_owned();
+        let name = class.child_by_field_name("name")?;
+        let mut bases = Vec::new();
+        if let Some(superclasses) = class.child_by_field_name("superclasses") {
+            let mut cursor = superclasses.walk();
+            for argument in superclasses.named_children(&mut cursor) {
+                // The name that resolves to the base class: the last part of `mod.Base`, the
+                // value of `Base[int]`; keyword arguments (`metaclass=`) and `*bases` are no base.
+                let mut named = argument;
+                loop {
+                    named = match named.kind() {
+                        "attribute" => match named.child_by_field_name("attribute") {
+                            Some(part) => part,
+                            None => break,
+                        },
+                        "subscript" | "generic_type" => match named.child_by_field_name("value").or_else(|| named.named_child(0)) {
+                            Some(part) => part,
+                            None => break,
+                        },
+                        _ => break,
+                    };
+                }
+                if named.kind() == "identifier" {
+                    bases.push(PythonBaseClass {
+                        text: text(argument),
+                        line0: named.start_position().row as u32,
+                        byte_column: named.start_position().column,
+                    });
+                }
+            }
+        }
+        let mut methods = Vec::new();
+        if let Some(body) = class.child_by_field_name("body") {
+            let mut cursor = body.walk();
+            for statement in body.named_children(&mut cursor) {
+                let function = match statement.kind() {
+                    "function_definition" => Some(statement),
+                    "decorated_definition" => {
+                        statement.child_by_field_name("definition").filter(|inner| inner.kind() == "function_definition")
+                    }
+                    _ => None,
+                };
+                if let Some(method_name) = function.and_then(|function| function.child_by_field_name("name")) {
+                    methods.push((text(method_name), method_name.start_position().row as u32));
+                }
+                // Class attributes are members too (toolz's `TestDict.D = dict`, overridden by
+                // `TestDefaultDict.D`, a static method).
+                if statement.kind() == "expression_statement" {
+                    let mut inner = statement.walk();
+                    for assignment in statement.named_children(&mut inner).filter(|node| node.kind() == "assignment") {
+                        if let Some(target) = assignment.child_by_field_name("left").filter(|left| left.kind() == "identifier") {
+                            methods.push((text(target), target.start_position().row as u32));
+                        }
+                    }
+                }
+            }
+        }
+        Some(PythonClassFacts {
+            name: text(name),
+            name_line0: name.start_position().row as u32,
+            name_byte_column: name.start_position().column,
+            bases,
+            methods,
+        })
     }
 
     /// For a TypeScript/JavaScript file: whether it is a module (a top-level `import` or
@@ -465,6 +972,185 @@ mod tests {
         assert_eq!(same("a.rs", "fn f() {}\n", "// c\nfn f() {}\n"), None);
     }
 
+    /// `(line0, text, callee name)` of every call `call_sites_in_function` finds.
+    fn calls(file: &str, source: &str, line0: u32, name: &str) -> Vec<(u32, String, String)> {
+        let parsed = ParsedSource::parse(Path::new(file), source).expect("parsed");
+        let sites = parsed.call_sites_in_function(line0, 0, name).expect("a function named there");
+        sites.into_iter().map(|site| (site.line0, site.text, source[site.callee_bytes].to_owned())).collect()
+    }
+
+    fn owned(expected: &[(u32, &str, &str)]) -> Vec<(u32, String, String)> {
+        expected.iter().map(|(line0, text, callee)| (*line0, (*text).to_owned(), (*callee).to_owned())).collect()
+    }
+
+    #[test]
+    fn python_call_sites_include_nested_functions_lambdas_and_classes_like_pyright() {
+        // Markdown 3.11.3 core.py: `self.serializer(root)` calls through a Callable attribute.
+        let source = "class Markdown:\n    def convert(self, source, cb):\n        root = self.parser.parseDocument(\n            source\n        ).getroot()\n        output = self.serializer(root)\n        def inner(y):\n            return cb(y)\n        f = lambda z: len(z)\n        class Local:\n            def m(self):\n                return helper(1)\n        return f\"{str(output)}\"\n\n    def other(self):\n        return outside()\n";
+        assert_eq!(
+            calls("core.py", source, 1, "convert"),
+            owned(&[
+                (2, "self.parser.parseDocument( source ).getroot()", "getroot"),
+                (2, "self.parser.parseDocument( source )", "parseDocument"),
+                (5, "self.serializer(root)", "serializer"),
+                (7, "cb(y)", "cb"),
+                (8, "len(z)", "len"),
+                (11, "helper(1)", "helper"),
+                (12, "str(output)", "str"),
+            ]),
+            "the next method's call is not in the body"
+        );
+        let parsed = ParsedSource::parse(Path::new("core.py"), source).expect("parsed");
+        assert_eq!(parsed.call_sites_in_function(5, 0, "serializer"), None, "a call is not a function");
+        assert_eq!(parsed.call_sites_in_function(0, 0, "Markdown"), None, "a class is not a function");
+    }
+
+    #[test]
+    fn typescript_call_sites_skip_the_nested_items_tsserver_lists_on_their_own() {
+        let source = "export class Box {\n  run(cb: (n: number) => number, anyv: any): number {\n    const b = this.fn(1);\n    function inner(y: number) { return helper(y); }\n    const f = (z: number) => helper(z);\n    let g = (z: number) => helper(z);\n    class Local { m() { return helper(1); } }\n    const e = new Box(helper).fn(anyv.go(b));\n    import('./x');\n    return [1].map((i) => cb(i))[0] + inner(e) + f(e) + g(e);\n  }\n}\n";
+        assert_eq!(
+            calls("mod.ts", source, 1, "run"),
+            owned(&[
+                (2, "this.fn(1)", "fn"),
+                (5, "helper(z)", "helper"),
+                (7, "new Box(helper).fn(anyv.go(b))", "fn"),
+                (7, "new Box(helper)", "Box"),
+                (7, "anyv.go(b)", "go"),
+                (9, "[1].map((i) => cb(i))", "map"),
+                (9, "cb(i)", "cb"),
+                (9, "inner(e)", "inner"),
+                (9, "f(e)", "f"),
+                (9, "g(e)", "g"),
+            ])
+        );
+        let arrow = "const run = (x: number) => { return go(x); };\n";
+        assert_eq!(calls("a.ts", arrow, 0, "run"), owned(&[(0, "go(x)", "go")]), "a const arrow function is a function");
+        // A class property holding an arrow function (@tanstack/form-core's `resetField = (…) =>
+        // { … this.getFieldInfo(field) … }`, trial25 M): its body is scanned; a nested arrow
+        // property of another class is an item of its own.
+        let property = "class Form {\n  resetField = (field: string) => {\n    const info = this.getFieldInfo(field);\n    class Inner { other = () => hidden(); }\n    return [1].map((i) => keep(i));\n  };\n  getFieldInfo = (f: string) => f;\n}\n";
+        assert_eq!(
+            calls("form.ts", property, 1, "resetField"),
+            owned(&[(2, "this.getFieldInfo(field)", "getFieldInfo"), (4, "[1].map((i) => keep(i))", "map"), (4, "keep(i)", "keep")])
+        );
+    }
+
+    #[test]
+    fn rust_and_go_call_sites_include_closures_and_name_builtins() {
+        let rust = "impl Boxed {\n    fn run(&self, cb: impl Fn(i32) -> i32) -> i32 {\n        let b = (self.fun)(1);\n        fn inner(y: i32) -> i32 { helper(y) }\n        let f = |z: i32| cb(z);\n        println!(\"{}\", helper(2));\n        String::from(\"x\").len() as i32 + f(b) + Vec::<i32>::new().len() as i32\n    }\n}\n";
+        assert_eq!(
+            calls("lib.rs", rust, 1, "run"),
+            owned(&[
+                (2, "(self.fun)(1)", ")"),
+                (3, "helper(y)", "helper"),
+                (4, "cb(z)", "cb"),
+                (5, "helper(2)", "helper"),
+                (6, "String::from(\"x\").len()", "len"),
+                (6, "String::from(\"x\")", "from"),
+                (6, "f(b)", "f"),
+                (6, "Vec::<i32>::new().len()", "len"),
+                (6, "Vec::<i32>::new()", "new"),
+            ]),
+            "a call in a macro's arguments is found in its token tree"
+        );
+        let go = "package x\n\nfunc (b *Box) Run(cb func(int) int) int {\n\tc := b.Fn(1)\n\tf := func(z int) int { return cb(z) }\n\treturn f(len(\"x\")) + int(int64(c)) + len([]byte(\"y\"))\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.go"), go).expect("parsed");
+        let sites = parsed.call_sites_in_function(2, 0, "Run").expect("a method");
+        let summary: Vec<(&str, bool)> = sites.iter().map(|site| (site.text.as_str(), site.go_builtin)).collect();
+        assert_eq!(
+            summary,
+            [
+                ("b.Fn(1)", false),
+                ("cb(z)", false),
+                ("f(len(\"x\"))", false),
+                ("len(\"x\")", true),
+                ("int(int64(c))", true),
+                ("int64(c)", true),
+                ("len([]byte(\"y\"))", true),
+                ("[]byte(\"y\")", true)
+            ]
+        );
+        assert_eq!(parsed.call_sites_in_function(0, 0, "x"), None);
+        assert!(
+            ParsedSource::parse(Path::new("a.c"), "int f(void) { return g(); }\n")
+                .expect("parsed")
+                .call_sites_in_function(0, 0, "f")
+                .is_none(),
+            "C is not scanned"
+        );
+    }
+
+    /// `(line0, text, callee name, macro)` of every call `call_sites_in_function` finds.
+    fn calls_with_macros(source: &str, line0: u32, name: &str) -> Vec<(u32, String, String, Option<String>)> {
+        let parsed = ParsedSource::parse(Path::new("lib.rs"), source).expect("parsed");
+        let sites = parsed.call_sites_in_function(line0, 0, name).expect("a function named there");
+        sites.into_iter().map(|site| (site.line0, site.text, source[site.callee_bytes].to_owned(), site.inside_macro)).collect()
+    }
+
+    fn in_macro(line0: u32, text: &str, callee: &str, label: &str) -> (u32, String, String, Option<String>) {
+        (line0, text.to_owned(), callee.to_owned(), Some(label.to_owned()))
+    }
+
+    #[test]
+    fn rust_calls_inside_macro_arguments_are_found_in_the_token_trees() {
+        // walkdir 2.5.1 src/lib.rs `handle_entry`: every call of these lines is inside `itry!`;
+        // sites come in the order of their called names.
+        let source = "impl IntoIter {\n    fn handle_entry(&mut self, mut dent: DirEntry) -> Option<Result<DirEntry>> {\n        if self.opts.follow_links && dent.file_type().is_symlink() {\n            dent = itry!(self.follow(dent));\n        }\n        let is_normal_dir = !dent.file_type().is_symlink() && dent.is_dir();\n        if is_normal_dir {\n            if self.opts.same_file_system && dent.depth() > 0 {\n                if itry!(self.is_same_file_system(&dent)) {\n                    itry!(self.push(&dent));\n                }\n            }\n        }\n        let md = itry!(fs::metadata(dent.path()).map_err(|err| {\n            Error::from_path(dent.depth(), dent.path().to_path_buf(), err)\n        }));\n        None\n    }\n}\n";
+        let found = calls_with_macros(source, 1, "handle_entry");
+        let inside: Vec<_> = found.iter().filter(|site| site.3.is_some()).cloned().collect();
+        assert_eq!(
+            inside,
+            vec![
+                in_macro(3, "self.follow(dent)", "follow", "itry!(…)"),
+                in_macro(8, "self.is_same_file_system(&dent)", "is_same_file_system", "itry!(…)"),
+                in_macro(9, "self.push(&dent)", "push", "itry!(…)"),
+                in_macro(13, "fs::metadata(dent.path())", "metadata", "itry!(…)"),
+                in_macro(13, "dent.path()", "path", "itry!(…)"),
+                in_macro(13, "fs::metadata(dent.path()).map_err(|err| { Error::from_path(…", "map_err", "itry!(…)"),
+                in_macro(14, "Error::from_path(dent.depth(), dent.path().to_path_buf(), e…", "from_path", "itry!(…)"),
+                in_macro(14, "dent.depth()", "depth", "itry!(…)"),
+                in_macro(14, "dent.path()", "path", "itry!(…)"),
+                in_macro(14, "dent.path().to_path_buf()", "to_path_buf", "itry!(…)"),
+            ]
+        );
+        assert_eq!(found.len() - inside.len(), 6, "the calls outside macros stay: {found:?}");
+
+        // vec![…], assert_eq!(…), a macro nested in another, a format string, a macro with no call.
+        let source = "fn check(dir: &Dir) {\n    let expected = vec![dir.path().to_path_buf(), dir.join(\"foo\")];\n    assert_eq!(expected, vec![make(1)], \"{}\", \"skip(me)\");\n    println!(\"plain {} text\", 1 + 2);\n    assert!(helper(1) > 0 && !matches!(x, Some(_)));\n    quickcheck! { fn prop(x: u32) -> bool { u32::from(x) == x } }\n}\n";
+        assert_eq!(
+            calls_with_macros(source, 0, "check"),
+            vec![
+                in_macro(1, "dir.path()", "path", "vec![…]"),
+                in_macro(1, "dir.path().to_path_buf()", "to_path_buf", "vec![…]"),
+                in_macro(1, "dir.join(\"foo\")", "join", "vec![…]"),
+                in_macro(2, "make(1)", "make", "vec![…]"),
+                in_macro(4, "helper(1)", "helper", "assert!(…)"),
+                in_macro(4, "Some(_)", "Some", "matches!(…)"),
+                in_macro(5, "u32::from(x)", "from", "quickcheck!{…}"),
+            ],
+            "string literals and a declared `fn prop(…)` are no calls"
+        );
+    }
+
+    #[test]
+    fn a_call_of_a_call_result_is_named_by_its_last_character_not_the_inner_name() {
+        // Markdown 3.11.3 core.py:238: pyright's range of `getattr` must not cover the outer call.
+        let source = "def build(module, name, configs):\n    return getattr(module, name)(**configs) + handlers[0](1)\n";
+        assert_eq!(
+            calls("core.py", source, 0, "build"),
+            owned(&[(1, "getattr(module, name)(**configs)", ")"), (1, "getattr(module, name)", "getattr"), (1, "handlers[0](1)", "]"),])
+        );
+    }
+
+    #[test]
+    fn long_call_texts_are_shortened() {
+        let source = format!("def f():\n    g({})\n", "x, ".repeat(40));
+        let found = calls("a.py", &source, 0, "f");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1.chars().count(), CALL_TEXT_CHARS);
+        assert!(found[0].1.ends_with('…'), "{found:?}");
+    }
+
     #[test]
     fn python_rust_and_go_locals_name_their_function() {
         let python = "def outer():\n    total = 1\n    def helper():\n        pass\n\nclass Config:\n    def load(self):\n        pass\n";
@@ -477,5 +1163,29 @@ mod tests {
         let go = "package x\nfunc Run() {\n\ttype local int\n}\n";
         assert_eq!(facts("a.go", go, 2, "local").enclosing_function.as_deref(), Some("Run"));
         assert!(ParsedSource::parse(Path::new("notes.unknown"), "x").is_none());
+    }
+
+    #[test]
+    fn python_class_members_bases_and_subclass_headers_are_read_from_the_tree() {
+        let source = "import abc\n\n\nclass Base(abc.ABC, metaclass=abc.ABCMeta):\n    D = dict\n\n    @staticmethod\n    def make(x):\n        def inner():\n            pass\n        return x\n\n\nclass Sub(Base, Generic[T], mod.Other[int]):\n    kw: dict = {}\n\n\ndef make(x):\n    return Base(x)\n";
+        let parsed = ParsedSource::parse(Path::new("m.py"), source).unwrap();
+        let base = parsed.python_class_of_method(7, "make").unwrap();
+        assert_eq!(base.name, "Base");
+        assert_eq!(base.name_line0, 3);
+        assert_eq!(base.methods, vec![("D".to_owned(), 4), ("make".to_owned(), 7)], "nested `inner` is no member");
+        let bases: Vec<(&str, u32, usize)> = base.bases.iter().map(|b| (b.text.as_str(), b.line0, b.byte_column)).collect();
+        assert_eq!(bases, vec![("abc.ABC", 3, 15)], "`metaclass=` is no base; `abc.ABC` resolves at `ABC`");
+        assert_eq!(parsed.python_class_of_method(4, "D").unwrap().name, "Base", "a class attribute is a member");
+        assert_eq!(parsed.python_class_of_method(8, "inner"), None, "a nested function is no member");
+        assert_eq!(parsed.python_class_of_method(17, "make"), None, "a module-level function is no member");
+        assert_eq!(parsed.python_class_named_at(13).unwrap().name, "Sub");
+        assert_eq!(parsed.python_class_named_at(4), None);
+        let sub = parsed.python_class_named_at(13).unwrap();
+        let sub_bases: Vec<&str> = sub.bases.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(sub_bases, vec!["Base", "Generic[T]", "mod.Other[int]"]);
+        // `Base` in `class Sub(Base, …)` is a subclass header; in `Base(x)` a call.
+        assert_eq!(parsed.python_subclass_listing_base_at(13, 10).unwrap().name, "Sub");
+        assert_eq!(parsed.python_subclass_listing_base_at(13, 35).unwrap().name, "Sub", "`Other` of `mod.Other[int]`");
+        assert_eq!(parsed.python_subclass_listing_base_at(18, 11), None);
     }
 }

@@ -519,6 +519,27 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         answer => (answer, Vec::new()),
     };
     notes.extend(coverage_notes);
+    // rust-analyzer lists uses of a same-named local or parameter among a function's references
+    // (scopeguard 1.2: `guard` in `into_inner(guard: Self)`); its own definition at each says
+    // which symbol it is (trial23 F4).
+    let answer = match answer {
+        NavigationAnswer::References(Some(locations)) if server.id() == "rust-analyzer" => {
+            let (line0, character) = resolved.lsp_position(encoding);
+            let checked = crate::lsp::rust_answer_checks::drop_references_to_other_bindings(
+                server,
+                &path,
+                line0,
+                character,
+                &resolved.cursor_identifier,
+                locations,
+                request_deadline,
+                &|path| supervisor.display_path(path),
+            );
+            notes.extend(checked.notes);
+            NavigationAnswer::References(Some(checked.answer))
+        }
+        answer => answer,
+    };
     // pyright's implementations come from the files its configuration includes: the subclasses
     // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
     if op == "implementation" {
@@ -745,7 +766,12 @@ pub(crate) fn unsupported_error(
             for failure in &failed {
                 message.push_str(&format!("; {failure}"));
             }
-            "try another op (definition, references, hover or symbols answer on every server)".to_owned()
+            match op {
+                "subtypes" => "call lsp with {\"op\": \"implementation\"} on the type instead: it lists the classes and types that implement or extend it (pyright needs \"server\": \"basedpyright\" for it), or ast_grep for the declarations that name it as a base".to_owned(),
+                "supertypes" => "call lsp with {\"op\": \"definition\"} on each base or interface named in the type's declaration (or {\"op\": \"hover\"} on the type) instead".to_owned(),
+                "incoming_calls" => "call lsp with {\"op\": \"references\"} on the function instead: its call sites are among the references".to_owned(),
+                _ => "try another op (definition, references, hover or symbols answer on every server)".to_owned(),
+            }
         }
     };
     ToolError::new(ErrorKind::Unavailable, message).with_hint(hint).with_details(json!({"offered_by": offering, "not_offered_by": lacking}))
@@ -1392,16 +1418,17 @@ fn rustc_found_no_error_anywhere(server: &LanguageServer, path: &Path, pushed_fr
 /// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
 /// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
 /// for HasRunFinish` in test functions — and impls in code it does not analyze, behind a
-/// `#[cfg]` that is off). `None` when every such line is in the answer, for other servers, or
-/// when the answer is empty (not a trait, or nothing known).
+/// `#[cfg]` that is off), and apart from them the lines inside `macro_rules!` bodies (templates
+/// whose expansions are the listed implementations). Empty when every such line is in the
+/// answer, for other servers, or when the answer is empty (not a trait, or nothing known).
 fn rust_impls_not_listed(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     name: &str,
     answer: Option<lsp_types::GotoDefinitionResponse>,
-) -> Option<String> {
+) -> Vec<String> {
     if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
-        return None;
+        return Vec::new();
     }
     let listed: HashSet<(PathBuf, u32)> = location_ranges(answer)
         .into_iter()
@@ -1411,10 +1438,10 @@ fn rust_impls_not_listed(
         })
         .collect();
     if listed.is_empty() {
-        return None;
+        return Vec::new();
     }
     let grep = crate::lsp::rename_coverage::grep_word(server.definition(), server.workspace_root(), server.root(), name);
-    let mut missing: Vec<String> = Vec::new();
+    let mut missing: Vec<(PathBuf, u32)> = Vec::new();
     let mut seen: HashSet<(PathBuf, u32)> = HashSet::new();
     for hit in &grep.hits {
         // `impl<…> Trait for Type` / `impl<D: Trait> Trait for …`: the name right before ` for `.
@@ -1431,19 +1458,46 @@ fn rust_impls_not_listed(
         }
         let canonical = std::fs::canonicalize(&hit.path).unwrap_or_else(|_| hit.path.clone());
         if !listed.contains(&(canonical.clone(), hit.line)) && seen.insert((canonical, hit.line)) {
-            missing.push(format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1));
+            missing.push((hit.path.clone(), hit.line));
         }
     }
-    if missing.is_empty() {
-        return None;
+    // An `impl … for $T` inside a `macro_rules!` body is a template: the implementations listed
+    // at the macro's invocations are its expansions (num-integer's `Roots`: 12 listed, and the
+    // 2 template lines were named "NOT in this answer" with reasons that did not apply — trial21
+    // M8).
+    let mut templates: Vec<String> = Vec::new();
+    let mut ranges_by_file: HashMap<PathBuf, Vec<(u32, u32)>> = HashMap::new();
+    missing.retain(|(path, line0)| {
+        let ranges = ranges_by_file.entry(path.clone()).or_insert_with(|| {
+            crate::files::read_workspace_file_to_string(server.workspace_root(), path)
+                .map(|text| crate::lsp::inactive::macro_rules_line_ranges(&text))
+                .unwrap_or_default()
+        });
+        let template = ranges.iter().any(|(first, last)| (*first..=*last).contains(line0));
+        if template {
+            templates.push(format!("{}:{}", supervisor.display_path(path), line0 + 1));
+        }
+        !template
+    });
+    let mut sentences = Vec::new();
+    if !missing.is_empty() {
+        sentences.push(format!(
+            "note: NOT in this answer: {} `impl {name} for …` line(s) grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; read them before changing the trait",
+            missing.len(),
+            missing.iter().take(15).map(|(path, line0)| format!("{}:{}", supervisor.display_path(path), line0 + 1)).collect::<Vec<_>>().join(", "),
+            if missing.len() > 15 { format!(" and {} more", missing.len() - 15) } else { String::new() },
+            server.id()
+        ));
     }
-    Some(format!(
-        "note: NOT in this answer: {} `impl {name} for …` line(s) grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; read them before changing the trait",
-        missing.len(),
-        missing.iter().take(15).cloned().collect::<Vec<_>>().join(", "),
-        if missing.len() > 15 { format!(" and {} more", missing.len() - 15) } else { String::new() },
-        server.id()
-    ))
+    if !templates.is_empty() {
+        sentences.push(format!(
+            "note: {} `impl {name} for …` line(s) grep finds are inside `macro_rules!` bodies — templates, not implementations of their own; the implementations listed at the macro's invocations are their expansions: {}{}",
+            templates.len(),
+            templates.iter().take(15).cloned().collect::<Vec<_>>().join(", "),
+            if templates.len() > 15 { format!(" and {} more", templates.len() - 15) } else { String::new() },
+        ));
+    }
+    sentences
 }
 
 /// For pyright and basedpyright with an `include` / `exclude` in their configuration (read as
@@ -1609,6 +1663,23 @@ fn workspace_symbols(
                 })
                 .collect(),
         };
+        let answer_was_cut = workspace_symbol_result_cap(server.id()).is_some_and(|cap| flat.len() == cap.limit);
+        // rust-analyzer indexes only code compiled in its configuration: the definitions the
+        // source text holds behind a `#[cfg]` that is off (walkdir's `#[cfg(windows)] fn
+        // device_num`) or in `macro_rules!` bodies are named (trial23 F2).
+        let rust_analyzer_note = (server.id() == "rust-analyzer").then(|| {
+            let listed: HashSet<crate::lsp::rust_answer_checks::ListedSymbol> = flat
+                .iter()
+                .filter_map(|(name, _, _, uri, line0, _)| {
+                    let uri = <lsp_types::Uri as std::str::FromStr>::from_str(uri).ok()?;
+                    let path = crate::lsp::uri::lsp_uri_to_path(&uri)?;
+                    Some((std::fs::canonicalize(&path).unwrap_or(path), *line0, name.clone()))
+                })
+                .collect();
+            crate::lsp::rust_answer_checks::rust_definitions_not_listed(server, query, &listed, answer_was_cut, &|path| {
+                supervisor.display_path(path)
+            })
+        });
         if let Some(cap) = workspace_symbol_result_cap(server.id()) {
             if flat.len() == cap.limit {
                 notes.push(format!(
@@ -1619,6 +1690,7 @@ fn workspace_symbols(
                 ));
             }
         }
+        notes.extend(rust_analyzer_note.flatten());
         for (name, kind_number, container, uri, line0, character) in flat {
             if !seen_places.insert((uri.clone(), line0, character, name.clone())) {
                 reported_twice += 1;
@@ -2308,6 +2380,13 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             text.push_str(&format!(" ({} reports {} in it, listed below)", server.id(), plural(all.len(), "diagnostic")));
         }
         text
+    } else if let Some(failure) = server.workspace_load_failure().filter(|_| all.is_empty()) {
+        format!(
+            "NOT checked: {} could not load the workspace, so its empty diagnostics for {relative} (version {}) do not mean the file is clean ({}); fix the cause (go.mod / go.sum, the build configuration), then call again or reload; the compiler (`go build ./...`) is the authority meanwhile",
+            server.id(),
+            sync.version,
+            crate::render::cut_chars(&failure, 400)
+        )
     } else if all.is_empty() {
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)
     } else {

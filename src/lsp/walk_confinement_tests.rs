@@ -123,3 +123,42 @@ fn walks_during_a_swap_loop_never_name_an_outside_file() {
     let swaps = exchange.finish();
     assert!(swaps > 0 && saw_user > 0, "{swaps} swaps, {rounds} rounds, user.py listed in {saw_user}");
 }
+
+/// The scan of the project's outside roots (a path dependency, the repository around the
+/// workspace) stamps their served files but not the workspace's (its own scan's), follows no
+/// symlink out, gives up a root over the cap and says why, and names a root that is gone.
+#[test]
+fn the_outside_roots_scan_skips_the_workspace_and_gives_up_a_root_over_its_cap() {
+    let repository_dir = tempfile::tempdir().unwrap();
+    let repository = fs::canonicalize(repository_dir.path()).unwrap();
+    let elsewhere_dir = tempfile::tempdir().unwrap();
+    let elsewhere = fs::canonicalize(elsewhere_dir.path()).unwrap();
+    write(&elsewhere, "secret.py", "SECRET = 1\n");
+    write(&repository, "common/util.py", "def helper():\n    return 1\n");
+    write(&repository, "common/notes.txt", "not served\n");
+    write(&repository, "app/main.py", "from util import helper\n");
+    write(&repository, "big/a.py", "");
+    write(&repository, "big/b.py", "");
+    write(&repository, "big/c.py", "");
+    std::os::unix::fs::symlink(&elsewhere, repository.join("common/link")).unwrap();
+    let workspace = repository.join("app");
+    let definition = pyright();
+    let (stamps, unwatched) =
+        crate::lsp::client::scan_project_outside_roots(&definition, &workspace, &[repository.join("common"), repository.clone()], 5);
+    let mut listed: Vec<&PathBuf> = stamps.keys().collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        vec![&repository.join("big/a.py"), &repository.join("big/b.py"), &repository.join("big/c.py"), &repository.join("common/util.py")]
+    );
+    assert!(unwatched.is_empty(), "{unwatched:?}");
+    let (stamps, unwatched) =
+        crate::lsp::client::scan_project_outside_roots(&definition, &workspace, &[repository.join("common"), repository.clone()], 2);
+    assert_eq!(stamps.keys().collect::<Vec<_>>(), vec![&repository.join("common/util.py")], "the root over the cap adds nothing");
+    assert_eq!(unwatched.len(), 1, "{unwatched:?}");
+    assert_eq!(unwatched[0].0, repository);
+    assert!(unwatched[0].1.contains("more than 2 files"), "{}", unwatched[0].1);
+    let (stamps, unwatched) = crate::lsp::client::scan_project_outside_roots(&definition, &workspace, &[repository.join("gone")], 5);
+    assert!(stamps.is_empty());
+    assert!(unwatched.len() == 1 && unwatched[0].1.contains("cannot be"), "{unwatched:?}");
+}

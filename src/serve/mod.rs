@@ -590,27 +590,30 @@ impl Session {
         let elicitation = run.ask_binding().is_some();
         let workspace_root = run.workspace_root().to_path_buf();
         let (finished_tx, finished) = crossbeam_channel::bounded::<()>(0);
-        let spawned = std::thread::Builder::new().name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1)).spawn(move || {
-            // Dropped when this closure returns or unwinds: the session's shutdown wakes at once.
-            let _finished_tx = finished_tx;
-            CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = Some(options.cancel.clone()));
-            let mut result = run.call_with(&worker_name, arguments, &options);
-            if !elicitation && crate::ask::is_no_human_denial(&result) {
-                result.push_text(
-                    "runbound serve: approval prompts need an MCP host that declares the elicitation capability; \
+        let spawned = std::thread::Builder::new()
+            .name(format!("runbound-serve-call-{}", self.summary.tool_calls + 1))
+            .stack_size(SERVE_CALL_STACK_BYTES)
+            .spawn(move || {
+                // Dropped when this closure returns or unwinds: the session's shutdown wakes at once.
+                let _finished_tx = finished_tx;
+                CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = Some(options.cancel.clone()));
+                let mut result = run.call_with(&worker_name, arguments, &options);
+                if !elicitation && crate::ask::is_no_human_denial(&result) {
+                    result.push_text(
+                        "runbound serve: approval prompts need an MCP host that declares the elicitation capability; \
                      otherwise restart the server with --approve allow (or --approve deny)",
-                );
-            }
-            CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = None);
-            drop(run);
-            if !worker_host_cancelled.load(Ordering::SeqCst) {
-                shared.send_line(result_line(&worker_id, &result.to_json()));
-            } else if let Some(event) = landed_after_cancel_event(&worker_id, &worker_name, &options.cancel, &workspace_root) {
-                // No response for a cancelled call (MCP), but what it changed on disk must not
-                // go unsaid: the host learns it as a warning log message.
-                shared.log(&event);
-            }
-        });
+                    );
+                }
+                CALL_CANCEL_TOKEN.with(|slot| *slot.borrow_mut() = None);
+                drop(run);
+                if !worker_host_cancelled.load(Ordering::SeqCst) {
+                    shared.send_line(result_line(&worker_id, &result.to_json()));
+                } else if let Some(event) = landed_after_cancel_event(&worker_id, &worker_name, &options.cancel, &workspace_root) {
+                    // No response for a cancelled call (MCP), but what it changed on disk must not
+                    // go unsaid: the host learns it as a warning log message.
+                    shared.log(&event);
+                }
+            });
         match spawned {
             Ok(thread) => {
                 self.summary.tool_calls += 1;
@@ -710,6 +713,13 @@ fn write_loop(writer: &mut dyn Write, outgoing: &Receiver<Outgoing>, write_failu
         }
     }
 }
+
+/// Stack of each `serve` call thread, in bytes (64 MiB, reserved, committed only as used).
+/// ast-grep-core matches recursively (a rule whose `utils` call themselves, a `has` chain)
+/// and tree-sitter trees of deeply nested code are deep: with the default 2 MiB a rule over
+/// 1,000 nested calls overflowed the stack, which aborts the whole server, not one call
+/// (adv21). 64 MiB moves that limit about 30 times deeper; it is not a bound on depth.
+const SERVE_CALL_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -115,6 +115,9 @@ pub(crate) struct StagedChange {
     pub files: Vec<StagedFile>,
     /// What staging warned about; `resolve` repeats them when it accepts.
     pub warnings: Vec<String>,
+    /// What the write check after accepting cannot see (a rename's occurrences left behind a
+    /// `#[cfg]` that is off): said on its `checked:` line.
+    pub write_check_blind_spots: Vec<String>,
     /// What to do when `resolve accept` finds files changed since staging; `None`: "run `tool`
     /// again to stage the change against the current files". A worker's change says to
     /// `vibe_send` the worker instead.
@@ -721,6 +724,7 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
                     },
                 )
                 .collect();
+            crate::lsp::diagnostics_on_write::note_write_check_blind_spots(ctx.deadline(), staged.write_check_blind_spots.clone());
             let mut text = format!("accepted {id}: wrote {summary}: {}", names.join(", "));
             if !staged.warnings.is_empty() {
                 let _ = write!(text, "\nstaging warned:");
@@ -802,6 +806,7 @@ mod tests {
             change_noun: "edit",
             files: Vec::new(),
             warnings: Vec::new(),
+            write_check_blind_spots: Vec::new(),
             restage_hint: None,
             held: false,
         };
@@ -834,6 +839,7 @@ mod tests {
             change_noun: "changed line",
             files: Vec::new(),
             warnings: Vec::new(),
+            write_check_blind_spots: Vec::new(),
             restage_hint: Some("vibe_send the worker".to_owned()),
             held,
         };

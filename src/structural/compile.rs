@@ -13,7 +13,8 @@
 //! with an ERROR for `$F`; at the top level it is the `function_declaration` the user meant,
 //! as the ast-grep CLI reads it). When no context accepts the fragment the
 //! error lists every context tried and where its parse failed: a pattern is never searched in a
-//! shape that silently matches nothing.
+//! shape that silently matches nothing. A pattern that nests `$$$` deeper than
+//! [`MAX_MULTI_METAVARIABLE_NESTING`] is refused: ast-grep's matching time doubles per level.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -35,6 +36,13 @@ use crate::structural::literals::{pattern_required_texts, LiteralRequirement};
 /// Longest pattern the compiler accepts, in bytes. Longer input is an error, which keeps the
 /// compile time of any input bounded (each context parse is linear in the input).
 pub const MAX_PATTERN_BYTES: usize = 16 * 1024;
+
+/// Deepest `$$$` nesting the compiler accepts, as [`multi_metavariable_nesting`] counts it (R-AST-5).
+/// Each level doubles the time ast-grep's matcher spends on a match and the matcher cannot be
+/// interrupted, so a deeper pattern is refused: at 6 the worst case measured (a file made only
+/// of matches) costs a few times a one-level pattern, while `$$$:` repeated 46 times (C++
+/// labels) never finished. Patterns people write need 1 to 3 levels.
+pub const MAX_MULTI_METAVARIABLE_NESTING: usize = 6;
 
 /// A pattern compiled for one language, ready to match.
 #[derive(Clone)]
@@ -227,8 +235,9 @@ impl PatternCompileError {
 ///
 /// # Errors
 /// `PatternCompileError` when the pattern is empty, longer than `MAX_PATTERN_BYTES`, is a
-/// bare `$$$`/`$$$NAME`, or no context of the language accepts it (the error lists each
-/// context and where its parse failed).
+/// bare `$$$`/`$$$NAME`, nests `$$$` deeper than 6 levels (along one path of the
+/// pattern tree, each node with children right after a `$$$` is a level), or no context of the language accepts it (the error lists
+/// each context and where its parse failed).
 pub fn compile_pattern(pattern: &str, language: SupportLang) -> Result<CompiledPattern, PatternCompileError> {
     compile_pattern_in_context(pattern, language, None)
 }
@@ -297,7 +306,7 @@ pub fn compile_pattern_in_context(
                     }
                 }
                 Ok(accepted) => {
-                    return Ok(accept(
+                    return refuse_deep_multi_metavariable_nesting(accept(
                         &processed,
                         fragment,
                         language,
@@ -318,7 +327,17 @@ pub fn compile_pattern_in_context(
         }
     }
     if let Some((kind, with_terminator, accepted)) = lenient_fallback {
-        return Ok(accept(&processed, fragment, language, &table, only, kind, with_terminator, accepted, warnings));
+        return refuse_deep_multi_metavariable_nesting(accept(
+            &processed,
+            fragment,
+            language,
+            &table,
+            only,
+            kind,
+            with_terminator,
+            accepted,
+            warnings,
+        ));
     }
     let mut hint = String::from(
         "fix the fragment so it is valid code in one of these places; to match several statements put them in a block `{ … }` or use `$$$` for the varying part; metavariables are `$` + upper-case letters, digits or `_` (e.g. `$X`, `$$$ARGS`)",
@@ -332,6 +351,70 @@ pub fn compile_pattern_in_context(
         attempts,
         hint,
     })
+}
+
+/// The compiled pattern, or its refusal when it or an alternative reading nests `$$$` deeper
+/// than [`MAX_MULTI_METAVARIABLE_NESTING`].
+fn refuse_deep_multi_metavariable_nesting(compiled: CompiledPattern) -> Result<CompiledPattern, PatternCompileError> {
+    let readings = std::iter::once(&compiled.pattern).chain(compiled.alternatives.iter().map(|a| &a.pattern));
+    for pattern in readings {
+        if let Some((message, hint)) = multi_metavariable_nesting_refusal(&compiled.source, &pattern.node) {
+            return Err(PatternCompileError::refused(message, &hint));
+        }
+    }
+    Ok(compiled)
+}
+
+/// How deep `node` nests `$$$` multi-metavariables, counted as ast-grep's matcher pays for
+/// them: the largest number of nodes with children, on one path from the root, that come right
+/// after a `$$$` in their sibling list (unnamed tokens in between are skipped, as the matcher
+/// skips them). To find where a `$$$` ends, the matcher tries the node after it on each
+/// candidate (a probe on a copy of the bindings) and, where it fits, matches it again for
+/// real: every such level doubles the work of a match. `f($$$A, $B)` is 0, `{ $$$ if ($C) { $$$
+/// return $X; } }` is 2 (the `if` and the `return`), `$$$: $$$: $$$: …` (nested C++ labels)
+/// is the number of `$$$:`. Iterative, so a pattern nested thousands deep is measured
+/// without recursion.
+pub fn multi_metavariable_nesting(node: &PatternNode) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(node, 0usize)];
+    while let Some((node, depth)) = pending.pop() {
+        deepest = deepest.max(depth);
+        let PatternNode::Internal { children, .. } = node else {
+            continue;
+        };
+        let mut after_multi_metavariable = false;
+        for child in children {
+            if matches!(child, PatternNode::MetaVar { meta_var: MetaVariable::Multiple | MetaVariable::MultiCapture(_) }) {
+                after_multi_metavariable = true;
+                continue;
+            }
+            if child.is_trivial() {
+                continue;
+            }
+            let probed = after_multi_metavariable && matches!(child, PatternNode::Internal { .. });
+            pending.push((child, depth + usize::from(probed)));
+            after_multi_metavariable = false;
+        }
+    }
+    deepest
+}
+
+/// The refusal (message, hint) for a pattern whose tree nests `$$$` deeper than
+/// [`MAX_MULTI_METAVARIABLE_NESTING`]; `None` when it is within the limit. Shared by the
+/// pattern compiler and the rule checker (`pattern:` strings and objects in rules).
+pub(crate) fn multi_metavariable_nesting_refusal(text: &str, node: &PatternNode) -> Option<(String, String)> {
+    let depth = multi_metavariable_nesting(node);
+    if depth <= MAX_MULTI_METAVARIABLE_NESTING {
+        return None;
+    }
+    let message = format!(
+        "the pattern `{}` nests `$$$` multi-metavariables {depth} levels deep (a node right after a `$$$` that itself holds a node right after a `$$$`, and so on); at most {MAX_MULTI_METAVARIABLE_NESTING} are accepted: ast-grep matches the node after each `$$$` twice (once to find where the `$$$` ends, once for real), so every level doubles the matching time, and a match in progress cannot be interrupted",
+        snippet(text, 120)
+    );
+    let hint = format!(
+        "split the pattern: keep at most {MAX_MULTI_METAVARIABLE_NESTING} levels and move the inner part into a rule, e.g. {{\"pattern\": \"<outer part>\", \"has\": {{\"pattern\": \"<inner part>\", \"stopBy\": \"end\"}}}} (or `inside` for the outer part); or write single metavariables (`$A`, `$B`) where one node is meant: only a node after a `$$$` is matched twice"
+    );
+    Some((message, hint))
 }
 
 /// Finishes an accepted reading: adds the type context's reading as an alternative where it

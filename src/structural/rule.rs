@@ -39,7 +39,7 @@ use bit_set::BitSet;
 use serde_json::{json, Map, Value};
 
 use crate::error::ToolError;
-use crate::structural::compile::{compile_pattern, language_id, lint_metavariables};
+use crate::structural::compile::{compile_pattern, language_id, lint_metavariables, multi_metavariable_nesting_refusal};
 use crate::structural::contexts::language_contexts;
 use crate::structural::literals::{pattern_required_texts, regex_required_texts, LiteralRequirement};
 use crate::structural::suggest::{did_you_mean, field_names, node_kinds};
@@ -602,6 +602,10 @@ impl<'a> Checker<'a> {
                     self.warnings.push(format!("{path}: {warning}"));
                 }
                 let pattern = Pattern::try_new(text, language).map_err(|err| self.pattern_error(path, text, err))?;
+                // Before anything matches with it (the contextual check below does).
+                if let Some((message, hint)) = multi_metavariable_nesting_refusal(text, &pattern.node) {
+                    return Err(RuleCompileError::new(path, message, hint));
+                }
                 // ast-grep parses a rule pattern bare. Check that this reading finds the
                 // fragment as it sits in code (our contexts' reading): if it does, the pattern
                 // means what it says, even through an ERROR node ast-grep tolerates.
@@ -694,6 +698,9 @@ impl<'a> Checker<'a> {
                     }
                     Err(err) => return Err(self.pattern_error(&format!("{path}.context"), context, err)),
                 };
+                if let Some((message, hint)) = multi_metavariable_nesting_refusal(context, &pattern.node) {
+                    return Err(RuleCompileError::new(path, message, hint));
+                }
                 if let Some(problem) = bare_parse_problem(context, language) {
                     return Err(RuleCompileError::new(
                         &format!("{path}.context"),

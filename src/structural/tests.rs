@@ -150,3 +150,137 @@ fn a_directory_swapped_for_a_symlink_to_outside_is_never_walked() {
     assert!(swaps > 0 && listed_f > 0, "{swaps} swaps, {walks} walks, f.py found {listed_f} times");
     assert!(wrong.is_empty(), "{} of {walks} walks named or read outside files, e.g. {}", wrong.len(), wrong[0]);
 }
+
+/// R-AST-5, issue 13 (fuzz timeout): `$$$:` repeated 46 times is 46 nested C++ labels, each a node right
+/// after a `$$$`; ast-grep matches every such node twice, so matching the fragment against
+/// itself took 2^46 steps and never finished. The fuzz target's input was the selector byte
+/// `Y` (C++, declaration context) and that fragment: now it is refused before any matching,
+/// with the count, the limit and what to do instead.
+#[test]
+fn deeply_nested_multi_metavariables_are_refused_with_count_limit_and_next_step() {
+    use super::compile::{compile_pattern_in_context, multi_metavariable_nesting, MAX_MULTI_METAVARIABLE_NESTING};
+    use super::contexts::language_contexts;
+    let languages = SupportLang::all_langs();
+    let selector = b'Y' as usize;
+    let language = languages[selector % languages.len()];
+    assert_eq!(language, SupportLang::Cpp);
+    let contexts = language_contexts(language).contexts;
+    let context = contexts[(selector / languages.len()) % (contexts.len() + 1)].kind;
+    let fuzz_input = "$$$:".repeat(46);
+    for compiled in [compile_pattern_in_context(&fuzz_input, language, Some(context)), compile_pattern(&fuzz_input, language)] {
+        let error = compiled.unwrap_err();
+        assert!(error.message.starts_with("the pattern `$$$:$$$:$$$:"), "{error}");
+        assert!(error.message.contains("46 levels deep"), "{error}");
+        assert!(error.message.contains(&format!("at most {MAX_MULTI_METAVARIABLE_NESTING} are accepted")), "{error}");
+        assert!(error.hint.contains("\"has\"") && error.hint.contains("`$A`"), "{}", error.hint);
+        assert!(error.attempts.is_empty(), "refused, not a parse failure: {error}");
+    }
+    // The limit itself: one level more is refused, the limit compiles and matches itself.
+    let at_limit = "$$$:".repeat(MAX_MULTI_METAVARIABLE_NESTING);
+    let compiled = compile_pattern_in_context(&at_limit, language, Some(context)).unwrap();
+    assert_eq!(multi_metavariable_nesting(&compiled.pattern.node), MAX_MULTI_METAVARIABLE_NESTING);
+    assert_eq!(match_source(&compiled, &at_limit).unwrap().len(), 1);
+    let over = "$$$:".repeat(MAX_MULTI_METAVARIABLE_NESTING + 1);
+    let error = compile_pattern_in_context(&over, language, Some(context)).unwrap_err();
+    assert!(error.message.contains(&format!("{} levels deep", MAX_MULTI_METAVARIABLE_NESTING + 1)), "{error}");
+    // Ruby commands nest the same way (`$$$ $$$ $$$ …`); a flat list of `$$$` does not nest.
+    let ruby = compile_pattern(&"$$$ ".repeat(46), SupportLang::Ruby).unwrap_err();
+    assert!(ruby.message.contains("levels deep") && ruby.message.contains("at most 6"), "{ruby}");
+    let flat_pattern = format!("f({})", vec!["$$$"; 46].join(", "));
+    let flat = compile_pattern(&flat_pattern, SupportLang::Cpp).unwrap();
+    assert_eq!(multi_metavariable_nesting(&flat.pattern.node), 0);
+    assert_eq!(match_source(&flat, &format!("void g() {{ f({}); }}", vec!["x"; 100].join(", "))).unwrap().len(), 1);
+}
+
+/// How [`super::compile::multi_metavariable_nesting`] counts: nodes with children right after
+/// a `$$$` (unnamed tokens skipped), along one path.
+#[test]
+fn multi_metavariable_nesting_counts_nodes_after_a_multi_metavariable() {
+    use super::compile::multi_metavariable_nesting;
+    let depth = |pattern: &str, language| multi_metavariable_nesting(&compile_pattern(pattern, language).unwrap().pattern.node);
+    assert_eq!(depth("foo($$$ARGS)", SupportLang::Python), 0);
+    assert_eq!(depth("fn $F($$$P) { $$$B }", SupportLang::Rust), 0);
+    assert_eq!(depth("f($$$A, g($X))", SupportLang::JavaScript), 1);
+    assert_eq!(depth("if ($A) { $$$ if ($B) { $$$ return $X; } }", SupportLang::JavaScript), 2);
+    assert_eq!(depth(&nested_python_if_pattern(5), SupportLang::Python), 5);
+    assert_eq!(depth("class $C:\n    $$$\n    def $M(self):\n        $$$\n        return $X", SupportLang::Python), 2);
+}
+
+/// `if $C0:` / `$$$` / `if $C1:` … nested `levels` deep around `raise $E`: `levels` nested
+/// nodes right after a `$$$` (each inner `if` and the `raise`).
+fn nested_python_if_pattern(levels: usize) -> String {
+    let mut lines = Vec::new();
+    for level in 0..levels {
+        let indent = "    ".repeat(level);
+        lines.push(format!("{indent}if $C{level}:"));
+        lines.push(format!("{indent}    $$$"));
+    }
+    lines.push(format!("{}raise $E", "    ".repeat(levels)));
+    lines.join("\n")
+}
+
+/// Rules compile `pattern:` strings and `{context, selector}` objects themselves (ast-grep's
+/// bare reading): the same limit holds there, wherever the pattern sits in the rule.
+#[test]
+fn rules_refuse_deeply_nested_multi_metavariables_at_their_path() {
+    let deep = "$$$:".repeat(46);
+    let rules = [
+        (json!({"pattern": deep}), "rule.pattern"),
+        (json!({"kind": "function_definition", "has": {"pattern": deep, "stopBy": "end"}}), "rule.has.pattern"),
+        (
+            json!({"any": [{"kind": "labeled_statement"}, {"pattern": {"context": deep, "selector": "labeled_statement"}}]}),
+            "rule.any[1].pattern",
+        ),
+    ];
+    for (rule, path) in rules {
+        let error = compile_rule(RuleInput { rule: &rule, constraints: None, utils: None, transform: None }, SupportLang::Cpp).unwrap_err();
+        assert_eq!(error.path, path, "{error}");
+        assert!(error.message.contains("46 levels deep") && error.message.contains("at most 6"), "{error}");
+        assert!(error.hint.contains("\"has\""), "{}", error.hint);
+    }
+    let within = json!({"pattern": nested_python_if_pattern(3)});
+    compile_rule(RuleInput { rule: &within, constraints: None, utils: None, transform: None }, SupportLang::Python).unwrap();
+}
+
+/// A pattern at the limit against the worst source for it, a file where every function is a
+/// match (each nested `if` probed, then matched again): it completes (a thread that fails the
+/// test only after 60 s), finds exactly the generated matches, and costs a bounded multiple of
+/// a one-level pattern on the same text (2^6 = 64 in theory; the parse dominates).
+#[test]
+fn pattern_at_the_nesting_limit_matches_a_nested_source_in_bounded_time() {
+    use super::compile::MAX_MULTI_METAVARIABLE_NESTING;
+    use std::time::{Duration, Instant};
+    // Shaped like fastjsonschema's generated validators (setuptools): nested checks, a
+    // statement before each nested `if`, a `raise` at the bottom.
+    let functions = 300;
+    let mut source = String::new();
+    for function in 0..functions {
+        source.push_str(&format!("def validate_{function}(data):\n"));
+        for level in 0..MAX_MULTI_METAVARIABLE_NESTING {
+            let indent = "    ".repeat(level + 1);
+            source.push_str(&format!("{indent}if isinstance(data, dict) and \"k{level}\" in data:\n"));
+            source.push_str(&format!("{indent}    data = data[\"k{level}\"]\n"));
+        }
+        let indent = "    ".repeat(MAX_MULTI_METAVARIABLE_NESTING + 1);
+        source.push_str(&format!("{indent}raise ValueError(\"data must be valid at {function}\")\n    return data\n\n"));
+    }
+    let deep = compile_pattern(&nested_python_if_pattern(MAX_MULTI_METAVARIABLE_NESTING), SupportLang::Python).unwrap();
+    let shallow = compile_pattern("if $C:\n    $$$\n    raise $E", SupportLang::Python).unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let time = |compiled: &super::CompiledPattern| {
+            let started = Instant::now();
+            let found = match_source(compiled, &source).unwrap();
+            (found, started.elapsed())
+        };
+        let _ = sender.send((time(&shallow), time(&deep)));
+    });
+    let ((shallow_found, shallow_time), (deep_found, deep_time)) =
+        receiver.recv_timeout(Duration::from_secs(60)).expect("matching at the nesting limit took over 60 s");
+    assert_eq!(deep_found.len(), functions);
+    assert!(deep_found.iter().all(|m| m.text.starts_with("if isinstance(data, dict) and \"k0\"")), "{:?}", deep_found[0].text);
+    // The one-level pattern finds the innermost `if` of each function.
+    assert_eq!(shallow_found.len(), functions);
+    let ratio = deep_time.as_secs_f64() / shallow_time.as_secs_f64().max(1e-6);
+    assert!(ratio < 256.0, "depth {MAX_MULTI_METAVARIABLE_NESTING} took {deep_time:?}, one level {shallow_time:?}: {ratio:.1}x");
+}

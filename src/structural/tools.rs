@@ -1047,6 +1047,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         change_noun: "replacement",
         files,
         warnings: warnings.clone(),
+        write_check_blind_spots: Vec::new(),
         restage_hint: None,
         held: false,
     });

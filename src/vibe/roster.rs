@@ -1228,6 +1228,7 @@ fn collect_change(shared: &Arc<Shared>, index: usize, start: &AttemptStart, work
         change_noun: "changed line",
         files: files.iter().map(WorkerChangedFile::staged_file).collect(),
         warnings,
+        write_check_blind_spots: Vec::new(),
         restage_hint: Some(
             "the worker's change was staged against older files: vibe_send the worker to redo it on the current files, or make \
              the change yourself"

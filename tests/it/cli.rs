@@ -504,6 +504,30 @@ fn serve_initializes_lists_and_calls_tools_and_answers_errors() {
 }
 
 #[test]
+fn serve_answers_a_recursive_rule_over_deeply_nested_code_without_aborting() {
+    // adv21: a rule whose util calls itself through `has`, over 1,000 nested calls, overflowed
+    // the 2 MiB stack of the call thread (ast-grep-core matches recursively) and aborted the
+    // whole server (exit 134, no answer). Call threads now have 64 MiB.
+    let depth = 1000;
+    let code = format!("x = {}1{};\n", "f(".repeat(depth), ")".repeat(depth));
+    let workspace = support::workspace_with(&[("deep.js", code.as_str())]);
+    let mut serve = ServeProcess::start(workspace.path(), &[]);
+    serve.initialize(json!({}));
+    let rule = json!({
+        "rule": {"kind": "call_expression", "matches": "u"},
+        "utils": {"u": {"any": [{"kind": "number"}, {"has": {"matches": "u"}}]}},
+        "language": "javascript",
+        "path": "deep.js"
+    });
+    let answer = serve.call("tools/call", json!({"name": "ast_grep", "arguments": rule}));
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    // Every call matches: the innermost holds the number, each outer one has a call that does.
+    assert!(result_text(&answer["result"]).contains(&format!("{depth} matches")), "{}", result_text(&answer["result"]));
+    assert_eq!(serve.call("ping", json!({}))["result"], json!({}), "the server is still there");
+    serve.close();
+}
+
+#[test]
 fn serve_negotiates_older_versions_and_respects_the_caller() {
     let workspace = support::workspace_with(&[]);
     let mut serve = ServeProcess::start(workspace.path(), &["--caller", "readonly"]);

@@ -182,7 +182,7 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
     );
     let status = call(&trusted, json!({"op": "status"}));
     assert!(
-        status.contains(&format!("readable outside the workspace, the project uses it: {} (a `path =` in Cargo.toml; a change made there outside runbound reaches the servers only after `lsp` op reload)", common.display())),
+        status.contains(&format!("readable outside the workspace, the project uses it: {} (a `path =` in Cargo.toml; files changed there by hand are re-synced like the workspace's)", common.display())),
         "{status}"
     );
     let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
@@ -192,21 +192,31 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
         .unwrap();
     let check = call(&trusted, json!({"op": "diagnostics", "file": "*"}));
     assert!(check.contains("src/main.rs:2") && check.contains("E0061"), "{check}");
-    // File diagnostics say that a hand edit in the dependency needs a reload (trial21 F2).
-    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
-    assert!(
-        file.contains(&format!(
-            "a file changed by hand outside the workspace (in {}) reaches the servers only after `lsp` op reload",
-            common.display()
-        )),
-        "{file}"
-    );
-    drop(trusted);
     std::fs::write(
         workspace.join("src/main.rs"),
         "fn main() {\n    let sum: u64 = common::add_numbers(1, 2);\n    println!(\"{sum}\");\n}\n",
     )
     .unwrap();
+    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(file.contains("no errors") && !file.contains("E0061"), "{file}");
+    // A hand edit in the dependency reaches the servers without `reload` (trial20 F5, trial21
+    // F2: the caller's diagnostics stayed "no errors" and hover showed the old signature).
+    let library = common.join("src/lib.rs");
+    let original = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(
+        &library,
+        original.replace("right: u64) -> u64 {\n    left + right", "right: u64, third: u64) -> u64 {\n    left + right + third"),
+    )
+    .unwrap();
+    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(file.contains("src/main.rs:2") && file.contains("E0061"), "the caller's break was not seen:\n{file}");
+    assert!(!file.contains("NOT re-synced"), "{file}");
+    let hover = call(&trusted, json!({"op": "hover", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
+    assert!(hover.contains("third: u64"), "hover kept the old signature:\n{hover}");
+    std::fs::write(&library, &original).unwrap();
+    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(file.contains("no errors") && !file.contains("E0061"), "the restored dependency was not seen:\n{file}");
+    drop(trusted);
 
     let restricted =
         Run::builder(&workspace).workspace_trust(runbound::WorkspaceTrust::Restricted).language_servers().build().expect("build run");
@@ -243,10 +253,61 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
     let repository = std::fs::canonicalize(base.path()).unwrap();
     assert!(
         status.contains(&format!(
-            "readable outside the workspace, the project uses it: {} (the repository the workspace is in (.git there); a change made there",
+            "readable outside the workspace, the project uses it: {} (the repository the workspace is in (.git there); files changed there by hand are re-synced",
             repository.display()
         )),
         "{status}"
     );
     assert!(!status.contains("NOT readable"), "{status}");
+}
+
+/// A `path =` dependency added to `Cargo.toml` while the run is going (walkdir + `../same-file`,
+/// trial23 F3): the outside roots were found once per run, so even after `reload` the confined
+/// rust-analyzer could not read `../same-file` and answered "no errors" and "no definition
+/// found". Now the roots follow the manifests: answers say the running server lacks the new
+/// root, and `reload` restarts it with access.
+#[test]
+fn a_path_dependency_added_during_the_run_is_said_and_readable_after_reload() {
+    let test = "a_path_dependency_added_during_the_run_is_said_and_readable_after_reload";
+    if !landlock(test) || support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let base = tempfile::tempdir().unwrap();
+    let write = |relative: &str, text: &str| {
+        let path = base.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("common/Cargo.toml", "[package]\nname = \"common\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    write("common/src/lib.rs", "/// Adds two numbers.\npub fn add_numbers(left: u64, right: u64) -> u64 {\n    left + right\n}\n");
+    write("app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    write("app/src/main.rs", "fn main() {\n    let sum: u64 = 1 + 2;\n    println!(\"{sum}\");\n}\n");
+    let workspace = std::fs::canonicalize(base.path().join("app")).unwrap();
+    let common = std::fs::canonicalize(base.path().join("common")).unwrap();
+    let run = run(&workspace, true);
+    let file = call(&run, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(file.contains("no errors"), "{file}");
+    // The dependency is added by hand; the caller uses it.
+    write(
+        "app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dependencies]\ncommon = { path = \"../common\" }\n",
+    );
+    write("app/src/main.rs", "fn main() {\n    let sum: u64 = common::add_numbers(1, 2);\n    println!(\"{sum}\");\n}\n");
+    let file = call(&run, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(
+        file.contains(&format!("the project's manifests now name {} outside the workspace, which rust-analyzer @", common.display()))
+            && file.contains("`lsp` op reload restarts it with access"),
+        "the running server's missing access is not said:\n{file}"
+    );
+    let status = call(&run, json!({"op": "status"}));
+    assert!(status.contains(&format!("readable outside the workspace, the project uses it: {}", common.display())), "{status}");
+    let reload = call(&run, json!({"op": "reload"}));
+    assert!(!reload.contains("error"), "{reload}");
+    let definition = call(&run, json!({"op": "definition", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
+    assert!(
+        definition.contains("common/src/lib.rs:2 [project, outside the workspace]: pub fn add_numbers(left: u64, right: u64) -> u64 {"),
+        "after reload the dependency is still not read:\n{definition}"
+    );
+    let file = call(&run, json!({"op": "diagnostics", "file": "src/main.rs"}));
+    assert!(!file.contains("manifests now name"), "{file}");
 }

@@ -493,7 +493,7 @@ fn rust_analyzer_write_to_a_crate_with_doc_tests_says_they_were_not_checked() {
     let text = write(&run, "src/lib.rs", &documented.replace("pub struct Wrapped<T>(pub T);", "pub struct Wrapped<T>(T);"));
     let dow = block(&text);
     assert!(
-        dow.contains("; NOT checked: the doc-tests of crate doccy (about 1 in 1 file, 1 of them in src/lib.rs, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted — `cargo test --doc -p doccy -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p doccy` to check them"),
+        dow.contains("; NOT checked: the doc-tests of crate doccy (about 1 in 1 file, 1 of them in src/lib.rs, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p doccy -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p doccy` to check them"),
         "the doc-tests the check skips are not said:\n{text}"
     );
     assert!(dow.contains("checked: src/lib.rs and the whole cargo workspace"), "{text}");
@@ -649,4 +649,38 @@ fn every_write_says_how_many_errors_already_present_remain() {
     let dow = block(&text);
     assert!(dow.contains("bool.go: resolved by this write (1, gopls)"), "{text}");
     assert!(dow.contains("\n3 errors already present before this write remain (not introduced by it): bytes.go (2), int.go (1)"), "{text}");
+}
+
+/// trial22 M7: a type's edit breaks a file that reaches the type only through another module
+/// (`app.ts` calls `run` of `lib.ts`, which imports `Maker`); the written file and its importers
+/// are checked, that file is not, and the headline says its count is the checked files', not
+/// the project's (it read "12 new errors in 1 file" while tsc found 20 in 2).
+#[test]
+fn typescript_headline_of_a_partial_check_carries_its_scope() {
+    if support::require_binary("typescript_headline_of_a_partial_check_carries_its_scope", "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"scope\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/types.ts", "export type Maker = () => number;\n"),
+        ("src/lib.ts", "import type { Maker } from \"./types\";\nexport function run(make: Maker): number {\n  return make();\n}\n"),
+        ("src/app.ts", "import { run } from \"./lib\";\nexport const n: number = run(() => 1);\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = write(&run, "src/types.ts", "export type Maker = () => string;\n");
+    let dow = block(&text);
+    // lib.ts (an importer) breaks and is checked; app.ts breaks too (`() => 1` is no Maker now)
+    // but imports only lib.ts, so it is not checked and not listed.
+    assert!(dow.contains("src/lib.ts: new diagnostics introduced by this write (1, "), "{text}");
+    assert!(!dow.contains("src/app.ts:"), "app.ts is not among the checked files:\n{text}");
+    let headline = dow.lines().find(|line| line.starts_with("this write introduced")).unwrap_or_else(|| panic!("no headline in:\n{text}"));
+    assert!(
+        headline.starts_with("this write introduced 1 new error in 1 file (listed below) — counted in the 2 files checked only, NOT the whole project: files that use the changed code through another module were not checked; for the whole count, call lsp with {\"op\": \"diagnostics\", \"file\": \"*\"} to check the whole project"),
+        "{headline}"
+    );
+    // The whole project's check finds app.ts's error too: the headline's warning was needed.
+    let result = run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    let project = result.joined_text();
+    assert!(project.contains("src/app.ts:2") && project.contains("src/lib.ts:3"), "{project}");
 }

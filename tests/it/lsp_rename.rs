@@ -246,3 +246,102 @@ fn renaming_a_name_a_python_package_re_exports_says_its_public_name_changes() {
     assert!(!text.contains("public name changed"), "{text}");
     assert_eq!(private.structured_content.unwrap()["public_name_changes"], json!([]));
 }
+
+/// Markdown 3.11.3 (trial21 F4): `lsp_rename` `parseChunk` → `parse_chunk` edited the line of a
+/// pre-existing pyright error whose message names the method, and the report said "this write
+/// introduced 1 new error" (and "resolved" it). An error already there whose message differs
+/// only by a name the write replaced on its line is the same error: not new, not resolved, said
+/// in a note and still counted among the errors already present — for a rename and for an
+/// `edit` that replaced the name. A rename that really breaks something (onto an existing name,
+/// whose error on the same line and rule says more than the new name) is still reported.
+#[test]
+fn an_existing_error_whose_message_names_the_renamed_function_is_not_new() {
+    if support::require_binary("an_existing_error_whose_message_names_the_renamed_function_is_not_new", "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"renamed\"\nversion = \"0.1.0\"\n"),
+        (
+            "lib.py",
+            "def scale(x: int) -> int:\n    return x\n\n\ndef double(x: int) -> int:\n    return 2 * x\n\n\ndef pack(x: bytes) -> bytes:\n    return x\n",
+        ),
+        ("app.py", "from lib import scale, double\n\nvalue = scale(\"text\")\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let not_new = |text: &str, old: &str, new: &str| {
+        let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+        assert!(!block.contains("this write introduced") && !block.contains("new diagnostics introduced"), "{text}");
+        assert!(!block.contains("resolved by this write") && block.contains("no new errors in app.py"), "{text}");
+        let note = format!(
+            "note: app.py:3: error[reportArgumentType] already present before this write, renamed in the message (`{old}` → `{new}`, as this write changed its line), not counted as new or resolved: now \"Argument of type \"Literal['text']\" cannot be assigned to parameter \"x\" of type \"int\" in function \"{new}\""
+        );
+        assert!(block.contains(&note), "{text}");
+        assert!(block.contains("1 error already present before this write remains (not introduced by it): app.py (1)"), "{text}");
+    };
+
+    // An edit that replaced the called name on the error's line.
+    let edited =
+        run.call(Caller::Main, "edit", json!({"path": "app.py", "old_string": "scale(\"text\")", "new_string": "double(\"text\")"}));
+    let text = edited.joined_text();
+    assert!(!edited.is_error, "{text}");
+    not_new(&text, "scale", "double");
+
+    // The rename of the called function (its definition, the import and the call).
+    let renamed = run.call(Caller::Main, "lsp_rename", json!({"file": "lib.py", "line": 5, "symbol": "double", "new_name": "twice"}));
+    let text = renamed.joined_text();
+    assert!(!renamed.is_error, "{text}");
+    assert_eq!(read(dir.path(), "app.py"), "from lib import scale, twice\n\nvalue = twice(\"text\")\n", "{text}");
+    not_new(&text, "double", "twice");
+    let files = renamed.structured_content.as_ref().unwrap()["diagnostics_on_write"]["servers"][0]["files"].clone();
+    let app = files.as_array().unwrap().iter().find(|file| file["file"] == "app.py").unwrap_or_else(|| panic!("{files}"));
+    assert_eq!(app["renamed_in_message"][0]["line"], 3, "{files}");
+    assert_eq!(app["new"], json!([]), "{files}");
+
+    // Renamed onto `pack`: the later `def pack(x: bytes)` wins, so the call's error now says
+    // `bytes` as well as `pack` — a new error, the old one resolved; and `def twice` → a second
+    // `def pack` is obscured (reportRedeclaration).
+    let broken = run.call(Caller::Main, "lsp_rename", json!({"file": "lib.py", "line": 5, "symbol": "twice", "new_name": "pack"}));
+    let text = broken.joined_text();
+    assert!(!broken.is_error, "{text}");
+    let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(block.starts_with("\nthis write introduced 2 new errors in 2 files"), "{text}");
+    assert!(block.contains("app.py:3: error[reportArgumentType] Argument of type \"Literal['text']\" cannot be assigned to parameter \"x\" of type \"bytes\" in function \"pack\""), "{text}");
+    assert!(block.contains("lib.py:5: error[reportRedeclaration]"), "{text}");
+    assert!(block.contains("app.py: resolved by this write (1,"), "{text}");
+    assert!(!block.contains("renamed in the message"), "{text}");
+}
+
+#[test]
+fn go_rename_names_the_build_constraint_of_a_twin_definition_it_did_not_reach() {
+    // trial22 M6: the twin of a renamed function in a file gopls does not build (`//go:build
+    // appengine`) was listed as "(no definition)"; the reason is the build constraint, and the
+    // tagged build breaks (ground truth: `go vet -tags=appengine ./conv` fails after the rename).
+    let test = "go_rename_names_the_build_constraint_of_a_twin_definition_it_did_not_reach";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/r\n\ngo 1.19\n"),
+        ("conv/fast.go", "//go:build !appengine\n\npackage conv\n\nfunc ToText(b []byte) string {\n\treturn string(b)\n}\n"),
+        ("conv/safe.go", "//go:build appengine\n\npackage conv\n\nfunc ToText(b []byte) string {\n\treturn string(b)\n}\n"),
+        ("conv/use.go", "package conv\n\nfunc Twice(b []byte) string {\n\treturn ToText(b) + ToText(b)\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "conv/fast.go", "line": 5, "symbol": "ToText", "new_name": "AsText"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "rename failed:\n{text}");
+    assert_eq!(
+        read(dir.path(), "conv/use.go"),
+        "package conv\n\nfunc Twice(b []byte) string {\n\treturn AsText(b) + AsText(b)\n}\n",
+        "{text}"
+    );
+    assert!(read(dir.path(), "conv/safe.go").contains("func ToText("), "{text}");
+    assert!(
+        text.contains("conv/safe.go:5: func ToText(b []byte) string {   (in a file gopls does not build: its build constraint `//go:build appengine` excludes it under the GOOS/GOARCH/tags in force, so the rename did not reach it and that build now breaks if this is the renamed symbol — check with `go vet -tags=appengine ./conv`)"),
+        "{text}"
+    );
+    assert!(!text.contains("(no definition)"), "{text}");
+    // Ground truth: the suggested command fails on the old name in use.go.
+    let vet = std::process::Command::new("go").args(["vet", "-tags=appengine", "./conv"]).current_dir(dir.path()).output().unwrap();
+    assert!(!vet.status.success() && String::from_utf8_lossy(&vet.stderr).contains("AsText"), "{vet:?}");
+}

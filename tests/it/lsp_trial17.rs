@@ -189,3 +189,48 @@ fn typescript_rename_through_a_re_export_keeps_the_code_compiling_both_ways() {
         assert!(utils.contains(&format!("export function {to}(")), "{utils}\n{text}");
     }
 }
+
+/// num-integer 0.1.47's shape: `impl Roots for $T` in a `macro_rules!` body, invoked per integer
+/// type, and a helper called from that body. `implementation` of `Roots` lists the expansions;
+/// the template line was also named "NOT in this answer … rust-analyzer leaves out impls inside
+/// function bodies and in code behind a `#[cfg]` that is off" (trial21 M8), and `references` of
+/// the helper named the body's call behind "a `#[cfg]` that is off … nor files no target
+/// includes" (trial21 M2, trial20 M1). Both now say that those lines are macro templates.
+#[test]
+fn rust_analyzer_lines_in_a_macro_rules_body_are_named_as_templates_not_as_cfg_off_code() {
+    let test = "rust_analyzer_lines_in_a_macro_rules_body_are_named_as_templates_not_as_cfg_off_code";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"roots\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "src/lib.rs",
+            "pub trait Roots {\n    fn root(&self) -> u32;\n}\n\npub fn halve(value: u32) -> u32 {\n    value / 2\n}\n\nmacro_rules! roots {\n    ($T:ty) => {\n        impl Roots for $T {\n            fn root(&self) -> u32 {\n                halve(*self as u32)\n            }\n        }\n    };\n}\n\nroots!(u8);\nroots!(u16);\n\npub fn direct() -> u32 {\n    halve(8)\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/lib.rs", "line": 1, "symbol": "Roots"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/lib.rs:19") && text.contains("src/lib.rs:20"), "the two expansions are not listed:\n{text}");
+    assert!(!text.contains("NOT in this answer"), "the template line is named as a missing impl:\n{text}");
+    assert!(
+        text.contains("1 `impl Roots for …` line(s) grep finds are inside `macro_rules!` bodies") && text.contains("src/lib.rs:11"),
+        "the template line is not named as one:\n{text}"
+    );
+    let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 5, "symbol": "halve"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("  23: halve(8)"), "the direct call is not listed:\n{text}");
+    if text.contains("NOT in this answer") {
+        assert!(
+            text.contains("inside a `macro_rules!` body")
+                && text.contains("src/lib.rs:13")
+                && !text.contains("behind a `#[cfg]` that is off"),
+            "the macro body's call is given a reason that does not apply:\n{text}"
+        );
+    } else {
+        assert!(text.contains("src/lib.rs:13"), "the macro body's call is neither listed nor named:\n{text}");
+    }
+}

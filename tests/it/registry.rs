@@ -135,6 +135,11 @@ fn schema_errors_name_the_field_and_expectation() {
     assert_eq!(error_kind(&wrong_type), "invalid_arguments");
     let text = wrong_type.joined_text();
     assert!(text.contains("/text") && text.contains("string"), "{text}");
+    // A wrong value of one field: that field's description, the others only named (the lsp
+    // tool's whole field list is ~3,000 characters; trial25 M).
+    let hint = wrong_type.structured_content.as_ref().unwrap()["error"]["hint"].as_str().unwrap_or("").to_owned();
+    assert!(hint.starts_with("fix this field:\n- text (string, required)"), "{hint}");
+    assert!(!hint.contains("- count (integer)") && hint.contains("the other fields (count"), "{hint}");
 
     let extra = fx.run.call(Caller::Main, "peek", json!({"text": "a", "txet": "b"}));
     assert_eq!(error_kind(&extra), "invalid_arguments");

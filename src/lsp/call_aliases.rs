@@ -1,0 +1,526 @@
+//! `incoming_calls`: the calls that reach the queried function through another name that holds
+//! it as a value — `export const ok = ResultImpl.ok`, an object property `{ build: make }`, an
+//! interface member `ok: typeof ResultImpl.ok`, a renaming `export { make as create }`, a Python
+//! module alias `parse_all = parse`, a Go `h := helper`.
+//!
+//! A call hierarchy lists calls of the function's own name only: tsserver lists the binding line
+//! among the incoming calls (`referenced as a value`) and none of the calls through the alias,
+//! pyright not even the binding. On true-myth 9.4.0, `ResultImpl.ok` read as "1 caller … no call
+//! site calls it here" while 229 calls reach it (trial22 F2: 125 through `ok`, 104 through
+//! `Result.ok`).
+//!
+//! The bindings are found among the answer's value references and the server's
+//! `textDocument/references` of the queried item, each told by its line's text
+//! ([`binding_on_line`]); each bound name is followed one level — the server's references of the
+//! name, each told a call (`(` after it) from another use by
+//! [`crate::lsp::hierarchy::usage_on_line`], comments and strings left out by the syntax tree —
+//! at most [`MAX_ALIASES_FOLLOWED`] names, within the call's deadline. A name bound in turn
+//! (`const keep = box.make`) is named, not followed. What was not followed is said.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::lsp::client::LanguageServer;
+use crate::lsp::hierarchy::{usage_on_line, SiteUsage};
+use crate::lsp::position::{is_identifier_char, split_lines};
+use crate::lsp::rename_coverage::{classify_occurrences, OccurrenceKind, WordHit};
+
+/// Bound names followed per answer; further ones are named with the request that follows them.
+pub const MAX_ALIASES_FOLLOWED: usize = 5;
+
+/// How a name holds the function.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BindingKind {
+    /// `const x = F`, `x = F`, `self.x = F`, `x := F`.
+    Assignment,
+    /// An object or struct property `{ x: F }`.
+    Property,
+    /// A member typed as the function: `x: typeof F`.
+    TypeofMember,
+    /// An import or export renaming `F as x`.
+    Renamed,
+}
+
+impl BindingKind {
+    /// How the binding reads in an answer.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BindingKind::Assignment => "a name assigned it",
+            BindingKind::Property => "a property holding it",
+            BindingKind::TypeofMember => "a member typed `typeof` it",
+            BindingKind::Renamed => "a renaming import or export",
+        }
+    }
+}
+
+/// A name bound to the function at a reference site, as found on the site's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The bound name.
+    pub name: String,
+    /// Byte column of the bound name on the line.
+    pub name_byte: usize,
+    pub kind: BindingKind,
+}
+
+/// Words that end a binding's left-hand side without naming anything.
+const NOT_A_NAME: &[&str] = &[
+    "return",
+    "lambda",
+    "else",
+    "case",
+    "default",
+    "yield",
+    "await",
+    "throw",
+    "new",
+    "typeof",
+    "in",
+    "of",
+    "not",
+    "and",
+    "or",
+    "if",
+    "while",
+    "for",
+    "extends",
+    "implements",
+    "keyof",
+];
+
+/// Words that may precede the bound name (declaration keywords and modifiers).
+const MODIFIERS: &[&str] = &[
+    "export",
+    "const",
+    "let",
+    "var",
+    "static",
+    "readonly",
+    "public",
+    "private",
+    "protected",
+    "declare",
+    "pub",
+    "mut",
+    "global",
+    "nonlocal",
+    "abstract",
+    "override",
+];
+
+fn identifier_length(text: &str) -> usize {
+    text.chars().take_while(|c| is_identifier_char(*c)).map(char::len_utf8).sum()
+}
+
+fn is_name(word: &str) -> bool {
+    !word.is_empty()
+        && word.chars().all(is_identifier_char)
+        && !word.starts_with(|c: char| c.is_ascii_digit())
+        && !NOT_A_NAME.contains(&word)
+        && !MODIFIERS.contains(&word)
+}
+
+/// The name the reference at byte `start` of `line` is bound to, when the line binds it:
+/// `const x = F;`, `x = F`, `self.x = F`, `x := F`, `{ x: F }`, `x: typeof F;`, `F as x`
+/// (the reference may be qualified: `ResultImpl.ok`, `box.make`, `mod::f`). `None` for a call,
+/// an argument, a return, a comparison, a destructuring or anything else.
+pub fn binding_on_line(line: &str, start: usize) -> Option<Binding> {
+    let rest = line.get(start..)?;
+    let length = identifier_length(rest);
+    if length == 0 {
+        return None;
+    }
+    let after_at = start + length;
+    let after = line[after_at..].trim_start();
+    // `F as x` (import/export renaming, Python `import f as x`).
+    if let Some(renamed) = after.strip_prefix("as ") {
+        let renamed_trimmed = renamed.trim_start();
+        let name_length = identifier_length(renamed_trimmed);
+        let tail = renamed_trimmed[name_length..].trim_start();
+        let name = &renamed_trimmed[..name_length];
+        if is_name(name) && (tail.is_empty() || tail.starts_with([',', '}', ')', ';'])) {
+            let name_byte = line.len() - renamed_trimmed.len();
+            return Some(Binding { name: name.to_owned(), name_byte, kind: BindingKind::Renamed });
+        }
+        return None;
+    }
+    let terminated = after.is_empty() || after.starts_with([';', ',', '}', ')']) || after.starts_with("//") || after.starts_with('#');
+    if !terminated {
+        return None;
+    }
+    // Strip the qualifier of the reference: `ResultImpl.`, `self.`, `box.`, `mod::`, `a?.`.
+    let mut before = &line[..start];
+    loop {
+        let stripped = before.strip_suffix("?.").or_else(|| before.strip_suffix('.')).or_else(|| before.strip_suffix("::"));
+        let Some(stripped) = stripped else { break };
+        let qualifier = stripped.trim_end_matches(is_identifier_char);
+        if qualifier.len() == stripped.len() {
+            return None;
+        }
+        before = qualifier;
+    }
+    let mut before = before.trim_end();
+    let mut typeof_member = false;
+    if let Some(stripped) = before.strip_suffix("typeof") {
+        if !stripped.ends_with(is_identifier_char) {
+            typeof_member = true;
+            before = stripped.trim_end();
+        }
+    }
+    if let Some(left) = before.strip_suffix('=') {
+        if typeof_member {
+            return None;
+        }
+        let left = left.strip_suffix(':').unwrap_or(left);
+        if left.ends_with(['=', '!', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '?']) {
+            return None;
+        }
+        // A type annotation (`x: T = F`) does not name anything; the target is before it.
+        let target = left.split(':').next().unwrap_or(left);
+        if target.contains(['(', ')', '{', '}', '[', ']', ',', '=', '"', '\'']) {
+            return None;
+        }
+        let words: Vec<&str> = target.split_whitespace().collect();
+        let (last, modifiers) = words.split_last()?;
+        if !modifiers.iter().all(|word| MODIFIERS.contains(word)) {
+            return None;
+        }
+        let name = last.rsplit('.').next().unwrap_or(last);
+        if !is_name(name) || !last.split('.').all(|part| !part.is_empty() && part.chars().all(is_identifier_char)) {
+            return None;
+        }
+        let last_start = target.rfind(last)?;
+        let name_byte = last_start + last.len() - name.len();
+        return Some(Binding { name: name.to_owned(), name_byte, kind: BindingKind::Assignment });
+    }
+    if let Some(left) = before.strip_suffix(':') {
+        if left.ends_with(':') {
+            return None;
+        }
+        let left = left.strip_suffix('?').unwrap_or(left).trim_end();
+        let segment_start = left.rfind(['{', ',']).map_or(0, |at| at + 1);
+        let segment = &left[segment_start..];
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let (name, modifiers) = words.split_last()?;
+        if !is_name(name) || !modifiers.iter().all(|word| MODIFIERS.contains(word)) {
+            return None;
+        }
+        let name_byte = left.len() - name.len();
+        let kind = if typeof_member { BindingKind::TypeofMember } else { BindingKind::Property };
+        return Some(Binding { name: (*name).to_owned(), name_byte, kind });
+    }
+    None
+}
+
+/// One name bound to the queried function and what following it found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AliasCalls {
+    /// The bound name.
+    pub name: String,
+    pub kind: BindingKind,
+    /// Where it is bound: the file and 0-based line of the reference to the function.
+    pub uri: String,
+    pub line0: u32,
+    /// The bound name's 0-based character (server encoding) on that line.
+    pub name_character0: u32,
+    /// Which whole-word occurrence of the name on its line it is (1-based), when the line has
+    /// more than one (the `occurrence` of an `lsp` request); 0 when it has one.
+    pub occurrence: usize,
+    /// Calls through the name: (uri, 0-based line, character), not already among the answer's
+    /// call sites.
+    pub calls: Vec<(String, u32, u32)>,
+    /// Calls through the name that the answer already lists (a server that follows renamings).
+    pub already_listed: usize,
+    /// Names bound in turn to this one (`const keep = box.make`): (uri, 0-based line, name,
+    /// occurrence as in [`AliasCalls::occurrence`]); not followed.
+    pub further: Vec<(String, u32, String, usize)>,
+    /// Other references of the name (imports, exports, values passed on).
+    pub other_uses: usize,
+    /// References in comments or strings (not counted as calls).
+    pub in_comments: usize,
+    /// Why the name was not followed (`None`: followed).
+    pub not_followed: Option<String>,
+}
+
+/// The bound names found for an answer and what following them found.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AliasWalk {
+    pub aliases: Vec<AliasCalls>,
+    /// Requests sent.
+    pub requests: usize,
+    /// Why the queried item's own references could not be asked (`None`: asked, or not needed).
+    pub references_failed: Option<String>,
+}
+
+impl AliasWalk {
+    /// Calls through all followed names.
+    pub fn call_count(&self) -> usize {
+        self.aliases.iter().map(|alias| alias.calls.len()).sum()
+    }
+
+    /// The bound name at 0-based `line0` of `uri` (the binding site), if one.
+    pub fn bound_at(&self, uri: &str, line0: u32) -> Option<&AliasCalls> {
+        self.aliases.iter().find(|alias| alias.uri == uri && alias.line0 == line0)
+    }
+}
+
+/// Lines of the files read for one answer, each file once.
+struct Lines<'a> {
+    workspace_root: &'a Path,
+    files: HashMap<String, Option<(PathBuf, String)>>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(workspace_root: &'a Path) -> Lines<'a> {
+        Lines { workspace_root, files: HashMap::new() }
+    }
+
+    fn file(&mut self, uri: &str) -> Option<&(PathBuf, String)> {
+        let root = self.workspace_root;
+        self.files
+            .entry(uri.to_owned())
+            .or_insert_with(|| {
+                let path = crate::lsp::uri::uri_to_path(uri)?;
+                let text = crate::files::read_workspace_file_to_string(root, &path).ok()?;
+                Some((path, text))
+            })
+            .as_ref()
+    }
+
+    fn line(&mut self, uri: &str, line0: u32) -> Option<String> {
+        let (_, text) = self.file(uri)?;
+        split_lines(text).get(line0 as usize).map(|line| (*line).to_owned())
+    }
+}
+
+/// Finds the names bound to the queried items (`roots`: uri, 0-based line and character) among
+/// `value_sites` (the answer's incoming sites) and the server's references of each root, and
+/// follows each one level (see the module docs). `listed` holds the answer's call sites (uri,
+/// 0-based line, character). Bounded by `deadline` and [`MAX_ALIASES_FOLLOWED`].
+pub fn follow_aliases(
+    server: &LanguageServer,
+    roots: &[(String, u32, u32)],
+    value_sites: &[(String, u32, u32)],
+    listed: &HashSet<(String, u32, u32)>,
+    deadline: Instant,
+) -> AliasWalk {
+    let encoding = server.position_encoding();
+    let mut lines = Lines::new(server.workspace_root());
+    let mut walk = AliasWalk::default();
+    let mut candidates: Vec<(String, u32, u32)> = value_sites.to_vec();
+    if server.supports("textDocument/references") {
+        for (uri, line0, character0) in roots {
+            match references(server, uri, *line0, *character0, deadline) {
+                Ok(found) => candidates.extend(found),
+                Err(failure) => walk.references_failed = Some(failure),
+            }
+            walk.requests += 1;
+        }
+    }
+    let root_set: HashSet<(String, u32, u32)> = roots.iter().cloned().collect();
+    let mut seen_sites = HashSet::new();
+    let mut bound: Vec<(String, u32, Binding)> = Vec::new();
+    for (uri, line0, character0) in candidates {
+        if root_set.contains(&(uri.clone(), line0, character0)) || !seen_sites.insert((uri.clone(), line0, character0)) {
+            continue;
+        }
+        let Some(line) = lines.line(&uri, line0) else { continue };
+        let Some(binding) = binding_on_line(&line, encoding.byte_from_column(&line, character0)) else { continue };
+        if !bound.iter().any(|(known_uri, known_line, known)| *known_uri == uri && *known_line == line0 && known.name == binding.name) {
+            bound.push((uri, line0, binding));
+        }
+    }
+    bound.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    for (index, (uri, line0, binding)) in bound.into_iter().enumerate() {
+        let line = lines.line(&uri, line0).unwrap_or_default();
+        let name_character0 = encoding.column_from_byte(&line, binding.name_byte);
+        let mut alias = AliasCalls {
+            name: binding.name.clone(),
+            kind: binding.kind,
+            uri: uri.clone(),
+            line0,
+            name_character0,
+            occurrence: occurrence_on_line(&line, &binding.name, binding.name_byte),
+            calls: Vec::new(),
+            already_listed: 0,
+            further: Vec::new(),
+            other_uses: 0,
+            in_comments: 0,
+            not_followed: None,
+        };
+        if index >= MAX_ALIASES_FOLLOWED {
+            alias.not_followed = Some(format!("only {MAX_ALIASES_FOLLOWED} bound names are followed per answer"));
+        } else if Instant::now() >= deadline {
+            alias.not_followed = Some("out of time".to_owned());
+        } else if !server.supports("textDocument/references") {
+            alias.not_followed = Some(format!("{} offers no textDocument/references", server.id()));
+        } else {
+            walk.requests += 1;
+            match references(server, &uri, line0, name_character0, deadline) {
+                Err(failure) => alias.not_followed = Some(failure),
+                Ok(found) => classify_alias_references(&mut alias, found, listed, &mut lines, encoding),
+            }
+        }
+        walk.aliases.push(alias);
+    }
+    walk
+}
+
+/// Which whole-word occurrence of `name` on `line` starts at byte `at` (1-based); 0 when the
+/// line has only one.
+fn occurrence_on_line(line: &str, name: &str, at: usize) -> usize {
+    let positions = crate::lsp::rename_coverage::word_positions(line, name);
+    if positions.len() < 2 {
+        return 0;
+    }
+    positions.iter().position(|start| *start == at).map_or(0, |index| index + 1)
+}
+
+/// Sorts the references of `alias` into calls, further bindings, other uses and comments.
+fn classify_alias_references(
+    alias: &mut AliasCalls,
+    found: Vec<(String, u32, u32)>,
+    listed: &HashSet<(String, u32, u32)>,
+    lines: &mut Lines<'_>,
+    encoding: crate::lsp::position::PositionEncoding,
+) {
+    let word_len = alias.name.len();
+    // Names called at the references: a renaming (`export { make as create }`) whose calls the
+    // server's references already return (tsserver follows renamings) is not a further name.
+    let mut called_names: HashSet<String> = HashSet::new();
+    let mut renamings: Vec<(String, u32, String, usize)> = Vec::new();
+    // Per file: comments and strings told by the syntax tree, one parse per file.
+    let mut per_file: BTreeMap<String, Vec<(u32, u32, usize, String)>> = BTreeMap::new();
+    for (uri, line0, character0) in found {
+        if uri == alias.uri && line0 == alias.line0 && character0 == alias.name_character0 {
+            continue;
+        }
+        let Some(line) = lines.line(&uri, line0) else {
+            alias.other_uses += 1;
+            continue;
+        };
+        let byte = encoding.byte_from_column(&line, character0);
+        per_file.entry(uri).or_default().push((line0, character0, byte, line));
+    }
+    for (uri, sites) in per_file {
+        let kinds: Vec<OccurrenceKind> = match lines.file(&uri) {
+            Some((path, text)) => {
+                let hits: Vec<WordHit> = sites
+                    .iter()
+                    .map(|(line0, _, byte, line)| WordHit { path: path.clone(), line: *line0, byte_start: *byte, line_text: line.clone() })
+                    .collect();
+                classify_occurrences(text, path, &hits.iter().collect::<Vec<_>>(), word_len)
+            }
+            None => vec![OccurrenceKind::Code; sites.len()],
+        };
+        for ((line0, character0, byte, line), kind) in sites.into_iter().zip(kinds) {
+            if matches!(kind, OccurrenceKind::Comment | OccurrenceKind::Text) {
+                alias.in_comments += 1;
+                continue;
+            }
+            match usage_on_line(&line, byte) {
+                Some(SiteUsage::Call) if !line[byte..].trim_start_matches(is_identifier_char).trim_start().is_empty() => {
+                    let rest = &line[byte..];
+                    called_names.insert(rest[..identifier_length(rest)].to_owned());
+                    if listed.contains(&(uri.clone(), line0, character0)) {
+                        alias.already_listed += 1;
+                    } else {
+                        alias.calls.push((uri.clone(), line0, character0));
+                    }
+                }
+                _ => match binding_on_line(&line, byte) {
+                    Some(binding) => {
+                        let occurrence = occurrence_on_line(&line, &binding.name, binding.name_byte);
+                        if binding.kind == BindingKind::Renamed {
+                            renamings.push((uri.clone(), line0, binding.name, occurrence));
+                        } else {
+                            alias.further.push((uri.clone(), line0, binding.name, occurrence));
+                        }
+                    }
+                    None => alias.other_uses += 1,
+                },
+            }
+        }
+    }
+    for renaming in renamings {
+        if called_names.contains(&renaming.2) {
+            alias.other_uses += 1;
+        } else {
+            alias.further.push(renaming);
+        }
+    }
+    alias.further.sort();
+    alias.calls.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
+}
+
+/// The server's references at 0-based (`line0`, `character0`) of `uri`, the declaration left
+/// out, as (uri, 0-based line, character); the failure said as text.
+fn references(
+    server: &LanguageServer,
+    uri: &str,
+    line0: u32,
+    character0: u32,
+    deadline: Instant,
+) -> Result<Vec<(String, u32, u32)>, String> {
+    let parsed: lsp_types::Uri = uri.parse().map_err(|_| format!("`{uri}` is not a URI"))?;
+    let params = lsp_types::ReferenceParams {
+        text_document_position: lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: parsed },
+            position: lsp_types::Position { line: line0, character: character0 },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+        context: lsp_types::ReferenceContext { include_declaration: false },
+    };
+    let answer = server
+        .request::<lsp_types::request::References>(params, deadline)
+        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/references").message)?;
+    Ok(answer
+        .unwrap_or_default()
+        .into_iter()
+        .map(|location| (location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding(line: &str, name: &str) -> Option<(String, String, BindingKind)> {
+        // The last whole-word occurrence: the reference (`parse` in `import parse as parse_all`).
+        let start = *crate::lsp::rename_coverage::word_positions(line, name).last().expect("name on the line");
+        binding_on_line(line, start).map(|b| (b.name.clone(), line[b.name_byte..b.name_byte + b.name.len()].to_owned(), b.kind))
+    }
+
+    #[test]
+    fn a_line_that_binds_the_function_to_another_name_is_told_apart_from_a_use() {
+        let some = |name: &str, kind| Some((name.to_owned(), name.to_owned(), kind));
+        assert_eq!(binding("export const ok = ResultImpl.ok;", "ok"), some("ok", BindingKind::Assignment));
+        assert_eq!(binding("  ok: typeof ResultImpl.ok;", "ok"), some("ok", BindingKind::TypeofMember));
+        assert_eq!(binding("  readonly err?: typeof ResultImpl.err;", "err"), some("err", BindingKind::TypeofMember));
+        assert_eq!(binding("export const table = { build: BoxImpl.make };", "make"), some("build", BindingKind::Property));
+        assert_eq!(binding("const t = { a: 1, build: make, c: 2 };", "make"), some("build", BindingKind::Property));
+        assert_eq!(binding("export { make as create };", "make"), some("create", BindingKind::Renamed));
+        assert_eq!(binding("from .core import parse as parse_all", "parse"), some("parse_all", BindingKind::Renamed));
+        assert_eq!(binding("parse_all = parse", "parse"), some("parse_all", BindingKind::Assignment));
+        assert_eq!(binding("handler: Callable[[str], str] = core.parse  # alias", "parse"), some("handler", BindingKind::Assignment));
+        assert_eq!(binding("        self.serializer = serialize", "serialize"), some("serializer", BindingKind::Assignment));
+        assert_eq!(binding("\th := helper", "helper"), some("h", BindingKind::Assignment));
+        assert_eq!(binding("    let mut f = crate::util::helper;", "helper"), some("f", BindingKind::Assignment));
+        // Uses that bind nothing.
+        assert_eq!(binding("  return ResultImpl.ok(value);", "ok"), None);
+        assert_eq!(binding("  return helper;", "helper"), None);
+        assert_eq!(binding("  items.map(parse);", "parse"), None);
+        assert_eq!(binding("  const x = flag ? a : helper;", "helper"), None);
+        assert_eq!(binding("  if (f == helper) {", "helper"), None);
+        assert_eq!(binding("  const { helper } = mod;", "helper"), None);
+        assert_eq!(binding("  run(key=helper)", "helper"), None);
+        assert_eq!(binding("import { make, Box } from './box';", "make"), None);
+        assert_eq!(binding("  const value = helper(1);", "helper"), None);
+        assert_eq!(binding("  x = lambda: helper", "helper"), None);
+    }
+}

@@ -1,0 +1,284 @@
+//! What pyright cannot see of a Python write (R-DOW-1; issue 11, pyover21 M1 and M3), said in
+//! the diagnostics-on-write block so that "no new errors" is not read as "nothing broke".
+//!
+//! - A `.pyi` stub beside a written `.py` ([`stub_notes`]): importers are type-checked against
+//!   the stub (cachetools 8.0.2 ships `src/cachetools/__init__.pyi` beside `__init__.py`), so a
+//!   signature change in the `.py` that the stub does not repeat is invisible to the checker in
+//!   every file that imports it. A stub is the same stem in the same directory, the same module
+//!   path in a `<package>-stubs` directory beside the package, or under `typings/` at the
+//!   workspace root (pyright's default `stubPath`).
+//! - A pragma or setting that turns checks off for a checked file ([`checks_turned_off_note`]):
+//!   `# type: ignore` before the first statement, a docstring included (PEP 484; pyright then
+//!   reports nothing in the file),
+//!   `# pyright: basic`, `# pyright: reportXxx=false` / `=none`, and the configuration's
+//!   `typeCheckingMode` `"off"` / `"basic"` or `reportXxx` rules set to `false` / `"none"` (the
+//!   first `pyrightconfig.json`, else `pyproject.toml` `[tool.pyright]`, from the file's
+//!   directory up to the workspace root); and, in a written file, the lines carrying a
+//!   line-level `# type: ignore` / `# pyright: ignore` (errors there are not reported).
+//!
+//! Files are read beneath the workspace root ([`crate::files::WorkspaceReader`]).
+
+use std::path::{Path, PathBuf};
+
+use crate::files::WorkspaceReader;
+
+/// The most lines with a line-level ignore comment named in a note (the rest are counted).
+pub const MAX_IGNORE_LINES_NAMED: usize = 5;
+
+/// Whether `path` is a Python source or stub file.
+pub fn is_python(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi"))
+}
+
+/// The stubs (`.pyi`) of the `.py` file `path` that exist beneath `workspace_root`: the sibling
+/// `x.pyi`, the same module in a `<package>-stubs` directory beside an enclosing package, and
+/// `typings/<module path>.pyi`. Empty for other files.
+pub fn stubs_of(reader: &WorkspaceReader, workspace_root: &Path, path: &Path) -> Vec<PathBuf> {
+    if path.extension().and_then(|e| e.to_str()) != Some("py") {
+        return Vec::new();
+    }
+    let mut candidates = vec![path.with_extension("pyi")];
+    // Every enclosing directory beneath the root: `<dir>-stubs/<rest>.pyi` beside it, and
+    // `typings/<dir>/<rest>.pyi`.
+    let Ok(relative) = path.strip_prefix(workspace_root) else { return Vec::new() };
+    let components: Vec<&std::ffi::OsStr> = relative.iter().collect();
+    for top in 0..components.len().saturating_sub(1) {
+        let rest: PathBuf = components[top + 1..].iter().collect();
+        let parent: PathBuf = components[..top].iter().collect();
+        let mut stubs_dir = components[top].to_owned();
+        stubs_dir.push("-stubs");
+        candidates.push(workspace_root.join(&parent).join(stubs_dir).join(&rest).with_extension("pyi"));
+        let module: PathBuf = components[top..].iter().collect();
+        candidates.push(workspace_root.join("typings").join(module).with_extension("pyi"));
+    }
+    candidates.sort();
+    candidates.dedup();
+    candidates.into_iter().filter(|candidate| candidate != path && reader.read(candidate).is_ok()).collect()
+}
+
+/// One note per written `.py` file with a stub that the same write did not change, e.g.
+/// `` `src/pkg/__init__.pyi` stubs `src/pkg/__init__.py`: files that import it are type-checked
+/// against the stub, which this write did not change …``. `display` shows a path.
+pub fn stub_notes(workspace_root: &Path, written: &[PathBuf], display: impl Fn(&Path) -> String) -> Vec<String> {
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
+    let mut notes = Vec::new();
+    for path in written {
+        for stub in stubs_of(&reader, workspace_root, path) {
+            if written.contains(&stub) {
+                continue;
+            }
+            let (stub_shown, source_shown) = (display(&stub), display(path));
+            notes.push(format!(
+                "`{stub_shown}` stubs `{source_shown}`: files that import it are type-checked against the stub, which this write did not change — a signature, name or type changed in `{source_shown}` is invisible to the checker there (\"no new errors\" in them says nothing about it); next step: make the same change in `{stub_shown}`, or check that its declarations still match"
+            ));
+        }
+    }
+    notes
+}
+
+/// For a checked Python file with no new errors: what may hide errors in it, or `None` when
+/// nothing does. `written` says whether this write changed the file (then line-level ignore
+/// comments are named too). `display` is how the file is shown.
+pub fn checks_turned_off_note(workspace_root: &Path, path: &Path, written: bool, display: &str) -> Option<String> {
+    if !is_python(path) {
+        return None;
+    }
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
+    let text = reader.read_to_string(path).ok()?;
+    let mut reasons: Vec<String> = Vec::new();
+    let mut before_first_statement = true;
+    let mut line_ignores: Vec<usize> = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if let Some(comment) = trimmed.strip_prefix('#') {
+            let comment = comment.trim();
+            if let Some(directive) = comment.strip_prefix("pyright:") {
+                let directive = directive.trim();
+                let items: Vec<&str> = directive.split(',').map(str::trim).collect();
+                if items.contains(&"basic") {
+                    reasons.push(format!("`# pyright: basic` (line {}) checks this file with pyright's basic rule set only", index + 1));
+                }
+                let off: Vec<&str> = items
+                    .iter()
+                    .copied()
+                    .filter(|setting| setting.split_once('=').is_some_and(|(_, value)| matches!(value.trim(), "false" | "none")))
+                    .collect();
+                if !off.is_empty() {
+                    reasons.push(format!("`# pyright: {}` (line {}) turns those rules off in this file", off.join(", "), index + 1));
+                }
+            } else if before_first_statement && (comment == "type: ignore" || comment.starts_with("type: ignore[")) {
+                reasons.push(format!(
+                    "`# type: ignore` before the first statement (line {}) makes pyright report no errors at all in this file",
+                    index + 1
+                ));
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            continue;
+        }
+        before_first_statement = false;
+        if written {
+            if let Some((_, comment)) = line.split_once('#') {
+                let comment = comment.trim();
+                if comment.starts_with("type: ignore") || comment.starts_with("pyright: ignore") {
+                    line_ignores.push(index + 1);
+                }
+            }
+        }
+    }
+    if !line_ignores.is_empty() {
+        let mut named: Vec<String> = line_ignores.iter().take(MAX_IGNORE_LINES_NAMED).map(ToString::to_string).collect();
+        if line_ignores.len() > MAX_IGNORE_LINES_NAMED {
+            named.push(format!("and {} more", line_ignores.len() - MAX_IGNORE_LINES_NAMED));
+        }
+        reasons.push(format!(
+            "{} {} a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line{} {})",
+            line_ignores.len(),
+            if line_ignores.len() == 1 { "line carries" } else { "lines carry" },
+            if line_ignores.len() == 1 { "" } else { "s" },
+            named.join(", ")
+        ));
+    }
+    if reasons.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{display}: pyright's checks are turned off in part in this file, so \"no new errors\" there may hide errors this write introduced: {}; next step: check the change without the pragma (remove it, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{display}\"}}, put it back)",
+        reasons.join("; ")
+    ))
+}
+
+/// For a write of Python files: the pyright configuration that applies to the first of
+/// `written` when it turns checks off (`typeCheckingMode` `"off"` / `"basic"`, `report…` rules
+/// set to `false` / `"none"`), as a note for the whole check; `None` otherwise.
+pub fn configuration_note(workspace_root: &Path, written: &[PathBuf]) -> Option<String> {
+    let path = written.iter().find(|path| is_python(path))?;
+    let reader = WorkspaceReader::open(workspace_root).ok()?;
+    let setting = configuration_turning_checks_off(&reader, workspace_root, path)?;
+    Some(format!(
+        "the pyright configuration turns checks off: {setting}; \"no new errors\" covers only the rules still on — errors of the rules turned off are not reported in any checked file"
+    ))
+}
+
+/// The configuration file that applies to `path` (the first `pyrightconfig.json`, else the first
+/// `pyproject.toml` with a pyright table, from its directory up to `workspace_root`) when it sets
+/// `typeCheckingMode` to `"off"` / `"basic"` or turns `report…` rules off: a sentence naming
+/// them; `None` otherwise.
+fn configuration_turning_checks_off(reader: &WorkspaceReader, workspace_root: &Path, path: &Path) -> Option<String> {
+    let mut found: Option<(PathBuf, String, serde_json::Map<String, serde_json::Value>)> = None;
+    for name in ["pyrightconfig.json", "pyproject.toml"] {
+        let mut directory = path.parent();
+        while let Some(dir) = directory.filter(|dir| dir.starts_with(workspace_root)) {
+            let candidate = dir.join(name);
+            if let Ok(text) = reader.read_to_string(&candidate) {
+                if let Some((section, table)) = crate::python_env::config_table(&candidate, &text) {
+                    found = Some((candidate, section, table));
+                    break;
+                }
+            }
+            directory = dir.parent();
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    let (file, section, table) = found?;
+    let mut off: Vec<String> = Vec::new();
+    if let Some(mode) = table.get("typeCheckingMode").and_then(|value| value.as_str()).filter(|mode| matches!(*mode, "off" | "basic")) {
+        off.push(format!("typeCheckingMode = \"{mode}\""));
+    }
+    for (key, value) in &table {
+        let turned_off = value.as_bool() == Some(false) || value.as_str() == Some("none");
+        if key.starts_with("report") && turned_off {
+            off.push(format!("{key} = {value}"));
+        }
+    }
+    if off.is_empty() {
+        return None;
+    }
+    let shown = crate::render::display_path(workspace_root, &file);
+    let section = if section == "pyrightconfig.json" { String::new() } else { format!(" {section}") };
+    Some(format!("{shown}{section} sets {}", off.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for (file, text) in files {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        (dir, root)
+    }
+
+    #[test]
+    fn stubs_are_found_beside_the_file_in_a_stubs_package_and_under_typings() {
+        let (_dir, root) = workspace(&[
+            ("src/pkg/__init__.py", ""),
+            ("src/pkg/core.py", ""),
+            ("src/pkg/core.pyi", ""),
+            ("src/pkg-stubs/core.pyi", ""),
+            ("typings/pkg/core.pyi", ""),
+            ("src/pkg/other.py", ""),
+            ("src/pkg/other.pyi.bak", ""),
+        ]);
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let shown = |paths: Vec<PathBuf>| -> Vec<String> {
+            paths.iter().map(|path| path.strip_prefix(&root).unwrap().display().to_string()).collect()
+        };
+        assert_eq!(
+            shown(stubs_of(&reader, &root, &root.join("src/pkg/core.py"))),
+            ["src/pkg/core.pyi", "src/pkg-stubs/core.pyi", "typings/pkg/core.pyi"]
+        );
+        assert!(stubs_of(&reader, &root, &root.join("src/pkg/other.py")).is_empty());
+        // A stub is no `.py`: nothing stubs it.
+        assert!(stubs_of(&reader, &root, &root.join("src/pkg/core.pyi")).is_empty());
+        // Written together with its stubs: no note; written alone: one note per stub.
+        let written = [root.join("src/pkg/core.py"), root.join("src/pkg/core.pyi")];
+        let notes = stub_notes(&root, &written, |path| path.strip_prefix(&root).unwrap().display().to_string());
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].starts_with("`src/pkg-stubs/core.pyi` stubs `src/pkg/core.py`"), "{notes:?}");
+    }
+
+    #[test]
+    fn pragmas_that_turn_checks_off_are_named_and_others_are_not() {
+        let (_dir, root) = workspace(&[
+            ("a.py", "#!/usr/bin/env python\n# type: ignore\nx = 1\n"),
+            ("b.py", "import os\n# type: ignore\nx: int = 'a'  # pyright: ignore[reportAssignmentType]\n"),
+            ("c.py", "# pyright: strict\n# pyright: reportMissingImports=true\nx = 1\n"),
+            ("d.py", "# pyright: reportMissingImports=none, reportUnusedImport=false\nx = 1\n"),
+            ("e.txt", "# type: ignore\n"),
+        ]);
+        let note = |file: &str, written: bool| checks_turned_off_note(&root, &root.join(file), written, file);
+        assert!(note("a.py", false).unwrap().contains("`# type: ignore` before the first statement (line 2)"));
+        // After a statement `# type: ignore` is no file-level pragma; a line-level ignore is
+        // named only in a written file.
+        assert_eq!(note("b.py", false), None);
+        assert!(note("b.py", true).unwrap().contains(
+            "1 line carries a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line 3)"
+        ));
+        assert_eq!(note("c.py", true), None, "strict and rules turned on hide nothing");
+        assert!(note("d.py", false).unwrap().contains("`# pyright: reportMissingImports=none, reportUnusedImport=false` (line 1)"));
+        assert_eq!(note("e.txt", true), None);
+    }
+
+    #[test]
+    fn configuration_that_turns_checks_off_is_named_from_the_nearest_file() {
+        let (_dir, root) = workspace(&[
+            ("pyproject.toml", "[tool.pyright]\ntypeCheckingMode = \"basic\"\nreportMissingImports = false\nreportUnusedImport = true\n"),
+            ("pkg/a.py", ""),
+            ("sub/pyrightconfig.json", "{\"typeCheckingMode\": \"strict\", // comment\n}\n"),
+            ("sub/b.py", ""),
+        ]);
+        let note = configuration_note(&root, &[root.join("pkg/a.py")]).unwrap();
+        assert!(note.contains("pyproject.toml [tool.pyright] sets typeCheckingMode = \"basic\", reportMissingImports = false"), "{note}");
+        assert!(!note.contains("reportUnusedImport"), "{note}");
+        assert_eq!(configuration_note(&root, &[root.join("sub/b.py")]), None, "the nearer pyrightconfig.json wins and turns nothing off");
+    }
+}

@@ -1,0 +1,475 @@
+//! What a Python method rename does to dispatch (R-REN-1; issue 11, pyover21 M4).
+//!
+//! pyright renames one symbol: renaming `TTLCache.expire` (cachetools 8.0.2), which overrides
+//! `_TimedCache.expire`, renames only `TTLCache`'s method, so `self.expire()` in the base
+//! class's code — and any call on a variable typed as the base — now reaches the base method;
+//! renaming a base method leaves its overrides in subclasses overriding nothing. No error comes
+//! of it, so diagnostics on write say "no new errors". [`override_findings`] finds, for a
+//! renamed method:
+//!
+//! 1. the methods of the same name it overrides: each base class in its `class …(…)` header is
+//!    resolved with `textDocument/definition` (pyright offers neither `typeHierarchy` nor
+//!    `implementation`), its body scanned with tree-sitter for a `def` of the name; a base
+//!    without it is followed to its own bases (inside the workspace; a base class outside it —
+//!    typeshed, site-packages — is read and scanned, its bases are not followed);
+//! 2. the methods of the same name that override it: `textDocument/references` on the class
+//!    name, each reference that is a base in another `class …(…)` header is a subclass, scanned
+//!    the same way; a subclass without the method is followed to its own subclasses;
+//!
+//! at most [`MAX_CLASSES_SCANNED`] classes and within the deadline, and says which of them the
+//! rename's plan leaves with the old name (a note per method, with the next step) and what was
+//! not searched.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::files::ExpectedState;
+use crate::lsp::client::LanguageServer;
+use crate::lsp::listing::{ListedPath, PathClass};
+use crate::lsp::rename::WorkspaceEditPlan;
+use crate::lsp::syntax::{ParsedSource, PythonClassFacts};
+
+/// The most classes (bases and subclasses together, the renamed method's own class not
+/// counted) whose bodies the override check reads; the rest is said not searched.
+pub const MAX_CLASSES_SCANNED: usize = 64;
+
+/// What [`override_findings`] found.
+#[derive(Debug, Clone, Default)]
+pub struct OverrideFindings {
+    /// One note per related method the plan leaves with the old name (`note: dispatch changed:
+    /// …`), with its file, 1-based line and the next step; empty when there is none.
+    pub dispatch_notes: Vec<String>,
+    /// One summary line (`override check: …`) for a renamed method: the related methods found
+    /// (renamed or not), the classes searched and what was not searched (cap, deadline, bases
+    /// outside the workspace); `None` when the renamed symbol is no Python method.
+    pub summary: Option<String>,
+}
+
+/// One method of the same name in a related class.
+struct RelatedMethod {
+    class_name: String,
+    /// Its file and 0-based line; `None` for a `collections.abc` class known from the table.
+    location: Option<(PathBuf, u32)>,
+    /// `true`: the renamed method overrides it (it is in a base class); `false`: it overrides
+    /// the renamed method (a subclass).
+    in_base: bool,
+}
+
+/// Finds the overriding and overridden methods of the Python method `old_name` whose `def` is
+/// at 0-based `line0` of `path` (see the module docs) and says which of them `plan` leaves with
+/// the old name. Empty findings for other files, names that are not methods and name-mangled
+/// (`__private`) methods; `server` answers `definition` and `references` until `deadline`.
+#[allow(clippy::too_many_arguments)]
+pub fn override_findings(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    path: &Path,
+    line0: u32,
+    old_name: &str,
+    new_name: &str,
+    plan: &WorkspaceEditPlan,
+    deadline: Instant,
+) -> OverrideFindings {
+    let mut findings = OverrideFindings::default();
+    if !matches!(path.extension().and_then(|e| e.to_str()), Some("py" | "pyi")) {
+        return findings;
+    }
+    // `__name` is mangled per class: no other class's method of that name is overridden.
+    if old_name.starts_with("__") && !old_name.ends_with("__") {
+        return findings;
+    }
+    let started = Instant::now();
+    let mut files = SourceCache::new(workspace_root, plan);
+    let Some(own_class) = files.parsed(path).and_then(|parsed| parsed.python_class_of_method(line0, old_name)) else {
+        return findings;
+    };
+    let encoding = server.position_encoding();
+    let mut related: Vec<RelatedMethod> = Vec::new();
+    let mut scanned = 0usize;
+    let mut capped = false;
+    let mut out_of_time = false;
+    let mut outside_bases_not_followed: Vec<String> = Vec::new();
+    let mut unresolved_bases: Vec<String> = Vec::new();
+    let mut not_class_bases: Vec<String> = Vec::new();
+    let mut seen: HashSet<(PathBuf, u32)> = HashSet::from([(path.to_path_buf(), own_class.name_line0)]);
+
+    // 1. Up: the bases, nearest first.
+    let mut queue: VecDeque<(PathBuf, PythonClassFacts)> = VecDeque::from([(path.to_path_buf(), own_class.clone())]);
+    while let Some((class_path, class)) = queue.pop_front() {
+        for base in &class.bases {
+            if matches!(base.text.as_str(), "object" | "Generic" | "Protocol") || base.text.starts_with("Generic[") {
+                continue;
+            }
+            if Instant::now() >= deadline {
+                out_of_time = true;
+                break;
+            }
+            let Some(line_text) = files.line(&class_path, base.line0) else { continue };
+            let character = encoding.column_from_byte(&line_text, base.byte_column);
+            let targets = crate::lsp::rename_coverage::definition_targets(server, &class_path, base.line0, character, deadline);
+            if targets.is_empty() {
+                unresolved_bases.push(format!("`{}` (a base of `{}`)", base.text, class.name));
+                continue;
+            }
+            for (target_path, target_line, _) in targets {
+                if !seen.insert((target_path.clone(), target_line)) {
+                    continue;
+                }
+                if scanned >= MAX_CLASSES_SCANNED {
+                    capped = true;
+                    continue;
+                }
+                scanned += 1;
+                let inside = target_path.starts_with(workspace_root);
+                let base_class = files.parsed(&target_path).and_then(|parsed| parsed.python_class_named_at(target_line));
+                // A `collections.abc` / `typing` ABC outside the workspace (pyright's definition
+                // of `collections.abc.MutableMapping` is `MutableMapping = _alias(…)` in the
+                // stdlib's typing.py, no class statement): its methods come from the table.
+                let abc = (!inside).then(|| abc_methods(&base.text)).flatten();
+                if let Some((abc_name, methods)) =
+                    abc.filter(|_| base_class.as_ref().is_none_or(|class| class.methods.iter().all(|(name, _)| name != old_name)))
+                {
+                    if methods.contains(&old_name) {
+                        related.push(RelatedMethod { class_name: abc_name.to_owned(), location: None, in_base: true });
+                    }
+                    continue;
+                }
+                let Some(base_class) = base_class else {
+                    let listed = ListedPath::new(workspace_root, &target_path);
+                    not_class_bases.push(format!(
+                        "`{}` (a base of `{}`: its definition {} is no class statement runbound could read)",
+                        base.text,
+                        class.name,
+                        listed.with_line(target_line + 1)
+                    ));
+                    continue;
+                };
+                if let Some((_, method_line)) = base_class.methods.iter().find(|(name, _)| name == old_name) {
+                    related.push(RelatedMethod {
+                        class_name: base_class.name.clone(),
+                        location: Some((target_path.clone(), *method_line)),
+                        in_base: true,
+                    });
+                } else if inside {
+                    queue.push_back((target_path.clone(), base_class));
+                } else if !base_class.bases.is_empty() {
+                    outside_bases_not_followed.push(format!("`{}`", base_class.name));
+                }
+            }
+        }
+    }
+
+    // 2. Down: the subclasses, found by the references of each class name.
+    let mut queue: VecDeque<(PathBuf, PythonClassFacts)> = VecDeque::from([(path.to_path_buf(), own_class.clone())]);
+    while let Some((class_path, class)) = queue.pop_front() {
+        if Instant::now() >= deadline {
+            out_of_time = true;
+            break;
+        }
+        let Some(line_text) = files.line(&class_path, class.name_line0) else { continue };
+        let character = encoding.column_from_byte(&line_text, class.name_byte_column);
+        for (reference_path, reference_line, reference_character) in
+            class_references(server, &class_path, class.name_line0, character, deadline)
+        {
+            if !reference_path.starts_with(workspace_root) {
+                continue;
+            }
+            let Some(reference_text) = files.line(&reference_path, reference_line) else { continue };
+            let byte_column = encoding.byte_from_column(&reference_text, reference_character);
+            let Some(subclass) =
+                files.parsed(&reference_path).and_then(|parsed| parsed.python_subclass_listing_base_at(reference_line, byte_column))
+            else {
+                continue;
+            };
+            if !seen.insert((reference_path.clone(), subclass.name_line0)) {
+                continue;
+            }
+            if scanned >= MAX_CLASSES_SCANNED {
+                capped = true;
+                continue;
+            }
+            scanned += 1;
+            if let Some((_, method_line)) = subclass.methods.iter().find(|(name, _)| name == old_name) {
+                related.push(RelatedMethod {
+                    class_name: subclass.name.clone(),
+                    location: Some((reference_path.clone(), *method_line)),
+                    in_base: false,
+                });
+            } else {
+                queue.push_back((reference_path, subclass));
+            }
+        }
+    }
+
+    let own = format!("{}.{old_name}", own_class.name);
+    let mut renamed_too: Vec<String> = Vec::new();
+    for method in &related {
+        let qualified = format!("{}.{old_name}", method.class_name);
+        let shown = match &method.location {
+            Some((path, line0)) if path.starts_with(workspace_root) => {
+                format!("{}:{}", crate::render::display_path(workspace_root, path), line0 + 1)
+            }
+            Some((path, line0)) => format!("{}, outside the workspace", ListedPath::new(workspace_root, path).with_line(line0 + 1)),
+            None => "collections.abc, outside the workspace".to_owned(),
+        };
+        if let Some((path, line0)) = &method.location {
+            if files.renamed_by_plan(path, *line0, new_name) {
+                renamed_too.push(format!("`{qualified}` ({shown})"));
+                continue;
+            }
+        }
+        let inside = method.location.as_ref().is_some_and(|(path, _)| path.starts_with(workspace_root));
+        let (method_file, method_line) = match &method.location {
+            Some((path, line0)) => (crate::render::display_path(workspace_root, path), line0 + 1),
+            None => (String::new(), 0),
+        };
+        let note = if method.in_base {
+            let next = if inside {
+                format!(
+                    "rename the base method too (lsp_rename file `{method_file}` line {method_line} symbol `{old_name}` new_name `{new_name}`), or keep the old name"
+                )
+            } else {
+                format!(
+                    "`{}` is outside the workspace and cannot be renamed: keep the name `{old_name}` (the protocol, or the library's own calls, use it)",
+                    method.class_name
+                )
+            };
+            format!(
+                "note: dispatch changed: `{own}` overrides `{qualified}` ({shown}), which this rename does not rename: calls of `{old_name}` through the base class (`self.{old_name}()` in `{}`'s code, a variable typed as `{}`) now reach `{qualified}` instead of `{}.{new_name}` — no type error shows it; next step: {next}",
+                method.class_name, method.class_name, own_class.name
+            )
+        } else {
+            format!(
+                "note: dispatch changed: `{own}` is overridden by `{qualified}` ({shown}), which this rename does not rename: `{qualified}` no longer overrides anything, so `{new_name}` called on a `{}` instance (and `self.{new_name}()` in `{}`'s code) reaches `{}.{new_name}` instead of the override — no type error shows it; next step: rename the override too (lsp_rename file `{}` line {} symbol `{old_name}` new_name `{new_name}`), or keep the old name",
+                method.class_name,
+                own_class.name,
+                own_class.name,
+                method_file,
+                method_line
+            )
+        };
+        findings.dispatch_notes.push(note);
+    }
+    let mut summary = format!(
+        "override check: `{own}` is a class member; {} searched for a member named `{old_name}` that it overrides or that overrides it (bases by definition, subclasses by references, {} ms)",
+        crate::render::plural(scanned, "other class"),
+        started.elapsed().as_millis()
+    );
+    let related_count = related.len();
+    if related_count == 0 {
+        summary.push_str("; none found");
+    } else {
+        summary.push_str(&format!(
+            "; {} found, {} NOT renamed (see the notes above)",
+            crate::render::plural(related_count, "related method"),
+            related_count - renamed_too.len()
+        ));
+    }
+    if !renamed_too.is_empty() {
+        summary.push_str(&format!("; renamed along: {}", renamed_too.join(", ")));
+    }
+    if capped {
+        summary.push_str(&format!("; NOT searched: classes past the cap of {MAX_CLASSES_SCANNED}"));
+    }
+    if out_of_time {
+        summary.push_str("; NOT searched: the rest, the time budget ran out (check the class hierarchy with `lsp` references)");
+    }
+    if !unresolved_bases.is_empty() {
+        summary.push_str(&format!("; bases the server could not resolve (not searched): {}", unresolved_bases.join(", ")));
+    }
+    if !not_class_bases.is_empty() {
+        summary.push_str(&format!("; NOT searched: {}", not_class_bases.join(", ")));
+    }
+    if !outside_bases_not_followed.is_empty() {
+        outside_bases_not_followed.sort();
+        outside_bases_not_followed.dedup();
+        summary.push_str(&format!("; the bases of {} (outside the workspace) were not followed", outside_bases_not_followed.join(", ")));
+    }
+    findings.summary = Some(summary);
+    findings
+}
+
+/// The places `textDocument/references` gives for the class name at (`line0`, `character`) of
+/// `path`, declaration excluded: (canonical path, 0-based line, character). Empty when the
+/// request fails.
+fn class_references(server: &LanguageServer, path: &Path, line0: u32, character: u32, deadline: Instant) -> Vec<(PathBuf, u32, u32)> {
+    if server.sync_document(path).is_err() {
+        return Vec::new();
+    }
+    let params = lsp_types::ReferenceParams {
+        text_document_position: lsp_types::TextDocumentPositionParams {
+            text_document: crate::lsp::client::text_document(path),
+            position: lsp_types::Position { line: line0, character },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+        context: lsp_types::ReferenceContext { include_declaration: false },
+    };
+    let Ok(Some(locations)) = server.request::<lsp_types::request::References>(params, deadline) else { return Vec::new() };
+    locations
+        .into_iter()
+        .filter_map(|location| {
+            let target = crate::lsp::uri::uri_to_path(location.uri.as_str())?;
+            let target = std::fs::canonicalize(&target).unwrap_or(target);
+            Some((target, location.range.start.line, location.range.start.character))
+        })
+        .collect()
+}
+
+/// The texts the check reads: the plan's pre-rename text for a file it changes, else the file
+/// read beneath the workspace root, or beneath its dependency root (typeshed, site-packages)
+/// for a file outside the workspace; each parsed once.
+struct SourceCache<'a> {
+    workspace_root: &'a Path,
+    plan: &'a WorkspaceEditPlan,
+    reader: Option<crate::files::WorkspaceReader>,
+    texts: HashMap<PathBuf, Option<String>>,
+    parsed: HashMap<PathBuf, Option<ParsedSource>>,
+}
+
+impl<'a> SourceCache<'a> {
+    fn new(workspace_root: &'a Path, plan: &'a WorkspaceEditPlan) -> SourceCache<'a> {
+        SourceCache {
+            workspace_root,
+            plan,
+            reader: crate::files::WorkspaceReader::open(workspace_root).ok(),
+            texts: HashMap::new(),
+            parsed: HashMap::new(),
+        }
+    }
+
+    fn text(&mut self, path: &Path) -> Option<&str> {
+        if !self.texts.contains_key(path) {
+            let planned = self.plan.changes.iter().find(|change| change.path == path).and_then(|change| match &change.expected {
+                ExpectedState::Content(bytes) => String::from_utf8(bytes.clone()).ok(),
+                _ => None,
+            });
+            let text = planned.or_else(|| {
+                let listed = ListedPath::new(self.workspace_root, path);
+                match (&listed.class, &listed.origin_root) {
+                    (PathClass::Outside, Some(dependency_root)) => crate::files::read_dependency_file_to_string(dependency_root, path).ok(),
+                    (PathClass::Outside, None) => None,
+                    _ => self.reader.as_ref()?.read_to_string(path).ok(),
+                }
+            });
+            self.texts.insert(path.to_path_buf(), text);
+        }
+        self.texts[path].as_deref()
+    }
+
+    fn line(&mut self, path: &Path, line0: u32) -> Option<String> {
+        self.text(path)?.split('\n').nth(line0 as usize).map(|line| line.trim_end_matches('\r').to_owned())
+    }
+
+    fn parsed(&mut self, path: &Path) -> Option<&ParsedSource> {
+        if !self.parsed.contains_key(path) {
+            let parsed = self.text(path).map(str::to_owned).and_then(|text| ParsedSource::parse(path, &text));
+            self.parsed.insert(path.to_path_buf(), parsed);
+        }
+        self.parsed[path].as_ref()
+    }
+
+    /// Whether the plan gives 0-based `line0` of `path` a `def new_name` or a class attribute
+    /// `new_name = …` (a rename keeps the line count).
+    fn renamed_by_plan(&self, path: &Path, line0: u32, new_name: &str) -> bool {
+        let Some(change) = self.plan.changes.iter().find(|change| change.path == path) else { return false };
+        let Some(new_content) = &change.new_content else { return false };
+        let text = String::from_utf8_lossy(new_content);
+        text.split('\n').nth(line0 as usize).is_some_and(|line| {
+            crate::lsp::rename_coverage::word_positions(line, new_name)
+                .iter()
+                .any(|&at| line[..at].trim_end().ends_with("def") || line[..at].trim().is_empty())
+        })
+    }
+}
+
+/// The methods of the `collections.abc` class (also reached as `typing.X`) the base expression
+/// `base` names — abstract methods and mixin methods, as the table "Collections Abstract Base
+/// Classes" of the Python documentation lists them with those inherited, checked against
+/// `dir()` of CPython 3.11's classes (`Set`'s reflected operators and `_hash` included) — and its
+/// name; `None` for other names.
+fn abc_methods(base: &str) -> Option<(&'static str, Vec<&'static str>)> {
+    let name = base.split('[').next().unwrap_or(base).rsplit('.').next().unwrap_or(base).trim();
+    const CONTAINER: &[&str] = &["__contains__"];
+    const ITERABLE: &[&str] = &["__iter__"];
+    const SIZED: &[&str] = &["__len__"];
+    const ITERATOR: &[&str] = &["__next__", "__iter__"];
+    const SEQUENCE: &[&str] = &["__getitem__", "__len__", "__contains__", "__iter__", "__reversed__", "index", "count"];
+    const MUTABLE_SEQUENCE: &[&str] =
+        &["__setitem__", "__delitem__", "insert", "append", "clear", "reverse", "extend", "pop", "remove", "__iadd__"];
+    const SET: &[&str] = &[
+        "__contains__",
+        "__iter__",
+        "__len__",
+        "__le__",
+        "__lt__",
+        "__eq__",
+        "__ne__",
+        "__gt__",
+        "__ge__",
+        "__and__",
+        "__or__",
+        "__sub__",
+        "__xor__",
+        "isdisjoint",
+        "__rand__",
+        "__ror__",
+        "__rsub__",
+        "__rxor__",
+        "_from_iterable",
+        "_hash",
+    ];
+    const MUTABLE_SET: &[&str] = &["add", "discard", "clear", "pop", "remove", "__ior__", "__iand__", "__ixor__", "__isub__"];
+    const MAPPING: &[&str] = &["__getitem__", "__iter__", "__len__", "__contains__", "keys", "items", "values", "get", "__eq__", "__ne__"];
+    const MUTABLE_MAPPING: &[&str] = &["__setitem__", "__delitem__", "pop", "popitem", "clear", "update", "setdefault"];
+    let parts: &[&[&str]] = match name {
+        "Container" => &[CONTAINER],
+        "Hashable" => &[&["__hash__"]],
+        "Iterable" => &[ITERABLE],
+        "Iterator" => &[ITERATOR],
+        "Reversible" => &[&["__reversed__", "__iter__"]],
+        "Generator" => &[ITERATOR, &["send", "throw", "close"]],
+        "Sized" => &[SIZED],
+        "Callable" => &[&["__call__"]],
+        "Collection" => &[CONTAINER, ITERABLE, SIZED],
+        "Sequence" => &[SEQUENCE],
+        "MutableSequence" => &[SEQUENCE, MUTABLE_SEQUENCE],
+        "Set" | "AbstractSet" => &[SET],
+        "MutableSet" => &[SET, MUTABLE_SET],
+        "Mapping" => &[MAPPING],
+        "MutableMapping" => &[MAPPING, MUTABLE_MAPPING],
+        "Awaitable" => &[&["__await__"]],
+        "Coroutine" => &[&["__await__", "send", "throw", "close"]],
+        "AsyncIterable" => &[&["__aiter__"]],
+        "AsyncIterator" => &[&["__anext__", "__aiter__"]],
+        "AsyncGenerator" => &[&["__anext__", "__aiter__", "asend", "athrow", "aclose"]],
+        _ => return None,
+    };
+    let static_name: &'static str = [
+        "Container",
+        "Hashable",
+        "Iterable",
+        "Iterator",
+        "Reversible",
+        "Generator",
+        "Sized",
+        "Callable",
+        "Collection",
+        "Sequence",
+        "MutableSequence",
+        "Set",
+        "AbstractSet",
+        "MutableSet",
+        "Mapping",
+        "MutableMapping",
+        "Awaitable",
+        "Coroutine",
+        "AsyncIterable",
+        "AsyncIterator",
+        "AsyncGenerator",
+    ]
+    .into_iter()
+    .find(|known| *known == name)?;
+    Some((static_name, parts.iter().flat_map(|part| part.iter().copied()).collect()))
+}

@@ -1,0 +1,4 @@
+package a
+
+// Scale doubles x.
+func Scale(x int) int { return x * 2 }

@@ -1,0 +1,4 @@
+package d
+
+// Name names the package.
+const Name = "d"

@@ -1,0 +1,236 @@
+//! Python edits that change dispatch or that the checker cannot see are said (issue 11,
+//! pyover21), against real pyright and the real interpreter:
+//!
+//! - M4: `lsp_rename` of a method that overrides a base method, or that subclasses override,
+//!   renames that one method only (pyright's rename is per symbol); the result names each
+//!   related method left with the old name — and the interpreter shows dispatch really changed.
+//! - M1: an `edit` of a `.py` with a `.pyi` stub beside it says importers are checked against
+//!   the stub; an `apply_patch` changing both says nothing of the kind.
+//! - M3: a file-level `# type: ignore`, `# pyright: basic`, a line-level ignore and a
+//!   `[tool.pyright]` rule turned off are named when the block says "no new errors".
+
+use crate::support;
+
+use std::path::Path;
+
+use runbound::Caller;
+use serde_json::json;
+
+fn python_prints(dir: &Path, code: &str) -> String {
+    let output = std::process::Command::new("python3").arg("-c").arg(code).current_dir(dir).output().expect("python3 runs");
+    assert!(output.status.success(), "python3 failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+const PYPROJECT: (&str, &str) = ("pyproject.toml", "[project]\nname = \"caches\"\nversion = \"0.1.0\"\n");
+const BASE: &str = "class Base:\n    def expire(self, now: float) -> list[int]:\n        return []\n\n    def run(self) -> int:\n        return len(self.expire(1.0))\n\n\ndef helper() -> int:\n    return 1\n";
+const STORE: &str = "import collections.abc\nfrom typing import Iterator\n\n\nclass Store(collections.abc.MutableMapping[str, int]):\n    def __init__(self) -> None:\n        self.data: dict[str, int] = {}\n\n    def __getitem__(self, key: str) -> int:\n        return self.data[key]\n\n    def __setitem__(self, key: str, value: int) -> None:\n        self.data[key] = value\n\n    def __delitem__(self, key: str) -> None:\n        del self.data[key]\n\n    def __iter__(self) -> Iterator[str]:\n        return iter(self.data)\n\n    def __len__(self) -> int:\n        return len(self.data)\n\n    def popitem(self) -> tuple[str, int]:\n        return self.data.popitem()\n\n    def describe(self) -> str:\n        return str(self.data)\n";
+const SUB: &str = "from caches import base\nfrom caches.base import Base\n\n\nclass Sub(Base):\n    def expire(self, now: float) -> list[int]:\n        return [1]\n\n\nclass Middle(base.Base):\n    pass\n\n\nclass Leaf(Middle):\n    def expire(self, now: float) -> list[int]:\n        return [1, 2]\n";
+
+/// cachetools 8.0.2's `TTLCache.expire` overrides `_TimedCache.expire`: renaming one of them
+/// renamed only it and said "no new errors". Renaming the override names the base method; renaming
+/// the base method names both overrides (one through `base.Base` and a class without the method
+/// between); a method nothing overrides says none was found; a function is no method.
+#[test]
+fn renaming_a_method_names_the_overrides_and_base_methods_it_leaves_with_the_old_name() {
+    let test = "renaming_a_method_names_the_overrides_and_base_methods_it_leaves_with_the_old_name";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        PYPROJECT,
+        ("caches/__init__.py", ""),
+        ("caches/base.py", BASE),
+        ("caches/sub.py", SUB),
+        ("caches/store.py", STORE),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let dispatch = "from caches.sub import Sub, Leaf; print(Sub().run(), Leaf().run())";
+    assert_eq!(python_prints(dir.path(), dispatch), "1 2", "the fixture dispatches to the overrides before any rename");
+
+    // The base method, previewed: both overrides are named, with where they are and the next step.
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "caches/base.py", "line": 2, "symbol": "expire", "new_name": "purge", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    for (class, line) in [("Sub", 6), ("Leaf", 15)] {
+        let said = format!("note: dispatch changed: `Base.expire` is overridden by `{class}.expire` (caches/sub.py:{line}), which this rename does not rename");
+        assert!(text.contains(&said), "{said}\n{text}");
+        assert!(text.contains(&format!("lsp_rename file `caches/sub.py` line {line} symbol `expire` new_name `purge`")), "{text}");
+    }
+    let structured = preview.structured_content.clone().unwrap();
+    assert_eq!(structured["dispatch_changes"].as_array().map(Vec::len), Some(2), "{structured}");
+    assert!(structured["override_check"].as_str().unwrap().contains("2 related methods found, 2 NOT renamed"), "{structured}");
+    let edit_id = structured["edit_id"].as_str().unwrap().to_owned();
+    let discarded = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "discard"}));
+    assert!(!discarded.is_error, "{}", discarded.joined_text());
+
+    // The override, applied: the base method is named, and the interpreter shows that the call
+    // through the base class now reaches the base method.
+    let applied =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "caches/sub.py", "line": 6, "symbol": "expire", "new_name": "purge"}));
+    let text = applied.joined_text();
+    assert!(!applied.is_error, "{text}");
+    let said = "note: dispatch changed: `Sub.expire` overrides `Base.expire` (caches/base.py:2), which this rename does not rename: calls of `expire` through the base class";
+    assert!(text.contains(said), "{text}");
+    assert!(
+        text.contains("next step: rename the base method too (lsp_rename file `caches/base.py` line 2 symbol `expire` new_name `purge`)"),
+        "{text}"
+    );
+    assert!(support::corpus::read(dir.path(), "caches/sub.py").contains("    def purge(self"), "{text}");
+    assert_eq!(python_prints(dir.path(), dispatch), "0 2", "Sub().run() reaches Base.expire after the rename:\n{text}");
+    assert_eq!(applied.structured_content.unwrap()["dispatch_changes"].as_array().map(Vec::len), Some(1));
+
+    // Nothing overrides `run` and it overrides nothing.
+    let alone = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "caches/base.py", "line": 5, "symbol": "run", "new_name": "go", "preview": true}),
+    );
+    let text = alone.joined_text();
+    assert!(!alone.is_error, "{text}");
+    assert!(!text.contains("dispatch changed"), "{text}");
+    assert!(text.contains("override check: `Base.run` is a class member;") && text.contains("none found"), "{text}");
+    // A module-level function is no method: no override check at all.
+    let function = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "caches/base.py", "line": 9, "symbol": "helper", "new_name": "aid", "preview": true}),
+    );
+    let text = function.joined_text();
+    assert!(!function.is_error, "{text}");
+    assert!(!text.contains("override check"), "{text}");
+    assert!(function.structured_content.unwrap().get("override_check").is_none());
+
+    // A base outside the workspace: pyright's definition of `collections.abc.MutableMapping` is
+    // an alias in the stdlib's typing.py; its methods come from the collections.abc table.
+    let protocol = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "caches/store.py", "line": 24, "symbol": "popitem", "new_name": "evict", "preview": true}),
+    );
+    let text = protocol.joined_text();
+    assert!(!protocol.is_error, "{text}");
+    assert!(
+        text.contains(
+            "note: dispatch changed: `Store.popitem` overrides `MutableMapping.popitem` (collections.abc, outside the workspace)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("`MutableMapping` is outside the workspace and cannot be renamed: keep the name `popitem`"), "{text}");
+    let own = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "caches/store.py", "line": 27, "symbol": "describe", "new_name": "show", "preview": true}),
+    );
+    let text = own.joined_text();
+    assert!(!own.is_error, "{text}");
+    assert!(!text.contains("dispatch changed") && text.contains("none found"), "{text}");
+}
+
+/// cachetools 8.0.2 ships `__init__.pyi` beside `__init__.py`: a required parameter added to
+/// `TTLCache.__init__` broke 56 of its tests while the block said "no new errors" (importers are
+/// checked against the stub). The `edit` now says which stub was left unchanged; a patch that
+/// changes the stub too says nothing of the kind.
+#[test]
+fn an_edit_of_a_python_file_with_a_stub_beside_it_says_the_stub_was_not_changed() {
+    let test = "an_edit_of_a_python_file_with_a_stub_beside_it_says_the_stub_was_not_changed";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        PYPROJECT,
+        ("caches/__init__.py", ""),
+        ("caches/timed.py", "def make(size: int) -> list[int]:\n    return [0] * size\n"),
+        ("caches/timed.pyi", "def make(size: int) -> list[int]: ...\n"),
+        ("app.py", "from caches.timed import make\n\nprint(make(3))\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let edited = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "caches/timed.py", "old_string": "def make(size: int)", "new_string": "def make(size: int, *, fill: int)"}),
+    );
+    let text = edited.joined_text();
+    assert!(!edited.is_error, "{text}");
+    // The ground truth the checker misses: the call in app.py now fails at run time.
+    assert!(text.contains("no new errors"), "pyright sees no error through the stub:\n{text}");
+    let said = "note: `caches/timed.pyi` stubs `caches/timed.py`: files that import it are type-checked against the stub, which this write did not change";
+    assert!(text.contains(said), "{text}");
+    assert!(text.contains("next step: make the same change in `caches/timed.pyi`"), "{text}");
+
+    // The stub changed in the same write: nothing to say.
+    let patch = "--- a/caches/timed.py\n+++ b/caches/timed.py\n@@ -1,2 +1,2 @@\n-def make(size: int, *, fill: int) -> list[int]:\n+def make(size: int, *, fill: int = 0) -> list[int]:\n     return [0] * size\n--- a/caches/timed.pyi\n+++ b/caches/timed.pyi\n@@ -1 +1 @@\n-def make(size: int) -> list[int]: ...\n+def make(size: int, *, fill: int = 0) -> list[int]: ...\n";
+    let patched = run.call(Caller::Main, "apply_patch", json!({"patch": patch}));
+    let text = patched.joined_text();
+    assert!(!patched.is_error, "{text}");
+    assert!(text.contains("Diagnostics after the write:"), "{text}");
+    assert!(!text.contains("stubs `caches/timed.py`"), "{text}");
+
+    // pyright's own rename from the `.py` skips the stub; runbound's coverage check renames it
+    // from the importer's use, so the stub is part of the write and no stub note is due.
+    let renamed =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "caches/timed.py", "line": 1, "symbol": "make", "new_name": "build"}));
+    let text = renamed.joined_text();
+    assert!(!renamed.is_error, "{text}");
+    assert!(support::corpus::read(dir.path(), "caches/timed.pyi").starts_with("def build("), "{text}");
+    assert!(!text.contains("stubs `caches/timed.py`"), "{text}");
+}
+
+/// A file-level `# type: ignore` hides every error of the file, `# pyright: basic` the stricter
+/// rules, a line-level ignore its line, and `[tool.pyright]` rules turned off hide them in every
+/// file: when the block says "no new errors" it names what may hide them. A file with none of
+/// them gets no such note, and its new error is reported.
+#[test]
+fn a_clean_result_for_a_file_with_checks_turned_off_names_the_pragma() {
+    let test = "a_clean_result_for_a_file_with_checks_turned_off_names_the_pragma";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"quiet\"\nversion = \"0.1.0\"\n\n[tool.pyright]\nreportMissingModuleSource = false\n"),
+        ("quiet/__init__.py", ""),
+        ("quiet/ignored.py", "# A comment first.\n# type: ignore\n\"\"\"The docstring comes after it (PEP 484).\"\"\"\n\nvalue: int = 1\n"),
+        ("quiet/basic.py", "# pyright: basic\n# pyright: reportOptionalMemberAccess=false\n\nvalue: int = 1\n"),
+        ("quiet/lines.py", "value: int = 1\n"),
+        ("quiet/plain.py", "value: int = 1\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let edit = |file: &str, old: &str, new: &str| {
+        let result = run.call(Caller::Main, "edit", json!({"path": file, "old_string": old, "new_string": new}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    let text = edit("quiet/ignored.py", "value: int = 1", "value: int = \"one\"");
+    assert!(text.contains("no new errors in quiet/ignored.py"), "pyright reports nothing under a file-level ignore:\n{text}");
+    assert!(text.contains("note: quiet/ignored.py: pyright's checks are turned off in part in this file"), "{text}");
+    assert!(
+        text.contains("`# type: ignore` before the first statement (line 2) makes pyright report no errors at all in this file"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "note: the pyright configuration turns checks off: pyproject.toml [tool.pyright] sets reportMissingModuleSource = false"
+        ),
+        "{text}"
+    );
+
+    let text = edit("quiet/basic.py", "value: int = 1", "value: int = 2");
+    assert!(text.contains("`# pyright: basic` (line 1) checks this file with pyright's basic rule set only"), "{text}");
+    assert!(text.contains("`# pyright: reportOptionalMemberAccess=false` (line 2) turns those rules off in this file"), "{text}");
+
+    let text = edit("quiet/lines.py", "value: int = 1", "value: int = \"one\"  # type: ignore[assignment]");
+    assert!(text.contains("no new errors in quiet/lines.py"), "{text}");
+    assert!(
+        text.contains("1 line carries a line-level `# type: ignore` / `# pyright: ignore` comment, whose errors are not reported (line 1)"),
+        "{text}"
+    );
+
+    let text = edit("quiet/plain.py", "value: int = 1", "value: int = \"one\"");
+    assert!(text.contains("this write introduced 1 new error"), "{text}");
+    assert!(!text.contains("checks are turned off in part"), "{text}");
+}
