@@ -439,7 +439,9 @@ pub struct CheckedReferences {
 /// bindings (a `let` pattern, a parameter, …) and none of the queried symbol's definitions is a
 /// different symbol of the same name and is dropped, named in a note with the binding. Skipped
 /// when the queried symbol is itself a local binding. Bounded by [`MAX_DEFINITION_CHECKS`]
-/// requests and [`CHECK_BUDGET`] (and `deadline`); what was not checked is said.
+/// requests and [`CHECK_BUDGET`] (and `deadline`); what was not checked is said, and so is a
+/// use whose `definition` request got no answer in time (kept in the answer: a cold or loaded
+/// server is not taken to mean "the queried symbol").
 #[allow(clippy::too_many_arguments)]
 pub fn drop_references_to_other_bindings(
     server: &LanguageServer,
@@ -500,6 +502,7 @@ pub fn drop_references_to_other_bindings(
     let mut dropped: Vec<(usize, String)> = Vec::new();
     let mut asked = 0usize;
     let mut unchecked: Vec<usize> = Vec::new();
+    let mut unanswered: Vec<usize> = Vec::new();
     for &index in &candidates {
         if asked >= MAX_DEFINITION_CHECKS || Instant::now() >= check_deadline {
             unchecked.push(index);
@@ -515,7 +518,13 @@ pub fn drop_references_to_other_bindings(
             location.range.start.character,
             check_deadline,
         );
-        if targets.is_empty() || targets.iter().any(|target| queried.contains(target)) {
+        if targets.is_empty() {
+            // No answer in time (a server still loading, a request cut by the budget): the use
+            // stays listed, and is said to be unchecked.
+            unanswered.push(index);
+            continue;
+        }
+        if targets.iter().any(|target| queried.contains(target)) {
             continue;
         }
         let mut sorted: Vec<&(PathBuf, u32, u32)> = targets.iter().collect();
@@ -541,8 +550,8 @@ pub fn drop_references_to_other_bindings(
             named.join(", ")
         ));
     }
-    if !unchecked.is_empty() {
-        let named: Vec<String> = unchecked
+    let named_locations = |indices: &[usize]| -> String {
+        let named: Vec<String> = indices
             .iter()
             .take(10)
             .filter_map(|&index| {
@@ -550,12 +559,22 @@ pub fn drop_references_to_other_bindings(
                 location_path(location).map(|path| format!("{}:{}", shown(&path), location.range.start.line + 1))
             })
             .collect();
+        format!("{}{}", named.join(", "), if indices.len() > named.len() { ", …" } else { "" })
+    };
+    if !unanswered.is_empty() {
         notes.push(format!(
-            "note: not cross-checked: {} listed location(s) in files that also bind a local `{name}` were not asked `definition` (the check's budget of {MAX_DEFINITION_CHECKS} requests / {} s ran out after {asked}), so some may be that local rather than `{name}`: {}{}",
+            "note: not cross-checked: {} listed location(s) in files that also bind a local `{name}` got no `definition` answer from {} in time, so some may be that local rather than `{name}` (ask `definition` at each, or repeat the call once the server is warm): {}",
+            unanswered.len(),
+            server.id(),
+            named_locations(&unanswered)
+        ));
+    }
+    if !unchecked.is_empty() {
+        notes.push(format!(
+            "note: not cross-checked: {} listed location(s) in files that also bind a local `{name}` were not asked `definition` (the check's budget of {MAX_DEFINITION_CHECKS} requests / {} s ran out after {asked}), so some may be that local rather than `{name}`: {}",
             unchecked.len(),
             CHECK_BUDGET.as_secs(),
-            named.join(", "),
-            if unchecked.len() > named.len() { ", …" } else { "" }
+            named_locations(&unchecked)
         ));
     }
     let dropped_indices: HashSet<usize> = dropped.iter().map(|(index, _)| *index).collect();

@@ -120,15 +120,47 @@ fn rust_analyzer_references_of_a_function_never_list_a_same_named_local_or_param
     let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "examples/use_it.rs", "line": 1, "symbol": "guard"}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    assert_eq!(listed_lines(&text, "src/lib.rs"), vec![5, 15], "the references in src/lib.rs are not the function's:\n{text}");
-    assert_eq!(listed_lines(&text, "examples/use_it.rs"), vec![1, 4], "the references in the example are not the function's:\n{text}");
-    // rust-analyzer 1.95 lists the uses at 10, 11 and 16 here; what is left out is named with
-    // the binding its definition gives.
+    // A listed use the cross-check could not ask (its budget ran out, or the server gave no
+    // `definition` answer in time: a cold rust-analyzer on a loaded machine) stays listed and is
+    // named in a "not cross-checked" note; anything else listed must be the function's.
+    let not_cross_checked: String = text.lines().filter(|line| line.starts_with("note: not cross-checked:")).collect();
+    // The function's own uses are listed; a line listed beyond them is said to be unchecked.
+    let function_uses_then_unsaid = |file: &str, expected: &[u32]| -> Vec<u32> {
+        let listed = listed_lines(&text, file);
+        let unsaid = listed.iter().copied().filter(|line| !not_cross_checked.contains(&format!("{file}:{line}")));
+        expected.iter().copied().filter(|line| listed.contains(line)).chain(unsaid.filter(|line| !expected.contains(line))).collect()
+    };
+    assert_eq!(
+        function_uses_then_unsaid("src/lib.rs", &[5, 15]),
+        vec![5, 15],
+        "the references in src/lib.rs are not the function's:\n{text}"
+    );
+    assert_eq!(
+        function_uses_then_unsaid("examples/use_it.rs", &[1, 4]),
+        vec![1, 4],
+        "the references in the example are not the function's:\n{text}"
+    );
+    if !not_cross_checked.is_empty() {
+        eprintln!("{test}: the cross-check did not finish here (said in the answer), so the drop was not exercised:\n{not_cross_checked}");
+        return;
+    }
+    // rust-analyzer 1.95 lists some of the locals' uses here (which ones varies from run to run:
+    // src/lib.rs 10, 11 and 16, examples/use_it.rs 5); each one left out is named with the
+    // binding its definition gives.
+    let locals_with_bindings = [
+        "src/lib.rs:10 (bound at src/lib.rs:9)",
+        "src/lib.rs:11 (bound at src/lib.rs:10)",
+        "src/lib.rs:16 (bound at src/lib.rs:15)",
+        "examples/use_it.rs:5 (bound at examples/use_it.rs:4)",
+    ];
     if let Some(note) = text.lines().find(|line| line.starts_with("note: left out:")) {
-        assert!(
-            note.contains("src/lib.rs:10 (bound at src/lib.rs:9)") && note.contains("src/lib.rs:16 (bound at src/lib.rs:15)"),
-            "the left-out uses are not named with their bindings:\n{text}"
-        );
+        let named = note.rsplit("not the queried `guard`: ").next().unwrap_or_default();
+        for entry in named.split(", ") {
+            assert!(
+                locals_with_bindings.contains(&entry),
+                "the left-out use `{entry}` is not a local's use named with its binding:\n{text}"
+            );
+        }
     }
 }
 
