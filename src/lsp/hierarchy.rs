@@ -982,14 +982,16 @@ type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
 
 /// One source line of an entry's call sites: its place, the calls on it, the callees called
 /// there, how many of them only name the function as a value, and the name the line binds the
-/// function to (`const ok = Impl.ok`), whose calls are listed after the callers.
-type SiteLine = (Place, usize, Vec<String>, usize, Option<String>);
+/// function to (`const ok = Impl.ok`), whose calls are listed after the callers, and the Rust
+/// macro whose arguments hold the name (`assert_write!(wtr, terminator, …)`), where the text
+/// cannot tell a call from a value.
+type SiteLine = (Place, usize, Vec<String>, usize, Option<String>, Option<String>);
 
 /// How an incoming call site is labelled when the function is only named there.
 const VALUE_REFERENCE: &str = "referenced as a value, not called";
 
 /// What the source text at an incoming call site does with the function's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum SiteUsage {
     /// The name is called: `(` follows it (after a Rust turbofish `::<…>`), a macro's `!`, a
     /// tagged template's `` ` ``, or a decorator's `@` precedes it.
@@ -997,6 +999,10 @@ pub(crate) enum SiteUsage {
     /// The name is passed or stored as a value (`.map(parse)`, `transform(s, lowercase, …)`):
     /// servers (rust-analyzer, tsserver) list such references among incoming calls.
     Value,
+    /// The name is an argument of a Rust macro invocation (`assert_write!(wtr, terminator, …)`,
+    /// the macro's name held): the server found the call in the expansion, which the source
+    /// text does not show, so it is neither called out as a call nor as a value.
+    InMacroArguments(String),
 }
 
 /// The usage at 0-based (`line0`, `character0`) of `uri` (server `encoding`), read from the file
@@ -1021,7 +1027,56 @@ fn site_usage(
         })
         .as_ref()?;
     let line = lines.get(line0 as usize)?;
-    usage_on_line(line, encoding.byte_from_column(line, character0))
+    let byte = encoding.byte_from_column(line, character0);
+    let usage = usage_on_line(line, byte);
+    // `assert_write!(wtr, terminator, …)`: what reads as a value may be called in the expansion.
+    if usage == Some(SiteUsage::Value) && uri.ends_with(".rs") {
+        if let Some(name) = enclosing_macro_invocation(lines, line0 as usize, byte) {
+            return Some(SiteUsage::InMacroArguments(name));
+        }
+    }
+    usage
+}
+
+/// How many lines above a call site [`enclosing_macro_invocation`] looks for the invocation's
+/// opening bracket.
+const MACRO_INVOCATION_LOOKBACK_LINES: usize = 30;
+
+/// The name of the Rust macro invocation (`name!(…)`, `name![…]`, `name! {…}`) whose arguments
+/// hold byte `byte` of 0-based line `line0` of `lines`, found by walking back over brackets at
+/// most [`MACRO_INVOCATION_LOOKBACK_LINES`] lines (string literals and comments are not told
+/// apart: a bracket inside one can hide an invocation, never invent one at a call's `(`).
+pub(crate) fn enclosing_macro_invocation(lines: &[String], line0: usize, byte: usize) -> Option<String> {
+    let mut depth = 0usize;
+    let first = line0.saturating_sub(MACRO_INVOCATION_LOOKBACK_LINES);
+    for index in (first..=line0).rev() {
+        let line = lines.get(index)?;
+        let upto = if index == line0 { line.get(..byte)? } else { line.as_str() };
+        for (at, ch) in upto.char_indices().rev() {
+            match ch {
+                ')' | ']' | '}' => depth += 1,
+                '(' | '[' | '{' if depth > 0 => depth -= 1,
+                '(' | '[' | '{' => {
+                    // The innermost open bracket: a macro's when `name!` (or `name! `) precedes it.
+                    let before = upto[..at].trim_end();
+                    let before = before.strip_suffix('!')?;
+                    let name: String = before
+                        .chars()
+                        .rev()
+                        .take_while(|c| crate::lsp::position::is_identifier_char(*c))
+                        .collect::<Vec<char>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    return (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name);
+                }
+                // A statement boundary at depth 0 ends the search: the site is not in brackets.
+                ';' if depth == 0 => return None,
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// [`SiteUsage`] of the identifier starting at byte `start` of `line`.
@@ -1339,28 +1394,34 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         let mut site_lines: Vec<SiteLine> = Vec::new();
         for site in &node.call_sites {
             let site_place = cache.place(&site.uri, site.line0);
-            let as_value = usize::from(
-                dir.op == "incoming_calls"
-                    && site_place.quoted
-                    && site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value),
-            );
+            let usage = (dir.op == "incoming_calls" && site_place.quoted)
+                .then(|| site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding))
+                .flatten();
+            let as_value = usize::from(usage == Some(SiteUsage::Value));
+            let in_macro = match usage {
+                Some(SiteUsage::InMacroArguments(name)) => Some(name),
+                _ => None,
+            };
             let binds = (as_value > 0).then(|| walk.aliases.bound_at(&site.uri, site.line0).map(|alias| alias.name.clone())).flatten();
             match site_lines.last_mut() {
-                Some((last, count, callees, values, _)) if last.uri == site_place.uri && last.line == site_place.line => {
+                Some((last, count, callees, values, _, macro_name)) if last.uri == site_place.uri && last.line == site_place.line => {
                     *count += 1;
                     *values += as_value;
+                    if macro_name.is_none() {
+                        *macro_name = in_macro;
+                    }
                     if !callees.contains(&site.callee) {
                         callees.push(site.callee.clone());
                     }
                 }
-                _ => site_lines.push((site_place, 1, vec![site.callee.clone()], as_value, binds)),
+                _ => site_lines.push((site_place, 1, vec![site.callee.clone()], as_value, binds, in_macro)),
             }
         }
-        let entry_values: usize = site_lines.iter().map(|(_, _, _, values, _)| values).sum();
+        let entry_values: usize = site_lines.iter().map(|(_, _, _, values, _, _)| values).sum();
         if entry_values > 0 {
-            let entry_sites: usize = site_lines.iter().map(|(_, count, _, _, _)| count).sum();
+            let entry_sites: usize = site_lines.iter().map(|(_, count, _, _, _, _)| count).sum();
             let mut bound: Vec<String> = Vec::new();
-            for name in site_lines.iter().filter_map(|(_, _, _, _, binds)| binds.as_ref()) {
+            for name in site_lines.iter().filter_map(|(_, _, _, _, binds, _)| binds.as_ref()) {
                 let name = format!("`{name}`");
                 if !bound.contains(&name) {
                     bound.push(name);
@@ -1385,7 +1446,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         }
         out.push_str(&entry_line(&annotations));
         let mut sites = Vec::new();
-        for (shown, (site_place, count, callees, values, binds)) in site_lines.iter().enumerate() {
+        for (shown, (site_place, count, callees, values, binds, macro_name)) in site_lines.iter().enumerate() {
             let times = match (*count, callees.len()) {
                 (1, _) => String::new(),
                 (count, 2..) => format!("   ({count} calls on this line: {})", callees.join(", ")),
@@ -1393,6 +1454,10 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             };
             let binds = binds.as_ref().map(|name| format!(": binds `{name}`, calls through it listed below")).unwrap_or_default();
             let usage = match (*values, *count) {
+                (0, _) if macro_name.is_some() => format!(
+                    "   (inside the arguments of `{}!`: the server found the call in the macro's expansion, which this line does not show)",
+                    macro_name.as_deref().unwrap_or_default()
+                ),
                 (0, _) => String::new(),
                 (values, count) if values == count => format!("   ({VALUE_REFERENCE}{binds})"),
                 (values, _) => format!("   ({values} of them {VALUE_REFERENCE}{binds})"),
@@ -1406,6 +1471,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
                 calls: count - values,
                 callees: (dir.op == "incoming_calls").then(|| callees.clone()),
                 value_references: (dir.op == "incoming_calls").then_some(*values),
+                through_macro: macro_name.clone(),
             });
         }
         if let Some(notice) = crate::render::truncation_notice(CALL_SITES_SHOWN.min(site_lines.len()), site_lines.len(), "call-site lines")
@@ -1475,5 +1541,31 @@ mod tests {
         assert_eq!(usage("@cached", "cached"), Some(SiteUsage::Call));
         assert_eq!(usage("    let handler = on_event;", "on_event"), Some(SiteUsage::Value));
         assert_eq!(usage("  (", "("), None);
+    }
+
+    #[test]
+    fn a_name_in_a_rust_macros_arguments_is_found_with_the_macro_across_lines() {
+        let lines: Vec<String> = [
+            "fn writer_one_empty_field_terminator() {",
+            "    assert_write!(wtr, terminator, &mut out[..], 3, InputEmpty, \"\\\"\\\"\\n\");",
+            "    let items = vec![parse(a), f(g(parse))];",
+            "    assert_eq!(",
+            "        compute(1),",
+            "        2",
+            "    );",
+            "    let x = terminator; call(terminator)",
+            "    if ready(terminator) { go(terminator) }",
+        ]
+        .iter()
+        .map(|line| line.to_string())
+        .collect();
+        let at = |line0: usize, name: &str, nth: usize| lines[line0].match_indices(name).nth(nth).unwrap().0;
+        assert_eq!(enclosing_macro_invocation(&lines, 1, at(1, "terminator", 0)).as_deref(), Some("assert_write"));
+        assert_eq!(enclosing_macro_invocation(&lines, 2, at(2, "parse", 0)).as_deref(), Some("vec"));
+        assert_eq!(enclosing_macro_invocation(&lines, 2, at(2, "parse", 1)).as_deref(), None, "inside g(…), not the vec! brackets");
+        assert_eq!(enclosing_macro_invocation(&lines, 4, at(4, "compute", 0)).as_deref(), Some("assert_eq"));
+        assert_eq!(enclosing_macro_invocation(&lines, 7, at(7, "terminator", 1)).as_deref(), None);
+        assert_eq!(enclosing_macro_invocation(&lines, 8, at(8, "terminator", 0)).as_deref(), None);
+        assert_eq!(enclosing_macro_invocation(&lines, 8, at(8, "terminator", 1)).as_deref(), None);
     }
 }

@@ -478,6 +478,12 @@ pub struct CallSiteEntry {
     /// called; not counted in `calls`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_references: Option<usize>,
+    /// `incoming_calls`, Rust: the macro whose arguments hold the name on this line
+    /// (`assert_write!(wtr, terminator, …)` gives `assert_write`): the server found the call in
+    /// the macro's expansion, which the line's text does not show; counted in `calls`, not in
+    /// `value_references`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub through_macro: Option<String>,
 }
 
 /// A workspace symbol search.

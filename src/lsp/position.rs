@@ -212,9 +212,11 @@ impl std::error::Error for AddressError {}
 /// Rules (R-LSP-3): the substring must occur on the line; whole-identifier occurrences are
 /// preferred (when at least one exists, the others are not candidates); several candidates and no
 /// `occurrence` → `AddressError::Ambiguous` listing them; `occurrence` is 1-based among the
-/// candidates. The cursor goes on the last identifier of the substring's leading path
-/// (`self.foo` → `foo`, `a::b::c` → `c`, `foo(x)` → `foo`); a substring without an identifier
-/// puts the cursor on its first character.
+/// candidates. Declaration keywords at the substring's start are skipped (`pub fn quote`,
+/// `func (c *Cron) AddFunc`, `export const parse`: [`LEADING_KEYWORDS`]); the cursor goes on the
+/// last identifier of the leading path after them (`self.foo` → `foo`, `a::b::c` → `c`,
+/// `foo(x)` → `foo`, `Schedule Timetable` → `Schedule`); a substring without an identifier puts
+/// the cursor on its first character.
 ///
 /// # Errors
 /// See `AddressError`.
@@ -349,7 +351,7 @@ fn cursor_in_substring(symbol: &str) -> (usize, String) {
     let identifier_end = |from: usize| -> usize {
         symbol[from..].char_indices().find(|(_, ch)| !is_identifier_char(*ch)).map_or(symbol.len(), |(idx, _)| from + idx)
     };
-    let mut start = first_ident;
+    let mut start = skip_leading_keywords(symbol, first_ident);
     let mut end = identifier_end(start);
     loop {
         let rest = &symbol[end..];
@@ -365,9 +367,137 @@ fn cursor_in_substring(symbol: &str) -> (usize, String) {
     (start, symbol[start..end].to_owned())
 }
 
+/// Keywords that start a declaration or statement in the languages served (Rust, Python, Go,
+/// TypeScript/JavaScript, C/C++): a `symbol` copied from the start of a declaration line
+/// (`pub fn quote`, `export const parse`, `func (c *Cron) AddFunc`) names the identifier after
+/// them, never the keyword.
+const LEADING_KEYWORDS: &[&str] = &[
+    "abstract",
+    "async",
+    "await",
+    "class",
+    "const",
+    "crate",
+    "declare",
+    "def",
+    "default",
+    "defer",
+    "dyn",
+    "enum",
+    "export",
+    "extern",
+    "fn",
+    "func",
+    "function",
+    "go",
+    "impl",
+    "import",
+    "interface",
+    "let",
+    "mod",
+    "module",
+    "mut",
+    "namespace",
+    "new",
+    "override",
+    "private",
+    "protected",
+    "pub",
+    "public",
+    "readonly",
+    "ref",
+    "return",
+    "static",
+    "struct",
+    "trait",
+    "type",
+    "typedef",
+    "union",
+    "unsafe",
+    "use",
+    "var",
+    "virtual",
+];
+
+/// The byte offset in `symbol` of the first identifier at or after `first_ident` that is not a
+/// leading keyword ([`LEADING_KEYWORDS`]). A keyword is skipped only when whitespace and another
+/// identifier follow it, after an optional parenthesised group (`pub(crate) fn f`, Go's
+/// receiver `func (c *Cron) AddFunc`); a keyword that starts a path (`self.items`,
+/// `crate::a::b`) or stands alone is kept.
+fn skip_leading_keywords(symbol: &str, first_ident: usize) -> usize {
+    let identifier_end = |from: usize| -> usize {
+        symbol[from..].char_indices().find(|(_, ch)| !is_identifier_char(*ch)).map_or(symbol.len(), |(idx, _)| from + idx)
+    };
+    let mut start = first_ident;
+    loop {
+        let end = identifier_end(start);
+        if !LEADING_KEYWORDS.contains(&&symbol[start..end]) {
+            return start;
+        }
+        let mut rest = &symbol[end..];
+        // `pub(crate)`, `pub(super)`, Go's `func (r *T)`: one balanced group.
+        let trimmed = rest.trim_start();
+        if trimmed.starts_with('(') {
+            let mut depth = 0usize;
+            let mut close = None;
+            for (at, ch) in trimmed.char_indices() {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(at + 1);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(close) = close else { return start };
+            rest = &trimmed[close..];
+        } else if rest.len() == trimmed.len() {
+            // No whitespace after the keyword: `crate::x`, `type_of`, `fn(`.
+            return start;
+        }
+        let rest_start = symbol.len() - rest.len();
+        let next = rest.trim_start();
+        if !next.chars().next().is_some_and(is_identifier_char) {
+            return start;
+        }
+        start = rest_start + (rest.len() - next.len());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leading_declaration_keywords_are_skipped_and_a_path_or_a_lone_keyword_is_kept() {
+        let cursor = |symbol: &str| cursor_in_substring(symbol).1;
+        assert_eq!(cursor("fn quote"), "quote");
+        assert_eq!(cursor("pub fn quote("), "quote");
+        assert_eq!(cursor("pub(crate) fn quote"), "quote");
+        assert_eq!(cursor("pub(in crate::a) const LIMIT"), "LIMIT");
+        assert_eq!(cursor("func (c *Cron) AddFunc"), "AddFunc");
+        assert_eq!(cursor("func Every(duration"), "Every");
+        assert_eq!(cursor("export async function parse"), "parse");
+        assert_eq!(cursor("async def fetch_all"), "fetch_all");
+        assert_eq!(cursor("let mut count"), "count");
+        assert_eq!(cursor("impl Display for Error"), "Display");
+        // Kept: a keyword that starts a path, a keyword alone, a keyword-prefixed identifier.
+        assert_eq!(cursor("self.items"), "items");
+        assert_eq!(cursor("crate::util::parse"), "parse");
+        assert_eq!(cursor("fn"), "fn");
+        assert_eq!(cursor("type_name(x)"), "type_name");
+        assert_eq!(cursor("new Parser("), "Parser");
+        // Two plain identifiers: the first path, as documented.
+        assert_eq!(cursor("Schedule Timetable"), "Schedule");
+        let line = "    pub fn quote(&mut self, quote: u8) -> &mut WriterBuilder {";
+        let resolved = resolve_symbol_on_line(line, 1, "pub fn quote", None).unwrap();
+        assert_eq!(&line[resolved.cursor_byte..resolved.cursor_byte + 5], "quote");
+        assert_eq!(resolved.cursor_byte, line.find("quote").unwrap());
+    }
 
     #[test]
     fn utf16_and_utf8_columns_after_non_ascii() {

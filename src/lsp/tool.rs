@@ -46,7 +46,7 @@ pub(crate) const FILE_DOC: &str = "File path, relative to the workspace root (or
 /// See [`FILE_DOC`].
 pub(crate) const LINE_DOC: &str = "1-based line number in `file`.";
 /// See [`FILE_DOC`].
-pub(crate) const SYMBOL_DOC: &str = "A substring of that line containing the identifier, e.g. `parse_config` or `self.items`; the cursor goes on its last identifier segment.";
+pub(crate) const SYMBOL_DOC: &str = "A substring of that line containing the identifier, e.g. `parse_config`, `self.items` or `pub fn parse_config`; declaration keywords at its start (`pub fn`, `def`, `func (r *T)`, `export const`) are skipped, then the cursor goes on the last segment of the first path (`self.items` -> `items`, `a::b::c` -> `c`, `foo(x)` -> `foo`, `Name Type` -> `Name`).";
 /// See [`FILE_DOC`].
 pub(crate) const OCCURRENCE_DOC: &str = "Which occurrence of `symbol` on the line (1-based) when it occurs several times.";
 /// See [`FILE_DOC`].

@@ -831,3 +831,51 @@ fn outgoing_calls_on_rust_analyzer_name_the_calls_inside_macro_arguments() {
         "{text}"
     );
 }
+
+/// A method called only through a `macro_rules!` whose expansion makes the call
+/// (`$wtr.$which($out)`, as csv-core's `assert_write!` — trial27b F5): rust-analyzer lists the
+/// macro invocations among its incoming calls; the sites are named with the macro, never
+/// labelled "referenced as a value, not called". Ground truth: the macro's body calls `$which`.
+#[test]
+fn incoming_calls_on_rust_analyzer_name_calls_made_in_a_macros_expansion() {
+    if support::require_binary("lsp_hierarchy::incoming_calls_through_a_macro", "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"writer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "src/lib.rs",
+            "pub struct Writer;\n\nimpl Writer {\n    pub fn terminator(&mut self, out: &mut [u8]) -> usize {\n        out.len()\n    }\n}\n\nmacro_rules! assert_write {\n    ($wtr:expr, $which:ident, $out:expr, $n:expr) => {\n        assert_eq!($wtr.$which($out), $n);\n    };\n}\n\n#[test]\nfn writes_a_terminator() {\n    let mut wtr = Writer;\n    let mut out = [0u8; 3];\n    assert_write!(wtr, terminator, &mut out[..], 3);\n}\n\n#[test]\nfn writes_it_twice() {\n    let mut wtr = Writer;\n    let mut out = [0u8; 2];\n    assert_write!(\n        wtr,\n        terminator,\n        &mut out[..],\n        2\n    );\n    assert_eq!(wtr.terminator(&mut out[..1]), 1);\n}\n",
+        ),
+    ]);
+    let root = dir.path();
+    let run = lsp_run(root, |_| ());
+    let _ = call(&run, json!({"op": "hover", "file": "src/lib.rs", "line": 4, "symbol": "terminator"}));
+    wait_ready(&run, "rust-analyzer", Duration::from_secs(240));
+    let (text, structured) = ok(&run, json!({"op": "incoming_calls", "file": "src/lib.rs", "line": 4, "symbol": "pub fn terminator"}));
+    // `pub fn terminator`, copied from the declaration line, names the method, not `pub`.
+    assert!(text.contains("incoming calls for `terminator` at src/lib.rs:4"), "{text}");
+    assert!(!text.contains("referenced as a value"), "calls made in a macro's expansion are not values:\n{text}");
+    let mut through_macro = BTreeSet::new();
+    let mut plain_calls = BTreeSet::new();
+    for result in structured["results"].as_array().unwrap() {
+        for site in result["call_sites"].as_array().unwrap() {
+            let line = site["line"].as_u64().unwrap();
+            assert_eq!(site["value_references"].as_u64(), Some(0), "{site}:\n{text}");
+            match site["through_macro"].as_str() {
+                Some(name) => {
+                    assert_eq!(name, "assert_write", "{site}:\n{text}");
+                    through_macro.insert(line);
+                }
+                None => {
+                    plain_calls.insert(line);
+                }
+            }
+        }
+    }
+    // The invocations at 19 and 28 (the name on its own line of a multi-line invocation), and
+    // the plain call at 32 (inside `assert_eq!` but written as a call).
+    assert_eq!(through_macro, BTreeSet::from([19, 28]), "{text}");
+    assert_eq!(plain_calls, BTreeSet::from([32]), "{text}");
+    assert!(text.contains("inside the arguments of `assert_write!`"), "{text}");
+}
