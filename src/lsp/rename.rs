@@ -279,7 +279,12 @@ fn refuse_dependency_files(workspace_root: &Path, plan: &WorkspaceEditPlan) -> R
         .filter_map(|file| {
             let listed = crate::lsp::listing::ListedPath::new(workspace_root, &file.path);
             (listed.class == crate::lsp::listing::PathClass::WorkspaceDependency).then(|| {
-                format!("{} ({}, {})", listed.text, crate::render::plural(file.edit_count, "edit"), listed.origin.unwrap_or("dependency code"))
+                format!(
+                    "{} ({}, {})",
+                    listed.text,
+                    crate::render::plural(file.edit_count, "edit"),
+                    listed.origin.unwrap_or("dependency code")
+                )
             })
         })
         .collect();

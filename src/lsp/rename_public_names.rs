@@ -458,9 +458,8 @@ mod tests {
         write("voluptuous/__init__.py", "from voluptuous.validators import *  # noqa\n");
         let old = "import re\n\n\nclass Clamp(object):\n    pass\n\n\nclass _Private(object):\n    pass\n";
         let validators = write("voluptuous/validators.py", old);
-        let renamed = |from: &str, to: &str| {
-            public_name_notes(root, &plan(validators.to_str().unwrap(), old, &old.replace(from, to)), from, to)
-        };
+        let renamed =
+            |from: &str, to: &str| public_name_notes(root, &plan(validators.to_str().unwrap(), old, &old.replace(from, to)), from, to);
         let notes = renamed("Clamp", "ClampRange");
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("voluptuous/validators.py:4 defines `Clamp` at module level and has no `__all__`"), "{}", notes[0]);
