@@ -2099,7 +2099,9 @@ pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> 
 ///   its name (pyright infers the return type from the body);
 /// - a line directly in a class body: the class (and the classes around it) and the attribute
 ///   it assigns;
-/// - a module-level assignment: the name it binds; an import: the names it binds;
+/// - a module-level assignment: the name it binds; an import: the names it binds (`None` for a
+///   star import, whose names are not on the line, and for an assignment to `__all__`, which
+///   changes what every star import of the module binds);
 /// - any line: the `self.NAME` attributes it touches (an assignment in `__init__` declares the
 ///   attribute's type, which other modules see).
 ///
@@ -2222,12 +2224,25 @@ fn python_names_around(lines: &[&str], index: usize) -> Option<Vec<String>> {
         let start = parents.last().copied().unwrap_or(own);
         let statement = code_of(lines[start]).trim_start();
         if statement.starts_with("import ") || statement.starts_with("from ") {
+            // `from m import *` binds every public name of `m` (its `__all__`): which names
+            // another module sees through this one is not known from the line (trial 27 F3:
+            // removing `from voluptuous.util import *` from the package's `__init__.py` broke
+            // `from voluptuous import Literal` in its tests).
+            if code_of(line).split_once(" import ").map_or(code_of(line), |(_, bound)| bound).contains('*') {
+                return None;
+            }
             names.extend(imported_names(line));
             return Some(names);
         }
-        return assigned_name(lines[start]).map(|name| {
+        return assigned_name(lines[start]).and_then(|name| {
+            // `__all__` decides what `from this_module import *` binds in every module that
+            // star-imports it, and through those in their importers (trial 27 F3: adding
+            // `__all__` to voluptuous/util.py removed `voluptuous.Literal`).
+            if name == "__all__" {
+                return None;
+            }
             names.push(name);
-            names
+            Some(names)
         });
     };
     let classes_around = |from: usize| -> Vec<String> {
@@ -4361,6 +4376,24 @@ mod tests {
         assert_eq!(changed(MODULE, "LIMIT = 3", "LIMIT = 4"), Some(vec!["LIMIT".to_owned()]));
         // A module-level `if` body binds nothing known: any importer may be affected.
         assert_eq!(changed(MODULE, "    print(LIMIT)", "    print(LIMIT + 1)"), None);
+    }
+
+    #[test]
+    fn a_star_import_or_an_all_change_binds_names_not_on_the_line() {
+        // voluptuous 0.16.0 (trial 27 F3): the package's `__init__.py` star-imports its modules.
+        let init = "\"\"\"Schema validation.\"\"\"\n\nfrom voluptuous.schema_builder import *\nfrom voluptuous.util import *\n\n__version__ = '0.16.0'\n";
+        // Removing a star import, and putting it back.
+        assert_eq!(changed(init, "from voluptuous.util import *\n", ""), None);
+        let without = init.replace("from voluptuous.util import *\n", "");
+        assert_eq!(changed(&without, "__version__", "from voluptuous.util import *\n__version__"), None);
+        // Adding `__all__` to a star-imported module, or changing it.
+        let util = "from voluptuous.schema_builder import Schema\n\n\ndef Lower(v: str) -> str:\n    return v.lower()\n";
+        assert_eq!(changed(util, "Schema\n", "Schema\n\n__all__ = [\"Lower\"]\n"), None);
+        let listed = "__all__ = [\"Lower\", \"Upper\"]\nLIMIT = 3\n";
+        assert_eq!(changed(listed, "\"Upper\"", "\"Title\""), None);
+        // An explicit import still names what it binds; a name merely containing `__all__` too.
+        assert_eq!(changed(util, "import Schema", "import Schema, Invalid"), Some(vec!["Invalid".to_owned(), "Schema".to_owned()]));
+        assert_eq!(changed(listed, "LIMIT = 3", "LIMIT = 4"), Some(vec!["LIMIT".to_owned()]));
     }
 
     #[test]

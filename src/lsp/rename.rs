@@ -109,7 +109,8 @@ pub struct WorkspaceEditPlan {
 /// `invalid_arguments` for an edit outside the workspace or naming a non-file URI, overlapping
 /// edits or a range past the end of the file; `conflict` when a versioned edit names another
 /// version than the server's document, or the server's text of a document differs from the
-/// file on disk.
+/// file on disk; `failed` for an edit that changes dependency code inside the workspace
+/// (`node_modules`, a `site-packages`, …: see `refuse_dependency_files`), every such file named.
 pub fn plan_workspace_edit(
     workspace_root: &Path,
     server: Option<&LanguageServer>,
@@ -255,7 +256,54 @@ pub fn plan_workspace_edit(
         plan.changes.push(FileChange { path: path.clone(), new_content, expected });
         plan.files.push(PlannedFile { path, edit_count: state.edit_count, operation: state.operation.clone() });
     }
+    refuse_dependency_files(workspace_root, &plan)?;
     Ok(plan)
+}
+
+/// Refuses a plan that changes a file of dependency code inside the workspace (`node_modules`,
+/// a virtual environment's `site-packages`, a vendored cargo registry or Go module cache,
+/// `target/`: [`crate::lsp::listing::PathClass::WorkspaceDependency`]). The package manager owns
+/// those files: a reinstall (`npm ci`, `pip install`) puts the published text back, and they are
+/// usually git-ignored, so the change is not in the diff that is reviewed or committed (trial 27
+/// F4: renaming chevrotain's `buildLookaheadForAlternation` rewrote
+/// `node_modules/@chevrotain/types/api.d.ts`, the interface a project class implements; after
+/// `npm ci`, `tsc` reported 3 new errors). Renaming only the project's side is not sound either
+/// (the dependency still declares the old name), so the whole edit is refused.
+///
+/// # Errors
+/// `failed`, naming every such file (its edit count and origin) and the next step.
+fn refuse_dependency_files(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Result<(), ToolError> {
+    let dependency_files: Vec<String> = plan
+        .files
+        .iter()
+        .filter_map(|file| {
+            let listed = crate::lsp::listing::ListedPath::new(workspace_root, &file.path);
+            (listed.class == crate::lsp::listing::PathClass::WorkspaceDependency).then(|| {
+                format!(
+                    "{} ({}, {})",
+                    listed.text,
+                    crate::render::plural(file.edit_count, "edit"),
+                    listed.origin.unwrap_or("dependency code")
+                )
+            })
+        })
+        .collect();
+    if dependency_files.is_empty() {
+        return Ok(());
+    }
+    let project_files = plan.files.len() - dependency_files.len();
+    Err(ToolError::new(
+        ErrorKind::Failed,
+        format!(
+            "the workspace edit changes {} of dependency code that the package manager owns — a reinstall (`npm ci`, `pip install`, …) puts the published text back, and such directories are usually git-ignored, so the change would not show in the diff: {}; it also changes {} of the project; nothing was changed",
+            crate::render::plural(dependency_files.len(), "file"),
+            dependency_files.join(", "),
+            crate::render::plural(project_files, "file"),
+        ),
+    )
+    .with_hint(
+        "the name is declared or used by the dependency (e.g. an interface or base class the project implements), so renaming only the project's side breaks it: keep the name, or change the dependency at its source (a new version) first; `lsp` references lists the project's uses",
+    ))
 }
 
 /// Stages `plan` in the run's staged-change store ([`crate::staged`]) instead of writing it:

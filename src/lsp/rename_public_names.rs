@@ -13,7 +13,9 @@
 //! `__init__.py`, a plain `from … import OLD` of a name that does not start with `_` (it makes
 //! `package.OLD` importable). Read from the plan's own texts; from disk only the package layout
 //! (which directories hold an `__init__.py`, for the dotted module name `markdown.core`) and the
-//! enclosing package's `__init__.py` (whether it star-imports the module).
+//! enclosing package's `__init__.py` (whether it star-imports the module). A module without
+//! `__all__` whose package `__init__.py` star-imports it publishes every top-level name not
+//! starting with `_`: renaming its definition changes the package-level name too (trial 27 F2).
 
 use std::path::Path;
 
@@ -74,6 +76,22 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
                 entry_line + 1
             ));
         }
+        // No `__all__`: `from module import *` binds every top-level name not starting with
+        // `_`, so a package whose `__init__.py` star-imports the module publishes the renamed
+        // definition (voluptuous 0.16.0, trial 27 F2: `from voluptuous.validators import *`
+        // made `Clamp` the documented `voluptuous.Clamp`).
+        if !old_name.starts_with('_') && all_statements(&old_lines).is_empty() {
+            let definition = top_level_definition_line(&old_lines, old_name)
+                .filter(|&index| old_lines.len() != new_lines.len() || old_lines[index] != new_lines[index]);
+            if let (Some(index), Some(package)) = (definition, package_star_importing(workspace_root, &change.path, is_package_init)) {
+                let shown = crate::render::display_path(workspace_root, &change.path);
+                let module = dotted_module_name(workspace_root, &change.path, is_package_init);
+                notes.push(format!(
+                    "note: public name changed: {shown}:{} defines `{old_name}` at module level and has no `__all__`, so `from {module} import *` in the package's `__init__.py` publishes it: this rename replaces the package-level `{package}.{old_name}` (and `{module}.{old_name}`) with `{package}.{new_name}` — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown}",
+                    index + 1
+                ));
+            }
+        }
         for statement in import_statements(&old_lines) {
             let changed = changed_by_rename(&statement);
             if !changed {
@@ -96,6 +114,29 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
         }
     }
     notes
+}
+
+/// The 0-based line of the module-level definition of `name` in `lines`: `def name`, `async
+/// def name`, `class name` or an assignment `name = …` / `name: T = …` at column 0. `None` when
+/// the module defines no such top-level name.
+fn top_level_definition_line(lines: &[&str], name: &str) -> Option<usize> {
+    lines.iter().position(|line| {
+        let rest = line.strip_prefix("async def ").or_else(|| line.strip_prefix("def ")).or_else(|| line.strip_prefix("class "));
+        let (rest, is_header) = match rest {
+            Some(rest) => (rest.trim_start(), true),
+            None => (*line, false),
+        };
+        let Some(after) = rest.strip_prefix(name) else { return false };
+        let next = after.chars().next();
+        if next.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return false;
+        }
+        if is_header {
+            return true;
+        }
+        let after = after.trim_start();
+        (after.starts_with('=') && !after.starts_with("==")) || (after.starts_with(':') && !after.starts_with(":="))
+    })
 }
 
 /// One import statement: its lines (0-based, half-open), its text (lines joined by newlines)
@@ -400,6 +441,43 @@ mod tests {
             "{}",
             notes[0]
         );
+    }
+
+    #[test]
+    fn a_definition_star_imported_by_the_package_without_all_is_a_public_name_change() {
+        // voluptuous 0.16.0 (trial 27 F2): `from voluptuous.validators import *` in the package's
+        // `__init__.py`, no `__all__` in validators.py; renaming `Clamp` removed `voluptuous.Clamp`.
+        let workspace = tempfile::tempdir().expect("temp dir");
+        let root = workspace.path();
+        let write = |relative: &str, text: &str| {
+            let path = root.join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        write("voluptuous/__init__.py", "from voluptuous.validators import *  # noqa\n");
+        let old = "import re\n\n\nclass Clamp(object):\n    pass\n\n\nclass _Private(object):\n    pass\n";
+        let validators = write("voluptuous/validators.py", old);
+        let renamed =
+            |from: &str, to: &str| public_name_notes(root, &plan(validators.to_str().unwrap(), old, &old.replace(from, to)), from, to);
+        let notes = renamed("Clamp", "ClampRange");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("voluptuous/validators.py:4 defines `Clamp` at module level and has no `__all__`"), "{}", notes[0]);
+        assert!(notes[0].contains("replaces the package-level `voluptuous.Clamp`"), "{}", notes[0]);
+        // A private name is not star-imported.
+        assert!(renamed("_Private", "_Hidden").is_empty());
+        // With `__all__` not listing it, `*` does not carry it.
+        let with_all = format!("__all__ = ['Other']\n{old}");
+        let notes = public_name_notes(
+            root,
+            &plan(validators.to_str().unwrap(), &with_all, &with_all.replace("Clamp", "ClampRange")),
+            "Clamp",
+            "ClampRange",
+        );
+        assert!(notes.is_empty(), "{notes:?}");
+        // A package that does not star-import the module: no package-level name.
+        write("voluptuous/__init__.py", "from voluptuous.validators import Other\n");
+        assert!(renamed("Clamp", "ClampRange").is_empty());
     }
 
     #[test]
