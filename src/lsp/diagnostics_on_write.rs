@@ -402,6 +402,11 @@ pub enum FileDiagnostics {
         /// configuration (rust-analyzer's `inactive-code`: behind a `#[cfg]` that is off): which
         /// lines, the cfg and how to check them. The rest of the file was checked.
         written_lines_not_built: Option<String>,
+        /// Lines the server does not compile in its current configuration (behind a `#[cfg]`
+        /// that is off) that name an item whose declaration the write changed, outside the
+        /// written lines: which, under which cfg, and how to check them — their errors cannot
+        /// show in this check.
+        cfg_off_uses: Option<String>,
     },
     /// No trustworthy answer: the reason, e.g. "pyright crashed (…)".
     Unavailable(String),
@@ -1801,6 +1806,20 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         ));
     }
     let mut dependents_failed = 0;
+    // The items whose declaration the write changed in its Rust files: cfg-off code that names
+    // one cannot show the break (bitflags 2.13.2: `to_writer` changed, its caller under
+    // `#[cfg(feature = "serde")]` at parser.rs:89 unsaid).
+    let changed_rust_items: Vec<String> = {
+        let mut names: Vec<String> = Vec::new();
+        for path in group.written.iter().filter(|path| path.extension().is_some_and(|ext| ext == "rs")) {
+            if let (Some(old), Some(new)) = (group.old_texts.get(path), server.document_text(path)) {
+                names.extend(crate::lsp::inactive::changed_rust_item_names(old, &new));
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    };
     for path in ordered {
         let role = if republished.contains(&path) { CheckedRole::Republished } else { written_role(&path) };
         if let Some(Err(reason)) = group.syncs.get(&path) {
@@ -1831,6 +1850,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     Some(WrittenCodeInactive::Some(reason)) if role == CheckedRole::Written => Some(reason),
                     _ => None,
                 };
+                let cfg_off_uses = cfg_off_uses_of_changed_items(&server, &path, raw, &group.old_texts, &changed_rust_items);
                 let before_raw: Option<Vec<Diagnostic>> = match role {
                     CheckedRole::Republished => Some(group.snapshot.get(&path).map(|set| set.diagnostics.clone()).unwrap_or_default()),
                     _ => match group.before.get(&path) {
@@ -1863,6 +1883,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     line_map,
                     notes: file_notes,
                     written_lines_not_built,
+                    cfg_off_uses,
                 }
             }
         };
@@ -2434,7 +2455,7 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */`: docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
             crate::render::plural(found.files, "file"),
@@ -2501,6 +2522,40 @@ fn library_dependents_not_compiled(
         ));
     }
     text
+}
+
+/// The sentence for the lines of `path` that rust-analyzer does not compile (its
+/// `inactive-code` ranges in `raw`) and that name one of `changed_items` (the Rust items whose
+/// declaration the write changed), the written lines themselves left out (they are said by
+/// [`written_code_inactive`]). `None` when there are none.
+fn cfg_off_uses_of_changed_items(
+    server: &LanguageServer,
+    path: &Path,
+    raw: &[Diagnostic],
+    old_texts: &HashMap<PathBuf, String>,
+    changed_items: &[String],
+) -> Option<String> {
+    if changed_items.is_empty() || path.extension().is_none_or(|ext| ext != "rs") {
+        return None;
+    }
+    let ranges = crate::lsp::inactive::inactive_ranges(raw);
+    if ranges.is_empty() {
+        return None;
+    }
+    let text = match server.document_text(path) {
+        Some(text) => text,
+        None => crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?,
+    };
+    let written_lines = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &text)).unwrap_or_default();
+    let uses: Vec<crate::lsp::inactive::InactiveUse> = crate::lsp::inactive::inactive_uses(&ranges, &text, changed_items)
+        .into_iter()
+        .filter(|found| !written_lines.contains(&found.line))
+        .collect();
+    if uses.is_empty() {
+        return None;
+    }
+    let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
+    Some(crate::lsp::inactive::inactive_uses_sentence(server.id(), &display, &uses))
 }
 
 /// Whether a set published for a written Go file is gopls saying that no package contains
@@ -3513,6 +3568,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         let mut not_built: Vec<String> = Vec::new();
         // Written files checked but for some written lines in code the server does not compile.
         let mut partly_not_built: Vec<String> = Vec::new();
+        // Files with cfg-off code that names an item the write changed.
+        let mut cfg_off_users: Vec<String> = Vec::new();
         // Files whose diagnostics were unavailable: never named on the `checked:` line.
         let mut written_unavailable: Vec<String> = Vec::new();
         let mut dependents_unavailable: Vec<String> = Vec::new();
@@ -3572,9 +3629,15 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
-                FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built } => {
+                FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built, cfg_off_uses } => {
                     if let Some(reason) = written_lines_not_built {
                         partly_not_built.push(display.clone());
+                        lines.push(format!(
+                            "{display}: NOT checked: {reason} (the rest of {display} was checked; those lines are not a clean result)"
+                        ));
+                    }
+                    if let Some(reason) = cfg_off_uses {
+                        cfg_off_users.push(display.clone());
                         lines.push(format!(
                             "{display}: NOT checked: {reason} (the rest of {display} was checked; those lines are not a clean result)"
                         ));
@@ -3722,6 +3785,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
                         "renamed_in_message": renamed.iter().map(|(before, after)| json!({"line": after.line, "was": before.message, "now": after.message})).collect::<Vec<_>>(),
                         "still_unresolved_errors": diff.still_unresolved_errors.len(),
+                        "cfg_off_uses_of_changed_items": cfg_off_uses,
                     }));
                 }
             }
@@ -3910,6 +3974,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             format!(
                 "{checked_line}; except the written lines of {} that {server_id} does not compile in its current configuration (a `#[cfg]` that is off, see above)",
                 partly_not_built.join(", ")
+            )
+        };
+        let checked_line = if cfg_off_users.is_empty() {
+            checked_line
+        } else {
+            format!(
+                "{checked_line}; except the code of {} that uses an item this write changed behind a `#[cfg]` that is off (not compiled, its errors cannot show, see above)",
+                cfg_off_users.join(", ")
             )
         };
         // "elsewhere" must not deny the files listed above with new diagnostics.

@@ -356,6 +356,146 @@ pub fn changed_lines(old: &str, new: &str) -> Vec<u32> {
     lines
 }
 
+/// The names of the Rust items whose declaration a write changed: a `fn`'s signature (up to its
+/// body), a `struct`, `enum`, `union` or `trait` (fields, variants, methods), a `type`, `const`,
+/// `static` or `macro_rules!`, in `old` or in `new`, that spans a line the write inserted, removed
+/// or replaced (a line diff, Myers). Callers of such an item may break; sorted, no repeats. Empty
+/// when neither text parses as Rust.
+pub fn changed_rust_item_names(old: &str, new: &str) -> Vec<String> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    // 0-based changed rows of each side.
+    let (mut old_rows, mut new_rows) = (Vec::new(), Vec::new());
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag != similar::DiffTag::Equal {
+            old_rows.extend(old_range);
+            new_rows.extend(new_range);
+        }
+    }
+    let mut names = rust_items_spanning(old, &old_rows);
+    names.extend(rust_items_spanning(new, &new_rows));
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The names of the items of Rust `source` whose declaration (see [`changed_rust_item_names`])
+/// spans any of the 0-based `rows`.
+fn rust_items_spanning(source: &str, rows: &[usize]) -> Vec<String> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let Ok(grep) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    let mut stack = vec![grep.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        let declaration_end = match node.kind() {
+            // A function's callers see its signature, not its body.
+            "function_item" => node.child_by_field_name("body").map_or(node.end_position().row, |body| body.start_position().row),
+            "function_signature_item"
+            | "struct_item"
+            | "enum_item"
+            | "union_item"
+            | "trait_item"
+            | "type_item"
+            | "const_item"
+            | "static_item"
+            | "macro_definition" => node.end_position().row,
+            _ => continue,
+        };
+        let Some(name) = node.child_by_field_name("name").and_then(|name| source.get(name.byte_range())) else { continue };
+        if rows.iter().any(|row| (node.start_position().row..=declaration_end).contains(row)) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+/// A line of code rust-analyzer does not compile (a `#[cfg]` that is off) that names an item a
+/// write changed ([`inactive_uses`]): its errors cannot show in any check of the current
+/// configuration (bitflags 2.13.2 `parser.rs:89`, `to_writer` called under
+/// `#[cfg(feature = "serde")]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InactiveUse {
+    /// 1-based line.
+    pub line: u32,
+    /// The changed item's name used there.
+    pub name: String,
+    /// The features the inactive range names disabled (empty: another cfg).
+    pub features: Vec<String>,
+    /// The gating attribute and its 1-based line, when found.
+    pub cfg: Option<(String, u32)>,
+}
+
+/// The [`InactiveUse`]s of `names` in `text` (a Rust file): the lines inside `ranges` holding
+/// one of `names` as a whole word before any `//`, one use per line, each with the features its
+/// range names disabled and the `#[cfg(…)]` that gates it (tree-sitter; none for an unlinked
+/// file's whole-file range or when not found).
+pub fn inactive_uses(ranges: &[InactiveRange], text: &str, names: &[String]) -> Vec<InactiveUse> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if ranges.is_empty() || names.is_empty() {
+        return Vec::new();
+    }
+    let grep = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, ast_grep_language::SupportLang::Rust).ok();
+    let mut uses = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index as u32 + 1;
+        let Some(range) = ranges.iter().find(|range| (range.start_line..=range.end_line).contains(&number)) else { continue };
+        let code = line.split("//").next().unwrap_or("");
+        let Some(name) = names.iter().find(|name| !crate::lsp::rename_coverage::word_positions(code, name).is_empty()) else { continue };
+        let cfg = grep.as_ref().filter(|_| range.end_line != u32::MAX).and_then(|grep| {
+            cfg_gate_at(&grep.root().get_inner_node(), text, index as u32, false).map(|(attribute, row, _)| (attribute, row + 1))
+        });
+        uses.push(InactiveUse { line: number, name: name.clone(), features: disabled_features(&range.message), cfg });
+    }
+    uses
+}
+
+/// The sentence for `uses` in `file` (see [`inactive_uses`]): which lines name which changed
+/// items, under which cfg, that their errors cannot show, and how to check them. At most 8 uses
+/// are listed, the rest counted.
+pub fn inactive_uses_sentence(server_id: &str, file: &str, uses: &[InactiveUse]) -> String {
+    const LISTED: usize = 8;
+    let shown: Vec<String> = uses
+        .iter()
+        .take(LISTED)
+        .map(|found| {
+            let gate = match &found.cfg {
+                Some((attribute, line)) => format!("under `{}` at line {line}", attribute.split_whitespace().collect::<Vec<_>>().join(" ")),
+                None if found.features.is_empty() => "in code off by a cfg".to_owned(),
+                None => format!("feature {} off", found.features.join(", ")),
+            };
+            format!("line {} uses `{}` ({gate})", found.line, found.name)
+        })
+        .collect();
+    let more = if uses.len() > LISTED { format!(" and {} more", uses.len() - LISTED) } else { String::new() };
+    let mut features: Vec<String> = Vec::new();
+    for found in uses {
+        for feature in &found.features {
+            if !features.contains(feature) {
+                features.push(feature.clone());
+            }
+        }
+    }
+    let next = if features.is_empty() { how_to_check("") } else { how_to_check_features(&features) };
+    let mut names: Vec<&str> = uses.iter().map(|found| found.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    format!(
+        "code that uses {} (changed by this write) is not compiled in the current configuration, so {server_id} and cargo check cannot show its errors: {} of {file}{more}; {next}",
+        names.join(", "),
+        shown.join(", ")
+    )
+}
+
 /// Whether `path` is Rust code every `cargo check` of its package compiles: under a package's
 /// `src/` (the nearest `Cargo.toml` above it, at or below `root`), outside `src/bin/` — a test,
 /// bench, example or bin target can be skipped for its `required-features`.
