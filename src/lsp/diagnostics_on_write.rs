@@ -1437,6 +1437,32 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     group.phases.push(("sync", phase_started.elapsed()));
 }
 
+/// After a check run of `server` ended and its publishes went quiet: while another run has
+/// begun since (or one is in progress), waits for it to end and its publishes to go quiet too,
+/// so the state taken is the last run's — never a superseded run's, whose sets rust-analyzer
+/// may have cleared for the restart. Bounded by `end` (a run still going then is left to the
+/// caller to say). `true` when it waited for a later run.
+fn check_runs_settled_after(server: &LanguageServer, end: Instant) -> bool {
+    let mut waited = false;
+    for _ in 0..8 {
+        let (started, finished) = server.check_runs();
+        if !server.check_run_in_progress() && finished >= started {
+            // No run in progress: one that began after the waited-for run ended has ended too,
+            // and its publishes were waited for in the previous turn (or there was none).
+            return waited;
+        }
+        if Instant::now() >= end {
+            return waited;
+        }
+        waited = true;
+        // A run is in progress: `started - 1` counts it as begun.
+        server.wait_for_check_run(started.saturating_sub(1), Duration::ZERO, end);
+        server.wait_until_ready(end);
+        server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+    }
+    waited
+}
+
 /// After the sync: the end-of-check wait per server kind, then every checked file's state.
 fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck {
     let server = Arc::clone(&group.server);
@@ -1489,16 +1515,29 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             let check_ok: Result<Duration, String> = if !changed {
                 Ok(Duration::ZERO)
             } else if server.wait_for_check_run_after_save(group.check_runs_before, CHECK_RUN_BEGIN_GRACE, end) {
-                let took = group.synced_at.elapsed();
+                let mut took = group.synced_at.elapsed();
                 // rust-analyzer publishes the check's results from its main loop, which lags
                 // behind the check's end while it re-indexes after the change (1-2 s seen under
                 // load): wait for it to be quiescent, then for the publishes to stop.
                 server.wait_until_ready(end);
                 server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+                // A run that began meanwhile (a cancelled run's restart slower than
+                // CHECK_RUN_RESTART_WINDOW under load, or a check the re-indexing asked for)
+                // supersedes the one waited for, whose sets may be cleared or partial: the state
+                // is taken after the last run (trial 25 F3, a suspected stale "no new errors").
+                let superseded = check_runs_settled_after(&server, end);
+                if superseded {
+                    took = group.synced_at.elapsed();
+                }
                 // A check that could not run (a broken manifest, a missing toolchain) ends like
                 // one that found nothing: its failure is in the server's status.
                 match server.check_run_failure() {
                     Some(failure) => Err(format!("{}'s check did not run: {failure}", server.id())),
+                    None if server.check_run_in_progress() => Err(format!(
+                        "{}'s cargo check started again after the save's run ended and did not finish within the {} ms budget",
+                        server.id(),
+                        supervisor.config().write_diagnostics_check_budget.as_millis()
+                    )),
                     None => Ok(took),
                 }
             } else if let Some(how) = server.exit_description() {

@@ -412,7 +412,9 @@ fn rust_items_spanning(source: &str, rows: &[usize]) -> Vec<String> {
         };
         let Some(name) = node.child_by_field_name("name").and_then(|name| source.get(name.byte_range())) else { continue };
         if rows.iter().any(|row| (node.start_position().row..=declaration_end).contains(row)) {
-            names.push(name.to_owned());
+            // A macro is used as `name!`: kept with its `!`, so a use of the function `write`
+            // and one of the macro `write!` are told apart.
+            names.push(if node.kind() == "macro_definition" { format!("{name}!") } else { name.to_owned() });
         }
     }
     names
@@ -435,7 +437,8 @@ pub struct InactiveUse {
 }
 
 /// The [`InactiveUse`]s of `names` in `text` (a Rust file): the lines inside `ranges` holding
-/// one of `names` as a whole word before any `//`, one use per line, each with the features its
+/// one of `names` as a whole word before any `//` (a name ending in `!` as a macro call, the
+/// others not followed by `!`), one use per line, each with the features its
 /// range names disabled and the `#[cfg(…)]` that gates it (tree-sitter; none for an unlinked
 /// file's whole-file range or when not found).
 pub fn inactive_uses(ranges: &[InactiveRange], text: &str, names: &[String]) -> Vec<InactiveUse> {
@@ -449,7 +452,16 @@ pub fn inactive_uses(ranges: &[InactiveRange], text: &str, names: &[String]) -> 
         let number = index as u32 + 1;
         let Some(range) = ranges.iter().find(|range| (range.start_line..=range.end_line).contains(&number)) else { continue };
         let code = line.split("//").next().unwrap_or("");
-        let Some(name) = names.iter().find(|name| !crate::lsp::rename_coverage::word_positions(code, name).is_empty()) else { continue };
+        let used = |name: &String| {
+            let (word, macro_call) = match name.strip_suffix('!') {
+                Some(word) => (word, true),
+                None => (name.as_str(), false),
+            };
+            crate::lsp::rename_coverage::word_positions(code, word)
+                .into_iter()
+                .any(|at| code[at + word.len()..].trim_start().starts_with('!') == macro_call)
+        };
+        let Some(name) = names.iter().find(|name| used(name)) else { continue };
         let cfg = grep.as_ref().filter(|_| range.end_line != u32::MAX).and_then(|grep| {
             cfg_gate_at(&grep.root().get_inner_node(), text, index as u32, false).map(|(attribute, row, _)| (attribute, row + 1))
         });
@@ -767,6 +779,52 @@ pub fn rust_unresolved_place(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_items_whose_declaration_a_write_changed_are_named() {
+        let old = "pub fn to_writer(value: u8) -> String {\n    format!(\"{value}\")\n}\n\npub fn untouched() -> u8 {\n    1\n}\n\npub struct Flag {\n    name: u8,\n}\n";
+        // A signature change names the function; a body change does not; a field names its struct.
+        let new = old
+            .replace("to_writer(value: u8)", "to_writer(value: u8, upper: bool)")
+            .replace("    1\n", "    2\n")
+            .replace("name: u8", "name: u16");
+        assert_eq!(changed_rust_item_names(old, &new), vec!["Flag".to_owned(), "to_writer".to_owned()]);
+        // A rename names the old and the new name.
+        let renamed = old.replace("pub fn untouched()", "pub fn touched()");
+        assert_eq!(changed_rust_item_names(old, &renamed), vec!["touched".to_owned(), "untouched".to_owned()]);
+        assert!(changed_rust_item_names(old, old).is_empty());
+    }
+
+    #[test]
+    fn cfg_off_uses_of_changed_items_are_found_with_their_gate() {
+        // bitflags 2.13.2 parser.rs: `to_writer` called under `#[cfg(feature = "serde")]`.
+        let text = "pub fn to_writer() {}\n\n#[cfg(feature = \"serde\")]\nimpl Show {\n    fn show(&self) {\n        // to_writer in a comment\n        to_writer();\n    }\n}\n\npub fn active() {\n    to_writer();\n}\n";
+        let ranges = vec![InactiveRange {
+            start_line: 3,
+            end_line: 9,
+            message: "code is inactive due to #[cfg] directives: feature = \"serde\" is disabled".to_owned(),
+        }];
+        let uses = inactive_uses(&ranges, text, &["to_writer".to_owned()]);
+        assert_eq!(
+            uses,
+            vec![InactiveUse {
+                line: 7,
+                name: "to_writer".to_owned(),
+                features: vec!["serde".to_owned()],
+                cfg: Some(("#[cfg(feature = \"serde\")]".to_owned(), 3)),
+            }]
+        );
+        let sentence = inactive_uses_sentence("rust-analyzer", "parser.rs", &uses);
+        assert!(sentence.contains("line 7 uses `to_writer` (under `#[cfg(feature = \"serde\")]` at line 3) of parser.rs"), "{sentence}");
+        assert!(sentence.contains("\"features\": [\"serde\"]"), "{sentence}");
+        assert!(inactive_uses(&ranges, text, &["active".to_owned()]).is_empty(), "a name used in active code only");
+        // bitflags 2.13.2 parser.rs:309: `write!(…)` under `#[cfg(feature = "std")]` is no use
+        // of a changed function `write`, and a changed macro is found only as a call.
+        let text = "#[cfg(feature = \"std\")]\nfn f() {\n    write!(f, \"x\");\n}\n";
+        let ranges = vec![InactiveRange { start_line: 1, end_line: 4, message: "feature = \"std\" is disabled".to_owned() }];
+        assert!(inactive_uses(&ranges, text, &["write".to_owned()]).is_empty());
+        assert_eq!(inactive_uses(&ranges, text, &["write!".to_owned()]).len(), 1);
+    }
 
     #[test]
     fn the_lines_of_macro_rules_definitions_are_found_and_nothing_else() {
