@@ -213,7 +213,7 @@ pub fn doc_test_block(lines: &[&str], doc: &[Option<DocCommentLine>], line: usiz
             open.get_or_insert(index);
         }
     }
-    if fences % 2 == 0 || is_fence(line) {
+    if fences.is_multiple_of(2) || is_fence(line) {
         return None;
     }
     let open = open?;
