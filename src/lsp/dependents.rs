@@ -335,7 +335,7 @@ pub struct RustDocTests {
 /// The doc-tests of the library crate that holds `written` (a `.rs` file under `root`): the
 /// nearest `Cargo.toml` above it with a `[package]`; its library sources (the directory of
 /// `src/lib.rs` or the `[lib] path`, without `tests/`, `benches/`, `examples/`) are scanned for
-/// code blocks in doc comments (`///`, `//!`) that rustdoc compiles (no info string, or only
+/// code blocks in doc comments (`///`, `//!`, `/** */`, `/*! */`) that rustdoc compiles (no info string, or only
 /// rustdoc's own attributes such as `rust`, `no_run`, `should_panic`, `compile_fail`,
 /// `edition2021`; `ignore` and other languages are not compiled), plus those of a Markdown file
 /// included with `#![doc = include_str!(…)]`. `None` when the crate has no library target or no
@@ -355,17 +355,22 @@ pub fn rust_doc_tests(workspace_root: &Path, root: &Path, written: &Path) -> Opt
         }
         // One doc comment at a time: a fence left open closes at the end of its comment
         // (CommonMark), not at the next comment's opening fence (smallvec 1.16.6 counted 18 for
-        // rustdoc's 14).
+        // rustdoc's 14). Block doc comments (`/** */`, `/*! */`) count as well (bitflags 2.13.2
+        // has 18 of its 20 doc-tests in them).
+        let lines = crate::lsp::position::split_lines(text);
+        let doc = crate::lsp::doc_tests::doc_comment_lines(&lines);
         let mut count = 0;
-        let mut comment: Vec<&str> = Vec::new();
-        for line in text.lines().chain(std::iter::once("")) {
-            let trimmed = line.trim_start();
-            match trimmed.strip_prefix("///").or_else(|| trimmed.strip_prefix("//!")) {
-                Some(content) if !trimmed.starts_with("////") => comment.push(content),
-                _ => {
-                    count += rust_doc_test_blocks(comment.drain(..));
-                }
+        let mut index = 0;
+        while index < lines.len() {
+            let Some(comment) = doc[index].map(|line| line.comment) else {
+                index += 1;
+                continue;
+            };
+            let first = index;
+            while doc.get(index).copied().flatten().is_some_and(|line| line.comment == comment) {
+                index += 1;
             }
+            count += rust_doc_test_blocks((first..index).map(|line| crate::lsp::doc_tests::doc_comment_text(&lines, &doc, line)));
         }
         if path.ends_with(lib_path.file_name()?) && path.parent() == Some(lib_dir.as_path()) {
             for markdown in included_docs(text) {
@@ -654,10 +659,17 @@ mod tests {
             ("src/lib.rs", "#![doc = include_str!(\"../README.md\")]\n//! ```\n//! doccy::one();\n//! ```\npub mod a;\npub fn one() {}\n"),
             ("src/a.rs", "/// ```no_run\n/// x();\n/// ```\n/// ```ignore\n/// y\n/// ```\n/// ```text\n/// z\n/// ```\npub fn x() {}\n"),
             ("src/b.rs", "// ```\n// not a doc comment\n// ```\npub fn b() {}\n"),
+            // bitflags 2.13.2: block doc comments hold doc-tests too (two here, and one closed
+            // by the comment's end); `/***` and `/**/` are plain comments.
+            (
+                "src/c.rs",
+                "/*!\n```\nc();\n```\n*/\n/**\n * ```\n * c(); /* nested */\n * ``` */\npub fn c() {}\n/*** ```\nno();\n```\n*/\n/**/\n/** ```\nlast(); */\npub fn d() {}\n",
+            ),
         ]);
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let found = rust_doc_tests(&root, &root, &root.join("src/a.rs")).unwrap();
-        assert_eq!((found.crate_name.as_str(), found.total, found.files, found.in_written), ("doccy", 3, 2, 1));
+        assert_eq!((found.crate_name.as_str(), found.total, found.files, found.in_written), ("doccy", 6, 3, 1));
+        assert_eq!(rust_doc_tests(&root, &root, &root.join("src/c.rs")).unwrap().in_written, 3);
         assert_eq!(rust_doc_tests(&root, &root, &root.join("src/b.rs")).unwrap().in_written, 0);
         // A binary-only crate has no doc-tests.
         let bin = tree(&[("Cargo.toml", "[package]\nname = \"tool\"\n"), ("src/main.rs", "/// ```\n/// x\n/// ```\nfn main() {}\n")]);

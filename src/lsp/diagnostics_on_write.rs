@@ -402,6 +402,11 @@ pub enum FileDiagnostics {
         /// configuration (rust-analyzer's `inactive-code`: behind a `#[cfg]` that is off): which
         /// lines, the cfg and how to check them. The rest of the file was checked.
         written_lines_not_built: Option<String>,
+        /// Lines the server does not compile in its current configuration (behind a `#[cfg]`
+        /// that is off) that name an item whose declaration the write changed, outside the
+        /// written lines: which, under which cfg, and how to check them — their errors cannot
+        /// show in this check.
+        cfg_off_uses: Option<String>,
     },
     /// No trustworthy answer: the reason, e.g. "pyright crashed (…)".
     Unavailable(String),
@@ -1432,6 +1437,32 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     group.phases.push(("sync", phase_started.elapsed()));
 }
 
+/// After a check run of `server` ended and its publishes went quiet: while another run has
+/// begun since (or one is in progress), waits for it to end and its publishes to go quiet too,
+/// so the state taken is the last run's — never a superseded run's, whose sets rust-analyzer
+/// may have cleared for the restart. Bounded by `end` (a run still going then is left to the
+/// caller to say). `true` when it waited for a later run.
+fn check_runs_settled_after(server: &LanguageServer, end: Instant) -> bool {
+    let mut waited = false;
+    for _ in 0..8 {
+        let (started, finished) = server.check_runs();
+        if !server.check_run_in_progress() && finished >= started {
+            // No run in progress: one that began after the waited-for run ended has ended too,
+            // and its publishes were waited for in the previous turn (or there was none).
+            return waited;
+        }
+        if Instant::now() >= end {
+            return waited;
+        }
+        waited = true;
+        // A run is in progress: `started - 1` counts it as begun.
+        server.wait_for_check_run(started.saturating_sub(1), Duration::ZERO, end);
+        server.wait_until_ready(end);
+        server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+    }
+    waited
+}
+
 /// After the sync: the end-of-check wait per server kind, then every checked file's state.
 fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck {
     let server = Arc::clone(&group.server);
@@ -1484,16 +1515,29 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             let check_ok: Result<Duration, String> = if !changed {
                 Ok(Duration::ZERO)
             } else if server.wait_for_check_run_after_save(group.check_runs_before, CHECK_RUN_BEGIN_GRACE, end) {
-                let took = group.synced_at.elapsed();
+                let mut took = group.synced_at.elapsed();
                 // rust-analyzer publishes the check's results from its main loop, which lags
                 // behind the check's end while it re-indexes after the change (1-2 s seen under
                 // load): wait for it to be quiescent, then for the publishes to stop.
                 server.wait_until_ready(end);
                 server.wait_for_publish_quiet(PROJECT_CHECK_QUIET, end);
+                // A run that began meanwhile (a cancelled run's restart slower than
+                // CHECK_RUN_RESTART_WINDOW under load, or a check the re-indexing asked for)
+                // supersedes the one waited for, whose sets may be cleared or partial: the state
+                // is taken after the last run (trial 25 F3, a suspected stale "no new errors").
+                let superseded = check_runs_settled_after(&server, end);
+                if superseded {
+                    took = group.synced_at.elapsed();
+                }
                 // A check that could not run (a broken manifest, a missing toolchain) ends like
                 // one that found nothing: its failure is in the server's status.
                 match server.check_run_failure() {
                     Some(failure) => Err(format!("{}'s check did not run: {failure}", server.id())),
+                    None if server.check_run_in_progress() => Err(format!(
+                        "{}'s cargo check started again after the save's run ended and did not finish within the {} ms budget",
+                        server.id(),
+                        supervisor.config().write_diagnostics_check_budget.as_millis()
+                    )),
                     None => Ok(took),
                 }
             } else if let Some(how) = server.exit_description() {
@@ -1801,6 +1845,20 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         ));
     }
     let mut dependents_failed = 0;
+    // The items whose declaration the write changed in its Rust files: cfg-off code that names
+    // one cannot show the break (bitflags 2.13.2: `to_writer` changed, its caller under
+    // `#[cfg(feature = "serde")]` at parser.rs:89 unsaid).
+    let changed_rust_items: Vec<String> = {
+        let mut names: Vec<String> = Vec::new();
+        for path in group.written.iter().filter(|path| path.extension().is_some_and(|ext| ext == "rs")) {
+            if let (Some(old), Some(new)) = (group.old_texts.get(path), server.document_text(path)) {
+                names.extend(crate::lsp::inactive::changed_rust_item_names(old, &new));
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    };
     for path in ordered {
         let role = if republished.contains(&path) { CheckedRole::Republished } else { written_role(&path) };
         if let Some(Err(reason)) = group.syncs.get(&path) {
@@ -1831,6 +1889,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     Some(WrittenCodeInactive::Some(reason)) if role == CheckedRole::Written => Some(reason),
                     _ => None,
                 };
+                let cfg_off_uses = cfg_off_uses_of_changed_items(&server, &path, raw, &group.old_texts, &changed_rust_items);
                 let before_raw: Option<Vec<Diagnostic>> = match role {
                     CheckedRole::Republished => Some(group.snapshot.get(&path).map(|set| set.diagnostics.clone()).unwrap_or_default()),
                     _ => match group.before.get(&path) {
@@ -1863,6 +1922,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     line_map,
                     notes: file_notes,
                     written_lines_not_built,
+                    cfg_off_uses,
                 }
             }
         };
@@ -2449,7 +2509,7 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
             format!(" in {}", supervisor.display_path(&found.manifest_dir))
         };
         text.push_str(&format!(
-            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of `///` and `//!` comments: block doc comments and docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
+            "; NOT checked: the doc-tests of crate {} (about {}{more} in {}{in_written}, by a scan of doc comments — `///`, `//!`, `/** */`, `/*! */`: docs a macro adds are not counted, those of items behind a `#[cfg]` that is off are (rustdoc skips them) — `cargo test --doc -p {} -- --list` lists them), which cargo check does not compile: run `cargo test --doc -p {}`{dir} to check them",
             found.crate_name,
             found.total,
             crate::render::plural(found.files, "file"),
@@ -2516,6 +2576,40 @@ fn library_dependents_not_compiled(
         ));
     }
     text
+}
+
+/// The sentence for the lines of `path` that rust-analyzer does not compile (its
+/// `inactive-code` ranges in `raw`) and that name one of `changed_items` (the Rust items whose
+/// declaration the write changed), the written lines themselves left out (they are said by
+/// [`written_code_inactive`]). `None` when there are none.
+fn cfg_off_uses_of_changed_items(
+    server: &LanguageServer,
+    path: &Path,
+    raw: &[Diagnostic],
+    old_texts: &HashMap<PathBuf, String>,
+    changed_items: &[String],
+) -> Option<String> {
+    if changed_items.is_empty() || path.extension().is_none_or(|ext| ext != "rs") {
+        return None;
+    }
+    let ranges = crate::lsp::inactive::inactive_ranges(raw);
+    if ranges.is_empty() {
+        return None;
+    }
+    let text = match server.document_text(path) {
+        Some(text) => text,
+        None => crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?,
+    };
+    let written_lines = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &text)).unwrap_or_default();
+    let uses: Vec<crate::lsp::inactive::InactiveUse> = crate::lsp::inactive::inactive_uses(&ranges, &text, changed_items)
+        .into_iter()
+        .filter(|found| !written_lines.contains(&found.line))
+        .collect();
+    if uses.is_empty() {
+        return None;
+    }
+    let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
+    Some(crate::lsp::inactive::inactive_uses_sentence(server.id(), &display, &uses))
 }
 
 /// Whether a set published for a written Go file is gopls saying that no package contains
@@ -3528,6 +3622,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         let mut not_built: Vec<String> = Vec::new();
         // Written files checked but for some written lines in code the server does not compile.
         let mut partly_not_built: Vec<String> = Vec::new();
+        // Files with cfg-off code that names an item the write changed.
+        let mut cfg_off_users: Vec<String> = Vec::new();
         // Files whose diagnostics were unavailable: never named on the `checked:` line.
         let mut written_unavailable: Vec<String> = Vec::new();
         let mut dependents_unavailable: Vec<String> = Vec::new();
@@ -3587,9 +3683,15 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
                 }
-                FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built } => {
+                FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built, cfg_off_uses } => {
                     if let Some(reason) = written_lines_not_built {
                         partly_not_built.push(display.clone());
+                        lines.push(format!(
+                            "{display}: NOT checked: {reason} (the rest of {display} was checked; those lines are not a clean result)"
+                        ));
+                    }
+                    if let Some(reason) = cfg_off_uses {
+                        cfg_off_users.push(display.clone());
                         lines.push(format!(
                             "{display}: NOT checked: {reason} (the rest of {display} was checked; those lines are not a clean result)"
                         ));
@@ -3737,6 +3839,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
                         "renamed_in_message": renamed.iter().map(|(before, after)| json!({"line": after.line, "was": before.message, "now": after.message})).collect::<Vec<_>>(),
                         "still_unresolved_errors": diff.still_unresolved_errors.len(),
+                        "cfg_off_uses_of_changed_items": cfg_off_uses,
                     }));
                 }
             }
@@ -3925,6 +4028,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             format!(
                 "{checked_line}; except the written lines of {} that {server_id} does not compile in its current configuration (a `#[cfg]` that is off, see above)",
                 partly_not_built.join(", ")
+            )
+        };
+        let checked_line = if cfg_off_users.is_empty() {
+            checked_line
+        } else {
+            format!(
+                "{checked_line}; except the code of {} that uses an item this write changed behind a `#[cfg]` that is off (not compiled, its errors cannot show, see above)",
+                cfg_off_users.join(", ")
             )
         };
         // "elsewhere" must not deny the files listed above with new diagnostics.

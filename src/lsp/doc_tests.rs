@@ -44,7 +44,8 @@ pub enum DocTestResolution {
 }
 
 /// One doc-test code block: the 0-based line of each code line in the file, the byte length of
-/// the prefix cut from it (indentation, `///` or `//!`, one space, a hidden line's `# `), and
+/// the prefix cut from it (indentation, `///` or `//!` — or `/**`, a block's ` *` — one space, a
+/// hidden line's `# `), and
 /// the code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocTestBlock {
@@ -60,63 +61,183 @@ impl DocTestBlock {
     }
 }
 
-/// The doc-comment marker a line starts with (after indentation): `"///"` (outer) or `"//!"`
-/// (inner); `None` for any other line, `////` (a plain comment) included.
-pub(crate) fn doc_comment_marker(text: &str) -> Option<&'static str> {
-    let trimmed = text.trim_start();
-    if trimmed.starts_with("////") {
-        None
-    } else if trimmed.starts_with("///") {
-        Some("///")
-    } else if trimmed.starts_with("//!") {
-        Some("//!")
-    } else {
-        None
+/// Where the Markdown text of one line of a Rust doc comment is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocCommentLine {
+    /// Which doc comment the line belongs to, numbered from 0 in file order: a run of adjacent
+    /// `///` lines (or of `//!` lines) is one, a `/** … */` or `/*! … */` block is one.
+    pub comment: usize,
+    /// The byte where the line's text starts: after the indentation and `///` / `//!`, after
+    /// `/**` / `/*!` on a block's first line, after the indentation and `*` on the other lines
+    /// of a block whose lines all start with one (rustdoc strips that column), else 0.
+    pub start: usize,
+    /// The byte where the line's text ends: the line's end, or the `*/` closing a block.
+    pub end: usize,
+}
+
+/// The doc comment line (see [`DocCommentLine`]) each of `lines` (a Rust file, as
+/// [`split_lines`] cuts it) is, `None` for code and plain comments. Line doc comments are `///`
+/// and `//!` after indentation (`////` is a plain comment). Block doc comments are `/**` and
+/// `/*!` (`/***` and `/**/` are plain, as for rustc), found with tree-sitter so a `/*` in a
+/// string is not one and nested `/* */` inside one stay in it (Rust block comments nest); a
+/// `///` line inside any block comment is not a line doc comment. Without `/*` in the text the
+/// file is not parsed.
+pub fn doc_comment_lines(lines: &[&str]) -> Vec<Option<DocCommentLine>> {
+    let mut doc: Vec<Option<DocCommentLine>> = vec![None; lines.len()];
+    // Block comments: (first line, first byte, last line, end byte), any kind, in file order.
+    let mut blocks: Vec<(usize, usize, usize, usize)> = Vec::new();
+    if lines.iter().any(|line| line.contains("/*")) {
+        use ast_grep_core::tree_sitter::StrDoc;
+        use ast_grep_core::AstGrep;
+        use ast_grep_language::SupportLang;
+        let source = lines.join("\n");
+        if let Ok(root) = AstGrep::<StrDoc<SupportLang>>::try_new(&source, SupportLang::Rust) {
+            let mut stack = vec![root.root().get_inner_node()];
+            while let Some(node) = stack.pop() {
+                if node.kind() == "block_comment" {
+                    let (from, to) = (node.start_position(), node.end_position());
+                    blocks.push((from.row, from.column, to.row, to.column));
+                    continue;
+                }
+                let mut cursor = node.walk();
+                stack.extend(node.children(&mut cursor));
+            }
+        }
+        blocks.sort_unstable();
+    }
+    let mut in_block = vec![false; lines.len()];
+    for &(first, _, last, _) in &blocks {
+        for flag in in_block.iter_mut().take(last + 1).skip(first) {
+            *flag = true;
+        }
+    }
+    // Line doc comments, and block doc comments, numbered in file order.
+    let mut comment = 0usize;
+    let mut previous_marker: Option<(usize, &str)> = None;
+    let mut block_at = blocks.iter().peekable();
+    for (index, text) in lines.iter().enumerate() {
+        while let Some(&&(first, column, last, end)) = block_at.peek() {
+            if first > index {
+                break;
+            }
+            block_at.next();
+            let opening = lines[first].get(column..).unwrap_or("");
+            let is_doc =
+                opening.starts_with("/*!") || (opening.starts_with("/**") && !opening.starts_with("/***") && !opening.starts_with("/**/"));
+            if !is_doc {
+                continue;
+            }
+            // rustdoc strips a leading `*` column only when every line after the first has one.
+            let starred = (first + 1..=last).all(|line| {
+                let text = if line == last { lines[line].get(..end.saturating_sub(2)).unwrap_or("") } else { lines[line] };
+                text.trim().is_empty() || text.trim_start().starts_with('*')
+            });
+            for line in first..=last {
+                let text = lines[line];
+                let end_byte = if line == last { end.saturating_sub(2).min(text.len()) } else { text.len() };
+                let start_byte = if line == first {
+                    column + 3
+                } else if starred {
+                    let indentation = text.len() - text.trim_start().len();
+                    if text[indentation..].starts_with('*') && indentation < end_byte {
+                        indentation + 1
+                    } else {
+                        end_byte.min(indentation)
+                    }
+                } else {
+                    0
+                };
+                doc[line] = Some(DocCommentLine { comment, start: start_byte.min(end_byte), end: end_byte });
+            }
+            comment += 1;
+            previous_marker = None;
+        }
+        if in_block[index] {
+            previous_marker = None;
+            continue;
+        }
+        let trimmed = text.trim_start();
+        let marker = if trimmed.starts_with("////") {
+            None
+        } else if trimmed.starts_with("///") {
+            Some("///")
+        } else if trimmed.starts_with("//!") {
+            Some("//!")
+        } else {
+            None
+        };
+        let Some(marker) = marker else {
+            previous_marker = None;
+            continue;
+        };
+        let this = match previous_marker {
+            Some((number, previous)) if previous == marker => number,
+            _ => {
+                comment += 1;
+                comment - 1
+            }
+        };
+        previous_marker = Some((this, marker));
+        doc[index] = Some(DocCommentLine { comment: this, start: text.len() - trimmed.len() + marker.len(), end: text.len() });
+    }
+    doc
+}
+
+/// The Markdown text of line `index` of a doc comment (`""` when it is not one).
+pub fn doc_comment_text<'a>(lines: &[&'a str], doc: &[Option<DocCommentLine>], index: usize) -> &'a str {
+    match doc.get(index).copied().flatten() {
+        Some(line) => lines[index].get(line.start..line.end).unwrap_or(""),
+        None => "",
     }
 }
 
-/// The fenced doc-test block of `lines` (a Rust file) that holds 0-based `line`, found by
-/// walking the run of doc comment lines with the same marker (`///` or `//!`) up to the
-/// opening fence and down to the closing one, or to the end of the doc comment when the fence
-/// is never closed (CommonMark; rustdoc runs such a block). `None` when `line` is not inside
-/// such a block.
-/// Hidden lines (`# use x;`) are code for rustdoc and stay, without their `# `.
-pub fn doc_test_block(lines: &[&str], line: usize) -> Option<DocTestBlock> {
-    let marker = doc_comment_marker(lines.get(line)?)?;
-    let is_fence = |text: &str| doc_comment_marker(text) == Some(marker) && text.trim_start()[marker.len()..].trim().starts_with("```");
+/// The fenced doc-test block of `lines` (a Rust file; `doc` its [`doc_comment_lines`]) that
+/// holds 0-based `line`: an odd number of fences precede the line in its doc comment (`///`,
+/// `//!`, `/** */` or `/*! */`), the block runs from the nearest to the closing fence, or to the
+/// end of the doc comment when the fence is never closed (CommonMark; rustdoc runs such a
+/// block). `None` when `line` is not inside such a block.
+/// Hidden lines (`# use x;`) are code for rustdoc and stay, without their `# `. The last line of
+/// a block comment ends before its `*/`.
+pub fn doc_test_block(lines: &[&str], doc: &[Option<DocCommentLine>], line: usize) -> Option<DocTestBlock> {
+    let comment = doc.get(line).copied().flatten()?.comment;
+    let same_comment = |index: usize| doc.get(index).copied().flatten().is_some_and(|other| other.comment == comment);
+    let is_fence = |index: usize| doc_comment_text(lines, doc, index).trim_start().starts_with("```");
     let mut open = None;
+    let mut fences = 0usize;
     for index in (0..line).rev() {
-        if doc_comment_marker(lines[index]) != Some(marker) {
+        if !same_comment(index) {
             break;
         }
-        if is_fence(lines[index]) {
-            open = Some(index);
-            break;
+        if is_fence(index) {
+            fences += 1;
+            open.get_or_insert(index);
         }
+    }
+    if fences.is_multiple_of(2) || is_fence(line) {
+        return None;
     }
     let open = open?;
     let mut code = Vec::new();
-    for (index, text) in lines.iter().enumerate().skip(open + 1) {
-        if doc_comment_marker(text) != Some(marker) {
-            // An unclosed fence: the block runs to the end of the doc comment (CommonMark), and
-            // rustdoc runs it (smallvec 1.16.6 `from_raw_parts`, lib.rs:1920).
+    for index in open + 1..lines.len() {
+        // An unclosed fence: the block runs to the end of the doc comment (CommonMark), and
+        // rustdoc runs it (smallvec 1.16.6 `from_raw_parts`, lib.rs:1920).
+        if !same_comment(index) || is_fence(index) {
             return (index > line).then_some(DocTestBlock { lines: code });
         }
-        if is_fence(text) {
-            return (index > line).then_some(DocTestBlock { lines: code });
-        }
-        let indentation = text.len() - text.trim_start().len();
-        let mut prefix = indentation + marker.len();
-        if text[prefix..].starts_with(' ') {
+        let Some(place) = doc[index] else { break };
+        let text = lines[index];
+        let mut prefix = place.start;
+        if text[prefix..place.end].starts_with(' ') {
             prefix += 1;
         }
-        let rest = &text[prefix..];
-        if rest.starts_with("# ") {
-            prefix += 2;
-        } else if rest == "#" {
-            prefix += 1;
+        let rest = &text[prefix..place.end];
+        let indentation = rest.len() - rest.trim_start().len();
+        if rest.trim_start().starts_with("# ") {
+            prefix += indentation + 2;
+        } else if rest.trim() == "#" {
+            prefix += indentation + 1;
         }
-        code.push((index, prefix, text[prefix..].to_owned()));
+        code.push((index, prefix, text[prefix..place.end].to_owned()));
     }
     // An unclosed fence at the end of the file: the block runs to the end.
     (!code.is_empty()).then_some(DocTestBlock { lines: code })
@@ -212,13 +333,14 @@ pub fn resolve_doc_test_occurrences(
         // test, bench, example or bin sees the library as a dependency already.
         let crate_name = library_crate_name(reader, server.root(), &path);
         let lines = split_lines(&source);
+        let doc = doc_comment_lines(&lines);
         let mut blocks: Vec<DocTestBlock> = Vec::new();
         // Per hit: (block index, line within the block) or why not.
         let mut placed: Vec<Result<(usize, usize, usize), &str>> = Vec::new();
         for hit in &file_hits {
             let block = match blocks.iter().position(|block| block.lines.iter().any(|(line, _, _)| *line == hit.line as usize)) {
                 Some(index) => Some(index),
-                None => doc_test_block(&lines, hit.line as usize).filter(|block| block.first_line().is_some()).map(|block| {
+                None => doc_test_block(&lines, &doc, hit.line as usize).filter(|block| block.first_line().is_some()).map(|block| {
                     blocks.push(block);
                     blocks.len() - 1
                 }),
@@ -296,13 +418,13 @@ mod tests {
     fn a_doc_test_block_is_its_code_lines_with_hidden_lines_kept() {
         let source = "/// Text.\n///\n/// ```\n/// # use krate::Map;\n/// let map = Map::new();\n///     map.get(1);\n/// ```\nfn f() {}\n";
         let lines = split_lines(source);
-        let block = doc_test_block(&lines, 4).expect("inside");
+        let block = doc_test_block(&lines, &doc_comment_lines(&lines), 4).expect("inside");
         assert_eq!(
             block.lines,
             vec![(3, 6, "use krate::Map;".to_owned()), (4, 4, "let map = Map::new();".to_owned()), (5, 4, "    map.get(1);".to_owned())]
         );
-        assert_eq!(doc_test_block(&lines, 0), None, "text before the fence");
-        assert_eq!(doc_test_block(&lines, 7), None, "code after the doc comment");
+        assert_eq!(doc_test_block(&lines, &doc_comment_lines(&lines), 0), None, "text before the fence");
+        assert_eq!(doc_test_block(&lines, &doc_comment_lines(&lines), 7), None, "code after the doc comment");
         let (text, firsts) = source_with_doc_tests(source, Some("krate"), &[block]);
         let appended = split_lines(&text);
         assert_eq!(appended[firsts[0]], "use krate::Map;");
@@ -313,11 +435,75 @@ mod tests {
     #[test]
     fn an_unclosed_fence_runs_to_the_end_of_the_doc_comment() {
         let source = "    /// ```\n    /// let a = 1;\n    /// a.spilled();\nfn f() {}\n";
-        let block = doc_test_block(&split_lines(source), 2).expect("an unclosed fence is a block rustdoc runs");
+        let lines = split_lines(source);
+        let block = doc_test_block(&lines, &doc_comment_lines(&lines), 2).expect("an unclosed fence is a block rustdoc runs");
         assert_eq!(
             block.lines.iter().map(|(line, _, code)| (*line, code.as_str())).collect::<Vec<_>>(),
             vec![(1, "let a = 1;"), (2, "a.spilled();")]
         );
-        assert_eq!(doc_test_block(&split_lines(source), 3), None, "code after the doc comment");
+        assert_eq!(doc_test_block(&lines, &doc_comment_lines(&lines), 3), None, "code after the doc comment");
+    }
+
+    /// The code lines of the block holding `line`, as `(line, code)`.
+    fn code_of(source: &str, line: usize) -> Option<Vec<(usize, String)>> {
+        let lines = split_lines(source);
+        let doc = doc_comment_lines(&lines);
+        doc_test_block(&lines, &doc, line).map(|block| block.lines.into_iter().map(|(line, _, code)| (line, code)).collect())
+    }
+
+    #[test]
+    fn a_block_doc_comment_with_stars_holds_doc_tests() {
+        // bitflags 2.13.2 src/traits.rs: `/** … */` with a ` * ` column, its fence closed on the
+        // `*/` line.
+        let source = "/**\n * Text.\n *\n * ```\n * # use krate::Flags;\n * f.is_named();\n * ``` */\nfn f() {}\n";
+        assert_eq!(code_of(source, 5), Some(vec![(4, "use krate::Flags;".to_owned()), (5, "f.is_named();".to_owned())]));
+        assert_eq!(code_of(source, 1), None, "text before the fence");
+        assert_eq!(code_of(source, 7), None, "code after the comment");
+        let lines = split_lines(source);
+        let doc = doc_comment_lines(&lines);
+        let block = doc_test_block(&lines, &doc, 5).expect("inside");
+        assert_eq!(&lines[5][block.lines[1].1..], "f.is_named();", "the prefix is the bytes cut");
+    }
+
+    #[test]
+    fn a_block_doc_comment_without_stars_keeps_its_lines_and_closes_on_the_fence_line() {
+        // bitflags 2.13.2 src/traits.rs:116: no ` * ` column; rustdoc takes the lines as they are.
+        let source = "/**\nText.\n\n```\n*ptr = 1;\nassert!(f.is_named()); ```*/\npub trait Flags {}\n";
+        assert_eq!(code_of(source, 4), Some(vec![(4, "*ptr = 1;".to_owned()), (5, "assert!(f.is_named()); ```".to_owned())]));
+        let source = "pub mod a {\n    /*!\n    ```\n    a::b();\n    ```\n    */\n}\n";
+        assert_eq!(code_of(source, 3), Some(vec![(3, "   a::b();".to_owned())]), "an inner block doc comment, its indentation kept");
+    }
+
+    #[test]
+    fn nested_block_comments_stay_inside_and_plain_block_comments_are_not_docs() {
+        // A `/* */` in the example does not end the doc comment (Rust block comments nest).
+        let source = "/** ```\n   let a = 1; /* a note */\n   a.go();\n*/\nfn f() {}\n";
+        assert_eq!(
+            code_of(source, 2),
+            Some(vec![(1, "  let a = 1; /* a note */".to_owned()), (2, "  a.go();".to_owned()), (3, String::new())])
+        );
+        for plain in ["/*** ```\n a.go();\n*/\n", "/**/ fn g() {}\n/// ```\n/// a.go();\n", "/* ```\n a.go();\n*/\n"] {
+            let lines = split_lines(plain);
+            let doc = doc_comment_lines(&lines);
+            assert!(doc[0].is_none(), "{plain:?} opens with a plain comment");
+            let code_line = if plain.starts_with("/**/") { 2 } else { 1 };
+            assert_eq!(doc_test_block(&lines, &doc, code_line).is_some(), plain.starts_with("/**/"), "{plain:?}");
+        }
+        // A `/**` in a string is no comment, and a `///` inside a plain block comment no doc line.
+        let source = "const S: &str = \"/** ```\";\n/* old:\n/// ```\n/// a.go();\n*/\nfn f() {}\n";
+        let lines = split_lines(source);
+        assert!(doc_comment_lines(&lines).iter().all(Option::is_none), "{:?}", doc_comment_lines(&lines));
+    }
+
+    #[test]
+    fn adjacent_doc_comments_are_separate() {
+        let source = "/// ```\n/// a.go();\n/** b.go(); */\n//! ```\n";
+        let lines = split_lines(source);
+        let doc = doc_comment_lines(&lines);
+        let comments: Vec<Option<usize>> = doc.iter().map(|line| line.map(|line| line.comment)).collect();
+        assert_eq!(comments, vec![Some(0), Some(0), Some(1), Some(2)]);
+        assert_eq!(doc_comment_text(&lines, &doc, 2), " b.go(); ");
+        assert_eq!(code_of(source, 1), Some(vec![(1, "a.go();".to_owned())]), "the unclosed fence ends with its comment");
+        assert_eq!(code_of(source, 2), None);
     }
 }

@@ -356,6 +356,158 @@ pub fn changed_lines(old: &str, new: &str) -> Vec<u32> {
     lines
 }
 
+/// The names of the Rust items whose declaration a write changed: a `fn`'s signature (up to its
+/// body), a `struct`, `enum`, `union` or `trait` (fields, variants, methods), a `type`, `const`,
+/// `static` or `macro_rules!`, in `old` or in `new`, that spans a line the write inserted, removed
+/// or replaced (a line diff, Myers). Callers of such an item may break; sorted, no repeats. Empty
+/// when neither text parses as Rust.
+pub fn changed_rust_item_names(old: &str, new: &str) -> Vec<String> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    // 0-based changed rows of each side.
+    let (mut old_rows, mut new_rows) = (Vec::new(), Vec::new());
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag != similar::DiffTag::Equal {
+            old_rows.extend(old_range);
+            new_rows.extend(new_range);
+        }
+    }
+    let mut names = rust_items_spanning(old, &old_rows);
+    names.extend(rust_items_spanning(new, &new_rows));
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The names of the items of Rust `source` whose declaration (see [`changed_rust_item_names`])
+/// spans any of the 0-based `rows`.
+fn rust_items_spanning(source: &str, rows: &[usize]) -> Vec<String> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let Ok(grep) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    let mut stack = vec![grep.root().get_inner_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        let declaration_end = match node.kind() {
+            // A function's callers see its signature, not its body.
+            "function_item" => node.child_by_field_name("body").map_or(node.end_position().row, |body| body.start_position().row),
+            "function_signature_item"
+            | "struct_item"
+            | "enum_item"
+            | "union_item"
+            | "trait_item"
+            | "type_item"
+            | "const_item"
+            | "static_item"
+            | "macro_definition" => node.end_position().row,
+            _ => continue,
+        };
+        let Some(name) = node.child_by_field_name("name").and_then(|name| source.get(name.byte_range())) else { continue };
+        if rows.iter().any(|row| (node.start_position().row..=declaration_end).contains(row)) {
+            // A macro is used as `name!`: kept with its `!`, so a use of the function `write`
+            // and one of the macro `write!` are told apart.
+            names.push(if node.kind() == "macro_definition" { format!("{name}!") } else { name.to_owned() });
+        }
+    }
+    names
+}
+
+/// A line of code rust-analyzer does not compile (a `#[cfg]` that is off) that names an item a
+/// write changed ([`inactive_uses`]): its errors cannot show in any check of the current
+/// configuration (bitflags 2.13.2 `parser.rs:89`, `to_writer` called under
+/// `#[cfg(feature = "serde")]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InactiveUse {
+    /// 1-based line.
+    pub line: u32,
+    /// The changed item's name used there.
+    pub name: String,
+    /// The features the inactive range names disabled (empty: another cfg).
+    pub features: Vec<String>,
+    /// The gating attribute and its 1-based line, when found.
+    pub cfg: Option<(String, u32)>,
+}
+
+/// The [`InactiveUse`]s of `names` in `text` (a Rust file): the lines inside `ranges` holding
+/// one of `names` as a whole word before any `//` (a name ending in `!` as a macro call, the
+/// others not followed by `!`), one use per line, each with the features its
+/// range names disabled and the `#[cfg(…)]` that gates it (tree-sitter; none for an unlinked
+/// file's whole-file range or when not found).
+pub fn inactive_uses(ranges: &[InactiveRange], text: &str, names: &[String]) -> Vec<InactiveUse> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if ranges.is_empty() || names.is_empty() {
+        return Vec::new();
+    }
+    let grep = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, ast_grep_language::SupportLang::Rust).ok();
+    let mut uses = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let number = index as u32 + 1;
+        let Some(range) = ranges.iter().find(|range| (range.start_line..=range.end_line).contains(&number)) else { continue };
+        let code = line.split("//").next().unwrap_or("");
+        let used = |name: &String| {
+            let (word, macro_call) = match name.strip_suffix('!') {
+                Some(word) => (word, true),
+                None => (name.as_str(), false),
+            };
+            crate::lsp::rename_coverage::word_positions(code, word)
+                .into_iter()
+                .any(|at| code[at + word.len()..].trim_start().starts_with('!') == macro_call)
+        };
+        let Some(name) = names.iter().find(|name| used(name)) else { continue };
+        let cfg = grep.as_ref().filter(|_| range.end_line != u32::MAX).and_then(|grep| {
+            cfg_gate_at(&grep.root().get_inner_node(), text, index as u32, false).map(|(attribute, row, _)| (attribute, row + 1))
+        });
+        uses.push(InactiveUse { line: number, name: name.clone(), features: disabled_features(&range.message), cfg });
+    }
+    uses
+}
+
+/// The sentence for `uses` in `file` (see [`inactive_uses`]): which lines name which changed
+/// items, under which cfg, that their errors cannot show, and how to check them. At most 8 uses
+/// are listed, the rest counted.
+pub fn inactive_uses_sentence(server_id: &str, file: &str, uses: &[InactiveUse]) -> String {
+    const LISTED: usize = 8;
+    let shown: Vec<String> = uses
+        .iter()
+        .take(LISTED)
+        .map(|found| {
+            let gate = match &found.cfg {
+                Some((attribute, line)) => format!("under `{}` at line {line}", attribute.split_whitespace().collect::<Vec<_>>().join(" ")),
+                None if found.features.is_empty() => "in code off by a cfg".to_owned(),
+                None => format!("feature {} off", found.features.join(", ")),
+            };
+            format!("line {} uses `{}` ({gate})", found.line, found.name)
+        })
+        .collect();
+    let more = if uses.len() > LISTED { format!(" and {} more", uses.len() - LISTED) } else { String::new() };
+    let mut features: Vec<String> = Vec::new();
+    for found in uses {
+        for feature in &found.features {
+            if !features.contains(feature) {
+                features.push(feature.clone());
+            }
+        }
+    }
+    let next = if features.is_empty() { how_to_check("") } else { how_to_check_features(&features) };
+    let mut names: Vec<&str> = uses.iter().map(|found| found.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    format!(
+        "code that uses {} (changed by this write) is not compiled in the current configuration, so {server_id} and cargo check cannot show its errors: {} of {file}{more}; {next}",
+        names.join(", "),
+        shown.join(", ")
+    )
+}
+
 /// Whether `path` is Rust code every `cargo check` of its package compiles: under a package's
 /// `src/` (the nearest `Cargo.toml` above it, at or below `root`), outside `src/bin/` — a test,
 /// bench, example or bin target can be skipped for its `required-features`.
@@ -627,6 +779,52 @@ pub fn rust_unresolved_place(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_items_whose_declaration_a_write_changed_are_named() {
+        let old = "pub fn to_writer(value: u8) -> String {\n    format!(\"{value}\")\n}\n\npub fn untouched() -> u8 {\n    1\n}\n\npub struct Flag {\n    name: u8,\n}\n";
+        // A signature change names the function; a body change does not; a field names its struct.
+        let new = old
+            .replace("to_writer(value: u8)", "to_writer(value: u8, upper: bool)")
+            .replace("    1\n", "    2\n")
+            .replace("name: u8", "name: u16");
+        assert_eq!(changed_rust_item_names(old, &new), vec!["Flag".to_owned(), "to_writer".to_owned()]);
+        // A rename names the old and the new name.
+        let renamed = old.replace("pub fn untouched()", "pub fn touched()");
+        assert_eq!(changed_rust_item_names(old, &renamed), vec!["touched".to_owned(), "untouched".to_owned()]);
+        assert!(changed_rust_item_names(old, old).is_empty());
+    }
+
+    #[test]
+    fn cfg_off_uses_of_changed_items_are_found_with_their_gate() {
+        // bitflags 2.13.2 parser.rs: `to_writer` called under `#[cfg(feature = "serde")]`.
+        let text = "pub fn to_writer() {}\n\n#[cfg(feature = \"serde\")]\nimpl Show {\n    fn show(&self) {\n        // to_writer in a comment\n        to_writer();\n    }\n}\n\npub fn active() {\n    to_writer();\n}\n";
+        let ranges = vec![InactiveRange {
+            start_line: 3,
+            end_line: 9,
+            message: "code is inactive due to #[cfg] directives: feature = \"serde\" is disabled".to_owned(),
+        }];
+        let uses = inactive_uses(&ranges, text, &["to_writer".to_owned()]);
+        assert_eq!(
+            uses,
+            vec![InactiveUse {
+                line: 7,
+                name: "to_writer".to_owned(),
+                features: vec!["serde".to_owned()],
+                cfg: Some(("#[cfg(feature = \"serde\")]".to_owned(), 3)),
+            }]
+        );
+        let sentence = inactive_uses_sentence("rust-analyzer", "parser.rs", &uses);
+        assert!(sentence.contains("line 7 uses `to_writer` (under `#[cfg(feature = \"serde\")]` at line 3) of parser.rs"), "{sentence}");
+        assert!(sentence.contains("\"features\": [\"serde\"]"), "{sentence}");
+        assert!(inactive_uses(&ranges, text, &["active".to_owned()]).is_empty(), "a name used in active code only");
+        // bitflags 2.13.2 parser.rs:309: `write!(…)` under `#[cfg(feature = "std")]` is no use
+        // of a changed function `write`, and a changed macro is found only as a call.
+        let text = "#[cfg(feature = \"std\")]\nfn f() {\n    write!(f, \"x\");\n}\n";
+        let ranges = vec![InactiveRange { start_line: 1, end_line: 4, message: "feature = \"std\" is disabled".to_owned() }];
+        assert!(inactive_uses(&ranges, text, &["write".to_owned()]).is_empty());
+        assert_eq!(inactive_uses(&ranges, text, &["write!".to_owned()]).len(), 1);
+    }
 
     #[test]
     fn the_lines_of_macro_rules_definitions_are_found_and_nothing_else() {

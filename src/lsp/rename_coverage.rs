@@ -1028,6 +1028,8 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
     let mut line_starts = vec![0usize];
     line_starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
     let lines = split_lines(source);
+    // The doc comment lines, found when the first occurrence in a comment needs them.
+    let doc = std::cell::OnceCell::new();
     hits.iter()
         .map(|hit| {
             let Some(line_start) = line_starts.get(hit.line as usize) else { return OccurrenceKind::Code };
@@ -1039,7 +1041,14 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
                     return OccurrenceKind::Code;
                 }
                 if kind.contains("comment") {
-                    if language == SupportLang::Rust && in_rust_doc_test(&lines, hit.line as usize, hit.byte_start) {
+                    if language == SupportLang::Rust
+                        && in_rust_doc_test(
+                            &lines,
+                            doc.get_or_init(|| crate::lsp::doc_tests::doc_comment_lines(&lines)),
+                            hit.line as usize,
+                            hit.byte_start,
+                        )
+                    {
                         return OccurrenceKind::DocTest;
                     }
                     return OccurrenceKind::Comment;
@@ -1059,31 +1068,36 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
         .collect()
 }
 
-/// Whether byte `byte_start` of 0-based `line` of a Rust file is code inside a doc comment's
-/// fenced code block that rustdoc runs as a doc-test: the line is a `///` or `//!` doc comment,
-/// an odd number of fences precede it in the same run of doc comment lines, the opening one
-/// plain (```` ``` ````) or with rustdoc's attributes only (`rust`, `no_run`, `should_panic`,
-/// `compile_fail`, `edition20xx`, …) — not `ignore`, `text` or another language — and the
-/// occurrence is not in a `//` comment of the example itself.
-fn in_rust_doc_test(lines: &[&str], line: usize, byte_start: usize) -> bool {
-    let Some(marker) = lines.get(line).and_then(|text| crate::lsp::doc_tests::doc_comment_marker(text)) else { return false };
-    let content = |text: &str| text.trim_start()[marker.len()..].trim().to_owned();
-    if content(lines[line]).starts_with("```") {
+/// Whether byte `byte_start` of 0-based `line` of a Rust file (`doc` its
+/// [`crate::lsp::doc_tests::doc_comment_lines`]) is code inside a doc comment's fenced code block
+/// that rustdoc runs as a doc-test: the line is in a doc comment (`///`, `//!`, `/** */`,
+/// `/*! */`) and the occurrence in its text, an odd number of fences precede it in that
+/// comment, the opening one plain (```` ``` ````) or with rustdoc's attributes only (`rust`,
+/// `no_run`, `should_panic`, `compile_fail`, `edition20xx`, …) — not `ignore`, `text` or another
+/// language — and the occurrence is not in a `//` or `/*` comment of the example itself.
+fn in_rust_doc_test(lines: &[&str], doc: &[Option<crate::lsp::doc_tests::DocCommentLine>], line: usize, byte_start: usize) -> bool {
+    use crate::lsp::doc_tests::doc_comment_text;
+    let Some(here) = doc.get(line).copied().flatten() else { return false };
+    if byte_start < here.start || byte_start >= here.end {
         return false;
     }
-    let marker_end = lines[line].len() - lines[line].trim_start().len() + marker.len();
-    if lines[line].get(marker_end..byte_start).is_none_or(|before| before.contains("//")) {
+    if doc_comment_text(lines, doc, line).trim().starts_with("```") {
         return false;
     }
-    // The run of doc comment lines above, nearest first.
+    if lines[line]
+        .get(here.start..byte_start)
+        .is_none_or(|before| before.contains("//") || before.rfind("/*").is_some_and(|opened| !before[opened..].contains("*/")))
+    {
+        return false;
+    }
+    // The lines of the same doc comment above, nearest first.
     let mut opening: Option<String> = None;
     let mut fences = 0usize;
-    for above in lines[..line].iter().rev() {
-        if crate::lsp::doc_tests::doc_comment_marker(above) != Some(marker) {
+    for index in (0..line).rev() {
+        if doc[index].is_none_or(|other| other.comment != here.comment) {
             break;
         }
-        let text = content(above);
-        if let Some(info) = text.strip_prefix("```") {
+        if let Some(info) = doc_comment_text(lines, doc, index).trim().strip_prefix("```") {
             fences += 1;
             if fences == 1 {
                 opening = Some(info.trim().to_owned());
@@ -1697,6 +1711,28 @@ mod tests {
         assert_eq!(
             classify_occurrences(source, &rs, &hits.iter().collect::<Vec<_>>(), 7),
             vec![Comment, DocTest, Comment, DocTest, Comment, Comment, Code]
+        );
+        // bitflags 2.13.2 src/traits.rs: doc-tests in block doc comments, with and without a ` * `
+        // column, the fence closed on the `*/` line; `/***` is a plain comment.
+        let source = "/**\nCall [`is_named`].\n\n```\nf.is_named();\n```\n*/\n/*!\n * ```\n * f.is_named(); /* is_named */\n * ``` */\n/***\n```\nf.is_named();\n```\n*/\nfn is_named() {}\n";
+        std::fs::write(&rs, source).unwrap();
+        let hits: Vec<WordHit> = split_lines(source)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(line, text)| {
+                word_positions(text, "is_named").into_iter().map(move |byte_start| WordHit {
+                    path: PathBuf::new(),
+                    line: line as u32,
+                    byte_start,
+                    line_text: text.to_owned(),
+                })
+            })
+            .collect();
+        let lines: Vec<u32> = hits.iter().map(|hit| hit.line + 1).collect();
+        assert_eq!(lines, vec![2, 5, 10, 10, 14, 17]);
+        assert_eq!(
+            classify_occurrences(source, &rs, &hits.iter().collect::<Vec<_>>(), 8),
+            vec![Comment, DocTest, DocTest, Comment, Comment, Code]
         );
         // Python: a docstring's `>>>` example is a doctest; its prose is a string.
         let py = dir.path().join("m.py");
