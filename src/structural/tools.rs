@@ -119,6 +119,9 @@ fn record_cut_files<'a>(stats: &mut WalkStats, root: &Path, cut: impl Iterator<I
     let mut examples: Vec<String> = Vec::new();
     for (path, reason) in cut {
         stats.files_match_cut += 1;
+        // A deadline or cancel inside a file is the call's own timeout or cancel.
+        stats.timed_out |= reason == CutReason::Deadline;
+        stats.cancelled |= reason == CutReason::Cancelled;
         examples.push(format!("{}: {}", display_path(root, path), reason.describe()));
     }
     examples.sort();
@@ -408,11 +411,11 @@ fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig, no_ignore: bool
 
 fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -> Result<(), ToolError> {
     let progress = format!("after {} files ({found} matches so far)", stats.files_visited);
-    if stats.cancelled || stats.match_cut_examples.iter().any(|e| e.ends_with(CutReason::Cancelled.describe())) {
+    if stats.cancelled {
         return Err(ToolError::new(ErrorKind::Cancelled, format!("{} was cancelled by the host {progress}", ctx.descriptor().name)));
     }
-    if stats.timed_out || stats.match_cut_examples.iter().any(|e| e.ends_with(CutReason::Deadline.describe())) {
-        let cut = if stats.files_match_cut > 0 { format!("; {}", stats.match_cut_examples.join("; ")) } else { String::new() };
+    if stats.timed_out {
+        let cut = if stats.files_match_cut > 0 { format!("; cut inside {}", stats.match_cut_examples.join("; ")) } else { String::new() };
         return Err(ctx
             .timeout_error(&format!("walking the tree, {progress}{cut}"))
             .with_hint("narrow path to a subdirectory, or give the pattern a distinctive identifier so fewer files are parsed"));
