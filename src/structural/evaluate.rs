@@ -791,9 +791,7 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         if let Some(known) = self.memo.get(&key) {
             return known.clone();
         }
-        let Some((siblings, position)) = self.siblings_of(&node) else {
-            return None;
-        };
+        let (siblings, position) = self.siblings_of(&node)?;
         let count = siblings.children.len();
         let order: Vec<usize> = if relation == Relation::Follows { (0..count).collect() } else { (0..count).rev().collect() };
         let mut nearest: Option<SgNode<'tree>> = None;

@@ -94,7 +94,7 @@ pub struct CompiledRule {
     /// The same rule for the bounded evaluator ([`crate::structural::evaluate`]): budget,
     /// deadline and stack guard, memoised sub-rules. `None` only for a rule that holds a
     /// parameterized `matches` object, which `core` evaluates (checked between nodes only).
-    pub program: Option<RuleProgram>,
+    pub program: Option<Box<RuleProgram>>,
 }
 
 impl std::fmt::Debug for CompiledRule {
@@ -298,9 +298,9 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
         _ => Vec::new(),
     };
     transform_variables.sort();
-    let program = RuleProgram::build(input.rule, utils, constraints, language).and_then(|program| match input.transform {
+    let program = RuleProgram::build(input.rule, utils, constraints, language).map(Box::new).and_then(|program| match input.transform {
         Some(transform) if !transform.is_null() => {
-            transform_core(input.rule, input.utils, transform, language).map(|core| program.with_transform(Some(core)))
+            transform_core(input.rule, input.utils, transform, language).map(|core| Box::new(program.with_transform(Some(core))))
         }
         _ => Some(program),
     });
