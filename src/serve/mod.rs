@@ -719,7 +719,7 @@ fn write_loop(writer: &mut dyn Write, outgoing: &Receiver<Outgoing>, write_failu
 /// and tree-sitter trees of deeply nested code are deep: with the default 2 MiB a rule over
 /// 1,000 nested calls overflowed the stack, which aborts the whole server, not one call
 /// (adv21). 64 MiB moves that limit about 30 times deeper; it is not a bound on depth.
-const SERVE_CALL_STACK_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const SERVE_CALL_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

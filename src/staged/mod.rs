@@ -57,6 +57,11 @@ pub struct StagedConfig {
     /// Most diff hunks shown in a preview (default 40); the rest is counted ("showing N of M
     /// hunks"), and the staged change contains all of them.
     pub max_preview_hunks: usize,
+    /// Most bytes of diff text shown in a preview (default 65,536): hunks past it are counted,
+    /// not shown, and a single hunk longer than the rest of the budget (a rewritten one-line
+    /// 3 MB array) is cut at a line or character boundary, the cut said (issue 13 §5). The
+    /// staged change contains everything.
+    pub max_preview_bytes: usize,
     /// Most staged changes kept pending per run (default 16), not counting held ones; staging
     /// one more evicts the oldest pending change that is not held, and resolving the evicted id
     /// says so.
@@ -70,7 +75,7 @@ pub struct StagedConfig {
 
 impl Default for StagedConfig {
     fn default() -> Self {
-        StagedConfig { max_preview_hunks: 40, max_pending_edits: 16, max_pending_held: 256 }
+        StagedConfig { max_preview_hunks: 40, max_preview_bytes: 65_536, max_pending_edits: 16, max_pending_held: 256 }
     }
 }
 
@@ -385,7 +390,7 @@ impl StagedResource {
     /// [`StagedResource::stage`] with a [`ClosedHook`] called once when the change leaves the
     /// store. The cap is `max_pending_held` for a held change, else `max_pending_edits`.
     pub(crate) fn stage_with_hook(&self, change: StagedChange, hook: Option<ClosedHook>) -> Staged {
-        let preview = render_preview(&change.files, self.config.max_preview_hunks);
+        let preview = render_preview(&change.files, self.config.max_preview_hunks, self.config.max_preview_bytes);
         let read_only = read_only_warning(&change.files);
         let cap = if change.held { self.config.max_pending_held } else { self.config.max_pending_edits };
         let (edit_id, evicted) = self.changes.stage_with_hook(change, cap, hook);
@@ -438,15 +443,20 @@ pub(crate) struct Preview {
     pub shown: usize,
     /// Hunks in the whole change.
     pub total: usize,
+    /// Bytes of diff text left out by the byte cap (hunks not shown and the cut part of a hunk).
+    pub bytes_left_out: usize,
 }
 
 /// The unified diff of `files` (2 lines of context; a created file diffs against nothing and a
-/// deleted one against nothing after it), at most `max_hunks` hunks, then `showing N of M
-/// hunks (the staged change contains all of them)` when cut.
-pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview {
+/// deleted one against nothing after it), at most `max_hunks` hunks and `max_bytes` bytes of
+/// diff text, then `showing N of M hunks (the staged change contains all of them)` when cut,
+/// with the bytes left out and how to see them.
+pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize, max_bytes: usize) -> Preview {
     let mut text = String::new();
     let mut shown = 0;
     let mut total = 0;
+    let mut bytes_left_out = 0usize;
+    let mut partly_shown_hunk = false;
     for file in files {
         let old = file.original.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
         let new = file.new_content.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
@@ -463,12 +473,37 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview 
             if shown >= max_hunks {
                 continue;
             }
+            let hunk_text = hunk.to_string();
+            if text.len() >= max_bytes {
+                bytes_left_out += hunk_text.len();
+                continue;
+            }
             if !header_written {
                 let operation = if file.operation == "modified" { String::new() } else { format!(" ({})", file.operation) };
                 let _ = write!(text, "--- {old_name}\n+++ {new_name}{operation}\n");
                 header_written = true;
             }
-            let _ = write!(text, "{hunk}");
+            let room = max_bytes.saturating_sub(text.len());
+            if hunk_text.len() > room {
+                // Cut at the last line end within the room, unless that leaves most of the room
+                // unused (one very long line): then at a character boundary.
+                let mut cut = hunk_text[..room].rfind('\n').map(|at| at + 1).unwrap_or(0);
+                if cut < room / 2 {
+                    cut = room;
+                    while !hunk_text.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                }
+                text.push_str(&hunk_text[..cut]);
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                let _ = writeln!(text, "[… this hunk is cut here: {} more bytes of it are not shown]", hunk_text.len() - cut);
+                bytes_left_out += hunk_text.len() - cut;
+                partly_shown_hunk = true;
+            } else {
+                text.push_str(&hunk_text);
+            }
             shown += 1;
         }
         // A file moved without a text change, or an empty file created or deleted, has no hunk:
@@ -484,7 +519,14 @@ pub(crate) fn render_preview(files: &[StagedFile], max_hunks: usize) -> Preview 
     if let Some(notice) = truncation_notice(shown, total, "hunks") {
         let _ = write!(text, "{notice} (the staged change contains all of them)");
     }
-    Preview { text: text.trim_end().to_owned(), shown, total }
+    if bytes_left_out > 0 {
+        let _ = write!(
+            text,
+            "\npreview capped at {max_bytes} bytes of diff: {bytes_left_out} bytes {}not shown (the staged change contains everything); to see the rest, stage the change for a narrower path (one file or directory per call), or accept it with resolve and inspect the written files",
+            if partly_shown_hunk { "(including the rest of a cut hunk) " } else { "" }
+        );
+    }
+    Preview { text: text.trim_end().to_owned(), shown, total, bytes_left_out }
 }
 
 /// Registers `resolve` (once per run, by the run builder when the staged resource is wired).
@@ -767,6 +809,30 @@ fn resolve(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolEr
 mod tests {
     use super::*;
 
+    /// Issue 13 §5: a preview is capped in bytes as well as hunks; a one-line rewrite of a big
+    /// file is cut inside its hunk, and the cut says how many bytes were left out and how to see
+    /// them.
+    #[test]
+    fn preview_is_capped_in_bytes_and_says_the_cut() {
+        let old = format!("[{}]\n", (0..20_000).map(|i| i.to_string()).collect::<Vec<_>>().join(", "));
+        let new = old.replace(", ", ",");
+        let files = vec![file("big.js", Some(&old), Some(&new), "modified"), file("small.js", Some("a\n"), Some("b\n"), "modified")];
+        let preview = render_preview(&files, 40, 4_096);
+        assert!(preview.text.len() < 4_096 + 600, "{}", preview.text.len());
+        assert!(preview.text.contains("this hunk is cut here"), "{}", preview.text);
+        assert!(preview.text.contains("preview capped at 4096 bytes of diff"), "{}", preview.text);
+        assert!(preview.text.contains("narrower path"), "{}", preview.text);
+        let diff_bytes = old.len() + new.len();
+        assert!(preview.bytes_left_out > diff_bytes - 4_096 - 200, "{} of {diff_bytes}", preview.bytes_left_out);
+        // The small file's hunk did not fit: counted, not shown.
+        assert_eq!((preview.shown, preview.total), (1, 2));
+        assert!(!preview.text.contains("+++ b/small.js"));
+        // Under the cap nothing is said.
+        let small = render_preview(&files[1..], 40, 4_096);
+        assert_eq!(small.bytes_left_out, 0);
+        assert!(!small.text.contains("capped"));
+    }
+
     fn file(display: &str, original: Option<&str>, new: Option<&str>, operation: &str) -> StagedFile {
         StagedFile {
             path: PathBuf::from("/w").join(display),
@@ -786,13 +852,13 @@ mod tests {
             file("old.py", Some("gone\n"), None, "deleted"),
             file("moved.py", None, Some(""), "renamed from was.py"),
         ];
-        let preview = render_preview(&files, 40);
+        let preview = render_preview(&files, 40, 65_536);
         assert_eq!((preview.shown, preview.total), (3, 3));
         assert!(preview.text.contains("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3"), "{}", preview.text);
         assert!(preview.text.contains("--- /dev/null\n+++ b/new.py (created)\n@@ -0,0 +1 @@\n+z = 0"), "{}", preview.text);
         assert!(preview.text.contains("--- a/old.py\n+++ /dev/null (deleted)"), "{}", preview.text);
         assert!(preview.text.contains("+++ b/moved.py (renamed from was.py; no text change)"), "{}", preview.text);
-        let cut = render_preview(&files, 1);
+        let cut = render_preview(&files, 1, 65_536);
         assert_eq!((cut.shown, cut.total), (1, 3));
         assert!(cut.text.ends_with("showing 1 of 3 hunks (the staged change contains all of them)"), "{}", cut.text);
     }

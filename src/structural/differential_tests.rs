@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use runbound::structural::compile::compile_pattern;
+use runbound::structural::evaluate::MatchBudget;
 use runbound::structural::query::scan_file;
 use runbound::structural::query::Query;
 use runbound::structural::rule::{compile_rule, RuleInput};
@@ -300,7 +301,7 @@ fn our_rule_matches(cases: &[RuleCase], language: SupportLang, dirs: &[PathBuf])
                 if !query.requirement().admits(parsed.source().as_bytes()) {
                     continue;
                 }
-                let (matches, _) = scan_file(parsed, query, None);
+                let matches = scan_file(parsed, query, None, &MatchBudget::unlimited(), usize::MAX).matches;
                 per_rule.extend(matches.iter().map(|m| (index, path.to_path_buf(), m.range().start, m.range().end)));
             }
             Some(per_rule)

@@ -21,6 +21,7 @@
 
 pub(crate) mod compile;
 pub(crate) mod contexts;
+pub(crate) mod evaluate;
 pub(crate) mod literals;
 pub(crate) mod missed;
 mod output;
@@ -64,6 +65,11 @@ pub struct StructuralConfig {
     /// lacks (default 20,000, `missed::MAX_CANDIDATES_EXAMINED`); past it the result says how
     /// many were not examined. 0 turns the check off.
     pub max_missed_candidates: usize,
+    /// Most evaluation steps (one node tried against one sub-rule) one file's match may take
+    /// (default 200,000,000, `evaluate::DEFAULT_MAX_MATCH_STEPS_PER_FILE`); past it the file's
+    /// match is cut and the result says so, keeping the matches found before. The call's
+    /// deadline and cancel are checked within a file's match too, every 1,024 steps.
+    pub max_match_steps_per_file: u64,
 }
 
 impl Default for StructuralConfig {
@@ -78,6 +84,7 @@ impl Default for StructuralConfig {
             max_syntax_tree_nodes: 400,
             max_syntax_tree_code_bytes: 65_536,
             max_missed_candidates: missed::MAX_CANDIDATES_EXAMINED,
+            max_match_steps_per_file: evaluate::DEFAULT_MAX_MATCH_STEPS_PER_FILE,
         }
     }
 }
@@ -135,3 +142,8 @@ mod differential_tests;
 /// Unit tests of the compiler, matcher and walk (moved from `tests/it`).
 #[cfg(test)]
 mod tests;
+
+/// Bounded matching on hostile rules and big inputs (issue 13): memo, budget, stack guard,
+/// rule limits, and agreement with ast-grep's `RuleCore`.
+#[cfg(test)]
+mod limits_tests;

@@ -297,6 +297,9 @@ pub(crate) struct AstEditOutput {
     pub preview_hunks_shown: usize,
     /// Hunks in the staged change.
     pub preview_hunks_total: usize,
+    /// Bytes of diff text the preview left out by its byte cap (`staged.max_preview_bytes`);
+    /// 0 when the whole diff is shown (issue 13 §5).
+    pub preview_bytes_left_out: usize,
     /// Warnings and notes (nested matches skipped, parse errors allowed, files unchanged, …).
     pub warnings: Vec<String>,
     /// Rewritten files with new parse errors (only with `allow_parse_errors`).

@@ -12,6 +12,7 @@ use ast_grep_language::SupportLang;
 use bit_set::BitSet;
 
 use crate::structural::compile::{language_id, CompiledPattern};
+use crate::structural::evaluate::{CutReason, FileEvaluation, MatchBudget};
 use crate::structural::literals::{LiteralIndex, LiteralRequirement};
 use crate::structural::missed::{MissedParts, MissedPartsProbe};
 use crate::structural::rule::CompiledRule;
@@ -132,9 +133,28 @@ impl Matcher for Query {
     }
 }
 
+/// What [`scan_file`] found in one file.
+pub struct FileScan<'tree> {
+    /// The matches kept, in pre-order (an enclosing match before the matches inside it): the
+    /// first `keep_matches` found.
+    pub matches: Vec<NodeMatch<'tree, StrDoc<SupportLang>>>,
+    /// Matches found past `keep_matches`: counted, not kept (issue 13 §6: a pattern such as
+    /// `$X` matches every node of a file).
+    pub matches_not_kept: usize,
+    /// Candidates a pattern missed only because of parts it lacks.
+    pub missed: MissedParts,
+    /// Why the scan stopped before the end of the file; the matches found before are kept
+    /// (each was complete when found), the rest of the file was not searched.
+    pub cut: Option<CutReason>,
+}
+
 /// Every match of `query` in `parsed`, in pre-order (an enclosing match before the matches
 /// inside it), and what `probe` found among the nodes of the pattern's root kind that did not
-/// match.
+/// match; at most `keep_matches` matches are kept (the rest counted), and the scan stops when
+/// `budget` runs out (deadline, cancel, steps, stack), saying so in [`FileScan::cut`].
+///
+/// A rule is evaluated by its bounded program ([`crate::structural::evaluate`]); a pattern
+/// counts one step per node it is tried on.
 ///
 /// The walk skips every subtree whose text cannot hold a match: when the query's node
 /// requirement is not empty (a pattern's identifiers and operators, a rule's pattern, regex and
@@ -145,31 +165,57 @@ pub fn scan_file<'tree>(
     parsed: &'tree ParsedFile,
     query: &Query,
     probe: Option<&MissedPartsProbe>,
-) -> (Vec<NodeMatch<'tree, StrDoc<SupportLang>>>, MissedParts) {
+    budget: &MatchBudget,
+    keep_matches: usize,
+) -> FileScan<'tree> {
     let kinds = query.potential_kinds();
+    let program = match query {
+        Query::Rule(rule) => rule.program.as_deref(),
+        Query::Pattern(_) => None,
+    };
+    let mut evaluation = FileEvaluation::new(program, budget);
     let mut found = Vec::new();
+    let mut matches_not_kept = 0usize;
     let mut missed = MissedParts::default();
-    let mut visit = |node: Node<'tree, StrDoc<SupportLang>>| {
+    // `false` once the budget ran out: the scan stops.
+    let mut visit = |node: Node<'tree, StrDoc<SupportLang>>, evaluation: &mut FileEvaluation<'_, 'tree>| -> bool {
         let kind = node.kind_id();
         let probe_here = probe.filter(|p| p.root_kind() == Some(kind));
         if probe_here.is_none() && kinds.as_ref().is_some_and(|k| !k.contains(kind.into())) {
-            return;
+            return true;
         }
-        match query.match_node(node.clone()) {
-            Some(matched) => found.push(matched),
+        let matched = match program {
+            Some(_) => evaluation.match_node(node.clone()),
+            None => {
+                if !evaluation.step() {
+                    return false;
+                }
+                query.match_node(node.clone())
+            }
+        };
+        if evaluation.cut().is_some() {
+            return false;
+        }
+        match matched {
+            Some(matched) if found.len() < keep_matches => found.push(matched),
+            Some(_) => matches_not_kept += 1,
             None => {
                 if let Some(probe) = probe_here {
                     probe.check(&node, &mut missed);
                 }
             }
         }
+        true
     };
     let requirement = query.node_requirement();
     if requirement.is_empty() {
         for node in parsed.root().dfs() {
-            visit(node);
+            if !visit(node, &mut evaluation) {
+                break;
+            }
         }
-        return (found, missed);
+        let cut = evaluation.cut();
+        return FileScan { matches: found, matches_not_kept, missed, cut };
     }
     let index = LiteralIndex::new(requirement, parsed.source().as_bytes());
     // Occurrences of the pattern's word in unparsed nodes (Rust macro arguments), tallied
@@ -189,10 +235,13 @@ pub fn scan_file<'tree>(
         let first_child = stack.len();
         stack.extend(node.children());
         stack[first_child..].reverse();
-        visit(node);
+        if !visit(node, &mut evaluation) {
+            break;
+        }
     }
     missed.merge(unparsed);
-    (found, missed)
+    let cut = evaluation.cut();
+    FileScan { matches: found, matches_not_kept, missed, cut }
 }
 
 /// Whether every metavariable of `names` is bound in `env` (a `$$$` binding of zero nodes

@@ -41,6 +41,7 @@ use serde_json::{json, Map, Value};
 use crate::error::ToolError;
 use crate::structural::compile::{compile_pattern, language_id, lint_metavariables, multi_metavariable_nesting_refusal};
 use crate::structural::contexts::language_contexts;
+use crate::structural::evaluate::{transform_core, RuleProgram};
 use crate::structural::literals::{pattern_required_texts, regex_required_texts, LiteralRequirement};
 use crate::structural::suggest::{did_you_mean, field_names, node_kinds};
 
@@ -90,6 +91,10 @@ pub struct CompiledRule {
     pub transform_variables: Vec<String>,
     /// The rule as compact JSON, for messages.
     pub source: String,
+    /// The same rule for the bounded evaluator ([`crate::structural::evaluate`]): budget,
+    /// deadline and stack guard, memoised sub-rules. `None` only for a rule that holds a
+    /// parameterized `matches` object, which `core` evaluates (checked between nodes only).
+    pub program: Option<Box<RuleProgram>>,
 }
 
 impl std::fmt::Debug for CompiledRule {
@@ -169,6 +174,7 @@ impl RuleCompileError {
 /// `nthChild` or `range`, a `matches` id absent from `utils`, a constraint on an unknown or a
 /// `$$$` metavariable, and whatever ast-grep itself rejects (cyclic utils, transformations).
 pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<CompiledRule, RuleCompileError> {
+    check_rule_size(input)?;
     let utils = match input.utils {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
@@ -292,7 +298,14 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
         _ => Vec::new(),
     };
     transform_variables.sort();
+    let program = RuleProgram::build(input.rule, utils, constraints, language).map(Box::new).and_then(|program| match input.transform {
+        Some(transform) if !transform.is_null() => {
+            transform_core(input.rule, input.utils, transform, language).map(|core| Box::new(program.with_transform(Some(core))))
+        }
+        _ => Some(program),
+    });
     Ok(CompiledRule {
+        program,
         language,
         transform_variables,
         core,
@@ -303,6 +316,82 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
         root_kinds,
         source: serde_json::to_string(input.rule).unwrap_or_default(),
     })
+}
+
+/// Longest rule arguments (`rule`, `constraints`, `utils` and `transform` as compact JSON)
+/// accepted, in bytes: 64 KiB, four times a pattern's [`crate::structural::compile`] limit;
+/// hand-written and generated ast-grep rules are a few KiB.
+pub const MAX_RULE_BYTES: usize = 65_536;
+/// Deepest nesting of rule objects accepted (`all`/`any`/`not`/relational keys inside one
+/// another, within `rule`, each utility and each constraint): 64. ast-grep's documented rules
+/// nest under 10; the guard keeps the compile's own recursion (and ast-grep's) far from the
+/// stack's end.
+pub const MAX_RULE_DEPTH: usize = 64;
+/// Most utility rules in `utils`: 256.
+pub const MAX_RULE_UTILS: usize = 256;
+
+/// Refuses rule arguments over [`MAX_RULE_BYTES`], [`MAX_RULE_DEPTH`] or [`MAX_RULE_UTILS`]
+/// (issue 13 §7), naming the limit and the next step.
+fn check_rule_size(input: RuleInput<'_>) -> Result<(), RuleCompileError> {
+    let mut bytes = 0usize;
+    for (name, value) in
+        [("rule", Some(input.rule)), ("constraints", input.constraints), ("utils", input.utils), ("transform", input.transform)]
+    {
+        let Some(value) = value else { continue };
+        bytes += serde_json::to_vec(value).map(|json| json.len()).unwrap_or(0);
+        if bytes > MAX_RULE_BYTES {
+            return Err(RuleCompileError::new(
+                name,
+                format!("the rule arguments are over {MAX_RULE_BYTES} bytes of JSON (the limit of one call's rule, constraints, utils and transform together)"),
+                "split the search into several calls with smaller rules, or move repeated sub-rules into `utils` and refer to them with `matches`",
+            ));
+        }
+    }
+    if let Some(Value::Object(utils)) = input.utils {
+        if utils.len() > MAX_RULE_UTILS {
+            return Err(RuleCompileError::new(
+                "utils",
+                format!("{} utility rules; at most {MAX_RULE_UTILS} are accepted", utils.len()),
+                "keep only the utilities the rule refers to with `matches`",
+            ));
+        }
+    }
+    let mut roots: Vec<(String, &Value)> = vec![("rule".to_owned(), input.rule)];
+    for (name, value) in [("constraints", input.constraints), ("utils", input.utils)] {
+        if let Some(Value::Object(map)) = value {
+            roots.extend(map.iter().map(|(key, value)| (format!("{name}.{key}"), value)));
+        }
+    }
+    for (path, value) in roots {
+        if let Some(deep) = too_deep(value, &path, 1) {
+            return Err(RuleCompileError::new(
+                &deep,
+                format!("rule objects nest more than {MAX_RULE_DEPTH} deep here (the limit of `all`/`any`/`not`/`inside`/`has`/`precedes`/`follows`/`stopBy` nesting)"),
+                "flatten the rule: a chain of `inside`/`has` with `stopBy: \"end\"` reaches any depth in one step, and a repeated part can be a utility referred to with `matches`",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The path of the first rule object nested deeper than [`MAX_RULE_DEPTH`] under `value`.
+fn too_deep(value: &Value, path: &str, depth: usize) -> Option<String> {
+    if depth > MAX_RULE_DEPTH {
+        return Some(path.to_owned());
+    }
+    match value {
+        Value::Object(map) => map.iter().find_map(|(key, inner)| match key.as_str() {
+            "all" | "any" => match inner {
+                Value::Array(members) => {
+                    members.iter().enumerate().find_map(|(i, member)| too_deep(member, &format!("{path}.{key}[{i}]"), depth + 1))
+                }
+                _ => None,
+            },
+            "not" | "inside" | "has" | "precedes" | "follows" | "stopBy" => too_deep(inner, &format!("{path}.{key}"), depth + 1),
+            _ => None,
+        }),
+        _ => None,
+    }
 }
 
 /// What a (sub-)rule requires of the text: of the whole file, and of the matched node's own

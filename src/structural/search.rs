@@ -140,6 +140,12 @@ pub struct WalkStats {
     pub sibling_grammar_files: usize,
     /// Up to 5 of them, relative to the walk's root, sorted.
     pub sibling_grammar_examples: Vec<String>,
+    /// Files whose match was cut before the end of the file (deadline, cancel, the per-file
+    /// matching budget `max_match_steps_per_file`, or the stack guard): their results are
+    /// partial (`ast_grep`) or they were not rewritten (`ast_edit`). Issue 13 §4.
+    pub files_match_cut: usize,
+    /// Up to 5 of them, `path: why`, sorted.
+    pub match_cut_examples: Vec<String>,
     /// The deadline passed before the walk finished.
     #[serde(skip)]
     pub timed_out: bool,

@@ -23,6 +23,7 @@ use crate::schema::to_structured;
 use crate::staged::{StagedChange, StagedFile};
 use crate::structural::compile::{compile_pattern_in_context, language_id, CompiledPattern};
 use crate::structural::contexts::ContextKind;
+use crate::structural::evaluate::{CutReason, MatchBudget};
 use crate::structural::missed::MissedParts;
 use crate::structural::output::{
     AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
@@ -71,8 +72,75 @@ pub fn match_source(compiled: &CompiledPattern, source: &str) -> Result<Vec<Stru
 /// # Errors
 /// The parser's message when tree-sitter fails.
 pub fn match_source_with(query: &Query, source: &str) -> Result<Vec<StructuralMatch>, String> {
+    match_source_within(query, source, &MatchBudget::unlimited()).map(|(matches, _)| matches)
+}
+
+/// Matches a compiled pattern or rule against one source text within `budget` (the bounded
+/// evaluator of [`crate::structural::evaluate`], as `ast_grep` runs it): the matches found, in
+/// pre-order, and why the match was cut before the end of the text, if it was (the matches
+/// found before the cut are complete and kept).
+///
+/// # Errors
+/// The parser's message when tree-sitter fails.
+pub fn match_source_within(query: &Query, source: &str, budget: &MatchBudget) -> Result<(Vec<StructuralMatch>, Option<CutReason>), String> {
     let parsed = ParsedFile::try_new(source, query.language())?;
-    Ok(collect_matches(Path::new(""), &parsed, query, query.metavariables()))
+    let scan = scan_file(&parsed, query, None, budget, usize::MAX);
+    let mut columns = CharColumnCursor::default();
+    let matches = scan
+        .matches
+        .iter()
+        .map(|found| {
+            let range = found.range();
+            StructuralMatch {
+                path: PathBuf::new(),
+                start_line: found.start_pos().line() + 1,
+                start_column: columns.char_column(source, found.start_pos().byte_point(), range.start) + 1,
+                end_line: found.end_pos().line() + 1,
+                text: source[range.clone()].to_owned(),
+                bindings: bindings(found, query.metavariables(), source),
+                byte_range: range,
+            }
+        })
+        .collect();
+    Ok((matches, scan.cut))
+}
+
+/// The match budget of one call: its deadline and cancel token, and the per-file step budget.
+fn match_budget(ctx: &CallContext<'_>, config: &StructuralConfig) -> MatchBudget {
+    MatchBudget {
+        deadline: Some(ctx.deadline()),
+        cancel: Some(ctx.cancel_token().clone()),
+        max_steps_per_file: config.max_match_steps_per_file,
+    }
+}
+
+/// Records the files whose match was cut in `stats` (count and up to 5 `path: why`).
+fn record_cut_files<'a>(stats: &mut WalkStats, root: &Path, cut: impl Iterator<Item = (&'a Path, CutReason)>) {
+    let mut examples: Vec<String> = Vec::new();
+    for (path, reason) in cut {
+        stats.files_match_cut += 1;
+        // A deadline or cancel inside a file is the call's own timeout or cancel.
+        stats.timed_out |= reason == CutReason::Deadline;
+        stats.cancelled |= reason == CutReason::Cancelled;
+        examples.push(format!("{}: {}", display_path(root, path), reason.describe()));
+    }
+    examples.sort();
+    examples.truncate(5);
+    stats.match_cut_examples = examples;
+}
+
+/// The line saying which files' matches were cut, or `None`.
+fn describe_cut_files(stats: &WalkStats, what_happened: &str) -> Option<String> {
+    if stats.files_match_cut == 0 {
+        return None;
+    }
+    Some(format!(
+        "partial: the match of {} {} was cut before the end ({}{}); {what_happened}. Next: narrow `path` to the file or a part of the tree, or simplify the rule (fewer `stopBy: \"end\"` relations, no utility that recurses through `has`/`inside`)",
+        stats.files_match_cut,
+        one_or_many(stats.files_match_cut, "file", "files"),
+        if stats.files_match_cut > stats.match_cut_examples.len() { "e.g. " } else { "" },
+        stats.match_cut_examples.join("; ")
+    ))
 }
 
 pub(crate) fn register(registry: &mut Registry) {
@@ -347,8 +415,9 @@ fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -
         return Err(ToolError::new(ErrorKind::Cancelled, format!("{} was cancelled by the host {progress}", ctx.descriptor().name)));
     }
     if stats.timed_out {
+        let cut = if stats.files_match_cut > 0 { format!("; cut inside {}", stats.match_cut_examples.join("; ")) } else { String::new() };
         return Err(ctx
-            .timeout_error(&format!("walking the tree, {progress}"))
+            .timeout_error(&format!("walking the tree, {progress}{cut}"))
             .with_hint("narrow path to a subdirectory, or give the pattern a distinctive identifier so fewer files are parsed"));
     }
     Ok(())
@@ -380,15 +449,20 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let max_results = args.max_results.unwrap_or(config.default_max_results).max(1);
     let query = &setup.query;
     let probe = query.missed_parts_probe(config.max_missed_candidates);
-    let (mut files, stats) =
+    let budget = match_budget(ctx, config);
+    let (mut files, mut stats) =
         walk_and_match(&setup.target, query.language(), query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
-            FileMatches::extract(path, parsed, query, probe.as_ref(), config)
+            FileMatches::extract(path, parsed, query, probe.as_ref(), config, &budget, max_results)
         });
-    let total: usize = files.iter().map(|file| file.matches.len()).sum();
+    record_cut_files(&mut stats, root, files.iter().filter_map(|file| Some((file.path.as_path(), file.cut?))));
+    let total: usize = files.iter().map(|file| file.matches.len() + file.matches_not_kept).sum();
+    let not_kept: usize = files.iter().map(|file| file.matches_not_kept).sum();
     check_walk_finished(ctx, &stats, total)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let files_with_matches = files.iter().filter(|f| !f.matches.is_empty()).count();
     let lang = query.language_id();
+    // Files whose matches were all past the per-file cap still count as files with matches.
+    let files_with_matches = files_with_matches + files.iter().filter(|f| f.matches.is_empty() && f.matches_not_kept > 0).count();
     let mut missed = MissedParts::default();
     for file in &mut files {
         if let Some(mut found) = file.missed.take() {
@@ -443,6 +517,17 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     drop(files);
     if let Some(notice) = truncation_notice(shown, total, &format!("matches in {files_with_matches} files")) {
         let _ = write!(text, "\n{notice}; raise max_results or narrow path to see more");
+    }
+    if not_kept > 0 {
+        let _ = write!(
+            text,
+            "\n{not_kept} of the matches were counted but not kept: each file keeps its first max_results ({max_results}) matches, so a pattern that matches most nodes (such as `$X`) does not hold a file's every node in memory; narrow path or the pattern to see them"
+        );
+    }
+    if let Some(cut) =
+        describe_cut_files(&stats, "the matches shown are those found before the cut, and the rest of each such file was not searched")
+    {
+        let _ = write!(text, "\n{cut}");
     }
     let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
     if let Some(note) = missed_note(&missed, query) {
@@ -547,6 +632,10 @@ struct FileMatches {
     matches: Vec<CompactMatch>,
     /// Candidates missed only because of parts the pattern lacks.
     missed: Option<MissedParts>,
+    /// Matches past the per-file cap (`max_results`): counted, not kept.
+    matches_not_kept: usize,
+    /// Why the file's match was cut, if it was: `matches` are those found before.
+    cut: Option<CutReason>,
 }
 
 /// One match of a [`FileMatches`]; lines and columns are 1-based, as shown.
@@ -559,18 +648,22 @@ struct CompactMatch {
 }
 
 impl FileMatches {
-    /// Every match in `parsed`, sorted by position (start ascending, the enclosing match
-    /// first), or `None` when there is none and no candidate was missed.
+    /// The first `keep` matches in `parsed` (the rest counted), sorted by position (start
+    /// ascending, the enclosing match first), or `None` when there is none, no candidate was
+    /// missed and the match was not cut.
     fn extract(
         path: &Path,
         parsed: &ParsedFile,
         query: &Query,
         probe: Option<&crate::structural::missed::MissedPartsProbe>,
         config: &StructuralConfig,
+        budget: &MatchBudget,
+        keep: usize,
     ) -> Option<FileMatches> {
         let source = parsed.source();
-        let (mut found_all, missed) = scan_file(parsed, query, probe);
-        if found_all.is_empty() && missed.is_empty() {
+        let scan = scan_file(parsed, query, probe, budget, keep);
+        let (mut found_all, missed) = (scan.matches, scan.missed);
+        if found_all.is_empty() && missed.is_empty() && scan.cut.is_none() && scan.matches_not_kept == 0 {
             return None;
         }
         found_all.sort_by(|a, b| {
@@ -586,6 +679,8 @@ impl FileMatches {
             pieces_per_match,
             matches: Vec::with_capacity(found_all.len()),
             missed: (!missed.is_empty()).then_some(missed),
+            matches_not_kept: scan.matches_not_kept,
+            cut: scan.cut,
         };
         let mut columns = CharColumnCursor::default();
         for found in &found_all {
@@ -874,6 +969,9 @@ struct FileRewrite {
     reparse_failure: Option<String>,
     /// Candidates the pattern missed only because of parts it lacks.
     missed: MissedParts,
+    /// Why the file's match was cut, if it was: the file is then not rewritten at all (a
+    /// partial rewrite of a file is never staged).
+    cut: Option<CutReason>,
 }
 
 fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -896,10 +994,12 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let (template, used) = validate_template(&args.rewrite, query)?;
     let language = query.language();
     let probe = query.missed_parts_probe(config.max_missed_candidates);
-    let (mut rewrites, stats) =
+    let budget = match_budget(ctx, config);
+    let (mut rewrites, mut stats) =
         walk_and_match(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
-            rewrite_file(path, parsed, query, probe.as_ref(), &template, &used)
+            rewrite_file(path, parsed, query, probe.as_ref(), &template, &used, &budget)
         });
+    record_cut_files(&mut stats, root, rewrites.iter().filter_map(|r| Some((r.path.as_path(), r.cut?))));
     check_walk_finished(ctx, &stats, rewrites.len())?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     let lang = query.language_id();
@@ -978,7 +1078,10 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         if let Some(note) = missed_note(&missed, query) {
             let _ = write!(text, "\nnote: {note}");
         }
-        if replacements == 0 {
+        if let Some(cut) = describe_cut_files(&stats, "such a file is not rewritten at all (a partial rewrite is never staged)") {
+            let _ = write!(text, "\n{cut}");
+        }
+        if replacements == 0 && stats.files_match_cut == 0 {
             let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
         }
         let structured = to_structured(&AstEditOutput {
@@ -989,6 +1092,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
             compiled_as: CompiledAs::of(query),
             preview_hunks_shown: 0,
             preview_hunks_total: 0,
+            preview_bytes_left_out: 0,
             warnings: query.warnings().to_vec(),
             files_with_new_parse_errors: 0,
             stats: stats.clone(),
@@ -1022,6 +1126,11 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     }
     if let Some(skipped) = describe_skipped(&stats, lang) {
         warnings.push(skipped);
+    }
+    if let Some(cut) =
+        describe_cut_files(&stats, "such a file is not rewritten at all (a partial rewrite is never staged) and is not part of this edit")
+    {
+        warnings.push(cut);
     }
 
     let files: Vec<StagedFile> = rewrites
@@ -1081,6 +1190,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         compiled_as: CompiledAs::of(query),
         preview_hunks_shown: preview.shown,
         preview_hunks_total: preview.total,
+        preview_bytes_left_out: preview.bytes_left_out,
         warnings,
         files_with_new_parse_errors: broken_files,
         stats: stats.clone(),
@@ -1097,10 +1207,12 @@ fn rewrite_file(
     probe: Option<&crate::structural::missed::MissedPartsProbe>,
     template: &TemplateFix,
     used: &[String],
+    budget: &MatchBudget,
 ) -> Option<FileRewrite> {
-    let (found, missed) = scan_file(parsed, query, probe);
-    if found.is_empty() {
-        if missed.is_empty() {
+    let scan = scan_file(parsed, query, probe, budget, usize::MAX);
+    let (found, missed) = (scan.matches, scan.missed);
+    if found.is_empty() || scan.cut.is_some() {
+        if missed.is_empty() && scan.cut.is_none() {
             return None;
         }
         let original = parsed.source().as_bytes().to_vec();
@@ -1114,6 +1226,7 @@ fn rewrite_file(
             parse_problems: Vec::new(),
             reparse_failure: None,
             missed,
+            cut: scan.cut,
         });
     }
     let total = found.len();
@@ -1167,6 +1280,7 @@ fn rewrite_file(
         parse_problems,
         reparse_failure,
         missed,
+        cut: None,
     })
 }
 

@@ -54,6 +54,7 @@ mod registry;
 mod run_drop;
 mod serve;
 mod structural;
+mod structural_limits;
 mod structural_rollback;
 mod trust;
 mod vibe;

@@ -1,0 +1,875 @@
+//! The bounded rule evaluator (issue 13, harden22): evaluates an ast-grep rule object with the
+//! same meaning as `ast-grep-config`'s `RuleCore`, but with a work budget, the call's deadline
+//! and cancel token checked every [`CHECK_EVERY_STEPS`] steps, a guard on the remaining stack,
+//! and memoised sub-rules.
+//!
+//! The atomic keys (`pattern`, `kind`, `regex`, `nthChild`, `range`) are compiled by
+//! ast-grep-config itself, one key at a time, and used as leaf matchers; the composite (`all`,
+//! `any`, `not`, `matches`) and relational (`inside`, `has`, `precedes`, `follows`) keys are
+//! evaluated here, in ast-grep's order (atomic keys, then composite, then relational; `all` and
+//! `any` members in order; `not` on a throwaway copy of the bindings; a relational rule's
+//! candidates in ast-grep's order: `has` pre-order, `inside` from the root down, `follows`
+//! nearest first).
+//!
+//! Memoisation: a sub-rule that binds no metavariable (nothing in it, nor in a utility it
+//! reaches, has a `$` metavariable) gives the same answer on a node whatever the bindings so
+//! far, so its answer per node is kept for the file's scan: a `matches` of such a utility, and
+//! `inside`/`has`/`precedes`/`follows` over such a sub-rule. With it a utility that recurses
+//! through `has` is linear in the file instead of exponential in its nesting depth, chained
+//! `has`/`inside` with `stopBy: end` are linear instead of cubic, and `follows`/`precedes` with
+//! `stopBy: end` are one pass over the siblings. Siblings are read from a per-parent list, not
+//! from tree-sitter's `prev_sibling`, which walks the parent's children on every call.
+//!
+//! Two differences from ast-grep, neither changing which nodes match: relational matches are
+//! not recorded as `secondary` labels (the tools show no labels), and the memo caps its size
+//! ([`MAX_MEMO_ENTRIES`]; past it answers are computed again).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Instant;
+
+use ast_grep_config::{DeserializeEnv, Rule, SerializableRule};
+use ast_grep_core::meta_var::MetaVarEnv;
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{Matcher, Node, NodeMatch};
+use ast_grep_language::SupportLang;
+use serde_json::{Map, Value};
+
+use crate::registry::CancelToken;
+
+/// Default of `StructuralConfig::max_match_steps_per_file`: 200 million steps, a few seconds
+/// to a minute of one core; ordinary rules take a few steps per node (a 3 MB file has about a
+/// million nodes).
+pub const DEFAULT_MAX_MATCH_STEPS_PER_FILE: u64 = 200_000_000;
+/// The deadline and cancel token are read once per this many evaluation steps.
+pub const CHECK_EVERY_STEPS: u64 = 1024;
+/// Most memoised answers kept per file scan (about 64 bytes each); past it answers are
+/// computed again, never dropped.
+pub const MAX_MEMO_ENTRIES: usize = 4_000_000;
+/// Stack kept free below the evaluator: when less than this is left on the matching thread, the
+/// file's match is cut with [`CutReason::NestingTooDeep`] rather than overflowing (ast-grep's
+/// own leaf matchers and tree-sitter calls run within it).
+pub const STACK_RESERVE_BYTES: usize = 512 * 1024;
+
+type SgNode<'tree> = Node<'tree, StrDoc<SupportLang>>;
+type Env<'tree> = MetaVarEnv<'tree, StrDoc<SupportLang>>;
+
+/// Why a file's match was cut before it finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutReason {
+    /// The call's deadline passed.
+    Deadline,
+    /// The host cancelled the call.
+    Cancelled,
+    /// The file used up its evaluation steps ([`MatchBudget::max_steps_per_file`]).
+    StepBudget,
+    /// The source nests deeper than the matching thread's stack allows for this rule.
+    NestingTooDeep,
+}
+
+impl CutReason {
+    /// What happened, for a result line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CutReason::Deadline => "the call's deadline passed during this file's match",
+            CutReason::Cancelled => "the host cancelled the call during this file's match",
+            CutReason::StepBudget => "the file used up its matching budget (max_match_steps_per_file)",
+            CutReason::NestingTooDeep => "the source nests too deeply for this rule's recursion (stack guard)",
+        }
+    }
+}
+
+/// The work one file's match may do: the call's deadline and cancel token, and a step budget.
+/// A step is one node tried against one (sub-)rule.
+#[derive(Debug, Clone)]
+pub struct MatchBudget {
+    /// The match stops (cut, [`CutReason::Deadline`]) at this instant.
+    pub deadline: Option<Instant>,
+    /// The match stops (cut, [`CutReason::Cancelled`]) when this is cancelled.
+    pub cancel: Option<CancelToken>,
+    /// Most steps one file's match may take (cut, [`CutReason::StepBudget`]).
+    pub max_steps_per_file: u64,
+}
+
+impl MatchBudget {
+    /// No deadline, no cancel token, unlimited steps (tests, benches).
+    pub fn unlimited() -> MatchBudget {
+        MatchBudget { deadline: None, cancel: None, max_steps_per_file: u64::MAX }
+    }
+}
+
+/// How a relational rule stops.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    Neighbor,
+    End,
+    Rule(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relation {
+    Inside,
+    Has,
+    Precedes,
+    Follows,
+}
+
+enum RuleNode {
+    /// An atomic key compiled by ast-grep-config.
+    Leaf(Box<Rule>),
+    All(Vec<usize>),
+    Any(Vec<usize>),
+    Not(usize),
+    /// A `matches`: the utility's node (an [`RuleNode::Alias`]), memoised when it binds nothing.
+    Matches(usize),
+    /// A utility: its rule, whose answer (the node it returns) is the utility's.
+    Alias(usize),
+    Relational {
+        relation: Relation,
+        inner: usize,
+        stop: Stop,
+        field: Option<u16>,
+    },
+    /// A utility not built yet (only while building).
+    Pending,
+}
+
+/// A rule compiled for the bounded evaluator. Built by [`RuleProgram::build`] from the same
+/// JSON that `RuleCore` compiled; `None` from it means "use `RuleCore`" (a parameterized
+/// `matches` object, which this evaluator does not read).
+pub struct RuleProgram {
+    nodes: Vec<RuleNode>,
+    /// Whether the node binds no metavariable (so its answer per node can be memoised).
+    pure: Vec<bool>,
+    root: usize,
+    constraints: Vec<(String, usize)>,
+    /// A `RuleCore` holding only the call's `transform` (its rule matches every node), applied
+    /// to a match's bindings as ast-grep applies it after the constraints.
+    transform: Option<ast_grep_config::RuleCore>,
+}
+
+impl std::fmt::Debug for RuleProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuleProgram").field("nodes", &self.nodes.len()).field("root", &self.root).finish_non_exhaustive()
+    }
+}
+
+struct Builder<'a> {
+    env: DeserializeEnv<SupportLang>,
+    language: SupportLang,
+    utils: Option<&'a Map<String, Value>>,
+    util_nodes: HashMap<String, usize>,
+    nodes: Vec<RuleNode>,
+    /// Whether a leaf binds metavariables (leaves only; composite nodes are derived).
+    leaf_binds: Vec<bool>,
+}
+
+impl RuleProgram {
+    /// Builds the program of `rule` (with `utils` and `constraints` beside it) for `language`;
+    /// `None` when the rule holds something only `RuleCore` evaluates (a parameterized
+    /// `matches` object) or a key fails to compile alone (the caller then uses `RuleCore`).
+    pub fn build(
+        rule: &Value,
+        utils: Option<&Map<String, Value>>,
+        constraints: Option<&Map<String, Value>>,
+        language: SupportLang,
+    ) -> Option<RuleProgram> {
+        let mut env = DeserializeEnv::new(language);
+        if let Some(utils) = utils {
+            let parsed: HashMap<String, SerializableRule> =
+                utils.iter().map(|(id, util)| Some((id.clone(), serde_json::from_value(util.clone()).ok()?))).collect::<Option<_>>()?;
+            env = env.with_utils(&parsed).ok()?;
+        }
+        let mut builder = Builder { env, language, utils, util_nodes: HashMap::new(), nodes: Vec::new(), leaf_binds: Vec::new() };
+        let root = builder.rule(rule)?;
+        let mut constraint_nodes = Vec::new();
+        if let Some(constraints) = constraints {
+            for (name, constraint) in constraints {
+                constraint_nodes.push((name.clone(), builder.rule(constraint)?));
+            }
+        }
+        let pure = purity(&builder.nodes, &builder.leaf_binds);
+        Some(RuleProgram { nodes: builder.nodes, pure, root, constraints: constraint_nodes, transform: None })
+    }
+
+    /// Sets the `RuleCore` that applies the call's `transform` to a match (see
+    /// [`transform_core`]).
+    pub fn with_transform(mut self, transform: Option<ast_grep_config::RuleCore>) -> RuleProgram {
+        self.transform = transform;
+        self
+    }
+}
+
+/// A `RuleCore` that applies `transform` to whatever bindings it is given: its rule is
+/// `{"any": [{"regex": ""}, rule]}`, which matches every node by its first branch (so the
+/// original rule is never evaluated by it) while declaring the rule's metavariables, which
+/// ast-grep checks the transformations against.
+/// `None` when it does not compile (the caller then evaluates with the full `RuleCore`).
+pub fn transform_core(rule: &Value, utils: Option<&Value>, transform: &Value, language: SupportLang) -> Option<ast_grep_config::RuleCore> {
+    let mut document = Map::new();
+    document.insert("rule".to_owned(), serde_json::json!({"any": [{"regex": ""}, rule]}));
+    if let Some(utils) = utils.filter(|u| !u.is_null()) {
+        document.insert("utils".to_owned(), utils.clone());
+    }
+    document.insert("transform".to_owned(), transform.clone());
+    let serializable: ast_grep_config::SerializableRuleCore = serde_json::from_value(Value::Object(document)).ok()?;
+    serializable.get_matcher(DeserializeEnv::new(language)).ok()
+}
+
+impl Builder<'_> {
+    fn push(&mut self, node: RuleNode, binds: bool) -> usize {
+        self.nodes.push(node);
+        self.leaf_binds.push(binds);
+        self.nodes.len() - 1
+    }
+
+    fn rule(&mut self, value: &Value) -> Option<usize> {
+        let Value::Object(map) = value else { return None };
+        let mut members = Vec::new();
+        for key in ["pattern", "kind", "regex", "nthChild", "range"] {
+            if let Some(value) = map.get(key) {
+                members.push(self.leaf(key, value)?);
+            }
+        }
+        if let Some(Value::Array(all)) = map.get("all") {
+            let inner = all.iter().map(|member| self.rule(member)).collect::<Option<Vec<_>>>()?;
+            members.push(self.push(RuleNode::All(inner), false));
+        }
+        if let Some(Value::Array(any)) = map.get("any") {
+            let inner = any.iter().map(|member| self.rule(member)).collect::<Option<Vec<_>>>()?;
+            members.push(self.push(RuleNode::Any(inner), false));
+        }
+        if let Some(not) = map.get("not") {
+            let inner = self.rule(not)?;
+            members.push(self.push(RuleNode::Not(inner), false));
+        }
+        if let Some(matches) = map.get("matches") {
+            let Value::String(id) = matches else { return None };
+            let util = self.util(id)?;
+            members.push(self.push(RuleNode::Matches(util), false));
+        }
+        for (key, relation) in
+            [("inside", Relation::Inside), ("has", Relation::Has), ("precedes", Relation::Precedes), ("follows", Relation::Follows)]
+        {
+            if let Some(value) = map.get(key) {
+                members.push(self.relational(relation, value)?);
+            }
+        }
+        match members.len() {
+            0 => None,
+            1 => members.pop(),
+            _ => Some(self.push(RuleNode::All(members), false)),
+        }
+    }
+
+    fn leaf(&mut self, key: &str, value: &Value) -> Option<usize> {
+        let mut single = Map::new();
+        single.insert(key.to_owned(), value.clone());
+        let serializable: SerializableRule = serde_json::from_value(Value::Object(single)).ok()?;
+        let rule = self.env.deserialize_rule(serializable).ok()?;
+        let binds = !rule.defined_vars().is_empty();
+        Some(self.push(RuleNode::Leaf(Box::new(rule)), binds))
+    }
+
+    fn util(&mut self, id: &str) -> Option<usize> {
+        if let Some(index) = self.util_nodes.get(id) {
+            return Some(*index);
+        }
+        let util = self.utils?.get(id)?;
+        // A placeholder first, so that a utility reaching itself resolves to it.
+        let placeholder = self.push(RuleNode::Pending, false);
+        self.util_nodes.insert(id.to_owned(), placeholder);
+        let built = self.rule(util)?;
+        self.nodes[placeholder] = RuleNode::Alias(built);
+        Some(placeholder)
+    }
+
+    fn relational(&mut self, relation: Relation, value: &Value) -> Option<usize> {
+        let Value::Object(map) = value else { return None };
+        let mut rule = map.clone();
+        let stop = match rule.remove("stopBy") {
+            None => Stop::Neighbor,
+            Some(Value::String(s)) if s == "neighbor" => Stop::Neighbor,
+            Some(Value::String(s)) if s == "end" => Stop::End,
+            Some(stop @ Value::Object(_)) => Stop::Rule(self.rule(&stop)?),
+            Some(_) => return None,
+        };
+        let field = match rule.remove("field") {
+            None => None,
+            Some(Value::String(name)) => Some(ast_grep_core::Language::field_to_id(&self.language, &name)?),
+            Some(_) => return None,
+        };
+        let inner = self.rule(&Value::Object(rule))?;
+        Some(self.push(RuleNode::Relational { relation, inner, stop, field }, false))
+    }
+}
+
+/// Which nodes bind no metavariable: a leaf without metavariables, and a composite or
+/// relational node all of whose reachable members are such (utilities may recurse: computed as
+/// "no binding leaf reachable").
+fn purity(nodes: &[RuleNode], leaf_binds: &[bool]) -> Vec<bool> {
+    let children = |index: usize| -> Vec<usize> {
+        match &nodes[index] {
+            RuleNode::Leaf(_) | RuleNode::Pending => Vec::new(),
+            RuleNode::All(members) | RuleNode::Any(members) => members.clone(),
+            RuleNode::Not(inner) | RuleNode::Matches(inner) | RuleNode::Alias(inner) => vec![*inner],
+            RuleNode::Relational { inner, stop, .. } => match stop {
+                Stop::Rule(stop) => vec![*inner, *stop],
+                _ => vec![*inner],
+            },
+        }
+    };
+    (0..nodes.len())
+        .map(|start| {
+            let mut seen = vec![false; nodes.len()];
+            let mut stack = vec![start];
+            while let Some(index) = stack.pop() {
+                if std::mem::replace(&mut seen[index], true) {
+                    continue;
+                }
+                if leaf_binds[index] {
+                    return false;
+                }
+                stack.extend(children(index));
+            }
+            true
+        })
+        .collect()
+}
+
+/// The siblings of one parent, and each child's position among them.
+struct Siblings<'tree> {
+    children: Vec<SgNode<'tree>>,
+}
+
+/// One file's evaluation: the memo, the sibling lists, the step count and the cut.
+pub struct FileEvaluation<'p, 'tree> {
+    /// `None`: only the budget is kept (a pattern query counts its steps through [`Self::step`]).
+    program: Option<&'p RuleProgram>,
+    budget: &'p MatchBudget,
+    memo: HashMap<(u32, usize), Option<SgNode<'tree>>>,
+    siblings: HashMap<usize, Rc<Siblings<'tree>>>,
+    /// (parent id, index) of each child whose parent's siblings were listed.
+    positions: HashMap<usize, (usize, usize)>,
+    steps: u64,
+    next_check: u64,
+    stack_floor: Option<usize>,
+    cut: Option<CutReason>,
+}
+
+impl<'p, 'tree> FileEvaluation<'p, 'tree> {
+    /// A fresh evaluation of `program` within `budget` (`None`: the budget alone, for a
+    /// pattern query's [`Self::step`]s).
+    pub fn new(program: Option<&'p RuleProgram>, budget: &'p MatchBudget) -> FileEvaluation<'p, 'tree> {
+        FileEvaluation {
+            program,
+            budget,
+            memo: HashMap::new(),
+            siblings: HashMap::new(),
+            positions: HashMap::new(),
+            steps: 0,
+            next_check: 0,
+            stack_floor: stack_floor(),
+            cut: None,
+        }
+    }
+
+    /// Why the evaluation was cut, if it was. Once cut, every further call answers `None`.
+    pub fn cut(&self) -> Option<CutReason> {
+        self.cut
+    }
+
+    /// Counts one step of a match outside the evaluator (a pattern query's node visit); `false`
+    /// once the budget is used up.
+    pub fn step(&mut self) -> bool {
+        if self.cut.is_some() {
+            return false;
+        }
+        self.steps += 1;
+        if self.steps > self.budget.max_steps_per_file {
+            self.cut = Some(CutReason::StepBudget);
+            return false;
+        }
+        if self.steps >= self.next_check {
+            self.next_check = self.steps + CHECK_EVERY_STEPS;
+            if self.budget.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+                self.cut = Some(CutReason::Cancelled);
+                return false;
+            }
+            if self.budget.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                self.cut = Some(CutReason::Deadline);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The whole rule (with its constraints) on `node`: the match, or `None`. A match found
+    /// after a cut is never returned.
+    pub fn match_node(&mut self, node: SgNode<'tree>) -> Option<NodeMatch<'tree, StrDoc<SupportLang>>> {
+        let program = self.program?;
+        let mut env: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
+        let matched = self.eval(program.root, node, &mut env)?;
+        for (name, constraint) in &program.constraints {
+            let Some(candidate) = env.get_match(name).cloned() else { continue };
+            let constraint = *constraint;
+            self.eval(constraint, candidate, &mut env)?;
+        }
+        if self.cut.is_some() {
+            return None;
+        }
+        if let Some(transform) = &program.transform {
+            transform.match_node_with_env(matched.clone(), &mut env)?;
+        }
+        Some(NodeMatch::new(matched, env.into_owned()))
+    }
+
+    fn eval<'e>(&mut self, index: usize, node: SgNode<'tree>, env: &mut Cow<'e, Env<'tree>>) -> Option<SgNode<'tree>> {
+        if !self.step() {
+            return None;
+        }
+        if let Some(floor) = self.stack_floor {
+            let here = stack_pointer();
+            if here < floor {
+                self.cut = Some(CutReason::NestingTooDeep);
+                return None;
+            }
+        }
+        let program = self.program?;
+        match &program.nodes[index] {
+            RuleNode::Leaf(rule) => rule.match_node_with_env(node, env),
+            RuleNode::Pending => None,
+            RuleNode::Alias(inner) => self.eval(*inner, node, env),
+            RuleNode::All(members) => {
+                let mut new_env = Cow::Borrowed(env.as_ref());
+                for member in members {
+                    self.eval(*member, node.clone(), &mut new_env)?;
+                }
+                let committed = new_env.into_owned();
+                *env = Cow::Owned(committed);
+                Some(node)
+            }
+            RuleNode::Any(members) => {
+                for member in members {
+                    let mut new_env = Cow::Borrowed(env.as_ref());
+                    if self.eval(*member, node.clone(), &mut new_env).is_some() {
+                        let committed = new_env.into_owned();
+                        *env = Cow::Owned(committed);
+                        return Some(node);
+                    }
+                    if self.cut.is_some() {
+                        return None;
+                    }
+                }
+                None
+            }
+            RuleNode::Not(inner) => {
+                let mut probe = Cow::Borrowed(env.as_ref());
+                let inner_matched = self.eval(*inner, node.clone(), &mut probe).is_some();
+                if self.cut.is_some() {
+                    return None;
+                }
+                (!inner_matched).then_some(node)
+            }
+            RuleNode::Matches(util) => self.memoised(index, node, env, |this, node, env| this.eval(*util, node, env)),
+            RuleNode::Relational { relation, inner, stop, field } => {
+                let (relation, inner, stop, field) = (*relation, *inner, *stop, *field);
+                let pure_inner = program.pure[inner] && matches!(stop, Stop::End) && field.is_none();
+                match relation {
+                    Relation::Has if pure_inner => self.has_end_pure(index, inner, node),
+                    Relation::Inside if pure_inner => self.inside_end_pure(index, inner, node),
+                    Relation::Follows | Relation::Precedes if pure_inner => self.sibling_end_pure(index, relation, inner, node),
+                    _ => self.memoised(index, node, env, |this, node, env| this.relational(relation, inner, stop, field, node, env)),
+                }
+            }
+        }
+    }
+
+    /// `compute` on `node`, through the memo when the rule node at `index` binds nothing.
+    fn memoised<'e>(
+        &mut self,
+        index: usize,
+        node: SgNode<'tree>,
+        env: &mut Cow<'e, Env<'tree>>,
+        compute: impl FnOnce(&mut Self, SgNode<'tree>, &mut Cow<'e, Env<'tree>>) -> Option<SgNode<'tree>>,
+    ) -> Option<SgNode<'tree>> {
+        if !self.program.is_some_and(|program| program.pure[index]) {
+            return compute(self, node, env);
+        }
+        let key = (index as u32, node.node_id());
+        if let Some(known) = self.memo.get(&key) {
+            return known.clone();
+        }
+        let answer = compute(self, node, env);
+        self.remember(key, &answer);
+        answer
+    }
+
+    fn remember(&mut self, key: (u32, usize), answer: &Option<SgNode<'tree>>) {
+        // An answer computed while the budget ran out may be wrong: never kept.
+        if self.cut.is_none() && self.memo.len() < MAX_MEMO_ENTRIES {
+            self.memo.insert(key, answer.clone());
+        }
+    }
+
+    /// A relational rule exactly as ast-grep evaluates it (no memo of the inner rule).
+    fn relational<'e>(
+        &mut self,
+        relation: Relation,
+        inner: usize,
+        stop: Stop,
+        field: Option<u16>,
+        node: SgNode<'tree>,
+        env: &mut Cow<'e, Env<'tree>>,
+    ) -> Option<SgNode<'tree>> {
+        match relation {
+            Relation::Has => self.has(inner, stop, field, node, env),
+            Relation::Inside => self.inside(inner, stop, field, node, env),
+            Relation::Precedes | Relation::Follows => {
+                let forward = relation == Relation::Precedes;
+                match stop {
+                    Stop::Neighbor => {
+                        let neighbor = self.sibling(&node, forward)?;
+                        self.eval(inner, neighbor, env)
+                    }
+                    Stop::End | Stop::Rule(_) => {
+                        let (siblings, position) = self.siblings_of(&node)?;
+                        let order: Box<dyn Iterator<Item = usize>> =
+                            if forward { Box::new(position + 1..siblings.children.len()) } else { Box::new((0..position).rev()) };
+                        for at in order {
+                            let candidate = siblings.children[at].clone();
+                            let stops_here = match stop {
+                                Stop::Rule(stop_rule) => self.matches_fresh(stop_rule, candidate.clone()),
+                                _ => false,
+                            };
+                            if let Some(found) = self.eval(inner, candidate, env) {
+                                return Some(found);
+                            }
+                            if stops_here || self.cut.is_some() {
+                                return None;
+                            }
+                        }
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// `node` matches `rule` with fresh bindings (ast-grep's `Node::matches`).
+    fn matches_fresh(&mut self, rule: usize, node: SgNode<'tree>) -> bool {
+        let mut env: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
+        self.eval(rule, node, &mut env).is_some()
+    }
+
+    fn has<'e>(
+        &mut self,
+        inner: usize,
+        stop: Stop,
+        field: Option<u16>,
+        node: SgNode<'tree>,
+        env: &mut Cow<'e, Env<'tree>>,
+    ) -> Option<SgNode<'tree>> {
+        if let Some(field) = field {
+            let start = node.child_by_field_id(field)?;
+            return match stop {
+                Stop::Neighbor => self.eval(inner, start, env),
+                Stop::End => {
+                    for candidate in start.dfs() {
+                        if let Some(found) = self.eval(inner, candidate, env) {
+                            return Some(found);
+                        }
+                        if self.cut.is_some() {
+                            return None;
+                        }
+                    }
+                    None
+                }
+                Stop::Rule(stop_rule) => {
+                    if let Some(found) = self.eval(inner, start.clone(), env) {
+                        return Some(found);
+                    }
+                    if self.matches_fresh(stop_rule, start.clone()) {
+                        return None;
+                    }
+                    let children: Vec<_> = start.children().collect();
+                    for child in children {
+                        if let Some(found) = self.eval(inner, child, env) {
+                            return Some(found);
+                        }
+                        if self.cut.is_some() {
+                            return None;
+                        }
+                    }
+                    None
+                }
+            };
+        }
+        match stop {
+            Stop::Neighbor => {
+                let children: Vec<_> = node.children().collect();
+                for child in children {
+                    if let Some(found) = self.eval(inner, child, env) {
+                        return Some(found);
+                    }
+                    if self.cut.is_some() {
+                        return None;
+                    }
+                }
+                None
+            }
+            Stop::End => {
+                for candidate in node.dfs().skip(1) {
+                    if let Some(found) = self.eval(inner, candidate, env) {
+                        return Some(found);
+                    }
+                    if self.cut.is_some() {
+                        return None;
+                    }
+                }
+                None
+            }
+            Stop::Rule(stop_rule) => {
+                let children: Vec<_> = node.children().collect();
+                for child in children {
+                    if let Some(found) = self.eval(inner, child.clone(), env) {
+                        return Some(found);
+                    }
+                    if self.cut.is_some() {
+                        return None;
+                    }
+                    if !self.matches_fresh(stop_rule, child.clone()) {
+                        if let Some(found) = self.has(inner, stop, None, child, env) {
+                            return Some(found);
+                        }
+                    }
+                    if self.cut.is_some() {
+                        return None;
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn inside<'e>(
+        &mut self,
+        outer: usize,
+        stop: Stop,
+        field: Option<u16>,
+        node: SgNode<'tree>,
+        env: &mut Cow<'e, Env<'tree>>,
+    ) -> Option<SgNode<'tree>> {
+        // ast-grep: `parent` for a neighbor, `ancestors` (from the root down) otherwise; with a
+        // field, the candidate's field child must be the node visited before it.
+        let mut last_id = node.node_id();
+        let mut field_ok = |candidate: &SgNode<'tree>| -> bool {
+            let Some(field) = field else { return true };
+            let expected = last_id;
+            last_id = candidate.node_id();
+            candidate.child_by_field_id(field).is_some_and(|child| child.node_id() == expected)
+        };
+        match stop {
+            Stop::Neighbor => {
+                let parent = node.parent()?;
+                if !field_ok(&parent) {
+                    return None;
+                }
+                self.eval(outer, parent, env)
+            }
+            Stop::End | Stop::Rule(_) => {
+                let ancestors: Vec<_> = node.ancestors().collect();
+                for candidate in ancestors {
+                    let stops_here = match stop {
+                        Stop::Rule(stop_rule) => self.matches_fresh(stop_rule, candidate.clone()),
+                        _ => false,
+                    };
+                    if field_ok(&candidate) {
+                        if let Some(found) = self.eval(outer, candidate, env) {
+                            return Some(found);
+                        }
+                    }
+                    if stops_here || self.cut.is_some() {
+                        return None;
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// `has` with `stopBy: end` over a sub-rule that binds nothing: the first descendant in
+    /// pre-order that matches, each node's answer memoised, without recursion.
+    fn has_end_pure(&mut self, index: usize, inner: usize, node: SgNode<'tree>) -> Option<SgNode<'tree>> {
+        let key = |node: &SgNode<'tree>| (index as u32, node.node_id());
+        if let Some(known) = self.memo.get(&key(&node)) {
+            return known.clone();
+        }
+        struct Frame<'tree> {
+            node: SgNode<'tree>,
+            children: Vec<SgNode<'tree>>,
+            next: usize,
+        }
+        let mut stack = vec![Frame { children: node.children().collect(), node, next: 0 }];
+        loop {
+            let top = stack.last_mut()?;
+            if top.next == top.children.len() {
+                let done = stack.pop()?;
+                self.remember(key(&done.node), &None);
+                if stack.is_empty() {
+                    return None;
+                }
+                continue;
+            }
+            let child = top.children[top.next].clone();
+            top.next += 1;
+            let mut throwaway: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
+            let mut found = self.eval(inner, child.clone(), &mut throwaway);
+            if found.is_none() && self.cut.is_none() {
+                match self.memo.get(&key(&child)) {
+                    Some(known) => found = known.clone(),
+                    None => {
+                        stack.push(Frame { children: child.children().collect(), node: child, next: 0 });
+                        continue;
+                    }
+                }
+            }
+            if self.cut.is_some() {
+                return None;
+            }
+            if let Some(found) = found {
+                for frame in &stack {
+                    self.remember(key(&frame.node), &Some(found.clone()));
+                }
+                return Some(found);
+            }
+        }
+    }
+
+    /// `inside` with `stopBy: end` over a sub-rule that binds nothing: the outermost ancestor
+    /// that matches (ast-grep walks the ancestors from the root), each node's answer memoised.
+    fn inside_end_pure(&mut self, index: usize, outer: usize, node: SgNode<'tree>) -> Option<SgNode<'tree>> {
+        let key = |node: &SgNode<'tree>| (index as u32, node.node_id());
+        // Up from `node` to the first node whose answer is known (or the root).
+        let mut chain = Vec::new();
+        let mut current = node;
+        let mut known_above: Option<SgNode<'tree>> = None;
+        loop {
+            if let Some(known) = self.memo.get(&key(&current)) {
+                known_above = known.clone();
+                break;
+            }
+            let Some(parent) = current.parent() else {
+                // The root: nothing encloses it.
+                self.remember(key(&current), &None);
+                break;
+            };
+            chain.push((current, parent.clone()));
+            current = parent;
+        }
+        // Down again: answer(child) = answer(parent) or the parent itself when it matches.
+        let mut answer = known_above;
+        for (child, parent) in chain.into_iter().rev() {
+            if answer.is_none() {
+                let mut throwaway: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
+                answer = self.eval(outer, parent, &mut throwaway);
+            }
+            if self.cut.is_some() {
+                return None;
+            }
+            self.remember(key(&child), &answer);
+        }
+        answer
+    }
+
+    /// `follows` / `precedes` with `stopBy: end` over a sub-rule that binds nothing: one pass
+    /// over the node's siblings answers for all of them (the nearest matching sibling before /
+    /// after each).
+    fn sibling_end_pure(&mut self, index: usize, relation: Relation, inner: usize, node: SgNode<'tree>) -> Option<SgNode<'tree>> {
+        let key = (index as u32, node.node_id());
+        if let Some(known) = self.memo.get(&key) {
+            return known.clone();
+        }
+        let (siblings, position) = self.siblings_of(&node)?;
+        let count = siblings.children.len();
+        let order: Vec<usize> = if relation == Relation::Follows { (0..count).collect() } else { (0..count).rev().collect() };
+        let mut nearest: Option<SgNode<'tree>> = None;
+        let mut answer = None;
+        for at in order {
+            let candidate = siblings.children[at].clone();
+            self.remember((index as u32, candidate.node_id()), &nearest);
+            if at == position {
+                answer = nearest.clone();
+            }
+            let mut throwaway: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
+            if let Some(found) = self.eval(inner, candidate, &mut throwaway) {
+                nearest = Some(found);
+            }
+            if self.cut.is_some() {
+                return None;
+            }
+        }
+        answer
+    }
+
+    /// The next (`forward`) or previous sibling of `node`.
+    fn sibling(&mut self, node: &SgNode<'tree>, forward: bool) -> Option<SgNode<'tree>> {
+        let (siblings, position) = self.siblings_of(node)?;
+        let at = if forward { position.checked_add(1)? } else { position.checked_sub(1)? };
+        siblings.children.get(at).cloned()
+    }
+
+    /// The children of `node`'s parent and `node`'s position among them, listed once per
+    /// parent.
+    fn siblings_of(&mut self, node: &SgNode<'tree>) -> Option<(Rc<Siblings<'tree>>, usize)> {
+        if let Some((parent, position)) = self.positions.get(&node.node_id()) {
+            let siblings = self.siblings.get(parent)?;
+            return Some((Rc::clone(siblings), *position));
+        }
+        let parent = node.parent()?;
+        let children: Vec<SgNode<'tree>> = parent.children().collect();
+        for (position, child) in children.iter().enumerate() {
+            self.positions.insert(child.node_id(), (parent.node_id(), position));
+        }
+        let siblings = Rc::new(Siblings { children });
+        self.siblings.insert(parent.node_id(), Rc::clone(&siblings));
+        let position = self.positions.get(&node.node_id())?.1;
+        Some((siblings, position))
+    }
+}
+
+/// The lowest stack address the evaluator may reach on this thread (the thread's stack start
+/// plus [`STACK_RESERVE_BYTES`]), or `None` when the platform does not say.
+fn stack_floor() -> Option<usize> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `pthread_getattr_np` fills `attr` for the calling thread; it is destroyed
+        // after `pthread_attr_getstack` read the stack's lowest address and size.
+        unsafe {
+            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+            if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+                return None;
+            }
+            let mut address: *mut libc::c_void = std::ptr::null_mut();
+            let mut size: libc::size_t = 0;
+            let status = libc::pthread_attr_getstack(&attr, &mut address, &mut size);
+            libc::pthread_attr_destroy(&mut attr);
+            if status != 0 || address.is_null() {
+                return None;
+            }
+            Some(address as usize + STACK_RESERVE_BYTES)
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        None
+    }
+}
+
+/// An address on the current stack frame (the stack grows down on every supported target).
+#[inline(never)]
+fn stack_pointer() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
