@@ -823,6 +823,12 @@ pub struct RenameApplied {
     pub files: Vec<ChangedFile>,
     /// The `grep -w` cross-check of the server's edit.
     pub coverage: RenameCoverageSummary,
+    /// TypeScript/JavaScript: where the new name was already taken in a file the rename
+    /// changes — a declaration of it in the renamed symbol's scope (a duplicate declaration tsc
+    /// rejects) or a use that now binds to another symbol (shadowing, silent) — each a
+    /// `WARNING:` with file:line of both and the next step; empty when none was found (the
+    /// text's `taken-name check:` line says what was checked).
+    pub name_conflicts: Vec<String>,
     /// Public names of a Python package the rename changed (a re-export in an `__init__.py`),
     /// each a note naming the file, 1-based line, old and new public name and how to keep the
     /// old one; empty when none.
@@ -852,6 +858,8 @@ pub struct RenameStaged {
     pub files: Vec<ChangedFile>,
     /// The `grep -w` cross-check of the server's edit.
     pub coverage: RenameCoverageSummary,
+    /// As [`RenameApplied::name_conflicts`], for the staged change.
+    pub name_conflicts: Vec<String>,
     /// As [`RenameApplied::public_name_changes`], for the staged change.
     pub public_name_changes: Vec<String>,
     /// As [`RenameApplied::dispatch_changes`], for the staged change.

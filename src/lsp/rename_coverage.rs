@@ -292,7 +292,7 @@ pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<ls
 
 /// The changed spans of one line, as (old byte range, new byte range), each widened to whole
 /// identifiers and merged when they touch.
-fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+pub(crate) fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     let old_chars: Vec<(usize, char)> = old.char_indices().collect();
     let new_chars: Vec<(usize, char)> = new.char_indices().collect();
     let old_only: Vec<char> = old_chars.iter().map(|(_, ch)| *ch).collect();

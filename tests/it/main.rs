@@ -46,6 +46,7 @@ mod lsp_trial17;
 mod lsp_trial18;
 mod lsp_trial23;
 mod lsp_trial24;
+mod lsp_trial26;
 mod mcp_sdk;
 mod read_guard;
 mod registry;

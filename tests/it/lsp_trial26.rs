@@ -1,0 +1,130 @@
+//! Smaller wrong-or-misleading answers from fresh-user trials (issue 11), against the real
+//! servers on small fixtures: a TypeScript rename to a name already taken (typescript-language-
+//! server renames anyway; `tsc --noEmit` is the ground truth of what breaks).
+
+use crate::support;
+
+use std::path::Path;
+
+use runbound::{Caller, Run};
+use serde_json::json;
+
+/// `tsc -p . --noEmit --pretty false` in `dir`: (exit success, output).
+fn tsc(dir: &Path) -> (bool, String) {
+    let output =
+        std::process::Command::new("tsc").args(["-p", ".", "--noEmit", "--pretty", "false"]).current_dir(dir).output().expect("run tsc");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+const TS_PACKAGE: (&str, &str) = ("package.json", "{\"name\": \"taken\", \"version\": \"1.0.0\"}\n");
+const TS_CONFIG: (&str, &str) = ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n");
+const SHAPES: &str = "export function area(side: number): number {\n  return side * side;\n}\n\nexport function perimeter(side: number): number {\n  return 4 * side;\n}\n";
+const APP: &str = "import { area } from \"./shapes\";\nimport { perimeter } from \"./shapes\";\n\nconsole.log(area(2) + perimeter(3));\n";
+const LIMITS: &str = "export const limit = 10;\n\nexport function clamp(value: number): number {\n  const max = 5;\n  return Math.min(value, limit, max);\n}\n";
+
+/// Opens every TypeScript file of the fixture (tsserver loads projects on open).
+fn open_all(run: &Run, files: &[(&str, &str)]) {
+    for (file, _) in files {
+        if file.ends_with(".ts") {
+            let _ = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": file}));
+        }
+    }
+}
+
+#[test]
+fn typescript_rename_to_a_name_declared_in_the_same_scope_is_warned_and_tsc_rejects_it() {
+    let test = "typescript_rename_to_a_name_declared_in_the_same_scope_is_warned_and_tsc_rejects_it";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let files = [TS_PACKAGE, TS_CONFIG, ("src/shapes.ts", SHAPES), ("src/app.ts", APP)];
+    let dir = support::workspace_with(&files);
+    let (clean_before, output) = tsc(dir.path());
+    assert!(clean_before, "the fixture does not compile:\n{output}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    open_all(&run, &files);
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "src/shapes.ts", "line": 1, "symbol": "area", "new_name": "perimeter"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // Ground truth: tsc rejects what the rename wrote (duplicate function implementation in
+    // shapes.ts, duplicate identifier of the two imports in app.ts).
+    let (clean_after, output) = tsc(dir.path());
+    assert!(!clean_after, "tsc accepts the renamed code, so the fixture does not show the collision:\n{output}");
+    assert!(output.contains("src/shapes.ts(1,") && output.contains("src/app.ts(1,"), "tsc:\n{output}");
+    // The answer says both, at the top (before the file list), with both lines.
+    let file_list = text.find("  src/").expect("file list");
+    let shapes_warning = text
+        .find("WARNING: src/shapes.ts:1: the renamed `area` becomes `function perimeter`, which line 5 already declares in the same scope")
+        .unwrap_or_else(|| panic!("no same-scope warning for shapes.ts:\n{text}"));
+    assert!(shapes_warning < file_list, "the warning is not at the top:\n{text}");
+    assert!(
+        text.contains(
+            "WARNING: src/app.ts:1: the renamed `area` becomes `import perimeter`, which line 2 already declares in the same scope"
+        ),
+        "no duplicate-import warning for app.ts:\n{text}"
+    );
+    assert!(text.contains("taken-name check: `perimeter` in the 2 TypeScript/JavaScript files this rename changes — 2 findings"), "{text}");
+    let conflicts = result.structured_content.as_ref().expect("structured")["name_conflicts"].as_array().expect("name_conflicts").len();
+    assert_eq!(conflicts, 2, "{text}");
+}
+
+#[test]
+fn typescript_rename_that_an_inner_declaration_would_capture_is_warned_though_tsc_accepts_it() {
+    let test = "typescript_rename_that_an_inner_declaration_would_capture_is_warned_though_tsc_accepts_it";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let files = [TS_PACKAGE, TS_CONFIG, ("src/limits.ts", LIMITS)];
+    let dir = support::workspace_with(&files);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    open_all(&run, &files);
+    // Staged first: the warning is in the preview too, and nothing is written.
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/limits.ts", "line": 1, "symbol": "limit", "new_name": "max", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(
+        text.contains(
+            "WARNING: src/limits.ts:5: this use of the renamed `limit` becomes `max`, which there means the other `max` declared at line 4"
+        ),
+        "no capture warning in the preview:\n{text}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/limits.ts")).unwrap(), LIMITS);
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "src/limits.ts", "line": 1, "symbol": "limit", "new_name": "max"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("WARNING: src/limits.ts:5: this use of the renamed `limit`"), "{text}");
+    // Ground truth: tsc is silent, and the server now resolves that use to the local `max`.
+    let (clean, output) = tsc(dir.path());
+    assert!(clean, "tsc rejects the renamed code (the case is meant to be silent):\n{output}");
+    let definition = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "src/limits.ts", "line": 5, "symbol": "max);"}));
+    let definition_text = definition.joined_text();
+    assert!(definition_text.contains("src/limits.ts:4"), "the use does not resolve to the local `max`:\n{definition_text}");
+}
+
+#[test]
+fn typescript_rename_to_a_free_name_says_the_taken_name_check_found_nothing() {
+    let test = "typescript_rename_to_a_free_name_says_the_taken_name_check_found_nothing";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let files = [TS_PACKAGE, TS_CONFIG, ("src/shapes.ts", SHAPES), ("src/app.ts", APP)];
+    let dir = support::workspace_with(&files);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    open_all(&run, &files);
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "src/shapes.ts", "line": 1, "symbol": "area", "new_name": "squareArea"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+    assert!(
+        text.contains("taken-name check: `squareArea` in the 2 TypeScript/JavaScript files this rename changes — no other declaration"),
+        "{text}"
+    );
+    let (clean, output) = tsc(dir.path());
+    assert!(clean, "{output}");
+}
