@@ -562,6 +562,12 @@ pub struct OutlineEntry {
     pub container: Option<String>,
     /// Why it is hidden by default (`local`, `import`, `callback`), when listed with `locals`.
     pub hidden: Option<String>,
+    /// TypeScript/JavaScript: what a variable, constant or property is bound to when it is a
+    /// function (`const arrow function`, `let function expression`, `property arrow
+    /// function`); a `kind: ["function"]` filter lists such constants and variables, `["method"]`
+    /// such properties. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function_value: Option<String>,
 }
 
 /// What an outline left out.

@@ -128,3 +128,41 @@ fn typescript_rename_to_a_free_name_says_the_taken_name_check_found_nothing() {
     let (clean, output) = tsc(dir.path());
     assert!(clean, "{output}");
 }
+
+/// Functions bound to names in every shape tsserver reports as a variable, constant or property.
+const BOUND_FUNCTIONS: &str = "export const arrow = (x: number): number => x + 1;\nexport const expression = function (x: number): number {\n  return x * 2;\n};\nexport function plain(x: number): number {\n  return arrow(x);\n}\nexport const value = 3;\nlet later = (s: string) => s.length;\nexport const wrapped = memo(() => 1);\nfunction memo<T>(f: T): T {\n  return f;\n}\nexport class Box {\n  handler = () => 1;\n  count = 0;\n  method(): number {\n    return 1;\n  }\n}\nlater(\"a\");\n";
+
+#[test]
+fn typescript_outline_kind_function_lists_constants_bound_to_arrow_functions_and_says_so() {
+    let test = "typescript_outline_kind_function_lists_constants_bound_to_arrow_functions_and_says_so";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let files = [TS_PACKAGE, TS_CONFIG, ("src/bound.ts", BOUND_FUNCTIONS)];
+    let dir = support::workspace_with(&files);
+    let run = Run::builder(dir.path()).language_servers().build().expect("build run");
+    let result = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "src/bound.ts", "kind": ["function"]}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // The server's own kinds for them: constant and variable (the outline without a filter).
+    let all = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "src/bound.ts"})).joined_text();
+    assert!(all.contains("\n1: constant arrow\n") && all.contains("\n9: variable later\n"), "tsserver's kinds changed:\n{all}");
+    for expected in [
+        "\n1: constant arrow (const arrow function)",
+        "\n2-4: constant expression (const function expression)",
+        "\n5-7: function plain",
+        "\n9: variable later (let arrow function)",
+        "\n11-13: function memo",
+    ] {
+        assert!(text.contains(expected), "`{}` missing:\n{text}", expected.trim());
+    }
+    // A constant bound to a call's result and a plain value are not functions.
+    assert!(!text.contains("constant wrapped") && !text.contains("constant value"), "{text}");
+    let entries = result.structured_content.as_ref().expect("structured")["results"].as_array().cloned().unwrap_or_default();
+    let arrow = entries.iter().find(|entry| entry["name"] == "arrow").unwrap_or_else(|| panic!("no arrow entry: {entries:?}"));
+    assert_eq!(arrow["function_value"], "const arrow function");
+    // `method` lists a class property bound to an arrow function, not a plain field.
+    let methods = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "src/bound.ts", "kind": ["method"]})).joined_text();
+    assert!(methods.contains("15: property handler (in Box) (property arrow function)"), "{methods}");
+    assert!(methods.contains("17-19: method method (in Box)") && !methods.contains("count"), "{methods}");
+}
