@@ -934,6 +934,11 @@ pub struct CheckedRenameCoverage {
     pub doc_tests_of_other_symbols: usize,
     /// Occurrences in documentation files (no server edits them).
     pub left_in_documentation_files: Vec<String>,
+    /// Go: the occurrences of `left_unrenamed` whose definition is a method tied to the renamed
+    /// one by an interface (an implementation of the renamed interface method, or the interface
+    /// method the renamed method implements): not another symbol — the build breaks where the
+    /// interface is used.
+    pub left_in_interface_tied_methods: Vec<String>,
     /// Code occurrences the edit leaves (another symbol of the same name, or missed).
     pub left_unrenamed: Vec<String>,
     /// Occurrences not checked (budget).

@@ -194,7 +194,28 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
         partial_result_params: Default::default(),
     };
     let Ok(answer) = server.request::<lsp_types::request::GotoDefinition>(params, deadline) else { return HashSet::new() };
-    let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match &answer {
+    response_targets(&answer)
+}
+
+/// The targets of `textDocument/implementation` at (`line`, `character`) of `path`: for gopls,
+/// the concrete methods implementing an interface method, or the interface methods a concrete
+/// method implements. Empty when the server does not offer it, answers nothing, or fails.
+fn implementation_targets(server: &LanguageServer, path: &Path, line: u32, character: u32, deadline: Instant) -> HashSet<Target> {
+    if !server.supports("textDocument/implementation") || server.sync_document(path).is_err() {
+        return HashSet::new();
+    }
+    let params = lsp_types::GotoDefinitionParams {
+        text_document_position_params: text_document_position(path, line, character),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let Ok(answer) = server.request::<lsp_types::request::GotoImplementation>(params, deadline) else { return HashSet::new() };
+    response_targets(&answer)
+}
+
+/// The start of each location of a definition or implementation answer (canonical paths).
+fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashSet<Target> {
+    let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match answer {
         None => Vec::new(),
         Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(&location.uri, location.range.start)],
         Some(lsp_types::GotoDefinitionResponse::Array(locations)) => {
@@ -750,6 +771,69 @@ pub fn complete_rename(
         }
     });
     let mut write_check_blind_spots: Vec<String> = Vec::new();
+    // Go: occurrences whose definition is a method tied to the renamed one by an interface —
+    // an implementation of the renamed interface method, or the interface method the renamed
+    // concrete method implements (gopls's `implementation` at the renamed method lists them).
+    // gopls may rename only the one method; those left are no other symbol: the types stop
+    // implementing the interface, and the build breaks where one is used as it.
+    let mut tied_methods: Vec<(WordHit, Target)> = Vec::new();
+    let origin_is_go = origin.extension().is_some_and(|ext| ext == "go");
+    if origin_is_go && elsewhere.iter().any(|(_, target)| target.is_some()) && Instant::now() < deadline {
+        let tied = implementation_targets(server, origin, line, character, deadline);
+        let tied_lines: HashSet<(&PathBuf, u32)> = tied.iter().map(|(path, target_line, _)| (path, *target_line)).collect();
+        elsewhere.retain(|(hit, target)| match target {
+            Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
+                tied_methods.push((hit.clone(), found.clone()));
+                false
+            }
+            _ => true,
+        });
+    }
+    // Whether the renamed method is an interface's (its declaration line is no `func`).
+    let renamed_is_interface_method = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
+        reader
+            .read_to_string(path)
+            .ok()
+            .and_then(|text| text.lines().nth(*target_line as usize).map(|text| !text.trim_start().starts_with("func")))
+            .unwrap_or(false)
+    });
+    if !tied_methods.is_empty() {
+        let implementations = renamed_is_interface_method;
+        report.push(format!(
+            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface; rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back:",
+            crate::render::plural(tied_methods.len(), "occurrence"),
+            if implementations {
+                "methods that implement the renamed interface method (the server's `implementation` at it lists them)"
+            } else {
+                "the interface method that the renamed method implements (the server's `implementation` at it lists it)"
+            },
+            server.id(),
+            if tied_methods.len() == 1 { "it" } else { "them" },
+            if implementations {
+                "their types no longer implement the interface"
+            } else {
+                "its type no longer implements that interface"
+            },
+            if implementations { "them" } else { "the interface method (and its other implementations)" },
+        ));
+        let lines = one_per_line(tied_methods.iter(), |(hit, _)| hit);
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(_, (path, target_line, _))| {
+                format!(
+                    "   ({}: {}:{})",
+                    if implementations { "definition, an implementation" } else { "definition, the interface method" },
+                    shown(path),
+                    target_line + 1
+                )
+            },
+        );
+    }
     if !unanalyzed.is_empty() {
         let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
         let gated = unanalyzed.len() - templates;
@@ -898,10 +982,12 @@ pub fn complete_rename(
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_in_interface_tied_methods: tied_methods.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_unrenamed: elsewhere
             .iter()
             .map(|(hit, _)| hit)
             .chain(unanalyzed.iter().map(|(hit, _)| hit))
+            .chain(tied_methods.iter().map(|(hit, _)| hit))
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -912,6 +998,13 @@ pub fn complete_rename(
         ..lsp_types::WorkspaceEdit::default()
     };
     let mut warnings = Vec::new();
+    if !tied_methods.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
+            crate::render::plural(tied_methods.len(), "occurrence"),
+            if tied_methods.len() == 1 { "keeps" } else { "keep" }
+        ));
+    }
     if !doc_tests.is_empty() {
         warnings.push(format!(
             "WARNING: {} left unrenamed in doc comments (doc-tests may fail) — listed below",

@@ -166,3 +166,64 @@ fn typescript_outline_kind_function_lists_constants_bound_to_arrow_functions_and
     assert!(methods.contains("15: property handler (in Box) (property arrow function)"), "{methods}");
     assert!(methods.contains("17-19: method method (in Box)") && !methods.contains("count"), "{methods}");
 }
+
+const GO_MOD: (&str, &str) = ("go.mod", "module example.com/goiface\n\ngo 1.19\n");
+const GO_SHAPES: &str = "package shapes\n\n// Shape has an area.\ntype Shape interface {\n\tArea() float64\n}\n\n// Square is a Shape.\ntype Square struct{ Side float64 }\n\n// Area of the square.\nfunc (s Square) Area() float64 { return s.Side * s.Side }\n\n// Total sums the areas.\nfunc Total(shapes []Shape) float64 {\n\tsum := 0.0\n\tfor _, shape := range shapes {\n\t\tsum += shape.Area()\n\t}\n\treturn sum\n}\n";
+const GO_OTHER: &str = "package other\n\n// Circle is a shape of another package.\ntype Circle struct{ Radius float64 }\n\n// Area of the circle.\nfunc (c Circle) Area() float64 { return 3 * c.Radius * c.Radius }\n\n// Plot has an Area method too, unrelated.\ntype Plot struct{}\n\n// Area of a plot.\nfunc (Plot) Area() int { return 1 }\n";
+const GO_MAIN: &str = "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/goiface/other\"\n\t\"example.com/goiface/shapes\"\n)\n\nfunc main() {\n\tvar s shapes.Shape = other.Circle{Radius: 1}\n\tfmt.Println(shapes.Total([]shapes.Shape{s, shapes.Square{Side: 2}}), other.Plot{}.Area())\n}\n";
+
+/// The lines listed under the report line that starts with `heading` (up to the next report
+/// line, which is indented by two spaces only).
+fn listed_under<'t>(text: &'t str, heading: &str) -> Vec<&'t str> {
+    let Some(start) = text.find(heading) else { return Vec::new() };
+    text[start..].lines().skip(1).take_while(|line| line.starts_with("    ")).map(str::trim).collect()
+}
+
+#[test]
+fn go_interface_method_rename_names_the_implementations_it_left_not_another_symbol() {
+    let test = "go_interface_method_rename_names_the_implementations_it_left_not_another_symbol";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let files = [GO_MOD, ("shapes/shapes.go", GO_SHAPES), ("other/other.go", GO_OTHER), ("main.go", GO_MAIN)];
+    let dir = support::workspace_with(&files);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "shapes/shapes.go", "line": 5, "symbol": "Area", "new_name": "Surface"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // Ground truth: the compiler names the types that stopped implementing Shape.
+    let build = std::process::Command::new("go").args(["build", "./..."]).current_dir(dir.path()).output().expect("go build");
+    let build_output = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success(), "the rename left a building project: nothing to check\n{text}");
+    let broken: Vec<&str> = ["other.Circle", "shapes.Square", "other.Plot"]
+        .into_iter()
+        .filter(|name| build_output.contains(&format!("{name} does not implement")))
+        .collect();
+    // Which implementations gopls left (it may rename them itself: then none is listed).
+    let left_circle = std::fs::read_to_string(dir.path().join("other/other.go")).unwrap().contains("func (c Circle) Area()");
+    let left_square = std::fs::read_to_string(dir.path().join("shapes/shapes.go")).unwrap().contains("func (s Square) Area()");
+    let mut expected_broken = Vec::new();
+    if left_circle {
+        expected_broken.push("other.Circle");
+    }
+    if left_square {
+        expected_broken.push("shapes.Square");
+    }
+    assert_eq!(broken, expected_broken, "go build:\n{build_output}\nanswer:\n{text}");
+    let tied = listed_under(&text, "  left unrenamed: 2 occurrences of methods that implement the renamed interface method");
+    assert_eq!(
+        tied,
+        vec![
+            "other/other.go:7: func (c Circle) Area() float64 { return 3 * c.Radius * c.Radius }   (definition, an implementation: other/other.go:7)",
+            "shapes/shapes.go:12: func (s Square) Area() float64 { return s.Side * s.Side }   (definition, an implementation: shapes/shapes.go:12)",
+        ],
+        "{text}"
+    );
+    assert!(text.contains("WARNING: 2 occurrences tied to the renamed method by an interface keep the old name"), "{text}");
+    // The unrelated `Plot.Area` (returns int) stays another symbol.
+    let others = listed_under(&text, "  left unrenamed: 2 occurrences in code whose definition leads elsewhere");
+    assert!(others.iter().all(|line| line.ends_with("(definition: other/other.go:13)")) && others.len() == 2, "{text}");
+    let coverage = &result.structured_content.as_ref().expect("structured")["coverage"];
+    assert_eq!(coverage["left_in_interface_tied_methods"], json!(["other/other.go:7", "shapes/shapes.go:12"]), "{coverage}");
+}
