@@ -934,6 +934,11 @@ pub struct CheckedRenameCoverage {
     pub doc_tests_of_other_symbols: usize,
     /// Occurrences in documentation files (no server edits them).
     pub left_in_documentation_files: Vec<String>,
+    /// Python: strings that are exactly the old name passed as the attribute name of
+    /// `mock.patch.object` / `getattr` / `setattr` / `hasattr` / `delattr` /
+    /// `monkeypatch.setattr`: live references that fail at run time (not in
+    /// `left_in_comments_and_strings`).
+    pub left_in_attribute_name_strings: Vec<String>,
     /// Go: the occurrences of `left_unrenamed` whose definition is a method tied to the renamed
     /// one by an interface (an implementation of the renamed interface method, or the interface
     /// method the renamed method implements): not another symbol — the build breaks where the

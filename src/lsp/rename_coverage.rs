@@ -701,6 +701,19 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
+    // Python strings that name the attribute in getattr / setattr / hasattr / mock.patch.object
+    // calls: live references, said first and apart from docstrings and comments.
+    let attribute_names: Vec<WordHit> =
+        in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::AttributeName).map(|(hit, _)| hit.clone()).collect();
+    in_text.retain(|(_, kind)| *kind != OccurrenceKind::AttributeName);
+    if !attribute_names.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} — string attribute names used by mock.patch.object / getattr / setattr / hasattr (by the syntax tree): live references that will fail at run time (AttributeError, or a patch of an attribute that no longer exists); rename each to \"{new_name}\" unless its object is another class's:",
+            crate::render::plural(attribute_names.len(), "occurrence"),
+        ));
+        let lines = one_per_line(attribute_names.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| "   (attribute name string)".to_owned());
+    }
     if !doc_tests_renamed.is_empty() {
         report.push(format!(
             "  runbound renamed {} in doc-test examples (doc comments) — {} resolved each, in an unsaved copy of its example, to the renamed symbol ({} ms); run {} to confirm:",
@@ -977,6 +990,7 @@ pub fn complete_rename(
             .chain(doc_tests_renamed.iter())
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
+        left_in_attribute_name_strings: attribute_names.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_comments_and_strings: in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_doc_tests: doc_tests.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -998,6 +1012,12 @@ pub fn complete_rename(
         ..lsp_types::WorkspaceEdit::default()
     };
     let mut warnings = Vec::new();
+    if !attribute_names.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr (they fail at run time) — listed below",
+            crate::render::plural(attribute_names.len(), "occurrence")
+        ));
+    }
     if !tied_methods.is_empty() {
         warnings.push(format!(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
@@ -1037,6 +1057,11 @@ pub enum OccurrenceKind {
     Comment,
     /// Inside a string literal.
     Text,
+    /// Python: a string literal that is exactly the name, passed as the attribute name of
+    /// `getattr` / `setattr` / `hasattr` / `delattr`, `mock.patch.object` (`patch.object`,
+    /// `mocker.patch.object`) or `monkeypatch.setattr` — a live reference: left with the old
+    /// name it fails at run time (`AttributeError`, or a patch of an attribute that is gone).
+    AttributeName,
     /// Code inside documentation that a test runs: a Rust doc comment's fenced code block (a
     /// doc-test, unless fenced as `ignore` or another language) or a Python docstring's `>>>` /
     /// `...` example line (a doctest). The server does not rename there (rust-analyzer does not),
@@ -1141,6 +1166,9 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
                     if language == SupportLang::Python && is_python_doctest_line(lines.get(hit.line as usize).copied().unwrap_or("")) {
                         return OccurrenceKind::DocTest;
                     }
+                    if language == SupportLang::Python && python_attribute_name_argument(node, source, start, word_len).is_some() {
+                        return OccurrenceKind::AttributeName;
+                    }
                     return OccurrenceKind::Text;
                 }
                 match node.parent() {
@@ -1150,6 +1178,34 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
             }
         })
         .collect()
+}
+
+/// When `node` (a Python string literal or a part of one) is a string whose content is exactly
+/// the occurrence at `start..start + word_len` of `source`, passed as the attribute-name
+/// argument (the second) of `getattr` / `setattr` / `hasattr` / `delattr`, of a call ending in
+/// `patch.object` (`mock.patch.object`, `mocker.patch.object`) or of `monkeypatch.setattr`: the
+/// called function's text (`mock.patch.object`). `None` otherwise.
+pub fn python_attribute_name_argument(node: tree_sitter::Node<'_>, source: &str, start: usize, word_len: usize) -> Option<String> {
+    let string = if node.kind() == "string" { node } else { node.parent().filter(|parent| parent.kind() == "string")? };
+    // The string holds the name and nothing else (its quotes and prefix aside).
+    let content_start = string.named_children(&mut string.walk()).find(|child| child.kind() == "string_content")?;
+    if content_start.start_byte() != start || content_start.end_byte() != start + word_len {
+        return None;
+    }
+    let arguments = string.parent().filter(|parent| parent.kind() == "argument_list")?;
+    let call = arguments.parent().filter(|parent| parent.kind() == "call")?;
+    let positional: Vec<tree_sitter::Node<'_>> =
+        arguments.named_children(&mut arguments.walk()).filter(|child| !matches!(child.kind(), "comment" | "keyword_argument")).collect();
+    if positional.get(1).map(|second| second.id()) != Some(string.id()) {
+        return None;
+    }
+    let function = call.child_by_field_name("function")?;
+    let function_text = source.get(function.start_byte()..function.end_byte())?;
+    let attribute_call = matches!(function_text, "getattr" | "setattr" | "hasattr" | "delattr" | "builtins.getattr" | "builtins.setattr")
+        || function_text.ends_with("patch.object")
+        || function_text == "monkeypatch.setattr"
+        || function_text == "monkeypatch.delattr";
+    attribute_call.then(|| function_text.to_owned())
 }
 
 /// Whether byte `byte_start` of 0-based `line` of a Rust file is code inside a doc comment's

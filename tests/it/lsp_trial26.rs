@@ -227,3 +227,58 @@ fn go_interface_method_rename_names_the_implementations_it_left_not_another_symb
     let coverage = &result.structured_content.as_ref().expect("structured")["coverage"];
     assert_eq!(coverage["left_in_interface_tied_methods"], json!(["other/other.go:7", "shapes/shapes.go:12"]), "{coverage}");
 }
+
+const PY_STORE: &str =
+    "class Store:\n    def fetch(self, key):\n        \"\"\"Return the value; fetch is cached.\"\"\"\n        return key\n";
+const PY_TEST: &str = "from unittest import mock\n\nfrom pkg.store import Store\n\n\ndef test_fetch():\n    with mock.patch.object(Store, \"fetch\", return_value=1):\n        assert Store().fetch(\"k\") == 1\n    assert hasattr(Store, \"fetch\")\n    assert getattr(Store(), \"fetch\")(\"x\") == \"x\"\n    print(\"fetch the data\")\n\n\nif __name__ == \"__main__\":\n    test_fetch()\n";
+
+#[test]
+fn python_rename_lists_attribute_name_strings_first_and_apart_from_docstrings() {
+    let test = "python_rename_lists_attribute_name_strings_first_and_apart_from_docstrings";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let files = [
+        ("pyproject.toml", "[project]\nname = \"store\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/store.py", PY_STORE),
+        ("tests/__init__.py", ""),
+        ("tests/test_store.py", PY_TEST),
+    ];
+    let dir = support::workspace_with(&files);
+    let run_test =
+        || std::process::Command::new("python3").args(["-m", "tests.test_store"]).current_dir(dir.path()).output().expect("run python3");
+    assert!(run_test().status.success(), "the fixture's test fails before the rename");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "pkg/store.py", "line": 2, "symbol": "fetch", "new_name": "load"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // Ground truth: the test now fails at run time, on the patch of an attribute that is gone.
+    let after = run_test();
+    let stderr = String::from_utf8_lossy(&after.stderr);
+    assert!(!after.status.success() && stderr.contains("AttributeError") && stderr.contains("fetch"), "{stderr}");
+    let heading = "  left unrenamed: 3 occurrences — string attribute names used by mock.patch.object / getattr / setattr / hasattr";
+    let attribute_names = listed_under(&text, heading);
+    assert_eq!(
+        attribute_names,
+        vec![
+            "tests/test_store.py:7: with mock.patch.object(Store, \"fetch\", return_value=1):   (attribute name string)",
+            "tests/test_store.py:9: assert hasattr(Store, \"fetch\")   (attribute name string)",
+            "tests/test_store.py:10: assert getattr(Store(), \"fetch\")(\"x\") == \"x\"   (attribute name string)",
+        ],
+        "{text}"
+    );
+    // Listed before the docstring and the printed text, which stay with comments and strings.
+    let strings = text.find("  left unrenamed: 0 in comments and 2 in strings").unwrap_or_else(|| panic!("{text}"));
+    assert!(text.find(heading).unwrap() < strings, "{text}");
+    let rest = listed_under(&text, "  left unrenamed: 0 in comments and 2 in strings");
+    assert_eq!(rest.len(), 2, "{text}");
+    assert!(rest[0].starts_with("pkg/store.py:3:") && rest[1].starts_with("tests/test_store.py:11:"), "{text}");
+    assert!(text.contains("WARNING: 3 occurrences left unrenamed in strings that name the attribute"), "{text}");
+    let coverage = &result.structured_content.as_ref().expect("structured")["coverage"];
+    assert_eq!(
+        coverage["left_in_attribute_name_strings"],
+        json!(["tests/test_store.py:7", "tests/test_store.py:9", "tests/test_store.py:10"]),
+        "{coverage}"
+    );
+}
