@@ -1,6 +1,10 @@
 //! Smaller wrong-or-misleading answers from fresh-user trials (issue 11), against the real
-//! servers on small fixtures: a TypeScript rename to a name already taken (typescript-language-
-//! server renames anyway; `tsc --noEmit` is the ground truth of what breaks).
+//! servers on small fixtures, each checked against the toolchain: a TypeScript rename to a name
+//! already taken (typescript-language-server renames anyway; `tsc --noEmit` and the server's own
+//! `definition` are the ground truth); `kind: ["function"]` and const-bound arrow functions; a Go
+//! interface method renamed alone (`go build` names the types that stopped implementing it); a
+//! Python rename leaving `mock.patch.object` / `getattr` strings (the test run fails); a write to
+//! a Go file excluded by build tags (`go vet` with and without the tag).
 
 use crate::support;
 
@@ -281,4 +285,38 @@ fn python_rename_lists_attribute_name_strings_first_and_apart_from_docstrings() 
         json!(["tests/test_store.py:7", "tests/test_store.py:9", "tests/test_store.py:10"]),
         "{coverage}"
     );
+}
+
+#[test]
+fn go_write_to_a_file_excluded_by_build_tags_names_the_command_that_checks_it_not_the_project_check() {
+    let test = "go_write_to_a_file_excluded_by_build_tags_names_the_command_that_checks_it_not_the_project_check";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let files = [
+        ("go.mod", "module example.com/gotag\n\ngo 1.19\n"),
+        ("add.go", "package gotag\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"),
+        (
+            "twice_integration.go",
+            "//go:build integration\n\npackage gotag\n\n// Twice doubles.\nfunc Twice(a int) int { return Add(a, a) }\n",
+        ),
+    ];
+    let dir = support::workspace_with(&files);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "twice_integration.go", "old_string": "Add(a, a)", "new_string": "Add(a, a) + undefinedThing"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // Ground truth: the project check's go vet (no tags) passes; the file's own command finds the error.
+    let vet =
+        |args: &[&str]| std::process::Command::new("go").args(args).current_dir(dir.path()).env("GOFLAGS", "").output().expect("go vet");
+    assert!(vet(&["vet", "./..."]).status.success(), "go vet without tags sees the excluded file");
+    let tagged = vet(&["vet", "-tags=integration", "."]);
+    assert!(!tagged.status.success() && String::from_utf8_lossy(&tagged.stderr).contains("undefinedThing"));
+    let closing = text.lines().find(|line| line.starts_with("no file's diagnostics were obtained")).unwrap_or_else(|| panic!("{text}"));
+    assert!(closing.contains("run `go vet -tags=integration .` from the workspace root"), "{closing}");
+    assert!(!closing.contains("to check the whole project"), "{closing}");
 }
