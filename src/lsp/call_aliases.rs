@@ -418,7 +418,7 @@ fn classify_alias_references(
             None => vec![OccurrenceKind::Code; sites.len()],
         };
         for ((line0, character0, byte, line), kind) in sites.into_iter().zip(kinds) {
-            if matches!(kind, OccurrenceKind::Comment | OccurrenceKind::Text) {
+            if matches!(kind, OccurrenceKind::Comment | OccurrenceKind::Text | OccurrenceKind::AttributeName) {
                 alias.in_comments += 1;
                 continue;
             }

@@ -4113,7 +4113,31 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         lines.insert(0, headline);
     }
     let rust = checks.iter().any(|check| any_rust(&check.written));
-    lines.push(remaining_line(&remaining, any_unavailable, new_errors, new_errors_not_known_new, files_checked, rust));
+    // Written Go files a build constraint excludes: `{"file": "*"}` runs go vet and go build
+    // under the same GOOS/GOARCH and tags, so it does not check them either; their own command
+    // does (issue 11 item 6).
+    let mut constraint_commands: Vec<String> = Vec::new();
+    if files_checked == 0 {
+        for path in checks.iter().flat_map(|check| check.written.iter()) {
+            if path.extension().is_some_and(|ext| ext == "go") && path.exists() {
+                let constraint = go_build_constraint(path, supervisor.workspace_root());
+                if (!constraint.lines.is_empty() || constraint.named_by_file_name)
+                    && !constraint_commands.contains(&constraint.check_command)
+                {
+                    constraint_commands.push(constraint.check_command);
+                }
+            }
+        }
+    }
+    let mut closing = remaining_line(&remaining, any_unavailable, new_errors, new_errors_not_known_new, files_checked, rust);
+    if !constraint_commands.is_empty() {
+        let commands: Vec<String> = constraint_commands.iter().map(|command| format!("`{command}`")).collect();
+        closing = format!(
+            "no file's diagnostics were obtained, so nothing is known about errors after this write: the written Go file is excluded by its build constraint, and {{\"op\": \"diagnostics\", \"file\": \"*\"}} runs go vet and go build under the same GOOS/GOARCH and tags, so it would not check it either; run {} from the workspace root (e.g. through an exec tool) to check it",
+            commands.join(" and ")
+        );
+    }
+    lines.push(closing);
     let errors_remaining: usize = remaining.iter().map(|(_, count)| count).sum();
     if let Some(line) = earlier_reported_line(&unresolved, errors_remaining) {
         lines.push(line);

@@ -154,6 +154,10 @@ pub struct OutlineEntry {
     pub parent: Option<usize>,
     /// Why it is hidden by default, if it is.
     pub hidden: Option<Hidden>,
+    /// TypeScript/JavaScript: a variable, constant or property bound to a function (`const
+    /// arrow function`, `let function expression`, `property arrow function`): the `kind`
+    /// filter lists it for `function` (a property: for `method`) too.
+    pub function_value: Option<String>,
 }
 
 /// Builds the outline of a file from the server's decoded `documentSymbol` answer (`None` for
@@ -352,6 +356,9 @@ fn flatten(
             None
         };
         let lsp_kind = lsp_kind_name(node.kind);
+        let function_value = matches!(kind, "variable" | "constant" | "property" | "field")
+            .then(|| context.parsed.and_then(|parsed| parsed.function_value_of(node.name_start.0, node.name_start.1, &node.name)))
+            .flatten();
         entries.push(OutlineEntry {
             name: node.name.clone(),
             kind,
@@ -364,6 +371,7 @@ fn flatten(
             depth,
             parent,
             hidden,
+            function_value,
         });
         let index = entries.len() - 1;
         let named_function = FUNCTION_LIKE.contains(&kind) && !is_anonymous_callback(&node.name);

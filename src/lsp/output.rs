@@ -568,6 +568,12 @@ pub struct OutlineEntry {
     pub container: Option<String>,
     /// Why it is hidden by default (`local`, `import`, `callback`), when listed with `locals`.
     pub hidden: Option<String>,
+    /// TypeScript/JavaScript: what a variable, constant or property is bound to when it is a
+    /// function (`const arrow function`, `let function expression`, `property arrow
+    /// function`); a `kind: ["function"]` filter lists such constants and variables, `["method"]`
+    /// such properties. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function_value: Option<String>,
 }
 
 /// What an outline left out.
@@ -829,6 +835,12 @@ pub struct RenameApplied {
     pub files: Vec<ChangedFile>,
     /// The `grep -w` cross-check of the server's edit.
     pub coverage: RenameCoverageSummary,
+    /// TypeScript/JavaScript: where the new name was already taken in a file the rename
+    /// changes — a declaration of it in the renamed symbol's scope (a duplicate declaration tsc
+    /// rejects) or a use that now binds to another symbol (shadowing, silent) — each a
+    /// `WARNING:` with file:line of both and the next step; empty when none was found (the
+    /// text's `taken-name check:` line says what was checked).
+    pub name_conflicts: Vec<String>,
     /// Public names of a Python package the rename changed (a re-export in an `__init__.py`),
     /// each a note naming the file, 1-based line, old and new public name and how to keep the
     /// old one; empty when none.
@@ -858,6 +870,8 @@ pub struct RenameStaged {
     pub files: Vec<ChangedFile>,
     /// The `grep -w` cross-check of the server's edit.
     pub coverage: RenameCoverageSummary,
+    /// As [`RenameApplied::name_conflicts`], for the staged change.
+    pub name_conflicts: Vec<String>,
     /// As [`RenameApplied::public_name_changes`], for the staged change.
     pub public_name_changes: Vec<String>,
     /// As [`RenameApplied::dispatch_changes`], for the staged change.
@@ -926,6 +940,16 @@ pub struct CheckedRenameCoverage {
     pub doc_tests_of_other_symbols: usize,
     /// Occurrences in documentation files (no server edits them).
     pub left_in_documentation_files: Vec<String>,
+    /// Python: strings that are exactly the old name passed as the attribute name of
+    /// `mock.patch.object` / `getattr` / `setattr` / `hasattr` / `delattr` /
+    /// `monkeypatch.setattr`: live references that fail at run time (not in
+    /// `left_in_comments_and_strings`).
+    pub left_in_attribute_name_strings: Vec<String>,
+    /// Go: the occurrences of `left_unrenamed` whose definition is a method tied to the renamed
+    /// one by an interface (an implementation of the renamed interface method, or the interface
+    /// method the renamed method implements): not another symbol — the build breaks where the
+    /// interface is used.
+    pub left_in_interface_tied_methods: Vec<String>,
     /// Code occurrences the edit leaves (another symbol of the same name, or missed).
     pub left_unrenamed: Vec<String>,
     /// Occurrences not checked (budget).

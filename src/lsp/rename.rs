@@ -40,6 +40,7 @@ pub fn descriptor() -> ToolDescriptor {
 Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
 Returns the files and edit counts, then the diagnostics the rename introduced. \
+TypeScript/JavaScript: a new name already declared in the same scope (a duplicate tsc rejects) or that would make a use bind to another symbol (shadowing) is a WARNING at the top (`name_conflicts`). \
 With `preview: true` nothing is written: the edit is staged like an ast_edit (an edit_id and a unified-diff preview); `resolve` accepts (all-or-nothing, refused if any file changed since) or discards it."
             .to_owned(),
         tier: Tier::Write,
@@ -616,6 +617,11 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     // A changed public name of a Python package is said near the top, in both shapes.
     let public_name_notes = crate::lsp::rename_public_names::public_name_notes(root, &plan, &resolved.cursor_identifier, &args.new_name);
+    // TypeScript/JavaScript: the new name already declared in the same scope (tsc rejects it)
+    // or a use that would bind to another symbol, said at the top too.
+    let taken = crate::lsp::rename_taken_names::taken_name_findings(&plan, &resolved.cursor_identifier, &args.new_name, &|path| {
+        supervisor.display_path(path)
+    });
     // A renamed Python method whose overrides (or overridden base method) keep the old name
     // changes dispatch without a type error: said near the top too (a sixth of what is left,
     // at most 15 s).
@@ -635,8 +641,10 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The check's findings (indented under its summary line) are repeated when the change is
         // accepted: what runbound added, what stays unrenamed, what could not be verified.
-        let warnings: Vec<String> = public_name_notes
+        let warnings: Vec<String> = taken
+            .warnings
             .iter()
+            .chain(&public_name_notes)
             .chain(&overrides.dispatch_notes)
             .cloned()
             .chain(
@@ -655,6 +663,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
         )];
+        lines.extend(taken.warnings.iter().cloned());
         lines.extend(public_name_notes.iter().cloned());
         lines.extend(overrides.dispatch_notes.iter().cloned());
         let mut files = Vec::new();
@@ -664,6 +673,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
         }
         lines.extend(coverage.report.iter().cloned());
+        lines.extend(taken.summary.iter().cloned());
         lines.extend(overrides.summary.iter().cloned());
         lines.extend(lease.notes.iter().cloned());
         lines.extend(resync_note.iter().cloned());
@@ -676,6 +686,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
             edits: total,
             files,
             coverage: coverage.summary.clone(),
+            name_conflicts: taken.warnings.clone(),
             public_name_changes: public_name_notes.clone(),
             dispatch_changes: overrides.dispatch_notes.clone(),
             override_check: overrides.summary.clone(),
@@ -702,6 +713,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     // Occurrences left where tests run them (doc-tests) and changed public names are said
     // before the file list.
     lines.extend(coverage.warnings.iter().cloned());
+    lines.extend(taken.warnings.iter().cloned());
     lines.extend(public_name_notes.iter().cloned());
     lines.extend(overrides.dispatch_notes.iter().cloned());
     let mut files = Vec::new();
@@ -711,6 +723,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         files.push(ChangedFile { file: shown, edits: file.edit_count, operation: file.operation.clone() });
     }
     lines.extend(coverage.report.iter().cloned());
+    lines.extend(taken.summary.iter().cloned());
     lines.extend(overrides.summary.iter().cloned());
     for note in lease.notes.iter().chain(&resync_note) {
         lines.push(note.clone());
@@ -721,6 +734,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
         edits: total,
         files,
         coverage: coverage.summary,
+        name_conflicts: taken.warnings,
         public_name_changes: public_name_notes,
         dispatch_changes: overrides.dispatch_notes,
         override_check: overrides.summary,

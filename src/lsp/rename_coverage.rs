@@ -194,7 +194,28 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
         partial_result_params: Default::default(),
     };
     let Ok(answer) = server.request::<lsp_types::request::GotoDefinition>(params, deadline) else { return HashSet::new() };
-    let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match &answer {
+    response_targets(&answer)
+}
+
+/// The targets of `textDocument/implementation` at (`line`, `character`) of `path`: for gopls,
+/// the concrete methods implementing an interface method, or the interface methods a concrete
+/// method implements. Empty when the server does not offer it, answers nothing, or fails.
+fn implementation_targets(server: &LanguageServer, path: &Path, line: u32, character: u32, deadline: Instant) -> HashSet<Target> {
+    if !server.supports("textDocument/implementation") || server.sync_document(path).is_err() {
+        return HashSet::new();
+    }
+    let params = lsp_types::GotoDefinitionParams {
+        text_document_position_params: text_document_position(path, line, character),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let Ok(answer) = server.request::<lsp_types::request::GotoImplementation>(params, deadline) else { return HashSet::new() };
+    response_targets(&answer)
+}
+
+/// The start of each location of a definition or implementation answer (canonical paths).
+fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashSet<Target> {
+    let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match answer {
         None => Vec::new(),
         Some(lsp_types::GotoDefinitionResponse::Scalar(location)) => vec![(&location.uri, location.range.start)],
         Some(lsp_types::GotoDefinitionResponse::Array(locations)) => {
@@ -292,7 +313,7 @@ pub fn minimal_edits(old: &str, new: &str, encoding: PositionEncoding) -> Vec<ls
 
 /// The changed spans of one line, as (old byte range, new byte range), each widened to whole
 /// identifiers and merged when they touch.
-fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+pub(crate) fn identifier_hunks(old: &str, new: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
     let old_chars: Vec<(usize, char)> = old.char_indices().collect();
     let new_chars: Vec<(usize, char)> = new.char_indices().collect();
     let old_only: Vec<char> = old_chars.iter().map(|(_, ch)| *ch).collect();
@@ -680,6 +701,19 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
+    // Python strings that name the attribute in getattr / setattr / hasattr / mock.patch.object
+    // calls: live references, said first and apart from docstrings and comments.
+    let attribute_names: Vec<WordHit> =
+        in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::AttributeName).map(|(hit, _)| hit.clone()).collect();
+    in_text.retain(|(_, kind)| *kind != OccurrenceKind::AttributeName);
+    if !attribute_names.is_empty() {
+        report.push(format!(
+            "  left unrenamed: {} — string attribute names used by mock.patch.object / getattr / setattr / hasattr (by the syntax tree): live references that will fail at run time (AttributeError, or a patch of an attribute that no longer exists); rename each to \"{new_name}\" unless its object is another class's:",
+            crate::render::plural(attribute_names.len(), "occurrence"),
+        ));
+        let lines = one_per_line(attribute_names.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| "   (attribute name string)".to_owned());
+    }
     if !doc_tests_renamed.is_empty() {
         report.push(format!(
             "  runbound renamed {} in doc-test examples (doc comments) — {} resolved each, in an unsaved copy of its example, to the renamed symbol ({} ms); run {} to confirm:",
@@ -750,6 +784,69 @@ pub fn complete_rename(
         }
     });
     let mut write_check_blind_spots: Vec<String> = Vec::new();
+    // Go: occurrences whose definition is a method tied to the renamed one by an interface —
+    // an implementation of the renamed interface method, or the interface method the renamed
+    // concrete method implements (gopls's `implementation` at the renamed method lists them).
+    // gopls may rename only the one method; those left are no other symbol: the types stop
+    // implementing the interface, and the build breaks where one is used as it.
+    let mut tied_methods: Vec<(WordHit, Target)> = Vec::new();
+    let origin_is_go = origin.extension().is_some_and(|ext| ext == "go");
+    if origin_is_go && elsewhere.iter().any(|(_, target)| target.is_some()) && Instant::now() < deadline {
+        let tied = implementation_targets(server, origin, line, character, deadline);
+        let tied_lines: HashSet<(&PathBuf, u32)> = tied.iter().map(|(path, target_line, _)| (path, *target_line)).collect();
+        elsewhere.retain(|(hit, target)| match target {
+            Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
+                tied_methods.push((hit.clone(), found.clone()));
+                false
+            }
+            _ => true,
+        });
+    }
+    // Whether the renamed method is an interface's (its declaration line is no `func`).
+    let renamed_is_interface_method = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
+        reader
+            .read_to_string(path)
+            .ok()
+            .and_then(|text| text.lines().nth(*target_line as usize).map(|text| !text.trim_start().starts_with("func")))
+            .unwrap_or(false)
+    });
+    if !tied_methods.is_empty() {
+        let implementations = renamed_is_interface_method;
+        report.push(format!(
+            "  left unrenamed: {} of {} — {} did not rename {}: {}, so the build breaks wherever one is used as that interface; rename {} to `{new_name}` too (lsp_rename at each declaration), or rename this one back:",
+            crate::render::plural(tied_methods.len(), "occurrence"),
+            if implementations {
+                "methods that implement the renamed interface method (the server's `implementation` at it lists them)"
+            } else {
+                "the interface method that the renamed method implements (the server's `implementation` at it lists it)"
+            },
+            server.id(),
+            if tied_methods.len() == 1 { "it" } else { "them" },
+            if implementations {
+                "their types no longer implement the interface"
+            } else {
+                "its type no longer implements that interface"
+            },
+            if implementations { "them" } else { "the interface method (and its other implementations)" },
+        ));
+        let lines = one_per_line(tied_methods.iter(), |(hit, _)| hit);
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(_, (path, target_line, _))| {
+                format!(
+                    "   ({}: {}:{})",
+                    if implementations { "definition, an implementation" } else { "definition, the interface method" },
+                    shown(path),
+                    target_line + 1
+                )
+            },
+        );
+    }
     if !unanalyzed.is_empty() {
         let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
         let gated = unanalyzed.len() - templates;
@@ -893,15 +990,18 @@ pub fn complete_rename(
             .chain(doc_tests_renamed.iter())
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
+        left_in_attribute_name_strings: attribute_names.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_comments_and_strings: in_text.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_in_doc_tests: doc_tests.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_in_interface_tied_methods: tied_methods.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_unrenamed: elsewhere
             .iter()
             .map(|(hit, _)| hit)
             .chain(unanalyzed.iter().map(|(hit, _)| hit))
+            .chain(tied_methods.iter().map(|(hit, _)| hit))
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -912,6 +1012,19 @@ pub fn complete_rename(
         ..lsp_types::WorkspaceEdit::default()
     };
     let mut warnings = Vec::new();
+    if !attribute_names.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr (they fail at run time) — listed below",
+            crate::render::plural(attribute_names.len(), "occurrence")
+        ));
+    }
+    if !tied_methods.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
+            crate::render::plural(tied_methods.len(), "occurrence"),
+            if tied_methods.len() == 1 { "keeps" } else { "keep" }
+        ));
+    }
     if !doc_tests.is_empty() {
         warnings.push(format!(
             "WARNING: {} left unrenamed in doc comments (doc-tests may fail) — listed below",
@@ -944,6 +1057,11 @@ pub enum OccurrenceKind {
     Comment,
     /// Inside a string literal.
     Text,
+    /// Python: a string literal that is exactly the name, passed as the attribute name of
+    /// `getattr` / `setattr` / `hasattr` / `delattr`, `mock.patch.object` (`patch.object`,
+    /// `mocker.patch.object`) or `monkeypatch.setattr` — a live reference: left with the old
+    /// name it fails at run time (`AttributeError`, or a patch of an attribute that is gone).
+    AttributeName,
     /// Code inside documentation that a test runs: a Rust doc comment's fenced code block (a
     /// doc-test, unless fenced as `ignore` or another language) or a Python docstring's `>>>` /
     /// `...` example line (a doctest). The server does not rename there (rust-analyzer does not),
@@ -1057,6 +1175,9 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
                     if language == SupportLang::Python && is_python_doctest_line(lines.get(hit.line as usize).copied().unwrap_or("")) {
                         return OccurrenceKind::DocTest;
                     }
+                    if language == SupportLang::Python && python_attribute_name_argument(node, source, start, word_len).is_some() {
+                        return OccurrenceKind::AttributeName;
+                    }
                     return OccurrenceKind::Text;
                 }
                 match node.parent() {
@@ -1066,6 +1187,34 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
             }
         })
         .collect()
+}
+
+/// When `node` (a Python string literal or a part of one) is a string whose content is exactly
+/// the occurrence at `start..start + word_len` of `source`, passed as the attribute-name
+/// argument (the second) of `getattr` / `setattr` / `hasattr` / `delattr`, of a call ending in
+/// `patch.object` (`mock.patch.object`, `mocker.patch.object`) or of `monkeypatch.setattr`: the
+/// called function's text (`mock.patch.object`). `None` otherwise.
+pub fn python_attribute_name_argument(node: tree_sitter::Node<'_>, source: &str, start: usize, word_len: usize) -> Option<String> {
+    let string = if node.kind() == "string" { node } else { node.parent().filter(|parent| parent.kind() == "string")? };
+    // The string holds the name and nothing else (its quotes and prefix aside).
+    let content_start = string.named_children(&mut string.walk()).find(|child| child.kind() == "string_content")?;
+    if content_start.start_byte() != start || content_start.end_byte() != start + word_len {
+        return None;
+    }
+    let arguments = string.parent().filter(|parent| parent.kind() == "argument_list")?;
+    let call = arguments.parent().filter(|parent| parent.kind() == "call")?;
+    let positional: Vec<tree_sitter::Node<'_>> =
+        arguments.named_children(&mut arguments.walk()).filter(|child| !matches!(child.kind(), "comment" | "keyword_argument")).collect();
+    if positional.get(1).map(|second| second.id()) != Some(string.id()) {
+        return None;
+    }
+    let function = call.child_by_field_name("function")?;
+    let function_text = source.get(function.start_byte()..function.end_byte())?;
+    let attribute_call = matches!(function_text, "getattr" | "setattr" | "hasattr" | "delattr" | "builtins.getattr" | "builtins.setattr")
+        || function_text.ends_with("patch.object")
+        || function_text == "monkeypatch.setattr"
+        || function_text == "monkeypatch.delattr";
+    attribute_call.then(|| function_text.to_owned())
 }
 
 /// Whether byte `byte_start` of 0-based `line` of a Rust file (`doc` its

@@ -854,6 +854,39 @@ impl ParsedSource {
         self.root.root().get_inner_node().descendant_for_byte_range(start, start + word.len())
     }
 
+    /// For a TypeScript/JavaScript name on 0-based `line0` (from `character_hint`, see
+    /// [`ParsedSource::declaration_facts`]) that a server reports as a variable, constant or
+    /// property: what the syntax says it holds when it is bound to a function — `const arrow
+    /// function`, `let function expression`, `property arrow function` (`const f = () => …`,
+    /// `f = function () {…}` in a class body). `None` for any other declaration.
+    pub fn function_value_of(&self, line0: u32, character_hint: u32, name: &str) -> Option<String> {
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let parent = identifier.parent()?;
+        let names_identifier = parent.child_by_field_name("name").is_some_and(|name| name.id() == identifier.id());
+        if !names_identifier {
+            return None;
+        }
+        let binding = match parent.kind() {
+            "variable_declarator" => {
+                match parent.parent().map(|declaration| (declaration.kind(), declaration.child(0).map(|first| first.kind()))) {
+                    Some(("variable_declaration", _)) => "var",
+                    Some((_, Some("let"))) => "let",
+                    _ => "const",
+                }
+            }
+            "public_field_definition" | "field_definition" => "property",
+            _ => return None,
+        };
+        let value = parent.child_by_field_name("value")?;
+        let held = match value.kind() {
+            "arrow_function" => "arrow function",
+            "function_expression" | "function" => "function expression",
+            "generator_function" => "generator function expression",
+            _ => return None,
+        };
+        Some(format!("{binding} {held}"))
+    }
+
     /// Whether the declaration of `name` on 0-based `line0` (from `character_hint`, see
     /// [`ParsedSource::declaration_facts`]) is block-scoped code rather than a declaration of
     /// the module, a namespace or a class: it sits inside a loop (`for (const x of xs)`), an

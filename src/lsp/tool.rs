@@ -148,7 +148,7 @@ pub(crate) struct LspArguments {
     #[serde(default)]
     pub(crate) offset: usize,
     #[schemars(
-        description = format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]. Kinds: {}.", KINDS.join(", ")),
+        description = format!("symbols with `file`: only entries of these kinds, e.g. [\"class\", \"function\"]; `function` also lists TypeScript/JavaScript constants and variables bound to an arrow function or function expression, `method` properties so bound (marked, e.g. `(const arrow function)`). Kinds: {}.", KINDS.join(", ")),
         length(min = 1)
     )]
     pub(crate) kind: Option<Vec<String>>,
@@ -1883,6 +1883,8 @@ struct OutlineView {
     callbacks_hidden: usize,
     deeper: usize,
     other_kinds: usize,
+    /// The `kind` filter in force.
+    kinds: Option<Vec<&'static str>>,
     /// Visible-entry depth: 1 + visible ancestors.
     display_depth: Vec<usize>,
 }
@@ -1895,6 +1897,7 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
         callbacks_hidden: 0,
         deeper: 0,
         other_kinds: 0,
+        kinds: kinds.map(<[&'static str]>::to_vec),
         display_depth: vec![0; entries.len()],
     };
     let mut is_visible = vec![false; entries.len()];
@@ -1904,7 +1907,9 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
             Some(Hidden::Import) if !locals => view.imports_hidden += 1,
             Some(Hidden::Callback) if !locals => view.callbacks_hidden += 1,
             _ if max_depth.is_some_and(|max| entry.depth > max) => view.deeper += 1,
-            _ if kinds.is_some_and(|kinds| !kinds.contains(&entry.kind)) => view.other_kinds += 1,
+            _ if kinds.is_some_and(|kinds| !kinds.contains(&entry.kind) && !listed_as_function_value(entry, kinds)) => {
+                view.other_kinds += 1
+            }
             _ => {
                 is_visible[index] = true;
                 view.visible.push(index);
@@ -1921,6 +1926,16 @@ fn outline_view(entries: &[OutlineEntry], locals: bool, max_depth: Option<usize>
         view.display_depth[index] = ancestors + 1;
     }
     view
+}
+
+/// Whether the `kind` filter `kinds` lists `entry` for the function it is bound to: a
+/// TypeScript/JavaScript variable or constant bound to an arrow function or function expression
+/// when `function` is asked, a property so bound when `method` is (tsserver reports them as
+/// variables, constants and properties; a user asking for functions means them too).
+fn listed_as_function_value(entry: &OutlineEntry, kinds: &[&'static str]) -> bool {
+    entry.function_value.is_some()
+        && ((kinds.contains(&"function") && matches!(entry.kind, "variable" | "constant"))
+            || (kinds.contains(&"method") && matches!(entry.kind, "property" | "field")))
 }
 
 /// `Outer.Inner` — the names of an entry's ancestors.
@@ -1952,7 +1967,13 @@ fn outline_line(entries: &[OutlineEntry], view: &OutlineView, index: usize, suff
     } else {
         format!("{} ", entry.kind)
     };
-    let mark = entry.hidden.map(|hidden| format!(" ({})", hidden.as_str())).unwrap_or_default();
+    let mut mark = entry.hidden.map(|hidden| format!(" ({})", hidden.as_str())).unwrap_or_default();
+    // Listed by a `function`/`method` filter for the function it holds: says so.
+    if let (Some(kinds), Some(held)) = (view.kinds.as_deref(), entry.function_value.as_deref()) {
+        if !kinds.contains(&entry.kind) && listed_as_function_value(entry, kinds) {
+            mark.push_str(&format!(" ({held})"));
+        }
+    }
     // A member whose enclosing symbol is not listed (kind filter) names it.
     let enclosing = match entry.parent {
         Some(parent) if view.display_depth[index] == 1 => {
@@ -2090,6 +2111,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
             depth: entry.depth,
             container: qualified_container(&entries, index),
             hidden: entry.hidden.map(|hidden| hidden.as_str().to_owned()),
+            function_value: entry.function_value.clone(),
         });
     }
     if let Some(notice) = page.notice() {

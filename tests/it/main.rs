@@ -47,6 +47,7 @@ mod lsp_trial18;
 mod lsp_trial23;
 mod lsp_trial24;
 mod lsp_trial25;
+mod lsp_trial26;
 mod lsp_trial27;
 mod mcp_sdk;
 mod read_guard;

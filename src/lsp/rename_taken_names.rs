@@ -1,0 +1,468 @@
+//! The taken-name check of `lsp_rename` for TypeScript and JavaScript (issue 11, item 1).
+//!
+//! typescript-language-server renames to any name it is given: renaming `f` to `g` where the
+//! same scope already declares (or imports) a `g` produces code `tsc` rejects (a duplicate
+//! identifier: TS2300, TS2393, TS2451), and where another `g` is declared in an enclosing or
+//! nested scope the rename changes what a use means (one shadows the other), which `tsc` reports
+//! only when the types or the declaration order happen to disagree. This check reads the syntax tree of every TS/JS file the rename changes, *after*
+//! the edit (in memory, before anything is written), and resolves each identifier named the new
+//! name lexically (JavaScript's scoping: `let`/`const`/`class`/function declarations to their
+//! block, `var` to its function, parameters to their function, imports to the module):
+//!
+//! - two declarations of the new name in one scope, one the renamed symbol and one that was
+//!   already there (class members: in one class body) → a duplicate declaration;
+//! - a renamed use that now resolves to the other declaration, or a use that was already there
+//!   resolving to the renamed declaration (a use of a global or an import, not declared in the
+//!   file, counts) → a use that silently binds to another symbol.
+//!
+//! Limits, said in the check's line: files the rename does not change are not read (a script's
+//! global declared in another file, `export *` from two modules); a `type`/`interface` and a
+//! value of the same name are told apart (TypeScript keeps them in separate spaces), other
+//! declaration merging (a namespace and a function) is reported as a duplicate.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Language};
+use ast_grep_language::SupportLang;
+
+use crate::files::ExpectedState;
+use crate::lsp::position::PositionEncoding;
+use crate::lsp::rename::WorkspaceEditPlan;
+
+/// What the check found: warnings for the top of the answer and one line saying what was
+/// checked.
+#[derive(Debug, Clone, Default)]
+pub struct TakenNameFindings {
+    /// One `WARNING:` line per finding (file:line of both sides, what happens, the next step);
+    /// empty when none was found or nothing was checked.
+    pub warnings: Vec<String>,
+    /// What was checked (`None` when the rename changes no TypeScript/JavaScript file).
+    pub summary: Option<String>,
+}
+
+/// How a declaration's name is used: in TypeScript a type alias or interface and a value of the
+/// same name do not collide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NameSpace {
+    /// A variable, function, parameter.
+    Value,
+    /// A type alias or interface.
+    Type,
+    /// A class, enum or import: both.
+    Both,
+    /// A class member (its class body is its scope; no lexical use resolves to it).
+    Member,
+}
+
+impl NameSpace {
+    fn collides_with(self, other: NameSpace) -> bool {
+        match (self, other) {
+            (NameSpace::Member, NameSpace::Member) => true,
+            (NameSpace::Member, _) | (_, NameSpace::Member) => false,
+            (NameSpace::Value, NameSpace::Type) | (NameSpace::Type, NameSpace::Value) => false,
+            _ => true,
+        }
+    }
+}
+
+/// One identifier named the new name in the renamed text.
+struct Occurrence {
+    /// Byte offset in the renamed text.
+    start: usize,
+    /// 1-based line in the renamed text (= the line before the rename: the edit renames
+    /// identifiers within lines).
+    line: usize,
+    /// Whether the rename put it there.
+    renamed: bool,
+    /// For a declaration: its scope node's id and name space.
+    declares: Option<(usize, NameSpace)>,
+    /// For a use: the ids of its ancestors, innermost first.
+    ancestors: Vec<usize>,
+    /// For a use: the name space it reads (a type position, a value, or either: an export).
+    space: NameSpace,
+    /// A few words for the answer (`function g`, `import g`, `const g`, `parameter g`).
+    what: String,
+}
+
+/// The TS/JS extensions the check reads.
+const CHECKED_EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
+
+/// Checks the files of `plan` (the rename of `old_name` to `new_name`, not yet written) that are
+/// TypeScript or JavaScript; see the module docs. `display` names a path for the answer.
+pub fn taken_name_findings(
+    plan: &WorkspaceEditPlan,
+    old_name: &str,
+    new_name: &str,
+    display: &dyn Fn(&Path) -> String,
+) -> TakenNameFindings {
+    let mut findings = TakenNameFindings::default();
+    let mut checked: Vec<PathBuf> = Vec::new();
+    let mut unparsed: Vec<String> = Vec::new();
+    for change in &plan.changes {
+        if !change.path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| CHECKED_EXTENSIONS.contains(&ext)) {
+            continue;
+        }
+        let (ExpectedState::Content(old), Some(new)) = (&change.expected, &change.new_content) else { continue };
+        let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
+            unparsed.push(display(&change.path));
+            continue;
+        };
+        match file_findings(&change.path, old, new, old_name, new_name) {
+            Some(found) => {
+                let shown = display(&change.path);
+                findings.warnings.extend(found.into_iter().map(|finding| format!("WARNING: {shown}:{finding}")));
+                checked.push(change.path.clone());
+            }
+            None => unparsed.push(display(&change.path)),
+        }
+    }
+    if checked.is_empty() && unparsed.is_empty() {
+        return findings;
+    }
+    let mut summary = format!(
+        "taken-name check: `{new_name}` in the {} this rename changes — {}",
+        crate::render::plural(checked.len(), "TypeScript/JavaScript file"),
+        if findings.warnings.is_empty() {
+            format!("no other declaration of `{new_name}` in the same scope and no use that would bind to another symbol")
+        } else {
+            format!("{} (listed at the top)", crate::render::plural(findings.warnings.len(), "finding"))
+        }
+    );
+    summary.push_str("; files it does not change are not read (a global of a script file, `export *` of two modules)");
+    if !unparsed.is_empty() {
+        summary.push_str(&format!("; NOT checked (not parsed): {}", unparsed.join(", ")));
+    }
+    findings.summary = Some(summary);
+    findings
+}
+
+/// The findings of one file, each `line: what` (1-based lines of the renamed text); `None` when
+/// the file does not parse with a bundled grammar.
+fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &str) -> Option<Vec<String>> {
+    let language = SupportLang::from_path(path)?;
+    if !matches!(language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+        return None;
+    }
+    let renamed_starts = renamed_offsets(old, new, old_name, new_name);
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(new, language).ok()?;
+    let top = root.root().get_inner_node();
+    let mut occurrences: Vec<Occurrence> = Vec::new();
+    let mut stack = vec![top];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        let kind = node.kind();
+        let identifier_kind = matches!(
+            kind,
+            "identifier"
+                | "type_identifier"
+                | "property_identifier"
+                | "shorthand_property_identifier"
+                | "shorthand_property_identifier_pattern"
+        );
+        if !identifier_kind || new.get(node.start_byte()..node.end_byte()) != Some(new_name) {
+            continue;
+        }
+        let declares = declaration_scope(node);
+        if declares.is_none() && kind == "property_identifier" {
+            // `a.g`, `{ g: 1 }`: a property, not a lexical name.
+            continue;
+        }
+        let mut ancestors = Vec::new();
+        let mut up = node.parent();
+        while let Some(parent) = up {
+            ancestors.push(parent.id());
+            up = parent.parent();
+        }
+        let line_text = new.lines().nth(node.start_position().row).unwrap_or("").trim();
+        occurrences.push(Occurrence {
+            start: node.start_byte(),
+            line: node.start_position().row + 1,
+            renamed: renamed_starts.contains(&node.start_byte()),
+            what: declares.map_or_else(|| shortened(line_text), |(_, _, what)| format!("{what} {new_name}")),
+            declares: declares.map(|(scope, space, _)| (scope, space)),
+            space: match (kind, node.parent().map(|parent| parent.kind())) {
+                ("type_identifier", _) => NameSpace::Type,
+                (_, Some("export_specifier")) => NameSpace::Both,
+                _ => NameSpace::Value,
+            },
+            ancestors,
+        });
+    }
+    occurrences.sort_by_key(|occurrence| occurrence.start);
+    let declarations: Vec<&Occurrence> = occurrences.iter().filter(|occurrence| occurrence.declares.is_some()).collect();
+    let mut found = Vec::new();
+    let mut said: HashSet<(usize, usize)> = HashSet::new();
+    let mut duplicated_scopes: HashSet<usize> = HashSet::new();
+    for renamed in declarations.iter().filter(|declaration| declaration.renamed) {
+        let (scope, space) = renamed.declares.expect("a declaration");
+        for existing in declarations.iter().filter(|declaration| !declaration.renamed) {
+            let (other_scope, other_space) = existing.declares.expect("a declaration");
+            if other_scope == scope && space.collides_with(other_space) && said.insert((renamed.start, existing.start)) {
+                duplicated_scopes.insert(scope);
+                found.push(format!(
+                    "{}: the renamed `{old_name}` becomes `{}`, which line {} already declares in the same scope (`{}`) — a duplicate declaration, which tsc rejects (TS2300/TS2393/TS2451; a class member: TS2300/TS2393); pick another name, or rename that one first",
+                    renamed.line, renamed.what, existing.line, existing.what
+                ));
+            }
+        }
+    }
+    for use_site in occurrences.iter().filter(|occurrence| occurrence.declares.is_none()) {
+        // The declarations of the nearest scope holding one of the use's name space; when one of
+        // them has the use's side (both renamed, or both not), the use keeps its meaning.
+        let resolved = use_site.ancestors.iter().find_map(|ancestor| {
+            let candidates: Vec<&&Occurrence> = declarations
+                .iter()
+                .filter(|declaration| {
+                    declaration.declares.is_some_and(|(scope, space)| scope == *ancestor && use_site.space.collides_with(space))
+                })
+                .collect();
+            (!candidates.is_empty())
+                .then(|| candidates.iter().find(|declaration| declaration.renamed == use_site.renamed).copied().unwrap_or(candidates[0]))
+        });
+        // Uses in a scope with a duplicate declaration are said by that duplicate.
+        let resolved = resolved.filter(|declaration| !declaration.declares.is_some_and(|(scope, _)| duplicated_scopes.contains(&scope)));
+        match (use_site.renamed, resolved) {
+            (true, Some(declaration)) if !declaration.renamed => found.push(format!(
+                "{}: this use of the renamed `{old_name}` becomes `{new_name}`, which there means the other `{new_name}` declared at line {} (`{}`, a scope closer to it) — it now refers to another symbol, which tsc reports only when the types or the declaration order disagree; pick another name",
+                use_site.line, declaration.line, declaration.what
+            )),
+            (false, Some(declaration)) if declaration.renamed => found.push(format!(
+                "{}: this use of `{new_name}` (`{}`), which meant another `{new_name}`, would mean the renamed symbol (declared at line {}) — its new name shadows the other one there, which tsc reports only when the types or the declaration order disagree; pick another name",
+                use_site.line, use_site.what, declaration.line
+            )),
+            _ => (),
+        }
+    }
+    Some(found)
+}
+
+/// The line cut for the answer (at most 60 characters).
+fn shortened(line_text: &str) -> String {
+    if line_text.chars().count() <= 60 {
+        line_text.to_owned()
+    } else {
+        format!("{}…", line_text.chars().take(59).collect::<String>())
+    }
+}
+
+/// The byte offsets, in `new`, of the identifiers the rename wrote. When the rename kept the
+/// line count (a rename edits identifiers within lines), line `i` of `old` is diffed with line
+/// `i` of `new` (a line diff could pair a renamed line with an equal line the rename did not
+/// touch: `function f` renamed next to `function g`); else the texts are diffed into identifier
+/// edits ([`crate::lsp::rename_coverage::minimal_edits`]). Each hunk replacing `old_name` with
+/// `new_name` is kept.
+fn renamed_offsets(old: &str, new: &str, old_name: &str, new_name: &str) -> HashSet<usize> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut renamed = HashSet::new();
+    if old_lines.len() == new_lines.len() {
+        let mut new_line_start = 0usize;
+        for (old_line, new_line) in old_lines.iter().zip(&new_lines) {
+            if old_line != new_line {
+                for (old_bytes, new_bytes) in crate::lsp::rename_coverage::identifier_hunks(old_line, new_line) {
+                    if old_line.get(old_bytes) == Some(old_name) && new_line.get(new_bytes.clone()) == Some(new_name) {
+                        renamed.insert(new_line_start + new_bytes.start);
+                    }
+                }
+            }
+            new_line_start += new_line.len();
+        }
+        return renamed;
+    }
+    let edits = crate::lsp::rename_coverage::minimal_edits(old, new, PositionEncoding::Utf8);
+    let mut line_starts = vec![0usize];
+    line_starts.extend(old.match_indices('\n').map(|(at, _)| at + 1));
+    let offset =
+        |position: lsp_types::Position| -> Option<usize> { Some(line_starts.get(position.line as usize)? + position.character as usize) };
+    let mut ordered: Vec<(usize, usize, &str)> =
+        edits.iter().filter_map(|edit| Some((offset(edit.range.start)?, offset(edit.range.end)?, edit.new_text.as_str()))).collect();
+    ordered.sort_by_key(|(start, _, _)| *start);
+    let mut delta: isize = 0;
+    for (start, end, text) in ordered {
+        if text == new_name && old.get(start..end) == Some(old_name) {
+            renamed.insert(start.saturating_add_signed(delta));
+        }
+        delta += text.len() as isize - (end - start) as isize;
+    }
+    renamed
+}
+
+/// Function-like nodes: a parameter's scope, and a `var`'s.
+const FUNCTION_SCOPES: &[&str] = &[
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "function",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+];
+
+/// Nodes that hold block-scoped declarations.
+const BLOCK_SCOPES: &[&str] =
+    &["statement_block", "program", "for_statement", "for_in_statement", "switch_body", "class_body", "module", "internal_module"];
+
+/// The nearest ancestor of `node` of one of `kinds` (or the root).
+fn enclosing<'t>(node: tree_sitter::Node<'t>, kinds: &[&[&str]]) -> tree_sitter::Node<'t> {
+    let mut current = node;
+    while let Some(parent) = current.parent() {
+        if kinds.iter().any(|list| list.contains(&parent.kind())) {
+            return parent;
+        }
+        current = parent;
+    }
+    current
+}
+
+/// Whether `node` is `parent`'s field `field`.
+fn is_field(parent: tree_sitter::Node<'_>, field: &str, node: tree_sitter::Node<'_>) -> bool {
+    parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id())
+}
+
+/// When `identifier` declares its name: the id of the scope it declares it in, its name space
+/// and a few words for the answer. `None` for a use.
+fn declaration_scope(identifier: tree_sitter::Node<'_>) -> Option<(usize, NameSpace, &'static str)> {
+    let parent = identifier.parent()?;
+    let block = |node: tree_sitter::Node<'_>| enclosing(node, &[BLOCK_SCOPES]).id();
+    match parent.kind() {
+        "function_declaration" | "generator_function_declaration" | "function_signature" if is_field(parent, "name", identifier) => {
+            Some((block(parent), NameSpace::Value, "function"))
+        }
+        "class_declaration" | "abstract_class_declaration" if is_field(parent, "name", identifier) => {
+            Some((block(parent), NameSpace::Both, "class"))
+        }
+        "enum_declaration" if is_field(parent, "name", identifier) => Some((block(parent), NameSpace::Both, "enum")),
+        "interface_declaration" if is_field(parent, "name", identifier) => Some((block(parent), NameSpace::Type, "interface")),
+        "type_alias_declaration" if is_field(parent, "name", identifier) => Some((block(parent), NameSpace::Type, "type")),
+        "import_specifier" => {
+            let binds = match parent.child_by_field_name("alias") {
+                Some(alias) => alias.id() == identifier.id(),
+                None => is_field(parent, "name", identifier),
+            };
+            binds.then(|| (block(parent), NameSpace::Both, "import"))
+        }
+        "import_clause" | "namespace_import" => Some((block(parent), NameSpace::Both, "import")),
+        "method_definition" | "public_field_definition" | "method_signature" | "property_signature" | "abstract_method_signature"
+            if is_field(parent, "name", identifier) =>
+        {
+            Some((enclosing(parent, &[&["class_body", "object_type", "interface_body"]]).id(), NameSpace::Member, "member"))
+        }
+        "arrow_function" if is_field(parent, "parameter", identifier) => Some((parent.id(), NameSpace::Value, "parameter")),
+        "catch_clause" if is_field(parent, "parameter", identifier) => Some((parent.id(), NameSpace::Value, "catch parameter")),
+        "for_in_statement" if is_field(parent, "left", identifier) => {
+            let var = parent.child_by_field_name("kind").is_some_and(|kind| kind.kind() == "var");
+            if var {
+                Some((enclosing(parent, &[FUNCTION_SCOPES, &["program"]]).id(), NameSpace::Value, "var"))
+            } else if parent.child_by_field_name("kind").is_some() {
+                Some((parent.id(), NameSpace::Value, "loop variable"))
+            } else {
+                None
+            }
+        }
+        "variable_declarator" if is_field(parent, "name", identifier) => Some(declarator_scope(parent)),
+        "required_parameter" | "optional_parameter" if is_field(parent, "pattern", identifier) => {
+            Some((enclosing(parent, &[FUNCTION_SCOPES]).id(), NameSpace::Value, "parameter"))
+        }
+        "formal_parameters" => Some((enclosing(parent, &[FUNCTION_SCOPES]).id(), NameSpace::Value, "parameter")),
+        "array_pattern" | "rest_pattern" | "object_pattern" => pattern_scope(parent),
+        "pair_pattern" if is_field(parent, "value", identifier) => pattern_scope(parent),
+        "assignment_pattern" | "object_assignment_pattern" if is_field(parent, "left", identifier) => pattern_scope(parent),
+        _ if identifier.kind() == "shorthand_property_identifier_pattern" => pattern_scope(parent),
+        _ => None,
+    }
+}
+
+/// The scope of a destructuring pattern's binding: that of the declarator or parameter the
+/// pattern sits in (`None` for an assignment's pattern, which declares nothing).
+fn pattern_scope(pattern: tree_sitter::Node<'_>) -> Option<(usize, NameSpace, &'static str)> {
+    let mut current = pattern;
+    while let Some(parent) = current.parent() {
+        match parent.kind() {
+            "variable_declarator" => return Some(declarator_scope(parent)),
+            "required_parameter" | "optional_parameter" | "formal_parameters" => {
+                return Some((enclosing(parent, &[FUNCTION_SCOPES]).id(), NameSpace::Value, "parameter"))
+            }
+            "catch_clause" => return Some((parent.id(), NameSpace::Value, "catch parameter")),
+            kind if kind.ends_with("pattern") => current = parent,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A `variable_declarator`'s scope: its block for `let`/`const`, its function for `var`.
+fn declarator_scope(declarator: tree_sitter::Node<'_>) -> (usize, NameSpace, &'static str) {
+    let declaration = declarator.parent();
+    let is_var = declaration.is_some_and(|node| node.kind() == "variable_declaration");
+    if is_var {
+        (enclosing(declarator, &[FUNCTION_SCOPES, &["program"]]).id(), NameSpace::Value, "var")
+    } else {
+        let keyword = declaration
+            .and_then(|node| node.child(0))
+            .map(|node| node.kind())
+            .filter(|kind| *kind == "const" || *kind == "let")
+            .unwrap_or("const");
+        (enclosing(declarator, &[BLOCK_SCOPES]).id(), NameSpace::Value, if keyword == "let" { "let" } else { "const" })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(file: &str, old: &str, old_name: &str, new_name: &str) -> Vec<String> {
+        let new: String = old
+            .split_inclusive('\n')
+            .map(|line| {
+                let mut out = line.to_owned();
+                for at in crate::lsp::rename_coverage::word_positions(line, old_name).into_iter().rev() {
+                    out.replace_range(at..at + old_name.len(), new_name);
+                }
+                out
+            })
+            .collect();
+        file_findings(Path::new(file), old, &new, old_name, new_name).expect("parsed")
+    }
+
+    #[test]
+    fn a_renamed_function_next_to_a_function_of_the_new_name_is_a_duplicate() {
+        let found = findings("a.ts", "export function f() {}\nexport function g() {}\nf();\n", "f", "g");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("1: the renamed `f` becomes `function g`, which line 2 already declares"), "{found:?}");
+    }
+
+    #[test]
+    fn an_inner_declaration_of_the_new_name_captures_a_renamed_use() {
+        let source = "const f = 1;\nfunction h() {\n  const g = 2;\n  return f + g;\n}\n";
+        let found = findings("a.ts", source, "f", "g");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("4: this use of the renamed `f` becomes `g`, which there means the other `g` declared at line 3"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_renamed_declaration_shadowing_a_global_use_is_said_and_separate_scopes_are_not() {
+        let source = "function h() {\n  const f = 1;\n  console.log(f);\n}\nfunction k() {\n  const console = 2;\n  return console;\n}\n";
+        let found = findings("a.ts", source, "f", "console");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("3: this use of `console`"), "{found:?}");
+        // `f` → `k2` touches nothing named `k2`: clean.
+        assert!(findings("a.ts", source, "f", "k2").is_empty());
+    }
+
+    #[test]
+    fn a_type_and_a_value_of_one_name_do_not_collide_but_two_imports_do() {
+        let found = findings("a.ts", "type g = number;\nconst f = 1;\nexport { f };\n", "f", "g");
+        assert!(found.is_empty(), "{found:?}");
+        let found = findings("b.ts", "import { f } from './a';\nimport { g } from './c';\nf(g);\n", "f", "g");
+        assert!(
+            found.iter().any(|line| line.starts_with("1: the renamed `f` becomes `import g`, which line 2 already declares")),
+            "{found:?}"
+        );
+    }
+}
