@@ -58,6 +58,7 @@ pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_names;
 pub(crate) mod rust_answer_checks;
 pub(crate) mod servers;
+pub(crate) mod sibling_roots;
 pub(crate) mod supervisor;
 pub(crate) mod syntax;
 pub(crate) mod tool;
