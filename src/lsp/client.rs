@@ -1254,8 +1254,13 @@ impl LanguageServer {
         // Files another root of the same language holds, written by runbound since the last
         // resync (a library module beside its consumer: trial27b F2): this server's own scans
         // stop at its root, so it learns of them only here.
+        let mut sibling_changed = false;
         for (path, typ) in self.take_sibling_root_changes() {
-            if !skip.contains(&path) && !events.iter().chain(outside_events.iter()).any(|(seen, _)| *seen == path) {
+            if skip.contains(&path) {
+                continue;
+            }
+            sibling_changed = true;
+            if !events.iter().chain(outside_events.iter()).any(|(seen, _)| *seen == path) {
                 outside_events.push((path, typ));
             }
         }
@@ -1280,7 +1285,9 @@ impl LanguageServer {
                 }
             }
         }
-        let unopened_changed = events.iter().any(|(path, _)| !open.contains(path));
+        // A sibling root's file open here (a reference query opened the library's file in the
+        // consumer's server) changes the other open documents' state as much as an unopened one.
+        let unopened_changed = sibling_changed || events.iter().any(|(path, _)| !open.contains(path));
         // The open documents that may depend on a changed file the server does not have open
         // (a caller of a changed signature): their stored diagnostics predate the change. A
         // server that publishes per open document on every new version (gopls, pyright, clangd,

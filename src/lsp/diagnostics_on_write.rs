@@ -1409,9 +1409,19 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     group.synced_at = Instant::now();
     // This write's files under other roots of the language (the library a consumer uses) reach
     // the server first, so the state after the write is the written files' against them.
+    // (A watched-file event, and the new text of those it has open; the written files' own new
+    // versions, sent next, are published against them.)
     if !group.sibling_changes.is_empty() {
-        server.queue_sibling_root_changes(&group.sibling_changes);
-        group.notes.extend(server.resync_from_disk_except(&group.written).sentence(|path| supervisor.display_path(path)));
+        server.notify_file_events(&group.sibling_changes);
+        for (path, typ) in &group.sibling_changes {
+            if server.document_text(path).is_some() {
+                if *typ == lsp_types::FileChangeType::DELETED {
+                    server.document_deleted(path);
+                } else {
+                    let _ = server.sync_document(path);
+                }
+            }
+        }
     }
     // The text sent is the text read beneath the workspace root (no symlink followed), once per
     // group.

@@ -212,6 +212,90 @@ pub fn references_in_dependent_roots(
     result
 }
 
+/// For a rename whose edit (`plan`, from `server`) writes files under ANOTHER project root of the
+/// same language (a rename started in a consumer module edits the library it depends on): one
+/// line per such root counting the whole-word occurrences of `old_name` in that root's served
+/// files that the edit leaves (grep -w, comments and strings included), with the files, and the
+/// call that renames through the root's own server. The consumer's server loads the library only
+/// as a dependency — gopls without its `_test.go` files — so those uses are neither renamed nor
+/// checked (trial27b F6: 8 uses in cron's tests left while the preview looked complete). Lines
+/// start with two spaces (the rename repeats indented findings when the edit is accepted).
+/// Reads at most [`ENTRIES_CAP`] entries per root; a root cut short says so.
+pub fn rename_in_other_roots_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    plan: &crate::lsp::rename::WorkspaceEditPlan,
+    old_name: &str,
+) -> Vec<String> {
+    let workspace_root = supervisor.workspace_root();
+    let mut other_roots: Vec<PathBuf> = Vec::new();
+    for file in &plan.files {
+        if file.path.starts_with(server.root()) {
+            continue;
+        }
+        if let Some(root) = crate::lsp::servers::find_root(server.definition(), workspace_root, &file.path).root {
+            if root != server.root() && !other_roots.contains(&root) {
+                other_roots.push(root);
+            }
+        }
+    }
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
+    let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let mut notes = Vec::new();
+    for root in other_roots {
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), &root) else { continue };
+        let mut left: Vec<(PathBuf, usize)> = Vec::new();
+        let mut cut_short = false;
+        for (listed, entry) in walk.hidden(true).skip_names(&["node_modules", "target", "vendor", ".git"]).iter().flatten().enumerate() {
+            if listed >= ENTRIES_CAP {
+                cut_short = true;
+                break;
+            }
+            if !entry.is_file() || !server.definition().serves(entry.path()) {
+                continue;
+            }
+            let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+            let occurrences = whole_word_count(&text, old_name);
+            let path = canonical_workspace.join(entry.relative());
+            let renamed = plan.files.iter().find(|file| file.path == path).map_or(0, |file| file.edit_count);
+            if occurrences > renamed {
+                left.push((path, occurrences - renamed));
+            }
+        }
+        left.sort();
+        let total: usize = left.iter().map(|(_, count)| count).sum();
+        let display_root = supervisor.display_path(&root);
+        if total == 0 && !cut_short {
+            continue;
+        }
+        let shown: Vec<String> = left.iter().take(8).map(|(path, count)| format!("{} ({count})", supervisor.display_path(path))).collect();
+        let more = if left.len() > 8 { format!(", and {} more files", left.len() - 8) } else { String::new() };
+        notes.push(format!(
+            "  NOT complete: this edit writes into {display_root}, another {} root, which {} @ {} loads only as a dependency (for Go: without its _test.go files); {total} whole-word occurrence{} of `{old_name}` under {display_root} (grep -w: comments and strings included) stay{} unrenamed: {}{more}{}; next step: run the rename from the definition in {display_root} (its own server renames that root's uses, and also searches the roots that depend on it)",
+            server.id(),
+            server.id(),
+            supervisor.display_path(server.root()),
+            if total == 1 { "" } else { "s" },
+            if total == 1 { "s" } else { "" },
+            shown.join(", "),
+            if cut_short { format!(" (listing stopped at {ENTRIES_CAP} entries: there may be more)") } else { String::new() },
+        ));
+    }
+    notes
+}
+
+/// Whole-word (identifier-boundary) occurrences of `word` in `text`.
+fn whole_word_count(text: &str, word: &str) -> usize {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        })
+        .count()
+}
+
 /// The local directories a `go.mod` replaces modules with (`replace a => ../a`, `replace ( … )`
 /// blocks): right-hand sides starting with `./`, `../` or `/`.
 pub fn go_mod_replace_dirs(text: &str) -> Vec<String> {

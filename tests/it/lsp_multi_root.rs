@@ -52,6 +52,11 @@ fn a_write_in_the_library_module_reaches_the_consumer_modules_gopls() {
     let text = before.joined_text();
     assert!(!before.is_error && text.contains("no errors"), "the consumer is not clean before the write:\n{text}");
     assert_ne!(go_vet_clean(&dir.path().join("app")), Some(false), "the fixture's app does not vet clean");
+    // A references query opens the library's file in the consumer's gopls too (seen on the
+    // trial's workspace: the changed file then reaches it as an open document's change, which
+    // must still make its other open documents' diagnostics current).
+    let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "lib/lib.go", "line": 4, "symbol": "Every"}));
+    assert!(!references.is_error, "{}", references.joined_text());
     // The library's function gets a second parameter: the consumer's call breaks.
     let edit = run.call(
         Caller::Main,
@@ -127,4 +132,50 @@ fn references_in_the_library_module_include_the_consumer_modules_uses() {
     expected.sort();
     assert_eq!(listed, expected, "the references differ from grep's (trial27b F1):\n{text}");
     assert!(text.contains("also searched app"), "the answer does not say the consumer root was searched:\n{text}");
+}
+
+#[test]
+fn a_rename_started_in_the_consumer_says_the_librarys_own_uses_it_leaves() {
+    let test = "a_rename_started_in_the_consumer_says_the_librarys_own_uses_it_leaves";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = two_module_workspace();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let warm = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "lib/lib.go"}));
+    assert!(!warm.is_error, "{}", warm.joined_text());
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "app/main.go", "line": 10, "symbol": "Every", "new_name": "Twice", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    // Ground truth: app's gopls loads lib without its tests, so its edit covers lib/lib.go and
+    // app/main.go; grep -w finds the one use in lib/lib_test.go it leaves.
+    let test_uses = std::fs::read_to_string(dir.path().join("lib/lib_test.go"))
+        .unwrap()
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|word| *word == "Every")
+        .count();
+    assert_eq!(test_uses, 1);
+    assert!(text.contains("lib/lib.go") && text.contains("app/main.go"), "{text}");
+    assert!(
+        text.contains("NOT complete") && text.contains("lib/lib_test.go (1)"),
+        "the preview does not say the library's test use stays unrenamed (trial27b F6):\n{text}"
+    );
+    let edit_id = preview.structured_content.clone().unwrap()["edit_id"].as_str().unwrap().to_owned();
+    let accept = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    let text = accept.joined_text();
+    assert!(!accept.is_error, "{text}");
+    // The write's check: the library's test breaks (true), the consumer's renamed call does not
+    // (its gopls learns of the library's renamed declaration with the same write).
+    // (Under load gopls may publish too late for the write's budget: then the check must say it
+    // is not a clean result, never claim one.)
+    assert!(
+        text.contains("lib/lib_test.go:6") || text.contains("this is not a clean result"),
+        "the real break in the library's test is neither reported nor said unchecked:\n{text}"
+    );
+    assert!(!text.contains("app/main.go:10: error"), "a phantom error in the consumer's renamed call (trial27b F6):\n{text}");
+    assert!(text.contains("NOT complete"), "the accepted rename's answer drops the unrenamed uses:\n{text}");
 }
