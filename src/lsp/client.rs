@@ -468,6 +468,9 @@ pub struct LanguageServer {
     /// repository around the workspace: [`LanguageServer::watch_project_outside_roots`]), whose
     /// served files each resync also scans, and the stamps of the last scan (`None` before it).
     outside_watch: Mutex<OutsideWatch>,
+    /// Files of another root of this server's language that runbound wrote since this server's
+    /// last resync (see [`LanguageServer::queue_sibling_root_changes`]).
+    sibling_root_changes: Mutex<Vec<(PathBuf, lsp_types::FileChangeType)>>,
     /// What a resync whose caller had no answer to put it in left out (see
     /// [`LanguageServer::carry_resync_report`]): merged into the next resync's report.
     carried_resync: Mutex<Option<ResyncReport>>,
@@ -667,6 +670,7 @@ impl LanguageServer {
             warming: Mutex::new(Vec::new()),
             watched_files: Mutex::new(None),
             outside_watch: Mutex::new(OutsideWatch::default()),
+            sibling_root_changes: Mutex::new(Vec::new()),
             carried_resync: Mutex::new(None),
             write_baseline: Mutex::new(None),
             capabilities: ServerCapabilities::default(),
@@ -1246,7 +1250,20 @@ impl LanguageServer {
         drop(watched);
         // Changes beneath the project's directories outside the workspace (a path dependency
         // edited by hand) reach the server the same way (trial20 F5, trial21 F2).
-        let outside_events = self.scan_project_outside_roots();
+        let mut outside_events = self.scan_project_outside_roots();
+        // Files another root of the same language holds, written by runbound since the last
+        // resync (a library module beside its consumer: trial27b F2): this server's own scans
+        // stop at its root, so it learns of them only here.
+        let mut sibling_changed = false;
+        for (path, typ) in self.take_sibling_root_changes() {
+            if skip.contains(&path) {
+                continue;
+            }
+            sibling_changed = true;
+            if !events.iter().chain(outside_events.iter()).any(|(seen, _)| *seen == path) {
+                outside_events.push((path, typ));
+            }
+        }
         if !outside_events.is_empty() {
             events.extend(outside_events);
             events.sort_by(|a, b| a.0.cmp(&b.0));
@@ -1268,7 +1285,9 @@ impl LanguageServer {
                 }
             }
         }
-        let unopened_changed = events.iter().any(|(path, _)| !open.contains(path));
+        // A sibling root's file open here (a reference query opened the library's file in the
+        // consumer's server) changes the other open documents' state as much as an unopened one.
+        let unopened_changed = sibling_changed || events.iter().any(|(path, _)| !open.contains(path));
         // The open documents that may depend on a changed file the server does not have open
         // (a caller of a changed signature): their stored diagnostics predate the change. A
         // server that publishes per open document on every new version (gopls, pyright, clangd,
@@ -1414,6 +1433,31 @@ impl LanguageServer {
         let (stamps, unwatched) =
             scan_project_outside_roots(&self.definition, &self.workspace_root, &roots, OUTSIDE_ROOT_WATCHED_FILES_CAP);
         *self.outside_watch.lock() = OutsideWatch { roots, stamps: Some(stamps), unwatched };
+    }
+
+    /// Records files runbound wrote (created, changed or deleted) under ANOTHER root of this
+    /// server's language — a library module or crate beside the consumer this server serves
+    /// (trial27b F2: `app`'s gopls kept answering from `cron`'s old text after a write in
+    /// `cron`). The next [`LanguageServer::resync_from_disk`] (every op's first step) sends them
+    /// as it sends a hand edit beneath an outside root: a `workspace/didChangeWatchedFiles`
+    /// event, a `didChange` when the document is open here, an open/close cycle otherwise, and
+    /// the open documents resent so their diagnostics are current. Paths under this server's own
+    /// root are ignored (its own scan sees them).
+    pub(crate) fn queue_sibling_root_changes(&self, changes: &[(PathBuf, lsp_types::FileChangeType)]) {
+        let mut queued = self.sibling_root_changes.lock();
+        for (path, typ) in changes {
+            if path.starts_with(&self.root) {
+                continue;
+            }
+            queued.retain(|(seen, _)| seen != path);
+            queued.push((path.clone(), *typ));
+        }
+    }
+
+    /// Takes the changes queued by [`LanguageServer::queue_sibling_root_changes`] (the open
+    /// documents among them are left to the caller: `resync_from_disk` finds them by stamp).
+    pub(crate) fn take_sibling_root_changes(&self) -> Vec<(PathBuf, lsp_types::FileChangeType)> {
+        std::mem::take(&mut *self.sibling_root_changes.lock())
     }
 
     /// The outside roots this server was given at its start

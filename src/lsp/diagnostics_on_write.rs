@@ -568,6 +568,11 @@ struct Pending {
     /// Why the state after the write cannot be told apart from changes made outside the tools
     /// (or before the write), when it cannot: what differs is "not known to be new".
     attribution: Option<String>,
+    /// Files this write changed under another root of the server's language (a library module
+    /// beside the consumer this server serves): sent with the written files' sync, after the
+    /// pre-write states are taken (trial27b F6: the consumer's gopls, never told of the library's
+    /// rename, reported phantom errors in the consumer's renamed calls).
+    sibling_changes: Vec<(PathBuf, lsp_types::FileChangeType)>,
 }
 
 /// Quiet time after a project-wide check's end before the published state counts as final:
@@ -921,6 +926,10 @@ pub fn check_write(
         let write_check = lease.server.definition().write_check;
         pending.push(Pending::new(lease.server, write_check, path.clone(), deadline, notes));
     }
+    // Every running server of a written file's language whose root does not hold it (the
+    // consumer module beside a library module) hears of the change: with this write's sync when
+    // it checks files of this write too, else at its next resync (trial27b F2).
+    tell_sibling_roots(supervisor, written, &mut pending);
     for group in &mut pending {
         prepare_and_sync(supervisor, group, spent_before);
     }
@@ -963,6 +972,36 @@ impl Pending {
             synced_at: Instant::now(),
             attribution: None,
             phases: Vec::new(),
+            sibling_changes: Vec::new(),
+        }
+    }
+}
+
+/// For each written path, the running servers of its language whose root does not hold it
+/// (another project root of the workspace: a consumer module or crate beside the library it
+/// depends on) are told of the change: a server checking files of this write gets it with its
+/// own sync ([`Pending::sibling_changes`]), the others at their next resync
+/// ([`LanguageServer::queue_sibling_root_changes`]). Every other root of the language is told,
+/// not only the ones that depend on the written root: a server that does not load the file
+/// ignores the event.
+fn tell_sibling_roots(supervisor: &LspSupervisor, written: &[PathBuf], pending: &mut [Pending]) {
+    for server in supervisor.running_servers() {
+        let changes: Vec<(PathBuf, lsp_types::FileChangeType)> = written
+            .iter()
+            .filter(|path| server.definition().serves(path) && !path.starts_with(server.root()))
+            .map(|path| {
+                // (A created file is sent as changed: the resync's open/close cycle gives its text
+                // to a server that ignores bare creation events.)
+                let typ = if path.exists() { lsp_types::FileChangeType::CHANGED } else { lsp_types::FileChangeType::DELETED };
+                (path.clone(), typ)
+            })
+            .collect();
+        if changes.is_empty() {
+            continue;
+        }
+        match pending.iter_mut().find(|group| Arc::ptr_eq(&group.server, &server)) {
+            Some(group) => group.sibling_changes.extend(changes.into_iter().filter(|(path, _)| !group.written.contains(path))),
+            None => server.queue_sibling_root_changes(&changes),
         }
     }
 }
@@ -1373,6 +1412,22 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     group.check_runs_before = started;
     group.check_runs_finished_before = finished;
     group.synced_at = Instant::now();
+    // This write's files under other roots of the language (the library a consumer uses) reach
+    // the server first, so the state after the write is the written files' against them.
+    // (A watched-file event, and the new text of those it has open; the written files' own new
+    // versions, sent next, are published against them.)
+    if !group.sibling_changes.is_empty() {
+        server.notify_file_events(&group.sibling_changes);
+        for (path, typ) in &group.sibling_changes {
+            if server.document_text(path).is_some() {
+                if *typ == lsp_types::FileChangeType::DELETED {
+                    server.document_deleted(path);
+                } else {
+                    let _ = server.sync_document(path);
+                }
+            }
+        }
+    }
     // The text sent is the text read beneath the workspace root (no symlink followed), once per
     // group.
     let reader = crate::files::WorkspaceReader::open(server.workspace_root());

@@ -59,6 +59,7 @@ pub(crate) mod rename_public_names;
 pub(crate) mod rename_taken_names;
 pub(crate) mod rust_answer_checks;
 pub(crate) mod servers;
+pub(crate) mod sibling_roots;
 pub(crate) mod supervisor;
 pub(crate) mod syntax;
 pub(crate) mod tool;

@@ -614,6 +614,10 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if plan.files.is_empty() {
         return Err(ToolError::new(ErrorKind::Failed, format!("{}'s rename edit changes nothing; nothing was written", server.id())));
     }
+    // An edit into another project root of the language (a rename started in a consumer module
+    // edits the library): what that root's own files keep is said (trial27b F6).
+    let mut coverage = coverage;
+    coverage.report.extend(crate::lsp::sibling_roots::rename_in_other_roots_notes(supervisor, server, &plan, &resolved.cursor_identifier));
     let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
     // A changed public name of a Python package is said near the top, in both shapes.
     let public_name_notes = crate::lsp::rename_public_names::public_name_notes(root, &plan, &resolved.cursor_identifier, &args.new_name);

@@ -538,6 +538,34 @@ impl LspSupervisor {
         self.lease(definition, root, binary, deadline)
     }
 
+    /// The server `server_id` (an id of the table) for the project root `root` (a directory
+    /// holding its root marker), started if needed, as [`LspSupervisor::server_for_file`] would
+    /// for a file of that root (trust refusals and restarts alike). Used to ask another root's
+    /// server about a file it loads as a dependency (`lsp::sibling_roots`).
+    ///
+    /// # Errors
+    /// `invalid_arguments` for an unknown id; `unavailable` when its binary is missing or the
+    /// run's trust refuses it; start failures as [`LspSupervisor::server_for_file`].
+    pub(crate) fn server_for_root(&self, server_id: &str, root: &Path, deadline: Instant) -> Result<ServerLease, ToolError> {
+        let Some(definition) = self.table.iter().find(|definition| definition.id == server_id).cloned() else {
+            return Err(ToolError::invalid(format!("no language server with id {server_id:?} is configured")));
+        };
+        if let Some(why) = self.restricted_refusal(&definition, root) {
+            return Err(ToolError::new(
+                ErrorKind::Unavailable,
+                format!("{server_id} is not started for {}: {why}", self.display_path(root)),
+            ));
+        }
+        let path_env = self.path_env();
+        let Some(binary) = self.cached_binary(&definition, Some(root), path_env.as_ref()).path else {
+            return Err(ToolError::new(
+                ErrorKind::Unavailable,
+                format!("{server_id}'s binary was not found for {}", self.display_path(root)),
+            ));
+        };
+        self.lease(&definition, root, &binary, deadline)
+    }
+
     /// Stops the server `id` for `root`, if it runs (it starts again on its next use).
     pub fn stop_server(&self, id: &str, root: &Path) {
         self.stop(id, root);

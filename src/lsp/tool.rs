@@ -540,6 +540,18 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         }
         answer => answer,
     };
+    // A consumer root beside this one (a Go module that replaces this module by a local
+    // directory, a crate with a path dependency on this one) holds uses this server never loads:
+    // its own server is asked at the same position (trial27b F1).
+    let answer = match answer {
+        NavigationAnswer::References(found) if op == "references" => {
+            let merged =
+                crate::lsp::sibling_roots::references_in_dependent_roots(supervisor, server, &path, &resolved, found, request_deadline);
+            notes.extend(merged.notes);
+            NavigationAnswer::References(merged.locations)
+        }
+        answer => answer,
+    };
     // pyright's implementations come from the files its configuration includes: the subclasses
     // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
     if op == "implementation" {

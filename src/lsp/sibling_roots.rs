@@ -1,0 +1,392 @@
+//! Project roots of one language that depend on each other inside the workspace (issue 11,
+//! trial27b F1): a Go module whose `go.mod` has `replace example.com/lib => ../lib`, a crate whose
+//! `Cargo.toml` names `path = "../lib"`, with no `go.work` / `[workspace]` joining them. runbound
+//! runs one server per root, and a server answers only from what its root loads: the library's
+//! server does not see the consumer's uses. The consumer's server does load the library's files
+//! (through the replace / path dependency), so asking it at the same file position finds them.
+//!
+//! Found by reading manifests: every `go.mod` / `Cargo.toml` beneath the workspace (listed
+//! beneath a handle of the workspace root, no symlink followed; `target`, `node_modules`,
+//! `vendor`, `.git` and hidden directories skipped), at most [`MANIFESTS_CAP`] manifests and
+//! [`ENTRIES_CAP`] listed entries. Direct dependents only (a consumer of a consumer is not
+//! followed).
+
+use std::path::{Path, PathBuf};
+
+use std::time::{Duration, Instant};
+
+use lsp_types::request::{References, Request as _};
+
+use crate::files::WorkspaceReader;
+use crate::lsp::client::LanguageServer;
+use crate::lsp::position::ResolvedSymbol;
+use crate::lsp::supervisor::LspSupervisor;
+
+/// At most this many manifests are read per scan.
+pub const MANIFESTS_CAP: usize = 200;
+/// At most this many directory entries are listed per scan.
+pub const ENTRIES_CAP: usize = 50_000;
+
+/// The roots that depend on a root, from [`dependent_roots`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DependentRoots {
+    /// Each dependent root (the directory of its manifest, canonical), by path.
+    pub roots: Vec<PathBuf>,
+    /// The scan stopped at a cap: there may be more dependents.
+    pub scan_incomplete: bool,
+}
+
+/// The manifest file name that makes a root for `server_id`, for the servers whose roots can
+/// depend on each other by path (gopls: `go.mod` replace; rust-analyzer: `Cargo.toml` path
+/// dependency). `None` for the others.
+pub fn manifest_name(server_id: &str) -> Option<&'static str> {
+    match server_id {
+        "gopls" => Some("go.mod"),
+        "rust-analyzer" => Some("Cargo.toml"),
+        _ => None,
+    }
+}
+
+/// The other project roots of `server_id`'s language beneath `workspace_root` whose manifest
+/// names `root` as a local dependency: a `go.mod` `replace … => <dir>` (one line or a block), a
+/// `Cargo.toml` `path = "<dir>"` (any table: dependencies, dev-dependencies, patches). Relative
+/// directories are resolved against the manifest's directory and compared canonically. Empty for
+/// servers with no such manifests ([`manifest_name`]).
+pub fn dependent_roots(workspace_root: &Path, server_id: &str, root: &Path) -> DependentRoots {
+    let mut found = DependentRoots::default();
+    let Some(manifest) = manifest_name(server_id) else { return found };
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else {
+        found.scan_incomplete = true;
+        return found;
+    };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root) else {
+        found.scan_incomplete = true;
+        return found;
+    };
+    let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut manifests = 0usize;
+    for (listed, entry) in
+        walk.hidden(true).skip_names(&["node_modules", "target", "vendor", ".git", ".venv", "venv"]).iter().flatten().enumerate()
+    {
+        if listed >= ENTRIES_CAP || manifests >= MANIFESTS_CAP {
+            found.scan_incomplete = true;
+            break;
+        }
+        if !entry.is_file() || entry.path().file_name().and_then(|name| name.to_str()) != Some(manifest) {
+            continue;
+        }
+        manifests += 1;
+        let manifest_path = canonical_workspace.join(entry.relative());
+        let Some(manifest_dir) = manifest_path.parent() else { continue };
+        if manifest_dir == canonical_root {
+            continue;
+        }
+        let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+        let named = if manifest == "go.mod" { go_mod_replace_dirs(&text) } else { cargo_path_dependencies(&text) };
+        let depends = named.iter().any(|dir| {
+            let joined = manifest_dir.join(dir);
+            std::fs::canonicalize(&joined).unwrap_or(joined) == canonical_root
+        });
+        if depends && !found.roots.iter().any(|seen| seen == manifest_dir) {
+            found.roots.push(manifest_dir.to_path_buf());
+        }
+    }
+    found.roots.sort();
+    found
+}
+
+/// What [`references_in_dependent_roots`] adds to an answer.
+#[derive(Debug, Default)]
+pub struct DependentReferences {
+    /// The answer with the dependent roots' locations merged in (exact duplicates dropped; the
+    /// rendering drops the rest by position). `None` stays `None` when nothing was added.
+    pub locations: Option<Vec<lsp_types::Location>>,
+    /// One line per dependent root: searched (and how many references it added), or not searched
+    /// and why, with the call that searches it.
+    pub notes: Vec<String>,
+}
+
+/// The references of the symbol at `resolved` in `path` (a file of `server`'s root) that the
+/// servers of the roots depending on that root find ([`dependent_roots`]): each is started if
+/// needed, given `path` (it loads the file through its replace / path dependency) and asked
+/// `textDocument/references` at the same position; its locations are merged into `found`.
+/// Each root's wait is bounded by its share of the time to `deadline` (at least 2 s); a root
+/// not answered in time, or whose server cannot start, is named as not searched (trial27b F1:
+/// `cron`'s references missed the 2 uses in the consumer module `app`).
+pub fn references_in_dependent_roots(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+    found: Option<Vec<lsp_types::Location>>,
+    deadline: Instant,
+) -> DependentReferences {
+    let mut result = DependentReferences { locations: found, notes: Vec::new() };
+    let dependents = dependent_roots(supervisor.workspace_root(), server.id(), server.root());
+    if dependents.scan_incomplete {
+        result.notes.push(format!(
+            "the scan for other {} roots that depend on {} stopped at its cap ({MANIFESTS_CAP} manifests, {ENTRIES_CAP} entries): a consumer root beyond it was not searched",
+            server.id(),
+            supervisor.display_path(server.root())
+        ));
+    }
+    let mut remaining = dependents.roots.len() as u32;
+    for root in &dependents.roots {
+        let display = supervisor.display_path(root);
+        let share = deadline.saturating_duration_since(Instant::now()) / remaining.max(1);
+        remaining = remaining.saturating_sub(1);
+        let root_deadline = Instant::now() + share.max(Duration::from_secs(2));
+        let root_deadline = root_deadline.min(deadline.max(Instant::now()));
+        let not_searched = |why: String| {
+            format!(
+                "{display} depends on {} (its manifest names it as a local dependency) and was NOT searched: {why}; next step: call lsp {{\"op\": \"references\"}} again with a longer wait, or on a use of the symbol in a file of {display}",
+                supervisor.display_path(server.root())
+            )
+        };
+        let lease = match supervisor.server_for_root(server.id(), root, root_deadline) {
+            Ok(lease) => lease,
+            Err(err) => {
+                result.notes.push(not_searched(format!("{} could not be started there: {}", server.id(), err.message)));
+                continue;
+            }
+        };
+        let consumer = &*lease.server;
+        let _ = consumer.resync_from_disk();
+        if let Err(err) = consumer.sync_document(path) {
+            result.notes.push(not_searched(format!(
+                "{} could not be given {}: {}",
+                consumer.id(),
+                supervisor.display_path(path),
+                err.message
+            )));
+            continue;
+        }
+        let readiness = consumer.wait_until_ready(root_deadline);
+        let (line0, character) = resolved.lsp_position(consumer.position_encoding());
+        let params = lsp_types::ReferenceParams {
+            text_document_position: lsp_types::TextDocumentPositionParams {
+                text_document: crate::lsp::client::text_document(path),
+                position: lsp_types::Position { line: line0, character },
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+            context: lsp_types::ReferenceContext { include_declaration: true },
+        };
+        match consumer.request::<References>(params, root_deadline) {
+            Ok(answer) => {
+                let answer = answer.unwrap_or_default();
+                let merged = result.locations.get_or_insert_with(Vec::new);
+                let before = merged.len();
+                for location in answer {
+                    if !merged.contains(&location) {
+                        merged.push(location);
+                    }
+                }
+                let added = merged.len() - before;
+                let in_root = merged
+                    .iter()
+                    .filter(|location| crate::lsp::uri::uri_to_path(location.uri.as_str()).is_some_and(|p| p.starts_with(root)))
+                    .count();
+                let mut note = format!(
+                    "also searched {display} (it depends on {} through its manifest) with its own {}: {in_root} of these references are in it ({added} not found by {} @ {})",
+                    supervisor.display_path(server.root()),
+                    consumer.id(),
+                    server.id(),
+                    supervisor.display_path(server.root())
+                );
+                if !matches!(readiness.readiness, crate::lsp::client::Readiness::Ready) {
+                    note.push_str(&format!(
+                        "; note: that server was still {} — its list may be incomplete",
+                        readiness.readiness.describe()
+                    ));
+                }
+                result.notes.push(note);
+            }
+            Err(failure) => {
+                let err = failure.to_tool_error(consumer.id(), References::METHOD);
+                result.notes.push(not_searched(err.message));
+            }
+        }
+    }
+    result
+}
+
+/// For a rename whose edit (`plan`, from `server`) writes files under ANOTHER project root of the
+/// same language (a rename started in a consumer module edits the library it depends on): one
+/// line per such root counting the whole-word occurrences of `old_name` in that root's served
+/// files that the edit leaves (grep -w, comments and strings included), with the files, and the
+/// call that renames through the root's own server. The consumer's server loads the library only
+/// as a dependency — gopls without its `_test.go` files — so those uses are neither renamed nor
+/// checked (trial27b F6: 8 uses in cron's tests left while the preview looked complete). Lines
+/// start with two spaces (the rename repeats indented findings when the edit is accepted).
+/// Reads at most [`ENTRIES_CAP`] entries per root; a root cut short says so.
+pub fn rename_in_other_roots_notes(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    plan: &crate::lsp::rename::WorkspaceEditPlan,
+    old_name: &str,
+) -> Vec<String> {
+    let workspace_root = supervisor.workspace_root();
+    let mut other_roots: Vec<PathBuf> = Vec::new();
+    for file in &plan.files {
+        if file.path.starts_with(server.root()) {
+            continue;
+        }
+        if let Some(root) = crate::lsp::servers::find_root(server.definition(), workspace_root, &file.path).root {
+            if root != server.root() && !other_roots.contains(&root) {
+                other_roots.push(root);
+            }
+        }
+    }
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else { return Vec::new() };
+    let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let mut notes = Vec::new();
+    for root in other_roots {
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), &root) else { continue };
+        let mut left: Vec<(PathBuf, usize)> = Vec::new();
+        let mut cut_short = false;
+        for (listed, entry) in walk.hidden(true).skip_names(&["node_modules", "target", "vendor", ".git"]).iter().flatten().enumerate() {
+            if listed >= ENTRIES_CAP {
+                cut_short = true;
+                break;
+            }
+            if !entry.is_file() || !server.definition().serves(entry.path()) {
+                continue;
+            }
+            let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+            let occurrences = whole_word_count(&text, old_name);
+            let path = canonical_workspace.join(entry.relative());
+            let renamed = plan.files.iter().find(|file| file.path == path).map_or(0, |file| file.edit_count);
+            if occurrences > renamed {
+                left.push((path, occurrences - renamed));
+            }
+        }
+        left.sort();
+        let total: usize = left.iter().map(|(_, count)| count).sum();
+        let display_root = supervisor.display_path(&root);
+        if total == 0 && !cut_short {
+            continue;
+        }
+        let shown: Vec<String> = left.iter().take(8).map(|(path, count)| format!("{} ({count})", supervisor.display_path(path))).collect();
+        let more = if left.len() > 8 { format!(", and {} more files", left.len() - 8) } else { String::new() };
+        notes.push(format!(
+            "  NOT complete: this edit writes into {display_root}, another {} root, which {} @ {} loads only as a dependency (for Go: without its _test.go files); {total} whole-word occurrence{} of `{old_name}` under {display_root} (grep -w: comments and strings included) stay{} unrenamed: {}{more}{}; next step: run the rename from the definition in {display_root} (its own server renames that root's uses, and also searches the roots that depend on it)",
+            server.id(),
+            server.id(),
+            supervisor.display_path(server.root()),
+            if total == 1 { "" } else { "s" },
+            if total == 1 { "s" } else { "" },
+            shown.join(", "),
+            if cut_short { format!(" (listing stopped at {ENTRIES_CAP} entries: there may be more)") } else { String::new() },
+        ));
+    }
+    notes
+}
+
+/// Whole-word (identifier-boundary) occurrences of `word` in `text`.
+fn whole_word_count(text: &str, word: &str) -> usize {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + word.len()..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        })
+        .count()
+}
+
+/// The local directories a `go.mod` replaces modules with (`replace a => ../a`, `replace ( … )`
+/// blocks): right-hand sides starting with `./`, `../` or `/`.
+pub fn go_mod_replace_dirs(text: &str) -> Vec<String> {
+    let mut dirs = Vec::new();
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        let directive = if in_block {
+            if line.starts_with(')') {
+                in_block = false;
+                continue;
+            }
+            line
+        } else if let Some(rest) = line.strip_prefix("replace") {
+            let rest = rest.trim_start();
+            if rest.starts_with('(') {
+                in_block = true;
+                continue;
+            }
+            rest
+        } else {
+            continue;
+        };
+        let Some((_, target)) = directive.split_once("=>") else { continue };
+        let Some(dir) = target.split_whitespace().next() else { continue };
+        let dir = dir.trim_matches('"');
+        if dir.starts_with("./") || dir.starts_with("../") || dir.starts_with('/') || dir == "." || dir == ".." {
+            dirs.push(dir.to_owned());
+        }
+    }
+    dirs
+}
+
+/// The directories a `Cargo.toml` names with `path = "…"` keys (dependencies of any table,
+/// patches), by a scan of its lines: a `path` key after `{`, `,` or at the line's start.
+pub fn cargo_path_dependencies(text: &str) -> Vec<String> {
+    let mut dirs = Vec::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("");
+        let mut rest = line;
+        while let Some(at) = rest.find("path") {
+            let before = rest[..at].trim_end();
+            let key_start = before.is_empty() || before.ends_with('{') || before.ends_with(',');
+            let after = rest[at + 4..].trim_start();
+            rest = &rest[at + 4..];
+            if !key_start {
+                continue;
+            }
+            let Some(value) = after.strip_prefix('=') else { continue };
+            let value = value.trim_start();
+            let Some(quoted) = value.strip_prefix('"') else { continue };
+            if let Some(end) = quoted.find('"') {
+                dirs.push(quoted[..end].to_owned());
+            }
+        }
+    }
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_mod_replace_lines_and_blocks_give_their_local_directories() {
+        let text = "module example.com/app\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\nreplace (\n\texample.com/b v1.0.0 => ./third_party/b // local\n\texample.com/c => example.com/c2 v1.2.0\n)\n";
+        assert_eq!(go_mod_replace_dirs(text), vec!["../lib".to_owned(), "./third_party/b".to_owned()]);
+    }
+
+    #[test]
+    fn cargo_path_keys_give_their_directories_and_other_keys_do_not() {
+        let text = "[package]\nname = \"app\"\n\n[dependencies]\ncsv-core = { path = \"../csv-core\" }\nserde = { version = \"1\", features = [\"derive\"] }\n# x = { path = \"../commented\" }\n\n[dependencies.other]\npath = \"../other\"\n[lib]\nlibpath = \"nope\"\n";
+        assert_eq!(cargo_path_dependencies(text), vec!["../csv-core".to_owned(), "../other".to_owned()]);
+    }
+
+    #[test]
+    fn dependent_roots_are_the_manifests_that_name_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |relative: &str, text: &str| {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("lib/go.mod", "module example.com/lib\n");
+        write("app/go.mod", "module example.com/app\nreplace example.com/lib => ../lib\n");
+        write("other/go.mod", "module example.com/other\n");
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let found = dependent_roots(&root, "gopls", &root.join("lib"));
+        assert_eq!(found.roots, vec![root.join("app")]);
+        assert!(!found.scan_incomplete);
+        assert!(dependent_roots(&root, "gopls", &root.join("app")).roots.is_empty());
+        assert!(dependent_roots(&root, "pyright", &root.join("lib")).roots.is_empty());
+    }
+}
