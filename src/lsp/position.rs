@@ -213,7 +213,7 @@ impl std::error::Error for AddressError {}
 /// preferred (when at least one exists, the others are not candidates); several candidates and no
 /// `occurrence` → `AddressError::Ambiguous` listing them; `occurrence` is 1-based among the
 /// candidates. Declaration keywords at the substring's start are skipped (`pub fn quote`,
-/// `func (c *Cron) AddFunc`, `export const parse`: [`LEADING_KEYWORDS`]); the cursor goes on the
+/// `func (c *Cron) AddFunc`, `export const parse`: the keywords `pub`, `fn`, `def`, `func`, `let`, `const`, `export`, …); the cursor goes on the
 /// last identifier of the leading path after them (`self.foo` → `foo`, `a::b::c` → `c`,
 /// `foo(x)` → `foo`, `Schedule Timetable` → `Schedule`); a substring without an identifier puts
 /// the cursor on its first character.
