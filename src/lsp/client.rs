@@ -2492,6 +2492,20 @@ pub fn text_document(path: &Path) -> lsp_types::TextDocumentIdentifier {
     lsp_types::TextDocumentIdentifier { uri: path_to_lsp_uri(path) }
 }
 
+/// `textDocument/references` parameters at 0-based (`line0`, `character`, in the server's
+/// position encoding) of `path`, the declaration included or not.
+pub fn reference_params(path: &Path, line0: u32, character: u32, include_declaration: bool) -> lsp_types::ReferenceParams {
+    lsp_types::ReferenceParams {
+        text_document_position: lsp_types::TextDocumentPositionParams {
+            text_document: text_document(path),
+            position: lsp_types::Position { line: line0, character },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+        context: lsp_types::ReferenceContext { include_declaration },
+    }
+}
+
 /// Whether a "bool or options" capability (`OneOf<bool, _>`, `*ProviderCapability::Simple`,
 /// plain options) is present and not `false`.
 fn provided<T: Serialize>(capability: &Option<T>) -> bool {

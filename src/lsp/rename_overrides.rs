@@ -297,15 +297,7 @@ fn class_references(server: &LanguageServer, path: &Path, line0: u32, character:
     if server.sync_document(path).is_err() {
         return Vec::new();
     }
-    let params = lsp_types::ReferenceParams {
-        text_document_position: lsp_types::TextDocumentPositionParams {
-            text_document: crate::lsp::client::text_document(path),
-            position: lsp_types::Position { line: line0, character },
-        },
-        work_done_progress_params: Default::default(),
-        partial_result_params: Default::default(),
-        context: lsp_types::ReferenceContext { include_declaration: false },
-    };
+    let params = crate::lsp::client::reference_params(path, line0, character, false);
     let Ok(Some(locations)) = server.request::<lsp_types::request::References>(params, deadline) else { return Vec::new() };
     locations
         .into_iter()

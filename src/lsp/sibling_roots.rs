@@ -164,15 +164,7 @@ pub fn references_in_dependent_roots(
         }
         let readiness = consumer.wait_until_ready(root_deadline);
         let (line0, character) = resolved.lsp_position(consumer.position_encoding());
-        let params = lsp_types::ReferenceParams {
-            text_document_position: lsp_types::TextDocumentPositionParams {
-                text_document: crate::lsp::client::text_document(path),
-                position: lsp_types::Position { line: line0, character },
-            },
-            work_done_progress_params: Default::default(),
-            partial_result_params: Default::default(),
-            context: lsp_types::ReferenceContext { include_declaration: true },
-        };
+        let params = crate::lsp::client::reference_params(path, line0, character, true);
         match consumer.request::<References>(params, root_deadline) {
             Ok(answer) => {
                 let answer = answer.unwrap_or_default();
