@@ -1509,7 +1509,14 @@ fn run_checker(
             // check` is added for the files of the former.
             vec![
                 (vec!["go"], vec!["vet".into(), "./...".into()]),
-                (vec!["go"], vec!["build".into(), "-gcflags=-e".into(), "-o".into(), "/dev/null".into(), "./...".into()]),
+                // `-buildvcs=false`: a main package in a git checkout is otherwise stamped with
+                // its VCS status, which runs git, which under the file-access confinement
+                // cannot read what it needs ("error obtaining VCS status": robfig/cron + a
+                // main package, trial27b M5); the check needs no stamp.
+                (
+                    vec!["go"],
+                    vec!["build".into(), "-buildvcs=false".into(), "-gcflags=-e".into(), "-o".into(), "/dev/null".into(), "./...".into()],
+                ),
                 (vec!["go"], vec!["list".into(), "-e".into(), "-f".into(), GO_LIST_TEMPLATE.into(), "./...".into()]),
             ]
         }
