@@ -1773,6 +1773,22 @@ mod tests {
 
     use super::*;
 
+    /// Every whole-word occurrence of `word` in `source`, as the grep pass finds them.
+    fn word_hits(source: &str, word: &str) -> Vec<WordHit> {
+        split_lines(source)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(line, text)| {
+                word_positions(text, word).into_iter().map(move |byte_start| WordHit {
+                    path: PathBuf::new(),
+                    line: line as u32,
+                    byte_start,
+                    line_text: text.to_owned(),
+                })
+            })
+            .collect()
+    }
+
     #[test]
     fn whole_words_only() {
         assert_eq!(word_positions("evolve(evolved, _evolve, x.evolve) # evolve", "evolve"), vec![0, 27, 37]);
@@ -1842,18 +1858,7 @@ mod tests {
         let rs = dir.path().join("lib.rs");
         let source = "//! Check with [`VersionReq::matches`].\n//!\n//! ```\n//! assert!(req.matches(&version));\n//! ```\n//!\n//! ```ignore\n//! req.matches(&v)\n//! ```\n/// ```no_run\n/// req.matches(&v); // it matches\n/// ```\n// matches\npub fn matches() {}\n";
         std::fs::write(&rs, source).unwrap();
-        let hits: Vec<WordHit> = split_lines(source)
-            .into_iter()
-            .enumerate()
-            .flat_map(|(line, text)| {
-                word_positions(text, "matches").into_iter().map(move |byte_start| WordHit {
-                    path: PathBuf::new(),
-                    line: line as u32,
-                    byte_start,
-                    line_text: text.to_owned(),
-                })
-            })
-            .collect();
+        let hits = word_hits(source, "matches");
         use OccurrenceKind::{Code, Comment, DocTest};
         let lines: Vec<u32> = hits.iter().map(|hit| hit.line + 1).collect();
         assert_eq!(lines, vec![1, 4, 8, 11, 11, 13, 14]);
@@ -1865,18 +1870,7 @@ mod tests {
         // column, the fence closed on the `*/` line; `/***` is a plain comment.
         let source = "/**\nCall [`is_named`].\n\n```\nf.is_named();\n```\n*/\n/*!\n * ```\n * f.is_named(); /* is_named */\n * ``` */\n/***\n```\nf.is_named();\n```\n*/\nfn is_named() {}\n";
         std::fs::write(&rs, source).unwrap();
-        let hits: Vec<WordHit> = split_lines(source)
-            .into_iter()
-            .enumerate()
-            .flat_map(|(line, text)| {
-                word_positions(text, "is_named").into_iter().map(move |byte_start| WordHit {
-                    path: PathBuf::new(),
-                    line: line as u32,
-                    byte_start,
-                    line_text: text.to_owned(),
-                })
-            })
-            .collect();
+        let hits = word_hits(source, "is_named");
         let lines: Vec<u32> = hits.iter().map(|hit| hit.line + 1).collect();
         assert_eq!(lines, vec![2, 5, 10, 10, 14, 17]);
         assert_eq!(

@@ -447,17 +447,13 @@ mod tests {
     fn a_definition_star_imported_by_the_package_without_all_is_a_public_name_change() {
         // voluptuous 0.16.0 (trial 27 F2): `from voluptuous.validators import *` in the package's
         // `__init__.py`, no `__all__` in validators.py; renaming `Clamp` removed `voluptuous.Clamp`.
-        let workspace = tempfile::tempdir().expect("temp dir");
-        let root = workspace.path();
-        let write = |relative: &str, text: &str| {
-            let path = root.join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        };
-        write("voluptuous/__init__.py", "from voluptuous.validators import *  # noqa\n");
         let old = "import re\n\n\nclass Clamp(object):\n    pass\n\n\nclass _Private(object):\n    pass\n";
-        let validators = write("voluptuous/validators.py", old);
+        let workspace = crate::test_support::workspace_with(&[
+            ("voluptuous/__init__.py", "from voluptuous.validators import *  # noqa\n"),
+            ("voluptuous/validators.py", old),
+        ]);
+        let root = workspace.path();
+        let validators = root.join("voluptuous/validators.py");
         let renamed =
             |from: &str, to: &str| public_name_notes(root, &plan(validators.to_str().unwrap(), old, &old.replace(from, to)), from, to);
         let notes = renamed("Clamp", "ClampRange");
@@ -476,7 +472,7 @@ mod tests {
         );
         assert!(notes.is_empty(), "{notes:?}");
         // A package that does not star-import the module: no package-level name.
-        write("voluptuous/__init__.py", "from voluptuous.validators import Other\n");
+        std::fs::write(root.join("voluptuous/__init__.py"), "from voluptuous.validators import Other\n").unwrap();
         assert!(renamed("Clamp", "ClampRange").is_empty());
     }
 

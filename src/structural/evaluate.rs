@@ -563,6 +563,25 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         self.eval(rule, node, &mut env).is_some()
     }
 
+    /// The first of `candidates` that matches rule `inner` (bindings into `env`); `None` when
+    /// none does or the match was cut (budget, deadline, stack) on the way.
+    fn first_match<'e>(
+        &mut self,
+        inner: usize,
+        candidates: impl IntoIterator<Item = SgNode<'tree>>,
+        env: &mut Cow<'e, Env<'tree>>,
+    ) -> Option<SgNode<'tree>> {
+        for candidate in candidates {
+            if let Some(found) = self.eval(inner, candidate, env) {
+                return Some(found);
+            }
+            if self.cut.is_some() {
+                return None;
+            }
+        }
+        None
+    }
+
     fn has<'e>(
         &mut self,
         inner: usize,
@@ -575,17 +594,7 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
             let start = node.child_by_field_id(field)?;
             return match stop {
                 Stop::Neighbor => self.eval(inner, start, env),
-                Stop::End => {
-                    for candidate in start.dfs() {
-                        if let Some(found) = self.eval(inner, candidate, env) {
-                            return Some(found);
-                        }
-                        if self.cut.is_some() {
-                            return None;
-                        }
-                    }
-                    None
-                }
+                Stop::End => self.first_match(inner, start.dfs(), env),
                 Stop::Rule(stop_rule) => {
                     if let Some(found) = self.eval(inner, start.clone(), env) {
                         return Some(found);
@@ -594,42 +603,16 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                         return None;
                     }
                     let children: Vec<_> = start.children().collect();
-                    for child in children {
-                        if let Some(found) = self.eval(inner, child, env) {
-                            return Some(found);
-                        }
-                        if self.cut.is_some() {
-                            return None;
-                        }
-                    }
-                    None
+                    self.first_match(inner, children, env)
                 }
             };
         }
         match stop {
             Stop::Neighbor => {
                 let children: Vec<_> = node.children().collect();
-                for child in children {
-                    if let Some(found) = self.eval(inner, child, env) {
-                        return Some(found);
-                    }
-                    if self.cut.is_some() {
-                        return None;
-                    }
-                }
-                None
+                self.first_match(inner, children, env)
             }
-            Stop::End => {
-                for candidate in node.dfs().skip(1) {
-                    if let Some(found) = self.eval(inner, candidate, env) {
-                        return Some(found);
-                    }
-                    if self.cut.is_some() {
-                        return None;
-                    }
-                }
-                None
-            }
+            Stop::End => self.first_match(inner, node.dfs().skip(1), env),
             Stop::Rule(stop_rule) => {
                 let children: Vec<_> = node.children().collect();
                 for child in children {
