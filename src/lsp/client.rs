@@ -360,6 +360,13 @@ pub(crate) struct ServerState {
     check_runs_started: u64,
     /// See `check_runs_started`.
     check_runs_finished: u64,
+    /// The check runs whose `begin` arrived once the server had loaded its project (see
+    /// [`check_run_begins_loaded`]): only such a run is known to have started after a write that
+    /// preceded its `begin` (while rust-analyzer loads and first indexes, its main loop hands on
+    /// a check's progress late, so a `begin` after the save may be a run started before it).
+    check_runs_started_loaded: u64,
+    /// rust-analyzer said `quiescent: true` at least once (its first loading and indexing ended).
+    ever_quiescent: bool,
     /// The server's diagnosis passes (gopls' `diagnosing …` progress, reported with
     /// `verboseWorkDoneProgress`: one per `didOpen` / `didChange` / `didSave` /
     /// watched-files batch, ended after every set of the pass was published) that began.
@@ -1733,6 +1740,14 @@ impl LanguageServer {
         (state.check_runs_started, state.check_runs_finished)
     }
 
+    /// How many of the server's check runs began once it had loaded its project (see
+    /// [`LanguageServer::check_runs`]; the same count, less the runs whose `begin` came while it
+    /// loaded or first indexed). A run counted here that began after a save compiled the saved
+    /// text; one begun while loading may be a run started before the save.
+    pub fn check_runs_started_loaded(&self) -> u64 {
+        self.shared.0.lock().check_runs_started_loaded
+    }
+
     /// Waits until a check run that began after `started_before` has ended and no other began
     /// within [`CHECK_RUN_RESTART_WINDOW`] after (rust-analyzer reports a cancelled run with the
     /// same `end` as a finished one and begins the restarted run right after), or — when none
@@ -2862,6 +2877,9 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
                     }
                     if is_check_run_token(&token) {
                         state.check_runs_started += 1;
+                        if check_run_begins_loaded(state) {
+                            state.check_runs_started_loaded += 1;
+                        }
                     }
                     let text = progress_text(&begin.title, begin.message.as_deref(), begin.percentage);
                     state.progress.insert(token, (begin.title, text));
@@ -2886,6 +2904,7 @@ fn apply_notification(state: &mut ServerState, method: &str, params: &Value) {
         }
         ServerStatus::METHOD => {
             let Some(status) = decode::<ServerStatus>(params) else { return };
+            state.ever_quiescent |= status.quiescent;
             state.server_status = Some((status.quiescent, status.message));
         }
         AnalyzerStatus::METHOD => {
@@ -2998,6 +3017,24 @@ fn is_pyright_source_files_found(message: &str) -> bool {
     let Some(rest) = message.strip_prefix("Found ") else { return false };
     let Some((count, tail)) = rest.split_once(' ') else { return false };
     !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) && matches!(tail, "source files" | "source file")
+}
+
+/// Whether a check run beginning now counts as begun after the server loaded its project:
+/// no loading progress is open (cargo metadata, build scripts, proc-macros, VFS roots — every
+/// progress but check runs, diagnosis passes and a failed workspace load), and the first
+/// indexing has ended (`quiescent: true` seen once; a later cache priming after an edit does not
+/// count as loading). rust-analyzer 1.95 on adler2 2.0.1, fresh: its first check began at 4.4 s
+/// while it indexed the sysroot, ended at 5.7 s, and its errors were published at 22.0 s, when
+/// the indexing ended; a save's check asked for meanwhile had not begun 3 s later.
+fn check_run_begins_loaded(state: &ServerState) -> bool {
+    let loading = state.progress.iter().any(|(token, (title, text))| {
+        !is_check_run_token(token)
+            && !is_diagnosis_progress_title(title)
+            && !is_workspace_load_failure(title, text)
+            && !(state.ever_quiescent && (token.contains("cachePriming") || title == "Indexing"))
+    });
+    let first_indexing = state.server_status.is_some() && !state.ever_quiescent;
+    !loading && !first_indexing
 }
 
 /// Whether a progress token belongs to the server's own project check (rust-analyzer's
@@ -3134,6 +3171,44 @@ mod tests {
         let set = state.diagnostics.get(Path::new("/nonexistent/b.rs")).unwrap();
         assert_eq!((set.generation, set.diagnostics.len(), set.diagnostics[0].message.as_str()), (2, 1, "y"));
         assert!(state.log_tail.back().is_some_and(|line| line.contains("dropped 1 of 2")), "{:?}", state.log_tail);
+    }
+
+    #[test]
+    fn rust_analyzer_check_runs_begun_while_loading_are_not_counted_as_loaded() {
+        // The order rust-analyzer 1.95 sent on a fresh adler2 2.0.1 (coldrace23 trace).
+        let mut state = ServerState::default();
+        let progress = |state: &mut ServerState, token: &str, value: Value| {
+            apply_notification(state, "$/progress", &json!({"token": token, "value": value}));
+        };
+        let status = |state: &mut ServerState, quiescent: bool| {
+            apply_notification(state, "experimental/serverStatus", &json!({"health": "ok", "quiescent": quiescent}));
+        };
+        let check = "rust-analyzer/flycheck/0";
+        status(&mut state, false);
+        progress(&mut state, "rustAnalyzer/Fetching", json!({"kind": "begin", "title": "Fetching"}));
+        // A run begun while cargo metadata runs: not loaded.
+        progress(&mut state, check, json!({"kind": "begin", "title": "cargo check"}));
+        progress(&mut state, check, json!({"kind": "end"}));
+        progress(&mut state, "rustAnalyzer/Fetching", json!({"kind": "end"}));
+        // The first indexing (cache priming before the first `quiescent: true`): not loaded.
+        progress(&mut state, "rustAnalyzer/cachePriming", json!({"kind": "begin", "title": "Indexing"}));
+        progress(&mut state, check, json!({"kind": "begin", "title": "cargo check"}));
+        progress(&mut state, check, json!({"kind": "end"}));
+        assert_eq!((state.check_runs_started, state.check_runs_started_loaded), (2, 0));
+        progress(&mut state, "rustAnalyzer/cachePriming", json!({"kind": "end"}));
+        status(&mut state, true);
+        // Loaded: a save's run counts, and so does one begun during a later cache priming.
+        progress(&mut state, check, json!({"kind": "begin", "title": "cargo check"}));
+        progress(&mut state, check, json!({"kind": "end"}));
+        progress(&mut state, "rustAnalyzer/cachePriming", json!({"kind": "begin", "title": "Indexing"}));
+        progress(&mut state, check, json!({"kind": "begin", "title": "cargo check"}));
+        assert_eq!((state.check_runs_started, state.check_runs_started_loaded), (4, 2));
+        progress(&mut state, check, json!({"kind": "end"}));
+        progress(&mut state, "rustAnalyzer/cachePriming", json!({"kind": "end"}));
+        // A workspace reload (a Cargo.toml change): a run begun during it does not count.
+        progress(&mut state, "rustAnalyzer/Building CrateGraph", json!({"kind": "begin", "title": "Building CrateGraph"}));
+        progress(&mut state, check, json!({"kind": "begin", "title": "cargo check"}));
+        assert_eq!((state.check_runs_started, state.check_runs_started_loaded), (5, 2));
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub(crate) mod cargo_features;
 pub(crate) mod checker;
 pub(crate) mod client;
 pub(crate) mod code_action;
+pub(crate) mod cold_check;
 pub mod confinement;
 pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;

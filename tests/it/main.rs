@@ -26,6 +26,7 @@ mod lsp_cargo_features;
 mod lsp_checker;
 mod lsp_code_action;
 mod lsp_cold_outline;
+mod lsp_cold_race;
 mod lsp_confinement;
 mod lsp_diagnostics_cross_file;
 mod lsp_diagnostics_on_write;
