@@ -483,6 +483,9 @@ pub struct LanguageServer {
     carried_resync: Mutex<Option<ResyncReport>>,
     /// The project state taken before the last write (diagnostics on write's seed).
     write_baseline: Mutex<Option<WriteBaseline>>,
+    /// Positions (path, 0-based line, character) whose last lookup got no answer while the
+    /// server was still loading (see [`LanguageServer::note_lookup`]).
+    lookups_unanswered_while_loading: Mutex<HashSet<(PathBuf, u32, u32)>>,
     capabilities: ServerCapabilities,
     /// Capabilities that did not decode into lsp-types (dropped from `capabilities`), with why.
     capability_notes: Vec<String>,
@@ -680,6 +683,7 @@ impl LanguageServer {
             sibling_root_changes: Mutex::new(Vec::new()),
             carried_resync: Mutex::new(None),
             write_baseline: Mutex::new(None),
+            lookups_unanswered_while_loading: Mutex::new(HashSet::new()),
             capabilities: ServerCapabilities::default(),
             capability_notes: Vec::new(),
             type_hierarchy_provider: false,
@@ -1738,6 +1742,36 @@ impl LanguageServer {
     pub fn check_runs(&self) -> (u64, u64) {
         let state = self.shared.0.lock();
         (state.check_runs_started, state.check_runs_finished)
+    }
+
+    /// Records the outcome of a lookup (`textDocument/definition` and the like) at (`line`,
+    /// `character`) of `path`, asked while the server was `loading_when_asked`: one that got no
+    /// location (an empty answer, `null`, or a failed request) while the server was loading —
+    /// when asked or when it answered (tsserver holds every request while it loads a project,
+    /// then answers each with `[]`: typescript-language-server 5.9.3 on @tanstack/virtual-core,
+    /// 18 s) — is "no answer", not "no definition". Returns whether it is one.
+    pub fn note_lookup(&self, path: &Path, line: u32, character: u32, loading_when_asked: bool, answered: bool) -> bool {
+        let key = (path.to_path_buf(), line, character);
+        let unanswered = !answered && (loading_when_asked || self.is_loading());
+        let mut positions = self.lookups_unanswered_while_loading.lock();
+        if unanswered {
+            positions.insert(key);
+        } else {
+            positions.remove(&key);
+        }
+        unanswered
+    }
+
+    /// Whether the last lookup at (`line`, `character`) of `path` got no answer while the server
+    /// was still loading (see [`LanguageServer::note_lookup`]).
+    pub fn lookup_unanswered_while_loading(&self, path: &Path, line: u32, character: u32) -> bool {
+        self.lookups_unanswered_while_loading.lock().contains(&(path.to_path_buf(), line, character))
+    }
+
+    /// Whether the server is still starting or loading / indexing its project now (its
+    /// [`Readiness`] is `Starting` or `Indexing`).
+    pub fn is_loading(&self) -> bool {
+        matches!(self.readiness(), Readiness::Starting | Readiness::Indexing(_))
     }
 
     /// How many of the server's check runs began once it had loaded its project (see

@@ -47,6 +47,7 @@ pub(crate) mod doc_tests;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;
+pub(crate) mod loading_lookups;
 pub(crate) mod outline;
 pub(crate) mod output;
 pub(crate) mod position;

@@ -193,8 +193,14 @@ pub fn definition_targets(server: &LanguageServer, path: &Path, line: u32, chara
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
     };
-    let Ok(answer) = server.request::<lsp_types::request::GotoDefinition>(params, deadline) else { return HashSet::new() };
-    response_targets(&answer)
+    // An empty answer while the server loads is no answer (see `LanguageServer::note_lookup`).
+    let loading_when_asked = server.is_loading();
+    let targets = match server.request::<lsp_types::request::GotoDefinition>(params, deadline) {
+        Ok(answer) => response_targets(&answer),
+        Err(_) => HashSet::new(),
+    };
+    server.note_lookup(path, line, character, loading_when_asked, !targets.is_empty());
+    targets
 }
 
 /// The targets of `textDocument/implementation` at (`line`, `character`) of `path`: for gopls,
@@ -668,6 +674,13 @@ pub fn complete_rename(
     if let Some(scope) = &grep.scope {
         report.push(format!("  {scope}"));
     }
+    let positions: Vec<(&PathBuf, u32, u32)> =
+        elsewhere.iter().filter(|(_, target)| target.is_none()).map(|(hit, _)| (&hit.path, hit.line, columns(hit).0)).collect();
+    let unanswered = crate::lsp::loading_lookups::unanswered_count(server, positions);
+    let ask_again = "call lsp_rename again with the same arguments";
+    if let Some(note) = crate::lsp::loading_lookups::unanswered_note(server, unanswered, "this rename's grep check", ask_again) {
+        report.push(format!("  {note}"));
+    }
     if origin_targets.is_empty() && first_uncovered > 0 {
         report.push(format!(
             "  coverage NOT verified: {} gave no definition for the renamed position, so the {first_uncovered} occurrence(s) outside the edit could not be told apart from other symbols",
@@ -906,7 +919,7 @@ pub fn complete_rename(
                         constraint.summary(),
                         constraint.check_command
                     ),
-                    None => "   (no definition)".to_owned(),
+                    None => crate::lsp::loading_lookups::no_definition_label(server, &hit.path, hit.line, columns(hit).0),
                 },
             }
             },
@@ -1638,6 +1651,7 @@ pub fn complete_references(
     let mut unchecked = 0usize;
     let mut elsewhere = 0usize;
     let mut nowhere: Vec<(PathBuf, u32)> = Vec::new();
+    let mut unanswered_while_loading = 0usize;
     let before = references.len();
     for hit in uncovered {
         let (start, end) = columns(hit);
@@ -1656,6 +1670,7 @@ pub fn complete_references(
         if targets.is_empty() {
             // The server cannot resolve it: code it does not analyze (behind a `#[cfg]` that is
             // off, a file outside every target) may call this very symbol.
+            unanswered_while_loading += usize::from(server.lookup_unanswered_while_loading(&hit.path, hit.line, start));
             nowhere.push((hit.path.clone(), hit.line));
             continue;
         }
@@ -1720,6 +1735,8 @@ pub fn complete_references(
             "note: {unchecked} whole-word occurrence(s) of `{name}` outside this answer were NOT checked (time budget); they may be references"
         ));
     }
+    let ask_again = "call lsp with the same references arguments";
+    notes.extend(crate::lsp::loading_lookups::unanswered_note(server, unanswered_while_loading, "this answer's cross-check", ask_again));
     if !nowhere.is_empty() {
         // similar 2.7.0: `get_diff_ratio` is called in src/text/inline.rs, a module behind
         // `#[cfg(feature = "inline")]` (off by default); rust-analyzer's 3 references left it

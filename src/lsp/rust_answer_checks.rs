@@ -568,6 +568,13 @@ pub fn drop_references_to_other_bindings(
             server.id(),
             named_locations(&unanswered)
         ));
+        let while_loading = unanswered
+            .iter()
+            .filter_map(|&index| location_path(&answer[index]).map(|path| (path, answer[index].range.start)))
+            .filter(|(path, start)| server.lookup_unanswered_while_loading(path, start.line, start.character))
+            .count();
+        let ask_again = "call lsp with the same references arguments";
+        notes.extend(crate::lsp::loading_lookups::unanswered_note(server, while_loading, "this answer's cross-check", ask_again));
     }
     if !unchecked.is_empty() {
         notes.push(format!(
