@@ -4434,6 +4434,7 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
             .map(|(_, spots)| spots)
             .unwrap_or_default();
         let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
+        supervisor.forget_dependent_roots(written_paths);
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }

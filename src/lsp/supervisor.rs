@@ -71,6 +71,9 @@ pub struct LspSupervisor {
     /// The outside roots confined servers may not read have been said in an answer (once per
     /// run).
     withheld_roots_told: std::sync::atomic::AtomicBool,
+    /// [`crate::lsp::sibling_roots::dependent_roots_scan`] per (server id, root), reused while the
+    /// manifests it read are unchanged (see [`LspSupervisor::dependent_roots`]).
+    dependent_roots_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
 }
 
 /// (server id, root): one process each.
@@ -160,6 +163,7 @@ impl LspSupervisor {
             confinement_gap_told: std::sync::atomic::AtomicBool::new(false),
             project_outside_roots: Mutex::new(None),
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
+            dependent_roots_memo: Mutex::new(HashMap::new()),
         }
     }
 
@@ -705,6 +709,7 @@ impl LspSupervisor {
     /// When `file` is given and no server can serve it.
     pub fn reload(&self, file: Option<&Path>, deadline: Instant) -> Result<Vec<String>, ToolError> {
         self.binary_cache.lock().clear();
+        self.dependent_roots_memo.lock().clear();
         let keys: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = match file {
             Some(file) => {
                 let (definition, root, binary) = self.choose(file, None)?;
@@ -1189,6 +1194,35 @@ impl LspSupervisor {
         server.watch_project_outside_roots(self.readable_project_outside_roots());
         instance.server = Some(Arc::clone(&server));
         Ok(server)
+    }
+
+    /// The other project roots of `server_id`'s language that depend on `root`
+    /// ([`crate::lsp::sibling_roots::dependent_roots_scan`]), scanned once per run and scanned again
+    /// only when a manifest the last scan read changed (modification time or size, or gone),
+    /// when a tool wrote a manifest ([`LspSupervisor::forget_dependent_roots`]), or on `reload`.
+    /// A manifest created outside the tools, in a directory the last scan did not read, is seen
+    /// after the next write of a manifest or `reload`. trial27b: the scan lists up to 50 000
+    /// entries, which every `references` call repeated.
+    pub(crate) fn dependent_roots(&self, server_id: &str, root: &Path) -> crate::lsp::sibling_roots::DependentRoots {
+        let key = (server_id.to_owned(), root.to_path_buf());
+        if let Some(known) = self.dependent_roots_memo.lock().get(&key).filter(|known| known.is_current()) {
+            return known.found.clone();
+        }
+        let scan = crate::lsp::sibling_roots::dependent_roots_scan(&self.workspace_root, server_id, root);
+        let found = scan.found.clone();
+        self.dependent_roots_memo.lock().insert(key, scan);
+        found
+    }
+
+    /// Drops every remembered [`LspSupervisor::dependent_roots`] scan when `written` holds a
+    /// `go.mod` or `Cargo.toml` (a manifest written, created or deleted by a tool).
+    pub(crate) fn forget_dependent_roots(&self, written: &[PathBuf]) {
+        let manifest_written = written.iter().any(|path| {
+            path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name == "go.mod" || name == "Cargo.toml")
+        });
+        if manifest_written {
+            self.dependent_roots_memo.lock().clear();
+        }
     }
 
     /// For a running server with Python project settings, at most every
