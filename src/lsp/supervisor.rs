@@ -71,10 +71,30 @@ pub struct LspSupervisor {
     /// The outside roots confined servers may not read have been said in an answer (once per
     /// run).
     withheld_roots_told: std::sync::atomic::AtomicBool,
+    /// What each server id offered when it last started in this run, from
+    /// [`OFFER_PROBED_METHODS`]: an op one server lacks is answered from it, without starting the
+    /// others just to learn their capabilities (trial27a M3).
+    offers_seen_at_start: Mutex<HashMap<String, Vec<&'static str>>>,
     /// [`crate::lsp::sibling_roots::dependent_roots_scan`] per (server id, root), reused while the
     /// manifests it read are unchanged (see [`LspSupervisor::dependent_roots`]).
     dependent_roots_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
 }
+
+/// The methods whose offer a server makes at its start is remembered for the run
+/// ([`LspSupervisor::offer_seen_at_start`]): the ops one server of a language may lack.
+pub(crate) const OFFER_PROBED_METHODS: &[&str] = &[
+    "textDocument/prepareTypeHierarchy",
+    "typeHierarchy/supertypes",
+    "typeHierarchy/subtypes",
+    "textDocument/prepareCallHierarchy",
+    "callHierarchy/incomingCalls",
+    "callHierarchy/outgoingCalls",
+    "textDocument/implementation",
+    "textDocument/typeDefinition",
+    "textDocument/codeAction",
+    "textDocument/documentSymbol",
+    "textDocument/diagnostic",
+];
 
 /// (server id, root): one process each.
 type InstanceKey = (String, PathBuf);
@@ -163,6 +183,7 @@ impl LspSupervisor {
             confinement_gap_told: std::sync::atomic::AtomicBool::new(false),
             project_outside_roots: Mutex::new(None),
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
+            offers_seen_at_start: Mutex::new(HashMap::new()),
             dependent_roots_memo: Mutex::new(HashMap::new()),
         }
     }
@@ -525,21 +546,6 @@ impl LspSupervisor {
     pub fn is_running(&self, id: &str, root: &Path) -> bool {
         let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned();
         slot.is_some_and(|slot| slot.lock().server.as_ref().is_some_and(|server| server.exit_description().is_none()))
-    }
-
-    /// The server `definition` for `root` with `binary`, started if needed (with the same
-    /// restart and backoff rules as [`LspSupervisor::server_for_file`]).
-    ///
-    /// # Errors
-    /// As [`LspSupervisor::server_for_file`] for start failures.
-    pub(crate) fn lease_server(
-        &self,
-        definition: &Arc<ServerDefinition>,
-        root: &Path,
-        binary: &Path,
-        deadline: Instant,
-    ) -> Result<ServerLease, ToolError> {
-        self.lease(definition, root, binary, deadline)
     }
 
     /// The server `server_id` (an id of the table) for the project root `root` (a directory
@@ -1192,8 +1198,20 @@ impl LspSupervisor {
         // The first scan sends nothing (no earlier scan to compare with): no cap can leave out.
         let _ = server.resync_from_disk();
         server.watch_project_outside_roots(self.readable_project_outside_roots());
+        let offered: Vec<&'static str> = OFFER_PROBED_METHODS.iter().copied().filter(|method| server.supports(method)).collect();
+        self.offers_seen_at_start.lock().insert(definition.id.clone(), offered);
         instance.server = Some(Arc::clone(&server));
         Ok(server)
+    }
+
+    /// Whether server `id` offered `method` (one of [`OFFER_PROBED_METHODS`]) when it last
+    /// started in this run; `None` when it has not started in this run (or `method` is not one
+    /// of those remembered). Capabilities a server registers later are not in it.
+    pub(crate) fn offer_seen_at_start(&self, id: &str, method: &str) -> Option<bool> {
+        if !OFFER_PROBED_METHODS.contains(&method) {
+            return None;
+        }
+        self.offers_seen_at_start.lock().get(id).map(|offered| offered.contains(&method))
     }
 
     /// The other project roots of `server_id`'s language that depend on `root`
