@@ -1235,9 +1235,9 @@ impl LspSupervisor {
     /// Drops every remembered [`LspSupervisor::dependent_roots`] scan when `written` holds a
     /// `go.mod` or `Cargo.toml` (a manifest written, created or deleted by a tool).
     pub(crate) fn forget_dependent_roots(&self, written: &[PathBuf]) {
-        let manifest_written = written.iter().any(|path| {
-            path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name == "go.mod" || name == "Cargo.toml")
-        });
+        let manifest_written = written
+            .iter()
+            .any(|path| path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name == "go.mod" || name == "Cargo.toml"));
         if manifest_written {
             self.dependent_roots_memo.lock().clear();
         }

@@ -786,7 +786,9 @@ pub(crate) fn unsupported_error(
             }
             let ask_not_started = not_started
                 .first()
-                .map(|id| format!("; to ask {id} itself whether it offers {op}, call again with \"server\": \"{id}\" (it starts for that call)"))
+                .map(|id| {
+                    format!("; to ask {id} itself whether it offers {op}, call again with \"server\": \"{id}\" (it starts for that call)")
+                })
                 .unwrap_or_default();
             let instead = match op {
                 "subtypes" => "call lsp with {\"op\": \"implementation\"} on the type instead: it lists the classes and types that implement or extend it (pyright needs \"server\": \"basedpyright\" for it), or ast_grep for the declarations that name it as a base".to_owned(),
@@ -797,7 +799,9 @@ pub(crate) fn unsupported_error(
             instead + &ask_not_started
         }
     };
-    ToolError::new(ErrorKind::Unavailable, message).with_hint(hint).with_details(json!({"offered_by": offering, "not_offered_by": lacking, "not_started": not_started}))
+    ToolError::new(ErrorKind::Unavailable, message)
+        .with_hint(hint)
+        .with_details(json!({"offered_by": offering, "not_offered_by": lacking, "not_started": not_started}))
 }
 
 pub(crate) fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {

@@ -635,9 +635,12 @@ fn an_op_the_server_lacks_names_the_installed_server_that_offers_it() {
     assert!(text.contains("not started in this run, so not asked whether they offer it") && text.contains("basedpyright"), "{text}");
     assert!(text.contains("\"server\": \"basedpyright\""), "{text}");
     let (_, status) = ok(&run, json!({"op": "status"}));
-    let basedpyright_running = status["servers"].as_array().unwrap().iter().filter(|server| server["id"] == "basedpyright").any(|server| {
-        server["roots"].as_array().unwrap().iter().any(|root| root["running"].is_object())
-    });
+    let basedpyright_running = status["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|server| server["id"] == "basedpyright")
+        .any(|server| server["roots"].as_array().unwrap().iter().any(|root| root["running"].is_object()));
     assert!(!basedpyright_running, "basedpyright was started to learn its capabilities: {status}");
     let (text, _) = ok(&run, json!({"op": "implementation", "file": "shapes.py", "line": 1, "symbol": "Shape", "server": "basedpyright"}));
     assert!(text.contains("shapes.py:6: class Square(Shape):"), "{text}");
