@@ -354,7 +354,18 @@ impl RunBuilder {
             // Servers' workspace/applyEdit goes through the same atomic applier as lsp_rename.
             supervisor.set_workspace_edit_applier(Arc::new(crate::lsp::rename::AtomicWorkspaceEditApplier::new(&workspace_root)));
             crate::lsp::register_tools(&mut registry);
-            wire(&mut registry, Arc::new(supervisor))?;
+            let supervisor = Arc::new(supervisor);
+            // A staged change's files get their pre-write diagnostics taken ahead of `resolve`
+            // (trial27a M2). Weak: the store outlives the servers in the drop order.
+            if let Some(staged) = &staged {
+                let servers = Arc::downgrade(&supervisor);
+                staged.observe_staging(Arc::new(move |paths: &[std::path::PathBuf]| {
+                    if let Some(supervisor) = servers.upgrade() {
+                        crate::lsp::prefetch_states::prefetch_pre_write_states(&supervisor, paths);
+                    }
+                }));
+            }
+            wire(&mut registry, supervisor)?;
         }
         if let Some(binding) = ask_binding {
             crate::ask::register_tools(&mut registry);

@@ -1307,6 +1307,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             // The written files first, within half of the call's remaining time (the other half
             // is for their state after the write).
             let written_before_end = halfway_to(group.end);
+            let written_pulls_started = Instant::now();
             if pull {
                 for path in &written_open {
                     group.before.insert(
@@ -1348,7 +1349,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             // The importers' states before the write share the budget with their states after
             // it: at most half of what is left. Nearest importers first; those not reached are
             // not checked, and the answer names them.
-            let dependents_end = halfway_to(end);
+            // Nor more than leaves the written files as long for their states after the write as
+            // their states before it took (trial27a M2: importers' states before the write took
+            // the time the written file's state after it then lacked).
+            let dependents_end = halfway_to(end).min(end.checked_sub(written_pulls_started.elapsed()).unwrap_or(end));
             for path in group.dependents.clone() {
                 if group.before.contains_key(&path) {
                     continue;
@@ -2960,6 +2964,10 @@ fn go_build_constraint_reason(server_id: &str, path: &Path, root: &Path) -> Stri
 /// Only pulls when [`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`] is off
 /// (`reuse`).
 fn pull_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Diagnostic>, String> {
+    if reuse {
+        // A pull of this file taken ahead while its change was staged may be in flight.
+        crate::lsp::prefetch_states::before_own_pull(server, path, end);
+    }
     if let Some(items) = server.remembered_pull(path).filter(|_| reuse) {
         *reused += 1;
         return Ok(items);
@@ -4448,6 +4456,7 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
             .map(|(_, spots)| spots)
             .unwrap_or_default();
         let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
+        supervisor.forget_dependent_roots(written_paths);
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }

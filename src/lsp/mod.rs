@@ -51,6 +51,7 @@ pub(crate) mod loading_lookups;
 pub(crate) mod outline;
 pub(crate) mod output;
 pub(crate) mod position;
+pub(crate) mod prefetch_states;
 pub(crate) mod project_scope;
 pub(crate) mod pyright_blind_spots;
 pub(crate) mod pyright_scope;

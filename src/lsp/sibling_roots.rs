@@ -27,7 +27,7 @@ pub const MANIFESTS_CAP: usize = 200;
 /// At most this many directory entries are listed per scan.
 pub const ENTRIES_CAP: usize = 50_000;
 
-/// The roots that depend on a root, from [`dependent_roots`].
+/// The roots that depend on a root, from [`dependent_roots_scan`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DependentRoots {
     /// Each dependent root (the directory of its manifest, canonical), by path.
@@ -47,21 +47,47 @@ pub fn manifest_name(server_id: &str) -> Option<&'static str> {
     }
 }
 
+/// One [`dependent_roots_scan`]: what it found and the stamps (modification time, size) of the
+/// manifests it read, to tell whether it still holds ([`DependentRootsScan::is_current`]).
+#[derive(Debug, Clone, Default)]
+pub struct DependentRootsScan {
+    /// What the scan found.
+    pub found: DependentRoots,
+    /// Each manifest read (absolute path) with its modification time and size when read.
+    pub manifest_stamps: Vec<(PathBuf, Option<std::time::SystemTime>, u64)>,
+}
+
+impl DependentRootsScan {
+    /// Whether every manifest the scan read still has the modification time and size it had
+    /// (a manifest gone counts as changed). A manifest created since in a directory the scan
+    /// did not read is not seen here.
+    pub fn is_current(&self) -> bool {
+        self.manifest_stamps.iter().all(|(path, modified, size)| manifest_stamp(path) == Some((*modified, *size)))
+    }
+}
+
+/// `path`'s (modification time, size), not following a symlink; `None` when it is gone.
+fn manifest_stamp(path: &Path) -> Option<(Option<std::time::SystemTime>, u64)> {
+    std::fs::symlink_metadata(path).ok().map(|metadata| (metadata.modified().ok(), metadata.len()))
+}
+
 /// The other project roots of `server_id`'s language beneath `workspace_root` whose manifest
 /// names `root` as a local dependency: a `go.mod` `replace … => <dir>` (one line or a block), a
 /// `Cargo.toml` `path = "<dir>"` (any table: dependencies, dev-dependencies, patches). Relative
 /// directories are resolved against the manifest's directory and compared canonically. Empty for
-/// servers with no such manifests ([`manifest_name`]).
-pub fn dependent_roots(workspace_root: &Path, server_id: &str, root: &Path) -> DependentRoots {
-    let mut found = DependentRoots::default();
-    let Some(manifest) = manifest_name(server_id) else { return found };
+/// servers with no such manifests ([`manifest_name`]). Scans every time it is called (with the stamps of the manifests it read, see
+/// [`DependentRootsScan`]): a run asks [`LspSupervisor::dependent_roots`], which keeps the scan while its manifests are unchanged.
+pub fn dependent_roots_scan(workspace_root: &Path, server_id: &str, root: &Path) -> DependentRootsScan {
+    let mut scan = DependentRootsScan::default();
+    let found = &mut scan.found;
+    let Some(manifest) = manifest_name(server_id) else { return scan };
     let Ok(reader) = WorkspaceReader::open(workspace_root) else {
         found.scan_incomplete = true;
-        return found;
+        return scan;
     };
     let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), workspace_root) else {
         found.scan_incomplete = true;
-        return found;
+        return scan;
     };
     let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
@@ -82,6 +108,9 @@ pub fn dependent_roots(workspace_root: &Path, server_id: &str, root: &Path) -> D
         if manifest_dir == canonical_root {
             continue;
         }
+        // Stamped before it is read: a change while reading makes the next call scan again.
+        let (modified, size) = manifest_stamp(&manifest_path).unwrap_or((None, 0));
+        scan.manifest_stamps.push((manifest_path.clone(), modified, size));
         let Ok(text) = reader.read_to_string(entry.path()) else { continue };
         let named = if manifest == "go.mod" { go_mod_replace_dirs(&text) } else { cargo_path_dependencies(&text) };
         let depends = named.iter().any(|dir| {
@@ -93,7 +122,7 @@ pub fn dependent_roots(workspace_root: &Path, server_id: &str, root: &Path) -> D
         }
     }
     found.roots.sort();
-    found
+    scan
 }
 
 /// What [`references_in_dependent_roots`] adds to an answer.
@@ -108,7 +137,7 @@ pub struct DependentReferences {
 }
 
 /// The references of the symbol at `resolved` in `path` (a file of `server`'s root) that the
-/// servers of the roots depending on that root find ([`dependent_roots`]): each is started if
+/// servers of the roots depending on that root find ([`LspSupervisor::dependent_roots`]): each is started if
 /// needed, given `path` (it loads the file through its replace / path dependency) and asked
 /// `textDocument/references` at the same position; its locations are merged into `found`.
 /// Each root's wait is bounded by its share of the time to `deadline` (at least 2 s); a root
@@ -123,7 +152,7 @@ pub fn references_in_dependent_roots(
     deadline: Instant,
 ) -> DependentReferences {
     let mut result = DependentReferences { locations: found, notes: Vec::new() };
-    let dependents = dependent_roots(supervisor.workspace_root(), server.id(), server.root());
+    let dependents = supervisor.dependent_roots(server.id(), server.root());
     if dependents.scan_incomplete {
         result.notes.push(format!(
             "the scan for other {} roots that depend on {} stopped at its cap ({MANIFESTS_CAP} manifests, {ENTRIES_CAP} entries): a consumer root beyond it was not searched",
@@ -375,10 +404,36 @@ mod tests {
         write("app/go.mod", "module example.com/app\nreplace example.com/lib => ../lib\n");
         write("other/go.mod", "module example.com/other\n");
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let found = dependent_roots(&root, "gopls", &root.join("lib"));
-        assert_eq!(found.roots, vec![root.join("app")]);
-        assert!(!found.scan_incomplete);
-        assert!(dependent_roots(&root, "gopls", &root.join("app")).roots.is_empty());
-        assert!(dependent_roots(&root, "pyright", &root.join("lib")).roots.is_empty());
+        let scan = dependent_roots_scan(&root, "gopls", &root.join("lib"));
+        assert_eq!(scan.found.roots, vec![root.join("app")]);
+        assert!(!scan.found.scan_incomplete);
+        assert!(dependent_roots_scan(&root, "gopls", &root.join("app")).found.roots.is_empty());
+        assert!(dependent_roots_scan(&root, "pyright", &root.join("lib")).found.roots.is_empty());
+    }
+
+    #[test]
+    fn a_kept_scan_holds_until_a_manifest_it_read_changes() {
+        // The run keeps this scan (LspSupervisor::dependent_roots) while it is current: a
+        // manifest that no longer names the root (or is gone) makes it stale.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+        std::fs::create_dir_all(dir.path().join("app")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tool")).unwrap();
+        std::fs::write(dir.path().join("lib/go.mod"), "module example.com/lib\n").unwrap();
+        std::fs::write(dir.path().join("app/go.mod"), "module example.com/app\nreplace example.com/lib => ../lib\n").unwrap();
+        std::fs::write(dir.path().join("tool/go.mod"), "module example.com/tool\n").unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let scan = dependent_roots_scan(&root, "gopls", &root.join("lib"));
+        assert_eq!(scan.found.roots, vec![root.join("app")]);
+        assert_eq!(scan.manifest_stamps.len(), 2, "{:?}", scan.manifest_stamps);
+        assert!(scan.is_current());
+        // A manifest that did not name the root now does (a different size): stale.
+        std::fs::write(dir.path().join("tool/go.mod"), "module example.com/tool\nreplace example.com/lib => ../lib\n").unwrap();
+        assert!(!scan.is_current());
+        let again = dependent_roots_scan(&root, "gopls", &root.join("lib"));
+        assert_eq!(again.found.roots, vec![root.join("app"), root.join("tool")]);
+        // A manifest gone: stale.
+        std::fs::remove_file(dir.path().join("app/go.mod")).unwrap();
+        assert!(!again.is_current());
     }
 }

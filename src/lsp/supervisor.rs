@@ -71,7 +71,30 @@ pub struct LspSupervisor {
     /// The outside roots confined servers may not read have been said in an answer (once per
     /// run).
     withheld_roots_told: std::sync::atomic::AtomicBool,
+    /// What each server id offered when it last started in this run, from
+    /// [`OFFER_PROBED_METHODS`]: an op one server lacks is answered from it, without starting the
+    /// others just to learn their capabilities (trial27a M3).
+    offers_seen_at_start: Mutex<HashMap<String, Vec<&'static str>>>,
+    /// [`crate::lsp::sibling_roots::dependent_roots_scan`] per (server id, root), reused while the
+    /// manifests it read are unchanged (see [`LspSupervisor::dependent_roots`]).
+    dependent_roots_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
 }
+
+/// The methods whose offer a server makes at its start is remembered for the run
+/// ([`LspSupervisor::offer_seen_at_start`]): the ops one server of a language may lack.
+pub(crate) const OFFER_PROBED_METHODS: &[&str] = &[
+    "textDocument/prepareTypeHierarchy",
+    "typeHierarchy/supertypes",
+    "typeHierarchy/subtypes",
+    "textDocument/prepareCallHierarchy",
+    "callHierarchy/incomingCalls",
+    "callHierarchy/outgoingCalls",
+    "textDocument/implementation",
+    "textDocument/typeDefinition",
+    "textDocument/codeAction",
+    "textDocument/documentSymbol",
+    "textDocument/diagnostic",
+];
 
 /// (server id, root): one process each.
 type InstanceKey = (String, PathBuf);
@@ -160,6 +183,8 @@ impl LspSupervisor {
             confinement_gap_told: std::sync::atomic::AtomicBool::new(false),
             project_outside_roots: Mutex::new(None),
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
+            offers_seen_at_start: Mutex::new(HashMap::new()),
+            dependent_roots_memo: Mutex::new(HashMap::new()),
         }
     }
 
@@ -523,21 +548,6 @@ impl LspSupervisor {
         slot.is_some_and(|slot| slot.lock().server.as_ref().is_some_and(|server| server.exit_description().is_none()))
     }
 
-    /// The server `definition` for `root` with `binary`, started if needed (with the same
-    /// restart and backoff rules as [`LspSupervisor::server_for_file`]).
-    ///
-    /// # Errors
-    /// As [`LspSupervisor::server_for_file`] for start failures.
-    pub(crate) fn lease_server(
-        &self,
-        definition: &Arc<ServerDefinition>,
-        root: &Path,
-        binary: &Path,
-        deadline: Instant,
-    ) -> Result<ServerLease, ToolError> {
-        self.lease(definition, root, binary, deadline)
-    }
-
     /// The server `server_id` (an id of the table) for the project root `root` (a directory
     /// holding its root marker), started if needed, as [`LspSupervisor::server_for_file`] would
     /// for a file of that root (trust refusals and restarts alike). Used to ask another root's
@@ -705,6 +715,7 @@ impl LspSupervisor {
     /// When `file` is given and no server can serve it.
     pub fn reload(&self, file: Option<&Path>, deadline: Instant) -> Result<Vec<String>, ToolError> {
         self.binary_cache.lock().clear();
+        self.dependent_roots_memo.lock().clear();
         let keys: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = match file {
             Some(file) => {
                 let (definition, root, binary) = self.choose(file, None)?;
@@ -1187,8 +1198,49 @@ impl LspSupervisor {
         // The first scan sends nothing (no earlier scan to compare with): no cap can leave out.
         let _ = server.resync_from_disk();
         server.watch_project_outside_roots(self.readable_project_outside_roots());
+        let offered: Vec<&'static str> = OFFER_PROBED_METHODS.iter().copied().filter(|method| server.supports(method)).collect();
+        self.offers_seen_at_start.lock().insert(definition.id.clone(), offered);
         instance.server = Some(Arc::clone(&server));
         Ok(server)
+    }
+
+    /// Whether server `id` offered `method` (one of [`OFFER_PROBED_METHODS`]) when it last
+    /// started in this run; `None` when it has not started in this run (or `method` is not one
+    /// of those remembered). Capabilities a server registers later are not in it.
+    pub(crate) fn offer_seen_at_start(&self, id: &str, method: &str) -> Option<bool> {
+        if !OFFER_PROBED_METHODS.contains(&method) {
+            return None;
+        }
+        self.offers_seen_at_start.lock().get(id).map(|offered| offered.contains(&method))
+    }
+
+    /// The other project roots of `server_id`'s language that depend on `root`
+    /// ([`crate::lsp::sibling_roots::dependent_roots_scan`]), scanned once per run and scanned again
+    /// only when a manifest the last scan read changed (modification time or size, or gone),
+    /// when a tool wrote a manifest ([`LspSupervisor::forget_dependent_roots`]), or on `reload`.
+    /// A manifest created outside the tools, in a directory the last scan did not read, is seen
+    /// after the next write of a manifest or `reload`. trial27b: the scan lists up to 50 000
+    /// entries, which every `references` call repeated.
+    pub(crate) fn dependent_roots(&self, server_id: &str, root: &Path) -> crate::lsp::sibling_roots::DependentRoots {
+        let key = (server_id.to_owned(), root.to_path_buf());
+        if let Some(known) = self.dependent_roots_memo.lock().get(&key).filter(|known| known.is_current()) {
+            return known.found.clone();
+        }
+        let scan = crate::lsp::sibling_roots::dependent_roots_scan(&self.workspace_root, server_id, root);
+        let found = scan.found.clone();
+        self.dependent_roots_memo.lock().insert(key, scan);
+        found
+    }
+
+    /// Drops every remembered [`LspSupervisor::dependent_roots`] scan when `written` holds a
+    /// `go.mod` or `Cargo.toml` (a manifest written, created or deleted by a tool).
+    pub(crate) fn forget_dependent_roots(&self, written: &[PathBuf]) {
+        let manifest_written = written
+            .iter()
+            .any(|path| path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name == "go.mod" || name == "Cargo.toml"));
+        if manifest_written {
+            self.dependent_roots_memo.lock().clear();
+        }
     }
 
     /// For a running server with Python project settings, at most every

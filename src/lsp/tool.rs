@@ -729,36 +729,39 @@ where
 }
 
 /// The error for an op the chosen server does not offer. It names the other installed server
-/// for the file that does offer it (starting one that is not running to learn its capabilities,
-/// and stopping it again when it does not), or says that none does.
+/// for the file that offers it, from what is known without starting anything: a running
+/// server's capabilities, or what a server offered when it started earlier in this run
+/// ([`LspSupervisor::offer_seen_at_start`]). An installed server not started in this run is not
+/// started just to learn that (trial27a M3: 16 s to say "unsupported"); it is named as not asked,
+/// with the call that asks it (`"server": "<id>"`). Without starting anything this answers at
+/// once.
 pub(crate) fn unsupported_error(
     supervisor: &LspSupervisor,
     path: &Path,
     server: &LanguageServer,
     op: &str,
     method: &str,
-    deadline: Instant,
+    _deadline: Instant,
 ) -> ToolError {
     let mut offering: Option<String> = None;
     let mut lacking: Vec<String> = Vec::new();
-    let mut failed: Vec<String> = Vec::new();
-    for (definition, root, binary) in supervisor.installed_for_file(path) {
+    let mut not_started: Vec<String> = Vec::new();
+    let running = supervisor.running_servers();
+    for (definition, root, _binary) in supervisor.installed_for_file(path) {
         if definition.id == server.id() {
             continue;
         }
-        let was_running = supervisor.is_running(&definition.id, &root);
-        match supervisor.lease_server(&definition, &root, &binary, deadline) {
-            Ok(lease) if lease.server.supports(method) => {
+        let running_offer = running
+            .iter()
+            .find(|other| other.id() == definition.id && other.root() == root && other.exit_description().is_none())
+            .map(|other| other.supports(method));
+        match running_offer.or_else(|| supervisor.offer_seen_at_start(&definition.id, method)) {
+            Some(true) => {
                 offering = Some(definition.id.clone());
                 break;
             }
-            Ok(_) => {
-                lacking.push(definition.id.clone());
-                if !was_running {
-                    supervisor.stop_server(&definition.id, &root);
-                }
-            }
-            Err(err) => failed.push(format!("{} could not start to be asked ({})", definition.id, err.message)),
+            Some(false) => lacking.push(definition.id.clone()),
+            None => not_started.push(definition.id.clone()),
         }
     }
     let version = server.server_info().map(|info| format!(", {info}")).unwrap_or_default();
@@ -770,23 +773,35 @@ pub(crate) fn unsupported_error(
             format!("call again with \"server\": \"{id}\"")
         }
         None => {
-            if lacking.is_empty() && failed.is_empty() {
+            if lacking.is_empty() && not_started.is_empty() {
                 message.push_str(&format!("; no other installed server serves {relative}"));
             } else if !lacking.is_empty() {
                 message.push_str(&format!("; the other installed server(s) for {relative} do not offer it either: {}", lacking.join(", ")));
             }
-            for failure in &failed {
-                message.push_str(&format!("; {failure}"));
+            if !not_started.is_empty() {
+                message.push_str(&format!(
+                    "; installed for {relative} but not started in this run, so not asked whether they offer it (starting one takes seconds): {}",
+                    not_started.join(", ")
+                ));
             }
-            match op {
+            let ask_not_started = not_started
+                .first()
+                .map(|id| {
+                    format!("; to ask {id} itself whether it offers {op}, call again with \"server\": \"{id}\" (it starts for that call)")
+                })
+                .unwrap_or_default();
+            let instead = match op {
                 "subtypes" => "call lsp with {\"op\": \"implementation\"} on the type instead: it lists the classes and types that implement or extend it (pyright needs \"server\": \"basedpyright\" for it), or ast_grep for the declarations that name it as a base".to_owned(),
                 "supertypes" => "call lsp with {\"op\": \"definition\"} on each base or interface named in the type's declaration (or {\"op\": \"hover\"} on the type) instead".to_owned(),
                 "incoming_calls" => "call lsp with {\"op\": \"references\"} on the function instead: its call sites are among the references".to_owned(),
                 _ => "try another op (definition, references, hover or symbols answer on every server)".to_owned(),
-            }
+            };
+            instead + &ask_not_started
         }
     };
-    ToolError::new(ErrorKind::Unavailable, message).with_hint(hint).with_details(json!({"offered_by": offering, "not_offered_by": lacking}))
+    ToolError::new(ErrorKind::Unavailable, message)
+        .with_hint(hint)
+        .with_details(json!({"offered_by": offering, "not_offered_by": lacking, "not_started": not_started}))
 }
 
 pub(crate) fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {

@@ -357,17 +357,40 @@ impl Drop for StagedChanges {
 
 /// The run's staged-change resource: the store and the run's `staged` section. Wired by
 /// `RunBuilder` when a tool that stages is (`with_structural()`, `language_servers()`).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct StagedResource {
     /// Proposed changes waiting for `resolve`.
     pub(crate) changes: StagedChanges,
     config: StagedConfig,
+    /// Called with the existing files of each change staged (absolute paths), on the staging
+    /// call's thread; each returns at once (the language servers take the files' pre-write
+    /// diagnostics ahead of `resolve accept`: `lsp::prefetch_states`).
+    staging_observers: Mutex<Vec<StagingObserver>>,
 }
+
+impl std::fmt::Debug for StagedResource {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("StagedResource")
+            .field("changes", &self.changes)
+            .field("config", &self.config)
+            .field("staging_observers", &self.staging_observers.lock().len())
+            .finish()
+    }
+}
+
+/// A [`StagedResource`] staging observer: given the existing files a staged change will write.
+pub(crate) type StagingObserver = Arc<dyn Fn(&[PathBuf]) + Send + Sync>;
 
 impl StagedResource {
     /// An empty store for tools that run with `config` (the run's `staged` section).
     pub fn new(config: StagedConfig) -> StagedResource {
-        StagedResource { changes: StagedChanges::default(), config }
+        StagedResource { changes: StagedChanges::default(), config, staging_observers: Mutex::new(Vec::new()) }
+    }
+
+    /// Adds `observer`, called with the existing files of every change staged from now on.
+    pub(crate) fn observe_staging(&self, observer: StagingObserver) {
+        self.staging_observers.lock().push(observer);
     }
 
     /// How many staged changes wait for `resolve` (accepted, discarded, rejected, evicted and
@@ -393,7 +416,12 @@ impl StagedResource {
         let preview = render_preview(&change.files, self.config.max_preview_hunks, self.config.max_preview_bytes);
         let read_only = read_only_warning(&change.files);
         let cap = if change.held { self.config.max_pending_held } else { self.config.max_pending_edits };
+        let existing: Vec<PathBuf> = change.files.iter().filter(|file| file.original.is_some()).map(|file| file.path.clone()).collect();
         let (edit_id, evicted) = self.changes.stage_with_hook(change, cap, hook);
+        let observers: Vec<StagingObserver> = self.staging_observers.lock().clone();
+        for observer in observers {
+            observer(&existing);
+        }
         Staged { edit_id, evicted, preview, read_only }
     }
 }

@@ -628,14 +628,29 @@ fn an_op_the_server_lacks_names_the_installed_server_that_offers_it() {
         ),
     ]);
     let run = lsp_run(workspace.path(), |config| config.disabled_servers = vec!["pylsp".to_owned()]);
+    // basedpyright has not started in this run: it is not started just to learn whether it
+    // offers the op (trial27a M3: 16 s to say "unsupported"); it is named, with the call.
     let text = err(&run, json!({"op": "implementation", "file": "shapes.py", "line": 1, "symbol": "Shape"}));
-    assert!(
-        text.contains("implementation is unsupported by pyright") && text.contains("basedpyright, also installed for shapes.py, offers it"),
-        "{text}"
-    );
+    assert!(text.contains("implementation is unsupported by pyright"), "{text}");
+    assert!(text.contains("not started in this run, so not asked whether they offer it") && text.contains("basedpyright"), "{text}");
     assert!(text.contains("\"server\": \"basedpyright\""), "{text}");
+    let (_, status) = ok(&run, json!({"op": "status"}));
+    let basedpyright_running = status["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|server| server["id"] == "basedpyright")
+        .any(|server| server["roots"].as_array().unwrap().iter().any(|root| root["running"].is_object()));
+    assert!(!basedpyright_running, "basedpyright was started to learn its capabilities: {status}");
     let (text, _) = ok(&run, json!({"op": "implementation", "file": "shapes.py", "line": 1, "symbol": "Shape", "server": "basedpyright"}));
     assert!(text.contains("shapes.py:6: class Square(Shape):"), "{text}");
+    // Now that it runs, what it offers is known: the error names it as offering the op.
+    let text = err(&run, json!({"op": "implementation", "file": "shapes.py", "line": 1, "symbol": "Shape"}));
+    assert!(text.contains("basedpyright, also installed for shapes.py, offers it"), "{text}");
+    // And what it lacks: no Python server has a type hierarchy.
+    let text = err(&run, json!({"op": "subtypes", "file": "shapes.py", "line": 1, "symbol": "Shape"}));
+    assert!(text.contains("subtypes is unsupported by pyright") && text.contains("do not offer it either: basedpyright"), "{text}");
+    assert!(!text.contains("not started in this run"), "{text}");
 }
 
 /// A fake language server (protocol edge case: a binary that starts but never answers

@@ -1,0 +1,133 @@
+//! Pre-write states taken while a staged change waits for `resolve` (issue 11 §3, trial27a M2).
+//!
+//! A write check of a server that answers pulls (pyright, basedpyright) needs each written
+//! file's diagnostics before the write, to tell the errors the write brings from those already
+//! there. Taken when the write lands, those pulls shared the write's budget with the states after
+//! it: on a loaded 2-core machine pyright's first pulls of a package took 9–11 s of the 15 s, and
+//! the states after the write then ran out of time ("checked: nothing").
+//!
+//! A staged change (`lsp_rename` preview, `ast_edit`, a code action preview) names the files it
+//! will write seconds or minutes before `resolve accept` writes them, and their text on disk is
+//! the pre-write text until then. So when a change is staged, each running pull server is asked,
+//! on a thread of its own, for the files of the change it serves, one after another (pyright
+//! answers pulls sent together later than one after another: it shares its time between them),
+//! and each answer is remembered with the server's content epoch
+//! ([`LanguageServer::remember_pulled`]). The write check reuses a remembered state only when
+//! nothing was sent to the server since (same epoch), as for the states a previous write pulled
+//! — a state is never taken from another text.
+//!
+//! The thread stops at the first of: every file pulled, [`PREFETCH_WINDOW`] elapsed, a change
+//! sent to the server (the epoch moved: later states would be of another text), or a write check
+//! that pulls itself ([`before_own_pull`]: it waits for the pull in flight, when that is of the
+//! file it wants, then pulls alone). At most [`PREFETCH_FILES_CAP`] files per staged change.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::lsp::client::LanguageServer;
+use crate::lsp::servers::WriteCheck;
+use crate::lsp::supervisor::LspSupervisor;
+
+/// How long after staging the states are taken at most.
+pub(crate) const PREFETCH_WINDOW: Duration = Duration::from_secs(45);
+/// At most this many files of one staged change are pulled ahead.
+pub(crate) const PREFETCH_FILES_CAP: usize = 16;
+/// How often a write check waiting for the prefetch's pull of its file looks again.
+const IN_FLIGHT_POLL: Duration = Duration::from_millis(20);
+
+/// One server's prefetch in progress.
+#[derive(Default)]
+struct Prefetch {
+    /// Set by a write check (or a newer prefetch): send no further pull.
+    stop: AtomicBool,
+    /// The file whose pull is in flight.
+    in_flight: Mutex<Option<PathBuf>>,
+}
+
+/// The prefetch in progress per server process (pid).
+static PREFETCHES: LazyLock<Mutex<HashMap<u32, Arc<Prefetch>>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Starts taking the pre-write states of the existing files of `paths` (absolute) that a running
+/// server answering pulls serves (see the module doc). Returns at once; starts no server.
+/// Nothing happens when the run does not check writes or does not reuse pulled states
+/// ([`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`]).
+pub(crate) fn prefetch_pre_write_states(supervisor: &LspSupervisor, paths: &[PathBuf]) {
+    let config = supervisor.config();
+    if !config.write_diagnostics || !config.write_diagnostics_reuse_pulled_states {
+        return;
+    }
+    for server in supervisor.running_servers() {
+        if server.definition().write_check != WriteCheck::OpenImporters || !server.supports("textDocument/diagnostic") {
+            continue;
+        }
+        let files: Vec<PathBuf> = paths
+            .iter()
+            .filter(|path| path.starts_with(server.root()) && server.definition().serves(path) && path.is_file())
+            .take(PREFETCH_FILES_CAP)
+            .cloned()
+            .collect();
+        if files.is_empty() || server.exit_description().is_some() {
+            continue;
+        }
+        let prefetch = Arc::new(Prefetch::default());
+        if let Some(previous) = PREFETCHES.lock().insert(server.pid(), Arc::clone(&prefetch)) {
+            previous.stop.store(true, Ordering::SeqCst);
+        }
+        let spawned = std::thread::Builder::new()
+            .name(format!("runbound-prefetch-{}", server.id()))
+            .spawn(move || prefetch_on(&server, &files, &prefetch));
+        // No thread: nothing is taken ahead; the write check pulls as before.
+        drop(spawned);
+    }
+}
+
+/// The prefetch thread's work on `server` (see the module doc).
+fn prefetch_on(server: &LanguageServer, files: &[PathBuf], prefetch: &Arc<Prefetch>) {
+    let epoch = server.content_epoch();
+    let end = Instant::now() + PREFETCH_WINDOW;
+    for path in files {
+        if prefetch.stop.load(Ordering::SeqCst) || server.content_epoch() != epoch || Instant::now() >= end {
+            break;
+        }
+        if server.remembered_pull(path).is_some() {
+            continue;
+        }
+        if server.document_text(path).is_none() {
+            if server.sync_document(path).is_err() {
+                continue;
+            }
+            // Closed again with the other documents opened only for checks (LRU).
+            server.note_opened_for_check(path);
+        }
+        *prefetch.in_flight.lock() = Some(path.clone());
+        let pulled_at = server.content_epoch();
+        if let Ok(Some(items)) = server.pull_diagnostics(path, end) {
+            // Kept only when nothing was sent to the server meanwhile (same epoch).
+            server.remember_pulled(path, pulled_at, &items);
+        }
+        *prefetch.in_flight.lock() = None;
+    }
+    let mut prefetches = PREFETCHES.lock();
+    if prefetches.get(&server.pid()).is_some_and(|current| Arc::ptr_eq(current, prefetch)) {
+        prefetches.remove(&server.pid());
+    }
+}
+
+/// Called by the write check before it pulls `path` itself: the prefetch on `server` sends no
+/// further pull, and when its pull in flight is of `path`, this waits for it (until `end`) so
+/// its answer is reused instead of pyright sharing its time between two pulls of one file.
+/// Returns how long it waited.
+pub(crate) fn before_own_pull(server: &LanguageServer, path: &Path, end: Instant) -> Duration {
+    let started = Instant::now();
+    let Some(prefetch) = PREFETCHES.lock().get(&server.pid()).cloned() else { return Duration::ZERO };
+    prefetch.stop.store(true, Ordering::SeqCst);
+    while prefetch.in_flight.lock().as_deref() == Some(path) && Instant::now() < end {
+        std::thread::sleep(IN_FLIGHT_POLL);
+    }
+    started.elapsed()
+}
