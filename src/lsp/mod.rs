@@ -57,6 +57,7 @@ pub(crate) mod rename_coverage;
 pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_names;
 pub(crate) mod rename_taken_names;
+pub(crate) mod rename_taken_names_items;
 pub(crate) mod rust_answer_checks;
 pub(crate) mod servers;
 pub(crate) mod sibling_roots;
