@@ -2,7 +2,10 @@
 //! v3.0.1), against the real rust-analyzer, pyright and gopls on fixtures of the same shape:
 //! - M8: a rename to a name the same module / impl / class already defines said nothing in the
 //!   preview (neither rust-analyzer nor pyright checks it); ground truth `cargo check` (E0428) and
-//!   the pyright CLI (`reportRedeclaration`) after the accept.
+//!   the pyright CLI (`reportRedeclaration`) after the accept;
+//! - M9: renaming a crate's re-exported function or a Go package's exported function said nothing
+//!   about the public API; ground truth: a consumer outside the workspace that uses the old name
+//!   stops compiling (`cargo check`, `go build`).
 
 use crate::support;
 
@@ -117,4 +120,109 @@ fn python_rename_onto_a_method_of_the_same_class_is_warned_and_pyright_reports_t
     // Ground truth: pyright reports the first method obscured by the renamed one.
     let rules = pyright_rules(dir.path(), "sched.py");
     assert!(rules.contains(&"2:reportRedeclaration".to_owned()), "pyright: {rules:?}");
+}
+
+/// A consumer project outside the workspace: `cargo check` / `go build` in it, (success, output).
+fn build_consumer(dir: &Path, program: &str, args: &[&str]) -> (bool, String) {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .output()
+        .expect("build the consumer");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+#[test]
+fn rust_rename_of_a_re_exported_function_says_the_crate_api_changes_and_a_dependent_crate_breaks() {
+    let test = "rust_rename_of_a_re_exported_function_says_the_crate_api_changes_and_a_dependent_crate_breaks";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    // csv-core's shape: a private `mod writer` whose function the crate root re-exports.
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"csv-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", "mod writer;\n\npub use crate::writer::{\n    is_non_numeric, quote,\n};\n"),
+        ("src/writer.rs", "pub fn is_non_numeric(byte: u8) -> bool {\n    !byte.is_ascii_digit()\n}\n\npub fn quote(byte: u8) -> bool {\n    is_non_numeric(byte)\n}\n"),
+    ]);
+    let consumer = tempfile::tempdir().expect("consumer dir");
+    let manifest = format!(
+        "[package]\nname = \"consumer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ncsv-shape = {{ path = {:?} }}\n",
+        dir.path().display().to_string()
+    );
+    std::fs::write(consumer.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::create_dir_all(consumer.path().join("src")).unwrap();
+    std::fs::write(consumer.path().join("src/main.rs"), "fn main() {\n    println!(\"{}\", csv_shape::is_non_numeric(b'a'));\n}\n")
+        .unwrap();
+    let (built, output) = build_consumer(consumer.path(), "cargo", &["check", "--offline", "--message-format", "short"]);
+    assert!(built, "the consumer does not compile before the rename:\n{output}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/writer.rs", "line": 1, "symbol": "is_non_numeric", "new_name": "is_not_numeric", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(
+        text.contains("note: public API changed: src/lib.rs:3 re-exports `is_non_numeric`")
+            && text.contains("replaces `csv_shape::is_non_numeric` with `csv_shape::is_not_numeric`")
+            && text.contains("`pub use crate::writer::is_not_numeric as is_non_numeric;`"),
+        "no public API note:\n{text}"
+    );
+    let structured = preview.structured_content.clone().expect("structured");
+    assert_eq!(structured["public_name_changes"].as_array().map(Vec::len), Some(1), "{structured}");
+    let edit_id = structured["edit_id"].as_str().expect("edit_id").to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    // Ground truth: the dependent crate no longer compiles.
+    let (built, output) = build_consumer(consumer.path(), "cargo", &["check", "--offline", "--message-format", "short"]);
+    assert!(!built && output.contains("is_non_numeric"), "the consumer still compiles after the rename:\n{output}");
+}
+
+#[test]
+fn go_rename_of_an_exported_function_says_the_package_api_changes_and_an_importer_breaks() {
+    let test = "go_rename_of_an_exported_function_says_the_package_api_changes_and_an_importer_breaks";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/cron\n\ngo 1.21\n"),
+        ("constantdelay.go", "package cron\n\nimport \"time\"\n\n// Every returns a schedule that runs every duration.\nfunc Every(duration time.Duration) time.Duration {\n\treturn duration.Round(time.Second)\n}\n"),
+    ]);
+    let consumer = tempfile::tempdir().expect("consumer dir");
+    let go_mod = format!(
+        "module example.com/app\n\ngo 1.21\n\nrequire example.com/cron v0.0.0\n\nreplace example.com/cron => {}\n",
+        dir.path().display()
+    );
+    std::fs::write(consumer.path().join("go.mod"), go_mod).unwrap();
+    std::fs::write(
+        consumer.path().join("main.go"),
+        "package main\n\nimport (\n\t\"fmt\"\n\t\"time\"\n\n\t\"example.com/cron\"\n)\n\nfunc main() {\n\tfmt.Println(cron.Every(time.Minute))\n}\n",
+    )
+    .unwrap();
+    let (built, output) = build_consumer(consumer.path(), "go", &["build", "-o", "/dev/null", "."]);
+    assert!(built, "the consumer does not build before the rename:\n{output}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "constantdelay.go", "line": 6, "symbol": "Every", "new_name": "EveryDuration", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(
+        text.contains("note: public API changed: constantdelay.go:6 declares the exported func `Every` of package `cron` (import path `example.com/cron`)")
+            && text.contains("`var Every = EveryDuration`"),
+        "no public API note:\n{text}"
+    );
+    let structured = preview.structured_content.clone().expect("structured");
+    assert_eq!(structured["public_name_changes"].as_array().map(Vec::len), Some(1), "{structured}");
+    let edit_id = structured["edit_id"].as_str().expect("edit_id").to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    let (built, output) = build_consumer(consumer.path(), "go", &["build", "-o", "/dev/null", "."]);
+    assert!(!built && output.contains("Every"), "the importer still builds after the rename:\n{output}");
 }
