@@ -55,6 +55,7 @@ pub(crate) mod pyright_scope;
 pub(crate) mod rename;
 pub(crate) mod rename_coverage;
 pub(crate) mod rename_overrides;
+pub(crate) mod rename_local_scope;
 pub(crate) mod rename_public_api;
 pub(crate) mod rename_public_names;
 pub(crate) mod rename_taken_names;

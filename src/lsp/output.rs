@@ -958,6 +958,9 @@ pub struct CheckedRenameCoverage {
     pub files_not_changed: Vec<String>,
 }
 
+    /// When the renamed symbol is a local variable or parameter: the code occurrences outside
+    /// its enclosing function, which cannot be references to it (counted, not asked or listed).
+    pub outside_local_scope: usize,
 /// The `structuredContent` of a successful `lsp_code_action`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(untagged)]

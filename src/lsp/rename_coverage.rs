@@ -482,6 +482,14 @@ pub fn complete_rename(
             encoding.column_from_byte(&hit.line_text, hit.byte_start + old_name.len()),
         )
     };
+    // A local variable or parameter: occurrences outside its function cannot be references, and
+    // are counted in one line instead of asked and listed (trial27b M11).
+    let local_scope = origin_targets.iter().min().and_then(|(path, target_line, target_character)| {
+        let line_text = reader.read_to_string(path).ok()?.lines().nth(*target_line as usize)?.to_owned();
+        let byte_column = encoding.byte_from_column(&line_text, *target_character);
+        crate::lsp::rename_local_scope::local_binding_scope(&reader, path, *target_line, byte_column)
+    });
+    let mut outside_local_scope: Vec<(PathBuf, u32)> = Vec::new();
     let is_covered = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, hit: &WordHit| -> bool {
         let (start, end) = columns(hit);
         edits.get(&hit.path).is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, hit.line, start, end)))
@@ -538,6 +546,10 @@ pub fn complete_rename(
         let kind = classifier.kind(&hit);
         if kind != OccurrenceKind::Code {
             in_text.push((hit, kind));
+            continue;
+        }
+        if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line)) {
+            outside_local_scope.push((hit.path.clone(), hit.line));
             continue;
         }
         let (start, _) = columns(&hit);
@@ -912,6 +924,16 @@ pub fn complete_rename(
             },
         );
     }
+    if let (Some(scope), false) = (&local_scope, outside_local_scope.is_empty()) {
+        let functions = crate::lsp::rename_local_scope::enclosing_function_count(&reader, &outside_local_scope);
+        report.push(crate::lsp::rename_local_scope::other_locals_line(
+            old_name,
+            scope,
+            &shown(&scope.path),
+            outside_local_scope.len(),
+            functions,
+        ));
+    }
     if !declaration_kept.is_empty() {
         report.push(format!(
             "  left unrenamed: {} reference{} to the symbol; the edit does not rename its declaration (an import alias?), so they keep working:",
@@ -1017,6 +1039,7 @@ pub fn complete_rename(
             "WARNING: {} left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr (they fail at run time) — listed below",
             crate::render::plural(attribute_names.len(), "occurrence")
         ));
+        outside_local_scope: outside_local_scope.len(),
     }
     if !tied_methods.is_empty() {
         warnings.push(format!(

@@ -5,7 +5,9 @@
 //!   the pyright CLI (`reportRedeclaration`) after the accept;
 //! - M9: renaming a crate's re-exported function or a Go package's exported function said nothing
 //!   about the public API; ground truth: a consumer outside the workspace that uses the old name
-//!   stops compiling (`cargo check`, `go build`).
+//!   stops compiling (`cargo check`, `go build`);
+//! - M11: renaming a local listed every same-named local of other functions under "check them";
+//!   ground truth: `grep -w` of the name outside the renamed binding's function.
 
 use crate::support;
 
@@ -14,6 +16,15 @@ use std::process::Command;
 
 use runbound::Caller;
 use serde_json::json;
+
+/// A run whose calls wait for a cold server's indexing up to 2 minutes (the machine may be
+/// loaded; rust-analyzer answers partly while it loads the crate).
+fn patient_run(dir: &std::path::Path) -> runbound::Run {
+    let mut config = runbound::RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::from_secs(120);
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(20);
+    support::lsp_run_allowing_writes_with_config(dir, config)
+}
 
 /// `cargo check` of the fixture: the `error[…]` lines (short format).
 fn cargo_check_errors(dir: &Path) -> Vec<String> {
@@ -55,7 +66,7 @@ fn rust_rename_to_a_name_the_module_already_defines_is_warned_in_the_preview_and
         ("src/writer.rs", WRITER_RS),
     ]);
     assert_eq!(cargo_check_errors(dir.path()), Vec::<String>::new(), "the fixture does not compile");
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let run = patient_run(dir.path());
     let preview = run.call(
         Caller::Main,
         "lsp_rename",
@@ -97,7 +108,7 @@ fn python_rename_onto_a_method_of_the_same_class_is_warned_and_pyright_reports_t
     let source = "class Schedule:\n    def next_run(self, now: int) -> int:\n        return now + 60\n\n    def next_time(self, now: int) -> int:\n        return now + 1\n\n\ndef first(schedule: Schedule) -> int:\n    return schedule.next_time(0) + schedule.next_run(0)\n";
     let dir = support::workspace_with(&[("pyproject.toml", "[project]\nname = \"sched\"\nversion = \"0.1.0\"\n"), ("sched.py", source)]);
     assert!(!pyright_rules(dir.path(), "sched.py").iter().any(|line| line.ends_with("reportRedeclaration")), "the fixture is not clean");
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let run = patient_run(dir.path());
     let preview = run.call(
         Caller::Main,
         "lsp_rename",
@@ -158,7 +169,7 @@ fn rust_rename_of_a_re_exported_function_says_the_crate_api_changes_and_a_depend
         .unwrap();
     let (built, output) = build_consumer(consumer.path(), "cargo", &["check", "--offline", "--message-format", "short"]);
     assert!(built, "the consumer does not compile before the rename:\n{output}");
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let run = patient_run(dir.path());
     let preview = run.call(
         Caller::Main,
         "lsp_rename",
@@ -205,7 +216,7 @@ fn go_rename_of_an_exported_function_says_the_package_api_changes_and_an_importe
     .unwrap();
     let (built, output) = build_consumer(consumer.path(), "go", &["build", "-o", "/dev/null", "."]);
     assert!(built, "the consumer does not build before the rename:\n{output}");
-    let run = support::lsp_run_allowing_writes(dir.path());
+    let run = patient_run(dir.path());
     let preview = run.call(
         Caller::Main,
         "lsp_rename",
@@ -225,4 +236,57 @@ fn go_rename_of_an_exported_function_says_the_package_api_changes_and_an_importe
     assert!(!accepted.is_error, "{}", accepted.joined_text());
     let (built, output) = build_consumer(consumer.path(), "go", &["build", "-o", "/dev/null", "."]);
     assert!(!built && output.contains("Every"), "the importer still builds after the rename:\n{output}");
+}
+
+/// csv-core's writer tests: a `let inp` in several test functions, each used in a macro call.
+const LOCALS_RS: &str = "macro_rules! assert_quote {\n    ($inp:expr, $out:expr) => {\n        assert_eq!(quote($inp), $out);\n    };\n}\n\npub fn quote(inp: &[u8]) -> usize {\n    inp.len() + 2\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn quote_empty() {\n        let inp = b\"\";\n        assert_quote!(inp, 2);\n    }\n\n    #[test]\n    fn quote_one() {\n        let inp = b\"a\";\n        assert_quote!(inp, 3);\n    }\n\n    #[test]\n    fn quote_two() {\n        let inp = b\"ab\";\n        let n = inp.len();\n        assert_quote!(inp, n + 2);\n    }\n}\n";
+
+#[test]
+fn rust_rename_of_a_local_counts_the_other_functions_locals_in_one_line_instead_of_listing_them() {
+    let test = "rust_rename_of_a_local_counts_the_other_functions_locals_in_one_line_instead_of_listing_them";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"locals\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", LOCALS_RS),
+    ]);
+    // Ground truth: `grep -w inp` outside `quote_empty` (lines 16-19; the file has no comment),
+    // less the macro's `$inp` metavariables, which the word search does not take for `inp`.
+    let outside: usize = LOCALS_RS
+        .lines()
+        .enumerate()
+        .filter(|(index, _)| !(15..=18).contains(index))
+        .map(|(_, line)| {
+            line.match_indices("inp")
+                .filter(|(at, _)| {
+                    let before = line[..*at].chars().last();
+                    let after = line[at + 3..].chars().next();
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                        && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+                .count()
+        })
+        .sum();
+    let run = patient_run(dir.path());
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 17, "symbol": "inp", "new_name": "input_bytes", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(text.contains("2 edits in 1 file"), "{text}");
+    assert!(
+        text.contains(&format!("not this binding: {outside} other whole-word occurrences of `inp` in 3 other functions (other locals or symbols outside `quote_empty`, lines 16–19 of src/lib.rs")),
+        "no one-line count of the other locals ({outside} expected):\n{text}"
+    );
+    assert!(!text.contains("check them:"), "the other functions' locals are still listed:\n{text}");
+    let structured = preview.structured_content.clone().expect("structured");
+    assert_eq!(structured["coverage"]["outside_local_scope"], json!(outside), "{structured}");
+    let edit_id = structured["edit_id"].as_str().expect("edit_id").to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    let errors = cargo_check_errors(dir.path());
+    assert!(errors.is_empty(), "the local rename broke the build: {errors:#?}");
 }
