@@ -984,7 +984,18 @@ pub fn complete_rename(
     if !untouched_files.is_empty() {
         report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
     }
-    let documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
+    let mut documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
+    // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
+    // apart from documentation (trial27a M1).
+    let doctest_config = crate::lsp::pytest_doctest_files::pytest_doctest_config(&reader, server.root());
+    let (doctest_files, rest): (Vec<(PathBuf, usize)>, Vec<(PathBuf, usize)>) =
+        documentation.into_iter().partition(|(path, _)| doctest_config.as_ref().is_some_and(|config| config.collects(server.root(), path)));
+    documentation = rest;
+    if let (Some(config), false) = (&doctest_config, doctest_files.is_empty()) {
+        // First after the check's own header (and its scope line).
+        let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
+        report.insert(first_detail, crate::lsp::pytest_doctest_files::doctest_files_line(old_name, config, &doctest_files, &shown));
+    }
     if !documentation.is_empty() {
         let shown_docs: Vec<String> = documentation.iter().take(LISTED).map(|(path, line)| format!("{}:{line}", shown(path))).collect();
         report.push(format!(
@@ -1018,6 +1029,7 @@ pub fn complete_rename(
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_in_pytest_doctest_files: doctest_files.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_interface_tied_methods: tied_methods.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_unrenamed: elsewhere
             .iter()
@@ -1027,6 +1039,7 @@ pub fn complete_rename(
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        outside_local_scope: outside_local_scope.len(),
         files_not_changed: untouched_files,
     }));
     let merged = lsp_types::WorkspaceEdit {
@@ -1039,13 +1052,18 @@ pub fn complete_rename(
             "WARNING: {} left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr (they fail at run time) — listed below",
             crate::render::plural(attribute_names.len(), "occurrence")
         ));
-        outside_local_scope: outside_local_scope.len(),
     }
     if !tied_methods.is_empty() {
         warnings.push(format!(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if tied_methods.len() == 1 { "keeps" } else { "keep" }
+        ));
+    }
+    if !doctest_files.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} left unrenamed in test files pytest runs as doctests (pytest now fails where they use the old name) — listed below",
+            crate::render::plural(doctest_files.len(), "occurrence")
         ));
     }
     if !doc_tests.is_empty() {
