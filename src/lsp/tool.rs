@@ -975,6 +975,36 @@ impl SourceCache {
         crate::lsp::outline::python_def_header(lines.as_ref()?, line0 as usize)
     }
 
+    /// The type a member declared at 0-based `line0` belongs to, read from the lines above: the
+    /// nearest less indented line that is not blank, a comment or a decorator, when it declares a
+    /// Python `class NAME` or a Go `type NAME interface`/`struct` (also inside a `type ( … )`
+    /// group). `None` otherwise (a top-level function, an unreadable file).
+    pub(crate) fn member_owner(&mut self, uri: &str, line0: u32) -> Option<String> {
+        if !self.files.contains_key(uri) {
+            self.place(uri, line0);
+        }
+        let lines = self.files.get(uri)?.1.as_ref()?;
+        let indentation = |line: &str| line.len() - line.trim_start().len();
+        let own = indentation(lines.get(line0 as usize)?);
+        if own == 0 {
+            return None;
+        }
+        let owner_line = lines[..line0 as usize].iter().rev().find(|line| {
+            let trimmed = line.trim_start();
+            !trimmed.is_empty()
+                && !trimmed.starts_with('#')
+                && !trimmed.starts_with("//")
+                && !trimmed.starts_with('@')
+                && indentation(line) < own
+        })?;
+        let words: Vec<&str> = owner_line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty()).collect();
+        match words.as_slice() {
+            ["class", name, ..] => Some((*name).to_owned()),
+            ["type", name, "interface" | "struct", ..] | [name, "interface" | "struct", ..] => Some((*name).to_owned()),
+            _ => None,
+        }
+    }
+
     /// The whole 0-based line `line0` of a file [`SourceCache::place`] resolved, if readable.
     fn line(&mut self, uri: &str, line0: u32) -> Option<&str> {
         if !self.files.contains_key(uri) {

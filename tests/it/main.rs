@@ -51,6 +51,7 @@ mod lsp_trial25;
 mod lsp_trial26;
 mod lsp_trial27;
 mod lsp_trial27a_doctest_files;
+mod lsp_trial27b_labels;
 mod lsp_trial27b_names;
 mod mcp_sdk;
 mod read_guard;
