@@ -5,6 +5,8 @@
 //!   Ground truth: the source declares `Next` inside `type Timetable interface` and `byTime` as a
 //!   slice type.
 //! - mbatch item 5: a Python `__init__` callee was `[method __init__]`, not naming its class.
+//! - trial27b M4: rust-analyzer's workspace symbols list csv-core's `pub use crate::writer::{…}`
+//!   as a second `struct Writer`; ground truth: one `struct Writer` in the source (grep).
 
 use crate::support;
 
@@ -71,3 +73,42 @@ fn python_call_hierarchy_names_a_method_with_its_class() {
     assert!(text.contains("method Schema.__init__"), "the queried method is not named with its class:\n{text}\n{labels:?}");
 }
 
+#[test]
+fn rust_workspace_symbols_mark_a_pub_use_as_a_re_export_of_the_one_definition() {
+    let test = "rust_workspace_symbols_mark_a_pub_use_as_a_re_export_of_the_one_definition";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let writer = "pub struct Writer {\n    pub delimiter: u8,\n}\n\npub struct WriterBuilder {\n    delimiter: u8,\n}\n\nimpl WriterBuilder {\n    pub fn build(&self) -> Writer {\n        Writer { delimiter: self.delimiter }\n    }\n}\n";
+    let lib = "mod writer;\n\npub use crate::writer::{Writer, WriterBuilder};\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"csv-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", lib),
+        ("src/writer.rs", writer),
+    ]);
+    // Ground truth: one definition of `struct Writer`, one `pub use` naming it.
+    let definitions = [lib, writer].iter().flat_map(|text| text.lines()).filter(|line| line.contains("struct Writer ")).count();
+    assert_eq!(definitions, 1);
+    let run = patient_run(dir.path());
+    // The outline waits for rust-analyzer to load the crate; the workspace search then sees it.
+    let outline = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "src/writer.rs"}));
+    assert!(!outline.is_error, "{}", outline.joined_text());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "symbols", "query": "Writer"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("struct Writer — src/writer.rs:1:"), "{text}");
+    assert!(
+        text.contains("re-export Writer (re-export of src/writer.rs:1) — src/lib.rs:3:"),
+        "the pub use is not marked as a re-export:\n{text}"
+    );
+    assert!(!text.contains("struct Writer — src/lib.rs"), "{text}");
+    let structured = result.structured_content.expect("structured");
+    let kinds: Vec<&str> = structured["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|entry| entry["name"] == "Writer")
+        .map(|entry| entry["kind"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds.iter().filter(|kind| **kind == "struct").count(), definitions, "{kinds:?}\n{text}");
+}
