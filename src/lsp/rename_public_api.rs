@@ -239,8 +239,13 @@ fn rust_notes(
                 format!("to keep it, also add `pub use {new_name} as {old_name};` in {shown}"),
             ),
         };
+        let reach = if *module == crate_name {
+            "the crate root".to_owned()
+        } else {
+            format!("module `{module}`, reachable from the crate root through `pub mod`")
+        };
         notes.push(format!(
-            "note: public API changed: {shown}:{} defines {what} in module `{module}`, reachable from the crate root through `pub mod`, so this rename makes it `{new_name}` — crates that depend on `{crate_name}` and use the old name break; {keep}",
+            "note: public API changed: {shown}:{} defines {what} in {reach}, so this rename makes it `{new_name}` — crates that depend on `{crate_name}` and use the old name break; {keep}",
             index + 1
         ));
     }
