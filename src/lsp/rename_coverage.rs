@@ -988,7 +988,7 @@ pub fn complete_rename(
     // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
     // apart from documentation (trial27a M1).
     let doctest_config = crate::lsp::pytest_doctest_files::pytest_doctest_config(&reader, server.root());
-    let (doctest_files, rest): (Vec<(PathBuf, usize)>, Vec<(PathBuf, usize)>) =
+    let (doctest_files, rest): (Vec<_>, Vec<_>) =
         documentation.into_iter().partition(|(path, _)| doctest_config.as_ref().is_some_and(|config| config.collects(server.root(), path)));
     documentation = rest;
     if let (Some(config), false) = (&doctest_config, doctest_files.is_empty()) {
