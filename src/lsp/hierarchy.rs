@@ -978,6 +978,23 @@ fn readable_kind(node: &Node, place: &Place, cache: &mut SourceCache) -> &'stati
     crate::lsp::outline::readable_kind_on_line(node.kind, &node.name, header.as_deref().unwrap_or(&place.text), &extension)
 }
 
+/// The kind and name an entry is labelled with: a method or interface method named with its
+/// class or interface (`method Schema.__init__`, `interface method Timetable.Next`: mbatch item
+/// 5, trial27b M10), and a Go outgoing callee that is a type — gopls lists a conversion
+/// `byTime(c.entries)` as a call of the type — as `conversion to type byTime`.
+fn member_label(kind: &'static str, node: &Node, op: &str, cache: &mut SourceCache) -> (&'static str, String) {
+    let go = node.uri.ends_with(".go");
+    if go && op == "outgoing_calls" && matches!(kind, "type" | "type alias") {
+        return ("conversion to type", node.name.clone());
+    }
+    let python = node.uri.ends_with(".py") || node.uri.ends_with(".pyi");
+    let qualifies = (python && kind == "method") || (go && kind == "interface method");
+    match qualifies.then(|| cache.member_owner(&node.uri, node.line0)).flatten() {
+        Some(owner) if !node.name.contains('.') => (kind, format!("{owner}.{}", node.name)),
+        _ => (kind, node.name.clone()),
+    }
+}
+
 type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
 
 /// One source line of an entry's call sites: its place, the calls on it, the callees called
@@ -1293,7 +1310,8 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         .iter()
         .map(|root| {
             let place = cache.place(&root.uri, root.line0);
-            format!("{} {} ({})", readable_kind(root, &place, &mut cache), root.name, place.located())
+            let (kind, name) = member_label(readable_kind(root, &place, &mut cache), root, dir.op, &mut cache);
+            format!("{kind} {name} ({})", place.located())
         })
         .collect();
     let places: Vec<Place> = walk.entries.iter().map(|node| cache.place(&node.uri, node.line0)).collect();
@@ -1366,7 +1384,8 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         // An item in a file outside the workspace and its known dependency roots: its name and
         // detail are that file's content, named by path only (as its lines are not quoted).
         let outside_unknown = place.path.is_some() && !place.quoted;
-        let name = if outside_unknown { OUTSIDE_NAME_NOT_SHOWN.to_owned() } else { node.name.clone() };
+        let (kind, name) =
+            if outside_unknown { (kind, OUTSIDE_NAME_NOT_SHOWN.to_owned()) } else { member_label(kind, node, dir.op, &mut cache) };
         let mut annotations = vec![if outside_unknown { kind.to_string() } else { format!("{kind} {name}") }];
         if !node.overload_lines0.is_empty() {
             let lines: Vec<String> = node.overload_lines0.iter().map(|line0| (line0 + 1).to_string()).collect();

@@ -652,7 +652,11 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
         // also inside a `type ( … )` group) the kind of a function; a Go function or method
         // always has `func` before its name.
         "function" if extension == "go" && !has_word("func") => {
-            if after_name.starts_with('=') {
+            // gopls gives an interface's method (`Next(time.Time) time.Time` in an `interface {
+            // … }`) the kind of a function too: a name followed by its parameters (trial27b M10).
+            if after_name.starts_with('(') {
+                "interface method"
+            } else if after_name.starts_with('=') {
                 "type alias"
             } else {
                 "type"

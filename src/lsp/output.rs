@@ -938,8 +938,12 @@ pub struct CheckedRenameCoverage {
     /// Occurrences in doc-test code that the server resolved to another definition of the same
     /// name (rightly left).
     pub doc_tests_of_other_symbols: usize,
-    /// Occurrences in documentation files (no server edits them).
+    /// Occurrences in documentation files (no server edits them), not counting those in
+    /// `left_in_pytest_doctest_files`.
     pub left_in_documentation_files: Vec<String>,
+    /// Occurrences in documentation files that pytest collects as doctests (`--doctest-glob` in
+    /// the pytest configuration, under its `testpaths`): tests that fail if they use the old name.
+    pub left_in_pytest_doctest_files: Vec<String>,
     /// Python: strings that are exactly the old name passed as the attribute name of
     /// `mock.patch.object` / `getattr` / `setattr` / `hasattr` / `delattr` /
     /// `monkeypatch.setattr`: live references that fail at run time (not in
@@ -954,6 +958,9 @@ pub struct CheckedRenameCoverage {
     pub left_unrenamed: Vec<String>,
     /// Occurrences not checked (budget).
     pub not_checked: Vec<String>,
+    /// When the renamed symbol is a local variable or parameter: the code occurrences outside
+    /// its enclosing function, which cannot be references to it (counted, not asked or listed).
+    pub outside_local_scope: usize,
     /// Files with the old name the edit does not change.
     pub files_not_changed: Vec<String>,
 }

@@ -40,7 +40,8 @@ pub fn descriptor() -> ToolDescriptor {
 Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
 Returns the files and edit counts, then the diagnostics the rename introduced. \
-TypeScript/JavaScript: a new name already declared in the same scope (a duplicate tsc rejects) or that would make a use bind to another symbol (shadowing) is a WARNING at the top (`name_conflicts`). \
+TypeScript/JavaScript: a new name already declared in the same scope (a duplicate tsc rejects) or that would make a use bind to another symbol (shadowing) is a WARNING at the top (`name_conflicts`); Rust and Python: a new name already defined in the same module / impl / class / struct (cargo check E0428, pyright reportRedeclaration) too. \
+A rename that changes a public name (a Python package's re-export, a Rust library crate's `pub` item or `pub use`, a Go package's exported identifier) is a note near the top with the way to keep the old name (`public_name_changes`). \
 With `preview: true` nothing is written: the edit is staged like an ast_edit (an edit_id and a unified-diff preview); `resolve` accepts (all-or-nothing, refused if any file changed since) or discards it."
             .to_owned(),
         tier: Tier::Write,
@@ -622,7 +623,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     // A changed public name of a Python package is said near the top, in both shapes.
     let public_name_notes = crate::lsp::rename_public_names::public_name_notes(root, &plan, &resolved.cursor_identifier, &args.new_name);
     // TypeScript/JavaScript: the new name already declared in the same scope (tsc rejects it)
-    // or a use that would bind to another symbol, said at the top too.
+    // or a use that would bind to another symbol; Rust/Python: already defined in the same
+    // module, impl or class (trial27b M8). Said at the top too.
     let taken = crate::lsp::rename_taken_names::taken_name_findings(&plan, &resolved.cursor_identifier, &args.new_name, &|path| {
         supervisor.display_path(path)
     });

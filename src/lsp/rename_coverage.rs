@@ -488,6 +488,14 @@ pub fn complete_rename(
             encoding.column_from_byte(&hit.line_text, hit.byte_start + old_name.len()),
         )
     };
+    // A local variable or parameter: occurrences outside its function cannot be references, and
+    // are counted in one line instead of asked and listed (trial27b M11).
+    let local_scope = origin_targets.iter().min().and_then(|(path, target_line, target_character)| {
+        let line_text = reader.read_to_string(path).ok()?.lines().nth(*target_line as usize)?.to_owned();
+        let byte_column = encoding.byte_from_column(&line_text, *target_character);
+        crate::lsp::rename_local_scope::local_binding_scope(&reader, path, *target_line, byte_column)
+    });
+    let mut outside_local_scope: Vec<(PathBuf, u32)> = Vec::new();
     let is_covered = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, hit: &WordHit| -> bool {
         let (start, end) = columns(hit);
         edits.get(&hit.path).is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, hit.line, start, end)))
@@ -544,6 +552,10 @@ pub fn complete_rename(
         let kind = classifier.kind(&hit);
         if kind != OccurrenceKind::Code {
             in_text.push((hit, kind));
+            continue;
+        }
+        if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line)) {
+            outside_local_scope.push((hit.path.clone(), hit.line));
             continue;
         }
         let (start, _) = columns(&hit);
@@ -925,6 +937,16 @@ pub fn complete_rename(
             },
         );
     }
+    if let (Some(scope), false) = (&local_scope, outside_local_scope.is_empty()) {
+        let functions = crate::lsp::rename_local_scope::enclosing_function_count(&reader, &outside_local_scope);
+        report.push(crate::lsp::rename_local_scope::other_locals_line(
+            old_name,
+            scope,
+            &shown(&scope.path),
+            outside_local_scope.len(),
+            functions,
+        ));
+    }
     if !declaration_kept.is_empty() {
         report.push(format!(
             "  left unrenamed: {} reference{} to the symbol; the edit does not rename its declaration (an import alias?), so they keep working:",
@@ -975,7 +997,18 @@ pub fn complete_rename(
     if !untouched_files.is_empty() {
         report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
     }
-    let documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
+    let mut documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
+    // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
+    // apart from documentation (trial27a M1).
+    let doctest_config = crate::lsp::pytest_doctest_files::pytest_doctest_config(&reader, server.root());
+    let (doctest_files, rest): (Vec<_>, Vec<_>) =
+        documentation.into_iter().partition(|(path, _)| doctest_config.as_ref().is_some_and(|config| config.collects(server.root(), path)));
+    documentation = rest;
+    if let (Some(config), false) = (&doctest_config, doctest_files.is_empty()) {
+        // First after the check's own header (and its scope line).
+        let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
+        report.insert(first_detail, crate::lsp::pytest_doctest_files::doctest_files_line(old_name, config, &doctest_files, &shown));
+    }
     if !documentation.is_empty() {
         let shown_docs: Vec<String> = documentation.iter().take(LISTED).map(|(path, line)| format!("{}:{line}", shown(path))).collect();
         report.push(format!(
@@ -1009,6 +1042,7 @@ pub fn complete_rename(
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_in_pytest_doctest_files: doctest_files.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_interface_tied_methods: tied_methods.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_unrenamed: elsewhere
             .iter()
@@ -1018,6 +1052,7 @@ pub fn complete_rename(
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),
         not_checked: unchecked.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
+        outside_local_scope: outside_local_scope.len(),
         files_not_changed: untouched_files,
     }));
     let merged = lsp_types::WorkspaceEdit {
@@ -1036,6 +1071,12 @@ pub fn complete_rename(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if tied_methods.len() == 1 { "keeps" } else { "keep" }
+        ));
+    }
+    if !doctest_files.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} left unrenamed in test files pytest runs as doctests (pytest now fails where they use the old name) — listed below",
+            crate::render::plural(doctest_files.len(), "occurrence")
         ));
     }
     if !doc_tests.is_empty() {

@@ -27,8 +27,9 @@ use crate::lsp::rename::WorkspaceEditPlan;
 /// `want_bytes` (`from .encoding import want_bytes as want_bytes`), so this rename replaces
 /// `pkg.want_bytes` with `pkg.ensure_bytes` — code outside this workspace that imports the old
 /// name breaks; to keep it, also add `want_bytes = ensure_bytes` in that file`. Lines are
-/// 1-based; a statement is quoted on one line, cut (and marked) after 120 characters. Empty for other languages and when no
-/// such statement changes.
+/// 1-based; a statement is quoted on one line, cut (and marked) after 120 characters. Rust and Go
+/// renames get [`crate::lsp::rename_public_api::public_api_notes`]'s lines. Empty for other
+/// languages and when no such statement changes.
 pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
     let mut notes = Vec::new();
     for change in &plan.changes {
@@ -113,6 +114,8 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
             ));
         }
     }
+    // Rust library crates and Go packages (trial27b M9).
+    notes.extend(crate::lsp::rename_public_api::public_api_notes(workspace_root, plan, old_name, new_name));
     notes
 }
 

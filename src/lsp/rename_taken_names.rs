@@ -1,4 +1,5 @@
-//! The taken-name check of `lsp_rename` for TypeScript and JavaScript (issue 11, item 1).
+//! The taken-name check of `lsp_rename` for TypeScript and JavaScript (issue 11, item 1); Rust
+//! and Python files are checked by [`crate::lsp::rename_taken_names_items`] and reported here.
 //!
 //! typescript-language-server renames to any name it is given: renaming `f` to `g` where the
 //! same scope already declares (or imports) a `g` produces code `tsc` rejects (a duplicate
@@ -38,7 +39,8 @@ pub struct TakenNameFindings {
     /// One `WARNING:` line per finding (file:line of both sides, what happens, the next step);
     /// empty when none was found or nothing was checked.
     pub warnings: Vec<String>,
-    /// What was checked (`None` when the rename changes no TypeScript/JavaScript file).
+    /// What was checked (`None` when the rename changes no TypeScript/JavaScript, Rust or Python
+    /// file).
     pub summary: Option<String>,
 }
 
@@ -90,7 +92,8 @@ struct Occurrence {
 const CHECKED_EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
 
 /// Checks the files of `plan` (the rename of `old_name` to `new_name`, not yet written) that are
-/// TypeScript or JavaScript; see the module docs. `display` names a path for the answer.
+/// TypeScript or JavaScript (see the module docs), Rust or Python (see
+/// [`crate::lsp::rename_taken_names_items`]). `display` names a path for the answer.
 pub fn taken_name_findings(
     plan: &WorkspaceEditPlan,
     old_name: &str,
@@ -100,16 +103,29 @@ pub fn taken_name_findings(
     let mut findings = TakenNameFindings::default();
     let mut checked: Vec<PathBuf> = Vec::new();
     let mut unparsed: Vec<String> = Vec::new();
+    // The languages of the checked files, in the order met (the summary names them).
+    let mut languages: Vec<&'static str> = Vec::new();
     for change in &plan.changes {
-        if !change.path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| CHECKED_EXTENSIONS.contains(&ext)) {
-            continue;
-        }
+        let script = change.path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| CHECKED_EXTENSIONS.contains(&ext));
+        let language =
+            if script { Some("TypeScript/JavaScript") } else { crate::lsp::rename_taken_names_items::checked_language(&change.path) };
+        let Some(language) = language else { continue };
         let (ExpectedState::Content(old), Some(new)) = (&change.expected, &change.new_content) else { continue };
         let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
             unparsed.push(display(&change.path));
             continue;
         };
-        match file_findings(&change.path, old, new, old_name, new_name) {
+        let found = if script {
+            file_findings(&change.path, old, new, old_name, new_name)
+        } else {
+            // Rust and Python: two definitions of the new name in one scope (trial27b M8).
+            let renamed = renamed_offsets(old, new, old_name, new_name);
+            crate::lsp::rename_taken_names_items::file_findings(&change.path, new, &renamed, old_name, new_name)
+        };
+        if !languages.contains(&language) {
+            languages.push(language);
+        }
+        match found {
             Some(found) => {
                 let shown = display(&change.path);
                 findings.warnings.extend(found.into_iter().map(|finding| format!("WARNING: {shown}:{finding}")));
@@ -121,16 +137,23 @@ pub fn taken_name_findings(
     if checked.is_empty() && unparsed.is_empty() {
         return findings;
     }
+    let scripts_only = languages == ["TypeScript/JavaScript"];
     let mut summary = format!(
         "taken-name check: `{new_name}` in the {} this rename changes — {}",
-        crate::render::plural(checked.len(), "TypeScript/JavaScript file"),
-        if findings.warnings.is_empty() {
-            format!("no other declaration of `{new_name}` in the same scope and no use that would bind to another symbol")
-        } else {
-            format!("{} (listed at the top)", crate::render::plural(findings.warnings.len(), "finding"))
+        crate::render::plural(checked.len(), &format!("{} file", languages.join("/"))),
+        match (findings.warnings.is_empty(), scripts_only) {
+            (true, true) => format!("no other declaration of `{new_name}` in the same scope and no use that would bind to another symbol"),
+            (true, false) => format!("no other definition of `{new_name}` in the same scope"),
+            (false, _) => format!("{} (listed at the top)", crate::render::plural(findings.warnings.len(), "finding")),
         }
     );
-    summary.push_str("; files it does not change are not read (a global of a script file, `export *` of two modules)");
+    if scripts_only {
+        summary.push_str("; files it does not change are not read (a global of a script file, `export *` of two modules)");
+    } else {
+        summary.push_str(&format!(
+            "; Rust/Python: only definitions are compared (module, impl, class, struct fields), not uses that an inner definition of `{new_name}` would capture; files it does not change are not read (a `use`/`import` of `{new_name}` elsewhere, a glob import)"
+        ));
+    }
     if !unparsed.is_empty() {
         summary.push_str(&format!("; NOT checked (not parsed): {}", unparsed.join(", ")));
     }
@@ -254,7 +277,7 @@ fn shortened(line_text: &str) -> String {
 /// touch: `function f` renamed next to `function g`); else the texts are diffed into identifier
 /// edits ([`crate::lsp::rename_coverage::minimal_edits`]). Each hunk replacing `old_name` with
 /// `new_name` is kept.
-fn renamed_offsets(old: &str, new: &str, old_name: &str, new_name: &str) -> HashSet<usize> {
+pub(crate) fn renamed_offsets(old: &str, new: &str, old_name: &str, new_name: &str) -> HashSet<usize> {
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let mut renamed = HashSet::new();

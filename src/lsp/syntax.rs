@@ -557,8 +557,24 @@ impl ParsedSource {
             node.child_by_field_name("name").is_some_and(|name| name.start_byte() == identifier.start_byte())
         };
         let mut facts = DeclarationFacts::default();
+        // Rust: a name in a `use` item is an import, a re-export with `pub` — rust-analyzer gives
+        // it the kind of what it imports (`struct Writer` at csv-core's `pub use crate::writer::{…}`,
+        // trial27b M4).
+        let mut up = identifier.parent();
+        while let Some(ancestor) = up {
+            if ancestor.kind() == "use_declaration" {
+                let mut cursor = ancestor.walk();
+                let public = ancestor.children(&mut cursor).any(|child| child.kind() == "visibility_modifier");
+                facts.kind = Some(if public { "re-export" } else { "import" });
+                break;
+            }
+            if !matches!(ancestor.kind(), "use_list" | "scoped_use_list" | "scoped_identifier" | "use_as_clause") {
+                break;
+            }
+            up = ancestor.parent();
+        }
         let mut node = identifier;
-        let mut own_declaration_seen = false;
+        let mut own_declaration_seen = facts.kind.is_some();
         while let Some(parent) = node.parent() {
             node = parent;
             let kind = node.kind();

@@ -65,12 +65,36 @@ pub fn new_parse_problems(
         if existed {
             continue;
         }
-        let line = new_content[..problem.start.min(new_content.len())].matches('\n').count() + 1;
-        let replacement = responsible_edit(problem.start..problem.end, edits).map(|edit| {
+        let line_of = |offset: usize| new_content[..offset.min(new_content.len())].matches('\n').count() + 1;
+        let mut line = line_of(problem.start);
+        let responsible = responsible_edit(problem.start..problem.end, edits);
+        let replacement = responsible.map(|(_, edit)| {
             let old_line = original_source[..edit.position.min(original_source.len())].matches('\n').count() + 1;
             let old_text = original_source.get(edit.position..edit.position + edit.deleted_length).unwrap_or("").to_owned();
             (old_line, old_text, edit.inserted.clone())
         });
+        // tree-sitter's recovery can open an ERROR node lines before the replacement that broke
+        // the parse (trial27a M5: an unclosed `raise er.SchemaError($M` at line 41 gave an ERROR
+        // from line 2): the replacement inside it is where the problem is, so its line is named.
+        let recovery = responsible.filter(|(start, edit)| {
+            problem.tag == "ERROR" && problem.start <= *start && start + edit.inserted.len() <= problem.end && line_of(*start) > line
+        });
+        if let Some((start, _)) = recovery {
+            let error_lines = (line, line_of(problem.end));
+            line = line_of(start);
+            let line_start = new_content[..start].rfind('\n').map_or(0, |at| at + 1);
+            let line_text = new_content[line_start..].lines().next().unwrap_or("");
+            let near: String = line_text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(50).collect();
+            found.push(NewParseProblem {
+                line,
+                what: format!(
+                    "syntax error at the replacement `{near}` (the parser's error node spans lines {}–{}, from where its recovery began)",
+                    error_lines.0, error_lines.1
+                ),
+                replacement,
+            });
+            continue;
+        }
         let what = if problem.tag == "ERROR" {
             let near: String = problem.text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(50).collect();
             if near.is_empty() {
@@ -132,20 +156,20 @@ fn map_offset(offset: usize, edits: &[AppliedEdit]) -> Option<usize> {
 }
 
 /// The edit closest to `problem` (a byte range of the rewritten file): one whose replacement
-/// overlaps or touches it, else the nearest one.
-fn responsible_edit(problem: std::ops::Range<usize>, edits: &[AppliedEdit]) -> Option<&AppliedEdit> {
+/// overlaps or touches it, else the nearest one; with its start in the rewritten file.
+fn responsible_edit(problem: std::ops::Range<usize>, edits: &[AppliedEdit]) -> Option<(usize, &AppliedEdit)> {
     let mut delta: isize = 0;
-    let mut best: Option<(usize, &AppliedEdit)> = None;
+    let mut best: Option<(usize, usize, &AppliedEdit)> = None;
     for edit in edits {
         let start = (edit.position as isize + delta).max(0) as usize;
         let end = start + edit.inserted.len();
         let distance = if end < problem.start { problem.start - end } else { start.saturating_sub(problem.end) };
-        if best.is_none_or(|(best_distance, _)| distance < best_distance) {
-            best = Some((distance, edit));
+        if best.is_none_or(|(best_distance, _, _)| distance < best_distance) {
+            best = Some((distance, start, edit));
         }
         delta += edit.inserted.len() as isize - edit.deleted_length as isize;
     }
-    best.map(|(_, edit)| edit)
+    best.map(|(_, start, edit)| (start, edit))
 }
 
 #[cfg(test)]
@@ -168,6 +192,31 @@ mod tests {
         // The parser notices the dangling `msg =` where the next statement starts.
         assert!(matches!(problems[0].line, 2 | 3), "{problems:?}");
         assert_eq!(problems[0].replacement, Some((2, "build(a)".to_owned(), String::new())));
+    }
+
+    #[test]
+    fn an_error_node_opened_lines_before_the_replacement_is_named_at_the_replacement() {
+        // voluptuous 0.16.0's shape (trial27a M5): every `raise er.SchemaError($M)` of the module
+        // rewritten to an unclosed call; tree-sitter's ERROR node starts at the imports.
+        let original = "# fmt: off\nfrom __future__ import annotations\n\nimport collections\n\n\ndef Self():\n    raise er.SchemaError('a')\n\n\ndef Extra():\n    raise er.SchemaError('b')\n\n\nclass Schema:\n    def check(self):\n        raise er.SchemaError('c')\n";
+        let parsed = parse(original, SupportLang::Python);
+        let mut edits = Vec::new();
+        let mut new_content = String::new();
+        let mut copied = 0;
+        for (position, _) in original.match_indices("raise er.SchemaError(") {
+            let end = position + original[position..].find(')').unwrap() + 1;
+            new_content.push_str(&original[copied..position]);
+            let inserted = original[position..end - 1].to_owned();
+            new_content.push_str(&inserted);
+            copied = end;
+            edits.push(AppliedEdit { position, deleted_length: end - position, inserted });
+        }
+        new_content.push_str(&original[copied..]);
+        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        assert!(!problems.is_empty());
+        assert_eq!(problems[0].line, 8, "{problems:?}");
+        assert!(problems[0].what.contains("the parser's error node spans lines 2–17"), "{problems:?}");
+        assert_eq!(problems[0].replacement, Some((8, "raise er.SchemaError('a')".to_owned(), "raise er.SchemaError('a'".to_owned())));
     }
 
     #[test]

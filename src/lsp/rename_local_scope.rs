@@ -1,0 +1,266 @@
+//! The scope of a renamed local binding, for the rename's `grep -w` cross-check (issue 11,
+//! trial27b M11).
+//!
+//! Renaming a local variable or parameter (csv-core 0.1.13's `let inp` in the test `quote_empty`)
+//! made the cross-check ask a definition for every other whole-word `inp` of the project and list
+//! 61 lines of other functions' locals under "check them". A local binding is visible only inside
+//! its enclosing function (or closure, lambda, function literal: the outermost function-like node
+//! is taken, which can only widen the scope), so an occurrence outside it cannot be a reference.
+//! [`local_binding_scope`] finds that function from the syntax tree of the renamed binding's
+//! definition (Rust, Python, TypeScript/JavaScript, Go); [`LocalScope::contains`] tells the
+//! occurrences inside it from the rest, which the check counts in one line
+//! ([`other_locals_line`]) instead of asking and listing them.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Language};
+use ast_grep_language::SupportLang;
+
+use crate::files::WorkspaceReader;
+
+/// The lines (0-based, inclusive) of the function that encloses a local binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalScope {
+    /// The file of the binding.
+    pub path: PathBuf,
+    /// The enclosing function's first line.
+    pub first_line: u32,
+    /// Its last line.
+    pub last_line: u32,
+    /// The function's name (`quote_empty`), or `a closure` for an anonymous one.
+    pub function: String,
+}
+
+impl LocalScope {
+    /// Whether line `line` of `path` is inside the scope.
+    pub fn contains(&self, path: &Path, line: u32) -> bool {
+        path == self.path && (self.first_line..=self.last_line).contains(&line)
+    }
+}
+
+/// Function-like node kinds per grammar (a binding's scope is the outermost one enclosing it).
+const FUNCTION_KINDS: &[&str] = &[
+    // Rust
+    "function_item",
+    "closure_expression",
+    // Python
+    "function_definition",
+    "lambda",
+    // TypeScript / JavaScript
+    "function_declaration",
+    "generator_function_declaration",
+    "function_expression",
+    "function",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+    // Go
+    "method_declaration",
+    "func_literal",
+];
+
+/// Node kinds that hold a binding pattern: an identifier whose ancestors up to one of these are
+/// only patterns (or the parameter list) declares a local.
+const BINDING_KINDS: &[&str] = &[
+    // Rust
+    "let_declaration",
+    "parameter",
+    "closure_parameters",
+    "for_expression",
+    "let_condition",
+    "match_pattern",
+    // Python
+    "parameters",
+    "lambda_parameters",
+    "default_parameter",
+    "typed_parameter",
+    "typed_default_parameter",
+    "assignment",
+    "for_statement",
+    "for_in_clause",
+    "as_pattern_target",
+    // TypeScript / JavaScript
+    "variable_declarator",
+    "required_parameter",
+    "optional_parameter",
+    "formal_parameters",
+    "catch_clause",
+    "for_in_statement",
+    // Go
+    "parameter_declaration",
+    "variadic_parameter_declaration",
+    "short_var_declaration",
+    "var_spec",
+    "range_clause",
+];
+
+/// Node kinds a binding identifier may sit in on the way up to its binding node.
+fn is_pattern_kind(kind: &str) -> bool {
+    kind.ends_with("pattern")
+        || kind.ends_with("_pattern_list")
+        || matches!(kind, "pattern_list" | "expression_list" | "identifier_list" | "field_pattern" | "assignment" | "expression_statement")
+}
+
+/// The scope of the binding whose name starts at `target` (path, 0-based line, byte column),
+/// when it is a local variable or parameter of a function; `None` for anything else (an item,
+/// a field, an attribute, a module-level name) and when the file cannot be read or parsed.
+pub fn local_binding_scope(reader: &WorkspaceReader, path: &Path, line: u32, byte_column: usize) -> Option<LocalScope> {
+    let language = SupportLang::from_path(path)?;
+    let text = reader.read_to_string(path).ok()?;
+    let line_start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let offset = line_start + byte_column;
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), language).ok()?;
+    let top = root.root().get_inner_node();
+    let identifier = top.descendant_for_byte_range(offset, offset + 1)?;
+    if identifier.kind() != "identifier" {
+        return None;
+    }
+    // Up through patterns to the node that binds it.
+    let mut current = identifier;
+    let binding = loop {
+        let parent = current.parent()?;
+        if BINDING_KINDS.contains(&parent.kind()) {
+            // An assignment or loop binds its left side only (`x = v` does not bind `v`).
+            let left_only = matches!(parent.kind(), "assignment" | "for_statement" | "for_in_clause" | "for_in_statement");
+            if left_only && parent.child_by_field_name("left").is_none_or(|left| left.id() != current.id()) {
+                return None;
+            }
+            break parent;
+        }
+        if !is_pattern_kind(parent.kind()) {
+            return None;
+        }
+        current = parent;
+    };
+    // Python: an assignment binds a local only inside a function (not in a class body).
+    let mut outermost = None;
+    let mut up = binding.parent();
+    while let Some(node) = up {
+        if FUNCTION_KINDS.contains(&node.kind()) {
+            outermost = Some(node);
+        }
+        if matches!(node.kind(), "class_definition" | "class_declaration" | "class_body" | "impl_item" | "trait_item")
+            && outermost.is_none()
+        {
+            return None;
+        }
+        up = node.parent();
+    }
+    // A parameter list is the function's own child: the function is the scope.
+    let function = outermost.or_else(|| binding.parent().filter(|node| FUNCTION_KINDS.contains(&node.kind())))?;
+    // `func_literal`/`function_declaration` in Go: a `function_declaration` there is a top-level
+    // function, named like the TypeScript one.
+    // Python's `global x` / `nonlocal x` make an assignment in the function bind an outer name.
+    let binding_name = text.get(identifier.start_byte()..identifier.end_byte())?;
+    let function_text = text.get(function.start_byte()..function.end_byte())?;
+    let declared_outer = function_text.lines().any(|line| {
+        let mut words = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| !word.is_empty());
+        matches!(words.next(), Some("global" | "nonlocal")) && words.any(|word| word == binding_name)
+    });
+    if declared_outer {
+        return None;
+    }
+    let name = function
+        .child_by_field_name("name")
+        .and_then(|name| text.get(name.start_byte()..name.end_byte()))
+        .map_or_else(|| "a closure".to_owned(), str::to_owned);
+    Some(LocalScope {
+        path: path.to_path_buf(),
+        first_line: function.start_position().row as u32,
+        last_line: function.end_position().row as u32,
+        function: name,
+    })
+}
+
+/// The number of distinct enclosing functions of `occurrences` (path, 0-based line), each file
+/// parsed once; the occurrences outside any function count as one more per file.
+pub fn enclosing_function_count(reader: &WorkspaceReader, occurrences: &[(PathBuf, u32)]) -> usize {
+    let mut functions: HashSet<(PathBuf, usize)> = HashSet::new();
+    let mut by_file: std::collections::BTreeMap<&PathBuf, Vec<u32>> = std::collections::BTreeMap::new();
+    for (path, line) in occurrences {
+        by_file.entry(path).or_default().push(*line);
+    }
+    for (path, lines) in by_file {
+        let parsed = SupportLang::from_path(path).and_then(|language| {
+            let text = reader.read_to_string(path).ok()?;
+            let root = AstGrep::<StrDoc<SupportLang>>::try_new(text.as_str(), language).ok()?;
+            // The top-level functions' line ranges (nested ones count with their outermost).
+            let mut ranges = Vec::new();
+            let mut stack = vec![root.root().get_inner_node()];
+            while let Some(node) = stack.pop() {
+                if FUNCTION_KINDS.contains(&node.kind()) || node.kind() == "function_declaration" {
+                    ranges.push((node.start_position().row as u32, node.end_position().row as u32));
+                    continue;
+                }
+                let mut cursor = node.walk();
+                stack.extend(node.named_children(&mut cursor));
+            }
+            Some(ranges)
+        });
+        for line in lines {
+            let function = parsed
+                .as_ref()
+                .and_then(|ranges| ranges.iter().position(|(first, last)| (*first..=*last).contains(&line)))
+                .map_or(usize::MAX, |index| index);
+            functions.insert((path.clone(), function));
+        }
+    }
+    functions.len()
+}
+
+/// The one line that counts the occurrences outside a local binding's function:
+/// `  not this binding: 61 other whole-word occurrences of `inp` in 12 other functions
+/// (other locals or symbols outside `quote_empty`, lines 968–975 of src/writer.rs, where the
+/// renamed local is not visible) — left as they are, not asked`.
+/// `shown_path` names the scope's file.
+pub fn other_locals_line(name: &str, scope: &LocalScope, shown_path: &str, occurrences: usize, functions: usize) -> String {
+    format!(
+        "  not this binding: {} of `{name}` in {} (other locals or symbols outside `{}`, lines {}–{} of {}, where the renamed local is not visible) — left as they are, not asked",
+        crate::render::plural(occurrences, "other whole-word occurrence"),
+        crate::render::plural(functions, "other function"),
+        scope.function,
+        scope.first_line + 1,
+        scope.last_line + 1,
+        shown_path,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(file: &str, source: &str, line: u32, column: usize) -> Option<LocalScope> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join(file), source).unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        local_binding_scope(&reader, &root.join(file), line, column).map(|mut found| {
+            found.path = PathBuf::from(file);
+            found
+        })
+    }
+
+    #[test]
+    fn a_let_or_parameter_is_local_to_its_function_and_items_fields_attributes_are_not() {
+        let rust =
+            "fn quote_empty() {\n    let inp = b\"\";\n    check(inp);\n}\nfn other(inp: u8) {}\nstruct S { inp: u8 }\nfn inp() {}\n";
+        let found = scope("a.rs", rust, 1, 8).expect("a let is local");
+        assert_eq!((found.first_line, found.last_line, found.function.as_str()), (0, 3, "quote_empty"));
+        assert_eq!(scope("a.rs", rust, 4, 9).map(|found| found.function), Some("other".to_owned()));
+        assert_eq!(scope("a.rs", rust, 5, 11), None, "a field");
+        assert_eq!(scope("a.rs", rust, 6, 3), None, "an item");
+        let python = "x = 1\nclass C:\n    y = 2\n    def m(self, z):\n        self.w = z\n        v = z\n        return v\n";
+        assert_eq!(scope("m.py", python, 0, 0), None, "a module-level name");
+        assert_eq!(scope("m.py", python, 2, 4), None, "a class attribute");
+        assert_eq!(scope("m.py", python, 3, 16).map(|found| found.function), Some("m".to_owned()));
+        assert_eq!(scope("m.py", python, 4, 13), None, "an attribute");
+        assert_eq!(scope("m.py", python, 5, 8).map(|found| (found.first_line, found.last_line)), Some((3, 6)));
+        let global = "x = 1\ndef set_x():\n    global x\n    x = 2\n";
+        assert_eq!(scope("m.py", global, 3, 4), None, "a `global` name");
+        let go = "package p\n\nfunc Run(n int) int {\n\tm := n + 1\n\treturn m\n}\n";
+        assert_eq!(scope("p.go", go, 3, 1).map(|found| found.function), Some("Run".to_owned()));
+        assert_eq!(scope("p.go", go, 2, 9).map(|found| found.function), Some("Run".to_owned()));
+    }
+}

@@ -1,0 +1,435 @@
+//! What a Rust or Go rename does to a library's public API (R-REN-1; issue 11, trial27b M9).
+//!
+//! rust-analyzer renames a crate-root re-export along with the item: csv-core 0.1.13's
+//! `src/lib.rs` has `pub use crate::writer::{is_non_numeric, …}`, and renaming `is_non_numeric`
+//! to `is_not_numeric` rewrote it, so `csv_core::is_non_numeric` — a name every dependent crate
+//! may use — disappeared, and the answer did not say so; gopls renames an exported identifier
+//! (`cron.Every`) the same way. [`public_api_notes`] reads the plan's own texts (before and after)
+//! and says which public path changes and how to keep the old one:
+//!
+//! - Rust (a crate with a library target: `src/lib.rs` or a `[lib]` section): a `pub use`
+//!   statement the rename changes that no longer exports the old name (`pub use new as old;`
+//!   keeps it), and a `pub` item or field (not `pub(crate)`/`pub(super)`/`pub(in …)`) whose
+//!   module is reachable from the crate root through `pub mod` declarations (read from disk);
+//!   a method is public when its type is, which is not checked (said in the note).
+//! - Go: an exported identifier (capitalized) declared in a non-test file of a package that is
+//!   not `main` and not under an `internal/` directory; the note names the import path (the
+//!   `module` of the nearest go.mod and the directory) and the alias that keeps the old name —
+//!   `type Old = New`, `var Old = New` for a function, `const Old = New` — or says none exists
+//!   (a method, a field, a variable, whose copy would not be shared).
+
+use std::path::Path;
+
+use crate::files::ExpectedState;
+use crate::lsp::rename::WorkspaceEditPlan;
+
+/// One `note: public API changed: …` line per public name of a Rust library crate or a Go
+/// package that `plan` (the rename of `old_name` to `new_name`) changes, with the file:line
+/// (1-based) and the way to keep the old name; empty when none changes or for other languages.
+pub fn public_api_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for change in &plan.changes {
+        let (ExpectedState::Content(old_bytes), Some(new_bytes)) = (&change.expected, &change.new_content) else { continue };
+        let old_text = String::from_utf8_lossy(old_bytes);
+        let new_text = String::from_utf8_lossy(new_bytes);
+        let old_lines: Vec<&str> = old_text.lines().collect();
+        let new_lines: Vec<&str> = new_text.lines().collect();
+        // The rename edits within lines: the line count is kept, so line i before is line i after.
+        if old_lines.len() != new_lines.len() {
+            continue;
+        }
+        let changed: Vec<usize> = (0..old_lines.len()).filter(|&index| old_lines[index] != new_lines[index]).collect();
+        if changed.is_empty() {
+            continue;
+        }
+        let shown = crate::render::display_path(workspace_root, &change.path);
+        match change.path.extension().and_then(|ext| ext.to_str()) {
+            Some("rs") => {
+                notes.extend(rust_notes(workspace_root, &change.path, &shown, &old_lines, &new_lines, &changed, old_name, new_name))
+            }
+            Some("go") => notes.extend(go_notes(workspace_root, &change.path, &shown, &old_lines, &changed, old_name, new_name)),
+            _ => (),
+        }
+    }
+    notes
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    !crate::lsp::rename_coverage::word_positions(text, word).is_empty()
+}
+
+/// The library crate holding `path`: (its Cargo.toml's directory, the crate's name as code
+/// spells it). `None` when the nearest Cargo.toml (up to the workspace root) has no library target.
+fn rust_library_crate(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, String)> {
+    let mut directory = path.parent();
+    while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
+        if let Ok(manifest) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("Cargo.toml")) {
+            let document = toml_edit::Document::parse(manifest).ok()?;
+            let parsed = document.as_table();
+            let lib_section = parsed.get("lib");
+            let has_lib = lib_section.is_some() || current.join("src/lib.rs").is_file();
+            if !has_lib {
+                return None;
+            }
+            let name = lib_section
+                .and_then(|lib| lib.get("name"))
+                .and_then(|name| name.as_str())
+                .or_else(|| parsed.get("package").and_then(|package| package.get("name")).and_then(|name| name.as_str()))?
+                .replace('-', "_");
+            return Some((current.to_path_buf(), name));
+        }
+        directory = current.parent();
+    }
+    None
+}
+
+/// The public module path of the Rust file `path` in the crate at `crate_directory` (`csv_core`,
+/// `csv_core::writer`), when every module from the crate root down to it is declared `pub mod`
+/// in its parent; `None` when one is private or the chain cannot be read (the library root is
+/// `src/lib.rs` or the `[lib] path`, assumed `src/lib.rs` here).
+fn rust_public_module_path(workspace_root: &Path, crate_directory: &Path, crate_name: &str, path: &Path) -> Option<String> {
+    let source = crate_directory.join("src");
+    let relative = path.strip_prefix(&source).ok()?;
+    let mut segments: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+    let file = segments.pop()?;
+    let stem = file.strip_suffix(".rs")?;
+    if segments.is_empty() && (stem == "lib") {
+        return Some(crate_name.to_owned());
+    }
+    if segments.is_empty() && stem == "main" {
+        return None;
+    }
+    if stem != "mod" {
+        segments.push(stem.to_owned());
+    }
+    // Each segment must be `pub mod name;` in its parent module's file.
+    let mut parent_file = source.join("lib.rs");
+    let mut parent_directory = source.clone();
+    for segment in &segments {
+        let parent_text = crate::files::read_workspace_file_to_string(workspace_root, &parent_file).ok()?;
+        let declared_pub = parent_text.lines().any(|line| {
+            let line = line.trim();
+            line.strip_prefix("pub mod ").is_some_and(|rest| {
+                rest.trim_start().strip_prefix(segment.as_str()).is_some_and(|after| after.trim_start().starts_with(';'))
+            })
+        });
+        if !declared_pub {
+            return None;
+        }
+        let as_file = parent_directory.join(format!("{segment}.rs"));
+        parent_directory = parent_directory.join(segment);
+        parent_file = if as_file.is_file() { as_file } else { parent_directory.join("mod.rs") };
+    }
+    Some(format!("{crate_name}::{}", segments.join("::")))
+}
+
+/// The item keyword of a `pub` definition of `name` on `line` (`fn`, `struct`, `field`…), with
+/// whether it sits indented (an associated item or a field).
+fn rust_pub_definition(line: &str, name: &str) -> Option<&'static str> {
+    let rest = line.trim_start().strip_prefix("pub ")?;
+    let mut words = rest.split_whitespace();
+    let mut word = words.next()?;
+    // A public field: `pub name: T`.
+    if word.strip_suffix(':').is_some_and(|field| field == name) || (word == name && words.clone().next()?.starts_with(':')) {
+        return Some("field");
+    }
+    while matches!(word, "unsafe" | "async" | "const" | "extern") || word.starts_with('"') {
+        let next = words.next()?;
+        if word == "const" && next != "fn" && next != "unsafe" {
+            // `pub const NAME: T`.
+            return next.split(':').next().is_some_and(|constant| constant == name).then_some("const");
+        }
+        word = next;
+    }
+    let keyword = match word {
+        "fn" => "fn",
+        "struct" => "struct",
+        "enum" => "enum",
+        "trait" => "trait",
+        "type" => "type",
+        "static" => "static",
+        "union" => "union",
+        "mod" => "mod",
+        _ => return None,
+    };
+    let named = words.next()?;
+    let identifier: String = named.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (identifier == name).then_some(keyword)
+}
+
+/// The `pub use` statement (first and last 0-based line) holding line `index`, if any.
+fn rust_pub_use_statement(lines: &[&str], index: usize) -> Option<(usize, usize)> {
+    let mut start = index;
+    loop {
+        let trimmed = lines[start].trim_start();
+        if trimmed.starts_with("pub use ") {
+            break;
+        }
+        if start == 0 || trimmed.ends_with(';') && start != index || trimmed.starts_with("fn ") || trimmed.starts_with("use ") {
+            return None;
+        }
+        start -= 1;
+    }
+    let end = (start..lines.len()).find(|&line| lines[line].contains(';'))?;
+    (end >= index).then_some((start, end))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rust_notes(
+    workspace_root: &Path,
+    path: &Path,
+    shown: &str,
+    old_lines: &[&str],
+    new_lines: &[&str],
+    changed: &[usize],
+    old_name: &str,
+    new_name: &str,
+) -> Vec<String> {
+    let Some((crate_directory, crate_name)) = rust_library_crate(workspace_root, path) else { return Vec::new() };
+    let module = rust_public_module_path(workspace_root, &crate_directory, &crate_name, path);
+    let mut notes = Vec::new();
+    let mut said_statements = Vec::new();
+    for &index in changed {
+        if let Some((start, end)) = rust_pub_use_statement(old_lines, index) {
+            if said_statements.contains(&start) {
+                continue;
+            }
+            said_statements.push(start);
+            let before = old_lines[start..=end].join(" ");
+            let after = new_lines[start..=end].join(" ");
+            let still_exported = has_word(&after, old_name);
+            if !has_word(&before, old_name) || still_exported {
+                continue;
+            }
+            // The path the import names, up to the list or the name: `crate::writer::`.
+            let body = before.trim_start().trim_start_matches("pub use ").trim_start();
+            let prefix_end = body.find('{').or_else(|| crate::lsp::rename_coverage::word_positions(body, old_name).first().copied());
+            let prefix: String = prefix_end.map_or("", |end| &body[..end]).split_whitespace().collect();
+            let owner = module.clone().unwrap_or_else(|| format!("the module of {shown}"));
+            notes.push(format!(
+                "note: public API changed: {shown}:{} re-exports `{old_name}` (`{}`), so this rename replaces `{owner}::{old_name}` with `{owner}::{new_name}`{} — crates that depend on `{crate_name}` and use the old name break; to keep it, also add `pub use {prefix}{new_name} as {old_name};` next to it",
+                start + 1,
+                crate::render::cut_chars(&before.split_whitespace().collect::<Vec<_>>().join(" "), 120),
+                if module.is_none() { " (if that module is public)" } else { "" },
+            ));
+            continue;
+        }
+        let Some(kind) = rust_pub_definition(old_lines[index], old_name) else { continue };
+        let Some(module) = &module else { continue };
+        let associated = old_lines[index].starts_with(char::is_whitespace);
+        let (what, keep) = match (kind, associated) {
+            ("field", _) => {
+                (format!("the public field `{old_name}`"), "no alias keeps a field name: every user of the field must change".to_owned())
+            }
+            ("fn", true) => (
+                format!("the public method or associated function `{old_name}` (public if its type is)"),
+                format!("to keep it, add a `#[deprecated] pub fn {old_name}` with the same signature that calls `{new_name}`"),
+            ),
+            (_, true) => (
+                format!("the public associated `{kind} {old_name}`"),
+                format!("to keep it, also define `{old_name}` next to it, as `{new_name}`"),
+            ),
+            ("mod", false) => (
+                format!("the public module `{module}::{old_name}`"),
+                format!("to keep it, also add `pub use {new_name} as {old_name};` in {shown}"),
+            ),
+            (_, false) => (
+                format!("`{module}::{old_name}` (`pub {kind}`)"),
+                format!("to keep it, also add `pub use {new_name} as {old_name};` in {shown}"),
+            ),
+        };
+        let reach = if *module == crate_name {
+            "the crate root".to_owned()
+        } else {
+            format!("module `{module}`, reachable from the crate root through `pub mod`")
+        };
+        notes.push(format!(
+            "note: public API changed: {shown}:{} defines {what} in {reach}, so this rename makes it `{new_name}` — crates that depend on `{crate_name}` and use the old name break; {keep}",
+            index + 1
+        ));
+    }
+    notes
+}
+
+/// The `module` line of the nearest go.mod above `path` (up to the workspace root) and the
+/// go.mod's directory.
+fn go_module(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, String)> {
+    let mut directory = path.parent();
+    while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
+        if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("go.mod")) {
+            let module =
+                text.lines().find_map(|line| line.trim().strip_prefix("module ").map(|rest| rest.trim().trim_matches('"').to_owned()))?;
+            return Some((current.to_path_buf(), module));
+        }
+        directory = current.parent();
+    }
+    None
+}
+
+/// The kind of Go declaration of `name` on `line` (0-based index in `lines`): `func`, `method`,
+/// `type`, `var`, `const`, `field`; a line in a `const (`/`var (` block or a struct body is read
+/// by the nearest enclosing opener above it.
+fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static str> {
+    let line = lines[index];
+    let trimmed = line.trim_start();
+    let first_word = |text: &str| -> String { text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    if let Some(rest) = trimmed.strip_prefix("func ") {
+        let rest = rest.trim_start();
+        if let Some(after_receiver) = rest.strip_prefix('(') {
+            let close = after_receiver.find(')')?;
+            return (first_word(after_receiver[close + 1..].trim_start()) == name).then_some("method");
+        }
+        return (first_word(rest) == name).then_some("func");
+    }
+    for (keyword, kind) in [("type ", "type"), ("var ", "var"), ("const ", "const")] {
+        if let Some(rest) = trimmed.strip_prefix(keyword) {
+            return (first_word(rest.trim_start()) == name).then_some(kind);
+        }
+    }
+    // Inside a block: the line starts with the name, indented.
+    if !line.starts_with(char::is_whitespace) || first_word(trimmed) != name {
+        return None;
+    }
+    let opener = lines[..index].iter().rev().find(|above| !above.starts_with(char::is_whitespace) && !above.trim().is_empty())?;
+    let opener = opener.trim_start();
+    if opener.starts_with("const (") {
+        Some("const")
+    } else if opener.starts_with("var (") {
+        Some("var")
+    } else if opener.starts_with("type (") {
+        Some("type")
+    } else if opener.starts_with("type ") && opener.contains(" struct") {
+        let after = trimmed[name.len()..].trim_start();
+        (!after.is_empty() && !after.starts_with('(')).then_some("field")
+    } else if opener.starts_with("type ") && opener.contains(" interface") {
+        Some("interface method")
+    } else {
+        None
+    }
+}
+
+fn go_notes(
+    workspace_root: &Path,
+    path: &Path,
+    shown: &str,
+    old_lines: &[&str],
+    changed: &[usize],
+    old_name: &str,
+    new_name: &str,
+) -> Vec<String> {
+    if !old_name.starts_with(|c: char| c.is_uppercase())
+        || path.file_name().is_some_and(|file| file.to_string_lossy().ends_with("_test.go"))
+    {
+        return Vec::new();
+    }
+    let package = old_lines.iter().find_map(|line| line.strip_prefix("package ")).map(|rest| rest.split_whitespace().next().unwrap_or(""));
+    if package.is_none_or(|package| package == "main") {
+        return Vec::new();
+    }
+    let Some((module_directory, module)) = go_module(workspace_root, path) else { return Vec::new() };
+    let Some(directory) = path.parent().and_then(|parent| parent.strip_prefix(&module_directory).ok()) else { return Vec::new() };
+    if directory.iter().any(|part| part == "internal") {
+        return Vec::new();
+    }
+    let import_path = if directory.as_os_str().is_empty() { module.clone() } else { format!("{module}/{}", directory.to_string_lossy()) };
+    let package = package.unwrap_or_default();
+    let mut notes = Vec::new();
+    for &index in changed {
+        let Some(kind) = go_declaration(old_lines, index, old_name) else { continue };
+        let keep = match kind {
+            "type" => format!("to keep it, also add `type {old_name} = {new_name}` (a type alias) in {shown}"),
+            "func" => {
+                format!("to keep it, also add `var {old_name} = {new_name}` (or a `func {old_name}` that calls `{new_name}`) in {shown}")
+            }
+            "const" => format!("to keep it, also add `const {old_name} = {new_name}` in {shown}"),
+            "method" => format!("no alias keeps a method: add a method `{old_name}` that calls `{new_name}` (marked `// Deprecated:`)"),
+            "interface method" => {
+                "no alias keeps an interface method: every implementation outside this module must be renamed too".to_owned()
+            }
+            _ => format!("no alias keeps a {kind} shared: every importer must change"),
+        };
+        notes.push(format!(
+            "note: public API changed: {shown}:{} declares the exported {kind} `{old_name}` of package `{package}` (import path `{import_path}`), so this rename makes it `{package}.{new_name}` — modules outside this workspace that use `{package}.{old_name}` break; {keep}",
+            index + 1
+        ));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::FileChange;
+
+    fn change(path: &Path, old: &str, new: &str) -> FileChange {
+        FileChange {
+            path: path.to_path_buf(),
+            new_content: Some(new.as_bytes().to_vec()),
+            expected: ExpectedState::Content(old.as_bytes().to_vec()),
+        }
+    }
+
+    #[test]
+    fn a_crate_root_re_export_renamed_is_a_public_api_change_with_the_keeping_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"csv-core\"\nversion = \"0.1.0\"\n").unwrap();
+        let lib_old = "mod writer;\npub use crate::writer::{\n    is_non_numeric, quote, Writer,\n};\n";
+        let lib_new = lib_old.replace("is_non_numeric", "is_not_numeric");
+        std::fs::write(root.join("src/lib.rs"), lib_old).unwrap();
+        let writer_old = "pub fn is_non_numeric(b: u8) -> bool {\n    b > 9\n}\n";
+        let writer_new = writer_old.replace("is_non_numeric", "is_not_numeric");
+        let plan = WorkspaceEditPlan {
+            changes: vec![
+                change(&root.join("src/lib.rs"), lib_old, &lib_new),
+                change(&root.join("src/writer.rs"), writer_old, &writer_new),
+            ],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "is_non_numeric", "is_not_numeric");
+        // The private `mod writer` is not public; the re-export is.
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("note: public API changed: src/lib.rs:2 re-exports `is_non_numeric`"), "{notes:?}");
+        assert!(notes[0].contains("replaces `csv_core::is_non_numeric` with `csv_core::is_not_numeric`"), "{notes:?}");
+        assert!(notes[0].contains("`pub use crate::writer::is_not_numeric as is_non_numeric;`"), "{notes:?}");
+        // Made `pub mod writer`, the definition is public too.
+        std::fs::write(root.join("src/lib.rs"), "pub mod writer;\n").unwrap();
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/writer.rs"), writer_old, &writer_new)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "is_non_numeric", "is_not_numeric");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("defines `csv_core::writer::is_non_numeric` (`pub fn`) in module `csv_core::writer`"), "{notes:?}");
+        // A `pub(crate)` fn is not public API.
+        let crate_only = "pub(crate) fn is_non_numeric(b: u8) -> bool {\n    b > 9\n}\n";
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/writer.rs"), crate_only, &crate_only.replace("is_non_numeric", "x"))],
+            files: Vec::new(),
+        };
+        assert!(public_api_notes(&root, &plan, "is_non_numeric", "x").is_empty());
+    }
+
+    #[test]
+    fn a_go_exported_function_and_type_are_public_api_changes_and_main_and_tests_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("go.mod"), "module github.com/robfig/cron/v3\n\ngo 1.21\n").unwrap();
+        let old = "package cron\n\ntype ConstantDelaySchedule struct {\n\tDelay int\n}\n\nfunc Every(d int) ConstantDelaySchedule {\n\treturn ConstantDelaySchedule{d}\n}\n";
+        let plan = |old: &str, name: &str, new_name: &str, file: &str| WorkspaceEditPlan {
+            changes: vec![change(&root.join(file), old, &old.replace(name, new_name))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan(old, "Every", "EveryDuration", "constantdelay.go"), "Every", "EveryDuration");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("note: public API changed: constantdelay.go:7 declares the exported func `Every` of package `cron` (import path `github.com/robfig/cron/v3`)"), "{notes:?}");
+        assert!(notes[0].contains("`var Every = EveryDuration`"), "{notes:?}");
+        let notes =
+            public_api_notes(&root, &plan(old, "ConstantDelaySchedule", "Delay2", "constantdelay.go"), "ConstantDelaySchedule", "Delay2");
+        assert!(notes.iter().any(|note| note.contains("`type ConstantDelaySchedule = Delay2`")), "{notes:?}");
+        let notes = public_api_notes(&root, &plan(old, "Delay", "Wait", "constantdelay.go"), "Delay", "Wait");
+        assert!(notes.iter().any(|note| note.contains("exported field `Delay`")), "{notes:?}");
+        assert!(public_api_notes(&root, &plan(old, "Every", "EveryDuration", "constantdelay_test.go"), "Every", "EveryDuration").is_empty());
+        let main = old.replace("package cron", "package main");
+        assert!(public_api_notes(&root, &plan(&main, "Every", "EveryDuration", "main.go"), "Every", "EveryDuration").is_empty());
+    }
+}

@@ -1,0 +1,319 @@
+//! The taken-name check of `lsp_rename` for Rust and Python (issue 11, trial27b M8).
+//!
+//! Neither rust-analyzer nor pyright checks a rename's new name against the names already
+//! defined: renaming `write_optimistic` to `write_pessimistic` next to an existing
+//! `fn write_pessimistic` (csv-core 0.1.13) writes code `cargo check` rejects (E0428), and a
+//! Python `def` renamed onto another `def` of its class silently replaces it (pyright:
+//! `reportRedeclaration`). [`file_findings`] reads the syntax tree of one file the rename
+//! changes, *after* the edit (in memory, before anything is written), and looks for two
+//! definitions of the new name in one scope, one the rename made and one that was already there:
+//!
+//! - Rust: the items of one module (a file, an inline `mod`, a function body), of one inherent
+//!   `impl` of a type (all of the file's inherent impls of that type: rustc's E0592) or trait
+//!   `impl`/trait, the fields of one struct and the variants of one enum; types (`struct`,
+//!   `enum`, `trait`, `type`, `mod`), values (`fn`, `const`, `static`), macros and `use` imports
+//!   kept apart as rustc keeps its name spaces (a tuple or unit struct is both a type and a
+//!   value, an import may be either). `let` bindings shadow legally and are not definitions here.
+//! - Python: `def`, `class`, an assignment or an import of the name as statements of one block
+//!   (the module, a class body, a function body) — at least one of the two a `def` or `class`
+//!   (reassigning a variable is ordinary); definitions in two branches of an `if`/`try` are in
+//!   different blocks and are left alone (the usual fallback definition).
+//!
+//! Uses that would bind to another symbol (a renamed use inside a scope that defines the new
+//! name) are not looked for in these languages, and files the rename does not change are not read
+//! (a `use`/`import` of the new name in another module, a glob import): the check's summary line
+//! says so.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{AstGrep, Language};
+use ast_grep_language::SupportLang;
+
+/// The languages this module checks, by extension; `None` for a file it does not read.
+pub(crate) fn checked_language(path: &Path) -> Option<&'static str> {
+    match path.extension().and_then(|ext| ext.to_str())? {
+        "rs" => Some("Rust"),
+        "py" | "pyi" => Some("Python"),
+        _ => None,
+    }
+}
+
+/// Which of rustc's name spaces (or Python's one) a definition takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NameSpace {
+    /// `struct` with named fields, `enum`, `union`, `trait`, `type`, `mod`.
+    Type,
+    /// `fn`, `const`, `static`.
+    Value,
+    /// A tuple or unit struct, a `use` import, any Python definition.
+    Both,
+    /// `macro_rules!`.
+    Macro,
+    /// A struct field or enum variant (its list is its scope).
+    Member,
+}
+
+impl NameSpace {
+    fn collides_with(self, other: NameSpace) -> bool {
+        use NameSpace::*;
+        match (self, other) {
+            (Member, Member) | (Macro, Macro) => true,
+            (Member, _) | (_, Member) | (Macro, _) | (_, Macro) => false,
+            (Type, Value) | (Value, Type) => false,
+            _ => true,
+        }
+    }
+}
+
+/// One definition of the new name in the renamed text.
+struct Definition {
+    /// Byte offset of its name in the renamed text.
+    start: usize,
+    /// 1-based line.
+    line: usize,
+    /// Whether the rename wrote this name.
+    renamed: bool,
+    /// Its scope: a node id, or (Rust inherent impls) the impl's type text.
+    scope: String,
+    space: NameSpace,
+    /// Whether this is a Python `def`/`class` (two plain assignments do not collide).
+    python_definition: bool,
+    /// A few words for the answer (`fn write_pessimistic`, `class Foo`).
+    what: String,
+}
+
+/// The findings of one Rust or Python file, each `line: what` (1-based lines of the renamed
+/// text); `None` when the file is neither or does not parse. `renamed_starts` are the byte
+/// offsets in `new` of the identifiers the rename wrote.
+pub(crate) fn file_findings(
+    path: &Path,
+    new: &str,
+    renamed_starts: &HashSet<usize>,
+    old_name: &str,
+    new_name: &str,
+) -> Option<Vec<String>> {
+    let language = SupportLang::from_path(path)?;
+    let rust = match language {
+        SupportLang::Rust => true,
+        SupportLang::Python => false,
+        _ => return None,
+    };
+    let root = AstGrep::<StrDoc<SupportLang>>::try_new(new, language).ok()?;
+    let top = root.root().get_inner_node();
+    let mut definitions = Vec::new();
+    let mut stack = vec![top];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        if !matches!(node.kind(), "identifier" | "type_identifier" | "field_identifier")
+            || new.get(node.start_byte()..node.end_byte()) != Some(new_name)
+        {
+            continue;
+        }
+        let found = if rust { rust_definition(node, new) } else { python_definition(node) };
+        if let Some((scope, space, what)) = found {
+            definitions.push(Definition {
+                start: node.start_byte(),
+                line: node.start_position().row + 1,
+                renamed: renamed_starts.contains(&node.start_byte()),
+                scope,
+                space,
+                python_definition: !rust && (what == "def" || what == "class"),
+                what: format!("{what} {new_name}"),
+            });
+        }
+    }
+    definitions.sort_by_key(|definition| definition.start);
+    let mut found = Vec::new();
+    for renamed in definitions.iter().filter(|definition| definition.renamed) {
+        let clash = definitions.iter().find(|existing| {
+            !existing.renamed
+                && existing.scope == renamed.scope
+                && renamed.space.collides_with(existing.space)
+                && (rust || renamed.python_definition || existing.python_definition)
+        });
+        let Some(existing) = clash else { continue };
+        let consequence = if rust {
+            "a duplicate definition, which cargo check rejects (E0428 in a module, E0201/E0592 in an impl, E0124 for a field, E0252/E0255 with a `use`)".to_owned()
+        } else if existing.start < renamed.start {
+            format!(
+                "the later definition replaces the earlier one at run time (line {} is lost; pyright: reportRedeclaration)",
+                existing.line
+            )
+        } else {
+            "the later definition (line ".to_owned()
+                + &existing.line.to_string()
+                + ") replaces the renamed one at run time, so every renamed use reaches the other symbol (pyright: reportRedeclaration)"
+        };
+        found.push(format!(
+            "{}: the renamed `{old_name}` becomes `{}`, which line {} already defines in the same scope (`{}`) — {consequence}; pick another name, or rename that one first",
+            renamed.line, renamed.what, existing.line, existing.what
+        ));
+    }
+    Some(found)
+}
+
+/// The scope key of an item whose parent list is `list`: an inherent `impl`'s body is keyed by
+/// the impl's type (all inherent impls of a type share their names), any other by its id.
+fn rust_item_scope(list: tree_sitter::Node<'_>, text: &str) -> String {
+    if list.kind() == "declaration_list" {
+        if let Some(owner) = list.parent().filter(|owner| owner.kind() == "impl_item") {
+            if owner.child_by_field_name("trait").is_none() {
+                if let Some(implemented) = owner.child_by_field_name("type") {
+                    let type_text = text.get(implemented.start_byte()..implemented.end_byte()).unwrap_or("");
+                    let scope_of_impl = owner.parent().map_or(0, |parent| parent.id());
+                    return format!("impl {scope_of_impl} {type_text}");
+                }
+            }
+        }
+    }
+    list.id().to_string()
+}
+
+/// When the Rust `identifier` names a definition: its scope, name space and kind word.
+fn rust_definition(identifier: tree_sitter::Node<'_>, text: &str) -> Option<(String, NameSpace, &'static str)> {
+    let parent = identifier.parent()?;
+    let is_name = parent.child_by_field_name("name").is_some_and(|name| name.id() == identifier.id());
+    let item = |space, what| Some((rust_item_scope(parent.parent()?, text), space, what));
+    match parent.kind() {
+        "function_item" | "function_signature_item" if is_name => item(NameSpace::Value, "fn"),
+        "const_item" if is_name => item(NameSpace::Value, "const"),
+        "static_item" if is_name => item(NameSpace::Value, "static"),
+        "struct_item" if is_name => {
+            let named_fields = parent.child_by_field_name("body").is_some_and(|body| body.kind() == "field_declaration_list");
+            item(if named_fields { NameSpace::Type } else { NameSpace::Both }, "struct")
+        }
+        "enum_item" if is_name => item(NameSpace::Type, "enum"),
+        "union_item" if is_name => item(NameSpace::Type, "union"),
+        "trait_item" if is_name => item(NameSpace::Type, "trait"),
+        "type_item" | "associated_type" if is_name => item(NameSpace::Type, "type"),
+        "mod_item" if is_name => item(NameSpace::Type, "mod"),
+        "macro_definition" if is_name => item(NameSpace::Macro, "macro_rules!"),
+        "field_declaration" if is_name => Some((parent.parent()?.id().to_string(), NameSpace::Member, "field")),
+        "enum_variant" if is_name => Some((parent.parent()?.id().to_string(), NameSpace::Member, "variant")),
+        _ => {
+            let declaration = rust_use_binding(identifier)?;
+            Some((rust_item_scope(declaration.parent()?, text), NameSpace::Both, "use"))
+        }
+    }
+}
+
+/// The `use_declaration` in which `identifier` is the name the import binds (the last segment of
+/// a path, or the alias of `as`); `None` otherwise (a path's earlier segment, `self`, `*`).
+fn rust_use_binding(identifier: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    let parent = identifier.parent()?;
+    let binds = match parent.kind() {
+        "use_as_clause" => parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == identifier.id()),
+        "scoped_identifier" => {
+            let is_last = parent.child_by_field_name("name").is_some_and(|name| name.id() == identifier.id());
+            let grand = parent.parent()?;
+            is_last && matches!(grand.kind(), "use_declaration" | "use_list")
+        }
+        "use_declaration" | "use_list" => true,
+        _ => false,
+    };
+    if !binds {
+        return None;
+    }
+    let mut current = parent;
+    loop {
+        match current.kind() {
+            "use_declaration" => return Some(current),
+            "use_as_clause" | "scoped_identifier" | "use_list" | "scoped_use_list" => current = current.parent()?,
+            _ => return None,
+        }
+    }
+}
+
+/// When the Python `identifier` names a definition: its block's id, the name space and kind word.
+fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, NameSpace, &'static str)> {
+    let parent = identifier.parent()?;
+    let is_name = parent.child_by_field_name("name").is_some_and(|name| name.id() == identifier.id());
+    // The statement and its block: a decorated definition's block is its decorator's.
+    let block_of = |statement: tree_sitter::Node<'_>| -> Option<String> {
+        let mut statement = statement;
+        if statement.parent().is_some_and(|up| up.kind() == "decorated_definition") {
+            statement = statement.parent()?;
+        }
+        let block = statement.parent()?;
+        matches!(block.kind(), "block" | "module").then(|| block.id().to_string())
+    };
+    match parent.kind() {
+        "function_definition" if is_name => Some((block_of(parent)?, NameSpace::Both, "def")),
+        "class_definition" if is_name => Some((block_of(parent)?, NameSpace::Both, "class")),
+        "assignment" if parent.child_by_field_name("left").is_some_and(|left| left.id() == identifier.id()) => {
+            let statement = parent.parent().filter(|statement| statement.kind() == "expression_statement")?;
+            Some((block_of(statement)?, NameSpace::Both, "assignment"))
+        }
+        "aliased_import" if parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == identifier.id()) => {
+            Some((block_of(parent.parent()?)?, NameSpace::Both, "import"))
+        }
+        "dotted_name" => {
+            // `from m import g` binds `g` (a one-segment name in the imported list).
+            let statement = parent.parent()?;
+            let single = parent.named_child_count() == 1;
+            let in_list = statement.kind() == "import_from_statement"
+                && statement.child_by_field_name("module_name").is_none_or(|module| module.id() != parent.id());
+            (single && in_list).then_some(())?;
+            Some((block_of(statement)?, NameSpace::Both, "import"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(file: &str, old: &str, old_name: &str, new_name: &str) -> Vec<String> {
+        let new: String = old
+            .split_inclusive('\n')
+            .map(|line| {
+                let mut out = line.to_owned();
+                for at in crate::lsp::rename_coverage::word_positions(line, old_name).into_iter().rev() {
+                    out.replace_range(at..at + old_name.len(), new_name);
+                }
+                out
+            })
+            .collect();
+        let renamed = crate::lsp::rename_taken_names::renamed_offsets(old, &new, old_name, new_name);
+        file_findings(Path::new(file), &new, &renamed, old_name, new_name).expect("parsed")
+    }
+
+    #[test]
+    fn a_rust_fn_renamed_onto_another_fn_of_its_module_or_impl_is_a_duplicate() {
+        let source = "fn write_optimistic() {}\nfn write_pessimistic() {}\nfn main() { write_optimistic(); }\n";
+        let found = findings("a.rs", source, "write_optimistic", "write_pessimistic");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("1: the renamed `write_optimistic` becomes `fn write_pessimistic`, which line 2 already defines"));
+        // Two inherent impls of one type share their names (E0592); a trait impl does not.
+        let source = "struct S;\nimpl S { fn a(&self) {} }\nimpl S { fn b(&self) {} }\nimpl Clone for S { fn clone(&self) -> S { S } }\n";
+        assert_eq!(findings("a.rs", source, "a", "b").len(), 1);
+        assert!(findings("a.rs", source, "a", "clone").is_empty());
+        // A type and a fn of one name live in different name spaces; a `let` shadows legally.
+        let source = "struct Reader { n: u8 }\nfn reader() { let make = 1; }\nfn make() {}\n";
+        assert!(findings("a.rs", source, "reader", "Reader").is_empty());
+        assert!(findings("a.rs", source, "make", "n").is_empty());
+        // A field renamed onto another field; an import of the new name in the module.
+        assert_eq!(findings("a.rs", "struct P { x: u8, y: u8 }\n", "x", "y").len(), 1);
+        let found = findings("a.rs", "use std::fmt::Write;\nfn Writer() {}\n", "Writer", "Write");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("(`use Write`)"), "{found:?}");
+    }
+
+    #[test]
+    fn a_python_def_renamed_onto_a_def_of_its_class_is_said_and_branches_are_not() {
+        let source = "class C:\n    def f(self):\n        pass\n\n    def g(self):\n        pass\n";
+        let found = findings("m.py", source, "f", "g");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("the later definition (line 5) replaces the renamed one"), "{found:?}");
+        // A fallback definition in the other branch of a `try` is another block.
+        let source = "try:\n    from fast import g\nexcept ImportError:\n    def f():\n        pass\n";
+        assert!(findings("m.py", source, "f", "g").is_empty());
+        // Two module-level assignments are a reassignment, not a clash; a def and an import are.
+        assert!(findings("m.py", "f = 1\ng = 2\n", "f", "g").is_empty());
+        assert_eq!(findings("m.py", "from x import g\n\ndef f():\n    pass\n", "f", "g").len(), 1);
+    }
+}
