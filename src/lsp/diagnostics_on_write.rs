@@ -126,11 +126,19 @@ pub struct DiagnosticRecord {
     /// Always 0 for server diagnostics. Not serialized.
     #[serde(skip)]
     pub repeat_in_step: u32,
+    /// The other 1-based lines of this file the same diagnostic was reported at (one rustc
+    /// diagnostic with several primary spans, e.g. E0408: one error, not one per span; see
+    /// [`crate::lsp::write_ledger_rules::merge_multi_span_diagnostics`]). Empty for most.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_at_lines: Vec<u32>,
 }
 
 impl DiagnosticRecord {
-    /// Converts an LSP `Diagnostic` for `path`. `None` for hints and for diagnostics whose
-    /// only purpose is a tag (`Unnecessary`, `Deprecated`) — never worth an agent's turn.
+    /// Converts an LSP `Diagnostic` for `path`. `None` for hints and for information-severity
+    /// diagnostics whose only purpose is a tag (`Unnecessary`, `Deprecated`) — never worth an
+    /// agent's turn. A tagged warning is kept: rustc's `unused variable` and `… is never used`
+    /// reach rust-analyzer as warnings tagged `Unnecessary`, and a write that adds one is said
+    /// (trial27b M7).
     pub fn from_lsp(path: &Path, diagnostic: &Diagnostic) -> Option<DiagnosticRecord> {
         let severity = Severity::from_lsp_severity(diagnostic.severity);
         if severity == Severity::Hint {
@@ -139,7 +147,7 @@ impl DiagnosticRecord {
         let tags = diagnostic.tags.as_deref().unwrap_or_default();
         let tag_only =
             |tag: &lsp_types::DiagnosticTag| *tag == lsp_types::DiagnosticTag::UNNECESSARY || *tag == lsp_types::DiagnosticTag::DEPRECATED;
-        if !tags.is_empty() && tags.iter().all(tag_only) && severity != Severity::Error {
+        if !tags.is_empty() && tags.iter().all(tag_only) && severity == Severity::Information {
             return None;
         }
         let code = match &diagnostic.code {
@@ -155,6 +163,7 @@ impl DiagnosticRecord {
             message: diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" "),
             source: diagnostic.source.clone(),
             repeat_in_step: 0,
+            also_at_lines: Vec::new(),
         })
     }
 
@@ -167,7 +176,15 @@ impl DiagnosticRecord {
     pub fn render(&self, display: &str) -> String {
         let code = self.code.as_ref().map(|code| format!("[{code}]")).unwrap_or_default();
         let source = self.source.as_ref().map(|source| format!(" ({source})")).unwrap_or_default();
-        format!("{display}:{}: {}{code} {}{source}", self.line, self.severity.as_str(), self.message)
+        let also = match self.also_at_lines.as_slice() {
+            [] => String::new(),
+            lines => format!(
+                " [one diagnostic, also reported at {} {}]",
+                crate::render::one_or_many(lines.len(), "line", "lines"),
+                lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        format!("{display}:{}: {}{code} {}{source}{also}", self.line, self.severity.as_str(), self.message)
     }
 }
 
@@ -1960,7 +1977,14 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     let mut raw = without_exact_duplicates(raw.to_vec());
                     // One problem reported by rust-analyzer and by rustc at one place counts once.
                     crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut raw);
-                    let mut records: Vec<DiagnosticRecord> = raw.iter().filter_map(|d| DiagnosticRecord::from_lsp(&path, d)).collect();
+                    crate::lsp::write_ledger_rules::collapse_rust_analyzer_warning_repeats(&mut raw);
+                    // One rustc diagnostic at several primary spans is one (trial27b M3).
+                    let mut records: Vec<DiagnosticRecord> = crate::lsp::write_ledger_rules::merge_multi_span_diagnostics(raw)
+                        .into_iter()
+                        .filter_map(|(d, also_at_lines)| {
+                            DiagnosticRecord::from_lsp(&path, &d).map(|record| DiagnosticRecord { also_at_lines, ..record })
+                        })
+                        .collect();
                     records.sort_by_key(|record| (record.severity, record.line));
                     records
                 };
@@ -3655,6 +3679,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // attribution is unknown: listed "not known to be new", never claimed as introduced.
     let mut new_errors_not_known_new = 0;
     let mut files_with_new_errors = 0;
+    // Findings of the go vet checks `go test` runs that this write added (rendered): the
+    // package's test build fails on them.
+    // (rendered, whether this write introduced it: `None` without a pre-write state).
+    let mut go_test_refusals: Vec<(String, Option<bool>)> = Vec::new();
     // A server's check covered less than the project (the written files and their importers):
     // the headline's count is then the checked files' (trial22 M7: "12 new errors in 1 file"
     // while tsc found 20 in 2). `importers_not_checked`: importers found but left out.
@@ -3692,7 +3720,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // builds): what vanished from a file the write did not touch is then only hidden.
         // What each checked file's new and gone instances would be (the ledger unchanged), paired
         // as below: a reworded or renamed-in-the-message error is neither introduced nor resolved.
-        let previews: Vec<PairedThroughWrite> = check
+        let previews: Vec<(CheckedRole, PairedThroughWrite)> = check
             .files
             .iter()
             .filter_map(|file| match &file.diagnostics {
@@ -3701,18 +3729,31 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let before: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
                     let new = ledger.preview_new(&file.path, before.as_deref(), &current);
-                    Some(pair_through_write(new, before.as_deref(), &current, line_map))
+                    Some((file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
                 FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
             })
             .collect();
-        let introduced_errors =
-            check.check_can_mask && previews.iter().any(|paired| paired.new.iter().any(|record| record.severity == Severity::Error));
+        // The new errors of this server's check (any file), for the warnings' order below.
+        let new_errors_in_check: Vec<DiagnosticRecord> = previews
+            .iter()
+            .flat_map(|(_, paired)| paired.new.iter().filter(|record| record.severity == Severity::Error).cloned())
+            .collect();
+        let introduced_errors = check.check_can_mask && !new_errors_in_check.is_empty();
         // Errors this write resolved anywhere in this server's check: rustc's lints and gopls'
         // analyzers do not run while the crate or package has type errors, so warnings that
         // appear with the fix may have been there before those errors (similar 2.7.0: reverting
         // a breaking edit said it "introduced" a warning cargo check reported before the break).
-        let resolved_errors = previews.iter().any(|paired| paired.gone.iter().any(|record| record.severity == Severity::Error));
+        // Only what is counted resolved below: an error gone from a file the write did not touch
+        // while the write introduced errors is only hidden (trial27b M3: the bench target's errors
+        // vanished because the library no longer built, and the breaking edit's own warnings were
+        // said to come "now that this write resolved errors"). With new errors, the warnings are
+        // the write's own: the errors stop lints, they do not release them.
+        let resolved_errors = new_errors_in_check.is_empty()
+            && previews.iter().any(|(role, paired)| {
+                (*role == CheckedRole::Written || !introduced_errors) && paired.gone.iter().any(|record| record.severity == Severity::Error)
+            });
+        let go_test_analyzers = crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root());
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
             let observation =
@@ -3852,12 +3893,30 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     // said (indexmap 2.7.1: `self.len() == 0` → `self.is_empty()` inside
                     // `is_empty` gave rustc's unconditional_recursion and a stack overflow in
                     // the tests, under "no new errors").
+                    // gopls' findings of the vet checks `go test` runs, new or not: the test build
+                    // fails while any is there (trial27b M6).
+                    let vet_new = before.as_ref().map(|before| new_by_ledger_key(before, after, Severity::Warning));
+                    for finding in after
+                        .iter()
+                        .filter(|record| crate::lsp::write_ledger_rules::is_go_test_vet_finding(server_id, record, go_test_analyzers))
+                    {
+                        let introduced = vet_new.as_ref().map(|new| new.contains(finding));
+                        go_test_refusals.push((finding.render(&display), introduced));
+                    }
                     if !config.write_diagnostics_warnings {
                         if let Some(before) = before {
                             let mut new_warnings = new_by_ledger_key(before, after, Severity::Warning);
                             // One warning reported for two targets (the lib and its tests) is one.
                             let mut seen_warnings = HashSet::new();
                             new_warnings.retain(|record| seen_warnings.insert(record.render(&display)));
+                            // gopls' findings of the vet checks `go test` runs break the test
+                            // build: said as such, not as a plain warning (trial27b M6).
+                            let (refusals, mut new_warnings): (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) =
+                                new_warnings.into_iter().partition(|record| {
+                                    crate::lsp::write_ledger_rules::is_go_test_vet_finding(server_id, record, go_test_analyzers)
+                                });
+                            drop(refusals);
+                            crate::lsp::write_ledger_rules::most_telling_first(&mut new_warnings, &new_errors_in_check);
                             if !new_warnings.is_empty() {
                                 let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
                                 let what = if resolved_errors {
@@ -4167,6 +4226,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         };
         lines.insert(0, headline);
     }
+    if !go_test_refusals.is_empty() {
+        let at = usize::from(new_errors > 0);
+        lines.insert(
+            at,
+            crate::lsp::write_ledger_rules::go_test_refusal_line(
+                &go_test_refusals,
+                crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root()),
+            ),
+        );
+    }
     let rust = checks.iter().any(|check| any_rust(&check.written));
     // Written Go files a build constraint excludes: `{"file": "*"}` runs go vet and go build
     // under the same GOOS/GOARCH and tags, so it does not check them either; their own command
@@ -4465,6 +4534,7 @@ mod tests {
             message: message.into(),
             source: None,
             repeat_in_step: 0,
+            also_at_lines: Vec::new(),
         }
     }
 
@@ -4726,7 +4796,9 @@ mod tests {
         let path = Path::new("/w/a.py");
         assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 4, "message": "x", "range": {"start": {"line": 0}}})))
             .is_none());
-        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 2, "tags": [1], "message": "unused"}))).is_none());
+        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 3, "tags": [1], "message": "unused"}))).is_none());
+        // rustc's `unused variable` reaches rust-analyzer as a warning tagged Unnecessary: kept.
+        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 2, "tags": [1], "message": "unused"}))).is_some());
         let kept = DiagnosticRecord::from_lsp(
             path,
             &diagnostic(json!({"severity": 1, "code": 2322, "message": "a\n  b", "range": {"start": {"line": 4}}})),

@@ -50,6 +50,7 @@ mod lsp_trial24;
 mod lsp_trial25;
 mod lsp_trial26;
 mod lsp_trial27;
+mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;
 mod registry;
