@@ -3683,6 +3683,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // package's test build fails on them.
     // (rendered, whether this write introduced it: `None` without a pre-write state).
     let mut go_test_refusals: Vec<(String, Option<bool>)> = Vec::new();
+    // Errors reported now in files the write did not change where it resolved errors (listed
+    // apart, counted among the errors remaining, not as new).
+    let mut maybe_unmasked_errors = 0usize;
     // A server's check covered less than the project (the written files and their importers):
     // the headline's count is then the checked files' (trial22 M7: "12 new errors in 1 file"
     // while tsc found 20 in 2). `importers_not_checked`: importers found but left out.
@@ -3720,7 +3723,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // builds): what vanished from a file the write did not touch is then only hidden.
         // What each checked file's new and gone instances would be (the ledger unchanged), paired
         // as below: a reworded or renamed-in-the-message error is neither introduced nor resolved.
-        let previews: Vec<(CheckedRole, PairedThroughWrite)> = check
+        let previews: Vec<(&Path, CheckedRole, PairedThroughWrite)> = check
             .files
             .iter()
             .filter_map(|file| match &file.diagnostics {
@@ -3729,7 +3732,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let before: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
                     let new = ledger.preview_new(&file.path, before.as_deref(), &current);
-                    Some((file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
+                    Some((file.path.as_path(), file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
                 FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
             })
@@ -3737,7 +3740,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // The new errors of this server's check (any file), for the warnings' order below.
         let new_errors_in_check: Vec<DiagnosticRecord> = previews
             .iter()
-            .flat_map(|(_, paired)| paired.new.iter().filter(|record| record.severity == Severity::Error).cloned())
+            .flat_map(|(_, _, paired)| paired.new.iter().filter(|record| record.severity == Severity::Error).cloned())
             .collect();
         let introduced_errors = check.check_can_mask && !new_errors_in_check.is_empty();
         // Errors this write resolved anywhere in this server's check: rustc's lints and gopls'
@@ -3750,14 +3753,31 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // said to come "now that this write resolved errors"). With new errors, the warnings are
         // the write's own: the errors stop lints, they do not release them.
         let resolved_errors = new_errors_in_check.is_empty()
-            && previews.iter().any(|(role, paired)| {
+            && previews.iter().any(|(_, role, paired)| {
                 (*role == CheckedRole::Written || !introduced_errors) && paired.gone.iter().any(|record| record.severity == Severity::Error)
             });
         let go_test_analyzers = crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root());
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
-            let observation =
-                if file.role == CheckedRole::Written || !introduced_errors { Observation::Complete } else { Observation::MaybeMasked };
+            // A file the write did not change that got new errors: what vanished from it may only
+            // be hidden by them (pyright stops reporting `Object of type "Undefined" is not
+            // callable` while the call there lacks an argument, trial27a F1), so it is kept as
+            // known and not new when it shows again.
+            // Python: an error on a line that names none of the names the write changed is not its
+            // direct effect (with no names known, every error counts as direct).
+            let changed_names: &[String] = match &check.scope {
+                CheckScope::Dependents { changed_names, .. } => changed_names,
+                _ => &[],
+            };
+            let direct = |record: &DiagnosticRecord| crate::lsp::write_ledger_rules::line_names_any(record, changed_names);
+            let new_errors_here_preview = previews.iter().any(|(path, _, paired)| {
+                *path == file.path.as_path() && paired.new.iter().any(|record| record.severity == Severity::Error && direct(record))
+            });
+            let observation = if file.role == CheckedRole::Written || !(introduced_errors || new_errors_here_preview) {
+                Observation::Complete
+            } else {
+                Observation::MaybeMasked
+            };
             let role = match file.role {
                 CheckedRole::Written => "written",
                 CheckedRole::Dependent => "dependent",
@@ -3815,6 +3835,19 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         Observation::Complete => (gone, Vec::new()),
                         Observation::MaybeMasked => (Vec::new(), gone),
                     };
+                    // Errors that show in a file the write did not change, next to errors it
+                    // resolved there, may only have been hidden by those (trial27a F1): listed
+                    // apart, not counted or remembered as introduced.
+                    let maybe_unmasked = crate::lsp::write_ledger_rules::take_maybe_unmasked(
+                        file.role == CheckedRole::Written,
+                        &resolved,
+                        &mut diff.new,
+                        direct,
+                    );
+                    for record in &maybe_unmasked {
+                        ledger.unreport(&file.path, record);
+                    }
+                    maybe_unmasked_errors += maybe_unmasked.len();
                     unresolved
                         .extend(diff.still_unresolved_errors.iter().map(|record| (display.clone(), record.line, record.code.clone())));
                     let remaining_here = current.iter().filter(|r| r.severity == Severity::Error).count()
@@ -3844,6 +3877,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
                     }
+                    if !maybe_unmasked.is_empty() {
+                        lines.push(format!(
+                            "{display}: reported now that this write resolved errors in {display}; {} may have been hidden by them (not known to be introduced by this write) ({}, {server_id}):",
+                            crate::render::one_or_many(maybe_unmasked.len(), "it", "they"),
+                            count_text(maybe_unmasked.len().min(cap), maybe_unmasked.len())
+                        ));
+                        lines.extend(shown_list(&maybe_unmasked, &display));
+                    }
                     if !resolved.is_empty() {
                         let shown = resolved.len().min(cap);
                         let heading = if check.attribution.is_some() {
@@ -3856,8 +3897,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     }
                     if !hidden.is_empty() {
                         let (noun, verb) = if hidden.len() == 1 { ("diagnostic", "is") } else { ("diagnostics", "are") };
+                        let because = if introduced_errors {
+                            "this write's new errors may stop the check before it reaches them".to_owned()
+                        } else {
+                            format!("the new errors this write introduced in {display} may hide them")
+                        };
                         lines.push(format!(
-                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: this write's new errors may stop the check before it reaches them ({server_id})",
+                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: {because} ({server_id})",
                             hidden.len()
                         ));
                     }
@@ -3952,7 +3998,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     files_json.push(json!({
                         "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
                         "renamed_in_message": renamed.iter().map(|(before, after)| json!({"line": after.line, "was": before.message, "now": after.message})).collect::<Vec<_>>(),
-                        "still_unresolved_errors": diff.still_unresolved_errors.len(),
+                        "still_unresolved_errors": diff.still_unresolved_errors.len(), "maybe_unmasked": maybe_unmasked,
                         "cfg_off_uses_of_changed_items": cfg_off_uses,
                     }));
                 }
@@ -4261,6 +4307,15 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             commands.join(" and ")
         );
     }
+    if maybe_unmasked_errors > 0 && files_checked > 0 {
+        closing.push_str(&format!(
+            "; {maybe_unmasked_errors} of the errors in the checked files {} reported only now that this write resolved errors in {} file (listed above): the errors it resolved may have hidden {}, so {} not counted as introduced by it",
+            crate::render::one_or_many(maybe_unmasked_errors, "is", "are"),
+            crate::render::one_or_many(maybe_unmasked_errors, "its", "their"),
+            crate::render::one_or_many(maybe_unmasked_errors, "it", "them"),
+            crate::render::one_or_many(maybe_unmasked_errors, "it is", "they are"),
+        ));
+    }
     lines.push(closing);
     let errors_remaining: usize = remaining.iter().map(|(_, count)| count).sum();
     if let Some(line) = earlier_reported_line(&unresolved, errors_remaining) {
@@ -4274,6 +4329,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             "new_errors": new_errors,
             "resolved_total": total_resolved,
             "still_unresolved_errors": unresolved.len(),
+            "maybe_unmasked_errors": maybe_unmasked_errors,
             "still_unresolved": unresolved.iter().map(|(file, line, code)| json!({"file": file, "line": line, "code": code})).collect::<Vec<_>>(),
             "errors_remaining": errors_remaining,
             "errors_after_write": errors_remaining + new_errors,
@@ -4287,7 +4343,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
 
 /// What the counts of the `diagnostics_on_write` object mean (its `fields` member), so a host
 /// reads `errors_remaining` as the errors present before the write, not all errors.
-const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
+const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; maybe_unmasked_errors: of errors_remaining, those reported only now in files the write did not change where it resolved errors (they may have been hidden by those; listed under files[].maybe_unmasked); still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
 
 /// `name, name, … and N more` for at most 8 names.
 fn name_some(names: &[String]) -> String {

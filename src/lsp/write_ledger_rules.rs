@@ -155,6 +155,45 @@ pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzer
     )
 }
 
+/// Takes out of `new` the errors that may only have been hidden until now: in a file the write
+/// did not change (`written` false, so no line of it changed), where the same write resolved
+/// errors (`resolved`). A checker stops reporting some errors while others stand in the same
+/// code — pyright drops `Object of type "Undefined" is not callable` while the call there lacks
+/// an argument (trial27a F1: voluptuous' util.py; the fixing edit was said to have introduced 4
+/// errors the pristine package already had) — so such an error is not known to be the write's.
+/// An error `direct` says is the write's direct effect (its line names a name the write changed,
+/// [`line_names_any`]) stays new. Returns the errors taken (warnings stay in `new`).
+pub(crate) fn take_maybe_unmasked(
+    written: bool,
+    resolved: &[DiagnosticRecord],
+    new: &mut Vec<DiagnosticRecord>,
+    direct: impl Fn(&DiagnosticRecord) -> bool,
+) -> Vec<DiagnosticRecord> {
+    if written || !resolved.iter().any(|record| record.severity == Severity::Error) {
+        return Vec::new();
+    }
+    let (taken, kept): (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) =
+        std::mem::take(new).into_iter().partition(|record| record.severity == Severity::Error && !direct(record));
+    *new = kept;
+    taken
+}
+
+/// Whether the line of `record` (read from its file now: a file the write did not change) names
+/// one of `names` as a word; `true` when `names` is empty (unknown: every line counts) or the
+/// line cannot be read.
+pub(crate) fn line_names_any(record: &DiagnosticRecord, names: &[String]) -> bool {
+    if names.is_empty() {
+        return true;
+    }
+    let Ok(text) = std::fs::read_to_string(&record.path) else {
+        return true;
+    };
+    let Some(line) = text.lines().nth(record.line.saturating_sub(1) as usize) else {
+        return true;
+    };
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| names.iter().any(|name| name == word))
+}
+
 /// Orders `warnings` (stable) so that those naming, in backticks, a name one of `new_errors`
 /// names in backticks come first: the warning that shows what the write's error did.
 pub(crate) fn most_telling_first(warnings: &mut [DiagnosticRecord], new_errors: &[DiagnosticRecord]) {
@@ -242,6 +281,28 @@ mod tests {
                 && line.contains("(1 was there before this write; whether this write introduced 1 is not known (no pre-write state))"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn errors_next_to_resolved_ones_in_an_unchanged_file_are_not_known_to_be_new() {
+        let resolved = vec![record(Severity::Error, "Pyright", "Argument missing for parameter \"strict\"")];
+        let fresh = || {
+            vec![
+                record(Severity::Error, "Pyright", "Object of type \"Undefined\" is not callable"),
+                record(Severity::Warning, "Pyright", "w"),
+            ]
+        };
+        let mut new = fresh();
+        let taken = take_maybe_unmasked(false, &resolved, &mut new, |_| false);
+        assert_eq!((taken.len(), new.len(), new[0].severity), (1, 1, Severity::Warning));
+        // A written file, a file where nothing was resolved, an error on a line naming a changed
+        // name: the new errors stay new.
+        let mut new = fresh();
+        assert!(take_maybe_unmasked(true, &resolved, &mut new, |_| false).is_empty() && new.len() == 2);
+        let mut new = fresh();
+        assert!(take_maybe_unmasked(false, &[], &mut new, |_| false).is_empty() && new.len() == 2);
+        let mut new = fresh();
+        assert!(take_maybe_unmasked(false, &resolved, &mut new, |_| true).is_empty() && new.len() == 2);
     }
 
     #[test]

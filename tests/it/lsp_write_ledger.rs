@@ -151,3 +151,111 @@ fn a_go_write_that_breaks_the_go_test_vet_step_says_go_test_will_refuse_to_build
     );
     assert!(!text.contains("this write also introduced 1 new warning"), "said as a plain warning:\n{text}");
 }
+
+/// voluptuous' shape (trial27a F1): `util.py` calls `default_factory(value)` and then calls what
+/// it returned; pyright reports `Object of type "Undefined" is not callable` there, and stops
+/// reporting it while the call to `default_factory` lacks an argument.
+fn masking_package() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"vol\"\nversion = \"0.1.0\"\n"),
+        ("vol/__init__.py", ""),
+        (
+            "vol/schema_builder.py",
+            "import typing\n\n\nclass Undefined(object):\n    def __nonzero__(self) -> bool:\n        return False\n\n\nUNDEFINED = Undefined()\n\nDefaultFactory = typing.Union[Undefined, typing.Callable[[], typing.Any]]\n\n\ndef default_factory(value) -> DefaultFactory:\n    if value is UNDEFINED or callable(value):\n        return value\n    return lambda: value\n",
+        ),
+        (
+            "vol/util.py",
+            "import typing\n\nfrom vol.schema_builder import default_factory\n\n\nclass DefaultTo(object):\n    def __init__(self, default_value, msg: typing.Optional[str] = None) -> None:\n        self.default_value = default_factory(default_value)\n        self.msg = msg\n\n    def __call__(self, v):\n        if v is None:\n            v = self.default_value()\n        return v\n\n\nclass SetTo(object):\n    def __init__(self, value) -> None:\n        self.value = default_factory(value)\n\n    def __call__(self, v):\n        return self.value()\n",
+        ),
+    ])
+}
+
+/// The pyright CLI's errors in `dir` as `file:line: message` (first message line).
+fn pyright_cli_errors(dir: &Path) -> Vec<String> {
+    let output = Command::new("pyright").arg("--outputjson").current_dir(dir).output().expect("run pyright");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("pyright --outputjson prints JSON");
+    report["generalDiagnostics"]
+        .as_array()
+        .expect("generalDiagnostics")
+        .iter()
+        .filter(|diagnostic| diagnostic["severity"] == "error")
+        .map(|diagnostic| {
+            let file = Path::new(diagnostic["file"].as_str().unwrap_or("")).file_name().map(|name| name.to_string_lossy().into_owned());
+            let line = diagnostic["range"]["start"]["line"].as_u64().unwrap_or(0) + 1;
+            let message = diagnostic["message"].as_str().unwrap_or("").lines().next().unwrap_or("").to_owned();
+            format!("{}:{line}: {message}", file.unwrap_or_default())
+        })
+        .collect()
+}
+
+const SIGNATURE: &str = "def default_factory(value) -> DefaultFactory:";
+const BROKEN: &str = "def default_factory(value, strict: bool) -> DefaultFactory:";
+const FIXED: &str = "def default_factory(value, strict: bool = False) -> DefaultFactory:";
+
+/// 27a F1: the fixing edit of a broken intermediate state does not "introduce" the errors the
+/// break had hidden, whether the break was seen by a write of the run (its hidden errors are
+/// remembered) or not (a break made outside the tools: the errors that show next to the ones the
+/// fix resolved are said "may have been hidden"); and no later write calls them "reported as
+/// new by an earlier write". pyright's CLI: the final state has exactly the baseline's errors.
+#[test]
+fn a_fixing_python_edit_is_not_blamed_for_the_errors_the_broken_state_hid() {
+    let test = "a_fixing_python_edit_is_not_blamed_for_the_errors_the_broken_state_hid";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "pyright").is_none() {
+        return;
+    }
+    let dir = masking_package();
+    let baseline = pyright_cli_errors(dir.path());
+    assert_eq!(
+        baseline,
+        vec!["util.py:13: Object of type \"Undefined\" is not callable", "util.py:22: Object of type \"Undefined\" is not callable"],
+        "the fixture's baseline"
+    );
+    let schema_builder = dir.path().join("vol/schema_builder.py");
+    let pristine = std::fs::read_to_string(&schema_builder).expect("read schema_builder.py");
+    std::fs::write(&schema_builder, pristine.replace(SIGNATURE, BROKEN)).expect("break outside the tools");
+    let masked = pyright_cli_errors(dir.path());
+    assert!(
+        masked.len() == 2 && masked.iter().all(|line| line.contains("Argument missing for parameter \"strict\"")),
+        "pyright hides the Undefined errors while the calls lack an argument: {masked:?}"
+    );
+
+    let mut config = runbound::RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    config.lsp.disabled_servers = vec!["basedpyright".to_owned(), "pylsp".to_owned()];
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "vol/util.py"}));
+
+    // A: the break happened outside the tools; the fix's pre-write state is the broken one.
+    let (text, server) = support::edit_and_first_server_check(&run, "vol/schema_builder.py", BROKEN, FIXED);
+    assert_eq!(pyright_cli_errors(dir.path()), baseline, "the fix restores the baseline");
+    assert!(!text.contains("this write introduced"), "the fix is blamed for errors the break hid:\n{text}");
+    assert!(!text.contains("new diagnostics introduced by this write"), "{text}");
+    assert!(
+        text.contains("vol/util.py: reported now that this write resolved errors in vol/util.py; they may have been hidden by them (not known to be introduced by this write) (2, pyright):")
+            && text.contains("vol/util.py:13: error[reportCallIssue] Object of type \"Undefined\" is not callable"),
+        "the un-masked errors are not said as such:\n{text}"
+    );
+    assert!(text.contains("vol/util.py: resolved by this write (2, pyright)"), "{text}");
+    let files = server["files"].as_array().expect("files");
+    let util = files.iter().find(|file| file["file"] == "vol/util.py").expect("util.py checked");
+    assert_eq!(util["maybe_unmasked"].as_array().map(Vec::len), Some(2), "{server}");
+
+    // B: the break is a write of this run: its answer does not call the hidden errors resolved,
+    // and the fix then finds them known.
+    let (text, _) = support::edit_and_first_server_check(&run, "vol/schema_builder.py", FIXED, BROKEN);
+    assert!(text.contains("this write introduced 2 new errors"), "{text}");
+    assert!(!text.contains("resolved by this write"), "the break claims to resolve the errors it hides:\n{text}");
+    assert!(
+        text.contains("vol/util.py: 2 earlier diagnostics are no longer reported, but not counted as resolved: the new errors this write introduced in vol/util.py may hide them (pyright)"),
+        "{text}"
+    );
+    let (text, _) = support::edit_and_first_server_check(&run, "vol/schema_builder.py", BROKEN, FIXED);
+    assert!(!text.contains("this write introduced") && !text.contains("reported now that this write resolved errors"), "{text}");
+    assert!(text.contains("vol/util.py: resolved by this write (2, pyright)"), "{text}");
+    assert_eq!(pyright_cli_errors(dir.path()), baseline);
+
+    // A later write to util.py does not remind of the Undefined errors as earlier-reported ones.
+    let (text, _) = support::edit_and_first_server_check(&run, "vol/util.py", "class SetTo(object):", "class SetTo(object):  # sets");
+    assert!(!text.contains("reported as new by an earlier write"), "the false blame is repeated:\n{text}");
+    assert!(text.contains("2 errors already present before this write remain"), "{text}");
+}
