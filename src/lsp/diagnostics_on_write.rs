@@ -947,8 +947,25 @@ pub fn check_write(
     // consumer module beside a library module) hears of the change: with this write's sync when
     // it checks files of this write too, else at its next resync (trial27b F2).
     tell_sibling_roots(supervisor, written, &mut pending);
-    for group in &mut pending {
+    // A server whose root holds files of this write that another server checks reads them from
+    // the disk, already written: its pre-write state is half-applied (trial27a F5).
+    let groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> =
+        pending.iter().map(|group| (Arc::clone(&group.server), group.written.clone())).collect();
+    let mut half_applied = vec![false; pending.len()];
+    for (group, half_applied) in pending.iter_mut().zip(half_applied.iter_mut()) {
+        if group.attribution.is_none() {
+            group.attribution =
+                crate::lsp::write_ledger_rules::half_applied_pre_write_state(supervisor, &group.server, &group.written, &groups);
+            *half_applied = group.attribution.is_some();
+        }
+    }
+    for (group, half_applied) in pending.iter_mut().zip(half_applied) {
         prepare_and_sync(supervisor, group, spent_before);
+        // That state is no "before": nothing is said resolved from it (trial27a F5: 3 errors
+        // "resolved" that never existed), and what shows after is not known to be new.
+        if half_applied {
+            group.before.clear();
+        }
     }
     let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
     checks.extend(failed_leases);
@@ -4112,7 +4129,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             let files_part = if dependents_checked > 0 || project_wide {
                 checked_line.clone()
             } else {
-                let mut line = "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned();
+                // One `checked:` line per answer (trial27a F5/M4): a server of a write several
+                // servers checked says what it did not check without a second `checked:` line.
+                let mut line = if checks.len() > 1 {
+                    format!("{server_id} checked nothing of this write: the other files it serves (importers, the rest of its project) were not checked either")
+                } else {
+                    "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned()
+                };
                 if !not_checked_out_of_budget.is_empty() {
                     let mut names: Vec<String> = not_checked_out_of_budget.iter().take(8).cloned().collect();
                     if not_checked_out_of_budget.len() > 8 {
@@ -4230,6 +4253,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
+    // One `checked:` line per answer (trial27a F5): the servers after the first say "also checked".
+    let mut checked_lines = 0;
+    for line in &mut lines {
+        if let Some(rest) = line.strip_prefix("checked: ") {
+            checked_lines += 1;
+            if checked_lines > 1 {
+                *line = format!("also checked: {rest}");
+            }
+        }
+    }
     if new_errors > 0 {
         // The summary leads with what the write broke; errors not known to be new (no pre-write
         // state, or a check that covered other changes too) are not claimed as introduced.

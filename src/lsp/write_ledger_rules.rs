@@ -194,6 +194,45 @@ pub(crate) fn line_names_any(record: &DiagnosticRecord, names: &[String]) -> boo
     line.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| names.iter().any(|name| name == word))
 }
 
+/// Why the pre-write state `server` gives for its share of a write (`own_written`) is not the
+/// state before the write, or `None` when it is: another server of the same write (`groups`:
+/// each server with the files it checks) checks written files that lie under this server's
+/// root and that this server does not have open, so it reads them from the disk, where the whole
+/// write already is — its "before" is the written files' old texts against those files' new
+/// ones, a half-applied state (trial27a F5: a rename over chevrotain's sources and a `.d.ts`
+/// another typescript-language-server served reported 3 errors "resolved by this write" that
+/// never existed). What differs from that state is then said not known to be new or resolved.
+pub(crate) fn half_applied_pre_write_state(
+    supervisor: &crate::lsp::supervisor::LspSupervisor,
+    server: &crate::lsp::client::LanguageServer,
+    own_written: &[std::path::PathBuf],
+    groups: &[(std::sync::Arc<crate::lsp::client::LanguageServer>, Vec<std::path::PathBuf>)],
+) -> Option<String> {
+    let read_from_disk: Vec<String> = groups
+        .iter()
+        .filter(|(other, _)| !std::ptr::eq(other.as_ref(), server) && other.id() == server.id())
+        .flat_map(|(_, written)| written.iter())
+        .filter(|path| {
+            path.starts_with(server.root()) && !own_written.contains(path) && path.exists() && server.document_text(path).is_none()
+        })
+        .map(|path| supervisor.display_path(path))
+        .collect();
+    if read_from_disk.is_empty() {
+        return None;
+    }
+    let count = read_from_disk.len();
+    Some(format!(
+        "{} of this same write ({}) {} checked by another {} process but {} under this one's root, not open in it: it read {} from the disk, already written, so its state before the write was half-applied (the new text of {} with the old text of the files it checks)",
+        crate::render::plural(count, "file"),
+        read_from_disk.join(", "),
+        crate::render::one_or_many(count, "is", "are"),
+        server.id(),
+        crate::render::one_or_many(count, "lies", "lie"),
+        crate::render::one_or_many(count, "it", "them"),
+        crate::render::one_or_many(count, "that file", "those files"),
+    ))
+}
+
 /// Orders `warnings` (stable) so that those naming, in backticks, a name one of `new_errors`
 /// names in backticks come first: the warning that shows what the write's error did.
 pub(crate) fn most_telling_first(warnings: &mut [DiagnosticRecord], new_errors: &[DiagnosticRecord]) {

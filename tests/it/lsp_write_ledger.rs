@@ -259,3 +259,55 @@ fn a_fixing_python_edit_is_not_blamed_for_the_errors_the_broken_state_hid() {
     assert!(!text.contains("reported as new by an earlier write"), "the false blame is repeated:\n{text}");
     assert!(text.contains("2 errors already present before this write remain"), "{text}");
 }
+
+/// `tsc --noEmit -p .` in `dir`: its error lines (`file(line,col): error TS…`).
+fn tsc_errors(dir: &Path) -> Vec<String> {
+    let output = Command::new("tsc").args(["--noEmit", "-p", "."]).current_dir(dir).output().expect("run tsc");
+    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
+}
+
+/// chevrotain's shape (trial27a F5): an interface in a `.d.ts` of its own package (`types/`, a
+/// second typescript-language-server root) that a class of the main project implements; renaming
+/// its method writes the `.d.ts` (checked by the `types/` server) and the sources (the main
+/// server, which reads the `.d.ts` from the disk). The accept reports no errors "resolved by this
+/// write" (tsc: none before, none after) and one `checked:` line.
+#[test]
+fn a_typescript_rename_over_two_servers_invents_no_resolved_errors_and_says_one_checked_line() {
+    let test = "a_typescript_rename_over_two_servers_invents_no_resolved_errors_and_says_one_checked_line";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"parser\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\", \"types\"]}\n"),
+        ("types/package.json", "{\"name\": \"@parser/types\", \"version\": \"1.0.0\", \"types\": \"api.d.ts\"}\n"),
+        ("types/api.d.ts", "export interface LookaheadStrategy {\n  buildLookahead(depth: number): number;\n}\n"),
+        (
+            "src/llk.ts",
+            "import { LookaheadStrategy } from \"../types/api\";\n\nexport class LLkStrategy implements LookaheadStrategy {\n  buildLookahead(depth: number): number {\n    return depth + 1;\n  }\n}\n",
+        ),
+        (
+            "src/looksahead.ts",
+            "import { LookaheadStrategy } from \"../types/api\";\nimport { LLkStrategy } from \"./llk\";\n\nexport const strategy: LookaheadStrategy = new LLkStrategy();\nexport const depth = strategy.buildLookahead(2);\n",
+        ),
+    ]);
+    assert_eq!(tsc_errors(dir.path()), Vec::<String>::new(), "the fixture compiles");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    for file in ["src/llk.ts", "src/looksahead.ts"] {
+        let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file}));
+    }
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/looksahead.ts", "line": 5, "symbol": "buildLookahead", "new_name": "buildAltLookahead"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    eprintln!("{text}");
+    let after = tsc_errors(dir.path());
+    assert!(!text.contains("resolved by this write"), "errors 'resolved' that tsc never had:\n{text}");
+    assert_eq!(text.lines().filter(|line| line.starts_with("checked:")).count(), 1, "one checked: line:\n{text}");
+    if after.is_empty() {
+        assert!(!text.contains("this write introduced"), "tsc finds no error after the rename:\n{text}");
+    }
+}
