@@ -1876,6 +1876,7 @@ fn record(root: &Path, file: &str, line: u64, severity: Severity, code: Option<S
         message: message.split_whitespace().collect::<Vec<_>>().join(" "),
         source: Some(source.to_owned()),
         repeat_in_step: 0,
+        also_at_lines: Vec::new(),
     }
 }
 
@@ -2546,6 +2547,7 @@ mod tests {
             message: "m".into(),
             source: Some(source.into()),
             repeat_in_step: 0,
+            also_at_lines: Vec::new(),
         };
         let sorted = sorted_and_deduplicated(vec![
             make("/w/a.go", 1, Severity::Warning, "go vet"),

@@ -126,11 +126,19 @@ pub struct DiagnosticRecord {
     /// Always 0 for server diagnostics. Not serialized.
     #[serde(skip)]
     pub repeat_in_step: u32,
+    /// The other 1-based lines of this file the same diagnostic was reported at (one rustc
+    /// diagnostic with several primary spans, e.g. E0408: one error, not one per span; see
+    /// [`crate::lsp::write_ledger_rules::merge_multi_span_diagnostics`]). Empty for most.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_at_lines: Vec<u32>,
 }
 
 impl DiagnosticRecord {
-    /// Converts an LSP `Diagnostic` for `path`. `None` for hints and for diagnostics whose
-    /// only purpose is a tag (`Unnecessary`, `Deprecated`) — never worth an agent's turn.
+    /// Converts an LSP `Diagnostic` for `path`. `None` for hints and for information-severity
+    /// diagnostics whose only purpose is a tag (`Unnecessary`, `Deprecated`) — never worth an
+    /// agent's turn. A tagged warning is kept: rustc's `unused variable` and `… is never used`
+    /// reach rust-analyzer as warnings tagged `Unnecessary`, and a write that adds one is said
+    /// (trial27b M7).
     pub fn from_lsp(path: &Path, diagnostic: &Diagnostic) -> Option<DiagnosticRecord> {
         let severity = Severity::from_lsp_severity(diagnostic.severity);
         if severity == Severity::Hint {
@@ -139,7 +147,7 @@ impl DiagnosticRecord {
         let tags = diagnostic.tags.as_deref().unwrap_or_default();
         let tag_only =
             |tag: &lsp_types::DiagnosticTag| *tag == lsp_types::DiagnosticTag::UNNECESSARY || *tag == lsp_types::DiagnosticTag::DEPRECATED;
-        if !tags.is_empty() && tags.iter().all(tag_only) && severity != Severity::Error {
+        if !tags.is_empty() && tags.iter().all(tag_only) && severity == Severity::Information {
             return None;
         }
         let code = match &diagnostic.code {
@@ -155,6 +163,7 @@ impl DiagnosticRecord {
             message: diagnostic.message.split_whitespace().collect::<Vec<_>>().join(" "),
             source: diagnostic.source.clone(),
             repeat_in_step: 0,
+            also_at_lines: Vec::new(),
         })
     }
 
@@ -167,7 +176,15 @@ impl DiagnosticRecord {
     pub fn render(&self, display: &str) -> String {
         let code = self.code.as_ref().map(|code| format!("[{code}]")).unwrap_or_default();
         let source = self.source.as_ref().map(|source| format!(" ({source})")).unwrap_or_default();
-        format!("{display}:{}: {}{code} {}{source}", self.line, self.severity.as_str(), self.message)
+        let also = match self.also_at_lines.as_slice() {
+            [] => String::new(),
+            lines => format!(
+                " [one diagnostic, also reported at {} {}]",
+                crate::render::one_or_many(lines.len(), "line", "lines"),
+                lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        format!("{display}:{}: {}{code} {}{source}{also}", self.line, self.severity.as_str(), self.message)
     }
 }
 
@@ -932,8 +949,25 @@ pub fn check_write(
     // consumer module beside a library module) hears of the change: with this write's sync when
     // it checks files of this write too, else at its next resync (trial27b F2).
     tell_sibling_roots(supervisor, written, &mut pending);
-    for group in &mut pending {
+    // A server whose root holds files of this write that another server checks reads them from
+    // the disk, already written: its pre-write state is half-applied (trial27a F5).
+    let groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> =
+        pending.iter().map(|group| (Arc::clone(&group.server), group.written.clone())).collect();
+    let mut half_applied = vec![false; pending.len()];
+    for (group, half_applied) in pending.iter_mut().zip(half_applied.iter_mut()) {
+        if group.attribution.is_none() {
+            group.attribution =
+                crate::lsp::write_ledger_rules::half_applied_pre_write_state(supervisor, &group.server, &group.written, &groups);
+            *half_applied = group.attribution.is_some();
+        }
+    }
+    for (group, half_applied) in pending.iter_mut().zip(half_applied) {
         prepare_and_sync(supervisor, group, spent_before);
+        // That state is no "before": nothing is said resolved from it (trial27a F5: 3 errors
+        // "resolved" that never existed), and what shows after is not known to be new.
+        if half_applied {
+            group.before.clear();
+        }
     }
     let mut checks: Vec<ServerCheck> = pending.into_iter().map(|group| collect_after(supervisor, group)).collect();
     checks.extend(failed_leases);
@@ -1978,7 +2012,14 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     let mut raw = without_exact_duplicates(raw.to_vec());
                     // One problem reported by rust-analyzer and by rustc at one place counts once.
                     crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut raw);
-                    let mut records: Vec<DiagnosticRecord> = raw.iter().filter_map(|d| DiagnosticRecord::from_lsp(&path, d)).collect();
+                    crate::lsp::write_ledger_rules::collapse_rust_analyzer_warning_repeats(&mut raw);
+                    // One rustc diagnostic at several primary spans is one (trial27b M3).
+                    let mut records: Vec<DiagnosticRecord> = crate::lsp::write_ledger_rules::merge_multi_span_diagnostics(raw)
+                        .into_iter()
+                        .filter_map(|(d, also_at_lines)| {
+                            DiagnosticRecord::from_lsp(&path, &d).map(|record| DiagnosticRecord { also_at_lines, ..record })
+                        })
+                        .collect();
                     records.sort_by_key(|record| (record.severity, record.line));
                     records
                 };
@@ -3677,6 +3718,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
     // attribution is unknown: listed "not known to be new", never claimed as introduced.
     let mut new_errors_not_known_new = 0;
     let mut files_with_new_errors = 0;
+    // Findings of the go vet checks `go test` runs that this write added (rendered): the
+    // package's test build fails on them.
+    // (rendered, whether this write introduced it: `None` without a pre-write state).
+    let mut go_test_refusals: Vec<(String, Option<bool>)> = Vec::new();
+    // Errors reported now in files the write did not change where it resolved errors (listed
+    // apart, counted among the errors remaining, not as new).
+    let mut maybe_unmasked_errors = 0usize;
     // A server's check covered less than the project (the written files and their importers):
     // the headline's count is then the checked files' (trial22 M7: "12 new errors in 1 file"
     // while tsc found 20 in 2). `importers_not_checked`: importers found but left out.
@@ -3714,7 +3762,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // builds): what vanished from a file the write did not touch is then only hidden.
         // What each checked file's new and gone instances would be (the ledger unchanged), paired
         // as below: a reworded or renamed-in-the-message error is neither introduced nor resolved.
-        let previews: Vec<PairedThroughWrite> = check
+        let previews: Vec<(&Path, CheckedRole, PairedThroughWrite)> = check
             .files
             .iter()
             .filter_map(|file| match &file.diagnostics {
@@ -3723,22 +3771,52 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let before: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
                     let new = ledger.preview_new(&file.path, before.as_deref(), &current);
-                    Some(pair_through_write(new, before.as_deref(), &current, line_map))
+                    Some((file.path.as_path(), file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
                 FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
             })
             .collect();
-        let introduced_errors =
-            check.check_can_mask && previews.iter().any(|paired| paired.new.iter().any(|record| record.severity == Severity::Error));
+        // The new errors of this server's check (any file), for the warnings' order below.
+        let new_errors_in_check: Vec<DiagnosticRecord> = previews
+            .iter()
+            .flat_map(|(_, _, paired)| paired.new.iter().filter(|record| record.severity == Severity::Error).cloned())
+            .collect();
+        let introduced_errors = check.check_can_mask && !new_errors_in_check.is_empty();
         // Errors this write resolved anywhere in this server's check: rustc's lints and gopls'
         // analyzers do not run while the crate or package has type errors, so warnings that
         // appear with the fix may have been there before those errors (similar 2.7.0: reverting
         // a breaking edit said it "introduced" a warning cargo check reported before the break).
-        let resolved_errors = previews.iter().any(|paired| paired.gone.iter().any(|record| record.severity == Severity::Error));
+        // Only what is counted resolved below: an error gone from a file the write did not touch
+        // while the write introduced errors is only hidden (trial27b M3: the bench target's errors
+        // vanished because the library no longer built, and the breaking edit's own warnings were
+        // said to come "now that this write resolved errors"). With new errors, the warnings are
+        // the write's own: the errors stop lints, they do not release them.
+        let resolved_errors = new_errors_in_check.is_empty()
+            && previews.iter().any(|(_, role, paired)| {
+                (*role == CheckedRole::Written || !introduced_errors) && paired.gone.iter().any(|record| record.severity == Severity::Error)
+            });
+        let go_test_analyzers = crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root());
         for file in &check.files {
             let display = supervisor.display_path(&file.path);
-            let observation =
-                if file.role == CheckedRole::Written || !introduced_errors { Observation::Complete } else { Observation::MaybeMasked };
+            // A file the write did not change that got new errors: what vanished from it may only
+            // be hidden by them (pyright stops reporting `Object of type "Undefined" is not
+            // callable` while the call there lacks an argument, trial27a F1), so it is kept as
+            // known and not new when it shows again.
+            // Python: an error on a line that names none of the names the write changed is not its
+            // direct effect (with no names known, every error counts as direct).
+            let changed_names: &[String] = match &check.scope {
+                CheckScope::Dependents { changed_names, .. } => changed_names,
+                _ => &[],
+            };
+            let direct = |record: &DiagnosticRecord| crate::lsp::write_ledger_rules::line_names_any(record, changed_names);
+            let new_errors_here_preview = previews.iter().any(|(path, _, paired)| {
+                *path == file.path.as_path() && paired.new.iter().any(|record| record.severity == Severity::Error && direct(record))
+            });
+            let observation = if file.role == CheckedRole::Written || !(introduced_errors || new_errors_here_preview) {
+                Observation::Complete
+            } else {
+                Observation::MaybeMasked
+            };
             let role = match file.role {
                 CheckedRole::Written => "written",
                 CheckedRole::Dependent => "dependent",
@@ -3796,6 +3874,19 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         Observation::Complete => (gone, Vec::new()),
                         Observation::MaybeMasked => (Vec::new(), gone),
                     };
+                    // Errors that show in a file the write did not change, next to errors it
+                    // resolved there, may only have been hidden by those (trial27a F1): listed
+                    // apart, not counted or remembered as introduced.
+                    let maybe_unmasked = crate::lsp::write_ledger_rules::take_maybe_unmasked(
+                        file.role == CheckedRole::Written,
+                        &resolved,
+                        &mut diff.new,
+                        direct,
+                    );
+                    for record in &maybe_unmasked {
+                        ledger.unreport(&file.path, record);
+                    }
+                    maybe_unmasked_errors += maybe_unmasked.len();
                     unresolved
                         .extend(diff.still_unresolved_errors.iter().map(|record| (display.clone(), record.line, record.code.clone())));
                     let remaining_here = current.iter().filter(|r| r.severity == Severity::Error).count()
@@ -3825,6 +3916,14 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         lines.push(format!("{display}: {heading} ({}, {server_id}):", count_text(shown, diff.new.len())));
                         lines.extend(shown_list(&diff.new, &display));
                     }
+                    if !maybe_unmasked.is_empty() {
+                        lines.push(format!(
+                            "{display}: reported now that this write resolved errors in {display}; {} may have been hidden by them (not known to be introduced by this write) ({}, {server_id}):",
+                            crate::render::one_or_many(maybe_unmasked.len(), "it", "they"),
+                            count_text(maybe_unmasked.len().min(cap), maybe_unmasked.len())
+                        ));
+                        lines.extend(shown_list(&maybe_unmasked, &display));
+                    }
                     if !resolved.is_empty() {
                         let shown = resolved.len().min(cap);
                         let heading = if check.attribution.is_some() {
@@ -3837,8 +3936,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     }
                     if !hidden.is_empty() {
                         let (noun, verb) = if hidden.len() == 1 { ("diagnostic", "is") } else { ("diagnostics", "are") };
+                        let because = if introduced_errors {
+                            "this write's new errors may stop the check before it reaches them".to_owned()
+                        } else {
+                            format!("the new errors this write introduced in {display} may hide them")
+                        };
                         lines.push(format!(
-                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: this write's new errors may stop the check before it reaches them ({server_id})",
+                            "{display}: {} earlier {noun} {verb} no longer reported, but not counted as resolved: {because} ({server_id})",
                             hidden.len()
                         ));
                     }
@@ -3874,12 +3978,30 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     // said (indexmap 2.7.1: `self.len() == 0` → `self.is_empty()` inside
                     // `is_empty` gave rustc's unconditional_recursion and a stack overflow in
                     // the tests, under "no new errors").
+                    // gopls' findings of the vet checks `go test` runs, new or not: the test build
+                    // fails while any is there (trial27b M6).
+                    let vet_new = before.as_ref().map(|before| new_by_ledger_key(before, after, Severity::Warning));
+                    for finding in after
+                        .iter()
+                        .filter(|record| crate::lsp::write_ledger_rules::is_go_test_vet_finding(server_id, record, go_test_analyzers))
+                    {
+                        let introduced = vet_new.as_ref().map(|new| new.contains(finding));
+                        go_test_refusals.push((finding.render(&display), introduced));
+                    }
                     if !config.write_diagnostics_warnings {
                         if let Some(before) = before {
                             let mut new_warnings = new_by_ledger_key(before, after, Severity::Warning);
                             // One warning reported for two targets (the lib and its tests) is one.
                             let mut seen_warnings = HashSet::new();
                             new_warnings.retain(|record| seen_warnings.insert(record.render(&display)));
+                            // gopls' findings of the vet checks `go test` runs break the test
+                            // build: said as such, not as a plain warning (trial27b M6).
+                            let (refusals, mut new_warnings): (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) =
+                                new_warnings.into_iter().partition(|record| {
+                                    crate::lsp::write_ledger_rules::is_go_test_vet_finding(server_id, record, go_test_analyzers)
+                                });
+                            drop(refusals);
+                            crate::lsp::write_ledger_rules::most_telling_first(&mut new_warnings, &new_errors_in_check);
                             if !new_warnings.is_empty() {
                                 let shown: Vec<String> = new_warnings.iter().take(3).map(|record| record.render(&display)).collect();
                                 let what = if resolved_errors {
@@ -3915,7 +4037,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     files_json.push(json!({
                         "file": display, "role": role, "status": "checked", "new": diff.new, "resolved": resolved, "hidden": hidden,
                         "renamed_in_message": renamed.iter().map(|(before, after)| json!({"line": after.line, "was": before.message, "now": after.message})).collect::<Vec<_>>(),
-                        "still_unresolved_errors": diff.still_unresolved_errors.len(),
+                        "still_unresolved_errors": diff.still_unresolved_errors.len(), "maybe_unmasked": maybe_unmasked,
                         "cfg_off_uses_of_changed_items": cfg_off_uses,
                     }));
                 }
@@ -4029,7 +4151,13 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             let files_part = if dependents_checked > 0 || project_wide {
                 checked_line.clone()
             } else {
-                let mut line = "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned();
+                // One `checked:` line per answer (trial27a F5/M4): a server of a write several
+                // servers checked says what it did not check without a second `checked:` line.
+                let mut line = if checks.len() > 1 {
+                    format!("{server_id} checked nothing of this write: the other files it serves (importers, the rest of its project) were not checked either")
+                } else {
+                    "checked: nothing: the other files (importers, the rest of the project) were not checked either".to_owned()
+                };
                 if !not_checked_out_of_budget.is_empty() {
                     let mut names: Vec<String> = not_checked_out_of_budget.iter().take(8).cloned().collect();
                     if not_checked_out_of_budget.len() > 8 {
@@ -4147,6 +4275,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
+    // One `checked:` line per answer (trial27a F5): the servers after the first say "also checked".
+    let mut checked_lines = 0;
+    for line in &mut lines {
+        if let Some(rest) = line.strip_prefix("checked: ") {
+            checked_lines += 1;
+            if checked_lines > 1 {
+                *line = format!("also checked: {rest}");
+            }
+        }
+    }
     if new_errors > 0 {
         // The summary leads with what the write broke; errors not known to be new (no pre-write
         // state, or a check that covered other changes too) are not claimed as introduced.
@@ -4189,6 +4327,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         };
         lines.insert(0, headline);
     }
+    if !go_test_refusals.is_empty() {
+        let at = usize::from(new_errors > 0);
+        lines.insert(
+            at,
+            crate::lsp::write_ledger_rules::go_test_refusal_line(
+                &go_test_refusals,
+                crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root()),
+            ),
+        );
+    }
     let rust = checks.iter().any(|check| any_rust(&check.written));
     // Written Go files a build constraint excludes: `{"file": "*"}` runs go vet and go build
     // under the same GOOS/GOARCH and tags, so it does not check them either; their own command
@@ -4214,6 +4362,15 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             commands.join(" and ")
         );
     }
+    if maybe_unmasked_errors > 0 && files_checked > 0 {
+        closing.push_str(&format!(
+            "; {maybe_unmasked_errors} of the errors in the checked files {} reported only now that this write resolved errors in {} file (listed above): the errors it resolved may have hidden {}, so {} not counted as introduced by it",
+            crate::render::one_or_many(maybe_unmasked_errors, "is", "are"),
+            crate::render::one_or_many(maybe_unmasked_errors, "its", "their"),
+            crate::render::one_or_many(maybe_unmasked_errors, "it", "them"),
+            crate::render::one_or_many(maybe_unmasked_errors, "it is", "they are"),
+        ));
+    }
     lines.push(closing);
     let errors_remaining: usize = remaining.iter().map(|(_, count)| count).sum();
     if let Some(line) = earlier_reported_line(&unresolved, errors_remaining) {
@@ -4227,6 +4384,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             "new_errors": new_errors,
             "resolved_total": total_resolved,
             "still_unresolved_errors": unresolved.len(),
+            "maybe_unmasked_errors": maybe_unmasked_errors,
             "still_unresolved": unresolved.iter().map(|(file, line, code)| json!({"file": file, "line": line, "code": code})).collect::<Vec<_>>(),
             "errors_remaining": errors_remaining,
             "errors_after_write": errors_remaining + new_errors,
@@ -4240,7 +4398,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
 
 /// What the counts of the `diagnostics_on_write` object mean (its `fields` member), so a host
 /// reads `errors_remaining` as the errors present before the write, not all errors.
-const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
+const FIELD_DESCRIPTIONS: &str = "new_total: diagnostics this write introduced (all listed severities), in the checked files; new_errors: the error-severity ones among them; errors_remaining: errors that were already present before this write and are still there (NOT counting new_errors); errors_after_write: new_errors + errors_remaining; resolved_total: diagnostics this write resolved; maybe_unmasked_errors: of errors_remaining, those reported only now in files the write did not change where it resolved errors (they may have been hidden by those; listed under files[].maybe_unmasked); still_unresolved_errors: of errors_remaining, those an earlier write of this run reported as new (still_unresolved names them: file, line, code); files[].renamed_in_message: errors already present whose message changed only by a name the write replaced on their line (not new, not resolved); files_checked: files whose diagnostics were obtained (unavailable ones are not counted and make complete false)";
 
 /// `name, name, … and N more` for at most 8 names.
 fn name_some(names: &[String]) -> String {
@@ -4488,6 +4646,7 @@ mod tests {
             message: message.into(),
             source: None,
             repeat_in_step: 0,
+            also_at_lines: Vec::new(),
         }
     }
 
@@ -4749,7 +4908,9 @@ mod tests {
         let path = Path::new("/w/a.py");
         assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 4, "message": "x", "range": {"start": {"line": 0}}})))
             .is_none());
-        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 2, "tags": [1], "message": "unused"}))).is_none());
+        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 3, "tags": [1], "message": "unused"}))).is_none());
+        // rustc's `unused variable` reaches rust-analyzer as a warning tagged Unnecessary: kept.
+        assert!(DiagnosticRecord::from_lsp(path, &diagnostic(json!({"severity": 2, "tags": [1], "message": "unused"}))).is_some());
         let kept = DiagnosticRecord::from_lsp(
             path,
             &diagnostic(json!({"severity": 1, "code": 2322, "message": "a\n  b", "range": {"start": {"line": 4}}})),

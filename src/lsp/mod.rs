@@ -72,6 +72,7 @@ pub(crate) mod syntax;
 pub(crate) mod tool;
 pub(crate) mod trust;
 pub(crate) mod uri;
+pub(crate) mod write_ledger_rules;
 
 use std::ffi::OsString;
 use std::time::Duration;

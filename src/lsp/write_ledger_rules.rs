@@ -1,0 +1,354 @@
+//! Rules the write's new/resolved ledger (issue 11 §2, `diagnostics_on_write`) applies to what
+//! the servers report, kept apart from the ledger so each rule reads on its own:
+//!
+//! - one rustc diagnostic with several primary spans is one diagnostic: rust-analyzer's flycheck
+//!   publishes one LSP diagnostic per primary span, each carrying the same `data.rendered` text
+//!   (trial27b M3: E0408 "variable `CRLF` is not bound in all patterns" counted as 2 new errors,
+//!   rustc said 1) — [`merge_multi_span_diagnostics`];
+//! - the go vet analyzers `go test` runs as part of building a test binary make that build fail:
+//!   gopls reports them as warnings, but a write that adds one breaks `go test` (trial27b M6:
+//!   `fmt.Errorf` with `%d` for a string read "no new errors") — [`go_test_vet_analyzers`],
+//!   [`is_go_test_vet_finding`];
+//! - the warnings a write adds are listed with the most telling first: those that name (in
+//!   backticks) something one of the write's new errors names (trial27b M3: `unused variable:
+//!   CRLF` beside E0408 on `CRLF`) — [`most_telling_first`].
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use lsp_types::Diagnostic;
+
+use crate::lsp::diagnostics_on_write::{DiagnosticRecord, Severity};
+
+/// The go vet analyzers of `go test`'s vet step on Go 1.19 (`go help test`), used when the
+/// installed `go` cannot be asked.
+const GO_TEST_VET_ANALYZERS_FALLBACK: &[&str] =
+    &["atomic", "bool", "buildtags", "errorsas", "ifaceassert", "nilfunc", "printf", "stringintconv"];
+
+/// Merges the LSP diagnostics of one file that are one compiler diagnostic reported at several
+/// primary spans: same severity, code, source and message, and the same non-empty
+/// `data.rendered` text (rust-analyzer's flycheck puts rustc's rendered diagnostic there, which
+/// names the first primary span's position, so two distinct diagnostics never share it).
+///
+/// Returns each kept diagnostic (the first by position, in the input's order) with the other
+/// 1-based lines it was also reported at (empty for a diagnostic reported once).
+pub(crate) fn merge_multi_span_diagnostics(diagnostics: Vec<Diagnostic>) -> Vec<(Diagnostic, Vec<u32>)> {
+    let mut kept: Vec<(Diagnostic, Vec<u32>)> = Vec::with_capacity(diagnostics.len());
+    for diagnostic in diagnostics {
+        let rendered = rendered_text(&diagnostic);
+        let same = rendered.and_then(|rendered| {
+            kept.iter_mut().find(|(earlier, _)| {
+                rendered_text(earlier) == Some(rendered)
+                    && earlier.severity == diagnostic.severity
+                    && earlier.code == diagnostic.code
+                    && earlier.source == diagnostic.source
+                    && earlier.message == diagnostic.message
+            })
+        });
+        match same {
+            Some((earlier, also_at)) => {
+                let line = diagnostic.range.start.line.saturating_add(1);
+                if line != earlier.range.start.line.saturating_add(1) && !also_at.contains(&line) {
+                    also_at.push(line);
+                }
+            }
+            None => kept.push((diagnostic, Vec::new())),
+        }
+    }
+    kept
+}
+
+/// Drops rust-analyzer's own warnings that repeat a rustc warning of the same code at the same
+/// line (rust-analyzer checks `unused_variables` and `non_snake_case` itself, and rustc's
+/// `cargo check` reports them too): one warning, counted once. Returns how many were dropped.
+pub(crate) fn collapse_rust_analyzer_warning_repeats(diagnostics: &mut Vec<Diagnostic>) -> usize {
+    let warning = |d: &Diagnostic| d.severity == Some(lsp_types::DiagnosticSeverity::WARNING);
+    let rustc: Vec<(u32, Option<lsp_types::NumberOrString>)> = diagnostics
+        .iter()
+        .filter(|d| warning(d) && d.source.as_deref() == Some("rustc"))
+        .map(|d| (d.range.start.line, d.code.clone()))
+        .collect();
+    let before = diagnostics.len();
+    diagnostics.retain(|d| {
+        !(warning(d)
+            && d.source.as_deref() == Some("rust-analyzer")
+            && d.code.is_some()
+            && rustc.iter().any(|(line, code)| *line == d.range.start.line && *code == d.code))
+    });
+    before - diagnostics.len()
+}
+
+fn rendered_text(diagnostic: &Diagnostic) -> Option<&str> {
+    diagnostic.data.as_ref()?.get("rendered")?.as_str().filter(|rendered| !rendered.is_empty())
+}
+
+/// The go vet analyzers `go test` runs while building a test binary, a finding of which makes
+/// the test build fail: the subset `go help test` names for the installed `go` (asked once per
+/// process, with `GOTOOLCHAIN=local`, never a `go` inside `workspace_root`), else Go 1.19's
+/// (atomic, bool, buildtags, errorsas, ifaceassert, nilfunc, printf, stringintconv; Go 1.21
+/// adds directive, Go 1.24 tests).
+pub(crate) fn go_test_vet_analyzers(workspace_root: &Path) -> &'static [String] {
+    static ANALYZERS: OnceLock<Vec<String>> = OnceLock::new();
+    ANALYZERS.get_or_init(|| {
+        asked_go_test_vet_analyzers(workspace_root)
+            .unwrap_or_else(|| GO_TEST_VET_ANALYZERS_FALLBACK.iter().map(|name| (*name).to_owned()).collect())
+    })
+}
+
+fn asked_go_test_vet_analyzers(workspace_root: &Path) -> Option<Vec<String>> {
+    let go = which::which("go").ok().filter(|found| !crate::trust::resolves_inside(workspace_root, found))?;
+    let output = std::process::Command::new(go)
+        .args(["help", "test"])
+        .env("GOTOOLCHAIN", "local")
+        .current_dir(std::env::temp_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    parse_go_help_test_vet_subset(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// The quoted analyzer names of `go help test`'s "That subset is: 'atomic', 'bool', … and
+/// 'stringintconv'." sentence (`None` when it is not found).
+pub(crate) fn parse_go_help_test_vet_subset(help: &str) -> Option<Vec<String>> {
+    let text = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = text.find("That subset is:")? + "That subset is:".len();
+    let sentence = &text[start..];
+    let end = sentence.find(". ").unwrap_or(sentence.len());
+    let names: Vec<String> = sentence[..end].split('\'').skip(1).step_by(2).map(str::to_owned).collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// Whether `record` is a gopls finding of one of `analyzers` (its source names the analyzer):
+/// `go test` refuses to build the package's tests while it is there.
+pub(crate) fn is_go_test_vet_finding(server_id: &str, record: &DiagnosticRecord, analyzers: &[String]) -> bool {
+    server_id == "gopls"
+        && record.severity != Severity::Error
+        && record.source.as_deref().is_some_and(|source| analyzers.iter().any(|name| name == source))
+}
+
+/// The line that says `go test` will refuse to build: `findings` are the checked files' findings
+/// of the vet checks `go test` runs (rendered, and whether this write introduced each: `None`
+/// when the file's pre-write state is unknown); `analyzers` are those checks.
+pub(crate) fn go_test_refusal_line(findings: &[(String, Option<bool>)], analyzers: &[String]) -> String {
+    let count = |wanted: Option<bool>| findings.iter().filter(|(_, introduced)| *introduced == wanted).count();
+    let (introduced, earlier, unknown) = (count(Some(true)), count(Some(false)), count(None));
+    let mut whose: Vec<String> = Vec::new();
+    if introduced > 0 {
+        whose.push(format!("this write introduced {introduced}"));
+    }
+    if earlier > 0 {
+        whose.push(format!("{earlier} {} there before this write", crate::render::one_or_many(earlier, "was", "were")));
+    }
+    if unknown > 0 {
+        whose.push(format!("whether this write introduced {unknown} is not known (no pre-write state)"));
+    }
+    let shown: Vec<&str> = findings.iter().take(5).map(|(rendered, _)| rendered.as_str()).collect();
+    let more = if findings.len() > shown.len() { format!("; and {} more", findings.len() - shown.len()) } else { String::new() };
+    format!(
+        "go test will refuse to build: {} of the go vet checks `go test` runs before the tests ({}) {} in the checked files, and the package's test build fails on {} ({}): {}{more}",
+        crate::render::plural(findings.len(), "finding"),
+        analyzers.join(", "),
+        crate::render::one_or_many(findings.len(), "is", "are"),
+        crate::render::one_or_many(findings.len(), "it", "them"),
+        whose.join("; "),
+        shown.join("; ")
+    )
+}
+
+/// Takes out of `new` the errors that may only have been hidden until now: in a file the write
+/// did not change (`written` false, so no line of it changed), where the same write resolved
+/// errors (`resolved`). A checker stops reporting some errors while others stand in the same
+/// code — pyright drops `Object of type "Undefined" is not callable` while the call there lacks
+/// an argument (trial27a F1: voluptuous' util.py; the fixing edit was said to have introduced 4
+/// errors the pristine package already had) — so such an error is not known to be the write's.
+/// An error `direct` says is the write's direct effect (its line names a name the write changed,
+/// [`line_names_any`]) stays new. Returns the errors taken (warnings stay in `new`).
+pub(crate) fn take_maybe_unmasked(
+    written: bool,
+    resolved: &[DiagnosticRecord],
+    new: &mut Vec<DiagnosticRecord>,
+    direct: impl Fn(&DiagnosticRecord) -> bool,
+) -> Vec<DiagnosticRecord> {
+    if written || !resolved.iter().any(|record| record.severity == Severity::Error) {
+        return Vec::new();
+    }
+    let (taken, kept): (Vec<DiagnosticRecord>, Vec<DiagnosticRecord>) =
+        std::mem::take(new).into_iter().partition(|record| record.severity == Severity::Error && !direct(record));
+    *new = kept;
+    taken
+}
+
+/// Whether the line of `record` (read from its file now: a file the write did not change) names
+/// one of `names` as a word; `true` when `names` is empty (unknown: every line counts) or the
+/// line cannot be read.
+pub(crate) fn line_names_any(record: &DiagnosticRecord, names: &[String]) -> bool {
+    if names.is_empty() {
+        return true;
+    }
+    let Ok(text) = std::fs::read_to_string(&record.path) else {
+        return true;
+    };
+    let Some(line) = text.lines().nth(record.line.saturating_sub(1) as usize) else {
+        return true;
+    };
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|word| names.iter().any(|name| name == word))
+}
+
+/// Why the pre-write state `server` gives for its share of a write (`own_written`) is not the
+/// state before the write, or `None` when it is: another server of the same write (`groups`:
+/// each server with the files it checks) checks written files that lie under this server's
+/// root and that this server does not have open, so it reads them from the disk, where the whole
+/// write already is — its "before" is the written files' old texts against those files' new
+/// ones, a half-applied state (trial27a F5: a rename over chevrotain's sources and a `.d.ts`
+/// another typescript-language-server served reported 3 errors "resolved by this write" that
+/// never existed). What differs from that state is then said not known to be new or resolved.
+pub(crate) fn half_applied_pre_write_state(
+    supervisor: &crate::lsp::supervisor::LspSupervisor,
+    server: &crate::lsp::client::LanguageServer,
+    own_written: &[std::path::PathBuf],
+    groups: &[(std::sync::Arc<crate::lsp::client::LanguageServer>, Vec<std::path::PathBuf>)],
+) -> Option<String> {
+    let read_from_disk: Vec<String> = groups
+        .iter()
+        .filter(|(other, _)| !std::ptr::eq(other.as_ref(), server) && other.id() == server.id())
+        .flat_map(|(_, written)| written.iter())
+        .filter(|path| {
+            path.starts_with(server.root()) && !own_written.contains(path) && path.exists() && server.document_text(path).is_none()
+        })
+        .map(|path| supervisor.display_path(path))
+        .collect();
+    if read_from_disk.is_empty() {
+        return None;
+    }
+    let count = read_from_disk.len();
+    Some(format!(
+        "{} of this same write ({}) {} checked by another {} process but {} under this one's root, not open in it: it read {} from the disk, already written, so its state before the write was half-applied (the new text of {} with the old text of the files it checks)",
+        crate::render::plural(count, "file"),
+        read_from_disk.join(", "),
+        crate::render::one_or_many(count, "is", "are"),
+        server.id(),
+        crate::render::one_or_many(count, "lies", "lie"),
+        crate::render::one_or_many(count, "it", "them"),
+        crate::render::one_or_many(count, "that file", "those files"),
+    ))
+}
+
+/// Orders `warnings` (stable) so that those naming, in backticks, a name one of `new_errors`
+/// names in backticks come first: the warning that shows what the write's error did.
+pub(crate) fn most_telling_first(warnings: &mut [DiagnosticRecord], new_errors: &[DiagnosticRecord]) {
+    let error_names: Vec<&str> = new_errors.iter().flat_map(|record| backticked(&record.message)).collect();
+    if error_names.is_empty() {
+        return;
+    }
+    warnings.sort_by_key(|record| !backticked(&record.message).iter().any(|name| error_names.contains(name)));
+}
+
+fn backticked(message: &str) -> Vec<&str> {
+    message.split('`').skip(1).step_by(2).filter(|name| !name.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    fn diagnostic(line: u32, message: &str, rendered: Option<&str>) -> Diagnostic {
+        serde_json::from_value(json!({
+            "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 4}},
+            "severity": 1, "code": "E0408", "source": "rustc", "message": message,
+            "data": rendered.map(|rendered| json!({"rendered": rendered})),
+        }))
+        .expect("a Diagnostic")
+    }
+
+    #[test]
+    fn one_rustc_diagnostic_at_two_primary_spans_is_merged_and_two_distinct_ones_are_not() {
+        let rendered = "error[E0408]: variable `CRLF` is not bound in all patterns\n --> src/writer.rs:7:16\n";
+        let merged = merge_multi_span_diagnostics(vec![
+            diagnostic(6, "variable `CRLF` is not bound in all patterns", Some(rendered)),
+            diagnostic(8, "variable `CRLF` is not bound in all patterns", Some(rendered)),
+            // Same message, another rustc diagnostic (its rendered text names its own position).
+            diagnostic(20, "variable `CRLF` is not bound in all patterns", Some("error[E0408]: … --> src/writer.rs:21:16\n")),
+            // No rendered text (rust-analyzer's own diagnostics): never merged.
+            diagnostic(30, "variable `CRLF` is not bound in all patterns", None),
+            diagnostic(31, "variable `CRLF` is not bound in all patterns", None),
+        ]);
+        let lines: Vec<(u32, Vec<u32>)> = merged.iter().map(|(diagnostic, also)| (diagnostic.range.start.line + 1, also.clone())).collect();
+        assert_eq!(lines, vec![(7, vec![9]), (21, vec![]), (31, vec![]), (32, vec![])]);
+    }
+
+    #[test]
+    fn go_help_test_names_the_vet_subset() {
+        let help = "binary. Only a high-confidence subset of the default go vet checks are\nused. That subset is: 'atomic', 'bool', 'buildtags', 'errorsas',\n'ifaceassert', 'nilfunc', 'printf', and 'stringintconv'. You can see\nthe documentation";
+        assert_eq!(
+            parse_go_help_test_vet_subset(help).unwrap(),
+            vec!["atomic", "bool", "buildtags", "errorsas", "ifaceassert", "nilfunc", "printf", "stringintconv"]
+        );
+        assert_eq!(parse_go_help_test_vet_subset("no such sentence"), None);
+    }
+
+    fn record(severity: Severity, source: &str, message: &str) -> DiagnosticRecord {
+        DiagnosticRecord {
+            path: PathBuf::from("/w/a.go"),
+            line: 1,
+            severity,
+            code: None,
+            message: message.to_owned(),
+            source: Some(source.to_owned()),
+            repeat_in_step: 0,
+            also_at_lines: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_gopls_warnings_of_the_go_test_analyzers_break_the_test_build() {
+        let analyzers: Vec<String> = GO_TEST_VET_ANALYZERS_FALLBACK.iter().map(|name| (*name).to_owned()).collect();
+        assert!(is_go_test_vet_finding("gopls", &record(Severity::Warning, "printf", "format %d"), &analyzers));
+        assert!(!is_go_test_vet_finding("gopls", &record(Severity::Warning, "unusedparams", "unused"), &analyzers));
+        assert!(!is_go_test_vet_finding("rust-analyzer", &record(Severity::Warning, "printf", "format %d"), &analyzers));
+    }
+
+    #[test]
+    fn the_go_test_refusal_line_says_which_findings_the_write_introduced() {
+        let analyzers = vec!["printf".to_owned()];
+        let line = go_test_refusal_line(&[("a.go:8: warning format %d (printf)".to_owned(), Some(true))], &analyzers);
+        assert_eq!(line, "go test will refuse to build: 1 finding of the go vet checks `go test` runs before the tests (printf) is in the checked files, and the package's test build fails on it (this write introduced 1): a.go:8: warning format %d (printf)");
+        let line = go_test_refusal_line(&[("a".to_owned(), Some(false)), ("b".to_owned(), None)], &analyzers);
+        assert!(
+            line.contains("2 findings")
+                && line.contains("(1 was there before this write; whether this write introduced 1 is not known (no pre-write state))"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn errors_next_to_resolved_ones_in_an_unchanged_file_are_not_known_to_be_new() {
+        let resolved = vec![record(Severity::Error, "Pyright", "Argument missing for parameter \"strict\"")];
+        let fresh = || {
+            vec![
+                record(Severity::Error, "Pyright", "Object of type \"Undefined\" is not callable"),
+                record(Severity::Warning, "Pyright", "w"),
+            ]
+        };
+        let mut new = fresh();
+        let taken = take_maybe_unmasked(false, &resolved, &mut new, |_| false);
+        assert_eq!((taken.len(), new.len(), new[0].severity), (1, 1, Severity::Warning));
+        // A written file, a file where nothing was resolved, an error on a line naming a changed
+        // name: the new errors stay new.
+        let mut new = fresh();
+        assert!(take_maybe_unmasked(true, &resolved, &mut new, |_| false).is_empty() && new.len() == 2);
+        let mut new = fresh();
+        assert!(take_maybe_unmasked(false, &[], &mut new, |_| false).is_empty() && new.len() == 2);
+        let mut new = fresh();
+        assert!(take_maybe_unmasked(false, &resolved, &mut new, |_| true).is_empty() && new.len() == 2);
+    }
+
+    #[test]
+    fn the_warning_that_names_what_a_new_error_names_comes_first() {
+        let mut warnings =
+            vec![record(Severity::Warning, "rustc", "unreachable pattern"), record(Severity::Warning, "rustc", "unused variable: `CRLF`")];
+        most_telling_first(&mut warnings, &[record(Severity::Error, "rustc", "variable `CRLF` is not bound in all patterns")]);
+        assert_eq!(warnings[0].message, "unused variable: `CRLF`");
+    }
+}
