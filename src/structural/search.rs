@@ -185,6 +185,19 @@ pub fn walk_and_match<T: Send>(
     limits: &WalkLimits,
     per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
 ) -> (Vec<T>, WalkStats) {
+    walk_and_match_owned(target, language, requirement, limits, &|path, parsed| per_file(path, &parsed))
+}
+
+/// [`walk_and_match`] handing each parsed file to `per_file` by value, so that it can drop the
+/// parse tree as soon as it has read what it needs (`ast_edit` parses the rewritten file again:
+/// without the original tree beside it, a file's peak is one tree, not two).
+pub fn walk_and_match_owned<T: Send>(
+    target: &Path,
+    language: SupportLang,
+    requirement: &LiteralRequirement,
+    limits: &WalkLimits,
+    per_file: &(dyn Fn(&Path, ParsedFile) -> Option<T> + Sync),
+) -> (Vec<T>, WalkStats) {
     let outputs: Mutex<Vec<T>> = Mutex::new(Vec::new());
     let stats = Mutex::new(WalkStats::default());
     let stop = AtomicBool::new(false);
@@ -449,7 +462,7 @@ fn search_one_file<T>(
     language: SupportLang,
     requirement: &LiteralRequirement,
     limits: &WalkLimits,
-    per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
+    per_file: &(dyn Fn(&Path, ParsedFile) -> Option<T> + Sync),
 ) -> FileOutcome<T> {
     let read = match confined_root {
         Some(Err(err)) => Err(std::io::Error::new(err.kind(), format!("the workspace root could not be opened: {err}"))),
@@ -476,7 +489,7 @@ fn search_one_file<T>(
         Err(err) => return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display())),
     };
     drop(text);
-    match per_file(path, &parsed) {
+    match per_file(path, parsed) {
         Some(output) => FileOutcome::Output(output, size),
         None => FileOutcome::NoOutput(size),
     }

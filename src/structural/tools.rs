@@ -29,9 +29,9 @@ use crate::structural::output::{
     AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
 };
 use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
-use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
+use crate::structural::reparse::{new_parse_problems, parse_problems, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
-use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
+use crate::structural::search::{walk_and_match, walk_and_match_owned, ParsedFile, WalkLimits, WalkStats};
 use crate::structural::syntax_tree::{dump_syntax_tree, SyntaxTreeFormat};
 use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
@@ -996,7 +996,7 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let probe = query.missed_parts_probe(config.max_missed_candidates);
     let budget = match_budget(ctx, config);
     let (mut rewrites, mut stats) =
-        walk_and_match(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
+        walk_and_match_owned(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
             rewrite_file(path, parsed, query, probe.as_ref(), &template, &used, &budget)
         });
     record_cut_files(&mut stats, root, rewrites.iter().filter_map(|r| Some((r.path.as_path(), r.cut?))));
@@ -1200,16 +1200,19 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
 
 /// Computes one file's rewrite: outermost matches win, each replacement must find every
 /// template variable bound, and the result is parsed again.
+/// The rewrite of one file. Takes the parse by value: the original tree is dropped (its parse
+/// problems read first) before the rewritten text is parsed again, so a file's peak memory is
+/// one tree, not two (harden23: a 3 MB array rewrite held both).
 fn rewrite_file(
     path: &Path,
-    parsed: &ParsedFile,
+    parsed: ParsedFile,
     query: &Query,
     probe: Option<&crate::structural::missed::MissedPartsProbe>,
     template: &TemplateFix,
     used: &[String],
     budget: &MatchBudget,
 ) -> Option<FileRewrite> {
-    let scan = scan_file(parsed, query, probe, budget, usize::MAX);
+    let scan = scan_file(&parsed, query, probe, budget, usize::MAX);
     let (found, missed) = (scan.matches, scan.missed);
     if found.is_empty() || scan.cut.is_some() {
         if missed.is_empty() && scan.cut.is_none() {
@@ -1259,9 +1262,14 @@ fn rewrite_file(
     for edit in edits.iter().rev() {
         new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted.bytes());
     }
-    let (parse_problems, reparse_failure) = if unbound.is_empty() && new_content != source.as_bytes() {
+    let original = source.to_owned();
+    let problems_before = parse_problems(&parsed);
+    // The matches (their bindings hold nodes of the tree) and the tree go before the reparse.
+    drop(found);
+    drop(parsed);
+    let (parse_problems, reparse_failure) = if unbound.is_empty() && new_content != original.as_bytes() {
         match std::str::from_utf8(&new_content) {
-            Ok(new_text) => match new_parse_problems(parsed, new_text, &edits, query.language()) {
+            Ok(new_text) => match new_parse_problems(&problems_before, &original, new_text, &edits, query.language()) {
                 Ok(problems) => (problems, None),
                 Err(err) => (Vec::new(), Some(err)),
             },
@@ -1272,7 +1280,7 @@ fn rewrite_file(
     };
     Some(FileRewrite {
         path: path.to_path_buf(),
-        original: source.as_bytes().to_vec(),
+        original: original.into_bytes(),
         new_content,
         replacements: replaced,
         nested_skipped: total.saturating_sub(replaced),
