@@ -105,6 +105,19 @@ pub fn match_source_within(query: &Query, source: &str, budget: &MatchBudget) ->
     Ok((matches, scan.cut))
 }
 
+/// Matches a compiled rule against one source text with ast-grep-config's own `RuleCore`
+/// (unbounded: no step budget, deadline or stack guard), every match in pre-order: the
+/// reference the bounded evaluator is checked against (`fuzz_targets/rule_evaluator.rs`).
+/// `Ok(None)` for a pattern query.
+///
+/// # Errors
+/// The parser's message when tree-sitter fails.
+pub fn match_source_with_rule_core(query: &Query, source: &str) -> Result<Option<Vec<StructuralMatch>>, String> {
+    let Query::Rule(rule) = query else { return Ok(None) };
+    let parsed = ParsedFile::try_new(source, rule.language)?;
+    Ok(Some(collect_matches(Path::new(""), &parsed, &rule.core, &rule.metavariables)))
+}
+
 /// The match budget of one call: its deadline and cancel token, and the per-file step budget.
 fn match_budget(ctx: &CallContext<'_>, config: &StructuralConfig) -> MatchBudget {
     MatchBudget {
