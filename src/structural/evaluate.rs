@@ -929,12 +929,12 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
     /// `of_rule` (with a throwaway copy of `env`; ast-grep keeps the node the rule returns,
     /// which a relational `ofRule` makes another node), reversed with `reverse`. `None` when
     /// `node` has no parent or the evaluation was cut.
-    fn nth_child_candidates<'e>(
+    fn nth_child_candidates(
         &mut self,
         of_rule: Option<usize>,
         reverse: bool,
         node: &SgNode<'tree>,
-        env: &Cow<'e, Env<'tree>>,
+        env: &Env<'tree>,
     ) -> Option<Vec<SgNode<'tree>>> {
         let parent = node.parent()?;
         let mut candidates = Vec::new();
@@ -945,7 +945,7 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
             match of_rule {
                 None => candidates.push(child),
                 Some(of_rule) => {
-                    let mut probe = Cow::Borrowed(env.as_ref());
+                    let mut probe = Cow::Borrowed(env);
                     if let Some(kept) = self.eval(of_rule, child, &mut probe) {
                         candidates.push(kept);
                     }
@@ -971,7 +971,7 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         node: SgNode<'tree>,
         env: &mut Cow<'e, Env<'tree>>,
     ) -> Option<SgNode<'tree>> {
-        let candidates = self.nth_child_candidates(of_rule, reverse, &node, env)?;
+        let candidates = self.nth_child_candidates(of_rule, reverse, &node, env.as_ref())?;
         let at = candidates.iter().position(|candidate| candidate.node_id() == node.node_id())?;
         if let Some(of_rule) = of_rule {
             // ast-grep evaluates the node's `ofRule` again on the real bindings, whatever it answers.
@@ -997,7 +997,7 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         if let Some(known) = self.memo.get(&key) {
             return known.clone();
         }
-        let empty: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
+        let empty: Env<'tree> = MetaVarEnv::new();
         let candidates = self.nth_child_candidates(of_rule, reverse, &node, &empty)?;
         let mut first_at: HashMap<usize, usize> = HashMap::new();
         for (at, candidate) in candidates.iter().enumerate() {
