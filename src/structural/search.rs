@@ -70,7 +70,7 @@ pub struct WalkLimits {
     /// See `max_file_bytes`.
     pub max_file_lines: usize,
     /// The walk stops searching (and reports `timed_out`) at this instant; it goes on listing
-    /// for at most [`NOT_SEARCHED_COUNT_GRACE`] to count the files it did not search.
+    /// for at most `NOT_SEARCHED_COUNT_GRACE` (500 ms) to count the files it did not search.
     pub deadline: Instant,
     /// The walk stops (and reports `cancelled`) when this is cancelled.
     pub cancel: CancelToken,

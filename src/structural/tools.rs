@@ -76,7 +76,7 @@ pub fn match_source_with(query: &Query, source: &str) -> Result<Vec<StructuralMa
 }
 
 /// Matches a compiled pattern or rule against one source text within `budget` (the bounded
-/// evaluator of [`crate::structural::evaluate`], as `ast_grep` runs it): the matches found, in
+/// evaluator of `structural::evaluate`, as `ast_grep` runs it): the matches found, in
 /// pre-order, and why the match was cut before the end of the text, if it was (the matches
 /// found before the cut are complete and kept).
 ///
