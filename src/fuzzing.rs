@@ -16,12 +16,17 @@ pub use crate::structural::compile::{compile_pattern, compile_pattern_in_context
 /// The context table the pattern compiler tries (`fuzz_targets/pattern_compiler.rs` picks one
 /// context of it by the input's first byte).
 pub use crate::structural::contexts::language_contexts;
+/// The bounded rule evaluator through the tool's per-file scan, its budget and cut, and
+/// ast-grep's own `RuleCore` as the reference (`fuzz_targets/rule_evaluator.rs`).
+pub use crate::structural::evaluate::{CutReason, MatchBudget};
 /// See above.
 pub use crate::structural::query::Query;
 /// See above.
 pub use crate::structural::rule::{compile_rule, RuleInput};
 /// See above.
 pub use crate::structural::tools::{match_source, match_source_with};
+/// See above.
+pub use crate::structural::tools::{match_source_with_rule_core, match_source_within, StructuralMatch};
 /// Framing: Content-Length (LSP, DAP), DAP envelopes and JSON lines
 /// (`fuzz_targets/content_length_framing.rs`, `dap_message_decode.rs`, `json_lines_framing.rs`).
 pub use crate::transport::framing::{

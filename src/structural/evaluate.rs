@@ -3,8 +3,11 @@
 //! and cancel token checked every [`CHECK_EVERY_STEPS`] steps, a guard on the remaining stack,
 //! and memoised sub-rules.
 //!
-//! The atomic keys (`pattern`, `kind`, `regex`, `nthChild`, `range`) are compiled by
-//! ast-grep-config itself, one key at a time, and used as leaf matchers; the composite (`all`,
+//! The atomic keys `pattern`, `kind`, `regex` and `range` are compiled by ast-grep-config
+//! itself, one key at a time, and used as leaf matchers; `nthChild` is evaluated here (its
+//! `ofRule` is a sub-rule like any other, under the budget; when it binds nothing, one pass over
+//! a parent's children answers for all of them, where ast-grep lists them again for every node
+//! tried); the composite (`all`,
 //! `any`, `not`, `matches`) and relational (`inside`, `has`, `precedes`, `follows`) keys are
 //! evaluated here, in ast-grep's order (atomic keys, then composite, then relational; `all` and
 //! `any` members in order; `not` on a throwaway copy of the bindings; a relational rule's
@@ -131,13 +134,108 @@ enum RuleNode {
         stop: Stop,
         field: Option<u16>,
     },
+    /// An `nthChild`: the node's 1-based position among its parent's named children (those
+    /// that match `of_rule`, when given; counted from the end with `reverse`) fits `position`.
+    NthChild {
+        position: NthPosition,
+        of_rule: Option<usize>,
+        reverse: bool,
+    },
     /// A utility not built yet (only while building).
     Pending,
 }
 
+/// An `nthChild` position, `An+B` (a plain number is `0n+B`), read as ast-grep-config reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NthPosition {
+    step_size: i32,
+    offset: i32,
+}
+
+impl NthPosition {
+    /// A number (`3`) or a formula (`"2n+1"`, `"-n+3"`, `"n"`); `None` when it is neither.
+    fn parse(value: &Value) -> Option<NthPosition> {
+        match value {
+            // ast-grep reads a `usize` and casts it `as i32`.
+            Value::Number(number) => Some(NthPosition { step_size: 0, offset: number.as_u64()? as i32 }),
+            Value::String(formula) => parse_an_plus_b(formula),
+            _ => None,
+        }
+    }
+
+    /// Whether the 0-based `index` is a position the formula names (ast-grep's arithmetic).
+    fn is_matched(self, index: usize) -> bool {
+        let Ok(index) = i32::try_from(index + 1) else { return false };
+        if self.step_size == 0 {
+            index == self.offset
+        } else {
+            let n = index - self.offset;
+            n / self.step_size >= 0 && n % self.step_size == 0
+        }
+    }
+}
+
+/// ast-grep-config's `An+B` grammar (`nth_child.rs`): whitespace ignored; `n` alone, a signed
+/// number, a signed coefficient before `n`, then an optional signed offset.
+fn parse_an_plus_b(input: &str) -> Option<NthPosition> {
+    #[derive(Clone, Copy)]
+    enum State {
+        Initial,
+        N,
+        Sign(bool),
+        Number(bool),
+    }
+    let (mut step_size, mut sign, mut number, mut state) = (0i32, 1i32, 0i32, State::Initial);
+    for c in input.chars().filter(|c| !c.is_whitespace()) {
+        let digit = c.to_digit(10).map(|d| d as i32);
+        state = match (state, c, digit) {
+            (State::Initial, '+' | '-', _) => {
+                sign = if c == '+' { 1 } else { -1 };
+                State::Sign(false)
+            }
+            (State::Initial, _, Some(d)) => {
+                number = d;
+                State::Number(false)
+            }
+            (State::Initial, 'n' | 'N', _) => {
+                step_size = sign;
+                State::N
+            }
+            (State::Sign(has_n), _, Some(d)) => {
+                number = d;
+                State::Number(has_n)
+            }
+            (State::Sign(false), 'n' | 'N', _) => {
+                step_size = sign;
+                State::N
+            }
+            (State::Number(has_n), _, Some(d)) => {
+                number = number.checked_mul(10)?.checked_add(d)?;
+                State::Number(has_n)
+            }
+            (State::Number(false), 'n' | 'N', _) => {
+                step_size = sign.checked_mul(number)?;
+                number = 0;
+                State::N
+            }
+            (State::N, '+' | '-', _) => {
+                sign = if c == '+' { 1 } else { -1 };
+                number = 0;
+                State::Sign(true)
+            }
+            _ => return None,
+        };
+    }
+    match state {
+        State::Initial | State::Sign(_) => None,
+        State::N | State::Number(_) => Some(NthPosition { step_size, offset: number.checked_mul(sign)? }),
+    }
+}
+
 /// A rule compiled for the bounded evaluator. Built by [`RuleProgram::build`] from the same
-/// JSON that `RuleCore` compiled; `None` from it means "use `RuleCore`" (a parameterized
-/// `matches` object, which this evaluator does not read).
+/// JSON that `RuleCore` compiled; `None` from it (a key it does not read, such as a
+/// parameterized `matches` object, which ast-grep itself refuses without global utilities)
+/// makes the rule compiler refuse the rule.
 pub struct RuleProgram {
     nodes: Vec<RuleNode>,
     /// Whether the node binds no metavariable (so its answer per node can be memoised).
@@ -167,8 +265,8 @@ struct Builder<'a> {
 
 impl RuleProgram {
     /// Builds the program of `rule` (with `utils` and `constraints` beside it) for `language`;
-    /// `None` when the rule holds something only `RuleCore` evaluates (a parameterized
-    /// `matches` object) or a key fails to compile alone (the caller then uses `RuleCore`).
+    /// `None` when the rule holds something this evaluator does not read (a parameterized
+    /// `matches` object) or a key fails to compile alone (the caller then refuses the rule).
     pub fn build(
         rule: &Value,
         utils: Option<&Map<String, Value>>,
@@ -229,7 +327,8 @@ impl Builder<'_> {
         let mut members = Vec::new();
         for key in ["pattern", "kind", "regex", "nthChild", "range"] {
             if let Some(value) = map.get(key) {
-                members.push(self.leaf(key, value)?);
+                let member = if key == "nthChild" { self.nth_child(value)? } else { self.leaf(key, value)? };
+                members.push(member);
             }
         }
         if let Some(Value::Array(all)) = map.get("all") {
@@ -270,6 +369,27 @@ impl Builder<'_> {
         let rule = self.env.deserialize_rule(serializable).ok()?;
         let binds = !rule.defined_vars().is_empty();
         Some(self.push(RuleNode::Leaf(Box::new(rule)), binds))
+    }
+
+    /// `nthChild`: evaluated here (ast-grep lists the parent's children for every node tried,
+    /// and evaluates `ofRule` on each of them unbounded and unmemoised).
+    fn nth_child(&mut self, value: &Value) -> Option<usize> {
+        let (position, of_rule, reverse) = match value {
+            Value::Object(map) => {
+                let of_rule = match map.get("ofRule") {
+                    None | Some(Value::Null) => None,
+                    Some(rule) => Some(self.rule(rule)?),
+                };
+                let reverse = match map.get("reverse") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(reverse)) => *reverse,
+                    Some(_) => return None,
+                };
+                (NthPosition::parse(map.get("position")?)?, of_rule, reverse)
+            }
+            simple => (NthPosition::parse(simple)?, None, false),
+        };
+        Some(self.push(RuleNode::NthChild { position, of_rule, reverse }, false))
     }
 
     fn util(&mut self, id: &str) -> Option<usize> {
@@ -314,6 +434,7 @@ fn purity(nodes: &[RuleNode], leaf_binds: &[bool]) -> Vec<bool> {
             RuleNode::Leaf(_) | RuleNode::Pending => Vec::new(),
             RuleNode::All(members) | RuleNode::Any(members) => members.clone(),
             RuleNode::Not(inner) | RuleNode::Matches(inner) | RuleNode::Alias(inner) => vec![*inner],
+            RuleNode::NthChild { of_rule, .. } => of_rule.iter().copied().collect(),
             RuleNode::Relational { inner, stop, .. } => match stop {
                 Stop::Rule(stop) => vec![*inner, *stop],
                 _ => vec![*inner],
@@ -473,6 +594,14 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                 (!inner_matched).then_some(node)
             }
             RuleNode::Matches(util) => self.memoised(index, node, env, |this, node, env| this.eval(*util, node, env)),
+            RuleNode::NthChild { position, of_rule, reverse } => {
+                let (position, of_rule, reverse) = (*position, *of_rule, *reverse);
+                if program.pure[index] {
+                    self.nth_child_pure(index, position, of_rule, reverse, node)
+                } else {
+                    self.nth_child(position, of_rule, reverse, node, env)
+                }
+            }
             RuleNode::Relational { relation, inner, stop, field } => {
                 let (relation, inner, stop, field) = (*relation, *inner, *stop, *field);
                 let pure_inner = program.pure[inner] && matches!(stop, Stop::End) && field.is_none();
@@ -792,6 +921,96 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
             if self.cut.is_some() {
                 return None;
             }
+        }
+        answer
+    }
+
+    /// The named children of `node`'s parent as `nthChild` counts them: each one's answer to
+    /// `of_rule` (with a throwaway copy of `env`; ast-grep keeps the node the rule returns,
+    /// which a relational `ofRule` makes another node), reversed with `reverse`. `None` when
+    /// `node` has no parent or the evaluation was cut.
+    fn nth_child_candidates(
+        &mut self,
+        of_rule: Option<usize>,
+        reverse: bool,
+        node: &SgNode<'tree>,
+        env: &Env<'tree>,
+    ) -> Option<Vec<SgNode<'tree>>> {
+        let parent = node.parent()?;
+        let mut candidates = Vec::new();
+        for child in parent.children().filter(|child| child.is_named()) {
+            if !self.step() {
+                return None;
+            }
+            match of_rule {
+                None => candidates.push(child),
+                Some(of_rule) => {
+                    let mut probe = Cow::Borrowed(env);
+                    if let Some(kept) = self.eval(of_rule, child, &mut probe) {
+                        candidates.push(kept);
+                    }
+                    if self.cut.is_some() {
+                        return None;
+                    }
+                }
+            }
+        }
+        if reverse {
+            candidates.reverse();
+        }
+        Some(candidates)
+    }
+
+    /// `nthChild` exactly as ast-grep evaluates it: the node's position among the candidates,
+    /// then its own `ofRule` bindings committed to `env`.
+    fn nth_child<'e>(
+        &mut self,
+        position: NthPosition,
+        of_rule: Option<usize>,
+        reverse: bool,
+        node: SgNode<'tree>,
+        env: &mut Cow<'e, Env<'tree>>,
+    ) -> Option<SgNode<'tree>> {
+        let candidates = self.nth_child_candidates(of_rule, reverse, &node, env.as_ref())?;
+        let at = candidates.iter().position(|candidate| candidate.node_id() == node.node_id())?;
+        if let Some(of_rule) = of_rule {
+            // ast-grep evaluates the node's `ofRule` again on the real bindings, whatever it answers.
+            let _ = self.eval(of_rule, node.clone(), env);
+            if self.cut.is_some() {
+                return None;
+            }
+        }
+        position.is_matched(at).then_some(node)
+    }
+
+    /// `nthChild` whose `ofRule` (if any) binds nothing: one pass over the parent's children
+    /// answers for all of them (memoised), instead of one pass per child.
+    fn nth_child_pure(
+        &mut self,
+        index: usize,
+        position: NthPosition,
+        of_rule: Option<usize>,
+        reverse: bool,
+        node: SgNode<'tree>,
+    ) -> Option<SgNode<'tree>> {
+        let key = (index as u32, node.node_id());
+        if let Some(known) = self.memo.get(&key) {
+            return known.clone();
+        }
+        let empty: Env<'tree> = MetaVarEnv::new();
+        let candidates = self.nth_child_candidates(of_rule, reverse, &node, &empty)?;
+        let mut first_at: HashMap<usize, usize> = HashMap::new();
+        for (at, candidate) in candidates.iter().enumerate() {
+            first_at.entry(candidate.node_id()).or_insert(at);
+        }
+        let parent = node.parent()?;
+        let mut answer = None;
+        for child in parent.children() {
+            let matched = first_at.get(&child.node_id()).is_some_and(|at| position.is_matched(*at)).then(|| child.clone());
+            if child.node_id() == node.node_id() {
+                answer = matched.clone();
+            }
+            self.remember((index as u32, child.node_id()), &matched);
         }
         answer
     }

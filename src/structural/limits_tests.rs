@@ -21,7 +21,6 @@ use super::SupportLang;
 fn rule_query(rule: Value, utils: Option<Value>, language: SupportLang) -> Query {
     let compiled = compile_rule(RuleInput { rule: &rule, constraints: None, utils: utils.as_ref(), transform: None }, language)
         .unwrap_or_else(|err| panic!("{rule}: {err}"));
-    assert!(compiled.program.is_some(), "{rule}: the bounded evaluator reads it");
     Query::Rule(compiled)
 }
 
@@ -179,6 +178,77 @@ fn deep_recursion_through_utilities_is_cut_by_the_stack_guard_not_an_abort() {
     let (count, cut) = run(crate::serve::SERVE_CALL_STACK_BYTES, 300);
     assert_eq!(cut, None);
     assert_eq!(count, 300, "every array holds the number");
+}
+
+/// harden23 item 3: `nthChild` with `ofRule` is evaluated by the bounded evaluator, not by
+/// ast-grep's leaf, which runs `ofRule` on every sibling of every node tried without a budget.
+/// Here `ofRule` reaches a utility that recurses through `has` twice: 2^40 evaluations in
+/// ast-grep on 40 nested arrays (hours); memoised, a few steps per node. Ground truth: ast-grep's
+/// own `RuleCore` at a depth it can afford, and the count by hand (each array of the
+/// integer-free nest is the first named child of its parent that holds no integer, except the
+/// outermost, which comes after `x`).
+#[test]
+fn nth_child_of_rule_runs_within_the_budget() {
+    let utils = json!({"u": {"any": [
+        {"kind": "integer_literal"},
+        {"has": {"matches": "u"}},
+        {"all": [{"kind": "array_expression"}, {"has": {"matches": "u"}}]},
+    ]}});
+    let rule = json!({"kind": "array_expression", "nthChild": {"position": 1, "ofRule": {"not": {"matches": "u"}}}});
+    let shallow = format!("{}{}", nested_rust_arrays(8, ""), nested_rust_arrays(3, "1"));
+    assert_eq!(assert_same_as_rule_core(&rule, Some(&utils), &shallow, SupportLang::Rust), 7);
+    let query = rule_query(rule, Some(utils), SupportLang::Rust);
+    let deep = format!("{}{}", nested_rust_arrays(40, ""), nested_rust_arrays(3, "1"));
+    let (matches, cut) = match_source_within(&query, &deep, &budget(200_000)).unwrap();
+    assert_eq!(cut, None, "memoised, the rule fits the budget");
+    assert_eq!(matches.len(), 39);
+
+    // The same utility binding `$N`: no memo, exponential; the step budget cuts it, named.
+    let binding = json!({"u": {"any": [
+        {"pattern": "$N", "kind": "integer_literal"},
+        {"has": {"matches": "u"}},
+        {"all": [{"kind": "array_expression"}, {"has": {"matches": "u"}}]},
+    ]}});
+    let rule = json!({"kind": "array_expression", "nthChild": {"position": 1, "ofRule": {"not": {"matches": "u"}}}});
+    assert_eq!(assert_same_as_rule_core(&rule, Some(&binding), &shallow, SupportLang::Rust), 7);
+    let query = rule_query(rule, Some(binding), SupportLang::Rust);
+    let (_, cut) = match_source_within(&query, &deep, &budget(200_000)).unwrap();
+    assert_eq!(cut, Some(CutReason::StepBudget));
+}
+
+/// `nthChild` read by the evaluator gives ast-grep's positions: numbers, `An+B` formulas,
+/// `reverse`, and `ofRule` (with bindings, and relational, whose returned node is another one).
+#[test]
+fn nth_child_positions_agree_with_rule_core() {
+    let source = "f(1, a, 2, b, 3, 4, c, 5);\ng(x, 7);\nh(8);\n";
+    let rules = [
+        json!({"kind": "number", "nthChild": 3}),
+        json!({"kind": "number", "nthChild": "2n+1"}),
+        json!({"kind": "number", "nthChild": "-n+3"}),
+        json!({"kind": "number", "nthChild": " 3n - 1 "}),
+        json!({"kind": "number", "nthChild": "n"}),
+        json!({"kind": "number", "nthChild": {"position": "2n", "reverse": true}}),
+        json!({"kind": "number", "nthChild": {"position": 2, "ofRule": {"kind": "number"}}}),
+        json!({"kind": "number", "nthChild": {"position": "2n+1", "ofRule": {"kind": "number"}, "reverse": true}}),
+        json!({"pattern": "$N", "kind": "number", "nthChild": {"position": 2, "ofRule": {"pattern": "$M"}}}),
+        json!({"kind": "identifier", "nthChild": {"position": 1, "ofRule": {"follows": {"kind": "number"}}}}),
+        json!({"kind": "arguments", "has": {"kind": "number", "nthChild": 1}}),
+    ];
+    let counts: Vec<usize> = rules.iter().map(|rule| assert_same_as_rule_core(rule, None, source, SupportLang::JavaScript)).collect();
+    assert_eq!(counts[1], 4, "1, 2, 3 (positions 1, 3, 5 of f's arguments) and 8 (h's first)");
+    assert!(counts.iter().filter(|count| **count > 0).count() >= rules.len() - 1, "{counts:?}");
+}
+
+/// A parameterized utility call (`matches: {util: {ARG: rule}}`) needs a global utility with
+/// `arguments`, which a tool call cannot declare: it is refused at compile, so no rule reaches
+/// ast-grep's unbounded `RuleCore` through it.
+#[test]
+fn a_parameterized_utility_call_is_refused_before_matching() {
+    let utils = json!({"u": {"kind": "identifier"}});
+    let rule = json!({"matches": {"u": {"ARG": {"kind": "number"}}}});
+    let err = compile_rule(RuleInput { rule: &rule, constraints: None, utils: Some(&utils), transform: None }, SupportLang::JavaScript)
+        .unwrap_err();
+    assert!(err.path.starts_with("rule"), "{err}");
 }
 
 /// Finding 7: rules over the size, depth or utility-count limits are refused with the limit

@@ -170,7 +170,7 @@ pub fn scan_file<'tree>(
 ) -> FileScan<'tree> {
     let kinds = query.potential_kinds();
     let program = match query {
-        Query::Rule(rule) => rule.program.as_deref(),
+        Query::Rule(rule) => Some(&*rule.program),
         Query::Pattern(_) => None,
     };
     let mut evaluation = FileEvaluation::new(program, budget);

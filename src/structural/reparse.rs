@@ -31,32 +31,41 @@ pub struct NewParseProblem {
     pub replacement: Option<(usize, String, String)>,
 }
 
+/// An ERROR or MISSING node of a parse: what it is, where, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Problem {
+pub struct Problem {
     tag: String,
     start: usize,
     end: usize,
     text: String,
 }
 
-/// The parse problems of `new_content` (the original with `edits` applied, sorted by
-/// position) that `original` did not have.
+/// The parse problems of a parsed file (top-level ERROR nodes and MISSING nodes, in order):
+/// what [`new_parse_problems`] compares the rewritten file's with, read before the original
+/// tree is dropped.
+pub fn parse_problems(original: &ParsedFile) -> Vec<Problem> {
+    problems(&original.root())
+}
+
+/// The parse problems of `new_content` (`original_source` with `edits` applied, sorted by
+/// position) that the original did not have (`before`, from [`parse_problems`]). The original's
+/// tree is not needed, so the caller drops it before this parses the new content.
 ///
 /// # Errors
 /// The parser's message when tree-sitter fails on the new content.
 pub fn new_parse_problems(
-    original: &ParsedFile,
+    before: &[Problem],
+    original_source: &str,
     new_content: &str,
     edits: &[AppliedEdit],
     language: SupportLang,
 ) -> Result<Vec<NewParseProblem>, String> {
     let reparsed = AstGrep::<StrDoc<SupportLang>>::try_new(new_content, language)?;
     let after = problems(&reparsed.root());
+    drop(reparsed);
     if after.is_empty() {
         return Ok(Vec::new());
     }
-    let before = problems(&original.root());
-    let original_source = original.source();
     let mut found = Vec::new();
     for problem in after {
         let existed = before
@@ -187,7 +196,7 @@ mod tests {
         let position = original.find("build(a)").unwrap();
         let edits = vec![AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() }];
         let new_content = original.replace("build(a)", "");
-        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        let problems = new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Python).unwrap();
         assert!(!problems.is_empty());
         // The parser notices the dangling `msg =` where the next statement starts.
         assert!(matches!(problems[0].line, 2 | 3), "{problems:?}");
@@ -228,7 +237,7 @@ mod tests {
             .map(|(position, _)| AppliedEdit { position, deleted_length: "build(a)".len(), inserted: String::new() })
             .collect();
         let new_content = original.replace("build(a)", "").replace("build(b)", "");
-        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        let problems = new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Python).unwrap();
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert_eq!(problems[0].replacement.as_ref().map(|r| r.0), Some(2), "{problems:?}");
         assert_eq!(problems[1].replacement.as_ref().map(|r| r.1.as_str()), Some("build(b)"), "{problems:?}");
@@ -241,7 +250,7 @@ mod tests {
         let position = original.find("foo(1)").unwrap();
         let edits = vec![AppliedEdit { position, deleted_length: 6, inserted: "bar(1, 2)".to_owned() }];
         let new_content = original.replace("foo(1)", "bar(1, 2)");
-        assert_eq!(new_parse_problems(&parsed, &new_content, &edits, SupportLang::Rust).unwrap(), Vec::new());
+        assert_eq!(new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Rust).unwrap(), Vec::new());
     }
 
     #[test]

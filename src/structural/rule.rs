@@ -92,9 +92,9 @@ pub struct CompiledRule {
     /// The rule as compact JSON, for messages.
     pub source: String,
     /// The same rule for the bounded evaluator ([`crate::structural::evaluate`]): budget,
-    /// deadline and stack guard, memoised sub-rules. `None` only for a rule that holds a
-    /// parameterized `matches` object, which `core` evaluates (checked between nodes only).
-    pub program: Option<Box<RuleProgram>>,
+    /// deadline and stack guard, memoised sub-rules. Every rule that compiles has one (a rule
+    /// the evaluator cannot read is refused, never matched by `core` without a budget).
+    pub program: Box<RuleProgram>,
 }
 
 impl std::fmt::Debug for CompiledRule {
@@ -304,6 +304,15 @@ pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<Compi
         }
         _ => Some(program),
     });
+    // ast-grep's `RuleCore` alone cannot be stopped inside a file (no budget, deadline or stack
+    // guard), so a rule the bounded evaluator cannot read is refused rather than run by it.
+    let Some(program) = program else {
+        return Err(RuleCompileError::new(
+            "rule",
+            "the bounded rule evaluator cannot read this rule, and ast-grep's own evaluator has no work budget, so it is not run",
+            "write it with the keys pattern, kind, regex, nthChild, range, all, any, not, matches (a utility id string: parameterized utility calls are not supported), inside, has, precedes, follows",
+        ));
+    };
     Ok(CompiledRule {
         program,
         language,

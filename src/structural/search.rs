@@ -51,6 +51,11 @@ pub const VENDORED_DIRECTORY_MARKERS: &[&str] = &["pyvenv.cfg", "CACHEDIR.TAG"];
 /// Version-control directories: hidden, never source, and not worth saying they were skipped.
 const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
 
+/// How long past its deadline a walk goes on listing, without reading, the files it did not
+/// search, to count them ([`WalkStats::files_not_searched`]); past it the count is a lower bound
+/// ([`WalkStats::files_not_searched_is_lower_bound`]).
+pub const NOT_SEARCHED_COUNT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Examples of skipped paths kept per category.
 const SKIPPED_EXAMPLES: usize = 5;
 
@@ -64,7 +69,8 @@ pub struct WalkLimits {
     pub max_file_bytes: u64,
     /// See `max_file_bytes`.
     pub max_file_lines: usize,
-    /// The walk stops (and reports `timed_out`) at this instant.
+    /// The walk stops searching (and reports `timed_out`) at this instant; it goes on listing
+    /// for at most `NOT_SEARCHED_COUNT_GRACE` (500 ms) to count the files it did not search.
     pub deadline: Instant,
     /// The walk stops (and reports `cancelled`) when this is cancelled.
     pub cancel: CancelToken,
@@ -101,8 +107,8 @@ impl WalkLimits {
 }
 
 /// Counters of one walk. Serialized as the `stats` of `ast_grep` and `ast_edit` results (and the
-/// source of that part of their `outputSchema`s); `bytes_parsed`, `timed_out` and `cancelled`
-/// stay out of it (the result text says a timeout or cancel).
+/// source of that part of their `outputSchema`s); `bytes_parsed` and `cancelled` stay out of it
+/// (a cancelled call is an error).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct WalkStats {
     /// Files of the language the walk visited.
@@ -146,9 +152,15 @@ pub struct WalkStats {
     pub files_match_cut: usize,
     /// Up to 5 of them, `path: why`, sorted.
     pub match_cut_examples: Vec<String>,
-    /// The deadline passed before the walk finished.
-    #[serde(skip)]
+    /// The call's deadline passed before the walk finished: the files whose match it cut are
+    /// in `match_cut_examples`, the files it never reached in `files_not_searched`.
     pub timed_out: bool,
+    /// Files of the language the walk did not search because the deadline had passed (listed,
+    /// never read).
+    pub files_not_searched: usize,
+    /// `files_not_searched` is a lower bound: listing the rest took longer than
+    /// `NOT_SEARCHED_COUNT_GRACE` (500 ms) past the deadline and was stopped.
+    pub files_not_searched_is_lower_bound: bool,
     /// The host cancelled the call.
     #[serde(skip)]
     pub cancelled: bool,
@@ -185,6 +197,19 @@ pub fn walk_and_match<T: Send>(
     limits: &WalkLimits,
     per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
 ) -> (Vec<T>, WalkStats) {
+    walk_and_match_owned(target, language, requirement, limits, &|path, parsed| per_file(path, &parsed))
+}
+
+/// [`walk_and_match`] handing each parsed file to `per_file` by value, so that it can drop the
+/// parse tree as soon as it has read what it needs (`ast_edit` parses the rewritten file again:
+/// without the original tree beside it, a file's peak is one tree, not two).
+pub fn walk_and_match_owned<T: Send>(
+    target: &Path,
+    language: SupportLang,
+    requirement: &LiteralRequirement,
+    limits: &WalkLimits,
+    per_file: &(dyn Fn(&Path, ParsedFile) -> Option<T> + Sync),
+) -> (Vec<T>, WalkStats) {
     let outputs: Mutex<Vec<T>> = Mutex::new(Vec::new());
     let stats = Mutex::new(WalkStats::default());
     let stop = AtomicBool::new(false);
@@ -208,12 +233,24 @@ pub fn walk_and_match<T: Send>(
         if stop.load(Ordering::Relaxed) {
             return WalkState::Quit;
         }
-        if limits.cancel.is_cancelled() || Instant::now() >= limits.deadline {
-            let mut stats = stats.lock();
-            stats.cancelled |= limits.cancel.is_cancelled();
-            stats.timed_out |= !limits.cancel.is_cancelled();
+        if limits.cancel.is_cancelled() {
+            stats.lock().cancelled = true;
             stop.store(true, Ordering::Relaxed);
             return WalkState::Quit;
+        }
+        let now = Instant::now();
+        if now >= limits.deadline {
+            // Past the deadline: the file is counted as not searched, and the walk goes on
+            // listing (never reading) for a short grace to count the rest.
+            let mut stats = stats.lock();
+            stats.timed_out = true;
+            stats.files_not_searched += 1;
+            if now >= limits.deadline + NOT_SEARCHED_COUNT_GRACE {
+                stats.files_not_searched_is_lower_bound = true;
+                stop.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            return WalkState::Continue;
         }
         let searched = visited.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = &progress {
@@ -449,7 +486,7 @@ fn search_one_file<T>(
     language: SupportLang,
     requirement: &LiteralRequirement,
     limits: &WalkLimits,
-    per_file: &(dyn Fn(&Path, &ParsedFile) -> Option<T> + Sync),
+    per_file: &(dyn Fn(&Path, ParsedFile) -> Option<T> + Sync),
 ) -> FileOutcome<T> {
     let read = match confined_root {
         Some(Err(err)) => Err(std::io::Error::new(err.kind(), format!("the workspace root could not be opened: {err}"))),
@@ -476,7 +513,7 @@ fn search_one_file<T>(
         Err(err) => return FileOutcome::Unreadable(format!("{}: the parser failed: {err}", path.display())),
     };
     drop(text);
-    match per_file(path, &parsed) {
+    match per_file(path, parsed) {
         Some(output) => FileOutcome::Output(output, size),
         None => FileOutcome::NoOutput(size),
     }

@@ -29,9 +29,9 @@ use crate::structural::output::{
     AstEditFile, AstEditOutput, AstGrepOutput, AstGrepSearch, CompiledAs, MissedCandidates, StructuralMatchOutput, SyntaxTreeOutput,
 };
 use crate::structural::query::{binding_text, scan_file, unbound_in, Query};
-use crate::structural::reparse::{new_parse_problems, AppliedEdit, NewParseProblem};
+use crate::structural::reparse::{new_parse_problems, parse_problems, AppliedEdit, NewParseProblem};
 use crate::structural::rule::{compile_rule, RuleInput};
-use crate::structural::search::{walk_and_match, ParsedFile, WalkLimits, WalkStats};
+use crate::structural::search::{walk_and_match, walk_and_match_owned, ParsedFile, WalkLimits, WalkStats};
 use crate::structural::syntax_tree::{dump_syntax_tree, SyntaxTreeFormat};
 use crate::structural::{parse_language, supported_language_ids, StructuralConfig, StructuralResource};
 use crate::tier::Tier;
@@ -76,7 +76,7 @@ pub fn match_source_with(query: &Query, source: &str) -> Result<Vec<StructuralMa
 }
 
 /// Matches a compiled pattern or rule against one source text within `budget` (the bounded
-/// evaluator of [`crate::structural::evaluate`], as `ast_grep` runs it): the matches found, in
+/// evaluator of `structural::evaluate`, as `ast_grep` runs it): the matches found, in
 /// pre-order, and why the match was cut before the end of the text, if it was (the matches
 /// found before the cut are complete and kept).
 ///
@@ -105,6 +105,19 @@ pub fn match_source_within(query: &Query, source: &str, budget: &MatchBudget) ->
     Ok((matches, scan.cut))
 }
 
+/// Matches a compiled rule against one source text with ast-grep-config's own `RuleCore`
+/// (unbounded: no step budget, deadline or stack guard), every match in pre-order: the
+/// reference the bounded evaluator is checked against (`fuzz_targets/rule_evaluator.rs`).
+/// `Ok(None)` for a pattern query.
+///
+/// # Errors
+/// The parser's message when tree-sitter fails.
+pub fn match_source_with_rule_core(query: &Query, source: &str) -> Result<Option<Vec<StructuralMatch>>, String> {
+    let Query::Rule(rule) = query else { return Ok(None) };
+    let parsed = ParsedFile::try_new(source, rule.language)?;
+    Ok(Some(collect_matches(Path::new(""), &parsed, &rule.core, &rule.metavariables)))
+}
+
 /// The match budget of one call: its deadline and cancel token, and the per-file step budget.
 fn match_budget(ctx: &CallContext<'_>, config: &StructuralConfig) -> MatchBudget {
     MatchBudget {
@@ -114,19 +127,50 @@ fn match_budget(ctx: &CallContext<'_>, config: &StructuralConfig) -> MatchBudget
     }
 }
 
-/// Records the files whose match was cut in `stats` (count and up to 5 `path: why`).
-fn record_cut_files<'a>(stats: &mut WalkStats, root: &Path, cut: impl Iterator<Item = (&'a Path, CutReason)>) {
+/// Records the files whose match was cut in `stats` (count and up to 5 `path: why`); returns
+/// the files the deadline cut (displayed, sorted): where the call stopped.
+fn record_cut_files<'a>(stats: &mut WalkStats, root: &Path, cut: impl Iterator<Item = (&'a Path, CutReason)>) -> Vec<String> {
     let mut examples: Vec<String> = Vec::new();
+    let mut stopped_at: Vec<String> = Vec::new();
     for (path, reason) in cut {
         stats.files_match_cut += 1;
         // A deadline or cancel inside a file is the call's own timeout or cancel.
         stats.timed_out |= reason == CutReason::Deadline;
         stats.cancelled |= reason == CutReason::Cancelled;
         examples.push(format!("{}: {}", display_path(root, path), reason.describe()));
+        if reason == CutReason::Deadline {
+            stopped_at.push(display_path(root, path));
+        }
     }
     examples.sort();
     examples.truncate(5);
     stats.match_cut_examples = examples;
+    stopped_at.sort();
+    stopped_at
+}
+
+/// The line saying that the call's deadline passed and where the search stopped: the files
+/// whose match it cut (`stopped_at`, at most 5 named) and how many files were not searched;
+/// `None` when the deadline did not pass.
+fn describe_deadline(stats: &WalkStats, stopped_at: &[String], budget: Duration, what_was_kept: &str) -> Option<String> {
+    if !stats.timed_out {
+        return None;
+    }
+    let place = match stopped_at {
+        [] => "between files".to_owned(),
+        [file] => format!("at {file} (inside its match)"),
+        files if files.len() <= 5 => format!("at {} (inside their matches)", files.join(", ")),
+        files => format!("at {} and {} more files (inside their matches)", files[..5].join(", "), files.len() - 5),
+    };
+    let not_searched = match (stats.files_not_searched, stats.files_not_searched_is_lower_bound) {
+        (0, _) => "every other file was searched".to_owned(),
+        (count, false) => format!("{count} {} not searched", one_or_many(count, "file was", "files were")),
+        (count, true) => format!("at least {count} files were not searched (counting them stopped)"),
+    };
+    Some(format!(
+        "partial: the call's deadline ({} ms) passed: stopped {place}: deadline; {not_searched}; {what_was_kept}. Next: narrow `path` to a subdirectory or file, give the pattern a distinctive identifier so fewer files are parsed, or call again with a longer timeout",
+        budget.as_millis()
+    ))
 }
 
 /// The line saying which files' matches were cut, or `None`.
@@ -409,13 +453,21 @@ fn walk_limits(ctx: &CallContext<'_>, config: &StructuralConfig, no_ignore: bool
     }
 }
 
-fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize) -> Result<(), ToolError> {
+/// `Err` when the host cancelled the call, or (`timeout_is_error`: `ast_edit`, whose edit must
+/// cover every file it names) when the deadline passed; `ast_grep` answers a timed-out walk
+/// with what it found, said partial ([`describe_deadline`]).
+fn check_walk_finished(ctx: &CallContext<'_>, stats: &WalkStats, found: usize, timeout_is_error: bool) -> Result<(), ToolError> {
     let progress = format!("after {} files ({found} matches so far)", stats.files_visited);
     if stats.cancelled {
         return Err(ToolError::new(ErrorKind::Cancelled, format!("{} was cancelled by the host {progress}", ctx.descriptor().name)));
     }
-    if stats.timed_out {
+    if stats.timed_out && timeout_is_error {
         let cut = if stats.files_match_cut > 0 { format!("; cut inside {}", stats.match_cut_examples.join("; ")) } else { String::new() };
+        let cut = match (stats.files_not_searched, stats.files_not_searched_is_lower_bound) {
+            (0, _) => cut,
+            (count, false) => format!("{cut}; {count} {} not searched", one_or_many(count, "file was", "files were")),
+            (count, true) => format!("{cut}; at least {count} files were not searched"),
+        };
         return Err(ctx
             .timeout_error(&format!("walking the tree, {progress}{cut}"))
             .with_hint("narrow path to a subdirectory, or give the pattern a distinctive identifier so fewer files are parsed"));
@@ -454,10 +506,10 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
         walk_and_match(&setup.target, query.language(), query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
             FileMatches::extract(path, parsed, query, probe.as_ref(), config, &budget, max_results)
         });
-    record_cut_files(&mut stats, root, files.iter().filter_map(|file| Some((file.path.as_path(), file.cut?))));
+    let stopped_at = record_cut_files(&mut stats, root, files.iter().filter_map(|file| Some((file.path.as_path(), file.cut?))));
     let total: usize = files.iter().map(|file| file.matches.len() + file.matches_not_kept).sum();
     let not_kept: usize = files.iter().map(|file| file.matches_not_kept).sum();
-    check_walk_finished(ctx, &stats, total)?;
+    check_walk_finished(ctx, &stats, total, false)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let files_with_matches = files.iter().filter(|f| !f.matches.is_empty()).count();
     let lang = query.language_id();
@@ -529,11 +581,19 @@ fn ast_grep(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     {
         let _ = write!(text, "\n{cut}");
     }
+    if let Some(deadline) = describe_deadline(
+        &stats,
+        &stopped_at,
+        ctx.budget(),
+        "the matches shown are those of the files searched to the end and those found before the cut",
+    ) {
+        let _ = write!(text, "\n{deadline}");
+    }
     let _ = write!(text, "\n{}", describe_stats(&stats, lang, &setup.target_display, query));
     if let Some(note) = missed_note(&missed, query) {
         let _ = write!(text, "\nnote: {note}");
     }
-    if total == 0 {
+    if total == 0 && !stats.timed_out {
         let _ = write!(text, "\nhint: {}", zero_match_hint(&stats, query, &missed));
     }
     let structured = to_structured(&AstGrepOutput::Search(Box::new(AstGrepSearch {
@@ -996,11 +1056,11 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
     let probe = query.missed_parts_probe(config.max_missed_candidates);
     let budget = match_budget(ctx, config);
     let (mut rewrites, mut stats) =
-        walk_and_match(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
+        walk_and_match_owned(&setup.target, language, query.requirement(), &walk_limits(ctx, config, args.no_ignore), &|path, parsed| {
             rewrite_file(path, parsed, query, probe.as_ref(), &template, &used, &budget)
         });
     record_cut_files(&mut stats, root, rewrites.iter().filter_map(|r| Some((r.path.as_path(), r.cut?))));
-    check_walk_finished(ctx, &stats, rewrites.len())?;
+    check_walk_finished(ctx, &stats, rewrites.len(), true)?;
     rewrites.sort_by(|a, b| a.path.cmp(&b.path));
     let lang = query.language_id();
     let mut missed = MissedParts::default();
@@ -1200,16 +1260,19 @@ fn ast_edit(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolE
 
 /// Computes one file's rewrite: outermost matches win, each replacement must find every
 /// template variable bound, and the result is parsed again.
+/// The rewrite of one file. Takes the parse by value: the original tree is dropped (its parse
+/// problems read first) before the rewritten text is parsed again, so a file's peak memory is
+/// one tree, not two (harden23: a 3 MB array rewrite held both).
 fn rewrite_file(
     path: &Path,
-    parsed: &ParsedFile,
+    parsed: ParsedFile,
     query: &Query,
     probe: Option<&crate::structural::missed::MissedPartsProbe>,
     template: &TemplateFix,
     used: &[String],
     budget: &MatchBudget,
 ) -> Option<FileRewrite> {
-    let scan = scan_file(parsed, query, probe, budget, usize::MAX);
+    let scan = scan_file(&parsed, query, probe, budget, usize::MAX);
     let (found, missed) = (scan.matches, scan.missed);
     if found.is_empty() || scan.cut.is_some() {
         if missed.is_empty() && scan.cut.is_none() {
@@ -1259,9 +1322,14 @@ fn rewrite_file(
     for edit in edits.iter().rev() {
         new_content.splice(edit.position..edit.position + edit.deleted_length, edit.inserted.bytes());
     }
-    let (parse_problems, reparse_failure) = if unbound.is_empty() && new_content != source.as_bytes() {
+    let original = source.to_owned();
+    let problems_before = parse_problems(&parsed);
+    // The matches (their bindings hold nodes of the tree) and the tree go before the reparse.
+    drop(found);
+    drop(parsed);
+    let (parse_problems, reparse_failure) = if unbound.is_empty() && new_content != original.as_bytes() {
         match std::str::from_utf8(&new_content) {
-            Ok(new_text) => match new_parse_problems(parsed, new_text, &edits, query.language()) {
+            Ok(new_text) => match new_parse_problems(&problems_before, &original, new_text, &edits, query.language()) {
                 Ok(problems) => (problems, None),
                 Err(err) => (Vec::new(), Some(err)),
             },
@@ -1272,7 +1340,7 @@ fn rewrite_file(
     };
     Some(FileRewrite {
         path: path.to_path_buf(),
-        original: source.as_bytes().to_vec(),
+        original: original.into_bytes(),
         new_content,
         replacements: replaced,
         nested_skipped: total.saturating_sub(replaced),

@@ -122,3 +122,50 @@ fn ast_edit_preview_is_capped_in_bytes() {
     assert!(text.len() < 4_096 + 3_000, "{}", text.len());
     assert!(text.contains("preview capped at 4096 bytes of diff"), "{text}");
 }
+
+/// harden23 item 2: the call's deadline passing inside a file's match is a partial result, not
+/// a timeout error: the file where it stopped is named, the files never reached are counted,
+/// and the structured stats say so. One walker thread, so the order is the file-name order:
+/// `a_slow.js` first (a utility that binds `$N` and recurses through `has` twice is exponential
+/// in its 40 nested arrays), then four small files the deadline leaves unsearched.
+#[test]
+fn a_deadline_inside_a_file_is_a_partial_result_naming_where_it_stopped() {
+    let slow = format!("let x = {}{};\n", "[".repeat(40), "]".repeat(40));
+    let dir = support::workspace_with(&[
+        ("a_slow.js", &slow),
+        ("b.js", "let b = [[]];\n"),
+        ("c.js", "let c = [[]];\n"),
+        ("d.js", "let d = [[]];\n"),
+        ("e.js", "let e = [[]];\n"),
+    ]);
+    let mut config = RunConfig::default();
+    config.structural.walk_threads = 1;
+    let run = run_with(dir.path(), config);
+    let utils = json!({"u": {"any": [
+        {"pattern": "$N", "kind": "number"},
+        {"has": {"matches": "u"}},
+        {"all": [{"kind": "array"}, {"has": {"matches": "u"}}]},
+    ]}});
+    let arguments = json!({"rule": {"kind": "array", "not": {"matches": "u"}}, "utils": utils, "language": "javascript"});
+    let options = runbound::CallOptions { timeout: Some(std::time::Duration::from_secs(2)), ..runbound::CallOptions::new(Caller::Main) };
+    let (text, structured) = ok(run.call_with("ast_grep", arguments, &options));
+    assert_eq!(structured["stats"]["timed_out"], true, "{text}");
+    assert_eq!(structured["stats"]["files_match_cut"], 1, "{text}");
+    assert_eq!(structured["stats"]["files_not_searched"], 4, "{text}");
+    assert_eq!(structured["stats"]["files_not_searched_is_lower_bound"], false, "{text}");
+    assert!(
+        text.contains(
+            "partial: the call's deadline (2000 ms) passed: stopped at a_slow.js (inside its match): deadline; 4 files were not searched"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("a_slow.js: the call's deadline passed during this file's match"), "{text}");
+    assert!(!text.contains("hint: "), "no zero-match hint on a partial answer: {text}");
+    assert_eq!(structured["total_matches"], 0, "{text}");
+    // The files not searched hold matches (two number-free arrays each): the answer above is
+    // partial, as it says.
+    let whole = json!({"rule": {"kind": "array", "not": {"matches": "u"}}, "utils": utils, "language": "javascript", "path": "b.js"});
+    let (text, structured) = ok(run.call(Caller::Main, "ast_grep", whole));
+    assert_eq!(structured["stats"]["timed_out"], false, "{text}");
+    assert_eq!(structured["total_matches"], 2, "{text}");
+}
