@@ -221,7 +221,7 @@ mod tests {
             edits.push(AppliedEdit { position, deleted_length: end - position, inserted });
         }
         new_content.push_str(&original[copied..]);
-        let problems = new_parse_problems(&parsed, &new_content, &edits, SupportLang::Python).unwrap();
+        let problems = new_parse_problems(&parse_problems(&parsed), original, &new_content, &edits, SupportLang::Python).unwrap();
         assert!(!problems.is_empty());
         assert_eq!(problems[0].line, 8, "{problems:?}");
         assert!(problems[0].what.contains("the parser's error node spans lines 2–17"), "{problems:?}");
