@@ -19,12 +19,18 @@
 //! The thread stops at the first of: every file pulled, [`PREFETCH_WINDOW`] elapsed, a change
 //! sent to the server (the epoch moved: later states would be of another text), or a write check
 //! that pulls itself ([`before_own_pull`]: it waits for the pull in flight, when that is of the
-//! file it wants, then pulls alone). At most [`PREFETCH_FILES_CAP`] files per staged change.
+//! file it wants, then pulls alone), or the supervisor dropping. At most [`PREFETCH_FILES_CAP`]
+//! files per staged change.
+//!
+//! The thread holds its server weakly: it holds it for one pull at a time (at most
+//! [`PREFETCH_PULL_CAP`]), so a run that drops, or a server that is stopped, is not kept alive by
+//! a prefetch. The supervisor owns the threads ([`PrefetchThread`]) and stops and joins them
+//! when it drops.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
@@ -35,6 +41,9 @@ use crate::lsp::supervisor::LspSupervisor;
 
 /// How long after staging the states are taken at most.
 pub(crate) const PREFETCH_WINDOW: Duration = Duration::from_secs(45);
+/// One prefetch pull waits at most this long for its answer (and holds its server that long at
+/// most).
+pub(crate) const PREFETCH_PULL_CAP: Duration = Duration::from_secs(10);
 /// At most this many files of one staged change are pulled ahead.
 pub(crate) const PREFETCH_FILES_CAP: usize = 16;
 /// How often a write check waiting for the prefetch's pull of its file looks again.
@@ -47,6 +56,30 @@ struct Prefetch {
     stop: AtomicBool,
     /// The file whose pull is in flight.
     in_flight: Mutex<Option<PathBuf>>,
+}
+
+/// A prefetch thread as its supervisor keeps it: the stop flag and the handle to join.
+pub(crate) struct PrefetchThread {
+    prefetch: Arc<Prefetch>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+impl PrefetchThread {
+    /// Asks the thread to send no further pull.
+    pub(crate) fn stop(&self) {
+        self.prefetch.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the thread has ended.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    /// Waits for the thread to end: at most one pull in flight ([`PREFETCH_PULL_CAP`]) once
+    /// stopped.
+    pub(crate) fn join(self) {
+        let _ = self.handle.join();
+    }
 }
 
 /// The prefetch in progress per server process (pid).
@@ -78,19 +111,26 @@ pub(crate) fn prefetch_pre_write_states(supervisor: &LspSupervisor, paths: &[Pat
         if let Some(previous) = PREFETCHES.lock().insert(server.pid(), Arc::clone(&prefetch)) {
             previous.stop.store(true, Ordering::SeqCst);
         }
-        let spawned = std::thread::Builder::new()
-            .name(format!("runbound-prefetch-{}", server.id()))
-            .spawn(move || prefetch_on(&server, &files, &prefetch));
+        let weak_server = Arc::downgrade(&server);
+        let pid = server.pid();
+        let name = format!("runbound-prefetch-{}", server.id());
+        drop(server);
+        let thread_prefetch = Arc::clone(&prefetch);
+        let spawned = std::thread::Builder::new().name(name).spawn(move || prefetch_on(&weak_server, pid, &files, &thread_prefetch));
         // No thread: nothing is taken ahead; the write check pulls as before.
-        drop(spawned);
+        if let Ok(handle) = spawned {
+            supervisor.keep_prefetch_thread(PrefetchThread { prefetch, handle });
+        }
     }
 }
 
 /// The prefetch thread's work on `server` (see the module doc).
-fn prefetch_on(server: &LanguageServer, files: &[PathBuf], prefetch: &Arc<Prefetch>) {
-    let epoch = server.content_epoch();
+fn prefetch_on(weak_server: &Weak<LanguageServer>, pid: u32, files: &[PathBuf], prefetch: &Arc<Prefetch>) {
+    let Some(epoch) = weak_server.upgrade().map(|server| server.content_epoch()) else { return };
     let end = Instant::now() + PREFETCH_WINDOW;
     for path in files {
+        // Held for this file's pull only: a stopped server or a dropped run is not kept alive.
+        let Some(server) = weak_server.upgrade() else { break };
         if prefetch.stop.load(Ordering::SeqCst) || server.content_epoch() != epoch || Instant::now() >= end {
             break;
         }
@@ -106,15 +146,16 @@ fn prefetch_on(server: &LanguageServer, files: &[PathBuf], prefetch: &Arc<Prefet
         }
         *prefetch.in_flight.lock() = Some(path.clone());
         let pulled_at = server.content_epoch();
-        if let Ok(Some(items)) = server.pull_diagnostics(path, end) {
+        let pull_deadline = end.min(Instant::now() + PREFETCH_PULL_CAP);
+        if let Ok(Some(items)) = server.pull_diagnostics(path, pull_deadline) {
             // Kept only when nothing was sent to the server meanwhile (same epoch).
             server.remember_pulled(path, pulled_at, &items);
         }
         *prefetch.in_flight.lock() = None;
     }
     let mut prefetches = PREFETCHES.lock();
-    if prefetches.get(&server.pid()).is_some_and(|current| Arc::ptr_eq(current, prefetch)) {
-        prefetches.remove(&server.pid());
+    if prefetches.get(&pid).is_some_and(|current| Arc::ptr_eq(current, prefetch)) {
+        prefetches.remove(&pid);
     }
 }
 

@@ -78,6 +78,10 @@ pub struct LspSupervisor {
     /// [`crate::lsp::sibling_roots::dependent_roots_scan`] per (server id, root), reused while the
     /// manifests it read are unchanged (see [`LspSupervisor::dependent_roots`]).
     dependent_roots_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
+    /// The threads taking a staged change's pre-write states
+    /// ([`crate::lsp::prefetch_states`]): stopped and joined when the supervisor drops, reaped
+    /// as they finish whenever another starts.
+    prefetch_threads: Mutex<Vec<crate::lsp::prefetch_states::PrefetchThread>>,
 }
 
 /// The methods whose offer a server makes at its start is remembered for the run
@@ -185,6 +189,7 @@ impl LspSupervisor {
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
             offers_seen_at_start: Mutex::new(HashMap::new()),
             dependent_roots_memo: Mutex::new(HashMap::new()),
+            prefetch_threads: Mutex::new(Vec::new()),
         }
     }
 
@@ -437,6 +442,19 @@ impl LspSupervisor {
     /// The last answers of list requests, reused by their later pages while no file changed.
     pub(crate) fn answer_cache(&self) -> &crate::lsp::listing::AnswerCache {
         &self.answer_cache
+    }
+
+    /// Keeps `thread` (a prefetch of pre-write states) to be stopped and joined when the
+    /// supervisor drops; the threads that finished already are joined now.
+    pub(crate) fn keep_prefetch_thread(&self, thread: crate::lsp::prefetch_states::PrefetchThread) {
+        let mut threads = self.prefetch_threads.lock();
+        let (finished, running): (Vec<_>, Vec<_>) = std::mem::take(&mut *threads).into_iter().partition(|kept| kept.is_finished());
+        *threads = running;
+        threads.push(thread);
+        drop(threads);
+        for kept in finished {
+            kept.join();
+        }
     }
 
     /// The running servers (for post-write layers that sync written files).
@@ -1388,6 +1406,12 @@ impl LspSupervisor {
 
 impl Drop for LspSupervisor {
     fn drop(&mut self) {
+        // A prefetch thread holds a server only for one pull (≤ PREFETCH_PULL_CAP) and sends no
+        // further pull once stopped; the last holder's drop stops that server.
+        let prefetches = std::mem::take(&mut *self.prefetch_threads.lock());
+        for prefetch in &prefetches {
+            prefetch.stop();
+        }
         let servers: Vec<Arc<LanguageServer>> = self.instances.lock().values().filter_map(|slot| slot.lock().server.take()).collect();
         self.instances.lock().clear();
         // Stop them in parallel: each drop may wait for a polite shutdown (≤ 1.5 s).
@@ -1399,6 +1423,9 @@ impl Drop for LspSupervisor {
                 let _ = std::thread::Builder::new().name(name).spawn_scoped(scope, move || drop(server));
             }
         });
+        for prefetch in prefetches {
+            prefetch.join();
+        }
     }
 }
 
