@@ -156,6 +156,21 @@ pub struct GrepResult {
     pub scope: Option<String>,
 }
 
+/// `text` with every whole-word occurrence of `old_name` replaced by `new_name`, line by line
+/// (what a rename's edits make of a file, for the unit tests of the rename checks).
+#[cfg(test)]
+pub(crate) fn text_with_word_renamed(text: &str, old_name: &str, new_name: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let mut out = line.to_owned();
+            for at in word_positions(line, old_name).into_iter().rev() {
+                out.replace_range(at..at + old_name.len(), new_name);
+            }
+            out
+        })
+        .collect()
+}
+
 /// Byte offsets of whole-word occurrences of `word` in `line` (neighbours are not identifier
 /// characters).
 pub fn word_positions(line: &str, word: &str) -> Vec<usize> {

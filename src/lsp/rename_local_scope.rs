@@ -40,26 +40,9 @@ impl LocalScope {
     }
 }
 
-/// Function-like node kinds per grammar (a binding's scope is the outermost one enclosing it).
-const FUNCTION_KINDS: &[&str] = &[
-    // Rust
-    "function_item",
-    "closure_expression",
-    // Python
-    "function_definition",
-    "lambda",
-    // TypeScript / JavaScript
-    "function_declaration",
-    "generator_function_declaration",
-    "function_expression",
-    "function",
-    "generator_function",
-    "arrow_function",
-    "method_definition",
-    // Go
-    "method_declaration",
-    "func_literal",
-];
+// Function-like node kinds of every bundled grammar (a binding's scope is the outermost one
+// enclosing it).
+use crate::lsp::syntax::FUNCTION_KINDS;
 
 /// Node kinds that hold a binding pattern: an identifier whose ancestors up to one of these are
 /// only patterns (or the parameter list) declares a local.

@@ -437,16 +437,7 @@ mod tests {
     use super::*;
 
     fn findings(file: &str, old: &str, old_name: &str, new_name: &str) -> Vec<String> {
-        let new: String = old
-            .split_inclusive('\n')
-            .map(|line| {
-                let mut out = line.to_owned();
-                for at in crate::lsp::rename_coverage::word_positions(line, old_name).into_iter().rev() {
-                    out.replace_range(at..at + old_name.len(), new_name);
-                }
-                out
-            })
-            .collect();
+        let new = crate::lsp::rename_coverage::text_with_word_renamed(old, old_name, new_name);
         file_findings(Path::new(file), old, &new, old_name, new_name).expect("parsed")
     }
 

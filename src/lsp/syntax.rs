@@ -179,7 +179,7 @@ pub struct TypeScriptScopeFacts {
 }
 
 /// Node kinds of function-like scopes, across the bundled grammars.
-const FUNCTION_KINDS: &[&str] = &[
+pub(crate) const FUNCTION_KINDS: &[&str] = &[
     // TypeScript / JavaScript
     "function_declaration",
     "generator_function_declaration",
