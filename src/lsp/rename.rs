@@ -542,8 +542,36 @@ impl WorkspaceEditApplier for AtomicWorkspaceEditApplier {
 fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError> {
     let args: RenameArguments = ctx.parse_arguments(arguments)?;
     let supervisor = ctx.resource::<LspSupervisor>()?;
+    let path = crate::files::resolve_in_workspace(supervisor.workspace_root(), &args.file)?;
+    // Several project roots of the language (a library crate or module and its consumers): the
+    // servers of the roots this file's root depends on and of those depending on it are started
+    // now, beside the starting one, so that a cold rename across roots indexes them at once
+    // instead of one after the other (`rename_across_roots` asks them later; a start here only
+    // initializes the process, the indexing goes on in the server).
+    let deadline = ctx.deadline().checked_sub(Duration::from_millis(250)).unwrap_or_else(Instant::now);
+    let prewarm: Vec<(String, PathBuf)> = match supervisor.choose(&path, args.server.as_deref()) {
+        Ok((definition, root, _)) => crate::lsp::rename_across_roots::related_roots(supervisor, &definition, &root)
+            .into_iter()
+            .filter(|related| !supervisor.is_running(&definition.id, related))
+            .map(|related| (definition.id.clone(), related))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    std::thread::scope(|scope| {
+        if !prewarm.is_empty() {
+            let _ = std::thread::Builder::new().name("rename-prewarm".to_owned()).spawn_scoped(scope, || {
+                for (server_id, root) in &prewarm {
+                    let _ = supervisor.server_for_root(server_id, root, deadline);
+                }
+            });
+        }
+        rename_call(ctx, args, path)
+    })
+}
+
+fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> Result<ToolOutput, ToolError> {
+    let supervisor = ctx.resource::<LspSupervisor>()?;
     let root = supervisor.workspace_root();
-    let path = crate::files::resolve_in_workspace(root, &args.file)?;
     let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
     let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;

@@ -214,16 +214,13 @@ pub fn rename_in_owning_and_dependent_roots(
     across.renamed_by_own_server.push(server.root().to_path_buf());
     let starting_edits: usize = plan.files.iter().filter(|file| file.path.starts_with(server.root())).map(|file| file.edit_count).sum();
     across.report.push(format!(
-        "renamed across {} of {}: {} (where the rename was asked) renamed its own files ({}); {} — each root's files take its own server's edit, and each root's `grep -w` check covers that root",
+        "renamed across {} of {}: {} (where the rename was asked) renamed its own files ({}); {} asked by {} own server — each root's files take its own server's edit, and each root's `grep -w` check covers that root",
         crate::render::plural(asks.len() + 1, "project root"),
         server.id(),
         supervisor.display_path(server.root()),
         crate::render::plural(starting_edits, "edit"),
-        format!(
-            "{} asked by {} own server",
-            crate::render::plural(asks.len(), "other root"),
-            crate::render::one_or_many(asks.len(), "its", "their")
-        ),
+        crate::render::plural(asks.len(), "other root"),
+        crate::render::one_or_many(asks.len(), "its", "their"),
     ));
     for part in &parts {
         let own_edits: usize = part.plan.files.iter().filter(|file| file.path.starts_with(&part.root)).map(|file| file.edit_count).sum();
@@ -360,4 +357,29 @@ fn first_edit_per_file(edit: &lsp_types::WorkspaceEdit) -> Vec<(PathBuf, u32, u3
         }
     }
     first.into_iter().map(|(path, (line, character))| (path, line, character)).collect()
+}
+
+/// The other project roots of `definition`'s language related to `root`: those whose
+/// directories its manifests name as local dependencies (mapped to the root that serves each)
+/// and those that depend on it. Empty for languages without such manifests
+/// ([`crate::lsp::sibling_roots::manifest_name`]).
+pub fn related_roots(supervisor: &LspSupervisor, definition: &crate::lsp::servers::ServerDefinition, root: &Path) -> Vec<PathBuf> {
+    if crate::lsp::sibling_roots::manifest_name(&definition.id).is_none() {
+        return Vec::new();
+    }
+    let mut related: Vec<PathBuf> = Vec::new();
+    for dir in supervisor.sibling_dependency_dirs(&definition.id, root) {
+        let Some(found) = crate::lsp::servers::find_root(definition, supervisor.workspace_root(), &dir.join(".runbound-probe")).root else {
+            continue;
+        };
+        if found != root && !related.contains(&found) {
+            related.push(found);
+        }
+    }
+    for dependent in supervisor.dependent_roots(&definition.id, root).roots {
+        if dependent != root && !related.contains(&dependent) {
+            related.push(dependent);
+        }
+    }
+    related
 }
