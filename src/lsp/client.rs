@@ -478,6 +478,10 @@ pub struct LanguageServer {
     /// Files of another root of this server's language that runbound wrote since this server's
     /// last resync (see [`LanguageServer::queue_sibling_root_changes`]).
     sibling_root_changes: Mutex<Vec<(PathBuf, lsp_types::FileChangeType)>>,
+    /// The directories of other roots of the workspace this root depends on (a path
+    /// dependency, a go.mod replace) whose files every resync scans for changes made outside
+    /// the tools (see [`LanguageServer::watch_sibling_dependency_dirs`]).
+    sibling_watch: Mutex<SiblingWatch>,
     /// What a resync whose caller had no answer to put it in left out (see
     /// [`LanguageServer::carry_resync_report`]): merged into the next resync's report.
     carried_resync: Mutex<Option<ResyncReport>>,
@@ -556,6 +560,17 @@ struct OutsideWatch {
     stamps: Option<FileStamps>,
     /// Roots left out of the scan because they hold more than
     /// [`OUTSIDE_ROOT_WATCHED_FILES_CAP`] served files (or could not be listed), with why.
+    unwatched: Vec<(PathBuf, String)>,
+}
+
+/// The sibling dependency directories a server watches ([`LanguageServer::watch_sibling_dependency_dirs`]).
+#[derive(Default)]
+struct SiblingWatch {
+    /// The directories (absolute, canonical, inside the workspace, outside the server's root).
+    dirs: Vec<PathBuf>,
+    /// The served files beneath `dirs` and their stamps at the last scan.
+    stamps: FileStamps,
+    /// Directories left out: more than [`WATCHED_FILES_CAP`] served files, with why.
     unwatched: Vec<(PathBuf, String)>,
 }
 
@@ -681,6 +696,7 @@ impl LanguageServer {
             watched_files: Mutex::new(None),
             outside_watch: Mutex::new(OutsideWatch::default()),
             sibling_root_changes: Mutex::new(Vec::new()),
+            sibling_watch: Mutex::new(SiblingWatch::default()),
             carried_resync: Mutex::new(None),
             write_baseline: Mutex::new(None),
             lookups_unanswered_while_loading: Mutex::new(HashSet::new()),
@@ -1262,10 +1278,14 @@ impl LanguageServer {
         // Changes beneath the project's directories outside the workspace (a path dependency
         // edited by hand) reach the server the same way (trial20 F5, trial21 F2).
         let mut outside_events = self.scan_project_outside_roots();
+        // Files of the other roots this one depends on (a library crate beside its consumer),
+        // changed outside the tools: the same (issue 11 §5).
+        let sibling_scanned = self.scan_sibling_dependency_dirs(skip);
+        let mut sibling_changed = !sibling_scanned.is_empty();
+        outside_events.extend(sibling_scanned);
         // Files another root of the same language holds, written by runbound since the last
         // resync (a library module beside its consumer: trial27b F2): this server's own scans
         // stop at its root, so it learns of them only here.
-        let mut sibling_changed = false;
         for (path, typ) in self.take_sibling_root_changes() {
             if skip.contains(&path) {
                 continue;
@@ -1465,6 +1485,87 @@ impl LanguageServer {
         }
     }
 
+    /// Sets the directories of other project roots inside the workspace that this server's root
+    /// depends on ([`crate::lsp::sibling_roots::dependency_dirs_scan`]: the library crate a
+    /// `path =` names, the module a go.mod `replace` names) and takes a first scan of the new
+    /// ones (no event for them). From then on every [`LanguageServer::resync_from_disk`] also
+    /// scans the served files beneath them and sends what changed, as it does for the project's
+    /// outside roots: a file of the library changed by hand (`cp`, `git checkout`) reaches the
+    /// consumer's server before its next answer (issue 11 §5). The server's own scan stops at
+    /// its root, and a tool's write there reaches it through
+    /// [`LanguageServer::queue_sibling_root_changes`]. A directory with more than
+    /// [`WATCHED_FILES_CAP`] served files is left out and named by
+    /// [`LanguageServer::unwatched_project_outside_roots`]. The same list again is a no-op.
+    pub(crate) fn watch_sibling_dependency_dirs(&self, dirs: Vec<PathBuf>) {
+        let mut watch = self.sibling_watch.lock();
+        if watch.dirs == dirs {
+            return;
+        }
+        let added: Vec<PathBuf> = dirs.iter().filter(|dir| !watch.dirs.contains(dir)).cloned().collect();
+        watch.stamps.retain(|path, _| dirs.iter().any(|dir| path.starts_with(dir)));
+        watch.unwatched.retain(|(dir, _)| dirs.contains(dir));
+        let (stamps, unwatched) = self.scan_sibling_dirs(&added);
+        watch.stamps.extend(stamps);
+        watch.unwatched.extend(unwatched);
+        watch.dirs = dirs;
+    }
+
+    /// The served files beneath `dirs` (inside the workspace) with their stamps, and the
+    /// directories over [`WATCHED_FILES_CAP`] with why.
+    fn scan_sibling_dirs(&self, dirs: &[PathBuf]) -> (FileStamps, Vec<(PathBuf, String)>) {
+        let mut stamps = FileStamps::new();
+        let mut unwatched = Vec::new();
+        for dir in dirs {
+            match scan_served_files(&self.definition, &self.workspace_root, dir) {
+                Some(found) => stamps.extend(found),
+                None => unwatched.push((
+                    dir.clone(),
+                    format!("another project root of the workspace that this one depends on; it holds more than {WATCHED_FILES_CAP} files the server reads"),
+                )),
+            }
+        }
+        (stamps, unwatched)
+    }
+
+    /// Scans the watched sibling dependency directories again and returns the served files
+    /// created, changed or deleted beneath them since the last scan, `skip` left out (files a
+    /// write just changed, which diagnostics on write sends itself after taking the pre-write
+    /// state: they keep their previous stamp until then).
+    fn scan_sibling_dependency_dirs(&self, skip: &[PathBuf]) -> Vec<(PathBuf, lsp_types::FileChangeType)> {
+        let mut watch = self.sibling_watch.lock();
+        if watch.dirs.is_empty() {
+            return Vec::new();
+        }
+        let dirs: Vec<PathBuf> =
+            watch.dirs.iter().filter(|dir| !watch.unwatched.iter().any(|(given_up, _)| given_up == *dir)).cloned().collect();
+        let (mut current, newly_unwatched) = self.scan_sibling_dirs(&dirs);
+        for path in skip {
+            match watch.stamps.get(path) {
+                Some(stamp) => {
+                    current.insert(path.clone(), *stamp);
+                }
+                None => {
+                    current.remove(path);
+                }
+            }
+        }
+        let mut events = Vec::new();
+        for (path, stamp) in &current {
+            match watch.stamps.get(path) {
+                None => events.push((path.clone(), lsp_types::FileChangeType::CREATED)),
+                Some(old) if old != stamp => events.push((path.clone(), lsp_types::FileChangeType::CHANGED)),
+                Some(_) => (),
+            }
+        }
+        let given_up = |path: &Path| newly_unwatched.iter().any(|(dir, _)| path.starts_with(dir));
+        for path in watch.stamps.keys().filter(|path| !current.contains_key(*path) && !given_up(path)) {
+            events.push((path.clone(), lsp_types::FileChangeType::DELETED));
+        }
+        watch.stamps = current;
+        watch.unwatched.extend(newly_unwatched);
+        events
+    }
+
     /// Takes the changes queued by [`LanguageServer::queue_sibling_root_changes`] (the open
     /// documents among them are left to the caller: `resync_from_disk` finds them by stamp).
     pub(crate) fn take_sibling_root_changes(&self) -> Vec<(PathBuf, lsp_types::FileChangeType)> {
@@ -1481,7 +1582,9 @@ impl LanguageServer {
     /// (more than 5000 served files, or not listable), with why: a hand edit there reaches the
     /// server only after `reload`. Empty when every outside root is watched (or there are none).
     pub(crate) fn unwatched_project_outside_roots(&self) -> Vec<(PathBuf, String)> {
-        self.outside_watch.lock().unwatched.clone()
+        let mut unwatched = self.outside_watch.lock().unwatched.clone();
+        unwatched.extend(self.sibling_watch.lock().unwatched.iter().cloned());
+        unwatched
     }
 
     /// Scans the watched outside roots again and returns the served files created, changed or
@@ -2123,6 +2226,20 @@ impl LanguageServer {
                     watched.remove(path);
                 } else if path.starts_with(&self.root) && self.definition.serves(path) {
                     watched.insert(path.clone(), file_stamp(path));
+                }
+            }
+        }
+        // A sibling root's file sent here now is not sent again by the next resync's scan.
+        {
+            let mut sibling = self.sibling_watch.lock();
+            for (path, typ) in events {
+                if !sibling.dirs.iter().any(|dir| path.starts_with(dir)) {
+                    continue;
+                }
+                if *typ == lsp_types::FileChangeType::DELETED {
+                    sibling.stamps.remove(path);
+                } else if self.definition.serves(path) {
+                    sibling.stamps.insert(path.clone(), file_stamp(path));
                 }
             }
         }

@@ -1049,7 +1049,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     let server = Arc::clone(&group.server);
     // What changed on disk outside the tools since the last op reaches the server first (the
     // written files are left alone: their old text is what the pre-write state needs).
-    let resync = server.resync_from_disk_except(&group.written);
+    // (This write's files under other roots, which this server reads as dependencies, too:
+    // they reach it with the written files' sync below.)
+    let skip: Vec<PathBuf> = group.written.iter().cloned().chain(group.sibling_changes.iter().map(|(path, _)| path.clone())).collect();
+    let resync = server.resync_from_disk_except(&skip);
     group.notes.extend(resync.sentence(|path| supervisor.display_path(path)));
     // A server still starting or indexing cannot answer yet: wait (within the call's deadline),
     // then give the check its own budget.

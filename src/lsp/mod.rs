@@ -57,6 +57,7 @@ pub(crate) mod pyright_blind_spots;
 pub(crate) mod pyright_scope;
 pub(crate) mod pytest_doctest_files;
 pub(crate) mod rename;
+pub(crate) mod rename_across_roots;
 pub(crate) mod rename_coverage;
 pub(crate) mod rename_local_scope;
 pub(crate) mod rename_overrides;

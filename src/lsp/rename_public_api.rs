@@ -7,7 +7,7 @@
 //! (`cron.Every`) the same way. [`public_api_notes`] reads the plan's own texts (before and after)
 //! and says which public path changes and how to keep the old one:
 //!
-//! - Rust (a crate with a library target: `src/lib.rs` or a `[lib]` section): a `pub use`
+//! - Rust (a crate with a library target: its Cargo.toml's `[lib] path`, else `src/lib.rs`): a `pub use`
 //!   statement the rename changes that no longer exports the old name (`pub use new as old;`
 //!   keeps it), and a `pub` item or field (not `pub(crate)`/`pub(super)`/`pub(in …)`) whose
 //!   module is reachable from the crate root through `pub mod` declarations (read from disk);
@@ -60,16 +60,21 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// The library crate holding `path`: (its Cargo.toml's directory, the crate's name as code
-/// spells it). `None` when the nearest Cargo.toml (up to the workspace root) has no library target.
-fn rust_library_crate(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, String)> {
+/// spells it, its library root file). The library target is the `[lib]` section's `path`, else
+/// `src/lib.rs` (Cargo's default), and must exist. `None` when the nearest Cargo.toml (up to the
+/// workspace root) has no library target, or is a virtual manifest.
+fn rust_library_crate(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, String, std::path::PathBuf)> {
     let mut directory = path.parent();
     while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
         if let Ok(manifest) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("Cargo.toml")) {
             let document = toml_edit::Document::parse(manifest).ok()?;
             let parsed = document.as_table();
             let lib_section = parsed.get("lib");
-            let has_lib = lib_section.is_some() || current.join("src/lib.rs").is_file();
-            if !has_lib {
+            let lib_root = lib_section
+                .and_then(|lib| lib.get("path"))
+                .and_then(|lib_path| lib_path.as_str())
+                .map_or_else(|| current.join("src/lib.rs"), |lib_path| crate::files::path::lexically_normal(&current.join(lib_path)));
+            if !lib_root.is_file() {
                 return None;
             }
             let name = lib_section
@@ -77,34 +82,37 @@ fn rust_library_crate(workspace_root: &Path, path: &Path) -> Option<(std::path::
                 .and_then(|name| name.as_str())
                 .or_else(|| parsed.get("package").and_then(|package| package.get("name")).and_then(|name| name.as_str()))?
                 .replace('-', "_");
-            return Some((current.to_path_buf(), name));
+            return Some((current.to_path_buf(), name, lib_root));
         }
         directory = current.parent();
     }
     None
 }
 
-/// The public module path of the Rust file `path` in the crate at `crate_directory` (`csv_core`,
-/// `csv_core::writer`), when every module from the crate root down to it is declared `pub mod`
-/// in its parent; `None` when one is private or the chain cannot be read (the library root is
-/// `src/lib.rs` or the `[lib] path`, assumed `src/lib.rs` here).
-fn rust_public_module_path(workspace_root: &Path, crate_directory: &Path, crate_name: &str, path: &Path) -> Option<String> {
-    let source = crate_directory.join("src");
+/// The public module path of the Rust file `path` in the crate `crate_name` whose library root
+/// file is `lib_root` (`csv_core`, `csv_core::writer`), when every module from the crate root
+/// down to it is declared `pub mod` in its parent; `None` when one is private, the file is not
+/// beneath the library root's directory (a binary's `src/main.rs` beside a `[lib] path =
+/// "lib/mylib.rs"`), or the chain cannot be read. The root's modules live beside it, as a
+/// `mod.rs`'s do (`mod a;` in `lib/mylib.rs` is `lib/a.rs` or `lib/a/mod.rs`).
+fn rust_public_module_path(workspace_root: &Path, lib_root: &Path, crate_name: &str, path: &Path) -> Option<String> {
+    if path == lib_root {
+        return Some(crate_name.to_owned());
+    }
+    let source = lib_root.parent()?.to_path_buf();
     let relative = path.strip_prefix(&source).ok()?;
     let mut segments: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
     let file = segments.pop()?;
     let stem = file.strip_suffix(".rs")?;
-    if segments.is_empty() && (stem == "lib") {
-        return Some(crate_name.to_owned());
-    }
-    if segments.is_empty() && stem == "main" {
-        return None;
-    }
     if stem != "mod" {
         segments.push(stem.to_owned());
     }
+    if segments.is_empty() {
+        // `mod.rs` beside the library root: no module of it.
+        return None;
+    }
     // Each segment must be `pub mod name;` in its parent module's file.
-    let mut parent_file = source.join("lib.rs");
+    let mut parent_file = lib_root.to_path_buf();
     let mut parent_directory = source.clone();
     for segment in &segments {
         let parent_text = crate::files::read_workspace_file_to_string(workspace_root, &parent_file).ok()?;
@@ -186,8 +194,8 @@ fn rust_notes(
     old_name: &str,
     new_name: &str,
 ) -> Vec<String> {
-    let Some((crate_directory, crate_name)) = rust_library_crate(workspace_root, path) else { return Vec::new() };
-    let module = rust_public_module_path(workspace_root, &crate_directory, &crate_name, path);
+    let Some((_, crate_name, lib_root)) = rust_library_crate(workspace_root, path) else { return Vec::new() };
+    let module = rust_public_module_path(workspace_root, &lib_root, &crate_name, path);
     let mut notes = Vec::new();
     let mut said_statements = Vec::new();
     for &index in changed {
@@ -407,6 +415,50 @@ mod tests {
             files: Vec::new(),
         };
         assert!(public_api_notes(&root, &plan, "is_non_numeric", "x").is_empty());
+    }
+
+    #[test]
+    fn a_library_target_elsewhere_than_src_lib_rs_is_read_from_the_manifest() {
+        // `[lib] path = "lib/mylib.rs"` (no src/lib.rs): its modules live beside it, and a
+        // binary's `src/main.rs` is no part of the library.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"my-lib\"\nversion = \"0.1.0\"\n\n[lib]\npath = \"lib/mylib.rs\"\n\n[[bin]]\nname = \"tool\"\npath = \"src/main.rs\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("lib/mylib.rs"), "pub mod writer;\nmod hidden;\n").unwrap();
+        let writer_old = "pub fn quote(b: u8) -> bool {\n    b > 9\n}\n";
+        let writer_new = writer_old.replace("quote", "quote_byte");
+        std::fs::write(root.join("lib/writer.rs"), writer_old).unwrap();
+        let plan =
+            |file: &str, old: &str, new: &str| WorkspaceEditPlan { changes: vec![change(&root.join(file), old, new)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan("lib/writer.rs", writer_old, &writer_new), "quote", "quote_byte");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("defines `my_lib::writer::quote` (`pub fn`) in module `my_lib::writer`"), "{notes:?}");
+        // The library root itself is the crate root.
+        let root_old = "pub mod writer;\nmod hidden;\npub fn quote() {}\n";
+        let notes =
+            public_api_notes(&root, &plan("lib/mylib.rs", root_old, &root_old.replace("quote", "quote_byte")), "quote", "quote_byte");
+        assert!(notes.len() == 1 && notes[0].contains("defines `my_lib::quote` (`pub fn`) in the crate root"), "{notes:?}");
+        // A private module of it, and the binary's main.rs, are not public API.
+        std::fs::write(root.join("lib/hidden.rs"), writer_old).unwrap();
+        assert!(public_api_notes(&root, &plan("lib/hidden.rs", writer_old, &writer_new), "quote", "quote_byte").is_empty());
+        std::fs::write(root.join("src/main.rs"), writer_old).unwrap();
+        assert!(public_api_notes(&root, &plan("src/main.rs", writer_old, &writer_new), "quote", "quote_byte").is_empty());
+        // Before the manifest was read, src/lib.rs was assumed: a crate whose [lib] path names a
+        // missing file has no library target (nothing said), and src/lib.rs alone is one.
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"my-lib\"\nversion = \"0.1.0\"\n\n[lib]\npath = \"lib/gone.rs\"\n")
+            .unwrap();
+        assert!(public_api_notes(&root, &plan("lib/writer.rs", writer_old, &writer_new), "quote", "quote_byte").is_empty());
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"my-lib\"\nversion = \"0.1.0\"\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub mod writer;\n").unwrap();
+        std::fs::write(root.join("src/writer.rs"), writer_old).unwrap();
+        let notes = public_api_notes(&root, &plan("src/writer.rs", writer_old, &writer_new), "quote", "quote_byte");
+        assert!(notes.len() == 1 && notes[0].contains("`my_lib::writer::quote`"), "{notes:?}");
     }
 
     #[test]

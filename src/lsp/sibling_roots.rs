@@ -20,6 +20,7 @@ use lsp_types::request::{References, Request as _};
 use crate::files::WorkspaceReader;
 use crate::lsp::client::LanguageServer;
 use crate::lsp::position::ResolvedSymbol;
+use crate::lsp::servers::ServerDefinition;
 use crate::lsp::supervisor::LspSupervisor;
 
 /// At most this many manifests are read per scan.
@@ -71,16 +72,26 @@ fn manifest_stamp(path: &Path) -> Option<(Option<std::time::SystemTime>, u64)> {
     std::fs::symlink_metadata(path).ok().map(|metadata| (metadata.modified().ok(), metadata.len()))
 }
 
-/// The other project roots of `server_id`'s language beneath `workspace_root` whose manifest
+/// The project root `definition` finds for the manifest `manifest` (its cargo workspace, its
+/// go.work, or its own directory), canonical; the manifest's directory when none is found.
+fn root_of(definition: &ServerDefinition, workspace_root: &Path, manifest: &Path) -> PathBuf {
+    let directory = manifest.parent().unwrap_or(manifest).to_path_buf();
+    crate::lsp::servers::find_root(definition, workspace_root, manifest)
+        .root
+        .map(|root| std::fs::canonicalize(&root).unwrap_or(root))
+        .unwrap_or(directory)
+}
+
+/// The other project roots of `definition`'s language beneath `workspace_root` whose manifest
 /// names `root` as a local dependency: a `go.mod` `replace … => <dir>` (one line or a block), a
 /// `Cargo.toml` `path = "<dir>"` (any table: dependencies, dev-dependencies, patches). Relative
 /// directories are resolved against the manifest's directory and compared canonically. Empty for
 /// servers with no such manifests ([`manifest_name`]). Scans every time it is called (with the stamps of the manifests it read, see
 /// [`DependentRootsScan`]): a run asks [`LspSupervisor::dependent_roots`], which keeps the scan while its manifests are unchanged.
-pub fn dependent_roots_scan(workspace_root: &Path, server_id: &str, root: &Path) -> DependentRootsScan {
+pub fn dependent_roots_scan(workspace_root: &Path, definition: &ServerDefinition, root: &Path) -> DependentRootsScan {
     let mut scan = DependentRootsScan::default();
     let found = &mut scan.found;
-    let Some(manifest) = manifest_name(server_id) else { return scan };
+    let Some(manifest) = manifest_name(&definition.id) else { return scan };
     let Ok(reader) = WorkspaceReader::open(workspace_root) else {
         found.scan_incomplete = true;
         return scan;
@@ -105,7 +116,9 @@ pub fn dependent_roots_scan(workspace_root: &Path, server_id: &str, root: &Path)
         manifests += 1;
         let manifest_path = canonical_workspace.join(entry.relative());
         let Some(manifest_dir) = manifest_path.parent() else { continue };
-        if manifest_dir == canonical_root {
+        if manifest_dir.starts_with(&canonical_root) && root_of(definition, &canonical_workspace, &manifest_path) == canonical_root {
+            // A manifest of the root itself (a member crate of its cargo workspace, a module of
+            // its go.work): what it names is the root's own business.
             continue;
         }
         // Stamped before it is read: a change while reading makes the next call scan again.
@@ -113,15 +126,82 @@ pub fn dependent_roots_scan(workspace_root: &Path, server_id: &str, root: &Path)
         scan.manifest_stamps.push((manifest_path.clone(), modified, size));
         let Ok(text) = reader.read_to_string(entry.path()) else { continue };
         let named = if manifest == "go.mod" { go_mod_replace_dirs(&text) } else { cargo_path_dependencies(&text) };
+        // A named directory depends on `root` when the root that serves it is `root` (the
+        // directory itself, or a member crate / module of the root's cargo workspace / go.work).
         let depends = named.iter().any(|dir| {
             let joined = manifest_dir.join(dir);
-            std::fs::canonicalize(&joined).unwrap_or(joined) == canonical_root
+            let named_dir = std::fs::canonicalize(&joined).unwrap_or(joined);
+            named_dir == canonical_root
+                || (named_dir.starts_with(&canonical_root)
+                    && root_of(definition, &canonical_workspace, &named_dir.join(manifest)) == canonical_root)
         });
-        if depends && !found.roots.iter().any(|seen| seen == manifest_dir) {
-            found.roots.push(manifest_dir.to_path_buf());
+        // The dependent is the root that serves the manifest (a member crate's cargo workspace,
+        // not the member's own directory: the server runs there).
+        let dependent = root_of(definition, &canonical_workspace, &manifest_path);
+        if depends && dependent != canonical_root && !found.roots.contains(&dependent) {
+            found.roots.push(dependent);
         }
     }
     found.roots.sort();
+    scan
+}
+
+/// The directories inside the workspace, outside `root`, that the manifests beneath `root` name
+/// as local dependencies (a `Cargo.toml` `path = "../lib"`, a `go.mod` `replace … => ../lib`):
+/// the library crates and modules `root`'s server loads from another root of the workspace,
+/// canonical, sorted (`found.roots`). The server's own scan of served files stops at its root, so
+/// a file there changed outside the tools (a `cp`, a `git checkout`) reaches it only if these
+/// directories are scanned too ([`LanguageServer::watch_sibling_dependency_dirs`], issue 11 §5).
+/// Manifests are listed beneath `root` as [`dependent_roots_scan`] lists the workspace's (same
+/// skips and caps); a directory that does not exist, or lies outside the workspace (the project's
+/// outside roots, watched on their own), is left out.
+pub fn dependency_dirs_scan(workspace_root: &Path, server_id: &str, root: &Path) -> DependentRootsScan {
+    let mut scan = DependentRootsScan::default();
+    let Some(manifest) = manifest_name(server_id) else { return scan };
+    let Ok(reader) = WorkspaceReader::open(workspace_root) else {
+        scan.found.scan_incomplete = true;
+        return scan;
+    };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else {
+        scan.found.scan_incomplete = true;
+        return scan;
+    };
+    let canonical_workspace = std::fs::canonicalize(workspace_root).unwrap_or_else(|_| workspace_root.to_path_buf());
+    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut manifests = 0usize;
+    for (listed, entry) in
+        walk.hidden(true).skip_names(&["node_modules", "target", "vendor", ".git", ".venv", "venv"]).iter().flatten().enumerate()
+    {
+        if listed >= ENTRIES_CAP || manifests >= MANIFESTS_CAP {
+            scan.found.scan_incomplete = true;
+            break;
+        }
+        if !entry.is_file() || entry.path().file_name().and_then(|name| name.to_str()) != Some(manifest) {
+            continue;
+        }
+        manifests += 1;
+        let manifest_path = canonical_workspace.join(entry.relative());
+        let Some(manifest_dir) = manifest_path.parent() else { continue };
+        let (modified, size) = manifest_stamp(&manifest_path).unwrap_or((None, 0));
+        scan.manifest_stamps.push((manifest_path.clone(), modified, size));
+        let Ok(text) = reader.read_to_string(entry.path()) else { continue };
+        let named = if manifest == "go.mod" { go_mod_replace_dirs(&text) } else { cargo_path_dependencies(&text) };
+        for dir in named {
+            let joined = manifest_dir.join(&dir);
+            let Ok(named_dir) = std::fs::canonicalize(&joined) else { continue };
+            if named_dir.starts_with(&canonical_workspace)
+                && !named_dir.starts_with(&canonical_root)
+                && named_dir.is_dir()
+                && !scan.found.roots.contains(&named_dir)
+            {
+                scan.found.roots.push(named_dir);
+            }
+        }
+    }
+    scan.found.roots.sort();
+    // A directory inside another one listed is scanned with it.
+    let all = scan.found.roots.clone();
+    scan.found.roots.retain(|dir| !all.iter().any(|other| other != dir && dir.starts_with(other)));
     scan
 }
 
@@ -242,20 +322,27 @@ pub fn references_in_dependent_roots(
 /// checked (trial27b F6: 8 uses in cron's tests left while the preview looked complete). Lines
 /// start with two spaces (the rename repeats indented findings when the edit is accepted).
 /// Reads at most [`ENTRIES_CAP`] entries per root; a root cut short says so.
+///
+/// A rename run through several roots ([`crate::lsp::rename_across_roots`]) passes the roots
+/// whose own server renamed their files (`renamed_by_own_server`: no line for them, their own
+/// check reports them) and the roots it should have asked and could not (`not_asked`, with why:
+/// a line for each, whether the edit writes there or not).
 pub fn rename_in_other_roots_notes(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     plan: &crate::lsp::rename::WorkspaceEditPlan,
     old_name: &str,
+    renamed_by_own_server: &[PathBuf],
+    not_asked: &[(PathBuf, String)],
 ) -> Vec<String> {
     let workspace_root = supervisor.workspace_root();
-    let mut other_roots: Vec<PathBuf> = Vec::new();
+    let mut other_roots: Vec<PathBuf> = not_asked.iter().map(|(root, _)| root.clone()).collect();
     for file in &plan.files {
         if file.path.starts_with(server.root()) {
             continue;
         }
         if let Some(root) = crate::lsp::servers::find_root(server.definition(), workspace_root, &file.path).root {
-            if root != server.root() && !other_roots.contains(&root) {
+            if root != server.root() && !other_roots.contains(&root) && !renamed_by_own_server.contains(&root) {
                 other_roots.push(root);
             }
         }
@@ -291,6 +378,17 @@ pub fn rename_in_other_roots_notes(
         }
         let shown: Vec<String> = left.iter().take(8).map(|(path, count)| format!("{} ({count})", supervisor.display_path(path))).collect();
         let more = if left.len() > 8 { format!(", and {} more files", left.len() - 8) } else { String::new() };
+        if let Some((_, why)) = not_asked.iter().find(|(asked, _)| *asked == root) {
+            notes.push(format!(
+                "  NOT complete: {display_root}, another {} root this rename must cover, was not asked ({why}); {total} whole-word occurrence{} of `{old_name}` under {display_root} (grep -w: comments and strings included) stay{} unrenamed: {}{more}{}; next step: call lsp_rename again once its server is up (`lsp` op status), or rename from the definition's root",
+                server.id(),
+                if total == 1 { "" } else { "s" },
+                if total == 1 { "s" } else { "" },
+                shown.join(", "),
+                if cut_short { format!(" (listing stopped at {ENTRIES_CAP} entries: there may be more)") } else { String::new() },
+            ));
+            continue;
+        }
         notes.push(format!(
             "  NOT complete: this edit writes into {display_root}, another {} root, which {} @ {} loads only as a dependency (for Go: without its _test.go files); {total} whole-word occurrence{} of `{old_name}` under {display_root} (grep -w: comments and strings included) stay{} unrenamed: {}{more}{}; next step: run the rename from the definition in {display_root} (its own server renames that root's uses, and also searches the roots that depend on it)",
             server.id(),
@@ -380,6 +478,10 @@ pub fn cargo_path_dependencies(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn server(id: &str) -> ServerDefinition {
+        crate::lsp::servers::builtin_servers().into_iter().find(|definition| definition.id == id).expect("a built-in server")
+    }
+
     #[test]
     fn go_mod_replace_lines_and_blocks_give_their_local_directories() {
         let text = "module example.com/app\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\nreplace (\n\texample.com/b v1.0.0 => ./third_party/b // local\n\texample.com/c => example.com/c2 v1.2.0\n)\n";
@@ -404,11 +506,40 @@ mod tests {
         write("app/go.mod", "module example.com/app\nreplace example.com/lib => ../lib\n");
         write("other/go.mod", "module example.com/other\n");
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let scan = dependent_roots_scan(&root, "gopls", &root.join("lib"));
+        let scan = dependent_roots_scan(&root, &server("gopls"), &root.join("lib"));
         assert_eq!(scan.found.roots, vec![root.join("app")]);
         assert!(!scan.found.scan_incomplete);
-        assert!(dependent_roots_scan(&root, "gopls", &root.join("app")).found.roots.is_empty());
-        assert!(dependent_roots_scan(&root, "pyright", &root.join("lib")).found.roots.is_empty());
+        assert!(dependent_roots_scan(&root, &server("gopls"), &root.join("app")).found.roots.is_empty());
+        assert!(dependent_roots_scan(&root, &server("pyright"), &root.join("lib")).found.roots.is_empty());
+    }
+
+    #[test]
+    fn a_member_crate_of_a_cargo_workspace_makes_the_workspace_a_dependent_root() {
+        // `lib/` is a root of its own; `ws/` is a cargo workspace whose member `ws/app` names
+        // `../../lib`: the dependent root is `ws` (where rust-analyzer runs), not `ws/app`. The
+        // members of one cargo workspace naming each other are no dependents of it.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |relative: &str, text: &str| {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("lib/Cargo.toml", "[package]\nname = \"mylib\"\n");
+        write("ws/Cargo.toml", "[workspace]\nmembers = [\"app\", \"core\"]\n");
+        write(
+            "ws/app/Cargo.toml",
+            "[package]\nname = \"app\"\n[dependencies]\nmylib = { path = \"../../lib\" }\ncore2 = { path = \"../core\" }\n",
+        );
+        write("ws/core/Cargo.toml", "[package]\nname = \"core2\"\n");
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let rust_analyzer = server("rust-analyzer");
+        assert_eq!(dependent_roots_scan(&root, &rust_analyzer, &root.join("lib")).found.roots, vec![root.join("ws")]);
+        assert!(dependent_roots_scan(&root, &rust_analyzer, &root.join("ws")).found.roots.is_empty());
+        // The other way: what `ws` depends on outside itself is `lib` (its member's path), and
+        // `lib` depends on nothing.
+        assert_eq!(dependency_dirs_scan(&root, "rust-analyzer", &root.join("ws")).found.roots, vec![root.join("lib")]);
+        assert!(dependency_dirs_scan(&root, "rust-analyzer", &root.join("lib")).found.roots.is_empty());
+        assert!(dependency_dirs_scan(&root, "pyright", &root.join("ws")).found.roots.is_empty());
     }
 
     #[test]
@@ -423,14 +554,14 @@ mod tests {
         std::fs::write(dir.path().join("app/go.mod"), "module example.com/app\nreplace example.com/lib => ../lib\n").unwrap();
         std::fs::write(dir.path().join("tool/go.mod"), "module example.com/tool\n").unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
-        let scan = dependent_roots_scan(&root, "gopls", &root.join("lib"));
+        let scan = dependent_roots_scan(&root, &server("gopls"), &root.join("lib"));
         assert_eq!(scan.found.roots, vec![root.join("app")]);
         assert_eq!(scan.manifest_stamps.len(), 2, "{:?}", scan.manifest_stamps);
         assert!(scan.is_current());
         // A manifest that did not name the root now does (a different size): stale.
         std::fs::write(dir.path().join("tool/go.mod"), "module example.com/tool\nreplace example.com/lib => ../lib\n").unwrap();
         assert!(!scan.is_current());
-        let again = dependent_roots_scan(&root, "gopls", &root.join("lib"));
+        let again = dependent_roots_scan(&root, &server("gopls"), &root.join("lib"));
         assert_eq!(again.found.roots, vec![root.join("app"), root.join("tool")]);
         // A manifest gone: stale.
         std::fs::remove_file(dir.path().join("app/go.mod")).unwrap();

@@ -78,6 +78,9 @@ pub struct LspSupervisor {
     /// [`crate::lsp::sibling_roots::dependent_roots_scan`] per (server id, root), reused while the
     /// manifests it read are unchanged (see [`LspSupervisor::dependent_roots`]).
     dependent_roots_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
+    /// [`crate::lsp::sibling_roots::dependency_dirs_scan`] per (server id, root), reused while
+    /// the manifests it read are unchanged (see [`LspSupervisor::sibling_dependency_dirs`]).
+    dependency_dirs_memo: Mutex<HashMap<(String, PathBuf), crate::lsp::sibling_roots::DependentRootsScan>>,
     /// The threads taking a staged change's pre-write states
     /// ([`crate::lsp::prefetch_states`]): stopped and joined when the supervisor drops, reaped
     /// as they finish whenever another starts.
@@ -189,6 +192,7 @@ impl LspSupervisor {
             withheld_roots_told: std::sync::atomic::AtomicBool::new(false),
             offers_seen_at_start: Mutex::new(HashMap::new()),
             dependent_roots_memo: Mutex::new(HashMap::new()),
+            dependency_dirs_memo: Mutex::new(HashMap::new()),
             prefetch_threads: Mutex::new(Vec::new()),
         }
     }
@@ -734,6 +738,7 @@ impl LspSupervisor {
     pub fn reload(&self, file: Option<&Path>, deadline: Instant) -> Result<Vec<String>, ToolError> {
         self.binary_cache.lock().clear();
         self.dependent_roots_memo.lock().clear();
+        self.dependency_dirs_memo.lock().clear();
         let keys: Vec<(Arc<ServerDefinition>, PathBuf, Option<PathBuf>)> = match file {
             Some(file) => {
                 let (definition, root, binary) = self.choose(file, None)?;
@@ -972,6 +977,36 @@ impl LspSupervisor {
     }
 
     fn lease(&self, definition: &Arc<ServerDefinition>, root: &Path, binary: &Path, deadline: Instant) -> Result<ServerLease, ToolError> {
+        let lease = self.lease_server(definition, root, binary, deadline)?;
+        // The other roots this root depends on are watched for hand edits (issue 11 §5); the
+        // list is found again only when a manifest beneath the root changed.
+        if crate::lsp::sibling_roots::manifest_name(&definition.id).is_some() {
+            lease.server.watch_sibling_dependency_dirs(self.sibling_dependency_dirs(&definition.id, root));
+        }
+        Ok(lease)
+    }
+
+    /// The directories of other roots inside the workspace that the manifests beneath `root`
+    /// name as local dependencies ([`crate::lsp::sibling_roots::dependency_dirs_scan`]), kept
+    /// while the manifests it read are unchanged.
+    pub(crate) fn sibling_dependency_dirs(&self, server_id: &str, root: &Path) -> Vec<PathBuf> {
+        let key = (server_id.to_owned(), root.to_path_buf());
+        if let Some(known) = self.dependency_dirs_memo.lock().get(&key).filter(|known| known.is_current()) {
+            return known.found.roots.clone();
+        }
+        let scan = crate::lsp::sibling_roots::dependency_dirs_scan(&self.workspace_root, server_id, root);
+        let dirs = scan.found.roots.clone();
+        self.dependency_dirs_memo.lock().insert(key, scan);
+        dirs
+    }
+
+    fn lease_server(
+        &self,
+        definition: &Arc<ServerDefinition>,
+        root: &Path,
+        binary: &Path,
+        deadline: Instant,
+    ) -> Result<ServerLease, ToolError> {
         let slot = self.slot(&definition.id, root);
         let Some(mut instance) = slot.try_lock_until(deadline) else {
             return Err(ToolError::new(
@@ -1244,7 +1279,10 @@ impl LspSupervisor {
         if let Some(known) = self.dependent_roots_memo.lock().get(&key).filter(|known| known.is_current()) {
             return known.found.clone();
         }
-        let scan = crate::lsp::sibling_roots::dependent_roots_scan(&self.workspace_root, server_id, root);
+        let Some(definition) = self.table.iter().find(|definition| definition.id == server_id) else {
+            return crate::lsp::sibling_roots::DependentRoots::default();
+        };
+        let scan = crate::lsp::sibling_roots::dependent_roots_scan(&self.workspace_root, definition, root);
         let found = scan.found.clone();
         self.dependent_roots_memo.lock().insert(key, scan);
         found
@@ -1258,6 +1296,7 @@ impl LspSupervisor {
             .any(|path| path.file_name().and_then(|name| name.to_str()).is_some_and(|name| name == "go.mod" || name == "Cargo.toml"));
         if manifest_written {
             self.dependent_roots_memo.lock().clear();
+            self.dependency_dirs_memo.lock().clear();
         }
     }
 

@@ -1,0 +1,385 @@
+//! `lsp_rename` across the project roots of one language (issue 11, trial27b F6 item 3): a
+//! library crate or Go module beside a consumer that reaches it through a Cargo `path`
+//! dependency or a go.mod `replace`, each its own root with its own server
+//! ([`crate::lsp::sibling_roots`]).
+//!
+//! One server sees only part of such a rename: the consumer's loads the library as a
+//! dependency (gopls without its `_test.go` files, rust-analyzer without the uses in its
+//! doc-tests it does not resolve), and the library's does not load the consumer at all. So a
+//! rename is computed by the server of the root that OWNS the definition (found with
+//! `textDocument/definition` at the renamed position) and by the server of every root that
+//! depends on that root, each asked at the definition and checked by its own `grep -w` pass
+//! ([`crate::lsp::rename_coverage::complete_rename`] under its root); the edits are merged file by
+//! file — a file takes the edit of the server whose root holds it — into one change, staged or
+//! written all-or-nothing like any rename.
+//!
+//! The roots are asked in parallel (one named thread each, joined before the answer), each
+//! until the roots' deadline; a root whose server cannot start, answer or rename in time is
+//! named with why and its occurrences of the old name stay listed as NOT renamed
+//! ([`crate::lsp::sibling_roots::rename_in_other_roots_notes`]): never a silent partial rename.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::lsp::client::LanguageServer;
+use crate::lsp::rename::{plan_workspace_edit, WorkspaceEditPlan};
+use crate::lsp::rename_coverage::RenameCoverage;
+use crate::lsp::supervisor::LspSupervisor;
+
+/// One other root's part of a rename ([`rename_in_owning_and_dependent_roots`]).
+struct RootPart {
+    root: PathBuf,
+    plan: WorkspaceEditPlan,
+    coverage: RenameCoverage,
+    /// How long the root took, start and rename included (ms).
+    elapsed_ms: u128,
+    /// Notes of the lease (a restart) and of readiness.
+    notes: Vec<String>,
+}
+
+/// What [`rename_in_owning_and_dependent_roots`] did to a rename.
+#[derive(Debug, Default)]
+pub struct AcrossRoots {
+    /// The merged plan: each file's change from the server whose root holds the file (the
+    /// starting server's otherwise).
+    pub plan: Option<WorkspaceEditPlan>,
+    /// Lines for the answer: what each root's server renamed and checked, and which root was
+    /// not asked (and why).
+    pub report: Vec<String>,
+    /// What the results of the other roots' `grep -w` checks must say near the top.
+    pub warnings: Vec<String>,
+    /// What the write check after the rename cannot see (from the other roots' checks).
+    pub write_check_blind_spots: Vec<String>,
+    /// The roots whose own server renamed their files (the starting root among them): their
+    /// remaining occurrences are their check's, not a "NOT complete" note's.
+    pub renamed_by_own_server: Vec<PathBuf>,
+    /// Roots that should have been asked and were not, with why (their occurrences of the old
+    /// name are reported as NOT renamed).
+    pub not_asked: Vec<(PathBuf, String)>,
+}
+
+/// For a rename whose server (`server`, at `origin` (`line0`, `character`)) is one of several
+/// project roots of its language (see the module docs): finds the root owning the definition,
+/// asks its server and those of the roots that depend on it, and merges their plans with
+/// `plan` (the starting server's). Returns the default (no plan, nothing said) when the
+/// language has no such roots, the definition is outside the workspace, or the owning root has
+/// no dependents and is the starting root (a single-root rename).
+#[allow(clippy::too_many_arguments)]
+pub fn rename_in_owning_and_dependent_roots(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    origin: &Path,
+    line0: u32,
+    character: u32,
+    old_name: &str,
+    new_name: &str,
+    edit: &lsp_types::WorkspaceEdit,
+    plan: &WorkspaceEditPlan,
+    deadline: Instant,
+) -> AcrossRoots {
+    let mut across = AcrossRoots::default();
+    if crate::lsp::sibling_roots::manifest_name(server.id()).is_none() {
+        return across;
+    }
+    let workspace_root = supervisor.workspace_root();
+    let encoding = server.position_encoding();
+    // Where each root is asked: (root, file, 0-based line, byte column, why it is asked).
+    let mut asks: Vec<(PathBuf, PathBuf, u32, usize, String)> = Vec::new();
+    let byte_of = |path: &Path, line: u32, character: u32| -> usize {
+        let text = crate::files::read_workspace_file_to_string(workspace_root, path).unwrap_or_default();
+        encoding.byte_from_column(text.lines().nth(line as usize).unwrap_or(""), character)
+    };
+    let root_of = |path: &Path| crate::lsp::servers::find_root(server.definition(), workspace_root, path).root;
+    // 1. The root that owns the definition (the first target inside the workspace), asked there.
+    let targets = crate::lsp::rename_coverage::definition_targets(server, origin, line0, character, deadline);
+    let mut inside: Vec<(PathBuf, u32, u32)> =
+        targets.into_iter().filter(|(path, _, _)| path.starts_with(workspace_root) && server.definition().serves(path)).collect();
+    inside.sort();
+    let definition = inside.into_iter().next();
+    let start_ask = match &definition {
+        Some((path, line, character)) if path.starts_with(server.root()) => (path.clone(), *line, byte_of(path, *line, *character)),
+        _ => (origin.to_path_buf(), line0, byte_of(origin, line0, character)),
+    };
+    if let Some((path, line, definition_character)) = &definition {
+        if let Some(owner) = root_of(path).filter(|owner| owner != server.root()) {
+            asks.push((owner, path.clone(), *line, byte_of(path, *line, *definition_character), "it owns the definition".to_owned()));
+        }
+    }
+    // 2. Every other root the starting server's edit writes into (a trait's method renamed from
+    // an impl in the consumer: the definition there is the impl's own, the trait is the
+    // library's), asked at the first place the edit renames in it.
+    for (path, line, character) in first_edit_per_file(edit) {
+        let Some(root) = root_of(&path) else { continue };
+        if root == server.root() || asks.iter().any(|(asked, ..)| *asked == root) {
+            continue;
+        }
+        let byte = byte_of(&path, line, character);
+        asks.push((root, path, line, byte, "the edit writes into it".to_owned()));
+    }
+    // 3. The roots that depend on any of these (and on the starting root), asked at the same
+    // place (they load its files as a dependency).
+    let mut incomplete_scans: Vec<PathBuf> = Vec::new();
+    let mut bases: Vec<(PathBuf, PathBuf, u32, usize)> = vec![(server.root().to_path_buf(), start_ask.0, start_ask.1, start_ask.2)];
+    bases.extend(asks.iter().map(|(root, path, line, byte, _)| (root.clone(), path.clone(), *line, *byte)));
+    for (base, path, line, byte) in bases {
+        let dependents = supervisor.dependent_roots(server.id(), &base);
+        if dependents.scan_incomplete && !incomplete_scans.contains(&base) {
+            incomplete_scans.push(base.clone());
+        }
+        for dependent in dependents.roots {
+            if dependent == server.root() || asks.iter().any(|(asked, ..)| *asked == dependent) {
+                continue;
+            }
+            let why = format!("it depends on {}", supervisor.display_path(&base));
+            asks.push((dependent, path.clone(), line, byte, why));
+        }
+    }
+    if asks.is_empty() {
+        return across;
+    }
+    for base in incomplete_scans {
+        across.report.push(format!(
+            "  note: the scan for the {} roots that depend on {} stopped at its cap ({} manifests, {} entries): a consumer root beyond it was not asked",
+            server.id(),
+            supervisor.display_path(&base),
+            crate::lsp::sibling_roots::MANIFESTS_CAP,
+            crate::lsp::sibling_roots::ENTRIES_CAP
+        ));
+    }
+    let role = |root: &Path| -> String {
+        asks.iter().find(|(asked, ..)| asked == root).map_or_else(|| "where the rename was asked".to_owned(), |(.., why)| why.clone())
+    };
+    // Every other root at once: a cold server's start and indexing overlap the others'.
+    let results: Vec<(PathBuf, Result<RootPart, String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = asks
+            .iter()
+            .map(|(root, path, line, byte, _)| {
+                let text = crate::files::read_workspace_file_to_string(workspace_root, path).unwrap_or_default();
+                let line_text = text.lines().nth(*line as usize).unwrap_or("").to_owned();
+                let thread = std::thread::Builder::new()
+                    .name(format!("rename-root-{}", supervisor.display_path(root)))
+                    .spawn_scoped(scope, move || {
+                        rename_in_root(supervisor, server.id(), root, path, *line, &line_text, *byte, old_name, new_name, deadline)
+                    });
+                (root.clone(), thread)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(root, thread)| {
+                let result = match thread {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| Err("its rename thread panicked".to_owned())),
+                    Err(err) => Err(format!("no thread could be started for it: {err}")),
+                };
+                (root, result)
+            })
+            .collect()
+    });
+    let mut parts: Vec<RootPart> = Vec::new();
+    for (root, result) in results {
+        match result {
+            Ok(part) => parts.push(part),
+            Err(why) => across.not_asked.push((root, why)),
+        }
+    }
+    // The merge: each file from the server whose root holds it (the deepest such root), else
+    // from the starting server, else from the first root that edits it.
+    let holder = |path: &Path| -> Option<PathBuf> {
+        std::iter::once(server.root().to_path_buf())
+            .chain(parts.iter().map(|part| part.root.clone()))
+            .filter(|root| path.starts_with(root))
+            .max_by_key(|root| root.components().count())
+    };
+    let mut merged = WorkspaceEditPlan { changes: Vec::new(), files: Vec::new() };
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let all_plans: Vec<(PathBuf, &WorkspaceEditPlan)> =
+        std::iter::once((server.root().to_path_buf(), plan)).chain(parts.iter().map(|part| (part.root.clone(), &part.plan))).collect();
+    for (_, candidate) in &all_plans {
+        for file in &candidate.files {
+            if seen.contains(&file.path) {
+                continue;
+            }
+            seen.push(file.path.clone());
+            let owner_of_file = holder(&file.path);
+            let from = all_plans
+                .iter()
+                .find(|(root, plan)| Some(root) == owner_of_file.as_ref() && plan.files.iter().any(|planned| planned.path == file.path))
+                .map(|(_, plan)| *plan)
+                .unwrap_or(*candidate);
+            let index = from.files.iter().position(|planned| planned.path == file.path).expect("the file is in this plan");
+            merged.changes.push(from.changes[index].clone());
+            merged.files.push(from.files[index].clone());
+        }
+    }
+    across.renamed_by_own_server.push(server.root().to_path_buf());
+    let starting_edits: usize = plan.files.iter().filter(|file| file.path.starts_with(server.root())).map(|file| file.edit_count).sum();
+    across.report.push(format!(
+        "renamed across {} of {}: {} (where the rename was asked) renamed its own files ({}); {} asked by {} own server — each root's files take its own server's edit, and each root's `grep -w` check covers that root",
+        crate::render::plural(asks.len() + 1, "project root"),
+        server.id(),
+        supervisor.display_path(server.root()),
+        crate::render::plural(starting_edits, "edit"),
+        crate::render::plural(asks.len(), "other root"),
+        crate::render::one_or_many(asks.len(), "its", "their"),
+    ));
+    for part in &parts {
+        let own_edits: usize = part.plan.files.iter().filter(|file| file.path.starts_with(&part.root)).map(|file| file.edit_count).sum();
+        across.report.push(format!(
+            "{} @ {} ({}): {} in its own files, computed in {} ms",
+            server.id(),
+            supervisor.display_path(&part.root),
+            role(&part.root),
+            crate::render::plural(own_edits, "edit"),
+            part.elapsed_ms
+        ));
+        across.report.extend(part.notes.iter().map(|note| format!("  {note}")));
+        // Its check's report: the first line as it is, the findings indented as they are.
+        across.report.extend(part.coverage.report.iter().cloned());
+        across.warnings.extend(part.coverage.warnings.iter().cloned());
+        across.write_check_blind_spots.extend(part.coverage.write_check_blind_spots.iter().cloned());
+        across.renamed_by_own_server.push(part.root.clone());
+    }
+    for (root, why) in &across.not_asked {
+        across.report.push(format!("  NOT asked: {} @ {} ({}): {why}", server.id(), supervisor.display_path(root), role(root)));
+    }
+    across.plan = Some(merged);
+    across
+}
+
+/// Asks the server of `root` to rename at the definition (`definition_path`, 0-based `line`,
+/// byte column `byte` of `line_text`) and checks its edit under `root`. `Err` says why not, for
+/// the answer.
+#[allow(clippy::too_many_arguments)]
+fn rename_in_root(
+    supervisor: &LspSupervisor,
+    server_id: &str,
+    root: &Path,
+    definition_path: &Path,
+    line: u32,
+    line_text: &str,
+    byte: usize,
+    old_name: &str,
+    new_name: &str,
+    deadline: Instant,
+) -> Result<RootPart, String> {
+    let started = Instant::now();
+    let lease =
+        supervisor.server_for_root(server_id, root, deadline).map_err(|err| format!("its server could not be started: {}", err.message))?;
+    let other = &*lease.server;
+    let mut notes = lease.notes.clone();
+    notes.extend(other.resync_from_disk().note(|path| supervisor.display_path(path)));
+    other
+        .sync_document(definition_path)
+        .map_err(|err| format!("{} could not be given {}: {}", other.id(), supervisor.display_path(definition_path), err.message))?;
+    let readiness = other.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    if let Some(note) = readiness.note(other.id()) {
+        notes.push(note);
+    }
+    let character = other.position_encoding().column_from_byte(line_text, byte);
+    let params = lsp_types::RenameParams {
+        text_document_position: lsp_types::TextDocumentPositionParams {
+            text_document: crate::lsp::client::text_document(definition_path),
+            position: lsp_types::Position { line, character },
+        },
+        new_name: new_name.to_owned(),
+        work_done_progress_params: Default::default(),
+    };
+    let edit = match other.request::<lsp_types::request::Rename>(params, deadline) {
+        Ok(Some(edit)) => edit,
+        Ok(None) => return Err(format!("{} returned no edit (still loading?)", other.id())),
+        Err(failure) => {
+            let err = failure.to_tool_error(other.id(), "textDocument/rename");
+            return Err(format!(
+                "{}; next step: call lsp_rename again (a warm server answers faster) or give it a longer timeout",
+                err.message
+            ));
+        }
+    };
+    // Its own check: a third of what is left, at most 30 s (as the starting root's).
+    let left = deadline.saturating_duration_since(Instant::now());
+    let check_deadline = (Instant::now() + (left / 3).min(std::time::Duration::from_secs(30))).min(deadline);
+    let coverage = crate::lsp::rename_coverage::complete_rename(
+        other,
+        supervisor.workspace_root(),
+        definition_path,
+        line,
+        character,
+        old_name,
+        new_name,
+        edit,
+        check_deadline,
+    );
+    let plan = plan_workspace_edit(supervisor.workspace_root(), Some(other), &coverage.edit)
+        .map_err(|err| format!("its edit could not be planned: {}", err.message))?;
+    Ok(RootPart { root: root.to_path_buf(), plan, coverage, elapsed_ms: started.elapsed().as_millis(), notes })
+}
+
+/// The start of the first text edit (by position) of each file `edit` changes: (canonical path,
+/// 0-based line, character in the server's encoding), in path order.
+fn first_edit_per_file(edit: &lsp_types::WorkspaceEdit) -> Vec<(PathBuf, u32, u32)> {
+    let mut first: std::collections::BTreeMap<PathBuf, (u32, u32)> = std::collections::BTreeMap::new();
+    let mut note = |uri: &lsp_types::Uri, range: &lsp_types::Range| {
+        let Some(path) = crate::lsp::uri::lsp_uri_to_path(uri) else { return };
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        let start = (range.start.line, range.start.character);
+        let entry = first.entry(path).or_insert(start);
+        *entry = (*entry).min(start);
+    };
+    if let Some(changes) = &edit.changes {
+        for (uri, edits) in changes {
+            for text_edit in edits {
+                note(uri, &text_edit.range);
+            }
+        }
+    }
+    if let Some(lsp_types::DocumentChanges::Edits(edits)) = &edit.document_changes {
+        for document in edits {
+            for text_edit in &document.edits {
+                let range = match text_edit {
+                    lsp_types::OneOf::Left(plain) => plain.range,
+                    lsp_types::OneOf::Right(annotated) => annotated.text_edit.range,
+                };
+                note(&document.text_document.uri, &range);
+            }
+        }
+    }
+    if let Some(lsp_types::DocumentChanges::Operations(operations)) = &edit.document_changes {
+        for operation in operations {
+            if let lsp_types::DocumentChangeOperation::Edit(document) = operation {
+                for text_edit in &document.edits {
+                    let range = match text_edit {
+                        lsp_types::OneOf::Left(plain) => plain.range,
+                        lsp_types::OneOf::Right(annotated) => annotated.text_edit.range,
+                    };
+                    note(&document.text_document.uri, &range);
+                }
+            }
+        }
+    }
+    first.into_iter().map(|(path, (line, character))| (path, line, character)).collect()
+}
+
+/// The other project roots of `definition`'s language related to `root`: those whose
+/// directories its manifests name as local dependencies (mapped to the root that serves each)
+/// and those that depend on it. Empty for languages without such manifests
+/// ([`crate::lsp::sibling_roots::manifest_name`]).
+pub fn related_roots(supervisor: &LspSupervisor, definition: &crate::lsp::servers::ServerDefinition, root: &Path) -> Vec<PathBuf> {
+    if crate::lsp::sibling_roots::manifest_name(&definition.id).is_none() {
+        return Vec::new();
+    }
+    let mut related: Vec<PathBuf> = Vec::new();
+    for dir in supervisor.sibling_dependency_dirs(&definition.id, root) {
+        let Some(found) = crate::lsp::servers::find_root(definition, supervisor.workspace_root(), &dir.join(".runbound-probe")).root else {
+            continue;
+        };
+        if found != root && !related.contains(&found) {
+            related.push(found);
+        }
+    }
+    for dependent in supervisor.dependent_roots(&definition.id, root).roots {
+        if dependent != root && !related.contains(&dependent) {
+            related.push(dependent);
+        }
+    }
+    related
+}
