@@ -36,6 +36,7 @@ mod lsp_hierarchy;
 mod lsp_lists;
 mod lsp_multi_root;
 mod lsp_outside_changes;
+mod lsp_preview_warnings;
 mod lsp_pyright16;
 mod lsp_python_blind_spots;
 mod lsp_python_env;
