@@ -588,6 +588,9 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let edit = server
         .request::<lsp_types::request::Rename>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/rename"))?;
+    // A rename computed while the server still loaded may cover the files it had open only.
+    let loading_warning = crate::lsp::tool::unready_when_answered(server, &readiness)
+        .and_then(|report| crate::lsp::loading_lookups::loading_rename_warning(server.id(), &report));
     let Some(edit) = edit else {
         let mut message =
             format!("{} returned no edit for renaming `{}` at {display}:{}", server.id(), resolved.cursor_identifier, resolved.line);
@@ -647,8 +650,14 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     // matters most: an agent decides on `resolve accept` from the preview (small24): occurrences
     // left where tests run them (doc-tests, pytest doctest files), attribute-name strings,
     // methods tied by an interface, taken names, changed public names, changed dispatch.
-    let top_warnings: Vec<String> =
-        coverage.warnings.iter().chain(&taken.warnings).chain(&public_name_notes).chain(&overrides.dispatch_notes).cloned().collect();
+    let top_warnings: Vec<String> = loading_warning
+        .iter()
+        .chain(&coverage.warnings)
+        .chain(&taken.warnings)
+        .chain(&public_name_notes)
+        .chain(&overrides.dispatch_notes)
+        .cloned()
+        .collect();
     if args.preview {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The warnings and the check's findings (indented under its summary line) are repeated

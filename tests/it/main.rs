@@ -34,6 +34,7 @@ mod lsp_file_events;
 mod lsp_gopls_multi_file_write;
 mod lsp_hierarchy;
 mod lsp_lists;
+mod lsp_loading_answers;
 mod lsp_multi_root;
 mod lsp_outside_changes;
 mod lsp_preview_warnings;
