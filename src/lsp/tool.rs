@@ -812,7 +812,12 @@ pub(crate) fn unsupported_error(
                 })
                 .unwrap_or_default();
             let instead = match op {
-                "subtypes" => "call lsp with {\"op\": \"implementation\"} on the type instead: it lists the classes and types that implement or extend it (pyright needs \"server\": \"basedpyright\" for it), or ast_grep for the declarations that name it as a base".to_owned(),
+                // pyright offers no `implementation`; its sibling does (only said for pyright:
+                // on rust-analyzer or typescript-language-server it read as noise, small24).
+                "subtypes" => format!(
+                    "call lsp with {{\"op\": \"implementation\"}} on the type instead: it lists the classes and types that implement or extend it{}, or ast_grep for the declarations that name it as a base",
+                    if server.id() == "pyright" { " (pyright needs \"server\": \"basedpyright\" for it)" } else { "" }
+                ),
                 "supertypes" => "call lsp with {\"op\": \"definition\"} on each base or interface named in the type's declaration (or {\"op\": \"hover\"} on the type) instead".to_owned(),
                 "incoming_calls" => "call lsp with {\"op\": \"references\"} on the function instead: its call sites are among the references".to_owned(),
                 _ => "try another op (definition, references, hover or symbols answer on every server)".to_owned(),
