@@ -589,16 +589,24 @@ pub fn wait_report(wait: &WaitReport, workspace_root: &Path) -> String {
 }
 
 /// Output that arrived since the last call, for the end of any result: ANSI escapes
-/// stripped, at most [`MAX_NEW_OUTPUT_CHARS`] characters (head and tail kept); `None` when
-/// there is none.
+/// stripped (and said, once, after the output: [`ANSI_REMOVED_NOTE`]), at most
+/// [`MAX_NEW_OUTPUT_CHARS`] characters (head and tail kept); `None` when there is none.
 pub fn new_output(text: &str) -> Option<String> {
-    let plain = strip_ansi(text);
-    let plain = plain.trim_end();
+    let stripped = strip_ansi(text);
+    let plain = stripped.trim_end();
     if plain.is_empty() {
         return None;
     }
-    Some(format!("output since the last call:\n{}", cut_middle(plain, MAX_NEW_OUTPUT_CHARS)))
+    let mut shown = format!("output since the last call:\n{}", cut_middle(plain, MAX_NEW_OUTPUT_CHARS));
+    if stripped != text {
+        let _ = write!(shown, "\n{ANSI_REMOVED_NOTE}");
+    }
+    Some(shown)
 }
+
+/// Said after program output from which ANSI escape sequences were removed (as `eval` says it;
+/// issue 11 §5: said, not silently dropped — small24 found `debug` output stripped unsaid).
+pub const ANSI_REMOVED_NOTE: &str = "note: ANSI escape sequences (terminal colors, cursor movement) were removed from this output";
 
 /// At most this many characters of new output ride on a result.
 pub const MAX_NEW_OUTPUT_CHARS: usize = 2000;
@@ -981,7 +989,12 @@ pub fn output(snapshot: &OutputSnapshot) -> String {
         let _ = write!(text, ", {} bytes dropped", snapshot.dropped_bytes);
     }
     text.push_str("):\n");
-    text.push_str(&strip_ansi(&snapshot.text));
+    let stripped = strip_ansi(&snapshot.text);
+    let removed = stripped != snapshot.text;
+    text.push_str(&stripped);
+    if removed {
+        let _ = write!(text, "\n{ANSI_REMOVED_NOTE}");
+    }
     text
 }
 
@@ -1147,5 +1160,13 @@ mod tests {
         assert_eq!(rust_chars_from_lldb("U+0x0000000a U'\\n'"), "'\\n'");
         assert_eq!(rust_chars_from_lldb("no chars here"), "no chars here");
         assert_eq!(rust_chars_from_lldb("U+0x12 odd"), "U+0x12 odd");
+    }
+
+    #[test]
+    fn output_with_ansi_escapes_is_shown_plain_and_says_they_were_removed() {
+        let colored = new_output("\u{1b}[31mred\u{1b}[0m plain\n").expect("output");
+        assert_eq!(colored, format!("output since the last call:\nred plain\n{ANSI_REMOVED_NOTE}"));
+        let plain = new_output("plain\n").expect("output");
+        assert_eq!(plain, "output since the last call:\nplain");
     }
 }

@@ -490,6 +490,10 @@ pub struct LanguageServer {
     /// Positions (path, 0-based line, character) whose last lookup got no answer while the
     /// server was still loading (see [`LanguageServer::note_lookup`]).
     lookups_unanswered_while_loading: Mutex<HashSet<(PathBuf, u32, u32)>>,
+    /// Positions whose last lookup got a location but was asked while the server was still
+    /// loading (see [`LanguageServer::note_lookup`]): typescript-language-server's syntax server
+    /// answers then with the import that binds the name in the same file.
+    lookups_answered_while_loading: Mutex<HashSet<(PathBuf, u32, u32)>>,
     capabilities: ServerCapabilities,
     /// Capabilities that did not decode into lsp-types (dropped from `capabilities`), with why.
     capability_notes: Vec<String>,
@@ -700,6 +704,7 @@ impl LanguageServer {
             carried_resync: Mutex::new(None),
             write_baseline: Mutex::new(None),
             lookups_unanswered_while_loading: Mutex::new(HashSet::new()),
+            lookups_answered_while_loading: Mutex::new(HashSet::new()),
             capabilities: ServerCapabilities::default(),
             capability_notes: Vec::new(),
             type_hierarchy_provider: false,
@@ -1853,16 +1858,34 @@ impl LanguageServer {
     /// when asked or when it answered (tsserver holds every request while it loads a project,
     /// then answers each with `[]`: typescript-language-server 5.9.3 on @tanstack/virtual-core,
     /// 18 s) — is "no answer", not "no definition". Returns whether it is one.
+    ///
+    /// A lookup that got a location while the server was loading is remembered too (see
+    /// [`LanguageServer::lookup_answered_while_loading`]): typescript-language-server answers it
+    /// from its syntax server, which knows the open files only (immer 10.1.1 right after a
+    /// reload: each use of `isDraftable` led to the `import` line of its own file).
     pub fn note_lookup(&self, path: &Path, line: u32, character: u32, loading_when_asked: bool, answered: bool) -> bool {
         let key = (path.to_path_buf(), line, character);
-        let unanswered = !answered && (loading_when_asked || self.is_loading());
+        let loading = loading_when_asked || self.is_loading();
+        let unanswered = !answered && loading;
         let mut positions = self.lookups_unanswered_while_loading.lock();
+        let mut answered_positions = self.lookups_answered_while_loading.lock();
         if unanswered {
-            positions.insert(key);
+            positions.insert(key.clone());
         } else {
             positions.remove(&key);
         }
+        if answered && loading {
+            answered_positions.insert(key);
+        } else {
+            answered_positions.remove(&key);
+        }
         unanswered
+    }
+
+    /// Whether the last lookup at (`line`, `character`) of `path` got a location but was asked
+    /// or answered while the server was still loading (see [`LanguageServer::note_lookup`]).
+    pub fn lookup_answered_while_loading(&self, path: &Path, line: u32, character: u32) -> bool {
+        self.lookups_answered_while_loading.lock().contains(&(path.to_path_buf(), line, character))
     }
 
     /// Whether the last lookup at (`line`, `character`) of `path` got no answer while the server
@@ -2452,6 +2475,14 @@ impl LanguageServer {
                 if !state.pyright_source_files_found && self.initialized_at.elapsed() < self.definition.startup_grace {
                     running.push("loading the project: finding its source files (not logged `Found N source files` yet)".to_owned());
                     return Readiness::Indexing(running);
+                }
+            }
+            ReadinessSignal::TsserverProjectLoaded => {
+                // Loaded: a loading progress ended (none runs now: `running` is empty below) or
+                // a publish came (the semantic server answered `geterr`, so it had loaded).
+                let loaded = state.progress_seen || state.publish_generation > 0;
+                if running.is_empty() && !loaded && self.initialized_at.elapsed() < self.definition.startup_grace {
+                    return Readiness::Starting;
                 }
             }
             ReadinessSignal::Progress => (),

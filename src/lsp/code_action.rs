@@ -498,9 +498,12 @@ impl Applier<'_> {
         let (staged, max_pending) =
             stage_plan(self.ctx, self.root, plan, "lsp_code_action", self.description.clone(), warnings.clone(), Vec::new())?;
         let (file_lines, files) = self.file_lines(plan);
-        lines.insert(0, format!("(proposed) {}: {} in {}:", self.description, plural(total, "edit"), plural(plan.files.len(), "file")));
-        lines.splice(1..1, file_lines);
-        lines.extend(warnings.iter().map(|warning| format!("warning: {warning}")));
+        // The warnings come right under the headline, before the file list: the preview is what
+        // an agent reads before `resolve accept` (small24).
+        let mut top = vec![format!("(proposed) {}: {} in {}:", self.description, plural(total, "edit"), plural(plan.files.len(), "file"))];
+        top.extend(warnings.iter().map(|warning| format!("WARNING: {warning}")));
+        top.extend(file_lines);
+        lines.splice(0..0, top);
         lines.extend(self.notes.iter().cloned());
         lines.push(staged.instructions(max_pending));
         lines.push(staged.preview.text.clone());
@@ -509,6 +512,7 @@ impl Applier<'_> {
             action: self.number,
             edits: total,
             files,
+            warnings,
             preview_hunks_shown: staged.preview.shown,
             preview_hunks_total: staged.preview.total,
             evicted: staged.evicted.clone(),

@@ -53,8 +53,7 @@ use crate::lsp::output::{
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::tool::{
-    counted, push_page_footer, readiness_note, request_error, resolve_file, unsupported_error, LspArguments, Place, Query, SourceCache,
-    ANSWER_MARGIN,
+    counted, push_page_footer, request_error, resolve_file, unsupported_error, LspArguments, Place, Query, SourceCache, ANSWER_MARGIN,
 };
 use crate::lsp::uri::path_to_lsp_uri;
 use crate::registry::{CallContext, ToolOutput};
@@ -559,23 +558,43 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
                 }
             }
         }
-        if let Some(nowhere) = crate::lsp::rename_coverage::unresolved_occurrences(server, &resolved.cursor_identifier, &covered, deadline)
-        {
+        if let Some(found) = crate::lsp::rename_coverage::unresolved_occurrences(server, &resolved.cursor_identifier, &covered, deadline) {
+            let place =
+                |path: &Path, line0: u32| format!("{}:{}", crate::render::display_path(supervisor.workspace_root(), path), line0 + 1);
+            let listed = |places: &[(PathBuf, u32)]| {
+                let mut text = places.iter().take(15).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", ");
+                if places.len() > 15 {
+                    text.push_str(&format!(" and {} more", places.len() - 15));
+                }
+                text
+            };
+            // Lookups the server left unanswered while it loaded are no sign of code it does not
+            // analyze (small24: a just-started rust-analyzer on heck 0.5.0 gave none of the 16
+            // uses of `transform` a definition, and the note blamed `#[cfg]`s that do not exist).
+            let (unanswered, nowhere): (Vec<_>, Vec<_>) = found.into_iter().partition(|(_, _, unanswered)| *unanswered);
+            let unanswered: Vec<(PathBuf, u32)> = unanswered.into_iter().map(|(path, line0, _)| (path, line0)).collect();
+            let nowhere: Vec<(PathBuf, u32)> = nowhere.into_iter().map(|(path, line0, _)| (path, line0)).collect();
+            if !unanswered.is_empty() {
+                notes.push(format!(
+                    "note: NOT in this answer: {} whole-word occurrence(s) of `{}` whose definition lookup got no answer: {id} was still loading the project — not a fact about the code, calls there may be missing; ask again in a few seconds, once `lsp status` shows {id} ready: {}",
+                    unanswered.len(),
+                    resolved.cursor_identifier,
+                    listed(&unanswered),
+                    id = server.id(),
+                ));
+            }
             if !nowhere.is_empty() {
-                let place =
-                    |path: &Path, line0: u32| format!("{}:{}", crate::render::display_path(supervisor.workspace_root(), path), line0 + 1);
                 let cfg_hint = if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun {
                     crate::lsp::inactive::rust_unanalyzed_hint(server.workspace_root(), &nowhere, &place)
                 } else {
                     String::new()
                 };
                 notes.push(format!(
-                    "note: NOT in this answer: {} whole-word occurrence(s) of `{}` in code where {} gives no definition, so calls there are not listed{cfg_hint}: {}{} — read them before relying on this list",
+                    "note: NOT in this answer: {} whole-word occurrence(s) of `{}` in code where {} gives no definition, so calls there are not listed{cfg_hint}: {} — read them before relying on this list",
                     nowhere.len(),
                     resolved.cursor_identifier,
                     server.id(),
-                    nowhere.iter().take(15).map(|(path, line0)| place(path, *line0)).collect::<Vec<_>>().join(", "),
-                    if nowhere.len() > 15 { format!(" and {} more", nowhere.len() - 15) } else { String::new() },
+                    listed(&nowhere),
                 ));
             }
         }
@@ -587,9 +606,9 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             notes.push(note);
         }
     }
-    if let Some(note) = readiness_note(server, &readiness) {
-        notes.push(note);
-    }
+    // Asked or answered while the server was still loading: said at the top (small24; a
+    // just-started rust-analyzer answers from the part of the crate graph it has loaded).
+    let unready = crate::lsp::tool::unready_when_answered(server, &readiness);
     query.notes = notes;
     let (body, results, page) = render(&query, &dir, &walk, depth, args.offset)?;
     // (With no item at all, `empty_answer` already says so.)
@@ -601,7 +620,15 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
             server.id()
         ));
     }
-    let mut text = query.header(dir.what);
+    let loading_warning = unready
+        .as_ref()
+        .and_then(|report| crate::lsp::loading_lookups::loading_list_warning(server.id(), report, dir.what, walk.entries.len()));
+    let mut text = String::new();
+    if let Some(warning) = &loading_warning {
+        text.push_str(warning);
+        text.push('\n');
+    }
+    text.push_str(&query.header(dir.what));
     text.push('\n');
     text.push_str(&body);
     let (alias_text, alias_calls) = render_aliases(supervisor, server.id(), &walk.aliases).unwrap_or_default();
@@ -639,8 +666,8 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         page: page.as_ref().map(PageWindow::from),
         requests: walk.requests,
         walk_ms: u64::try_from(walk.elapsed_ms).unwrap_or(u64::MAX),
-        still_indexing: !matches!(readiness.readiness, crate::lsp::Readiness::Ready),
-        notes: query.notes.clone(),
+        still_indexing: !matches!(readiness.readiness, crate::lsp::Readiness::Ready) || unready.is_some(),
+        notes: loading_warning.iter().chain(&query.notes).cloned().collect(),
         unlisted_call_sites: unlisted_call_site_entries(supervisor, &walk.unlisted),
         alias_calls,
     };

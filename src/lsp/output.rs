@@ -853,6 +853,14 @@ pub struct RenameApplied {
     /// not searched); absent when the renamed symbol is no method.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub override_check: Option<String>,
+    /// Every line the text puts at its top, in its order: that the server was still starting or
+    /// loading its project when it computed the rename (its edit may cover the open files only),
+    /// the grep check's `WARNING:` lines
+    /// (occurrences left in doc-test code, in strings that name the attribute for
+    /// `mock.patch.object`/`getattr`, in test files pytest runs as doctests, methods tied by an
+    /// interface), then [`RenameApplied::name_conflicts`], [`RenameApplied::public_name_changes`]
+    /// and [`RenameApplied::dispatch_changes`]; empty when the rename warned of nothing.
+    pub warnings: Vec<String>,
 }
 
 /// A staged rename.
@@ -879,6 +887,9 @@ pub struct RenameStaged {
     /// As [`RenameApplied::override_check`], for the staged change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub override_check: Option<String>,
+    /// As [`RenameApplied::warnings`]: what the preview says at its top, before `resolve
+    /// accept` (which repeats them).
+    pub warnings: Vec<String>,
     /// Diff hunks shown in the text preview.
     pub preview_hunks_shown: usize,
     /// Diff hunks in the whole change.
@@ -988,6 +999,10 @@ pub struct CodeActionStaged {
     pub edits: usize,
     /// The files the change would change.
     pub files: Vec<ChangedFile>,
+    /// What the preview warns of at its top (a command the action also runs that accepting
+    /// does not run, files the server changed itself while computing the edit); `resolve
+    /// accept` repeats them. Empty when none.
+    pub warnings: Vec<String>,
     /// Diff hunks shown in the text preview.
     pub preview_hunks_shown: usize,
     /// Diff hunks in the whole change.

@@ -616,6 +616,9 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let edit = server
         .request::<lsp_types::request::Rename>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/rename"))?;
+    // A rename computed while the server still loaded may cover the files it had open only.
+    let loading_warning = crate::lsp::tool::unready_when_answered(server, &readiness)
+        .and_then(|report| crate::lsp::loading_lookups::loading_rename_warning(server.id(), &report));
     let Some(edit) = edit else {
         let mut message =
             format!("{} returned no edit for renaming `{}` at {display}:{}", server.id(), resolved.cursor_identifier, resolved.line);
@@ -700,15 +703,25 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &plan,
         override_deadline,
     );
+    // What the result says at its top, before the file list — in the preview too, where it
+    // matters most: an agent decides on `resolve accept` from the preview (small24): occurrences
+    // left where tests run them (doc-tests, pytest doctest files), attribute-name strings,
+    // methods tied by an interface, taken names, changed public names, changed dispatch.
+    let top_warnings: Vec<String> = loading_warning
+        .iter()
+        .chain(&coverage.warnings)
+        .chain(&taken.warnings)
+        .chain(&public_name_notes)
+        .chain(&overrides.dispatch_notes)
+        .cloned()
+        .collect();
     if args.preview {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
-        // The check's findings (indented under its summary line) are repeated when the change is
-        // accepted: what runbound added, what stays unrenamed, what could not be verified.
-        let warnings: Vec<String> = taken
-            .warnings
+        // The warnings and the check's findings (indented under its summary line) are repeated
+        // when the change is accepted: what runbound added, what stays unrenamed, what could not
+        // be verified.
+        let warnings: Vec<String> = top_warnings
             .iter()
-            .chain(&public_name_notes)
-            .chain(&overrides.dispatch_notes)
             .cloned()
             .chain(
                 coverage
@@ -726,9 +739,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
         )];
-        lines.extend(taken.warnings.iter().cloned());
-        lines.extend(public_name_notes.iter().cloned());
-        lines.extend(overrides.dispatch_notes.iter().cloned());
+        lines.extend(top_warnings.iter().cloned());
         let mut files = Vec::new();
         for file in &plan.files {
             let shown = supervisor.display_path(&file.path);
@@ -753,6 +764,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             public_name_changes: public_name_notes.clone(),
             dispatch_changes: overrides.dispatch_notes.clone(),
             override_check: overrides.summary.clone(),
+            warnings: top_warnings,
             preview_hunks_shown: staged.preview.shown,
             preview_hunks_total: staged.preview.total,
             evicted: staged.evicted.clone(),
@@ -775,10 +787,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     )];
     // Occurrences left where tests run them (doc-tests) and changed public names are said
     // before the file list.
-    lines.extend(coverage.warnings.iter().cloned());
-    lines.extend(taken.warnings.iter().cloned());
-    lines.extend(public_name_notes.iter().cloned());
-    lines.extend(overrides.dispatch_notes.iter().cloned());
+    lines.extend(top_warnings.iter().cloned());
     let mut files = Vec::new();
     for file in &plan.files {
         let shown = supervisor.display_path(&file.path);
@@ -801,6 +810,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         public_name_changes: public_name_notes,
         dispatch_changes: overrides.dispatch_notes,
         override_check: overrides.summary,
+        warnings: top_warnings,
     });
     Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output)))
         .with_written_paths(written))

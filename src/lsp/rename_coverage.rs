@@ -708,6 +708,14 @@ pub fn complete_rename(
     if let Some(note) = crate::lsp::loading_lookups::unanswered_note(server, unanswered, "this rename's grep check", ask_again) {
         report.push(format!("  {note}"));
     }
+    let answered_positions: Vec<(&PathBuf, u32, u32)> =
+        elsewhere.iter().filter(|(_, target)| target.is_some()).map(|(hit, _)| (&hit.path, hit.line, columns(hit).0)).collect();
+    let answered_while_loading = crate::lsp::loading_lookups::answered_while_loading_count(server, answered_positions);
+    if let Some(note) =
+        crate::lsp::loading_lookups::answered_while_loading_note(server, answered_while_loading, "this rename's grep check", ask_again)
+    {
+        report.push(format!("  {note}"));
+    }
     if origin_targets.is_empty() && first_uncovered > 0 {
         report.push(format!(
             "  coverage NOT verified: {} gave no definition for the renamed position, so the {first_uncovered} occurrence(s) outside the edit could not be told apart from other symbols",
@@ -938,7 +946,13 @@ pub fn complete_rename(
             old_name.len(),
             |(hit, target)| {
                 match target {
-                Some((path, target_line, _)) => format!("   (definition: {}:{})", shown(path), target_line + 1),
+                Some((path, target_line, _)) => crate::lsp::loading_lookups::definition_label(
+                    server,
+                    &hit.path,
+                    hit.line,
+                    columns(hit).0,
+                    &format!("{}:{}", shown(path), target_line + 1),
+                ),
                 None => match go_file_outside_the_build(server, &hit.path) {
                     Some(constraint) => format!(
                         "   (in a file {} does not build: its build constraint {} excludes it under the GOOS/GOARCH/tags in force, so the rename did not reach it and that build now breaks if this is the renamed symbol — check with `{}`)",
@@ -1516,14 +1530,16 @@ pub struct ReferencesCoverage {
 /// that are not at one of the `covered` places (absolute path, 0-based line) and where the
 /// server gives no definition: code it does not analyze (rust-analyzer: behind a `#[cfg]` that
 /// is off, or a `macro_rules!` body), so an answer built from its index (incoming calls) cannot
-/// include them. As (absolute path, 0-based line), at most [`MAX_REFERENCE_CHECKS`] occurrences
-/// asked; `None` when there are more (not checked) or the deadline passed first.
+/// include them. As (absolute path, 0-based line, whether that lookup got no answer because the
+/// server was still loading — see [`LanguageServer::note_lookup`] — rather than no definition),
+/// at most [`MAX_REFERENCE_CHECKS`] occurrences asked; `None` when there are more (not checked)
+/// or the deadline passed first.
 pub fn unresolved_occurrences(
     server: &LanguageServer,
     name: &str,
     covered: &HashSet<(PathBuf, u32)>,
     deadline: Instant,
-) -> Option<Vec<(PathBuf, u32)>> {
+) -> Option<Vec<(PathBuf, u32, bool)>> {
     let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
     let encoding = server.position_encoding();
     let uncovered: Vec<&WordHit> = grep
@@ -1545,7 +1561,7 @@ pub fn unresolved_occurrences(
         }
         let start = encoding.column_from_byte(&hit.line_text, hit.byte_start);
         if definition_targets(server, &hit.path, hit.line, start, deadline).is_empty() {
-            nowhere.push((hit.path.clone(), hit.line));
+            nowhere.push((hit.path.clone(), hit.line, server.lookup_unanswered_while_loading(&hit.path, hit.line, start)));
         }
     }
     Some(nowhere)
@@ -1691,12 +1707,21 @@ pub fn complete_references(
     }
     let origin_targets = definition_targets(server, origin, line, character, deadline);
     if origin_targets.is_empty() {
+        // No definition at the queried position because the server was still loading is no
+        // fact about the code (small24: heck 0.5.0 on a just-started rust-analyzer).
+        let why = if server.lookup_unanswered_while_loading(origin, line, character) {
+            format!(
+                "{id}'s definition lookup here got no answer: it was still loading the project — not a fact about the code; ask again in a few seconds, once `lsp status` shows {id} ready",
+                id = server.id()
+            )
+        } else {
+            format!("{} gave no definition here", server.id())
+        };
         return ReferencesCoverage {
             answer: references,
             notes: vec![format!(
-                "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({} gave no definition here)",
+                "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({why})",
                 uncovered.len(),
-                server.id()
             )],
         };
     }

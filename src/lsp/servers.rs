@@ -43,6 +43,16 @@ pub enum ReadinessSignal {
     /// no `$/progress` for this phase). A server that never logs it (e.g. `logLevel` set above
     /// `Information`) counts as ready once `startup_grace` has passed.
     PyrightSourceFilesFound,
+    /// typescript-language-server: not ready until its project load has been reported done — a
+    /// loading `$/progress` ("Initializing JS/TS language features…") begun and ended, or a
+    /// `publishDiagnostics` received — or `startup_grace` has passed. Until the semantic tsserver
+    /// reports `projectLoadingFinish` (or a diagnostics event), typescript-language-server routes
+    /// `definition`, `references`, `implementation` and `rename` to its syntax server, which
+    /// knows the open files only: `references` of redux's `Store.getState` asked right after the
+    /// first `didOpen` answered 1 location, 2 once loaded. Its progress begins only when the
+    /// semantic server starts loading (after a `window/workDoneProgress/create` round trip), so
+    /// "no progress yet" is no sign of a loaded project.
+    TsserverProjectLoaded,
 }
 
 /// How diagnostics on write find and check the files a write can break besides the written ones
@@ -311,9 +321,13 @@ pub fn builtin_servers() -> Vec<ServerDefinition> {
                 ("cjs", "javascript"),
             ]),
             root_markers: strings(&["package.json", "tsconfig.json", "jsconfig.json"]),
-            // tsserver reports "Initializing JS/TS language features" only ~1 s after the first
-            // file opens; until progress is seen, the server counts as starting (up to 5 s).
-            startup_grace: Duration::from_secs(5),
+            // Not ready until tsserver reported its project loaded (see
+            // `ReadinessSignal::TsserverProjectLoaded`): "Initializing JS/TS language features"
+            // begins ~1 s after the first file opens (~4 s on a loaded machine) and ended at 18 s
+            // on @tanstack/virtual-core under load; a server that reports neither counts as ready
+            // after 60 s (each call waits at most its `indexing_wait` for it).
+            readiness: ReadinessSignal::TsserverProjectLoaded,
+            startup_grace: Duration::from_secs(60),
             // No automatic type acquisition: tsserver's typings installer would `npm install`
             // @types packages into a global cache at run time (network, and two servers starting
             // together wait on each other's npm: "Initializing JS/TS language features" for 20 s+).

@@ -561,8 +561,14 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         }
     }
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
-    if let Some(note) = readiness_note(server, &readiness) {
-        query.notes.push(note);
+    // A list asked or answered while the server was still loading says so at its top (an empty
+    // or short list is no fact about the code); a hover or the code actions say it in a note.
+    let unready = crate::lsp::tool::unready_when_answered(server, &readiness);
+    let is_list_op = matches!(op, "definition" | "type_definition" | "implementation" | "references");
+    if !is_list_op {
+        if let Some(note) = unready.as_ref().and_then(|report| report.note(server.id())) {
+            query.notes.push(note);
+        }
     }
     let (body, results, page) = match answer {
         NavigationAnswer::References(answer) => {
@@ -608,14 +614,24 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             server.id()
         ));
     }
-    let mut text = query.header(spec.what);
+    let loading_warning = unready.as_ref().filter(|_| is_list_op).and_then(|report| {
+        let listed = page.as_ref().map_or(results.len(), |page| page.total);
+        crate::lsp::loading_lookups::loading_list_warning(server.id(), report, spec.what, listed)
+    });
+    let mut text = String::new();
+    if let Some(warning) = &loading_warning {
+        text.push_str(warning);
+        text.push('\n');
+        query.notes.insert(0, warning.clone());
+    }
+    text.push_str(&query.header(spec.what));
     text.push('\n');
     text.push_str(&body);
-    for note in &query.notes {
+    for note in query.notes.iter().skip(usize::from(loading_warning.is_some())) {
         text.push('\n');
         text.push_str(note);
     }
-    let still_indexing = !matches!(readiness.readiness, crate::lsp::Readiness::Ready);
+    let still_indexing = !matches!(readiness.readiness, crate::lsp::Readiness::Ready) || unready.is_some();
     let page = page.as_ref().map(PageWindow::from);
     let output = results.into_output(args.op, || Navigation {
         op: (),
@@ -652,11 +668,16 @@ enum NavigationResults {
 
 impl NavigationResults {
     fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entries on this page.
+    fn len(&self) -> usize {
         match self {
-            NavigationResults::Locations(results) => results.is_empty(),
-            NavigationResults::References(results) => results.is_empty(),
-            NavigationResults::Hover(results) => results.is_empty(),
-            NavigationResults::CodeActions(results) => results.is_empty(),
+            NavigationResults::Locations(results) => results.len(),
+            NavigationResults::References(results) => results.len(),
+            NavigationResults::Hover(results) => results.len(),
+            NavigationResults::CodeActions(results) => results.len(),
         }
     }
 
@@ -791,7 +812,12 @@ pub(crate) fn unsupported_error(
                 })
                 .unwrap_or_default();
             let instead = match op {
-                "subtypes" => "call lsp with {\"op\": \"implementation\"} on the type instead: it lists the classes and types that implement or extend it (pyright needs \"server\": \"basedpyright\" for it), or ast_grep for the declarations that name it as a base".to_owned(),
+                // pyright offers no `implementation`; its sibling does (only said for pyright:
+                // on rust-analyzer or typescript-language-server it read as noise, small24).
+                "subtypes" => format!(
+                    "call lsp with {{\"op\": \"implementation\"}} on the type instead: it lists the classes and types that implement or extend it{}, or ast_grep for the declarations that name it as a base",
+                    if server.id() == "pyright" { " (pyright needs \"server\": \"basedpyright\" for it)" } else { "" }
+                ),
                 "supertypes" => "call lsp with {\"op\": \"definition\"} on each base or interface named in the type's declaration (or {\"op\": \"hover\"} on the type) instead".to_owned(),
                 "incoming_calls" => "call lsp with {\"op\": \"references\"} on the function instead: its call sites are among the references".to_owned(),
                 _ => "try another op (definition, references, hover or symbols answer on every server)".to_owned(),
@@ -805,16 +831,24 @@ pub(crate) fn unsupported_error(
 }
 
 pub(crate) fn readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
+    unready_when_answered(server, before).and_then(|report| report.note(server.id()))
+}
+
+/// The readiness of `server` that makes its answer possibly partial: `before` (after the wait
+/// before asking) when it was not ready then, else the readiness once the answer came when the
+/// server was loading again by then; `None` when it was ready both times.
+pub(crate) fn unready_when_answered(server: &LanguageServer, before: &ReadinessReport) -> Option<ReadinessReport> {
     // Not ready when asked (after waiting the budget), or indexing again by the time the answer
     // came: either way the answer may be partial, and the model is told so.
-    if let Some(note) = before.note(server.id()) {
-        return Some(note);
+    if before.note(server.id()).is_some() {
+        return Some(before.clone());
     }
     // The server ends the request's own work-done progress (pyright: "Finding references") just
     // before answering, but the pump thread may apply that `end` after the answer reached us:
     // give it a moment (returns as soon as the server is ready again).
     let after = server.wait_until_ready(Instant::now() + OWN_PROGRESS_END_GRACE);
-    ReadinessReport { readiness: after.readiness, waited: before.waited }.note(server.id())
+    let report = ReadinessReport { readiness: after.readiness, waited: before.waited };
+    report.note(server.id()).is_some().then_some(report)
 }
 
 /// How long the readiness check after an answer waits for progress that ended before the answer

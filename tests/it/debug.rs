@@ -1041,8 +1041,14 @@ fn continue_and_steps_run_until_something_happens_and_output_rides_on_results_wi
     }
     assert!(results.iter().any(|text| text.contains("output since the last call:")), "{results:#?}");
     assert!(results.iter().all(|text| !text.contains('\u{1b}')), "ANSI escapes stripped: {results:?}");
+    // … and said where they were (small24: `debug` stripped them unsaid, `eval` said it).
+    let removed = "note: ANSI escape sequences (terminal colors, cursor movement) were removed from this output";
+    for text in results.iter().filter(|text| text.contains("red step")) {
+        assert!(text.contains(removed), "the stripping is not said: {text}");
+    }
     let output = ok(&run, json!({"op": "output"}));
     assert!(!output.contains('\u{1b}') && output.contains("red step 0") && output.contains("red step 1"), "{output}");
+    assert!(output.contains(removed), "{output}");
     let status = ok(&run, json!({"op": "status"}));
     assert!(!status.contains("red step 0") && !status.contains("red step 1"), "what output showed is not repeated: {status}");
     ok(&run, json!({"op": "terminate"}));
