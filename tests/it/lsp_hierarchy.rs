@@ -600,7 +600,7 @@ fn outgoing_calls_name_the_calls_pyright_resolves_to_no_function() {
     let run = lsp_run(workspace.path(), |_| ());
     let (text, structured) = ok(&run, json!({"op": "outgoing_calls", "file": "render.py", "line": 12, "symbol": "render"}));
     assert_eq!(listed_lines(&structured, "escape"), [13, 16], "resolved calls stay listed:\n{text}");
-    assert_eq!(listed_lines(&structured, "strip"), [16], "{text}");
+    assert_eq!(listed_lines(&structured, "str.strip"), [16], "{text}");
     assert_eq!(
         unlisted_sites(&structured, 0),
         [(14, "self.serializer(text)".to_owned()), (15, "hook(output)".to_owned())],
