@@ -178,14 +178,14 @@ pub(crate) fn take_maybe_unmasked(
     taken
 }
 
-/// Whether the line of `record` (read from its file now: a file the write did not change) names
-/// one of `names` as a word; `true` when `names` is empty (unknown: every line counts) or the
-/// line cannot be read.
-pub(crate) fn line_names_any(record: &DiagnosticRecord, names: &[String]) -> bool {
+/// Whether the line of `record` (read from its file now, beneath `workspace_root`: a file the
+/// write did not change) names one of `names` as a word; `true` when `names` is empty (unknown:
+/// every line counts) or the line cannot be read.
+pub(crate) fn line_names_any(workspace_root: &Path, record: &DiagnosticRecord, names: &[String]) -> bool {
     if names.is_empty() {
         return true;
     }
-    let Ok(text) = std::fs::read_to_string(&record.path) else {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &record.path) else {
         return true;
     };
     let Some(line) = text.lines().nth(record.line.saturating_sub(1) as usize) else {
