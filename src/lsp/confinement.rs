@@ -57,6 +57,7 @@ pub fn tool_confinement(
     interpreter: Option<&Path>,
     project_roots: &[ProjectOutsideRoot],
 ) -> FilesystemConfinement {
+    create_missing_tool_cache_dirs();
     let mut confinement = tool_confinement_with(workspace_root, binary, interpreter, &|key| std::env::var_os(key));
     // A granted root is added only while it still resolves to itself: a component swapped for
     // a symlink since the scan would make the rule cover what the link leads to.
@@ -66,6 +67,39 @@ pub fn tool_confinement(
         }
     }
     confinement
+}
+
+/// The cache directories the tools write as they work, from the environment `env`:
+/// `XDG_CACHE_HOME` and `~/.cache`; go's `GOPATH` entries (default `~/go`: the module cache
+/// under `pkg/mod`, downloads written), `GOMODCACHE` and `GOCACHE`; npm's `npm_config_cache`
+/// and `~/.npm`. Absolute paths only.
+fn tool_cache_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    let var = |key: &str| env(key).filter(|value| !value.is_empty()).map(PathBuf::from).filter(|path| path.is_absolute());
+    let home = var("HOME");
+    let in_home = |relative: &str| home.as_ref().map(|home| home.join(relative));
+    let gopath: Vec<PathBuf> = match env("GOPATH").filter(|value| !value.is_empty()) {
+        Some(list) => std::env::split_paths(&list).filter(|path| path.is_absolute()).collect(),
+        None => in_home("go").into_iter().collect(),
+    };
+    [var("XDG_CACHE_HOME"), in_home(".cache")]
+        .into_iter()
+        .flatten()
+        .chain(gopath)
+        .chain([var("GOMODCACHE"), var("GOCACHE"), var("npm_config_cache"), in_home(".npm")].into_iter().flatten())
+        .collect()
+}
+
+/// Creates the [`tool_cache_dirs`] of this process's environment that do not exist yet (best
+/// effort), as the tools would on first use: a confined child may write beneath an allowed
+/// directory but cannot create one in the home directory, and the kernel takes a rule only for
+/// a directory that exists. On a fresh machine `go build` under confinement failed with `could
+/// not create module cache: mkdir /root/go: permission denied`.
+fn create_missing_tool_cache_dirs() {
+    for dir in tool_cache_dirs(&|key| std::env::var_os(key)) {
+        if !dir.exists() {
+            let _ = std::fs::create_dir_all(&dir);
+        }
+    }
 }
 
 /// [`tool_confinement`] with the environment given as a lookup (tests).
@@ -92,8 +126,9 @@ pub(crate) fn tool_confinement_with(
         confinement.allow_read(*root);
     }
 
-    // Caches: written as the tools work (go-build, gopls, jedi, pip, clangd, pyright's).
-    for cache in [var("XDG_CACHE_HOME"), in_home(".cache")].into_iter().flatten() {
+    // Caches: written as the tools work (go-build, gopls, jedi, pip, clangd, pyright's; go's
+    // module and build caches, npm's cache).
+    for cache in tool_cache_dirs(env) {
         confinement.allow_write(cache);
     }
     // Cargo: the registry and git checkouts are written (downloads, extraction) and read (the
@@ -117,27 +152,16 @@ pub(crate) fn tool_confinement_with(
     for rustup in [var("RUSTUP_HOME"), in_home(".rustup")].into_iter().flatten() {
         confinement.allow_read(rustup);
     }
-    // Go: GOPATH (module cache under pkg/mod, downloads written), GOMODCACHE, GOCACHE
-    // (compiled packages, written), GOROOT (the standard library), go's own env file.
-    let gopath: Vec<PathBuf> = match env("GOPATH").filter(|value| !value.is_empty()) {
-        Some(list) => std::env::split_paths(&list).filter(|path| path.is_absolute()).collect(),
-        None => in_home("go").into_iter().collect(),
-    };
-    for dir in gopath.into_iter().chain(var("GOMODCACHE")).chain(var("GOCACHE")) {
-        confinement.allow_write(dir);
-    }
+    // Go: GOROOT (the standard library), go's own env file (its caches are above).
     if let Some(goroot) = var("GOROOT") {
         confinement.allow_read(goroot);
     }
     if let Some(config) = var("XDG_CONFIG_HOME").or_else(|| in_home(".config")) {
         confinement.allow_read(config.join("go"));
     }
-    // Python and Node installs managed per user, npm's cache, user site-packages.
+    // Python and Node installs managed per user, user site-packages.
     for read in [var("PYENV_ROOT"), in_home(".pyenv"), var("NVM_DIR"), in_home(".nvm"), in_home(".local/lib")].into_iter().flatten() {
         confinement.allow_read(read);
-    }
-    for write in [var("npm_config_cache"), in_home(".npm")].into_iter().flatten() {
-        confinement.allow_write(write);
     }
 
     // The program's own install (a server installed under ~/.local, a node_modules tree
