@@ -3811,7 +3811,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                 CheckScope::Dependents { changed_names, .. } => changed_names,
                 _ => &[],
             };
-            let direct = |record: &DiagnosticRecord| crate::lsp::write_ledger_rules::line_names_any(supervisor.workspace_root(), record, changed_names);
+            let direct = |record: &DiagnosticRecord| {
+                crate::lsp::write_ledger_rules::line_names_any(supervisor.workspace_root(), record, changed_names)
+            };
             let new_errors_here_preview = previews.iter().any(|(path, _, paired)| {
                 *path == file.path.as_path() && paired.new.iter().any(|record| record.severity == Severity::Error && direct(record))
             });
