@@ -93,3 +93,75 @@ fn a_changed_base_class_checks_the_modules_that_use_only_a_subclass() {
     assert!(checked.contains(&"tests/test_wild.py"), "{text}");
 }
 
+/// `cargo check` of a consumer crate whose `src/main.rs` is `main_rs` and that depends on the
+/// crate at `library`: (success, output).
+fn consumer_checks(library: &Path, main_rs: &str) -> (bool, String) {
+    let consumer = tempfile::tempdir().expect("consumer dir");
+    let manifest = format!(
+        "[package]\nname = \"consumer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nhttp-shape = {{ path = {:?} }}\n",
+        library.display().to_string()
+    );
+    std::fs::write(consumer.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::create_dir_all(consumer.path().join("src")).unwrap();
+    std::fs::write(consumer.path().join("src/main.rs"), main_rs).unwrap();
+    let output = Command::new("cargo")
+        .args(["check", "--offline", "--message-format", "short"])
+        .current_dir(consumer.path())
+        .env("CARGO_TARGET_DIR", consumer.path().join("target"))
+        .output()
+        .expect("run cargo check");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+/// F1: the public-API note of a rename names the path through the inline `pub mod` that holds
+/// the re-export (`http_shape::_benchable::Bytes`), not `http_shape::Bytes`; a re-export in a
+/// private inline module gets no note. A consumer crate confirms which path exists.
+#[test]
+fn rust_rename_of_a_type_re_exported_in_an_inline_pub_mod_names_the_path_through_it() {
+    let test = "rust_rename_of_a_type_re_exported_in_an_inline_pub_mod_names_the_path_through_it";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    // httparse 1.10.1's shape (src/lib.rs:31 and 40-45).
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"http-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "mod iter;\n\nuse crate::iter::Bytes;\n\n#[doc(hidden)]\npub mod _benchable {\n    pub use super::iter::Bytes;\n}\n\nmod hidden {\n    #[allow(unused_imports)]\n    pub use super::iter::Bytes;\n}\n\npub fn length(bytes: &[u8]) -> usize {\n    Bytes(bytes.len()).0\n}\n",
+        ),
+        ("src/iter.rs", "pub struct Bytes(pub usize);\n"),
+    ]);
+    let uses_benchable = "fn main() {\n    println!(\"{}\", http_shape::_benchable::Bytes(1).0);\n}\n";
+    let (built, output) = consumer_checks(dir.path(), uses_benchable);
+    assert!(built, "the consumer of `_benchable::Bytes` does not compile before the rename:\n{output}");
+    let (built, _) = consumer_checks(dir.path(), "fn main() {\n    println!(\"{}\", http_shape::Bytes(1).0);\n}\n");
+    assert!(!built, "`http_shape::Bytes` exists: the fixture is not httparse's shape");
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::from_secs(120);
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(20);
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/iter.rs", "line": 1, "symbol": "Bytes", "new_name": "ByteCursor", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(
+        text.contains("note: public API changed: src/lib.rs:7 re-exports `Bytes`")
+            && text.contains("replaces `http_shape::_benchable::Bytes` with `http_shape::_benchable::ByteCursor`")
+            && text.contains("`pub use super::iter::ByteCursor as Bytes;`"),
+        "no note naming the path through `_benchable`:\n{text}"
+    );
+    assert!(!text.contains("`http_shape::Bytes`"), "names a path that does not exist:\n{text}");
+    assert!(!text.contains("src/lib.rs:12 re-exports"), "a re-export in a private module is not public API:\n{text}");
+    let structured = preview.structured_content.clone().expect("structured");
+    assert_eq!(structured["public_name_changes"].as_array().map(Vec::len), Some(1), "{structured}");
+    let edit_id = structured["edit_id"].as_str().expect("edit_id").to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    // Ground truth: the path the note named is gone.
+    let (built, output) = consumer_checks(dir.path(), uses_benchable);
+    assert!(!built && output.contains("Bytes"), "the consumer of `_benchable::Bytes` still compiles after the rename:\n{output}");
+}
+
