@@ -2688,8 +2688,12 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
 
 /// The words on the targets cargo never compiled after this write because their package's
 /// library has compiler errors (rustc's, in `after`): `; NOT checked: tests/tests.rs,
-/// benches/extend.rs (cargo never compiled them: …)`; empty when no library has an error.
-/// Files with rustc diagnostics of their own in `after` were compiled and are left out.
+/// benches/extend.rs (cargo never compiled them: …)`; empty when no file has an error.
+/// Files with rustc diagnostics of their own in `after` were compiled and are left out. Errors
+/// of the library's unit-test build only — in `#[cfg(test)]` code (or a module file declared
+/// under `#[cfg(test)]`), or a lint that is also reported as a warning at the same place (the
+/// library build's copy, under `#![cfg_attr(test, deny(warnings))]`) — hold back no other
+/// target: said as such instead.
 fn library_dependents_not_compiled(
     supervisor: &LspSupervisor,
     root: &Path,
@@ -2699,13 +2703,64 @@ fn library_dependents_not_compiled(
     let is_error = |diagnostic: &Diagnostic| {
         diagnostic.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
     };
-    let mut error_files: Vec<&PathBuf> = after
-        .iter()
-        .filter(|(_, result)| result.as_ref().is_ok_and(|diagnostics| diagnostics.iter().any(|d| from_rustc(d) && is_error(d))))
-        .map(|(path, _)| path)
-        .collect();
+    // An error only the library's unit-test build has (`#[cfg(test)]` code, or a lint that
+    // `#![cfg_attr(test, deny(warnings))]` makes an error while the library build warns) does
+    // not stop cargo from compiling the other targets, which link the library's non-test build
+    // (trial28 M4: httparse's benches and tests/uri.rs were called never compiled).
+    let mut test_build_only: Vec<&PathBuf> = Vec::new();
+    let mut error_files: Vec<&PathBuf> = Vec::new();
+    for (path, result) in after {
+        let Ok(diagnostics) = result else { continue };
+        let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| from_rustc(d) && is_error(d)).collect();
+        if errors.is_empty() {
+            continue;
+        }
+        let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok();
+        let tree = text.as_deref().and_then(|text| {
+            ast_grep_core::AstGrep::<ast_grep_core::tree_sitter::StrDoc<ast_grep_language::SupportLang>>::try_new(
+                text,
+                ast_grep_language::SupportLang::Rust,
+            )
+            .ok()
+        });
+        let file_in_test_module = crate::lsp::inactive::gating_declaration(supervisor.workspace_root(), path)
+            .is_some_and(|declaration| declaration.cfg.replace(' ', "").starts_with("#[cfg(test)"));
+        let library_build_error = |error: &&Diagnostic| {
+            if file_in_test_module {
+                return false;
+            }
+            // The library build's own copy of the same lint, at the same place, is no error.
+            let warned_too = diagnostics.iter().any(|other| {
+                from_rustc(other) && !is_error(other) && other.range == error.range && other.code == error.code && other.code.is_some()
+            });
+            if warned_too {
+                return false;
+            }
+            let in_cfg_test = match (&tree, &text) {
+                (Some(tree), Some(text)) => {
+                    crate::lsp::inactive::cfg_gate_at(&tree.root().get_inner_node(), text, error.range.start.line, false)
+                        .is_some_and(|(attribute, _, _)| attribute.replace(' ', "").starts_with("#[cfg(test)"))
+                }
+                _ => false,
+            };
+            !in_cfg_test
+        };
+        if errors.iter().any(library_build_error) {
+            error_files.push(path);
+        } else {
+            test_build_only.push(path);
+        }
+    }
     if error_files.is_empty() {
-        return String::new();
+        if test_build_only.is_empty() {
+            return String::new();
+        }
+        test_build_only.sort();
+        let shown: Vec<String> = test_build_only.iter().map(|path| supervisor.display_path(path)).collect();
+        return format!(
+            "; the errors in {} are in the library's unit-test build only (`#[cfg(test)]` code, or a lint the crate denies only under `cfg(test)`): the library itself compiled, so the other targets were not held back by them",
+            shown.join(", ")
+        );
     }
     error_files.sort();
     let compiled: HashSet<&PathBuf> = after

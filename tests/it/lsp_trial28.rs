@@ -165,3 +165,64 @@ fn rust_rename_of_a_type_re_exported_in_an_inline_pub_mod_names_the_path_through
     assert!(!built && output.contains("Bytes"), "the consumer of `_benchable::Bytes` still compiles after the rename:\n{output}");
 }
 
+/// `cargo check --all-targets --keep-going --message-format=json` of `dir`: the kinds of the
+/// targets cargo emitted an artifact for (`lib`, `bench`, `test`: compiled), and whether it failed.
+fn cargo_compiled_target_kinds(dir: &Path) -> (Vec<String>, bool) {
+    let output = Command::new("cargo")
+        .args(["check", "--offline", "--all-targets", "--keep-going", "--message-format=json"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target/ground-truth"))
+        .output()
+        .expect("run cargo check");
+    let mut kinds = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if message["reason"] == "compiler-artifact" {
+            kinds.extend(message["target"]["kind"].as_array().into_iter().flatten().filter_map(|kind| kind.as_str()).map(str::to_owned));
+        }
+    }
+    (kinds, !output.status.success())
+}
+
+/// M4: an error only the library's unit-test build has — a lint that
+/// `#![cfg_attr(test, deny(warnings))]` makes an error, or a broken call in `#[cfg(test)] mod
+/// tests` — does not make the answer call the bench and the integration test "never compiled";
+/// cargo's JSON shows both compiled (ground truth).
+#[test]
+fn errors_of_the_library_test_build_only_are_not_said_to_stop_the_other_targets() {
+    let test = "errors_of_the_library_test_build_only_are_not_said_to_stop_the_other_targets";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    // httparse 1.10.1's shape: `#![cfg_attr(test, deny(warnings))]`, unit tests in lib.rs, a
+    // bench and an integration test.
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"deny-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "#![cfg_attr(test, deny(warnings))]\n\npub fn position(bytes: &[u8]) -> usize {\n    bytes.len()\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn position_counts() {\n        assert_eq!(super::position(b\"ab\"), 2);\n    }\n}\n",
+        ),
+        ("benches/parse.rs", "#[test]\nfn bench_position() {\n    assert_eq!(deny_shape::position(b\"a\"), 1);\n}\n"),
+        ("tests/uri.rs", "#[test]\nfn uri_position() {\n    assert_eq!(deny_shape::position(b\"abc\"), 3);\n}\n"),
+    ]);
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::from_secs(120);
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    for (old, new) in
+        [("    bytes.len()\n", "    let trial_unused = 1;\n    bytes.len()\n"), ("super::position(b\"ab\")", "super::position_of(b\"ab\")")]
+    {
+        let (text, _) = edit(&run, "src/lib.rs", old, new);
+        let (kinds, failed) = cargo_compiled_target_kinds(dir.path());
+        assert!(failed, "cargo check --all-targets does not fail after {new:?}: the fixture is not httparse's shape");
+        assert!(kinds.iter().any(|kind| kind == "bench") && kinds.iter().any(|kind| kind == "test"), "cargo: {kinds:?}");
+        assert!(!text.contains("cargo never compiled"), "the compiled bench and test are called never compiled after {new:?}:\n{text}");
+        assert!(text.contains("the errors in src/lib.rs are in the library's unit-test build only"), "after {new:?}:\n{text}");
+        let (text, _) = edit(&run, "src/lib.rs", new, old);
+        assert!(!text.contains("cargo never compiled"), "{text}");
+    }
+    // Control: an error in the library build itself still says the other targets were held back.
+    let (text, _) = edit(&run, "src/lib.rs", "    bytes.len()\n", "    bytes.len() + missing_name\n");
+    assert!(text.contains("cargo never compiled them: the library `deny-shape`"), "{text}");
+}
+
