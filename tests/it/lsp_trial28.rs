@@ -226,3 +226,78 @@ fn errors_of_the_library_test_build_only_are_not_said_to_stop_the_other_targets(
     assert!(text.contains("cargo never compiled them: the library `deny-shape`"), "{text}");
 }
 
+/// M9: a restricted, confined run on a project whose `.venv` has a `.pth` naming a directory
+/// outside the workspace (an editable install of another checkout): pyright answered nothing
+/// but "exited … call again: the server is restarted", forever. Now the directory is withheld
+/// and said, pyright stays up (two calls seconds apart, no restart), and the venv's own
+/// packages still resolve.
+#[test]
+fn a_restricted_pyright_with_a_venv_pth_naming_an_outside_directory_answers_and_says_it_is_withheld() {
+    let test = "a_restricted_pyright_with_a_venv_pth_naming_an_outside_directory_answers_and_says_it_is_withheld";
+    let Some(python) = support::require_binary(test, "python3") else { return };
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    if let Err(reason) = runbound::lsp::confinement::landlock_abi_version() {
+        support::skip_or_fail(test, &format!("no Landlock on this kernel: {reason}"));
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pathish\"\nversion = \"0.1.0\"\n"),
+        ("app/main.py", "from venvonly_rates import vat_rate\nfrom sibling_checkout import helper\n\nprice: float = 100 * (1 + vat_rate(\"fr\"))\nhelped = helper()\n"),
+    ]);
+    let outside = support::workspace_with(&[("sibling_checkout/__init__.py", "def helper() -> int:\n    return 1\n")]);
+    let created =
+        Command::new(python).args(["-m", "venv", "--without-pip"]).arg(workspace.path().join(".venv")).status().expect("python3 -m venv");
+    assert!(created.success());
+    let site_packages = std::fs::read_dir(workspace.path().join(".venv/lib"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path().join("site-packages"))
+        .find(|dir| dir.is_dir())
+        .expect("site-packages");
+    std::fs::create_dir_all(site_packages.join("venvonly_rates")).unwrap();
+    std::fs::write(site_packages.join("venvonly_rates/__init__.py"), "def vat_rate(country: str) -> float:\n    return 0.2\n").unwrap();
+    let outside_dir = std::fs::canonicalize(outside.path()).unwrap();
+    std::fs::write(site_packages.join("sibling.pth"), format!("{}\n", outside_dir.display())).unwrap();
+    let run = runbound::Run::builder(workspace.path())
+        .workspace_trust(runbound::WorkspaceTrust::Restricted)
+        .language_servers()
+        .build()
+        .expect("build run");
+    let definition = json!({"op": "definition", "file": "app/main.py", "line": 4, "symbol": "vat_rate", "server": "pyright"});
+    let first = run.call(Caller::Readonly, "lsp", definition.clone());
+    let text = first.joined_text();
+    assert!(!first.is_error, "{text}");
+    assert!(text.contains("venvonly_rates/__init__.py"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "the venv's .pth files name a directory outside the workspace ({}), not read: workspace trust is restricted",
+            outside_dir.display()
+        )),
+        "{text}"
+    );
+    // pyright exited 2–4 s after each start before: it is still the same process later.
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let second = run.call(Caller::Readonly, "lsp", definition);
+    let text = second.joined_text();
+    assert!(!second.is_error && text.contains("venvonly_rates/__init__.py"), "{text}");
+    assert!(!text.contains("restarted"), "{text}");
+    let status = run.call(Caller::Readonly, "lsp", json!({"op": "status"}));
+    let status = status.structured_content.expect("status");
+    fn restart_counts(value: &serde_json::Value, found: &mut Vec<u64>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(count) = map.get("restarts").and_then(serde_json::Value::as_u64) {
+                    found.push(count);
+                }
+                map.values().for_each(|inner| restart_counts(inner, found));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|inner| restart_counts(inner, found)),
+            _ => (),
+        }
+    }
+    let mut restarts = Vec::new();
+    restart_counts(&status, &mut restarts);
+    assert!(!restarts.is_empty() && restarts.iter().all(|count| *count == 0), "{status}");
+}
