@@ -301,3 +301,49 @@ fn a_restricted_pyright_with_a_venv_pth_naming_an_outside_directory_answers_and_
     restart_counts(&status, &mut restarts);
     assert!(!restarts.is_empty() && restarts.iter().all(|count| *count == 0), "{status}");
 }
+
+/// M11: a method called only through a crate macro whose pattern spells the call
+/// (`expect!(cursor.advance_one() == b'H' => …)`, as httparse's `next!`/`expect!`): the
+/// invocation's occurrence, compiled code that rust-analyzer does not resolve, is named as such —
+/// not as code "behind a `#[cfg]` that is off" — and the template's occurrence as a template.
+/// Ground truth: `cargo check` compiles the invocation (a typo in it is an error).
+#[test]
+fn references_through_a_macro_whose_pattern_spells_the_call_name_the_invocation_as_compiled_code() {
+    let test = "references_through_a_macro_whose_pattern_spells_the_call_name_the_invocation_as_compiled_code";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let lib = "macro_rules! expect {\n    ($cursor:ident.advance_one() == $pat:pat => $ret:expr) => {\n        match $cursor.advance_one() {\n            Some($pat) => (),\n            _ => return $ret,\n        }\n    };\n}\n\npub struct Cursor {\n    at: usize,\n    data: Vec<u8>,\n}\n\nimpl Cursor {\n    pub fn advance_one(&mut self) -> Option<u8> {\n        let byte = self.data.get(self.at).copied();\n        self.at += 1;\n        byte\n    }\n}\n\npub fn parse(cursor: &mut Cursor) -> Result<(), ()> {\n    expect!(cursor.advance_one() == b'H' => Err(()));\n    Ok(())\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"macro-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", lib),
+    ]);
+    let check = |dir: &Path| {
+        Command::new("cargo")
+            .args(["check", "--offline", "--message-format", "short"])
+            .current_dir(dir)
+            .env("CARGO_TARGET_DIR", dir.join("target/ground-truth"))
+            .output()
+            .expect("run cargo check")
+    };
+    assert!(check(dir.path()).status.success(), "the fixture compiles");
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::from_secs(120);
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 16, "symbol": "advance_one"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    if text.contains("src/lib.rs:24 — in the arguments of a macro invocation") || text.contains("(in the arguments of a macro invocation")
+    {
+        assert!(!text.contains("behind a `#[cfg]` that is off"), "the invocation is called cfg-off code:\n{text}");
+    } else {
+        // rust-analyzer resolved the invocation's tokens itself: then it lists the use.
+        assert!(text.contains("24:"), "the use in the invocation is neither listed nor named:\n{text}");
+    }
+    // Ground truth: the invocation's tokens are compiled (a wrong method name there is an error).
+    let broken = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"macro-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", &lib.replace("expect!(cursor.advance_one()", "expect!(cursor.advance_two()")),
+    ]);
+    assert!(!check(broken.path()).status.success(), "a wrong name in the invocation compiles: the fixture is not httparse's shape");
+}
