@@ -582,7 +582,16 @@ pub fn rust_unanalyzed_hint(
     for (path, line0) in places {
         let (templates, invocations) = ranges_by_file.entry(path.as_path()).or_insert_with(|| {
             crate::files::read_workspace_file_to_string(workspace_root, path)
-                .map(|text| (macro_rules_line_ranges(&text), active_macro_invocation_line_ranges(&text)))
+                .map(|text| {
+                    // A file whose `mod` is gated off, or that no module tree declares, is not
+                    // compiled: its invocations are no active code.
+                    let invocations = if rust_file_in_an_ungated_module_tree(workspace_root, path, 0) {
+                        active_macro_invocation_line_ranges(&text)
+                    } else {
+                        Vec::new()
+                    };
+                    (macro_rules_line_ranges(&text), invocations)
+                })
                 .unwrap_or_default()
         });
         if templates.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
@@ -618,6 +627,66 @@ pub fn rust_unanalyzed_hint(
         parts.push(format!("for the others, {CFG_REASON}"));
     }
     format!(" ({})", parts.join("; "))
+}
+
+/// Whether the Rust file `path` is a target root (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
+/// `tests/*.rs`, `benches/*.rs`, `examples/*.rs` beside a `Cargo.toml`) or declared by a `mod
+/// name;` item that no off-by-default `#[cfg]` gates (attributes over several lines and gated
+/// inline modules around the item count, read from the syntax tree) in a file that is itself
+/// so, at most 8 levels up. `false` when no declaration is found (a `#[path]` module, a file no
+/// target includes): unknown counts as not compiled. Files are read beneath `workspace_root`.
+fn rust_file_in_an_ungated_module_tree(workspace_root: &std::path::Path, path: &std::path::Path, depth: usize) -> bool {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if depth > 8 {
+        return false;
+    }
+    let Some(file) = path.file_name().and_then(|name| name.to_str()) else { return false };
+    let Some(dir) = path.parent() else { return false };
+    let dir_name = dir.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let beside_manifest = |folder: &std::path::Path| folder.parent().is_some_and(|package| package.join("Cargo.toml").is_file());
+    if dir_name == "src" && (file == "lib.rs" || file == "main.rs") && beside_manifest(dir) {
+        return true;
+    }
+    if matches!(dir_name, "tests" | "benches" | "examples") && beside_manifest(dir) {
+        return true;
+    }
+    if dir_name == "bin" && dir.parent().is_some_and(|src| src.file_name().is_some_and(|name| name == "src") && beside_manifest(src)) {
+        return true;
+    }
+    let (name, declaring_dir) = if file == "mod.rs" {
+        (dir_name.to_owned(), dir.parent().map(std::path::Path::to_path_buf))
+    } else {
+        (file.trim_end_matches(".rs").to_owned(), Some(dir.to_path_buf()))
+    };
+    let Some(declaring_dir) = declaring_dir else { return false };
+    let mut candidates: Vec<std::path::PathBuf> = ["lib.rs", "main.rs", "mod.rs"].iter().map(|file| declaring_dir.join(file)).collect();
+    if let (Some(parent), Some(own)) = (declaring_dir.parent(), declaring_dir.file_name()) {
+        candidates.push(parent.join(format!("{}.rs", own.to_string_lossy())));
+    }
+    for candidate in candidates.iter().filter(|candidate| candidate.as_path() != path) {
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, candidate) else { continue };
+        let Ok(tree) =
+            ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
+        else {
+            continue;
+        };
+        let top = tree.root().get_inner_node();
+        let mut stack = vec![top];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "mod_item" && node.child_by_field_name("body").is_none() {
+                let declared =
+                    node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str());
+                if declared {
+                    return cfg_gate_at(&top, &text, node.start_position().row as u32, true).is_none()
+                        && rust_file_in_an_ungated_module_tree(workspace_root, candidate, depth + 1);
+                }
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+    false
 }
 
 /// The 0-based line ranges (first, last; inclusive) of the macro invocations (`name!(…)`) in
@@ -915,8 +984,25 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap();
         // httparse 1.10.1's shape: `expect!(bytes.next() == …)` whose pattern spells `.next()`.
         let source = "macro_rules! expect {\n    ($bytes:ident.next() == $pat:pat => $ret:expr) => {\n        match $bytes.next() { Some($pat) => (), _ => return $ret }\n    };\n}\nfn parse(bytes: &mut std::slice::Iter<'_, u8>) -> Result<(), ()> {\n    expect!(bytes.next() == b'H' => Err(()));\n    Ok(())\n}\n#[cfg(feature = \"x\")]\nfn gated(bytes: &mut std::slice::Iter<'_, u8>) -> Result<(), ()> {\n    expect!(bytes.next() == b'H' => Err(()));\n    Ok(())\n}\n";
-        std::fs::write(root.join("lib.rs"), source).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"shape\"\nversion = \"0.1.0\"\n").unwrap();
+        std::fs::create_dir_all(root.join("src/simd")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), format!("{source}mod simd;\n")).unwrap();
+        // A module file declared under a cfg that is off (attribute over several lines), and one
+        // no module declares: their invocations are not compiled code.
+        std::fs::write(
+            root.join("src/simd/mod.rs"),
+            "#[cfg(all(\n    feature = \"neon\",\n    target_arch = \"aarch64\",\n))]\nmod neon;\n",
+        )
+        .unwrap();
+        let invocation = "fn parse(bytes: &mut std::slice::Iter<'_, u8>) -> Result<(), ()> {\n    expect!(bytes.next() == b'H' => Err(()));\n    Ok(())\n}\n";
+        std::fs::write(root.join("src/simd/neon.rs"), invocation).unwrap();
+        std::fs::write(root.join("src/orphan.rs"), invocation).unwrap();
+        let root = root.join("src");
         let shown = |path: &std::path::Path, line0: u32| format!("{}:{}", path.file_name().unwrap().to_string_lossy(), line0 + 1);
+        for file in ["simd/neon.rs", "orphan.rs"] {
+            let hint = rust_unanalyzed_hint(&root, &[(root.join(file), 1)], &shown);
+            assert!(hint.contains("behind a `#[cfg]` that is off") && !hint.contains("macro invocation"), "{file}: {hint}");
+        }
         let only_invocation = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 6)], &shown);
         assert!(
             only_invocation.contains("in the arguments of a macro invocation, compiled code")
