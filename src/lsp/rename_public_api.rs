@@ -188,12 +188,12 @@ struct RustLineContext {
     associated: bool,
 }
 
+/// A Rust file's syntax tree (tree-sitter, the grammar ast-grep bundles).
+type RustTree = ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<ast_grep_language::SupportLang>>;
+
 /// The [`RustLineContext`] of 0-based line `index` of `text` (a Rust file), from its syntax tree
-/// (tree-sitter, the grammar ast-grep bundles); `None` when the text does not parse.
-fn rust_line_context(text: &str, index: usize) -> Option<RustLineContext> {
-    use ast_grep_core::tree_sitter::StrDoc;
-    let tree =
-        ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text, ast_grep_language::SupportLang::Rust).ok()?;
+/// `tree` (parsed once per file); `None` when the line is not found in the tree.
+fn rust_line_context(tree: &RustTree, text: &str, index: usize) -> Option<RustLineContext> {
     let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
     let line = text[line_start..].lines().next().unwrap_or("");
     let at = line_start + (line.len() - line.trim_start().len());
@@ -233,6 +233,7 @@ fn rust_notes(
     let Some((crate_directory, crate_name)) = rust_library_crate(workspace_root, path) else { return Vec::new() };
     let file_module = rust_public_module_path(workspace_root, &crate_directory, &crate_name, path);
     let old_text = old_lines.join("\n");
+    let tree = RustTree::try_new(old_text.as_str(), ast_grep_language::SupportLang::Rust).ok();
     let mut notes = Vec::new();
     let mut said_statements = Vec::new();
     for &index in changed {
@@ -240,7 +241,7 @@ fn rust_notes(
         // (trial28 F1: httparse's `pub use super::iter::Bytes;` sits in `pub mod _benchable { … }`,
         // so it publishes `httparse::_benchable::Bytes`, not `httparse::Bytes`). A private or
         // `pub(crate)` inline module makes nothing in it public.
-        let context = rust_line_context(&old_text, index);
+        let context = tree.as_ref().and_then(|tree| rust_line_context(tree, &old_text, index));
         if context.as_ref().is_some_and(|context| context.modules.iter().any(|(_, public)| !public)) {
             continue;
         }
