@@ -40,7 +40,7 @@ pub use crate::transport::{ConfinementOutcome, FilesystemConfinement};
 /// libraries, configuration (`/etc`: resolv.conf, ld.so.cache, ssl certificates) and kernel
 /// views (`/proc`, `/sys`) a process needs. `/nix/store` and `/snap` hold whole installs on
 /// Nix and snap systems.
-const SYSTEM_READ_ROOTS: &[&str] =
+pub(crate) const SYSTEM_READ_ROOTS: &[&str] =
     &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/run", "/nix/store", "/snap"];
 
 /// The confinement of a language server or checker started from `binary` (as found on the

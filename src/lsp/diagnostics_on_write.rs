@@ -2511,12 +2511,17 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
     // Python: the importers that use a name whose definition the write changed are the ones it
     // can break; the others are named, not checked (pyright re-checks each importer in full, and
     // a write to a module most of the project imports would spend its whole budget on them).
-    let changed_names = changed_names_of_written(server, written);
+    let mut changed_names = changed_names_of_written(server, written);
     let mut use_no_changed_name: Vec<PathBuf> = Vec::new();
-    if let Some(names) = changed_names.as_ref() {
+    if let Some(names) = changed_names.as_mut() {
         let Ok(reader) = crate::files::WorkspaceReader::open(supervisor.workspace_root()) else {
             return (dependents, CheckScope::Unavailable("the workspace could not be read".to_owned()));
         };
+        // A subclass inherits the changed members: its name reaches the change as much as the
+        // changed class's (trial28 F2: `RegexPattern.__init__` got a required parameter; the
+        // tests construct the subclass `GitWildMatchPattern` and were skipped).
+        let texts: Vec<String> = written.iter().chain(all_found.iter()).filter_map(|path| reader.read_to_string(path).ok()).collect();
+        add_python_subclasses(names, &texts);
         // Each user with the changed names it uses (none known when it could not be read).
         let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
         for path in all_found {
@@ -2563,6 +2568,53 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         use_no_changed_name,
     };
     (dependents, scope)
+}
+
+/// Adds to `names` (changed Python names) every class declared in `texts` (Python sources:
+/// the written modules and their importers) whose bases name a changed name, and the
+/// subclasses of those, until none is added: a subclass inherits the changed class's members
+/// (its constructor, its methods), so a module that names only the subclass uses the change.
+/// Class headers are read as text (`class NAME(BASES):`, bases over several lines too); a
+/// base named through an alias the module binds itself is not followed.
+fn add_python_subclasses(names: &mut Vec<String>, texts: &[String]) {
+    // Every class header: its name and its bases' text.
+    let mut classes: Vec<(String, String)> = Vec::new();
+    for text in texts {
+        let lines: Vec<&str> = text.lines().collect();
+        for (at, line) in lines.iter().enumerate() {
+            let Some(rest) = line.trim_start().strip_prefix("class ") else { continue };
+            let name: String = rest.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if name.is_empty() {
+                continue;
+            }
+            // The header up to the `:` that ends it (at most 30 lines).
+            let mut header = String::new();
+            for next in lines.iter().skip(at).take(30) {
+                let code = next.split('#').next().unwrap_or(next).trim_end();
+                header.push_str(code);
+                header.push('\n');
+                if code.ends_with(':') {
+                    break;
+                }
+            }
+            let bases = match (header.find('('), header.rfind(')')) {
+                (Some(open), Some(close)) if open < close => header[open + 1..close].to_owned(),
+                _ => continue,
+            };
+            classes.push((name, bases));
+        }
+    }
+    loop {
+        let before = names.len();
+        for (name, bases) in &classes {
+            if !names.contains(name) && names.iter().any(|changed| crate::lsp::position::contains_word(bases, changed)) {
+                names.push(name.clone());
+            }
+        }
+        if names.len() == before {
+            break;
+        }
+    }
 }
 
 /// [`changed_python_names`] over every written Python file whose old text the server still
@@ -2639,8 +2691,12 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
 
 /// The words on the targets cargo never compiled after this write because their package's
 /// library has compiler errors (rustc's, in `after`): `; NOT checked: tests/tests.rs,
-/// benches/extend.rs (cargo never compiled them: …)`; empty when no library has an error.
-/// Files with rustc diagnostics of their own in `after` were compiled and are left out.
+/// benches/extend.rs (cargo never compiled them: …)`; empty when no file has an error.
+/// Files with rustc diagnostics of their own in `after` were compiled and are left out. Errors
+/// of the library's unit-test build only — in `#[cfg(test)]` code (or a module file declared
+/// under `#[cfg(test)]`), or a lint that is also reported as a warning at the same place (the
+/// library build's copy, under `#![cfg_attr(test, deny(warnings))]`) — hold back no other
+/// target: said as such instead.
 fn library_dependents_not_compiled(
     supervisor: &LspSupervisor,
     root: &Path,
@@ -2650,13 +2706,64 @@ fn library_dependents_not_compiled(
     let is_error = |diagnostic: &Diagnostic| {
         diagnostic.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
     };
-    let mut error_files: Vec<&PathBuf> = after
-        .iter()
-        .filter(|(_, result)| result.as_ref().is_ok_and(|diagnostics| diagnostics.iter().any(|d| from_rustc(d) && is_error(d))))
-        .map(|(path, _)| path)
-        .collect();
+    // An error only the library's unit-test build has (`#[cfg(test)]` code, or a lint that
+    // `#![cfg_attr(test, deny(warnings))]` makes an error while the library build warns) does
+    // not stop cargo from compiling the other targets, which link the library's non-test build
+    // (trial28 M4: httparse's benches and tests/uri.rs were called never compiled).
+    let mut test_build_only: Vec<&PathBuf> = Vec::new();
+    let mut error_files: Vec<&PathBuf> = Vec::new();
+    for (path, result) in after {
+        let Ok(diagnostics) = result else { continue };
+        let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| from_rustc(d) && is_error(d)).collect();
+        if errors.is_empty() {
+            continue;
+        }
+        let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok();
+        let tree = text.as_deref().and_then(|text| {
+            ast_grep_core::AstGrep::<ast_grep_core::tree_sitter::StrDoc<ast_grep_language::SupportLang>>::try_new(
+                text,
+                ast_grep_language::SupportLang::Rust,
+            )
+            .ok()
+        });
+        let file_in_test_module = crate::lsp::inactive::gating_declaration(supervisor.workspace_root(), path)
+            .is_some_and(|declaration| declaration.cfg.replace(' ', "").starts_with("#[cfg(test)"));
+        let library_build_error = |error: &&Diagnostic| {
+            if file_in_test_module {
+                return false;
+            }
+            // The library build's own copy of the same lint, at the same place, is no error.
+            let warned_too = diagnostics.iter().any(|other| {
+                from_rustc(other) && !is_error(other) && other.range == error.range && other.code == error.code && other.code.is_some()
+            });
+            if warned_too {
+                return false;
+            }
+            let in_cfg_test = match (&tree, &text) {
+                (Some(tree), Some(text)) => {
+                    crate::lsp::inactive::cfg_gate_at(&tree.root().get_inner_node(), text, error.range.start.line, false)
+                        .is_some_and(|(attribute, _, _)| attribute.replace(' ', "").starts_with("#[cfg(test)"))
+                }
+                _ => false,
+            };
+            !in_cfg_test
+        };
+        if errors.iter().any(library_build_error) {
+            error_files.push(path);
+        } else {
+            test_build_only.push(path);
+        }
+    }
     if error_files.is_empty() {
-        return String::new();
+        if test_build_only.is_empty() {
+            return String::new();
+        }
+        test_build_only.sort();
+        let shown: Vec<String> = test_build_only.iter().map(|path| supervisor.display_path(path)).collect();
+        return format!(
+            "; the errors in {} are in the library's unit-test build only (`#[cfg(test)]` code, or a lint the crate denies only under `cfg(test)`): the library itself compiled, so the other targets were not held back by them",
+            shown.join(", ")
+        );
     }
     error_files.sort();
     let compiled: HashSet<&PathBuf> = after
@@ -4537,7 +4644,7 @@ fn use_no_changed_name_text(shown: &[String], changed_names: &[String]) -> Strin
         "this write changed no name another module sees (only bodies of functions that declare their return type)".to_owned()
     } else {
         format!(
-            "{} none of the names whose definitions this write changed ({}): a change reaches {} only through types inferred in other modules",
+            "{} none of the names whose definitions this write changed ({}), nor a class that subclasses one in the written files or their importers: a change reaches {} only through types inferred in other modules",
             if one { "it uses" } else { "they use" },
             changed.join(", "),
             if one { "it" } else { "them" },

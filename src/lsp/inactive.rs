@@ -563,6 +563,10 @@ pub fn macro_rules_line_ranges(source: &str) -> Vec<(u32, u32)> {
 /// grep finds that an answer built from its index leaves out), as a parenthesis for a
 /// "NOT in this answer" note: the places inside a `macro_rules!` body are templates (their
 /// expansions, where the macro is invoked, are what the server resolves), named by `shown`; the
+/// places in the arguments of a macro invocation that no off-by-default `#[cfg]` gates are
+/// compiled code whose tokens the macro's pattern may consume (`expect!(bytes.next() == b'H' =>
+/// …)` with a pattern that spells `.next()`: the call is made by the template), named too
+/// (trial28 M11: 16 such places in httparse were said to be behind a `#[cfg]` that is off); the
 /// others are code behind a `#[cfg]` that is off or files no target includes. Files are read
 /// beneath `workspace_root`; one that cannot be read counts among the others.
 pub fn rust_unanalyzed_hint(
@@ -571,27 +575,150 @@ pub fn rust_unanalyzed_hint(
     shown: &dyn Fn(&std::path::Path, u32) -> String,
 ) -> String {
     let mut in_macro_rules: Vec<String> = Vec::new();
-    let mut ranges_by_file: std::collections::HashMap<&std::path::Path, Vec<(u32, u32)>> = std::collections::HashMap::new();
+    let mut in_invocations: Vec<String> = Vec::new();
+    // Per file: the `macro_rules!` line ranges and the active macro invocations' line ranges.
+    type FileRanges = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+    let mut ranges_by_file: std::collections::HashMap<&std::path::Path, FileRanges> = std::collections::HashMap::new();
     for (path, line0) in places {
-        let ranges = ranges_by_file.entry(path.as_path()).or_insert_with(|| {
-            crate::files::read_workspace_file_to_string(workspace_root, path).map(|text| macro_rules_line_ranges(&text)).unwrap_or_default()
+        let (templates, invocations) = ranges_by_file.entry(path.as_path()).or_insert_with(|| {
+            crate::files::read_workspace_file_to_string(workspace_root, path)
+                .map(|text| {
+                    // A file whose `mod` is gated off, or that no module tree declares, is not
+                    // compiled: its invocations are no active code.
+                    let invocations = if rust_file_in_an_ungated_module_tree(workspace_root, path, 0) {
+                        active_macro_invocation_line_ranges(&text)
+                    } else {
+                        Vec::new()
+                    };
+                    (macro_rules_line_ranges(&text), invocations)
+                })
+                .unwrap_or_default()
         });
-        if ranges.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
+        if templates.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
             in_macro_rules.push(shown(path, *line0));
+        } else if invocations.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
+            in_invocations.push(shown(path, *line0));
         }
     }
     const CFG_REASON: &str = "rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes";
     const MACRO_REASON: &str =
         "inside a `macro_rules!` body: a template whose names rust-analyzer resolves only in its expansions, where the macro is invoked";
-    match in_macro_rules.len() {
-        0 => format!(" ({CFG_REASON})"),
-        all if all == places.len() => format!(" ({MACRO_REASON})"),
-        some => {
-            let listed: Vec<String> = in_macro_rules.iter().take(8).cloned().collect();
-            let more = if some > 8 { format!(" and {} more", some - 8) } else { String::new() };
-            format!(" ({some} of them — {}{more} — {MACRO_REASON}; for the others, {CFG_REASON})", listed.join(", "))
+    const INVOCATION_REASON: &str = "in the arguments of a macro invocation, compiled code: rust-analyzer finds a name there only where the macro's expansion keeps those tokens as code; a macro whose pattern spells the tokens itself (`m!(x.next() == …)` matched by `($x:ident.next() == …)`) makes the call from its `macro_rules!` template, so these uses are real — read the invocations";
+    let listed = |places: &[String]| -> String {
+        let shown: Vec<String> = places.iter().take(8).cloned().collect();
+        let more = if places.len() > 8 { format!(" and {} more", places.len() - 8) } else { String::new() };
+        format!("{}{more}", shown.join(", "))
+    };
+    let others = places.len() - in_macro_rules.len() - in_invocations.len();
+    let mut parts: Vec<String> = Vec::new();
+    for (found, reason) in [(&in_macro_rules, MACRO_REASON), (&in_invocations, INVOCATION_REASON)] {
+        if found.is_empty() {
+            continue;
+        }
+        if found.len() == places.len() {
+            return format!(" ({reason})");
+        }
+        parts.push(format!("{} of them — {} — {reason}", found.len(), listed(found)));
+    }
+    if parts.is_empty() {
+        return format!(" ({CFG_REASON})");
+    }
+    if others > 0 {
+        parts.push(format!("for the others, {CFG_REASON}"));
+    }
+    format!(" ({})", parts.join("; "))
+}
+
+/// Whether the Rust file `path` is a target root (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
+/// `tests/*.rs`, `benches/*.rs`, `examples/*.rs` beside a `Cargo.toml`) or declared by a `mod
+/// name;` item that no off-by-default `#[cfg]` gates (attributes over several lines and gated
+/// inline modules around the item count, read from the syntax tree) in a file that is itself
+/// so, at most 8 levels up. `false` when no declaration is found (a `#[path]` module, a file no
+/// target includes): unknown counts as not compiled. Files are read beneath `workspace_root`.
+fn rust_file_in_an_ungated_module_tree(workspace_root: &std::path::Path, path: &std::path::Path, depth: usize) -> bool {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if depth > 8 {
+        return false;
+    }
+    let Some(file) = path.file_name().and_then(|name| name.to_str()) else { return false };
+    let Some(dir) = path.parent() else { return false };
+    let dir_name = dir.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let beside_manifest = |folder: &std::path::Path| folder.parent().is_some_and(|package| package.join("Cargo.toml").is_file());
+    if dir_name == "src" && (file == "lib.rs" || file == "main.rs") && beside_manifest(dir) {
+        return true;
+    }
+    if matches!(dir_name, "tests" | "benches" | "examples") && beside_manifest(dir) {
+        return true;
+    }
+    if dir_name == "bin" && dir.parent().is_some_and(|src| src.file_name().is_some_and(|name| name == "src") && beside_manifest(src)) {
+        return true;
+    }
+    let (name, declaring_dir) = if file == "mod.rs" {
+        (dir_name.to_owned(), dir.parent().map(std::path::Path::to_path_buf))
+    } else {
+        (file.trim_end_matches(".rs").to_owned(), Some(dir.to_path_buf()))
+    };
+    let Some(declaring_dir) = declaring_dir else { return false };
+    let mut candidates: Vec<std::path::PathBuf> = ["lib.rs", "main.rs", "mod.rs"].iter().map(|file| declaring_dir.join(file)).collect();
+    if let (Some(parent), Some(own)) = (declaring_dir.parent(), declaring_dir.file_name()) {
+        candidates.push(parent.join(format!("{}.rs", own.to_string_lossy())));
+    }
+    for candidate in candidates.iter().filter(|candidate| candidate.as_path() != path) {
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, candidate) else { continue };
+        let Ok(tree) =
+            ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
+        else {
+            continue;
+        };
+        let top = tree.root().get_inner_node();
+        let mut stack = vec![top];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "mod_item" && node.child_by_field_name("body").is_none() {
+                let declared =
+                    node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str());
+                if declared {
+                    return cfg_gate_at(&top, &text, node.start_position().row as u32, true).is_none()
+                        && rust_file_in_an_ungated_module_tree(workspace_root, candidate, depth + 1);
+                }
+                continue;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
         }
     }
+    false
+}
+
+/// The 0-based line ranges (first, last; inclusive) of the macro invocations (`name!(…)`) in
+/// Rust `source` that lie outside `macro_rules!` bodies and behind no `#[cfg]` that is off by
+/// default (see [`cfg_gate_at`]): compiled code whose tokens a macro's pattern may consume.
+/// Empty when the text does not parse as Rust.
+fn active_macro_invocation_line_ranges(source: &str) -> Vec<(u32, u32)> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let Ok(root) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source, ast_grep_language::SupportLang::Rust)
+    else {
+        return Vec::new();
+    };
+    let top = root.root().get_inner_node();
+    let mut ranges = Vec::new();
+    let mut stack = vec![top];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "macro_definition" => continue,
+            "macro_invocation" => {
+                let first = node.start_position().row as u32;
+                if cfg_gate_at(&top, source, first, true).is_none() {
+                    ranges.push((first, node.end_position().row as u32));
+                }
+                continue;
+            }
+            _ => (),
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    ranges.sort_unstable();
+    ranges
 }
 
 /// Why rust-analyzer could not resolve an occurrence in Rust code: the `#[cfg]` that gates it
@@ -849,6 +976,43 @@ mod tests {
             mixed.contains("1 of them — lib.rs:2 — inside a `macro_rules!` body") && mixed.contains("for the others, rust-analyzer"),
             "{mixed}"
         );
+    }
+
+    #[test]
+    fn the_unanalyzed_hint_names_active_macro_invocation_places_as_compiled_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        // httparse 1.10.1's shape: `expect!(bytes.next() == …)` whose pattern spells `.next()`.
+        let source = "macro_rules! expect {\n    ($bytes:ident.next() == $pat:pat => $ret:expr) => {\n        match $bytes.next() { Some($pat) => (), _ => return $ret }\n    };\n}\nfn parse(bytes: &mut std::slice::Iter<'_, u8>) -> Result<(), ()> {\n    expect!(bytes.next() == b'H' => Err(()));\n    Ok(())\n}\n#[cfg(feature = \"x\")]\nfn gated(bytes: &mut std::slice::Iter<'_, u8>) -> Result<(), ()> {\n    expect!(bytes.next() == b'H' => Err(()));\n    Ok(())\n}\n";
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"shape\"\nversion = \"0.1.0\"\n").unwrap();
+        std::fs::create_dir_all(root.join("src/simd")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), format!("{source}mod simd;\n")).unwrap();
+        // A module file declared under a cfg that is off (attribute over several lines), and one
+        // no module declares: their invocations are not compiled code.
+        std::fs::write(
+            root.join("src/simd/mod.rs"),
+            "#[cfg(all(\n    feature = \"neon\",\n    target_arch = \"aarch64\",\n))]\nmod neon;\n",
+        )
+        .unwrap();
+        let invocation = "fn parse(bytes: &mut std::slice::Iter<'_, u8>) -> Result<(), ()> {\n    expect!(bytes.next() == b'H' => Err(()));\n    Ok(())\n}\n";
+        std::fs::write(root.join("src/simd/neon.rs"), invocation).unwrap();
+        std::fs::write(root.join("src/orphan.rs"), invocation).unwrap();
+        let root = root.join("src");
+        let shown = |path: &std::path::Path, line0: u32| format!("{}:{}", path.file_name().unwrap().to_string_lossy(), line0 + 1);
+        for file in ["simd/neon.rs", "orphan.rs"] {
+            let hint = rust_unanalyzed_hint(&root, &[(root.join(file), 1)], &shown);
+            assert!(hint.contains("behind a `#[cfg]` that is off") && !hint.contains("macro invocation"), "{file}: {hint}");
+        }
+        let only_invocation = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 6)], &shown);
+        assert!(
+            only_invocation.contains("in the arguments of a macro invocation, compiled code")
+                && !only_invocation.contains("#[cfg]` that is off"),
+            "{only_invocation}"
+        );
+        let all = rust_unanalyzed_hint(&root, &[(root.join("lib.rs"), 2), (root.join("lib.rs"), 6), (root.join("lib.rs"), 11)], &shown);
+        assert!(all.contains("1 of them — lib.rs:3 — inside a `macro_rules!` body"), "{all}");
+        assert!(all.contains("1 of them — lib.rs:7 — in the arguments of a macro invocation"), "{all}");
+        assert!(all.contains("for the others, rust-analyzer does not analyze code behind a `#[cfg]` that is off"), "{all}");
     }
 
     #[test]

@@ -183,6 +183,50 @@ fn rust_pub_use_statement(lines: &[&str], index: usize) -> Option<(usize, usize)
     (end >= index).then_some((start, end))
 }
 
+/// Where a line of a Rust file sits among the file's own items: the inline modules around it
+/// (`mod name { … }`, outermost first, each with whether it is declared plain `pub` — `pub(crate)`,
+/// `pub(super)`, `pub(in …)` and no visibility are not public), and whether it lies in an
+/// `impl`/`trait` body, a struct's fields or an enum's variants (an associated item or a field)
+/// inside the innermost of those modules.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct RustLineContext {
+    /// The enclosing inline modules, outermost first: (name, declared `pub`).
+    modules: Vec<(String, bool)>,
+    /// Inside an `impl`/`trait` body, struct fields or enum variants.
+    associated: bool,
+}
+
+/// A Rust file's syntax tree (tree-sitter, the grammar ast-grep bundles).
+type RustTree = ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<ast_grep_language::SupportLang>>;
+
+/// The [`RustLineContext`] of 0-based line `index` of `text` (a Rust file), from its syntax tree
+/// `tree` (parsed once per file); `None` when the line is not found in the tree.
+fn rust_line_context(tree: &RustTree, text: &str, index: usize) -> Option<RustLineContext> {
+    let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let at = line_start + (line.len() - line.trim_start().len());
+    let mut node = tree.root().get_inner_node().descendant_for_byte_range(at, at)?;
+    let mut context = RustLineContext::default();
+    let mut in_module = false;
+    while let Some(parent) = node.parent() {
+        match parent.kind() {
+            "mod_item" if parent.child_by_field_name("body").is_some_and(|body| body.id() == node.id()) => {
+                in_module = true;
+                let name = parent.child_by_field_name("name").and_then(|name| name.utf8_text(text.as_bytes()).ok()).unwrap_or("");
+                let mut cursor = parent.walk();
+                let public = parent.children(&mut cursor).any(|child| {
+                    child.kind() == "visibility_modifier" && child.utf8_text(text.as_bytes()).is_ok_and(|vis| vis.trim() == "pub")
+                });
+                context.modules.insert(0, (name.to_owned(), public));
+            }
+            "impl_item" | "trait_item" | "field_declaration_list" | "enum_variant_list" if !in_module => context.associated = true,
+            _ => (),
+        }
+        node = parent;
+    }
+    Some(context)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn rust_notes(
     workspace_root: &Path,
@@ -195,10 +239,29 @@ fn rust_notes(
     new_name: &str,
 ) -> Vec<String> {
     let Some((_, crate_name, lib_root)) = rust_library_crate(workspace_root, path) else { return Vec::new() };
-    let module = rust_public_module_path(workspace_root, &lib_root, &crate_name, path);
+    let file_module = rust_public_module_path(workspace_root, &lib_root, &crate_name, path);
+    let old_text = old_lines.join("\n");
+    let tree = RustTree::try_new(old_text.as_str(), ast_grep_language::SupportLang::Rust).ok();
     let mut notes = Vec::new();
     let mut said_statements = Vec::new();
     for &index in changed {
+        // The module the line is in: the file's, then the inline modules around the line
+        // (trial28 F1: httparse's `pub use super::iter::Bytes;` sits in `pub mod _benchable { … }`,
+        // so it publishes `httparse::_benchable::Bytes`, not `httparse::Bytes`). A private or
+        // `pub(crate)` inline module makes nothing in it public.
+        let context = tree.as_ref().and_then(|tree| rust_line_context(tree, &old_text, index));
+        if context.as_ref().is_some_and(|context| context.modules.iter().any(|(_, public)| !public)) {
+            continue;
+        }
+        let module = match (&file_module, &context) {
+            (Some(file_module), Some(context)) if !context.modules.is_empty() => Some(
+                std::iter::once(file_module.clone())
+                    .chain(context.modules.iter().map(|(name, _)| name.clone()))
+                    .collect::<Vec<_>>()
+                    .join("::"),
+            ),
+            _ => file_module.clone(),
+        };
         if let Some((start, end)) = rust_pub_use_statement(old_lines, index) {
             if said_statements.contains(&start) {
                 continue;
@@ -225,7 +288,10 @@ fn rust_notes(
         }
         let Some(kind) = rust_pub_definition(old_lines[index], old_name) else { continue };
         let Some(module) = &module else { continue };
-        let associated = old_lines[index].starts_with(char::is_whitespace);
+        let associated = match &context {
+            Some(context) => context.associated,
+            None => old_lines[index].starts_with(char::is_whitespace),
+        };
         let (what, keep) = match (kind, associated) {
             ("field", _) => {
                 (format!("the public field `{old_name}`"), "no alias keeps a field name: every user of the field must change".to_owned())
@@ -459,6 +525,27 @@ mod tests {
         std::fs::write(root.join("src/writer.rs"), writer_old).unwrap();
         let notes = public_api_notes(&root, &plan("src/writer.rs", writer_old, &writer_new), "quote", "quote_byte");
         assert!(notes.len() == 1 && notes[0].contains("`my_lib::writer::quote`"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_re_export_or_item_in_an_inline_module_is_public_through_that_module_only_when_it_is_pub() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"httparse\"\nversion = \"1.10.1\"\n").unwrap();
+        // httparse 1.10.1's src/lib.rs:31 and 40-45, a private and a `pub(crate)` module, and a
+        // `pub fn` in a nested `pub mod`.
+        let lib_old = "mod iter;\nuse crate::iter::Bytes;\n\n#[doc(hidden)]\npub mod _benchable {\n    pub use super::iter::Bytes;\n}\nmod hidden {\n    pub use super::iter::Bytes;\n}\npub(crate) mod internal {\n    pub use super::iter::Bytes;\n}\npub mod outer {\n    pub mod inner {\n        pub fn Bytes() {}\n    }\n    impl super::X {\n        pub fn Bytes() {}\n    }\n}\n";
+        let lib_new = lib_old.replace("Bytes", "ByteCursor");
+        std::fs::write(root.join("src/lib.rs"), lib_old).unwrap();
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), lib_old, &lib_new)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "Bytes", "ByteCursor");
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].starts_with("note: public API changed: src/lib.rs:6 re-exports `Bytes`"), "{notes:?}");
+        assert!(notes[0].contains("replaces `httparse::_benchable::Bytes` with `httparse::_benchable::ByteCursor`"), "{notes:?}");
+        assert!(!notes.iter().any(|note| note.contains("`httparse::Bytes`")), "{notes:?}");
+        assert!(notes[1].contains("src/lib.rs:16 defines `httparse::outer::inner::Bytes` (`pub fn`)"), "{notes:?}");
+        assert!(notes[2].contains("src/lib.rs:19 defines the public method or associated function `Bytes`"), "{notes:?}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! | server | restricted mode |
 //! |---|---|
 //! | rust-analyzer | `cargo.buildScripts.enable`, `procMacro.enable`, `checkOnSave` false (settings and `initializationOptions`); `linkedProjects` = the root's `Cargo.toml` only, so a checkout's `rust-project.json` (which names a sysroot whose `bin/rustc` rust-analyzer runs) is never read, and a root with only a `rust-project.json` gets no server; `cargo.sysroot` pinned to `rustc --print sysroot` of the rustc on the restricted search path; `cargo.extraEnv`, `check.extraEnv` empty and the override commands and proc-macro server unset (a `rust-analyzer.toml` in the checkout could set them); `RUSTC_WRAPPER` and `RUSTC_WORKSPACE_WRAPPER` empty. `cargo metadata`, which rust-analyzer still runs, applies the checkout's `.cargo/config.toml`: `build.rustc`, the wrappers and `rustflags` are overridden through the environment; `[env]` (e.g. `LD_PRELOAD` for the rustc processes cargo starts), `[unstable]`, `include`, credential providers and sections runbound does not know refuse the server, as does a `rust-toolchain(.toml)` naming a toolchain by `path` (rustup would run its binaries) |
-//! | pyright, basedpyright | a project interpreter inside the workspace is not given as `python.pythonPath` (pyright runs it to list its search paths, and its startup runs the venv's `.pth` files): the interpreter the venv was made from (outside the workspace) is, and the venv's `site-packages` plus the paths its `.pth` files add are read as `extraPaths` |
+//! | pyright, basedpyright | a project interpreter inside the workspace is not given as `python.pythonPath` (pyright runs it to list its search paths, and its startup runs the venv's `.pth` files): the interpreter the venv was made from (outside the workspace) is, and the venv's `site-packages` plus the paths its `.pth` files add are read as `extraPaths` — those outside the workspace (an editable install of another checkout) only when a restricted run may read them (system hierarchies, the repository around the workspace): the others are paths the checkout names, withheld and said |
 //! | pylsp | the same interpreter swap for jedi's `environment`; the venv's packages are not added (jedi imports compiled extensions found on its `sys.path`), nor `<root>/src` when it holds compiled extensions |
 //! | typescript-language-server | `tsserver.path` = the `typescript` installed beside the server (or the global `tsc`'s), never the project's `node_modules/typescript`; automatic type acquisition off; tsconfig plugins are loaded by tsserver only from its own install (no `--allowLocalPluginLoads`) |
 //! | gopls | `GOTOOLCHAIN=local` (a `toolchain` line cannot switch to another Go); `go list` runs no module code, cgo flags are allow-listed by the go command |
@@ -56,6 +56,23 @@ pub fn server_refusal(definition: &ServerDefinition, root: &Path, workspace_root
         }
         _ => None,
     }
+}
+
+/// Splits a restricted run's venv import roots ([`crate::python_env::static_search_paths`]) into
+/// those a restricted run reads — inside the workspace, under a system hierarchy, or under an
+/// outside root granted in restricted runs too (the repository around the workspace) — and
+/// those it withholds: directories outside that the venv's `.pth` files name.
+fn readable_search_paths(found: Vec<PathBuf>, workspace_root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let granted: Vec<PathBuf> = crate::lsp::confinement::project_outside_roots(workspace_root, crate::trust::WorkspaceTrust::Restricted)
+        .into_iter()
+        .filter(|root| root.granted)
+        .map(|root| root.path)
+        .collect();
+    found.into_iter().partition(|path| {
+        path.starts_with(workspace_root)
+            || crate::lsp::confinement::SYSTEM_READ_ROOTS.iter().any(|system| path.starts_with(system))
+            || granted.iter().any(|root| path.starts_with(root))
+    })
 }
 
 /// Adjusts `configured` (a server's start configuration for `root`) for a restricted run and
@@ -157,13 +174,24 @@ pub fn restrict_server(
                     if let Some(base) = &base {
                         merge_json(&mut definition.settings, json!({"python": {"pythonPath": base.to_string_lossy()}}));
                     }
-                    let extra: Vec<String> = interpreter
-                        .venv_dir()
-                        .map(|venv| crate::python_env::static_search_paths(venv, workspace_root))
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|path| path.to_string_lossy().into_owned())
-                        .collect();
+                    let found =
+                        interpreter.venv_dir().map(|venv| crate::python_env::static_search_paths(venv, workspace_root)).unwrap_or_default();
+                    // A `.pth` line of the venv (checkout content) naming a directory outside the
+                    // workspace is a path the checkout chose: like a manifest's, not opened in a
+                    // restricted run. Confined, pyright could not read it and exited 2–4 s after
+                    // every start, each call answering "call again: the server is restarted"
+                    // (trial28 M9: an editable install of another checkout).
+                    let (readable, withheld) = readable_search_paths(found, workspace_root);
+                    let extra: Vec<String> = readable.iter().map(|path| path.to_string_lossy().into_owned()).collect();
+                    if !withheld.is_empty() {
+                        let shown: Vec<String> = withheld.iter().take(3).map(|path| path.display().to_string()).collect();
+                        off.push(format!(
+                            "the venv's .pth files name {} outside the workspace ({}{}), not read: workspace trust is restricted, so a path the checkout names is not opened — imports of the packages there (an editable install of another checkout) are unresolved here; a human who trusts this checkout can pass --workspace-trust trusted",
+                            if withheld.len() == 1 { "a directory".to_owned() } else { format!("{} directories", withheld.len()) },
+                            shown.join(", "),
+                            if withheld.len() > shown.len() { format!(" and {} more", withheld.len() - shown.len()) } else { String::new() }
+                        ));
+                    }
                     let section = if id == "basedpyright" { "basedpyright" } else { "python" };
                     merge_json(&mut definition.settings, json!({section: {"analysis": {"extraPaths": extra.clone()}}}));
                     if section != "python" {
