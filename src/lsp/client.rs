@@ -467,6 +467,9 @@ pub struct LanguageServer {
     /// The last pulled diagnostics per file with the content epoch they were computed at
     /// ([`LanguageServer::remember_pulled`]).
     pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<lsp_types::Diagnostic>)>>,
+    /// The longest a file's diagnostics took to come when asked (a pull answered, or tsserver's
+    /// diagnostics requests), per file ([`LanguageServer::state_cost`]).
+    state_costs: Mutex<HashMap<PathBuf, Duration>>,
     /// Files opened only so the server analyses them in the background (diagnostics on write's
     /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
     warming: Mutex<Vec<PathBuf>>,
@@ -677,6 +680,7 @@ impl LanguageServer {
             opened_for_checks: Mutex::new(VecDeque::new()),
             content_epoch: std::sync::atomic::AtomicU64::new(0),
             pulled_states: Mutex::new(HashMap::new()),
+            state_costs: Mutex::new(HashMap::new()),
             warming: Mutex::new(Vec::new()),
             watched_files: Mutex::new(None),
             outside_watch: Mutex::new(OutsideWatch::default()),
@@ -1700,6 +1704,27 @@ impl LanguageServer {
         self.pulled_states.lock().get(path).filter(|(at, _)| *at == epoch).map(|(_, items)| items.clone())
     }
 
+    /// Records that `path`'s diagnostics took `took` to come when asked (kept: the longest so
+    /// far, see [`LanguageServer::state_cost`]).
+    pub fn note_state_cost(&self, path: &Path, took: Duration) {
+        let mut costs = self.state_costs.lock();
+        let cost = costs.entry(path.to_path_buf()).or_insert(took);
+        *cost = (*cost).max(took);
+    }
+
+    /// The longest `path`'s diagnostics took to come when this server was asked for them (pulls
+    /// answered, tsserver's diagnostics requests), if it was ever asked: what a write check
+    /// expects its state after a write to cost (a change re-analyses the file, as its first
+    /// analysis did). `None` when never asked.
+    pub fn state_cost(&self, path: &Path) -> Option<Duration> {
+        self.state_costs.lock().get(path).copied()
+    }
+
+    /// Every file's [`LanguageServer::state_cost`] so far.
+    pub fn state_costs(&self) -> Vec<(PathBuf, Duration)> {
+        self.state_costs.lock().iter().map(|(path, cost)| (path.clone(), *cost)).collect()
+    }
+
     /// Moves the remembered pulls of every file but `changed` that were current at epoch `from`
     /// to the current epoch: the change since `from` (to `changed` only) is known not to alter
     /// the other files' diagnostics (a write of comments or whitespace only).
@@ -2232,6 +2257,7 @@ impl LanguageServer {
         if !self.supports("textDocument/diagnostic") {
             return Ok(None);
         }
+        let started = Instant::now();
         let mut identifiers: Vec<Option<String>> = self
             .shared
             .0
@@ -2269,6 +2295,7 @@ impl LanguageServer {
                 | lsp_types::DocumentDiagnosticReportResult::Partial(_) => {}
             }
         }
+        self.note_state_cost(path, started.elapsed());
         Ok(Some(items))
     }
 
