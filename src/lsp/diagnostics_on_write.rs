@@ -527,9 +527,8 @@ pub struct ServerCheck {
     /// budget once the written files' states after the write are set aside (the rest is kept for
     /// the states after it); the answer names that part, not the whole budget.
     pub out_of_time_before_write: usize,
-    /// How many of the importers not checked for lack of time were not asked for at all: what
-    /// their states were expected to take (from what this server's states took so far in the
-    /// run, see `StateCosts`) did not fit in the time left.
+    /// How many of the importers not checked for lack of time were not asked for at all: their
+    /// states took longer when last asked in this run than the time left.
     pub out_of_time_not_asked: usize,
     /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
     /// `files` whose latest published set holds errors, with how many (the check covered them
@@ -880,13 +879,13 @@ fn out_of_time_cause(check: &ServerCheck, server_id: &str, budget: Duration) -> 
     match check.out_of_time_not_asked {
         0 => format!("{cause} ran out"),
         not_asked => format!(
-            "{cause} ran out or would have before their states came ({} not asked: from what {server_id}'s states took so far in this run, {} expected to take longer than the time left)",
+            "{cause} ran out or would have before their states came ({} not asked: {} longer than the time left when last asked in this run)",
             if not_asked == out_of_time {
                 crate::render::one_or_many(not_asked, "it was", "they were").to_owned()
             } else {
                 format!("{not_asked} of them {}", crate::render::one_or_many(not_asked, "was", "were"))
             },
-            crate::render::one_or_many(not_asked, "it was", "they were"),
+            crate::render::one_or_many(not_asked, "its state took", "their states took"),
         ),
     }
 }
@@ -1412,7 +1411,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     group.dependents_out_of_time.push(path);
                     continue;
                 }
-                if !costs.may_come_in_time(&server, &path, reuse, dependents_end) {
+                if !costs.may_come_in_time(&path, reuse, dependents_end) {
                     group.dependents_out_of_time.push(path);
                     group.out_of_time_not_asked += 1;
                     continue;
@@ -1519,7 +1518,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     group.dependents_out_of_time.push(path);
                     continue;
                 }
-                if pull && !costs.may_come_in_time(&server, &path, reuse, dependents_end) {
+                if pull && !costs.may_come_in_time(&path, reuse, dependents_end) {
                     group.dependents_out_of_time.push(path);
                     group.out_of_time_not_asked += 1;
                     continue;
@@ -2009,7 +2008,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     out_of_time.push(path.clone());
                     continue;
                 }
-                if !written && !costs.may_come_in_time(&server, path, reuse, end) {
+                if !written && !costs.may_come_in_time(path, reuse, end) {
                     out_of_time.push(path.clone());
                     group.out_of_time_not_asked += 1;
                     continue;
@@ -2045,7 +2044,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     out_of_time.push(path.clone());
                     continue;
                 }
-                if !written && pull && !costs.may_come_in_time(&server, path, reuse, end) {
+                if !written && pull && !costs.may_come_in_time(path, reuse, end) {
                     out_of_time.push(path.clone());
                     group.out_of_time_not_asked += 1;
                     continue;
@@ -2798,76 +2797,42 @@ fn halfway_to(end: Instant) -> Instant {
     now + end.saturating_duration_since(now) / 2
 }
 
-/// What a file's state is expected to cost when nothing says (the server was never asked for a
-/// file of 1 KiB or more): about a small module's pull on a loaded machine.
+/// What a file's state is expected to cost when nothing says (the server was never asked for
+/// it): about a small module's pull on a loaded machine.
 const UNKNOWN_STATE_COST: Duration = Duration::from_millis(1000);
 
-/// Files smaller than this tell nothing of a server's cost per byte (a small file's state costs
-/// the server's fixed work: its first analysis of the standard library, its queue).
-const COST_RATE_MIN_BYTES: u64 = 1024;
-
-/// What the states of a server's files are expected to cost, from what they cost so far
-/// ([`LanguageServer::state_costs`]): a file asked before costs the longest it took (a change
-/// makes the server analyse it again, as its first analysis did); another one its size times the
-/// median cost per byte of the files of 1 KiB or more asked before — measured in this run, on
-/// this machine, so a loaded machine's costs are its own. pyright does not stop checking a file
-/// when its pull is cancelled (marshmallow 3.21.3: a pull of fields.py cancelled after 1 s
-/// delayed the next pull of utils.py from 2.2 s to 6.7 s), so a state that cannot come in time
-/// is better not asked for.
-struct StateCosts {
-    known: HashMap<PathBuf, Duration>,
-    /// Median seconds per byte, when any file of 1 KiB or more was asked.
-    per_byte: Option<f64>,
+/// What the states of a server's files are expected to cost, from what they cost when last
+/// asked ([`LanguageServer::state_cost`]). pyright does not stop checking a file when its pull is
+/// cancelled (marshmallow 3.21.3: a pull of fields.py cancelled after 1 s delayed the next pull of
+/// utils.py from 2.2 s to 6.7 s), so a state that cannot come in time is better not asked for. A
+/// file never asked is asked (an estimate from file sizes was tried: pyright's cost is far from
+/// proportional to a module's size, and a 70 KB module estimated at 9.8 s from two small ones
+/// took under 3 s); one that timed out counts the time it was given, so the next write asks for it
+/// only with more time left.
+struct StateCosts<'s> {
+    server: &'s LanguageServer,
 }
 
-impl StateCosts {
-    fn of(server: &LanguageServer) -> StateCosts {
-        StateCosts::from_known(server.state_costs().into_iter().collect())
+impl<'s> StateCosts<'s> {
+    fn of(server: &'s LanguageServer) -> StateCosts<'s> {
+        StateCosts { server }
     }
 
-    /// From the known costs per file. The highest rate is left out when there are others: a
-    /// run's first state carries the server's first analysis of the standard library (pyright:
-    /// 2.4 s for a 3 KB module whose later states took 0.1 s).
-    fn from_known(known: HashMap<PathBuf, Duration>) -> StateCosts {
-        let mut rates: Vec<f64> = known
-            .iter()
-            .filter_map(|(path, cost)| {
-                let bytes = std::fs::metadata(path).ok()?.len();
-                (bytes >= COST_RATE_MIN_BYTES).then(|| cost.as_secs_f64() / bytes as f64)
-            })
-            .collect();
-        rates.sort_by(f64::total_cmp);
-        if rates.len() >= 2 {
-            rates.pop();
-        }
-        let per_byte = rates.get(rates.len() / 2).copied();
-        StateCosts { known, per_byte }
-    }
-
-    /// `path`'s expected cost; `None` when nothing says.
-    fn estimate(&self, path: &Path) -> Option<Duration> {
-        if let Some(cost) = self.known.get(path) {
-            return Some(*cost);
-        }
-        let bytes = std::fs::metadata(path).ok()?.len();
-        self.per_byte.map(|rate| Duration::from_secs_f64(rate * bytes as f64))
-    }
-
-    /// The expected cost of the states of all of `paths` (an unknown one counted as
-    /// [`UNKNOWN_STATE_COST`]).
+    /// The expected cost of the states of all of `paths` once a write changed them: each one's
+    /// longest so far, [`UNKNOWN_STATE_COST`] for one never asked.
     fn total(&self, paths: &[PathBuf]) -> Duration {
-        paths.iter().map(|path| self.estimate(path).unwrap_or(UNKNOWN_STATE_COST)).sum()
+        paths.iter().map(|path| self.server.state_cost(path).map_or(UNKNOWN_STATE_COST, |cost| cost.longest)).sum()
     }
 
     /// Whether `path`'s state can be had by `until`: it is remembered and current (when
-    /// `reuse`: no request), or its expected cost fits in the time left, or nothing says what it
-    /// costs. A request that cannot come in time is not sent: the server would spend on it the
+    /// `reuse`: no request), or it came within the time left when last asked, or it was never
+    /// asked. A request that cannot come in time is not sent: the server would spend on it the
     /// time the next files need, and its answer would be thrown away.
-    fn may_come_in_time(&self, server: &LanguageServer, path: &Path, reuse: bool, until: Instant) -> bool {
-        if reuse && server.remembered_pull(path).is_some() {
+    fn may_come_in_time(&self, path: &Path, reuse: bool, until: Instant) -> bool {
+        if reuse && self.server.remembered_pull(path).is_some() {
             return true;
         }
-        self.estimate(path).is_none_or(|cost| Instant::now() + cost <= until)
+        self.server.state_cost(path).is_none_or(|cost| Instant::now() + cost.last <= until)
     }
 }
 
@@ -5045,8 +5010,8 @@ mod tests {
 
     #[test]
     fn importers_not_asked_for_their_expected_cost_are_said_not_asked() {
-        // marshmallow 3.21.3 under load: the importers whose states were expected to take longer
-        // than the time left were not asked for; "the budget ran out" alone would read as if
+        // marshmallow 3.21.3 under load: the importers whose states took longer than the time
+        // left when last asked were not asked for; "the budget ran out" alone would read as if
         // they had been tried.
         let budget = Duration::from_secs(15);
         let mut check = check_with_out_of_time(3, 3, false);
@@ -5055,42 +5020,12 @@ mod tests {
         assert!(some.contains("ran out or would have before their states came (2 of them were not asked"), "{some}");
         check.out_of_time_not_asked = 1;
         let one = out_of_time_cause(&check, "pyright", budget);
-        assert!(one.contains("(1 of them was not asked") && one.contains("it was expected to take longer"), "{one}");
+        assert!(one.contains("(1 of them was not asked") && one.contains("its state took longer"), "{one}");
         check.out_of_time_not_asked = 2;
-        assert!(some.contains("they were expected to take longer than the time left"), "{some}");
+        assert!(some.contains("their states took longer than the time left when last asked"), "{some}");
         check.out_of_time_not_asked = 3;
         let all = out_of_time_cause(&check, "pyright", budget);
         assert!(all.contains("(they were not asked"), "{all}");
-    }
-
-    #[test]
-    fn state_costs_estimate_unknown_files_by_size_without_the_coldest_rate() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str, bytes: usize| {
-            let path = dir.path().join(name);
-            std::fs::write(&path, "x".repeat(bytes)).unwrap();
-            path
-        };
-        let (cold, a, b, small, unknown) =
-            (file("cold.py", 2048), file("a.py", 10_000), file("b.py", 20_000), file("s.py", 10), file("u.py", 40_000));
-        let known: HashMap<PathBuf, Duration> = [
-            // The first pull of a run (the standard library's analysis with it): the highest rate.
-            (cold.clone(), Duration::from_secs(2)),
-            (a.clone(), Duration::from_millis(100)),
-            (b.clone(), Duration::from_millis(400)),
-            // Too small to say a rate.
-            (small.clone(), Duration::from_secs(5)),
-        ]
-        .into_iter()
-        .collect();
-        let costs = StateCosts::from_known(known);
-        assert_eq!(costs.estimate(&small), Some(Duration::from_secs(5)), "a known file costs what it took");
-        // Rates: 10 µs/B (a), 20 µs/B (b), ~977 µs/B (cold, dropped): median of the rest is b's.
-        let estimate = costs.estimate(&unknown).expect("estimated");
-        assert!((estimate.as_secs_f64() - 0.8).abs() < 0.01, "{estimate:?}");
-        assert_eq!(costs.total(&[a.clone(), dir.path().join("missing.py")]), Duration::from_millis(100) + UNKNOWN_STATE_COST);
-        let none = StateCosts::from_known(HashMap::new());
-        assert_eq!(none.estimate(&unknown), None, "nothing known: nothing said");
     }
 
     #[test]
