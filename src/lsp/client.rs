@@ -208,6 +208,15 @@ impl Readiness {
 }
 
 /// The outcome of waiting for readiness.
+/// How long a file's diagnostics took to come when asked ([`LanguageServer::state_cost`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateCost {
+    /// The last time.
+    pub last: Duration,
+    /// The longest time.
+    pub longest: Duration,
+}
+
 #[derive(Debug, Clone)]
 pub struct ReadinessReport {
     /// The state when the wait ended.
@@ -467,6 +476,9 @@ pub struct LanguageServer {
     /// The last pulled diagnostics per file with the content epoch they were computed at
     /// ([`LanguageServer::remember_pulled`]).
     pulled_states: Mutex<HashMap<PathBuf, (u64, Vec<lsp_types::Diagnostic>)>>,
+    /// How long a file's diagnostics took to come when last asked and at the longest (a pull
+    /// answered, or tsserver's diagnostics requests), per file ([`LanguageServer::state_cost`]).
+    state_costs: Mutex<HashMap<PathBuf, StateCost>>,
     /// Files opened only so the server analyses them in the background (diagnostics on write's
     /// warming), until the next write takes them back ([`LanguageServer::take_warming`]).
     warming: Mutex<Vec<PathBuf>>,
@@ -696,6 +708,7 @@ impl LanguageServer {
             opened_for_checks: Mutex::new(VecDeque::new()),
             content_epoch: std::sync::atomic::AtomicU64::new(0),
             pulled_states: Mutex::new(HashMap::new()),
+            state_costs: Mutex::new(HashMap::new()),
             warming: Mutex::new(Vec::new()),
             watched_files: Mutex::new(None),
             outside_watch: Mutex::new(OutsideWatch::default()),
@@ -1808,6 +1821,25 @@ impl LanguageServer {
         self.pulled_states.lock().get(path).filter(|(at, _)| *at == epoch).map(|(_, items)| items.clone())
     }
 
+    /// Records that `path`'s diagnostics took `took` to come when asked (see
+    /// [`LanguageServer::state_cost`]).
+    pub fn note_state_cost(&self, path: &Path, took: Duration) {
+        let mut costs = self.state_costs.lock();
+        let cost = costs.entry(path.to_path_buf()).or_insert(StateCost { last: took, longest: took });
+        cost.last = took;
+        cost.longest = cost.longest.max(took);
+    }
+
+    /// How long `path`'s diagnostics took to come when this server was last asked for them, and
+    /// at the longest (pulls answered, tsserver's diagnostics requests; a request that timed out
+    /// counts the time it was given): what a write check expects a file's state to cost —
+    /// the last answer for a file it did not change (one the server analysed in the background
+    /// since comes sooner), the longest for a written file (a change makes the server analyse it
+    /// again, as its first analysis did). `None` when never asked.
+    pub fn state_cost(&self, path: &Path) -> Option<StateCost> {
+        self.state_costs.lock().get(path).copied()
+    }
+
     /// Moves the remembered pulls of every file but `changed` that were current at epoch `from`
     /// to the current epoch: the change since `from` (to `changed` only) is known not to alter
     /// the other files' diagnostics (a write of comments or whitespace only).
@@ -2372,6 +2404,7 @@ impl LanguageServer {
         if !self.supports("textDocument/diagnostic") {
             return Ok(None);
         }
+        let started = Instant::now();
         let mut identifiers: Vec<Option<String>> = self
             .shared
             .0
@@ -2409,6 +2442,7 @@ impl LanguageServer {
                 | lsp_types::DocumentDiagnosticReportResult::Partial(_) => {}
             }
         }
+        self.note_state_cost(path, started.elapsed());
         Ok(Some(items))
     }
 

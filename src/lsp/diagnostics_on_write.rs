@@ -509,6 +509,10 @@ pub struct ServerCheck {
     /// finding the importers, the pre-write states, the sync, the post-write states (the
     /// `phases_ms` of the result's `diagnostics_on_write` servers).
     pub phases_ms: Vec<(String, u64)>,
+    /// Each file's state wait, in the order taken (the `state_waits_ms` of the result's
+    /// `diagnostics_on_write` servers): which file, before or after the write, how long, and how
+    /// the state was had.
+    pub state_waits: Vec<StateWait>,
     /// How many files' states were the server's last pulled answer, reused without a request
     /// because nothing it analyses changed since (or only comments and whitespace of another
     /// file: [`LanguageServer::carry_remembered_pulls`]).
@@ -519,13 +523,45 @@ pub struct ServerCheck {
     /// The call's deadline ended the check before the server's budget would have.
     pub limited_by_call: bool,
     /// How many of the importers not checked for lack of time were not reached while taking
-    /// the states before the write, which may use at most half of the server's budget (the
-    /// rest is kept for the states after it); the answer names that half, not the whole budget.
+    /// the states before the write, which may use at most half of what is left of the server's
+    /// budget once the written files' states after the write are set aside (the rest is kept for
+    /// the states after it); the answer names that part, not the whole budget.
     pub out_of_time_before_write: usize,
+    /// How many of the importers not checked for lack of time were not asked for at all: their
+    /// states took longer when last asked in this run than the time left.
+    pub out_of_time_not_asked: usize,
     /// For a project-wide check ([`CheckScope::Project`]): the files of the project outside
     /// `files` whose latest published set holds errors, with how many (the check covered them
     /// and they did not change), sorted by path.
     pub errors_elsewhere: Vec<(PathBuf, usize)>,
+}
+
+/// One file's state wait in a write check (see [`ServerCheck::state_waits`]).
+#[derive(Debug, Clone)]
+pub struct StateWait {
+    /// Absolute path of the file.
+    pub path: PathBuf,
+    /// `"before"` (its state before the write) or `"after"`.
+    pub side: &'static str,
+    /// Wall time of the wait, in ms.
+    pub ms: u64,
+    /// How the state was had: `"pulled"` (`textDocument/diagnostic`), `"reused"` (the server's
+    /// last answer for the file, nothing it analyses having changed since), `"tsserver"` (its
+    /// diagnostics requests), `"published"` (a `publishDiagnostics` awaited), or `"failed"`.
+    pub how: &'static str,
+}
+
+impl StateWait {
+    /// The wait for `path`'s state on `side`, begun at `started`: `how` when `state` was had,
+    /// `"failed"` when not.
+    fn of(path: &Path, side: &'static str, started: Instant, state: &Result<Vec<Diagnostic>, String>, how: &'static str) -> StateWait {
+        StateWait {
+            path: path.to_path_buf(),
+            side,
+            ms: started.elapsed().as_millis() as u64,
+            how: if state.is_ok() { how } else { "failed" },
+        }
+    }
 }
 
 /// A server's share of a write while it is being checked.
@@ -546,6 +582,9 @@ struct Pending {
     /// How many of `dependents_out_of_time` were not reached in the pre-write half of the
     /// budget ([`ServerCheck::out_of_time_before_write`]).
     out_of_time_before_write: usize,
+    /// How many of `dependents_out_of_time` were not asked for: their expected cost did not fit
+    /// ([`ServerCheck::out_of_time_not_asked`]).
+    out_of_time_not_asked: usize,
     /// Whole-server failure: every file unavailable.
     failed: Option<String>,
     /// The call's deadline ends the check before the server's budget does.
@@ -584,6 +623,11 @@ struct Pending {
     synced_at: Instant,
     /// Where the check's time went: (phase, wall time), in order.
     phases: Vec<(&'static str, Duration)>,
+    /// Each file's state wait, in order ([`ServerCheck::state_waits`]).
+    state_waits: Vec<StateWait>,
+    /// The write changed only comments or whitespace (not indentation) of the written files,
+    /// every one of which the server had open before it.
+    trivia_only: bool,
     /// Why the state after the write cannot be told apart from changes made outside the tools
     /// (or before the write), when it cannot: what differs is "not known to be new".
     attribution: Option<String>,
@@ -823,7 +867,7 @@ fn earliest_mtime(paths: &[PathBuf]) -> Option<std::time::SystemTime> {
 }
 
 /// What ran out when importers were left unchecked for lack of time, as the answer names it:
-/// the write call's own deadline, the half of the server's budget that takes the importers'
+/// the write call's own deadline, the part of the server's budget that takes the importers'
 /// states before the write (when every unreached importer was left there), or the whole
 /// budget.
 fn out_of_time_cause(check: &ServerCheck, server_id: &str, budget: Duration) -> String {
@@ -831,11 +875,28 @@ fn out_of_time_cause(check: &ServerCheck, server_id: &str, budget: Duration) -> 
         CheckScope::Dependents { out_of_time, .. } => out_of_time.len(),
         _ => 0,
     };
+    let cause = out_of_time_budget(check, server_id, budget, out_of_time);
+    match check.out_of_time_not_asked {
+        0 => format!("{cause} ran out"),
+        not_asked => format!(
+            "{cause} ran out or would have before their states came ({} not asked: {} longer than the time left when last asked in this run)",
+            if not_asked == out_of_time {
+                crate::render::one_or_many(not_asked, "it was", "they were").to_owned()
+            } else {
+                format!("{not_asked} of them {}", crate::render::one_or_many(not_asked, "was", "were"))
+            },
+            crate::render::one_or_many(not_asked, "its state took", "their states took"),
+        ),
+    }
+}
+
+/// The budget [`out_of_time_cause`] names.
+fn out_of_time_budget(check: &ServerCheck, server_id: &str, budget: Duration, out_of_time: usize) -> String {
     if check.limited_by_call {
         "the write call's own time budget (shorter than the server's)".to_owned()
     } else if out_of_time > 0 && check.out_of_time_before_write >= out_of_time {
         format!(
-            "the half of {server_id}'s {:.1} s budget for this write that takes the importers' states before the write (the other half is kept for their states after it; a busy machine slows the server)",
+            "the part of {server_id}'s {:.1} s budget for this write that takes the importers' states before the write (the rest is kept for the states after it, the written files' first; a busy machine slows the server)",
             budget.as_secs_f64()
         )
     } else {
@@ -922,10 +983,12 @@ pub fn check_write(
                     check_can_mask: false,
                     attribution: None,
                     phases_ms: Vec::new(),
+                    state_waits: Vec::new(),
                     states_reused: 0,
                     warming_cancelled: 0,
                     limited_by_call: false,
                     out_of_time_before_write: 0,
+                    out_of_time_not_asked: 0,
                     errors_elsewhere: Vec::new(),
                 });
                 continue;
@@ -989,6 +1052,7 @@ impl Pending {
             end: deadline,
             dependents_out_of_time: Vec::new(),
             out_of_time_before_write: 0,
+            out_of_time_not_asked: 0,
             failed: None,
             warm_importers: false,
             reused_states: 0,
@@ -1009,6 +1073,8 @@ impl Pending {
             synced_at: Instant::now(),
             attribution: None,
             phases: Vec::new(),
+            state_waits: Vec::new(),
+            trivia_only: false,
             sibling_changes: Vec::new(),
         }
     }
@@ -1068,6 +1134,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
         config.write_diagnostics_budget
     };
     let budget_end = Instant::now() + budget.saturating_sub(spent_before);
+    // (What the pre-write half spent of the budget, before the write reached the disk.)
+    group.phases.insert(0, ("seed before the write (counted)", spent_before));
     group.limited_by_call = group.end < budget_end;
     group.end = budget_end.min(group.end);
     let end = group.end;
@@ -1136,6 +1204,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     let trivia_only = matches!(group.write_check, WriteCheck::OpenImporters | WriteCheck::TsserverRequests)
         && group.not_open_before.is_empty()
         && only_trivia_written(&server, &group.written).is_some();
+    group.trivia_only = trivia_only;
     group.phases.push(("token comparison", phase_started.elapsed()));
     let phase_started = Instant::now();
     match group.write_check {
@@ -1242,12 +1311,14 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             // the old one (its version), never a set computed from the disk.
             for path in &written_open {
                 let version = server.document_version(path);
-                let state = match (baseline.as_ref().and_then(|baseline| baseline.snapshot.get(path)), version) {
-                    (Some(set), Some(version)) if set.version == Some(i64::from(version)) => Ok(set.diagnostics.clone()),
+                let started = Instant::now();
+                let (state, how) = match (baseline.as_ref().and_then(|baseline| baseline.snapshot.get(path)), version) {
+                    (Some(set), Some(version)) if set.version == Some(i64::from(version)) => (Ok(set.diagnostics.clone()), "reused"),
                     // (Within half of the budget: the other half is for the state after.)
-                    (_, Some(version)) => published_for_version(&server, path, version, halfway_to(end)),
-                    (_, None) => stored_or_wait(&server, path, end),
+                    (_, Some(version)) => (published_for_version(&server, path, version, halfway_to(end)), "published"),
+                    (_, None) => (stored_or_wait(&server, path, end), "published"),
                 };
+                group.state_waits.push(StateWait::of(path, "before", started, &state, how));
                 group.before.insert(path.clone(), state);
             }
             match baseline {
@@ -1317,9 +1388,51 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     supervisor.display_path(path)
                 ));
             }
-            for path in written_open.iter().chain(group.dependents.iter()) {
-                group.before.insert(path.clone(), tsserver_diagnostics(&server, path, end));
+            group.phases.push(("finding importers", phase_started.elapsed()));
+            // The written files first, within half of the budget (the other half is for their
+            // states after the write); the importers' states share what is left of that half
+            // with their states after the write, nearest first: those not reached are named, not
+            // checked (trial27a: a TypeScript accept spent the whole budget on the importers'
+            // states before the write and got "no time left" for the written files after it).
+            let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+            let written_before_end = halfway_to(end);
+            let written_started = Instant::now();
+            for path in &written_open {
+                let started = Instant::now();
+                let reused_before = group.reused_states;
+                let state = tsserver_state(&server, path, written_before_end, reuse, &mut group.reused_states);
+                let how = if group.reused_states > reused_before { "reused" } else { "tsserver" };
+                group.state_waits.push(StateWait::of(path, "before", started, &state, how));
+                group.before.insert(path.clone(), state);
             }
+            let written_live: Vec<PathBuf> = group.written.iter().filter(|path| !group.deleted.contains(path)).cloned().collect();
+            let costs = StateCosts::of(&server);
+            let reserved = costs.total(&written_live).max(written_started.elapsed());
+            let dependents_end = importers_window_end(end, reserved);
+            for path in group.dependents.clone() {
+                if Instant::now() >= dependents_end {
+                    group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                if !costs.may_come_in_time(&path, reuse, dependents_end) {
+                    group.dependents_out_of_time.push(path);
+                    group.out_of_time_not_asked += 1;
+                    continue;
+                }
+                let started = Instant::now();
+                let reused_before = group.reused_states;
+                let state = tsserver_state(&server, &path, dependents_end, reuse, &mut group.reused_states);
+                let how = if group.reused_states > reused_before { "reused" } else { "tsserver" };
+                group.state_waits.push(StateWait::of(&path, "before", started, &state, how));
+                if state.is_err() && Instant::now() >= dependents_end {
+                    group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                group.before.insert(path, state);
+            }
+            let out_of_time = group.dependents_out_of_time.clone();
+            group.out_of_time_before_write = out_of_time.len();
+            group.dependents.retain(|path| !out_of_time.contains(path));
         }
         WriteCheck::OpenImporters => {
             let pull = server.supports("textDocument/diagnostic");
@@ -1347,16 +1460,18 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let written_pulls_started = Instant::now();
             if pull {
                 for path in &written_open {
-                    group.before.insert(
-                        path.clone(),
-                        pull_state(
-                            &server,
-                            path,
-                            written_before_end,
-                            supervisor.config().write_diagnostics_reuse_pulled_states,
-                            &mut group.reused_states,
-                        ),
+                    let started = Instant::now();
+                    let reused_before = group.reused_states;
+                    let state = pull_state(
+                        &server,
+                        path,
+                        written_before_end,
+                        supervisor.config().write_diagnostics_reuse_pulled_states,
+                        &mut group.reused_states,
                     );
+                    let how = if group.reused_states > reused_before { "reused" } else { "pulled" };
+                    group.state_waits.push(StateWait::of(path, "before", started, &state, how));
+                    group.before.insert(path.clone(), state);
                 }
             }
             // A server that answers pulls opens each importer only when its turn comes (below):
@@ -1380,22 +1495,35 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             }
             for path in &written_open {
                 if !group.before.contains_key(path) {
-                    group.before.insert(path.clone(), stored_or_wait(&server, path, written_before_end));
+                    let started = Instant::now();
+                    let state = stored_or_wait(&server, path, written_before_end);
+                    group.state_waits.push(StateWait::of(path, "before", started, &state, "published"));
+                    group.before.insert(path.clone(), state);
                 }
             }
             // The importers' states before the write share the budget with their states after
-            // it: at most half of what is left. Nearest importers first; those not reached are
-            // not checked, and the answer names them.
-            // Nor more than leaves the written files as long for their states after the write as
-            // their states before it took (trial27a M2: importers' states before the write took
-            // the time the written file's state after it then lacked).
-            let dependents_end = halfway_to(end).min(end.checked_sub(written_pulls_started.elapsed()).unwrap_or(end));
+            // it, once the written files' states after the write are set aside (what their
+            // states took when last asked, and no less than their states before it took now):
+            // at most half of the rest. Nearest importers first; those not reached are not
+            // checked, and the answer names them (trial27a M2, and marshmallow 3.21.3 on a loaded
+            // machine: a 5-file accept spent 6.3 s on one test module's state before the write,
+            // which did not come, and 2 of the 5 written files got their states after it).
+            let written_live: Vec<PathBuf> = group.written.iter().filter(|path| !group.deleted.contains(path)).cloned().collect();
+            let costs = StateCosts::of(&server);
+            let reserved = costs.total(&written_live).max(written_pulls_started.elapsed());
+            let dependents_end = importers_window_end(end, reserved);
+            let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
             for path in group.dependents.clone() {
                 if group.before.contains_key(&path) {
                     continue;
                 }
                 if Instant::now() >= dependents_end {
                     group.dependents_out_of_time.push(path);
+                    continue;
+                }
+                if pull && !costs.may_come_in_time(&path, reuse, dependents_end) {
+                    group.dependents_out_of_time.push(path);
+                    group.out_of_time_not_asked += 1;
                     continue;
                 }
                 if pull {
@@ -1407,6 +1535,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                         }
                     }
                 }
+                let started = Instant::now();
+                let reused_before = group.reused_states;
                 let state = if pull {
                     pull_state(
                         &server,
@@ -1418,6 +1548,12 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 } else {
                     stored_or_wait(&server, &path, dependents_end)
                 };
+                let how = match (pull, group.reused_states > reused_before) {
+                    (true, true) => "reused",
+                    (true, false) => "pulled",
+                    (false, _) => "published",
+                };
+                group.state_waits.push(StateWait::of(&path, "before", started, &state, how));
                 if state.is_err() && Instant::now() >= dependents_end {
                     group.dependents_out_of_time.push(path);
                     continue;
@@ -1432,7 +1568,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             group.scope = Some(CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id())));
             let written_before_end = halfway_to(group.end);
             for path in &written_open {
-                let state = if server.supports("textDocument/diagnostic") {
+                let started = Instant::now();
+                let reused_before = group.reused_states;
+                let pull = server.supports("textDocument/diagnostic");
+                let state = if pull {
                     pull_state(
                         &server,
                         path,
@@ -1443,6 +1582,12 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 } else {
                     stored_or_wait(&server, path, written_before_end)
                 };
+                let how = match (pull, group.reused_states > reused_before) {
+                    (true, true) => "reused",
+                    (true, false) => "pulled",
+                    (false, _) => "published",
+                };
+                group.state_waits.push(StateWait::of(path, "before", started, &state, how));
                 group.before.insert(path.clone(), state);
             }
         }
@@ -1525,7 +1670,8 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     // pulled states stay current (when nothing else reached the server meanwhile), so the next
     // write that changes code takes its importers' pre-write states without a pull.
     let changes_sent = group.syncs.values().filter(|sync| sync.as_ref().is_ok_and(|sync| sync.changed)).count() as u64;
-    if group.warm_importers
+    let keeps_states = group.warm_importers || (group.trivia_only && group.write_check == WriteCheck::TsserverRequests);
+    if keeps_states
         && supervisor.config().write_diagnostics_reuse_pulled_states
         && server.content_epoch() == epoch_before_sync + changes_sent
     {
@@ -1587,10 +1733,12 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: false,
         attribution: None,
         phases_ms: Vec::new(),
+        state_waits: Vec::new(),
         states_reused: 0,
         warming_cancelled: 0,
         limited_by_call: false,
         out_of_time_before_write: 0,
+        out_of_time_not_asked: 0,
         errors_elsewhere: Vec::new(),
     };
     if let Some(reason) = &group.failed {
@@ -1777,22 +1925,27 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     continue;
                 }
                 let Some(Ok(sync)) = group.syncs.get(path) else { continue };
+                let started = Instant::now();
                 let state = if sync.changed || sync.opened {
                     wait_for_version_publish(&server, path, group.generation_before, sync.version, settle, end)
                 } else {
                     stored_or_wait(&server, path, end)
                 };
+                group.state_waits.push(StateWait::of(path, "after", started, &state, "published"));
                 after.insert(path.clone(), state);
             }
             // The end of the diagnosis passes the sync started (the written package first, the
             // packages that import it later: more than the settle time later under load); a
             // server that does not report them is given the settle time.
+            let passes_started = Instant::now();
             let quiet = if server.diagnoses().0 > 0 {
                 let passes: u64 = group.syncs.values().filter_map(|sync| sync.as_ref().ok()).map(diagnosis_passes_for).sum();
                 server.wait_for_diagnoses(group.diagnoses_before, passes, DIAGNOSIS_BEGIN_GRACE, end)
             } else {
                 server.wait_for_publish_quiet(settle, end)
             };
+            group.phases.push(("written files' publishes", passes_started.duration_since(collect_started)));
+            group.phases.push(("end of the diagnosis passes", passes_started.elapsed()));
             let published = server.published_since(group.generation_before);
             for (path, set) in &published {
                 if group.written.contains(path) {
@@ -1844,28 +1997,63 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             });
         }
         WriteCheck::TsserverRequests => {
+            // The written files first, then the importers, nearest first, until the budget runs
+            // out (those not reached are named, not called clean).
+            let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+            let costs = StateCosts::of(&server);
+            let mut out_of_time: Vec<PathBuf> = Vec::new();
             for path in group.written.iter().chain(group.dependents.iter()) {
-                if group.deleted.contains(path) || (group.written.contains(path) && !matches!(group.syncs.get(path), Some(Ok(_)))) {
+                let written = group.written.contains(path);
+                if group.deleted.contains(path) || (written && !matches!(group.syncs.get(path), Some(Ok(_)))) {
                     continue;
                 }
-                after.insert(path.clone(), tsserver_diagnostics(&server, path, end));
+                if !written && Instant::now() >= end {
+                    out_of_time.push(path.clone());
+                    continue;
+                }
+                if !written && !costs.may_come_in_time(path, reuse, end) {
+                    out_of_time.push(path.clone());
+                    group.out_of_time_not_asked += 1;
+                    continue;
+                }
+                let started = Instant::now();
+                let reused_before = group.reused_states;
+                let state = tsserver_state(&server, path, end, reuse, &mut group.reused_states);
+                let how = if group.reused_states > reused_before { "reused" } else { "tsserver" };
+                group.state_waits.push(StateWait::of(path, "after", started, &state, how));
+                if !written && state.is_err() && Instant::now() >= end {
+                    out_of_time.push(path.clone());
+                    continue;
+                }
+                after.insert(path.clone(), state);
             }
+            group.dependents.retain(|path| !out_of_time.contains(path));
+            group.dependents_out_of_time.extend(out_of_time);
         }
         WriteCheck::OpenImporters | WriteCheck::WrittenFilesOnly => {
             let pull = server.supports("textDocument/diagnostic");
             // The written files first, then the importers, nearest first, until the budget runs
             // out (those not reached are named, not called clean).
             let mut out_of_time: Vec<PathBuf> = Vec::new();
+            let costs = StateCosts::of(&server);
             for path in group.written.iter().chain(group.dependents.iter()) {
                 if group.deleted.contains(path) {
                     continue;
                 }
                 let written = group.written.contains(path);
                 let file_end = end;
+                let reuse = pull && supervisor.config().write_diagnostics_reuse_pulled_states;
                 if !written && Instant::now() >= end {
                     out_of_time.push(path.clone());
                     continue;
                 }
+                if !written && pull && !costs.may_come_in_time(path, reuse, end) {
+                    out_of_time.push(path.clone());
+                    group.out_of_time_not_asked += 1;
+                    continue;
+                }
+                let started = Instant::now();
+                let reused_before = group.reused_states;
                 let state = match group.syncs.get(path) {
                     Some(Err(_)) => continue,
                     _ if pull => pull_state(
@@ -1890,6 +2078,12 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         )),
                     },
                 };
+                let how = match (pull, group.reused_states > reused_before) {
+                    (true, true) => "reused",
+                    (true, false) => "pulled",
+                    (false, _) => "published",
+                };
+                group.state_waits.push(StateWait::of(path, "after", started, &state, how));
                 if pull && !written && state.is_err() && Instant::now() >= end {
                     out_of_time.push(path.clone());
                     continue;
@@ -2080,10 +2274,12 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         check_can_mask: group.write_check == WriteCheck::ProjectCheckRun,
         attribution: group.attribution.clone(),
         phases_ms: phases_ms(&group.phases),
+        state_waits: group.state_waits.clone(),
         states_reused: group.reused_states,
         warming_cancelled: group.warming_cancelled,
         limited_by_call: group.limited_by_call,
         out_of_time_before_write: group.out_of_time_before_write,
+        out_of_time_not_asked: group.out_of_time_not_asked,
         errors_elsewhere,
     }
 }
@@ -2132,6 +2328,17 @@ fn cancel_warming(server: &LanguageServer, written: &[PathBuf]) -> usize {
         closed += 1;
     }
     closed
+}
+
+/// The state waits as the result's `state_waits_ms`: one object per wait (`file` shown as in the
+/// answer, `side`, `ms`, `how`).
+fn state_waits_json(supervisor: &LspSupervisor, waits: &[StateWait]) -> Value {
+    Value::Array(
+        waits
+            .iter()
+            .map(|wait| json!({"file": supervisor.display_path(&wait.path), "side": wait.side, "ms": wait.ms, "how": wait.how}))
+            .collect(),
+    )
 }
 
 /// The phases as (name, ms).
@@ -2645,6 +2852,53 @@ fn halfway_to(end: Instant) -> Instant {
     now + end.saturating_duration_since(now) / 2
 }
 
+/// What a file's state is expected to cost when nothing says (the server was never asked for
+/// it): about a small module's pull on a loaded machine.
+const UNKNOWN_STATE_COST: Duration = Duration::from_millis(1000);
+
+/// What the states of a server's files are expected to cost, from what they cost when last
+/// asked ([`LanguageServer::state_cost`]). pyright does not stop checking a file when its pull is
+/// cancelled (marshmallow 3.21.3: a pull of fields.py cancelled after 1 s delayed the next pull of
+/// utils.py from 2.2 s to 6.7 s), so a state that cannot come in time is better not asked for. A
+/// file never asked is asked (an estimate from file sizes was tried: pyright's cost is far from
+/// proportional to a module's size, and a 70 KB module estimated at 9.8 s from two small ones
+/// took under 3 s); one that timed out counts the time it was given, so the next write asks for it
+/// only with more time left.
+struct StateCosts<'s> {
+    server: &'s LanguageServer,
+}
+
+impl<'s> StateCosts<'s> {
+    fn of(server: &'s LanguageServer) -> StateCosts<'s> {
+        StateCosts { server }
+    }
+
+    /// The expected cost of the states of all of `paths` once a write changed them: each one's
+    /// longest so far, [`UNKNOWN_STATE_COST`] for one never asked.
+    fn total(&self, paths: &[PathBuf]) -> Duration {
+        paths.iter().map(|path| self.server.state_cost(path).map_or(UNKNOWN_STATE_COST, |cost| cost.longest)).sum()
+    }
+
+    /// Whether `path`'s state can be had by `until`: it is remembered and current (when
+    /// `reuse`: no request), or it came within the time left when last asked, or it was never
+    /// asked. A request that cannot come in time is not sent: the server would spend on it the
+    /// time the next files need, and its answer would be thrown away.
+    fn may_come_in_time(&self, path: &Path, reuse: bool, until: Instant) -> bool {
+        if reuse && self.server.remembered_pull(path).is_some() {
+            return true;
+        }
+        self.server.state_cost(path).is_none_or(|cost| Instant::now() + cost.last <= until)
+    }
+}
+
+/// Where the importers' states before the write stop being taken: half of what is left of the
+/// budget once `reserved` (the written files' states after the write) is set aside — an importer
+/// checked needs its state after the write too, which costs about what its state before did.
+fn importers_window_end(end: Instant, reserved: Duration) -> Instant {
+    let now = Instant::now();
+    now + end.saturating_duration_since(now).saturating_sub(reserved) / 2
+}
+
 /// The `checked:` line's addition when a written Rust file's crate has doc-tests: cargo check
 /// (rust-analyzer's flycheck, even with all targets) does not compile them, so a write that
 /// breaks one is not seen; names the crate, how many there are, and `cargo test --doc`.
@@ -3139,12 +3393,17 @@ fn pull_raw(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Di
     match server.pull_diagnostics(path, end) {
         Ok(Some(items)) => Ok(items),
         Ok(None) => Err(format!("{} does not offer pull diagnostics", server.id())),
-        Err(_) if Instant::now() >= end && server.exit_description().is_none() => Err(format!(
+        Err(_) if Instant::now() >= end && server.exit_description().is_none() => Err({
+            // Its state takes longer than it was given: the next write does not ask for it with
+            // less time left ([`StateCosts`]).
+            server.note_state_cost(path, given);
+            format!(
             "{} did not answer textDocument/diagnostic in the {} ms left for it (its budget for this write ran out; a busy machine slows the server); it keeps checking the file: call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} for its state",
             server.id(),
             given.as_millis(),
             crate::render::display_path(server.workspace_root(), path)
-        )),
+        )
+        }),
         Err(failure) => Err(format!("pull failed: {}", failure.to_tool_error(server.id(), "textDocument/diagnostic").message)),
     }
 }
@@ -3248,7 +3507,12 @@ fn typescript_global_declarers(workspace_root: &Path, written: &[PathBuf]) -> (V
 
 /// Files that import `written` according to tsserver's `fileReferences`, following importers
 /// that re-export (`export … from`), at most `cap`; also the total found.
-fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize, end: Instant) -> Result<(Vec<PathBuf>, usize), String> {
+pub(crate) fn tsserver_dependents(
+    server: &LanguageServer,
+    written: &[PathBuf],
+    cap: usize,
+    end: Instant,
+) -> Result<(Vec<PathBuf>, usize), String> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
     let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
@@ -3290,8 +3554,35 @@ fn tsserver_dependents(server: &LanguageServer, written: &[PathBuf], cap: usize,
     Ok((found, total))
 }
 
+/// `path`'s tsserver diagnostics ([`tsserver_diagnostics`]): the last answer when nothing the
+/// server analyses changed since (its content epoch, as for pulled states: [`pull_state`];
+/// counted in `reused`), else asked and remembered for the next write — a write's states after it
+/// are the next write's states before it. Only asks when `reuse` is off
+/// ([`crate::lsp::LspConfig::write_diagnostics_reuse_pulled_states`]).
+fn tsserver_state(server: &LanguageServer, path: &Path, end: Instant, reuse: bool, reused: &mut usize) -> Result<Vec<Diagnostic>, String> {
+    if reuse {
+        // A state taken ahead while the change was staged may be in flight.
+        crate::lsp::prefetch_states::before_own_pull(server, path, end);
+        if let Some(items) = server.remembered_pull(path) {
+            *reused += 1;
+            return Ok(items);
+        }
+    }
+    let epoch = server.content_epoch();
+    let started = Instant::now();
+    let state = tsserver_diagnostics(server, path, end);
+    match &state {
+        Ok(items) => server.remember_pulled(path, epoch, items),
+        // It takes longer than it was given (see `pull_raw`).
+        Err(_) if Instant::now() >= end => server.note_state_cost(path, started.elapsed()),
+        Err(_) => (),
+    }
+    state
+}
+
 /// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic`s.
 pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
+    let started = Instant::now();
     let mut diagnostics = Vec::new();
     for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
         let body = server
@@ -3301,6 +3592,7 @@ pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: In
             diagnostics.push(tsserver_to_lsp(item));
         }
     }
+    server.note_state_cost(path, started.elapsed());
     Ok(diagnostics)
 }
 
@@ -4212,7 +4504,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         names.push(format!("and {} more", out_of_time.len() - 8));
                     }
                     line.push_str(&format!(
-                        "; {} that import it {} not checked because {} ran out: {}",
+                        "; {} that import it {} not checked because {}: {}",
                         out_of_time.len(),
                         if out_of_time.len() == 1 { "was" } else { "were" },
                         out_of_time_cause(check, server_id, config.write_diagnostics_budget),
@@ -4276,7 +4568,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         names.push(format!("and {} more", not_checked_out_of_budget.len() - 8));
                     }
                     line.push_str(&format!(
-                        "; {} that import it {} not checked because {} ran out: {}",
+                        "; {} that import it {} not checked because {}: {}",
                         not_checked_out_of_budget.len(),
                         crate::render::one_or_many(not_checked_out_of_budget.len(), "was", "were"),
                         out_of_time_cause(check, server_id, config.write_diagnostics_budget),
@@ -4309,7 +4601,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             for note in check.notes.iter().chain(&blind_spot_notes) {
                 tail.push(format!("note: {note}"));
             }
-            servers_json.push(json!({"server": server_id, "written": written_display, "scope": files_part, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+            servers_json.push(json!({"server": server_id, "written": written_display, "scope": files_part, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "state_waits_ms": state_waits_json(supervisor, &check.state_waits), "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
             continue;
         }
         if written_text.is_empty() {
@@ -4384,7 +4676,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         for (path, count) in &check.errors_elsewhere {
             remaining.push((supervisor.display_path(path), *count));
         }
-        servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
+        servers_json.push(json!({"server": server_id, "written": written_display, "scope": checked_line, "files": files_json, "not_checked_out_of_budget": not_checked_out_of_budget, "not_checked_use_no_changed_name": not_checked_use_no_changed_name, "notes": check.notes, "checker_blind_spots": blind_spot_notes, "not_known_to_be_new_because": check.attribution, "phases_ms": check.phases_ms, "state_waits_ms": state_waits_json(supervisor, &check.state_waits), "states_reused": check.states_reused, "warming_cancelled": check.warming_cancelled}));
     }
     lines.extend(tail);
     // One `checked:` line per answer (trial27a F5): the servers after the first say "also checked".
@@ -4679,23 +4971,26 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
             return;
         }
         // Seeding may use at most half of the call's remaining budget.
-        let deadline = Instant::now() + ctx.remaining() / 2;
+        let started = Instant::now();
+        let deadline = started + ctx.remaining() / 2;
         let counted = seed_files(supervisor, &paths, deadline);
         // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
         // next call on this thread must not inherit it.
         let call = ctx.deadline();
         SEED_COUNTED.with(|seed| {
-            let before = seed.get().filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
-            seed.set(Some((call, before + counted)));
+            let (before_counted, before_wall) =
+                seed.get().filter(|(of, _, _)| *of == call).map_or((Duration::ZERO, Duration::ZERO), |(_, counted, wall)| (counted, wall));
+            seed.set(Some((call, before_counted + counted, before_wall + started.elapsed())));
         });
     }
 }
 
 thread_local! {
     /// What the pre-write half of the current call on this thread spent of the write's budget
-    /// ([`seed_files`]'s return), keyed by the call's deadline, for the post-write half: the
-    /// registry runs both on the call's thread. Taken (reset) by the post-write half.
-    static SEED_COUNTED: std::cell::Cell<Option<(Instant, Duration)>> = const { std::cell::Cell::new(None) };
+    /// ([`seed_files`]'s return) and its wall time (the server's start and loading included),
+    /// keyed by the call's deadline, for the post-write half: the registry runs both on the
+    /// call's thread. Taken (reset) by the post-write half.
+    static SEED_COUNTED: std::cell::Cell<Option<(Instant, Duration, Duration)>> = const { std::cell::Cell::new(None) };
 }
 
 thread_local! {
@@ -4730,14 +5025,25 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
         if !supervisor.config().write_diagnostics || result.is_error {
             return;
         }
-        let spent_before = SEED_COUNTED.with(|seed| seed.take()).filter(|(of, _)| *of == call).map_or(Duration::ZERO, |(_, spent)| spent);
+        let (spent_before, seed_wall) = SEED_COUNTED
+            .with(|seed| seed.take())
+            .filter(|(of, _, _)| *of == call)
+            .map_or((Duration::ZERO, Duration::ZERO), |(_, spent, wall)| (spent, wall));
         // The write already succeeded: each server's check ends within its own budget (counted
         // from its readiness, less what the pre-write half spent); the servers' start and
         // loading get the larger of the call's remaining time and the check run's budget.
         let budget = supervisor.config().write_diagnostics_check_budget.max(ctx.remaining());
         let deadline = Instant::now() + budget;
-        if let Some((text, structured)) = diagnostics_block(supervisor, written_paths, deadline, spent_before, &blind_spots) {
+        if let Some((text, mut structured)) = diagnostics_block(supervisor, written_paths, deadline, spent_before, &blind_spots) {
             result.push_text(text);
+            // The pre-write half's share of the call: its wall time (a server's start and loading
+            // included) and what it counted against the servers' budgets.
+            if let Value::Object(check) = &mut structured {
+                check.insert(
+                    "before_write_ms".to_owned(),
+                    json!({"wall": seed_wall.as_millis() as u64, "counted": spent_before.as_millis() as u64}),
+                );
+            }
             if let Some(Value::Object(map)) = result.structured_content.as_mut() {
                 map.insert("diagnostics_on_write".to_owned(), structured);
             }
@@ -4789,10 +5095,12 @@ mod tests {
             check_can_mask: false,
             attribution: None,
             phases_ms: Vec::new(),
+            state_waits: Vec::new(),
             states_reused: 0,
             warming_cancelled: 0,
             limited_by_call,
             out_of_time_before_write: before_write,
+            out_of_time_not_asked: 0,
             errors_elsewhere: Vec::new(),
         }
     }
@@ -4803,13 +5111,33 @@ mod tests {
         // whole call took 9.8 s, so "the budget of 15.0 s ran out" was wrong in its detail.
         let budget = Duration::from_secs(15);
         let before = out_of_time_cause(&check_with_out_of_time(3, 3, false), "pyright", budget);
-        assert!(before.contains("the half of pyright's 15.0 s budget") && before.contains("states before the write"), "{before}");
+        assert!(before.contains("the part of pyright's 15.0 s budget") && before.contains("states before the write"), "{before}");
         // Some left after the write too: the whole budget ran out.
         let whole = out_of_time_cause(&check_with_out_of_time(3, 1, false), "pyright", budget);
-        assert_eq!(whole, "pyright's budget of 15.0 s for this write");
+        assert_eq!(whole, "pyright's budget of 15.0 s for this write ran out");
         // The call's deadline came first: that is what is named.
         let call = out_of_time_cause(&check_with_out_of_time(3, 3, true), "pyright", budget);
         assert!(call.starts_with("the write call's own time budget"), "{call}");
+    }
+
+    #[test]
+    fn importers_not_asked_for_their_expected_cost_are_said_not_asked() {
+        // marshmallow 3.21.3 under load: the importers whose states took longer than the time
+        // left when last asked were not asked for; "the budget ran out" alone would read as if
+        // they had been tried.
+        let budget = Duration::from_secs(15);
+        let mut check = check_with_out_of_time(3, 3, false);
+        check.out_of_time_not_asked = 2;
+        let some = out_of_time_cause(&check, "pyright", budget);
+        assert!(some.contains("ran out or would have before their states came (2 of them were not asked"), "{some}");
+        check.out_of_time_not_asked = 1;
+        let one = out_of_time_cause(&check, "pyright", budget);
+        assert!(one.contains("(1 of them was not asked") && one.contains("its state took longer"), "{one}");
+        check.out_of_time_not_asked = 2;
+        assert!(some.contains("their states took longer than the time left when last asked"), "{some}");
+        check.out_of_time_not_asked = 3;
+        let all = out_of_time_cause(&check, "pyright", budget);
+        assert!(all.contains("(they were not asked"), "{all}");
     }
 
     #[test]

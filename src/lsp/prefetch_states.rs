@@ -16,6 +16,14 @@
 //! nothing was sent to the server since (same epoch), as for the states a previous write pulled
 //! — a state is never taken from another text.
 //!
+//! typescript-language-server answers no pulls: its write check asks tsserver
+//! (`semanticDiagnosticsSync` through `workspace/executeCommand`) for the written files and for the
+//! files that import them (`fileReferences`, through re-exports), and on a loaded 2-core machine a
+//! 7-file accept on immer spent its budget on those states before the write. Its prefetch takes
+//! the same states in the same order — the written files, then their importers as the write
+//! check finds them (at most [`crate::lsp::LspConfig::write_diagnostics_dependents_cap`]) —
+//! remembered the same way.
+//!
 //! The thread stops at the first of: every file pulled, [`PREFETCH_WINDOW`] elapsed, a change
 //! sent to the server (the epoch moved: later states would be of another text), or a write check
 //! that pulls itself ([`before_own_pull`]: it waits for the pull in flight, when that is of the
@@ -95,7 +103,9 @@ pub(crate) fn prefetch_pre_write_states(supervisor: &LspSupervisor, paths: &[Pat
         return;
     }
     for server in supervisor.running_servers() {
-        if server.definition().write_check != WriteCheck::OpenImporters || !server.supports("textDocument/diagnostic") {
+        let write_check = server.definition().write_check;
+        let pulls = write_check == WriteCheck::OpenImporters && server.supports("textDocument/diagnostic");
+        if !pulls && write_check != WriteCheck::TsserverRequests {
             continue;
         }
         let files: Vec<PathBuf> = paths
@@ -116,7 +126,9 @@ pub(crate) fn prefetch_pre_write_states(supervisor: &LspSupervisor, paths: &[Pat
         let name = format!("runbound-prefetch-{}", server.id());
         drop(server);
         let thread_prefetch = Arc::clone(&prefetch);
-        let spawned = std::thread::Builder::new().name(name).spawn(move || prefetch_on(&weak_server, pid, &files, &thread_prefetch));
+        let dependents_cap = if write_check == WriteCheck::TsserverRequests { config.write_diagnostics_dependents_cap } else { 0 };
+        let spawned =
+            std::thread::Builder::new().name(name).spawn(move || prefetch_on(&weak_server, pid, &files, dependents_cap, &thread_prefetch));
         // No thread: nothing is taken ahead; the write check pulls as before.
         if let Ok(handle) = spawned {
             supervisor.keep_prefetch_thread(PrefetchThread { prefetch, handle });
@@ -124,39 +136,67 @@ pub(crate) fn prefetch_pre_write_states(supervisor: &LspSupervisor, paths: &[Pat
     }
 }
 
-/// The prefetch thread's work on `server` (see the module doc).
-fn prefetch_on(weak_server: &Weak<LanguageServer>, pid: u32, files: &[PathBuf], prefetch: &Arc<Prefetch>) {
+/// The prefetch thread's work on `server` (see the module doc): the states of `files`, then, for
+/// tsserver (`dependents_cap` > 0), of the files that import them as the write check finds them.
+fn prefetch_on(weak_server: &Weak<LanguageServer>, pid: u32, files: &[PathBuf], dependents_cap: usize, prefetch: &Arc<Prefetch>) {
     let Some(epoch) = weak_server.upgrade().map(|server| server.content_epoch()) else { return };
     let end = Instant::now() + PREFETCH_WINDOW;
-    for path in files {
-        // Held for this file's pull only: a stopped server or a dropped run is not kept alive.
-        let Some(server) = weak_server.upgrade() else { break };
-        if prefetch.stop.load(Ordering::SeqCst) || server.content_epoch() != epoch || Instant::now() >= end {
-            break;
+    if take_states(weak_server, epoch, end, files, true, prefetch) && dependents_cap > 0 {
+        let dependents = weak_server.upgrade().and_then(|server| {
+            let deadline = end.min(Instant::now() + PREFETCH_PULL_CAP);
+            crate::lsp::diagnostics_on_write::tsserver_dependents(&server, files, dependents_cap, deadline).ok()
+        });
+        if let Some((dependents, _)) = dependents {
+            take_states(weak_server, epoch, end, &dependents, false, prefetch);
         }
-        if server.remembered_pull(path).is_some() {
-            continue;
-        }
-        if server.document_text(path).is_none() {
-            if server.sync_document(path).is_err() {
-                continue;
-            }
-            // Closed again with the other documents opened only for checks (LRU).
-            server.note_opened_for_check(path);
-        }
-        *prefetch.in_flight.lock() = Some(path.clone());
-        let pulled_at = server.content_epoch();
-        let pull_deadline = end.min(Instant::now() + PREFETCH_PULL_CAP);
-        if let Ok(Some(items)) = server.pull_diagnostics(path, pull_deadline) {
-            // Kept only when nothing was sent to the server meanwhile (same epoch).
-            server.remember_pulled(path, pulled_at, &items);
-        }
-        *prefetch.in_flight.lock() = None;
     }
     let mut prefetches = PREFETCHES.lock();
     if prefetches.get(&pid).is_some_and(|current| Arc::ptr_eq(current, prefetch)) {
         prefetches.remove(&pid);
     }
+}
+
+/// Takes and remembers the state of each of `files` in turn (see the module doc), opening the
+/// ones not open first when `open` (the files the change writes: their pre-write text is what the
+/// write check compares with; tsserver reads the files that import them from its project, so
+/// those need not be open). `true` when it went through them all, `false` when it stopped
+/// (stopped, the epoch moved, the window ended, the server went away).
+fn take_states(weak_server: &Weak<LanguageServer>, epoch: u64, end: Instant, files: &[PathBuf], open: bool, prefetch: &Prefetch) -> bool {
+    for path in files {
+        // Held for this file's pull only: a stopped server or a dropped run is not kept alive.
+        let Some(server) = weak_server.upgrade() else { return false };
+        if prefetch.stop.load(Ordering::SeqCst) || server.content_epoch() != epoch || Instant::now() >= end {
+            return false;
+        }
+        if server.remembered_pull(path).is_some() {
+            continue;
+        }
+        let tsserver = server.definition().write_check == WriteCheck::TsserverRequests;
+        if open && server.document_text(path).is_none() {
+            if server.sync_document(path).is_err() {
+                continue;
+            }
+            // Closed again with the other documents opened only for checks (LRU); tsserver's
+            // written files stay open, as the write check's own opening leaves them.
+            if !tsserver {
+                server.note_opened_for_check(path);
+            }
+        }
+        *prefetch.in_flight.lock() = Some(path.clone());
+        let pulled_at = server.content_epoch();
+        let pull_deadline = end.min(Instant::now() + PREFETCH_PULL_CAP);
+        let state = if tsserver {
+            crate::lsp::diagnostics_on_write::tsserver_diagnostics(&server, path, pull_deadline).ok()
+        } else {
+            server.pull_diagnostics(path, pull_deadline).ok().flatten()
+        };
+        if let Some(items) = state {
+            // Kept only when nothing was sent to the server meanwhile (same epoch).
+            server.remember_pulled(path, pulled_at, &items);
+        }
+        *prefetch.in_flight.lock() = None;
+    }
+    true
 }
 
 /// Called by the write check before it pulls `path` itself: the prefetch on `server` sends no

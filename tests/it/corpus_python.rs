@@ -509,12 +509,12 @@ fn a_write_stays_within_its_diagnostics_budget_and_names_the_importers_it_did_no
     }
     if !not_checked.is_empty() {
         assert!(
-            // The budget is named, and which half of it ran out when it was the half that takes
+            // The budget is named, and which part of it ran out when it was the part that takes
             // the importers' states before the write.
             (block.contains("were not checked because") || block.contains("was not checked because"))
                 && (block.contains("pyright's budget of 3.0 s")
                     || block
-                        .contains("the half of pyright's 3.0 s budget for this write that takes the importers' states before the write")),
+                        .contains("the part of pyright's 3.0 s budget for this write that takes the importers' states before the write")),
             "{text}"
         );
         assert!(block.contains("\"file\": \"*\""), "the next step is named:\n{text}");

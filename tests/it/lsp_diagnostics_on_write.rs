@@ -340,3 +340,78 @@ fn pyright_staged_multi_file_change_gets_every_written_files_diagnostics_on_acce
     let pyright = servers.iter().find(|server| server["server"] == "pyright").expect("pyright's check");
     eprintln!("states reused on accept: {}, phases: {}", pyright["states_reused"], pyright["phases_ms"]);
 }
+
+#[test]
+fn typescript_staged_multi_file_change_checks_every_written_file_and_names_importers_left() {
+    // trial27a (issue 11 §3): a TypeScript `resolve accept` took its whole budget for the states
+    // before the write (written files and every importer, one request after another) and ended
+    // "no time left to send workspace/executeCommand" for the written files after it. The
+    // written files' states come first on both sides now, the importers' share what is left of
+    // each half, and those not reached are named, not called clean. Asserted: what is said — each
+    // written file's new error, the pre-existing ones not new, no written file unavailable, each
+    // written file's state taken on both sides, and the importer checked or named as not checked.
+    if support::require_binary(
+        "typescript_staged_multi_file_change_checks_every_written_file_and_names_importers_left",
+        "typescript-language-server",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"multi\", \"version\": \"1.0.0\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/core.ts", "export const oldCore: number = \"pre-existing\";\n\nexport function twice(x: number): number {\n  return 2 * x;\n}\n\nexport const value = twice(1);\n"),
+        ("src/extra.ts", "import { twice } from \"./core\";\n\nexport const oldExtra: string = 3;\n\nexport function more(): number {\n  return twice(1) + 1;\n}\n"),
+        ("src/third.ts", "import { twice } from \"./core\";\n\nexport function third(): number {\n  return twice(1) * 3;\n}\n"),
+        // An importer the change does not write.
+        ("src/user.ts", "import { value } from \"./core\";\n\nexport const doubled: number = value * 2;\n"),
+    ]);
+    let run = Run::builder(dir.path())
+        .approval_policy(ApprovalPolicy::for_write_and_exec(Approval::Allow))
+        .language_servers()
+        .with_structural()
+        .build()
+        .expect("build run");
+    // The server runs before the change is staged (states are taken ahead by running servers).
+    let outline = run.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "src/core.ts"}));
+    assert!(!outline.is_error, "{}", outline.joined_text());
+    // Every call of `twice` passes a string now: each written file gets a new error.
+    let staged = run.call(
+        Caller::Main,
+        "ast_edit",
+        json!({"pattern": "twice($A)", "rewrite": "twice(String($A))", "path": "src", "language": "typescript"}),
+    );
+    let staged_text = staged.joined_text();
+    assert!(!staged.is_error && staged_text.contains("edit_1") && staged_text.contains("3 files"), "{staged_text}");
+    std::thread::sleep(Duration::from_secs(3));
+    let result = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let block = dow(&text);
+    for file in ["src/core.ts", "src/extra.ts", "src/third.ts"] {
+        assert!(block.contains(&format!("{file}: new diagnostics introduced by this write")), "{file}:\n{text}");
+    }
+    assert!(block.contains("[2345]"), "the new argument errors are listed:\n{text}");
+    assert!(!block.contains("unavailable"), "a written file was not checked:\n{text}");
+    // The pre-existing errors (TS2322 in core.ts and extra.ts) are not new.
+    assert!(!block.contains("error[2322]"), "a pre-existing error was reported as new:\n{text}");
+    let structured = result.structured_content.expect("structured content");
+    let servers = structured["diagnostics_on_write"]["servers"].as_array().expect("servers").clone();
+    let check = servers.iter().find(|server| server["server"] == "typescript-language-server").expect("the server's check");
+    // user.ts imports core.ts: checked, or named as not checked — never left out silently.
+    let user_checked =
+        check["files"].as_array().expect("files").iter().any(|file| file["file"] == "src/user.ts" && file["status"] == "checked");
+    let user_named = check["not_checked_out_of_budget"].as_array().is_some_and(|left| left.iter().any(|file| file == "src/user.ts"));
+    assert!(user_checked || user_named, "the importer is neither checked nor named as not checked:\n{text}\n{check}");
+    let waits = check["state_waits_ms"].as_array().expect("state waits");
+    for file in ["src/core.ts", "src/extra.ts", "src/third.ts"] {
+        for side in ["before", "after"] {
+            assert!(
+                waits.iter().any(|wait| wait["file"] == file && wait["side"] == side && wait["how"] != "failed"),
+                "no {side} state for {file}: {waits:?}"
+            );
+        }
+    }
+    eprintln!("states reused on accept: {}, phases: {}", check["states_reused"], check["phases_ms"]);
+}
