@@ -57,12 +57,28 @@ pub(crate) fn ensure_check_after_loading(
     begin_grace: Duration,
     end: Instant,
 ) -> Result<bool, String> {
+    ensure_check_after_loading_for(server, loaded_runs_before, begin_grace, end, "this write")
+}
+
+/// [`ensure_check_after_loading`] for `what` (the "NOT checked" reason names it: "this write",
+/// "the latest change on disk" for a diagnostics call after a change outside the tools or in a
+/// library root).
+///
+/// # Errors
+/// As [`ensure_check_after_loading`].
+pub(crate) fn ensure_check_after_loading_for(
+    server: &LanguageServer,
+    loaded_runs_before: u64,
+    begin_grace: Duration,
+    end: Instant,
+    what: &str,
+) -> Result<bool, String> {
     if server.check_runs_started_loaded() > loaded_runs_before && !server.check_run_in_progress() {
         return Ok(false);
     }
     let readiness = server.wait_until_ready(end).readiness;
     if !matches!(readiness, Readiness::Ready) {
-        return Err(still_loading(server, &readiness));
+        return Err(still_loading_for(server, &readiness, what));
     }
     let (started, _) = server.check_runs();
     let loaded_before = server.check_runs_started_loaded();
@@ -73,7 +89,7 @@ pub(crate) fn ensure_check_after_loading(
     if ran && server.check_runs_started_loaded() > loaded_before && !server.check_run_in_progress() {
         return Ok(true);
     }
-    Err(still_loading(server, &server.readiness()))
+    Err(still_loading_for(server, &server.readiness(), what))
 }
 
 /// Whether `readiness` is a server still starting or loading (not ready, not gone).
@@ -83,9 +99,14 @@ pub(crate) fn is_loading(readiness: &Readiness) -> bool {
 
 /// The "NOT checked" reason of a write whose check ran while `server` was still loading.
 pub(crate) fn still_loading(server: &LanguageServer, readiness: &Readiness) -> String {
+    still_loading_for(server, readiness, "this write")
+}
+
+/// [`still_loading`] for `what` was checked ("this write", "the latest change on disk").
+pub(crate) fn still_loading_for(server: &LanguageServer, readiness: &Readiness, what: &str) -> String {
     let now = if is_loading(readiness) { format!(" (now: {})", readiness.describe()) } else { String::new() };
     format!(
-        "NOT checked: {id} was still loading the project when this write's budget ran out{now}; the cargo check it ran meanwhile may have started before this write reached the disk (it reports its check runs and their errors late while it loads), so its result is no check of this write; next step: call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} (a cargo check of its own), or wait until `lsp status` shows {id} ready and call lsp with {{\"op\": \"diagnostics\", \"file\": \"<file>\"}}",
+        "NOT checked: {id} was still loading the project when the budget for {what} ran out{now}; the cargo check it ran meanwhile may have started before {what} reached the disk (it reports its check runs and their errors late while it loads), so its result is no check of {what}; next step: call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} (a cargo check of its own), or wait until `lsp status` shows {id} ready and call lsp with {{\"op\": \"diagnostics\", \"file\": \"<file>\"}}",
         id = server.id()
     )
 }

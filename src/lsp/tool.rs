@@ -2331,7 +2331,12 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let server = &*lease.server;
     let mut notes = lease.notes.clone();
     let check_runs_before = server.check_runs().0;
-    notes.extend(server.resync_from_disk().note(|path| supervisor.display_path(path)));
+    let loaded_check_runs_before = server.check_runs_started_loaded();
+    let resync = server.resync_from_disk();
+    // Something this server reads changed on disk (this file, another file of its root, a file
+    // of a library root it depends on): a check run's errors stored before it are no answer.
+    let changed_on_disk = resync.resynced + resync.changed_outside > 0;
+    notes.extend(resync.note(|path| supervisor.display_path(path)));
     let sync = server.sync_document(&path)?;
     let budget_end = (Instant::now() + supervisor.config().diagnostics_wait.max(supervisor.config().indexing_wait)).min(deadline);
     let readiness = server.wait_until_ready(budget_end);
@@ -2348,18 +2353,52 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     // cargo check, which reads the disk): when this file's text reached it anew (an edit outside
     // the tools, resynced above), the errors stored for it predate the change until a check run
     // that began after it ends.
+    //
+    // The run must also have begun once the server had loaded its project (issue 11 §5, the
+    // stale24 brief): while rust-analyzer loads or primes its caches it hands on a check run's
+    // `$/progress` late, so a run whose `begin` arrives after the change may have started before
+    // it — under load (load average 14-18) the consumer crate's answer after its library's fix
+    // still showed the fix's E0061 from such a run. When no run qualifies in the budget, the
+    // answer is "NOT checked", never the errors of the run before the change.
     if server.definition().write_check == crate::lsp::WriteCheck::ProjectCheckRun
-        && (server.check_runs().0 > check_runs_before || server.is_stale(&path) || sync.changed)
+        && (changed_on_disk || server.check_runs().0 > check_runs_before || server.is_stale(&path) || sync.changed)
     {
         let check_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);
-        if server.wait_for_check_run_after_save(check_runs_before, Duration::from_millis(1500), check_end) {
-            server.wait_for_publish_quiet(Duration::from_millis(250), check_end);
+        let not_checked = if server.wait_for_check_run_after_save(check_runs_before, Duration::from_millis(1500), check_end) {
+            match crate::lsp::cold_check::ensure_check_after_loading_for(
+                server,
+                loaded_check_runs_before,
+                Duration::from_millis(1500),
+                check_end,
+                "the latest change on disk",
+            ) {
+                Ok(_) => {
+                    server.wait_for_publish_quiet(Duration::from_millis(250), check_end);
+                    None
+                }
+                Err(reason) => Some(reason),
+            }
         } else {
-            notes.push(format!(
-                "note: {}'s cargo check after the change did not finish within {} ms; compiler errors may be missing",
+            Some(format!(
+                "NOT checked: {}'s cargo check after the change did not finish within {} ms",
                 server.id(),
                 supervisor.config().diagnostics_wait.as_millis()
-            ));
+            ))
+        };
+        if let Some(reason) = not_checked {
+            let relative = supervisor.display_path(&path);
+            let mut err = ToolError::new(
+                ErrorKind::Timeout,
+                format!(
+                    "diagnostics unavailable for {relative}: {reason}; the compiler errors {id} holds for it come from a cargo check that ran before the latest change on disk, so none are shown (this is not a clean result)",
+                    id = server.id()
+                ),
+            )
+            .with_hint("call lsp with {\"op\": \"diagnostics\", \"file\": \"<file>\"} again in a few seconds, or {\"op\": \"diagnostics\", \"file\": \"*\"} for a cargo check of its own");
+            for note in &notes {
+                err.message.push_str(&format!("; {note}"));
+            }
+            return Err(err);
         }
     }
     let publish_wait_end = (Instant::now() + supervisor.config().diagnostics_wait).min(deadline);

@@ -39,6 +39,20 @@ fn call(run: &Run, arguments: Value) -> String {
     text
 }
 
+/// `lsp diagnostics <file>` right after a change on disk the file depends on: the answer's text,
+/// or the "diagnostics unavailable … NOT checked" error's (said loudly: on a loaded machine the
+/// cargo check after the change may not qualify in the budget; then no error from before the
+/// change may be shown — issue 11 §5).
+fn diagnostics_after_change(run: &Run, file: &str) -> String {
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file}));
+    let text = result.joined_text();
+    if result.is_error {
+        assert!(text.contains("diagnostics unavailable") && text.contains("NOT checked"), "{file}: {text}");
+        eprintln!("diagnostics of {file} after the change were NOT checked in the budget (loaded machine?):\n{text}");
+    }
+    text
+}
+
 /// `<tmp>/ws` (the workspace) and `<tmp>/outside/<file>` (`outside_text`), with
 /// `ws/<link>` a relative symlink to the outside file.
 fn workspace_with_link_out(
@@ -208,14 +222,20 @@ fn a_path_dependency_outside_the_workspace_is_read_in_trusted_runs_and_said_in_r
         original.replace("right: u64) -> u64 {\n    left + right", "right: u64, third: u64) -> u64 {\n    left + right + third"),
     )
     .unwrap();
-    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
-    assert!(file.contains("src/main.rs:2") && file.contains("E0061"), "the caller's break was not seen:\n{file}");
+    let file = diagnostics_after_change(&trusted, "src/main.rs");
+    assert!(
+        (file.contains("NOT checked") && !file.contains("no errors")) || (file.contains("src/main.rs:2") && file.contains("E0061")),
+        "the caller's break was not seen:\n{file}"
+    );
     assert!(!file.contains("NOT re-synced"), "{file}");
     let hover = call(&trusted, json!({"op": "hover", "file": "src/main.rs", "line": 2, "symbol": "add_numbers"}));
     assert!(hover.contains("third: u64"), "hover kept the old signature:\n{hover}");
     std::fs::write(&library, &original).unwrap();
-    let file = call(&trusted, json!({"op": "diagnostics", "file": "src/main.rs"}));
-    assert!(file.contains("no errors") && !file.contains("E0061"), "the restored dependency was not seen:\n{file}");
+    let file = diagnostics_after_change(&trusted, "src/main.rs");
+    assert!(
+        !file.contains("E0061") && (file.contains("NOT checked") || file.contains("no errors")),
+        "the restored dependency was not seen:\n{file}"
+    );
     drop(trusted);
 
     let restricted =
