@@ -23,58 +23,13 @@ Example (voluptuous 0.16.0 sdist, .venv with `pip install -e . pytest`, `git ini
       'typing.Optional[$T]' 'typing.Union[$T, None]' 10 2
 """
 import json
-import queue
 import re
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
-
-class Client:
-    def __init__(self, binary, workspace):
-        self.process = subprocess.Popen(
-            ["nice", binary, "--workspace", workspace, "--approve", "allow", "serve"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.next_id = 0
-        self.pending = {}
-        threading.Thread(target=self._read, daemon=True).start()
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "dow-bench", "version": "0"}})
-        self._send({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}})
-
-    def _read(self):
-        for line in self.process.stdout:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if "id" in message and message["id"] in self.pending:
-                self.pending[message["id"]].put(message)
-
-    def _send(self, message):
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
-
-    def request(self, method, params, timeout=600):
-        self.next_id += 1
-        answer = queue.Queue()
-        self.pending[self.next_id] = answer
-        self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        return answer.get(timeout=timeout)
-
-    def call(self, tool, arguments):
-        started = time.monotonic()
-        message = self.request("tools/call", {"name": tool, "arguments": arguments})
-        elapsed = time.monotonic() - started
-        result = message.get("result") or {}
-        text = "\n".join(part.get("text", "") for part in result.get("content", []))
-        return result, text, elapsed
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+from mcp_stdio_client import Client
 
 
 def summary(result, text):
@@ -92,7 +47,7 @@ def summary(result, text):
 def one_run(binary, args):
     project, package, file, old_line, new_line, pattern, rewrite, gap = args
     subprocess.run(["git", "-c", "safe.directory=*", "-C", project, "checkout", "-q", "--", "."], check=True)
-    client = Client(binary, project)
+    client = Client(binary, project, "dow-bench")
     rows = {}
     try:
         _, _, rows["outline (server start)"] = client.call("lsp", {"op": "symbols", "file": file})
