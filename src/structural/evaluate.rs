@@ -175,6 +175,48 @@ impl NthPosition {
     }
 }
 
+/// The first `nthChild` position in `rule` (a rule object, a `utils` map or any JSON holding
+/// rules) that has the `An+B` shape but a coefficient or offset beyond 32 bits: ast-grep's own
+/// parser overflows on it (a panic where overflow checks are on, another number where they are
+/// off). `None` when every position fits (a malformed one is left to ast-grep's own error). The
+/// rule compiler refuses such a rule, naming the position, before ast-grep reads it.
+pub(crate) fn out_of_range_nth_child_position(rule: &Value) -> Option<String> {
+    match rule {
+        Value::Object(map) => map.iter().find_map(|(key, value)| {
+            let position = (key == "nthChild").then(|| match value {
+                Value::Object(nth) => nth.get("position"),
+                simple => Some(simple),
+            });
+            match position.flatten() {
+                Some(Value::String(text)) if parse_an_plus_b(text).is_none() && parse_an_plus_b(&with_each_number_one(text)).is_some() => {
+                    Some(text.clone())
+                }
+                _ => out_of_range_nth_child_position(value),
+            }
+        }),
+        Value::Array(items) => items.iter().find_map(out_of_range_nth_child_position),
+        _ => None,
+    }
+}
+
+/// `text` with each run of digits replaced by `1`: the same `An+B` shape with numbers that fit.
+fn with_each_number_one(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('1');
+            }
+            in_number = true;
+        } else {
+            out.push(c);
+            in_number = false;
+        }
+    }
+    out
+}
+
 /// ast-grep-config's `An+B` grammar (`nth_child.rs`): whitespace ignored; `n` alone, a signed
 /// number, a signed coefficient before `n`, then an optional signed offset.
 fn parse_an_plus_b(input: &str) -> Option<NthPosition> {

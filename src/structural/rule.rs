@@ -175,6 +175,19 @@ impl RuleCompileError {
 /// `$$$` metavariable, and whatever ast-grep itself rejects (cyclic utils, transformations).
 pub fn compile_rule(input: RuleInput<'_>, language: SupportLang) -> Result<CompiledRule, RuleCompileError> {
     check_rule_size(input)?;
+    // Before ast-grep reads the rule: its `An+B` parser overflows on such a number (found by
+    // fuzz/rule_evaluator).
+    if let Some(position) =
+        [Some(input.rule), input.utils].into_iter().flatten().find_map(crate::structural::evaluate::out_of_range_nth_child_position)
+    {
+        return Err(RuleCompileError::new(
+            "rule",
+            format!(
+                "nthChild position `{position}` is out of range: its numbers must fit in 32 bits (ast-grep's own parser overflows on it)"
+            ),
+            "use a position below 2147483647, e.g. `\"2n+1\"` or `3`",
+        ));
+    }
     let utils = match input.utils {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
@@ -1110,6 +1123,19 @@ mod tests {
 
     fn compile(rule: Value, language: SupportLang) -> Result<CompiledRule, RuleCompileError> {
         compile_rule(RuleInput { rule: &rule, constraints: None, utils: None, transform: None }, language)
+    }
+
+    #[test]
+    fn an_nth_child_position_beyond_32_bits_is_named_not_refused_vaguely() {
+        // Found by fuzz/rule_evaluator: ast-grep's parser wraps such a number into another
+        // position and compiles the rule; the evaluator reads positions with checked arithmetic.
+        let huge = "4444444444444444444444444442n+1";
+        for rule in [json!({"kind": "identifier", "nthChild": {"position": huge}}), json!({"kind": "identifier", "nthChild": huge})] {
+            let err = compile(rule, SupportLang::Rust).unwrap_err();
+            assert!(err.message.contains(&format!("nthChild position `{huge}` is out of range")), "{err:?}");
+            assert!(!err.message.contains("cannot read this rule"), "{err:?}");
+        }
+        assert!(compile(json!({"kind": "identifier", "nthChild": {"position": "2n+1"}}), SupportLang::Rust).is_ok());
     }
 
     #[test]
