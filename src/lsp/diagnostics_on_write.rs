@@ -1038,6 +1038,33 @@ pub fn check_write(
 }
 
 impl Pending {
+    /// Keeps a dependent's pre-write `state` (asked at `started`, `how`: reused, pulled, …) with
+    /// its wait, or, when it failed and `dependents_end` has passed, marks the dependent out of
+    /// time instead.
+    fn keep_dependent_state_before(
+        &mut self,
+        path: PathBuf,
+        started: Instant,
+        state: Result<Vec<Diagnostic>, String>,
+        how: &'static str,
+        dependents_end: Instant,
+    ) {
+        self.state_waits.push(StateWait::of(&path, "before", started, &state, how));
+        if state.is_err() && Instant::now() >= dependents_end {
+            self.dependents_out_of_time.push(path);
+            return;
+        }
+        self.before.insert(path, state);
+    }
+
+    /// Leaves out of `dependents` those that ran out of time before the write, counting them.
+    fn drop_dependents_out_of_time_before_write(&mut self) {
+        let out_of_time = std::mem::take(&mut self.dependents_out_of_time);
+        self.out_of_time_before_write = out_of_time.len();
+        self.dependents.retain(|path| !out_of_time.contains(path));
+        self.dependents_out_of_time = out_of_time;
+    }
+
     /// A server's check of `first` (more written files join it later).
     fn new(server: Arc<LanguageServer>, write_check: WriteCheck, first: PathBuf, deadline: Instant, notes: Vec<String>) -> Pending {
         Pending {
@@ -1423,16 +1450,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 let reused_before = group.reused_states;
                 let state = tsserver_state(&server, &path, dependents_end, reuse, &mut group.reused_states);
                 let how = if group.reused_states > reused_before { "reused" } else { "tsserver" };
-                group.state_waits.push(StateWait::of(&path, "before", started, &state, how));
-                if state.is_err() && Instant::now() >= dependents_end {
-                    group.dependents_out_of_time.push(path);
-                    continue;
-                }
-                group.before.insert(path, state);
+                group.keep_dependent_state_before(path, started, state, how, dependents_end);
             }
-            let out_of_time = group.dependents_out_of_time.clone();
-            group.out_of_time_before_write = out_of_time.len();
-            group.dependents.retain(|path| !out_of_time.contains(path));
+            group.drop_dependents_out_of_time_before_write();
         }
         WriteCheck::OpenImporters => {
             let pull = server.supports("textDocument/diagnostic");
@@ -1553,16 +1573,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     (true, false) => "pulled",
                     (false, _) => "published",
                 };
-                group.state_waits.push(StateWait::of(&path, "before", started, &state, how));
-                if state.is_err() && Instant::now() >= dependents_end {
-                    group.dependents_out_of_time.push(path);
-                    continue;
-                }
-                group.before.insert(path, state);
+                group.keep_dependent_state_before(path, started, state, how, dependents_end);
             }
-            let out_of_time = group.dependents_out_of_time.clone();
-            group.out_of_time_before_write = out_of_time.len();
-            group.dependents.retain(|path| !out_of_time.contains(path));
+            group.drop_dependents_out_of_time_before_write();
         }
         WriteCheck::WrittenFilesOnly => {
             group.scope = Some(CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id())));
