@@ -284,8 +284,11 @@ pub(crate) struct CellOutcome {
 const RAW_CELL_END_WAIT: Duration = Duration::from_secs(2);
 
 /// How often [`CellRun::stop`] re-trips an embedded interpreter's eval breaker within the
-/// interrupt grace: 100 ms (the same cadence as the embedded kernel's own kill loop).
-const EMBEDDED_INTERRUPT_RETRIGGER: Duration = Duration::from_millis(100);
+/// interrupt grace: 10 ms. The breaker is process-global: another busy interpreter in this
+/// process takes about every other trip, and a pending interrupt is held back at instructions
+/// where raising is unsafe, so the cell needs many trips within the grace (a re-trip costs a
+/// no-op closure while a check is still queued).
+const EMBEDDED_INTERRUPT_RETRIGGER: Duration = Duration::from_millis(10);
 
 /// Once the kernel says the interrupt landed (its `interrupted` message), how long
 /// [`CellRun::stop`] waits more for its traceback and `done`: 5 s. The interrupt grace bounds

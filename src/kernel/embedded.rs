@@ -20,16 +20,19 @@
 //! a closure that raises `KeyboardInterrupt` when the VM next checks its eval breaker (once per
 //! bytecode instruction). The breaker bit is process-global and another interpreter in the same
 //! process can consume it, so [`EmbeddedKernel::kill`] re-sends every 100 ms; an interrupt is
-//! pending for one cell and does nothing in a later one. It is raised only at an instruction
+//! pending for one cell and does nothing in a later one. At most one checking closure waits in
+//! the interpreter's channel at a time; a re-send while it waits only trips the breaker again
+//! (with a no-op closure), so checks that piled up while other interpreters took the trips do not
+//! run back to back at one instruction. It is raised only at an instruction
 //! whose argument state a raise leaves clean (RustPython 0.5.0 panics otherwise when a handler
-//! in the same frame catches it; see [`vm_stands_where_an_interrupt_is_safe`]), or after
-//! [`MAX_INTERRUPT_DEFERRALS`] re-trips. A cell blocked in native code or
+//! in the same frame catches it; see [`vm_stands_where_an_interrupt_is_safe`]), or once it was
+//! held back for [`MAX_INTERRUPT_HOLD_BACK`]. A cell blocked in native code or
 //! swallowing `KeyboardInterrupt` (`except BaseException:` in a loop) cannot be stopped from
 //! outside: after [`ABANDON_AFTER`] the thread is detached (abandoned), reported, and the next
 //! call builds a fresh interpreter on a new thread.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -76,22 +79,29 @@ struct EmbeddedControl {
     running_cell: AtomicU64,
     /// The cell an interrupt was asked for and not yet raised in, 0 when none is pending.
     interrupt_pending_for_cell: AtomicU64,
-    /// Trips at which the pending interrupt was held back because the VM stood at an
-    /// instruction where raising would corrupt its argument state (see
-    /// [`vm_stands_where_an_interrupt_is_safe`]); reset when the interrupt is raised.
-    interrupt_deferrals: AtomicU32,
+    /// When the pending interrupt was first held back because the VM stood at an instruction
+    /// where raising would corrupt its argument state (see
+    /// [`vm_stands_where_an_interrupt_is_safe`]): milliseconds since `created` plus 1, 0 when it
+    /// was not; reset when the interrupt is raised.
+    interrupt_held_back_since_ms: AtomicU64,
+    /// True while a checking closure ([`raise_pending_interrupt`]) waits in the interpreter's
+    /// signal channel; it is cleared when the closure runs.
+    interrupt_check_queued: AtomicBool,
+    /// When this control was made: the origin of `interrupt_held_back_since_ms`.
+    created: Instant,
     /// True while a native function (`_native_receive`, `_native_sleep`) checks signals: an
     /// exception raised there leaves the native call as its error, which the frame loop handles
     /// with its argument state reset, so raising is always safe.
     checking_signals_in_native_call: AtomicBool,
 }
 
-/// How many eval-breaker trips a pending interrupt waits for an instruction where raising is
-/// safe (see [`vm_stands_where_an_interrupt_is_safe`]) before it is raised anyway: at the
-/// host's 100 ms re-trips, about 2 s. A loop made only of instructions with arguments never
-/// offers such a point; raising there risks RustPython's panic, which the owner thread turns
-/// into a stated kernel loss.
-const MAX_INTERRUPT_DEFERRALS: u32 = 20;
+/// How long a pending interrupt waits for an instruction where raising is safe (see
+/// [`vm_stands_where_an_interrupt_is_safe`]) before it is raised anyway: 600 ms, inside the
+/// default 1 s interrupt grace (`KernelConfig::interrupt_grace`). The host re-trips the breaker
+/// every 10 ms while it waits, so a loop offers dozens of chances by then; one made only of
+/// instructions with arguments offers none, and raising there risks RustPython's panic, which
+/// the owner thread turns into a stated kernel loss.
+const MAX_INTERRUPT_HOLD_BACK: Duration = Duration::from_millis(600);
 
 /// A live embedded interpreter: the owner thread and the host's ends of its channels.
 pub(crate) struct EmbeddedKernel {
@@ -119,7 +129,9 @@ impl EmbeddedKernel {
             shutdown: AtomicBool::new(false),
             running_cell: AtomicU64::new(0),
             interrupt_pending_for_cell: AtomicU64::new(0),
-            interrupt_deferrals: AtomicU32::new(0),
+            interrupt_held_back_since_ms: AtomicU64::new(0),
+            interrupt_check_queued: AtomicBool::new(false),
+            created: Instant::now(),
             checking_signals_in_native_call: AtomicBool::new(false),
         });
         let thread_control = control.clone();
@@ -192,7 +204,14 @@ impl EmbeddedKernel {
         self.send_interrupt_check();
     }
 
+    /// Queues one checking closure, or, while one is still queued (another interpreter took the
+    /// trips meant for this one), trips the breaker again with a no-op closure: the queued check
+    /// runs at this interpreter's next trip either way, and only once per trip.
     fn send_interrupt_check(&self) {
+        if self.control.interrupt_check_queued.swap(true, Ordering::AcqRel) {
+            let _ = self.interrupts.send(Box::new(|_: &VirtualMachine| Ok(())));
+            return;
+        }
         let control = self.control.clone();
         let _ = self.interrupts.send(Box::new(move |vm: &VirtualMachine| raise_pending_interrupt(&control, vm)));
     }
@@ -263,8 +282,9 @@ impl Drop for EmbeddedKernel {
 
 /// Runs in the VM (from its eval breaker): raises `KeyboardInterrupt` when an interrupt is
 /// pending for the running cell (or the kernel is shutting down with a cell running) and the VM
-/// stands where raising is safe, or after [`MAX_INTERRUPT_DEFERRALS`] trips without one.
+/// stands where raising is safe, or once it was held back for [`MAX_INTERRUPT_HOLD_BACK`].
 fn raise_pending_interrupt(control: &EmbeddedControl, vm: &VirtualMachine) -> PyResult<()> {
+    control.interrupt_check_queued.store(false, Ordering::Release);
     let running = control.running_cell.load(Ordering::Acquire);
     let pending = control.interrupt_pending_for_cell.load(Ordering::Acquire);
     let shutting_down = control.shutdown.load(Ordering::Acquire);
@@ -272,11 +292,18 @@ fn raise_pending_interrupt(control: &EmbeddedControl, vm: &VirtualMachine) -> Py
         return Ok(());
     }
     let safe = control.checking_signals_in_native_call.load(Ordering::Acquire) || vm_stands_where_an_interrupt_is_safe(vm);
-    if !safe && control.interrupt_deferrals.fetch_add(1, Ordering::AcqRel) < MAX_INTERRUPT_DEFERRALS {
-        return Ok(());
+    if !safe {
+        let now_ms = control.created.elapsed().as_millis() as u64 + 1;
+        let since_ms = match control.interrupt_held_back_since_ms.compare_exchange(0, now_ms, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => now_ms,
+            Err(since_ms) => since_ms,
+        };
+        if now_ms - since_ms < MAX_INTERRUPT_HOLD_BACK.as_millis() as u64 {
+            return Ok(());
+        }
     }
     control.interrupt_pending_for_cell.store(0, Ordering::Release);
-    control.interrupt_deferrals.store(0, Ordering::Release);
+    control.interrupt_held_back_since_ms.store(0, Ordering::Release);
     Err(vm.new_exception_msg(vm.ctx.exceptions.keyboard_interrupt.to_owned(), "the host interrupted the cell".into()))
 }
 

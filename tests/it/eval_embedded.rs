@@ -528,3 +528,47 @@ fn embedded_cell_that_prints_forever_is_stopped_by_the_wall_clock_cap() {
     let after = cell(&run, "kept");
     assert!(after.joined_text().contains("Out: 'yes'"), "{}", after.joined_text());
 }
+
+/// CI failure of 2026-12-03: with another embedded interpreter busy in the same process, the
+/// process-global eval breaker's trips went mostly to the other interpreter, the checks queued for
+/// this one ran back to back at one unsafe instruction, and the interrupt missed the 1 s grace:
+/// the kernel was discarded (generation 2, state lost) in 1 of 8 rounds here.
+#[test]
+fn embedded_cell_interrupted_while_another_interpreter_is_busy_keeps_the_kernel() {
+    let _serial = SERIAL.lock();
+    let busy_workspace = support::workspace_with(&[]);
+    let mut busy_config = embedded_test_config();
+    busy_config.kernel.inactivity_budget = Duration::from_secs(120);
+    busy_config.kernel.cell_wall_clock_cap = Duration::from_secs(120);
+    let busy_run = Arc::new(builder(busy_workspace.path()).config(busy_config).build().unwrap());
+    assert!(!cell(&busy_run, "import time").is_error);
+    let workspace = support::workspace_with(&[]);
+    let mut config = embedded_test_config();
+    config.kernel.inactivity_budget = Duration::from_secs(60);
+    config.kernel.cell_wall_clock_cap = Duration::from_secs(2);
+    let run = builder(workspace.path()).config(config).build().unwrap();
+    let first = cell(&run, "kept = 'yes'\ntable = {'a': 1, 'b': 2}");
+    assert!(!first.is_error, "{}", first.joined_text());
+    // The other interpreter loops (pure bytecode, no sleeping) until the file `stop` appears
+    // (by absolute path: an embedded interpreter shares the process's working directory).
+    let stop_file = busy_workspace.path().join("stop");
+    let busy_code = format!(
+        "import os\nn = 0\nwhile not os.path.exists({:?}):\n    for _ in range(2000):\n        n = n + 1\nn > 0",
+        stop_file.display().to_string()
+    );
+    let busy = busy_run.clone();
+    let busy_thread = std::thread::spawn(move || cell(&busy, &busy_code));
+    std::thread::sleep(Duration::from_millis(500));
+    let looping = "total = 0\nwhile True:\n    total += sum(value * 3 + 7 for value in table.values() if value > 0)";
+    for round in 0..6 {
+        let stopped = cell(&run, looping);
+        let text = stopped.joined_text();
+        assert_eq!(structured(&stopped)["stopped_by"], "cell_wall_clock_cap", "round {round}: {text}");
+        assert!(text.contains("and kept (generation 1)"), "round {round}: the kernel was not kept: {text}");
+        let after = cell(&run, "kept, total > 0");
+        assert!(after.joined_text().contains("Out: ('yes', True)"), "round {round}: {}", after.joined_text());
+    }
+    std::fs::write(&stop_file, "").unwrap();
+    let busy_result = busy_thread.join().unwrap();
+    assert!(busy_result.joined_text().contains("Out: True"), "the other interpreter's loop was disturbed: {}", busy_result.joined_text());
+}

@@ -30,8 +30,13 @@ fn ray_binary(test_name: &str) -> Option<PathBuf> {
     support::require_binary(test_name, "ray")
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+/// `count` distinct free ports: every listener is held until all are chosen, since a port
+/// released at once can be handed out again by the next bind (CI failure of 2026-12-03: Ray
+/// refused to start, "Ray component … is trying to use a port number … that is used by other
+/// components").
+fn free_ports<const COUNT: usize>() -> [u16; COUNT] {
+    let listeners: Vec<std::net::TcpListener> = (0..COUNT).map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    std::array::from_fn(|index| listeners[index].local_addr().unwrap().port())
 }
 
 /// A local Ray head in its own process group; dropping it kills the group.
@@ -45,21 +50,22 @@ impl RayHead {
     fn start(ray: &Path) -> RayHead {
         // Ray's socket paths must stay short: a temp dir right under /tmp.
         let temp = tempfile::Builder::new().prefix("rbray").tempdir_in("/tmp").unwrap();
-        let dashboard_port = free_port();
+        let [dashboard_port, gcs_port, client_server_port, agent_listen_port, agent_grpc_port, metrics_export_port, runtime_env_port, node_manager_port, object_manager_port] =
+            free_ports::<9>();
         let bin = ray.parent().unwrap();
         let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
         let ports = [
-            ("--port", free_port()),
+            ("--port", gcs_port),
             ("--dashboard-port", dashboard_port),
-            ("--ray-client-server-port", free_port()),
-            ("--dashboard-agent-listen-port", free_port()),
-            ("--dashboard-agent-grpc-port", free_port()),
-            ("--metrics-export-port", free_port()),
-            ("--runtime-env-agent-port", free_port()),
-            ("--node-manager-port", free_port()),
-            ("--object-manager-port", free_port()),
+            ("--ray-client-server-port", client_server_port),
+            ("--dashboard-agent-listen-port", agent_listen_port),
+            ("--dashboard-agent-grpc-port", agent_grpc_port),
+            ("--metrics-export-port", metrics_export_port),
+            ("--runtime-env-agent-port", runtime_env_port),
+            ("--node-manager-port", node_manager_port),
+            ("--object-manager-port", object_manager_port),
         ];
-        // Below the kernel's ephemeral range (32768–60999 by default), where `free_port` finds
+        // Below the kernel's ephemeral range (32768–60999 by default), where `free_ports` finds
         // the other ports: Ray refuses a worker range that overlaps a port it was given.
         let worker_base = 10000 + (std::process::id() % 1000) as u16 * 20;
         let mut args: Vec<String> =
