@@ -248,16 +248,23 @@ pub fn how_to_check_features(features: &[String]) -> String {
 
 /// Where a `#[cfg(…)]`-gated `mod` declares a module file.
 pub(crate) struct GatingDeclaration {
-    /// The attribute, e.g. `#[cfg(feature = "serde")]`.
+    /// The attribute with its whitespace collapsed to one line, e.g. `#[cfg(feature = "serde")]`
+    /// or `#[cfg(all(httparse_simd, any(target_arch = "aarch64")))]`.
     pub(crate) cfg: String,
-    /// `src/lib.rs:2`-style: the declaring file's name and 1-based line.
+    /// `src/lib.rs:2`-style: the declaring file, relative to the root it was read beneath, and
+    /// the 1-based line of the `mod` item.
     pub(crate) location: String,
 }
 
-/// The `#[cfg(…)]` attribute on the `mod` item that declares `path` (`foo.rs` or `foo/mod.rs`),
-/// searched in the files that can declare it (`lib.rs`, `main.rs`, `mod.rs` beside it, or the
-/// parent module file `<dir>.rs`), each read beneath `root`.
+/// The `#[cfg(…)]` attribute that gates the `mod` item declaring `path` (`foo.rs` or
+/// `foo/mod.rs`) — on the item itself, over any number of lines, or on an item around it (see
+/// [`cfg_gate_at`]) — searched in the files that can declare it (`lib.rs`, `main.rs`,
+/// `mod.rs` beside it, or the parent module file `<dir>.rs`), each read beneath `root` and
+/// parsed. `None` when no declaring file is found, none parses, or the declaration is ungated.
+/// (httparse 1.10.1 gates `mod neon;` under a 9-line `#[cfg(all(httparse_simd, …))]`, which a
+/// line scan missed: trial28 M2/M3.)
 pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
+    use ast_grep_core::tree_sitter::StrDoc;
     let (name, dir) = if path.file_name()?.to_str()? == "mod.rs" {
         let dir = path.parent()?;
         (dir.file_name()?.to_str()?.to_owned(), dir.parent()?.to_path_buf())
@@ -268,27 +275,39 @@ pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path)
     if let (Some(parent), Some(dir_name)) = (dir.parent(), dir.file_name()) {
         candidates.push(parent.join(format!("{}.rs", dir_name.to_string_lossy())));
     }
-    for candidate in candidates {
-        let Ok(text) = crate::files::read_workspace_file_to_string(root, &candidate) else { continue };
-        let lines: Vec<&str> = text.lines().collect();
-        for (index, line) in lines.iter().enumerate() {
-            let item = line.trim();
-            let item = item.strip_prefix("pub(crate) ").or_else(|| item.strip_prefix("pub ")).unwrap_or(item);
-            if item != format!("mod {name};") {
-                continue;
+    for candidate in candidates.iter().filter(|candidate| candidate.as_path() != path) {
+        let Ok(text) = crate::files::read_workspace_file_to_string(root, candidate) else { continue };
+        let Ok(tree) =
+            ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
+        else {
+            continue;
+        };
+        let top = tree.root().get_inner_node();
+        let mut stack = vec![top];
+        while let Some(node) = stack.pop() {
+            if node.kind() == "mod_item" && node.child_by_field_name("body").is_none() {
+                let declared =
+                    node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str());
+                if !declared {
+                    continue;
+                }
+                let line0 = node.start_position().row as u32;
+                let (attribute, _, _) = cfg_gate_at(&top, &text, line0, false)?;
+                let shown = candidate.strip_prefix(root).unwrap_or(candidate).display().to_string();
+                return Some(GatingDeclaration { cfg: one_line_attribute(&attribute), location: format!("{shown}:{}", line0 + 1) });
             }
-            // The attributes right above the item.
-            let cfg = lines[..index]
-                .iter()
-                .rev()
-                .map(|line| line.trim())
-                .take_while(|line| line.starts_with("#[") || line.starts_with("//"))
-                .find(|line| line.starts_with("#[cfg("))?;
-            let shown = candidate.file_name().map(|file| file.to_string_lossy().into_owned()).unwrap_or_default();
-            return Some(GatingDeclaration { cfg: cfg.to_owned(), location: format!("{shown}:{}", index + 1) });
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
         }
     }
     None
+}
+
+/// An attribute written over several lines, on one: whitespace runs become one space, and none
+/// is kept after `(` or before `)` and `,)` (a trailing comma) becomes `)`.
+fn one_line_attribute(attribute: &str) -> String {
+    let joined = attribute.split_whitespace().collect::<Vec<_>>().join(" ");
+    joined.replace("( ", "(").replace(" )", ")").replace(",)", ")")
 }
 
 /// Whether `range` covers every non-blank line of `text`.
@@ -731,6 +750,10 @@ pub struct RustUnresolvedPlace {
     /// The parenthesis for the listing: the cfg and its line, or the template and where the
     /// macro is invoked, and the next step.
     pub reason: String,
+    /// The same place said for a lookup (hover, definition, references) that rust-analyzer
+    /// answered with nothing: where the code stands, why the server has no answer there and
+    /// the next step, without the rename's consequences (trial28 M6).
+    pub lookup_reason: String,
     /// The features to enable to compile it (empty for a template or a cfg that is no feature).
     pub features: Vec<String>,
     /// `true` inside a `macro_rules!` body; `false` behind a `#[cfg]`.
@@ -849,24 +872,25 @@ pub fn rust_unresolved_place(
                     }
                 }
             }
-            let invoked = if invocations.is_empty() {
-                format!("no invocation of `{name}!` in this file: look for them in the files that use the macro")
+            let (invoked_at, active_note) = if invocations.is_empty() {
+                (format!("no invocation of `{name}!` in this file: look for them in the files that use the macro"), "")
             } else {
                 let listed: Vec<String> = invocations.iter().take(4).cloned().collect();
                 let more = if invocations.len() > 4 { format!(" and {} more", invocations.len() - 4) } else { String::new() };
-                format!(
-                    "invoked at {}{more}{}",
-                    listed.join(", "),
-                    if active > 0 {
-                        " — an active invocation compiles this template, so a build breaks if it names the renamed symbol"
-                    } else {
-                        ""
-                    }
-                )
+                let active_note = if active > 0 {
+                    " — an active invocation compiles this template, so a build breaks if it names the renamed symbol"
+                } else {
+                    ""
+                };
+                (format!("invoked at {}{more}", listed.join(", ")), active_note)
             };
             return Some(RustUnresolvedPlace {
                 reason: format!(
-                    "inside the `macro_rules! {name}` body at {}: a template rust-analyzer resolves only where the macro is invoked, so no rename reaches it — rename it by hand if it names this symbol; {invoked}",
+                    "inside the `macro_rules! {name}` body at {}: a template rust-analyzer resolves only where the macro is invoked, so no rename reaches it — rename it by hand if it names this symbol; {invoked_at}{active_note}",
+                    shown(path, first)
+                ),
+                lookup_reason: format!(
+                    "inside the `macro_rules! {name}` body at {}: a template whose names rust-analyzer resolves only in its expansions — ask at an invocation; {invoked_at}",
                     shown(path, first)
                 ),
                 features: Vec::new(),
@@ -884,6 +908,11 @@ pub fn rust_unresolved_place(
                 shown(path, at),
                 check_for(&features)
             ),
+            lookup_reason: format!(
+                "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so it has no answer there — {}",
+                shown(path, at),
+                check_for(&features)
+            ),
             features,
             in_macro_template: false,
         });
@@ -893,6 +922,12 @@ pub fn rust_unresolved_place(
     Some(RustUnresolvedPlace {
         reason: format!(
             "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
+            declared.cfg,
+            declared.location,
+            check_for(&features)
+        ),
+        lookup_reason: format!(
+            "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so it has no answer there — {}",
             declared.cfg,
             declared.location,
             check_for(&features)
@@ -958,6 +993,24 @@ mod tests {
         let source = "fn a() {}\n\nmacro_rules! roots {\n    ($T:ty) => {\n        impl Roots for $T {}\n    };\n}\n\nroots!(u8);\nmod inner {\n    macro_rules! two { () => { checked_pow(1) } }\n}\n";
         assert_eq!(macro_rules_line_ranges(source), vec![(2, 6), (10, 10)]);
         assert!(macro_rules_line_ranges("fn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn a_module_gated_over_several_lines_is_named_with_its_cfg_on_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src/simd")).unwrap();
+        // httparse 1.10.1 `src/simd/mod.rs:141`: `mod neon;` under a 5-line `#[cfg(all(…))]`.
+        std::fs::write(
+            root.join("src/simd/mod.rs"),
+            "mod swar;\n\n#[cfg(all(\n    httparse_simd,\n    target_arch = \"aarch64\",\n))]\nmod neon;\n",
+        )
+        .unwrap();
+        let neon = gating_declaration(&root, &root.join("src/simd/neon.rs")).expect("neon's gate is found");
+        assert_eq!(neon.cfg, "#[cfg(all(httparse_simd, target_arch = \"aarch64\"))]");
+        assert_eq!(neon.location, "src/simd/mod.rs:7");
+        assert!(gating_declaration(&root, &root.join("src/simd/swar.rs")).is_none(), "an ungated module was called gated");
+        assert!(gating_declaration(&root, &root.join("src/simd/absent.rs")).is_none(), "an undeclared module was called gated");
     }
 
     #[test]

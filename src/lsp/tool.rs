@@ -350,6 +350,10 @@ impl Query<'_> {
                 self.resolved.display_column()
             ));
         }
+        if let Some(reason) = self.rust_no_analysis_reason() {
+            text.push_str("; ");
+            text.push_str(&reason);
+        }
         // Every empty answer of a confined run that withholds part of the project says so, not
         // only the run's first answer: aho-corasick opened restricted with memchr at
         // `path = "../memchr"` answered "no definition found" for a struct in the same file
@@ -361,6 +365,42 @@ impl Query<'_> {
             ));
         }
         text
+    }
+}
+
+impl Query<'_> {
+    /// Why rust-analyzer has no answer at the asked line of a Rust file, when the reason is the
+    /// code's place rather than the symbol (trial28 M6: a hover behind `#[cfg(feature = …)]`
+    /// came back "null" and nothing said why): a range the server itself published as inactive
+    /// (`inactive-code`, `unlinked-file`) covering the line, or, read from the syntax tree, a
+    /// `macro_rules!` template, or a `#[cfg]` that is off by default (or a module declared under
+    /// one) — the gate named from the syntax tree when the server's own marks agree or it has
+    /// published none for the file (`#[cfg(unix)]` is on, and its marks say so). `None` for
+    /// other servers and files, and when none of these holds.
+    fn rust_no_analysis_reason(&self) -> Option<String> {
+        if self.server.id() != "rust-analyzer" || self.path.extension().is_none_or(|ext| ext != "rs") {
+            return None;
+        }
+        let line = self.resolved.line;
+        let published = self.server.published_diagnostics(&self.path);
+        let covering = published.as_ref().and_then(|published| {
+            crate::lsp::inactive::inactive_ranges(&published.diagnostics)
+                .into_iter()
+                .find(|range| (range.start_line..=range.end_line).contains(&line))
+        });
+        let shown = |path: &Path, line0: u32| format!("{}:{}", self.supervisor.display_path(path), line0 + 1);
+        let place = crate::lsp::inactive::rust_unresolved_place(self.supervisor.workspace_root(), &self.path, line - 1, &shown);
+        match (place, covering) {
+            (Some(place), covering) if place.in_macro_template || covering.is_some() || published.is_none() => {
+                Some(format!("line {line} is {}", place.lookup_reason))
+            }
+            (_, Some(range)) => Some(format!(
+                "line {line} is code rust-analyzer marks inactive (\"{}\"): it does not analyze it, so it has no answer there — {}",
+                range.message,
+                crate::lsp::inactive::how_to_check(&range.message)
+            )),
+            _ => None,
+        }
     }
 }
 

@@ -11,6 +11,9 @@
 //!   `#![cfg_attr(test, deny(warnings))]` makes an error) had the bench and integration tests
 //!   called "never compiled: the library has compiler errors"; cargo compiled them.
 //!
+//! - M6: a hover in code behind `#[cfg(feature = …)]` that is off came back "rust-analyzer
+//!   returned null" and nothing said why.
+//!
 //! - M9: restricted and confined, pyright crashed 2–4 s after every start when the venv's
 //!   `.pth` named a directory outside the workspace; every call said "call again".
 //!
@@ -346,4 +349,72 @@ fn references_through_a_macro_whose_pattern_spells_the_call_name_the_invocation_
         ("src/lib.rs", &lib.replace("expect!(cursor.advance_one()", "expect!(cursor.advance_two()")),
     ]);
     assert!(!check(broken.path()).status.success(), "a wrong name in the invocation compiles: the fixture is not httparse's shape");
+}
+
+/// trial28 M6 (httparse 1.10.1: a hover in `#[cfg(feature = "std")]`-off code answered "null").
+/// rust-analyzer answers nothing in code behind a `#[cfg]` that is off, in a module declared
+/// under one (a file outside every module tree), or in a `macro_rules!` template (a method call
+/// there: it resolves a plain path in such code by name): the empty answer says which and the next step;
+/// code behind a cfg that is on (`#[cfg(unix)]`) gets its hover.
+#[test]
+fn rust_analyzer_an_empty_hover_in_cfg_off_code_says_why_and_how_to_check_it() {
+    let name = "rust_analyzer_an_empty_hover_in_cfg_off_code_says_why_and_how_to_check_it";
+    if support::require_binary(name, "rust-analyzer").is_none() || support::require_binary(name, "cargo").is_none() {
+        return;
+    }
+    let lib = "pub fn helper() -> usize {\n    1\n}\n\npub fn active() -> usize {\n    helper()\n}\n\n#[cfg(feature = \"extra\")]\npub fn gated() -> usize {\n    let numbers = vec![helper()];\n    numbers.len() + 1\n}\n\n#[cfg(unix)]\npub fn on_unix() -> usize {\n    helper() + 2\n}\n\nmacro_rules! twice {\n    ($e:expr) => {\n        helper() + $e\n    };\n}\n\npub fn uses_macro() -> usize {\n    twice!(2)\n}\n\n#[cfg(feature = \"extra\")]\nmod extra;\n";
+    let extra = "pub fn in_module() -> usize {\n    crate::helper() + 3\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"gated\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nextra = []\n"),
+        ("src/lib.rs", lib),
+        ("src/extra.rs", extra),
+    ]);
+    // Ground truth: the gated code is real code of the `extra` build.
+    let check = Command::new("cargo")
+        .args(["check", "--offline", "--features", "extra"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target/ground-truth"))
+        .output()
+        .expect("run cargo check");
+    assert!(check.status.success(), "the fixture compiles with `extra`: {}", String::from_utf8_lossy(&check.stderr));
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::from_secs(180);
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    let hover_at = |file: &str, line: usize, symbol: &str| {
+        let result = run.call(Caller::Main, "lsp", json!({"op": "hover", "file": file, "line": line, "symbol": symbol}));
+        assert!(!result.is_error, "{}", result.joined_text());
+        result.joined_text()
+    };
+    let hover = |file: &str, line: usize| hover_at(file, line, "helper");
+    let line_of = |needle: &str| lib.lines().position(|line| line.contains(needle)).unwrap() + 1;
+    let active = hover("src/lib.rs", line_of("    helper()"));
+    assert!(active.contains("fn helper() -> usize"), "the active call has no hover (the server was not ready?):\n{active}");
+    let on_unix = hover("src/lib.rs", line_of("helper() + 2"));
+    assert!(
+        on_unix.contains("fn helper() -> usize") && !on_unix.contains("leaves off"),
+        "code behind a cfg that is on was not answered:\n{on_unix}"
+    );
+    // rust-analyzer resolves a plain path in cfg-off code by name, but infers no types there: a
+    // method call has no hover.
+    let gated = hover_at("src/lib.rs", line_of("numbers.len() + 1"), "len");
+    assert!(gated.contains("no hover information found"), "rust-analyzer answered in cfg-off code (the fixture is wrong):\n{gated}");
+    assert!(
+        gated.contains(&format!("behind `#[cfg(feature = \"extra\")]` at src/lib.rs:{}", line_of("#[cfg(feature = \"extra\")]")))
+            && gated.contains("\"features\": [\"extra\"]"),
+        "the empty hover in cfg-off code does not say why and how to check it:\n{gated}"
+    );
+    let in_module = hover("src/extra.rs", 2);
+    assert!(
+        in_module.contains("no hover information found")
+            && in_module.contains("in a module declared under `#[cfg(feature = \"extra\")]`")
+            && in_module.contains("\"features\": [\"extra\"]"),
+        "the empty hover in a cfg-off module does not say why:\n{in_module}"
+    );
+    let template = hover("src/lib.rs", line_of("helper() + $e"));
+    assert!(
+        template.contains("no hover information found")
+            && template.contains("inside the `macro_rules! twice` body")
+            && template.contains(&format!("invoked at src/lib.rs:{}", line_of("twice!(2)"))),
+        "the empty hover in a macro template does not say why or where it is invoked:\n{template}"
+    );
 }
