@@ -431,6 +431,12 @@ pub enum FileDiagnostics {
     /// build constraints exclude under the current GOOS/GOARCH and tags), so nothing in it was
     /// checked: why, and the next step that checks it.
     NotBuilt(String),
+    /// The server builds the file, but every line the write changed stands in code it does not
+    /// compile (a `#[cfg]` that is off): nothing the write changed was checked, and the rest of
+    /// the file, which the write did not change, is not called unbuilt (trial28 M5: httparse's
+    /// `src/simd/mod.rs` was "not built" where only two gated regions are): which lines, why,
+    /// and the next step.
+    WrittenLinesNotBuilt(String),
 }
 
 /// One file of a server's check.
@@ -2190,10 +2196,14 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             }
             Some(Ok(raw))
                 if role == CheckedRole::Written
-                    && matches!(written_code_inactive(&server, &path, raw, &group.old_texts), Some(WrittenCodeInactive::All(_))) =>
+                    && matches!(
+                        written_code_inactive(&server, &path, raw, &group.old_texts),
+                        Some(WrittenCodeInactive::WholeFile(_) | WrittenCodeInactive::EveryWrittenLine(_))
+                    ) =>
             {
                 match written_code_inactive(&server, &path, raw, &group.old_texts) {
-                    Some(WrittenCodeInactive::All(reason)) => FileDiagnostics::NotBuilt(reason),
+                    Some(WrittenCodeInactive::WholeFile(reason)) => FileDiagnostics::NotBuilt(reason),
+                    Some(WrittenCodeInactive::EveryWrittenLine(reason)) => FileDiagnostics::WrittenLinesNotBuilt(reason),
                     _ => FileDiagnostics::Unavailable("internal: the inactive written code changed during the check".to_owned()),
                 }
             }
@@ -3109,9 +3119,11 @@ fn cfg_off_uses_of_changed_items(
 /// How much of a written file's written code the server does not compile in its current
 /// configuration.
 enum WrittenCodeInactive {
-    /// The whole file, or every written line: nothing the write changed was checked (why, and
-    /// how to check it).
-    All(String),
+    /// The whole file: nothing in it was checked (why, and how to check it).
+    WholeFile(String),
+    /// Every written line, in a file the server otherwise builds: nothing the write changed was
+    /// checked (which lines, why, and how to check them).
+    EveryWrittenLine(String),
     /// Some written lines only: the rest of the file was checked (which lines, why, how).
     Some(String),
 }
@@ -3134,7 +3146,7 @@ fn written_code_inactive(
     let whole = ranges.iter().find(|range| crate::lsp::inactive::covers_whole_text(range, &new_text));
     let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
     if let Some(whole) = whole {
-        return Some(WrittenCodeInactive::All(
+        return Some(WrittenCodeInactive::WholeFile(
             crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some((server.root(), path)), &[whole], true).replacen(
                 "NOT checked: ",
                 "",
@@ -3151,7 +3163,7 @@ fn written_code_inactive(
         changed.iter().copied().filter(|line| covering.iter().any(|range| (range.start_line..=range.end_line).contains(line))).collect();
     let sentence = crate::lsp::inactive::inactive_sentence(server.id(), &display, &covering, false);
     if inactive_lines.len() == changed.len() {
-        return Some(WrittenCodeInactive::All(sentence.replacen("NOT checked: ", "the written code: ", 1)));
+        return Some(WrittenCodeInactive::EveryWrittenLine(sentence.replacen("NOT checked: ", "the written code: ", 1)));
     }
     Some(WrittenCodeInactive::Some(sentence.replacen(
         "NOT checked: ",
@@ -4188,7 +4200,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let new = ledger.preview_new(&file.path, before.as_deref(), &current);
                     Some((file.path.as_path(), file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
-                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) => None,
+                FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) | FileDiagnostics::WrittenLinesNotBuilt(_) => None,
             })
             .collect();
         // The new errors of this server's check (any file), for the warnings' order below.
@@ -4254,6 +4266,12 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     not_built.push(display.clone());
                     lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
                     files_json.push(json!({"file": display, "role": role, "status": "not_built", "reason": reason}));
+                }
+                FileDiagnostics::WrittenLinesNotBuilt(reason) => {
+                    any_unavailable = true;
+                    not_built.push(format!("the written lines of {display}"));
+                    lines.push(format!("{display}: NOT checked: {reason} (this is not a clean result)"));
+                    files_json.push(json!({"file": display, "role": role, "status": "written_lines_not_built", "reason": reason}));
                 }
                 FileDiagnostics::Checked { before, after, line_map, notes, written_lines_not_built, cfg_off_uses } => {
                     if let Some(reason) = written_lines_not_built {
@@ -4482,7 +4500,10 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // Only the written files whose diagnostics were obtained are named as checked.
         let written_text = written_display
             .iter()
-            .filter(|name| !not_built.contains(name) && !written_unavailable.contains(name))
+            .filter(|name| {
+                !not_built.iter().any(|entry| entry == *name || entry.strip_prefix("the written lines of ") == Some(name.as_str()))
+                    && !written_unavailable.contains(name)
+            })
             .cloned()
             .collect::<Vec<_>>()
             .join(", ");
@@ -4620,7 +4641,8 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         if written_text.is_empty() {
             // Nothing written was built: no claim about the project either.
             files_checked -= files_checked_here;
-            let (verb, pronoun) = if not_built.len() == 1 { ("is", "it") } else { ("are", "them") };
+            let (verb, pronoun) =
+                if not_built.len() == 1 && !not_built[0].starts_with("the written lines of ") { ("is", "it") } else { ("are", "them") };
             tail.push(format!(
                 "checked: nothing: {} {verb} not built by {server_id} in its current configuration, so no change in {pronoun} was checked (see above)",
                 not_built.join(", ")

@@ -78,9 +78,64 @@ pub fn disabled_features(message: &str) -> Vec<String> {
 pub fn how_to_check(message: &str) -> String {
     let features = disabled_features(message);
     if features.is_empty() {
+        if let Some(target) = target_for_cfg(message) {
+            return format!(
+                "check it for that target with `rustup target add {target}` and `cargo check --target {target}` (its build scripts then set the target's own cfgs), or give rust-analyzer the setting rust-analyzer.cargo.target = \"{target}\" so its answers cover it"
+            );
+        }
         return "check it with the cfg enabled (e.g. `cargo check` with the matching `--features`, `--target` or RUSTFLAGS=\"--cfg …\"), or give rust-analyzer that configuration (rust-analyzer.cargo.features / rust-analyzer.cargo.cfgs in its settings)".to_owned();
     }
     how_to_check_features(&features)
+}
+
+/// A target triple that turns on the `target_arch = "…"` / `target_os = "…"` a cfg text names
+/// (an `inactive-code` message, `target_arch = "aarch64" is disabled`, or a `#[cfg(all(…))]`
+/// attribute): `aarch64-unknown-linux-gnu`, `x86_64-pc-windows-gnu`, `aarch64-apple-darwin`, ….
+/// `None` when it names neither, names a value not listed here, or negates one (`not(…)`: the
+/// code is off because the host *is* that target).
+pub fn target_for_cfg(cfg: &str) -> Option<String> {
+    if cfg.contains("not(") {
+        return None;
+    }
+    let value_of = |key: &str| -> Option<String> {
+        let at = cfg.find(key)?;
+        let rest = cfg[at + key.len()..].trim_start().strip_prefix('=')?.trim_start().strip_prefix('"')?;
+        Some(rest[..rest.find('"')?].to_owned())
+    };
+    let arch = value_of("target_arch");
+    let os = value_of("target_os");
+    let arch_prefix = |arch: &str| -> Option<&'static str> {
+        Some(match arch {
+            "x86_64" => "x86_64",
+            "aarch64" => "aarch64",
+            "x86" => "i686",
+            "arm" => "armv7",
+            "riscv64" => "riscv64gc",
+            "wasm32" => "wasm32",
+            "powerpc64" => "powerpc64le",
+            "s390x" => "s390x",
+            _ => return None,
+        })
+    };
+    let (default_arch, vendor_os) = match os.as_deref() {
+        None | Some("linux") => ("x86_64", "unknown-linux-gnu"),
+        Some("windows") => ("x86_64", "pc-windows-gnu"),
+        Some("macos") => ("aarch64", "apple-darwin"),
+        Some("ios") => ("aarch64", "apple-ios"),
+        Some("android") => ("aarch64", "linux-android"),
+        Some("freebsd") => ("x86_64", "unknown-freebsd"),
+        Some(_) => return None,
+    };
+    if arch.is_none() && os.is_none() {
+        return None;
+    }
+    let prefix = arch_prefix(arch.as_deref().unwrap_or(default_arch))?;
+    Some(match (prefix, vendor_os) {
+        ("wasm32", _) => "wasm32-unknown-unknown".to_owned(),
+        ("armv7", "unknown-linux-gnu") => "armv7-unknown-linux-gnueabihf".to_owned(),
+        ("powerpc64le" | "riscv64gc" | "s390x", "unknown-linux-gnu") => format!("{prefix}-unknown-linux-gnu"),
+        (_, vendor_os) => format!("{prefix}-{vendor_os}"),
+    })
 }
 
 /// The inactive ranges that cover any of `lines` (1-based), or every inactive range when `lines`
@@ -838,8 +893,8 @@ pub fn rust_unresolved_place(
         ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source.as_str(), ast_grep_language::SupportLang::Rust)
             .ok()?;
     let root = grep.root().get_inner_node();
-    let check_for = |features: &[String]| -> String {
-        let check = if features.is_empty() { how_to_check("") } else { how_to_check_features(features) };
+    let check_for = |features: &[String], cfg: &str| -> String {
+        let check = if features.is_empty() { how_to_check(cfg) } else { how_to_check_features(features) };
         check.replacen("check it with", "check with", 1).replacen("check them all with", "check with", 1)
     };
     // A macro_rules! template.
@@ -906,12 +961,12 @@ pub fn rust_unresolved_place(
             reason: format!(
                 "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
                 shown(path, at),
-                check_for(&features)
+                check_for(&features, &attribute)
             ),
             lookup_reason: format!(
                 "behind `{attribute}` at {}, which rust-analyzer's configuration leaves off: it does not analyze this code, so it has no answer there — {}",
                 shown(path, at),
-                check_for(&features)
+                check_for(&features, &attribute)
             ),
             features,
             in_macro_template: false,
@@ -924,13 +979,13 @@ pub fn rust_unresolved_place(
             "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so the rename did not reach it and the write check does not compile it; a build with that cfg breaks if this is the renamed symbol — {}",
             declared.cfg,
             declared.location,
-            check_for(&features)
+            check_for(&features, &declared.cfg)
         ),
         lookup_reason: format!(
             "in a module declared under `{}` ({}), which rust-analyzer's configuration leaves off: it does not analyze the file, so it has no answer there — {}",
             declared.cfg,
             declared.location,
-            check_for(&features)
+            check_for(&features, &declared.cfg)
         ),
         features,
         in_macro_template: false,
@@ -993,6 +1048,27 @@ mod tests {
         let source = "fn a() {}\n\nmacro_rules! roots {\n    ($T:ty) => {\n        impl Roots for $T {}\n    };\n}\n\nroots!(u8);\nmod inner {\n    macro_rules! two { () => { checked_pow(1) } }\n}\n";
         assert_eq!(macro_rules_line_ranges(source), vec![(2, 6), (10, 10)]);
         assert!(macro_rules_line_ranges("fn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn a_cfg_naming_a_target_gets_that_targets_triple_in_its_next_step() {
+        assert_eq!(
+            target_for_cfg("code is inactive due to #[cfg] directives: target_arch = \"aarch64\" is disabled").as_deref(),
+            Some("aarch64-unknown-linux-gnu")
+        );
+        assert_eq!(
+            target_for_cfg("#[cfg(all(httparse_simd, target_arch = \"aarch64\", httparse_simd_neon_intrinsics))]").as_deref(),
+            Some("aarch64-unknown-linux-gnu")
+        );
+        assert_eq!(target_for_cfg("#[cfg(windows)]"), None);
+        assert_eq!(target_for_cfg("#[cfg(target_os = \"windows\")]").as_deref(), Some("x86_64-pc-windows-gnu"));
+        assert_eq!(target_for_cfg("#[cfg(all(target_os = \"macos\", target_arch = \"x86_64\"))]").as_deref(), Some("x86_64-apple-darwin"));
+        assert_eq!(target_for_cfg("#[cfg(target_arch = \"wasm32\")]").as_deref(), Some("wasm32-unknown-unknown"));
+        assert_eq!(target_for_cfg("#[cfg(not(target_arch = \"x86_64\"))]"), None);
+        assert_eq!(target_for_cfg("#[cfg(target_arch = \"mips\")]"), None);
+        assert_eq!(target_for_cfg("#[cfg(feature = \"serde\")]"), None);
+        let next = how_to_check("code is inactive due to #[cfg] directives: target_arch = \"aarch64\" is disabled");
+        assert!(next.contains("cargo check --target aarch64-unknown-linux-gnu") && next.contains("rust-analyzer.cargo.target"), "{next}");
     }
 
     #[test]

@@ -14,6 +14,9 @@
 //! - M6: a hover in code behind `#[cfg(feature = …)]` that is off came back "rust-analyzer
 //!   returned null" and nothing said why.
 //!
+//! - M5: a write whose changed lines all stand behind a `#[cfg]` that is off called the whole
+//!   file "not built".
+//!
 //! - M9: restricted and confined, pyright crashed 2–4 s after every start when the venv's
 //!   `.pth` named a directory outside the workspace; every call said "call again".
 //!
@@ -417,4 +420,38 @@ fn rust_analyzer_an_empty_hover_in_cfg_off_code_says_why_and_how_to_check_it() {
             && template.contains(&format!("invoked at src/lib.rs:{}", line_of("twice!(2)"))),
         "the empty hover in a macro template does not say why or where it is invoked:\n{template}"
     );
+}
+
+/// trial28 M5 (httparse 1.10.1 `src/simd/mod.rs`): a write whose every changed line stands
+/// behind a `#[cfg]` that is off called the whole file "not built by rust-analyzer"; the file is
+/// built, only those lines are not. The next step names the target that compiles them.
+#[test]
+fn rust_analyzer_a_write_only_in_cfg_off_lines_names_those_lines_not_the_file_as_unbuilt() {
+    let name = "rust_analyzer_a_write_only_in_cfg_off_lines_names_those_lines_not_the_file_as_unbuilt";
+    if support::require_binary(name, "rust-analyzer").is_none() || support::require_binary(name, "cargo").is_none() {
+        return;
+    }
+    let lib = "pub fn active() -> u8 {\n    1\n}\n\n#[cfg(target_arch = \"aarch64\")]\npub fn on_arm() -> u8 {\n    2\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"armonly\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        ("src/lib.rs", lib),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let warm = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    assert!(!warm.is_error, "{}", warm.joined_text());
+    // A type error in the aarch64-only function: the host build does not compile it.
+    let (text, _) = edit(&run, "src/lib.rs", "    2\n}", "    \"two\"\n}");
+    let host_check = Command::new("cargo")
+        .args(["check", "--offline", "--message-format", "short"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target/ground-truth"))
+        .output()
+        .expect("run cargo check");
+    assert!(host_check.status.success(), "the host build compiles the gated line (the fixture is wrong)");
+    assert!(
+        text.contains("checked: nothing: the written lines of src/lib.rs are not built by rust-analyzer"),
+        "the written lines are not named as what is unbuilt:\n{text}"
+    );
+    assert!(!text.contains("not checked: src/lib.rs (not built"), "the whole file is called unbuilt:\n{text}");
+    assert!(text.contains("cargo check --target aarch64-unknown-linux-gnu"), "the next step does not name the target:\n{text}");
 }
