@@ -2265,6 +2265,25 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
         }
         files.push(CheckedFile { path, role, diagnostics });
     }
+    // Module files a known-off `#[cfg]` keeps out of the build that use a changed item: the
+    // server publishes nothing for them and no check of this configuration compiles them
+    // (trial28 M3: httparse's aarch64-only `src/simd/neon.rs` calls the changed `advance`).
+    if server.id() == "rust-analyzer" && !changed_rust_items.is_empty() {
+        let listed: HashSet<PathBuf> = files.iter().map(|file| file.path.clone()).collect();
+        for found in crate::lsp::cfg_off_modules::cfg_off_module_uses(
+            server.workspace_root(),
+            &group.written,
+            &changed_rust_items,
+            &listed,
+            server.id(),
+        ) {
+            files.push(CheckedFile {
+                path: found.path,
+                role: CheckedRole::Dependent,
+                diagnostics: FileDiagnostics::NotBuilt(found.reason),
+            });
+        }
+    }
     if dependents_failed > 0 {
         notes.push(format!("{dependents_failed} of the files that import it could not be checked (listed above)"));
     }

@@ -91,19 +91,42 @@ pub fn how_to_check(message: &str) -> String {
 /// A target triple that turns on the `target_arch = "…"` / `target_os = "…"` a cfg text names
 /// (an `inactive-code` message, `target_arch = "aarch64" is disabled`, or a `#[cfg(all(…))]`
 /// attribute): `aarch64-unknown-linux-gnu`, `x86_64-pc-windows-gnu`, `aarch64-apple-darwin`, ….
-/// `None` when it names neither, names a value not listed here, or negates one (`not(…)`: the
-/// code is off because the host *is* that target).
+/// `None` when it names neither, names a value not listed here, or negates one (`not(…)`
+/// around it: the code is off because the host *is* that target; a `not(…)` elsewhere, as in
+/// `all(target_arch = "aarch64", not(miri))`, does not count).
 pub fn target_for_cfg(cfg: &str) -> Option<String> {
-    if cfg.contains("not(") {
-        return None;
-    }
+    // Whether byte `at` lies inside the parentheses of a `not(`.
+    let negated = |at: usize| {
+        cfg.match_indices("not(").any(|(start, _)| {
+            let mut depth = 0usize;
+            for (offset, c) in cfg[start + 3..].char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return (start..start + 3 + offset).contains(&at);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            true
+        })
+    };
     let value_of = |key: &str| -> Option<String> {
         let at = cfg.find(key)?;
+        if negated(at) {
+            return None;
+        }
         let rest = cfg[at + key.len()..].trim_start().strip_prefix('=')?.trim_start().strip_prefix('"')?;
         Some(rest[..rest.find('"')?].to_owned())
     };
     let arch = value_of("target_arch");
     let os = value_of("target_os");
+    if ["target_arch", "target_os"].iter().any(|key| cfg.match_indices(key).any(|(at, _)| negated(at))) {
+        return None;
+    }
     let arch_prefix = |arch: &str| -> Option<&'static str> {
         Some(match arch {
             "x86_64" => "x86_64",
@@ -1065,6 +1088,8 @@ mod tests {
         assert_eq!(target_for_cfg("#[cfg(all(target_os = \"macos\", target_arch = \"x86_64\"))]").as_deref(), Some("x86_64-apple-darwin"));
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"wasm32\")]").as_deref(), Some("wasm32-unknown-unknown"));
         assert_eq!(target_for_cfg("#[cfg(not(target_arch = \"x86_64\"))]"), None);
+        assert_eq!(target_for_cfg("#[cfg(all(not(miri), not(target_os = \"linux\"), target_arch = \"aarch64\"))]"), None);
+        assert_eq!(target_for_cfg("#[cfg(all(target_arch = \"aarch64\", not(miri)))]").as_deref(), Some("aarch64-unknown-linux-gnu"));
         assert_eq!(target_for_cfg("#[cfg(target_arch = \"mips\")]"), None);
         assert_eq!(target_for_cfg("#[cfg(feature = \"serde\")]"), None);
         let next = how_to_check("code is inactive due to #[cfg] directives: target_arch = \"aarch64\" is disabled");

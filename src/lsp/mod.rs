@@ -36,6 +36,7 @@
 
 pub(crate) mod call_aliases;
 pub(crate) mod cargo_features;
+pub(crate) mod cfg_off_modules;
 pub(crate) mod checker;
 pub(crate) mod client;
 pub(crate) mod code_action;

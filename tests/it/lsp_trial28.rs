@@ -14,6 +14,8 @@
 //! - M6: a hover in code behind `#[cfg(feature = …)]` that is off came back "rust-analyzer
 //!   returned null" and nothing said why.
 //!
+//! - M3: a changed signature whose uses in the aarch64-only `src/simd/neon.rs` broke that build
+//!   was answered with the host build's errors alone.
 //! - M5: a write whose changed lines all stand behind a `#[cfg]` that is off called the whole
 //!   file "not built".
 //!
@@ -30,6 +32,11 @@ use std::path::Path;
 use std::process::Command;
 
 use support::edit_and_first_server_check as edit;
+
+/// The diagnostics-on-write block of a write's answer.
+fn block(text: &str) -> &str {
+    text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block in:\n{text}"))
+}
 
 /// The pyright CLI's error lines for `file` in `dir` (`pyright --outputjson`), as `line:message`.
 fn pyright_errors(dir: &Path, file: &str) -> Vec<String> {
@@ -454,4 +461,72 @@ fn rust_analyzer_a_write_only_in_cfg_off_lines_names_those_lines_not_the_file_as
     );
     assert!(!text.contains("not checked: src/lib.rs (not built"), "the whole file is called unbuilt:\n{text}");
     assert!(text.contains("cargo check --target aarch64-unknown-linux-gnu"), "the next step does not name the target:\n{text}");
+}
+
+/// trial28 M3 (httparse 1.10.1: `Bytes::advance` given a second parameter; the 3 calls in the
+/// aarch64-only `src/simd/neon.rs` broke that build and no answer named them): a write that
+/// changes an item's declaration names the module files a known-off `#[cfg]` keeps out of the
+/// build that use it — another target's module, a module of a feature that is off by default —
+/// with the gate and the next step; a module under a gate that is on is not named.
+#[test]
+fn rust_analyzer_a_changed_signature_names_its_uses_in_modules_the_build_leaves_out() {
+    let name = "rust_analyzer_a_changed_signature_names_its_uses_in_modules_the_build_leaves_out";
+    if support::require_binary(name, "rust-analyzer").is_none() || support::require_binary(name, "cargo").is_none() {
+        return;
+    }
+    let other_arch = if std::env::consts::ARCH == "aarch64" { "x86_64" } else { "aarch64" };
+    let lib = format!(
+        "pub fn helper(n: usize) -> usize {{\n    n\n}}\n\nmod active;\n\n#[cfg(all(\n    target_arch = \"{other_arch}\",\n    not(miri),\n))]\nmod arm;\n\n#[cfg(feature = \"extra\")]\nmod extra;\n\n#[cfg(unix)]\nmod on_unix;\n"
+    );
+    let user = "pub fn call() -> usize {\n    // helper in a comment\n    crate::helper(1)\n}\n";
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"gatedmods\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nextra = []\n"),
+        ("src/lib.rs", &lib),
+        ("src/active.rs", user),
+        ("src/arm.rs", user),
+        ("src/extra.rs", user),
+        ("src/on_unix.rs", user),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let warm = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    assert!(!warm.is_error, "{}", warm.joined_text());
+    let (text, _) = edit(
+        &run,
+        "src/lib.rs",
+        "pub fn helper(n: usize) -> usize {",
+        "pub fn helper(n: usize, scale: usize) -> usize {\n    let _ = scale;",
+    );
+    // Ground truth: the feature build breaks in extra.rs too (the default build in active.rs and
+    // on_unix.rs only).
+    let errors_in = |features: &[&str]| {
+        let mut args = vec!["check", "--offline", "--message-format", "short"];
+        if !features.is_empty() {
+            args.extend(["--features", features[0]]);
+        }
+        let output = Command::new("cargo")
+            .args(&args)
+            .current_dir(dir.path())
+            .env("CARGO_TARGET_DIR", dir.path().join("target/ground-truth"))
+            .output()
+            .expect("run cargo check");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let default_build = errors_in(&[]);
+    assert!(default_build.contains("src/active.rs:3") && !default_build.contains("src/extra.rs"), "{default_build}");
+    assert!(errors_in(&["extra"]).contains("src/extra.rs:3"), "the feature build does not break in extra.rs");
+    let dow = block(&text);
+    let line_of =
+        |file: &str| dow.lines().find(|line| line.starts_with(&format!("{file}: NOT checked: code that uses `helper`"))).map(str::to_owned);
+    let arm = line_of("src/arm.rs").unwrap_or_else(|| panic!("the other target's module is not named:\n{text}"));
+    assert!(
+        arm.contains(&format!("declared under `#[cfg(all(target_arch = \"{other_arch}\", not(miri)))]` (src/lib.rs:12)"))
+            && arm.contains("line 3 names `helper`")
+            && !arm.contains("line 2 ")
+            && arm.contains("cargo check --target"),
+        "{arm}"
+    );
+    let extra = line_of("src/extra.rs").unwrap_or_else(|| panic!("the feature's module is not named:\n{text}"));
+    assert!(extra.contains("\"features\": [\"extra\"]") && extra.contains("line 3 names `helper`"), "{extra}");
+    assert!(line_of("src/on_unix.rs").is_none() && line_of("src/active.rs").is_none(), "a built module is called unbuilt:\n{text}");
+    assert!(dow.contains("src/active.rs:3: error[E0061]"), "the active caller's break is not reported:\n{text}");
 }

@@ -1,0 +1,298 @@
+//! Rust module files that the current configuration does not compile, found by evaluating the
+//! `#[cfg(…)]` on the `mod` items that declare them, and the uses of a write's changed items in
+//! them (trial28 M3: after `Bytes::advance` got a second parameter in httparse 1.10.1, the 3
+//! `bytes.advance(advance)` calls of `src/simd/neon.rs` — declared under
+//! `#[cfg(all(httparse_simd, target_arch = "aarch64", httparse_simd_neon_intrinsics))]` — broke
+//! the aarch64 build and no answer named them; rust-analyzer publishes nothing for a file it does
+//! not analyze, so nothing else would).
+//!
+//! A gate counts as off only when it is *known* off on this host: the cfg is evaluated with
+//! `cfg-expr` three-valued (`Option<bool>`) — `target_*`, `unix`, `windows` against the host
+//! target, `test` and `debug_assertions` on (a `cargo check --all-targets` compiles both),
+//! `feature = "…"` against the package's `default` features, and anything else (a cfg a build
+//! script sets, a target feature, `proc_macro`) unknown. Unknown never counts as off.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use cfg_expr::{Expression, Predicate};
+
+use crate::lsp::inactive::{gating_declaration, GatingDeclaration};
+
+/// At most this many `.rs` files of a package's `src/` are read per write: 3,000.
+const MAX_FILES_READ: usize = 3_000;
+
+/// How deep a module file may sit below `src/` for its ancestors' gates to be read: 8 levels.
+const MAX_MODULE_DEPTH: usize = 8;
+
+/// A module file the current configuration does not compile that names a changed item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CfgOffModuleUses {
+    /// Absolute path of the module file.
+    pub(crate) path: PathBuf,
+    /// The sentence for the answer: which lines use which changed items, the gate and where it
+    /// is declared, that no check of this configuration shows their errors, the next step.
+    pub(crate) reason: String,
+}
+
+/// The module files under the `src/` of the packages of `written` (absolute Rust paths, read
+/// beneath `workspace_root`), other than `skip`, that a known-off gate keeps out of the build
+/// and that use one of `changed_items` (names from
+/// [`crate::lsp::inactive::changed_rust_item_names`]; a macro's name ends in `!`) in code, not
+/// in comments. At most [`MAX_FILES_READ`] files are read per package; sorted by path.
+pub(crate) fn cfg_off_module_uses(
+    workspace_root: &Path,
+    written: &[PathBuf],
+    changed_items: &[String],
+    skip: &HashSet<PathBuf>,
+    server_id: &str,
+) -> Vec<CfgOffModuleUses> {
+    if changed_items.is_empty() {
+        return Vec::new();
+    }
+    let mut packages: Vec<PathBuf> = written.iter().filter_map(|path| package_root(workspace_root, path)).collect();
+    packages.sort();
+    packages.dedup();
+    let mut found = Vec::new();
+    for package in packages {
+        let source_dir = package.join("src");
+        if !source_dir.is_dir() {
+            continue;
+        }
+        let default_features = default_features(workspace_root, &package);
+        let walker = ignore::WalkBuilder::new(&source_dir).follow_links(false).build();
+        let mut read = 0usize;
+        for entry in walker.flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|ext| ext != "rs") || !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
+            }
+            if skip.contains(path) || written.iter().any(|written| written == path) {
+                continue;
+            }
+            read += 1;
+            if read > MAX_FILES_READ {
+                break;
+            }
+            let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { continue };
+            if !changed_items.iter().any(|name| text.contains(name.trim_end_matches('!'))) {
+                continue;
+            }
+            let Some(gate) = known_off_gate(workspace_root, &source_dir, path, default_features.as_ref()) else { continue };
+            let whole_file = crate::lsp::inactive::InactiveRange { start_line: 1, end_line: u32::MAX, message: gate.cfg.clone() };
+            let uses = crate::lsp::inactive::inactive_uses(&[whole_file], &text, changed_items);
+            if uses.is_empty() {
+                continue;
+            }
+            let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
+            found.push(CfgOffModuleUses { path: path.to_path_buf(), reason: uses_sentence(server_id, &shown, &gate, &uses) });
+        }
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+/// The sentence of [`CfgOffModuleUses::reason`].
+fn uses_sentence(server_id: &str, file: &str, gate: &GatingDeclaration, uses: &[crate::lsp::inactive::InactiveUse]) -> String {
+    const LISTED: usize = 8;
+    let shown: Vec<String> = uses.iter().take(LISTED).map(|found| format!("line {} names `{}`", found.line, found.name)).collect();
+    let more = if uses.len() > LISTED { format!(" and {} more", uses.len() - LISTED) } else { String::new() };
+    let mut names: Vec<&str> = uses.iter().map(|found| found.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    let features = crate::lsp::inactive::disabled_features(&gate.cfg);
+    let next = if features.is_empty() {
+        crate::lsp::inactive::how_to_check(&gate.cfg)
+    } else {
+        crate::lsp::inactive::how_to_check_features(&features)
+    };
+    format!(
+        "code that uses {} (changed by this write) is not compiled in the current configuration: {file} is a module declared under `{}` ({}), which is off here, so {server_id} and cargo check cannot show its errors: {}{more}; {next}",
+        names.join(", "),
+        gate.cfg,
+        gate.location,
+        shown.join(", ")
+    )
+}
+
+/// The nearest `Cargo.toml` directory above `path`, at or below `workspace_root`.
+fn package_root(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
+    let mut dir = path.parent();
+    while let Some(current) = dir {
+        if !current.starts_with(workspace_root) {
+            return None;
+        }
+        if current.join("Cargo.toml").is_file() {
+            return Some(current.to_path_buf());
+        }
+        dir = current.parent();
+    }
+    None
+}
+
+/// The features a plain `cargo check` of `package` enables: its `[features] default` and what
+/// those enable, transitively (`dep:` entries and `crate/feature` entries are not features of
+/// this package). `None` when the manifest cannot be read or parsed.
+fn default_features(workspace_root: &Path, package: &Path) -> Option<HashSet<String>> {
+    let text = crate::files::read_workspace_file_to_string(workspace_root, &package.join("Cargo.toml")).ok()?;
+    let document = toml_edit::Document::parse(text).ok()?;
+    let table = document.get("features").and_then(|item| item.as_table());
+    let enables = |feature: &str| -> Vec<String> {
+        table
+            .and_then(|table| table.get(feature))
+            .and_then(|item| item.as_array())
+            .map(|array| array.iter().filter_map(|value| value.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    };
+    let mut enabled: HashSet<String> = HashSet::new();
+    let mut pending = enables("default");
+    while let Some(feature) = pending.pop() {
+        if feature.starts_with("dep:") || feature.contains('/') || !enabled.insert(feature.clone()) {
+            continue;
+        }
+        pending.extend(enables(&feature));
+    }
+    Some(enabled)
+}
+
+/// The first gate, from `path`'s own `mod` item outwards through the module files that declare
+/// its ancestors (up to `source_dir`, at most [`MAX_MODULE_DEPTH`] levels), that is known off on
+/// this host (see the module docs).
+fn known_off_gate(
+    workspace_root: &Path,
+    source_dir: &Path,
+    path: &Path,
+    default_features: Option<&HashSet<String>>,
+) -> Option<GatingDeclaration> {
+    let mut module_file = path.to_path_buf();
+    for _ in 0..MAX_MODULE_DEPTH {
+        if let Some(gate) = gating_declaration(workspace_root, &module_file) {
+            if evaluate_cfg_attribute(&gate.cfg, default_features) == Some(false) {
+                return Some(gate);
+            }
+        }
+        // The module file of the directory holding this one: `dir/mod.rs` or `dir.rs`.
+        let dir = if module_file.file_name().is_some_and(|name| name == "mod.rs") {
+            module_file.parent()?.parent()?.to_path_buf()
+        } else {
+            module_file.parent()?.to_path_buf()
+        };
+        if !dir.starts_with(source_dir) || dir == source_dir {
+            return None;
+        }
+        let as_mod_rs = dir.join("mod.rs");
+        module_file = if as_mod_rs.is_file() { as_mod_rs } else { dir.with_extension("rs") };
+    }
+    None
+}
+
+/// `#[cfg(…)]` (or `#![cfg(…)]`) evaluated on this host, three-valued: `Some(false)` only when
+/// the predicate is known off (see the module docs). `None` when it does not parse.
+pub(crate) fn evaluate_cfg_attribute(attribute: &str, default_features: Option<&HashSet<String>>) -> Option<bool> {
+    let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
+    let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
+    let expression = Expression::parse(inner).ok()?;
+    let host = host_target();
+    expression.eval(|predicate| match predicate {
+        Predicate::Target(target) => host.map(|host| target.matches(host)),
+        Predicate::Test | Predicate::DebugAssertions => Some(true),
+        Predicate::Feature(name) => default_features.map(|enabled| enabled.contains(*name)),
+        Predicate::ProcMacro | Predicate::TargetFeature(_) | Predicate::Flag(_) | Predicate::KeyValue { .. } => None,
+    })
+}
+
+/// The built-in target description of this host (`x86_64-unknown-linux-gnu`, …), `None` when
+/// `cfg-expr` does not list it.
+fn host_target() -> Option<&'static cfg_expr::targets::TargetInfo> {
+    let triple = match std::env::consts::OS {
+        "linux" => format!("{}-unknown-linux-gnu", std::env::consts::ARCH),
+        "macos" => format!("{}-apple-darwin", std::env::consts::ARCH),
+        "windows" => format!("{}-pc-windows-msvc", std::env::consts::ARCH),
+        "freebsd" => format!("{}-unknown-freebsd", std::env::consts::ARCH),
+        _ => return None,
+    };
+    cfg_expr::targets::get_builtin_target_by_triple(&triple)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cfg_is_off_only_when_known_off_on_this_host() {
+        let features: HashSet<String> = ["std".to_owned()].into_iter().collect();
+        let other_arch = if std::env::consts::ARCH == "aarch64" { "x86_64" } else { "aarch64" };
+        let host_arch = std::env::consts::ARCH;
+        // httparse 1.10.1: a cfg a build script sets is unknown, the arch decides.
+        let neon = format!("#[cfg(all(httparse_simd, target_arch = \"{other_arch}\", httparse_simd_neon_intrinsics))]");
+        assert_eq!(evaluate_cfg_attribute(&neon, Some(&features)), Some(false));
+        let avx2 = format!("#[cfg(all(httparse_simd, any(target_arch = \"x86\", target_arch = \"{host_arch}\")))]");
+        assert_eq!(evaluate_cfg_attribute(&avx2, Some(&features)), None, "a build-script cfg makes it unknown, never off");
+        assert_eq!(evaluate_cfg_attribute("#[cfg(feature = \"serde\")]", Some(&features)), Some(false));
+        assert_eq!(evaluate_cfg_attribute("#[cfg(feature = \"std\")]", Some(&features)), Some(true));
+        assert_eq!(evaluate_cfg_attribute("#[cfg(feature = \"serde\")]", None), None, "features unknown without a manifest");
+        assert_eq!(evaluate_cfg_attribute("#[cfg(test)]", Some(&features)), Some(true));
+        assert_eq!(evaluate_cfg_attribute("#[cfg(not(test))]", Some(&features)), Some(false));
+        if cfg!(unix) {
+            assert_eq!(evaluate_cfg_attribute("#[cfg(windows)]", Some(&features)), Some(false));
+            assert_eq!(evaluate_cfg_attribute("#[cfg(unix)]", Some(&features)), Some(true));
+        }
+        assert_eq!(
+            evaluate_cfg_attribute("#[cfg(all(unix, target_feature = \"avx2\"))]", Some(&features)),
+            if cfg!(unix) { None } else { Some(false) }
+        );
+        assert_eq!(evaluate_cfg_attribute("#[cfg_attr(test, derive(Debug))]", Some(&features)), None, "not a cfg attribute");
+    }
+
+    #[test]
+    fn default_features_follow_what_default_enables() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"p\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"std\"]\nstd = [\"alloc\", \"dep:memchr\", \"serde?/std\"]\nalloc = []\nserde = []\n",
+        )
+        .unwrap();
+        let enabled = default_features(&root, &root).unwrap();
+        let mut enabled: Vec<&str> = enabled.iter().map(String::as_str).collect();
+        enabled.sort_unstable();
+        assert_eq!(enabled, ["alloc", "std"]);
+    }
+
+    #[test]
+    fn uses_in_a_module_under_an_off_gate_are_named_with_the_gate_and_only_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let other_arch = if std::env::consts::ARCH == "aarch64" { "x86_64" } else { "aarch64" };
+        std::fs::create_dir_all(root.join("src/simd")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"p\"\nversion = \"0.1.0\"\n\n[features]\nextra = []\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub mod iter;\nmod simd;\n#[cfg(feature = \"extra\")]\nmod extra;\n").unwrap();
+        std::fs::write(root.join("src/iter.rs"), "pub fn advance(n: usize, checked: bool) {}\n").unwrap();
+        std::fs::write(
+            root.join("src/simd/mod.rs"),
+            format!("mod swar;\n#[cfg(all(\n    build_script_cfg,\n    target_arch = \"{other_arch}\",\n))]\nmod neon;\n"),
+        )
+        .unwrap();
+        std::fs::write(root.join("src/simd/swar.rs"), "fn f() { crate::iter::advance(1) }\n").unwrap();
+        std::fs::write(root.join("src/simd/neon.rs"), "// advance in a comment\nfn f() {\n    crate::iter::advance(1);\n}\n").unwrap();
+        std::fs::write(root.join("src/extra.rs"), "fn g() { crate::iter::advance(2); }\n").unwrap();
+        let written = vec![root.join("src/iter.rs")];
+        let found = cfg_off_module_uses(&root, &written, &["advance".to_owned()], &HashSet::new(), "rust-analyzer");
+        let paths: Vec<PathBuf> = found.iter().map(|found| found.path.clone()).collect();
+        assert_eq!(paths, vec![root.join("src/extra.rs"), root.join("src/simd/neon.rs")], "{found:#?}");
+        let neon = &found[1].reason;
+        assert!(
+            neon.contains("line 3 names `advance`")
+                && !neon.contains("line 1 ")
+                && neon.contains(&format!(
+                    "declared under `#[cfg(all(build_script_cfg, target_arch = \"{other_arch}\"))]` (src/simd/mod.rs:6)"
+                ))
+                && neon.contains("cargo check --target"),
+            "{neon}"
+        );
+        assert!(found[0].reason.contains("\"features\": [\"extra\"]"), "{}", found[0].reason);
+        let skipped: HashSet<PathBuf> = [root.join("src/extra.rs")].into_iter().collect();
+        assert_eq!(cfg_off_module_uses(&root, &written, &["advance".to_owned()], &skipped, "rust-analyzer").len(), 1);
+    }
+}
