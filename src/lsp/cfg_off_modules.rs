@@ -134,7 +134,7 @@ fn package_root(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
 /// The features a plain `cargo check` of `package` enables: its `[features] default` and what
 /// those enable, transitively (`dep:` entries and `crate/feature` entries are not features of
 /// this package). `None` when the manifest cannot be read or parsed.
-fn default_features(workspace_root: &Path, package: &Path) -> Option<HashSet<String>> {
+pub(crate) fn default_features(workspace_root: &Path, package: &Path) -> Option<HashSet<String>> {
     let text = crate::files::read_workspace_file_to_string(workspace_root, &package.join("Cargo.toml")).ok()?;
     let document = toml_edit::Document::parse(text).ok()?;
     let table = document.get("features").and_then(|item| item.as_table());
@@ -157,39 +157,89 @@ fn default_features(workspace_root: &Path, package: &Path) -> Option<HashSet<Str
 }
 
 /// The first gate, from `path`'s own `mod` item outwards through the module files that declare
-/// its ancestors (up to `source_dir`, at most [`MAX_MODULE_DEPTH`] levels), that is known off on
-/// this host (see the module docs).
+/// its ancestors (see [`module_gates`]), that is known off on this host (see the module docs).
 fn known_off_gate(
     workspace_root: &Path,
     source_dir: &Path,
     path: &Path,
     default_features: Option<&HashSet<String>>,
 ) -> Option<GatingDeclaration> {
+    module_gates(workspace_root, source_dir, path)
+        .into_iter()
+        .find(|gate| evaluate_cfg_attribute(&gate.cfg, default_features) == Some(false))
+}
+
+/// The `#[cfg(…)]` gates on the `mod` items that declare `path` and the module files around it,
+/// innermost first, up to `source_dir` (at most [`MAX_MODULE_DEPTH`] levels).
+pub(crate) fn module_gates(workspace_root: &Path, source_dir: &Path, path: &Path) -> Vec<GatingDeclaration> {
+    let mut gates = Vec::new();
     let mut module_file = path.to_path_buf();
     for _ in 0..MAX_MODULE_DEPTH {
-        if let Some(gate) = gating_declaration(workspace_root, &module_file) {
-            if evaluate_cfg_attribute(&gate.cfg, default_features) == Some(false) {
-                return Some(gate);
-            }
-        }
+        gates.extend(gating_declaration(workspace_root, &module_file));
         // The module file of the directory holding this one: `dir/mod.rs` or `dir.rs`.
-        let dir = if module_file.file_name().is_some_and(|name| name == "mod.rs") {
-            module_file.parent()?.parent()?.to_path_buf()
+        let parent = if module_file.file_name().is_some_and(|name| name == "mod.rs") {
+            module_file.parent().and_then(Path::parent)
         } else {
-            module_file.parent()?.to_path_buf()
+            module_file.parent()
         };
+        let Some(dir) = parent.map(Path::to_path_buf) else { break };
         if !dir.starts_with(source_dir) || dir == source_dir {
-            return None;
+            break;
         }
         let as_mod_rs = dir.join("mod.rs");
         module_file = if as_mod_rs.is_file() { as_mod_rs } else { dir.with_extension("rs") };
     }
-    None
+    gates
+}
+
+/// The cfg names a package's build script sets (`cargo:rustc-cfg=NAME`, `cargo::rustc-cfg=NAME`,
+/// with or without `="value"`), read from `build.rs` beside its `Cargo.toml` (beneath
+/// `workspace_root`); empty when there is none.
+pub(crate) fn build_script_cfgs(workspace_root: &Path, package: &Path) -> Vec<String> {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &package.join("build.rs")) else { return Vec::new() };
+    let mut names = Vec::new();
+    for (at, marker) in text.match_indices("rustc-cfg=") {
+        let rest = &text[at + marker.len()..];
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The bare cfg names (and `key = "value"` keys) a `#[cfg(…)]` attribute tests that are no
+/// built-in cfg (`target_*`, `unix`, `test`, `feature`, …): the ones a build script or
+/// `RUSTFLAGS="--cfg …"` sets. Empty when it does not parse.
+pub(crate) fn custom_cfg_names(attribute: &str) -> Vec<String> {
+    let attribute = crate::lsp::inactive::one_line_attribute(attribute);
+    let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
+    let Some(inner) = inner.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) else { return Vec::new() };
+    let Ok(expression) = Expression::parse(inner.trim()) else { return Vec::new() };
+    let mut names: Vec<String> = Vec::new();
+    for predicate in expression.predicates() {
+        let name = match predicate {
+            Predicate::Flag(name) => name,
+            Predicate::KeyValue { key, .. } => key,
+            _ => continue,
+        };
+        if !names.iter().any(|known| known == name) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+/// The nearest `Cargo.toml` directory above `path`, at or below `workspace_root` (see
+/// [`package_root`]), for callers outside this module.
+pub(crate) fn package_of(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
+    package_root(workspace_root, path)
 }
 
 /// `#[cfg(…)]` (or `#![cfg(…)]`) evaluated on this host, three-valued: `Some(false)` only when
 /// the predicate is known off (see the module docs). `None` when it does not parse.
 pub(crate) fn evaluate_cfg_attribute(attribute: &str, default_features: Option<&HashSet<String>>) -> Option<bool> {
+    let attribute = crate::lsp::inactive::one_line_attribute(attribute);
     let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
     let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
     let expression = Expression::parse(inner).ok()?;
@@ -243,6 +293,24 @@ mod tests {
             if cfg!(unix) { None } else { Some(false) }
         );
         assert_eq!(evaluate_cfg_attribute("#[cfg_attr(test, derive(Debug))]", Some(&features)), None, "not a cfg attribute");
+    }
+
+    #[test]
+    fn custom_cfgs_and_build_script_cfgs_are_read() {
+        let attribute = "#[cfg(all(\n    httparse_simd,\n    any(\n        httparse_simd_target_feature_avx2,\n        not(httparse_simd_target_feature_sse42),\n    ),\n    any(target_arch = \"x86\", target_arch = \"x86_64\"),\n    foo = \"bar\",\n))]";
+        let mut names = custom_cfg_names(attribute);
+        names.sort();
+        assert_eq!(names, ["foo", "httparse_simd", "httparse_simd_target_feature_avx2", "httparse_simd_target_feature_sse42"]);
+        assert!(custom_cfg_names("#[cfg(all(unix, feature = \"std\", test))]").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(
+            root.join("build.rs"),
+            "fn main() {\n    println!(\"cargo:rustc-cfg=httparse_simd\");\n    println!(\"cargo::rustc-cfg=level=\\\"2\\\"\");\n    println!(\"cargo:rustc-cfg=httparse_simd\");\n}\n",
+        )
+        .unwrap();
+        assert_eq!(build_script_cfgs(&root, &root), ["httparse_simd", "level"]);
+        assert!(build_script_cfgs(&root, &root.join("absent")).is_empty());
     }
 
     #[test]

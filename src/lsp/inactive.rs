@@ -383,7 +383,7 @@ pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path)
 
 /// An attribute written over several lines, on one: whitespace runs become one space, and none
 /// is kept after `(` or before `)` and `,)` (a trailing comma) becomes `)`.
-fn one_line_attribute(attribute: &str) -> String {
+pub(crate) fn one_line_attribute(attribute: &str) -> String {
     let joined = attribute.split_whitespace().collect::<Vec<_>>().join(" ");
     joined.replace("( ", "(").replace(" )", ")").replace(",)", ")")
 }
@@ -673,6 +673,11 @@ pub fn rust_unanalyzed_hint(
 ) -> String {
     let mut in_macro_rules: Vec<String> = Vec::new();
     let mut in_invocations: Vec<String> = Vec::new();
+    // Places behind a gate that names a cfg the package's build.rs sets (httparse 1.10.1:
+    // `httparse_simd`, off in a restricted run, trial28 M10), and those names.
+    let mut behind_build_script_cfgs: Vec<String> = Vec::new();
+    let mut build_script_cfg_names: Vec<String> = Vec::new();
+    let mut build_script_cfgs_by_package: std::collections::HashMap<std::path::PathBuf, Vec<String>> = std::collections::HashMap::new();
     // Per file: the `macro_rules!` line ranges and the active macro invocations' line ranges.
     type FileRanges = (Vec<(u32, u32)>, Vec<(u32, u32)>);
     let mut ranges_by_file: std::collections::HashMap<&std::path::Path, FileRanges> = std::collections::HashMap::new();
@@ -695,8 +700,17 @@ pub fn rust_unanalyzed_hint(
             in_macro_rules.push(shown(path, *line0));
         } else if invocations.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
             in_invocations.push(shown(path, *line0));
+        } else if let Some(name) = build_script_cfg_gating(workspace_root, path, *line0, &mut build_script_cfgs_by_package) {
+            if !build_script_cfg_names.contains(&name) {
+                build_script_cfg_names.push(name);
+            }
+            behind_build_script_cfgs.push(shown(path, *line0));
         }
     }
+    let build_script_reason = format!(
+        "behind a `#[cfg]` naming {}, which the crate's build.rs sets (`cargo:rustc-cfg`): rust-analyzer analyzes that code only when it runs build scripts — a restricted run (workspace trust) does not, so there the code is left out though a real build compiles it; a trusted run covers it",
+        build_script_cfg_names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+    );
     const CFG_REASON: &str = "rust-analyzer does not analyze code behind a `#[cfg]` that is off — a cargo feature not enabled, another target OS — nor files no target includes";
     const MACRO_REASON: &str =
         "inside a `macro_rules!` body: a template whose names rust-analyzer resolves only in its expansions, where the macro is invoked";
@@ -706,9 +720,11 @@ pub fn rust_unanalyzed_hint(
         let more = if places.len() > 8 { format!(" and {} more", places.len() - 8) } else { String::new() };
         format!("{}{more}", shown.join(", "))
     };
-    let others = places.len() - in_macro_rules.len() - in_invocations.len();
+    let others = places.len() - in_macro_rules.len() - in_invocations.len() - behind_build_script_cfgs.len();
     let mut parts: Vec<String> = Vec::new();
-    for (found, reason) in [(&in_macro_rules, MACRO_REASON), (&in_invocations, INVOCATION_REASON)] {
+    for (found, reason) in
+        [(&in_macro_rules, MACRO_REASON), (&in_invocations, INVOCATION_REASON), (&behind_build_script_cfgs, build_script_reason.as_str())]
+    {
         if found.is_empty() {
             continue;
         }
@@ -724,6 +740,42 @@ pub fn rust_unanalyzed_hint(
         parts.push(format!("for the others, {CFG_REASON}"));
     }
     format!(" ({})", parts.join("; "))
+}
+
+/// The first cfg name the package's build.rs sets that gates `line0` (0-based) of the Rust file
+/// `path` — through a `#[cfg]` around the line or on a `mod` item that declares the file or a
+/// module around it. `cache` keeps each package's build-script cfgs. `None` when the package has
+/// no build.rs, no gate names one of its cfgs, or a gate is off on this host whatever the build
+/// script sets (see [`crate::lsp::cfg_off_modules::evaluate_cfg_attribute`]).
+fn build_script_cfg_gating(
+    workspace_root: &std::path::Path,
+    path: &std::path::Path,
+    line0: u32,
+    cache: &mut std::collections::HashMap<std::path::PathBuf, Vec<String>>,
+) -> Option<String> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let package = crate::lsp::cfg_off_modules::package_of(workspace_root, path)?;
+    let set_by_build_script =
+        cache.entry(package.clone()).or_insert_with(|| crate::lsp::cfg_off_modules::build_script_cfgs(workspace_root, &package)).clone();
+    if set_by_build_script.is_empty() {
+        return None;
+    }
+    let mut gates: Vec<String> = Vec::new();
+    if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) {
+        if let Ok(tree) =
+            ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
+        {
+            gates.extend(cfg_gate_at(&tree.root().get_inner_node(), &text, line0, true).map(|(attribute, _, _)| attribute));
+        }
+    }
+    gates.extend(crate::lsp::cfg_off_modules::module_gates(workspace_root, &package.join("src"), path).into_iter().map(|gate| gate.cfg));
+    // A gate known off whatever the build script sets (httparse's `neon.rs`: also
+    // `target_arch = "aarch64"`) is no build-script matter: a real build leaves it out too.
+    let default_features = crate::lsp::cfg_off_modules::default_features(workspace_root, &package);
+    if gates.iter().any(|gate| crate::lsp::cfg_off_modules::evaluate_cfg_attribute(gate, default_features.as_ref()) == Some(false)) {
+        return None;
+    }
+    gates.iter().flat_map(|gate| crate::lsp::cfg_off_modules::custom_cfg_names(gate)).find(|name| set_by_build_script.contains(name))
 }
 
 /// Whether the Rust file `path` is a target root (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,

@@ -21,6 +21,8 @@
 //!
 //! - M9: restricted and confined, pyright crashed 2–4 s after every start when the venv's
 //!   `.pth` named a directory outside the workspace; every call said "call again".
+//! - M10: restricted, code behind a cfg that build.rs sets was said to be off for a feature or
+//!   another target OS.
 //!
 //! Ground truth: the pyright CLI, cargo's JSON messages, and `cargo check` of a crate that depends on the fixture.
 
@@ -529,4 +531,72 @@ fn rust_analyzer_a_changed_signature_names_its_uses_in_modules_the_build_leaves_
     assert!(extra.contains("\"features\": [\"extra\"]") && extra.contains("line 3 names `helper`"), "{extra}");
     assert!(line_of("src/on_unix.rs").is_none() && line_of("src/active.rs").is_none(), "a built module is called unbuilt:\n{text}");
     assert!(dow.contains("src/active.rs:3: error[E0061]"), "the active caller's break is not reported:\n{text}");
+}
+
+/// trial28 M10 (httparse 1.10.1, restricted): with build scripts off, the code behind
+/// `#[cfg(httparse_simd)]` — a cfg build.rs sets — was left out of `references` with the reason
+/// "a `#[cfg]` that is off — a cargo feature not enabled, another target OS": the real reason is
+/// that a restricted run does not run build scripts. A gate off whatever build.rs sets (another
+/// target) keeps the general reason. (Method calls: rust-analyzer resolves a plain path in
+/// cfg-off code by name, but infers no types there.)
+#[test]
+fn rust_analyzer_restricted_references_name_build_script_cfgs_as_why_code_is_left_out() {
+    let name = "rust_analyzer_restricted_references_name_build_script_cfgs_as_why_code_is_left_out";
+    if support::require_binary(name, "rust-analyzer").is_none() || support::require_binary(name, "cargo").is_none() {
+        return;
+    }
+    let other_arch = if std::env::consts::ARCH == "aarch64" { "x86_64" } else { "aarch64" };
+    let lib = format!(
+        "pub struct Cursor;\n\nimpl Cursor {{\n    pub fn advance(&self, n: usize) -> usize {{\n        n\n    }}\n}}\n\npub fn plain() -> usize {{\n    Cursor.advance(1)\n}}\n\n#[cfg(fast_path)]\npub fn fast() -> usize {{\n    Cursor.advance(2)\n}}\n\n#[cfg(all(fast_path, target_arch = \"{other_arch}\"))]\npub fn other_target() -> usize {{\n    Cursor.advance(3)\n}}\n"
+    );
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"withbuild\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "build.rs",
+            "fn main() {\n    println!(\"cargo:rustc-check-cfg=cfg(fast_path)\");\n    println!(\"cargo:rustc-cfg=fast_path\");\n}\n",
+        ),
+        ("src/lib.rs", &lib),
+    ]);
+    // Ground truth: a real build compiles `fast` (a wrong call there fails the build).
+    let broken = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"withbuild\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+        (
+            "build.rs",
+            "fn main() {\n    println!(\"cargo:rustc-check-cfg=cfg(fast_path)\");\n    println!(\"cargo:rustc-cfg=fast_path\");\n}\n",
+        ),
+        ("src/lib.rs", &lib.replace("advance(2)", "advance(2, 3)")),
+    ]);
+    let check = Command::new("cargo")
+        .args(["check", "--offline"])
+        .current_dir(broken.path())
+        .env("CARGO_TARGET_DIR", broken.path().join("target/ground-truth"))
+        .output()
+        .expect("run cargo check");
+    assert!(!check.status.success(), "the build-script cfg is not on in a real build: the fixture is wrong");
+    let mut config = RunConfig::default();
+    config.lsp.indexing_wait = std::time::Duration::from_secs(180);
+    let run = runbound::Run::builder(dir.path())
+        .config(config)
+        .workspace_trust(runbound::WorkspaceTrust::Restricted)
+        .language_servers()
+        .build()
+        .expect("build run");
+    let result = run.call(Caller::Plan, "lsp", json!({"op": "references", "file": "src/lib.rs", "line": 4, "symbol": "advance"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let note =
+        text.lines().find(|line| line.starts_with("note: NOT in this answer")).unwrap_or_else(|| panic!("no left-out note:\n{text}"));
+    let fast_line = lib.lines().position(|line| line.contains("advance(2)")).unwrap() + 1;
+    let other_line = lib.lines().position(|line| line.contains("advance(3)")).unwrap() + 1;
+    assert!(
+        note.contains(&format!(
+            "1 of them — src/lib.rs:{fast_line} — behind a `#[cfg]` naming `fast_path`, which the crate's build.rs sets"
+        )) && note.contains("a restricted run (workspace trust) does not"),
+        "the build-script cfg is not named as the reason:\n{note}"
+    );
+    assert!(
+        note.contains(&format!("src/lib.rs:{other_line}"))
+            && note.contains("for the others, rust-analyzer does not analyze code behind a `#[cfg]` that is off"),
+        "the other target's code is not kept apart:\n{note}"
+    );
 }
