@@ -60,11 +60,13 @@ pub(crate) fn cfg_off_module_uses(
             continue;
         }
         let default_features = default_features(workspace_root, &package);
-        let walker = ignore::WalkBuilder::new(&source_dir).follow_links(false).build();
+        // Listed beneath a handle of the workspace root, no symlink followed (issue 13 §1).
+        let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, &source_dir) else { continue };
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, &source_dir) else { continue };
         let mut read = 0usize;
-        for entry in walker.flatten() {
+        for entry in walk.iter().flatten() {
             let path = entry.path();
-            if path.extension().is_none_or(|ext| ext != "rs") || !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            if path.extension().is_none_or(|ext| ext != "rs") || !entry.is_file() {
                 continue;
             }
             if skip.contains(path) || written.iter().any(|written| written == path) {

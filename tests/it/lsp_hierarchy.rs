@@ -133,12 +133,16 @@ fn names_at(structured: &Value, depth: u64) -> BTreeSet<String> {
 }
 
 fn result_named<'a>(structured: &'a Value, name: &str) -> &'a Value {
-    structured["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|result| result["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {structured}"))
+    structured["results"].as_array().unwrap().iter().find(|result| result["name"] == name).unwrap_or_else(|| {
+        // The names and kinds first: the whole answer can be cut in the test log.
+        let listed: Vec<String> = structured["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|result| format!("{} {} ({})", result["kind"], result["name"], result["detail"]))
+            .collect();
+        panic!("no {name} among the results {listed:?} in {structured}")
+    })
 }
 
 /// The names of one fixture's call graph and where its functions are defined (1-based lines).
