@@ -94,6 +94,94 @@ pub(crate) fn cfg_off_module_uses(
     found
 }
 
+/// A module file of a workspace member that no target of a cargo check compiled: its `mod`
+/// item (or one around it) is under a `#[cfg]` off in that check for a reason other than a
+/// feature (see [`modules_not_compiled`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleNotCompiled {
+    /// Absolute path of the module file.
+    pub path: PathBuf,
+    /// The gate, on one line: `#[cfg(all(httparse_simd, target_arch = "aarch64"))]`.
+    pub cfg: String,
+    /// Where the gated `mod` item is: `src/simd/mod.rs:146`.
+    pub declared_at: String,
+    /// The gate is off whatever cfgs a build script sets (another target: httparse's
+    /// `neon.rs` on x86_64); `false` when it is off because the build script did not set one.
+    pub off_whatever_build_scripts_set: bool,
+}
+
+impl ModuleNotCompiled {
+    /// `src/simd/neon.rs (its `mod` at src/simd/mod.rs:146 is under `#[cfg(…)]`: another
+    /// target)`, the module file shown by `shown`.
+    pub fn render(&self, shown: impl Fn(&Path) -> String) -> String {
+        let why = if self.off_whatever_build_scripts_set { "another target" } else { "a cfg the build script did not set" };
+        format!("{} (its `mod` at {} is under `{}`: {why})", shown(&self.path), self.declared_at, self.cfg)
+    }
+}
+
+/// The cfgs cargo's build scripts set in a check, by package id, from the
+/// `build-script-executed` messages of its `--message-format=json` stdout (cargo replays them
+/// for fresh build scripts too): `path+file:///…#httparse@1.10.1` → `["httparse_simd", …]`
+/// (a `key="value"` cfg as given).
+pub(crate) fn build_script_cfgs_set(cargo_stdout: &str) -> std::collections::HashMap<String, Vec<String>> {
+    let mut set = std::collections::HashMap::new();
+    for line in cargo_stdout.lines().filter(|line| line.contains("\"build-script-executed\"")) {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let (Some(package_id), Some(cfgs)) = (message["package_id"].as_str(), message["cfgs"].as_array()) else { continue };
+        set.insert(package_id.to_owned(), cfgs.iter().filter_map(|cfg| cfg.as_str().map(str::to_owned)).collect());
+    }
+    set
+}
+
+/// The module files of the packages at `package_dirs` (their `src/`, read beneath
+/// `workspace_root`, at most [`MAX_FILES_READ`] each) that a cargo check did not compile: a gate
+/// on their `mod` item or one around it is off, evaluated with the host target,
+/// `test`/`debug_assertions` on, and the custom cfgs of `build_script_cfgs` (by package id, as
+/// [`build_script_cfgs_set`] reads them): a package whose build script ran sets exactly those,
+/// one without a build script sets none (unless `RUSTFLAGS` passes `--cfg`); features count as
+/// unknown (the check's feature report names feature-gated code). Sorted by path.
+pub(crate) fn modules_not_compiled(
+    workspace_root: &Path,
+    package_dirs: &[PathBuf],
+    build_script_cfgs: &std::collections::HashMap<String, Vec<String>>,
+) -> Vec<ModuleNotCompiled> {
+    let rustflags_set_cfgs = std::env::var("RUSTFLAGS").is_ok_and(|flags| flags.contains("--cfg"));
+    let mut found = Vec::new();
+    for package in package_dirs {
+        let source_dir = package.join("src");
+        // The package's build-script cfgs: from its `build-script-executed` message (the id
+        // names its directory), none without a build script, unknown otherwise.
+        let package_url = format!("path+file://{}#", package.display());
+        let custom: Option<Vec<String>> = match build_script_cfgs.iter().find(|(id, _)| id.starts_with(&package_url)) {
+            Some((_, cfgs)) => Some(cfgs.clone()),
+            None if !package.join("build.rs").is_file() && !rustflags_set_cfgs => Some(Vec::new()),
+            None => None,
+        };
+        let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, &source_dir) else { continue };
+        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, &source_dir) else { continue };
+        for entry in walk.iter().flatten().filter(|entry| entry.is_file()).take(MAX_FILES_READ) {
+            let path = entry.path();
+            if path.extension().is_none_or(|ext| ext != "rs") {
+                continue;
+            }
+            let off = module_gates(workspace_root, &source_dir, path)
+                .into_iter()
+                .find(|gate| evaluate_cfg_with(&gate.cfg, None, custom.as_deref()) == Some(false));
+            if let Some(gate) = off {
+                let off_whatever_build_scripts_set = evaluate_cfg_with(&gate.cfg, None, None) == Some(false);
+                found.push(ModuleNotCompiled {
+                    path: path.to_path_buf(),
+                    cfg: gate.cfg,
+                    declared_at: gate.location,
+                    off_whatever_build_scripts_set,
+                });
+            }
+        }
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
 /// The sentence of [`CfgOffModuleUses::reason`].
 fn uses_sentence(server_id: &str, file: &str, gate: &GatingDeclaration, uses: &[crate::lsp::inactive::InactiveUse]) -> String {
     const LISTED: usize = 8;
@@ -241,6 +329,13 @@ pub(crate) fn package_of(workspace_root: &Path, path: &Path) -> Option<PathBuf> 
 /// `#[cfg(…)]` (or `#![cfg(…)]`) evaluated on this host, three-valued: `Some(false)` only when
 /// the predicate is known off (see the module docs). `None` when it does not parse.
 pub(crate) fn evaluate_cfg_attribute(attribute: &str, default_features: Option<&HashSet<String>>) -> Option<bool> {
+    evaluate_cfg_with(attribute, default_features, None)
+}
+
+/// [`evaluate_cfg_attribute`] with the custom cfgs known: `Some(set)` makes a bare `name` (or
+/// `key = "value"`) cfg on exactly when `set` holds `name` (`key="value"`), `None` leaves them
+/// unknown. Features: `None` leaves them unknown.
+fn evaluate_cfg_with(attribute: &str, features: Option<&HashSet<String>>, custom_cfgs: Option<&[String]>) -> Option<bool> {
     let attribute = crate::lsp::inactive::one_line_attribute(attribute);
     let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
     let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
@@ -249,8 +344,10 @@ pub(crate) fn evaluate_cfg_attribute(attribute: &str, default_features: Option<&
     expression.eval(|predicate| match predicate {
         Predicate::Target(target) => host.map(|host| target.matches(host)),
         Predicate::Test | Predicate::DebugAssertions => Some(true),
-        Predicate::Feature(name) => default_features.map(|enabled| enabled.contains(*name)),
-        Predicate::ProcMacro | Predicate::TargetFeature(_) | Predicate::Flag(_) | Predicate::KeyValue { .. } => None,
+        Predicate::Feature(name) => features.map(|enabled| enabled.contains(*name)),
+        Predicate::Flag(name) => custom_cfgs.map(|set| set.iter().any(|cfg| cfg == name)),
+        Predicate::KeyValue { key, val } => custom_cfgs.map(|set| set.iter().any(|cfg| *cfg == format!("{key}=\"{val}\""))),
+        Predicate::ProcMacro | Predicate::TargetFeature(_) => None,
     })
 }
 

@@ -93,6 +93,12 @@ pub struct CheckerRun {
     /// Cargo runs: `compile_error!` diagnostics (`path:line: message`), which a crate uses to
     /// refuse a combination of features (mutually exclusive ones under `--all-features`).
     pub compile_errors: Vec<String>,
+    /// Cargo runs: the `cargo:warning=` lines the workspace's build scripts printed, as
+    /// `package@version: message` (see [`build_script_warnings`]; trial28 M12).
+    pub build_script_warnings: Vec<String>,
+    /// Cargo runs: the workspace members' module files under a `#[cfg]` off in this check other
+    /// than a feature gate (see [`crate::lsp::cfg_off_modules::modules_not_compiled`]).
+    pub modules_not_compiled: Vec<crate::lsp::cfg_off_modules::ModuleNotCompiled>,
     /// Cargo runs: the workspace members' targets cargo never compiled in this check (a
     /// library they depend on failed, the check stopped, or `required-features` are off):
     /// their diagnostics are unknown, not clean.
@@ -713,6 +719,12 @@ pub fn project_diagnostics(
                 _ => None,
             },
             compile_errors: run.compile_errors.clone(),
+            build_script_warnings: run.build_script_warnings.clone(),
+            modules_not_compiled: run
+                .modules_not_compiled
+                .iter()
+                .map(|module| module.render(|path| supervisor.display_path(path)))
+                .collect(),
             targets_not_checked: run.targets_not_checked.iter().map(|target| target.render(|path| supervisor.display_path(path))).collect(),
             python_scope: match &run.python_scope {
                 Some(PythonScopeOutcome::Read { source, settings, .. }) => Some(format!("{source}: {settings}")),
@@ -1239,6 +1251,29 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
             lines.push(format!("  {} .rs files of the package were not read for gates (file cap)", package.files_unread));
         }
     }
+    for warning in &run.build_script_warnings {
+        lines.push(format!("build script warning: {warning}"));
+    }
+    if !run.modules_not_compiled.is_empty() {
+        const SHOWN: usize = 8;
+        let shown: Vec<String> =
+            run.modules_not_compiled.iter().take(SHOWN).map(|module| module.render(|path| supervisor.display_path(path))).collect();
+        let more = run.modules_not_compiled.len().saturating_sub(SHOWN);
+        let next = run
+            .modules_not_compiled
+            .iter()
+            .filter(|module| module.off_whatever_build_scripts_set)
+            .find_map(|module| crate::lsp::inactive::target_for_cfg(&module.cfg))
+            .map(|target| {
+                format!("; another target's modules are checked with `cargo check --target {target}` (after `rustup target add {target}`)")
+            })
+            .unwrap_or_default();
+        lines.push(format!(
+            "module files NOT compiled in this check, so no error in them is reported — their `mod` is under a `#[cfg]` off here: {}{}{next}",
+            shown.join(", "),
+            if more > 0 { format!(", and {more} more") } else { String::new() }
+        ));
+    }
     if !selection.is_default() && !run.compile_errors.is_empty() {
         lines.push(format!(
             "cargo check with `{}` stopped at compile_error!: {} — the crate refuses this combination of features (mutually exclusive features, a cargo error, not a bug in the code): check the features one at a time with \"features\": [...] instead",
@@ -1247,6 +1282,38 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
         ));
     }
     lines
+}
+
+/// The `cargo:warning=` lines of the workspace's own build scripts in a cargo check (trial28
+/// M12: httparse's "building for no_std disables httparse SIMD" said why its SIMD modules were
+/// not compiled): cargo's `--quiet` (which the check passes) drops them from stderr, so they are
+/// read from each script's saved stdout, the `output` file beside the `out_dir` its
+/// `build-script-executed` message names, read beneath `workspace_root` (a target directory
+/// elsewhere is not read). Only `path+file` packages: cargo shows no dependency's warnings
+/// either. As `httparse@1.10.1: message`, in message order, no repeats.
+pub fn build_script_warnings(cargo_stdout: &str, workspace_root: &Path) -> Vec<String> {
+    let mut warnings: Vec<String> = Vec::new();
+    for line in cargo_stdout.lines().filter(|line| line.contains("\"build-script-executed\"")) {
+        let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
+        let (Some(package_id), Some(out_dir)) = (message["package_id"].as_str(), message["out_dir"].as_str()) else { continue };
+        let Some(package) = package_id.strip_prefix("path+file://").and_then(|rest| rest.split_once('#')).map(|(_, package)| package)
+        else {
+            continue;
+        };
+        let Some(output) = Path::new(out_dir).parent().map(|build_dir| build_dir.join("output")) else { continue };
+        if !output.starts_with(workspace_root) {
+            continue;
+        }
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &output) else { continue };
+        for warning in text.lines().filter_map(|line| line.strip_prefix("cargo::warning=").or_else(|| line.strip_prefix("cargo:warning=")))
+        {
+            let said = format!("{package}: {warning}");
+            if !warnings.contains(&said) {
+                warnings.push(said);
+            }
+        }
+    }
+    warnings
 }
 
 /// `src/lib.rs:21 (serde)`, or for a module file declared under a gate
@@ -1398,6 +1465,8 @@ fn run_checker(
         refused_by_trust: false,
         features: None,
         compile_errors: Vec::new(),
+        build_script_warnings: Vec::new(),
+        modules_not_compiled: Vec::new(),
         targets_not_checked: Vec::new(),
         not_confined: None,
         python_scope: None,
@@ -1769,6 +1838,14 @@ fn run_checker(
         });
         if let Some(Ok(packages)) = &run.features {
             run.targets_not_checked = cargo_targets_not_checked(&cargo_stdout, packages);
+            run.build_script_warnings = build_script_warnings(&cargo_stdout, workspace_root);
+            let package_dirs: Vec<PathBuf> =
+                packages.iter().filter_map(|package| package.manifest.parent().map(Path::to_path_buf)).collect();
+            run.modules_not_compiled = crate::lsp::cfg_off_modules::modules_not_compiled(
+                workspace_root,
+                &package_dirs,
+                &crate::lsp::cfg_off_modules::build_script_cfgs_set(&cargo_stdout),
+            );
         }
     }
     if trust.is_restricted() {

@@ -744,6 +744,13 @@ pub struct CheckerRunSummary {
     /// Cargo runs: `compile_error!` errors (`path:line: message`), e.g. a crate refusing
     /// mutually exclusive features under `--all-features`.
     pub compile_errors: Vec<String>,
+    /// Cargo runs: the `cargo:warning=` lines build scripts printed (`httparse@1.10.1: building
+    /// for no_std disables httparse SIMD`), which often say why code was left out.
+    pub build_script_warnings: Vec<String>,
+    /// Cargo runs: module files no target of this check compiled because their `mod` item is
+    /// under a `#[cfg]` off in it — another target, a cfg the build script did not set — as
+    /// `path (its `mod` at place is under `#[cfg(…)]`)`; feature gates are in `features`.
+    pub modules_not_compiled: Vec<String>,
     /// Cargo runs: the targets cargo never compiled, as `path (kind `name`): why`.
     pub targets_not_checked: Vec<String>,
     /// pyright runs whose configuration restricts what pyright checks: where it was read and

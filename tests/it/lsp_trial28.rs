@@ -23,6 +23,8 @@
 //!   `.pth` named a directory outside the workspace; every call said "call again".
 //! - M10: restricted, code behind a cfg that build.rs sets was said to be off for a feature or
 //!   another target OS.
+//! - M12: `"*"` on Rust said nothing of build-script warnings or of module files behind cfgs the
+//!   build script did not set.
 //!
 //! Ground truth: the pyright CLI, cargo's JSON messages, and `cargo check` of a crate that depends on the fixture.
 
@@ -599,4 +601,76 @@ fn rust_analyzer_restricted_references_name_build_script_cfgs_as_why_code_is_lef
             && note.contains("for the others, rust-analyzer does not analyze code behind a `#[cfg]` that is off"),
         "the other target's code is not kept apart:\n{note}"
     );
+}
+
+/// trial28 M12 (httparse 1.10.1 with `no_default_features`): `"*"` said nothing of the build
+/// script's `cargo:warning` ("building for no_std disables httparse SIMD") nor of the SIMD module
+/// files the check did not compile (behind cfgs the build script did not set, or another target's
+/// `target_arch`). Ground truth: the dep-info cargo writes lists the source files a build
+/// compiled.
+#[test]
+fn cargo_project_check_names_build_script_warnings_and_module_files_it_did_not_compile() {
+    let name = "cargo_project_check_names_build_script_warnings_and_module_files_it_did_not_compile";
+    if support::require_binary(name, "cargo").is_none() {
+        return;
+    }
+    let other_arch = if std::env::consts::ARCH == "aarch64" { "x86_64" } else { "aarch64" };
+    let build = "fn main() {\n    println!(\"cargo:rustc-check-cfg=cfg(fast_path)\");\n    if std::env::var_os(\"CARGO_FEATURE_FAST\").is_some() {\n        println!(\"cargo:rustc-cfg=fast_path\");\n    } else {\n        println!(\"cargo:warning=building without `fast` disables the fast path\");\n    }\n}\n";
+    let lib = format!("mod plain;\n\n#[cfg(fast_path)]\nmod fast;\n\n#[cfg(all(\n    target_arch = \"{other_arch}\",\n))]\nmod arm;\n");
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"buildcfg\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\nfast = []\n"),
+        ("build.rs", build),
+        ("src/lib.rs", &lib),
+        ("src/plain.rs", "pub fn plain() {}\n"),
+        ("src/fast.rs", "pub fn fast() {}\n"),
+        ("src/arm.rs", "pub fn arm() {}\n"),
+    ]);
+    // Ground truth: the source files each build compiled, from cargo's dep-info.
+    let compiled = |features: &[&str]| -> String {
+        let target = dir.path().join(format!("target/ground-truth-{}", features.len()));
+        let mut args = vec!["check", "--offline", "--lib"];
+        args.extend(features.iter().flat_map(|feature| ["--features", feature]));
+        let output =
+            Command::new("cargo").args(&args).current_dir(dir.path()).env("CARGO_TARGET_DIR", &target).output().expect("run cargo");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let deps = target.join("debug/deps");
+        std::fs::read_dir(&deps)
+            .unwrap()
+            .flatten()
+            .filter(|entry| {
+                entry.file_name().to_string_lossy().starts_with("buildcfg-") && entry.path().extension().is_some_and(|ext| ext == "d")
+            })
+            .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+            .collect()
+    };
+    let default_build = compiled(&[]);
+    assert!(default_build.contains("src/plain.rs") && !default_build.contains("src/fast.rs") && !default_build.contains("src/arm.rs"));
+    assert!(compiled(&["fast"]).contains("src/fast.rs"));
+    let run = runbound::Run::builder(dir.path()).language_servers().build().expect("build run");
+    let ask = |arguments: serde_json::Value| {
+        let result = run.call(Caller::Main, "lsp", arguments);
+        assert!(!result.is_error, "{}", result.joined_text());
+        result
+    };
+    let result = ask(json!({"op": "diagnostics", "file": "*"}));
+    let text = result.joined_text();
+    assert!(text.contains("build script warning: buildcfg@0.1.0: building without `fast` disables the fast path"), "{text}");
+    let modules = text.lines().find(|line| line.contains("module files NOT compiled in this check")).unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        modules.contains(&format!(
+            "src/arm.rs (its `mod` at src/lib.rs:9 is under `#[cfg(all(target_arch = \"{other_arch}\"))]`: another target)"
+        )) && modules.contains("src/fast.rs (its `mod` at src/lib.rs:4 is under `#[cfg(fast_path)]`: a cfg the build script did not set)")
+            && !modules.contains("plain.rs")
+            && modules.contains("cargo check --target"),
+        "{modules}"
+    );
+    let structured = result.structured_content.clone().unwrap();
+    let runs = structured["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["modules_not_compiled"].as_array().map(Vec::len), Some(2), "{structured}");
+    // With the feature, the build script sets the cfg: only the other target's module is left.
+    let with_fast = ask(json!({"op": "diagnostics", "file": "*", "features": ["fast"]})).joined_text();
+    let modules =
+        with_fast.lines().find(|line| line.contains("module files NOT compiled in this check")).unwrap_or_else(|| panic!("{with_fast}"));
+    assert!(modules.contains("src/arm.rs") && !modules.contains("src/fast.rs"), "{modules}");
+    assert!(!with_fast.contains("build script warning"), "{with_fast}");
 }
