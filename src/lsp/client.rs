@@ -923,9 +923,33 @@ impl LanguageServer {
     /// Waits until the server is ready or `deadline` passes (polling the condvar in ≤ 100 ms
     /// slices).
     pub fn wait_until_ready(&self, deadline: Instant) -> ReadinessReport {
+        self.wait_until(deadline, false)
+    }
+
+    /// [`LanguageServer::wait_until_ready`] for a lookup — definition, references, hover,
+    /// symbols, calls, a rename: the server's own project check (rust-analyzer's flycheck,
+    /// `cargo check`) does not hold it, since the server answers from its own analysis, which
+    /// the check does not feed (trial28 M1: every lookup waited its whole 15 s while the first
+    /// `cargo check` of a crate with heavy dev-dependencies ran, with indexing at 100 %, and was
+    /// called incomplete). Diagnostics keep [`LanguageServer::wait_until_ready`].
+    pub fn wait_until_ready_for_lookups(&self, deadline: Instant) -> ReadinessReport {
+        self.wait_until(deadline, true)
+    }
+
+    /// [`LanguageServer::readiness`] as a lookup sees it (see
+    /// [`LanguageServer::wait_until_ready_for_lookups`]).
+    pub fn readiness_for_lookups(&self) -> Readiness {
+        if let Some(how) = self.exit_description() {
+            return Readiness::Exited(how);
+        }
+        let state = self.shared.0.lock();
+        self.readiness_of_with(&state, true)
+    }
+
+    fn wait_until(&self, deadline: Instant, for_lookups: bool) -> ReadinessReport {
         let start = Instant::now();
         loop {
-            let readiness = self.readiness();
+            let readiness = if for_lookups { self.readiness_for_lookups() } else { self.readiness() };
             if matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
                 return ReadinessReport { readiness, waited: start.elapsed() };
             }
@@ -1926,10 +1950,11 @@ impl LanguageServer {
         self.lookups_unanswered_while_loading.lock().contains(&(path.to_path_buf(), line, character))
     }
 
-    /// Whether the server is still starting or loading / indexing its project now (its
-    /// [`Readiness`] is `Starting` or `Indexing`).
+    /// Whether the server is still starting or loading / indexing its project now, as a lookup
+    /// sees it (its [`LanguageServer::readiness_for_lookups`] is `Starting` or `Indexing`: its
+    /// own project check running does not count).
     pub fn is_loading(&self) -> bool {
-        matches!(self.readiness(), Readiness::Starting | Readiness::Indexing(_))
+        matches!(self.readiness_for_lookups(), Readiness::Starting | Readiness::Indexing(_))
     }
 
     /// How many of the server's check runs began once it had loaded its project (see
@@ -2475,18 +2500,18 @@ impl LanguageServer {
     }
 
     fn readiness_of(&self, state: &ServerState) -> Readiness {
+        self.readiness_of_with(state, false)
+    }
+
+    /// The readiness of `state`; with `ignore_check_runs`, the server's own check runs
+    /// (rust-analyzer's flycheck progress) count as no loading.
+    fn readiness_of_with(&self, state: &ServerState, ignore_check_runs: bool) -> Readiness {
         // A diagnosis pass (gopls re-checking after a change) is not loading: queries are
         // answered meanwhile; diagnostics on write waits for it on its own.
         // gopls leaves a failed workspace load open as a progress ("Error loading workspace: …")
         // until a load succeeds: no work runs, so waiting for it only spent each call's whole
         // wait (trial25: 30 s per call); the failure is said by `workspace_load_failure`.
-        let mut running: Vec<String> = state
-            .progress
-            .values()
-            .filter(|(title, text)| !is_diagnosis_progress_title(title) && !is_workspace_load_failure(title, text))
-            .map(|(_, text)| text.clone())
-            .collect();
-        running.sort();
+        let mut running = running_work(state, ignore_check_runs);
         if let Some(text) = &state.pyright_progress {
             running.push(text.clone());
         }
@@ -3267,6 +3292,23 @@ fn is_diagnosis_progress_title(title: &str) -> bool {
     title.starts_with("diagnosing ")
 }
 
+/// The progress texts of the work that keeps `state`'s server from being ready, sorted: every
+/// open progress but a diagnosis pass and a failed workspace load, and with
+/// `ignore_check_runs` but the server's own check runs (rust-analyzer's flycheck, see
+/// [`LanguageServer::wait_until_ready_for_lookups`]).
+fn running_work(state: &ServerState, ignore_check_runs: bool) -> Vec<String> {
+    let mut running: Vec<String> = state
+        .progress
+        .iter()
+        .filter(|(token, _)| !(ignore_check_runs && is_check_run_token(token)))
+        .map(|(_, progress)| progress)
+        .filter(|(title, text)| !is_diagnosis_progress_title(title) && !is_workspace_load_failure(title, text))
+        .map(|(_, text)| text.clone())
+        .collect();
+    running.sort();
+    running
+}
+
 fn is_check_run_token(token: &str) -> bool {
     token.contains("flycheck")
 }
@@ -3387,6 +3429,27 @@ mod tests {
         let set = state.diagnostics.get(Path::new("/nonexistent/b.rs")).unwrap();
         assert_eq!((set.generation, set.diagnostics.len(), set.diagnostics[0].message.as_str()), (2, 1, "y"));
         assert!(state.log_tail.back().is_some_and(|line| line.contains("dropped 1 of 2")), "{:?}", state.log_tail);
+    }
+
+    #[test]
+    fn a_running_project_check_holds_diagnostics_but_not_lookups() {
+        // httparse 1.10.1 (trial28 M1): indexing done, the first cargo check still compiling
+        // criterion's tree.
+        let mut state = ServerState::default();
+        apply_notification(&mut state, "experimental/serverStatus", &json!({"health": "ok", "quiescent": true}));
+        apply_notification(
+            &mut state,
+            "$/progress",
+            &json!({"token": "rust-analyzer/flycheck/0", "value": {"kind": "begin", "title": "cargo check", "message": "regex (lib)"}}),
+        );
+        assert_eq!(running_work(&state, false), ["cargo check: regex (lib)"]);
+        assert!(running_work(&state, true).is_empty(), "a lookup waits for the project check");
+        apply_notification(
+            &mut state,
+            "$/progress",
+            &json!({"token": "rustAnalyzer/Indexing", "value": {"kind": "begin", "title": "Indexing"}}),
+        );
+        assert_eq!(running_work(&state, true), ["Indexing"], "indexing holds lookups");
     }
 
     #[test]

@@ -491,7 +491,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     if !server.supports(dir.prepare) {
         return Err(unsupported_error(supervisor, &path, server, op, dir.prepare, deadline));
     }
-    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    let readiness = server.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let encoding = server.position_encoding();
     let mut query = Query { supervisor, server, path: path.clone(), resolved: resolved.clone(), encoding, notes: Vec::new() };
     let (line0, character) = resolved.lsp_position(encoding);

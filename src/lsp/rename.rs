@@ -586,7 +586,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             format!("rename is unsupported by {} (it does not offer textDocument/rename)", server.id()),
         ));
     }
-    let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    let readiness = server.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     let (line0, character) = resolved.lsp_position(server.position_encoding());
     let position = lsp_types::TextDocumentPositionParams {
         text_document: crate::lsp::client::text_document(&path),

@@ -271,7 +271,7 @@ fn rename_in_root(
     other
         .sync_document(definition_path)
         .map_err(|err| format!("{} could not be given {}: {}", other.id(), supervisor.display_path(definition_path), err.message))?;
-    let readiness = other.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+    let readiness = other.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(deadline));
     if let Some(note) = readiness.note(other.id()) {
         notes.push(note);
     }

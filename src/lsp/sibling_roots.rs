@@ -271,7 +271,7 @@ pub fn references_in_dependent_roots(
             )));
             continue;
         }
-        let readiness = consumer.wait_until_ready(root_deadline);
+        let readiness = consumer.wait_until_ready_for_lookups(root_deadline);
         let (line0, character) = resolved.lsp_position(consumer.position_encoding());
         let params = crate::lsp::client::reference_params(path, line0, character, true);
         match consumer.request::<References>(params, root_deadline) {

@@ -451,7 +451,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         if !server.supports(spec.method) {
             return Err(unsupported_error(supervisor, &path, server, op, spec.method, request_deadline));
         }
-        let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(request_deadline));
+        let readiness = server.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(request_deadline));
         let encoding = server.position_encoding();
         let (line0, character) = resolved.lsp_position(encoding);
         let position = lsp_types::TextDocumentPositionParams {
@@ -874,6 +874,16 @@ pub(crate) fn readiness_note(server: &LanguageServer, before: &ReadinessReport) 
     unready_when_answered(server, before).and_then(|report| report.note(server.id()))
 }
 
+/// [`readiness_note`] for a diagnostics answer: the server's own project check running counts
+/// as not ready (see [`LanguageServer::wait_until_ready_for_lookups`], which lookups use).
+pub(crate) fn diagnostics_readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
+    if let Some(note) = before.note(server.id()) {
+        return Some(note);
+    }
+    let after = server.wait_until_ready(Instant::now() + OWN_PROGRESS_END_GRACE);
+    ReadinessReport { readiness: after.readiness, waited: before.waited }.note(server.id())
+}
+
 /// The readiness of `server` that makes its answer possibly partial: `before` (after the wait
 /// before asking) when it was not ready then, else the readiness once the answer came when the
 /// server was loading again by then; `None` when it was ready both times.
@@ -886,7 +896,7 @@ pub(crate) fn unready_when_answered(server: &LanguageServer, before: &ReadinessR
     // The server ends the request's own work-done progress (pyright: "Finding references") just
     // before answering, but the pump thread may apply that `end` after the answer reached us:
     // give it a moment (returns as soon as the server is ready again).
-    let after = server.wait_until_ready(Instant::now() + OWN_PROGRESS_END_GRACE);
+    let after = server.wait_until_ready_for_lookups(Instant::now() + OWN_PROGRESS_END_GRACE);
     let report = ReadinessReport { readiness: after.readiness, waited: before.waited };
     report.note(server.id()).is_some().then_some(report)
 }
@@ -1754,7 +1764,7 @@ fn workspace_symbols(
             notes.push(format!("note: workspace symbols are unsupported by {}", server.id()));
             continue;
         }
-        let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+        let readiness = server.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(deadline));
         let params = lsp_types::WorkspaceSymbolParams {
             query: query.to_owned(),
             work_done_progress_params: Default::default(),
@@ -2195,7 +2205,7 @@ fn document_symbols(supervisor: &LspSupervisor, file: &str, args: &LspArguments,
     let readiness_when_asked = server.readiness();
     let mut answer = ask()?;
     if outline_is_empty(&answer) && !matches!(readiness_when_asked, crate::lsp::Readiness::Ready | crate::lsp::Readiness::Exited(_)) {
-        let readiness = server.wait_until_ready((Instant::now() + supervisor.config().indexing_wait).min(deadline));
+        let readiness = server.wait_until_ready_for_lookups((Instant::now() + supervisor.config().indexing_wait).min(deadline));
         answer = ask()?;
         if let Some(note) = readiness_note(server, &readiness) {
             notes.push(note);
@@ -2659,7 +2669,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     if n_hints > 0 {
         text.push_str(&format!("\n({} omitted)", plural(n_hints, "hint-level diagnostic")));
     }
-    if let Some(note) = readiness_note(server, &readiness) {
+    if let Some(note) = diagnostics_readiness_note(server, &readiness) {
         notes.push(note);
     }
     for note in &notes {
