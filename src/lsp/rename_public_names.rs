@@ -27,11 +27,16 @@ use crate::lsp::rename::WorkspaceEditPlan;
 /// `want_bytes` (`from .encoding import want_bytes as want_bytes`), so this rename replaces
 /// `pkg.want_bytes` with `pkg.ensure_bytes` — code outside this workspace that imports the old
 /// name breaks; to keep it, also add `want_bytes = ensure_bytes` in that file`. Lines are
-/// 1-based; a statement is quoted on one line, cut (and marked) after 120 characters. Rust and Go
+/// 1-based; a statement is quoted on one line, cut (and marked) after 120 characters. A
+/// module-level definition of a public module of a package (see [`is_public_package_module`])
+/// is said when no such statement is (trial28 M8). Rust and Go
 /// renames get [`crate::lsp::rename_public_api::public_api_notes`]'s lines. Empty for other
 /// languages and when no such statement changes.
 pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
     let mut notes = Vec::new();
+    // A public module's own name, said only when no re-export, `__all__` or star import is
+    // (those name the path users import it by).
+    let mut module_notes: Vec<String> = Vec::new();
     for change in &plan.changes {
         let is_python = matches!(change.path.extension().and_then(|e| e.to_str()), Some("py" | "pyi"));
         let (ExpectedState::Content(old_bytes), Some(new_bytes)) = (&change.expected, &change.new_content) else { continue };
@@ -84,13 +89,22 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
         if !old_name.starts_with('_') && all_statements(&old_lines).is_empty() {
             let definition = top_level_definition_line(&old_lines, old_name)
                 .filter(|&index| old_lines.len() != new_lines.len() || old_lines[index] != new_lines[index]);
-            if let (Some(index), Some(package)) = (definition, package_star_importing(workspace_root, &change.path, is_package_init)) {
-                let shown = crate::render::display_path(workspace_root, &change.path);
-                let module = dotted_module_name(workspace_root, &change.path, is_package_init);
-                notes.push(format!(
+            let shown = crate::render::display_path(workspace_root, &change.path);
+            let module = dotted_module_name(workspace_root, &change.path, is_package_init);
+            match (definition, package_star_importing(workspace_root, &change.path, is_package_init)) {
+                (Some(index), Some(package)) => notes.push(format!(
                     "note: public name changed: {shown}:{} defines `{old_name}` at module level and has no `__all__`, so `from {module} import *` in the package's `__init__.py` publishes it: this rename replaces the package-level `{package}.{old_name}` (and `{module}.{old_name}`) with `{package}.{new_name}` — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown}",
                     index + 1
-                ));
+                )),
+                // A public module of a package (no `_` in its dotted name, not tests or docs):
+                // its module-level names are importable API (pathspec 0.12.1 `pathspec.util`,
+                // documented with `automodule`; trial28 M8: renaming `normalize_file` said
+                // nothing).
+                (Some(index), None) if is_public_package_module(workspace_root, &change.path, &module) => module_notes.push(format!(
+                    "note: public name changed: {shown}:{} defines `{old_name}` at module level in `{module}`, a public module of its package (no `_` in its dotted name, no `__all__` to narrow it), so this rename replaces `{module}.{old_name}` with `{module}.{new_name}` — code outside this workspace that imports the old name breaks; to keep it, also add `{old_name} = {new_name}` in {shown}",
+                    index + 1
+                )),
+                _ => {}
             }
         }
         for statement in import_statements(&old_lines) {
@@ -113,6 +127,9 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
                 statement.lines.start + 1
             ));
         }
+    }
+    if notes.is_empty() {
+        notes.extend(module_notes);
     }
     // Rust library crates and Go packages (trial27b M9).
     notes.extend(crate::lsp::rename_public_api::public_api_notes(workspace_root, plan, old_name, new_name));
@@ -283,6 +300,21 @@ fn dotted_module_name(workspace_root: &Path, path: &Path, is_package_init: bool)
     }
     parts.reverse();
     parts.join(".")
+}
+
+/// Whether `module` (the dotted name of the file at `path`, see [`dotted_module_name`]) is a
+/// public module of a package: the file sits in a package directory, no part of the name starts
+/// with `_`, and none names test, documentation or example code (`tests`, `test_*`,
+/// `*_test`, `conftest`, `docs`, `examples`, `benchmarks`).
+fn is_public_package_module(workspace_root: &Path, path: &Path, module: &str) -> bool {
+    let in_package = path.parent().is_some_and(|directory| directory.starts_with(workspace_root) && is_package_directory(directory));
+    in_package
+        && module.split('.').all(|part| {
+            !part.starts_with('_')
+                && !part.starts_with("test_")
+                && !part.ends_with("_test")
+                && !matches!(part, "test" | "tests" | "testing" | "conftest" | "docs" | "doc" | "examples" | "benchmarks")
+        })
 }
 
 /// For a module (not an `__init__.py`): the dotted name of its package when the package's
@@ -474,9 +506,48 @@ mod tests {
             "ClampRange",
         );
         assert!(notes.is_empty(), "{notes:?}");
-        // A package that does not star-import the module: no package-level name.
+        // A package that does not star-import the module: no package-level name, but the
+        // public module's own name (trial28 M8).
         std::fs::write(root.join("voluptuous/__init__.py"), "from voluptuous.validators import Other\n").unwrap();
-        assert!(renamed("Clamp", "ClampRange").is_empty());
+        let notes = renamed("Clamp", "ClampRange");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("defines `Clamp` at module level in `voluptuous.validators`, a public module")
+                && notes[0].contains("replaces `voluptuous.validators.Clamp` with `voluptuous.validators.ClampRange`")
+                && !notes[0].contains("package-level"),
+            "{}",
+            notes[0]
+        );
+    }
+
+    #[test]
+    fn a_module_level_name_of_a_private_test_or_loose_module_is_no_public_name() {
+        let old = "def normalize_file(path):\n    return path\n";
+        let workspace = crate::test_support::workspace_with(&[
+            ("src/pathspec/__init__.py", "from .util import lookup_pattern\n"),
+            ("src/pathspec/util.py", old),
+            ("src/pathspec/_meta.py", old),
+            ("tests/__init__.py", ""),
+            ("tests/test_util.py", old),
+            ("scripts/tool.py", old),
+        ]);
+        let root = workspace.path();
+        let renamed = |file: &str| {
+            let path = root.join(file);
+            public_name_notes(
+                root,
+                &plan(path.to_str().unwrap(), old, &old.replace("normalize_file", "normalize_path")),
+                "normalize_file",
+                "normalize_path",
+            )
+        };
+        // pathspec 0.12.1 (trial28 M8): `pathspec.util` is a public module.
+        let notes = renamed("src/pathspec/util.py");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("src/pathspec/util.py:1 defines `normalize_file` at module level in `pathspec.util`"), "{}", notes[0]);
+        for private in ["src/pathspec/_meta.py", "tests/test_util.py", "scripts/tool.py"] {
+            assert!(renamed(private).is_empty(), "{private}: {:?}", renamed(private));
+        }
     }
 
     #[test]
