@@ -152,6 +152,53 @@ fn a_go_write_that_breaks_the_go_test_vet_step_says_go_test_will_refuse_to_build
     assert!(!text.contains("this write also introduced 1 new warning"), "said as a plain warning:\n{text}");
 }
 
+/// trial29 F4 (spf13/pflag 1.0.6, whose flag_test.go:1242 already fails go vet's printf check):
+/// a write that adds a printf finding in another file counted the old finding as introduced too
+/// ("this write introduced 2"); it was there before the write.
+#[test]
+fn a_go_vet_finding_that_predates_a_write_is_not_counted_as_introduced_by_it() {
+    let test = "a_go_vet_finding_that_predates_a_write_is_not_counted_as_introduced_by_it";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/flagish\n\ngo 1.19\n"),
+        ("value.go", "package flagish\n\ntype stringValue string\n\nfunc (s *stringValue) String() string {\n\treturn string(*s)\n}\n"),
+        (
+            "flag_test.go",
+            "package flagish\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestString(t *testing.T) {\n\tv := stringValue(\"x\")\n\tfmt.Println(\"value:\", v.String(), \"\\n\")\n}\n",
+        ),
+    ]);
+    let go_vet = |dir: &Path| {
+        let output = Command::new("go").args(["vet", "./..."]).current_dir(dir).output().expect("run go vet");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let before = go_vet(dir.path());
+    assert!(before.contains("flag_test.go:10:"), "the fixture's test file fails go vet before the write: {before}");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "value.go"}));
+    let (text, _) = support::edit_and_first_server_check(
+        &run,
+        "value.go",
+        "func (s *stringValue) String() string {",
+        "func describe(s *stringValue) string {\n\treturn fmt.Sprintf(\"%d\", string(*s))\n}\n\nfunc (s *stringValue) String() string {",
+    );
+    let (text_import, _) =
+        support::edit_and_first_server_check(&run, "value.go", "package flagish\n", "package flagish\n\nimport \"fmt\"\n");
+    let after = go_vet(dir.path());
+    assert!(after.contains("value.go:") && after.contains("flag_test.go:10:"), "go vet after the writes: {after}");
+    for said in [&text, &text_import] {
+        if let Some(line) = said.lines().find(|line| line.starts_with("go test will refuse to build") && line.contains("flag_test.go:10")) {
+            assert!(!line.contains("this write introduced 2"), "the finding from before the write is counted as introduced:\n{line}");
+        }
+    }
+    let line = text_import
+        .lines()
+        .find(|line| line.starts_with("go test will refuse to build"))
+        .unwrap_or_else(|| panic!("the go test build failure is not said:\n{text_import}"));
+    assert!(line.contains("value.go:"), "{line}");
+}
+
 /// voluptuous' shape (trial27a F1): `util.py` calls `default_factory(value)` and then calls what
 /// it returned; pyright reports `Object of type "Undefined" is not callable` there, and stops
 /// reporting it while the call to `default_factory` lacks an argument.
