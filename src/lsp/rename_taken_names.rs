@@ -169,6 +169,20 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
         return None;
     }
     let renamed_starts = renamed_offsets(old, new, old_name, new_name);
+    // An import alias `import { OLD as NEW }` (or `{ NEW as NEW }`) that the old text did not
+    // have is the rename's own binding: tsserver renames a use of an imported name by aliasing
+    // the import (trial29 F5: @reduxjs/toolkit 1.9.7, 21 + 6 uses warned as "now refers to
+    // another symbol" — that symbol was the renamed binding itself).
+    let old_had_alias = old.match_indices(new_name).any(|(at, _)| {
+        let before = old[..at].trim_end();
+        before.ends_with(" as") && !old[at + new_name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$')
+    });
+    let created_alias = |node: &tree_sitter::Node<'_>| {
+        !old_had_alias
+            && node.parent().is_some_and(|parent| {
+                parent.kind() == "import_specifier" && parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == node.id())
+            })
+    };
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(new, language).ok()?;
     let top = root.root().get_inner_node();
     let mut occurrences: Vec<Occurrence> = Vec::new();
@@ -188,6 +202,16 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
         if !identifier_kind || new.get(node.start_byte()..node.end_byte()) != Some(new_name) {
             continue;
         }
+        // `import { NAME as alias }`: NAME is the other module's export, neither a binding nor a
+        // use in this file.
+        let imported_under_alias = node.parent().is_some_and(|parent| {
+            parent.kind() == "import_specifier"
+                && parent.child_by_field_name("alias").is_some()
+                && parent.child_by_field_name("name").is_some_and(|name| name.id() == node.id())
+        });
+        if imported_under_alias {
+            continue;
+        }
         let declares = declaration_scope(node);
         if declares.is_none() && kind == "property_identifier" {
             // `a.g`, `{ g: 1 }`: a property, not a lexical name.
@@ -203,7 +227,7 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
         occurrences.push(Occurrence {
             start: node.start_byte(),
             line: node.start_position().row + 1,
-            renamed: renamed_starts.contains(&node.start_byte()),
+            renamed: renamed_starts.contains(&node.start_byte()) || created_alias(&node),
             what: declares.map_or_else(|| shortened(line_text), |(_, _, what)| format!("{what} {new_name}")),
             declares: declares.map(|(scope, space, _)| (scope, space)),
             space: match (kind, node.parent().map(|parent| parent.kind())) {
@@ -467,6 +491,28 @@ mod tests {
         assert!(found[0].starts_with("3: this use of `console`"), "{found:?}");
         // `f` → `k2` touches nothing named `k2`: clean.
         assert!(findings("a.ts", source, "f", "k2").is_empty());
+    }
+
+    #[test]
+    fn an_import_alias_the_rename_creates_is_the_renamed_binding_not_another_symbol() {
+        // @reduxjs/toolkit 1.9.7 (trial29 F5): tsserver renames the uses of an imported
+        // `createSlice` in one file by aliasing the import.
+        let old = "import { createSlice, createAction } from '@reduxjs/toolkit';\n\nconst slice = createSlice({});\ncreateSlice({});\n";
+        let new =
+            "import { createSlice as makeSlice, createAction } from '@reduxjs/toolkit';\n\nconst slice = makeSlice({});\nmakeSlice({});\n";
+        let found = file_findings(Path::new("a.test.ts"), old, new, "createSlice", "makeSlice").unwrap();
+        assert!(found.is_empty(), "{found:?}");
+        // The same with the rename from the definition merged in: `{ makeAction as makeAction }`.
+        let old = "import { createAction } from './createAction';\nexport const a = createAction('a');\n";
+        let new = "import { makeAction as makeAction } from './createAction';\nexport const a = makeAction('a');\n";
+        let found = file_findings(Path::new("b.ts"), old, new, "createAction", "makeAction").unwrap();
+        assert!(found.is_empty(), "{found:?}");
+        // An alias that was there before the rename is another binding: the renamed uses land on
+        // it (the taken name is said).
+        let old = "import { other as makeAction } from './other';\nimport { createAction } from './a';\ncreateAction();\nmakeAction();\n";
+        let new = "import { other as makeAction } from './other';\nimport { createAction as makeAction } from './a';\nmakeAction();\nmakeAction();\n";
+        let found = file_findings(Path::new("c.ts"), old, new, "createAction", "makeAction").unwrap();
+        assert!(found.iter().any(|line| line.contains("`makeAction` declared at line 1 (`import makeAction`")), "{found:?}");
     }
 
     #[test]
