@@ -4361,6 +4361,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     if !diff.new.is_empty() {
                         files_with_new += 1;
                         let shown = diff.new.len().min(cap);
+                        // Listed as not known to be new: not remembered as reported new, so no
+                        // later answer — nor another server's block of this one — calls them "reported
+                        // as new by an earlier write" (trial29 F2: @reduxjs/toolkit's baseline TS2307
+                        // errors, said "not known to be new" by a rename, were then its unfixed new
+                        // errors in every answer).
+                        if check.attribution.is_some() || !had_state {
+                            for record in &diff.new {
+                                ledger.unreport(&file.path, record);
+                            }
+                        }
                         // Without a pre-write state nothing says which of them the write caused.
                         let heading = match &check.attribution {
                             Some(reason) => format!("diagnostics after this write, not known to be new ({reason})"),
