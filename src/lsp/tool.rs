@@ -1824,7 +1824,7 @@ fn workspace_symbols(
         if let Some(cap) = workspace_symbol_result_cap(server.id()) {
             if flat.len() == cap.limit {
                 notes.push(format!(
-                    "note: {} answered exactly {} symbols, its own cap for workspace/symbol ({}): more symbols may match {query:?} than it returned (missing from this list and its count); narrow the query (more of the name than {query:?}, or the exact name), or ask within one file with \"op\": \"outline\"",
+                    "note: {} answered exactly {} symbols, its own cap for workspace/symbol ({}): more symbols may match {query:?} than it returned (missing from this list and its count); narrow the query (more of the name than {query:?}, or the exact name), or ask within one file with {{\"op\": \"symbols\", \"file\": \"<file>\"}}",
                     server.id(),
                     cap.limit,
                     cap.source

@@ -278,7 +278,7 @@ pub fn walk_and_match_owned<T: Send>(
         visit_file(target);
     } else {
         match read_root.map(|root| root.as_ref().map(|handle| (handle, BeneathWalk::new(handle, target)))) {
-            Some(Ok((handle, Ok(walk)))) => walk_directory(handle, walk, target, language, limits, &visit_file, &stats, &mut skipped),
+            Some(Ok((handle, Ok(walk)))) => walk_directory(handle, walk, language, limits, &visit_file, &stats, &mut skipped),
             Some(Ok((_, Err(err)))) => stats.lock().push_unreadable(format!("{}: {err}", target.display())),
             Some(Err(err)) => stats.lock().push_unreadable(format!("{}: the root could not be opened: {err}", target.display())),
             None => {}
@@ -292,12 +292,13 @@ pub fn walk_and_match_owned<T: Send>(
 }
 
 /// The parallel walk of the directory `target` beneath `handle`: every kept file of the
-/// language goes to `visit_file`; hidden, ignored and vendored entries are counted in `skipped`.
+/// language goes to `visit_file`; hidden, ignored and vendored entries are counted in `skipped`,
+/// their examples relative to `handle`'s root — the workspace in a run, like every other path
+/// of an answer (trial29 M5: `tests/x.tsx` for `src/tests/x.tsx` under `path: "src"`).
 #[allow(clippy::too_many_arguments)]
 fn walk_directory(
     handle: &crate::files::Beneath,
     walk: BeneathWalk<'_>,
-    target: &Path,
     language: SupportLang,
     limits: &WalkLimits,
     visit_file: &(dyn Fn(&Path) -> WalkState + Sync),
@@ -353,7 +354,7 @@ fn walk_directory(
             } else if kind != FileType::Directory && kind != FileType::Symlink {
                 // A FIFO, socket or device named like a source file: never opened (a FIFO
                 // would block the walk), but said with the skipped files.
-                let shown = entry.path().strip_prefix(target).unwrap_or(entry.path()).display().to_string();
+                let shown = entry.path().strip_prefix(handle.root()).unwrap_or(entry.path()).display().to_string();
                 stats.lock().push_unreadable(format!("{shown}: skipped, not a regular file ({})", special_file_type_name(kind)));
                 WalkState::Continue
             } else {
@@ -367,13 +368,13 @@ fn walk_directory(
     };
     walk.run_parallel(limits.threads, &visit, &on_skipped);
     for (path, is_dir) in ignored.into_inner() {
-        skipped.ignored(target, &path, is_dir);
+        skipped.ignored(handle.root(), &path, is_dir);
     }
     for path in vendored.into_inner() {
-        skipped.vendored(target, &path);
+        skipped.vendored(handle.root(), &path);
     }
     for path in sibling_files.into_inner() {
-        skipped.sibling_grammar(target, &path);
+        skipped.sibling_grammar(handle.root(), &path);
     }
 }
 

@@ -1095,6 +1095,10 @@ fn typescript_and_tsx_searches_name_the_files_of_the_other_grammar_they_passed_o
     let (text, structured) = ok(call(&run, "ast_grep", json!({"pattern": "fetchQuery($A)", "language": "javascript"})));
     assert_eq!(structured["stats"]["sibling_grammar_files"], 0, "{text}");
     assert!(!text.contains("grammar does not parse them"), "{text}");
+    // Searched under a folder, the files are still named from the workspace root (trial29 M5:
+    // `tests/x.tsx` was said for `src/tests/x.tsx` under `path: "src"`).
+    let (text, _) = ok(call(&run, "ast_grep", json!({"pattern": "fetchQuery($A)", "language": "typescript", "path": "src"})));
+    assert!(text.contains("not searched: 2 files of the tsx grammar (src/list.tsx, src/view.tsx)"), "{text}");
 }
 
 /// A FIFO named like a source file is never opened (it would block the walk) and is said with
