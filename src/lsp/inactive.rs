@@ -334,14 +334,16 @@ pub(crate) struct GatingDeclaration {
     pub(crate) location: String,
 }
 
-/// The `#[cfg(…)]` attribute that gates the `mod` item declaring `path` (`foo.rs` or
-/// `foo/mod.rs`) — on the item itself, over any number of lines, or on an item around it (see
-/// [`cfg_gate_at`]) — searched in the files that can declare it (`lib.rs`, `main.rs`,
-/// `mod.rs` beside it, or the parent module file `<dir>.rs`), each read beneath `root` and
-/// parsed. `None` when no declaring file is found, none parses, or the declaration is ungated.
-/// (httparse 1.10.1 gates `mod neon;` under a 9-line `#[cfg(all(httparse_simd, …))]`, which a
-/// line scan missed: trial28 M2/M3.)
-pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
+/// The `mod NAME;` item that declares the module file `path` (`NAME.rs` or `NAME/mod.rs`),
+/// looked up in the files that can declare it — `lib.rs`, `main.rs`, `mod.rs` beside it, or the
+/// parent module file `<dir>.rs` — each read beneath `root` and parsed: `on_declaration` gets the
+/// declaring file, its text, its syntax tree's root and the item's 0-based line, and its result
+/// is returned. `None` when no such file declares it.
+fn with_module_declaration<R>(
+    root: &std::path::Path,
+    path: &std::path::Path,
+    on_declaration: impl FnOnce(&std::path::Path, &str, &tree_sitter::Node<'_>, u32) -> R,
+) -> Option<R> {
     use ast_grep_core::tree_sitter::StrDoc;
     let (name, dir) = if path.file_name()?.to_str()? == "mod.rs" {
         let dir = path.parent()?;
@@ -366,19 +368,32 @@ pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path)
             if node.kind() == "mod_item" && node.child_by_field_name("body").is_none() {
                 let declared =
                     node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str());
-                if !declared {
-                    continue;
+                if declared {
+                    return Some(on_declaration(candidate, &text, &top, node.start_position().row as u32));
                 }
-                let line0 = node.start_position().row as u32;
-                let (attribute, _, _) = cfg_gate_at(&top, &text, line0, false)?;
-                let shown = candidate.strip_prefix(root).unwrap_or(candidate).display().to_string();
-                return Some(GatingDeclaration { cfg: one_line_attribute(&attribute), location: format!("{shown}:{}", line0 + 1) });
+                continue;
             }
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
         }
     }
     None
+}
+
+/// The `#[cfg(…)]` attribute that gates the `mod` item declaring `path` (`foo.rs` or
+/// `foo/mod.rs`) — on the item itself, over any number of lines, or on an item around it (see
+/// [`cfg_gate_at`]) — searched in the files that can declare it (`lib.rs`, `main.rs`,
+/// `mod.rs` beside it, or the parent module file `<dir>.rs`), each read beneath `root` and
+/// parsed. `None` when no declaring file is found, none parses, or the declaration is ungated.
+/// (httparse 1.10.1 gates `mod neon;` under a 9-line `#[cfg(all(httparse_simd, …))]`, which a
+/// line scan missed: trial28 M2/M3.)
+pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
+    with_module_declaration(root, path, |declaring, text, top, line0| {
+        let (attribute, _, _) = cfg_gate_at(top, text, line0, false)?;
+        let shown = declaring.strip_prefix(root).unwrap_or(declaring).display().to_string();
+        Some(GatingDeclaration { cfg: one_line_attribute(&attribute), location: format!("{shown}:{}", line0 + 1) })
+    })
+    .flatten()
 }
 
 /// An attribute written over several lines, on one: whitespace runs become one space, and none
@@ -785,7 +800,6 @@ fn build_script_cfg_gating(
 /// so, at most 8 levels up. `false` when no declaration is found (a `#[path]` module, a file no
 /// target includes): unknown counts as not compiled. Files are read beneath `workspace_root`.
 fn rust_file_in_an_ungated_module_tree(workspace_root: &std::path::Path, path: &std::path::Path, depth: usize) -> bool {
-    use ast_grep_core::tree_sitter::StrDoc;
     if depth > 8 {
         return false;
     }
@@ -802,40 +816,10 @@ fn rust_file_in_an_ungated_module_tree(workspace_root: &std::path::Path, path: &
     if dir_name == "bin" && dir.parent().is_some_and(|src| src.file_name().is_some_and(|name| name == "src") && beside_manifest(src)) {
         return true;
     }
-    let (name, declaring_dir) = if file == "mod.rs" {
-        (dir_name.to_owned(), dir.parent().map(std::path::Path::to_path_buf))
-    } else {
-        (file.trim_end_matches(".rs").to_owned(), Some(dir.to_path_buf()))
-    };
-    let Some(declaring_dir) = declaring_dir else { return false };
-    let mut candidates: Vec<std::path::PathBuf> = ["lib.rs", "main.rs", "mod.rs"].iter().map(|file| declaring_dir.join(file)).collect();
-    if let (Some(parent), Some(own)) = (declaring_dir.parent(), declaring_dir.file_name()) {
-        candidates.push(parent.join(format!("{}.rs", own.to_string_lossy())));
-    }
-    for candidate in candidates.iter().filter(|candidate| candidate.as_path() != path) {
-        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, candidate) else { continue };
-        let Ok(tree) =
-            ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
-        else {
-            continue;
-        };
-        let top = tree.root().get_inner_node();
-        let mut stack = vec![top];
-        while let Some(node) = stack.pop() {
-            if node.kind() == "mod_item" && node.child_by_field_name("body").is_none() {
-                let declared =
-                    node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str());
-                if declared {
-                    return cfg_gate_at(&top, &text, node.start_position().row as u32, true).is_none()
-                        && rust_file_in_an_ungated_module_tree(workspace_root, candidate, depth + 1);
-                }
-                continue;
-            }
-            let mut cursor = node.walk();
-            stack.extend(node.named_children(&mut cursor));
-        }
-    }
-    false
+    with_module_declaration(workspace_root, path, |declaring, text, top, line0| {
+        cfg_gate_at(top, text, line0, true).is_none() && rust_file_in_an_ungated_module_tree(workspace_root, declaring, depth + 1)
+    })
+    .unwrap_or(false)
 }
 
 /// The 0-based line ranges (first, last; inclusive) of the macro invocations (`name!(…)`) in

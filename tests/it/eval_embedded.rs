@@ -499,13 +499,20 @@ fn embedded_cell_interrupted_inside_a_generator_expression_keeps_the_kernel() {
     let run = builder(workspace.path()).config(config).build().unwrap();
     let first = cell(&run, "kept = 'yes'\ntable = {'a': 1, 'b': 2}");
     assert!(!first.is_error, "{}", first.joined_text());
+    interrupt_a_generator_loop_and_keep_the_kernel(&run, 5);
+}
+
+/// Runs `rounds` times a cell looping over a generator expression over `table` until the
+/// wall-clock cap stops it, and checks each time that the kernel was interrupted and kept
+/// (generation 1, `kept` and `total` still there).
+fn interrupt_a_generator_loop_and_keep_the_kernel(run: &Run, rounds: usize) {
     let looping = "total = 0\nwhile True:\n    total += sum(value * 3 + 7 for value in table.values() if value > 0)";
-    for round in 0..5 {
-        let stopped = cell(&run, looping);
+    for round in 0..rounds {
+        let stopped = cell(run, looping);
         let text = stopped.joined_text();
         assert_eq!(structured(&stopped)["stopped_by"], "cell_wall_clock_cap", "round {round}: {text}");
         assert!(text.contains("and kept (generation 1)"), "round {round}: the kernel was not kept: {text}");
-        let after = cell(&run, "kept, total > 0");
+        let after = cell(run, "kept, total > 0");
         assert!(after.joined_text().contains("Out: ('yes', True)"), "round {round}: {}", after.joined_text());
     }
 }
@@ -559,15 +566,7 @@ fn embedded_cell_interrupted_while_another_interpreter_is_busy_keeps_the_kernel(
     let busy = busy_run.clone();
     let busy_thread = std::thread::spawn(move || cell(&busy, &busy_code));
     std::thread::sleep(Duration::from_millis(500));
-    let looping = "total = 0\nwhile True:\n    total += sum(value * 3 + 7 for value in table.values() if value > 0)";
-    for round in 0..6 {
-        let stopped = cell(&run, looping);
-        let text = stopped.joined_text();
-        assert_eq!(structured(&stopped)["stopped_by"], "cell_wall_clock_cap", "round {round}: {text}");
-        assert!(text.contains("and kept (generation 1)"), "round {round}: the kernel was not kept: {text}");
-        let after = cell(&run, "kept, total > 0");
-        assert!(after.joined_text().contains("Out: ('yes', True)"), "round {round}: {}", after.joined_text());
-    }
+    interrupt_a_generator_loop_and_keep_the_kernel(&run, 6);
     std::fs::write(&stop_file, "").unwrap();
     let busy_result = busy_thread.join().unwrap();
     assert!(busy_result.joined_text().contains("Out: True"), "the other interpreter's loop was disturbed: {}", busy_result.joined_text());
