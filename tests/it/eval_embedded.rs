@@ -492,6 +492,13 @@ fn embedded_cancelled_cell_is_interrupted_and_the_interpreter_keeps_its_state() 
 #[test]
 fn embedded_cell_interrupted_inside_a_generator_expression_keeps_the_kernel() {
     let _serial = SERIAL.lock();
+    let (_workspace, run) = kernel_holding_a_table();
+    interrupt_a_generator_loop_and_keep_the_kernel(&run, 5);
+}
+
+/// An embedded kernel with a 2 s wall-clock cap per cell (60 s inactivity budget) that holds
+/// `kept = 'yes'` and `table`, and its workspace (kept alive by the caller).
+fn kernel_holding_a_table() -> (tempfile::TempDir, Run) {
     let workspace = support::workspace_with(&[]);
     let mut config = embedded_test_config();
     config.kernel.inactivity_budget = Duration::from_secs(60);
@@ -499,7 +506,7 @@ fn embedded_cell_interrupted_inside_a_generator_expression_keeps_the_kernel() {
     let run = builder(workspace.path()).config(config).build().unwrap();
     let first = cell(&run, "kept = 'yes'\ntable = {'a': 1, 'b': 2}");
     assert!(!first.is_error, "{}", first.joined_text());
-    interrupt_a_generator_loop_and_keep_the_kernel(&run, 5);
+    (workspace, run)
 }
 
 /// Runs `rounds` times a cell looping over a generator expression over `table` until the
@@ -549,13 +556,7 @@ fn embedded_cell_interrupted_while_another_interpreter_is_busy_keeps_the_kernel(
     busy_config.kernel.cell_wall_clock_cap = Duration::from_secs(120);
     let busy_run = Arc::new(builder(busy_workspace.path()).config(busy_config).build().unwrap());
     assert!(!cell(&busy_run, "import time").is_error);
-    let workspace = support::workspace_with(&[]);
-    let mut config = embedded_test_config();
-    config.kernel.inactivity_budget = Duration::from_secs(60);
-    config.kernel.cell_wall_clock_cap = Duration::from_secs(2);
-    let run = builder(workspace.path()).config(config).build().unwrap();
-    let first = cell(&run, "kept = 'yes'\ntable = {'a': 1, 'b': 2}");
-    assert!(!first.is_error, "{}", first.joined_text());
+    let (_workspace, run) = kernel_holding_a_table();
     // The other interpreter loops (pure bytecode, no sleeping) until the file `stop` appears
     // (by absolute path: an embedded interpreter shares the process's working directory).
     let stop_file = busy_workspace.path().join("stop");
