@@ -39,16 +39,18 @@ pub(crate) struct CfgOffModuleUses {
 /// beneath `workspace_root`), other than `skip`, that a known-off gate keeps out of the build
 /// and that use one of `changed_items` (names from
 /// [`crate::lsp::inactive::changed_rust_item_names`]; a macro's name ends in `!`) in code, not
-/// in comments. At most [`MAX_FILES_READ`] files are read per package; sorted by path.
+/// in comments. At most [`MAX_FILES_READ`] files are read per package; sorted by path. Also
+/// returns how many `.rs` files were left unread for that cap (0 normally), for the answer to say.
 pub(crate) fn cfg_off_module_uses(
     workspace_root: &Path,
     written: &[PathBuf],
     changed_items: &[String],
     skip: &HashSet<PathBuf>,
     server_id: &str,
-) -> Vec<CfgOffModuleUses> {
+) -> (Vec<CfgOffModuleUses>, usize) {
+    let mut files_not_read = 0usize;
     if changed_items.is_empty() {
-        return Vec::new();
+        return (Vec::new(), files_not_read);
     }
     let mut packages: Vec<PathBuf> = written.iter().filter_map(|path| package_root(workspace_root, path)).collect();
     packages.sort();
@@ -74,7 +76,8 @@ pub(crate) fn cfg_off_module_uses(
             }
             read += 1;
             if read > MAX_FILES_READ {
-                break;
+                files_not_read += 1;
+                continue;
             }
             let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { continue };
             if !changed_items.iter().any(|name| text.contains(name.trim_end_matches('!'))) {
@@ -91,7 +94,7 @@ pub(crate) fn cfg_off_module_uses(
         }
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
-    found
+    (found, files_not_read)
 }
 
 /// A module file of a workspace member that no target of a cargo check compiled: its `mod`
@@ -139,12 +142,14 @@ pub(crate) fn build_script_cfgs_set(cargo_stdout: &str) -> std::collections::Has
 /// `test`/`debug_assertions` on, and the custom cfgs of `build_script_cfgs` (by package id, as
 /// [`build_script_cfgs_set`] reads them): a package whose build script ran sets exactly those,
 /// one without a build script sets none (unless `RUSTFLAGS` passes `--cfg`); features count as
-/// unknown (the check's feature report names feature-gated code). Sorted by path.
+/// unknown (the check's feature report names feature-gated code). Sorted by path. Also returns
+/// how many `.rs` files were left unread for the cap (0 normally), for the answer to say.
 pub(crate) fn modules_not_compiled(
     workspace_root: &Path,
     package_dirs: &[PathBuf],
     build_script_cfgs: &std::collections::HashMap<String, Vec<String>>,
-) -> Vec<ModuleNotCompiled> {
+) -> (Vec<ModuleNotCompiled>, usize) {
+    let mut files_not_read = 0usize;
     let rustflags_set_cfgs = std::env::var("RUSTFLAGS").is_ok_and(|flags| flags.contains("--cfg"));
     let mut found = Vec::new();
     for package in package_dirs {
@@ -159,9 +164,15 @@ pub(crate) fn modules_not_compiled(
         };
         let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, &source_dir) else { continue };
         let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, &source_dir) else { continue };
-        for entry in walk.iter().flatten().filter(|entry| entry.is_file()).take(MAX_FILES_READ) {
+        let mut read = 0usize;
+        for entry in walk.iter().flatten().filter(|entry| entry.is_file()) {
             let path = entry.path();
             if path.extension().is_none_or(|ext| ext != "rs") {
+                continue;
+            }
+            read += 1;
+            if read > MAX_FILES_READ {
+                files_not_read += 1;
                 continue;
             }
             let off = module_gates(workspace_root, &source_dir, path)
@@ -179,7 +190,7 @@ pub(crate) fn modules_not_compiled(
         }
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
-    found
+    (found, files_not_read)
 }
 
 /// The sentence of [`CfgOffModuleUses::reason`].
@@ -445,7 +456,8 @@ mod tests {
         std::fs::write(root.join("src/simd/neon.rs"), "// advance in a comment\nfn f() {\n    crate::iter::advance(1);\n}\n").unwrap();
         std::fs::write(root.join("src/extra.rs"), "fn g() { crate::iter::advance(2); }\n").unwrap();
         let written = vec![root.join("src/iter.rs")];
-        let found = cfg_off_module_uses(&root, &written, &["advance".to_owned()], &HashSet::new(), "rust-analyzer");
+        let (found, files_not_read) = cfg_off_module_uses(&root, &written, &["advance".to_owned()], &HashSet::new(), "rust-analyzer");
+        assert_eq!(files_not_read, 0);
         let paths: Vec<PathBuf> = found.iter().map(|found| found.path.clone()).collect();
         assert_eq!(paths, vec![root.join("src/extra.rs"), root.join("src/simd/neon.rs")], "{found:#?}");
         let neon = &found[1].reason;
@@ -460,6 +472,6 @@ mod tests {
         );
         assert!(found[0].reason.contains("\"features\": [\"extra\"]"), "{}", found[0].reason);
         let skipped: HashSet<PathBuf> = [root.join("src/extra.rs")].into_iter().collect();
-        assert_eq!(cfg_off_module_uses(&root, &written, &["advance".to_owned()], &skipped, "rust-analyzer").len(), 1);
+        assert_eq!(cfg_off_module_uses(&root, &written, &["advance".to_owned()], &skipped, "rust-analyzer").0.len(), 1);
     }
 }

@@ -99,6 +99,9 @@ pub struct CheckerRun {
     /// Cargo runs: the workspace members' module files under a `#[cfg]` off in this check other
     /// than a feature gate (see [`crate::lsp::cfg_off_modules::modules_not_compiled`]).
     pub modules_not_compiled: Vec<crate::lsp::cfg_off_modules::ModuleNotCompiled>,
+    /// Cargo runs: `.rs` files of the workspace members not read for `modules_not_compiled`
+    /// (a cap of 3,000 per package; 0 normally).
+    pub modules_files_not_read: usize,
     /// Cargo runs: the workspace members' targets cargo never compiled in this check (a
     /// library they depend on failed, the check stopped, or `required-features` are off):
     /// their diagnostics are unknown, not clean.
@@ -725,6 +728,7 @@ pub fn project_diagnostics(
                 .iter()
                 .map(|module| module.render(|path| supervisor.display_path(path)))
                 .collect(),
+            modules_files_not_read: run.modules_files_not_read,
             targets_not_checked: run.targets_not_checked.iter().map(|target| target.render(|path| supervisor.display_path(path))).collect(),
             python_scope: match &run.python_scope {
                 Some(PythonScopeOutcome::Read { source, settings, .. }) => Some(format!("{source}: {settings}")),
@@ -1274,6 +1278,12 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
             if more > 0 { format!(", and {more} more") } else { String::new() }
         ));
     }
+    if run.modules_files_not_read > 0 {
+        lines.push(format!(
+            "{} .rs files of the workspace members were NOT read for module files behind a `#[cfg]` off in this check (cap of 3,000 per package)",
+            run.modules_files_not_read
+        ));
+    }
     if !selection.is_default() && !run.compile_errors.is_empty() {
         lines.push(format!(
             "cargo check with `{}` stopped at compile_error!: {} — the crate refuses this combination of features (mutually exclusive features, a cargo error, not a bug in the code): check the features one at a time with \"features\": [...] instead",
@@ -1467,6 +1477,7 @@ fn run_checker(
         compile_errors: Vec::new(),
         build_script_warnings: Vec::new(),
         modules_not_compiled: Vec::new(),
+        modules_files_not_read: 0,
         targets_not_checked: Vec::new(),
         not_confined: None,
         python_scope: None,
@@ -1841,11 +1852,13 @@ fn run_checker(
             run.build_script_warnings = build_script_warnings(&cargo_stdout, workspace_root);
             let package_dirs: Vec<PathBuf> =
                 packages.iter().filter_map(|package| package.manifest.parent().map(Path::to_path_buf)).collect();
-            run.modules_not_compiled = crate::lsp::cfg_off_modules::modules_not_compiled(
+            let (modules, files_not_read) = crate::lsp::cfg_off_modules::modules_not_compiled(
                 workspace_root,
                 &package_dirs,
                 &crate::lsp::cfg_off_modules::build_script_cfgs_set(&cargo_stdout),
             );
+            run.modules_not_compiled = modules;
+            run.modules_files_not_read = files_not_read;
         }
     }
     if trust.is_restricted() {

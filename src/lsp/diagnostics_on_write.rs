@@ -2270,18 +2270,24 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     // (trial28 M3: httparse's aarch64-only `src/simd/neon.rs` calls the changed `advance`).
     if server.id() == "rust-analyzer" && !changed_rust_items.is_empty() {
         let listed: HashSet<PathBuf> = files.iter().map(|file| file.path.clone()).collect();
-        for found in crate::lsp::cfg_off_modules::cfg_off_module_uses(
+        let (found, files_not_read) = crate::lsp::cfg_off_modules::cfg_off_module_uses(
             server.workspace_root(),
             &group.written,
             &changed_rust_items,
             &listed,
             server.id(),
-        ) {
+        );
+        for found in found {
             files.push(CheckedFile {
                 path: found.path,
                 role: CheckedRole::Dependent,
                 diagnostics: FileDiagnostics::NotBuilt(found.reason),
             });
+        }
+        if files_not_read > 0 {
+            notes.push(format!(
+                "{files_not_read} .rs files of the written package were NOT read for uses of the changed items in module files behind a `#[cfg]` that is off (cap of 3,000 per package)"
+            ));
         }
     }
     if dependents_failed > 0 {

@@ -751,6 +751,9 @@ pub struct CheckerRunSummary {
     /// under a `#[cfg]` off in it — another target, a cfg the build script did not set — as
     /// `path (its `mod` at place is under `#[cfg(…)]`)`; feature gates are in `features`.
     pub modules_not_compiled: Vec<String>,
+    /// Cargo runs: `.rs` files of the workspace members left unread for `modules_not_compiled`
+    /// (a cap of 3,000 per package; 0 normally).
+    pub modules_files_not_read: usize,
     /// Cargo runs: the targets cargo never compiled, as `path (kind `name`): why`.
     pub targets_not_checked: Vec<String>,
     /// pyright runs whose configuration restricts what pyright checks: where it was read and
