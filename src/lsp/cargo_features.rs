@@ -303,7 +303,7 @@ pub fn features_from_metadata(metadata: &Value, workspace_root: &Path, selection
 /// The features `seeds` turn on in a package with `table`: feature names inside a feature's
 /// list are followed; `dep:x` and `x?/y` are dependencies only; `x/y` also turns on feature `x`
 /// when the package has one (an optional dependency's implicit feature).
-fn closure(table: &BTreeMap<String, Vec<String>>, seeds: &BTreeSet<String>) -> BTreeSet<String> {
+pub(crate) fn closure(table: &BTreeMap<String, Vec<String>>, seeds: &BTreeSet<String>) -> BTreeSet<String> {
     let mut enabled: BTreeSet<String> = BTreeSet::new();
     let mut stack: Vec<String> = seeds.iter().cloned().collect();
     while let Some(feature) = stack.pop() {

@@ -12,7 +12,7 @@
 //! `feature = "…"` against the package's `default` features, and anything else (a cfg a build
 //! script sets, a target feature, `proc_macro`) unknown. Unknown never counts as off.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use cfg_expr::{Expression, Predicate};
@@ -62,36 +62,27 @@ pub(crate) fn cfg_off_module_uses(
             continue;
         }
         let default_features = default_features(workspace_root, &package);
-        // Listed beneath a handle of the workspace root, no symlink followed (issue 13 §1).
-        let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, &source_dir) else { continue };
-        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, &source_dir) else { continue };
-        let mut read = 0usize;
-        for entry in walk.iter().flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|ext| ext != "rs") || !entry.is_file() {
-                continue;
-            }
-            if skip.contains(path) || written.iter().any(|written| written == path) {
-                continue;
-            }
-            read += 1;
-            if read > MAX_FILES_READ {
-                files_not_read += 1;
-                continue;
-            }
-            let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { continue };
+        let mut gates = HashMap::new();
+        let skipped = |path: &Path| skip.contains(path) || written.iter().any(|written| written == path);
+        files_not_read += for_each_rust_file(workspace_root, &source_dir, skipped, |path| {
+            let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return };
             if !changed_items.iter().any(|name| text.contains(name.trim_end_matches('!'))) {
-                continue;
+                return;
             }
-            let Some(gate) = known_off_gate(workspace_root, &source_dir, path, default_features.as_ref()) else { continue };
+            let Some(gate) = module_gates(workspace_root, &source_dir, path, &mut gates)
+                .into_iter()
+                .find(|gate| evaluate_cfg_attribute(&gate.cfg, default_features.as_ref()) == Some(false))
+            else {
+                return;
+            };
             let whole_file = crate::lsp::inactive::InactiveRange { start_line: 1, end_line: u32::MAX, message: gate.cfg.clone() };
             let uses = crate::lsp::inactive::inactive_uses(&[whole_file], &text, changed_items);
             if uses.is_empty() {
-                continue;
+                return;
             }
             let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
             found.push(CfgOffModuleUses { path: path.to_path_buf(), reason: uses_sentence(server_id, &shown, &gate, &uses) });
-        }
+        });
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
     (found, files_not_read)
@@ -162,35 +153,53 @@ pub(crate) fn modules_not_compiled(
             None if !package.join("build.rs").is_file() && !rustflags_set_cfgs => Some(Vec::new()),
             None => None,
         };
-        let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, &source_dir) else { continue };
-        let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, &source_dir) else { continue };
-        let mut read = 0usize;
-        for entry in walk.iter().flatten().filter(|entry| entry.is_file()) {
-            let path = entry.path();
-            if path.extension().is_none_or(|ext| ext != "rs") {
-                continue;
-            }
-            read += 1;
-            if read > MAX_FILES_READ {
-                files_not_read += 1;
-                continue;
-            }
-            let off = module_gates(workspace_root, &source_dir, path)
-                .into_iter()
-                .find(|gate| evaluate_cfg_with(&gate.cfg, None, custom.as_deref()) == Some(false));
-            if let Some(gate) = off {
-                let off_whatever_build_scripts_set = evaluate_cfg_with(&gate.cfg, None, None) == Some(false);
-                found.push(ModuleNotCompiled {
-                    path: path.to_path_buf(),
-                    cfg: gate.cfg,
-                    declared_at: gate.location,
-                    off_whatever_build_scripts_set,
-                });
-            }
-        }
+        let mut gates = HashMap::new();
+        files_not_read += for_each_rust_file(
+            workspace_root,
+            &source_dir,
+            |_| false,
+            |path| {
+                let off = module_gates(workspace_root, &source_dir, path, &mut gates)
+                    .into_iter()
+                    .find(|gate| evaluate_cfg_with(&gate.cfg, None, custom.as_deref()) == Some(false));
+                if let Some(gate) = off {
+                    let off_whatever_build_scripts_set = evaluate_cfg_with(&gate.cfg, None, None) == Some(false);
+                    found.push(ModuleNotCompiled {
+                        path: path.to_path_buf(),
+                        cfg: gate.cfg,
+                        declared_at: gate.location,
+                        off_whatever_build_scripts_set,
+                    });
+                }
+            },
+        );
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
     (found, files_not_read)
+}
+
+/// Calls `visit` with each `.rs` file beneath `source_dir` that `skipped` does not refuse, listed
+/// beneath a handle of `workspace_root` with no symlink followed (issue 13 §1), at most
+/// [`MAX_FILES_READ`]; returns how many were left for that cap. A directory that cannot be listed
+/// gives none.
+fn for_each_rust_file(workspace_root: &Path, source_dir: &Path, skipped: impl Fn(&Path) -> bool, mut visit: impl FnMut(&Path)) -> usize {
+    let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, source_dir) else { return 0 };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, source_dir) else { return 0 };
+    let mut read = 0usize;
+    let mut not_read = 0usize;
+    for entry in walk.iter().flatten().filter(|entry| entry.is_file()) {
+        let path = entry.path();
+        if path.extension().is_none_or(|ext| ext != "rs") || skipped(path) {
+            continue;
+        }
+        read += 1;
+        if read > MAX_FILES_READ {
+            not_read += 1;
+            continue;
+        }
+        visit(path);
+    }
+    not_read
 }
 
 /// The sentence of [`CfgOffModuleUses::reason`].
@@ -218,7 +227,7 @@ fn uses_sentence(server_id: &str, file: &str, gate: &GatingDeclaration, uses: &[
 }
 
 /// The nearest `Cargo.toml` directory above `path`, at or below `workspace_root`.
-fn package_root(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
+pub(crate) fn package_root(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
     let mut dir = path.parent();
     while let Some(current) = dir {
         if !current.starts_with(workspace_root) {
@@ -238,45 +247,40 @@ fn package_root(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
 pub(crate) fn default_features(workspace_root: &Path, package: &Path) -> Option<HashSet<String>> {
     let text = crate::files::read_workspace_file_to_string(workspace_root, &package.join("Cargo.toml")).ok()?;
     let document = toml_edit::Document::parse(text).ok()?;
-    let table = document.get("features").and_then(|item| item.as_table());
-    let enables = |feature: &str| -> Vec<String> {
-        table
-            .and_then(|table| table.get(feature))
-            .and_then(|item| item.as_array())
-            .map(|array| array.iter().filter_map(|value| value.as_str().map(str::to_owned)).collect())
-            .unwrap_or_default()
-    };
-    let mut enabled: HashSet<String> = HashSet::new();
-    let mut pending = enables("default");
-    while let Some(feature) = pending.pop() {
-        if feature.starts_with("dep:") || feature.contains('/') || !enabled.insert(feature.clone()) {
-            continue;
-        }
-        pending.extend(enables(&feature));
-    }
+    let table: std::collections::BTreeMap<String, Vec<String>> = document
+        .get("features")
+        .and_then(|item| item.as_table())
+        .map(|table| {
+            table
+                .iter()
+                .map(|(name, item)| {
+                    let enables = item.as_array().map(|array| array.iter().filter_map(|value| value.as_str().map(str::to_owned)).collect());
+                    (name.to_owned(), enables.unwrap_or_default())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let seeds = ["default".to_owned()].into_iter().collect();
+    let mut enabled: HashSet<String> = crate::lsp::cargo_features::closure(&table, &seeds).into_iter().collect();
+    enabled.remove("default");
     Some(enabled)
 }
 
-/// The first gate, from `path`'s own `mod` item outwards through the module files that declare
-/// its ancestors (see [`module_gates`]), that is known off on this host (see the module docs).
-fn known_off_gate(
+/// The `#[cfg(…)]` gates on the `mod` items that declare `path` and the module files around it,
+/// innermost first, up to `source_dir` (at most [`MAX_MODULE_DEPTH`] levels). `known` keeps each
+/// module file's gate across the calls of one scan, so the files of a directory do not parse
+/// their ancestors' declaring files again.
+pub(crate) fn module_gates(
     workspace_root: &Path,
     source_dir: &Path,
     path: &Path,
-    default_features: Option<&HashSet<String>>,
-) -> Option<GatingDeclaration> {
-    module_gates(workspace_root, source_dir, path)
-        .into_iter()
-        .find(|gate| evaluate_cfg_attribute(&gate.cfg, default_features) == Some(false))
-}
-
-/// The `#[cfg(…)]` gates on the `mod` items that declare `path` and the module files around it,
-/// innermost first, up to `source_dir` (at most [`MAX_MODULE_DEPTH`] levels).
-pub(crate) fn module_gates(workspace_root: &Path, source_dir: &Path, path: &Path) -> Vec<GatingDeclaration> {
+    known: &mut HashMap<PathBuf, Option<GatingDeclaration>>,
+) -> Vec<GatingDeclaration> {
     let mut gates = Vec::new();
     let mut module_file = path.to_path_buf();
     for _ in 0..MAX_MODULE_DEPTH {
-        gates.extend(gating_declaration(workspace_root, &module_file));
+        let gate = known.entry(module_file.clone()).or_insert_with(|| gating_declaration(workspace_root, &module_file));
+        gates.extend(gate.clone());
         // The module file of the directory holding this one: `dir/mod.rs` or `dir.rs`.
         let parent = if module_file.file_name().is_some_and(|name| name == "mod.rs") {
             module_file.parent().and_then(Path::parent)
@@ -313,10 +317,7 @@ pub(crate) fn build_script_cfgs(workspace_root: &Path, package: &Path) -> Vec<St
 /// built-in cfg (`target_*`, `unix`, `test`, `feature`, …): the ones a build script or
 /// `RUSTFLAGS="--cfg …"` sets. Empty when it does not parse.
 pub(crate) fn custom_cfg_names(attribute: &str) -> Vec<String> {
-    let attribute = crate::lsp::inactive::one_line_attribute(attribute);
-    let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
-    let Some(inner) = inner.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) else { return Vec::new() };
-    let Ok(expression) = Expression::parse(inner.trim()) else { return Vec::new() };
+    let Some(expression) = parse_cfg_attribute(attribute) else { return Vec::new() };
     let mut names: Vec<String> = Vec::new();
     for predicate in expression.predicates() {
         let name = match predicate {
@@ -331,26 +332,25 @@ pub(crate) fn custom_cfg_names(attribute: &str) -> Vec<String> {
     names
 }
 
-/// The nearest `Cargo.toml` directory above `path`, at or below `workspace_root` (see
-/// [`package_root`]), for callers outside this module.
-pub(crate) fn package_of(workspace_root: &Path, path: &Path) -> Option<PathBuf> {
-    package_root(workspace_root, path)
-}
-
 /// `#[cfg(…)]` (or `#![cfg(…)]`) evaluated on this host, three-valued: `Some(false)` only when
 /// the predicate is known off (see the module docs). `None` when it does not parse.
 pub(crate) fn evaluate_cfg_attribute(attribute: &str, default_features: Option<&HashSet<String>>) -> Option<bool> {
     evaluate_cfg_with(attribute, default_features, None)
 }
 
+/// The cfg expression of a `#[cfg(…)]` / `#![cfg(…)]` attribute (over any number of lines);
+/// `None` for another attribute or one `cfg-expr` does not parse.
+fn parse_cfg_attribute(attribute: &str) -> Option<Expression> {
+    let attribute = crate::lsp::inactive::one_line_attribute(attribute);
+    let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
+    Expression::parse(inner.strip_prefix('[')?.strip_suffix(']')?.trim()).ok()
+}
+
 /// [`evaluate_cfg_attribute`] with the custom cfgs known: `Some(set)` makes a bare `name` (or
 /// `key = "value"`) cfg on exactly when `set` holds `name` (`key="value"`), `None` leaves them
 /// unknown. Features: `None` leaves them unknown.
 fn evaluate_cfg_with(attribute: &str, features: Option<&HashSet<String>>, custom_cfgs: Option<&[String]>) -> Option<bool> {
-    let attribute = crate::lsp::inactive::one_line_attribute(attribute);
-    let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
-    let inner = inner.strip_prefix('[')?.strip_suffix(']')?.trim();
-    let expression = Expression::parse(inner).ok()?;
+    let expression = parse_cfg_attribute(attribute)?;
     let host = host_target();
     expression.eval(|predicate| match predicate {
         Predicate::Target(target) => host.map(|host| target.matches(host)),

@@ -913,11 +913,7 @@ impl LanguageServer {
 
     /// The current readiness (see [`Readiness`]).
     pub fn readiness(&self) -> Readiness {
-        if let Some(how) = self.exit_description() {
-            return Readiness::Exited(how);
-        }
-        let state = self.shared.0.lock();
-        self.readiness_of(&state)
+        self.readiness_with(false)
     }
 
     /// Waits until the server is ready or `deadline` passes (polling the condvar in ≤ 100 ms
@@ -939,17 +935,22 @@ impl LanguageServer {
     /// [`LanguageServer::readiness`] as a lookup sees it (see
     /// [`LanguageServer::wait_until_ready_for_lookups`]).
     pub fn readiness_for_lookups(&self) -> Readiness {
+        self.readiness_with(true)
+    }
+
+    /// The readiness; with `ignore_check_runs`, as a lookup sees it.
+    fn readiness_with(&self, ignore_check_runs: bool) -> Readiness {
         if let Some(how) = self.exit_description() {
             return Readiness::Exited(how);
         }
         let state = self.shared.0.lock();
-        self.readiness_of_with(&state, true)
+        self.readiness_of_with(&state, ignore_check_runs)
     }
 
     fn wait_until(&self, deadline: Instant, for_lookups: bool) -> ReadinessReport {
         let start = Instant::now();
         loop {
-            let readiness = if for_lookups { self.readiness_for_lookups() } else { self.readiness() };
+            let readiness = self.readiness_with(for_lookups);
             if matches!(readiness, Readiness::Ready | Readiness::Exited(_)) || Instant::now() >= deadline {
                 return ReadinessReport { readiness, waited: start.elapsed() };
             }
@@ -2497,10 +2498,6 @@ impl LanguageServer {
     /// The workspace root of the run (paths under it are shown relative).
     pub fn workspace_root(&self) -> &Path {
         &self.workspace_root
-    }
-
-    fn readiness_of(&self, state: &ServerState) -> Readiness {
-        self.readiness_of_with(state, false)
     }
 
     /// The readiness of `state`; with `ignore_check_runs`, the server's own check runs

@@ -325,6 +325,7 @@ pub fn how_to_check_features(features: &[String]) -> String {
 }
 
 /// Where a `#[cfg(…)]`-gated `mod` declares a module file.
+#[derive(Debug, Clone)]
 pub(crate) struct GatingDeclaration {
     /// The attribute with its whitespace collapsed to one line, e.g. `#[cfg(feature = "serde")]`
     /// or `#[cfg(all(httparse_simd, any(target_arch = "aarch64")))]`.
@@ -624,19 +625,9 @@ pub fn inactive_uses_sentence(server_id: &str, file: &str, uses: &[InactiveUse])
 /// `src/` (the nearest `Cargo.toml` above it, at or below `root`), outside `src/bin/` — a test,
 /// bench, example or bin target can be skipped for its `required-features`.
 pub fn in_always_compiled_rust_code(path: &std::path::Path, root: &std::path::Path) -> bool {
-    let mut dir = path.parent();
-    while let Some(current) = dir {
-        if current.join("Cargo.toml").is_file() {
-            let relative = path.strip_prefix(current).unwrap_or(path);
-            let mut components = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
-            return components.next().as_deref() == Some("src") && components.next().as_deref() != Some("bin");
-        }
-        if current == root {
-            return false;
-        }
-        dir = current.parent();
-    }
-    false
+    let Some(package) = crate::lsp::cfg_off_modules::package_root(root, path) else { return false };
+    let mut components = path.strip_prefix(&package).unwrap_or(path).components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+    components.next().as_deref() == Some("src") && components.next().as_deref() != Some("bin")
 }
 
 /// Whether no stored publish holds a rustc error (rust-analyzer's cargo check found none).
@@ -692,7 +683,7 @@ pub fn rust_unanalyzed_hint(
     // `httparse_simd`, off in a restricted run, trial28 M10), and those names.
     let mut behind_build_script_cfgs: Vec<String> = Vec::new();
     let mut build_script_cfg_names: Vec<String> = Vec::new();
-    let mut build_script_cfgs_by_package: std::collections::HashMap<std::path::PathBuf, Vec<String>> = std::collections::HashMap::new();
+    let mut packages_read: std::collections::HashMap<std::path::PathBuf, PackageCfgFacts> = std::collections::HashMap::new();
     // Per file: the `macro_rules!` line ranges and the active macro invocations' line ranges.
     type FileRanges = (Vec<(u32, u32)>, Vec<(u32, u32)>);
     let mut ranges_by_file: std::collections::HashMap<&std::path::Path, FileRanges> = std::collections::HashMap::new();
@@ -715,7 +706,7 @@ pub fn rust_unanalyzed_hint(
             in_macro_rules.push(shown(path, *line0));
         } else if invocations.iter().any(|(first, last)| (*first..=*last).contains(line0)) {
             in_invocations.push(shown(path, *line0));
-        } else if let Some(name) = build_script_cfg_gating(workspace_root, path, *line0, &mut build_script_cfgs_by_package) {
+        } else if let Some(name) = build_script_cfg_gating(workspace_root, path, *line0, &mut packages_read) {
             if !build_script_cfg_names.contains(&name) {
                 build_script_cfg_names.push(name);
             }
@@ -757,22 +748,33 @@ pub fn rust_unanalyzed_hint(
     format!(" ({})", parts.join("; "))
 }
 
+/// What [`build_script_cfg_gating`] reads once per package of one hint: the cfgs its build.rs
+/// sets, its default features and the gates of its module files read so far.
+struct PackageCfgFacts {
+    build_script_cfgs: Vec<String>,
+    default_features: Option<std::collections::HashSet<String>>,
+    module_gates: std::collections::HashMap<std::path::PathBuf, Option<GatingDeclaration>>,
+}
+
 /// The first cfg name the package's build.rs sets that gates `line0` (0-based) of the Rust file
 /// `path` — through a `#[cfg]` around the line or on a `mod` item that declares the file or a
-/// module around it. `cache` keeps each package's build-script cfgs. `None` when the package has
-/// no build.rs, no gate names one of its cfgs, or a gate is off on this host whatever the build
-/// script sets (see [`crate::lsp::cfg_off_modules::evaluate_cfg_attribute`]).
+/// module around it. `packages` keeps what is read of each package. `None` when the package
+/// has no build.rs, no gate names one of its cfgs, or a gate is off on this host whatever the
+/// build script sets (see [`crate::lsp::cfg_off_modules::evaluate_cfg_attribute`]).
 fn build_script_cfg_gating(
     workspace_root: &std::path::Path,
     path: &std::path::Path,
     line0: u32,
-    cache: &mut std::collections::HashMap<std::path::PathBuf, Vec<String>>,
+    packages: &mut std::collections::HashMap<std::path::PathBuf, PackageCfgFacts>,
 ) -> Option<String> {
     use ast_grep_core::tree_sitter::StrDoc;
-    let package = crate::lsp::cfg_off_modules::package_of(workspace_root, path)?;
-    let set_by_build_script =
-        cache.entry(package.clone()).or_insert_with(|| crate::lsp::cfg_off_modules::build_script_cfgs(workspace_root, &package)).clone();
-    if set_by_build_script.is_empty() {
+    let package = crate::lsp::cfg_off_modules::package_root(workspace_root, path)?;
+    let facts = packages.entry(package.clone()).or_insert_with(|| PackageCfgFacts {
+        build_script_cfgs: crate::lsp::cfg_off_modules::build_script_cfgs(workspace_root, &package),
+        default_features: crate::lsp::cfg_off_modules::default_features(workspace_root, &package),
+        module_gates: std::collections::HashMap::new(),
+    });
+    if facts.build_script_cfgs.is_empty() {
         return None;
     }
     let mut gates: Vec<String> = Vec::new();
@@ -783,14 +785,17 @@ fn build_script_cfg_gating(
             gates.extend(cfg_gate_at(&tree.root().get_inner_node(), &text, line0, true).map(|(attribute, _, _)| attribute));
         }
     }
-    gates.extend(crate::lsp::cfg_off_modules::module_gates(workspace_root, &package.join("src"), path).into_iter().map(|gate| gate.cfg));
+    gates.extend(
+        crate::lsp::cfg_off_modules::module_gates(workspace_root, &package.join("src"), path, &mut facts.module_gates)
+            .into_iter()
+            .map(|gate| gate.cfg),
+    );
     // A gate known off whatever the build script sets (httparse's `neon.rs`: also
     // `target_arch = "aarch64"`) is no build-script matter: a real build leaves it out too.
-    let default_features = crate::lsp::cfg_off_modules::default_features(workspace_root, &package);
-    if gates.iter().any(|gate| crate::lsp::cfg_off_modules::evaluate_cfg_attribute(gate, default_features.as_ref()) == Some(false)) {
+    if gates.iter().any(|gate| crate::lsp::cfg_off_modules::evaluate_cfg_attribute(gate, facts.default_features.as_ref()) == Some(false)) {
         return None;
     }
-    gates.iter().flat_map(|gate| crate::lsp::cfg_off_modules::custom_cfg_names(gate)).find(|name| set_by_build_script.contains(name))
+    gates.iter().flat_map(|gate| crate::lsp::cfg_off_modules::custom_cfg_names(gate)).find(|name| facts.build_script_cfgs.contains(name))
 }
 
 /// Whether the Rust file `path` is a target root (`src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,

@@ -877,17 +877,19 @@ pub(crate) fn readiness_note(server: &LanguageServer, before: &ReadinessReport) 
 /// [`readiness_note`] for a diagnostics answer: the server's own project check running counts
 /// as not ready (see [`LanguageServer::wait_until_ready_for_lookups`], which lookups use).
 pub(crate) fn diagnostics_readiness_note(server: &LanguageServer, before: &ReadinessReport) -> Option<String> {
-    if let Some(note) = before.note(server.id()) {
-        return Some(note);
-    }
-    let after = server.wait_until_ready(Instant::now() + OWN_PROGRESS_END_GRACE);
-    ReadinessReport { readiness: after.readiness, waited: before.waited }.note(server.id())
+    unready_once_answered(server, before, false).and_then(|report| report.note(server.id()))
 }
 
 /// The readiness of `server` that makes its answer possibly partial: `before` (after the wait
 /// before asking) when it was not ready then, else the readiness once the answer came when the
 /// server was loading again by then; `None` when it was ready both times.
 pub(crate) fn unready_when_answered(server: &LanguageServer, before: &ReadinessReport) -> Option<ReadinessReport> {
+    unready_once_answered(server, before, true)
+}
+
+/// [`unready_when_answered`]; `for_lookups` false counts the server's own project check as
+/// not ready (a diagnostics answer).
+fn unready_once_answered(server: &LanguageServer, before: &ReadinessReport, for_lookups: bool) -> Option<ReadinessReport> {
     // Not ready when asked (after waiting the budget), or indexing again by the time the answer
     // came: either way the answer may be partial, and the model is told so.
     if before.note(server.id()).is_some() {
@@ -896,7 +898,8 @@ pub(crate) fn unready_when_answered(server: &LanguageServer, before: &ReadinessR
     // The server ends the request's own work-done progress (pyright: "Finding references") just
     // before answering, but the pump thread may apply that `end` after the answer reached us:
     // give it a moment (returns as soon as the server is ready again).
-    let after = server.wait_until_ready_for_lookups(Instant::now() + OWN_PROGRESS_END_GRACE);
+    let grace_end = Instant::now() + OWN_PROGRESS_END_GRACE;
+    let after = if for_lookups { server.wait_until_ready_for_lookups(grace_end) } else { server.wait_until_ready(grace_end) };
     let report = ReadinessReport { readiness: after.readiness, waited: before.waited };
     report.note(server.id()).is_some().then_some(report)
 }
