@@ -27,6 +27,7 @@ use crate::lsp::client::LanguageServer;
 use crate::lsp::hierarchy::{usage_on_line, SiteUsage};
 use crate::lsp::position::{is_identifier_char, split_lines};
 use crate::lsp::rename_coverage::{classify_occurrences, OccurrenceKind, WordHit};
+use crate::lsp::syntax::{ParsedSource, ReferenceRole};
 
 /// Bound names followed per answer; further ones are named with the request that follows them.
 pub const MAX_ALIASES_FOLLOWED: usize = 5;
@@ -254,6 +255,26 @@ pub struct AliasWalk {
     pub requests: usize,
     /// Why the queried item's own references could not be asked (`None`: asked, or not needed).
     pub references_failed: Option<String>,
+    /// The queried item's references that are neither among the answer's call sites nor a
+    /// binding, an import or export, a declaration or a type, sorted by place: a call through an
+    /// expression (`(a || f)(x)`), an argument, another use as a value, or a direct call the
+    /// hierarchy did not list — where a call may reach the function that the call hierarchy
+    /// does not show (trial29 F1: tsserver's `miniSerializeError` had "1 caller" in tests while
+    /// the library calls it as `((o && o.serializeError) || miniSerializeError)(err)`).
+    pub uses_not_listed: Vec<UseNotListed>,
+}
+
+/// One reference of the queried function that the call hierarchy does not list as a call site
+/// (see [`AliasWalk::uses_not_listed`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct UseNotListed {
+    pub uri: String,
+    /// 0-based line.
+    pub line0: u32,
+    /// 0-based character (server encoding).
+    pub character0: u32,
+    /// What the syntax says the reference does.
+    pub role: ReferenceRole,
 }
 
 impl AliasWalk {
@@ -312,16 +333,31 @@ pub fn follow_aliases(
     let mut lines = Lines::new(server.workspace_root());
     let mut walk = AliasWalk::default();
     let mut candidates: Vec<(String, u32, u32)> = value_sites.to_vec();
+    let mut root_references: HashSet<(String, u32, u32)> = HashSet::new();
     if server.supports("textDocument/references") {
         for (uri, line0, character0) in roots {
             match references(server, uri, *line0, *character0, deadline) {
-                Ok(found) => candidates.extend(found),
+                Ok(found) => {
+                    root_references.extend(found.iter().cloned());
+                    candidates.extend(found);
+                }
                 Err(failure) => walk.references_failed = Some(failure),
             }
             walk.requests += 1;
         }
     }
     let root_set: HashSet<(String, u32, u32)> = roots.iter().cloned().collect();
+    let listed_lines: HashSet<(&str, u32)> = listed.iter().map(|(uri, line0, _)| (uri.as_str(), *line0)).collect();
+    let root_name = |uri: &str, line0: u32, character0: u32, lines: &mut Lines<'_>| -> Option<String> {
+        let line = lines.line(uri, line0)?;
+        let byte = encoding.byte_from_column(&line, character0);
+        let rest = line.get(byte..)?;
+        let length = identifier_length(rest);
+        (length > 0).then(|| rest[..length].to_owned())
+    };
+    let root_names: Vec<String> =
+        roots.iter().filter_map(|(uri, line0, character0)| root_name(uri, *line0, *character0, &mut lines)).collect();
+    let mut parsed: HashMap<String, Option<ParsedSource>> = HashMap::new();
     let mut seen_sites = HashSet::new();
     let mut bound: Vec<(String, u32, Binding)> = Vec::new();
     for (uri, line0, character0) in candidates {
@@ -329,11 +365,31 @@ pub fn follow_aliases(
             continue;
         }
         let Some(line) = lines.line(&uri, line0) else { continue };
-        let Some(binding) = binding_on_line(&line, encoding.byte_from_column(&line, character0)) else { continue };
+        let Some(binding) = binding_on_line(&line, encoding.byte_from_column(&line, character0)) else {
+            // Not a binding: a reference the hierarchy does not list may still lead to a call.
+            if root_references.contains(&(uri.clone(), line0, character0)) && !listed.contains(&(uri.clone(), line0, character0)) {
+                let name = root_name(&uri, line0, character0, &mut lines).or_else(|| root_names.first().cloned()).unwrap_or_default();
+                let source = parsed.entry(uri.clone()).or_insert_with(|| {
+                    let (path, text) = lines.file(&uri)?;
+                    ParsedSource::parse(path, text)
+                });
+                let role = source.as_ref().and_then(|source| source.reference_role(line0, character0, &name));
+                let not_listed = match role {
+                    Some(ReferenceRole::DirectCall) => !listed_lines.contains(&(uri.as_str(), line0)),
+                    Some(ReferenceRole::CalledThroughExpression | ReferenceRole::Argument | ReferenceRole::Value) => true,
+                    _ => false,
+                };
+                if let (true, Some(role)) = (not_listed, role) {
+                    walk.uses_not_listed.push(UseNotListed { uri: uri.clone(), line0, character0, role });
+                }
+            }
+            continue;
+        };
         if !bound.iter().any(|(known_uri, known_line, known)| *known_uri == uri && *known_line == line0 && known.name == binding.name) {
             bound.push((uri, line0, binding));
         }
     }
+    walk.uses_not_listed.sort_by(|a, b| (&a.uri, a.line0, a.character0).cmp(&(&b.uri, b.line0, b.character0)));
     bound.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     for (index, (uri, line0, binding)) in bound.into_iter().enumerate() {
         let line = lines.line(&uri, line0).unwrap_or_default();
@@ -418,7 +474,7 @@ fn classify_alias_references(
             None => vec![OccurrenceKind::Code; sites.len()],
         };
         for ((line0, character0, byte, line), kind) in sites.into_iter().zip(kinds) {
-            if matches!(kind, OccurrenceKind::Comment | OccurrenceKind::Text | OccurrenceKind::AttributeName) {
+            if matches!(kind, OccurrenceKind::Comment | OccurrenceKind::Text | OccurrenceKind::AttributeName | OccurrenceKind::ModulePath) {
                 alias.in_comments += 1;
                 continue;
             }

@@ -422,6 +422,8 @@ pub fn project_diagnostics(
     // order (`docs/` sorts before `pyproject.toml`).
     candidates.sort_by_key(|(_, dir)| dir.components().count());
     let mut python_roots_merged: Vec<(PathBuf, PathBuf)> = Vec::new();
+    // A tsconfig.json inside another's root: tsc runs the outer one only (trial29 M3).
+    let mut tsc_roots_merged: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut not_python_projects: Vec<PathBuf> = Vec::new();
     for (checker, dir) in candidates {
         if excluded_dirs.iter().any(|excluded| dir.starts_with(excluded)) {
@@ -442,6 +444,9 @@ pub fn project_diagnostics(
             Some((_, outer)) => {
                 if *checker == *"pyright" {
                     python_roots_merged.push((dir.clone(), outer.clone()));
+                }
+                if *checker == *"tsc" {
+                    tsc_roots_merged.push((dir.clone(), outer.clone()));
                 }
             }
             None => roots.push((checker, dir)),
@@ -647,6 +652,26 @@ pub fn project_diagnostics(
             } else {
                 ""
             }
+        ));
+    }
+    for (inner, outer) in &tsc_roots_merged {
+        // The language server answers for the inner folder's files from the inner config; tsc
+        // checked them, if the outer config includes them, with the outer one's settings.
+        let load = crate::lsp::tsconfig_load::config_load_failure(supervisor.workspace_root(), inner)
+            .map(|failure| {
+                format!(
+                    "; {} — the server's errors for those files cascade from it (unresolved imports), tsc's above do not",
+                    failure.problem_sentence(|path| supervisor.display_path(path))
+                )
+            })
+            .unwrap_or_default();
+        let config_of = |dir: &Path| supervisor.display_path(&dir.join("tsconfig.json"));
+        text.push_str(&format!(
+            "\n  {} (a TypeScript project inside {}) has no tsc run of its own: its files are checked above only as far as {}'s include covers them, with that config's settings, while the language server answers for them from {}{load}",
+            config_of(inner),
+            if supervisor.display_path(outer) == "." { "the workspace root".to_owned() } else { supervisor.display_path(outer) },
+            config_of(outer),
+            config_of(inner),
         ));
     }
     for dir in &not_python_projects {

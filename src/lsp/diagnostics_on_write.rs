@@ -1005,12 +1005,21 @@ pub fn check_write(
             continue;
         }
         // A server found dead was restarted by the lease: check with the new process and say so.
-        let notes: Vec<String> = lease
+        let mut notes: Vec<String> = lease
             .notes
             .iter()
             .filter(|note| note.contains("had exited") || note.contains("restarted"))
             .map(|note| format!("{} crashed before this write and was restarted: {}", lease.server.id(), note.trim_start_matches("note: ")))
             .collect();
+        // Errors from a project whose config fails to load are that config's (trial29 F6: "112
+        // errors already present" where tsc counts 15).
+        notes.extend(supervisor.project_config_note_text(lease.server.definition(), lease.server.root()).map(|text| {
+            format!(
+                "{} answers for {} from a project whose config fails to load — {text}",
+                lease.server.id(),
+                supervisor.display_path(lease.server.root())
+            )
+        }));
         let write_check = lease.server.definition().write_check;
         pending.push(Pending::new(lease.server, write_check, path.clone(), deadline, notes));
     }

@@ -48,7 +48,7 @@ use crate::lsp::client::{LanguageServer, RequestFailure};
 use crate::lsp::listing::{workspace_fingerprint, Page, PathClass, PathTally};
 use crate::lsp::output::{
     AliasCallsEntry, CallSiteEntry, HierarchyEntry, HierarchyItemSummary, HierarchyOp, HierarchyOutput, ListedLocation, LspOutput,
-    PageWindow, UnlistedCallSite,
+    PageWindow, UnlistedCallSite, UseNotListedEntry,
 };
 use crate::lsp::position::{looks_like_comment_or_string, resolve_symbol_on_line};
 use crate::lsp::supervisor::LspSupervisor;
@@ -544,6 +544,11 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     // Calls the server resolves to no function (Markdown 3.11.3: `self.serializer(root)`, a call
     // through a Callable attribute, was missing from `Markdown.convert`'s "17 call sites").
     notes.extend(unlisted_call_notes(supervisor, server.id(), &walk.unlisted));
+    // References that are no listed call site and no binding: a call may reach the function
+    // through them (trial29 F1: `((o && o.serializeError) || miniSerializeError)(err)`).
+    let (uses_not_listed_text, uses_not_listed) =
+        render_uses_not_listed(supervisor, server.id(), &resolved.cursor_identifier, &walk.aliases.uses_not_listed);
+    notes.extend(uses_not_listed_text);
     // Callers in code the server does not analyze are not in its answer: said, with where they
     // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
     // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").
@@ -670,6 +675,7 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         notes: loading_warning.iter().chain(&query.notes).cloned().collect(),
         unlisted_call_sites: unlisted_call_site_entries(supervisor, &walk.unlisted),
         alias_calls,
+        uses_not_listed,
     };
     let output = LspOutput::Hierarchy(output);
     Ok(ToolOutput::new(ToolResult::text(text).with_structured(crate::schema::to_structured(&output))))
@@ -1014,12 +1020,28 @@ fn member_label(kind: &'static str, node: &Node, op: &str, cache: &mut SourceCac
     if go && op == "outgoing_calls" && matches!(kind, "type" | "type alias") {
         return ("conversion to type", node.name.clone());
     }
+    // A Go method is named with its receiver's type: `method FlagSet.VarPF`.
+    if go && kind == "method" && !node.name.contains('.') {
+        let line = cache.place(&node.uri, node.line0).text;
+        if let Some(receiver) = go_receiver_type(&line) {
+            return (kind, format!("{receiver}.{}", node.name));
+        }
+    }
     let python = node.uri.ends_with(".py") || node.uri.ends_with(".pyi");
     let qualifies = (python && kind == "method") || (go && kind == "interface method");
     match qualifies.then(|| cache.member_owner(&node.uri, node.line0)).flatten() {
         Some(owner) if !node.name.contains('.') => (kind, format!("{owner}.{}", node.name)),
         _ => (kind, node.name.clone()),
     }
+}
+
+/// The receiver's type name of a Go method declaration line (`func (f *FlagSet[T]) VarPF(` →
+/// `FlagSet`); `None` for other lines.
+fn go_receiver_type(line: &str) -> Option<String> {
+    let receiver = line.trim_start().strip_prefix("func (")?.split(')').next()?;
+    let type_part = receiver.split_whitespace().last()?.trim_start_matches('*');
+    let name: String = type_part.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
 }
 
 type Rendered = (String, Vec<HierarchyEntry>, Option<Page>);
@@ -1314,6 +1336,49 @@ fn render_aliases(
     Some((out.trim_end().to_owned(), entries))
 }
 
+/// References named per `incoming_calls` note; all go to `structuredContent` up to
+/// [`ALIAS_SITES_STRUCTURED`].
+const USES_NOT_LISTED_SHOWN: usize = 15;
+
+/// The note naming the queried function's references that its call hierarchy does not list as
+/// call sites and that are no binding (see `AliasWalk::uses_not_listed`), and their structured
+/// entries; no note when there are none.
+fn render_uses_not_listed(
+    supervisor: &LspSupervisor,
+    server_id: &str,
+    name: &str,
+    uses: &[crate::lsp::call_aliases::UseNotListed],
+) -> (Option<String>, Vec<UseNotListedEntry>) {
+    if uses.is_empty() {
+        return (None, Vec::new());
+    }
+    let mut cache = SourceCache::new(supervisor);
+    let through_expression = uses.iter().filter(|used| used.role == crate::lsp::syntax::ReferenceRole::CalledThroughExpression).count();
+    let mut text = format!(
+        "note: NOT in this answer as call sites: {} of `{name}` that {server_id}'s call hierarchy does not list{} — a call may reach it through them (a value passed on, stored or called through an expression); read them before relying on the callers above:",
+        plural(uses.len(), "reference"),
+        match through_expression {
+            0 => String::new(),
+            all if all == uses.len() => ", called through an expression".to_owned(),
+            some => format!(", {some} of them called through an expression"),
+        },
+    );
+    let mut entries = Vec::new();
+    for (index, used) in uses.iter().enumerate() {
+        let place = cache.place(&used.uri, used.line0);
+        if index < USES_NOT_LISTED_SHOWN {
+            text.push_str(&format!("\n      {}: {}   ({})", place.located(), place.shown(), used.role.describe()));
+        }
+        if index < ALIAS_SITES_STRUCTURED {
+            entries.push(UseNotListedEntry { location: place.to_location(), role: used.role.describe().to_owned() });
+        }
+    }
+    if let Some(notice) = crate::render::truncation_notice(USES_NOT_LISTED_SHOWN.min(uses.len()), uses.len(), "references") {
+        text.push_str(&format!("\n      {notice} (structuredContent `uses_not_listed` has up to {ALIAS_SITES_STRUCTURED})"));
+    }
+    (Some(text), entries)
+}
+
 /// What an entry in a file outside the workspace and its known dependency roots shows instead of
 /// its name.
 const OUTSIDE_NAME_NOT_SHOWN: &str = "(name not shown: outside the workspace and its known dependency roots)";
@@ -1569,6 +1634,20 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_methods_are_named_with_their_receivers_type_and_kind() {
+        assert_eq!(go_receiver_type("func (f *FlagSet) VarPF(value Value, name string) *Flag {").as_deref(), Some("FlagSet"));
+        assert_eq!(go_receiver_type("func (s Set[T]) Len() int {").as_deref(), Some("Set"));
+        assert_eq!(go_receiver_type("func (*FlagSet) Hidden() {").as_deref(), Some("FlagSet"));
+        assert_eq!(go_receiver_type("func VarPF(value Value) {"), None);
+        let function = 12;
+        assert_eq!(
+            crate::lsp::outline::readable_kind_on_line(function, "VarPF", "func (f *FlagSet) VarPF(value Value) *Flag {", "go"),
+            "method"
+        );
+        assert_eq!(crate::lsp::outline::readable_kind_on_line(function, "VarPF", "func VarPF(value Value) *Flag {", "go"), "function");
+    }
 
     #[test]
     fn a_name_passed_as_a_value_is_told_apart_from_a_call() {

@@ -648,6 +648,9 @@ fn readable_kind(node: &Node, line_text: &str, extension: &str, parent_kind: Opt
         // pyright's call hierarchy items and workspace symbols give a method the kind of a
         // function; its first parameter (`self`, `cls`) says what it is.
         "function" if matches!(extension, "py" | "pyi") && python_first_parameter_is_self_or_cls(after_name) => "method",
+        // gopls gives a method (`func (f *FlagSet) VarPF(…)`) the kind of a function in call
+        // hierarchy items (trial29 M7: "incoming calls of function VarPF").
+        "function" if extension == "go" && prefix.trim_start().starts_with("func (") => "method",
         // gopls gives a type whose underlying type is a signature (`type HandlerFunc func(…)`,
         // also inside a `type ( … )` group) the kind of a function; a Go function or method
         // always has `func` before its name.

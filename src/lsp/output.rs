@@ -372,6 +372,23 @@ pub struct HierarchyOutput {
     /// each, which the server's call hierarchy does not list; empty for the other ops and when
     /// no such name was found.
     pub alias_calls: Vec<AliasCallsEntry>,
+    /// `incoming_calls`: the queried function's references (`textDocument/references`) that
+    /// are neither a listed call site nor one of `alias_calls`' bindings, an import or export, a
+    /// declaration or a type — a call through an expression (`(a || f)(x)`), an argument,
+    /// another use as a value — told by the file's syntax tree, at most 200; a call may reach
+    /// the function through them that the call hierarchy does not list. Empty for the other ops.
+    pub uses_not_listed: Vec<UseNotListedEntry>,
+}
+
+/// A reference of the queried function that an `incoming_calls` answer lists as no call site.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UseNotListedEntry {
+    /// Where it is.
+    #[serde(flatten)]
+    pub location: ListedLocation,
+    /// What it does, in words: `called through an expression`, `passed as an argument`, `used
+    /// as a value`, `a call` (a direct call the hierarchy did not list).
+    pub role: String,
 }
 
 /// A name bound to the queried function and the calls through it (followed one level by the

@@ -749,6 +749,15 @@ pub fn complete_rename(
     if conflicts > 0 {
         report.push(format!("  {conflicts} edit(s) from the extra renames overlapped the first edit and were dropped"));
     }
+    // Module paths of imports and exports name a file or package, not the symbol (trial29 M9).
+    let module_paths = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::ModulePath).count();
+    in_text.retain(|(_, kind)| *kind != OccurrenceKind::ModulePath);
+    if module_paths > 0 {
+        report.push(format!(
+            "  left unrenamed, rightly: {} in the module paths of imports or exports (`from './{old_name}'` names a file or package, not this symbol; renaming the word there would break the import) — rename the file with its importers if you mean to",
+            crate::render::plural(module_paths, "occurrence"),
+        ));
+    }
     // Python strings that name the attribute in getattr / setattr / hasattr / mock.patch.object
     // calls: live references, said first and apart from docstrings and comments.
     let attribute_names: Vec<WordHit> =
@@ -1145,6 +1154,11 @@ pub enum OccurrenceKind {
     /// `mocker.patch.object`) or `monkeypatch.setattr` — a live reference: left with the old
     /// name it fails at run time (`AttributeError`, or a patch of an attribute that is gone).
     AttributeName,
+    /// Inside the module path of an import or export — TypeScript/JavaScript `from
+    /// './createAction'`, `require('./x')`, `import('./x')`, a Go import path: it names a file or
+    /// package, not the symbol; renaming the word there breaks the import (trial29 M9: rtk's
+    /// `import { createAction } from './createAction'` was listed as a string left unrenamed).
+    ModulePath,
     /// Code inside documentation that a test runs: a Rust doc comment's fenced code block (a
     /// doc-test, unless fenced as `ignore` or another language) or a Python docstring's `>>>` /
     /// `...` example line (a doctest). The server does not rename there (rust-analyzer does not),
@@ -1261,6 +1275,9 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
                     if language == SupportLang::Python && python_attribute_name_argument(node, source, start, word_len).is_some() {
                         return OccurrenceKind::AttributeName;
                     }
+                    if is_module_path_string(node, source) {
+                        return OccurrenceKind::ModulePath;
+                    }
                     return OccurrenceKind::Text;
                 }
                 match node.parent() {
@@ -1270,6 +1287,33 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
             }
         })
         .collect()
+}
+
+/// Whether `node` (a string literal or a part of one) is the module path of an import or export:
+/// the `source` of a TypeScript/JavaScript `import`/`export … from` statement or of an `import x
+/// = require(…)`, the first argument of `require(…)` or a dynamic `import(…)`, or the `path` of
+/// a Go `import_spec`.
+fn is_module_path_string(node: tree_sitter::Node<'_>, source: &str) -> bool {
+    let mut string = node;
+    while !matches!(string.kind(), "string" | "interpreted_string_literal" | "raw_string_literal") {
+        match string.parent() {
+            Some(parent) => string = parent,
+            None => return false,
+        }
+    }
+    let Some(parent) = string.parent() else { return false };
+    let is_field = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == string.id());
+    match parent.kind() {
+        "import_statement" | "export_statement" | "import_require_clause" => is_field("source"),
+        "import_spec" => is_field("path"),
+        "arguments" => {
+            let Some(call) = parent.parent().filter(|call| call.kind() == "call_expression") else { return false };
+            let callee = call.child_by_field_name("function").and_then(|callee| source.get(callee.start_byte()..callee.end_byte()));
+            let first = parent.named_child(0).is_some_and(|first| first.id() == string.id());
+            first && matches!(callee, Some("require" | "import"))
+        }
+        _ => false,
+    }
 }
 
 /// When `node` (a Python string literal or a part of one) is a string whose content is exactly
@@ -1947,6 +1991,23 @@ mod tests {
             classify_occurrences(&std::fs::read_to_string(&c).unwrap(), &c, &hits.iter().collect::<Vec<_>>(), 5),
             vec![Code, Comment]
         );
+    }
+
+    #[test]
+    fn module_paths_of_imports_and_exports_are_told_from_other_strings() {
+        let dir = tempfile::tempdir().unwrap();
+        let ts = dir.path().join("m.ts");
+        let source = "import { createAction } from './createAction'\nexport * from './createAction'\nconst x = require('./createAction')\nconst y = import('./createAction')\nconst z = 'createAction'\nimport q = require('./createAction')\nlog('a', 'createAction')\n";
+        let hits = word_hits(source, "createAction");
+        use OccurrenceKind::{Code, ModulePath, Text};
+        assert_eq!(
+            classify_occurrences(source, &ts, &hits.iter().collect::<Vec<_>>(), 12),
+            vec![Code, ModulePath, ModulePath, ModulePath, ModulePath, Text, ModulePath, Text]
+        );
+        let go = dir.path().join("m.go");
+        let source = "package m\n\nimport (\n\t\"example.com/flags\"\n)\n\nvar s = \"flags\"\n";
+        let hits = word_hits(source, "flags");
+        assert_eq!(classify_occurrences(source, &go, &hits.iter().collect::<Vec<_>>(), 5), vec![ModulePath, Text]);
     }
 
     #[test]

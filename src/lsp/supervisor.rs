@@ -625,7 +625,8 @@ impl LspSupervisor {
             .into_iter()
             .filter(|server| wanted(server.id()))
             .map(|server| {
-                let notes = self.restricted_note_of(server.id(), server.root()).into_iter().collect();
+                let mut notes: Vec<String> = self.restricted_note_of(server.id(), server.root()).into_iter().collect();
+                notes.extend(self.project_config_note(server.definition(), server.root()));
                 ServerLease { server, notes }
             })
             .collect();
@@ -888,6 +889,7 @@ impl LspSupervisor {
                     });
                 }
                 root_statuses.push(RootStatus {
+                    project_config_problem: self.project_config_note_text(definition, root),
                     restricted,
                     interpreter: interpreter.map(|resolved| match resolved {
                         Ok(found) => InterpreterStatus {
@@ -1035,6 +1037,7 @@ impl LspSupervisor {
             match server.exit_description() {
                 None => {
                     notes.extend(instance.restricted_note.clone());
+                    notes.extend(self.project_config_note(definition, root));
                     return Ok(ServerLease { server: Arc::clone(server), notes });
                 }
                 Some(how) => {
@@ -1096,6 +1099,7 @@ impl LspSupervisor {
         }
         let server = self.start_into(&mut instance, definition, root, binary, deadline)?;
         notes.extend(instance.restricted_note.clone());
+        notes.extend(self.project_config_note(definition, root));
         notes.extend(self.confinement_gap_note(&server));
         notes.extend(self.withheld_roots_note());
         if restarting && !notes.is_empty() {
@@ -1349,6 +1353,23 @@ impl LspSupervisor {
     }
 
     /// The restricted-mode line of the running process of `id` for `root`, if any.
+    /// For a TypeScript server's `root`: why its config does not load, as a sentence (see
+    /// `lsp::tsconfig_load`); `None` for other servers and for a config that loads. Reads at most
+    /// [`crate::lsp::tsconfig_load::MAX_EXTENDS_DEPTH`] small files per call.
+    pub(crate) fn project_config_note_text(&self, definition: &ServerDefinition, root: &Path) -> Option<String> {
+        if !definition.extensions.iter().any(|(extension, _)| extension == "ts" || extension == "js") {
+            return None;
+        }
+        let failure = crate::lsp::tsconfig_load::config_load_failure(&self.workspace_root, root)?;
+        Some(failure.describe(|path| self.display_path(path)))
+    }
+
+    /// [`LspSupervisor::project_config_note_text`] as the note an answer carries, naming the server.
+    pub(crate) fn project_config_note(&self, definition: &ServerDefinition, root: &Path) -> Option<String> {
+        let text = self.project_config_note_text(definition, root)?;
+        Some(format!("note: {} answers for {} from a project whose config fails to load — {text}", definition.id, self.display_path(root)))
+    }
+
     fn restricted_note_of(&self, id: &str, root: &Path) -> Option<String> {
         let slot = self.instances.lock().get(&(id.to_owned(), root.to_path_buf())).cloned()?;
         // Never wait for a slot another call holds while starting its server.
@@ -1539,6 +1560,11 @@ pub struct RootStatus {
     /// Restricted runs: what restricted mode turns off for this server and root (the line its
     /// answers carry), or why it is not started.
     pub restricted: Option<String>,
+    /// TypeScript servers: why the root's `tsconfig.json`/`jsconfig.json` does not load (an
+    /// `extends` target that does not exist, invalid JSON), the note every answer from this root
+    /// carries (see `lsp::tsconfig_load`); absent when it loads or the server is not TypeScript's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_config_problem: Option<String>,
 }
 
 /// The Python interpreter of one root in [`RootStatus`].
@@ -1644,6 +1670,9 @@ impl LspStatus {
                 }
                 if let Some(restricted) = &root.restricted {
                     out.push_str(&format!("    {restricted}\n"));
+                }
+                if let Some(problem) = &root.project_config_problem {
+                    out.push_str(&format!("    project config: {problem}\n"));
                 }
                 if let Some(interpreter) = &root.interpreter {
                     out.push_str(&format!("    interpreter: {}\n", interpreter.describe()));

@@ -945,6 +945,130 @@ impl ParsedSource {
         }
         Some(false)
     }
+
+    /// What the syntax says one reference of a function's `name` on 0-based `line0` (from
+    /// `character_hint`, see [`ParsedSource::declaration_facts`]) does with it, for telling the
+    /// references a call hierarchy leaves out: an import or export, a direct call, a call
+    /// through an expression (`((options && options.serializeError) || miniSerializeError)(err)`,
+    /// which tsserver's call hierarchy does not list: trial29 F1), an argument, a type, or
+    /// another use as a value. `None` when the name is not on that line or sits in a Rust macro's
+    /// token tree (what the expansion does with it the source does not show). For the
+    /// TypeScript/JavaScript, Python, Go and Rust grammars.
+    pub fn reference_role(&self, line0: u32, character_hint: u32, name: &str) -> Option<ReferenceRole> {
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        if identifier.kind().contains("comment") || identifier.kind().contains("string") {
+            return None;
+        }
+        // Imports, exports and type positions, from any ancestor.
+        let mut up = identifier.parent();
+        while let Some(ancestor) = up {
+            match ancestor.kind() {
+                "import_statement"
+                | "import_specifier"
+                | "import_clause"
+                | "namespace_import"
+                | "export_specifier"
+                | "export_clause"
+                | "import_from_statement"
+                | "aliased_import"
+                | "future_import_statement"
+                | "import_spec"
+                | "import_declaration"
+                | "use_declaration"
+                | "extern_crate_declaration" => return Some(ReferenceRole::ImportOrExport),
+                "type_annotation" | "type_query" | "type_arguments" | "type_alias_declaration" | "type" | "generic_type" => {
+                    return Some(ReferenceRole::Type);
+                }
+                "token_tree" => return None,
+                _ => {}
+            }
+            up = ancestor.parent();
+        }
+        let is_field = |node: tree_sitter::Node<'_>, field: &str, child: tree_sitter::Node<'_>| {
+            node.child_by_field_name(field).is_some_and(|found| found.id() == child.id())
+        };
+        let parent = identifier.parent()?;
+        // A declaration of the name itself (`function f`, `const f = …`, `def f`).
+        if is_field(parent, "name", identifier) {
+            return Some(ReferenceRole::Declaration);
+        }
+        // `obj.name`: the member access stands for the name.
+        let mut callee = identifier;
+        if matches!(parent.kind(), "member_expression" | "attribute" | "selector_expression" | "field_expression" | "scoped_identifier")
+            && !["object", "operand", "value", "path"].iter().any(|field| is_field(parent, field, identifier))
+        {
+            callee = parent;
+        }
+        let call_kinds = ["call_expression", "call", "new_expression"];
+        let outer = callee.parent()?;
+        if call_kinds.contains(&outer.kind()) && (is_field(outer, "function", callee) || is_field(outer, "constructor", callee)) {
+            return Some(ReferenceRole::DirectCall);
+        }
+        // Through parentheses, `||`/`??`/`&&`, a conditional, a cast or `await` into a callee.
+        let mut node = callee;
+        let mut through_expression = false;
+        while let Some(up) = node.parent() {
+            if matches!(
+                up.kind(),
+                "parenthesized_expression"
+                    | "binary_expression"
+                    | "boolean_operator"
+                    | "ternary_expression"
+                    | "conditional_expression"
+                    | "as_expression"
+                    | "non_null_expression"
+                    | "satisfies_expression"
+                    | "await_expression"
+                    | "type_assertion"
+            ) {
+                through_expression = true;
+                node = up;
+                continue;
+            }
+            if through_expression && call_kinds.contains(&up.kind()) && is_field(up, "function", node) {
+                return Some(ReferenceRole::CalledThroughExpression);
+            }
+            break;
+        }
+        if matches!(outer.kind(), "arguments" | "argument_list") {
+            return Some(ReferenceRole::Argument);
+        }
+        Some(ReferenceRole::Value)
+    }
+}
+
+/// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ReferenceRole {
+    /// In an import or export (`import { f }`, `export { f } from`, `from m import f`, `use m::f`).
+    ImportOrExport,
+    /// The name's own declaration.
+    Declaration,
+    /// `f(…)`, `obj.f(…)`, `new F(…)`.
+    DirectCall,
+    /// Called through an expression that yields it: `(a || f)(x)`, `(cond ? f : g)(x)`.
+    CalledThroughExpression,
+    /// Passed as an argument: `items.map(f)`, `register(f)`.
+    Argument,
+    /// In a type: `typeof f`, an annotation.
+    Type,
+    /// Any other use as a value: stored, returned, compared, its members read.
+    Value,
+}
+
+impl ReferenceRole {
+    /// The role in words, for notes ("called through an expression").
+    pub fn describe(self) -> &'static str {
+        match self {
+            ReferenceRole::ImportOrExport => "import or export",
+            ReferenceRole::Declaration => "declaration",
+            ReferenceRole::DirectCall => "a call",
+            ReferenceRole::CalledThroughExpression => "called through an expression",
+            ReferenceRole::Argument => "passed as an argument",
+            ReferenceRole::Type => "in a type",
+            ReferenceRole::Value => "used as a value",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -999,6 +1123,38 @@ mod tests {
         assert!(augmenting.is_module && augmenting.augments_global);
         let ambient_module = facts("declare module \"untyped\" {\n  export const x: number\n}\n");
         assert!(!ambient_module.is_module && ambient_module.declares_ambient_modules);
+    }
+
+    #[test]
+    fn references_are_told_calls_through_expressions_arguments_and_imports() {
+        let role = |file: &str, source: &str, line0: u32, name: &str| {
+            ParsedSource::parse(Path::new(file), source).expect("parsed").reference_role(line0, 0, name)
+        };
+        let ts = "import { f } from './f'\nexport { f as g } from './f'\nconst e = ((o && o.s) || f)(err)\nitems.map(f)\nf(1)\nconst h = f\ntype T = typeof f\nconst k = (c ? f : g)(2)\nobj.f(3)\nawait (f as any)(4)\n";
+        assert_eq!(role("a.ts", ts, 0, "f"), Some(ReferenceRole::ImportOrExport));
+        assert_eq!(role("a.ts", ts, 1, "f"), Some(ReferenceRole::ImportOrExport));
+        assert_eq!(role("a.ts", ts, 2, "f"), Some(ReferenceRole::CalledThroughExpression));
+        assert_eq!(role("a.ts", ts, 3, "f"), Some(ReferenceRole::Argument));
+        assert_eq!(role("a.ts", ts, 4, "f"), Some(ReferenceRole::DirectCall));
+        assert_eq!(role("a.ts", ts, 5, "f"), Some(ReferenceRole::Value));
+        assert_eq!(role("a.ts", ts, 6, "f"), Some(ReferenceRole::Type));
+        assert_eq!(role("a.ts", ts, 7, "f"), Some(ReferenceRole::CalledThroughExpression));
+        assert_eq!(role("a.ts", ts, 8, "f"), Some(ReferenceRole::DirectCall));
+        assert_eq!(role("a.ts", ts, 9, "f"), Some(ReferenceRole::CalledThroughExpression));
+        let py = "from m import f\nx = (a or f)(1)\nrun(f)\nm.f(2)\ndef f():\n    pass\n";
+        assert_eq!(role("a.py", py, 0, "f"), Some(ReferenceRole::ImportOrExport));
+        assert_eq!(role("a.py", py, 1, "f"), Some(ReferenceRole::CalledThroughExpression));
+        assert_eq!(role("a.py", py, 2, "f"), Some(ReferenceRole::Argument));
+        assert_eq!(role("a.py", py, 3, "f"), Some(ReferenceRole::DirectCall));
+        assert_eq!(role("a.py", py, 4, "f"), Some(ReferenceRole::Declaration));
+        let go = "package p\n\nfunc g() {\n\tsort.Slice(xs, less)\n\tless(1, 2)\n\th := less\n}\n";
+        assert_eq!(role("a.go", go, 3, "less"), Some(ReferenceRole::Argument));
+        assert_eq!(role("a.go", go, 4, "less"), Some(ReferenceRole::DirectCall));
+        assert_eq!(role("a.go", go, 5, "less"), Some(ReferenceRole::Value));
+        let rust = "use crate::m::f;\nfn g() {\n    let x = (if c { f } else { h })(1);\n    xs.iter().map(f);\n    assert!(f(2));\n}\n";
+        assert_eq!(role("a.rs", rust, 0, "f"), Some(ReferenceRole::ImportOrExport));
+        assert_eq!(role("a.rs", rust, 3, "f"), Some(ReferenceRole::Argument));
+        assert_eq!(role("a.rs", rust, 4, "f"), None);
     }
 
     #[test]

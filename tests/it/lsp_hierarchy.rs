@@ -784,6 +784,52 @@ fn incoming_calls_on_typescript_language_server_list_the_calls_through_a_const_a
     assert!(!text.contains("`create` at"), "the renaming's call is among `make`'s references:\n{text}");
 }
 
+/// tsserver's call hierarchy does not count a call through an expression,
+/// `((options && options.serializeError) || miniSerializeError)(err)` — @reduxjs/toolkit 1.9.7's
+/// only runtime call of `miniSerializeError` (trial29 F1: "1 caller" in the tests, no note). The
+/// function's references that are no listed call site, binding, import or type are named.
+#[test]
+fn incoming_calls_on_typescript_language_server_name_references_called_through_an_expression() {
+    if support::require_binary("lsp_hierarchy::incoming_calls_through_expression_typescript", "typescript-language-server").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("package.json", "{\"name\": \"through\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/errors.ts", "export function miniSerializeError(value: unknown): string {\n  return String(value);\n}\n"),
+        (
+            "src/thunk.ts",
+            "import { miniSerializeError } from './errors';\n\ntype Options = { serializeError?: (x: unknown) => string };\n\nexport function run(options: Options | undefined, err: unknown): string {\n  return ((options && options.serializeError) || miniSerializeError)(err);\n}\n\nexport function pick(flag: boolean): (x: unknown) => string {\n  return flag ? miniSerializeError : String;\n}\n",
+        ),
+        (
+            "src/thunk.test.ts",
+            "import { miniSerializeError } from './errors';\n\nexport function check(): boolean {\n  return miniSerializeError(1) === '1';\n}\n",
+        ),
+    ]);
+    let run = lsp_run(workspace.path(), |_| ());
+    let (text, structured) = ok(&run, json!({"op": "incoming_calls", "file": "src/errors.ts", "line": 1, "symbol": "miniSerializeError"}));
+    assert!(listed_call_sites(&structured, 1).contains(&("src/thunk.test.ts".to_owned(), 4)), "{text}");
+    let uses: Vec<(String, u64, String)> = structured["uses_not_listed"]
+        .as_array()
+        .expect("uses_not_listed is a list")
+        .iter()
+        .map(|entry| {
+            (
+                entry["path"].as_str().unwrap_or_default().to_owned(),
+                entry["line"].as_u64().unwrap_or_default(),
+                entry["role"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert!(uses.contains(&("src/thunk.ts".to_owned(), 6, "called through an expression".to_owned())), "{uses:?}\n{text}");
+    // Imports are no use; the direct call is listed above, not here.
+    assert!(uses.iter().all(|(_, line, _)| *line != 1), "{uses:?}");
+    assert!(uses.iter().all(|(path, _, _)| path != "src/thunk.test.ts"), "{uses:?}");
+    assert!(text.contains("NOT in this answer as call sites:"), "{text}");
+    assert!(text.contains("called through an expression"), "{text}");
+    assert!(text.contains("src/thunk.ts:6: return ((options && options.serializeError) || miniSerializeError)(err);"), "{text}");
+}
+
 /// pyright does not even list `parse_all = parse` among the incoming calls: the name is found in
 /// the references of the function and its calls in another module are listed.
 #[test]
