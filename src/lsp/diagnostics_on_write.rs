@@ -311,24 +311,37 @@ pub struct LedgerDiff {
     pub still_unresolved_errors: Vec<DiagnosticRecord>,
 }
 
-/// The per-run new-only ledger (R-DOW-2), keyed by file, then (severity, code, message), with
-/// counts. It remembers every instance seen in the run — in a file's pre-write state, reported
-/// as new, or hidden since by a write that introduced errors — so an error that existed before
-/// the first write, or that a masking write hid and a later write let show again, is never
-/// reported as new; an instance is forgotten only when a state that can be trusted
+/// The per-run new-only ledger (R-DOW-2), keyed by server and file, then (severity, code,
+/// message), with counts. It remembers every instance seen in the run — in a file's pre-write
+/// state, reported as new, or hidden since by a write that introduced errors — so an error that
+/// existed before the first write, or that a masking write hid and a later write let show again,
+/// is never reported as new; an instance is forgotten only when a state that can be trusted
 /// ([`Observation::Complete`]) no longer has it (fixed, then reintroduced: new again).
+///
+/// The scope (see [`ledger_scope`]) is one server process's project: two servers that serve the
+/// same file see it through different projects (@reduxjs/toolkit 1.9.7: the root's tsserver with
+/// the root tsconfig's `paths`, the `src/tests` one through a config that fails to load), and one
+/// server's state is no baseline for another's — a rename reported 4 errors of the `src/tests`
+/// view as "introduced by this write" against the root's view of the same file.
 #[derive(Debug, Default)]
 pub struct DiagnosticsLedger {
-    files: Mutex<HashMap<PathBuf, FileLedger>>,
+    files: Mutex<HashMap<(String, PathBuf), FileLedger>>,
     /// Files the pre-write half found absent (about to be created), until the post-write half
     /// takes them: their state before the write is "no file", not unknown.
     created: Mutex<HashSet<PathBuf>>,
 }
 
+/// The ledger scope of a server: its id and root (`rust-analyzer@/work/p`). The empty scope holds
+/// the empty baselines of files a write creates, which hold for every server.
+pub fn ledger_scope(server_id: &str, root: &Path) -> String {
+    format!("{server_id}@{}", root.display())
+}
+
 impl DiagnosticsLedger {
     /// Records that `path` did not exist before the current write (see
-    /// [`DiagnosticsLedger::take_created`]).
+    /// [`DiagnosticsLedger::take_created`]) and gives it an empty baseline for every server.
     pub fn mark_created(&self, path: &Path) {
+        self.files.lock().insert((String::new(), path.to_path_buf()), FileLedger::from_state(&[]));
         self.created.lock().insert(path.to_path_buf());
     }
 
@@ -338,54 +351,81 @@ impl DiagnosticsLedger {
         self.created.lock().remove(path)
     }
 
-    /// Whether `path` has a baseline (seeded or recorded before).
-    pub fn is_seeded(&self, path: &Path) -> bool {
-        self.files.lock().contains_key(path)
+    /// `scope`'s entry of `path`, started from the created file's empty baseline when there is one.
+    fn entry<'m>(files: &'m mut HashMap<(String, PathBuf), FileLedger>, scope: &str, path: &Path) -> &'m mut FileLedger {
+        let key = (scope.to_owned(), path.to_path_buf());
+        if !files.contains_key(&key) {
+            let start = files.get(&(String::new(), path.to_path_buf())).cloned().unwrap_or_default();
+            files.insert(key.clone(), start);
+        }
+        files.get_mut(&key).expect("inserted above")
     }
 
-    /// Sets the baseline of `path` from its state before a write (or `[]` for a file about to be
-    /// created): these are not new.
-    pub fn seed(&self, path: &Path, current: &[DiagnosticRecord]) {
-        self.files.lock().insert(path.to_path_buf(), FileLedger::from_state(current));
+    /// Whether `path` has a baseline in `scope` (seeded or recorded before, or created by a write).
+    pub fn is_seeded(&self, scope: &str, path: &Path) -> bool {
+        let files = self.files.lock();
+        files.contains_key(&(scope.to_owned(), path.to_path_buf())) || files.contains_key(&(String::new(), path.to_path_buf()))
     }
 
-    /// Replaces the counts of `path` with a fresh pre-write state (`before`), keeping how many
-    /// instances of each key were reported (at most the new count) and the instances a masking
-    /// write hid, so a write is compared with what the file really held just before it.
-    pub fn rebase(&self, path: &Path, before: &[DiagnosticRecord]) {
-        self.files.lock().entry(path.to_path_buf()).or_default().rebase(before);
+    /// Sets the baseline of `path` in `scope` from its state before a write: these are not new.
+    #[cfg(test)]
+    pub fn seed(&self, scope: &str, path: &Path, current: &[DiagnosticRecord]) {
+        self.files.lock().insert((scope.to_owned(), path.to_path_buf()), FileLedger::from_state(current));
     }
 
-    /// Records the current set of `path` after a write: returns the instances beyond what the
-    /// run knew of (new) and the earlier-reported errors still present. Keys absent
+    /// Replaces the counts of `path` in `scope` with a fresh pre-write state (`before`), keeping
+    /// how many instances of each key were reported (at most the new count) and the instances a
+    /// masking write hid, so a write is compared with what the file really held just before it.
+    pub fn rebase(&self, scope: &str, path: &Path, before: &[DiagnosticRecord]) {
+        Self::entry(&mut self.files.lock(), scope, path).rebase(before);
+    }
+
+    /// Records the current set of `path` in `scope` after a write: returns the instances beyond
+    /// what the run knew of (new) and the earlier-reported errors still present. Keys absent
     /// from `current` are forgotten when `observation` is [`Observation::Complete`], kept as
     /// hidden when it is [`Observation::MaybeMasked`].
-    pub fn record(&self, path: &Path, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
-        self.files.lock().entry(path.to_path_buf()).or_default().record(current, observation)
+    pub fn record(&self, scope: &str, path: &Path, current: &[DiagnosticRecord], observation: Observation) -> LedgerDiff {
+        Self::entry(&mut self.files.lock(), scope, path).record(current, observation)
     }
 
     /// What [`DiagnosticsLedger::rebase`] (with `before`, when known) then
-    /// [`DiagnosticsLedger::record`] would report as new for `path`, without changing the ledger.
-    pub fn preview_new(&self, path: &Path, before: Option<&[DiagnosticRecord]>, current: &[DiagnosticRecord]) -> Vec<DiagnosticRecord> {
-        let mut file = self.files.lock().get(path).cloned().unwrap_or_default();
+    /// [`DiagnosticsLedger::record`] would report as new for `path` in `scope`, without changing
+    /// the ledger.
+    pub fn preview_new(
+        &self,
+        scope: &str,
+        path: &Path,
+        before: Option<&[DiagnosticRecord]>,
+        current: &[DiagnosticRecord],
+    ) -> Vec<DiagnosticRecord> {
+        let mut file = {
+            let files = self.files.lock();
+            files
+                .get(&(scope.to_owned(), path.to_path_buf()))
+                .or_else(|| files.get(&(String::new(), path.to_path_buf())))
+                .cloned()
+                .unwrap_or_default()
+        };
         if let Some(before) = before {
             file.rebase(before);
         }
         file.record(current, Observation::Complete).new
     }
 
-    /// Takes back one "reported as new" mark of `record`'s key in `path`: the instance turned out
-    /// to be an earlier diagnostic the server reworded, so it is not an earlier-reported error
-    /// that a later write would count as still unresolved.
-    pub fn unreport(&self, path: &Path, record: &DiagnosticRecord) {
-        if let Some(entry) = self.files.lock().get_mut(path).and_then(|file| file.entries.get_mut(&record.ledger_key())) {
+    /// Takes back one "reported as new" mark of `record`'s key in `path` (in `scope`): the
+    /// instance turned out to be an earlier diagnostic the server reworded, so it is not an
+    /// earlier-reported error that a later write would count as still unresolved.
+    pub fn unreport(&self, scope: &str, path: &Path, record: &DiagnosticRecord) {
+        if let Some(entry) =
+            self.files.lock().get_mut(&(scope.to_owned(), path.to_path_buf())).and_then(|file| file.entries.get_mut(&record.ledger_key()))
+        {
             entry.reported = entry.reported.saturating_sub(1);
         }
     }
 
-    /// Forgets `path` (deleted).
+    /// Forgets `path` (deleted), in every scope.
     pub fn forget(&self, path: &Path) {
-        self.files.lock().remove(path);
+        self.files.lock().retain(|(_, known), _| known != path);
     }
 }
 
@@ -495,6 +535,9 @@ pub enum CheckScope {
 pub struct ServerCheck {
     /// The server id.
     pub server_id: String,
+    /// The server's root (empty when the server could not be reached): with the id, the
+    /// ledger's scope ([`ledger_scope`]).
+    pub server_root: PathBuf,
     /// The written files it serves.
     pub written: Vec<PathBuf>,
     /// Every checked file: written ones first.
@@ -691,7 +734,6 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
     let mut groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> = Vec::new();
     for path in paths {
         if !path.is_file() {
-            ledger.seed(path, &[]);
             ledger.mark_created(path);
             continue;
         }
@@ -978,6 +1020,7 @@ pub fn check_write(
                         .find(|definition| definition.serves(path))
                         .map(|definition| definition.id.clone())
                         .unwrap_or_default(),
+                    server_root: PathBuf::new(),
                     written: vec![path.clone()],
                     files: vec![CheckedFile {
                         path: path.clone(),
@@ -1746,6 +1789,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     let written_role = |path: &PathBuf| if group.written.contains(path) { CheckedRole::Written } else { CheckedRole::Dependent };
     let unavailable_all = |reason: String, notes: Vec<String>| ServerCheck {
         server_id: server.id().to_owned(),
+        server_root: server.root().to_path_buf(),
         written: group.written.clone(),
         files: group
             .written
@@ -2324,6 +2368,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
     }
     ServerCheck {
         server_id: server.id().to_owned(),
+        server_root: server.root().to_path_buf(),
         written: group.written.clone(),
         files,
         scope: scope.unwrap_or_else(|| CheckScope::WrittenOnly(format!("{} checks one file at a time", server.id()))),
@@ -4218,6 +4263,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         // when the server's answer claims nothing).
         let mut files_checked_here: usize = 0;
         let mut files_json = Vec::new();
+        let scope = ledger_scope(&check.server_id, &check.server_root);
         // Errors the write introduced anywhere in this server's check can stop the check before
         // it reaches other files (cargo skips the targets that depend on a crate that no longer
         // builds): what vanished from a file the write did not touch is then only hidden.
@@ -4231,7 +4277,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
                     let before: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
-                    let new = ledger.preview_new(&file.path, before.as_deref(), &current);
+                    let new = ledger.preview_new(&scope, &file.path, before.as_deref(), &current);
                     Some((file.path.as_path(), file.role, pair_through_write(new, before.as_deref(), &current, line_map)))
                 }
                 FileDiagnostics::Unavailable(_) | FileDiagnostics::NotBuilt(_) | FileDiagnostics::WrittenLinesNotBuilt(_) => None,
@@ -4328,16 +4374,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let current: Vec<DiagnosticRecord> = after.iter().filter(|r| wanted(r.severity)).cloned().collect();
                     let before_wanted: Option<Vec<DiagnosticRecord>> =
                         before.as_ref().map(|before| before.iter().filter(|r| wanted(r.severity)).cloned().collect());
-                    let had_state = before_wanted.is_some() || ledger.is_seeded(&file.path);
+                    let had_state = before_wanted.is_some() || ledger.is_seeded(&scope, &file.path);
                     if let Some(before) = &before_wanted {
-                        ledger.rebase(&file.path, before);
+                        ledger.rebase(&scope, &file.path, before);
                     }
-                    let mut diff = ledger.record(&file.path, &current, observation);
+                    let mut diff = ledger.record(&scope, &file.path, &current, observation);
                     let PairedThroughWrite { new, gone, reworded, renamed } =
                         pair_through_write(std::mem::take(&mut diff.new), before_wanted.as_deref(), &current, line_map);
                     diff.new = new;
                     for (_, after) in reworded.iter().chain(&renamed) {
-                        ledger.unreport(&file.path, after);
+                        ledger.unreport(&scope, &file.path, after);
                     }
                     let (resolved, hidden) = match observation {
                         Observation::Complete => (gone, Vec::new()),
@@ -4353,7 +4399,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         direct,
                     );
                     for record in &maybe_unmasked {
-                        ledger.unreport(&file.path, record);
+                        ledger.unreport(&scope, &file.path, record);
                     }
                     maybe_unmasked_errors += maybe_unmasked.len();
                     unresolved
@@ -4383,7 +4429,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                         // errors in every answer).
                         if check.attribution.is_some() || !had_state {
                             for record in &diff.new {
-                                ledger.unreport(&file.path, record);
+                                ledger.unreport(&scope, &file.path, record);
                             }
                         }
                         // Without a pre-write state nothing says which of them the write caused.
@@ -5168,6 +5214,7 @@ mod tests {
     fn check_with_out_of_time(out_of_time: usize, before_write: usize, limited_by_call: bool) -> ServerCheck {
         ServerCheck {
             server_id: "pyright".into(),
+            server_root: PathBuf::from("/p"),
             written: vec![PathBuf::from("/w/a.py")],
             files: Vec::new(),
             scope: CheckScope::Dependents {
@@ -5297,38 +5344,63 @@ mod tests {
     }
 
     #[test]
+    fn one_servers_state_is_no_baseline_for_anothers_view_of_the_same_file() {
+        // rtk: the root's tsserver sees 1 error in the test file, the `src/tests` one (a broken
+        // config) sees 5; neither write changes them.
+        let ledger = DiagnosticsLedger::default();
+        let path = Path::new("/p/src/tests/a.test.ts");
+        let root_scope = ledger_scope("typescript-language-server", Path::new("/p"));
+        let tests_scope = ledger_scope("typescript-language-server", Path::new("/p/src/tests"));
+        ledger.seed(&root_scope, path, &[record(14, "module")]);
+        assert!(!ledger.is_seeded(&tests_scope, path));
+        let tests_view = [record(1, "kit"), record(7, "kit"), record(14, "module")];
+        // Unknown before: not compared with the root server's state.
+        ledger.rebase(&tests_scope, path, &tests_view);
+        assert!(ledger.record(&tests_scope, path, &tests_view, Observation::Complete).new.is_empty());
+        assert!(ledger.record(&root_scope, path, &[record(14, "module")], Observation::Complete).new.is_empty());
+        // A created file's empty baseline holds for every server.
+        let created = Path::new("/p/src/new.ts");
+        ledger.mark_created(created);
+        assert!(ledger.is_seeded(&tests_scope, created) && ledger.is_seeded(&root_scope, created));
+        assert_eq!(ledger.record(&tests_scope, created, &[record(2, "x")], Observation::Complete).new.len(), 1);
+        assert_eq!(ledger.preview_new(&root_scope, created, None, &[record(2, "x")]).len(), 1);
+        ledger.forget(path);
+        assert!(!ledger.is_seeded(&root_scope, path) && !ledger.is_seeded(&tests_scope, path));
+    }
+
+    #[test]
     fn ledger_reports_only_new_instances_and_forgets_fixed_keys() {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
-        ledger.seed(path, &[record(3, "old")]);
-        let diff = ledger.record(path, &[record(3, "old"), record(9, "boom")], Observation::Complete);
+        ledger.seed("s", path, &[record(3, "old")]);
+        let diff = ledger.record("s", path, &[record(3, "old"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
         assert_eq!(diff.still_unresolved_errors.len(), 0);
         // Moved down four lines: not new; reported earlier and still there.
-        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom")], Observation::Complete);
+        let diff = ledger.record("s", path, &[record(3, "old"), record(13, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors.len(), 1);
         // Same message twice: the second instance is new.
-        let diff = ledger.record(path, &[record(3, "old"), record(13, "boom"), record(20, "boom")], Observation::Complete);
+        let diff = ledger.record("s", path, &[record(3, "old"), record(13, "boom"), record(20, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(20, "boom")]);
         // Fixed, then reintroduced: reported again.
-        assert!(ledger.record(path, &[record(3, "old")], Observation::Complete).new.is_empty());
-        assert_eq!(ledger.record(path, &[record(3, "old"), record(5, "boom")], Observation::Complete).new, vec![record(5, "boom")]);
+        assert!(ledger.record("s", path, &[record(3, "old")], Observation::Complete).new.is_empty());
+        assert_eq!(ledger.record("s", path, &[record(3, "old"), record(5, "boom")], Observation::Complete).new, vec![record(5, "boom")]);
     }
 
     #[test]
     fn rebase_takes_the_fresh_pre_write_state_and_keeps_reported_marks() {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
-        ledger.seed(path, &[]);
-        assert_eq!(ledger.record(path, &[record(3, "boom")], Observation::Complete).new.len(), 1);
+        ledger.seed("s", path, &[]);
+        assert_eq!(ledger.record("s", path, &[record(3, "boom")], Observation::Complete).new.len(), 1);
         // Something outside the write fixed it and broke another thing: the fresh state wins.
-        ledger.rebase(path, &[record(4, "other")]);
-        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
+        ledger.rebase("s", path, &[record(4, "other")]);
+        let diff = ledger.record("s", path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert_eq!(diff.new, vec![record(9, "boom")]);
         // Still there on the next write: not new, counted as unresolved.
-        ledger.rebase(path, &[record(4, "other"), record(9, "boom")]);
-        let diff = ledger.record(path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
+        ledger.rebase("s", path, &[record(4, "other"), record(9, "boom")]);
+        let diff = ledger.record("s", path, &[record(4, "other"), record(9, "boom")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors.len(), 1);
     }
@@ -5339,32 +5411,32 @@ mod tests {
         // stops cargo before the bench target, so E0554 vanishes; the fix lets it show again.
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/benches/parse.rs");
-        ledger.rebase(path, &[record(1, "feature")]);
-        assert!(ledger.record(path, &[record(1, "feature")], Observation::Complete).new.is_empty());
-        ledger.rebase(path, &[record(1, "feature")]);
-        assert!(ledger.record(path, &[], Observation::MaybeMasked).new.is_empty());
+        ledger.rebase("s", path, &[record(1, "feature")]);
+        assert!(ledger.record("s", path, &[record(1, "feature")], Observation::Complete).new.is_empty());
+        ledger.rebase("s", path, &[record(1, "feature")]);
+        assert!(ledger.record("s", path, &[], Observation::MaybeMasked).new.is_empty());
         // The next pre-write state is the masked one: the hidden instance stays known.
-        ledger.rebase(path, &[]);
-        assert!(ledger.preview_new(path, Some(&[]), &[record(1, "feature")]).is_empty());
-        assert!(ledger.record(path, &[record(1, "feature")], Observation::Complete).new.is_empty());
+        ledger.rebase("s", path, &[]);
+        assert!(ledger.preview_new("s", path, Some(&[]), &[record(1, "feature")]).is_empty());
+        assert!(ledger.record("s", path, &[record(1, "feature")], Observation::Complete).new.is_empty());
         // A second instance is still new.
-        assert_eq!(ledger.record(path, &[record(1, "feature"), record(8, "feature")], Observation::Complete).new.len(), 1);
+        assert_eq!(ledger.record("s", path, &[record(1, "feature"), record(8, "feature")], Observation::Complete).new.len(), 1);
     }
 
     #[test]
     fn a_reported_error_hidden_then_shown_again_is_not_new_and_stays_unresolved() {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/src/parse.rs");
-        ledger.seed(path, &[]);
-        assert_eq!(ledger.record(path, &[record(7, "args")], Observation::Complete).new.len(), 1);
-        assert!(ledger.record(path, &[], Observation::MaybeMasked).new.is_empty());
-        ledger.rebase(path, &[]);
-        let diff = ledger.record(path, &[record(9, "args")], Observation::Complete);
+        ledger.seed("s", path, &[]);
+        assert_eq!(ledger.record("s", path, &[record(7, "args")], Observation::Complete).new.len(), 1);
+        assert!(ledger.record("s", path, &[], Observation::MaybeMasked).new.is_empty());
+        ledger.rebase("s", path, &[]);
+        let diff = ledger.record("s", path, &[record(9, "args")], Observation::Complete);
         assert!(diff.new.is_empty());
         assert_eq!(diff.still_unresolved_errors.len(), 1);
         // Gone in a state that can be trusted: forgotten, so a reintroduction is new again.
-        assert!(ledger.record(path, &[], Observation::Complete).new.is_empty());
-        assert_eq!(ledger.record(path, &[record(9, "args")], Observation::Complete).new.len(), 1);
+        assert!(ledger.record("s", path, &[], Observation::Complete).new.is_empty());
+        assert_eq!(ledger.record("s", path, &[record(9, "args")], Observation::Complete).new.len(), 1);
     }
 
     #[test]
@@ -5383,10 +5455,10 @@ mod tests {
     fn preview_changes_nothing() {
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
-        ledger.seed(path, &[record(3, "old")]);
-        assert_eq!(ledger.preview_new(path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
-        assert_eq!(ledger.preview_new(path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
-        assert_eq!(ledger.record(path, &[record(3, "old"), record(4, "boom")], Observation::Complete).new.len(), 1);
+        ledger.seed("s", path, &[record(3, "old")]);
+        assert_eq!(ledger.preview_new("s", path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
+        assert_eq!(ledger.preview_new("s", path, None, &[record(3, "old"), record(4, "boom")]).len(), 1);
+        assert_eq!(ledger.record("s", path, &[record(3, "old"), record(4, "boom")], Observation::Complete).new.len(), 1);
     }
 
     #[test]
@@ -5485,10 +5557,10 @@ mod tests {
         // earlier-reported error still unresolved.
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
-        ledger.seed(path, std::slice::from_ref(&before));
-        assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).new.len(), 1);
-        ledger.unreport(path, &after);
-        assert_eq!(ledger.record(path, std::slice::from_ref(&after), Observation::Complete).still_unresolved_errors.len(), 0);
+        ledger.seed("s", path, std::slice::from_ref(&before));
+        assert_eq!(ledger.record("s", path, std::slice::from_ref(&after), Observation::Complete).new.len(), 1);
+        ledger.unreport("s", path, &after);
+        assert_eq!(ledger.record("s", path, std::slice::from_ref(&after), Observation::Complete).still_unresolved_errors.len(), 0);
     }
 
     #[test]
@@ -5583,9 +5655,9 @@ mod tests {
         // The ledger names the instances: the earlier lines of a key with more instances.
         let ledger = DiagnosticsLedger::default();
         let path = Path::new("/w/a.py");
-        ledger.seed(path, &[]);
-        assert_eq!(ledger.record(path, &[record(5, "E")], Observation::Complete).new.len(), 1);
-        let diff = ledger.record(path, &[record(3, "E"), record(9, "E")], Observation::Complete);
+        ledger.seed("s", path, &[]);
+        assert_eq!(ledger.record("s", path, &[record(5, "E")], Observation::Complete).new.len(), 1);
+        let diff = ledger.record("s", path, &[record(3, "E"), record(9, "E")], Observation::Complete);
         assert_eq!((diff.still_unresolved_errors, diff.new), (vec![record(3, "E")], vec![record(9, "E")]));
     }
 

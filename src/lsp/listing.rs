@@ -248,7 +248,10 @@ impl ListedPath {
                     text: short,
                     absolute: path.to_path_buf(),
                     class: PathClass::Outside,
-                    origin: Some(origin),
+                    // Not the workspace's own `node_modules/`, whose paths are shown from the
+                    // workspace root (trial29 M2: the global tsc's `lib.dom.d.ts` read as
+                    // `node_modules/typescript/lib/lib.dom.d.ts`, a workspace path that does not exist).
+                    origin: Some(if origin == "node_modules" { OUTSIDE_NODE_MODULES_ORIGIN } else { origin }),
                     origin_root: Some(root),
                 },
                 None => ListedPath {
@@ -356,6 +359,10 @@ impl PathTally {
     }
 }
 
+/// The origin of a path in a `node_modules` folder outside the workspace (a global install, a
+/// parent folder's): its shortened path starts at the package (`typescript/lib/lib.dom.d.ts`).
+pub const OUTSIDE_NODE_MODULES_ORIGIN: &str = "node_modules outside the workspace";
+
 /// `(origin, root, path shortened to package + path inside it)` when `path` lies in a known
 /// dependency location. The last matching marker wins (a `node_modules` nested in another's).
 fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
@@ -379,7 +386,7 @@ fn dependency_origin(path: &Path) -> Option<(&'static str, PathBuf, String)> {
         let part = parts[index].as_str();
         match part {
             "site-packages" | "dist-packages" => return Some(("site-packages", root_upto(index + 1), join_from(index + 1))),
-            "node_modules" => return Some(("node_modules", root_upto(index), join_from(index))),
+            "node_modules" => return Some(("node_modules", root_upto(index + 1), join_from(index + 1))),
             // pyright / basedpyright ship typeshed: `…/typeshed-fallback/stdlib/builtins.pyi`.
             "typeshed-fallback" | "typeshed" => {
                 let short = format!("typeshed/{}", join_from(index + 1));
@@ -509,7 +516,7 @@ mod tests {
                 "cargo registry",
             ),
             ("/root/.cargo/git/checkouts/tree-sitter-abc123/4f5e6d7/lib/src/lib.rs", "tree-sitter-abc123/lib/src/lib.rs", "cargo git"),
-            ("/srv/other/node_modules/@types/node/fs.d.ts", "node_modules/@types/node/fs.d.ts", "node_modules"),
+            ("/srv/other/node_modules/@types/node/fs.d.ts", "@types/node/fs.d.ts", OUTSIDE_NODE_MODULES_ORIGIN),
             (
                 "/root/go/pkg/mod/golang.org/x/tools@v0.1.0/go/ast/inspector.go",
                 "golang.org/x/tools@v0.1.0/go/ast/inspector.go",

@@ -197,8 +197,8 @@ pub(crate) fn line_names_any(workspace_root: &Path, record: &DiagnosticRecord, n
 /// Why the pre-write state `server` gives for its share of a write (`own_written`) is not the
 /// state before the write, or `None` when it is: another server of the same write (`groups`:
 /// each server with the files it checks) checks written files that lie under this server's
-/// root and that this server does not have open, so it reads them from the disk, where the whole
-/// write already is — its "before" is the written files' old texts against those files' new
+/// root, so it reads them from the disk (or has them resynced from it before its pre-write states
+/// are taken), where the whole write already is — its "before" is the written files' old texts against those files' new
 /// ones, a half-applied state (trial27a F5: a rename over chevrotain's sources and a `.d.ts`
 /// another typescript-language-server served reported 3 errors "resolved by this write" that
 /// never existed). What differs from that state is then said not known to be new or resolved.
@@ -212,9 +212,12 @@ pub(crate) fn half_applied_pre_write_state(
         .iter()
         .filter(|(other, _)| !std::ptr::eq(other.as_ref(), server) && other.id() == server.id())
         .flat_map(|(_, written)| written.iter())
-        .filter(|path| {
-            path.starts_with(server.root()) && !own_written.contains(path) && path.exists() && server.document_text(path).is_none()
-        })
+        // Open in this server or not, it sees the new text before its pre-write states are
+        // taken: the resync before them brings every file changed on disk that it has open up to
+        // date, and only its own written files are kept at their old text (session 26: a rename
+        // through the root's tsserver, whose test file the `src/tests` server checked, reported
+        // an error "resolved by this write" that never existed).
+        .filter(|path| path.starts_with(server.root()) && !own_written.contains(path) && path.exists())
         .map(|path| supervisor.display_path(path))
         .collect();
     if read_from_disk.is_empty() {
@@ -222,12 +225,13 @@ pub(crate) fn half_applied_pre_write_state(
     }
     let count = read_from_disk.len();
     Some(format!(
-        "{} of this same write ({}) {} checked by another {} process but {} under this one's root, not open in it: it read {} from the disk, already written, so its state before the write was half-applied (the new text of {} with the old text of the files it checks)",
+        "{} of this same write ({}) {} checked by another {} process but {} under this one's root, which read {} from the disk, already written (or resynced {} from it), so its state before the write was half-applied (the new text of {} with the old text of the files it checks)",
         crate::render::plural(count, "file"),
         read_from_disk.join(", "),
         crate::render::one_or_many(count, "is", "are"),
         server.id(),
         crate::render::one_or_many(count, "lies", "lie"),
+        crate::render::one_or_many(count, "it", "them"),
         crate::render::one_or_many(count, "it", "them"),
         crate::render::one_or_many(count, "that file", "those files"),
     ))

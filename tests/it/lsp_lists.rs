@@ -464,14 +464,21 @@ fn typescript_outline_is_in_source_order_not_alphabetical_and_outside_paths_are_
         assert_eq!(entry["hidden"], "local", "{entry}");
     }
 
-    // A reference into TypeScript's own lib files is shortened to node_modules/typescript/….
+    // A reference into TypeScript's own lib files (the global install, outside the workspace) is
+    // shortened to typescript/lib/…, labelled as outside the workspace: not `node_modules/…`, which
+    // reads as a path of the workspace's own node_modules (trial29 M2).
     let line = source.lines().position(|line| line.starts_with("console.log(")).expect("the console.log line") as u32 + 1;
     let (text, structured) = ok(&run, json!({"op": "references", "file": "src/order.ts", "line": line, "symbol": "console.log"}));
     let outside: Vec<&Value> = structured["results"].as_array().unwrap().iter().filter(|r| r["class"] != "workspace").collect();
     assert!(!outside.is_empty(), "{text}");
-    assert!(outside.iter().all(|r| r["path"].as_str().unwrap().starts_with("node_modules/typescript/lib/lib.")), "{outside:?}");
+    assert!(outside.iter().all(|r| r["path"].as_str().unwrap().starts_with("typescript/lib/lib.")), "{outside:?}");
+    assert!(outside.iter().all(|r| r["origin"] == "node_modules outside the workspace"), "{outside:?}");
     assert_eq!(structured["results"][0]["path"], "src/order.ts", "workspace first: {text}");
-    assert!(text.contains("[node_modules]") && text.contains("1 in the workspace (1 file)"), "{text}");
+    assert!(text.contains("[node_modules outside the workspace]") && text.contains("1 in the workspace (1 file)"), "{text}");
+    assert!(
+        text.contains("node_modules outside the workspace = ") && text.contains("/node_modules"),
+        "the legend names the folder:\n{text}"
+    );
 }
 
 #[test]

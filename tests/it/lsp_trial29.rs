@@ -117,3 +117,45 @@ fn a_rename_leaves_module_paths_out_of_the_strings_to_edit() {
     assert!(text.contains("left unrenamed: 0 in comments and 1 in strings"), "{text}");
     assert!(!text.contains("from './createAction'   (string)"), "{text}");
 }
+
+/// F2 (rename form, seen again on rtk in session 26): a rename through the root's tsserver wrote
+/// a test file that the `src/tests` server (a config that fails to load) serves too. That server
+/// had not run before the write; its view of the file was compared with another server's state
+/// of it recorded moments earlier in the same write (rtk: 4 errors "introduced by this write");
+/// the root's server, which had the file open and resynced it from the disk before taking its
+/// "before", said an error that never existed "resolved by this write", and the unknown state
+/// "already present before this write". `tsc -p .` after the rename: clean.
+#[test]
+fn one_servers_view_of_a_file_is_no_baseline_for_another_servers() {
+    let test = "lsp_trial29::one_servers_view_of_a_file_is_no_baseline_for_another_servers";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = broken_nested_config();
+    std::fs::write(
+        dir.path().join("src/tests/createSlice.test.ts"),
+        "import { createSlice } from '../createSlice';\nimport { createSlice as fromKit } from 'kit';\n\nexport function check(): boolean {\n  return createSlice('todos').name === fromKit('todos').name;\n}\n",
+    )
+    .expect("write the test file");
+    assert!(tsc(dir.path(), "tsconfig.json").is_empty(), "{:?}", tsc(dir.path(), "tsconfig.json"));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/createSlice.ts", "line": 1, "symbol": "createSlice", "new_name": "makeSlice"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(tsc(dir.path(), "tsconfig.json").is_empty(), "the rename broke the project: {:?}", tsc(dir.path(), "tsconfig.json"));
+    let renamed = std::fs::read_to_string(dir.path().join("src/tests/createSlice.test.ts")).expect("read");
+    assert!(renamed.contains("makeSlice('todos')"), "the rename did not reach the test file:\n{renamed}\n{text}");
+    let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(!block.contains("new diagnostics introduced by this write"), "errors of another server's view called new:\n{text}");
+    assert!(!block.contains("this write introduced"), "{text}");
+    // The root's server read the test file already written (resynced from the disk): its
+    // "before" was half-applied, so nothing is "resolved" from it (an error `makeSlice` not
+    // exported was, before), and the unknown state is never "already present before this write".
+    assert!(!block.contains("resolved by this write"), "{text}");
+    assert!(!block.contains("already present before this write"), "{text}");
+    assert!(block.contains("so its state before the write was half-applied"), "{text}");
+}
