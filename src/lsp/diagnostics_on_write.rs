@@ -3620,6 +3620,7 @@ pub(crate) fn tsserver_dependents(
     let mut found: Vec<PathBuf> = Vec::new();
     let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
     let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
+    let mut queued: HashSet<PathBuf> = written.iter().cloned().collect();
     // Bound the walk: a barrel imported by everything makes every file a dependent.
     while let Some(file) = queue.pop_front() {
         if found.len() > cap * 4 {
@@ -3631,6 +3632,12 @@ pub(crate) fn tsserver_dependents(
         let mut lines_cache: HashMap<PathBuf, Vec<String>> = HashMap::new();
         // Workspace files only (tsserver's references elsewhere are not importers to check).
         let reader = crate::files::WorkspaceReader::open(server.workspace_root()).ok();
+        // Per referencing file, in the answer's order: whether ANY of its references is an
+        // `export … from` line. zod 3.25.76's src/v3/index.ts reads `import * as z from
+        // "./external.js";` then `export * from "./external.js";`: judged by its first reference
+        // alone it was a plain importer, its 62 importers were never walked, and a write that
+        // broke 128 places read "no new errors" (trial30 F3).
+        let mut referencing: Vec<(PathBuf, bool)> = Vec::new();
         for reference in body.get("refs").and_then(Value::as_array).into_iter().flatten() {
             let Some(path) = reference.get("file").and_then(Value::as_str) else { continue };
             let path = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
@@ -3645,11 +3652,17 @@ pub(crate) fn tsserver_dependents(
                 });
                 lines.get(line.saturating_sub(1) as usize).is_some_and(|text| text.trim_start().starts_with("export"))
             });
+            match referencing.iter_mut().find(|(known, _)| *known == path) {
+                Some((_, any_reexport)) => *any_reexport |= reexports,
+                None => referencing.push((path, reexports)),
+            }
+        }
+        for (path, reexports) in referencing {
             if seen.insert(path.clone()) {
                 found.push(path.clone());
-                if reexports {
-                    queue.push_back(path);
-                }
+            }
+            if reexports && queued.insert(path.clone()) {
+                queue.push_back(path);
             }
         }
     }
