@@ -1037,6 +1037,66 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript/JavaScript `implementation` location starting at 0-based `line0`, byte
+    /// column `byte_column`: what stands there when it is no class, interface, type, enum,
+    /// function or method declaration — `arrow function`, `function expression`, `object
+    /// literal`, `call` — else `None` (a declaration, or a grammar this does not read). tsserver
+    /// lists such expressions among the implementations of an abstract class when they are cast
+    /// to one of its members' types (zod 3.25.76: 5 arrow functions of the `coerce` object among
+    /// `ZodType`'s 42 "implementations", trial30 F1).
+    pub fn implementation_expression_at(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let start = self.byte_offset(line0, byte_column)?;
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(start, start)?;
+        loop {
+            match node.kind() {
+                "class_declaration"
+                | "abstract_class_declaration"
+                | "class"
+                | "interface_declaration"
+                | "type_alias_declaration"
+                | "enum_declaration"
+                | "function_declaration"
+                | "generator_function_declaration"
+                | "method_definition"
+                | "method_signature"
+                | "abstract_method_signature"
+                | "public_field_definition"
+                | "property_signature"
+                | "variable_declarator"
+                | "export_statement"
+                | "program" => return None,
+                // `string: ((arg) => …) as (typeof ZodString)["create"]`: the property's value.
+                "pair" => {
+                    let mut value = node.child_by_field_name("value")?;
+                    while matches!(
+                        value.kind(),
+                        "as_expression" | "parenthesized_expression" | "satisfies_expression" | "non_null_expression"
+                    ) {
+                        value = value.named_child(0)?;
+                    }
+                    return Some(match value.kind() {
+                        "arrow_function" => "arrow function",
+                        "function_expression" | "function" | "generator_function" => "function expression",
+                        "call_expression" | "new_expression" => "call",
+                        "object" => "object literal",
+                        _ => "property value",
+                    });
+                }
+                "arrow_function" => return Some("arrow function"),
+                "function_expression" | "function" | "generator_function" => return Some("function expression"),
+                "object" => return Some("object literal"),
+                "call_expression" | "new_expression" => return Some("call"),
+                _ => {}
+            }
+            node = node.parent()?;
+        }
+    }
+}
+
 /// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ReferenceRole {
@@ -1123,6 +1183,19 @@ mod tests {
         assert!(augmenting.is_module && augmenting.augments_global);
         let ambient_module = facts("declare module \"untyped\" {\n  export const x: number\n}\n");
         assert!(!ambient_module.is_module && ambient_module.declares_ambient_modules);
+    }
+
+    #[test]
+    fn implementation_locations_that_are_expressions_are_told_from_declarations() {
+        let ts = "export abstract class ZodType {}\nexport class ZodString extends ZodType {}\nexport const coerce = {\n  string: ((arg) => ZodString.create(arg)) as (typeof ZodString)[\"create\"],\n  number: function (arg) { return arg },\n};\n";
+        let parsed = ParsedSource::parse(Path::new("t.ts"), ts).expect("parsed");
+        assert_eq!(parsed.implementation_expression_at(0, 22), None);
+        assert_eq!(parsed.implementation_expression_at(1, 13), None);
+        assert_eq!(parsed.implementation_expression_at(3, 11), Some("arrow function"));
+        // tsserver's location starts at the property's key.
+        assert_eq!(parsed.implementation_expression_at(3, 2), Some("arrow function"));
+        assert_eq!(parsed.implementation_expression_at(4, 10), Some("function expression"));
+        assert_eq!(ParsedSource::parse(Path::new("t.py"), "class A: pass\n").expect("parsed").implementation_expression_at(0, 6), None);
     }
 
     #[test]
