@@ -1994,6 +1994,19 @@ fn workspace_symbols(
             ));
         }
     }
+    // What tsserver searched: the projects it has open, never the files its tsconfig leaves out
+    // until one of them is open (trial30 F2: 5 symbols, then 46 in the same run).
+    for server in servers.iter().filter(|server| server.definition().open_representative_file) {
+        if let Some(outside) =
+            crate::lsp::project_scope::files_outside_config(server.definition(), supervisor.workspace_root(), server.root())
+        {
+            notes.push(format!(
+                "note: {} searches the projects of the files it has open (the tsconfig's program, and an inferred project per open file outside it); {} — their symbols are found only while a file of theirs is open, so this answer depends on what was opened before",
+                server.id(),
+                outside.describe(&supervisor.display_path(server.root()), |path| supervisor.display_path(path)),
+            ));
+        }
+    }
     let mut text = if total == 0 && !outside_hidden.is_empty() {
         format!("no workspace symbols match {query:?} in the workspace or its dependency roots ({})\n", asked.join(", "))
     } else if total == 0 {

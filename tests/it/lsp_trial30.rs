@@ -8,7 +8,11 @@
 //!   class itself, and 5 arrow functions of the `coerce` object cast to a subclass's `create`
 //!   type, all listed alike.
 //!
-//! Ground truth: `tsc --noEmit -p .`, the source read by hand.
+//! - F2, M4: files outside the tsconfig's include: workspace symbols answered 5, later 46 (tsserver
+//!   searches the projects of open files only), and `"*"` said "0 errors" with nothing of the 167
+//!   files tsc never compiled (32 errors among them).
+//!
+//! Ground truth: `tsc --noEmit -p .`, the source read by hand, `find`.
 
 use crate::support;
 
@@ -93,4 +97,34 @@ fn implementations_that_are_arrow_functions_or_the_class_itself_are_named() {
         listed_expressions || listed_itself,
         "tsserver listed neither the class nor the casts here; the fixture no longer shows F1:\n{text}"
     );
+}
+
+/// F2, M4: the files a tsconfig leaves out are counted on workspace symbols and on `"*"`.
+#[test]
+fn files_outside_the_tsconfig_are_said_on_symbols_and_the_project_check() {
+    let test = "lsp_trial30::files_outside_the_tsconfig_are_said_on_symbols_and_the_project_check";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"scoped\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"], \"exclude\": [\"src/bench\"]}\n"),
+        ("src/widget.ts", "export class Widget {}\n"),
+        ("src/bench/run.ts", "export const broken: number = 'x';\n"),
+        ("v4/widget.ts", "export class Widget { size = 1 }\nexport const wrong: string = 3;\n"),
+        ("tools/build.js", "module.exports = {};\n"),
+    ]);
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let symbols = run.call(Caller::Readonly, "lsp", json!({"op": "symbols", "query": "Widget"})).joined_text();
+    // src/bench/run.ts and v4/widget.ts; tools/build.js is no part of a program without allowJs.
+    assert!(symbols.contains("2 TypeScript/JavaScript files under . are outside tsconfig.json's files/include/exclude"), "{symbols}");
+    assert!(symbols.contains("so this answer depends on what was opened before"), "{symbols}");
+    let check = run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "*"})).joined_text();
+    assert!(check.contains("project check: 0 errors"), "{check}");
+    let line = check
+        .lines()
+        .find(|line| line.contains("NOT checked: 2 TypeScript/JavaScript files under . are outside tsconfig.json's files/include/exclude"))
+        .unwrap_or_else(|| panic!("{check}"));
+    assert!(line.contains("src/bench/run.ts") && line.contains("v4/widget.ts") && line.contains("not in the counts"), "{line}");
 }
