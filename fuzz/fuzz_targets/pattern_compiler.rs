@@ -15,7 +15,11 @@
 //!
 //! Seeds: `fuzz/seeds/pattern_compiler/` (`nested_cpp_labels_46.txt`: selector `Y` = C++ in
 //! the declaration context, then `$$$:` 46 times, the input that timed out before the compiler
-//! refused `$$$` nested deeper than `MAX_MULTI_METAVARIABLE_NESTING`).
+//! refused `$$$` nested deeper than `MAX_MULTI_METAVARIABLE_NESTING`;
+//! `deep_rust_reference_chain_error.txt`: selector 166 = Rust, the full search, then 3.4 KB of
+//! `&` with a `%` and `$A` in it, which took 2.2 s in release builds — one tree-sitter `parent()`
+//! on a deep chain of hidden nodes walks O(depth²) — before the compiler's error search kept
+//! each node's parent from its own walk).
 //!
 //! Run: `cargo +nightly fuzz run pattern_compiler fuzz/corpus/pattern_compiler fuzz/seeds/pattern_compiler -- -max_total_time=120 -timeout=5`
 //! (libFuzzer writes new inputs to the first directory only, so the seeds stay as committed).
