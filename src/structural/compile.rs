@@ -726,7 +726,8 @@ fn first_parse_problem(
     // Pre-order, each node with its parent from the walk: tree-sitter's `parent()` walks down
     // from the root, and on a deep tree of hidden nodes one call cost O(depth²) — 3.3 s for
     // the 4 KB pattern `&&…&%&&…&$A` in Rust (found by the pattern_compiler fuzz target).
-    let mut stack: Vec<(Node<'_, StrDoc<SupportLang>>, Option<Node<'_, StrDoc<SupportLang>>>)> = vec![(top.clone(), None)];
+    type WalkNode<'t> = Node<'t, StrDoc<SupportLang>>;
+    let mut stack: Vec<(WalkNode<'_>, Option<WalkNode<'_>>)> = vec![(top.clone(), None)];
     while let Some((node, parent)) = stack.pop() {
         let children: Vec<_> = node.children().collect();
         stack.extend(children.into_iter().rev().map(|child| (child, Some(node.clone()))));
