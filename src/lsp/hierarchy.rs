@@ -1443,7 +1443,25 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         return Ok((out, Vec::new(), Some(page)));
     }
     let depth_text = if depth == 1 { String::new() } else { format!(", {} deep (asked {depth})", plural(deepest, "level")) };
-    let sites_text = if dir.call_field.is_some() { format!(", {}", plural(sites_total, "call site")) } else { String::new() };
+    // Incoming sites that only name the function (`this.safeParse.bind(this)`) are no calls: the
+    // headline counts them apart (trial30 M7: zod's `safeParse` had "119 call sites", 117 calls).
+    let value_sites: usize = if dir.op == "incoming_calls" {
+        walk.entries
+            .iter()
+            .flat_map(|node| node.call_sites.iter())
+            .filter(|site| {
+                cache.place(&site.uri, site.line0).quoted
+                    && site_usage(&mut site_source, &cache, &site.uri, site.line0, site.character0, encoding) == Some(SiteUsage::Value)
+            })
+            .count()
+    } else {
+        0
+    };
+    let sites_text = match (dir.call_field.is_some(), value_sites) {
+        (false, _) => String::new(),
+        (true, 0) => format!(", {}", plural(sites_total, "call site")),
+        (true, values) => format!(", {} ({} of them {VALUE_REFERENCE})", plural(sites_total, "call site"), values),
+    };
     let extra = format!("{sites_text}{depth_text}");
     out.push_str(&format!("{} of {of}: {}{}\n", dir.what, counted(total, dir.noun, &extra, &tally), alias_headline(&walk.aliases)));
     let page = Page::new(total, offset, supervisor.config().hierarchy_cap, &format!("{}s", dir.noun))?;

@@ -329,7 +329,7 @@ fn call_hierarchy_on_typescript_language_server_matches_grep() {
             main_entry: "mainEntry",
             countdown: "countdown",
             countdown_line: 10,
-            library_origin: "node_modules",
+            library_origin: "node_modules outside the workspace",
         },
     );
     // typescript-language-server repeats identical call ranges; a call is listed once.
@@ -763,7 +763,9 @@ fn incoming_calls_on_typescript_language_server_list_the_calls_through_a_const_a
     let first = &structured["alias_calls"][0];
     assert_eq!(first["further_names"], json!(["keep (src/use_b.ts:4)"]), "{text}");
     assert!(
-        text.contains("2 callers, 3 call sites — and 6 call sites through 3 other names bound to it, which this call hierarchy leaves out"),
+        text.contains(
+            "2 callers, 3 call sites (2 of them referenced as a value, not called) — and 6 call sites through 3 other names bound to it, which this call hierarchy leaves out"
+        ),
         "the headline counts the calls through the names:\n{text}"
     );
     assert!(
