@@ -370,7 +370,8 @@ fn cursor_in_substring(symbol: &str) -> (usize, String) {
 /// Keywords that start a declaration or statement in the languages served (Rust, Python, Go,
 /// TypeScript/JavaScript, C/C++): a `symbol` copied from the start of a declaration line
 /// (`pub fn quote`, `export const parse`, `func (c *Cron) AddFunc`) names the identifier after
-/// them, never the keyword.
+/// them, never the keyword. Operators spelled as words count too (`typeof asdf`, `keyof T`,
+/// `yield value`, `delete obj.key`, `void f()`: trial30 M11 put a hover on `typeof`).
 const LEADING_KEYWORDS: &[&str] = &[
     "abstract",
     "async",
@@ -382,6 +383,7 @@ const LEADING_KEYWORDS: &[&str] = &[
     "def",
     "default",
     "defer",
+    "delete",
     "dyn",
     "enum",
     "export",
@@ -393,6 +395,7 @@ const LEADING_KEYWORDS: &[&str] = &[
     "impl",
     "import",
     "interface",
+    "keyof",
     "let",
     "mod",
     "module",
@@ -412,11 +415,14 @@ const LEADING_KEYWORDS: &[&str] = &[
     "trait",
     "type",
     "typedef",
+    "typeof",
     "union",
     "unsafe",
     "use",
     "var",
     "virtual",
+    "void",
+    "yield",
 ];
 
 /// The byte offset in `symbol` of the first identifier at or after `first_ident` that is not a
@@ -491,6 +497,9 @@ mod tests {
         assert_eq!(cursor("fn"), "fn");
         assert_eq!(cursor("type_name(x)"), "type_name");
         assert_eq!(cursor("new Parser("), "Parser");
+        assert_eq!(cursor("typeof asdf"), "asdf");
+        assert_eq!(cursor("keyof Shape"), "Shape");
+        assert_eq!(cursor("typeof"), "typeof");
         // Two plain identifiers: the first path, as documented.
         assert_eq!(cursor("Schedule Timetable"), "Schedule");
         let line = "    pub fn quote(&mut self, quote: u8) -> &mut WriterBuilder {";
