@@ -923,6 +923,12 @@ pub struct RenameStaged {
     pub preview_hunks_total: usize,
     /// Older staged changes dropped to make room (ids).
     pub evicted: Vec<String>,
+    /// Why a rename asked to be written (`preview` false) was staged instead: it leaves methods
+    /// tied to the renamed one by an interface with the old name, so the build would break
+    /// (trial30 M8: goldmark's `BlockParser.Trigger`, 13 implementations left). Absent for a
+    /// preview that was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staged_because: Option<String>,
 }
 
 /// The `grep -w` cross-check of a rename (see `crate::lsp::rename_coverage`).

@@ -715,7 +715,21 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(&overrides.dispatch_notes)
         .cloned()
         .collect();
-    if args.preview {
+    // A rename that leaves methods tied to it by an interface with the old name breaks the build
+    // wherever the interface is used: staged, not written, so the agent decides (trial30 M8: a
+    // written rename of goldmark's `BlockParser.Trigger` broke 13 implementations).
+    let tied_left = match &coverage.summary {
+        crate::lsp::output::RenameCoverageSummary::Checked(checked) => checked.left_in_interface_tied_methods.len(),
+        _ => 0,
+    };
+    let staged_because = (!args.preview && tied_left > 0).then(|| {
+        format!(
+            "NOT written: this rename leaves {} tied to `{}` by an interface with the old name (listed below), so the build would break; it is staged instead — rename them too first, or `resolve` accept to write it as is, or discard",
+            crate::render::plural(tied_left, "method"),
+            resolved.cursor_identifier
+        )
+    });
+    if args.preview || staged_because.is_some() {
         let description = format!("rename `{}` → `{}` ({})", resolved.cursor_identifier, args.new_name, server.id());
         // The warnings and the check's findings (indented under its summary line) are repeated
         // when the change is accepted: what runbound added, what stays unrenamed, what could not
@@ -734,11 +748,12 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             .collect();
         let (staged, max_pending) =
             stage_plan(ctx, root, &plan, "lsp_rename", description.clone(), warnings, coverage.write_check_blind_spots.clone())?;
-        let mut lines = vec![format!(
+        let mut lines: Vec<String> = staged_because.iter().cloned().collect();
+        lines.push(format!(
             "(proposed) {description}: {} in {}:",
             crate::render::plural(total, "edit"),
             crate::render::plural(plan.files.len(), "file")
-        )];
+        ));
         lines.extend(top_warnings.iter().cloned());
         let mut files = Vec::new();
         for file in &plan.files {
@@ -768,6 +783,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
             preview_hunks_shown: staged.preview.shown,
             preview_hunks_total: staged.preview.total,
             evicted: staged.evicted.clone(),
+            staged_because,
         });
         return Ok(ToolOutput::new(ToolResult::text(lines.join("\n")).with_structured(crate::schema::to_structured(&output))));
     }

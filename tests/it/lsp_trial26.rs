@@ -196,6 +196,14 @@ fn go_interface_method_rename_names_the_implementations_it_left_not_another_symb
         run.call(Caller::Main, "lsp_rename", json!({"file": "shapes/shapes.go", "line": 5, "symbol": "Area", "new_name": "Surface"}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
+    // Known to break the build: staged, not written (trial30 M8); accepted here to check it.
+    let structured = result.structured_content.clone().expect("structured");
+    assert!(text.starts_with("NOT written: this rename leaves 2 methods tied to `Area` by an interface"), "{text}");
+    let interface_untouched = std::fs::read_to_string(dir.path().join("shapes/shapes.go")).unwrap().contains("\tArea() float64");
+    assert!(interface_untouched, "a staged rename changed the tree:\n{text}");
+    let edit_id = structured["edit_id"].as_str().unwrap_or_else(|| panic!("no edit_id:\n{text}")).to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
     // Ground truth: the compiler names the types that stopped implementing Shape.
     let build = std::process::Command::new("go").args(["build", "./..."]).current_dir(dir.path()).output().expect("go build");
     let build_output = String::from_utf8_lossy(&build.stderr);
