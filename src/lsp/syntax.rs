@@ -1200,34 +1200,38 @@ mod tests {
 
     #[test]
     fn references_are_told_calls_through_expressions_arguments_and_imports() {
-        let role = |file: &str, source: &str, line0: u32, name: &str| {
-            ParsedSource::parse(Path::new(file), source).expect("parsed").reference_role(line0, 0, name)
-        };
         let ts = "import { f } from './f'\nexport { f as g } from './f'\nconst e = ((o && o.s) || f)(err)\nitems.map(f)\nf(1)\nconst h = f\ntype T = typeof f\nconst k = (c ? f : g)(2)\nobj.f(3)\nawait (f as any)(4)\n";
-        assert_eq!(role("a.ts", ts, 0, "f"), Some(ReferenceRole::ImportOrExport));
-        assert_eq!(role("a.ts", ts, 1, "f"), Some(ReferenceRole::ImportOrExport));
-        assert_eq!(role("a.ts", ts, 2, "f"), Some(ReferenceRole::CalledThroughExpression));
-        assert_eq!(role("a.ts", ts, 3, "f"), Some(ReferenceRole::Argument));
-        assert_eq!(role("a.ts", ts, 4, "f"), Some(ReferenceRole::DirectCall));
-        assert_eq!(role("a.ts", ts, 5, "f"), Some(ReferenceRole::Value));
-        assert_eq!(role("a.ts", ts, 6, "f"), Some(ReferenceRole::Type));
-        assert_eq!(role("a.ts", ts, 7, "f"), Some(ReferenceRole::CalledThroughExpression));
-        assert_eq!(role("a.ts", ts, 8, "f"), Some(ReferenceRole::DirectCall));
-        assert_eq!(role("a.ts", ts, 9, "f"), Some(ReferenceRole::CalledThroughExpression));
         let py = "from m import f\nx = (a or f)(1)\nrun(f)\nm.f(2)\ndef f():\n    pass\n";
-        assert_eq!(role("a.py", py, 0, "f"), Some(ReferenceRole::ImportOrExport));
-        assert_eq!(role("a.py", py, 1, "f"), Some(ReferenceRole::CalledThroughExpression));
-        assert_eq!(role("a.py", py, 2, "f"), Some(ReferenceRole::Argument));
-        assert_eq!(role("a.py", py, 3, "f"), Some(ReferenceRole::DirectCall));
-        assert_eq!(role("a.py", py, 4, "f"), Some(ReferenceRole::Declaration));
         let go = "package p\n\nfunc g() {\n\tsort.Slice(xs, less)\n\tless(1, 2)\n\th := less\n}\n";
-        assert_eq!(role("a.go", go, 3, "less"), Some(ReferenceRole::Argument));
-        assert_eq!(role("a.go", go, 4, "less"), Some(ReferenceRole::DirectCall));
-        assert_eq!(role("a.go", go, 5, "less"), Some(ReferenceRole::Value));
         let rust = "use crate::m::f;\nfn g() {\n    let x = (if c { f } else { h })(1);\n    xs.iter().map(f);\n    assert!(f(2));\n}\n";
-        assert_eq!(role("a.rs", rust, 0, "f"), Some(ReferenceRole::ImportOrExport));
-        assert_eq!(role("a.rs", rust, 3, "f"), Some(ReferenceRole::Argument));
-        assert_eq!(role("a.rs", rust, 4, "f"), None);
+        use ReferenceRole::*;
+        let cases: &[(&str, &str, u32, &str, Option<ReferenceRole>)] = &[
+            ("a.ts", ts, 0, "f", Some(ImportOrExport)),
+            ("a.ts", ts, 1, "f", Some(ImportOrExport)),
+            ("a.ts", ts, 2, "f", Some(CalledThroughExpression)),
+            ("a.ts", ts, 3, "f", Some(Argument)),
+            ("a.ts", ts, 4, "f", Some(DirectCall)),
+            ("a.ts", ts, 5, "f", Some(Value)),
+            ("a.ts", ts, 6, "f", Some(Type)),
+            ("a.ts", ts, 7, "f", Some(CalledThroughExpression)),
+            ("a.ts", ts, 8, "f", Some(DirectCall)),
+            ("a.ts", ts, 9, "f", Some(CalledThroughExpression)),
+            ("a.py", py, 0, "f", Some(ImportOrExport)),
+            ("a.py", py, 1, "f", Some(CalledThroughExpression)),
+            ("a.py", py, 2, "f", Some(Argument)),
+            ("a.py", py, 3, "f", Some(DirectCall)),
+            ("a.py", py, 4, "f", Some(Declaration)),
+            ("a.go", go, 3, "less", Some(Argument)),
+            ("a.go", go, 4, "less", Some(DirectCall)),
+            ("a.go", go, 5, "less", Some(Value)),
+            ("a.rs", rust, 0, "f", Some(ImportOrExport)),
+            ("a.rs", rust, 3, "f", Some(Argument)),
+            ("a.rs", rust, 4, "f", None),
+        ];
+        for (file, source, line0, name, expected) in cases {
+            let parsed = ParsedSource::parse(Path::new(file), source).expect("parsed");
+            assert_eq!(parsed.reference_role(*line0, 0, name), *expected, "{file} line {}", line0 + 1);
+        }
     }
 
     #[test]
