@@ -193,6 +193,16 @@ impl WalkScope {
         self.include.as_ref().is_none_or(|include| include.is_match(relative))
     }
 
+    /// Whether the file at root-relative `relative` is in the scope: every folder on its way
+    /// is walked and the file itself is ([`WalkScope::walks_directory`], [`WalkScope::walks_file`]).
+    pub fn includes(&self, relative: &Path) -> bool {
+        relative.parent().is_none_or(|parent| {
+            let mut ancestors: Vec<&Path> = parent.ancestors().collect();
+            ancestors.reverse();
+            ancestors.into_iter().all(|dir| self.walks_directory(dir))
+        }) && self.walks_file(relative)
+    }
+
     /// One line saying where the scope comes from and what it leaves out; `None` when the walk
     /// is unrestricted.
     pub fn describe(&self) -> Option<&str> {
@@ -256,12 +266,7 @@ pub fn files_outside_config(definition: &ServerDefinition, workspace_root: &Path
         }
         let relative = path.strip_prefix(root).unwrap_or(path);
         // Declaration files of build output count too: tsserver reads them only when opened.
-        let in_program = relative.parent().is_none_or(|parent| {
-            let mut ancestors: Vec<&Path> = parent.ancestors().collect();
-            ancestors.reverse();
-            ancestors.into_iter().all(|dir| scope.walks_directory(dir))
-        }) && scope.walks_file(relative);
-        if !in_program {
+        if !scope.includes(relative) {
             found.count += 1;
             if found.examples.len() < 3 {
                 found.examples.push(path.to_path_buf());
@@ -269,6 +274,103 @@ pub fn files_outside_config(definition: &ServerDefinition, workspace_root: &Path
         }
     }
     (found.count > 0).then_some(found)
+}
+
+/// Whole-word occurrences of `word` in the files [`files_outside_config`] finds (at most
+/// [`OUTSIDE_CONFIG_WALK_CAP`] files read): (occurrences, files holding them, in walk order).
+/// tsserver's references and renames never reach them (trial31: 33 uses of `nonoptional` in 11
+/// excluded test files stayed, 7 tests failed, the rename read clean). Files in `known` (the
+/// answer's or the plan's own files, absolute) are left out: the server reached them through an
+/// inferred project. `None` when there is no such file or no occurrence.
+pub fn word_outside_config(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    word: &str,
+    known: &[PathBuf],
+) -> Option<(usize, Vec<PathBuf>)> {
+    let typescript = definition.extensions.iter().any(|(extension, _)| extension == "ts");
+    if !typescript || word.is_empty() {
+        return None;
+    }
+    ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| root.join(name).is_file())?;
+    let scope = WalkScope::for_server(definition, root);
+    if scope.include.is_none() && scope.exclude.is_none() && scope.files.is_empty() {
+        return None;
+    }
+    let reader = crate::files::WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)).ok()?;
+    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root).ok()?;
+    let mut occurrences = 0usize;
+    let mut files = Vec::new();
+    let mut read = 0usize;
+    for entry in walk.hidden(true).skip_names(&["node_modules", ".git"]).iter().flatten() {
+        let path = entry.path();
+        if !entry.is_file() || !definition.serves(path) {
+            continue;
+        }
+        let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+        if scope.excluded_extensions.contains(&extension) || scope.includes(path.strip_prefix(root).unwrap_or(path)) {
+            continue;
+        }
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if known.iter().any(|file| *file == canonical || file == path) {
+            continue;
+        }
+        read += 1;
+        if read > OUTSIDE_CONFIG_WALK_CAP {
+            break;
+        }
+        let Ok(text) = reader.read_to_string(path) else { continue };
+        if !text.contains(word) {
+            continue;
+        }
+        let found: usize = text.lines().map(|line| crate::lsp::rename_coverage::word_positions(line, word).len()).sum();
+        if found > 0 {
+            occurrences += found;
+            files.push(path.to_path_buf());
+        }
+    }
+    (occurrences > 0).then_some((occurrences, files))
+}
+
+/// The note or warning naming [`word_outside_config`]'s findings for `word` (`known` as there):
+/// `what` says what they are not (`in this list`, `renamed`).
+pub fn word_outside_config_sentence(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    word: &str,
+    known: &[PathBuf],
+    what: &str,
+    display: impl Fn(&Path) -> String,
+) -> Option<String> {
+    let (occurrences, files) = word_outside_config(definition, workspace_root, root, word, known)?;
+    let config = ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| root.join(name).is_file()).unwrap_or("tsconfig.json");
+    let shown: Vec<String> = files.iter().take(5).map(|path| display(path)).collect();
+    Some(format!(
+        "{} of `{word}` in {} outside {config}'s files/include/exclude ({}{}) are NOT {what}: {} knows only the projects of open files, and tsc compiles none of them — read them (tests among them fail if they use the old name)",
+        crate::render::plural(occurrences, "whole-word occurrence"),
+        crate::render::plural(files.len(), "file"),
+        shown.join(", "),
+        if files.len() > 5 { format!(" and {} more", files.len() - 5) } else { String::new() },
+        definition.id,
+    ))
+}
+
+/// Of `paths` (absolute, under `root`), those the tsconfig/jsconfig at a TypeScript server's
+/// `root` leaves out of its program; empty for other servers and roots without such a config.
+/// A rename asked in an excluded test file edits what tsserver's inferred project sees — the
+/// built `v4/classic/schemas.d.cts` instead of the source (trial31 F3).
+pub fn paths_outside_config(definition: &ServerDefinition, root: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
+    let typescript = definition.extensions.iter().any(|(extension, _)| extension == "ts");
+    if !typescript || !["tsconfig.json", "jsconfig.json"].iter().any(|name| root.join(name).is_file()) {
+        return Vec::new();
+    }
+    let scope = WalkScope::for_server(definition, root);
+    if scope.include.is_none() && scope.exclude.is_none() && scope.files.is_empty() {
+        return Vec::new();
+    }
+    paths.iter().filter(|path| path.strip_prefix(root).is_ok_and(|relative| !scope.includes(relative))).cloned().collect()
 }
 
 impl FilesOutsideConfig {

@@ -707,8 +707,32 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     // matters most: an agent decides on `resolve accept` from the preview (small24): occurrences
     // left where tests run them (doc-tests, pytest doctest files), attribute-name strings,
     // methods tied by an interface, taken names, changed public names, changed dispatch.
-    let top_warnings: Vec<String> = loading_warning
+    // Occurrences in files the tsconfig leaves out: tsserver renames none of them (trial31 F1).
+    let outside_config = crate::lsp::project_scope::word_outside_config_sentence(
+        server.definition(),
+        supervisor.workspace_root(),
+        server.root(),
+        &resolved.cursor_identifier,
+        &plan.files.iter().map(|file| std::fs::canonicalize(&file.path).unwrap_or_else(|_| file.path.clone())).collect::<Vec<_>>(),
+        "renamed and not checked after the write",
+        |path| supervisor.display_path(path),
+    )
+    .map(|sentence| format!("WARNING: {sentence}"));
+    let planned: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
+    let edited_outside = crate::lsp::project_scope::paths_outside_config(server.definition(), server.root(), &planned);
+    let edited_outside_warning = (!edited_outside.is_empty()).then(|| {
+        format!(
+            "WARNING: this rename edits {} outside the tsconfig's program ({}): {} reached {} through an inferred project — build output (`.d.ts`, `.d.cts`) or excluded files — so the source the project compiles may be left with the old name; check the files listed below",
+            crate::render::plural(edited_outside.len(), "file"),
+            edited_outside.iter().take(5).map(|path| supervisor.display_path(path)).collect::<Vec<_>>().join(", "),
+            server.id(),
+            crate::render::one_or_many(edited_outside.len(), "it", "them"),
+        )
+    });
+    let top_warnings: Vec<String> = outside_config
         .iter()
+        .chain(edited_outside_warning.iter())
+        .chain(loading_warning.iter())
         .chain(&coverage.warnings)
         .chain(&taken.warnings)
         .chain(&public_name_notes)

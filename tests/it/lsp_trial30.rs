@@ -12,7 +12,12 @@
 //!   searches the projects of open files only), and `"*"` said "0 errors" with nothing of the 167
 //!   files tsc never compiled (32 errors among them).
 //!
-//! Ground truth: `tsc --noEmit -p .`, the source read by hand, `find`.
+//! - trial31 F1, F3, F4 (zod's `src/v4` with its tests excluded from the tsconfig): references
+//!   and renames never reached the excluded test files (33 uses of `nonoptional` left, 7 tests
+//!   failed, the rename read clean), and a rename asked in an excluded test file edited the
+//!   built `.d.cts` instead of the source.
+//!
+//! Ground truth: `tsc --noEmit -p .`, the source read by hand, `find`, `grep -w`.
 
 use crate::support;
 
@@ -127,4 +132,47 @@ fn files_outside_the_tsconfig_are_said_on_symbols_and_the_project_check() {
         .find(|line| line.contains("NOT checked: 2 TypeScript/JavaScript files under . are outside tsconfig.json's files/include/exclude"))
         .unwrap_or_else(|| panic!("{check}"));
     assert!(line.contains("src/bench/run.ts") && line.contains("v4/widget.ts") && line.contains("not in the counts"), "{line}");
+}
+
+/// trial31 F1, F4: uses in files the tsconfig excludes are counted on references and renames.
+#[test]
+fn uses_in_files_the_tsconfig_excludes_are_said_on_references_and_renames() {
+    let test = "lsp_trial30::uses_in_files_the_tsconfig_excludes_are_said_on_references_and_renames";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"excluded\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"], \"exclude\": [\"src/tests\"]}\n"),
+        ("src/make.ts", "export function makeThing(): number {\n  return 1;\n}\n"),
+        ("src/use.ts", "import { makeThing } from './make';\n\nexport const made = makeThing();\n"),
+        ("src/tests/make.test.ts", "import { makeThing } from '../make';\n\nexport const twice = makeThing() + makeThing();\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let references =
+        run.call(Caller::Readonly, "lsp", json!({"op": "references", "file": "src/make.ts", "line": 1, "symbol": "makeThing"}));
+    let text = references.joined_text();
+    assert!(!references.is_error, "{text}");
+    assert!(!text.contains("src/tests/make.test.ts:3:"), "tsserver now reaches the excluded file; the fixture no longer shows F4:\n{text}");
+    assert!(
+        text.contains("3 whole-word occurrences of `makeThing` in 1 file outside tsconfig.json's files/include/exclude (src/tests/make.test.ts) are NOT in this list"),
+        "{text}"
+    );
+    let rename = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/make.ts", "line": 1, "symbol": "makeThing", "new_name": "buildThing", "preview": true}),
+    );
+    let text = rename.joined_text();
+    assert!(!rename.is_error, "{text}");
+    assert!(text.contains("WARNING: 3 whole-word occurrences of `makeThing` in 1 file outside tsconfig.json's files/include/exclude (src/tests/make.test.ts) are NOT renamed"), "{text}");
+    // A rename asked in the excluded file itself edits files outside the program: said.
+    let from_test = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/tests/make.test.ts", "line": 3, "symbol": "makeThing", "occurrence": 1, "new_name": "buildThing", "preview": true}),
+    );
+    let text = from_test.joined_text();
+    assert!(!from_test.is_error, "{text}");
+    assert!(text.contains("WARNING: this rename edits 1 file outside the tsconfig's program (src/tests/make.test.ts)"), "{text}");
 }
