@@ -62,9 +62,11 @@ fn rust_analyzer_cold_write_is_never_answered_clean_from_a_check_that_missed_it(
         assert!(truth.contains("src/lib.rs:143") && truth.contains("E0599"), "round {round}: cargo check did not find the E0599:\n{truth}");
         let block = support::corpus::diagnostics_block(&text);
         let listed = block.contains("src/lib.rs:143") && block.contains("compute");
-        let not_checked = block.contains("was still loading the project") && block.contains("diagnostics unavailable");
+        // Not checked, said: while loading, or (a loaded 2-core machine, session 26's suite) no
+        // check started within the wait — either way `diagnostics unavailable`, never clean.
+        let not_checked = block.contains("diagnostics unavailable") && block.contains("src/algo.rs");
         eprintln!(
-            "round {round} (edit {edit_seconds} s, check budget {check_seconds} s): listed={listed} still_loading={not_checked}\n{text}\n"
+            "round {round} (edit {edit_seconds} s, check budget {check_seconds} s): listed={listed} said_not_checked={not_checked}\n{text}\n"
         );
         assert!(
             listed || not_checked,
