@@ -988,8 +988,9 @@ impl ParsedSource {
             node.child_by_field_name(field).is_some_and(|found| found.id() == child.id())
         };
         let parent = identifier.parent()?;
-        // A declaration of the name itself (`function f`, `const f = …`, `def f`).
-        if is_field(parent, "name", identifier) {
+        // A declaration of the name itself (`function f`, `const f = …`, `def f`); a Rust path
+        // `m::f` also names its last segment `name`.
+        if is_field(parent, "name", identifier) && parent.kind() != "scoped_identifier" {
             return Some(ReferenceRole::Declaration);
         }
         // `obj.name`: the member access stands for the name.
@@ -1203,7 +1204,7 @@ mod tests {
         let ts = "import { f } from './f'\nexport { f as g } from './f'\nconst e = ((o && o.s) || f)(err)\nitems.map(f)\nf(1)\nconst h = f\ntype T = typeof f\nconst k = (c ? f : g)(2)\nobj.f(3)\nawait (f as any)(4)\n";
         let py = "from m import f\nx = (a or f)(1)\nrun(f)\nm.f(2)\ndef f():\n    pass\n";
         let go = "package p\n\nfunc g() {\n\tsort.Slice(xs, less)\n\tless(1, 2)\n\th := less\n}\n";
-        let rust = "use crate::m::f;\nfn g() {\n    let x = (if c { f } else { h })(1);\n    xs.iter().map(f);\n    assert!(f(2));\n}\n";
+        let rust = "use crate::m::f;\nfn g() {\n    let x = (if c { f } else { h })(1);\n    xs.iter().map(f);\n    assert!(f(2));\n    m::f(3);\n}\n";
         use ReferenceRole::*;
         let cases: &[(&str, &str, u32, &str, Option<ReferenceRole>)] = &[
             ("a.ts", ts, 0, "f", Some(ImportOrExport)),
@@ -1227,6 +1228,7 @@ mod tests {
             ("a.rs", rust, 0, "f", Some(ImportOrExport)),
             ("a.rs", rust, 3, "f", Some(Argument)),
             ("a.rs", rust, 4, "f", None),
+            ("a.rs", rust, 5, "f", Some(DirectCall)),
         ];
         for (file, source, line0, name, expected) in cases {
             let parsed = ParsedSource::parse(Path::new(file), source).expect("parsed");
