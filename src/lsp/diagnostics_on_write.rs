@@ -1056,13 +1056,11 @@ pub fn check_write(
             .collect();
         // Errors from a project whose config fails to load are that config's (trial29 F6: "112
         // errors already present" where tsc counts 15).
-        notes.extend(supervisor.project_config_note_text(lease.server.definition(), lease.server.root()).map(|text| {
-            format!(
-                "{} answers for {} from a project whose config fails to load — {text}",
-                lease.server.id(),
-                supervisor.display_path(lease.server.root())
-            )
-        }));
+        notes.extend(
+            supervisor
+                .project_config_note(lease.server.definition(), lease.server.root())
+                .map(|note| note.trim_start_matches("note: ").to_owned()),
+        );
         let write_check = lease.server.definition().write_check;
         pending.push(Pending::new(lease.server, write_check, path.clone(), deadline, notes));
     }

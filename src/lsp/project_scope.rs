@@ -236,48 +236,68 @@ pub const OUTSIDE_CONFIG_WALK_CAP: usize = 20_000;
 /// nothing of 167 files outside the config, 32 errors among them). Read beneath `workspace_root`,
 /// no symlink followed.
 pub fn files_outside_config(definition: &ServerDefinition, workspace_root: &Path, root: &Path) -> Option<FilesOutsideConfig> {
-    let typescript = definition.extensions.iter().any(|(extension, _)| extension == "ts");
-    if !typescript {
+    let (config_name, scope) = restricting_config(definition, root)?;
+    let mut found = FilesOutsideConfig { count: 0, examples: Vec::new(), truncated: false, config_name };
+    found.truncated = !for_each_file_outside_config(definition, workspace_root, root, &scope, |path, _| {
+        found.count += 1;
+        if found.examples.len() < 3 {
+            found.examples.push(path.to_path_buf());
+        }
+    });
+    (found.count > 0).then_some(found)
+}
+
+/// The config (`tsconfig.json`, else `jsconfig.json`) at a TypeScript server's `root` and its
+/// scope, when that scope leaves anything out (`include`, `exclude` or `files` set); `None` for
+/// other servers and for roots without such a config.
+fn restricting_config(definition: &ServerDefinition, root: &Path) -> Option<(&'static str, WalkScope)> {
+    if !definition.extensions.iter().any(|(extension, _)| extension == "ts") {
         return None;
     }
     let config_name = ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| root.join(name).is_file())?;
     let scope = WalkScope::for_server(definition, root);
-    if scope.include.is_none() && scope.exclude.is_none() && scope.files.is_empty() {
-        return None;
-    }
-    let reader = crate::files::WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)).ok()?;
-    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root).ok()?;
-    let mut found = FilesOutsideConfig { count: 0, examples: Vec::new(), truncated: false, config_name };
+    (scope.include.is_some() || scope.exclude.is_some() || !scope.files.is_empty()).then_some((config_name, scope))
+}
+
+/// Calls `visit` with each file of `definition`'s languages under `root` that `scope` leaves out
+/// (and the reader beneath the workspace, to read it), `node_modules` and `.git` not walked,
+/// `.js` files without `allowJs` not counted (no part of any TypeScript program); declaration
+/// files of build output count (tsserver reads them only when opened). Returns false when the
+/// walk stopped at [`OUTSIDE_CONFIG_WALK_CAP`] files, or could not start.
+fn for_each_file_outside_config(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    scope: &WalkScope,
+    mut visit: impl FnMut(&Path, &crate::files::WorkspaceReader),
+) -> bool {
+    let Ok(reader) = crate::files::WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else {
+        return false;
+    };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return false };
     let mut walked = 0usize;
     for entry in walk.hidden(true).skip_names(&["node_modules", ".git"]).iter().flatten() {
         let path = entry.path();
         if !entry.is_file() || !definition.serves(path) {
             continue;
         }
-        // `.js` files without `allowJs` are no part of any TypeScript program: not counted.
         let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
         if scope.excluded_extensions.contains(&extension) {
             continue;
         }
         walked += 1;
         if walked > OUTSIDE_CONFIG_WALK_CAP {
-            found.truncated = true;
-            break;
+            return false;
         }
-        let relative = path.strip_prefix(root).unwrap_or(path);
-        // Declaration files of build output count too: tsserver reads them only when opened.
-        if !scope.includes(relative) {
-            found.count += 1;
-            if found.examples.len() < 3 {
-                found.examples.push(path.to_path_buf());
-            }
+        if !scope.includes(path.strip_prefix(root).unwrap_or(path)) {
+            visit(path, &reader);
         }
     }
-    (found.count > 0).then_some(found)
+    true
 }
 
 /// Whole-word occurrences of `word` in the files [`files_outside_config`] finds (at most
-/// [`OUTSIDE_CONFIG_WALK_CAP`] files read): (occurrences, files holding them, in walk order).
+/// [`OUTSIDE_CONFIG_WALK_CAP`] files walked): (occurrences, files holding them, in walk order).
 /// tsserver's references and renames never reach them (trial31: 33 uses of `nonoptional` in 11
 /// excluded test files stayed, 7 tests failed, the rename read clean). Files in `known` (the
 /// answer's or the plan's own files, absolute) are left out: the server reached them through an
@@ -289,47 +309,27 @@ pub fn word_outside_config(
     word: &str,
     known: &[PathBuf],
 ) -> Option<(usize, Vec<PathBuf>)> {
-    let typescript = definition.extensions.iter().any(|(extension, _)| extension == "ts");
-    if !typescript || word.is_empty() {
+    if word.is_empty() {
         return None;
     }
-    ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| root.join(name).is_file())?;
-    let scope = WalkScope::for_server(definition, root);
-    if scope.include.is_none() && scope.exclude.is_none() && scope.files.is_empty() {
-        return None;
-    }
-    let reader = crate::files::WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)).ok()?;
-    let walk = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root).ok()?;
+    let (_, scope) = restricting_config(definition, root)?;
     let mut occurrences = 0usize;
     let mut files = Vec::new();
-    let mut read = 0usize;
-    for entry in walk.hidden(true).skip_names(&["node_modules", ".git"]).iter().flatten() {
-        let path = entry.path();
-        if !entry.is_file() || !definition.serves(path) {
-            continue;
-        }
-        let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
-        if scope.excluded_extensions.contains(&extension) || scope.includes(path.strip_prefix(root).unwrap_or(path)) {
-            continue;
-        }
+    for_each_file_outside_config(definition, workspace_root, root, &scope, |path, reader| {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if known.iter().any(|file| *file == canonical || file == path) {
-            continue;
+            return;
         }
-        read += 1;
-        if read > OUTSIDE_CONFIG_WALK_CAP {
-            break;
-        }
-        let Ok(text) = reader.read_to_string(path) else { continue };
+        let Ok(text) = reader.read_to_string(path) else { return };
         if !text.contains(word) {
-            continue;
+            return;
         }
         let found: usize = text.lines().map(|line| crate::lsp::rename_coverage::word_positions(line, word).len()).sum();
         if found > 0 {
             occurrences += found;
             files.push(path.to_path_buf());
         }
-    }
+    });
     (occurrences > 0).then_some((occurrences, files))
 }
 
@@ -362,14 +362,7 @@ pub fn word_outside_config_sentence(
 /// A rename asked in an excluded test file edits what tsserver's inferred project sees — the
 /// built `v4/classic/schemas.d.cts` instead of the source (trial31 F3).
 pub fn paths_outside_config(definition: &ServerDefinition, root: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
-    let typescript = definition.extensions.iter().any(|(extension, _)| extension == "ts");
-    if !typescript || !["tsconfig.json", "jsconfig.json"].iter().any(|name| root.join(name).is_file()) {
-        return Vec::new();
-    }
-    let scope = WalkScope::for_server(definition, root);
-    if scope.include.is_none() && scope.exclude.is_none() && scope.files.is_empty() {
-        return Vec::new();
-    }
+    let Some((_, scope)) = restricting_config(definition, root) else { return Vec::new() };
     paths.iter().filter(|path| path.strip_prefix(root).is_ok_and(|relative| !scope.includes(relative))).cloned().collect()
 }
 
