@@ -501,7 +501,8 @@ fn purity(nodes: &[RuleNode], leaf_binds: &[bool]) -> Vec<bool> {
         .collect()
 }
 
-/// The siblings of one parent, and each child's position among them.
+/// The children one node's siblings are walked over (its parent's, or its own at the root),
+/// listed once.
 struct Siblings<'tree> {
     children: Vec<SgNode<'tree>>,
 }
@@ -513,8 +514,9 @@ pub struct FileEvaluation<'p, 'tree> {
     budget: &'p MatchBudget,
     memo: HashMap<(u32, usize), Option<SgNode<'tree>>>,
     siblings: HashMap<usize, Rc<Siblings<'tree>>>,
-    /// (parent id, index) of each child whose parent's siblings were listed.
-    positions: HashMap<usize, (usize, usize)>,
+    /// For each node whose siblings were listed: the id of the node whose children they are,
+    /// and the index ast-grep's sibling walk starts at (see [`Self::siblings_of`]).
+    positions: HashMap<usize, (usize, Option<usize>)>,
     steps: u64,
     next_check: u64,
     stack_floor: Option<usize>,
@@ -939,23 +941,21 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
 
     /// `follows` / `precedes` with `stopBy: end` over a sub-rule that binds nothing: one pass
     /// over the node's siblings answers for all of them (the nearest matching sibling before /
-    /// after each).
+    /// after where each one's walk starts, see [`Self::siblings_of`]).
     fn sibling_end_pure(&mut self, index: usize, relation: Relation, inner: usize, node: SgNode<'tree>) -> Option<SgNode<'tree>> {
         let key = (index as u32, node.node_id());
         if let Some(known) = self.memo.get(&key) {
             return known.clone();
         }
-        let (siblings, position) = self.siblings_of(&node)?;
+        let (siblings, start) = self.siblings_of(&node)?;
         let count = siblings.children.len();
         let order: Vec<usize> = if relation == Relation::Follows { (0..count).collect() } else { (0..count).rev().collect() };
+        // nearest_from[at]: the answer of a walk that starts at `at`.
+        let mut nearest_from: Vec<Option<SgNode<'tree>>> = vec![None; count];
         let mut nearest: Option<SgNode<'tree>> = None;
-        let mut answer = None;
         for at in order {
+            nearest_from[at] = nearest.clone();
             let candidate = siblings.children[at].clone();
-            self.remember((index as u32, candidate.node_id()), &nearest);
-            if at == position {
-                answer = nearest.clone();
-            }
             let mut throwaway: Cow<Env<'tree>> = Cow::Owned(MetaVarEnv::new());
             if let Some(found) = self.eval(inner, candidate, &mut throwaway) {
                 nearest = Some(found);
@@ -964,6 +964,13 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                 return None;
             }
         }
+        for child in &siblings.children {
+            let child_start = self.positions.get(&child.node_id()).and_then(|(_, start)| *start);
+            let answer = child_start.and_then(|at| nearest_from[at].clone());
+            self.remember((index as u32, child.node_id()), &answer);
+        }
+        let answer = nearest_from[start].clone();
+        self.remember(key, &answer);
         answer
     }
 
@@ -1057,30 +1064,67 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         answer
     }
 
-    /// The next (`forward`) or previous sibling of `node`.
+    /// The next (`forward`) or previous sibling of `node`, as ast-grep's `next()` / `prev()`
+    /// (tree-sitter's `next_sibling` / `prev_sibling`): from the listed siblings for a node
+    /// that spans bytes, from tree-sitter itself for an empty (zero-width, e.g. MISSING) node,
+    /// whose siblings tree-sitter finds by byte position.
     fn sibling(&mut self, node: &SgNode<'tree>, forward: bool) -> Option<SgNode<'tree>> {
+        node.parent()?;
+        if node.range().is_empty() {
+            return if forward { node.next() } else { node.prev() };
+        }
         let (siblings, position) = self.siblings_of(node)?;
         let at = if forward { position.checked_add(1)? } else { position.checked_sub(1)? };
         siblings.children.get(at).cloned()
     }
 
-    /// The children of `node`'s parent and `node`'s position among them, listed once per
-    /// parent.
+    /// The children ast-grep's `prev_all` / `next_all` walk for `node` and the index the walk
+    /// starts at (it goes before / after that index), listed once per parent.
+    ///
+    /// ast-grep walks the children of `node`'s parent (of `node` itself at the root) from the
+    /// first child that ends after `node`'s start byte (tree-sitter's
+    /// `goto_first_child_for_byte`): `node`'s own index when it spans bytes; for an empty node
+    /// the next child that spans bytes, or nowhere (`None`: no siblings either way) when none
+    /// follows. At the root the walk runs over the root's own children. Kept the same here so
+    /// that `follows` / `precedes` answer exactly as ast-grep's `RuleCore` on trees with
+    /// MISSING nodes (found by `fuzz_targets/rule_evaluator.rs`).
     fn siblings_of(&mut self, node: &SgNode<'tree>) -> Option<(Rc<Siblings<'tree>>, usize)> {
-        if let Some((parent, position)) = self.positions.get(&node.node_id()) {
-            let siblings = self.siblings.get(parent)?;
-            return Some((Rc::clone(siblings), *position));
+        if let Some(&(owner, start)) = self.positions.get(&node.node_id()) {
+            let siblings = self.siblings.get(&owner)?;
+            return start.map(|start| (Rc::clone(siblings), start));
         }
-        let parent = node.parent()?;
-        let children: Vec<SgNode<'tree>> = parent.children().collect();
-        for (position, child) in children.iter().enumerate() {
-            self.positions.insert(child.node_id(), (parent.node_id(), position));
+        let owner = node.parent().unwrap_or_else(|| node.clone());
+        let siblings = match self.siblings.get(&owner.node_id()) {
+            Some(siblings) => Rc::clone(siblings),
+            None => {
+                let children: Vec<SgNode<'tree>> = owner.children().collect();
+                for (position, child) in children.iter().enumerate() {
+                    let start = if child.range().is_empty() { sibling_walk_start(&owner, child, &children) } else { Some(position) };
+                    self.positions.insert(child.node_id(), (owner.node_id(), start));
+                }
+                let siblings = Rc::new(Siblings { children });
+                self.siblings.insert(owner.node_id(), Rc::clone(&siblings));
+                siblings
+            }
+        };
+        if !self.positions.contains_key(&node.node_id()) {
+            // The root: its own children, from the first that ends after its start.
+            let start = sibling_walk_start(&owner, node, &siblings.children);
+            self.positions.insert(node.node_id(), (owner.node_id(), start));
         }
-        let siblings = Rc::new(Siblings { children });
-        self.siblings.insert(parent.node_id(), Rc::clone(&siblings));
-        let position = self.positions.get(&node.node_id())?.1;
-        Some((siblings, position))
+        let start = self.positions.get(&node.node_id())?.1?;
+        Some((siblings, start))
     }
+}
+
+/// The index in `children` (the children of `owner`) where ast-grep's sibling walk for `node`
+/// starts: the child tree-sitter's cursor lands on with `goto_first_child_for_byte(node's start
+/// byte)`; `None` when it lands on none.
+fn sibling_walk_start<'tree>(owner: &SgNode<'tree>, node: &SgNode<'tree>, children: &[SgNode<'tree>]) -> Option<usize> {
+    let mut cursor = owner.get_inner_node().walk();
+    cursor.goto_first_child_for_byte(node.range().start)?;
+    let landed = cursor.node();
+    children.iter().position(|child| child.get_inner_node() == landed)
 }
 
 /// The lowest stack address the evaluator may reach on this thread (the thread's stack start

@@ -239,6 +239,27 @@ fn nth_child_positions_agree_with_rule_core() {
     assert!(counts.iter().filter(|count| **count > 0).count() >= rules.len() - 1, "{counts:?}");
 }
 
+/// `follows` / `precedes` walk siblings as ast-grep does around empty (MISSING) nodes and at
+/// the root: from the first child that ends after the node's start (tree-sitter's
+/// `goto_first_child_for_byte`), so a MISSING `}` at the end of a block follows nothing, and
+/// the root's "siblings" are its own children (found by `fuzz_targets/rule_evaluator.rs`).
+#[test]
+fn sibling_relations_agree_with_rule_core_around_missing_nodes_and_the_root() {
+    let cases = [
+        (json!({"follows": {"stopBy": "end", "pattern": "let a = 0;"}}), "{ let a = 0;", SupportLang::TypeScript),
+        (json!({"follows": {"pattern": "let a = 0;"}}), "{ let a = 0;", SupportLang::TypeScript),
+        (json!({"follows": {"stopBy": {"kind": "number"}, "kind": "lexical_declaration"}}), "{ let a = 0;", SupportLang::TypeScript),
+        (json!({"precedes": {"stopBy": "end", "pattern": "let a = 0;"}}), "x;\nlet a = 0;", SupportLang::TypeScript),
+        (json!({"precedes": {"stopBy": "end", "kind": "identifier"}}), "let x = {a: 1 b: 2", SupportLang::TypeScript),
+        (json!({"precedes": {"stopBy": {"kind": "number"}, "kind": "number"}}), "if (a { b(1 2 3 ", SupportLang::TypeScript),
+        (json!({"follows": {"stopBy": "end", "has": {"kind": "identifier"}}}), "def f(a:\n  x = [1, 2\n", SupportLang::Python),
+    ];
+    let counts: Vec<usize> = cases.iter().map(|(rule, source, language)| assert_same_as_rule_core(rule, None, source, *language)).collect();
+    // The MISSING `}` follows nothing through a walk (0), but its tree-sitter `prev_sibling`
+    // is the declaration (1); the root precedes its own later children: `x;` and the program.
+    assert_eq!(counts, [0, 1, 0, 2, 5, 8, 5]);
+}
+
 /// A parameterized utility call (`matches: {util: {ARG: rule}}`) needs a global utility with
 /// `arguments`, which a tool call cannot declare: it is refused at compile, so no rule reaches
 /// ast-grep's unbounded `RuleCore` through it.
