@@ -520,6 +520,10 @@ pub enum CheckScope {
         /// counted in `checked`): a change reaches them only through types inferred in other
         /// modules, and pyright re-checks each importer in full (seconds per module).
         use_no_changed_name: Vec<PathBuf>,
+        /// Found but past the cap (`not_checked_because`), in the order they would have been
+        /// checked: named on the `checked:` line (the first 8) so the agent knows which files
+        /// to check itself (trial31 M1).
+        beyond_cap: Vec<PathBuf>,
     },
     /// Only the written files: why.
     WrittenOnly(String),
@@ -1445,16 +1449,29 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     if names.len() == 1 { "it" } else { "them" }
                 )));
             } else if group.not_open_before.is_empty() {
-                match tsserver_dependents(&server, &written_open, cap, end) {
-                    Ok((files, found)) => {
+                let changed_names = changed_typescript_names_of_written(&server, &written_open);
+                match tsserver_dependents(&server, &written_open, cap, end, changed_names.as_deref()) {
+                    Ok((files, beyond_cap)) => {
+                        let ranked = match changed_names.as_deref() {
+                            Some(names) if !names.is_empty() && !beyond_cap.is_empty() => {
+                                let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
+                                format!(
+                                    "; those that name {}{} first",
+                                    shown.join(", "),
+                                    if names.len() > shown.len() { format!(" (or {} more changed names)", names.len() - shown.len()) } else { String::new() }
+                                )
+                            }
+                            _ => String::new(),
+                        };
                         group.scope = Some(CheckScope::Dependents {
-                            found_by: "tsserver fileReferences, following re-exports".to_owned(),
-                            found,
+                            found_by: format!("tsserver fileReferences, following re-exports{ranked}"),
+                            found: files.len() + beyond_cap.len(),
                             checked: files.len(),
-                            not_checked_because: (found > files.len()).then(|| format!("the cap of {cap} files")),
+                            not_checked_because: (!beyond_cap.is_empty()).then(|| format!("the cap of {cap} files")),
                             out_of_time: Vec::new(),
                             changed_names: Vec::new(),
                             use_no_changed_name: Vec::new(),
+                            beyond_cap,
                         });
                         group.dependents = files;
                     }
@@ -2846,7 +2863,8 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         rank_by_rare_changed_names(&mut users);
         all_found = users.into_iter().map(|(path, _)| path).collect();
     }
-    dependents.extend(all_found.into_iter().take(cap));
+    let beyond_cap = all_found.split_off(cap.min(all_found.len()));
+    dependents.extend(all_found);
     if how.is_empty() {
         let names: Vec<String> = written.iter().map(|p| supervisor.display_path(p)).collect();
         let reason = format!("a change to {} reaches no other file {} checks", names.join(", "), server.id());
@@ -2873,6 +2891,7 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         out_of_time: Vec::new(),
         changed_names: changed_names.unwrap_or_default(),
         use_no_changed_name,
+        beyond_cap,
     };
     (dependents, scope)
 }
@@ -2937,6 +2956,53 @@ fn changed_names_of_written(server: &LanguageServer, written: &[PathBuf]) -> Opt
         let old = server.document_text(path)?;
         let new = reader.read_to_string(path).ok()?;
         for name in changed_python_names(&old, &new)? {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    Some(names)
+}
+
+/// The names whose declarations a write of a TypeScript/JavaScript file changed: for every
+/// changed line (of the old text and of the new, by a line diff), the declarations it lies in
+/// ([`crate::lsp::syntax::ParsedSource::typescript_declaration_names_around`]: functions,
+/// classes, interfaces, types, methods, properties, variables). `None` when a changed line is a
+/// top-level statement that declares nothing (an import, `export *`, an expression), or a text
+/// does not parse: then any importer can be affected.
+pub(crate) fn changed_typescript_names(path: &Path, old: &str, new: &str) -> Option<Vec<String>> {
+    let old_parsed = crate::lsp::syntax::ParsedSource::parse(path, old)?;
+    let new_parsed = crate::lsp::syntax::ParsedSource::parse(path, new)?;
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let mut names: Vec<String> = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        for (parsed, range) in [(&old_parsed, old_range), (&new_parsed, new_range)] {
+            for index in range {
+                for name in parsed.typescript_declaration_names_around(index as u32)? {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+        }
+    }
+    Some(names)
+}
+
+/// [`changed_typescript_names`] of every written TypeScript/JavaScript file (its text the
+/// server has, before the write, against the disk's); `None` when one is unknown.
+fn changed_typescript_names_of_written(server: &LanguageServer, written: &[PathBuf]) -> Option<Vec<String>> {
+    let reader = crate::files::WorkspaceReader::open(server.workspace_root()).ok()?;
+    let mut names: Vec<String> = Vec::new();
+    for path in written {
+        let old = server.document_text(path)?;
+        let new = reader.read_to_string(path).ok()?;
+        for name in changed_typescript_names(path, &old, &new)? {
             if !names.contains(&name) {
                 names.push(name);
             }
@@ -3608,14 +3674,23 @@ fn typescript_global_declarers(workspace_root: &Path, written: &[PathBuf]) -> (V
 }
 
 /// Files that import `written` according to tsserver's `fileReferences`, following importers
-/// that re-export (`export … from`), at most `cap`; also the total found.
+/// that re-export (`export … from`): the first `cap` to check, then the others found (not
+/// checked). With `changed_names` (the names whose declarations the write changed,
+/// [`changed_typescript_names`]) the files that use one of them as a word come first, those
+/// using the rarest names before the others ([`rank_by_rare_changed_names`]), then the
+/// re-exporters, then the rest in the order found: zod 3.25.76's `util.defineLazy` got a
+/// parameter, its 66 importers were checked in `fileReferences` order, and the 40 checked were
+/// 26 locale files that never name it while the 2 files that call it and broke were left out
+/// (trial31 M2).
 pub(crate) fn tsserver_dependents(
     server: &LanguageServer,
     written: &[PathBuf],
     cap: usize,
     end: Instant,
-) -> Result<(Vec<PathBuf>, usize), String> {
+    changed_names: Option<&[String]>,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
     let mut found: Vec<PathBuf> = Vec::new();
+    let mut reexporters: HashSet<PathBuf> = HashSet::new();
     let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
     let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
     let mut queued: HashSet<PathBuf> = written.iter().cloned().collect();
@@ -3659,14 +3734,44 @@ pub(crate) fn tsserver_dependents(
             if seen.insert(path.clone()) {
                 found.push(path.clone());
             }
+            if reexports {
+                reexporters.insert(path.clone());
+            }
             if reexports && queued.insert(path.clone()) {
                 queue.push_back(path);
             }
         }
     }
-    let total = found.len();
-    found.truncate(cap);
-    Ok((found, total))
+    if let Some(names) = changed_names.filter(|names| !names.is_empty()) {
+        found = rank_typescript_importers(server.workspace_root(), found, &reexporters, names);
+    }
+    let beyond_cap = found.split_off(cap.min(found.len()));
+    Ok((found, beyond_cap))
+}
+
+/// `found` (TypeScript importers) in the order [`tsserver_dependents`] checks them: the files
+/// that use one of `names` as a word (rarest names first), then the re-exporters, then the rest,
+/// each group in its order found.
+fn rank_typescript_importers(workspace_root: &Path, found: Vec<PathBuf>, reexporters: &HashSet<PathBuf>, names: &[String]) -> Vec<PathBuf> {
+    let Ok(reader) = crate::files::WorkspaceReader::open(workspace_root) else { return found };
+    let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
+    let mut barrels: Vec<PathBuf> = Vec::new();
+    let mut others: Vec<PathBuf> = Vec::new();
+    for path in found {
+        let used: Vec<bool> = match reader.read_to_string(&path) {
+            Ok(text) => names.iter().map(|name| crate::lsp::position::contains_word(&text, name)).collect(),
+            Err(_) => vec![false; names.len()],
+        };
+        if used.contains(&true) {
+            users.push((path, used));
+        } else if reexporters.contains(&path) {
+            barrels.push(path);
+        } else {
+            others.push(path);
+        }
+    }
+    rank_by_rare_changed_names(&mut users);
+    users.into_iter().map(|(path, _)| path).chain(barrels).chain(others).collect()
 }
 
 /// `path`'s tsserver diagnostics ([`tsserver_diagnostics`]): the last answer when nothing the
@@ -4626,7 +4731,16 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
         let (checked_line, project_wide) = match &check.scope {
             CheckScope::Project { description } if written_text.is_empty() => (format!("checked: {description}"), true),
             CheckScope::Project { description } => (format!("checked: {written_text} and {description}"), true),
-            CheckScope::Dependents { found_by, found, checked, not_checked_because, out_of_time, changed_names, use_no_changed_name } => {
+            CheckScope::Dependents {
+                found_by,
+                found,
+                checked,
+                not_checked_because,
+                out_of_time,
+                changed_names,
+                use_no_changed_name,
+                beyond_cap,
+            } => {
                 // What was meant to be checked, minus the files whose diagnostics were unavailable.
                 let checked = (*checked).min(dependents_checked);
                 let mut line = if written_text.is_empty() {
@@ -4665,6 +4779,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len() + use_no_changed_name.len());
                     importers_not_checked += more;
                     line.push_str(&format!("; {more} more that import it were not checked ({because})"));
+                    let named: Vec<String> = beyond_cap.iter().take(8).map(|path| supervisor.display_path(path)).collect();
+                    if !named.is_empty() {
+                        let rest = beyond_cap.len() - named.len();
+                        line.push_str(&format!(": {}{}", named.join(", "), if rest > 0 { format!(" and {rest} more") } else { String::new() }));
+                    }
                 }
                 line.push_str(&format!("; other files were not checked: {}", next_step(any_rust(&check.written))));
                 (line, false)
@@ -5236,6 +5355,7 @@ mod tests {
                 out_of_time: (0..out_of_time).map(|index| PathBuf::from(format!("/w/importer_{index}.py"))).collect(),
                 changed_names: Vec::new(),
                 use_no_changed_name: Vec::new(),
+                beyond_cap: Vec::new(),
             },
             notes: Vec::new(),
             check_can_mask: false,

@@ -1098,6 +1098,92 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript/JavaScript file: the names of the declarations that 0-based `line0`
+    /// lies in, innermost first — functions, classes, interfaces, type aliases, enums,
+    /// namespaces, methods, properties and the variables a `const`/`let`/`var` declares (all of
+    /// a declaration's variables: `export const a = 1, b = 2`). `Some(empty)` for a blank or
+    /// comment-only line, or a line past the end; `None` when the line holds a top-level
+    /// statement that declares nothing (an `import`, `export … from`, `export *`, an expression
+    /// statement): a change there can reach any importer. `None` for other grammars.
+    pub fn typescript_declaration_names_around(&self, line0: u32) -> Option<Vec<String>> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let Some(line) = self.line_text(line0) else { return Some(Vec::new()) };
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with("//") || trimmed.starts_with("/*") || trimmed.starts_with('*') {
+            return Some(Vec::new());
+        }
+        let start = self.byte_offset(line0, line.len() - trimmed.len())?;
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(start, start)?;
+        let mut names: Vec<String> = Vec::new();
+        let text_of = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+        let push_declared = |declaration: tree_sitter::Node<'_>, names: &mut Vec<String>| match declaration.kind() {
+            "lexical_declaration" | "variable_declaration" => {
+                let mut cursor = declaration.walk();
+                for declarator in declaration.named_children(&mut cursor).filter(|child| child.kind() == "variable_declarator") {
+                    if let Some(name) = declarator.child_by_field_name("name").and_then(text_of) {
+                        names.push(name);
+                    }
+                }
+            }
+            _ => {
+                if let Some(name) = declaration.child_by_field_name("name").and_then(text_of) {
+                    names.push(name);
+                }
+            }
+        };
+        loop {
+            match node.kind() {
+                "function_declaration"
+                | "generator_function_declaration"
+                | "function_signature"
+                | "class_declaration"
+                | "abstract_class_declaration"
+                | "interface_declaration"
+                | "type_alias_declaration"
+                | "enum_declaration"
+                | "internal_module"
+                | "module"
+                | "method_definition"
+                | "method_signature"
+                | "abstract_method_signature"
+                | "public_field_definition"
+                | "property_signature"
+                | "variable_declarator"
+                | "lexical_declaration"
+                | "variable_declaration" => {
+                    if node.kind() != "variable_declarator" || !node.parent().is_some_and(|parent| names_all_declarators(parent.kind())) {
+                        push_declared(node, &mut names);
+                    }
+                }
+                "export_statement" => {
+                    // `export function f(…) {` starts at `export`: the declaration it exports.
+                    match node.child_by_field_name("declaration") {
+                        Some(declaration) => push_declared(declaration, &mut names),
+                        None if node.parent().is_some_and(|parent| parent.kind() == "program") => return None,
+                        None => {}
+                    }
+                }
+                "program" => {
+                    let mut seen = std::collections::HashSet::new();
+                    names.retain(|name| seen.insert(name.clone()));
+                    return (!names.is_empty()).then_some(names);
+                }
+                _ => {}
+            }
+            node = node.parent()?;
+        }
+    }
+}
+
+/// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
+/// declaration lists all of its variables) rather than on its own.
+fn names_all_declarators(kind: &str) -> bool {
+    matches!(kind, "lexical_declaration" | "variable_declaration")
+}
+
 /// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ReferenceRole {
@@ -1157,6 +1243,25 @@ mod tests {
         assert_eq!(facts("createStore.ts", create, 1, "store").enclosing_function.as_deref(), Some("createStore"));
         assert_eq!(facts("createStore.ts", create, 2, "inner").enclosing_function.as_deref(), Some("createStore"));
         assert_eq!(facts("createStore.ts", create, 5, "top").enclosing_function, None, "an arrow function assigned at top level");
+    }
+
+    #[test]
+    fn typescript_declaration_names_around_a_line() {
+        let source = "import * as core from './core';\nexport * from './checks';\n// a comment\n\nexport function defineLazy(object: object, key: string): void {\n  Object.defineProperty(object, key, {});\n}\nexport const a = 1,\n  b = core.make(() => {\n    return 2;\n  });\nexport interface ZodType {\n  nonoptional(params?: string): ZodType;\n}\nclass Impl {\n  run(): void {\n    helper();\n  }\n}\nhelper();\n";
+        let parsed = ParsedSource::parse(Path::new("util.ts"), source).expect("parsed");
+        let names = |line0: u32| parsed.typescript_declaration_names_around(line0);
+        assert_eq!(names(0), None, "an import reaches any importer");
+        assert_eq!(names(1), None, "so does an `export *`");
+        assert_eq!(names(2), Some(vec![]), "a comment");
+        assert_eq!(names(3), Some(vec![]), "a blank line");
+        assert_eq!(names(4), Some(vec!["defineLazy".to_owned()]), "the exported function's head");
+        assert_eq!(names(5), Some(vec!["defineLazy".to_owned()]), "its body");
+        assert_eq!(names(6), Some(vec!["defineLazy".to_owned()]), "its closing brace");
+        assert_eq!(names(9), Some(vec!["a".to_owned(), "b".to_owned()]), "all of a declaration's variables");
+        assert_eq!(names(12), Some(vec!["nonoptional".to_owned(), "ZodType".to_owned()]), "a method signature, then its interface");
+        assert_eq!(names(16), Some(vec!["run".to_owned(), "Impl".to_owned()]));
+        assert_eq!(names(19), None, "a top-level call");
+        assert_eq!(ParsedSource::parse(Path::new("a.py"), "x = 1\n").expect("parsed").typescript_declaration_names_around(0), None);
     }
 
     #[test]

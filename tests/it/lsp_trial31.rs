@@ -1,0 +1,78 @@
+//! Wrong or weak answers from the fresh-user trial 31 (zod 3.25.76's `src/v4`, its tests
+//! excluded by the tsconfig), against the real typescript-language-server and tsc on fixtures of
+//! the same shape:
+//! - M2: `util.defineLazy` got a required parameter; tsserver's `fileReferences` listed 66
+//!   importers, and the 40 checked (the cap) were taken in its order: 26 locale files that never
+//!   name `defineLazy`, while `classic/schemas.ts` and `mini/schemas.ts`, which call it and broke,
+//!   were left out. Now the importers that name a changed declaration are checked first.
+//! - M1: the headline said the unchecked importers were "named on the `checked:` line"; they were
+//!   only counted. Now the first 8 are named.
+//!
+//! Ground truth: `tsc --noEmit -p .`.
+
+use crate::support;
+
+use runbound::{Caller, RunConfig};
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+
+/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir`: its error lines.
+fn tsc_errors(dir: &Path) -> Vec<String> {
+    let output =
+        Command::new("tsc").args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"]).current_dir(dir).output().expect("run tsc");
+    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
+}
+
+/// M2, M1: with a cap of 2 importers, the one that calls the changed function is checked although
+/// `fileReferences` lists it last, and the importers past the cap are named.
+#[test]
+fn typescript_importers_that_name_the_changed_declaration_are_checked_first_and_the_rest_named() {
+    let test = "lsp_trial31::typescript_importers_that_name_the_changed_declaration_are_checked_first_and_the_rest_named";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let locale = "import * as util from '../core/util';\n\nexport const message: string = util.joinValues(['a', 'b']);\n";
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"zodlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        (
+            "src/core/util.ts",
+            "export function joinValues(values: string[]): string {\n  return values.join(', ');\n}\n\nexport function defineLazy<T extends object>(object: T, key: string, getter: () => unknown): void {\n  Object.defineProperty(object, key, { get: getter });\n}\n",
+        ),
+        ("src/locales/ar.ts", locale),
+        ("src/locales/az.ts", locale),
+        ("src/locales/be.ts", locale),
+        ("src/locales/de.ts", locale),
+        (
+            "src/mini/schemas.ts",
+            "import * as util from '../core/util';\n\nexport function make(): object {\n  const inst = {};\n  util.defineLazy(inst, 'shape', () => 1);\n  return inst;\n}\n",
+        ),
+    ]);
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    let mut config = RunConfig::default();
+    config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
+    config.lsp.write_diagnostics_dependents_cap = 2;
+    let run = support::lsp_run_allowing_writes_with_config(dir.path(), config);
+    // Opens the project (the write check reads tsserver's project of the written file).
+    let hover = run.call(Caller::Main, "lsp", json!({"op": "hover", "file": "src/core/util.ts", "line": 5, "symbol": "defineLazy"}));
+    assert!(!hover.is_error, "{}", hover.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/core/util.ts", "old_string": "getter: () => unknown): void", "new_string": "getter: () => unknown, enumerable: boolean): void"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let truth = tsc_errors(dir.path());
+    assert_eq!(truth.len(), 1, "{truth:?}");
+    assert!(truth[0].starts_with("src/mini/schemas.ts(5,"), "{truth:?}");
+    assert!(text.contains("src/mini/schemas.ts:5:") && text.contains("Expected 4 arguments"), "the caller's new error is not reported:\n{text}");
+    assert!(text.contains("this write introduced 1 new error in 1 file"), "{text}");
+    assert!(text.contains("those that name defineLazy first"), "{text}");
+    // 5 importers, 2 checked: the 3 others are named, all of them locale files.
+    let checked_line = text.lines().find(|line| line.starts_with("checked:")).unwrap_or_else(|| panic!("no checked: line\n{text}"));
+    assert!(checked_line.contains("3 more that import it were not checked (the cap of 2 files): src/locales/"), "{checked_line}");
+    assert_eq!(checked_line.matches("src/locales/").count(), 3, "{checked_line}");
+    assert!(!checked_line.contains("and 0 more"), "{checked_line}");
+}
