@@ -1451,7 +1451,32 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             } else if group.not_open_before.is_empty() {
                 let changed_names = changed_typescript_names_of_written(&server, &written_open);
                 match tsserver_dependents(&server, &written_open, cap, end, changed_names.as_deref()) {
-                    Ok((files, beyond_cap)) => {
+                    Ok(TypeScriptDependents { to_check: files, beyond_cap, reexporters }) => {
+                        // Files the tsconfig leaves out that import a written file or a
+                        // re-exporter of it by a relative path: no program holds them
+                        // (trial31 F5).
+                        let targets: Vec<PathBuf> = written_open.iter().chain(&reexporters).cloned().collect();
+                        let outside = crate::lsp::project_scope::importers_outside_config(
+                            server.definition(),
+                            server.workspace_root(),
+                            server.root(),
+                            &targets,
+                        );
+                        if !outside.is_empty() {
+                            let shown: Vec<String> = outside.iter().take(8).map(|path| supervisor.display_path(path)).collect();
+                            let config =
+                                ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| server.root().join(name).is_file()).unwrap_or("tsconfig.json");
+                            group.notes.push(format!(
+                                "{} outside {config}'s files/include/exclude {} it (or a file that re-exports it) by a relative path and {} NOT checked: tsserver's project does not hold {} and tsc compiles none of them: {}{}; to check one, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} (tsserver then checks it in a project of its own)",
+                                crate::render::plural(outside.len(), "file"),
+                                crate::render::one_or_many(outside.len(), "imports", "import"),
+                                crate::render::one_or_many(outside.len(), "was", "were"),
+                                crate::render::one_or_many(outside.len(), "it", "them"),
+                                shown.join(", "),
+                                if outside.len() > shown.len() { format!(" and {} more", outside.len() - shown.len()) } else { String::new() },
+                                shown[0],
+                            ));
+                        }
                         let ranked = match changed_names.as_deref() {
                             Some(names) if !names.is_empty() && !beyond_cap.is_empty() => {
                                 let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
@@ -3688,7 +3713,7 @@ pub(crate) fn tsserver_dependents(
     cap: usize,
     end: Instant,
     changed_names: Option<&[String]>,
-) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
+) -> Result<TypeScriptDependents, String> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut reexporters: HashSet<PathBuf> = HashSet::new();
     let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
@@ -3746,7 +3771,18 @@ pub(crate) fn tsserver_dependents(
         found = rank_typescript_importers(server.workspace_root(), found, &reexporters, names);
     }
     let beyond_cap = found.split_off(cap.min(found.len()));
-    Ok((found, beyond_cap))
+    Ok(TypeScriptDependents { to_check: found, beyond_cap, reexporters: reexporters.into_iter().collect() })
+}
+
+/// What [`tsserver_dependents`] found.
+pub(crate) struct TypeScriptDependents {
+    /// The importers to check (at most the cap), in the order to check them.
+    pub(crate) to_check: Vec<PathBuf>,
+    /// The other importers found, not checked.
+    pub(crate) beyond_cap: Vec<PathBuf>,
+    /// The importers that re-export (`export … from`) what they import: the files that import
+    /// them reach the written ones too.
+    pub(crate) reexporters: Vec<PathBuf>,
 }
 
 /// `found` (TypeScript importers) in the order [`tsserver_dependents`] checks them: the files

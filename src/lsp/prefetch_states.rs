@@ -146,8 +146,8 @@ fn prefetch_on(weak_server: &Weak<LanguageServer>, pid: u32, files: &[PathBuf], 
             let deadline = end.min(Instant::now() + PREFETCH_PULL_CAP);
             crate::lsp::diagnostics_on_write::tsserver_dependents(&server, files, dependents_cap, deadline, None).ok()
         });
-        if let Some((dependents, _)) = dependents {
-            take_states(weak_server, epoch, end, &dependents, false, prefetch);
+        if let Some(dependents) = dependents {
+            take_states(weak_server, epoch, end, &dependents.to_check, false, prefetch);
         }
     }
     let mut prefetches = PREFETCHES.lock();

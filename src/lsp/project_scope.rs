@@ -366,6 +366,75 @@ pub fn paths_outside_config(definition: &ServerDefinition, root: &Path, paths: &
     paths.iter().filter(|path| path.strip_prefix(root).is_ok_and(|relative| !scope.includes(relative))).cloned().collect()
 }
 
+/// The files [`files_outside_config`] finds (at most [`OUTSIDE_CONFIG_WALK_CAP`] walked) that
+/// import one of `targets` (absolute) by a relative module specifier (`from "../../locales/en.js"`,
+/// `import("./x")`, `require("./x")`, `export … from`), in walk order: tsserver's
+/// `fileReferences` knows only the program, so a write check never reaches them (trial31 F5: an
+/// edit of zod's `locales/en.ts` read "1 new error"; the excluded `core/tests/locales/en.test.ts`
+/// imports it and got 13 × TS2554 from tsc). A specifier matches a target when both name the
+/// same file once a source or output extension (`.ts`, `.tsx`, `.js`, `.mjs`, …, `.d.ts`) and a
+/// trailing `/index` are dropped. Package-name imports (`zod/v4`) are not resolved. Empty for
+/// other servers and roots without a restricting config.
+pub fn importers_outside_config(definition: &ServerDefinition, workspace_root: &Path, root: &Path, targets: &[PathBuf]) -> Vec<PathBuf> {
+    let Some((_, scope)) = restricting_config(definition, root) else { return Vec::new() };
+    let keys: Vec<PathBuf> = targets.iter().map(|target| module_key(target)).collect();
+    let stems: Vec<String> = keys.iter().filter_map(|key| key.file_name().map(|name| name.to_string_lossy().into_owned())).collect();
+    let mut found = Vec::new();
+    for_each_file_outside_config(definition, workspace_root, root, &scope, |path, reader| {
+        let Ok(text) = reader.read_to_string(path) else { return };
+        if !stems.iter().any(|stem| text.contains(stem.as_str())) {
+            return;
+        }
+        let directory = path.parent().unwrap_or(root);
+        let imports_a_target = relative_module_specifiers(&text).into_iter().any(|specifier| {
+            let key = module_key(&crate::files::path::lexically_normal(&directory.join(specifier)));
+            keys.contains(&key)
+        });
+        if imports_a_target {
+            found.push(path.to_path_buf());
+        }
+    });
+    found
+}
+
+/// `path` without a TypeScript/JavaScript source or output extension and without a trailing
+/// `/index`: what a module specifier and a file are compared by.
+fn module_key(path: &Path) -> PathBuf {
+    let text = path.to_string_lossy();
+    let mut key: &str = &text;
+    for extension in [".d.ts", ".d.mts", ".d.cts", ".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs"] {
+        if let Some(stripped) = key.strip_suffix(extension) {
+            key = stripped;
+            break;
+        }
+    }
+    let key = key.strip_suffix("/index").unwrap_or(key);
+    PathBuf::from(key)
+}
+
+/// The relative module specifiers (`./…`, `../…`) of a TypeScript/JavaScript text: the string
+/// after `from`, after `import` (a side-effect import), and inside `import(` / `require(`. A
+/// textual scan: a specifier-shaped string in a comment counts too.
+fn relative_module_specifiers(text: &str) -> Vec<&str> {
+    let mut specifiers = Vec::new();
+    for keyword in ["from", "import", "import(", "require("] {
+        for (at, _) in text.match_indices(keyword) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(crate::lsp::position::is_identifier_char) {
+                continue;
+            }
+            let rest = text[at + keyword.len()..].trim_start();
+            let Some(quote) = rest.chars().next().filter(|quote| matches!(quote, '"' | '\'' | '`')) else { continue };
+            let Some(end) = rest[1..].find(quote) else { continue };
+            let specifier = &rest[1..1 + end];
+            if specifier.starts_with("./") || specifier.starts_with("../") {
+                specifiers.push(specifier);
+            }
+        }
+    }
+    specifiers
+}
+
 impl FilesOutsideConfig {
     /// `167 .ts/.tsx/… files under src are outside tsconfig.json's include/exclude (e.g. a, b, c)`.
     pub fn describe(&self, root_display: &str, display: impl Fn(&Path) -> String) -> String {
@@ -444,6 +513,16 @@ fn glob_of(pattern: &str) -> Result<Glob, globset::Error> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn relative_module_specifiers_and_their_keys() {
+        let text = "import { a } from \"../../locales/en.js\";\nimport './side';\nexport * from '../index';\nconst b = require(\"./b\");\nconst c = await import('./c.mjs');\nimport { z } from \"zod/v4\";\nconst platform = 'x'; // transform('./not-a-module')\n";
+        assert_eq!(relative_module_specifiers(text), ["../../locales/en.js", "../index", "./side", "./c.mjs", "./b"]);
+        assert_eq!(module_key(Path::new("/r/src/locales/en.ts")), module_key(Path::new("/r/src/locales/en.js")));
+        assert_eq!(module_key(Path::new("/r/src/index.ts")), module_key(Path::new("/r/src")));
+        assert_eq!(module_key(Path::new("/r/types.d.ts")), PathBuf::from("/r/types"));
+        assert_ne!(module_key(Path::new("/r/en.ts")), module_key(Path::new("/r/en.test.ts")));
+    }
 
     #[test]
     fn tsconfig_include_keeps_the_walk_out_of_dist_and_javascript() {

@@ -76,3 +76,55 @@ fn typescript_importers_that_name_the_changed_declaration_are_checked_first_and_
     assert_eq!(checked_line.matches("src/locales/").count(), 3, "{checked_line}");
     assert!(!checked_line.contains("and 0 more"), "{checked_line}");
 }
+
+/// F5: a test file the tsconfig excludes imports the written file by a relative path; tsserver's
+/// `fileReferences` cannot list it, and the write check named it in neither list. Now it is named
+/// as NOT checked, with the call that checks it; a file importing a re-exporter is named too, and
+/// one importing an unrelated module is not.
+#[test]
+fn an_importer_the_tsconfig_excludes_is_named_as_not_checked() {
+    let test = "lsp_trial31::an_importer_the_tsconfig_excludes_is_named_as_not_checked";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"zodlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"], \"exclude\": [\"src/**/tests/**\"]}\n",
+        ),
+        ("src/locales/en.ts", "export const parsedType = (data: unknown): string => {\n  return typeof data;\n};\n"),
+        ("src/locales/index.ts", "export * from './en';\n"),
+        ("src/other.ts", "export const other = 1;\n"),
+        ("src/core/tests/en.test.ts", "import { parsedType } from \"../../locales/en.js\";\n\nexport const seen: string = parsedType(1);\n"),
+        ("src/core/tests/barrel.test.ts", "import { parsedType } from '../../locales';\n\nexport const seen: string = parsedType(2);\n"),
+        ("src/core/tests/other.test.ts", "import { other } from '../../other';\n\nexport const seen: number = other;\n"),
+    ]);
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let hover = run.call(Caller::Main, "lsp", json!({"op": "hover", "file": "src/locales/en.ts", "line": 1, "symbol": "parsedType"}));
+    assert!(!hover.is_error, "{}", hover.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/locales/en.ts", "old_string": "(data: unknown): string", "new_string": "(data: unknown, locale: string): string"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let note = text
+        .lines()
+        .find(|line| line.contains("outside tsconfig.json's files/include/exclude import"))
+        .unwrap_or_else(|| panic!("the excluded importers are not named:\n{text}"));
+    assert!(note.contains("2 files outside") && note.contains("NOT checked"), "{note}");
+    assert!(note.contains("src/core/tests/en.test.ts") && note.contains("src/core/tests/barrel.test.ts"), "{note}");
+    assert!(!note.contains("other.test.ts"), "{note}");
+    // Ground truth: with the tests included, tsc reports the two calls.
+    std::fs::write(
+        dir.path().join("tsconfig.json"),
+        "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n",
+    )
+    .unwrap();
+    let truth = tsc_errors(dir.path());
+    assert!(truth.iter().any(|line| line.starts_with("src/core/tests/en.test.ts(3,")), "{truth:?}");
+    assert!(truth.iter().any(|line| line.starts_with("src/core/tests/barrel.test.ts(3,")), "{truth:?}");
+}
