@@ -515,7 +515,7 @@ fn classify_alias_references(
 
 /// The server's references at 0-based (`line0`, `character0`) of `uri`, the declaration left
 /// out, as (uri, 0-based line, character); the failure said as text.
-fn references(
+pub(crate) fn references(
     server: &LanguageServer,
     uri: &str,
     line0: u32,

@@ -1178,6 +1178,48 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript/JavaScript reference to member `name` on 0-based `line0` (from
+    /// `character_hint`, as in [`ParsedSource::declaration_facts`]): what it gives the member
+    /// when it is the target of an assignment `x.name = value` (also `x["name"] = …` is not
+    /// read) or a property of an object literal (`{ name: value }`, `{ name() {…} }`) — `arrow
+    /// function`, `function expression`, `method`, `value` — else `None`. Such assignments
+    /// implement an interface's method where no class does: zod 3.25.76's `ZodType.nonoptional`
+    /// is implemented by `inst.nonoptional = (params) => …` inside a constructor callback, and
+    /// tsserver's `implementation` answers none (trial31 F2).
+    pub fn member_assignment_at(&self, line0: u32, character_hint: u32, name: &str) -> Option<&'static str> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let parent = identifier.parent()?;
+        let is_field = |node: tree_sitter::Node<'_>, field: &str, child: tree_sitter::Node<'_>| {
+            node.child_by_field_name(field).is_some_and(|found| found.id() == child.id())
+        };
+        let value = match parent.kind() {
+            "member_expression" if is_field(parent, "property", identifier) => {
+                let assignment = parent.parent()?;
+                if assignment.kind() != "assignment_expression" || !is_field(assignment, "left", parent) {
+                    return None;
+                }
+                assignment.child_by_field_name("right")?
+            }
+            "pair" if is_field(parent, "key", identifier) => parent.child_by_field_name("value")?,
+            "method_definition" if parent.parent().is_some_and(|up| up.kind() == "object") => return Some("method"),
+            _ => return None,
+        };
+        let mut value = value;
+        while matches!(value.kind(), "as_expression" | "parenthesized_expression" | "satisfies_expression" | "non_null_expression") {
+            value = value.named_child(0)?;
+        }
+        Some(match value.kind() {
+            "arrow_function" => "arrow function",
+            "function_expression" | "function" | "generator_function" => "function expression",
+            _ => "value",
+        })
+    }
+}
+
 /// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
 /// declaration lists all of its variables) rather than on its own.
 fn names_all_declarators(kind: &str) -> bool {
@@ -1262,6 +1304,18 @@ mod tests {
         assert_eq!(names(16), Some(vec!["run".to_owned(), "Impl".to_owned()]));
         assert_eq!(names(19), None, "a top-level call");
         assert_eq!(ParsedSource::parse(Path::new("a.py"), "x = 1\n").expect("parsed").typescript_declaration_names_around(0), None);
+    }
+
+    #[test]
+    fn member_assignments_are_told_from_other_uses() {
+        let source = "inst.nonoptional = (params) => nonoptional(inst, params);\nconst o = { nonoptional: function () {}, other() {} };\ninst.nonoptional(1);\nx = inst.nonoptional;\ninst.count = 1;\n";
+        let parsed = ParsedSource::parse(Path::new("schemas.ts"), source).expect("parsed");
+        assert_eq!(parsed.member_assignment_at(0, 0, "nonoptional"), Some("arrow function"));
+        assert_eq!(parsed.member_assignment_at(1, 0, "nonoptional"), Some("function expression"));
+        assert_eq!(parsed.member_assignment_at(1, 0, "other"), Some("method"));
+        assert_eq!(parsed.member_assignment_at(2, 0, "nonoptional"), None, "a call");
+        assert_eq!(parsed.member_assignment_at(3, 0, "nonoptional"), None, "read, not assigned");
+        assert_eq!(parsed.member_assignment_at(4, 0, "count"), Some("value"));
     }
 
     #[test]

@@ -622,6 +622,9 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         if let NavigationAnswer::Locations(locations) = &answer {
             notes.extend(rust_impls_not_listed(supervisor, server, &resolved.cursor_identifier, locations.clone()));
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
+            if location_ranges(locations.clone()).is_empty() {
+                notes.extend(members_assigned_instead(supervisor, server, &path, &resolved, request_deadline));
+            }
         }
     }
     let mut query = Query { supervisor, server, path, resolved, encoding, notes };
@@ -1651,6 +1654,70 @@ fn implementations_that_are_expressions(
         parts.join(", and "),
         resolved.cursor_identifier
     ))
+}
+
+/// When tsserver lists no implementation of a member: the references that assign a function or
+/// value to it (`inst.nonoptional = (params) => …`, `{ nonoptional() {…} }`), which implement it
+/// where no class does — tsserver does not follow such assignments (trial31 F2: every method of
+/// zod 3.25.76's `ZodType` interface answered "no implementations"). `None` for other servers,
+/// when none assigns, or when the references could not be asked (said).
+fn members_assigned_instead(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    queried: &Path,
+    resolved: &crate::lsp::position::ResolvedSymbol,
+    deadline: Instant,
+) -> Option<String> {
+    if server.definition().write_check != crate::lsp::WriteCheck::TsserverRequests {
+        return None;
+    }
+    let encoding = server.position_encoding();
+    let (line0, character) = resolved.lsp_position(encoding);
+    let uri = crate::lsp::client::text_document(queried).uri.as_str().to_owned();
+    let name = resolved.cursor_identifier.as_str();
+    let references = match crate::lsp::call_aliases::references(server, &uri, line0, character, deadline) {
+        Ok(references) => references,
+        Err(reason) => return Some(format!("note: whether a reference assigns an implementation to `{name}` is unknown: {reason}")),
+    };
+    let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+    let mut assigned: Vec<String> = Vec::new();
+    for (uri, line0, character) in references {
+        let Some(path) = <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))
+        else {
+            continue;
+        };
+        let source = parsed.entry(path.clone()).or_insert_with(|| {
+            let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok()?;
+            crate::lsp::syntax::ParsedSource::parse(&path, &text)
+        });
+        let Some(source) = source.as_ref() else { continue };
+        let Some(line) = source.line_text(line0) else { continue };
+        let hint = line[..encoding.byte_from_column(line, character).min(line.len())].chars().count() as u32;
+        if let Some(what) = source.member_assignment_at(line0, hint, name) {
+            assigned.push(format!("{}:{} ({what}: `{}`)", supervisor.display_path(&path), line0 + 1, clipped(line.trim(), 80)));
+        }
+    }
+    if assigned.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = assigned.iter().take(10).map(String::as_str).collect();
+    Some(format!(
+        "note: {} lists no implementation, but {} of `{name}` {} a function or value to it — implementations made by assignment, which {} does not follow: {}{}",
+        server.id(),
+        crate::render::plural(assigned.len(), "reference"),
+        crate::render::one_or_many(assigned.len(), "assigns", "assign"),
+        server.id(),
+        shown.join(", "),
+        if assigned.len() > shown.len() { format!(" and {} more", assigned.len() - shown.len()) } else { String::new() }
+    ))
+}
+
+/// `text` cut to at most `chars` characters, `…` marking a cut.
+fn clipped(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 fn rust_impls_not_listed(

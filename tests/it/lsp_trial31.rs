@@ -128,3 +128,31 @@ fn an_importer_the_tsconfig_excludes_is_named_as_not_checked() {
     assert!(truth.iter().any(|line| line.starts_with("src/core/tests/en.test.ts(3,")), "{truth:?}");
     assert!(truth.iter().any(|line| line.starts_with("src/core/tests/barrel.test.ts(3,")), "{truth:?}");
 }
+
+/// F2: an interface method implemented by assignment in a constructor callback: tsserver's
+/// `implementation` is empty, and the answer now names the assignment (from the references,
+/// by the syntax tree) — not the call or the read of the same member.
+#[test]
+fn an_interface_method_implemented_by_assignment_is_named_when_tsserver_lists_none() {
+    let test = "lsp_trial31::an_interface_method_implemented_by_assignment_is_named_when_tsserver_lists_none";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"zodlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        (
+            "src/schemas.ts",
+            "export interface ZodType {\n  nonoptional(params?: string): ZodType;\n}\n\nfunction construct(init: (inst: ZodType) => void): ZodType {\n  const inst = {} as ZodType;\n  init(inst);\n  return inst;\n}\n\nexport const ZodType = construct((inst) => {\n  inst.nonoptional = (params) => inst;\n});\n\nexport const again: ZodType = ZodType.nonoptional('x');\nexport const read = ZodType.nonoptional;\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/schemas.ts", "line": 2, "symbol": "nonoptional"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("no implementations found"), "tsserver now lists an implementation: is the note still needed?\n{text}");
+    let note = text.lines().find(|line| line.contains("implementations made by assignment")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("1 reference of `nonoptional` assigns"), "{note}");
+    assert!(note.contains("src/schemas.ts:12 (arrow function: `inst.nonoptional = (params) => inst;`)"), "{note}");
+    assert!(!note.contains(":15") && !note.contains(":16"), "a call and a read are no implementation: {note}");
+}
