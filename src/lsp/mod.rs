@@ -64,6 +64,7 @@ pub(crate) mod rename_local_scope;
 pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_api;
 pub(crate) mod rename_public_names;
+pub(crate) mod rename_public_typescript;
 pub(crate) mod rename_taken_names;
 pub(crate) mod rename_taken_names_items;
 pub(crate) mod rust_answer_checks;

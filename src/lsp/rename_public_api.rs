@@ -23,8 +23,10 @@ use std::path::Path;
 use crate::files::ExpectedState;
 use crate::lsp::rename::WorkspaceEditPlan;
 
-/// One `note: public API changed: …` line per public name of a Rust library crate or a Go
-/// package that `plan` (the rename of `old_name` to `new_name`) changes, with the file:line
+/// One `note: public API changed: …` line per public name of a Rust library crate, a Go
+/// package or an npm package's TypeScript entry points
+/// ([`crate::lsp::rename_public_typescript`]) that `plan` (the rename of `old_name` to
+/// `new_name`) changes, with the file:line
 /// (1-based) and the way to keep the old name; empty when none changes or for other languages.
 pub fn public_api_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_name: &str, new_name: &str) -> Vec<String> {
     let mut notes = Vec::new();
@@ -48,6 +50,16 @@ pub fn public_api_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_nam
                 notes.extend(rust_notes(workspace_root, &change.path, &shown, &old_lines, &new_lines, &changed, old_name, new_name))
             }
             Some("go") => notes.extend(go_notes(workspace_root, &change.path, &shown, &old_lines, &changed, old_name, new_name)),
+            Some("ts" | "tsx" | "mts" | "cts") => notes.extend(crate::lsp::rename_public_typescript::typescript_public_api_notes(
+                workspace_root,
+                plan,
+                &change.path,
+                &shown,
+                &old_lines,
+                &changed,
+                old_name,
+                new_name,
+            )),
             _ => (),
         }
     }

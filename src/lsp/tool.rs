@@ -1694,7 +1694,7 @@ fn members_assigned_instead(
         let Some(line) = source.line_text(line0) else { continue };
         let hint = line[..encoding.byte_from_column(line, character).min(line.len())].chars().count() as u32;
         if let Some(what) = source.member_assignment_at(line0, hint, name) {
-            assigned.push(format!("{}:{} ({what}: `{}`)", supervisor.display_path(&path), line0 + 1, clipped(line.trim(), 80)));
+            assigned.push(format!("{}:{} ({what}: `{}`)", supervisor.display_path(&path), line0 + 1, crate::render::cut_chars(line.trim(), 80)));
         }
     }
     if assigned.is_empty() {
@@ -1710,14 +1710,6 @@ fn members_assigned_instead(
         shown.join(", "),
         if assigned.len() > shown.len() { format!(" and {} more", assigned.len() - shown.len()) } else { String::new() }
     ))
-}
-
-/// `text` cut to at most `chars` characters, `…` marking a cut.
-fn clipped(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
-    }
 }
 
 fn rust_impls_not_listed(

@@ -156,3 +156,62 @@ fn an_interface_method_implemented_by_assignment_is_named_when_tsserver_lists_no
     assert!(note.contains("src/schemas.ts:12 (arrow function: `inst.nonoptional = (params) => inst;`)"), "{note}");
     assert!(!note.contains(":15") && !note.contains(":16"), "a call and a read are no implementation: {note}");
 }
+
+/// M4 (and trial30 M5): a TypeScript rename of a function the package's entry point re-exports
+/// (`export *` chain from package.json's `exports`) says the public name changes and how to keep
+/// it; a rename of a function no entry reaches says nothing of the kind.
+#[test]
+fn a_typescript_rename_of_a_package_export_names_the_public_api_change() {
+    let test = "lsp_trial31::a_typescript_rename_of_a_package_export_names_the_public_api_change";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "package.json",
+            "{\"name\": \"zodlike\", \"version\": \"1.0.0\", \"exports\": {\".\": {\"types\": \"./dist/index.d.ts\", \"import\": \"./dist/index.js\"}}}\n",
+        ),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "export * from './classic/external';\n"),
+        ("src/classic/external.ts", "export * from './schemas';\n"),
+        (
+            "src/classic/schemas.ts",
+            "export function looseObject(shape: object): object {\n  return shape;\n}\n\nexport const strict = looseObject({});\n",
+        ),
+        ("src/internal/helpers.ts", "export function internalHelper(): number {\n  return 1;\n}\n"),
+        ("src/uses.ts", "import { internalHelper } from './internal/helpers';\n\nexport const value: number = internalHelper();\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/classic/schemas.ts", "line": 1, "symbol": "looseObject", "new_name": "passthroughObject", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let note = text.lines().find(|line| line.starts_with("note: public API changed:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("src/classic/schemas.ts:1 exports the function `looseObject`"), "{note}");
+    assert!(note.contains("the package `zodlike` exports as `looseObject` from `zodlike`"), "{note}");
+    assert!(note.contains("src/index.ts → src/classic/external.ts → src/classic/schemas.ts"), "{note}");
+    assert!(note.contains("`export { passthroughObject as looseObject };`"), "{note}");
+    let structured = result.structured_content.as_ref().expect("structured");
+    assert!(structured["public_name_changes"].as_array().is_some_and(|notes| notes.len() == 1), "{structured}");
+
+    // The keeping export the note proposes compiles beside the renamed function.
+    let schemas = dir.path().join("src/classic/schemas.ts");
+    std::fs::write(
+        &schemas,
+        "export function passthroughObject(shape: object): object {\n  return shape;\n}\nexport { passthroughObject as looseObject };\n\nexport const strict = passthroughObject({});\n",
+    )
+    .unwrap();
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/internal/helpers.ts", "line": 1, "symbol": "internalHelper", "new_name": "helperOne", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("public API changed"), "no entry point reaches src/internal/helpers.ts:\n{text}");
+}

@@ -1,0 +1,396 @@
+//! What a TypeScript rename does to an npm package's public API (R-REN-1; issue 11, trial30 M5,
+//! trial31 M4).
+//!
+//! tsserver renames an exported declaration everywhere in the program, and a barrel's `export *`
+//! carries the new name out of the package: renaming zod 3.25.76's `looseObject`
+//! (`src/v4/classic/schemas.ts`, reached from the package entry `zod/v4` through
+//! `classic/external.ts` `export * from "./schemas.js"` and `classic/index.ts`) removed
+//! `z.looseObject` for every user of the package, and the answer said nothing — where Python,
+//! Rust and Go renames name the public path and the alias that keeps it.
+//!
+//! [`typescript_public_api_notes`] reads the plan's old text of the file that declares the name
+//! (an `export function/const/class/interface/type/enum/namespace OLD`, or a local `export { OLD }`
+//! list), finds the nearest `package.json` (a package marked `"private": true` has no users
+//! outside the workspace: no note), maps its entry points (`exports` — every target of every
+//! condition —, `main`, `module`, `types`, `typings`, `source`) to source files (a target that
+//! is no `.ts` file is tried as `src/…` with a source extension: `./dist/index.js` →
+//! `src/index.ts`; else `src/index.ts`), and walks the re-exports from each entry
+//! (`export * from`, `export * as ns from`, `export { … OLD … } from`) to the declaring file.
+//! A hop `export { OLD } from` that the plan rewrites to `export { NEW as OLD } from` keeps the
+//! public name: no note. Imports re-exported by a later `export { x }` are not followed.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use crate::lsp::rename::WorkspaceEditPlan;
+
+/// The first directories of entry targets that hold build output, mapped to `src/`.
+const BUILD_DIRECTORIES: &[&str] = &["dist", "lib", "build", "out", "esm", "cjs", "types", "dts"];
+
+/// Files walked from the entry points before giving up.
+const MAX_MODULES_WALKED: usize = 2_000;
+
+/// The `note: public API changed: …` line when `path`'s old text (`old_lines`, changed at
+/// `changed`, 0-based) exports `old_name` and the package's entry points re-export it; empty
+/// otherwise (see the module doc).
+pub(crate) fn typescript_public_api_notes(
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    path: &Path,
+    shown: &str,
+    old_lines: &[&str],
+    changed: &[usize],
+    old_name: &str,
+    new_name: &str,
+) -> Vec<String> {
+    let Some((index, kind)) = changed.iter().find_map(|&index| exported_declaration(old_lines[index], old_name).map(|kind| (index, kind)))
+    else {
+        return Vec::new();
+    };
+    let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
+    let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, old_name) else { return Vec::new() };
+    let import_path = if route.subpath == "." { package_name.clone() } else { format!("{package_name}/{}", route.subpath.trim_start_matches("./")) };
+    let through: Vec<String> = route.chain.iter().map(|file| crate::render::display_path(workspace_root, file)).collect();
+    let keep = if kind == "type" || kind == "interface" {
+        format!("`export type {{ {new_name} as {old_name} }};`")
+    } else {
+        format!("`export {{ {new_name} as {old_name} }};`")
+    };
+    vec![format!(
+        "note: public API changed: {shown}:{} exports the {kind} `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {}) — this rename replaces it with `{new_name}`, and code outside this workspace that imports the old name breaks; to keep it, also add {keep} in {shown}",
+        index + 1,
+        if route.namespace.is_empty() { String::new() } else { format!(" (as `{}.{old_name}`)", route.namespace.join(".")) },
+        through.join(" → "),
+    )]
+}
+
+/// What `line` (old text) declares when it exports `name`: `function`, `class`, `interface`,
+/// `type`, `enum`, `namespace`, `variable`, or `export list` for a local `export { … name … }`.
+fn exported_declaration(line: &str, name: &str) -> Option<&'static str> {
+    let rest = line.trim_start().strip_prefix("export")?;
+    if !rest.starts_with([' ', '{', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    if rest.starts_with('{') || rest.starts_with("type {") {
+        // A local export list (no `from`: a re-export is the barrel's business).
+        let listed = rest.split('}').next().unwrap_or("");
+        let exports_name = listed.split(',').any(|entry| {
+            let words: Vec<&str> = entry.split_whitespace().filter(|word| *word != "{" && *word != "type").collect();
+            // `OLD` or `x as OLD` publishes OLD; `OLD as x` publishes x.
+            words.last().is_some_and(|last| last.trim_matches(['{', '}']) == name)
+        });
+        return (exports_name && !line.contains(" from ")).then_some("export list");
+    }
+    let mut words = rest.split(|c: char| c.is_whitespace() || c == '<' || c == '(' || c == '=' || c == ':' || c == '{');
+    let mut word = words.next()?;
+    while matches!(word, "default" | "declare" | "abstract" | "async" | "const" | "") {
+        if word == "const" {
+            // `export const enum E`, else `export const NAME`.
+            let next = words.next()?;
+            if next == "enum" {
+                return (words.find(|word| !word.is_empty())? == name).then_some("enum");
+            }
+            return (next == name).then_some("variable");
+        }
+        word = words.next()?;
+    }
+    let kind = match word {
+        "function" | "function*" => "function",
+        "class" => "class",
+        "interface" => "interface",
+        "type" => "type",
+        "enum" => "enum",
+        "namespace" | "module" => "namespace",
+        "let" | "var" => "variable",
+        _ => return None,
+    };
+    let declared = words.find(|word| !word.is_empty())?.trim_start_matches('*');
+    (declared == name).then_some(kind)
+}
+
+/// The nearest `package.json` above `path` (within the workspace): its directory, its `name`,
+/// and its entry points as (subpath, source file). `None` for a private package, one without a
+/// name, or when no entry maps to a source file.
+fn package_entries(workspace_root: &Path, path: &Path) -> Option<(PathBuf, String, Vec<(String, PathBuf)>)> {
+    let mut directory = path.parent();
+    while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
+        if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("package.json")) {
+            let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+            if manifest.get("private").and_then(serde_json::Value::as_bool) == Some(true) {
+                return None;
+            }
+            let name = manifest.get("name")?.as_str()?.to_owned();
+            let mut targets: Vec<(String, String)> = Vec::new();
+            match manifest.get("exports") {
+                Some(serde_json::Value::Object(map)) if map.keys().any(|key| key.starts_with('.')) => {
+                    for (subpath, target) in map {
+                        collect_targets(subpath, target, &mut targets);
+                    }
+                }
+                Some(exports) => collect_targets(".", exports, &mut targets),
+                None => {}
+            }
+            for field in ["main", "module", "types", "typings", "source"] {
+                if let Some(target) = manifest.get(field).and_then(serde_json::Value::as_str) {
+                    targets.push((".".to_owned(), target.to_owned()));
+                }
+            }
+            let mut entries: Vec<(String, PathBuf)> = Vec::new();
+            for (subpath, target) in targets {
+                if subpath.contains('*') || target.contains('*') {
+                    continue;
+                }
+                if let Some(source) = source_of_target(current, &target) {
+                    if !entries.iter().any(|(known_subpath, known)| *known_subpath == subpath && *known == source) {
+                        entries.push((subpath, source));
+                    }
+                }
+            }
+            if entries.is_empty() {
+                let fallback = current.join("src/index.ts");
+                if fallback.is_file() {
+                    entries.push((".".to_owned(), fallback));
+                }
+            }
+            return (!entries.is_empty()).then_some((current.to_path_buf(), name, entries));
+        }
+        directory = current.parent();
+    }
+    None
+}
+
+/// Every string target under an `exports` value (conditions and arrays walked), with its subpath.
+fn collect_targets(subpath: &str, value: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match value {
+        serde_json::Value::String(target) => out.push((subpath.to_owned(), target.clone())),
+        serde_json::Value::Array(items) => items.iter().for_each(|item| collect_targets(subpath, item, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|item| collect_targets(subpath, item, out)),
+        _ => {}
+    }
+}
+
+/// The source file an entry target names: itself when it is a `.ts`/`.tsx`/`.mts`/`.cts` source,
+/// else the same path under `src/` (the first directory replaced) with a source extension.
+fn source_of_target(package_dir: &Path, target: &str) -> Option<PathBuf> {
+    let relative = Path::new(target.trim_start_matches("./"));
+    let direct = crate::files::path::lexically_normal(&package_dir.join(relative));
+    let is_declaration = target.ends_with(".d.ts") || target.ends_with(".d.mts") || target.ends_with(".d.cts");
+    if !is_declaration && matches!(direct.extension().and_then(|e| e.to_str()), Some("ts" | "tsx" | "mts" | "cts")) && direct.is_file() {
+        return Some(direct);
+    }
+    if target.ends_with(".json") {
+        return None;
+    }
+    // `./dist/index.js` → `src/index.ts`; `./v4/index.js` → `src/v4/index.ts`.
+    let mut components = relative.components();
+    let first = components.next().map(|first| first.as_os_str().to_string_lossy().into_owned()).unwrap_or_default();
+    let under_src =
+        if BUILD_DIRECTORIES.contains(&first.as_str()) { package_dir.join("src").join(components.as_path()) } else { package_dir.join("src").join(relative) };
+    resolve_module(&under_src).or_else(|| resolve_module(&direct).filter(|found| !found.to_string_lossy().ends_with(".d.ts")))
+}
+
+/// The TypeScript source file a module path (a specifier joined to its directory, or an entry
+/// target) names: with `.js`/`.mjs`/`.cjs`/`.d.ts` swapped for a source extension, with one
+/// added, or its `index`.
+fn resolve_module(path: &Path) -> Option<PathBuf> {
+    let text = path.to_string_lossy();
+    let mut stem: &str = &text;
+    for extension in [".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"] {
+        if let Some(stripped) = stem.strip_suffix(extension) {
+            stem = stripped;
+            break;
+        }
+    }
+    [".ts", ".tsx", ".mts", ".cts", "/index.ts", "/index.tsx"].iter().map(|suffix| PathBuf::from(format!("{stem}{suffix}"))).find(|candidate| candidate.is_file())
+}
+
+/// How an entry point reaches the declaring file.
+struct Route {
+    /// The entry's subpath in `exports` (`.`, `./v4`).
+    subpath: String,
+    /// The files from the entry to the declaring one (both included).
+    chain: Vec<PathBuf>,
+    /// Namespaces it is reached under (`export * as util from`).
+    namespace: Vec<String>,
+}
+
+/// The shortest route of re-exports from an entry of `entries` to `target` that carries `name`
+/// under its own name; `None` when there is none (within [`MAX_MODULES_WALKED`] files).
+fn route_to(
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    package_dir: &Path,
+    entries: &[(String, PathBuf)],
+    target: &Path,
+    name: &str,
+) -> Option<Route> {
+    let target = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    let mut queue: VecDeque<Route> = entries
+        .iter()
+        .map(|(subpath, file)| Route { subpath: subpath.clone(), chain: vec![file.clone()], namespace: Vec::new() })
+        .collect();
+    let mut seen: HashSet<(PathBuf, Vec<String>)> = HashSet::new();
+    let mut walked = 0usize;
+    while let Some(route) = queue.pop_front() {
+        let file = route.chain.last()?.clone();
+        let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if canonical == target {
+            return Some(route);
+        }
+        if !seen.insert((canonical, route.namespace.clone())) || !file.starts_with(package_dir) {
+            continue;
+        }
+        walked += 1;
+        if walked > MAX_MODULES_WALKED {
+            return None;
+        }
+        let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &file) else { continue };
+        let new_text = plan
+            .changes
+            .iter()
+            .find(|change| change.path == file)
+            .and_then(|change| change.new_content.as_ref())
+            .map(|bytes| String::from_utf8_lossy(bytes).into_owned());
+        for reexport in reexports(&text) {
+            let carries = match &reexport.names {
+                None => true,
+                Some(names) => {
+                    names.iter().any(|listed| listed == name)
+                        && !new_text.as_deref().is_some_and(|new_text| new_text.contains(&format!(" as {name}")))
+                }
+            };
+            if !carries {
+                continue;
+            }
+            let directory = file.parent().unwrap_or(package_dir);
+            let Some(next) = resolve_module(&crate::files::path::lexically_normal(&directory.join(&reexport.specifier))) else { continue };
+            let mut chain = route.chain.clone();
+            chain.push(next);
+            let mut namespace = route.namespace.clone();
+            namespace.extend(reexport.namespace.clone());
+            queue.push_back(Route { subpath: route.subpath.clone(), chain, namespace });
+        }
+    }
+    None
+}
+
+/// One re-export statement of a module.
+struct Reexport {
+    /// The relative specifier (`./schemas.js`).
+    specifier: String,
+    /// `export * as ns from`: the namespace.
+    namespace: Option<String>,
+    /// `export { a, b as c } from`: the names it takes from the module (`a`, `b`); `None` for `*`.
+    names: Option<Vec<String>>,
+}
+
+/// The relative re-exports of a module's text (`export * from`, `export * as ns from`,
+/// `export { … } from`, also `export type { … } from`), statements over several lines included.
+fn reexports(text: &str) -> Vec<Reexport> {
+    let mut found = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index].trim_start();
+        index += 1;
+        let Some(rest) = line.strip_prefix("export") else { continue };
+        let rest = rest.trim_start();
+        let rest = rest.strip_prefix("type ").map(str::trim_start).unwrap_or(rest);
+        if !(rest.starts_with('*') || rest.starts_with('{')) {
+            continue;
+        }
+        // The statement: a list up to its closing `}` (over several lines), then what follows
+        // it on that line (`from "…"`, or nothing: a local `export { x };`).
+        let mut statement = rest.to_owned();
+        if rest.starts_with('{') {
+            while !statement.contains('}') && index < lines.len() && statement.len() < 20_000 {
+                statement.push(' ');
+                statement.push_str(lines[index].trim());
+                index += 1;
+            }
+        }
+        let tail_start = if rest.starts_with('{') { statement.find('}').map_or(statement.len(), |at| at + 1) } else { 1 };
+        let Some(at) = statement[tail_start..].find("from").map(|at| at + tail_start) else { continue };
+        let after = statement[at + 4..].trim_start();
+        let Some(quote) = after.chars().next().filter(|quote| matches!(quote, '"' | '\'')) else { continue };
+        let Some(end) = after[1..].find(quote) else { continue };
+        let specifier = after[1..1 + end].to_owned();
+        if !specifier.starts_with('.') {
+            continue;
+        }
+        let head = &statement[..at];
+        let (namespace, names) = if head.trim_start().starts_with('*') {
+            let namespace = head.split_once(" as ").map(|(_, alias)| alias.trim().to_owned()).filter(|alias| !alias.is_empty());
+            (namespace, None)
+        } else {
+            let listed = head.trim().trim_start_matches('{').trim_end().trim_end_matches('}');
+            let names = listed
+                .split(',')
+                .filter_map(|entry| {
+                    let entry = entry.trim().trim_start_matches("type ").trim();
+                    let taken = entry.split_whitespace().next()?;
+                    // `x as y`: the module's `x` is exported as `y` — it carries `x` only
+                    // when published under that same name.
+                    match entry.split_once(" as ") {
+                        Some((_, alias)) if alias.trim() != taken => None,
+                        _ => Some(taken.to_owned()),
+                    }
+                })
+                .collect();
+            (None, Some(names))
+        };
+        found.push(Reexport { specifier, namespace, names });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exported_declarations_and_export_lists() {
+        assert_eq!(exported_declaration("export function looseObject<T>(shape: T) {", "looseObject"), Some("function"));
+        assert_eq!(exported_declaration("export async function load() {", "load"), Some("function"));
+        assert_eq!(exported_declaration("export const ZodType: core.$constructor<ZodType> = 1;", "ZodType"), Some("variable"));
+        assert_eq!(exported_declaration("export const enum Kind { A }", "Kind"), Some("enum"));
+        assert_eq!(exported_declaration("export abstract class Base {}", "Base"), Some("class"));
+        assert_eq!(exported_declaration("export interface Options {", "Options"), Some("interface"));
+        assert_eq!(exported_declaration("export type Infer<T> = T;", "Infer"), Some("type"));
+        assert_eq!(exported_declaration("export { helper, other as renamed };", "helper"), Some("export list"));
+        assert_eq!(exported_declaration("export { helper as renamed };", "helper"), None, "published as `renamed`");
+        assert_eq!(exported_declaration("export { helper } from './x';", "helper"), None, "a re-export");
+        assert_eq!(exported_declaration("function helper() {}", "helper"), None);
+        assert_eq!(exported_declaration("export function helperTwo() {}", "helper"), None);
+        assert_eq!(exported_declaration("exports.helper = 1;", "helper"), None);
+    }
+
+    #[test]
+    fn entry_points_map_to_sources_and_private_packages_have_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for file in ["src/index.ts", "src/v4/index.ts", "src/v4/core/util.ts"] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "export {};\n").unwrap();
+        }
+        let manifest = "{\"name\": \"zodlike\", \"main\": \"./dist/index.js\", \"exports\": {\"./package.json\": \"./package.json\", \".\": {\"types\": \"./dist/index.d.ts\"}, \"./v4\": {\"import\": \"./v4/index.js\", \"types\": \"./v4/index.d.cts\"}}}";
+        std::fs::write(root.join("package.json"), manifest).unwrap();
+        let (package_dir, name, entries) = package_entries(&root, &root.join("src/v4/core/util.ts")).unwrap();
+        assert_eq!((package_dir.as_path(), name.as_str()), (root.as_path(), "zodlike"));
+        assert_eq!(entries, vec![(".".to_owned(), root.join("src/index.ts")), ("./v4".to_owned(), root.join("src/v4/index.ts"))]);
+        std::fs::write(root.join("package.json"), manifest.replace("{\"name\"", "{\"private\": true, \"name\"")).unwrap();
+        assert!(package_entries(&root, &root.join("src/v4/core/util.ts")).is_none(), "a private package has no outside users");
+    }
+
+    #[test]
+    fn reexport_statements_of_a_barrel() {
+        let text = "export { z };\nexport * from \"./schemas.js\";\nexport * as util from './util.js';\nexport {\n  a,\n  b as c,\n  type T,\n} from './many';\nexport { z } from 'zod';\nexport const x = 1;\n";
+        let found = reexports(text);
+        assert_eq!(found.len(), 3);
+        assert_eq!((found[0].specifier.as_str(), found[0].namespace.as_deref(), found[0].names.is_none()), ("./schemas.js", None, true));
+        assert_eq!((found[1].specifier.as_str(), found[1].namespace.as_deref()), ("./util.js", Some("util")));
+        assert_eq!(found[2].specifier, "./many");
+        assert_eq!(found[2].names.as_deref(), Some(&["a".to_owned(), "T".to_owned()][..]), "`b as c` carries no `b`");
+    }
+}
