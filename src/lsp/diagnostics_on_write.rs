@@ -1426,6 +1426,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             }
         }
         WriteCheck::TsserverRequests => {
+            group.notes.extend(crate::lsp::project_scope::outside_config_note(server.definition(), server.root(), &group.written, |path| {
+                supervisor.display_path(path)
+            }));
             let (scripts, augmenting) = typescript_global_declarers(server.workspace_root(), &group.written);
             if trivia_only {
                 group.scope = Some(others_unaffected());

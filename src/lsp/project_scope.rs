@@ -435,6 +435,29 @@ fn relative_module_specifiers(text: &str) -> Vec<&str> {
     specifiers
 }
 
+/// The note for `paths` (absolute) that the tsconfig at a TypeScript server's `root` leaves out
+/// of its program ([`paths_outside_config`]): their diagnostics come from tsserver's inferred
+/// project (its own compiler options; package imports may resolve to built `.d.ts` files), and
+/// `"*"` (tsc on the config) never counts them (trial31 M6: a written excluded test file got "2
+/// new errors … for the whole count, call `*`", and `*` then said 0). Without a `note: ` prefix.
+/// `None` when none is left out.
+pub fn outside_config_note(definition: &ServerDefinition, root: &Path, paths: &[PathBuf], display: impl Fn(&Path) -> String) -> Option<String> {
+    let outside = paths_outside_config(definition, root, paths);
+    if outside.is_empty() {
+        return None;
+    }
+    let config = ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| root.join(name).is_file()).unwrap_or("tsconfig.json");
+    let names: Vec<String> = outside.iter().map(|path| display(path)).collect();
+    Some(format!(
+        "{} {} outside {config}'s files/include/exclude: {} checked {} in an inferred project of its own (its own compiler options; package imports may resolve to built .d.ts files), and {{\"file\": \"*\"}} (tsc on {config}) does not count {} — the errors shown here are the only count",
+        names.join(", "),
+        crate::render::one_or_many(outside.len(), "is", "are"),
+        definition.id,
+        crate::render::one_or_many(outside.len(), "it", "them"),
+        crate::render::one_or_many(outside.len(), "it", "them"),
+    ))
+}
+
 impl FilesOutsideConfig {
     /// `167 .ts/.tsx/… files under src are outside tsconfig.json's include/exclude (e.g. a, b, c)`.
     pub fn describe(&self, root_display: &str, display: impl Fn(&Path) -> String) -> String {

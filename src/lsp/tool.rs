@@ -2545,6 +2545,12 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     let mut notes = lease.notes.clone();
     let check_runs_before = server.check_runs().0;
     let loaded_check_runs_before = server.check_runs_started_loaded();
+    notes.extend(
+        crate::lsp::project_scope::outside_config_note(server.definition(), server.root(), std::slice::from_ref(&path), |path| {
+            supervisor.display_path(path)
+        })
+        .map(|note| format!("note: {note}")),
+    );
     let resync = server.resync_from_disk();
     // Something this server reads changed on disk (this file, another file of its root, a file
     // of a library root it depends on): a check run's errors stored before it are no answer.

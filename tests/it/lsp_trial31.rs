@@ -215,3 +215,41 @@ fn a_typescript_rename_of_a_package_export_names_the_public_api_change() {
     assert!(!result.is_error, "{text}");
     assert!(!text.contains("public API changed"), "no entry point reaches src/internal/helpers.ts:\n{text}");
 }
+
+/// M6: a file the tsconfig excludes, written with an error: the write check and `diagnostics`
+/// report it and now say that the file is outside tsconfig.json, checked in an inferred project,
+/// and never counted by `"*"` — which indeed reports no error for it.
+#[test]
+fn errors_of_a_file_the_tsconfig_excludes_are_said_to_be_outside_the_project_check() {
+    let test = "lsp_trial31::errors_of_a_file_the_tsconfig_excludes_are_said_to_be_outside_the_project_check";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"zodlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"], \"exclude\": [\"src/**/tests/**\"]}\n",
+        ),
+        ("src/schemas.ts", "export const version: number = 1;\n"),
+        ("src/tests/schemas.test.ts", "import { version } from '../schemas';\n\nexport const seen: number = version;\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/tests/schemas.test.ts", "old_string": "export const seen: number = version;", "new_string": "export const seen: number = version;\nexport const wrong: number = 'text';"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/tests/schemas.test.ts:4:") && text.contains("not assignable to type 'number'"), "{text}");
+    let said = "src/tests/schemas.test.ts is outside tsconfig.json's files/include/exclude";
+    assert!(text.contains(&format!("note: {said}")) && !text.contains("note: note:"), "{text}");
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/tests/schemas.test.ts"}));
+    let text = result.joined_text();
+    assert!(text.contains("1 error") && text.contains(&format!("note: {said}")), "{text}");
+    // Ground truth: tsc on the config counts nothing of it.
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/schemas.ts"}));
+    assert!(!result.joined_text().contains("outside tsconfig.json's files"), "{}", result.joined_text());
+}
