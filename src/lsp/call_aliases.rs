@@ -416,6 +416,14 @@ pub fn follow_aliases(
             alias.not_followed = Some(format!("{} offers no textDocument/references", server.id()));
         } else {
             walk.requests += 1;
+            // The bound name's file is opened first: typescript-language-server answers the
+            // references of a renaming export specifier in a file it has not opened (`_multipleOf
+            // as multipleOf` in zod 3.25.76's classic/checks.ts) with an empty list, though
+            // `checks.multipleOf(…)` calls it three times (trial31 M7).
+            if let Some(path) = crate::lsp::uri::uri_to_path(&uri) {
+                // A file that cannot be opened is asked as it is.
+                let _ = server.sync_document(&path);
+            }
             match references(server, &uri, line0, name_character0, deadline) {
                 Err(failure) => alias.not_followed = Some(failure),
                 Ok(found) => classify_alias_references(&mut alias, found, listed, &mut lines, encoding),

@@ -1516,7 +1516,20 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
             Followed::Deadline => annotations.push("not followed: out of time".to_owned()),
             Followed::Failed => annotations.push("not followed: the request failed".to_owned()),
         }
-        let source = if place.text.is_empty() { name.clone() } else { place.text.clone() };
+        // A caller that is a whole file (tsserver and pyright name the module for calls made
+        // outside any named function, e.g. in a callback passed at top level): its line 1 is
+        // no caller's line, and quoting it (`import * as core …`) read as the call (trial31 M7).
+        let whole_file = matches!(node.kind, 1 | 2) && node.item.range.start.line == 0 && node.line0 == 0 && node.item.range.end.line > 0;
+        if whole_file && !outside_unknown {
+            annotations[0] = format!("{kind} {name}: its top-level code — the calls below stand outside any named function or method (in callbacks or statements at the top level)");
+        }
+        let source = if whole_file {
+            "(the file's top-level code)".to_owned()
+        } else if place.text.is_empty() {
+            name.clone()
+        } else {
+            place.text.clone()
+        };
         let entry_line = |annotations: &[String]| format!("  {}: {source}   [{}]\n", place.line, annotations.join("; "));
         // Call sites, one line each (several calls on one line counted), with the incoming
         // sites that only name the function (`.map(parse)`) told apart from calls.

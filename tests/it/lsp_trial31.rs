@@ -253,3 +253,37 @@ fn errors_of_a_file_the_tsconfig_excludes_are_said_to_be_outside_the_project_che
     let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/schemas.ts"}));
     assert!(!result.joined_text().contains("outside tsconfig.json's files"), "{}", result.joined_text());
 }
+
+/// M7: `incoming_calls` of a function called only through names bound to it in files the query
+/// never opened: the bound names' references were asked of files tsserver had not opened, and
+/// came back empty ("through `multipleOf`: 0 call sites" where zod calls it 3 times). And a
+/// caller that is a whole file is not quoted by its line 1 (an import line read as the call).
+#[test]
+fn calls_through_a_bound_name_in_an_unopened_file_are_counted_and_a_file_caller_is_not_quoted_by_line_1() {
+    let test = "lsp_trial31::calls_through_a_bound_name_in_an_unopened_file_are_counted_and_a_file_caller_is_not_quoted_by_line_1";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"zodlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/api.ts", "export function _multipleOf(value: number): number {\n  return value * 2;\n}\n"),
+        ("src/checks.ts", "export {\n  _multipleOf as multipleOf,\n} from './api';\n"),
+        (
+            "src/schemas.ts",
+            "import * as checks from './checks';\n\nfunction construct(init: (inst: { step?: (value: number) => number }) => void): void {\n  init({});\n}\n\nconstruct((inst) => {\n  inst.step = (value) => checks.multipleOf(value);\n});\n",
+        ),
+        ("src/values.ts", "import { _multipleOf } from './api';\n\nexport const double = _multipleOf;\nexport const four = double(2) + double(1);\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "incoming_calls", "file": "src/api.ts", "line": 1, "symbol": "_multipleOf"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // `double` (a value binding in src/values.ts, never opened) is called twice on line 4.
+    let double = text.lines().find(|line| line.starts_with("through `double`")).unwrap_or_else(|| panic!("{text}"));
+    assert!(double.contains("2 call sites"), "{double}\n{text}");
+    // The caller of `checks.multipleOf(value)` is the file's top-level code, not its import line.
+    assert!(!text.contains("1: import * as checks"), "{text}");
+    assert!(text.contains("1: (the file's top-level code)   [module schemas.ts: its top-level code"), "{text}");
+    assert!(text.contains("8: inst.step = (value) => checks.multipleOf(value);"), "the call site is listed under it:\n{text}");
+}
