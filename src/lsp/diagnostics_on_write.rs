@@ -4782,15 +4782,17 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             } => {
                 // What was meant to be checked, minus the files whose diagnostics were unavailable.
                 let checked = (*checked).min(dependents_checked);
+                // "that import them" after several written files (trial31 M5).
+                let it = crate::render::one_or_many(check.written.len(), "it", "them");
                 let mut line = if written_text.is_empty() {
                     format!(
-                        "checked: {} that {} it ({found_by})",
+                        "checked: {} that {} {it} ({found_by})",
                         crate::render::plural(checked, "file"),
                         crate::render::one_or_many(checked, "imports", "import")
                     )
                 } else {
                     format!(
-                        "checked: {written_text} and {} that {} it ({found_by})",
+                        "checked: {written_text} and {} that {} {it} ({found_by})",
                         crate::render::plural(checked, "file"),
                         crate::render::one_or_many(checked, "imports", "import")
                     )
@@ -4817,7 +4819,7 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                 if let Some(because) = not_checked_because {
                     let more = found.saturating_sub(checked + dependents_unavailable.len() + out_of_time.len() + use_no_changed_name.len());
                     importers_not_checked += more;
-                    line.push_str(&format!("; {more} more that import it were not checked ({because})"));
+                    line.push_str(&format!("; {more} more that import {it} were not checked ({because})"));
                     let named: Vec<String> = beyond_cap.iter().take(8).map(|path| supervisor.display_path(path)).collect();
                     if !named.is_empty() {
                         let rest = beyond_cap.len() - named.len();
