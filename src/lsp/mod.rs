@@ -45,6 +45,7 @@ pub mod confinement;
 pub(crate) mod dependents;
 pub(crate) mod diagnostics_on_write;
 pub(crate) mod doc_tests;
+pub(crate) mod go_build_twins;
 pub(crate) mod hierarchy;
 pub(crate) mod inactive;
 pub(crate) mod listing;

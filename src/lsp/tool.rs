@@ -606,6 +606,32 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             .map(|sentence| format!("note: {sentence}")),
         );
     }
+    // Go: another declaration of the name in a file a build constraint keeps out of gopls's
+    // configuration (trial30 M1: goldmark's `util_safe.go` twin of `BytesToReadOnlyString`).
+    if server.id() == "gopls" && matches!(op, "definition" | "references" | "hover" | "implementation") {
+        let mut files: Vec<PathBuf> = match &answer {
+            NavigationAnswer::References(found) => {
+                found.iter().flatten().filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri)).collect()
+            }
+            NavigationAnswer::Locations(found) => location_ranges(found.clone())
+                .into_iter()
+                .filter_map(|(uri, _)| crate::lsp::uri::uri_to_path(&uri))
+                .collect(),
+            _ => Vec::new(),
+        };
+        files.push(path.clone());
+        let known: Vec<PathBuf> = files.iter().map(|file| std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())).collect();
+        let directories: Vec<PathBuf> = files.iter().filter_map(|file| file.parent().map(Path::to_path_buf)).collect();
+        notes.extend(crate::lsp::go_build_twins::build_twins_note(
+            supervisor.workspace_root(),
+            server.root(),
+            server.id(),
+            &resolved.cursor_identifier,
+            &directories,
+            &known,
+            |path| supervisor.display_path(path),
+        ));
+    }
     let answer = match answer {
         NavigationAnswer::References(found) if op == "references" => {
             let merged =

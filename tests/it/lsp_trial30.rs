@@ -176,3 +176,36 @@ fn uses_in_files_the_tsconfig_excludes_are_said_on_references_and_renames() {
     assert!(!from_test.is_error, "{text}");
     assert!(text.contains("WARNING: this rename edits 1 file outside the tsconfig's program (src/tests/make.test.ts)"), "{text}");
 }
+
+/// M1: a Go function declared in two files under opposite build constraints: gopls loads one
+/// configuration, and definition and references now name the other declaration with the `go vet`
+/// that builds it; a function without such a twin gets no note.
+#[test]
+fn a_go_declaration_in_a_build_constrained_twin_file_is_named() {
+    let test = "lsp_trial30::a_go_declaration_in_a_build_constrained_twin_file_is_named";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/md\n\ngo 1.21\n"),
+        (
+            "util/util_unsafe.go",
+            "//go:build !appengine && !js\n\npackage util\n\n// BytesToReadOnlyString converts without copying.\nfunc BytesToReadOnlyString(b []byte) string {\n\treturn string(b)\n}\n\n// Plain has no twin.\nfunc Plain() int {\n\treturn 1\n}\n",
+        ),
+        (
+            "util/util_safe.go",
+            "//go:build appengine || js\n\npackage util\n\n// BytesToReadOnlyString copies.\nfunc BytesToReadOnlyString(b []byte) string {\n\treturn string(append([]byte(nil), b...))\n}\n",
+        ),
+        ("main.go", "package main\n\nimport \"example.com/md/util\"\n\nfunc main() {\n\tprintln(util.BytesToReadOnlyString(nil), util.Plain())\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "main.go", "line": 6, "symbol": "BytesToReadOnlyString"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let note = text.lines().find(|line| line.contains("is also declared in")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("util/util_safe.go:6 (under `//go:build appengine || js`"), "{note}");
+    assert!(note.contains("go vet -tags=appengine ./util") || note.contains("GOOS=js"), "{note}");
+    assert!(!text.contains("util/util_safe.go:6:"), "gopls itself does not list it: {text}");
+    let result = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "main.go", "line": 6, "symbol": "Plain"}));
+    assert!(!result.joined_text().contains("is also declared in"), "{}", result.joined_text());
+}

@@ -1,0 +1,126 @@
+//! Go declarations that stand in files of another build configuration (issue 11, trial30 M1).
+//!
+//! goldmark's `util.BytesToReadOnlyString` is declared twice: in `util/util_unsafe.go` under
+//! `// +build !appengine,!js` and in `util/util_safe.go` under `// +build appengine js`. gopls
+//! loads one build configuration (the host's GOOS/GOARCH, no tags), so definition, references and
+//! hover name only the first, and nothing said the second exists — an agent changing the
+//! function's signature there breaks the `appengine`/`js` build unseen. [`build_twins_note`]
+//! scans the Go files of the directories involved for another top-level declaration of the name
+//! (`func NAME(`, `type NAME`, `var NAME`, `const NAME`, also inside `var (`/`const (`/`type (`
+//! blocks) in a file with a build constraint or a GOOS/GOARCH file-name suffix, and names it with
+//! the `go vet` that builds it.
+
+use std::path::{Path, PathBuf};
+
+/// Files read per directory before giving up.
+const MAX_FILES_PER_DIRECTORY: usize = 500;
+
+/// The note naming the other declarations of `name` in the Go files of `directories` (absolute,
+/// under `root`) that a build constraint keeps out of the current build — every file in `known`
+/// (canonical: the answer's own files) left out; `None` when there is none.
+pub(crate) fn build_twins_note(
+    workspace_root: &Path,
+    root: &Path,
+    server_id: &str,
+    name: &str,
+    directories: &[PathBuf],
+    known: &[PathBuf],
+    display: impl Fn(&Path) -> String,
+) -> Option<String> {
+    if name.is_empty() {
+        return None;
+    }
+    let mut twins: Vec<String> = Vec::new();
+    let mut seen_directories: Vec<&PathBuf> = Vec::new();
+    for directory in directories {
+        if seen_directories.contains(&directory) || !directory.starts_with(root) {
+            continue;
+        }
+        seen_directories.push(directory);
+        let Ok(entries) = std::fs::read_dir(directory) else { continue };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "go") && path.is_file())
+            .take(MAX_FILES_PER_DIRECTORY)
+            .collect();
+        files.sort();
+        for path in files {
+            let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if known.contains(&canonical) {
+                continue;
+            }
+            let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &path) else { continue };
+            if !text.contains(name) {
+                continue;
+            }
+            let Some(line0) = top_level_declaration_line(&text, name) else { continue };
+            let constraint = crate::lsp::diagnostics_on_write::go_build_constraint(&path, root);
+            if constraint.lines.is_empty() && !constraint.named_by_file_name {
+                continue;
+            }
+            twins.push(format!(
+                "{}:{} (under {}; `{}` builds it)",
+                display(&path),
+                line0 + 1,
+                constraint.summary(),
+                constraint.check_command
+            ));
+        }
+    }
+    if twins.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: `{name}` is also declared in {} — a build configuration {server_id} does not load, so its uses and errors under that configuration are NOT in this answer; a change to `{name}`'s signature must be made there too",
+        twins.join(", ")
+    ))
+}
+
+/// The 0-based line of a top-level declaration of `name` in a Go source: `func name(` or
+/// `func name[`, `type name`, `var name`, `const name`, or `name` opening a line inside a
+/// `var (`, `const (` or `type (` block.
+fn top_level_declaration_line(text: &str, name: &str) -> Option<usize> {
+    let mut in_block = false;
+    for (index, line) in text.lines().enumerate() {
+        if in_block {
+            if line.starts_with(')') {
+                in_block = false;
+            } else if line.starts_with('\t') || line.starts_with("    ") {
+                let trimmed = line.trim_start();
+                if trimmed.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', '\t', '=', ','])) {
+                    return Some(index);
+                }
+            }
+            continue;
+        }
+        for keyword in ["func ", "type ", "var ", "const "] {
+            let Some(rest) = line.strip_prefix(keyword) else { continue };
+            if rest.starts_with('(') && keyword != "func " {
+                in_block = true;
+                continue;
+            }
+            if rest.strip_prefix(name).is_some_and(|after| after.starts_with(['(', '[', ' ', '\t', '='])) {
+                return Some(index);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_level_declarations_are_found_and_methods_and_uses_are_not() {
+        let text = "// +build appengine js\n\npackage util\n\nfunc BytesToReadOnlyString(b []byte) string {\n\treturn string(b)\n}\n\nfunc (s *S) Method() {}\n\nvar (\n\tLimit = 3\n)\n\nconst Max int = 1\n\ntype Pair[T any] struct{}\n";
+        assert_eq!(top_level_declaration_line(text, "BytesToReadOnlyString"), Some(4));
+        assert_eq!(top_level_declaration_line(text, "Method"), None, "a method");
+        assert_eq!(top_level_declaration_line(text, "Limit"), Some(11));
+        assert_eq!(top_level_declaration_line(text, "Max"), Some(14));
+        assert_eq!(top_level_declaration_line(text, "Pair"), Some(16));
+        assert_eq!(top_level_declaration_line(text, "string"), None);
+        assert_eq!(top_level_declaration_line(text, "Bytes"), None, "a prefix of a name");
+    }
+}
