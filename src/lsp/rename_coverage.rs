@@ -416,6 +416,44 @@ fn raw_text_edits_by_path(edit: &lsp_types::WorkspaceEdit) -> Option<BTreeMap<Pa
     Some(by_path)
 }
 
+/// The declaration a comment at 0-based `comment_line` of `path` documents, when it declares
+/// `name`: the first line after the comment's block of `//`, `#`, `///`, `*` lines that is no
+/// comment, when it starts a `func`, `type`, `def`, `class`, `fn`, `function`, `interface`,
+/// `struct`, `enum`, `trait`, `const`, `var` or `let` declaration naming `name` (after a Go
+/// receiver, Rust `pub`, TypeScript `export` and the like): `name`'s occurrence there.
+/// Decorators and attributes between are skipped.
+fn documented_declaration(reader: &WorkspaceReader, path: &Path, comment_line: u32, name: &str) -> Option<WordHit> {
+    let text = reader.read_to_string(path).ok()?;
+    for (index, line) in text.lines().enumerate().skip(comment_line as usize + 1).take(30) {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() {
+            return None;
+        }
+        if ["//", "#", "*", "/*", "@"].iter().any(|prefix| trimmed.starts_with(prefix)) {
+            continue;
+        }
+        let first_word = trimmed
+            .split(|c: char| c.is_whitespace() || c == '(')
+            .find(|word| !matches!(*word, "pub" | "pub(crate)" | "export" | "default" | "async" | "abstract" | "static" | "unsafe" | "public" | "private" | "protected" | "declare" | ""))?;
+        if !matches!(first_word, "func" | "type" | "def" | "class" | "fn" | "function" | "interface" | "struct" | "enum" | "trait" | "const" | "var" | "let") {
+            return None;
+        }
+        // The declared name: the first identifier after the keyword (and a Go receiver).
+        let keyword_end = line.find(first_word)? + first_word.len();
+        let mut rest = line[keyword_end..].trim_start();
+        if first_word == "func" && rest.starts_with('(') {
+            rest = rest[rest.find(')')? + 1..].trim_start();
+        }
+        let declared: String = rest.chars().take_while(|c| crate::lsp::position::is_identifier_char(*c)).collect();
+        if declared != name {
+            return None;
+        }
+        let byte_start = line.len() - rest.len();
+        return Some(WordHit { path: path.to_path_buf(), line: index as u32, byte_start, line_text: line.to_owned() });
+    }
+    None
+}
+
 fn range_of(edit: &lsp_types::TextEdit) -> (u32, u32, u32, u32) {
     let range = &edit.range;
     (range.start.line, range.start.character, range.end.line, range.end.character)
@@ -808,20 +846,37 @@ pub fn complete_rename(
     }
     if !in_text.is_empty() {
         let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
+        // A comment right above a declaration of the same name that the rename did not touch
+        // documents another symbol (trial30 M2: renaming goldmark's `util.IsBlank` listed
+        // `// IsBlank returns true if this node…`, `CodeSpan.IsBlank`'s doc comment, as one to edit).
+        let mut doc_of_other: std::collections::HashMap<(PathBuf, u32), String> = std::collections::HashMap::new();
+        for (hit, kind) in &in_text {
+            if *kind != OccurrenceKind::Comment {
+                continue;
+            }
+            let Some(declaration) = documented_declaration(&reader, &hit.path, hit.line, old_name) else { continue };
+            if !is_covered(&edits, &declaration) {
+                doc_of_other.insert(
+                    (hit.path.clone(), hit.line),
+                    format!(
+                        "   (doc comment of another `{old_name}`, declared at {}:{}, which this rename leaves: not this symbol)",
+                        shown(&hit.path),
+                        declaration.line + 1
+                    ),
+                );
+            }
+        }
         report.push(format!(
             "  left unrenamed: {comments} in comments and {} in strings (by the syntax tree) — edit them yourself if they name this symbol:",
             in_text.len() - comments
         ));
         let lines = one_per_line(in_text.iter(), |(hit, _)| hit);
-        list_lines(
-            &mut report,
-            &lines,
-            LISTED,
-            |(hit, _)| hit,
-            &shown,
-            old_name.len(),
-            |(_, kind)| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }),
-        );
+        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |(hit, kind)| {
+            doc_of_other
+                .get(&(hit.path.clone(), hit.line))
+                .cloned()
+                .unwrap_or_else(|| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }))
+        });
     }
     // Rust occurrences rust-analyzer does not analyze (behind a `#[cfg]` that is off, inside a
     // `macro_rules!` template): said apart, each with its reason and next step (smallvec 1.16.6:
@@ -1892,6 +1947,21 @@ pub fn complete_references(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_comment_above_a_declaration_of_the_name_documents_it() {
+        use super::*;
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let source = "// IsBlank returns true if this node consists of spaces.\n// More.\nfunc (n *CodeSpan) IsBlank(source []byte) bool {\n\treturn true\n}\n\n// IsBlank is used below.\nvar x = IsBlank\n// IsBlank again\n\nfunc IsBlank() {}\n";
+        std::fs::write(root.join("inline.go"), source).unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        let found = documented_declaration(&reader, &root.join("inline.go"), 0, "IsBlank").expect("the method it documents");
+        assert_eq!((found.line, found.byte_start), (2, 19));
+        assert!(documented_declaration(&reader, &root.join("inline.go"), 6, "IsBlank").is_none(), "`var x` declares `x`");
+        assert!(documented_declaration(&reader, &root.join("inline.go"), 8, "IsBlank").is_none(), "a blank line ends the comment's reach");
+        assert!(documented_declaration(&reader, &root.join("inline.go"), 0, "Other").is_none());
+    }
+
     #[test]
     fn an_import_site_alias_from_a_second_rename_becomes_the_new_name_when_the_declaration_is_renamed() {
         use super::*;

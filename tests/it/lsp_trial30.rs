@@ -209,3 +209,31 @@ fn a_go_declaration_in_a_build_constrained_twin_file_is_named() {
     let result = run.call(Caller::Main, "lsp", json!({"op": "definition", "file": "main.go", "line": 6, "symbol": "Plain"}));
     assert!(!result.joined_text().contains("is also declared in"), "{}", result.joined_text());
 }
+
+/// M2: renaming a Go function leaves the doc comment of a method of the same name; that comment
+/// is now said to document another symbol, not listed as one to edit.
+#[test]
+fn a_doc_comment_of_another_declaration_of_the_name_is_said_to_be_not_this_symbol() {
+    let test = "lsp_trial30::a_doc_comment_of_another_declaration_of_the_name_is_said_to_be_not_this_symbol";
+    if support::require_binary(test, "gopls").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/md\n\ngo 1.21\n"),
+        ("util/util.go", "package util\n\n// IsBlank returns true if the given bytes are all spaces.\nfunc IsBlank(bs []byte) bool {\n\treturn len(bs) == 0\n}\n"),
+        (
+            "ast/inline.go",
+            "package ast\n\nimport \"example.com/md/util\"\n\n// CodeSpan is a code span.\ntype CodeSpan struct{}\n\n// IsBlank returns true if this node consists of spaces.\nfunc (n *CodeSpan) IsBlank(source []byte) bool {\n\treturn util.IsBlank(source)\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "util/util.go", "line": 4, "symbol": "IsBlank", "new_name": "IsBlankBytes", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let listed = text.lines().find(|line| line.trim_start().starts_with("ast/inline.go:8:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(listed.contains("(doc comment of another `IsBlank`, declared at ast/inline.go:9"), "{listed}");
+}
