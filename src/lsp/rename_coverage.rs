@@ -849,14 +849,30 @@ pub fn complete_rename(
         // A comment right above a declaration of the same name that the rename did not touch
         // documents another symbol (trial30 M2: renaming goldmark's `util.IsBlank` listed
         // `// IsBlank returns true if this node…`, `CodeSpan.IsBlank`'s doc comment, as one to edit).
-        let mut doc_of_other: std::collections::HashMap<(PathBuf, u32), String> = std::collections::HashMap::new();
+        let mut labels: std::collections::HashMap<(PathBuf, u32), String> = std::collections::HashMap::new();
+        // A string that is a property key (`T["_def"]["unknownKeys"]`) likely names a renamed
+        // property, and on an `any` base no compiler error ever flags it (trial30 M10).
+        let mut parsed: std::collections::HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = std::collections::HashMap::new();
         for (hit, kind) in &in_text {
+            if *kind == OccurrenceKind::Text {
+                let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
+                    let text = reader.read_to_string(&hit.path).ok()?;
+                    crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
+                });
+                if let Some(role) = source.as_ref().and_then(|source| source.string_property_key_role(hit.line, hit.byte_start)) {
+                    labels.insert(
+                        (hit.path.clone(), hit.line),
+                        format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
+                    );
+                }
+                continue;
+            }
             if *kind != OccurrenceKind::Comment {
                 continue;
             }
             let Some(declaration) = documented_declaration(&reader, &hit.path, hit.line, old_name) else { continue };
             if !is_covered(&edits, &declaration) {
-                doc_of_other.insert(
+                labels.insert(
                     (hit.path.clone(), hit.line),
                     format!(
                         "   (doc comment of another `{old_name}`, declared at {}:{}, which this rename leaves: not this symbol)",
@@ -872,7 +888,7 @@ pub fn complete_rename(
         ));
         let lines = one_per_line(in_text.iter(), |(hit, _)| hit);
         list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |(hit, kind)| {
-            doc_of_other
+            labels
                 .get(&(hit.path.clone(), hit.line))
                 .cloned()
                 .unwrap_or_else(|| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }))

@@ -1220,6 +1220,38 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript/JavaScript string at 0-based `line0`, byte column `byte_column`: what
+    /// the string is used as when it names a property — `indexed-access type key`
+    /// (`T["_def"]["unknownKeys"]`), `element-access key` (`obj["name"]`), `object key` (`{
+    /// "name": … }`), `keyof-constrained argument` is not told — else `None`. A rename of the
+    /// property leaves such keys to the agent; on an `any` base no compiler error ever flags
+    /// one left (trial30 M10: zod's `DeepPartial` after renaming `unknownKeys`).
+    pub fn string_property_key_role(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let at = self.byte_offset(line0, byte_column)?;
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(at, at)?;
+        while !matches!(node.kind(), "string" | "template_string") {
+            node = node.parent()?;
+        }
+        let mut parent = node.parent()?;
+        if parent.kind() == "literal_type" {
+            node = parent;
+            parent = node.parent()?;
+        }
+        let is_index = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id());
+        match parent.kind() {
+            "lookup_type" | "indexed_access_type" => Some("indexed-access type key"),
+            "subscript_expression" if is_index("index") => Some("element-access key"),
+            "pair" if is_index("key") => Some("object key"),
+            "property_signature" | "public_field_definition" | "method_definition" => Some("property name"),
+            _ => None,
+        }
+    }
+}
+
 /// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
 /// declaration lists all of its variables) rather than on its own.
 fn names_all_declarators(kind: &str) -> bool {
@@ -1316,6 +1348,16 @@ mod tests {
         assert_eq!(parsed.member_assignment_at(2, 0, "nonoptional"), None, "a call");
         assert_eq!(parsed.member_assignment_at(3, 0, "nonoptional"), None, "read, not assigned");
         assert_eq!(parsed.member_assignment_at(4, 0, "count"), Some("value"));
+    }
+
+    #[test]
+    fn string_property_keys_are_told_from_other_strings() {
+        let source = "type P<T> = T[\"_def\"][\"unknownKeys\"];\nconst v = obj[\"unknownKeys\"];\nconst o = { \"unknownKeys\": 1 };\nthrow new Error(\"unknownKeys is wrong\");\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.string_property_key_role(0, 24), Some("indexed-access type key"));
+        assert_eq!(parsed.string_property_key_role(1, 15), Some("element-access key"));
+        assert_eq!(parsed.string_property_key_role(2, 13), Some("object key"));
+        assert_eq!(parsed.string_property_key_role(3, 17), None, "an error message");
     }
 
     #[test]

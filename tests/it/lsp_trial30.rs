@@ -237,3 +237,34 @@ fn a_doc_comment_of_another_declaration_of_the_name_is_said_to_be_not_this_symbo
     let listed = text.lines().find(|line| line.trim_start().starts_with("ast/inline.go:8:")).unwrap_or_else(|| panic!("{text}"));
     assert!(listed.contains("(doc comment of another `IsBlank`, declared at ast/inline.go:9"), "{listed}");
 }
+
+/// M10: a property rename leaves `T["_def"]["unknownKeys"]` in a type over `any` (tsserver
+/// cannot bind it, tsc never flags it); it is now labelled a property key, not a plain string.
+#[test]
+fn a_string_property_key_left_by_a_property_rename_is_labelled_as_such() {
+    let test = "lsp_trial30::a_string_property_key_left_by_a_property_rename_is_labelled_as_such";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"zodlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/types.ts", "export interface ObjectDef {\n  unknownKeys: string;\n}\n\nexport const def: ObjectDef = { unknownKeys: 'strip' };\n"),
+        (
+            "src/partial.ts",
+            "// eslint-disable-next-line @typescript-eslint/no-explicit-any\nexport type Policy<T extends any> = T[\"_def\"][\"unknownKeys\"];\nexport const message = \"unknownKeys must be set\";\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/types.ts", "line": 2, "symbol": "unknownKeys", "new_name": "unknownKeysPolicy", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let key = text.lines().find(|line| line.trim_start().starts_with("src/partial.ts:2:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(key.contains("(string used as a property key: indexed-access type key"), "{key}");
+    let message = text.lines().find(|line| line.trim_start().starts_with("src/partial.ts:3:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(message.contains("(string)"), "{message}");
+}
