@@ -1258,6 +1258,50 @@ fn names_all_declarators(kind: &str) -> bool {
     matches!(kind, "lexical_declaration" | "variable_declaration")
 }
 
+/// How a TypeScript value tsserver lists among implementations gets its type (see
+/// [`ParsedSource::value_typing_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueTyping {
+    /// Cast with `as` / `<T>`: it claims the type; the compiler does not check it implements it.
+    Cast,
+    /// Declared with the type (an annotated variable, a `satisfies`, a property of such an
+    /// object, a class field with a type): the compiler checks it implements the type.
+    Declared,
+    /// Neither is seen (a call's argument, a returned value).
+    Unknown,
+}
+
+impl ParsedSource {
+    /// How the TypeScript value at 0-based `line0`, byte column `byte_column` gets its type, read
+    /// from its ancestors up to the enclosing statement: within an `as` (or `<T>`) cast →
+    /// [`ValueTyping::Cast`]; within a `satisfies`, an annotated variable, parameter default or
+    /// class field → [`ValueTyping::Declared`] (object properties and nested objects pass it
+    /// on). trpc 11's `const router: BuiltRouter<…> = { createCaller: … }` implements
+    /// `Router.createCaller`; zod's `string: ((arg) => …) as (typeof ZodString)["create"]` only
+    /// claims the type (trial32 F1, F3; trial30 F1).
+    pub fn value_typing_at(&self, line0: u32, byte_column: usize) -> ValueTyping {
+        let Some(start) = self.byte_offset(line0, byte_column) else { return ValueTyping::Unknown };
+        let Some(mut node) = self.root.root().get_inner_node().descendant_for_byte_range(start, start) else { return ValueTyping::Unknown };
+        loop {
+            match node.kind() {
+                "as_expression" | "type_assertion" => return ValueTyping::Cast,
+                "satisfies_expression" => return ValueTyping::Declared,
+                "variable_declarator" | "public_field_definition" | "required_parameter" | "optional_parameter" => {
+                    return if node.child_by_field_name("type").is_some() { ValueTyping::Declared } else { ValueTyping::Unknown };
+                }
+                "expression_statement" | "return_statement" | "arguments" | "program" | "statement_block" | "class_body" => {
+                    return ValueTyping::Unknown;
+                }
+                _ => {}
+            }
+            match node.parent() {
+                Some(parent) => node = parent,
+                None => return ValueTyping::Unknown,
+            }
+        }
+    }
+}
+
 /// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ReferenceRole {
@@ -1358,6 +1402,18 @@ mod tests {
         assert_eq!(parsed.string_property_key_role(1, 15), Some("element-access key"));
         assert_eq!(parsed.string_property_key_role(2, 13), Some("object key"));
         assert_eq!(parsed.string_property_key_role(3, 17), None, "an error message");
+    }
+
+    #[test]
+    fn values_cast_and_values_declared_with_a_type_are_told_apart() {
+        let source = "const router: BuiltRouter = {\n  createCaller: factory()({}),\n};\nexport const coerce = {\n  string: ((arg) => make(arg)) as (typeof ZodString)[\"create\"],\n};\nconst handler = { parse() {} } satisfies Handler;\nregister({ parse() {} });\nclass C { field: Handler = { parse() {} }; }\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.value_typing_at(1, 2), ValueTyping::Declared, "a property of an annotated variable's object");
+        assert_eq!(parsed.value_typing_at(0, 28), ValueTyping::Declared, "the annotated object itself");
+        assert_eq!(parsed.value_typing_at(4, 11), ValueTyping::Cast, "zod's coerce arrow function");
+        assert_eq!(parsed.value_typing_at(6, 18), ValueTyping::Declared, "satisfies");
+        assert_eq!(parsed.value_typing_at(7, 11), ValueTyping::Unknown, "a call's argument");
+        assert_eq!(parsed.value_typing_at(8, 28), ValueTyping::Declared, "an annotated class field");
     }
 
     #[test]

@@ -1611,17 +1611,15 @@ fn rustc_found_no_error_anywhere(server: &LanguageServer, path: &Path, pushed_fr
     crate::lsp::inactive::no_rustc_error_published(snapshot.values().map(|set| &set.diagnostics))
 }
 
-/// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
-/// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
-/// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
-/// for HasRunFinish` in test functions — and impls in code it does not analyze, behind a
-/// `#[cfg]` that is off), and apart from them the lines inside `macro_rules!` bodies (templates
-/// whose expansions are the listed implementations). Empty when every such line is in the
-/// answer, for other servers, or when the answer is empty (not a trait, or nothing known).
 /// Implementation locations tsserver gives that are no declaration of a class, interface or
-/// type — an arrow function cast to a member's type, an object literal — and the queried
-/// declaration itself, named in a note (trial30 F1: zod's `ZodType` had "42 locations", 36 of
-/// them subclasses). `None` when every location is a declaration other than the queried one.
+/// type — values — and the queried declaration itself, named in a note by how each value gets
+/// its type (by the syntax tree, [`crate::lsp::syntax::ParsedSource::value_typing_at`]): a value
+/// declared with the type (`const x: T = {…}`, `satisfies T`, a property of such an object)
+/// implements it, checked by the compiler (trial32 F1, F3: trpc's `ContentTypeHandler` objects and
+/// `createCaller` property had been said not to); a value cast with `as` only claims it (trial30
+/// F1: zod's `coerce` arrow functions among `ZodType`'s 42 "implementations"); other values are
+/// named without a verdict. `None` when every location is a declaration other than the queried
+/// one.
 fn implementations_that_are_expressions(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
@@ -1629,12 +1627,15 @@ fn implementations_that_are_expressions(
     resolved: &crate::lsp::position::ResolvedSymbol,
     answer: Option<lsp_types::GotoDefinitionResponse>,
 ) -> Option<String> {
+    use crate::lsp::syntax::ValueTyping;
     let encoding = server.position_encoding();
     let queried = std::fs::canonicalize(queried).unwrap_or_else(|_| queried.to_path_buf());
     let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
-    let mut expressions: Vec<(String, u32, &'static str)> = Vec::new();
+    let mut values: Vec<(String, u32, &'static str, ValueTyping)> = Vec::new();
     let mut itself = false;
-    for (uri, range) in location_ranges(answer) {
+    let ranges = location_ranges(answer);
+    let total = ranges.len();
+    for (uri, range) in ranges {
         let Some(path) = <lsp_types::Uri as std::str::FromStr>::from_str(&uri).ok().and_then(|uri| crate::lsp::uri::lsp_uri_to_path(&uri))
         else {
             continue;
@@ -1652,34 +1653,67 @@ fn implementations_that_are_expressions(
         let Some(line) = source.line_text(range.start.line) else { continue };
         let byte = encoding.byte_from_column(line, range.start.character);
         if let Some(what) = source.implementation_expression_at(range.start.line, byte) {
-            expressions.push((supervisor.display_path(&path), range.start.line + 1, what));
+            let typing = source.value_typing_at(range.start.line, byte);
+            values.push((supervisor.display_path(&path), range.start.line + 1, what, typing));
         }
     }
-    expressions.sort();
-    let expressions: Vec<String> = expressions.into_iter().map(|(file, line, what)| format!("{file}:{line} ({what})")).collect();
-    if expressions.is_empty() && !itself {
+    if values.is_empty() && !itself {
         return None;
     }
+    values.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let name = &resolved.cursor_identifier;
+    let listed = |typing: ValueTyping| -> Vec<String> {
+        values.iter().filter(|value| value.3 == typing).map(|(file, line, what, _)| format!("{file}:{line} ({what})")).collect()
+    };
+    let shown = |items: &[String]| -> String {
+        let head: Vec<&str> = items.iter().take(15).map(String::as_str).collect();
+        format!("{}{}", head.join(", "), if items.len() > 15 { format!(" and {} more", items.len() - 15) } else { String::new() })
+    };
     let mut parts = Vec::new();
     if itself {
-        parts.push(format!("the queried declaration of `{}` itself", resolved.cursor_identifier));
+        parts.push(format!("the queried declaration of `{name}` itself (no implementation of itself)"));
     }
-    if !expressions.is_empty() {
-        let shown: Vec<&str> = expressions.iter().take(15).map(String::as_str).collect();
+    let declared = listed(ValueTyping::Declared);
+    if !declared.is_empty() {
         parts.push(format!(
-            "{} that {} no class, interface or type declaration (by the syntax tree; {} lists such values when their type derives from it): {}{}",
-            crate::render::plural(expressions.len(), "expression"),
-            crate::render::one_or_many(expressions.len(), "is", "are"),
-            server.id(),
-            shown.join(", "),
-            if expressions.len() > 15 { format!(" and {} more", expressions.len() - 15) } else { String::new() }
+            "{} declared with its type or a type built on it (an annotated variable, `satisfies`, a property of such an object): {} {} it, checked by the compiler — {}",
+            crate::render::plural(declared.len(), "value"),
+            crate::render::one_or_many(declared.len(), "it", "they"),
+            crate::render::one_or_many(declared.len(), "implements", "implement"),
+            shown(&declared)
         ));
     }
-    Some(format!(
-        "note: of these locations, {} — they do not implement or extend `{}`; the others are its implementations",
-        parts.join(", and "),
-        resolved.cursor_identifier
-    ))
+    let cast = listed(ValueTyping::Cast);
+    if !cast.is_empty() {
+        parts.push(format!(
+            "{} cast with `as` to a type built on it: {} only {} the type (the compiler does not check that a cast value implements it; {} lists such values) — {}",
+            crate::render::plural(cast.len(), "value"),
+            crate::render::one_or_many(cast.len(), "it", "they"),
+            crate::render::one_or_many(cast.len(), "claims", "claim"),
+            server.id(),
+            shown(&cast)
+        ));
+    }
+    let other = listed(ValueTyping::Unknown);
+    if !other.is_empty() {
+        parts.push(format!(
+            "{} that {} no class, interface or type declaration and whose type the syntax does not show (by the syntax tree; {} relates {} to `{name}` by type) — {}",
+            crate::render::plural(other.len(), "expression"),
+            crate::render::one_or_many(other.len(), "is", "are"),
+            server.id(),
+            crate::render::one_or_many(other.len(), "it", "them"),
+            shown(&other)
+        ));
+    }
+    let declarations = total - values.len() - usize::from(itself);
+    let rest = match declarations {
+        0 => String::new(),
+        count => format!(
+            "; the other {count} {}",
+            crate::render::one_or_many(count, "is a declaration that implements or extends it", "are declarations that implement or extend it")
+        ),
+    };
+    Some(format!("note: of these locations: {}{rest}", parts.join("; ")))
 }
 
 /// When tsserver lists no implementation of a member: the references that assign a function or
@@ -1738,6 +1772,13 @@ fn members_assigned_instead(
     ))
 }
 
+/// For rust-analyzer's implementations of a trait `name`: the `impl … name … for …` lines grep
+/// finds in the project that are not in the answer (rust-analyzer leaves out impls inside
+/// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
+/// for HasRunFinish` in test functions — and impls in code it does not analyze, behind a
+/// `#[cfg]` that is off), and apart from them the lines inside `macro_rules!` bodies (templates
+/// whose expansions are the listed implementations). Empty when every such line is in the
+/// answer, for other servers, or when the answer is empty (not a trait, or nothing known).
 fn rust_impls_not_listed(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
