@@ -399,7 +399,7 @@ pub fn importers_outside_config(definition: &ServerDefinition, workspace_root: &
 
 /// `path` without a TypeScript/JavaScript source or output extension and without a trailing
 /// `/index`: what a module specifier and a file are compared by.
-fn module_key(path: &Path) -> PathBuf {
+pub(crate) fn module_key(path: &Path) -> PathBuf {
     let text = path.to_string_lossy();
     let mut key: &str = &text;
     for extension in [".d.ts", ".d.mts", ".d.cts", ".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs"] {

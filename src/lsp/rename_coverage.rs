@@ -454,6 +454,100 @@ fn documented_declaration(reader: &WorkspaceReader, path: &Path, comment_line: u
     None
 }
 
+/// The modules (as [`crate::lsp::project_scope::module_key`]s) through which `old_name` stays a
+/// public name after the first edit of a TypeScript rename: the files the edit gives an `export {
+/// NEW as OLD }` (tsserver keeps a barrel's public name so), then, repeatedly, the files among
+/// `hits`' that re-export OLD from one of those (`export { OLD } from`, `export * from`).
+fn modules_keeping_public_name(
+    reader: &WorkspaceReader,
+    edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>,
+    hits: &[WordHit],
+    old_name: &str,
+    new_name: &str,
+) -> HashSet<PathBuf> {
+    let kept = format!("{new_name} as {old_name}");
+    let mut modules: HashSet<PathBuf> = edits
+        .iter()
+        .filter(|(_, list)| list.iter().any(|edit| edit.new_text == kept))
+        .map(|(path, _)| crate::lsp::project_scope::module_key(path))
+        .collect();
+    if modules.is_empty() {
+        return modules;
+    }
+    let mut files: Vec<&PathBuf> = hits.iter().map(|hit| &hit.path).collect();
+    files.sort();
+    files.dedup();
+    for _ in 0..8 {
+        let mut grew = false;
+        for file in &files {
+            let key = crate::lsp::project_scope::module_key(file);
+            if modules.contains(&key) {
+                continue;
+            }
+            if imports_name_from(reader, file, old_name, &modules) == Some(true) {
+                modules.insert(key);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    modules
+}
+
+/// Whether the TypeScript/JavaScript file `path` imports or re-exports `name` (by name, or
+/// through `import * as ns` / `export *`) from one of `modules` by a relative specifier:
+/// `Some(true)` when a re-export (`export … from`) does, `Some(false)` for an import, `None`
+/// when neither (or the file is no TypeScript/JavaScript).
+fn imports_name_from(reader: &WorkspaceReader, path: &Path, name: &str, modules: &HashSet<PathBuf>) -> Option<bool> {
+    let extension = path.extension().and_then(|ext| ext.to_str())?;
+    if !matches!(extension, "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs") {
+        return None;
+    }
+    let text = reader.read_to_string(path).ok()?;
+    let directory = path.parent()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found: Option<bool> = None;
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index].trim_start();
+        index += 1;
+        let reexport = line.starts_with("export");
+        if !(line.starts_with("import") || reexport) {
+            continue;
+        }
+        // The statement up to its `from '…'` (at most 40 lines).
+        let mut statement = line.to_owned();
+        let mut taken = 0;
+        while !statement.contains(" from ") && !statement.contains('}') && index < lines.len() && taken < 40 {
+            statement.push(' ');
+            statement.push_str(lines[index].trim());
+            index += 1;
+            taken += 1;
+        }
+        let Some(at) = statement.rfind(" from ") else { continue };
+        let after = statement[at + 6..].trim_start();
+        let Some(quote) = after.chars().next().filter(|quote| matches!(quote, '"' | '\'')) else { continue };
+        let Some(end) = after[1..].find(quote) else { continue };
+        let specifier = &after[1..1 + end];
+        if !specifier.starts_with('.') {
+            continue;
+        }
+        let key = crate::lsp::project_scope::module_key(&crate::files::path::lexically_normal(&directory.join(specifier)));
+        if !modules.contains(&key) {
+            continue;
+        }
+        let head = &statement[..at];
+        let names_it = !word_positions(head, name).is_empty()
+            || (head.contains('*') && (reexport || !word_positions(&text, name).is_empty()));
+        if names_it {
+            found = Some(found.unwrap_or(false) || reexport);
+        }
+    }
+    found
+}
+
 fn range_of(edit: &lsp_types::TextEdit) -> (u32, u32, u32, u32) {
     let range = &edit.range;
     (range.start.line, range.start.character, range.end.line, range.end.character)
@@ -585,6 +679,8 @@ pub fn complete_rename(
     let mut conflicts = 0usize;
     let pending: Vec<WordHit> = grep.hits.iter().filter(|hit| !is_covered(&edits, hit)).cloned().collect();
     let first_uncovered = pending.len();
+    // The modules through which OLD stays public (computed at the first occurrence that needs it).
+    let mut kept_alias_modules: Option<HashSet<PathBuf>> = None;
     let mut index = 0;
     while index < pending.len() {
         let hit = pending[index].clone();
@@ -609,6 +705,18 @@ pub fn complete_rename(
         }
         if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line)) {
             outside_local_scope.push((hit.path.clone(), hit.line));
+            continue;
+        }
+        // A TypeScript file that imports or re-exports OLD from a module where the first edit
+        // kept OLD as a public name (`export { NEW as OLD }`), directly or through barrels that
+        // re-export it from there: its uses are meant to keep OLD. Asking the server to rename
+        // again from them aliased the imports back (`OLD as NEW`) and renamed a second barrel's
+        // public name (trial32 F2: trpc's `getErrorShape`, `@trpc/server/shared`).
+        if kept_alias_modules.is_none() {
+            kept_alias_modules = Some(modules_keeping_public_name(&reader, &edits, &grep.hits, old_name, new_name));
+        }
+        if kept_alias_modules.as_ref().is_some_and(|modules| !modules.is_empty() && imports_name_from(&reader, &hit.path, old_name, modules).is_some()) {
+            kept_by_export_alias.push(hit);
             continue;
         }
         let (start, _) = columns(&hit);

@@ -45,3 +45,59 @@ fn values_declared_with_a_type_are_its_implementations_and_a_cast_value_only_cla
     }
     assert!(text.contains("src/contentType.ts:6:"), "tsserver no longer lists the annotated object: is the fixture still F1's?\n{text}");
 }
+
+/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir`: its error lines.
+fn tsc_errors(dir: &std::path::Path) -> Vec<String> {
+    let output = std::process::Command::new("tsc")
+        .args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"])
+        .current_dir(dir)
+        .output()
+        .expect("run tsc");
+    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
+}
+
+/// F2: a rename at the declaration of a function a barrel re-exports. tsserver keeps the barrel's
+/// public name (`export { NEW as OLD }`) and leaves its importers alone; the grep cross-check took
+/// those importers for missed references and renamed again from them, which aliased their imports
+/// back (`OLD as NEW`) and renamed a second barrel's public name — reported "N of N renamed".
+/// Now the importers through the kept name (and through a barrel re-exporting it) keep OLD, are
+/// listed as such, and no `OLD as NEW` alias is written.
+#[test]
+fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases() {
+    let test = "lsp_trial32::importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"trpclike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/core/error.ts", "export function getErrorShape(cause: unknown): string {\n  return String(cause);\n}\n"),
+        ("src/core/user.ts", "import { getErrorShape } from './error';\n\nexport const direct = getErrorShape(1);\n"),
+        ("src/index.ts", "export {\n  getErrorShape,\n} from './core/error';\n"),
+        ("src/shared.ts", "export { getErrorShape } from './index';\n"),
+        ("src/adapters/ws.ts", "import { getErrorShape } from '../index';\n\nexport const shape = getErrorShape(2);\n"),
+        ("src/adapters/legacy.ts", "import { getErrorShape } from '../shared';\n\nexport const old = getErrorShape(3);\n"),
+    ]);
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/core/error.ts", "line": 1, "symbol": "getErrorShape", "new_name": "buildErrorShape"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let read = |file: &str| std::fs::read_to_string(dir.path().join(file)).unwrap();
+    assert!(read("src/core/error.ts").contains("export function buildErrorShape("), "{text}");
+    assert!(read("src/core/user.ts").contains("buildErrorShape(1)"), "the direct importer is renamed:\n{text}");
+    for file in ["src/adapters/ws.ts", "src/shared.ts", "src/adapters/legacy.ts"] {
+        let content = read(file);
+        assert!(!content.contains("as buildErrorShape"), "{file} got an alias back to the new name:\n{content}\n{text}");
+    }
+    // tsserver kept the barrel's public name: its importers keep it, and are said to.
+    assert!(read("src/index.ts").contains("buildErrorShape as getErrorShape"), "{text}");
+    assert!(read("src/adapters/ws.ts").contains("getErrorShape(2)"), "{text}");
+    assert!(text.contains("through a re-export whose public name the server kept as `getErrorShape`"), "{text}");
+    assert!(text.contains("src/adapters/ws.ts:3:") && text.contains("src/shared.ts:1:"), "{text}");
+    assert!(tsc_errors(dir.path()).is_empty(), "{:?}\n{text}", tsc_errors(dir.path()));
+}
