@@ -1200,11 +1200,22 @@ fn alias_headline(aliases: &crate::lsp::call_aliases::AliasWalk) -> String {
     }
     let calls = aliases.call_count();
     let unfollowed = aliases.aliases.iter().filter(|alias| alias.not_followed.is_some()).count();
-    let mut text = format!(
-        " — and {} through {} bound to it, which this call hierarchy leaves out (listed below)",
-        plural(calls, "call site"),
-        plural(aliases.aliases.len(), "other name")
-    );
+    let already_listed: usize = aliases.aliases.iter().map(|alias| alias.already_listed).sum();
+    // No further call: the names were followed and their calls, if any, are the listed ones
+    // (trial32 M1: "0 call sites … which this call hierarchy leaves out" beside the listed call).
+    let mut text = if calls == 0 {
+        format!(
+            " — {} bound to it followed too: {} (listed below)",
+            plural(aliases.aliases.len(), "other name"),
+            if already_listed > 0 { "the calls through them are among those listed" } else { "no call through them" }
+        )
+    } else {
+        format!(
+            " — and {} through {} bound to it, which this call hierarchy leaves out (listed below)",
+            plural(calls, "call site"),
+            plural(aliases.aliases.len(), "other name")
+        )
+    };
     if unfollowed > 0 {
         text.push_str(&format!("; {unfollowed} of those names not followed, so more calls may reach it"));
     }

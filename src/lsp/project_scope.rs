@@ -222,6 +222,8 @@ pub struct FilesOutsideConfig {
     pub truncated: bool,
     /// The config (`tsconfig.json` or `jsconfig.json`).
     pub config_name: &'static str,
+    /// JavaScript files count too (`allowJs`, or a `jsconfig.json`); else only TypeScript ones.
+    pub javascript_counted: bool,
 }
 
 /// Files walked per root by [`files_outside_config`].
@@ -237,7 +239,8 @@ pub const OUTSIDE_CONFIG_WALK_CAP: usize = 20_000;
 /// no symlink followed.
 pub fn files_outside_config(definition: &ServerDefinition, workspace_root: &Path, root: &Path) -> Option<FilesOutsideConfig> {
     let (config_name, scope) = restricting_config(definition, root)?;
-    let mut found = FilesOutsideConfig { count: 0, examples: Vec::new(), truncated: false, config_name };
+    let javascript_counted = scope.excluded_extensions.is_empty();
+    let mut found = FilesOutsideConfig { count: 0, examples: Vec::new(), truncated: false, config_name, javascript_counted };
     found.truncated = !for_each_file_outside_config(definition, workspace_root, root, &scope, |path, _| {
         found.count += 1;
         if found.examples.len() < 3 {
@@ -347,8 +350,20 @@ pub fn word_outside_config_sentence(
     let (occurrences, files) = word_outside_config(definition, workspace_root, root, word, known)?;
     let config = ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| root.join(name).is_file()).unwrap_or("tsconfig.json");
     let shown: Vec<String> = files.iter().take(5).map(|path| display(path)).collect();
+    // Declaration files only: build output, which the build regenerates; else a rename's reader
+    // is warned about tests (trial32 M2: the warning about tests was given for `dist/*.d.ts` and
+    // on a references answer, where no name changes).
+    let built = files.iter().all(|path| {
+        let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        name.ends_with(".d.ts") || name.ends_with(".d.mts") || name.ends_with(".d.cts")
+    });
+    let advice = match (built, what) {
+        (true, _) => "declaration files only (build output, which the build regenerates from the sources)",
+        (false, "renamed") => "read them (tests among them fail if they use the old name)",
+        (false, _) => "read them",
+    };
     Some(format!(
-        "{} of `{word}` in {} outside {config}'s files/include/exclude ({}{}) are NOT {what}: {} knows only the projects of open files, and tsc compiles none of them — read them (tests among them fail if they use the old name)",
+        "{} of `{word}` in {} outside {config}'s files/include/exclude ({}{}) are NOT {what}: {} knows only the projects of open files, and tsc compiles none of them — {advice}",
         crate::render::plural(occurrences, "whole-word occurrence"),
         crate::render::plural(files.len(), "file"),
         shown.join(", "),
@@ -465,7 +480,9 @@ impl FilesOutsideConfig {
         format!(
             "{}{} under {root_display} {} outside {}'s files/include/exclude (e.g. {})",
             if self.truncated { "at least " } else { "" },
-            crate::render::plural(self.count, "TypeScript/JavaScript file"),
+            // Without allowJs the JavaScript files are no part of any program and not counted
+            // (trial32 M3: "97 TypeScript/JavaScript files" were 97 TypeScript files).
+            crate::render::plural(self.count, if self.javascript_counted { "TypeScript/JavaScript file" } else { "TypeScript file" }),
             crate::render::one_or_many(self.count, "is", "are"),
             self.config_name,
             examples.join(", ")

@@ -124,13 +124,13 @@ fn files_outside_the_tsconfig_are_said_on_symbols_and_the_project_check() {
     let run = support::lsp_run_allowing_writes(dir.path());
     let symbols = run.call(Caller::Readonly, "lsp", json!({"op": "symbols", "query": "Widget"})).joined_text();
     // src/bench/run.ts and v4/widget.ts; tools/build.js is no part of a program without allowJs.
-    assert!(symbols.contains("2 TypeScript/JavaScript files under . are outside tsconfig.json's files/include/exclude"), "{symbols}");
+    assert!(symbols.contains("2 TypeScript files under . are outside tsconfig.json's files/include/exclude"), "{symbols}");
     assert!(symbols.contains("so this answer depends on what was opened before"), "{symbols}");
     let check = run.call(Caller::Readonly, "lsp", json!({"op": "diagnostics", "file": "*"})).joined_text();
     assert!(check.contains("project check: 0 errors"), "{check}");
     let line = check
         .lines()
-        .find(|line| line.contains("NOT checked: 2 TypeScript/JavaScript files under . are outside tsconfig.json's files/include/exclude"))
+        .find(|line| line.contains("NOT checked: 2 TypeScript files under . are outside tsconfig.json's files/include/exclude"))
         .unwrap_or_else(|| panic!("{check}"));
     assert!(line.contains("src/bench/run.ts") && line.contains("v4/widget.ts") && line.contains("not in the counts"), "{line}");
 }
