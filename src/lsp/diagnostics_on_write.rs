@@ -2579,22 +2579,9 @@ fn rank_by_rare_changed_names(users: &mut [(PathBuf, Vec<bool>)]) {
 pub(crate) fn changed_python_names(old: &str, new: &str) -> Option<Vec<String>> {
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
-    let mut names: Vec<String> = Vec::new();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
-        let (tag, old_range, new_range) = op.as_tag_tuple();
-        if tag == similar::DiffTag::Equal {
-            continue;
-        }
-        for (lines, range) in [(&old_lines, old_range), (&new_lines, new_range)] {
-            for index in range {
-                for name in python_names_around(lines, index)? {
-                    if !names.contains(&name) {
-                        names.push(name);
-                    }
-                }
-            }
-        }
-    }
+    let mut names = names_around_changed_lines(&old_lines, &new_lines, |new_side, index| {
+        python_names_around(if new_side { &new_lines } else { &old_lines }, index)
+    })?;
     // Aliases of changed names, and aliases of those, at module level.
     let assignments: Vec<(String, &str)> = new_lines
         .iter()
@@ -3003,15 +2990,28 @@ pub(crate) fn changed_typescript_names(path: &Path, old: &str, new: &str) -> Opt
     let new_parsed = crate::lsp::syntax::ParsedSource::parse(path, new)?;
     let old_lines: Vec<&str> = old.lines().collect();
     let new_lines: Vec<&str> = new.lines().collect();
+    names_around_changed_lines(&old_lines, &new_lines, |new_side, index| {
+        (if new_side { &new_parsed } else { &old_parsed }).typescript_declaration_names_around(index as u32)
+    })
+}
+
+/// The names `names_around(new_side, index)` gives for every changed line of a line diff of
+/// `old_lines` and `new_lines` (0-based `index` into the old text, `new_side` false, or the new
+/// one), each once, in order; `None` as soon as it gives `None` for one.
+fn names_around_changed_lines(
+    old_lines: &[&str],
+    new_lines: &[&str],
+    mut names_around: impl FnMut(bool, usize) -> Option<Vec<String>>,
+) -> Option<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, old_lines, new_lines) {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
             continue;
         }
-        for (parsed, range) in [(&old_parsed, old_range), (&new_parsed, new_range)] {
+        for (new_side, range) in [(false, old_range), (true, new_range)] {
             for index in range {
-                for name in parsed.typescript_declaration_names_around(index as u32)? {
+                for name in names_around(new_side, index)? {
                     if !names.contains(&name) {
                         names.push(name);
                     }

@@ -1039,6 +1039,18 @@ impl ParsedSource {
 }
 
 impl ParsedSource {
+    /// The smallest syntax node at 0-based `line0`, byte column `byte_column` of a
+    /// TypeScript/JavaScript file; `None` for other grammars or past the end.
+    fn typescript_node_at(&self, line0: u32, byte_column: usize) -> Option<tree_sitter::Node<'_>> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let at = self.byte_offset(line0, byte_column)?;
+        self.root.root().get_inner_node().descendant_for_byte_range(at, at)
+    }
+}
+
+impl ParsedSource {
     /// For a TypeScript/JavaScript `implementation` location starting at 0-based `line0`, byte
     /// column `byte_column`: what stands there when it is no class, interface, type, enum,
     /// function or method declaration — `arrow function`, `function expression`, `object
@@ -1047,11 +1059,7 @@ impl ParsedSource {
     /// to one of its members' types (zod 3.25.76: 5 arrow functions of the `coerce` object among
     /// `ZodType`'s 42 "implementations", trial30 F1).
     pub fn implementation_expression_at(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
-        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
-            return None;
-        }
-        let start = self.byte_offset(line0, byte_column)?;
-        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(start, start)?;
+        let mut node = self.typescript_node_at(line0, byte_column)?;
         loop {
             match node.kind() {
                 "class_declaration"
@@ -1224,15 +1232,12 @@ impl ParsedSource {
     /// For a TypeScript/JavaScript string at 0-based `line0`, byte column `byte_column`: what
     /// the string is used as when it names a property — `indexed-access type key`
     /// (`T["_def"]["unknownKeys"]`), `element-access key` (`obj["name"]`), `object key` (`{
-    /// "name": … }`), `keyof-constrained argument` is not told — else `None`. A rename of the
+    /// "name": … }`), `property name` (a quoted member name) — else `None` (a string passed
+    /// where a `keyof` type is expected is not told apart). A rename of the
     /// property leaves such keys to the agent; on an `any` base no compiler error ever flags
     /// one left (trial30 M10: zod's `DeepPartial` after renaming `unknownKeys`).
     pub fn string_property_key_role(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
-        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
-            return None;
-        }
-        let at = self.byte_offset(line0, byte_column)?;
-        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(at, at)?;
+        let mut node = self.typescript_node_at(line0, byte_column)?;
         while !matches!(node.kind(), "string" | "template_string") {
             node = node.parent()?;
         }
@@ -1280,8 +1285,7 @@ impl ParsedSource {
     /// `Router.createCaller`; zod's `string: ((arg) => …) as (typeof ZodString)["create"]` only
     /// claims the type (trial32 F1, F3; trial30 F1).
     pub fn value_typing_at(&self, line0: u32, byte_column: usize) -> ValueTyping {
-        let Some(start) = self.byte_offset(line0, byte_column) else { return ValueTyping::Unknown };
-        let Some(mut node) = self.root.root().get_inner_node().descendant_for_byte_range(start, start) else { return ValueTyping::Unknown };
+        let Some(mut node) = self.typescript_node_at(line0, byte_column) else { return ValueTyping::Unknown };
         loop {
             match node.kind() {
                 "as_expression" | "type_assertion" => return ValueTyping::Cast,
