@@ -3839,6 +3839,47 @@ fn tsserver_state(server: &LanguageServer, path: &Path, end: Instant, reuse: boo
     state
 }
 
+/// [`tsserver_diagnostics`], asked again (every 300 ms, until `end`) while one of them is a
+/// TS2307 "Cannot find module './x'" whose relative module exists on disk: tsserver learns of a
+/// created file from its own file watchers, later than the tools' event under load (a module
+/// deleted and re-created by hand read "Cannot find module" after it was back). The note, when
+/// such an error stays, names it as probably stale.
+pub(crate) fn tsserver_diagnostics_settled(server: &LanguageServer, path: &Path, end: Instant) -> Result<(Vec<Diagnostic>, Option<String>), String> {
+    loop {
+        let diagnostics = tsserver_diagnostics(server, path, end)?;
+        let stale: Vec<String> = diagnostics.iter().filter_map(|diagnostic| missing_module_that_exists(path, diagnostic)).collect();
+        if stale.is_empty() {
+            return Ok((diagnostics, None));
+        }
+        if Instant::now() + Duration::from_millis(300) >= end {
+            let note = format!(
+                "note: {} says it cannot find {}, which {} on disk: {} has probably not noticed {} creation yet (its file watchers lag under load); ask again in a moment",
+                server.id(),
+                stale.join(", "),
+                crate::render::one_or_many(stale.len(), "exists", "exist"),
+                server.id(),
+                crate::render::one_or_many(stale.len(), "its", "their"),
+            );
+            return Ok((diagnostics, Some(note)));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// For a TS2307 diagnostic of `path` naming a relative module (`Cannot find module './helper'
+/// …`) that resolves to an existing source file: the module as quoted; else `None`.
+fn missing_module_that_exists(path: &Path, diagnostic: &Diagnostic) -> Option<String> {
+    if diagnostic.code != Some(lsp_types::NumberOrString::Number(2307)) {
+        return None;
+    }
+    let quoted = diagnostic.message.split('\'').nth(1)?;
+    if !quoted.starts_with('.') {
+        return None;
+    }
+    let target = crate::files::path::lexically_normal(&path.parent()?.join(quoted));
+    crate::lsp::rename_public_typescript::resolve_module(&target).map(|_| format!("'{quoted}'"))
+}
+
 /// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic`s.
 pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
     let started = Instant::now();
@@ -5359,6 +5400,27 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_module_error_is_stale_when_the_module_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/helper.ts"), "export const x = 1;\n").unwrap();
+        let diagnostic = |code: i32, message: &str| Diagnostic {
+            code: Some(lsp_types::NumberOrString::Number(code)),
+            message: message.to_owned(),
+            ..Diagnostic::default()
+        };
+        let importer = root.join("src/a.ts");
+        let exists = diagnostic(2307, "Cannot find module './helper' or its corresponding type declarations.");
+        assert_eq!(missing_module_that_exists(&importer, &exists).as_deref(), Some("'./helper'"));
+        let missing = diagnostic(2307, "Cannot find module './gone' or its corresponding type declarations.");
+        assert_eq!(missing_module_that_exists(&importer, &missing), None);
+        let package = diagnostic(2307, "Cannot find module 'vitest' or its corresponding type declarations.");
+        assert_eq!(missing_module_that_exists(&importer, &package), None);
+        assert_eq!(missing_module_that_exists(&importer, &diagnostic(2322, "Cannot find module './helper'")), None);
+    }
 
     fn record(line: u32, message: &str) -> DiagnosticRecord {
         DiagnosticRecord {

@@ -193,7 +193,7 @@ fn source_of_target(package_dir: &Path, target: &str) -> Option<PathBuf> {
 /// The TypeScript source file a module path (a specifier joined to its directory, or an entry
 /// target) names: with `.js`/`.mjs`/`.cjs`/`.d.ts` swapped for a source extension, with one
 /// added, or its `index`.
-fn resolve_module(path: &Path) -> Option<PathBuf> {
+pub(crate) fn resolve_module(path: &Path) -> Option<PathBuf> {
     let text = path.to_string_lossy();
     let mut stem: &str = &text;
     for extension in [".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"] {

@@ -2693,8 +2693,11 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     // requests answer after every change it was sent, and are the answer.
     let by_requests = server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests;
     let pulled = if by_requests {
-        match crate::lsp::diagnostics_on_write::tsserver_diagnostics(server, &path, publish_wait_end) {
-            Ok(diagnostics) => Some(diagnostics),
+        match crate::lsp::diagnostics_on_write::tsserver_diagnostics_settled(server, &path, publish_wait_end) {
+            Ok((diagnostics, stale_note)) => {
+                notes.extend(stale_note);
+                Some(diagnostics)
+            }
             Err(message) => {
                 notes.push(format!("note: tsserver diagnostics request failed: {message}"));
                 None
