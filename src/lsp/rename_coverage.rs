@@ -671,6 +671,7 @@ pub fn complete_rename(
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut kept_by_export_alias: Vec<WordHit> = Vec::new();
+    let mut kept_local_bindings: Vec<WordHit> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
     let mut in_text: Vec<(WordHit, OccurrenceKind)> = Vec::new();
@@ -729,6 +730,20 @@ pub fn complete_rename(
             elsewhere.push((hit, first));
             continue;
         }
+        // A use of a local variable that destructures the renamed property: the first edit wrote
+        // `{ NEW: OLD }` to keep the local name, and the use names the variable (trial33 F2:
+        // table-core's `const { index: pageIndex } = …` then `pageIndex < pageCount`, said to go
+        // "through a re-export whose public name the server kept").
+        let kept_local = format!("{new_name}: {old_name}");
+        let local_binding = targets.iter().any(|(path, target_line, target_char)| {
+            edits.get(path).is_some_and(|list| {
+                list.iter().any(|edit| edit.new_text == kept_local && covers(range_of(edit), *target_line, *target_char, *target_char + 1))
+            })
+        });
+        if local_binding {
+            kept_local_bindings.push(hit);
+            continue;
+        }
         // A missed reference: ask the server again from here, else edit it ourselves.
         if extra_renames.len() < MAX_EXTRA_RENAMES {
             let params = lsp_types::RenameParams {
@@ -782,6 +797,7 @@ pub fn complete_rename(
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
     declaration_kept.retain(|hit| !is_covered(&edits, hit));
     kept_by_export_alias.retain(|hit| !is_covered(&edits, hit));
+    kept_local_bindings.retain(|hit| !is_covered(&edits, hit));
     for hit in dunder_all_pending {
         let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
         if binding_renamed {
@@ -1192,6 +1208,14 @@ pub fn complete_rename(
             if kept_by_export_alias.len() == 1 { "keeps" } else { "keep" }
         ));
         let lines = one_per_line(kept_by_export_alias.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !kept_local_bindings.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} of local variables named `{old_name}` that destructure the renamed property (the server wrote `{{ {new_name}: {old_name} }}` to keep their name): they name the variable, not the property — rename the variables too if their name should follow:",
+            crate::render::plural(kept_local_bindings.len(), "use")
+        ));
+        let lines = one_per_line(kept_local_bindings.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !unchecked.is_empty() {

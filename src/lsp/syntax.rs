@@ -1098,6 +1098,7 @@ impl ParsedSource {
                 "arrow_function" => return Some("arrow function"),
                 "function_expression" | "function" | "generator_function" => return Some("function expression"),
                 "object" => return Some("object literal"),
+                "array" => return Some("array literal"),
                 "call_expression" | "new_expression" => return Some("call"),
                 _ => {}
             }
@@ -1272,6 +1273,9 @@ pub enum ValueTyping {
     /// Declared with the type (an annotated variable, a `satisfies`, a property of such an
     /// object, a class field with a type): the compiler checks it implements the type.
     Declared,
+    /// A container typed with it (`const rows: Row[] = []`, `{} as Record<string, Row>`): an
+    /// array, record, map or set of such values, not one (trial33 F1).
+    Container,
     /// Neither is seen (a call's argument, a returned value).
     Unknown,
 }
@@ -1286,22 +1290,64 @@ impl ParsedSource {
     /// claims the type (trial32 F1, F3; trial30 F1).
     pub fn value_typing_at(&self, line0: u32, byte_column: usize) -> ValueTyping {
         let Some(mut node) = self.typescript_node_at(line0, byte_column) else { return ValueTyping::Unknown };
+        // The location's own expression: a container typed with the type is asked about only
+        // when the location is the container itself, not an element of it.
+        let mut from: Option<tree_sitter::Node<'_>> = None;
+        let mut nested = false;
         loop {
             match node.kind() {
-                "as_expression" | "type_assertion" => return ValueTyping::Cast,
+                "as_expression" | "type_assertion" => {
+                    let cast_to = node.named_child(node.named_child_count().saturating_sub(1) as u32);
+                    return match cast_to {
+                        Some(cast_to) if !nested && self.is_container_type(cast_to) => ValueTyping::Container,
+                        _ => ValueTyping::Cast,
+                    };
+                }
                 "satisfies_expression" => return ValueTyping::Declared,
                 "variable_declarator" | "public_field_definition" | "required_parameter" | "optional_parameter" => {
-                    return if node.child_by_field_name("type").is_some() { ValueTyping::Declared } else { ValueTyping::Unknown };
+                    let Some(annotation) = node.child_by_field_name("type") else { return ValueTyping::Unknown };
+                    let declared = annotation.named_child(0).unwrap_or(annotation);
+                    let initializer = from.is_some_and(|from| node.child_by_field_name("value").is_some_and(|value| value.id() == from.id()));
+                    return if (initializer || from.is_none()) && !nested && self.is_container_type(declared) {
+                        ValueTyping::Container
+                    } else {
+                        ValueTyping::Declared
+                    };
                 }
                 "expression_statement" | "return_statement" | "arguments" | "program" | "statement_block" | "class_body" => {
                     return ValueTyping::Unknown;
                 }
+                // An element of an array literal or a property value of an object literal is a
+                // value of the element type, not the container.
+                "array" if from.is_some_and(|from| from.is_named()) => nested = true,
+                "pair" if from.is_some_and(|from| node.child_by_field_name("value").is_some_and(|value| value.id() == from.id())) => {
+                    nested = true
+                }
                 _ => {}
             }
+            from = Some(node);
             match node.parent() {
                 Some(parent) => node = parent,
                 None => return ValueTyping::Unknown,
             }
+        }
+    }
+
+    /// Whether a TypeScript type node is a container of values: an array or tuple type, or
+    /// `Array`, `ReadonlyArray`, `Record`, `Map`, `ReadonlyMap`, `Set`, `ReadonlySet`,
+    /// `WeakMap`, `WeakSet`, `Promise`, `Iterable` of something.
+    fn is_container_type(&self, node: tree_sitter::Node<'_>) -> bool {
+        match node.kind() {
+            "array_type" | "tuple_type" => true,
+            "readonly_type" => node.named_child(0).is_some_and(|inner| self.is_container_type(inner)),
+            "generic_type" => node.child_by_field_name("name").or_else(|| node.named_child(0)).is_some_and(|name| {
+                let text = self.source.get(name.start_byte()..name.end_byte()).unwrap_or("");
+                matches!(
+                    text,
+                    "Array" | "ReadonlyArray" | "Record" | "Map" | "ReadonlyMap" | "Set" | "ReadonlySet" | "WeakMap" | "WeakSet" | "Promise" | "Iterable"
+                )
+            }),
+            _ => false,
         }
     }
 }
@@ -1418,6 +1464,14 @@ mod tests {
         assert_eq!(parsed.value_typing_at(6, 18), ValueTyping::Declared, "satisfies");
         assert_eq!(parsed.value_typing_at(7, 11), ValueTyping::Unknown, "a call's argument");
         assert_eq!(parsed.value_typing_at(8, 28), ValueTyping::Declared, "an annotated class field");
+        let containers = "const rows: Row<TData>[] = [];\nconst byId: Record<string, Row<TData>> = {};\nconst cast = [] as Row<TData>[];\nconst one: Row[] = [{ id: 1 }];\nconst m: Record<string, Row> = { a: { id: 1 } };\n";
+        let parsed = ParsedSource::parse(Path::new("rows.ts"), containers).expect("parsed");
+        assert_eq!(parsed.value_typing_at(0, 27), ValueTyping::Container, "an array of rows is no row");
+        assert_eq!(parsed.implementation_expression_at(0, 27), Some("array literal"));
+        assert_eq!(parsed.value_typing_at(1, 42), ValueTyping::Container, "a record of rows");
+        assert_eq!(parsed.value_typing_at(2, 13), ValueTyping::Container, "cast to an array");
+        assert_eq!(parsed.value_typing_at(3, 20), ValueTyping::Declared, "an element of a typed array is a row");
+        assert_eq!(parsed.value_typing_at(4, 38), ValueTyping::Declared, "a value of a typed record is a row");
     }
 
     #[test]

@@ -650,6 +650,12 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
             if location_ranges(locations.clone()).is_empty() {
                 notes.extend(members_assigned_instead(supervisor, server, &path, &resolved, request_deadline));
+                if server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
+                    let casts = cast_constructions(supervisor, server, &resolved.cursor_identifier);
+                    if let Some(casts) = casts.strip_prefix("; ") {
+                        notes.push(format!("note: {} lists no implementation; {casts}", server.id()));
+                    }
+                }
             }
         }
     }
@@ -1694,6 +1700,14 @@ fn implementations_that_are_expressions(
             shown(&cast)
         ));
     }
+    let containers = listed(ValueTyping::Container);
+    if !containers.is_empty() {
+        parts.push(format!(
+            "{} typed as an array, record, map or set of `{name}` (`const rows: {name}[] = []`), which hold values of it and are none: no implementation — {}",
+            crate::render::plural(containers.len(), "container"),
+            shown(&containers)
+        ));
+    }
     let other = listed(ValueTyping::Unknown);
     if !other.is_empty() {
         parts.push(format!(
@@ -1713,7 +1727,52 @@ fn implementations_that_are_expressions(
             crate::render::one_or_many(count, "is a declaration that implements or extends it", "are declarations that implement or extend it")
         ),
     };
-    Some(format!("note: of these locations: {}{rest}", parts.join("; ")))
+    // Nothing listed implements it: where its values are made by a cast, which tsserver does not
+    // list (trial33 F1, M3: table-core's rows come from `return row as Row<TData>` in createRow).
+    let casts = if declarations == 0 && declared.is_empty() { cast_constructions(supervisor, server, name) } else { String::new() };
+    Some(format!("note: of these locations: {}{rest}{casts}", parts.join("; ")))
+}
+
+/// `; values of it are made by a cast …: file:line (`text`), …` — the lines of the project's
+/// TypeScript files (the server's walk scope) that cast to `name` (`x as Name<…>`, `as unknown as
+/// Name`), at most 5 shown; empty when none.
+fn cast_constructions(supervisor: &LspSupervisor, server: &LanguageServer, name: &str) -> String {
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
+    let casts: Vec<String> = grep
+        .hits
+        .iter()
+        .filter(|hit| {
+            let before = hit.line_text[..hit.byte_start.min(hit.line_text.len())].trim_end();
+            let casts = before.strip_suffix("as").is_some_and(|rest| rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)));
+            // `as Row<TData>[]` makes an array of them, not one.
+            let mut after = hit.line_text.get(hit.byte_start + name.len()..).unwrap_or("");
+            if after.starts_with('<') {
+                let mut depth = 0usize;
+                let end = after.char_indices().find_map(|(at, c)| {
+                    match c {
+                        '<' => depth += 1,
+                        '>' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    (depth == 0).then_some(at + 1)
+                });
+                after = end.map_or("", |end| &after[end..]);
+            }
+            casts && !after.starts_with('[')
+        })
+        .map(|hit| format!("{}:{} (`{}`)", supervisor.display_path(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 80)))
+        .collect();
+    if casts.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = casts.iter().take(5).map(String::as_str).collect();
+    format!(
+        "; values of `{name}` are made by {} to it, which {} does not list as implementations: {}{}",
+        crate::render::plural(casts.len(), "cast"),
+        server.id(),
+        shown.join(", "),
+        if casts.len() > shown.len() { format!(" and {} more", casts.len() - shown.len()) } else { String::new() }
+    )
 }
 
 /// When tsserver lists no implementation of a member: the references that assign a function or
