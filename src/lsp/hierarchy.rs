@@ -1403,7 +1403,22 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         } else {
             "type hierarchy item (class, struct or interface)"
         };
-        return Ok((query.empty_answer(what, &format!("nothing for {}", dir.prepare)), Vec::new(), None));
+        let mut text = query.empty_answer(what, &format!("nothing for {}", dir.prepare));
+        // A function stored in a property or variable (`getColumn: columnId => …`,
+        // `createRow?: (row, table) => void`) is no call hierarchy item for tsserver: its uses
+        // are still its references (trial33 M7).
+        if dir.call_field.is_some() {
+            let request = serde_json::json!({
+                "op": "references",
+                "file": supervisor.display_path(&query.path),
+                "line": query.resolved.line,
+                "symbol": query.resolved.cursor_identifier,
+            });
+            text.push_str(&format!(
+                "; a function held by a property or variable (an arrow function, a method signature) is no call hierarchy item for {server_id}: its calls are among its references — call lsp with {request}"
+            ));
+        }
+        return Ok((text, Vec::new(), None));
     }
     let mut cache = SourceCache::new(supervisor);
     let mut site_source: HashMap<String, Option<Vec<String>>> = HashMap::new();

@@ -78,3 +78,29 @@ fn uses_of_a_local_that_destructures_a_renamed_property_are_said_to_name_the_loc
     let said = text.lines().position(|line| line.contains("left unrenamed, rightly: 1 use of local variables named `pageIndex`")).unwrap_or_else(|| panic!("{text}"));
     assert!(text.lines().nth(said + 1).is_some_and(|line| line.contains("src/pages.ts:5:")), "{text}");
 }
+
+/// M7: `incoming_calls` on an arrow function held by an object property has no call hierarchy
+/// item; the answer now names the references request that lists its uses, and that request does.
+#[test]
+fn incoming_calls_on_a_function_held_by_a_property_points_to_its_references() {
+    let test = "lsp_trial33::incoming_calls_on_a_function_held_by_a_property_points_to_its_references";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"tablelike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        (
+            "src/table.ts",
+            "export const table = {\n  getColumn: (columnId: string) => {\n    return columnId.length;\n  },\n};\n\nexport const width = table.getColumn('a') + table.getColumn('b');\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "incoming_calls", "file": "src/table.ts", "line": 2, "symbol": "getColumn"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("no call hierarchy item"), "tsserver now makes it an item: is the fixture still M7's?\n{text}");
+    assert!(text.contains(r#"call lsp with {"file":"src/table.ts","line":2,"op":"references","symbol":"getColumn"}"#), "{text}");
+    let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/table.ts", "line": 2, "symbol": "getColumn"}));
+    assert!(references.joined_text().contains("  7: export const width = table.getColumn('a')"), "{}", references.joined_text());
+}
