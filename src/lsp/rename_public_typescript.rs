@@ -43,9 +43,9 @@ pub(crate) fn typescript_public_api_notes(
     old_name: &str,
     new_name: &str,
 ) -> Vec<String> {
-    let Some((index, kind)) = changed.iter().find_map(|&index| exported_declaration(old_lines[index], old_name).map(|kind| (index, kind)))
-    else {
-        return Vec::new();
+    let declared = changed.iter().find_map(|&index| exported_declaration(old_lines[index], old_name).map(|kind| (index, kind)));
+    let Some((index, kind)) = declared else {
+        return member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name);
     };
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, old_name) else { return Vec::new() };
@@ -60,6 +60,38 @@ pub(crate) fn typescript_public_api_notes(
         "note: public API changed: {shown}:{} exports the {kind} `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {}) — this rename replaces it with `{new_name}`, and code outside this workspace that imports the old name breaks; to keep it, also add {keep} in {shown}",
         index + 1,
         if route.namespace.is_empty() { String::new() } else { format!(" (as `{}.{old_name}`)", route.namespace.join(".")) },
+        through.join(" → "),
+    )]
+}
+
+/// The note when the rename changes a member of an exported declaration the package's entry
+/// points reach (`SortingColumn.getSortingFn`, a key of `export const filterFns = {…}`): the
+/// exported shape changes, and no alias keeps a member's old name (trial33 M1).
+#[allow(clippy::too_many_arguments)]
+fn member_notes(
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    path: &Path,
+    shown: &str,
+    old_lines: &[&str],
+    changed: &[usize],
+    old_name: &str,
+    new_name: &str,
+) -> Vec<String> {
+    let old_text = old_lines.join("\n");
+    let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &old_text) else { return Vec::new() };
+    let Some((index, (owner, kind))) =
+        changed.iter().find_map(|&index| parsed.member_of_exported_declaration(index as u32, old_name).map(|found| (index, found)))
+    else {
+        return Vec::new();
+    };
+    let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
+    let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else { return Vec::new() };
+    let import_path = if route.subpath == "." { package_name.clone() } else { format!("{package_name}/{}", route.subpath.trim_start_matches("./")) };
+    let through: Vec<String> = route.chain.iter().map(|file| crate::render::display_path(workspace_root, file)).collect();
+    vec![format!(
+        "note: public API changed: {shown}:{} declares `{old_name}`, a member of the exported {kind} `{owner}`, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{old_name}` to `{owner}.{new_name}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
+        index + 1,
         through.join(" → "),
     )]
 }

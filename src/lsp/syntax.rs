@@ -1352,6 +1352,60 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript/JavaScript member name on 0-based `line0` — a property or method of an
+    /// interface, type literal or class (`getSortingFn?: …`, `run() {}`), or a key of an object
+    /// literal (`includesString: …`, a shorthand `includesString,`) — the top-level declaration
+    /// it belongs to when that declaration is exported and the member is part of its shape, not
+    /// of a function body: (the declaration's name, `interface`/`type`/`class`/`variable`).
+    /// `None` otherwise. A rename of such a member changes the exported shape (trial33 M1:
+    /// `SortingColumn.getSortingFn`, `filterFns.includesString`).
+    pub fn member_of_exported_declaration(&self, line0: u32, name: &str) -> Option<(String, &'static str)> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let parent = identifier.parent()?;
+        let is_member = match parent.kind() {
+            "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature" => {
+                parent.child_by_field_name("name").is_some_and(|member| member.id() == identifier.id())
+            }
+            "pair" => parent.child_by_field_name("key").is_some_and(|key| key.id() == identifier.id()),
+            "object" => identifier.kind() == "shorthand_property_identifier",
+            _ => false,
+        };
+        if !is_member {
+            return None;
+        }
+        let mut node = parent;
+        loop {
+            let up = node.parent()?;
+            match up.kind() {
+                // Inside a body: a local's member, not the exported shape.
+                "statement_block" | "arrow_function" | "function_expression" | "function" | "call_expression" | "arguments" => {
+                    return None;
+                }
+                "export_statement" => {
+                    let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+                    return match node.kind() {
+                        "interface_declaration" => Some((text(node.child_by_field_name("name")?)?, "interface")),
+                        "type_alias_declaration" => Some((text(node.child_by_field_name("name")?)?, "type")),
+                        "class_declaration" | "abstract_class_declaration" => Some((text(node.child_by_field_name("name")?)?, "class")),
+                        "lexical_declaration" | "variable_declaration" => {
+                            let mut cursor = node.walk();
+                            let declarator = node.named_children(&mut cursor).find(|child| child.kind() == "variable_declarator")?;
+                            Some((text(declarator.child_by_field_name("name")?)?, "object"))
+                        }
+                        _ => None,
+                    };
+                }
+                "program" => return None,
+                _ => node = up,
+            }
+        }
+    }
+}
+
 /// What one reference does with a function's name (see [`ParsedSource::reference_role`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ReferenceRole {
@@ -1472,6 +1526,18 @@ mod tests {
         assert_eq!(parsed.value_typing_at(2, 13), ValueTyping::Container, "cast to an array");
         assert_eq!(parsed.value_typing_at(3, 20), ValueTyping::Declared, "an element of a typed array is a row");
         assert_eq!(parsed.value_typing_at(4, 38), ValueTyping::Declared, "a value of a typed record is a row");
+    }
+
+    #[test]
+    fn members_of_exported_declarations() {
+        let source = "export interface SortingColumn {\n  getSortingFn?: () => number;\n}\nexport const filterFns = {\n  includesString,\n  equals: (a: number) => a,\n};\nexport function make() {\n  const local = { inner: 1 };\n  return local;\n}\ninterface Hidden {\n  secret: number;\n}\nexport class Runner {\n  run(): void {}\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.member_of_exported_declaration(1, "getSortingFn"), Some(("SortingColumn".to_owned(), "interface")));
+        assert_eq!(parsed.member_of_exported_declaration(4, "includesString"), Some(("filterFns".to_owned(), "object")));
+        assert_eq!(parsed.member_of_exported_declaration(5, "equals"), Some(("filterFns".to_owned(), "object")));
+        assert_eq!(parsed.member_of_exported_declaration(8, "inner"), None, "a local object in a function body");
+        assert_eq!(parsed.member_of_exported_declaration(12, "secret"), None, "an interface not exported");
+        assert_eq!(parsed.member_of_exported_declaration(15, "run"), Some(("Runner".to_owned(), "class")));
     }
 
     #[test]

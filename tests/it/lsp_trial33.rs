@@ -104,3 +104,41 @@ fn incoming_calls_on_a_function_held_by_a_property_points_to_its_references() {
     let references = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/table.ts", "line": 2, "symbol": "getColumn"}));
     assert!(references.joined_text().contains("  7: export const width = table.getColumn('a')"), "{}", references.joined_text());
 }
+
+/// M1: renaming a member of an exported interface that the package's entry point re-exports
+/// says the exported shape changes; a member of an interface no entry reaches says nothing.
+#[test]
+fn renaming_a_member_of_an_exported_interface_names_the_public_api_change() {
+    let test = "lsp_trial33::renaming_a_member_of_an_exported_interface_names_the_public_api_change";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"tablelike\", \"version\": \"1.0.0\", \"main\": \"build/lib/index.js\", \"types\": \"build/lib/index.d.ts\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "export * from './features/sorting';\n"),
+        (
+            "src/features/sorting.ts",
+            "export interface SortingColumn {\n  getSortingFn: () => number;\n}\n\nexport const column: SortingColumn = { getSortingFn: () => 1 };\n",
+        ),
+        ("src/internal.ts", "interface Hidden {\n  secret: number;\n}\n\nexport const hidden: Hidden = { secret: 1 };\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/features/sorting.ts", "line": 2, "symbol": "getSortingFn", "new_name": "getSortFn", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let note = text.lines().find(|line| line.starts_with("note: public API changed:")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("a member of the exported interface `SortingColumn`"), "{note}");
+    assert!(note.contains("from `tablelike` (through src/index.ts → src/features/sorting.ts)"), "{note}");
+    assert!(note.contains("changes `SortingColumn.getSortingFn` to `SortingColumn.getSortFn`"), "{note}");
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/internal.ts", "line": 2, "symbol": "secret", "new_name": "hiddenValue", "preview": true}),
+    );
+    assert!(!result.joined_text().contains("public API changed"), "{}", result.joined_text());
+}
