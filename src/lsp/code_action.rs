@@ -495,6 +495,8 @@ impl Applier<'_> {
             return Err(ToolError::failed(format!("{}: the edit changes nothing; nothing was staged", self.description)));
         }
         let total: usize = plan.files.iter().map(|file| file.edit_count).sum();
+        let mut warnings = warnings;
+        warnings.extend(crate::lsp::rename_public_typescript::exports_lost_warning(self.supervisor.workspace_root(), plan));
         let (staged, max_pending) =
             stage_plan(self.ctx, self.root, plan, "lsp_code_action", self.description.clone(), warnings.clone(), Vec::new())?;
         let (file_lines, files) = self.file_lines(plan);
@@ -668,6 +670,8 @@ impl Applier<'_> {
             }
             if !plan.files.is_empty() {
                 let touched: Vec<PathBuf> = plan.files.iter().map(|file| file.path.clone()).collect();
+                // Read before the write: the exports before come from the disk.
+                let exports_lost = crate::lsp::rename_public_typescript::exports_lost_warning(self.supervisor.workspace_root(), &plan);
                 self.ctx.before_write(&touched);
                 written.extend(commit_workspace_edit(self.root, &plan)?);
                 edits_total = plan.files.iter().map(|file| file.edit_count).sum();
@@ -679,6 +683,7 @@ impl Applier<'_> {
                     plural(plan.files.len(), "file")
                 ));
                 lines.extend(file_lines);
+                lines.extend(exports_lost.map(|warning| format!("WARNING: {warning}")));
                 changed_files = files;
             }
         }

@@ -226,15 +226,7 @@ fn source_of_target(package_dir: &Path, target: &str) -> Option<PathBuf> {
 /// target) names: with `.js`/`.mjs`/`.cjs`/`.d.ts` swapped for a source extension, with one
 /// added, or its `index`.
 pub(crate) fn resolve_module(path: &Path) -> Option<PathBuf> {
-    let text = path.to_string_lossy();
-    let mut stem: &str = &text;
-    for extension in [".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"] {
-        if let Some(stripped) = stem.strip_suffix(extension) {
-            stem = stripped;
-            break;
-        }
-    }
-    [".ts", ".tsx", ".mts", ".cts", "/index.ts", "/index.tsx"].iter().map(|suffix| PathBuf::from(format!("{stem}{suffix}"))).find(|candidate| candidate.is_file())
+    resolve_module_where(path, &|candidate: &Path| candidate.is_file())
 }
 
 /// How an entry point reaches the declaring file.
@@ -313,8 +305,11 @@ struct Reexport {
     specifier: String,
     /// `export * as ns from`: the namespace.
     namespace: Option<String>,
-    /// `export { a, b as c } from`: the names it takes from the module (`a`, `b`); `None` for `*`.
+    /// `export { a, b as c } from`: the names it takes from the module under their own name
+    /// (`a`); `None` for `*`.
     names: Option<Vec<String>>,
+    /// The names it publishes (`a`, `c`; the namespace for `* as ns`; empty for `*`).
+    published: Vec<String>,
 }
 
 /// The relative re-exports of a module's text (`export * from`, `export * as ns from`,
@@ -352,6 +347,11 @@ fn reexports(text: &str) -> Vec<Reexport> {
             continue;
         }
         let head = &statement[..at];
+        let published: Vec<String> = if head.trim_start().starts_with('*') {
+            head.split_once(" as ").map(|(_, alias)| vec![alias.trim().to_owned()]).unwrap_or_default()
+        } else {
+            listed_export_names(head)
+        };
         let (namespace, names) = if head.trim_start().starts_with('*') {
             let namespace = head.split_once(" as ").map(|(_, alias)| alias.trim().to_owned()).filter(|alias| !alias.is_empty());
             (namespace, None)
@@ -372,9 +372,140 @@ fn reexports(text: &str) -> Vec<Reexport> {
                 .collect();
             (None, Some(names))
         };
-        found.push(Reexport { specifier, namespace, names });
+        found.push(Reexport { specifier, namespace, names, published });
     }
     found
+}
+
+/// The names an export list publishes (`{ a, type B, c as d }` → `a`, `B`, `d`).
+fn listed_export_names(list: &str) -> Vec<String> {
+    let inner = list.split('{').nth(1).unwrap_or("").split('}').next().unwrap_or("");
+    inner
+        .split(',')
+        .filter_map(|entry| {
+            let entry = entry.trim().trim_start_matches("type ").trim();
+            let published = entry.rsplit_once(" as ").map_or(entry, |(_, alias)| alias.trim());
+            (!published.is_empty() && published != "default").then(|| published.to_owned())
+        })
+        .collect()
+}
+
+/// The name a top-level `export` declaration line publishes (`export function f`, `export
+/// const x`, `export abstract class C`, `export type T`, …); `None` for other lines.
+fn declared_export_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("export ")?;
+    let mut words = rest.split(|c: char| c.is_whitespace() || matches!(c, '<' | '(' | '=' | ':' | '{' | ';' | ','));
+    let mut word = words.next()?;
+    while matches!(word, "declare" | "abstract" | "async" | "") {
+        word = words.next()?;
+    }
+    if word == "const" || word == "enum" {
+        let next = words.find(|word| !word.is_empty())?;
+        if next != "enum" {
+            return Some(next.to_owned());
+        }
+        return words.find(|word| !word.is_empty()).map(str::to_owned);
+    }
+    matches!(word, "function" | "function*" | "class" | "interface" | "type" | "let" | "var" | "namespace")
+        .then(|| words.find(|word| !word.is_empty()).map(|name| name.trim_start_matches('*').to_owned()))
+        .flatten()
+}
+
+/// The text of `path` after `plan` (its new content; `None` when the plan deletes it), else on
+/// disk.
+fn text_after(workspace_root: &Path, plan: Option<&WorkspaceEditPlan>, path: &Path) -> Option<String> {
+    if let Some(change) = plan.and_then(|plan| plan.changes.iter().find(|change| change.path == path)) {
+        return change.new_content.as_ref().map(|bytes| String::from_utf8_lossy(bytes).into_owned());
+    }
+    crate::files::read_workspace_file_to_string(workspace_root, path).ok()
+}
+
+/// Every name `entry` exports (its own `export` declarations and lists, and through `export *`
+/// / `export * as ns` / `export { … } from` of relative modules, recursively), read after
+/// `plan` when given (its new texts and created files), else from the disk.
+fn exported_names(workspace_root: &Path, plan: Option<&WorkspaceEditPlan>, entry: &Path) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut queue = vec![entry.to_path_buf()];
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let exists = |candidate: &Path| match plan.and_then(|plan| plan.changes.iter().find(|change| change.path == candidate)) {
+        Some(change) => change.new_content.is_some(),
+        None => candidate.is_file(),
+    };
+    while let Some(file) = queue.pop() {
+        if !seen.insert(file.clone()) || seen.len() > MAX_MODULES_WALKED {
+            continue;
+        }
+        let Some(text) = text_after(workspace_root, plan, &file) else { continue };
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            if let Some(name) = declared_export_name(trimmed) {
+                names.insert(name);
+            } else if (trimmed.starts_with("export {") || trimmed.starts_with("export type {")) && !trimmed.contains(" from ") && trimmed.contains('}') {
+                names.extend(listed_export_names(trimmed));
+            }
+        }
+        let directory = file.parent().unwrap_or(entry).to_path_buf();
+        for reexport in reexports(&text) {
+            names.extend(reexport.published.iter().cloned());
+            if reexport.names.is_none() && reexport.namespace.is_none() {
+                let base = crate::files::path::lexically_normal(&directory.join(&reexport.specifier));
+                if let Some(next) = resolve_module_where(&base, &exists) {
+                    queue.push(next);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// [`resolve_module`] with `exists` saying which candidate files exist.
+fn resolve_module_where(path: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
+    let text = path.to_string_lossy();
+    let mut stem: &str = &text;
+    for extension in [".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"] {
+        if let Some(stripped) = stem.strip_suffix(extension) {
+            stem = stripped;
+            break;
+        }
+    }
+    [".ts", ".tsx", ".mts", ".cts", "/index.ts", "/index.tsx"].iter().map(|suffix| PathBuf::from(format!("{stem}{suffix}"))).find(|candidate| exists(candidate))
+}
+
+/// The warning when `plan` removes names from what a (non-private) npm package's entry points
+/// export — a move to another file that no barrel re-exports, a deleted export — which no
+/// compiler run inside the package can see (trial33 M6: "Move to a new file" on table-core's
+/// `functionalUpdate` dropped it from the package's exports). `None` when nothing is lost.
+pub(crate) fn exports_lost_warning(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Option<String> {
+    let first = plan.changes.iter().map(|change| &change.path).find(|path| {
+        matches!(path.extension().and_then(|ext| ext.to_str()), Some("ts" | "tsx" | "mts" | "cts"))
+    })?;
+    let (_, package_name, entries) = package_entries(workspace_root, first)?;
+    let mut lost: Vec<String> = Vec::new();
+    for (subpath, entry) in &entries {
+        let before = exported_names(workspace_root, None, entry);
+        let after = exported_names(workspace_root, Some(plan), entry);
+        let import_path = if subpath == "." { package_name.clone() } else { format!("{package_name}/{}", subpath.trim_start_matches("./")) };
+        for name in before.difference(&after) {
+            let item = format!("`{name}` (from `{import_path}`)");
+            if !lost.contains(&item) {
+                lost.push(item);
+            }
+        }
+    }
+    if lost.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = lost.iter().take(8).map(String::as_str).collect();
+    Some(format!(
+        "this edit removes {} from what the package `{package_name}` exports: {}{} — its entry points no longer reach {} (a move to a file no barrel re-exports, or a removed export); code outside this workspace that imports {} breaks and no compiler run here sees it — re-export {} where {} moved, or say the break in the changelog",
+        crate::render::plural(lost.len(), "name"),
+        shown.join(", "),
+        if lost.len() > shown.len() { format!(" and {} more", lost.len() - shown.len()) } else { String::new() },
+        crate::render::one_or_many(lost.len(), "it", "them"),
+        crate::render::one_or_many(lost.len(), "it", "them"),
+        crate::render::one_or_many(lost.len(), "it", "them"),
+        crate::render::one_or_many(lost.len(), "it", "they"),
+    ))
 }
 
 #[cfg(test)]
@@ -413,6 +544,39 @@ mod tests {
         assert_eq!(entries, vec![(".".to_owned(), root.join("src/index.ts")), ("./v4".to_owned(), root.join("src/v4/index.ts"))]);
         std::fs::write(root.join("package.json"), manifest.replace("{\"name\"", "{\"private\": true, \"name\"")).unwrap();
         assert!(package_entries(&root, &root.join("src/v4/core/util.ts")).is_none(), "a private package has no outside users");
+    }
+
+    #[test]
+    fn a_move_to_a_file_no_barrel_reaches_loses_the_export() {
+        use crate::files::{ExpectedState, FileChange};
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("package.json"), "{\"name\": \"tablelike\", \"main\": \"build/lib/index.js\"}").unwrap();
+        std::fs::write(root.join("src/index.ts"), "export * from './utils';\nexport { make as build } from './make';\n").unwrap();
+        let utils = "export function functionalUpdate() {}\nexport const other = 1;\n";
+        std::fs::write(root.join("src/utils.ts"), utils).unwrap();
+        std::fs::write(root.join("src/make.ts"), "export function make() {}\n").unwrap();
+        assert_eq!(
+            exported_names(&root, None, &root.join("src/index.ts")).into_iter().collect::<Vec<_>>(),
+            ["build", "functionalUpdate", "other"]
+        );
+        let change = |path: &str, old: Option<&str>, new: &str| FileChange {
+            path: root.join(path),
+            new_content: Some(new.as_bytes().to_vec()),
+            expected: old.map_or(ExpectedState::Absent, |old| ExpectedState::Content(old.as_bytes().to_vec())),
+        };
+        let moved = WorkspaceEditPlan {
+            changes: vec![change("src/utils.ts", Some(utils), "export const other = 1;\n"), change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n")],
+            files: Vec::new(),
+        };
+        let warning = exports_lost_warning(&root, &moved).expect("the moved function is no longer exported");
+        assert!(warning.contains("`functionalUpdate` (from `tablelike`)"), "{warning}");
+        let kept = WorkspaceEditPlan {
+            changes: vec![change("src/utils.ts", Some(utils), "export * from './functionalUpdate';\nexport const other = 1;\n"), change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n")],
+            files: Vec::new(),
+        };
+        assert_eq!(exports_lost_warning(&root, &kept), None, "re-exported where it moved");
     }
 
     #[test]
