@@ -74,9 +74,9 @@ fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases
         ("src/core/error.ts", "export function getErrorShape(cause: unknown): string {\n  return String(cause);\n}\n"),
         ("src/core/user.ts", "import { getErrorShape } from './error';\n\nexport const direct = getErrorShape(1);\n"),
         ("src/index.ts", "export {\n  getErrorShape,\n} from './core/error';\n"),
-        ("src/shared.ts", "export { getErrorShape } from './index';\n"),
+        ("src/compat.ts", "export { getErrorShape } from './index';\n"),
         ("src/adapters/ws.ts", "import { getErrorShape } from '../index';\n\nexport const shape = getErrorShape(2);\n"),
-        ("src/adapters/legacy.ts", "import { getErrorShape } from '../shared';\n\nexport const old = getErrorShape(3);\n"),
+        ("src/adapters/legacy.ts", "import { getErrorShape } from '../compat';\n\nexport const old = getErrorShape(3);\n"),
     ]);
     assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
@@ -90,7 +90,7 @@ fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases
     let read = |file: &str| std::fs::read_to_string(dir.path().join(file)).unwrap();
     assert!(read("src/core/error.ts").contains("export function buildErrorShape("), "{text}");
     assert!(read("src/core/user.ts").contains("buildErrorShape(1)"), "the direct importer is renamed:\n{text}");
-    for file in ["src/adapters/ws.ts", "src/shared.ts", "src/adapters/legacy.ts"] {
+    for file in ["src/adapters/ws.ts", "src/compat.ts", "src/adapters/legacy.ts"] {
         let content = read(file);
         assert!(!content.contains("as buildErrorShape"), "{file} got an alias back to the new name:\n{content}\n{text}");
     }
@@ -98,6 +98,6 @@ fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases
     assert!(read("src/index.ts").contains("buildErrorShape as getErrorShape"), "{text}");
     assert!(read("src/adapters/ws.ts").contains("getErrorShape(2)"), "{text}");
     assert!(text.contains("through a re-export whose public name the server kept as `getErrorShape`"), "{text}");
-    assert!(text.contains("src/adapters/ws.ts:3:") && text.contains("src/shared.ts:1:"), "{text}");
+    assert!(text.contains("src/adapters/ws.ts:3:") && text.contains("src/compat.ts:1:"), "{text}");
     assert!(tsc_errors(dir.path()).is_empty(), "{:?}\n{text}", tsc_errors(dir.path()));
 }
