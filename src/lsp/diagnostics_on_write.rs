@@ -1451,7 +1451,20 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     names.join(", "),
                     if names.len() == 1 { "it" } else { "them" }
                 )));
-            } else if group.not_open_before.is_empty() {
+            } else if !written_open.is_empty() {
+                // The importers of the written files that were open are found even when another
+                // written file was not (trial34 F2: a direct "Move to a new file" — tsserver
+                // creates the new file itself while computing the edit — skipped the importers
+                // of all four files, "the written file was not open before the write").
+                if !group.not_open_before.is_empty() {
+                    let names: Vec<String> = group.not_open_before.iter().map(|path| supervisor.display_path(path)).collect();
+                    group.notes.push(format!(
+                        "the files that import {} were not looked for ({} not open in {} before the write); those that import the other written files were",
+                        names.join(", "),
+                        crate::render::one_or_many(names.len(), "it was", "they were"),
+                        server.id()
+                    ));
+                }
                 let changed_names = changed_typescript_names_of_written(&server, &written_open);
                 match tsserver_dependents(&server, &written_open, cap, end, changed_names.as_deref()) {
                     Ok(TypeScriptDependents { to_check: files, beyond_cap, reexporters }) => {

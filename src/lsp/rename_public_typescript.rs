@@ -308,8 +308,8 @@ struct Reexport {
     /// `export { a, b as c } from`: the names it takes from the module under their own name
     /// (`a`); `None` for `*`.
     names: Option<Vec<String>>,
-    /// The names it publishes (`a`, `c`; the namespace for `* as ns`; empty for `*`).
-    published: Vec<String>,
+    /// `export { a, b as c } from`: (taken, published) pairs, `(a, a)` and `(b, c)`.
+    pairs: Vec<(String, String)>,
 }
 
 /// The relative re-exports of a module's text (`export * from`, `export * as ns from`,
@@ -347,11 +347,7 @@ fn reexports(text: &str) -> Vec<Reexport> {
             continue;
         }
         let head = &statement[..at];
-        let published: Vec<String> = if head.trim_start().starts_with('*') {
-            head.split_once(" as ").map(|(_, alias)| vec![alias.trim().to_owned()]).unwrap_or_default()
-        } else {
-            listed_export_names(head)
-        };
+        let pairs = if head.trim_start().starts_with('*') { Vec::new() } else { listed_export_pairs(head) };
         let (namespace, names) = if head.trim_start().starts_with('*') {
             let namespace = head.split_once(" as ").map(|(_, alias)| alias.trim().to_owned()).filter(|alias| !alias.is_empty());
             (namespace, None)
@@ -372,20 +368,26 @@ fn reexports(text: &str) -> Vec<Reexport> {
                 .collect();
             (None, Some(names))
         };
-        found.push(Reexport { specifier, namespace, names, published });
+        found.push(Reexport { specifier, namespace, names, pairs });
     }
     found
 }
 
 /// The names an export list publishes (`{ a, type B, c as d }` → `a`, `B`, `d`).
 fn listed_export_names(list: &str) -> Vec<String> {
+    listed_export_pairs(list).into_iter().map(|(_, published)| published).collect()
+}
+
+/// The (taken, published) names of an export list (`{ a, type B, c as d }` → `(a, a)`, `(B,
+/// B)`, `(c, d)`); `default` is left out.
+fn listed_export_pairs(list: &str) -> Vec<(String, String)> {
     let inner = list.split('{').nth(1).unwrap_or("").split('}').next().unwrap_or("");
     inner
         .split(',')
         .filter_map(|entry| {
             let entry = entry.trim().trim_start_matches("type ").trim();
-            let published = entry.rsplit_once(" as ").map_or(entry, |(_, alias)| alias.trim());
-            (!published.is_empty() && published != "default").then(|| published.to_owned())
+            let (taken, published) = entry.rsplit_once(" as ").map_or((entry, entry), |(taken, alias)| (taken.trim(), alias.trim()));
+            (!published.is_empty() && published != "default").then(|| (taken.to_owned(), published.to_owned()))
         })
         .collect()
 }
@@ -421,21 +423,36 @@ fn text_after(workspace_root: &Path, plan: Option<&WorkspaceEditPlan>, path: &Pa
 }
 
 /// Every name `entry` exports (its own `export` declarations and lists, and through `export *`
-/// / `export * as ns` / `export { … } from` of relative modules, recursively), read after
-/// `plan` when given (its new texts and created files), else from the disk.
+/// / `export * as ns` / `export { … } from` of relative modules, recursively — a name a named
+/// re-export takes counts only when its module exports it), read after `plan` when given (its
+/// new texts and created files), else from the disk.
 fn exported_names(workspace_root: &Path, plan: Option<&WorkspaceEditPlan>, entry: &Path) -> std::collections::BTreeSet<String> {
+    let mut memo: std::collections::HashMap<PathBuf, std::collections::BTreeSet<String>> = std::collections::HashMap::new();
+    let mut visiting: HashSet<PathBuf> = HashSet::new();
+    module_exports(workspace_root, plan, entry, &mut memo, &mut visiting)
+}
+
+/// [`exported_names`] of one module, memoised; a module met again while it is being read (an
+/// export cycle) counts as exporting nothing more.
+fn module_exports(
+    workspace_root: &Path,
+    plan: Option<&WorkspaceEditPlan>,
+    file: &Path,
+    memo: &mut std::collections::HashMap<PathBuf, std::collections::BTreeSet<String>>,
+    visiting: &mut HashSet<PathBuf>,
+) -> std::collections::BTreeSet<String> {
+    if let Some(known) = memo.get(file) {
+        return known.clone();
+    }
     let mut names = std::collections::BTreeSet::new();
-    let mut queue = vec![entry.to_path_buf()];
-    let mut seen: HashSet<PathBuf> = HashSet::new();
+    if !visiting.insert(file.to_path_buf()) || visiting.len() > MAX_MODULES_WALKED {
+        return names;
+    }
     let exists = |candidate: &Path| match plan.and_then(|plan| plan.changes.iter().find(|change| change.path == candidate)) {
         Some(change) => change.new_content.is_some(),
         None => candidate.is_file(),
     };
-    while let Some(file) = queue.pop() {
-        if !seen.insert(file.clone()) || seen.len() > MAX_MODULES_WALKED {
-            continue;
-        }
-        let Some(text) = text_after(workspace_root, plan, &file) else { continue };
+    if let Some(text) = text_after(workspace_root, plan, file) {
         for line in text.lines() {
             let trimmed = line.trim_start();
             if let Some(name) = declared_export_name(trimmed) {
@@ -444,17 +461,31 @@ fn exported_names(workspace_root: &Path, plan: Option<&WorkspaceEditPlan>, entry
                 names.extend(listed_export_names(trimmed));
             }
         }
-        let directory = file.parent().unwrap_or(entry).to_path_buf();
+        let directory = file.parent().unwrap_or(file).to_path_buf();
         for reexport in reexports(&text) {
-            names.extend(reexport.published.iter().cloned());
-            if reexport.names.is_none() && reexport.namespace.is_none() {
-                let base = crate::files::path::lexically_normal(&directory.join(&reexport.specifier));
-                if let Some(next) = resolve_module_where(&base, &exists) {
-                    queue.push(next);
+            let base = crate::files::path::lexically_normal(&directory.join(&reexport.specifier));
+            let target = resolve_module_where(&base, &exists);
+            if let Some(namespace) = &reexport.namespace {
+                if target.is_some() {
+                    names.insert(namespace.clone());
+                }
+                continue;
+            }
+            let Some(target) = target else { continue };
+            let target_names = module_exports(workspace_root, plan, &target, memo, visiting);
+            if reexport.names.is_none() {
+                names.extend(target_names.into_iter().filter(|name| name != "default"));
+            } else {
+                for (taken, published) in &reexport.pairs {
+                    if target_names.contains(taken) {
+                        names.insert(published.clone());
+                    }
                 }
             }
         }
     }
+    visiting.remove(file);
+    memo.insert(file.to_path_buf(), names.clone());
     names
 }
 
@@ -497,7 +528,7 @@ pub(crate) fn exports_lost_warning(workspace_root: &Path, plan: &WorkspaceEditPl
     }
     let shown: Vec<&str> = lost.iter().take(8).map(String::as_str).collect();
     Some(format!(
-        "this edit removes {} from what the package `{package_name}` exports: {}{} — its entry points no longer reach {} (a move to a file no barrel re-exports, or a removed export); code outside this workspace that imports {} breaks and no compiler run here sees it — re-export {} where {} moved, or say the break in the changelog",
+        "this edit removes {} from what the package `{package_name}` exports: {}{} — its entry points no longer reach {} (a move to a file no barrel re-exports, or a removed export); code outside this workspace that imports {} breaks, and a compiler run here flags it only where a barrel names it (`export {{ x }} from`), never through `export *` — re-export {} where {} moved, or say the break in the changelog",
         crate::render::plural(lost.len(), "name"),
         shown.join(", "),
         if lost.len() > shown.len() { format!(" and {} more", lost.len() - shown.len()) } else { String::new() },
@@ -572,6 +603,12 @@ mod tests {
         };
         let warning = exports_lost_warning(&root, &moved).expect("the moved function is no longer exported");
         assert!(warning.contains("`functionalUpdate` (from `tablelike`)"), "{warning}");
+        // `export { functionalUpdate } from './utils'` in the barrel, the function moved out:
+        // the barrel no longer exports it though it still names it.
+        std::fs::write(root.join("src/index.ts"), "export { functionalUpdate, other } from './utils';\n").unwrap();
+        let warning = exports_lost_warning(&root, &moved).expect("a named re-export of a name the module no longer exports");
+        assert!(warning.contains("`functionalUpdate`"), "{warning}");
+        std::fs::write(root.join("src/index.ts"), "export * from './utils';\nexport { make as build } from './make';\n").unwrap();
         let kept = WorkspaceEditPlan {
             changes: vec![change("src/utils.ts", Some(utils), "export * from './functionalUpdate';\nexport const other = 1;\n"), change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n")],
             files: Vec::new(),
