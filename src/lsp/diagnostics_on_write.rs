@@ -3866,6 +3866,13 @@ pub(crate) fn tsserver_diagnostics_settled(server: &LanguageServer, path: &Path,
         if stale.is_empty() {
             return Ok((diagnostics, None));
         }
+        // Opening the module makes tsserver read it now, not when its watcher fires.
+        for diagnostic in &diagnostics {
+            if let Some(module) = existing_missing_module_path(path, diagnostic) {
+                // A module that cannot be opened is waited for as before.
+                let _ = server.sync_document(&module);
+            }
+        }
         if Instant::now() + Duration::from_millis(300) >= end {
             let note = format!(
                 "note: {} says it cannot find {}, which {} on disk: {} has probably not noticed {} creation yet (its file watchers lag under load); ask again in a moment",
@@ -3884,6 +3891,13 @@ pub(crate) fn tsserver_diagnostics_settled(server: &LanguageServer, path: &Path,
 /// For a TS2307 diagnostic of `path` naming a relative module (`Cannot find module './helper'
 /// …`) that resolves to an existing source file: the module as quoted; else `None`.
 fn missing_module_that_exists(path: &Path, diagnostic: &Diagnostic) -> Option<String> {
+    existing_missing_module_path(path, diagnostic)?;
+    diagnostic.message.split('\'').nth(1).map(|quoted| format!("'{quoted}'"))
+}
+
+/// The existing file a TS2307 diagnostic of `path` says cannot be found (see
+/// [`missing_module_that_exists`]).
+fn existing_missing_module_path(path: &Path, diagnostic: &Diagnostic) -> Option<PathBuf> {
     if diagnostic.code != Some(lsp_types::NumberOrString::Number(2307)) {
         return None;
     }
@@ -3892,7 +3906,7 @@ fn missing_module_that_exists(path: &Path, diagnostic: &Diagnostic) -> Option<St
         return None;
     }
     let target = crate::files::path::lexically_normal(&path.parent()?.join(quoted));
-    crate::lsp::rename_public_typescript::resolve_module(&target).map(|_| format!("'{quoted}'"))
+    crate::lsp::rename_public_typescript::resolve_module(&target)
 }
 
 /// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic`s.

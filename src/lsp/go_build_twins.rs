@@ -37,14 +37,13 @@ pub(crate) fn build_twins_note(
             continue;
         }
         seen_directories.push(directory);
-        let Ok(entries) = std::fs::read_dir(directory) else { continue };
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "go") && path.is_file())
+        // Listed beneath the workspace, no symlink followed (sorted by name).
+        let files: Vec<PathBuf> = crate::files::walk_beneath::list_directory(workspace_root, directory)
+            .into_iter()
+            .filter(|(path, kind)| kind.is_file() && path.extension().is_some_and(|ext| ext == "go"))
+            .map(|(path, _)| path)
             .take(MAX_FILES_PER_DIRECTORY)
             .collect();
-        files.sort();
         for path in files {
             let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
             if known.contains(&canonical) {

@@ -1247,6 +1247,17 @@ impl ParsedSource {
             node = parent;
             parent = node.parent()?;
         }
+        // `Pick<T, 'a' | 'b'>`, `Omit<T, 'k'>`: a key in a type argument (trial34 F1).
+        let mut up = parent;
+        while up.kind() == "union_type" {
+            match up.parent() {
+                Some(next) => up = next,
+                None => break,
+            }
+        }
+        if up.kind() == "type_arguments" {
+            return Some("key in a type argument");
+        }
         let is_index = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id());
         match parent.kind() {
             "lookup_type" | "indexed_access_type" => Some("indexed-access type key"),
@@ -1506,6 +1517,10 @@ mod tests {
         assert_eq!(parsed.string_property_key_role(1, 15), Some("element-access key"));
         assert_eq!(parsed.string_property_key_role(2, 13), Some("object key"));
         assert_eq!(parsed.string_property_key_role(3, 17), None, "an error message");
+        let pick = "type H = Pick<QueryOptions<any>, 'queryKeyHashFn' | 'other'>;\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), pick).expect("parsed");
+        assert_eq!(parsed.string_property_key_role(0, 34), Some("key in a type argument"));
+        assert_eq!(parsed.string_property_key_role(0, 53), Some("key in a type argument"), "in a union");
     }
 
     #[test]
