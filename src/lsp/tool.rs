@@ -632,6 +632,15 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             |path| supervisor.display_path(path),
         ));
     }
+    // TypeScript: strings that name the property as a key in a type (`Pick<T, 'k'>`,
+    // `T['k']`, `obj['k']`) are no references to tsserver (trial34 F1: `queryKeyHashFn` in
+    // `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was left out of "2 references", and a rename
+    // of the member broke it).
+    if let NavigationAnswer::References(found) = &answer {
+        if op == "references" && server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
+            notes.extend(string_keys_not_listed(supervisor, server, &resolved.cursor_identifier, found.as_deref().unwrap_or(&[])));
+        }
+    }
     let answer = match answer {
         NavigationAnswer::References(found) if op == "references" => {
             let merged =
@@ -1731,6 +1740,53 @@ fn implementations_that_are_expressions(
     // list (trial33 F1, M3: table-core's rows come from `return row as Row<TData>` in createRow).
     let casts = if declarations == 0 && declared.is_empty() { cast_constructions(supervisor, server, name) } else { String::new() };
     Some(format!("note: of these locations: {}{rest}{casts}", parts.join("; ")))
+}
+
+/// The note naming the strings of the project's TypeScript files (the server's walk scope) that
+/// name `name` as a property key — in a type argument (`Pick<T, 'name'>`), an indexed-access
+/// type, an element access or an object key — and are not among `listed`; `None` when there is
+/// none. tsserver does not count them as references; a rename of the property leaves them.
+fn string_keys_not_listed(supervisor: &LspSupervisor, server: &LanguageServer, name: &str, listed: &[lsp_types::Location]) -> Option<String> {
+    let listed_lines: HashSet<(PathBuf, u32)> = listed
+        .iter()
+        .filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri).map(|path| (path, location.range.start.line)))
+        .collect();
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
+    let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+    let mut keys: Vec<String> = Vec::new();
+    for hit in &grep.hits {
+        if listed_lines.contains(&(hit.path.clone(), hit.line)) {
+            continue;
+        }
+        let quoted = hit.byte_start > 0 && matches!(hit.line_text.as_bytes().get(hit.byte_start - 1), Some(b'\'' | b'"' | b'`'));
+        if !quoted {
+            continue;
+        }
+        let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
+            let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &hit.path).ok()?;
+            crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
+        });
+        let Some(role) = source.as_ref().and_then(|source| source.string_property_key_role(hit.line, hit.byte_start)) else { continue };
+        keys.push(format!(
+            "{}:{} ({role}: `{}`)",
+            supervisor.display_path(&hit.path),
+            hit.line + 1,
+            crate::render::cut_chars(hit.line_text.trim(), 80)
+        ));
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = keys.iter().take(10).map(String::as_str).collect();
+    Some(format!(
+        "note: {} that {} `{name}` as a property key {} NOT in this list ({} does not count such strings as references; a rename of the property leaves them and may break them): {}{}",
+        crate::render::plural(keys.len(), "string"),
+        crate::render::one_or_many(keys.len(), "names", "name"),
+        crate::render::one_or_many(keys.len(), "is", "are"),
+        server.id(),
+        shown.join(", "),
+        if keys.len() > shown.len() { format!(" and {} more", keys.len() - shown.len()) } else { String::new() }
+    ))
 }
 
 /// `; values of it are made by a cast …: file:line (`text`), …` — the lines of the project's
