@@ -43,6 +43,25 @@ pub(crate) fn typescript_public_api_notes(
     old_name: &str,
     new_name: &str,
 ) -> Vec<String> {
+    // The server kept the public name in this file (`export { NEW as OLD }`): said, since the
+    // rename then changes no package export here (trial34 M5: `replaceDeep as replaceEqualDeep`).
+    let kept = format!("{new_name} as {old_name}");
+    let new_text = plan
+        .changes
+        .iter()
+        .find(|change| change.path == path)
+        .and_then(|change| change.new_content.as_ref())
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .unwrap_or_default();
+    let kept_at = changed.iter().copied().find(|&index| {
+        new_text.lines().nth(index).is_some_and(|line| line.contains(&kept)) && !old_lines[index].contains(&kept)
+    });
+    if let Some(index) = kept_at {
+        return vec![format!(
+            "note: public name kept: {shown}:{} now reads `{kept}`: the server kept the export `{old_name}`, so code that imports `{old_name}` from this module keeps working and is not renamed — rename that export too (`{new_name}` alone) if the public name should change",
+            index + 1
+        )];
+    }
     let declared = changed.iter().find_map(|&index| exported_declaration(old_lines[index], old_name).map(|kind| (index, kind)));
     let Some((index, kind)) = declared else {
         return member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name);

@@ -99,5 +99,7 @@ fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases
     assert!(read("src/adapters/ws.ts").contains("getErrorShape(2)"), "{text}");
     assert!(text.contains("through a re-export whose public name the server kept as `getErrorShape`"), "{text}");
     assert!(text.contains("src/adapters/ws.ts:3:") && text.contains("src/compat.ts:1:"), "{text}");
+    // trial34 M5: the kept public name is said.
+    assert!(text.contains("note: public name kept: src/index.ts:2 now reads `buildErrorShape as getErrorShape`"), "{text}");
     assert!(tsc_errors(dir.path()).is_empty(), "{:?}\n{text}", tsc_errors(dir.path()));
 }
