@@ -33,6 +33,7 @@ const MAX_MODULES_WALKED: usize = 2_000;
 /// The `note: public API changed: …` line when `path`'s old text (`old_lines`, changed at
 /// `changed`, 0-based) exports `old_name` and the package's entry points re-export it; empty
 /// otherwise (see the module doc).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn typescript_public_api_notes(
     workspace_root: &Path,
     plan: &WorkspaceEditPlan,
@@ -68,8 +69,7 @@ pub(crate) fn typescript_public_api_notes(
     };
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, old_name) else { return Vec::new() };
-    let import_path = if route.subpath == "." { package_name.clone() } else { format!("{package_name}/{}", route.subpath.trim_start_matches("./")) };
-    let through: Vec<String> = route.chain.iter().map(|file| crate::render::display_path(workspace_root, file)).collect();
+    let (import_path, through) = route.describe(workspace_root, &package_name);
     let keep = if kind == "type" || kind == "interface" {
         format!("`export type {{ {new_name} as {old_name} }};`")
     } else {
@@ -79,7 +79,7 @@ pub(crate) fn typescript_public_api_notes(
         "note: public API changed: {shown}:{} exports the {kind} `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {}) — this rename replaces it with `{new_name}`, and code outside this workspace that imports the old name breaks; to keep it, also add {keep} in {shown}",
         index + 1,
         if route.namespace.is_empty() { String::new() } else { format!(" (as `{}.{old_name}`)", route.namespace.join(".")) },
-        through.join(" → "),
+        through,
     )]
 }
 
@@ -106,12 +106,11 @@ fn member_notes(
     };
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else { return Vec::new() };
-    let import_path = if route.subpath == "." { package_name.clone() } else { format!("{package_name}/{}", route.subpath.trim_start_matches("./")) };
-    let through: Vec<String> = route.chain.iter().map(|file| crate::render::display_path(workspace_root, file)).collect();
+    let (import_path, through) = route.describe(workspace_root, &package_name);
     vec![format!(
         "note: public API changed: {shown}:{} declares `{old_name}`, a member of the exported {kind} `{owner}`, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{old_name}` to `{owner}.{new_name}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
         index + 1,
-        through.join(" → "),
+        through,
     )]
 }
 
@@ -160,10 +159,13 @@ fn exported_declaration(line: &str, name: &str) -> Option<&'static str> {
     (declared == name).then_some(kind)
 }
 
+/// A package's directory, its `name`, and its entry points as (subpath, source file).
+type PackageEntries = (PathBuf, String, Vec<(String, PathBuf)>);
+
 /// The nearest `package.json` above `path` (within the workspace): its directory, its `name`,
 /// and its entry points as (subpath, source file). `None` for a private package, one without a
 /// name, or when no entry maps to a source file.
-fn package_entries(workspace_root: &Path, path: &Path) -> Option<(PathBuf, String, Vec<(String, PathBuf)>)> {
+fn package_entries(workspace_root: &Path, path: &Path) -> Option<PackageEntries> {
     let mut directory = path.parent();
     while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
         if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("package.json")) {
@@ -256,6 +258,17 @@ struct Route {
     chain: Vec<PathBuf>,
     /// Namespaces it is reached under (`export * as util from`).
     namespace: Vec<String>,
+}
+
+impl Route {
+    /// The import path the route's entry is reached by (`zod/v4`) and its chain of files
+    /// (`src/v4/index.ts → … → src/v4/classic/schemas.ts`), from the workspace root.
+    fn describe(&self, workspace_root: &Path, package_name: &str) -> (String, String) {
+        let import_path =
+            if self.subpath == "." { package_name.to_owned() } else { format!("{package_name}/{}", self.subpath.trim_start_matches("./")) };
+        let through: Vec<String> = self.chain.iter().map(|file| crate::render::display_path(workspace_root, file)).collect();
+        (import_path, through.join(" → "))
+    }
 }
 
 /// The shortest route of re-exports from an entry of `entries` to `target` that carries `name`

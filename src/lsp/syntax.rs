@@ -1162,10 +1162,10 @@ impl ParsedSource {
                 | "property_signature"
                 | "variable_declarator"
                 | "lexical_declaration"
-                | "variable_declaration" => {
-                    if node.kind() != "variable_declarator" || !node.parent().is_some_and(|parent| names_all_declarators(parent.kind())) {
-                        push_declared(node, &mut names);
-                    }
+                | "variable_declaration"
+                    if node.kind() != "variable_declarator" || !node.parent().is_some_and(|parent| names_all_declarators(parent.kind())) =>
+                {
+                    push_declared(node, &mut names);
                 }
                 "export_statement" => {
                     // `export function f(…) {` starts at `export`: the declaration it exports.

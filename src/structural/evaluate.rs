@@ -1107,12 +1107,12 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                 siblings
             }
         };
-        if !self.positions.contains_key(&node.node_id()) {
-            // The root: its own children, from the first that ends after its start.
-            let start = sibling_walk_start(&owner, node, &siblings.children);
-            self.positions.insert(node.node_id(), (owner.node_id(), start));
-        }
-        let start = self.positions.get(&node.node_id())?.1?;
+        // The root: its own children, from the first that ends after its start.
+        let (_, start) = *self
+            .positions
+            .entry(node.node_id())
+            .or_insert_with(|| (owner.node_id(), sibling_walk_start(&owner, node, &siblings.children)));
+        let start = start?;
         Some((siblings, start))
     }
 }

@@ -23,15 +23,7 @@ use crate::support;
 
 use runbound::Caller;
 use serde_json::json;
-use std::path::Path;
-use std::process::Command;
 
-/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir`: its error lines.
-fn tsc_errors(dir: &Path) -> Vec<String> {
-    let output =
-        Command::new("tsc").args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"]).current_dir(dir).output().expect("run tsc");
-    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
-}
 
 /// F3: the importers of a barrel that imports a module before re-exporting it are checked.
 #[test]
@@ -54,13 +46,13 @@ fn a_barrel_that_imports_before_it_re_exports_has_its_importers_checked() {
             "import { formatError, parse } from '../src/index';\n\nexport function check(): boolean {\n  return formatError(parse('x')) === 'error: x';\n}\n",
         ),
     ]);
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
     let result =
         run.call(Caller::Main, "edit", json!({"path": "src/external.ts", "old_string": "export * from './ZodError';\n", "new_string": ""}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    let truth = tsc_errors(dir.path());
+    let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("tests/error.test.ts(1,") && line.contains("formatError")), "tsc: {truth:?}");
     assert!(text.contains("tests/error.test.ts:1:") && text.contains("formatError"), "the importer's new error is not reported:\n{text}");
     assert!(text.contains("this write introduced 1 new error in 1 file"), "{text}");
@@ -120,7 +112,7 @@ fn files_outside_the_tsconfig_are_said_on_symbols_and_the_project_check() {
         ("v4/widget.ts", "export class Widget { size = 1 }\nexport const wrong: string = 3;\n"),
         ("tools/build.js", "module.exports = {};\n"),
     ]);
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
     let symbols = run.call(Caller::Readonly, "lsp", json!({"op": "symbols", "query": "Widget"})).joined_text();
     // src/bench/run.ts and v4/widget.ts; tools/build.js is no part of a program without allowJs.

@@ -14,15 +14,7 @@ use crate::support;
 
 use runbound::{Caller, RunConfig};
 use serde_json::json;
-use std::path::Path;
-use std::process::Command;
 
-/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir`: its error lines.
-fn tsc_errors(dir: &Path) -> Vec<String> {
-    let output =
-        Command::new("tsc").args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"]).current_dir(dir).output().expect("run tsc");
-    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
-}
 
 /// M2, M1: with a cap of 2 importers, the one that calls the changed function is checked although
 /// `fileReferences` lists it last, and the importers past the cap are named.
@@ -49,7 +41,7 @@ fn typescript_importers_that_name_the_changed_declaration_are_checked_first_and_
             "import * as util from '../core/util';\n\nexport function make(): object {\n  const inst = {};\n  util.defineLazy(inst, 'shape', () => 1);\n  return inst;\n}\n",
         ),
     ]);
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let mut config = RunConfig::default();
     config.lsp.write_diagnostics_budget = std::time::Duration::from_secs(60);
     config.lsp.write_diagnostics_dependents_cap = 2;
@@ -64,7 +56,7 @@ fn typescript_importers_that_name_the_changed_declaration_are_checked_first_and_
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    let truth = tsc_errors(dir.path());
+    let truth = support::tsc_errors(dir.path());
     assert_eq!(truth.len(), 1, "{truth:?}");
     assert!(truth[0].starts_with("src/mini/schemas.ts(5,"), "{truth:?}");
     assert!(text.contains("src/mini/schemas.ts:5:") && text.contains("Expected 4 arguments"), "the caller's new error is not reported:\n{text}");
@@ -100,7 +92,7 @@ fn an_importer_the_tsconfig_excludes_is_named_as_not_checked() {
         ("src/core/tests/barrel.test.ts", "import { parsedType } from '../../locales';\n\nexport const seen: string = parsedType(2);\n"),
         ("src/core/tests/other.test.ts", "import { other } from '../../other';\n\nexport const seen: number = other;\n"),
     ]);
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
     let hover = run.call(Caller::Main, "lsp", json!({"op": "hover", "file": "src/locales/en.ts", "line": 1, "symbol": "parsedType"}));
     assert!(!hover.is_error, "{}", hover.joined_text());
@@ -124,7 +116,7 @@ fn an_importer_the_tsconfig_excludes_is_named_as_not_checked() {
         "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n",
     )
     .unwrap();
-    let truth = tsc_errors(dir.path());
+    let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("src/core/tests/en.test.ts(3,")), "{truth:?}");
     assert!(truth.iter().any(|line| line.starts_with("src/core/tests/barrel.test.ts(3,")), "{truth:?}");
 }
@@ -204,7 +196,7 @@ fn a_typescript_rename_of_a_package_export_names_the_public_api_change() {
         "export function passthroughObject(shape: object): object {\n  return shape;\n}\nexport { passthroughObject as looseObject };\n\nexport const strict = passthroughObject({});\n",
     )
     .unwrap();
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
 
     let result = run.call(
         Caller::Main,
@@ -249,7 +241,7 @@ fn errors_of_a_file_the_tsconfig_excludes_are_said_to_be_outside_the_project_che
     let text = result.joined_text();
     assert!(text.contains("1 error") && text.contains(&format!("note: {said}")), "{text}");
     // Ground truth: tsc on the config counts nothing of it.
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/schemas.ts"}));
     assert!(!result.joined_text().contains("outside tsconfig.json's files"), "{}", result.joined_text());
 }

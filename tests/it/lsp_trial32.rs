@@ -46,15 +46,6 @@ fn values_declared_with_a_type_are_its_implementations_and_a_cast_value_only_cla
     assert!(text.contains("src/contentType.ts:6:"), "tsserver no longer lists the annotated object: is the fixture still F1's?\n{text}");
 }
 
-/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir`: its error lines.
-fn tsc_errors(dir: &std::path::Path) -> Vec<String> {
-    let output = std::process::Command::new("tsc")
-        .args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"])
-        .current_dir(dir)
-        .output()
-        .expect("run tsc");
-    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
-}
 
 /// F2: a rename at the declaration of a function a barrel re-exports. tsserver keeps the barrel's
 /// public name (`export { NEW as OLD }`) and leaves its importers alone; the grep cross-check took
@@ -78,7 +69,7 @@ fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases
         ("src/adapters/ws.ts", "import { getErrorShape } from '../index';\n\nexport const shape = getErrorShape(2);\n"),
         ("src/adapters/legacy.ts", "import { getErrorShape } from '../compat';\n\nexport const old = getErrorShape(3);\n"),
     ]);
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
     let result = run.call(
         Caller::Main,
@@ -101,5 +92,5 @@ fn importers_through_a_barrel_that_keeps_the_public_name_keep_it_without_aliases
     assert!(text.contains("src/adapters/ws.ts:3:") && text.contains("src/compat.ts:1:"), "{text}");
     // trial34 M5: the kept public name is said.
     assert!(text.contains("note: public name kept: src/index.ts:2 now reads `buildErrorShape as getErrorShape`"), "{text}");
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}\n{text}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}\n{text}", support::tsc_errors(dir.path()));
 }

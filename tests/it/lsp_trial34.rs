@@ -13,15 +13,6 @@ use crate::support;
 use runbound::Caller;
 use serde_json::json;
 
-/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir`: its error lines.
-fn tsc_errors(dir: &std::path::Path) -> Vec<String> {
-    let output = std::process::Command::new("tsc")
-        .args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"])
-        .current_dir(dir)
-        .output()
-        .expect("run tsc");
-    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
-}
 
 /// F1: a string key in `Pick<…, 'key'>` that names the member is named on its references.
 #[test]
@@ -39,7 +30,7 @@ fn references_of_a_member_name_the_string_keys_that_name_it_in_types() {
             "import type { QueryOptions } from './types';\n\nexport function hashKey(key: string, options?: Pick<QueryOptions, 'queryKeyHashFn'>): string {\n  const hashFn = options?.queryKeyHashFn ?? ((k: string) => k);\n  return hashFn(key);\n}\n\nexport const message = 'queryKeyHashFn is optional';\n",
         ),
     ]);
-    assert!(tsc_errors(dir.path()).is_empty(), "{:?}", tsc_errors(dir.path()));
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     let run = support::lsp_run_allowing_writes(dir.path());
     let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/types.ts", "line": 2, "symbol": "queryKeyHashFn"}));
     let text = result.joined_text();
@@ -51,7 +42,7 @@ fn references_of_a_member_name_the_string_keys_that_name_it_in_types() {
     // Ground truth: the member renamed without the key breaks it.
     let types = dir.path().join("src/types.ts");
     std::fs::write(&types, "export interface QueryOptions {\n  keyHashFn?: (key: string) => string;\n}\n").unwrap();
-    let truth = tsc_errors(dir.path());
+    let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("src/utils.ts(3,")), "{truth:?}");
 }
 
@@ -87,7 +78,7 @@ fn a_direct_move_to_a_new_file_checks_the_importers_of_the_written_files() {
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    let truth = tsc_errors(dir.path());
+    let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("src/index.ts(1,") && line.contains("TS2459")), "{truth:?}");
     assert!(text.contains("src/index.ts:1:") && text.contains("2459"), "the barrel's new error is not reported:\n{text}");
     assert!(!text.contains("the written file was not open before the write"), "{text}");

@@ -307,11 +307,6 @@ fn a_fixing_python_edit_is_not_blamed_for_the_errors_the_broken_state_hid() {
     assert!(text.contains("2 errors already present before this write remain"), "{text}");
 }
 
-/// `tsc --noEmit -p .` in `dir`: its error lines (`file(line,col): error TS…`).
-fn tsc_errors(dir: &Path) -> Vec<String> {
-    let output = Command::new("tsc").args(["--noEmit", "-p", "."]).current_dir(dir).output().expect("run tsc");
-    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
-}
 
 /// chevrotain's shape (trial27a F5): an interface in a `.d.ts` of its own package (`types/`, a
 /// second typescript-language-server root) that a class of the main project implements; renaming
@@ -338,7 +333,7 @@ fn a_typescript_rename_over_two_servers_invents_no_resolved_errors_and_says_one_
             "import { LookaheadStrategy } from \"../types/api\";\nimport { LLkStrategy } from \"./llk\";\n\nexport const strategy: LookaheadStrategy = new LLkStrategy();\nexport const depth = strategy.buildLookahead(2);\n",
         ),
     ]);
-    assert_eq!(tsc_errors(dir.path()), Vec::<String>::new(), "the fixture compiles");
+    assert_eq!(support::tsc_errors(dir.path()), Vec::<String>::new(), "the fixture compiles");
     let run = support::lsp_run_allowing_writes_with_room(dir.path());
     for file in ["src/llk.ts", "src/looksahead.ts"] {
         let _ = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": file}));
@@ -351,7 +346,7 @@ fn a_typescript_rename_over_two_servers_invents_no_resolved_errors_and_says_one_
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     eprintln!("{text}");
-    let after = tsc_errors(dir.path());
+    let after = support::tsc_errors(dir.path());
     assert!(!text.contains("resolved by this write"), "errors 'resolved' that tsc never had:\n{text}");
     assert_eq!(text.lines().filter(|line| line.starts_with("checked:")).count(), 1, "one checked: line:\n{text}");
     if after.is_empty() {

@@ -302,3 +302,14 @@ pub fn edit_and_first_server_check(run: &runbound::Run, path: &str, old: &str, n
     let server = result.structured_content.as_ref().map(|structured| structured["diagnostics_on_write"]["servers"][0].clone());
     (text, server.unwrap_or(serde_json::Value::Null))
 }
+
+/// `tsc --noEmit -p tsconfig.json --pretty false` in `dir` (the real tsc, ground truth of the
+/// TypeScript tests): its error lines (`file(line,col): error TS…`).
+pub fn tsc_errors(dir: &std::path::Path) -> Vec<String> {
+    let output = std::process::Command::new("tsc")
+        .args(["--noEmit", "-p", "tsconfig.json", "--pretty", "false"])
+        .current_dir(dir)
+        .output()
+        .expect("run tsc");
+    String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
+}
