@@ -742,6 +742,25 @@ impl Applier<'_> {
         lines.extend(self.notes.iter().cloned());
         written.sort();
         written.dedup();
+        if written.is_empty() {
+            // A command that neither sent an applied edit nor changed a file did nothing: an
+            // "Applied" headline would read as done (trial34 M6: tsserver declining
+            // "Convert parameters to destructured object" answers null).
+            lines[0] = format!(
+                "NOT applied {}: nothing was written — the server's command sent no edit that was applied and changed no file. \
+                 The server may have declined the action at this position; edit by hand, or call `lsp code_actions` for another action.",
+                self.description
+            );
+            let output = CodeActionOutput::Applied(CodeActionApplied {
+                action: self.number,
+                description: self.description.clone(),
+                edits: 0,
+                files: Vec::new(),
+                command: command_run,
+                written: Vec::new(),
+            });
+            return Ok(ToolOutput::new(ToolResult::error_text(lines.join("\n")).with_structured(to_structured(&output))));
+        }
         let output = CodeActionOutput::Applied(CodeActionApplied {
             action: self.number,
             description: self.description.clone(),

@@ -1017,7 +1017,8 @@ pub enum CodeActionOutput {
     Staged(CodeActionStaged),
     /// `preview: true` on a command that sent no edit back: nothing staged.
     NothingStaged(CodeActionNothingStaged),
-    /// The action was applied.
+    /// The action was applied. Also the shape of the failed result (`isError`) of an action
+    /// whose command sent no applied edit and changed no file: `written` is then empty.
     Applied(CodeActionApplied),
 }
 

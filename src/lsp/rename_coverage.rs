@@ -968,6 +968,7 @@ pub fn complete_rename(
         let lines = one_per_line(doc_tests.iter(), |(hit, _)| hit);
         list_lines(&mut report, &lines, DOC_TESTS_LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, why)| format!("   ({why})"));
     }
+    let mut keys_naming_member: Vec<String> = Vec::new();
     if !in_text.is_empty() {
         let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
         // A comment right above a declaration of the same name that the rename did not touch
@@ -977,17 +978,32 @@ pub fn complete_rename(
         // A string that is a property key (`T["_def"]["unknownKeys"]`) likely names a renamed
         // property, and on an `any` base no compiler error ever flags it (trial30 M10).
         let mut parsed: std::collections::HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = std::collections::HashMap::new();
+        // The type that declares the renamed member (`QueryOptions` for
+        // `QueryOptions.queryKeyHashFn`): a key over that very type names this member for
+        // certain (trial34 M2: `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was hedged on).
+        let member_owner = origin_targets.iter().min().and_then(|(path, target_line, _)| {
+            let text = reader.read_to_string(path).ok()?;
+            crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
+        });
         for (hit, kind) in &in_text {
             if *kind == OccurrenceKind::Text {
                 let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
                     let text = reader.read_to_string(&hit.path).ok()?;
                     crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
                 });
-                if let Some(role) = source.as_ref().and_then(|source| source.string_property_key_role(hit.line, hit.byte_start)) {
-                    labels.insert(
-                        (hit.path.clone(), hit.line),
-                        format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
-                    );
+                let Some(source) = source.as_ref() else { continue };
+                if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start) {
+                    let over_owner = member_owner.as_ref().filter(|owner| {
+                        source.string_key_base_type_name(hit.line, hit.byte_start).as_deref() == Some(owner.as_str())
+                    });
+                    let label = match over_owner {
+                        Some(owner) => {
+                            keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
+                            format!("   (string key of `{owner}`, the type that declares this member: {role} — it names this member; edit it, or the renamed code does not compile)")
+                        }
+                        None => format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
+                    };
+                    labels.insert((hit.path.clone(), hit.line), label);
                 }
                 continue;
             }
@@ -1312,6 +1328,16 @@ pub fn complete_rename(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if tied_methods.len() == 1 { "keeps" } else { "keep" }
+        ));
+    }
+    if !keys_naming_member.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} that {} the renamed member as a key of the type that declares it {} left unrenamed ({}): the renamed code does not compile until {} edited — listed below",
+            crate::render::plural(keys_naming_member.len(), "string"),
+            crate::render::one_or_many(keys_naming_member.len(), "names", "name"),
+            crate::render::one_or_many(keys_naming_member.len(), "is", "are"),
+            keys_naming_member.join(", "),
+            crate::render::one_or_many(keys_naming_member.len(), "it is", "they are")
         ));
     }
     if !doctest_files.is_empty() {

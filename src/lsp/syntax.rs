@@ -1269,6 +1269,75 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript string key at 0-based `line0`, byte column `byte_column` that
+    /// [`ParsedSource::string_property_key_role`] calls a key in a type argument
+    /// (`Pick<QueryOptions<any>, 'k'>`) or an indexed-access type key (`QueryOptions['k']`): the
+    /// name of the type it is a key of — the first type argument's or the indexed type's base
+    /// name without its own type arguments or namespace (`QueryOptions`). `None` for any other
+    /// string, or when that type is no plain type name (an object type, `typeof x`).
+    pub fn string_key_base_type_name(&self, line0: u32, byte_column: usize) -> Option<String> {
+        let mut node = self.typescript_node_at(line0, byte_column)?;
+        while !matches!(node.kind(), "string" | "template_string") {
+            node = node.parent()?;
+        }
+        let mut up = node.parent()?;
+        while matches!(up.kind(), "literal_type" | "union_type") {
+            up = up.parent()?;
+        }
+        let base = match up.kind() {
+            "type_arguments" => up.named_child(0)?,
+            "lookup_type" | "indexed_access_type" => up.named_child(0)?,
+            _ => return None,
+        };
+        let mut base = base;
+        loop {
+            base = match base.kind() {
+                "generic_type" => base.child_by_field_name("name").or_else(|| base.named_child(0))?,
+                "nested_type_identifier" => {
+                    let last = u32::try_from(base.named_child_count().checked_sub(1)?).ok()?;
+                    base.child_by_field_name("name").or_else(|| base.named_child(last))?
+                }
+                "type_identifier" | "identifier" => {
+                    return self.source.get(base.start_byte()..base.end_byte()).map(str::to_owned);
+                }
+                _ => return None,
+            };
+        }
+    }
+
+    /// For a TypeScript member name on 0-based `line0` (a property or method signature of an
+    /// interface or type literal, or a class member): the name of the interface, type alias or
+    /// class that declares it, exported or not. `None` for anything else (an object literal's
+    /// key, a member of an anonymous type inside a function).
+    pub fn typescript_member_owner_name(&self, line0: u32, name: &str) -> Option<String> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx) {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let parent = identifier.parent()?;
+        let is_member = matches!(
+            parent.kind(),
+            "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature"
+        ) && parent.child_by_field_name("name").is_some_and(|member| member.id() == identifier.id());
+        if !is_member {
+            return None;
+        }
+        let mut node = parent;
+        loop {
+            node = node.parent()?;
+            match node.kind() {
+                "interface_declaration" | "type_alias_declaration" | "class_declaration" | "abstract_class_declaration" => {
+                    let owner = node.child_by_field_name("name")?;
+                    return self.source.get(owner.start_byte()..owner.end_byte()).map(str::to_owned);
+                }
+                "statement_block" | "arrow_function" | "function_expression" | "function" | "program" => return None,
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
 /// declaration lists all of its variables) rather than on its own.
 fn names_all_declarators(kind: &str) -> bool {
@@ -1521,6 +1590,24 @@ mod tests {
         let parsed = ParsedSource::parse(Path::new("a.ts"), pick).expect("parsed");
         assert_eq!(parsed.string_property_key_role(0, 34), Some("key in a type argument"));
         assert_eq!(parsed.string_property_key_role(0, 53), Some("key in a type argument"), "in a union");
+        assert_eq!(parsed.string_key_base_type_name(0, 34).as_deref(), Some("QueryOptions"), "generic arguments dropped");
+        assert_eq!(parsed.string_key_base_type_name(0, 53).as_deref(), Some("QueryOptions"), "in a union");
+        let more = "type A = Omit<ns.Options, 'k'>;\ntype B = Options['k'];\ntype C = Pick<{ k: 1 }, 'k'>;\nconst d = obj['k'];\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), more).expect("parsed");
+        assert_eq!(parsed.string_key_base_type_name(0, 27).as_deref(), Some("Options"), "a namespace-qualified type");
+        assert_eq!(parsed.string_key_base_type_name(1, 18).as_deref(), Some("Options"), "an indexed-access type");
+        assert_eq!(parsed.string_key_base_type_name(2, 25), None, "an object type has no name");
+        assert_eq!(parsed.string_key_base_type_name(3, 15), None, "an element access is no type");
+    }
+
+    #[test]
+    fn the_declaration_that_owns_a_typescript_member_is_named() {
+        let source = "export interface QueryOptions {\n  queryKeyHashFn?: () => string;\n}\nclass Cache {\n  build(): void {}\n}\nconst o = { build: 1 };\ntype T = { size: number };\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.typescript_member_owner_name(1, "queryKeyHashFn").as_deref(), Some("QueryOptions"));
+        assert_eq!(parsed.typescript_member_owner_name(4, "build").as_deref(), Some("Cache"));
+        assert_eq!(parsed.typescript_member_owner_name(6, "build"), None, "an object literal's key");
+        assert_eq!(parsed.typescript_member_owner_name(7, "size").as_deref(), Some("T"));
     }
 
     #[test]

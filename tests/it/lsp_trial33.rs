@@ -45,6 +45,8 @@ fn containers_of_an_interface_are_not_its_implementations_and_the_casts_that_mak
     let note = text.lines().find(|line| line.starts_with("note: of these locations:")).unwrap_or_else(|| panic!("{text}"));
     assert!(note.contains("containers typed as an array, record, map or set of `Row`"), "{note}");
     assert!(note.contains("src/model.ts:4 (array literal)"), "{note}");
+    // trial34 M3: values pushed into a container are made elsewhere; the note says where to look.
+    assert!(note.contains("call `lsp references` on the container to find them"), "{note}");
     assert!(text.contains("src/row.ts:5 (`return row as Row<TData>;`)"), "the cast that makes rows is not named:\n{text}");
 }
 

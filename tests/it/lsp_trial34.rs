@@ -83,3 +83,80 @@ fn a_direct_move_to_a_new_file_checks_the_importers_of_the_written_files() {
     assert!(text.contains("src/index.ts:1:") && text.contains("2459"), "the barrel's new error is not reported:\n{text}");
     assert!(!text.contains("the written file was not open before the write"), "{text}");
 }
+
+/// M6 (a): tsserver offers "Convert parameters to destructured object" on a function that is also
+/// used as a value, then declines it when asked (its command answers null and sends no edit). The
+/// answer is an error that says nothing was written, not "Applied …".
+#[test]
+fn a_code_action_whose_command_writes_nothing_is_not_reported_applied() {
+    let test = "lsp_trial34::a_code_action_whose_command_writes_nothing_is_not_reported_applied";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let source = "export function hashKey(key: string, salt: number): string {\n  return key + salt;\n}\n\nexport function pick(options?: { fn?: (key: string, salt: number) => string }): (key: string, salt: number) => string {\n  return options?.fn || hashKey;\n}\n";
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"querylike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/utils.ts", source),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let title = "Convert parameters to destructured object";
+    let actions = run.call(Caller::Main, "lsp", json!({"op": "code_actions", "file": "src/utils.ts", "line": 1, "symbol": "hashKey"}));
+    let listing = actions.joined_text();
+    let number: u64 = listing
+        .lines()
+        .find(|line| line.contains(&format!(". {title} [")))
+        .and_then(|line| line.split('.').next())
+        .and_then(|number| number.trim().parse().ok())
+        .unwrap_or_else(|| panic!("tsserver offers no \"{title}\" here:\n{listing}"));
+    let result = run.call(
+        Caller::Main,
+        "lsp_code_action",
+        json!({"file": "src/utils.ts", "line": 1, "symbol": "hashKey", "apply": number, "title": title}),
+    );
+    let text = result.joined_text();
+    assert_eq!(std::fs::read_to_string(dir.path().join("src/utils.ts")).unwrap(), source, "the server did change the file:\n{text}");
+    assert!(result.is_error, "nothing was written, yet the call reads as done:\n{text}");
+    assert!(text.starts_with(&format!("NOT applied code action \"{title}\"")), "{text}");
+    assert!(text.contains("nothing was written"), "{text}");
+    assert_eq!(result.structured_content.as_ref().map(|value| value["written"].clone()), Some(json!([])), "{text}");
+}
+
+/// M2: the rename preview of a member said of `Pick<QueryOptions, 'queryKeyHashFn'>` only "edit
+/// them yourself if they name this symbol"; a key over the very type that declares the member
+/// names it for certain, and the rename as proposed does not compile (tsc) — a WARNING says so.
+#[test]
+fn a_rename_preview_warns_of_a_string_key_over_the_members_own_type() {
+    let test = "lsp_trial34::a_rename_preview_warns_of_a_string_key_over_the_members_own_type";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"querylike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/types.ts", "export interface QueryOptions {\n  queryKeyHashFn?: (key: string) => string;\n}\nexport interface Other {\n  queryKeyHashFn?: number;\n}\n"),
+        (
+            "src/utils.ts",
+            "import type { Other, QueryOptions } from './types';\n\nexport function hashKey(key: string, options?: Pick<QueryOptions, 'queryKeyHashFn'>): string {\n  const hashFn = options?.queryKeyHashFn ?? ((k: string) => k);\n  return hashFn(key);\n}\n\nexport type OtherKey = Pick<Other, 'queryKeyHashFn'>;\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/types.ts", "line": 2, "symbol": "queryKeyHashFn", "new_name": "keyHashFn", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let warning = text.lines().find(|line| line.starts_with("WARNING: 1 string that names the renamed member")).unwrap_or_else(|| panic!("{text}"));
+    assert!(warning.contains("(src/utils.ts:3)"), "only the key over QueryOptions, not the one over Other: {warning}");
+    assert!(text.contains("(string key of `QueryOptions`, the type that declares this member"), "{text}");
+    let other = text.lines().find(|line| line.contains("Pick<Other, 'queryKeyHashFn'>")).unwrap_or_else(|| panic!("{text}"));
+    assert!(other.contains("it likely names this property"), "a key over another type stays hedged: {other}");
+    // Ground truth: the rename as proposed breaks the key over QueryOptions.
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    let truth = support::tsc_errors(dir.path());
+    assert!(truth.iter().any(|line| line.starts_with("src/utils.ts(3,")), "{truth:?}");
+    assert!(!truth.iter().any(|line| line.starts_with("src/utils.ts(8,")), "{truth:?}");
+}
