@@ -49,19 +49,20 @@ use crate::schema::to_structured;
 use crate::tier::Tier;
 
 /// The `textDocument/codeAction` parameters for the identifier at `resolved` in `path`: its
-/// range, and the diagnostics published or pulled on its line as the context.
+/// range, and the diagnostics published or pulled on its line as the context; with the note of
+/// [`crate::lsp::tool::diagnostics_on_line`] when the current text's diagnostics did not arrive.
 pub(crate) fn code_action_params(
     server: &LanguageServer,
     path: &Path,
     resolved: &ResolvedSymbol,
     deadline: Instant,
-) -> lsp_types::CodeActionParams {
+) -> (lsp_types::CodeActionParams, Option<String>) {
     let encoding = server.position_encoding();
     let (line0, character) = resolved.lsp_position(encoding);
     let end = resolved.cursor_byte + resolved.cursor_identifier.len();
     let end_character = encoding.column_from_byte(&resolved.line_text, end);
-    let diagnostics = crate::lsp::tool::diagnostics_on_line(server, path, line0, deadline);
-    lsp_types::CodeActionParams {
+    let (diagnostics, note) = crate::lsp::tool::diagnostics_on_line(server, path, line0, deadline);
+    let params = lsp_types::CodeActionParams {
         text_document: crate::lsp::client::text_document(path),
         range: lsp_types::Range {
             start: lsp_types::Position { line: line0, character },
@@ -70,7 +71,8 @@ pub(crate) fn code_action_params(
         context: lsp_types::CodeActionContext { diagnostics, only: None, trigger_kind: Some(lsp_types::CodeActionTriggerKind::INVOKED) },
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
-    }
+    };
+    (params, note)
 }
 
 /// Sends `textDocument/codeAction` with `params` and returns the answer as the server sent it:
@@ -344,7 +346,8 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     if let Some(note) = readiness.note(server.id()) {
         notes.push(note);
     }
-    let params = code_action_params(server, &path, &resolved, deadline);
+    let (params, context_note) = code_action_params(server, &path, &resolved, deadline);
+    notes.extend(context_note);
     let answer =
         request_code_actions(server, params, deadline).map_err(|failure| failure.to_tool_error(server.id(), "textDocument/codeAction"))?;
     let actions = parse_actions(&answer, server.id())?;

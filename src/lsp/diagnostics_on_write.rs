@@ -1426,9 +1426,12 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             }
         }
         WriteCheck::TsserverRequests => {
-            group.notes.extend(crate::lsp::project_scope::outside_config_note(server.definition(), server.root(), &group.written, |path| {
-                supervisor.display_path(path)
-            }));
+            group.notes.extend(crate::lsp::project_scope::outside_config_note(
+                server.definition(),
+                server.root(),
+                &group.written,
+                |path| supervisor.display_path(path),
+            ));
             let (scripts, augmenting) = typescript_global_declarers(server.workspace_root(), &group.written);
             if trivia_only {
                 group.scope = Some(others_unaffected());
@@ -1466,8 +1469,18 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     ));
                 }
                 let changed_names = changed_typescript_names_of_written(&server, &written_open);
+                // The users of a changed member are asked within a quarter of what is left.
+                let (member_users, members_asked) = typescript_member_users(&server, &written_open, quarter_to(end));
                 match tsserver_dependents(&server, &written_open, cap, end, changed_names.as_deref()) {
-                    Ok(TypeScriptDependents { to_check: files, beyond_cap, reexporters }) => {
+                    Ok(TypeScriptDependents { to_check: mut files, mut beyond_cap, reexporters }) => {
+                        // Users of a changed member first; those that do not import a written
+                        // file were not found by the importer walk (trial34 M1).
+                        let not_importing: Vec<PathBuf> =
+                            member_users.iter().filter(|path| !files.contains(path) && !beyond_cap.contains(path)).cloned().collect();
+                        let mut ordered: Vec<PathBuf> = member_users.clone();
+                        ordered.extend(files.drain(..).chain(beyond_cap.drain(..)).filter(|path| !member_users.contains(path)));
+                        beyond_cap = ordered.split_off(cap.min(ordered.len()));
+                        files = ordered;
                         // Files the tsconfig leaves out that import a written file or a
                         // re-exporter of it by a relative path: no program holds them
                         // (trial31 F5).
@@ -1480,8 +1493,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                         );
                         if !outside.is_empty() {
                             let shown: Vec<String> = outside.iter().take(8).map(|path| supervisor.display_path(path)).collect();
-                            let config =
-                                ["tsconfig.json", "jsconfig.json"].into_iter().find(|name| server.root().join(name).is_file()).unwrap_or("tsconfig.json");
+                            let config = ["tsconfig.json", "jsconfig.json"]
+                                .into_iter()
+                                .find(|name| server.root().join(name).is_file())
+                                .unwrap_or("tsconfig.json");
                             group.notes.push(format!(
                                 "{} outside {config}'s files/include/exclude {} {} (or a file that re-exports {}) by a relative path and {} NOT checked: tsserver's project does not hold {} and tsc compiles none of them: {}{}; to check one, call lsp with {{\"op\": \"diagnostics\", \"file\": \"{}\"}} (tsserver then checks it in a project of its own)",
                                 crate::render::plural(outside.len(), "file"),
@@ -1501,13 +1516,41 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                                 format!(
                                     "; those that name {}{} first",
                                     shown.join(", "),
-                                    if names.len() > shown.len() { format!(" (or {} more changed names)", names.len() - shown.len()) } else { String::new() }
+                                    if names.len() > shown.len() {
+                                        format!(" (or {} more changed names)", names.len() - shown.len())
+                                    } else {
+                                        String::new()
+                                    }
                                 )
                             }
                             _ => String::new(),
                         };
+                        let members = if members_asked.is_empty() {
+                            String::new()
+                        } else {
+                            let shown: Vec<String> = members_asked.iter().take(4).map(|name| format!("`{name}`")).collect();
+                            format!(
+                                ", and the users of the changed {} {}{} by tsserver references{} first",
+                                crate::render::one_or_many(members_asked.len(), "member", "members"),
+                                shown.join(", "),
+                                if members_asked.len() > shown.len() {
+                                    format!(" and {} more", members_asked.len() - shown.len())
+                                } else {
+                                    String::new()
+                                },
+                                if not_importing.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(
+                                        " ({} that {} no written file)",
+                                        not_importing.len(),
+                                        crate::render::one_or_many(not_importing.len(), "imports", "import")
+                                    )
+                                }
+                            )
+                        };
                         group.scope = Some(CheckScope::Dependents {
-                            found_by: format!("tsserver fileReferences, following re-exports{ranked}"),
+                            found_by: format!("tsserver fileReferences, following re-exports{ranked}{members}"),
                             found: files.len() + beyond_cap.len(),
                             checked: files.len(),
                             not_checked_because: (!beyond_cap.is_empty()).then(|| format!("the cap of {cap} files")),
@@ -3054,6 +3097,78 @@ fn changed_typescript_names_of_written(server: &LanguageServer, written: &[PathB
     Some(names)
 }
 
+/// The most class and interface members whose users [`typescript_member_users`] asks for.
+const MEMBER_USERS_ASKED: usize = 8;
+
+/// The files (other than `written`) that use a class or interface member the write changed, by
+/// tsserver's `textDocument/references` on the member in the text the server still has (the
+/// text before the write), with the members asked (at most [`MEMBER_USERS_ASKED`], each asked
+/// until `end`). A member's users need not import the file that declares it: query-core 5.62.0's
+/// hydration.ts calls `client.getQueryCache().buildQuery(…)` and never imports queryCache.ts, so
+/// a required parameter added to `QueryCache.buildQuery` broke 8 call sites that the importer
+/// walk did not check (trial34 M1). Members of written files whose old text the server does not
+/// have are not asked.
+fn typescript_member_users(server: &LanguageServer, written: &[PathBuf], end: Instant) -> (Vec<PathBuf>, Vec<String>) {
+    let Ok(reader) = crate::files::WorkspaceReader::open(server.workspace_root()) else { return (Vec::new(), Vec::new()) };
+    let mut members: Vec<(PathBuf, String, u32, u32)> = Vec::new();
+    for path in written {
+        let (Some(old), Ok(new)) = (server.document_text(path), reader.read_to_string(path)) else { continue };
+        let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &old) else { continue };
+        let old_lines: Vec<&str> = old.lines().collect();
+        let new_lines: Vec<&str> = new.lines().collect();
+        for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+            let (tag, old_range, _) = op.as_tag_tuple();
+            if tag == similar::DiffTag::Equal {
+                continue;
+            }
+            // An insertion changes the member around its place: the lines on both sides.
+            let lines: Vec<usize> =
+                if old_range.is_empty() { vec![old_range.start.saturating_sub(1), old_range.start] } else { old_range.collect() };
+            for index in lines {
+                let Some((name, line0, byte_column)) = parsed.typescript_member_declared_at(index as u32) else { continue };
+                let Some(line_text) = parsed.line_text(line0) else { continue };
+                let character = server.position_encoding().column_from_byte(line_text, byte_column);
+                if !members
+                    .iter()
+                    .any(|(known, _, known_line, known_character)| known == path && *known_line == line0 && *known_character == character)
+                {
+                    members.push((path.clone(), name, line0, character));
+                }
+            }
+        }
+    }
+    let mut users: Vec<PathBuf> = Vec::new();
+    let mut asked: Vec<String> = Vec::new();
+    for (path, name, line0, character) in members.into_iter().take(MEMBER_USERS_ASKED) {
+        if Instant::now() >= end {
+            break;
+        }
+        let params = crate::lsp::client::reference_params(&path, line0, character, false);
+        let Ok(Some(locations)) = server.request::<lsp_types::request::References>(params, end) else { continue };
+        asked.push(name);
+        for location in locations {
+            let Some(target) = crate::lsp::uri::uri_to_path(location.uri.as_str()) else { continue };
+            let target = std::fs::canonicalize(&target).unwrap_or(target);
+            if target.components().any(|component| component.as_os_str() == "node_modules")
+                || !target.starts_with(server.workspace_root())
+                || written.contains(&target)
+                || users.contains(&target)
+            {
+                continue;
+            }
+            users.push(target);
+        }
+    }
+    asked.dedup();
+    (users, asked)
+}
+
+/// The instant a quarter of the way from now to `end` (now when `end` has passed).
+fn quarter_to(end: Instant) -> Instant {
+    let now = Instant::now();
+    now + end.saturating_duration_since(now) / 4
+}
+
 /// The instant halfway between now and `end` (now when `end` has passed): the pre-write half of a
 /// budget whose other half is for the state after the write.
 fn halfway_to(end: Instant) -> Instant {
@@ -3859,7 +3974,11 @@ fn tsserver_state(server: &LanguageServer, path: &Path, end: Instant, reuse: boo
 /// created file from its own file watchers, later than the tools' event under load (a module
 /// deleted and re-created by hand read "Cannot find module" after it was back). The note, when
 /// such an error stays, names it as probably stale.
-pub(crate) fn tsserver_diagnostics_settled(server: &LanguageServer, path: &Path, end: Instant) -> Result<(Vec<Diagnostic>, Option<String>), String> {
+pub(crate) fn tsserver_diagnostics_settled(
+    server: &LanguageServer,
+    path: &Path,
+    end: Instant,
+) -> Result<(Vec<Diagnostic>, Option<String>), String> {
     loop {
         let diagnostics = tsserver_diagnostics(server, path, end)?;
         let stale: Vec<String> = diagnostics.iter().filter_map(|diagnostic| missing_module_that_exists(path, diagnostic)).collect();
@@ -3912,8 +4031,25 @@ fn existing_missing_module_path(path: &Path, diagnostic: &Diagnostic) -> Option<
 /// tsserver's syntactic and semantic diagnostics of `path`, as LSP `Diagnostic`s.
 pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
     let started = Instant::now();
+    let diagnostics = tsserver_diagnostics_of(server, path, end, &["syntacticDiagnosticsSync", "semanticDiagnosticsSync"])?;
+    server.note_state_cost(path, started.elapsed());
+    Ok(diagnostics)
+}
+
+/// `path`'s current tsserver diagnostics with its suggestions (`suggestionDiagnosticsSync`: an
+/// unused parameter, a convertible `require`), in the LSP shape, for a code-action context:
+/// tsserver offers a quickfix only for a diagnostic the context holds.
+///
+/// # Errors
+/// The first failed tsserver request, as text.
+pub(crate) fn tsserver_code_action_diagnostics(server: &LanguageServer, path: &Path, end: Instant) -> Result<Vec<Diagnostic>, String> {
+    tsserver_diagnostics_of(server, path, end, &["syntacticDiagnosticsSync", "semanticDiagnosticsSync", "suggestionDiagnosticsSync"])
+}
+
+/// The diagnostics each of the tsserver `commands` gives for `path`, in order, in the LSP shape.
+fn tsserver_diagnostics_of(server: &LanguageServer, path: &Path, end: Instant, commands: &[&str]) -> Result<Vec<Diagnostic>, String> {
     let mut diagnostics = Vec::new();
-    for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
+    for &command in commands {
         let body = server
             .tsserver_request(command, json!({"file": path.to_string_lossy(), "includeLinePosition": true}), end)
             .map_err(|failure| failure.to_tool_error(server.id(), command).message)?;
@@ -3921,7 +4057,6 @@ pub(crate) fn tsserver_diagnostics(server: &LanguageServer, path: &Path, end: In
             diagnostics.push(tsserver_to_lsp(item));
         }
     }
-    server.note_state_cost(path, started.elapsed());
     Ok(diagnostics)
 }
 
@@ -4893,7 +5028,11 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
                     let named: Vec<String> = beyond_cap.iter().take(8).map(|path| supervisor.display_path(path)).collect();
                     if !named.is_empty() {
                         let rest = beyond_cap.len() - named.len();
-                        line.push_str(&format!(": {}{}", named.join(", "), if rest > 0 { format!(" and {rest} more") } else { String::new() }));
+                        line.push_str(&format!(
+                            ": {}{}",
+                            named.join(", "),
+                            if rest > 0 { format!(" and {rest} more") } else { String::new() }
+                        ));
                     }
                 }
                 line.push_str(&format!("; other files were not checked: {}", next_step(any_rust(&check.written))));

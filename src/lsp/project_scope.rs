@@ -456,7 +456,12 @@ fn relative_module_specifiers(text: &str) -> Vec<&str> {
 /// `"*"` (tsc on the config) never counts them (trial31 M6: a written excluded test file got "2
 /// new errors … for the whole count, call `*`", and `*` then said 0). Without a `note: ` prefix.
 /// `None` when none is left out.
-pub fn outside_config_note(definition: &ServerDefinition, root: &Path, paths: &[PathBuf], display: impl Fn(&Path) -> String) -> Option<String> {
+pub fn outside_config_note(
+    definition: &ServerDefinition,
+    root: &Path,
+    paths: &[PathBuf],
+    display: impl Fn(&Path) -> String,
+) -> Option<String> {
     let outside = paths_outside_config(definition, root, paths);
     if outside.is_empty() {
         return None;

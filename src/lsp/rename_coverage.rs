@@ -432,10 +432,28 @@ fn documented_declaration(reader: &WorkspaceReader, path: &Path, comment_line: u
         if ["//", "#", "*", "/*", "@"].iter().any(|prefix| trimmed.starts_with(prefix)) {
             continue;
         }
-        let first_word = trimmed
-            .split(|c: char| c.is_whitespace() || c == '(')
-            .find(|word| !matches!(*word, "pub" | "pub(crate)" | "export" | "default" | "async" | "abstract" | "static" | "unsafe" | "public" | "private" | "protected" | "declare" | ""))?;
-        if !matches!(first_word, "func" | "type" | "def" | "class" | "fn" | "function" | "interface" | "struct" | "enum" | "trait" | "const" | "var" | "let") {
+        let first_word = trimmed.split(|c: char| c.is_whitespace() || c == '(').find(|word| {
+            !matches!(
+                *word,
+                "pub"
+                    | "pub(crate)"
+                    | "export"
+                    | "default"
+                    | "async"
+                    | "abstract"
+                    | "static"
+                    | "unsafe"
+                    | "public"
+                    | "private"
+                    | "protected"
+                    | "declare"
+                    | ""
+            )
+        })?;
+        if !matches!(
+            first_word,
+            "func" | "type" | "def" | "class" | "fn" | "function" | "interface" | "struct" | "enum" | "trait" | "const" | "var" | "let"
+        ) {
             return None;
         }
         // The declared name: the first identifier after the keyword (and a Go receiver).
@@ -539,8 +557,8 @@ fn imports_name_from(reader: &WorkspaceReader, path: &Path, name: &str, modules:
             continue;
         }
         let head = &statement[..at];
-        let names_it = !word_positions(head, name).is_empty()
-            || (head.contains('*') && (reexport || !word_positions(&text, name).is_empty()));
+        let names_it =
+            !word_positions(head, name).is_empty() || (head.contains('*') && (reexport || !word_positions(&text, name).is_empty()));
         if names_it {
             found = Some(found.unwrap_or(false) || reexport);
         }
@@ -716,7 +734,10 @@ pub fn complete_rename(
         if kept_alias_modules.is_none() {
             kept_alias_modules = Some(modules_keeping_public_name(&reader, &edits, &grep.hits, old_name, new_name));
         }
-        if kept_alias_modules.as_ref().is_some_and(|modules| !modules.is_empty() && imports_name_from(&reader, &hit.path, old_name, modules).is_some()) {
+        if kept_alias_modules
+            .as_ref()
+            .is_some_and(|modules| !modules.is_empty() && imports_name_from(&reader, &hit.path, old_name, modules).is_some())
+        {
             kept_by_export_alias.push(hit);
             continue;
         }
@@ -993,9 +1014,9 @@ pub fn complete_rename(
                 });
                 let Some(source) = source.as_ref() else { continue };
                 if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start) {
-                    let over_owner = member_owner.as_ref().filter(|owner| {
-                        source.string_key_base_type_name(hit.line, hit.byte_start).as_deref() == Some(owner.as_str())
-                    });
+                    let over_owner = member_owner
+                        .as_ref()
+                        .filter(|owner| source.string_key_base_type_name(hit.line, hit.byte_start).as_deref() == Some(owner.as_str()));
                     let label = match over_owner {
                         Some(owner) => {
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
@@ -1027,12 +1048,20 @@ pub fn complete_rename(
             in_text.len() - comments
         ));
         let lines = one_per_line(in_text.iter(), |(hit, _)| hit);
-        list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |(hit, kind)| {
-            labels
-                .get(&(hit.path.clone(), hit.line))
-                .cloned()
-                .unwrap_or_else(|| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }))
-        });
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(hit, kind)| {
+                labels
+                    .get(&(hit.path.clone(), hit.line))
+                    .cloned()
+                    .unwrap_or_else(|| format!("   ({})", if *kind == OccurrenceKind::Comment { "comment" } else { "string" }))
+            },
+        );
     }
     // Rust occurrences rust-analyzer does not analyze (behind a `#[cfg]` that is off, inside a
     // `macro_rules!` template): said apart, each with its reason and next step (smallvec 1.16.6:

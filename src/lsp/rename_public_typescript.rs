@@ -54,9 +54,10 @@ pub(crate) fn typescript_public_api_notes(
         .and_then(|change| change.new_content.as_ref())
         .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
         .unwrap_or_default();
-    let kept_at = changed.iter().copied().find(|&index| {
-        new_text.lines().nth(index).is_some_and(|line| line.contains(&kept)) && !old_lines[index].contains(&kept)
-    });
+    let kept_at = changed
+        .iter()
+        .copied()
+        .find(|&index| new_text.lines().nth(index).is_some_and(|line| line.contains(&kept)) && !old_lines[index].contains(&kept));
     if let Some(index) = kept_at {
         return vec![format!(
             "note: public name kept: {shown}:{} now reads `{kept}`: the server kept the export `{old_name}`, so code that imports `{old_name}` from this module keeps working and is not renamed — rename that export too (`{new_name}` alone) if the public name should change",
@@ -238,8 +239,11 @@ fn source_of_target(package_dir: &Path, target: &str) -> Option<PathBuf> {
     // `./dist/index.js` → `src/index.ts`; `./v4/index.js` → `src/v4/index.ts`.
     let mut components = relative.components();
     let first = components.next().map(|first| first.as_os_str().to_string_lossy().into_owned()).unwrap_or_default();
-    let under_src =
-        if BUILD_DIRECTORIES.contains(&first.as_str()) { package_dir.join("src").join(components.as_path()) } else { package_dir.join("src").join(relative) };
+    let under_src = if BUILD_DIRECTORIES.contains(&first.as_str()) {
+        package_dir.join("src").join(components.as_path())
+    } else {
+        package_dir.join("src").join(relative)
+    };
     resolve_module(&under_src).or_else(|| resolve_module(&direct).filter(|found| !found.to_string_lossy().ends_with(".d.ts")))
 }
 
@@ -489,7 +493,10 @@ fn module_exports(
             let trimmed = line.trim_start();
             if let Some(name) = declared_export_name(trimmed) {
                 names.insert(name);
-            } else if (trimmed.starts_with("export {") || trimmed.starts_with("export type {")) && !trimmed.contains(" from ") && trimmed.contains('}') {
+            } else if (trimmed.starts_with("export {") || trimmed.starts_with("export type {"))
+                && !trimmed.contains(" from ")
+                && trimmed.contains('}')
+            {
                 names.extend(listed_export_names(trimmed));
             }
         }
@@ -531,7 +538,10 @@ fn resolve_module_where(path: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<P
             break;
         }
     }
-    [".ts", ".tsx", ".mts", ".cts", "/index.ts", "/index.tsx"].iter().map(|suffix| PathBuf::from(format!("{stem}{suffix}"))).find(|candidate| exists(candidate))
+    [".ts", ".tsx", ".mts", ".cts", "/index.ts", "/index.tsx"]
+        .iter()
+        .map(|suffix| PathBuf::from(format!("{stem}{suffix}")))
+        .find(|candidate| exists(candidate))
 }
 
 /// The warning when `plan` removes names from what a (non-private) npm package's entry points
@@ -539,15 +549,18 @@ fn resolve_module_where(path: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<P
 /// compiler run inside the package can see (trial33 M6: "Move to a new file" on table-core's
 /// `functionalUpdate` dropped it from the package's exports). `None` when nothing is lost.
 pub(crate) fn exports_lost_warning(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Option<String> {
-    let first = plan.changes.iter().map(|change| &change.path).find(|path| {
-        matches!(path.extension().and_then(|ext| ext.to_str()), Some("ts" | "tsx" | "mts" | "cts"))
-    })?;
+    let first = plan
+        .changes
+        .iter()
+        .map(|change| &change.path)
+        .find(|path| matches!(path.extension().and_then(|ext| ext.to_str()), Some("ts" | "tsx" | "mts" | "cts")))?;
     let (_, package_name, entries) = package_entries(workspace_root, first)?;
     let mut lost: Vec<String> = Vec::new();
     for (subpath, entry) in &entries {
         let before = exported_names(workspace_root, None, entry);
         let after = exported_names(workspace_root, Some(plan), entry);
-        let import_path = if subpath == "." { package_name.clone() } else { format!("{package_name}/{}", subpath.trim_start_matches("./")) };
+        let import_path =
+            if subpath == "." { package_name.clone() } else { format!("{package_name}/{}", subpath.trim_start_matches("./")) };
         for name in before.difference(&after) {
             let item = format!("`{name}` (from `{import_path}`)");
             if !lost.contains(&item) {
@@ -630,7 +643,10 @@ mod tests {
             expected: old.map_or(ExpectedState::Absent, |old| ExpectedState::Content(old.as_bytes().to_vec())),
         };
         let moved = WorkspaceEditPlan {
-            changes: vec![change("src/utils.ts", Some(utils), "export const other = 1;\n"), change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n")],
+            changes: vec![
+                change("src/utils.ts", Some(utils), "export const other = 1;\n"),
+                change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n"),
+            ],
             files: Vec::new(),
         };
         let warning = exports_lost_warning(&root, &moved).expect("the moved function is no longer exported");
@@ -642,7 +658,10 @@ mod tests {
         assert!(warning.contains("`functionalUpdate`"), "{warning}");
         std::fs::write(root.join("src/index.ts"), "export * from './utils';\nexport { make as build } from './make';\n").unwrap();
         let kept = WorkspaceEditPlan {
-            changes: vec![change("src/utils.ts", Some(utils), "export * from './functionalUpdate';\nexport const other = 1;\n"), change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n")],
+            changes: vec![
+                change("src/utils.ts", Some(utils), "export * from './functionalUpdate';\nexport const other = 1;\n"),
+                change("src/functionalUpdate.ts", None, "export function functionalUpdate() {}\n"),
+            ],
             files: Vec::new(),
         };
         assert_eq!(exports_lost_warning(&root, &kept), None, "re-exported where it moved");

@@ -1163,7 +1163,8 @@ impl ParsedSource {
                 | "variable_declarator"
                 | "lexical_declaration"
                 | "variable_declaration"
-                    if node.kind() != "variable_declarator" || !node.parent().is_some_and(|parent| names_all_declarators(parent.kind())) =>
+                    if node.kind() != "variable_declarator"
+                        || !node.parent().is_some_and(|parent| names_all_declarators(parent.kind())) =>
                 {
                     push_declared(node, &mut names);
                 }
@@ -1183,6 +1184,53 @@ impl ParsedSource {
                 _ => {}
             }
             node = node.parent()?;
+        }
+    }
+}
+
+impl ParsedSource {
+    /// For a TypeScript/JavaScript file: the class or interface member (method, property,
+    /// field, signature) whose declaration 0-based `line0` lies in (its body included),
+    /// innermost: (its name, 0-based line and byte column of the name). `None` outside a
+    /// member, for an object literal's key, or for other grammars. A change there
+    /// changes that member; the files that use it need not import the file (query-core's
+    /// `client.getQueryCache().buildQuery(…)`, trial34 M1).
+    pub fn typescript_member_declared_at(&self, line0: u32) -> Option<(String, u32, usize)> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let line = self.line_text(line0)?;
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() {
+            return None;
+        }
+        let start = self.byte_offset(line0, line.len() - trimmed.len())?;
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(start, start)?;
+        loop {
+            match node.kind() {
+                "method_definition"
+                | "method_signature"
+                | "abstract_method_signature"
+                | "public_field_definition"
+                | "property_signature" => {
+                    let name = node.child_by_field_name("name")?;
+                    if !matches!(name.kind(), "property_identifier" | "private_property_identifier" | "identifier") {
+                        return None;
+                    }
+                    let owner = node.parent()?.parent()?;
+                    if !matches!(
+                        owner.kind(),
+                        "class_declaration" | "abstract_class_declaration" | "class" | "interface_declaration" | "object_type"
+                    ) {
+                        return None;
+                    }
+                    let text = self.source.get(name.start_byte()..name.end_byte())?.to_owned();
+                    let position = name.start_position();
+                    return Some((text, u32::try_from(position.row).ok()?, position.column));
+                }
+                "program" => return None,
+                _ => node = node.parent()?,
+            }
         }
     }
 }
@@ -1387,7 +1435,8 @@ impl ParsedSource {
                 "variable_declarator" | "public_field_definition" | "required_parameter" | "optional_parameter" => {
                     let Some(annotation) = node.child_by_field_name("type") else { return ValueTyping::Unknown };
                     let declared = annotation.named_child(0).unwrap_or(annotation);
-                    let initializer = from.is_some_and(|from| node.child_by_field_name("value").is_some_and(|value| value.id() == from.id()));
+                    let initializer =
+                        from.is_some_and(|from| node.child_by_field_name("value").is_some_and(|value| value.id() == from.id()));
                     return if (initializer || from.is_none()) && !nested && self.is_container_type(declared) {
                         ValueTyping::Container
                     } else {
@@ -1424,7 +1473,17 @@ impl ParsedSource {
                 let text = self.source.get(name.start_byte()..name.end_byte()).unwrap_or("");
                 matches!(
                     text,
-                    "Array" | "ReadonlyArray" | "Record" | "Map" | "ReadonlyMap" | "Set" | "ReadonlySet" | "WeakMap" | "WeakSet" | "Promise" | "Iterable"
+                    "Array"
+                        | "ReadonlyArray"
+                        | "Record"
+                        | "Map"
+                        | "ReadonlyMap"
+                        | "Set"
+                        | "ReadonlySet"
+                        | "WeakMap"
+                        | "WeakSet"
+                        | "Promise"
+                        | "Iterable"
                 )
             }),
             _ => false,
@@ -1598,6 +1657,18 @@ mod tests {
         assert_eq!(parsed.string_key_base_type_name(1, 18).as_deref(), Some("Options"), "an indexed-access type");
         assert_eq!(parsed.string_key_base_type_name(2, 25), None, "an object type has no name");
         assert_eq!(parsed.string_key_base_type_name(3, 15), None, "an element access is no type");
+    }
+
+    #[test]
+    fn the_member_a_changed_typescript_line_declares_is_found() {
+        let source = "export class QueryCache {\n  build(\n    client: Client,\n  ): Query {\n    return make(client);\n  }\n  #private = 1;\n}\ninterface Options {\n  hash?: (key: string) => string;\n}\nfunction f() {\n  const o = { a: 1 };\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        assert_eq!(parsed.typescript_member_declared_at(2), Some(("build".to_owned(), 1, 2)), "a parameter line");
+        assert_eq!(parsed.typescript_member_declared_at(4), Some(("build".to_owned(), 1, 2)), "a body line");
+        assert_eq!(parsed.typescript_member_declared_at(6), Some(("#private".to_owned(), 6, 2)));
+        assert_eq!(parsed.typescript_member_declared_at(9), Some(("hash".to_owned(), 9, 2)));
+        assert_eq!(parsed.typescript_member_declared_at(0), None, "the class line");
+        assert_eq!(parsed.typescript_member_declared_at(12), None, "a local object");
     }
 
     #[test]

@@ -506,9 +506,9 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             _ => {
                 // Code actions stay JSON: each listed action keeps the server's object for the
                 // `codeAction/resolve` round trip (see `code_action::OfferedAction`).
-                let params = crate::lsp::code_action::code_action_params(server, &path, &resolved, request_deadline);
+                let (params, context_note) = crate::lsp::code_action::code_action_params(server, &path, &resolved, request_deadline);
                 crate::lsp::code_action::request_code_actions(server, params, request_deadline)
-                    .map(|answer| (NavigationAnswer::CodeActions(answer), None))
+                    .map(|answer| (NavigationAnswer::CodeActions(answer), context_note))
             }
         };
         match asked {
@@ -613,10 +613,9 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
             NavigationAnswer::References(found) => {
                 found.iter().flatten().filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri)).collect()
             }
-            NavigationAnswer::Locations(found) => location_ranges(found.clone())
-                .into_iter()
-                .filter_map(|(uri, _)| crate::lsp::uri::uri_to_path(&uri))
-                .collect(),
+            NavigationAnswer::Locations(found) => {
+                location_ranges(found.clone()).into_iter().filter_map(|(uri, _)| crate::lsp::uri::uri_to_path(&uri)).collect()
+            }
             _ => Vec::new(),
         };
         files.push(path.clone());
@@ -1525,18 +1524,62 @@ fn severity_number(severity: Option<lsp_types::DiagnosticSeverity>) -> u8 {
     }
 }
 
+/// How long [`diagnostics_on_line`] waits for the first publish (or tsserver's answer) for a
+/// file's current text.
+const DIAGNOSTICS_ON_LINE_WAIT: Duration = Duration::from_secs(10);
+
+/// How long [`diagnostics_on_line`] waits for a newer publish after one (servers publish a
+/// file's syntactic, semantic and suggestion sets one after another).
+const DIAGNOSTICS_ON_LINE_SETTLE: Duration = Duration::from_millis(500);
+
 /// Published (and, where supported, pulled) diagnostics overlapping 0-based `line0`, for a
-/// code-action context (each with its `data` as the server sent it).
-pub(crate) fn diagnostics_on_line(server: &LanguageServer, path: &Path, line0: u32, deadline: Instant) -> Vec<lsp_types::Diagnostic> {
-    let mut all: Vec<lsp_types::Diagnostic> = server.published_diagnostics(path).map(|set| set.diagnostics).unwrap_or_default();
+/// code-action context (each with its `data` as the server sent it), and a note when those of
+/// the file's current text did not arrive within [`DIAGNOSTICS_ON_LINE_WAIT`] (the context may
+/// then lack some).
+pub(crate) fn diagnostics_on_line(
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    deadline: Instant,
+) -> (Vec<lsp_types::Diagnostic>, Option<String>) {
+    let mut missing: Option<String> = None;
+    let mut published = server.published_diagnostics(path).map(|set| (set.generation, set.diagnostics));
+    let wait_end = (Instant::now() + DIAGNOSTICS_ON_LINE_WAIT).min(deadline);
+    if server.definition().write_check == crate::lsp::servers::WriteCheck::TsserverRequests {
+        // tsserver's own answer for the current text: typescript-language-server publishes
+        // without a version, a long file's sets seconds after a change, and an earlier text's set
+        // may arrive after the change was sent (trial34 M6b: the list lacked the late suggestion
+        // quickfix, the apply a moment later had it, and every number shifted by one).
+        match crate::lsp::diagnostics_on_write::tsserver_code_action_diagnostics(server, path, wait_end) {
+            Ok(items) => published = Some((0, items)),
+            Err(reason) => missing = Some(reason),
+        }
+    } else if !server.supports("textDocument/diagnostic") {
+        // No publish since the text was last sent (a file just resynced after a change outside
+        // the tools): wait for the sets of the current text to settle. A server that answers
+        // pulls gives them below.
+        if let Some(synced) = server.document_synced_generation(path) {
+            if published.as_ref().is_none_or(|(generation, _)| *generation <= synced) {
+                match server.wait_for_published_diagnostics(path, synced, DIAGNOSTICS_ON_LINE_SETTLE, wait_end) {
+                    Some(set) => published = Some((set.generation, set.diagnostics)),
+                    None => missing = Some(format!("no publish came within {} ms", DIAGNOSTICS_ON_LINE_WAIT.as_millis())),
+                }
+            }
+        }
+    }
+    let mut all: Vec<lsp_types::Diagnostic> = published.map(|(_, diagnostics)| diagnostics).unwrap_or_default();
     let pull_deadline = (Instant::now() + Duration::from_secs(3)).min(deadline);
     if let Ok(Some(pulled)) = server.pull_diagnostics(path, pull_deadline) {
         all.extend(pulled);
     }
     all.retain(|diagnostic| (diagnostic.range.start.line..=diagnostic.range.end.line).contains(&line0));
-    all
+    let note = missing.map(|reason| {
+        format!(
+            "note: the diagnostics of the file's current text did not arrive ({reason}): quickfixes for them may be missing here and the numbers may shift when they arrive — ask again in a moment, and pass \"title\" with \"apply\""
+        )
+    });
+    (all, note)
 }
-
 fn symbols(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
     let deadline = deadline.checked_sub(ANSWER_MARGIN).unwrap_or_else(Instant::now);
     match (&args.query, &args.file) {
@@ -1738,7 +1781,11 @@ fn implementations_that_are_expressions(
         0 => String::new(),
         count => format!(
             "; the other {count} {}",
-            crate::render::one_or_many(count, "is a declaration that implements or extends it", "are declarations that implement or extend it")
+            crate::render::one_or_many(
+                count,
+                "is a declaration that implements or extends it",
+                "are declarations that implement or extend it"
+            )
         ),
     };
     // Nothing listed implements it: where its values are made by a cast, which tsserver does not
@@ -1751,7 +1798,12 @@ fn implementations_that_are_expressions(
 /// name `name` as a property key — in a type argument (`Pick<T, 'name'>`), an indexed-access
 /// type, an element access or an object key — and are not among `listed`; `None` when there is
 /// none. tsserver does not count them as references; a rename of the property leaves them.
-fn string_keys_not_listed(supervisor: &LspSupervisor, server: &LanguageServer, name: &str, listed: &[lsp_types::Location]) -> Option<String> {
+fn string_keys_not_listed(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    name: &str,
+    listed: &[lsp_types::Location],
+) -> Option<String> {
     let listed_lines: HashSet<(PathBuf, u32)> = listed
         .iter()
         .filter_map(|location| crate::lsp::uri::lsp_uri_to_path(&location.uri).map(|path| (path, location.range.start.line)))
@@ -1804,7 +1856,8 @@ fn cast_constructions(supervisor: &LspSupervisor, server: &LanguageServer, name:
         .iter()
         .filter(|hit| {
             let before = hit.line_text[..hit.byte_start.min(hit.line_text.len())].trim_end();
-            let casts = before.strip_suffix("as").is_some_and(|rest| rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)));
+            let casts =
+                before.strip_suffix("as").is_some_and(|rest| rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)));
             // `as Row<TData>[]` makes an array of them, not one.
             let mut after = hit.line_text.get(hit.byte_start + name.len()..).unwrap_or("");
             if after.starts_with('<') {
@@ -1821,7 +1874,9 @@ fn cast_constructions(supervisor: &LspSupervisor, server: &LanguageServer, name:
             }
             casts && !after.starts_with('[')
         })
-        .map(|hit| format!("{}:{} (`{}`)", supervisor.display_path(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 80)))
+        .map(|hit| {
+            format!("{}:{} (`{}`)", supervisor.display_path(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 80))
+        })
         .collect();
     if casts.is_empty() {
         return String::new();
@@ -1874,7 +1929,12 @@ fn members_assigned_instead(
         let Some(line) = source.line_text(line0) else { continue };
         let hint = line[..encoding.byte_from_column(line, character).min(line.len())].chars().count() as u32;
         if let Some(what) = source.member_assignment_at(line0, hint, name) {
-            assigned.push(format!("{}:{} ({what}: `{}`)", supervisor.display_path(&path), line0 + 1, crate::render::cut_chars(line.trim(), 80)));
+            assigned.push(format!(
+                "{}:{} ({what}: `{}`)",
+                supervisor.display_path(&path),
+                line0 + 1,
+                crate::render::cut_chars(line.trim(), 80)
+            ));
         }
     }
     if assigned.is_empty() {

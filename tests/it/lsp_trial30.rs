@@ -24,7 +24,6 @@ use crate::support;
 use runbound::Caller;
 use serde_json::json;
 
-
 /// F3: the importers of a barrel that imports a module before re-exporting it are checked.
 #[test]
 fn a_barrel_that_imports_before_it_re_exports_has_its_importers_checked() {
@@ -192,7 +191,8 @@ fn a_go_declaration_in_a_build_constrained_twin_file_is_named() {
         ("main.go", "package main\n\nimport \"example.com/md/util\"\n\nfunc main() {\n\tprintln(util.BytesToReadOnlyString(nil), util.Plain())\n}\n"),
     ]);
     let run = support::lsp_run_allowing_writes(dir.path());
-    let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "main.go", "line": 6, "symbol": "BytesToReadOnlyString"}));
+    let result =
+        run.call(Caller::Main, "lsp", json!({"op": "references", "file": "main.go", "line": 6, "symbol": "BytesToReadOnlyString"}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     let note = text.lines().find(|line| line.contains("is also declared in")).unwrap_or_else(|| panic!("{text}"));

@@ -15,7 +15,6 @@ use crate::support;
 use runbound::{Caller, RunConfig};
 use serde_json::json;
 
-
 /// M2, M1: with a cap of 2 importers, the one that calls the changed function is checked although
 /// `fileReferences` lists it last, and the importers past the cap are named.
 #[test]
@@ -59,7 +58,10 @@ fn typescript_importers_that_name_the_changed_declaration_are_checked_first_and_
     let truth = support::tsc_errors(dir.path());
     assert_eq!(truth.len(), 1, "{truth:?}");
     assert!(truth[0].starts_with("src/mini/schemas.ts(5,"), "{truth:?}");
-    assert!(text.contains("src/mini/schemas.ts:5:") && text.contains("Expected 4 arguments"), "the caller's new error is not reported:\n{text}");
+    assert!(
+        text.contains("src/mini/schemas.ts:5:") && text.contains("Expected 4 arguments"),
+        "the caller's new error is not reported:\n{text}"
+    );
     assert!(text.contains("this write introduced 1 new error in 1 file"), "{text}");
     assert!(text.contains("those that name defineLazy first"), "{text}");
     // 5 importers, 2 checked: the 3 others are named, all of them locale files.
@@ -139,7 +141,8 @@ fn an_interface_method_implemented_by_assignment_is_named_when_tsserver_lists_no
         ),
     ]);
     let run = support::lsp_run_allowing_writes(dir.path());
-    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/schemas.ts", "line": 2, "symbol": "nonoptional"}));
+    let result =
+        run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/schemas.ts", "line": 2, "symbol": "nonoptional"}));
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     assert!(text.contains("no implementations found"), "tsserver now lists an implementation: is the note still needed?\n{text}");

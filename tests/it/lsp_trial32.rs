@@ -29,7 +29,11 @@ fn values_declared_with_a_type_are_its_implementations_and_a_cast_value_only_cla
         ),
     ]);
     let run = support::lsp_run_allowing_writes(dir.path());
-    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/contentType.ts", "line": 1, "symbol": "ContentTypeHandler"}));
+    let result = run.call(
+        Caller::Main,
+        "lsp",
+        json!({"op": "implementation", "file": "src/contentType.ts", "line": 1, "symbol": "ContentTypeHandler"}),
+    );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     assert!(!text.contains("do not implement"), "{text}");
@@ -45,7 +49,6 @@ fn values_declared_with_a_type_are_its_implementations_and_a_cast_value_only_cla
     }
     assert!(text.contains("src/contentType.ts:6:"), "tsserver no longer lists the annotated object: is the fixture still F1's?\n{text}");
 }
-
 
 /// F2: a rename at the declaration of a function a barrel re-exports. tsserver keeps the barrel's
 /// public name (`export { NEW as OLD }`) and leaves its importers alone; the grep cross-check took

@@ -77,7 +77,10 @@ fn uses_of_a_local_that_destructures_a_renamed_property_are_said_to_name_the_loc
     assert!(!result.is_error, "{text}");
     assert!(!text.contains("through a re-export"), "{text}");
     assert!(text.contains("index: pageIndex"), "tsserver keeps the local name:\n{text}");
-    let said = text.lines().position(|line| line.contains("left unrenamed, rightly: 1 use of local variables named `pageIndex`")).unwrap_or_else(|| panic!("{text}"));
+    let said = text
+        .lines()
+        .position(|line| line.contains("left unrenamed, rightly: 1 use of local variables named `pageIndex`"))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(text.lines().nth(said + 1).is_some_and(|line| line.contains("src/pages.ts:5:")), "{text}");
 }
 

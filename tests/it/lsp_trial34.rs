@@ -13,7 +13,6 @@ use crate::support;
 use runbound::Caller;
 use serde_json::json;
 
-
 /// F1: a string key in `Pick<…, 'key'>` that names the member is named on its references.
 #[test]
 fn references_of_a_member_name_the_string_keys_that_name_it_in_types() {
@@ -148,7 +147,8 @@ fn a_rename_preview_warns_of_a_string_key_over_the_members_own_type() {
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    let warning = text.lines().find(|line| line.starts_with("WARNING: 1 string that names the renamed member")).unwrap_or_else(|| panic!("{text}"));
+    let warning =
+        text.lines().find(|line| line.starts_with("WARNING: 1 string that names the renamed member")).unwrap_or_else(|| panic!("{text}"));
     assert!(warning.contains("(src/utils.ts:3)"), "only the key over QueryOptions, not the one over Other: {warning}");
     assert!(text.contains("(string key of `QueryOptions`, the type that declares this member"), "{text}");
     let other = text.lines().find(|line| line.contains("Pick<Other, 'queryKeyHashFn'>")).unwrap_or_else(|| panic!("{text}"));
@@ -159,4 +159,93 @@ fn a_rename_preview_warns_of_a_string_key_over_the_members_own_type() {
     let truth = support::tsc_errors(dir.path());
     assert!(truth.iter().any(|line| line.starts_with("src/utils.ts(3,")), "{truth:?}");
     assert!(!truth.iter().any(|line| line.starts_with("src/utils.ts(8,")), "{truth:?}");
+}
+
+/// M1: a required parameter added to a class method: the files that call it through another
+/// module's accessor (`client.getCache().build(…)`) never import the written file; they are
+/// found by the member's references and checked, so the write reports tsc's count.
+#[test]
+fn a_changed_member_is_checked_in_the_files_that_use_it_without_importing_its_file() {
+    let test = "lsp_trial34::a_changed_member_is_checked_in_the_files_that_use_it_without_importing_its_file";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"querylike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/cache.ts", "export class Cache {\n  build(\n    key: string,\n  ): string {\n    return key;\n  }\n}\n"),
+        ("src/client.ts", "import { Cache } from './cache';\n\nexport class Client {\n  #cache = new Cache();\n  getCache(): Cache {\n    return this.#cache;\n  }\n}\n"),
+        (
+            "src/observer.ts",
+            "import type { Client } from './client';\n\nexport function observe(client: Client): string {\n  return client.getCache().build('a') + client.getCache().build('b');\n}\n",
+        ),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let before = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/cache.ts"}));
+    assert!(!before.is_error, "{}", before.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/cache.ts", "old_string": "    key: string,\n", "new_string": "    key: string,\n    force: boolean,\n"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // Ground truth: tsc's errors are all in observer.ts, which does not import cache.ts.
+    let truth = support::tsc_errors(dir.path());
+    assert_eq!(truth.iter().filter(|line| line.starts_with("src/observer.ts(4,")).count(), 2, "{truth:?}");
+    assert_eq!(truth.len(), 2, "{truth:?}");
+    assert!(text.contains("this write introduced 2 new errors in 1 file"), "{text}");
+    assert!(text.contains("src/observer.ts:4: error[2554]"), "{text}");
+    assert!(text.contains("the users of the changed member `build` by tsserver references (1 that imports no written file)"), "{text}");
+}
+
+/// M6 (b): right after a file changed outside the tools, `code_actions` listed tsserver's actions
+/// before its suggestion diagnostics for the new text arrived (no "Prefix 'p0' with an
+/// underscore"); the apply a moment later had it first, and every number shifted by one. The
+/// list now waits for the new text's diagnostics, so both see the same actions.
+#[test]
+fn code_actions_listed_right_after_an_outside_change_keep_their_numbers() {
+    let test = "lsp_trial34::code_actions_listed_right_after_an_outside_change_keep_their_numbers";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"querylike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/utils.ts", "export function hashKey(key: string): string {\n  return key;\n}\n"),
+    ]);
+    // A long module, as query-core's utils.ts is: tsserver's diagnostics for its new text take
+    // long enough to arrive after the list was asked for.
+    let bulk: String = (0..1500)
+        .map(|index| format!("export function helper{index}<T extends {{ id: number }}>(items: T[]): Map<number, T> {{\n  return new Map(items.map((item) => [item.id + {index}, item]));\n}}\n"))
+        .collect();
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let first = run.call(Caller::Main, "lsp", json!({"op": "code_actions", "file": "src/utils.ts", "line": 1, "symbol": "hashKey"}));
+    assert!(!first.is_error, "{}", first.joined_text());
+    // Changed outside the tools: an unused parameter, which tsserver reports as a suggestion.
+    std::fs::write(
+        dir.path().join("src/utils.ts"),
+        format!("export function hashKey(key: string, p0: number): string {{\n  return key;\n}}\n{bulk}"),
+    )
+    .unwrap();
+    let listing = run.call(Caller::Main, "lsp", json!({"op": "code_actions", "file": "src/utils.ts", "line": 1, "symbol": "p0"}));
+    let text = listing.joined_text();
+    assert!(!listing.is_error, "{text}");
+    let title = "Prefix 'p0' with an underscore";
+    let number: u64 = text
+        .lines()
+        .find(|line| line.contains(&format!(". {title} [")))
+        .and_then(|line| line.split('.').next())
+        .and_then(|number| number.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the quickfix for the new text's unused parameter is not listed:\n{text}"));
+    let applied = run.call(
+        Caller::Main,
+        "lsp_code_action",
+        json!({"file": "src/utils.ts", "line": 1, "symbol": "p0", "apply": number, "title": title}),
+    );
+    let applied_text = applied.joined_text();
+    assert!(!applied.is_error, "{applied_text}");
+    let after = std::fs::read_to_string(dir.path().join("src/utils.ts")).unwrap();
+    assert!(after.contains("_p0: number"), "{after}\n{applied_text}");
 }

@@ -307,7 +307,6 @@ fn a_fixing_python_edit_is_not_blamed_for_the_errors_the_broken_state_hid() {
     assert!(text.contains("2 errors already present before this write remain"), "{text}");
 }
 
-
 /// chevrotain's shape (trial27a F5): an interface in a `.d.ts` of its own package (`types/`, a
 /// second typescript-language-server root) that a class of the main project implements; renaming
 /// its method writes the `.d.ts` (checked by the `types/` server) and the sources (the main
