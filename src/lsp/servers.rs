@@ -475,8 +475,18 @@ pub fn find_root(definition: &ServerDefinition, workspace_root: &Path, file: &Pa
         |marker: PathBuf| RootLookup { root: marker.parent().map(Path::to_path_buf), marker: Some(marker), searched_from: start.clone() };
     match definition.root_strategy {
         RootStrategy::Nearest => {
-            for dir in &ancestors {
+            for (index, dir) in ancestors.iter().enumerate() {
                 if let Some(marker) = marker_in(dir, &definition.root_markers) {
+                    // A folder whose only marker is a requirements.txt (a test or docs
+                    // environment: packaging 24.2's tests/requirements.txt) inside an outer
+                    // project is part of that project: a server rooted there sees the project's
+                    // own package as an installed library — references from a test missed every
+                    // use in src/, and a test file got an error the project's pyright does not
+                    // report (trial36 F3, F4).
+                    let outer = || ancestors[index + 1..].iter().any(|outer| marker_in(outer, &definition.root_markers).is_some());
+                    if requirements_only_root(dir, &definition.root_markers) && outer() {
+                        continue;
+                    }
                     return found(marker);
                 }
             }
@@ -507,6 +517,16 @@ pub fn find_root(definition: &ServerDefinition, workspace_root: &Path, file: &Pa
         }
     }
     RootLookup { root: None, marker: None, searched_from: start }
+}
+
+/// Whether `dir`'s only root marker among `markers` is a `requirements.txt`, and it has no
+/// environment of its own (`.venv`/`venv`): such a folder is no project by itself (see
+/// [`find_root`]).
+fn requirements_only_root(dir: &Path, markers: &[String]) -> bool {
+    dir.join("requirements.txt").is_file()
+        && markers.iter().filter(|name| name.as_str() != "requirements.txt").all(|name| !dir.join(name).exists())
+        && !dir.join(".venv").is_dir()
+        && !dir.join("venv").is_dir()
 }
 
 /// Where a binary was found (or every place we looked).
@@ -644,6 +664,27 @@ mod tests {
         let inner = ws.join("crates/a/src");
         let lookup = find_root(&server("rust-analyzer"), &inner, &inner.join("lib.rs"));
         assert_eq!(lookup.root, None);
+    }
+
+    #[test]
+    fn a_nested_requirements_txt_is_no_python_root_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        touch(&ws.join("pyproject.toml"), "[project]\nname = \"p\"\n");
+        touch(&ws.join("tests/requirements.txt"), "pytest\n");
+        touch(&ws.join("tests/test_a.py"), "");
+        touch(&ws.join("plugins/one/pyproject.toml"), "[project]\nname = \"one\"\n");
+        touch(&ws.join("plugins/one/requirements.txt"), "");
+        touch(&ws.join("tools/requirements.txt"), "");
+        std::fs::create_dir_all(ws.join("tools/.venv")).unwrap();
+        let pyright = server("pyright");
+        assert_eq!(find_root(&pyright, ws, &ws.join("tests/test_a.py")).root.as_deref(), Some(ws), "packaging 24.2's tests/");
+        assert_eq!(find_root(&pyright, ws, &ws.join("plugins/one/x.py")).root, Some(ws.join("plugins/one")), "a project of its own");
+        assert_eq!(find_root(&pyright, ws, &ws.join("tools/x.py")).root, Some(ws.join("tools")), "an environment of its own");
+        // Alone, a requirements.txt makes the root.
+        let alone = tempfile::tempdir().unwrap();
+        touch(&alone.path().join("requirements.txt"), "");
+        assert_eq!(find_root(&pyright, alone.path(), &alone.path().join("x.py")).root.as_deref(), Some(alone.path()));
     }
 
     #[test]

@@ -1524,6 +1524,15 @@ fn severity_number(severity: Option<lsp_types::DiagnosticSeverity>) -> u8 {
     }
 }
 
+/// Why rust-analyzer's diagnostics hold no rustc errors when [`rust_analyzer_check_off`].
+const RUST_ANALYZER_CHECK_OFF: &str = "rust-analyzer's cargo check (check on save) is off in this run (a restricted workspace trust turns it off: it would run build scripts and proc macros)";
+
+/// Whether `server` is rust-analyzer with its cargo check (`checkOnSave`) off — a restricted
+/// run, or a host setting: its diagnostics then come from its own analysis only.
+fn rust_analyzer_check_off(server: &LanguageServer) -> bool {
+    server.id() == "rust-analyzer" && server.definition().settings.pointer("/rust-analyzer/checkOnSave") == Some(&Value::Bool(false))
+}
+
 /// How long [`diagnostics_on_line`] waits for the first publish (or tsserver's answer) for a
 /// file's current text.
 const DIAGNOSTICS_ON_LINE_WAIT: Duration = Duration::from_secs(10);
@@ -3000,6 +3009,11 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             crate::render::one_or_many(unconfirmed.len(), "an error", "errors"),
         ));
     }
+    if !all.is_empty() && rust_analyzer_check_off(server) {
+        notes.push(format!(
+            "note: NOT checked by rustc: {RUST_ANALYZER_CHECK_OFF}, so errors only rustc reports (borrow checking, most type errors, macro resolution) are NOT among these; `cargo check` is the authority"
+        ));
+    }
     // What the project's outside roots mean for this answer (trial21 F1, F2): a restricted run's
     // "no errors" said nothing of the dependency rust-analyzer could not read, and a trusted
     // run's stayed stale after a hand edit in `../num-traits` until `reload`.
@@ -3021,6 +3035,16 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             server.id(),
             sync.version,
             crate::render::cut_chars(&failure, 400)
+        )
+    } else if all.is_empty() && rust_analyzer_check_off(server) {
+        // Without cargo check rust-analyzer's own analysis misses what only rustc reports: a
+        // use after move, an unresolved macro (trial36 F5: "no errors or warnings" in a file
+        // rustc rejects, in a restricted run).
+        format!(
+            "{} reports no errors or warnings of its own in {relative} (version {}, checked after sync) — NOT checked by rustc: {}, so errors only rustc reports (borrow checking, most type errors, macro resolution) are NOT included; `cargo check` is the authority",
+            server.id(),
+            sync.version,
+            RUST_ANALYZER_CHECK_OFF
         )
     } else if all.is_empty() {
         format!("{} reports no errors or warnings in {relative} (version {}, checked after sync)", server.id(), sync.version)

@@ -760,9 +760,10 @@ fn rust_analyzer_workspace_symbols_list_functions_beside_a_matching_type() {
     }
 }
 
-/// pyparsing 3.3.3 (trial21 F5): `tests/requirements.txt` makes `tests/` a pyright root of its
-/// own, which the root's pyright covers too; a workspace symbol query asked both and listed a
-/// symbol of `tests/` twice ("5 symbols" for 3). Listed once, and the overlap said.
+/// pyparsing 3.3.3 (trial21 F5): a nested pyright root (then `tests/requirements.txt`; since
+/// trial36 a requirements.txt alone makes no nested root, a `pyrightconfig.json` does) is covered
+/// by the outer root's pyright too; a workspace symbol query asked both and listed a symbol of
+/// `tests/` twice ("5 symbols" for 3). Listed once, and the overlap said.
 #[test]
 fn workspace_symbols_of_overlapping_pyright_roots_are_listed_once() {
     if support::require_binary("workspace_symbols_of_overlapping_pyright_roots_are_listed_once", "pyright-langserver").is_none() {
@@ -771,7 +772,7 @@ fn workspace_symbols_of_overlapping_pyright_roots_are_listed_once() {
     let workspace = support::workspace_with(&[
         ("pyproject.toml", "[project]\nname = \"overlap\"\nversion = \"0.1.0\"\n"),
         ("overlap/__init__.py", "def zebra_helper() -> int:\n    return 1\n"),
-        ("tests/requirements.txt", "pytest\n"),
+        ("tests/pyrightconfig.json", "{}\n"),
         (
             "tests/test_zebra.py",
             "from overlap import zebra_helper\n\n\ndef test_zebra_helper_value() -> None:\n    assert zebra_helper() == 1\n",
