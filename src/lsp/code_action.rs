@@ -39,7 +39,7 @@ use crate::lsp::listing::file_stamps;
 use crate::lsp::output::{
     ChangedFile, CodeActionApplied, CodeActionEntry, CodeActionNothingStaged, CodeActionOutput, CodeActionStaged, CommandRunSummary,
 };
-use crate::lsp::position::{resolve_symbol_on_line, ResolvedSymbol};
+use crate::lsp::position::{resolve_whole_identifier_on_line, ResolvedSymbol};
 use crate::lsp::rename::{commit_workspace_edit, plan_workspace_edit, stage_plan, WorkspaceEditPlan};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::registry::{CallContext, Registry, ToolDescriptor, ToolOutput};
@@ -331,7 +331,7 @@ fn call(ctx: &CallContext<'_>, arguments: Value) -> Result<ToolOutput, ToolError
     let root = supervisor.workspace_root();
     let path = crate::lsp::tool::resolve_file(root, &args.file)?;
     let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
-    let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
+    let resolved = resolve_whole_identifier_on_line(&text, args.line, &args.symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
     let deadline = ctx.deadline().checked_sub(crate::lsp::tool::ANSWER_MARGIN).unwrap_or_else(Instant::now);
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;

@@ -1568,6 +1568,29 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             } else {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
             }
+            // A triple-slash directive changes the program's global types (`/// <reference
+            // lib="dom" />` added or removed in a module no file imports): every file of the
+            // program may break, importer or not (trial35 F2: 9 errors in 2 other files read "no
+            // new errors … 0 files that import it").
+            let directive_changed: Vec<String> = written_open
+                .iter()
+                .filter(|path| {
+                    let (Some(old), Ok(new)) =
+                        (server.document_text(path), crate::files::read_workspace_file_to_string(server.workspace_root(), path))
+                    else {
+                        return false;
+                    };
+                    typescript_reference_directives(&old) != typescript_reference_directives(&new)
+                })
+                .map(|path| supervisor.display_path(path))
+                .collect();
+            if !directive_changed.is_empty() {
+                group.notes.push(format!(
+                    "this write changed a triple-slash `/// <reference …/>` directive in {}: it changes the types every file of the program sees (a `lib`, a `types` package), so files that do not import {} can break too and were NOT checked; call lsp with {{\"op\": \"diagnostics\", \"file\": \"*\"}} for the whole project",
+                    directive_changed.join(", "),
+                    crate::render::one_or_many(directive_changed.len(), "it", "them"),
+                ));
+            }
             for path in &augmenting {
                 group.notes.push(format!(
                     "{} declares into the global scope or declares ambient modules (`declare global` / `declare module \"…\"`): files that use those declarations need not import it and were not checked",
@@ -3095,6 +3118,12 @@ fn changed_typescript_names_of_written(server: &LanguageServer, written: &[PathB
         }
     }
     Some(names)
+}
+
+/// The triple-slash reference directives of a TypeScript text (`/// <reference lib="dom" />`,
+/// `/// <reference types="node" />`, `/// <reference path="…" />`), trimmed, in order.
+fn typescript_reference_directives(text: &str) -> Vec<&str> {
+    text.lines().map(str::trim).filter(|line| line.starts_with("///") && line[3..].trim_start().starts_with("<reference")).collect()
 }
 
 /// The most class and interface members whose users [`typescript_member_users`] asks for.

@@ -101,6 +101,12 @@ pub struct ResolvedSymbol {
     pub occurrence: usize,
     /// How many candidate occurrences the line has (whole-identifier ones when any exist).
     pub occurrence_count: usize,
+    /// When `symbol` named only part of the identifier on the line (`validate` on a line that
+    /// holds `validateSync` and no whole `validate`): that part. The cursor then goes on the
+    /// whole identifier, [`ResolvedSymbol::cursor_identifier`] names it, and the answers say so
+    /// (trial35 F3: a rename of `validate` renamed `validateSync` and was reported as one of
+    /// `validate`).
+    pub part_of_identifier: Option<String>,
 }
 
 impl ResolvedSymbol {
@@ -153,6 +159,19 @@ pub enum AddressError {
         /// 1-based character columns of the candidates, in order.
         columns: Vec<u32>,
     },
+    /// For a tool that writes: `symbol` names only part of the identifier on the line
+    /// ([`ResolvedSymbol::part_of_identifier`]), see [`resolve_whole_identifier_on_line`].
+    PartOfIdentifier {
+        /// The line asked for (1-based).
+        line: u32,
+        /// The identifier part `symbol` named (`validate`).
+        part: String,
+        /// The whole identifier on the line (`validateSync`).
+        identifier: String,
+        /// The 1-based lines of the file where `part` stands as a whole identifier, nearest to
+        /// `line` first (at most 5).
+        lines_with_part: Vec<u32>,
+    },
     /// `occurrence` is 0 or larger than the number of candidates.
     OccurrenceOutOfRange {
         /// The occurrence asked for.
@@ -197,6 +216,18 @@ impl fmt::Display for AddressError {
                     line_text.trim_end(),
                     listed.join(", ")
                 )
+            }
+            AddressError::PartOfIdentifier { line, part, identifier, lines_with_part } => {
+                write!(
+                    f,
+                    "`{part}` is not a whole identifier on line {line}: it is part of `{identifier}` there, and this call writes, so it does not guess; pass symbol {identifier:?} to act on `{identifier}`"
+                )?;
+                if lines_with_part.is_empty() {
+                    write!(f, ", or the file and line where `{part}` stands whole (it does nowhere in this file)")
+                } else {
+                    let lines: Vec<String> = lines_with_part.iter().map(u32::to_string).collect();
+                    write!(f, ", or a line where `{part}` stands whole: line(s) {}", lines.join(", "))
+                }
             }
             AddressError::OccurrenceOutOfRange { occurrence, occurrence_count, symbol } => {
                 write!(f, "occurrence {occurrence} is out of range: symbol {symbol:?} has {occurrence_count} candidate occurrence(s) on the line (1-based)")
@@ -261,16 +292,77 @@ pub fn resolve_symbol_on_line(file_text: &str, line: u32, symbol: &str, occurren
         }
     };
     let start = candidates[chosen_idx];
-    let (cursor_offset, cursor_identifier) = cursor_in_substring(symbol);
+    let (cursor_offset, mut cursor_identifier) = cursor_in_substring(symbol);
+    let mut cursor_byte = start + cursor_offset;
+    // The whole identifier on the line around the cursor: `symbol` may name only part of it.
+    let mut part_of_identifier = None;
+    if !cursor_identifier.is_empty() {
+        let identifier_start = line_text[..cursor_byte]
+            .char_indices()
+            .rev()
+            .take_while(|(_, ch)| is_identifier_char(*ch))
+            .last()
+            .map_or(cursor_byte, |(at, _)| at);
+        let identifier_end = line_text[cursor_byte..]
+            .char_indices()
+            .find(|(_, ch)| !is_identifier_char(*ch))
+            .map_or(line_text.len(), |(at, _)| cursor_byte + at);
+        let on_line = &line_text[identifier_start..identifier_end];
+        if on_line != cursor_identifier {
+            part_of_identifier = Some(std::mem::replace(&mut cursor_identifier, on_line.to_owned()));
+            cursor_byte = identifier_start;
+        }
+    }
     Ok(ResolvedSymbol {
         line,
         line_text: line_text.to_owned(),
         occurrence_byte_start: start,
-        cursor_byte: start + cursor_offset,
+        cursor_byte,
         cursor_identifier,
         occurrence: chosen_idx + 1,
         occurrence_count: candidates.len(),
+        part_of_identifier,
     })
+}
+
+/// [`resolve_symbol_on_line`] for a tool that writes (a rename, a code action): a `symbol` that
+/// names only part of the identifier on the line (`validate` where the line holds
+/// `validateSync`) is refused rather than taken as the longer identifier (trial35 F3: a rename of
+/// `validate` renamed `validateSync`).
+///
+/// # Errors
+/// As [`resolve_symbol_on_line`], and [`AddressError::PartOfIdentifier`].
+pub fn resolve_whole_identifier_on_line(
+    file_text: &str,
+    line: u32,
+    symbol: &str,
+    occurrence: Option<usize>,
+) -> Result<ResolvedSymbol, AddressError> {
+    let resolved = resolve_symbol_on_line(file_text, line, symbol, occurrence)?;
+    let Some(part) = resolved.part_of_identifier.clone() else { return Ok(resolved) };
+    let mut lines_with_part: Vec<u32> = split_lines(file_text)
+        .iter()
+        .enumerate()
+        .filter(|(_, text)| contains_word(text, &part))
+        .map(|(index, _)| index as u32 + 1)
+        .collect();
+    lines_with_part.sort_by_key(|found| (found.abs_diff(line), *found));
+    lines_with_part.truncate(5);
+    lines_with_part.sort_unstable();
+    Err(AddressError::PartOfIdentifier { line, part, identifier: resolved.cursor_identifier, lines_with_part })
+}
+
+impl ResolvedSymbol {
+    /// For an answer about the address: the note that `symbol` named only part of the identifier
+    /// the answer is about ([`ResolvedSymbol::part_of_identifier`]); `None` otherwise.
+    pub fn part_of_identifier_note(&self) -> Option<String> {
+        self.part_of_identifier.as_ref().map(|part| {
+            format!(
+                "note: `{part}` is not a whole identifier on line {}: it is part of `{}`, and this answer is for `{}`; for `{part}` itself, address a line where it stands whole",
+                self.line, self.cursor_identifier, self.cursor_identifier
+            )
+        })
+    }
 }
 
 /// The lines of `text` without terminators (`\n` or `\r\n`); a trailing newline does not start
@@ -509,6 +601,30 @@ mod tests {
     }
 
     #[test]
+    fn a_symbol_that_is_part_of_the_identifier_on_the_line_names_the_whole_identifier() {
+        let text = "validate(x);\nconst { errors } = this.form.validateSync(cause);\nform.validate('blur');\n";
+        let resolved = resolve_symbol_on_line(text, 2, "validate", None).unwrap();
+        assert_eq!(resolved.cursor_identifier, "validateSync");
+        assert_eq!(resolved.part_of_identifier.as_deref(), Some("validate"));
+        assert_eq!(resolved.cursor_byte, text.lines().nth(1).unwrap().find("validateSync").unwrap());
+        assert!(resolved
+            .part_of_identifier_note()
+            .unwrap()
+            .contains("it is part of `validateSync`, and this answer is for `validateSync`"));
+        let suffix = resolve_symbol_on_line(text, 2, "Sync", None).unwrap();
+        assert_eq!((suffix.cursor_identifier.as_str(), suffix.part_of_identifier.as_deref()), ("validateSync", Some("Sync")));
+        // A whole identifier is taken as it is; a path names its last identifier.
+        let whole = resolve_symbol_on_line(text, 3, "form.validate", None).unwrap();
+        assert_eq!((whole.cursor_identifier.as_str(), whole.part_of_identifier), ("validate", None));
+        let refused = resolve_whole_identifier_on_line(text, 2, "validate", None).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "`validate` is not a whole identifier on line 2: it is part of `validateSync` there, and this call writes, so it does not guess; pass symbol \"validateSync\" to act on `validateSync`, or a line where `validate` stands whole: line(s) 1, 3"
+        );
+        assert!(resolve_whole_identifier_on_line(text, 3, "validate", None).is_ok());
+    }
+
+    #[test]
     fn utf16_and_utf8_columns_after_non_ascii() {
         let line = "let é = \"😀\"; foo()";
         let byte = line.find("foo").unwrap();
@@ -547,9 +663,11 @@ mod tests {
         let res = resolve_symbol_on_line(text, 1, "foo", None).unwrap();
         assert_eq!(res.cursor_byte, 7);
         assert_eq!(res.occurrence_count, 1);
-        // Without any whole occurrence, partial ones are candidates.
+        // Without any whole occurrence, partial ones are candidates, and the cursor goes on the
+        // whole identifier that holds the one chosen (named as such).
         let res = resolve_symbol_on_line("foobar()\n", 1, "oba", None).unwrap();
-        assert_eq!(res.cursor_byte, 2);
+        assert_eq!(res.occurrence_byte_start, 2);
+        assert_eq!((res.cursor_byte, res.cursor_identifier.as_str(), res.part_of_identifier.as_deref()), (0, "foobar", Some("oba")));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::error::{ErrorKind, ToolError};
 use crate::files::{commit_file_changes_in, ExpectedState, FileChange};
 use crate::lsp::client::LanguageServer;
 use crate::lsp::output::{ChangedFile, RenameApplied, RenameOutput, RenameStaged};
-use crate::lsp::position::{resolve_symbol_on_line, split_lines, PositionEncoding};
+use crate::lsp::position::{resolve_whole_identifier_on_line, split_lines, PositionEncoding};
 use crate::lsp::supervisor::LspSupervisor;
 use crate::lsp::uri::uri_to_path;
 use crate::lsp::WorkspaceEditApplier;
@@ -573,7 +573,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     let supervisor = ctx.resource::<LspSupervisor>()?;
     let root = supervisor.workspace_root();
     let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)?;
-    let resolved = resolve_symbol_on_line(&text, args.line, &args.symbol, args.occurrence)
+    let resolved = resolve_whole_identifier_on_line(&text, args.line, &args.symbol, args.occurrence)
         .map_err(|err| ToolError::invalid(format!("{}: {err}", supervisor.display_path(&path))))?;
     let deadline = ctx.deadline().checked_sub(Duration::from_millis(250)).unwrap_or_else(Instant::now);
     let lease = supervisor.server_for_file(&path, args.server.as_deref(), deadline)?;

@@ -1014,15 +1014,18 @@ pub fn complete_rename(
                 });
                 let Some(source) = source.as_ref() else { continue };
                 if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start) {
-                    let over_owner = member_owner
-                        .as_ref()
-                        .filter(|owner| source.string_key_base_type_name(hit.line, hit.byte_start).as_deref() == Some(owner.as_str()));
-                    let label = match over_owner {
-                        Some(owner) => {
+                    let base = source.string_key_base_type_name(hit.line, hit.byte_start);
+                    let label = match (member_owner.as_ref(), base) {
+                        (Some(owner), Some(base)) if *owner == base => {
                             keys_naming_member.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
                             format!("   (string key of `{owner}`, the type that declares this member: {role} — it names this member; edit it, or the renamed code does not compile)")
                         }
-                        None => format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
+                        // Another type's key (trial35 F1: the other branch's `T['onBlurAsync']`,
+                        // `Pick<FieldMetaBase, "errorMap">` under a rename of `BaseFormState.errorMap`).
+                        (Some(owner), Some(base)) => format!(
+                            "   (string key of `{base}`, not of `{owner}`, which declares this member: {role} — another property unless `{base}` is or inherits `{owner}`; leave it otherwise)"
+                        ),
+                        _ => format!("   (string used as a property key: {role} — it likely names this property; no compiler error flags it where the base is `any`)"),
                     };
                     labels.insert((hit.path.clone(), hit.line), label);
                 }

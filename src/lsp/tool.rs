@@ -315,7 +315,7 @@ impl Query<'_> {
         } else {
             String::new()
         };
-        format!(
+        let mut header = format!(
             "{} {what} for `{}` at {}:{} (column {}{occurrence}):\n{:>6} | {}",
             self.server.id(),
             resolved.cursor_identifier,
@@ -324,7 +324,12 @@ impl Query<'_> {
             resolved.display_column(),
             resolved.line,
             resolved.line_text.trim_end()
-        )
+        );
+        if let Some(note) = resolved.part_of_identifier_note() {
+            header.push('\n');
+            header.push_str(&note);
+        }
+        header
     }
 
     pub(crate) fn position(&self) -> QueryPosition {
@@ -1819,6 +1824,21 @@ fn string_keys_not_listed(
         .collect();
     let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
     let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+    let parse = |path: &Path| -> Option<crate::lsp::syntax::ParsedSource> {
+        let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+        crate::lsp::syntax::ParsedSource::parse(path, &text)
+    };
+    // The types that declare the member among the listed locations (an interface's member and a
+    // class's that implements it): a key over another named type names another property
+    // (trial35 F1: `Pick<FieldMetaBase, "errorMap">` was named as missed by the references of
+    // `BaseFormState.errorMap`).
+    let mut owners: HashSet<String> = HashSet::new();
+    for (path, line0) in listed_lines.iter().take(200) {
+        let source = parsed.entry(path.clone()).or_insert_with(|| parse(path));
+        if let Some(owner) = source.as_ref().and_then(|source| source.typescript_member_owner_name(*line0, name)) {
+            owners.insert(owner);
+        }
+    }
     let mut keys: Vec<String> = Vec::new();
     for hit in &grep.hits {
         if listed_lines.contains(&(hit.path.clone(), hit.line)) {
@@ -1828,11 +1848,12 @@ fn string_keys_not_listed(
         if !quoted {
             continue;
         }
-        let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
-            let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &hit.path).ok()?;
-            crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
-        });
-        let Some(role) = source.as_ref().and_then(|source| source.string_property_key_role(hit.line, hit.byte_start)) else { continue };
+        let source = parsed.entry(hit.path.clone()).or_insert_with(|| parse(&hit.path));
+        let Some(source) = source.as_ref() else { continue };
+        let Some(role) = source.string_property_key_role(hit.line, hit.byte_start) else { continue };
+        if source.string_key_base_type_name(hit.line, hit.byte_start).is_some_and(|base| !owners.is_empty() && !owners.contains(&base)) {
+            continue;
+        }
         keys.push(format!(
             "{}:{} ({role}: `{}`)",
             supervisor.display_path(&hit.path),

@@ -63,6 +63,7 @@ mod lsp_trial31;
 mod lsp_trial32;
 mod lsp_trial33;
 mod lsp_trial34;
+mod lsp_trial35;
 mod lsp_trial36;
 mod lsp_write_ledger;
 mod mcp_sdk;
