@@ -2102,7 +2102,20 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                         "the whole cargo workspace (the file's text did not change, so no new cargo check was needed)".to_owned()
                     };
                     description.push_str(&doc_tests_not_checked(supervisor, server.root(), &group.written));
-                    description.push_str(&library_dependents_not_compiled(supervisor, server.root(), &after));
+                    let (not_compiled_text, not_compiled) = library_dependents_not_compiled(supervisor, server.root(), &after);
+                    description.push_str(&not_compiled_text);
+                    // A written test, bench or example that cargo never compiled has no state
+                    // after the write: its errors gone from the check are not resolved, and
+                    // "no new errors" would be a claim about code rustc never saw (trial36 F2: a
+                    // bench's E0554 "resolved by this write" while the library failed to build).
+                    for path in &group.written {
+                        if not_compiled.contains(path) {
+                            after.insert(
+                                path.clone(),
+                                Err("cargo never compiled it after this write: the library it depends on has compiler errors (listed above), so its diagnostics are unknown and its earlier ones not resolved; fix those errors and write again, or read rust-analyzer's own analysis of it with lsp op diagnostics".to_owned()),
+                            );
+                        }
+                    }
                     scope = Some(CheckScope::Project { description });
                 }
                 Err(reason) => {
@@ -3298,7 +3311,8 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
 
 /// The words on the targets cargo never compiled after this write because their package's
 /// library has compiler errors (rustc's, in `after`): `; NOT checked: tests/tests.rs,
-/// benches/extend.rs (cargo never compiled them: …)`; empty when no file has an error.
+/// benches/extend.rs (cargo never compiled them: …)`, empty when no file has an error; and
+/// those targets' files.
 /// Files with rustc diagnostics of their own in `after` were compiled and are left out. Errors
 /// of the library's unit-test build only — in `#[cfg(test)]` code (or a module file declared
 /// under `#[cfg(test)]`), or a lint that is also reported as a warning at the same place (the
@@ -3308,7 +3322,7 @@ fn library_dependents_not_compiled(
     supervisor: &LspSupervisor,
     root: &Path,
     after: &HashMap<PathBuf, Result<Vec<Diagnostic>, String>>,
-) -> String {
+) -> (String, HashSet<PathBuf>) {
     let from_rustc = |diagnostic: &Diagnostic| diagnostic.source.as_deref() == Some("rustc");
     let is_error = |diagnostic: &Diagnostic| {
         diagnostic.severity.unwrap_or(lsp_types::DiagnosticSeverity::ERROR) == lsp_types::DiagnosticSeverity::ERROR
@@ -3363,13 +3377,16 @@ fn library_dependents_not_compiled(
     }
     if error_files.is_empty() {
         if test_build_only.is_empty() {
-            return String::new();
+            return (String::new(), HashSet::new());
         }
         test_build_only.sort();
         let shown: Vec<String> = test_build_only.iter().map(|path| supervisor.display_path(path)).collect();
-        return format!(
-            "; the errors in {} are in the library's unit-test build only (`#[cfg(test)]` code, or a lint the crate denies only under `cfg(test)`): the library itself compiled, so the other targets were not held back by them",
-            shown.join(", ")
+        return (
+            format!(
+                "; the errors in {} are in the library's unit-test build only (`#[cfg(test)]` code, or a lint the crate denies only under `cfg(test)`): the library itself compiled, so the other targets were not held back by them",
+                shown.join(", ")
+            ),
+            HashSet::new(),
         );
     }
     error_files.sort();
@@ -3387,7 +3404,9 @@ fn library_dependents_not_compiled(
         }
     }
     let mut text = String::new();
+    let mut not_compiled: HashSet<PathBuf> = HashSet::new();
     for found in crates {
+        not_compiled.extend(found.targets.iter().filter(|target| !compiled.contains(target)).cloned());
         let targets: Vec<String> =
             found.targets.iter().filter(|target| !compiled.contains(target)).map(|target| supervisor.display_path(target)).collect();
         if targets.is_empty() {
@@ -3406,7 +3425,7 @@ fn library_dependents_not_compiled(
             targets[0]
         ));
     }
-    text
+    (text, not_compiled)
 }
 
 /// The sentence for the lines of `path` that rust-analyzer does not compile (its

@@ -81,3 +81,41 @@ fn a_restricted_rust_analyzer_answer_does_not_call_a_file_rustc_rejects_clean() 
     assert!(text.contains("no errors or warnings of its own in src/lib.rs"), "{text}");
     assert!(text.contains("NOT checked by rustc"), "{text}");
 }
+
+/// F2: a write that breaks the library and also changes a bench: cargo compiles no bench then,
+/// so the bench's earlier error is not "resolved by this write" and the bench is not "no new
+/// errors": its line says cargo never compiled it.
+#[test]
+fn a_written_bench_that_cargo_never_compiled_is_neither_clean_nor_resolved() {
+    let test = "lsp_trial36::a_written_bench_that_cargo_never_compiled_is_neither_clean_nor_resolved";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"bufs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", "pub fn chunk(data: &[u8]) -> &[u8] {\n    data\n}\n"),
+        (
+            "benches/buf.rs",
+            "fn main() {\n    let count: u32 = \"not a number\";\n    println!(\"{}\", bufs::chunk(b\"a\").len() as u32 + count);\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let before = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "benches/buf.rs"}));
+    let before_text = before.joined_text();
+    assert!(
+        before_text.contains("E0308") || before_text.contains("mismatched types"),
+        "the bench's error is not seen before:\n{before_text}"
+    );
+    let patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n pub fn chunk(data: &[u8]) -> &[u8] {\n-    data\n+    data.missing_method()\n }\n*** Update File: benches/buf.rs\n@@\n fn main() {\n+    // reads one chunk\n     let count: u32 = \"not a number\";\n*** End Patch\n";
+    let result = run.call(Caller::Main, "apply_patch", json!({"patch": patch}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/lib.rs:2: error[E0599]"), "the library's new error:\n{text}");
+    assert!(!text.contains("benches/buf.rs: resolved by this write"), "a bench cargo never compiled resolved nothing:\n{text}");
+    let bench_line = text
+        .lines()
+        .find(|line| line.starts_with("benches/buf.rs: diagnostics unavailable: cargo never compiled it after this write"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(bench_line.contains("not a clean result"), "{bench_line}");
+    assert!(!text.lines().any(|line| line.starts_with("no new errors in") && line.contains("benches/buf.rs")), "{text}");
+}
