@@ -1386,6 +1386,56 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a Rust method name on 0-based `line0` declared in a trait (`fn chunk(&self) -> &[u8];`
+    /// or with a default body inside `trait Buf { … }`): the trait's name. `None` for anything
+    /// else (a free function, a method of an `impl`).
+    pub fn rust_trait_of_method(&self, line0: u32, name: &str) -> Option<String> {
+        if self.language != SupportLang::Rust {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let function = identifier.parent()?;
+        if !matches!(function.kind(), "function_item" | "function_signature_item")
+            || function.child_by_field_name("name").is_none_or(|named| named.id() != identifier.id())
+        {
+            return None;
+        }
+        let list = function.parent()?;
+        let item = list.parent()?;
+        if list.kind() != "declaration_list" || item.kind() != "trait_item" {
+            return None;
+        }
+        let trait_name = item.child_by_field_name("name")?;
+        self.source.get(trait_name.start_byte()..trait_name.end_byte()).map(str::to_owned)
+    }
+
+    /// For a Rust `impl` item that starts on 0-based `impl_line0`: the 0-based line of its method
+    /// named `method` (`fn chunk(&self) …` in its body); `None` when the impl does not define it
+    /// (it uses the trait's default) or no impl starts there.
+    pub fn rust_impl_method_line(&self, impl_line0: u32, method: &str) -> Option<u32> {
+        if self.language != SupportLang::Rust {
+            return None;
+        }
+        let line = self.line_text(impl_line0)?;
+        let at = line.find("impl")?;
+        let start = self.byte_offset(impl_line0, at)?;
+        let mut node = self.root.root().get_inner_node().descendant_for_byte_range(start, start + 4)?;
+        while node.kind() != "impl_item" {
+            node = node.parent()?;
+        }
+        let body = node.child_by_field_name("body")?;
+        let mut cursor = body.walk();
+        let found = body.named_children(&mut cursor).find(|child| {
+            child.kind() == "function_item"
+                && child
+                    .child_by_field_name("name")
+                    .is_some_and(|named| self.source.get(named.start_byte()..named.end_byte()) == Some(method))
+        })?;
+        u32::try_from(found.child_by_field_name("name")?.start_position().row).ok()
+    }
+}
+
 /// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
 /// declaration lists all of its variables) rather than on its own.
 fn names_all_declarators(kind: &str) -> bool {
@@ -1669,6 +1719,18 @@ mod tests {
         assert_eq!(parsed.typescript_member_declared_at(9), Some(("hash".to_owned(), 9, 2)));
         assert_eq!(parsed.typescript_member_declared_at(0), None, "the class line");
         assert_eq!(parsed.typescript_member_declared_at(12), None, "a local object");
+    }
+
+    #[test]
+    fn rust_trait_methods_and_the_methods_an_impl_defines_are_found() {
+        let source = "pub trait Buf {\n    fn chunk(&self) -> &[u8];\n    fn remaining(&self) -> usize { 0 }\n}\nfn helper() {\n    struct Special;\n    impl Buf for Special {\n        fn chunk(&self) -> &[u8] {\n            &[]\n        }\n    }\n}\nfn chunk() {}\n";
+        let parsed = ParsedSource::parse(Path::new("a.rs"), source).expect("parsed");
+        assert_eq!(parsed.rust_trait_of_method(1, "chunk").as_deref(), Some("Buf"));
+        assert_eq!(parsed.rust_trait_of_method(2, "remaining").as_deref(), Some("Buf"), "a default method");
+        assert_eq!(parsed.rust_trait_of_method(7, "chunk"), None, "an impl's method");
+        assert_eq!(parsed.rust_trait_of_method(12, "chunk"), None, "a free function");
+        assert_eq!(parsed.rust_impl_method_line(6, "chunk"), Some(7));
+        assert_eq!(parsed.rust_impl_method_line(6, "remaining"), None, "the trait's default is used");
     }
 
     #[test]

@@ -659,7 +659,27 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     if op == "implementation" {
         notes.extend(pyright_scope_note(supervisor, server, None, "implementations"));
         if let NavigationAnswer::Locations(locations) = &answer {
-            notes.extend(rust_impls_not_listed(supervisor, server, &resolved.cursor_identifier, locations.clone()));
+            // A trait's method: the impls of its trait that rust-analyzer leaves out, and their
+            // definitions of the method (trial36 F1: `Buf::chunk` listed 12, and `impl Buf for
+            // Special` in a test function was not named, while the trait's query names it).
+            let trait_of_method = if resolved.line_text.contains("fn ") {
+                crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path)
+                    .ok()
+                    .and_then(|text| crate::lsp::syntax::ParsedSource::parse(&path, &text))
+                    .and_then(|parsed| parsed.rust_trait_of_method(resolved.line - 1, &resolved.cursor_identifier))
+            } else {
+                None
+            };
+            match &trait_of_method {
+                Some(trait_name) => notes.extend(rust_impls_not_listed(
+                    supervisor,
+                    server,
+                    trait_name,
+                    Some(&resolved.cursor_identifier),
+                    locations.clone(),
+                )),
+                None => notes.extend(rust_impls_not_listed(supervisor, server, &resolved.cursor_identifier, None, locations.clone())),
+            }
             notes.extend(implementations_that_are_expressions(supervisor, server, &path, &resolved, locations.clone()));
             if location_ranges(locations.clone()).is_empty() {
                 notes.extend(members_assigned_instead(supervisor, server, &path, &resolved, request_deadline));
@@ -1987,12 +2007,15 @@ fn members_assigned_instead(
 /// function bodies — similar 2.7.0: 6 implementations of `DiffHook`, and 3 more `impl DiffHook
 /// for HasRunFinish` in test functions — and impls in code it does not analyze, behind a
 /// `#[cfg]` that is off), and apart from them the lines inside `macro_rules!` bodies (templates
-/// whose expansions are the listed implementations). Empty when every such line is in the
-/// answer, for other servers, or when the answer is empty (not a trait, or nothing known).
+/// whose expansions are the listed implementations). With `method` (the answer is for a trait
+/// method, `name` its trait): those impls' definitions of the method, the impls that use the
+/// trait's default left out. Empty when every such line is in the answer, for other servers, or
+/// when the answer is empty (not a trait, or nothing known).
 fn rust_impls_not_listed(
     supervisor: &LspSupervisor,
     server: &LanguageServer,
     name: &str,
+    method: Option<&str>,
     answer: Option<lsp_types::GotoDefinitionResponse>,
 ) -> Vec<String> {
     if server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
@@ -2005,7 +2028,9 @@ fn rust_impls_not_listed(
             Some((std::fs::canonicalize(&path).unwrap_or(path), range.start.line))
         })
         .collect();
-    if listed.is_empty() {
+    // An empty answer for a trait is "not a trait"; for a trait method it may be that every
+    // impl that defines the method is one rust-analyzer leaves out.
+    if listed.is_empty() && method.is_none() {
         return Vec::new();
     }
     let grep = crate::lsp::rename_coverage::grep_word(server.definition(), server.workspace_root(), server.root(), name);
@@ -2048,6 +2073,32 @@ fn rust_impls_not_listed(
         !template
     });
     let mut sentences = Vec::new();
+    if let Some(method) = method {
+        // The impls' own definitions of the method; an impl that uses the default has none.
+        let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
+        let definitions: Vec<(PathBuf, u32)> = missing
+            .iter()
+            .filter_map(|(path, impl_line0)| {
+                let source = parsed.entry(path.clone()).or_insert_with(|| {
+                    let text = crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?;
+                    crate::lsp::syntax::ParsedSource::parse(path, &text)
+                });
+                let line0 = source.as_ref()?.rust_impl_method_line(*impl_line0, method)?;
+                let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                (!listed.contains(&(canonical, line0))).then(|| (path.clone(), line0))
+            })
+            .collect();
+        if !definitions.is_empty() {
+            sentences.push(format!(
+                "note: NOT in this answer: {} `fn {method}` in `impl {name} for …` blocks grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; they implement this method too: read them before changing it",
+                definitions.len(),
+                definitions.iter().take(15).map(|(path, line0)| format!("{}:{}", supervisor.display_path(path), line0 + 1)).collect::<Vec<_>>().join(", "),
+                if definitions.len() > 15 { format!(" and {} more", definitions.len() - 15) } else { String::new() },
+                server.id()
+            ));
+        }
+        return sentences;
+    }
     if !missing.is_empty() {
         sentences.push(format!(
             "note: NOT in this answer: {} `impl {name} for …` line(s) grep finds: {}{} — {} leaves out impls inside function bodies (test helpers) and in code behind a `#[cfg]` that is off; read them before changing the trait",

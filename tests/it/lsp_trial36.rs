@@ -119,3 +119,40 @@ fn a_written_bench_that_cargo_never_compiled_is_neither_clean_nor_resolved() {
     assert!(bench_line.contains("not a clean result"), "{bench_line}");
     assert!(!text.lines().any(|line| line.starts_with("no new errors in") && line.contains("benches/buf.rs")), "{text}");
 }
+
+/// F1: `implementation` of a trait method: rust-analyzer leaves out the impl inside a test
+/// function; the answer names its `fn chunk` (the trait's own query already named the impl).
+#[test]
+fn implementation_of_a_trait_method_names_the_definitions_in_impls_inside_function_bodies() {
+    let test = "lsp_trial36::implementation_of_a_trait_method_names_the_definitions_in_impls_inside_function_bodies";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"bufs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "pub trait Buf {\n    fn chunk(&self) -> &[u8];\n    fn remaining(&self) -> usize {\n        self.chunk().len()\n    }\n}\n\nimpl Buf for Vec<u8> {\n    fn chunk(&self) -> &[u8] {\n        self\n    }\n}\n",
+        ),
+        (
+            "tests/test_buf.rs",
+            "use bufs::Buf;\n\n#[test]\nfn deref_forwards() {\n    struct Special;\n    impl Buf for Special {\n        fn chunk(&self) -> &[u8] {\n            b\"x\"\n        }\n    }\n    struct Plain;\n    impl Buf for Plain {\n        fn chunk(&self) -> &[u8] {\n            b\"\"\n        }\n        fn remaining(&self) -> usize {\n            0\n        }\n    }\n    assert_eq!(Special.remaining() + Plain.remaining(), 1);\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/lib.rs", "line": 2, "symbol": "chunk"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/lib.rs:9"), "{text}");
+    if text.contains("tests/test_buf.rs:7:") {
+        panic!("rust-analyzer lists the impl inside the function now: is the fixture still F1's?\n{text}");
+    }
+    let note = text.lines().find(|line| line.contains("`fn chunk` in `impl Buf for …` blocks")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.starts_with("note: NOT in this answer: 2 `fn chunk`"), "{note}");
+    assert!(note.contains("tests/test_buf.rs:7, tests/test_buf.rs:13"), "{note}");
+    // `remaining` has a default: only the impl that defines it is named.
+    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/lib.rs", "line": 3, "symbol": "remaining"}));
+    let text = result.joined_text();
+    let note = text.lines().find(|line| line.contains("`fn remaining` in `impl Buf for …` blocks")).unwrap_or_else(|| panic!("{text}"));
+    assert!(note.contains("1 `fn remaining`") && note.contains("tests/test_buf.rs:16"), "{note}");
+}
