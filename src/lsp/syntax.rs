@@ -1436,6 +1436,30 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a TypeScript type name `name` at 0-based `line0`, byte column `byte_column`: whether it
+    /// is the whole target of an `as` cast (`x as Row`, `x as Row<T>`, `x as unknown as Row`) —
+    /// a cast that makes one value of the type. `false` when the name is only part of the
+    /// target (`as Row<T>[]`, `as Array<Row>`, `as Record<string, Row>`, a target over several
+    /// lines read as a whole: trial35 F4) or in no cast.
+    pub fn is_whole_cast_target(&self, line0: u32, byte_column: usize, name: &str) -> bool {
+        let Some(mut node) = self.typescript_node_at(line0, byte_column) else { return false };
+        if self.source.get(node.start_byte()..node.end_byte()) != Some(name) {
+            return false;
+        }
+        // The type the name stands for: itself, or the generic type it names.
+        if node.parent().is_some_and(|parent| {
+            parent.kind() == "generic_type" && parent.child_by_field_name("name").is_some_and(|n| n.id() == node.id())
+        }) {
+            node = node.parent().expect("checked");
+        }
+        let Some(parent) = node.parent() else { return false };
+        matches!(parent.kind(), "as_expression" | "type_assertion")
+            && parent.named_child(parent.named_child_count().saturating_sub(1) as u32).is_some_and(|target| target.id() == node.id())
+            || parent.kind() == "type_assertion" && parent.named_child(0).is_some_and(|target| target.id() == node.id())
+    }
+}
+
 /// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
 /// declaration lists all of its variables) rather than on its own.
 fn names_all_declarators(kind: &str) -> bool {
@@ -1731,6 +1755,19 @@ mod tests {
         assert_eq!(parsed.rust_trait_of_method(12, "chunk"), None, "a free function");
         assert_eq!(parsed.rust_impl_method_line(6, "chunk"), Some(7));
         assert_eq!(parsed.rust_impl_method_line(6, "remaining"), None, "the trait's default is used");
+    }
+
+    #[test]
+    fn only_a_cast_to_the_type_itself_makes_a_value_of_it() {
+        let source = "export const one = [] as Box<number>[];\nexport const multi = [] as Box<\n  number\n>[];\nexport const single = {} as Box<number>;\nconst plain = x as Box;\nconst twice = x as unknown as Box;\nconst arr = x as Array<Box>;\n";
+        let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
+        let at = |line0: u32| parsed.line_text(line0).unwrap().find("Box").unwrap();
+        assert!(!parsed.is_whole_cast_target(0, at(0), "Box"), "an array of them");
+        assert!(!parsed.is_whole_cast_target(1, at(1), "Box"), "an array of them, over three lines");
+        assert!(parsed.is_whole_cast_target(4, at(4), "Box"));
+        assert!(parsed.is_whole_cast_target(5, at(5), "Box"));
+        assert!(parsed.is_whole_cast_target(6, at(6), "Box"));
+        assert!(!parsed.is_whole_cast_target(7, at(7), "Box"), "Array<Box>");
     }
 
     #[test]

@@ -1901,28 +1901,23 @@ fn string_keys_not_listed(
 /// Name`), at most 5 shown; empty when none.
 fn cast_constructions(supervisor: &LspSupervisor, server: &LanguageServer, name: &str) -> String {
     let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), name);
+    let mut parsed: HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = HashMap::new();
     let casts: Vec<String> = grep
         .hits
         .iter()
         .filter(|hit| {
             let before = hit.line_text[..hit.byte_start.min(hit.line_text.len())].trim_end();
-            let casts =
-                before.strip_suffix("as").is_some_and(|rest| rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)));
-            // `as Row<TData>[]` makes an array of them, not one.
-            let mut after = hit.line_text.get(hit.byte_start + name.len()..).unwrap_or("");
-            if after.starts_with('<') {
-                let mut depth = 0usize;
-                let end = after.char_indices().find_map(|(at, c)| {
-                    match c {
-                        '<' => depth += 1,
-                        '>' => depth = depth.saturating_sub(1),
-                        _ => {}
-                    }
-                    (depth == 0).then_some(at + 1)
-                });
-                after = end.map_or("", |end| &after[end..]);
+            if !before.strip_suffix("as").is_some_and(|rest| rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c))) {
+                return false;
             }
-            casts && !after.starts_with('[')
+            // By the syntax tree: `as Row<TData>[]` makes an array of them, not one, also when
+            // its `>[]` is lines further down (trial35 F4: form-core's `as FieldInfo<\n any,\n
+            // TFormValidator\n >[]` was named as a cast that makes a `FieldInfo`).
+            let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
+                let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &hit.path).ok()?;
+                crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
+            });
+            source.as_ref().is_some_and(|source| source.is_whole_cast_target(hit.line, hit.byte_start, name))
         })
         .map(|hit| {
             format!("{}:{} (`{}`)", supervisor.display_path(&hit.path), hit.line + 1, crate::render::cut_chars(hit.line_text.trim(), 80))
@@ -1933,9 +1928,9 @@ fn cast_constructions(supervisor: &LspSupervisor, server: &LanguageServer, name:
     }
     let shown: Vec<&str> = casts.iter().take(5).map(String::as_str).collect();
     format!(
-        "; values of `{name}` are made by {} to it, which {} does not list as implementations: {}{}",
+        "; {} to `{name}` {} values of it (the compiler does not check that a cast value implements it): {}{} — values whose type is only annotated elsewhere (a function's return type, a parameter) are not among these: call `lsp references` on `{name}` to find them",
         crate::render::plural(casts.len(), "cast"),
-        server.id(),
+        crate::render::one_or_many(casts.len(), "claims", "claim"),
         shown.join(", "),
         if casts.len() > shown.len() { format!(" and {} more", casts.len() - shown.len()) } else { String::new() }
     )

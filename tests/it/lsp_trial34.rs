@@ -152,7 +152,10 @@ fn a_rename_preview_warns_of_a_string_key_over_the_members_own_type() {
     assert!(warning.contains("(src/utils.ts:3)"), "only the key over QueryOptions, not the one over Other: {warning}");
     assert!(text.contains("(string key of `QueryOptions`, the type that declares this member"), "{text}");
     let other = text.lines().find(|line| line.contains("Pick<Other, 'queryKeyHashFn'>")).unwrap_or_else(|| panic!("{text}"));
-    assert!(other.contains("(string key of `Other`, not of `QueryOptions`"), "a key over another type is said to be another type's: {other}");
+    assert!(
+        other.contains("(string key of `Other`, not of `QueryOptions`"),
+        "a key over another type is said to be another type's: {other}"
+    );
     // Ground truth: the rename as proposed breaks the key over QueryOptions.
     let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
     assert!(!accepted.is_error, "{}", accepted.joined_text());

@@ -122,3 +122,28 @@ fn a_changed_reference_directive_says_that_files_that_do_not_import_it_were_not_
     assert!(text.contains("this write changed a triple-slash `/// <reference …/>` directive in src/dom.ts"), "{text}");
     assert!(text.contains("were NOT checked"), "{text}");
 }
+
+/// F4: an array cast whose `>[]` is lines below the type name was named as a cast that makes a
+/// value of the type; by the syntax tree only a cast to the type itself is named.
+#[test]
+fn only_casts_to_the_type_itself_are_named_as_making_its_values() {
+    let test = "lsp_trial35::only_casts_to_the_type_itself_are_named_as_making_its_values";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = typescript_project(&[
+        ("src/box.ts", "export type Box<A> = { a: A };\n"),
+        (
+            "src/castprobe.ts",
+            "import type { Box } from './box';\n\nexport const multi = [] as Box<\n  number\n>[];\nexport const one = [] as Box<number>[];\nexport function make(): Box<string> {\n  return {} as Box<string>;\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/box.ts", "line": 1, "symbol": "Box"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let casts = text.split("values of it (the compiler does not check").nth(1).unwrap_or_else(|| panic!("no cast is named:\n{text}"));
+    assert!(text.contains("1 cast to `Box` claims values of it"), "{text}");
+    assert!(casts.contains("src/castprobe.ts:8"), "{text}");
+    assert!(!casts.contains("src/castprobe.ts:3") && !casts.contains("src/castprobe.ts:6"), "array casts make no Box:\n{text}");
+}
