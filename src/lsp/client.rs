@@ -497,6 +497,9 @@ pub struct LanguageServer {
     /// What a resync whose caller had no answer to put it in left out (see
     /// [`LanguageServer::carry_resync_report`]): merged into the next resync's report.
     carried_resync: Mutex<Option<ResyncReport>>,
+    /// tsserver servers: the stamps of the project configurations under the root (see
+    /// [`scan_tsserver_project_configs`]) at the last resync; `None` before the first.
+    project_config_stamps: Mutex<Option<FileStamps>>,
     /// The project state taken before the last write (diagnostics on write's seed).
     write_baseline: Mutex<Option<WriteBaseline>>,
     /// Positions (path, 0-based line, character) whose last lookup got no answer while the
@@ -617,6 +620,9 @@ pub struct ResyncReport {
     /// Open documents with diagnostics left without that re-send by the cap (64): their
     /// diagnostics may predate the change until the server re-checks them on its own.
     pub dependents_not_resent: usize,
+    /// tsserver project configurations (`tsconfig*.json`, `jsconfig.json`) changed outside the
+    /// tools and sent in this resync (absolute): tsserver reloads its project from them.
+    pub project_configs_changed: Vec<PathBuf>,
     /// The server's id, for the note.
     pub server_id: String,
 }
@@ -652,8 +658,52 @@ impl ResyncReport {
                 self.dependents_not_resent, self.server_id, self.dependents_resent, self.server_id
             ));
         }
+        if !self.project_configs_changed.is_empty() {
+            let names: Vec<String> = self.project_configs_changed.iter().map(|path| display(path)).collect();
+            parts.push(format!(
+                "{} changed since the last answer: {} reloads its project from {}, and runbound waited {} ms and asked it for the project before answering; if a list here looks short, ask again",
+                names.join(", "),
+                self.server_id,
+                crate::render::one_or_many(names.len(), "it", "them"),
+                PROJECT_CONFIG_RELOAD_WAIT.as_millis()
+            ));
+        }
         (!parts.is_empty()).then(|| parts.join("; "))
     }
+}
+
+/// How long a resync waits after sending tsserver a changed `tsconfig.json` before asking for
+/// the project (tsserver throttles a configuration's reload by 250 ms).
+const PROJECT_CONFIG_RELOAD_WAIT: Duration = Duration::from_millis(1000);
+
+/// Whether `path` is a tsserver project configuration (`tsconfig.json`, `tsconfig.*.json`,
+/// `jsconfig.json`).
+fn is_tsserver_project_config(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name == "jsconfig.json" || (name.starts_with("tsconfig") && name.ends_with(".json")))
+}
+
+/// The tsserver project configurations under `root` ([`is_tsserver_project_config`]; at most 8
+/// levels down, dependency and build folders skipped, listed beneath a handle of the root) and
+/// their stamps. tsserver watches them itself; runbound compares them between resyncs to know
+/// that tsserver is reloading a project (trial35 F5).
+fn scan_tsserver_project_configs(workspace_root: &Path, root: &Path) -> FileStamps {
+    let mut files = HashMap::new();
+    let Ok(handle) = crate::files::walk_beneath::handle_for_walk(workspace_root, root) else { return files };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(&handle, root) else { return files };
+    let walker =
+        walk.hidden(true).max_depth(Some(8)).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "dist", "build"]).iter();
+    for entry in walker.flatten().take(200_000) {
+        if entry.is_file() && is_tsserver_project_config(entry.path()) {
+            let stamp = entry.stat().map_or((None, 0), |stat| (Some(stat.modified), stat.len));
+            files.insert(entry.into_path(), stamp);
+            if files.len() >= 1_000 {
+                break;
+            }
+        }
+    }
+    files
 }
 
 impl LanguageServer {
@@ -715,6 +765,7 @@ impl LanguageServer {
             sibling_root_changes: Mutex::new(Vec::new()),
             sibling_watch: Mutex::new(SiblingWatch::default()),
             carried_resync: Mutex::new(None),
+            project_config_stamps: Mutex::new(None),
             write_baseline: Mutex::new(None),
             lookups_unanswered_while_loading: Mutex::new(HashSet::new()),
             lookups_answered_while_loading: Mutex::new(HashSet::new()),
@@ -1440,6 +1491,40 @@ impl LanguageServer {
             let changes = events.iter().map(|(path, typ)| lsp_types::FileEvent { uri: path_to_lsp_uri(path), typ: *typ }).collect();
             let _ = self.notify::<notification::DidChangeWatchedFiles>(lsp_types::DidChangeWatchedFilesParams { changes });
         }
+        // A tsconfig changed outside the tools: tsserver reloads the project after a throttle,
+        // and a request answered before that comes from the old program (trial35 F5: references
+        // right after `git checkout tsconfig.json` missed a file the reloaded project holds).
+        let project_configs_changed: Vec<PathBuf> = if write_check == WriteCheck::TsserverRequests {
+            let current = scan_tsserver_project_configs(&self.workspace_root, &self.root);
+            let previous = self.project_config_stamps.lock().replace(current.clone());
+            match previous {
+                Some(previous) => {
+                    let mut changed: Vec<PathBuf> = current
+                        .iter()
+                        .filter(|(path, stamp)| previous.get(*path) != Some(stamp) && !skip.contains(path))
+                        .map(|(path, _)| path.clone())
+                        .chain(previous.keys().filter(|path| !current.contains_key(*path)).cloned())
+                        .collect();
+                    changed.sort();
+                    changed
+                }
+                None => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        if !project_configs_changed.is_empty() {
+            std::thread::sleep(PROJECT_CONFIG_RELOAD_WAIT);
+            let open = self.documents.lock().keys().next().cloned();
+            if let Some(file) = open {
+                // Answered once tsserver has brought the file's project up to date.
+                let _ = self.tsserver_request(
+                    "projectInfo",
+                    serde_json::json!({"file": file.to_string_lossy(), "needFileNameList": false}),
+                    Instant::now() + Duration::from_secs(10),
+                );
+            }
+        }
         let reader = crate::files::WorkspaceReader::open(&self.workspace_root).ok();
         let outside_roots = self.outside_watch.lock().roots.clone();
         for path in &cycled {
@@ -1480,6 +1565,7 @@ impl LanguageServer {
             not_cycled,
             dependents_resent: dependents.len(),
             dependents_not_resent,
+            project_configs_changed,
             server_id: self.definition.id.clone(),
         };
         if let Some(carried) = self.carried_resync.lock().take() {
@@ -1490,6 +1576,9 @@ impl LanguageServer {
             report.not_cycled.dedup();
             report.dependents_resent += carried.dependents_resent;
             report.dependents_not_resent += carried.dependents_not_resent;
+            report.project_configs_changed.extend(carried.project_configs_changed);
+            report.project_configs_changed.sort();
+            report.project_configs_changed.dedup();
         }
         report
     }
@@ -1669,7 +1758,7 @@ impl LanguageServer {
     /// seeding of diagnostics on write) when a cap left files out, for the next resync's report
     /// to carry into its answer.
     pub fn carry_resync_report(&self, report: ResyncReport) {
-        if !report.not_cycled.is_empty() || report.dependents_not_resent > 0 {
+        if !report.not_cycled.is_empty() || report.dependents_not_resent > 0 || !report.project_configs_changed.is_empty() {
             let mut carried = self.carried_resync.lock();
             match carried.as_mut() {
                 Some(earlier) => {
@@ -1678,6 +1767,7 @@ impl LanguageServer {
                     earlier.not_cycled.extend(report.not_cycled);
                     earlier.dependents_resent += report.dependents_resent;
                     earlier.dependents_not_resent += report.dependents_not_resent;
+                    earlier.project_configs_changed.extend(report.project_configs_changed);
                 }
                 None => *carried = Some(report),
             }

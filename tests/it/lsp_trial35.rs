@@ -147,3 +147,32 @@ fn only_casts_to_the_type_itself_are_named_as_making_its_values() {
     assert!(casts.contains("src/castprobe.ts:8"), "{text}");
     assert!(!casts.contains("src/castprobe.ts:3") && !casts.contains("src/castprobe.ts:6"), "array casts make no Box:\n{text}");
 }
+
+/// F5: right after the tsconfig changed outside the tools, `references` answered from the old
+/// program (7 of 9, a file the new include holds missing). The resync sees the changed
+/// configuration, gives tsserver the time to reload the project, and says so.
+#[test]
+fn references_right_after_an_outside_tsconfig_change_come_from_the_reloaded_project() {
+    let test = "lsp_trial35::references_right_after_an_outside_tsconfig_change_come_from_the_reloaded_project";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let config = |include: &str| {
+        format!("{{\"compilerOptions\": {{\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}}, \"include\": [{include}]}}\n")
+    };
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"formlike\", \"version\": \"0.1.0\", \"private\": true}\n"),
+        ("tsconfig.json", &config("\"src/core\"")),
+        ("src/core/utils.ts", "export function getBy(key: string): string {\n  return key;\n}\n\nexport const first = getBy('a');\n"),
+        ("src/app/useBarrel.ts", "import { getBy } from '../core/utils';\n\nexport const second = getBy('b');\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let before = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/core/utils.ts", "line": 1, "symbol": "getBy"}));
+    assert!(!before.is_error, "{}", before.joined_text());
+    std::fs::write(dir.path().join("tsconfig.json"), config("\"src\"")).unwrap();
+    let after = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "src/core/utils.ts", "line": 1, "symbol": "getBy"}));
+    let text = after.joined_text();
+    assert!(!after.is_error, "{text}");
+    assert!(text.contains("src/app/useBarrel.ts (2):"), "the file the new include holds is missing:\n{text}");
+    assert!(text.contains("tsconfig.json changed since the last answer"), "{text}");
+}
