@@ -3401,9 +3401,12 @@ fn is_check_run_token(token: &str) -> bool {
 }
 
 fn progress_text(title: &str, message: Option<&str>, percentage: Option<u32>) -> String {
-    let mut text = title.to_owned();
-    if let Some(message) = message {
-        text.push_str(": ");
+    // pyright's progress has an empty title ("(: 2 files to analyze)", trial36 M8).
+    let mut text = title.trim().to_owned();
+    if let Some(message) = message.map(str::trim).filter(|message| !message.is_empty()) {
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
         text.push_str(message);
     }
     if let Some(percentage) = percentage {
@@ -3422,6 +3425,13 @@ fn push_log(state: &mut ServerState, line: String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_text_leaves_out_an_empty_title() {
+        assert_eq!(progress_text("", Some("2 files to analyze"), None), "2 files to analyze", "pyright's progress");
+        assert_eq!(progress_text("Indexing", Some("12/40"), Some(30)), "Indexing: 12/40 (30%)");
+        assert_eq!(progress_text("Roots Scanned", Some(" "), None), "Roots Scanned");
+    }
 
     #[test]
     fn server_versions_that_are_build_info_json_or_long_are_shortened() {
