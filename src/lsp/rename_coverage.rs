@@ -661,6 +661,7 @@ pub fn complete_rename(
         crate::lsp::rename_local_scope::local_binding_scope(&reader, path, *target_line, byte_column)
     });
     let mut outside_local_scope: Vec<(PathBuf, u32)> = Vec::new();
+    let mut text_outside_local_scope = 0usize;
     let is_covered = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, hit: &WordHit| -> bool {
         let (start, end) = columns(hit);
         edits.get(&hit.path).is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, hit.line, start, end)))
@@ -719,6 +720,12 @@ pub fn complete_rename(
         }
         let kind = classifier.kind(&hit);
         if kind != OccurrenceKind::Code {
+            // A local's name in a comment or string outside its function names something else
+            // (trial35 M5: a parameter's rename listed 71 comments of other files to edit).
+            if local_scope.as_ref().is_some_and(|scope| !scope.contains(&hit.path, hit.line)) {
+                text_outside_local_scope += 1;
+                continue;
+            }
             in_text.push((hit, kind));
             continue;
         }
@@ -1226,6 +1233,16 @@ pub fn complete_rename(
             &shown(&scope.path),
             outside_local_scope.len(),
             functions,
+        ));
+    }
+    if let (Some(scope), true) = (&local_scope, text_outside_local_scope > 0) {
+        report.push(format!(
+            "  not this binding: {} in comments and strings outside `{}` (lines {}–{} of {}), where the renamed local is not visible — left as they are, not listed",
+            crate::render::plural(text_outside_local_scope, "occurrence"),
+            scope.function,
+            scope.first_line + 1,
+            scope.last_line + 1,
+            shown(&scope.path)
         ));
     }
     if !declaration_kept.is_empty() {

@@ -176,3 +176,35 @@ fn references_right_after_an_outside_tsconfig_change_come_from_the_reloaded_proj
     assert!(text.contains("src/app/useBarrel.ts (2):"), "the file the new include holds is missing:\n{text}");
     assert!(text.contains("tsconfig.json changed since the last answer"), "{text}");
 }
+
+/// M5: a parameter's rename listed the comments of other files that say the word as ones to
+/// edit; outside the parameter's function they name something else and are counted apart.
+#[test]
+fn a_parameter_rename_counts_the_comments_outside_its_function_instead_of_listing_them() {
+    let test = "lsp_trial35::a_parameter_rename_counts_the_comments_outside_its_function_instead_of_listing_them";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = typescript_project(&[
+        (
+            "src/form.ts",
+            "export function getFieldValue(field: string): string {\n  // the field's value\n  return field.toUpperCase();\n}\n",
+        ),
+        ("src/field.ts", "/** A flag whether the field has been touched. */\nexport const touched = 'field';\n// field meta\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/form.ts", "line": 1, "symbol": "field", "new_name": "name", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    // Ground truth (grep -w field src/field.ts): 3, none of them the parameter.
+    assert!(
+        text.contains("not this binding: 3 occurrences in comments and strings outside `getFieldValue` (lines 1–4 of src/form.ts)"),
+        "{text}"
+    );
+    assert!(!text.contains("src/field.ts:1:"), "a comment of another file is listed to edit:\n{text}");
+    assert!(text.contains("src/form.ts:2:"), "the comment inside the function is still listed:\n{text}");
+}
