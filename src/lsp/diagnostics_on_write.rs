@@ -1485,12 +1485,16 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                         // re-exporter of it by a relative path: no program holds them
                         // (trial31 F5).
                         let targets: Vec<PathBuf> = written_open.iter().chain(&reexporters).cloned().collect();
-                        let outside = crate::lsp::project_scope::importers_outside_config(
+                        let mut outside = crate::lsp::project_scope::importers_outside_config(
                             server.definition(),
                             server.workspace_root(),
                             server.root(),
                             &targets,
                         );
+                        // One tsserver holds in an inferred project (it was opened) is found
+                        // and checked like the others (trial35 M2: listed as checked and as NOT
+                        // checked in the same block).
+                        outside.retain(|path| !files.contains(path) && !beyond_cap.contains(path));
                         if !outside.is_empty() {
                             let shown: Vec<String> = outside.iter().take(8).map(|path| supervisor.display_path(path)).collect();
                             let config = ["tsconfig.json", "jsconfig.json"]

@@ -208,3 +208,29 @@ fn a_parameter_rename_counts_the_comments_outside_its_function_instead_of_listin
     assert!(!text.contains("src/field.ts:1:"), "a comment of another file is listed to edit:\n{text}");
     assert!(text.contains("src/form.ts:2:"), "the comment inside the function is still listed:\n{text}");
 }
+
+/// M2: a file outside the tsconfig's include that tsserver holds (it was opened, in an inferred
+/// project) is checked with the importers; it is not also named as NOT checked.
+#[test]
+fn an_opened_file_outside_the_tsconfig_is_checked_and_not_also_named_not_checked() {
+    let test = "lsp_trial35::an_opened_file_outside_the_tsconfig_is_checked_and_not_also_named_not_checked";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = typescript_project(&[
+        ("src/utils.ts", "export function getBy(obj: unknown, path: string): unknown {\n  return path ? obj : undefined;\n}\n"),
+        ("scripts/check.ts", "import { getBy } from '../src/utils';\n\nexport const value = getBy({}, 'a.b');\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let opened = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "scripts/check.ts"}));
+    assert!(!opened.is_error, "{}", opened.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/utils.ts", "old_string": "path: string)", "new_string": "path: string, fallback: unknown)"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("scripts/check.ts:3: error[2554]"), "the opened outside file's new error:\n{text}");
+    assert!(!text.contains("NOT checked: tsserver's project does not hold"), "checked and NOT checked at once:\n{text}");
+}
