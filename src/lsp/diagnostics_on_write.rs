@@ -1572,6 +1572,15 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             } else {
                 group.scope = Some(CheckScope::Unavailable("the written file was not open before the write".to_owned()));
             }
+            // A write that drops a name the package exports (trial35 M4: an `edit` removed
+            // exports from the barrel's reach and said nothing, where renames and code actions warn).
+            let old_texts: Vec<(PathBuf, String)> =
+                written_open.iter().filter_map(|path| server.document_text(path).map(|text| (path.clone(), text))).collect();
+            if !old_texts.is_empty() {
+                if let Some(warning) = crate::lsp::rename_public_typescript::exports_lost_by_write(server.workspace_root(), &old_texts) {
+                    group.notes.push(warning.replacen("this edit removes", "this write removed", 1));
+                }
+            }
             // A triple-slash directive changes the program's global types (`/// <reference
             // lib="dom" />` added or removed in a module no file imports): every file of the
             // program may break, importer or not (trial35 F2: 9 errors in 2 other files read "no

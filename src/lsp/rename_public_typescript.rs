@@ -549,7 +549,37 @@ fn resolve_module_where(path: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<P
 /// compiler run inside the package can see (trial33 M6: "Move to a new file" on table-core's
 /// `functionalUpdate` dropped it from the package's exports). `None` when nothing is lost.
 pub(crate) fn exports_lost_warning(workspace_root: &Path, plan: &WorkspaceEditPlan) -> Option<String> {
-    let first = plan
+    lost_exports_warning(workspace_root, plan, None, Some(plan))
+}
+
+/// [`exports_lost_warning`] after the write: `old_texts` are the written files' texts before it
+/// (the disk holds their new texts). An `edit`, `write` or `apply_patch` that drops a package
+/// export is said like a code action's (trial35 M4). `None` when no name is lost.
+pub(crate) fn exports_lost_by_write(workspace_root: &Path, old_texts: &[(PathBuf, String)]) -> Option<String> {
+    let before = WorkspaceEditPlan {
+        changes: old_texts
+            .iter()
+            .map(|(path, text)| crate::files::FileChange {
+                path: path.clone(),
+                new_content: Some(text.clone().into_bytes()),
+                expected: crate::files::ExpectedState::Any,
+            })
+            .collect(),
+        files: Vec::new(),
+    };
+    lost_exports_warning(workspace_root, &before, Some(&before), None)
+}
+
+/// The warning for the names the package's entry points export read with `before` but not with
+/// `after` (each a plan of texts over the disk's, or the disk itself); `touched` names the
+/// changed files.
+fn lost_exports_warning(
+    workspace_root: &Path,
+    touched: &WorkspaceEditPlan,
+    before_plan: Option<&WorkspaceEditPlan>,
+    after_plan: Option<&WorkspaceEditPlan>,
+) -> Option<String> {
+    let first = touched
         .changes
         .iter()
         .map(|change| &change.path)
@@ -557,8 +587,8 @@ pub(crate) fn exports_lost_warning(workspace_root: &Path, plan: &WorkspaceEditPl
     let (_, package_name, entries) = package_entries(workspace_root, first)?;
     let mut lost: Vec<String> = Vec::new();
     for (subpath, entry) in &entries {
-        let before = exported_names(workspace_root, None, entry);
-        let after = exported_names(workspace_root, Some(plan), entry);
+        let before = exported_names(workspace_root, before_plan, entry);
+        let after = exported_names(workspace_root, after_plan, entry);
         let import_path =
             if subpath == "." { package_name.clone() } else { format!("{package_name}/{}", subpath.trim_start_matches("./")) };
         for name in before.difference(&after) {

@@ -234,3 +234,30 @@ fn an_opened_file_outside_the_tsconfig_is_checked_and_not_also_named_not_checked
     assert!(text.contains("scripts/check.ts:3: error[2554]"), "the opened outside file's new error:\n{text}");
     assert!(!text.contains("NOT checked: tsserver's project does not hold"), "checked and NOT checked at once:\n{text}");
 }
+
+/// M4: an `edit` that drops a name the package exports (the barrel re-exports it by name from a
+/// module that no longer exports it) says so, as renames and code actions do.
+#[test]
+fn an_edit_that_drops_a_package_export_says_so() {
+    let test = "lsp_trial35::an_edit_that_drops_a_package_export_says_so";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"formlike\", \"version\": \"0.1.0\", \"main\": \"dist/index.js\", \"types\": \"dist/index.d.ts\", \"source\": \"src/index.ts\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "export * from './utils';\n"),
+        ("src/utils.ts", "export function getBy(key: string): string {\n  return key;\n}\n\nexport function setBy(key: string): string {\n  return key;\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let opened = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/utils.ts"}));
+    assert!(!opened.is_error, "{}", opened.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/utils.ts", "old_string": "export function setBy", "new_string": "function setBy"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("this write removed 1 name from what the package `formlike` exports: `setBy` (from `formlike`)"), "{text}");
+}
