@@ -194,8 +194,13 @@ impl UnparsedOccurrencesOutput {
 
 /// The rule that finds the unparsed containers whose text has `word` as a whole word.
 pub(crate) fn unparsed_rule(word: &str, language: SupportLang) -> Value {
-    let kind = if language == SupportLang::Rust { "macro_invocation" } else { "preproc_arg" };
-    serde_json::json!({"kind": kind, "regex": format!("\\b{word}\\b")})
+    let regex = format!("\\b{word}\\b");
+    if language == SupportLang::Rust {
+        // Macro invocations and `macro_rules!` rules (their templates) alike.
+        serde_json::json!({"any": [{"kind": "macro_invocation", "regex": regex}, {"kind": "macro_rule", "regex": regex}]})
+    } else {
+        serde_json::json!({"kind": "preproc_arg", "regex": regex})
+    }
 }
 
 /// One shape of a missed part.

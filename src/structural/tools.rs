@@ -953,7 +953,10 @@ fn missed_note(missed: &MissedParts, query: &Query) -> Option<String> {
         }
         let containers: Vec<String> = unparsed.by_container.iter().map(|(name, count)| format!("`{name}` {count}")).collect();
         let (where_, why) = if pattern.language == SupportLang::Rust {
-            ("macro invocations", "the parser keeps macro arguments as token trees, not expressions")
+            (
+                "macro invocations or `macro_rules!` bodies",
+                "the parser keeps macro arguments and macro templates as token trees, not expressions",
+            )
         } else {
             ("`#define` bodies", "the parser keeps a macro's body as text")
         };
@@ -969,7 +972,7 @@ Reach them with grep, or the rule {} (each {} whose text has the word)",
             containers.join(", "),
             one_or_many(unparsed.occurrences, "it was", "they were"),
             crate::structural::output::unparsed_rule(&unparsed.word, pattern.language),
-            if pattern.language == SupportLang::Rust { "macro invocation" } else { "macro body" },
+            if pattern.language == SupportLang::Rust { "macro invocation or `macro_rules!` rule" } else { "macro body" },
         );
     }
     (!text.is_empty()).then_some(text)
