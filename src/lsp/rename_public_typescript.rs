@@ -100,19 +100,53 @@ fn member_notes(
 ) -> Vec<String> {
     let old_text = old_lines.join("\n");
     let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &old_text) else { return Vec::new() };
-    let Some((index, (owner, kind))) =
-        changed.iter().find_map(|&index| parsed.member_of_exported_declaration(index as u32, old_name).map(|found| (index, found)))
-    else {
-        return Vec::new();
-    };
+    let new_text = plan
+        .changes
+        .iter()
+        .find(|change| change.path == path)
+        .and_then(|change| change.new_content.as_ref())
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .unwrap_or_default();
+    let new_lines: Vec<&str> = new_text.lines().collect();
+    // Every member declaration on a changed line whose own name the edit renamed: a line may
+    // also hold the name in another role (trial37 F1: `setState: Store<T>['setState']` declares
+    // `StoreActionsFactory.setState`, which stays; only the indexed-access key changed, and the
+    // member that did change, `Store.setState`, was never named).
+    let mut members: Vec<(usize, String, &'static str)> = Vec::new();
+    for &index in changed {
+        let Some(old_line) = old_lines.get(index) else { continue };
+        for column in crate::lsp::rename_coverage::word_positions(old_line, old_name) {
+            let character = old_line[..column].chars().count() as u32;
+            let Some((owner, kind, at)) = parsed.member_of_exported_declaration_from(index as u32, character, old_name) else { continue };
+            if at != column {
+                continue;
+            }
+            // Edits before it on the line shift it; the same declaration reads NEW there now
+            // when its name was renamed.
+            let renamed = new_lines.get(index).is_some_and(|new_line| {
+                crate::lsp::rename_coverage::word_positions(new_line, new_name).iter().any(|&new_at| {
+                    let before_old = &old_line[..column];
+                    let before_new = &new_line[..new_at];
+                    before_old.replace(old_name, new_name) == before_new || before_old == before_new
+                })
+            });
+            if renamed && !members.iter().any(|(_, known, _)| *known == owner) {
+                members.push((index, owner, kind));
+            }
+        }
+    }
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
-    let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else { return Vec::new() };
-    let (import_path, through) = route.describe(workspace_root, &package_name);
-    vec![format!(
-        "note: public API changed: {shown}:{} declares `{old_name}`, a member of the exported {kind} `{owner}`, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{old_name}` to `{owner}.{new_name}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
-        index + 1,
-        through,
-    )]
+    let mut notes = Vec::new();
+    for (index, owner, kind) in members.into_iter().take(3) {
+        let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &owner) else { continue };
+        let (import_path, through) = route.describe(workspace_root, &package_name);
+        notes.push(format!(
+            "note: public API changed: {shown}:{} declares `{old_name}`, a member of the exported {kind} `{owner}`, which the package `{package_name}` exports from `{import_path}` (through {}) — this rename changes `{owner}.{old_name}` to `{owner}.{new_name}`, and code outside this workspace that uses the member breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
+            index + 1,
+            through,
+        ));
+    }
+    notes
 }
 
 /// What `line` (old text) declares when it exports `name`: `function`, `class`, `interface`,

@@ -1573,11 +1573,20 @@ impl ParsedSource {
     /// of a function body: (the declaration's name, `interface`/`type`/`class`/`variable`).
     /// `None` otherwise. A rename of such a member changes the exported shape (trial33 M1:
     /// `SortingColumn.getSortingFn`, `filterFns.includesString`).
-    pub fn member_of_exported_declaration(&self, line0: u32, name: &str) -> Option<(String, &'static str)> {
+    ///
+    /// The occurrence of `name` on `line0` is the one at or after character `character_hint`
+    /// (the first when none is); its byte column in the line is returned last.
+    pub fn member_of_exported_declaration_from(
+        &self,
+        line0: u32,
+        character_hint: u32,
+        name: &str,
+    ) -> Option<(String, &'static str, usize)> {
         if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
             return None;
         }
-        let identifier = self.identifier_at(line0, 0, name)?;
+        let identifier = self.identifier_at(line0, character_hint, name)?;
+        let column = identifier.start_byte() - *self.line_starts.get(line0 as usize)?;
         let parent = identifier.parent()?;
         let is_member = match parent.kind() {
             "property_signature" | "method_signature" | "method_definition" | "public_field_definition" | "abstract_method_signature" => {
@@ -1601,13 +1610,15 @@ impl ParsedSource {
                 "export_statement" => {
                     let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
                     return match node.kind() {
-                        "interface_declaration" => Some((text(node.child_by_field_name("name")?)?, "interface")),
-                        "type_alias_declaration" => Some((text(node.child_by_field_name("name")?)?, "type")),
-                        "class_declaration" | "abstract_class_declaration" => Some((text(node.child_by_field_name("name")?)?, "class")),
+                        "interface_declaration" => Some((text(node.child_by_field_name("name")?)?, "interface", column)),
+                        "type_alias_declaration" => Some((text(node.child_by_field_name("name")?)?, "type", column)),
+                        "class_declaration" | "abstract_class_declaration" => {
+                            Some((text(node.child_by_field_name("name")?)?, "class", column))
+                        }
                         "lexical_declaration" | "variable_declaration" => {
                             let mut cursor = node.walk();
                             let declarator = node.named_children(&mut cursor).find(|child| child.kind() == "variable_declarator")?;
-                            Some((text(declarator.child_by_field_name("name")?)?, "object"))
+                            Some((text(declarator.child_by_field_name("name")?)?, "object", column))
                         }
                         _ => None,
                     };
@@ -1804,12 +1815,32 @@ mod tests {
     fn members_of_exported_declarations() {
         let source = "export interface SortingColumn {\n  getSortingFn?: () => number;\n}\nexport const filterFns = {\n  includesString,\n  equals: (a: number) => a,\n};\nexport function make() {\n  const local = { inner: 1 };\n  return local;\n}\ninterface Hidden {\n  secret: number;\n}\nexport class Runner {\n  run(): void {}\n}\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
-        assert_eq!(parsed.member_of_exported_declaration(1, "getSortingFn"), Some(("SortingColumn".to_owned(), "interface")));
-        assert_eq!(parsed.member_of_exported_declaration(4, "includesString"), Some(("filterFns".to_owned(), "object")));
-        assert_eq!(parsed.member_of_exported_declaration(5, "equals"), Some(("filterFns".to_owned(), "object")));
-        assert_eq!(parsed.member_of_exported_declaration(8, "inner"), None, "a local object in a function body");
-        assert_eq!(parsed.member_of_exported_declaration(12, "secret"), None, "an interface not exported");
-        assert_eq!(parsed.member_of_exported_declaration(15, "run"), Some(("Runner".to_owned(), "class")));
+        assert_eq!(
+            parsed.member_of_exported_declaration_from(1, 0, "getSortingFn").map(|(owner, kind, _)| (owner, kind)),
+            Some(("SortingColumn".to_owned(), "interface"))
+        );
+        assert_eq!(
+            parsed.member_of_exported_declaration_from(4, 0, "includesString").map(|(owner, kind, _)| (owner, kind)),
+            Some(("filterFns".to_owned(), "object"))
+        );
+        assert_eq!(
+            parsed.member_of_exported_declaration_from(5, 0, "equals").map(|(owner, kind, _)| (owner, kind)),
+            Some(("filterFns".to_owned(), "object"))
+        );
+        assert_eq!(
+            parsed.member_of_exported_declaration_from(8, 0, "inner").map(|(owner, kind, _)| (owner, kind)),
+            None,
+            "a local object in a function body"
+        );
+        assert_eq!(
+            parsed.member_of_exported_declaration_from(12, 0, "secret").map(|(owner, kind, _)| (owner, kind)),
+            None,
+            "an interface not exported"
+        );
+        assert_eq!(
+            parsed.member_of_exported_declaration_from(15, 0, "run").map(|(owner, kind, _)| (owner, kind)),
+            Some(("Runner".to_owned(), "class"))
+        );
     }
 
     #[test]

@@ -1,0 +1,50 @@
+//! Wrong answers from the fresh-user trial 37 (@tanstack/store 0.11.3's `src`), against the real
+//! typescript-language-server and tsc on fixtures of the same shape:
+//! - F1: renaming `Store.setState` said "public API changed: … `StoreActionsFactory.setState`
+//!   becomes `updateState`" — the edit only changed the key string of `Store<T>['setState']` on
+//!   that line; the member that did change, `Store.setState`, was never named.
+//!
+//! Ground truth: the rename's own diff, and tsc.
+
+use crate::support;
+
+use runbound::Caller;
+use serde_json::json;
+
+fn package(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let mut all: Vec<(&str, &str)> = vec![
+        ("package.json", "{\"name\": \"storelike\", \"version\": \"0.1.0\", \"types\": \"dist/index.d.ts\", \"source\": \"src/index.ts\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "export * from './store';\n"),
+    ];
+    all.extend_from_slice(files);
+    support::workspace_with(&all)
+}
+
+/// F1: the public-API note names the member whose own name the rename changed, not a member of
+/// another type whose line holds the name only in an indexed-access key.
+#[test]
+fn the_public_api_note_of_a_member_rename_names_the_member_it_renames() {
+    let test = "lsp_trial37::the_public_api_note_of_a_member_rename_names_the_member_it_renames";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = package(&[(
+        "src/store.ts",
+        "export type StoreActionsFactory = (store: { setState: Store['setState'] }) => void;\n\nexport class Store {\n  value = 0;\n  setState(value: number): void {\n    this.value = value;\n  }\n}\n",
+    )]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/store.ts", "line": 5, "symbol": "setState", "new_name": "updateState", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("Store['updateState']"), "tsserver renames the key string: is the fixture still F1's?\n{text}");
+    assert!(
+        text.contains("note: public API changed: src/store.ts:5 declares `setState`, a member of the exported class `Store`"),
+        "the renamed member is not named:\n{text}"
+    );
+    assert!(!text.contains("`StoreActionsFactory.setState` to"), "a member the rename leaves is named:\n{text}");
+}
