@@ -1536,12 +1536,14 @@ impl ParsedSource {
         }
     }
 
-    /// Whether a TypeScript type node is a container of values: an array or tuple type, or
-    /// `Array`, `ReadonlyArray`, `Record`, `Map`, `ReadonlyMap`, `Set`, `ReadonlySet`,
+    /// Whether a TypeScript type node is a container of values: an array, tuple or object type
+    /// (`{ current?: T }`), or `Array`, `ReadonlyArray`, `Record`, `Map`, `ReadonlyMap`, `Set`, `ReadonlySet`,
     /// `WeakMap`, `WeakSet`, `Promise`, `Iterable` of something.
     fn is_container_type(&self, node: tree_sitter::Node<'_>) -> bool {
         match node.kind() {
-            "array_type" | "tuple_type" => true,
+            // An object type holds the type in a property (trial37 F2: `const ref: { current?:
+            // InternalAtom<…> } = {}` was called an implementation of `InternalAtom`).
+            "array_type" | "tuple_type" | "object_type" => true,
             "readonly_type" => node.named_child(0).is_some_and(|inner| self.is_container_type(inner)),
             "generic_type" => node.child_by_field_name("name").or_else(|| node.named_child(0)).is_some_and(|name| {
                 let text = self.source.get(name.start_byte()..name.end_byte()).unwrap_or("");
@@ -1801,6 +1803,10 @@ mod tests {
         assert_eq!(parsed.value_typing_at(6, 18), ValueTyping::Declared, "satisfies");
         assert_eq!(parsed.value_typing_at(7, 11), ValueTyping::Unknown, "a call's argument");
         assert_eq!(parsed.value_typing_at(8, 28), ValueTyping::Declared, "an annotated class field");
+        let boxed = "const ref: { current?: InternalAtom<number> } = {};\nconst atom: InternalAtom<number> = { get() { return 1; } };\n";
+        let parsed_boxed = ParsedSource::parse(Path::new("a.ts"), boxed).expect("parsed");
+        assert_eq!(parsed_boxed.value_typing_at(0, 48), ValueTyping::Container, "an object type with a property of it");
+        assert_eq!(parsed_boxed.value_typing_at(1, 35), ValueTyping::Declared);
         let containers = "const rows: Row<TData>[] = [];\nconst byId: Record<string, Row<TData>> = {};\nconst cast = [] as Row<TData>[];\nconst one: Row[] = [{ id: 1 }];\nconst m: Record<string, Row> = { a: { id: 1 } };\n";
         let parsed = ParsedSource::parse(Path::new("rows.ts"), containers).expect("parsed");
         assert_eq!(parsed.value_typing_at(0, 27), ValueTyping::Container, "an array of rows is no row");

@@ -1789,7 +1789,7 @@ fn implementations_that_are_expressions(
     let containers = listed(ValueTyping::Container);
     if !containers.is_empty() {
         parts.push(format!(
-            "{} typed as an array, record, map or set of `{name}` (`const rows: {name}[] = []`), which {} values of it and {} no implementation {}; values may be put into {} elsewhere (`push`, `set`, an index assignment) as object literals the container types, which {} does not list: call `lsp references` on the container to find them — {}",
+            "{} typed as an array, record, map, set or object type holding `{name}` (`const rows: {name}[] = []`, `const ref: {{ current?: {name} }} = {{}}`), which {} values of it and {} no implementation {}; values may be put into {} elsewhere (`push`, `set`, an index assignment) as object literals the container types, which {} does not list: call `lsp references` on the container to find them — {}",
             crate::render::plural(containers.len(), "container"),
             crate::render::one_or_many(containers.len(), "holds", "hold"),
             crate::render::one_or_many(containers.len(), "is", "are"),

@@ -43,7 +43,7 @@ fn containers_of_an_interface_are_not_its_implementations_and_the_casts_that_mak
     assert!(!text.contains("are declarations that implement"), "{text}");
     assert!(text.contains("src/model.ts:4:"), "tsserver no longer lists the container: is the fixture still F1's?\n{text}");
     let note = text.lines().find(|line| line.starts_with("note: of these locations:")).unwrap_or_else(|| panic!("{text}"));
-    assert!(note.contains("containers typed as an array, record, map or set of `Row`"), "{note}");
+    assert!(note.contains("containers typed as an array, record, map, set or object type holding `Row`"), "{note}");
     assert!(note.contains("src/model.ts:4 (array literal)"), "{note}");
     // trial34 M3: values pushed into a container are made elsewhere; the note says where to look.
     assert!(note.contains("call `lsp references` on the container to find them"), "{note}");

@@ -48,3 +48,31 @@ fn the_public_api_note_of_a_member_rename_names_the_member_it_renames() {
     );
     assert!(!text.contains("`StoreActionsFactory.setState` to"), "a member the rename leaves is named:\n{text}");
 }
+
+/// F2: an object typed with an object type that holds the interface in a property (`const ref:
+/// { current?: I } = {}`) is a container of it, not a value that implements it.
+#[test]
+fn an_object_that_holds_an_interface_in_a_property_is_no_implementation_of_it() {
+    let test = "lsp_trial37::an_object_that_holds_an_interface_in_a_property_is_no_implementation_of_it";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = package(&[
+        ("src/store.ts", "export interface InternalAtom {\n  flags: number;\n}\n"),
+        (
+            "src/atom.ts",
+            "import type { InternalAtom } from './store';\n\nexport function make(): number {\n  const ref: { current?: InternalAtom } = {};\n  const atom: InternalAtom = { flags: 1 };\n  ref.current = atom;\n  return ref.current.flags;\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result =
+        run.call(Caller::Main, "lsp", json!({"op": "implementation", "file": "src/store.ts", "line": 1, "symbol": "InternalAtom"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("src/atom.ts:4:"), "tsserver no longer lists the box: is the fixture still F2's?\n{text}");
+    let note = text.lines().find(|line| line.starts_with("note: of these locations:")).unwrap_or_else(|| panic!("{text}"));
+    let declared = note.split("checked by the compiler").next().unwrap_or_default();
+    assert!(note.contains("src/atom.ts:5"), "the annotated value implements it:\n{note}");
+    assert!(!declared.contains("src/atom.ts:4"), "the box is called an implementation:\n{note}");
+    assert!(note.contains("object type holding `InternalAtom`") && note.contains("src/atom.ts:4"), "{note}");
+}
