@@ -177,11 +177,20 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
         let before = old[..at].trim_end();
         before.ends_with(" as") && !old[at + new_name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$')
     });
+    // A shorthand the rename expanded (`{ link }` → `{ link: connect }` in an object literal or a
+    // destructuring) binds or uses the renamed symbol under its new name: the key keeps the
+    // property (trial37 F3: 7 "pick another name" warnings on `connect`, the rename's own).
+    let old_had_expanded = old.contains(&format!("{old_name}: {new_name}"));
     let created_alias = |node: &tree_sitter::Node<'_>| {
-        !old_had_alias
-            && node.parent().is_some_and(|parent| {
-                parent.kind() == "import_specifier" && parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == node.id())
-            })
+        node.parent().is_some_and(|parent| {
+            (!old_had_alias
+                && parent.kind() == "import_specifier"
+                && parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == node.id()))
+                || (!old_had_expanded
+                    && matches!(parent.kind(), "pair" | "pair_pattern")
+                    && parent.child_by_field_name("value").is_some_and(|value| value.id() == node.id())
+                    && parent.child_by_field_name("key").is_some_and(|key| new.get(key.start_byte()..key.end_byte()) == Some(old_name)))
+        })
     };
     let root = AstGrep::<StrDoc<SupportLang>>::try_new(new, language).ok()?;
     let top = root.root().get_inner_node();
@@ -209,7 +218,18 @@ fn file_findings(path: &Path, old: &str, new: &str, old_name: &str, new_name: &s
                 && parent.child_by_field_name("alias").is_some()
                 && parent.child_by_field_name("name").is_some_and(|name| name.id() == node.id())
         });
-        if imported_under_alias {
+        // `export { NAME } from './m'` / `export { NAME as X } from './m'`: NAME is the other
+        // module's export, not this file's binding (trial37 F3: a false "shadows" WARNING on a
+        // re-export of the renamed function).
+        let reexported_from_module = node.parent().is_some_and(|parent| {
+            parent.kind() == "export_specifier"
+                && parent.child_by_field_name("name").is_some_and(|name| name.id() == node.id())
+                && parent
+                    .parent()
+                    .and_then(|clause| clause.parent())
+                    .is_some_and(|statement| statement.kind() == "export_statement" && statement.child_by_field_name("source").is_some())
+        });
+        if imported_under_alias || reexported_from_module {
             continue;
         }
         let declares = declaration_scope(node);
@@ -491,6 +511,23 @@ mod tests {
         assert!(found[0].starts_with("3: this use of `console`"), "{found:?}");
         // `f` → `k2` touches nothing named `k2`: clean.
         assert!(findings("a.ts", source, "f", "k2").is_empty());
+    }
+
+    #[test]
+    fn a_shorthand_the_rename_expands_and_a_re_export_from_a_module_are_no_other_symbol() {
+        // @tanstack/store 0.11.3 (trial37 F3): `link` → `connect`, returned as `{ link }` and
+        // destructured as `const { link } = …` in another file; the merged rename expands both.
+        let old = "export function system() {\n  function link(): number {\n    return 1;\n  }\n  return { link };\n}\n";
+        let new = "export function system() {\n  function connect(): number {\n    return 1;\n  }\n  return { link: connect };\n}\n";
+        assert_eq!(file_findings(Path::new("alien.ts"), old, new, "link", "connect").unwrap(), Vec::<String>::new());
+        let old = "import { system } from './alien';\nconst { link } = system();\nexport const a = link() + link();\n";
+        let new = "import { system } from './alien';\nconst { link: connect } = system();\nexport const a = connect() + connect();\n";
+        assert_eq!(file_findings(Path::new("atom.ts"), old, new, "link", "connect").unwrap(), Vec::<String>::new());
+        // `import { f } …; export { f } from './a'` with `f` → `g`: the re-export names the module's
+        // export, which the rename renamed too.
+        let old = "import { f } from './a';\nf();\nexport { f } from './a';\n";
+        let new = "import { g } from './a';\ng();\nexport { g as f } from './a';\n";
+        assert_eq!(file_findings(Path::new("b.ts"), old, new, "f", "g").unwrap(), Vec::<String>::new());
     }
 
     #[test]
