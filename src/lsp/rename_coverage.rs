@@ -1379,6 +1379,27 @@ pub fn complete_rename(
             if tied_methods.len() == 1 { "keeps" } else { "keep" }
         ));
     }
+    // A member of a TypeScript type that values reach only through double casts (`x as unknown
+    // as Atom<T>`): the compiler relates nothing there, so the cast objects' own members of the
+    // old name are not renamed and break at run time (trial37 F4: `Readable.get` → `read`, "no
+    // new errors", every Store threw `this.atom.read is not a function`).
+    let cast_owner = origin_targets.iter().min().and_then(|(path, target_line, _)| {
+        let text = reader.read_to_string(path).ok()?;
+        crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
+    });
+    if let Some(owner) = cast_owner.filter(|_| !elsewhere.is_empty() || !unchecked.is_empty()) {
+        let (types, casts) = double_casts_to_type_or_subtypes(server, &owner);
+        if !casts.is_empty() {
+            let shown: Vec<String> = casts.iter().take(8).map(|(path, line0)| format!("{}:{}", shown(path), line0 + 1)).collect();
+            warnings.push(format!(
+                "WARNING: {} through `unknown`/`any` make values of {} ({}{}): the compiler does not check that those values have `{new_name}`, so their own members named `{old_name}` (listed below among occurrences whose definition leads elsewhere) were NOT renamed and break at run time — rename them too, or check each cast",
+                crate::render::plural(casts.len(), "double cast"),
+                types.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", "),
+                shown.join(", "),
+                if casts.len() > shown.len() { format!(" and {} more", casts.len() - shown.len()) } else { String::new() }
+            ));
+        }
+    }
     if !keys_naming_member.is_empty() {
         warnings.push(format!(
             "WARNING: {} that {} the renamed member as a key of the type that declares it {} left unrenamed ({}): the renamed code does not compile until {} edited — listed below",
@@ -1406,6 +1427,51 @@ pub fn complete_rename(
         ));
     }
     RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
+}
+
+/// For a TypeScript type `owner`: `owner` and the interfaces and classes of the server's files
+/// that extend or implement it (one level, by their declaration lines), and the lines that cast
+/// to one of them through `unknown` or `any` (`x as unknown as Atom<T>`, `as any as Owner`):
+/// values the compiler relates to nothing (0-based lines).
+fn double_casts_to_type_or_subtypes(server: &LanguageServer, owner: &str) -> (Vec<String>, Vec<(PathBuf, u32)>) {
+    let mut types = vec![owner.to_owned()];
+    let grep = grep_word(server.definition(), server.workspace_root(), server.root(), owner);
+    for hit in &grep.hits {
+        let code = hit.line_text.trim_start();
+        let declaration = code.strip_prefix("export ").unwrap_or(code);
+        let declaration = declaration.strip_prefix("abstract ").unwrap_or(declaration);
+        let Some(rest) = declaration.strip_prefix("interface ").or_else(|| declaration.strip_prefix("class ")) else { continue };
+        // `owner` must stand in the heritage clause, after `extends`/`implements`.
+        let heritage = ["extends ", "implements "].iter().filter_map(|word| hit.line_text.find(word)).min();
+        if heritage.is_none_or(|at| hit.byte_start < at) {
+            continue;
+        }
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect();
+        if !name.is_empty() && name != owner && !types.contains(&name) {
+            types.push(name);
+        }
+    }
+    let mut casts: Vec<(PathBuf, u32)> = Vec::new();
+    for name in &types {
+        let hits = if name == owner {
+            grep.hits.clone()
+        } else {
+            grep_word(server.definition(), server.workspace_root(), server.root(), name).hits
+        };
+        for hit in hits {
+            let before = hit.line_text[..hit.byte_start.min(hit.line_text.len())].trim_end();
+            let through = ["as unknown as", "as any as"].iter().any(|cast| {
+                before
+                    .strip_suffix(cast)
+                    .is_some_and(|rest| rest.is_empty() || rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)))
+            });
+            if through && !casts.contains(&(hit.path.clone(), hit.line)) {
+                casts.push((hit.path.clone(), hit.line));
+            }
+        }
+    }
+    casts.sort();
+    (types, casts)
 }
 
 /// `` `cargo test --doc` `` when one of `hits` is in a Rust file, else `the doctests`.

@@ -76,3 +76,38 @@ fn an_object_that_holds_an_interface_in_a_property_is_no_implementation_of_it() 
     assert!(!declared.contains("src/atom.ts:4"), "the box is called an implementation:\n{note}");
     assert!(note.contains("object type holding `InternalAtom`") && note.contains("src/atom.ts:4"), "{note}");
 }
+
+/// F4: renaming `Readable.get` said "no new errors" while the objects that become `Atom`s only
+/// through `as unknown as Atom` keep their `get`, and every use threw at run time. The preview
+/// warns of the double casts.
+#[test]
+fn a_member_rename_warns_of_values_made_by_double_casts_to_its_type_or_a_subtype() {
+    let test = "lsp_trial37::a_member_rename_warns_of_values_made_by_double_casts_to_its_type_or_a_subtype";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = package(&[
+        ("src/store.ts", "export interface Readable {\n  get(): number;\n}\n\nexport interface Atom extends Readable {\n  set(value: number): void;\n}\n"),
+        (
+            "src/atom.ts",
+            "import type { Atom } from './store';\n\ninterface InternalAtom {\n  value: number;\n  get(): number;\n}\n\nexport function createAtom(value: number): Atom {\n  const atom: InternalAtom = { value, get() { return this.value; } };\n  return atom as unknown as Atom;\n}\n\nexport const first = createAtom(1).get();\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/store.ts", "line": 2, "symbol": "get", "new_name": "read", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let warning =
+        text.lines().find(|line| line.starts_with("WARNING: 1 double cast through `unknown`/`any`")).unwrap_or_else(|| panic!("{text}"));
+    assert!(warning.contains("`Readable`, `Atom`") && warning.contains("src/atom.ts:10"), "{warning}");
+    // Ground truth: accepted as proposed, tsc is clean (the break is at run time only).
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": "edit_1", "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let atom = std::fs::read_to_string(dir.path().join("src/atom.ts")).unwrap();
+    assert!(atom.contains("get() { return this.value; }"), "the cast object's member is not renamed by the server: {atom}");
+}
