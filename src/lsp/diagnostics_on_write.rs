@@ -3322,6 +3322,16 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
     text
 }
 
+/// The test, bench and example targets (their files) that rust-analyzer's last cargo check did
+/// not compile because a library they depend on has compiler errors in it, read from the
+/// server's current publishes (see [`library_dependents_not_compiled`]): a one-file
+/// `diagnostics` of such a file holds rust-analyzer's own analysis only (trial38 F3).
+pub(crate) fn rust_targets_not_compiled(supervisor: &LspSupervisor, server: &LanguageServer) -> HashSet<PathBuf> {
+    let after: HashMap<PathBuf, Result<Vec<Diagnostic>, String>> =
+        server.published_snapshot().into_iter().map(|(path, set)| (path, Ok(set.diagnostics))).collect();
+    library_dependents_not_compiled(supervisor, server.root(), &after).1
+}
+
 /// The words on the targets cargo never compiled after this write because their package's
 /// library has compiler errors (rustc's, in `after`): `; NOT checked: tests/tests.rs,
 /// benches/extend.rs (cargo never compiled them: …)`, empty when no file has an error; and

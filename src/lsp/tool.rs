@@ -3076,6 +3076,17 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             crate::render::one_or_many(unconfirmed.len(), "an error", "errors"),
         ));
     }
+    // A test, bench or example whose library failed in the last cargo check: rustc never
+    // compiled it (trial38 F3: "no errors" in a bench with a borrow error, the very call the
+    // write's "cargo never compiled it" line pointed to).
+    let never_compiled = server.id() == "rust-analyzer"
+        && !rust_analyzer_check_off(server)
+        && crate::lsp::diagnostics_on_write::rust_targets_not_compiled(supervisor, server).contains(&path);
+    if never_compiled {
+        notes.push(
+            "note: NOT checked by rustc: cargo's last check never compiled this file's target — a library it depends on has compiler errors (`lsp diagnostics \"*\"` lists them) — so these are rust-analyzer's own analysis only, and errors only rustc reports (borrow checking, most type errors) are NOT included; fix the library's errors, then ask again".to_owned(),
+        );
+    }
     if !all.is_empty() && rust_analyzer_check_off(server) {
         notes.push(format!(
             "note: NOT checked by rustc: {RUST_ANALYZER_CHECK_OFF}, so errors only rustc reports (borrow checking, most type errors, macro resolution) are NOT among these; `cargo check` is the authority"
@@ -3102,6 +3113,12 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             server.id(),
             sync.version,
             crate::render::cut_chars(&failure, 400)
+        )
+    } else if all.is_empty() && never_compiled {
+        format!(
+            "{} reports no errors or warnings of its own in {relative} (version {}, checked after sync) — NOT checked by rustc: cargo never compiled it (see the note)",
+            server.id(),
+            sync.version
         )
     } else if all.is_empty() && rust_analyzer_check_off(server) {
         // Without cargo check rust-analyzer's own analysis misses what only rustc reports: a

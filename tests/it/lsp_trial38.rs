@@ -38,3 +38,36 @@ fn a_python_parameter_rename_lists_the_keyword_arguments_it_left() {
     assert!(!text.contains("not this binding"), "a keyword argument is dismissed as another local:\n{text}");
     assert!(text.contains("tests/test_cache.py:8:"), "the keyword argument the rename left is not listed:\n{text}");
 }
+
+/// F3: after a write breaks the library, `lsp diagnostics` on a bench (the call the write's "cargo
+/// never compiled it" line points to) said "no errors" with no word that rustc never compiled it.
+#[test]
+fn one_file_diagnostics_of_a_target_cargo_never_compiled_say_rustc_did_not_check_it() {
+    let test = "lsp_trial38::one_file_diagnostics_of_a_target_cargo_never_compiled_say_rustc_did_not_check_it";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"enc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", "pub fn encoded_len(bytes: usize) -> usize {\n    bytes * 4 / 3\n}\n"),
+        (
+            "benches/bench.rs",
+            "fn main() {\n    let v = vec![1u8];\n    let r = &v;\n    drop(v);\n    println!(\"{}\", r.len() + enc::encoded_len(3));\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let broken = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "    bytes * 4 / 3\n", "new_string": "    bytes * 4 / 3 + missing_helper()\n"}),
+    );
+    let text = broken.joined_text();
+    assert!(!broken.is_error, "{text}");
+    assert!(text.contains("src/lib.rs:2: error[E0425]"), "{text}");
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "benches/bench.rs"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("E0505"), "rustc compiled the bench after all: is the fixture still F3's?\n{text}");
+    assert!(!text.contains("reports no errors or warnings in benches/bench.rs"), "called clean:\n{text}");
+    assert!(text.contains("NOT checked by rustc: cargo's last check never compiled this file's target"), "{text}");
+}
