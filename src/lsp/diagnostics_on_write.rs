@@ -2619,6 +2619,51 @@ fn others_unaffected() -> CheckScope {
     )
 }
 
+/// Adds to `names` the module-level `def`s and `class`es of `text` (a written Python module)
+/// whose body uses one of `names` as a word, to a fixed point (at most 8 rounds): a change of a
+/// helper reaches the importers of the functions built on it.
+fn add_python_definitions_using(names: &mut Vec<String>, text: &str) {
+    // (name, body) of each module-level definition: from its `def`/`class` line at column 0 to
+    // the next line at column 0 that is not blank or a comment.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut definitions: Vec<(String, String)> = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        let header = line.strip_prefix("async def ").or_else(|| line.strip_prefix("def ")).or_else(|| line.strip_prefix("class "));
+        let Some(rest) = header else {
+            index += 1;
+            continue;
+        };
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let mut end = index + 1;
+        while end < lines.len() {
+            let next = lines[end];
+            if !next.is_empty() && !next.starts_with([' ', '\t', '#', ')']) {
+                break;
+            }
+            end += 1;
+        }
+        definitions.push((name, lines[index..end].join("\n")));
+        index = end;
+    }
+    for _ in 0..8 {
+        let mut added = false;
+        for (name, body) in &definitions {
+            if !name.is_empty()
+                && !names.contains(name)
+                && names.iter().any(|changed| changed != name && crate::lsp::position::contains_word(body, changed))
+            {
+                names.push(name.clone());
+                added = true;
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+}
+
 /// Orders Python importers by how many of the written modules' top-level names (`def`,
 /// `class`, assignments at column 0) they use as words, most first; ties keep their order
 /// (nearest first). A budget that runs out then leaves the least coupled importers unchecked:
@@ -2968,6 +3013,15 @@ fn scanned_importers(supervisor: &LspSupervisor, server: &LanguageServer, writte
         // tests construct the subclass `GitWildMatchPattern` and were skipped).
         let texts: Vec<String> = written.iter().chain(all_found.iter()).filter_map(|path| reader.read_to_string(path).ok()).collect();
         add_python_subclasses(names, &texts);
+        // A definition of the written module that uses a changed name may change with it: its
+        // inferred return type, its behaviour (trial38 F1: cachetools' `_cache` changed, and
+        // `lru_cache`, whose type pyright infers from `_cache`, broke 2 importers that were
+        // skipped as reached "only through types inferred in other modules").
+        for path in written {
+            if let Ok(text) = reader.read_to_string(path) {
+                add_python_definitions_using(names, &text);
+            }
+        }
         // Each user with the changed names it uses (none known when it could not be read).
         let mut users: Vec<(PathBuf, Vec<bool>)> = Vec::new();
         for path in all_found {
@@ -5773,6 +5827,14 @@ mod tests {
         assert_eq!(changed(MODULE, "    size: int = 0", "    size: str = \"\""), Some(vec!["Box".to_owned(), "size".to_owned()]));
         // A renamed class: both names.
         assert_eq!(changed(MODULE, "class Box(Item):", "class Crate(Item):"), Some(vec!["Box".to_owned(), "Crate".to_owned()]));
+    }
+
+    #[test]
+    fn definitions_that_use_a_changed_helper_are_changed_names_too() {
+        let text = "import functools\n\n\ndef _cache(size):\n    return size + 1\n\n\n@functools.wraps(_cache)\ndef lru_cache(size=1):\n    # builds on _cache\n    return _cache(size)\n\n\ndef ttl_cache(size=1):\n    return lru_cache(size)\n\n\nclass Other:\n    def m(self):\n        return 1\n";
+        let mut names = vec!["_cache".to_owned()];
+        add_python_definitions_using(&mut names, text);
+        assert_eq!(names, vec!["_cache", "lru_cache", "ttl_cache"], "transitively, and not `Other`");
     }
 
     #[test]

@@ -71,3 +71,30 @@ fn one_file_diagnostics_of_a_target_cargo_never_compiled_say_rustc_did_not_check
     assert!(!text.contains("reports no errors or warnings in benches/bench.rs"), "called clean:\n{text}");
     assert!(text.contains("NOT checked by rustc: cargo's last check never compiled this file's target"), "{text}");
 }
+
+/// F1: a changed helper (`_cache`, no declared return type) changes the inferred type of the
+/// function built on it (`lru_cache`); its importers, which never name the helper, are checked.
+#[test]
+fn importers_of_a_function_built_on_a_changed_helper_are_checked() {
+    let test = "lsp_trial38::importers_of_a_function_built_on_a_changed_helper_are_checked";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"cachelike\"\nversion = \"0.1.0\"\n"),
+        ("cachelike/__init__.py", ""),
+        ("cachelike/func.py", "def _cache(size: int):\n    return size + 1\n\n\ndef lru_cache(size: int = 1):\n    return _cache(size)\n"),
+        ("cachelike/user.py", "from cachelike.func import lru_cache\n\nvalue: int = lru_cache()\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let opened = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "cachelike/func.py"}));
+    assert!(!opened.is_error, "{}", opened.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "cachelike/func.py", "old_string": "    return size + 1\n", "new_string": "    return str(size)\n"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("cachelike/user.py:3: error"), "the importer's new error is not reported:\n{text}");
+}
