@@ -1361,6 +1361,23 @@ pub fn complete_rename(
         outside_local_scope: outside_local_scope.len(),
         files_not_changed: untouched_files,
     }));
+    // Rust: edits that rename a use of a local binding (a `let`, a closure parameter) that
+    // shadows the renamed item, while leaving the local itself: the server's edit is wrong there
+    // (trial38 F2: rust-analyzer, through rstest's proc macro, renamed `encode_buf.truncate(
+    // encoded_len)` where `encoded_len` is `let encoded_len = …` two lines above).
+    let mut local_uses_renamed: Vec<String> = Vec::new();
+    let mut renamed_by_file: BTreeMap<PathBuf, HashSet<(u32, usize)>> = BTreeMap::new();
+    for hit in grep.hits.iter().filter(|hit| hit.path.extension().is_some_and(|ext| ext == "rs") && is_covered(&edits, hit)) {
+        renamed_by_file.entry(hit.path.clone()).or_default().insert((hit.line, hit.byte_start));
+    }
+    for (path, renamed) in &renamed_by_file {
+        let Some(source) = reader.read_to_string(path).ok().and_then(|text| crate::lsp::syntax::ParsedSource::parse(path, &text)) else {
+            continue;
+        };
+        for (use_line, binding_line) in rust_local_uses_renamed(&source, renamed, old_name) {
+            local_uses_renamed.push(format!("{}:{} (the local at line {})", shown(path), use_line + 1, binding_line + 1));
+        }
+    }
     let merged = lsp_types::WorkspaceEdit {
         changes: Some(edits.into_iter().map(|(path, list)| (path_to_lsp_uri(&path), list)).collect()),
         ..lsp_types::WorkspaceEdit::default()
@@ -1377,6 +1394,15 @@ pub fn complete_rename(
             "WARNING: {} tied to the renamed method by an interface {} the old name (the build breaks where the interface is used) — listed below",
             crate::render::plural(tied_methods.len(), "occurrence"),
             if tied_methods.len() == 1 { "keeps" } else { "keep" }
+        ));
+    }
+    if !local_uses_renamed.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} of {}'s edits rename a use of a local `{old_name}` (a `let` or closure parameter that shadows the renamed item) and leave the local itself: {} — those uses now name the renamed item instead, which breaks the build or changes what the code does; the edit is wrong there: rename with those lines left as they are (edit them back after accepting), or rename the locals too",
+            local_uses_renamed.len(),
+            server.id(),
+            local_uses_renamed.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+                + &if local_uses_renamed.len() > 8 { format!(" and {} more", local_uses_renamed.len() - 8) } else { String::new() }
         ));
     }
     // A member of a TypeScript type that values reach only through double casts (`x as unknown
@@ -1427,6 +1453,21 @@ pub fn complete_rename(
         ));
     }
     RenameCoverage { edit: merged, report, summary, warnings, write_check_blind_spots }
+}
+
+/// For a Rust file: the renamed occurrences of `name` (`renamed`: 0-based line, byte column) that
+/// are uses of a local binding of `name` ([`crate::lsp::syntax::ParsedSource::rust_local_binding_of`])
+/// whose own identifier the rename leaves: (use line, binding line), 0-based, in order.
+fn rust_local_uses_renamed(source: &crate::lsp::syntax::ParsedSource, renamed: &HashSet<(u32, usize)>, name: &str) -> Vec<(u32, u32)> {
+    let mut ordered: Vec<&(u32, usize)> = renamed.iter().collect();
+    ordered.sort();
+    ordered
+        .into_iter()
+        .filter_map(|&(line, column)| {
+            let binding = source.rust_local_binding_of(line, column, name)?;
+            (binding != (line, column) && !renamed.contains(&binding)).then_some((line, binding.0))
+        })
+        .collect()
 }
 
 /// For a TypeScript type `owner`: `owner` and the interfaces and classes of the server's files
@@ -2236,6 +2277,26 @@ pub fn complete_references(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn renamed_uses_of_a_local_that_shadows_the_renamed_item_are_found() {
+        use super::*;
+        // base64 0.22.1's engine tests (trial38 F2): rust-analyzer renamed the uses of locals
+        // named like the renamed function, through rstest's proc macro, and left the locals.
+        let text = "fn check(engine: &E) {\n    let n = encoded_len(3);\n    let encoded_len = engine.encode(n);\n    buf.truncate(encoded_len);\n    [1].iter().for_each(|encoded_len| drop(encoded_len));\n}\n";
+        let source = crate::lsp::syntax::ParsedSource::parse(Path::new("tests.rs"), text).expect("parsed");
+        let at = |line0: u32, nth: usize| -> (u32, usize) {
+            (line0, text.lines().nth(line0 as usize).unwrap().match_indices("encoded_len").nth(nth).unwrap().0)
+        };
+        // The server renamed the call (right), the truncate's use (wrong) and the closure's use
+        // (wrong), leaving both locals.
+        let renamed: HashSet<(u32, usize)> = [at(1, 0), at(3, 0), at(4, 1)].into_iter().collect();
+        assert_eq!(rust_local_uses_renamed(&source, &renamed, "encoded_len"), vec![(3, 2), (4, 4)]);
+        // Renaming the locals with their uses is consistent.
+        let all: HashSet<(u32, usize)> = [at(1, 0), at(2, 0), at(3, 0), at(4, 0), at(4, 1)].into_iter().collect();
+        assert!(rust_local_uses_renamed(&source, &all, "encoded_len").is_empty());
+    }
+
     #[test]
     fn a_comment_above_a_declaration_of_the_name_documents_it() {
         use super::*;

@@ -1460,6 +1460,101 @@ impl ParsedSource {
     }
 }
 
+impl ParsedSource {
+    /// For a Rust identifier `name` at 0-based `line0`, byte column `byte_column`: the local
+    /// binding of `name` it refers to by lexical scope — a `let` before it in an enclosing
+    /// block, a closure or function parameter — as the binding identifier's (0-based line, byte
+    /// column); `None` when no local of that name is in scope (it names an item). The binding
+    /// itself resolves to itself. Shadowing by a later `let` in the same block is followed.
+    pub fn rust_local_binding_of<'t>(&'t self, line0: u32, byte_column: usize, name: &str) -> Option<(u32, usize)> {
+        if self.language != SupportLang::Rust {
+            return None;
+        }
+        let at = self.byte_offset(line0, byte_column)?;
+        let use_node = self.root.root().get_inner_node().descendant_for_byte_range(at, at + name.len())?;
+        // A field (`self.encoded_len`), a path segment (`Self::encoded_len`) or a type names no
+        // local.
+        if use_node.kind() != "identifier" || use_node.parent().is_some_and(|parent| parent.kind() == "scoped_identifier") {
+            return None;
+        }
+        let binding_in = |pattern: tree_sitter::Node<'t>| rust_pattern_binding(&self.source, pattern, name);
+        let mut child = use_node;
+        let mut node = use_node.parent()?;
+        loop {
+            match node.kind() {
+                "block" => {
+                    // The last `let` before the use (among the block's statements up to it).
+                    let mut found = None;
+                    let mut cursor = node.walk();
+                    for statement in node.named_children(&mut cursor) {
+                        if statement.start_byte() >= child.start_byte() && statement.id() != child.id() {
+                            break;
+                        }
+                        if statement.kind() == "let_declaration" && statement.end_byte() <= use_node.start_byte() {
+                            if let Some(pattern) = statement.child_by_field_name("pattern") {
+                                if let Some(binding) = binding_in(pattern) {
+                                    found = Some(binding);
+                                }
+                            }
+                        }
+                    }
+                    if let Some(binding) = found {
+                        let position = binding.start_position();
+                        return Some((u32::try_from(position.row).ok()?, position.column));
+                    }
+                }
+                "closure_expression" | "function_item" => {
+                    if let Some(parameters) = node.child_by_field_name("parameters") {
+                        if let Some(binding) = binding_in(parameters) {
+                            let position = binding.start_position();
+                            return Some((u32::try_from(position.row).ok()?, position.column));
+                        }
+                    }
+                    if node.kind() == "function_item" {
+                        return None;
+                    }
+                }
+                "let_declaration" => {
+                    // The binding identifier itself.
+                    if let Some(binding) = node.child_by_field_name("pattern").and_then(binding_in) {
+                        if binding.id() == use_node.id() {
+                            let position = binding.start_position();
+                            return Some((u32::try_from(position.row).ok()?, position.column));
+                        }
+                    }
+                }
+                "source_file" | "impl_item" | "mod_item" | "trait_item" => return None,
+                _ => {}
+            }
+            child = node;
+            node = node.parent()?;
+        }
+    }
+}
+
+/// The identifier a Rust pattern binds as `name` (not a path segment, nor a struct pattern's
+/// field name that a `field: pattern` renames), not looking into nested blocks or closures.
+fn rust_pattern_binding<'t>(source: &str, pattern: tree_sitter::Node<'t>, name: &str) -> Option<tree_sitter::Node<'t>> {
+    let mut stack = vec![pattern];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "identifier" && source.get(node.start_byte()..node.end_byte()) == Some(name) {
+            let parent = node.parent();
+            let parent_kind = parent.map(|parent| parent.kind()).unwrap_or("");
+            let renamed_field = parent_kind == "field_pattern" && parent.and_then(|p| p.child_by_field_name("pattern")).is_some();
+            if !matches!(parent_kind, "scoped_identifier" | "tuple_struct_pattern" | "struct_pattern") && !renamed_field {
+                return Some(node);
+            }
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if !matches!(child.kind(), "block" | "closure_expression" | "type_identifier") {
+                stack.push(child);
+            }
+        }
+    }
+    None
+}
+
 /// Whether a `variable_declarator` under a node of `kind` is named with its siblings (the
 /// declaration lists all of its variables) rather than on its own.
 fn names_all_declarators(kind: &str) -> bool {
@@ -1756,6 +1851,25 @@ mod tests {
         assert_eq!(parsed.typescript_member_declared_at(9), Some(("hash".to_owned(), 9, 2)));
         assert_eq!(parsed.typescript_member_declared_at(0), None, "the class line");
         assert_eq!(parsed.typescript_member_declared_at(12), None, "a local object");
+    }
+
+    #[test]
+    fn rust_uses_of_a_local_that_shadows_an_item_resolve_to_the_local() {
+        let source = "use crate::encoded_len;\nfn t(v: &mut Vec<u8>) {\n    let n = encoded_len(3);\n    let (a, _, encoded_len) = (1, 2, 3);\n    v.truncate(encoded_len + a);\n    [1].iter().for_each(|encoded_len| {\n        drop(encoded_len);\n    });\n}\nfn u() -> usize {\n    encoded_len(1)\n}\n";
+        let parsed = ParsedSource::parse(Path::new("a.rs"), source).expect("parsed");
+        let at = |line0: u32, nth: usize| parsed.line_text(line0).unwrap().match_indices("encoded_len").nth(nth).unwrap().0;
+        assert_eq!(parsed.rust_local_binding_of(2, at(2, 0), "encoded_len"), None, "the function, before the let");
+        assert_eq!(parsed.rust_local_binding_of(4, at(4, 0), "encoded_len"), Some((3, at(3, 0))), "the tuple let");
+        assert_eq!(parsed.rust_local_binding_of(3, at(3, 0), "encoded_len"), Some((3, at(3, 0))), "the binding itself");
+        assert_eq!(parsed.rust_local_binding_of(6, at(6, 0), "encoded_len"), Some((5, at(5, 0))), "the closure parameter");
+        assert_eq!(parsed.rust_local_binding_of(10, at(10, 0), "encoded_len"), None, "another function");
+        let fields = "fn f(s: &S) -> usize {\n    let len = 1;\n    s.len + Self::len() + len\n}\n";
+        let parsed = ParsedSource::parse(Path::new("b.rs"), fields).expect("parsed");
+        let line = parsed.line_text(2).unwrap();
+        let positions: Vec<usize> = line.match_indices("len").map(|(at, _)| at).collect();
+        assert_eq!(parsed.rust_local_binding_of(2, positions[0], "len"), None, "a field");
+        assert_eq!(parsed.rust_local_binding_of(2, positions[1], "len"), None, "a path segment");
+        assert_eq!(parsed.rust_local_binding_of(2, positions[2], "len"), Some((1, 8)), "the local");
     }
 
     #[test]
