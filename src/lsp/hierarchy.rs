@@ -1525,7 +1525,13 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         let mut annotations = vec![if outside_unknown { kind.to_string() } else { format!("{kind} {name}") }];
         if !node.overload_lines0.is_empty() {
             let lines: Vec<String> = node.overload_lines0.iter().map(|line0| (line0 + 1).to_string()).collect();
-            annotations.push(format!("{} at lines {}", plural(node.overload_lines0.len(), "more overload"), lines.join(", ")));
+            // Overloads, or alternatives in other branches (`if …: def f()` / `else: def f()`):
+            // either way more definitions of the name (trial38 M7).
+            annotations.push(format!(
+                "{} of the name at lines {} (overloads, or alternatives in other branches)",
+                plural(node.overload_lines0.len(), "more definition"),
+                lines.join(", ")
+            ));
         }
         if node.depth > 1 || walk.roots.len() > 1 {
             annotations.push(format!("{} {}", dir.relation, node.via.join(", ")));

@@ -47,13 +47,7 @@ pub(crate) fn typescript_public_api_notes(
     // The server kept the public name in this file (`export { NEW as OLD }`): said, since the
     // rename then changes no package export here (trial34 M5: `replaceDeep as replaceEqualDeep`).
     let kept = format!("{new_name} as {old_name}");
-    let new_text = plan
-        .changes
-        .iter()
-        .find(|change| change.path == path)
-        .and_then(|change| change.new_content.as_ref())
-        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
-        .unwrap_or_default();
+    let new_text = planned_text(plan, path);
     let kept_at = changed
         .iter()
         .copied()
@@ -84,6 +78,16 @@ pub(crate) fn typescript_public_api_notes(
     )]
 }
 
+/// `path`'s text after `plan` (empty when the plan does not write it or deletes it).
+fn planned_text(plan: &WorkspaceEditPlan, path: &Path) -> String {
+    plan.changes
+        .iter()
+        .find(|change| change.path == path)
+        .and_then(|change| change.new_content.as_ref())
+        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+        .unwrap_or_default()
+}
+
 /// The note when the rename changes a member of an exported declaration the package's entry
 /// points reach (`SortingColumn.getSortingFn`, a key of `export const filterFns = {…}`): the
 /// exported shape changes, and no alias keeps a member's old name (trial33 M1).
@@ -100,13 +104,7 @@ fn member_notes(
 ) -> Vec<String> {
     let old_text = old_lines.join("\n");
     let Some(parsed) = crate::lsp::syntax::ParsedSource::parse(path, &old_text) else { return Vec::new() };
-    let new_text = plan
-        .changes
-        .iter()
-        .find(|change| change.path == path)
-        .and_then(|change| change.new_content.as_ref())
-        .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
-        .unwrap_or_default();
+    let new_text = planned_text(plan, path);
     let new_lines: Vec<&str> = new_text.lines().collect();
     // Every member declaration on a changed line whose own name the edit renamed: a line may
     // also hold the name in another role (trial37 F1: `setState: Store<T>['setState']` declares

@@ -1675,7 +1675,14 @@ impl LspStatus {
                     out.push_str(&format!("    project config: {problem}\n"));
                 }
                 if let Some(interpreter) = &root.interpreter {
-                    out.push_str(&format!("    interpreter: {}\n", interpreter.describe()));
+                    // Restricted: the project's interpreter is resolved but not run (the line
+                    // above says what is used in its place; trial38 M5).
+                    let label = if root.restricted.is_some() {
+                        "project interpreter (resolved, NOT run: workspace trust is restricted, see above)"
+                    } else {
+                        "interpreter"
+                    };
+                    out.push_str(&format!("    {label}: {}\n", interpreter.describe()));
                     for note in &interpreter.notes {
                         out.push_str(&format!("    interpreter note: {note}\n"));
                     }

@@ -256,7 +256,7 @@ fn call_hierarchy_on_pyright_matches_grep_and_pylsp_names_pyright() {
     let (text, structured) = ok(&run, json!({"op": "outgoing_calls", "file": "pipeline.py", "line": 8, "symbol": "run_all"}));
     let max = result_named(&structured, "max");
     assert!(!max["overload_lines"].as_array().unwrap().is_empty(), "{text}");
-    assert!(text.contains("more overloads at lines"), "{text}");
+    assert!(text.contains("more definitions of the name at lines"), "{text}");
 
     // pyright gives a method the kind of a function; the `self` that says it is a method may
     // sit on the line after `def name(` (itsdangerous serializer.py:192 `def __init__(` was
