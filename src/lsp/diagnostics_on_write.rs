@@ -5369,6 +5369,19 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             headline
         };
         lines.insert(0, headline);
+    } else if partial_scope && files_checked > 0 {
+        // A clean check of some files is no clean project: said first, as a break is (trial39
+        // F1: a changed return type broke a file that reaches it through another module's
+        // inferred type, and the answer read "no new errors … no errors in the files that were
+        // checked").
+        lines.insert(
+            0,
+            format!(
+                "no new errors in the {} checked — NOT the whole project: files that use the changed code through another module (an inferred type, a value built from it) were not checked; for the whole count, {}",
+                crate::render::plural(files_checked, "file"),
+                next_step(checks.iter().any(|check| any_rust(&check.written)))
+            ),
+        );
     }
     if !go_test_refusals.is_empty() {
         let at = usize::from(new_errors > 0);

@@ -1281,8 +1281,9 @@ impl ParsedSource {
     /// For a TypeScript/JavaScript string at 0-based `line0`, byte column `byte_column`: what
     /// the string is used as when it names a property — `indexed-access type key`
     /// (`T["_def"]["unknownKeys"]`), `element-access key` (`obj["name"]`), `object key` (`{
-    /// "name": … }`), `property name` (a quoted member name) — else `None` (a string passed
-    /// where a `keyof` type is expected is not told apart). A rename of the
+    /// "name": … }`), `property name` (a quoted member name), `call argument …` (a string
+    /// argument that is exactly the word: a `keyof` parameter takes it as the key; the syntax
+    /// does not show the parameter's type) — else `None`. A rename of the
     /// property leaves such keys to the agent; on an `any` base no compiler error ever flags
     /// one left (trial30 M10: zod's `DeepPartial` after renaming `unknownKeys`).
     pub fn string_property_key_role(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
@@ -1308,6 +1309,15 @@ impl ParsedSource {
         }
         let is_index = |field: &str| parent.child_by_field_name(field).is_some_and(|child| child.id() == node.id());
         match parent.kind() {
+            // `emitChange('AsyncQueuer', this)` with a `keyof PacerEventMap` parameter names the
+            // key (trial39 F2); a string argument that is the whole word only.
+            "arguments" if node.kind() == "string" && node.named_child_count() <= 1 => {
+                let fragment = node.named_child(0)?;
+                let whole = self.source.get(fragment.start_byte()..fragment.end_byte())?;
+                let at = self.byte_offset(line0, byte_column)?;
+                (fragment.start_byte() == at && whole.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
+                    .then_some("call argument — a `keyof` parameter takes it as the key")
+            }
             "lookup_type" | "indexed_access_type" => Some("indexed-access type key"),
             "subscript_expression" if is_index("index") => Some("element-access key"),
             "pair" if is_index("key") => Some("object key"),
@@ -1827,6 +1837,10 @@ mod tests {
         assert_eq!(parsed.string_property_key_role(1, 15), Some("element-access key"));
         assert_eq!(parsed.string_property_key_role(2, 13), Some("object key"));
         assert_eq!(parsed.string_property_key_role(3, 17), None, "an error message");
+        let call = "emitChange('AsyncQueuer', this);\nlog('AsyncQueuer changed');\n";
+        let parsed_call = ParsedSource::parse(Path::new("a.ts"), call).expect("parsed");
+        assert_eq!(parsed_call.string_property_key_role(0, 12), Some("call argument — a `keyof` parameter takes it as the key"));
+        assert_eq!(parsed_call.string_property_key_role(1, 5), None, "a message that holds the word");
         let pick = "type H = Pick<QueryOptions<any>, 'queryKeyHashFn' | 'other'>;\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), pick).expect("parsed");
         assert_eq!(parsed.string_property_key_role(0, 34), Some("key in a type argument"));
