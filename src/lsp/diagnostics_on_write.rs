@@ -2122,7 +2122,11 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                     // "no new errors" would be a claim about code rustc never saw (trial36 F2: a
                     // bench's E0554 "resolved by this write" while the library failed to build).
                     for path in &group.written {
-                        if not_compiled.contains(path) {
+                        // A file with rustc diagnostics of its own was compiled.
+                        let has_rustc = after.get(path).is_some_and(|state| {
+                            state.as_ref().is_ok_and(|items| items.iter().any(|d| d.source.as_deref() == Some("rustc")))
+                        });
+                        if !has_rustc && in_rust_targets(&not_compiled, path) {
                             after.insert(
                                 path.clone(),
                                 Err("cargo never compiled it after this write: the library it depends on has compiler errors (listed above), so its diagnostics are unknown and its earlier ones not resolved; fix those errors and write again, or read rust-analyzer's own analysis of it with lsp op diagnostics".to_owned()),
@@ -3374,6 +3378,18 @@ fn doc_tests_not_checked(supervisor: &LspSupervisor, root: &Path, written: &[Pat
         ));
     }
     text
+}
+
+/// Whether `path` belongs to one of `targets` (target root files, as
+/// [`rust_targets_not_compiled`] gives them): the root itself, or a module file beside a root
+/// named `main.rs`/`lib.rs`/`mod.rs` or below its folder (`tests/it/unsync_lazy.rs` of the
+/// target `tests/it/main.rs`: trial40 F2).
+pub(crate) fn in_rust_targets(targets: &HashSet<PathBuf>, path: &Path) -> bool {
+    targets.contains(path)
+        || targets.iter().any(|root| {
+            root.file_name().and_then(|name| name.to_str()).is_some_and(|name| matches!(name, "main.rs" | "lib.rs" | "mod.rs"))
+                && root.parent().is_some_and(|folder| path.starts_with(folder) && !folder.ends_with("src"))
+        })
 }
 
 /// The test, bench and example targets (their files) that rust-analyzer's last cargo check did

@@ -3081,7 +3081,11 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
     // write's "cargo never compiled it" line pointed to).
     let never_compiled = server.id() == "rust-analyzer"
         && !rust_analyzer_check_off(server)
-        && crate::lsp::diagnostics_on_write::rust_targets_not_compiled(supervisor, server).contains(&path);
+        && !all.iter().any(|diagnostic| diagnostic.source.as_deref() == Some("rustc"))
+        && crate::lsp::diagnostics_on_write::in_rust_targets(
+            &crate::lsp::diagnostics_on_write::rust_targets_not_compiled(supervisor, server),
+            &path,
+        );
     if never_compiled {
         notes.push(
             "note: NOT checked by rustc: cargo's last check never compiled this file's target — a library it depends on has compiler errors (`lsp diagnostics \"*\"` lists them) — so these are rust-analyzer's own analysis only, and errors only rustc reports (borrow checking, most type errors) are NOT included; fix the library's errors, then ask again".to_owned(),

@@ -98,3 +98,34 @@ fn importers_of_a_function_built_on_a_changed_helper_are_checked() {
     assert!(!result.is_error, "{text}");
     assert!(text.contains("cachelike/user.py:3: error"), "the importer's new error is not reported:\n{text}");
 }
+
+/// trial40 F2: the same for a module file of such a target (`tests/it/lazy.rs` of
+/// `tests/it/main.rs`), not only the target's root file.
+#[test]
+fn one_file_diagnostics_of_a_module_of_a_target_cargo_never_compiled_say_rustc_did_not_check_it() {
+    let test = "lsp_trial38::one_file_diagnostics_of_a_module_of_a_target_cargo_never_compiled_say_rustc_did_not_check_it";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"lazyish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", "pub fn force(value: usize) -> usize {\n    value\n}\n"),
+        ("tests/it/main.rs", "mod lazy;\n"),
+        (
+            "tests/it/lazy.rs",
+            "#[test]\nfn moved() {\n    let v = vec![lazyish::force(1)];\n    let r = &v;\n    drop(v);\n    assert_eq!(r.len(), 1);\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let broken = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "    value\n", "new_string": "    value + missing_helper()\n"}),
+    );
+    assert!(!broken.is_error, "{}", broken.joined_text());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "tests/it/lazy.rs"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("E0505"), "rustc compiled the test after all: is the fixture still F2's?\n{text}");
+    assert!(text.contains("NOT checked by rustc: cargo's last check never compiled this file's target"), "{text}");
+}
