@@ -640,6 +640,9 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // `T['k']`, `obj['k']`) are no references to tsserver (trial34 F1: `queryKeyHashFn` in
     // `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was left out of "2 references", and a rename
     // of the member broke it).
+    if op == "references" {
+        notes.extend(python_constructor_calls_note(supervisor, server, &path, &resolved));
+    }
     if let NavigationAnswer::References(found) = &answer {
         if op == "references" && server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
             notes.extend(string_keys_not_listed(supervisor, server, &resolved.cursor_identifier, found.as_deref().unwrap_or(&[])));
@@ -2112,6 +2115,54 @@ fn rust_impls_not_listed(
         ));
     }
     sentences
+}
+
+/// For a Python `__init__` (or `__new__`) at `resolved` in `path`: the note naming the
+/// constructions of its class (`ClassName(…)`, grep by word in the server's Python files) and the
+/// `super().__init__(` calls of its subclasses' files, which call it while naming neither —
+/// pyright lists calls of the class, not of `__init__` (trial40 F7: `TOMLDecodeError.__init__`
+/// had "no callers" and 30 constructions). `None` for anything else, or when none is found.
+pub(crate) fn python_constructor_calls_note(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    path: &Path,
+    resolved: &ResolvedSymbol,
+) -> Option<String> {
+    if !matches!(resolved.cursor_identifier.as_str(), "__init__" | "__new__") || path.extension().is_none_or(|ext| ext != "py") {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let class =
+        crate::lsp::syntax::ParsedSource::parse(path, &text)?.python_class_of_method(resolved.line - 1, &resolved.cursor_identifier)?;
+    let grep = crate::lsp::rename_coverage::grep_word(server.definition(), supervisor.workspace_root(), server.root(), &class.name);
+    let constructions: Vec<String> = grep
+        .hits
+        .iter()
+        .filter(|hit| {
+            let after = hit.line_text.get(hit.byte_start + class.name.len()..).unwrap_or("");
+            let before = hit.line_text[..hit.byte_start.min(hit.line_text.len())].trim_end();
+            after.starts_with('(') && !before.ends_with("class") && !before.ends_with("def")
+        })
+        .map(|hit| format!("{}:{}", supervisor.display_path(&hit.path), hit.line + 1))
+        .collect();
+    if constructions.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = constructions.iter().take(10).map(String::as_str).collect();
+    Some(format!(
+        "note: NOT in this answer: {} of `{}(…)` (grep by word{}), each of which calls `{}.{}` — {} lists them as uses of the class, not of `{}`: {}{}; for the whole list call lsp references on the class name at {}:{}",
+        crate::render::plural(constructions.len(), "construction"),
+        class.name,
+        if grep.truncated { ", cut short" } else { "" },
+        class.name,
+        resolved.cursor_identifier,
+        server.id(),
+        resolved.cursor_identifier,
+        shown.join(", "),
+        if constructions.len() > shown.len() { format!(" and {} more", constructions.len() - shown.len()) } else { String::new() },
+        supervisor.display_path(path),
+        class.name_line0 + 1,
+    ))
 }
 
 /// For pyright and basedpyright with an `include` / `exclude` in their configuration (read as
