@@ -605,6 +605,8 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
         }
         // Constructions of the class call its `__init__` (trial40 F7).
         notes.extend(crate::lsp::tool::python_constructor_calls_note(supervisor, server, &path, &resolved));
+        // Operator and scope-end calls of a trait's method are never listed (trial40 F6).
+        notes.extend(crate::lsp::tool::rust_implicit_calls_note(supervisor, &path, &resolved));
         // Callers in doc-test examples: rustdoc compiles them, rust-analyzer does not analyze them
         // (smallvec 1.16.6: `append`, called by the example at lib.rs:1312, had "no callers").
         if let Some(note) =

@@ -1420,6 +1420,36 @@ impl ParsedSource {
         self.source.get(trait_name.start_byte()..trait_name.end_byte()).map(str::to_owned)
     }
 
+    /// For a Rust method name on 0-based `line0` defined in an `impl Trait for Type` block: (the
+    /// trait's last path segment without generic arguments, the type's text). `None` for a
+    /// method of an inherent impl or a trait, or anything else.
+    pub fn rust_impl_trait_of_method(&self, line0: u32, name: &str) -> Option<(String, String)> {
+        if self.language != SupportLang::Rust {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let function = identifier.parent()?;
+        if function.kind() != "function_item" || function.child_by_field_name("name").is_none_or(|named| named.id() != identifier.id()) {
+            return None;
+        }
+        let list = function.parent()?;
+        let item = list.parent()?;
+        if list.kind() != "declaration_list" || item.kind() != "impl_item" {
+            return None;
+        }
+        let mut trait_node = item.child_by_field_name("trait")?;
+        loop {
+            trait_node = match trait_node.kind() {
+                "generic_type" => trait_node.child_by_field_name("type")?,
+                "scoped_type_identifier" => trait_node.child_by_field_name("name")?,
+                _ => break,
+            };
+        }
+        let type_node = item.child_by_field_name("type")?;
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+        Some((text(trait_node)?, text(type_node)?))
+    }
+
     /// For a Rust `impl` item that starts on 0-based `impl_line0`: the 0-based line of its method
     /// named `method` (`fn chunk(&self) …` in its body); `None` when the impl does not define it
     /// (it uses the trait's default) or no impl starts there.
@@ -1895,6 +1925,11 @@ mod tests {
         assert_eq!(parsed.rust_trait_of_method(7, "chunk"), None, "an impl's method");
         assert_eq!(parsed.rust_trait_of_method(12, "chunk"), None, "a free function");
         assert_eq!(parsed.rust_impl_method_line(6, "chunk"), Some(7));
+        let ops =
+            "impl<T> std::ops::Deref for Lazy<T> {\n    fn deref(&self) -> &T { &self.0 }\n}\nimpl Lazy<u8> {\n    fn force(&self) {}\n}\n";
+        let parsed = ParsedSource::parse(Path::new("b.rs"), ops).expect("parsed");
+        assert_eq!(parsed.rust_impl_trait_of_method(1, "deref"), Some(("Deref".to_owned(), "Lazy<T>".to_owned())));
+        assert_eq!(parsed.rust_impl_trait_of_method(4, "force"), None, "an inherent method");
         assert_eq!(parsed.rust_impl_method_line(6, "remaining"), None, "the trait's default is used");
     }
 

@@ -642,6 +642,7 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
     // of the member broke it).
     if op == "references" {
         notes.extend(python_constructor_calls_note(supervisor, server, &path, &resolved));
+        notes.extend(rust_implicit_calls_note(supervisor, &path, &resolved));
     }
     if let NavigationAnswer::References(found) = &answer {
         if op == "references" && server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
@@ -2115,6 +2116,52 @@ fn rust_impls_not_listed(
         ));
     }
     sentences
+}
+
+/// Traits whose methods Rust calls without naming them, and how: (trait, the implicit calls).
+const RUST_IMPLICITLY_CALLED: &[(&str, &str)] = &[
+    ("Deref", "`*x` and auto-deref (`x.method()` of the target type, `&x` coercions)"),
+    ("DerefMut", "`*x = …` and mutable auto-deref"),
+    ("Drop", "every value of the type going out of scope, and `drop(x)`"),
+    ("Index", "`x[i]`"),
+    ("IndexMut", "`x[i] = …`"),
+    ("Iterator", "`for` loops and adapters (`next`)"),
+    ("IntoIterator", "`for` loops (`into_iter`)"),
+    ("PartialEq", "`==` and `!=`"),
+    ("PartialOrd", "`<`, `<=`, `>`, `>=`"),
+    ("Ord", "sorting and ordered collections"),
+    ("Hash", "hash maps and sets"),
+    ("Display", "`format!`/`println!` with `{}`"),
+    ("Debug", "`{:?}` formatting"),
+    ("Add", "`+`"),
+    ("Sub", "`-`"),
+    ("Mul", "`*`"),
+    ("Div", "`/`"),
+    ("Rem", "`%`"),
+    ("Neg", "unary `-`"),
+    ("Not", "`!`"),
+    ("AddAssign", "`+=`"),
+    ("SubAssign", "`-=`"),
+    ("Future", "`.await`"),
+    ("Clone", "`#[derive]`d clones and generic code (most calls name `clone`)"),
+];
+
+/// For a Rust method at `resolved` in `path` that implements a trait Rust calls implicitly
+/// ([`RUST_IMPLICITLY_CALLED`]: `Deref::deref` by `*x`, `Drop::drop` at scope end): the note that
+/// rust-analyzer lists no implicit call, so the answer leaves them out (trial40 F6: `deref` of
+/// once_cell's `sync::Lazy` had "1 reference" and "no callers"). `None` otherwise.
+pub(crate) fn rust_implicit_calls_note(supervisor: &LspSupervisor, path: &Path, resolved: &ResolvedSymbol) -> Option<String> {
+    if path.extension().is_none_or(|ext| ext != "rs") {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;
+    let (trait_name, type_name) =
+        crate::lsp::syntax::ParsedSource::parse(path, &text)?.rust_impl_trait_of_method(resolved.line - 1, &resolved.cursor_identifier)?;
+    let (_, how) = RUST_IMPLICITLY_CALLED.iter().find(|(name, _)| *name == trait_name)?;
+    Some(format!(
+        "note: NOT in this answer: the implicit calls of `{}` — it implements `{trait_name}` for `{type_name}`, which Rust calls through {how} without naming the method, and rust-analyzer lists none of them; to see where they happen, call lsp references on the type `{type_name}`",
+        resolved.cursor_identifier
+    ))
 }
 
 /// For a Python `__init__` (or `__new__`) at `resolved` in `path`: the note naming the

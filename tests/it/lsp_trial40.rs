@@ -40,3 +40,30 @@ fn a_python_constructor_names_the_constructions_of_its_class() {
         assert!(note.contains("tomlish/_parser.py:8") && note.contains("tomlish/other.py:3"), "{op}: {note}");
     }
 }
+
+/// F6: `deref` of `impl Deref for Lazy` had "1 reference" and "no callers" while every `*x`
+/// calls it; its answers say rust-analyzer lists no implicit call.
+#[test]
+fn an_implicitly_called_trait_method_says_its_implicit_calls_are_not_listed() {
+    let test = "lsp_trial40::an_implicitly_called_trait_method_says_its_implicit_calls_are_not_listed";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"lazyish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "pub struct Lazy(pub u32);\n\nimpl std::ops::Deref for Lazy {\n    type Target = u32;\n    fn deref(&self) -> &u32 {\n        &self.0\n    }\n}\n\npub fn twice(x: &Lazy) -> u32 {\n    *x.deref() + **x\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    for op in ["references", "incoming_calls"] {
+        let result = run.call(Caller::Main, "lsp", json!({"op": op, "file": "src/lib.rs", "line": 5, "symbol": "deref"}));
+        let text = result.joined_text();
+        assert!(!result.is_error, "{op}: {text}");
+        assert!(
+            text.contains("note: NOT in this answer: the implicit calls of `deref` — it implements `Deref` for `Lazy`"),
+            "{op}: {text}"
+        );
+    }
+}
