@@ -996,6 +996,12 @@ pub fn complete_rename(
         let lines = one_per_line(doc_tests.iter(), |(hit, _)| hit);
         list_lines(&mut report, &lines, DOC_TESTS_LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, why)| format!("   ({why})"));
     }
+    // The TypeScript type that declares the renamed member (`QueryOptions` for
+    // `QueryOptions.queryKeyHashFn`), read once: string keys over it, and double casts to it.
+    let member_owner = origin_targets.iter().min().and_then(|(path, target_line, _)| {
+        let text = reader.read_to_string(path).ok()?;
+        crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
+    });
     let mut keys_naming_member: Vec<String> = Vec::new();
     if !in_text.is_empty() {
         let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
@@ -1006,13 +1012,8 @@ pub fn complete_rename(
         // A string that is a property key (`T["_def"]["unknownKeys"]`) likely names a renamed
         // property, and on an `any` base no compiler error ever flags it (trial30 M10).
         let mut parsed: std::collections::HashMap<PathBuf, Option<crate::lsp::syntax::ParsedSource>> = std::collections::HashMap::new();
-        // The type that declares the renamed member (`QueryOptions` for
-        // `QueryOptions.queryKeyHashFn`): a key over that very type names this member for
-        // certain (trial34 M2: `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was hedged on).
-        let member_owner = origin_targets.iter().min().and_then(|(path, target_line, _)| {
-            let text = reader.read_to_string(path).ok()?;
-            crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
-        });
+        // A key over `member_owner` names this member for certain (trial34 M2:
+        // `Pick<QueryOptions<…>, 'queryKeyHashFn'>` was hedged on).
         for (hit, kind) in &in_text {
             if *kind == OccurrenceKind::Text {
                 let source = parsed.entry(hit.path.clone()).or_insert_with(|| {
@@ -1409,12 +1410,8 @@ pub fn complete_rename(
     // as Atom<T>`): the compiler relates nothing there, so the cast objects' own members of the
     // old name are not renamed and break at run time (trial37 F4: `Readable.get` → `read`, "no
     // new errors", every Store threw `this.atom.read is not a function`).
-    let cast_owner = origin_targets.iter().min().and_then(|(path, target_line, _)| {
-        let text = reader.read_to_string(path).ok()?;
-        crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
-    });
-    if let Some(owner) = cast_owner.filter(|_| !elsewhere.is_empty() || !unchecked.is_empty()) {
-        let (types, casts) = double_casts_to_type_or_subtypes(server, &owner);
+    if let Some(owner) = member_owner.as_ref().filter(|_| !elsewhere.is_empty() || !unchecked.is_empty()) {
+        let (types, casts) = double_casts_to_type_or_subtypes(server, owner);
         if !casts.is_empty() {
             let shown: Vec<String> = casts.iter().take(8).map(|(path, line0)| format!("{}:{}", shown(path), line0 + 1)).collect();
             warnings.push(format!(

@@ -2151,7 +2151,8 @@ const RUST_IMPLICITLY_CALLED: &[(&str, &str)] = &[
 /// rust-analyzer lists no implicit call, so the answer leaves them out (trial40 F6: `deref` of
 /// once_cell's `sync::Lazy` had "1 reference" and "no callers"). `None` otherwise.
 pub(crate) fn rust_implicit_calls_note(supervisor: &LspSupervisor, path: &Path, resolved: &ResolvedSymbol) -> Option<String> {
-    if path.extension().is_none_or(|ext| ext != "rs") {
+    // Only a line that declares a function is parsed (this runs on every Rust references call).
+    if path.extension().is_none_or(|ext| ext != "rs") || !resolved.line_text.contains("fn ") {
         return None;
     }
     let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), path).ok()?;

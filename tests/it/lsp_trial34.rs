@@ -64,11 +64,7 @@ fn a_direct_move_to_a_new_file_checks_the_importers_of_the_written_files() {
     let run = support::lsp_run_allowing_writes(dir.path());
     let actions = run.call(Caller::Main, "lsp", json!({"op": "code_actions", "file": "src/utils.ts", "line": 1, "symbol": "hashKey"}));
     let listing = actions.joined_text();
-    let number: u64 = listing
-        .lines()
-        .find(|line| line.contains(". Move to a new file ["))
-        .and_then(|line| line.split('.').next())
-        .and_then(|number| number.trim().parse().ok())
+    let number = support::code_action_number(&listing, "Move to a new file")
         .unwrap_or_else(|| panic!("tsserver offers no \"Move to a new file\" here:\n{listing}"));
     let result = run.call(
         Caller::Main,
@@ -102,12 +98,7 @@ fn a_code_action_whose_command_writes_nothing_is_not_reported_applied() {
     let title = "Convert parameters to destructured object";
     let actions = run.call(Caller::Main, "lsp", json!({"op": "code_actions", "file": "src/utils.ts", "line": 1, "symbol": "hashKey"}));
     let listing = actions.joined_text();
-    let number: u64 = listing
-        .lines()
-        .find(|line| line.contains(&format!(". {title} [")))
-        .and_then(|line| line.split('.').next())
-        .and_then(|number| number.trim().parse().ok())
-        .unwrap_or_else(|| panic!("tsserver offers no \"{title}\" here:\n{listing}"));
+    let number = support::code_action_number(&listing, title).unwrap_or_else(|| panic!("tsserver offers no \"{title}\" here:\n{listing}"));
     let result = run.call(
         Caller::Main,
         "lsp_code_action",
@@ -236,11 +227,7 @@ fn code_actions_listed_right_after_an_outside_change_keep_their_numbers() {
     let text = listing.joined_text();
     assert!(!listing.is_error, "{text}");
     let title = "Prefix 'p0' with an underscore";
-    let number: u64 = text
-        .lines()
-        .find(|line| line.contains(&format!(". {title} [")))
-        .and_then(|line| line.split('.').next())
-        .and_then(|number| number.trim().parse().ok())
+    let number = support::code_action_number(&text, title)
         .unwrap_or_else(|| panic!("the quickfix for the new text's unused parameter is not listed:\n{text}"));
     let applied = run.call(
         Caller::Main,

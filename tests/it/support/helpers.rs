@@ -313,3 +313,13 @@ pub fn tsc_errors(dir: &std::path::Path) -> Vec<String> {
         .expect("run tsc");
     String::from_utf8_lossy(&output.stdout).lines().filter(|line| line.contains("error TS")).map(str::to_owned).collect()
 }
+
+/// The number `lsp code_actions` gives the action titled `title` in its `listing` (`3. Title
+/// [kind] — …`), or `None` when it is not listed.
+pub fn code_action_number(listing: &str, title: &str) -> Option<u64> {
+    listing
+        .lines()
+        .find(|line| line.contains(&format!(". {title} [")))
+        .and_then(|line| line.split('.').next())
+        .and_then(|number| number.trim().parse().ok())
+}
