@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::RecvTimeoutError;
 use serde_json::{json, Value};
 
-use super::session::{KernelEvent, LiveKernel};
+use super::session::{cell_end_marker, strip_cell_end_markers, KernelEvent, LiveKernel};
 use super::KernelConfig;
 
 /// What a running cell needs from whoever asked for it: whether they gave up, when their time
@@ -210,10 +210,12 @@ pub(crate) enum OutputItem {
         /// Raw bytes written in all.
         total_bytes: u64,
     },
-    /// The end marker of raw fd-1 output did not arrive within `waited`.
+    /// The end marker of raw output (fd 1, or fd 2 when `stderr`) did not arrive within `waited`.
     RawOutputIncomplete {
         /// How long the host waited.
         waited: Duration,
+        /// True for raw stderr (fd 2), false for raw stdout (fd 1).
+        stderr: bool,
     },
     /// What the kernel wrote to its raw stderr (fd 2) during the cell: the last `text` of
     /// `total_bytes`.
@@ -336,6 +338,8 @@ struct CellRun<'k> {
     raw_cell_end_seen: bool,
     /// The kernel's raw stderr byte count when the cell started.
     stderr_before: u64,
+    /// Whether the driver said (in `done`) that it wrote this cell's end marker to fd 2.
+    stderr_marker_written: bool,
 }
 
 impl<'k> CellRun<'k> {
@@ -361,6 +365,7 @@ impl<'k> CellRun<'k> {
             raw_cut_item: None,
             raw_cell_end_seen: false,
             stderr_before,
+            stderr_marker_written: false,
         }
     }
 
@@ -531,6 +536,7 @@ impl<'k> CellRun<'k> {
         if figures_closed > 0 {
             self.outcome.items.push(OutputItem::FiguresClosed { count: figures_closed, cap: self.config.max_images });
         }
+        self.stderr_marker_written = message["stderr_marker"] == true;
         if message["raw_marker"] == true && !self.raw_cell_end_seen {
             self.collect_raw_until_cell_end();
         } else {
@@ -560,7 +566,7 @@ impl<'k> CellRun<'k> {
                 Ok(KernelEvent::RawCellEnd(cell)) if cell == self.cell_number => return,
                 Ok(KernelEvent::RawCellEnd(_)) | Ok(KernelEvent::Message(_)) => {}
                 Ok(KernelEvent::Closed(_)) | Err(_) => {
-                    self.outcome.items.push(OutputItem::RawOutputIncomplete { waited: RAW_CELL_END_WAIT });
+                    self.outcome.items.push(OutputItem::RawOutputIncomplete { waited: RAW_CELL_END_WAIT, stderr: false });
                     return;
                 }
             }
@@ -657,20 +663,46 @@ impl<'k> CellRun<'k> {
 
     /// What the kernel wrote to its raw stderr (fd 2) during the cell, from the stderr tail
     /// (the last [`KernelConfig::max_item_bytes`] of it). Not after the kernel was lost: its
-    /// stderr is in the loss report then.
+    /// stderr is in the loss report then. When the driver wrote its end marker to fd 2, waits
+    /// (bounded by [`RAW_CELL_END_WAIT`], polling every 5 ms) until the stderr drain thread has
+    /// taken it, so bytes the cell wrote last are never left for the next cell; a marker that
+    /// does not come is said.
     fn collect_stderr(&mut self) {
-        let after = self.kernel.stderr_total_bytes();
-        if after <= self.stderr_before || self.outcome.state_lost.is_some() {
+        if self.outcome.state_lost.is_some() {
             return;
         }
-        let tail = self.kernel.stderr_tail();
+        if self.stderr_marker_written {
+            let marker = cell_end_marker(self.cell_number);
+            let deadline = Instant::now() + RAW_CELL_END_WAIT;
+            while !self.kernel.stderr_tail_raw().contains(&marker) {
+                if Instant::now() >= deadline {
+                    self.outcome.items.push(OutputItem::RawOutputIncomplete { waited: RAW_CELL_END_WAIT, stderr: true });
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        let after = self.kernel.stderr_total_bytes();
+        if after <= self.stderr_before {
+            return;
+        }
+        let tail = self.kernel.stderr_tail_raw();
         let delta = after - self.stderr_before;
-        let keep = usize::try_from(delta).unwrap_or(usize::MAX).min(self.config.max_item_bytes);
+        let keep = usize::try_from(delta).unwrap_or(usize::MAX).min(tail.len());
         let mut start = tail.len().saturating_sub(keep);
         while !tail.is_char_boundary(start) {
             start += 1;
         }
-        self.outcome.items.push(OutputItem::RawStderr { text: tail[start..].to_owned(), total_bytes: delta });
+        let (text, marker_bytes) = strip_cell_end_markers(&tail[start..]);
+        let written = delta.saturating_sub(marker_bytes as u64);
+        if written == 0 {
+            return;
+        }
+        let mut shown_from = text.len().saturating_sub(self.config.max_item_bytes);
+        while !text.is_char_boundary(shown_from) {
+            shown_from += 1;
+        }
+        self.outcome.items.push(OutputItem::RawStderr { text: text[shown_from..].to_owned(), total_bytes: written });
     }
 
     fn finish(mut self) -> CellOutcome {

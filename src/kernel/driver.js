@@ -10,7 +10,7 @@
 // grandchildren never inherit the protocol. fd 0 is /dev/null; fd 1 is a plain pipe the host
 // shows as raw output and never parses. process.stdout/process.stderr writes are turned into
 // `stream` messages (ordered with display items). After each cell an end marker
-// (NUL "runbound-cell-end N" NUL) is written to fd 1 so the host knows its raw output is complete.
+// (NUL "runbound-cell-end N" NUL) is written to fd 1 and fd 2 so the host knows its raw output is complete.
 // Cells run in Node's main context (the realm of every module they `require`), like the `node`
 // REPL: an object a cell creates has the same Object.prototype as the modules' own, so a
 // library's `Object.getPrototypeOf(o) === Object.prototype` / `instanceof Array` checks answer
@@ -40,13 +40,16 @@ delete process.env.RUNBOUND_GUARDIAN_PID;
 delete process.env.RUNBOUND_GUARDIAN_UNAVAILABLE;
 const PROTO_IN = privateFd(3, fs.constants.O_RDONLY);
 const PROTO_OUT = privateFd(4, fs.constants.O_WRONLY);
+// Writes the end-of-cell marker to fd 1 and to fd 2; for each, false if it could not.
 function writeRawCellEnd(cell) {
-  try {
-    fs.writeSync(1, Buffer.from(`\0runbound-cell-end ${cell}\0`, 'latin1'));
-    return true;
-  } catch (err) {
-    return false;
-  }
+  return [1, 2].map((fd) => {
+    try {
+      fs.writeSync(fd, Buffer.from(`\0runbound-cell-end ${cell}\0`, 'latin1'));
+      return true;
+    } catch (err) {
+      return false;
+    }
+  });
 }
 const rawWrite = (text) => {
   const data = Buffer.from(text, 'utf8');
@@ -320,8 +323,8 @@ async function main() {
     }
     // Let callbacks that are already due run before the cell is reported done.
     await new Promise((resolve) => setImmediate(resolve));
-    const rawMarker = writeRawCellEnd(message.cell);
-    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, status, omitted_bytes: cellOutput.omitted, head_bytes: cellOutput.sent, tail_bytes: cellOutput.tailBytes, tail: cellOutput.tail, figures_omitted: 0 });
+    const [rawMarker, stderrMarker] = writeRawCellEnd(message.cell);
+    send({ type: 'done', cell: message.cell, raw_marker: rawMarker, stderr_marker: stderrMarker, status, omitted_bytes: cellOutput.omitted, head_bytes: cellOutput.sent, tail_bytes: cellOutput.tailBytes, tail: cellOutput.tail, figures_omitted: 0 });
   }
 }
 main();

@@ -12,8 +12,8 @@
 # fd 0 is /dev/null; fd 1 and fd 2 are plain pipes the host shows as raw output (C-level
 # writes, os.system children). sys.stdout/sys.stderr are replaced by writers that send `stream`
 # messages, so prints stay ordered with display items. After each cell an end marker
-# (NUL "runbound-cell-end N" NUL) is written to fd 1 so the host knows the cell's raw output is
-# complete. No socket, no port.
+# (NUL "runbound-cell-end N" NUL) is written to fd 1 and to fd 2 so the host knows the cell's raw
+# output is complete. No socket, no port.
 #
 # host -> kernel: {"type":"execute","cell":N,"code":...,"limits":{...}}
 #                 {"type":"tool_result","id":K,"ok":bool,"value":...,"error":...}
@@ -60,7 +60,8 @@ def _send(message):
 
 
 def _write_raw_cell_end(cell):
-    """Flushes C-level stdio, then writes the end-of-cell marker to fd 1; False if fd 1 is gone."""
+    """Flushes C-level stdio, then writes the end-of-cell marker to fd 1 and to fd 2; for each,
+    False if that descriptor is gone."""
     global _LIBC
     try:
         if _LIBC is None:
@@ -70,11 +71,14 @@ def _write_raw_cell_end(cell):
         _LIBC.fflush(None)
     except Exception:
         _LIBC = False
-    try:
-        os.write(1, b"\0runbound-cell-end %d\0" % cell)
-        return True
-    except OSError:
-        return False
+    written = []
+    for fd in (1, 2):
+        try:
+            os.write(fd, b"\0runbound-cell-end %d\0" % cell)
+            written.append(True)
+        except OSError:
+            written.append(False)
+    return written
 
 
 _LIBC = None
@@ -850,8 +854,8 @@ def _main():
             except BaseException:
                 pass
         _flush_streams()
-        raw_marker = _write_raw_cell_end(cell)
-        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "head_bytes": _CELL.sent_bytes, "tail_bytes": _CELL.tail_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
+        raw_marker, stderr_marker = _write_raw_cell_end(cell)
+        _send({"type": "done", "cell": cell, "raw_marker": raw_marker, "stderr_marker": stderr_marker, "status": status, "omitted_bytes": _CELL.omitted_bytes, "head_bytes": _CELL.sent_bytes, "tail_bytes": _CELL.tail_bytes, "tail": _CELL.tail, "figures_omitted": _CELL.figures_omitted})
 
 
 try:

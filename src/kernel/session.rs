@@ -18,7 +18,7 @@
 //! `child_process` grandchild) the host shows as raw output and never parses; its stderr is
 //! drained into the tail ring (shown after the cell, and in crash reports). `print`/`console`
 //! go through the protocol as `stream` messages, so they stay ordered with display items. At
-//! the end of each cell the driver writes an end marker to fd 1 (see [`RAW_CELL_END_MARKER`]),
+//! the end of each cell the driver writes an end marker to fd 1 and fd 2 (see [`RAW_CELL_END_MARKER`]),
 //! so the host attributes raw output to the right cell.
 //! No socket, no port, no key.
 
@@ -54,10 +54,39 @@ const DRIVER_SOURCE_FD: i32 = 5;
 /// The guardian's fd from which its boot line reads the guardian's source.
 const GUARDIAN_SOURCE_FD: i32 = 6;
 
-/// Start of the end-of-cell marker the drivers write to fd 1 after each cell:
+/// Start of the end-of-cell marker the drivers write to fd 1 and fd 2 after each cell:
 /// `\0runbound-cell-end <cell>\0`. The raw stdout reader turns it into
-/// [`KernelEvent::RawCellEnd`] and never shows it.
+/// [`KernelEvent::RawCellEnd`] and never shows it; on fd 2 the cell waits for it in the stderr
+/// tail, and [`strip_cell_end_markers`] takes it out of every stderr text shown.
 pub(crate) const RAW_CELL_END_MARKER: &[u8] = b"\0runbound-cell-end ";
+
+/// The whole end-of-cell marker for cell `cell`, as the drivers write it to fd 1 and fd 2.
+pub(crate) fn cell_end_marker(cell: u64) -> String {
+    format!("{}{cell}\0", String::from_utf8_lossy(RAW_CELL_END_MARKER))
+}
+
+/// `text` without the drivers' end-of-cell markers (see [`RAW_CELL_END_MARKER`]), and the
+/// number of bytes removed. A marker cut by the tail ring's start is left as it is.
+pub(crate) fn strip_cell_end_markers(text: &str) -> (String, usize) {
+    let marker_start = String::from_utf8_lossy(RAW_CELL_END_MARKER);
+    let mut kept = String::with_capacity(text.len());
+    let mut removed = 0;
+    let mut rest = text;
+    while let Some(start) = rest.find(marker_start.as_ref()) {
+        let after_prefix = &rest[start + marker_start.len()..];
+        let digits = after_prefix.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || !after_prefix[digits..].starts_with('\0') {
+            kept.push_str(&rest[..start + marker_start.len()]);
+            rest = after_prefix;
+            continue;
+        }
+        kept.push_str(&rest[..start]);
+        removed += marker_start.len() + digits + 1;
+        rest = &after_prefix[digits + 1..];
+    }
+    kept.push_str(rest);
+    (kept, removed)
+}
 
 /// A message (or the end) of a kernel's protocol stream.
 #[derive(Debug)]
@@ -411,7 +440,7 @@ impl LiveKernel {
         match self.child() {
             Some(child) => {
                 let _ = child.wait_timeout(Duration::from_millis(500));
-                child.describe_state()
+                strip_cell_end_markers(&child.describe_state()).0
             }
             None => "the kernel was already stopped".to_owned(),
         }
@@ -422,8 +451,9 @@ impl LiveKernel {
         self.child().map(|child| child.stderr_tail_handle().total_bytes()).unwrap_or(0)
     }
 
-    /// The kernel's stderr tail.
-    pub(crate) fn stderr_tail(&self) -> String {
+    /// The kernel's stderr tail as drained, end-of-cell markers included (see [`cell_end_marker`];
+    /// [`strip_cell_end_markers`] takes them out for display).
+    pub(crate) fn stderr_tail_raw(&self) -> String {
         self.child().map(|child| child.stderr_tail()).unwrap_or_default()
     }
 
@@ -578,4 +608,20 @@ fn push_text(events: &mut Vec<KernelEvent>, text: &mut Vec<u8>) {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|window| window == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cell_end_marker, strip_cell_end_markers};
+
+    #[test]
+    fn cell_end_markers_are_taken_out_of_stderr_text_and_counted() {
+        let text = format!("warning one\n{}warning two\n{}", cell_end_marker(7), cell_end_marker(12));
+        let (kept, removed) = strip_cell_end_markers(&text);
+        assert_eq!(kept, "warning one\nwarning two\n");
+        assert_eq!(removed, cell_end_marker(7).len() + cell_end_marker(12).len());
+        // Not a whole marker (no digits, or no closing NUL): left as written.
+        let partial = "a\0runbound-cell-end x\0b\0runbound-cell-end 3";
+        assert_eq!(strip_cell_end_markers(partial), (partial.to_owned(), 0));
+    }
 }

@@ -454,8 +454,9 @@ fn render_outcome(header: &str, notes: &[String], outcome: &CellOutcome, ansi: &
             OutputItem::RawOutputCut { kept_bytes, total_bytes } => {
                 render::cut_marker(&render::showing(*kept_bytes as usize, *total_bytes as usize, "bytes of raw output (fd 1)"))
             }
-            OutputItem::RawOutputIncomplete { waited } => format!(
-                "[raw stdout (fd 1) of this cell may be incomplete: its end marker did not arrive within {} ms]",
+            OutputItem::RawOutputIncomplete { waited, stderr } => format!(
+                "[raw {} of this cell may be incomplete: its end marker did not arrive within {} ms]",
+                if *stderr { "stderr (fd 2)" } else { "stdout (fd 1)" },
                 waited.as_millis()
             ),
             OutputItem::BridgeReplyLost(err) => format!("the tool() reply could not be delivered: {err}"),
