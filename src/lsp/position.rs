@@ -296,7 +296,17 @@ pub fn resolve_symbol_on_line(file_text: &str, line: u32, symbol: &str, occurren
     let mut cursor_byte = start + cursor_offset;
     // The whole identifier on the line around the cursor: `symbol` may name only part of it.
     let mut part_of_identifier = None;
-    if !cursor_identifier.is_empty() {
+    if let Some(key) = quoted_key_around(line_text, cursor_byte) {
+        // A quoted key that is no identifier (`'d-AsyncQueuer'`, `"content-type"`): the symbol
+        // is the key, never its first word (trial39 F3 answered for `d`).
+        let symbol_covers_key = start <= key.start && start + symbol.len() >= key.end;
+        let within_key = &line_text[start.max(key.start)..(start + symbol.len()).min(key.end)];
+        if !symbol_covers_key {
+            part_of_identifier = Some(within_key.to_owned());
+        }
+        cursor_identifier = line_text[key.clone()].to_owned();
+        cursor_byte = key.start;
+    } else if !cursor_identifier.is_empty() {
         let identifier_start = line_text[..cursor_byte]
             .char_indices()
             .rev()
@@ -363,6 +373,42 @@ impl ResolvedSymbol {
             )
         })
     }
+}
+
+/// The byte range of the content of the quoted string literal around byte `byte` of
+/// `line_text` when that content is a key that is no identifier: one to 100 bytes, no
+/// whitespace, no quote, no `${`, and at least one character that [`is_identifier_char`] refuses
+/// (`'d-AsyncQueuer'`, `"content-type"`). `None` outside a string literal started on the line and
+/// for an identifier-like content (the identifier rules answer for those).
+fn quoted_key_around(line_text: &str, byte: usize) -> Option<std::ops::Range<usize>> {
+    let mut open: Option<(char, usize)> = None;
+    let mut escaped = false;
+    for (at, ch) in line_text.char_indices() {
+        match open {
+            Some((quote, content_start)) => {
+                if escaped {
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == quote {
+                    if (content_start..=at).contains(&byte) && byte < at {
+                        let content = &line_text[content_start..at];
+                        let is_key = !content.is_empty()
+                            && content.len() <= 100
+                            && !content.contains("${")
+                            && !content.chars().any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '\\'))
+                            && content.chars().any(|c| !is_identifier_char(c));
+                        return is_key.then_some(content_start..at);
+                    }
+                    open = None;
+                }
+            }
+            None if matches!(ch, '"' | '\'' | '`') => open = Some((ch, at + ch.len_utf8())),
+            None if at >= byte => return None,
+            None => {}
+        }
+    }
+    None
 }
 
 /// The lines of `text` without terminators (`\n` or `\r\n`); a trailing newline does not start
@@ -598,6 +644,29 @@ mod tests {
         let resolved = resolve_symbol_on_line(line, 1, "pub fn quote", None).unwrap();
         assert_eq!(&line[resolved.cursor_byte..resolved.cursor_byte + 5], "quote");
         assert_eq!(resolved.cursor_byte, line.find("quote").unwrap());
+    }
+
+    #[test]
+    fn a_quoted_key_that_is_no_identifier_is_the_symbol_not_its_first_word() {
+        let line = "  'd-AsyncQueuer': AsyncQueuer<any>";
+        for symbol in ["'d-AsyncQueuer'", "d-AsyncQueuer"] {
+            let resolved = resolve_symbol_on_line(line, 1, symbol, None).unwrap();
+            assert_eq!(resolved.cursor_identifier, "d-AsyncQueuer", "{symbol}");
+            assert_eq!(resolved.cursor_byte, line.find('d').unwrap());
+            assert_eq!(resolved.part_of_identifier, None, "{symbol}");
+        }
+        // Part of the key: the answer is for the key, and a write refuses it.
+        let part = resolve_symbol_on_line(line, 1, "AsyncQueuer'", None).unwrap();
+        assert_eq!((part.cursor_identifier.as_str(), part.part_of_identifier.as_deref()), ("d-AsyncQueuer", Some("AsyncQueuer")));
+        assert!(matches!(resolve_whole_identifier_on_line(line, 1, "'d-", None), Err(AddressError::PartOfIdentifier { .. })));
+        // Outside the string, identifiers as before; strings with spaces or identifiers are no keys.
+        assert_eq!(resolve_symbol_on_line(line, 1, "AsyncQueuer<", None).unwrap().cursor_identifier, "AsyncQueuer");
+        let emit = "emitChange('AsyncQueuer', this) // don't";
+        assert_eq!(resolve_symbol_on_line(emit, 1, "AsyncQueuer", None).unwrap().cursor_identifier, "AsyncQueuer");
+        let message = r#"throw new Error("bad input-value here")"#;
+        assert_eq!(resolve_symbol_on_line(message, 1, "input-value", None).unwrap().cursor_identifier, "input");
+        let escaped = r#"headers["content-type"] = "a\"b-c""#;
+        assert_eq!(resolve_symbol_on_line(escaped, 1, "content-type", None).unwrap().cursor_identifier, "content-type");
     }
 
     #[test]

@@ -1021,7 +1021,7 @@ pub fn complete_rename(
                     crate::lsp::syntax::ParsedSource::parse(&hit.path, &text)
                 });
                 let Some(source) = source.as_ref() else { continue };
-                if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start) {
+                if let Some(role) = source.string_property_key_role(hit.line, hit.byte_start, old_name.len()) {
                     let base = source.string_key_base_type_name(hit.line, hit.byte_start);
                     let label = match (member_owner.as_ref(), base) {
                         (Some(owner), Some(base)) if *owner == base => {
@@ -1423,6 +1423,26 @@ pub fn complete_rename(
             ));
         }
     }
+    // A member of a TypeScript type whose old name stays an optional property of another type
+    // that code reads: a value of the renamed member's type that reaches such a use (passed as an
+    // argument, assigned) still type-checks, since the property is optional, and reads
+    // `undefined` there at run time (trial39 F4: `emitChange('AsyncQueuer', this)` read `key?`).
+    if let Some(owner) = member_owner.as_ref() {
+        let optional = optional_declarations_read_elsewhere(&reader, server.position_encoding(), &elsewhere, old_name);
+        if !optional.is_empty() {
+            let listed: Vec<String> = optional
+                .iter()
+                .take(5)
+                .map(|((path, line0), uses)| format!("{}:{} ({})", shown(path), line0 + 1, crate::render::plural(*uses, "use")))
+                .collect();
+            warnings.push(format!(
+                "WARNING: `{old_name}` stays an OPTIONAL property of {} that code reads ({}{}): where a value of `{owner}` reaches one of those uses (an argument, an assignment, `this` passed on), the compiler accepts it without `{old_name}` and it reads `undefined` there at run time — no error will say so; check those uses (listed below among occurrences whose definition leads elsewhere) and rename the optional property too where `{owner}` values reach it",
+                crate::render::plural(optional.len(), "other type"),
+                listed.join(", "),
+                if optional.len() > listed.len() { format!(" and {} more", optional.len() - listed.len()) } else { String::new() }
+            ));
+        }
+    }
     if !keys_naming_member.is_empty() {
         warnings.push(format!(
             "WARNING: {} that {} the renamed member as a key of the type that declares it {} left unrenamed ({}): the renamed code does not compile until {} edited — listed below",
@@ -1510,6 +1530,37 @@ fn double_casts_to_type_or_subtypes(server: &LanguageServer, owner: &str) -> (Ve
     }
     casts.sort();
     (types, casts)
+}
+
+/// The declarations of `name` as an optional property (`name?:`, `name?(`) that occurrences the
+/// rename left lead to (`elsewhere`: each occurrence with its definition), with how many of those
+/// occurrences are uses (not the declaration itself), in path/line order; declarations no use
+/// leads to are left out.
+fn optional_declarations_read_elsewhere(
+    reader: &WorkspaceReader,
+    encoding: PositionEncoding,
+    elsewhere: &[(WordHit, Option<Target>)],
+    name: &str,
+) -> Vec<((PathBuf, u32), usize)> {
+    let mut uses_by_declaration: BTreeMap<(PathBuf, u32), usize> = BTreeMap::new();
+    let mut texts: std::collections::HashMap<PathBuf, Option<String>> = std::collections::HashMap::new();
+    for (hit, target) in elsewhere {
+        let Some((path, target_line, target_character)) = target else { continue };
+        if hit.path == *path && hit.line == *target_line {
+            continue;
+        }
+        let text = texts.entry(path.clone()).or_insert_with(|| reader.read_to_string(path).ok());
+        let Some(line_text) = text.as_deref().and_then(|text| split_lines(text).get(*target_line as usize).map(|line| line.to_string()))
+        else {
+            continue;
+        };
+        let start = encoding.byte_from_column(&line_text, *target_character);
+        let after = line_text.get(start..).and_then(|rest| rest.strip_prefix(name)).map(str::trim_start);
+        if after.is_some_and(|rest| rest.starts_with("?:") || rest.starts_with("?(")) {
+            *uses_by_declaration.entry((path.clone(), *target_line)).or_default() += 1;
+        }
+    }
+    uses_by_declaration.into_iter().collect()
 }
 
 /// `` `cargo test --doc` `` when one of `hits` is in a Rust file, else `the doctests`.

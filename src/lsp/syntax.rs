@@ -1278,18 +1278,29 @@ impl ParsedSource {
 }
 
 impl ParsedSource {
-    /// For a TypeScript/JavaScript string at 0-based `line0`, byte column `byte_column`: what
-    /// the string is used as when it names a property — `indexed-access type key`
+    /// For a TypeScript/JavaScript string whose whole content is the `name_len` bytes at 0-based
+    /// `line0`, byte column `byte_column`: what the string is used as when it names a property — `indexed-access type key`
     /// (`T["_def"]["unknownKeys"]`), `element-access key` (`obj["name"]`), `object key` (`{
     /// "name": … }`), `property name` (a quoted member name), `call argument …` (a string
     /// argument that is exactly the word: a `keyof` parameter takes it as the key; the syntax
     /// does not show the parameter's type) — else `None`. A rename of the
     /// property leaves such keys to the agent; on an `any` base no compiler error ever flags
-    /// one left (trial30 M10: zod's `DeepPartial` after renaming `unknownKeys`).
-    pub fn string_property_key_role(&self, line0: u32, byte_column: usize) -> Option<&'static str> {
+    /// one left (trial30 M10: zod's `DeepPartial` after renaming `unknownKeys`). A string that
+    /// holds more than the name (`'d-AsyncQueuer'` for `d`: trial39 F3) names another key: `None`.
+    pub fn string_property_key_role(&self, line0: u32, byte_column: usize, name_len: usize) -> Option<&'static str> {
         let mut node = self.typescript_node_at(line0, byte_column)?;
         while !matches!(node.kind(), "string" | "template_string") {
             node = node.parent()?;
+        }
+        let at = self.byte_offset(line0, byte_column)?;
+        // The content between the quotes: one fragment, or (a template without one) the text.
+        let content = match node.named_child_count() {
+            0 => node.start_byte() + 1..node.end_byte().saturating_sub(1),
+            1 => node.named_child(0).filter(|child| child.kind() == "string_fragment").map(|child| child.byte_range())?,
+            _ => return None,
+        };
+        if content != (at..at + name_len) {
+            return None;
         }
         let mut parent = node.parent()?;
         if parent.kind() == "literal_type" {
@@ -1311,13 +1322,7 @@ impl ParsedSource {
         match parent.kind() {
             // `emitChange('AsyncQueuer', this)` with a `keyof PacerEventMap` parameter names the
             // key (trial39 F2); a string argument that is the whole word only.
-            "arguments" if node.kind() == "string" && node.named_child_count() <= 1 => {
-                let fragment = node.named_child(0)?;
-                let whole = self.source.get(fragment.start_byte()..fragment.end_byte())?;
-                let at = self.byte_offset(line0, byte_column)?;
-                (fragment.start_byte() == at && whole.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
-                    .then_some("call argument — a `keyof` parameter takes it as the key")
-            }
+            "arguments" if node.kind() == "string" => Some("call argument — a `keyof` parameter takes it as the key"),
             "lookup_type" | "indexed_access_type" => Some("indexed-access type key"),
             "subscript_expression" if is_index("index") => Some("element-access key"),
             "pair" if is_index("key") => Some("object key"),
@@ -1863,18 +1868,25 @@ mod tests {
     fn string_property_keys_are_told_from_other_strings() {
         let source = "type P<T> = T[\"_def\"][\"unknownKeys\"];\nconst v = obj[\"unknownKeys\"];\nconst o = { \"unknownKeys\": 1 };\nthrow new Error(\"unknownKeys is wrong\");\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), source).expect("parsed");
-        assert_eq!(parsed.string_property_key_role(0, 24), Some("indexed-access type key"));
-        assert_eq!(parsed.string_property_key_role(1, 15), Some("element-access key"));
-        assert_eq!(parsed.string_property_key_role(2, 13), Some("object key"));
-        assert_eq!(parsed.string_property_key_role(3, 17), None, "an error message");
+        assert_eq!(parsed.string_property_key_role(0, 23, 11), Some("indexed-access type key"));
+        assert_eq!(parsed.string_property_key_role(1, 15, 11), Some("element-access key"));
+        assert_eq!(parsed.string_property_key_role(2, 13, 11), Some("object key"));
+        assert_eq!(parsed.string_property_key_role(3, 17, 11), None, "an error message");
         let call = "emitChange('AsyncQueuer', this);\nlog('AsyncQueuer changed');\n";
         let parsed_call = ParsedSource::parse(Path::new("a.ts"), call).expect("parsed");
-        assert_eq!(parsed_call.string_property_key_role(0, 12), Some("call argument — a `keyof` parameter takes it as the key"));
-        assert_eq!(parsed_call.string_property_key_role(1, 5), None, "a message that holds the word");
+        assert_eq!(parsed_call.string_property_key_role(0, 12, 11), Some("call argument — a `keyof` parameter takes it as the key"));
+        assert_eq!(parsed_call.string_property_key_role(1, 5, 11), None, "a message that holds the word");
+        let dashed = "emitChange('d-AsyncQueuer', 1);\nconst v = obj['d-AsyncQueuer'];\nconst w = obj[`d`];\n";
+        let parsed_dashed = ParsedSource::parse(Path::new("a.ts"), dashed).expect("parsed");
+        assert_eq!(parsed_dashed.string_property_key_role(0, 12, 1), None, "`d` is only the start of the key");
+        assert_eq!(parsed_dashed.string_property_key_role(1, 15, 1), None, "`d` is only the start of the key");
+        assert_eq!(parsed_dashed.string_property_key_role(1, 15, 13), Some("element-access key"));
+        assert_eq!(parsed_dashed.string_property_key_role(0, 12, 13), Some("call argument — a `keyof` parameter takes it as the key"));
+        assert_eq!(parsed_dashed.string_property_key_role(2, 15, 1), Some("element-access key"), "a template string");
         let pick = "type H = Pick<QueryOptions<any>, 'queryKeyHashFn' | 'other'>;\n";
         let parsed = ParsedSource::parse(Path::new("a.ts"), pick).expect("parsed");
-        assert_eq!(parsed.string_property_key_role(0, 34), Some("key in a type argument"));
-        assert_eq!(parsed.string_property_key_role(0, 53), Some("key in a type argument"), "in a union");
+        assert_eq!(parsed.string_property_key_role(0, 34, 14), Some("key in a type argument"));
+        assert_eq!(parsed.string_property_key_role(0, 53, 5), Some("key in a type argument"), "in a union");
         assert_eq!(parsed.string_key_base_type_name(0, 34).as_deref(), Some("QueryOptions"), "generic arguments dropped");
         assert_eq!(parsed.string_key_base_type_name(0, 53).as_deref(), Some("QueryOptions"), "in a union");
         let more = "type A = Omit<ns.Options, 'k'>;\ntype B = Options['k'];\ntype C = Pick<{ k: 1 }, 'k'>;\nconst d = obj['k'];\n";

@@ -420,9 +420,21 @@ fn cursor_in_comment_or_string(workspace_root: &Path, path: &Path, resolved: &Re
         resolved.cursor_byte,
         resolved.cursor_identifier.len(),
     ) {
+        // A string that is a property key (`'d-AsyncQueuer': number`, `obj['name']`) is the
+        // symbol itself for tsserver, not text it matched by name.
+        Some(crate::lsp::rename_coverage::OccurrenceKind::Text) => !is_string_property_key(workspace_root, path, resolved),
         Some(kind) => kind != crate::lsp::rename_coverage::OccurrenceKind::Code,
         None => looks_like_comment_or_string(&resolved.line_text, resolved.cursor_byte),
     }
+}
+
+/// Whether the cursor's identifier is the whole content of a TypeScript/JavaScript string used
+/// as a property key ([`crate::lsp::syntax::ParsedSource::string_property_key_role`]).
+fn is_string_property_key(workspace_root: &Path, path: &Path, resolved: &ResolvedSymbol) -> bool {
+    let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, path) else { return false };
+    crate::lsp::syntax::ParsedSource::parse(path, &text).is_some_and(|source| {
+        source.string_property_key_role(resolved.line - 1, resolved.cursor_byte, resolved.cursor_identifier.len()).is_some()
+    })
 }
 
 fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) -> Result<ToolOutput, ToolError> {
@@ -1874,7 +1886,7 @@ fn string_keys_not_listed(
         }
         let source = parsed.entry(hit.path.clone()).or_insert_with(|| parse(&hit.path));
         let Some(source) = source.as_ref() else { continue };
-        let Some(role) = source.string_property_key_role(hit.line, hit.byte_start) else { continue };
+        let Some(role) = source.string_property_key_role(hit.line, hit.byte_start, name.len()) else { continue };
         if source.string_key_base_type_name(hit.line, hit.byte_start).is_some_and(|base| !owners.is_empty() && !owners.contains(&base)) {
             continue;
         }
