@@ -10,8 +10,10 @@
 //! included). The enabled set per package is the closure of `default` (unless the call asked
 //! for `all_features`) and the requested features, plus what other workspace members enable in
 //! it through their dependency declarations. Gated files are found by reading the package's
-//! `.rs` files (beneath the workspace root, `target/` and nested packages skipped) for
-//! `feature = "NAME"` inside a `cfg(`, `cfg_attr(` or `cfg!(`.
+//! `.rs` files (beneath the workspace root, `target/` and nested packages skipped) for the
+//! `cfg(`, `cfg_attr(` and `cfg!(` whose predicate names a feature, each predicate evaluated
+//! whole with the enabled features (`any(feature = "std", feature = "x")` with `std` on is
+//! compiled); a gated `mod` item (also one with `#[path = "FILE"]`) names its whole file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -355,31 +357,34 @@ fn scan_gates(
         let mut off: (Option<u32>, BTreeSet<String>) = (None, BTreeSet::new());
         let mut neg: (Option<u32>, BTreeSet<String>) = (None, BTreeSet::new());
         let mut modules: Vec<GatedFile> = Vec::new();
-        for gate in feature_gates(&text) {
-            let (line, names) = if gate.negated && enabled.contains(&gate.feature) {
-                (&mut neg.0, &mut neg.1)
-            } else if gate.negated {
-                // `not(feature = "X")` with X off: that code was compiled.
-                continue;
-            } else if not_enabled.contains(&gate.feature) {
-                if let Some(module) = gate.gated_module.as_deref().and_then(|name| module_file(&path, name)) {
-                    match modules.iter_mut().find(|known| known.path == module) {
-                        Some(known) if !known.features.contains(&gate.feature) => known.features.push(gate.feature.clone()),
-                        Some(_) => {}
-                        None => modules.push(GatedFile {
-                            path: module,
-                            line: 1,
-                            features: vec![gate.feature.clone()],
-                            declared_at: Some((path.clone(), gate.line)),
-                        }),
-                    }
-                }
-                (&mut off.0, &mut off.1)
-            } else {
-                continue;
+        let mut negated_modules: Vec<GatedFile> = Vec::new();
+        for site in cfg_sites(&text) {
+            let Some(gate) = classify_site(&site, not_enabled, enabled) else { continue };
+            let (first_line, names, module_list) = match gate {
+                SiteGate::Off(_) => (&mut off.0, &mut off.1, &mut modules),
+                SiteGate::OffForEnabled(_) => (&mut neg.0, &mut neg.1, &mut negated_modules),
             };
-            line.get_or_insert(gate.line);
-            names.insert(gate.feature);
+            let features = gate.features();
+            if let Some(module) = site.gated_module.as_ref().and_then(|module| module.file(&path)) {
+                match module_list.iter_mut().find(|known| known.path == module) {
+                    Some(known) => {
+                        for feature in features {
+                            if !known.features.contains(feature) {
+                                known.features.push(feature.clone());
+                            }
+                        }
+                        known.features.sort();
+                    }
+                    None => module_list.push(GatedFile {
+                        path: module,
+                        line: 1,
+                        features: features.to_vec(),
+                        declared_at: Some((path.clone(), site.line)),
+                    }),
+                }
+            }
+            first_line.get_or_insert(site.line);
+            names.extend(features.iter().cloned());
         }
         if let Some(line) = off.0 {
             gated.push(GatedFile { path: path.clone(), line, features: off.1.into_iter().collect(), declared_at: None });
@@ -388,12 +393,15 @@ fn scan_gates(
         if let Some(line) = neg.0 {
             negated.push(GatedFile { path, line, features: neg.1.into_iter().collect(), declared_at: None });
         }
+        negated.extend(negated_modules);
     }
-    // A gated module file is named once, as a whole file (its declaration names the gate).
-    gated.sort_by(|a, b| (a.path.as_path(), a.declared_at.is_none()).cmp(&(b.path.as_path(), b.declared_at.is_none())));
-    gated.dedup_by(|later, earlier| later.path == earlier.path);
-    // Whole gated module files first: they are where unchecked code is certain.
-    gated.sort_by_key(|file| file.declared_at.is_none());
+    for list in [&mut gated, &mut negated] {
+        // A gated module file is named once, as a whole file (its declaration names the gate).
+        list.sort_by(|a, b| (a.path.as_path(), a.declared_at.is_none()).cmp(&(b.path.as_path(), b.declared_at.is_none())));
+        list.dedup_by(|later, earlier| later.path == earlier.path);
+        // Whole gated module files first: they are where unchecked code is certain.
+        list.sort_by_key(|file| file.declared_at.is_none());
+    }
     (gated, negated, unread)
 }
 
@@ -407,75 +415,193 @@ fn module_file(declaring: &Path, name: &str) -> Option<PathBuf> {
     [base.join(format!("{name}.rs")), base.join(name).join("mod.rs")].into_iter().find(|candidate| candidate.is_file())
 }
 
-/// One `feature = "NAME"` inside a cfg.
+/// The `mod` item a `#[cfg(…)]` attribute sits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct FeatureGate {
-    feature: String,
-    /// 1-based line.
-    line: u32,
-    /// Directly inside `not(…)`.
-    negated: bool,
-    /// The `NAME` of a `mod NAME;` item the `#[cfg(…)]` attribute sits on (the whole module
-    /// file is gated).
-    gated_module: Option<String>,
+enum GatedModule {
+    /// `mod NAME;`: the file is found by the module rules ([`module_file`]).
+    Named(String),
+    /// `#[path = "FILE"] mod NAME;`: FILE relative to the declaring file's folder (the rule for
+    /// a `mod` outside inline module blocks).
+    AtPath(String),
 }
 
-/// The `feature = "NAME"` predicates of `text` that sit inside a `cfg(`, `cfg_attr(` or `cfg!(`
-/// (at most 400 bytes after it, with no `]` or `;` between): not those in `Cargo.toml`-like
-/// strings or docs. Comments (`//` to the end of the line) are skipped.
-fn feature_gates(text: &str) -> Vec<FeatureGate> {
+impl GatedModule {
+    /// The module's file when it exists, for a declaration in `declaring`.
+    fn file(&self, declaring: &Path) -> Option<PathBuf> {
+        match self {
+            GatedModule::Named(name) => module_file(declaring, name),
+            GatedModule::AtPath(file) => Some(declaring.parent()?.join(file)).filter(|candidate| candidate.is_file()),
+        }
+    }
+}
+
+/// One `cfg(PREDICATE)`, `cfg_attr(PREDICATE, …)` or `cfg!(PREDICATE)` of a file whose predicate
+/// names a feature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CfgSite {
+    /// 1-based line of `cfg`.
+    line: u32,
+    /// The predicate (`all(feature = "a", not(feature = "b"))`), as written.
+    predicate: String,
+    /// The `mod` item a `#[cfg(…)]` attribute sits on (the whole module file is gated).
+    gated_module: Option<GatedModule>,
+}
+
+/// What a feature gate leaves out of a check with the enabled features.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum SiteGate {
+    /// Off; enabling these features (not enabled, named outside `not(…)`) turns it on or makes it
+    /// depend on something else.
+    Off(Vec<String>),
+    /// Off because these enabled features are named inside `not(…)`: compiled only without them.
+    OffForEnabled(Vec<String>),
+}
+
+impl SiteGate {
+    fn features(&self) -> &[String] {
+        match self {
+            SiteGate::Off(features) | SiteGate::OffForEnabled(features) => features,
+        }
+    }
+}
+
+/// Whether the gate of `site` leaves its code out of a check with `enabled` (the closure of the
+/// selected features; `not_enabled` the package's other features), by evaluating the whole
+/// predicate ([`crate::lsp::cfg_off_modules::evaluate_cfg_predicate`]): `any(feature = "std",
+/// feature = "critical-section")` with `std` on is compiled (trial40 F1 named it NOT checked).
+/// `None` when it is compiled, or off for something other than features (a target: the module
+/// scan says that), or unknown whatever the features.
+fn classify_site(site: &CfgSite, not_enabled: &[String], enabled: &BTreeSet<String>) -> Option<SiteGate> {
+    let (positive, negative) = feature_polarity(&site.predicate);
+    let evaluate = |features: &BTreeSet<String>| {
+        let features: std::collections::HashSet<String> = features.iter().cloned().collect();
+        crate::lsp::cfg_off_modules::evaluate_cfg_predicate(&site.predicate, &features)
+    };
+    if evaluate(enabled) == Some(true) {
+        return None;
+    }
+    let to_enable: Vec<String> = positive.into_iter().filter(|feature| not_enabled.contains(feature)).collect();
+    let mut with_more = enabled.clone();
+    with_more.extend(to_enable.iter().cloned());
+    if !to_enable.is_empty() && evaluate(&with_more) != Some(false) {
+        return Some(SiteGate::Off(to_enable));
+    }
+    let to_disable: Vec<String> = negative.into_iter().filter(|feature| enabled.contains(feature)).collect();
+    for feature in &to_disable {
+        with_more.remove(feature);
+    }
+    (!to_disable.is_empty() && evaluate(&with_more) != Some(false)).then_some(SiteGate::OffForEnabled(to_disable))
+}
+
+/// The features `predicate` names outside any `not(…)` (or inside an even number of them) and
+/// those it names inside an odd number, sorted.
+pub(crate) fn feature_polarity(predicate: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut positive, mut negative) = (BTreeSet::new(), BTreeSet::new());
+    let mut negations: Vec<bool> = Vec::new();
+    let mut word = String::new();
+    let mut chars = predicate.char_indices().peekable();
+    while let Some((at, ch)) = chars.next() {
+        match ch {
+            '(' => {
+                negations.push(word == "not");
+                word.clear();
+            }
+            ')' => {
+                negations.pop();
+                word.clear();
+            }
+            '"' => {
+                // A string outside `feature = "…"` (a target's value): skipped whole.
+                for (_, inner) in chars.by_ref() {
+                    if inner == '"' {
+                        break;
+                    }
+                }
+                word.clear();
+            }
+            ch if ch.is_alphanumeric() || ch == '_' => word.push(ch),
+            ch if ch.is_whitespace() => {}
+            '=' if word == "feature" => {
+                let rest = predicate[at + 1..].trim_start();
+                if let Some(name) = rest.strip_prefix('"').and_then(|rest| rest.split('"').next()) {
+                    let negated = negations.iter().filter(|not| **not).count() % 2 == 1;
+                    if negated { &mut negative } else { &mut positive }.insert(name.to_owned());
+                }
+                word.clear();
+            }
+            _ => word.clear(),
+        }
+    }
+    (positive, negative)
+}
+
+/// The `cfg(`, `cfg_attr(` and `cfg!(` of `text` whose predicate names a feature (not in `//`
+/// comments, not a docs.rs `doc(cfg(…))` badge), with the `mod` item a `#[cfg(…)]` sits on.
+fn cfg_sites(text: &str) -> Vec<CfgSite> {
     let bytes = text.as_bytes();
-    let mut gates = Vec::new();
+    let mut sites = Vec::new();
     let mut search = 0;
-    while let Some(found) = text[search..].find("feature") {
+    while let Some(found) = text[search..].find("cfg") {
         let at = search + found;
-        search = at + "feature".len();
-        // A whole word.
+        search = at + "cfg".len();
         if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
             continue;
         }
-        let rest = text[search..].trim_start();
-        let Some(rest) = rest.strip_prefix('=') else { continue };
-        let rest = rest.trim_start();
-        let Some(rest) = rest.strip_prefix('"') else { continue };
-        let Some(end) = rest.find('"') else { continue };
-        let name = &rest[..end];
-        if name.is_empty() || name.contains(char::is_whitespace) {
-            continue;
-        }
         let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-        if text[line_start..at].contains("//") {
+        if text[line_start..at].contains("//") || text[..at].trim_end().ends_with("doc(") {
             continue;
         }
-        // The cfg it belongs to.
-        let window_start = at.saturating_sub(400);
-        let window_start = (window_start..=at).find(|i| text.is_char_boundary(*i)).unwrap_or(at);
-        let before = &text[window_start..at];
-        let Some(cfg_at) = before.rfind("cfg") else { continue };
-        let between = &before[cfg_at..];
-        let opener = between[3..].trim_start();
-        if !(opener.starts_with('(') || opener.starts_with("_attr") || opener.starts_with("!(")) || between.contains([']', ';']) {
+        let after = &text[search..];
+        let (is_attr, rest) = match after.strip_prefix("_attr") {
+            Some(rest) => (true, rest.trim_start()),
+            None => (false, after.strip_prefix('!').unwrap_or(after).trim_start()),
+        };
+        if !rest.starts_with('(') {
             continue;
         }
-        // `doc(cfg(feature = "x"))` (docs.rs badges) gates nothing.
-        if before[..cfg_at].trim_end().ends_with("doc(") {
+        let open = text.len() - rest.len();
+        let Some(predicate) = cfg_predicate(&text[open + 1..], is_attr) else { continue };
+        if !predicate.contains("feature") {
             continue;
         }
-        let negated = before.trim_end().strip_suffix('(').is_some_and(|head| head.trim_end().ends_with("not"));
+        let is_cfg_attribute = !is_attr && !after.starts_with('!') && text[..at].trim_end().ends_with("#[");
         let line = text[..at].matches('\n').count() as u32 + 1;
-        let gated_module = if opener.starts_with('(') && !negated { gated_module_after(&text[at..]) } else { None };
-        gates.push(FeatureGate { feature: name.to_owned(), line, negated, gated_module });
+        let gated_module = if is_cfg_attribute { gated_module_after(&text[at..]) } else { None };
+        sites.push(CfgSite { line, predicate: predicate.to_owned(), gated_module });
     }
-    gates
+    sites
 }
 
-/// The module name of a `mod NAME;` item right after the attribute that `rest` is inside of
-/// (further attributes and blank lines skipped; a `#[path = …]` module is not followed).
-fn gated_module_after(rest: &str) -> Option<String> {
+/// The predicate at the start of `inside` (the text after `cfg(` / `cfg_attr(`): up to the
+/// matching `)`, or for `cfg_attr` up to the first comma outside parentheses and strings.
+/// `None` when it does not close within 2,000 bytes.
+fn cfg_predicate(inside: &str, stop_at_comma: bool) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    for (at, ch) in inside.char_indices().take_while(|(at, _)| *at < 2_000) {
+        match ch {
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(inside[..at].trim()),
+            ')' => depth -= 1,
+            ',' if depth == 0 && stop_at_comma => return Some(inside[..at].trim()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The module a `mod NAME;` item right after the attribute that `rest` starts in declares
+/// (further attributes and blank lines skipped; a `#[path = "FILE"]` among them names its file).
+fn gated_module_after(rest: &str) -> Option<GatedModule> {
     let after = &rest[rest.find(']')? + 1..];
+    let mut path_attribute: Option<String> = None;
     for line in after.lines().map(str::trim).filter(|line| !line.is_empty()).take(8) {
-        if line.starts_with("#[path") {
-            return None;
+        if let Some(value) = line.strip_prefix("#[path") {
+            let file = value.trim_start().strip_prefix('=')?.trim_start().strip_prefix('"')?.split('"').next()?;
+            path_attribute = Some(file.to_owned());
+            continue;
         }
         if line.starts_with("#[") || line.starts_with("//") {
             continue;
@@ -486,7 +612,10 @@ fn gated_module_after(rest: &str) -> Option<String> {
             .or_else(|| line.strip_prefix("pub(super) "))
             .unwrap_or(line);
         let name = item.strip_prefix("mod ")?.strip_suffix(';')?.trim();
-        return (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| name.to_owned());
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        return Some(path_attribute.map_or_else(|| GatedModule::Named(name.to_owned()), GatedModule::AtPath));
     }
     None
 }
@@ -523,16 +652,51 @@ mod tests {
         let text = "#[cfg(feature = \"serde\")]\nmod a;\n#[cfg_attr(feature = \"derive\", derive(X))]\nstruct S;\n\
 #[cfg(any(test,\n    feature = \"multi\"))]\nfn f() {}\n#[cfg(not(feature = \"std\"))]\nfn g() {}\n\
 // #[cfg(feature = \"commented\")]\n#[cfg_attr(docsrs, doc(cfg(feature = \"badge\")))]\nconst DOC: &str = \"feature = \\\"text\\\"\";\nfn h() { if cfg!(feature = \"mac\") {} }\n";
-        let gates = feature_gates(text);
-        let names: Vec<(&str, u32, bool)> = gates.iter().map(|g| (g.feature.as_str(), g.line, g.negated)).collect();
-        assert_eq!(names, [("serde", 1, false), ("derive", 3, false), ("multi", 6, false), ("std", 8, true), ("mac", 13, false)]);
-        let modules: Vec<Option<&str>> = gates.iter().map(|g| g.gated_module.as_deref()).collect();
-        assert_eq!(modules, [Some("a"), None, None, None, None]);
-        let gates = feature_gates(
-            "#[cfg(feature = \"x\")]\n#[doc(hidden)]\npub(crate) mod inner;\n#[cfg(feature = \"y\")]\n#[path = \"o.rs\"]\nmod p;\n",
+        let sites = cfg_sites(text);
+        let found: Vec<(&str, u32)> = sites.iter().map(|site| (site.predicate.as_str(), site.line)).collect();
+        assert_eq!(
+            found,
+            [
+                ("feature = \"serde\"", 1),
+                ("feature = \"derive\"", 3),
+                ("any(test,\n    feature = \"multi\")", 5),
+                ("not(feature = \"std\")", 8),
+                ("feature = \"mac\"", 13)
+            ]
         );
-        let modules: Vec<Option<&str>> = gates.iter().map(|g| g.gated_module.as_deref()).collect();
-        assert_eq!(modules, [Some("inner"), None]);
+        let modules: Vec<Option<GatedModule>> = sites.iter().map(|site| site.gated_module.clone()).collect();
+        assert_eq!(modules, [Some(GatedModule::Named("a".to_owned())), None, None, None, None]);
+        let sites = cfg_sites(
+            "#[cfg(feature = \"x\")]\n#[doc(hidden)]\npub(crate) mod inner;\n#[cfg(all(feature = \"y\", not(feature = \"std\")))]\n#[path = \"imp_cs.rs\"]\nmod imp;\n",
+        );
+        let modules: Vec<Option<GatedModule>> = sites.iter().map(|site| site.gated_module.clone()).collect();
+        assert_eq!(modules, [Some(GatedModule::Named("inner".to_owned())), Some(GatedModule::AtPath("imp_cs.rs".to_owned()))]);
+    }
+
+    #[test]
+    fn a_gate_is_off_only_when_its_whole_predicate_is_off_with_the_enabled_features() {
+        // once_cell 1.20.2, default features (std, alloc, race), trial40 F1 and F3.
+        let enabled: BTreeSet<String> = ["std", "alloc", "race"].iter().map(|f| f.to_string()).collect();
+        let not_enabled: Vec<String> = ["critical-section", "parking_lot", "portable-atomic"].iter().map(|f| f.to_string()).collect();
+        let site = |predicate: &str| CfgSite { line: 1, predicate: predicate.to_owned(), gated_module: None };
+        let classify = |predicate: &str| classify_site(&site(predicate), &not_enabled, &enabled);
+        assert_eq!(classify("any(feature = \"std\", feature = \"critical-section\")"), None, "std is on: compiled");
+        assert_eq!(classify("all(feature = \"std\", feature = \"parking_lot\")"), Some(SiteGate::Off(vec!["parking_lot".to_owned()])));
+        assert_eq!(
+            classify("all(feature = \"critical-section\", not(feature = \"std\"))"),
+            Some(SiteGate::OffForEnabled(vec!["std".to_owned()])),
+            "enabling critical-section alone does not compile it"
+        );
+        assert_eq!(classify("not(feature = \"std\")"), Some(SiteGate::OffForEnabled(vec!["std".to_owned()])));
+        assert_eq!(classify("not(not(feature = \"parking_lot\"))"), Some(SiteGate::Off(vec!["parking_lot".to_owned()])));
+        assert_eq!(classify("not(feature = \"parking_lot\")"), None, "compiled: parking_lot is off");
+        assert_eq!(classify("any(test, feature = \"parking_lot\")"), None, "compiled in the test build");
+        assert_eq!(classify("feature = \"undeclared\""), None, "no feature of the package can turn it on");
+        let (positive, negative) = feature_polarity("all(feature = \"a\", not(any(feature = \"b\", target_os = \"x\")), feature=\"c\")");
+        assert_eq!(
+            (positive.into_iter().collect::<Vec<_>>(), negative.into_iter().collect::<Vec<_>>()),
+            (vec!["a".to_owned(), "c".to_owned()], vec!["b".to_owned()])
+        );
     }
 
     #[test]

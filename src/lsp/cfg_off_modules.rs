@@ -211,12 +211,7 @@ fn uses_sentence(server_id: &str, file: &str, gate: &GatingDeclaration, uses: &[
     names.sort_unstable();
     names.dedup();
     let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
-    let features = crate::lsp::inactive::disabled_features(&gate.cfg);
-    let next = if features.is_empty() {
-        crate::lsp::inactive::how_to_check(&gate.cfg)
-    } else {
-        crate::lsp::inactive::how_to_check_features(&features)
-    };
+    let next = crate::lsp::inactive::how_to_check(&gate.cfg);
     format!(
         "code that uses {} (changed by this write) is not compiled in the current configuration: {file} is a module declared under `{}` ({}), which is off here, so {server_id} and cargo check cannot show its errors: {}{more}; {next}",
         names.join(", "),
@@ -344,6 +339,13 @@ fn parse_cfg_attribute(attribute: &str) -> Option<Expression> {
     let attribute = crate::lsp::inactive::one_line_attribute(attribute);
     let inner = attribute.trim().trim_start_matches("#!").trim_start_matches('#').trim();
     Expression::parse(inner.strip_prefix('[')?.strip_suffix(']')?.trim()).ok()
+}
+
+/// A cfg predicate (`all(feature = "a", not(unix))`, the inside of `cfg(…)`) evaluated as
+/// [`evaluate_cfg_attribute`] does, with exactly `features` on. `None` when it does not parse or
+/// something other than a feature leaves it unknown.
+pub(crate) fn evaluate_cfg_predicate(predicate: &str, features: &HashSet<String>) -> Option<bool> {
+    evaluate_cfg_with(&format!("#[cfg({predicate})]"), Some(features), None)
 }
 
 /// [`evaluate_cfg_attribute`] with the custom cfgs known: `Some(set)` makes a bare `name` (or

@@ -1247,7 +1247,7 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
                     .gated_files
                     .iter()
                     .take(crate::lsp::cargo_features::GATED_FILES_SHOWN)
-                    .map(|file| gated_file_text(file, supervisor))
+                    .map(|file| gated_file_text(file, false, supervisor))
                     .collect();
                 let more = package.gated_files.len().saturating_sub(shown.len());
                 lines.push(format!(
@@ -1279,7 +1279,7 @@ fn feature_lines(run: &CheckerRun, selection: &FeatureSelection, supervisor: &Ls
                 .negated_gates
                 .iter()
                 .take(crate::lsp::cargo_features::GATED_FILES_SHOWN)
-                .map(|file| format!("{}:{} ({})", supervisor.display_path(&file.path), file.line, file.features.join(", ")))
+                .map(|file| gated_file_text(file, true, supervisor))
                 .collect();
             let more = package.negated_gates.len().saturating_sub(shown.len());
             lines.push(format!(
@@ -1365,22 +1365,26 @@ pub fn build_script_warnings(cargo_stdout: &str, workspace_root: &Path) -> Vec<S
 }
 
 /// `src/lib.rs:21 (serde)`, or for a module file declared under a gate
-/// `src/serde_untagged.rs (whole file: its `mod` at src/lib.rs:21 is gated on serde)`.
-fn gated_file_text(file: &crate::lsp::cargo_features::GatedFile, supervisor: &LspSupervisor) -> String {
+/// `src/serde_untagged.rs (whole file: its `mod` at src/lib.rs:21 is gated on serde)`; for code
+/// compiled only without enabled features (`negated`), `src/imp_cs.rs (whole file: its `mod` at
+/// src/lib.rs:370 is compiled only without std)`.
+fn gated_file_text(file: &crate::lsp::cargo_features::GatedFile, negated: bool, supervisor: &LspSupervisor) -> String {
+    let features = file.features.join(", ");
     match &file.declared_at {
         Some((declaring, line)) => format!(
-            "{} (whole file: its `mod` at {}:{line} is gated on {})",
+            "{} (whole file: its `mod` at {}:{line} is {} {features})",
             supervisor.display_path(&file.path),
             supervisor.display_path(declaring),
-            file.features.join(", ")
+            if negated { "compiled only without" } else { "gated on" }
         ),
-        None => format!("{}:{} ({})", supervisor.display_path(&file.path), file.line, file.features.join(", ")),
+        None => format!("{}:{} ({features})", supervisor.display_path(&file.path), file.line),
     }
 }
 
 /// The structured form of one package's features.
 fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> crate::lsp::output::PackageFeaturesSummary {
-    let file = |file: &crate::lsp::cargo_features::GatedFile| gated_file_text(file, supervisor);
+    let file = |file: &crate::lsp::cargo_features::GatedFile| gated_file_text(file, false, supervisor);
+    let negated_file = |file: &crate::lsp::cargo_features::GatedFile| gated_file_text(file, true, supervisor);
     crate::lsp::output::PackageFeaturesSummary {
         package: package.package.clone(),
         manifest: supervisor.display_path(&package.manifest),
@@ -1388,7 +1392,7 @@ fn package_summary(package: &PackageFeatures, supervisor: &LspSupervisor) -> cra
         not_enabled: package.not_enabled.clone(),
         gated_files_total: package.gated_files.len(),
         gated_files: package.gated_files.iter().take(crate::lsp::cargo_features::GATED_FILES_SHOWN).map(file).collect(),
-        negated_gates: package.negated_gates.iter().take(crate::lsp::cargo_features::GATED_FILES_SHOWN).map(file).collect(),
+        negated_gates: package.negated_gates.iter().take(crate::lsp::cargo_features::GATED_FILES_SHOWN).map(negated_file).collect(),
     }
 }
 

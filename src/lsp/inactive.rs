@@ -54,8 +54,29 @@ pub fn inactive_ranges(raw: &[Diagnostic]) -> Vec<InactiveRange> {
         .collect()
 }
 
-/// The features named disabled in an `inactive-code` message (`feature = "serde" is disabled`).
+/// The features to turn on to compile code gated by `message`: those named disabled in an
+/// `inactive-code` message (`feature = "serde" is disabled`), or for an attribute (`#[cfg(…)]`)
+/// those it names outside `not(…)` — `#[cfg(all(feature = "critical-section", not(feature =
+/// "std")))]` needs `critical-section`, never `std` (trial40 F4).
 pub fn disabled_features(message: &str) -> Vec<String> {
+    if message.trim_start().starts_with("#") {
+        return crate::lsp::cargo_features::feature_polarity(message).0.into_iter().collect();
+    }
+    features_said(message, "is disabled")
+}
+
+/// The features to turn off to compile code gated by `message`: those an `inactive-code`
+/// message names enabled (`feature = "std" is enabled`), or for an attribute those it names
+/// inside `not(…)`.
+pub fn features_needed_off(message: &str) -> Vec<String> {
+    if message.trim_start().starts_with("#") {
+        return crate::lsp::cargo_features::feature_polarity(message).1.into_iter().collect();
+    }
+    features_said(message, "is enabled")
+}
+
+/// The `feature = "NAME"` of an `inactive-code` message followed by `state`, in order, no repeats.
+fn features_said(message: &str, state: &str) -> Vec<String> {
     let mut features = Vec::new();
     let mut rest = message;
     while let Some(at) = rest.find("feature = \"") {
@@ -63,9 +84,7 @@ pub fn disabled_features(message: &str) -> Vec<String> {
         let Some(end) = after.find('"') else { break };
         let name = &after[..end];
         let tail = &after[end + 1..];
-        // A message names the disabled ones (`… is disabled`); an attribute (`#[cfg(…)]`) all.
-        let named = message.starts_with("#[") || tail.trim_start().starts_with("is disabled");
-        if named && !features.iter().any(|known: &String| known == name) {
+        if tail.trim_start().starts_with(state) && !features.iter().any(|known: &String| known == name) {
             features.push(name.to_owned());
         }
         rest = tail;
@@ -74,9 +93,14 @@ pub fn disabled_features(message: &str) -> Vec<String> {
 }
 
 /// What to run to check code gated by `message`'s cfg: `cargo check --features serde` and the
-/// rust-analyzer setting, or (another cfg) how to enable it.
+/// rust-analyzer setting, `--no-default-features` when the cfg needs an enabled feature off,
+/// or (another cfg) how to enable it.
 pub fn how_to_check(message: &str) -> String {
     let features = disabled_features(message);
+    let features_off = features_needed_off(message);
+    if !features_off.is_empty() {
+        return how_to_check_without(&features, &features_off);
+    }
     if features.is_empty() {
         if let Some(target) = target_for_cfg(message) {
             return format!(
@@ -86,6 +110,18 @@ pub fn how_to_check(message: &str) -> String {
         return "check it with the cfg enabled (e.g. `cargo check` with the matching `--features`, `--target` or RUSTFLAGS=\"--cfg …\"), or give rust-analyzer that configuration (rust-analyzer.cargo.features / rust-analyzer.cargo.cfgs in its settings)".to_owned();
     }
     how_to_check_features(&features)
+}
+
+/// [`how_to_check`] for code compiled only with `features_off` off (`cfg(not(feature = "std"))`)
+/// and `features` on: a check without the default features.
+pub fn how_to_check_without(features: &[String], features_off: &[String]) -> String {
+    let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+    let off = features_off.join(", ");
+    let cargo = if features.is_empty() { String::new() } else { format!(" --features {}", features.join(",")) };
+    format!(
+        "it is compiled only with {off} OFF, so no check with {off} on covers it: check it with {{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}} (`cargo check --no-default-features{cargo}`; add back the default features it needs other than {off})",
+        quoted.join(", ")
+    )
 }
 
 /// A target triple that turns on the `target_arch = "…"` / `target_os = "…"` a cfg text names
@@ -367,8 +403,12 @@ fn with_module_declaration<R>(
         let mut stack = vec![top];
         while let Some(node) = stack.pop() {
             if node.kind() == "mod_item" && node.child_by_field_name("body").is_none() {
-                let declared =
-                    node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str());
+                // `#[path = "imp_cs.rs"] mod imp;` declares the file at that path, whatever its
+                // name (once_cell 1.20.2: trial40 F3/F4).
+                let declared = match path_attribute_of(&node, &text) {
+                    Some(file) => candidate.parent().is_some_and(|folder| folder.join(file) == path),
+                    None => node.child_by_field_name("name").and_then(|found| found.utf8_text(text.as_bytes()).ok()) == Some(name.as_str()),
+                };
                 if declared {
                     return Some(on_declaration(candidate, &text, &top, node.start_position().row as u32));
                 }
@@ -377,6 +417,20 @@ fn with_module_declaration<R>(
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
         }
+    }
+    None
+}
+
+/// The FILE of a `#[path = "FILE"]` attribute on `item` (among the attributes right before it).
+fn path_attribute_of<'t>(item: &tree_sitter::Node<'_>, text: &'t str) -> Option<&'t str> {
+    let mut sibling = item.prev_named_sibling();
+    while let Some(attribute) = sibling.filter(|node| matches!(node.kind(), "attribute_item" | "line_comment" | "block_comment")) {
+        let written = text.get(attribute.start_byte()..attribute.end_byte()).unwrap_or("");
+        let compact = written.trim_start_matches("#[").trim_start();
+        if let Some(value) = compact.strip_prefix("path").map(str::trim_start).and_then(|rest| rest.strip_prefix('=')) {
+            return value.trim_start().strip_prefix('"')?.split('"').next();
+        }
+        sibling = attribute.prev_named_sibling();
     }
     None
 }
@@ -875,6 +929,8 @@ pub struct RustUnresolvedPlace {
     pub lookup_reason: String,
     /// The features to enable to compile it (empty for a template or a cfg that is no feature).
     pub features: Vec<String>,
+    /// The features to turn off to compile it (`cfg(not(feature = "std"))`: `std`).
+    pub features_off: Vec<String>,
     /// `true` inside a `macro_rules!` body; `false` behind a `#[cfg]`.
     pub in_macro_template: bool,
 }
@@ -957,9 +1013,8 @@ pub fn rust_unresolved_place(
         ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(source.as_str(), ast_grep_language::SupportLang::Rust)
             .ok()?;
     let root = grep.root().get_inner_node();
-    let check_for = |features: &[String], cfg: &str| -> String {
-        let check = if features.is_empty() { how_to_check(cfg) } else { how_to_check_features(features) };
-        check.replacen("check it with", "check with", 1).replacen("check them all with", "check with", 1)
+    let check_for = |_: &[String], cfg: &str| -> String {
+        how_to_check(cfg).replacen("check it with", "check with", 1).replacen("check them all with", "check with", 1)
     };
     // A macro_rules! template.
     let mut stack = vec![root];
@@ -1013,6 +1068,7 @@ pub fn rust_unresolved_place(
                     shown(path, first)
                 ),
                 features: Vec::new(),
+                features_off: Vec::new(),
                 in_macro_template: true,
             });
         }
@@ -1032,6 +1088,7 @@ pub fn rust_unresolved_place(
                 shown(path, at),
                 check_for(&features, &attribute)
             ),
+            features_off: features_needed_off(&attribute),
             features,
             in_macro_template: false,
         });
@@ -1051,6 +1108,7 @@ pub fn rust_unresolved_place(
             declared.location,
             check_for(&features, &declared.cfg)
         ),
+        features_off: features_needed_off(&declared.cfg),
         features,
         in_macro_template: false,
     })

@@ -1159,10 +1159,13 @@ pub fn complete_rename(
         let templates = unanalyzed.iter().filter(|(_, place)| place.in_macro_template).count();
         let gated = unanalyzed.len() - templates;
         let mut features: Vec<String> = Vec::new();
+        let mut features_off: Vec<String> = Vec::new();
         for (_, place) in &unanalyzed {
-            for feature in &place.features {
-                if !features.contains(feature) {
-                    features.push(feature.clone());
+            for (from, into) in [(&place.features, &mut features), (&place.features_off, &mut features_off)] {
+                for feature in from {
+                    if !into.contains(feature) {
+                        into.push(feature.clone());
+                    }
                 }
             }
         }
@@ -1177,7 +1180,14 @@ pub fn complete_rename(
         let lines = one_per_line(unanalyzed.iter(), |(hit, _)| hit);
         list_lines(&mut report, &lines, LISTED, |(hit, _)| hit, &shown, old_name.len(), |(_, place)| format!("   ({})", place.reason));
         if gated > 0 {
-            let check = if features.is_empty() {
+            let check = if !features_off.is_empty() {
+                let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();
+                format!(
+                    "only a check with {} OFF ({{\"op\": \"diagnostics\", \"file\": \"*\", \"no_default_features\": true, \"features\": [{}]}}, plus the default features it needs other than those)",
+                    features_off.join(", "),
+                    quoted.join(", ")
+                )
+            } else if features.is_empty() {
                 "a `cargo check` with the cfg enabled".to_owned()
             } else {
                 let quoted: Vec<String> = features.iter().map(|feature| format!("\"{feature}\"")).collect();

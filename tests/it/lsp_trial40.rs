@@ -1,9 +1,15 @@
 //! Wrong answers from the fresh-user trial 40 (once_cell 1.20.2, tomli 2.2.1), against the real
 //! servers on fixtures of the same shape:
+//! - F1: `"*"` named test modules under `#[cfg(any(feature = "std", feature =
+//!   "critical-section"))]` as NOT checked, though `std` is a default feature.
+//! - F3: the `#[path = "imp_cs.rs"]` module under `all(feature = "critical-section", not(feature =
+//!   "std"))` was never named by `"*"`, with default features or with `all_features`.
+//! - F4: a rename's advice for occurrences in that module was a check with features
+//!   `[critical-section, std]`, which never compiles it.
 //! - F7: `incoming_calls` of `TOMLDecodeError.__init__` said "no callers" and `references` of
 //!   `NestedDict.__init__` "1 reference", while the classes are constructed 30 and 2 times.
 //!
-//! Ground truth: grep.
+//! Ground truth: grep, cargo check.
 
 use crate::support;
 
@@ -66,4 +72,97 @@ fn an_implicitly_called_trait_method_says_its_implicit_calls_are_not_listed() {
             "{op}: {text}"
         );
     }
+}
+
+/// A crate of once_cell 1.20.2's shape: `std` (default) or `critical-section` picks an `imp`
+/// module by `#[path]`; the tests' sync modules need either.
+fn once_cell_shaped() -> tempfile::TempDir {
+    let imp = |name: &str| {
+        format!("pub(crate) struct OnceCell(pub(crate) bool);\n\nimpl OnceCell {{\n    pub(crate) fn is_initialized(&self) -> bool {{\n        self.0\n    }}\n}}\n\npub(crate) const KIND: &str = \"{name}\";\n")
+    };
+    support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"oncely\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = [\"std\"]\nstd = [\"alloc\"]\nalloc = []\ncritical-section = []\nparking_lot = []\n\n[dependencies]\n",
+        ),
+        (
+            "src/lib.rs",
+            "#![cfg_attr(not(feature = \"std\"), no_std)]\n\n#[cfg(all(feature = \"critical-section\", not(feature = \"std\")))]\n#[path = \"imp_cs.rs\"]\nmod imp;\n\n#[cfg(all(feature = \"std\", feature = \"parking_lot\"))]\n#[path = \"imp_pl.rs\"]\nmod imp;\n\n#[cfg(all(feature = \"std\", not(feature = \"parking_lot\")))]\n#[path = \"imp_std.rs\"]\nmod imp;\n\n#[cfg(any(feature = \"std\", feature = \"critical-section\"))]\npub fn ready(flag: bool) -> bool {\n    imp::OnceCell(flag).is_initialized() && !imp::KIND.is_empty()\n}\n",
+        ),
+        ("src/imp_cs.rs", &imp("cs")),
+        ("src/imp_pl.rs", &imp("pl")),
+        ("src/imp_std.rs", &imp("std")),
+        ("tests/it/main.rs", "#[cfg(any(feature = \"std\", feature = \"critical-section\"))]\nmod sync_lazy;\n"),
+        ("tests/it/sync_lazy.rs", "#[test]\nfn ready() {\n    assert!(oncely::ready(true));\n}\n"),
+    ])
+}
+
+/// F1 and F3: `"*"` names exactly the files its features leave out: not the tests' module under
+/// `any(std, critical-section)` (std is on), and the `#[path]` module compiled only without std,
+/// with default features and with all of them.
+#[test]
+fn feature_gates_are_evaluated_whole_and_path_modules_are_named() {
+    let test = "lsp_trial40::feature_gates_are_evaluated_whole_and_path_modules_are_named";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = once_cell_shaped();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let default = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    let text = default.joined_text();
+    assert!(!default.is_error, "{text}");
+    assert!(!text.contains("tests/it/sync_lazy.rs"), "compiled with std on:\n{text}");
+    let gated = text.lines().find(|line| line.contains("gated code NOT checked")).unwrap_or_else(|| panic!("{text}"));
+    assert!(gated.contains("src/imp_pl.rs (whole file: its `mod` at src/lib.rs:7 is gated on parking_lot)"), "{gated}");
+    assert!(!gated.contains("imp_cs.rs"), "no feature to enable compiles it: {gated}");
+    let negated = text.lines().find(|line| line.contains("cfg(not(feature")).unwrap_or_else(|| panic!("{text}"));
+    assert!(negated.contains("src/imp_cs.rs (whole file: its `mod` at src/lib.rs:3 is compiled only without std)"), "{negated}");
+    let all = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*", "all_features": true}));
+    let text = all.joined_text();
+    let negated = text.lines().find(|line| line.contains("cfg(not(feature")).unwrap_or_else(|| panic!("{text}"));
+    assert!(negated.contains("src/imp_cs.rs (whole file") && negated.contains("src/imp_std.rs (whole file"), "{negated}");
+    // Ground truth: cargo compiles the tests' module with default features (a break there fails).
+    std::fs::write(dir.path().join("tests/it/sync_lazy.rs"), "#[test]\nfn ready() {\n    assert!(oncely::ready(1));\n}\n").unwrap();
+    let check = std::process::Command::new("cargo").args(["check", "--all-targets", "--quiet"]).current_dir(dir.path()).output().unwrap();
+    assert!(!check.status.success(), "cargo compiles tests/it/sync_lazy.rs with default features");
+}
+
+/// F4: occurrences a rename leaves in a module compiled only without an enabled feature are
+/// checked by a build without the default features, never by one that adds them.
+#[test]
+fn a_rename_left_in_code_compiled_only_without_std_says_to_check_without_default_features() {
+    let test = "lsp_trial40::a_rename_left_in_code_compiled_only_without_std_says_to_check_without_default_features";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = once_cell_shaped();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/imp_std.rs", "line": 4, "symbol": "is_initialized", "new_name": "is_ready", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let cs = text.lines().find(|line| line.contains("src/imp_cs.rs:4:")).unwrap_or_else(|| panic!("imp_cs.rs is not listed:\n{text}"));
+    assert!(
+        cs.contains("\"no_default_features\": true, \"features\": [\"critical-section\"]") && cs.contains("compiled only with std OFF"),
+        "{cs}"
+    );
+    assert!(
+        !text.contains("\"features\": [\"critical-section\", \"std\"]") && !text.contains("\"features\": [\"std\", \"critical-section\"]"),
+        "{text}"
+    );
+    // Ground truth: that check compiles imp_cs.rs, so it fails once only imp_cs.rs keeps the old name.
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap().replace("is_initialized", "is_ready"),
+    )
+    .unwrap();
+    let check = std::process::Command::new("cargo")
+        .args(["check", "--quiet", "--no-default-features", "--features", "critical-section"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!check.status.success(), "the suggested check compiles imp_cs.rs");
 }
