@@ -1075,7 +1075,15 @@ pub fn rust_unresolved_place(
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
     }
-    if let Some((attribute, at, _)) = cfg_gate_at(&root, &source, line0, true) {
+    // A gate that is on with the package's default features (hex 0.4.3's `#[cfg(feature =
+    // "alloc")]` inside the `serde`-gated module) is not why the code is off: the module's own
+    // gate is (trial42 F1 advised `"features": ["alloc"]`, which compiles nothing new).
+    let default_features = crate::lsp::cfg_off_modules::package_root(workspace_root, path)
+        .and_then(|package| crate::lsp::cfg_off_modules::default_features(workspace_root, &package));
+    let gate = cfg_gate_at(&root, &source, line0, true).filter(|(attribute, _, _)| {
+        crate::lsp::cfg_off_modules::evaluate_cfg_attribute(attribute, default_features.as_ref()) != Some(true)
+    });
+    if let Some((attribute, at, _)) = gate {
         let features = disabled_features(&attribute);
         return Some(RustUnresolvedPlace {
             reason: format!(

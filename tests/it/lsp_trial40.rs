@@ -166,3 +166,33 @@ fn a_rename_left_in_code_compiled_only_without_std_says_to_check_without_default
         .unwrap();
     assert!(!check.status.success(), "the suggested check compiles imp_cs.rs");
 }
+
+/// Trial 42 F1 (hex 0.4.3): a use behind `#[cfg(feature = "alloc")]` — on by default — inside a
+/// module gated on `serde` is off because of `serde`; the rename's advice names `serde`, never
+/// `alloc` (a check with `alloc` compiles nothing new).
+#[test]
+fn a_gate_on_by_default_inside_a_gated_module_is_not_named_as_the_reason() {
+    let test = "lsp_trial40::a_gate_on_by_default_inside_a_gated_module_is_not_named_as_the_reason";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"hexish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = [\"std\"]\nstd = [\"alloc\"]\nalloc = []\nserde = []\n\n[dependencies]\n",
+        ),
+        ("src/lib.rs", "#[cfg(feature = \"serde\")]\npub mod serde;\n\npub fn encode_hex() -> u8 {\n    1\n}\n"),
+        ("src/serde.rs", "#[cfg(feature = \"alloc\")]\npub fn serialize() -> u8 {\n    crate::encode_hex()\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 4, "symbol": "encode_hex", "new_name": "to_hex", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let left = text.lines().find(|line| line.contains("src/serde.rs:3:")).unwrap_or_else(|| panic!("serde.rs is not listed:\n{text}"));
+    assert!(left.contains("feature = \"serde\"") && left.contains("\"features\": [\"serde\"]"), "{left}");
+    assert!(!text.contains("\"features\": [\"alloc\"]"), "{text}");
+}
