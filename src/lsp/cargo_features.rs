@@ -473,15 +473,16 @@ impl SiteGate {
 /// scan says that), or unknown whatever the features.
 fn classify_site(site: &CfgSite, not_enabled: &[String], enabled: &BTreeSet<String>) -> Option<SiteGate> {
     let (positive, negative) = feature_polarity(&site.predicate);
-    let evaluate = |features: &BTreeSet<String>| {
-        let features: std::collections::HashSet<String> = features.iter().cloned().collect();
-        crate::lsp::cfg_off_modules::evaluate_cfg_predicate(&site.predicate, &features)
+    // Parsed once; evaluated with up to three feature sets.
+    let predicate = cfg_expr::Expression::parse(&site.predicate).ok();
+    let evaluate = |features: &std::collections::HashSet<String>| {
+        predicate.as_ref().and_then(|predicate| crate::lsp::cfg_off_modules::evaluate_cfg_predicate(predicate, features))
     };
-    if evaluate(enabled) == Some(true) {
+    let mut with_more: std::collections::HashSet<String> = enabled.iter().cloned().collect();
+    if evaluate(&with_more) == Some(true) {
         return None;
     }
     let to_enable: Vec<String> = positive.into_iter().filter(|feature| not_enabled.contains(feature)).collect();
-    let mut with_more = enabled.clone();
     with_more.extend(to_enable.iter().cloned());
     if !to_enable.is_empty() && evaluate(&with_more) != Some(false) {
         return Some(SiteGate::Off(to_enable));

@@ -341,18 +341,22 @@ fn parse_cfg_attribute(attribute: &str) -> Option<Expression> {
     Expression::parse(inner.strip_prefix('[')?.strip_suffix(']')?.trim()).ok()
 }
 
-/// A cfg predicate (`all(feature = "a", not(unix))`, the inside of `cfg(…)`) evaluated as
+/// A parsed cfg predicate (`all(feature = "a", not(unix))`, the inside of `cfg(…)`) evaluated as
 /// [`evaluate_cfg_attribute`] does, with exactly `features` on. `None` when it does not parse or
 /// something other than a feature leaves it unknown.
-pub(crate) fn evaluate_cfg_predicate(predicate: &str, features: &HashSet<String>) -> Option<bool> {
-    evaluate_cfg_with(&format!("#[cfg({predicate})]"), Some(features), None)
+pub(crate) fn evaluate_cfg_predicate(predicate: &Expression, features: &HashSet<String>) -> Option<bool> {
+    evaluate_expression(predicate, Some(features), None)
 }
 
 /// [`evaluate_cfg_attribute`] with the custom cfgs known: `Some(set)` makes a bare `name` (or
 /// `key = "value"`) cfg on exactly when `set` holds `name` (`key="value"`), `None` leaves them
 /// unknown. Features: `None` leaves them unknown.
 fn evaluate_cfg_with(attribute: &str, features: Option<&HashSet<String>>, custom_cfgs: Option<&[String]>) -> Option<bool> {
-    let expression = parse_cfg_attribute(attribute)?;
+    evaluate_expression(&parse_cfg_attribute(attribute)?, features, custom_cfgs)
+}
+
+/// [`evaluate_cfg_with`] on a parsed expression.
+fn evaluate_expression(expression: &Expression, features: Option<&HashSet<String>>, custom_cfgs: Option<&[String]>) -> Option<bool> {
     let host = host_target();
     expression.eval(|predicate| match predicate {
         Predicate::Target(target) => host.map(|host| target.matches(host)),
