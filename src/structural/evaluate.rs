@@ -158,7 +158,7 @@ impl NthPosition {
         match value {
             // ast-grep reads a `usize` and casts it `as i32`.
             Value::Number(number) => Some(NthPosition { step_size: 0, offset: number.as_u64()? as i32 }),
-            Value::String(formula) => parse_an_plus_b(formula),
+            Value::String(formula) => parse_an_plus_b(formula).ok(),
             _ => None,
         }
     }
@@ -176,10 +176,11 @@ impl NthPosition {
 }
 
 /// The first `nthChild` position in `rule` (a rule object, a `utils` map or any JSON holding
-/// rules) that has the `An+B` shape but a coefficient or offset beyond 32 bits: ast-grep's own
-/// parser overflows on it (a panic where overflow checks are on, another number where they are
-/// off). `None` when every position fits (a malformed one is left to ast-grep's own error). The
-/// rule compiler refuses such a rule, naming the position, before ast-grep reads it.
+/// rules) on which ast-grep's own `An+B` parser overflows 32 bits before it ends or meets a
+/// character it refuses (a panic where overflow checks are on, another number where they are
+/// off): `"4444444444n+1"`, and `"4444444444a"` too, whose `a` comes after the overflow. `None`
+/// when no position does (a malformed one is left to ast-grep's own error). The rule compiler
+/// refuses such a rule, naming the position, before ast-grep reads it.
 pub(crate) fn out_of_range_nth_child_position(rule: &Value) -> Option<String> {
     match rule {
         Value::Object(map) => map.iter().find_map(|(key, value)| {
@@ -188,9 +189,7 @@ pub(crate) fn out_of_range_nth_child_position(rule: &Value) -> Option<String> {
                 simple => Some(simple),
             });
             match position.flatten() {
-                Some(Value::String(text)) if parse_an_plus_b(text).is_none() && parse_an_plus_b(&with_each_number_one(text)).is_some() => {
-                    Some(text.clone())
-                }
+                Some(Value::String(text)) if parse_an_plus_b(text) == Err(AnPlusBError::Overflow) => Some(text.clone()),
                 _ => out_of_range_nth_child_position(value),
             }
         }),
@@ -199,27 +198,19 @@ pub(crate) fn out_of_range_nth_child_position(rule: &Value) -> Option<String> {
     }
 }
 
-/// `text` with each run of digits replaced by `1`: the same `An+B` shape with numbers that fit.
-fn with_each_number_one(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_number = false;
-    for c in text.chars() {
-        if c.is_ascii_digit() {
-            if !in_number {
-                out.push('1');
-            }
-            in_number = true;
-        } else {
-            out.push(c);
-            in_number = false;
-        }
-    }
-    out
+/// Why [`parse_an_plus_b`] read no position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AnPlusBError {
+    /// A character or a sequence the grammar refuses, or an empty formula.
+    Malformed,
+    /// A number beyond 32 bits, met before anything malformed (ast-grep's parser overflows).
+    Overflow,
 }
 
 /// ast-grep-config's `An+B` grammar (`nth_child.rs`): whitespace ignored; `n` alone, a signed
-/// number, a signed coefficient before `n`, then an optional signed offset.
-fn parse_an_plus_b(input: &str) -> Option<NthPosition> {
+/// number, a signed coefficient before `n`, then an optional signed offset; read left to right
+/// as it reads it, so the first of an overflow and a refused character is the error.
+fn parse_an_plus_b(input: &str) -> Result<NthPosition, AnPlusBError> {
     #[derive(Clone, Copy)]
     enum State {
         Initial,
@@ -252,11 +243,11 @@ fn parse_an_plus_b(input: &str) -> Option<NthPosition> {
                 State::N
             }
             (State::Number(has_n), _, Some(d)) => {
-                number = number.checked_mul(10)?.checked_add(d)?;
+                number = number.checked_mul(10).and_then(|n| n.checked_add(d)).ok_or(AnPlusBError::Overflow)?;
                 State::Number(has_n)
             }
             (State::Number(false), 'n' | 'N', _) => {
-                step_size = sign.checked_mul(number)?;
+                step_size = sign.checked_mul(number).ok_or(AnPlusBError::Overflow)?;
                 number = 0;
                 State::N
             }
@@ -265,12 +256,14 @@ fn parse_an_plus_b(input: &str) -> Option<NthPosition> {
                 number = 0;
                 State::Sign(true)
             }
-            _ => return None,
+            _ => return Err(AnPlusBError::Malformed),
         };
     }
     match state {
-        State::Initial | State::Sign(_) => None,
-        State::N | State::Number(_) => Some(NthPosition { step_size, offset: number.checked_mul(sign)? }),
+        State::Initial | State::Sign(_) => Err(AnPlusBError::Malformed),
+        State::N | State::Number(_) => {
+            Ok(NthPosition { step_size, offset: number.checked_mul(sign).ok_or(AnPlusBError::Overflow)? })
+        }
     }
 }
 

@@ -1136,6 +1136,15 @@ mod tests {
             assert!(!err.message.contains("cannot read this rule"), "{err:?}");
         }
         assert!(compile(json!({"kind": "identifier", "nthChild": {"position": "2n+1"}}), SupportLang::Rust).is_ok());
+        // Found by fuzz/rule_evaluator (session 30): ast-grep's parser reads left to right, so a
+        // number that overflows before a refused character panics before the character is seen.
+        let overflow_then_letter = "4444444444444444444444444444a = 0;";
+        let err = compile(json!({"kind": "identifier", "nthChild": overflow_then_letter}), SupportLang::Rust).unwrap_err();
+        assert!(err.message.contains("is out of range"), "{err:?}");
+        // A refused character before any overflow is ast-grep's own error, not ours.
+        let letter_then_overflow = "4a444444444444444444444444444";
+        let err = compile(json!({"kind": "identifier", "nthChild": letter_then_overflow}), SupportLang::Rust).unwrap_err();
+        assert!(!err.message.contains("is out of range"), "{err:?}");
     }
 
     #[test]
