@@ -115,12 +115,20 @@ pub(crate) fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<Pa
     let Ok(patch) = parse_patch(&arguments.patch) else { return Vec::new() };
     let root = ctx.workspace_root();
     let mut paths = Vec::new();
+    let mut deleting = Vec::new();
     for operation in &patch.operations {
-        paths.extend(resolve_in_workspace(root, operation.path()).ok());
-        if let FileOperation::Update { move_to: Some(to), .. } = operation {
-            paths.extend(resolve_in_workspace(root, to).ok());
+        let path = resolve_in_workspace(root, operation.path()).ok();
+        match operation {
+            FileOperation::Update { move_to: Some(to), .. } => {
+                deleting.extend(path.clone());
+                paths.extend(resolve_in_workspace(root, to).ok());
+            }
+            FileOperation::Delete { .. } => deleting.extend(path.clone()),
+            _ => (),
         }
+        paths.extend(path);
     }
+    crate::lsp::diagnostics_on_write::note_planned_deletions(ctx.deadline(), deleting);
     paths
 }
 

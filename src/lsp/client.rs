@@ -675,6 +675,8 @@ impl ResyncReport {
 /// How long a resync waits after sending tsserver a changed `tsconfig.json` before asking for
 /// the project (tsserver throttles a configuration's reload by 250 ms).
 const PROJECT_CONFIG_RELOAD_WAIT: Duration = Duration::from_millis(1000);
+/// How long a tsserver project reload ([`LanguageServer::tsserver_reload_projects`]) is waited for.
+const TSSERVER_RELOAD_WAIT: Duration = Duration::from_secs(20);
 
 /// Whether `path` is a tsserver project configuration (`tsconfig.json`, `tsconfig.*.json`,
 /// `jsconfig.json`).
@@ -1513,7 +1515,14 @@ impl LanguageServer {
         } else {
             Vec::new()
         };
-        if !project_configs_changed.is_empty() {
+        // Files created or deleted outside the tools: tsserver acts on no watched-file event (see
+        // `tsserver_reload_projects`; trial41 F3: a module moved away and back by hand stayed
+        // "Cannot find module" in its importers, and outside every project's references).
+        let files_came_or_went = write_check == WriteCheck::TsserverRequests
+            && events.iter().any(|(path, typ)| *typ != lsp_types::FileChangeType::CHANGED && self.definition.serves(path));
+        if files_came_or_went {
+            self.tsserver_reload_projects(None, Instant::now() + TSSERVER_RELOAD_WAIT);
+        } else if !project_configs_changed.is_empty() {
             std::thread::sleep(PROJECT_CONFIG_RELOAD_WAIT);
             let open = self.documents.lock().keys().next().cloned();
             if let Some(file) = open {
@@ -2379,6 +2388,42 @@ impl LanguageServer {
             }
         };
         Ok(answer.body.unwrap_or(Value::Null))
+    }
+
+    /// Makes tsserver reload its projects (`reloadProjects`, sent through typescript-language-server
+    /// without waiting for an answer, which tsserver never gives for it), then waits, until
+    /// `deadline`, for a `projectInfo` answer about `file` (or any open document), which tsserver
+    /// gives once the reload is done. typescript-language-server forwards no
+    /// `workspace/didChangeWatchedFiles` event to tsserver unless it was started with
+    /// `useClientFileWatcher`, and tsserver's own watchers can miss a file that comes back: immer
+    /// 11.2.14's `src/utils/env.ts`, moved away and back, stayed "Cannot find module" in
+    /// `src/internal.ts` and in an inferred project of its own for over a minute (its references:
+    /// the declaration only; a write that broke 37 places read clean), until the server was
+    /// restarted (trial41 F3). A file created for the first time lands in an inferred project
+    /// the same way (checked under other compiler options). The reload costs what the projects'
+    /// load costs (about 1 s on immer). Errors are ignored: the next request says them.
+    pub fn tsserver_reload_projects(&self, file: Option<&Path>, deadline: Instant) {
+        let params = lsp_types::ExecuteCommandParams {
+            command: "typescript.tsserverRequest".to_owned(),
+            arguments: vec![
+                Value::String("reloadProjects".to_owned()),
+                serde_json::json!({}),
+                // typescript-language-server's `executeCustom` takes this as its execute info:
+                // the request is sent and nothing waits for its (never given) answer; the
+                // command itself then fails, which is ignored.
+                serde_json::json!({"expectsResult": false}),
+            ],
+            work_done_progress_params: Default::default(),
+        };
+        let _ = self.request_retrying::<request::ExecuteCommand>(params, deadline, false);
+        let file = file.map(Path::to_path_buf).or_else(|| self.documents.lock().keys().next().cloned());
+        if let Some(file) = file {
+            let _ = self.tsserver_request(
+                "projectInfo",
+                serde_json::json!({"file": file.to_string_lossy(), "needFileNameList": false}),
+                deadline,
+            );
+        }
     }
 
     /// Tells the server of files a tool created, changed or deleted on disk with one

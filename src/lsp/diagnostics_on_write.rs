@@ -729,10 +729,17 @@ const OPENED_FOR_CHECKS_KEPT: usize = 64;
 /// clangd's importers' pre-write publishes are awaited; those waits end at half of the server's
 /// [`crate::lsp::LspConfig::write_diagnostics_budget`] (or `deadline`, if sooner).
 ///
+/// `deleting` (absolute; a subset of `paths`) are the files the write will delete: for
+/// tsserver, the files that import them (following re-exports, at most the dependents cap) get
+/// their states now, before the deletion reaches the disk — tsserver's watchers can drop a
+/// deleted module from its project before any state is asked after the write, and every error
+/// the deletion causes then reads as already present (trial41 F2: immer's `env.ts` moved away,
+/// "no new errors … 45 errors remain" where the project was clean).
+///
 /// Returns the time this spent that counts against the write's budget (see
 /// [`WRITE_BUDGET_MARGIN`]): everything but the server's start and loading, and rust-analyzer's
 /// wait for a check run that was due or running before the write (the project state it needs).
-pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Instant) -> Duration {
+pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[PathBuf], deadline: Instant) -> Duration {
     let mut counted = Duration::ZERO;
     let ledger = supervisor.diagnostics_ledger();
     let mut groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> = Vec::new();
@@ -779,6 +786,26 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deadline: Insta
             settle_publishes_before_write(&server, &files, diagnoses_before, passes_expected, seed_end);
         }
         counted += counted_from.elapsed();
+        if server.definition().write_check == WriteCheck::TsserverRequests {
+            let to_delete: Vec<PathBuf> = files.iter().filter(|path| deleting.contains(path)).cloned().collect();
+            if !to_delete.is_empty() {
+                let counted_from = Instant::now();
+                let cap = supervisor.config().write_diagnostics_dependents_cap;
+                let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+                if let Ok(found) = tsserver_dependents(&server, &to_delete, cap, seed_end, None) {
+                    let mut reused = 0;
+                    for path in found.to_check {
+                        if Instant::now() >= seed_end {
+                            break;
+                        }
+                        if let Ok(state) = tsserver_state(&server, &path, seed_end, reuse, &mut reused) {
+                            PRE_DELETION_STATES.with(|states| states.borrow_mut().insert(path, state));
+                        }
+                    }
+                }
+                counted += counted_from.elapsed();
+            }
+        }
         // cargo check reads the disk: a check still running (or due, for files changed outside
         // the tools) when the write lands may compile the written text, and its result would
         // become the "before" state — every error the write causes elsewhere counted as old.
@@ -1632,6 +1659,11 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let reserved = costs.total(&written_live).max(written_started.elapsed());
             let dependents_end = importers_window_end(end, reserved);
             for path in group.dependents.clone() {
+                // Taken before a deletion reached the disk (see `seed_files`).
+                if let Some(state) = PRE_DELETION_STATES.with(|states| states.borrow_mut().remove(&path)) {
+                    group.keep_dependent_state_before(path, Instant::now(), Ok(state), "before the deletion", dependents_end);
+                    continue;
+                }
                 if Instant::now() >= dependents_end {
                     group.dependents_out_of_time.push(path);
                     continue;
@@ -1869,6 +1901,15 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             }
         };
         group.syncs.insert(path, outcome);
+    }
+    // tsserver puts a created module in a project of its own and keeps "Cannot find module" in
+    // the files that import it until its watchers fire, which they may never do: its projects are
+    // reloaded now, after the pre-write states (trial41 F3: a module moved away and back read
+    // clean while 37 uses broke).
+    if group.write_check == WriteCheck::TsserverRequests && !created.is_empty() {
+        let started = Instant::now();
+        server.tsserver_reload_projects(created.first().map(PathBuf::as_path), end);
+        group.phases.push(("project reload (created files)", started.elapsed()));
     }
     // rust-analyzer drops the check of a save now and then (the save races with the change's
     // re-indexing); asking for the check explicitly as well costs a restart of a cargo process
@@ -3993,6 +4034,24 @@ pub(crate) fn tsserver_dependents(
     let mut seen: HashSet<PathBuf> = written.iter().cloned().collect();
     let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
     let mut queued: HashSet<PathBuf> = written.iter().cloned().collect();
+    // A deleted module's importers are found by their import lines too: tsserver answers
+    // `fileReferences` for it only while a project still holds it (trial41 F2).
+    let gone: Vec<PathBuf> = written.iter().filter(|path| !path.exists()).cloned().collect();
+    if !gone.is_empty() {
+        for (path, reexports) in
+            crate::lsp::project_scope::relative_importers(server.definition(), server.workspace_root(), server.root(), &gone)
+        {
+            if seen.insert(path.clone()) {
+                found.push(path.clone());
+            }
+            if reexports {
+                reexporters.insert(path.clone());
+                if queued.insert(path.clone()) {
+                    queue.push_back(path);
+                }
+            }
+        }
+    }
     // Bound the walk: a barrel imported by everything makes every file a dependent.
     while let Some(file) = queue.pop_front() {
         if found.len() > cap * 4 {
@@ -5242,6 +5301,9 @@ fn render_checks(supervisor: &LspSupervisor, checks: &[ServerCheck], blind_spots
             tail.push(format!("{files_part} ({server_id})"));
             if dependents_checked == 0 && !project_wide {
                 files_checked -= files_checked_here;
+            }
+            // (A deleted file with no importer left nothing unavailable to name.)
+            if dependents_checked == 0 && !project_wide && !written_unavailable.is_empty() {
                 tail.push(format!(
                     "NOT checked: {}: {} diagnostics were unavailable (see above); next step: {}",
                     name_some(&written_unavailable),
@@ -5641,7 +5703,13 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
         // Seeding may use at most half of the call's remaining budget.
         let started = Instant::now();
         let deadline = started + ctx.remaining() / 2;
-        let counted = seed_files(supervisor, &paths, deadline);
+        let deleting: Vec<PathBuf> = PLANNED_DELETIONS
+            .with(|cell| cell.borrow_mut().take())
+            .filter(|(of, _)| *of == ctx.deadline())
+            .map(|(_, paths)| paths)
+            .unwrap_or_default();
+        PRE_DELETION_STATES.with(|states| states.borrow_mut().clear());
+        let counted = seed_files(supervisor, &paths, &deleting, deadline);
         // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
         // next call on this thread must not inherit it.
         let call = ctx.deadline();
@@ -5669,6 +5737,26 @@ thread_local! {
     static WRITE_CHECK_BLIND_SPOTS: std::cell::RefCell<Option<(Instant, Vec<String>)>> = const { std::cell::RefCell::new(None) };
 }
 
+thread_local! {
+    /// The files the current call's write will delete, said by the tool's write planner, keyed
+    /// by the call's deadline; taken by the pre-write half.
+    static PLANNED_DELETIONS: std::cell::RefCell<Option<(Instant, Vec<PathBuf>)>> = const { std::cell::RefCell::new(None) };
+    /// tsserver states of the files importing a file the current call deletes, taken before the
+    /// deletion (see [`seed_files`]); taken one by one by the post-write half, cleared by both.
+    static PRE_DELETION_STATES: std::cell::RefCell<HashMap<PathBuf, Vec<Diagnostic>>> = std::cell::RefCell::new(HashMap::new());
+}
+
+/// Records the files (absolute) the write of the call with `deadline` will delete (an
+/// `apply_patch` `Delete File`, the source of a `Move to`): the pre-write half takes the states
+/// of the files that import them before the deletion (see [`seed_files`]). Call it from the
+/// tool's write planner, on the call's thread.
+pub(crate) fn note_planned_deletions(deadline: Instant, paths: Vec<PathBuf>) {
+    if paths.is_empty() {
+        return;
+    }
+    PLANNED_DELETIONS.with(|cell| *cell.borrow_mut() = Some((deadline, paths)));
+}
+
 /// Records what the write check of the call with `deadline` cannot see (each a sentence, e.g.
 /// "3 occurrences of `capacity` left unrenamed behind a `#[cfg]` that is off … NOT compiled by
 /// this check — {…} compiles them"): the check's `checked:` line says it. Call it from the tool
@@ -5688,6 +5776,14 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
             .filter(|(of, _)| *of == call)
             .map(|(_, spots)| spots)
             .unwrap_or_default();
+        // Whatever this call's check does not take is not carried into the next call's.
+        struct ClearPreDeletionStates;
+        impl Drop for ClearPreDeletionStates {
+            fn drop(&mut self) {
+                PRE_DELETION_STATES.with(|states| states.borrow_mut().clear());
+            }
+        }
+        let _clear = ClearPreDeletionStates;
         let Some(supervisor) = ctx.find_resource::<LspSupervisor>() else { return };
         supervisor.forget_dependent_roots(written_paths);
         if !supervisor.config().write_diagnostics || result.is_error {

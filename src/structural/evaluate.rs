@@ -261,9 +261,7 @@ fn parse_an_plus_b(input: &str) -> Result<NthPosition, AnPlusBError> {
     }
     match state {
         State::Initial | State::Sign(_) => Err(AnPlusBError::Malformed),
-        State::N | State::Number(_) => {
-            Ok(NthPosition { step_size, offset: number.checked_mul(sign).ok_or(AnPlusBError::Overflow)? })
-        }
+        State::N | State::Number(_) => Ok(NthPosition { step_size, offset: number.checked_mul(sign).ok_or(AnPlusBError::Overflow)? }),
     }
 }
 

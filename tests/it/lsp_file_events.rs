@@ -90,6 +90,74 @@ fn typescript_a_deleted_file_written_back_leaves_its_importers_clean() {
     assert!(!text.contains("2307") && text.contains("no errors"), "stale after a re-creation by hand:\n{text}");
 }
 
+const ENV_TS: &str = "// Should be no imports here!\n\nexport const NOTHING: unique symbol = Symbol.for(\"nothing\")\n\nexport const DRAFT_STATE: unique symbol = Symbol.for(\"state\")\n";
+
+/// immer 11.2.14's shape (trial41 F2, F3): a module with no imports, re-exported by a barrel
+/// (`export * from "./env"`) that every other module imports from.
+fn barrel_workspace() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("package.json", "{\"name\": \"barrel\", \"version\": \"1.0.0\"}\n"),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2020\"}, \"include\": [\"src\"]}\n",
+        ),
+        ("src/env.ts", ENV_TS),
+        ("src/internal.ts", "export * from \"./env\"\nexport * from \"./common\"\n"),
+        ("src/common.ts", "import { DRAFT_STATE } from \"./internal\"\nexport function isDraft(value: any): boolean {\n  return !!value && !!value[DRAFT_STATE]\n}\n"),
+        ("src/proxy.ts", "import { DRAFT_STATE, NOTHING } from \"./internal\"\nexport const state = { [DRAFT_STATE]: 1 }\nexport const nothing = NOTHING\n"),
+        ("src/scope.ts", "import { DRAFT_STATE } from \"./internal\"\nexport const key = DRAFT_STATE\n"),
+    ])
+}
+
+fn move_patch(from: &str, to: &str) -> serde_json::Value {
+    json!({"patch": format!("*** Begin Patch\n*** Update File: {from}\n*** Move to: {to}\n@@\n // Should be no imports here!\n+// moved\n \n*** End Patch\n")})
+}
+
+/// trial41 F2: a move checked the importers of the moved module through its importers' import
+/// lines and their states before the deletion reached the disk; F3: moved back, tsserver's
+/// projects are reloaded, so references and the next write's check see the module again.
+#[test]
+fn typescript_moving_a_reexported_module_away_and_back_is_checked_against_tsc() {
+    let test = "typescript_moving_a_reexported_module_away_and_back_is_checked_against_tsc";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = barrel_workspace();
+    assert!(support::tsc_errors(dir.path()).is_empty(), "fixture not clean: {:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = call_ok(&run, "apply_patch", move_patch("src/env.ts", "src/environment.ts"));
+    let tsc = support::tsc_errors(dir.path());
+    assert!(tsc.len() >= 4, "the move should break the barrel's users: {tsc:?}");
+    let dow = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(
+        dow.contains(&format!("this write introduced {} new errors", tsc.len())),
+        "tsc counts {} errors after the move ({tsc:?}):\n{text}",
+        tsc.len()
+    );
+    for file in ["src/internal.ts", "src/common.ts", "src/proxy.ts", "src/scope.ts"] {
+        assert!(dow.contains(&format!("{file}: new diagnostics introduced by this write")), "{file} not named:\n{text}");
+    }
+    // Moved back: clean, as tsc says.
+    let back = json!({"patch": "*** Begin Patch\n*** Update File: src/environment.ts\n*** Move to: src/env.ts\n@@\n // Should be no imports here!\n-// moved\n \n*** End Patch\n"});
+    let text = call_ok(&run, "apply_patch", back);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    assert!(!text.contains("new diagnostics introduced"), "{text}");
+    let text = diagnostics(&run, "src/internal.ts");
+    assert!(!text.contains("2307") && text.contains("no errors"), "tsserver still stale after the move back:\n{text}");
+    let text = call_ok(&run, "lsp", json!({"op": "references", "file": "src/env.ts", "line": 5, "symbol": "DRAFT_STATE"}));
+    for file in ["src/common.ts", "src/proxy.ts", "src/scope.ts"] {
+        assert!(text.contains(&format!("{file} (")), "references miss {file} after the move back:\n{text}");
+    }
+    // The next write that breaks the users is seen breaking them.
+    let text = call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/env.ts", "old_string": "export const DRAFT_STATE", "new_string": "export const DRAFT_STATE_X"}),
+    );
+    let tsc = support::tsc_errors(dir.path());
+    assert!(text.contains(&format!("this write introduced {} new errors", tsc.len())), "tsc: {tsc:?}\n{text}");
+}
+
 const LSTATER_GO: &str = "package events\n\n// Lstater can Lstat.\ntype Lstater interface {\n\tLstat(name string) (bool, error)\n}\n";
 
 #[test]
