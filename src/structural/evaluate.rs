@@ -496,6 +496,12 @@ fn purity(nodes: &[RuleNode], leaf_binds: &[bool]) -> Vec<bool> {
 /// listed once.
 struct Siblings<'tree> {
     children: Vec<SgNode<'tree>>,
+    /// Whether a child is an alias (its kind is not its grammar symbol's): tree-sitter's
+    /// `goto_previous_sibling`, which ast-grep's `prev_all` walks with, can land on such a child
+    /// without its alias (a TypeScript `let` read as an `identifier` comes back as the `let`
+    /// token after an ERROR sibling, found by `fuzz_targets/rule_evaluator.rs`), so a `follows`
+    /// walk over these children is ast-grep's own walk, not this list.
+    aliased: bool,
 }
 
 /// One file's evaluation: the memo, the sibling lists, the step count and the cut.
@@ -643,7 +649,9 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                 match relation {
                     Relation::Has if pure_inner => self.has_end_pure(index, inner, node),
                     Relation::Inside if pure_inner => self.inside_end_pure(index, inner, node),
-                    Relation::Follows | Relation::Precedes if pure_inner => self.sibling_end_pure(index, relation, inner, node),
+                    Relation::Follows | Relation::Precedes if pure_inner && !self.previous_walk_over_aliases(relation, &node) => {
+                        self.sibling_end_pure(index, relation, inner, node)
+                    }
                     _ => self.memoised(index, node, env, |this, node, env| this.relational(relation, inner, stop, field, node, env)),
                 }
             }
@@ -696,6 +704,25 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                     Stop::Neighbor => {
                         let neighbor = self.sibling(&node, forward)?;
                         self.eval(inner, neighbor, env)
+                    }
+                    Stop::End | Stop::Rule(_) if self.previous_walk_over_aliases(relation, &node) => {
+                        // ast-grep's own walk (see `Siblings::aliased`), one step per sibling.
+                        for candidate in node.prev_all() {
+                            if !self.step() {
+                                return None;
+                            }
+                            let stops_here = match stop {
+                                Stop::Rule(stop_rule) => self.matches_fresh(stop_rule, candidate.clone()),
+                                _ => false,
+                            };
+                            if let Some(found) = self.eval(inner, candidate, env) {
+                                return Some(found);
+                            }
+                            if stops_here || self.cut.is_some() {
+                                return None;
+                            }
+                        }
+                        None
                     }
                     Stop::End | Stop::Rule(_) => {
                         let (siblings, position) = self.siblings_of(&node)?;
@@ -1069,6 +1096,12 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
         siblings.children.get(at).cloned()
     }
 
+    /// Whether a `follows` walk from `node` (`relation`) must be ast-grep's own `prev_all`:
+    /// the siblings it walks hold an alias (see `Siblings::aliased`).
+    fn previous_walk_over_aliases(&mut self, relation: Relation, node: &SgNode<'tree>) -> bool {
+        relation == Relation::Follows && self.siblings_of(node).is_some_and(|(siblings, _)| siblings.aliased)
+    }
+
     /// The children ast-grep's `prev_all` / `next_all` walk for `node` and the index the walk
     /// starts at (it goes before / after that index), listed once per parent.
     ///
@@ -1093,7 +1126,8 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                     let start = if child.range().is_empty() { sibling_walk_start(&owner, child, &children) } else { Some(position) };
                     self.positions.insert(child.node_id(), (owner.node_id(), start));
                 }
-                let siblings = Rc::new(Siblings { children });
+                let aliased = children.iter().any(|child| child.get_inner_node().kind_id() != child.get_inner_node().grammar_id());
+                let siblings = Rc::new(Siblings { children, aliased });
                 self.siblings.insert(owner.node_id(), Rc::clone(&siblings));
                 siblings
             }
