@@ -3621,13 +3621,48 @@ fn written_code_inactive(
     raw: &[Diagnostic],
     old_texts: &HashMap<PathBuf, String>,
 ) -> Option<WrittenCodeInactive> {
-    let ranges = crate::lsp::inactive::inactive_ranges(raw);
-    if ranges.is_empty() {
-        return None;
+    let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
+    // A file whose own `#![cfg(…)]` is off: rust-analyzer marks nothing inactive (trial42 F5).
+    if let Some(gate) = crate::lsp::inactive::own_cfg_gate_off(server.workspace_root(), path) {
+        return Some(WrittenCodeInactive::WholeFile(crate::lsp::inactive::own_cfg_gate_sentence(server.id(), &display, &gate)));
     }
     let new_text = server.document_text(path).unwrap_or_default();
+    // Lines the write deleted from behind a `#[cfg]` that is off (trial42 F2).
+    let deleted_behind_off_gates = match old_texts.get(path) {
+        Some(old) if path.extension().is_some_and(|extension| extension == "rs") => {
+            crate::lsp::inactive::removed_lines_behind_off_gates(server.workspace_root(), path, old, &new_text)
+        }
+        _ => (Vec::new(), false),
+    };
+    let deleted_sentence = (!deleted_behind_off_gates.0.is_empty()).then(|| {
+        let (gated, _) = &deleted_behind_off_gates;
+        let mut attributes: Vec<&str> = Vec::new();
+        for (_, attribute) in gated {
+            if !attributes.contains(&attribute.as_str()) {
+                attributes.push(attribute);
+            }
+        }
+        let (first, last) = (gated[0].0, gated[gated.len() - 1].0);
+        let lines = if first == last { format!("line {first}") } else { format!("lines {first}–{last}") };
+        format!(
+            "{} deleted from {display} ({lines} before the write) stood behind `{}`, off in the current configuration: the code that used {} under that cfg (a feature build, its tests) was NOT compiled, so what the deletion breaks there is not seen; {}",
+            crate::render::plural(gated.len(), "line"),
+            attributes.join("`, `"),
+            crate::render::one_or_many(gated.len(), "it", "them"),
+            crate::lsp::inactive::how_to_check(&attributes.join(" "))
+        )
+    });
+    let ranges = crate::lsp::inactive::inactive_ranges(raw);
+    if ranges.is_empty() {
+        return deleted_sentence.map(|sentence| {
+            if deleted_behind_off_gates.1 {
+                WrittenCodeInactive::EveryWrittenLine(format!("the written code: {sentence}"))
+            } else {
+                WrittenCodeInactive::Some(sentence)
+            }
+        });
+    }
     let whole = ranges.iter().find(|range| crate::lsp::inactive::covers_whole_text(range, &new_text));
-    let display = path.file_name().and_then(|name| name.to_str()).unwrap_or("the file").to_owned();
     if let Some(whole) = whole {
         return Some(WrittenCodeInactive::WholeFile(
             crate::lsp::inactive::inactive_sentence_at(server.id(), &display, Some((server.root(), path)), &[whole], true).replacen(
@@ -3640,7 +3675,7 @@ fn written_code_inactive(
     let changed = old_texts.get(path).map(|old| crate::lsp::inactive::changed_lines(old, &new_text))?;
     let covering = crate::lsp::inactive::covering(&ranges, Some(&changed));
     if covering.is_empty() {
-        return None;
+        return deleted_sentence.map(WrittenCodeInactive::Some);
     }
     let inactive_lines: Vec<u32> =
         changed.iter().copied().filter(|line| covering.iter().any(|range| (range.start_line..=range.end_line).contains(line))).collect();

@@ -451,6 +451,108 @@ pub(crate) fn gating_declaration(root: &std::path::Path, path: &std::path::Path)
     .flatten()
 }
 
+/// The file's own `#![cfg(…)]` (an inner attribute at its top level, e.g. an integration test's
+/// `#![cfg(all(feature = "serde", feature = "alloc"))]`) when it is off with the package's
+/// default features: the whole file compiles to nothing, and rust-analyzer reports no inactive
+/// code and no error in it (trial42 F5: hex 0.4.3's `tests/serde.rs`, edited to a broken name,
+/// read "no errors" twice where `cargo check --features serde` gives E0425). `location` is the
+/// file (relative to `workspace_root`) and the attribute's 1-based line. `None` when there is no
+/// such attribute, it is on or unknown (a cfg other than a feature), or the file cannot be read.
+pub(crate) fn own_cfg_gate_off(workspace_root: &std::path::Path, path: &std::path::Path) -> Option<GatingDeclaration> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    if path.extension().is_none_or(|extension| extension != "rs") {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(workspace_root, path).ok()?;
+    if !text.contains("#![") {
+        return None;
+    }
+    let package = crate::lsp::cfg_off_modules::package_root(workspace_root, path)?;
+    let features = crate::lsp::cfg_off_modules::default_features(workspace_root, &package);
+    let tree =
+        ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(text.as_str(), ast_grep_language::SupportLang::Rust)
+            .ok()?;
+    let root = tree.root();
+    let gate = root.children().find_map(|child| {
+        if child.kind() != "inner_attribute_item" {
+            return None;
+        }
+        let attribute = one_line_attribute(&child.text());
+        let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
+        (compact.starts_with("#![cfg(")
+            && crate::lsp::cfg_off_modules::evaluate_cfg_attribute(&attribute, features.as_ref()) == Some(false))
+        .then(|| (attribute, child.start_pos().line()))
+    })?;
+    let shown = path.strip_prefix(workspace_root).unwrap_or(path).display().to_string();
+    Some(GatingDeclaration { cfg: gate.0, location: format!("{shown}:{}", gate.1 + 1) })
+}
+
+/// The lines a write removed from `old` (1-based, of `old`) that stood behind a `#[cfg(…)]` that
+/// is off with the package's default features, each with that attribute (on one line), and
+/// whether the write did nothing but remove lines. Deleted code leaves no written line to mark
+/// inactive: hex 0.4.3's `#[cfg(all(feature = "alloc", feature = "serde"))] pub use
+/// crate::serde::{serialize, serialize_upper};`, deleted, read "no new errors" while `cargo
+/// check --features serde` breaks `tests/serde.rs` twice (trial42 F2). Empty when nothing
+/// removed was gated off, or `old` does not parse.
+pub(crate) fn removed_lines_behind_off_gates(
+    workspace_root: &std::path::Path,
+    path: &std::path::Path,
+    old: &str,
+    new: &str,
+) -> (Vec<(u32, String)>, bool) {
+    use ast_grep_core::tree_sitter::StrDoc;
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut removed: Vec<u32> = Vec::new();
+    let mut only_removed = true;
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == similar::DiffTag::Equal {
+            continue;
+        }
+        only_removed &= new_range.is_empty();
+        removed.extend(old_range.map(|index| index as u32));
+    }
+    if removed.is_empty() || !old.contains("cfg") {
+        return (Vec::new(), only_removed);
+    }
+    let Some(package) = crate::lsp::cfg_off_modules::package_root(workspace_root, path) else { return (Vec::new(), only_removed) };
+    let features = crate::lsp::cfg_off_modules::default_features(workspace_root, &package);
+    let Ok(tree) = ast_grep_core::AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(old, ast_grep_language::SupportLang::Rust)
+    else {
+        return (Vec::new(), only_removed);
+    };
+    let root = tree.root().get_inner_node();
+    let mut gated = Vec::new();
+    for line0 in removed {
+        // The removed line's gate, or the attribute the line itself is (`#[cfg(…)]` deleted with
+        // its item).
+        let attribute = cfg_gate_at(&root, old, line0, false).map(|(attribute, _, _)| attribute).or_else(|| {
+            let line = old_lines.get(line0 as usize)?.trim();
+            let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            compact.starts_with("#[cfg(").then(|| line.to_owned())
+        });
+        if let Some(attribute) = attribute {
+            let attribute = one_line_attribute(&attribute);
+            if crate::lsp::cfg_off_modules::evaluate_cfg_attribute(&attribute, features.as_ref()) == Some(false) {
+                gated.push((line0 + 1, attribute));
+            }
+        }
+    }
+    (gated, only_removed)
+}
+
+/// The sentence for a file [`own_cfg_gate_off`] found off (`file` as shown), without a
+/// `NOT checked: ` prefix: what is not compiled, why, and the check that compiles it.
+pub(crate) fn own_cfg_gate_sentence(server_id: &str, file: &str, gate: &GatingDeclaration) -> String {
+    format!(
+        "all of {file} is not compiled in the current configuration: its own `{}` ({}) is off with the package's default features, so the file compiles to nothing and neither {server_id} nor cargo check reports any error in it; {}",
+        gate.cfg,
+        gate.location,
+        how_to_check(&gate.cfg)
+    )
+}
+
 /// An attribute written over several lines, on one: whitespace runs become one space, and none
 /// is kept after `(` or before `)` and `,)` (a trailing comma) becomes `)`.
 pub(crate) fn one_line_attribute(attribute: &str) -> String {

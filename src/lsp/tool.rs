@@ -3229,6 +3229,13 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             sync.version,
             crate::render::cut_chars(&failure, 400)
         )
+    } else if let Some(gate) = (server.id() == "rust-analyzer")
+        .then(|| crate::lsp::inactive::own_cfg_gate_off(supervisor.workspace_root(), &path))
+        .flatten()
+        .filter(|_| all.is_empty())
+    {
+        // A file whose own `#![cfg(…)]` is off: rust-analyzer marks nothing inactive (trial42 F5).
+        format!("NOT checked: {}", crate::lsp::inactive::own_cfg_gate_sentence(server.id(), &relative, &gate))
     } else if all.is_empty() && never_compiled {
         format!(
             "{} reports no errors or warnings of its own in {relative} (version {}, checked after sync) — NOT checked by rustc: cargo never compiled it (see the note)",

@@ -9,6 +9,9 @@
 //! - F7: `incoming_calls` of `TOMLDecodeError.__init__` said "no callers" and `references` of
 //!   `NestedDict.__init__` "1 reference", while the classes are constructed 30 and 2 times.
 //!
+//! - Trial 42 F2, F5 (hex 0.4.3): a deleted gated `pub use` read clean; an integration test under
+//!   its own `#![cfg(all(feature = "serde", feature = "alloc"))]` read "no errors".
+//!
 //! Ground truth: grep, cargo check.
 
 use crate::support;
@@ -195,4 +198,91 @@ fn a_gate_on_by_default_inside_a_gated_module_is_not_named_as_the_reason() {
     let left = text.lines().find(|line| line.contains("src/serde.rs:3:")).unwrap_or_else(|| panic!("serde.rs is not listed:\n{text}"));
     assert!(left.contains("feature = \"serde\"") && left.contains("\"features\": [\"serde\"]"), "{left}");
     assert!(!text.contains("\"features\": [\"alloc\"]"), "{text}");
+}
+
+/// `cargo check --all-targets` in `dir` with `args`: whether it succeeded, and its stderr.
+fn cargo_check(dir: &std::path::Path, args: &[&str]) -> (bool, String) {
+    let output = std::process::Command::new("cargo")
+        .args(["check", "--all-targets", "--quiet", "--offline"])
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .output()
+        .expect("run cargo check");
+    (output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// Trial 42 F2 and F5 (hex 0.4.3's shape): code behind a feature that is off is never said clean —
+/// an integration test under its own `#![cfg(…)]` (its diagnostics and an edit in it), and lines
+/// deleted from behind a `#[cfg]` (the write check names them and the check that compiles them).
+#[test]
+fn code_behind_an_off_feature_is_said_unchecked_when_a_file_gates_itself_or_a_write_deletes_it() {
+    let test = "lsp_trial40::code_behind_an_off_feature_is_said_unchecked_when_a_file_gates_itself_or_a_write_deletes_it";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"hexish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[features]\ndefault = [\"std\"]\nstd = [\"alloc\"]\nalloc = []\nserde = []\n\n[dependencies]\n",
+        ),
+        (
+            "src/lib.rs",
+            "#[cfg(feature = \"serde\")]\npub mod serde;\n\n#[cfg(all(feature = \"alloc\", feature = \"serde\"))]\npub use crate::serde::serialize;\n\npub fn encode() -> u8 {\n    1\n}\n",
+        ),
+        ("src/serde.rs", "pub fn serialize() -> u8 {\n    crate::encode()\n}\n"),
+        (
+            "tests/serde.rs",
+            "#![cfg(all(feature = \"serde\", feature = \"alloc\"))]\n\n#[test]\nfn round_trip() {\n    let foo = hexish::serialize();\n    assert_eq!(foo, 1);\n}\n",
+        ),
+    ]);
+    // Ground truth: clean with the default features and with serde.
+    assert!(cargo_check(dir.path(), &[]).0 && cargo_check(dir.path(), &["--features", "serde"]).0, "fixture does not build");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    // F5: the file that gates itself.
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "tests/serde.rs"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.starts_with("NOT checked: all of tests/serde.rs is not compiled in the current configuration")
+            && text.contains("\"features\": [\"alloc\", \"serde\"]"),
+        "{text}"
+    );
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "tests/serde.rs", "old_string": "assert_eq!(foo, 1);", "new_string": "assert_eq!(fooo, 1);"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let (builds, stderr) = cargo_check(dir.path(), &["--features", "serde"]);
+    assert!(!builds && stderr.contains("fooo"), "the edit should break the serde build: {stderr}");
+    assert!(text.contains("tests/serde.rs: NOT checked: all of serde.rs is not compiled"), "{text}");
+    assert!(!text.contains("no new errors in tests/serde.rs"), "{text}");
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "tests/serde.rs", "old_string": "assert_eq!(fooo, 1);", "new_string": "assert_eq!(foo, 1);"}),
+    );
+    assert!(!result.is_error, "{}", result.joined_text());
+    // F2: deleting the gated re-export breaks the serde build of tests/serde.rs.
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "#[cfg(all(feature = \"alloc\", feature = \"serde\"))]\npub use crate::serde::serialize;\n", "new_string": ""}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(cargo_check(dir.path(), &[]).0, "the default build still builds");
+    let (builds, stderr) = cargo_check(dir.path(), &["--features", "serde"]);
+    assert!(!builds && stderr.contains("serialize"), "the deletion should break the serde build: {stderr}");
+    let block = text.split("Diagnostics after the write:").nth(1).unwrap_or_else(|| panic!("no diagnostics block:\n{text}"));
+    assert!(
+        block.contains(
+            "2 lines deleted from lib.rs (lines 4–5 before the write) stood behind `#[cfg(all(feature = \"alloc\", feature = \"serde\"))]`"
+        ) && block.contains("\"features\": [\"alloc\", \"serde\"]"),
+        "{text}"
+    );
 }
