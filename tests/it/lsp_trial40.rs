@@ -12,6 +12,9 @@
 //! - Trial 42 F2, F5 (hex 0.4.3): a deleted gated `pub use` read clean; an integration test under
 //!   its own `#![cfg(all(feature = "serde", feature = "alloc"))]` read "no errors".
 //!
+//! - Trial 42 F3: a rename left a call in a `macro_rules!` template; the library failed, and the
+//!   answer said the errors were "in the library's unit-test build only".
+//!
 //! Ground truth: grep, cargo check.
 
 use crate::support;
@@ -285,4 +288,44 @@ fn code_behind_an_off_feature_is_said_unchecked_when_a_file_gates_itself_or_a_wr
         ) && block.contains("\"features\": [\"alloc\", \"serde\"]"),
         "{text}"
     );
+}
+
+/// Trial 42 F3 (hex 0.4.3's shape): a rename leaves the call in a `macro_rules!` template; the
+/// library fails to compile (cargo), so the integration test is named never compiled — the error,
+/// published with rustc's "a function with a similar name exists" hint at the same place (the new
+/// name is close to the old), is not called a unit-test error.
+#[test]
+fn an_error_in_a_macro_template_holds_back_the_other_targets() {
+    let test = "lsp_trial40::an_error_in_a_macro_template_holds_back_the_other_targets";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"hexish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "pub fn decode_to_slice(out: &mut [u8]) -> usize {\n    out.len()\n}\n\nmacro_rules! array_impl {\n    ($($len:expr)+) => {$(\n        impl Decode for [u8; $len] {\n            fn decode() -> usize {\n                let mut out = [0_u8; $len];\n                decode_to_slice(&mut out)\n            }\n        }\n    )+}\n}\n\npub trait Decode {\n    fn decode() -> usize;\n}\n\narray_impl! { 1 2 3 }\n",
+        ),
+        ("tests/decode.rs", "#[test]\nfn decodes() {\n    assert_eq!(hexish::decode_to_slice(&mut [0; 2]), 2);\n}\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 1, "symbol": "decode_to_slice", "new_name": "decode_to_slices"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let output = std::process::Command::new("cargo")
+        .args(["check", "--all-targets", "--offline", "--message-format", "short"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
+        .output()
+        .expect("run cargo check");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("could not compile `hexish` (lib)"), "the library should fail: {stderr}");
+    assert!(!text.contains("unit-test build only"), "{text}");
+    assert!(text.contains("NOT checked: tests/decode.rs — cargo never compiled it"), "{text}");
 }
