@@ -985,6 +985,10 @@ pub struct CheckedRenameCoverage {
     /// Occurrences in documentation files (no server edits them), not counting those in
     /// `left_in_pytest_doctest_files`.
     pub left_in_documentation_files: Vec<String>,
+    /// Occurrences in scripts without a file extension whose shebang names an interpreter of the
+    /// server's language (`tools/idna-data`): no server reads them; they fail at run time if they
+    /// use the old name (`path:line`).
+    pub left_in_scripts_without_extension: Vec<String>,
     /// Occurrences in documentation files that pytest collects as doctests (`--doctest-glob` in
     /// the pytest configuration, under its `testpaths`): tests that fail if they use the old name.
     pub left_in_pytest_doctest_files: Vec<String>,

@@ -142,6 +142,85 @@ pub fn grep_documentation(workspace_root: &Path, root: &Path, word: &str) -> Vec
     found
 }
 
+/// The source extension a script's shebang line names the language of (`#!/usr/bin/env
+/// python3` → `py`, `node` → `js`, `ts-node`/`tsx`/`deno`/`bun` → `ts`, `bash`/`sh` → none);
+/// `None` without a shebang or for another interpreter.
+fn shebang_extension(first_line: &str) -> Option<&'static str> {
+    let rest = first_line.strip_prefix("#!")?;
+    let mut words = rest.split_whitespace();
+    let mut program = words.next()?.rsplit('/').next()?;
+    if program == "env" {
+        program = words.find(|word| !word.starts_with('-'))?;
+    }
+    let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match name {
+        "python" | "pypy" => Some("py"),
+        "node" | "nodejs" => Some("js"),
+        "ts-node" | "tsx" | "deno" | "bun" => Some("ts"),
+        _ => None,
+    }
+}
+
+/// Whole-word occurrences of `word` in scripts without a file extension under `root` whose
+/// shebang names an interpreter of `definition`'s language (`tools/idna-data`, `#!/usr/bin/env
+/// python3`): `(path, 1-based line)`, the walk of [`grep_word`], at most [`MAX_HITS`]. No server
+/// reads such a file and [`grep_word`], walking the server's file types, never sees it: idna
+/// 3.10's data generator imports `intranges_from_list`, and a rename said "7 of 7 renamed" and
+/// left it failing with ImportError (trial42 F6).
+pub fn grep_scripts_without_extension(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    word: &str,
+) -> Vec<(PathBuf, usize)> {
+    let mut found = Vec::new();
+    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return found };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return found };
+    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
+    for entry in walker.flatten().take(MAX_FILES) {
+        let path = entry.path();
+        if !entry.is_file() || path.extension().is_some() {
+            continue;
+        }
+        // A script is small; the first bytes say whether it is one.
+        let Ok(text) = reader.read_to_string(path) else { continue };
+        let Some(extension) = shebang_extension(text.lines().next().unwrap_or("")) else { continue };
+        if !definition.serves(Path::new(&format!("script.{extension}"))) || !text.contains(word) {
+            continue;
+        }
+        for (index, line) in split_lines(&text).into_iter().enumerate() {
+            if !word_positions(line, word).is_empty() && found.len() < MAX_HITS {
+                found.push((path.to_path_buf(), index + 1));
+            }
+        }
+    }
+    found
+}
+
+/// The sentence naming the occurrences [`grep_scripts_without_extension`] found (`shown`
+/// renders a path), at most [`LISTED`] of them; `what` says what they are not (`renamed by this
+/// edit`, `in this answer`).
+pub fn scripts_without_extension_sentence(
+    server_id: &str,
+    word: &str,
+    found: &[(PathBuf, usize)],
+    what: &str,
+    shown: impl Fn(&Path) -> String,
+) -> String {
+    let listed: Vec<String> = found.iter().take(LISTED).map(|(path, line)| format!("{}:{line}", shown(path))).collect();
+    let mut files: Vec<&PathBuf> = found.iter().map(|(path, _)| path).collect();
+    files.dedup();
+    format!(
+        "{} whole-word {} of `{word}` in {} without a file extension (a shebang names the interpreter), which {server_id} does not read, NOT {what}: {}{} — a script that imports or calls the old name fails when it runs; check {} by hand",
+        found.len(),
+        if found.len() == 1 { "occurrence" } else { "occurrences" },
+        crate::render::plural(files.len(), "script"),
+        listed.join(", "),
+        if found.len() > listed.len() { format!(" ({})", crate::render::showing(LISTED, found.len(), "")) } else { String::new() },
+        crate::render::one_or_many(files.len(), "it", "them"),
+    )
+}
+
 /// What [`grep_word`] found.
 #[derive(Debug, Clone, Default)]
 pub struct GrepResult {
@@ -1314,6 +1393,15 @@ pub fn complete_rename(
     if !untouched_files.is_empty() {
         report.push(format!("  files with `{old_name}` the edit does not change: {}", untouched_files.join(", ")));
     }
+    let scripts = grep_scripts_without_extension(server.definition(), server.workspace_root(), server.root(), old_name);
+    if !scripts.is_empty() {
+        // First after the check's own header (and its scope line): code that breaks at run time.
+        let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
+        report.insert(
+            first_detail,
+            format!("  WARNING: {}", scripts_without_extension_sentence(server.id(), old_name, &scripts, "renamed by this edit", shown)),
+        );
+    }
     let mut documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
     // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
     // apart from documentation (trial27a M1).
@@ -1359,6 +1447,7 @@ pub fn complete_rename(
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_in_scripts_without_extension: scripts.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_pytest_doctest_files: doctest_files.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_interface_tied_methods: tied_methods.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         left_unrenamed: elsewhere
@@ -2156,8 +2245,32 @@ pub fn complete_references(
     deadline: Instant,
 ) -> ReferencesCoverage {
     let shown = |path: &Path| crate::render::display_path(workspace_root, path);
-    let mut references: Vec<lsp_types::Location> = answer.unwrap_or_default();
+    let references: Vec<lsp_types::Location> = answer.unwrap_or_default();
     let grep = grep_word(server.definition(), server.workspace_root(), server.root(), name);
+    // Scripts no server reads (trial42 F6): named whatever the cross-check finds.
+    let scripts = grep_scripts_without_extension(server.definition(), server.workspace_root(), server.root(), name);
+    let scripts_note = (!scripts.is_empty())
+        .then(|| format!("note: {}", scripts_without_extension_sentence(server.id(), name, &scripts, "in this answer", shown)));
+    let mut coverage =
+        complete_references_in_served_files(server, workspace_root, origin, line, character, name, references, grep, deadline);
+    coverage.notes.extend(scripts_note);
+    coverage
+}
+
+/// [`complete_references`] over the files the server reads (`grep`: [`grep_word`]'s answer).
+#[allow(clippy::too_many_arguments)]
+fn complete_references_in_served_files(
+    server: &LanguageServer,
+    workspace_root: &Path,
+    origin: &Path,
+    line: u32,
+    character: u32,
+    name: &str,
+    mut references: Vec<lsp_types::Location>,
+    grep: GrepResult,
+    deadline: Instant,
+) -> ReferencesCoverage {
+    let shown = |path: &Path| crate::render::display_path(workspace_root, path);
     let encoding = server.position_encoding();
     let columns = |hit: &WordHit| -> (u32, u32) {
         (encoding.column_from_byte(&hit.line_text, hit.byte_start), encoding.column_from_byte(&hit.line_text, hit.byte_start + name.len()))
@@ -2335,6 +2448,15 @@ pub fn complete_references(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_shebang_names_the_language_of_a_script() {
+        assert_eq!(super::shebang_extension("#!/usr/bin/env python3"), Some("py"));
+        assert_eq!(super::shebang_extension("#!/usr/bin/python3.12 -u"), Some("py"));
+        assert_eq!(super::shebang_extension("#!/usr/bin/env -S node --experimental"), Some("js"));
+        assert_eq!(super::shebang_extension("#!/usr/bin/env ts-node"), Some("ts"));
+        assert_eq!(super::shebang_extension("#!/bin/bash"), None);
+        assert_eq!(super::shebang_extension("import os"), None);
+    }
 
     #[test]
     fn renamed_uses_of_a_local_that_shadows_the_renamed_item_are_found() {

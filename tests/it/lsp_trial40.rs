@@ -15,7 +15,10 @@
 //! - Trial 42 F3: a rename left a call in a `macro_rules!` template; the library failed, and the
 //!   answer said the errors were "in the library's unit-test build only".
 //!
-//! Ground truth: grep, cargo check.
+//! - Trial 42 F6 (idna 3.10): `tools/idna-data`, a Python script without an extension, imports the
+//!   renamed function; references and the rename's grep check never named it.
+//!
+//! Ground truth: grep, cargo check, running the script.
 
 use crate::support;
 
@@ -328,4 +331,52 @@ fn an_error_in_a_macro_template_holds_back_the_other_targets() {
     assert!(stderr.contains("could not compile `hexish` (lib)"), "the library should fail: {stderr}");
     assert!(!text.contains("unit-test build only"), "{text}");
     assert!(text.contains("NOT checked: tests/decode.rs — cargo never compiled it"), "{text}");
+}
+
+/// Trial 42 F6 (idna 3.10's shape): a script without an extension (`#!/usr/bin/env python3`)
+/// imports the function; references name it as NOT in the answer, the rename warns it is NOT
+/// renamed — and running it after the rename fails, as the warning says.
+#[test]
+fn a_script_without_an_extension_that_uses_the_renamed_function_is_named() {
+    let test = "lsp_trial40::a_script_without_an_extension_that_uses_the_renamed_function_is_named";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"idnaish\"\nversion = \"0.1.0\"\n"),
+        ("idnaish/__init__.py", ""),
+        ("idnaish/intranges.py", "def intranges_from_list(values):\n    return tuple(values)\n"),
+        ("idnaish/core.py", "from idnaish.intranges import intranges_from_list\n\nTABLE = intranges_from_list([1, 2])\n"),
+        (
+            "tools/make-data",
+            "#!/usr/bin/env python3\nimport os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))\nfrom idnaish.intranges import intranges_from_list\nprint(intranges_from_list([3]))\n",
+        ),
+    ]);
+    let script = |dir: &std::path::Path| {
+        std::process::Command::new("python3").arg("tools/make-data").current_dir(dir).output().expect("run python3")
+    };
+    assert!(script(dir.path()).status.success(), "the script runs before the rename");
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp",
+        json!({"op": "references", "file": "idnaish/intranges.py", "line": 1, "symbol": "intranges_from_list"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("2 whole-word occurrences of `intranges_from_list` in 1 script without a file extension")
+            && text.contains("tools/make-data:4, tools/make-data:5"),
+        "{text}"
+    );
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "idnaish/intranges.py", "line": 1, "symbol": "intranges_from_list", "new_name": "intranges_build"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("WARNING: 2 whole-word occurrences") && text.contains("NOT renamed by this edit: tools/make-data:4"), "{text}");
+    let output = script(dir.path());
+    assert!(!output.status.success() && String::from_utf8_lossy(&output.stderr).contains("ImportError"), "the script still runs");
 }
