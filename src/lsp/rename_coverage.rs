@@ -2035,14 +2035,21 @@ fn overlapping_edits(edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: 
         let Some(existing) = edits.get(path) else { continue };
         for edit in list {
             let range = range_of(edit);
-            let (a_start, a_end) = ((range.0, range.1), (range.2, range.3));
             let disagrees = existing.iter().any(|other| {
                 let other_range = range_of(other);
                 if other_range == range {
                     return other.new_text != edit.new_text;
                 }
-                let (b_start, b_end) = ((other_range.0, other_range.1), (other_range.2, other_range.3));
-                a_start < b_end && b_start < a_end
+                // Two answers that both change an import or export specifier's line, one of
+                // them by an alias (`as X`) or an insertion, change the same specifier: tsserver's
+                // first answer inserted `as ImmerX ` into `export { Immer }`, another replaced
+                // `Immer` there by `ImmerX as Immer`, and the merge wrote `export { ImmerX as
+                // Immer as ImmerX }` (trial41 F1).
+                let aliasing = |edit: &lsp_types::TextEdit| {
+                    edit.new_text.contains(" as ") || edit.new_text.starts_with("as ") || edit.range.start == edit.range.end
+                };
+                let same_line = range.0 == other_range.0 || range.2 == other_range.2;
+                ranges_collide(range, other_range) || (same_line && (aliasing(edit) || aliasing(other)))
             });
             if disagrees {
                 disagreeing += 1;
@@ -2050,6 +2057,20 @@ fn overlapping_edits(edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: 
         }
     }
     disagreeing
+}
+
+/// Whether two edit ranges (as [`range_of`] gives them) change the same text: they overlap, or
+/// one is an insertion at either end of (or inside) the other. An insertion beside a replacement
+/// changes the same name: tsserver's prefix text (`ImmerX as ` before `Immer`) from one answer
+/// and a replacement of that name from another composed `export { ImmerX as Immer as ImmerX }`
+/// (trial41 F1's rename at `export { Immer }`, merged with the rename from the class).
+fn ranges_collide(a: (u32, u32, u32, u32), b: (u32, u32, u32, u32)) -> bool {
+    let (a_start, a_end) = ((a.0, a.1), (a.2, a.3));
+    let (b_start, b_end) = ((b.0, b.1), (b.2, b.3));
+    let inside = |point: (u32, u32), start: (u32, u32), end: (u32, u32)| start <= point && point <= end;
+    (a_start < b_end && b_start < a_end)
+        || (a_start == a_end && inside(a_start, b_start, b_end))
+        || (b_start == b_end && inside(b_start, a_start, a_end))
 }
 
 /// Adds `more` to `edits`, skipping edits identical to one already there and edits overlapping
@@ -2068,9 +2089,7 @@ fn merge_edits(edits: &mut BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: BT
                     duplicate = true;
                     break;
                 }
-                let (a_start, a_end) = ((range.0, range.1), (range.2, range.3));
-                let (b_start, b_end) = ((other_range.0, other_range.1), (other_range.2, other_range.3));
-                if a_start < b_end && b_start < a_end {
+                if ranges_collide(range, other_range) {
                     overlaps = true;
                 }
             }

@@ -58,17 +58,38 @@ pub(crate) fn typescript_public_api_notes(
             index + 1
         )];
     }
-    let declared = changed.iter().find_map(|&index| exported_declaration(old_lines[index], old_name).map(|kind| (index, kind)));
+    // A line that still declares the old name after the rename kept its export: the edit there
+    // renamed something else on it (trial41 F1: immer's `export const produce: IProduce =
+    // immer.produce`, where renaming the class member `Immer.produce` edits the right-hand side;
+    // the note said the export was replaced and its alias advice broke the build).
+    let new_lines: Vec<&str> = new_text.lines().collect();
+    let declared = changed.iter().find_map(|&index| {
+        let kind = exported_declaration(old_lines[index], old_name)?;
+        let still_declared = new_lines.get(index).is_some_and(|line| exported_declaration(line, old_name).is_some());
+        (!still_declared).then_some((index, kind))
+    });
     let Some((index, kind)) = declared else {
         return member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name);
     };
     let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, old_name) else { return Vec::new() };
     let (import_path, through) = route.describe(workspace_root, &package_name);
-    let keep = if kind == "type" || kind == "interface" {
-        format!("`export type {{ {new_name} as {old_name} }};`")
+    // In an export list the exported name changed while its local binding may not have (`export
+    // {Immer}` became `export {Immer as ImmerX}`): the alias names the local binding the new line
+    // exports (trial41 F1: `export { ImmerX as Immer }` named no binding of the file).
+    let local = if kind == "export list" {
+        new_lines
+            .get(index)
+            .and_then(|line| listed_export_pairs(line).into_iter().find_map(|(local, exported)| (exported == new_name).then_some(local)))
     } else {
-        format!("`export {{ {new_name} as {old_name} }};`")
+        None
+    };
+    let local = local.unwrap_or_else(|| new_name.to_owned());
+    let aliased = if local == old_name { old_name.to_owned() } else { format!("{local} as {old_name}") };
+    let keep = if kind == "type" || kind == "interface" {
+        format!("`export type {{ {aliased} }};`")
+    } else {
+        format!("`export {{ {aliased} }};`")
     };
     vec![format!(
         "note: public API changed: {shown}:{} exports the {kind} `{old_name}`, which the package `{package_name}` exports as `{old_name}` from `{import_path}`{} (through {}) — this rename replaces it with `{new_name}`, and code outside this workspace that imports the old name breaks; to keep it, also add {keep} in {shown}",

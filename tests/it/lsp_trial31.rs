@@ -285,3 +285,53 @@ fn calls_through_a_bound_name_in_an_unopened_file_are_counted_and_a_file_caller_
     assert!(text.contains("1: (the file's top-level code)   [module schemas.ts: its top-level code"), "{text}");
     assert!(text.contains("8: inst.step = (value) => checks.multipleOf(value);"), "the call site is listed under it:\n{text}");
 }
+
+/// Trial 41 F1 (immer 11.2.14's shape): renaming a class member edits the right-hand side of an
+/// exported const of the same name (`export const produce = immer.produce`) — the package's
+/// `produce` export is not changed and no note says it is; renaming the class at `export {Immer}`
+/// changes the public name, and the alias the note proposes compiles (tsc).
+#[test]
+fn a_member_rename_that_edits_an_exported_const_of_the_same_name_changes_no_export() {
+    let test = "lsp_trial31::a_member_rename_that_edits_an_exported_const_of_the_same_name_changes_no_export";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "package.json",
+            "{\"name\": \"immerlike\", \"version\": \"1.0.0\", \"exports\": {\".\": {\"types\": \"./dist/immer.d.ts\", \"import\": \"./dist/immer.js\"}}}\n",
+        ),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/immerClass.ts", "export class Immer {\n  produce = (value: number): number => value + 1\n}\n"),
+        (
+            "src/immer.ts",
+            "import { Immer } from \"./immerClass\"\n\nconst immer = new Immer()\n\nexport const produce = immer.produce\n\nexport { Immer }\n",
+        ),
+    ]);
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "src/immerClass.ts", "line": 2, "symbol": "produce", "new_name": "produceX"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let immer = std::fs::read_to_string(dir.path().join("src/immer.ts")).unwrap();
+    assert!(immer.contains("export const produce = immer.produceX"), "the exported const keeps its name: {immer}");
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    assert!(!text.contains("exports the variable `produce`"), "{text}");
+    assert!(!text.contains("export { produceX as produce }"), "{text}");
+
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "src/immer.ts", "line": 7, "symbol": "Immer", "new_name": "ImmerX"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    if let Some(note) = text.lines().find(|line| line.starts_with("note: public API changed: src/immer.ts:7")) {
+        // The alias it proposes compiles beside what the rename wrote.
+        let keep = note.split("also add `").nth(1).and_then(|rest| rest.split('`').next()).unwrap_or_else(|| panic!("{note}"));
+        let path = dir.path().join("src/immer.ts");
+        let renamed = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{renamed}{keep}\n")).unwrap();
+        assert!(support::tsc_errors(dir.path()).is_empty(), "{keep}: {:?}", support::tsc_errors(dir.path()));
+    } else {
+        let renamed = std::fs::read_to_string(dir.path().join("src/immer.ts")).unwrap();
+        assert!(!renamed.contains("as ImmerX"), "the public name changed without a note:\n{renamed}\n{text}");
+    }
+}
