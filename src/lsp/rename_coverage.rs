@@ -940,7 +940,31 @@ pub fn complete_rename(
         match resolution {
             DocTestResolution::Resolved(targets) => {
                 let leads_to_renamed = targets.iter().any(|target| origin_targets.contains(target) || renamed_by(&edits, target));
-                if !leads_to_renamed {
+                // A definition inside a `macro_rules!` template is an item the macro makes (an
+                // impl of the renamed trait method, say): the rename does not reach it, and whether
+                // it is this symbol is what the template's own occurrence decides (trial42 F4: hex's
+                // doc-test `<[u8; 12]>::from_hex(…)` was called another symbol, "leave it", and
+                // failed with E0599 once the template was renamed as advised).
+                let in_macro_template = |(path, target_line, _): &Target| {
+                    reader.read_to_string(path).ok().is_some_and(|text| {
+                        crate::lsp::inactive::macro_rules_line_ranges(&text)
+                            .iter()
+                            .any(|(first, last)| (*first..=*last).contains(target_line))
+                    })
+                };
+                let template_target = (!leads_to_renamed && path_is_rust(&hit.path))
+                    .then(|| targets.iter().find(|target| in_macro_template(target)))
+                    .flatten();
+                if let Some((path, target_line, _)) = template_target {
+                    doc_tests.push((
+                        hit,
+                        format!(
+                            "it calls the `{old_name}` a `macro_rules!` template defines at {}:{} (an item the macro makes, which the rename does not reach): it is this symbol if that template occurrence is — rename both together, and run the doc-tests",
+                            shown(path),
+                            target_line + 1
+                        ),
+                    ));
+                } else if !leads_to_renamed {
                     let first = targets.into_iter().min().expect("resolved to at least one target");
                     doc_tests_of_others.push((hit, first));
                 } else if renames_declaration(&edits) {
@@ -2057,6 +2081,11 @@ fn overlapping_edits(edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, more: 
         }
     }
     disagreeing
+}
+
+/// Whether `path` is a Rust source file.
+fn path_is_rust(path: &Path) -> bool {
+    path.extension().is_some_and(|extension| extension == "rs")
 }
 
 /// Whether two edit ranges (as [`range_of`] gives them) change the same text: they overlap, or

@@ -18,6 +18,9 @@
 //! - Trial 42 F6 (idna 3.10): `tools/idna-data`, a Python script without an extension, imports the
 //!   renamed function; references and the rename's grep check never named it.
 //!
+//! - Trial 42 F4: a doc-test calling the renamed trait method through an impl a `macro_rules!`
+//!   template makes was called "another symbol … leave it"; it broke once the template was renamed.
+//!
 //! Ground truth: grep, cargo check, running the script.
 
 use crate::support;
@@ -379,4 +382,35 @@ fn a_script_without_an_extension_that_uses_the_renamed_function_is_named() {
     assert!(text.contains("WARNING: 2 whole-word occurrences") && text.contains("NOT renamed by this edit: tools/make-data:4"), "{text}");
     let output = script(dir.path());
     assert!(!output.status.success() && String::from_utf8_lossy(&output.stderr).contains("ImportError"), "the script still runs");
+}
+
+/// Trial 42 F4 (hex 0.4.3's shape): a doc-test calls the trait method through an impl the
+/// `macro_rules!` template makes; the rename does not call it another symbol to leave, but ties it
+/// to the template's occurrence.
+#[test]
+fn a_doc_test_calling_a_method_a_macro_template_defines_is_tied_to_that_template() {
+    let test = "lsp_trial40::a_doc_test_calling_a_method_a_macro_template_defines_is_tied_to_that_template";
+    if support::require_binary(test, "rust-analyzer").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"hexish\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "/// Decodes.\n///\n/// ```\n/// use hexish::FromHex;\n/// let value = <[u8; 2]>::from_hex(\"00\");\n/// assert_eq!(value, 2);\n/// ```\npub trait FromHex {\n    fn from_hex(text: &str) -> usize;\n}\n\nmacro_rules! array_impl {\n    ($($len:expr)+) => {$(\n        impl FromHex for [u8; $len] {\n            fn from_hex(_text: &str) -> usize {\n                $len\n            }\n        }\n    )+}\n}\n\narray_impl! { 1 2 3 }\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "*"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 9, "symbol": "from_hex", "new_name": "parse_hex", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("left unrenamed, rightly"), "{text}");
+    let line = text.lines().find(|line| line.contains("src/lib.rs:5:")).unwrap_or_else(|| panic!("the doc-test is not listed:\n{text}"));
+    assert!(line.contains("a `macro_rules!` template defines at src/lib.rs:15"), "{line}");
 }
