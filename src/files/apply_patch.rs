@@ -118,15 +118,15 @@ pub(crate) fn planned_writes(ctx: &CallContext<'_>, arguments: &Value) -> Vec<Pa
     let mut deleting = Vec::new();
     for operation in &patch.operations {
         let path = resolve_in_workspace(root, operation.path()).ok();
+        paths.extend(path.clone());
         match operation {
             FileOperation::Update { move_to: Some(to), .. } => {
-                deleting.extend(path.clone());
+                deleting.extend(path);
                 paths.extend(resolve_in_workspace(root, to).ok());
             }
-            FileOperation::Delete { .. } => deleting.extend(path.clone()),
+            FileOperation::Delete { .. } => deleting.extend(path),
             _ => (),
         }
-        paths.extend(path);
     }
     crate::lsp::diagnostics_on_write::note_planned_deletions(ctx.deadline(), deleting);
     paths
