@@ -220,6 +220,12 @@ type PackageEntries = (PathBuf, String, Vec<(String, PathBuf)>);
 /// and its entry points as (subpath, source file). `None` for a private package, one without a
 /// name, or when no entry maps to a source file.
 fn package_entries(workspace_root: &Path, path: &Path) -> Option<PackageEntries> {
+    package_entries_where(workspace_root, path, &|candidate: &Path| candidate.is_file())
+}
+
+/// [`package_entries`] with `exists` saying which source files exist (those a write deleted
+/// too, to find the entry points it moved away).
+fn package_entries_where(workspace_root: &Path, path: &Path, exists: &dyn Fn(&Path) -> bool) -> Option<PackageEntries> {
     let mut directory = path.parent();
     while let Some(current) = directory.filter(|current| current.starts_with(workspace_root)) {
         if let Ok(text) = crate::files::read_workspace_file_to_string(workspace_root, &current.join("package.json")) {
@@ -248,7 +254,7 @@ fn package_entries(workspace_root: &Path, path: &Path) -> Option<PackageEntries>
                 if subpath.contains('*') || target.contains('*') {
                     continue;
                 }
-                if let Some(source) = source_of_target(current, &target) {
+                if let Some(source) = source_of_target(current, &target, exists) {
                     if !entries.iter().any(|(known_subpath, known)| *known_subpath == subpath && *known == source) {
                         entries.push((subpath, source));
                     }
@@ -256,7 +262,7 @@ fn package_entries(workspace_root: &Path, path: &Path) -> Option<PackageEntries>
             }
             if entries.is_empty() {
                 let fallback = current.join("src/index.ts");
-                if fallback.is_file() {
+                if exists(&fallback) {
                     entries.push((".".to_owned(), fallback));
                 }
             }
@@ -279,11 +285,11 @@ fn collect_targets(subpath: &str, value: &serde_json::Value, out: &mut Vec<(Stri
 
 /// The source file an entry target names: itself when it is a `.ts`/`.tsx`/`.mts`/`.cts` source,
 /// else the same path under `src/` (the first directory replaced) with a source extension.
-fn source_of_target(package_dir: &Path, target: &str) -> Option<PathBuf> {
+fn source_of_target(package_dir: &Path, target: &str, exists: &dyn Fn(&Path) -> bool) -> Option<PathBuf> {
     let relative = Path::new(target.trim_start_matches("./"));
     let direct = crate::files::path::lexically_normal(&package_dir.join(relative));
     let is_declaration = target.ends_with(".d.ts") || target.ends_with(".d.mts") || target.ends_with(".d.cts");
-    if !is_declaration && matches!(direct.extension().and_then(|e| e.to_str()), Some("ts" | "tsx" | "mts" | "cts")) && direct.is_file() {
+    if !is_declaration && matches!(direct.extension().and_then(|e| e.to_str()), Some("ts" | "tsx" | "mts" | "cts")) && exists(&direct) {
         return Some(direct);
     }
     if target.ends_with(".json") {
@@ -297,7 +303,8 @@ fn source_of_target(package_dir: &Path, target: &str) -> Option<PathBuf> {
     } else {
         package_dir.join("src").join(relative)
     };
-    resolve_module(&under_src).or_else(|| resolve_module(&direct).filter(|found| !found.to_string_lossy().ends_with(".d.ts")))
+    resolve_module_where(&under_src, exists)
+        .or_else(|| resolve_module_where(&direct, exists).filter(|found| !found.to_string_lossy().ends_with(".d.ts")))
 }
 
 /// The TypeScript source file a module path (a specifier joined to its directory, or an entry
@@ -637,7 +644,13 @@ fn lost_exports_warning(
         .iter()
         .map(|change| &change.path)
         .find(|path| matches!(path.extension().and_then(|ext| ext.to_str()), Some("ts" | "tsx" | "mts" | "cts")))?;
-    let (_, package_name, entries) = package_entries(workspace_root, first)?;
+    // An entry point the write moved or deleted is still an entry point (trial43 F2: moving
+    // @tanstack/virtual-core's src/index.ts to src/core.ts left every export unreachable, and
+    // no note said so): files in the plan before the write count as existing.
+    let existed: std::collections::HashSet<&Path> =
+        before_plan.map(|plan| plan.changes.iter().map(|change| change.path.as_path()).collect()).unwrap_or_default();
+    let exists = |candidate: &Path| candidate.is_file() || existed.contains(candidate);
+    let (_, package_name, entries) = package_entries_where(workspace_root, first, &exists)?;
     let mut lost: Vec<String> = Vec::new();
     for (subpath, entry) in &entries {
         let before = exported_names(workspace_root, before_plan, entry);

@@ -335,3 +335,35 @@ fn a_member_rename_that_edits_an_exported_const_of_the_same_name_changes_no_expo
         assert!(!renamed.contains("as ImmerX"), "the public name changed without a note:\n{renamed}\n{text}");
     }
 }
+
+/// Trial 43 F2 (@tanstack/virtual-core 3.10.8's shape): moving the package's entry file away
+/// leaves every export unreachable from package.json's entry points; the write says so.
+#[test]
+fn moving_the_package_entry_file_away_names_the_exports_it_removes() {
+    let test = "lsp_trial31::moving_the_package_entry_file_away_names_the_exports_it_removes";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "package.json",
+            "{\"name\": \"virtlike\", \"version\": \"1.0.0\", \"types\": \"dist/esm/index.d.ts\", \"exports\": {\".\": {\"import\": {\"types\": \"./dist/esm/index.d.ts\", \"default\": \"./dist/esm/index.js\"}}}}\n",
+        ),
+        ("tsconfig.json", "{\"compilerOptions\": {\"target\": \"es2020\", \"module\": \"commonjs\", \"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n"),
+        ("src/utils.ts", "export function debounce(x: number): number {\n  return x\n}\n"),
+        ("src/index.ts", "export * from \"./utils\"\nexport const version = 1\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/index.ts"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    let patch = "*** Begin Patch\n*** Update File: src/index.ts\n*** Move to: src/core.ts\n@@\n export * from \"./utils\"\n*** End Patch\n";
+    let result = run.call(Caller::Main, "apply_patch", json!({"patch": patch}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("this write removed 2 names from what the package `virtlike` exports")
+            && text.contains("`debounce` (from `virtlike`)")
+            && text.contains("`version` (from `virtlike`)"),
+        "{text}"
+    );
+}
