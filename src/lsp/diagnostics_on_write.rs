@@ -2436,32 +2436,28 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
             files.push(CheckedFile { path, role, diagnostics: FileDiagnostics::Unavailable(reason.clone()) });
             continue;
         }
-        let diagnostics = match after.get(&path) {
-            None => FileDiagnostics::Unavailable(format!("{} gave no answer for it before the budget ran out", server.id())),
-            Some(Err(reason)) => FileDiagnostics::Unavailable(reason.clone()),
-            Some(Ok(raw)) if role == CheckedRole::Written && gopls_found_no_package(raw) => {
+        // Once per written file: it diffs and parses the old and new texts.
+        let inactive = match after.get(&path) {
+            Some(Ok(raw)) if role == CheckedRole::Written && !gopls_found_no_package(raw) => {
+                written_code_inactive(&server, &path, raw, &group.old_texts)
+            }
+            _ => None,
+        };
+        let diagnostics = match (after.get(&path), inactive) {
+            (None, _) => FileDiagnostics::Unavailable(format!("{} gave no answer for it before the budget ran out", server.id())),
+            (Some(Err(reason)), _) => FileDiagnostics::Unavailable(reason.clone()),
+            (Some(Ok(raw)), _) if role == CheckedRole::Written && gopls_found_no_package(raw) => {
                 FileDiagnostics::NotBuilt(go_build_constraint_reason(server.id(), &path, server.root()))
             }
-            Some(Ok(raw))
-                if role == CheckedRole::Written
-                    && matches!(
-                        written_code_inactive(&server, &path, raw, &group.old_texts),
-                        Some(WrittenCodeInactive::WholeFile(_) | WrittenCodeInactive::EveryWrittenLine(_))
-                    ) =>
-            {
-                match written_code_inactive(&server, &path, raw, &group.old_texts) {
-                    Some(WrittenCodeInactive::WholeFile(reason)) => FileDiagnostics::NotBuilt(reason),
-                    Some(WrittenCodeInactive::EveryWrittenLine(reason)) => FileDiagnostics::WrittenLinesNotBuilt(reason),
-                    _ => FileDiagnostics::Unavailable("internal: the inactive written code changed during the check".to_owned()),
-                }
-            }
-            Some(Ok(raw)) => {
+            (Some(Ok(_)), Some(WrittenCodeInactive::WholeFile(reason))) => FileDiagnostics::NotBuilt(reason),
+            (Some(Ok(_)), Some(WrittenCodeInactive::EveryWrittenLine(reason))) => FileDiagnostics::WrittenLinesNotBuilt(reason),
+            (Some(Ok(raw)), inactive) => {
                 let mut file_notes = Vec::new();
                 // Written lines in cfg-off code (smallvec 1.16.6: a rename with 24 of 28 edits in
                 // active code said "checked: nothing" because 4 landed in gated code): the file
                 // is still checked, only those lines are not.
-                let written_lines_not_built = match written_code_inactive(&server, &path, raw, &group.old_texts) {
-                    Some(WrittenCodeInactive::Some(reason)) if role == CheckedRole::Written => Some(reason),
+                let written_lines_not_built = match inactive {
+                    Some(WrittenCodeInactive::Some(reason)) => Some(reason),
                     _ => None,
                 };
                 let cfg_off_uses = cfg_off_uses_of_changed_items(&server, &path, raw, &group.old_texts, &changed_rust_items);

@@ -501,6 +501,10 @@ pub(crate) fn removed_lines_behind_off_gates(
     new: &str,
 ) -> (Vec<(u32, String)>, bool) {
     use ast_grep_core::tree_sitter::StrDoc;
+    // (Run on every Rust write: a text with no `cfg` is not diffed.)
+    if !old.contains("cfg") {
+        return (Vec::new(), false);
+    }
     let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
     let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
     let mut removed: Vec<u32> = Vec::new();
@@ -513,7 +517,7 @@ pub(crate) fn removed_lines_behind_off_gates(
         only_removed &= new_range.is_empty();
         removed.extend(old_range.map(|index| index as u32));
     }
-    if removed.is_empty() || !old.contains("cfg") {
+    if removed.is_empty() {
         return (Vec::new(), only_removed);
     }
     let Some(package) = crate::lsp::cfg_off_modules::package_root(workspace_root, path) else { return (Vec::new(), only_removed) };

@@ -407,24 +407,7 @@ pub fn paths_outside_config(definition: &ServerDefinition, root: &Path, paths: &
 /// other servers and roots without a restricting config.
 pub fn importers_outside_config(definition: &ServerDefinition, workspace_root: &Path, root: &Path, targets: &[PathBuf]) -> Vec<PathBuf> {
     let Some((_, scope)) = restricting_config(definition, root) else { return Vec::new() };
-    let keys: Vec<PathBuf> = targets.iter().map(|target| module_key(target)).collect();
-    let stems: Vec<String> = keys.iter().filter_map(|key| key.file_name().map(|name| name.to_string_lossy().into_owned())).collect();
-    let mut found = Vec::new();
-    for_each_file_outside_config(definition, workspace_root, root, &scope, |path, reader| {
-        let Ok(text) = reader.read_to_string(path) else { return };
-        if !stems.iter().any(|stem| text.contains(stem.as_str())) {
-            return;
-        }
-        let directory = path.parent().unwrap_or(root);
-        let imports_a_target = relative_module_specifiers(&text).into_iter().any(|specifier| {
-            let key = module_key(&crate::files::path::lexically_normal(&directory.join(specifier)));
-            keys.contains(&key)
-        });
-        if imports_a_target {
-            found.push(path.to_path_buf());
-        }
-    });
-    found
+    importers_by_import_lines(definition, workspace_root, root, targets, &scope, false).into_iter().map(|(path, _)| path).collect()
 }
 
 /// The files under `root` of `definition`'s languages (`node_modules` and `.git` not walked, at
@@ -437,13 +420,24 @@ pub fn importers_outside_config(definition: &ServerDefinition, workspace_root: &
 /// "0 files that import it" where tsc counts 45 errors in 11 files through `src/internal.ts`).
 pub fn relative_importers(definition: &ServerDefinition, workspace_root: &Path, root: &Path, targets: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     let scope = WalkScope::for_server(definition, root);
+    importers_by_import_lines(definition, workspace_root, root, targets, &scope, true)
+}
+
+/// The files that import one of `targets` by a relative module specifier, with whether one such
+/// import re-exports: every served file under `root` with `inside_too`, else only those `scope`
+/// leaves out (see [`for_each_served_file`]).
+fn importers_by_import_lines(
+    definition: &ServerDefinition,
+    workspace_root: &Path,
+    root: &Path,
+    targets: &[PathBuf],
+    scope: &WalkScope,
+    inside_too: bool,
+) -> Vec<(PathBuf, bool)> {
     let keys: Vec<PathBuf> = targets.iter().map(|target| module_key(target)).collect();
     let stems: Vec<String> = keys.iter().filter_map(|key| key.file_name().map(|name| name.to_string_lossy().into_owned())).collect();
     let mut found = Vec::new();
-    for_each_served_file(definition, workspace_root, root, &scope, true, |path, reader| {
-        if targets.iter().any(|target| target == path) {
-            return;
-        }
+    for_each_served_file(definition, workspace_root, root, scope, inside_too, |path, reader| {
         let Ok(text) = reader.read_to_string(path) else { return };
         if !stems.iter().any(|stem| text.contains(stem.as_str())) {
             return;

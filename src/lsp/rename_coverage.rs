@@ -121,25 +121,40 @@ pub fn grep_word(definition: &ServerDefinition, workspace_root: &Path, root: &Pa
 /// `.adoc`) under `root` — README code examples no language server edits: `(path, 1-based line)`,
 /// the same walk as [`grep_word`], at most [`MAX_HITS`].
 pub fn grep_documentation(workspace_root: &Path, root: &Path, word: &str) -> Vec<(PathBuf, usize)> {
+    let is_documentation =
+        |path: &Path| path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| matches!(ext, "md" | "markdown" | "rst" | "adoc"));
     let mut found = Vec::new();
-    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return found };
-    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return found };
+    for_each_text_file_beneath(workspace_root, root, is_documentation, |path, text| push_word_lines(&mut found, path, text, word));
+    found
+}
+
+/// Calls `visit` with each file under `root` whose path `wanted` accepts and its text, read
+/// beneath the workspace root with no symlink followed (issue 13 §1): hidden files walked, the
+/// usual build and environment folders (`node_modules`, `target`, `.git`, virtual environments,
+/// `__pycache__`) not, at most [`MAX_FILES`] entries.
+fn for_each_text_file_beneath(workspace_root: &Path, root: &Path, wanted: impl Fn(&Path) -> bool, mut visit: impl FnMut(&Path, &str)) {
+    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return };
+    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return };
     let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
     for entry in walker.flatten().take(MAX_FILES) {
         let path = entry.path();
-        let is_documentation =
-            path.extension().and_then(|ext| ext.to_str()).is_some_and(|ext| matches!(ext, "md" | "markdown" | "rst" | "adoc"));
-        if !is_documentation || !entry.is_file() {
+        if !entry.is_file() || !wanted(path) {
             continue;
         }
-        let Ok(text) = reader.read_to_string(path) else { continue };
-        for (index, line) in split_lines(&text).into_iter().enumerate() {
-            if !word_positions(line, word).is_empty() && found.len() < MAX_HITS {
-                found.push((path.to_path_buf(), index + 1));
-            }
+        if let Ok(text) = reader.read_to_string(path) {
+            visit(path, &text);
         }
     }
-    found
+}
+
+/// Adds `(path, 1-based line)` to `found` for each line of `text` holding `word` as a whole word,
+/// up to [`MAX_HITS`] entries in all.
+fn push_word_lines(found: &mut Vec<(PathBuf, usize)>, path: &Path, text: &str, word: &str) {
+    for (index, line) in split_lines(text).into_iter().enumerate() {
+        if !word_positions(line, word).is_empty() && found.len() < MAX_HITS {
+            found.push((path.to_path_buf(), index + 1));
+        }
+    }
 }
 
 /// The source extension a script's shebang line names the language of (`#!/usr/bin/env
@@ -174,26 +189,19 @@ pub fn grep_scripts_without_extension(
     word: &str,
 ) -> Vec<(PathBuf, usize)> {
     let mut found = Vec::new();
-    let Ok(reader) = WorkspaceReader::open(crate::files::walk_beneath::root_for_walk(workspace_root, root)) else { return found };
-    let Ok(walk) = crate::files::walk_beneath::BeneathWalk::new(reader.beneath(), root) else { return found };
-    let walker = walk.hidden(true).skip_names(&["node_modules", "target", ".git", ".venv", "venv", "__pycache__"]).iter();
-    for entry in walker.flatten().take(MAX_FILES) {
-        let path = entry.path();
-        if !entry.is_file() || path.extension().is_some() {
-            continue;
-        }
-        // A script is small; the first bytes say whether it is one.
-        let Ok(text) = reader.read_to_string(path) else { continue };
-        let Some(extension) = shebang_extension(text.lines().next().unwrap_or("")) else { continue };
-        if !definition.serves(Path::new(&format!("script.{extension}"))) || !text.contains(word) {
-            continue;
-        }
-        for (index, line) in split_lines(&text).into_iter().enumerate() {
-            if !word_positions(line, word).is_empty() && found.len() < MAX_HITS {
-                found.push((path.to_path_buf(), index + 1));
+    // Every file without an extension is read (its first line says whether it is a script).
+    for_each_text_file_beneath(
+        workspace_root,
+        root,
+        |path| path.extension().is_none(),
+        |path, text| {
+            let is_script = shebang_extension(text.lines().next().unwrap_or(""))
+                .is_some_and(|extension| definition.serves(Path::new(&format!("script.{extension}"))));
+            if is_script && text.contains(word) {
+                push_word_lines(&mut found, path, text, word);
             }
-        }
-    }
+        },
+    );
     found
 }
 

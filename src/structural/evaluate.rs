@@ -705,31 +705,22 @@ impl<'p, 'tree> FileEvaluation<'p, 'tree> {
                         let neighbor = self.sibling(&node, forward)?;
                         self.eval(inner, neighbor, env)
                     }
-                    Stop::End | Stop::Rule(_) if self.previous_walk_over_aliases(relation, &node) => {
-                        // ast-grep's own walk (see `Siblings::aliased`), one step per sibling.
-                        for candidate in node.prev_all() {
-                            if !self.step() {
-                                return None;
-                            }
-                            let stops_here = match stop {
-                                Stop::Rule(stop_rule) => self.matches_fresh(stop_rule, candidate.clone()),
-                                _ => false,
-                            };
-                            if let Some(found) = self.eval(inner, candidate, env) {
-                                return Some(found);
-                            }
-                            if stops_here || self.cut.is_some() {
-                                return None;
-                            }
-                        }
-                        None
-                    }
                     Stop::End | Stop::Rule(_) => {
-                        let (siblings, position) = self.siblings_of(&node)?;
-                        let order: Box<dyn Iterator<Item = usize>> =
-                            if forward { Box::new(position + 1..siblings.children.len()) } else { Box::new((0..position).rev()) };
-                        for at in order {
-                            let candidate = siblings.children[at].clone();
+                        // Over siblings that hold an alias, ast-grep's own walk (see
+                        // `Siblings::aliased`), one step per sibling; else the listed siblings.
+                        let own_walk = self.previous_walk_over_aliases(relation, &node);
+                        let candidates: Box<dyn Iterator<Item = SgNode<'tree>> + '_> = if own_walk {
+                            Box::new(node.prev_all())
+                        } else {
+                            let (siblings, position) = self.siblings_of(&node)?;
+                            let order: Box<dyn Iterator<Item = usize>> =
+                                if forward { Box::new(position + 1..siblings.children.len()) } else { Box::new((0..position).rev()) };
+                            Box::new(order.map(move |at| siblings.children[at].clone()))
+                        };
+                        for candidate in candidates {
+                            if own_walk && !self.step() {
+                                return None;
+                            }
                             let stops_here = match stop {
                                 Stop::Rule(stop_rule) => self.matches_fresh(stop_rule, candidate.clone()),
                                 _ => false,

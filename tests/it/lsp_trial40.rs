@@ -324,13 +324,7 @@ fn an_error_in_a_macro_template_holds_back_the_other_targets() {
     );
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
-    let output = std::process::Command::new("cargo")
-        .args(["check", "--all-targets", "--offline", "--message-format", "short"])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", dir.path().join("target"))
-        .output()
-        .expect("run cargo check");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (_, stderr) = cargo_check(dir.path(), &[]);
     assert!(stderr.contains("could not compile `hexish` (lib)"), "the library should fail: {stderr}");
     assert!(!text.contains("unit-test build only"), "{text}");
     assert!(text.contains("NOT checked: tests/decode.rs — cargo never compiled it"), "{text}");
