@@ -41,7 +41,7 @@ Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of tha
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
 Returns the files and edit counts, then the diagnostics the rename introduced. \
 TypeScript/JavaScript: a new name already declared in the same scope (a duplicate tsc rejects) or that would make a use bind to another symbol (shadowing) is a WARNING at the top (`name_conflicts`); Rust and Python: a new name already defined in the same module / impl / class / struct (cargo check E0428, pyright reportRedeclaration) too. \
-A rename that changes a public name (a Python package's re-export, a Rust library crate's `pub` item or `pub use`, a Go package's exported identifier, an npm package's export reached from its package.json entry points) is a note near the top with the way to keep the old name (`public_name_changes`). \
+A rename that changes a public name (a Python package's re-export, a Rust library crate's `pub` item or `pub use` (also a variant, variant field or trait item, as public as its `pub` enum or trait), a Go package's exported identifier, an npm package's export reached from its package.json entry points) is a note near the top with the way to keep the old name (`public_name_changes`). \
 With `preview: true` nothing is written: the edit is staged like an ast_edit (an edit_id and a unified-diff preview); `resolve` accepts (all-or-nothing, refused if any file changed since) or discards it."
             .to_owned(),
         tier: Tier::Write,

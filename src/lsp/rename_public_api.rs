@@ -11,7 +11,9 @@
 //!   statement the rename changes that no longer exports the old name (`pub use new as old;`
 //!   keeps it), and a `pub` item or field (not `pub(crate)`/`pub(super)`/`pub(in …)`) whose
 //!   module is reachable from the crate root through `pub mod` declarations (read from disk);
-//!   a method is public when its type is, which is not checked (said in the note).
+//!   a method is public when its type is, which is not checked (said in the note). A variant, a
+//!   struct-like variant's field and a trait's method, type or const carry no `pub`: they are
+//!   public when their enum or trait is plain `pub` in such a module (trial43 F1).
 //! - Go: an exported identifier (capitalized) declared in a non-test file of a package that is
 //!   not `main` and not under an `internal/` directory; the note names the import path (the
 //!   `module` of the nearest go.mod and the directory) and the alias that keeps the old name —
@@ -239,6 +241,103 @@ fn rust_line_context(tree: &RustTree, text: &str, index: usize) -> Option<RustLi
     Some(context)
 }
 
+/// A Rust item with no visibility of its own that is as public as the enum or trait holding it:
+/// a variant, a field of a struct-like variant, or a trait's method, associated type or const.
+#[derive(Debug, PartialEq, Eq)]
+struct RustMemberOfPublicOwner {
+    /// `variant`, `variant field`, `trait method`, `trait associated type`, `trait associated const`.
+    kind: &'static str,
+    /// The enum or trait's name.
+    owner: String,
+    /// For a variant field: the variant's name.
+    variant: Option<String>,
+}
+
+impl RustMemberOfPublicOwner {
+    /// The `note: public API changed: …` line for this member at `shown`:`line` (1-based) in
+    /// the public module `module` of the crate `crate_name`.
+    fn note(&self, shown: &str, line: usize, module: &str, crate_name: &str, old_name: &str, new_name: &str) -> String {
+        let owner = &self.owner;
+        let (what, breaks, keep) = match self.kind {
+            "variant" => (
+                format!("the variant `{owner}::{old_name}` of the public enum `{module}::{owner}`"),
+                "construct, match or import the old variant",
+                "no alias keeps a variant's name (a `pub use` makes a new path, not `Enum::Old`): every dependent that names it must change",
+            ),
+            "variant field" => (
+                format!("the field `{old_name}` of the variant `{owner}::{}` of the public enum `{module}::{owner}`", self.variant.as_deref().unwrap_or("?")),
+                "construct or match that variant by field name",
+                "no alias keeps a field name: every user of the field must change",
+            ),
+            "trait method" => (
+                format!("the method `{owner}::{old_name}` of the public trait `{module}::{owner}`"),
+                "call the method or implement the trait",
+                "a provided `#[deprecated] fn` of the old name that calls the new one keeps callers working, not implementors, who must rename theirs",
+            ),
+            _ => (
+                format!("the {} `{owner}::{old_name}` of the public trait `{module}::{owner}`", self.kind.trim_start_matches("trait ")),
+                "name it or implement the trait",
+                "no alias keeps it for implementors: every implementation must rename it",
+            ),
+        };
+        format!(
+            "note: public API changed: {shown}:{line} defines {what}, so this rename makes it `{new_name}` — crates that depend on `{crate_name}` and {breaks} break; {keep}"
+        )
+    }
+}
+
+/// The [`RustMemberOfPublicOwner`] that 0-based line `index` of `text` (parsed as `tree`)
+/// defines under the name `name`, when its enum or trait is declared plain `pub`; `None` for
+/// anything else (an item with its own visibility is read by [`rust_pub_definition`]).
+fn rust_member_of_public_owner(tree: &RustTree, text: &str, index: usize, name: &str) -> Option<RustMemberOfPublicOwner> {
+    let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let bytes = text.as_bytes();
+    let public = |item: tree_sitter::Node| {
+        let mut cursor = item.walk();
+        let declared = item
+            .children(&mut cursor)
+            .any(|child| child.kind() == "visibility_modifier" && child.utf8_text(bytes).is_ok_and(|vis| vis.trim() == "pub"));
+        declared
+    };
+    let name_of = |item: tree_sitter::Node| item.child_by_field_name("name").and_then(|name| name.utf8_text(bytes).ok()).map(str::to_owned);
+    for at in crate::lsp::rename_coverage::word_positions(line, name) {
+        let start = line_start + at;
+        let Some(identifier) = tree.root().get_inner_node().descendant_for_byte_range(start, start + name.len()) else { continue };
+        let Some(definition) = identifier.parent() else { continue };
+        if definition.child_by_field_name("name").is_none_or(|defined| defined.id() != identifier.id()) {
+            continue;
+        }
+        let Some(list) = definition.parent() else { continue };
+        let Some(owner) = list.parent() else { continue };
+        let member = match (definition.kind(), list.kind(), owner.kind()) {
+            ("enum_variant", "enum_variant_list", "enum_item") if public(owner) => {
+                RustMemberOfPublicOwner { kind: "variant", owner: name_of(owner)?, variant: None }
+            }
+            ("field_declaration", "field_declaration_list", "enum_variant") => {
+                let enum_item = owner.parent().and_then(|variants| variants.parent()).filter(|item| item.kind() == "enum_item")?;
+                if !public(enum_item) {
+                    return None;
+                }
+                RustMemberOfPublicOwner { kind: "variant field", owner: name_of(enum_item)?, variant: name_of(owner) }
+            }
+            (kind @ ("function_signature_item" | "function_item" | "associated_type" | "const_item"), "declaration_list", "trait_item")
+                if public(owner) =>
+            {
+                let kind = match kind {
+                    "associated_type" => "trait associated type",
+                    "const_item" => "trait associated const",
+                    _ => "trait method",
+                };
+                RustMemberOfPublicOwner { kind, owner: name_of(owner)?, variant: None }
+            }
+            _ => continue,
+        };
+        return Some(member);
+    }
+    None
+}
+
 #[allow(clippy::too_many_arguments)]
 fn rust_notes(
     workspace_root: &Path,
@@ -298,7 +397,15 @@ fn rust_notes(
             ));
             continue;
         }
-        let Some(kind) = rust_pub_definition(old_lines[index], old_name) else { continue };
+        let Some(kind) = rust_pub_definition(old_lines[index], old_name) else {
+            // A variant, a variant's field or a trait's item carries no `pub` of its own: it is
+            // as public as its enum or trait (trial43 F1: strsim's `StrSimError::DifferentLengthArgs`).
+            let (Some(module), Some(tree)) = (&module, &tree) else { continue };
+            if let Some(member) = rust_member_of_public_owner(tree, &old_text, index, old_name) {
+                notes.push(member.note(shown, index + 1, module, &crate_name, old_name, new_name));
+            }
+            continue;
+        };
         let Some(module) = &module else { continue };
         let associated = match &context {
             Some(context) => context.associated,
@@ -493,6 +600,35 @@ mod tests {
             files: Vec::new(),
         };
         assert!(public_api_notes(&root, &plan, "is_non_numeric", "x").is_empty());
+    }
+
+    #[test]
+    fn a_variant_a_variant_field_and_a_trait_item_are_as_public_as_their_enum_or_trait() {
+        // trial43 F1: strsim's `pub enum StrSimError { DifferentLengthArgs }` — the variant has
+        // no `pub` of its own, and renaming it breaks every dependent that names it (E0599).
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"strsim\"\nversion = \"0.1.0\"\n").unwrap();
+        let lib = "pub enum StrSimError {\n    DifferentLengthArgs,\n    Other { DifferentLengthArgs: u8 },\n}\n\nenum Private {\n    DifferentLengthArgs,\n}\n\npub trait Metric {\n    fn DifferentLengthArgs(&self);\n    type DifferentLengthArgs;\n}\n\ntrait Hidden {\n    fn DifferentLengthArgs(&self);\n}\n\nmod inner {\n    pub enum E {\n        DifferentLengthArgs,\n    }\n}\n";
+        std::fs::write(root.join("src/lib.rs"), lib).unwrap();
+        let renamed = lib.replace("DifferentLengthArgs", "LengthMismatch");
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), lib, &renamed)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "DifferentLengthArgs", "LengthMismatch");
+        assert_eq!(notes.len(), 4, "the private enum, the private trait and the private module's enum are not public: {notes:#?}");
+        assert!(notes[0].starts_with("note: public API changed: src/lib.rs:2 defines the variant `StrSimError::DifferentLengthArgs` of the public enum `strsim::StrSimError`, so this rename makes it `LengthMismatch`"), "{notes:#?}");
+        assert!(notes[0].contains("no alias keeps a variant's name"), "{notes:#?}");
+        assert!(
+            notes[1].starts_with(
+                "note: public API changed: src/lib.rs:3 defines the field `DifferentLengthArgs` of the variant `StrSimError::Other`"
+            ),
+            "{notes:#?}"
+        );
+        assert!(notes[2].starts_with("note: public API changed: src/lib.rs:11 defines the method `Metric::DifferentLengthArgs` of the public trait `strsim::Metric`"), "{notes:#?}");
+        assert!(
+            notes[3].starts_with("note: public API changed: src/lib.rs:12 defines the associated type `Metric::DifferentLengthArgs`"),
+            "{notes:#?}"
+        );
     }
 
     #[test]

@@ -194,6 +194,61 @@ fn rust_rename_of_a_re_exported_function_says_the_crate_api_changes_and_a_depend
 }
 
 #[test]
+fn rust_rename_of_a_public_enum_variant_says_the_crate_api_changes_and_a_dependent_crate_breaks() {
+    // trial43 F1: strsim's `pub enum StrSimError { DifferentLengthArgs }`. The variant carries
+    // no `pub` of its own, so its rename read as no public API change while a dependent crate
+    // that matched on it failed with E0599.
+    let test = "rust_rename_of_a_public_enum_variant_says_the_crate_api_changes_and_a_dependent_crate_breaks";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"strsim-shape\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "#[derive(Debug, PartialEq)]\npub enum StrSimError {\n    DifferentLengthArgs,\n}\n\npub fn hamming(a: &str, b: &str) -> Result<usize, StrSimError> {\n    if a.len() != b.len() {\n        return Err(StrSimError::DifferentLengthArgs);\n    }\n    Ok(a.bytes().zip(b.bytes()).filter(|(x, y)| x != y).count())\n}\n",
+        ),
+    ]);
+    let consumer = tempfile::tempdir().expect("consumer dir");
+    let manifest = format!(
+        "[package]\nname = \"consumer\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nstrsim-shape = {{ path = {:?} }}\n",
+        dir.path().display().to_string()
+    );
+    std::fs::write(consumer.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::create_dir_all(consumer.path().join("src")).unwrap();
+    std::fs::write(
+        consumer.path().join("src/main.rs"),
+        "fn main() {\n    match strsim_shape::hamming(\"a\", \"ab\") {\n        Err(strsim_shape::StrSimError::DifferentLengthArgs) => println!(\"lengths\"),\n        Ok(distance) => println!(\"{distance}\"),\n    }\n}\n",
+    )
+    .unwrap();
+    let (built, output) = build_consumer(consumer.path(), "cargo", &["check", "--offline", "--message-format", "short"]);
+    assert!(built, "the consumer does not compile before the rename:\n{output}");
+    let run = patient_run(dir.path());
+    let preview = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 3, "symbol": "DifferentLengthArgs", "new_name": "LengthMismatch", "preview": true}),
+    );
+    let text = preview.joined_text();
+    assert!(!preview.is_error, "{text}");
+    assert!(
+        text.contains("note: public API changed: src/lib.rs:3 defines the variant `StrSimError::DifferentLengthArgs` of the public enum `strsim_shape::StrSimError`")
+            && text.contains("no alias keeps a variant's name"),
+        "no public API note for the variant:\n{text}"
+    );
+    let structured = preview.structured_content.clone().expect("structured");
+    let edit_id = structured["edit_id"].as_str().expect("edit_id").to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    // Ground truth: the dependent crate no longer compiles, on the old variant's name.
+    let (built, output) = build_consumer(consumer.path(), "cargo", &["check", "--offline", "--message-format", "short"]);
+    assert!(
+        !built && output.contains("E0599") && output.contains("DifferentLengthArgs"),
+        "the consumer still compiles after the rename:\n{output}"
+    );
+}
+
+#[test]
 fn go_rename_of_an_exported_function_says_the_package_api_changes_and_an_importer_breaks() {
     let test = "go_rename_of_an_exported_function_says_the_package_api_changes_and_an_importer_breaks";
     if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
