@@ -243,20 +243,22 @@ pub fn doc_test_block(lines: &[&str], doc: &[Option<DocCommentLine>], line: usiz
     (!code.is_empty()).then_some(DocTestBlock { lines: code })
 }
 
-/// The name of the library crate the file at `path` belongs to, as doc-tests spell it: `[lib]
-/// name`, else `[package] name` with `-` as `_`, from the nearest `Cargo.toml` above `path`
+/// The library crate a file belongs to, as its doc-tests see it ([`library_crate`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryCrate {
+    /// The crate's name as doc-tests spell it: `[lib] name`, else `[package] name` with `-` as `_`.
+    pub name: String,
+    /// The manifest names no `edition` (or `"2015"`): a `use` path is relative to the crate root.
+    pub edition_2015: bool,
+    /// The file is the library's root (`[lib] path`, else `src/lib.rs`).
+    pub is_library_root: bool,
+}
+
+/// The library crate the file at `path` belongs to, from the nearest `Cargo.toml` above `path`
 /// within `root`. `None` without one, and for a file outside the library's sources (`tests/`,
 /// `examples/`, `benches/`, `src/main.rs`, `src/bin/`): those targets see the library as a
 /// dependency already, and `use crate as NAME;` would name their own root instead.
-pub fn library_crate_name(reader: &WorkspaceReader, root: &Path, path: &Path) -> Option<String> {
-    let (dir, name) = manifest_crate_name(reader, root, path)?;
-    let relative = path.strip_prefix(&dir).ok()?;
-    let in_library = relative.starts_with("src") && relative != Path::new("src/main.rs") && !relative.starts_with("src/bin");
-    in_library.then_some(name)
-}
-
-/// The nearest `Cargo.toml` above `path` (within `root`): its directory and crate name.
-fn manifest_crate_name(reader: &WorkspaceReader, root: &Path, path: &Path) -> Option<(PathBuf, String)> {
+pub fn library_crate(reader: &WorkspaceReader, root: &Path, path: &Path) -> Option<LibraryCrate> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     for dir in path.ancestors().skip(1) {
         if !dir.starts_with(&root) {
@@ -266,29 +268,50 @@ fn manifest_crate_name(reader: &WorkspaceReader, root: &Path, path: &Path) -> Op
         let Ok(text) = reader.read_to_string(&manifest) else { continue };
         let document = toml_edit::Document::parse(text).ok()?;
         let table = document.as_table();
-        let name = table
-            .get("lib")
+        let lib = table.get("lib");
+        let package = table.get("package");
+        let name = lib
             .and_then(|lib| lib.get("name"))
             .and_then(|name| name.as_str())
-            .or_else(|| table.get("package").and_then(|package| package.get("name")).and_then(|name| name.as_str()))?;
-        return Some((dir.to_path_buf(), name.replace('-', "_")));
+            .or_else(|| package.and_then(|package| package.get("name")).and_then(|name| name.as_str()))?;
+        let relative = path.strip_prefix(dir).ok()?;
+        let in_library = relative.starts_with("src") && relative != Path::new("src/main.rs") && !relative.starts_with("src/bin");
+        if !in_library {
+            return None;
+        }
+        // `edition.workspace = true` inherits an edition, which came after 2015.
+        let edition = lib.and_then(|lib| lib.get("edition")).or_else(|| package.and_then(|package| package.get("edition")));
+        let edition_2015 = edition.is_none_or(|edition| edition.as_str() == Some("2015"));
+        let library_root = lib
+            .and_then(|lib| lib.get("path"))
+            .and_then(|lib_path| lib_path.as_str())
+            .map_or_else(|| dir.join("src/lib.rs"), |lib_path| crate::files::path::lexically_normal(&dir.join(lib_path)));
+        return Some(LibraryCrate { name: name.replace('-', "_"), edition_2015, is_library_root: path == library_root });
     }
     None
 }
 
 /// `source` with the `blocks` appended as functions of a module the server compiles with the
 /// file, and for each block the 0-based line of its first code line in the result. With a
-/// `crate_name`, each function starts with `use crate as NAME;`.
-pub fn source_with_doc_tests(source: &str, crate_name: Option<&str>, blocks: &[DocTestBlock]) -> (String, Vec<usize>) {
+/// `library`, each function starts with `use crate as NAME;`; an edition 2015 crate's root file
+/// also gets `extern crate self as NAME;` before the module, since there a `use` path starts at
+/// the crate root (strsim 0.11.1, trial43 M1: with the block's alias alone rust-analyzer gave no
+/// definition for any name `use strsim::{hamming, …}` imports, so the example was half renamed).
+pub fn source_with_doc_tests(source: &str, library: Option<&LibraryCrate>, blocks: &[DocTestBlock]) -> (String, Vec<usize>) {
     let mut text = source.to_owned();
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str("\n#[allow(warnings, clippy::all)]\nmod __runbound_doc_tests {\n");
+    let root_alias = library.filter(|library| library.edition_2015 && library.is_library_root);
+    match root_alias {
+        Some(library) => text.push_str(&format!("\n#[allow(warnings, clippy::all)]\nextern crate self as {};\n", library.name)),
+        None => text.push('\n'),
+    }
+    text.push_str("#[allow(warnings, clippy::all)]\nmod __runbound_doc_tests {\n");
     let mut firsts = Vec::new();
     for (index, block) in blocks.iter().enumerate() {
         text.push_str(&format!("fn __runbound_doc_test_{index}() {{\n"));
-        text.push_str(&crate_name.map(|name| format!("use crate as {name};\n")).unwrap_or_else(|| "\n".to_owned()));
+        text.push_str(&library.map(|library| format!("use crate as {};\n", library.name)).unwrap_or_else(|| "\n".to_owned()));
         firsts.push(text.matches('\n').count());
         for (_, _, code) in &block.lines {
             text.push_str(code);
@@ -350,7 +373,7 @@ pub fn resolve_doc_test_occurrences(
         };
         // A file of the library gets `use crate as NAME;` (rustdoc's view of the crate); a
         // test, bench, example or bin sees the library as a dependency already.
-        let crate_name = library_crate_name(reader, server.root(), &path);
+        let library = library_crate(reader, server.root(), &path);
         let lines = split_lines(&source);
         let doc = doc_comment_lines(&lines);
         let mut blocks: Vec<DocTestBlock> = Vec::new();
@@ -377,7 +400,7 @@ pub fn resolve_doc_test_occurrences(
                 None => Err("its fenced block could not be found"),
             });
         }
-        let (text, firsts) = source_with_doc_tests(&source, crate_name.as_deref(), &blocks);
+        let (text, firsts) = source_with_doc_tests(&source, library.as_ref(), &blocks);
         let generation_before = server.diagnostics_generation();
         let asked = server.with_unsaved_text(&path, text, || {
             file_hits
@@ -447,7 +470,7 @@ mod tests {
         let doc = doc_comment_lines(&lines);
         let block = doc_test_block(&lines, &doc, 5).expect("the example");
         let blocks = vec![block];
-        let (text, firsts) = source_with_doc_tests(source, Some("lazyish"), &blocks);
+        let (text, firsts) = source_with_doc_tests(source, Some(&library("lazyish", false, true)), &blocks);
         let copy_line = firsts[0] + 2;
         assert!(text.lines().nth(copy_line).unwrap().contains("pub fn init"), "{text}");
         let path = PathBuf::from("/w/src/lib.rs");
@@ -469,11 +492,50 @@ mod tests {
         );
         assert_eq!(doc_test_block(&lines, &doc_comment_lines(&lines), 0), None, "text before the fence");
         assert_eq!(doc_test_block(&lines, &doc_comment_lines(&lines), 7), None, "code after the doc comment");
-        let (text, firsts) = source_with_doc_tests(source, Some("krate"), &[block]);
+        let (text, firsts) = source_with_doc_tests(source, Some(&library("krate", false, true)), std::slice::from_ref(&block));
         let appended = split_lines(&text);
         assert_eq!(appended[firsts[0]], "use krate::Map;");
         assert_eq!(appended[firsts[0] - 1], "use crate as krate;");
         assert_eq!(appended[firsts[0] + 2], "    map.get(1);");
+        // Edition 2015 (trial43 M1): `use krate::Map;` starts at the crate root, so the root
+        // file also names itself there (rust-analyzer resolves the `use` line through the
+        // block's alias and the names it imports through the root's).
+        let (text, firsts) = source_with_doc_tests(source, Some(&library("krate", true, true)), std::slice::from_ref(&block));
+        let appended = split_lines(&text);
+        assert_eq!(appended[firsts[0]], "use krate::Map;");
+        assert_eq!(appended[firsts[0] - 1], "use crate as krate;");
+        let alias = appended.iter().position(|line| *line == "extern crate self as krate;").expect("the root alias");
+        let module = appended.iter().position(|line| *line == "mod __runbound_doc_tests {").expect("the module");
+        assert!(alias < module, "{text}");
+        // A module file of an edition 2015 crate cannot reach the root: only the block alias.
+        let (text, firsts) = source_with_doc_tests(source, Some(&library("krate", true, false)), &[block]);
+        assert_eq!(split_lines(&text)[firsts[0] - 1], "use crate as krate;");
+        assert!(!text.contains("extern crate self"), "{text}");
+    }
+
+    fn library(name: &str, edition_2015: bool, is_library_root: bool) -> LibraryCrate {
+        LibraryCrate { name: name.to_owned(), edition_2015, is_library_root }
+    }
+
+    #[test]
+    fn the_library_crate_of_a_file_is_read_with_its_edition_and_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src/bin")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"str-sim\"\nversion = \"0.11.1\"\n").unwrap();
+        let reader = WorkspaceReader::open(&root).unwrap();
+        assert_eq!(library_crate(&reader, &root, &root.join("src/lib.rs")), Some(library("str_sim", true, true)));
+        assert_eq!(library_crate(&reader, &root, &root.join("src/other.rs")), Some(library("str_sim", true, false)));
+        assert_eq!(library_crate(&reader, &root, &root.join("src/bin/tool.rs")), None);
+        assert_eq!(library_crate(&reader, &root, &root.join("tests/lib.rs")), None);
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"x\"\nedition.workspace = true\n[lib]\nname = \"y\"\npath = \"src/y.rs\"\n",
+        )
+        .unwrap();
+        assert_eq!(library_crate(&reader, &root, &root.join("src/y.rs")), Some(library("y", false, true)));
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"x\"\nedition = \"2021\"\n").unwrap();
+        assert_eq!(library_crate(&reader, &root, &root.join("src/lib.rs")), Some(library("x", false, true)));
     }
 
     #[test]

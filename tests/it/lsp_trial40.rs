@@ -21,7 +21,11 @@
 //! - Trial 42 F4: a doc-test calling the renamed trait method through an impl a `macro_rules!`
 //!   template makes was called "another symbol … leave it"; it broke once the template was renamed.
 //!
-//! Ground truth: grep, cargo check, running the script.
+//! - Trial 43 M1 (strsim 0.11.1, edition 2015): a doc-test importing the renamed variant and
+//!   function by `use strsim::{hamming, StrSimError::DifferentLengthArgs};` was half renamed —
+//!   the `use` line only — and the doc-test failed with E0425.
+//!
+//! Ground truth: grep, cargo check, cargo test --doc, running the script.
 
 use crate::support;
 
@@ -407,4 +411,54 @@ fn a_doc_test_calling_a_method_a_macro_template_defines_is_tied_to_that_template
     assert!(!text.contains("left unrenamed, rightly"), "{text}");
     let line = text.lines().find(|line| line.contains("src/lib.rs:5:")).unwrap_or_else(|| panic!("the doc-test is not listed:\n{text}"));
     assert!(line.contains("a `macro_rules!` template defines at src/lib.rs:15"), "{line}");
+}
+
+/// Trial 43 M1: in an edition 2015 crate a doc-test's `use CRATE::…` starts at the crate root.
+/// Every use of a name it imports is renamed with it, and the doc-test still passes.
+#[test]
+fn an_edition_2015_doc_test_importing_the_renamed_names_is_renamed_whole() {
+    let test = "lsp_trial40::an_edition_2015_doc_test_importing_the_renamed_names_is_renamed_whole";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        // No `edition`: Cargo's default, 2015 (strsim 0.11.1's manifest).
+        ("Cargo.toml", "[package]\nname = \"simshape\"\nversion = \"0.1.0\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "#[derive(Debug, PartialEq)]\npub enum SimError {\n    DifferentLengthArgs,\n}\n\n/// Counts the differing positions.\n///\n/// ```\n/// use simshape::{hamming, SimError::DifferentLengthArgs};\n///\n/// assert_eq!(Ok(1), hamming(\"ab\", \"ac\"));\n/// assert_eq!(Err(DifferentLengthArgs), hamming(\"a\", \"ab\"));\n/// ```\npub fn hamming(a: &str, b: &str) -> Result<usize, SimError> {\n    if a.len() != b.len() {\n        return Err(SimError::DifferentLengthArgs);\n    }\n    Ok(a.bytes().zip(b.bytes()).filter(|(x, y)| x != y).count())\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 3, "symbol": "DifferentLengthArgs", "new_name": "LengthMismatch"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("left unrenamed"), "{text}");
+    let source = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(!source.contains("DifferentLengthArgs"), "{source}");
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/lib.rs", "line": 14, "symbol": "hamming", "new_name": "hamming_distance"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("left unrenamed"), "{text}");
+    // Ground truth: the doc-test compiles and passes.
+    let output = std::process::Command::new("cargo")
+        .args(["test", "--doc", "--quiet", "--offline"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
+        .output()
+        .expect("run cargo test --doc");
+    let printed = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success() && printed.contains("1 passed"),
+        "{printed}\n{}",
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap()
+    );
 }
