@@ -2475,7 +2475,7 @@ fn collect_after(supervisor: &LspSupervisor, mut group: Pending) -> ServerCheck 
                 let to_records = |raw: &[Diagnostic]| -> Vec<DiagnosticRecord> {
                     let mut raw = without_exact_duplicates(raw.to_vec());
                     // One problem reported by rust-analyzer and by rustc at one place counts once.
-                    crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut raw);
+                    crate::lsp::inactive::collapse_rust_analyzer_repeats(&path, &mut raw);
                     crate::lsp::write_ledger_rules::collapse_rust_analyzer_warning_repeats(&mut raw);
                     // One rustc diagnostic at several primary spans is one (trial27b M3).
                     let mut records: Vec<DiagnosticRecord> = crate::lsp::write_ledger_rules::merge_multi_span_diagnostics(raw)

@@ -577,16 +577,32 @@ pub fn covers_whole_text(range: &InactiveRange, text: &str) -> bool {
 /// (function) / `E0060` (variadic) / `E0057` (closure).
 const RUST_ANALYZER_EQUIVALENT_CODES: &[(&str, &[&str])] = &[("E0107", &["E0061", "E0060", "E0057", "E0107"])];
 
-/// Drops rust-analyzer's own error diagnostics that repeat a rustc error (cargo check) at the
-/// same start line with the same code or an equivalent one (see the table above): the problem
-/// is counted once, as cargo reports it. Returns how many were dropped.
-pub fn collapse_rust_analyzer_repeats(all: &mut Vec<Diagnostic>) -> usize {
+/// Drops rust-analyzer's own error diagnostics (of the file at `path`) that repeat a rustc error
+/// (cargo check) with the same code or an equivalent one (see the table above), at the rustc
+/// error's start line — or, for an equivalent code, on a line one of its spans in the same file
+/// covers: rust-analyzer puts `expected 3 arguments, found 2` on the `)` line of a call written
+/// over several lines, while rustc's `E0061` starts at the callee and names the argument list as
+/// a related span (strsim 0.11.1, trial43 M2: 22 new errors said where cargo reported 18). The
+/// problem is counted once, as cargo reports it. Returns how many were dropped.
+pub fn collapse_rust_analyzer_repeats(path: &std::path::Path, all: &mut Vec<Diagnostic>) -> usize {
     let source = |d: &Diagnostic| d.source.clone().unwrap_or_default();
     let code = code_text;
-    let line = |d: &Diagnostic| Some(u64::from(d.range.start.line));
+    let line = |d: &Diagnostic| d.range.start.line;
     let severity = |d: &Diagnostic| d.severity.unwrap_or(DiagnosticSeverity::ERROR);
-    let rustc: Vec<(Option<u64>, String)> =
-        all.iter().filter(|d| source(d) == "rustc" && severity(d) == DiagnosticSeverity::ERROR).map(|d| (line(d), code(d))).collect();
+    // Per rustc error: its code, its start line, and the lines its spans in this file cover.
+    let rustc: Vec<(String, u32, Vec<std::ops::RangeInclusive<u32>>)> = all
+        .iter()
+        .filter(|d| source(d) == "rustc" && severity(d) == DiagnosticSeverity::ERROR)
+        .map(|d| {
+            let mut spans = vec![d.range.start.line..=d.range.end.line];
+            for related in d.related_information.iter().flatten() {
+                if crate::lsp::uri::lsp_uri_to_path(&related.location.uri).as_deref() == Some(path) {
+                    spans.push(related.location.range.start.line..=related.location.range.end.line);
+                }
+            }
+            (code(d), line(d), spans)
+        })
+        .collect();
     if rustc.is_empty() {
         return 0;
     }
@@ -599,12 +615,11 @@ pub fn collapse_rust_analyzer_repeats(all: &mut Vec<Diagnostic>) -> usize {
         if own.is_empty() {
             return true;
         }
-        let equivalent: Vec<&str> = RUST_ANALYZER_EQUIVALENT_CODES
-            .iter()
-            .find(|(native, _)| *native == own)
-            .map(|(_, codes)| codes.to_vec())
-            .unwrap_or_else(|| vec![own.as_str()]);
-        !rustc.iter().any(|(rustc_line, rustc_code)| *rustc_line == line(d) && equivalent.contains(&rustc_code.as_str()))
+        let equivalent: &[&str] = RUST_ANALYZER_EQUIVALENT_CODES.iter().find(|(native, _)| *native == own).map_or(&[], |(_, codes)| codes);
+        !rustc.iter().any(|(rustc_code, rustc_line, spans)| {
+            (*rustc_code == own && *rustc_line == line(d))
+                || (equivalent.contains(&rustc_code.as_str()) && spans.iter().any(|span| span.contains(&line(d))))
+        })
     });
     before - all.len()
 }
@@ -1403,8 +1418,25 @@ mod tests {
         .into_iter()
         .map(|value| serde_json::from_value(value).unwrap())
         .collect();
-        assert_eq!(collapse_rust_analyzer_repeats(&mut all), 2);
+        let path = std::path::Path::new("/w/src/lib.rs");
+        assert_eq!(collapse_rust_analyzer_repeats(path, &mut all), 2);
         let left: Vec<(u64, &str)> = all.iter().map(|d| (u64::from(d.range.start.line), d.source.as_deref().unwrap())).collect();
         assert_eq!(left, vec![(3, "rustc"), (7, "rust-analyzer"), (9, "rustc")]);
+    }
+
+    #[test]
+    fn a_rust_analyzer_arg_count_error_on_the_closing_line_of_a_call_is_rustc_e0061_of_its_callee() {
+        // rust-analyzer 2025 and rustc on `f(\n 1,\n 2,\n )` (trial43 M2): rustc's E0061 starts at
+        // `f` (0-based line 3) with a related span over the arguments (lines 3–6) and a related
+        // `function defined here` in another file; rust-analyzer's E0107 is on the `)` line (6).
+        let related = |file: &str, start: u32, end: u32| json!({"location": {"uri": format!("file://{file}"), "range": {"start": {"line": start, "character": 5}, "end": {"line": end, "character": 5}}}, "message": "argument #3 of type `bool` is missing"});
+        let rustc = json!({"range": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 5}}, "severity": 1, "code": "E0061", "source": "rustc", "message": "this function takes 3 arguments but 2 arguments were supplied",
+            "relatedInformation": [related("/w/src/lib.rs", 3, 6), related("/w/src/other.rs", 10, 20)]});
+        let native = |line: u32| json!({"range": {"start": {"line": line, "character": 4}, "end": {"line": line, "character": 5}}, "severity": 1, "code": "E0107", "source": "rust-analyzer", "message": "expected 3 arguments, found 2"});
+        let mut all: Vec<Diagnostic> =
+            [rustc, native(6), native(15)].into_iter().map(|value| serde_json::from_value(value).unwrap()).collect();
+        assert_eq!(collapse_rust_analyzer_repeats(std::path::Path::new("/w/src/lib.rs"), &mut all), 1);
+        let left: Vec<u32> = all.iter().map(|d| d.range.start.line).collect();
+        assert_eq!(left, vec![3, 15], "line 15 is covered only by a span in another file");
     }
 }

@@ -3145,7 +3145,7 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
         let range = (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character);
         seen.insert((range, d.code.clone(), d.message.clone()))
     });
-    let collapsed = crate::lsp::inactive::collapse_rust_analyzer_repeats(&mut all);
+    let collapsed = crate::lsp::inactive::collapse_rust_analyzer_repeats(&path, &mut all);
     if collapsed > 0 {
         notes.push(format!(
             "note: {} of {}'s own analysis repeated rustc's (cargo check) at the same place and {} counted once",

@@ -25,6 +25,10 @@
 //!   function by `use strsim::{hamming, StrSimError::DifferentLengthArgs};` was half renamed —
 //!   the `use` line only — and the doc-test failed with E0425.
 //!
+//! - Trial 43 M2 (strsim 0.11.1): a write that left multi-line calls one argument short counted
+//!   22 new errors where cargo reported 18: rust-analyzer's own `E0107` on each call's `)` line
+//!   repeated rustc's `E0061` at the callee.
+//!
 //! Ground truth: grep, cargo check, cargo test --doc, running the script.
 
 use crate::support;
@@ -461,4 +465,37 @@ fn an_edition_2015_doc_test_importing_the_renamed_names_is_renamed_whole() {
         "{printed}\n{}",
         std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap()
     );
+}
+
+/// Trial 43 M2: a call written over several lines that the write leaves an argument short is one
+/// error, as cargo counts it — not rustc's at the callee plus rust-analyzer's at the `)`.
+#[test]
+fn a_call_over_several_lines_left_an_argument_short_counts_once_as_cargo_does() {
+    let test = "lsp_trial40::a_call_over_several_lines_left_an_argument_short_counts_once_as_cargo_does";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"dice\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "pub fn sorensen_dice(a: &str, b: &str) -> f64 {\n    (a.len() + b.len()) as f64\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn one_line() {\n        assert_eq!(2.0, sorensen_dice(\"a\", \"b\"));\n    }\n\n    #[test]\n    fn several_lines() {\n        assert_eq!(\n            7.0,\n            sorensen_dice(\n                \"abc\",\n                \"abcd\"\n            )\n        );\n        let value = sorensen_dice(\n            \"x\",\n            \"y\",\n        );\n        assert_eq!(2.0, value);\n    }\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "diagnostics", "file": "src/lib.rs"}));
+    assert!(!result.is_error, "{}", result.joined_text());
+    let result = run.call(
+        Caller::Main,
+        "edit",
+        json!({"path": "src/lib.rs", "old_string": "pub fn sorensen_dice(a: &str, b: &str) -> f64 {", "new_string": "pub fn sorensen_dice(a: &str, b: &str, _ci: bool) -> f64 {"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let (built, output) = cargo_check(dir.path(), &["--message-format", "short"]);
+    assert!(!built, "{output}");
+    let cargo_errors = output.lines().filter(|line| line.contains(": error[")).count();
+    assert_eq!(cargo_errors, 3, "{output}");
+    assert!(text.contains(&format!("this write introduced {cargo_errors} new errors")), "cargo counts {cargo_errors}:\n{output}\n{text}");
+    assert!(!text.contains("E0107"), "{text}");
 }
