@@ -1820,15 +1820,12 @@ pub fn classify_occurrences(source: &str, path: &Path, hits: &[&WordHit], word_l
                     return OccurrenceKind::Code;
                 }
                 if kind.contains("comment") {
-                    if language == SupportLang::Rust
-                        && in_rust_doc_test(
-                            &lines,
-                            doc.get_or_init(|| crate::lsp::doc_tests::doc_comment_lines(&lines)),
-                            hit.line as usize,
-                            hit.byte_start,
-                        )
-                    {
-                        return OccurrenceKind::DocTest;
+                    let doc = doc.get_or_init(|| crate::lsp::doc_tests::doc_comment_lines(&lines));
+                    if language == SupportLang::Rust && in_rust_doc_test(&lines, doc, hit.line as usize, hit.byte_start) {
+                        // A string or comment of the example itself is text there too (trial43
+                        // M3: `hamming("hamming", "hammers")` listed the literal as unresolved).
+                        return rust_doc_test_text_kind(&lines, doc, hit.line as usize, hit.byte_start, word_len)
+                            .unwrap_or(OccurrenceKind::DocTest);
                     }
                     return OccurrenceKind::Comment;
                 }
@@ -1915,6 +1912,45 @@ pub fn python_attribute_name_argument(node: tree_sitter::Node<'_>, source: &str,
 /// comment, the opening one plain (```` ``` ````) or with rustdoc's attributes only (`rust`,
 /// `no_run`, `should_panic`, `compile_fail`, `edition20xx`, …) — not `ignore`, `text` or another
 /// language — and the occurrence is not in a `//` or `/*` comment of the example itself.
+/// For an occurrence (`word_len` bytes at `byte_start` of 0-based `line`) inside a Rust doc-test,
+/// what it is in the example's own code: [`OccurrenceKind::Text`] inside a string or character
+/// literal, [`OccurrenceKind::Comment`] inside a comment, `None` for code (or when the example
+/// cannot be read).
+fn rust_doc_test_text_kind(
+    lines: &[&str],
+    doc: &[Option<crate::lsp::doc_tests::DocCommentLine>],
+    line: usize,
+    byte_start: usize,
+    word_len: usize,
+) -> Option<OccurrenceKind> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::AstGrep;
+    use ast_grep_language::SupportLang;
+    let block = crate::lsp::doc_tests::doc_test_block(lines, doc, line)?;
+    let mut code = String::new();
+    let mut start = None;
+    for (index, prefix, text) in &block.lines {
+        if *index == line {
+            start = Some(code.len() + byte_start.checked_sub(*prefix)?);
+        }
+        code.push_str(text);
+        code.push('\n');
+    }
+    let start = start?;
+    let example = AstGrep::<StrDoc<SupportLang>>::try_new(code.as_str(), SupportLang::Rust).ok()?;
+    let mut node = example.root().get_inner_node().descendant_for_byte_range(start, start + word_len)?;
+    loop {
+        let kind = node.kind();
+        if kind.contains("comment") {
+            return Some(OccurrenceKind::Comment);
+        }
+        if kind.contains("string") || kind.contains("char_literal") {
+            return Some(OccurrenceKind::Text);
+        }
+        node = node.parent()?;
+    }
+}
+
 fn in_rust_doc_test(lines: &[&str], doc: &[Option<crate::lsp::doc_tests::DocCommentLine>], line: usize, byte_start: usize) -> bool {
     use crate::lsp::doc_tests::doc_comment_text;
     let Some(here) = doc.get(line).copied().flatten() else { return false };
@@ -2691,6 +2727,16 @@ mod tests {
         assert_eq!(
             classify_occurrences(source, &rs, &hits.iter().collect::<Vec<_>>(), 8),
             vec![Comment, DocTest, DocTest, Comment, Comment, Code]
+        );
+        // strsim 0.11.1 (trial43 M3): a string or comment of the example is text, not a use.
+        let source = "/// ```\n/// assert_eq!(Ok(3), hamming(\"hamming\", 'h'.to_string() + \"x\")); // hamming\n/// let s = r#\"hamming\"#;\n/// ```\npub fn hamming() {}\n";
+        std::fs::write(&rs, source).unwrap();
+        let hits = word_hits(source, "hamming");
+        let lines: Vec<u32> = hits.iter().map(|hit| hit.line + 1).collect();
+        assert_eq!(lines, vec![2, 2, 2, 3, 5]);
+        assert_eq!(
+            classify_occurrences(source, &rs, &hits.iter().collect::<Vec<_>>(), 7),
+            vec![DocTest, OccurrenceKind::Text, Comment, OccurrenceKind::Text, Code]
         );
         // Python: a docstring's `>>>` example is a doctest; its prose is a string.
         let py = dir.path().join("m.py");
