@@ -2415,6 +2415,10 @@ impl LanguageServer {
             ],
             work_done_progress_params: Default::default(),
         };
+        // The projects' inputs change (a created module now resolves): no state taken before
+        // stands for after (trial43 M5: an importer's pre-write "Cannot find module './math'"
+        // was reused as its state after `math.ts` was written).
+        self.bump_content_epoch();
         let _ = self.request_retrying::<request::ExecuteCommand>(params, deadline, false);
         let file = file.map(Path::to_path_buf).or_else(|| self.documents.lock().keys().next().cloned());
         if let Some(file) = file {

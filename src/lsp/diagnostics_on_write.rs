@@ -736,6 +736,9 @@ const OPENED_FOR_CHECKS_KEPT: usize = 64;
 /// the deletion causes then reads as already present (trial41 F2: immer's `env.ts` moved away,
 /// "no new errors … 45 errors remain" where the project was clean).
 ///
+/// Files about to be created get, for tsserver, the states of the files that import them by a
+/// relative specifier ([`seed_importers_of_created`]): those imports fail until the write.
+///
 /// Returns the time this spent that counts against the write's budget (see
 /// [`WRITE_BUDGET_MARGIN`]): everything but the server's start and loading, and rust-analyzer's
 /// wait for a check run that was due or running before the write (the project state it needs).
@@ -743,9 +746,11 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
     let mut counted = Duration::ZERO;
     let ledger = supervisor.diagnostics_ledger();
     let mut groups: Vec<(Arc<LanguageServer>, Vec<PathBuf>)> = Vec::new();
+    let mut creating: Vec<PathBuf> = Vec::new();
     for path in paths {
         if !path.is_file() {
             ledger.mark_created(path);
+            creating.push(path.clone());
             continue;
         }
         if supervisor.servers().all(|definition| !definition.serves(path)) {
@@ -755,6 +760,18 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
         match groups.iter_mut().find(|(server, _)| Arc::ptr_eq(server, &lease.server)) {
             Some((_, files)) => files.push(path.clone()),
             None => groups.push((lease.server, vec![path.clone()])),
+        }
+    }
+    // A write that only creates files still has a tsserver whose files may import them.
+    for path in &creating {
+        if supervisor.servers().all(|definition| !definition.serves(path)) {
+            continue;
+        }
+        let Ok(lease) = supervisor.server_for_file(path, None, deadline) else { continue };
+        if lease.server.definition().write_check == WriteCheck::TsserverRequests
+            && !groups.iter().any(|(server, _)| Arc::ptr_eq(server, &lease.server))
+        {
+            groups.push((lease.server, Vec::new()));
         }
     }
     for (server, files) in groups {
@@ -792,19 +809,22 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
                 let counted_from = Instant::now();
                 let cap = supervisor.config().write_diagnostics_dependents_cap;
                 let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
-                if let Ok(found) = tsserver_dependents(&server, &to_delete, cap, seed_end, None) {
+                if let Ok(found) = tsserver_dependents(&server, &to_delete, cap, seed_end, None, &[]) {
                     let mut reused = 0;
                     for path in found.to_check {
                         if Instant::now() >= seed_end {
                             break;
                         }
                         if let Ok(state) = tsserver_state(&server, &path, seed_end, reuse, &mut reused) {
-                            PRE_DELETION_STATES.with(|states| states.borrow_mut().insert(path, state));
+                            PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().insert(path, state));
                         }
                     }
                 }
                 counted += counted_from.elapsed();
             }
+        }
+        if server.definition().write_check == WriteCheck::TsserverRequests {
+            counted += seed_importers_of_created(supervisor, &server, &creating, seed_end);
         }
         // cargo check reads the disk: a check still running (or due, for files changed outside
         // the tools) when the write lands may compile the written text, and its result would
@@ -834,6 +854,35 @@ pub fn seed_files(supervisor: &LspSupervisor, paths: &[PathBuf], deleting: &[Pat
         }
     }
     counted
+}
+
+/// Before a write that creates TypeScript/JavaScript files (`creating`, absolute, not on disk
+/// yet), takes tsserver's state of the files of `server`'s root that import one of them by a
+/// relative specifier (at most the dependents cap, until `end`) into
+/// `PRE_WRITE_IMPORTER_STATES`: their failed imports (`Cannot find module './math'`) end with the
+/// write, and what they get instead (`has no exported member 'clamp'`) is new (trial43 M5: the
+/// file an import waited for was written, and its importer's new TS2305 went unreported;
+/// moving a module back fixed 24 errors in its importer, never said). Returns the time spent.
+fn seed_importers_of_created(supervisor: &LspSupervisor, server: &LanguageServer, creating: &[PathBuf], end: Instant) -> Duration {
+    let started = Instant::now();
+    let creating: Vec<PathBuf> =
+        creating.iter().filter(|path| server.definition().serves(path) && path.starts_with(server.root())).cloned().collect();
+    if creating.is_empty() {
+        return Duration::ZERO;
+    }
+    let cap = supervisor.config().write_diagnostics_dependents_cap;
+    let reuse = supervisor.config().write_diagnostics_reuse_pulled_states;
+    let mut reused = 0;
+    let importers = crate::lsp::project_scope::relative_importers(server.definition(), server.workspace_root(), server.root(), &creating);
+    for (path, _) in importers.into_iter().filter(|(path, _)| !creating.contains(path)).take(cap) {
+        if Instant::now() >= end {
+            break;
+        }
+        if let Ok(state) = tsserver_state(server, &path, end, reuse, &mut reused) {
+            PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().insert(path, state));
+        }
+    }
+    started.elapsed()
 }
 
 /// Before a write, for a server whose project-wide check reads the disk (rust-analyzer's cargo
@@ -1287,12 +1336,13 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     // A server restarted after the write (found dead by this check's lease) reopened the written
     // files with their new text: their old text, and so their pre-write state, is gone.
     let restarted = group.restarted_after_write;
-    // A file the write created had no state before it (no file), not an unknown one, and no
-    // file imported it (trial25 M: a new file was said "pre-write state unknown" and made the
-    // whole write skip the importers of the other written files).
+    // A file the write created had no state before it (no file), not an unknown one (trial25 M:
+    // a new file was said "pre-write state unknown" and made the whole write skip the importers
+    // of the other written files) — also when the server already holds its new text (a server
+    // started by this write opens it as it is now: trial43 M6 read that text as the old one, and
+    // the write as "only comments or whitespace").
     let ledger = supervisor.diagnostics_ledger();
-    let created: Vec<PathBuf> =
-        group.written.iter().filter(|path| server.document_text(path).is_none() && ledger.take_created(path)).cloned().collect();
+    let created: Vec<PathBuf> = group.written.iter().filter(|path| ledger.take_created(path)).cloned().collect();
     for path in &created {
         group.before.insert(path.clone(), Ok(Vec::new()));
     }
@@ -1317,6 +1367,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
     let phase_started = Instant::now();
     let trivia_only = matches!(group.write_check, WriteCheck::OpenImporters | WriteCheck::TsserverRequests)
         && group.not_open_before.is_empty()
+        && created.is_empty()
         && only_trivia_written(&server, &group.written).is_some();
     group.trivia_only = trivia_only;
     group.phases.push(("token comparison", phase_started.elapsed()));
@@ -1474,14 +1525,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                     if names.len() == 1 { "its" } else { "their" },
                     if names.len() == 1 { "it" } else { "them" },
                 )));
-            } else if group.not_open_before.is_empty() && written_open.is_empty() {
-                let names: Vec<String> = created.iter().map(|path| supervisor.display_path(path)).collect();
-                group.scope = Some(CheckScope::WrittenOnly(format!(
-                    "{} did not exist before the write: the files whose import of {} failed until now were not checked",
-                    names.join(", "),
-                    if names.len() == 1 { "it" } else { "them" }
-                )));
-            } else if !written_open.is_empty() {
+            } else if !written_open.is_empty() || !created.is_empty() {
                 // The importers of the written files that were open are found even when another
                 // written file was not (trial34 F2: a direct "Move to a new file" — tsserver
                 // creates the new file itself while computing the edit — skipped the importers
@@ -1498,7 +1542,10 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                 let changed_names = changed_typescript_names_of_written(&server, &written_open);
                 // The users of a changed member are asked within a quarter of what is left.
                 let (member_users, members_asked) = typescript_member_users(&server, &written_open, quarter_to(end));
-                match tsserver_dependents(&server, &written_open, cap, end, changed_names.as_deref()) {
+                // A created file's importers are found too: their imports failed until now
+                // (their states before the write were taken by `seed_files`).
+                let importer_targets: Vec<PathBuf> = written_open.iter().chain(&created).cloned().collect();
+                match tsserver_dependents(&server, &importer_targets, cap, end, changed_names.as_deref(), &created) {
                     Ok(TypeScriptDependents { to_check: mut files, mut beyond_cap, reexporters }) => {
                         // Users of a changed member first; those that do not import a written
                         // file were not found by the importer walk (trial34 M1).
@@ -1511,7 +1558,7 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
                         // Files the tsconfig leaves out that import a written file or a
                         // re-exporter of it by a relative path: no program holds them
                         // (trial31 F5).
-                        let targets: Vec<PathBuf> = written_open.iter().chain(&reexporters).cloned().collect();
+                        let targets: Vec<PathBuf> = importer_targets.iter().chain(&reexporters).cloned().collect();
                         let mut outside = crate::lsp::project_scope::importers_outside_config(
                             server.definition(),
                             server.workspace_root(),
@@ -1659,9 +1706,9 @@ fn prepare_and_sync(supervisor: &LspSupervisor, group: &mut Pending, spent_befor
             let reserved = costs.total(&written_live).max(written_started.elapsed());
             let dependents_end = importers_window_end(end, reserved);
             for path in group.dependents.clone() {
-                // Taken before a deletion reached the disk (see `seed_files`).
-                if let Some(state) = PRE_DELETION_STATES.with(|states| states.borrow_mut().remove(&path)) {
-                    group.keep_dependent_state_before(path, Instant::now(), Ok(state), "before the deletion", dependents_end);
+                // Taken before a deletion or creation reached the disk (see `seed_files`).
+                if let Some(state) = PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().remove(&path)) {
+                    group.keep_dependent_state_before(path, Instant::now(), Ok(state), "before the write reached the disk", dependents_end);
                     continue;
                 }
                 if Instant::now() >= dependents_end {
@@ -4067,6 +4114,7 @@ pub(crate) fn tsserver_dependents(
     cap: usize,
     end: Instant,
     changed_names: Option<&[String]>,
+    created: &[PathBuf],
 ) -> Result<TypeScriptDependents, String> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut reexporters: HashSet<PathBuf> = HashSet::new();
@@ -4074,8 +4122,9 @@ pub(crate) fn tsserver_dependents(
     let mut queue: VecDeque<PathBuf> = written.iter().cloned().collect();
     let mut queued: HashSet<PathBuf> = written.iter().cloned().collect();
     // A deleted module's importers are found by their import lines too: tsserver answers
-    // `fileReferences` for it only while a project still holds it (trial41 F2).
-    let gone: Vec<PathBuf> = written.iter().filter(|path| !path.exists()).cloned().collect();
+    // `fileReferences` for it only while a project still holds it (trial41 F2); so are a created
+    // module's, whose importers' imports failed until now.
+    let gone: Vec<PathBuf> = written.iter().filter(|path| !path.exists() || created.contains(path)).cloned().collect();
     if !gone.is_empty() {
         for (path, reexports) in
             crate::lsp::project_scope::relative_importers(server.definition(), server.workspace_root(), server.root(), &gone)
@@ -4096,9 +4145,13 @@ pub(crate) fn tsserver_dependents(
         if found.len() > cap * 4 {
             break;
         }
-        let body = server
-            .tsserver_request("fileReferences", json!({"file": file.to_string_lossy()}), end)
-            .map_err(|failure| failure.to_tool_error(server.id(), "fileReferences").message)?;
+        let body = match server.tsserver_request("fileReferences", json!({"file": file.to_string_lossy()}), end) {
+            Ok(body) => body,
+            // A file just created may be in no project yet ("No Project"): its importers were
+            // found by their import lines above.
+            Err(_) if created.contains(&file) => continue,
+            Err(failure) => return Err(failure.to_tool_error(server.id(), "fileReferences").message),
+        };
         let mut lines_cache: HashMap<PathBuf, Vec<String>> = HashMap::new();
         // Workspace files only (tsserver's references elsewhere are not importers to check).
         let reader = crate::files::WorkspaceReader::open(server.workspace_root()).ok();
@@ -5747,7 +5800,7 @@ impl PreWriteLayer for DiagnosticsOnWriteLayer {
             .filter(|(of, _)| *of == ctx.deadline())
             .map(|(_, paths)| paths)
             .unwrap_or_default();
-        PRE_DELETION_STATES.with(|states| states.borrow_mut().clear());
+        PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().clear());
         let counted = seed_files(supervisor, &paths, &deleting, deadline);
         // Keyed by the call's deadline: a call whose write failed never takes its entry, and the
         // next call on this thread must not inherit it.
@@ -5780,9 +5833,10 @@ thread_local! {
     /// The files the current call's write will delete, said by the tool's write planner, keyed
     /// by the call's deadline; taken by the pre-write half.
     static PLANNED_DELETIONS: std::cell::RefCell<Option<(Instant, Vec<PathBuf>)>> = const { std::cell::RefCell::new(None) };
-    /// tsserver states of the files importing a file the current call deletes, taken before the
-    /// deletion (see [`seed_files`]); taken one by one by the post-write half, cleared by both.
-    static PRE_DELETION_STATES: std::cell::RefCell<HashMap<PathBuf, Vec<Diagnostic>>> = std::cell::RefCell::new(HashMap::new());
+    /// tsserver states of the files importing a file the current call deletes or creates, taken
+    /// before the write reached the disk (see [`seed_files`]); taken one by one by the post-write
+    /// half, cleared by both.
+    static PRE_WRITE_IMPORTER_STATES: std::cell::RefCell<HashMap<PathBuf, Vec<Diagnostic>>> = std::cell::RefCell::new(HashMap::new());
 }
 
 /// Records the files (absolute) the write of the call with `deadline` will delete (an
@@ -5819,7 +5873,7 @@ impl PostWriteLayer for DiagnosticsOnWriteLayer {
         struct ClearPreDeletionStates;
         impl Drop for ClearPreDeletionStates {
             fn drop(&mut self) {
-                PRE_DELETION_STATES.with(|states| states.borrow_mut().clear());
+                PRE_WRITE_IMPORTER_STATES.with(|states| states.borrow_mut().clear());
             }
         }
         let _clear = ClearPreDeletionStates;

@@ -139,9 +139,12 @@ fn typescript_moving_a_reexported_module_away_and_back_is_checked_against_tsc() 
     }
     // Moved back: clean, as tsc says.
     let back = json!({"patch": "*** Begin Patch\n*** Update File: src/environment.ts\n*** Move to: src/env.ts\n@@\n // Should be no imports here!\n-// moved\n \n*** End Patch\n"});
+    let broken = tsc.len();
     let text = call_ok(&run, "apply_patch", back);
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
     assert!(!text.contains("new diagnostics introduced"), "{text}");
+    // trial43 M5: the errors the move back fixed are said fixed, all of them.
+    assert_eq!(resolved_count(&text), broken, "tsc counted {broken} errors before the move back:\n{text}");
     let text = diagnostics(&run, "src/internal.ts");
     assert!(!text.contains("2307") && text.contains("no errors"), "tsserver still stale after the move back:\n{text}");
     let text = call_ok(&run, "lsp", json!({"op": "references", "file": "src/env.ts", "line": 5, "symbol": "DRAFT_STATE"}));
@@ -156,6 +159,68 @@ fn typescript_moving_a_reexported_module_away_and_back_is_checked_against_tsc() 
     );
     let tsc = support::tsc_errors(dir.path());
     assert!(text.contains(&format!("this write introduced {} new errors", tsc.len())), "tsc: {tsc:?}\n{text}");
+}
+
+/// The errors a write's answer says it resolved: the sum of its `FILE: resolved by this write
+/// (N, …)` (or `(showing A of N, …)`) counts.
+fn resolved_count(text: &str) -> usize {
+    text.lines()
+        .filter_map(|line| line.split_once(": resolved by this write (").map(|(_, rest)| rest))
+        .map(|rest| {
+            let count = rest.split(',').next().unwrap_or("");
+            let count = count.rsplit(" of ").next().unwrap_or(count);
+            count.trim().parse::<usize>().unwrap_or_else(|_| panic!("unreadable count in {rest}"))
+        })
+        .sum()
+}
+
+/// trial43 M5 and M6: writing the module an import waits for checks that importer — its failed
+/// import ends, and what it asks of the module that is not there is new, as tsc says — and the
+/// created file is not said to change "only comments or whitespace".
+#[test]
+fn typescript_creating_the_module_an_import_waits_for_checks_that_importer_against_tsc() {
+    let test = "typescript_creating_the_module_an_import_waits_for_checks_that_importer_against_tsc";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2020\"}, \"include\": [\"src\"]}\n"),
+        ("src/consumer.ts", "export const total = (a: number, b: number): number => a + b\n"),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let text = call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/consumer.ts", "old_string": "export const total", "new_string": "import { clamp } from \"./math\"\nexport const c = clamp(1, 2, 3)\nexport const total"}),
+    );
+    let tsc = support::tsc_errors(dir.path());
+    assert_eq!(tsc.len(), 1, "{tsc:?}");
+    assert!(text.contains("this write introduced 1 new error"), "{text}");
+    // The module comes, without the name the import asks for.
+    let text = call_ok(
+        &run,
+        "write",
+        json!({"path": "src/math.ts", "content": "export function clampValue(v: number, lo: number, hi: number): number {\n  return Math.min(hi, Math.max(lo, v))\n}\n"}),
+    );
+    let tsc = support::tsc_errors(dir.path());
+    assert_eq!(tsc.len(), 1, "{tsc:?}");
+    assert!(tsc[0].contains("TS2305") && tsc[0].contains("consumer.ts"), "{tsc:?}");
+    assert!(!text.contains("only comments or whitespace"), "a created file is no comment-only change:\n{text}");
+    assert!(text.contains("checked: src/math.ts and 1 file that imports it"), "{text}");
+    assert!(
+        text.contains("this write introduced 1 new error")
+            && text.contains("src/consumer.ts: new diagnostics introduced by this write (1,"),
+        "tsc: {tsc:?}\n{text}"
+    );
+    assert!(text.contains("[2305]") || text.contains("2305"), "{text}");
+    // The name is given: the importer is clean, and the write says its error is gone.
+    let text = call_ok(
+        &run,
+        "edit",
+        json!({"path": "src/math.ts", "old_string": "export function clampValue", "new_string": "export function clamp"}),
+    );
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    assert_eq!(resolved_count(&text), 1, "{text}");
 }
 
 const LSTATER_GO: &str = "package events\n\n// Lstater can Lstat.\ntype Lstater interface {\n\tLstat(name string) (bool, error)\n}\n";
