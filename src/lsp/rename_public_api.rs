@@ -51,7 +51,9 @@ pub fn public_api_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_nam
             Some("rs") => {
                 notes.extend(rust_notes(workspace_root, &change.path, &shown, &old_lines, &new_lines, &changed, old_name, new_name))
             }
-            Some("go") => notes.extend(go_notes(workspace_root, &change.path, &shown, &old_lines, &changed, old_name, new_name)),
+            Some("go") => {
+                notes.extend(go_notes(workspace_root, &change.path, &shown, &old_lines, &new_lines, &changed, old_name, new_name))
+            }
             Some("ts" | "tsx" | "mts" | "cts") => notes.extend(crate::lsp::rename_public_typescript::typescript_public_api_notes(
                 workspace_root,
                 plan,
@@ -397,7 +399,13 @@ fn rust_notes(
             ));
             continue;
         }
-        let Some(kind) = rust_pub_definition(old_lines[index], old_name) else {
+        if !has_word(new_lines[index], new_name) {
+            // The line keeps every name it declares (only a type it mentions was renamed).
+            continue;
+        }
+        let Some(kind) =
+            rust_pub_definition(old_lines[index], old_name).filter(|_| rust_pub_definition(new_lines[index], new_name).is_some())
+        else {
             // A variant, a variant's field or a trait's item carries no `pub` of its own: it is
             // as public as its enum or trait (trial43 F1: strsim's `StrSimError::DifferentLengthArgs`).
             let (Some(module), Some(tree)) = (&module, &tree) else { continue };
@@ -460,6 +468,16 @@ fn go_module(workspace_root: &Path, path: &Path) -> Option<(std::path::PathBuf, 
     None
 }
 
+/// The receiver's type name of the Go method declared on `line` (`func (u *UUID) M()` →
+/// `UUID`, generic parameters dropped), if it declares one.
+fn go_method_receiver(line: &str) -> Option<String> {
+    let receiver = line.trim_start().strip_prefix("func ")?.trim_start().strip_prefix('(')?;
+    let receiver = &receiver[..receiver.find(')')?];
+    let type_text = receiver.split_whitespace().last()?.trim_start_matches('*');
+    let name: String = type_text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
 /// The kind of Go declaration of `name` on `line` (0-based index in `lines`): `func`, `method`,
 /// `type`, `var`, `const`, `field`; a line in a `const (`/`var (` block or a struct body is read
 /// by the nearest enclosing opener above it.
@@ -502,11 +520,13 @@ fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static s
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn go_notes(
     workspace_root: &Path,
     path: &Path,
     shown: &str,
     old_lines: &[&str],
+    new_lines: &[&str],
     changed: &[usize],
     old_name: &str,
     new_name: &str,
@@ -530,6 +550,18 @@ fn go_notes(
     let mut notes = Vec::new();
     for &index in changed {
         let Some(kind) = go_declaration(old_lines, index, old_name) else { continue };
+        // The declared name itself changed: a line that keeps it and renames only a type it
+        // mentions (`func (uuid UUID) Variant() Variant` when the type `Variant` is renamed)
+        // declares the same name after the rename (trial44 F5).
+        if go_declaration(new_lines, index, new_name) != Some(kind) {
+            continue;
+        }
+        // A method or field is reached through its type: `uuid.UUID.MarshalText`.
+        let owner = match kind {
+            "method" => go_method_receiver(old_lines[index]).map(|receiver| format!("{receiver}.")),
+            _ => None,
+        }
+        .unwrap_or_default();
         let keep = match kind {
             "type" => format!("to keep it, also add `type {old_name} = {new_name}` (a type alias) in {shown}"),
             "func" => {
@@ -543,7 +575,7 @@ fn go_notes(
             _ => format!("no alias keeps a {kind} shared: every importer must change"),
         };
         notes.push(format!(
-            "note: public API changed: {shown}:{} declares the exported {kind} `{old_name}` of package `{package}` (import path `{import_path}`), so this rename makes it `{package}.{new_name}` — modules outside this workspace that use `{package}.{old_name}` break; {keep}",
+            "note: public API changed: {shown}:{} declares the exported {kind} `{owner}{old_name}` of package `{package}` (import path `{import_path}`), so this rename makes it `{package}.{owner}{new_name}` — modules outside this workspace that use `{package}.{owner}{old_name}` break; {keep}",
             index + 1
         ));
     }
@@ -718,5 +750,37 @@ mod tests {
         assert!(public_api_notes(&root, &plan(old, "Every", "EveryDuration", "constantdelay_test.go"), "Every", "EveryDuration").is_empty());
         let main = old.replace("package cron", "package main");
         assert!(public_api_notes(&root, &plan(&main, "Every", "EveryDuration", "main.go"), "Every", "EveryDuration").is_empty());
+        // google/uuid 1.3.0 (trial44 F5): renaming the type `Variant` changes the result type of
+        // the method `Variant`, which keeps its name: one note, for the type.
+        let old = "package uuid\n\ntype Variant byte\n\nfunc (uuid UUID) Variant() Variant {\n\treturn Variant(uuid[8])\n}\n\nfunc (uuid *UUID) MarshalText() ([]byte, error) {\n\treturn nil, nil\n}\n";
+        let new = "package uuid\n\ntype VariantKind byte\n\nfunc (uuid UUID) Variant() VariantKind {\n\treturn VariantKind(uuid[8])\n}\n\nfunc (uuid *UUID) MarshalText() ([]byte, error) {\n\treturn nil, nil\n}\n";
+        let renamed = WorkspaceEditPlan { changes: vec![change(&root.join("uuid.go"), old, new)], files: Vec::new() };
+        let notes = public_api_notes(&root, &renamed, "Variant", "VariantKind");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].starts_with("note: public API changed: uuid.go:3 declares the exported type `Variant`"), "{notes:#?}");
+        // A method is named through its receiver's type.
+        let notes = public_api_notes(&root, &plan(old, "MarshalText", "EncodeText", "uuid.go"), "MarshalText", "EncodeText");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(
+            notes[0].contains("exported method `UUID.MarshalText` of package `uuid`") && notes[0].contains("`uuid.UUID.EncodeText`"),
+            "{notes:#?}"
+        );
+    }
+
+    #[test]
+    fn a_rust_line_that_keeps_its_declared_name_is_no_public_api_change() {
+        // The Rust twin of trial44 F5: `pub fn variant(&self) -> Variant` keeps its name when
+        // the type `Variant` is renamed.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"uuidish\"\nversion = \"0.1.0\"\n").unwrap();
+        let old = "pub struct Variant;\npub fn Variant() -> Variant {\n    Variant\n}\n";
+        let new = "pub struct VariantKind;\npub fn Variant() -> VariantKind {\n    VariantKind\n}\n";
+        std::fs::write(root.join("src/lib.rs"), old).unwrap();
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/lib.rs"), old, new)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "Variant", "VariantKind");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].starts_with("note: public API changed: src/lib.rs:1 defines `uuidish::Variant` (`pub struct`)"), "{notes:#?}");
     }
 }
