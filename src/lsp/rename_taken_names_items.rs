@@ -80,6 +80,9 @@ struct Definition {
     space: NameSpace,
     /// Whether this is a Python `def`/`class` (two plain assignments do not collide).
     python_definition: bool,
+    /// Python: bound inside an `if`/`try`/`with`/`for`/`while` of its scope (one branch of a
+    /// choice; two such bindings may be alternatives, `try: … except: …`).
+    conditional: bool,
     /// A few words for the answer (`fn write_pessimistic`, `class Foo`).
     what: String,
 }
@@ -112,9 +115,11 @@ pub(crate) fn file_findings(
         {
             continue;
         }
-        let found = if rust { rust_definition(node, new) } else { python_definition(node) };
-        if let Some((scope, space, what)) = found {
+        let found =
+            if rust { rust_definition(node, new).map(|(scope, space, what)| (scope, false, space, what)) } else { python_definition(node) };
+        if let Some((scope, conditional, space, what)) = found {
             definitions.push(Definition {
+                conditional,
                 start: node.start_byte(),
                 line: node.start_position().row + 1,
                 renamed: renamed_starts.contains(&node.start_byte()),
@@ -133,6 +138,7 @@ pub(crate) fn file_findings(
                 && existing.scope == renamed.scope
                 && renamed.space.collides_with(existing.space)
                 && (rust || renamed.python_definition || existing.python_definition)
+                && !(renamed.conditional && existing.conditional)
         });
         let Some(existing) = clash else { continue };
         let consequence = if rust {
@@ -227,28 +233,68 @@ fn rust_use_binding(identifier: tree_sitter::Node<'_>) -> Option<tree_sitter::No
     }
 }
 
-/// When the Python `identifier` names a definition: its block's id, the name space and kind word.
-fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, NameSpace, &'static str)> {
+/// When the Python `identifier` names a definition: its scope's id (the module's, a `def`'s or a
+/// `class`'s body: the block of an `if`, `try`, `with`, `for` or `while` is no scope of its own),
+/// whether it is bound inside such a statement, the name space and kind word. recipes.py of
+/// more-itertools 10.5.0 binds `_zip_strict` at module level in `try: … except TypeError: … else:
+/// …`; a `def _zip_strict` renamed into the module replaces it (trial44 F4: said "no other
+/// definition").
+fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, bool, NameSpace, &'static str)> {
     let parent = identifier.parent()?;
     let is_name = parent.child_by_field_name("name").is_some_and(|name| name.id() == identifier.id());
-    // The statement and its block: a decorated definition's block is its decorator's.
-    let block_of = |statement: tree_sitter::Node<'_>| -> Option<String> {
+    // The statement's scope: a decorated definition's is its decorator's.
+    let scope_of = |statement: tree_sitter::Node<'_>| -> Option<(String, bool)> {
         let mut statement = statement;
         if statement.parent().is_some_and(|up| up.kind() == "decorated_definition") {
             statement = statement.parent()?;
         }
-        let block = statement.parent()?;
-        matches!(block.kind(), "block" | "module").then(|| block.id().to_string())
+        let mut block = statement.parent()?;
+        let mut conditional = false;
+        loop {
+            if block.kind() == "module" {
+                return Some((block.id().to_string(), conditional));
+            }
+            if block.kind() != "block" {
+                return None;
+            }
+            let owner = block.parent()?;
+            if matches!(owner.kind(), "function_definition" | "class_definition") {
+                return Some((block.id().to_string(), conditional));
+            }
+            // Up through the compound statement (and its clause) to the block holding it.
+            let mut up = owner;
+            while !matches!(up.kind(), "block" | "module") {
+                if !matches!(
+                    up.kind(),
+                    "if_statement"
+                        | "elif_clause"
+                        | "else_clause"
+                        | "try_statement"
+                        | "except_clause"
+                        | "except_group_clause"
+                        | "finally_clause"
+                        | "with_statement"
+                        | "for_statement"
+                        | "while_statement"
+                ) {
+                    return None;
+                }
+                up = up.parent()?;
+            }
+            conditional = true;
+            block = up;
+        }
     };
+    let found = |statement, space, what| scope_of(statement).map(|(scope, conditional)| (scope, conditional, space, what));
     match parent.kind() {
-        "function_definition" if is_name => Some((block_of(parent)?, NameSpace::Both, "def")),
-        "class_definition" if is_name => Some((block_of(parent)?, NameSpace::Both, "class")),
+        "function_definition" if is_name => found(parent, NameSpace::Both, "def"),
+        "class_definition" if is_name => found(parent, NameSpace::Both, "class"),
         "assignment" if parent.child_by_field_name("left").is_some_and(|left| left.id() == identifier.id()) => {
             let statement = parent.parent().filter(|statement| statement.kind() == "expression_statement")?;
-            Some((block_of(statement)?, NameSpace::Both, "assignment"))
+            found(statement, NameSpace::Both, "assignment")
         }
         "aliased_import" if parent.child_by_field_name("alias").is_some_and(|alias| alias.id() == identifier.id()) => {
-            Some((block_of(parent.parent()?)?, NameSpace::Both, "import"))
+            found(parent.parent()?, NameSpace::Both, "import")
         }
         "dotted_name" => {
             // `from m import g` binds `g` (a one-segment name in the imported list).
@@ -257,7 +303,7 @@ fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, NameS
             let in_list = statement.kind() == "import_from_statement"
                 && statement.child_by_field_name("module_name").is_none_or(|module| module.id() != parent.id());
             (single && in_list).then_some(())?;
-            Some((block_of(statement)?, NameSpace::Both, "import"))
+            found(statement, NameSpace::Both, "import")
         }
         _ => None,
     }
@@ -306,5 +352,15 @@ mod tests {
         // Two module-level assignments are a reassignment, not a clash; a def and an import are.
         assert!(findings("m.py", "f = 1\ng = 2\n", "f", "g").is_empty());
         assert_eq!(findings("m.py", "from x import g\n\ndef f():\n    pass\n", "f", "g").len(), 1);
+        // more-itertools 10.5.0's recipes.py (trial44 F4): a module-level binding inside `try`/
+        // `except`/`else` is in the module's scope; the renamed `def` at module level replaces it.
+        let source = "try:\n    zip(strict=True)\nexcept TypeError:\n    g = zip\nelse:\n    g = 1\n\ndef f():\n    pass\n";
+        let found = findings("m.py", source, "f", "g");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("8: the renamed `f` becomes `def g`, which line 4 already defines"), "{found:?}");
+        // Inside a `def`, an `if` block is the function's scope; another function's is not.
+        let source = "def h():\n    if True:\n        g = 1\n    def f():\n        pass\n\ndef k():\n    g = 2\n";
+        assert_eq!(findings("m.py", source, "f", "g").len(), 1);
+        assert!(findings("m.py", "def k():\n    g = 2\n\ndef f():\n    pass\n", "f", "g").is_empty());
     }
 }
