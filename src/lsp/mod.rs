@@ -66,6 +66,7 @@ pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_api;
 pub(crate) mod rename_public_names;
 pub(crate) mod rename_public_typescript;
+pub(crate) mod rename_python_imports;
 pub(crate) mod rename_taken_names;
 pub(crate) mod rename_taken_names_items;
 pub(crate) mod rust_answer_checks;

@@ -907,6 +907,42 @@ pub fn complete_rename(
             declaration_kept.push(hit);
         }
     }
+    // Python: a file that imports the renamed name from the renamed definition's own module,
+    // where the server resolved nothing (a stub that does not declare it), renames the import
+    // and — when it binds the name itself and nothing else does — its uses (trial44 F1:
+    // more-itertools' `from .recipes import _zip_equal` left, and the package did not import).
+    let mut import_followers: Vec<WordHit> = Vec::new();
+    if renames_declaration(&edits) {
+        let definition_files: Vec<PathBuf> = origin_targets.iter().map(|(path, _, _)| path.clone()).collect();
+        let mut files: Vec<PathBuf> = elsewhere
+            .iter()
+            .filter(|(hit, first)| first.is_none() && hit.path.extension().is_some_and(|ext| ext == "py" || ext == "pyi"))
+            .map(|(hit, _)| hit.path.clone())
+            .collect();
+        files.dedup();
+        for path in files {
+            let Ok(text) = reader.read_to_string(&path) else { continue };
+            let Some(import) = crate::lsp::rename_python_imports::imports_renamed_name_from(&path, &text, old_name, &definition_files)
+            else {
+                continue;
+            };
+            let follow: Vec<WordHit> = elsewhere
+                .iter()
+                .filter(|(hit, first)| {
+                    hit.path == path
+                        && first.is_none()
+                        && (hit.line as usize == import.import_line || (import.binds_the_name && !import.also_bound_elsewhere))
+                })
+                .map(|(hit, _)| hit.clone())
+                .collect();
+            for hit in follow {
+                let (start, end) = columns(&hit);
+                let own = text_edit(hit.line, start, end, new_name);
+                conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
+                import_followers.push(hit);
+            }
+        }
+    }
     // A later rename (from another missed reference) may have covered an occurrence judged
     // before it: only what the final edit leaves is said as left.
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
@@ -1037,6 +1073,15 @@ pub fn complete_rename(
             if added.len() == 1 { "" } else { "s" }
         ));
         let lines = one_per_line(added.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !import_followers.is_empty() {
+        report.push(format!(
+            "  runbound renamed {} in files that import `{old_name}` from the renamed definition's module, which {} did not resolve there (a stub that does not declare it?) — the import and the file's uses of it:",
+            crate::render::plural(import_followers.len(), "occurrence"),
+            server.id()
+        ));
+        let lines = one_per_line(import_followers.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !dunder_all_added.is_empty() {
@@ -1470,6 +1515,7 @@ pub fn complete_rename(
         added_by_runbound: added
             .iter()
             .chain(dunder_all_added.iter())
+            .chain(import_followers.iter())
             .chain(doc_tests_renamed.iter())
             .map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1))
             .collect(),

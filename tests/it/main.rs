@@ -69,6 +69,7 @@ mod lsp_trial37;
 mod lsp_trial38;
 mod lsp_trial39;
 mod lsp_trial40;
+mod lsp_trial44;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;

@@ -1,0 +1,89 @@
+//! Wrong answers from the fresh-user trial 44 (more-itertools 10.5.0, google/uuid 1.3.0),
+//! against the real servers on fixtures of the same shape:
+//! - F1: `more.py`'s `from .recipes import (_zip_equal, …)` — a name `recipes.pyi` does not
+//!   declare, so pyright resolves the import to nothing — was left by the rename of
+//!   `recipes._zip_equal`, and `import more_itertools` raised `ImportError`.
+//! - F4: `recipes.py` binds `_zip_strict` at module level inside `try`/`except`/`else`; a `def`
+//!   renamed to `_zip_strict` replaced it, and the taken-name check said "no other definition".
+//!
+//! Ground truth: the interpreter (importing the package, running the function) and grep.
+
+use crate::support;
+
+use runbound::Caller;
+use serde_json::json;
+
+/// A package whose stub does not declare a name another module imports from the stubbed one.
+fn stubbed_package() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", "from .more import zip_equal\n"),
+        (
+            "pkg/recipes.py",
+            "try:\n    zip(strict=True)\nexcept TypeError:\n    _zip_strict = zip\nelse:\n    _zip_strict = zip\n\n\ndef _zip_equal(*iterables):\n    return list(zip(*iterables))\n\n\ndef transpose(it):\n    return _zip_strict(*it)\n",
+        ),
+        ("pkg/recipes.pyi", "from typing import Any\n\ndef transpose(it: Any) -> Any: ...\n"),
+        (
+            "pkg/more.py",
+            "from .recipes import (\n    _zip_equal,\n    transpose,\n)\n\n__all__ = ['zip_equal', 'transpose']\n\n\ndef zip_equal(*iterables):\n    return _zip_equal(*iterables)\n",
+        ),
+    ])
+}
+
+fn python_says(dir: &std::path::Path, code: &str) -> (bool, String) {
+    let output = std::process::Command::new("python3").args(["-c", code]).current_dir(dir).output().expect("run python3");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+#[test]
+fn a_rename_follows_an_import_of_the_name_from_its_module_that_pyright_cannot_resolve() {
+    let test = "lsp_trial44::a_rename_follows_an_import_of_the_name_from_its_module_that_pyright_cannot_resolve";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = stubbed_package();
+    let (ok, output) = python_says(dir.path(), "import pkg; print(pkg.zip_equal([1], [2]))");
+    assert!(ok && output.contains("[(1, 2)]"), "{output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/recipes.py", "line": 9, "symbol": "_zip_equal", "new_name": "_zip_checked"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(
+        text.contains("runbound renamed 2 occurrences in files that import `_zip_equal` from the renamed definition's module"),
+        "{text}"
+    );
+    let more = std::fs::read_to_string(dir.path().join("pkg/more.py")).unwrap();
+    assert!(!more.contains("_zip_equal") && more.matches("_zip_checked").count() == 2, "{more}");
+    // Ground truth: the package still imports and works.
+    let (ok, output) = python_says(dir.path(), "import pkg; print(pkg.zip_equal([1], [2]))");
+    assert!(ok && output.contains("[(1, 2)]"), "{output}\n{text}");
+}
+
+#[test]
+fn a_def_renamed_onto_a_name_bound_in_a_module_level_try_is_said_to_replace_it() {
+    let test = "lsp_trial44::a_def_renamed_onto_a_name_bound_in_a_module_level_try_is_said_to_replace_it";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let dir = stubbed_package();
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "pkg/recipes.py", "line": 9, "symbol": "_zip_equal", "new_name": "_zip_strict", "preview": true}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("the renamed `_zip_equal` becomes `def _zip_strict`, which line 4 already defines in the same scope"), "{text}");
+    // Ground truth: accepted, the module's `_zip_strict` is the renamed def, and transpose()
+    // changes behaviour (it returns a list where zip returned an iterator).
+    let edit_id = result.structured_content.as_ref().and_then(|s| s["edit_id"].as_str()).expect("edit_id").to_owned();
+    let accepted = run.call(Caller::Main, "resolve", json!({"edit_id": edit_id, "action": "accept"}));
+    assert!(!accepted.is_error, "{}", accepted.joined_text());
+    let (ok, output) = python_says(dir.path(), "from pkg import recipes; print(type(recipes.transpose([[1], [2]])).__name__)");
+    assert!(ok && output.trim() == "list", "the rename replaced the try/except binding: {output}");
+}
