@@ -321,6 +321,20 @@ fn implementation_targets(server: &LanguageServer, path: &Path, line: u32, chara
     response_targets(&answer)
 }
 
+/// The Go interface method declared at 0-based `line` of `path` as `package.Interface.Method`
+/// (`fmt.Stringer.String`), read from the file (the standard library's sources included: only
+/// the names are taken); `None` when the line is no method of an interface type.
+fn go_interface_method_name(path: &Path, line: u32) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let method: String = lines.get(line as usize)?.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let package = lines.iter().find_map(|l| l.strip_prefix("package "))?.split_whitespace().next()?.to_owned();
+    let opener = lines[..line as usize].iter().rev().find(|l| !l.starts_with(char::is_whitespace) && !l.trim().is_empty())?;
+    let interface = opener.strip_prefix("type ")?.split_whitespace().collect::<Vec<_>>();
+    (interface.get(1).is_some_and(|kind| kind.starts_with("interface")) && !method.is_empty())
+        .then(|| format!("{package}.{}.{method}", interface[0]))
+}
+
 /// The start of each location of a definition or implementation answer (canonical paths).
 fn response_targets(answer: &Option<lsp_types::GotoDefinitionResponse>) -> HashSet<Target> {
     let starts: Vec<(&lsp_types::Uri, lsp_types::Position)> = match answer {
@@ -1253,27 +1267,62 @@ pub fn complete_rename(
     // concrete method implements (gopls's `implementation` at the renamed method lists them).
     // gopls may rename only the one method; those left are no other symbol: the types stop
     // implementing the interface, and the build breaks where one is used as it.
+    // Whether the renamed method is an interface's (its declaration line is no `func`).
+    let declaration_line = origin_targets.iter().next().and_then(|(path, target_line, _)| {
+        reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned))
+    });
+    let renamed_is_interface_method = declaration_line.as_deref().is_some_and(|text| !text.trim_start().starts_with("func"));
     let mut tied_methods: Vec<(WordHit, Target)> = Vec::new();
+    // Go, a concrete method: the interface methods it implements that the edit leaves (a
+    // standard library interface cannot be renamed), and the calls through them.
+    let mut implemented_interfaces: Vec<Target> = Vec::new();
+    let mut interface_calls: Vec<(WordHit, Target)> = Vec::new();
     let origin_is_go = origin.extension().is_some_and(|ext| ext == "go");
-    if origin_is_go && elsewhere.iter().any(|(_, target)| target.is_some()) && Instant::now() < deadline {
+    let renamed_is_go_method = origin_is_go && declaration_line.as_deref().is_some_and(|text| text.trim_start().starts_with("func ("));
+    if origin_is_go && (renamed_is_go_method || elsewhere.iter().any(|(_, target)| target.is_some())) && Instant::now() < deadline {
         let tied = implementation_targets(server, origin, line, character, deadline);
         let tied_lines: HashSet<(&PathBuf, u32)> = tied.iter().map(|(path, target_line, _)| (path, *target_line)).collect();
-        elsewhere.retain(|(hit, target)| match target {
-            Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
-                tied_methods.push((hit.clone(), found.clone()));
-                false
-            }
-            _ => true,
-        });
+        if renamed_is_go_method {
+            // The type stops implementing those interfaces: where it is used as one in code, the
+            // build breaks (the write check shows it); where it is used dynamically (fmt's
+            // verbs, encoding/json, a type assertion) the behaviour changes with no error
+            // (trial44 F2: uuid's `MarshalText` renamed, UUIDs marshal as byte arrays; F6: the
+            // calls of `fmt.Stringer.String` on other types were said to break the build).
+            implemented_interfaces = tied.iter().filter(|target| !renamed_by(&edits, target)).cloned().collect();
+            implemented_interfaces.sort();
+            elsewhere.retain(|(hit, target)| match target {
+                Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
+                    interface_calls.push((hit.clone(), found.clone()));
+                    false
+                }
+                _ => true,
+            });
+        } else {
+            elsewhere.retain(|(hit, target)| match target {
+                Some(found @ (path, target_line, _)) if tied_lines.contains(&(path, *target_line)) => {
+                    tied_methods.push((hit.clone(), found.clone()));
+                    false
+                }
+                _ => true,
+            });
+        }
     }
-    // Whether the renamed method is an interface's (its declaration line is no `func`).
-    let renamed_is_interface_method = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
-        reader
-            .read_to_string(path)
-            .ok()
-            .and_then(|text| text.lines().nth(*target_line as usize).map(|text| !text.trim_start().starts_with("func")))
-            .unwrap_or(false)
-    });
+    if !interface_calls.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} through the interface method the renamed method implemented (another type's method at run time; the renamed type no longer reaches it):",
+            crate::render::plural(interface_calls.len(), "call")
+        ));
+        let lines = one_per_line(interface_calls.iter(), |(hit, _)| hit);
+        list_lines(
+            &mut report,
+            &lines,
+            LISTED,
+            |(hit, _)| hit,
+            &shown,
+            old_name.len(),
+            |(_, (path, target_line, _))| format!("   (definition: {}:{})", shown(path), target_line + 1),
+        );
+    }
     if !tied_methods.is_empty() {
         let implementations = renamed_is_interface_method;
         report.push(format!(
@@ -1565,6 +1614,24 @@ pub fn complete_rename(
         warnings.push(format!(
             "WARNING: {} left unrenamed in strings that name the attribute for mock.patch.object / getattr / setattr / hasattr (they fail at run time) — listed below",
             crate::render::plural(attribute_names.len(), "occurrence")
+        ));
+    }
+    if !implemented_interfaces.is_empty() {
+        let named: Vec<String> = implemented_interfaces
+            .iter()
+            .map(|(path, target_line, _)| {
+                let place = format!("{}:{}", shown(path), target_line + 1);
+                match go_interface_method_name(path, *target_line) {
+                    Some(name) => format!("`{name}` ({place})"),
+                    None => format!("the interface method at {place}"),
+                }
+            })
+            .collect();
+        warnings.push(format!(
+            "WARNING: the renamed method implements {}, which this rename leaves: its type no longer implements {} — where a value of it is used as {} in code the build breaks (the write check shows it), and where it is used dynamically (fmt's verbs for `Stringer`, encoding/json for `TextMarshaler`/`Marshaler`, database/sql for `Valuer`, a type assertion, reflection) the behaviour changes with NO compile error; keep a `// Deprecated:` method `{old_name}` that calls `{new_name}` if those uses matter",
+            named.join(", "),
+            if named.len() == 1 { "that interface" } else { "those interfaces" },
+            if named.len() == 1 { "it" } else { "one" },
         ));
     }
     if !tied_methods.is_empty() {

@@ -71,15 +71,15 @@ pub fn imports_renamed_name_from(path: &Path, text: &str, name: &str, definition
                     }
                 }
             }
-            "function_definition" | "class_definition" => {
-                if node.child_by_field_name("name").and_then(|n| n.utf8_text(bytes).ok()) == Some(name) {
-                    bindings += 1;
-                }
+            "function_definition" | "class_definition"
+                if node.child_by_field_name("name").and_then(|n| n.utf8_text(bytes).ok()) == Some(name) =>
+            {
+                bindings += 1;
             }
-            "assignment" | "augmented_assignment" => {
-                if node.child_by_field_name("left").and_then(|n| n.utf8_text(bytes).ok()) == Some(name) {
-                    bindings += 1;
-                }
+            "assignment" | "augmented_assignment"
+                if node.child_by_field_name("left").and_then(|n| n.utf8_text(bytes).ok()) == Some(name) =>
+            {
+                bindings += 1;
             }
             "import_statement" => {
                 // `import name` / `import x as name`.
