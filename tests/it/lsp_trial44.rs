@@ -87,3 +87,93 @@ fn a_def_renamed_onto_a_name_bound_in_a_module_level_try_is_said_to_replace_it()
     let (ok, output) = python_says(dir.path(), "from pkg import recipes; print(type(recipes.transpose([[1], [2]])).__name__)");
     assert!(ok && output.trim() == "list", "the rename replaced the try/except binding: {output}");
 }
+
+/// A Go package whose type implements `fmt.Stringer` and `encoding.TextMarshaler`, with a test
+/// that marshals it to JSON and a call of `String` through `fmt.Stringer` on another type.
+fn stringer_package() -> tempfile::TempDir {
+    support::workspace_with(&[
+        ("go.mod", "module example.com/ident\n\ngo 1.19\n"),
+        (
+            "ident.go",
+            "package ident\n\nimport \"fmt\"\n\n// ID is an identifier.\ntype ID [2]byte\n\n// String formats the ID.\nfunc (id ID) String() string {\n\treturn fmt.Sprintf(\"%02x%02x\", id[0], id[1])\n}\n\n// MarshalText implements encoding.TextMarshaler.\nfunc (id ID) MarshalText() ([]byte, error) {\n\treturn []byte(id.String()), nil\n}\n\n// Kind is a kind.\ntype Kind int\n\n// String names the kind.\nfunc (k Kind) String() string {\n\treturn \"kind\"\n}\n",
+        ),
+        (
+            "ident_test.go",
+            "package ident\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestJSON(t *testing.T) {\n\tout, _ := json.Marshal(ID{1, 2})\n\tif string(out) != `\"0102\"` {\n\t\tt.Fatalf(\"got %s\", out)\n\t}\n}\n\nfunc TestKinds(t *testing.T) {\n\tfor _, v := range []interface{}{Kind(1)} {\n\t\tif s, ok := v.(fmt.Stringer); ok && s.String() != \"kind\" {\n\t\t\tt.Fatal(s.String())\n\t\t}\n\t}\n}\n",
+        ),
+    ])
+}
+
+fn go_test(dir: &std::path::Path) -> (bool, String) {
+    let output = std::process::Command::new("go")
+        .args(["test", "-count=1", "./..."])
+        .current_dir(dir)
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOPROXY", "off")
+        .output()
+        .expect("run go test");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+/// Trial 44 F2 and F6 (google/uuid 1.3.0): renaming a method that implements a standard
+/// interface warns that the type stops implementing it — silently at run time where it is used
+/// dynamically — and calls of the interface method on other types do not hold the rename back
+/// as "the build would break".
+#[test]
+fn renaming_a_go_method_that_implements_a_standard_interface_warns_of_the_dynamic_uses() {
+    let test = "lsp_trial44::renaming_a_go_method_that_implements_a_standard_interface_warns_of_the_dynamic_uses";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = stringer_package();
+    let (ok, output) = go_test(dir.path());
+    assert!(ok, "fixture: {output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    // `String`: written (not staged), the call through fmt.Stringer on Kind rightly left.
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "ident.go", "line": 9, "symbol": "String", "new_name": "Text"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("NOT written") && text.starts_with("Renamed"), "{text}");
+    assert!(
+        text.contains("the renamed method implements ") && text.contains("`fmt.Stringer.String`") && text.contains("NO compile error"),
+        "{text}"
+    );
+    assert!(text.contains("left unrenamed, rightly: 2 calls through the interface method"), "{text}");
+    let (ok, output) = go_test(dir.path());
+    assert!(ok, "the String rename compiles and keeps the tests: {output}");
+    // `MarshalText`: the JSON form changes with no compile error, as the warning says.
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "ident.go", "line": 14, "symbol": "MarshalText", "new_name": "EncodeText"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("implements `encoding.TextMarshaler.MarshalText`"), "{text}");
+    assert!(text.contains("no new errors"), "{text}");
+    let (ok, output) = go_test(dir.path());
+    assert!(!ok && output.contains("TestJSON"), "ground truth: the JSON test fails: {output}");
+}
+
+/// Trial 44 F7: a new file that redeclares names of its package, written as the first call of a
+/// run, breaks the files that declare them too: every error is new (the package was clean).
+#[test]
+fn a_new_go_file_written_first_in_a_run_counts_the_redeclarations_it_causes_as_new() {
+    let test = "lsp_trial44::a_new_go_file_written_first_in_a_run_counts_the_redeclarations_it_causes_as_new";
+    if support::require_binary(test, "gopls").is_none() || support::require_binary(test, "go").is_none() {
+        return;
+    }
+    let dir = stringer_package();
+    let (ok, output) = go_test(dir.path());
+    assert!(ok, "fixture: {output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "write",
+        json!({"path": "extra_test.go", "content": "package ident\n\nimport \"testing\"\n\nfunc TestJSON(t *testing.T) {}\n"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("this write introduced 2 new errors in 2 files"), "{text}");
+    assert!(text.contains("ident_test.go: new diagnostics introduced by this write"), "{text}");
+    assert!(!text.contains("already present before this write"), "{text}");
+    let (ok, output) = go_test(dir.path());
+    assert!(!ok && output.contains("TestJSON redeclared"), "ground truth: {output}");
+}
