@@ -791,6 +791,9 @@ pub fn complete_rename(
     let mut elsewhere: Vec<(WordHit, Option<Target>)> = Vec::new();
     let mut declaration_kept: Vec<WordHit> = Vec::new();
     let mut kept_by_export_alias: Vec<WordHit> = Vec::new();
+    // TypeScript: uses of the property a renamed local was destructured from (the edit wrote
+    // `{ OLD: NEW }`, keeping the property's name): another symbol.
+    let mut destructured_property: Vec<WordHit> = Vec::new();
     let mut kept_local_bindings: Vec<WordHit> = Vec::new();
     let mut dunder_all_added: Vec<WordHit> = Vec::new();
     let mut dunder_all_pending: Vec<WordHit> = Vec::new();
@@ -896,7 +899,15 @@ pub fn complete_rename(
                     // occurrence is said as kept through that alias (@tanstack/query-core
                     // 5.59.0 shape, trial 17: `import { NEW as NEW } from './index'`).
                     if overlapping_edits(&edits, &more) > 0 {
-                        kept_by_export_alias.push(hit);
+                        // The renamed local was destructured from a property of the old name:
+                        // the server's second rename is the property's (trial43 M7: the uses of
+                        // `options.horizontal` were said to go "through a re-export").
+                        let destructured = format!("{old_name}: {new_name}");
+                        if edits.values().flatten().any(|edit| edit.new_text == destructured) {
+                            destructured_property.push(hit);
+                        } else {
+                            kept_by_export_alias.push(hit);
+                        }
                         continue;
                     }
                     extra_renames.push(format!("{}:{}", shown(&hit.path), hit.line + 1));
@@ -962,6 +973,7 @@ pub fn complete_rename(
     elsewhere.retain(|(hit, _)| !is_covered(&edits, hit));
     declaration_kept.retain(|hit| !is_covered(&edits, hit));
     kept_by_export_alias.retain(|hit| !is_covered(&edits, hit));
+    destructured_property.retain(|hit| !is_covered(&edits, hit));
     kept_local_bindings.retain(|hit| !is_covered(&edits, hit));
     for hit in dunder_all_pending {
         let binding_renamed = grep.hits.iter().any(|other| other.path == hit.path && other.line != hit.line && is_covered(&edits, other));
@@ -1489,6 +1501,14 @@ pub fn complete_rename(
             if kept_by_export_alias.len() == 1 { "keeps" } else { "keep" }
         ));
         let lines = one_per_line(kept_by_export_alias.iter(), |hit| hit);
+        list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
+    }
+    if !destructured_property.is_empty() {
+        report.push(format!(
+            "  left unrenamed, rightly: {} of the property `{old_name}` that the renamed local was destructured from (the edit wrote `{old_name}: {new_name}`, keeping the property's name): another symbol — rename the property itself if its name should change:",
+            crate::render::plural(destructured_property.len(), "occurrence")
+        ));
+        let lines = one_per_line(destructured_property.iter(), |hit| hit);
         list_lines(&mut report, &lines, LISTED, |hit| hit, &shown, old_name.len(), |_| String::new());
     }
     if !kept_local_bindings.is_empty() {

@@ -29,7 +29,11 @@
 //!   22 new errors where cargo reported 18: rust-analyzer's own `E0107` on each call's `)` line
 //!   repeated rustc's `E0061` at the callee.
 //!
-//! Ground truth: grep, cargo check, cargo test --doc, running the script.
+//! - Trial 43 M7 (@tanstack/virtual-core 3.10.8): renaming the local `horizontal` of `const {
+//!   horizontal, isRtl } = instance.options` said the 9 uses of `options.horizontal` reach it
+//!   "through a re-export whose public name the server kept"; they are the property's.
+//!
+//! Ground truth: grep, cargo check, cargo test --doc, tsc, running the script.
 
 use crate::support;
 
@@ -498,4 +502,38 @@ fn a_call_over_several_lines_left_an_argument_short_counts_once_as_cargo_does() 
     assert_eq!(cargo_errors, 3, "{output}");
     assert!(text.contains(&format!("this write introduced {cargo_errors} new errors")), "cargo counts {cargo_errors}:\n{output}\n{text}");
     assert!(!text.contains("E0107"), "{text}");
+}
+
+/// Trial 43 M7: the uses of the property a renamed local was destructured from are named as the
+/// property's, and the rename compiles (tsc).
+#[test]
+fn a_renamed_destructured_local_leaves_the_property_uses_as_another_symbol() {
+    let test = "lsp_trial40::a_renamed_destructured_local_leaves_the_property_uses_as_another_symbol";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2020\"}, \"include\": [\"src\"]}\n",
+        ),
+        (
+            "src/index.ts",
+            "export interface Options {\n  horizontal?: boolean\n}\n\nexport function offset(options: Options): string {\n  const { horizontal } = options\n  const other = options.horizontal ? 'x' : 'y'\n  return horizontal ? other : 'top'\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/index.ts", "line": 6, "symbol": "horizontal", "new_name": "isHorizontal"}),
+    );
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("through a re-export"), "{text}");
+    assert!(
+        text.contains("left unrenamed, rightly: 2 occurrences of the property `horizontal` that the renamed local was destructured from"),
+        "{text}"
+    );
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
 }
