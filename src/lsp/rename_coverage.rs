@@ -2558,6 +2558,7 @@ fn complete_references_in_served_files(
     let mut elsewhere = 0usize;
     let mut nowhere: Vec<(PathBuf, u32)> = Vec::new();
     let mut unanswered_while_loading = 0usize;
+    let mut in_doctests: Vec<(PathBuf, u32)> = Vec::new();
     let before = references.len();
     for hit in uncovered {
         let (start, end) = columns(hit);
@@ -2568,7 +2569,16 @@ fn complete_references_in_served_files(
             unchecked += 1;
             continue;
         }
-        if classifier.kind(hit) != OccurrenceKind::Code {
+        let kind = classifier.kind(hit);
+        // A Python doctest's `>>>` line is code the doctests run, which the server does not
+        // analyze: listed for reading, not counted among comments and strings (trial44 M2:
+        // six `>>> take(…)` calls were "not references … in comments or strings"). Rust's are
+        // resolved by `doc_test_uses_note`.
+        if kind == OccurrenceKind::DocTest && server.definition().write_check != crate::lsp::WriteCheck::ProjectCheckRun {
+            in_doctests.push((hit.path.clone(), hit.line));
+            continue;
+        }
+        if kind != OccurrenceKind::Code {
             in_text += 1;
             continue;
         }
@@ -2635,6 +2645,15 @@ fn complete_references_in_served_files(
     }
     if let Some(note) = doc_test_uses_note(server, origin, line, character, name, "references", deadline) {
         notes.push(note);
+    }
+    if !in_doctests.is_empty() {
+        notes.push(format!(
+            "note: NOT in this answer: {} of `{name}` in doctest examples (docstrings' `>>>` lines, which the doctests run and {} does not analyze) — those that call this symbol are uses: {}{}",
+            crate::render::plural(in_doctests.len(), "occurrence"),
+            server.id(),
+            in_doctests.iter().take(LISTED).map(|(path, line0)| format!("{}:{}", shown(path), line0 + 1)).collect::<Vec<_>>().join(", "),
+            if in_doctests.len() > LISTED { format!(" and {} more", in_doctests.len() - LISTED) } else { String::new() },
+        ));
     }
     if unchecked > 0 {
         notes.push(format!(

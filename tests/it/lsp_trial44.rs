@@ -6,6 +6,9 @@
 //! - F4: `recipes.py` binds `_zip_strict` at module level inside `try`/`except`/`else`; a `def`
 //!   renamed to `_zip_strict` replaced it, and the taken-name check said "no other definition".
 //!
+//! - M2: `references` of `take` counted its six `>>> take(…)` doctest calls as "comments or
+//!   strings … not references".
+//!
 //! Ground truth: the interpreter (importing the package, running the function) and grep.
 
 use crate::support;
@@ -176,4 +179,30 @@ fn a_new_go_file_written_first_in_a_run_counts_the_redeclarations_it_causes_as_n
     assert!(!text.contains("already present before this write"), "{text}");
     let (ok, output) = go_test(dir.path());
     assert!(!ok && output.contains("TestJSON redeclared"), "ground truth: {output}");
+}
+
+/// Trial 44 M2: a Python doctest's `>>>` calls are named as doctest occurrences to read, not
+/// counted among comments and strings.
+#[test]
+fn python_references_name_the_doctest_calls_apart_from_comments_and_strings() {
+    let test = "lsp_trial44::python_references_name_the_doctest_calls_apart_from_comments_and_strings";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/recipes.py",
+            "def take(n, iterable):\n    \"\"\"Return the first n items.\n\n    >>> take(2, range(5))\n    [0, 1]\n    \"\"\"\n    return list(iterable)[:n]\n\n\n# take is a recipe\nFIRST = take(1, [9])\n",
+        ),
+        ("pkg/more.py", "from .recipes import take\n\n\ndef head(it):\n    return take(1, it)\n"),
+    ]);
+    let grep = std::fs::read_to_string(dir.path().join("pkg/recipes.py")).unwrap();
+    assert_eq!(grep.lines().filter(|line| line.contains(">>> take(")).count(), 1);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "references", "file": "pkg/recipes.py", "line": 1, "symbol": "take"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("1 occurrence of `take` in doctest examples") && text.contains("pkg/recipes.py:4"), "{text}");
 }
