@@ -1637,16 +1637,27 @@ pub fn complete_rename(
         ));
     }
     if !implemented_interfaces.is_empty() {
-        let named: Vec<String> = implemented_interfaces
+        let all: Vec<(String, bool)> = implemented_interfaces
             .iter()
             .map(|(path, target_line, _)| {
                 let place = format!("{}:{}", shown(path), target_line + 1);
                 match go_interface_method_name(path, *target_line) {
-                    Some(name) => format!("`{name}` ({place})"),
-                    None => format!("the interface method at {place}"),
+                    // An unexported interface of another package (the runtime's and context's
+                    // `stringer`) is named only when nothing else is.
+                    Some(name) => {
+                        let interface = name.split('.').nth(1).unwrap_or("");
+                        let foreign_private = !path.starts_with(workspace_root) && interface.starts_with(char::is_lowercase);
+                        (format!("`{name}` ({place})"), foreign_private)
+                    }
+                    None => (format!("the interface method at {place}"), false),
                 }
             })
             .collect();
+        let named: Vec<String> = if all.iter().any(|(_, foreign_private)| !foreign_private) {
+            all.into_iter().filter(|(_, foreign_private)| !foreign_private).map(|(name, _)| name).collect()
+        } else {
+            all.into_iter().map(|(name, _)| name).collect()
+        };
         warnings.push(format!(
             "WARNING: the renamed method implements {}, which this rename leaves: its type no longer implements {} — where a value of it is used as {} in code the build breaks (the write check shows it), and where it is used dynamically (fmt's verbs for `Stringer`, encoding/json for `TextMarshaler`/`Marshaler`, database/sql for `Valuer`, a type assertion, reflection) the behaviour changes with NO compile error; keep a `// Deprecated:` method `{old_name}` that calls `{new_name}` if those uses matter",
             named.join(", "),
