@@ -322,10 +322,17 @@ fn implementation_targets(server: &LanguageServer, path: &Path, line: u32, chara
 }
 
 /// The Go interface method declared at 0-based `line` of `path` as `package.Interface.Method`
-/// (`fmt.Stringer.String`), read from the file (the standard library's sources included: only
-/// the names are taken); `None` when the line is no method of an interface type.
-fn go_interface_method_name(path: &Path, line: u32) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// (`fmt.Stringer.String`), read beneath the workspace root or the dependency root the path
+/// belongs to (GOROOT's sources, the module cache: only the names are taken); `None` when the
+/// line is no method of an interface type, or the file lies under neither.
+fn go_interface_method_name(workspace_root: &Path, path: &Path, line: u32) -> Option<String> {
+    use crate::lsp::listing::{ListedPath, PathClass};
+    let listed = ListedPath::new(workspace_root, path);
+    let text = match (&listed.class, &listed.origin_root) {
+        (PathClass::Outside, Some(dependency_root)) => crate::files::read_dependency_file_to_string(dependency_root, path).ok()?,
+        (PathClass::Outside, None) => return None,
+        _ => crate::files::read_workspace_file_to_string(workspace_root, path).ok()?,
+    };
     let lines: Vec<&str> = text.lines().collect();
     let method: String = lines.get(line as usize)?.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
     let package = lines.iter().find_map(|l| l.strip_prefix("package "))?.split_whitespace().next()?.to_owned();
@@ -1641,7 +1648,7 @@ pub fn complete_rename(
             .iter()
             .map(|(path, target_line, _)| {
                 let place = format!("{}:{}", shown(path), target_line + 1);
-                match go_interface_method_name(path, *target_line) {
+                match go_interface_method_name(workspace_root, path, *target_line) {
                     // An unexported interface of another package (the runtime's and context's
                     // `stringer`) is named only when nothing else is.
                     Some(name) => {
