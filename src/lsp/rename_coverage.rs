@@ -2077,8 +2077,6 @@ fn rust_doc_test_text_kind(
     byte_start: usize,
     word_len: usize,
 ) -> Option<OccurrenceKind> {
-    use ast_grep_core::tree_sitter::StrDoc;
-    use ast_grep_core::AstGrep;
     use ast_grep_language::SupportLang;
     let block = crate::lsp::doc_tests::doc_test_block(lines, doc, line)?;
     let mut code = String::new();
@@ -2090,11 +2088,23 @@ fn rust_doc_test_text_kind(
         code.push_str(text);
         code.push('\n');
     }
-    let start = start?;
-    let example = AstGrep::<StrDoc<SupportLang>>::try_new(code.as_str(), SupportLang::Rust).ok()?;
+    example_text_kind(&code, SupportLang::Rust, start?, word_len)
+}
+
+/// What the `word_len` bytes at byte `start` of `code` (an example's own code, parsed as
+/// `language`) are in it: [`OccurrenceKind::Text`] inside a string or character literal,
+/// [`OccurrenceKind::Comment`] inside a comment, `None` for code (an interpolation is code) or
+/// when the code does not parse.
+fn example_text_kind(code: &str, language: ast_grep_language::SupportLang, start: usize, word_len: usize) -> Option<OccurrenceKind> {
+    use ast_grep_core::tree_sitter::StrDoc;
+    use ast_grep_core::AstGrep;
+    let example = AstGrep::<StrDoc<ast_grep_language::SupportLang>>::try_new(code, language).ok()?;
     let mut node = example.root().get_inner_node().descendant_for_byte_range(start, start + word_len)?;
     loop {
         let kind = node.kind();
+        if kind.contains("interpolation") {
+            return None;
+        }
         if kind.contains("comment") {
             return Some(OccurrenceKind::Comment);
         }
@@ -2152,28 +2162,10 @@ fn in_rust_doc_test(lines: &[&str], doc: &[Option<crate::lsp::doc_tests::DocComm
 /// [`OccurrenceKind::Comment`] inside a comment, `None` for code (or a line that does not parse
 /// alone: a continuation).
 fn python_doctest_text_kind(line: &str, byte_start: usize, word_len: usize) -> Option<OccurrenceKind> {
-    use ast_grep_core::tree_sitter::StrDoc;
-    use ast_grep_core::AstGrep;
-    use ast_grep_language::SupportLang;
     let lead = line.len() - line.trim_start().len();
     let code_start = lead + 4.min(line.len() - lead);
     let code = line.get(code_start..)?;
-    let start = byte_start.checked_sub(code_start)?;
-    let example = AstGrep::<StrDoc<SupportLang>>::try_new(code, SupportLang::Python).ok()?;
-    let mut node = example.root().get_inner_node().descendant_for_byte_range(start, start + word_len)?;
-    loop {
-        let kind = node.kind();
-        if kind.contains("interpolation") {
-            return None;
-        }
-        if kind.contains("comment") {
-            return Some(OccurrenceKind::Comment);
-        }
-        if kind == "string" || kind == "string_content" {
-            return Some(OccurrenceKind::Text);
-        }
-        node = node.parent()?;
-    }
+    example_text_kind(code, ast_grep_language::SupportLang::Python, byte_start.checked_sub(code_start)?, word_len)
 }
 
 fn is_python_doctest_line(line: &str) -> bool {

@@ -215,6 +215,16 @@ struct RustLineContext {
 /// A Rust file's syntax tree (tree-sitter, the grammar ast-grep bundles).
 type RustTree = ast_grep_core::AstGrep<ast_grep_core::tree_sitter::StrDoc<ast_grep_language::SupportLang>>;
 
+/// Whether the Rust item `item` (of `text`) is declared plain `pub` — not `pub(crate)`,
+/// `pub(super)`, `pub(in …)`, and not without visibility.
+fn declared_plain_pub(item: tree_sitter::Node<'_>, text: &str) -> bool {
+    let mut cursor = item.walk();
+    let declared = item
+        .children(&mut cursor)
+        .any(|child| child.kind() == "visibility_modifier" && child.utf8_text(text.as_bytes()).is_ok_and(|vis| vis.trim() == "pub"));
+    declared
+}
+
 /// The [`RustLineContext`] of 0-based line `index` of `text` (a Rust file), from its syntax tree
 /// `tree` (parsed once per file); `None` when the line is not found in the tree.
 fn rust_line_context(tree: &RustTree, text: &str, index: usize) -> Option<RustLineContext> {
@@ -229,11 +239,7 @@ fn rust_line_context(tree: &RustTree, text: &str, index: usize) -> Option<RustLi
             "mod_item" if parent.child_by_field_name("body").is_some_and(|body| body.id() == node.id()) => {
                 in_module = true;
                 let name = parent.child_by_field_name("name").and_then(|name| name.utf8_text(text.as_bytes()).ok()).unwrap_or("");
-                let mut cursor = parent.walk();
-                let public = parent.children(&mut cursor).any(|child| {
-                    child.kind() == "visibility_modifier" && child.utf8_text(text.as_bytes()).is_ok_and(|vis| vis.trim() == "pub")
-                });
-                context.modules.insert(0, (name.to_owned(), public));
+                context.modules.insert(0, (name.to_owned(), declared_plain_pub(parent, text)));
             }
             "impl_item" | "trait_item" | "field_declaration_list" | "enum_variant_list" if !in_module => context.associated = true,
             _ => (),
@@ -295,13 +301,7 @@ fn rust_member_of_public_owner(tree: &RustTree, text: &str, index: usize, name: 
     let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
     let line = text[line_start..].lines().next().unwrap_or("");
     let bytes = text.as_bytes();
-    let public = |item: tree_sitter::Node| {
-        let mut cursor = item.walk();
-        let declared = item
-            .children(&mut cursor)
-            .any(|child| child.kind() == "visibility_modifier" && child.utf8_text(bytes).is_ok_and(|vis| vis.trim() == "pub"));
-        declared
-    };
+    let public = |item: tree_sitter::Node| declared_plain_pub(item, text);
     let name_of = |item: tree_sitter::Node| item.child_by_field_name("name").and_then(|name| name.utf8_text(bytes).ok()).map(str::to_owned);
     for at in crate::lsp::rename_coverage::word_positions(line, name) {
         let start = line_start + at;
