@@ -118,6 +118,13 @@ pub struct CheckerRun {
     /// `gopls check` type-checked the former instead; `None` for other checkers or when `go
     /// list` did not run (its problem is in `problem`).
     pub go_coverage: Option<GoCoverage>,
+    /// Go runs: the `go vet` findings (warnings in `records`) of the analyzers `go test` runs
+    /// before the tests (`go help test`'s subset: printf, errorsas, …, see
+    /// [`crate::lsp::write_ledger_rules::go_test_vet_analyzers`]): while one is there, `go test`
+    /// refuses to build that package's tests, so a warning here is as blocking as an error
+    /// (trial44 M7). Found by a second `go vet` with only those analyzers, over the packages
+    /// whose `go vet` printed findings; empty when there were none.
+    pub go_test_vet_findings: Vec<DiagnosticRecord>,
 }
 
 /// What a Go run's compiler steps (`go vet`, `go build`, `go test` compiling) never type-checked,
@@ -587,6 +594,7 @@ pub fn project_diagnostics(
     text.push_str(&targets_not_checked_headline(&runs, supervisor));
     text.push_str(&python_scope_headline(&runs));
     text.push_str(&go_coverage_headline(&runs, supervisor));
+    text.push_str(&go_test_vet_headline(&runs, supervisor.workspace_root()));
     for run in &runs {
         // What this run contributes after repeats (the same finding from two steps, or twice from
         // one) were listed once, so the counts agree with the header.
@@ -646,6 +654,15 @@ pub fn project_diagnostics(
         for line in go_coverage_lines(run, supervisor) {
             text.push_str("\n    ");
             text.push_str(&line);
+        }
+        for record in run.go_test_vet_findings.iter().take(GO_LINES_SHOWN) {
+            text.push_str(&format!("\n    go test refuses to build on: {}", record.render(&supervisor.display_path(&record.path))));
+        }
+        if run.go_test_vet_findings.len() > GO_LINES_SHOWN {
+            text.push_str(&format!(
+                "\n    and {} more go vet findings go test refuses to build on",
+                run.go_test_vet_findings.len() - GO_LINES_SHOWN
+            ));
         }
     }
     for (inner, outer) in &python_roots_merged {
@@ -792,6 +809,11 @@ pub fn project_diagnostics(
                 .flat_map(|coverage| &coverage.excluded_by_build_constraints)
                 .map(|file| go_constrained_file_text(file, supervisor))
                 .collect(),
+            go_test_vet_findings: run
+                .go_test_vet_findings
+                .iter()
+                .map(|record| record.render(&supervisor.display_path(&record.path)))
+                .collect(),
         })
         .collect();
     let targets_not_checked: Vec<String> = runs.iter().flat_map(|run| run.targets_not_checked.clone()).collect();
@@ -936,6 +958,25 @@ fn go_coverage_headline(runs: &[CheckerRun], supervisor: &LspSupervisor) -> Stri
         ));
     }
     text
+}
+
+/// The headline's words on the `go vet` findings that make `go test` refuse to build (listed as
+/// warnings, as go vet's analyzer findings are, but as blocking as errors for the tests:
+/// trial44 M7); empty when there is none.
+fn go_test_vet_headline(runs: &[CheckerRun], workspace_root: &Path) -> String {
+    let count: usize = runs.iter().map(|run| run.go_test_vet_findings.len()).sum();
+    if count == 0 {
+        return String::new();
+    }
+    format!(
+        " — go test will refuse to build: {} of the go vet checks `go test` runs before the tests ({}) {} listed as {} here, and the test build of {} package fails on {} (see below)",
+        plural(count, "warning"),
+        crate::lsp::write_ledger_rules::go_test_vet_analyzers(workspace_root).join(", "),
+        crate::render::one_or_many(count, "is", "are"),
+        crate::render::one_or_many(count, "a warning", "warnings"),
+        crate::render::one_or_many(count, "its", "their"),
+        crate::render::one_or_many(count, "it", "them"),
+    )
 }
 
 /// A Go run's lines on what the compiler never reached: the packages importing a failed
@@ -1524,6 +1565,7 @@ fn run_checker(
         not_confined: None,
         python_scope: None,
         go_coverage: None,
+        go_test_vet_findings: Vec::new(),
     };
     // The interpreter pyright is given, for the confinement's read roots.
     let mut checker_interpreter: Option<PathBuf> = None;
@@ -1772,7 +1814,13 @@ fn run_checker(
             "dart" => parse_dart(&stdout, root),
             _ => parse_clang(&format!("{stdout}\n{stderr}"), root, args.last().map(|arg| arg.trim_start_matches("--check=")).unwrap_or("")),
         };
+        // The second `go vet`, with only the analyzers `go test` runs: its findings are already
+        // in the records of the first; they are marked, not added.
+        let go_test_vet_step = checker == "go" && args[0] == "vet" && args.get(1).is_some_and(|arg| arg.starts_with('-'));
         match parsed {
+            Ok(records) if go_test_vet_step => {
+                run.go_test_vet_findings = records.into_iter().filter(|record| record.severity == Severity::Warning).collect();
+            }
             Ok(mut records) => {
                 withhold_messages_from_unknown_outside_files(workspace_root, &quoted_outside_roots, &mut records);
                 // pyright and tsc print each diagnostic of their one program once: equal
@@ -1816,7 +1864,27 @@ fn run_checker(
             Err(_) if completed.timed_out => {}
             Err(why) => run.add_problem(format!("{name} output could not be parsed: {why}")),
         }
-        if checker == "go" && args[0] == "vet" && !completed.timed_out {
+        if checker == "go" && args[0] == "vet" && !go_test_vet_step && !completed.timed_out {
+            // The packages with analyzer findings get a second `go vet` with only the
+            // analyzers `go test` runs, which says which findings make `go test` refuse to
+            // build (vet prints no analyzer name without -json).
+            let mut finding_directories: Vec<String> = run
+                .records
+                .iter()
+                .filter(|record| record.severity == Severity::Warning && record.source.as_deref() == Some("go vet"))
+                .filter_map(|record| record.path.parent()?.strip_prefix(root).ok().map(|relative| format!("./{}", relative.display())))
+                .map(|directory| if directory == "./" { ".".to_owned() } else { directory })
+                .collect();
+            finding_directories.sort();
+            finding_directories.dedup();
+            if !finding_directories.is_empty() {
+                let mut subset_args = vec!["vet".to_owned()];
+                subset_args.extend(
+                    crate::lsp::write_ledger_rules::go_test_vet_analyzers(workspace_root).iter().map(|analyzer| format!("-{analyzer}")),
+                );
+                subset_args.extend(finding_directories);
+                steps.push((vec!["go"], subset_args));
+            }
             // go vet stops a package at its first type error, before its _test.go files, and
             // go build never compiles those: compile the test variants of those packages
             // without running them (`-exec` a no-op), so test-file errors are counted too.

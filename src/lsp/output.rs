@@ -797,6 +797,10 @@ pub struct CheckerRunSummary {
     /// Go runs: the Go files build constraints exclude for the GOOS/GOARCH/tags in force (NOT
     /// compiled), as `path (terms): check with `command``.
     pub go_files_excluded_by_build_constraints: Vec<String>,
+    /// Go runs: the `go vet` findings (counted as warnings) of the analyzers `go test` runs
+    /// before the tests, rendered as `path:line: warning message (go vet)`: while one is there
+    /// `go test` refuses to build that package's tests.
+    pub go_test_vet_findings: Vec<String>,
 }
 
 /// One workspace member's cargo features in a `"*"` check.

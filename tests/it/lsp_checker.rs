@@ -302,6 +302,11 @@ fn tsc_reports_exact_records() {
     assert!(text.contains("ran `tsc --noEmit -p tsconfig.json --pretty false` in ."), "{text}");
 }
 
+/// go vet's analyzer findings are warnings; those of the analyzers `go test` runs before the
+/// tests (printf here, not unreachable) are also said to make `go test` refuse to build, from a
+/// second `go vet` with only those analyzers over the packages with findings (trial44 M7: "0
+/// errors, 1 warning" while `go test` failed to build). Ground truth: `go test` of the root
+/// package fails on the printf finding, and lib's `go test` builds with its unreachable code.
 #[test]
 fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
     if support::require_binary("go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings", "go").is_none() {
@@ -323,15 +328,40 @@ fn go_vet_and_go_build_report_once_each_with_vet_findings_as_warnings() {
                 "cannot use \"seven\" (untyped string constant) as int value in variable declaration",
                 "go vet, go build, go test (compile only)"
             ),
+            ("lib/lib.go", 6, "warning", None, "unreachable code", "go vet"),
             ("main.go", 7, "warning", None, "fmt.Printf format %d has arg name of wrong type string", "go vet"),
         ]),
         "{text}"
     );
-    // bad/ stopped go vet at a type error: its test variant is compiled (it has no tests).
+    // bad/ stopped go vet at a type error: its test variant is compiled (it has no tests); the
+    // packages with findings get the second go vet.
     assert!(
-        text.contains("ran `go vet ./... && go build -buildvcs=false -gcflags=-e -o /dev/null ./... && go list -e -f <packages, files, imports> ./... && go test -gcflags=-e -vet=off -count=1 -run=^$ -exec=/bin/true example.com/checker/bad` in ."),
+        text.contains("ran `go vet ./... && go build -buildvcs=false -gcflags=-e -o /dev/null ./... && go list -e -f <packages, files, imports> ./... && go vet -atomic -bool "),
         "{text}"
     );
+    assert!(
+        text.contains(" -printf ")
+            && text.contains(" . ./lib && go test -gcflags=-e -vet=off -count=1 -run=^$ -exec=/bin/true example.com/checker/bad` in ."),
+        "{text}"
+    );
+    assert_eq!(
+        structured["runs"][0]["go_test_vet_findings"],
+        json!(["main.go:7: warning fmt.Printf format %d has arg name of wrong type string (go vet)"]),
+        "{text}"
+    );
+    assert!(
+        text.contains(" — go test will refuse to build: 1 warning of the go vet checks `go test` runs before the tests (atomic, bool, "),
+        "{text}"
+    );
+    assert!(text.contains("\n    go test refuses to build on: main.go:7: warning fmt.Printf format %d"), "{text}");
+    assert!(!text.contains("go test refuses to build on: lib/lib.go"), "{text}");
+    // Ground truth: go test refuses to build the root package and builds lib.
+    let go_test = |package: &str| {
+        std::process::Command::new("go").args(["test", "-count=1", package]).current_dir(workspace.path()).output().expect("go test")
+    };
+    let root = go_test(".");
+    assert!(!root.status.success() && String::from_utf8_lossy(&root.stderr).contains("main.go:7:2: fmt.Printf format %d"), "{root:?}");
+    assert!(go_test("./lib").status.success());
 }
 
 /// A `main` package in a git checkout: `go build` would stamp it with its VCS status by running
