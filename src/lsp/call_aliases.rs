@@ -262,6 +262,11 @@ pub struct AliasWalk {
     /// does not show (trial29 F1: tsserver's `miniSerializeError` had "1 caller" in tests while
     /// the library calls it as `((o && o.serializeError) || miniSerializeError)(err)`).
     pub uses_not_listed: Vec<UseNotListed>,
+    /// Python: whole-word occurrences of the queried name on doctest `>>>` lines (absolute
+    /// path, 0-based line), which the doctests run and the server does not analyze: calls there
+    /// are callers no hierarchy lists (trial44 M2/M11). From the cross-check of the root's
+    /// references (servers with `cross_check_references`).
+    pub doctest_occurrences: Vec<(PathBuf, u32)>,
 }
 
 /// One reference of the queried function that the call hierarchy does not list as a call site
@@ -336,7 +341,15 @@ pub fn follow_aliases(
     let mut root_references: HashSet<(String, u32, u32)> = HashSet::new();
     if server.supports("textDocument/references") {
         for (uri, line0, character0) in roots {
-            match references(server, uri, *line0, *character0, deadline) {
+            let found = if server.definition().cross_check_references {
+                completed_references(server, uri, *line0, *character0, deadline).map(|(found, doctests)| {
+                    walk.doctest_occurrences.extend(doctests);
+                    found
+                })
+            } else {
+                references(server, uri, *line0, *character0, deadline)
+            };
+            match found {
                 Ok(found) => {
                     root_references.extend(found.iter().cloned());
                     candidates.extend(found);
@@ -543,11 +556,63 @@ pub(crate) fn references(
     let answer = server
         .request::<lsp_types::request::References>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/references").message)?;
-    Ok(answer
-        .unwrap_or_default()
+    Ok(to_places(answer.unwrap_or_default()))
+}
+
+/// [`references`] cross-checked against grep -w
+/// ([`crate::lsp::rename_coverage::complete_references`], a third of the time left, at most
+/// 10 s): pyright's answer from a definition misses the uses in modules that import the name
+/// (more-itertools 10.5.0: `take`'s references from recipes.py lacked more.py's
+/// `partial(take, n, …)`, so `incoming_calls` did not name it; trial44 M11). Also returns the
+/// doctest occurrences the cross-check found (Python).
+fn completed_references(
+    server: &LanguageServer,
+    uri: &str,
+    line0: u32,
+    character0: u32,
+    deadline: Instant,
+) -> Result<(Vec<(String, u32, u32)>, Vec<(PathBuf, u32)>), String> {
+    let parsed: lsp_types::Uri = uri.parse().map_err(|_| format!("`{uri}` is not a URI"))?;
+    let path = crate::lsp::uri::lsp_uri_to_path(&parsed).ok_or_else(|| format!("`{uri}` is not a file"))?;
+    let params = lsp_types::ReferenceParams {
+        text_document_position: lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier { uri: parsed },
+            position: lsp_types::Position { line: line0, character: character0 },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+        context: lsp_types::ReferenceContext { include_declaration: false },
+    };
+    let answer = server
+        .request::<lsp_types::request::References>(params, deadline)
+        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/references").message)?;
+    let text = crate::files::read_workspace_file_to_string(server.workspace_root(), &path).unwrap_or_default();
+    let line = split_lines(&text).get(line0 as usize).map(|line| (*line).to_owned()).unwrap_or_default();
+    let byte = server.position_encoding().byte_from_column(&line, character0);
+    let name = line.get(byte..).map(|rest| rest[..identifier_length(rest)].to_owned()).unwrap_or_default();
+    if name.is_empty() {
+        return Ok((to_places(answer.unwrap_or_default()), Vec::new()));
+    }
+    let budget = (deadline.saturating_duration_since(Instant::now()) / 3).min(std::time::Duration::from_secs(10));
+    let coverage = crate::lsp::rename_coverage::complete_references(
+        server,
+        server.workspace_root(),
+        &path,
+        line0,
+        character0,
+        &name,
+        answer,
+        Instant::now() + budget,
+    );
+    Ok((to_places(coverage.answer), coverage.doctest_occurrences))
+}
+
+/// Locations as (uri, 0-based line, 0-based character) of their starts.
+fn to_places(locations: Vec<lsp_types::Location>) -> Vec<(String, u32, u32)> {
+    locations
         .into_iter()
         .map(|location| (location.uri.as_str().to_owned(), location.range.start.line, location.range.start.character))
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]

@@ -549,6 +549,22 @@ pub(crate) fn hierarchy(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args:
     let (uses_not_listed_text, uses_not_listed) =
         render_uses_not_listed(supervisor, server.id(), &resolved.cursor_identifier, &walk.aliases.uses_not_listed);
     notes.extend(uses_not_listed_text);
+    // Doctest `>>>` lines the server does not analyze: calls there are callers too (trial44
+    // M11/M2: more-itertools' `>>> take(3, range(10))` lines, which unittest runs).
+    if !walk.aliases.doctest_occurrences.is_empty() {
+        let place = |(path, line0): &(PathBuf, u32)| format!("{}:{}", supervisor.display_path(path), line0 + 1);
+        let mut places: Vec<String> = walk.aliases.doctest_occurrences.iter().take(USES_NOT_LISTED_SHOWN).map(place).collect();
+        if walk.aliases.doctest_occurrences.len() > USES_NOT_LISTED_SHOWN {
+            places.push(format!("and {} more", walk.aliases.doctest_occurrences.len() - USES_NOT_LISTED_SHOWN));
+        }
+        notes.push(format!(
+            "note: NOT in this answer: {} of `{}` in doctest examples (docstrings' `>>>` lines, which the doctests run and {} does not analyze) — those that call it are callers: {}",
+            plural(walk.aliases.doctest_occurrences.len(), "occurrence"),
+            resolved.cursor_identifier,
+            server.id(),
+            places.join(", ")
+        ));
+    }
     // Callers in code the server does not analyze are not in its answer: said, with where they
     // are (similar 2.7.0: `get_diff_ratio`'s caller in src/text/inline.rs, behind
     // `#[cfg(feature = "inline")]`, was missing from "1 caller, 1 call site").

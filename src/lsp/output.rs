@@ -989,6 +989,11 @@ pub struct CheckedRenameCoverage {
     /// Occurrences in documentation files (no server edits them), not counting those in
     /// `left_in_pytest_doctest_files`.
     pub left_in_documentation_files: Vec<String>,
+    /// Occurrences in test data (`path:line`): files in a `testdata`, `fixtures`, `golden`,
+    /// `__snapshots__` … folder or with a `.golden`/`.snap`/`.expected` extension, other than
+    /// source and documentation files — golden files a test compares output with, which no
+    /// server edits (see [`crate::lsp::rename_coverage::grep_test_data`]).
+    pub left_in_test_data: Vec<String>,
     /// Occurrences in scripts without a file extension whose shebang names an interpreter of the
     /// server's language (`tools/idna-data`): no server reads them; they fail at run time if they
     /// use the old name (`path:line`).

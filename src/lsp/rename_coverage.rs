@@ -128,6 +128,67 @@ pub fn grep_documentation(workspace_root: &Path, root: &Path, word: &str) -> Vec
     found
 }
 
+/// Folder names that hold test data: files the tests read and often compare output with
+/// (Go's `testdata`, golden files, snapshot folders, fixtures).
+const TEST_DATA_FOLDERS: &[&str] =
+    &["testdata", "test_data", "test-data", "fixtures", "golden", "goldens", "__snapshots__", "snapshots", "expected"];
+
+/// Extensions of files that hold expected output wherever they are (`.golden`, `.snap`).
+const TEST_DATA_EXTENSIONS: &[&str] = &["golden", "snap", "expected"];
+
+/// Whole-word occurrences of `word` in test data under `root` — files in a folder named as in
+/// [`TEST_DATA_FOLDERS`] or with an extension in [`TEST_DATA_EXTENSIONS`], other than source
+/// files of `source_extensions` (which the grep -w check reads) and documentation files: golden
+/// files a test compares output with, which no server edits (go-cmp: `cmp/testdata/diffs` holds
+/// 39 lines with the field name `Public`, and the rename of that field failed 7 `TestDiff` cases
+/// while the answer named no such file; trial45 F1). `(path, 1-based line)`, the same walk as
+/// [`grep_documentation`], at most [`MAX_HITS`].
+pub fn grep_test_data(workspace_root: &Path, root: &Path, word: &str, source_extensions: &[String]) -> Vec<(PathBuf, usize)> {
+    let is_test_data = |path: &Path| {
+        let extension = path.extension().and_then(|ext| ext.to_str()).unwrap_or("");
+        if matches!(extension, "md" | "markdown" | "rst" | "adoc") || source_extensions.iter().any(|source| source == extension) {
+            return false;
+        }
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        let in_folder = relative
+            .parent()
+            .is_some_and(|parent| parent.components().any(|part| TEST_DATA_FOLDERS.iter().any(|name| part.as_os_str() == *name)));
+        in_folder || TEST_DATA_EXTENSIONS.contains(&extension)
+    };
+    let mut found = Vec::new();
+    for_each_text_file_beneath(workspace_root, root, is_test_data, |path, text| push_word_lines(&mut found, path, text, word));
+    found
+}
+
+/// The rename report's line on the test data that holds the old name (`found`: path,
+/// 1-based line, in walk order): each file with its line count and first lines.
+fn test_data_line(found: &[(PathBuf, usize)], shown: &dyn Fn(&Path) -> String) -> String {
+    const LINES_PER_FILE: usize = 10;
+    let mut files: Vec<(&PathBuf, Vec<usize>)> = Vec::new();
+    for (path, line) in found {
+        match files.iter_mut().find(|(known, _)| *known == path) {
+            Some((_, lines)) => lines.push(*line),
+            None => files.push((path, vec![*line])),
+        }
+    }
+    let named: Vec<String> = files
+        .iter()
+        .take(LISTED)
+        .map(|(path, lines)| {
+            let first: Vec<String> = lines.iter().take(LINES_PER_FILE).map(usize::to_string).collect();
+            let more = if lines.len() > LINES_PER_FILE { ", …" } else { "" };
+            format!("{} ({}: {}{more})", shown(path), crate::render::plural(lines.len(), "line"), first.join(", "))
+        })
+        .collect();
+    format!(
+        "  not renamed in test data (no server edits it; a test that compares output with such a file, a golden file, fails until the file is updated): {} in {}: {}{}",
+        crate::render::plural(found.len(), "line"),
+        crate::render::plural(files.len(), "file"),
+        named.join("; "),
+        if files.len() > LISTED { format!("; and {} more files", files.len() - LISTED) } else { String::new() },
+    )
+}
+
 /// Calls `visit` with each file under `root` whose path `wanted` accepts and its text, read
 /// beneath the workspace root with no symlink followed (issue 13 §1): hidden files walked, the
 /// usual build and environment folders (`node_modules`, `target`, `.git`, virtual environments,
@@ -774,11 +835,25 @@ pub fn complete_rename(
         let (start, end) = columns(hit);
         edits.get(&hit.path).is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, hit.line, start, end)))
     };
-    // Whether the edit renames the identifier at a target (a binding the edit changes).
+    // Whether the edit renames the identifier at a target (a binding the edit changes). gopls
+    // places the definition of an embedded pointer field at its `*` (`*PublicStruct`): the edit
+    // of the type name after it renames that field too (trial45 F3: go-cmp's 7 uses of the
+    // embedded field were "another symbol", and the build broke).
     let renamed_by = |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>, (path, target_line, target_char): &Target| -> bool {
-        edits
-            .get(path)
-            .is_some_and(|list| list.iter().map(range_of).any(|range| covers(range, *target_line, *target_char, *target_char + 1)))
+        edits.get(path).is_some_and(|list| {
+            list.iter().map(range_of).any(|range| {
+                covers(range, *target_line, *target_char, *target_char + 1)
+                    || (range.0 == *target_line
+                        && range.1 == *target_char + 1
+                        && path.extension().is_some_and(|ext| ext == "go")
+                        && reader.read_to_string(path).ok().is_some_and(|text| {
+                            text.lines().nth(*target_line as usize).is_some_and(|line| {
+                                let byte = server.position_encoding().byte_from_column(line, *target_char);
+                                line.get(byte..).is_some_and(|rest| rest.starts_with('*'))
+                            })
+                        }))
+            })
+        })
     };
     let renames_declaration =
         |edits: &BTreeMap<PathBuf, Vec<lsp_types::TextEdit>>| -> bool { origin_targets.iter().any(|t| renamed_by(edits, t)) };
@@ -1555,6 +1630,14 @@ pub fn complete_rename(
             format!("  WARNING: {}", scripts_without_extension_sentence(server.id(), old_name, &scripts, "renamed by this edit", shown)),
         );
     }
+    let source_extensions: Vec<String> = server.definition().extensions.iter().map(|(extension, _)| extension.clone()).collect();
+    let test_data = grep_test_data(server.workspace_root(), server.root(), old_name, &source_extensions);
+    if !test_data.is_empty() {
+        // First after the check's own header (and its scope line): tests that compare output with
+        // these files fail until they are updated.
+        let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
+        report.insert(first_detail, test_data_line(&test_data, &shown));
+    }
     let mut documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
     // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
     // apart from documentation (trial27a M1).
@@ -1601,6 +1684,7 @@ pub fn complete_rename(
         renamed_in_doc_tests: doc_tests_renamed.iter().map(|hit| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
         doc_tests_of_other_symbols: doc_tests_of_others.len(),
         left_in_documentation_files: documentation.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
+        left_in_test_data: test_data.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_scripts_without_extension: scripts.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_pytest_doctest_files: doctest_files.iter().map(|(path, line)| format!("{}:{line}", shown(path))).collect(),
         left_in_interface_tied_methods: tied_methods.iter().map(|(hit, _)| format!("{}:{}", shown(&hit.path), hit.line + 1)).collect(),
@@ -1733,6 +1817,14 @@ pub fn complete_rename(
             crate::render::one_or_many(keys_naming_member.len(), "is", "are"),
             keys_naming_member.join(", "),
             crate::render::one_or_many(keys_naming_member.len(), "it is", "they are")
+        ));
+    }
+    if !test_data.is_empty() {
+        let files: HashSet<&PathBuf> = test_data.iter().map(|(path, _)| path).collect();
+        warnings.push(format!(
+            "WARNING: `{old_name}` is left in {} of test data ({}) that no server edits: a test that compares output with such a file (a golden file) fails until it is updated — run the tests; listed below",
+            crate::render::plural(test_data.len(), "line"),
+            crate::render::plural(files.len(), "file"),
         ));
     }
     if !doctest_files.is_empty() {
@@ -2367,6 +2459,9 @@ pub struct ReferencesCoverage {
     /// Notes for the answer (empty when the server's answer already covered every use grep
     /// finds).
     pub notes: Vec<String>,
+    /// Python: the whole-word occurrences on doctest `>>>` lines that the server does not
+    /// analyze (absolute path, 0-based line), named in `notes` too; empty for other languages.
+    pub doctest_occurrences: Vec<(PathBuf, u32)>,
 }
 
 /// Whole-word occurrences of `name` in code (not comments or strings) under the server's root
@@ -2560,11 +2655,12 @@ fn complete_references_in_served_files(
         })
         .collect();
     if uncovered.is_empty() {
-        return ReferencesCoverage { answer: references, notes: Vec::new() };
+        return ReferencesCoverage { answer: references, notes: Vec::new(), doctest_occurrences: Vec::new() };
     }
     if uncovered.len() > MAX_REFERENCE_CHECKS {
         return ReferencesCoverage {
             answer: references,
+            doctest_occurrences: Vec::new(),
             notes: vec![format!(
                 "note: {} whole-word occurrences of `{name}` under {} are not in this answer; too many to cross-check (more than {MAX_REFERENCE_CHECKS}) — most are probably other symbols with this name",
                 uncovered.len(),
@@ -2586,6 +2682,7 @@ fn complete_references_in_served_files(
         };
         return ReferencesCoverage {
             answer: references,
+            doctest_occurrences: Vec::new(),
             notes: vec![format!(
                 "note: {} whole-word occurrence(s) of `{name}` are not in this answer and could not be cross-checked ({why})",
                 uncovered.len(),
@@ -2729,7 +2826,7 @@ fn complete_references_in_served_files(
             "note: the other whole-word occurrences of `{name}` are not references: {elsewhere} in code lead elsewhere, {in_text} are in comments or strings"
         ));
     }
-    ReferencesCoverage { answer: references, notes }
+    ReferencesCoverage { answer: references, notes, doctest_occurrences: in_doctests }
 }
 
 #[cfg(test)]

@@ -670,6 +670,24 @@ fn navigate(supervisor: &LspSupervisor, args: &LspArguments, deadline: Instant) 
         }
         answer => answer,
     };
+    // gopls answers no implementation for some interface types (go-cmp's `Option`, whose one
+    // method is unexported: "null", while 9 types implement it and `implementation` on the
+    // method lists them all; trial45 F4): the types that declare every method of the interface
+    // are asked through its methods instead, and the answer says so.
+    let answer = match answer {
+        NavigationAnswer::Locations(found)
+            if op == "implementation" && server.id() == "gopls" && location_ranges(found.clone()).is_empty() =>
+        {
+            match go_interface_implementations_through_methods(supervisor, server, &path, &resolved, request_deadline) {
+                Some((locations, note)) => {
+                    notes.push(note);
+                    NavigationAnswer::Locations(Some(lsp_types::GotoDefinitionResponse::Array(locations)))
+                }
+                None => NavigationAnswer::Locations(found),
+            }
+        }
+        answer => answer,
+    };
     // pyright's implementations come from the files its configuration includes: the subclasses
     // in the other files (click 8.5.1: 15 `ParamType` subclasses in tests/) are not in them.
     if op == "implementation" {
@@ -1950,6 +1968,132 @@ fn cast_constructions(supervisor: &LspSupervisor, server: &LanguageServer, name:
         shown.join(", "),
         if casts.len() > shown.len() { format!(" and {} more", casts.len() - shown.len()) } else { String::new() }
     )
+}
+
+/// Methods of a Go interface asked by [`go_interface_implementations_through_methods`] at most.
+const GO_INTERFACE_METHODS_ASKED: usize = 8;
+
+/// For a Go `type NAME interface { … }` at the queried line (its own line or an entry of a
+/// `type ( … )` group) that gopls answered no implementation for: gopls's implementations of each
+/// of its methods (at most [`GO_INTERFACE_METHODS_ASKED`]), kept for the receiver types that
+/// declare every method, as the concrete method declarations, with the note that says so
+/// (embedded interfaces' methods are not asked: said). `None` when the line declares no
+/// interface, the interface has no method of its own, or no type declares them all.
+fn go_interface_implementations_through_methods(
+    supervisor: &LspSupervisor,
+    server: &LanguageServer,
+    queried: &Path,
+    resolved: &crate::lsp::position::ResolvedSymbol,
+    deadline: Instant,
+) -> Option<(Vec<lsp_types::Location>, String)> {
+    let name = resolved.cursor_identifier.as_str();
+    let declares_interface = resolved
+        .line_text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|pair| pair[0] == name && (pair[1] == "interface" || pair[1].starts_with("interface{")));
+    if !declares_interface {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(supervisor.workspace_root(), queried).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let start = resolved.line as usize;
+    // The methods of the body: `name(…)` lines up to the closing brace; embedded names counted.
+    let mut methods: Vec<(u32, usize, String)> = Vec::new();
+    let mut embedded = 0usize;
+    let mut depth = resolved.line_text.matches('{').count() as i64 - resolved.line_text.matches('}').count() as i64;
+    for (index, line) in lines.iter().enumerate().skip(start) {
+        if depth <= 0 {
+            break;
+        }
+        let code = line.split("//").next().unwrap_or("");
+        let trimmed = code.trim();
+        if depth == 1 && !trimmed.is_empty() && trimmed != "}" {
+            let identifier: String = trimmed.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !identifier.is_empty() && trimmed[identifier.len()..].trim_start().starts_with('(') {
+                let byte = code.find(identifier.as_str()).unwrap_or(0);
+                methods.push((index as u32, byte, identifier));
+            } else {
+                embedded += 1;
+            }
+        }
+        depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+    }
+    if methods.is_empty() {
+        return None;
+    }
+    let encoding = server.position_encoding();
+    let asked: Vec<&(u32, usize, String)> = methods.iter().take(GO_INTERFACE_METHODS_ASKED).collect();
+    // Per receiver type: its method declarations, one per asked method.
+    let mut by_type: BTreeMap<String, Vec<lsp_types::Location>> = BTreeMap::new();
+    let mut reads: HashMap<PathBuf, Option<String>> = HashMap::new();
+    for (line0, byte, _) in &asked {
+        let params = lsp_types::GotoDefinitionParams {
+            text_document_position_params: lsp_types::TextDocumentPositionParams {
+                text_document: crate::lsp::client::text_document(queried),
+                position: lsp_types::Position { line: *line0, character: encoding.column_from_byte(lines[*line0 as usize], *byte) },
+            },
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        let Ok(found) = server.request::<GotoImplementation>(params, deadline) else { return None };
+        let mut seen_for_method: HashSet<String> = HashSet::new();
+        for (uri, range) in location_ranges(found) {
+            let Some(path) = crate::lsp::uri::uri_to_path(&uri) else { continue };
+            let source = reads
+                .entry(path.clone())
+                .or_insert_with(|| crate::files::read_workspace_file_to_string(supervisor.workspace_root(), &path).ok());
+            let Some(line) = source.as_deref().and_then(|text| text.lines().nth(range.start.line as usize)) else { continue };
+            let Some(receiver) = go_receiver_type(line) else { continue };
+            if seen_for_method.insert(receiver.clone()) {
+                let Ok(uri) = uri.parse() else { continue };
+                by_type.entry(receiver).or_default().push(lsp_types::Location { uri, range });
+            }
+        }
+    }
+    let complete: Vec<(String, Vec<lsp_types::Location>)> =
+        by_type.into_iter().filter(|(_, declarations)| declarations.len() == asked.len()).collect();
+    if complete.is_empty() {
+        return None;
+    }
+    let method_names: Vec<String> = asked.iter().map(|(_, _, method)| format!("`{method}`")).collect();
+    let mut caveats: Vec<String> = Vec::new();
+    if methods.len() > asked.len() {
+        caveats.push(format!("only its first {} methods were asked", asked.len()));
+    }
+    if embedded > 0 {
+        caveats.push(format!(
+            "the methods of its {} were not asked, so a listed type may lack some",
+            crate::render::plural(embedded, "embedded interface")
+        ));
+    }
+    let methods_text = if asked.len() == 1 {
+        format!("its method {}", method_names[0])
+    } else {
+        format!("all of its methods ({})", method_names.join(", "))
+    };
+    let note = format!(
+        "note: gopls answered no implementation for the interface `{name}` itself (it misses some interfaces); listed instead: the {} that declare {methods_text}, found by asking gopls for the implementations of {}, each at its {}: {}{}",
+        crate::render::plural(complete.len(), "type"),
+        crate::render::one_or_many(asked.len(), "that method", "those methods"),
+        method_names[0],
+        complete.iter().map(|(receiver, _)| receiver.as_str()).collect::<Vec<_>>().join(", "),
+        if caveats.is_empty() { String::new() } else { format!(" — {}", caveats.join("; ")) },
+    );
+    let locations = complete.into_iter().filter_map(|(_, declarations)| declarations.into_iter().next()).collect();
+    Some((locations, note))
+}
+
+/// The receiver type of a Go method declaration line (`func (o *Options) filter(` → `*Options`,
+/// `func (validator) filter(` → `validator`, generic `func (s Set[T]) Len(` → `Set`); `None` for
+/// other lines.
+fn go_receiver_type(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix("func")?.trim_start().strip_prefix('(')?;
+    let receiver = rest.split(')').next()?.trim();
+    let type_text = receiver.split_whitespace().last()?;
+    let type_name = type_text.split('[').next()?;
+    (!type_name.trim_start_matches('*').is_empty()).then(|| type_name.to_owned())
 }
 
 /// When tsserver lists no implementation of a member: the references that assign a function or
@@ -3268,6 +3412,26 @@ fn diagnostics(ctx: &CallContext<'_>, supervisor: &LspSupervisor, args: &LspArgu
             all.len() - n_errors - unconfirmed.len() - n_warnings
         )
     };
+    // gopls findings of the go vet checks `go test` runs before the tests: warnings that fail the
+    // package's test build (trial45 F2: "0 errors, 4 warnings" while `go test` refused to build).
+    if server.id() == "gopls" {
+        let analyzers = crate::lsp::write_ledger_rules::go_test_vet_analyzers(supervisor.workspace_root());
+        let blocking = all
+            .iter()
+            .filter(|diagnostic| {
+                severity(diagnostic) != 1 && diagnostic.source.as_deref().is_some_and(|source| analyzers.iter().any(|name| name == source))
+            })
+            .count();
+        if blocking > 0 {
+            text.push_str(&format!(
+                " — go test will refuse to build: {} {} of the go vet checks `go test` runs before the tests ({}), and the test build of {relative}'s package fails on {}",
+                crate::render::plural(blocking, "warning"),
+                crate::render::one_or_many(blocking, "is a finding", "are findings"),
+                analyzers.join(", "),
+                crate::render::one_or_many(blocking, "it", "them"),
+            ));
+        }
+    }
     let page = Page::new(all.len(), args.offset, supervisor.config().diagnostics_cap, "diagnostics")?;
     let mut results = Vec::new();
     for diagnostic in &all[page.range()] {

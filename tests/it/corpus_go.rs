@@ -405,3 +405,33 @@ fn first_breaking_write_of_a_fresh_run_counts_every_error_as_new() {
         );
     }
 }
+
+/// `implementation` of an interface that gopls answers null for (go-cmp's `Option`, whose one
+/// method `filter` is unexported; trial45 F4: "no implementations found" while 9 types implement
+/// it) lists the types that declare its method, each at its `filter`, and says how they were
+/// found. Ground truth: the `func (…) filter(` declarations of cmp/options.go.
+#[test]
+fn implementation_of_an_interface_gopls_misses_lists_the_types_that_declare_its_methods() {
+    if !require_tools("corpus_go::implementation_of_an_interface") {
+        return;
+    }
+    let Some(dir) = corpus::project(PROJECT) else { return };
+    let file = "cmp/options.go";
+    let source = corpus::read(dir.path(), file);
+    let declaration = source.lines().position(|line| line.starts_with("type Option interface")).expect("ground truth") + 1;
+    let filters: Vec<usize> = source
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with("func (") && line.contains(") filter("))
+        .map(|(index, _)| index + 1)
+        .collect();
+    assert!(filters.len() >= 9, "ground truth: go-cmp 0.5.9 declares filter on 9 types: {filters:?}");
+    let run = corpus::tools_run(dir.path());
+    corpus::warm_up(&run, file);
+    let (text, elapsed) = timed_ok(&run, "lsp", json!({"op": "implementation", "file": file, "line": declaration, "symbol": "Option"}));
+    assert!(!text.contains("no implementations found"), "{text}");
+    for line in &filters {
+        assert!(text.contains(&format!("\n{file}:{line}: ")), "the filter at {file}:{line} is not listed:\n{text}");
+    }
+    corpus::report_timing(&format!("gopls implementation of an interface: {elapsed:?}"));
+}

@@ -8,6 +8,9 @@
 //!
 //! - M2: `references` of `take` counted its six `>>> take(…)` doctest calls as "comments or
 //!   strings … not references".
+//! - M11: `incoming_calls` of `take` (stubbed by `recipes.pyi`) did not name more.py's
+//!   `partial(take, n, …)`: pyright's references from the definition miss the importing
+//!   module's uses, and the doctest calls were not named either.
 //!
 //! Ground truth: the interpreter (importing the package, running the function) and grep.
 
@@ -203,4 +206,39 @@ fn python_references_name_the_doctest_calls_apart_from_comments_and_strings() {
     let text = result.joined_text();
     assert!(!result.is_error, "{text}");
     assert!(text.contains("1 occurrence of `take` in doctest examples") && text.contains("pkg/recipes.py:4"), "{text}");
+}
+
+#[test]
+fn python_incoming_calls_name_a_stubbed_function_passed_as_a_value_in_an_importer_and_its_doctest_calls() {
+    let test = "lsp_trial44::python_incoming_calls_name_a_stubbed_function_passed_as_a_value_in_an_importer_and_its_doctest_calls";
+    if support::require_binary(test, "pyright-langserver").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"pkg\"\nversion = \"0.1.0\"\n"),
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/recipes.py",
+            "def take(n, iterable):\n    \"\"\"Return the first n items.\n\n    >>> take(2, range(5))\n    [0, 1]\n    \"\"\"\n    return list(iterable)[:n]\n",
+        ),
+        ("pkg/recipes.pyi", "from typing import Any, Iterable\n\ndef take(n: int, iterable: Iterable[Any]) -> list[Any]: ...\n"),
+        (
+            "pkg/more.py",
+            "from functools import partial\n\nfrom .recipes import take\n\n\ndef head(it):\n    return take(1, it)\n\n\ndef chunked(it, n):\n    return iter(partial(take, n, iter(it)), [])\n",
+        ),
+    ]);
+    // Ground truth (grep): one direct call, one use as a value, one doctest call.
+    let more = std::fs::read_to_string(dir.path().join("pkg/more.py")).unwrap();
+    assert_eq!(more.lines().position(|line| line.contains("partial(take,")), Some(10));
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "incoming_calls", "file": "pkg/recipes.py", "line": 1, "symbol": "take"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("1 caller, 1 call site") && text.contains("7: return take(1, it)"), "{text}");
+    assert!(
+        text.contains("NOT in this answer as call sites: 1 reference of `take`")
+            && text.contains("pkg/more.py:11: return iter(partial(take, n, iter(it)), [])   (passed as an argument)"),
+        "{text}"
+    );
+    assert!(text.contains("1 occurrence of `take` in doctest examples") && text.contains("are callers: pkg/recipes.py:4"), "{text}");
 }
