@@ -1086,6 +1086,24 @@ pub fn complete_rename(
     };
     let doc_tests_elapsed = doc_tests_started.elapsed();
     let mut doc_tests_renamed: Vec<WordHit> = Vec::new();
+    // Whether the renamed symbol is a struct field (its declaration line reads `NAME: Type`).
+    let renamed_is_field = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
+        path_is_rust(path)
+            && reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned)).is_some_and(
+                |line| {
+                    let code = line.trim_start().trim_start_matches("pub(crate) ").trim_start_matches("pub ");
+                    code.starts_with(old_name) && code[old_name.len()..].trim_start().starts_with(':') && !code.contains("fn ")
+                },
+            )
+    });
+    // Whether an occurrence stands alone between `{`/`,` and `,`/`}` (a shorthand `NAME,`).
+    let is_shorthand_field = |hit: &WordHit| -> bool {
+        let before = hit.line_text[..hit.byte_start].trim_end();
+        let after = hit.line_text[hit.byte_start + old_name.len()..].trim_start();
+        let before_code = before.trim_start().trim_start_matches("///").trim_start_matches("//!").trim();
+        (before_code.is_empty() || before_code.ends_with('{') || before_code.ends_with(','))
+            && (after.is_empty() || after.starts_with(',') || after.starts_with('}'))
+    };
     let mut doc_tests_of_others: Vec<(WordHit, Target)> = Vec::new();
     let mut doc_tests: Vec<(WordHit, String)> = Vec::new();
     for (hit, resolution) in doc_test_resolutions {
@@ -1121,7 +1139,12 @@ pub fn complete_rename(
                     doc_tests_of_others.push((hit, first));
                 } else if renames_declaration(&edits) {
                     let (start, end) = columns(&hit);
-                    let own = text_edit(hit.line, start, end, new_name);
+                    // A field-init (or struct-pattern) shorthand keeps its local: `major,` becomes
+                    // `maj: major,` as rust-analyzer writes it in code (trial46 F5: `maj,` failed
+                    // the doc-test with E0425).
+                    let replacement =
+                        if renamed_is_field && is_shorthand_field(&hit) { format!("{new_name}: {old_name}") } else { new_name.to_owned() };
+                    let own = text_edit(hit.line, start, end, &replacement);
                     conflicts += merge_edits(&mut edits, BTreeMap::from([(hit.path.clone(), vec![own])]));
                     doc_tests_renamed.push(hit);
                 } else {
@@ -1705,7 +1728,19 @@ pub fn complete_rename(
     // encoded_len)` where `encoded_len` is `let encoded_len = …` two lines above).
     let mut local_uses_renamed: Vec<String> = Vec::new();
     let mut renamed_by_file: BTreeMap<PathBuf, HashSet<(u32, usize)>> = BTreeMap::new();
+    // A field-init shorthand the edit expands (`pre,` → `prerelease: pre,`) keeps the local's use:
+    // not a use renamed (trial46 F1: a WARNING told the agent to undo rust-analyzer's right edit).
+    let shorthand_expansion = format!("{new_name}: {old_name}");
+    let kept_by_shorthand = |hit: &WordHit| -> bool {
+        let (start, end) = columns(hit);
+        edits.get(&hit.path).is_some_and(|list| {
+            list.iter().any(|edit| edit.new_text == shorthand_expansion && covers(range_of(edit), hit.line, start, end))
+        })
+    };
     for hit in grep.hits.iter().filter(|hit| hit.path.extension().is_some_and(|ext| ext == "rs") && is_covered(&edits, hit)) {
+        if kept_by_shorthand(hit) {
+            continue;
+        }
         renamed_by_file.entry(hit.path.clone()).or_default().insert((hit.line, hit.byte_start));
     }
     for (path, renamed) in &renamed_by_file {

@@ -210,7 +210,8 @@ Examples:\n\
 - {{\"pattern\": \"if ($X != null) $X.dispose()\", \"language\": \"dart\"}}: a null-guard that disposes the object it checked\n\
 - {{\"pattern\": \"$X.unwrap()\", \"path\": \"src\", \"language\": \"rust\"}}\n\
 - {{\"pattern\": \"Option<$T>\", \"language\": \"rust\"}}: a type anywhere (fields, signatures, generics)\n\
-- {{\"rule\": {{\"pattern\": \"$X.unwrap()\", \"inside\": {{\"kind\": \"function_item\", \"has\": {{\"pattern\": \"#[test]\"}}, \"stopBy\": \"end\"}}}}, \"language\": \"rust\"}}\n\
+- {{\"rule\": {{\"pattern\": \"$X.unwrap()\", \"inside\": {{\"kind\": \"function_item\", \"follows\": {{\"pattern\": \"#[test]\"}}, \"stopBy\": \"end\"}}}}, \"language\": \"rust\"}}: \
+`.unwrap()` in `#[test]` functions (an attribute is the sibling just before its item, not inside it: `follows`, not `has`)\n\
 - {{\"rule\": {{\"kind\": \"function_definition\", \"not\": {{\"has\": {{\"field\": \"return_type\", \"kind\": \"type\"}}}}}}, \"language\": \"python\"}}: functions without a return annotation\n\
 - {{\"syntax_tree\": \"ast\", \"code\": \"x: List[int] = []\", \"language\": \"python\"}}\n\
 Returns `path:line` (1-based), the matched code and the bindings, sorted by path and position; at most \

@@ -71,6 +71,7 @@ mod lsp_trial39;
 mod lsp_trial40;
 mod lsp_trial44;
 mod lsp_trial45;
+mod lsp_trial46;
 mod lsp_write_ledger;
 mod mcp_sdk;
 mod read_guard;

@@ -1120,3 +1120,34 @@ fn a_fifo_is_counted_as_skipped_by_the_walk_and_named_by_lsp() {
     let (text, _) = err(lsp.call(Caller::Main, "lsp", json!({"op": "symbols", "file": "q.py"})));
     assert!(text.contains("q.py is not a regular file: it is a FIFO (named pipe)"), "{text}");
 }
+
+/// The `rule` examples of `ast_grep`'s own description find what they say on code of that shape
+/// (trial46 F7: the Rust `#[test]` example used `has`, while an attribute is the sibling before
+/// its item, and matched nothing). Each example is read from the description, so a broken one
+/// fails here.
+#[test]
+fn the_rule_examples_in_the_ast_grep_description_find_their_shapes() {
+    let dir = support::workspace_with(&[
+        (
+            "src/lib.rs",
+            "pub fn f() -> i32 {\n    Some(1).unwrap()\n}\n\n#[test]\nfn t() {\n    let x = Some(2).unwrap();\n    assert_eq!(x, 2);\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn inner() {\n        Some(3).unwrap();\n    }\n}\n",
+        ),
+        ("app.py", "def typed() -> int:\n    return 1\n\n\ndef untyped(x):\n    return x\n"),
+    ]);
+    let run = run_for(dir.path());
+    let description = run.tools(Caller::Main).into_iter().find(|tool| tool.name == "ast_grep").expect("ast_grep").description.clone();
+    let examples: Vec<Value> = description
+        .lines()
+        .filter_map(|line| line.strip_prefix("- "))
+        .filter_map(|line| serde_json::Deserializer::from_str(line).into_iter::<Value>().next()?.ok())
+        .filter(|example| example.get("rule").is_some())
+        .collect();
+    let expected: [(&str, Vec<(String, u64)>); 2] =
+        [("rust", vec![("src/lib.rs".to_owned(), 7), ("src/lib.rs".to_owned(), 15)]), ("python", vec![("app.py".to_owned(), 5)])];
+    assert_eq!(examples.len(), expected.len(), "the rule examples: {examples:?}\n{description}");
+    for (example, (language, lines)) in examples.iter().zip(expected) {
+        assert_eq!(example["language"], language, "{example}");
+        let (text, structured) = ok(call(&run, "ast_grep", example.clone()));
+        assert_eq!(match_lines(&structured), lines, "{example}\n{text}");
+    }
+}

@@ -1,0 +1,52 @@
+//! Wrong answers from the fresh-user trial 46 (@tanstack/query-core 5.59.0, semver 1.0.23),
+//! against the real servers on fixtures of the same shape:
+//! - F1: renaming a Rust struct field whose constructor uses the field-init shorthand (`major,`
+//!   expanded by rust-analyzer to `maj: major,`, which is right) got a top WARNING calling that
+//!   edit a renamed use of a local and telling the agent to undo it.
+//! - F5: runbound's own rename of a doc-test example wrote `maj,` for the shorthand `major,`, and
+//!   `cargo test --doc` failed with E0425.
+//!
+//! Ground truth: `cargo test` (doc-tests included) and the files' text.
+
+use crate::support;
+
+use runbound::Caller;
+use serde_json::json;
+
+const SHORTHAND_LIB: &str = "//! ```\n//! let v = shorty::Version { major: 1, minor: 2 };\n//! assert_eq!(v.major, 1);\n//! ```\n\n/// A version.\npub struct Version {\n    /// The major number.\n    pub major: u64,\n    /// The minor number.\n    pub minor: u64,\n}\n\nimpl Version {\n    /// ```\n    /// let major = 1;\n    /// let minor = 2;\n    /// let v = shorty::Version { major, minor };\n    /// assert_eq!(v.minor, 2);\n    /// ```\n    pub const fn new(major: u64, minor: u64) -> Self {\n        Version { major, minor }\n    }\n}\n\n#[test]\nfn built() {\n    assert_eq!(Version::new(3, 4).major, 3);\n}\n";
+
+fn cargo_test(dir: &std::path::Path) -> (bool, String) {
+    let output = std::process::Command::new("cargo")
+        .args(["test", "--quiet", "--offline"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .output()
+        .expect("run cargo test");
+    (output.status.success(), format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)))
+}
+
+#[test]
+fn a_rust_field_renamed_through_field_init_shorthands_keeps_the_locals_in_code_and_doc_tests() {
+    let test = "lsp_trial46::a_rust_field_renamed_through_field_init_shorthands_keeps_the_locals_in_code_and_doc_tests";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"shorty\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", SHORTHAND_LIB),
+    ]);
+    let (ok, output) = cargo_test(dir.path());
+    assert!(ok && output.contains("2 passed"), "fixture: {output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "src/lib.rs", "line": 9, "symbol": "major", "new_name": "maj"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("rename a use of a local"), "a right shorthand expansion is no renamed local use: {text}");
+    let source = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(source.contains("        Version { maj: major, minor }"), "the code's shorthand: {source}\n{text}");
+    assert!(source.contains("    /// let v = shorty::Version { maj: major, minor };"), "the doc-test's shorthand: {source}\n{text}");
+    assert!(source.contains("//! let v = shorty::Version { maj: 1, minor: 2 };"), "{source}");
+    // Ground truth: the unit test and both doc-tests compile and pass.
+    let (ok, output) = cargo_test(dir.path());
+    assert!(ok && output.contains("2 passed") && output.contains("1 passed"), "{output}\n{source}");
+}
