@@ -1213,6 +1213,21 @@ pub(crate) fn usage_on_line(line: &str, start: usize) -> Option<SiteUsage> {
     Some(if called || after.is_empty() { SiteUsage::Call } else { SiteUsage::Value })
 }
 
+/// The headline's part about direct calls the item's references show and its call hierarchy
+/// does not list (empty when none): rust-analyzer lists no caller in the other crates of a test
+/// module shared with `mod util;` (trial46 F2: "no callers" of semver's `prerelease`, called 20
+/// times in two test crates).
+fn unlisted_direct_calls_headline(aliases: &crate::lsp::call_aliases::AliasWalk) -> String {
+    let direct = aliases.uses_not_listed.iter().filter(|used| used.role == crate::lsp::syntax::ReferenceRole::DirectCall).count();
+    if direct == 0 {
+        return String::new();
+    }
+    format!(
+        " — INCOMPLETE: its references show {} that this call hierarchy does not list (in the note below)",
+        plural(direct, "more direct call")
+    )
+}
+
 /// The headline's part about calls through names bound to the queried item (empty when none).
 fn alias_headline(aliases: &crate::lsp::call_aliases::AliasWalk) -> String {
     if aliases.aliases.is_empty() {
@@ -1481,6 +1496,7 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         if dir.op == "subtypes" || dir.op == "incoming_calls" {
             out.push_str(" in the code it has indexed");
             out.push_str(&alias_headline(&walk.aliases));
+            out.push_str(&unlisted_direct_calls_headline(&walk.aliases));
             if let Some(note) = index_note(query.server) {
                 out.push_str(&format!("\n{note}"));
             }
@@ -1509,7 +1525,13 @@ fn render(query: &Query<'_>, dir: &Direction, walk: &Walk, depth: usize, offset:
         (true, values) => format!(", {} ({} of them {VALUE_REFERENCE})", plural(sites_total, "call site"), values),
     };
     let extra = format!("{sites_text}{depth_text}");
-    out.push_str(&format!("{} of {of}: {}{}\n", dir.what, counted(total, dir.noun, &extra, &tally), alias_headline(&walk.aliases)));
+    out.push_str(&format!(
+        "{} of {of}: {}{}{}\n",
+        dir.what,
+        counted(total, dir.noun, &extra, &tally),
+        alias_headline(&walk.aliases),
+        unlisted_direct_calls_headline(&walk.aliases)
+    ));
     let page = Page::new(total, offset, supervisor.config().hierarchy_cap, &format!("{}s", dir.noun))?;
     let mut results = Vec::new();
     let mut current_level: Option<usize> = None;

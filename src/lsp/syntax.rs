@@ -979,7 +979,15 @@ impl ParsedSource {
                 "type_annotation" | "type_query" | "type_arguments" | "type_alias_declaration" | "type" | "generic_type" => {
                     return Some(ReferenceRole::Type);
                 }
-                "token_tree" => return None,
+                // Inside a macro's arguments the tokens have no syntax; a name followed by a
+                // parenthesised token tree is a call (`assert_eq!(prerelease("-"), …)`: trial46 F2,
+                // semver's test helpers called only inside assertions), anything else unknown.
+                "token_tree" => {
+                    let called = identifier
+                        .next_sibling()
+                        .is_some_and(|next| next.kind() == "token_tree" && next.child(0).is_some_and(|open| open.kind() == "("));
+                    return called.then_some(ReferenceRole::DirectCall);
+                }
                 _ => {}
             }
             up = ancestor.parent();
@@ -2069,7 +2077,7 @@ mod tests {
         let ts = "import { f } from './f'\nexport { f as g } from './f'\nconst e = ((o && o.s) || f)(err)\nitems.map(f)\nf(1)\nconst h = f\ntype T = typeof f\nconst k = (c ? f : g)(2)\nobj.f(3)\nawait (f as any)(4)\n";
         let py = "from m import f\nx = (a or f)(1)\nrun(f)\nm.f(2)\ndef f():\n    pass\n";
         let go = "package p\n\nfunc g() {\n\tsort.Slice(xs, less)\n\tless(1, 2)\n\th := less\n}\n";
-        let rust = "use crate::m::f;\nfn g() {\n    let x = (if c { f } else { h })(1);\n    xs.iter().map(f);\n    assert!(f(2));\n    m::f(3);\n}\n";
+        let rust = "use crate::m::f;\nfn g() {\n    let x = (if c { f } else { h })(1);\n    xs.iter().map(f);\n    assert!(f(2));\n    m::f(3);\n    assert!(f == g);\n}\n";
         use ReferenceRole::*;
         let cases: &[(&str, &str, u32, &str, Option<ReferenceRole>)] = &[
             ("a.ts", ts, 0, "f", Some(ImportOrExport)),
@@ -2092,8 +2100,9 @@ mod tests {
             ("a.go", go, 5, "less", Some(Value)),
             ("a.rs", rust, 0, "f", Some(ImportOrExport)),
             ("a.rs", rust, 3, "f", Some(Argument)),
-            ("a.rs", rust, 4, "f", None),
+            ("a.rs", rust, 4, "f", Some(DirectCall)),
             ("a.rs", rust, 5, "f", Some(DirectCall)),
+            ("a.rs", rust, 6, "f", None),
         ];
         for (file, source, line0, name, expected) in cases {
             let parsed = ParsedSource::parse(Path::new(file), source).expect("parsed");

@@ -314,8 +314,11 @@ pub fn toolchain_sysroot(root: &Path, workspace_root: &Path, search: Option<&OsS
     Ok(Some(sysroot))
 }
 
+/// The extraPaths a restricted Python server reads in words: `count` directories, the first the
+/// environment's site-packages (a `.venv` without `lib/` has none: no directory is read).
 fn plural_dirs(count: usize) -> String {
     match count {
+        0 => "no directory of it (it has no site-packages)".to_owned(),
         1 => "its site-packages".to_owned(),
         n => format!("its site-packages and {} more director{}", n - 1, if n == 2 { "y" } else { "ies" }),
     }

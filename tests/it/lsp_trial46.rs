@@ -50,3 +50,46 @@ fn a_rust_field_renamed_through_field_init_shorthands_keeps_the_locals_in_code_a
     let (ok, output) = cargo_test(dir.path());
     assert!(ok && output.contains("2 passed") && output.contains("1 passed"), "{output}\n{source}");
 }
+
+/// F2: a helper of a test module that several test crates share (`mod util;` in each) had "no
+/// callers" from rust-analyzer, which lists the calls of one crate at most; the calls its
+/// references show (inside `assert_eq!` too) are named, and the headline says the answer is
+/// incomplete. Ground truth: grep of `helper(` in tests/.
+#[test]
+fn incoming_calls_of_a_shared_test_helper_name_the_calls_in_every_test_crate() {
+    let test = "lsp_trial46::incoming_calls_of_a_shared_test_helper_name_the_calls_in_every_test_crate";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"shared\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        ("src/lib.rs", "pub fn one() -> u32 {\n    1\n}\n"),
+        ("tests/util/mod.rs", "pub(super) fn helper(n: u32) -> u32 {\n    n + shared::one()\n}\n"),
+        ("tests/first.rs", "mod util;\n\n#[test]\nfn first() {\n    assert_eq!(util::helper(1), 2);\n}\n"),
+        ("tests/second.rs", "mod util;\n\n#[test]\nfn second() {\n    let got = util::helper(2);\n    assert_eq!(got, 3);\n}\n\n#[test]\nfn third() {\n    assert_ne!(util::helper(0), util::helper(5));\n}\n"),
+    ]);
+    let mut sites: Vec<String> = Vec::new();
+    for file in ["tests/first.rs", "tests/second.rs"] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        for (index, line) in text.lines().enumerate() {
+            if line.contains("helper(") {
+                sites.push(format!("{file}:{}", index + 1));
+            }
+        }
+    }
+    assert_eq!(sites.len(), 3, "ground truth: {sites:?}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp", json!({"op": "incoming_calls", "file": "tests/util/mod.rs", "line": 1, "symbol": "helper"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let listed_as_callers = |site: &str| {
+        let (file, line) = site.rsplit_once(':').unwrap();
+        text.contains(&format!("{file} (")) && text.contains(&format!("\n      {line}: "))
+    };
+    for site in &sites {
+        assert!(text.contains(&format!("{site}: ")) || listed_as_callers(site), "{site} is not named:\n{text}");
+    }
+    if text.contains("NOT in this answer as call sites") {
+        assert!(text.contains("— INCOMPLETE: its references show"), "{text}");
+    }
+}

@@ -476,3 +476,27 @@ fn the_cli_default_trust_follows_the_caller_and_the_flag_overrides_it() {
     assert_eq!(trust(&status(&["--workspace-trust", "restricted"])), (json!("restricted"), json!("restricted")));
     assert_eq!(status(&["--caller", "readonly"])["run"]["workspace_trust_chosen"], json!(false));
 }
+
+/// A project `.venv` without `lib/` (no site-packages) in a restricted run: the Python server
+/// starts with no extraPaths and answers (adversarial re-run F1: every `lsp` call panicked with
+/// an overflow naming the site-packages it would read).
+#[test]
+fn a_restricted_run_on_a_venv_without_site_packages_answers() {
+    let test = "trust::a_restricted_run_on_a_venv_without_site_packages_answers";
+    if support::require_binary(test, "pyright-langserver").is_none() || support::require_binary(test, "python3").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("pyproject.toml", "[project]\nname = \"p\"\nversion = \"0.1.0\"\n"),
+        ("a.py", "def greet(name: str) -> str:\n    return 'hi ' + name\n\n\nprint(greet('x'))\n"),
+    ]);
+    let venv = workspace.path().join(".venv");
+    let made = std::process::Command::new("python3").args(["-m", "venv", "--without-pip"]).arg(&venv).status().expect("python3 -m venv");
+    assert!(made.success());
+    std::fs::remove_dir_all(venv.join("lib")).expect("remove lib/");
+    let _ = std::fs::remove_file(venv.join("lib64"));
+    let restricted = lsp_run(workspace.path(), WorkspaceTrust::Restricted);
+    let (is_error, text, _) = call(&restricted, json!({"op": "hover", "file": "a.py", "line": 5, "symbol": "greet"}));
+    assert!(!is_error, "{text}");
+    assert!(text.contains("greet") && text.contains("str"), "{text}");
+}
