@@ -61,6 +61,7 @@ pub(crate) mod pytest_doctest_files;
 pub(crate) mod rename;
 pub(crate) mod rename_across_roots;
 pub(crate) mod rename_coverage;
+pub(crate) mod rename_inherited_members;
 pub(crate) mod rename_local_scope;
 pub(crate) mod rename_overrides;
 pub(crate) mod rename_public_api;

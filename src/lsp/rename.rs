@@ -40,7 +40,7 @@ pub fn descriptor() -> ToolDescriptor {
 Address it like `lsp`: `file`, `line` (1-based) and `symbol` (a substring of that line containing the identifier; `occurrence` when it occurs several times), plus `new_name`. \
 The server's edit is applied atomically: every file is checked unchanged since it was read and written all-or-nothing (nothing changes if one write fails). \
 Returns the files and edit counts, then the diagnostics the rename introduced. \
-TypeScript/JavaScript: a new name already declared in the same scope (a duplicate tsc rejects) or that would make a use bind to another symbol (shadowing) is a WARNING at the top (`name_conflicts`); Rust and Python: a new name already defined in the same module / impl / class / struct (cargo check E0428, pyright reportRedeclaration) too. \
+TypeScript/JavaScript: a new name already declared in the same scope (a duplicate tsc rejects) or that would make a use bind to another symbol (shadowing) is a WARNING at the top (`name_conflicts`), and so is a class member renamed to a name a base class or subclass already declares (it would override or be overridden, with no type error); Rust and Python: a new name already defined in the same module / impl / class / struct (cargo check E0428, pyright reportRedeclaration) too. \
 A rename that changes a public name (a Python package's re-export, a Rust library crate's `pub` item or `pub use` (also a variant, variant field or trait item, as public as its `pub` enum or trait), a Go package's exported identifier, an npm package's export reached from its package.json entry points) is a note near the top with the way to keep the old name (`public_name_changes`). \
 With `preview: true` nothing is written: the edit is staged like an ast_edit (an edit_id and a unified-diff preview); `resolve` accepts (all-or-nothing, refused if any file changed since) or discards it."
             .to_owned(),
@@ -703,6 +703,27 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         &plan,
         override_deadline,
     );
+    // TypeScript/JavaScript: a new name a base class or a subclass already declares as a
+    // member — the renamed member would override it or be overridden by it, with no type error
+    // when the signatures agree (trial46 F3). Asked from the renamed member's declaration.
+    let inherited = if server.definition().write_check == crate::lsp::WriteCheck::TsserverRequests {
+        let hierarchy_deadline = override_deadline.max(Instant::now() + Duration::from_secs(8)).min(deadline);
+        let declaration = crate::lsp::rename_coverage::definition_targets(server, &path, line0, character, hierarchy_deadline)
+            .into_iter()
+            .min()
+            .unwrap_or_else(|| (path.clone(), line0, character));
+        crate::lsp::rename_inherited_members::inherited_member_warnings(
+            server,
+            &declaration.0,
+            declaration.1,
+            &resolved.cursor_identifier,
+            &args.new_name,
+            hierarchy_deadline,
+            &|path| supervisor.display_path(path),
+        )
+    } else {
+        crate::lsp::rename_inherited_members::InheritedMemberFindings::default()
+    };
     // What the result says at its top, before the file list — in the preview too, where it
     // matters most: an agent decides on `resolve accept` from the preview (small24): occurrences
     // left where tests run them (doc-tests, pytest doctest files), attribute-name strings,
@@ -735,6 +756,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         .chain(loading_warning.iter())
         .chain(&coverage.warnings)
         .chain(&taken.warnings)
+        .chain(&inherited.warnings)
         .chain(&public_name_notes)
         .chain(&overrides.dispatch_notes)
         .cloned()
@@ -787,6 +809,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
         }
         lines.extend(coverage.report.iter().cloned());
         lines.extend(taken.summary.iter().cloned());
+        lines.extend(inherited.summary.iter().cloned());
         lines.extend(overrides.summary.iter().cloned());
         lines.extend(lease.notes.iter().cloned());
         lines.extend(resync_note.iter().cloned());
@@ -836,6 +859,7 @@ fn rename_call(ctx: &CallContext<'_>, args: RenameArguments, path: PathBuf) -> R
     }
     lines.extend(coverage.report.iter().cloned());
     lines.extend(taken.summary.iter().cloned());
+    lines.extend(inherited.summary.iter().cloned());
     lines.extend(overrides.summary.iter().cloned());
     for note in lease.notes.iter().chain(&resync_note) {
         lines.push(note.clone());

@@ -1243,6 +1243,115 @@ impl ParsedSource {
     }
 }
 
+/// A TypeScript/JavaScript class as [`ParsedSource::typescript_class_of_member`] and
+/// [`ParsedSource::typescript_class_named_at`] give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeScriptClassFacts {
+    /// The class's name.
+    pub name: String,
+    /// 0-based line and byte column of the name.
+    pub name_line0: u32,
+    /// Byte column of the name in its line.
+    pub name_byte: usize,
+    /// The base class named in `extends` (its last identifier: `Base` in `extends ns.Base`): its
+    /// 0-based line and byte column; `None` without `extends` or when it is no name (a mixin
+    /// call).
+    pub extends: Option<(u32, usize)>,
+    /// The class's own members: (name, 0-based line of the name), in source order.
+    pub members: Vec<(String, u32)>,
+}
+
+impl ParsedSource {
+    /// For a TypeScript/JavaScript class member named `name` on 0-based `line0` (a method,
+    /// field, accessor or abstract signature): its class. `None` for anything else.
+    pub fn typescript_class_of_member(&self, line0: u32, name: &str) -> Option<TypeScriptClassFacts> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let member = identifier.parent()?;
+        let is_member = matches!(
+            member.kind(),
+            "method_definition" | "public_field_definition" | "abstract_method_signature" | "method_signature" | "field_definition"
+        ) && member
+            .child_by_field_name("name")
+            .or_else(|| member.child_by_field_name("property"))
+            .is_some_and(|n| n.id() == identifier.id());
+        if !is_member {
+            return None;
+        }
+        let class = member.parent().filter(|body| body.kind() == "class_body")?.parent()?;
+        self.typescript_class_facts(class)
+    }
+
+    /// The TypeScript/JavaScript class whose name is on 0-based `line0` (`class X extends Y {`),
+    /// the first there. `None` when none is.
+    pub fn typescript_class_named_at(&self, line0: u32) -> Option<TypeScriptClassFacts> {
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let start = *self.line_starts.get(line0 as usize)?;
+        let end = self.line_starts.get(line0 as usize + 1).copied().unwrap_or(self.source.len());
+        let mut stack = vec![self.root.root().get_inner_node()];
+        while let Some(node) = stack.pop() {
+            if node.end_byte() < start || node.start_byte() > end {
+                continue;
+            }
+            if matches!(node.kind(), "class_declaration" | "abstract_class_declaration" | "class") {
+                if node.child_by_field_name("name").is_some_and(|name| name.start_byte() >= start && name.start_byte() < end) {
+                    return self.typescript_class_facts(node);
+                }
+            }
+            let mut cursor = node.walk();
+            let children: Vec<tree_sitter::Node<'_>> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        None
+    }
+
+    fn typescript_class_facts(&self, class: tree_sitter::Node<'_>) -> Option<TypeScriptClassFacts> {
+        if !matches!(class.kind(), "class_declaration" | "abstract_class_declaration" | "class") {
+            return None;
+        }
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+        let name = class.child_by_field_name("name")?;
+        let mut cursor = class.walk();
+        let heritage = class.children(&mut cursor).find(|child| child.kind() == "class_heritage");
+        let extends = heritage.and_then(|heritage| {
+            let mut cursor = heritage.walk();
+            let clause = heritage.children(&mut cursor).find(|child| child.kind() == "extends_clause")?;
+            let value = clause.child_by_field_name("value").or_else(|| clause.named_child(0))?;
+            let last = match value.kind() {
+                "identifier" => value,
+                "member_expression" => value.child_by_field_name("property")?,
+                _ => return None,
+            };
+            let position = last.start_position();
+            Some((u32::try_from(position.row).ok()?, position.column))
+        });
+        let body = class.child_by_field_name("body")?;
+        let mut members = Vec::new();
+        let mut cursor = body.walk();
+        for member in body.named_children(&mut cursor) {
+            let Some(member_name) = member.child_by_field_name("name").or_else(|| member.child_by_field_name("property")) else { continue };
+            if !matches!(member_name.kind(), "property_identifier" | "private_property_identifier" | "identifier") {
+                continue;
+            }
+            if let (Some(member_text), Ok(row)) = (text(member_name), u32::try_from(member_name.start_position().row)) {
+                members.push((member_text, row));
+            }
+        }
+        let position = name.start_position();
+        Some(TypeScriptClassFacts {
+            name: text(name)?,
+            name_line0: u32::try_from(position.row).ok()?,
+            name_byte: position.column,
+            extends,
+            members,
+        })
+    }
+}
+
 impl ParsedSource {
     /// For a TypeScript/JavaScript reference to member `name` on 0-based `line0` (from
     /// `character_hint`, as in [`ParsedSource::declaration_facts`]): what it gives the member

@@ -93,3 +93,56 @@ fn incoming_calls_of_a_shared_test_helper_name_the_calls_in_every_test_crate() {
         assert!(text.contains("— INCOMPLETE: its references show"), "{text}");
     }
 }
+
+/// F3: a TypeScript member renamed to a name its base class or a subclass already declares
+/// overrides it (or is overridden) with no type error; the preview warns of both directions, and
+/// says nothing for a fresh name. Ground truth: tsc is clean after the overriding rename, so
+/// nothing else would tell, and the subclass's method now carries the base's name.
+#[test]
+fn a_typescript_member_renamed_to_a_name_of_its_class_hierarchy_warns_of_the_override() {
+    let test = "lsp_trial46::a_typescript_member_renamed_to_a_name_of_its_class_hierarchy_warns_of_the_override";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2020\"}, \"include\": [\"src\"]}\n"),
+        ("src/base.ts", "export class Observer {\n  refetch(): string {\n    return 'refetched'\n  }\n\n  result(): string {\n    return this.refetch()\n  }\n}\n"),
+        (
+            "src/infinite.ts",
+            "import { Observer } from './base'\n\nexport class InfiniteObserver extends Observer {\n  fetchPrevious(): string {\n    return 'previous page'\n  }\n\n  fetchNext(): string {\n    return 'next page'\n  }\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let preview = |file: &str, line: u32, symbol: &str, new_name: &str| {
+        let result = run.call(
+            Caller::Main,
+            "lsp_rename",
+            json!({"file": file, "line": line, "symbol": symbol, "new_name": new_name, "preview": true}),
+        );
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    let up = preview("src/infinite.ts", 4, "fetchPrevious", "refetch");
+    assert!(
+        up.contains("WARNING: the base class `Observer` already has a member `refetch` (src/base.ts:2): the renamed member of `InfiniteObserver` now OVERRIDES it"),
+        "{up}"
+    );
+    let down = preview("src/base.ts", 2, "refetch", "fetchNext");
+    assert!(
+        down.contains("WARNING: the subclass `InfiniteObserver` already has a member `fetchNext` (src/infinite.ts:8): it now OVERRIDES the renamed member of `Observer`"),
+        "{down}"
+    );
+    let fresh = preview("src/base.ts", 2, "refetch", "reload");
+    assert!(!fresh.contains("OVERRIDES") && fresh.contains("class hierarchy check: `reload` among the members of 1 class"), "{fresh}");
+    // Ground truth: tsc accepts the overriding rename, so only the warning tells.
+    let result = run.call(
+        Caller::Main,
+        "lsp_rename",
+        json!({"file": "src/infinite.ts", "line": 4, "symbol": "fetchPrevious", "new_name": "refetch"}),
+    );
+    assert!(!result.is_error, "{}", result.joined_text());
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+    let infinite = std::fs::read_to_string(dir.path().join("src/infinite.ts")).unwrap();
+    assert!(infinite.contains("  refetch(): string {\n    return 'previous page'"), "{infinite}");
+}

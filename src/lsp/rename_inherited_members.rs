@@ -1,0 +1,197 @@
+//! The taken-name check across a class hierarchy for a TypeScript/JavaScript member rename
+//! (issue 11, trial46 F3).
+//!
+//! [`crate::lsp::rename_taken_names`] reads the files the rename changes, so a new name that a
+//! base class or a subclass already declares as a member passes it: renaming
+//! `InfiniteQueryObserver.fetchPreviousPage` to `refetch` (query-core 5.59.0) made the method
+//! override `QueryObserver.refetch`, which `createResult` hands to every result — tsc stayed
+//! clean (the signatures are compatible) and 4 tests failed. [`inherited_member_warnings`]
+//! follows the renamed member's class up its `extends` chain (`textDocument/definition` on the
+//! base's name) and down to its subclasses (`textDocument/implementation` on the class's name,
+//! which tsserver answers with the derived classes), reads each class with tree-sitter and
+//! warns of every member already named the new name: the renamed member would override it, or
+//! be overridden by it. At most [`MAX_CLASSES_READ`] classes, within the deadline; what was not
+//! read is said in the summary.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use lsp_types::request::{GotoDefinition, GotoImplementation, Request};
+
+use crate::lsp::client::LanguageServer;
+use crate::lsp::syntax::{ParsedSource, TypeScriptClassFacts};
+
+/// The most classes (bases and subclasses, the renamed member's own not counted) read.
+pub const MAX_CLASSES_READ: usize = 32;
+
+/// What [`inherited_member_warnings`] found.
+#[derive(Debug, Clone, Default)]
+pub struct InheritedMemberFindings {
+    /// One `WARNING:` line per related class that already declares a member of the new name.
+    pub warnings: Vec<String>,
+    /// The classes read, or why the hierarchy was not (fully) followed; `None` when the renamed
+    /// symbol is no class member of a TS/JS file.
+    pub summary: Option<String>,
+}
+
+/// For the TS/JS class member `old_name` declared at 0-based `line0` of `path`, renamed to
+/// `new_name`: the base classes and subclasses that already declare a member `new_name` (see the
+/// module docs). `display` names a path for the answer.
+pub fn inherited_member_warnings(
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    old_name: &str,
+    new_name: &str,
+    deadline: Instant,
+    display: &dyn Fn(&Path) -> String,
+) -> InheritedMemberFindings {
+    let mut findings = InheritedMemberFindings::default();
+    let Some(class) = read_parsed(server, path).and_then(|parsed| parsed.typescript_class_of_member(line0, old_name)) else {
+        return findings;
+    };
+    let mut read = 0usize;
+    let mut not_read: Vec<String> = Vec::new();
+    let mut seen: HashSet<(PathBuf, u32)> = HashSet::from([(path.to_path_buf(), class.name_line0)]);
+    // Up: each base class in turn.
+    let mut current = (path.to_path_buf(), class.clone());
+    while let Some((extends_line0, extends_byte)) = current.1.extends {
+        if read >= MAX_CLASSES_READ || Instant::now() >= deadline {
+            not_read.push(format!("the bases of `{}`", current.1.name));
+            break;
+        }
+        let (base_path, base) = match class_at_definition(server, &current.0, extends_line0, extends_byte, deadline) {
+            Ok(found) => found,
+            Err(why) => {
+                not_read.push(format!("the base of `{}` ({why})", current.1.name));
+                break;
+            }
+        };
+        if !seen.insert((base_path.clone(), base.name_line0)) {
+            break;
+        }
+        read += 1;
+        if let Some((_, member_line0)) = base.members.iter().find(|(name, _)| name == new_name) {
+            findings.warnings.push(format!(
+                "WARNING: the base class `{}` already has a member `{new_name}` ({}:{}): the renamed member of `{}` now OVERRIDES it — every call of `{new_name}` on an instance of `{}` (the base class's own calls included) runs the renamed code, and tsc says nothing when the signatures are compatible; choose another name",
+                base.name,
+                display(&base_path),
+                member_line0 + 1,
+                class.name,
+                class.name,
+            ));
+        }
+        current = (base_path, base);
+    }
+    // Down: the subclasses, breadth first.
+    let mut queue: VecDeque<(PathBuf, TypeScriptClassFacts)> = VecDeque::from([(path.to_path_buf(), class.clone())]);
+    while let Some((class_path, parent)) = queue.pop_front() {
+        if Instant::now() >= deadline || read >= MAX_CLASSES_READ {
+            not_read.push(format!("the subclasses of `{}`", parent.name));
+            break;
+        }
+        for (sub_path, sub) in subclasses(server, &class_path, &parent, deadline) {
+            if !seen.insert((sub_path.clone(), sub.name_line0)) {
+                continue;
+            }
+            read += 1;
+            if let Some((_, member_line0)) = sub.members.iter().find(|(name, _)| name == new_name) {
+                findings.warnings.push(format!(
+                    "WARNING: the subclass `{}` already has a member `{new_name}` ({}:{}): it now OVERRIDES the renamed member of `{}` — calls of `{new_name}` on an instance of `{}` (the base class's own calls included) run its code instead, and tsc says nothing when the signatures are compatible; choose another name",
+                    sub.name,
+                    display(&sub_path),
+                    member_line0 + 1,
+                    class.name,
+                    sub.name,
+                ));
+            }
+            queue.push_back((sub_path, sub));
+        }
+    }
+    findings.summary = Some(format!(
+        "class hierarchy check: `{new_name}` among the members of {} related to `{}` (bases by definition, subclasses by implementation) — {}{}",
+        crate::render::plural(read, "class"),
+        class.name,
+        if findings.warnings.is_empty() { "none declares it".to_owned() } else { format!("{} (at the top)", crate::render::plural(findings.warnings.len(), "finding")) },
+        if not_read.is_empty() { String::new() } else { format!("; NOT read: {}", not_read.join(", ")) },
+    ));
+    findings
+}
+
+/// `path` read beneath the workspace and parsed.
+fn read_parsed(server: &LanguageServer, path: &Path) -> Option<ParsedSource> {
+    let text = crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?;
+    ParsedSource::parse(path, &text)
+}
+
+/// The class declared where the server's definition of the name at (`line0`, byte `byte`) of
+/// `path` lands, or why none was found.
+fn class_at_definition(
+    server: &LanguageServer,
+    path: &Path,
+    line0: u32,
+    byte: usize,
+    deadline: Instant,
+) -> Result<(PathBuf, TypeScriptClassFacts), &'static str> {
+    let locations = ask::<GotoDefinition>(server, path, line0, byte, deadline)
+        .ok_or("its definition got no answer: the server failed or the time ran out")?;
+    locations
+        .into_iter()
+        .find_map(|(target, target_line0)| {
+            let class = read_parsed(server, &target)?.typescript_class_named_at(target_line0)?;
+            Some((target, class))
+        })
+        .ok_or("its definition is no class declaration that could be read: a class outside the workspace, or an expression")
+}
+
+/// The direct subclasses of `class` (declared in `path`): the server's implementations of its
+/// name that are classes whose `extends` names it.
+fn subclasses(
+    server: &LanguageServer,
+    path: &Path,
+    class: &TypeScriptClassFacts,
+    deadline: Instant,
+) -> Vec<(PathBuf, TypeScriptClassFacts)> {
+    let Some(locations) = ask::<GotoImplementation>(server, path, class.name_line0, class.name_byte, deadline) else { return Vec::new() };
+    locations
+        .into_iter()
+        .filter_map(|(target, target_line0)| {
+            let sub = read_parsed(server, &target)?.typescript_class_named_at(target_line0)?;
+            (sub.name != class.name || target != path).then_some((target, sub))
+        })
+        .collect()
+}
+
+/// A goto-style request at (`line0`, byte `byte`) of `path`: the (path, 0-based line) of each
+/// location answered.
+fn ask<R>(server: &LanguageServer, path: &Path, line0: u32, byte: usize, deadline: Instant) -> Option<Vec<(PathBuf, u32)>>
+where
+    R: Request<Params = lsp_types::GotoDefinitionParams, Result = Option<lsp_types::GotoDefinitionResponse>>,
+{
+    // tsserver answers for the files it has open.
+    if !server.supports(R::METHOD) || server.sync_document(path).is_err() {
+        return None;
+    }
+    let text = crate::files::read_workspace_file_to_string(server.workspace_root(), path).ok()?;
+    let line = text.lines().nth(line0 as usize)?;
+    let params = lsp_types::GotoDefinitionParams {
+        text_document_position_params: lsp_types::TextDocumentPositionParams {
+            text_document: crate::lsp::client::text_document(path),
+            position: lsp_types::Position { line: line0, character: server.position_encoding().column_from_byte(line, byte) },
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let answer = server.request::<R>(params, deadline).ok()??;
+    let locations: Vec<(String, u32)> = match answer {
+        lsp_types::GotoDefinitionResponse::Scalar(location) => vec![(location.uri.as_str().to_owned(), location.range.start.line)],
+        lsp_types::GotoDefinitionResponse::Array(list) => {
+            list.into_iter().map(|l| (l.uri.as_str().to_owned(), l.range.start.line)).collect()
+        }
+        lsp_types::GotoDefinitionResponse::Link(links) => {
+            links.into_iter().map(|l| (l.target_uri.as_str().to_owned(), l.target_selection_range.start.line)).collect()
+        }
+    };
+    Some(locations.into_iter().filter_map(|(uri, line0)| Some((crate::lsp::uri::uri_to_path(&uri)?, line0))).collect())
+}
