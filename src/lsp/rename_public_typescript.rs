@@ -165,7 +165,66 @@ fn member_notes(
             through,
         ));
     }
+    if notes.is_empty() {
+        return instance_member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name, &parsed);
+    }
     notes
+}
+
+/// The note when the rename changes a member of the values of a class or function that the
+/// module exports an instance of (`export const focusManager = new FocusManager()`, `export
+/// const notifyManager = createNotifyManager()` whose object literal has the member) and the
+/// package's entry points reach that instance: `focusManager.setFocused` is what dependents call
+/// (trial46 F6: no note, while members of exported classes got one). The class or function
+/// itself need not be exported from the package.
+#[allow(clippy::too_many_arguments)]
+fn instance_member_notes(
+    workspace_root: &Path,
+    plan: &WorkspaceEditPlan,
+    path: &Path,
+    shown: &str,
+    old_lines: &[&str],
+    changed: &[usize],
+    old_name: &str,
+    new_name: &str,
+    parsed: &crate::lsp::syntax::ParsedSource,
+) -> Vec<String> {
+    let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
+    let new_text = planned_text(plan, path);
+    let new_lines: Vec<&str> = new_text.lines().collect();
+    for &index in changed {
+        // The declaration's own name renamed on this line (not another role of the word).
+        let renamed_here = old_lines.get(index).is_some_and(|line| crate::lsp::position::contains_word(line, old_name))
+            && new_lines.get(index).is_some_and(|line| crate::lsp::position::contains_word(line, new_name));
+        if !renamed_here {
+            continue;
+        }
+        let Some(container) = parsed.typescript_member_container_name(index as u32, old_name) else { continue };
+        let constructed = [format!("new {container}("), format!("new {container}<"), format!("{container}(")];
+        for line in old_lines {
+            let Some(rest) = line.trim_start().strip_prefix("export const ").or_else(|| line.trim_start().strip_prefix("export let "))
+            else {
+                continue;
+            };
+            let instance: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect();
+            let Some((_, value)) = rest.split_once('=') else { continue };
+            if instance.is_empty() || !constructed.iter().any(|shape| value.trim_start().starts_with(shape.as_str())) {
+                continue;
+            }
+            let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &instance) else { continue };
+            let (import_path, through) = route.describe(workspace_root, &package_name);
+            let owner = if value.trim_start().starts_with("new ") {
+                format!("a member of the class `{container}`, and the package `{package_name}` exports an instance of it")
+            } else {
+                format!("a member of the object `{container}` returns, and the package `{package_name}` exports one")
+            };
+            return vec![format!(
+                "note: public API changed: {shown}:{} declares `{old_name}`, {owner} as `{instance}` from `{import_path}` (through {through}) — this rename changes `{instance}.{old_name}` to `{instance}.{new_name}`, and code outside this workspace that calls it breaks; no export keeps a member's old name: keep the old member for a while (delegating or marked `@deprecated`), or say the break in the changelog",
+                index + 1,
+            )];
+        }
+    }
+    Vec::new()
 }
 
 /// What `line` (old text) declares when it exports `name`: `function`, `class`, `interface`,

@@ -1284,6 +1284,51 @@ impl ParsedSource {
         self.typescript_class_facts(class)
     }
 
+    /// For a TypeScript/JavaScript member `name` on 0-based `line0` — a class member, or a key
+    /// (or shorthand) of an object literal inside a function — the top-level class or function
+    /// whose values carry it: the class's name, or the function's (`function f() { return { name
+    /// … } }`, `const f = () => ({ name })`). `None` for anything else. An exported instance of
+    /// it (`export const x = new C()`, `export const x = f()`) exports the member (trial46 F6:
+    /// query-core's `focusManager.setFocused`, `notifyManager.batch`).
+    pub fn typescript_member_container_name(&self, line0: u32, name: &str) -> Option<String> {
+        if let Some(class) = self.typescript_class_of_member(line0, name) {
+            return Some(class.name);
+        }
+        if !matches!(self.language, SupportLang::TypeScript | SupportLang::Tsx | SupportLang::JavaScript) {
+            return None;
+        }
+        let identifier = self.identifier_at(line0, 0, name)?;
+        let parent = identifier.parent()?;
+        let is_key = match parent.kind() {
+            "pair" | "method_definition" => parent
+                .child_by_field_name("key")
+                .or_else(|| parent.child_by_field_name("name"))
+                .is_some_and(|key| key.id() == identifier.id()),
+            "object" => identifier.kind() == "shorthand_property_identifier",
+            _ => false,
+        };
+        if !is_key {
+            return None;
+        }
+        let text = |node: tree_sitter::Node<'_>| self.source.get(node.start_byte()..node.end_byte()).map(str::to_owned);
+        let mut node = parent;
+        loop {
+            node = node.parent()?;
+            match node.kind() {
+                "function_declaration" => return text(node.child_by_field_name("name")?),
+                "variable_declarator"
+                    if node
+                        .child_by_field_name("value")
+                        .is_some_and(|value| matches!(value.kind(), "arrow_function" | "function_expression" | "function")) =>
+                {
+                    return text(node.child_by_field_name("name")?);
+                }
+                "class_body" | "program" => return None,
+                _ => {}
+            }
+        }
+    }
+
     /// The TypeScript/JavaScript class whose name is on 0-based `line0` (`class X extends Y {`),
     /// the first there. `None` when none is.
     pub fn typescript_class_named_at(&self, line0: u32) -> Option<TypeScriptClassFacts> {

@@ -146,3 +146,49 @@ fn a_typescript_member_renamed_to_a_name_of_its_class_hierarchy_warns_of_the_ove
     let infinite = std::fs::read_to_string(dir.path().join("src/infinite.ts")).unwrap();
     assert!(infinite.contains("  refetch(): string {\n    return 'previous page'"), "{infinite}");
 }
+
+/// F6: a member of a class (or of the object a function returns) that the package exports only
+/// as an instance (`export const focusManager = new FocusManager()`) is public API: the rename
+/// says so, naming the instance's path. Ground truth: the package entry exports the instances.
+#[test]
+fn renaming_a_member_of_an_exported_instance_says_the_public_api_changes() {
+    let test = "lsp_trial46::renaming_a_member_of_an_exported_instance_says_the_public_api_changes";
+    if support::require_binary(test, "typescript-language-server").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("package.json", "{\"name\": \"managers\", \"version\": \"1.0.0\", \"main\": \"./dist/index.js\", \"types\": \"./dist/index.d.ts\"}\n"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2020\"}, \"include\": [\"src\"]}\n"),
+        ("src/index.ts", "export { focusManager } from './focusManager'\nexport { notifyManager } from './notifyManager'\n"),
+        (
+            "src/focusManager.ts",
+            "export class FocusManager {\n  #focused = false\n\n  setFocused(focused: boolean): void {\n    this.#focused = focused\n  }\n}\n\nexport const focusManager = new FocusManager()\n",
+        ),
+        (
+            "src/notifyManager.ts",
+            "export function createNotifyManager() {\n  return {\n    batch: (callback: () => void): void => {\n      callback()\n    },\n  }\n}\n\nexport const notifyManager = createNotifyManager()\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let preview = |file: &str, line: u32, symbol: &str, new_name: &str| {
+        let result = run.call(
+            Caller::Main,
+            "lsp_rename",
+            json!({"file": file, "line": line, "symbol": symbol, "new_name": new_name, "preview": true}),
+        );
+        let text = result.joined_text();
+        assert!(!result.is_error, "{text}");
+        text
+    };
+    let focus = preview("src/focusManager.ts", 4, "setFocused", "setWindowFocused");
+    assert!(
+        focus.contains("note: public API changed: src/focusManager.ts:4 declares `setFocused`, a member of the class `FocusManager`, and the package `managers` exports an instance of it as `focusManager`")
+            && focus.contains("changes `focusManager.setFocused` to `focusManager.setWindowFocused`"),
+        "{focus}"
+    );
+    let notify = preview("src/notifyManager.ts", 3, "batch", "runBatch");
+    assert!(
+        notify.contains("declares `batch`, a member of the object `createNotifyManager` returns, and the package `managers` exports one as `notifyManager`"),
+        "{notify}"
+    );
+}
