@@ -1654,14 +1654,20 @@ pub fn complete_rename(
         );
     }
     let source_extensions: Vec<String> = server.definition().extensions.iter().map(|(extension, _)| extension.clone()).collect();
-    let test_data = grep_test_data(server.workspace_root(), server.root(), old_name, &source_extensions);
+    // A local (a parameter, a `let`) is named in no documentation or test data (trial46 M10).
+    let test_data = if local_scope.is_some() {
+        Vec::new()
+    } else {
+        grep_test_data(server.workspace_root(), server.root(), old_name, &source_extensions)
+    };
     if !test_data.is_empty() {
         // First after the check's own header (and its scope line): tests that compare output with
         // these files fail until they are updated.
         let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
         report.insert(first_detail, test_data_line(&test_data, &shown));
     }
-    let mut documentation = grep_documentation(server.workspace_root(), server.root(), old_name);
+    let mut documentation =
+        if local_scope.is_some() { Vec::new() } else { grep_documentation(server.workspace_root(), server.root(), old_name) };
     // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
     // apart from documentation (trial27a M1).
     let doctest_config = crate::lsp::pytest_doctest_files::pytest_doctest_config(&reader, server.root());
@@ -1927,10 +1933,17 @@ fn double_casts_to_type_or_subtypes(server: &LanguageServer, owner: &str) -> (Ve
         };
         for hit in hits {
             let before = hit.line_text[..hit.byte_start.min(hit.line_text.len())].trim_end();
+            // `this as unknown as Owner` inside the class casts the renamed class's own instance:
+            // it has the renamed member (trial46 M11: query-core's `Query.state`).
             let through = ["as unknown as", "as any as"].iter().any(|cast| {
-                before
-                    .strip_suffix(cast)
-                    .is_some_and(|rest| rest.is_empty() || rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)))
+                before.strip_suffix(cast).is_some_and(|rest| {
+                    let cast_value = rest.trim_end();
+                    let of_this = cast_value.strip_suffix("this").is_some_and(|head| {
+                        head.is_empty() || head.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c) && c != '.')
+                    });
+                    (rest.is_empty() || rest.ends_with(|c: char| !crate::lsp::position::is_identifier_char(c)))
+                        && !(name == owner && of_this)
+                })
             });
             if through && !casts.contains(&(hit.path.clone(), hit.line)) {
                 casts.push((hit.path.clone(), hit.line));
