@@ -128,19 +128,25 @@ impl ToolError {
         self
     }
 
-    /// Renders the error as an MCP result with `isError: true`.
+    /// Renders the error as an MCP result with `isError: true`. The message and the hint are
+    /// each cut to [`MAX_ERROR_TEXT_CHARS`] characters (marked): an error that quotes an argument
+    /// must not hand a huge one back to the host (a 5 MB path came back twice in a 20 MB answer;
+    /// issue 13 adversarial re-run M2).
     pub fn to_result(&self) -> ToolResult {
-        let mut text = format!("error ({}): {}", self.kind.as_str(), self.message);
-        if let Some(hint) = &self.hint {
+        let message = crate::render::cut_chars(&self.message, MAX_ERROR_TEXT_CHARS);
+        let hint = self.hint.as_deref().map(|hint| crate::render::cut_chars(hint, MAX_ERROR_TEXT_CHARS));
+        let mut text = format!("error ({}): {message}", self.kind.as_str());
+        if let Some(hint) = &hint {
             text.push_str("\nnext: ");
             text.push_str(hint);
         }
-        let content = ToolErrorContent {
-            error: ToolErrorBody { kind: self.kind, message: self.message.clone(), hint: self.hint.clone(), details: self.details.clone() },
-        };
+        let content = ToolErrorContent { error: ToolErrorBody { kind: self.kind, message, hint, details: self.details.clone() } };
         ToolResult::error_text(text).with_structured(crate::schema::to_structured(&content))
     }
 }
+
+/// The most characters of an error's message (and of its hint) a result carries.
+pub const MAX_ERROR_TEXT_CHARS: usize = 16_000;
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -157,6 +163,16 @@ impl std::error::Error for ToolError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_message_is_cut_in_the_result() {
+        let path = "a".repeat(5_000_000);
+        let result = ToolError::io("inspect", std::path::Path::new(&path), &std::io::Error::other("File name too long")).to_result();
+        let text = result.joined_text();
+        assert!(text.len() < 2 * MAX_ERROR_TEXT_CHARS && text.contains("[cut: showing"), "{}", text.len());
+        let structured = serde_json::to_string(&result.structured_content).unwrap();
+        assert!(structured.len() < 2 * MAX_ERROR_TEXT_CHARS, "{}", structured.len());
+    }
 
     #[test]
     fn renders_kind_message_and_hint() {

@@ -478,6 +478,26 @@ fn go_method_receiver(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The Go type whose `struct { … }` or `interface { … }` body holds 0-based line `index` of
+/// `lines` (`type PathStep interface {`, or `PathStep interface {` in a `type (` block): its
+/// name, found by the braces above the line; `None` outside a type body.
+fn go_enclosing_type(lines: &[&str], index: usize) -> Option<String> {
+    let mut depth = 0i64;
+    for line in lines[..index].iter().rev() {
+        let code = line.split("//").next().unwrap_or("");
+        depth += code.matches('}').count() as i64 - code.matches('{').count() as i64;
+        if depth < 0 {
+            let trimmed = code.trim_start();
+            let declaration = trimmed.strip_prefix("type ").unwrap_or(trimmed).trim_start();
+            let name: String = declaration.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let rest = declaration[name.len()..].trim_start();
+            let rest = if rest.starts_with('[') { rest.find(']').map_or("", |close| &rest[close + 1..]).trim_start() } else { rest };
+            return (!name.is_empty() && (rest.starts_with("struct") || rest.starts_with("interface"))).then_some(name);
+        }
+    }
+    None
+}
+
 /// The kind of Go declaration of `name` on `line` (0-based index in `lines`): `func`, `method`,
 /// `type`, `var`, `const`, `field`; a line in a `const (`/`var (` block or a struct body is read
 /// by the nearest enclosing opener above it.
@@ -559,6 +579,9 @@ fn go_notes(
         // A method or field is reached through its type: `uuid.UUID.MarshalText`.
         let owner = match kind {
             "method" => go_method_receiver(old_lines[index]).map(|receiver| format!("{receiver}.")),
+            // An interface's method or a struct's field: through the type whose body holds it
+            // (`cmp.PathStep.Values`, not `cmp.Values`: trial45 M3, trial44 M8).
+            "interface method" | "field" => go_enclosing_type(old_lines, index).map(|owner| format!("{owner}.")),
             _ => None,
         }
         .unwrap_or_default();
@@ -593,6 +616,29 @@ mod tests {
             new_content: Some(new.as_bytes().to_vec()),
             expected: ExpectedState::Content(old.as_bytes().to_vec()),
         }
+    }
+
+    #[test]
+    fn go_fields_and_interface_methods_are_named_through_their_type() {
+        let lines = [
+            "package cmp",
+            "",
+            "type PathStep interface {",
+            "\tType() reflect.Type",
+            "\tValues() (vx, vy reflect.Value)",
+            "}",
+            "",
+            "type (",
+            "\tNullUUID struct {",
+            "\t\tUUID  UUID",
+            "\t\tValid bool // set when UUID is not NULL {",
+            "\t}",
+            ")",
+            "func f() {}",
+        ];
+        assert_eq!(go_enclosing_type(&lines, 4).as_deref(), Some("PathStep"));
+        assert_eq!(go_enclosing_type(&lines, 10).as_deref(), Some("NullUUID"));
+        assert_eq!(go_enclosing_type(&lines, 13), None);
     }
 
     #[test]
