@@ -167,7 +167,12 @@ pub fn doc_comment_lines(lines: &[&str]) -> Vec<Option<DocCommentLine>> {
             None
         };
         let Some(marker) = marker else {
-            previous_marker = None;
+            // A blank line between two `///` lines does not end the doc comment: rustdoc joins
+            // every doc attribute of the item (trial48 F3: either's `factor_into_iter` example
+            // went on after an empty line, and its second half was read as a plain comment).
+            if !trimmed.is_empty() {
+                previous_marker = None;
+            }
             continue;
         };
         let this = match previous_marker {
@@ -201,10 +206,16 @@ pub fn doc_comment_text<'a>(lines: &[&'a str], doc: &[Option<DocCommentLine>], i
 pub fn doc_test_block(lines: &[&str], doc: &[Option<DocCommentLine>], line: usize) -> Option<DocTestBlock> {
     let comment = doc.get(line).copied().flatten()?.comment;
     let same_comment = |index: usize| doc.get(index).copied().flatten().is_some_and(|other| other.comment == comment);
+    // A blank line inside a doc comment is no doc line but does not end it (see
+    // [`doc_comment_lines`]); rustdoc's text has no line for it.
+    let blank = |index: usize| doc.get(index).copied().flatten().is_none() && lines.get(index).is_some_and(|text| text.trim().is_empty());
     let is_fence = |index: usize| doc_comment_text(lines, doc, index).trim_start().starts_with("```");
     let mut open = None;
     let mut fences = 0usize;
     for index in (0..line).rev() {
+        if blank(index) {
+            continue;
+        }
         if !same_comment(index) {
             break;
         }
@@ -219,6 +230,9 @@ pub fn doc_test_block(lines: &[&str], doc: &[Option<DocCommentLine>], line: usiz
     let open = open?;
     let mut code = Vec::new();
     for index in open + 1..lines.len() {
+        if blank(index) && (index + 1..lines.len()).find(|&next| !blank(next)).is_some_and(same_comment) {
+            continue;
+        }
         // An unclosed fence: the block runs to the end of the doc comment (CommonMark), and
         // rustdoc runs it (smallvec 1.16.6 `from_raw_parts`, lib.rs:1920).
         if !same_comment(index) || is_fence(index) {
@@ -479,6 +493,18 @@ mod tests {
         let elsewhere = (PathBuf::from("/w/src/other.rs"), copy_line as u32, 11);
         assert_eq!(map_copy_target(elsewhere.clone(), &path, &blocks, &firsts), elsewhere);
         assert_eq!(map_copy_target((path.clone(), 7, 7), &path, &blocks, &firsts), (path, 7, 7), "the file's own item");
+    }
+
+    #[test]
+    fn a_blank_line_inside_a_doc_comment_does_not_end_its_example() {
+        // either 1.13.0 (trial48 F3): `factor_into_iter`'s example goes on after an empty line.
+        let source = "    /// ```\n    /// let left = f(1);\n\n    /// let right = f(2);\n    /// ```\n    pub fn f() {}\n\n// a plain comment\nfn g() {}\n";
+        let lines = split_lines(source);
+        let doc = doc_comment_lines(&lines);
+        let block = doc_test_block(&lines, &doc, 3).expect("the line after the blank one is in the example");
+        let code: Vec<(usize, String)> = block.lines.iter().map(|(line, _, text)| (*line, text.clone())).collect();
+        assert_eq!(code, vec![(1, "let left = f(1);".to_owned()), (3, "let right = f(2);".to_owned())]);
+        assert!(doc_test_block(&lines, &doc, 7).is_none(), "a plain comment after a blank line is not in it");
     }
 
     #[test]

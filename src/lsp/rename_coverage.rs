@@ -1285,10 +1285,19 @@ pub fn complete_rename(
     }
     // The TypeScript type that declares the renamed member (`QueryOptions` for
     // `QueryOptions.queryKeyHashFn`), read once: string keys over it, and double casts to it.
-    let member_owner = origin_targets.iter().min().and_then(|(path, target_line, _)| {
-        let text = reader.read_to_string(path).ok()?;
-        crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
-    });
+    // A renamed local (a parameter used in a shorthand `{ form }`, whose definitions include the
+    // property it fills) is no member: none of the member checks apply (trial48 F1: two false
+    // WARNINGs, one telling the agent to edit a key tsc then rejects).
+    // The definition at the asked line, when it is one of several (a shorthand's local and the
+    // property it fills), is the renamed symbol.
+    let canonical_origin = std::fs::canonicalize(origin).unwrap_or_else(|_| origin.to_path_buf());
+    let asked_definition =
+        origin_targets.iter().find(|(path, target_line, _)| *target_line == line && (path == origin || *path == canonical_origin));
+    let member_owner =
+        asked_definition.or_else(|| origin_targets.iter().min()).filter(|_| local_scope.is_none()).and_then(|(path, target_line, _)| {
+            let text = reader.read_to_string(path).ok()?;
+            crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
+        });
     let mut keys_naming_member: Vec<String> = Vec::new();
     if !in_text.is_empty() {
         let comments = in_text.iter().filter(|(_, kind)| *kind == OccurrenceKind::Comment).count();
@@ -2274,6 +2283,10 @@ fn in_rust_doc_test(lines: &[&str], doc: &[Option<crate::lsp::doc_tests::DocComm
     let mut opening: Option<String> = None;
     let mut fences = 0usize;
     for index in (0..line).rev() {
+        // A blank line does not end a doc comment (see `doc_comment_lines`; trial48 F3).
+        if doc[index].is_none() && lines[index].trim().is_empty() {
+            continue;
+        }
         if doc[index].is_none_or(|other| other.comment != here.comment) {
             break;
         }

@@ -534,7 +534,9 @@ fn go_declaration(lines: &[&str], index: usize, name: &str) -> Option<&'static s
         let after = trimmed[name.len()..].trim_start();
         (!after.is_empty() && !after.starts_with('(')).then_some("field")
     } else if opener.starts_with("type ") && opener.contains(" interface") {
-        Some("interface method")
+        // `Value` alone embeds an interface (pflag's `boolFlag`): no method of its own
+        // (trial47 F2).
+        trimmed[name.len()..].trim_start().starts_with('(').then_some("interface method")
     } else {
         None
     }
@@ -639,6 +641,9 @@ mod tests {
         assert_eq!(go_enclosing_type(&lines, 4).as_deref(), Some("PathStep"));
         assert_eq!(go_enclosing_type(&lines, 10).as_deref(), Some("NullUUID"));
         assert_eq!(go_enclosing_type(&lines, 13), None);
+        let embedding = ["package pflag", "", "type boolFlag interface {", "\tValue", "\tIsBoolFlag() bool", "}"];
+        assert_eq!(go_declaration(&embedding, 3, "Value"), None, "an embedded interface");
+        assert_eq!(go_declaration(&embedding, 4, "IsBoolFlag"), Some("interface method"));
     }
 
     #[test]
@@ -792,7 +797,8 @@ mod tests {
             public_api_notes(&root, &plan(old, "ConstantDelaySchedule", "Delay2", "constantdelay.go"), "ConstantDelaySchedule", "Delay2");
         assert!(notes.iter().any(|note| note.contains("`type ConstantDelaySchedule = Delay2`")), "{notes:?}");
         let notes = public_api_notes(&root, &plan(old, "Delay", "Wait", "constantdelay.go"), "Delay", "Wait");
-        assert!(notes.iter().any(|note| note.contains("exported field `Delay`")), "{notes:?}");
+        assert!(notes.iter().any(|note| note.contains("exported field `ConstantDelaySchedule.Delay`")), "{notes:?}");
+        assert!(notes.iter().any(|note| note.contains("makes it `cron.ConstantDelaySchedule.Wait`")), "{notes:?}");
         assert!(public_api_notes(&root, &plan(old, "Every", "EveryDuration", "constantdelay_test.go"), "Every", "EveryDuration").is_empty());
         let main = old.replace("package cron", "package main");
         assert!(public_api_notes(&root, &plan(&main, "Every", "EveryDuration", "main.go"), "Every", "EveryDuration").is_empty());

@@ -415,7 +415,12 @@ fn declaration_scope(identifier: tree_sitter::Node<'_>) -> Option<(usize, NameSp
         "method_definition" | "public_field_definition" | "method_signature" | "property_signature" | "abstract_method_signature"
             if is_field(parent, "name", identifier) =>
         {
-            Some((enclosing(parent, &[&["class_body", "object_type", "interface_body"]]).id(), NameSpace::Member, "member"))
+            Some((enclosing(parent, &[&["class_body", "object_type", "interface_body", "object"]]).id(), NameSpace::Member, "member"))
+        }
+        // An object literal's keys: two of one name are a duplicate tsc rejects (TS1117, TS1119;
+        // trial48 F2: `helpers.bump` → `read` beside `read(obj)`).
+        "pair" if is_field(parent, "key", identifier) && parent.parent().is_some_and(|object| object.kind() == "object") => {
+            Some((parent.parent()?.id(), NameSpace::Member, "member"))
         }
         "arrow_function" if is_field(parent, "parameter", identifier) => Some((parent.id(), NameSpace::Value, "parameter")),
         "catch_clause" if is_field(parent, "parameter", identifier) => Some((parent.id(), NameSpace::Value, "catch parameter")),
@@ -490,6 +495,15 @@ mod tests {
         let found = findings("a.ts", "export function f() {}\nexport function g() {}\nf();\n", "f", "g");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `f` becomes `function g`, which line 2 already declares"), "{found:?}");
+    }
+
+    #[test]
+    fn an_object_literal_key_renamed_onto_another_key_of_the_literal_is_a_duplicate() {
+        let source = "export const helpers = {\n  read(obj: { a: string }) {\n    return obj.a\n  },\n  bump: (n: number) => n + 1,\n}\nconst other = { read: 1 }\nhelpers.bump(1)\n";
+        let found = findings("a.ts", source, "bump", "read");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("5: the renamed `bump` becomes `member read`, which line 2 already declares"), "{found:?}");
+        assert!(findings("a.ts", source, "bump", "grow").is_empty());
     }
 
     #[test]

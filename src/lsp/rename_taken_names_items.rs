@@ -125,7 +125,7 @@ pub(crate) fn file_findings(
                 renamed: renamed_starts.contains(&node.start_byte()),
                 scope,
                 space,
-                python_definition: !rust && (what == "def" || what == "class"),
+                python_definition: !rust && matches!(what, "def" | "class" | "parameter"),
                 what: format!("{what} {new_name}"),
             });
         }
@@ -141,7 +141,9 @@ pub(crate) fn file_findings(
                 && !(renamed.conditional && existing.conditional)
         });
         let Some(existing) = clash else { continue };
-        let consequence = if rust {
+        let consequence = if !rust && renamed.what.starts_with("parameter ") && existing.what.starts_with("parameter ") {
+            "two parameters of one name, a SyntaxError (duplicate argument): the module no longer imports".to_owned()
+        } else if rust {
             "a duplicate definition, which cargo check rejects (E0428 in a module, E0201/E0592 in an impl, E0124 for a field, E0252/E0255 with a `use`)".to_owned()
         } else if existing.start < renamed.start {
             format!(
@@ -168,7 +170,10 @@ fn rust_item_scope(list: tree_sitter::Node<'_>, text: &str) -> String {
         if let Some(owner) = list.parent().filter(|owner| owner.kind() == "impl_item") {
             if owner.child_by_field_name("trait").is_none() {
                 if let Some(implemented) = owner.child_by_field_name("type") {
+                    // `Either<L, R>` and `Either<T, T>` are one type's inherent impls: their
+                    // methods share one namespace (E0592; trial48 F2: `into_inner` → `flip`).
                     let type_text = text.get(implemented.start_byte()..implemented.end_byte()).unwrap_or("");
+                    let type_text = type_text.split('<').next().unwrap_or(type_text).trim();
                     let scope_of_impl = owner.parent().map_or(0, |parent| parent.id());
                     return format!("impl {scope_of_impl} {type_text}");
                 }
@@ -286,7 +291,18 @@ fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, bool,
         }
     };
     let found = |statement, space, what| scope_of(statement).map(|(scope, conditional)| (scope, conditional, space, what));
+    // A parameter's scope is its parameter list: two parameters of one name are a SyntaxError
+    // ("duplicate argument"; trial45 M1: tomli's `skip_chars(src, pos, chars)`, `chars` → `src`).
+    let parameter = |list: tree_sitter::Node<'_>| Some((list.id().to_string(), false, NameSpace::Both, "parameter"));
     match parent.kind() {
+        "parameters" | "lambda_parameters" => parameter(parent),
+        "typed_parameter" if parent.named_child(0).is_some_and(|first| first.id() == identifier.id()) => parameter(parent.parent()?),
+        "default_parameter" | "typed_default_parameter" if is_name => parameter(parent.parent()?),
+        "list_splat_pattern" | "dictionary_splat_pattern"
+            if parent.parent().is_some_and(|list| matches!(list.kind(), "parameters" | "lambda_parameters")) =>
+        {
+            parameter(parent.parent()?)
+        }
         "function_definition" if is_name => found(parent, NameSpace::Both, "def"),
         "class_definition" if is_name => found(parent, NameSpace::Both, "class"),
         "assignment" if parent.child_by_field_name("left").is_some_and(|left| left.id() == identifier.id()) => {
@@ -320,12 +336,26 @@ mod tests {
     }
 
     #[test]
+    fn a_python_parameter_renamed_onto_another_parameter_is_a_duplicate() {
+        let source =
+            "def skip_chars(src: str, pos: int, chars=()) -> int:\n    return pos\n\n\ndef other(chars, *rest):\n    return chars\n";
+        let found = findings("a.py", source, "chars", "src");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("1: the renamed `chars` becomes `parameter src`, which line 1 already defines"), "{found:?}");
+        assert!(findings("a.py", source, "chars", "rest").len() == 1, "a *rest parameter is one too");
+        assert!(findings("a.py", source, "chars", "count").is_empty());
+    }
+
+    #[test]
     fn a_rust_fn_renamed_onto_another_fn_of_its_module_or_impl_is_a_duplicate() {
         let source = "fn write_optimistic() {}\nfn write_pessimistic() {}\nfn main() { write_optimistic(); }\n";
         let found = findings("a.rs", source, "write_optimistic", "write_pessimistic");
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].starts_with("1: the renamed `write_optimistic` becomes `fn write_pessimistic`, which line 2 already defines"));
-        // Two inherent impls of one type share their names (E0592); a trait impl does not.
+        // Two inherent impls of one type share their names (E0592), whatever their generic
+        // parameters; a trait impl does not.
+        let source = "enum E<L, R> { A(L), B(R) }\nimpl<L, R> E<L, R> { fn flip(self) {} }\nimpl<T> E<T, T> { fn into_inner(self) {} }\n";
+        assert_eq!(findings("a.rs", source, "into_inner", "flip").len(), 1);
         let source = "struct S;\nimpl S { fn a(&self) {} }\nimpl S { fn b(&self) {} }\nimpl Clone for S { fn clone(&self) -> S { S } }\n";
         assert_eq!(findings("a.rs", source, "a", "b").len(), 1);
         assert!(findings("a.rs", source, "a", "clone").is_empty());
