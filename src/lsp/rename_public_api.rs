@@ -408,9 +408,22 @@ fn rust_notes(
         else {
             // A variant, a variant's field or a trait's item carries no `pub` of its own: it is
             // as public as its enum or trait (trial43 F1: strsim's `StrSimError::DifferentLengthArgs`).
-            let (Some(module), Some(tree)) = (&module, &tree) else { continue };
+            let Some(tree) = &tree else { continue };
             if let Some(member) = rust_member_of_public_owner(tree, &old_text, index, old_name) {
-                notes.push(member.note(shown, index + 1, module, &crate_name, old_name, new_name));
+                // An owner in a private module is public where the library root re-exports it
+                // (trial48 F4: either's `pub use self::into_either::IntoEither;`, whose methods
+                // got no note while the trait did).
+                let reexported = || {
+                    let root_text = crate::files::read_workspace_file_to_string(workspace_root, &lib_root).ok()?;
+                    let root_lines: Vec<&str> = root_text.lines().collect();
+                    (0..root_lines.len())
+                        .filter_map(|line| rust_pub_use_statement(&root_lines, line))
+                        .any(|(start, end)| has_word(&root_lines[start..=end].join(" "), &member.owner))
+                        .then(|| crate_name.clone())
+                };
+                if let Some(module) = module.clone().or_else(reexported) {
+                    notes.push(member.note(shown, index + 1, &module, &crate_name, old_name, new_name));
+                }
             }
             continue;
         };
@@ -712,6 +725,31 @@ mod tests {
             notes[3].starts_with("note: public API changed: src/lib.rs:12 defines the associated type `Metric::DifferentLengthArgs`"),
             "{notes:#?}"
         );
+    }
+
+    #[test]
+    fn a_method_of_a_trait_the_root_re_exports_from_a_private_module_is_public() {
+        // trial48 F4: either 1.13.0's `mod into_either;` + `pub use self::into_either::IntoEither;`.
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"either\"\nversion = \"0.1.0\"\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "mod into_either;\nmod hidden;\npub use self::into_either::IntoEither;\n").unwrap();
+        let module = "pub trait IntoEither: Sized {\n    fn into_either(self, left: bool) -> bool {\n        left\n    }\n}\n";
+        std::fs::write(root.join("src/into_either.rs"), module).unwrap();
+        let renamed = module.replace("into_either", "to_either");
+        let plan = WorkspaceEditPlan { changes: vec![change(&root.join("src/into_either.rs"), module, &renamed)], files: Vec::new() };
+        let notes = public_api_notes(&root, &plan, "into_either", "to_either");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].contains("the method `IntoEither::into_either` of the public trait `either::IntoEither`"), "{notes:#?}");
+        // The same trait in a module nothing re-exports is not public.
+        std::fs::write(root.join("src/hidden.rs"), module.replace("IntoEither", "Hidden")).unwrap();
+        let hidden = module.replace("IntoEither", "Hidden");
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/hidden.rs"), &hidden, &hidden.replace("into_either", "to_either"))],
+            files: Vec::new(),
+        };
+        assert!(public_api_notes(&root, &plan, "into_either", "to_either").is_empty());
     }
 
     #[test]
