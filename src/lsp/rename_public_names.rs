@@ -140,11 +140,18 @@ pub fn public_name_notes(workspace_root: &Path, plan: &WorkspaceEditPlan, old_na
 /// def name`, `class name` or an assignment `name = …` / `name: T = …` at column 0. `None` when
 /// the module defines no such top-level name.
 fn top_level_definition_line(lines: &[&str], name: &str) -> Option<usize> {
-    lines.iter().position(|line| {
+    lines.iter().enumerate().position(|(index, line)| {
+        // A definition inside module-level `if`/`try`/`with` blocks is a module-level name too
+        // (trial47 F1: packaging's `try: ExceptionGroup … except NameError: class ExceptionGroup`).
+        let indentation = line.len() - line.trim_start().len();
+        if indentation > 0 && !only_module_level_blocks_above(lines, index, indentation) {
+            return false;
+        }
+        let line = &line[indentation..];
         let rest = line.strip_prefix("async def ").or_else(|| line.strip_prefix("def ")).or_else(|| line.strip_prefix("class "));
         let (rest, is_header) = match rest {
             Some(rest) => (rest.trim_start(), true),
-            None => (*line, false),
+            None => (line, false),
         };
         let Some(after) = rest.strip_prefix(name) else { return false };
         let next = after.chars().next();
@@ -157,6 +164,34 @@ fn top_level_definition_line(lines: &[&str], name: &str) -> Option<usize> {
         let after = after.trim_start();
         (after.starts_with('=') && !after.starts_with("==")) || (after.starts_with(':') && !after.starts_with(":="))
     })
+}
+
+/// Whether the blocks enclosing line `index` (indented by `indentation`) are all module-level
+/// compound statements that run at import time (`if`, `elif`, `else`, `try`, `except`,
+/// `finally`, `with`): found by the nearest less-indented line above, up to column 0.
+fn only_module_level_blocks_above(lines: &[&str], index: usize, indentation: usize) -> bool {
+    let mut level = indentation;
+    for line in lines[..index].iter().rev() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let own = line.len() - trimmed.len();
+        if own >= level {
+            continue;
+        }
+        let keyword: String = trimmed.chars().take_while(|c| c.is_alphabetic()).collect();
+        if !matches!(keyword.as_str(), "if" | "elif" | "else" | "try" | "except" | "finally" | "with")
+            || !trimmed.split('#').next().unwrap_or("").trim_end().ends_with(':')
+        {
+            return false;
+        }
+        if own == 0 {
+            return true;
+        }
+        level = own;
+    }
+    false
 }
 
 /// One import statement: its lines (0-based, half-open), its text (lines joined by newlines)
@@ -354,6 +389,15 @@ mod tests {
             }],
             files: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_definition_inside_module_level_try_or_if_blocks_is_a_module_level_name() {
+        let source = "import sys\n\ntry:\n    ExceptionGroup\nexcept NameError:  # pragma: no cover\n\n    class ExceptionGroup(Exception):\n        pass\n\nelse:\n    ExceptionGroup = ExceptionGroup\n\n\ndef f():\n    class Local:\n        pass\n";
+        let lines: Vec<&str> = source.lines().collect();
+        assert_eq!(top_level_definition_line(&lines, "ExceptionGroup"), Some(6));
+        assert_eq!(top_level_definition_line(&lines, "Local"), None, "inside a function");
+        assert_eq!(top_level_definition_line(&lines, "f"), Some(13));
     }
 
     #[test]
