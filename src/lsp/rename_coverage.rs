@@ -1285,16 +1285,22 @@ pub fn complete_rename(
     }
     // The TypeScript type that declares the renamed member (`QueryOptions` for
     // `QueryOptions.queryKeyHashFn`), read once: string keys over it, and double casts to it.
-    // A renamed local (a parameter used in a shorthand `{ form }`, whose definitions include the
-    // property it fills) is no member: none of the member checks apply (trial48 F1: two false
-    // WARNINGs, one telling the agent to edit a key tsc then rejects).
-    // The definition at the asked line, when it is one of several (a shorthand's local and the
-    // property it fills), is the renamed symbol.
+    // A renamed local is no member: none of the member checks apply. Of several definitions (a
+    // shorthand `{ form }` leads to its local and to the property it fills), the renamed symbol
+    // is the one the edit renames; asked at the shorthand itself, the definitions may be the
+    // property's alone while the edit there keeps the key (`form: theForm`): the renamed symbol
+    // is the local value (trial48 F1: two false WARNINGs, one telling the agent to edit a key
+    // tsc then rejects).
+    let renamed_definition = origin_targets.iter().filter(|target| renamed_by(&edits, target)).min();
     let canonical_origin = std::fs::canonicalize(origin).unwrap_or_else(|_| origin.to_path_buf());
-    let asked_definition =
-        origin_targets.iter().find(|(path, target_line, _)| *target_line == line && (path == origin || *path == canonical_origin));
-    let member_owner =
-        asked_definition.or_else(|| origin_targets.iter().min()).filter(|_| local_scope.is_none()).and_then(|(path, target_line, _)| {
+    let expanded_shorthand = format!("{old_name}: {new_name}");
+    let asked_at_expanded_shorthand = [origin.to_path_buf(), canonical_origin].iter().any(|path| {
+        edits.get(path).is_some_and(|list| list.iter().any(|edit| edit.new_text == expanded_shorthand && edit.range.start.line == line))
+    });
+    let member_owner = renamed_definition
+        .or_else(|| origin_targets.iter().min())
+        .filter(|_| local_scope.is_none() && !asked_at_expanded_shorthand)
+        .and_then(|(path, target_line, _)| {
             let text = reader.read_to_string(path).ok()?;
             crate::lsp::syntax::ParsedSource::parse(path, &text)?.typescript_member_owner_name(*target_line, old_name)
         });

@@ -192,3 +192,34 @@ fn renaming_a_member_of_an_exported_instance_says_the_public_api_changes() {
         "{notify}"
     );
 }
+
+/// F1: renaming a local asked at the shorthand `{ form }` (whose definitions include the property
+/// it fills) is no member rename: no WARNING about the property's string keys or optional
+/// declarations, and tsc stays clean after (editing the key as the warning said broke it).
+#[test]
+fn a_local_renamed_at_its_shorthand_property_gets_no_member_warnings() {
+    let test = "lsp_trial46::a_local_renamed_at_its_shorthand_property_gets_no_member_warnings";
+    if support::require_binary(test, "typescript-language-server").is_none() || support::require_binary(test, "tsc").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2020\"}, \"include\": [\"src\"]}\n"),
+        (
+            "src/atypes.ts",
+            "export interface Opts {\n  form?: string\n  name: string\n}\n\nexport type FormOf = Opts['form']\n\nexport function readForm(o: Opts): string {\n  return o.form ?? ''\n}\n",
+        ),
+        (
+            "src/tracked.ts",
+            "import { Opts, readForm } from './atypes'\n\nfunction make(o: Opts): string {\n  return readForm(o)\n}\n\nexport function makeField(form: string): string {\n  return make({ form, name: 'a' })\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes(dir.path());
+    let result =
+        run.call(Caller::Main, "lsp_rename", json!({"file": "src/tracked.ts", "line": 8, "symbol": "form", "new_name": "theForm"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(!text.contains("WARNING"), "{text}");
+    let tracked = std::fs::read_to_string(dir.path().join("src/tracked.ts")).unwrap();
+    assert!(tracked.contains("makeField(theForm: string)") && tracked.contains("make({ form: theForm, name: 'a' })"), "{tracked}");
+    assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
+}
