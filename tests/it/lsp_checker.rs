@@ -611,3 +611,29 @@ fn go_packages_importing_a_failed_package_are_named_not_checked_when_gopls_is_mi
     let structured = result.structured_content.expect("structured content");
     assert_eq!(structured["runs"][0]["go_packages_checked_by_gopls"], json!(false));
 }
+
+/// An external test package (`package xt_test`) with a type error: vet names it
+/// `example.com/xt_test`, which is no import path; the compile-only `go test` compiles it with
+/// `example.com/xt`, and the compiler's rewording of vet's error on that line is not a second
+/// error (trial47 M5: "INCOMPLETE … go get github.com/spf13/pflag_test"). Ground truth: go vet.
+#[test]
+fn an_external_test_package_with_a_type_error_is_checked_complete_and_counted_once() {
+    if support::require_binary("an_external_test_package_with_a_type_error_is_checked_complete_and_counted_once", "go").is_none() {
+        return;
+    }
+    let workspace = support::workspace_with(&[
+        ("go.mod", "module example.com/xt\n\ngo 1.19\n"),
+        ("xt.go", "package xt\n\n// One is one.\nfunc One() int { return 1 }\n"),
+        ("xt_test.go", "package xt_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/xt\"\n)\n\nfunc TestOne(t *testing.T) {\n\tvar s string = xt.One()\n\t_ = s\n}\n"),
+    ]);
+    let vet = std::process::Command::new("go").args(["vet", "./..."]).current_dir(workspace.path()).output().expect("go vet");
+    let vet_text = String::from_utf8_lossy(&vet.stderr);
+    assert!(vet_text.contains("# example.com/xt_test") && vet_text.contains("xt_test.go:10:17"), "ground truth: {vet_text}");
+    let run = checker_run(workspace.path(), |_| ());
+    let (text, structured) = check_ok(&run);
+    assert!(!text.contains("INCOMPLETE") && !text.contains("go get"), "{text}");
+    assert!(text.contains("-exec=/bin/true example.com/xt` in ."), "{text}");
+    let rows = records(&structured);
+    assert_eq!(rows.len(), 1, "{text}");
+    assert_eq!((rows[0].0.as_str(), rows[0].1, rows[0].2.as_str()), ("xt_test.go", 10, "error"), "{text}");
+}
