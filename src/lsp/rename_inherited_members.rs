@@ -74,7 +74,7 @@ pub fn inherited_member_warnings(
         read += 1;
         if let Some((_, member_line0)) = base.members.iter().find(|(name, _)| name == new_name) {
             findings.warnings.push(format!(
-                "WARNING: the base class `{}` already has a member `{new_name}` ({}:{}): the renamed member of `{}` now OVERRIDES it — every call of `{new_name}` on an instance of `{}` (the base class's own calls included) runs the renamed code, and tsc says nothing when the signatures are compatible; choose another name",
+                "WARNING: the base class `{}` already has a member `{new_name}` ({}:{}): the renamed member of `{}` now OVERRIDES it — every use of `{new_name}` on an instance of `{}` (the base class's own uses included) reaches the renamed member, and tsc says nothing when the signatures are compatible; choose another name",
                 base.name,
                 display(&base_path),
                 member_line0 + 1,
@@ -98,7 +98,7 @@ pub fn inherited_member_warnings(
             read += 1;
             if let Some((_, member_line0)) = sub.members.iter().find(|(name, _)| name == new_name) {
                 findings.warnings.push(format!(
-                    "WARNING: the subclass `{}` already has a member `{new_name}` ({}:{}): it now OVERRIDES the renamed member of `{}` — calls of `{new_name}` on an instance of `{}` (the base class's own calls included) run its code instead, and tsc says nothing when the signatures are compatible; choose another name",
+                    "WARNING: the subclass `{}` already has a member `{new_name}` ({}:{}): it now OVERRIDES the renamed member of `{}` — uses of `{new_name}` on an instance of `{}` (the base class's own uses included) reach its member instead, and tsc says nothing when the signatures are compatible; choose another name",
                     sub.name,
                     display(&sub_path),
                     member_line0 + 1,
