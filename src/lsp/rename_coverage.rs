@@ -1087,12 +1087,19 @@ pub fn complete_rename(
     let doc_tests_elapsed = doc_tests_started.elapsed();
     let mut doc_tests_renamed: Vec<WordHit> = Vec::new();
     // Whether the renamed symbol is a struct field (its declaration line reads `NAME: Type`).
+    // A variant's field too (`Safe { strict: bool },` on one line; trial50 F2): the name at the
+    // declaration is followed by a single `:`.
     let renamed_is_field = origin_targets.iter().next().is_some_and(|(path, target_line, _)| {
         path_is_rust(path)
             && reader.read_to_string(path).ok().and_then(|text| text.lines().nth(*target_line as usize).map(str::to_owned)).is_some_and(
                 |line| {
-                    let code = line.trim_start().trim_start_matches("pub(crate) ").trim_start_matches("pub ");
-                    code.starts_with(old_name) && code[old_name.len()..].trim_start().starts_with(':') && !code.contains("fn ")
+                    !line.trim_start().starts_with("fn ")
+                        && !line.trim_start().starts_with("let ")
+                        && !line.contains(" fn ")
+                        && word_positions(&line, old_name).into_iter().any(|at| {
+                            let after = line[at + old_name.len()..].trim_start();
+                            after.starts_with(':') && !after.starts_with("::")
+                        })
                 },
             )
     });

@@ -293,7 +293,13 @@ fn python_definition(identifier: tree_sitter::Node<'_>) -> Option<(String, bool,
     let found = |statement, space, what| scope_of(statement).map(|(scope, conditional)| (scope, conditional, space, what));
     // A parameter's scope is its parameter list: two parameters of one name are a SyntaxError
     // ("duplicate argument"; trial45 M1: tomli's `skip_chars(src, pos, chars)`, `chars` → `src`).
-    let parameter = |list: tree_sitter::Node<'_>| Some((list.id().to_string(), false, NameSpace::Both, "parameter"));
+    // A parameter shares its function's body scope with the body's own locals: a parameter
+    // renamed to a local's name merges the two (trial49 F4: pluggy's `register(name)` →
+    // `plugin_name`, a local of that function; 4 tests failed and pyright said nothing).
+    let parameter = |list: tree_sitter::Node<'_>| {
+        let body = list.parent().and_then(|function| function.child_by_field_name("body"));
+        Some((body.map_or(list.id(), |body| body.id()).to_string(), false, NameSpace::Both, "parameter"))
+    };
     match parent.kind() {
         "parameters" | "lambda_parameters" => parameter(parent),
         "typed_parameter" if parent.named_child(0).is_some_and(|first| first.id() == identifier.id()) => parameter(parent.parent()?),
@@ -344,6 +350,11 @@ mod tests {
         assert!(found[0].starts_with("1: the renamed `chars` becomes `parameter src`, which line 1 already defines"), "{found:?}");
         assert!(findings("a.py", source, "chars", "rest").len() == 1, "a *rest parameter is one too");
         assert!(findings("a.py", source, "chars", "count").is_empty());
+        // A parameter renamed to a local of its function: one variable now.
+        let source = "def register(plugin, name=None):\n    plugin_name = name or str(plugin)\n    return plugin_name\n";
+        let found = findings("a.py", source, "name", "plugin_name");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("1: the renamed `name` becomes `parameter plugin_name`, which line 2 already defines"), "{found:?}");
     }
 
     #[test]

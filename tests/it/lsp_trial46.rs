@@ -223,3 +223,30 @@ fn a_local_renamed_at_its_shorthand_property_gets_no_member_warnings() {
     assert!(tracked.contains("makeField(theForm: string)") && tracked.contains("make({ form: theForm, name: 'a' })"), "{tracked}");
     assert!(support::tsc_errors(dir.path()).is_empty(), "{:?}", support::tsc_errors(dir.path()));
 }
+
+/// Trial 50 F2: a variant's field (`Safe { strict: bool }`, declared on one line) renamed
+/// through a doc-test's shorthand `Mode::Safe { strict }` keeps the local: `hard: strict`.
+/// Ground truth: `cargo test --doc`.
+#[test]
+fn a_variant_field_renamed_through_a_doc_test_shorthand_keeps_the_local() {
+    let test = "lsp_trial46::a_variant_field_renamed_through_a_doc_test_shorthand_keeps_the_local";
+    if support::require_binary(test, "rust-analyzer").is_none() || support::require_binary(test, "cargo").is_none() {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("Cargo.toml", "[package]\nname = \"modes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n"),
+        (
+            "src/lib.rs",
+            "/// A mode.\n///\n/// ```\n/// let strict = true;\n/// let m = modes::Mode::Safe { strict };\n/// assert!(matches!(m, modes::Mode::Safe { strict: true }));\n/// ```\npub enum Mode {\n    /// Safe.\n    Safe { strict: bool },\n    /// Fast.\n    Fast,\n}\n\npub fn make(strict: bool) -> Mode {\n    Mode::Safe { strict }\n}\n",
+        ),
+    ]);
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "src/lib.rs", "line": 10, "symbol": "strict", "new_name": "hard"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    let source = std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap();
+    assert!(source.contains("/// let m = modes::Mode::Safe { hard: strict };"), "{source}\n{text}");
+    assert!(source.contains("    Mode::Safe { hard: strict }"), "{source}");
+    let (ok, output) = cargo_test(dir.path());
+    assert!(ok && output.contains("1 passed"), "{output}\n{source}");
+}
