@@ -182,6 +182,38 @@ fn rust_pub_definition(line: &str, name: &str) -> Option<&'static str> {
     (identifier == name).then_some(keyword)
 }
 
+/// Whether the library root's `pub use` statements name `owner` (a type or trait declared in a
+/// private module and re-exported at the crate root).
+fn root_reexports(workspace_root: &Path, lib_root: &Path, owner: &str) -> bool {
+    let Ok(root_text) = crate::files::read_workspace_file_to_string(workspace_root, lib_root) else { return false };
+    let root_lines: Vec<&str> = root_text.lines().collect();
+    (0..root_lines.len())
+        .filter_map(|line| rust_pub_use_statement(&root_lines, line))
+        .any(|(start, end)| has_word(&root_lines[start..=end].join(" "), owner))
+}
+
+/// The name of the type an inherent `impl` around 0-based line `index` of `text` implements
+/// (`impl<T, const CAP: usize> ArrayVec<T, CAP>` → `ArrayVec`); `None` outside one or in a trait
+/// impl.
+fn rust_impl_type_name(tree: &RustTree, text: &str, index: usize) -> Option<String> {
+    let line_start: usize = text.split_inclusive('\n').take(index).map(str::len).sum();
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let start = line_start + (line.len() - line.trim_start().len());
+    let mut node = tree.root().get_inner_node().descendant_for_byte_range(start, start)?;
+    loop {
+        if node.kind() == "impl_item" {
+            if node.child_by_field_name("trait").is_some() {
+                return None;
+            }
+            let implemented = node.child_by_field_name("type")?;
+            let type_text = implemented.utf8_text(text.as_bytes()).ok()?;
+            let name = type_text.split('<').next()?.trim().rsplit("::").next()?.to_owned();
+            return (!name.is_empty()).then_some(name);
+        }
+        node = node.parent()?;
+    }
+}
+
 /// The `pub use` statement (first and last 0-based line) holding line `index`, if any.
 fn rust_pub_use_statement(lines: &[&str], index: usize) -> Option<(usize, usize)> {
     let mut start = index;
@@ -413,20 +445,19 @@ fn rust_notes(
                 // An owner in a private module is public where the library root re-exports it
                 // (trial48 F4: either's `pub use self::into_either::IntoEither;`, whose methods
                 // got no note while the trait did).
-                let reexported = || {
-                    let root_text = crate::files::read_workspace_file_to_string(workspace_root, &lib_root).ok()?;
-                    let root_lines: Vec<&str> = root_text.lines().collect();
-                    (0..root_lines.len())
-                        .filter_map(|line| rust_pub_use_statement(&root_lines, line))
-                        .any(|(start, end)| has_word(&root_lines[start..=end].join(" "), &member.owner))
-                        .then(|| crate_name.clone())
-                };
+                let reexported = || root_reexports(workspace_root, &lib_root, &member.owner).then(|| crate_name.clone());
                 if let Some(module) = module.clone().or_else(reexported) {
                     notes.push(member.note(shown, index + 1, &module, &crate_name, old_name, new_name));
                 }
             }
             continue;
         };
+        // An associated item of a type declared in a private module is public where the library
+        // root re-exports the type (trial50 F3: arrayvec's `ArrayVec::try_push`).
+        let module = module.clone().or_else(|| {
+            let owner = tree.as_ref().and_then(|tree| rust_impl_type_name(tree, &old_text, index))?;
+            root_reexports(workspace_root, &lib_root, &owner).then(|| crate_name.clone())
+        });
         let Some(module) = &module else { continue };
         let associated = match &context {
             Some(context) => context.associated,
@@ -742,6 +773,17 @@ mod tests {
         let notes = public_api_notes(&root, &plan, "into_either", "to_either");
         assert_eq!(notes.len(), 1, "{notes:#?}");
         assert!(notes[0].contains("the method `IntoEither::into_either` of the public trait `either::IntoEither`"), "{notes:#?}");
+        // An inherent method of a struct the root re-exports (trial50 F3: `ArrayVec::try_push`).
+        std::fs::write(root.join("src/lib.rs"), "mod into_either;\nmod hidden;\npub use self::into_either::{IntoEither, Holder};\n")
+            .unwrap();
+        let holder = "pub struct Holder;\n\nimpl Holder {\n    pub fn try_push(&self) {}\n}\n";
+        let plan = WorkspaceEditPlan {
+            changes: vec![change(&root.join("src/into_either.rs"), holder, &holder.replace("try_push", "push_checked"))],
+            files: Vec::new(),
+        };
+        let notes = public_api_notes(&root, &plan, "try_push", "push_checked");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert!(notes[0].contains("public method or associated function `try_push`"), "{notes:#?}");
         // The same trait in a module nothing re-exports is not public.
         std::fs::write(root.join("src/hidden.rs"), module.replace("IntoEither", "Hidden")).unwrap();
         let hidden = module.replace("IntoEither", "Hidden");
