@@ -559,6 +559,10 @@ pub(crate) fn references(
     Ok(to_places(answer.unwrap_or_default()))
 }
 
+/// What [`completed_references`] gives: the references (uri, 0-based line and character) and the
+/// doctest occurrences (absolute path, 0-based line).
+type CompletedReferences = (Vec<(String, u32, u32)>, Vec<(PathBuf, u32)>);
+
 /// [`references`] cross-checked against grep -w
 /// ([`crate::lsp::rename_coverage::complete_references`], a third of the time left, at most
 /// 10 s): pyright's answer from a definition misses the uses in modules that import the name
@@ -571,7 +575,7 @@ fn completed_references(
     line0: u32,
     character0: u32,
     deadline: Instant,
-) -> Result<(Vec<(String, u32, u32)>, Vec<(PathBuf, u32)>), String> {
+) -> Result<CompletedReferences, String> {
     let parsed: lsp_types::Uri = uri.parse().map_err(|_| format!("`{uri}` is not a URI"))?;
     let path = crate::lsp::uri::lsp_uri_to_path(&parsed).ok_or_else(|| format!("`{uri}` is not a file"))?;
     let params = lsp_types::ReferenceParams {

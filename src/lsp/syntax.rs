@@ -1342,10 +1342,10 @@ impl ParsedSource {
             if node.end_byte() < start || node.start_byte() > end {
                 continue;
             }
-            if matches!(node.kind(), "class_declaration" | "abstract_class_declaration" | "class") {
-                if node.child_by_field_name("name").is_some_and(|name| name.start_byte() >= start && name.start_byte() < end) {
-                    return self.typescript_class_facts(node);
-                }
+            if matches!(node.kind(), "class_declaration" | "abstract_class_declaration" | "class")
+                && node.child_by_field_name("name").is_some_and(|name| name.start_byte() >= start && name.start_byte() < end)
+            {
+                return self.typescript_class_facts(node);
             }
             let mut cursor = node.walk();
             let children: Vec<tree_sitter::Node<'_>> = node.children(&mut cursor).collect();
