@@ -1688,6 +1688,41 @@ pub fn complete_rename(
         let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
         report.insert(first_detail, test_data_line(&test_data, &shown));
     }
+    // Go: test examples named after the renamed identifier (`ExampleOld`, `ExampleOld_suffix`,
+    // `ExampleType_Old`), which go vet's `tests` analyzer then reports as naming an unknown
+    // identifier (trial49 F3: go-difflib's `ExampleGetContextDiffString`, "no new errors").
+    let go_examples: Vec<(PathBuf, u32, String)> =
+        if origin.extension().is_some_and(|ext| ext == "go") && old_name.starts_with(char::is_uppercase) {
+            let mut found = Vec::new();
+            let is_test_file = |path: &Path| path.to_string_lossy().ends_with("_test.go");
+            for_each_text_file_beneath(server.workspace_root(), server.root(), is_test_file, |path, text| {
+                for (line0, line) in split_lines(text).into_iter().enumerate() {
+                    let Some(rest) = line.strip_prefix("func Example") else { continue };
+                    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let names_it = name == old_name
+                        || name.strip_prefix(old_name).is_some_and(|suffix| suffix.starts_with('_'))
+                        || name.split('_').nth(1) == Some(old_name);
+                    if names_it {
+                        found.push((path.to_path_buf(), line0 as u32, format!("Example{name}")));
+                    }
+                }
+            });
+            found
+        } else {
+            Vec::new()
+        };
+    if !go_examples.is_empty() {
+        let first_detail = (1 + usize::from(grep.scope.is_some())).min(report.len());
+        report.insert(
+            first_detail,
+            format!(
+                "  not renamed: {} named after `{old_name}` — go vet's `tests` analyzer reports an example naming an unknown identifier: {}; rename {} to name `{new_name}`",
+                crate::render::plural(go_examples.len(), "test example"),
+                go_examples.iter().map(|(path, line0, name)| format!("`{name}` ({}:{})", shown(path), line0 + 1)).collect::<Vec<_>>().join(", "),
+                crate::render::one_or_many(go_examples.len(), "it", "them"),
+            ),
+        );
+    }
     let mut documentation =
         if local_scope.is_some() { Vec::new() } else { grep_documentation(server.workspace_root(), server.root(), old_name) };
     // Files pytest collects as doctests (`--doctest-glob`) are tests that now fail: said first,
@@ -1880,6 +1915,15 @@ pub fn complete_rename(
             crate::render::one_or_many(keys_naming_member.len(), "is", "are"),
             keys_naming_member.join(", "),
             crate::render::one_or_many(keys_naming_member.len(), "it is", "they are")
+        ));
+    }
+    if !go_examples.is_empty() {
+        warnings.push(format!(
+            "WARNING: {} {} the old name `{old_name}` in {} function name; go vet reports {} (`tests` analyzer) — listed below",
+            crate::render::plural(go_examples.len(), "test example"),
+            crate::render::one_or_many(go_examples.len(), "keeps", "keep"),
+            crate::render::one_or_many(go_examples.len(), "its", "their"),
+            crate::render::one_or_many(go_examples.len(), "it", "them"),
         ));
     }
     if !test_data.is_empty() {

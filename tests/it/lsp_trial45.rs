@@ -133,3 +133,28 @@ fn a_file_with_a_printf_finding_says_go_test_refuses_to_build() {
     let (ok, output) = go(dir.path(), &["test", "-count=1", "./..."]);
     assert!(!ok && output.contains("format.go:7"), "ground truth: {output}");
 }
+
+/// Trial 49 F3: renaming an exported Go function leaves the test example named after it
+/// (`ExampleHello`); go vet's `tests` analyzer then reports it. The rename says so.
+#[test]
+fn renaming_a_go_function_names_the_test_examples_named_after_it() {
+    let test = "lsp_trial45::renaming_a_go_function_names_the_test_examples_named_after_it";
+    if !require_go(test) {
+        return;
+    }
+    let dir = support::workspace_with(&[
+        ("go.mod", "module example.com/greet\n\ngo 1.19\n"),
+        ("greet.go", "package greet\n\n// Hello greets.\nfunc Hello() string { return \"hello\" }\n"),
+        ("greet_test.go", "package greet\n\nimport \"fmt\"\n\nfunc ExampleHello() {\n\tfmt.Println(Hello())\n\t// Output: hello\n}\n"),
+    ]);
+    let (ok, output) = go(dir.path(), &["vet", "./..."]);
+    assert!(ok, "fixture: {output}");
+    let run = support::lsp_run_allowing_writes_with_room(dir.path());
+    let result = run.call(Caller::Main, "lsp_rename", json!({"file": "greet.go", "line": 4, "symbol": "Hello", "new_name": "Greet"}));
+    let text = result.joined_text();
+    assert!(!result.is_error, "{text}");
+    assert!(text.contains("WARNING: 1 test example keeps the old name `Hello` in its function name"), "{text}");
+    assert!(text.contains("`ExampleHello` (greet_test.go:5)"), "{text}");
+    let (ok, output) = go(dir.path(), &["vet", "./..."]);
+    assert!(!ok && output.contains("ExampleHello"), "ground truth: {output}");
+}
