@@ -543,6 +543,18 @@ pub(crate) fn references(
     character0: u32,
     deadline: Instant,
 ) -> Result<Vec<(String, u32, u32)>, String> {
+    reference_locations(server, uri, line0, character0, deadline).map(to_places)
+}
+
+/// The server's `textDocument/references` (declaration left out) at (`line0`, `character0`) of
+/// `uri`, as locations (a `null` answer is none).
+fn reference_locations(
+    server: &LanguageServer,
+    uri: &str,
+    line0: u32,
+    character0: u32,
+    deadline: Instant,
+) -> Result<Vec<lsp_types::Location>, String> {
     let parsed: lsp_types::Uri = uri.parse().map_err(|_| format!("`{uri}` is not a URI"))?;
     let params = lsp_types::ReferenceParams {
         text_document_position: lsp_types::TextDocumentPositionParams {
@@ -556,7 +568,7 @@ pub(crate) fn references(
     let answer = server
         .request::<lsp_types::request::References>(params, deadline)
         .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/references").message)?;
-    Ok(to_places(answer.unwrap_or_default()))
+    Ok(answer.unwrap_or_default())
 }
 
 /// What [`completed_references`] gives: the references (uri, 0-based line and character) and the
@@ -576,26 +588,14 @@ fn completed_references(
     character0: u32,
     deadline: Instant,
 ) -> Result<CompletedReferences, String> {
-    let parsed: lsp_types::Uri = uri.parse().map_err(|_| format!("`{uri}` is not a URI"))?;
-    let path = crate::lsp::uri::lsp_uri_to_path(&parsed).ok_or_else(|| format!("`{uri}` is not a file"))?;
-    let params = lsp_types::ReferenceParams {
-        text_document_position: lsp_types::TextDocumentPositionParams {
-            text_document: lsp_types::TextDocumentIdentifier { uri: parsed },
-            position: lsp_types::Position { line: line0, character: character0 },
-        },
-        work_done_progress_params: Default::default(),
-        partial_result_params: Default::default(),
-        context: lsp_types::ReferenceContext { include_declaration: false },
-    };
-    let answer = server
-        .request::<lsp_types::request::References>(params, deadline)
-        .map_err(|failure| failure.to_tool_error(server.id(), "textDocument/references").message)?;
+    let path = crate::lsp::uri::uri_to_path(uri).ok_or_else(|| format!("`{uri}` is not a file URI"))?;
+    let answer = reference_locations(server, uri, line0, character0, deadline)?;
     let text = crate::files::read_workspace_file_to_string(server.workspace_root(), &path).unwrap_or_default();
     let line = split_lines(&text).get(line0 as usize).map(|line| (*line).to_owned()).unwrap_or_default();
     let byte = server.position_encoding().byte_from_column(&line, character0);
     let name = line.get(byte..).map(|rest| rest[..identifier_length(rest)].to_owned()).unwrap_or_default();
     if name.is_empty() {
-        return Ok((to_places(answer.unwrap_or_default()), Vec::new()));
+        return Ok((to_places(answer), Vec::new()));
     }
     let budget = (deadline.saturating_duration_since(Instant::now()) / 3).min(std::time::Duration::from_secs(10));
     let coverage = crate::lsp::rename_coverage::complete_references(
@@ -605,7 +605,7 @@ fn completed_references(
         line0,
         character0,
         &name,
-        answer,
+        Some(answer),
         Instant::now() + budget,
     );
     Ok((to_places(coverage.answer), coverage.doctest_occurrences))

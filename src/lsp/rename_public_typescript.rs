@@ -166,7 +166,8 @@ fn member_notes(
         ));
     }
     if notes.is_empty() {
-        return instance_member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name, &parsed);
+        let package = (package_dir.as_path(), package_name.as_str(), entries.as_slice());
+        return instance_member_notes(workspace_root, plan, path, shown, old_lines, changed, old_name, new_name, &parsed, package);
     }
     notes
 }
@@ -176,7 +177,8 @@ fn member_notes(
 /// const notifyManager = createNotifyManager()` whose object literal has the member) and the
 /// package's entry points reach that instance: `focusManager.setFocused` is what dependents call
 /// (trial46 F6: no note, while members of exported classes got one). The class or function
-/// itself need not be exported from the package.
+/// itself need not be exported from the package. `package` is what [`package_entries`] read for
+/// `path` (directory, name, entry points).
 #[allow(clippy::too_many_arguments)]
 fn instance_member_notes(
     workspace_root: &Path,
@@ -188,8 +190,8 @@ fn instance_member_notes(
     old_name: &str,
     new_name: &str,
     parsed: &crate::lsp::syntax::ParsedSource,
+    (package_dir, package_name, entries): (&Path, &str, &[(String, PathBuf)]),
 ) -> Vec<String> {
-    let Some((package_dir, package_name, entries)) = package_entries(workspace_root, path) else { return Vec::new() };
     let new_text = planned_text(plan, path);
     let new_lines: Vec<&str> = new_text.lines().collect();
     for &index in changed {
@@ -211,7 +213,7 @@ fn instance_member_notes(
             if instance.is_empty() || !constructed.iter().any(|shape| value.trim_start().starts_with(shape.as_str())) {
                 continue;
             }
-            let Some(route) = route_to(workspace_root, plan, &package_dir, &entries, path, &instance) else { continue };
+            let Some(route) = route_to(workspace_root, plan, package_dir, entries, path, &instance) else { continue };
             let (import_path, through) = route.describe(workspace_root, &package_name);
             let owner = if value.trim_start().starts_with("new ") {
                 format!("a member of the class `{container}`, and the package `{package_name}` exports an instance of it")
