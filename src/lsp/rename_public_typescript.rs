@@ -214,7 +214,7 @@ fn instance_member_notes(
                 continue;
             }
             let Some(route) = route_to(workspace_root, plan, package_dir, entries, path, &instance) else { continue };
-            let (import_path, through) = route.describe(workspace_root, &package_name);
+            let (import_path, through) = route.describe(workspace_root, package_name);
             let owner = if value.trim_start().starts_with("new ") {
                 format!("a member of the class `{container}`, and the package `{package_name}` exports an instance of it")
             } else {
